@@ -1,0 +1,180 @@
+/**
+ * An example MCP task server: the SDK's `McpServer` with its experimental in-memory task store,
+ * and tools like the ones in the MCP docs. Run it over stdio with `tsx examples/server.ts`; the
+ * demo (`npm run demo`) does that for you. The test suite builds it in-process with options.
+ *
+ * Tools:
+ * - `analyze` (taskSupport optional): a long analysis that reports each step in `statusMessage`.
+ * - `batch` (taskSupport required): processes a list of items one by one.
+ * - `flaky` (taskSupport required): fails after a while, with an `isError` result.
+ * - `echo` (no task support): answers at once.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import type { TaskRequestHandlerExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+/** Knobs for tests and benchmarks. */
+export interface ExampleServerOptions {
+  /** `pollInterval` the store suggests, in ms. @default 1000 */
+  readonly pollInterval?: number;
+  /** Send `notifications/tasks/status` on every change. @default true */
+  readonly notify?: boolean;
+  /** Default duration of one analysis step, in ms. @default 500 */
+  readonly stepMs?: number;
+  /** Declare `tasks.list` and `tasks.cancel`. @default true */
+  readonly listAndCancel?: boolean;
+}
+
+/** The task store operations the tools use, with or without status notifications. */
+interface Progress {
+  update(taskId: string, status: Task['status'], message?: string): Promise<void>;
+  finish(taskId: string, status: 'completed' | 'failed', result: CallToolResult): Promise<void>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Builds the example server and its store (call `store.cleanup()` when done with it). */
+export function createExampleServer(options: ExampleServerOptions = {}): { server: McpServer; store: InMemoryTaskStore } {
+  const store = new InMemoryTaskStore();
+  const listAndCancel = options.listAndCancel ?? true;
+  const server = new McpServer(
+    { name: 'example-task-server', version: '1.0.0' },
+    {
+      capabilities: {
+        tasks: listAndCancel
+          ? { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+          : { requests: { tools: { call: {} } } },
+      },
+      taskStore: store,
+      taskMessageQueue: new InMemoryTaskMessageQueue(),
+    },
+  );
+  const notify = options.notify ?? true;
+  const stepMs = options.stepMs ?? 500;
+
+  /** Picks the notifying request store or the silent raw store, and skips cancelled tasks. */
+  function progressFor(extra: { taskStore: Progress & Record<string, unknown>; sessionId?: string }): Progress {
+    const requestStore = extra.taskStore as unknown as {
+      updateTaskStatus(id: string, status: Task['status'], message?: string): Promise<void>;
+      storeTaskResult(id: string, status: 'completed' | 'failed', result: CallToolResult): Promise<void>;
+    };
+    const live = async (taskId: string): Promise<boolean> => {
+      const task = await store.getTask(taskId, extra.sessionId);
+      return task !== null && (task.status === 'working' || task.status === 'input_required');
+    };
+    return {
+      update: async (taskId, status, message) => {
+        if (!(await live(taskId))) return;
+        if (notify) await requestStore.updateTaskStatus(taskId, status, message);
+        else await store.updateTaskStatus(taskId, status, message, extra.sessionId);
+      },
+      finish: async (taskId, status, result) => {
+        if (!(await live(taskId))) return;
+        if (notify) await requestStore.storeTaskResult(taskId, status, result);
+        else await store.storeTaskResult(taskId, status, result, extra.sessionId);
+      },
+    };
+  }
+
+  // How every task tool answers tasks/get and tasks/result: straight from the store.
+  const common = {
+    getTask: async (_args: unknown, extra: TaskRequestHandlerExtra) => extra.taskStore.getTask(extra.taskId),
+    getTaskResult: async (_args: unknown, extra: TaskRequestHandlerExtra) =>
+      (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+  };
+
+  server.experimental.tasks.registerToolTask(
+    'analyze',
+    {
+      title: 'Analyze',
+      description: 'A long analysis that reports each step in its status message.',
+      inputSchema: { id: z.number().default(1), steps: z.number().int().min(1).default(3), stepMs: z.number().optional() },
+      execution: { taskSupport: 'optional' },
+    },
+    {
+      createTask: async ({ id, steps, stepMs: ms }, extra) => {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
+        const progress = progressFor(extra as never);
+        void (async () => {
+          for (let step = 1; step <= steps; step += 1) {
+            await sleep(ms ?? stepMs);
+            if (step < steps) await progress.update(task.taskId, 'working', `step ${step}/${steps}`);
+          }
+          await progress.finish(task.taskId, 'completed', {
+            content: [{ type: 'text', text: `analysis of ${id} done in ${steps} steps` }],
+          });
+        })().catch(() => {});
+        return { task };
+      },
+      ...common,
+    },
+  );
+
+  server.experimental.tasks.registerToolTask(
+    'batch',
+    {
+      title: 'Batch',
+      description: 'Processes a list of items; must run as a task.',
+      inputSchema: { items: z.array(z.string()).default(['a', 'b']), itemMs: z.number().default(200) },
+      execution: { taskSupport: 'required' },
+    },
+    {
+      createTask: async ({ items, itemMs }, extra) => {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
+        const progress = progressFor(extra as never);
+        void (async () => {
+          for (const [index, item] of items.entries()) {
+            await sleep(itemMs);
+            await progress.update(task.taskId, 'working', `processed ${item} (${index + 1}/${items.length})`);
+          }
+          await progress.finish(task.taskId, 'completed', {
+            content: [{ type: 'text', text: `processed ${items.length} items` }],
+            structuredContent: { processed: items },
+          });
+        })().catch(() => {});
+        return { task };
+      },
+      ...common,
+    },
+  );
+
+  server.experimental.tasks.registerToolTask(
+    'flaky',
+    {
+      title: 'Flaky',
+      description: 'Fails after a while with an isError result.',
+      inputSchema: { afterMs: z.number().default(300), reason: z.string().default('disk full') },
+      execution: { taskSupport: 'required' },
+    },
+    {
+      createTask: async ({ afterMs, reason }, extra) => {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
+        const progress = progressFor(extra as never);
+        void (async () => {
+          await sleep(afterMs);
+          await progress.finish(task.taskId, 'failed', { content: [{ type: 'text', text: reason }], isError: true });
+        })().catch(() => {});
+        return { task };
+      },
+      ...common,
+    },
+  );
+
+  server.registerTool(
+    'echo',
+    { description: 'Answers at once.', inputSchema: { text: z.string().default('hi') } },
+    async ({ text }) => ({ content: [{ type: 'text', text }] }),
+  );
+
+  return { server, store };
+}
+
+// Run over stdio when executed directly: `tsx examples/server.ts`.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const pollInterval = process.env.POLL_INTERVAL === undefined ? undefined : Number(process.env.POLL_INTERVAL);
+  const { server } = createExampleServer({ pollInterval, notify: process.env.NOTIFY !== '0' });
+  await server.connect(new StdioServerTransport());
+}

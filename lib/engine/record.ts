@@ -1,0 +1,195 @@
+/**
+ * The state of one tracked task: its latest snapshot, its observers and its settlement. This is
+ * the callback core; the promise (`result()`) and async-iterator adapters sit on top of it. It does
+ * no I/O: the engine feeds it snapshots and settles it.
+ *
+ * Merging follows [A11]: a terminal snapshot is sticky ([V5], [V6]); otherwise a snapshot older
+ * than the one held (by `lastUpdatedAt`) is dropped, a tie goes to the later arrival, and an
+ * identical snapshot yields nothing.
+ */
+import type { TaskError } from '../errors.js';
+import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
+import type { Timer } from './scheduler.js';
+import type { TaskOutcome } from '../wire/wire.js';
+
+/** Receives every accepted snapshot of a task, then one `end`. */
+export interface TaskObserver {
+  /** A new snapshot (the current one first, on subscribe). */
+  next(task: Task): void;
+  /** No more snapshots: after the terminal one (`error` undefined), or because tracking stopped. */
+  end(error?: TaskError): void;
+}
+
+/** How a task ended for this client. */
+export type Settlement =
+  | { readonly ok: true; readonly result: CallToolResult }
+  | { readonly ok: false; readonly error: TaskError };
+
+/** Result of offering a snapshot to a record. */
+export type MergeVerdict = 'changed' | 'same' | 'stale' | 'after-terminal';
+
+function sameSnapshot(a: Task, b: Task): boolean {
+  return (
+    a.status === b.status &&
+    a.statusMessage === b.statusMessage &&
+    a.lastUpdatedAt === b.lastUpdatedAt &&
+    a.createdAt === b.createdAt &&
+    a.ttl === b.ttl &&
+    a.pollInterval === b.pollInterval
+  );
+}
+
+/** One task's state. The engine owns the scheduling fields. */
+export class TaskRecord {
+  /** Latest accepted snapshot. */
+  task: Task;
+  private updatedMs: number;
+  /** Settlement, once known. */
+  settlement: Settlement | undefined;
+  /** Error that ended the snapshot stream early (timeout, abort, close); undefined otherwise. */
+  private streamError: TaskError | undefined;
+  private streamEnded = false;
+  private readonly observers = new Set<TaskObserver>();
+  private settleListeners: Array<(settlement: Settlement) => void> = [];
+
+  // ---- engine bookkeeping ----
+  /** The scheduled poll, if any. */
+  pollTimer: Timer | undefined;
+  /** Earliest time the next poll may run; pushed back by every fresh observation. */
+  nextPollAt = 0;
+  /** Polls sent so far without a server `pollInterval`, for the gentle backoff (D2). */
+  hintlessPolls = 0;
+  /** Consecutive polls that failed or returned malformed data. */
+  failedPolls = 0;
+  pollInFlight = false;
+  outcomeInFlight = false;
+  /** The final payload, once fetched; never fetched twice (rmcp consumes it). */
+  outcome: TaskOutcome | undefined;
+  /** Deadline timer (timeoutMs), if any. */
+  deadlineTimer: Timer | undefined;
+  /** Aborts the requests in flight for this task when tracking stops. */
+  readonly inflight = new Set<AbortController>();
+  /** Set while a cancel is in progress, so concurrent cancels share it. */
+  cancelling: Promise<Task> | undefined;
+  /** Wall-clock time tracking began. */
+  readonly startedAt: number;
+  /** Counters for metrics. */
+  polls = 0;
+  notifications = 0;
+  retries = 0;
+  private life: AbortController | undefined;
+
+  constructor(
+    task: Task,
+    /** Name of the tool that created the task. */
+    readonly toolName: string,
+    startedAt: number,
+    /** Timeout of each short request for this task. */
+    readonly requestTimeoutMs: number,
+  ) {
+    this.task = task;
+    this.updatedMs = Date.parse(task.lastUpdatedAt);
+    this.startedAt = startedAt;
+  }
+
+  /** Aborted when tracking stops; created on first use (only retries need it). */
+  get lifeSignal(): AbortSignal {
+    this.life ??= new AbortController();
+    return this.life.signal;
+  }
+
+  /** Aborts every request in flight and any retry wait. */
+  abortAll(): void {
+    this.life?.abort();
+    for (const controller of this.inflight) controller.abort();
+    this.inflight.clear();
+  }
+
+  /** The task id. */
+  get taskId(): string {
+    return this.task.taskId;
+  }
+
+  /** True once a terminal snapshot was accepted. */
+  get terminal(): boolean {
+    return isTerminalStatus(this.task.status);
+  }
+
+  /** True when no more snapshots will be delivered. */
+  get ended(): boolean {
+    return this.streamEnded;
+  }
+
+  /**
+   * Offers a snapshot. Accepted changes go to every observer; a terminal one also ends the stream.
+   */
+  apply(next: Task, holdStream = false): MergeVerdict {
+    const current = this.task;
+    if (this.streamEnded || isTerminalStatus(current.status)) {
+      return sameSnapshot(current, next) ? 'same' : 'after-terminal';
+    }
+    if (sameSnapshot(current, next)) return 'same';
+    const nextMs = Date.parse(next.lastUpdatedAt);
+    if (!isTerminalStatus(next.status) && nextMs < this.updatedMs) return 'stale';
+    this.task = next;
+    this.updatedMs = nextMs;
+    for (const observer of this.observers) observer.next(next);
+    if (isTerminalStatus(next.status) && !holdStream) this.endStream(undefined);
+    return 'changed';
+  }
+
+  /**
+   * Adds an observer: it gets the current snapshot at once, then every change, then `end`. On a
+   * record whose stream already ended it gets the last snapshot and `end` at once.
+   * @returns a function that removes the observer.
+   */
+  observe(observer: TaskObserver): () => void {
+    observer.next(this.task);
+    if (this.streamEnded) {
+      observer.end(this.streamError);
+      return () => {};
+    }
+    this.observers.add(observer);
+    return () => {
+      this.observers.delete(observer);
+    };
+  }
+
+  /** Number of observers attached. */
+  get observerCount(): number {
+    return this.observers.size;
+  }
+
+  /** Ends the snapshot stream for every observer (with `error` when tracking stopped early). */
+  endStream(error: TaskError | undefined): void {
+    if (this.streamEnded) return;
+    this.streamEnded = true;
+    this.streamError = error;
+    const observers = [...this.observers];
+    this.observers.clear();
+    for (const observer of observers) observer.end(error);
+  }
+
+  /** Calls `listener` once with the settlement (at once if already settled). */
+  onSettled(listener: (settlement: Settlement) => void): () => void {
+    if (this.settlement !== undefined) {
+      listener(this.settlement);
+      return () => {};
+    }
+    this.settleListeners.push(listener);
+    return () => {
+      this.settleListeners = this.settleListeners.filter((l) => l !== listener);
+    };
+  }
+
+  /** Settles once; later calls are ignored. Ends the stream (with the error for local failures). */
+  settle(settlement: Settlement, streamError?: TaskError): boolean {
+    if (this.settlement !== undefined) return false;
+    this.settlement = settlement;
+    this.endStream(streamError);
+    const listeners = this.settleListeners;
+    this.settleListeners = [];
+    for (const listener of listeners) listener(settlement);
+    return true;
+  }
+}

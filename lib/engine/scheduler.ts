@@ -1,0 +1,173 @@
+/**
+ * One timer for every task of a client: a binary min-heap of due times with a single armed
+ * `setTimeout` for the earliest. Cancelling is lazy (the entry is marked dead and skipped), and
+ * when nothing live is left the timer is cleared, so an idle client keeps no timer and never holds
+ * the process open.
+ */
+import type { Clock } from '../types.js';
+
+/** Largest delay `setTimeout` honours. */
+const MAX_DELAY = 2_147_483_647;
+
+/** A scheduled job. Keep it to cancel it. */
+export interface Timer {
+  /** When the job runs, in clock milliseconds. */
+  readonly at: number;
+  /** False once the job ran or was cancelled. */
+  readonly live: boolean;
+}
+
+interface Entry extends Timer {
+  at: number;
+  live: boolean;
+  readonly seq: number;
+  readonly run: () => void;
+}
+
+/** The default {@link Clock}: wall time and Node timers (unref'd only when idle, i.e. never armed). */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (token) => clearTimeout(token as ReturnType<typeof setTimeout>),
+};
+
+/** A min-heap timer queue on one clock timer. */
+export class Scheduler {
+  private heap: Entry[] = [];
+  private liveCount = 0;
+  private seq = 0;
+  private armedAt = Infinity;
+  private token: unknown = undefined;
+  private firing = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  /** Number of jobs waiting to run. */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  /** Runs `run` at clock time `at` (at once on the next tick if `at` is in the past). */
+  schedule(at: number, run: () => void): Timer {
+    const entry: Entry = { at, live: true, seq: this.seq++, run };
+    this.push(entry);
+    this.liveCount += 1;
+    if (!this.firing && at < this.armedAt) this.arm();
+    return entry;
+  }
+
+  /** Runs `run` after `delayMs`. */
+  after(delayMs: number, run: () => void): Timer {
+    return this.schedule(this.clock.now() + delayMs, run);
+  }
+
+  /** Cancels a job; harmless when it already ran or was cancelled. */
+  cancel(timer: Timer | undefined): void {
+    const entry = timer as Entry | undefined;
+    if (entry === undefined || !entry.live) return;
+    entry.live = false;
+    this.liveCount -= 1;
+    if (this.liveCount === 0) this.reset();
+    else if (this.heap.length > 64 && this.heap.length > this.liveCount * 4) this.compact();
+  }
+
+  /** Cancels everything and clears the timer. */
+  clear(): void {
+    for (const entry of this.heap) entry.live = false;
+    this.liveCount = 0;
+    this.reset();
+  }
+
+  private reset(): void {
+    this.heap = [];
+    this.disarm();
+  }
+
+  private disarm(): void {
+    if (this.token !== undefined) this.clock.clearTimeout(this.token);
+    this.token = undefined;
+    this.armedAt = Infinity;
+  }
+
+  private arm(): void {
+    this.disarm();
+    const top = this.heap[0];
+    if (top === undefined) return;
+    const delay = Math.min(Math.max(top.at - this.clock.now(), 0), MAX_DELAY);
+    this.armedAt = top.at;
+    this.token = this.clock.setTimeout(() => this.fire(), delay);
+  }
+
+  private fire(): void {
+    this.token = undefined;
+    this.armedAt = Infinity;
+    this.firing = true;
+    try {
+      const now = this.clock.now();
+      for (let top = this.heap[0]; top !== undefined && top.at <= now; top = this.heap[0]) {
+        this.pop();
+        if (!top.live) continue;
+        top.live = false;
+        this.liveCount -= 1;
+        try {
+          top.run();
+        } catch (error) {
+          this.onError(error);
+        }
+      }
+    } finally {
+      this.firing = false;
+    }
+    if (this.liveCount === 0) this.reset();
+    else this.arm();
+  }
+
+  private compact(): void {
+    this.heap = this.heap.filter((entry) => entry.live);
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i -= 1) this.down(i);
+    if (!this.firing) this.arm();
+  }
+
+  private before(a: Entry, b: Entry): boolean {
+    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+  }
+
+  private push(entry: Entry): void {
+    const heap = this.heap;
+    heap.push(entry);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  private pop(): void {
+    const heap = this.heap;
+    const last = heap.pop();
+    if (heap.length > 0 && last !== undefined) {
+      heap[0] = last;
+      this.down(0);
+    }
+  }
+
+  private down(start: number): void {
+    const heap = this.heap;
+    let i = start;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && this.before(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && this.before(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Pure delay arithmetic: how long to wait before the next poll, and before the next retry. One
+ * backoff function serves both, so polls after failures and retried requests slow down alike.
+ */
+import type { Task } from '../types.js';
+
+/** How polls are spaced. */
+export interface PollTiming {
+  /** Never poll sooner than this, whatever the server says (guards against `pollInterval: 0`). */
+  readonly minPollIntervalMs: number;
+  /** Never wait longer than this between polls (guards against enormous `pollInterval`s). */
+  readonly maxPollIntervalMs: number;
+  /** First delay when the server gives no `pollInterval` (D2); it then grows by `backoff`. */
+  readonly initialPollIntervalMs: number;
+  /** Ceiling of the hint-less backoff. */
+  readonly hintlessMaxPollIntervalMs: number;
+}
+
+/** How failed requests are retried. */
+export interface RetryPolicy {
+  /** Retries after the first attempt; 0 turns retrying off. */
+  readonly retries: number;
+  /** Delay before the first retry. */
+  readonly minDelayMs: number;
+  /** Largest delay between two attempts. */
+  readonly maxDelayMs: number;
+  /** Growth factor per attempt. */
+  readonly factor: number;
+  /** Fraction of each delay that is randomised (0 = none, 1 = full jitter). */
+  readonly jitter: number;
+  /** Give up once this much time passed since the first attempt. */
+  readonly maxElapsedMs: number;
+}
+
+/** Growth factor of the hint-less poll backoff. */
+const HINTLESS_FACTOR = 1.5;
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.min(Math.max(value, low), high);
+}
+
+/**
+ * Exponential backoff with jitter for the `attempt`-th retry (1-based): a value in
+ * `[base * (1 - jitter), base]` where `base = min(maxDelayMs, minDelayMs * factor^(attempt-1))`.
+ */
+export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number): number {
+  const base = Math.min(policy.maxDelayMs, policy.minDelayMs * policy.factor ** Math.max(0, attempt - 1));
+  return Math.round(base * (1 - policy.jitter * random()));
+}
+
+/**
+ * Delay before the next poll of `task` ([R13], [R16]): the server's latest `pollInterval`, or a
+ * gentle backoff when it gives none, clamped to `[minPollIntervalMs, maxPollIntervalMs]`. After
+ * `failures` consecutive failed polls the retry backoff applies when it is longer.
+ */
+export function pollDelay(
+  task: Task,
+  hintlessPolls: number,
+  failures: number,
+  timing: PollTiming,
+  retry: RetryPolicy,
+  random: () => number,
+): number {
+  const hinted = task.pollInterval;
+  const base =
+    hinted ??
+    Math.min(timing.hintlessMaxPollIntervalMs, timing.initialPollIntervalMs * HINTLESS_FACTOR ** hintlessPolls);
+  const delay = failures > 0 ? Math.max(base, backoffDelay(failures, retry, random)) : base;
+  return clamp(delay, timing.minPollIntervalMs, timing.maxPollIntervalMs);
+}

@@ -1,0 +1,236 @@
+/**
+ * Every error this library throws. Each carries the task id and the last snapshot it knew (when
+ * there is a task), and the underlying `cause`. Check with `instanceof`, or with
+ * {@link isTaskError} across bundled copies of the library.
+ */
+import type { CallToolResult, JsonRpcErrorInfo, Task } from './types.js';
+
+const BRAND = Symbol.for('mcp-task-client.TaskError');
+
+/** Fields every {@link TaskError} constructor accepts. */
+export interface TaskErrorOptions {
+  /** The task the error is about, when one exists. */
+  readonly taskId?: string | undefined;
+  /** The last snapshot known when the error was raised. */
+  readonly task?: Task | undefined;
+  /** The tool that was called. */
+  readonly toolName?: string | undefined;
+  /** The underlying error, if any. */
+  readonly cause?: unknown;
+}
+
+/** Base class of every error raised by mcp-task-client. */
+export class TaskError extends Error {
+  override name = 'TaskError';
+  /** The task id, or `undefined` when no task exists (yet). */
+  readonly taskId: string | undefined;
+  /** The last snapshot known when the error was raised. */
+  readonly task: Task | undefined;
+  /** The tool that was called, when known. */
+  readonly toolName: string | undefined;
+  declare readonly [BRAND]: true;
+
+  constructor(message: string, options: TaskErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.taskId = options.taskId ?? options.task?.taskId;
+    this.task = options.task;
+    this.toolName = options.toolName;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+/** True when `value` is a {@link TaskError} from any copy of this library. */
+export function isTaskError(value: unknown): value is TaskError {
+  return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+}
+
+/**
+ * The task ended `failed`, or its result came back as a JSON-RPC error. Carries the real payload:
+ * the `CallToolResult` with `isError` ({@link TaskFailedError.result}) or the JSON-RPC error that
+ * `tasks/result` returned ({@link TaskFailedError.rpcError}), plus the server's `statusMessage`
+ * ([V18], D6).
+ */
+export class TaskFailedError extends TaskError {
+  override name = 'TaskFailedError';
+  /** The server's `statusMessage` for the failed task, if any. */
+  readonly statusMessage: string | undefined;
+  /** The tool result with `isError: true`, when the server returned one. */
+  readonly result: CallToolResult | undefined;
+  /** The JSON-RPC error `tasks/result` returned, when it returned one. */
+  readonly rpcError: JsonRpcErrorInfo | undefined;
+
+  constructor(
+    message: string,
+    options: TaskErrorOptions & { result?: CallToolResult; rpcError?: JsonRpcErrorInfo },
+  ) {
+    super(message, options);
+    this.statusMessage = options.task?.statusMessage;
+    this.result = options.result;
+    this.rpcError = options.rpcError;
+  }
+}
+
+/** The task ended `cancelled`, by this client or by the server. */
+export class TaskCancelledError extends TaskError {
+  override name = 'TaskCancelledError';
+  /** The server's `statusMessage` for the cancelled task, if any. */
+  readonly statusMessage: string | undefined;
+
+  constructor(message: string, options: TaskErrorOptions) {
+    super(message, options);
+    this.statusMessage = options.task?.statusMessage;
+  }
+}
+
+/** What happened to the remote task when a caller gave up on it. */
+export type RemoteCancelOutcome =
+  /** `tasks/cancel` succeeded: the server reports the task `cancelled`. */
+  | 'cancelled'
+  /** `tasks/cancel` was sent and failed; the task may still run until its ttl. */
+  | 'failed'
+  /** The server did not declare `tasks.cancel`; the task may still run until its ttl. */
+  | 'not-supported'
+  /** Cancelling was switched off (`cancelOnTimeout: false`, `cancelOnAbort: false`); the task runs on. */
+  | 'disabled'
+  /** No remote task existed (the call never created one). */
+  | 'no-task'
+  /**
+   * The task-creating request was still unanswered; if a task is created anyway it is cancelled
+   * as soon as its id arrives.
+   */
+  | 'pending';
+
+/**
+ * A library feature the server (or the local SDK client) does not support: tasks at all, task mode
+ * for this tool, `tasks/cancel`, `tasks/list`, or an input capability.
+ */
+export class TaskNotSupportedError extends TaskError {
+  override name = 'TaskNotSupportedError';
+  /** What is missing. */
+  readonly feature: 'tasks' | 'tool' | 'cancel' | 'list' | 'elicitation' | 'sampling';
+
+  constructor(message: string, options: TaskErrorOptions & { feature: TaskNotSupportedError['feature'] }) {
+    super(message, options);
+    this.feature = options.feature;
+  }
+}
+
+/** The task's deadline (`timeoutMs`) passed before its result was in hand. */
+export class TaskTimeoutError extends TaskError {
+  override name = 'TaskTimeoutError';
+  /** The deadline that was set, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Milliseconds from the call to the moment the deadline fired. */
+  readonly elapsedMs: number;
+  /** What became of the remote task. */
+  readonly remoteCancel: RemoteCancelOutcome;
+  /** True when the connection to the server was lost and had not come back. */
+  readonly connectionLost: boolean;
+
+  constructor(
+    message: string,
+    options: TaskErrorOptions & {
+      timeoutMs: number;
+      elapsedMs: number;
+      remoteCancel: RemoteCancelOutcome;
+      connectionLost?: boolean;
+    },
+  ) {
+    super(message, options);
+    this.timeoutMs = options.timeoutMs;
+    this.elapsedMs = options.elapsedMs;
+    this.remoteCancel = options.remoteCancel;
+    this.connectionLost = options.connectionLost ?? false;
+  }
+}
+
+/**
+ * An `AbortSignal` stopped the call or a waiter. Its `name` is `'AbortError'`, like the DOM
+ * error, so `err.name === 'AbortError'` checks keep working; `reason` is the signal's reason.
+ */
+export class TaskAbortError extends TaskError {
+  override name = 'AbortError';
+  /** The signal's `reason`. */
+  readonly reason: unknown;
+  /** What became of the remote task; `undefined` when only a waiter was aborted. */
+  readonly remoteCancel: RemoteCancelOutcome | undefined;
+
+  constructor(message: string, options: TaskErrorOptions & { reason: unknown; remoteCancel?: RemoteCancelOutcome }) {
+    super(message, { ...options, cause: options.cause ?? options.reason });
+    this.reason = options.reason;
+    this.remoteCancel = options.remoteCancel;
+  }
+}
+
+/** The server no longer knows the task and its ttl had elapsed since `createdAt` ([V11], D9). */
+export class TaskExpiredError extends TaskError {
+  override name = 'TaskExpiredError';
+}
+
+/** The server no longer knows the task although its ttl had not elapsed (or was unlimited). */
+export class TaskNotFoundError extends TaskError {
+  override name = 'TaskNotFoundError';
+}
+
+/** The handle was detached (`detach()`) before the result was in hand; the remote task runs on. */
+export class TaskDetachedError extends TaskError {
+  override name = 'TaskDetachedError';
+}
+
+/** The `TaskClient` was closed before the result was in hand. */
+export class TaskClosedError extends TaskError {
+  override name = 'TaskClosedError';
+}
+
+/** The server answered a request with a JSON-RPC error, or the request itself failed. */
+export class TaskRpcError extends TaskError {
+  override name = 'TaskRpcError';
+  /** The request method, e.g. `tasks/get`. */
+  readonly method: string;
+  /** JSON-RPC error code; the SDK uses -32001 for timeouts and -32000 for a closed connection. */
+  readonly code: number;
+  /** The error's `data`, if any. */
+  readonly data: unknown;
+  /** True for failures worth retrying: timeouts, lost connections, HTTP 5xx and 429. */
+  readonly transient: boolean;
+
+  constructor(
+    message: string,
+    options: TaskErrorOptions & { method: string; code: number; data?: unknown; transient: boolean },
+  ) {
+    super(message, options);
+    this.method = options.method;
+    this.code = options.code;
+    this.data = options.data;
+    this.transient = options.transient;
+  }
+}
+
+/** The server sent something that breaks the protocol (a malformed task, a missing field). */
+export class TaskProtocolError extends TaskError {
+  override name = 'TaskProtocolError';
+  /** The method or notification whose message was malformed. */
+  readonly method: string;
+
+  constructor(message: string, options: TaskErrorOptions & { method: string }) {
+    super(message, options);
+    this.method = options.method;
+  }
+}
+
+/** A caller passed an invalid option or argument. */
+export class TaskOptionError extends TaskError {
+  override name = 'TaskOptionError';
+  /** The offending option. */
+  readonly option: string;
+
+  constructor(message: string, options: TaskErrorOptions & { option: string }) {
+    super(message, options);
+    this.option = options.option;
+  }
+}
+
+/** A call was rejected because `maxConcurrentTasks` was reached and queueing is off. */
+export class TaskQueueFullError extends TaskError {
+  override name = 'TaskQueueFullError';
+}

@@ -1,0 +1,198 @@
+/**
+ * `TaskHandle`: the caller's view of one tool call run as a task (or answered at once). A thin
+ * facade: the promise and iterator adapters over the engine's callback core, and the stop
+ * operations delegated to the client.
+ */
+import { failedError } from './failure.js';
+import type { TaskRecord } from './engine/record.js';
+import { SnapshotIterator, abortError } from './util/snapshot-iterator.js';
+import type { CallToolResult, Task } from './types.js';
+
+/** Options of {@link TaskHandle.result}. */
+export interface ResultOptions {
+  /** Stops this wait only: the task and other waiters carry on. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of {@link TaskHandle.updates}. */
+export interface UpdatesOptions {
+  /** Ends this iterator only (it throws a `TaskAbortError`); the task and other consumers carry on. */
+  readonly signal?: AbortSignal;
+  /**
+   * Snapshots buffered for a slow consumer before the oldest are dropped (the terminal one never is).
+   * @default 1024
+   */
+  readonly bufferSize?: number;
+}
+
+/**
+ * What is needed to find a task again later, in this process or another: pass it to
+ * `TaskClient.resume`. Small, JSON-safe and versioned. The task id inside is a secret.
+ */
+export interface TaskReference {
+  /** Format version. */
+  readonly v: 1;
+  readonly taskId: string;
+  readonly toolName: string;
+  /** Server-side creation time (ISO 8601). */
+  readonly createdAt: string;
+  /** Retention from creation in ms; `null` when unlimited or unknown. */
+  readonly ttl: number | null;
+  /** Identity of the server that holds the task (`name@version`). */
+  readonly server: string;
+  /** Protocol revision of the wire that created it. */
+  readonly revision: string;
+}
+
+/** @internal The client operations a handle delegates to. */
+export interface HandleBackend {
+  cancel(record: TaskRecord): Promise<Task>;
+  detach(record: TaskRecord): TaskReference;
+  dispose(record: TaskRecord): Promise<void>;
+  reference(record: TaskRecord): TaskReference;
+}
+
+type Source =
+  | { readonly kind: 'task'; readonly record: TaskRecord; readonly backend: HandleBackend }
+  | { readonly kind: 'immediate'; readonly result: CallToolResult };
+
+/**
+ * A tool call in progress or done. Obtain one from `TaskClient.callToolAsTask`. Cheap: all state
+ * lives in the client's engine; any number of `result()` awaiters and iterators can share it.
+ */
+export class TaskHandle implements AsyncIterable<Task> {
+  /** `task` when the server created a task; `immediate` when it answered with a plain result. */
+  readonly kind: 'task' | 'immediate';
+  /** The task id; `undefined` for an immediate handle. */
+  readonly taskId: string | undefined;
+  /** The tool that was called. */
+  readonly toolName: string;
+  /** The server's `io.modelcontextprotocol/model-immediate-response` hint, if it sent one ([R39]). */
+  readonly immediateResponse: string | undefined;
+  private readonly source: Source;
+  private memo: Promise<CallToolResult> | undefined;
+
+  /** @internal Created by `TaskClient`. */
+  constructor(toolName: string, source: Source, immediateResponse?: string) {
+    this.toolName = toolName;
+    this.source = source;
+    this.kind = source.kind;
+    this.taskId = source.kind === 'task' ? source.record.taskId : undefined;
+    this.immediateResponse = immediateResponse;
+  }
+
+  /** The latest snapshot; `undefined` for an immediate handle. */
+  get task(): Task | undefined {
+    return this.source.kind === 'task' ? this.source.record.task : undefined;
+  }
+
+  /** True once `result()` would settle at once. */
+  get settled(): boolean {
+    return this.source.kind === 'immediate' || this.source.record.settlement !== undefined;
+  }
+
+  /**
+   * The tool's result, fetched once and shared by every caller.
+   * @throws TaskFailedError when the task failed (with the server's payload and message).
+   * @throws TaskCancelledError when the task was cancelled.
+   * @throws TaskTimeoutError, TaskAbortError, TaskExpiredError, TaskNotFoundError, TaskDetachedError,
+   *   TaskClosedError when the wait ended locally or the task vanished.
+   * @throws TaskAbortError when `options.signal` aborts (this wait only).
+   */
+  result(options: ResultOptions = {}): Promise<CallToolResult> {
+    this.memo ??= this.settle();
+    const signal = options.signal;
+    if (signal === undefined) return this.memo;
+    if (signal.aborted) return Promise.reject(abortError(signal, this.taskId));
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(abortError(signal, this.taskId));
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.memo?.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  private settle(): Promise<CallToolResult> {
+    const source = this.source;
+    if (source.kind === 'immediate') {
+      const result = source.result;
+      if (result.isError !== true) return Promise.resolve(result);
+      return Promise.reject(failedError(this.toolName, undefined, { result }));
+    }
+    return new Promise((resolve, reject) => {
+      source.record.onSettled((settlement) => {
+        if (settlement.ok) resolve(settlement.result);
+        else reject(settlement.error);
+      });
+    });
+  }
+
+  /**
+   * A new iterator over this task's snapshots: the current one first, then every change, ending
+   * after the terminal one. Each iterator is independent; `break` affects no other consumer.
+   * An immediate handle yields nothing.
+   * @throws (from `next()`) the error that stopped tracking early: TaskTimeoutError, TaskAbortError,
+   *   TaskClosedError, TaskExpiredError, TaskNotFoundError.
+   */
+  updates(options: UpdatesOptions = {}): AsyncIterableIterator<Task, undefined> {
+    const source = this.source;
+    if (source.kind === 'immediate') {
+      return new SnapshotIterator(
+        (observer) => {
+          observer.end();
+          return () => {};
+        },
+        { signal: options.signal },
+      );
+    }
+    return new SnapshotIterator((observer) => source.record.observe(observer), {
+      signal: options.signal,
+      bufferSize: options.bufferSize,
+      taskId: this.taskId,
+    });
+  }
+
+  /** Same as {@link TaskHandle.updates} without options, so `for await (const t of handle)` works. */
+  [Symbol.asyncIterator](): AsyncIterator<Task> {
+    return this.updates();
+  }
+
+  /**
+   * Cancels the remote task with `tasks/cancel` and returns the final snapshot. When the task had
+   * already finished (the server answers -32602, [V23]) it re-reads the task and returns that
+   * truth instead of failing. `result()` then rejects with `TaskCancelledError` (or settles as the
+   * task really ended). A settled or immediate handle returns its last snapshot.
+   * @throws TaskNotSupportedError when the server did not declare `tasks.cancel`.
+   * @throws TaskRpcError when the cancel request fails.
+   */
+  async cancel(): Promise<Task | undefined> {
+    return this.source.kind === 'task' ? this.source.backend.cancel(this.source.record) : undefined;
+  }
+
+  /**
+   * Stops tracking locally and leaves the remote task running. Pending `result()` calls reject with
+   * `TaskDetachedError`; iterators end. Returns what `TaskClient.resume` needs to pick it up again.
+   * Returns `undefined` for an immediate handle.
+   */
+  detach(): TaskReference | undefined {
+    return this.source.kind === 'task' ? this.source.backend.detach(this.source.record) : undefined;
+  }
+
+  /** A resume reference for this task (see {@link TaskHandle.detach}); `undefined` when immediate. */
+  toJSON(): TaskReference | undefined {
+    return this.source.kind === 'task' ? this.source.backend.reference(this.source.record) : undefined;
+  }
+
+  /**
+   * Cancels the remote task if it is still running and stops tracking; free on a settled handle.
+   * This is what `await using` calls on scope exit. Call {@link TaskHandle.detach} first to keep
+   * the task running instead.
+   */
+  async dispose(): Promise<void> {
+    if (this.source.kind === 'task') await this.source.backend.dispose(this.source.record);
+  }
+
+  /** `await using handle = await tasks.callToolAsTask(...)` support; see {@link TaskHandle.dispose}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+}

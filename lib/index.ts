@@ -1,0 +1,41 @@
+/**
+ * mcp-task-client: long-running MCP tool calls (MCP 2025-11-25 tasks) made easy and safe.
+ * Everything public is exported from here.
+ */
+export { TaskClient, type CloseOptions } from './client.js';
+export {
+  TaskHandle,
+  type ResultOptions,
+  type TaskReference,
+  type UpdatesOptions,
+} from './handle.js';
+export type { CallToolAsTaskOptions, TaskClientOptions } from './options.js';
+export type { RetryPolicy } from './engine/timing.js';
+export {
+  isTerminalStatus,
+  type CallToolResult,
+  type Clock,
+  type JsonRpcErrorInfo,
+  type Task,
+  type TaskStatus,
+  type TerminalTaskStatus,
+} from './types.js';
+export {
+  TaskAbortError,
+  TaskCancelledError,
+  TaskClosedError,
+  TaskDetachedError,
+  TaskError,
+  TaskExpiredError,
+  TaskFailedError,
+  TaskNotFoundError,
+  TaskNotSupportedError,
+  TaskOptionError,
+  TaskProtocolError,
+  TaskQueueFullError,
+  TaskRpcError,
+  TaskTimeoutError,
+  isTaskError,
+  type RemoteCancelOutcome,
+  type TaskErrorOptions,
+} from './errors.js';

@@ -1,0 +1,220 @@
+/**
+ * Options of {@link TaskClient} and {@link TaskClient.callToolAsTask}, their defaults, and their
+ * validation (a bad value fails fast with a {@link TaskOptionError} naming the option).
+ */
+import { TaskOptionError } from './errors.js';
+import type { EngineConfig } from './engine/engine.js';
+import { systemClock } from './engine/scheduler.js';
+import type { RetryPolicy } from './engine/timing.js';
+import type { Clock } from './types.js';
+
+/** Options of a {@link TaskClient}. */
+export interface TaskClientOptions {
+  /**
+   * Floor of every poll delay: a server asking for `pollInterval: 0` gets no request storm.
+   * @default 100
+   */
+  readonly minPollIntervalMs?: number;
+  /**
+   * Ceiling of every poll delay (an enormous `pollInterval` is clamped to it).
+   * @default 60000
+   */
+  readonly maxPollIntervalMs?: number;
+  /**
+   * First poll delay when the server sends no `pollInterval` (D2); it grows by 1.5x per poll.
+   * @default 500
+   */
+  readonly initialPollIntervalMs?: number;
+  /**
+   * Ceiling of that growth.
+   * @default 5000
+   */
+  readonly hintlessMaxPollIntervalMs?: number;
+  /**
+   * Timeout of each short request (`tasks/get`, `tasks/cancel`, `tasks/list`, `tools/list` and
+   * the task-creating `tools/call`). Separate from the task deadline; a poll that times out is
+   * simply retried at the next tick.
+   * @default 10000
+   */
+  readonly requestTimeoutMs?: number;
+  /**
+   * Default deadline for each task, from the call until the result is in hand. Per-call
+   * `timeoutMs` overrides it.
+   * @default undefined (no deadline)
+   */
+  readonly timeoutMs?: number;
+  /**
+   * Default `ttl` requested for each task, in ms ([R11]); the server may override it.
+   * @default undefined (the server's default)
+   */
+  readonly ttlMs?: number;
+  /**
+   * When the deadline passes, cancel the remote task with `tasks/cancel` (if the server supports it).
+   * @default true
+   */
+  readonly cancelOnTimeout?: boolean;
+  /**
+   * When a call's `signal` aborts, cancel the remote task with `tasks/cancel`; `false` only detaches.
+   * @default true
+   */
+  readonly cancelOnAbort?: boolean;
+  /**
+   * Throw {@link TaskNotSupportedError} instead of falling back to a plain `tools/call` when the
+   * server or the tool does not support tasks.
+   * @default false
+   */
+  readonly requireTask?: boolean;
+  /** Retries of transient request failures (timeouts, lost connections, HTTP 5xx/429). */
+  readonly retry?: Partial<RetryPolicy>;
+  /**
+   * Clock used for every delay and deadline; inject one for deterministic tests.
+   * @default wall clock and Node timers
+   */
+  readonly clock?: Clock;
+  /**
+   * Source of randomness for jitter, returning values in [0, 1).
+   * @default Math.random
+   */
+  readonly random?: () => number;
+}
+
+/** Options of one {@link TaskClient.callToolAsTask} call. */
+export interface CallToolAsTaskOptions {
+  /** Requested `ttl` in ms (wire `task.ttl`). @default the client's `ttlMs` */
+  readonly ttlMs?: number;
+  /** Deadline for the whole task, in ms. @default the client's `timeoutMs` */
+  readonly timeoutMs?: number;
+  /** Aborts the call; by default the remote task is cancelled too (`cancelOnAbort`). */
+  readonly signal?: AbortSignal;
+  /** @default the client's `cancelOnTimeout` */
+  readonly cancelOnTimeout?: boolean;
+  /** @default the client's `cancelOnAbort` */
+  readonly cancelOnAbort?: boolean;
+  /** @default the client's `requireTask` */
+  readonly requireTask?: boolean;
+  /** Timeout of each short request for this task. @default the client's `requestTimeoutMs` */
+  readonly requestTimeoutMs?: number;
+  /** Extra `_meta` entries for the `tools/call` request. */
+  readonly meta?: Record<string, unknown>;
+}
+
+/** Default retry policy. */
+export const DEFAULT_RETRY: RetryPolicy = {
+  retries: 5,
+  minDelayMs: 250,
+  maxDelayMs: 10_000,
+  factor: 2,
+  jitter: 0.5,
+  maxElapsedMs: 120_000,
+};
+
+/** Timeout of a plain (non-task) `tools/call` without a deadline: the SDK's own default. */
+export const DEFAULT_PLAIN_CALL_TIMEOUT_MS = 60_000;
+
+/**
+ * Checks that `value` is a finite number >= `min` (or undefined).
+ * @throws TaskOptionError naming `option` otherwise.
+ */
+export function checkDuration(option: string, value: unknown, min = 0): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw new TaskOptionError(`Option "${option}" must be a finite number >= ${min}, got ${typeof value === 'number' ? value : typeof value}`, {
+      option,
+    });
+  }
+  return value;
+}
+
+function checkBoolean(option: string, value: unknown): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  throw new TaskOptionError(`Option "${option}" must be a boolean, got ${typeof value}`, { option });
+}
+
+/** Client settings after defaults and validation. */
+export interface ResolvedClientOptions extends EngineConfig {
+  readonly timeoutMs: number | undefined;
+  readonly ttlMs: number | undefined;
+  readonly cancelOnTimeout: boolean;
+  readonly cancelOnAbort: boolean;
+  readonly requireTask: boolean;
+}
+
+/**
+ * Applies defaults and validates.
+ * @throws TaskOptionError for any invalid value.
+ */
+export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedClientOptions {
+  const retryIn = options.retry ?? {};
+  const retry: RetryPolicy = {
+    retries: checkDuration('retry.retries', retryIn.retries) ?? DEFAULT_RETRY.retries,
+    minDelayMs: checkDuration('retry.minDelayMs', retryIn.minDelayMs) ?? DEFAULT_RETRY.minDelayMs,
+    maxDelayMs: checkDuration('retry.maxDelayMs', retryIn.maxDelayMs) ?? DEFAULT_RETRY.maxDelayMs,
+    factor: checkDuration('retry.factor', retryIn.factor, 1) ?? DEFAULT_RETRY.factor,
+    jitter: Math.min(checkDuration('retry.jitter', retryIn.jitter) ?? DEFAULT_RETRY.jitter, 1),
+    maxElapsedMs: checkDuration('retry.maxElapsedMs', retryIn.maxElapsedMs) ?? DEFAULT_RETRY.maxElapsedMs,
+  };
+  const minPollIntervalMs = checkDuration('minPollIntervalMs', options.minPollIntervalMs, 1) ?? 100;
+  const maxPollIntervalMs = checkDuration('maxPollIntervalMs', options.maxPollIntervalMs, 1) ?? 60_000;
+  if (maxPollIntervalMs < minPollIntervalMs) {
+    throw new TaskOptionError('Option "maxPollIntervalMs" must be >= minPollIntervalMs', { option: 'maxPollIntervalMs' });
+  }
+  const random = options.random ?? Math.random;
+  if (typeof random !== 'function') throw new TaskOptionError('Option "random" must be a function', { option: 'random' });
+  return {
+    clock: options.clock ?? systemClock,
+    random,
+    minPollIntervalMs,
+    maxPollIntervalMs,
+    initialPollIntervalMs: checkDuration('initialPollIntervalMs', options.initialPollIntervalMs, 1) ?? 500,
+    hintlessMaxPollIntervalMs: checkDuration('hintlessMaxPollIntervalMs', options.hintlessMaxPollIntervalMs, 1) ?? 5_000,
+    requestTimeoutMs: checkDuration('requestTimeoutMs', options.requestTimeoutMs, 1) ?? 10_000,
+    retry,
+    maxPollFailures: 5,
+    maxEarlyNotifications: 1_000,
+    timeoutMs: checkDuration('timeoutMs', options.timeoutMs),
+    ttlMs: checkDuration('ttlMs', options.ttlMs),
+    cancelOnTimeout: checkBoolean('cancelOnTimeout', options.cancelOnTimeout) ?? true,
+    cancelOnAbort: checkBoolean('cancelOnAbort', options.cancelOnAbort) ?? true,
+    requireTask: checkBoolean('requireTask', options.requireTask) ?? false,
+  };
+}
+
+/** One call's settings after merging with the client's. */
+export interface ResolvedCallOptions {
+  readonly ttlMs: number | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly cancelOnTimeout: boolean;
+  readonly cancelOnAbort: boolean;
+  readonly requireTask: boolean;
+  readonly requestTimeoutMs: number;
+  readonly meta: Record<string, unknown> | undefined;
+}
+
+/**
+ * Merges a call's options over the client's and validates them.
+ * @throws TaskOptionError for any invalid value.
+ */
+export function resolveCallOptions(
+  client: ResolvedClientOptions,
+  options: CallToolAsTaskOptions = {},
+): ResolvedCallOptions {
+  const signal = options.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TaskOptionError('Option "signal" must be an AbortSignal', { option: 'signal' });
+  }
+  const meta = options.meta;
+  if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta))) {
+    throw new TaskOptionError('Option "meta" must be a plain object', { option: 'meta' });
+  }
+  return {
+    ttlMs: checkDuration('ttlMs', options.ttlMs) ?? client.ttlMs,
+    timeoutMs: checkDuration('timeoutMs', options.timeoutMs) ?? client.timeoutMs,
+    signal,
+    cancelOnTimeout: checkBoolean('cancelOnTimeout', options.cancelOnTimeout) ?? client.cancelOnTimeout,
+    cancelOnAbort: checkBoolean('cancelOnAbort', options.cancelOnAbort) ?? client.cancelOnAbort,
+    requireTask: checkBoolean('requireTask', options.requireTask) ?? client.requireTask,
+    requestTimeoutMs: checkDuration('requestTimeoutMs', options.requestTimeoutMs, 1) ?? client.requestTimeoutMs,
+    meta,
+  };
+}

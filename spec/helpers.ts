@@ -1,0 +1,119 @@
+/**
+ * Test helpers: an SDK client connected in-process to the example task server, a manual clock,
+ * and small waiting utilities.
+ */
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
+import type { Clock } from '../lib/index.js';
+
+/** A connected client/server pair. */
+export interface Pair {
+  readonly client: Client;
+  /** Closes both ends and the server's store timers. */
+  close(): Promise<void>;
+}
+
+/** Connects a fresh SDK client to `server` over an in-memory transport pair. */
+export async function connectPair(
+  server: McpServer | Server,
+  clientOptions: ClientOptions = {},
+  wrap: (transport: Transport) => Transport = (t) => t,
+): Promise<Pair> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'spec-client', version: '1.0.0' }, clientOptions);
+  await client.connect(wrap(clientSide));
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** The example server, in process, with a connected client. */
+export async function exampleServerPair(
+  options: ExampleServerOptions = {},
+  clientOptions: ClientOptions = {},
+): Promise<Pair & { store: ReturnType<typeof createExampleServer>['store'] }> {
+  const { server, store } = createExampleServer(options);
+  const pair = await connectPair(server, clientOptions);
+  return {
+    ...pair,
+    store,
+    close: async () => {
+      await pair.close();
+      store.cleanup();
+    },
+  };
+}
+
+/** A clock moved by hand; timers run in due order as time advances. */
+export class ManualClock implements Clock {
+  private time: number;
+  private timers: Array<{ at: number; seq: number; fn: () => void }> = [];
+  private seq = 0;
+
+  constructor(start = Date.parse('2026-01-01T00:00:00.000Z')) {
+    this.time = start;
+  }
+
+  now = (): number => this.time;
+
+  setTimeout = (fn: () => void, ms: number): unknown => {
+    const timer = { at: this.time + Math.max(0, ms), seq: this.seq++, fn };
+    this.timers.push(timer);
+    return timer;
+  };
+
+  clearTimeout = (token: unknown): void => {
+    this.timers = this.timers.filter((t) => t !== token);
+  };
+
+  /** Number of pending timers. */
+  get pending(): number {
+    return this.timers.length;
+  }
+
+  /** Advances time by `ms`, running due timers (and letting promises settle between them). */
+  async advance(ms: number): Promise<void> {
+    const end = this.time + ms;
+    for (;;) {
+      await flush();
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.timers[0];
+      if (next === undefined || next.at > end) break;
+      this.timers.shift();
+      this.time = Math.max(this.time, next.at);
+      next.fn();
+    }
+    this.time = end;
+    await flush();
+  }
+}
+
+/** Lets pending promise callbacks and I/O callbacks run. */
+export async function flush(rounds = 5): Promise<void> {
+  for (let i = 0; i < rounds; i += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Resolves when `predicate` holds, polling every few ms; rejects after `timeoutMs`. */
+export async function until(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+  const started = Date.now();
+  while (!predicate()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Collects every snapshot status an iterable yields. */
+export async function statuses(iterable: AsyncIterable<{ status: string }>): Promise<string[]> {
+  const seen: string[] = [];
+  for await (const task of iterable) seen.push(task.status);
+  return seen;
+}
