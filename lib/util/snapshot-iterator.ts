@@ -20,7 +20,7 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
   private waiter: Waiter | undefined;
   private finished = false;
   private failure: unknown = undefined;
-  private readonly unsubscribe: () => void;
+  private unsubscribe: (() => void) | undefined;
   private readonly signal: AbortSignal | undefined;
   private readonly onAbort: (() => void) | undefined;
 
@@ -33,10 +33,9 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
     if (this.signal?.aborted) {
       this.finished = true;
       this.failure = abortError(this.signal, options.taskId);
-      this.unsubscribe = () => {};
       return;
     }
-    this.unsubscribe = subscribe({
+    const unsubscribe = subscribe({
       next: (task) => {
         if (this.finished) return;
         const waiter = this.waiter;
@@ -51,6 +50,9 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
       },
       end: (error?: TaskError) => this.finish(error),
     });
+    // The subscription may have ended synchronously (a settled task): then release it at once.
+    if (this.finished) unsubscribe();
+    else this.unsubscribe = unsubscribe;
     if (this.signal !== undefined && !this.finished) {
       const signal = this.signal;
       this.onAbort = () => this.finish(abortError(signal, options.taskId), true);
@@ -75,7 +77,8 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
   }
 
   private cleanup(): void {
-    this.unsubscribe();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     if (this.onAbort !== undefined) this.signal?.removeEventListener('abort', this.onAbort);
   }
 
