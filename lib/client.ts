@@ -139,6 +139,7 @@ export class TaskClient {
     const startedAt = this.config.clock.now();
     const deadlineAt = call.timeoutMs === undefined ? undefined : startedAt + call.timeoutMs;
     const stopError = (stop: StopReason): TaskError => this.stopError(stop, name, call, startedAt, 'no-task');
+    if (call.signal?.aborted) throw stopError({ kind: 'abort', reason: call.signal.reason });
     try {
       const caps = this.engine.wire.capabilities();
       const support = caps.toolsCall
