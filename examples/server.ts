@@ -7,6 +7,9 @@
  * - `analyze` (taskSupport optional): a long analysis that reports each step in `statusMessage`.
  * - `batch` (taskSupport required): processes a list of items one by one.
  * - `flaky` (taskSupport required): fails after a while, with an `isError` result.
+ * - `confirm_delete` (taskSupport required): asks the user to confirm through elicitation
+ *   (the task goes `input_required` while it waits).
+ * - `summarize` (taskSupport required): asks the client's model through sampling.
  * - `echo` (no task support): answers at once.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -98,9 +101,17 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
       createTask: async ({ id, steps, stepMs: ms }, extra) => {
         const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
         const progress = progressFor(extra as never);
+        // [R35]: the call's progressToken stays valid for the task's whole life.
+        const token = extra._meta?.progressToken;
         void (async () => {
           for (let step = 1; step <= steps; step += 1) {
             await sleep(ms ?? stepMs);
+            if (token !== undefined) {
+              await server.server.notification({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: step, total: steps, message: `step ${step}/${steps}` },
+              });
+            }
             if (step < steps) await progress.update(task.taskId, 'working', `step ${step}/${steps}`);
           }
           await progress.finish(task.taskId, 'completed', {
@@ -157,6 +168,74 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
           await sleep(afterMs);
           await progress.finish(task.taskId, 'failed', { content: [{ type: 'text', text: reason }], isError: true });
         })().catch(() => {});
+        return { task };
+      },
+      ...common,
+    },
+  );
+
+  server.experimental.tasks.registerToolTask(
+    'confirm_delete',
+    {
+      title: 'Confirm delete',
+      description: 'Asks the user to confirm a deletion, then reports the decision.',
+      inputSchema: { path: z.string().default('/tmp/demo.txt') },
+      execution: { taskSupport: 'required' },
+    },
+    {
+      createTask: async ({ path }, extra) => {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
+        const progress = progressFor(extra as never);
+        void (async () => {
+          // Queued for the client and delivered while it waits on tasks/result ([R29]).
+          await progress.update(task.taskId, 'input_required', `waiting for confirmation of ${path}`);
+          const answer = await server.server.elicitInput(
+            {
+              message: `Delete ${path}?`,
+              requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+            },
+            { relatedTask: { taskId: task.taskId }, timeout: 24 * 3_600_000 },
+          );
+          await progress.update(task.taskId, 'working', `answer: ${answer.action}`);
+          const confirmed = answer.action === 'accept' && answer.content?.confirm === true;
+          await progress.finish(task.taskId, 'completed', {
+            content: [{ type: 'text', text: confirmed ? `deleted ${path}` : `kept ${path} (${answer.action})` }],
+          });
+        })().catch(async (error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          await progress.finish(task.taskId, 'failed', { content: [{ type: 'text', text: message }], isError: true });
+        });
+        return { task };
+      },
+      ...common,
+    },
+  );
+
+  server.experimental.tasks.registerToolTask(
+    'summarize',
+    {
+      title: 'Summarize',
+      description: "Summarizes a text with the client's model (sampling).",
+      inputSchema: { text: z.string().default('MCP tasks let clients poll long-running tool calls.') },
+      execution: { taskSupport: 'required' },
+    },
+    {
+      createTask: async ({ text }, extra) => {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
+        const progress = progressFor(extra as never);
+        void (async () => {
+          await progress.update(task.taskId, 'input_required', 'waiting for the model');
+          const reply = await server.server.createMessage(
+            { messages: [{ role: 'user', content: { type: 'text', text: `Summarize: ${text}` } }], maxTokens: 100 },
+            { relatedTask: { taskId: task.taskId }, timeout: 24 * 3_600_000 },
+          );
+          await progress.update(task.taskId, 'working', 'summary received');
+          const summary = reply.content.type === 'text' ? reply.content.text : `[${reply.content.type}]`;
+          await progress.finish(task.taskId, 'completed', { content: [{ type: 'text', text: `summary: ${summary}` }] });
+        })().catch(async (error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          await progress.finish(task.taskId, 'failed', { content: [{ type: 'text', text: message }], isError: true });
+        });
         return { task };
       },
       ...common,

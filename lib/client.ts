@@ -1,38 +1,45 @@
 /**
- * `TaskClient`: wraps a connected SDK `Client`, negotiates task mode per tool, starts calls and
- * hands out {@link TaskHandle}s. It composes the wire adapter, the engine and the tool catalog,
- * and owns the ways to stop waiting (deadline, abort, detach, dispose, close).
+ * `TaskClient`: wraps a connected SDK `Client` and hands out {@link TaskHandle}s. It composes
+ * the wire adapter, the engine, the tool catalog and the input router, keeps the live handles,
+ * and turns engine happenings into typed events.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { giveUp } from './engine/stop.js';
-import { TaskEngine } from './engine/engine.js';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { TaskEngine, type SnapshotSource } from './engine/engine.js';
 import type { TaskRecord } from './engine/record.js';
+import { giveUp } from './engine/stop.js';
 import {
-  TaskAbortError,
   TaskClosedError,
   TaskDetachedError,
-  type TaskError,
+  TaskError,
   TaskNotSupportedError,
   TaskOptionError,
-  TaskRpcError,
-  TaskTimeoutError,
-  type RemoteCancelOutcome,
+  describeRemoteCancel,
 } from './errors.js';
-import { TaskHandle, type HandleBackend, type TaskReference } from './handle.js';
 import {
-  DEFAULT_PLAIN_CALL_TIMEOUT_MS,
+  SafeEmitter,
+  emitSettled,
+  metricsOf,
+  type TaskClientEvents,
+  type TaskHandleEvents,
+  type TaskProgress,
+} from './events.js';
+import { TaskHandle, type HandleBackend, type TaskReference } from './handle.js';
+import { InputRouter, type InputCallbacks } from './input.js';
+import { Launch } from './launch.js';
+import {
   resolveCallOptions,
   resolveClientOptions,
   type CallToolAsTaskOptions,
-  type ResolvedCallOptions,
+  type ProgressCallback,
   type ResolvedClientOptions,
   type TaskClientOptions,
 } from './options.js';
 import { ToolCatalog } from './tool-catalog.js';
 import type { Task } from './types.js';
-import { Stopped, childController, raceStop, type StopReason } from './util/race.js';
 import { Wire2025 } from './wire/v2025.js';
-import type { StartOutcome, TaskSupport, TaskWire } from './wire/wire.js';
+import { PROGRESS_TOKEN_PREFIX, type InputKind, type TaskWire } from './wire/wire.js';
 
 /** Options of {@link TaskClient.close}. */
 export interface CloseOptions {
@@ -43,8 +50,39 @@ export interface CloseOptions {
   readonly cancelRunning?: boolean;
 }
 
-/** JSON-RPC codes a server may use to refuse task augmentation for a tool ([A1], [V3]). */
-const AUGMENTATION_REFUSED: ReadonlySet<number> = new Set([-32600, -32601]);
+/** Options of {@link TaskClient.connect}: the SDK client's identity and options, plus the TaskClient's. */
+export interface TaskClientConnectOptions extends TaskClientOptions {
+  /**
+   * The client's name and version, sent at initialization.
+   * @default { name: 'mcp-task-client', version: '0.1.0' }
+   */
+  readonly clientInfo?: Implementation;
+  /**
+   * Capabilities to declare, merged with what the callbacks need: `elicitation` when
+   * `onElicitation` is given, `sampling` when `onSampling` is. Declare them here too if only
+   * per-call callbacks will answer.
+   */
+  readonly capabilities?: ClientCapabilities;
+  /** Other SDK `Client` options. */
+  readonly clientOptions?: Omit<ClientOptions, 'capabilities'>;
+}
+
+/** A tracked task's per-call state. */
+interface Live {
+  readonly record: TaskRecord;
+  readonly handle: TaskHandle;
+  readonly callbacks: InputCallbacks | undefined;
+  progressToken: string | undefined;
+  /** Aborted when the task settles (input callbacks' `signal`); created on first use. */
+  abort: AbortController | undefined;
+}
+
+/** Where a progress token's notifications go. */
+interface ProgressRoute {
+  readonly callback: ProgressCallback;
+  readonly toolName: string;
+  live: Live | undefined;
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -52,26 +90,54 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Runs MCP tool calls as tasks (MCP 2025-11-25) over a connected `@modelcontextprotocol/sdk`
- * `Client`, and tracks them with one shared scheduler.
+ * `Client`, and tracks them all with one shared scheduler.
  *
- * Handlers: the client's handler for `notifications/tasks/status` (and later for input requests)
- * is chained, not replaced. A handler you set before or after creating the TaskClient keeps
- * receiving every notification; see docs/concepts.md.
+ * The SDK client keeps one handler per method. TaskClient chains onto `notifications/tasks/status`,
+ * `notifications/progress`, `elicitation/create` and `sampling/createMessage` without replacing
+ * anything: a handler you set on the SDK client before or after creating the TaskClient keeps
+ * receiving what it received before (see docs/concepts.md, "Sharing the SDK client").
  */
 export class TaskClient {
   private readonly config: ResolvedClientOptions;
-  private readonly wire: TaskWire;
   private readonly engine: TaskEngine;
   private readonly catalog: ToolCatalog;
-  private readonly unsubscribe: () => void;
+  private readonly emitter: SafeEmitter<TaskClientEvents>;
+  private readonly live = new Map<string, Live>();
+  private readonly progress = new Map<string, ProgressRoute>();
+  private progressCounter = 0;
+  private readonly detachWire: Array<() => void>;
   private closing: Promise<void> | undefined;
   private readonly backend: HandleBackend;
+  private readonly ownsClient: boolean;
+
+  /**
+   * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over
+   * `transport` and wraps it. {@link TaskClient.close} then also closes that client.
+   * @throws whatever `client.connect` throws (e.g. the server is unreachable).
+   */
+  static async connect(transport: Transport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
+    const capabilities: ClientCapabilities = { ...options.capabilities };
+    if (options.onElicitation !== undefined) capabilities.elicitation ??= {};
+    if (options.onSampling !== undefined) capabilities.sampling ??= {};
+    const client = new Client(options.clientInfo ?? { name: 'mcp-task-client', version: '0.1.0' }, {
+      ...options.clientOptions,
+      capabilities,
+    });
+    await client.connect(transport);
+    return new TaskClient(client, options, true);
+  }
 
   /**
    * @param client a connected SDK `Client`.
    * @throws TaskOptionError when `client` is not connected or an option is invalid.
+   * @throws TaskNotSupportedError when `onElicitation`/`onSampling` is given but the SDK client did
+   *   not declare that capability (it would never receive such requests).
    */
-  constructor(client: Client, options: TaskClientOptions = {}) {
+  constructor(
+    readonly client: Client,
+    options: TaskClientOptions = {},
+    ownsClient = false,
+  ) {
     if (client === null || typeof client !== 'object' || typeof client.request !== 'function') {
       throw new TaskOptionError('TaskClient needs an @modelcontextprotocol/sdk Client', { option: 'client' });
     }
@@ -80,36 +146,78 @@ export class TaskClient {
         option: 'client',
       });
     }
+    this.ownsClient = ownsClient;
     this.config = resolveClientOptions(options);
-    this.wire = new Wire2025(client);
-    this.engine = new TaskEngine(this.wire, this.config, {
-      status: () => {},
-      settled: () => {},
-      problem: () => {},
+    const wire: TaskWire = new Wire2025(client);
+    checkInputCapabilities(wire, this.config.callbacks);
+    this.emitter = new SafeEmitter<TaskClientEvents>((error) => this.emitter.emit('error', error, undefined));
+    this.engine = new TaskEngine(wire, this.config, {
+      status: (record, source, previous) => this.onStatus(record, source, previous),
+      settled: (record) => this.onSettled(record),
+      problem: (error, record) =>
+        this.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.now())),
     });
     this.catalog = new ToolCatalog(
       () => this.engine.wire,
       () => this.config.requestTimeoutMs,
     );
-    this.unsubscribe = this.wire.subscribe({
-      status: (task) => this.engine.push(task),
-      malformed: (error) => this.engine.report(error, undefined),
-      toolsChanged: () => this.catalog.invalidate(),
-      closed: () => {
-        this.engine.paused = true;
-      },
-    });
+    const router = new InputRouter(
+      this.config.callbacks,
+      (taskId) => this.inputOwner(taskId),
+      (error) => this.emitter.emit('error', error, undefined),
+    );
+    this.detachWire = [
+      wire.subscribe({
+        status: (task) => this.engine.push(task),
+        malformed: (error) => this.engine.report(error, undefined),
+        toolsChanged: () => this.catalog.invalidate(),
+        closed: () => {
+          this.engine.paused = true;
+        },
+        progress: (token, progress) => this.onProgress(token, progress),
+      }),
+      wire.serveInput((request) => router.route(request)),
+    ];
     this.backend = {
       cancel: (record) => this.engine.cancel(record),
       detach: (record) => this.detach(record),
       dispose: (record) => this.dispose(record),
       reference: (record) => this.reference(record),
+      report: (error) => this.emitter.emit('error', error, undefined),
     };
+  }
+
+  private now(): number {
+    return this.config.clock.now();
   }
 
   /** Number of tasks being tracked (created and not yet settled). */
   get active(): number {
-    return this.engine.size;
+    return this.live.size;
+  }
+
+  /** The handles of every task being tracked, oldest first (for a UI list). */
+  handles(): TaskHandle[] {
+    return [...this.live.values()].map((live) => live.handle);
+  }
+
+  /**
+   * Listens to a lifecycle event; see {@link TaskClientEvents}. A listener that throws is reported
+   * on `error` and never breaks tracking.
+   * @returns a function that removes the listener.
+   */
+  on<K extends keyof TaskClientEvents>(event: K, listener: (...args: TaskClientEvents[K]) => void): () => void {
+    return this.emitter.on(event, listener);
+  }
+
+  /** Like {@link TaskClient.on}, for one event only. */
+  once<K extends keyof TaskClientEvents>(event: K, listener: (...args: TaskClientEvents[K]) => void): () => void {
+    return this.emitter.once(event, listener);
+  }
+
+  /** Removes a listener added with {@link TaskClient.on}. */
+  off<K extends keyof TaskClientEvents>(event: K, listener: (...args: TaskClientEvents[K]) => void): void {
+    this.emitter.off(event, listener);
   }
 
   /**
@@ -119,10 +227,11 @@ export class TaskClient {
    * tool's `execution.taskSupport` is `optional` or `required` ([R7]-[R9]); otherwise (or when the
    * server answers with a plain result, [V1]) the handle is `immediate` and `result()` resolves
    * with that result, unless `requireTask` is set.
-   * @throws TaskNotSupportedError with `requireTask` when task mode is not possible.
+   * @throws TaskNotSupportedError with `requireTask` when task mode is not possible, or when input
+   *   callbacks are given for a capability the SDK client did not declare.
    * @throws TaskTimeoutError / TaskAbortError when the deadline or signal stop the call first.
    * @throws TaskRpcError when the server rejects the call.
-   * @throws TaskOptionError for invalid arguments.
+   * @throws TaskOptionError for invalid arguments or options.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
   async callToolAsTask(
@@ -135,166 +244,108 @@ export class TaskClient {
       throw new TaskOptionError('Tool name must be a non-empty string', { option: 'name' });
     }
     if (!isPlainObject(args)) throw new TaskOptionError('Tool arguments must be a plain object', { option: 'args' });
-    const call = resolveCallOptions(this.config, options);
-    const startedAt = this.config.clock.now();
-    const deadlineAt = call.timeoutMs === undefined ? undefined : startedAt + call.timeoutMs;
-    const stopError = (stop: StopReason): TaskError => this.stopError(stop, name, call, startedAt, 'no-task');
-    if (call.signal?.aborted) throw stopError({ kind: 'abort', reason: call.signal.reason });
-    try {
-      const caps = this.engine.wire.capabilities();
-      const support = caps.toolsCall
-        ? await raceStop(this.catalog.taskSupport(name), this.engine.scheduler, call.signal, deadlineAt)
-        : undefined;
-      if (caps.toolsCall && (support === 'optional' || support === 'required')) {
-        return await this.startTask(name, args, call, support, startedAt, deadlineAt);
-      }
-      if (call.requireTask) {
-        throw new TaskNotSupportedError(
-          caps.toolsCall
-            ? `Tool "${name}" does not support task mode (execution.taskSupport is ${support ?? 'absent'})`
-            : 'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)',
-          { feature: caps.toolsCall ? 'tool' : 'tasks', toolName: name },
-        );
-      }
-      return await this.callPlain(name, args, call, deadlineAt);
-    } catch (error) {
-      if (error instanceof Stopped) throw stopError(error.stop);
-      throw error;
+    let call = resolveCallOptions(this.config, options);
+    if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, name);
+    let token: string | undefined;
+    if (call.onProgress !== undefined) {
+      this.progressCounter += 1;
+      token = `${PROGRESS_TOKEN_PREFIX}${this.progressCounter}`;
+      this.progress.set(token, { callback: call.onProgress, toolName: name, live: undefined });
+      call = { ...call, progressToken: token };
     }
-  }
-
-  private async startTask(
-    name: string,
-    args: Record<string, unknown>,
-    call: ResolvedCallOptions,
-    support: TaskSupport,
-    startedAt: number,
-    deadlineAt: number | undefined,
-  ): Promise<TaskHandle> {
-    const engine = this.engine;
-    const endCreate = engine.beginCreate();
-    const now = this.config.clock.now();
-    // R24: never abort a task-augmented request with notifications/cancelled, so the SDK request
-    // gets no signal; its own timeout only covers a server that never answers (A5).
-    const request = engine.wire.callTool(
-      { name, arguments: args, task: { ttl: call.ttlMs }, meta: call.meta },
-      { timeoutMs: (deadlineAt === undefined ? DEFAULT_PLAIN_CALL_TIMEOUT_MS : deadlineAt - now) + call.requestTimeoutMs },
+    const launch = new Launch(
+      {
+        engine: this.engine,
+        catalog: this.catalog,
+        adopt: (record, resolved, hint) => this.adopt(record, resolved.callbacks, token, hint),
+        immediate: (tool, outcome) => new TaskHandle(tool, { kind: 'immediate', result: outcome.result }),
+      },
+      name,
+      args,
+      call,
     );
-    let outcome: StartOutcome;
     try {
-      outcome = await raceStop(request, engine.scheduler, call.signal, deadlineAt);
+      const handle = await launch.run();
+      if (token !== undefined && handle.kind === 'immediate') this.progress.delete(token);
+      return handle;
     } catch (error) {
-      if (error instanceof Stopped) {
-        // Abandoned before the answer: if a task gets created anyway, cancel it once its id is known.
-        request.then(
-          (late) => {
-            endCreate();
-            if (late.kind === 'task') this.cancelOrphan(late.task);
-          },
-          () => endCreate(),
-        );
-        throw this.stopError(error.stop, name, call, startedAt, 'pending');
-      }
-      endCreate();
-      if (error instanceof TaskRpcError && AUGMENTATION_REFUSED.has(error.code) && support === 'optional') {
-        return this.callPlain(name, args, call, deadlineAt);
-      }
+      if (token !== undefined) this.progress.delete(token);
       throw error;
     }
-    if (outcome.kind === 'immediate') {
-      endCreate();
-      return new TaskHandle(name, { kind: 'immediate', result: outcome.result });
-    }
-    const record = engine.track(outcome.task, name, { startedAt, requestTimeoutMs: call.requestTimeoutMs });
-    endCreate();
-    this.armStops(record, call, startedAt, deadlineAt);
-    return new TaskHandle(name, { kind: 'task', record, backend: this.backend }, outcome.immediateResponse);
   }
 
-  private async callPlain(
-    name: string,
-    args: Record<string, unknown>,
-    call: ResolvedCallOptions,
-    deadlineAt: number | undefined,
-  ): Promise<TaskHandle> {
-    // A plain request is cancelled the normal way (notifications/cancelled), through a child
-    // signal so the caller's signal keeps no SDK listener afterwards.
-    const child = childController(call.signal);
-    const timeoutMs = deadlineAt === undefined ? DEFAULT_PLAIN_CALL_TIMEOUT_MS : deadlineAt - this.config.clock.now();
+  /** Wraps a newly tracked record in a handle and registers it. */
+  private adopt(
+    record: TaskRecord,
+    callbacks: InputCallbacks | undefined,
+    progressToken: string | undefined,
+    immediateResponse: string | undefined,
+  ): TaskHandle {
+    const handle = new TaskHandle(record.toolName, { kind: 'task', record, backend: this.backend }, immediateResponse);
+    const live: Live = { record, handle, callbacks, progressToken, abort: undefined };
+    if (record.settlement !== undefined) {
+      // Settled on arrival (e.g. an early terminal notification): nothing to track.
+      this.emitter.emit('created', metricsOf(record, this.now()));
+      emitSettled([this.emitter], record, this.now());
+      if (progressToken !== undefined) this.progress.delete(progressToken);
+      return handle;
+    }
+    this.live.set(record.taskId, live);
+    const route = progressToken === undefined ? undefined : this.progress.get(progressToken);
+    if (route !== undefined) route.live = live;
+    const metrics = metricsOf(record, this.now());
+    this.emitter.emit('created', metrics);
+    // A task can be created already waiting for input (its notification may even overtake it).
+    if (record.task.status === 'input_required') this.emitter.emit('inputRequired', metrics, record.task);
+    return handle;
+  }
+
+  private onStatus(record: TaskRecord, _source: SnapshotSource, previous: Task): void {
+    const live = this.live.get(record.taskId);
+    const handleEvents = live?.handle.events;
+    if (!this.emitter.has('status') && !this.emitter.has('inputRequired') && handleEvents === undefined) return;
+    const metrics = metricsOf(record, this.now());
+    const task = record.task;
+    const enteredInput = task.status === 'input_required' && previous.status !== 'input_required';
+    for (const emitter of [this.emitter, handleEvents] as Array<SafeEmitter<TaskHandleEvents> | undefined>) {
+      emitter?.emit('status', metrics, task);
+      if (enteredInput) emitter?.emit('inputRequired', metrics, task);
+    }
+  }
+
+  private onSettled(record: TaskRecord): void {
+    const live = this.live.get(record.taskId);
+    if (live?.record === record) {
+      this.live.delete(record.taskId);
+      live.abort?.abort(new Error('The task ended'));
+      if (live.progressToken !== undefined) this.progress.delete(live.progressToken);
+    }
+    const handleEvents = live?.handle.events;
+    emitSettled(handleEvents === undefined ? [this.emitter] : [this.emitter, handleEvents], record, this.now());
+  }
+
+  private onProgress(token: string, progress: TaskProgress): boolean {
+    const route = this.progress.get(token);
+    if (route === undefined) return false;
+    const live = route.live;
     try {
-      const outcome = await raceStop(
-        this.engine.wire.callTool({ name, arguments: args, meta: call.meta }, { timeoutMs, signal: child.signal }),
-        this.engine.scheduler,
-        call.signal,
-        deadlineAt,
-      );
-      if (outcome.kind === 'task') {
-        // A server that creates a task we did not ask for: track it like any other.
-        const record = this.engine.track(outcome.task, name, { requestTimeoutMs: call.requestTimeoutMs });
-        this.armStops(record, call, this.config.clock.now(), deadlineAt);
-        return new TaskHandle(name, { kind: 'task', record, backend: this.backend }, outcome.immediateResponse);
-      }
-      return new TaskHandle(name, { kind: 'immediate', result: outcome.result });
-    } finally {
-      child.release();
+      route.callback(progress, { taskId: live?.record.taskId, handle: live?.handle, toolName: route.toolName });
+    } catch (error) {
+      this.emitter.emit('error', new TaskError(`The onProgress callback threw`, { toolName: route.toolName, cause: error }), undefined);
     }
+    if (live !== undefined) {
+      const metrics = metricsOf(live.record, this.now());
+      this.emitter.emit('progress', metrics, progress);
+      live.handle.events?.emit('progress', metrics, progress);
+    }
+    return true;
   }
 
-  /** Arms the deadline timer and the abort listener of a tracked task. */
-  private armStops(record: TaskRecord, call: ResolvedCallOptions, startedAt: number, deadlineAt: number | undefined): void {
-    const engine = this.engine;
-    if (deadlineAt !== undefined) {
-      record.deadlineTimer = engine.scheduler.schedule(deadlineAt, () => {
-        record.deadlineTimer = undefined;
-        void giveUp(engine, record, {
-          cancelRemote: call.cancelOnTimeout,
-          error: (remote) => this.stopError({ kind: 'timeout' }, record.toolName, call, startedAt, remote, record),
-        });
-      });
-    }
-    const signal = call.signal;
-    if (signal !== undefined) {
-      const onAbort = (): void => {
-        void giveUp(engine, record, {
-          cancelRemote: call.cancelOnAbort,
-          error: (remote) =>
-            this.stopError({ kind: 'abort', reason: signal.reason }, record.toolName, call, startedAt, remote, record),
-        });
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      record.onSettled(() => signal.removeEventListener('abort', onAbort));
-    }
-  }
-
-  private stopError(
-    stop: StopReason,
-    toolName: string,
-    call: ResolvedCallOptions,
-    startedAt: number,
-    remoteCancel: RemoteCancelOutcome,
-    record?: TaskRecord,
-  ): TaskError {
-    const fate = REMOTE_FATE[remoteCancel];
-    const common = { task: record?.task, toolName, remoteCancel };
-    if (stop.kind === 'abort') {
-      return new TaskAbortError(`Call to "${toolName}" was aborted; ${fate}`, { ...common, reason: stop.reason });
-    }
-    const elapsedMs = this.config.clock.now() - startedAt;
-    return new TaskTimeoutError(`Task for tool "${toolName}" timed out after ${call.timeoutMs ?? elapsedMs} ms; ${fate}`, {
-      ...common,
-      timeoutMs: call.timeoutMs ?? elapsedMs,
-      elapsedMs,
-      connectionLost: this.engine.paused,
-    });
-  }
-
-  /** Cancels a task created after its caller gave up (best effort; never throws). */
-  private cancelOrphan(task: Task): void {
-    if (this.closing !== undefined && !this.engine.wire.capabilities().cancel) return;
-    if (!this.engine.wire.capabilities().cancel) return;
-    this.engine.wire
-      .cancelTask(task.taskId, { timeoutMs: this.config.requestTimeoutMs })
-      .catch((error: unknown) => this.engine.report(error, undefined));
+  private inputOwner(taskId: string): { handle: TaskHandle; callbacks: InputCallbacks | undefined; signal: AbortSignal } | undefined {
+    const live = this.live.get(taskId);
+    if (live === undefined) return undefined;
+    live.abort ??= new AbortController();
+    return { handle: live.handle, callbacks: live.callbacks, signal: live.abort.signal };
   }
 
   private detach(record: TaskRecord): TaskReference {
@@ -314,7 +365,7 @@ export class TaskClient {
       cancelRemote: true,
       throwFromIterators: false,
       error: (remote) =>
-        new TaskDetachedError(`The handle was disposed; ${REMOTE_FATE[remote]}`, {
+        new TaskDetachedError(`The handle was disposed; ${describeRemoteCancel(remote)}`, {
           task: record.task,
           toolName: record.toolName,
         }),
@@ -322,7 +373,7 @@ export class TaskClient {
   }
 
   private reference(record: TaskRecord): TaskReference {
-    const task = record.task;
+    const task: Task = record.task;
     return {
       v: 1,
       taskId: task.taskId,
@@ -336,8 +387,8 @@ export class TaskClient {
 
   /**
    * Settles every handle with {@link TaskClosedError}, stops every timer and releases the SDK
-   * client's handlers. With `cancelRunning`, still-running remote tasks are cancelled first.
-   * Idempotent.
+   * client's handlers (and closes the SDK client if {@link TaskClient.connect} made it). With
+   * `cancelRunning`, still-running remote tasks are cancelled first. Idempotent.
    */
   close(options: CloseOptions = {}): Promise<void> {
     this.closing ??= (async () => {
@@ -347,26 +398,39 @@ export class TaskClient {
           giveUp(engine, record, {
             cancelRemote: options.cancelRunning === true,
             error: (remote) =>
-              new TaskClosedError(`The TaskClient was closed; ${REMOTE_FATE[remote]}`, {
+              new TaskClosedError(`The TaskClient was closed; ${describeRemoteCancel(remote)}`, {
                 task: record.task,
                 toolName: record.toolName,
               }),
           }),
         ),
       );
-      this.unsubscribe();
+      for (const off of this.detachWire) off();
       engine.shutdown();
+      this.progress.clear();
+      if (this.ownsClient) await this.client.close();
     })();
     return this.closing;
   }
 }
 
-/** How each remote-cancel outcome reads in an error message. */
-const REMOTE_FATE: Record<RemoteCancelOutcome, string> = {
-  cancelled: 'the remote task was cancelled',
-  failed: 'cancelling the remote task failed, it may still be running',
-  'not-supported': 'the server cannot cancel tasks, the remote task may still be running',
-  disabled: 'the remote task was left running',
-  'no-task': 'no remote task was created',
-  pending: 'a task created anyway will be cancelled as soon as its id arrives',
-};
+/**
+ * Fails fast when callbacks are given for input the SDK client never receives: it gets
+ * elicitation/sampling requests only if it declared those capabilities when it connected.
+ * @throws TaskNotSupportedError naming the missing capability.
+ */
+function checkInputCapabilities(wire: TaskWire, callbacks: InputCallbacks, toolName?: string): void {
+  const declared = wire.inputCapabilities();
+  const need: Array<[InputKind, unknown]> = [
+    ['elicitation', callbacks.onElicitation],
+    ['sampling', callbacks.onSampling],
+  ];
+  for (const [kind, callback] of need) {
+    if (callback !== undefined && !declared[kind]) {
+      throw new TaskNotSupportedError(
+        `on${kind === 'elicitation' ? 'Elicitation' : 'Sampling'} was given, but the SDK Client did not declare the "${kind}" capability, so the server will never send such requests. Create the Client with capabilities: { ${kind}: {} }, or use TaskClient.connect().`,
+        { feature: kind, toolName },
+      );
+    }
+  }
+}

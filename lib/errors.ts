@@ -100,6 +100,20 @@ export type RemoteCancelOutcome =
    */
   | 'pending';
 
+const REMOTE_FATE: Record<RemoteCancelOutcome, string> = {
+  cancelled: 'the remote task was cancelled',
+  failed: 'cancelling the remote task failed, it may still be running',
+  'not-supported': 'the server cannot cancel tasks, the remote task may still be running',
+  disabled: 'the remote task was left running',
+  'no-task': 'no remote task was created',
+  pending: 'a task created anyway will be cancelled as soon as its id arrives',
+};
+
+/** A short phrase for error messages saying what became of the remote task. */
+export function describeRemoteCancel(outcome: RemoteCancelOutcome): string {
+  return REMOTE_FATE[outcome];
+}
+
 /**
  * A library feature the server (or the local SDK client) does not support: tasks at all, task mode
  * for this tool, `tasks/cancel`, `tasks/list`, or an input capability.

@@ -3,6 +3,8 @@
  * facade: the promise and iterator adapters over the engine's callback core, and the stop
  * operations delegated to the client.
  */
+import type { TaskError } from './errors.js';
+import { SafeEmitter, type TaskHandleEvents } from './events.js';
 import { failedError } from './failure.js';
 import type { TaskRecord } from './engine/record.js';
 import { SnapshotIterator, abortError } from './util/snapshot-iterator.js';
@@ -50,6 +52,8 @@ export interface HandleBackend {
   detach(record: TaskRecord): TaskReference;
   dispose(record: TaskRecord): Promise<void>;
   reference(record: TaskRecord): TaskReference;
+  /** Reports a throwing listener. */
+  report(error: TaskError): void;
 }
 
 type Source =
@@ -71,6 +75,7 @@ export class TaskHandle implements AsyncIterable<Task> {
   readonly immediateResponse: string | undefined;
   private readonly source: Source;
   private memo: Promise<CallToolResult> | undefined;
+  private emitter: SafeEmitter<TaskHandleEvents> | undefined;
 
   /** @internal Created by `TaskClient`. */
   constructor(toolName: string, source: Source, immediateResponse?: string) {
@@ -84,6 +89,37 @@ export class TaskHandle implements AsyncIterable<Task> {
   /** The latest snapshot; `undefined` for an immediate handle. */
   get task(): Task | undefined {
     return this.source.kind === 'task' ? this.source.record.task : undefined;
+  }
+
+  /** @internal This handle's emitter, if anyone ever listened. */
+  get events(): SafeEmitter<TaskHandleEvents> | undefined {
+    return this.emitter;
+  }
+
+  /**
+   * Listens to this task's lifecycle events (`status`, `inputRequired`, `progress`, `completed`,
+   * `failed`, `cancelled`, `timeout`, `expired`, `settled`); see {@link TaskHandleEvents}. A listener
+   * that throws is reported on the client's `error` event. An immediate handle emits nothing.
+   * @returns a function that removes the listener.
+   */
+  on<K extends keyof TaskHandleEvents>(event: K, listener: (...args: TaskHandleEvents[K]) => void): () => void {
+    const source = this.source;
+    if (source.kind === 'immediate') return () => {};
+    this.emitter ??= new SafeEmitter<TaskHandleEvents>((error) => source.backend.report(error));
+    return this.emitter.on(event, listener);
+  }
+
+  /** Like {@link TaskHandle.on}, for one event only. */
+  once<K extends keyof TaskHandleEvents>(event: K, listener: (...args: TaskHandleEvents[K]) => void): () => void {
+    const source = this.source;
+    if (source.kind === 'immediate') return () => {};
+    this.emitter ??= new SafeEmitter<TaskHandleEvents>((error) => source.backend.report(error));
+    return this.emitter.once(event, listener);
+  }
+
+  /** Removes a listener added with {@link TaskHandle.on}. */
+  off<K extends keyof TaskHandleEvents>(event: K, listener: (...args: TaskHandleEvents[K]) => void): void {
+    this.emitter?.off(event, listener);
   }
 
   /** True once `result()` would settle at once. */

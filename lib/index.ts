@@ -2,15 +2,28 @@
  * mcp-task-client: long-running MCP tool calls (MCP 2025-11-25 tasks) made easy and safe.
  * Everything public is exported from here.
  */
-export { TaskClient, type CloseOptions } from './client.js';
+export { TaskClient, type CloseOptions, type TaskClientConnectOptions } from './client.js';
 export {
   TaskHandle,
   type ResultOptions,
   type TaskReference,
   type UpdatesOptions,
 } from './handle.js';
-export type { CallToolAsTaskOptions, TaskClientOptions } from './options.js';
+export type { CallToolAsTaskOptions, ProgressCallback, TaskClientOptions } from './options.js';
 export type { RetryPolicy } from './engine/timing.js';
+export type {
+  ElicitationCallback,
+  InputCallbacks,
+  InputContext,
+  SamplingCallback,
+} from './input.js';
+export type {
+  TaskClientEvents,
+  TaskHandleEvents,
+  TaskMetrics,
+  TaskOutcomeKind,
+  TaskProgress,
+} from './events.js';
 export {
   isTerminalStatus,
   type CallToolResult,

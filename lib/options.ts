@@ -6,10 +6,15 @@ import { TaskOptionError } from './errors.js';
 import type { EngineConfig } from './engine/engine.js';
 import { systemClock } from './engine/scheduler.js';
 import type { RetryPolicy } from './engine/timing.js';
+import type { TaskProgress } from './events.js';
+import type { InputCallbacks, InputContext } from './input.js';
 import type { Clock } from './types.js';
 
+/** Receives a call's progress notifications for the task's whole life ([R35]). */
+export type ProgressCallback = (progress: TaskProgress, context: Omit<InputContext, 'signal'>) => void;
+
 /** Options of a {@link TaskClient}. */
-export interface TaskClientOptions {
+export interface TaskClientOptions extends InputCallbacks {
   /**
    * Floor of every poll delay: a server asking for `pollInterval: 0` gets no request storm.
    * @default 100
@@ -79,7 +84,7 @@ export interface TaskClientOptions {
 }
 
 /** Options of one {@link TaskClient.callToolAsTask} call. */
-export interface CallToolAsTaskOptions {
+export interface CallToolAsTaskOptions extends InputCallbacks {
   /** Requested `ttl` in ms (wire `task.ttl`). @default the client's `ttlMs` */
   readonly ttlMs?: number;
   /** Deadline for the whole task, in ms. @default the client's `timeoutMs` */
@@ -96,6 +101,11 @@ export interface CallToolAsTaskOptions {
   readonly requestTimeoutMs?: number;
   /** Extra `_meta` entries for the `tools/call` request. */
   readonly meta?: Record<string, unknown>;
+  /**
+   * Receives the server's progress notifications for this call, for the task's whole life
+   * ([R35], [V27]). A `progressToken` is sent only when this is set.
+   */
+  readonly onProgress?: ProgressCallback;
 }
 
 /** Default retry policy. */
@@ -130,6 +140,11 @@ function checkBoolean(option: string, value: unknown): boolean | undefined {
   throw new TaskOptionError(`Option "${option}" must be a boolean, got ${typeof value}`, { option });
 }
 
+function checkFunction<F>(option: string, value: F | undefined): F | undefined {
+  if (value === undefined || typeof value === 'function') return value;
+  throw new TaskOptionError(`Option "${option}" must be a function`, { option });
+}
+
 /** Client settings after defaults and validation. */
 export interface ResolvedClientOptions extends EngineConfig {
   readonly timeoutMs: number | undefined;
@@ -137,6 +152,7 @@ export interface ResolvedClientOptions extends EngineConfig {
   readonly cancelOnTimeout: boolean;
   readonly cancelOnAbort: boolean;
   readonly requireTask: boolean;
+  readonly callbacks: InputCallbacks;
 }
 
 /**
@@ -176,6 +192,10 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
     cancelOnTimeout: checkBoolean('cancelOnTimeout', options.cancelOnTimeout) ?? true,
     cancelOnAbort: checkBoolean('cancelOnAbort', options.cancelOnAbort) ?? true,
     requireTask: checkBoolean('requireTask', options.requireTask) ?? false,
+    callbacks: {
+      onElicitation: checkFunction('onElicitation', options.onElicitation),
+      onSampling: checkFunction('onSampling', options.onSampling),
+    },
   };
 }
 
@@ -189,6 +209,10 @@ export interface ResolvedCallOptions {
   readonly requireTask: boolean;
   readonly requestTimeoutMs: number;
   readonly meta: Record<string, unknown> | undefined;
+  readonly callbacks: InputCallbacks | undefined;
+  readonly onProgress: ProgressCallback | undefined;
+  /** Set by the client when `onProgress` is given. */
+  readonly progressToken?: string | undefined;
 }
 
 /**
@@ -216,5 +240,10 @@ export function resolveCallOptions(
     requireTask: checkBoolean('requireTask', options.requireTask) ?? client.requireTask,
     requestTimeoutMs: checkDuration('requestTimeoutMs', options.requestTimeoutMs, 1) ?? client.requestTimeoutMs,
     meta,
+    callbacks:
+      options.onElicitation === undefined && options.onSampling === undefined
+        ? undefined
+        : { onElicitation: checkFunction('onElicitation', options.onElicitation), onSampling: checkFunction('onSampling', options.onSampling) },
+    onProgress: checkFunction('onProgress', options.onProgress),
   };
 }

@@ -198,7 +198,7 @@ describe('AbortSignal', () => {
     for (const [message, extra] of held) deliver(message, extra);
     await vi.advanceTimersByTimeAsync(10);
     expect(sent).toContain('tasks/cancel');
-    const taskId = (held[0]![0] as { result: { task: { taskId: string } } }).result.task.taskId;
+    const taskId = (held[0]![0] as unknown as { result: { task: { taskId: string } } }).result.task.taskId;
     expect(await remoteStatus(taskId)).toBe('cancelled');
   });
 

@@ -45,8 +45,8 @@ export type SnapshotSource = 'create' | 'poll' | 'notification' | 'cancel' | 're
 
 /** What the engine reports to its owner. */
 export interface EngineEvents {
-  /** A record accepted a changed snapshot. */
-  status(record: TaskRecord, source: SnapshotSource): void;
+  /** A record accepted a changed snapshot; `previous` is the one it replaced. */
+  status(record: TaskRecord, source: SnapshotSource, previous: Task): void;
   /** A record settled (it is no longer tracked). */
   settled(record: TaskRecord): void;
   /** Something went wrong that did not (yet) fail a task. */
@@ -179,6 +179,7 @@ export class TaskEngine {
   /** Offers a snapshot to a record and reacts to what changed. */
   observe(record: TaskRecord, task: Task, source: SnapshotSource): void {
     if (record.settlement !== undefined) return;
+    const previous = record.task;
     const verdict = record.apply(task, this.stopping.get(record)?.holdStream ?? false);
     if (verdict === 'stale') return;
     if (verdict === 'after-terminal') {
@@ -196,7 +197,7 @@ export class TaskEngine {
     }
     // Any current snapshot is a fresh observation: the next poll moves a full interval away.
     record.nextPollAt = this.config.clock.now() + this.delay(record);
-    if (verdict === 'changed') this.events.status(record, source);
+    if (verdict === 'changed') this.events.status(record, source, previous);
     this.react(record);
   }
 
@@ -469,7 +470,7 @@ export class TaskEngine {
    * @param streamError ends iterators with this error (local failures); `undefined` ends them normally.
    */
   settle(record: TaskRecord, settlement: Settlement, streamError?: TaskError): void {
-    if (!record.settle(settlement, streamError)) return;
+    if (!record.settle(settlement, this.config.clock.now(), streamError)) return;
     this.scheduler.cancel(record.pollTimer);
     this.scheduler.cancel(record.deadlineTimer);
     record.pollTimer = undefined;

@@ -46,6 +46,8 @@ export class TaskRecord {
   private updatedMs: number;
   /** Settlement, once known. */
   settlement: Settlement | undefined;
+  /** Clock time of the settlement. */
+  settledAt: number | undefined;
   /** Error that ended the snapshot stream early (timeout, abort, close); undefined otherwise. */
   private streamError: TaskError | undefined;
   private streamEnded = false;
@@ -183,9 +185,10 @@ export class TaskRecord {
   }
 
   /** Settles once; later calls are ignored. Ends the stream (with the error for local failures). */
-  settle(settlement: Settlement, streamError?: TaskError): boolean {
+  settle(settlement: Settlement, at: number, streamError?: TaskError): boolean {
     if (this.settlement !== undefined) return false;
     this.settlement = settlement;
+    this.settledAt = at;
     this.endStream(streamError);
     const listeners = this.settleListeners;
     this.settleListeners = [];

@@ -5,27 +5,38 @@
  * validation.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, ResultSchema, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  McpError,
+  ResultSchema,
+  type JSONRPCNotification,
+  type Result,
+} from '@modelcontextprotocol/sdk/types.js';
 import { TaskProtocolError, TaskRpcError } from '../errors.js';
 import {
+  RELATED_TASK_KEY,
   decodeStart,
   decodeTask,
   decodeTaskPage,
   decodeTaskPayload,
   decodeToolPage,
+  relatedTaskId,
 } from './decode-2025.js';
-import { onTransportClose, tapNotification } from './sdk-hooks.js';
-import type {
-  StartOutcome,
-  StartToolCall,
-  TaskOutcome,
-  TaskPage,
-  TaskWire,
-  ToolPage,
-  WireCapabilities,
-  WireEvents,
-  WireProgress,
-  WireRequestOptions,
+import { hasOwnRequestHandler, onTransportClose, tapNotification, tapRequest } from './sdk-hooks.js';
+import {
+  PROGRESS_TOKEN_PREFIX,
+  type InputHandler,
+  type InputKind,
+  type StartOutcome,
+  type StartToolCall,
+  type TaskOutcome,
+  type TaskPage,
+  type TaskWire,
+  type ToolPage,
+  type WireCapabilities,
+  type WireEvents,
+  type WireRequestOptions,
 } from './wire.js';
 
 /** Largest delay `setTimeout` honours; the SDK's request timer fires at once above it. */
@@ -101,13 +112,11 @@ export class Wire2025 implements TaskWire {
     params: Record<string, unknown> | undefined,
     options: WireRequestOptions,
     taskId?: string,
-    onprogress?: (progress: WireProgress) => void,
   ): Promise<unknown> {
     try {
       return await this.client.request({ method, params }, ResultSchema, {
         timeout: Math.min(Math.max(options.timeoutMs, 1), MAX_TIMER_MS),
         signal: options.signal,
-        onprogress,
       });
     } catch (error) {
       throw toRpcError(method, error, taskId);
@@ -123,8 +132,10 @@ export class Wire2025 implements TaskWire {
     if (call.arguments !== undefined) params.arguments = call.arguments;
     // D3: send only {ttl} in `task`, never the SDK's extra pollInterval.
     if (call.task !== undefined) params.task = call.task.ttl === undefined ? {} : { ttl: call.task.ttl };
-    if (call.meta !== undefined) params._meta = { ...call.meta };
-    return decodeStart(await this.send('tools/call', params, options, undefined, call.onProgress));
+    if (call.meta !== undefined || call.progressToken !== undefined) {
+      params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
+    }
+    return decodeStart(await this.send('tools/call', params, options));
   }
 
   async getTask(taskId: string, options: WireRequestOptions): Promise<ReturnType<typeof decodeTask>> {
@@ -153,6 +164,42 @@ export class Wire2025 implements TaskWire {
     return decodeTask(await this.send('tasks/cancel', { taskId }, options, taskId), 'tasks/cancel');
   }
 
+  inputCapabilities(): Readonly<Record<InputKind, boolean>> {
+    // The SDK delivers these requests only if the client declared the capability at connect time.
+    const declared = (this.client as unknown as { _capabilities?: Record<string, unknown> })._capabilities ?? {};
+    return { elicitation: declared.elicitation !== undefined, sampling: declared.sampling !== undefined };
+  }
+
+  serveInput(handler: InputHandler): () => void {
+    const offs = INPUT_METHODS.map(([method, kind]) =>
+      tapRequest(this.client, method, (request, extra) => {
+        const params = (request.params ?? {}) as Record<string, unknown>;
+        const taskId = relatedTaskId(params);
+        const answer = handler({ kind, params, taskId, signal: extra.signal });
+        if (answer === undefined) {
+          const target = this.client as unknown as { fallbackRequestHandler?: unknown };
+          if (hasOwnRequestHandler(this.client, method) || target.fallbackRequestHandler !== undefined) return undefined;
+          // Nobody can answer: say so plainly rather than decline on the user's behalf.
+          const about = taskId === undefined ? '' : ` for task ${taskId}`;
+          return Promise.reject(
+            new McpError(-32601, `No ${kind} handler${about}: pass on${kind === 'elicitation' ? 'Elicitation' : 'Sampling'} to the TaskClient or the call`),
+          );
+        }
+        return answer.then(
+          (result) => finishAnswer(kind, result, taskId),
+          (error: unknown) => {
+            if (error instanceof McpError) throw error;
+            const message = error instanceof Error ? error.message : String(error);
+            throw new McpError(-32603, `The ${kind} callback failed: ${message}`);
+          },
+        );
+      }),
+    );
+    return () => {
+      for (const off of offs) off();
+    };
+  }
+
   async listTasks(cursor: string | undefined, options: WireRequestOptions): Promise<TaskPage> {
     const value = await this.send('tasks/list', cursor === undefined ? undefined : { cursor }, options);
     return decodeTaskPage(value, () => {});
@@ -172,12 +219,41 @@ export class Wire2025 implements TaskWire {
       tapNotification(this.client, 'notifications/tools/list_changed', () => {
         events.toolsChanged();
       }),
+      // Progress for our own tokens is consumed here; every other token stays with the SDK.
+      tapNotification(this.client, 'notifications/progress', (notification) => {
+        const params = notification.params;
+        const token = params?.progressToken;
+        if (typeof token !== 'string' || !token.startsWith(PROGRESS_TOKEN_PREFIX)) return false;
+        const progress = typeof params?.progress === 'number' ? params.progress : Number.NaN;
+        if (!Number.isFinite(progress)) return true;
+        return events.progress(token, {
+          progress,
+          ...(typeof params?.total === 'number' ? { total: params.total } : {}),
+          ...(typeof params?.message === 'string' ? { message: params.message } : {}),
+        });
+      }),
       onTransportClose(this.client, () => events.closed()),
     ];
     return () => {
       for (const off of offs) off();
     };
   }
+}
+
+const INPUT_METHODS: ReadonlyArray<readonly [string, InputKind]> = [
+  ['elicitation/create', 'elicitation'],
+  ['sampling/createMessage', 'sampling'],
+];
+
+/** Checks an input answer's shape with the SDK's own schema and tags it with its task ([R31]). */
+function finishAnswer(kind: InputKind, answer: unknown, taskId: string | undefined): Result {
+  const schema = kind === 'elicitation' ? ElicitResultSchema : CreateMessageResultSchema;
+  const parsed = schema.safeParse(answer);
+  if (!parsed.success) {
+    throw new McpError(-32603, `The ${kind} callback returned an invalid result: ${parsed.error.message}`);
+  }
+  if (taskId === undefined) return parsed.data;
+  return { ...parsed.data, _meta: { ...parsed.data._meta, [RELATED_TASK_KEY]: { taskId } } };
 }
 
 function stripMethod(error: TaskRpcError): string {

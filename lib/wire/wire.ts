@@ -37,9 +37,36 @@ export interface StartToolCall {
   readonly task?: { readonly ttl?: number | undefined } | undefined;
   /** Extra `_meta` for the request (e.g. a caller's own keys). */
   readonly meta?: Record<string, unknown> | undefined;
-  /** Receives `notifications/progress` for this call for the task's whole life ([R35]). */
-  readonly onProgress?: ((progress: WireProgress) => void) | undefined;
+  /**
+   * Progress token to send; the server's `notifications/progress` for it reach
+   * {@link WireEvents.progress} for the task's whole life ([R35]). Tokens must start with
+   * {@link PROGRESS_TOKEN_PREFIX}.
+   */
+  readonly progressToken?: string | undefined;
 }
+
+/** Prefix of every progress token this library issues; other tokens are left to the SDK. */
+export const PROGRESS_TOKEN_PREFIX = 'mcp-task-client/';
+
+/** Kinds of input a server can ask for while a task waits in `input_required`. */
+export type InputKind = 'elicitation' | 'sampling';
+
+/** An input request from the server (elicitation or sampling), with the task it belongs to. */
+export interface InputRequest {
+  readonly kind: InputKind;
+  /** The request's params as sent (`ElicitRequest['params']` or `CreateMessageRequest['params']`). */
+  readonly params: Record<string, unknown>;
+  /** The related task ([V7]); `undefined` for untagged requests (mcp-go, D14). */
+  readonly taskId: string | undefined;
+  /** Aborted when the server cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Answers an input request: a promise of the result to send back, or `undefined` to leave the
+ * request to whatever handled it before (the SDK client's own handler).
+ */
+export type InputHandler = (request: InputRequest) => Promise<Record<string, unknown>> | undefined;
 
 /** A progress notification's payload. */
 export interface WireProgress {
@@ -86,6 +113,11 @@ export interface WireEvents {
   toolsChanged(): void;
   /** The connection closed. */
   closed(): void;
+  /**
+   * A progress notification for a token this library issued; return `true` when the token is
+   * known (the notification is then consumed).
+   */
+  progress(token: string, progress: WireProgress): boolean;
 }
 
 /** A protocol revision's task operations. */
@@ -115,4 +147,11 @@ export interface TaskWire {
   listTasks(cursor: string | undefined, options: WireRequestOptions): Promise<TaskPage>;
   /** Starts delivering {@link WireEvents}; returns a function that stops it. */
   subscribe(events: WireEvents): () => void;
+  /**
+   * Serves the server's input requests through `handler`; the adapter tags every answer with the
+   * related task ([R31]) and checks its shape. Returns a function that stops serving.
+   */
+  serveInput(handler: InputHandler): () => void;
+  /** Which input requests the local client declared it can receive. */
+  inputCapabilities(): Readonly<Record<InputKind, boolean>>;
 }

@@ -1,0 +1,143 @@
+/**
+ * Per-task input: routes the server's elicitation and sampling requests to the callbacks of the
+ * call that owns the task, by the related-task id ([R28]-[R31], [V7]); untagged requests (mcp-go,
+ * D14) and requests for unknown tasks go to the TaskClient-level callbacks, then to whatever
+ * handler the SDK client had. A callback that never answers is abandoned when its task ends.
+ */
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { TaskError } from './errors.js';
+import type { TaskHandle } from './handle.js';
+import type { InputKind, InputRequest } from './wire/wire.js';
+
+/** What an input callback learns about the request it answers. */
+export interface InputContext {
+  /** The task that asked; `undefined` for an untagged request (e.g. from mcp-go, D14). */
+  readonly taskId: string | undefined;
+  /** The handle of that task, when this client tracks it. */
+  readonly handle: TaskHandle | undefined;
+  /** The tool that was called, when known. */
+  readonly toolName: string | undefined;
+  /**
+   * Fires when the answer is no longer wanted: the task ended, timed out or was cancelled, the
+   * call was abandoned, or the server cancelled the request. Dismiss any prompt then.
+   */
+  readonly signal: AbortSignal;
+}
+
+/** Answers an elicitation (`elicitation/create`); the result is sent back to the server. */
+export type ElicitationCallback = (
+  params: ElicitRequest['params'],
+  context: InputContext,
+) => ElicitResult | Promise<ElicitResult>;
+
+/** Answers a sampling request (`sampling/createMessage`); the result is sent back to the server. */
+export type SamplingCallback = (
+  params: CreateMessageRequest['params'],
+  context: InputContext,
+) => CreateMessageResult | Promise<CreateMessageResult>;
+
+/** Input callbacks, per call or client-wide. */
+export interface InputCallbacks {
+  /** Answers elicitations. The SDK client must have declared the `elicitation` capability. */
+  readonly onElicitation?: ElicitationCallback | undefined;
+  /** Answers sampling requests. The SDK client must have declared the `sampling` capability. */
+  readonly onSampling?: SamplingCallback | undefined;
+}
+
+/** What the router needs to know about a tracked task. */
+export interface InputOwner {
+  readonly handle: TaskHandle;
+  readonly callbacks: InputCallbacks | undefined;
+  /** Aborted when the task settles. */
+  readonly signal: AbortSignal;
+}
+
+/** Routes input requests to the right callback. */
+export class InputRouter {
+  constructor(
+    private readonly defaults: InputCallbacks,
+    private readonly owner: (taskId: string) => InputOwner | undefined,
+    private readonly report: (error: TaskError) => void,
+  ) {}
+
+  /** Answers `request`, or returns `undefined` to leave it to the SDK client's own handler. */
+  route(request: InputRequest): Promise<Record<string, unknown>> | undefined {
+    const owner = request.taskId === undefined ? undefined : this.owner(request.taskId);
+    const callback = pick(owner?.callbacks, request.kind) ?? pick(this.defaults, request.kind);
+    if (callback === undefined) return undefined;
+    const signal = owner === undefined ? { signal: request.signal, release: () => {} } : either(request.signal, owner.signal);
+    const context: InputContext = {
+      taskId: request.taskId,
+      handle: owner?.handle,
+      toolName: owner?.handle.toolName,
+      signal: signal.signal,
+    };
+    return abandonable(
+      () => callback(request.params as never, context) as Promise<Record<string, unknown>>,
+      signal.signal,
+    ).then(
+      (answer) => {
+        signal.release();
+        return answer;
+      },
+      (error: unknown) => {
+        signal.release();
+        this.report(
+          new TaskError(
+            `The ${request.kind} callback failed: ${error instanceof Error ? error.message : String(error)}`,
+            { taskId: request.taskId, task: owner?.handle.task, toolName: owner?.handle.toolName, cause: error },
+          ),
+        );
+        throw error;
+      },
+    );
+  }
+}
+
+function pick(
+  callbacks: InputCallbacks | undefined,
+  kind: InputKind,
+): ((params: never, context: InputContext) => unknown) | undefined {
+  return kind === 'elicitation' ? callbacks?.onElicitation : callbacks?.onSampling;
+}
+
+/** A signal that aborts when either input aborts; `release()` detaches from both. */
+function either(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onA = (): void => controller.abort(a.reason);
+  const onB = (): void => controller.abort(b.reason);
+  if (a.aborted) onA();
+  else if (b.aborted) onB();
+  else {
+    a.addEventListener('abort', onA, { once: true });
+    b.addEventListener('abort', onB, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    release: () => {
+      a.removeEventListener('abort', onA);
+      b.removeEventListener('abort', onB);
+    },
+  };
+}
+
+/** Runs `run`, but gives up (rejecting) as soon as `signal` aborts. */
+function abandonable<T>(run: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('The answer is no longer needed: the task ended or the request was cancelled'));
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve()
+      .then(run)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

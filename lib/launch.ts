@@ -1,0 +1,209 @@
+/**
+ * Starting one call: negotiate task mode for the tool ([R6]-[R9]), send `tools/call` (task-augmented
+ * or plain), race it against the caller's signal and deadline, and arm the deadline and abort that
+ * stop the task later ([R24]: only ever with `tasks/cancel`).
+ */
+import { type TaskEngine } from './engine/engine.js';
+import type { TaskRecord } from './engine/record.js';
+import { giveUp } from './engine/stop.js';
+import {
+  TaskAbortError,
+  TaskNotSupportedError,
+  TaskRpcError,
+  TaskTimeoutError,
+  describeRemoteCancel,
+  type RemoteCancelOutcome,
+  type TaskError,
+} from './errors.js';
+import type { TaskHandle } from './handle.js';
+import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
+import type { ToolCatalog } from './tool-catalog.js';
+import type { Task } from './types.js';
+import { Stopped, childController, raceStop, type StopReason } from './util/race.js';
+import type { StartOutcome, TaskSupport } from './wire/wire.js';
+
+/** JSON-RPC codes a server may use to refuse task augmentation for a tool ([A1], [V3]). */
+const AUGMENTATION_REFUSED: ReadonlySet<number> = new Set([-32600, -32601]);
+
+/** What a launch needs from its client. */
+export interface LaunchContext {
+  readonly engine: TaskEngine;
+  readonly catalog: ToolCatalog;
+  /** Wraps a tracked record in a handle and registers it. */
+  adopt(record: TaskRecord, call: ResolvedCallOptions, immediateResponse: string | undefined): TaskHandle;
+  /** Wraps a plain result in an immediate handle. */
+  immediate(name: string, result: StartOutcome & { kind: 'immediate' }): TaskHandle;
+}
+
+/** One call being started. */
+export class Launch {
+  private readonly startedAt: number;
+  private readonly deadlineAt: number | undefined;
+
+  constructor(
+    private readonly context: LaunchContext,
+    private readonly name: string,
+    private readonly args: Record<string, unknown>,
+    private readonly call: ResolvedCallOptions,
+  ) {
+    this.startedAt = context.engine.config.clock.now();
+    this.deadlineAt = call.timeoutMs === undefined ? undefined : this.startedAt + call.timeoutMs;
+  }
+
+  private get engine(): TaskEngine {
+    return this.context.engine;
+  }
+
+  /** Runs the call up to the server's answer. */
+  async run(): Promise<TaskHandle> {
+    const { call, name } = this;
+    if (call.signal?.aborted) throw this.stopError({ kind: 'abort', reason: call.signal.reason }, 'no-task');
+    try {
+      const caps = this.engine.wire.capabilities();
+      const support = caps.toolsCall ? await this.race(this.context.catalog.taskSupport(name)) : undefined;
+      if (caps.toolsCall && (support === 'optional' || support === 'required')) return await this.startTask(support);
+      if (call.requireTask) {
+        throw new TaskNotSupportedError(
+          caps.toolsCall
+            ? `Tool "${name}" does not support task mode (execution.taskSupport is ${support ?? 'absent'})`
+            : 'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)',
+          { feature: caps.toolsCall ? 'tool' : 'tasks', toolName: name },
+        );
+      }
+      return await this.callPlain();
+    } catch (error) {
+      if (error instanceof Stopped) throw this.stopError(error.stop, 'no-task');
+      throw error;
+    }
+  }
+
+  private race<T>(promise: Promise<T>): Promise<T> {
+    return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt);
+  }
+
+  /** Time left before the deadline, or the plain-call default. */
+  private budget(): number {
+    return this.deadlineAt === undefined
+      ? DEFAULT_PLAIN_CALL_TIMEOUT_MS
+      : Math.max(1, this.deadlineAt - this.engine.config.clock.now());
+  }
+
+  private async startTask(support: TaskSupport): Promise<TaskHandle> {
+    const { engine, call, name } = this;
+    const endCreate = engine.beginCreate();
+    // [R24]: a task-augmented request is never aborted with notifications/cancelled, so the SDK
+    // request gets no signal; its own timeout only covers a server that never answers ([A5]).
+    const request = engine.wire.callTool(
+      { name, arguments: this.args, task: { ttl: call.ttlMs }, meta: call.meta, progressToken: call.progressToken },
+      { timeoutMs: this.budget() + call.requestTimeoutMs },
+    );
+    let outcome: StartOutcome;
+    try {
+      outcome = await this.race(request);
+    } catch (error) {
+      if (error instanceof Stopped) {
+        // Abandoned before the answer: if a task gets created anyway, cancel it once its id is known.
+        request.then(
+          (late) => {
+            endCreate();
+            if (late.kind === 'task') this.cancelOrphan(late.task);
+          },
+          () => endCreate(),
+        );
+        throw this.stopError(error.stop, 'pending');
+      }
+      endCreate();
+      if (error instanceof TaskRpcError && AUGMENTATION_REFUSED.has(error.code) && support === 'optional') {
+        return this.callPlain();
+      }
+      throw error;
+    }
+    try {
+      return this.accept(outcome);
+    } finally {
+      endCreate();
+    }
+  }
+
+  private async callPlain(): Promise<TaskHandle> {
+    // A plain request is cancelled the normal way (notifications/cancelled), through a child
+    // signal so the caller's signal keeps no SDK listener afterwards (D4).
+    const child = childController(this.call.signal);
+    try {
+      const request = this.engine.wire.callTool(
+        { name: this.name, arguments: this.args, meta: this.call.meta, progressToken: this.call.progressToken },
+        { timeoutMs: this.budget(), signal: child.signal },
+      );
+      return this.accept(await this.race(request));
+    } catch (error) {
+      // The SDK reports its own request timeout as -32001; with a deadline that is our timeout.
+      if (error instanceof TaskRpcError && error.code === -32001 && this.deadlineAt !== undefined) {
+        throw this.stopError({ kind: 'timeout' }, 'no-task');
+      }
+      throw error;
+    } finally {
+      child.release();
+    }
+  }
+
+  /** Turns the server's answer into a handle; a task (even one not asked for) is tracked. */
+  private accept(outcome: StartOutcome): TaskHandle {
+    if (outcome.kind === 'immediate') return this.context.immediate(this.name, outcome);
+    const record = this.engine.track(outcome.task, this.name, {
+      startedAt: this.startedAt,
+      requestTimeoutMs: this.call.requestTimeoutMs,
+    });
+    const handle = this.context.adopt(record, this.call, outcome.immediateResponse);
+    this.armStops(record);
+    return handle;
+  }
+
+  /** Arms the deadline timer and the abort listener of a tracked task. */
+  private armStops(record: TaskRecord): void {
+    const { engine, call, deadlineAt } = this;
+    if (deadlineAt !== undefined) {
+      record.deadlineTimer = engine.scheduler.schedule(deadlineAt, () => {
+        record.deadlineTimer = undefined;
+        void giveUp(engine, record, {
+          cancelRemote: call.cancelOnTimeout,
+          error: (remote) => this.stopError({ kind: 'timeout' }, remote, record),
+        });
+      });
+    }
+    const signal = call.signal;
+    if (signal === undefined) return;
+    const onAbort = (): void => {
+      void giveUp(engine, record, {
+        cancelRemote: call.cancelOnAbort,
+        error: (remote) => this.stopError({ kind: 'abort', reason: signal.reason }, remote, record),
+      });
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    record.onSettled(() => signal.removeEventListener('abort', onAbort));
+  }
+
+  private stopError(stop: StopReason, remoteCancel: RemoteCancelOutcome, record?: TaskRecord): TaskError {
+    const common = { task: record?.task, toolName: this.name, remoteCancel };
+    const fate = describeRemoteCancel(remoteCancel);
+    if (stop.kind === 'abort') {
+      return new TaskAbortError(`Call to "${this.name}" was aborted; ${fate}`, { ...common, reason: stop.reason });
+    }
+    const elapsedMs = this.engine.config.clock.now() - this.startedAt;
+    const timeoutMs = this.call.timeoutMs ?? elapsedMs;
+    return new TaskTimeoutError(`Task for tool "${this.name}" timed out after ${timeoutMs} ms; ${fate}`, {
+      ...common,
+      timeoutMs,
+      elapsedMs,
+      connectionLost: this.engine.paused,
+    });
+  }
+
+  /** Cancels a task created after its caller gave up (best effort; never throws). */
+  private cancelOrphan(task: Task): void {
+    const wire = this.engine.wire;
+    if (!wire.capabilities().cancel) return;
+    wire
+      .cancelTask(task.taskId, { timeoutMs: this.call.requestTimeoutMs })
+      .catch((error: unknown) => this.engine.report(error, undefined));
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The example task server over Streamable HTTP on 127.0.0.1 (an ephemeral port): one McpServer
+ * and transport per session, as a real deployment would run it.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
+
+/** A running HTTP server. */
+export interface HttpTaskServer {
+  readonly url: URL;
+  /** Closes every session and the listener. */
+  close(): Promise<void>;
+}
+
+/** Starts the example server (or `make()`'s server) over Streamable HTTP. */
+export async function startHttpServer(
+  options: ExampleServerOptions = {},
+  make: () => { server: McpServer; cleanup(): void } = () => {
+    const { server, store } = createExampleServer(options);
+    return { server, cleanup: () => store.cleanup() };
+  },
+): Promise<HttpTaskServer> {
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; cleanup(): void }>();
+  const http: HttpServer = createServer((req, res) => {
+    void (async () => {
+      const sid = req.headers['mcp-session-id'];
+      let session = typeof sid === 'string' ? sessions.get(sid) : undefined;
+      if (session === undefined) {
+        if (req.method !== 'POST' || sid !== undefined) {
+          res.writeHead(sid === undefined ? 400 : 404).end();
+          return;
+        }
+        const made = make();
+        const cleanup = (): void => made.cleanup();
+        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => {
+            sessions.set(id, { transport, cleanup });
+          },
+        });
+        session = { transport, cleanup };
+        await made.server.connect(transport);
+      }
+      await session.transport.handleRequest(req, res);
+    })().catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    close: async () => {
+      for (const session of sessions.values()) {
+        await session.transport.close();
+        session.cleanup();
+      }
+      sessions.clear();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
