@@ -15,6 +15,7 @@ import {
   TaskError,
   TaskNotSupportedError,
   TaskOptionError,
+  TaskQueueFullError,
   describeRemoteCancel,
 } from './errors.js';
 import {
@@ -28,6 +29,9 @@ import {
 import { TaskHandle, type HandleBackend, type TaskReference } from './handle.js';
 import { InputRouter, type InputCallbacks } from './input.js';
 import { Launch } from './launch.js';
+import { Limiter } from './limiter.js';
+import { listAll, listPage } from './listing.js';
+import { attachLogger } from './logger.js';
 import {
   resolveCallOptions,
   resolveClientOptions,
@@ -109,6 +113,7 @@ export class TaskClient {
   private closing: Promise<void> | undefined;
   private readonly backend: HandleBackend;
   private readonly ownsClient: boolean;
+  private readonly limiter: Limiter;
 
   /**
    * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over
@@ -157,6 +162,8 @@ export class TaskClient {
       problem: (error, record) =>
         this.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.now())),
     });
+    this.limiter = new Limiter(this.config.maxConcurrentTasks, this.engine.scheduler);
+    if (this.config.logger !== undefined) attachLogger(this.emitter, this.config.logger, this.config.logTaskIds);
     this.catalog = new ToolCatalog(
       () => this.engine.wire,
       () => this.config.requestTimeoutMs,
@@ -194,6 +201,30 @@ export class TaskClient {
   /** Number of tasks being tracked (created and not yet settled). */
   get active(): number {
     return this.live.size;
+  }
+
+  /** Number of calls waiting for a slot (`maxConcurrentTasks`). */
+  get pending(): number {
+    return this.limiter.pending;
+  }
+
+  /**
+   * Every task the server reports (`tasks/list`), following `nextCursor` page by page. Includes
+   * tasks this client does not track. Lenient with real servers' shapes (D13).
+   * @throws TaskNotSupportedError (from the iterator) when the server did not declare `tasks.list`.
+   * @throws TaskRpcError when a page cannot be read after retries.
+   */
+  list(): AsyncGenerator<Task, void, undefined> {
+    return listAll(this.engine, this.config.requestTimeoutMs);
+  }
+
+  /**
+   * One page of `tasks/list`. Pass back `nextCursor` unchanged for the next page ([R23]).
+   * @throws TaskNotSupportedError when the server did not declare `tasks.list`.
+   * @throws TaskRpcError when the request fails after retries.
+   */
+  listPage(cursor?: string): Promise<{ readonly tasks: readonly Task[]; readonly nextCursor?: string | undefined }> {
+    return listPage(this.engine, cursor, this.config.requestTimeoutMs);
   }
 
   /** The handles of every task being tracked, oldest first (for a UI list). */
@@ -259,6 +290,7 @@ export class TaskClient {
         catalog: this.catalog,
         adopt: (record, resolved, hint) => this.adopt(record, resolved.callbacks, token, hint),
         immediate: (tool, outcome) => new TaskHandle(tool, { kind: 'immediate', result: outcome.result }),
+        slot: (signal, deadlineAt) => this.slot(name, signal, deadlineAt),
       },
       name,
       args,
@@ -272,6 +304,17 @@ export class TaskClient {
       if (token !== undefined) this.progress.delete(token);
       throw error;
     }
+  }
+
+  private slot(name: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void> {
+    if (this.config.whenFull === 'reject' && !this.limiter.available) {
+      return Promise.reject(
+        new TaskQueueFullError(`maxConcurrentTasks (${this.limiter.max}) reached; the call to "${name}" was rejected`, {
+          toolName: name,
+        }),
+      );
+    }
+    return this.limiter.acquire(signal, deadlineAt);
   }
 
   /** Wraps a newly tracked record in a handle and registers it. */
@@ -393,6 +436,7 @@ export class TaskClient {
   close(options: CloseOptions = {}): Promise<void> {
     this.closing ??= (async () => {
       const engine = this.engine;
+      this.limiter.rejectAll(new TaskClosedError('The TaskClient was closed while the call waited for a slot'));
       await Promise.all(
         [...engine.tracked()].map((record) =>
           giveUp(engine, record, {

@@ -11,6 +11,13 @@ export {
 } from './handle.js';
 export type { CallToolAsTaskOptions, ProgressCallback, TaskClientOptions } from './options.js';
 export type { RetryPolicy } from './engine/timing.js';
+export {
+  consoleLogger,
+  type ConsoleLoggerOptions,
+  type LogEntry,
+  type LogLevel,
+  type TaskLogger,
+} from './logger.js';
 export type {
   ElicitationCallback,
   InputCallbacks,

@@ -33,6 +33,11 @@ export interface LaunchContext {
   adopt(record: TaskRecord, call: ResolvedCallOptions, immediateResponse: string | undefined): TaskHandle;
   /** Wraps a plain result in an immediate handle. */
   immediate(name: string, result: StartOutcome & { kind: 'immediate' }): TaskHandle;
+  /**
+   * Takes a concurrency slot, waiting in line if needed; rejects with a `Stopped` when the signal
+   * or deadline wins, or with `TaskQueueFullError`. The returned function frees the slot.
+   */
+  slot(signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void>;
 }
 
 /** One call being started. */
@@ -56,25 +61,39 @@ export class Launch {
 
   /** Runs the call up to the server's answer. */
   async run(): Promise<TaskHandle> {
-    const { call, name } = this;
+    const { call } = this;
     if (call.signal?.aborted) throw this.stopError({ kind: 'abort', reason: call.signal.reason }, 'no-task');
+    let release: (() => void) | undefined;
     try {
-      const caps = this.engine.wire.capabilities();
-      const support = caps.toolsCall ? await this.race(this.context.catalog.taskSupport(name)) : undefined;
-      if (caps.toolsCall && (support === 'optional' || support === 'required')) return await this.startTask(support);
-      if (call.requireTask) {
-        throw new TaskNotSupportedError(
-          caps.toolsCall
-            ? `Tool "${name}" does not support task mode (execution.taskSupport is ${support ?? 'absent'})`
-            : 'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)',
-          { feature: caps.toolsCall ? 'tool' : 'tasks', toolName: name },
-        );
-      }
-      return await this.callPlain();
+      // Waiting for a slot counts against the deadline.
+      release = await this.context.slot(call.signal, this.deadlineAt);
+      const handle = await this.negotiateAndStart();
+      const record = handle.kind === 'task' ? this.engine.get(handle.taskId ?? '') : undefined;
+      if (record === undefined) release();
+      else record.onSettled(release);
+      return handle;
     } catch (error) {
+      release?.();
       if (error instanceof Stopped) throw this.stopError(error.stop, 'no-task');
       throw error;
     }
+  }
+
+  /** Negotiates task mode for the tool ([R6]-[R9]) and starts the call accordingly. */
+  private async negotiateAndStart(): Promise<TaskHandle> {
+    const { call, name } = this;
+    const caps = this.engine.wire.capabilities();
+    const support = caps.toolsCall ? await this.race(this.context.catalog.taskSupport(name)) : undefined;
+    if (caps.toolsCall && (support === 'optional' || support === 'required')) return this.startTask(support);
+    if (call.requireTask) {
+      throw new TaskNotSupportedError(
+        caps.toolsCall
+          ? `Tool "${name}" does not support task mode (execution.taskSupport is ${support ?? 'absent'})`
+          : 'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)',
+        { feature: caps.toolsCall ? 'tool' : 'tasks', toolName: name },
+      );
+    }
+    return this.callPlain();
   }
 
   private race<T>(promise: Promise<T>): Promise<T> {

@@ -8,6 +8,7 @@ import { systemClock } from './engine/scheduler.js';
 import type { RetryPolicy } from './engine/timing.js';
 import type { TaskProgress } from './events.js';
 import type { InputCallbacks, InputContext } from './input.js';
+import type { TaskLogger } from './logger.js';
 import type { Clock } from './types.js';
 
 /** Receives a call's progress notifications for the task's whole life ([R35]). */
@@ -71,6 +72,27 @@ export interface TaskClientOptions extends InputCallbacks {
   readonly requireTask?: boolean;
   /** Retries of transient request failures (timeouts, lost connections, HTTP 5xx/429). */
   readonly retry?: Partial<RetryPolicy>;
+  /**
+   * Most tasks this client runs at once (a slot is held from the call until the task settles).
+   * @default Infinity
+   */
+  readonly maxConcurrentTasks?: number;
+  /**
+   * What a call does when `maxConcurrentTasks` is reached: wait its turn in a FIFO queue
+   * (abortable by its signal, counted against its deadline), or reject with `TaskQueueFullError`.
+   * @default 'queue'
+   */
+  readonly whenFull?: 'queue' | 'reject';
+  /**
+   * Receives structured lifecycle logs ([R36]); `consoleLogger()` is provided.
+   * @default undefined (silent)
+   */
+  readonly logger?: TaskLogger;
+  /**
+   * Log task ids in full. Off by default: task ids are secrets, so logs carry a fingerprint.
+   * @default false
+   */
+  readonly logTaskIds?: boolean;
   /**
    * Clock used for every delay and deadline; inject one for deterministic tests.
    * @default wall clock and Node timers
@@ -145,6 +167,27 @@ function checkFunction<F>(option: string, value: F | undefined): F | undefined {
   throw new TaskOptionError(`Option "${option}" must be a function`, { option });
 }
 
+function checkLimit(value: unknown): number {
+  if (value === undefined || value === Infinity) return Infinity;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new TaskOptionError('Option "maxConcurrentTasks" must be an integer >= 1', { option: 'maxConcurrentTasks' });
+  }
+  return value;
+}
+
+function checkChoice<const T extends string>(option: string, value: unknown, choices: readonly T[]): T | undefined {
+  if (value === undefined || choices.includes(value as T)) return value as T | undefined;
+  throw new TaskOptionError(`Option "${option}" must be one of ${choices.join(', ')}`, { option });
+}
+
+function checkLogger(value: unknown): TaskLogger | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'object' && value !== null && typeof (value as TaskLogger).log === 'function') {
+    return value as TaskLogger;
+  }
+  throw new TaskOptionError('Option "logger" must have a log(entry) method', { option: 'logger' });
+}
+
 /** Client settings after defaults and validation. */
 export interface ResolvedClientOptions extends EngineConfig {
   readonly timeoutMs: number | undefined;
@@ -153,6 +196,10 @@ export interface ResolvedClientOptions extends EngineConfig {
   readonly cancelOnAbort: boolean;
   readonly requireTask: boolean;
   readonly callbacks: InputCallbacks;
+  readonly maxConcurrentTasks: number;
+  readonly whenFull: 'queue' | 'reject';
+  readonly logger: TaskLogger | undefined;
+  readonly logTaskIds: boolean;
 }
 
 /**
@@ -196,6 +243,10 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
       onElicitation: checkFunction('onElicitation', options.onElicitation),
       onSampling: checkFunction('onSampling', options.onSampling),
     },
+    maxConcurrentTasks: checkLimit(options.maxConcurrentTasks),
+    whenFull: checkChoice('whenFull', options.whenFull, ['queue', 'reject'] as const) ?? 'queue',
+    logger: checkLogger(options.logger),
+    logTaskIds: checkBoolean('logTaskIds', options.logTaskIds) ?? false,
   };
 }
 

@@ -75,6 +75,9 @@ export class TaskEngine {
   private earlyCount = 0;
   private creating = 0;
   private readonly stopping = new WeakMap<TaskRecord, StopIntent>();
+  /** Aborted on shutdown: stops retries of requests that belong to no task. */
+  private readonly life = new AbortController();
+  private readonly detachedInflight = new Set<AbortController>();
 
   constructor(
     private wireRef: TaskWire,
@@ -247,12 +250,9 @@ export class TaskEngine {
   private poll(record: TaskRecord): void {
     if (record.pollInFlight || record.settlement !== undefined || record.terminal || this.paused) return;
     record.pollInFlight = true;
-    record.polls += 1;
     if (record.task.pollInterval === undefined) record.hintlessPolls += 1;
     record.nextPollAt = this.config.clock.now() + this.delay(record);
-    this.attempt(record, (signal) =>
-      this.wireRef.getTask(record.taskId, { timeoutMs: record.requestTimeoutMs, signal }),
-    ).then(
+    this.attempt(record, (signal) => this.readTask(record, signal)).then(
       (task) => {
         record.pollInFlight = false;
         record.failedPolls = 0;
@@ -294,20 +294,35 @@ export class TaskEngine {
     });
   }
 
-  /** Runs a request for `record` with retries of transient failures. */
-  retrying<T>(record: TaskRecord, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  /**
+   * Runs a request with retries of transient failures. With a record, its attempts are aborted
+   * when tracking stops; without one, when the engine shuts down.
+   */
+  retrying<T>(record: TaskRecord | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const c = this.config;
-    return withRetry(() => this.attempt(record, run), {
+    return withRetry(() => (record === undefined ? this.attemptDetached(run) : this.attempt(record, run)), {
       policy: c.retry,
       scheduler: this.scheduler,
       random: c.random,
       now: () => c.clock.now(),
-      signal: record.lifeSignal,
+      signal: record === undefined ? this.life.signal : record.lifeSignal,
       onRetry: (error) => {
-        record.retries += 1;
+        if (record !== undefined) record.retries += 1;
         this.report(asTaskError(error, record), record);
       },
     });
+  }
+
+  private attemptDetached<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    this.detachedInflight.add(controller);
+    return run(controller.signal).finally(() => this.detachedInflight.delete(controller));
+  }
+
+  /** Reads a task (`tasks/get`) for `record`, counting the request in its metrics. */
+  readTask(record: TaskRecord, signal: AbortSignal): Promise<Task> {
+    record.polls += 1;
+    return this.wireRef.getTask(record.taskId, { timeoutMs: record.requestTimeoutMs, signal });
   }
 
   /** Fetches the final payload once (`tasks/result`), then settles. */
@@ -348,9 +363,7 @@ export class TaskEngine {
   private async confirmTerminal(record: TaskRecord): Promise<void> {
     let task: Task | undefined;
     try {
-      task = await this.retrying(record, (signal) =>
-        this.wireRef.getTask(record.taskId, { timeoutMs: record.requestTimeoutMs, signal }),
-      );
+      task = await this.retrying(record, (signal) => this.readTask(record, signal));
     } catch (error) {
       this.report(asTaskError(error, record), record);
     }
@@ -440,7 +453,7 @@ export class TaskEngine {
       if (!isNotFound(error)) throw asTaskError(error, record);
       // Already terminal (or gone): read what really happened.
       try {
-        task = await this.retrying(record, (signal) => this.wireRef.getTask(record.taskId, { timeoutMs, signal }));
+        task = await this.retrying(record, (signal) => this.readTask(record, signal));
       } catch (readError) {
         if (!isNotFound(readError)) throw asTaskError(readError, record);
         this.vanished(record, readError);
@@ -491,6 +504,9 @@ export class TaskEngine {
 
   /** Stops every timer (records must be settled by the caller first). */
   shutdown(): void {
+    this.life.abort();
+    for (const controller of this.detachedInflight) controller.abort();
+    this.detachedInflight.clear();
     this.scheduler.clear();
     this.early.clear();
     this.earlyCount = 0;

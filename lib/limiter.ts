@@ -1,0 +1,89 @@
+/**
+ * The client-side concurrency limit (`maxConcurrentTasks`): a slot is held from the start of a
+ * call until its task settles. Calls beyond the limit wait in a FIFO queue, abortable by their
+ * signal and bounded by their deadline, or are rejected at once when queueing is off.
+ */
+import type { Scheduler, Timer } from './engine/scheduler.js';
+import { Stopped } from './util/race.js';
+
+interface Waiter {
+  readonly grant: (release: () => void) => void;
+  readonly fail: (error: unknown) => void;
+}
+
+/** A FIFO counting semaphore. */
+export class Limiter {
+  private running = 0;
+  private readonly queue: Waiter[] = [];
+
+  constructor(
+    /** Most slots held at once; `Infinity` disables the limit. */
+    readonly max: number,
+    private readonly scheduler: Scheduler,
+  ) {}
+
+  /** Calls waiting for a slot. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Slots held. */
+  get held(): number {
+    return this.running;
+  }
+
+  /** True when a slot is free now. */
+  get available(): boolean {
+    return this.running < this.max;
+  }
+
+  /**
+   * Waits for a slot (FIFO). Rejects with a {@link Stopped} when `signal` aborts or the clock
+   * reaches `deadlineAt` first. The returned function releases the slot (once).
+   */
+  acquire(signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void> {
+    if (this.running < this.max && this.queue.length === 0) return Promise.resolve(this.take());
+    return new Promise((resolve, reject) => {
+      let timer: Timer | undefined;
+      const cleanup = (): void => {
+        this.scheduler.cancel(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const index = this.queue.indexOf(waiter);
+        if (index >= 0) this.queue.splice(index, 1);
+      };
+      const waiter: Waiter = {
+        grant: (release) => {
+          cleanup();
+          resolve(release);
+        },
+        fail: (error) => {
+          cleanup();
+          reject(error);
+        },
+      };
+      const onAbort = (): void => waiter.fail(new Stopped({ kind: 'abort', reason: signal?.reason }));
+      if (deadlineAt !== undefined) {
+        timer = this.scheduler.schedule(deadlineAt, () => waiter.fail(new Stopped({ kind: 'timeout' })));
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+    });
+  }
+
+  /** Rejects every waiting call (on close). */
+  rejectAll(error: unknown): void {
+    for (const waiter of [...this.queue]) waiter.fail(error);
+  }
+
+  private take(): () => void {
+    this.running += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.running -= 1;
+      const next = this.queue[0];
+      if (next !== undefined && this.running < this.max) next.grant(this.take());
+    };
+  }
+}

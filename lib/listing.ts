@@ -1,0 +1,39 @@
+/**
+ * `tasks/list`: one page, or every page following `nextCursor` (opaque, [R23]). Lenient with the
+ * shapes real servers send (D13): one page without a cursor, malformed entries skipped; a cursor
+ * that comes back again ends the listing instead of looping.
+ */
+import type { TaskEngine } from './engine/engine.js';
+import { TaskNotSupportedError } from './errors.js';
+import type { Task } from './types.js';
+import type { TaskPage } from './wire/wire.js';
+
+/** Most pages read by one listing. */
+const MAX_PAGES = 10_000;
+
+/**
+ * One page of the server's tasks.
+ * @throws TaskNotSupportedError when the server did not declare `tasks.list` ([R5]).
+ * @throws TaskRpcError when the request fails after retries (an unknown cursor gives -32602).
+ */
+export function listPage(engine: TaskEngine, cursor: string | undefined, timeoutMs: number): Promise<TaskPage> {
+  if (!engine.wire.capabilities().list) {
+    return Promise.reject(
+      new TaskNotSupportedError('The server does not support tasks/list (no tasks.list capability)', { feature: 'list' }),
+    );
+  }
+  return engine.retrying(undefined, (signal) => engine.wire.listTasks(cursor, { timeoutMs, signal }));
+}
+
+/** Every task the server reports, page by page. Throws like {@link listPage}. */
+export async function* listAll(engine: TaskEngine, timeoutMs: number): AsyncGenerator<Task, void, undefined> {
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const result = await listPage(engine, cursor, timeoutMs);
+    yield* result.tasks;
+    cursor = result.nextCursor;
+    if (cursor === undefined || seen.has(cursor)) return;
+    seen.add(cursor);
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Structured audit logging of the task lifecycle ([R36]). Silent unless a logger is given. Task
+ * ids are bearer secrets (spec §Security): by default they are logged only as a short one-way
+ * fingerprint, which still lets lines about one task be correlated; `logTaskIds: true` logs them
+ * in full.
+ */
+import { createHash } from 'node:crypto';
+import type { SafeEmitter, TaskClientEvents, TaskMetrics } from './events.js';
+
+/** Severity of a log entry. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** One structured log entry. */
+export interface LogEntry {
+  readonly level: LogLevel;
+  readonly message: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** Receives log entries; adapt it to any logging library. */
+export interface TaskLogger {
+  log(entry: LogEntry): void;
+}
+
+const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/** Options of {@link consoleLogger}. */
+export interface ConsoleLoggerOptions {
+  /** Lowest level printed. @default 'info' */
+  readonly level?: LogLevel;
+  /** Where to print. @default globalThis.console */
+  readonly console?: Pick<Console, LogLevel>;
+}
+
+/** A {@link TaskLogger} that prints `message {fields as JSON}` to the console. */
+export function consoleLogger(options: ConsoleLoggerOptions = {}): TaskLogger {
+  const min = RANK[options.level ?? 'info'];
+  const out = options.console ?? console;
+  return {
+    log: ({ level, message, fields }) => {
+      if (RANK[level] >= min) out[level](`${message} ${JSON.stringify(fields)}`);
+    },
+  };
+}
+
+/** A short one-way fingerprint of a task id, for logs. */
+export function fingerprint(taskId: string): string {
+  return `sha256:${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`;
+}
+
+/** Logs the lifecycle events of `emitter` to `logger`. @returns a function that stops it. */
+export function attachLogger(
+  emitter: SafeEmitter<TaskClientEvents>,
+  logger: TaskLogger,
+  logTaskIds: boolean,
+): () => void {
+  const base = (m: TaskMetrics): Record<string, unknown> => ({
+    ...(logTaskIds ? { taskId: m.taskId } : { task: fingerprint(m.taskId) }),
+    tool: m.toolName,
+    status: m.status,
+    ...(m.statusMessage === undefined ? {} : { statusMessage: m.statusMessage }),
+  });
+  const write = (level: LogLevel, message: string, fields: Record<string, unknown>): void => {
+    try {
+      logger.log({ level, message, fields });
+    } catch {
+      // A broken logger must not break tracking.
+    }
+  };
+  const offs = [
+    emitter.on('created', (m) => write('info', 'task created', base(m))),
+    emitter.on('status', (m) => write('debug', 'task status', base(m))),
+    emitter.on('inputRequired', (m) => write('info', 'task waits for input', base(m))),
+    emitter.on('settled', (m) =>
+      write(m.outcome === 'completed' ? 'info' : m.outcome === 'failed' || m.outcome === 'error' ? 'error' : 'warn', `task ${m.outcome}`, {
+        ...base(m),
+        durationMs: m.durationMs,
+        polls: m.polls,
+        notifications: m.notifications,
+        retries: m.retries,
+        ...(m.error === undefined ? {} : { error: m.error.message }),
+      }),
+    ),
+    emitter.on('error', (error, m) =>
+      write('warn', 'task client problem', {
+        ...(m === undefined ? {} : base(m)),
+        error: logTaskIds || error.taskId === undefined ? error.message : error.message.replaceAll(error.taskId, fingerprint(error.taskId)),
+      }),
+    ),
+  ];
+  return () => {
+    for (const off of offs) off();
+  };
+}
