@@ -8,7 +8,11 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { TaskEngine, type SnapshotSource } from './engine/engine.js';
 import type { TaskRecord } from './engine/record.js';
-import { giveUp } from './engine/stop.js';
+import { vanished } from './engine/outcome.js';
+import { backoffDelay } from './engine/timing.js';
+import { sleep } from './engine/retry.js';
+import { cancelTask, giveUp } from './engine/stop.js';
+import { armStops } from './deadline.js';
 import {
   TaskClosedError,
   TaskDetachedError,
@@ -26,7 +30,7 @@ import {
   type TaskHandleEvents,
   type TaskProgress,
 } from './events.js';
-import { TaskHandle, type HandleBackend, type TaskReference } from './handle.js';
+import { TaskHandle, checkReference, type HandleBackend, type ResumeOptions, type TaskReference } from './handle.js';
 import { InputRouter, type InputCallbacks } from './input.js';
 import { Launch } from './launch.js';
 import { Limiter } from './limiter.js';
@@ -109,7 +113,10 @@ export class TaskClient {
   private readonly live = new Map<string, Live>();
   private readonly progress = new Map<string, ProgressRoute>();
   private progressCounter = 0;
-  private readonly detachWire: Array<() => void>;
+  private detachWire: () => void;
+  private readonly router: InputRouter;
+  private sdkClient: Client;
+  private reconnecting = false;
   private closing: Promise<void> | undefined;
   private readonly backend: HandleBackend;
   private readonly ownsClient: boolean;
@@ -138,11 +145,7 @@ export class TaskClient {
    * @throws TaskNotSupportedError when `onElicitation`/`onSampling` is given but the SDK client did
    *   not declare that capability (it would never receive such requests).
    */
-  constructor(
-    readonly client: Client,
-    options: TaskClientOptions = {},
-    ownsClient = false,
-  ) {
+  constructor(client: Client, options: TaskClientOptions = {}, ownsClient = false) {
     if (client === null || typeof client !== 'object' || typeof client.request !== 'function') {
       throw new TaskOptionError('TaskClient needs an @modelcontextprotocol/sdk Client', { option: 'client' });
     }
@@ -152,6 +155,7 @@ export class TaskClient {
       });
     }
     this.ownsClient = ownsClient;
+    this.sdkClient = client;
     this.config = resolveClientOptions(options);
     const wire: TaskWire = new Wire2025(client);
     checkInputCapabilities(wire, this.config.callbacks);
@@ -161,6 +165,7 @@ export class TaskClient {
       settled: (record) => this.onSettled(record),
       problem: (error, record) =>
         this.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.now())),
+      expiring: (record, expiresAt) => this.onExpiring(record, expiresAt),
     });
     this.limiter = new Limiter(this.config.maxConcurrentTasks, this.engine.scheduler);
     if (this.config.logger !== undefined) attachLogger(this.emitter, this.config.logger, this.config.logTaskIds);
@@ -168,25 +173,15 @@ export class TaskClient {
       () => this.engine.wire,
       () => this.config.requestTimeoutMs,
     );
-    const router = new InputRouter(
+    this.router = new InputRouter(
       this.config.callbacks,
       (taskId) => this.inputOwner(taskId),
       (error) => this.emitter.emit('error', error, undefined),
     );
-    this.detachWire = [
-      wire.subscribe({
-        status: (task) => this.engine.push(task),
-        malformed: (error) => this.engine.report(error, undefined),
-        toolsChanged: () => this.catalog.invalidate(),
-        closed: () => {
-          this.engine.paused = true;
-        },
-        progress: (token, progress) => this.onProgress(token, progress),
-      }),
-      wire.serveInput((request) => router.route(request)),
-    ];
+    this.detachWire = this.attachWire(wire);
     this.backend = {
-      cancel: (record) => this.engine.cancel(record),
+      activate: (record) => this.engine.activate(record),
+      cancel: (record) => cancelTask(this.engine, record),
       detach: (record) => this.detach(record),
       dispose: (record) => this.dispose(record),
       reference: (record) => this.reference(record),
@@ -196,6 +191,119 @@ export class TaskClient {
 
   private now(): number {
     return this.config.clock.now();
+  }
+
+  /** The SDK client in use (the latest one after a {@link TaskClient.reconnect}). */
+  get client(): Client {
+    return this.sdkClient;
+  }
+
+  /** Subscribes to a wire's events and serves its input requests; returns the undo. */
+  private attachWire(wire: TaskWire): () => void {
+    const offs = [
+      wire.subscribe({
+        status: (task) => this.engine.push(task),
+        malformed: (error) => this.engine.report(error, undefined),
+        toolsChanged: () => this.catalog.invalidate(),
+        closed: () => this.onConnectionLost(wire),
+        progress: (token, progress) => this.onProgress(token, progress),
+      }),
+      wire.serveInput((request) => this.router.route(request)),
+    ];
+    return () => {
+      for (const off of offs) off();
+    };
+  }
+
+  private onConnectionLost(wire: TaskWire): void {
+    if (this.closing !== undefined || wire !== this.engine.wire) return;
+    this.engine.pause();
+    this.emitter.emit('connectionLost');
+    void this.autoReconnect();
+  }
+
+  /** With a `reconnect` factory: make a new client until one connects (while tasks are tracked). */
+  private async autoReconnect(): Promise<void> {
+    const factory = this.config.reconnect;
+    if (factory === undefined || this.reconnecting) return;
+    this.reconnecting = true;
+    try {
+      for (let attempt = 1; this.closing === undefined && this.engine.paused && this.engine.size > 0; attempt += 1) {
+        try {
+          const client = await factory();
+          if (this.closing !== undefined) return;
+          this.reconnect(client);
+          return;
+        } catch (error) {
+          this.emitter.emit('error', new TaskError(`Reconnecting failed (attempt ${attempt})`, { cause: error }), undefined);
+          await sleep(this.engine.scheduler, backoffDelay(attempt, this.config.retry, this.config.random)).catch(() => {});
+        }
+      }
+    } finally {
+      this.reconnecting = false;
+    }
+  }
+
+  /**
+   * Hands the TaskClient a new connected SDK `Client` (after the old connection closed, or to move
+   * to a new one): every unsettled handle resumes observation over it, and results are not lost.
+   * The server must still know the tasks: SDK servers scope tasks to the session, so over
+   * Streamable HTTP a new session sees none of them (they end with `TaskNotFoundError`).
+   * @throws TaskOptionError when `client` is not connected.
+   * @throws TaskClosedError after {@link TaskClient.close}.
+   */
+  reconnect(client: Client): void {
+    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
+    if (client.transport === undefined) {
+      throw new TaskOptionError('The new SDK Client is not connected: call client.connect(transport) first', {
+        option: 'client',
+      });
+    }
+    const wire: TaskWire = new Wire2025(client);
+    this.detachWire();
+    this.sdkClient = client;
+    this.detachWire = this.attachWire(wire);
+    this.catalog.invalidate();
+    const wasPaused = this.engine.paused;
+    if (!wasPaused) this.engine.pause();
+    this.engine.resume(wire);
+    this.emitter.emit('connectionRestored');
+  }
+
+  /**
+   * A handle for a task that already exists: one this process created earlier (from
+   * `handle.detach()` or `handle.toJSON()`), or one known only by id. Nothing is sent until the
+   * handle is observed (`result()`, iteration, `on(...)`) or given a deadline or signal. A task
+   * this client already tracks returns its existing handle.
+   * @throws TaskOptionError for a malformed reference, or one made on a different server.
+   * @throws TaskClosedError after {@link TaskClient.close}.
+   */
+  resume(target: string | TaskReference, options: ResumeOptions = {}): TaskHandle {
+    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
+    const reference = checkReference(target, this.engine.wire.serverIdentity(), this.engine.wire.revision);
+    const existing = this.live.get(reference.taskId);
+    if (existing !== undefined) return existing.handle;
+    const call = resolveCallOptions(this.config, options);
+    if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, reference.toolName);
+    const placeholder: Task = {
+      taskId: reference.taskId,
+      status: 'working',
+      createdAt: reference.createdAt ?? '',
+      lastUpdatedAt: '',
+      ttl: reference.ttl ?? null,
+    };
+    const toolName = reference.toolName ?? options.toolName ?? 'unknown';
+    const record = this.engine.track(placeholder, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });
+    const handle = this.adopt(record, call.callbacks, undefined, undefined);
+    const created = Date.parse(placeholder.createdAt);
+    if (placeholder.ttl !== null && Number.isFinite(created) && this.now() >= created + placeholder.ttl) {
+      // Known to be past its ttl: say so without asking the server ([V11]).
+      vanished(this.engine, record, undefined);
+      return handle;
+    }
+    armStops({ engine: this.engine, call, toolName, startedAt: this.now() }, record);
+    if (call.timeoutMs !== undefined || call.signal !== undefined) this.engine.activate(record);
+    return handle;
   }
 
   /** Number of tasks being tracked (created and not yet settled). */
@@ -367,6 +475,14 @@ export class TaskClient {
     emitSettled(handleEvents === undefined ? [this.emitter] : [this.emitter, handleEvents], record, this.now());
   }
 
+  private onExpiring(record: TaskRecord, expiresAt: number): void {
+    const live = this.live.get(record.taskId);
+    const metrics = metricsOf(record, this.now());
+    const expiry = { expiresAt, remainingMs: expiresAt - this.now() };
+    this.emitter.emit('expiring', metrics, expiry);
+    live?.handle.events?.emit('expiring', metrics, expiry);
+  }
+
   private onProgress(token: string, progress: TaskProgress): boolean {
     const route = this.progress.get(token);
     if (route === undefined) return false;
@@ -449,7 +565,7 @@ export class TaskClient {
           }),
         ),
       );
-      for (const off of this.detachWire) off();
+      this.detachWire();
       engine.shutdown();
       this.progress.clear();
       if (this.ownsClient) await this.client.close();

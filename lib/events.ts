@@ -81,6 +81,15 @@ export interface TaskClientEvents {
   timeout: [metrics: TaskMetrics & { readonly error: TaskTimeoutError }];
   /** The server dropped a task: its ttl elapsed (`TaskExpiredError`) or it vanished early (`TaskNotFoundError`). */
   expired: [metrics: TaskMetrics & { readonly error: TaskExpiredError | TaskNotFoundError }];
+  /**
+   * A task still running is close to the end of its ttl: the server may drop it at `expiresAt`
+   * ([V11]). Time to extend, persist or give up.
+   */
+  expiring: [metrics: TaskMetrics, expiry: { readonly expiresAt: number; readonly remainingMs: number }];
+  /** The connection to the server closed; tracking is paused until it comes back. */
+  connectionLost: [];
+  /** A new connection took over (`reconnect`); every unsettled task is read again. */
+  connectionRestored: [];
   /** Any settlement, whatever the outcome (also aborted, detached, closed). */
   settled: [metrics: TaskMetrics & { readonly outcome: TaskOutcomeKind }];
   /** A library-internal problem that did not fail a task (a failed poll, a malformed message, a throwing listener). */
@@ -90,7 +99,16 @@ export interface TaskClientEvents {
 /** Events of one {@link TaskHandle}: the same shapes, for that task only. */
 export type TaskHandleEvents = Pick<
   TaskClientEvents,
-  'status' | 'inputRequired' | 'progress' | 'completed' | 'failed' | 'cancelled' | 'timeout' | 'expired' | 'settled'
+  | 'status'
+  | 'inputRequired'
+  | 'progress'
+  | 'expiring'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'timeout'
+  | 'expired'
+  | 'settled'
 >;
 
 type Listener<A extends unknown[]> = (...args: A) => void;

@@ -3,11 +3,12 @@
  * facade: the promise and iterator adapters over the engine's callback core, and the stop
  * operations delegated to the client.
  */
-import type { TaskError } from './errors.js';
+import { TaskOptionError, type TaskError } from './errors.js';
 import { SafeEmitter, type TaskHandleEvents } from './events.js';
 import { failedError } from './failure.js';
 import type { TaskRecord } from './engine/record.js';
 import { SnapshotIterator, abortError } from './util/snapshot-iterator.js';
+import type { CallToolAsTaskOptions } from './options.js';
 import type { CallToolResult, Task } from './types.js';
 
 /** Options of {@link TaskHandle.result}. */
@@ -46,8 +47,56 @@ export interface TaskReference {
   readonly revision: string;
 }
 
+/** Options of `TaskClient.resume`: the stop and input options of a call. */
+export interface ResumeOptions
+  extends Pick<
+    CallToolAsTaskOptions,
+    'timeoutMs' | 'signal' | 'cancelOnTimeout' | 'cancelOnAbort' | 'requestTimeoutMs' | 'onElicitation' | 'onSampling'
+  > {
+  /** Tool name to report when resuming by bare task id. @default 'unknown' */
+  readonly toolName?: string;
+}
+
+/** What `TaskClient.resume` accepts, reduced to what it needs. */
+export interface ResumeTarget {
+  readonly taskId: string;
+  readonly toolName?: string | undefined;
+  readonly createdAt?: string | undefined;
+  readonly ttl?: number | null | undefined;
+}
+
+/**
+ * Validates a task id or a {@link TaskReference} for `TaskClient.resume`.
+ * @throws TaskOptionError for a malformed reference, or one made on another server or wire.
+ */
+export function checkReference(target: unknown, server: string, revision: string): ResumeTarget {
+  const bad = (why: string): TaskOptionError => new TaskOptionError(`Cannot resume: ${why}`, { option: 'reference' });
+  if (typeof target === 'string') {
+    if (target === '') throw bad('the task id is empty');
+    return { taskId: target };
+  }
+  if (typeof target !== 'object' || target === null) throw bad('expected a task id or a TaskReference');
+  const ref = target as Partial<TaskReference>;
+  if (ref.v !== 1) throw bad(`unsupported reference version ${String(ref.v)}`);
+  if (typeof ref.taskId !== 'string' || ref.taskId === '') throw bad('the reference has no taskId');
+  if (typeof ref.toolName !== 'string') throw bad('the reference has no toolName');
+  if (ref.server !== server) {
+    throw bad(`the task was created on server "${String(ref.server)}" but this client is connected to "${server}"`);
+  }
+  if (ref.revision !== revision) throw bad(`the task uses wire ${String(ref.revision)}, this client speaks ${revision}`);
+  const ttl = typeof ref.ttl === 'number' && Number.isFinite(ref.ttl) && ref.ttl >= 0 ? ref.ttl : null;
+  return {
+    taskId: ref.taskId,
+    toolName: ref.toolName,
+    createdAt: typeof ref.createdAt === 'string' ? ref.createdAt : undefined,
+    ttl,
+  };
+}
+
 /** @internal The client operations a handle delegates to. */
 export interface HandleBackend {
+  /** Starts observing a resumed task. */
+  activate(record: TaskRecord): void;
   cancel(record: TaskRecord): Promise<Task>;
   detach(record: TaskRecord): TaskReference;
   dispose(record: TaskRecord): Promise<void>;
@@ -86,9 +135,18 @@ export class TaskHandle implements AsyncIterable<Task> {
     this.immediateResponse = immediateResponse;
   }
 
-  /** The latest snapshot; `undefined` for an immediate handle. */
+  /**
+   * The latest snapshot; `undefined` for an immediate handle, and for a resumed task not yet read
+   * from the server.
+   */
   get task(): Task | undefined {
-    return this.source.kind === 'task' ? this.source.record.task : undefined;
+    const source = this.source;
+    return source.kind === 'task' && !source.record.provisional ? source.record.task : undefined;
+  }
+
+  /** Starts observing (a resumed task is read only once someone observes it). */
+  private observed(): void {
+    if (this.source.kind === 'task') this.source.backend.activate(this.source.record);
   }
 
   /** @internal This handle's emitter, if anyone ever listened. */
@@ -106,6 +164,7 @@ export class TaskHandle implements AsyncIterable<Task> {
     const source = this.source;
     if (source.kind === 'immediate') return () => {};
     this.emitter ??= new SafeEmitter<TaskHandleEvents>((error) => source.backend.report(error));
+    this.observed();
     return this.emitter.on(event, listener);
   }
 
@@ -114,6 +173,7 @@ export class TaskHandle implements AsyncIterable<Task> {
     const source = this.source;
     if (source.kind === 'immediate') return () => {};
     this.emitter ??= new SafeEmitter<TaskHandleEvents>((error) => source.backend.report(error));
+    this.observed();
     return this.emitter.once(event, listener);
   }
 
@@ -136,6 +196,7 @@ export class TaskHandle implements AsyncIterable<Task> {
    * @throws TaskAbortError when `options.signal` aborts (this wait only).
    */
   result(options: ResultOptions = {}): Promise<CallToolResult> {
+    this.observed();
     this.memo ??= this.settle();
     const signal = options.signal;
     if (signal === undefined) return this.memo;
@@ -180,6 +241,7 @@ export class TaskHandle implements AsyncIterable<Task> {
         { signal: options.signal },
       );
     }
+    this.observed();
     return new SnapshotIterator((observer) => source.record.observe(observer), {
       signal: options.signal,
       bufferSize: options.bufferSize,

@@ -6,6 +6,7 @@ export { TaskClient, type CloseOptions, type TaskClientConnectOptions } from './
 export {
   TaskHandle,
   type ResultOptions,
+  type ResumeOptions,
   type TaskReference,
   type UpdatesOptions,
 } from './handle.js';

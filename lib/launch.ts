@@ -3,23 +3,15 @@
  * or plain), race it against the caller's signal and deadline, and arm the deadline and abort that
  * stop the task later ([R24]: only ever with `tasks/cancel`).
  */
-import { type TaskEngine } from './engine/engine.js';
+import { armStops, stopError, type StopScope } from './deadline.js';
+import type { TaskEngine } from './engine/engine.js';
 import type { TaskRecord } from './engine/record.js';
-import { giveUp } from './engine/stop.js';
-import {
-  TaskAbortError,
-  TaskNotSupportedError,
-  TaskRpcError,
-  TaskTimeoutError,
-  describeRemoteCancel,
-  type RemoteCancelOutcome,
-  type TaskError,
-} from './errors.js';
+import { TaskNotSupportedError, TaskRpcError } from './errors.js';
 import type { TaskHandle } from './handle.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { Task } from './types.js';
-import { Stopped, childController, raceStop, type StopReason } from './util/race.js';
+import { Stopped, childController, raceStop } from './util/race.js';
 import type { StartOutcome, TaskSupport } from './wire/wire.js';
 
 /** JSON-RPC codes a server may use to refuse task augmentation for a tool ([A1], [V3]). */
@@ -41,28 +33,32 @@ export interface LaunchContext {
 }
 
 /** One call being started. */
-export class Launch {
-  private readonly startedAt: number;
+export class Launch implements StopScope {
+  readonly startedAt: number;
   private readonly deadlineAt: number | undefined;
 
   constructor(
     private readonly context: LaunchContext,
-    private readonly name: string,
+    readonly toolName: string,
     private readonly args: Record<string, unknown>,
-    private readonly call: ResolvedCallOptions,
+    readonly call: ResolvedCallOptions,
   ) {
     this.startedAt = context.engine.config.clock.now();
     this.deadlineAt = call.timeoutMs === undefined ? undefined : this.startedAt + call.timeoutMs;
   }
 
-  private get engine(): TaskEngine {
+  get engine(): TaskEngine {
     return this.context.engine;
+  }
+
+  private get name(): string {
+    return this.toolName;
   }
 
   /** Runs the call up to the server's answer. */
   async run(): Promise<TaskHandle> {
     const { call } = this;
-    if (call.signal?.aborted) throw this.stopError({ kind: 'abort', reason: call.signal.reason }, 'no-task');
+    if (call.signal?.aborted) throw stopError(this, { kind: 'abort', reason: call.signal.reason }, 'no-task');
     let release: (() => void) | undefined;
     try {
       // Waiting for a slot counts against the deadline.
@@ -74,7 +70,7 @@ export class Launch {
       return handle;
     } catch (error) {
       release?.();
-      if (error instanceof Stopped) throw this.stopError(error.stop, 'no-task');
+      if (error instanceof Stopped) throw stopError(this, error.stop, 'no-task');
       throw error;
     }
   }
@@ -129,7 +125,7 @@ export class Launch {
           },
           () => endCreate(),
         );
-        throw this.stopError(error.stop, 'pending');
+        throw stopError(this, error.stop, 'pending');
       }
       endCreate();
       if (error instanceof TaskRpcError && AUGMENTATION_REFUSED.has(error.code) && support === 'optional') {
@@ -157,7 +153,7 @@ export class Launch {
     } catch (error) {
       // The SDK reports its own request timeout as -32001; with a deadline that is our timeout.
       if (error instanceof TaskRpcError && error.code === -32001 && this.deadlineAt !== undefined) {
-        throw this.stopError({ kind: 'timeout' }, 'no-task');
+        throw stopError(this, { kind: 'timeout' }, 'no-task');
       }
       throw error;
     } finally {
@@ -173,48 +169,8 @@ export class Launch {
       requestTimeoutMs: this.call.requestTimeoutMs,
     });
     const handle = this.context.adopt(record, this.call, outcome.immediateResponse);
-    this.armStops(record);
+    armStops(this, record);
     return handle;
-  }
-
-  /** Arms the deadline timer and the abort listener of a tracked task. */
-  private armStops(record: TaskRecord): void {
-    const { engine, call, deadlineAt } = this;
-    if (deadlineAt !== undefined) {
-      record.deadlineTimer = engine.scheduler.schedule(deadlineAt, () => {
-        record.deadlineTimer = undefined;
-        void giveUp(engine, record, {
-          cancelRemote: call.cancelOnTimeout,
-          error: (remote) => this.stopError({ kind: 'timeout' }, remote, record),
-        });
-      });
-    }
-    const signal = call.signal;
-    if (signal === undefined) return;
-    const onAbort = (): void => {
-      void giveUp(engine, record, {
-        cancelRemote: call.cancelOnAbort,
-        error: (remote) => this.stopError({ kind: 'abort', reason: signal.reason }, remote, record),
-      });
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    record.onSettled(() => signal.removeEventListener('abort', onAbort));
-  }
-
-  private stopError(stop: StopReason, remoteCancel: RemoteCancelOutcome, record?: TaskRecord): TaskError {
-    const common = { task: record?.task, toolName: this.name, remoteCancel };
-    const fate = describeRemoteCancel(remoteCancel);
-    if (stop.kind === 'abort') {
-      return new TaskAbortError(`Call to "${this.name}" was aborted; ${fate}`, { ...common, reason: stop.reason });
-    }
-    const elapsedMs = this.engine.config.clock.now() - this.startedAt;
-    const timeoutMs = this.call.timeoutMs ?? elapsedMs;
-    return new TaskTimeoutError(`Task for tool "${this.name}" timed out after ${timeoutMs} ms; ${fate}`, {
-      ...common,
-      timeoutMs,
-      elapsedMs,
-      connectionLost: this.engine.paused,
-    });
   }
 
   /** Cancels a task created after its caller gave up (best effort; never throws). */

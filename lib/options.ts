@@ -6,6 +6,7 @@ import { TaskOptionError } from './errors.js';
 import type { EngineConfig } from './engine/engine.js';
 import { systemClock } from './engine/scheduler.js';
 import type { RetryPolicy } from './engine/timing.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { TaskProgress } from './events.js';
 import type { InputCallbacks, InputContext } from './input.js';
 import type { TaskLogger } from './logger.js';
@@ -70,6 +71,12 @@ export interface TaskClientOptions extends InputCallbacks {
    * @default false
    */
   readonly requireTask?: boolean;
+  /**
+   * Emit `expiring` this long before a still-running task's ttl runs out (the server may drop it
+   * then, [V11]).
+   * @default 10% of the task's ttl, between 1 s and 60 s
+   */
+  readonly ttlWarningMs?: number;
   /** Retries of transient request failures (timeouts, lost connections, HTTP 5xx/429). */
   readonly retry?: Partial<RetryPolicy>;
   /**
@@ -88,6 +95,13 @@ export interface TaskClientOptions extends InputCallbacks {
    * @default undefined (silent)
    */
   readonly logger?: TaskLogger;
+  /**
+   * Makes a new connected SDK `Client` when the connection closes; the TaskClient then resumes
+   * every unsettled task over it (see `TaskClient.reconnect`). Retried with the `retry` backoff
+   * while tasks are tracked.
+   * @default undefined (wait for a manual `reconnect(client)`)
+   */
+  readonly reconnect?: () => Promise<Client>;
   /**
    * Log task ids in full. Off by default: task ids are secrets, so logs carry a fingerprint.
    * @default false
@@ -200,6 +214,7 @@ export interface ResolvedClientOptions extends EngineConfig {
   readonly whenFull: 'queue' | 'reject';
   readonly logger: TaskLogger | undefined;
   readonly logTaskIds: boolean;
+  readonly reconnect: (() => Promise<Client>) | undefined;
 }
 
 /**
@@ -234,6 +249,7 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
     retry,
     maxPollFailures: 5,
     maxEarlyNotifications: 1_000,
+    ttlWarningMs: checkDuration('ttlWarningMs', options.ttlWarningMs),
     timeoutMs: checkDuration('timeoutMs', options.timeoutMs),
     ttlMs: checkDuration('ttlMs', options.ttlMs),
     cancelOnTimeout: checkBoolean('cancelOnTimeout', options.cancelOnTimeout) ?? true,
@@ -247,6 +263,7 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
     whenFull: checkChoice('whenFull', options.whenFull, ['queue', 'reject'] as const) ?? 'queue',
     logger: checkLogger(options.logger),
     logTaskIds: checkBoolean('logTaskIds', options.logTaskIds) ?? false,
+    reconnect: checkFunction('reconnect', options.reconnect),
   };
 }
 

@@ -91,8 +91,11 @@ describe('input_required callbacks', () => {
     expect((answer as { result: { _meta: Record<string, unknown> } }).result._meta[RELATED]).toEqual({
       taskId: handle.taskId,
     });
-    // [R29]: exactly one tasks/result for the whole life, issued on entering input_required.
-    expect(sent.filter((m) => 'method' in m && m.method === 'tasks/result')).toHaveLength(1);
+    // [R29]: one tasks/result issued on entering input_required and never repeated while it waits;
+    // once the task is terminal, a second short one may join it if the first answers late (D5).
+    const results = sent.filter((m) => 'method' in m && m.method === 'tasks/result').length;
+    expect(results).toBeGreaterThanOrEqual(1);
+    expect(results).toBeLessThanOrEqual(2);
   });
 
   it('two tasks in input_required at once never get each other’s questions', async () => {

@@ -64,11 +64,18 @@ export class TaskRecord {
   /** Consecutive polls that failed or returned malformed data. */
   failedPolls = 0;
   pollInFlight = false;
-  outcomeInFlight = false;
+  /** `tasks/result` requests open for this task. */
+  outcomeFetches = 0;
+  /** True while a `tasks/result` sent after the terminal status was seen is open. */
+  terminalFetch = false;
   /** The final payload, once fetched; never fetched twice (rmcp consumes it). */
   outcome: TaskOutcome | undefined;
   /** Deadline timer (timeoutMs), if any. */
   deadlineTimer: Timer | undefined;
+  /** Timer of the "close to its ttl" warning, if any. */
+  ttlTimer: Timer | undefined;
+  /** False until observation starts (a resumed task waits until someone observes it). */
+  active = false;
   /** Aborts the requests in flight for this task when tracking stops. */
   readonly inflight = new Set<AbortController>();
   /** Set while a cancel is in progress, so concurrent cancels share it. */
@@ -81,6 +88,9 @@ export class TaskRecord {
   retries = 0;
   private life: AbortController | undefined;
 
+  /** The task id (fixed: a snapshot naming another task is never applied). */
+  readonly taskId: string;
+
   constructor(
     task: Task,
     /** Name of the tool that created the task. */
@@ -88,8 +98,11 @@ export class TaskRecord {
     startedAt: number,
     /** Timeout of each short request for this task. */
     readonly requestTimeoutMs: number,
+    /** True while `task` is a placeholder not yet read from the server (a resumed task). */
+    public provisional = false,
   ) {
     this.task = task;
+    this.taskId = task.taskId;
     this.updatedMs = Date.parse(task.lastUpdatedAt);
     this.startedAt = startedAt;
   }
@@ -107,10 +120,6 @@ export class TaskRecord {
     this.inflight.clear();
   }
 
-  /** The task id. */
-  get taskId(): string {
-    return this.task.taskId;
-  }
 
   /** True once a terminal snapshot was accepted. */
   get terminal(): boolean {
@@ -126,7 +135,17 @@ export class TaskRecord {
    * Offers a snapshot. Accepted changes go to every observer; a terminal one also ends the stream.
    */
   apply(next: Task, holdStream = false): MergeVerdict {
+    if (next.taskId !== this.taskId) return 'stale';
     const current = this.task;
+    if (this.provisional) {
+      // The first real snapshot replaces the placeholder, whatever its timestamps.
+      this.provisional = false;
+      this.task = next;
+      this.updatedMs = Date.parse(next.lastUpdatedAt);
+      for (const observer of this.observers) observer.next(next);
+      if (isTerminalStatus(next.status) && !holdStream) this.endStream(undefined);
+      return 'changed';
+    }
     if (this.streamEnded || isTerminalStatus(current.status)) {
       return sameSnapshot(current, next) ? 'same' : 'after-terminal';
     }
@@ -146,7 +165,7 @@ export class TaskRecord {
    * @returns a function that removes the observer.
    */
   observe(observer: TaskObserver): () => void {
-    observer.next(this.task);
+    if (!this.provisional) observer.next(this.task);
     if (this.streamEnded) {
       observer.end(this.streamError);
       return () => {};

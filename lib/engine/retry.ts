@@ -45,6 +45,11 @@ export interface RetryContext {
   readonly signal?: AbortSignal | undefined;
   /** Called before each retry with the error and the wait chosen. */
   readonly onRetry?: ((error: unknown, attempt: number, delayMs: number) => void) | undefined;
+  /**
+   * While paused (connection lost), failures use up no attempt and no time budget: the retry
+   * waits for `whenResumed()` instead of backing off.
+   */
+  readonly pause?: { isPaused(): boolean; whenResumed(): Promise<void> } | undefined;
 }
 
 /**
@@ -54,15 +59,21 @@ export interface RetryContext {
  * @throws the last error when retrying stops, or the signal's reason when aborted.
  */
 export function withRetry<T>(operation: (attempt: number) => Promise<T>, context: RetryContext): Promise<T> {
-  const { policy, scheduler, random, now, signal, onRetry } = context;
-  if (policy.retries <= 0) return operation(1);
-  const started = now();
+  const { policy, scheduler, random, now, signal, onRetry, pause } = context;
+  if (policy.retries <= 0 && pause === undefined) return operation(1);
+  let started = now();
   return pRetry(operation, {
     retries: policy.retries,
     minTimeout: 0,
     signal,
+    shouldConsumeRetry: () => pause?.isPaused() !== true,
     shouldRetry: async ({ error, attemptNumber }) => {
       if (error instanceof TaskProtocolError || !isTransient(error)) return false;
+      if (pause?.isPaused() === true) {
+        await pause.whenResumed();
+        started = now();
+        return true;
+      }
       const delay = backoffDelay(attemptNumber, policy, random);
       if (now() + delay - started > policy.maxElapsedMs) return false;
       onRetry?.(error, attemptNumber, delay);

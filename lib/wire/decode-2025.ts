@@ -98,13 +98,17 @@ export function decodeCallToolResult(value: unknown, method: string, taskId?: st
 
 /**
  * Decodes the answer to a (possibly task-augmented) `tools/call`. A reply with `task` is a
- * `CreateTaskResult`; a reply without it is a plain result ([V1], D16).
- * @throws TaskProtocolError when `task` is present but malformed.
+ * `CreateTaskResult`; a reply without it is a plain result ([V1], D16), which must then carry
+ * `content` when a task was asked for (an empty reply is neither).
+ * @throws TaskProtocolError when `task` is present but malformed, or the reply is neither.
  */
-export function decodeStart(value: unknown): StartOutcome {
+export function decodeStart(value: unknown, askedForTask: boolean): StartOutcome {
   const method = 'tools/call';
   if (!isObject(value)) throw malformed(method, 'result is not an object');
-  if (value.task === undefined) return { kind: 'immediate', result: decodeCallToolResult(value, method) };
+  if (value.task === undefined) {
+    if (askedForTask && !Array.isArray(value.content)) throw malformed(method, 'the reply has neither task nor content');
+    return { kind: 'immediate', result: decodeCallToolResult(value, method) };
+  }
   const task = decodeTask(value.task, method);
   const meta = value._meta;
   const hint = isObject(meta) ? meta[IMMEDIATE_RESPONSE_KEY] : undefined;

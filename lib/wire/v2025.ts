@@ -14,6 +14,7 @@ import {
   type Result,
 } from '@modelcontextprotocol/sdk/types.js';
 import { TaskProtocolError, TaskRpcError } from '../errors.js';
+import type { Task } from '../types.js';
 import {
   RELATED_TASK_KEY,
   decodeStart,
@@ -135,11 +136,11 @@ export class Wire2025 implements TaskWire {
     if (call.meta !== undefined || call.progressToken !== undefined) {
       params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
     }
-    return decodeStart(await this.send('tools/call', params, options));
+    return decodeStart(await this.send('tools/call', params, options), call.task !== undefined);
   }
 
-  async getTask(taskId: string, options: WireRequestOptions): Promise<ReturnType<typeof decodeTask>> {
-    return decodeTask(await this.send('tasks/get', { taskId }, options, taskId), 'tasks/get');
+  async getTask(taskId: string, options: WireRequestOptions): Promise<Task> {
+    return sameTask(decodeTask(await this.send('tasks/get', { taskId }, options, taskId), 'tasks/get'), taskId, 'tasks/get');
   }
 
   async getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
@@ -160,8 +161,9 @@ export class Wire2025 implements TaskWire {
     }
   }
 
-  async cancelTask(taskId: string, options: WireRequestOptions): Promise<ReturnType<typeof decodeTask>> {
-    return decodeTask(await this.send('tasks/cancel', { taskId }, options, taskId), 'tasks/cancel');
+  async cancelTask(taskId: string, options: WireRequestOptions): Promise<Task> {
+    const task = decodeTask(await this.send('tasks/cancel', { taskId }, options, taskId), 'tasks/cancel');
+    return sameTask(task, taskId, 'tasks/cancel');
   }
 
   inputCapabilities(): Readonly<Record<InputKind, boolean>> {
@@ -254,6 +256,12 @@ function finishAnswer(kind: InputKind, answer: unknown, taskId: string | undefin
   }
   if (taskId === undefined) return parsed.data;
   return { ...parsed.data, _meta: { ...parsed.data._meta, [RELATED_TASK_KEY]: { taskId } } };
+}
+
+/** A reply about another task than the one asked for is malformed, never adopted. */
+function sameTask(task: Task, taskId: string, method: string): Task {
+  if (task.taskId === taskId) return task;
+  throw new TaskProtocolError(`Malformed ${method} from server: the reply names another task`, { method, taskId });
 }
 
 function stripMethod(error: TaskRpcError): string {

@@ -1,0 +1,74 @@
+/**
+ * A call's deadline and abort signal, once its task is tracked: when either fires, the task is
+ * given up (cancelled remotely per `cancelOnTimeout` / `cancelOnAbort`) and settles with a
+ * `TaskTimeoutError` or `TaskAbortError` that says what became of the remote task.
+ */
+import type { TaskEngine } from './engine/engine.js';
+import type { TaskRecord } from './engine/record.js';
+import { giveUp } from './engine/stop.js';
+import {
+  TaskAbortError,
+  TaskTimeoutError,
+  describeRemoteCancel,
+  type RemoteCancelOutcome,
+  type TaskError,
+} from './errors.js';
+import type { ResolvedCallOptions } from './options.js';
+import type { StopReason } from './util/race.js';
+
+/** The parts of a call a stop needs. */
+export interface StopScope {
+  readonly engine: TaskEngine;
+  readonly call: ResolvedCallOptions;
+  readonly toolName: string;
+  /** Clock time the call (or the resume) began. */
+  readonly startedAt: number;
+}
+
+/** The error for a call stopped by its deadline or signal. */
+export function stopError(
+  scope: StopScope,
+  stop: StopReason,
+  remoteCancel: RemoteCancelOutcome,
+  record?: TaskRecord,
+): TaskError {
+  const { engine, call, toolName, startedAt } = scope;
+  const common = { task: record?.task, toolName, remoteCancel };
+  const fate = describeRemoteCancel(remoteCancel);
+  if (stop.kind === 'abort') {
+    return new TaskAbortError(`Call to "${toolName}" was aborted; ${fate}`, { ...common, reason: stop.reason });
+  }
+  const elapsedMs = engine.config.clock.now() - startedAt;
+  const timeoutMs = call.timeoutMs ?? elapsedMs;
+  const lost = engine.paused ? ' while the connection to the server was lost' : '';
+  return new TaskTimeoutError(`Task for tool "${toolName}" timed out after ${timeoutMs} ms${lost}; ${fate}`, {
+    ...common,
+    timeoutMs,
+    elapsedMs,
+    connectionLost: engine.paused,
+  });
+}
+
+/** Arms the deadline timer and the abort listener of a tracked task. */
+export function armStops(scope: StopScope, record: TaskRecord): void {
+  const { engine, call } = scope;
+  if (call.timeoutMs !== undefined) {
+    record.deadlineTimer = engine.scheduler.schedule(scope.startedAt + call.timeoutMs, () => {
+      record.deadlineTimer = undefined;
+      void giveUp(engine, record, {
+        cancelRemote: call.cancelOnTimeout,
+        error: (remote) => stopError(scope, { kind: 'timeout' }, remote, record),
+      });
+    });
+  }
+  const signal = call.signal;
+  if (signal === undefined) return;
+  const onAbort = (): void => {
+    void giveUp(engine, record, {
+      cancelRemote: call.cancelOnAbort,
+      error: (remote) => stopError(scope, { kind: 'abort', reason: signal.reason }, remote, record),
+    });
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  record.onSettled(() => signal.removeEventListener('abort', onAbort));
+}

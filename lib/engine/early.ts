@@ -1,0 +1,61 @@
+/**
+ * Notifications that arrive before their task's `CreateTaskResult` (seen with server-everything
+ * over stdio) are kept here until the task is tracked. Only while a creation is under way, and
+ * only a bounded number: mcp-go broadcasts every task to every session, so unknown ids are normal.
+ */
+import type { Task } from '../types.js';
+
+/** A bounded buffer of early snapshots, by task id. */
+export class EarlyBuffer {
+  private readonly byTask = new Map<string, Task[]>();
+  private count = 0;
+  private creating = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /**
+   * Marks a creation as under way; call the returned function when it settled. When none is under
+   * way the buffer empties.
+   */
+  begin(): () => void {
+    this.creating += 1;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.creating -= 1;
+      if (this.creating === 0) this.clear();
+    };
+  }
+
+  /** Keeps `task` if a creation is under way (dropping the oldest task's snapshots when full). */
+  offer(task: Task): void {
+    if (this.creating === 0) return;
+    if (this.count >= this.limit) {
+      const oldest = this.byTask.keys().next().value;
+      if (oldest !== undefined) {
+        this.count -= this.byTask.get(oldest)?.length ?? 0;
+        this.byTask.delete(oldest);
+      }
+    }
+    const list = this.byTask.get(task.taskId);
+    if (list === undefined) this.byTask.set(task.taskId, [task]);
+    else list.push(task);
+    this.count += 1;
+  }
+
+  /** Removes and returns the snapshots kept for `taskId`, oldest first. */
+  take(taskId: string): Task[] {
+    const list = this.byTask.get(taskId);
+    if (list === undefined) return [];
+    this.byTask.delete(taskId);
+    this.count -= list.length;
+    return list;
+  }
+
+  /** Drops everything. */
+  clear(): void {
+    this.byTask.clear();
+    this.count = 0;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Fetching a task's final payload (`tasks/result`) and settling the task from it.
+ *
+ * - On `input_required` one blocking request is kept open so queued input can be delivered
+ *   ([R29]); never two at once (inspector#1174).
+ * - On a terminal status the payload is fetched at once. If a blocking request started earlier is
+ *   still open and does not answer within a short grace, a second, short one is sent beside it and
+ *   whichever answers first wins: the result arrives promptly even from servers that wake their
+ *   blocking `tasks/result` late (D5), and a lost answer cannot hang the task.
+ * - A payload is kept once it arrived and never fetched again (rmcp consumes it).
+ */
+import { TaskCancelledError, TaskExpiredError, TaskNotFoundError, TaskProtocolError, TaskRpcError } from '../errors.js';
+import { failedError } from '../failure.js';
+import type { Task } from '../types.js';
+import type { TaskEngine } from './engine.js';
+import { asTaskError } from './engine.js';
+import type { TaskRecord } from './record.js';
+
+/** The -32602 "invalid params" code: for `tasks/*` it means unknown or expired task ([V26]). */
+export const INVALID_PARAMS = -32602;
+/** Longest timer delay; used as "no timeout" for a blocking `tasks/result`. */
+const NO_TIMEOUT = 2_147_483_647;
+/** Server/client clock skew tolerated when telling expiry from early vanishing. */
+const EXPIRY_SKEW_MS = 1_000;
+/**
+ * How long an open blocking `tasks/result` gets to deliver the payload after the terminal status
+ * was seen, before a second, short request is sent beside it.
+ */
+export const TERMINAL_GRACE_MS = 20;
+
+/**
+ * The task is terminal: fetch its payload now, or, when a blocking request from the
+ * input_required phase is still open, give that one {@link TERMINAL_GRACE_MS} first.
+ */
+export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
+  if (record.outcomeFetches === 0) {
+    fetchOutcome(engine, record);
+    return;
+  }
+  if (record.pollTimer?.live === true || record.terminalFetch) return;
+  // Polling is over for a terminal task, so its timer slot holds the grace period.
+  record.pollTimer = engine.scheduler.after(TERMINAL_GRACE_MS, () => {
+    record.pollTimer = undefined;
+    fetchOutcome(engine, record);
+  });
+}
+
+/** True for the -32602 a server sends for a task it does not know. */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof TaskRpcError && error.code === INVALID_PARAMS;
+}
+
+/**
+ * Starts a `tasks/result` request when one is needed: a blocking one for `input_required`, a
+ * short one for a terminal task (even beside an open blocking one).
+ */
+export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
+  if (record.outcome !== undefined || record.settlement !== undefined) return;
+  const terminal = record.terminal;
+  if (terminal ? record.terminalFetch : record.outcomeFetches > 0) return;
+  if (terminal) record.terminalFetch = true;
+  record.outcomeFetches += 1;
+  // While the task runs, tasks/result blocks until it ends ([V16]): no request timeout then; a
+  // deadline, if any, stops it. For a terminal task it answers at once.
+  const timeoutMs = terminal ? record.requestTimeoutMs : NO_TIMEOUT;
+  engine.retrying(record, (signal) => engine.wire.getOutcome(record.taskId, { timeoutMs, signal })).then(
+    (outcome) => {
+      record.outcomeFetches -= 1;
+      if (record.settlement !== undefined || record.outcome !== undefined) return;
+      record.outcome = outcome;
+      if (record.terminal) finish(engine, record);
+      else void confirmTerminal(engine, record);
+    },
+    (error: unknown) => {
+      record.outcomeFetches -= 1;
+      if (record.settlement !== undefined || record.outcome !== undefined) return;
+      if (record.outcomeFetches > 0) return; // another request for it is still open
+      if (terminal) record.terminalFetch = false;
+      if (isNotFound(error)) vanished(engine, record, error);
+      else if (record.terminal || error instanceof TaskProtocolError) {
+        engine.settle(record, { ok: false, error: asTaskError(error, record) });
+      } else {
+        // Waiting for input failed; polling goes on and the next input_required observation asks again.
+        engine.report(error, record);
+        engine.ensurePoll(record);
+      }
+    },
+  );
+}
+
+/**
+ * The payload arrived while the snapshot was not terminal (the input_required path): read the
+ * real terminal snapshot once, or infer it from the payload if the read fails.
+ */
+async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<void> {
+  let task: Task | undefined;
+  try {
+    task = await engine.retrying(record, (signal) => engine.readTask(record, signal));
+  } catch (error) {
+    engine.report(error, record);
+  }
+  if (record.settlement !== undefined) return;
+  if (task !== undefined) engine.observe(record, task, 'result');
+  if (record.settlement !== undefined || record.terminal) return;
+  const outcome = record.outcome;
+  const failed = outcome?.kind === 'error' || outcome?.result.isError === true;
+  engine.observe(
+    record,
+    {
+      ...record.task,
+      status: failed ? 'failed' : 'completed',
+      lastUpdatedAt: new Date(engine.config.clock.now()).toISOString(),
+    },
+    'result',
+  );
+}
+
+/** Settles a terminal record from its status and payload. */
+export function finish(engine: TaskEngine, record: TaskRecord): void {
+  const task = record.task;
+  if (task.status === 'cancelled') {
+    const reason = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;
+    engine.settle(record, {
+      ok: false,
+      error: new TaskCancelledError(`Task for tool "${record.toolName}" was cancelled${reason}`, {
+        task,
+        toolName: record.toolName,
+      }),
+    });
+    return;
+  }
+  const outcome = record.outcome;
+  if (outcome === undefined) return;
+  // [V18]: isError counts as failed even if a server calls the task completed.
+  if (outcome.kind === 'result' && task.status === 'completed' && outcome.result.isError !== true) {
+    engine.settle(record, { ok: true, result: outcome.result });
+    return;
+  }
+  const payload = outcome.kind === 'result' ? { result: outcome.result } : { rpcError: outcome.error };
+  engine.settle(record, { ok: false, error: failedError(record.toolName, task, payload) });
+}
+
+/**
+ * The server no longer knows the task ([V11], [V12], D9, D12): `TaskExpiredError` when its ttl
+ * had elapsed since `createdAt`, `TaskNotFoundError` when it vanished early.
+ */
+export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown): void {
+  const task = record.task;
+  const created = Date.parse(task.createdAt);
+  const common = { task, toolName: record.toolName, cause: error };
+  const expired =
+    task.ttl !== null && Number.isFinite(created) && engine.config.clock.now() + EXPIRY_SKEW_MS >= created + task.ttl;
+  engine.settle(record, {
+    ok: false,
+    error: expired
+      ? new TaskExpiredError(`Task expired: its ttl of ${task.ttl} ms elapsed and the server dropped it`, common)
+      : new TaskNotFoundError('The server no longer knows this task (it vanished before its ttl elapsed)', common),
+  });
+}
