@@ -29,6 +29,8 @@ export interface ExampleServerOptions {
   readonly stepMs?: number;
   /** Declare `tasks.list` and `tasks.cancel`. @default true */
   readonly listAndCancel?: boolean;
+  /** Share a task store (e.g. a second server instance after a reconnection). @default a new one */
+  readonly store?: InMemoryTaskStore;
 }
 
 /** The task store operations the tools use, with or without status notifications. */
@@ -41,7 +43,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** Builds the example server and its store (call `store.cleanup()` when done with it). */
 export function createExampleServer(options: ExampleServerOptions = {}): { server: McpServer; store: InMemoryTaskStore } {
-  const store = new InMemoryTaskStore();
+  const store = options.store ?? new InMemoryTaskStore();
   const listAndCancel = options.listAndCancel ?? true;
   const server = new McpServer(
     { name: 'example-task-server', version: '1.0.0' },
