@@ -1,37 +1,26 @@
 /**
- * `TaskClient`: wraps a connected SDK `Client` and hands out {@link TaskHandle}s. It composes
- * the wire adapter, the engine, the tool catalog and the input router, keeps the live handles,
- * and turns engine happenings into typed events.
+ * `TaskClient`: wraps a connected SDK `Client` and hands out {@link TaskHandle}s. It composes the
+ * wire adapter, the engine, the tool catalog, the input router and the live-task registry, and
+ * owns the connection (reconnect) and the client-wide operations (list, resume, close).
  */
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
-import { TaskEngine, type SnapshotSource } from './engine/engine.js';
-import type { TaskRecord } from './engine/record.js';
+import { TaskEngine } from './engine/engine.js';
 import { vanished } from './engine/outcome.js';
-import { backoffDelay } from './engine/timing.js';
-import { sleep } from './engine/retry.js';
 import { cancelTask, giveUp } from './engine/stop.js';
-import { armStops } from './deadline.js';
+import { Connection, checkConnected } from './connection.js';
+import { TaskClosedError, TaskOptionError, TaskQueueFullError, describeRemoteCancel, type TaskError } from './errors.js';
+import { SafeEmitter, metricsOf, type TaskClientEvents } from './events.js';
 import {
-  TaskClosedError,
-  TaskDetachedError,
-  TaskError,
-  TaskNotSupportedError,
-  TaskOptionError,
-  TaskQueueFullError,
-  describeRemoteCancel,
-} from './errors.js';
-import {
-  SafeEmitter,
-  emitSettled,
-  metricsOf,
-  type TaskClientEvents,
-  type TaskHandleEvents,
-  type TaskProgress,
-} from './events.js';
-import { TaskHandle, checkReference, type HandleBackend, type ResumeOptions, type TaskReference } from './handle.js';
-import { InputRouter, type InputCallbacks } from './input.js';
+  TaskHandle,
+  checkReference,
+  referenceOf,
+  type HandleBackend,
+  type ResumeOptions,
+  type TaskReference,
+} from './handle.js';
+import { InputRouter, checkInputCapabilities } from './input.js';
 import { Launch } from './launch.js';
 import { Limiter } from './limiter.js';
 import { listAll, listPage } from './listing.js';
@@ -40,14 +29,15 @@ import {
   resolveCallOptions,
   resolveClientOptions,
   type CallToolAsTaskOptions,
-  type ProgressCallback,
   type ResolvedClientOptions,
   type TaskClientOptions,
 } from './options.js';
+import { LiveTasks } from './registry.js';
+import { armStops, detachRecord, disposeRecord } from './stops.js';
 import { ToolCatalog } from './tool-catalog.js';
 import type { Task } from './types.js';
 import { Wire2025 } from './wire/v2025.js';
-import { PROGRESS_TOKEN_PREFIX, type InputKind, type TaskWire } from './wire/wire.js';
+import type { TaskPage, TaskWire } from './wire/wire.js';
 
 /** Options of {@link TaskClient.close}. */
 export interface CloseOptions {
@@ -75,22 +65,8 @@ export interface TaskClientConnectOptions extends TaskClientOptions {
   readonly clientOptions?: Omit<ClientOptions, 'capabilities'>;
 }
 
-/** A tracked task's per-call state. */
-interface Live {
-  readonly record: TaskRecord;
-  readonly handle: TaskHandle;
-  readonly callbacks: InputCallbacks | undefined;
-  progressToken: string | undefined;
-  /** Aborted when the task settles (input callbacks' `signal`); created on first use. */
-  abort: AbortController | undefined;
-}
-
-/** Where a progress token's notifications go. */
-interface ProgressRoute {
-  readonly callback: ProgressCallback;
-  readonly toolName: string;
-  live: Live | undefined;
-}
+/** SDK clients made by {@link TaskClient.connect}: their TaskClient closes them. */
+const ownedClients = new WeakSet<Client>();
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -110,17 +86,11 @@ export class TaskClient {
   private readonly engine: TaskEngine;
   private readonly catalog: ToolCatalog;
   private readonly emitter: SafeEmitter<TaskClientEvents>;
-  private readonly live = new Map<string, Live>();
-  private readonly progress = new Map<string, ProgressRoute>();
-  private progressCounter = 0;
-  private detachWire: () => void;
+  private readonly live: LiveTasks;
   private readonly router: InputRouter;
-  private sdkClient: Client;
-  private reconnecting = false;
-  private closing: Promise<void> | undefined;
-  private readonly backend: HandleBackend;
-  private readonly ownsClient: boolean;
   private readonly limiter: Limiter;
+  private readonly connection: Connection;
+  private closing: Promise<void> | undefined;
 
   /**
    * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over
@@ -136,7 +106,8 @@ export class TaskClient {
       capabilities,
     });
     await client.connect(transport);
-    return new TaskClient(client, options, true);
+    ownedClients.add(client);
+    return new TaskClient(client, options);
   }
 
   /**
@@ -145,48 +116,53 @@ export class TaskClient {
    * @throws TaskNotSupportedError when `onElicitation`/`onSampling` is given but the SDK client did
    *   not declare that capability (it would never receive such requests).
    */
-  constructor(client: Client, options: TaskClientOptions = {}, ownsClient = false) {
-    if (client === null || typeof client !== 'object' || typeof client.request !== 'function') {
-      throw new TaskOptionError('TaskClient needs an @modelcontextprotocol/sdk Client', { option: 'client' });
-    }
-    if (client.transport === undefined) {
-      throw new TaskOptionError('The SDK Client is not connected: call client.connect(transport) first', {
-        option: 'client',
-      });
-    }
-    this.ownsClient = ownsClient;
-    this.sdkClient = client;
+  constructor(client: Client, options: TaskClientOptions = {}) {
+    checkConnected(client);
     this.config = resolveClientOptions(options);
     const wire: TaskWire = new Wire2025(client);
     checkInputCapabilities(wire, this.config.callbacks);
     this.emitter = new SafeEmitter<TaskClientEvents>((error) => this.emitter.emit('error', error, undefined));
+    const report = (error: TaskError): void => this.emitter.emit('error', error, undefined);
     this.engine = new TaskEngine(wire, this.config, {
-      status: (record, source, previous) => this.onStatus(record, source, previous),
-      settled: (record) => this.onSettled(record),
+      status: (record, _source, previous) => this.live.status(record, previous),
+      settled: (record) => this.live.settled(record),
       problem: (error, record) =>
         this.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.now())),
-      expiring: (record, expiresAt) => this.onExpiring(record, expiresAt),
+      expiring: (record, expiresAt) => this.live.expiring(record, expiresAt),
     });
+    const backend: HandleBackend = {
+      activate: (record) => this.engine.activate(record),
+      cancel: (record) => cancelTask(this.engine, record),
+      detach: (record) => {
+        const reference = referenceOf(record, this.engine.wire);
+        detachRecord(this.engine, record);
+        return reference;
+      },
+      dispose: (record) => disposeRecord(this.engine, record),
+      reference: (record) => referenceOf(record, this.engine.wire),
+      report,
+    };
+    this.live = new LiveTasks(this.emitter, () => this.now(), backend);
     this.limiter = new Limiter(this.config.maxConcurrentTasks, this.engine.scheduler);
     if (this.config.logger !== undefined) attachLogger(this.emitter, this.config.logger, this.config.logTaskIds);
     this.catalog = new ToolCatalog(
       () => this.engine.wire,
       () => this.config.requestTimeoutMs,
     );
-    this.router = new InputRouter(
-      this.config.callbacks,
-      (taskId) => this.inputOwner(taskId),
-      (error) => this.emitter.emit('error', error, undefined),
-    );
-    this.detachWire = this.attachWire(wire);
-    this.backend = {
-      activate: (record) => this.engine.activate(record),
-      cancel: (record) => cancelTask(this.engine, record),
-      detach: (record) => this.detach(record),
-      dispose: (record) => this.dispose(record),
-      reference: (record) => this.reference(record),
-      report: (error) => this.emitter.emit('error', error, undefined),
-    };
+    this.router = new InputRouter(this.config.callbacks, (taskId) => this.live.inputOwner(taskId), report);
+    this.connection = new Connection(client, {
+      engine: () => this.engine,
+      attach: (next) => this.attachWire(next),
+      invalidateTools: () => this.catalog.invalidate(),
+      isClosed: () => this.closing !== undefined,
+      lost: () => this.emitter.emit('connectionLost'),
+      restored: () => this.emitter.emit('connectionRestored'),
+      report,
+      factory: this.config.reconnect,
+      retry: this.config.retry,
+      random: this.config.random,
+    });
+    this.connection.attach(wire);
   }
 
   private now(): number {
@@ -195,115 +171,7 @@ export class TaskClient {
 
   /** The SDK client in use (the latest one after a {@link TaskClient.reconnect}). */
   get client(): Client {
-    return this.sdkClient;
-  }
-
-  /** Subscribes to a wire's events and serves its input requests; returns the undo. */
-  private attachWire(wire: TaskWire): () => void {
-    const offs = [
-      wire.subscribe({
-        status: (task) => this.engine.push(task),
-        malformed: (error) => this.engine.report(error, undefined),
-        toolsChanged: () => this.catalog.invalidate(),
-        closed: () => this.onConnectionLost(wire),
-        progress: (token, progress) => this.onProgress(token, progress),
-      }),
-      wire.serveInput((request) => this.router.route(request)),
-    ];
-    return () => {
-      for (const off of offs) off();
-    };
-  }
-
-  private onConnectionLost(wire: TaskWire): void {
-    if (this.closing !== undefined || wire !== this.engine.wire) return;
-    this.engine.pause();
-    this.emitter.emit('connectionLost');
-    void this.autoReconnect();
-  }
-
-  /** With a `reconnect` factory: make a new client until one connects (while tasks are tracked). */
-  private async autoReconnect(): Promise<void> {
-    const factory = this.config.reconnect;
-    if (factory === undefined || this.reconnecting) return;
-    this.reconnecting = true;
-    try {
-      for (let attempt = 1; this.closing === undefined && this.engine.paused && this.engine.size > 0; attempt += 1) {
-        try {
-          const client = await factory();
-          if (this.closing !== undefined) return;
-          this.reconnect(client);
-          return;
-        } catch (error) {
-          this.emitter.emit('error', new TaskError(`Reconnecting failed (attempt ${attempt})`, { cause: error }), undefined);
-          await sleep(this.engine.scheduler, backoffDelay(attempt, this.config.retry, this.config.random)).catch(() => {});
-        }
-      }
-    } finally {
-      this.reconnecting = false;
-    }
-  }
-
-  /**
-   * Hands the TaskClient a new connected SDK `Client` (after the old connection closed, or to move
-   * to a new one): every unsettled handle resumes observation over it, and results are not lost.
-   * The server must still know the tasks: SDK servers scope tasks to the session, so over
-   * Streamable HTTP a new session sees none of them (they end with `TaskNotFoundError`).
-   * @throws TaskOptionError when `client` is not connected.
-   * @throws TaskClosedError after {@link TaskClient.close}.
-   */
-  reconnect(client: Client): void {
-    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
-    if (client.transport === undefined) {
-      throw new TaskOptionError('The new SDK Client is not connected: call client.connect(transport) first', {
-        option: 'client',
-      });
-    }
-    const wire: TaskWire = new Wire2025(client);
-    this.detachWire();
-    this.sdkClient = client;
-    this.detachWire = this.attachWire(wire);
-    this.catalog.invalidate();
-    const wasPaused = this.engine.paused;
-    if (!wasPaused) this.engine.pause();
-    this.engine.resume(wire);
-    this.emitter.emit('connectionRestored');
-  }
-
-  /**
-   * A handle for a task that already exists: one this process created earlier (from
-   * `handle.detach()` or `handle.toJSON()`), or one known only by id. Nothing is sent until the
-   * handle is observed (`result()`, iteration, `on(...)`) or given a deadline or signal. A task
-   * this client already tracks returns its existing handle.
-   * @throws TaskOptionError for a malformed reference, or one made on a different server.
-   * @throws TaskClosedError after {@link TaskClient.close}.
-   */
-  resume(target: string | TaskReference, options: ResumeOptions = {}): TaskHandle {
-    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
-    const reference = checkReference(target, this.engine.wire.serverIdentity(), this.engine.wire.revision);
-    const existing = this.live.get(reference.taskId);
-    if (existing !== undefined) return existing.handle;
-    const call = resolveCallOptions(this.config, options);
-    if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, reference.toolName);
-    const placeholder: Task = {
-      taskId: reference.taskId,
-      status: 'working',
-      createdAt: reference.createdAt ?? '',
-      lastUpdatedAt: '',
-      ttl: reference.ttl ?? null,
-    };
-    const toolName = reference.toolName ?? options.toolName ?? 'unknown';
-    const record = this.engine.track(placeholder, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });
-    const handle = this.adopt(record, call.callbacks, undefined, undefined);
-    const created = Date.parse(placeholder.createdAt);
-    if (placeholder.ttl !== null && Number.isFinite(created) && this.now() >= created + placeholder.ttl) {
-      // Known to be past its ttl: say so without asking the server ([V11]).
-      vanished(this.engine, record, undefined);
-      return handle;
-    }
-    armStops({ engine: this.engine, call, toolName, startedAt: this.now() }, record);
-    if (call.timeoutMs !== undefined || call.signal !== undefined) this.engine.activate(record);
-    return handle;
+    return this.connection.current;
   }
 
   /** Number of tasks being tracked (created and not yet settled). */
@@ -316,28 +184,9 @@ export class TaskClient {
     return this.limiter.pending;
   }
 
-  /**
-   * Every task the server reports (`tasks/list`), following `nextCursor` page by page. Includes
-   * tasks this client does not track. Lenient with real servers' shapes (D13).
-   * @throws TaskNotSupportedError (from the iterator) when the server did not declare `tasks.list`.
-   * @throws TaskRpcError when a page cannot be read after retries.
-   */
-  list(): AsyncGenerator<Task, void, undefined> {
-    return listAll(this.engine, this.config.requestTimeoutMs);
-  }
-
-  /**
-   * One page of `tasks/list`. Pass back `nextCursor` unchanged for the next page ([R23]).
-   * @throws TaskNotSupportedError when the server did not declare `tasks.list`.
-   * @throws TaskRpcError when the request fails after retries.
-   */
-  listPage(cursor?: string): Promise<{ readonly tasks: readonly Task[]; readonly nextCursor?: string | undefined }> {
-    return listPage(this.engine, cursor, this.config.requestTimeoutMs);
-  }
-
   /** The handles of every task being tracked, oldest first (for a UI list). */
   handles(): TaskHandle[] {
-    return [...this.live.values()].map((live) => live.handle);
+    return this.live.handles();
   }
 
   /**
@@ -369,6 +218,7 @@ export class TaskClient {
    * @throws TaskNotSupportedError with `requireTask` when task mode is not possible, or when input
    *   callbacks are given for a capability the SDK client did not declare.
    * @throws TaskTimeoutError / TaskAbortError when the deadline or signal stop the call first.
+   * @throws TaskQueueFullError with `whenFull: 'reject'` when `maxConcurrentTasks` is reached.
    * @throws TaskRpcError when the server rejects the call.
    * @throws TaskOptionError for invalid arguments or options.
    * @throws TaskClosedError after {@link TaskClient.close}.
@@ -385,18 +235,13 @@ export class TaskClient {
     if (!isPlainObject(args)) throw new TaskOptionError('Tool arguments must be a plain object', { option: 'args' });
     let call = resolveCallOptions(this.config, options);
     if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, name);
-    let token: string | undefined;
-    if (call.onProgress !== undefined) {
-      this.progressCounter += 1;
-      token = `${PROGRESS_TOKEN_PREFIX}${this.progressCounter}`;
-      this.progress.set(token, { callback: call.onProgress, toolName: name, live: undefined });
-      call = { ...call, progressToken: token };
-    }
+    const token = call.onProgress === undefined ? undefined : this.live.openProgress(call.onProgress, name);
+    if (token !== undefined) call = { ...call, progressToken: token };
     const launch = new Launch(
       {
         engine: this.engine,
         catalog: this.catalog,
-        adopt: (record, resolved, hint) => this.adopt(record, resolved.callbacks, token, hint),
+        adopt: (record, resolved, hint) => this.live.adopt(record, resolved.callbacks, token, hint),
         immediate: (tool, outcome) => new TaskHandle(tool, { kind: 'immediate', result: outcome.result }),
         slot: (signal, deadlineAt) => this.slot(name, signal, deadlineAt),
       },
@@ -406,10 +251,10 @@ export class TaskClient {
     );
     try {
       const handle = await launch.run();
-      if (token !== undefined && handle.kind === 'immediate') this.progress.delete(token);
+      if (handle.kind === 'immediate') this.live.closeProgress(token);
       return handle;
     } catch (error) {
-      if (token !== undefined) this.progress.delete(token);
+      this.live.closeProgress(token);
       throw error;
     }
   }
@@ -425,123 +270,89 @@ export class TaskClient {
     return this.limiter.acquire(signal, deadlineAt);
   }
 
-  /** Wraps a newly tracked record in a handle and registers it. */
-  private adopt(
-    record: TaskRecord,
-    callbacks: InputCallbacks | undefined,
-    progressToken: string | undefined,
-    immediateResponse: string | undefined,
-  ): TaskHandle {
-    const handle = new TaskHandle(record.toolName, { kind: 'task', record, backend: this.backend }, immediateResponse);
-    const live: Live = { record, handle, callbacks, progressToken, abort: undefined };
-    if (record.settlement !== undefined) {
-      // Settled on arrival (e.g. an early terminal notification): nothing to track.
-      this.emitter.emit('created', metricsOf(record, this.now()));
-      emitSettled([this.emitter], record, this.now());
-      if (progressToken !== undefined) this.progress.delete(progressToken);
+  /**
+   * A handle for a task that already exists: one this process created earlier (from
+   * `handle.detach()` or `handle.toJSON()`), or one known only by id. Nothing is sent until the
+   * handle is observed (`result()`, iteration, `on(...)`) or given a deadline or signal. A task
+   * this client already tracks returns its existing handle. A reference whose ttl has already
+   * elapsed gives a handle settled with `TaskExpiredError`, without asking the server ([V11]).
+   * @throws TaskOptionError for a malformed reference, or one made on a different server.
+   * @throws TaskClosedError after {@link TaskClient.close}.
+   */
+  resume(target: string | TaskReference, options: ResumeOptions = {}): TaskHandle {
+    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
+    const reference = checkReference(target, this.engine.wire.serverIdentity(), this.engine.wire.revision);
+    const existing = this.live.handleOf(reference.taskId);
+    if (existing !== undefined) return existing;
+    const call = resolveCallOptions(this.config, options);
+    const toolName = reference.toolName ?? options.toolName ?? 'unknown';
+    if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, toolName);
+    const placeholder: Task = {
+      taskId: reference.taskId,
+      status: 'working',
+      createdAt: reference.createdAt ?? '',
+      lastUpdatedAt: '',
+      ttl: reference.ttl ?? null,
+    };
+    const record = this.engine.track(placeholder, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });
+    const handle = this.live.adopt(record, call.callbacks, undefined, undefined);
+    const created = Date.parse(placeholder.createdAt);
+    if (placeholder.ttl !== null && Number.isFinite(created) && this.now() >= created + placeholder.ttl) {
+      vanished(this.engine, record, undefined);
       return handle;
     }
-    this.live.set(record.taskId, live);
-    const route = progressToken === undefined ? undefined : this.progress.get(progressToken);
-    if (route !== undefined) route.live = live;
-    const metrics = metricsOf(record, this.now());
-    this.emitter.emit('created', metrics);
-    // A task can be created already waiting for input (its notification may even overtake it).
-    if (record.task.status === 'input_required') this.emitter.emit('inputRequired', metrics, record.task);
+    armStops({ engine: this.engine, call, toolName, startedAt: this.now() }, record);
+    if (call.timeoutMs !== undefined || call.signal !== undefined) this.engine.activate(record);
     return handle;
   }
 
-  private onStatus(record: TaskRecord, _source: SnapshotSource, previous: Task): void {
-    const live = this.live.get(record.taskId);
-    const handleEvents = live?.handle.events;
-    if (!this.emitter.has('status') && !this.emitter.has('inputRequired') && handleEvents === undefined) return;
-    const metrics = metricsOf(record, this.now());
-    const task = record.task;
-    const enteredInput = task.status === 'input_required' && previous.status !== 'input_required';
-    for (const emitter of [this.emitter, handleEvents] as Array<SafeEmitter<TaskHandleEvents> | undefined>) {
-      emitter?.emit('status', metrics, task);
-      if (enteredInput) emitter?.emit('inputRequired', metrics, task);
-    }
+  /**
+   * Every task the server reports (`tasks/list`), following `nextCursor` page by page. Includes
+   * tasks this client does not track. Lenient with real servers' shapes (D13).
+   * @throws TaskNotSupportedError (from the iterator) when the server did not declare `tasks.list`.
+   * @throws TaskRpcError when a page cannot be read after retries.
+   */
+  list(): AsyncGenerator<Task, void, undefined> {
+    return listAll(this.engine, this.config.requestTimeoutMs);
   }
 
-  private onSettled(record: TaskRecord): void {
-    const live = this.live.get(record.taskId);
-    if (live?.record === record) {
-      this.live.delete(record.taskId);
-      live.abort?.abort(new Error('The task ended'));
-      if (live.progressToken !== undefined) this.progress.delete(live.progressToken);
-    }
-    const handleEvents = live?.handle.events;
-    emitSettled(handleEvents === undefined ? [this.emitter] : [this.emitter, handleEvents], record, this.now());
+  /**
+   * One page of `tasks/list`. Pass back `nextCursor` unchanged for the next page ([R23]).
+   * @throws TaskNotSupportedError when the server did not declare `tasks.list`.
+   * @throws TaskRpcError when the request fails after retries.
+   */
+  listPage(cursor?: string): Promise<TaskPage> {
+    return listPage(this.engine, cursor, this.config.requestTimeoutMs);
   }
 
-  private onExpiring(record: TaskRecord, expiresAt: number): void {
-    const live = this.live.get(record.taskId);
-    const metrics = metricsOf(record, this.now());
-    const expiry = { expiresAt, remainingMs: expiresAt - this.now() };
-    this.emitter.emit('expiring', metrics, expiry);
-    live?.handle.events?.emit('expiring', metrics, expiry);
-  }
-
-  private onProgress(token: string, progress: TaskProgress): boolean {
-    const route = this.progress.get(token);
-    if (route === undefined) return false;
-    const live = route.live;
-    try {
-      route.callback(progress, { taskId: live?.record.taskId, handle: live?.handle, toolName: route.toolName });
-    } catch (error) {
-      this.emitter.emit('error', new TaskError(`The onProgress callback threw`, { toolName: route.toolName, cause: error }), undefined);
-    }
-    if (live !== undefined) {
-      const metrics = metricsOf(live.record, this.now());
-      this.emitter.emit('progress', metrics, progress);
-      live.handle.events?.emit('progress', metrics, progress);
-    }
-    return true;
-  }
-
-  private inputOwner(taskId: string): { handle: TaskHandle; callbacks: InputCallbacks | undefined; signal: AbortSignal } | undefined {
-    const live = this.live.get(taskId);
-    if (live === undefined) return undefined;
-    live.abort ??= new AbortController();
-    return { handle: live.handle, callbacks: live.callbacks, signal: live.abort.signal };
-  }
-
-  private detach(record: TaskRecord): TaskReference {
-    const reference = this.reference(record);
-    this.engine.settle(record, {
-      ok: false,
-      error: new TaskDetachedError('The handle was detached; the remote task keeps running', {
-        task: record.task,
-        toolName: record.toolName,
+  /** Subscribes to a wire's events and serves its input requests; returns the undo. */
+  private attachWire(wire: TaskWire): () => void {
+    const offs = [
+      wire.subscribe({
+        status: (task) => this.engine.push(task),
+        malformed: (error) => this.engine.report(error, undefined),
+        toolsChanged: () => this.catalog.invalidate(),
+        closed: () => this.connection.closed(wire),
+        progress: (token, progress) => this.live.deliverProgress(token, progress),
       }),
-    });
-    return reference;
-  }
-
-  private async dispose(record: TaskRecord): Promise<void> {
-    await giveUp(this.engine, record, {
-      cancelRemote: true,
-      throwFromIterators: false,
-      error: (remote) =>
-        new TaskDetachedError(`The handle was disposed; ${describeRemoteCancel(remote)}`, {
-          task: record.task,
-          toolName: record.toolName,
-        }),
-    });
-  }
-
-  private reference(record: TaskRecord): TaskReference {
-    const task: Task = record.task;
-    return {
-      v: 1,
-      taskId: task.taskId,
-      toolName: record.toolName,
-      createdAt: task.createdAt,
-      ttl: task.ttl,
-      server: this.engine.wire.serverIdentity(),
-      revision: this.engine.wire.revision,
+      wire.serveInput((request) => this.router.route(request)),
+    ];
+    return () => {
+      for (const off of offs) off();
     };
+  }
+
+  /**
+   * Hands the TaskClient a new connected SDK `Client` (after the old connection closed, or to move
+   * to a new one): every unsettled handle resumes observation over it, and results are not lost.
+   * The server must still know the tasks: SDK servers scope tasks to the session, so over
+   * Streamable HTTP a new session sees none of them (they end with `TaskNotFoundError`).
+   * @throws TaskOptionError when `client` is not connected.
+   * @throws TaskClosedError after {@link TaskClient.close}.
+   */
+  reconnect(client: Client): void {
+    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
+    this.connection.replace(client);
   }
 
   /**
@@ -565,32 +376,11 @@ export class TaskClient {
           }),
         ),
       );
-      this.detachWire();
+      this.connection.close();
       engine.shutdown();
-      this.progress.clear();
-      if (this.ownsClient) await this.client.close();
+      this.live.clear();
+      if (ownedClients.has(this.connection.current)) await this.connection.current.close();
     })();
     return this.closing;
-  }
-}
-
-/**
- * Fails fast when callbacks are given for input the SDK client never receives: it gets
- * elicitation/sampling requests only if it declared those capabilities when it connected.
- * @throws TaskNotSupportedError naming the missing capability.
- */
-function checkInputCapabilities(wire: TaskWire, callbacks: InputCallbacks, toolName?: string): void {
-  const declared = wire.inputCapabilities();
-  const need: Array<[InputKind, unknown]> = [
-    ['elicitation', callbacks.onElicitation],
-    ['sampling', callbacks.onSampling],
-  ];
-  for (const [kind, callback] of need) {
-    if (callback !== undefined && !declared[kind]) {
-      throw new TaskNotSupportedError(
-        `on${kind === 'elicitation' ? 'Elicitation' : 'Sampling'} was given, but the SDK Client did not declare the "${kind}" capability, so the server will never send such requests. Create the Client with capabilities: { ${kind}: {} }, or use TaskClient.connect().`,
-        { feature: kind, toolName },
-      );
-    }
   }
 }

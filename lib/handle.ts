@@ -9,6 +9,7 @@ import { failedError } from './failure.js';
 import type { TaskRecord } from './engine/record.js';
 import { SnapshotIterator, abortError } from './util/snapshot-iterator.js';
 import type { CallToolAsTaskOptions } from './options.js';
+import type { TaskWire } from './wire/wire.js';
 import type { CallToolResult, Task } from './types.js';
 
 /** Options of {@link TaskHandle.result}. */
@@ -90,6 +91,20 @@ export function checkReference(target: unknown, server: string, revision: string
     toolName: ref.toolName,
     createdAt: typeof ref.createdAt === 'string' ? ref.createdAt : undefined,
     ttl,
+  };
+}
+
+/** The resume reference of a tracked task on `wire`. */
+export function referenceOf(record: TaskRecord, wire: Pick<TaskWire, 'serverIdentity' | 'revision'>): TaskReference {
+  const task = record.task;
+  return {
+    v: 1,
+    taskId: record.taskId,
+    toolName: record.toolName,
+    createdAt: task.createdAt,
+    ttl: task.ttl,
+    server: wire.serverIdentity(),
+    revision: wire.revision,
   };
 }
 

@@ -10,9 +10,9 @@ import type {
   ElicitRequest,
   ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TaskError } from './errors.js';
+import { TaskError, TaskNotSupportedError } from './errors.js';
 import type { TaskHandle } from './handle.js';
-import type { InputKind, InputRequest } from './wire/wire.js';
+import type { InputKind, InputRequest, TaskWire } from './wire/wire.js';
 
 /** What an input callback learns about the request it answers. */
 export interface InputContext {
@@ -140,4 +140,26 @@ function abandonable<T>(run: () => T | Promise<T>, signal: AbortSignal): Promise
       .then(resolve, reject)
       .finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/**
+ * Fails fast when callbacks are given for input the SDK client never receives: it gets
+ * elicitation/sampling requests only if it declared those capabilities when it connected.
+ * @throws TaskNotSupportedError naming the missing capability.
+ */
+export function checkInputCapabilities(wire: TaskWire, callbacks: InputCallbacks, toolName?: string): void {
+  const declared = wire.inputCapabilities();
+  const need: Array<[InputKind, unknown]> = [
+    ['elicitation', callbacks.onElicitation],
+    ['sampling', callbacks.onSampling],
+  ];
+  for (const [kind, callback] of need) {
+    if (callback !== undefined && !declared[kind]) {
+      const option = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
+      throw new TaskNotSupportedError(
+        `${option} was given, but the SDK Client did not declare the "${kind}" capability, so the server will never send such requests. Create the Client with capabilities: { ${kind}: {} }, or use TaskClient.connect().`,
+        { feature: kind, toolName },
+      );
+    }
+  }
 }

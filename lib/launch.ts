@@ -3,7 +3,7 @@
  * or plain), race it against the caller's signal and deadline, and arm the deadline and abort that
  * stop the task later ([R24]: only ever with `tasks/cancel`).
  */
-import { armStops, stopError, type StopScope } from './deadline.js';
+import { armStops, stopError, type StopScope } from './stops.js';
 import type { TaskEngine } from './engine/engine.js';
 import type { TaskRecord } from './engine/record.js';
 import { TaskNotSupportedError, TaskRpcError } from './errors.js';

@@ -4,7 +4,7 @@
  * running, so a fresh client can connect to the same process afterwards (resume across
  * connections).
  */
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -17,7 +17,7 @@ export class PipeClientTransport implements Transport {
   private readonly buffer = new ReadBuffer();
   private open = false;
 
-  constructor(private readonly child: ChildProcessWithoutNullStreams) {}
+  constructor(private readonly child: { readonly stdin: Writable; readonly stdout: Readable }) {}
 
   private readonly onData = (chunk: Buffer): void => {
     this.buffer.append(chunk);

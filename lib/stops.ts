@@ -1,13 +1,14 @@
 /**
- * A call's deadline and abort signal, once its task is tracked: when either fires, the task is
- * given up (cancelled remotely per `cancelOnTimeout` / `cancelOnAbort`) and settles with a
- * `TaskTimeoutError` or `TaskAbortError` that says what became of the remote task.
+ * The caller-side ways to stop a tracked task: its deadline and abort signal (given up and
+ * cancelled remotely per `cancelOnTimeout` / `cancelOnAbort`, settling with a `TaskTimeoutError`
+ * or `TaskAbortError` that says what became of the remote task), `detach()` and `dispose()`.
  */
 import type { TaskEngine } from './engine/engine.js';
 import type { TaskRecord } from './engine/record.js';
 import { giveUp } from './engine/stop.js';
 import {
   TaskAbortError,
+  TaskDetachedError,
   TaskTimeoutError,
   describeRemoteCancel,
   type RemoteCancelOutcome,
@@ -71,4 +72,32 @@ export function armStops(scope: StopScope, record: TaskRecord): void {
   };
   signal.addEventListener('abort', onAbort, { once: true });
   record.onSettled(() => signal.removeEventListener('abort', onAbort));
+}
+
+/** Stops tracking without touching the remote task: `result()` rejects with `TaskDetachedError`, iterators end. */
+export function detachRecord(engine: TaskEngine, record: TaskRecord): void {
+  engine.settle(record, {
+    ok: false,
+    error: new TaskDetachedError('The handle was detached; the remote task keeps running', {
+      task: record.task,
+      toolName: record.toolName,
+    }),
+  });
+}
+
+/**
+ * Cancels the remote task if it still runs and stops tracking (`await using`); free when settled.
+ * `result()` then rejects with `TaskCancelledError` when the cancel went through, otherwise with
+ * `TaskDetachedError` saying what became of the remote task; iterators end normally.
+ */
+export async function disposeRecord(engine: TaskEngine, record: TaskRecord): Promise<void> {
+  await giveUp(engine, record, {
+    cancelRemote: true,
+    throwFromIterators: false,
+    error: (remote) =>
+      new TaskDetachedError(`The handle was disposed; ${describeRemoteCancel(remote)}`, {
+        task: record.task,
+        toolName: record.toolName,
+      }),
+  });
 }

@@ -1,0 +1,174 @@
+/**
+ * The live tasks of a client: each tracked record with its handle, per-call input callbacks and
+ * progress route, and the translation of engine happenings into the typed events of the client
+ * and of each handle.
+ */
+import type { TaskRecord } from './engine/record.js';
+import { TaskError } from './errors.js';
+import {
+  type SafeEmitter,
+  emitSettled,
+  metricsOf,
+  type TaskClientEvents,
+  type TaskHandleEvents,
+  type TaskProgress,
+} from './events.js';
+import { TaskHandle, type HandleBackend } from './handle.js';
+import type { InputCallbacks, InputOwner } from './input.js';
+import type { ProgressCallback } from './options.js';
+import type { Task } from './types.js';
+import { PROGRESS_TOKEN_PREFIX } from './wire/wire.js';
+
+/** A tracked task's per-call state. */
+interface Live {
+  readonly record: TaskRecord;
+  readonly handle: TaskHandle;
+  readonly callbacks: InputCallbacks | undefined;
+  readonly progressToken: string | undefined;
+  /** Aborted when the task settles (input callbacks' `signal`); created on first use. */
+  abort: AbortController | undefined;
+}
+
+/** Where a progress token's notifications go. */
+interface ProgressRoute {
+  readonly callback: ProgressCallback;
+  readonly toolName: string;
+  live: Live | undefined;
+}
+
+/** Live handles, progress routes and event emission for one client. */
+export class LiveTasks {
+  private readonly live = new Map<string, Live>();
+  private readonly progress = new Map<string, ProgressRoute>();
+  private progressCounter = 0;
+
+  constructor(
+    private readonly emitter: SafeEmitter<TaskClientEvents>,
+    private readonly now: () => number,
+    private readonly backend: HandleBackend,
+  ) {}
+
+  /** Number of tracked tasks. */
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** The handle of every tracked task, oldest first. */
+  handles(): TaskHandle[] {
+    return [...this.live.values()].map((live) => live.handle);
+  }
+
+  /** The handle of a tracked task, if any. */
+  handleOf(taskId: string): TaskHandle | undefined {
+    return this.live.get(taskId)?.handle;
+  }
+
+  /** Routes progress for a new token to `callback` ([R35]); returns the token to send. */
+  openProgress(callback: ProgressCallback, toolName: string): string {
+    this.progressCounter += 1;
+    const token = `${PROGRESS_TOKEN_PREFIX}${this.progressCounter}`;
+    this.progress.set(token, { callback, toolName, live: undefined });
+    return token;
+  }
+
+  /** Stops routing `token`. */
+  closeProgress(token: string | undefined): void {
+    if (token !== undefined) this.progress.delete(token);
+  }
+
+  /** Wraps a newly tracked record in a handle and registers it. */
+  adopt(
+    record: TaskRecord,
+    callbacks: InputCallbacks | undefined,
+    progressToken: string | undefined,
+    immediateResponse: string | undefined,
+  ): TaskHandle {
+    const handle = new TaskHandle(record.toolName, { kind: 'task', record, backend: this.backend }, immediateResponse);
+    const metrics = metricsOf(record, this.now());
+    this.emitter.emit('created', metrics);
+    if (record.settlement !== undefined) {
+      // Settled on arrival (e.g. an early terminal notification): nothing to track.
+      emitSettled([this.emitter], record, this.now());
+      this.closeProgress(progressToken);
+      return handle;
+    }
+    const live: Live = { record, handle, callbacks, progressToken, abort: undefined };
+    this.live.set(record.taskId, live);
+    const route = progressToken === undefined ? undefined : this.progress.get(progressToken);
+    if (route !== undefined) route.live = live;
+    // A task can be created already waiting for input (its notification may even overtake it).
+    if (record.task.status === 'input_required' && !record.provisional) {
+      this.emitter.emit('inputRequired', metrics, record.task);
+    }
+    return handle;
+  }
+
+  private emitters(record: TaskRecord): Array<SafeEmitter<TaskHandleEvents>> {
+    const handleEvents = this.live.get(record.taskId)?.handle.events;
+    const all = [this.emitter as unknown as SafeEmitter<TaskHandleEvents>];
+    if (handleEvents !== undefined) all.push(handleEvents);
+    return all;
+  }
+
+  /** A record accepted a changed snapshot. */
+  status(record: TaskRecord, previous: Task): void {
+    const emitters = this.emitters(record);
+    if (emitters.length === 1 && !this.emitter.has('status') && !this.emitter.has('inputRequired')) return;
+    const metrics = metricsOf(record, this.now());
+    const task = record.task;
+    const enteredInput = task.status === 'input_required' && previous.status !== 'input_required';
+    for (const emitter of emitters) {
+      emitter.emit('status', metrics, task);
+      if (enteredInput) emitter.emit('inputRequired', metrics, task);
+    }
+  }
+
+  /** A record settled: forget it, release its callbacks' signal and progress route, emit. */
+  settled(record: TaskRecord): void {
+    const emitters = this.emitters(record);
+    const live = this.live.get(record.taskId);
+    if (live?.record === record) {
+      this.live.delete(record.taskId);
+      live.abort?.abort(new Error('The task ended'));
+      this.closeProgress(live.progressToken);
+    }
+    emitSettled(emitters, record, this.now());
+  }
+
+  /** A running task nears the end of its ttl. */
+  expiring(record: TaskRecord, expiresAt: number): void {
+    const metrics = metricsOf(record, this.now());
+    const expiry = { expiresAt, remainingMs: expiresAt - this.now() };
+    for (const emitter of this.emitters(record)) emitter.emit('expiring', metrics, expiry);
+  }
+
+  /** Delivers progress for `token`; false when the token is not ours. */
+  deliverProgress(token: string, progress: TaskProgress): boolean {
+    const route = this.progress.get(token);
+    if (route === undefined) return false;
+    const live = route.live;
+    try {
+      route.callback(progress, { taskId: live?.record.taskId, handle: live?.handle, toolName: route.toolName });
+    } catch (error) {
+      this.emitter.emit('error', new TaskError('The onProgress callback threw', { toolName: route.toolName, cause: error }), undefined);
+    }
+    if (live !== undefined) {
+      const metrics = metricsOf(live.record, this.now());
+      for (const emitter of this.emitters(live.record)) emitter.emit('progress', metrics, progress);
+    }
+    return true;
+  }
+
+  /** What the input router needs about a tracked task. */
+  inputOwner(taskId: string): InputOwner | undefined {
+    const live = this.live.get(taskId);
+    if (live === undefined) return undefined;
+    live.abort ??= new AbortController();
+    return { handle: live.handle, callbacks: live.callbacks, signal: live.abort.signal };
+  }
+
+  /** Forgets every progress route (on close). */
+  clear(): void {
+    this.progress.clear();
+  }
+}
