@@ -333,3 +333,72 @@ describe('input over real transports', () => {
     expect(report).not.toContain('default');
   });
 });
+
+describe('untagged and foreign input requests (mcp-go style, D14)', () => {
+  it('an untagged elicitation goes to the TaskClient-level callback while the task stays working', async () => {
+    const { connectScripted } = await import('./support/scripted-server.js');
+    const scripted = await connectScripted({
+      tools: [{ name: 'ask', taskSupport: 'required' }],
+      clientOptions: { capabilities: { elicitation: {} } },
+    });
+    const seen: Array<{ taskId: string | undefined; message: unknown }> = [];
+    const tasks = new TaskClient(scripted.client, {
+      onElicitation: (params, ctx) => {
+        seen.push({ taskId: ctx.taskId, message: params.message });
+        return { action: 'accept', content: { ok: true } };
+      },
+    });
+    cleanups.push(async () => {
+      await tasks.close();
+      await scripted.close();
+    });
+    const server = scripted.server;
+    server.on('tools/call', () => server.tasks.createResult({ taskId: 'go-1', pollInterval: 5_000 }));
+    const perCall: string[] = [];
+    const handle = await tasks.callToolAsTask('ask', {}, { onElicitation: () => (perCall.push('x'), { action: 'decline' }) });
+    // mcp-go: elicitation/create straight away, integer id, no related-task _meta, task stays working.
+    const untagged = await server.request('elicitation/create', {
+      message: 'Proceed?',
+      requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+    });
+    expect(untagged.result).toEqual({ action: 'accept', content: { ok: true } });
+    // Tagged for a task this client does not know: also the TaskClient-level callback, untagged answer.
+    const foreign = await server.request('elicitation/create', {
+      message: 'Someone else?',
+      requestedSchema: { type: 'object', properties: {} },
+      _meta: { [RELATED]: { taskId: 'not-ours' } },
+    });
+    expect((foreign.result as { _meta?: Record<string, unknown> })._meta?.[RELATED]).toEqual({ taskId: 'not-ours' });
+    // Tagged for our task: the per-call callback, answer tagged [R31].
+    const ours = await server.request('elicitation/create', {
+      message: 'Ours?',
+      requestedSchema: { type: 'object', properties: {} },
+      _meta: { [RELATED]: { taskId: 'go-1' } },
+    });
+    expect(ours.result).toMatchObject({ action: 'decline', _meta: { [RELATED]: { taskId: 'go-1' } } });
+    expect(seen).toEqual([
+      { taskId: undefined, message: 'Proceed?' },
+      { taskId: 'not-ours', message: 'Someone else?' },
+    ]);
+    expect(perCall).toEqual(['x']);
+    expect(handle.task?.status).toBe('working');
+    handle.detach();
+  });
+
+  it('keeps the model-immediate-response hint of the CreateTaskResult ([R39])', async () => {
+    const { connectScripted } = await import('./support/scripted-server.js');
+    const scripted = await connectScripted({ tools: [{ name: 'job', taskSupport: 'required' }] });
+    const tasks = new TaskClient(scripted.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await scripted.close();
+    });
+    scripted.server.on('tools/call', () => ({
+      ...scripted.server.tasks.createResult({ taskId: 'hint' }),
+      _meta: { 'io.modelcontextprotocol/model-immediate-response': 'Working on it; I will report back.' },
+    }));
+    const handle = await tasks.callToolAsTask('job');
+    expect(handle.immediateResponse).toBe('Working on it; I will report back.');
+    handle.detach();
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * Negotiation of task mode with the tool catalog ([R6]-[R9], [A1], D9): refreshed on
+ * notifications/tools/list_changed, and a plain retry when a server refuses augmentation of an
+ * optional tool.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskClient } from '../lib/index.js';
+import { flush } from './helpers.js';
+import { connectScripted, rpcError, type ScriptedTool } from './support/scripted-server.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+describe('tool catalog', () => {
+  it('re-reads tools/list after notifications/tools/list_changed', async () => {
+    const tools: ScriptedTool[] = [{ name: 'job', taskSupport: 'forbidden' }];
+    const scripted = await connectScripted({ tools });
+    const tasks = new TaskClient(scripted.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await scripted.close();
+    });
+    const server = scripted.server;
+    server.on('tools/call', (params) =>
+      params.task === undefined ? { content: [{ type: 'text', text: 'plain' }] } : server.tasks.createResult({ taskId: 'now-a-task' }),
+    );
+    expect((await tasks.callToolAsTask('job')).kind).toBe('immediate');
+    tools[0] = { name: 'job', taskSupport: 'required' };
+    // Without the notification the cached catalog still says forbidden.
+    expect((await tasks.callToolAsTask('job')).kind).toBe('immediate');
+    expect(server.count('tools/list')).toBe(1);
+    server.notify('notifications/tools/list_changed');
+    await flush();
+    const handle = await tasks.callToolAsTask('job');
+    expect(handle.kind).toBe('task');
+    expect(handle.taskId).toBe('now-a-task');
+    expect(server.count('tools/list')).toBe(2);
+    handle.detach();
+  });
+
+  it('an optional tool whose task-augmented call is refused with -32601 is retried plainly ([A1])', async () => {
+    const scripted = await connectScripted({ tools: [{ name: 'maybe', taskSupport: 'optional' }] });
+    const tasks = new TaskClient(scripted.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await scripted.close();
+    });
+    scripted.server.on('tools/call', (params) => {
+      if (params.task !== undefined) throw rpcError(-32601, 'tasks not supported for this tool');
+      return { content: [{ type: 'text', text: 'done plainly' }] };
+    });
+    const handle = await tasks.callToolAsTask('maybe');
+    expect(handle.kind).toBe('immediate');
+    expect((await handle.result()).content).toEqual([{ type: 'text', text: 'done plainly' }]);
+    expect(scripted.server.count('tools/call')).toBe(2);
+  });
+});
