@@ -77,7 +77,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * `Client`, and tracks them all with one shared scheduler.
  *
  * The SDK client keeps one handler per method. TaskClient chains onto `notifications/tasks/status`,
- * `notifications/progress`, `elicitation/create` and `sampling/createMessage` without replacing
+ * `notifications/progress`, `notifications/tools/list_changed`, `elicitation/create` and
+ * `sampling/createMessage` without replacing
  * anything: a handler you set on the SDK client before or after creating the TaskClient keeps
  * receiving what it received before (see docs/concepts.md, "Sharing the SDK client").
  */
@@ -98,6 +99,7 @@ export class TaskClient {
    * @throws whatever `client.connect` throws (e.g. the server is unreachable).
    */
   static async connect(transport: Transport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
+    resolveClientOptions(options); // fail on bad options before opening a connection
     const capabilities: ClientCapabilities = { ...options.capabilities };
     if (options.onElicitation !== undefined) capabilities.elicitation ??= {};
     if (options.onSampling !== undefined) capabilities.sampling ??= {};
@@ -107,7 +109,12 @@ export class TaskClient {
     });
     await client.connect(transport);
     ownedClients.add(client);
-    return new TaskClient(client, options);
+    try {
+      return new TaskClient(client, options);
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
   }
 
   /**
@@ -252,6 +259,14 @@ export class TaskClient {
     try {
       const handle = await launch.run();
       if (handle.kind === 'immediate') this.live.closeProgress(token);
+      if (this.closing !== undefined && handle.kind === 'task') {
+        // close() ran while the server was creating the task: do not leave it tracked.
+        await handle.dispose();
+        throw new TaskClosedError('The TaskClient was closed while the task was being created', {
+          task: handle.task,
+          toolName: name,
+        });
+      }
       return handle;
     } catch (error) {
       this.live.closeProgress(token);
@@ -335,7 +350,10 @@ export class TaskClient {
         closed: () => this.connection.closed(wire),
         progress: (token, progress) => this.live.deliverProgress(token, progress),
       }),
-      wire.serveInput((request) => this.router.route(request)),
+      wire.serveInput(
+        (request) => this.router.route(request),
+        (taskId) => this.live.handleOf(taskId) !== undefined,
+      ),
     ];
     return () => {
       for (const off of offs) off();

@@ -87,6 +87,8 @@ export class InputRouter {
       },
       (error: unknown) => {
         signal.release();
+        // An answer abandoned because the task ended or the server gave up is not a failure.
+        if (error instanceof AbandonedError) throw error;
         this.report(
           new TaskError(
             `The ${request.kind} callback failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -126,10 +128,17 @@ function either(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(
   };
 }
 
+/** The rejection of an answer that is no longer wanted. */
+class AbandonedError extends Error {
+  constructor() {
+    super('The answer is no longer needed: the task ended or the request was cancelled');
+  }
+}
+
 /** Runs `run`, but gives up (rejecting) as soon as `signal` aborts. */
 function abandonable<T>(run: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new Error('The answer is no longer needed: the task ended or the request was cancelled'));
+    const onAbort = (): void => reject(new AbandonedError());
     if (signal.aborted) {
       onAbort();
       return;

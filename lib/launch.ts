@@ -6,7 +6,7 @@
 import { armStops, stopError, type StopScope } from './stops.js';
 import type { TaskEngine } from './engine/engine.js';
 import type { TaskRecord } from './engine/record.js';
-import { TaskNotSupportedError, TaskRpcError } from './errors.js';
+import { TaskNotSupportedError, TaskProtocolError, TaskRpcError } from './errors.js';
 import type { TaskHandle } from './handle.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
 import type { ToolCatalog } from './tool-catalog.js';
@@ -106,8 +106,9 @@ export class Launch implements StopScope {
   private async startTask(support: TaskSupport): Promise<TaskHandle> {
     const { engine, call, name } = this;
     const endCreate = engine.beginCreate();
-    // [R24]: a task-augmented request is never aborted with notifications/cancelled, so the SDK
-    // request gets no signal; its own timeout only covers a server that never answers ([A5]).
+    // [R24]: a task-augmented request is never aborted by us, so the SDK request gets no signal.
+    // Its own timeout only covers a server that never answers; the SDK then sends
+    // notifications/cancelled, the one way left while no task id is known ([A5]).
     const request = engine.wire.callTool(
       { name, arguments: this.args, task: { ttl: call.ttlMs }, meta: call.meta, progressToken: call.progressToken },
       { timeoutMs: this.budget() + call.requestTimeoutMs },
@@ -117,18 +118,25 @@ export class Launch implements StopScope {
       outcome = await this.race(request);
     } catch (error) {
       if (error instanceof Stopped) {
-        // Abandoned before the answer: if a task gets created anyway, cancel it once its id is known.
+        // Abandoned before the answer: if a task gets created anyway, cancel it once its id is
+        // known, unless the caller opted out of remote cancels for this kind of stop.
+        const cancel = error.stop.kind === 'abort' ? call.cancelOnAbort : call.cancelOnTimeout;
         request.then(
           (late) => {
             endCreate();
-            if (late.kind === 'task') this.cancelOrphan(late.task);
+            if (late.kind === 'task' && cancel) this.cancelOrphan(late.task);
           },
           () => endCreate(),
         );
-        throw stopError(this, error.stop, 'pending');
+        throw stopError(this, error.stop, cancel ? 'pending' : 'disabled');
       }
       endCreate();
-      if (error instanceof TaskRpcError && AUGMENTATION_REFUSED.has(error.code) && support === 'optional') {
+      if (
+        error instanceof TaskRpcError &&
+        AUGMENTATION_REFUSED.has(error.code) &&
+        support === 'optional' &&
+        !call.requireTask
+      ) {
         return this.callPlain();
       }
       throw error;
@@ -142,7 +150,7 @@ export class Launch implements StopScope {
 
   private async callPlain(): Promise<TaskHandle> {
     // A plain request is cancelled the normal way (notifications/cancelled), through a child
-    // signal so the caller's signal keeps no SDK listener afterwards (D4).
+    // signal so the caller's signal keeps no SDK listener afterwards (SDK note D4, §7b).
     const child = childController(this.call.signal);
     try {
       const request = this.engine.wire.callTool(
@@ -164,6 +172,14 @@ export class Launch implements StopScope {
   /** Turns the server's answer into a handle; a task (even one not asked for) is tracked. */
   private accept(outcome: StartOutcome): TaskHandle {
     if (outcome.kind === 'immediate') return this.context.immediate(this.name, outcome);
+    if (this.engine.get(outcome.task.taskId) !== undefined) {
+      // [V4]: task ids are unique; a reused one must not merge two calls into one task.
+      throw new TaskProtocolError('Malformed tools/call reply from server: the task id is already in use', {
+        method: 'tools/call',
+        task: outcome.task,
+        toolName: this.name,
+      });
+    }
     const record = this.engine.track(outcome.task, this.name, {
       startedAt: this.startedAt,
       requestTimeoutMs: this.call.requestTimeoutMs,

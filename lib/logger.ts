@@ -5,6 +5,7 @@
  * in full.
  */
 import { createHash } from 'node:crypto';
+import type { TaskError } from './errors.js';
 import type { SafeEmitter, TaskClientEvents, TaskMetrics } from './events.js';
 
 /** Severity of a log entry. */
@@ -60,6 +61,11 @@ export function attachLogger(
     status: m.status,
     ...(m.statusMessage === undefined ? {} : { statusMessage: m.statusMessage }),
   });
+  /** An error's message, with its task id replaced by the fingerprint unless ids are logged. */
+  const scrub = (error: TaskError): string =>
+    logTaskIds || error.taskId === undefined
+      ? error.message
+      : error.message.replaceAll(error.taskId, fingerprint(error.taskId));
   const write = (level: LogLevel, message: string, fields: Record<string, unknown>): void => {
     try {
       logger.log({ level, message, fields });
@@ -78,13 +84,13 @@ export function attachLogger(
         polls: m.polls,
         notifications: m.notifications,
         retries: m.retries,
-        ...(m.error === undefined ? {} : { error: m.error.message }),
+        ...(m.error === undefined ? {} : { error: scrub(m.error) }),
       }),
     ),
     emitter.on('error', (error, m) =>
       write('warn', 'task client problem', {
         ...(m === undefined ? {} : base(m)),
-        error: logTaskIds || error.taskId === undefined ? error.message : error.message.replaceAll(error.taskId, fingerprint(error.taskId)),
+        error: scrub(error),
       }),
     ),
   ];

@@ -38,9 +38,11 @@ export interface TaskClientOptions extends InputCallbacks {
    */
   readonly hintlessMaxPollIntervalMs?: number;
   /**
-   * Timeout of each short request (`tasks/get`, `tasks/cancel`, `tasks/list`, `tools/list` and
-   * the task-creating `tools/call`). Separate from the task deadline; a poll that times out is
-   * simply retried at the next tick.
+   * Timeout of each short request (`tasks/get`, `tasks/cancel`, `tasks/list`, `tools/list`, and
+   * `tasks/result` once the task is terminal). Separate from the task deadline; a poll that times
+   * out is simply retried at the next tick. The task-creating `tools/call` gets the time left
+   * before the deadline (or 60 s without one) plus this, as a backstop for a server that never
+   * answers.
    * @default 10000
    */
   readonly requestTimeoutMs?: number;

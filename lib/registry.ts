@@ -3,6 +3,7 @@
  * progress route, and the translation of engine happenings into the typed events of the client
  * and of each handle.
  */
+import { randomUUID } from 'node:crypto';
 import type { TaskRecord } from './engine/record.js';
 import { TaskError } from './errors.js';
 import {
@@ -41,6 +42,8 @@ export class LiveTasks {
   private readonly live = new Map<string, Live>();
   private readonly progress = new Map<string, ProgressRoute>();
   private progressCounter = 0;
+  /** Tokens are unique per client, so several TaskClients can share one SDK client. */
+  private readonly progressPrefix = `${PROGRESS_TOKEN_PREFIX}${randomUUID().slice(0, 8)}/`;
 
   constructor(
     private readonly emitter: SafeEmitter<TaskClientEvents>,
@@ -66,7 +69,7 @@ export class LiveTasks {
   /** Routes progress for a new token to `callback` ([R35]); returns the token to send. */
   openProgress(callback: ProgressCallback, toolName: string): string {
     this.progressCounter += 1;
-    const token = `${PROGRESS_TOKEN_PREFIX}${this.progressCounter}`;
+    const token = `${this.progressPrefix}${this.progressCounter}`;
     this.progress.set(token, { callback, toolName, live: undefined });
     return token;
   }
@@ -112,6 +115,8 @@ export class LiveTasks {
 
   /** A record accepted a changed snapshot. */
   status(record: TaskRecord, previous: Task): void {
+    // Snapshots applied before adoption (early notifications) are announced by `created`.
+    if (this.live.get(record.taskId)?.record !== record) return;
     const emitters = this.emitters(record);
     if (emitters.length === 1 && !this.emitter.has('status') && !this.emitter.has('inputRequired')) return;
     const metrics = metricsOf(record, this.now());
@@ -125,13 +130,13 @@ export class LiveTasks {
 
   /** A record settled: forget it, release its callbacks' signal and progress route, emit. */
   settled(record: TaskRecord): void {
-    const emitters = this.emitters(record);
     const live = this.live.get(record.taskId);
-    if (live?.record === record) {
-      this.live.delete(record.taskId);
-      live.abort?.abort(new Error('The task ended'));
-      this.closeProgress(live.progressToken);
-    }
+    // A record settled before it was adopted (an early terminal notification) is announced by adopt().
+    if (live?.record !== record) return;
+    const emitters = this.emitters(record);
+    this.live.delete(record.taskId);
+    live.abort?.abort(new Error('The task ended'));
+    this.closeProgress(live.progressToken);
     emitSettled(emitters, record, this.now());
   }
 

@@ -8,6 +8,7 @@ import type { TaskRecord } from './engine/record.js';
 import { giveUp } from './engine/stop.js';
 import {
   TaskAbortError,
+  TaskCancelledError,
   TaskDetachedError,
   TaskTimeoutError,
   describeRemoteCancel,
@@ -53,6 +54,7 @@ export function stopError(
 /** Arms the deadline timer and the abort listener of a tracked task. */
 export function armStops(scope: StopScope, record: TaskRecord): void {
   const { engine, call } = scope;
+  if (record.settlement !== undefined) return;
   if (call.timeoutMs !== undefined) {
     record.deadlineTimer = engine.scheduler.schedule(scope.startedAt + call.timeoutMs, () => {
       record.deadlineTimer = undefined;
@@ -94,10 +96,10 @@ export async function disposeRecord(engine: TaskEngine, record: TaskRecord): Pro
   await giveUp(engine, record, {
     cancelRemote: true,
     throwFromIterators: false,
-    error: (remote) =>
-      new TaskDetachedError(`The handle was disposed; ${describeRemoteCancel(remote)}`, {
-        task: record.task,
-        toolName: record.toolName,
-      }),
+    error: (remote) => {
+      const message = `The handle was disposed; ${describeRemoteCancel(remote)}`;
+      const common = { task: record.task, toolName: record.toolName };
+      return remote === 'cancelled' ? new TaskCancelledError(message, common) : new TaskDetachedError(message, common);
+    },
   });
 }

@@ -1,6 +1,6 @@
 /**
  * The server's tools and their `execution.taskSupport`, read from every page of `tools/list`
- * (the SDK's own cache keeps only the last page, D9), loaded once on demand, refreshed on
+ * (the SDK's own cache keeps only the last page: SDK note D9 in tasks-2025-11-25.md §7b), loaded once on demand, refreshed on
  * `notifications/tools/list_changed`, and re-read once for a tool name it does not know.
  */
 import type { TaskSupport, TaskWire } from './wire/wire.js';

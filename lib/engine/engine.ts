@@ -131,7 +131,10 @@ export class TaskEngine {
       options.provisional === true,
     );
     this.records.set(task.taskId, record);
-    for (const snapshot of this.early.take(task.taskId)) this.observe(record, snapshot, 'notification');
+    for (const snapshot of this.early.take(task.taskId)) {
+      record.notifications += 1;
+      this.observe(record, snapshot, 'notification');
+    }
     if (record.provisional) return record;
     record.active = true;
     record.nextPollAt = now + this.delay(record);
@@ -181,7 +184,9 @@ export class TaskEngine {
     }
     // Any current snapshot is a fresh observation: the next poll moves a full interval away.
     record.nextPollAt = this.config.clock.now() + this.delay(record);
-    if (wasProvisional) this.armTtlWarning(record);
+    if (wasProvisional || previous.ttl !== record.task.ttl || previous.createdAt !== record.task.createdAt) {
+      this.armTtlWarning(record);
+    }
     if (verdict === 'changed') this.events.status(record, source, previous);
     this.react(record);
   }
@@ -259,7 +264,8 @@ export class TaskEngine {
     // A poll that times out is simply retried at the next tick; only repeated hard failures
     // (a server that cannot serve tasks/get, or keeps sending garbage) fail the task.
     if (!isTransient(error) && record.failedPolls >= this.config.maxPollFailures) {
-      this.settle(record, { ok: false, error: asTaskError(error, record) });
+      const failure = asTaskError(error, record);
+      this.settle(record, { ok: false, error: failure }, failure);
       return;
     }
     record.nextPollAt = this.config.clock.now() + this.delay(record);

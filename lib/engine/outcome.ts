@@ -78,7 +78,8 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
       if (terminal) record.terminalFetch = false;
       if (isNotFound(error)) vanished(engine, record, error);
       else if (record.terminal || error instanceof TaskProtocolError) {
-        engine.settle(record, { ok: false, error: asTaskError(error, record) });
+        const failure = asTaskError(error, record);
+        engine.settle(record, { ok: false, error: failure }, failure);
       } else {
         // Waiting for input failed; polling goes on and the next input_required observation asks again.
         engine.report(error, record);
@@ -150,10 +151,9 @@ export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown)
   const common = { task, toolName: record.toolName, cause: error };
   const expired =
     task.ttl !== null && Number.isFinite(created) && engine.config.clock.now() + EXPIRY_SKEW_MS >= created + task.ttl;
-  engine.settle(record, {
-    ok: false,
-    error: expired
-      ? new TaskExpiredError(`Task expired: its ttl of ${task.ttl} ms elapsed and the server dropped it`, common)
-      : new TaskNotFoundError('The server no longer knows this task (it vanished before its ttl elapsed)', common),
-  });
+  const failure = expired
+    ? new TaskExpiredError(`Task expired: its ttl of ${task.ttl} ms elapsed and the server dropped it`, common)
+    : new TaskNotFoundError('The server no longer knows this task (it vanished before its ttl elapsed)', common);
+  // Iterators end by throwing: no terminal snapshot will ever come.
+  engine.settle(record, { ok: false, error: failure }, failure);
 }

@@ -11,7 +11,13 @@
  * user's handlers as they are.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { JSONRPCNotification, JSONRPCRequest, Result } from '@modelcontextprotocol/sdk/types.js';
+import {
+  JSONRPCResultResponseSchema,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type Result,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /** What the SDK passes as the second argument of a request handler. */
 export type RequestExtra = Record<string, unknown> & { readonly signal: AbortSignal };
@@ -32,6 +38,8 @@ interface Hookable {
 
 class TappedMap<H, T> extends Map<string, H> {
   readonly taps = new Map<string, T[]>();
+  /** Per method: the error to answer when no tap, no user handler and no fallback answers. */
+  readonly missing = new Map<string, (request: JSONRPCRequest) => Error>();
   private readonly dispatchers = new Map<string, H>();
 
   constructor(
@@ -101,7 +109,7 @@ function requestMap(client: Client): TappedMap<RequestHandler, RequestTap> {
     }
     const next = self.own(method) ?? target.fallbackRequestHandler;
     if (next !== undefined) return next(request, extra);
-    throw Object.assign(new Error('Method not found'), { code: -32601 });
+    throw self.missing.get(method)?.(request) ?? Object.assign(new Error('Method not found'), { code: -32601 });
   });
   target._requestHandlers = map;
   return map;
@@ -116,17 +124,21 @@ export function tapNotification(client: Client, method: string, tap: Notificatio
 }
 
 /**
- * Adds a request tap for `method`; requests it passes on go to the user's handler (set before or
- * after), then to the client's `fallbackRequestHandler`. Returns a function that removes the tap.
+ * Adds a request tap for `method`; requests no tap answers go to the user's handler (set before or
+ * after), then to the client's `fallbackRequestHandler`, and otherwise get the error `missing`
+ * makes. Returns a function that removes the tap.
  */
-export function tapRequest(client: Client, method: string, tap: RequestTap): () => void {
-  return requestMap(client).add(method, tap);
+export function tapRequest(
+  client: Client,
+  method: string,
+  tap: RequestTap,
+  missing?: (request: JSONRPCRequest) => Error,
+): () => void {
+  const map = requestMap(client);
+  if (missing !== undefined) map.missing.set(method, missing);
+  return map.add(method, tap);
 }
 
-/** True when the user (not a tap) has a request handler for `method` on `client`. */
-export function hasOwnRequestHandler(client: Client, method: string): boolean {
-  return requestMap(client).own(method) !== undefined;
-}
 
 /**
  * Calls `listener` once when the client's current transport closes, keeping the transport's
@@ -149,5 +161,60 @@ export function onTransportClose(client: Client, listener: () => void): () => vo
   };
   return () => {
     active = false;
+  };
+}
+
+/** Marks, in an error's `data`, a reply the SDK could not have parsed (see {@link guardResponses}). */
+export const MALFORMED_REPLY = 'mcp-task-client/malformed-reply';
+
+const guarded = new WeakSet<object>();
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The SDK drops a response whose `result` or `error` breaks its schema (a string result, a bad
+ * `_meta`), reports it only on `onerror`, and lets the request die on its timeout. This turns such
+ * a response into an error response (-32603, `data` marked {@link MALFORMED_REPLY}) before the SDK
+ * sees it, so the request fails at once with a protocol error. Installed once per transport.
+ */
+export function guardResponses(client: Client): void {
+  const transport = client.transport;
+  if (transport === undefined || guarded.has(transport)) return;
+  guarded.add(transport);
+  const deliver = transport.onmessage;
+  if (deliver === undefined) return;
+  transport.onmessage = (message, extra) => {
+    deliver.call(transport, repair(message), extra);
+  };
+}
+
+function repair(message: JSONRPCMessage): JSONRPCMessage {
+  const raw = message as Record<string, unknown>;
+  if (!('id' in raw) || 'method' in raw) return message;
+  const id = raw.id as string | number;
+  if ('result' in raw) {
+    const result = raw.result;
+    // Fast path: a plain object without _meta always passes the SDK's schema.
+    if (isPlainObject(result) && result._meta === undefined) return message;
+    if (JSONRPCResultResponseSchema.safeParse(message).success) return message;
+    return broken(id, 'the result is not a valid result object');
+  }
+  if ('error' in raw) {
+    const error = raw.error;
+    if (isPlainObject(error) && typeof error.code === 'number' && Number.isInteger(error.code) && typeof error.message === 'string') {
+      return message;
+    }
+    return broken(id, 'the error is not a valid JSON-RPC error object');
+  }
+  return message;
+}
+
+function broken(id: string | number, why: string): JSONRPCMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32603, message: `Malformed reply from server: ${why}`, data: { [MALFORMED_REPLY]: true } },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The MCP 2025-11-25 tasks wire over an SDK v1 `Client`. Every request goes through
- * `client.request(...)` with clean options (no `task` on polls, D2; no SDK task helpers, which SDK
+ * `client.request(...)` with clean options (no `task` on polls: SDK note D2 in tasks-2025-11-25.md §7b; no SDK task helpers, which SDK
  * v2 removed) and a permissive result schema; the explicit decoders in `decode-2025.ts` do the
  * validation.
  */
@@ -24,7 +24,7 @@ import {
   decodeToolPage,
   relatedTaskId,
 } from './decode-2025.js';
-import { hasOwnRequestHandler, onTransportClose, tapNotification, tapRequest } from './sdk-hooks.js';
+import { MALFORMED_REPLY, guardResponses, onTransportClose, tapNotification, tapRequest } from './sdk-hooks.js';
 import {
   PROGRESS_TOKEN_PREFIX,
   type InputHandler,
@@ -52,6 +52,9 @@ export const INVALID_PARAMS = -32602;
 /** Turns whatever a request threw into a {@link TaskRpcError} (or passes a protocol error on). */
 export function toRpcError(method: string, error: unknown, taskId?: string): TaskRpcError | TaskProtocolError {
   if (error instanceof TaskRpcError || error instanceof TaskProtocolError) return error;
+  if (error instanceof McpError && (error.data as Record<string, unknown> | undefined)?.[MALFORMED_REPLY] === true) {
+    return new TaskProtocolError(`Malformed ${method} reply from server`, { method, taskId, cause: error });
+  }
   if (error instanceof McpError) {
     const prefix = `MCP error ${error.code}: `;
     const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
@@ -92,7 +95,9 @@ export class Wire2025 implements TaskWire {
   readonly revision = '2025-11-25';
   readonly inputViaResult = true;
 
-  constructor(private readonly client: Client) {}
+  constructor(private readonly client: Client) {
+    guardResponses(client);
+  }
 
   capabilities(): WireCapabilities {
     const tasks = this.client.getServerCapabilities()?.tasks;
@@ -131,7 +136,7 @@ export class Wire2025 implements TaskWire {
   async callTool(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome> {
     const params: Record<string, unknown> = { name: call.name };
     if (call.arguments !== undefined) params.arguments = call.arguments;
-    // D3: send only {ttl} in `task`, never the SDK's extra pollInterval.
+    // SDK note D3 (§7b): send only {ttl} in `task`, never the SDK's extra pollInterval.
     if (call.task !== undefined) params.task = call.task.ttl === undefined ? {} : { ttl: call.task.ttl };
     if (call.meta !== undefined || call.progressToken !== undefined) {
       params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
@@ -172,32 +177,42 @@ export class Wire2025 implements TaskWire {
     return { elicitation: declared.elicitation !== undefined, sampling: declared.sampling !== undefined };
   }
 
-  serveInput(handler: InputHandler): () => void {
+  serveInput(handler: InputHandler, owns: (taskId: string) => boolean): () => void {
+    // Several TaskClients may share one SDK client: a request tagged with a task one of them owns
+    // goes to that one, whatever order their taps run in.
+    let owners = OWNERS.get(this.client);
+    if (owners === undefined) OWNERS.set(this.client, (owners = new Set()));
+    owners.add(owns);
+    const registry = owners;
     const offs = INPUT_METHODS.map(([method, kind]) =>
-      tapRequest(this.client, method, (request, extra) => {
-        const params = (request.params ?? {}) as Record<string, unknown>;
-        const taskId = relatedTaskId(params);
-        const answer = handler({ kind, params, taskId, signal: extra.signal });
-        if (answer === undefined) {
-          const target = this.client as unknown as { fallbackRequestHandler?: unknown };
-          if (hasOwnRequestHandler(this.client, method) || target.fallbackRequestHandler !== undefined) return undefined;
-          // Nobody can answer: say so plainly rather than decline on the user's behalf.
-          const about = taskId === undefined ? '' : ` for task ${taskId}`;
-          return Promise.reject(
-            new McpError(-32601, `No ${kind} handler${about}: pass on${kind === 'elicitation' ? 'Elicitation' : 'Sampling'} to the TaskClient or the call`),
+      tapRequest(
+        this.client,
+        method,
+        (request, extra) => {
+          const params = (request.params ?? {}) as Record<string, unknown>;
+          const taskId = relatedTaskId(params);
+          if (taskId !== undefined && !owns(taskId) && [...registry].some((other) => other(taskId))) return undefined;
+          const answer = handler({ kind, params, taskId, signal: extra.signal });
+          return answer?.then(
+            (result) => finishAnswer(kind, result, taskId),
+            (error: unknown) => {
+              if (error instanceof McpError) throw error;
+              const message = error instanceof Error ? error.message : String(error);
+              throw new McpError(-32603, `The ${kind} callback failed: ${message}`);
+            },
           );
-        }
-        return answer.then(
-          (result) => finishAnswer(kind, result, taskId),
-          (error: unknown) => {
-            if (error instanceof McpError) throw error;
-            const message = error instanceof Error ? error.message : String(error);
-            throw new McpError(-32603, `The ${kind} callback failed: ${message}`);
-          },
-        );
-      }),
+        },
+        // Nobody can answer: say so plainly rather than decline on the user's behalf.
+        (request) => {
+          const taskId = relatedTaskId(request.params);
+          const about = taskId === undefined ? '' : ` for task ${taskId}`;
+          const option = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
+          return new McpError(-32601, `No ${kind} handler${about}: pass ${option} to the TaskClient or the call`);
+        },
+      ),
     );
     return () => {
+      registry.delete(owns);
       for (const off of offs) off();
     };
   }
@@ -241,6 +256,9 @@ export class Wire2025 implements TaskWire {
     };
   }
 }
+
+/** Per SDK client, who owns which tasks (one entry per TaskClient serving input on it). */
+const OWNERS = new WeakMap<Client, Set<(taskId: string) => boolean>>();
 
 const INPUT_METHODS: ReadonlyArray<readonly [string, InputKind]> = [
   ['elicitation/create', 'elicitation'],

@@ -149,9 +149,10 @@ export interface TaskWire {
   subscribe(events: WireEvents): () => void;
   /**
    * Serves the server's input requests through `handler`; the adapter tags every answer with the
-   * related task ([R31]) and checks its shape. Returns a function that stops serving.
+   * related task ([R31]) and checks its shape. `owns` tells which tasks are this client's, so a
+   * request for a task another client owns reaches that one. Returns a function that stops serving.
    */
-  serveInput(handler: InputHandler): () => void;
+  serveInput(handler: InputHandler, owns: (taskId: string) => boolean): () => void;
   /** Which input requests the local client declared it can receive. */
   inputCapabilities(): Readonly<Record<InputKind, boolean>>;
 }
