@@ -16,6 +16,27 @@ export interface HttpTaskServer {
   close(): Promise<void>;
 }
 
+/**
+ * Decides, per POSTed JSON-RPC message, to answer with an HTTP error status instead of serving it
+ * (e.g. 503 for a few `tasks/get`), to test HTTP faults.
+ */
+export type HttpIntercept = (message: { method?: string; id?: unknown }) => number | undefined;
+
+function readBody(req: import('node:http').IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
 /** Starts the example server (or `make()`'s server) over Streamable HTTP. */
 export async function startHttpServer(
   options: ExampleServerOptions = {},
@@ -23,6 +44,7 @@ export async function startHttpServer(
     const { server, store } = createExampleServer(options);
     return { server, cleanup: () => store.cleanup() };
   },
+  intercept?: HttpIntercept,
 ): Promise<HttpTaskServer> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; cleanup(): void }>();
   const http: HttpServer = createServer((req, res) => {
@@ -45,7 +67,16 @@ export async function startHttpServer(
         session = { transport, cleanup };
         await made.server.connect(transport);
       }
-      await session.transport.handleRequest(req, res);
+      let body: unknown;
+      if (intercept !== undefined && req.method === 'POST') {
+        body = await readBody(req);
+        const status = Array.isArray(body) ? undefined : intercept(body as { method?: string; id?: unknown });
+        if (status !== undefined) {
+          res.writeHead(status, { 'content-type': 'text/plain' }).end(`injected ${status}`);
+          return;
+        }
+      }
+      await session.transport.handleRequest(req, res, body);
     })().catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(String(error));
     });
