@@ -1,0 +1,35 @@
+/**
+ * Contender 3: `@modelcontextprotocol/ext-tasks` (the official task client) in 2025-11-25 mode,
+ * driven through {@link V1ClientSessionPort} over the SDK v1 client: `withTasks(port)`, then
+ * `session.callTool()` and `execution.result()` (unwrapped with `resultFromTaskOutcome`).
+ */
+import { resultFromTaskOutcome, withTasks } from '@modelcontextprotocol/ext-tasks/client';
+import { WORK_TOOL } from '../server.js';
+import { now } from '../stats.js';
+import { V1ClientSessionPort } from './ext-tasks-port.js';
+import type { ContenderFactory } from './types.js';
+
+export const createExtTasks: ContenderFactory = async (client) => {
+  const port = new V1ClientSessionPort(client, 'bench-server');
+  const errors: Error[] = [];
+  const session = withTasks(port, { onError: (error) => errors.push(error) });
+  return {
+    id: 'ext-tasks',
+    start: async (ms) => {
+      const execution = await session.callTool(WORK_TOOL, { ms });
+      if (execution.kind !== 'task') throw new Error('ext-tasks did not create a task');
+      return {
+        taskId: execution.handle.taskId,
+        done: execution.result().then((outcome) => {
+          resultFromTaskOutcome(outcome);
+          return now();
+        }),
+      };
+    },
+    close: async () => {
+      await session.close();
+      port[Symbol.dispose]();
+      if (errors.length > 0) throw new Error(`ext-tasks reported ${errors.length} background error(s): ${errors[0]?.message}`);
+    },
+  };
+};

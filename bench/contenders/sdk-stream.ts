@@ -1,0 +1,43 @@
+/**
+ * Contender 2: the SDK's own helper, `client.experimental.tasks.callToolStream` (SDK 1.32.x),
+ * consumed as its documentation shows: iterate until a `result` or `error` message. The tool list
+ * is fetched once first, because the helper only task-augments tools it knows from `tools/list`.
+ */
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { WORK_TOOL } from '../server.js';
+import { now } from '../stats.js';
+import type { ContenderFactory, StartedTask } from './types.js';
+
+export const createSdkStream: ContenderFactory = async (client) => {
+  await client.listTools();
+  return {
+    id: 'sdk-stream',
+    start: (ms) =>
+      new Promise<StartedTask>((resolveStart, rejectStart) => {
+        let created: ((taskId: string) => void) | undefined;
+        const done = (async (): Promise<number> => {
+          const stream = client.experimental.tasks.callToolStream({ name: WORK_TOOL, arguments: { ms } }, CallToolResultSchema);
+          for await (const message of stream) {
+            switch (message.type) {
+              case 'taskCreated':
+                created?.(message.task.taskId);
+                created = undefined;
+                break;
+              case 'taskStatus':
+                break;
+              case 'result':
+                return now();
+              case 'error':
+                throw message.error;
+            }
+          }
+          throw new Error('callToolStream ended without a result');
+        })();
+        created = (taskId) => resolveStart({ taskId, done });
+        done.catch((error: unknown) => {
+          if (created !== undefined) rejectStart(error);
+        });
+      }),
+    close: async () => {},
+  };
+};
