@@ -1,7 +1,9 @@
 /**
  * The server's tools and their `execution.taskSupport`, read from every page of `tools/list`
- * (the SDK's own cache keeps only the last page: SDK note D9 in tasks-2025-11-25.md §7b), loaded once on demand, refreshed on
- * `notifications/tools/list_changed`, and re-read once for a tool name it does not know.
+ * (the SDK's own cache keeps only the last page: SDK note D9 in tasks-2025-11-25.md §7b), loaded
+ * once on demand and refreshed on `notifications/tools/list_changed`. A name the list does not
+ * have causes one re-read (shared by concurrent callers); a name still unknown after it is
+ * remembered as unknown until the list changes, so a misspelled tool does not re-list every call.
  */
 import type { TaskSupport, TaskWire } from './wire/wire.js';
 
@@ -13,6 +15,8 @@ export class ToolCatalog {
   private tools: Map<string, TaskSupport> | undefined;
   private loading: Promise<Map<string, TaskSupport>> | undefined;
   private generation = 0;
+  /** Names not in the list after a re-read made for them. */
+  private readonly unknown = new Set<string>();
 
   constructor(
     private readonly wire: () => TaskWire,
@@ -24,6 +28,7 @@ export class ToolCatalog {
     this.tools = undefined;
     this.loading = undefined;
     this.generation += 1;
+    this.unknown.clear();
   }
 
   /**
@@ -31,10 +36,21 @@ export class ToolCatalog {
    * @throws TaskRpcError when `tools/list` fails.
    */
   async taskSupport(name: string): Promise<TaskSupport | undefined> {
-    const tools = await this.load();
-    if (tools.has(name)) return tools.get(name);
-    this.invalidate();
-    return (await this.load()).get(name);
+    const cached = this.tools;
+    // A list read (or being read) after this call began is fresh: a miss there is final.
+    const tools = cached ?? (await this.load());
+    if (tools.has(name) || this.unknown.has(name)) return tools.get(name);
+    let fresh = tools;
+    if (cached !== undefined) {
+      if (this.tools === cached) {
+        this.tools = undefined;
+        this.loading = undefined;
+        this.generation += 1;
+      }
+      fresh = await this.load();
+    }
+    if (!fresh.has(name)) this.unknown.add(name);
+    return fresh.get(name);
   }
 
   private load(): Promise<Map<string, TaskSupport>> {

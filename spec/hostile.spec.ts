@@ -1054,15 +1054,18 @@ describe('paging that never ends (tasks/list D13, tools/list)', () => {
     expect(server.count('tools/list')).toBe(2);
   });
 
-  it('tools/list with a fresh nextCursor forever: reading stops after 1,000 pages (twice: once more for an unknown tool), then a plain call', async () => {
+  it('tools/list with a fresh nextCursor forever: reading stops after 1,000 pages, then a plain call; the unknown tool is not re-listed', async () => {
     const { server, tasks } = await setup();
     let page = 0;
     server.on('tools/list', () => ({ tools: [], nextCursor: `page-${++page}` }));
     server.on('tools/call', () => text('plain'));
     const handle = await within(tasks.callToolAsTask('job'), 15_000, 'endless tools/list');
     expect(handle.kind).toBe('immediate');
-    expect(server.count('tools/list')).toBe(2_000);
+    expect(server.count('tools/list')).toBe(1_000);
     expect(server.params('tools/call')[0]).not.toHaveProperty('task');
+    // The list was read for this call, so the miss is final until tools/list_changed.
+    await within(tasks.callToolAsTask('job'), 15_000, 'second call');
+    expect(server.count('tools/list')).toBe(1_000);
   });
 });
 

@@ -57,3 +57,32 @@ describe('tool catalog', () => {
     expect(scripted.server.count('tools/call')).toBe(2);
   });
 });
+
+describe('unknown tool names', () => {
+  it('re-reads a stale list once for an unknown name, shares the re-read, and remembers the miss', async () => {
+    const tools: ScriptedTool[] = [{ name: 'job', taskSupport: 'required' }];
+    const scripted = await connectScripted({ tools });
+    const tasks = new TaskClient(scripted.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await scripted.close();
+    });
+    const server = scripted.server;
+    server.on('tools/call', (params) =>
+      params.task === undefined ? { content: [{ type: 'text', text: 'plain' }] } : server.tasks.createResult({}),
+    );
+    (await tasks.callToolAsTask('job')).detach();
+    expect(server.count('tools/list')).toBe(1);
+    // A tool added without a list_changed notification: the stale list is re-read once.
+    tools.push({ name: 'late', taskSupport: 'required' });
+    const [a, b] = await Promise.all([tasks.callToolAsTask('late'), tasks.callToolAsTask('late')]);
+    expect([a.kind, b.kind]).toEqual(['task', 'task']);
+    a.detach();
+    b.detach();
+    expect(server.count('tools/list')).toBe(2);
+    // A misspelled tool re-reads once, then is remembered as unknown.
+    await tasks.callToolAsTask('jbo');
+    await tasks.callToolAsTask('jbo');
+    expect(server.count('tools/list')).toBe(3);
+  });
+});

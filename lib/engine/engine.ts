@@ -294,14 +294,14 @@ export class TaskEngine {
    */
   retrying<T>(record: TaskRecord | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const c = this.config;
-    const signal = record === undefined ? this.life.signal : record.lifeSignal;
+    const signal = (): AbortSignal => (record === undefined ? this.life.signal : record.lifeSignal);
     return withRetry(() => (record === undefined ? this.attemptDetached(run) : this.attempt(record, run)), {
       policy: c.retry,
       scheduler: this.scheduler,
       random: c.random,
       now: () => c.clock.now(),
       signal,
-      pause: { isPaused: () => this.pausedFlag, whenResumed: () => this.whenResumed(signal) },
+      pause: { isPaused: () => this.pausedFlag, whenResumed: () => this.whenResumed(signal()) },
       onRetry: (error) => {
         if (record !== undefined) record.retries += 1;
         this.report(error, record);

@@ -12,6 +12,12 @@ import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from './scheduler.js';
 import type { TaskOutcome } from '../wire/wire.js';
 
+/**
+ * The abort reason of requests still open when tracking stops; one shared object, so settling
+ * never builds an exception (and its stack) per task.
+ */
+const TRACKING_STOPPED: Error = Object.freeze(new Error('Tracking of the task stopped'));
+
 /** Receives every accepted snapshot of a task, then one `end`. */
 export interface TaskObserver {
   /** A new snapshot (the current one first, on subscribe). */
@@ -115,8 +121,9 @@ export class TaskRecord {
 
   /** Aborts every request in flight and any retry wait. */
   abortAll(): void {
-    this.life?.abort();
-    for (const controller of this.inflight) controller.abort();
+    this.life?.abort(TRACKING_STOPPED);
+    if (this.inflight.size === 0) return;
+    for (const controller of this.inflight) controller.abort(TRACKING_STOPPED);
     this.inflight.clear();
   }
 

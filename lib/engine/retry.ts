@@ -41,8 +41,8 @@ export interface RetryContext {
   readonly scheduler: Scheduler;
   readonly random: () => number;
   readonly now: () => number;
-  /** Stops retrying (and the current wait) when aborted. */
-  readonly signal?: AbortSignal | undefined;
+  /** Stops retrying (and the current wait) when aborted; read only once a retry is needed. */
+  readonly signal?: (() => AbortSignal | undefined) | undefined;
   /** Called before each retry with the error and the wait chosen. */
   readonly onRetry?: ((error: unknown, attempt: number, delayMs: number) => void) | undefined;
   /**
@@ -52,33 +52,55 @@ export interface RetryContext {
   readonly pause?: { isPaused(): boolean; whenResumed(): Promise<void> } | undefined;
 }
 
+/** True when `error` may be retried at all. */
+function retryable(error: unknown): boolean {
+  return !(error instanceof TaskProtocolError) && isTransient(error);
+}
+
 /**
  * Runs `operation`, retrying transient failures ({@link isTransient}) with exponential backoff and
- * jitter, within `policy.retries` attempts and `policy.maxElapsedMs`. Protocol errors
- * (-32600, -32601, -32602) and malformed replies are never retried.
+ * jitter, within `policy.retries` retries and `policy.maxElapsedMs`. Protocol errors
+ * (-32600, -32601, -32602) and malformed replies are never retried. The first attempt runs
+ * directly; `p-retry` takes over only after a retryable failure, so the common path costs nothing.
  * @throws the last error when retrying stops, or the signal's reason when aborted.
  */
-export function withRetry<T>(operation: (attempt: number) => Promise<T>, context: RetryContext): Promise<T> {
-  const { policy, scheduler, random, now, signal, onRetry, pause } = context;
-  if (policy.retries <= 0 && pause === undefined) return operation(1);
+export async function withRetry<T>(operation: (attempt: number) => Promise<T>, context: RetryContext): Promise<T> {
+  const { policy, scheduler, random, now, onRetry, pause } = context;
+  let first: unknown;
+  try {
+    return await operation(1);
+  } catch (error) {
+    first = error;
+  }
+  const paused = (): boolean => pause?.isPaused() === true;
+  if (!retryable(first) || (policy.retries <= 0 && !paused())) throw first;
+  const signal = context.signal?.();
   let started = now();
-  return pRetry(operation, {
-    retries: policy.retries,
+  /** Waits before retry number `attempt` (1-based): until the connection is back, or a backoff. */
+  const wait = async (error: unknown, attempt: number): Promise<boolean> => {
+    if (paused()) {
+      await pause?.whenResumed();
+      started = now();
+      return true;
+    }
+    const delay = backoffDelay(attempt, policy, random);
+    if (now() + delay - started > policy.maxElapsedMs) return false;
+    onRetry?.(error, attempt, delay);
+    await sleep(scheduler, delay, signal);
+    return true;
+  };
+  const firstConsumed = !paused();
+  if (!(await wait(first, 1))) throw first;
+  let retried = firstConsumed ? 1 : 0;
+  return pRetry((attempt) => operation(attempt + 1), {
+    retries: Math.max(0, policy.retries - retried),
     minTimeout: 0,
     signal,
-    shouldConsumeRetry: () => pause?.isPaused() !== true,
-    shouldRetry: async ({ error, attemptNumber }) => {
-      if (error instanceof TaskProtocolError || !isTransient(error)) return false;
-      if (pause?.isPaused() === true) {
-        await pause.whenResumed();
-        started = now();
-        return true;
-      }
-      const delay = backoffDelay(attemptNumber, policy, random);
-      if (now() + delay - started > policy.maxElapsedMs) return false;
-      onRetry?.(error, attemptNumber, delay);
-      await sleep(scheduler, delay, signal);
-      return true;
+    shouldConsumeRetry: () => !paused(),
+    shouldRetry: async ({ error }) => {
+      if (!retryable(error)) return false;
+      if (!paused()) retried += 1;
+      return wait(error, Math.max(retried, 1));
     },
   });
 }

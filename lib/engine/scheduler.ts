@@ -8,6 +8,12 @@ import type { Clock } from '../types.js';
 
 /** Largest delay `setTimeout` honours. */
 const MAX_DELAY = 2_147_483_647;
+/**
+ * Most jobs run in one timer callback. When thousands of polls fall due together, running them in
+ * slices lets the answers to the first ones be handled before the last ones are sent, instead of
+ * one long burst that delays everything behind it.
+ */
+export const MAX_JOBS_PER_TICK = 128;
 
 /** A scheduled job. Keep it to cancel it. */
 export interface Timer {
@@ -24,7 +30,7 @@ interface Entry extends Timer {
   readonly run: () => void;
 }
 
-/** The default {@link Clock}: wall time and Node timers (unref'd only when idle, i.e. never armed). */
+/** The default {@link Clock}: wall time and Node timers. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -105,13 +111,15 @@ export class Scheduler {
     this.token = undefined;
     this.armedAt = Infinity;
     this.firing = true;
+    let ran = 0;
     try {
       const now = this.clock.now();
-      for (let top = this.heap[0]; top !== undefined && top.at <= now; top = this.heap[0]) {
+      for (let top = this.heap[0]; top !== undefined && top.at <= now && ran < MAX_JOBS_PER_TICK; top = this.heap[0]) {
         this.pop();
         if (!top.live) continue;
         top.live = false;
         this.liveCount -= 1;
+        ran += 1;
         try {
           top.run();
         } catch (error) {
