@@ -116,6 +116,39 @@ describe('deadlines', () => {
     await expect(result).resolves.toMatchObject({ content: [{ type: 'text' }] });
   });
 
+  it('a tasks/result that blocks for 3 minutes (input_required) is not cut by the SDK 60 s request timeout', async () => {
+    const { server: mcp, store } = createExampleServer({ pollInterval: 1_000 });
+    const pair = await connectPair(mcp, { capabilities: { elicitation: {} } });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+      store.cleanup();
+      await vi.runAllTimersAsync();
+    });
+    const sent: string[] = [];
+    const send = pair.client.transport!.send.bind(pair.client.transport);
+    pair.client.transport!.send = (message, options) => {
+      if ('method' in message) sent.push(message.method);
+      return send(message, options);
+    };
+    const handle = await tasks.callToolAsTask(
+      'confirm_delete',
+      { path: '/slow' },
+      {
+        // The user takes three minutes to answer; the blocking tasks/result stays open meanwhile.
+        onElicitation: () =>
+          new Promise((resolve) => setTimeout(() => resolve({ action: 'accept', content: { confirm: true } }), 180_000)),
+      },
+    );
+    const result = handle.result();
+    await vi.advanceTimersByTimeAsync(181_000);
+    await expect(result).resolves.toMatchObject({ content: [{ type: 'text', text: 'deleted /slow' }] });
+    // One blocking request for the whole wait (a second, short one may join it at the end, D5).
+    expect(sent.filter((m) => m === 'tasks/result').length).toBeLessThanOrEqual(2);
+    expect(sent).not.toContain('notifications/cancelled');
+  });
+
   it('a 3-minute task on a polling server completes without any request timing out', async () => {
     const { tasks } = await setup({ stepMs: 180_000, notify: false, pollInterval: 1_000 });
     const handle = await tasks.callToolAsTask('analyze', { steps: 1 });

@@ -117,3 +117,34 @@ export async function statuses(iterable: AsyncIterable<{ status: string }>): Pro
   for await (const task of iterable) seen.push(task.status);
   return seen;
 }
+
+/** Resolves or rejects like `promise`, but fails the test after `ms` of real time (no hangs). */
+export function within<T>(promise: Promise<T>, ms = 3_000, what = 'promise'): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The rejection of `promise` (fails if it resolves, or if it does not settle within `ms`). */
+export function rejection(promise: Promise<unknown>, ms = 3_000): Promise<unknown> {
+  return within(
+    promise.then(
+      (value) => {
+        throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
+      },
+      (error: unknown) => error,
+    ),
+    ms,
+    'rejection',
+  );
+}

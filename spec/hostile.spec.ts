@@ -28,10 +28,12 @@ import {
   type TaskHandle,
   type TaskMetrics,
 } from '../lib/index.js';
-import { ManualClock, flush, until } from './helpers.js';
+import { ManualClock, flush, rejection, until, within } from './helpers.js';
 import {
   NO_REPLY,
   connectScripted,
+  creating,
+  gaps,
   raw,
   rpcError,
   type HandlerContext,
@@ -95,42 +97,6 @@ async function setupRealTime() {
   return { ...pair, tasks, errors };
 }
 
-/** Every tools/call creates a task on the board with `init`. */
-function creating(server: ScriptedServer, init: Json = {}): void {
-  server.on('tools/call', () => server.tasks.createResult(init));
-}
-
-/** Resolves or rejects like `promise`, but fails the test after `ms` of real time (no hangs). */
-function within<T>(promise: Promise<T>, ms = 3_000, what = 'promise'): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** The rejection of `promise` (fails if it resolves, or if it does not settle within `ms`). */
-function rejection(promise: Promise<unknown>, ms = 3_000): Promise<unknown> {
-  return within(
-    promise.then(
-      (value) => {
-        throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-      },
-      (error: unknown) => error,
-    ),
-    ms,
-    'rejection',
-  );
-}
-
 /** Checks that a snapshot honours the public `Task` type, whatever the server sent. */
 function expectWellTyped(task: Task | undefined): void {
   expect(task).toBeDefined();
@@ -185,12 +151,6 @@ function drain(iterator: AsyncIterableIterator<Task>): Promise<string[]> {
     5_000,
     'drain',
   );
-}
-
-/** Gaps between consecutive received `method` requests, in clock ms, starting from `start`. */
-function gaps(server: ScriptedServer, method: string, start: number): number[] {
-  const times = [start, ...server.received(method).map((entry) => entry.at)];
-  return times.slice(1).map((at, i) => at - times[i]!);
 }
 
 /** Marker for "this key must be absent" in an expected snapshot shape. */

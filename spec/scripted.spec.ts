@@ -14,16 +14,17 @@ import {
   type TaskClientOptions,
   type TaskHandle,
 } from '../lib/index.js';
-import { ManualClock, flush, until } from './helpers.js';
+import { ManualClock, flush, until, within, rejection } from './helpers.js';
 import {
   FULL_TASK_CAPS,
   NO_REPLY,
   connectScripted,
+  creating,
+  gaps,
   raw,
   rpcError,
   type HandlerContext,
   type Json,
-  type ScriptedServer,
   type ScriptedServerOptions,
 } from './support/scripted-server.js';
 
@@ -61,40 +62,6 @@ async function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClien
   return { ...pair, tasks, clock, start: clock.now() };
 }
 
-/** Every tools/call creates a task on the board with `init`. */
-function creating(server: ScriptedServer, init: Json = {}): void {
-  server.on('tools/call', () => server.tasks.createResult(init));
-}
-
-/** Resolves or rejects like `promise`, but fails the test after `ms` of real time (no hangs). */
-function within<T>(promise: Promise<T>, ms = 3_000, what = 'promise'): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** The rejection of `promise` (fails if it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return within(
-    promise.then(
-      (value) => {
-        throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-      },
-      (error: unknown) => error,
-    ),
-  );
-}
-
 /** Collects every snapshot an iterator yields, as `status:statusMessage`. */
 function collect(handle: TaskHandle): Promise<string[]> {
   const iterator = handle.updates();
@@ -107,12 +74,6 @@ function collect(handle: TaskHandle): Promise<string[]> {
     5_000,
     'iterator',
   );
-}
-
-/** Gaps between consecutive received `method` requests, in clock ms, starting from `start`. */
-function gaps(server: ScriptedServer, method: string, start: number): number[] {
-  const times = [start, ...server.received(method).map((entry) => entry.at)];
-  return times.slice(1).map((at, i) => at - times[i]!);
 }
 
 describe('failed tasks: all three D6 shapes give TaskFailedError with the best message and the payload ([V17], [V18])', () => {

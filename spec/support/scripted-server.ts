@@ -275,3 +275,14 @@ export async function connectScripted(
     },
   };
 }
+
+/** Every tools/call creates a task on the board with `init`. */
+export function creating(server: ScriptedServer, init: Json = {}): void {
+  server.on('tools/call', () => server.tasks.createResult(init));
+}
+
+/** Gaps between consecutive received `method` requests, in clock ms, starting from `start`. */
+export function gaps(server: ScriptedServer, method: string, start: number): number[] {
+  const times = [start, ...server.received(method).map((entry) => entry.at)];
+  return times.slice(1).map((at, i) => at - times[i]!);
+}
