@@ -21,7 +21,7 @@ import {
   type TaskReference,
 } from './handle.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
-import { Launch } from './launch.js';
+import { Launch, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
 import { listAll, listPage } from './listing.js';
 import { attachLogger } from './logger.js';
@@ -65,6 +65,9 @@ export interface TaskClientConnectOptions extends TaskClientOptions {
   readonly clientOptions?: Omit<ClientOptions, 'capabilities'>;
 }
 
+/** The slot of a client without a concurrency limit: nothing to wait for or release. */
+const NO_SLOT: Promise<() => void> = Promise.resolve(() => {});
+
 /** SDK clients made by {@link TaskClient.connect}: their TaskClient closes them. */
 const ownedClients = new WeakSet<Client>();
 
@@ -91,6 +94,7 @@ export class TaskClient {
   private readonly router: InputRouter;
   private readonly limiter: Limiter;
   private readonly connection: Connection;
+  private readonly launching: LaunchContext;
   private closing: Promise<void> | undefined;
 
   /**
@@ -170,6 +174,13 @@ export class TaskClient {
       random: this.config.random,
     });
     this.connection.attach(wire);
+    this.launching = {
+      engine: this.engine,
+      catalog: this.catalog,
+      adopt: (record, call, hint) => this.live.adopt(record, call.callbacks, call.progressToken, hint),
+      immediate: (tool, outcome) => new TaskHandle(tool, { kind: 'immediate', result: outcome.result }),
+      slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
+    };
   }
 
   private now(): number {
@@ -244,20 +255,8 @@ export class TaskClient {
     if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, name);
     const token = call.onProgress === undefined ? undefined : this.live.openProgress(call.onProgress, name);
     if (token !== undefined) call = { ...call, progressToken: token };
-    const launch = new Launch(
-      {
-        engine: this.engine,
-        catalog: this.catalog,
-        adopt: (record, resolved, hint) => this.live.adopt(record, resolved.callbacks, token, hint),
-        immediate: (tool, outcome) => new TaskHandle(tool, { kind: 'immediate', result: outcome.result }),
-        slot: (signal, deadlineAt) => this.slot(name, signal, deadlineAt),
-      },
-      name,
-      args,
-      call,
-    );
     try {
-      const handle = await launch.run();
+      const handle = await new Launch(this.launching, name, args, call).run();
       if (handle.kind === 'immediate') this.live.closeProgress(token);
       if (this.closing !== undefined && handle.kind === 'task') {
         // close() ran while the server was creating the task: do not leave it tracked.
@@ -275,6 +274,7 @@ export class TaskClient {
   }
 
   private slot(name: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void> {
+    if (this.limiter.max === Infinity) return NO_SLOT;
     if (this.config.whenFull === 'reject' && !this.limiter.available) {
       return Promise.reject(
         new TaskQueueFullError(`maxConcurrentTasks (${this.limiter.max}) reached; the call to "${name}" was rejected`, {

@@ -119,12 +119,14 @@ type Listener<A extends unknown[]> = (...args: A) => void;
  */
 export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
   private readonly emitter = new EventEmitter();
+  private listeners = 0;
 
   constructor(private readonly onListenerError: (error: TaskError) => void) {}
 
   /** Adds a listener. @returns a function that removes it. */
   on<K extends keyof E & string>(event: K, listener: Listener<E[K]>): () => void {
     this.emitter.on(event, listener as Listener<unknown[]>);
+    this.listeners += 1;
     return () => this.off(event, listener);
   }
 
@@ -139,12 +141,19 @@ export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
 
   /** Removes a listener. */
   off<K extends keyof E & string>(event: K, listener: Listener<E[K]>): void {
+    const before = this.emitter.listenerCount(event);
     this.emitter.off(event, listener as Listener<unknown[]>);
+    this.listeners -= before - this.emitter.listenerCount(event);
   }
 
   /** True when someone listens to `event` (lets the hot path skip building arguments). */
   has(event: keyof E & string): boolean {
     return this.emitter.listenerCount(event) > 0;
+  }
+
+  /** True when anyone listens to anything (the hot path skips all event work otherwise). */
+  get active(): boolean {
+    return this.listeners > 0;
   }
 
   /** Calls every listener; a throwing one is reported and the rest still run. */
@@ -208,7 +217,7 @@ export function emitSettled(
   now: number,
 ): void {
   const settlement = record.settlement;
-  if (settlement === undefined) return;
+  if (settlement === undefined || !emitters.some((emitter) => emitter.active)) return;
   const metrics = metricsOf(record, now);
   const error = settlement.ok ? undefined : settlement.error;
   const outcome = outcomeOf(error);

@@ -29,7 +29,7 @@ export interface LaunchContext {
    * Takes a concurrency slot, waiting in line if needed; rejects with a `Stopped` when the signal
    * or deadline wins, or with `TaskQueueFullError`. The returned function frees the slot.
    */
-  slot(signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void>;
+  slot(toolName: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void>;
 }
 
 /** One call being started. */
@@ -62,7 +62,7 @@ export class Launch implements StopScope {
     let release: (() => void) | undefined;
     try {
       // Waiting for a slot counts against the deadline.
-      release = await this.context.slot(call.signal, this.deadlineAt);
+      release = await this.context.slot(this.toolName, call.signal, this.deadlineAt);
       const handle = await this.negotiateAndStart();
       const record = handle.kind === 'task' ? this.engine.get(handle.taskId ?? '') : undefined;
       if (record === undefined) release();

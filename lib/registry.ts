@@ -87,8 +87,8 @@ export class LiveTasks {
     immediateResponse: string | undefined,
   ): TaskHandle {
     const handle = new TaskHandle(record.toolName, { kind: 'task', record, backend: this.backend }, immediateResponse);
-    const metrics = metricsOf(record, this.now());
-    this.emitter.emit('created', metrics);
+    const metrics = this.emitter.active ? metricsOf(record, this.now()) : undefined;
+    if (metrics !== undefined) this.emitter.emit('created', metrics);
     if (record.settlement !== undefined) {
       // Settled on arrival (e.g. an early terminal notification): nothing to track.
       emitSettled([this.emitter], record, this.now());
@@ -100,7 +100,7 @@ export class LiveTasks {
     const route = progressToken === undefined ? undefined : this.progress.get(progressToken);
     if (route !== undefined) route.live = live;
     // A task can be created already waiting for input (its notification may even overtake it).
-    if (record.task.status === 'input_required' && !record.provisional) {
+    if (metrics !== undefined && record.task.status === 'input_required' && !record.provisional) {
       this.emitter.emit('inputRequired', metrics, record.task);
     }
     return handle;
@@ -118,7 +118,7 @@ export class LiveTasks {
     // Snapshots applied before adoption (early notifications) are announced by `created`.
     if (this.live.get(record.taskId)?.record !== record) return;
     const emitters = this.emitters(record);
-    if (emitters.length === 1 && !this.emitter.has('status') && !this.emitter.has('inputRequired')) return;
+    if (!emitters.some((emitter) => emitter.has('status') || emitter.has('inputRequired'))) return;
     const metrics = metricsOf(record, this.now());
     const task = record.task;
     const enteredInput = task.status === 'input_required' && previous.status !== 'input_required';
@@ -157,7 +157,7 @@ export class LiveTasks {
     } catch (error) {
       this.emitter.emit('error', new TaskError('The onProgress callback threw', { toolName: route.toolName, cause: error }), undefined);
     }
-    if (live !== undefined) {
+    if (live !== undefined && this.emitters(live.record).some((emitter) => emitter.has('progress'))) {
       const metrics = metricsOf(live.record, this.now());
       for (const emitter of this.emitters(live.record)) emitter.emit('progress', metrics, progress);
     }
