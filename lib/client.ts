@@ -3,23 +3,17 @@
  * wire adapter, the engine, the tool catalog, the input router and the live-task registry, and
  * owns the connection (reconnect) and the client-wide operations (list, resume, close).
  */
-import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { TaskEngine } from './engine/engine.js';
 import { vanished } from './engine/outcome.js';
 import { cancelTask, giveUp } from './engine/stop.js';
 import { Connection, checkConnected } from './connection.js';
 import { TaskClosedError, TaskOptionError, TaskQueueFullError, describeRemoteCancel, type TaskError } from './errors.js';
 import { SafeEmitter, metricsOf, type TaskClientEvents } from './events.js';
-import {
-  TaskHandle,
-  checkReference,
-  referenceOf,
-  type HandleBackend,
-  type ResumeOptions,
-  type TaskReference,
-} from './handle.js';
+import { TaskHandle, type HandleBackend } from './handle.js';
+import { checkReference, referenceOf, type ResumeOptions, type TaskReference } from './reference.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
 import { Launch, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
@@ -29,7 +23,9 @@ import {
   resolveCallOptions,
   resolveClientOptions,
   type CallToolAsTaskOptions,
+  type CloseOptions,
   type ResolvedClientOptions,
+  type TaskClientConnectOptions,
   type TaskClientOptions,
 } from './options.js';
 import { LiveTasks } from './registry.js';
@@ -38,32 +34,6 @@ import { ToolCatalog } from './tool-catalog.js';
 import type { Task } from './types.js';
 import { Wire2025 } from './wire/v2025.js';
 import type { TaskPage, TaskWire } from './wire/wire.js';
-
-/** Options of {@link TaskClient.close}. */
-export interface CloseOptions {
-  /**
-   * Cancel every still-running remote task with `tasks/cancel` before closing.
-   * @default false
-   */
-  readonly cancelRunning?: boolean;
-}
-
-/** Options of {@link TaskClient.connect}: the SDK client's identity and options, plus the TaskClient's. */
-export interface TaskClientConnectOptions extends TaskClientOptions {
-  /**
-   * The client's name and version, sent at initialization.
-   * @default { name: 'mcp-task-client', version: '0.1.0' }
-   */
-  readonly clientInfo?: Implementation;
-  /**
-   * Capabilities to declare, merged with what the callbacks need: `elicitation` when
-   * `onElicitation` is given, `sampling` when `onSampling` is. Declare them here too if only
-   * per-call callbacks will answer.
-   */
-  readonly capabilities?: ClientCapabilities;
-  /** Other SDK `Client` options. */
-  readonly clientOptions?: Omit<ClientOptions, 'capabilities'>;
-}
 
 /** The slot of a client without a concurrency limit: nothing to wait for or release. */
 const NO_SLOT: Promise<() => void> = Promise.resolve(() => {});

@@ -248,3 +248,13 @@ export class TaskOptionError extends TaskError {
 export class TaskQueueFullError extends TaskError {
   override name = 'TaskQueueFullError';
 }
+
+/** Wraps anything in a {@link TaskError} that names the task it happened to. */
+export function asTaskError(
+  error: unknown,
+  about: { readonly task: Task; readonly toolName: string } | undefined,
+): TaskError {
+  if (error instanceof TaskError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new TaskError(message, { task: about?.task, toolName: about?.toolName, cause: error });
+}

@@ -2,15 +2,16 @@
  * mcp-task-client: long-running MCP tool calls (MCP 2025-11-25 tasks) made easy and safe.
  * Everything public is exported from here.
  */
-export { TaskClient, type CloseOptions, type TaskClientConnectOptions } from './client.js';
-export {
-  TaskHandle,
-  type ResultOptions,
-  type ResumeOptions,
-  type TaskReference,
-  type UpdatesOptions,
-} from './handle.js';
-export type { CallToolAsTaskOptions, ProgressCallback, TaskClientOptions } from './options.js';
+export { TaskClient } from './client.js';
+export { TaskHandle, type ResultOptions, type UpdatesOptions } from './handle.js';
+export type { ResumeOptions, TaskReference } from './reference.js';
+export type {
+  CallToolAsTaskOptions,
+  CloseOptions,
+  ProgressCallback,
+  TaskClientConnectOptions,
+  TaskClientOptions,
+} from './options.js';
 export type { RetryPolicy } from './engine/timing.js';
 export {
   consoleLogger,

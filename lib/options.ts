@@ -6,7 +6,8 @@ import { TaskOptionError } from './errors.js';
 import type { EngineConfig } from './engine/engine.js';
 import { systemClock } from './engine/scheduler.js';
 import type { RetryPolicy } from './engine/timing.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client, ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskProgress } from './events.js';
 import type { InputCallbacks, InputContext } from './input.js';
 import type { TaskLogger } from './logger.js';
@@ -144,6 +145,32 @@ export interface CallToolAsTaskOptions extends InputCallbacks {
    * ([R35], [V27]). A `progressToken` is sent only when this is set.
    */
   readonly onProgress?: ProgressCallback;
+}
+
+/** Options of `TaskClient.close`. */
+export interface CloseOptions {
+  /**
+   * Cancel every still-running remote task with `tasks/cancel` before closing.
+   * @default false
+   */
+  readonly cancelRunning?: boolean;
+}
+
+/** Options of `TaskClient.connect`: the SDK client's identity and options, plus the TaskClient's. */
+export interface TaskClientConnectOptions extends TaskClientOptions {
+  /**
+   * The client's name and version, sent at initialization.
+   * @default { name: 'mcp-task-client', version: '0.1.0' }
+   */
+  readonly clientInfo?: Implementation;
+  /**
+   * Capabilities to declare, merged with what the callbacks need: `elicitation` when
+   * `onElicitation` is given, `sampling` when `onSampling` is. Declare them here too if only
+   * per-call callbacks will answer.
+   */
+  readonly capabilities?: ClientCapabilities;
+  /** Other SDK `Client` options. */
+  readonly clientOptions?: Omit<ClientOptions, 'capabilities'>;
 }
 
 /** Default retry policy. */

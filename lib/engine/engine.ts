@@ -5,63 +5,19 @@
  * {@link TaskWire} and knows nothing of any wire format. Fetching the final payload lives in
  * `outcome.ts`, cancelling and giving up in `stop.ts`.
  */
-import { TaskError, TaskProtocolError } from '../errors.js';
-import { isTerminalStatus, type Clock, type Task } from '../types.js';
+import { TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
+import { isTerminalStatus, type Task } from '../types.js';
 import type { TaskWire } from '../wire/wire.js';
 import { EarlyBuffer } from './early.js';
+import { Pause } from './pause.js';
 import { fetchOutcome, fetchTerminal, finish, isNotFound, vanished } from './outcome.js';
 import { TaskRecord, type Settlement } from './record.js';
 import { isTransient, withRetry } from './retry.js';
 import { Scheduler } from './scheduler.js';
-import { pollDelay, type PollTiming, type RetryPolicy } from './timing.js';
+import { pollDelay } from './timing.js';
+import type { EngineConfig, EngineEvents, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
-/** Engine settings (already validated and defaulted by the client). */
-export interface EngineConfig extends PollTiming {
-  readonly clock: Clock;
-  readonly random: () => number;
-  readonly requestTimeoutMs: number;
-  readonly retry: RetryPolicy;
-  /** Consecutive non-transient poll failures (or malformed replies) before the task is failed. */
-  readonly maxPollFailures: number;
-  /** Notifications kept for tasks whose `CreateTaskResult` has not arrived yet. */
-  readonly maxEarlyNotifications: number;
-  /** Warn this long before a working task's ttl runs out; `undefined` picks 10% of the ttl (1 s..60 s). */
-  readonly ttlWarningMs: number | undefined;
-}
-
-/** Where a snapshot came from. */
-export type SnapshotSource = 'create' | 'poll' | 'notification' | 'cancel' | 'result';
-
-/** What the engine reports to its owner. */
-export interface EngineEvents {
-  /** A record accepted a changed snapshot; `previous` is the one it replaced. */
-  status(record: TaskRecord, source: SnapshotSource, previous: Task): void;
-  /** A record settled (it is no longer tracked). */
-  settled(record: TaskRecord): void;
-  /** Something went wrong that did not (yet) fail a task. */
-  problem(error: TaskError, record: TaskRecord | undefined): void;
-  /** A task still running is close to its ttl: the server may drop it at `expiresAt` ([V11]). */
-  expiring(record: TaskRecord, expiresAt: number): void;
-}
-
-/** Options of {@link TaskEngine.track}. */
-export interface TrackOptions {
-  /** When the call began (for elapsed times). @default now */
-  readonly startedAt?: number | undefined;
-  /** Timeout of each short request for this task. @default the engine's `requestTimeoutMs` */
-  readonly requestTimeoutMs?: number | undefined;
-  /**
-   * The snapshot is a placeholder (a resumed task not yet read): nothing is requested until
-   * {@link TaskEngine.activate}, and observers wait for the first real snapshot.
-   */
-  readonly provisional?: boolean | undefined;
-}
-
-/** Why the engine stopped tracking a record before it settled on its own. */
-export interface StopIntent {
-  /** Keep the snapshot stream open until the stop settles (so it can end with the stop's error). */
-  readonly holdStream: boolean;
-}
+export type { EngineConfig, EngineEvents, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
 /** Observation, scheduling and state for all tasks of one client. */
 export class TaskEngine {
@@ -72,8 +28,7 @@ export class TaskEngine {
   /** Aborted on shutdown: stops retries of requests that belong to no task. */
   private readonly life = new AbortController();
   private readonly detachedInflight = new Set<AbortController>();
-  private pausedFlag = false;
-  private resumeWaiters: Array<() => void> = [];
+  private readonly pauseState = new Pause();
 
   constructor(
     private wireRef: TaskWire,
@@ -212,14 +167,14 @@ export class TaskEngine {
     }
     // [R29]: on input_required, call tasks/result so queued input requests can be delivered;
     // polling goes on meanwhile ([R15]) so statuses keep flowing.
-    if (status === 'input_required' && this.wireRef.inputViaResult && !this.pausedFlag) fetchOutcome(this, record);
+    if (status === 'input_required' && this.wireRef.inputViaResult && !this.pauseState.paused) fetchOutcome(this, record);
     this.ensurePoll(record);
   }
 
   /** Makes sure a poll is scheduled for a live, non-terminal record. */
   ensurePoll(record: TaskRecord): void {
     if (!record.active || record.settlement !== undefined || record.terminal) return;
-    if (this.stopping.has(record) || this.pausedFlag) return;
+    if (this.stopping.has(record) || this.pauseState.paused) return;
     const timer = record.pollTimer;
     if (timer?.live) {
       if (timer.at <= record.nextPollAt) return;
@@ -234,7 +189,7 @@ export class TaskEngine {
   }
 
   private poll(record: TaskRecord): void {
-    if (record.pollInFlight || record.settlement !== undefined || record.terminal || this.pausedFlag) return;
+    if (record.pollInFlight || record.settlement !== undefined || record.terminal || this.pauseState.paused) return;
     record.pollInFlight = true;
     if (record.task.pollInterval === undefined && !record.provisional) record.hintlessPolls += 1;
     record.nextPollAt = this.config.clock.now() + this.delay(record);
@@ -258,7 +213,7 @@ export class TaskEngine {
       vanished(this, record, error);
       return;
     }
-    if (this.pausedFlag) return; // the poll died with the connection; resume() polls again
+    if (this.pauseState.paused) return; // the poll died with the connection; resume() polls again
     record.failedPolls += 1;
     this.report(error, record);
     // A poll that times out is simply retried at the next tick; only repeated hard failures
@@ -301,7 +256,7 @@ export class TaskEngine {
       random: c.random,
       now: () => c.clock.now(),
       signal,
-      pause: { isPaused: () => this.pausedFlag, whenResumed: () => this.whenResumed(signal()) },
+      pause: { isPaused: () => this.pauseState.paused, whenResumed: () => this.whenResumed(signal()) },
       onRetry: (error) => {
         if (record !== undefined) record.retries += 1;
         this.report(error, record);
@@ -356,12 +311,12 @@ export class TaskEngine {
 
   /** True while the connection is lost: nothing is polled, retries wait. */
   get paused(): boolean {
-    return this.pausedFlag;
+    return this.pauseState.paused;
   }
 
   /** The connection is lost: stop polling until {@link TaskEngine.resume}. */
   pause(): void {
-    this.pausedFlag = true;
+    this.pauseState.pause();
   }
 
   /**
@@ -370,11 +325,7 @@ export class TaskEngine {
    */
   resume(wire: TaskWire = this.wireRef): void {
     this.wireRef = wire;
-    if (!this.pausedFlag) return;
-    this.pausedFlag = false;
-    const waiters = this.resumeWaiters;
-    this.resumeWaiters = [];
-    for (const wake of waiters) wake();
+    if (!this.pauseState.resume()) return;
     const now = this.config.clock.now();
     for (const record of this.records.values()) {
       if (!record.active) continue;
@@ -386,23 +337,7 @@ export class TaskEngine {
 
   /** Resolves when the connection is back; rejects with the signal's reason if it aborts first. */
   whenResumed(signal: AbortSignal): Promise<void> {
-    if (!this.pausedFlag) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        this.resumeWaiters = this.resumeWaiters.filter((w) => w !== wake);
-        reject(signal.reason);
-      };
-      const wake = (): void => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      if (signal.aborted) {
-        reject(signal.reason);
-        return;
-      }
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.resumeWaiters.push(wake);
-    });
+    return this.pauseState.whenResumed(signal);
   }
 
   /** Reports a problem that did not fail a task. */
@@ -417,13 +352,6 @@ export class TaskEngine {
     this.detachedInflight.clear();
     this.scheduler.clear();
     this.early.clear();
-    this.resumeWaiters = [];
+    this.pauseState.clear();
   }
-}
-
-/** Wraps anything in a {@link TaskError} that names the record's task. */
-export function asTaskError(error: unknown, record: TaskRecord | undefined): TaskError {
-  if (error instanceof TaskError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new TaskError(message, { task: record?.task, toolName: record?.toolName, cause: error });
 }

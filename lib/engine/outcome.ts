@@ -9,11 +9,17 @@
  *   blocking `tasks/result` late (D5), and a lost answer cannot hang the task.
  * - A payload is kept once it arrived and never fetched again (rmcp consumes it).
  */
-import { TaskCancelledError, TaskExpiredError, TaskNotFoundError, TaskProtocolError, TaskRpcError } from '../errors.js';
+import {
+  TaskCancelledError,
+  TaskExpiredError,
+  TaskNotFoundError,
+  TaskProtocolError,
+  TaskRpcError,
+  asTaskError,
+} from '../errors.js';
 import { failedError } from '../failure.js';
 import type { Task } from '../types.js';
 import type { TaskEngine } from './engine.js';
-import { asTaskError } from './engine.js';
 import type { TaskRecord } from './record.js';
 
 /** The -32602 "invalid params" code: for `tasks/*` it means unknown or expired task ([V26]). */

@@ -7,11 +7,12 @@
 import {
   TaskNotSupportedError,
   TaskRpcError,
+  asTaskError,
   type RemoteCancelOutcome,
   type TaskError,
 } from '../errors.js';
 import type { Task } from '../types.js';
-import { asTaskError, type TaskEngine } from './engine.js';
+import type { TaskEngine } from './engine.js';
 import { isNotFound, vanished } from './outcome.js';
 import type { TaskRecord } from './record.js';
 

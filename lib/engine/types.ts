@@ -1,0 +1,55 @@
+/**
+ * The engine's settings, the events it reports, and the options of its operations.
+ */
+import type { TaskError } from '../errors.js';
+import type { Clock, Task } from '../types.js';
+import type { TaskRecord } from './record.js';
+import type { PollTiming, RetryPolicy } from './timing.js';
+
+/** Engine settings (already validated and defaulted by the client). */
+export interface EngineConfig extends PollTiming {
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly requestTimeoutMs: number;
+  readonly retry: RetryPolicy;
+  /** Consecutive non-transient poll failures (or malformed replies) before the task is failed. */
+  readonly maxPollFailures: number;
+  /** Notifications kept for tasks whose `CreateTaskResult` has not arrived yet. */
+  readonly maxEarlyNotifications: number;
+  /** Warn this long before a working task's ttl runs out; `undefined` picks 10% of the ttl (1 s..60 s). */
+  readonly ttlWarningMs: number | undefined;
+}
+
+/** Where a snapshot came from. */
+export type SnapshotSource = 'create' | 'poll' | 'notification' | 'cancel' | 'result';
+
+/** What the engine reports to its owner. */
+export interface EngineEvents {
+  /** A record accepted a changed snapshot; `previous` is the one it replaced. */
+  status(record: TaskRecord, source: SnapshotSource, previous: Task): void;
+  /** A record settled (it is no longer tracked). */
+  settled(record: TaskRecord): void;
+  /** Something went wrong that did not (yet) fail a task. */
+  problem(error: TaskError, record: TaskRecord | undefined): void;
+  /** A task still running is close to its ttl: the server may drop it at `expiresAt` ([V11]). */
+  expiring(record: TaskRecord, expiresAt: number): void;
+}
+
+/** Options of {@link TaskEngine.track}. */
+export interface TrackOptions {
+  /** When the call began (for elapsed times). @default now */
+  readonly startedAt?: number | undefined;
+  /** Timeout of each short request for this task. @default the engine's `requestTimeoutMs` */
+  readonly requestTimeoutMs?: number | undefined;
+  /**
+   * The snapshot is a placeholder (a resumed task not yet read): nothing is requested until
+   * {@link TaskEngine.activate}, and observers wait for the first real snapshot.
+   */
+  readonly provisional?: boolean | undefined;
+}
+
+/** Why the engine stopped tracking a record before it settled on its own. */
+export interface StopIntent {
+  /** Keep the snapshot stream open until the stop settles (so it can end with the stop's error). */
+  readonly holdStream: boolean;
+}
