@@ -51,9 +51,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  *
  * The SDK client keeps one handler per method. TaskClient chains onto `notifications/tasks/status`,
  * `notifications/progress`, `notifications/tools/list_changed`, `elicitation/create` and
- * `sampling/createMessage` without replacing
- * anything: a handler you set on the SDK client before or after creating the TaskClient keeps
- * receiving what it received before (see docs/concepts.md, "Sharing the SDK client").
+ * `sampling/createMessage` without replacing anything: a handler you set on the SDK client before
+ * or after creating the TaskClient keeps receiving what it received before (see
+ * docs/concepts.md, "Sharing the SDK client").
  */
 export class TaskClient {
   private readonly config: ResolvedClientOptions;
