@@ -15,7 +15,7 @@ import { SafeEmitter, metricsOf, type TaskClientEvents } from './events.js';
 import { TaskHandle, type HandleBackend } from './handle.js';
 import { checkReference, referenceOf, type ResumeOptions, type TaskReference } from './reference.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
-import { Launch, type LaunchContext } from './launch.js';
+import { Launch, NO_RELEASE, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
 import { listAll, listPage } from './listing.js';
 import { attachLogger } from './logger.js';
@@ -36,7 +36,7 @@ import { Wire2025 } from './wire/v2025.js';
 import type { TaskPage, TaskWire } from './wire/wire.js';
 
 /** The slot of a client without a concurrency limit: nothing to wait for or release. */
-const NO_SLOT: Promise<() => void> = Promise.resolve(() => {});
+const NO_SLOT: Promise<() => void> = Promise.resolve(NO_RELEASE);
 
 /** SDK clients made by {@link TaskClient.connect}: their TaskClient closes them. */
 const ownedClients = new WeakSet<Client>();

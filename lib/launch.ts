@@ -14,6 +14,9 @@ import type { Task } from './types.js';
 import { Stopped, childController, raceStop } from './util/race.js';
 import type { StartOutcome, TaskSupport } from './wire/wire.js';
 
+/** The release of a slot that holds nothing (no concurrency limit). */
+export const NO_RELEASE = (): void => {};
+
 /** JSON-RPC codes a server may use to refuse task augmentation for a tool ([A1], [V3]). */
 const AUGMENTATION_REFUSED: ReadonlySet<number> = new Set([-32600, -32601]);
 
@@ -65,7 +68,7 @@ export class Launch implements StopScope {
       release = await this.context.slot(this.toolName, call.signal, this.deadlineAt);
       const handle = await this.negotiateAndStart();
       const record = handle.kind === 'task' ? this.engine.get(handle.taskId ?? '') : undefined;
-      if (record === undefined) release();
+      if (record === undefined || release === NO_RELEASE) release();
       else record.onSettled(release);
       return handle;
     } catch (error) {

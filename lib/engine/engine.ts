@@ -236,9 +236,10 @@ export class TaskEngine {
   /** Runs one request for `record` with its own abort controller, aborted if tracking stops. */
   attempt<T>(record: TaskRecord, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
-    record.inflight.add(controller);
+    const inflight = (record.inflight ??= new Set());
+    inflight.add(controller);
     return run(controller.signal).finally(() => {
-      record.inflight.delete(controller);
+      inflight.delete(controller);
     });
   }
 

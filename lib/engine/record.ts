@@ -57,8 +57,8 @@ export class TaskRecord {
   /** Error that ended the snapshot stream early (timeout, abort, close); undefined otherwise. */
   private streamError: TaskError | undefined;
   private streamEnded = false;
-  private readonly observers = new Set<TaskObserver>();
-  private settleListeners: Array<(settlement: Settlement) => void> = [];
+  private observers: Set<TaskObserver> | undefined;
+  private settleListeners: Array<(settlement: Settlement) => void> | undefined;
 
   // ---- engine bookkeeping ----
   /** The scheduled poll, if any. */
@@ -83,7 +83,7 @@ export class TaskRecord {
   /** False until observation starts (a resumed task waits until someone observes it). */
   active = false;
   /** Aborts the requests in flight for this task when tracking stops. */
-  readonly inflight = new Set<AbortController>();
+  inflight: Set<AbortController> | undefined;
   /** Set while a cancel is in progress, so concurrent cancels share it. */
   cancelling: Promise<Task> | undefined;
   /** Wall-clock time tracking began. */
@@ -122,7 +122,7 @@ export class TaskRecord {
   /** Aborts every request in flight and any retry wait. */
   abortAll(): void {
     this.life?.abort(TRACKING_STOPPED);
-    if (this.inflight.size === 0) return;
+    if (this.inflight === undefined || this.inflight.size === 0) return;
     for (const controller of this.inflight) controller.abort(TRACKING_STOPPED);
     this.inflight.clear();
   }
@@ -149,7 +149,7 @@ export class TaskRecord {
       this.provisional = false;
       this.task = next;
       this.updatedMs = Date.parse(next.lastUpdatedAt);
-      for (const observer of this.observers) observer.next(next);
+      if (this.observers !== undefined) for (const observer of this.observers) observer.next(next);
       if (isTerminalStatus(next.status) && !holdStream) this.endStream(undefined);
       return 'changed';
     }
@@ -161,7 +161,7 @@ export class TaskRecord {
     if (!isTerminalStatus(next.status) && nextMs < this.updatedMs) return 'stale';
     this.task = next;
     this.updatedMs = nextMs;
-    for (const observer of this.observers) observer.next(next);
+    if (this.observers !== undefined) for (const observer of this.observers) observer.next(next);
     if (isTerminalStatus(next.status) && !holdStream) this.endStream(undefined);
     return 'changed';
   }
@@ -177,15 +177,16 @@ export class TaskRecord {
       observer.end(this.streamError);
       return () => {};
     }
-    this.observers.add(observer);
+    const observers = (this.observers ??= new Set());
+    observers.add(observer);
     return () => {
-      this.observers.delete(observer);
+      observers.delete(observer);
     };
   }
 
   /** Number of observers attached. */
   get observerCount(): number {
-    return this.observers.size;
+    return this.observers?.size ?? 0;
   }
 
   /** Ends the snapshot stream for every observer (with `error` when tracking stopped early). */
@@ -193,6 +194,7 @@ export class TaskRecord {
     if (this.streamEnded) return;
     this.streamEnded = true;
     this.streamError = error;
+    if (this.observers === undefined || this.observers.size === 0) return;
     const observers = [...this.observers];
     this.observers.clear();
     for (const observer of observers) observer.end(error);
@@ -204,9 +206,9 @@ export class TaskRecord {
       listener(this.settlement);
       return () => {};
     }
-    this.settleListeners.push(listener);
+    (this.settleListeners ??= []).push(listener);
     return () => {
-      this.settleListeners = this.settleListeners.filter((l) => l !== listener);
+      this.settleListeners = this.settleListeners?.filter((l) => l !== listener);
     };
   }
 
@@ -217,8 +219,8 @@ export class TaskRecord {
     this.settledAt = at;
     this.endStream(streamError);
     const listeners = this.settleListeners;
-    this.settleListeners = [];
-    for (const listener of listeners) listener(settlement);
+    this.settleListeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener(settlement);
     return true;
   }
 }
