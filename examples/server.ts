@@ -15,7 +15,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
-import type { TaskRequestHandlerExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type {
+  CreateTaskRequestHandlerExtra,
+  TaskRequestHandlerExtra,
+} from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
@@ -91,6 +94,23 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
       (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
   };
 
+  /**
+   * Creates the task, runs `work` in the background (an error thrown there fails the task with an
+   * isError result) and answers the tools/call with the CreateTaskResult at once.
+   */
+  async function startTask(
+    extra: CreateTaskRequestHandlerExtra,
+    work: (taskId: string, progress: Progress) => Promise<void>,
+  ): Promise<{ task: Task }> {
+    const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
+    const progress = progressFor(extra as never);
+    void work(task.taskId, progress).catch(async (error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      await progress.finish(task.taskId, 'failed', { content: [{ type: 'text', text: message }], isError: true }).catch(() => {});
+    });
+    return { task };
+  }
+
   server.experimental.tasks.registerToolTask(
     'analyze',
     {
@@ -101,11 +121,9 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
     },
     {
       createTask: async ({ id, steps, stepMs: ms }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
-        const progress = progressFor(extra as never);
         // [R35]: the call's progressToken stays valid for the task's whole life.
         const token = extra._meta?.progressToken;
-        void (async () => {
+        return startTask(extra, async (taskId, progress) => {
           for (let step = 1; step <= steps; step += 1) {
             await sleep(ms ?? stepMs);
             if (token !== undefined) {
@@ -114,13 +132,12 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
                 params: { progressToken: token, progress: step, total: steps, message: `step ${step}/${steps}` },
               });
             }
-            if (step < steps) await progress.update(task.taskId, 'working', `step ${step}/${steps}`);
+            if (step < steps) await progress.update(taskId, 'working', `step ${step}/${steps}`);
           }
-          await progress.finish(task.taskId, 'completed', {
+          await progress.finish(taskId, 'completed', {
             content: [{ type: 'text', text: `analysis of ${id} done in ${steps} steps` }],
           });
-        })().catch(() => {});
-        return { task };
+        });
       },
       ...common,
     },
@@ -135,21 +152,17 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
       execution: { taskSupport: 'required' },
     },
     {
-      createTask: async ({ items, itemMs }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
-        const progress = progressFor(extra as never);
-        void (async () => {
+      createTask: async ({ items, itemMs }, extra) =>
+        startTask(extra, async (taskId, progress) => {
           for (const [index, item] of items.entries()) {
             await sleep(itemMs);
-            await progress.update(task.taskId, 'working', `processed ${item} (${index + 1}/${items.length})`);
+            await progress.update(taskId, 'working', `processed ${item} (${index + 1}/${items.length})`);
           }
-          await progress.finish(task.taskId, 'completed', {
+          await progress.finish(taskId, 'completed', {
             content: [{ type: 'text', text: `processed ${items.length} items` }],
             structuredContent: { processed: items },
           });
-        })().catch(() => {});
-        return { task };
-      },
+        }),
       ...common,
     },
   );
@@ -163,15 +176,11 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
       execution: { taskSupport: 'required' },
     },
     {
-      createTask: async ({ afterMs, reason }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
-        const progress = progressFor(extra as never);
-        void (async () => {
+      createTask: async ({ afterMs, reason }, extra) =>
+        startTask(extra, async (taskId, progress) => {
           await sleep(afterMs);
-          await progress.finish(task.taskId, 'failed', { content: [{ type: 'text', text: reason }], isError: true });
-        })().catch(() => {});
-        return { task };
-      },
+          await progress.finish(taskId, 'failed', { content: [{ type: 'text', text: reason }], isError: true });
+        }),
       ...common,
     },
   );
@@ -185,30 +194,23 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
       execution: { taskSupport: 'required' },
     },
     {
-      createTask: async ({ path }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
-        const progress = progressFor(extra as never);
-        void (async () => {
+      createTask: async ({ path }, extra) =>
+        startTask(extra, async (taskId, progress) => {
           // Queued for the client and delivered while it waits on tasks/result ([R29]).
-          await progress.update(task.taskId, 'input_required', `waiting for confirmation of ${path}`);
+          await progress.update(taskId, 'input_required', `waiting for confirmation of ${path}`);
           const answer = await server.server.elicitInput(
             {
               message: `Delete ${path}?`,
               requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
             },
-            { relatedTask: { taskId: task.taskId }, timeout: 24 * 3_600_000 },
+            { relatedTask: { taskId }, timeout: 24 * 3_600_000 },
           );
-          await progress.update(task.taskId, 'working', `answer: ${answer.action}`);
+          await progress.update(taskId, 'working', `answer: ${answer.action}`);
           const confirmed = answer.action === 'accept' && answer.content?.confirm === true;
-          await progress.finish(task.taskId, 'completed', {
+          await progress.finish(taskId, 'completed', {
             content: [{ type: 'text', text: confirmed ? `deleted ${path}` : `kept ${path} (${answer.action})` }],
           });
-        })().catch(async (error: unknown) => {
-          const message = error instanceof Error ? error.message : String(error);
-          await progress.finish(task.taskId, 'failed', { content: [{ type: 'text', text: message }], isError: true });
-        });
-        return { task };
-      },
+        }),
       ...common,
     },
   );
@@ -222,24 +224,17 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
       execution: { taskSupport: 'required' },
     },
     {
-      createTask: async ({ text }, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval });
-        const progress = progressFor(extra as never);
-        void (async () => {
-          await progress.update(task.taskId, 'input_required', 'waiting for the model');
+      createTask: async ({ text }, extra) =>
+        startTask(extra, async (taskId, progress) => {
+          await progress.update(taskId, 'input_required', 'waiting for the model');
           const reply = await server.server.createMessage(
             { messages: [{ role: 'user', content: { type: 'text', text: `Summarize: ${text}` } }], maxTokens: 100 },
-            { relatedTask: { taskId: task.taskId }, timeout: 24 * 3_600_000 },
+            { relatedTask: { taskId }, timeout: 24 * 3_600_000 },
           );
-          await progress.update(task.taskId, 'working', 'summary received');
+          await progress.update(taskId, 'working', 'summary received');
           const summary = reply.content.type === 'text' ? reply.content.text : `[${reply.content.type}]`;
-          await progress.finish(task.taskId, 'completed', { content: [{ type: 'text', text: `summary: ${summary}` }] });
-        })().catch(async (error: unknown) => {
-          const message = error instanceof Error ? error.message : String(error);
-          await progress.finish(task.taskId, 'failed', { content: [{ type: 'text', text: message }], isError: true });
-        });
-        return { task };
-      },
+          await progress.finish(taskId, 'completed', { content: [{ type: 'text', text: `summary: ${summary}` }] });
+        }),
       ...common,
     },
   );
