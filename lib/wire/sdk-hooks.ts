@@ -196,8 +196,9 @@ function repair(message: JSONRPCMessage): JSONRPCMessage {
   const id = raw.id as string | number;
   if ('result' in raw) {
     const result = raw.result;
-    // Fast path: a plain object without _meta always passes the SDK's schema.
-    if (isPlainObject(result) && result._meta === undefined) return message;
+    // Fast path: a plain object whose _meta (if any) has the two keys the SDK checks in the right
+    // shape always passes its schema; anything else gets the SDK's own full check.
+    if (isPlainObject(result) && plainMeta(result._meta)) return message;
     if (JSONRPCResultResponseSchema.safeParse(message).success) return message;
     return broken(id, 'the result is not a valid result object');
   }
@@ -209,6 +210,15 @@ function repair(message: JSONRPCMessage): JSONRPCMessage {
     return broken(id, 'the error is not a valid JSON-RPC error object');
   }
   return message;
+}
+
+function plainMeta(meta: unknown): boolean {
+  if (meta === undefined) return true;
+  if (!isPlainObject(meta)) return false;
+  const token = meta.progressToken;
+  if (token !== undefined && typeof token !== 'string' && !(typeof token === 'number' && Number.isInteger(token))) return false;
+  const related = meta['io.modelcontextprotocol/related-task'];
+  return related === undefined || (isPlainObject(related) && typeof related.taskId === 'string');
 }
 
 function broken(id: string | number, why: string): JSONRPCMessage {
