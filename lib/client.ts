@@ -150,6 +150,7 @@ export class TaskClient {
       adopt: (record, call, hint) => this.live.adopt(record, call.callbacks, call.progressToken, hint),
       immediate: (tool, outcome) => new TaskHandle(tool, { kind: 'immediate', result: outcome.result }),
       slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
+      ready: () => this.connection.ready(),
     };
   }
 
@@ -239,6 +240,10 @@ export class TaskClient {
       return handle;
     } catch (error) {
       this.live.closeProgress(token);
+      // Whatever a call in flight ran into while close() ran (a closed connection), it was closed.
+      if (this.closing !== undefined && !(error instanceof TaskClosedError)) {
+        throw new TaskClosedError('The TaskClient was closed during the call', { toolName: name, cause: error });
+      }
       throw error;
     }
   }
@@ -265,7 +270,7 @@ export class TaskClient {
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
   resume(target: string | TaskReference, options: ResumeOptions = {}): TaskHandle {
-    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
+    this.assertOpen();
     const reference = checkReference(target, this.engine.wire.serverIdentity(), this.engine.wire.revision);
     const existing = this.live.handleOf(reference.taskId);
     if (existing !== undefined) return existing;
@@ -298,6 +303,7 @@ export class TaskClient {
    * @throws TaskRpcError when a page cannot be read after retries.
    */
   list(): AsyncGenerator<Task, void, undefined> {
+    this.assertOpen();
     return listAll(this.engine, this.config.requestTimeoutMs);
   }
 
@@ -307,7 +313,13 @@ export class TaskClient {
    * @throws TaskRpcError when the request fails after retries.
    */
   listPage(cursor?: string): Promise<TaskPage> {
+    if (this.closing !== undefined) return Promise.reject(new TaskClosedError('This TaskClient is closed'));
     return listPage(this.engine, cursor, this.config.requestTimeoutMs);
+  }
+
+  /** @throws TaskClosedError after {@link TaskClient.close}. */
+  private assertOpen(): void {
+    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
   }
 
   /** Subscribes to a wire's events and serves its input requests; returns the undo. */
@@ -339,7 +351,7 @@ export class TaskClient {
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
   reconnect(client: Client): void {
-    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
+    this.assertOpen();
     this.connection.replace(client);
   }
 
@@ -356,6 +368,7 @@ export class TaskClient {
         [...engine.tracked()].map((record) =>
           giveUp(engine, record, {
             cancelRemote: options.cancelRunning === true,
+            force: true,
             error: (remote) =>
               new TaskClosedError(`The TaskClient was closed; ${describeRemoteCancel(remote)}`, {
                 task: record.task,

@@ -42,7 +42,9 @@ export interface ConnectionHost {
 /** The current SDK client and wire, and the switch to a new one. */
 export class Connection {
   private detach: () => void = () => {};
-  private reconnecting = false;
+  private reconnecting: Promise<void> | undefined;
+  /** Calls waiting in {@link Connection.ready}. */
+  private waiting = 0;
 
   constructor(
     private client: Client,
@@ -65,28 +67,51 @@ export class Connection {
     if (this.host.isClosed() || wire !== engine.wire) return;
     engine.pause();
     this.host.lost();
-    void this.autoReconnect();
+    void this.autoReconnect().catch(() => {});
   }
 
-  /** With a `reconnect` factory: make a new client until one connects (while tasks are tracked). */
-  private async autoReconnect(): Promise<void> {
+  /**
+   * With a `reconnect` factory: make a new client until one connects. It tries at least once, and
+   * goes on with backoff while tasks are tracked or calls wait for it ({@link Connection.ready}).
+   */
+  private autoReconnect(): Promise<void> {
+    this.reconnecting ??= this.reconnectLoop().finally(() => {
+      this.reconnecting = undefined;
+    });
+    return this.reconnecting;
+  }
+
+  private async reconnectLoop(): Promise<void> {
     const { factory } = this.host;
     const engine = this.host.engine();
-    if (factory === undefined || this.reconnecting) return;
-    this.reconnecting = true;
-    try {
-      for (let attempt = 1; !this.host.isClosed() && engine.paused && engine.size > 0; attempt += 1) {
-        try {
-          const client = await factory();
-          if (!this.host.isClosed()) this.replace(client);
-          return;
-        } catch (error) {
-          this.host.report(new TaskError(`Reconnecting failed (attempt ${attempt})`, { cause: error }));
-          await sleep(engine.scheduler, backoffDelay(attempt, this.host.retry, this.host.random)).catch(() => {});
-        }
+    if (factory === undefined) return;
+    for (let attempt = 1; !this.host.isClosed() && engine.paused; attempt += 1) {
+      if (attempt > 1 && engine.size === 0 && this.waiting === 0) return;
+      try {
+        const client = await factory();
+        // Closed meanwhile, or reconnected by hand: this client is not needed.
+        if (this.host.isClosed() || !engine.paused) await client.close();
+        else this.replace(client);
+        return;
+      } catch (error) {
+        this.host.report(new TaskError(`Reconnecting failed (attempt ${attempt})`, { cause: error }));
+        await sleep(engine.scheduler, backoffDelay(attempt, this.host.retry, this.host.random)).catch(() => {});
       }
+    }
+  }
+
+  /**
+   * Resolves at once while connected; while the connection is lost and a `reconnect` factory is
+   * set, waits for it to reconnect (a call then goes out over the new connection).
+   */
+  async ready(): Promise<void> {
+    const engine = this.host.engine();
+    if (!engine.paused || this.host.factory === undefined) return;
+    this.waiting += 1;
+    try {
+      await this.autoReconnect();
     } finally {
-      this.reconnecting = false;
+      this.waiting -= 1;
     }
   }
 

@@ -32,9 +32,13 @@ export type TaskOutcomeKind =
 
 /** Numbers about one task, carried by every lifecycle event. */
 export interface TaskMetrics {
+  /** The task id (a secret; the logger fingerprints it). */
   readonly taskId: string;
+  /** The tool that was called. */
   readonly toolName: string;
+  /** The latest status. */
   readonly status: TaskStatus;
+  /** The latest status message, if any. */
   readonly statusMessage: string | undefined;
   /** Server-side creation time (ISO 8601). */
   readonly createdAt: string;
@@ -56,8 +60,11 @@ export interface TaskMetrics {
 
 /** Progress reported by the server for a call's `progressToken` ([R35]). */
 export interface TaskProgress {
+  /** Progress so far (increases with each notification). */
   readonly progress: number;
+  /** Total, when the server knows it. */
   readonly total?: number | undefined;
+  /** A human-readable progress message, if any. */
   readonly message?: string | undefined;
 }
 
@@ -120,6 +127,8 @@ type Listener<A extends unknown[]> = (...args: A) => void;
 export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
   private readonly emitter = new EventEmitter();
   private listeners = 0;
+  /** `once` wrappers by event and original listener, so `off(original)` finds them. */
+  private readonly wrappers = new Map<string, Map<unknown, Listener<unknown[]>>>();
 
   constructor(private readonly onListenerError: (error: TaskError) => void) {}
 
@@ -133,16 +142,23 @@ export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
   /** Adds a listener that runs once. @returns a function that removes it. */
   once<K extends keyof E & string>(event: K, listener: Listener<E[K]>): () => void {
     const wrapped = ((...args: E[K]) => {
-      this.off(event, wrapped);
+      this.off(event, listener);
       listener(...args);
     }) as Listener<E[K]>;
-    return this.on(event, wrapped);
+    let byListener = this.wrappers.get(event);
+    if (byListener === undefined) this.wrappers.set(event, (byListener = new Map<unknown, Listener<unknown[]>>()));
+    byListener.set(listener, wrapped as Listener<unknown[]>);
+    this.emitter.on(event, wrapped as Listener<unknown[]>);
+    this.listeners += 1;
+    return () => this.off(event, listener);
   }
 
   /** Removes a listener. */
   off<K extends keyof E & string>(event: K, listener: Listener<E[K]>): void {
+    const wrapped = this.wrappers.get(event)?.get(listener);
+    if (wrapped !== undefined) this.wrappers.get(event)?.delete(listener);
     const before = this.emitter.listenerCount(event);
-    this.emitter.off(event, listener as Listener<unknown[]>);
+    this.emitter.off(event, wrapped ?? (listener as Listener<unknown[]>));
     this.listeners -= before - this.emitter.listenerCount(event);
   }
 

@@ -28,7 +28,7 @@ export interface UpdatesOptions {
   readonly bufferSize?: number;
 }
 
-/** @internal The client operations a handle delegates to. */
+/** The client operations a handle delegates to (not for direct use). */
 export interface HandleBackend {
   /** Starts observing a resumed task. */
   activate(record: TaskRecord): void;
@@ -61,7 +61,7 @@ export class TaskHandle implements AsyncIterable<Task> {
   private memo: Promise<CallToolResult> | undefined;
   private emitter: SafeEmitter<TaskHandleEvents> | undefined;
 
-  /** @internal Created by `TaskClient`. */
+  /** Created by `TaskClient` (`callToolAsTask`, `resume`); not for direct use. */
   constructor(toolName: string, source: Source, immediateResponse?: string) {
     this.toolName = toolName;
     this.source = source;

@@ -33,6 +33,8 @@ export interface LaunchContext {
    * or deadline wins, or with `TaskQueueFullError`. The returned function frees the slot.
    */
   slot(toolName: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void>;
+  /** Resolves once connected (waiting for a `reconnect` factory while the connection is lost). */
+  ready(): Promise<void>;
 }
 
 /** One call being started. */
@@ -66,6 +68,8 @@ export class Launch implements StopScope {
     try {
       // Waiting for a slot counts against the deadline.
       release = await this.context.slot(this.toolName, call.signal, this.deadlineAt);
+      // A call made while the connection is lost waits for the reconnection (within its deadline).
+      await this.race(this.context.ready());
       const handle = await this.negotiateAndStart();
       const record = handle.kind === 'task' ? this.engine.get(handle.taskId ?? '') : undefined;
       if (record === undefined || release === NO_RELEASE) release();

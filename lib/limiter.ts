@@ -27,10 +27,6 @@ export class Limiter {
     return this.queue.length;
   }
 
-  /** Slots held. */
-  get held(): number {
-    return this.running;
-  }
 
   /** True when a slot is free now. */
   get available(): boolean {

@@ -13,13 +13,17 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** One structured log entry. */
 export interface LogEntry {
+  /** Severity. */
   readonly level: LogLevel;
+  /** What happened, e.g. `task created`, `task failed`. */
   readonly message: string;
+  /** Structured details: task fingerprint (or id), tool, status, metrics, error. */
   readonly fields: Readonly<Record<string, unknown>>;
 }
 
 /** Receives log entries; adapt it to any logging library. */
 export interface TaskLogger {
+  /** Receives one entry; an exception thrown here is ignored. */
   log(entry: LogEntry): void;
 }
 

@@ -14,7 +14,9 @@ import type { TaskWire } from './wire/wire.js';
 export interface TaskReference {
   /** Format version. */
   readonly v: 1;
+  /** The task id (a secret: whoever has it can read the task). */
   readonly taskId: string;
+  /** The tool that was called. */
   readonly toolName: string;
   /** Server-side creation time (ISO 8601). */
   readonly createdAt: string;
@@ -38,9 +40,13 @@ export interface ResumeOptions
 
 /** What `TaskClient.resume` accepts, reduced to what it needs. */
 export interface ResumeTarget {
+  /** The task to resume. */
   readonly taskId: string;
+  /** The tool that created it, when the reference says. */
   readonly toolName?: string | undefined;
+  /** Server-side creation time, when the reference says. */
   readonly createdAt?: string | undefined;
+  /** Retention in ms from creation, when known. */
   readonly ttl?: number | null | undefined;
 }
 

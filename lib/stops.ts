@@ -72,6 +72,11 @@ export function armStops(scope: StopScope, record: TaskRecord): void {
       error: (remote) => stopError(scope, { kind: 'abort', reason: signal.reason }, remote, record),
     });
   };
+  if (signal.aborted) {
+    // Aborted already (e.g. a resume() with an aborted signal): stop at once.
+    onAbort();
+    return;
+  }
   signal.addEventListener('abort', onAbort, { once: true });
   record.onSettled(() => signal.removeEventListener('abort', onAbort));
 }

@@ -39,8 +39,11 @@ export interface Task {
 
 /** A JSON-RPC error object as the server sent it. */
 export interface JsonRpcErrorInfo {
+  /** The JSON-RPC error code. */
   readonly code: number;
+  /** The server's message. */
   readonly message: string;
+  /** The error's `data`, if any. */
   readonly data?: unknown;
 }
 

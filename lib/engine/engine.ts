@@ -29,6 +29,8 @@ export class TaskEngine {
   private readonly life = new AbortController();
   private readonly detachedInflight = new Set<AbortController>();
   private readonly pauseState = new Pause();
+  /** Bumped when the wire is replaced: answers to requests sent before belong to the old one. */
+  generation = 0;
 
   constructor(
     private wireRef: TaskWire,
@@ -72,11 +74,6 @@ export class TaskEngine {
    * waits one poll interval (the spec leaves it open, [A16]; polling at once wastes a request).
    */
   track(task: Task, toolName: string, options: TrackOptions = {}): TaskRecord {
-    const existing = this.records.get(task.taskId);
-    if (existing !== undefined) {
-      if (options.provisional !== true) this.observe(existing, task, 'create');
-      return existing;
-    }
     const now = this.config.clock.now();
     const record = new TaskRecord(
       task,
@@ -103,7 +100,9 @@ export class TaskEngine {
     if (record.active || record.settlement !== undefined) return;
     record.active = true;
     record.nextPollAt = this.config.clock.now();
-    this.ensurePoll(record);
+    // A notification may have told its state meanwhile (even a terminal one): act on it now.
+    if (record.provisional) this.ensurePoll(record);
+    else this.react(record);
   }
 
   /** Handles a pushed snapshot (`notifications/tasks/status`). Unknown tasks are ignored. */
@@ -143,6 +142,7 @@ export class TaskEngine {
       this.armTtlWarning(record);
     }
     if (verdict === 'changed') this.events.status(record, source, previous);
+    // Also on an unchanged snapshot: e.g. still input_required after a failed blocking request.
     this.react(record);
   }
 
@@ -151,17 +151,15 @@ export class TaskEngine {
     return pollDelay(record.task, record.hintlessPolls, record.failedPolls, c, c.retry, c.random);
   }
 
-  /** Decides what a record needs after its snapshot changed. */
-  private react(record: TaskRecord): void {
-    if (record.settlement !== undefined || record.provisional) return;
+  /** Decides what a record needs after its snapshot changed (or was confirmed). */
+  react(record: TaskRecord): void {
+    // A resumed task sends nothing until someone observes it (activate() reacts then).
+    if (record.settlement !== undefined || record.provisional || !record.active) return;
     const status = record.task.status;
     if (isTerminalStatus(status)) {
       this.scheduler.cancel(record.pollTimer);
       this.scheduler.cancel(record.ttlTimer);
-      // A stop in progress (timeout, abort) settles a cancelled task with its own error.
-      if (status === 'cancelled') {
-        if (!this.stopping.has(record)) finish(this, record);
-      } else if (record.outcome !== undefined) finish(this, record);
+      if (status === 'cancelled' || record.outcome !== undefined) finish(this, record);
       else fetchTerminal(this, record);
       return;
     }
@@ -193,6 +191,7 @@ export class TaskEngine {
     record.pollInFlight = true;
     if (record.task.pollInterval === undefined && !record.provisional) record.hintlessPolls += 1;
     record.nextPollAt = this.config.clock.now() + this.delay(record);
+    const generation = this.generation;
     this.attempt(record, (signal) => this.readTask(record, signal)).then(
       (task) => {
         record.pollInFlight = false;
@@ -202,7 +201,9 @@ export class TaskEngine {
       },
       (error: unknown) => {
         record.pollInFlight = false;
-        this.pollFailed(record, error);
+        // A poll dropped with an old connection: resume() polls again over the new one.
+        if (generation === this.generation) this.pollFailed(record, error);
+        else this.ensurePoll(record);
       },
     );
   }
@@ -288,7 +289,8 @@ export class TaskEngine {
   /** Stops the record's polls while a local stop (timeout, abort, dispose) is under way. */
   beginStop(record: TaskRecord, intent: StopIntent): void {
     this.stopping.set(record, intent);
-    this.scheduler.cancel(record.pollTimer);
+    // A terminal task's timer slot holds the grace before its payload request: keep it.
+    if (!record.terminal) this.scheduler.cancel(record.pollTimer);
   }
 
   /** True when a local stop is under way for `record`. */
@@ -325,7 +327,13 @@ export class TaskEngine {
    * once, and waiting retries go on.
    */
   resume(wire: TaskWire = this.wireRef): void {
+    const replaced = wire !== this.wireRef;
     this.wireRef = wire;
+    // Requests still open on the old connection are dropped; they are sent again over the new one.
+    if (replaced) {
+      this.generation += 1;
+      for (const record of this.records.values()) record.abortRequests();
+    }
     if (!this.pauseState.resume()) return;
     const now = this.config.clock.now();
     for (const record of this.records.values()) {

@@ -69,9 +69,11 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
   // While the task runs, tasks/result blocks until it ends ([V16]): no request timeout then; a
   // deadline, if any, stops it. For a terminal task it answers at once.
   const timeoutMs = terminal ? record.requestTimeoutMs : NO_TIMEOUT;
+  const generation = engine.generation;
   engine.retrying(record, (signal) => engine.wire.getOutcome(record.taskId, { timeoutMs, signal })).then(
     (outcome) => {
       record.outcomeFetches -= 1;
+      if (terminal) record.terminalFetch = false;
       if (record.settlement !== undefined || record.outcome !== undefined) return;
       record.outcome = outcome;
       if (record.terminal) finish(engine, record);
@@ -79,9 +81,16 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
     },
     (error: unknown) => {
       record.outcomeFetches -= 1;
-      if (record.settlement !== undefined || record.outcome !== undefined) return;
-      if (record.outcomeFetches > 0) return; // another request for it is still open
       if (terminal) record.terminalFetch = false;
+      if (record.settlement !== undefined || record.outcome !== undefined) return;
+      // Dropped with an old connection: ask again over the new one.
+      if (generation !== engine.generation) {
+        engine.react(record);
+        return;
+      }
+      // A failed blocking request does not matter while another request for the payload is open;
+      // a failed terminal request is final.
+      if (!terminal && record.outcomeFetches > 0) return;
       if (isNotFound(error)) vanished(engine, record, error);
       else if (record.terminal || error instanceof TaskProtocolError) {
         const failure = asTaskError(error, record);
@@ -108,7 +117,8 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
   }
   if (record.settlement !== undefined) return;
   if (task !== undefined) engine.observe(record, task, 'result');
-  if (record.settlement !== undefined || record.terminal) return;
+  // Without a terminal snapshot, infer one from the payload, unless a stop will settle the task.
+  if (record.settlement !== undefined || record.terminal || engine.isStopping(record)) return;
   const outcome = record.outcome;
   const failed = outcome?.kind === 'error' || outcome?.result.isError === true;
   engine.observe(
@@ -126,6 +136,8 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
 export function finish(engine: TaskEngine, record: TaskRecord): void {
   const task = record.task;
   if (task.status === 'cancelled') {
+    // A stop under way (timeout, abort) settles a cancelled task with its own error.
+    if (engine.isStopping(record)) return;
     const reason = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;
     engine.settle(record, {
       ok: false,

@@ -17,6 +17,8 @@ import type { TaskOutcome } from '../wire/wire.js';
  * never builds an exception (and its stack) per task.
  */
 const TRACKING_STOPPED: Error = Object.freeze(new Error('Tracking of the task stopped'));
+/** The life signal of a settled record: already aborted. */
+const STOPPED_SIGNAL: AbortSignal = AbortSignal.abort(TRACKING_STOPPED);
 
 /** Receives every accepted snapshot of a task, then one `end`. */
 export interface TaskObserver {
@@ -115,6 +117,8 @@ export class TaskRecord {
 
   /** Aborted when tracking stops; created on first use (only retries need it). */
   get lifeSignal(): AbortSignal {
+    // A record that already settled must not start a wait (or a retry) that nothing will abort.
+    if (this.settlement !== undefined) return STOPPED_SIGNAL;
     this.life ??= new AbortController();
     return this.life.signal;
   }
@@ -122,6 +126,11 @@ export class TaskRecord {
   /** Aborts every request in flight and any retry wait. */
   abortAll(): void {
     this.life?.abort(TRACKING_STOPPED);
+    this.abortRequests();
+  }
+
+  /** Aborts the requests in flight (not the retry waits). */
+  abortRequests(): void {
     if (this.inflight === undefined || this.inflight.size === 0) return;
     for (const controller of this.inflight) controller.abort(TRACKING_STOPPED);
     this.inflight.clear();
@@ -133,10 +142,6 @@ export class TaskRecord {
     return isTerminalStatus(this.task.status);
   }
 
-  /** True when no more snapshots will be delivered. */
-  get ended(): boolean {
-    return this.streamEnded;
-  }
 
   /**
    * Offers a snapshot. Accepted changes go to every observer; a terminal one also ends the stream.
@@ -184,10 +189,6 @@ export class TaskRecord {
     };
   }
 
-  /** Number of observers attached. */
-  get observerCount(): number {
-    return this.observers?.size ?? 0;
-  }
 
   /** Ends the snapshot stream for every observer (with `error` when tracking stopped early). */
   endStream(error: TaskError | undefined): void {

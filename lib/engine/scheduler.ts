@@ -51,10 +51,6 @@ export class Scheduler {
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
 
-  /** Number of jobs waiting to run. */
-  get size(): number {
-    return this.liveCount;
-  }
 
   /** Runs `run` at clock time `at` (at once on the next tick if `at` is in the past). */
   schedule(at: number, run: () => void): Timer {

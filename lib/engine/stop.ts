@@ -77,6 +77,11 @@ export interface GiveUp {
   readonly error: (remote: RemoteCancelOutcome) => TaskError;
   /** End iterators with that error (true) or normally (false). @default true */
   readonly throwFromIterators?: boolean;
+  /**
+   * Settle with this stop's error whatever happens (`close()`): take over a stop already under
+   * way, and do not wait for the payload of a task that turns out to have finished.
+   */
+  readonly force?: boolean;
 }
 
 /** What {@link giveUp} did. */
@@ -85,8 +90,15 @@ export type GiveUpResult = RemoteCancelOutcome | 'already-settled' | 'finished-f
 /** Stops observing `record`, cancels the remote task if asked, and settles. */
 export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp): Promise<GiveUpResult> {
   if (record.settlement !== undefined) return 'already-settled';
+  const settleNow = (remote: RemoteCancelOutcome): RemoteCancelOutcome => {
+    const error = how.error(remote);
+    engine.settle(record, { ok: false, error }, how.throwFromIterators === false ? undefined : error);
+    return remote;
+  };
   if (engine.isStopping(record)) {
-    // Another stop is under way; wait for it rather than racing it.
+    // A forced stop takes over (its settlement aborts the other stop's requests); any other
+    // waits for the stop under way rather than racing it.
+    if (how.force === true) return settleNow('failed');
     await new Promise<void>((resolve) => record.onSettled(() => resolve()));
     return 'already-settled';
   }
@@ -105,8 +117,6 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
   }
   if (record.settlement !== undefined) return 'finished-first';
   // The task had finished on the server: its payload is being fetched and settles the handle.
-  if (record.terminal && record.task.status !== 'cancelled') return 'finished-first';
-  const error = how.error(remote);
-  engine.settle(record, { ok: false, error }, how.throwFromIterators === false ? undefined : error);
-  return remote;
+  if (record.terminal && record.task.status !== 'cancelled' && how.force !== true) return 'finished-first';
+  return settleNow(remote);
 }

@@ -21,7 +21,7 @@ export interface EngineConfig extends PollTiming {
 }
 
 /** Where a snapshot came from. */
-export type SnapshotSource = 'create' | 'poll' | 'notification' | 'cancel' | 'result';
+export type SnapshotSource = 'poll' | 'notification' | 'cancel' | 'result';
 
 /** What the engine reports to its owner. */
 export interface EngineEvents {

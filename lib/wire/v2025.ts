@@ -58,7 +58,12 @@ export function toRpcError(method: string, error: unknown, taskId?: string): Tas
   if (error instanceof McpError) {
     const prefix = `MCP error ${error.code}: `;
     const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-    const transient = error.code === REQUEST_TIMEOUT || error.code === CONNECTION_CLOSED;
+    // Only the SDK's own local failures are transient: its request timeout (data.timeout) and its
+    // closed connection. The same codes sent by a server are the server's errors.
+    const data = error.data as { timeout?: unknown } | undefined;
+    const transient =
+      (error.code === REQUEST_TIMEOUT && typeof data?.timeout === 'number') ||
+      (error.code === CONNECTION_CLOSED && message === 'Connection closed');
     return new TaskRpcError(`${method} failed: ${message}`, {
       method,
       code: error.code,

@@ -1,0 +1,238 @@
+/**
+ * Regressions from the final review: each test pins a defect that was found and fixed (requests
+ * re-sent after settling, close() hanging or leaving a task tracked, a stop lost inside the
+ * terminal grace, a reconnect factory never used, stop errors replaced, server error codes taken
+ * for local ones, aborted signals ignored, once/off).
+ */
+import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createExampleServer } from '../examples/server.js';
+import {
+  TaskAbortError,
+  TaskClient,
+  TaskClosedError,
+  TaskFailedError,
+  TaskTimeoutError,
+  type TaskClientOptions,
+} from '../lib/index.js';
+import { ManualClock, connectPair, flush, rejection, within } from './helpers.js';
+import { FaultTransport } from './support/fault-transport.js';
+import { NO_REPLY, ScriptedServer, connectScripted, creating, rpcError, type HandlerContext } from './support/scripted-server.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function setup(options: TaskClientOptions = {}) {
+  const clock = new ManualClock();
+  const pair = await connectScripted({ tools: [{ name: 'job', taskSupport: 'required' }], now: clock.now });
+  const tasks = new TaskClient(pair.client, { clock, ...options });
+  cleanups.push(async () => {
+    await tasks.close();
+    await pair.close();
+  });
+  return { ...pair, tasks, clock };
+}
+
+/** Withholds the first `tasks/result` (a blocking request that never answers); later ones are served. */
+function withholdFirstResult(server: ScriptedServer): { held: () => HandlerContext | undefined } {
+  let held: HandlerContext | undefined;
+  const serve = server.tasks.handlers['tasks/result']!;
+  server.on('tasks/result', (params, ctx) => {
+    if (held === undefined) {
+      held = ctx;
+      return NO_REPLY;
+    }
+    return serve(params, ctx);
+  });
+  return { held: () => held };
+}
+
+describe('nothing is sent for a settled handle', () => {
+  it('detach() while a blocking tasks/result is open: it is cancelled and never sent again', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 'in', pollInterval: 1_000 });
+    server.on('tasks/result', () => NO_REPLY);
+    const handle = await tasks.callToolAsTask('job');
+    server.tasks.update('in', { status: 'input_required' }, true);
+    await flush();
+    expect(server.count('tasks/result')).toBe(1);
+    handle.detach();
+    await clock.advance(5_000);
+    expect(server.count('tasks/result')).toBe(1);
+    expect(server.count('notifications/cancelled')).toBe(1);
+  });
+});
+
+describe('close()', () => {
+  it('does not hang when a deadline’s tasks/cancel is unanswered and the connection drops', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 'c', pollInterval: 60_000 });
+    server.on('tasks/cancel', () => NO_REPLY);
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 1_000 });
+    const result = rejection(handle.result());
+    await clock.advance(1_000);
+    expect(server.count('tasks/cancel')).toBe(1);
+    await server.close();
+    await within(tasks.close(), 2_000, 'close()');
+    expect(handle.settled).toBe(true);
+    expect(await result).toBeInstanceOf(TaskClosedError);
+  });
+
+  it('settles a task whose terminal status is known while its payload is still being fetched', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { taskId: 'done', pollInterval: 60_000 });
+    server.on('tasks/result', () => NO_REPLY);
+    const handle = await tasks.callToolAsTask('job');
+    server.tasks.update('done', { status: 'completed' }, true);
+    await flush();
+    await within(tasks.close(), 2_000, 'close()');
+    expect(handle.settled).toBe(true);
+    expect(tasks.active).toBe(0);
+    expect(await rejection(handle.result())).toBeInstanceOf(TaskClosedError);
+  });
+
+  it('turns a call cut off by close() into TaskClosedError, also for a client made by connect()', async () => {
+    const scripted = new ScriptedServer({ tools: [{ name: 'job', taskSupport: 'required' }] });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await scripted.connect(serverSide);
+    cleanups.push(() => scripted.close());
+    scripted.on('tools/call', () => NO_REPLY);
+    const tasks = await TaskClient.connect(clientSide);
+    const call = rejection(tasks.callToolAsTask('job'));
+    await flush();
+    await tasks.close();
+    expect(await call).toBeInstanceOf(TaskClosedError);
+  });
+});
+
+describe('stops and the terminal grace', () => {
+  it('a deadline right after the terminal status still delivers the result (the grace request is kept)', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 'g', pollInterval: 60_000 });
+    withholdFirstResult(server);
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 1_010 });
+    server.tasks.update('g', { status: 'input_required' }, true);
+    await flush();
+    await clock.advance(1_000);
+    server.tasks.finish('g', 'completed', { result: { content: [{ type: 'text', text: 'made it' }] } }, {}, true);
+    await clock.advance(5_000);
+    expect(await within(handle.result())).toMatchObject({ content: [{ type: 'text', text: 'made it' }] });
+    expect(server.count('tasks/result')).toBe(2);
+  });
+
+  it('a deadline while input_required settles with TaskTimeoutError, not the cancel’s TaskCancelledError', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 'ask', pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 1_500 });
+    server.tasks.update('ask', { status: 'input_required' }, true);
+    await flush();
+    const result = rejection(handle.result());
+    await clock.advance(1_600);
+    const error = (await result) as TaskTimeoutError;
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect(error.remoteCancel).toBe('cancelled');
+  });
+
+  it('resume() with an already aborted signal stops at once (and with cancelOnAbort: false sends nothing)', async () => {
+    const { server, tasks } = await setup();
+    const handle = tasks.resume('r1', { signal: AbortSignal.abort('no'), cancelOnAbort: false });
+    const error = (await rejection(handle.result())) as TaskAbortError;
+    expect(error).toBeInstanceOf(TaskAbortError);
+    expect(error.remoteCancel).toBe('disabled');
+    await flush();
+    expect(server.count('tasks/get')).toBe(0);
+    expect(server.count('tasks/cancel')).toBe(0);
+  });
+});
+
+describe('server error codes', () => {
+  it('a -32000 the server sends for tasks/result is the task’s error, not a lost connection', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { taskId: 'f', pollInterval: 60_000 });
+    server.on('tasks/result', () => {
+      throw rpcError(-32000, 'tool blew up');
+    });
+    const handle = await tasks.callToolAsTask('job');
+    server.tasks.update('f', { status: 'failed' }, true);
+    const error = (await rejection(handle.result())) as TaskFailedError;
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect(error.rpcError).toMatchObject({ code: -32000, message: 'tool blew up' });
+    expect(server.count('tasks/result')).toBe(1);
+  });
+});
+
+describe('the reconnect factory', () => {
+  it('is used when the connection drops with no task tracked, and later calls go out over it', async () => {
+    const store = new InMemoryTaskStore();
+    cleanups.push(async () => store.cleanup());
+    const made: Client[] = [];
+    const factory = async (): Promise<Client> => {
+      const { server } = createExampleServer({ store, stepMs: 10 });
+      const pair = await connectPair(server);
+      cleanups.push(() => pair.close());
+      made.push(pair.client);
+      return pair.client;
+    };
+    const { server } = createExampleServer({ store });
+    let faulty: FaultTransport | undefined;
+    const first = await connectPair(server, {}, (t) => (faulty = new FaultTransport(t)));
+    cleanups.push(() => first.close());
+    const tasks = new TaskClient(first.client, { reconnect: factory });
+    cleanups.push(() => tasks.close());
+    await faulty!.close();
+    const handle = await within(tasks.callToolAsTask('analyze', { steps: 1 }), 5_000, 'call after reconnect');
+    expect(made).toHaveLength(1);
+    expect(tasks.client).toBe(made[0]);
+    await expect(within(handle.result(), 5_000)).resolves.toMatchObject({ content: [{ type: 'text' }] });
+  });
+
+  it('closes a client it made after close() started', async () => {
+    const { server } = createExampleServer();
+    let faulty: FaultTransport | undefined;
+    const first = await connectPair(server, {}, (t) => (faulty = new FaultTransport(t)));
+    cleanups.push(() => first.close());
+    let release: (() => void) | undefined;
+    let late: Client | undefined;
+    const tasks = new TaskClient(first.client, {
+      reconnect: async () => {
+        await new Promise<void>((resolve) => (release = resolve));
+        const other = createExampleServer();
+        const pair = await connectPair(other.server);
+        cleanups.push(() => pair.close());
+        late = pair.client;
+        return pair.client;
+      },
+    });
+    await faulty!.close();
+    await flush();
+    await tasks.close();
+    release?.();
+    await flush(10);
+    expect(late).toBeDefined();
+    expect(late?.transport).toBeUndefined();
+  });
+});
+
+describe('events', () => {
+  it('off() removes a listener added with once()', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { taskId: 'o', pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job');
+    let calls = 0;
+    const listener = (): void => {
+      calls += 1;
+    };
+    handle.once('status', listener);
+    handle.off('status', listener);
+    tasks.once('status', listener);
+    tasks.off('status', listener);
+    server.tasks.update('o', { statusMessage: 'step 1' }, true);
+    await flush();
+    expect(calls).toBe(0);
+    handle.detach();
+  });
+});
