@@ -236,3 +236,99 @@ describe('events', () => {
     handle.detach();
   });
 });
+
+describe('more edges of the final review', () => {
+  it('a failed terminal tasks/result is final even while the blocking one is still open', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't', pollInterval: 60_000 });
+    let n = 0;
+    server.on('tasks/result', () => {
+      n += 1;
+      if (n === 1) return NO_REPLY; // the blocking one never answers
+      throw rpcError(-32602, 'Task not found');
+    });
+    const handle = await tasks.callToolAsTask('job');
+    server.tasks.update('t', { status: 'input_required' }, true);
+    await flush();
+    server.tasks.update('t', { status: 'completed' }, true);
+    await clock.advance(100);
+    const error = await rejection(handle.result());
+    expect((error as Error).name).toMatch(/TaskNotFoundError|TaskExpiredError/);
+    expect(n).toBe(2);
+  });
+
+  it('a resumed task that nobody observes sends nothing, even when notifications about it arrive', async () => {
+    const { server, tasks, clock } = await setup();
+    const handle = tasks.resume('quiet', { toolName: 'job' });
+    const at = new Date(clock.now()).toISOString();
+    server.notify('notifications/tasks/status', { taskId: 'quiet', status: 'input_required', createdAt: at, lastUpdatedAt: at, ttl: null });
+    server.notify('notifications/tasks/status', { taskId: 'quiet', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null });
+    await clock.advance(10_000);
+    expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
+    expect(handle.task?.status).toBe('completed');
+    // Observing it now fetches the payload once.
+    server.on('tasks/result', () => ({ content: [{ type: 'text', text: 'late' }] }));
+    expect(await within(handle.result())).toMatchObject({ content: [{ type: 'text', text: 'late' }] });
+    expect(server.count('tasks/result')).toBe(1);
+  });
+
+  it('list() and listPage() after close() throw TaskClosedError', async () => {
+    const { tasks } = await setup();
+    await tasks.close();
+    expect(() => tasks.list()).toThrow(TaskClosedError);
+    await expect(tasks.listPage()).rejects.toBeInstanceOf(TaskClosedError);
+  });
+
+  it('after a manual reconnect(client), a request that fails on the old connection is sent again over the new one', async () => {
+    const store = new InMemoryTaskStore();
+    cleanups.push(async () => store.cleanup());
+    const { server: first } = createExampleServer({ store, notify: false, pollInterval: 60_000, stepMs: 200 });
+    let faulty: FaultTransport | undefined;
+    const old = await connectPair(first, {}, (t) => (faulty = new FaultTransport(t)));
+    cleanups.push(() => old.close());
+    // The answer to the terminal tasks/result is lost on the old connection.
+    faulty!.configure({ serverToClient: [{ kinds: 'response', methods: 'tasks/result', drop: 1 }] });
+    const tasks = new TaskClient(old.client, { requestTimeoutMs: 60_000, retry: { retries: 0 } });
+    cleanups.push(() => tasks.close());
+    const handle = await tasks.callToolAsTask('analyze', { id: 4, steps: 1 });
+    const { server: second } = createExampleServer({ store, notify: false, pollInterval: 60_000 });
+    const fresh = await connectPair(second);
+    cleanups.push(() => fresh.close());
+    // The task completes and the client asks for its payload (over the old connection).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await tasks['engine'].readTask(tasks['engine'].get(handle.taskId!)!, new AbortController().signal).then((task) =>
+      tasks['engine'].observe(tasks['engine'].get(handle.taskId!)!, task, 'poll'),
+    );
+    tasks.reconnect(fresh.client);
+    await faulty!.close(); // the old request fails now
+    expect(await within(handle.result(), 5_000)).toMatchObject({ content: [{ text: 'analysis of 4 done in 1 steps' }] });
+  });
+
+  it('a client the reconnect factory makes after a manual reconnect(client) is closed', async () => {
+    const { server } = createExampleServer();
+    let faulty: FaultTransport | undefined;
+    const first = await connectPair(server, {}, (t) => (faulty = new FaultTransport(t)));
+    cleanups.push(() => first.close());
+    let release: (() => void) | undefined;
+    let late: Client | undefined;
+    const tasks = new TaskClient(first.client, {
+      reconnect: async () => {
+        await new Promise<void>((resolve) => (release = resolve));
+        const pair = await connectPair(createExampleServer().server);
+        cleanups.push(() => pair.close());
+        late = pair.client;
+        return pair.client;
+      },
+    });
+    cleanups.push(() => tasks.close());
+    await faulty!.close();
+    await flush();
+    const manual = await connectPair(createExampleServer().server);
+    cleanups.push(() => manual.close());
+    tasks.reconnect(manual.client);
+    release?.();
+    await flush(10);
+    expect(tasks.client).toBe(manual.client);
+    expect(late?.transport).toBeUndefined();
+  });
+});

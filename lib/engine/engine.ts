@@ -327,13 +327,10 @@ export class TaskEngine {
    * once, and waiting retries go on.
    */
   resume(wire: TaskWire = this.wireRef): void {
-    const replaced = wire !== this.wireRef;
+    // Requests still open on an old connection stay there (a server may tie pending input to
+    // them); if they fail after the switch, they are sent again over the new one.
+    if (wire !== this.wireRef) this.generation += 1;
     this.wireRef = wire;
-    // Requests still open on the old connection are dropped; they are sent again over the new one.
-    if (replaced) {
-      this.generation += 1;
-      for (const record of this.records.values()) record.abortRequests();
-    }
     if (!this.pauseState.resume()) return;
     const now = this.config.clock.now();
     for (const record of this.records.values()) {

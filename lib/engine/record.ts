@@ -126,11 +126,6 @@ export class TaskRecord {
   /** Aborts every request in flight and any retry wait. */
   abortAll(): void {
     this.life?.abort(TRACKING_STOPPED);
-    this.abortRequests();
-  }
-
-  /** Aborts the requests in flight (not the retry waits). */
-  abortRequests(): void {
     if (this.inflight === undefined || this.inflight.size === 0) return;
     for (const controller of this.inflight) controller.abort(TRACKING_STOPPED);
     this.inflight.clear();
