@@ -37,6 +37,30 @@ async function setup(options: TaskClientOptions = {}) {
   return { ...pair, tasks, clock };
 }
 
+/**
+ * A TaskClient on a connection the test can drop, whose `reconnect` factory waits until the test
+ * calls `release()`, then returns a client connected to a fresh example server (`late()`).
+ */
+async function slowFactoryClient() {
+  const { server } = createExampleServer();
+  let faulty: FaultTransport | undefined;
+  const first = await connectPair(server, {}, (t) => (faulty = new FaultTransport(t)));
+  cleanups.push(() => first.close());
+  let release: (() => void) | undefined;
+  let late: Client | undefined;
+  const tasks = new TaskClient(first.client, {
+    reconnect: async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      const pair = await connectPair(createExampleServer().server);
+      cleanups.push(() => pair.close());
+      late = pair.client;
+      return pair.client;
+    },
+  });
+  cleanups.push(() => tasks.close());
+  return { tasks, drop: () => faulty!.close(), release: () => release?.(), late: () => late };
+}
+
 /** Withholds the first `tasks/result` (a blocking request that never answers); later ones are served. */
 function withholdFirstResult(server: ScriptedServer): { held: () => HandlerContext | undefined } {
   let held: HandlerContext | undefined;
@@ -191,30 +215,16 @@ describe('the reconnect factory', () => {
   });
 
   it('closes a client it made after close() started', async () => {
-    const { server } = createExampleServer();
-    let faulty: FaultTransport | undefined;
-    const first = await connectPair(server, {}, (t) => (faulty = new FaultTransport(t)));
-    cleanups.push(() => first.close());
-    let release: (() => void) | undefined;
-    let late: Client | undefined;
-    const tasks = new TaskClient(first.client, {
-      reconnect: async () => {
-        await new Promise<void>((resolve) => (release = resolve));
-        const other = createExampleServer();
-        const pair = await connectPair(other.server);
-        cleanups.push(() => pair.close());
-        late = pair.client;
-        return pair.client;
-      },
-    });
-    await faulty!.close();
+    const { tasks, drop, release, late } = await slowFactoryClient();
+    await drop();
     await flush();
     await tasks.close();
-    release?.();
+    release();
     await flush(10);
-    expect(late).toBeDefined();
-    expect(late?.transport).toBeUndefined();
+    expect(late()).toBeDefined();
+    expect(late()?.transport).toBeUndefined();
   });
+
 });
 
 describe('events', () => {
@@ -305,30 +315,16 @@ describe('more edges of the final review', () => {
   });
 
   it('a client the reconnect factory makes after a manual reconnect(client) is closed', async () => {
-    const { server } = createExampleServer();
-    let faulty: FaultTransport | undefined;
-    const first = await connectPair(server, {}, (t) => (faulty = new FaultTransport(t)));
-    cleanups.push(() => first.close());
-    let release: (() => void) | undefined;
-    let late: Client | undefined;
-    const tasks = new TaskClient(first.client, {
-      reconnect: async () => {
-        await new Promise<void>((resolve) => (release = resolve));
-        const pair = await connectPair(createExampleServer().server);
-        cleanups.push(() => pair.close());
-        late = pair.client;
-        return pair.client;
-      },
-    });
-    cleanups.push(() => tasks.close());
-    await faulty!.close();
+    const { tasks, drop, release, late } = await slowFactoryClient();
+    await drop();
     await flush();
     const manual = await connectPair(createExampleServer().server);
     cleanups.push(() => manual.close());
     tasks.reconnect(manual.client);
-    release?.();
+    release();
     await flush(10);
     expect(tasks.client).toBe(manual.client);
-    expect(late?.transport).toBeUndefined();
+    expect(late()?.transport).toBeUndefined();
   });
+
 });
