@@ -27,7 +27,7 @@ import {
   type TaskHandle,
   type TaskMetrics,
 } from '../lib/index.js';
-import { ManualClock, flush, rejection, until, within } from './helpers.js';
+import { flush, rejection, until, within } from './helpers.js';
 import {
   NO_REPLY,
   connectScripted,
@@ -40,6 +40,7 @@ import {
   type ScriptedServer,
   type ScriptedServerOptions,
 } from './support/scripted-server.js';
+import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
 
 const TOOLS = [
   { name: 'job', taskSupport: 'required' as const },
@@ -52,28 +53,16 @@ const MAX_STATUS_MESSAGE = 16_384;
 const MAX_POLL_FAILURES = 5;
 const STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
 
-const text = (value: string): Json => ({ content: [{ type: 'text', text: value }] });
+const text = textResult;
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-/**
- * A scripted server on a ManualClock, a connected SDK client and a TaskClient on the same clock
- * (jitter off), with every `error` event collected.
- */
-async function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptions = {}) {
-  const clock = new ManualClock();
-  const pair = await connectScripted({ tools: TOOLS, now: clock.now, ...options });
-  const tasks = new TaskClient(pair.client, { clock, random: () => 0, ...taskOptions });
-  const errors: TaskError[] = [];
-  tasks.on('error', (error) => errors.push(error));
-  cleanups.push(async () => {
-    await tasks.close();
-    await pair.close();
-  });
-  return { ...pair, tasks, clock, errors, start: clock.now() };
+/** The scripted rig with jitter off. */
+function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptions = {}) {
+  return scriptedTaskClient((cleanup) => cleanups.push(cleanup), { tools: TOOLS, ...options }, { random: () => 0, ...taskOptions });
 }
 
 /**

@@ -17,24 +17,18 @@ import {
   TaskTimeoutError,
   type TaskClientOptions,
 } from '../lib/index.js';
-import { ManualClock, connectPair, flush, rejection, within } from './helpers.js';
+import { connectPair, flush, rejection, within } from './helpers.js';
 import { FaultTransport } from './support/fault-transport.js';
-import { NO_REPLY, ScriptedServer, connectScripted, creating, rpcError, type HandlerContext } from './support/scripted-server.js';
+import { NO_REPLY, ScriptedServer, creating, rpcError, type HandlerContext } from './support/scripted-server.js';
+import { scriptedTaskClient } from './support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-async function setup(options: TaskClientOptions = {}) {
-  const clock = new ManualClock();
-  const pair = await connectScripted({ tools: [{ name: 'job', taskSupport: 'required' }], now: clock.now });
-  const tasks = new TaskClient(pair.client, { clock, ...options });
-  cleanups.push(async () => {
-    await tasks.close();
-    await pair.close();
-  });
-  return { ...pair, tasks, clock };
+function setup(options: TaskClientOptions = {}) {
+  return scriptedTaskClient((cleanup) => cleanups.push(cleanup), {}, options);
 }
 
 /**

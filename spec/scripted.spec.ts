@@ -27,6 +27,7 @@ import {
   type Json,
   type ScriptedServerOptions,
 } from './support/scripted-server.js';
+import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
 
 const TOOLS = [
   { name: 'slow', taskSupport: 'optional' as const },
@@ -34,7 +35,7 @@ const TOOLS = [
   { name: 'never', taskSupport: 'forbidden' as const },
   { name: 'plain' },
 ];
-const text = (value: string): Json => ({ content: [{ type: 'text', text: value }] });
+const text = textResult;
 const STATUS = 'notifications/tasks/status';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -42,24 +43,9 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-/** A scripted server on a ManualClock, a connected SDK client and a TaskClient on the same clock. */
-async function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptions = {}) {
-  const clock = new ManualClock();
-  const pair = await connectScripted({ tools: TOOLS, now: clock.now, ...options });
-  const tasks = new TaskClient(pair.client, { clock, ...taskOptions });
-  // [R27]: a notifications/cancelled must only name a request still in progress (SDK D4 breaks this).
-  const lateCancels: unknown[] = [];
-  pair.server.onReceive = (entry) => {
-    if (entry.method === 'notifications/cancelled' && pair.server.answered.has(entry.params.requestId as string)) {
-      lateCancels.push(entry.params);
-    }
-  };
-  cleanups.push(async () => {
-    await tasks.close();
-    await pair.close();
-    expect(lateCancels, 'notifications/cancelled for an already answered request ([R27])').toEqual([]);
-  });
-  return { ...pair, tasks, clock, start: clock.now() };
+/** The scripted rig (see spec/support/scripted-task-client.ts). */
+function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptions = {}) {
+  return scriptedTaskClient((cleanup) => cleanups.push(cleanup), { tools: TOOLS, ...options }, taskOptions);
 }
 
 /** Collects every snapshot an iterator yields, as `status:statusMessage`. */
