@@ -96,20 +96,21 @@ export class TaskHandle implements AsyncIterable<Task> {
    * @returns a function that removes the listener.
    */
   on<K extends keyof TaskHandleEvents>(event: K, listener: (...args: TaskHandleEvents[K]) => void): () => void {
-    const source = this.source;
-    if (source.kind === 'immediate') return () => {};
-    this.emitter ??= new SafeEmitter<TaskHandleEvents>((error) => source.backend.report(error));
-    this.observed();
-    return this.emitter.on(event, listener);
+    return this.listen()?.on(event, listener) ?? (() => {});
   }
 
   /** Like {@link TaskHandle.on}, for one event only. */
   once<K extends keyof TaskHandleEvents>(event: K, listener: (...args: TaskHandleEvents[K]) => void): () => void {
+    return this.listen()?.once(event, listener) ?? (() => {});
+  }
+
+  /** The emitter, made on first use (listening also starts observing); none for an immediate handle. */
+  private listen(): SafeEmitter<TaskHandleEvents> | undefined {
     const source = this.source;
-    if (source.kind === 'immediate') return () => {};
+    if (source.kind === 'immediate') return undefined;
     this.emitter ??= new SafeEmitter<TaskHandleEvents>((error) => source.backend.report(error));
     this.observed();
-    return this.emitter.once(event, listener);
+    return this.emitter;
   }
 
   /** Removes a listener added with {@link TaskHandle.on}. */
