@@ -157,7 +157,7 @@ export class Launch implements StopScope {
 
   private async callPlain(): Promise<TaskHandle> {
     // A plain request is cancelled the normal way (notifications/cancelled), through a child
-    // signal so the caller's signal keeps no SDK listener afterwards (SDK note D4, §7b).
+    // signal so the caller's signal keeps no SDK listener afterwards ([S4]).
     const child = childController(this.call.signal);
     try {
       const request = this.engine.wire.callTool(

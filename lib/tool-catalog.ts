@@ -1,6 +1,6 @@
 /**
  * The server's tools and their `execution.taskSupport`, read from every page of `tools/list`
- * (the SDK's own cache keeps only the last page: SDK note D9 in tasks-2025-11-25.md §7b), loaded
+ * (the SDK's own cache keeps only the last page, [S9]), loaded
  * once on demand and refreshed on `notifications/tools/list_changed`. A name the list does not
  * have causes one re-read (shared by concurrent callers); a name still unknown after it is
  * remembered as unknown until the list changes, so a misspelled tool does not re-list every call.

@@ -1,5 +1,5 @@
 /**
- * Negotiation of task mode with the tool catalog ([R6]-[R9], [A1], D9): refreshed on
+ * Negotiation of task mode with the tool catalog ([R6]-[R9], [A1], [S9]): refreshed on
  * notifications/tools/list_changed, and a plain retry when a server refuses augmentation of an
  * optional tool.
  */

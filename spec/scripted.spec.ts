@@ -1,7 +1,7 @@
 /**
  * The library against a scripted server (spec/support/scripted-server.ts): the behaviours of real
- * servers (D1-D18 in server-differences.md) and the protocol corner cases (rules [R#]/[V#] in
- * tasks-2025-11-25.md) that real servers won't produce on demand. Time is a ManualClock wherever
+ * servers (D1-D18) and the protocol corner cases (rules [R#]/[V#]; every id is in docs/spec-rules.md)
+ * that real servers won't produce on demand. Time is a ManualClock wherever
  * timing matters, so every poll count and delay is exact.
  */
 import { ResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -266,7 +266,7 @@ describe('negotiation ([R6]-[R9], [V1])', () => {
     expect(strict.server.count('tools/call')).toBe(0);
   });
 
-  it('reads taskSupport from every tools/list page (SDK D9 keeps only the last page)', async () => {
+  it('reads taskSupport from every tools/list page (the SDK cache keeps only the last page, [S9])', async () => {
     const tools = [...Array.from({ length: 5 }, (_, i) => ({ name: `t${i}` })), { name: 'deep', taskSupport: 'required' as const }];
     const { server, tasks } = await setup({ tools, toolsPageSize: 2 });
     creating(server, { taskId: 'deep-1' });
@@ -369,7 +369,7 @@ describe('polling budget and wire shape', () => {
     expect(clock.pending).toBe(0); // no timer left once the last handle settled
   });
 
-  it('tools/call `task` carries only ttl (SDK D3); tasks/get and tasks/result params are exactly {taskId} (SDK D2, [R33], A15)', async () => {
+  it('tools/call `task` carries only ttl ([S3]); tasks/get and tasks/result params are exactly {taskId} ([S2], [R33], [A15])', async () => {
     const { server, tasks, clock } = await setup();
     creating(server, { pollInterval: 1_000 });
     const withTtl = await tasks.callToolAsTask('job', { a: 1 }, { ttlMs: 30_000 });

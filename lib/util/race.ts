@@ -1,6 +1,6 @@
 /**
  * Small abort helpers. Every listener added to a caller's signal is removed again, so a long-lived
- * signal collects nothing (the SDK's own `request()` never removes its listener: SDK note D4 in tasks-2025-11-25.md §7b).
+ * signal collects nothing (the SDK's own `request()` never removes its listener, [S4]).
  */
 import type { Scheduler } from '../engine/scheduler.js';
 

@@ -1,7 +1,7 @@
 /**
  * The usual rig of the scripted tests: a scripted server on a ManualClock, a connected SDK client
  * and a TaskClient on the same clock, with every `error` event collected and a guard for [R27]
- * (a `notifications/cancelled` may only name a request still in progress; SDK note D4 breaks it).
+ * (a `notifications/cancelled` may only name a request still in progress; the SDK breaks it, [S4]).
  */
 import { expect } from 'vitest';
 import { TaskClient, type TaskClientOptions, type TaskError } from '../../lib/index.js';
