@@ -5,13 +5,18 @@
  * {@link TaskWire} and knows nothing of any wire format. Fetching the final payload lives in
  * `outcome.ts`, cancelling and giving up in `stop.ts`.
  */
-import { TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
+import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
+
+/** What a request of the client (not of a task) rejects with once the client is closed. */
+function closedError(): TaskClosedError {
+  return new TaskClosedError('The TaskClient was closed');
+}
 import { isTerminalStatus, type Task } from '../types.js';
 import type { TaskWire } from '../wire/wire.js';
 import { EarlyBuffer } from './early.js';
 import { Pause } from './pause.js';
 import { fetchOutcome, fetchTerminal, finish, isNotFound, vanished } from './outcome.js';
-import { TaskRecord, type Settlement } from './record.js';
+import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
 import { isTransient, withRetry } from './retry.js';
 import { Scheduler } from './scheduler.js';
 import { pollDelay } from './timing.js';
@@ -146,6 +151,11 @@ export class TaskEngine {
     this.react(record);
   }
 
+  /** Delay before the next poll of `record`. */
+  pollDelay(record: TaskRecord): number {
+    return this.delay(record);
+  }
+
   private delay(record: TaskRecord): number {
     const c = this.config;
     return pollDelay(record.task, record.hintlessPolls, record.failedPolls, c, c.retry, c.random);
@@ -165,7 +175,14 @@ export class TaskEngine {
     }
     // [R29]: on input_required, call tasks/result so queued input requests can be delivered;
     // polling goes on meanwhile ([R15]) so statuses keep flowing.
-    if (status === 'input_required' && this.wireRef.inputViaResult && !this.pauseState.paused) fetchOutcome(this, record);
+    if (
+      status === 'input_required' &&
+      this.wireRef.inputViaResult &&
+      !this.pauseState.paused &&
+      this.config.clock.now() >= record.blockingRetryAt
+    ) {
+      fetchOutcome(this, record);
+    }
     this.ensurePoll(record);
   }
 
@@ -239,9 +256,17 @@ export class TaskEngine {
     const controller = new AbortController();
     const inflight = (record.inflight ??= new Set());
     inflight.add(controller);
-    return run(controller.signal).finally(() => {
-      inflight.delete(controller);
-    });
+    return run(controller.signal).then(
+      (value) => {
+        inflight.delete(controller);
+        return value;
+      },
+      (error: unknown) => {
+        inflight.delete(controller);
+        // Aborted because tracking stopped: the library's own doing, never retried or reported.
+        throw controller.signal.aborted ? TRACKING_STOPPED : error;
+      },
+    );
   }
 
   /**
@@ -269,7 +294,16 @@ export class TaskEngine {
   private attemptDetached<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     this.detachedInflight.add(controller);
-    return run(controller.signal).finally(() => this.detachedInflight.delete(controller));
+    return run(controller.signal).then(
+      (value) => {
+        this.detachedInflight.delete(controller);
+        return value;
+      },
+      (error: unknown) => {
+        this.detachedInflight.delete(controller);
+        throw controller.signal.aborted ? closedError() : error;
+      },
+    );
   }
 
   /** Warns once when a running task nears the end of its ttl ([V11]: it may vanish then). */
@@ -346,8 +380,9 @@ export class TaskEngine {
     return this.pauseState.whenResumed(signal);
   }
 
-  /** Reports a problem that did not fail a task. */
+  /** Reports a problem that did not fail a task (never the library's own stops). */
   report(error: unknown, record: TaskRecord | undefined): void {
+    if (error === TRACKING_STOPPED || this.life.signal.aborted) return;
     this.events.problem(asTaskError(error, record), record);
   }
 

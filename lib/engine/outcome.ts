@@ -18,7 +18,7 @@ import {
   asTaskError,
 } from '../errors.js';
 import { failedError } from '../failure.js';
-import type { Task } from '../types.js';
+import type { JsonRpcErrorInfo, Task } from '../types.js';
 import type { TaskEngine } from './engine.js';
 import type { TaskRecord } from './record.js';
 
@@ -59,6 +59,14 @@ export function isNotFound(error: unknown): boolean {
 /**
  * Starts a `tasks/result` request when one is needed: a blocking one for `input_required`, a
  * short one for a terminal task (even beside an open blocking one).
+ *
+ * What its answer means depends on when it was sent:
+ * - sent for a terminal task, a reply is the outcome, a JSON-RPC error included ([V15], [V17]);
+ * - sent while the task ran (the blocking wait of [R29]), only a successful reply is an outcome.
+ *   A JSON-RPC error there (a gateway's -32001, a server's -32603) says nothing certain about the
+ *   task: it is reported on `error`, polling goes on, and the wait is opened again after the next
+ *   observation that still shows `input_required`, at most once per poll interval. Once the
+ *   server reports the task terminal, a fresh request fetches the real payload.
  */
 export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
   if (record.outcome !== undefined || record.settlement !== undefined) return;
@@ -70,62 +78,97 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
   // deadline, if any, stops it. For a terminal task it answers at once.
   const timeoutMs = terminal ? record.requestTimeoutMs : NO_TIMEOUT;
   const generation = engine.generation;
+  const done = (): boolean => {
+    record.outcomeFetches -= 1;
+    if (terminal) record.terminalFetch = false;
+    return record.settlement !== undefined || record.outcome !== undefined;
+  };
   engine.retrying(record, (signal) => engine.wire.getOutcome(record.taskId, { timeoutMs, signal })).then(
     (outcome) => {
-      record.outcomeFetches -= 1;
-      if (terminal) record.terminalFetch = false;
-      if (record.settlement !== undefined || record.outcome !== undefined) return;
+      if (done()) return;
+      if (!terminal && outcome.kind === 'error') {
+        blockingWaitFailed(engine, record, waitError(record, outcome.error));
+        return;
+      }
       record.outcome = outcome;
       if (record.terminal) finish(engine, record);
       else void confirmTerminal(engine, record);
     },
     (error: unknown) => {
-      record.outcomeFetches -= 1;
-      if (terminal) record.terminalFetch = false;
-      if (record.settlement !== undefined || record.outcome !== undefined) return;
+      if (done()) return;
       // Dropped with an old connection: ask again over the new one.
       if (generation !== engine.generation) {
         engine.react(record);
         return;
       }
-      // A failed blocking request does not matter while another request for the payload is open;
-      // a failed terminal request is final.
-      if (!terminal && record.outcomeFetches > 0) return;
-      if (isNotFound(error)) vanished(engine, record, error);
-      else if (record.terminal || error instanceof TaskProtocolError) {
+      if (isNotFound(error)) {
+        vanished(engine, record, error);
+        return;
+      }
+      if (terminal || error instanceof TaskProtocolError) {
         const failure = asTaskError(error, record);
         engine.settle(record, { ok: false, error: failure }, failure);
-      } else {
-        // Waiting for input failed; polling goes on and the next input_required observation asks again.
-        engine.report(error, record);
-        engine.ensurePoll(record);
+        return;
       }
+      blockingWaitFailed(engine, record, error);
     },
   );
 }
 
 /**
- * The payload arrived while the snapshot was not terminal (the input_required path): read the
- * real terminal snapshot once, or infer it from the payload if the read fails.
+ * The blocking wait of the input_required phase failed: report it, keep polling, and allow the
+ * next wait only one poll interval later. A task that turned terminal meanwhile gets its payload
+ * from a fresh request (unless one is already open or scheduled).
+ */
+function blockingWaitFailed(engine: TaskEngine, record: TaskRecord, error: unknown): void {
+  engine.report(error, record);
+  record.blockingRetryAt = engine.config.clock.now() + engine.pollDelay(record);
+  if (record.terminal) {
+    // The server already reported the end: fetch the payload afresh (unless a fetch is on its way).
+    if (!record.terminalFetch && record.pollTimer?.live !== true) engine.react(record);
+    return;
+  }
+  engine.ensurePoll(record);
+}
+
+/** The error for a JSON-RPC error that answered a blocking wait. */
+function waitError(record: TaskRecord, error: JsonRpcErrorInfo): TaskRpcError {
+  return new TaskRpcError(`tasks/result failed while the task was running: ${error.message}`, {
+    method: 'tasks/result',
+    code: error.code,
+    data: error.data,
+    transient: false,
+    task: record.task,
+    toolName: record.toolName,
+  });
+}
+
+/**
+ * A successful payload arrived while the snapshot was not terminal (the input_required path):
+ * read the real terminal snapshot once. A payload tagged for this task ([V19]) is the outcome even
+ * when that read still shows the task running (a server whose status lags, D5), so the terminal
+ * status is inferred from it; an untagged one waits until the server reports the task terminal.
  */
 async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<void> {
   let task: Task | undefined;
   try {
     task = await engine.retrying(record, (signal) => engine.readTask(record, signal));
   } catch (error) {
-    engine.report(error, record);
+    if (record.settlement === undefined) engine.report(error, record);
   }
   if (record.settlement !== undefined) return;
   if (task !== undefined) engine.observe(record, task, 'result');
-  // Without a terminal snapshot, infer one from the payload, unless a stop will settle the task.
   if (record.settlement !== undefined || record.terminal || engine.isStopping(record)) return;
   const outcome = record.outcome;
-  const failed = outcome?.kind === 'error' || outcome?.result.isError === true;
+  if (outcome?.kind !== 'result' || !outcome.tagged) {
+    engine.ensurePoll(record);
+    return;
+  }
   engine.observe(
     record,
     {
       ...record.task,
-      status: failed ? 'failed' : 'completed',
+      status: outcome.result.isError === true ? 'failed' : 'completed',
       lastUpdatedAt: new Date(engine.config.clock.now()).toISOString(),
     },
     'result',

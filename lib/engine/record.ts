@@ -7,16 +7,17 @@
  * than the one held (by `lastUpdatedAt`) is dropped, a tie goes to the later arrival, and an
  * identical snapshot yields nothing.
  */
-import type { TaskError } from '../errors.js';
+import { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from './scheduler.js';
 import type { TaskOutcome } from '../wire/wire.js';
 
 /**
- * The abort reason of requests still open when tracking stops; one shared object, so settling
- * never builds an exception (and its stack) per task.
+ * The abort reason of requests still open when tracking stops, and what such a request rejects
+ * with; one shared object, so settling never builds an exception (and its stack) per task. It is
+ * the library's own doing, never reported as a problem.
  */
-const TRACKING_STOPPED: Error = Object.freeze(new Error('Tracking of the task stopped'));
+export const TRACKING_STOPPED: TaskError = Object.freeze(new TaskError('Tracking of the task stopped'));
 /** The life signal of a settled record: already aborted. */
 const STOPPED_SIGNAL: AbortSignal = AbortSignal.abort(TRACKING_STOPPED);
 
@@ -76,6 +77,8 @@ export class TaskRecord {
   outcomeFetches = 0;
   /** True while a `tasks/result` sent after the terminal status was seen is open. */
   terminalFetch = false;
+  /** Clock time before which no new blocking `tasks/result` is opened (after one failed). */
+  blockingRetryAt = 0;
   /** The final payload, once fetched; never fetched twice (rmcp consumes it). */
   outcome: TaskOutcome | undefined;
   /** Deadline timer (timeoutMs), if any. */
@@ -153,11 +156,15 @@ export class TaskRecord {
       if (isTerminalStatus(next.status) && !holdStream) this.endStream(undefined);
       return 'changed';
     }
-    if (this.streamEnded || isTerminalStatus(current.status)) {
-      return sameSnapshot(current, next) ? 'same' : 'after-terminal';
-    }
     if (sameSnapshot(current, next)) return 'same';
     const nextMs = Date.parse(next.lastUpdatedAt);
+    if (this.streamEnded || isTerminalStatus(current.status)) {
+      // [A11]: a snapshot that is not newer than the terminal one is ordinary reordering (a poll
+      // answered before a notification overtook it, or whole-second timestamps, D4): dropped
+      // silently. Only a strictly newer one after a terminal status shows a broken server.
+      if (!(nextMs > this.updatedMs)) return 'stale';
+      return 'after-terminal';
+    }
     if (!isTerminalStatus(next.status) && nextMs < this.updatedMs) return 'stale';
     this.task = next;
     this.updatedMs = nextMs;

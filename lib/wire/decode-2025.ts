@@ -116,19 +116,21 @@ export function decodeStart(value: unknown, askedForTask: boolean): StartOutcome
 }
 
 /**
- * Decodes a `tasks/result` payload for `taskId`. The related-task `_meta` is not required (A9),
- * but when present it must name this task.
+ * Decodes a `tasks/result` payload for `taskId`. The related-task `_meta` is not required ([A9]),
+ * but when present it must name this task (`tagged` tells whether it was there).
  * @throws TaskProtocolError for a payload that names another task or is not a result object.
  */
-export function decodeTaskPayload(value: unknown, taskId: string): CallToolResult {
+export function decodeTaskPayload(value: unknown, taskId: string): { result: CallToolResult; tagged: boolean } {
   const method = 'tasks/result';
+  let tagged = false;
   if (isObject(value) && isObject(value._meta)) {
     const related = value._meta[RELATED_TASK_KEY];
-    if (isObject(related) && typeof related.taskId === 'string' && related.taskId !== taskId) {
-      throw malformed(method, 'result belongs to another task', taskId);
+    if (isObject(related) && typeof related.taskId === 'string') {
+      if (related.taskId !== taskId) throw malformed(method, 'result belongs to another task', taskId);
+      tagged = true;
     }
   }
-  return decodeCallToolResult(value, method, taskId);
+  return { result: decodeCallToolResult(value, method, taskId), tagged };
 }
 
 /**

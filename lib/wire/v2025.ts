@@ -1,6 +1,6 @@
 /**
  * The MCP 2025-11-25 tasks wire over an SDK v1 `Client`. Every request goes through
- * `client.request(...)` with clean options (no `task` on polls: SDK note D2 in tasks-2025-11-25.md §7b; no SDK task helpers, which SDK
+ * `client.request(...)` with clean options (no `task` on polls, [S2]; no SDK task helpers, which SDK
  * v2 removed) and a permissive result schema; the explicit decoders in `decode-2025.ts` do the
  * validation.
  */
@@ -141,7 +141,7 @@ export class Wire2025 implements TaskWire {
   async callTool(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome> {
     const params: Record<string, unknown> = { name: call.name };
     if (call.arguments !== undefined) params.arguments = call.arguments;
-    // SDK note D3 (§7b): send only {ttl} in `task`, never the SDK's extra pollInterval.
+    // [S3]: send only {ttl} in `task`, never the SDK's extra pollInterval.
     if (call.task !== undefined) params.task = call.task.ttl === undefined ? {} : { ttl: call.task.ttl };
     if (call.meta !== undefined || call.progressToken !== undefined) {
       params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
@@ -156,7 +156,7 @@ export class Wire2025 implements TaskWire {
   async getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
     try {
       const value = await this.send('tasks/result', { taskId }, options, taskId);
-      return { kind: 'result', result: decodeTaskPayload(value, taskId) };
+      return { kind: 'result', ...decodeTaskPayload(value, taskId) };
     } catch (error) {
       // [V17]/[V18]: a JSON-RPC error the server sent for tasks/result is the task's own error,
       // except -32602 (unknown or expired task, [V26]). Local failures stay errors.

@@ -87,7 +87,12 @@ export type StartOutcome =
 
 /** The final payload of a task: a tool result, or the JSON-RPC error the task ended with ([V17]). */
 export type TaskOutcome =
-  | { readonly kind: 'result'; readonly result: CallToolResult }
+  | {
+      readonly kind: 'result';
+      readonly result: CallToolResult;
+      /** The reply named its task in the related-task `_meta` ([V19]). */
+      readonly tagged: boolean;
+    }
   | { readonly kind: 'error'; readonly error: JsonRpcErrorInfo };
 
 /** One page of `tasks/list`. */

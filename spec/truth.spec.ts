@@ -1,0 +1,273 @@
+/**
+ * Never report an outcome the server did not report (reliability review, items 1-3): a failed
+ * blocking `tasks/result` ([R29]) is not the task's failure, reordered snapshots after a terminal
+ * one are dropped quietly ([A11]), and the library's own stops are never reported as failures.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskClosedError, TaskRpcError, type TaskClientOptions, type TaskHandle } from '../lib/index.js';
+import { exampleServerPair, within } from './helpers.js';
+import { NO_REPLY, creating, rpcError, type HandlerContext, type ScriptedServerOptions } from './support/scripted-server.js';
+import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
+import { TaskClient } from '../lib/index.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptions = {}) {
+  return scriptedTaskClient((cleanup) => cleanups.push(cleanup), options, taskOptions);
+}
+
+/** Every status an iterator yields. */
+function statuses(handle: TaskHandle): Promise<string[]> {
+  return within(
+    (async () => {
+      const seen: string[] = [];
+      for await (const task of handle) seen.push(task.status);
+      return seen;
+    })(),
+    5_000,
+    'iterator',
+  );
+}
+
+describe('a JSON-RPC error on the blocking tasks/result is not an outcome ([R29], [V16])', () => {
+  for (const [code, message] of [
+    [-32001, 'Request timed out'],
+    [-32603, 'Internal error'],
+  ] as const) {
+    it(`${code} while tasks/get says input_required: no failure, polling goes on, the wait reopens, the real result arrives`, async () => {
+      const { server, tasks, clock, errors } = await setup();
+      creating(server, { taskId: 't1', status: 'input_required' });
+      let failures = 1;
+      const board = server.tasks.handlers['tasks/result']!;
+      server.on('tasks/result', (params, ctx) => {
+        if (failures > 0) {
+          failures -= 1;
+          throw rpcError(code, message);
+        }
+        return board(params, ctx);
+      });
+      const handle = await tasks.callToolAsTask('job');
+      const seen = statuses(handle);
+      const result = handle.result();
+      await clock.advance(0);
+      expect(server.count('tasks/result')).toBe(1);
+      expect(handle.settled).toBe(false);
+      // The failed wait is reported, not the task's end.
+      expect(errors.some((e) => e instanceof TaskRpcError && e.code === code)).toBe(true);
+      // Still input_required at the next poll: the wait is opened again (once).
+      await clock.advance(1_000);
+      expect(server.count('tasks/get')).toBe(1);
+      expect(server.count('tasks/result')).toBe(2);
+      await clock.advance(1_000);
+      expect(server.count('tasks/result')).toBe(2);
+      server.tasks.finish('t1', 'completed', { result: textResult('done') });
+      await clock.advance(1_000);
+      await expect(within(result)).resolves.toMatchObject({ content: [{ text: 'done' }] });
+      expect(await seen).toEqual(['input_required', 'completed']);
+    });
+  }
+
+  it('the wait is not reopened more than once per poll interval, even on a notification storm', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't2', status: 'input_required' });
+    server.on('tasks/result', () => {
+      throw rpcError(-32001, 'Request timed out');
+    });
+    const handle = await tasks.callToolAsTask('job');
+    void handle.result().catch(() => {});
+    await clock.advance(0);
+    for (let i = 0; i < 20; i += 1) {
+      server.tasks.update('t2', { statusMessage: `still waiting ${i}` }, true);
+      await clock.advance(10);
+    }
+    // 200 ms of notifications inside one 1000 ms poll interval: still the first wait only.
+    expect(server.count('tasks/result')).toBe(1);
+    await clock.advance(1_000);
+    expect(server.count('tasks/result')).toBe(2);
+    await tasks.close();
+  });
+
+  it('an error after the server reported the task terminal is the outcome: a fresh tasks/result fetches it', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't3', status: 'input_required' });
+    let held: HandlerContext | undefined;
+    const board = server.tasks.handlers['tasks/result']!;
+    server.on('tasks/result', (params, ctx) => {
+      if (held === undefined) {
+        held = ctx;
+        return NO_REPLY;
+      }
+      return board(params, ctx);
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const seen = statuses(handle);
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    server.tasks.finish('t3', 'failed', { error: rpcError(-32603, 'boom') }, {}, true);
+    // The held blocking request now fails with a gateway error: not the task's error.
+    held?.fail(rpcError(-32001, 'Request timed out'));
+    await clock.advance(100);
+    const error = (await within(result)) as { name: string; rpcError?: { message: string } };
+    expect(error.name).toBe('TaskFailedError');
+    expect(error.rpcError?.message).toBe('boom');
+    expect(await seen).toEqual(['input_required', 'failed']);
+  });
+
+  it('an untagged successful reply while the task still runs waits for the terminal status', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't4', status: 'input_required' });
+    server.on('tasks/result', () => textResult('early'));
+    const handle = await tasks.callToolAsTask('job');
+    const seen = statuses(handle);
+    const result = handle.result();
+    await clock.advance(0);
+    expect(handle.settled).toBe(false);
+    server.tasks.update('t4', { status: 'completed' });
+    await clock.advance(1_000);
+    await expect(within(result)).resolves.toMatchObject({ content: [{ text: 'early' }] });
+    expect(await seen).toEqual(['input_required', 'completed']);
+  });
+});
+
+describe('reordered snapshots after a terminal one ([A11])', () => {
+  it('an older working snapshot after a completed notification is dropped without any error event', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 'r1' });
+    let held: HandlerContext | undefined;
+    let payload: HandlerContext | undefined;
+    server.on('tasks/get', (_params, ctx) => {
+      held = ctx;
+      return NO_REPLY;
+    });
+    server.on('tasks/result', (_params, ctx) => {
+      payload = ctx;
+      return NO_REPLY;
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const stale = server.tasks.get('r1');
+    await clock.advance(1_000); // a poll goes out and is held
+    await clock.advance(5);
+    server.tasks.finish('r1', 'completed', { result: textResult('ok') }, {}, true);
+    await clock.advance(5);
+    held?.reply(stale); // the poll's answer, older than the terminal snapshot, arrives last
+    await clock.advance(5);
+    payload?.reply(textResult('ok'));
+    await clock.advance(100);
+    await expect(within(handle.result())).resolves.toMatchObject({ content: [{ text: 'ok' }] });
+    expect(errors).toEqual([]);
+  });
+
+  it('whole-second timestamps (D4): a working snapshot with the same lastUpdatedAt as the terminal one is dropped quietly', async () => {
+    const { server, tasks, clock, errors } = await setup({ wholeSeconds: true });
+    creating(server, { taskId: 'r2' });
+    let payload: HandlerContext | undefined;
+    server.on('tasks/result', (_params, ctx) => {
+      payload = ctx;
+      return NO_REPLY;
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const working = { ...server.tasks.get('r2'), statusMessage: 'step 1' };
+    server.tasks.finish('r2', 'completed', { result: textResult('ok') }, { lastUpdatedAt: working.lastUpdatedAt }, true);
+    await clock.advance(10);
+    server.notify('notifications/tasks/status', working);
+    await clock.advance(10);
+    payload?.reply(textResult('ok'));
+    await clock.advance(100);
+    await expect(within(handle.result())).resolves.toMatchObject({ content: [{ text: 'ok' }] });
+    expect(errors).toEqual([]);
+  });
+
+  it('a strictly newer non-terminal snapshot after a terminal one is still reported as a protocol error', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 'r3' });
+    let held: HandlerContext | undefined;
+    server.on('tasks/result', (_params, ctx) => {
+      held = ctx;
+      return NO_REPLY;
+    });
+    const handle = await tasks.callToolAsTask('job');
+    server.tasks.finish('r3', 'completed', { result: textResult('ok') }, {}, true);
+    await clock.advance(10);
+    // While the payload is being fetched, a newer "working" snapshot arrives: a broken server.
+    server.notify('notifications/tasks/status', { ...server.tasks.get('r3'), status: 'working', lastUpdatedAt: server.iso(clock.now() + 1_000) });
+    await clock.advance(10);
+    held?.reply(textResult('ok'));
+    await clock.advance(100);
+    await within(handle.result());
+    expect(errors.map((e) => e.name)).toContain('TaskProtocolError');
+  });
+
+  it('real runs against the example server report no error events', async () => {
+    const pair = await exampleServerPair({ stepMs: 5, pollInterval: 5 });
+    const tasks = new TaskClient(pair.client, { minPollIntervalMs: 1 });
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    const errors: unknown[] = [];
+    tasks.on('error', (error) => errors.push(error));
+    const handles = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => tasks.callToolAsTask('analyze', { id: i, steps: 3 })),
+    );
+    await within(Promise.all(handles.map((h) => h.result())), 10_000);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("the library's own stops are never reported as failures", () => {
+  it('close() while polls and waits are in flight reports no "Tracking of the task stopped" error, before or after it resolved', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { status: 'input_required' });
+    server.on('tasks/get', () => NO_REPLY);
+    server.on('tasks/result', () => NO_REPLY);
+    const handles = await Promise.all([1, 2, 3].map(() => tasks.callToolAsTask('job')));
+    const ends = handles.map((h) => h.result().catch((error: unknown) => error));
+    await clock.advance(1_000); // polls in flight, blocking waits open
+    await tasks.close();
+    await clock.advance(60_000);
+    for (const end of await Promise.all(ends)) expect(end).toBeInstanceOf(TaskClosedError);
+    expect(errors.filter((e) => /Tracking of the task stopped/.test(e.message))).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('a completion notification settling the task while its confirming tasks/get is open reports nothing', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 's1', status: 'input_required' });
+    const gets: HandlerContext[] = [];
+    server.on('tasks/get', (_params, ctx) => {
+      gets.push(ctx);
+      return NO_REPLY;
+    });
+    server.on('tasks/result', (p) => ({ ...textResult('fine'), _meta: { 'io.modelcontextprotocol/related-task': { taskId: p.taskId } } }));
+    const handle = await tasks.callToolAsTask('job');
+    await clock.advance(0);
+    expect(gets.length).toBe(1); // the confirming read of the tagged payload is open
+    server.tasks.update('s1', { status: 'completed' }, true);
+    await expect(within(handle.result())).resolves.toMatchObject({ content: [{ text: 'fine' }] });
+    await clock.advance(60_000);
+    expect(errors).toEqual([]);
+  });
+
+  it('a task settling while a confirming tasks/get and retries are in flight reports nothing', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 's2', status: 'input_required' });
+    let gets = 0;
+    server.on('tasks/get', () => {
+      gets += 1;
+      throw rpcError(-32001, 'Request timed out', { timeout: 1 });
+    });
+    server.on('tasks/result', (p) => ({ ...textResult('fine'), _meta: { 'io.modelcontextprotocol/related-task': { taskId: p.taskId } } }));
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result();
+    // The confirming read keeps failing and is retried; the tagged payload settles the task
+    // meanwhile, and the retries stop without a report.
+    for (let i = 0; i < 20 && !handle.settled; i += 1) await clock.advance(1_000);
+    await expect(within(result)).resolves.toMatchObject({ content: [{ text: 'fine' }] });
+    await clock.advance(60_000);
+    expect(gets).toBeGreaterThan(0);
+    expect(errors.filter((e) => /Tracking of the task stopped/.test(e.message))).toEqual([]);
+  });
+});
