@@ -38,9 +38,6 @@ import type { TaskPage, TaskWire } from './wire/wire.js';
 /** The slot of a client without a concurrency limit: nothing to wait for or release. */
 const NO_SLOT: Promise<() => void> = Promise.resolve(NO_RELEASE);
 
-/** SDK clients made by {@link TaskClient.connect}: their TaskClient closes them. */
-const ownedClients = new WeakSet<Client>();
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -66,6 +63,10 @@ export class TaskClient {
   private readonly connection: Connection;
   private readonly launching: LaunchContext;
   private closing: Promise<void> | undefined;
+  /** Aborted when `close()` begins: calls still under way reject at once. */
+  private readonly closeSignal = new AbortController();
+  /** True when {@link TaskClient.connect} made the SDK client: `close()` then closes it too. */
+  private ownsClient = false;
 
   /**
    * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over
@@ -82,9 +83,10 @@ export class TaskClient {
       capabilities,
     });
     await client.connect(transport);
-    ownedClients.add(client);
     try {
-      return new TaskClient(client, options);
+      const tasks = new TaskClient(client, options);
+      tasks.ownsClient = true;
+      return tasks;
     } catch (error) {
       await client.close();
       throw error;
@@ -151,6 +153,7 @@ export class TaskClient {
       immediate: (tool, outcome) => new TaskHandle(tool, { kind: 'immediate', result: outcome.result }),
       slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
       ready: () => this.connection.ready(),
+      closed: this.closeSignal.signal,
     };
   }
 
@@ -229,14 +232,6 @@ export class TaskClient {
     try {
       const handle = await new Launch(this.launching, name, args, call).run();
       if (handle.kind === 'immediate') this.live.closeProgress(token);
-      if (this.closing !== undefined && handle.kind === 'task') {
-        // close() ran while the server was creating the task: do not leave it tracked.
-        await handle.dispose();
-        throw new TaskClosedError('The TaskClient was closed while the task was being created', {
-          task: handle.task,
-          toolName: name,
-        });
-      }
       return handle;
     } catch (error) {
       this.live.closeProgress(token);
@@ -357,18 +352,28 @@ export class TaskClient {
 
   /**
    * Settles every handle with {@link TaskClosedError}, stops every timer and releases the SDK
-   * client's handlers (and closes the SDK client if {@link TaskClient.connect} made it). With
-   * `cancelRunning`, still-running remote tasks are cancelled first. Idempotent.
+   * client's handlers (and closes the SDK client if {@link TaskClient.connect} made it). Calls
+   * still under way, queued, or waiting for a reconnection reject at once with
+   * `TaskClosedError`; a task whose `CreateTaskResult` arrives after `close()` began is cancelled
+   * once. Without `cancelRunning` it resolves at once. With `cancelRunning`, every running task
+   * gets one `tasks/cancel`, all sent together, and `close()` resolves when all are answered or
+   * after `closeTimeoutMs` (default `requestTimeoutMs`), whichever comes first. Idempotent.
    */
   close(options: CloseOptions = {}): Promise<void> {
     this.closing ??= (async () => {
       const engine = this.engine;
-      this.limiter.rejectAll(new TaskClosedError('The TaskClient was closed while the call waited for a slot'));
+      const closed = (message: string): TaskClosedError => new TaskClosedError(message);
+      this.closeSignal.abort(closed('The TaskClient was closed during the call'));
+      this.limiter.rejectAll(closed('The TaskClient was closed while the call waited for a slot'));
+      this.connection.shutdown(closed('The TaskClient was closed while the call waited for the connection'));
+      const graceMs = this.config.closeTimeoutMs ?? this.config.requestTimeoutMs;
       await Promise.all(
         [...engine.tracked()].map((record) =>
           giveUp(engine, record, {
             cancelRemote: options.cancelRunning === true,
             force: true,
+            once: true,
+            graceMs,
             error: (remote) =>
               new TaskClosedError(`The TaskClient was closed; ${describeRemoteCancel(remote)}`, {
                 task: record.task,
@@ -380,7 +385,7 @@ export class TaskClient {
       this.connection.close();
       engine.shutdown();
       this.live.clear();
-      if (ownedClients.has(this.connection.current)) await this.connection.current.close();
+      if (this.ownsClient) await this.connection.current.close();
     })();
     return this.closing;
   }

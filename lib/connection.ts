@@ -45,6 +45,9 @@ export class Connection {
   private reconnecting: Promise<void> | undefined;
   /** Calls waiting in {@link Connection.ready}. */
   private waiting = 0;
+  /** Set by {@link Connection.shutdown}: every wait for a reconnection rejects with it. */
+  private shutdownError: Error | undefined;
+  private readonly shutdownWaiters = new Set<(error: Error) => void>();
 
   constructor(
     private client: Client,
@@ -95,7 +98,9 @@ export class Connection {
         return;
       } catch (error) {
         this.host.report(new TaskError(`Reconnecting failed (attempt ${attempt})`, { cause: error }));
-        await sleep(engine.scheduler, backoffDelay(attempt, this.host.retry, this.host.random)).catch(() => {});
+        await sleep(engine.scheduler, backoffDelay(attempt, this.host.retry, this.host.random), engine.lifeSignal).catch(
+          () => {},
+        );
       }
     }
   }
@@ -106,13 +111,27 @@ export class Connection {
    */
   async ready(): Promise<void> {
     const engine = this.host.engine();
+    if (this.shutdownError !== undefined) throw this.shutdownError;
     if (!engine.paused || this.host.factory === undefined) return;
     this.waiting += 1;
+    let fail: ((error: Error) => void) | undefined;
+    const shutdown = new Promise<never>((_, reject) => {
+      fail = reject;
+      this.shutdownWaiters.add(reject);
+    });
     try {
-      await this.autoReconnect();
+      await Promise.race([this.autoReconnect(), shutdown]);
     } finally {
+      if (fail !== undefined) this.shutdownWaiters.delete(fail);
       this.waiting -= 1;
     }
+  }
+
+  /** The client is closing: every wait for a reconnection rejects with `error`, at once. */
+  shutdown(error: Error): void {
+    this.shutdownError ??= error;
+    for (const fail of this.shutdownWaiters) fail(error);
+    this.shutdownWaiters.clear();
   }
 
   /**

@@ -88,6 +88,13 @@ export type RemoteCancelOutcome =
   | 'cancelled'
   /** `tasks/cancel` was sent and failed; the task may still run until its ttl. */
   | 'failed'
+  /**
+   * `tasks/cancel` was sent but not answered within the grace (`cancelGraceMs`, or the close
+   * bound): whether the task stops is not known. The request is not withdrawn.
+   */
+  | 'unknown'
+  /** The remote task had already ended on its own (completed or failed); nothing to cancel. */
+  | 'finished'
   /** The server did not declare `tasks.cancel`; the task may still run until its ttl. */
   | 'not-supported'
   /** Cancelling was switched off (`cancelOnTimeout: false`, `cancelOnAbort: false`); the task runs on. */
@@ -103,6 +110,8 @@ export type RemoteCancelOutcome =
 const REMOTE_FATE: Record<RemoteCancelOutcome, string> = {
   cancelled: 'the remote task was cancelled',
   failed: 'cancelling the remote task failed, it may still be running',
+  unknown: 'a tasks/cancel was sent but not answered in time, the remote task may still be running',
+  finished: 'the remote task had already finished',
   'not-supported': 'the server cannot cancel tasks, the remote task may still be running',
   disabled: 'the remote task was left running',
   'no-task': 'no remote task was created',

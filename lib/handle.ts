@@ -7,6 +7,7 @@ import type { TaskError } from './errors.js';
 import { SafeEmitter, type TaskHandleEvents } from './events.js';
 import { failedError } from './failure.js';
 import type { TaskRecord } from './engine/record.js';
+import { onAbort } from './util/abort.js';
 import { SnapshotIterator, abortError } from './util/snapshot-iterator.js';
 import type { TaskReference } from './reference.js';
 import type { CallToolResult, Task } from './types.js';
@@ -137,10 +138,19 @@ export class TaskHandle implements AsyncIterable<Task> {
     const signal = options.signal;
     if (signal === undefined) return this.memo;
     if (signal.aborted) return Promise.reject(abortError(signal, this.taskId));
+    const memo = this.memo;
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => reject(abortError(signal, this.taskId));
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.memo?.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      const off = onAbort(signal, () => reject(abortError(signal, this.taskId)));
+      memo.then(
+        (value) => {
+          off();
+          resolve(value);
+        },
+        (error: unknown) => {
+          off();
+          reject(error);
+        },
+      );
     });
   }
 

@@ -11,6 +11,7 @@ import type {
   ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { TaskError, TaskNotSupportedError } from './errors.js';
+import { onAbort } from './util/abort.js';
 import type { TaskHandle } from './handle.js';
 import type { InputKind, InputRequest, TaskWire } from './wire/wire.js';
 
@@ -111,19 +112,13 @@ function pick(
 /** A signal that aborts when either input aborts; `release()` detaches from both. */
 function either(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
-  const onA = (): void => controller.abort(a.reason);
-  const onB = (): void => controller.abort(b.reason);
-  if (a.aborted) onA();
-  else if (b.aborted) onB();
-  else {
-    a.addEventListener('abort', onA, { once: true });
-    b.addEventListener('abort', onB, { once: true });
-  }
+  const offA = onAbort(a, () => controller.abort(a.reason));
+  const offB = onAbort(b, () => controller.abort(b.reason));
   return {
     signal: controller.signal,
     release: () => {
-      a.removeEventListener('abort', onA);
-      b.removeEventListener('abort', onB);
+      offA();
+      offB();
     },
   };
 }
@@ -138,16 +133,15 @@ class AbandonedError extends Error {
 /** Runs `run`, but gives up (rejecting) as soon as `signal` aborts. */
 function abandonable<T>(run: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new AbandonedError());
     if (signal.aborted) {
-      onAbort();
+      reject(new AbandonedError());
       return;
     }
-    signal.addEventListener('abort', onAbort, { once: true });
+    const off = onAbort(signal, () => reject(new AbandonedError()));
     Promise.resolve()
       .then(run)
       .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
+      .finally(off);
   });
 }
 

@@ -35,6 +35,8 @@ export interface LaunchContext {
   slot(toolName: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void>;
   /** Resolves once connected (waiting for a `reconnect` factory while the connection is lost). */
   ready(): Promise<void>;
+  /** Aborted when the client closes: the call then rejects at once with `TaskClosedError`. */
+  readonly closed: AbortSignal;
 }
 
 /** One call being started. */
@@ -100,7 +102,7 @@ export class Launch implements StopScope {
   }
 
   private race<T>(promise: Promise<T>): Promise<T> {
-    return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt);
+    return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt, this.context.closed);
   }
 
   /** Time left before the deadline, or the plain-call default. */
@@ -126,8 +128,10 @@ export class Launch implements StopScope {
     } catch (error) {
       if (error instanceof Stopped) {
         // Abandoned before the answer: if a task gets created anyway, cancel it once its id is
-        // known, unless the caller opted out of remote cancels for this kind of stop.
-        const cancel = error.stop.kind === 'abort' ? call.cancelOnAbort : call.cancelOnTimeout;
+        // known, unless the caller opted out of remote cancels for this kind of stop (a close
+        // always cancels it).
+        const kind = error.stop.kind;
+        const cancel = kind === 'closed' || (kind === 'abort' ? call.cancelOnAbort : call.cancelOnTimeout);
         request.then(
           (late) => {
             endCreate();
@@ -179,6 +183,11 @@ export class Launch implements StopScope {
   /** Turns the server's answer into a handle; a task (even one not asked for) is tracked. */
   private accept(outcome: StartOutcome): TaskHandle {
     if (outcome.kind === 'immediate') return this.context.immediate(this.name, outcome);
+    if (this.context.closed.aborted) {
+      // Created after close() began: never tracked, cancelled once.
+      this.cancelOrphan(outcome.task);
+      throw stopError(this, { kind: 'closed' }, this.engine.wire.capabilities().cancel ? 'unknown' : 'not-supported');
+    }
     if (this.engine.get(outcome.task.taskId) !== undefined) {
       // [V4]: task ids are unique; a reused one must not merge two calls into one task.
       throw new TaskProtocolError('Malformed tools/call reply from server: the task id is already in use', {

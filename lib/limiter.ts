@@ -4,6 +4,7 @@
  * signal and bounded by their deadline, or are rejected at once when queueing is off.
  */
 import type { Scheduler, Timer } from './engine/scheduler.js';
+import { onAbort } from './util/abort.js';
 import { Stopped } from './util/race.js';
 
 interface Waiter {
@@ -41,9 +42,11 @@ export class Limiter {
     if (this.running < this.max && this.queue.length === 0) return Promise.resolve(this.take());
     return new Promise((resolve, reject) => {
       let timer: Timer | undefined;
+      // eslint-disable-next-line prefer-const -- assigned after the waiter it removes exists
+      let off: (() => void) | undefined;
       const cleanup = (): void => {
         this.scheduler.cancel(timer);
-        signal?.removeEventListener('abort', onAbort);
+        off?.();
         const index = this.queue.indexOf(waiter);
         if (index >= 0) this.queue.splice(index, 1);
       };
@@ -57,12 +60,11 @@ export class Limiter {
           reject(error);
         },
       };
-      const onAbort = (): void => waiter.fail(new Stopped({ kind: 'abort', reason: signal?.reason }));
       if (deadlineAt !== undefined) {
         timer = this.scheduler.schedule(deadlineAt, () => waiter.fail(new Stopped({ kind: 'timeout' })));
       }
-      signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
+      off = signal === undefined ? undefined : onAbort(signal, () => waiter.fail(new Stopped({ kind: 'abort', reason: signal.reason })));
     });
   }
 

@@ -64,6 +64,20 @@ export interface TaskClientOptions extends InputCallbacks {
    */
   readonly cancelOnTimeout?: boolean;
   /**
+   * How long a deadline, an abort or `dispose()` waits for the remote cancel (and for the payload
+   * of a task found to have finished) before settling anyway: a handle always settles within
+   * `timeoutMs + cancelGraceMs`. An unanswered cancel is reported as `remoteCancel: 'unknown'`;
+   * it is not withdrawn, and may still be retried in the background while the client is open.
+   * @default 2000
+   */
+  readonly cancelGraceMs?: number;
+  /**
+   * Upper bound of `close({ cancelRunning: true })`: every cancel is sent at once, once, and
+   * `close()` resolves when all are answered or this time has passed.
+   * @default requestTimeoutMs
+   */
+  readonly closeTimeoutMs?: number;
+  /**
    * When a call's `signal` aborts, cancel the remote task with `tasks/cancel`; `false` only detaches.
    * @default true
    */
@@ -235,6 +249,8 @@ function checkLogger(value: unknown): TaskLogger | undefined {
 export interface ResolvedClientOptions extends EngineConfig {
   readonly timeoutMs: number | undefined;
   readonly ttlMs: number | undefined;
+  readonly cancelGraceMs: number;
+  readonly closeTimeoutMs: number | undefined;
   readonly cancelOnTimeout: boolean;
   readonly cancelOnAbort: boolean;
   readonly requireTask: boolean;
@@ -281,6 +297,8 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
     ttlWarningMs: checkDuration('ttlWarningMs', options.ttlWarningMs),
     timeoutMs: checkDuration('timeoutMs', options.timeoutMs),
     ttlMs: checkDuration('ttlMs', options.ttlMs),
+    cancelGraceMs: checkDuration('cancelGraceMs', options.cancelGraceMs) ?? 2_000,
+    closeTimeoutMs: checkDuration('closeTimeoutMs', options.closeTimeoutMs),
     cancelOnTimeout: checkBoolean('cancelOnTimeout', options.cancelOnTimeout) ?? true,
     cancelOnAbort: checkBoolean('cancelOnAbort', options.cancelOnAbort) ?? true,
     requireTask: checkBoolean('requireTask', options.requireTask) ?? false,

@@ -6,9 +6,11 @@
 import type { TaskEngine } from './engine/engine.js';
 import type { TaskRecord } from './engine/record.js';
 import { giveUp } from './engine/stop.js';
+import { onAbort } from './util/abort.js';
 import {
   TaskAbortError,
   TaskCancelledError,
+  TaskClosedError,
   TaskDetachedError,
   TaskTimeoutError,
   describeRemoteCancel,
@@ -40,6 +42,9 @@ export function stopError(
   if (stop.kind === 'abort') {
     return new TaskAbortError(`Call to "${toolName}" was aborted; ${fate}`, { ...common, reason: stop.reason });
   }
+  if (stop.kind === 'closed') {
+    return new TaskClosedError(`The TaskClient was closed during the call to "${toolName}"; ${fate}`, common);
+  }
   const elapsedMs = engine.config.clock.now() - startedAt;
   const timeoutMs = call.timeoutMs ?? elapsedMs;
   const lost = engine.paused ? ' while the connection to the server was lost' : '';
@@ -55,30 +60,29 @@ export function stopError(
 export function armStops(scope: StopScope, record: TaskRecord): void {
   const { engine, call } = scope;
   if (record.settlement !== undefined) return;
+  const graceMs = engine.config.cancelGraceMs;
   if (call.timeoutMs !== undefined) {
     record.deadlineTimer = engine.scheduler.schedule(scope.startedAt + call.timeoutMs, () => {
       record.deadlineTimer = undefined;
       void giveUp(engine, record, {
         cancelRemote: call.cancelOnTimeout,
+        graceMs,
         error: (remote) => stopError(scope, { kind: 'timeout' }, remote, record),
       });
     });
   }
   const signal = call.signal;
   if (signal === undefined) return;
-  const onAbort = (): void => {
+  // One listener per signal however many calls share it (util/abort.ts); an already aborted one
+  // (e.g. a resume() with an aborted signal) stops at once.
+  const off = onAbort(signal, () => {
     void giveUp(engine, record, {
       cancelRemote: call.cancelOnAbort,
+      graceMs,
       error: (remote) => stopError(scope, { kind: 'abort', reason: signal.reason }, remote, record),
     });
-  };
-  if (signal.aborted) {
-    // Aborted already (e.g. a resume() with an aborted signal): stop at once.
-    onAbort();
-    return;
-  }
-  signal.addEventListener('abort', onAbort, { once: true });
-  record.onSettled(() => signal.removeEventListener('abort', onAbort));
+  });
+  record.onSettled(off);
 }
 
 /** Stops tracking without touching the remote task: `result()` rejects with `TaskDetachedError`, iterators end. */
@@ -100,6 +104,7 @@ export function detachRecord(engine: TaskEngine, record: TaskRecord): void {
 export async function disposeRecord(engine: TaskEngine, record: TaskRecord): Promise<void> {
   await giveUp(engine, record, {
     cancelRemote: true,
+    graceMs: engine.config.cancelGraceMs,
     throwFromIterators: false,
     error: (remote) => {
       const message = `The handle was disposed; ${describeRemoteCancel(remote)}`;

@@ -169,8 +169,9 @@ describe('reordered snapshots after a terminal one ([A11])', () => {
       return NO_REPLY;
     });
     const handle = await tasks.callToolAsTask('job');
-    const working = { ...server.tasks.get('r2'), statusMessage: 'step 1' };
-    server.tasks.finish('r2', 'completed', { result: textResult('ok') }, { lastUpdatedAt: working.lastUpdatedAt }, true);
+    const base = server.tasks.get('r2');
+    const working = { ...base, statusMessage: 'step 1' };
+    server.tasks.finish('r2', 'completed', { result: textResult('ok') }, { lastUpdatedAt: base.lastUpdatedAt }, true);
     await clock.advance(10);
     server.notify('notifications/tasks/status', working);
     await clock.advance(10);

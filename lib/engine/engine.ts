@@ -7,6 +7,9 @@
  */
 import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
 
+/** A retry policy that never retries. */
+const NO_RETRIES: RetryPolicy = { retries: 0, minDelayMs: 0, maxDelayMs: 0, factor: 1, jitter: 0, maxElapsedMs: 0 };
+
 /** What a request of the client (not of a task) rejects with once the client is closed. */
 function closedError(): TaskClosedError {
   return new TaskClosedError('The TaskClient was closed');
@@ -19,7 +22,7 @@ import { fetchOutcome, fetchTerminal, finish, isNotFound, vanished } from './out
 import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
 import { isTransient, withRetry } from './retry.js';
 import { Scheduler } from './scheduler.js';
-import { pollDelay } from './timing.js';
+import { pollDelay, type RetryPolicy } from './timing.js';
 import type { EngineConfig, EngineEvents, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
 export type { EngineConfig, EngineEvents, SnapshotSource, StopIntent, TrackOptions } from './types.js';
@@ -44,6 +47,11 @@ export class TaskEngine {
   ) {
     this.scheduler = new Scheduler(config.clock, (error) => this.report(error, undefined));
     this.early = new EarlyBuffer(config.maxEarlyNotifications);
+  }
+
+  /** Aborted when the engine shuts down (the client closed). */
+  get lifeSignal(): AbortSignal {
+    return this.life.signal;
   }
 
   /** The wire in use. */
@@ -291,6 +299,28 @@ export class TaskEngine {
     });
   }
 
+  /**
+   * Sends a request about `record` that must outlive its tracking (a `tasks/cancel` still has to
+   * reach the server after the handle settled): it is not aborted when the record settles, and
+   * its retries (none with `once`) go on while the client is open, on weak timers that never keep
+   * the process alive.
+   */
+  background<T>(record: TaskRecord, run: (signal: AbortSignal) => Promise<T>, once = false): Promise<T> {
+    const c = this.config;
+    return withRetry(() => this.attemptDetached(run), {
+      policy: once ? NO_RETRIES : c.retry,
+      scheduler: this.scheduler,
+      random: c.random,
+      now: () => c.clock.now(),
+      signal: () => this.life.signal,
+      weak: true,
+      onRetry: (error) => {
+        record.retries += 1;
+        if (record.settlement === undefined) this.report(error, record);
+      },
+    });
+  }
+
   private attemptDetached<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     this.detachedInflight.add(controller);
@@ -388,11 +418,11 @@ export class TaskEngine {
 
   /** Stops every timer and request (records must be settled by the caller first). */
   shutdown(): void {
-    this.life.abort();
+    this.life.abort(closedError());
     for (const controller of this.detachedInflight) controller.abort();
     this.detachedInflight.clear();
     this.scheduler.clear();
     this.early.clear();
-    this.pauseState.clear();
+    this.pauseState.clear(closedError());
   }
 }

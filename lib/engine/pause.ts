@@ -2,11 +2,12 @@
  * The paused state of an engine whose connection is lost: a flag, and the waiters (retries) that
  * go on when the connection comes back.
  */
+import { onAbort } from '../util/abort.js';
 
 /** A pause that waiters can await. */
 export class Pause {
   private flag = false;
-  private waiters: Array<() => void> = [];
+  private waiters: Array<{ wake(): void; fail(error: unknown): void }> = [];
 
   /** True while paused. */
   get paused(): boolean {
@@ -24,7 +25,7 @@ export class Pause {
     this.flag = false;
     const waiters = this.waiters;
     this.waiters = [];
-    for (const wake of waiters) wake();
+    for (const waiter of waiters) waiter.wake();
     return true;
   }
 
@@ -32,25 +33,32 @@ export class Pause {
   whenResumed(signal: AbortSignal): Promise<void> {
     if (!this.flag) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        this.waiters = this.waiters.filter((w) => w !== wake);
-        reject(signal.reason);
-      };
-      const wake = (): void => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      };
       if (signal.aborted) {
         reject(signal.reason);
         return;
       }
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(wake);
+      const waiter = {
+        wake: (): void => {
+          off();
+          resolve();
+        },
+        fail: (error: unknown): void => {
+          off();
+          reject(error);
+        },
+      };
+      this.waiters.push(waiter);
+      const off = onAbort(signal, () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(signal.reason);
+      });
     });
   }
 
-  /** Forgets every waiter (on shutdown). */
-  clear(): void {
+  /** Rejects every waiter with `error` (on shutdown: no wait may stay pending forever). */
+  clear(error: unknown): void {
+    const waiters = this.waiters;
     this.waiters = [];
+    for (const waiter of waiters) waiter.fail(error);
   }
 }

@@ -5,6 +5,7 @@
  */
 import pRetry from 'p-retry';
 import { TaskProtocolError, TaskRpcError } from '../errors.js';
+import { onAbort } from '../util/abort.js';
 import type { Scheduler } from './scheduler.js';
 import { backoffDelay, type RetryPolicy } from './timing.js';
 
@@ -16,22 +17,31 @@ export function isTransient(error: unknown): boolean {
   return error instanceof TaskRpcError && error.transient && !PROTOCOL_CODES.has(error.code);
 }
 
-/** Waits `ms` on `scheduler`; rejects with the signal's reason when `signal` aborts. */
-export function sleep(scheduler: Scheduler, ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Waits `ms` on `scheduler`; rejects with the signal's reason when `signal` aborts. A `weak` wait
+ * does not keep the process alive.
+ */
+export function sleep(scheduler: Scheduler, ms: number, signal?: AbortSignal, weak = false): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
       return;
     }
-    const onAbort = (): void => {
-      scheduler.cancel(timer);
-      reject(signal?.reason);
-    };
-    const timer = scheduler.after(ms, () => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = scheduler.after(
+      ms,
+      () => {
+        off?.();
+        resolve();
+      },
+      weak,
+    );
+    const off =
+      signal === undefined
+        ? undefined
+        : onAbort(signal, () => {
+            scheduler.cancel(timer);
+            reject(signal.reason);
+          });
   });
 }
 
@@ -50,6 +60,8 @@ export interface RetryContext {
    * waits for `whenResumed()` instead of backing off.
    */
   readonly pause?: { isPaused(): boolean; whenResumed(): Promise<void> } | undefined;
+  /** Background work: waits between attempts never keep the process alive. */
+  readonly weak?: boolean | undefined;
 }
 
 /** True when `error` may be retried at all. */
@@ -86,7 +98,7 @@ export async function withRetry<T>(operation: (attempt: number) => Promise<T>, c
     const delay = backoffDelay(attempt, policy, random);
     if (now() + delay - started > policy.maxElapsedMs) return false;
     onRetry?.(error, attempt, delay);
-    await sleep(scheduler, delay, signal);
+    await sleep(scheduler, delay, signal, context.weak === true);
     return true;
   };
   const firstConsumed = !paused();

@@ -2,7 +2,9 @@
  * One timer for every task of a client: a binary min-heap of due times with a single armed
  * `setTimeout` for the earliest. Cancelling is lazy (the entry is marked dead and skipped), and
  * when nothing live is left the timer is cleared, so an idle client keeps no timer and never holds
- * the process open.
+ * the process open. Jobs may be *weak* (background work such as the retries of a `tasks/cancel`
+ * nobody waits for): while only weak jobs are live the timer is unref'd, so they never keep the
+ * process alive.
  */
 import type { Clock } from '../types.js';
 
@@ -28,6 +30,15 @@ interface Entry extends Timer {
   live: boolean;
   readonly seq: number;
   readonly run: () => void;
+  readonly weak: boolean;
+}
+
+/** Node's timers can stop holding the process open; other clocks' tokens are left alone. */
+function hold(token: unknown, on: boolean): void {
+  const timer = token as { ref?: () => void; unref?: () => void } | null;
+  if (typeof timer !== 'object' || timer === null) return;
+  if (on) timer.ref?.();
+  else timer.unref?.();
 }
 
 /** The default {@link Clock}: wall time and Node timers. */
@@ -41,6 +52,9 @@ export const systemClock: Clock = {
 export class Scheduler {
   private heap: Entry[] = [];
   private liveCount = 0;
+  /** Live jobs that keep the process alive. */
+  private strongCount = 0;
+  private tokenHeld = true;
   private seq = 0;
   private armedAt = Infinity;
   private token: unknown = undefined;
@@ -52,18 +66,26 @@ export class Scheduler {
   ) {}
 
 
-  /** Runs `run` at clock time `at` (at once on the next tick if `at` is in the past). */
-  schedule(at: number, run: () => void): Timer {
-    const entry: Entry = { at, live: true, seq: this.seq++, run };
+  /**
+   * Runs `run` at clock time `at` (at once on the next tick if `at` is in the past). A `weak` job
+   * does not keep the process alive.
+   */
+  schedule(at: number, run: () => void, weak = false): Timer {
+    const entry: Entry = { at, live: true, seq: this.seq++, run, weak };
     this.push(entry);
     this.liveCount += 1;
+    if (!weak) this.strongCount += 1;
     if (!this.firing && at < this.armedAt) this.arm();
+    else if (!weak && !this.tokenHeld && this.token !== undefined) {
+      hold(this.token, true);
+      this.tokenHeld = true;
+    }
     return entry;
   }
 
-  /** Runs `run` after `delayMs`. */
-  after(delayMs: number, run: () => void): Timer {
-    return this.schedule(this.clock.now() + delayMs, run);
+  /** Runs `run` after `delayMs` (see {@link Scheduler.schedule}). */
+  after(delayMs: number, run: () => void, weak = false): Timer {
+    return this.schedule(this.clock.now() + delayMs, run, weak);
   }
 
   /** Cancels a job; harmless when it already ran or was cancelled. */
@@ -72,6 +94,7 @@ export class Scheduler {
     if (entry === undefined || !entry.live) return;
     entry.live = false;
     this.liveCount -= 1;
+    if (!entry.weak) this.strongCount -= 1;
     if (this.liveCount === 0) this.reset();
     else if (this.heap.length > 64 && this.heap.length > this.liveCount * 4) this.compact();
   }
@@ -80,6 +103,7 @@ export class Scheduler {
   clear(): void {
     for (const entry of this.heap) entry.live = false;
     this.liveCount = 0;
+    this.strongCount = 0;
     this.reset();
   }
 
@@ -101,6 +125,8 @@ export class Scheduler {
     const delay = Math.min(Math.max(top.at - this.clock.now(), 0), MAX_DELAY);
     this.armedAt = top.at;
     this.token = this.clock.setTimeout(() => this.fire(), delay);
+    this.tokenHeld = this.strongCount > 0;
+    if (!this.tokenHeld) hold(this.token, false);
   }
 
   private fire(): void {
@@ -115,6 +141,7 @@ export class Scheduler {
         if (!top.live) continue;
         top.live = false;
         this.liveCount -= 1;
+        if (!top.weak) this.strongCount -= 1;
         ran += 1;
         try {
           top.run();

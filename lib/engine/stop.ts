@@ -5,6 +5,7 @@
  * ([V23]), the truth wins: the handle settles as the task really ended.
  */
 import {
+  TaskClosedError,
   TaskNotSupportedError,
   TaskRpcError,
   asTaskError,
@@ -15,15 +16,38 @@ import type { Task } from '../types.js';
 import type { TaskEngine } from './engine.js';
 import { isNotFound, vanished } from './outcome.js';
 import type { TaskRecord } from './record.js';
+import type { Timer } from './scheduler.js';
+
+/** Options of {@link cancelTask}. */
+export interface CancelOptions {
+  /** Send the cancel once, without retries (`close()`). */
+  readonly once?: boolean;
+}
 
 /**
  * Sends `tasks/cancel` and returns the final snapshot. When the server says the task is already
- * terminal (-32602), the task is re-read and that snapshot is returned.
+ * terminal (-32602), the task is re-read and that snapshot is returned. The request is not tied
+ * to the handle's tracking: once sent, it goes on (and is retried while the client is open) even
+ * if the handle settles meanwhile, so the server still hears of it.
+ * @throws TaskClosedError when the handle was stopped by `close()` while the task still ran.
  * @throws TaskNotSupportedError when the server did not declare `tasks.cancel` ([R5]).
  * @throws TaskRpcError when the cancel request fails, or the connection is lost.
  */
-export function cancelTask(engine: TaskEngine, record: TaskRecord): Promise<Task> {
-  if (record.settlement !== undefined || record.terminal) return Promise.resolve(record.task);
+export function cancelTask(engine: TaskEngine, record: TaskRecord, options: CancelOptions = {}): Promise<Task> {
+  const settlement = record.settlement;
+  if (settlement !== undefined) {
+    // A task left running by close() cannot be cancelled through this client any more.
+    if (!settlement.ok && settlement.error instanceof TaskClosedError && !record.terminal) {
+      return Promise.reject(
+        new TaskClosedError('The TaskClient was closed; this handle can no longer cancel the remote task', {
+          task: record.task,
+          toolName: record.toolName,
+        }),
+      );
+    }
+    return Promise.resolve(record.task);
+  }
+  if (record.terminal) return Promise.resolve(record.task);
   const common = { task: record.task, toolName: record.toolName };
   if (!engine.wire.capabilities().cancel) {
     return Promise.reject(
@@ -43,19 +67,20 @@ export function cancelTask(engine: TaskEngine, record: TaskRecord): Promise<Task
       }),
     );
   }
-  record.cancelling ??= sendCancel(engine, record).finally(() => {
+  record.cancelling ??= sendCancel(engine, record, options.once === true).finally(() => {
     record.cancelling = undefined;
   });
   return record.cancelling;
 }
 
-async function sendCancel(engine: TaskEngine, record: TaskRecord): Promise<Task> {
+async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<Task> {
   const timeoutMs = record.requestTimeoutMs;
   let task: Task;
   try {
-    task = await engine.retrying(record, (signal) => engine.wire.cancelTask(record.taskId, { timeoutMs, signal }));
+    task = await engine.background(record, (signal) => engine.wire.cancelTask(record.taskId, { timeoutMs, signal }), once);
   } catch (error) {
     if (!isNotFound(error)) throw asTaskError(error, record);
+    if (record.settlement !== undefined) return record.task;
     // Already terminal (or gone): read what really happened.
     try {
       task = await engine.retrying(record, (signal) => engine.readTask(record, signal));
@@ -82,12 +107,23 @@ export interface GiveUp {
    * way, and do not wait for the payload of a task that turns out to have finished.
    */
   readonly force?: boolean;
+  /**
+   * Longest wait, from now, for the remote cancel and for the payload of a task found to have
+   * finished; the stop settles when it runs out, whatever is still under way.
+   */
+  readonly graceMs: number;
+  /** Send the cancel once, without retries (`close()`). */
+  readonly once?: boolean;
 }
 
 /** What {@link giveUp} did. */
 export type GiveUpResult = RemoteCancelOutcome | 'already-settled' | 'finished-first';
 
-/** Stops observing `record`, cancels the remote task if asked, and settles. */
+/**
+ * Stops observing `record`, cancels the remote task if asked, and settles. Everything it waits for
+ * (the cancel, a terminal payload) is bounded together by `graceMs`: a server that never answers
+ * costs the caller at most the grace, and the cancel's outcome is then `'unknown'`.
+ */
 export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp): Promise<GiveUpResult> {
   if (record.settlement !== undefined) return 'already-settled';
   const settleNow = (remote: RemoteCancelOutcome): RemoteCancelOutcome => {
@@ -96,27 +132,50 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     return remote;
   };
   if (engine.isStopping(record)) {
-    // A forced stop takes over (its settlement aborts the other stop's requests); any other
-    // waits for the stop under way rather than racing it.
-    if (how.force === true) return settleNow('failed');
+    // A forced stop takes over (the other stop's cancel is still out: its outcome is unknown);
+    // any other waits for the stop under way rather than racing it.
+    if (how.force === true) return settleNow(record.terminal ? finishedFate(record) : 'unknown');
     await new Promise<void>((resolve) => record.onSettled(() => resolve()));
     return 'already-settled';
   }
   engine.beginStop(record, { holdStream: how.throwFromIterators ?? true });
-  let remote: RemoteCancelOutcome;
-  if (!how.cancelRemote) remote = 'disabled';
-  else if (record.terminal) remote = record.task.status === 'cancelled' ? 'cancelled' : 'failed';
-  else if (!engine.wire.capabilities().cancel) remote = 'not-supported';
-  else {
-    try {
-      const task = await cancelTask(engine, record);
-      remote = task.status === 'cancelled' ? 'cancelled' : 'failed';
-    } catch {
-      remote = 'failed';
+  const grace = graceTimer(engine, how.graceMs);
+  try {
+    let remote: RemoteCancelOutcome;
+    if (!how.cancelRemote) remote = 'disabled';
+    else if (record.terminal) remote = finishedFate(record);
+    else if (!engine.wire.capabilities().cancel) remote = 'not-supported';
+    else {
+      const cancel = cancelTask(engine, record, { once: how.once }).then(
+        (task): RemoteCancelOutcome => (task.status === 'cancelled' ? 'cancelled' : 'finished'),
+        (): RemoteCancelOutcome => 'failed',
+      );
+      remote = (await Promise.race([cancel, grace.expired])) ?? 'unknown';
     }
+    if (record.settlement !== undefined) return 'finished-first';
+    // The task had finished on the server: its payload is being fetched and settles the handle,
+    // within what is left of the grace.
+    if (record.terminal && record.task.status !== 'cancelled' && how.force !== true) {
+      await Promise.race([new Promise<void>((resolve) => record.onSettled(() => resolve())), grace.expired]);
+      if (record.settlement !== undefined) return 'finished-first';
+      return settleNow('finished');
+    }
+    return settleNow(remote);
+  } finally {
+    grace.clear();
   }
-  if (record.settlement !== undefined) return 'finished-first';
-  // The task had finished on the server: its payload is being fetched and settles the handle.
-  if (record.terminal && record.task.status !== 'cancelled' && how.force !== true) return 'finished-first';
-  return settleNow(remote);
+}
+
+/** What a stop found about a task that is already terminal on the server. */
+function finishedFate(record: TaskRecord): RemoteCancelOutcome {
+  return record.task.status === 'cancelled' ? 'cancelled' : 'finished';
+}
+
+/** A promise that resolves to `undefined` after `ms` on the engine's clock, and its cleanup. */
+function graceTimer(engine: TaskEngine, ms: number): { expired: Promise<undefined>; clear(): void } {
+  let timer: Timer | undefined;
+  const expired = new Promise<undefined>((resolve) => {
+    timer = engine.scheduler.after(ms, () => resolve(undefined));
+  });
+  return { expired, clear: () => engine.scheduler.cancel(timer) };
 }

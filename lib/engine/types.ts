@@ -18,6 +18,8 @@ export interface EngineConfig extends PollTiming {
   readonly maxEarlyNotifications: number;
   /** Warn this long before a working task's ttl runs out; `undefined` picks 10% of the ttl (1 s..60 s). */
   readonly ttlWarningMs: number | undefined;
+  /** Longest wait of a stop (deadline, abort, dispose) for the remote cancel or a terminal payload. */
+  readonly cancelGraceMs: number;
 }
 
 /** Where a snapshot came from. */

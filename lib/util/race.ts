@@ -3,9 +3,13 @@
  * signal collects nothing (the SDK's own `request()` never removes its listener, [S4]).
  */
 import type { Scheduler } from '../engine/scheduler.js';
+import { onAbort } from './abort.js';
 
 /** Why {@link raceStop} stopped waiting. */
-export type StopReason = { readonly kind: 'abort'; readonly reason: unknown } | { readonly kind: 'timeout' };
+export type StopReason =
+  | { readonly kind: 'abort'; readonly reason: unknown }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'closed' };
 
 /** Thrown by {@link raceStop} when the signal or the deadline won. */
 export class Stopped {
@@ -13,32 +17,50 @@ export class Stopped {
 }
 
 /**
- * Waits for `promise`, unless `signal` aborts or the clock reaches `deadlineAt` first; then
- * rejects with a {@link Stopped}. `promise` keeps running either way.
+ * Waits for `promise`, unless `signal` aborts, the clock reaches `deadlineAt` or `closed` aborts
+ * first; then rejects with a {@link Stopped}. `promise` keeps running either way.
  */
 export function raceStop<T>(
   promise: Promise<T>,
   scheduler: Scheduler,
   signal: AbortSignal | undefined,
   deadlineAt: number | undefined,
+  closed?: AbortSignal,
 ): Promise<T> {
+  if (closed !== undefined) {
+    if (closed.aborted) return Promise.reject(new Stopped({ kind: 'closed' }));
+    const inner = raceStop(promise, scheduler, signal, deadlineAt);
+    return new Promise<T>((resolve, reject) => {
+      const off = onAbort(closed, () => reject(new Stopped({ kind: 'closed' })));
+      inner.then(
+        (value) => {
+          off();
+          resolve(value);
+        },
+        (error: unknown) => {
+          off();
+          reject(error);
+        },
+      );
+    });
+  }
   if (signal === undefined && deadlineAt === undefined) return promise;
   return new Promise<T>((resolve, reject) => {
     const stop = (reason: StopReason): void => {
       cleanup();
       reject(new Stopped(reason));
     };
-    const onAbort = (): void => stop({ kind: 'abort', reason: signal?.reason });
+    let off: (() => void) | undefined;
     const timer = deadlineAt === undefined ? undefined : scheduler.schedule(deadlineAt, () => stop({ kind: 'timeout' }));
     const cleanup = (): void => {
       scheduler.cancel(timer);
-      signal?.removeEventListener('abort', onAbort);
+      off?.();
     };
     if (signal?.aborted) {
-      onAbort();
+      stop({ kind: 'abort', reason: signal.reason });
       return;
     }
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal !== undefined) off = onAbort(signal, () => stop({ kind: 'abort', reason: signal.reason }));
     promise.then(
       (value) => {
         cleanup();
@@ -59,8 +81,6 @@ export function raceStop<T>(
 export function childController(parent: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
   if (parent === undefined) return { signal: controller.signal, release: () => {} };
-  const onAbort = (): void => controller.abort(parent.reason);
-  if (parent.aborted) onAbort();
-  else parent.addEventListener('abort', onAbort, { once: true });
-  return { signal: controller.signal, release: () => parent.removeEventListener('abort', onAbort) };
+  const release = onAbort(parent, () => controller.abort(parent.reason));
+  return { signal: controller.signal, release };
 }

@@ -4,6 +4,7 @@
  */
 import { TaskAbortError, type TaskError } from '../errors.js';
 import type { TaskObserver } from '../engine/record.js';
+import { onAbort } from './abort.js';
 import type { Task } from '../types.js';
 
 /** Snapshots queued per iterator before the oldest non-terminal ones are dropped. */
@@ -22,7 +23,7 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
   private failure: unknown = undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly signal: AbortSignal | undefined;
-  private readonly onAbort: (() => void) | undefined;
+  private offAbort: (() => void) | undefined;
 
   constructor(
     subscribe: (observer: TaskObserver) => () => void,
@@ -55,8 +56,7 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
     else this.unsubscribe = unsubscribe;
     if (this.signal !== undefined && !this.finished) {
       const signal = this.signal;
-      this.onAbort = () => this.finish(abortError(signal, options.taskId), true);
-      signal.addEventListener('abort', this.onAbort, { once: true });
+      this.offAbort = onAbort(signal, () => this.finish(abortError(signal, options.taskId), true));
     }
   }
 
@@ -79,7 +79,8 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
   private cleanup(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    if (this.onAbort !== undefined) this.signal?.removeEventListener('abort', this.onAbort);
+    this.offAbort?.();
+    this.offAbort = undefined;
   }
 
   next(): Promise<IteratorResult<Task, undefined>> {

@@ -1,0 +1,48 @@
+/**
+ * One `abort` listener per signal, whatever the number of waiters on it. Agent hosts share one
+ * `AbortSignal` among many calls (a turn's stop button); a listener per call would trip Node's
+ * `MaxListenersExceededWarning` past ten and keep every waiter reachable from the signal. Here a
+ * signal carries a single listener that fans out to a set of callbacks, and the listener is
+ * removed as soon as the set is empty.
+ */
+
+type Callbacks = Set<() => void>;
+
+const hubs = new WeakMap<AbortSignal, Callbacks>();
+
+/** Runs every callback registered on `signal`, once, when it aborts. */
+function fanOut(this: AbortSignal): void {
+  const callbacks = hubs.get(this);
+  hubs.delete(this);
+  if (callbacks === undefined) return;
+  for (const callback of callbacks) callback();
+}
+
+/**
+ * Calls `callback` once when `signal` aborts (at once, synchronously, if it already has).
+ * @returns a function that removes the callback (harmless after it ran).
+ */
+export function onAbort(signal: AbortSignal, callback: () => void): () => void {
+  if (signal.aborted) {
+    callback();
+    return noop;
+  }
+  let callbacks = hubs.get(signal);
+  if (callbacks === undefined) {
+    callbacks = new Set();
+    hubs.set(signal, callbacks);
+    signal.addEventListener('abort', fanOut, { once: true });
+  }
+  const entry = (): void => callback();
+  callbacks.add(entry);
+  const set = callbacks;
+  return () => {
+    if (!set.delete(entry) || set.size > 0) return;
+    if (hubs.get(signal) === set) {
+      hubs.delete(signal);
+      signal.removeEventListener('abort', fanOut);
+    }
+  };
+}
+
+function noop(): void {}
