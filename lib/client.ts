@@ -112,12 +112,15 @@ export class TaskClient {
       problem: (error, record) =>
         this.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.now())),
       expiring: (record, expiresAt) => this.live.expiring(record, expiresAt),
+      creationsSettled: () => this.live.creationsSettled(),
     });
     const backend: HandleBackend = {
       activate: (record) => this.engine.activate(record),
       cancel: (record) => cancelTask(this.engine, record),
       detach: (record) => {
         const reference = referenceOf(record, this.engine.wire);
+        // detach() leaves the remote task running: an input callback still answering keeps going.
+        this.live.keepInput(record);
         detachRecord(this.engine, record);
         return reference;
       },
@@ -125,14 +128,18 @@ export class TaskClient {
       reference: (record) => referenceOf(record, this.engine.wire),
       report,
     };
-    this.live = new LiveTasks(this.emitter, () => this.now(), backend);
+    this.live = new LiveTasks(this.emitter, () => this.now(), backend, this.engine.scheduler);
     this.limiter = new Limiter(this.config.maxConcurrentTasks, this.engine.scheduler);
     if (this.config.logger !== undefined) attachLogger(this.emitter, this.config.logger, this.config.logTaskIds);
     this.catalog = new ToolCatalog(
       () => this.engine.wire,
       () => this.config.requestTimeoutMs,
     );
-    this.router = new InputRouter(this.config.callbacks, (taskId) => this.live.inputOwner(taskId), report);
+    this.router = new InputRouter(this.config.callbacks, {
+      owner: (taskId) => this.live.inputOwner(taskId),
+      whenTracked: (taskId) => (this.engine.creating ? this.live.whenTracked(taskId) : undefined),
+      report,
+    });
     this.connection = new Connection(client, {
       engine: () => this.engine,
       attach: (next) => this.attachWire(next),
@@ -150,7 +157,7 @@ export class TaskClient {
       engine: this.engine,
       catalog: this.catalog,
       adopt: (record, call, hint) => this.live.adopt(record, call.callbacks, call.progressToken, hint),
-      immediate: (tool, outcome) => new TaskHandle(tool, { kind: 'immediate', result: outcome.result }),
+      immediate: (tool, outcome) => TaskHandle.create(tool, { kind: 'immediate', result: outcome.result }),
       slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
       ready: () => this.connection.ready(),
       closed: this.closeSignal.signal,

@@ -3,6 +3,7 @@
  * error's message, else the tool result's first text, else the task's `statusMessage` ([V18], D6).
  */
 import { TaskFailedError } from './errors.js';
+import { scrub } from './util/fingerprint.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task } from './types.js';
 
 /** A {@link TaskFailedError} carrying the real payload. */
@@ -18,7 +19,7 @@ export function failedError(
     (text !== undefined && 'text' in text && typeof text.text === 'string' && text.text !== '' ? text.text : undefined) ??
     task?.statusMessage ??
     'the task failed without a message';
-  return new TaskFailedError(`Tool "${toolName}" failed: ${message}`, {
+  return new TaskFailedError(`Tool "${toolName}" failed: ${scrub(message, task?.taskId)}`, {
     task,
     toolName,
     ...(result === undefined ? {} : { result }),

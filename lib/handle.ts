@@ -3,7 +3,7 @@
  * facade: the promise and iterator adapters over the engine's callback core, and the stop
  * operations delegated to the client.
  */
-import type { TaskError } from './errors.js';
+import { TaskOptionError, type TaskError } from './errors.js';
 import { SafeEmitter, type TaskHandleEvents } from './events.js';
 import { failedError } from './failure.js';
 import type { TaskRecord } from './engine/record.js';
@@ -15,18 +15,18 @@ import type { CallToolResult, Task } from './types.js';
 /** Options of {@link TaskHandle.result}. */
 export interface ResultOptions {
   /** Stops this wait only: the task and other waiters carry on. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Options of {@link TaskHandle.updates}. */
 export interface UpdatesOptions {
   /** Ends this iterator only (it throws a `TaskAbortError`); the task and other consumers carry on. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * Snapshots buffered for a slow consumer before the oldest are dropped (the terminal one never is).
    * @default 1024
    */
-  readonly bufferSize?: number;
+  readonly bufferSize?: number | undefined;
 }
 
 /** The client operations a handle delegates to (not for direct use). */
@@ -45,15 +45,20 @@ type Source =
   | { readonly kind: 'task'; readonly record: TaskRecord; readonly backend: HandleBackend }
   | { readonly kind: 'immediate'; readonly result: CallToolResult };
 
+/** What kind of handle: `task` when the server created a task, `immediate` for a plain result. */
+export type HandleKind = 'task' | 'immediate';
+
 /**
- * A tool call in progress or done. Obtain one from `TaskClient.callToolAsTask`. Cheap: all state
- * lives in the client's engine; any number of `result()` awaiters and iterators can share it.
+ * A tool call in progress or done, of kind `K`. You get a {@link TaskHandle} (either kind) from
+ * `TaskClient.callToolAsTask`; checking `handle.kind === 'task'` narrows it to
+ * `TaskHandleOf<'task'>`, whose `taskId` is a `string`. Cheap: all state lives in the client's
+ * engine; any number of `result()` awaiters and iterators can share it.
  */
-export class TaskHandle implements AsyncIterable<Task> {
+export class TaskHandleOf<K extends HandleKind = HandleKind> implements AsyncIterable<Task> {
   /** `task` when the server created a task; `immediate` when it answered with a plain result. */
-  readonly kind: 'task' | 'immediate';
+  readonly kind: K;
   /** The task id; `undefined` for an immediate handle. */
-  readonly taskId: string | undefined;
+  readonly taskId: K extends 'task' ? string : undefined;
   /** The tool that was called. */
   readonly toolName: string;
   /** The server's `io.modelcontextprotocol/model-immediate-response` hint, if it sent one ([R39]). */
@@ -62,13 +67,17 @@ export class TaskHandle implements AsyncIterable<Task> {
   private memo: Promise<CallToolResult> | undefined;
   private emitter: SafeEmitter<TaskHandleEvents> | undefined;
 
-  /** Created by `TaskClient` (`callToolAsTask`, `resume`); not for direct use. */
-  constructor(toolName: string, source: Source, immediateResponse?: string) {
+  private constructor(toolName: string, source: Source, immediateResponse: string | undefined) {
     this.toolName = toolName;
     this.source = source;
-    this.kind = source.kind;
-    this.taskId = source.kind === 'task' ? source.record.taskId : undefined;
+    this.kind = source.kind as K;
+    this.taskId = (source.kind === 'task' ? source.record.taskId : undefined) as K extends 'task' ? string : undefined;
     this.immediateResponse = immediateResponse;
+  }
+
+  /** @internal Made by `TaskClient` (`callToolAsTask`, `resume`) only. */
+  static create(toolName: string, source: Source, immediateResponse?: string): TaskHandle {
+    return new TaskHandleOf(toolName, source, immediateResponse) as TaskHandle;
   }
 
   /**
@@ -177,6 +186,13 @@ export class TaskHandle implements AsyncIterable<Task> {
    *   TaskClosedError, TaskExpiredError, TaskNotFoundError.
    */
   updates(options: UpdatesOptions = {}): AsyncIterableIterator<Task, undefined> {
+    const bufferSize = options.bufferSize;
+    if (bufferSize !== undefined && !(Number.isInteger(bufferSize) && bufferSize >= 1)) {
+      throw new TaskOptionError(`Option "bufferSize" must be an integer >= 1, got ${String(bufferSize)}`, {
+        option: 'bufferSize',
+        taskId: this.taskId,
+      });
+    }
     const source = this.source;
     if (source.kind === 'immediate') {
       return new SnapshotIterator(
@@ -240,3 +256,12 @@ export class TaskHandle implements AsyncIterable<Task> {
     return this.dispose();
   }
 }
+
+/**
+ * What `TaskClient.callToolAsTask` and `TaskClient.resume` give: a {@link TaskHandleOf} of either
+ * kind. Narrow it with `handle.kind === 'task'`; `handle instanceof TaskHandle` also works.
+ */
+export type TaskHandle = TaskHandleOf<'task'> | TaskHandleOf<'immediate'>;
+
+/** The runtime class of every {@link TaskHandle}, for `instanceof` checks. */
+export const TaskHandle: typeof TaskHandleOf = TaskHandleOf;

@@ -3,12 +3,13 @@
  * Everything public is exported from here.
  */
 export { TaskClient } from './client.js';
-export { TaskHandle, type ResultOptions, type UpdatesOptions } from './handle.js';
+export { TaskHandle, TaskHandleOf, type HandleKind, type ResultOptions, type UpdatesOptions } from './handle.js';
 export type { ResumeOptions, TaskReference } from './reference.js';
 export type {
   CallToolAsTaskOptions,
   CloseOptions,
   ProgressCallback,
+  RetryOptions,
   TaskClientConnectOptions,
   TaskClientOptions,
 } from './options.js';

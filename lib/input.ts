@@ -58,17 +58,40 @@ export interface InputOwner {
   readonly signal: AbortSignal;
 }
 
+/** What the router needs from its client. */
+export interface InputHost {
+  /** The owner of a tracked task, if this client tracks it. */
+  owner(taskId: string): InputOwner | undefined;
+  /**
+   * Resolves when the task with this id is tracked, or when it cannot be any more (no creation
+   * under way, or a short bound passed); resolves at once when no creation is under way.
+   */
+  whenTracked(taskId: string): Promise<void> | undefined;
+  report(error: TaskError): void;
+}
+
 /** Routes input requests to the right callback. */
 export class InputRouter {
   constructor(
     private readonly defaults: InputCallbacks,
-    private readonly owner: (taskId: string) => InputOwner | undefined,
-    private readonly report: (error: TaskError) => void,
+    private readonly host: InputHost,
   ) {}
 
-  /** Answers `request`, or returns `undefined` to leave it to the SDK client's own handler. */
-  route(request: InputRequest): Promise<Record<string, unknown>> | undefined {
-    const owner = request.taskId === undefined ? undefined : this.owner(request.taskId);
+  /**
+   * Answers `request`, or returns (or resolves to) `undefined` to leave it to the SDK client's own
+   * handler. A request tagged with a task whose `CreateTaskResult` has not been processed yet (the
+   * server may send it first) waits, briefly, for that task, so it reaches the call's own
+   * callback rather than the client-level one.
+   */
+  route(request: InputRequest): Promise<Record<string, unknown> | undefined> | undefined {
+    const taskId = request.taskId;
+    const early = taskId === undefined || this.host.owner(taskId) !== undefined ? undefined : this.host.whenTracked(taskId);
+    if (early === undefined) return this.answer(request);
+    return early.then(() => this.answer(request));
+  }
+
+  private answer(request: InputRequest): Promise<Record<string, unknown>> | undefined {
+    const owner = request.taskId === undefined ? undefined : this.host.owner(request.taskId);
     const callback = pick(owner?.callbacks, request.kind) ?? pick(this.defaults, request.kind);
     if (callback === undefined) return undefined;
     const signal = owner === undefined ? { signal: request.signal, release: () => {} } : either(request.signal, owner.signal);
@@ -90,7 +113,7 @@ export class InputRouter {
         signal.release();
         // An answer abandoned because the task ended or the server gave up is not a failure.
         if (error instanceof AbandonedError) throw error;
-        this.report(
+        this.host.report(
           new TaskError(
             `The ${request.kind} callback failed: ${error instanceof Error ? error.message : String(error)}`,
             { taskId: request.taskId, task: owner?.handle.task, toolName: owner?.handle.toolName, cause: error },

@@ -92,9 +92,11 @@ export class Launch implements StopScope {
     if (caps.toolsCall && (support === 'optional' || support === 'required')) return this.startTask(support);
     if (call.requireTask) {
       throw new TaskNotSupportedError(
-        caps.toolsCall
-          ? `Tool "${name}" does not support task mode (execution.taskSupport is ${support ?? 'absent'})`
-          : 'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)',
+        !caps.toolsCall
+          ? 'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)'
+          : support === undefined
+            ? `Tool "${name}" is not listed by the server (tools/list), so it cannot be called as a task`
+            : `Tool "${name}" does not support task mode (execution.taskSupport is ${support})`,
         { feature: caps.toolsCall ? 'tool' : 'tasks', toolName: name },
       );
     }

@@ -4,8 +4,8 @@
  * fingerprint, which still lets lines about one task be correlated; `logTaskIds: true` logs them
  * in full.
  */
-import { createHash } from 'node:crypto';
 import type { TaskError } from './errors.js';
+import { fingerprint, scrub as scrubId } from './util/fingerprint.js';
 import type { SafeEmitter, TaskClientEvents, TaskMetrics } from './events.js';
 
 /** Severity of a log entry. */
@@ -32,9 +32,9 @@ const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 /** Options of {@link consoleLogger}. */
 export interface ConsoleLoggerOptions {
   /** Lowest level printed. @default 'info' */
-  readonly level?: LogLevel;
+  readonly level?: LogLevel | undefined;
   /** Where to print. @default globalThis.console */
-  readonly console?: Pick<Console, LogLevel>;
+  readonly console?: Pick<Console, LogLevel> | undefined;
 }
 
 /** A {@link TaskLogger} that prints `message {fields as JSON}` to the console. */
@@ -46,11 +46,6 @@ export function consoleLogger(options: ConsoleLoggerOptions = {}): TaskLogger {
       if (RANK[level] >= min) out[level](`${message} ${JSON.stringify(fields)}`);
     },
   };
-}
-
-/** A short one-way fingerprint of a task id, for logs. */
-export function fingerprint(taskId: string): string {
-  return `sha256:${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`;
 }
 
 /** Logs the lifecycle events of `emitter` to `logger`. @returns a function that stops it. */
@@ -66,10 +61,7 @@ export function attachLogger(
     ...(m.statusMessage === undefined ? {} : { statusMessage: m.statusMessage }),
   });
   /** An error's message, with its task id replaced by the fingerprint unless ids are logged. */
-  const scrub = (error: TaskError): string =>
-    logTaskIds || error.taskId === undefined
-      ? error.message
-      : error.message.replaceAll(error.taskId, fingerprint(error.taskId));
+  const scrub = (error: TaskError): string => (logTaskIds ? error.message : scrubId(error.message, error.taskId));
   const write = (level: LogLevel, message: string, fields: Record<string, unknown>): void => {
     try {
       logger.log({ level, message, fields });

@@ -16,28 +16,31 @@ import type { Clock } from './types.js';
 /** Receives a call's progress notifications for the task's whole life ([R35]). */
 export type ProgressCallback = (progress: TaskProgress, context: Omit<InputContext, 'signal'>) => void;
 
+/** Retries of transient failures, field by field; an absent or `undefined` field keeps its default. */
+export type RetryOptions = { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined };
+
 /** Options of a {@link TaskClient}. */
 export interface TaskClientOptions extends InputCallbacks {
   /**
    * Floor of every poll delay: a server asking for `pollInterval: 0` gets no request storm.
    * @default 100
    */
-  readonly minPollIntervalMs?: number;
+  readonly minPollIntervalMs?: number | undefined;
   /**
    * Ceiling of every poll delay (an enormous `pollInterval` is clamped to it).
    * @default 60000
    */
-  readonly maxPollIntervalMs?: number;
+  readonly maxPollIntervalMs?: number | undefined;
   /**
    * First poll delay when the server sends no `pollInterval` (D2); it grows by 1.5x per poll.
    * @default 500
    */
-  readonly initialPollIntervalMs?: number;
+  readonly initialPollIntervalMs?: number | undefined;
   /**
    * Ceiling of that growth.
    * @default 5000
    */
-  readonly hintlessMaxPollIntervalMs?: number;
+  readonly hintlessMaxPollIntervalMs?: number | undefined;
   /**
    * Timeout of each short request (`tasks/get`, `tasks/cancel`, `tasks/list`, `tools/list`, and
    * `tasks/result` once the task is terminal). Separate from the task deadline; a poll that times
@@ -46,23 +49,23 @@ export interface TaskClientOptions extends InputCallbacks {
    * answers.
    * @default 10000
    */
-  readonly requestTimeoutMs?: number;
+  readonly requestTimeoutMs?: number | undefined;
   /**
    * Default deadline for each task, from the call until the result is in hand. Per-call
    * `timeoutMs` overrides it.
    * @default undefined (no deadline)
    */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /**
    * Default `ttl` requested for each task, in ms ([R11]); the server may override it.
    * @default undefined (the server's default)
    */
-  readonly ttlMs?: number;
+  readonly ttlMs?: number | undefined;
   /**
    * When the deadline passes, cancel the remote task with `tasks/cancel` (if the server supports it).
    * @default true
    */
-  readonly cancelOnTimeout?: boolean;
+  readonly cancelOnTimeout?: boolean | undefined;
   /**
    * How long a deadline, an abort or `dispose()` waits for the remote cancel (and for the payload
    * of a task found to have finished) before settling anyway: a handle always settles within
@@ -70,95 +73,95 @@ export interface TaskClientOptions extends InputCallbacks {
    * it is not withdrawn, and may still be retried in the background while the client is open.
    * @default 2000
    */
-  readonly cancelGraceMs?: number;
+  readonly cancelGraceMs?: number | undefined;
   /**
    * Upper bound of `close({ cancelRunning: true })`: every cancel is sent at once, once, and
    * `close()` resolves when all are answered or this time has passed.
    * @default requestTimeoutMs
    */
-  readonly closeTimeoutMs?: number;
+  readonly closeTimeoutMs?: number | undefined;
   /**
    * When a call's `signal` aborts, cancel the remote task with `tasks/cancel`; `false` only detaches.
    * @default true
    */
-  readonly cancelOnAbort?: boolean;
+  readonly cancelOnAbort?: boolean | undefined;
   /**
    * Throw {@link TaskNotSupportedError} instead of falling back to a plain `tools/call` when the
    * server or the tool does not support tasks.
    * @default false
    */
-  readonly requireTask?: boolean;
+  readonly requireTask?: boolean | undefined;
   /**
    * Emit `expiring` this long before a still-running task's ttl runs out (the server may drop it
    * then, [V11]).
    * @default 10% of the task's ttl, between 1 s and 60 s
    */
-  readonly ttlWarningMs?: number;
+  readonly ttlWarningMs?: number | undefined;
   /** Retries of transient request failures (timeouts, lost connections, HTTP 5xx/429). */
-  readonly retry?: Partial<RetryPolicy>;
+  readonly retry?: RetryOptions | undefined;
   /**
    * Most tasks this client runs at once (a slot is held from the call until the task settles).
    * @default Infinity
    */
-  readonly maxConcurrentTasks?: number;
+  readonly maxConcurrentTasks?: number | undefined;
   /**
    * What a call does when `maxConcurrentTasks` is reached: wait its turn in a FIFO queue
    * (abortable by its signal, counted against its deadline), or reject with `TaskQueueFullError`.
    * @default 'queue'
    */
-  readonly whenFull?: 'queue' | 'reject';
+  readonly whenFull?: 'queue' | 'reject' | undefined;
   /**
    * Receives structured lifecycle logs ([R36]); `consoleLogger()` is provided.
    * @default undefined (silent)
    */
-  readonly logger?: TaskLogger;
+  readonly logger?: TaskLogger | undefined;
   /**
    * Makes a new connected SDK `Client` when the connection closes; the TaskClient then resumes
    * every unsettled task over it (see `TaskClient.reconnect`). Retried with the `retry` backoff
    * while tasks are tracked.
    * @default undefined (wait for a manual `reconnect(client)`)
    */
-  readonly reconnect?: () => Promise<Client>;
+  readonly reconnect?: (() => Promise<Client>) | undefined;
   /**
    * Log task ids in full. Off by default: task ids are secrets, so logs carry a fingerprint.
    * @default false
    */
-  readonly logTaskIds?: boolean;
+  readonly logTaskIds?: boolean | undefined;
   /**
    * Clock used for every delay and deadline; inject one for deterministic tests.
    * @default wall clock and Node timers
    */
-  readonly clock?: Clock;
+  readonly clock?: Clock | undefined;
   /**
    * Source of randomness for jitter, returning values in [0, 1).
    * @default Math.random
    */
-  readonly random?: () => number;
+  readonly random?: (() => number) | undefined;
 }
 
 /** Options of one {@link TaskClient.callToolAsTask} call. */
 export interface CallToolAsTaskOptions extends InputCallbacks {
   /** Requested `ttl` in ms (wire `task.ttl`). @default the client's `ttlMs` */
-  readonly ttlMs?: number;
+  readonly ttlMs?: number | undefined;
   /** Deadline for the whole task, in ms. @default the client's `timeoutMs` */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Aborts the call; by default the remote task is cancelled too (`cancelOnAbort`). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** @default the client's `cancelOnTimeout` */
-  readonly cancelOnTimeout?: boolean;
+  readonly cancelOnTimeout?: boolean | undefined;
   /** @default the client's `cancelOnAbort` */
-  readonly cancelOnAbort?: boolean;
+  readonly cancelOnAbort?: boolean | undefined;
   /** @default the client's `requireTask` */
-  readonly requireTask?: boolean;
+  readonly requireTask?: boolean | undefined;
   /** Timeout of each short request for this task. @default the client's `requestTimeoutMs` */
-  readonly requestTimeoutMs?: number;
+  readonly requestTimeoutMs?: number | undefined;
   /** Extra `_meta` entries for the `tools/call` request. */
-  readonly meta?: Record<string, unknown>;
+  readonly meta?: Record<string, unknown> | undefined;
   /**
    * Receives the server's progress notifications for this call, for the task's whole life
    * ([R35], [V27]). A `progressToken` is sent only when this is set.
    */
-  readonly onProgress?: ProgressCallback;
+  readonly onProgress?: ProgressCallback | undefined;
 }
 
 /** Options of `TaskClient.close`. */
@@ -167,7 +170,7 @@ export interface CloseOptions {
    * Cancel every still-running remote task with `tasks/cancel` before closing.
    * @default false
    */
-  readonly cancelRunning?: boolean;
+  readonly cancelRunning?: boolean | undefined;
 }
 
 /** Options of `TaskClient.connect`: the SDK client's identity and options, plus the TaskClient's. */
@@ -176,15 +179,15 @@ export interface TaskClientConnectOptions extends TaskClientOptions {
    * The client's name and version, sent at initialization.
    * @default { name: 'mcp-task-client', version: '0.1.0' }
    */
-  readonly clientInfo?: Implementation;
+  readonly clientInfo?: Implementation | undefined;
   /**
    * Capabilities to declare, merged with what the callbacks need: `elicitation` when
    * `onElicitation` is given, `sampling` when `onSampling` is. Declare them here too if only
    * per-call callbacks will answer.
    */
-  readonly capabilities?: ClientCapabilities;
+  readonly capabilities?: ClientCapabilities | undefined;
   /** Other SDK `Client` options. */
-  readonly clientOptions?: Omit<ClientOptions, 'capabilities'>;
+  readonly clientOptions?: Omit<ClientOptions, 'capabilities'> | undefined;
 }
 
 /** Default retry policy. */
@@ -208,6 +211,20 @@ export function checkDuration(option: string, value: unknown, min = 0): number |
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
     throw new TaskOptionError(`Option "${option}" must be a finite number >= ${min}, got ${typeof value === 'number' ? value : typeof value}`, {
+      option,
+    });
+  }
+  return value;
+}
+
+/**
+ * Checks that `value` is an integer >= 0 (or undefined).
+ * @throws TaskOptionError naming `option` otherwise.
+ */
+function checkCount(option: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new TaskOptionError(`Option "${option}" must be an integer >= 0, got ${typeof value === 'number' ? value : typeof value}`, {
       option,
     });
   }
@@ -269,7 +286,7 @@ export interface ResolvedClientOptions extends EngineConfig {
 export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedClientOptions {
   const retryIn = options.retry ?? {};
   const retry: RetryPolicy = {
-    retries: checkDuration('retry.retries', retryIn.retries) ?? DEFAULT_RETRY.retries,
+    retries: checkCount('retry.retries', retryIn.retries) ?? DEFAULT_RETRY.retries,
     minDelayMs: checkDuration('retry.minDelayMs', retryIn.minDelayMs) ?? DEFAULT_RETRY.minDelayMs,
     maxDelayMs: checkDuration('retry.maxDelayMs', retryIn.maxDelayMs) ?? DEFAULT_RETRY.maxDelayMs,
     factor: checkDuration('retry.factor', retryIn.factor, 1) ?? DEFAULT_RETRY.factor,

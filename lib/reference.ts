@@ -4,6 +4,7 @@
  */
 import type { TaskRecord } from './engine/record.js';
 import { TaskOptionError } from './errors.js';
+import { MAX_TASK_ID_LENGTH } from './wire/decode-2025.js';
 import type { CallToolAsTaskOptions } from './options.js';
 import type { TaskWire } from './wire/wire.js';
 
@@ -35,7 +36,7 @@ export interface ResumeOptions
     'timeoutMs' | 'signal' | 'cancelOnTimeout' | 'cancelOnAbort' | 'requestTimeoutMs' | 'onElicitation' | 'onSampling'
   > {
   /** Tool name to report when resuming by bare task id. @default 'unknown' */
-  readonly toolName?: string;
+  readonly toolName?: string | undefined;
 }
 
 /** What `TaskClient.resume` accepts, reduced to what it needs. */
@@ -50,6 +51,14 @@ export interface ResumeTarget {
   readonly ttl?: number | null | undefined;
 }
 
+/** Refuses an empty task id, or one longer than any the library accepts from a server. */
+function checkTaskId(taskId: string, bad: (why: string) => TaskOptionError): void {
+  if (taskId === '') throw bad('the task id is empty');
+  if (taskId.length > MAX_TASK_ID_LENGTH) {
+    throw bad(`the task id is longer than ${MAX_TASK_ID_LENGTH} characters, the most this library accepts`);
+  }
+}
+
 /**
  * Validates a task id or a {@link TaskReference} for `TaskClient.resume`.
  * @throws TaskOptionError for a malformed reference, or one made on another server or wire.
@@ -57,13 +66,14 @@ export interface ResumeTarget {
 export function checkReference(target: unknown, server: string, revision: string): ResumeTarget {
   const bad = (why: string): TaskOptionError => new TaskOptionError(`Cannot resume: ${why}`, { option: 'reference' });
   if (typeof target === 'string') {
-    if (target === '') throw bad('the task id is empty');
+    checkTaskId(target, bad);
     return { taskId: target };
   }
   if (typeof target !== 'object' || target === null) throw bad('expected a task id or a TaskReference');
   const ref = target as Partial<TaskReference>;
   if (ref.v !== 1) throw bad(`unsupported reference version ${String(ref.v)}`);
-  if (typeof ref.taskId !== 'string' || ref.taskId === '') throw bad('the reference has no taskId');
+  if (typeof ref.taskId !== 'string') throw bad('the reference has no taskId');
+  checkTaskId(ref.taskId, bad);
   if (typeof ref.toolName !== 'string') throw bad('the reference has no toolName');
   if (ref.server !== server) {
     throw bad(`the task was created on server "${String(ref.server)}" but this client is connected to "${server}"`);

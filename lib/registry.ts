@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TaskRecord } from './engine/record.js';
+import type { Scheduler, Timer } from './engine/scheduler.js';
 import { TaskError } from './errors.js';
 import {
   type SafeEmitter,
@@ -28,7 +29,12 @@ interface Live {
   readonly progressToken: string | undefined;
   /** Aborted when the task settles (input callbacks' `signal`); created on first use. */
   abort: AbortController | undefined;
+  /** Set by `detach()`: callbacks still answering are not aborted (the remote task runs on). */
+  keepInput: boolean;
 }
+
+/** Longest wait of an input request for its task's `CreateTaskResult` (clock ms). */
+export const EARLY_INPUT_WAIT_MS = 1_000;
 
 /** Where a progress token's notifications go. */
 interface ProgressRoute {
@@ -45,10 +51,15 @@ export class LiveTasks {
   /** Tokens are unique per client, so several TaskClients can share one SDK client. */
   private readonly progressPrefix = `${PROGRESS_TOKEN_PREFIX}${randomUUID().slice(0, 8)}/`;
 
+  /** Input requests waiting for their task's `CreateTaskResult`, by task id. */
+  private readonly earlyInput = new Map<string, Set<() => void>>();
+  private readonly earlyTimers = new Map<() => void, Timer>();
+
   constructor(
     private readonly emitter: SafeEmitter<TaskClientEvents>,
     private readonly now: () => number,
     private readonly backend: HandleBackend,
+    private readonly scheduler: Scheduler,
   ) {}
 
   /** Number of tracked tasks. */
@@ -86,7 +97,7 @@ export class LiveTasks {
     progressToken: string | undefined,
     immediateResponse: string | undefined,
   ): TaskHandle {
-    const handle = new TaskHandle(record.toolName, { kind: 'task', record, backend: this.backend }, immediateResponse);
+    const handle = TaskHandle.create(record.toolName, { kind: 'task', record, backend: this.backend }, immediateResponse);
     const metrics = this.emitter.active ? metricsOf(record, this.now()) : undefined;
     if (metrics !== undefined) this.emitter.emit('created', metrics);
     if (record.settlement !== undefined) {
@@ -95,8 +106,9 @@ export class LiveTasks {
       this.closeProgress(progressToken);
       return handle;
     }
-    const live: Live = { record, handle, callbacks, progressToken, abort: undefined };
+    const live: Live = { record, handle, callbacks, progressToken, abort: undefined, keepInput: false };
     this.live.set(record.taskId, live);
+    this.wakeEarlyInput(record.taskId);
     const route = progressToken === undefined ? undefined : this.progress.get(progressToken);
     if (route !== undefined) route.live = live;
     // A task can be created already waiting for input (its notification may even overtake it).
@@ -135,7 +147,7 @@ export class LiveTasks {
     if (live?.record !== record) return;
     const emitters = this.emitters(record);
     this.live.delete(record.taskId);
-    live.abort?.abort(new Error('The task ended'));
+    if (!live.keepInput) live.abort?.abort(new Error('The task ended'));
     this.closeProgress(live.progressToken);
     emitSettled(emitters, record, this.now());
   }
@@ -172,8 +184,51 @@ export class LiveTasks {
     return { handle: live.handle, callbacks: live.callbacks, signal: live.abort.signal };
   }
 
-  /** Forgets every progress route (on close). */
+  /** Marks a task whose pending input callbacks must not be aborted when it settles (detach). */
+  keepInput(record: TaskRecord): void {
+    const live = this.live.get(record.taskId);
+    if (live?.record === record) live.keepInput = true;
+  }
+
+  /**
+   * Resolves when `taskId` is tracked, when no creation is under way any more, or after
+   * {@link EARLY_INPUT_WAIT_MS}, whichever comes first.
+   */
+  whenTracked(taskId: string): Promise<void> {
+    if (this.live.has(taskId)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = this.scheduler.after(EARLY_INPUT_WAIT_MS, wake);
+      let waiters = this.earlyInput.get(taskId);
+      if (waiters === undefined) this.earlyInput.set(taskId, (waiters = new Set()));
+      const set = waiters;
+      set.add(wake);
+      function wake(): void {
+        set.delete(wake);
+        resolve();
+      }
+      this.earlyTimers.set(wake, timer);
+    });
+  }
+
+  /** No creation is under way any more: early input requests stop waiting. */
+  creationsSettled(): void {
+    for (const taskId of [...this.earlyInput.keys()]) this.wakeEarlyInput(taskId);
+  }
+
+  private wakeEarlyInput(taskId: string): void {
+    const waiters = this.earlyInput.get(taskId);
+    if (waiters === undefined) return;
+    this.earlyInput.delete(taskId);
+    for (const wake of waiters) {
+      this.scheduler.cancel(this.earlyTimers.get(wake));
+      this.earlyTimers.delete(wake);
+      wake();
+    }
+  }
+
+  /** Forgets every progress route and wakes every early input request (on close). */
   clear(): void {
     this.progress.clear();
+    this.creationsSettled();
   }
 }

@@ -11,7 +11,16 @@ export class EarlyBuffer {
   private count = 0;
   private creating = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    /** Called when the last creation under way settled. */
+    private readonly onIdle: () => void = () => {},
+  ) {}
+
+  /** True while a creation is under way. */
+  get busy(): boolean {
+    return this.creating > 0;
+  }
 
   /**
    * Marks a creation as under way; call the returned function when it settled. When none is under
@@ -24,7 +33,10 @@ export class EarlyBuffer {
       if (done) return;
       done = true;
       this.creating -= 1;
-      if (this.creating === 0) this.clear();
+      if (this.creating === 0) {
+        this.clear();
+        this.onIdle();
+      }
     };
   }
 

@@ -46,7 +46,7 @@ export class TaskEngine {
     private readonly events: EngineEvents,
   ) {
     this.scheduler = new Scheduler(config.clock, (error) => this.report(error, undefined));
-    this.early = new EarlyBuffer(config.maxEarlyNotifications);
+    this.early = new EarlyBuffer(config.maxEarlyNotifications, () => this.events.creationsSettled());
   }
 
   /** Aborted when the engine shuts down (the client closed). */
@@ -80,6 +80,11 @@ export class TaskEngine {
    */
   beginCreate(): () => void {
     return this.early.begin();
+  }
+
+  /** True while a task creation is under way (its `CreateTaskResult` may still be on its way). */
+  get creating(): boolean {
+    return this.early.busy;
   }
 
   /**

@@ -21,7 +21,7 @@ import type { Timer } from './scheduler.js';
 /** Options of {@link cancelTask}. */
 export interface CancelOptions {
   /** Send the cancel once, without retries (`close()`). */
-  readonly once?: boolean;
+  readonly once?: boolean | undefined;
 }
 
 /**

@@ -35,6 +35,8 @@ export interface EngineEvents {
   problem(error: TaskError, record: TaskRecord | undefined): void;
   /** A task still running is close to its ttl: the server may drop it at `expiresAt` ([V11]). */
   expiring(record: TaskRecord, expiresAt: number): void;
+  /** No task creation is under way any more. */
+  creationsSettled(): void;
 }
 
 /** Options of {@link TaskEngine.track}. */

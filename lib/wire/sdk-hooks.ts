@@ -26,8 +26,8 @@ type RequestHandler = (request: JSONRPCRequest, extra: RequestExtra) => Promise<
 
 /** A notification tap; return `true` to consume the notification (no one else sees it). */
 export type NotificationTap = (notification: JSONRPCNotification) => boolean | void;
-/** A request tap; return a promise to answer the request, or `undefined` to pass it on. */
-export type RequestTap = (request: JSONRPCRequest, extra: RequestExtra) => Promise<Result> | undefined;
+/** A request tap; return a promise to answer the request, or `undefined` (returned or resolved) to pass it on. */
+export type RequestTap = (request: JSONRPCRequest, extra: RequestExtra) => Promise<Result | undefined> | undefined;
 
 interface Hookable {
   _notificationHandlers: Map<string, NotificationHandler>;
@@ -105,7 +105,9 @@ function requestMap(client: Client): TappedMap<RequestHandler, RequestTap> {
   const map = new TappedMap<RequestHandler, RequestTap>(current, (method, self) => async (request, extra) => {
     for (const tap of self.taps.get(method) ?? []) {
       const answer = tap(request, extra);
-      if (answer !== undefined) return answer;
+      if (answer === undefined) continue;
+      const result = await answer;
+      if (result !== undefined) return result;
     }
     const next = self.own(method) ?? target.fallbackRequestHandler;
     if (next !== undefined) return next(request, extra);

@@ -14,6 +14,7 @@ import {
   type Result,
 } from '@modelcontextprotocol/sdk/types.js';
 import { TaskProtocolError, TaskRpcError } from '../errors.js';
+import { fingerprint, scrub } from '../util/fingerprint.js';
 import type { Task } from '../types.js';
 import {
   RELATED_TASK_KEY,
@@ -57,7 +58,8 @@ export function toRpcError(method: string, error: unknown, taskId?: string): Tas
   }
   if (error instanceof McpError) {
     const prefix = `MCP error ${error.code}: `;
-    const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+    // Servers often name the task in their messages ("Task not found: <id>"): never repeat the id.
+    const message = scrub(error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message, taskId);
     // Only the SDK's own local failures are transient: its request timeout (data.timeout) and its
     // closed connection. The same codes sent by a server are the server's errors.
     const data = error.data as { timeout?: unknown } | undefined;
@@ -125,10 +127,12 @@ export class Wire2025 implements TaskWire {
     taskId?: string,
   ): Promise<unknown> {
     try {
-      return await this.client.request({ method, params }, ResultSchema, {
-        timeout: Math.min(Math.max(options.timeoutMs, 1), MAX_TIMER_MS),
-        signal: options.signal,
-      });
+      const timeout = Math.min(Math.max(options.timeoutMs, 1), MAX_TIMER_MS);
+      return await this.client.request(
+        { method, params },
+        ResultSchema,
+        options.signal === undefined ? { timeout } : { timeout, signal: options.signal },
+      );
     } catch (error) {
       throw toRpcError(method, error, taskId);
     }
@@ -199,7 +203,7 @@ export class Wire2025 implements TaskWire {
           if (taskId !== undefined && !owns(taskId) && [...registry].some((other) => other(taskId))) return undefined;
           const answer = handler({ kind, params, taskId, signal: extra.signal });
           return answer?.then(
-            (result) => finishAnswer(kind, result, taskId),
+            (result) => (result === undefined ? undefined : finishAnswer(kind, result, taskId)),
             (error: unknown) => {
               if (error instanceof McpError) throw error;
               const message = error instanceof Error ? error.message : String(error);
@@ -210,7 +214,7 @@ export class Wire2025 implements TaskWire {
         // Nobody can answer: say so plainly rather than decline on the user's behalf.
         (request) => {
           const taskId = relatedTaskId(request.params);
-          const about = taskId === undefined ? '' : ` for task ${taskId}`;
+          const about = taskId === undefined ? '' : ` for task ${fingerprint(taskId)}`;
           const option = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
           return new McpError(-32601, `No ${kind} handler${about}: pass ${option} to the TaskClient or the call`);
         },

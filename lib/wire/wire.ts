@@ -63,10 +63,10 @@ export interface InputRequest {
 }
 
 /**
- * Answers an input request: a promise of the result to send back, or `undefined` to leave the
- * request to whatever handled it before (the SDK client's own handler).
+ * Answers an input request: a promise of the result to send back, or `undefined` (returned, or
+ * resolved) to leave the request to whatever handled it before (the SDK client's own handler).
  */
-export type InputHandler = (request: InputRequest) => Promise<Record<string, unknown>> | undefined;
+export type InputHandler = (request: InputRequest) => Promise<Record<string, unknown> | undefined> | undefined;
 
 /** A progress notification's payload. */
 export interface WireProgress {

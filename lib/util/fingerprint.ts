@@ -1,0 +1,23 @@
+/**
+ * Task ids are bearer secrets (whoever holds one can read or cancel the task): every message the
+ * library writes names a task by a short one-way fingerprint instead, which still lets lines
+ * about one task be correlated.
+ */
+import { createHash } from 'node:crypto';
+
+/** A short one-way fingerprint of a task id, e.g. `sha256:1a2b3c4d5e6f`. */
+export function fingerprint(taskId: string): string {
+  return `sha256:${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * Shortest task id scrubbed from text: a shorter one guards nothing (it can be guessed), and
+ * replacing it would mangle ordinary words.
+ */
+const MIN_SCRUBBED_LENGTH = 8;
+
+/** `text` with every occurrence of `taskId` replaced by its fingerprint. */
+export function scrub(text: string, taskId: string | undefined): string {
+  if (taskId === undefined || taskId.length < MIN_SCRUBBED_LENGTH || !text.includes(taskId)) return text;
+  return text.replaceAll(taskId, fingerprint(taskId));
+}

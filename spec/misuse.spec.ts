@@ -1,0 +1,86 @@
+/**
+ * Misuse gets a clear, typed error from the call that received it (reliability review, items
+ * 16, 17 and 19); ownership of an SDK client belongs to the TaskClient that connected it.
+ */
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createExampleServer } from '../examples/server.js';
+import { TaskClient, TaskNotSupportedError, TaskOptionError, type TaskClientOptions } from '../lib/index.js';
+import { within } from './helpers.js';
+import { creating, type ScriptedServerOptions } from './support/scripted-server.js';
+import { scriptedTaskClient } from './support/scripted-task-client.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptions = {}) {
+  return scriptedTaskClient((cleanup) => cleanups.push(cleanup), options, taskOptions);
+}
+
+describe('options are validated by the call that receives them', () => {
+  it.each([Number.NaN, 0, -1, 1.5, Infinity])('updates({ bufferSize: %s }) throws TaskOptionError', async (bufferSize) => {
+    const { server, tasks } = await setup();
+    creating(server);
+    const handle = await tasks.callToolAsTask('job');
+    let error: unknown;
+    try {
+      handle.updates({ bufferSize });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(TaskOptionError);
+    expect((error as TaskOptionError).option).toBe('bufferSize');
+  });
+
+  it.each([1.5, -1, Number.NaN])('retry.retries %s throws TaskOptionError from the constructor', async (retries) => {
+    const { client } = await setup();
+    expect(() => new TaskClient(client, { retry: { retries } })).toThrow(TaskOptionError);
+  });
+
+  it('resume() refuses a task id longer than the library accepts from a server, before sending anything', async () => {
+    const { server, tasks } = await setup();
+    const before = server.log.length;
+    expect(() => tasks.resume('x'.repeat(1_025))).toThrow(TaskOptionError);
+    expect(() => tasks.resume({ v: 1, taskId: 'x'.repeat(5_000), toolName: 'job', createdAt: '', ttl: null, server: 'scripted-server@1.0.0', revision: '2025-11-25' })).toThrow(TaskOptionError);
+    expect(server.log.length).toBe(before);
+  });
+});
+
+describe('requireTask names the real reason', () => {
+  it('a tool missing from tools/list: the message says it is not listed', async () => {
+    const { tasks } = await setup({ tools: [{ name: 'other', taskSupport: 'required' }] });
+    const error = await tasks.callToolAsTask('missing', {}, { requireTask: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TaskNotSupportedError);
+    expect((error as Error).message).toMatch(/not listed/);
+    expect((error as Error).message).not.toMatch(/taskSupport is absent/);
+  });
+
+  it('a listed tool without task support: the message names its taskSupport', async () => {
+    const { tasks } = await setup({ tools: [{ name: 'plain', taskSupport: 'forbidden' }] });
+    const error = await tasks.callToolAsTask('plain', {}, { requireTask: true }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/taskSupport is forbidden/);
+  });
+});
+
+describe('ownership of the SDK client', () => {
+  it('close() of a TaskClient wrapping a client that another TaskClient connected leaves that client open', async () => {
+    const { server, store } = createExampleServer({ stepMs: 5 });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    cleanups.push(async () => {
+      await server.close();
+      store.cleanup();
+    });
+    const owner = await TaskClient.connect(clientSide);
+    cleanups.push(() => owner.close());
+    const borrower = new TaskClient(owner.client);
+    await borrower.close();
+    // The owner's client still works.
+    const handle = await owner.callToolAsTask('analyze', { id: 1, steps: 1 });
+    await expect(within(handle.result())).resolves.toMatchObject({ content: expect.any(Array) });
+    await owner.close();
+    expect(owner.client.transport).toBeUndefined();
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * Input reaches the right callback, and task ids stay secret (reliability review, items 10-12):
+ * an input request that overtakes its task's `CreateTaskResult` still reaches the call's own
+ * callback, `detach()` does not fail a question still being answered, and no message the library
+ * writes carries a task id ([R31], [V7]).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskClient, type InputContext, type LogEntry } from '../lib/index.js';
+import { ManualClock, flush, rejection, within } from './helpers.js';
+import { NO_REPLY, connectScripted, creating, rpcError, type Json } from './support/scripted-server.js';
+
+const RELATED = 'io.modelcontextprotocol/related-task';
+const SECRET = '7f3c2a9e-1b4d-4c6a-9e8f-0a1b2c3d4e5f';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function rig(options: { clientLevel?: boolean; logger?: (entry: LogEntry) => void } = {}) {
+  const clock = new ManualClock();
+  const pair = await connectScripted({
+    tools: [{ name: 'job', taskSupport: 'required' }],
+    now: clock.now,
+    clientOptions: { capabilities: { elicitation: {} } },
+  });
+  const clientLevel: string[] = [];
+  const tasks = new TaskClient(pair.client, {
+    clock,
+    ...(options.clientLevel === true
+      ? {
+          onElicitation: (_params, ctx) => {
+            clientLevel.push(ctx.taskId ?? 'untagged');
+            return { action: 'decline' };
+          },
+        }
+      : {}),
+    ...(options.logger === undefined ? {} : { logger: { log: options.logger } }),
+  });
+  cleanups.push(async () => {
+    await tasks.close();
+    await pair.close();
+  });
+  return { ...pair, tasks, clock, clientLevel };
+}
+
+const question = (taskId: string): Json => ({
+  message: 'Proceed?',
+  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+  _meta: { [RELATED]: { taskId } },
+});
+
+describe('an input request that overtakes its CreateTaskResult', () => {
+  it("reaches the call's own callback, not the client-level one", async () => {
+    const { server, tasks, clock, clientLevel } = await rig({ clientLevel: true });
+    let reply: Promise<Json> | undefined;
+    server.on('tools/call', (_params, ctx) => {
+      const created = server.tasks.createResult({ taskId: 'early-1', status: 'input_required' });
+      // The question goes out before the CreateTaskResult.
+      reply = server.request('elicitation/create', question('early-1'));
+      setTimeout(() => ctx.reply(created), 5);
+      return NO_REPLY;
+    });
+    const own: string[] = [];
+    const handle = await tasks.callToolAsTask('job', {}, {
+      onElicitation: (_params, ctx) => {
+        own.push(ctx.taskId ?? '');
+        return { action: 'accept', content: { ok: true } };
+      },
+    });
+    const answer = await within(reply!);
+    expect(own).toEqual(['early-1']);
+    expect(clientLevel).toEqual([]);
+    expect(answer.result).toMatchObject({ action: 'accept', _meta: { [RELATED]: { taskId: 'early-1' } } });
+    void handle.result().catch(() => {});
+    await clock.advance(0);
+  });
+
+  it('falls back to the client-level callback when no creation brings that task', async () => {
+    const { server, clock, clientLevel } = await rig({ clientLevel: true });
+    const reply = server.request('elicitation/create', question('nobody-knows-this-task'));
+    await clock.advance(0);
+    const answer = await within(reply);
+    expect(clientLevel).toEqual(['nobody-knows-this-task']);
+    expect(answer.result).toMatchObject({ action: 'decline' });
+  });
+
+  it('waits at most 1 s of clock time while a creation is still under way', async () => {
+    const { server, tasks, clock, clientLevel } = await rig({ clientLevel: true });
+    server.on('tools/call', () => NO_REPLY); // a creation that never answers
+    void tasks.callToolAsTask('job').catch(() => {});
+    await flush();
+    const reply = server.request('elicitation/create', question('other-task-id'));
+    await clock.advance(999);
+    expect(clientLevel).toEqual([]);
+    await clock.advance(1);
+    await within(reply);
+    expect(clientLevel).toEqual(['other-task-id']);
+  });
+});
+
+describe('detach() while an input request is pending', () => {
+  it('does not fail the remote task: the callback still answers, and the server gets that answer', async () => {
+    const { server, tasks, clock } = await rig();
+    creating(server, { taskId: 'd1', status: 'input_required' });
+    server.on('tasks/result', () => NO_REPLY);
+    let release: (() => void) | undefined;
+    let signal: AbortSignal | undefined;
+    const handle = await tasks.callToolAsTask('job', {}, {
+      onElicitation: async (_params, ctx: InputContext) => {
+        signal = ctx.signal;
+        await new Promise<void>((resolve) => (release = resolve));
+        return { action: 'accept', content: { ok: true } };
+      },
+    });
+    const reply = server.request('elicitation/create', question('d1'));
+    await clock.advance(0);
+    await flush();
+    handle.detach();
+    await flush();
+    expect(signal?.aborted).toBe(false);
+    release?.();
+    const answer = await within(reply);
+    expect(answer.error).toBeUndefined();
+    expect(answer.result).toMatchObject({ action: 'accept' });
+  });
+});
+
+describe('task ids are secrets in every message the library writes', () => {
+  it('the -32601 sent back for an unhandled request names the task by fingerprint', async () => {
+    const { server } = await rig();
+    const answer = await within(server.request('elicitation/create', question(SECRET)));
+    const error = answer.error as { code: number; message: string };
+    expect(error.code).toBe(-32601);
+    expect(error.message).not.toContain(SECRET);
+    expect(error.message).toMatch(/sha256:[0-9a-f]{12}/);
+  });
+
+  it('errors thrown and logged repeat no task id from the server’s messages', async () => {
+    const logs: LogEntry[] = [];
+    const { server, tasks, clock } = await rig({ logger: (entry) => logs.push(entry) });
+    creating(server, { taskId: SECRET });
+    server.on('tasks/get', (p) => {
+      throw rpcError(-32602, `Task not found: ${String(p.taskId)}`);
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const failure = rejection(handle.result());
+    await clock.advance(1_000);
+    const error = (await failure) as Error & { cause?: Error };
+    expect(error.message).not.toContain(SECRET);
+    expect(String(error.cause?.message)).not.toContain(SECRET);
+    expect(JSON.stringify(logs)).not.toContain(SECRET);
+  });
+
+  it('a failed task whose error text names the task: TaskFailedError.message shows the fingerprint', async () => {
+    const { server, tasks, clock } = await rig();
+    creating(server, { taskId: SECRET });
+    const handle = await tasks.callToolAsTask('job');
+    const failure = rejection(handle.result());
+    server.tasks.finish(SECRET, 'failed', { error: rpcError(-32603, `task ${SECRET} crashed`) }, {}, true);
+    await clock.advance(10);
+    const error = (await failure) as Error;
+    expect(error.message).not.toContain(SECRET);
+    expect(error.message).toContain('crashed');
+  });
+});
+
