@@ -95,6 +95,11 @@ export type RemoteCancelOutcome =
   | 'unknown'
   /** The remote task had already ended on its own (completed or failed); nothing to cancel. */
   | 'finished'
+  /**
+   * The server acknowledged the cancel but still reported the task running: cancellation is
+   * cooperative on the tasks extension ([E6]), so it stops when it can, or not at all.
+   */
+  | 'acknowledged'
   /** The server did not declare `tasks.cancel`; the task may still run until its ttl. */
   | 'not-supported'
   /** Cancelling was switched off (`cancelOnTimeout: false`, `cancelOnAbort: false`); the task runs on. */
@@ -112,6 +117,7 @@ const REMOTE_FATE: Record<RemoteCancelOutcome, string> = {
   failed: 'cancelling the remote task failed, it may still be running',
   unknown: 'a tasks/cancel was sent but not answered in time, the remote task may still be running',
   finished: 'the remote task had already finished',
+  acknowledged: 'the server acknowledged the cancel, the remote task stops when it can',
   'not-supported': 'the server cannot cancel tasks, the remote task may still be running',
   disabled: 'the remote task was left running',
   'no-task': 'no remote task was created',
@@ -125,16 +131,26 @@ export function describeRemoteCancel(outcome: RemoteCancelOutcome): string {
 
 /**
  * A library feature the server (or the local SDK client) does not support: tasks at all, task mode
- * for this tool, `tasks/cancel`, `tasks/list`, or an input capability.
+ * for this tool, `tasks/cancel`, `tasks/list`, an input capability, or (`input`) a kind of input
+ * request this library cannot answer.
  */
 export class TaskNotSupportedError extends TaskError {
   override name = 'TaskNotSupportedError';
   /** What is missing. */
-  readonly feature: 'tasks' | 'tool' | 'cancel' | 'list' | 'elicitation' | 'sampling';
+  readonly feature: 'tasks' | 'tool' | 'cancel' | 'list' | 'elicitation' | 'sampling' | 'input';
+  /**
+   * The tool's result, when the server ran the call at once although a task was required (on the
+   * tasks extension the server decides, so `requireTask` can only be checked afterwards).
+   */
+  readonly result: CallToolResult | undefined;
 
-  constructor(message: string, options: TaskErrorOptions & { feature: TaskNotSupportedError['feature'] }) {
+  constructor(
+    message: string,
+    options: TaskErrorOptions & { feature: TaskNotSupportedError['feature']; result?: CallToolResult | undefined },
+  ) {
     super(message, options);
     this.feature = options.feature;
+    this.result = options.result;
   }
 }
 

@@ -2,17 +2,18 @@
  * mcp-task-client: long-running MCP tool calls (MCP 2025-11-25 tasks) made easy and safe.
  * Everything public is exported from here.
  */
-export { TaskClient } from './client.js';
-export { TaskHandle, TaskHandleOf, type HandleKind, type ResultOptions, type UpdatesOptions } from './handle.js';
-export type { ResumeOptions, TaskReference } from './reference.js';
+export { TaskClient } from './facade/client.js';
+export { TaskHandle, TaskHandleOf, type HandleKind, type ResultOptions, type UpdatesOptions } from './facade/handle.js';
+export type { ResumeOptions, TaskReference } from './facade/reference.js';
 export type {
   CallToolAsTaskOptions,
   CloseOptions,
   ProgressCallback,
+  ProgressContext,
   RetryOptions,
   TaskClientConnectOptions,
   TaskClientOptions,
-} from './options.js';
+} from './facade/options.js';
 export type { RetryPolicy } from './engine/timing.js';
 export {
   consoleLogger,
@@ -20,20 +21,20 @@ export {
   type LogEntry,
   type LogLevel,
   type TaskLogger,
-} from './logger.js';
+} from './facade/logger.js';
 export type {
   ElicitationCallback,
   InputCallbacks,
   InputContext,
   SamplingCallback,
-} from './input.js';
+} from './facade/input.js';
 export type {
   TaskClientEvents,
   TaskHandleEvents,
   TaskMetrics,
   TaskOutcomeKind,
   TaskProgress,
-} from './events.js';
+} from './facade/events.js';
 export {
   isTerminalStatus,
   type CallToolResult,

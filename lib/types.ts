@@ -1,10 +1,107 @@
 /**
- * Public data types shared by every module. Wire-neutral: the 2025-11-25 adapter and any later
- * wire adapter map their messages onto these shapes.
+ * Public data types shared by every module, in one place. Wire-neutral: every wire maps its
+ * messages onto these shapes. The MCP shapes (tool results, elicitation and sampling) are the
+ * library's own structural types, so that no SDK has to be installed to type-check against them;
+ * the SDKs' own values fit them.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-export type { CallToolResult };
+/** A JSON object, as MCP messages carry them. */
+export type JsonObject = { [key: string]: unknown };
+
+/** Text in a tool result or a message. */
+export type TextContent = { readonly type: 'text'; readonly text: string; readonly [key: string]: unknown };
+/** An image (base64 `data`). */
+export type ImageContent = { readonly type: 'image'; readonly data: string; readonly mimeType: string; readonly [key: string]: unknown };
+/** Audio (base64 `data`). */
+export type AudioContent = { readonly type: 'audio'; readonly data: string; readonly mimeType: string; readonly [key: string]: unknown };
+/** A link to a resource. */
+export type ResourceLink = { readonly type: 'resource_link'; readonly uri: string; readonly name: string; readonly [key: string]: unknown };
+/** A resource embedded in the result. */
+export type EmbeddedResource = {
+  readonly type: 'resource';
+  readonly resource: { readonly uri: string; readonly mimeType?: string; readonly text?: string; readonly blob?: string; readonly [key: string]: unknown };
+  readonly [key: string]: unknown;
+};
+/** One block of a tool result's content. */
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+/** What a tool call returns (`isError: true` marks a tool-level failure). */
+export type CallToolResult = {
+  readonly content: ContentBlock[];
+  readonly structuredContent?: JsonObject;
+  readonly isError?: boolean;
+  readonly _meta?: JsonObject;
+  readonly [key: string]: unknown;
+};
+
+/** The params of an elicitation request (`elicitation/create`): a form, or a URL to visit. */
+export type ElicitRequestParams = {
+  /** `form` (the default) asks for values matching `requestedSchema`; `url` asks the user to visit `url`. */
+  readonly mode?: 'form' | 'url';
+  /** What to ask the user. */
+  readonly message: string;
+  /** The form: a flat object schema of primitive fields (form mode). */
+  readonly requestedSchema?: {
+    readonly type: 'object';
+    readonly properties: { readonly [name: string]: JsonObject };
+    readonly required?: readonly string[];
+    readonly [key: string]: unknown;
+  };
+  /** The page to visit (url mode). */
+  readonly url?: string;
+  /** The server's id for a url-mode elicitation. */
+  readonly elicitationId?: string;
+  readonly _meta?: JsonObject;
+  readonly [key: string]: unknown;
+};
+
+/** The answer to an elicitation. */
+export type ElicitResult = {
+  /** `accept` with `content`, or `decline` / `cancel` without. */
+  readonly action: 'accept' | 'decline' | 'cancel';
+  /** The values the user gave (form mode). */
+  readonly content?: { readonly [name: string]: string | number | boolean | readonly string[] };
+  readonly _meta?: JsonObject;
+  readonly [key: string]: unknown;
+};
+
+/** A model's request to call a tool, in a sampling exchange. */
+export type ToolUseContent = { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: JsonObject; readonly [key: string]: unknown };
+/** The result of a tool call, handed back to the model. */
+export type ToolResultContent = { readonly type: 'tool_result'; readonly toolUseId: string; readonly content: unknown; readonly [key: string]: unknown };
+/** One block of a sampling message. */
+export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
+
+/** One message of a sampling request. */
+export type SamplingMessage = {
+  readonly role: 'user' | 'assistant';
+  readonly content: SamplingContent | SamplingContent[];
+  readonly [key: string]: unknown;
+};
+
+/** The params of a sampling request (`sampling/createMessage`). */
+export type CreateMessageRequestParams = {
+  readonly messages: readonly SamplingMessage[];
+  readonly maxTokens: number;
+  readonly systemPrompt?: string;
+  readonly temperature?: number;
+  readonly stopSequences?: readonly string[];
+  readonly modelPreferences?: JsonObject;
+  readonly _meta?: JsonObject;
+  readonly [key: string]: unknown;
+};
+
+/** The answer to a sampling request. */
+export type CreateMessageResult = {
+  readonly role: 'user' | 'assistant';
+  /** A content block (e.g. `{ type: 'text', text }`), or several. */
+  readonly content: SamplingContent | SamplingContent[];
+  /** The model that produced it. */
+  readonly model: string;
+  readonly stopReason?: string;
+  readonly _meta?: JsonObject;
+  readonly [key: string]: unknown;
+};
 
 /**
  * The five statuses of a task. `completed`, `failed` and `cancelled` are terminal: a task never
@@ -63,4 +160,31 @@ export interface Clock {
 /** True for `completed`, `failed` and `cancelled`. */
 export function isTerminalStatus(status: TaskStatus): status is TerminalTaskStatus {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/**
+ * A transport of either MCP SDK (stdio, Streamable HTTP, in-memory, ...). Structural: no SDK is
+ * imported, and both SDKs' transports fit.
+ */
+export interface McpTransport {
+  start(): Promise<void>;
+  /** Sends a JSON-RPC message (typed loosely: each SDK types its messages its own way). */
+  send(message: never, options?: never): Promise<void>;
+  close(): Promise<void>;
+  onmessage?: ((message: never, extra?: never) => void) | undefined;
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  /** The Streamable HTTP session id, if any. */
+  readonly sessionId?: string | undefined;
+}
+
+/**
+ * A connected MCP SDK client: `Client` from `@modelcontextprotocol/sdk` 1.x (^1.32) or from
+ * `@modelcontextprotocol/client` 2.x (^2.4). Structural: the library tells the two apart itself.
+ */
+export interface McpClient {
+  readonly transport?: McpTransport | undefined;
+  getServerCapabilities(): unknown;
+  getServerVersion(): unknown;
+  close(): Promise<void>;
 }

@@ -272,12 +272,13 @@ describe('detach, dispose and close', () => {
     const result = handle.result().catch((e: unknown) => e);
     const reference = handle.detach();
     expect(reference).toMatchObject({
-      v: 1,
+      v: 2,
       taskId: handle.taskId,
       toolName: 'analyze',
       ttl: 600_000,
       server: 'example-task-server@1.0.0',
-      revision: '2025-11-25',
+      wire: '2025-11-25',
+      capabilities: { cancel: true, list: true },
     });
     expect(await result).toBeInstanceOf(TaskDetachedError);
     expect(tasks.active).toBe(0);

@@ -12,7 +12,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   TaskCancelledError,
   TaskClient,
@@ -1007,27 +1007,25 @@ describe('paging that never ends (tasks/list D13, tools/list)', () => {
 
 describe('a tools/call that is never answered (its answer lost on the wire)', () => {
   it('callToolAsTask rejects with TaskRpcError -32001 after the request timeout, and the call is not retried (a retry could start a second task)', async () => {
-    const { server, tasks } = await setup({}, { requestTimeoutMs: 1_000 });
+    const { server, tasks, clock } = await setup({}, { requestTimeoutMs: 1_000 });
     server.on('tools/call', () => NO_REPLY);
-    // The SDK Client times its requests with the global setTimeout: fake only that one.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
+    {
       const outcome = tasks.callToolAsTask('job').then(
         () => 'resolved',
         (error: unknown) => error,
       );
       await flush();
       expect(server.count('tools/call')).toBe(1);
-      // No deadline: the SDK's default 60 s for the call plus requestTimeoutMs.
-      await vi.advanceTimersByTimeAsync(60_000 + 1_000);
+      // No deadline: the plain-call default of 60 s for the call plus requestTimeoutMs.
+      await clock.advance(60_000 + 999);
+      expect(server.count('tools/call')).toBe(1);
+      await clock.advance(1);
       const error = await outcome;
       expect(error).toBeInstanceOf(TaskRpcError);
       expect((error as TaskRpcError).code).toBe(-32001);
       expect((error as TaskRpcError).method).toBe('tools/call');
       expect(server.count('tools/call')).toBe(1);
       expect(tasks.active).toBe(0);
-    } finally {
-      vi.useRealTimers();
     }
   });
 });

@@ -211,10 +211,10 @@ describe('input_required callbacks', () => {
     const base = { ...record.task };
     let t = Date.parse(base.lastUpdatedAt);
     const at = (): string => new Date((t += 1_000)).toISOString();
-    engine.push({ ...base, status: 'input_required', statusMessage: 'first', lastUpdatedAt: at() });
-    engine.push({ ...base, status: 'input_required', statusMessage: 'still first', lastUpdatedAt: at() });
-    engine.push({ ...base, status: 'working', lastUpdatedAt: at() });
-    engine.push({ ...base, status: 'input_required', statusMessage: 'second', lastUpdatedAt: at() });
+    engine.push({ task: { ...base, status: 'input_required', statusMessage: 'first', lastUpdatedAt: at() } });
+    engine.push({ task: { ...base, status: 'input_required', statusMessage: 'still first', lastUpdatedAt: at() } });
+    engine.push({ task: { ...base, status: 'working', lastUpdatedAt: at() } });
+    engine.push({ task: { ...base, status: 'input_required', statusMessage: 'second', lastUpdatedAt: at() } });
     expect(handleEvents).toEqual(['first', 'second']);
     twice.detach();
   });

@@ -43,7 +43,7 @@ describe('options are validated by the call that receives them', () => {
     const { server, tasks } = await setup();
     const before = server.log.length;
     expect(() => tasks.resume('x'.repeat(1_025))).toThrow(TaskOptionError);
-    expect(() => tasks.resume({ v: 1, taskId: 'x'.repeat(5_000), toolName: 'job', createdAt: '', ttl: null, server: 'scripted-server@1.0.0', revision: '2025-11-25' })).toThrow(TaskOptionError);
+    expect(() => tasks.resume({ v: 2, taskId: 'x'.repeat(5_000), toolName: 'job', createdAt: '', ttl: null, server: 'scripted-server@1.0.0', wire: '2025-11-25' })).toThrow(TaskOptionError);
     expect(server.log.length).toBe(before);
   });
 });

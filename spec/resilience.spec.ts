@@ -241,7 +241,8 @@ describe('resume', () => {
     expect(resumed.settled).toBe(false);
     expect((await resumed.result()).content).toEqual([{ type: 'text', text: 'analysis of 1 done in 1 steps' }]);
     expect(() => tasks.resume({ ...reference, server: 'someone-else@1' })).toThrow(TaskOptionError);
-    expect(() => tasks.resume({ ...reference, v: 2 } as never)).toThrow(TaskOptionError);
+    expect(() => tasks.resume({ ...reference, v: 3 } as never)).toThrow(TaskOptionError);
+    expect(() => tasks.resume({ ...reference, wire: 'io.modelcontextprotocol/tasks' })).toThrow(TaskOptionError);
     const old = tasks.resume({ ...reference, taskId: 'long-gone', createdAt: '2020-01-01T00:00:00.000Z', ttl: 1_000 });
     await expect(old.result()).rejects.toBeInstanceOf(TaskExpiredError);
     const byId = tasks.resume('no-such-task', { toolName: 'analyze' });

@@ -3,11 +3,11 @@
  * over stdio) are kept here until the task is tracked. Only while a creation is under way, and
  * only a bounded number: mcp-go broadcasts every task to every session, so unknown ids are normal.
  */
-import type { Task } from '../types.js';
+import type { WireSnapshot } from '../wire/wire.js';
 
 /** A bounded buffer of early snapshots, by task id. */
 export class EarlyBuffer {
-  private readonly byTask = new Map<string, Task[]>();
+  private readonly byTask = new Map<string, WireSnapshot[]>();
   private count = 0;
   private creating = 0;
 
@@ -41,7 +41,8 @@ export class EarlyBuffer {
   }
 
   /** Keeps `task` if a creation is under way (dropping the oldest task's snapshots when full). */
-  offer(task: Task): void {
+  offer(snapshot: WireSnapshot): void {
+    const task = snapshot.task;
     if (this.creating === 0) return;
     if (this.count >= this.limit) {
       const oldest = this.byTask.keys().next().value;
@@ -51,13 +52,13 @@ export class EarlyBuffer {
       }
     }
     const list = this.byTask.get(task.taskId);
-    if (list === undefined) this.byTask.set(task.taskId, [task]);
-    else list.push(task);
+    if (list === undefined) this.byTask.set(task.taskId, [snapshot]);
+    else list.push(snapshot);
     this.count += 1;
   }
 
   /** Removes and returns the snapshots kept for `taskId`, oldest first. */
-  take(taskId: string): Task[] {
+  take(taskId: string): WireSnapshot[] {
     const list = this.byTask.get(taskId);
     if (list === undefined) return [];
     this.byTask.delete(taskId);

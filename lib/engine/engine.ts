@@ -14,13 +14,13 @@ const NO_RETRIES: RetryPolicy = { retries: 0, minDelayMs: 0, maxDelayMs: 0, fact
 function closedError(): TaskClosedError {
   return new TaskClosedError('The TaskClient was closed');
 }
-import { isTerminalStatus, type Task } from '../types.js';
-import type { TaskWire } from '../wire/wire.js';
+import { isTerminalStatus } from '../types.js';
+import type { ErrorClass, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
 import { EarlyBuffer } from './early.js';
 import { Pause } from './pause.js';
-import { fetchOutcome, fetchTerminal, finish, isNotFound, vanished } from './outcome.js';
+import { fetchOutcome, fetchTerminal, finish, vanished } from './outcome.js';
 import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
-import { isTransient, withRetry } from './retry.js';
+import { withRetry } from './retry.js';
 import { Scheduler } from './scheduler.js';
 import { pollDelay, type RetryPolicy } from './timing.js';
 import type { EngineConfig, EngineEvents, SnapshotSource, StopIntent, TrackOptions } from './types.js';
@@ -39,6 +39,7 @@ export class TaskEngine {
   private readonly pauseState = new Pause();
   /** Bumped when the wire is replaced: answers to requests sent before belong to the old one. */
   generation = 0;
+  private featureCache: WireFeatures | undefined;
 
   constructor(
     private wireRef: TaskWire,
@@ -46,6 +47,10 @@ export class TaskEngine {
     private readonly events: EngineEvents,
   ) {
     this.scheduler = new Scheduler(config.clock, (error) => this.report(error, undefined));
+    this.retryable = (error) => {
+      const kind = this.classify(error);
+      return kind === 'transient' || kind === 'timeout' || kind === 'session';
+    };
     this.early = new EarlyBuffer(config.maxEarlyNotifications, () => this.events.creationsSettled());
   }
 
@@ -57,6 +62,30 @@ export class TaskEngine {
   /** The wire in use. */
   get wire(): TaskWire {
     return this.wireRef;
+  }
+
+  /** What the wire in use can do (read once per wire; {@link TaskEngine.refreshFeatures} re-reads). */
+  get features(): WireFeatures {
+    return (this.featureCache ??= this.wireRef.features());
+  }
+
+  /** Forgets the cached features (the wire learned capabilities, e.g. from a resume reference). */
+  refreshFeatures(): void {
+    this.featureCache = undefined;
+  }
+
+  /** What an error means, by the wire's reading; the library's own stops are `stopped`. */
+  classify(error: unknown): ErrorClass {
+    if (error === TRACKING_STOPPED || error instanceof TaskClosedError) return 'stopped';
+    return this.wireRef.classify(error);
+  }
+
+  /** True for a failure worth another attempt. */
+  readonly retryable: (error: unknown) => boolean;
+
+  /** Options of one request of a task: its short timeout, on the engine's timers. */
+  requestOptions(timeoutMs: number, signal?: AbortSignal, weak?: boolean): WireRequestOptions {
+    return { timeoutMs, timers: this.scheduler, signal, weak };
   }
 
   /** Number of tasks being tracked. */
@@ -91,7 +120,8 @@ export class TaskEngine {
    * Starts tracking `task`. Notifications that arrived before it are applied, and the first poll
    * waits one poll interval (the spec leaves it open, [A16]; polling at once wastes a request).
    */
-  track(task: Task, toolName: string, options: TrackOptions = {}): TaskRecord {
+  track(snapshot: WireSnapshot, toolName: string, options: TrackOptions = {}): TaskRecord {
+    const task = snapshot.task;
     const now = this.config.clock.now();
     const record = new TaskRecord(
       task,
@@ -101,9 +131,10 @@ export class TaskEngine {
       options.provisional === true,
     );
     this.records.set(task.taskId, record);
-    for (const snapshot of this.early.take(task.taskId)) {
+    if (snapshot.outcome !== undefined && record.terminal) record.outcome = snapshot.outcome;
+    for (const early of this.early.take(task.taskId)) {
       record.notifications += 1;
-      this.observe(record, snapshot, 'notification');
+      this.observe(record, early, 'notification');
     }
     if (record.provisional) return record;
     record.active = true;
@@ -123,23 +154,26 @@ export class TaskEngine {
     else this.react(record);
   }
 
-  /** Handles a pushed snapshot (`notifications/tasks/status`). Unknown tasks are ignored. */
-  push(task: Task): void {
-    const record = this.records.get(task.taskId);
+  /** Handles a pushed snapshot (a status notification). Unknown tasks are ignored. */
+  push(snapshot: WireSnapshot): void {
+    const record = this.records.get(snapshot.task.taskId);
     if (record === undefined) {
-      this.early.offer(task);
+      this.early.offer(snapshot);
       return;
     }
     record.notifications += 1;
-    this.observe(record, task, 'notification');
+    this.observe(record, snapshot, 'notification');
   }
 
   /** Offers a snapshot to a record and reacts to what changed. */
-  observe(record: TaskRecord, task: Task, source: SnapshotSource): void {
+  observe(record: TaskRecord, snapshot: WireSnapshot, source: SnapshotSource): void {
     if (record.settlement !== undefined) return;
+    const task = snapshot.task;
     const previous = record.task;
     const wasProvisional = record.provisional;
     const verdict = record.apply(task, this.stopping.get(record)?.holdStream ?? false);
+    // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known.
+    if (snapshot.outcome !== undefined && isTerminalStatus(task.status) && verdict !== 'stale') record.outcome ??= snapshot.outcome;
     if (verdict === 'stale') return;
     if (verdict === 'after-terminal') {
       if (!isTerminalStatus(task.status)) {
@@ -180,17 +214,26 @@ export class TaskEngine {
     if (record.settlement !== undefined || record.provisional || !record.active) return;
     const status = record.task.status;
     if (isTerminalStatus(status)) {
-      this.scheduler.cancel(record.pollTimer);
       this.scheduler.cancel(record.ttlTimer);
-      if (status === 'cancelled' || record.outcome !== undefined) finish(this, record);
-      else fetchTerminal(this, record);
+      if (status === 'cancelled' || record.outcome !== undefined) {
+        this.scheduler.cancel(record.pollTimer);
+        finish(this, record);
+      } else if (this.features.payloadFetch) {
+        this.scheduler.cancel(record.pollTimer);
+        fetchTerminal(this, record);
+      } else {
+        // The payload rides on the snapshot, but this one came without it (a terse notification):
+        // read the task at once.
+        record.nextPollAt = this.config.clock.now();
+        this.ensurePoll(record, true);
+      }
       return;
     }
     // [R29]: on input_required, call tasks/result so queued input requests can be delivered;
     // polling goes on meanwhile ([R15]) so statuses keep flowing.
     if (
       status === 'input_required' &&
-      this.wireRef.inputViaResult &&
+      this.features.inputViaPayload &&
       !this.pauseState.paused &&
       this.config.clock.now() >= record.blockingRetryAt
     ) {
@@ -199,9 +242,12 @@ export class TaskEngine {
     this.ensurePoll(record);
   }
 
-  /** Makes sure a poll is scheduled for a live, non-terminal record. */
-  ensurePoll(record: TaskRecord): void {
-    if (!record.active || record.settlement !== undefined || record.terminal) return;
+  /**
+   * Makes sure a poll is scheduled for a live, non-terminal record (`terminal`: also for a
+   * terminal one whose payload a read must bring).
+   */
+  ensurePoll(record: TaskRecord, terminal = false): void {
+    if (!record.active || record.settlement !== undefined || (record.terminal && !terminal)) return;
     if (this.stopping.has(record) || this.pauseState.paused) return;
     const timer = record.pollTimer;
     if (timer?.live) {
@@ -217,16 +263,17 @@ export class TaskEngine {
   }
 
   private poll(record: TaskRecord): void {
-    if (record.pollInFlight || record.settlement !== undefined || record.terminal || this.pauseState.paused) return;
+    if (record.pollInFlight || record.settlement !== undefined || this.pauseState.paused) return;
+    if (record.terminal && (record.outcome !== undefined || this.features.payloadFetch)) return;
     record.pollInFlight = true;
     if (record.task.pollInterval === undefined && !record.provisional) record.hintlessPolls += 1;
     record.nextPollAt = this.config.clock.now() + this.delay(record);
     const generation = this.generation;
     this.attempt(record, (signal) => this.readTask(record, signal)).then(
-      (task) => {
+      (snapshot) => {
         record.pollInFlight = false;
         record.failedPolls = 0;
-        this.observe(record, task, 'poll');
+        this.observe(record, snapshot, 'poll');
         this.ensurePoll(record);
       },
       (error: unknown) => {
@@ -240,16 +287,17 @@ export class TaskEngine {
 
   private pollFailed(record: TaskRecord, error: unknown): void {
     if (record.settlement !== undefined) return;
-    if (isNotFound(error)) {
+    const kind = this.classify(error);
+    if (kind === 'vanished') {
       vanished(this, record, error);
       return;
     }
-    if (this.pauseState.paused) return; // the poll died with the connection; resume() polls again
+    if (this.pauseState.paused || kind === 'stopped') return; // resume() polls again
     record.failedPolls += 1;
     this.report(error, record);
     // A poll that times out is simply retried at the next tick; only repeated hard failures
     // (a server that cannot serve tasks/get, or keeps sending garbage) fail the task.
-    if (!isTransient(error) && record.failedPolls >= this.config.maxPollFailures) {
+    if (!this.retryable(error) && record.failedPolls >= this.config.maxPollFailures) {
       const failure = asTaskError(error, record);
       this.settle(record, { ok: false, error: failure }, failure);
       return;
@@ -259,9 +307,9 @@ export class TaskEngine {
   }
 
   /** Reads a task (`tasks/get`) for `record`, counting the request in its metrics. */
-  readTask(record: TaskRecord, signal: AbortSignal): Promise<Task> {
+  readTask(record: TaskRecord, signal: AbortSignal): Promise<WireSnapshot> {
     record.polls += 1;
-    return this.wireRef.getTask(record.taskId, { timeoutMs: record.requestTimeoutMs, signal });
+    return this.wireRef.getTask(record.taskId, this.requestOptions(record.requestTimeoutMs, signal));
   }
 
   /** Runs one request for `record` with its own abort controller, aborted if tracking stops. */
@@ -277,7 +325,9 @@ export class TaskEngine {
       (error: unknown) => {
         inflight.delete(controller);
         // Aborted because tracking stopped: the library's own doing, never retried or reported.
-        throw controller.signal.aborted ? TRACKING_STOPPED : error;
+        if (controller.signal.aborted) throw TRACKING_STOPPED;
+        this.noticeSessionLoss(error);
+        throw error;
       },
     );
   }
@@ -291,6 +341,7 @@ export class TaskEngine {
     const c = this.config;
     const signal = (): AbortSignal => (record === undefined ? this.life.signal : record.lifeSignal);
     return withRetry(() => (record === undefined ? this.attemptDetached(run) : this.attempt(record, run)), {
+      retryable: this.retryable,
       policy: c.retry,
       scheduler: this.scheduler,
       random: c.random,
@@ -313,6 +364,7 @@ export class TaskEngine {
   background<T>(record: TaskRecord, run: (signal: AbortSignal) => Promise<T>, once = false): Promise<T> {
     const c = this.config;
     return withRetry(() => this.attemptDetached(run), {
+      retryable: this.retryable,
       policy: once ? NO_RETRIES : c.retry,
       scheduler: this.scheduler,
       random: c.random,
@@ -336,9 +388,19 @@ export class TaskEngine {
       },
       (error: unknown) => {
         this.detachedInflight.delete(controller);
-        throw controller.signal.aborted ? closedError() : error;
+        if (controller.signal.aborted) throw closedError();
+        this.noticeSessionLoss(error);
+        throw error;
       },
     );
+  }
+
+  /**
+   * A request found the server's session gone (an HTTP server restarted): the connection is lost,
+   * as if the transport had closed. Retries then wait for the reconnection.
+   */
+  private noticeSessionLoss(error: unknown): void {
+    if (!this.pauseState.paused && this.classify(error) === 'session') this.events.sessionLost(this.wireRef);
   }
 
   /** Warns once when a running task nears the end of its ttl ([V11]: it may vanish then). */
@@ -398,7 +460,10 @@ export class TaskEngine {
   resume(wire: TaskWire = this.wireRef): void {
     // Requests still open on an old connection stay there (a server may tie pending input to
     // them); if they fail after the switch, they are sent again over the new one.
-    if (wire !== this.wireRef) this.generation += 1;
+    if (wire !== this.wireRef) {
+      this.generation += 1;
+      this.featureCache = undefined;
+    }
     this.wireRef = wire;
     if (!this.pauseState.resume()) return;
     const now = this.config.clock.now();

@@ -17,13 +17,12 @@ import {
   TaskRpcError,
   asTaskError,
 } from '../errors.js';
-import { failedError } from '../failure.js';
-import type { JsonRpcErrorInfo, Task } from '../types.js';
+import { failedError } from './failure.js';
+import type { JsonRpcErrorInfo } from '../types.js';
+import type { WireSnapshot } from '../wire/wire.js';
 import type { TaskEngine } from './engine.js';
 import type { TaskRecord } from './record.js';
 
-/** The -32602 "invalid params" code: for `tasks/*` it means unknown or expired task ([V26]). */
-export const INVALID_PARAMS = -32602;
 /** Longest timer delay; used as "no timeout" for a blocking `tasks/result`. */
 const NO_TIMEOUT = 2_147_483_647;
 /** Server/client clock skew tolerated when telling expiry from early vanishing. */
@@ -51,10 +50,6 @@ export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
   });
 }
 
-/** True for the -32602 a server sends for a task it does not know. */
-export function isNotFound(error: unknown): boolean {
-  return error instanceof TaskRpcError && error.code === INVALID_PARAMS;
-}
 
 /**
  * Starts a `tasks/result` request when one is needed: a blocking one for `input_required`, a
@@ -83,7 +78,7 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
     if (terminal) record.terminalFetch = false;
     return record.settlement !== undefined || record.outcome !== undefined;
   };
-  engine.retrying(record, (signal) => engine.wire.getOutcome(record.taskId, { timeoutMs, signal })).then(
+  engine.retrying(record, (signal) => engine.wire.getOutcome(record.taskId, engine.requestOptions(timeoutMs, signal))).then(
     (outcome) => {
       if (done()) return;
       if (!terminal && outcome.kind === 'error') {
@@ -101,7 +96,7 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
         engine.react(record);
         return;
       }
-      if (isNotFound(error)) {
+      if (engine.classify(error) === 'vanished') {
         vanished(engine, record, error);
         return;
       }
@@ -150,14 +145,14 @@ function waitError(record: TaskRecord, error: JsonRpcErrorInfo): TaskRpcError {
  * status is inferred from it; an untagged one waits until the server reports the task terminal.
  */
 async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<void> {
-  let task: Task | undefined;
+  let snapshot: WireSnapshot | undefined;
   try {
-    task = await engine.retrying(record, (signal) => engine.readTask(record, signal));
+    snapshot = await engine.retrying(record, (signal) => engine.readTask(record, signal));
   } catch (error) {
     if (record.settlement === undefined) engine.report(error, record);
   }
   if (record.settlement !== undefined) return;
-  if (task !== undefined) engine.observe(record, task, 'result');
+  if (snapshot !== undefined) engine.observe(record, snapshot, 'result');
   if (record.settlement !== undefined || record.terminal || engine.isStopping(record)) return;
   const outcome = record.outcome;
   if (outcome?.kind !== 'result' || !outcome.tagged) {
@@ -167,9 +162,11 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
   engine.observe(
     record,
     {
-      ...record.task,
-      status: outcome.result.isError === true ? 'failed' : 'completed',
-      lastUpdatedAt: new Date(engine.config.clock.now()).toISOString(),
+      task: {
+        ...record.task,
+        status: outcome.result.isError === true ? 'failed' : 'completed',
+        lastUpdatedAt: new Date(engine.config.clock.now()).toISOString(),
+      },
     },
     'result',
   );
@@ -214,7 +211,14 @@ export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown)
     task.ttl !== null && Number.isFinite(created) && engine.config.clock.now() + EXPIRY_SKEW_MS >= created + task.ttl;
   const failure = expired
     ? new TaskExpiredError(`Task expired: its ttl of ${task.ttl} ms elapsed and the server dropped it`, common)
-    : new TaskNotFoundError('The server no longer knows this task (it vanished before its ttl elapsed)', common);
+    : record.provisional
+      ? // A resumed task the server never showed us: servers built on the MCP SDKs keep tasks per
+        // session, so a fresh session does not see tasks of another one.
+        new TaskNotFoundError(
+          'The server does not know this task: it may belong to another session (SDK servers keep tasks per session; resume over the same session id), or it expired',
+          common,
+        )
+      : new TaskNotFoundError('The server no longer knows this task (it vanished before its ttl elapsed)', common);
   // Iterators end by throwing: no terminal snapshot will ever come.
   engine.settle(record, { ok: false, error: failure }, failure);
 }

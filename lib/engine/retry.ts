@@ -4,18 +4,9 @@
  * Node timer; `p-retry` does the attempt bookkeeping and the abort handling.
  */
 import pRetry from 'p-retry';
-import { TaskProtocolError, TaskRpcError } from '../errors.js';
 import { onAbort } from '../util/abort.js';
 import type { Scheduler } from './scheduler.js';
 import { backoffDelay, type RetryPolicy } from './timing.js';
-
-/** JSON-RPC codes that are never retried: the request itself is wrong. */
-const PROTOCOL_CODES: ReadonlySet<number> = new Set([-32600, -32601, -32602]);
-
-/** True for failures worth another attempt: timeouts, lost connections, HTTP 5xx and 429. */
-export function isTransient(error: unknown): boolean {
-  return error instanceof TaskRpcError && error.transient && !PROTOCOL_CODES.has(error.code);
-}
 
 /**
  * Waits `ms` on `scheduler`; rejects with the signal's reason when `signal` aborts. A `weak` wait
@@ -47,6 +38,8 @@ export function sleep(scheduler: Scheduler, ms: number, signal?: AbortSignal, we
 
 /** What {@link withRetry} needs besides the operation. */
 export interface RetryContext {
+  /** True for a failure worth another attempt (the wire decides: timeouts, lost connections, ...). */
+  readonly retryable: (error: unknown) => boolean;
   readonly policy: RetryPolicy;
   readonly scheduler: Scheduler;
   readonly random: () => number;
@@ -64,20 +57,14 @@ export interface RetryContext {
   readonly weak?: boolean | undefined;
 }
 
-/** True when `error` may be retried at all. */
-function retryable(error: unknown): boolean {
-  return !(error instanceof TaskProtocolError) && isTransient(error);
-}
-
 /**
- * Runs `operation`, retrying transient failures ({@link isTransient}) with exponential backoff and
- * jitter, within `policy.retries` retries and `policy.maxElapsedMs`. Protocol errors
- * (-32600, -32601, -32602) and malformed replies are never retried. The first attempt runs
+ * Runs `operation`, retrying the failures `context.retryable` accepts with exponential backoff and
+ * jitter, within `policy.retries` retries and `policy.maxElapsedMs`. The first attempt runs
  * directly; `p-retry` takes over only after a retryable failure, so the common path costs nothing.
  * @throws the last error when retrying stops, or the signal's reason when aborted.
  */
 export async function withRetry<T>(operation: (attempt: number) => Promise<T>, context: RetryContext): Promise<T> {
-  const { policy, scheduler, random, now, onRetry, pause } = context;
+  const { policy, scheduler, random, now, onRetry, pause, retryable } = context;
   let first: unknown;
   try {
     return await operation(1);

@@ -12,9 +12,10 @@ import {
   type RemoteCancelOutcome,
   type TaskError,
 } from '../errors.js';
-import type { Task } from '../types.js';
+import { isTerminalStatus, type Task } from '../types.js';
+import type { WireSnapshot } from '../wire/wire.js';
 import type { TaskEngine } from './engine.js';
-import { isNotFound, vanished } from './outcome.js';
+import { vanished } from './outcome.js';
 import type { TaskRecord } from './record.js';
 import type { Timer } from './scheduler.js';
 
@@ -49,7 +50,7 @@ export function cancelTask(engine: TaskEngine, record: TaskRecord, options: Canc
   }
   if (record.terminal) return Promise.resolve(record.task);
   const common = { task: record.task, toolName: record.toolName };
-  if (!engine.wire.capabilities().cancel) {
+  if (!engine.features.cancel) {
     return Promise.reject(
       new TaskNotSupportedError('The server does not support tasks/cancel (no tasks.cancel capability)', {
         ...common,
@@ -75,22 +76,31 @@ export function cancelTask(engine: TaskEngine, record: TaskRecord, options: Canc
 
 async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<Task> {
   const timeoutMs = record.requestTimeoutMs;
-  let task: Task;
+  let snapshot: WireSnapshot | undefined;
   try {
-    task = await engine.background(record, (signal) => engine.wire.cancelTask(record.taskId, { timeoutMs, signal }), once);
+    const reply = await engine.background(
+      record,
+      (signal) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, signal, true)),
+      once,
+    );
+    if (reply.kind === 'snapshot') snapshot = reply.snapshot;
   } catch (error) {
-    if (!isNotFound(error)) throw asTaskError(error, record);
-    if (record.settlement !== undefined) return record.task;
-    // Already terminal (or gone): read what really happened.
+    // [V23]: a task already terminal (or gone) answers -32602: read what really happened.
+    if (engine.classify(error) !== 'vanished') throw asTaskError(error, record);
+  }
+  if (record.settlement !== undefined) return record.task;
+  if (snapshot === undefined) {
+    // A bare acknowledgement ([E6]: cancellation is cooperative), or the task had already ended:
+    // one confirming read tells what became of it.
     try {
-      task = await engine.retrying(record, (signal) => engine.readTask(record, signal));
+      snapshot = await engine.retrying(record, (signal) => engine.readTask(record, signal));
     } catch (readError) {
-      if (!isNotFound(readError)) throw asTaskError(readError, record);
+      if (engine.classify(readError) !== 'vanished') throw asTaskError(readError, record);
       vanished(engine, record, readError);
       return record.task;
     }
   }
-  engine.observe(record, task, 'cancel');
+  engine.observe(record, snapshot, 'cancel');
   return record.task;
 }
 
@@ -144,10 +154,11 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     let remote: RemoteCancelOutcome;
     if (!how.cancelRemote) remote = 'disabled';
     else if (record.terminal) remote = finishedFate(record);
-    else if (!engine.wire.capabilities().cancel) remote = 'not-supported';
+    else if (!engine.features.cancel) remote = 'not-supported';
     else {
       const cancel = cancelTask(engine, record, { once: how.once }).then(
-        (task): RemoteCancelOutcome => (task.status === 'cancelled' ? 'cancelled' : 'finished'),
+        (task): RemoteCancelOutcome =>
+          task.status === 'cancelled' ? 'cancelled' : isTerminalStatus(task.status) ? 'finished' : 'acknowledged',
         (): RemoteCancelOutcome => 'failed',
       );
       remote = (await Promise.race([cancel, grace.expired])) ?? 'unknown';

@@ -3,6 +3,7 @@
  */
 import type { TaskError } from '../errors.js';
 import type { Clock, Task } from '../types.js';
+import type { TaskWire } from '../wire/wire.js';
 import type { TaskRecord } from './record.js';
 import type { PollTiming, RetryPolicy } from './timing.js';
 
@@ -37,6 +38,8 @@ export interface EngineEvents {
   expiring(record: TaskRecord, expiresAt: number): void;
   /** No task creation is under way any more. */
   creationsSettled(): void;
+  /** A request on `wire` found the server's session gone: the connection is lost. */
+  sessionLost(wire: TaskWire): void;
 }
 
 /** Options of {@link TaskEngine.track}. */

@@ -1,60 +1,127 @@
 /**
- * The seam between the wire-neutral engine and a protocol revision. The engine (observation,
- * scheduling, state) only ever talks to a {@link TaskWire}; `v2025.ts` implements it for the
- * MCP 2025-11-25 tasks wire, and the 2026 tasks extension can sit beside it as a second adapter.
+ * The protocol-neutral seam between the engine and a task wire. The engine (observation,
+ * scheduling, state) only ever talks to a {@link TaskWire}; each protocol form of tasks is one
+ * module behind it:
  *
- * Adapters throw {@link TaskRpcError} for failed requests and {@link TaskProtocolError} for
- * malformed replies; nothing else escapes them.
+ * - `v2025/`: MCP 2025-11-25 tasks (`params.task`, `tasks/get|result|list|cancel`, input as
+ *   side-channel requests tagged with the task);
+ * - `ext/`: the 2026-07-28 `io.modelcontextprotocol/tasks` extension (the server decides, the
+ *   outcome and input requests ride on `tasks/get`, `tasks/update` answers them).
+ *
+ * A wire tells what it can do ({@link WireFeatures}) and classifies its own errors
+ * ({@link TaskWire.classify}), so no engine or facade code reads a JSON-RPC code. Wires throw
+ * `TaskRpcError` for failed requests and `TaskProtocolError` for malformed replies.
  */
+import type { JsonObject, Timers } from '../port/port.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task } from '../types.js';
+
+/** The protocol form a task runs on. */
+export type WireKind = '2025-11-25' | 'io.modelcontextprotocol/tasks';
 
 /** Per-request options. */
 export interface WireRequestOptions {
-  /** Request timeout in milliseconds (clamped by the adapter to what timers support). */
+  /** Request timeout in milliseconds. */
   readonly timeoutMs: number;
+  /** Timers for the timeout (the engine's scheduler). */
+  readonly timers: Timers;
   /** Aborts the request locally (and tells the server the request is cancelled, [R27]). */
   readonly signal?: AbortSignal | undefined;
+  /** Background request: its timeout never keeps the process alive. */
+  readonly weak?: boolean | undefined;
 }
 
-/** What the server supports, read from its declared capabilities. */
-export interface WireCapabilities {
-  /** Task-augmented `tools/call` is accepted ([R6]). */
-  readonly toolsCall: boolean;
-  /** `tasks/cancel` is served ([R5]). */
+/** What a wire can do on its connection. */
+export interface WireFeatures {
+  /** Tool calls can run as tasks on this connection at all. */
+  readonly tasks: boolean;
+  /**
+   * The client decides task mode per tool, from the server's capabilities and each tool's
+   * `execution.taskSupport` ([R6]-[R9]); otherwise the server decides per call.
+   */
+  readonly toolNegotiation: boolean;
+  /** The final payload is fetched with its own request ({@link TaskWire.getOutcome}); otherwise it rides on the terminal snapshot. */
+  readonly payloadFetch: boolean;
+  /** Input requests arrive while a blocking payload request is open ([R29]). */
+  readonly inputViaPayload: boolean;
+  /** Input requests ride on snapshots and are answered with {@link TaskWire.supplyInput}. */
+  readonly inlineInput: boolean;
+  /** Tasks can be cancelled. */
   readonly cancel: boolean;
-  /** `tasks/list` is served ([R5]). */
+  /** A cancel answers with the task's snapshot; otherwise with a bare acknowledgement. */
+  readonly cancelSnapshot: boolean;
+  /** The server lists tasks ({@link TaskWire.listTasks}). */
   readonly list: boolean;
+  /** Progress notifications flow for a task's whole life ([R35]). */
+  readonly progress: boolean;
+  /** The client may ask for a ttl. */
+  readonly requestTtl: boolean;
+  /** A task past `createdAt + ttl` is given up as expired without waiting for the server ([E13]). */
+  readonly ttlBackstop: boolean;
 }
+
+/** What an error means, as the wire that raised it reads it. */
+export type ErrorClass =
+  /** The server does not know the task (any more). */
+  | 'vanished'
+  /** No answer in time: worth another attempt. */
+  | 'timeout'
+  /** A passing failure (lost connection, HTTP 5xx, 429, 408): worth another attempt. */
+  | 'transient'
+  /** The session is gone on the server: the connection is lost. */
+  | 'session'
+  /** The server refused to run this tool as a task; a plain call may still work ([A1], [V3]). */
+  | 'refused'
+  /** A malformed reply, or a request the server rejects as invalid: never retried. */
+  | 'protocol'
+  /** Any other JSON-RPC error the server sent. */
+  | 'server'
+  /** The library's own abort (tracking stopped, the client closed). */
+  | 'stopped';
 
 /** A tool's declared `execution.taskSupport` ([R7]-[R9]); `forbidden` when absent. */
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+/** Kinds of input a server can ask for during a task. */
+export type InputKind = 'elicitation' | 'sampling';
+
+/** An input request that rides on a snapshot or a tool call reply (2026 extension, [E3], [E17]). */
+export interface InlineInput {
+  /** The key the answer goes back under; unique over the task's life ([E4]). */
+  readonly key: string;
+  /** The kind of request; `undefined` for a kind this library cannot answer (e.g. `roots/list`). */
+  readonly kind: InputKind | undefined;
+  /** The request's method as sent. */
+  readonly method: string;
+  /** The request's params as sent. */
+  readonly params: JsonObject;
+}
 
 /** The request to start a tool call. */
 export interface StartToolCall {
   readonly name: string;
   readonly arguments?: Record<string, unknown> | undefined;
-  /** When present the call is task-augmented; `ttl` is the requested retention ([R11]). */
+  /**
+   * Ask for a task: on 2025-11-25 the call is task-augmented with `ttl` as the requested
+   * retention ([R11]); on the extension the call opts in and the server decides ([E1]).
+   */
   readonly task?: { readonly ttl?: number | undefined } | undefined;
   /** Extra `_meta` for the request (e.g. a caller's own keys). */
   readonly meta?: Record<string, unknown> | undefined;
-  /**
-   * Progress token to send; the server's `notifications/progress` for it reach
-   * {@link WireEvents.progress} for the task's whole life ([R35]). Tokens must start with
-   * {@link PROGRESS_TOKEN_PREFIX}.
-   */
+  /** Progress token to send; its notifications reach {@link WireEvents.progress} ([R35]). */
   readonly progressToken?: string | undefined;
+  /** Answers to the input a previous attempt asked for (multi round-trip, [E17]). */
+  readonly inputResponses?: Record<string, JsonObject> | undefined;
+  /** The opaque state a previous attempt returned, sent back unchanged ([E17]). */
+  readonly requestState?: string | undefined;
 }
 
 /** Prefix of every progress token this library issues; other tokens are left to the SDK. */
 export const PROGRESS_TOKEN_PREFIX = 'mcp-task-client/';
 
-/** Kinds of input a server can ask for while a task waits in `input_required`. */
-export type InputKind = 'elicitation' | 'sampling';
-
-/** An input request from the server (elicitation or sampling), with the task it belongs to. */
+/** A side-channel input request from the server (2025-11-25), with the task it belongs to. */
 export interface InputRequest {
   readonly kind: InputKind;
-  /** The request's params as sent (`ElicitRequest['params']` or `CreateMessageRequest['params']`). */
+  /** The request's params as sent. */
   readonly params: Record<string, unknown>;
   /** The related task ([V7]); `undefined` for untagged requests (mcp-go, D14). */
   readonly taskId: string | undefined;
@@ -75,27 +142,41 @@ export interface WireProgress {
   readonly message?: string | undefined;
 }
 
-/** The server's answer to a tool call. */
-export type StartOutcome =
-  | {
-      readonly kind: 'task';
-      readonly task: Task;
-      /** `_meta["io.modelcontextprotocol/model-immediate-response"]`, if sent ([R39]). */
-      readonly immediateResponse?: string | undefined;
-    }
-  | { readonly kind: 'immediate'; readonly result: CallToolResult };
-
 /** The final payload of a task: a tool result, or the JSON-RPC error the task ended with ([V17]). */
 export type TaskOutcome =
   | {
       readonly kind: 'result';
       readonly result: CallToolResult;
-      /** The reply named its task in the related-task `_meta` ([V19]). */
+      /** The reply named its task ([V19]); always true for a payload that rides on a snapshot. */
       readonly tagged: boolean;
     }
   | { readonly kind: 'error'; readonly error: JsonRpcErrorInfo };
 
-/** One page of `tasks/list`. */
+/** One observation of a task. */
+export interface WireSnapshot {
+  readonly task: Task;
+  /** The final payload, when it rides on the snapshot ([E3]). */
+  readonly outcome?: TaskOutcome | undefined;
+  /** Input requests pending on the task ([E3]). */
+  readonly input?: readonly InlineInput[] | undefined;
+}
+
+/** The server's answer to a tool call. */
+export type StartOutcome =
+  | {
+      readonly kind: 'task';
+      readonly snapshot: WireSnapshot;
+      /** `_meta["io.modelcontextprotocol/model-immediate-response"]`, if sent ([R39]). */
+      readonly immediateResponse?: string | undefined;
+    }
+  | { readonly kind: 'immediate'; readonly result: CallToolResult }
+  /** The server needs input before it answers (multi round-trip, [E17]): answer and call again. */
+  | { readonly kind: 'input'; readonly input: readonly InlineInput[]; readonly requestState: string | undefined };
+
+/** What a cancel request answered. */
+export type CancelReply = { readonly kind: 'snapshot'; readonly snapshot: WireSnapshot } | { readonly kind: 'ack' };
+
+/** One page of task listing. */
 export interface TaskPage {
   readonly tasks: readonly Task[];
   /** Opaque; pass back unchanged ([R23]). */
@@ -110,52 +191,59 @@ export interface ToolPage {
 
 /** Events a wire delivers without being asked. */
 export interface WireEvents {
-  /** A pushed task snapshot (`notifications/tasks/status`), already decoded. */
-  status(task: Task): void;
+  /** A pushed task snapshot, already decoded. */
+  status(snapshot: WireSnapshot): void;
   /** A pushed message that could not be decoded. */
   malformed(error: Error): void;
   /** The server's tool list changed. */
   toolsChanged(): void;
   /** The connection closed. */
   closed(): void;
-  /**
-   * A progress notification for a token this library issued; return `true` when the token is
-   * known (the notification is then consumed).
-   */
+  /** A progress notification for a token this library issued; `true` when the token is known. */
   progress(token: string, progress: WireProgress): boolean;
 }
 
-/** A protocol revision's task operations. */
+/** One protocol form's task operations, on one connection. */
 export interface TaskWire {
-  /** Protocol revision this adapter speaks, e.g. `2025-11-25`. */
-  readonly revision: string;
+  /** The protocol form. */
+  readonly kind: WireKind;
+  /** What this wire can do on its connection. */
+  features(): WireFeatures;
+  /** Why tool calls cannot run as tasks here (when `features().tasks` is false). */
+  unsupportedReason(): string;
+  /** A stable identity of the server (`name@version`); `undefined` when the session skipped the handshake. */
+  serverIdentity(): string | undefined;
+  /** The transport's session id (Streamable HTTP), if any. */
+  sessionId(): string | undefined;
+  /** What an error thrown by this wire means. */
+  classify(error: unknown): ErrorClass;
   /**
-   * True when input requests (elicitation, sampling) are delivered while a result request is
-   * outstanding, so the engine must fetch the outcome on entering `input_required` ([R29]).
+   * Takes the server's task capabilities from a resume reference, for a session that skipped the
+   * handshake and so never learned them.
    */
-  readonly inputViaResult: boolean;
-  /** The server's task capabilities; all false when it has none. */
-  capabilities(): WireCapabilities;
-  /** A stable identity of the server (name, version), for resume references. */
-  serverIdentity(): string;
-  /** One page of `tools/list`. */
+  assume(capabilities: Readonly<Partial<Record<'cancel' | 'list' | 'toolsCall', boolean>>>): void;
+  /** One page of `tools/list` (only with `toolNegotiation`). */
   listTools(cursor: string | undefined, options: WireRequestOptions): Promise<ToolPage>;
-  /** `tools/call`, task-augmented when `call.task` is set. */
-  callTool(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome>;
-  /** Current snapshot (`tasks/get`). */
-  getTask(taskId: string, options: WireRequestOptions): Promise<Task>;
-  /** Final payload (`tasks/result`); may block until the task is terminal ([V16]). */
+  /** Starts a tool call, as a task when `call.task` is set and the wire can. */
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome>;
+  /** Reads a task. */
+  getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot>;
+  /** Fetches the final payload (only with `payloadFetch`); may block until the task ends ([V16]). */
   getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome>;
-  /** `tasks/cancel`; resolves with the snapshot the server returned. */
-  cancelTask(taskId: string, options: WireRequestOptions): Promise<Task>;
-  /** One page of `tasks/list`. */
+  /** Cancels a task. */
+  cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply>;
+  /** Answers inline input requests by key (only with `inlineInput`, [E5]). */
+  supplyInput(taskId: string, responses: Record<string, JsonObject>, options: WireRequestOptions): Promise<void>;
+  /** One page of the server's tasks (only with `list`). */
   listTasks(cursor: string | undefined, options: WireRequestOptions): Promise<TaskPage>;
+  /** The engine tracks `taskId` (pushed snapshots wanted); returns the undo. */
+  watch(taskId: string): () => void;
   /** Starts delivering {@link WireEvents}; returns a function that stops it. */
   subscribe(events: WireEvents): () => void;
   /**
-   * Serves the server's input requests through `handler`; the adapter tags every answer with the
-   * related task ([R31]) and checks its shape. `owns` tells which tasks are this client's, so a
-   * request for a task another client owns reaches that one. Returns a function that stops serving.
+   * Serves the server's side-channel input requests through `handler` (tagging every answer with
+   * its task, [R31]); `owns` tells which tasks are this client's, so a request for a task another
+   * client on the same SDK client owns reaches that one. Returns a function that stops serving.
    */
   serveInput(handler: InputHandler, owns: (taskId: string) => boolean): () => void;
   /** Which input requests the local client declared it can receive. */

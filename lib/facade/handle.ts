@@ -3,14 +3,14 @@
  * facade: the promise and iterator adapters over the engine's callback core, and the stop
  * operations delegated to the client.
  */
-import { TaskOptionError, type TaskError } from './errors.js';
+import { TaskOptionError, type TaskError } from '../errors.js';
 import { SafeEmitter, type TaskHandleEvents } from './events.js';
-import { failedError } from './failure.js';
-import type { TaskRecord } from './engine/record.js';
-import { onAbort } from './util/abort.js';
-import { SnapshotIterator, abortError } from './util/snapshot-iterator.js';
+import { failedError } from '../engine/failure.js';
+import type { TaskRecord } from '../engine/record.js';
+import { onAbort } from '../util/abort.js';
+import { SnapshotIterator, abortError } from '../util/snapshot-iterator.js';
 import type { TaskReference } from './reference.js';
-import type { CallToolResult, Task } from './types.js';
+import type { CallToolResult, Task } from '../types.js';
 
 /** Options of {@link TaskHandle.result}. */
 export interface ResultOptions {

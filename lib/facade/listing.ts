@@ -3,10 +3,10 @@
  * shapes real servers send (D13): one page without a cursor, malformed entries skipped; a cursor
  * that comes back again ends the listing instead of looping.
  */
-import type { TaskEngine } from './engine/engine.js';
-import { TaskNotSupportedError } from './errors.js';
-import type { Task } from './types.js';
-import type { TaskPage } from './wire/wire.js';
+import type { TaskEngine } from '../engine/engine.js';
+import { TaskNotSupportedError } from '../errors.js';
+import type { Task } from '../types.js';
+import type { TaskPage } from '../wire/wire.js';
 
 /** Most pages read by one listing. */
 const MAX_PAGES = 10_000;
@@ -17,12 +17,12 @@ const MAX_PAGES = 10_000;
  * @throws TaskRpcError when the request fails after retries (an unknown cursor gives -32602).
  */
 export function listPage(engine: TaskEngine, cursor: string | undefined, timeoutMs: number): Promise<TaskPage> {
-  if (!engine.wire.capabilities().list) {
+  if (!engine.features.list) {
     return Promise.reject(
       new TaskNotSupportedError('The server does not support tasks/list (no tasks.list capability)', { feature: 'list' }),
     );
   }
-  return engine.retrying(undefined, (signal) => engine.wire.listTasks(cursor, { timeoutMs, signal }));
+  return engine.retrying(undefined, (signal) => engine.wire.listTasks(cursor, engine.requestOptions(timeoutMs, signal)));
 }
 
 /** Every task the server reports, page by page. Throws like {@link listPage}. */

@@ -3,14 +3,18 @@
  * wire adapter, the engine, the tool catalog, the input router and the live-task registry, and
  * owns the connection (reconnect) and the client-wide operations (list, resume, close).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { TaskEngine } from './engine/engine.js';
-import { vanished } from './engine/outcome.js';
-import { cancelTask, giveUp } from './engine/stop.js';
-import { Connection, checkConnected } from './connection.js';
-import { TaskClosedError, TaskOptionError, TaskQueueFullError, describeRemoteCancel, type TaskError } from './errors.js';
+import { TaskEngine } from '../engine/engine.js';
+import { vanished } from '../engine/outcome.js';
+import { cancelTask, giveUp } from '../engine/stop.js';
+import { Connection } from './connection.js';
+import {
+  TaskClosedError,
+  TaskNotSupportedError,
+  TaskOptionError,
+  TaskQueueFullError,
+  describeRemoteCancel,
+  type TaskError,
+} from '../errors.js';
 import { SafeEmitter, metricsOf, type TaskClientEvents } from './events.js';
 import { TaskHandle, type HandleBackend } from './handle.js';
 import { checkReference, referenceOf, type ResumeOptions, type TaskReference } from './reference.js';
@@ -22,6 +26,7 @@ import { attachLogger } from './logger.js';
 import {
   resolveCallOptions,
   resolveClientOptions,
+  type ResolvedCallOptions,
   type CallToolAsTaskOptions,
   type CloseOptions,
   type ResolvedClientOptions,
@@ -31,9 +36,15 @@ import {
 import { LiveTasks } from './registry.js';
 import { armStops, detachRecord, disposeRecord } from './stops.js';
 import { ToolCatalog } from './tool-catalog.js';
-import type { Task } from './types.js';
-import { Wire2025 } from './wire/v2025.js';
-import type { TaskPage, TaskWire } from './wire/wire.js';
+import type { McpClient, McpTransport, Task } from '../types.js';
+import { connectClient } from '../port/connect.js';
+import { openPort, unusable } from '../port/open.js';
+import { resolveWire } from '../wire/resolve.js';
+import type { InlineInput, TaskPage, TaskWire } from '../wire/wire.js';
+import type { JsonObject } from '../port/port.js';
+
+/** A signal that never aborts. */
+const NEVER: AbortSignal = new AbortController().signal;
 
 /** The slot of a client without a concurrency limit: nothing to wait for or release. */
 const NO_SLOT: Promise<() => void> = Promise.resolve(NO_RELEASE);
@@ -70,19 +81,24 @@ export class TaskClient {
 
   /**
    * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over
-   * `transport` and wraps it. {@link TaskClient.close} then also closes that client.
-   * @throws whatever `client.connect` throws (e.g. the server is unreachable).
+   * `transport` and wraps it. {@link TaskClient.close} then also closes that client. The SDK is
+   * `options.sdk`, or the one installed (SDK v2 when both are); SDK v2 negotiates the protocol era
+   * automatically, so a server offering the 2026 tasks extension is reached on it.
+   * @throws whatever `client.connect` throws (e.g. the server is unreachable), or an `Error` when
+   *   no SDK is installed.
    */
-  static async connect(transport: Transport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
+  static async connect(transport: McpTransport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
     resolveClientOptions(options); // fail on bad options before opening a connection
-    const capabilities: ClientCapabilities = { ...options.capabilities };
+    const capabilities: Record<string, unknown> = { ...options.capabilities };
     if (options.onElicitation !== undefined) capabilities.elicitation ??= {};
     if (options.onSampling !== undefined) capabilities.sampling ??= {};
-    const client = new Client(options.clientInfo ?? { name: 'mcp-task-client', version: '0.1.0' }, {
-      ...options.clientOptions,
+    const { client } = await connectClient({
+      sdk: options.sdk,
+      transport,
+      clientInfo: options.clientInfo ?? { name: 'mcp-task-client', version: '0.1.0' },
       capabilities,
+      clientOptions: options.clientOptions,
     });
-    await client.connect(transport);
     try {
       const tasks = new TaskClient(client, options);
       tasks.ownsClient = true;
@@ -94,15 +110,17 @@ export class TaskClient {
   }
 
   /**
-   * @param client a connected SDK `Client`.
-   * @throws TaskOptionError when `client` is not connected or an option is invalid.
+   * @param client a connected SDK `Client`, from `@modelcontextprotocol/sdk` 1.x or
+   *   `@modelcontextprotocol/client` 2.x.
+   * @throws TaskOptionError when `client` is not a connected SDK client or an option is invalid.
    * @throws TaskNotSupportedError when `onElicitation`/`onSampling` is given but the SDK client did
    *   not declare that capability (it would never receive such requests).
    */
-  constructor(client: Client, options: TaskClientOptions = {}) {
-    checkConnected(client);
+  constructor(client: McpClient, options: TaskClientOptions = {}) {
+    const problem = unusable(client);
+    if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
     this.config = resolveClientOptions(options);
-    const wire: TaskWire = new Wire2025(client);
+    const wire: TaskWire = resolveWire(openPort(client));
     checkInputCapabilities(wire, this.config.callbacks);
     this.emitter = new SafeEmitter<TaskClientEvents>((error) => this.emitter.emit('error', error, undefined));
     const report = (error: TaskError): void => this.emitter.emit('error', error, undefined);
@@ -113,6 +131,7 @@ export class TaskClient {
         this.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.now())),
       expiring: (record, expiresAt) => this.live.expiring(record, expiresAt),
       creationsSettled: () => this.live.creationsSettled(),
+      sessionLost: (lost) => this.connection.closed(lost),
     });
     const backend: HandleBackend = {
       activate: (record) => this.engine.activate(record),
@@ -133,7 +152,7 @@ export class TaskClient {
     if (this.config.logger !== undefined) attachLogger(this.emitter, this.config.logger, this.config.logTaskIds);
     this.catalog = new ToolCatalog(
       () => this.engine.wire,
-      () => this.config.requestTimeoutMs,
+      () => this.engine.requestOptions(this.config.requestTimeoutMs),
     );
     this.router = new InputRouter(this.config.callbacks, {
       owner: (taskId) => this.live.inputOwner(taskId),
@@ -157,7 +176,8 @@ export class TaskClient {
       engine: this.engine,
       catalog: this.catalog,
       adopt: (record, call, hint) => this.live.adopt(record, call.callbacks, call.progressToken, hint),
-      immediate: (tool, outcome) => TaskHandle.create(tool, { kind: 'immediate', result: outcome.result }),
+      immediate: (tool, result) => TaskHandle.create(tool, { kind: 'immediate', result }),
+      answerInput: (toolName, call, input, signal) => this.answerBeforeTask(toolName, call, input, signal),
       slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
       ready: () => this.connection.ready(),
       closed: this.closeSignal.signal,
@@ -169,8 +189,13 @@ export class TaskClient {
   }
 
   /** The SDK client in use (the latest one after a {@link TaskClient.reconnect}). */
-  get client(): Client {
+  get client(): McpClient {
     return this.connection.current;
+  }
+
+  /** The task wire of the current connection: `2025-11-25` or `io.modelcontextprotocol/tasks`. */
+  get wire(): TaskWire['kind'] {
+    return this.engine.wire.kind;
   }
 
   /** Number of tasks being tracked (created and not yet settled). */
@@ -250,6 +275,31 @@ export class TaskClient {
     }
   }
 
+  /**
+   * Answers the input a server asks for before it answers a call ([E17]) through the call's
+   * callbacks (then the client's). A request nobody here can answer fails the call with
+   * `TaskNotSupportedError`: the server would only ask again.
+   */
+  private answerBeforeTask(
+    toolName: string,
+    call: ResolvedCallOptions,
+    input: readonly InlineInput[],
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, JsonObject>> {
+    for (const item of input) {
+      if (item.kind !== undefined && this.router.hasCallback(item.kind, call.callbacks)) continue;
+      const option = item.kind === 'sampling' ? 'onSampling' : 'onElicitation';
+      const how = item.kind === undefined ? 'this library cannot answer that kind of request' : `pass ${option} to the call or the TaskClient`;
+      return Promise.reject(
+        new TaskNotSupportedError(`The server asks for ${item.method} before it answers "${toolName}": ${how}`, {
+          feature: item.kind ?? 'input',
+          toolName,
+        }),
+      );
+    }
+    return this.router.answerInline(input, { taskId: undefined, toolName, callbacks: call.callbacks }, 'retry', signal ?? NEVER);
+  }
+
   private slot(name: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void> {
     if (this.limiter.max === Infinity) return NO_SLOT;
     if (this.config.whenFull === 'reject' && !this.limiter.available) {
@@ -273,7 +323,8 @@ export class TaskClient {
    */
   resume(target: string | TaskReference, options: ResumeOptions = {}): TaskHandle {
     this.assertOpen();
-    const reference = checkReference(target, this.engine.wire.serverIdentity(), this.engine.wire.revision);
+    const reference = checkReference(target, this.engine.wire);
+    this.engine.refreshFeatures();
     const existing = this.live.handleOf(reference.taskId);
     if (existing !== undefined) return existing;
     const call = resolveCallOptions(this.config, options);
@@ -286,7 +337,7 @@ export class TaskClient {
       lastUpdatedAt: '',
       ttl: reference.ttl ?? null,
     };
-    const record = this.engine.track(placeholder, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });
+    const record = this.engine.track({ task: placeholder }, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });
     const handle = this.live.adopt(record, call.callbacks, undefined, undefined);
     const created = Date.parse(placeholder.createdAt);
     if (placeholder.ttl !== null && Number.isFinite(created) && this.now() >= created + placeholder.ttl) {
@@ -352,7 +403,7 @@ export class TaskClient {
    * @throws TaskOptionError when `client` is not connected.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
-  reconnect(client: Client): void {
+  reconnect(client: McpClient): void {
     this.assertOpen();
     this.connection.replace(client);
   }
@@ -392,7 +443,7 @@ export class TaskClient {
       this.connection.close();
       engine.shutdown();
       this.live.clear();
-      if (this.ownsClient) await this.connection.current.close();
+      if (this.ownsClient) await this.connection.closeClient();
     })();
     return this.closing;
   }

@@ -5,7 +5,7 @@
  * have causes one re-read (shared by concurrent callers); a name still unknown after it is
  * remembered as unknown until the list changes, so a misspelled tool does not re-list every call.
  */
-import type { TaskSupport, TaskWire } from './wire/wire.js';
+import type { TaskSupport, TaskWire, WireRequestOptions } from '../wire/wire.js';
 
 /** Most pages read in one listing; a server that pages forever is cut off here. */
 const MAX_PAGES = 1_000;
@@ -20,7 +20,7 @@ export class ToolCatalog {
 
   constructor(
     private readonly wire: () => TaskWire,
-    private readonly timeoutMs: () => number,
+    private readonly options: () => WireRequestOptions,
   ) {}
 
   /** Forgets the cached list (on `notifications/tools/list_changed`). */
@@ -77,7 +77,7 @@ export class ToolCatalog {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page += 1) {
-      const result = await this.wire().listTools(cursor, { timeoutMs: this.timeoutMs() });
+      const result = await this.wire().listTools(cursor, this.options());
       for (const tool of result.tools) tools.set(tool.name, tool.taskSupport);
       cursor = result.nextCursor;
       if (cursor === undefined || seen.has(cursor)) break;

@@ -2,19 +2,20 @@
  * Options of {@link TaskClient} and {@link TaskClient.callToolAsTask}, their defaults, and their
  * validation (a bad value fails fast with a {@link TaskOptionError} naming the option).
  */
-import { TaskOptionError } from './errors.js';
-import type { EngineConfig } from './engine/engine.js';
-import { systemClock } from './engine/scheduler.js';
-import type { RetryPolicy } from './engine/timing.js';
-import type { Client, ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { TaskOptionError } from '../errors.js';
+import type { EngineConfig } from '../engine/engine.js';
+import { systemClock } from '../engine/scheduler.js';
+import type { RetryPolicy } from '../engine/timing.js';
 import type { TaskProgress } from './events.js';
 import type { InputCallbacks, InputContext } from './input.js';
 import type { TaskLogger } from './logger.js';
-import type { Clock } from './types.js';
+import type { Clock, JsonObject, McpClient } from '../types.js';
 
 /** Receives a call's progress notifications for the task's whole life ([R35]). */
-export type ProgressCallback = (progress: TaskProgress, context: Omit<InputContext, 'signal'>) => void;
+export type ProgressCallback = (progress: TaskProgress, context: ProgressContext) => void;
+
+/** What a progress callback learns: the task (once created), its handle and the tool. */
+export type ProgressContext = Pick<InputContext, 'taskId' | 'handle' | 'toolName'>;
 
 /** Retries of transient failures, field by field; an absent or `undefined` field keeps its default. */
 export type RetryOptions = { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined };
@@ -121,7 +122,7 @@ export interface TaskClientOptions extends InputCallbacks {
    * while tasks are tracked.
    * @default undefined (wait for a manual `reconnect(client)`)
    */
-  readonly reconnect?: (() => Promise<Client>) | undefined;
+  readonly reconnect?: (() => Promise<McpClient>) | undefined;
   /**
    * Log task ids in full. Off by default: task ids are secrets, so logs carry a fingerprint.
    * @default false
@@ -176,18 +177,26 @@ export interface CloseOptions {
 /** Options of `TaskClient.connect`: the SDK client's identity and options, plus the TaskClient's. */
 export interface TaskClientConnectOptions extends TaskClientOptions {
   /**
-   * The client's name and version, sent at initialization.
+   * The SDK to build the client with: `v1` (`@modelcontextprotocol/sdk`) or `v2`
+   * (`@modelcontextprotocol/client`, which negotiates the protocol era automatically and so also
+   * reaches servers that offer tasks only through the 2026 extension). The two SDKs' transports
+   * look alike, so this cannot be told from `transport`.
+   * @default the installed SDK; `v2` when both are installed
+   */
+  readonly sdk?: 'v1' | 'v2' | undefined;
+  /**
+   * The client's name and version, sent to the server.
    * @default { name: 'mcp-task-client', version: '0.1.0' }
    */
-  readonly clientInfo?: Implementation | undefined;
+  readonly clientInfo?: { readonly name: string; readonly version: string; readonly [key: string]: unknown } | undefined;
   /**
    * Capabilities to declare, merged with what the callbacks need: `elicitation` when
    * `onElicitation` is given, `sampling` when `onSampling` is. Declare them here too if only
    * per-call callbacks will answer.
    */
-  readonly capabilities?: ClientCapabilities | undefined;
-  /** Other SDK `Client` options. */
-  readonly clientOptions?: Omit<ClientOptions, 'capabilities'> | undefined;
+  readonly capabilities?: JsonObject | undefined;
+  /** Other options for the SDK `Client` constructor (e.g. `versionNegotiation` for SDK v2). */
+  readonly clientOptions?: JsonObject | undefined;
 }
 
 /** Default retry policy. */
@@ -276,7 +285,7 @@ export interface ResolvedClientOptions extends EngineConfig {
   readonly whenFull: 'queue' | 'reject';
   readonly logger: TaskLogger | undefined;
   readonly logTaskIds: boolean;
-  readonly reconnect: (() => Promise<Client>) | undefined;
+  readonly reconnect: (() => Promise<McpClient>) | undefined;
 }
 
 /**

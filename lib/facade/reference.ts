@@ -2,11 +2,11 @@
  * Resume references: the small, versioned, JSON-safe value that finds a task again in this
  * process or another (`handle.toJSON()`, `handle.detach()` → `TaskClient.resume`), and its checks.
  */
-import type { TaskRecord } from './engine/record.js';
-import { TaskOptionError } from './errors.js';
-import { MAX_TASK_ID_LENGTH } from './wire/decode-2025.js';
+import type { TaskRecord } from '../engine/record.js';
+import { TaskOptionError } from '../errors.js';
+import { MAX_TASK_ID_LENGTH } from '../wire/decode.js';
 import type { CallToolAsTaskOptions } from './options.js';
-import type { TaskWire } from './wire/wire.js';
+import type { TaskWire, WireKind } from '../wire/wire.js';
 
 /**
  * What is needed to find a task again later, in this process or another: pass it to
@@ -14,7 +14,7 @@ import type { TaskWire } from './wire/wire.js';
  */
 export interface TaskReference {
   /** Format version. */
-  readonly v: 1;
+  readonly v: 2;
   /** The task id (a secret: whoever has it can read the task). */
   readonly taskId: string;
   /** The tool that was called. */
@@ -23,10 +23,20 @@ export interface TaskReference {
   readonly createdAt: string;
   /** Retention from creation in ms; `null` when unlimited or unknown. */
   readonly ttl: number | null;
-  /** Identity of the server that holds the task (`name@version`). */
+  /** Identity of the server that holds the task (`name@version`); `''` when unknown. */
   readonly server: string;
-  /** Protocol revision of the wire that created it. */
-  readonly revision: string;
+  /** The task wire the task runs on. */
+  readonly wire: WireKind;
+  /**
+   * The Streamable HTTP session the task was created in, if any. Servers built on the MCP SDKs
+   * keep tasks per session: to resume in another process, open the transport with this session id.
+   */
+  readonly sessionId?: string | undefined;
+  /**
+   * The server's task capabilities, for a session that resumes without a handshake (and so never
+   * learns them).
+   */
+  readonly capabilities?: { readonly cancel: boolean; readonly list: boolean } | undefined;
 }
 
 /** Options of `TaskClient.resume`: the stop and input options of a call. */
@@ -60,25 +70,33 @@ function checkTaskId(taskId: string, bad: (why: string) => TaskOptionError): voi
 }
 
 /**
- * Validates a task id or a {@link TaskReference} for `TaskClient.resume`.
+ * Validates a task id or a {@link TaskReference} for `TaskClient.resume` on `wire`. A session that
+ * skipped the handshake (a resumed HTTP session) knows no server identity: the reference's is
+ * trusted then, and its task capabilities are taken.
  * @throws TaskOptionError for a malformed reference, or one made on another server or wire.
  */
-export function checkReference(target: unknown, server: string, revision: string): ResumeTarget {
+export function checkReference(target: unknown, wire: TaskWire): ResumeTarget {
   const bad = (why: string): TaskOptionError => new TaskOptionError(`Cannot resume: ${why}`, { option: 'reference' });
   if (typeof target === 'string') {
     checkTaskId(target, bad);
     return { taskId: target };
   }
   if (typeof target !== 'object' || target === null) throw bad('expected a task id or a TaskReference');
-  const ref = target as Partial<TaskReference>;
-  if (ref.v !== 1) throw bad(`unsupported reference version ${String(ref.v)}`);
+  const ref = target as Partial<TaskReference> & { revision?: unknown };
+  // Version 1 references named the wire `revision`, and only the 2025-11-25 wire existed.
+  const kind = ref.v === 2 ? ref.wire : (ref.v as unknown) === 1 ? ref.revision : undefined;
+  if (ref.v !== 2 && (ref.v as unknown) !== 1) throw bad(`unsupported reference version ${String(ref.v)}`);
   if (typeof ref.taskId !== 'string') throw bad('the reference has no taskId');
   checkTaskId(ref.taskId, bad);
   if (typeof ref.toolName !== 'string') throw bad('the reference has no toolName');
-  if (ref.server !== server) {
+  const server = wire.serverIdentity();
+  if (server !== undefined && ref.server !== server) {
     throw bad(`the task was created on server "${String(ref.server)}" but this client is connected to "${server}"`);
   }
-  if (ref.revision !== revision) throw bad(`the task uses wire ${String(ref.revision)}, this client speaks ${revision}`);
+  if (kind !== wire.kind) throw bad(`the task runs on the ${String(kind)} wire, this connection uses ${wire.kind}`);
+  if (server === undefined && typeof ref.capabilities === 'object' && ref.capabilities !== null) {
+    wire.assume({ cancel: ref.capabilities.cancel === true, list: ref.capabilities.list === true, toolsCall: true });
+  }
   const ttl = typeof ref.ttl === 'number' && Number.isFinite(ref.ttl) && ref.ttl >= 0 ? ref.ttl : null;
   return {
     taskId: ref.taskId,
@@ -89,15 +107,19 @@ export function checkReference(target: unknown, server: string, revision: string
 }
 
 /** The resume reference of a tracked task on `wire`. */
-export function referenceOf(record: TaskRecord, wire: Pick<TaskWire, 'serverIdentity' | 'revision'>): TaskReference {
+export function referenceOf(record: TaskRecord, wire: TaskWire): TaskReference {
   const task = record.task;
+  const features = wire.features();
+  const sessionId = wire.sessionId();
   return {
-    v: 1,
+    v: 2,
     taskId: record.taskId,
     toolName: record.toolName,
     createdAt: task.createdAt,
     ttl: task.ttl,
-    server: wire.serverIdentity(),
-    revision: wire.revision,
+    server: wire.serverIdentity() ?? '',
+    wire: wire.kind,
+    ...(sessionId === undefined ? {} : { sessionId }),
+    capabilities: { cancel: features.cancel, list: features.list },
   };
 }

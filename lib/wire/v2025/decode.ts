@@ -1,55 +1,20 @@
 /**
  * Explicit, lenient decoders for the MCP 2025-11-25 task messages. They accept what real servers
  * send (D1-D4: missing `ttl`, no `pollInterval`, ids with colons, whole-second timestamps), clamp
- * what is merely odd, and throw {@link TaskProtocolError} for what is truly malformed. They never
- * throw anything else and never return a value that breaks the public types.
+ * what is merely odd, and throw {@link TaskProtocolError} for what is truly malformed.
  */
-import { TaskProtocolError } from '../errors.js';
-import type { CallToolResult, Task, TaskStatus } from '../types.js';
-import type { StartOutcome, TaskPage, TaskSupport, ToolPage } from './wire.js';
+import type { TaskProtocolError } from '../../errors.js';
+import type { CallToolResult, Task } from '../../types.js';
+import { decodeCallToolResult, decodeTaskFields, isObject, malformed } from '../decode.js';
+import type { StartOutcome, TaskPage, TaskSupport, ToolPage } from '../wire.js';
+
+const TASK_SUPPORT: ReadonlySet<string> = new Set<TaskSupport>(['forbidden', 'optional', 'required']);
+const FIELDS = { ttl: 'ttl', pollInterval: 'pollInterval' } as const;
 
 /** `_meta` key that ties a message to a task ([R31], [V19]). */
 export const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task';
 /** `_meta` key of the optional model hint on `CreateTaskResult` ([R39]). */
 export const IMMEDIATE_RESPONSE_KEY = 'io.modelcontextprotocol/model-immediate-response';
-
-/** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
-export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
-/** Longest task id accepted. */
-export const MAX_TASK_ID_LENGTH = 1_024;
-/** Largest `ttl` / `pollInterval` taken at face value (about 68 years of ms, the timer limit is separate). */
-const MAX_DURATION = Number.MAX_SAFE_INTEGER;
-
-const STATUSES: ReadonlySet<string> = new Set<TaskStatus>([
-  'working',
-  'input_required',
-  'completed',
-  'failed',
-  'cancelled',
-]);
-const TASK_SUPPORT: ReadonlySet<string> = new Set<TaskSupport>(['forbidden', 'optional', 'required']);
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function malformed(method: string, detail: string, taskId?: string): TaskProtocolError {
-  return new TaskProtocolError(`Malformed ${method} from server: ${detail}`, { method, taskId });
-}
-
-/** A non-negative finite duration in ms, from a number or a numeric string; otherwise `undefined`. */
-function duration(value: unknown): number | undefined {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return undefined;
-  return Math.min(n, MAX_DURATION);
-}
-
-function clampMessage(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  return value.length > MAX_STATUS_MESSAGE_LENGTH ? `${value.slice(0, MAX_STATUS_MESSAGE_LENGTH - 1)}…` : value;
-}
 
 /**
  * Decodes a wire `Task` (from `CreateTaskResult.task`, `tasks/get`, `tasks/cancel`, `tasks/list`
@@ -57,43 +22,7 @@ function clampMessage(value: unknown): string | undefined {
  * @throws TaskProtocolError when `taskId` or `status` is missing or unusable.
  */
 export function decodeTask(value: unknown, method: string): Task {
-  if (!isObject(value)) throw malformed(method, 'task is not an object');
-  const { taskId, status } = value;
-  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > MAX_TASK_ID_LENGTH) {
-    throw malformed(method, 'taskId is missing or not a usable string');
-  }
-  if (typeof status !== 'string' || !STATUSES.has(status)) {
-    throw malformed(method, `unknown status ${JSON.stringify(status)?.slice(0, 64)}`, taskId);
-  }
-  const statusMessage = clampMessage(value.statusMessage);
-  const pollInterval = duration(value.pollInterval);
-  const task: {
-    -readonly [K in keyof Task]: Task[K];
-  } = {
-    taskId,
-    status: status as TaskStatus,
-    createdAt: typeof value.createdAt === 'string' ? value.createdAt : '',
-    lastUpdatedAt: typeof value.lastUpdatedAt === 'string' ? value.lastUpdatedAt : '',
-    // D1: a missing ttl (Python SDK) or a non-numeric one is reported as unknown/unlimited.
-    ttl: duration(value.ttl) ?? null,
-  };
-  if (statusMessage !== undefined) task.statusMessage = statusMessage;
-  if (pollInterval !== undefined) task.pollInterval = pollInterval;
-  return task;
-}
-
-/**
- * Normalises a `CallToolResult`: `content` defaults to an empty array, a non-boolean `isError` is
- * dropped. Other keys pass through unchanged.
- * @throws TaskProtocolError when the value is not an object or `content` is not an array.
- */
-export function decodeCallToolResult(value: unknown, method: string, taskId?: string): CallToolResult {
-  if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
-  const { content, isError } = value;
-  if (content !== undefined && !Array.isArray(content)) throw malformed(method, 'content is not an array', taskId);
-  const result: Json = { ...value, content: content ?? [] };
-  if (isError !== undefined && typeof isError !== 'boolean') delete result.isError;
-  return result as CallToolResult;
+  return decodeTaskFields(value, method, FIELDS);
 }
 
 /**
@@ -109,10 +38,10 @@ export function decodeStart(value: unknown, askedForTask: boolean): StartOutcome
     if (askedForTask && !Array.isArray(value.content)) throw malformed(method, 'the reply has neither task nor content');
     return { kind: 'immediate', result: decodeCallToolResult(value, method) };
   }
-  const task = decodeTask(value.task, method);
+  const snapshot = { task: decodeTask(value.task, method) };
   const meta = value._meta;
   const hint = isObject(meta) ? meta[IMMEDIATE_RESPONSE_KEY] : undefined;
-  return typeof hint === 'string' ? { kind: 'task', task, immediateResponse: hint } : { kind: 'task', task };
+  return typeof hint === 'string' ? { kind: 'task', snapshot, immediateResponse: hint } : { kind: 'task', snapshot };
 }
 
 /**
@@ -125,7 +54,8 @@ export function decodeTaskPayload(value: unknown, taskId: string): { result: Cal
   let tagged = false;
   if (isObject(value) && isObject(value._meta)) {
     const related = value._meta[RELATED_TASK_KEY];
-    if (isObject(related) && typeof related.taskId === 'string') {
+    if (related !== undefined) {
+      if (!isObject(related) || typeof related.taskId !== 'string') throw malformed(method, 'the related-task _meta has no taskId', taskId);
       if (related.taskId !== taskId) throw malformed(method, 'result belongs to another task', taskId);
       tagged = true;
     }

@@ -3,25 +3,14 @@
  * when it closes (tracking pauses, `connectionLost`), and how a new one takes over, by hand
  * (`TaskClient.reconnect`) or through the `reconnect` factory option, retried with backoff.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { TaskEngine } from './engine/engine.js';
-import { sleep } from './engine/retry.js';
-import { backoffDelay, type RetryPolicy } from './engine/timing.js';
-import { TaskError, TaskOptionError } from './errors.js';
-import { Wire2025 } from './wire/v2025.js';
-import type { TaskWire } from './wire/wire.js';
-
-/** @throws TaskOptionError unless `client` is a connected SDK client. */
-export function checkConnected(client: Client): void {
-  if (client === null || typeof client !== 'object' || typeof client.request !== 'function') {
-    throw new TaskOptionError('TaskClient needs an @modelcontextprotocol/sdk Client', { option: 'client' });
-  }
-  if (client.transport === undefined) {
-    throw new TaskOptionError('The SDK Client is not connected: call client.connect(transport) first', {
-      option: 'client',
-    });
-  }
-}
+import type { TaskEngine } from '../engine/engine.js';
+import { sleep } from '../engine/retry.js';
+import { backoffDelay, type RetryPolicy } from '../engine/timing.js';
+import { TaskError, TaskOptionError } from '../errors.js';
+import { openPort, unusable } from '../port/open.js';
+import type { McpClient } from '../types.js';
+import { resolveWire } from '../wire/resolve.js';
+import type { TaskWire } from '../wire/wire.js';
 
 /** What the connection needs from its client. */
 export interface ConnectionHost {
@@ -34,7 +23,7 @@ export interface ConnectionHost {
   lost(): void;
   restored(): void;
   report(error: TaskError): void;
-  readonly factory: (() => Promise<Client>) | undefined;
+  readonly factory: (() => Promise<McpClient>) | undefined;
   readonly retry: RetryPolicy;
   readonly random: () => number;
 }
@@ -50,12 +39,12 @@ export class Connection {
   private readonly shutdownWaiters = new Set<(error: Error) => void>();
 
   constructor(
-    private client: Client,
+    private client: McpClient,
     private readonly host: ConnectionHost,
   ) {}
 
   /** The SDK client in use. */
-  get current(): Client {
+  get current(): McpClient {
     return this.client;
   }
 
@@ -138,9 +127,10 @@ export class Connection {
    * Switches to a new connected client: every unsettled task is read again over it.
    * @throws TaskOptionError when `client` is not connected.
    */
-  replace(client: Client): void {
-    checkConnected(client);
-    const wire: TaskWire = new Wire2025(client);
+  replace(client: McpClient): void {
+    const problem = unusable(client);
+    if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
+    const wire: TaskWire = resolveWire(openPort(client));
     const engine = this.host.engine();
     this.detach();
     this.client = client;
@@ -149,6 +139,11 @@ export class Connection {
     if (!engine.paused) engine.pause();
     engine.resume(wire);
     this.host.restored();
+  }
+
+  /** Closes the SDK client in use (one the library made). */
+  closeClient(): Promise<void> {
+    return this.client.close();
   }
 
   /** Stops listening. */

@@ -3,10 +3,10 @@
  * cancelled remotely per `cancelOnTimeout` / `cancelOnAbort`, settling with a `TaskTimeoutError`
  * or `TaskAbortError` that says what became of the remote task), `detach()` and `dispose()`.
  */
-import type { TaskEngine } from './engine/engine.js';
-import type { TaskRecord } from './engine/record.js';
-import { giveUp } from './engine/stop.js';
-import { onAbort } from './util/abort.js';
+import type { TaskEngine } from '../engine/engine.js';
+import type { TaskRecord } from '../engine/record.js';
+import { giveUp } from '../engine/stop.js';
+import { onAbort } from '../util/abort.js';
 import {
   TaskAbortError,
   TaskCancelledError,
@@ -16,9 +16,9 @@ import {
   describeRemoteCancel,
   type RemoteCancelOutcome,
   type TaskError,
-} from './errors.js';
+} from '../errors.js';
 import type { ResolvedCallOptions } from './options.js';
-import type { StopReason } from './util/race.js';
+import type { StopReason } from '../util/race.js';
 
 /** The parts of a call a stop needs. */
 export interface StopScope {

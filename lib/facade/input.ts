@@ -1,28 +1,37 @@
 /**
  * Per-task input: routes the server's elicitation and sampling requests to the callbacks of the
- * call that owns the task, by the related-task id ([R28]-[R31], [V7]); untagged requests (mcp-go,
- * D14) and requests for unknown tasks go to the TaskClient-level callbacks, then to whatever
- * handler the SDK client had. A callback that never answers is abandoned when its task ends.
+ * call that owns the task. Three paths bring them, all to the same callbacks:
+ * - `request`: a side-channel request tagged with its task (2025-11-25, [R28]-[R31], [V7]);
+ *   untagged ones (mcp-go, D14) and ones for unknown tasks go to the TaskClient-level callbacks,
+ *   then to whatever handler the SDK client had;
+ * - `task-update`: a task's `inputRequests`, answered with `tasks/update` (extension, [E3]-[E5]);
+ * - `retry`: input a server asks for before it answers a call at all (multi round-trip, [E17]).
+ * A callback that never answers is abandoned when its task ends.
  */
-import type {
-  CreateMessageRequest,
-  CreateMessageResult,
-  ElicitRequest,
-  ElicitResult,
-} from '@modelcontextprotocol/sdk/types.js';
-import { TaskError, TaskNotSupportedError } from './errors.js';
-import { onAbort } from './util/abort.js';
+import { TaskError, TaskNotSupportedError } from '../errors.js';
+import type { JsonObject } from '../port/port.js';
+import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult } from '../types.js';
+import { onAbort } from '../util/abort.js';
 import type { TaskHandle } from './handle.js';
-import type { InputKind, InputRequest, TaskWire } from './wire/wire.js';
+import type { InlineInput, InputKind, InputRequest, TaskWire } from '../wire/wire.js';
+
+/** How an input request reached the client. */
+export type InputDelivery = 'request' | 'task-update' | 'retry';
 
 /** What an input callback learns about the request it answers. */
 export interface InputContext {
-  /** The task that asked; `undefined` for an untagged request (e.g. from mcp-go, D14). */
+  /** The task that asked; `undefined` for an untagged request (e.g. from mcp-go, D14) or before a task exists (`retry`). */
   readonly taskId: string | undefined;
   /** The handle of that task, when this client tracks it. */
   readonly handle: TaskHandle | undefined;
   /** The tool that was called, when known. */
   readonly toolName: string | undefined;
+  /**
+   * Which path brought the request: `request` (a 2025-11-25 side-channel request), `task-update`
+   * (a task's `inputRequests` on the tasks extension) or `retry` (asked before a task exists; the
+   * call is sent again with the answer).
+   */
+  readonly delivery: InputDelivery;
   /**
    * Fires when the answer is no longer wanted: the task ended, timed out or was cancelled, the
    * call was abandoned, or the server cancelled the request. Dismiss any prompt then.
@@ -31,14 +40,11 @@ export interface InputContext {
 }
 
 /** Answers an elicitation (`elicitation/create`); the result is sent back to the server. */
-export type ElicitationCallback = (
-  params: ElicitRequest['params'],
-  context: InputContext,
-) => ElicitResult | Promise<ElicitResult>;
+export type ElicitationCallback = (params: ElicitRequestParams, context: InputContext) => ElicitResult | Promise<ElicitResult>;
 
 /** Answers a sampling request (`sampling/createMessage`); the result is sent back to the server. */
 export type SamplingCallback = (
-  params: CreateMessageRequest['params'],
+  params: CreateMessageRequestParams,
   context: InputContext,
 ) => CreateMessageResult | Promise<CreateMessageResult>;
 
@@ -92,17 +98,60 @@ export class InputRouter {
 
   private answer(request: InputRequest): Promise<Record<string, unknown>> | undefined {
     const owner = request.taskId === undefined ? undefined : this.host.owner(request.taskId);
-    const callback = pick(owner?.callbacks, request.kind) ?? pick(this.defaults, request.kind);
+    return this.ask(request.kind, request.params, request.taskId, owner, undefined, 'request', request.signal);
+  }
+
+  /**
+   * Answers input that rides on a snapshot (`task-update`) or on a call's reply (`retry`), by key.
+   * Keys of a kind this library cannot answer, or without a callback, are left out; the call's own
+   * callbacks come first, then the client's.
+   * @returns the answers by key (those that came; a callback that failed is reported and skipped).
+   */
+  async answerInline(
+    items: readonly InlineInput[],
+    about: { readonly taskId: string | undefined; readonly toolName: string; readonly callbacks: InputCallbacks | undefined },
+    delivery: 'task-update' | 'retry',
+    signal: AbortSignal,
+  ): Promise<Record<string, JsonObject>> {
+    const owner = about.taskId === undefined ? undefined : this.host.owner(about.taskId);
+    const answers: Record<string, JsonObject> = {};
+    await Promise.all(
+      items.map(async (item) => {
+        if (item.kind === undefined) return;
+        const answer = this.ask(item.kind, item.params, about.taskId, owner, about, delivery, signal);
+        if (answer === undefined) return;
+        try {
+          const result = await answer;
+          if (result !== undefined) answers[item.key] = result;
+        } catch {
+          // Reported by ask(); an abandoned answer is simply not sent.
+        }
+      }),
+    );
+    return answers;
+  }
+
+  /** The callbacks that would answer `kind` for a call, if any. */
+  hasCallback(kind: InputKind, callbacks: InputCallbacks | undefined): boolean {
+    return pick(callbacks, kind) !== undefined || pick(this.defaults, kind) !== undefined;
+  }
+
+  private ask(
+    kind: InputKind,
+    params: Record<string, unknown>,
+    taskId: string | undefined,
+    owner: InputOwner | undefined,
+    call: { readonly toolName: string; readonly callbacks: InputCallbacks | undefined } | undefined,
+    delivery: InputDelivery,
+    requestSignal: AbortSignal,
+  ): Promise<Record<string, unknown>> | undefined {
+    const callback = pick(owner?.callbacks ?? call?.callbacks, kind) ?? pick(this.defaults, kind);
     if (callback === undefined) return undefined;
-    const signal = owner === undefined ? { signal: request.signal, release: () => {} } : either(request.signal, owner.signal);
-    const context: InputContext = {
-      taskId: request.taskId,
-      handle: owner?.handle,
-      toolName: owner?.handle.toolName,
-      signal: signal.signal,
-    };
+    const signal = owner === undefined ? { signal: requestSignal, release: () => {} } : either(requestSignal, owner.signal);
+    const toolName = owner?.handle.toolName ?? call?.toolName;
+    const context: InputContext = { taskId, handle: owner?.handle, toolName, delivery, signal: signal.signal };
     return abandonable(
-      () => callback(request.params as never, context) as Promise<Record<string, unknown>>,
+      () => callback(params as never, context) as Promise<Record<string, unknown>>,
       signal.signal,
     ).then(
       (answer) => {
@@ -114,10 +163,12 @@ export class InputRouter {
         // An answer abandoned because the task ended or the server gave up is not a failure.
         if (error instanceof AbandonedError) throw error;
         this.host.report(
-          new TaskError(
-            `The ${request.kind} callback failed: ${error instanceof Error ? error.message : String(error)}`,
-            { taskId: request.taskId, task: owner?.handle.task, toolName: owner?.handle.toolName, cause: error },
-          ),
+          new TaskError(`The ${kind} callback failed: ${error instanceof Error ? error.message : String(error)}`, {
+            taskId,
+            task: owner?.handle.task,
+            toolName,
+            cause: error,
+          }),
         );
         throw error;
       },

@@ -4,9 +4,9 @@
  * and of each handle.
  */
 import { randomUUID } from 'node:crypto';
-import type { TaskRecord } from './engine/record.js';
-import type { Scheduler, Timer } from './engine/scheduler.js';
-import { TaskError } from './errors.js';
+import type { TaskRecord } from '../engine/record.js';
+import type { Scheduler, Timer } from '../engine/scheduler.js';
+import { TaskError } from '../errors.js';
 import {
   type SafeEmitter,
   emitSettled,
@@ -18,8 +18,8 @@ import {
 import { TaskHandle, type HandleBackend } from './handle.js';
 import type { InputCallbacks, InputOwner } from './input.js';
 import type { ProgressCallback } from './options.js';
-import type { Task } from './types.js';
-import { PROGRESS_TOKEN_PREFIX } from './wire/wire.js';
+import type { Task } from '../types.js';
+import { PROGRESS_TOKEN_PREFIX } from '../wire/wire.js';
 
 /** A tracked task's per-call state. */
 interface Live {

@@ -14,9 +14,9 @@ import {
   TaskFailedError,
   TaskNotFoundError,
   TaskTimeoutError,
-} from './errors.js';
-import type { TaskRecord } from './engine/record.js';
-import type { CallToolResult, Task, TaskStatus } from './types.js';
+} from '../errors.js';
+import type { TaskRecord } from '../engine/record.js';
+import type { CallToolResult, Task, TaskStatus } from '../types.js';
 
 /** How a tracked task ended for this client. */
 export type TaskOutcomeKind =

@@ -3,9 +3,9 @@
  * call until its task settles. Calls beyond the limit wait in a FIFO queue, abortable by their
  * signal and bounded by their deadline, or are rejected at once when queueing is off.
  */
-import type { Scheduler, Timer } from './engine/scheduler.js';
-import { onAbort } from './util/abort.js';
-import { Stopped } from './util/race.js';
+import type { Scheduler, Timer } from '../engine/scheduler.js';
+import { onAbort } from '../util/abort.js';
+import { Stopped } from '../util/race.js';
 
 interface Waiter {
   readonly grant: (release: () => void) => void;

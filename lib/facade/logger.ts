@@ -4,8 +4,8 @@
  * fingerprint, which still lets lines about one task be correlated; `logTaskIds: true` logs them
  * in full.
  */
-import type { TaskError } from './errors.js';
-import { fingerprint, scrub as scrubId } from './util/fingerprint.js';
+import type { TaskError } from '../errors.js';
+import { fingerprint, scrub as scrubId } from '../util/fingerprint.js';
 import type { SafeEmitter, TaskClientEvents, TaskMetrics } from './events.js';
 
 /** Severity of a log entry. */

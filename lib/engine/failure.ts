@@ -2,9 +2,9 @@
  * Builds the error for a tool call that failed, with the best message available: the JSON-RPC
  * error's message, else the tool result's first text, else the task's `statusMessage` ([V18], D6).
  */
-import { TaskFailedError } from './errors.js';
-import { scrub } from './util/fingerprint.js';
-import type { CallToolResult, JsonRpcErrorInfo, Task } from './types.js';
+import { TaskFailedError } from '../errors.js';
+import { scrub } from '../util/fingerprint.js';
+import type { CallToolResult, JsonRpcErrorInfo, Task } from '../types.js';
 
 /** A {@link TaskFailedError} carrying the real payload. */
 export function failedError(

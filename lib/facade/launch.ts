@@ -1,0 +1,254 @@
+/**
+ * Starting one call: decide whether to ask for a task (the client decides per tool on 2025-11-25,
+ * [R6]-[R9]; the server decides on the extension, [E2]), send the `tools/call`, answer any input
+ * the server needs before it answers (multi round-trip, [E17]), race it all against the caller's
+ * signal, deadline and `close()`, and arm the deadline and abort that stop the task later ([R24]:
+ * only ever with a task cancel).
+ */
+import { armStops, stopError, type StopScope } from './stops.js';
+import type { TaskEngine } from '../engine/engine.js';
+import type { TaskRecord } from '../engine/record.js';
+import { TaskNotSupportedError, TaskProtocolError } from '../errors.js';
+import type { TaskHandle } from './handle.js';
+import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
+import type { ToolCatalog } from './tool-catalog.js';
+import type { CallToolResult, Task } from '../types.js';
+import { Stopped, childController, raceStop } from '../util/race.js';
+import type { JsonObject } from '../port/port.js';
+import type { InlineInput, StartOutcome, StartToolCall, TaskSupport } from '../wire/wire.js';
+
+/** The release of a slot that holds nothing (no concurrency limit). */
+export const NO_RELEASE = (): void => {};
+
+/** Most input rounds one call goes through before it gives up ([E17]: a server may ask again). */
+const MAX_INPUT_ROUNDS = 10;
+
+/** What a launch needs from its client. */
+export interface LaunchContext {
+  readonly engine: TaskEngine;
+  readonly catalog: ToolCatalog;
+  /** Wraps a tracked record in a handle and registers it. */
+  adopt(record: TaskRecord, call: ResolvedCallOptions, immediateResponse: string | undefined): TaskHandle;
+  /** Wraps a plain result in an immediate handle. */
+  immediate(name: string, result: CallToolResult): TaskHandle;
+  /**
+   * Takes a concurrency slot, waiting in line if needed; rejects with a `Stopped` when the signal
+   * or deadline wins, or with `TaskQueueFullError`. The returned function frees the slot.
+   */
+  slot(toolName: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void>;
+  /** Resolves once connected (waiting for a `reconnect` factory while the connection is lost). */
+  ready(): Promise<void>;
+  /** Answers the input a server asks for before it answers a call ([E17]), through the call's callbacks. */
+  answerInput(toolName: string, call: ResolvedCallOptions, input: readonly InlineInput[], signal: AbortSignal | undefined): Promise<Record<string, JsonObject>>;
+  /** Aborted when the client closes: the call then rejects at once with `TaskClosedError`. */
+  readonly closed: AbortSignal;
+}
+
+/** One call being started. */
+export class Launch implements StopScope {
+  readonly startedAt: number;
+  private readonly deadlineAt: number | undefined;
+
+  constructor(
+    private readonly context: LaunchContext,
+    readonly toolName: string,
+    private readonly args: Record<string, unknown>,
+    readonly call: ResolvedCallOptions,
+  ) {
+    this.startedAt = context.engine.config.clock.now();
+    this.deadlineAt = call.timeoutMs === undefined ? undefined : this.startedAt + call.timeoutMs;
+  }
+
+  get engine(): TaskEngine {
+    return this.context.engine;
+  }
+
+  /** Runs the call up to the server's answer. */
+  async run(): Promise<TaskHandle> {
+    const { call } = this;
+    if (call.signal?.aborted) throw stopError(this, { kind: 'abort', reason: call.signal.reason }, 'no-task');
+    let release: (() => void) | undefined;
+    try {
+      // Waiting for a slot counts against the deadline.
+      release = await this.context.slot(this.toolName, call.signal, this.deadlineAt);
+      // A call made while the connection is lost waits for the reconnection (within its deadline).
+      await this.race(this.context.ready());
+      const handle = await this.negotiateAndStart();
+      const record = handle.kind === 'task' ? this.engine.get(handle.taskId) : undefined;
+      if (record === undefined || release === NO_RELEASE) release();
+      else record.onSettled(release);
+      return handle;
+    } catch (error) {
+      release?.();
+      if (error instanceof Stopped) throw stopError(this, error.stop, 'no-task');
+      throw error;
+    }
+  }
+
+  /** Decides whether to ask for a task, and starts the call accordingly. */
+  private async negotiateAndStart(): Promise<TaskHandle> {
+    const { call, toolName } = this;
+    const features = this.engine.features;
+    if (!features.tasks) {
+      if (call.requireTask) throw new TaskNotSupportedError(this.engine.wire.unsupportedReason(), { feature: 'tasks', toolName });
+      return this.callPlain();
+    }
+    // The server decides per call: opt in, and take whatever it answers.
+    if (!features.toolNegotiation) return this.startTask('optional');
+    const support = await this.race(this.context.catalog.taskSupport(toolName));
+    if (support === 'optional' || support === 'required') return this.startTask(support);
+    if (call.requireTask) {
+      throw new TaskNotSupportedError(
+        support === undefined
+          ? `Tool "${toolName}" is not listed by the server (tools/list), so it cannot be called as a task`
+          : `Tool "${toolName}" does not support task mode (execution.taskSupport is ${support})`,
+        { feature: 'tool', toolName },
+      );
+    }
+    return this.callPlain();
+  }
+
+  private race<T>(promise: Promise<T>): Promise<T> {
+    return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt, this.context.closed);
+  }
+
+  /** Time left before the deadline, or the plain-call default. */
+  private budget(): number {
+    return this.deadlineAt === undefined
+      ? DEFAULT_PLAIN_CALL_TIMEOUT_MS
+      : Math.max(1, this.deadlineAt - this.engine.config.clock.now());
+  }
+
+  /** The request, without the parts each attempt adds. */
+  private request(task: boolean): StartToolCall {
+    const { call } = this;
+    return {
+      name: this.toolName,
+      arguments: this.args,
+      task: task ? { ttl: call.ttlMs } : undefined,
+      meta: call.meta,
+      progressToken: call.progressToken,
+    };
+  }
+
+  /**
+   * Sends the call, and again with the answers each time the server asks for input first ([E17]:
+   * a retry with `inputResponses` and the opaque `requestState`, unchanged).
+   */
+  private async start(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartOutcome> {
+    const engine = this.engine;
+    let attempt = base;
+    for (let round = 0; ; round += 1) {
+      const outcome = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal));
+      if (outcome.kind !== 'input') return outcome;
+      if (round >= MAX_INPUT_ROUNDS) {
+        throw new TaskProtocolError(`Malformed tools/call reply from server: still asking for input after ${MAX_INPUT_ROUNDS} rounds`, {
+          method: 'tools/call',
+          toolName: this.toolName,
+        });
+      }
+      const inputResponses = await this.context.answerInput(this.toolName, this.call, outcome.input, this.call.signal);
+      attempt = { ...base, inputResponses, requestState: outcome.requestState };
+    }
+  }
+
+  private async startTask(support: TaskSupport): Promise<TaskHandle> {
+    const { engine, call } = this;
+    const endCreate = engine.beginCreate();
+    // [R24]: a task-creating request is never aborted by us, so it gets no signal. Its timeout
+    // only covers a server that never answers ([A5]: with no task id known, nothing else can be done).
+    const request = this.start(this.request(true), this.budget() + call.requestTimeoutMs, undefined);
+    let outcome: StartOutcome;
+    try {
+      outcome = await this.race(request);
+    } catch (error) {
+      if (error instanceof Stopped) {
+        // Abandoned before the answer: if a task gets created anyway, cancel it once its id is
+        // known, unless the caller opted out of remote cancels for this kind of stop (a close
+        // always cancels it).
+        const kind = error.stop.kind;
+        const cancel = kind === 'closed' || (kind === 'abort' ? call.cancelOnAbort : call.cancelOnTimeout);
+        request.then(
+          (late) => {
+            endCreate();
+            if (late.kind === 'task' && cancel) this.cancelOrphan(late.snapshot.task);
+          },
+          () => endCreate(),
+        );
+        throw stopError(this, error.stop, cancel ? 'pending' : 'disabled');
+      }
+      endCreate();
+      // [A1], [V3]: the server refused task mode for an optional tool: a plain call may work.
+      if (engine.classify(error) === 'refused' && support === 'optional' && !call.requireTask) return this.callPlain();
+      throw error;
+    }
+    try {
+      return this.accept(outcome);
+    } finally {
+      endCreate();
+    }
+  }
+
+  private async callPlain(): Promise<TaskHandle> {
+    // A plain request is cancelled the normal way (notifications/cancelled), through a child
+    // signal so the caller's signal keeps no listener afterwards.
+    const child = childController(this.call.signal);
+    try {
+      return this.accept(await this.race(this.start(this.request(false), this.budget(), child.signal)));
+    } catch (error) {
+      // A request timeout under a deadline is the deadline.
+      if (this.deadlineAt !== undefined && this.engine.classify(error) === 'timeout') {
+        throw stopError(this, { kind: 'timeout' }, 'no-task');
+      }
+      throw error;
+    } finally {
+      child.release();
+    }
+  }
+
+  /** Turns the server's answer into a handle; a task (even one not asked for) is tracked. */
+  private accept(outcome: StartOutcome): TaskHandle {
+    if (outcome.kind === 'input') throw new TypeError('unreachable: input is answered before accept()');
+    if (outcome.kind === 'immediate') {
+      if (this.call.requireTask && !this.engine.features.toolNegotiation) {
+        // The server decides on this wire, and it answered at once: the result is not lost.
+        throw new TaskNotSupportedError(`The server answered "${this.toolName}" at once instead of running it as a task`, {
+          feature: 'tool',
+          toolName: this.toolName,
+          result: outcome.result,
+        });
+      }
+      return this.context.immediate(this.toolName, outcome.result);
+    }
+    const task = outcome.snapshot.task;
+    if (this.context.closed.aborted) {
+      // Created after close() began: never tracked, cancelled once.
+      this.cancelOrphan(task);
+      throw stopError(this, { kind: 'closed' }, this.engine.features.cancel ? 'unknown' : 'not-supported');
+    }
+    if (this.engine.get(task.taskId) !== undefined) {
+      // [V4]: task ids are unique; a reused one must not merge two calls into one task.
+      throw new TaskProtocolError('Malformed tools/call reply from server: the task id is already in use', {
+        method: 'tools/call',
+        task,
+        toolName: this.toolName,
+      });
+    }
+    const record = this.engine.track(outcome.snapshot, this.toolName, {
+      startedAt: this.startedAt,
+      requestTimeoutMs: this.call.requestTimeoutMs,
+    });
+    const handle = this.context.adopt(record, this.call, outcome.immediateResponse);
+    armStops(this, record);
+    return handle;
+  }
+
+  /** Cancels a task created after its caller gave up: once, in the background (never throws). */
+  private cancelOrphan(task: Task): void {
+    const engine = this.engine;
+    if (!engine.features.cancel) return;
+    engine.wire
+      .cancelTask(task.taskId, engine.requestOptions(this.call.requestTimeoutMs, undefined, true))
+      .catch((error: unknown) => engine.report(error, undefined));
+  }
+}

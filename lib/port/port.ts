@@ -1,0 +1,168 @@
+/**
+ * The session port: the only code that touches an SDK `Client`. Everything above it (wires,
+ * engine, facade) sees this interface, whatever the SDK major (`@modelcontextprotocol/sdk` 1.x or
+ * `@modelcontextprotocol/client` 2.x) and whatever the protocol era.
+ *
+ * The library's own requests go out through a raw dispatch on the client's transport, decoded
+ * by an explicit result decoder per request: SDK codecs never see them. That is what lets one
+ * engine run on both SDKs: SDK v2 rejects `resultType: "task"` replies and gates `tasks/*` by era,
+ * SDK v1 keeps a progress handler per task-creating request forever ([S13]) and sends
+ * `notifications/cancelled` for requests it already answered ([S4]). Here timeouts, cancellation
+ * and progress routing are the library's own, and nothing of them outlives a request.
+ */
+
+/** A JSON object. */
+export type JsonObject = Record<string, unknown>;
+
+/** The protocol era of a session: `legacy` (an `initialize` handshake, up to 2025-11-25) or `modern` (2026-07-28 and later). */
+export type Era = 'legacy' | 'modern';
+
+/** The two SDK majors a port can sit on. */
+export type SdkMajor = 'v1' | 'v2';
+
+/** Timers the port uses for request timeouts (the engine's scheduler fits). */
+export interface Timers {
+  /** Runs `run` after `ms`; a `weak` timer never keeps the process alive. */
+  after(ms: number, run: () => void, weak?: boolean): unknown;
+  /** Cancels a timer made by {@link Timers.after}. */
+  cancel(timer: unknown): void;
+}
+
+/** Options of one request. */
+export interface PortRequestOptions {
+  /** The request fails with a `timeout` {@link PortError} after this many ms. */
+  readonly timeoutMs: number;
+  /** Timers for the timeout. */
+  readonly timers: Timers;
+  /**
+   * Aborts the request: it fails with an `aborted` {@link PortError}, and the server is told with
+   * `notifications/cancelled` (only while the request is still open, [R27]).
+   */
+  readonly signal?: AbortSignal | undefined;
+  /** The timeout timer never keeps the process alive (background requests). */
+  readonly weak?: boolean | undefined;
+  /**
+   * Client capabilities to declare on this request only, merged into the per-request envelope of
+   * the modern era (e.g. the tasks extension, [E1]). Ignored on a legacy session.
+   */
+  readonly declare?: JsonObject | undefined;
+}
+
+/** Why a request failed. */
+export type PortErrorKind =
+  /** The server answered with a JSON-RPC error (`code`, `message`, `data` are the server's). */
+  | 'server'
+  /** No answer within the request's timeout. */
+  | 'timeout'
+  /** The caller aborted the request. */
+  | 'aborted'
+  /** The connection closed before the answer. */
+  | 'closed'
+  /** The transport could not send the request (`httpStatus` when an HTTP error answered). */
+  | 'send'
+  /** The session is gone on the server (an HTTP session it no longer knows). */
+  | 'session'
+  /** The reply is not a valid JSON-RPC response, or its result failed the request's decoder. */
+  | 'malformed';
+
+/** A failed request, classified by what happened (never by an SDK class). */
+export class PortError extends Error {
+  override name = 'PortError';
+  /** What happened. */
+  readonly kind: PortErrorKind;
+  /** The JSON-RPC code: the server's for `server`, else a local stand-in. */
+  readonly code: number;
+  /** The server's error `data` (`server`), or details. */
+  readonly data: unknown;
+  /** The HTTP status that answered a failed send, if any. */
+  readonly httpStatus: number | undefined;
+
+  constructor(
+    kind: PortErrorKind,
+    message: string,
+    options: { code?: number; data?: unknown; httpStatus?: number | undefined; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.code = options.code ?? LOCAL_CODES[kind];
+    this.data = options.data;
+    this.httpStatus = options.httpStatus;
+  }
+}
+
+/** The codes local failures carry (the ones SDK v1 used for the same cases). */
+const LOCAL_CODES: Record<PortErrorKind, number> = {
+  server: -32603,
+  timeout: -32001,
+  aborted: -32001,
+  closed: -32000,
+  send: -32000,
+  session: -32000,
+  malformed: -32603,
+};
+
+/** A request the server sent to the client. */
+export interface InboundRequest {
+  readonly method: string;
+  readonly params: JsonObject;
+  /** Aborted when the server cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Answers an inbound request: a promise of the result (or of a {@link PortError}-like rejection,
+ * sent as a JSON-RPC error), or `undefined` (returned or resolved) to leave the request to the SDK
+ * client's own handler.
+ */
+export type RequestTap = (request: InboundRequest) => Promise<JsonObject | undefined> | undefined;
+
+/** Sees an inbound notification's params; returns `true` to consume it (the SDK never sees it). */
+export type NotificationTap = (params: JsonObject) => boolean | void;
+
+/** What is known of the server. */
+export interface ServerIdentity {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** The library's view of one connected SDK client. */
+export interface SessionPort {
+  /** The SDK major under it. */
+  readonly sdk: SdkMajor;
+  /** The negotiated era; `legacy` when the session skipped the handshake (a resumed HTTP session). */
+  era(): Era;
+  /** The negotiated protocol version, when known. */
+  protocolVersion(): string | undefined;
+  /** The server's declared capabilities; `undefined` when the session skipped the handshake. */
+  serverCapabilities(): JsonObject | undefined;
+  /** The server's name and version; `undefined` when the session skipped the handshake. */
+  serverIdentity(): ServerIdentity | undefined;
+  /** The capabilities the client declared when it connected. */
+  clientCapabilities(): JsonObject;
+  /** The transport's session id (Streamable HTTP), if any. */
+  sessionId(): string | undefined;
+  /** True once the connection closed. */
+  readonly closed: boolean;
+  /**
+   * Sends a request and decodes its result with `decode` (the request's explicit result schema;
+   * it throws for a result it rejects, which becomes a `malformed` {@link PortError}).
+   * @throws PortError
+   */
+  request<T>(method: string, params: JsonObject | undefined, decode: (result: unknown) => T, options: PortRequestOptions): Promise<T>;
+  /** Sends a notification (best effort: failures are swallowed). */
+  notify(method: string, params: JsonObject): void;
+  /**
+   * Taps an inbound request method; returns a function that removes the tap. When no tap answers
+   * and the SDK client has no handler of its own, the request is refused with the error `missing`
+   * makes (the SDK's bare -32601 otherwise).
+   */
+  onRequest(method: string, tap: RequestTap, missing?: (params: JsonObject) => Error): () => void;
+  /** Taps an inbound notification method; returns a function that removes the tap. */
+  onNotification(method: string, tap: NotificationTap): () => void;
+  /** Calls `listener` once when the connection closes; returns a function that stops listening. */
+  onClose(listener: () => void): () => void;
+  /** Whether the SDK client would answer `method` itself (a handler of the user's). */
+  hasOwnHandler(method: string): boolean;
+  /** Closes the SDK client (only for clients the library created). */
+  closeClient(): Promise<void>;
+}

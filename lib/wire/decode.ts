@@ -1,0 +1,98 @@
+/**
+ * Decoding shared by every wire: lenient readers for the task fields every protocol form has,
+ * clamps for what is merely odd, and {@link TaskProtocolError} for what is truly malformed. They
+ * never throw anything else and never return a value that breaks the public types.
+ */
+import { TaskProtocolError } from '../errors.js';
+import type { CallToolResult, Task, TaskStatus } from '../types.js';
+
+/** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
+export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
+/** Longest task id accepted. */
+export const MAX_TASK_ID_LENGTH = 1_024;
+/** Largest ttl / poll interval taken at face value (the timer limit is applied separately). */
+const MAX_DURATION = Number.MAX_SAFE_INTEGER;
+
+const STATUSES: ReadonlySet<string> = new Set<TaskStatus>([
+  'working',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+]);
+
+/** A JSON object. */
+export type Json = Record<string, unknown>;
+
+/** True for a plain JSON object. */
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The protocol error for a malformed message. */
+export function malformed(method: string, detail: string, taskId?: string): TaskProtocolError {
+  return new TaskProtocolError(`Malformed ${method} from server: ${detail}`, { method, taskId });
+}
+
+/** A non-negative finite duration in ms, from a number or a numeric string; otherwise `undefined`. */
+export function duration(value: unknown): number | undefined {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return undefined;
+  return Math.min(n, MAX_DURATION);
+}
+
+function clampMessage(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  return value.length > MAX_STATUS_MESSAGE_LENGTH ? `${value.slice(0, MAX_STATUS_MESSAGE_LENGTH - 1)}…` : value;
+}
+
+/** The wire names of the two duration fields: 2025-11-25 `ttl`/`pollInterval`, the extension `ttlMs`/`pollIntervalMs`. */
+export interface TaskFieldNames {
+  readonly ttl: string;
+  readonly pollInterval: string;
+}
+
+/**
+ * Decodes a task object. A missing or unusable ttl becomes `null` (D1); an absent or unusable
+ * poll interval is left out (D2); timestamps that are not strings become `''`.
+ * @throws TaskProtocolError when `taskId` or `status` is missing or unusable.
+ */
+export function decodeTaskFields(value: unknown, method: string, names: TaskFieldNames): Task {
+  if (!isObject(value)) throw malformed(method, 'task is not an object');
+  const { taskId, status } = value;
+  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > MAX_TASK_ID_LENGTH) {
+    throw malformed(method, 'taskId is missing or not a usable string');
+  }
+  if (typeof status !== 'string' || !STATUSES.has(status)) {
+    throw malformed(method, `unknown status ${JSON.stringify(status)?.slice(0, 64)}`, taskId);
+  }
+  const statusMessage = clampMessage(value.statusMessage);
+  const pollInterval = duration(value[names.pollInterval]);
+  const task: {
+    -readonly [K in keyof Task]: Task[K];
+  } = {
+    taskId,
+    status: status as TaskStatus,
+    createdAt: typeof value.createdAt === 'string' ? value.createdAt : '',
+    lastUpdatedAt: typeof value.lastUpdatedAt === 'string' ? value.lastUpdatedAt : '',
+    ttl: duration(value[names.ttl]) ?? null,
+  };
+  if (statusMessage !== undefined) task.statusMessage = statusMessage;
+  if (pollInterval !== undefined) task.pollInterval = pollInterval;
+  return task;
+}
+
+/**
+ * Normalises a `CallToolResult`: `content` defaults to an empty array, a non-boolean `isError` is
+ * dropped. Other keys pass through unchanged.
+ * @throws TaskProtocolError when the value is not an object or `content` is not an array.
+ */
+export function decodeCallToolResult(value: unknown, method: string, taskId?: string): CallToolResult {
+  if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
+  const { content, isError } = value;
+  if (content !== undefined && !Array.isArray(content)) throw malformed(method, 'content is not an array', taskId);
+  const result: Json = { ...value, content: content ?? [] };
+  if (isError !== undefined && typeof isError !== 'boolean') delete result.isError;
+  return result as CallToolResult;
+}
+

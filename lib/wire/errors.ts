@@ -1,0 +1,69 @@
+/**
+ * Turning a port failure into the library's errors, and reading them back: shared by every wire.
+ * Classification goes by what happened and by the JSON-RPC `code`, never by an SDK error class.
+ */
+import { TaskProtocolError, TaskRpcError } from '../errors.js';
+import { PortError } from '../port/port.js';
+import { scrub } from '../util/fingerprint.js';
+import type { ErrorClass } from './wire.js';
+
+/** JSON-RPC codes that say the request itself is wrong: never retried. */
+const PROTOCOL_CODES: ReadonlySet<number> = new Set([-32600, -32601, -32602]);
+
+/** HTTP statuses worth another attempt: none at all (the request never got an answer), 5xx, 429, 408. */
+function retryableStatus(status: number | undefined): boolean {
+  return status === undefined || status >= 500 || status === 429 || status === 408;
+}
+
+/** A server message without the "MCP error <code>: " prefixes SDK servers add ([S17]). */
+export function stripPrefix(message: string, code: number): string {
+  const prefix = `MCP error ${code}: `;
+  let text = message;
+  while (text.startsWith(prefix)) text = text.slice(prefix.length);
+  return text;
+}
+
+/**
+ * The library's error for a failed `method` request: {@link TaskProtocolError} for a malformed
+ * reply, {@link TaskRpcError} otherwise. Messages never repeat the task id (it is a secret).
+ */
+export function toWireError(method: string, error: unknown, taskId?: string): TaskRpcError | TaskProtocolError {
+  if (error instanceof TaskRpcError || error instanceof TaskProtocolError) return error;
+  if (!(error instanceof PortError)) {
+    const text = error instanceof Error ? error.message : String(error);
+    return new TaskRpcError(`${method} failed: ${scrub(text, taskId)}`, { method, code: -32603, transient: false, taskId, cause: error });
+  }
+  if (error.kind === 'malformed') {
+    if (error.cause instanceof TaskProtocolError) return error.cause;
+    return new TaskProtocolError(scrub(error.message, taskId), { method, taskId, cause: error });
+  }
+  const message = scrub(stripPrefix(error.message, error.code), taskId);
+  const transient =
+    error.kind === 'timeout' ||
+    error.kind === 'closed' ||
+    error.kind === 'session' ||
+    (error.kind === 'send' && retryableStatus(error.httpStatus));
+  const data = error.kind === 'server' || error.httpStatus === undefined ? error.data : { httpStatus: error.httpStatus };
+  return new TaskRpcError(`${method} failed: ${message}`, { method, code: error.code, data, transient, taskId, cause: error });
+}
+
+/** What a wire error means, apart from the protocol-specific cases each wire reads first. */
+export function classifyRpc(error: unknown): ErrorClass {
+  if (error instanceof TaskProtocolError) return 'protocol';
+  if (!(error instanceof TaskRpcError)) return 'server';
+  const cause = error.cause instanceof PortError ? error.cause : undefined;
+  switch (cause?.kind) {
+    case 'timeout':
+      return 'timeout';
+    case 'aborted':
+      return 'stopped';
+    case 'session':
+      return 'session';
+    case 'closed':
+      return 'transient';
+    case 'send':
+      return error.transient ? 'transient' : 'server';
+    default:
+      return PROTOCOL_CODES.has(error.code) ? 'protocol' : 'server';
+  }
+}

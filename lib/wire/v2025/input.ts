@@ -1,0 +1,88 @@
+/**
+ * Side-channel input on the 2025-11-25 wire: the server's `elicitation/create` and
+ * `sampling/createMessage` requests, tagged with the task they belong to ([V7]), answered through
+ * the library's input handler and tagged back ([R31]). Untagged requests (mcp-go, D14) go to the
+ * handler too. A request nobody answers is left to the SDK client's own handler, or refused with a
+ * plain -32601 that says how to answer it (never declined on the user's behalf).
+ */
+import type { InboundRequest, JsonObject, SessionPort } from '../../port/port.js';
+import { fingerprint } from '../../util/fingerprint.js';
+import { isObject } from '../decode.js';
+import type { InputHandler, InputKind } from '../wire.js';
+import { RELATED_TASK_KEY, relatedTaskId } from './decode.js';
+
+const INPUT_METHODS: ReadonlyArray<readonly [string, InputKind]> = [
+  ['elicitation/create', 'elicitation'],
+  ['sampling/createMessage', 'sampling'],
+];
+
+/** Per port, who owns which tasks (one entry per TaskClient serving input on it). */
+const OWNERS = new WeakMap<SessionPort, Set<(taskId: string) => boolean>>();
+
+/** A JSON-RPC error to send back. */
+function rpcError(code: number, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
+}
+
+/** The answer's shape, checked before it goes to the server; throws a -32603 naming the flaw. */
+function checkAnswer(kind: InputKind, answer: JsonObject): void {
+  const flaw =
+    kind === 'elicitation'
+      ? answer.action !== 'accept' && answer.action !== 'decline' && answer.action !== 'cancel'
+        ? 'action must be "accept", "decline" or "cancel"'
+        : answer.content !== undefined && !isObject(answer.content)
+          ? 'content must be an object'
+          : undefined
+      : typeof answer.model !== 'string'
+        ? 'model must be a string'
+        : typeof answer.role !== 'string'
+          ? 'role must be a string'
+          : !isObject(answer.content) && !Array.isArray(answer.content)
+            ? 'content must be a content block or an array of them'
+            : undefined;
+  if (flaw !== undefined) throw rpcError(-32603, `The ${kind} callback returned an invalid result: ${flaw}`);
+}
+
+/** Serves side-channel input on `port` through `handler`; returns a function that stops serving. */
+export function serveSideChannelInput(port: SessionPort, handler: InputHandler, owns: (taskId: string) => boolean): () => void {
+  let owners = OWNERS.get(port);
+  if (owners === undefined) OWNERS.set(port, (owners = new Set()));
+  owners.add(owns);
+  const registry = owners;
+  const offs = INPUT_METHODS.map(([method, kind]) => {
+    const option = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
+    // Nobody answers (no callback here, no SDK handler): say so plainly rather than decline on the
+    // user's behalf.
+    const missing = (params: JsonObject): Error => {
+      const taskId = relatedTaskId(params);
+      const about = taskId === undefined ? '' : ` for task ${fingerprint(taskId)}`;
+      return rpcError(-32601, `No ${kind} handler${about}: pass ${option} to the TaskClient or the call`);
+    };
+    const tap = (request: InboundRequest): Promise<JsonObject | undefined> | undefined => {
+      const params = request.params;
+      const taskId = relatedTaskId(params);
+      // A request for a task another TaskClient on this SDK client owns is that one's to answer.
+      if (taskId !== undefined && !owns(taskId) && [...registry].some((other) => other !== owns && other(taskId))) return undefined;
+      const answer = handler({ kind, params, taskId, signal: request.signal });
+      return answer?.then(
+        (result) => {
+          if (result === undefined) return undefined;
+          checkAnswer(kind, result);
+          if (taskId === undefined) return result;
+          const meta = isObject(result._meta) ? result._meta : {};
+          return { ...result, _meta: { ...meta, [RELATED_TASK_KEY]: { taskId } } };
+        },
+        (error: unknown) => {
+          if (typeof (error as { code?: unknown } | null)?.code === 'number') throw error;
+          const message = error instanceof Error ? error.message : String(error);
+          throw rpcError(-32603, `The ${kind} callback failed: ${message}`);
+        },
+      );
+    };
+    return port.onRequest(method, tap, missing);
+  });
+  return () => {
+    registry.delete(owns);
+    for (const off of offs) off();
+  };
+}

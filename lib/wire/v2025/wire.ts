@@ -1,0 +1,213 @@
+/**
+ * The MCP 2025-11-25 tasks wire, on a session port: `tools/call` with `params.task`,
+ * `tasks/get|result|list|cancel`, `notifications/tasks/status`, progress for a task's whole life
+ * ([R35]) and input as side-channel requests tagged with the task ([V7]). It runs unchanged over
+ * SDK v1 and SDK v2 (legacy era): every request goes out through the port's raw dispatch with an
+ * explicit decoder. Requests carry clean params: no `task` on polls and only `{ttl}` in `task`
+ * ([S2], [S3]).
+ */
+import { TaskProtocolError, TaskRpcError } from '../../errors.js';
+import { PortError, type JsonObject, type SessionPort } from '../../port/port.js';
+import {
+  PROGRESS_TOKEN_PREFIX,
+  type CancelReply,
+  type ErrorClass,
+  type InputHandler,
+  type InputKind,
+  type StartOutcome,
+  type StartToolCall,
+  type TaskOutcome,
+  type TaskPage,
+  type TaskWire,
+  type ToolPage,
+  type WireEvents,
+  type WireFeatures,
+  type WireRequestOptions,
+  type WireSnapshot,
+} from '../wire.js';
+import { classifyRpc, stripPrefix, toWireError } from '../errors.js';
+import { decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
+import { serveSideChannelInput } from './input.js';
+
+const INVALID_PARAMS = -32602;
+
+/** Methods about one task: a -32602 there means the server does not know it ([V26]). */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel']);
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A {@link TaskWire} for protocol revision 2025-11-25. */
+export class Wire2025 implements TaskWire {
+  readonly kind = '2025-11-25' as const;
+  private assumed: Readonly<Partial<Record<'cancel' | 'list' | 'toolsCall', boolean>>> = {};
+
+  constructor(
+    private readonly port: SessionPort,
+    /** Why tasks are unavailable, when the server offers them only in a form this session cannot use. */
+    private readonly unavailable?: string,
+  ) {}
+
+  features(): WireFeatures {
+    const caps = this.port.serverCapabilities();
+    const tasks = isObject(caps?.tasks) ? caps.tasks : undefined;
+    const requests = isObject(tasks?.requests) ? tasks.requests : undefined;
+    const tools = isObject(requests?.tools) ? requests.tools : undefined;
+    // A session that skipped the handshake knows no capabilities: a resume reference tells them.
+    const known = caps !== undefined;
+    const toolsCall = known ? tools?.call !== undefined : this.assumed.toolsCall === true;
+    return {
+      tasks: this.unavailable === undefined && toolsCall,
+      toolNegotiation: true,
+      payloadFetch: true,
+      inputViaPayload: true,
+      inlineInput: false,
+      cancel: known ? tasks?.cancel !== undefined : this.assumed.cancel === true,
+      cancelSnapshot: true,
+      list: known ? tasks?.list !== undefined : this.assumed.list === true,
+      progress: true,
+      requestTtl: true,
+      ttlBackstop: false,
+    };
+  }
+
+  unsupportedReason(): string {
+    return this.unavailable ?? 'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)';
+  }
+
+  serverIdentity(): string | undefined {
+    const info = this.port.serverIdentity();
+    return info === undefined ? undefined : `${info.name}@${info.version}`;
+  }
+
+  sessionId(): string | undefined {
+    return this.port.sessionId();
+  }
+
+  assume(capabilities: Readonly<Partial<Record<'cancel' | 'list' | 'toolsCall', boolean>>>): void {
+    this.assumed = { ...this.assumed, ...capabilities };
+  }
+
+  classify(error: unknown): ErrorClass {
+    if (error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server') {
+      if (error.code === INVALID_PARAMS && TASK_METHODS.has(error.method)) return 'vanished';
+      // [A1], [V3]: -32600 and -32601 to a task-augmented tools/call refuse task mode for the tool.
+      if ((error.code === -32600 || error.code === -32601) && error.method === 'tools/call') return 'refused';
+    }
+    return classifyRpc(error);
+  }
+
+  private async send<T>(
+    method: string,
+    params: JsonObject | undefined,
+    decode: (value: unknown) => T,
+    options: WireRequestOptions,
+    taskId?: string,
+  ): Promise<T> {
+    try {
+      return await this.port.request(method, params, decode, options);
+    } catch (error) {
+      throw toWireError(method, error, taskId);
+    }
+  }
+
+  listTools(cursor: string | undefined, options: WireRequestOptions): Promise<ToolPage> {
+    return this.send('tools/list', cursor === undefined ? undefined : { cursor }, decodeToolPage, options);
+  }
+
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome> {
+    const params: JsonObject = { name: call.name };
+    if (call.arguments !== undefined) params.arguments = call.arguments;
+    // [S3]: only {ttl} in `task`, never the SDK's extra pollInterval.
+    if (call.task !== undefined) params.task = call.task.ttl === undefined ? {} : { ttl: call.task.ttl };
+    if (call.meta !== undefined || call.progressToken !== undefined) {
+      params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
+    }
+    const asked = call.task !== undefined;
+    return this.send('tools/call', params, (value) => decodeStart(value, asked), options);
+  }
+
+  getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
+    return this.send('tasks/get', { taskId }, (value) => ({ task: sameTask(decodeTask(value, 'tasks/get'), taskId, 'tasks/get') }), options, taskId);
+  }
+
+  async getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
+    try {
+      return await this.send('tasks/result', { taskId }, (value): TaskOutcome => ({ kind: 'result', ...decodeTaskPayload(value, taskId) }), options, taskId);
+    } catch (error) {
+      // [V17]/[V18]: a JSON-RPC error the server sent for tasks/result is the task's own error,
+      // except -32602 (unknown or expired task, [V26]). Local failures stay errors.
+      if (error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server' && error.code !== INVALID_PARAMS) {
+        const { code, message, data } = error.cause;
+        return { kind: 'error', error: data === undefined ? { code, message: stripPrefix(message, code) } : { code, message: stripPrefix(message, code), data } };
+      }
+      throw error;
+    }
+  }
+
+  async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {
+    const task = await this.send('tasks/cancel', { taskId }, (value) => sameTask(decodeTask(value, 'tasks/cancel'), taskId, 'tasks/cancel'), options, taskId);
+    return { kind: 'snapshot', snapshot: { task } };
+  }
+
+  supplyInput(): Promise<void> {
+    return Promise.reject(new TypeError('The 2025-11-25 wire takes input through side-channel requests'));
+  }
+
+  listTasks(cursor: string | undefined, options: WireRequestOptions): Promise<TaskPage> {
+    return this.send('tasks/list', cursor === undefined ? undefined : { cursor }, (value) => decodeTaskPage(value, () => {}), options);
+  }
+
+  watch(): () => void {
+    // Status notifications come unasked on this wire ([V21]).
+    return () => {};
+  }
+
+  inputCapabilities(): Readonly<Record<InputKind, boolean>> {
+    // The SDK delivers these requests only if the client declared the capability at connect time.
+    const declared = this.port.clientCapabilities();
+    return { elicitation: declared.elicitation !== undefined, sampling: declared.sampling !== undefined };
+  }
+
+  serveInput(handler: InputHandler, owns: (taskId: string) => boolean): () => void {
+    return serveSideChannelInput(this.port, handler, owns);
+  }
+
+  subscribe(events: WireEvents): () => void {
+    const offs = [
+      this.port.onNotification('notifications/tasks/status', (params) => {
+        try {
+          events.status({ task: decodeTask(params, 'notifications/tasks/status') });
+        } catch (error) {
+          events.malformed(error as Error);
+        }
+      }),
+      this.port.onNotification('notifications/tools/list_changed', () => {
+        events.toolsChanged();
+      }),
+      // Progress for our own tokens is consumed here; every other token stays with the SDK.
+      this.port.onNotification('notifications/progress', (params) => {
+        const token = params.progressToken;
+        if (typeof token !== 'string' || !token.startsWith(PROGRESS_TOKEN_PREFIX)) return false;
+        const progress = typeof params.progress === 'number' ? params.progress : Number.NaN;
+        if (!Number.isFinite(progress)) return true;
+        return events.progress(token, {
+          progress,
+          ...(typeof params.total === 'number' ? { total: params.total } : {}),
+          ...(typeof params.message === 'string' ? { message: params.message } : {}),
+        });
+      }),
+      this.port.onClose(() => events.closed()),
+    ];
+    return () => {
+      for (const off of offs) off();
+    };
+  }
+}
+
+/** A reply about another task than the one asked for is malformed, never adopted. */
+function sameTask<T extends { taskId: string }>(task: T, taskId: string, method: string): T {
+  if (task.taskId === taskId) return task;
+  throw new TaskProtocolError(`Malformed ${method} from server: the reply names another task`, { method, taskId });
+}
