@@ -1,5 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The layers of lib/, each in its own folder, with imports only downward:
+ * facade -> engine -> wire -> port -> SDK. `errors.ts`, `types.ts` and `util/` are leaves every
+ * layer may use. Only the port layer touches an SDK package (type-only imports included).
+ */
+const SDK = ['@modelcontextprotocol/*', '@modelcontextprotocol/*/**'];
+const sdkMessage = 'Only lib/port/ may import an MCP SDK package: use the library types (lib/types.ts) or the port.';
+const layer = (files, forbidden, message) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: SDK, message: sdkMessage },
+          ...(forbidden.length === 0 ? [] : [{ group: forbidden, message }]),
+        ],
+      },
+    ],
+  },
+});
+
+/** Relative imports of a source file, resolved to absolute paths (`.js` specifiers map to `.ts`). */
+function importsOf(file) {
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const found = [];
+  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/g)) {
+    found.push(resolve(dirname(file), match[1].replace(/\.js$/, '.ts')));
+  }
+  return found;
+}
+
+/**
+ * A local rule: no import cycles among lib/ modules (type-only imports included). It walks the
+ * graph from each file and reports the first import that leads back to it.
+ */
+const noImportCycles = {
+  meta: { type: 'problem', schema: [], messages: { cycle: 'Import cycle: {{path}}' } },
+  create(context) {
+    const start = context.filename;
+    return {
+      Program() {
+        for (const first of importsOf(start)) {
+          const stack = [[first, [start, first]]];
+          const seen = new Set();
+          while (stack.length > 0) {
+            const [file, path] = stack.pop();
+            if (file === start) {
+              const short = path.map((p) => p.slice(p.lastIndexOf('/lib/') + 1));
+              context.report({ loc: { line: 1, column: 0 }, messageId: 'cycle', data: { path: short.join(' -> ') } });
+              return;
+            }
+            if (seen.has(file)) continue;
+            seen.add(file);
+            for (const next of importsOf(file)) stack.push([next, [...path, next]]);
+          }
+        }
+      },
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
@@ -16,6 +85,42 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/only-throw-error': 'off',
       '@typescript-eslint/prefer-promise-reject-errors': 'off',
+    },
+  },
+  {
+    files: ['lib/**/*.ts'],
+    plugins: { 'mcp-task-client': { rules: { 'no-import-cycles': noImportCycles } } },
+    rules: { 'mcp-task-client/no-import-cycles': 'error' },
+  },
+  // Layer boundaries (later entries override earlier ones for the same files).
+  layer(['lib/**/*.ts'], [], ''),
+  layer(['lib/util/**/*.ts', 'lib/errors.ts', 'lib/types.ts'], ['**/facade/**', '**/engine/**', '**/wire/**', '**/port/**', '**/cli/**'], 'Leaves (util, errors, types) import nothing of the layers.'),
+  layer(['lib/port/**/*.ts'], ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**'], 'The port layer is the bottom layer: it imports no layer above it.'),
+  {
+    files: ['lib/port/connect.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**'], message: 'The port layer imports no layer above it.' }] }] },
+  },
+  layer(['lib/wire/**/*.ts'], ['**/facade/**', '**/engine/**', '**/cli/**'], 'A wire imports only the port below it.'),
+  layer(
+    ['lib/engine/**/*.ts'],
+    ['**/facade/**', '**/port/**', '**/cli/**', '**/wire/v2025/**', '**/wire/ext/**', '**/wire/resolve*', '**/wire/decode*', '**/wire/errors*'],
+    'The engine sees only the neutral seam (wire/wire.ts): no wire internals, no port, no facade.',
+  ),
+  layer(['lib/facade/**/*.ts', 'lib/index.ts', 'lib/internal.ts'], ['**/cli/**'], 'The library never imports the CLI.'),
+  {
+    files: ['lib/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../facade/**', '../engine/**', '../wire/**', '../port/**', '../util/**', '../errors.js', '../types.js'],
+              message: 'The CLI uses the public entry point (../index.js) only.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -23,12 +23,12 @@ import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
 import { withRetry } from './retry.js';
 import { Scheduler } from './scheduler.js';
 import { pollDelay, type RetryPolicy } from './timing.js';
-import type { EngineConfig, EngineEvents, SnapshotSource, StopIntent, TrackOptions } from './types.js';
+import type { EngineConfig, EngineCore, EngineEvents, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
 export type { EngineConfig, EngineEvents, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
 /** Observation, scheduling and state for all tasks of one client. */
-export class TaskEngine {
+export class TaskEngine implements EngineCore {
   readonly scheduler: Scheduler;
   private readonly records = new Map<string, TaskRecord>();
   private readonly early: EarlyBuffer;

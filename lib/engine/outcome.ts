@@ -20,7 +20,7 @@ import {
 import { failedError } from './failure.js';
 import type { JsonRpcErrorInfo } from '../types.js';
 import type { WireSnapshot } from '../wire/wire.js';
-import type { TaskEngine } from './engine.js';
+import type { EngineCore as TaskEngine } from './types.js';
 import type { TaskRecord } from './record.js';
 
 /** Longest timer delay; used as "no timeout" for a blocking `tasks/result`. */

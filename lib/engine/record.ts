@@ -10,6 +10,7 @@
 import { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from './scheduler.js';
+import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { TaskOutcome } from '../wire/wire.js';
 
 /**
@@ -21,13 +22,7 @@ export const TRACKING_STOPPED: TaskError = Object.freeze(new TaskError('Tracking
 /** The life signal of a settled record: already aborted. */
 const STOPPED_SIGNAL: AbortSignal = AbortSignal.abort(TRACKING_STOPPED);
 
-/** Receives every accepted snapshot of a task, then one `end`. */
-export interface TaskObserver {
-  /** A new snapshot (the current one first, on subscribe). */
-  next(task: Task): void;
-  /** No more snapshots: after the terminal one (`error` undefined), or because tracking stopped. */
-  end(error?: TaskError): void;
-}
+export type { TaskObserver };
 
 /** How a task ended for this client. */
 export type Settlement =

@@ -14,7 +14,7 @@ import {
 } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
 import type { WireSnapshot } from '../wire/wire.js';
-import type { TaskEngine } from './engine.js';
+import type { EngineCore as TaskEngine } from './types.js';
 import { vanished } from './outcome.js';
 import type { TaskRecord } from './record.js';
 import type { Timer } from './scheduler.js';

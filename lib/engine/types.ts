@@ -3,8 +3,9 @@
  */
 import type { TaskError } from '../errors.js';
 import type { Clock, Task } from '../types.js';
-import type { TaskWire } from '../wire/wire.js';
-import type { TaskRecord } from './record.js';
+import type { ErrorClass, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
+import type { Scheduler } from './scheduler.js';
+import type { Settlement, TaskRecord } from './record.js';
 import type { PollTiming, RetryPolicy } from './timing.js';
 
 /** Engine settings (already validated and defaulted by the client). */
@@ -59,4 +60,32 @@ export interface TrackOptions {
 export interface StopIntent {
   /** Keep the snapshot stream open until the stop settles (so it can end with the stop's error). */
   readonly holdStream: boolean;
+}
+
+/**
+ * What the engine's helpers (payload fetching in `outcome.ts`, stopping in `stop.ts`) use of it.
+ * They see this interface, not the engine class, so that no module imports the engine back.
+ */
+export interface EngineCore {
+  readonly config: EngineConfig;
+  readonly scheduler: Scheduler;
+  readonly wire: TaskWire;
+  readonly features: WireFeatures;
+  /** Bumped when the wire is replaced. */
+  readonly generation: number;
+  /** True while the connection is lost. */
+  readonly paused: boolean;
+  classify(error: unknown): ErrorClass;
+  report(error: unknown, record: TaskRecord | undefined): void;
+  settle(record: TaskRecord, settlement: Settlement, streamError?: TaskError): void;
+  observe(record: TaskRecord, snapshot: WireSnapshot, source: SnapshotSource): void;
+  react(record: TaskRecord): void;
+  ensurePoll(record: TaskRecord, terminal?: boolean): void;
+  pollDelay(record: TaskRecord): number;
+  readTask(record: TaskRecord, signal: AbortSignal): Promise<WireSnapshot>;
+  requestOptions(timeoutMs: number, signal?: AbortSignal, weak?: boolean): WireRequestOptions;
+  retrying<T>(record: TaskRecord | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  background<T>(record: TaskRecord, run: (signal: AbortSignal) => Promise<T>, once?: boolean): Promise<T>;
+  beginStop(record: TaskRecord, intent: StopIntent): void;
+  isStopping(record: TaskRecord): boolean;
 }

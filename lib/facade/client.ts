@@ -3,6 +3,7 @@
  * wire adapter, the engine, the tool catalog, the input router and the live-task registry, and
  * owns the connection (reconnect) and the client-wide operations (list, resume, close).
  */
+import type { CallToolAsTaskOptions, CloseOptions, ResumeOptions, TaskClientConnectOptions, TaskClientEvents, TaskClientOptions, TaskReference } from './api.js';
 import { TaskEngine } from '../engine/engine.js';
 import { vanished } from '../engine/outcome.js';
 import { cancelTask, giveUp } from '../engine/stop.js';
@@ -15,24 +16,15 @@ import {
   describeRemoteCancel,
   type TaskError,
 } from '../errors.js';
-import { SafeEmitter, metricsOf, type TaskClientEvents } from './events.js';
+import { SafeEmitter, metricsOf } from './events.js';
 import { TaskHandle, type HandleBackend } from './handle.js';
-import { checkReference, referenceOf, type ResumeOptions, type TaskReference } from './reference.js';
+import { checkReference, referenceOf } from './reference.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
 import { Launch, NO_RELEASE, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
 import { listAll, listPage } from './listing.js';
 import { attachLogger } from './logger.js';
-import {
-  resolveCallOptions,
-  resolveClientOptions,
-  type ResolvedCallOptions,
-  type CallToolAsTaskOptions,
-  type CloseOptions,
-  type ResolvedClientOptions,
-  type TaskClientConnectOptions,
-  type TaskClientOptions,
-} from './options.js';
+import { resolveCallOptions, resolveClientOptions, type ResolvedCallOptions, type ResolvedClientOptions } from './options.js';
 import { LiveTasks } from './registry.js';
 import { armStops, detachRecord, disposeRecord } from './stops.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -147,7 +139,7 @@ export class TaskClient {
       reference: (record) => referenceOf(record, this.engine.wire),
       report,
     };
-    this.live = new LiveTasks(this.emitter, () => this.now(), backend, this.engine.scheduler);
+    this.live = new LiveTasks(this.emitter, () => this.now(), backend, this.engine.scheduler, () => this.engine.wire.kind);
     this.limiter = new Limiter(this.config.maxConcurrentTasks, this.engine.scheduler);
     if (this.config.logger !== undefined) attachLogger(this.emitter, this.config.logger, this.config.logTaskIds);
     this.catalog = new ToolCatalog(
@@ -176,7 +168,7 @@ export class TaskClient {
       engine: this.engine,
       catalog: this.catalog,
       adopt: (record, call, hint) => this.live.adopt(record, call.callbacks, call.progressToken, hint),
-      immediate: (tool, result) => TaskHandle.create(tool, { kind: 'immediate', result }),
+      immediate: (tool, result) => TaskHandle.create(tool, { kind: 'immediate', result, wire: this.engine.wire.kind }),
       answerInput: (toolName, call, input, signal) => this.answerBeforeTask(toolName, call, input, signal),
       slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
       ready: () => this.connection.ready(),

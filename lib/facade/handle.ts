@@ -1,33 +1,25 @@
 /**
  * `TaskHandle`: the caller's view of one tool call run as a task (or answered at once). A thin
  * facade: the promise and iterator adapters over the engine's callback core, and the stop
- * operations delegated to the client.
+ * operations delegated to the client. Its members are documented on {@link TaskHandleApi}.
  */
+import type {
+  HandleKind,
+  ResultOptions,
+  TaskHandle as AnyHandle,
+  TaskHandleApi,
+  TaskHandleEvents,
+  TaskReference,
+  UpdatesOptions,
+} from './api.js';
+import type { WireKind } from '../wire/wire.js';
 import { TaskOptionError, type TaskError } from '../errors.js';
-import { SafeEmitter, type TaskHandleEvents } from './events.js';
+import { SafeEmitter } from './events.js';
 import { failedError } from '../engine/failure.js';
 import type { TaskRecord } from '../engine/record.js';
 import { onAbort } from '../util/abort.js';
 import { SnapshotIterator, abortError } from '../util/snapshot-iterator.js';
-import type { TaskReference } from './reference.js';
 import type { CallToolResult, Task } from '../types.js';
-
-/** Options of {@link TaskHandle.result}. */
-export interface ResultOptions {
-  /** Stops this wait only: the task and other waiters carry on. */
-  readonly signal?: AbortSignal | undefined;
-}
-
-/** Options of {@link TaskHandle.updates}. */
-export interface UpdatesOptions {
-  /** Ends this iterator only (it throws a `TaskAbortError`); the task and other consumers carry on. */
-  readonly signal?: AbortSignal | undefined;
-  /**
-   * Snapshots buffered for a slow consumer before the oldest are dropped (the terminal one never is).
-   * @default 1024
-   */
-  readonly bufferSize?: number | undefined;
-}
 
 /** The client operations a handle delegates to (not for direct use). */
 export interface HandleBackend {
@@ -42,26 +34,23 @@ export interface HandleBackend {
 }
 
 type Source =
-  | { readonly kind: 'task'; readonly record: TaskRecord; readonly backend: HandleBackend }
-  | { readonly kind: 'immediate'; readonly result: CallToolResult };
-
-/** What kind of handle: `task` when the server created a task, `immediate` for a plain result. */
-export type HandleKind = 'task' | 'immediate';
+  | { readonly kind: 'task'; readonly record: TaskRecord; readonly backend: HandleBackend; readonly wire: WireKind }
+  | { readonly kind: 'immediate'; readonly result: CallToolResult; readonly wire: WireKind };
 
 /**
- * A tool call in progress or done, of kind `K`. You get a {@link TaskHandle} (either kind) from
- * `TaskClient.callToolAsTask`; checking `handle.kind === 'task'` narrows it to
- * `TaskHandleOf<'task'>`, whose `taskId` is a `string`. Cheap: all state lives in the client's
- * engine; any number of `result()` awaiters and iterators can share it.
+ * The runtime class of every {@link TaskHandle}: a tool call in progress or done, of kind `K`.
+ * Made by `TaskClient` only; its members are documented on {@link TaskHandleApi}.
  */
-export class TaskHandleOf<K extends HandleKind = HandleKind> implements AsyncIterable<Task> {
-  /** `task` when the server created a task; `immediate` when it answered with a plain result. */
+export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHandleApi<K> {
+  /** {@inheritDoc TaskHandleApi.kind} */
   readonly kind: K;
-  /** The task id; `undefined` for an immediate handle. */
+  /** {@inheritDoc TaskHandleApi.taskId} */
   readonly taskId: K extends 'task' ? string : undefined;
-  /** The tool that was called. */
+  /** {@inheritDoc TaskHandleApi.toolName} */
   readonly toolName: string;
-  /** The server's `io.modelcontextprotocol/model-immediate-response` hint, if it sent one ([R39]). */
+  /** {@inheritDoc TaskHandleApi.wire} */
+  readonly wire: WireKind;
+  /** {@inheritDoc TaskHandleApi.immediateResponse} */
   readonly immediateResponse: string | undefined;
   private readonly source: Source;
   private memo: Promise<CallToolResult> | undefined;
@@ -71,19 +60,17 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements AsyncIte
     this.toolName = toolName;
     this.source = source;
     this.kind = source.kind as K;
+    this.wire = source.wire;
     this.taskId = (source.kind === 'task' ? source.record.taskId : undefined) as K extends 'task' ? string : undefined;
     this.immediateResponse = immediateResponse;
   }
 
   /** @internal Made by `TaskClient` (`callToolAsTask`, `resume`) only. */
-  static create(toolName: string, source: Source, immediateResponse?: string): TaskHandle {
-    return new TaskHandleOf(toolName, source, immediateResponse) as TaskHandle;
+  static create(toolName: string, source: Source, immediateResponse?: string): AnyHandle {
+    return new TaskHandleOf(toolName, source, immediateResponse) as AnyHandle;
   }
 
-  /**
-   * The latest snapshot; `undefined` for an immediate handle, and for a resumed task not yet read
-   * from the server.
-   */
+  /** {@inheritDoc TaskHandleApi.task} */
   get task(): Task | undefined {
     const source = this.source;
     return source.kind === 'task' && !source.record.provisional ? source.record.task : undefined;
@@ -99,18 +86,13 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements AsyncIte
     return this.emitter;
   }
 
-  /**
-   * Listens to this task's lifecycle events (`status`, `inputRequired`, `progress`, `completed`,
-   * `failed`, `cancelled`, `timeout`, `expired`, `settled`); see {@link TaskHandleEvents}. A listener
-   * that throws is reported on the client's `error` event. An immediate handle emits nothing.
-   * @returns a function that removes the listener.
-   */
-  on<K extends keyof TaskHandleEvents>(event: K, listener: (...args: TaskHandleEvents[K]) => void): () => void {
+  /** {@inheritDoc TaskHandleApi.on} */
+  on<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): () => void {
     return this.listen()?.on(event, listener) ?? (() => {});
   }
 
-  /** Like {@link TaskHandle.on}, for one event only. */
-  once<K extends keyof TaskHandleEvents>(event: K, listener: (...args: TaskHandleEvents[K]) => void): () => void {
+  /** {@inheritDoc TaskHandleApi.once} */
+  once<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): () => void {
     return this.listen()?.once(event, listener) ?? (() => {});
   }
 
@@ -123,24 +105,17 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements AsyncIte
     return this.emitter;
   }
 
-  /** Removes a listener added with {@link TaskHandle.on}. */
-  off<K extends keyof TaskHandleEvents>(event: K, listener: (...args: TaskHandleEvents[K]) => void): void {
+  /** {@inheritDoc TaskHandleApi.off} */
+  off<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): void {
     this.emitter?.off(event, listener);
   }
 
-  /** True once `result()` would settle at once. */
+  /** {@inheritDoc TaskHandleApi.settled} */
   get settled(): boolean {
     return this.source.kind === 'immediate' || this.source.record.settlement !== undefined;
   }
 
-  /**
-   * The tool's result, fetched once and shared by every caller.
-   * @throws TaskFailedError when the task failed (with the server's payload and message).
-   * @throws TaskCancelledError when the task was cancelled.
-   * @throws TaskTimeoutError, TaskAbortError, TaskExpiredError, TaskNotFoundError, TaskDetachedError,
-   *   TaskClosedError when the wait ended locally or the task vanished.
-   * @throws TaskAbortError when `options.signal` aborts (this wait only).
-   */
+  /** {@inheritDoc TaskHandleApi.result} */
   result(options: ResultOptions = {}): Promise<CallToolResult> {
     this.observed();
     this.memo ??= this.settle();
@@ -178,13 +153,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements AsyncIte
     });
   }
 
-  /**
-   * A new iterator over this task's snapshots: the current one first, then every change, ending
-   * after the terminal one. Each iterator is independent; `break` affects no other consumer.
-   * An immediate handle yields nothing.
-   * @throws (from `next()`) the error that stopped tracking early: TaskTimeoutError, TaskAbortError,
-   *   TaskClosedError, TaskExpiredError, TaskNotFoundError.
-   */
+  /** {@inheritDoc TaskHandleApi.updates} */
   updates(options: UpdatesOptions = {}): AsyncIterableIterator<Task, undefined> {
     const bufferSize = options.bufferSize;
     if (bufferSize !== undefined && !(Number.isInteger(bufferSize) && bufferSize >= 1)) {
@@ -216,37 +185,22 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements AsyncIte
     return this.updates();
   }
 
-  /**
-   * Cancels the remote task with `tasks/cancel` and returns the final snapshot. When the task had
-   * already finished (the server answers -32602, [V23]) it re-reads the task and returns that
-   * truth instead of failing. `result()` then rejects with `TaskCancelledError` (or settles as the
-   * task really ended). A settled or immediate handle returns its last snapshot.
-   * @throws TaskNotSupportedError when the server did not declare `tasks.cancel`.
-   * @throws TaskRpcError when the cancel request fails.
-   */
+  /** {@inheritDoc TaskHandleApi.cancel} */
   async cancel(): Promise<Task | undefined> {
     return this.source.kind === 'task' ? this.source.backend.cancel(this.source.record) : undefined;
   }
 
-  /**
-   * Stops tracking locally and leaves the remote task running. Pending `result()` calls reject with
-   * `TaskDetachedError`; iterators end. Returns what `TaskClient.resume` needs to pick it up again.
-   * Returns `undefined` for an immediate handle.
-   */
+  /** {@inheritDoc TaskHandleApi.detach} */
   detach(): TaskReference | undefined {
     return this.source.kind === 'task' ? this.source.backend.detach(this.source.record) : undefined;
   }
 
-  /** A resume reference for this task (see {@link TaskHandle.detach}); `undefined` when immediate. */
+  /** {@inheritDoc TaskHandleApi.toJSON} */
   toJSON(): TaskReference | undefined {
     return this.source.kind === 'task' ? this.source.backend.reference(this.source.record) : undefined;
   }
 
-  /**
-   * Cancels the remote task if it is still running and stops tracking; free on a settled handle.
-   * This is what `await using` calls on scope exit. Call {@link TaskHandle.detach} first to keep
-   * the task running instead.
-   */
+  /** {@inheritDoc TaskHandleApi.dispose} */
   async dispose(): Promise<void> {
     if (this.source.kind === 'task') await this.source.backend.dispose(this.source.record);
   }
@@ -257,11 +211,13 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements AsyncIte
   }
 }
 
-/**
- * What `TaskClient.callToolAsTask` and `TaskClient.resume` give: a {@link TaskHandleOf} of either
- * kind. Narrow it with `handle.kind === 'task'`; `handle instanceof TaskHandle` also works.
- */
-export type TaskHandle = TaskHandleOf<'task'> | TaskHandleOf<'immediate'>;
+/** What `TaskClient.callToolAsTask` and `TaskClient.resume` give (see {@link TaskHandleApi}). */
+export type TaskHandle = AnyHandle;
 
 /** The runtime class of every {@link TaskHandle}, for `instanceof` checks. */
 export const TaskHandle: typeof TaskHandleOf = TaskHandleOf;
+
+/** The emitter of a handle, if anyone ever listened (for the client's own event fan-out). */
+export function eventsOf(handle: AnyHandle): SafeEmitter<TaskHandleEvents> | undefined {
+  return (handle as TaskHandleOf).events;
+}

@@ -8,53 +8,12 @@
  * - `retry`: input a server asks for before it answers a call at all (multi round-trip, [E17]).
  * A callback that never answers is abandoned when its task ends.
  */
+import type { InputCallbacks, InputContext, InputDelivery } from './api.js';
 import { TaskError, TaskNotSupportedError } from '../errors.js';
 import type { JsonObject } from '../port/port.js';
-import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult } from '../types.js';
 import { onAbort } from '../util/abort.js';
 import type { TaskHandle } from './handle.js';
 import type { InlineInput, InputKind, InputRequest, TaskWire } from '../wire/wire.js';
-
-/** How an input request reached the client. */
-export type InputDelivery = 'request' | 'task-update' | 'retry';
-
-/** What an input callback learns about the request it answers. */
-export interface InputContext {
-  /** The task that asked; `undefined` for an untagged request (e.g. from mcp-go, D14) or before a task exists (`retry`). */
-  readonly taskId: string | undefined;
-  /** The handle of that task, when this client tracks it. */
-  readonly handle: TaskHandle | undefined;
-  /** The tool that was called, when known. */
-  readonly toolName: string | undefined;
-  /**
-   * Which path brought the request: `request` (a 2025-11-25 side-channel request), `task-update`
-   * (a task's `inputRequests` on the tasks extension) or `retry` (asked before a task exists; the
-   * call is sent again with the answer).
-   */
-  readonly delivery: InputDelivery;
-  /**
-   * Fires when the answer is no longer wanted: the task ended, timed out or was cancelled, the
-   * call was abandoned, or the server cancelled the request. Dismiss any prompt then.
-   */
-  readonly signal: AbortSignal;
-}
-
-/** Answers an elicitation (`elicitation/create`); the result is sent back to the server. */
-export type ElicitationCallback = (params: ElicitRequestParams, context: InputContext) => ElicitResult | Promise<ElicitResult>;
-
-/** Answers a sampling request (`sampling/createMessage`); the result is sent back to the server. */
-export type SamplingCallback = (
-  params: CreateMessageRequestParams,
-  context: InputContext,
-) => CreateMessageResult | Promise<CreateMessageResult>;
-
-/** Input callbacks, per call or client-wide. */
-export interface InputCallbacks {
-  /** Answers elicitations. The SDK client must have declared the `elicitation` capability. */
-  readonly onElicitation?: ElicitationCallback | undefined;
-  /** Answers sampling requests. The SDK client must have declared the `sampling` capability. */
-  readonly onSampling?: SamplingCallback | undefined;
-}
 
 /** What the router needs to know about a tracked task. */
 export interface InputOwner {

@@ -4,38 +4,16 @@
  * fingerprint, which still lets lines about one task be correlated; `logTaskIds: true` logs them
  * in full.
  */
+import type { ConsoleLoggerOptions, LogLevel, TaskClientEvents, TaskLogger, TaskMetrics } from './api.js';
 import type { TaskError } from '../errors.js';
 import { fingerprint, scrub as scrubId } from '../util/fingerprint.js';
-import type { SafeEmitter, TaskClientEvents, TaskMetrics } from './events.js';
+import type { SafeEmitter } from './events.js';
 
-/** Severity of a log entry. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-/** One structured log entry. */
-export interface LogEntry {
-  /** Severity. */
-  readonly level: LogLevel;
-  /** What happened, e.g. `task created`, `task failed`. */
-  readonly message: string;
-  /** Structured details: task fingerprint (or id), tool, status, metrics, error. */
-  readonly fields: Readonly<Record<string, unknown>>;
-}
 
-/** Receives log entries; adapt it to any logging library. */
-export interface TaskLogger {
-  /** Receives one entry; an exception thrown here is ignored. */
-  log(entry: LogEntry): void;
-}
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
-/** Options of {@link consoleLogger}. */
-export interface ConsoleLoggerOptions {
-  /** Lowest level printed. @default 'info' */
-  readonly level?: LogLevel | undefined;
-  /** Where to print. @default globalThis.console */
-  readonly console?: Pick<Console, LogLevel> | undefined;
-}
 
 /** A {@link TaskLogger} that prints `message {fields as JSON}` to the console. */
 export function consoleLogger(options: ConsoleLoggerOptions = {}): TaskLogger {

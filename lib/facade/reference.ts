@@ -2,52 +2,11 @@
  * Resume references: the small, versioned, JSON-safe value that finds a task again in this
  * process or another (`handle.toJSON()`, `handle.detach()` → `TaskClient.resume`), and its checks.
  */
+import type { TaskReference } from './api.js';
 import type { TaskRecord } from '../engine/record.js';
 import { TaskOptionError } from '../errors.js';
 import { MAX_TASK_ID_LENGTH } from '../wire/decode.js';
-import type { CallToolAsTaskOptions } from './options.js';
-import type { TaskWire, WireKind } from '../wire/wire.js';
-
-/**
- * What is needed to find a task again later, in this process or another: pass it to
- * `TaskClient.resume`. Small, JSON-safe and versioned. The task id inside is a secret.
- */
-export interface TaskReference {
-  /** Format version. */
-  readonly v: 2;
-  /** The task id (a secret: whoever has it can read the task). */
-  readonly taskId: string;
-  /** The tool that was called. */
-  readonly toolName: string;
-  /** Server-side creation time (ISO 8601). */
-  readonly createdAt: string;
-  /** Retention from creation in ms; `null` when unlimited or unknown. */
-  readonly ttl: number | null;
-  /** Identity of the server that holds the task (`name@version`); `''` when unknown. */
-  readonly server: string;
-  /** The task wire the task runs on. */
-  readonly wire: WireKind;
-  /**
-   * The Streamable HTTP session the task was created in, if any. Servers built on the MCP SDKs
-   * keep tasks per session: to resume in another process, open the transport with this session id.
-   */
-  readonly sessionId?: string | undefined;
-  /**
-   * The server's task capabilities, for a session that resumes without a handshake (and so never
-   * learns them).
-   */
-  readonly capabilities?: { readonly cancel: boolean; readonly list: boolean } | undefined;
-}
-
-/** Options of `TaskClient.resume`: the stop and input options of a call. */
-export interface ResumeOptions
-  extends Pick<
-    CallToolAsTaskOptions,
-    'timeoutMs' | 'signal' | 'cancelOnTimeout' | 'cancelOnAbort' | 'requestTimeoutMs' | 'onElicitation' | 'onSampling'
-  > {
-  /** Tool name to report when resuming by bare task id. @default 'unknown' */
-  readonly toolName?: string | undefined;
-}
+import type { TaskWire } from '../wire/wire.js';
 
 /** What `TaskClient.resume` accepts, reduced to what it needs. */
 export interface ResumeTarget {

@@ -3,23 +3,16 @@
  * progress route, and the translation of engine happenings into the typed events of the client
  * and of each handle.
  */
+import type { InputCallbacks, ProgressCallback, TaskClientEvents, TaskHandleEvents, TaskProgress } from './api.js';
 import { randomUUID } from 'node:crypto';
 import type { TaskRecord } from '../engine/record.js';
 import type { Scheduler, Timer } from '../engine/scheduler.js';
 import { TaskError } from '../errors.js';
-import {
-  type SafeEmitter,
-  emitSettled,
-  metricsOf,
-  type TaskClientEvents,
-  type TaskHandleEvents,
-  type TaskProgress,
-} from './events.js';
-import { TaskHandle, type HandleBackend } from './handle.js';
-import type { InputCallbacks, InputOwner } from './input.js';
-import type { ProgressCallback } from './options.js';
+import { type SafeEmitter, emitSettled, metricsOf } from './events.js';
+import { TaskHandle, eventsOf, type HandleBackend } from './handle.js';
+import type { InputOwner } from './input.js';
 import type { Task } from '../types.js';
-import { PROGRESS_TOKEN_PREFIX } from '../wire/wire.js';
+import { PROGRESS_TOKEN_PREFIX, type WireKind } from '../wire/wire.js';
 
 /** A tracked task's per-call state. */
 interface Live {
@@ -60,6 +53,8 @@ export class LiveTasks {
     private readonly now: () => number,
     private readonly backend: HandleBackend,
     private readonly scheduler: Scheduler,
+    /** The task wire of the current connection. */
+    private readonly wire: () => WireKind,
   ) {}
 
   /** Number of tracked tasks. */
@@ -97,7 +92,11 @@ export class LiveTasks {
     progressToken: string | undefined,
     immediateResponse: string | undefined,
   ): TaskHandle {
-    const handle = TaskHandle.create(record.toolName, { kind: 'task', record, backend: this.backend }, immediateResponse);
+    const handle = TaskHandle.create(
+      record.toolName,
+      { kind: 'task', record, backend: this.backend, wire: this.wire() },
+      immediateResponse,
+    );
     const metrics = this.emitter.active ? metricsOf(record, this.now()) : undefined;
     if (metrics !== undefined) this.emitter.emit('created', metrics);
     if (record.settlement !== undefined) {
@@ -119,7 +118,8 @@ export class LiveTasks {
   }
 
   private emitters(record: TaskRecord): Array<SafeEmitter<TaskHandleEvents>> {
-    const handleEvents = this.live.get(record.taskId)?.handle.events;
+    const handle = this.live.get(record.taskId)?.handle;
+    const handleEvents = handle === undefined ? undefined : eventsOf(handle);
     const all = [this.emitter as unknown as SafeEmitter<TaskHandleEvents>];
     if (handleEvents !== undefined) all.push(handleEvents);
     return all;

@@ -2,8 +2,15 @@
  * Small abort helpers. Every listener added to a caller's signal is removed again, so a long-lived
  * signal collects nothing (the SDK's own `request()` never removes its listener, [S4]).
  */
-import type { Scheduler } from '../engine/scheduler.js';
 import { onAbort } from './abort.js';
+
+/** A timer queue on some clock (the engine's scheduler fits). */
+export interface TimerQueue {
+  /** Runs `run` at clock time `at`. */
+  schedule(at: number, run: () => void): unknown;
+  /** Cancels what {@link TimerQueue.schedule} returned. */
+  cancel(timer: unknown): void;
+}
 
 /** Why {@link raceStop} stopped waiting. */
 export type StopReason =
@@ -22,7 +29,7 @@ export class Stopped {
  */
 export function raceStop<T>(
   promise: Promise<T>,
-  scheduler: Scheduler,
+  scheduler: TimerQueue,
   signal: AbortSignal | undefined,
   deadlineAt: number | undefined,
   closed?: AbortSignal,

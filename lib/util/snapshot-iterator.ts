@@ -3,9 +3,16 @@
  * (which calls `return()`), `throw()` or an aborted signal unsubscribes this iterator only.
  */
 import { TaskAbortError, type TaskError } from '../errors.js';
-import type { TaskObserver } from '../engine/record.js';
 import { onAbort } from './abort.js';
 import type { Task } from '../types.js';
+
+/** Receives every accepted snapshot of a task, then one `end`. */
+export interface TaskObserver {
+  /** A new snapshot (the current one first, on subscribe). */
+  next(task: Task): void;
+  /** No more snapshots: after the terminal one (`error` undefined), or because tracking stopped. */
+  end(error?: TaskError): void;
+}
 
 /** Snapshots queued per iterator before the oldest non-terminal ones are dropped. */
 export const DEFAULT_ITERATOR_BUFFER = 1_024;
