@@ -38,13 +38,28 @@ export function toWireError(method: string, error: unknown, taskId?: string): Ta
     return new TaskProtocolError(scrub(error.message, taskId), { method, taskId, cause: error });
   }
   const message = scrub(stripPrefix(error.message, error.code), taskId);
+  // The cause is kept for its kind and code, but its text is scrubbed too: `inspect(error)` prints
+  // the whole chain, and the task id is a secret.
+  const cause = message === error.message ? error : scrubbed(error, taskId);
   const transient =
     error.kind === 'timeout' ||
     error.kind === 'closed' ||
     error.kind === 'session' ||
     (error.kind === 'send' && retryableStatus(error.httpStatus));
   const data = error.kind === 'server' || error.httpStatus === undefined ? error.data : { httpStatus: error.httpStatus };
-  return new TaskRpcError(`${method} failed: ${message}`, { method, code: error.code, data, transient, taskId, cause: error });
+  return new TaskRpcError(`${method} failed: ${message}`, { method, code: error.code, data, transient, taskId, cause });
+}
+
+/** A copy of a port error whose message names the task by fingerprint. */
+function scrubbed(error: PortError, taskId: string | undefined): PortError {
+  const copy = new PortError(error.kind, scrub(error.message, taskId), {
+    code: error.code,
+    data: error.data,
+    httpStatus: error.httpStatus,
+    cause: error.cause,
+  });
+  copy.stack = scrub(error.stack ?? '', taskId);
+  return copy;
 }
 
 /** What a wire error means, apart from the protocol-specific cases each wire reads first. */

@@ -54,18 +54,20 @@ export class Wire2025 implements TaskWire {
     const tasks = isObject(caps?.tasks) ? caps.tasks : undefined;
     const requests = isObject(tasks?.requests) ? tasks.requests : undefined;
     const tools = isObject(requests?.tools) ? requests.tools : undefined;
-    // A session that skipped the handshake knows no capabilities: a resume reference tells them.
+    // A session that skipped the handshake (a resumed HTTP session) knows no capabilities: a
+    // resume reference tells them, and without one the server is taken to support tasks (it
+    // holds the task being resumed; a method it lacks answers -32601).
     const known = caps !== undefined;
-    const toolsCall = known ? tools?.call !== undefined : this.assumed.toolsCall === true;
+    const toolsCall = known ? tools?.call !== undefined : this.assumed.toolsCall !== false;
     return {
       tasks: this.unavailable === undefined && toolsCall,
       toolNegotiation: true,
       payloadFetch: true,
       inputViaPayload: true,
       inlineInput: false,
-      cancel: known ? tasks?.cancel !== undefined : this.assumed.cancel === true,
+      cancel: known ? tasks?.cancel !== undefined : this.assumed.cancel !== false,
       cancelSnapshot: true,
-      list: known ? tasks?.list !== undefined : this.assumed.list === true,
+      list: known ? tasks?.list !== undefined : this.assumed.list !== false,
       progress: true,
       requestTtl: true,
       ttlBackstop: false,
@@ -136,12 +138,19 @@ export class Wire2025 implements TaskWire {
     try {
       return await this.send('tasks/result', { taskId }, (value): TaskOutcome => ({ kind: 'result', ...decodeTaskPayload(value, taskId) }), options, taskId);
     } catch (error) {
-      // [V17]/[V18]: a JSON-RPC error the server sent for tasks/result is the task's own error,
-      // except -32602 (unknown or expired task, [V26]). Local failures stay errors.
-      if (error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server' && error.code !== INVALID_PARAMS) {
-        const { code, message, data } = error.cause;
-        return { kind: 'error', error: data === undefined ? { code, message: stripPrefix(message, code) } : { code, message: stripPrefix(message, code), data } };
-      }
+      // [V17]/[V18]: a JSON-RPC error the server sent for tasks/result is the task's own error.
+      // Local failures stay errors.
+      if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server') throw error;
+      const { code, message, data } = error.cause;
+      const outcome: TaskOutcome = {
+        kind: 'error',
+        error: data === undefined ? { code, message: stripPrefix(message, code) } : { code, message: stripPrefix(message, code), data },
+      };
+      if (code !== INVALID_PARAMS) return outcome;
+      // -32602 means an unknown task ([V26]), or is the task's own invalid-params error: a task
+      // that still exists and failed returned its error.
+      const snapshot = await this.getTask(taskId, options).catch(() => undefined);
+      if (snapshot?.task.status === 'failed') return outcome;
       throw error;
     }
   }
