@@ -32,6 +32,7 @@ export type {
   TaskOutcomeKind,
   TaskProgress,
   TaskReference,
+  ToolTaskSupport,
   UpdatesOptions,
 } from './facade/api.js';
 export { consoleLogger } from './facade/logger.js';

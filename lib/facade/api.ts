@@ -258,6 +258,8 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
   readonly task: Task | undefined;
   /** True once `result()` would settle at once. */
   readonly settled: boolean;
+  /** The task's numbers so far (polls, notifications, retries, durations); `undefined` when immediate. */
+  readonly metrics: TaskMetrics | undefined;
   /**
    * Listens to this task's lifecycle events (`status`, `inputRequired`, `progress`, `completed`,
    * `failed`, `cancelled`, `timeout`, `expired`, `settled`); see {@link TaskHandleEvents}. A listener
@@ -529,4 +531,19 @@ export interface ConsoleLoggerOptions {
   readonly level?: LogLevel | undefined;
   /** Where to print. @default globalThis.console */
   readonly console?: Pick<Console, LogLevel> | undefined;
+}
+
+/** A tool the server lists, with whether it can run as a task. */
+export interface ToolTaskSupport {
+  /** The tool's name. */
+  readonly name: string;
+  /**
+   * Its declared `execution.taskSupport` on 2025-11-25 ([R7]-[R9]; `forbidden` when absent); on the
+   * tasks extension the server decides per call: `server-decides`.
+   */
+  readonly taskSupport: 'forbidden' | 'optional' | 'required' | 'server-decides';
+  /** Its title, if the server gave one. */
+  readonly title?: string | undefined;
+  /** Its description, if the server gave one. */
+  readonly description?: string | undefined;
 }

@@ -3,7 +3,16 @@
  * wire adapter, the engine, the tool catalog, the input router and the live-task registry, and
  * owns the connection (reconnect) and the client-wide operations (list, resume, close).
  */
-import type { CallToolAsTaskOptions, CloseOptions, ResumeOptions, TaskClientConnectOptions, TaskClientEvents, TaskClientOptions, TaskReference } from './api.js';
+import type {
+  CallToolAsTaskOptions,
+  CloseOptions,
+  ResumeOptions,
+  TaskClientConnectOptions,
+  TaskClientEvents,
+  TaskClientOptions,
+  TaskReference,
+  ToolTaskSupport,
+} from './api.js';
 import { TaskEngine } from '../engine/engine.js';
 import { vanished } from '../engine/outcome.js';
 import { cancelTask, giveUp } from '../engine/stop.js';
@@ -137,6 +146,7 @@ export class TaskClient {
       },
       dispose: (record) => disposeRecord(this.engine, record),
       reference: (record) => referenceOf(record, this.engine.wire),
+      metrics: (record) => metricsOf(record, this.now()),
       report,
     };
     this.live = new LiveTasks(this.emitter, () => this.now(), backend, this.engine.scheduler, () => this.engine.wire.kind);
@@ -302,6 +312,25 @@ export class TaskClient {
       );
     }
     return this.limiter.acquire(signal, deadlineAt);
+  }
+
+  /**
+   * The server's tools with their task support: `execution.taskSupport` on 2025-11-25, or
+   * `server-decides` on the tasks extension. Every page of `tools/list` is read; the list is
+   * cached until the server says it changed.
+   * @throws TaskRpcError when `tools/list` fails.
+   * @throws TaskClosedError after {@link TaskClient.close}.
+   */
+  async tools(): Promise<ToolTaskSupport[]> {
+    this.assertOpen();
+    const all = await this.catalog.all();
+    const negotiated = this.engine.features.toolNegotiation;
+    return [...all.values()].map((tool) => ({
+      name: tool.name,
+      taskSupport: negotiated ? tool.taskSupport : 'server-decides',
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+    }));
   }
 
   /**

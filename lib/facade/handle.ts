@@ -9,6 +9,7 @@ import type {
   TaskHandle as AnyHandle,
   TaskHandleApi,
   TaskHandleEvents,
+  TaskMetrics,
   TaskReference,
   UpdatesOptions,
 } from './api.js';
@@ -29,6 +30,8 @@ export interface HandleBackend {
   detach(record: TaskRecord): TaskReference;
   dispose(record: TaskRecord): Promise<void>;
   reference(record: TaskRecord): TaskReference;
+  /** The record's metrics now. */
+  metrics(record: TaskRecord): TaskMetrics;
   /** Reports a throwing listener. */
   report(error: TaskError): void;
 }
@@ -108,6 +111,11 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
   /** {@inheritDoc TaskHandleApi.off} */
   off<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): void {
     this.emitter?.off(event, listener);
+  }
+
+  /** {@inheritDoc TaskHandleApi.metrics} */
+  get metrics(): TaskMetrics | undefined {
+    return this.source.kind === 'task' ? this.source.backend.metrics(this.source.record) : undefined;
   }
 
   /** {@inheritDoc TaskHandleApi.settled} */

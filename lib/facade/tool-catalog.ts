@@ -5,15 +5,18 @@
  * have causes one re-read (shared by concurrent callers); a name still unknown after it is
  * remembered as unknown until the list changes, so a misspelled tool does not re-list every call.
  */
-import type { TaskSupport, TaskWire, WireRequestOptions } from '../wire/wire.js';
+import type { TaskSupport, TaskWire, ToolPage, WireRequestOptions } from '../wire/wire.js';
+
+/** One listed tool. */
+type ToolEntry = ToolPage['tools'][number];
 
 /** Most pages read in one listing; a server that pages forever is cut off here. */
 const MAX_PAGES = 1_000;
 
 /** Task support per tool name, loaded lazily. */
 export class ToolCatalog {
-  private tools: Map<string, TaskSupport> | undefined;
-  private loading: Promise<Map<string, TaskSupport>> | undefined;
+  private tools: Map<string, ToolEntry> | undefined;
+  private loading: Promise<Map<string, ToolEntry>> | undefined;
   private generation = 0;
   /** Names not in the list after a re-read made for them. */
   private readonly unknown = new Set<string>();
@@ -36,6 +39,11 @@ export class ToolCatalog {
    * @throws TaskRpcError when `tools/list` fails.
    */
   async taskSupport(name: string): Promise<TaskSupport | undefined> {
+    return (await this.entry(name))?.taskSupport;
+  }
+
+  /** The listed tool named `name`, after a refresh if needed. */
+  private async entry(name: string): Promise<ToolEntry | undefined> {
     const cached = this.tools;
     // A list read (or being read) after this call began is fresh: a miss there is final.
     const tools = cached ?? (await this.load());
@@ -53,7 +61,16 @@ export class ToolCatalog {
     return fresh.get(name);
   }
 
-  private load(): Promise<Map<string, TaskSupport>> {
+  /**
+   * Every tool the server lists, with its task support (read once, then cached until the list
+   * changes).
+   * @throws TaskRpcError when `tools/list` fails.
+   */
+  async all(): Promise<ReadonlyMap<string, ToolEntry>> {
+    return this.tools ?? (await this.load());
+  }
+
+  private load(): Promise<Map<string, ToolEntry>> {
     if (this.tools !== undefined) return Promise.resolve(this.tools);
     if (this.loading === undefined) {
       const generation = this.generation;
@@ -72,13 +89,13 @@ export class ToolCatalog {
     return this.loading;
   }
 
-  private async readAll(): Promise<Map<string, TaskSupport>> {
-    const tools = new Map<string, TaskSupport>();
+  private async readAll(): Promise<Map<string, ToolEntry>> {
+    const tools = new Map<string, ToolEntry>();
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page += 1) {
       const result = await this.wire().listTools(cursor, this.options());
-      for (const tool of result.tools) tools.set(tool.name, tool.taskSupport);
+      for (const tool of result.tools) tools.set(tool.name, tool);
       cursor = result.nextCursor;
       if (cursor === undefined || seen.has(cursor)) break;
       seen.add(cursor);

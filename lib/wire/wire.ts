@@ -185,7 +185,12 @@ export interface TaskPage {
 
 /** One page of the server's tools, reduced to what task negotiation needs. */
 export interface ToolPage {
-  readonly tools: ReadonlyArray<{ readonly name: string; readonly taskSupport: TaskSupport }>;
+  readonly tools: ReadonlyArray<{
+    readonly name: string;
+    readonly taskSupport: TaskSupport;
+    readonly title?: string | undefined;
+    readonly description?: string | undefined;
+  }>;
   readonly nextCursor?: string | undefined;
 }
 

@@ -90,13 +90,17 @@ export function decodeTaskPage(value: unknown, onSkip: (error: TaskProtocolError
  */
 export function decodeToolPage(value: unknown): ToolPage {
   if (!isObject(value) || !Array.isArray(value.tools)) throw malformed('tools/list', 'tools is not an array');
-  const tools: Array<{ name: string; taskSupport: TaskSupport }> = [];
+  const tools: ToolPage['tools'][number][] = [];
   for (const tool of value.tools) {
     if (!isObject(tool) || typeof tool.name !== 'string') continue;
     const support = isObject(tool.execution) ? tool.execution.taskSupport : undefined;
+    const annotations = isObject(tool.annotations) ? tool.annotations : {};
+    const title = typeof tool.title === 'string' ? tool.title : typeof annotations.title === 'string' ? annotations.title : undefined;
     tools.push({
       name: tool.name,
       taskSupport: typeof support === 'string' && TASK_SUPPORT.has(support) ? (support as TaskSupport) : 'forbidden',
+      ...(title === undefined ? {} : { title }),
+      ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
     });
   }
   const cursor = value.nextCursor;
