@@ -15,7 +15,8 @@ function closedError(): TaskClosedError {
   return new TaskClosedError('The TaskClient was closed');
 }
 import { isTerminalStatus } from '../types.js';
-import type { ErrorClass, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
+import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
+import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
 import { Pause } from './pause.js';
 import { fetchOutcome, fetchTerminal, finish, vanished } from './outcome.js';
@@ -138,6 +139,7 @@ export class TaskEngine implements EngineCore {
     }
     if (record.provisional) return record;
     record.active = true;
+    record.unwatch = this.wireRef.watch(task.taskId, this.scheduler);
     record.nextPollAt = now + this.delay(record);
     this.armTtlWarning(record);
     this.react(record);
@@ -148,6 +150,7 @@ export class TaskEngine implements EngineCore {
   activate(record: TaskRecord): void {
     if (record.active || record.settlement !== undefined) return;
     record.active = true;
+    record.unwatch = this.wireRef.watch(record.taskId, this.scheduler);
     record.nextPollAt = this.config.clock.now();
     // A notification may have told its state meanwhile (even a terminal one): act on it now.
     if (record.provisional) this.ensurePoll(record);
@@ -174,6 +177,7 @@ export class TaskEngine implements EngineCore {
     const verdict = record.apply(task, this.stopping.get(record)?.holdStream ?? false);
     // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known.
     if (snapshot.outcome !== undefined && isTerminalStatus(task.status) && verdict !== 'stale') record.outcome ??= snapshot.outcome;
+    if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') this.offerInput(record, snapshot.input);
     if (verdict === 'stale') return;
     if (verdict === 'after-terminal') {
       if (!isTerminalStatus(task.status)) {
@@ -201,6 +205,23 @@ export class TaskEngine implements EngineCore {
   /** Delay before the next poll of `record`. */
   pollDelay(record: TaskRecord): number {
     return this.delay(record);
+  }
+
+  /** Hands out the input requests of a snapshot not handed out before ([E4]: keys are unique per task). */
+  private offerInput(record: TaskRecord, input: readonly InlineInput[]): void {
+    if (record.task.status !== 'input_required' || input.length === 0) return;
+    const seen = (record.inputKeys ??= new Set());
+    const fresh = input.filter((item) => !seen.has(item.key));
+    if (fresh.length === 0) return;
+    for (const item of fresh) seen.add(item.key);
+    this.events.input(record, fresh);
+  }
+
+  /** Answers inline input requests of `record` by key ([E5]; a partial set is fine). */
+  supplyInput(record: TaskRecord, responses: Record<string, JsonObject>): Promise<void> {
+    return this.retrying(record, (signal) =>
+      this.wireRef.supplyInput(record.taskId, responses, this.requestOptions(record.requestTimeoutMs, signal)),
+    );
   }
 
   private delay(record: TaskRecord): number {
@@ -413,7 +434,16 @@ export class TaskEngine implements EngineCore {
     this.scheduler.cancel(record.ttlTimer);
     record.ttlTimer = this.scheduler.schedule(Math.max(this.config.clock.now(), expiresAt - margin), () => {
       record.ttlTimer = undefined;
-      if (record.settlement === undefined && !record.terminal) this.events.expiring(record, expiresAt);
+      if (record.settlement !== undefined || record.terminal) return;
+      this.events.expiring(record, expiresAt);
+      // [E13]: where the ttl is a backstop, a task still running when it elapses is given up as
+      // expired (the server may fail or delete it at any time after).
+      if (this.features.ttlBackstop) {
+        record.ttlTimer = this.scheduler.schedule(expiresAt, () => {
+          record.ttlTimer = undefined;
+          if (record.settlement === undefined && !record.terminal && !this.isStopping(record)) vanished(this, record, undefined);
+        });
+      }
     });
   }
 
@@ -437,6 +467,8 @@ export class TaskEngine implements EngineCore {
     if (!record.settle(settlement, this.config.clock.now(), streamError)) return;
     for (const timer of [record.pollTimer, record.deadlineTimer, record.ttlTimer]) this.scheduler.cancel(timer);
     record.pollTimer = record.deadlineTimer = record.ttlTimer = undefined;
+    record.unwatch?.();
+    record.unwatch = undefined;
     record.abortAll();
     this.stopping.delete(record);
     if (this.records.get(record.taskId) === record) this.records.delete(record.taskId);
@@ -463,6 +495,11 @@ export class TaskEngine implements EngineCore {
     if (wire !== this.wireRef) {
       this.generation += 1;
       this.featureCache = undefined;
+      for (const record of this.records.values()) {
+        if (!record.active) continue;
+        record.unwatch?.();
+        record.unwatch = wire.watch(record.taskId, this.scheduler);
+      }
     }
     this.wireRef = wire;
     if (!this.pauseState.resume()) return;

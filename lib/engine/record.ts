@@ -74,6 +74,10 @@ export class TaskRecord {
   terminalFetch = false;
   /** Clock time before which no new blocking `tasks/result` is opened (after one failed). */
   blockingRetryAt = 0;
+  /** Keys of inline input requests already handed out ([E4]: unique over the task's life). */
+  inputKeys: Set<string> | undefined;
+  /** Ends the wire's interest in pushed snapshots for this task. */
+  unwatch: (() => void) | undefined;
   /** The final payload, once fetched; never fetched twice (rmcp consumes it). */
   outcome: TaskOutcome | undefined;
   /** Deadline timer (timeoutMs), if any. */

@@ -2,8 +2,8 @@
  * The engine's settings, the events it reports, and the options of its operations.
  */
 import type { TaskError } from '../errors.js';
-import type { Clock, Task } from '../types.js';
-import type { ErrorClass, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
+import type { Clock, JsonObject, Task } from '../types.js';
+import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
 import type { Scheduler } from './scheduler.js';
 import type { Settlement, TaskRecord } from './record.js';
 import type { PollTiming, RetryPolicy } from './timing.js';
@@ -41,6 +41,8 @@ export interface EngineEvents {
   creationsSettled(): void;
   /** A request on `wire` found the server's session gone: the connection is lost. */
   sessionLost(wire: TaskWire): void;
+  /** New input requests rode on a snapshot of `record` ([E3]); answer with {@link EngineCore.supplyInput}. */
+  input(record: TaskRecord, items: readonly InlineInput[]): void;
 }
 
 /** Options of {@link TaskEngine.track}. */
@@ -88,4 +90,5 @@ export interface EngineCore {
   background<T>(record: TaskRecord, run: (signal: AbortSignal) => Promise<T>, once?: boolean): Promise<T>;
   beginStop(record: TaskRecord, intent: StopIntent): void;
   isStopping(record: TaskRecord): boolean;
+  supplyInput(record: TaskRecord, responses: Record<string, JsonObject>): Promise<void>;
 }

@@ -15,37 +15,27 @@ import type {
 } from './api.js';
 import { TaskEngine } from '../engine/engine.js';
 import { vanished } from '../engine/outcome.js';
-import { cancelTask, giveUp } from '../engine/stop.js';
+import { cancelTask } from '../engine/stop.js';
 import { Connection } from './connection.js';
-import {
-  TaskClosedError,
-  TaskNotSupportedError,
-  TaskOptionError,
-  TaskQueueFullError,
-  describeRemoteCancel,
-  type TaskError,
-} from '../errors.js';
+import { TaskClosedError, TaskOptionError, TaskQueueFullError, type TaskError } from '../errors.js';
 import { SafeEmitter, metricsOf } from './events.js';
 import { TaskHandle, type HandleBackend } from './handle.js';
 import { checkReference, referenceOf } from './reference.js';
+import { InlineAnswers } from './inline-input.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
 import { Launch, NO_RELEASE, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
 import { listAll, listPage } from './listing.js';
 import { attachLogger } from './logger.js';
-import { resolveCallOptions, resolveClientOptions, type ResolvedCallOptions, type ResolvedClientOptions } from './options.js';
+import { resolveCallOptions, resolveClientOptions, type ResolvedClientOptions } from './options.js';
 import { LiveTasks } from './registry.js';
-import { armStops, detachRecord, disposeRecord } from './stops.js';
+import { armStops, closeTracked, detachRecord, disposeRecord } from './stops.js';
 import { ToolCatalog } from './tool-catalog.js';
 import type { McpClient, McpTransport, Task } from '../types.js';
 import { connectClient } from '../port/connect.js';
 import { openPort, unusable } from '../port/open.js';
 import { resolveWire } from '../wire/resolve.js';
-import type { InlineInput, TaskPage, TaskWire } from '../wire/wire.js';
-import type { JsonObject } from '../port/port.js';
-
-/** A signal that never aborts. */
-const NEVER: AbortSignal = new AbortController().signal;
+import type { TaskPage, TaskWire } from '../wire/wire.js';
 
 /** The slot of a client without a concurrency limit: nothing to wait for or release. */
 const NO_SLOT: Promise<() => void> = Promise.resolve(NO_RELEASE);
@@ -71,6 +61,7 @@ export class TaskClient {
   private readonly emitter: SafeEmitter<TaskClientEvents>;
   private readonly live: LiveTasks;
   private readonly router: InputRouter;
+  private readonly inline: InlineAnswers;
   private readonly limiter: Limiter;
   private readonly connection: Connection;
   private readonly launching: LaunchContext;
@@ -133,6 +124,7 @@ export class TaskClient {
       expiring: (record, expiresAt) => this.live.expiring(record, expiresAt),
       creationsSettled: () => this.live.creationsSettled(),
       sessionLost: (lost) => this.connection.closed(lost),
+      input: (record, items) => this.inline.forTask(record, items),
     });
     const backend: HandleBackend = {
       activate: (record) => this.engine.activate(record),
@@ -161,6 +153,7 @@ export class TaskClient {
       whenTracked: (taskId) => (this.engine.creating ? this.live.whenTracked(taskId) : undefined),
       report,
     });
+    this.inline = new InlineAnswers(this.router, (taskId) => this.live.inputOwner(taskId), () => this.engine);
     this.connection = new Connection(client, {
       engine: () => this.engine,
       attach: (next) => this.attachWire(next),
@@ -179,7 +172,7 @@ export class TaskClient {
       catalog: this.catalog,
       adopt: (record, call, hint) => this.live.adopt(record, call.callbacks, call.progressToken, hint),
       immediate: (tool, result) => TaskHandle.create(tool, { kind: 'immediate', result, wire: this.engine.wire.kind }),
-      answerInput: (toolName, call, input, signal) => this.answerBeforeTask(toolName, call, input, signal),
+      answerInput: (toolName, call, input, signal) => this.inline.beforeTask(toolName, call.callbacks, input, signal),
       slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
       ready: () => this.connection.ready(),
       closed: this.closeSignal.signal,
@@ -275,31 +268,6 @@ export class TaskClient {
       }
       throw error;
     }
-  }
-
-  /**
-   * Answers the input a server asks for before it answers a call ([E17]) through the call's
-   * callbacks (then the client's). A request nobody here can answer fails the call with
-   * `TaskNotSupportedError`: the server would only ask again.
-   */
-  private answerBeforeTask(
-    toolName: string,
-    call: ResolvedCallOptions,
-    input: readonly InlineInput[],
-    signal: AbortSignal | undefined,
-  ): Promise<Record<string, JsonObject>> {
-    for (const item of input) {
-      if (item.kind !== undefined && this.router.hasCallback(item.kind, call.callbacks)) continue;
-      const option = item.kind === 'sampling' ? 'onSampling' : 'onElicitation';
-      const how = item.kind === undefined ? 'this library cannot answer that kind of request' : `pass ${option} to the call or the TaskClient`;
-      return Promise.reject(
-        new TaskNotSupportedError(`The server asks for ${item.method} before it answers "${toolName}": ${how}`, {
-          feature: item.kind ?? 'input',
-          toolName,
-        }),
-      );
-    }
-    return this.router.answerInline(input, { taskId: undefined, toolName, callbacks: call.callbacks }, 'retry', signal ?? NEVER);
   }
 
   private slot(name: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void> {
@@ -445,22 +413,7 @@ export class TaskClient {
       this.closeSignal.abort(closed('The TaskClient was closed during the call'));
       this.limiter.rejectAll(closed('The TaskClient was closed while the call waited for a slot'));
       this.connection.shutdown(closed('The TaskClient was closed while the call waited for the connection'));
-      const graceMs = this.config.closeTimeoutMs ?? this.config.requestTimeoutMs;
-      await Promise.all(
-        [...engine.tracked()].map((record) =>
-          giveUp(engine, record, {
-            cancelRemote: options.cancelRunning === true,
-            force: true,
-            once: true,
-            graceMs,
-            error: (remote) =>
-              new TaskClosedError(`The TaskClient was closed; ${describeRemoteCancel(remote)}`, {
-                task: record.task,
-                toolName: record.toolName,
-              }),
-          }),
-        ),
-      );
+      await closeTracked(engine, options.cancelRunning === true, this.config.closeTimeoutMs ?? this.config.requestTimeoutMs);
       this.connection.close();
       engine.shutdown();
       this.live.clear();

@@ -113,3 +113,25 @@ export async function disposeRecord(engine: TaskEngine, record: TaskRecord): Pro
     },
   });
 }
+
+/**
+ * Settles every tracked task with `TaskClosedError` (`close()`). With `cancelRemote`, each running
+ * task gets one `tasks/cancel`, all at once, and the whole is bounded by `graceMs`.
+ */
+export async function closeTracked(engine: TaskEngine, cancelRemote: boolean, graceMs: number): Promise<void> {
+  await Promise.all(
+    [...engine.tracked()].map((record) =>
+      giveUp(engine, record, {
+        cancelRemote,
+        force: true,
+        once: true,
+        graceMs,
+        error: (remote) =>
+          new TaskClosedError(`The TaskClient was closed; ${describeRemoteCancel(remote)}`, {
+            task: record.task,
+            toolName: record.toolName,
+          }),
+      }),
+    ),
+  );
+}

@@ -30,7 +30,7 @@ export interface Timers {
 
 /** Options of one request. */
 export interface PortRequestOptions {
-  /** The request fails with a `timeout` {@link PortError} after this many ms. */
+  /** The request fails with a `timeout` {@link PortError} after this many ms (`Infinity`: never). */
   readonly timeoutMs: number;
   /** Timers for the timeout. */
   readonly timers: Timers;

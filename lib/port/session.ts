@@ -156,11 +156,14 @@ export class RawSession implements SessionPort {
         off: undefined,
       };
       this.pending.set(id, entry);
-      entry.timer = options.timers.after(
-        options.timeoutMs,
-        () => this.giveUp(id, new PortError('timeout', 'Request timed out', { data: { timeout: options.timeoutMs } })),
-        options.weak === true,
-      );
+      // An infinite timeout (a subscription that lasts until replaced) arms no timer.
+      if (Number.isFinite(options.timeoutMs)) {
+        entry.timer = options.timers.after(
+          options.timeoutMs,
+          () => this.giveUp(id, new PortError('timeout', 'Request timed out', { data: { timeout: options.timeoutMs } })),
+          options.weak === true,
+        );
+      }
       if (signal !== undefined) entry.off = onAbort(signal, () => this.giveUp(id, abortedError(signal)));
       const message: JsonObject = body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
       this.send(message).catch((error: unknown) => {
@@ -224,7 +227,7 @@ export class RawSession implements SessionPort {
     const entry = this.pending.get(id);
     if (entry === undefined) return undefined;
     this.pending.delete(id);
-    entry.timers.cancel(entry.timer);
+    if (entry.timer !== undefined) entry.timers.cancel(entry.timer);
     entry.off?.();
     return entry;
   }

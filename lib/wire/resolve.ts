@@ -11,26 +11,19 @@
  */
 import type { SessionPort } from '../port/port.js';
 import { isObject } from './decode.js';
+import { ExtensionWire } from './ext/wire.js';
+import { offersExtension } from './extension.js';
 import { Wire2025 } from './v2025/wire.js';
 import type { TaskWire } from './wire.js';
 
-/** The tasks extension's identifier. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-
-/** True when the server advertises the tasks extension (whatever settings object it sends). */
-export function offersExtension(port: SessionPort): boolean {
-  const extensions = port.serverCapabilities()?.extensions;
-  return isObject(extensions) && extensions[TASKS_EXTENSION] !== undefined && extensions[TASKS_EXTENSION] !== null;
-}
+export { TASKS_EXTENSION, offersExtension } from './extension.js';
 
 /** The wire for `port`'s connection. */
 export function resolveWire(port: SessionPort): TaskWire {
+  // [E20]: the extension applies on the modern era only, where the legacy task runtime does not exist.
+  if (port.era() === 'modern') return new ExtensionWire(port, offersExtension(port));
   const legacyTasks = isObject(port.serverCapabilities()?.tasks);
-  if (port.era() === 'modern') {
-    return new Wire2025(port, 'The tasks extension wire is not available in this build');
-  }
   if (!legacyTasks && offersExtension(port)) {
-    // [E20]: on a legacy session the extension does not apply; the server has no task wire here.
     return new Wire2025(
       port,
       'The server offers tasks only through the io.modelcontextprotocol/tasks extension, which needs the 2026-07-28 protocol: connect with SDK v2 (@modelcontextprotocol/client) in automatic version negotiation (TaskClient.connect does this)',

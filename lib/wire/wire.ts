@@ -242,7 +242,7 @@ export interface TaskWire {
   /** One page of the server's tasks (only with `list`). */
   listTasks(cursor: string | undefined, options: WireRequestOptions): Promise<TaskPage>;
   /** The engine tracks `taskId` (pushed snapshots wanted); returns the undo. */
-  watch(taskId: string): () => void;
+  watch(taskId: string, timers: Timers): () => void;
   /** Starts delivering {@link WireEvents}; returns a function that stops it. */
   subscribe(events: WireEvents): () => void;
   /**

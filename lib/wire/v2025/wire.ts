@@ -169,7 +169,7 @@ export class Wire2025 implements TaskWire {
   }
 
   watch(): () => void {
-    // Status notifications come unasked on this wire ([V21]).
+    // Status notifications come unasked on this wire ([V21]): nothing to subscribe to.
     return () => {};
   }
 

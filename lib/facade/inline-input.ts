@@ -1,0 +1,89 @@
+/**
+ * Input that rides on messages rather than arriving as requests (the tasks extension): asked for
+ * before a call is answered ([E17], delivery `retry`) or on a task's snapshots ([E3]-[E5],
+ * delivery `task-update`). Both go through the same callbacks as side-channel requests.
+ */
+import type { TaskEngine } from '../engine/engine.js';
+import type { TaskRecord } from '../engine/record.js';
+import { TaskNotSupportedError } from '../errors.js';
+import type { JsonObject } from '../types.js';
+import type { InlineInput } from '../wire/wire.js';
+import type { InputCallbacks } from './api.js';
+import type { InputOwner, InputRouter } from './input.js';
+
+/** A signal that never aborts. */
+const NEVER: AbortSignal = new AbortController().signal;
+
+/** Answers inline input through the router, and sends task answers back through the engine. */
+export class InlineAnswers {
+  constructor(
+    private readonly router: InputRouter,
+    private readonly owner: (taskId: string) => InputOwner | undefined,
+    private readonly engine: () => TaskEngine,
+  ) {}
+
+  /** Why nobody here answers `item`, or `undefined` when a callback does. */
+  private unanswerable(item: InlineInput, callbacks: InputCallbacks | undefined): string | undefined {
+    if (item.kind !== undefined && this.router.hasCallback(item.kind, callbacks)) return undefined;
+    const option = item.kind === 'sampling' ? 'onSampling' : 'onElicitation';
+    return item.kind === undefined ? 'this library cannot answer that kind of request' : `pass ${option} to the call or the TaskClient`;
+  }
+
+  /**
+   * Answers the input a server asks for before it answers a call, through the call's callbacks
+   * (then the client's). A request nobody here can answer fails the call with
+   * `TaskNotSupportedError`: the server would only ask again.
+   */
+  beforeTask(
+    toolName: string,
+    callbacks: InputCallbacks | undefined,
+    input: readonly InlineInput[],
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, JsonObject>> {
+    for (const item of input) {
+      const why = this.unanswerable(item, callbacks);
+      if (why === undefined) continue;
+      return Promise.reject(
+        new TaskNotSupportedError(`The server asks for ${item.method} before it answers "${toolName}": ${why}`, {
+          feature: item.kind ?? 'input',
+          toolName,
+        }),
+      );
+    }
+    return this.router.answerInline(input, { taskId: undefined, toolName, callbacks }, 'retry', signal ?? NEVER);
+  }
+
+  /**
+   * Answers the input requests that ride on a task's snapshots: each key through the call's
+   * callback (then the client's), each answer sent with `tasks/update` as soon as it is ready. A
+   * request nobody here can answer is reported on `error`, once; the task then waits until it is
+   * cancelled, its deadline passes or its ttl runs out. A callback that throws is reported the
+   * same way, and its key is not asked again; an aborted one (the task ended) sends nothing.
+   */
+  forTask(record: TaskRecord, items: readonly InlineInput[]): void {
+    const engine = this.engine();
+    const owner = this.owner(record.taskId);
+    const about = { taskId: record.taskId, toolName: record.toolName, callbacks: owner?.callbacks };
+    const report = (error: unknown): void => engine.report(error, record);
+    for (const item of items) {
+      const why = this.unanswerable(item, owner?.callbacks);
+      if (why !== undefined) {
+        report(
+          new TaskNotSupportedError(`The task asks for ${item.method}, and nobody here answers it: ${why}`, {
+            feature: item.kind ?? 'input',
+            task: record.task,
+            toolName: record.toolName,
+          }),
+        );
+        continue;
+      }
+      void this.router
+        .answerInline([item], about, 'task-update', NEVER)
+        .then((responses) => {
+          if (Object.keys(responses).length === 0 || record.settlement !== undefined) return;
+          return engine.supplyInput(record, responses);
+        })
+        .catch(report);
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Explicit, lenient decoders for the `io.modelcontextprotocol/tasks` extension (SEP-2663): the
+ * polymorphic `tools/call` result, `DetailedTask` (from `tasks/get` and `notifications/tasks`) and
+ * input requests. Lenient where servers and the spec's own examples differ ([E16]): `tasks/get`
+ * may say `resultType` `"complete"` or `"task"`, and a completed task's embedded result may omit
+ * its own `resultType`.
+ */
+import type { JsonObject } from '../../types.js';
+import { decodeCallToolResult, decodeTaskFields, isObject, malformed } from '../decode.js';
+import type { InlineInput, InputKind, StartOutcome, WireSnapshot } from '../wire.js';
+
+const FIELDS = { ttl: 'ttlMs', pollInterval: 'pollIntervalMs' } as const;
+
+/** Input request methods and the callback kind that answers each. */
+const INPUT_KINDS: Readonly<Record<string, InputKind>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+};
+
+/** Most input requests read from one message; a server that sends more is cut off here. */
+const MAX_INPUT_REQUESTS = 256;
+
+/**
+ * Decodes an `inputRequests` map (`{ [key]: { method, params } }`). Entries that are not requests
+ * are skipped; a kind this library cannot answer (e.g. `roots/list`) is kept with `kind`
+ * `undefined`, so that the caller can say so.
+ */
+export function decodeInputRequests(value: unknown, method: string): InlineInput[] {
+  if (value === undefined) return [];
+  if (!isObject(value)) throw malformed(method, 'inputRequests is not an object');
+  const items: InlineInput[] = [];
+  for (const [key, request] of Object.entries(value)) {
+    if (items.length >= MAX_INPUT_REQUESTS) break;
+    if (!isObject(request) || typeof request.method !== 'string') continue;
+    const params = isObject(request.params) ? request.params : {};
+    items.push({ key, kind: INPUT_KINDS[request.method], method: request.method, params });
+  }
+  return items;
+}
+
+/**
+ * Decodes a `DetailedTask`: the task, plus what rides on it by status ([E3]): `result` when
+ * completed, `error` when failed, `inputRequests` when waiting for input.
+ * @throws TaskProtocolError for a malformed task, or a terminal one without its payload.
+ */
+export function decodeDetailedTask(value: unknown, method: string): WireSnapshot {
+  const task = decodeTaskFields(value, method, FIELDS);
+  const body = value as JsonObject;
+  if (task.status === 'completed') {
+    if (body.result === undefined) throw malformed(method, 'a completed task carries no result', task.taskId);
+    return { task, outcome: { kind: 'result', result: decodeCallToolResult(body.result, method, task.taskId), tagged: true } };
+  }
+  if (task.status === 'failed') {
+    const error = body.error;
+    // [E15]: failed is for JSON-RPC errors only; without one, the status message is all there is.
+    if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+      throw malformed(method, 'a failed task carries no JSON-RPC error', task.taskId);
+    }
+    return {
+      task,
+      outcome: { kind: 'error', error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } },
+    };
+  }
+  if (task.status === 'input_required') return { task, input: decodeInputRequests(body.inputRequests, method) };
+  return { task };
+}
+
+/** Decodes a `tasks/get` result (`resultType` `"complete"`, `"task"` or absent, [E16]). */
+export function decodeGetTask(value: unknown): WireSnapshot {
+  const method = 'tasks/get';
+  if (isObject(value) && value.resultType !== undefined && value.resultType !== 'complete' && value.resultType !== 'task') {
+    throw malformed(method, `unexpected resultType ${JSON.stringify(value.resultType)?.slice(0, 32)}`);
+  }
+  return decodeDetailedTask(value, method);
+}
+
+/**
+ * Decodes the answer to a `tools/call`: a task (`resultType: "task"`, a flat `CreateTaskResult`),
+ * a request for input before the call can be answered (`"input_required"`, [E17]), or the plain
+ * result (`"complete"`, or no `resultType`).
+ * @throws TaskProtocolError for anything else, or a task offered to a request that did not opt in ([E2]).
+ */
+export function decodeExtStart(value: unknown, optedIn: boolean): StartOutcome {
+  const method = 'tools/call';
+  if (!isObject(value)) throw malformed(method, 'result is not an object');
+  const type = value.resultType;
+  if (type === 'task') {
+    if (!optedIn) throw malformed(method, 'a task was returned to a request that did not declare the tasks extension');
+    return { kind: 'task', snapshot: { task: decodeTaskFields(value, method, FIELDS) } };
+  }
+  if (type === 'input_required') {
+    const state = value.requestState;
+    if (state !== undefined && typeof state !== 'string') throw malformed(method, 'requestState is not a string');
+    const input = decodeInputRequests(value.inputRequests, method);
+    if (input.length === 0 && state === undefined) throw malformed(method, 'input_required with neither inputRequests nor requestState');
+    return { kind: 'input', input, requestState: state };
+  }
+  if (type !== undefined && type !== 'complete') throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`);
+  return { kind: 'immediate', result: decodeCallToolResult(value, method) };
+}

@@ -1,0 +1,120 @@
+/**
+ * Task status notifications on the tasks extension ([E18]): one `subscriptions/listen` request
+ * per connection, naming every task the client tracks. As tasks start, the subscription is
+ * replaced by one naming the new set (at most once per {@link RELISTEN_MS}, so a burst of new
+ * tasks costs one request); ended tasks are simply dropped at the next replacement. The server's
+ * `notifications/tasks` are only accelerators: polling goes on at `pollIntervalMs` whatever it
+ * sends, so a server that acknowledges and stays silent costs nothing ([R20]).
+ */
+import { PortError, type JsonObject, type SessionPort, type Timers } from '../../port/port.js';
+
+/** Shortest time between two replacements of the subscription. */
+export const RELISTEN_MS = 50;
+
+/** A subscription has no timeout: it lasts until replaced, ended or the connection closes. */
+const FOREVER = Number.POSITIVE_INFINITY;
+
+const METHOD_NOT_FOUND = -32601;
+
+/** The one task subscription of a connection. */
+export class TaskSubscription {
+  private readonly watched = new Map<string, number>();
+  private current: AbortController | undefined;
+  /** The ids the current subscription names. */
+  private covered = new Set<string>();
+  private timer: unknown;
+  private timers: Timers | undefined;
+  private lastListenAt = Number.NEGATIVE_INFINITY;
+  /** The server has no `subscriptions/listen`, or it failed: stop asking until a new task. */
+  private stopped = false;
+  private unsupported = false;
+
+  constructor(
+    private readonly port: SessionPort,
+    /** Capabilities to declare on the listen request (the tasks extension, [E1]). */
+    private readonly declare: JsonObject,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Adds interest in `taskId`; returns the undo (idempotent). */
+  watch(taskId: string, timers: Timers): () => void {
+    this.timers = timers;
+    const count = this.watched.get(taskId) ?? 0;
+    this.watched.set(taskId, count + 1);
+    if (count === 0 && !this.covered.has(taskId)) {
+      this.stopped = false;
+      this.schedule();
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const left = (this.watched.get(taskId) ?? 1) - 1;
+      if (left > 0) this.watched.set(taskId, left);
+      else this.watched.delete(taskId);
+      if (this.watched.size === 0) this.end();
+    };
+  }
+
+  /** Replaces the subscription soon (now, or when the minimum interval has passed). */
+  private schedule(): void {
+    const timers = this.timers;
+    if (this.unsupported || this.stopped || this.port.closed || timers === undefined || this.timer !== undefined) return;
+    const wait = Math.max(0, this.lastListenAt + RELISTEN_MS - this.now());
+    this.timer = timers.after(
+      wait,
+      () => {
+        this.timer = undefined;
+        this.listen();
+      },
+      true,
+    );
+  }
+
+  private listen(): void {
+    const timers = this.timers;
+    if (this.watched.size === 0 || this.port.closed || timers === undefined) return;
+    const ids = [...this.watched.keys()];
+    const previous = this.current;
+    const controller = new AbortController();
+    this.current = controller;
+    this.covered = new Set(ids);
+    this.lastListenAt = this.now();
+    this.port
+      .request('subscriptions/listen', { notifications: { taskIds: ids } }, () => undefined, {
+        timeoutMs: FOREVER,
+        timers,
+        signal: controller.signal,
+        weak: true,
+        declare: this.declare,
+      })
+      .then(
+        () => {
+          // The server ended the subscription: listen again if tasks are still tracked.
+          if (this.current !== controller) return;
+          this.current = undefined;
+          this.covered = new Set();
+          this.schedule();
+        },
+        (error: unknown) => {
+          if (this.current !== controller) return;
+          this.current = undefined;
+          this.covered = new Set();
+          if (error instanceof PortError && error.kind === 'server' && error.code === METHOD_NOT_FOUND) this.unsupported = true;
+          else this.stopped = true;
+        },
+      );
+    // The old subscription ends once the new one is asked for (no gap).
+    previous?.abort();
+  }
+
+  /** No task is tracked any more: end the subscription. */
+  private end(): void {
+    if (this.timer !== undefined) this.timers?.cancel(this.timer);
+    this.timer = undefined;
+    const current = this.current;
+    this.current = undefined;
+    this.covered = new Set();
+    current?.abort();
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * The 2026-07-28 `io.modelcontextprotocol/tasks` extension wire (SEP-2663), on a session port of
+ * the modern era. The server decides which calls become tasks ([E2]); the client opts in per
+ * request by declaring the extension in the request's `_meta` capabilities, rebuilt in full each
+ * time ([E1]), on `tools/call` and on every `tasks/*` request, never at the `Client` level (the
+ * SDK would reject the task results of the user's own calls). `tasks/get` carries the outcome and
+ * the input requests ([E3]); `tasks/update` answers them ([E5]); `tasks/cancel` only acknowledges
+ * ([E6]); there is no `tasks/result` or `tasks/list`, and no progress on tasks ([E10]). Over
+ * Streamable HTTP the SDK v2 transport sets `Mcp-Name: <taskId>` from the request itself ([E8]).
+ */
+import { TaskProtocolError, TaskRpcError } from '../../errors.js';
+import { PortError, type JsonObject, type SessionPort, type Timers } from '../../port/port.js';
+import { classifyRpc, toWireError } from '../errors.js';
+import { TASKS_EXTENSION } from '../extension.js';
+import type {
+  CancelReply,
+  ErrorClass,
+  InputKind,
+  StartOutcome,
+  StartToolCall,
+  TaskOutcome,
+  TaskPage,
+  TaskWire,
+  ToolPage,
+  WireEvents,
+  WireFeatures,
+  WireRequestOptions,
+  WireSnapshot,
+} from '../wire.js';
+import { decodeDetailedTask, decodeExtStart, decodeGetTask } from './decode.js';
+import { decodeToolPage } from '../v2025/decode.js';
+import { TaskSubscription } from './subscriptions.js';
+
+/** The per-request declaration of the extension ([E1]); settings are an empty object today. */
+const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
+
+/** What some codes mean on this wire, for error messages. */
+const MEANINGS: Readonly<Record<number, string>> = {
+  [-32021]: 'the server says the request did not declare the io.modelcontextprotocol/tasks extension',
+  [-32003]: 'the server says the request did not declare the io.modelcontextprotocol/tasks extension (an older code for -32021)',
+  [-32022]: 'the server does not support this protocol version',
+  [-32020]: 'an HTTP routing header (Mcp-Name, Mcp-Method) did not match the request',
+};
+
+/** Task methods: a -32602 there means the server does not know the task ([E11]). */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+
+/** A {@link TaskWire} for the tasks extension. */
+export class ExtensionWire implements TaskWire {
+  readonly kind = 'io.modelcontextprotocol/tasks' as const;
+  private readonly subscription: TaskSubscription;
+
+  constructor(
+    private readonly port: SessionPort,
+    /** The server advertises the extension ([E20]: on the modern era only). */
+    private readonly offered: boolean,
+  ) {
+    this.subscription = new TaskSubscription(port, DECLARE);
+  }
+
+  features(): WireFeatures {
+    const tasks = this.offered;
+    return {
+      tasks,
+      toolNegotiation: false,
+      payloadFetch: false,
+      inputViaPayload: false,
+      inlineInput: true,
+      cancel: tasks,
+      cancelSnapshot: false,
+      list: false,
+      progress: false,
+      requestTtl: false,
+      ttlBackstop: true,
+    };
+  }
+
+  unsupportedReason(): string {
+    return 'The server does not offer the io.modelcontextprotocol/tasks extension (capabilities.extensions)';
+  }
+
+  serverIdentity(): string | undefined {
+    const info = this.port.serverIdentity();
+    return info === undefined ? undefined : `${info.name}@${info.version}`;
+  }
+
+  sessionId(): string | undefined {
+    // The modern era is sessionless: a task id is all a resume needs.
+    return undefined;
+  }
+
+  assume(): void {
+    // Every modern request names its version and capabilities: nothing is left to assume.
+  }
+
+  classify(error: unknown): ErrorClass {
+    if (error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server') {
+      if (error.code === -32602 && TASK_METHODS.has(error.method)) return 'vanished';
+      if (MEANINGS[error.code] !== undefined) return 'protocol';
+    }
+    return classifyRpc(error);
+  }
+
+  private async send<T>(
+    method: string,
+    params: JsonObject,
+    decode: (value: unknown) => T,
+    options: WireRequestOptions,
+    declare: boolean,
+    taskId?: string,
+  ): Promise<T> {
+    try {
+      return await this.port.request(method, params, decode, declare ? { ...options, declare: DECLARE } : options);
+    } catch (error) {
+      throw explain(toWireError(method, error, taskId));
+    }
+  }
+
+  listTools(cursor: string | undefined, options: WireRequestOptions): Promise<ToolPage> {
+    return this.send('tools/list', cursor === undefined ? {} : { cursor }, decodeToolPage, options, false);
+  }
+
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome> {
+    // [E1], [E2]: opt in only when a task is wanted and the server offers the extension.
+    const optIn = call.task !== undefined && this.offered;
+    const params: JsonObject = { name: call.name };
+    if (call.arguments !== undefined) params.arguments = call.arguments;
+    if (call.meta !== undefined || call.progressToken !== undefined) {
+      params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
+    }
+    // [E17]: a retry carries the answers and the opaque state, unchanged.
+    if (call.inputResponses !== undefined) params.inputResponses = call.inputResponses;
+    if (call.requestState !== undefined) params.requestState = call.requestState;
+    return this.send('tools/call', params, (value) => decodeExtStart(value, optIn), options, optIn);
+  }
+
+  getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
+    return this.send('tasks/get', { taskId }, (value) => sameTask(decodeGetTask(value), taskId), options, true, taskId);
+  }
+
+  getOutcome(): Promise<TaskOutcome> {
+    return Promise.reject(new TypeError('The tasks extension carries the outcome on tasks/get'));
+  }
+
+  async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {
+    // [E6]: an acknowledgement only; the task stops when it can, or ends some other way.
+    await this.send('tasks/cancel', { taskId }, () => undefined, options, true, taskId);
+    return { kind: 'ack' };
+  }
+
+  async supplyInput(taskId: string, responses: Record<string, JsonObject>, options: WireRequestOptions): Promise<void> {
+    // [E5]: answers by key, partial sets allowed; acknowledged, applied eventually.
+    await this.send('tasks/update', { taskId, inputResponses: responses }, () => undefined, options, true, taskId);
+  }
+
+  listTasks(): Promise<TaskPage> {
+    return Promise.reject(new TypeError('The tasks extension has no tasks/list'));
+  }
+
+  watch(taskId: string, timers: Timers): () => void {
+    return this.offered ? this.subscription.watch(taskId, timers) : () => {};
+  }
+
+  subscribe(events: WireEvents): () => void {
+    const offs = [
+      this.port.onNotification('notifications/tasks', (params) => {
+        try {
+          events.status(decodeDetailedTask(params, 'notifications/tasks'));
+        } catch (error) {
+          events.malformed(error as Error);
+        }
+        return true;
+      }),
+      // The acknowledgement says which tasks the server agreed to; polling covers the rest.
+      this.port.onNotification('notifications/subscriptions/acknowledged', () => true),
+      this.port.onNotification('notifications/tools/list_changed', () => {
+        events.toolsChanged();
+      }),
+      this.port.onClose(() => events.closed()),
+    ];
+    return () => {
+      for (const off of offs) off();
+    };
+  }
+
+  serveInput(): () => void {
+    // The modern era has no server-to-client requests: input rides on tasks/get ([E3]).
+    return () => {};
+  }
+
+  inputCapabilities(): Readonly<Record<InputKind, boolean>> {
+    const declared = this.port.clientCapabilities();
+    return { elicitation: declared.elicitation !== undefined, sampling: declared.sampling !== undefined };
+  }
+}
+
+/** A reply about another task than the one asked for is malformed, never adopted. */
+function sameTask(snapshot: WireSnapshot, taskId: string): WireSnapshot {
+  if (snapshot.task.taskId === taskId) return snapshot;
+  throw new TaskProtocolError('Malformed tasks/get from server: the reply names another task', { method: 'tasks/get', taskId });
+}
+
+/** Adds what a code means on this wire to the error's message. */
+function explain<E extends Error>(error: E): E {
+  if (error instanceof TaskRpcError) {
+    const meaning = MEANINGS[error.code];
+    if (meaning !== undefined && error.cause instanceof PortError && error.cause.kind === 'server') {
+      return new TaskRpcError(`${error.message} (${meaning})`, {
+        method: error.method,
+        code: error.code,
+        data: error.data,
+        transient: false,
+        taskId: error.taskId,
+        cause: error.cause,
+      }) as unknown as E;
+    }
+  }
+  return error;
+}
