@@ -21,6 +21,7 @@ export interface TaskErrorOptions {
 
 /** Base class of every error raised by mcp-task-client. */
 export class TaskError extends Error {
+  /** `TaskError`. */
   override name = 'TaskError';
   /** The task id, or `undefined` when no task exists (yet). */
   readonly taskId: string | undefined;
@@ -28,6 +29,7 @@ export class TaskError extends Error {
   readonly task: Task | undefined;
   /** The tool that was called, when known. */
   readonly toolName: string | undefined;
+  /** @internal Marks errors of any copy of this library (see {@link isTaskError}). */
   declare readonly [BRAND]: true;
 
   constructor(message: string, options: TaskErrorOptions = {}) {
@@ -51,6 +53,7 @@ export function isTaskError(value: unknown): value is TaskError {
  * ([V18], D6).
  */
 export class TaskFailedError extends TaskError {
+  /** `TaskFailedError`. */
   override name = 'TaskFailedError';
   /** The server's `statusMessage` for the failed task, if any. */
   readonly statusMessage: string | undefined;
@@ -72,6 +75,7 @@ export class TaskFailedError extends TaskError {
 
 /** The task ended `cancelled`, by this client or by the server. */
 export class TaskCancelledError extends TaskError {
+  /** `TaskCancelledError`. */
   override name = 'TaskCancelledError';
   /** The server's `statusMessage` for the cancelled task, if any. */
   readonly statusMessage: string | undefined;
@@ -135,6 +139,7 @@ export function describeRemoteCancel(outcome: RemoteCancelOutcome): string {
  * request this library cannot answer.
  */
 export class TaskNotSupportedError extends TaskError {
+  /** `TaskNotSupportedError`. */
   override name = 'TaskNotSupportedError';
   /** What is missing. */
   readonly feature: 'tasks' | 'tool' | 'cancel' | 'list' | 'elicitation' | 'sampling' | 'input';
@@ -156,6 +161,7 @@ export class TaskNotSupportedError extends TaskError {
 
 /** The task's deadline (`timeoutMs`) passed before its result was in hand. */
 export class TaskTimeoutError extends TaskError {
+  /** `TaskTimeoutError`. */
   override name = 'TaskTimeoutError';
   /** The deadline that was set, in milliseconds. */
   readonly timeoutMs: number;
@@ -188,6 +194,7 @@ export class TaskTimeoutError extends TaskError {
  * error, so `err.name === 'AbortError'` checks keep working; `reason` is the signal's reason.
  */
 export class TaskAbortError extends TaskError {
+  /** `AbortError`. */
   override name = 'AbortError';
   /** The signal's `reason`. */
   readonly reason: unknown;
@@ -203,26 +210,31 @@ export class TaskAbortError extends TaskError {
 
 /** The server no longer knows the task and its ttl had elapsed since `createdAt` ([V11], D9). */
 export class TaskExpiredError extends TaskError {
+  /** `TaskExpiredError`. */
   override name = 'TaskExpiredError';
 }
 
 /** The server no longer knows the task although its ttl had not elapsed (or was unlimited). */
 export class TaskNotFoundError extends TaskError {
+  /** `TaskNotFoundError`. */
   override name = 'TaskNotFoundError';
 }
 
 /** The handle was detached (`detach()`) before the result was in hand; the remote task runs on. */
 export class TaskDetachedError extends TaskError {
+  /** `TaskDetachedError`. */
   override name = 'TaskDetachedError';
 }
 
 /** The `TaskClient` was closed before the result was in hand. */
 export class TaskClosedError extends TaskError {
+  /** `TaskClosedError`. */
   override name = 'TaskClosedError';
 }
 
 /** The server answered a request with a JSON-RPC error, or the request itself failed. */
 export class TaskRpcError extends TaskError {
+  /** `TaskRpcError`. */
   override name = 'TaskRpcError';
   /** The request method, e.g. `tasks/get`. */
   readonly method: string;
@@ -247,6 +259,7 @@ export class TaskRpcError extends TaskError {
 
 /** The server sent something that breaks the protocol (a malformed task, a missing field). */
 export class TaskProtocolError extends TaskError {
+  /** `TaskProtocolError`. */
   override name = 'TaskProtocolError';
   /** The method or notification whose message was malformed. */
   readonly method: string;
@@ -259,6 +272,7 @@ export class TaskProtocolError extends TaskError {
 
 /** A caller passed an invalid option or argument. */
 export class TaskOptionError extends TaskError {
+  /** `TaskOptionError`. */
   override name = 'TaskOptionError';
   /** The offending option. */
   readonly option: string;
@@ -271,6 +285,7 @@ export class TaskOptionError extends TaskError {
 
 /** A call was rejected because `maxConcurrentTasks` was reached and queueing is off. */
 export class TaskQueueFullError extends TaskError {
+  /** `TaskQueueFullError`. */
   override name = 'TaskQueueFullError';
 }
 

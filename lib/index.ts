@@ -4,7 +4,7 @@
  * Everything public is exported from here; `mcp-task-client/internal` holds the seam underneath.
  */
 export { TaskClient } from './facade/client.js';
-export { TaskHandle, TaskHandleOf } from './facade/handle.js';
+export { TaskHandleOf } from './facade/handle.js';
 export type {
   CallToolAsTaskOptions,
   CloseOptions,
@@ -25,6 +25,7 @@ export type {
   TaskClientConnectOptions,
   TaskClientEvents,
   TaskClientOptions,
+  TaskHandle,
   TaskHandleApi,
   TaskHandleEvents,
   TaskLogger,
@@ -58,6 +59,7 @@ export {
   type SamplingContent,
   type SamplingMessage,
   type Task,
+  type TaskPage,
   type TaskStatus,
   type TerminalTaskStatus,
   type TextContent,

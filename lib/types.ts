@@ -134,6 +134,14 @@ export interface Task {
   readonly pollInterval?: number;
 }
 
+/** One page of the server's tasks (`TaskClient.listPage`). */
+export interface TaskPage {
+  /** The tasks on this page. */
+  readonly tasks: readonly Task[];
+  /** Pass back unchanged for the next page (opaque, [R23]); absent on the last page. */
+  readonly nextCursor?: string | undefined;
+}
+
 /** A JSON-RPC error object as the server sent it. */
 export interface JsonRpcErrorInfo {
   /** The JSON-RPC error code. */
@@ -167,12 +175,17 @@ export function isTerminalStatus(status: TaskStatus): status is TerminalTaskStat
  * imported, and both SDKs' transports fit.
  */
 export interface McpTransport {
+  /** Opens the transport (the SDK client calls it when it connects). */
   start(): Promise<void>;
   /** Sends a JSON-RPC message (typed loosely: each SDK types its messages its own way). */
   send(message: never, options?: never): Promise<void>;
+  /** Closes the transport. */
   close(): Promise<void>;
+  /** Receives each incoming message (set by the SDK client; the library chains onto it). */
   onmessage?: ((message: never, extra?: never) => void) | undefined;
+  /** Called when the transport closed. */
   onclose?: (() => void) | undefined;
+  /** Called on transport errors. */
   onerror?: ((error: Error) => void) | undefined;
   /** The Streamable HTTP session id, if any. */
   readonly sessionId?: string | undefined;
@@ -183,8 +196,12 @@ export interface McpTransport {
  * `@modelcontextprotocol/client` 2.x (^2.4). Structural: the library tells the two apart itself.
  */
 export interface McpClient {
+  /** The connected transport; `undefined` before `connect` and after `close`. */
   readonly transport?: McpTransport | undefined;
+  /** What the server declared when it connected. */
   getServerCapabilities(): unknown;
+  /** The server's name and version. */
   getServerVersion(): unknown;
+  /** Closes the connection. */
   close(): Promise<void>;
 }

@@ -461,7 +461,7 @@ export class TaskEngine implements EngineCore {
 
   /**
    * Settles a record and stops tracking it: timers cancelled, requests in flight aborted.
-   * @param streamError ends iterators with this error (local failures); `undefined` ends them normally.
+   * @param streamError - ends iterators with this error (local failures); `undefined` ends them normally.
    */
   settle(record: TaskRecord, settlement: Settlement, streamError?: TaskError): void {
     if (!record.settle(settlement, this.config.clock.now(), streamError)) return;

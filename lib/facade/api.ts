@@ -39,22 +39,22 @@ export type ProgressContext = Pick<InputContext, 'taskId' | 'handle' | 'toolName
 export interface TaskClientOptions extends InputCallbacks {
   /**
    * Floor of every poll delay: a server asking for `pollInterval: 0` gets no request storm.
-   * @default 100
+   * @defaultValue 100
    */
   readonly minPollIntervalMs?: number | undefined;
   /**
    * Ceiling of every poll delay (an enormous `pollInterval` is clamped to it).
-   * @default 60000
+   * @defaultValue 60000
    */
   readonly maxPollIntervalMs?: number | undefined;
   /**
    * First poll delay when the server sends no `pollInterval` (D2); it grows by 1.5x per poll.
-   * @default 500
+   * @defaultValue 500
    */
   readonly initialPollIntervalMs?: number | undefined;
   /**
    * Ceiling of that growth.
-   * @default 5000
+   * @defaultValue 5000
    */
   readonly hintlessMaxPollIntervalMs?: number | undefined;
   /**
@@ -63,23 +63,23 @@ export interface TaskClientOptions extends InputCallbacks {
    * out is simply retried at the next tick. The task-creating `tools/call` gets the time left
    * before the deadline (or 60 s without one) plus this, as a backstop for a server that never
    * answers.
-   * @default 10000
+   * @defaultValue 10000
    */
   readonly requestTimeoutMs?: number | undefined;
   /**
    * Default deadline for each task, from the call until the result is in hand. Per-call
    * `timeoutMs` overrides it.
-   * @default undefined (no deadline)
+   * @defaultValue undefined (no deadline)
    */
   readonly timeoutMs?: number | undefined;
   /**
    * Default `ttl` requested for each task, in ms ([R11]); the server may override it.
-   * @default undefined (the server's default)
+   * @defaultValue undefined (the server's default)
    */
   readonly ttlMs?: number | undefined;
   /**
    * When the deadline passes, cancel the remote task with `tasks/cancel` (if the server supports it).
-   * @default true
+   * @defaultValue true
    */
   readonly cancelOnTimeout?: boolean | undefined;
   /**
@@ -87,89 +87,97 @@ export interface TaskClientOptions extends InputCallbacks {
    * of a task found to have finished) before settling anyway: a handle always settles within
    * `timeoutMs + cancelGraceMs`. An unanswered cancel is reported as `remoteCancel: 'unknown'`;
    * it is not withdrawn, and may still be retried in the background while the client is open.
-   * @default 2000
+   * @defaultValue 2000
    */
   readonly cancelGraceMs?: number | undefined;
   /**
    * Upper bound of `close({ cancelRunning: true })`: every cancel is sent at once, once, and
    * `close()` resolves when all are answered or this time has passed.
-   * @default requestTimeoutMs
+   * @defaultValue requestTimeoutMs
    */
   readonly closeTimeoutMs?: number | undefined;
   /**
    * When a call's `signal` aborts, cancel the remote task with `tasks/cancel`; `false` only detaches.
-   * @default true
+   * @defaultValue true
    */
   readonly cancelOnAbort?: boolean | undefined;
   /**
    * Throw {@link TaskNotSupportedError} instead of falling back to a plain `tools/call` when the
    * server or the tool does not support tasks.
-   * @default false
+   * @defaultValue false
    */
   readonly requireTask?: boolean | undefined;
   /**
    * Emit `expiring` this long before a still-running task's ttl runs out (the server may drop it
    * then, [V11]).
-   * @default 10% of the task's ttl, between 1 s and 60 s
+   * @defaultValue 10% of the task's ttl, between 1 s and 60 s
    */
   readonly ttlWarningMs?: number | undefined;
   /** Retries of transient request failures (timeouts, lost connections, HTTP 5xx/429). */
   readonly retry?: RetryOptions | undefined;
   /**
    * Most tasks this client runs at once (a slot is held from the call until the task settles).
-   * @default Infinity
+   * @defaultValue Infinity
    */
   readonly maxConcurrentTasks?: number | undefined;
   /**
    * What a call does when `maxConcurrentTasks` is reached: wait its turn in a FIFO queue
    * (abortable by its signal, counted against its deadline), or reject with `TaskQueueFullError`.
-   * @default 'queue'
+   * @defaultValue 'queue'
    */
   readonly whenFull?: 'queue' | 'reject' | undefined;
   /**
    * Receives structured lifecycle logs ([R36]); `consoleLogger()` is provided.
-   * @default undefined (silent)
+   * @defaultValue undefined (silent)
    */
   readonly logger?: TaskLogger | undefined;
   /**
    * Makes a new connected SDK `Client` when the connection closes; the TaskClient then resumes
    * every unsettled task over it (see `TaskClient.reconnect`). Retried with the `retry` backoff
    * while tasks are tracked.
-   * @default undefined (wait for a manual `reconnect(client)`)
+   * @defaultValue undefined (wait for a manual `reconnect(client)`)
    */
   readonly reconnect?: (() => Promise<McpClient>) | undefined;
   /**
    * Log task ids in full. Off by default: task ids are secrets, so logs carry a fingerprint.
-   * @default false
+   * @defaultValue false
    */
   readonly logTaskIds?: boolean | undefined;
   /**
    * Clock used for every delay and deadline; inject one for deterministic tests.
-   * @default wall clock and Node timers
+   * @defaultValue wall clock and Node timers
    */
   readonly clock?: Clock | undefined;
   /**
    * Source of randomness for jitter, returning values in [0, 1).
-   * @default Math.random
+   * @defaultValue Math.random
    */
   readonly random?: (() => number) | undefined;
+  /**
+   * Serve the server's task-augmented `elicitation/create` and `sampling/createMessage` requests
+   * (the receiver role of 2025-11-25 tasks) from the start, as {@link TaskClient.serve} would.
+   * `TaskClient.connect` also declares the capabilities this needs; a client made elsewhere must
+   * have declared them. See docs/receiver.md.
+   * @defaultValue undefined (not served)
+   */
+  readonly serve?: ServeOptions | undefined;
 }
 
 /** Options of one {@link TaskClient.callToolAsTask} call. */
 export interface CallToolAsTaskOptions extends InputCallbacks {
-  /** Requested `ttl` in ms (wire `task.ttl`). @default the client's `ttlMs` */
+  /** Requested `ttl` in ms (wire `task.ttl`). @defaultValue the client's `ttlMs` */
   readonly ttlMs?: number | undefined;
-  /** Deadline for the whole task, in ms. @default the client's `timeoutMs` */
+  /** Deadline for the whole task, in ms. @defaultValue the client's `timeoutMs` */
   readonly timeoutMs?: number | undefined;
   /** Aborts the call; by default the remote task is cancelled too (`cancelOnAbort`). */
   readonly signal?: AbortSignal | undefined;
-  /** @default the client's `cancelOnTimeout` */
+  /** Cancel the remote task when this call's deadline passes. @defaultValue the client's `cancelOnTimeout` */
   readonly cancelOnTimeout?: boolean | undefined;
-  /** @default the client's `cancelOnAbort` */
+  /** Cancel the remote task when this call's `signal` aborts. @defaultValue the client's `cancelOnAbort` */
   readonly cancelOnAbort?: boolean | undefined;
-  /** @default the client's `requireTask` */
+  /** Fail instead of running the tool as a plain call when no task can be had. @defaultValue the client's `requireTask` */
   readonly requireTask?: boolean | undefined;
-  /** Timeout of each short request for this task. @default the client's `requestTimeoutMs` */
+  /** Timeout of each short request for this task. @defaultValue the client's `requestTimeoutMs` */
   readonly requestTimeoutMs?: number | undefined;
   /** Extra `_meta` entries for the `tools/call` request. */
   readonly meta?: Record<string, unknown> | undefined;
@@ -184,7 +192,7 @@ export interface CallToolAsTaskOptions extends InputCallbacks {
 export interface CloseOptions {
   /**
    * Cancel every still-running remote task with `tasks/cancel` before closing.
-   * @default false
+   * @defaultValue false
    */
   readonly cancelRunning?: boolean | undefined;
 }
@@ -196,12 +204,12 @@ export interface TaskClientConnectOptions extends TaskClientOptions {
    * (`@modelcontextprotocol/client`, which negotiates the protocol era automatically and so also
    * reaches servers that offer tasks only through the 2026 extension). The two SDKs' transports
    * look alike, so this cannot be told from `transport`.
-   * @default the installed SDK; `v2` when both are installed
+   * @defaultValue the installed SDK; `v2` when both are installed
    */
   readonly sdk?: 'v1' | 'v2' | undefined;
   /**
    * The client's name and version, sent to the server.
-   * @default { name: 'mcp-task-client', version: '0.1.0' }
+   * @defaultValue `{ name: 'mcp-task-client', version: '0.1.0' }`
    */
   readonly clientInfo?: { readonly name: string; readonly version: string; readonly [key: string]: unknown } | undefined;
   /**
@@ -214,19 +222,19 @@ export interface TaskClientConnectOptions extends TaskClientOptions {
   readonly clientOptions?: JsonObject | undefined;
 }
 
-/** Options of {@link TaskHandle.result}. */
+/** Options of {@link TaskHandleApi.result}. */
 export interface ResultOptions {
   /** Stops this wait only: the task and other waiters carry on. */
   readonly signal?: AbortSignal | undefined;
 }
 
-/** Options of {@link TaskHandle.updates}. */
+/** Options of {@link TaskHandleApi.updates}. */
 export interface UpdatesOptions {
   /** Ends this iterator only (it throws a `TaskAbortError`); the task and other consumers carry on. */
   readonly signal?: AbortSignal | undefined;
   /**
    * Snapshots buffered for a slow consumer before the oldest are dropped (the terminal one never is).
-   * @default 1024
+   * @defaultValue 1024
    */
   readonly bufferSize?: number | undefined;
 }
@@ -320,7 +328,7 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
 
 /**
  * What `TaskClient.callToolAsTask` and `TaskClient.resume` give: a handle of either kind. Narrow
- * it with `handle.kind === 'task'`; `handle instanceof TaskHandle` also works.
+ * it with `handle.kind === 'task'`; every handle is an instance of {@link TaskHandleOf}.
  */
 export type TaskHandle = TaskHandleApi<'task'> | TaskHandleApi<'immediate'>;
 
@@ -361,12 +369,16 @@ export interface ResumeOptions
     CallToolAsTaskOptions,
     'timeoutMs' | 'signal' | 'cancelOnTimeout' | 'cancelOnAbort' | 'requestTimeoutMs' | 'onElicitation' | 'onSampling'
   > {
-  /** Tool name to report when resuming by bare task id. @default 'unknown' */
+  /** Tool name to report when resuming by bare task id. @defaultValue 'unknown' */
   readonly toolName?: string | undefined;
 }
 
-/** How an input request reached the client. */
-export type InputDelivery = 'request' | 'task-update' | 'retry';
+/**
+ * How an input request reached the client: `request`, `task-update` and `retry` for input a
+ * task of this client's asks for, `receiver-task` for a task-augmented request this client runs
+ * as a receiver task (see {@link TaskClient.serve}).
+ */
+export type InputDelivery = 'request' | 'task-update' | 'retry' | 'receiver-task';
 
 /** What an input callback learns about the request it answers. */
 export interface InputContext {
@@ -378,13 +390,22 @@ export interface InputContext {
   readonly toolName: string | undefined;
   /**
    * Which path brought the request: `request` (a 2025-11-25 side-channel request), `task-update`
-   * (a task's `inputRequests` on the tasks extension) or `retry` (asked before a task exists; the
-   * call is sent again with the answer).
+   * (a task's `inputRequests` on the tasks extension), `retry` (asked before a task exists; the
+   * call is sent again with the answer) or `receiver-task` (a task-augmented request: the answer
+   * becomes the result of the receiver task {@link InputContext.receiverTaskId}, which the server
+   * polls).
    */
   readonly delivery: InputDelivery;
   /**
+   * With delivery `receiver-task`: the id of the task this client created to run the request (a
+   * secret, like every task id). `taskId` is then the server's own task the request belongs to,
+   * if it said so.
+   */
+  readonly receiverTaskId?: string | undefined;
+  /**
    * Fires when the answer is no longer wanted: the task ended, timed out or was cancelled, the
-   * call was abandoned, or the server cancelled the request. Dismiss any prompt then.
+   * call was abandoned, or the server cancelled the request; for a receiver task, when the server
+   * cancelled it (`tasks/cancel`), its ttl ran out, or serving stopped. Dismiss any prompt then.
    */
   readonly signal: AbortSignal;
 }
@@ -418,11 +439,23 @@ export type TaskOutcomeKind =
   | 'closed'
   | 'error';
 
+/**
+ * Which side of a task this client is: `requestor` for a task it created on the server (a tool
+ * call), `receiver` for a task it runs for the server (a task-augmented elicitation or sampling
+ * request, {@link TaskClient.serve}).
+ */
+export type TaskRole = 'requestor' | 'receiver';
+
 /** Numbers about one task, carried by every lifecycle event. */
 export interface TaskMetrics {
+  /** Whether this client created the task (`requestor`) or runs it for the server (`receiver`). */
+  readonly role: TaskRole;
   /** The task id (a secret; the logger fingerprints it). */
   readonly taskId: string;
-  /** The tool that was called. */
+  /**
+   * The tool that was called; for a receiver task, the request it runs (`elicitation/create` or
+   * `sampling/createMessage`).
+   */
   readonly toolName: string;
   /** The latest status. */
   readonly status: TaskStatus;
@@ -436,9 +469,9 @@ export interface TaskMetrics {
   readonly completedAt: number | undefined;
   /** Local milliseconds from the call to settlement (or to now, while it runs). */
   readonly durationMs: number;
-  /** `tasks/get` requests sent for this task. */
+  /** `tasks/get` requests sent for this task (served, for a receiver task). */
   readonly polls: number;
-  /** `notifications/tasks/status` received for this task. */
+  /** `notifications/tasks/status` received for this task (sent, for a receiver task). */
   readonly notifications: number;
   /** Retried requests for this task. */
   readonly retries: number;
@@ -466,8 +499,11 @@ export interface TaskClientEvents {
   inputRequired: [metrics: TaskMetrics, task: Task];
   /** Progress for a task's `progressToken`. */
   progress: [metrics: TaskMetrics, progress: TaskProgress];
-  /** A task completed; its result is in hand. */
-  completed: [metrics: TaskMetrics & { readonly result: CallToolResult }];
+  /**
+   * A task completed; its result is in hand: the tool's result for a requestor task, the
+   * callback's answer for a receiver task (narrow on `role`).
+   */
+  completed: [metrics: CompletedMetrics];
   /** A task failed. */
   failed: [metrics: TaskMetrics & { readonly error: TaskFailedError }];
   /** A task was cancelled (by anyone). */
@@ -491,20 +527,23 @@ export interface TaskClientEvents {
   error: [error: TaskError, metrics: TaskMetrics | undefined];
 }
 
-/** Events of one {@link TaskHandle}: the same shapes, for that task only. */
-export type TaskHandleEvents = Pick<
-  TaskClientEvents,
-  | 'status'
-  | 'inputRequired'
-  | 'progress'
-  | 'expiring'
-  | 'completed'
-  | 'failed'
-  | 'cancelled'
-  | 'timeout'
-  | 'expired'
-  | 'settled'
->;
+/** The payload of a `completed` event: the metrics and the result, by {@link TaskRole}. */
+export type CompletedMetrics =
+  | (TaskMetrics & { readonly role: 'requestor'; readonly result: CallToolResult })
+  | (TaskMetrics & { readonly role: 'receiver'; readonly result: ReceiverResult });
+
+/**
+ * Events of one {@link TaskHandle}: the same shapes, for that task only (a handle is always the
+ * requestor's, so `completed` carries a tool result).
+ */
+export interface TaskHandleEvents
+  extends Pick<
+    TaskClientEvents,
+    'status' | 'inputRequired' | 'progress' | 'expiring' | 'failed' | 'cancelled' | 'timeout' | 'expired' | 'settled'
+  > {
+  /** The task completed; its result is in hand. */
+  completed: [metrics: TaskMetrics & { readonly result: CallToolResult }];
+}
 
 /** Severity of a log entry. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -527,9 +566,9 @@ export interface TaskLogger {
 
 /** Options of {@link consoleLogger}. */
 export interface ConsoleLoggerOptions {
-  /** Lowest level printed. @default 'info' */
+  /** Lowest level printed. @defaultValue 'info' */
   readonly level?: LogLevel | undefined;
-  /** Where to print. @default globalThis.console */
+  /** Where to print. @defaultValue globalThis.console */
   readonly console?: Pick<Console, LogLevel> | undefined;
 }
 
@@ -546,4 +585,75 @@ export interface ToolTaskSupport {
   readonly title?: string | undefined;
   /** Its description, if the server gave one. */
   readonly description?: string | undefined;
+}
+
+/** What a receiver task's callback answers: an elicitation's or a sampling request's result. */
+export type ReceiverResult = ElicitResult | CreateMessageResult;
+
+/**
+ * Options of {@link TaskClient.serve} (and of the `serve` client option): how this client runs the
+ * server's task-augmented `elicitation/create` and `sampling/createMessage` requests as receiver
+ * tasks (MCP 2025-11-25). Every duration is in milliseconds.
+ */
+export interface ServeOptions {
+  /**
+   * Answers elicitations, task-augmented or not (a plain one reaches it when no call or client
+   * callback answers first).
+   * @defaultValue the client's `onElicitation`
+   */
+  readonly elicitation?: ElicitationCallback | undefined;
+  /**
+   * Answers sampling requests, task-augmented or not.
+   * @defaultValue the client's `onSampling`
+   */
+  readonly sampling?: SamplingCallback | undefined;
+  /**
+   * Retention granted when the server asks for no `ttl` (capped by `maxTtlMs`).
+   * @defaultValue 3600000 (1 hour)
+   */
+  readonly ttlMs?: number | undefined;
+  /**
+   * Longest retention granted: a larger requested `ttl` is lowered to it, and the granted value is
+   * what the task reports ([V10]). A task and its result are deleted `ttl` after creation, running
+   * or not ([V11]).
+   * @defaultValue 86400000 (24 hours)
+   */
+  readonly maxTtlMs?: number | undefined;
+  /**
+   * The `pollInterval` suggested to the server in every task snapshot.
+   * @defaultValue 1000
+   */
+  readonly pollIntervalMs?: number | undefined;
+  /**
+   * Most receiver tasks held per connection, running or finished. When a new task would exceed
+   * it, the oldest finished task is deleted; when every task is still running, the request is
+   * refused with a JSON-RPC error.
+   * @defaultValue 1000
+   */
+  readonly maxTasks?: number | undefined;
+  /**
+   * Tasks per `tasks/list` page.
+   * @defaultValue 50
+   */
+  readonly pageSize?: number | undefined;
+}
+
+/**
+ * Serving of receiver tasks, from {@link TaskClient.serve}: numbers for a host's UI, and the way
+ * to stop. Stopping (or closing the TaskClient) cancels every running receiver task, aborts the
+ * signals of their callbacks and deletes every task; the server then gets errors for them.
+ */
+export interface ReceiverHandle extends AsyncDisposable {
+  /** True once serving stopped. */
+  readonly closed: boolean;
+  /** Receiver tasks held on the current connection, running or finished. */
+  readonly size: number;
+  /** Receiver tasks whose callback is still running. */
+  readonly running: number;
+  /** Snapshots of the receiver tasks held on the current connection, oldest first. */
+  tasks(): Task[];
+  /** Stops serving (idempotent). */
+  close(): Promise<void>;
+  /** `await using receiver = tasks.serve(...)` support; see {@link ReceiverHandle.close}. */
+  [Symbol.asyncDispose](): Promise<void>;
 }

@@ -10,6 +10,7 @@ import type {
   TaskClientConnectOptions,
   TaskClientEvents,
   TaskClientOptions,
+  TaskHandle,
   TaskReference,
   ToolTaskSupport,
 } from './api.js';
@@ -19,7 +20,7 @@ import { cancelTask } from '../engine/stop.js';
 import { Connection } from './connection.js';
 import { TaskClosedError, TaskOptionError, TaskQueueFullError, type TaskError } from '../errors.js';
 import { SafeEmitter, metricsOf } from './events.js';
-import { TaskHandle, type HandleBackend } from './handle.js';
+import { TaskHandleOf, type HandleBackend } from './handle.js';
 import { checkReference, referenceOf } from './reference.js';
 import { InlineAnswers } from './inline-input.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
@@ -31,11 +32,11 @@ import { resolveCallOptions, resolveClientOptions, type ResolvedClientOptions } 
 import { LiveTasks } from './registry.js';
 import { armStops, closeTracked, detachRecord, disposeRecord } from './stops.js';
 import { ToolCatalog } from './tool-catalog.js';
-import type { McpClient, McpTransport, Task } from '../types.js';
+import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { connectClient } from '../port/connect.js';
 import { openPort, unusable } from '../port/open.js';
 import { resolveWire } from '../wire/resolve.js';
-import type { TaskPage, TaskWire } from '../wire/wire.js';
+import type { TaskWire, WireKind } from '../wire/wire.js';
 
 /** The slot of a client without a concurrency limit: nothing to wait for or release. */
 const NO_SLOT: Promise<() => void> = Promise.resolve(NO_RELEASE);
@@ -102,7 +103,7 @@ export class TaskClient {
   }
 
   /**
-   * @param client a connected SDK `Client`, from `@modelcontextprotocol/sdk` 1.x or
+   * @param client - a connected SDK `Client`, from `@modelcontextprotocol/sdk` 1.x or
    *   `@modelcontextprotocol/client` 2.x.
    * @throws TaskOptionError when `client` is not a connected SDK client or an option is invalid.
    * @throws TaskNotSupportedError when `onElicitation`/`onSampling` is given but the SDK client did
@@ -171,7 +172,7 @@ export class TaskClient {
       engine: this.engine,
       catalog: this.catalog,
       adopt: (record, call, hint) => this.live.adopt(record, call.callbacks, call.progressToken, hint),
-      immediate: (tool, result) => TaskHandle.create(tool, { kind: 'immediate', result, wire: this.engine.wire.kind }),
+      immediate: (tool, result) => TaskHandleOf.create(tool, { kind: 'immediate', result, wire: this.engine.wire.kind }),
       answerInput: (toolName, call, input, signal) => this.inline.beforeTask(toolName, call.callbacks, input, signal),
       slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
       ready: () => this.connection.ready(),
@@ -189,7 +190,7 @@ export class TaskClient {
   }
 
   /** The task wire of the current connection: `2025-11-25` or `io.modelcontextprotocol/tasks`. */
-  get wire(): TaskWire['kind'] {
+  get wire(): WireKind {
     return this.engine.wire.kind;
   }
 

@@ -41,8 +41,9 @@ type Source =
   | { readonly kind: 'immediate'; readonly result: CallToolResult; readonly wire: WireKind };
 
 /**
- * The runtime class of every {@link TaskHandle}: a tool call in progress or done, of kind `K`.
- * Made by `TaskClient` only; its members are documented on {@link TaskHandleApi}.
+ * The runtime class of every {@link TaskHandle} (`handle instanceof TaskHandleOf` holds): a tool
+ * call in progress or done, of kind `K`. Made by `TaskClient` only; its members are documented on
+ * {@link TaskHandleApi}.
  */
 export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHandleApi<K> {
   /** {@inheritDoc TaskHandleApi.kind} */
@@ -188,7 +189,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
     });
   }
 
-  /** Same as {@link TaskHandle.updates} without options, so `for await (const t of handle)` works. */
+  /** Same as {@link TaskHandleApi.updates} without options, so `for await (const t of handle)` works. */
   [Symbol.asyncIterator](): AsyncIterator<Task> {
     return this.updates();
   }
@@ -213,17 +214,11 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
     if (this.source.kind === 'task') await this.source.backend.dispose(this.source.record);
   }
 
-  /** `await using handle = await tasks.callToolAsTask(...)` support; see {@link TaskHandle.dispose}. */
+  /** `await using handle = await tasks.callToolAsTask(...)` support; see {@link TaskHandleApi.dispose}. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
   }
 }
-
-/** What `TaskClient.callToolAsTask` and `TaskClient.resume` give (see {@link TaskHandleApi}). */
-export type TaskHandle = AnyHandle;
-
-/** The runtime class of every {@link TaskHandle}, for `instanceof` checks. */
-export const TaskHandle: typeof TaskHandleOf = TaskHandleOf;
 
 /** The emitter of a handle, if anyone ever listened (for the client's own event fan-out). */
 export function eventsOf(handle: AnyHandle): SafeEmitter<TaskHandleEvents> | undefined {

@@ -12,7 +12,7 @@ import type { InputCallbacks, InputContext, InputDelivery } from './api.js';
 import { TaskError, TaskNotSupportedError } from '../errors.js';
 import type { JsonObject } from '../port/port.js';
 import { onAbort } from '../util/abort.js';
-import type { TaskHandle } from './handle.js';
+import type { TaskHandle } from './api.js';
 import type { InlineInput, InputKind, InputRequest, TaskWire } from '../wire/wire.js';
 
 /** What the router needs to know about a tracked task. */

@@ -3,13 +3,20 @@
  * progress route, and the translation of engine happenings into the typed events of the client
  * and of each handle.
  */
-import type { InputCallbacks, ProgressCallback, TaskClientEvents, TaskHandleEvents, TaskProgress } from './api.js';
+import type {
+  InputCallbacks,
+  ProgressCallback,
+  TaskClientEvents,
+  TaskHandle,
+  TaskHandleEvents,
+  TaskProgress,
+} from './api.js';
 import { randomUUID } from 'node:crypto';
 import type { TaskRecord } from '../engine/record.js';
 import type { Scheduler, Timer } from '../engine/scheduler.js';
 import { TaskError } from '../errors.js';
 import { type SafeEmitter, emitSettled, metricsOf } from './events.js';
-import { TaskHandle, eventsOf, type HandleBackend } from './handle.js';
+import { TaskHandleOf, eventsOf, type HandleBackend } from './handle.js';
 import type { InputOwner } from './input.js';
 import type { Task } from '../types.js';
 import { PROGRESS_TOKEN_PREFIX, type WireKind } from '../wire/wire.js';
@@ -92,7 +99,7 @@ export class LiveTasks {
     progressToken: string | undefined,
     immediateResponse: string | undefined,
   ): TaskHandle {
-    const handle = TaskHandle.create(
+    const handle = TaskHandleOf.create(
       record.toolName,
       { kind: 'task', record, backend: this.backend, wire: this.wire() },
       immediateResponse,

@@ -13,7 +13,7 @@
  * `TaskRpcError` for failed requests and `TaskProtocolError` for malformed replies.
  */
 import type { JsonObject, Timers } from '../port/port.js';
-import type { CallToolResult, JsonRpcErrorInfo, Task } from '../types.js';
+import type { CallToolResult, JsonRpcErrorInfo, Task, TaskPage } from '../types.js';
 
 /** The protocol form a task runs on. */
 export type WireKind = '2025-11-25' | 'io.modelcontextprotocol/tasks';
@@ -176,12 +176,7 @@ export type StartOutcome =
 /** What a cancel request answered. */
 export type CancelReply = { readonly kind: 'snapshot'; readonly snapshot: WireSnapshot } | { readonly kind: 'ack' };
 
-/** One page of task listing. */
-export interface TaskPage {
-  readonly tasks: readonly Task[];
-  /** Opaque; pass back unchanged ([R23]). */
-  readonly nextCursor?: string | undefined;
-}
+export type { TaskPage };
 
 /** One page of the server's tools, reduced to what task negotiation needs. */
 export interface ToolPage {

@@ -6,7 +6,7 @@
  */
 import {
   type TaskClient,
-  TaskHandle,
+  TaskHandleOf,
   type CallToolAsTaskOptions,
   type CloseOptions,
   type ResultOptions,
@@ -64,5 +64,5 @@ export async function narrowing(tasks: TaskClient): Promise<string> {
   }
   const none: undefined = handle.taskId;
   void none;
-  return handle instanceof TaskHandle ? 'immediate' : 'never';
+  return handle instanceof TaskHandleOf ? 'immediate' : 'never';
 }
