@@ -18,7 +18,7 @@ import { TaskOptionError, type TaskError } from '../errors.js';
 import { SafeEmitter } from './events.js';
 import { failedError } from '../engine/failure.js';
 import type { TaskRecord } from '../engine/record.js';
-import { onAbort } from '../util/abort.js';
+import { raceAbort } from '../util/abort.js';
 import { SnapshotIterator, abortError } from '../util/snapshot-iterator.js';
 import type { CallToolResult, Task } from '../types.js';
 
@@ -130,21 +130,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
     this.memo ??= this.settle();
     const signal = options.signal;
     if (signal === undefined) return this.memo;
-    if (signal.aborted) return Promise.reject(abortError(signal, this.taskId));
-    const memo = this.memo;
-    return new Promise((resolve, reject) => {
-      const off = onAbort(signal, () => reject(abortError(signal, this.taskId)));
-      memo.then(
-        (value) => {
-          off();
-          resolve(value);
-        },
-        (error: unknown) => {
-          off();
-          reject(error);
-        },
-      );
-    });
+    return raceAbort(this.memo, signal, () => abortError(signal, this.taskId));
   }
 
   private settle(): Promise<CallToolResult> {

@@ -45,4 +45,25 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
   };
 }
 
+/**
+ * Settles like `promise`, unless `signal` aborts first: then rejects with `reason()`. The listener
+ * is removed as soon as either happens; `promise` keeps running.
+ */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, reason: () => unknown): Promise<T> {
+  if (signal.aborted) return Promise.reject(reason());
+  return new Promise<T>((resolve, reject) => {
+    const off = onAbort(signal, () => reject(reason()));
+    promise.then(
+      (value) => {
+        off();
+        resolve(value);
+      },
+      (error: unknown) => {
+        off();
+        reject(error);
+      },
+    );
+  });
+}
+
 function noop(): void {}

@@ -2,7 +2,7 @@
  * Small abort helpers. Every listener added to a caller's signal is removed again, so a long-lived
  * signal collects nothing (the SDK's own `request()` never removes its listener, [S4]).
  */
-import { onAbort } from './abort.js';
+import { onAbort, raceAbort } from './abort.js';
 
 /** A timer queue on some clock (the engine's scheduler fits). */
 export interface TimerQueue {
@@ -35,21 +35,7 @@ export function raceStop<T>(
   closed?: AbortSignal,
 ): Promise<T> {
   if (closed !== undefined) {
-    if (closed.aborted) return Promise.reject(new Stopped({ kind: 'closed' }));
-    const inner = raceStop(promise, scheduler, signal, deadlineAt);
-    return new Promise<T>((resolve, reject) => {
-      const off = onAbort(closed, () => reject(new Stopped({ kind: 'closed' })));
-      inner.then(
-        (value) => {
-          off();
-          resolve(value);
-        },
-        (error: unknown) => {
-          off();
-          reject(error);
-        },
-      );
-    });
+    return raceAbort(raceStop(promise, scheduler, signal, deadlineAt), closed, () => new Stopped({ kind: 'closed' }));
   }
   if (signal === undefined && deadlineAt === undefined) return promise;
   return new Promise<T>((resolve, reject) => {
