@@ -1,0 +1,91 @@
+/**
+ * Answers given in advance for a task's questions: `--answer JSON` (repeatable) and
+ * `--answers FILE` (a JSON array, or one JSON value per line), used in order, one per input
+ * request.
+ *
+ * - For an elicitation: `{"action":"accept","content":{…}}`, `{"action":"decline"}`,
+ *   `{"action":"cancel"}`, or any other object, taken as the `content` to accept.
+ * - For a sampling request: a string (the reply's text), `{"action":"reject"}`, or an object with
+ *   `content` (a `CreateMessageResult`; `role` and `model` are filled in when missing).
+ */
+import { readFileSync } from 'node:fs';
+import { UsageError } from './args.js';
+import type { ElicitAnswer } from './forms.js';
+
+/** A sampling reply in the wire's `CreateMessageResult` shape, or a rejection. */
+export type PresetSampling = { readonly result: Record<string, unknown> } | { readonly reject: true };
+
+function parse(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`${where} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Reads the answers of `--answer` values, then of the `--answers` file.
+ * @throws UsageError for invalid JSON or an unreadable file.
+ */
+export function loadAnswers(inline: readonly string[], file: string | undefined): unknown[] {
+  const answers = inline.map((text, i) => parse(text, `--answer #${i + 1}`));
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--answers: cannot read ${file}: ${(error as Error).message}`);
+    }
+    const trimmed = text.trim();
+    if (trimmed.startsWith('[')) {
+      answers.push(...(parse(trimmed, `--answers ${file}`) as unknown[]));
+    } else {
+      trimmed
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .forEach((line, i) => answers.push(parse(line, `--answers ${file} line ${i + 1}`)));
+    }
+  }
+  return answers;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The elicitation answer `value` stands for; `undefined` when it cannot be one. */
+export function toElicitAnswer(value: unknown): ElicitAnswer | undefined {
+  if (!isObject(value)) return undefined;
+  const action = value.action;
+  if (action === 'decline' || action === 'cancel') return { action };
+  if (action === 'accept') return isObject(value.content) ? { action, content: value.content as ElicitAnswer['content'] } : { action, content: {} };
+  if (action !== undefined) return undefined;
+  return { action: 'accept', content: value as ElicitAnswer['content'] };
+}
+
+/** The sampling answer `value` stands for; `undefined` when it cannot be one. */
+export function toSamplingAnswer(value: unknown): PresetSampling | undefined {
+  if (typeof value === 'string') return { result: textReply(value) };
+  if (!isObject(value)) return undefined;
+  if (value.action === 'reject') return { reject: true };
+  if (value.content === undefined) return undefined;
+  return { result: { role: 'assistant', model: 'mcp-task', ...value } };
+}
+
+/** A `CreateMessageResult` with a text reply typed by a person. */
+export function textReply(text: string): Record<string, unknown> {
+  return { role: 'assistant', content: { type: 'text', text }, model: 'mcp-task (typed by the user)', stopReason: 'endTurn' };
+}
+
+/** The answers, consumed in order. */
+export class AnswerQueue {
+  private index = 0;
+
+  constructor(private readonly answers: readonly unknown[]) {}
+
+  /** The next answer and its 1-based number, or `undefined` when none are left. */
+  next(): { value: unknown; number: number } | undefined {
+    if (this.index >= this.answers.length) return undefined;
+    this.index += 1;
+    return { value: this.answers[this.index - 1], number: this.index };
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Parsing of the CLI's own argument syntax: durations, `key=value` tool arguments, headers and
+ * stdio command lines. Every malformed value is a {@link UsageError} (exit code 2).
+ */
+
+/** A mistake in how the CLI was invoked; exits with code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/**
+ * Parses a duration: `500ms`, `30s`, `5m`, `1h`, or a bare number of seconds (`2.5` = 2500 ms).
+ * @returns milliseconds.
+ * @throws UsageError for anything else, or a negative or non-finite value.
+ */
+export function parseDuration(text: string, option: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?\s*$/.exec(text);
+  if (match === null) {
+    throw new UsageError(`${option} expects a duration such as 500ms, 30s, 5m or a number of seconds, got "${text}"`);
+  }
+  const value = Number(match[1]) * (UNITS[match[2] ?? 's'] ?? 1_000);
+  if (!Number.isFinite(value)) throw new UsageError(`${option}: "${text}" is out of range`);
+  return Math.round(value);
+}
+
+/** A `key=value` value: JSON when it parses (`7`, `true`, `[1,2]`, `"7"`), else the raw string. */
+function parseValue(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Builds tool arguments from `--args JSON` (an object) and `key=value` pairs (which override it).
+ * @throws UsageError for a pair without `=`, an empty key, or `--args` that is not a JSON object.
+ */
+export function parseToolArgs(pairs: readonly string[], json: string | undefined): Record<string, unknown> {
+  let args: Record<string, unknown> = {};
+  if (json !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch (error) {
+      throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+    }
+    if (!isPlainObject(parsed)) throw new UsageError('--args must be a JSON object');
+    args = { ...parsed };
+  }
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new UsageError(`Tool arguments are key=value pairs, got "${pair}"`);
+    args[pair.slice(0, at)] = parseValue(pair.slice(at + 1));
+  }
+  return args;
+}
+
+/**
+ * Parses `--header "Name: value"` entries (a `=` separator is accepted too).
+ * @throws UsageError for an entry without a name.
+ */
+export function parseHeaders(entries: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const entry of entries) {
+    const at = entry.search(/[:=]/);
+    const name = at < 0 ? '' : entry.slice(0, at).trim();
+    if (name === '') throw new UsageError(`--header expects "Name: value", got "${entry}"`);
+    headers[name] = entry.slice(at + 1).trim();
+  }
+  return headers;
+}
+
+/**
+ * Splits a command line into words as a POSIX shell would for simple cases: whitespace separates,
+ * single quotes are literal, double quotes group (with `\` escaping `"`, `\` and `$`), and `\`
+ * escapes the next character outside quotes. No expansion of variables or globs.
+ * @throws UsageError for an empty command or an unterminated quote.
+ */
+export function splitCommandLine(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < line.length; i += 1) {
+    const c = line[i] as string;
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      else word += c;
+    } else if (quote === '"') {
+      if (c === '"') quote = undefined;
+      else if (c === '\\' && i + 1 < line.length && '"\\$'.includes(line[i + 1] as string)) word += line[++i];
+      else word += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word += line[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (quote !== undefined) throw new UsageError(`--stdio: unterminated ${quote} quote in "${line}"`);
+  if (inWord) words.push(word);
+  if (words.length === 0) throw new UsageError('--stdio expects a command line');
+  return words;
+}

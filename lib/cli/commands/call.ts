@@ -1,0 +1,54 @@
+/** `mcp-task call <tool> [key=value ...]`: calls a tool as a task and follows it to the end. */
+import type { TaskHandle } from '../../index.js';
+import { parseToolArgs } from '../args.js';
+import { describeError, outcomeOf } from '../exit.js';
+import { follow } from '../follow.js';
+import { runSession, type CommonOptions } from './session.js';
+
+/** Options of `call`. */
+export interface CallOptions extends CommonOptions {
+  readonly args?: string;
+}
+
+/** Runs `call`; returns the exit code. */
+export async function callCommand(tool: string, pairs: readonly string[], options: CallOptions): Promise<number> {
+  const args = parseToolArgs(pairs, options.args);
+  const startedAt = Date.now();
+  return runSession(
+    options,
+    async (session) => {
+      const { target, reporter, interrupts } = session;
+      // Ctrl-C before the server answered: stop waiting; a task created anyway is cancelled by the library.
+      const controller = new AbortController();
+      const restoreKeys = interrupts.onPress((count) => {
+        if (count === 1) reporter.note('Ctrl-C: abandoning the call (a task created anyway will be cancelled)');
+        controller.abort(new Error('Interrupted'));
+      });
+      let handle: TaskHandle;
+      try {
+        handle = await target.tasks.callToolAsTask(tool, args, {
+          timeoutMs: session.timeoutMs,
+          ttlMs: session.ttlMs,
+          signal: controller.signal,
+          onProgress: (progress, context) => reporter.progress(context.taskId, progress),
+        });
+      } catch (error) {
+        restoreKeys();
+        const { outcome, exitCode } = outcomeOf(error);
+        reporter.end({ outcome, exitCode, error: { name: (error as Error).name ?? 'Error', message: describeError(error) } });
+        return exitCode;
+      }
+      restoreKeys();
+      if (options.saveRef !== undefined && handle.kind === 'task') {
+        const file = session.saveReference(handle, options.saveRef);
+        if (file !== undefined) reporter.note(`reference saved to ${file}`);
+      }
+      if (controller.signal.aborted) {
+        // Interrupted just as the task was created: cancel it like a Ctrl-C while following.
+        await handle.cancel().catch(() => undefined);
+      }
+      return follow(handle, { target, reporter, interrupts, startedAt, watchCommand: (h) => session.watchCommand(h) });
+    },
+    { startedAt },
+  );
+}

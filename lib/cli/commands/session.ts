@@ -1,0 +1,164 @@
+/**
+ * What every command shares: the common options, the output mode (terminal or JSON lines), the
+ * answers, Ctrl-C reading and the connected target, set up and torn down around the command.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TaskHandle } from '../../index.js';
+import { UsageError, parseDuration, parseHeaders } from '../args.js';
+import { AnswerQueue, loadAnswers } from '../answers.js';
+import { EXIT, describeError, outcomeOf } from '../exit.js';
+import { inputCallbacks } from '../input.js';
+import { Interrupts } from '../interrupt.js';
+import { writeReference, type SavedReference } from '../ref-file.js';
+import { HumanReporter, JsonReporter, type Reporter } from '../reporter.js';
+import { openTarget, type Target } from '../target.js';
+
+/** Options every command accepts (as commander parses them). */
+export interface CommonOptions {
+  readonly stdio?: string;
+  readonly url?: string;
+  readonly header?: string[];
+  readonly session?: string;
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+  readonly wire?: string;
+  readonly timeout?: string;
+  readonly ttl?: string;
+  readonly answer?: string[];
+  readonly answers?: string;
+  readonly saveRef?: string;
+  readonly ref?: string;
+}
+
+/** A command's running context. */
+export interface Session {
+  readonly target: Target;
+  readonly reporter: Reporter;
+  readonly interrupts: Interrupts;
+  /** `--timeout` in ms. */
+  readonly timeoutMs: number | undefined;
+  /** `--ttl` in ms. */
+  readonly ttlMs: number | undefined;
+  /** Saves a reference file for `handle` (`call --save-ref`, or a temporary one). @returns the file. */
+  saveReference(handle: TaskHandle, file?: string): string | undefined;
+  /** The `watch` command line that picks `handle` up from another process (`--url` targets). */
+  watchCommand(handle: TaskHandle): string | undefined;
+}
+
+/** The process streams, so tests can run commands in process. */
+export interface Io {
+  readonly stdin: NodeJS.ReadStream;
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+const defaultIo = (): Io => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+/**
+ * Runs `body` with a connected target; returns its exit code. Connection failures exit 1,
+ * usage errors 2. After a second Ctrl-C nothing is awaited: a stdio server is killed.
+ */
+export async function runSession(
+  options: CommonOptions,
+  body: (session: Session) => Promise<number>,
+  extra: { readonly saved?: SavedReference; readonly startedAt?: number } = {},
+  io: Io = defaultIo(),
+): Promise<number> {
+  if (options.wire !== undefined) {
+    throw new UsageError('--wire is not available yet: this version speaks only the MCP 2025-11-25 task wire');
+  }
+  const json = options.json === true || io.stdout.isTTY !== true;
+  const quiet = options.quiet === true;
+  const answers = new AnswerQueue(loadAnswers(options.answer ?? [], options.answers));
+  const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout');
+  const ttlMs = options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl');
+  const headers = parseHeaders(options.header ?? []);
+  const startedAt = extra.startedAt ?? Date.now();
+  const reporter: Reporter = json
+    ? new JsonReporter(io, quiet)
+    : new HumanReporter(io, {
+        color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === '',
+        quiet,
+        interactive: io.stdin.isTTY === true,
+        startedAt,
+      });
+  const interrupts = new Interrupts(io.stdin);
+  const callbacks = inputCallbacks({
+    answers,
+    reporter: () => reporter,
+    prompt: async (run) => {
+      try {
+        return await reporter.prompt(run);
+      } finally {
+        interrupts.rearm();
+      }
+    },
+  });
+  const saved = extra.saved;
+  let target: Target;
+  try {
+    target = await openTarget(
+      {
+        stdio: options.stdio,
+        url: options.url ?? saved?.url,
+        headers,
+        sessionId: options.session ?? saved?.reference.sessionId,
+        onServerStderr: (text) => reporter.note(`server: ${text.trimEnd()}`),
+      },
+      callbacks,
+    );
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    reporter.note(`cannot connect: ${describeError(error)}`);
+    return EXIT.failed;
+  }
+
+  const written = new Map<string, string>();
+  const saveReference = (handle: TaskHandle, file?: string): string | undefined => {
+    const reference = handle.toJSON();
+    if (reference === undefined) return undefined;
+    const path = file ?? written.get(reference.taskId) ?? join(tmpdir(), `mcp-task-${reference.taskId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 12)}.json`);
+    if (written.get(reference.taskId) !== path) {
+      writeReference(path, { v: 2, reference, url: target.url });
+      written.set(reference.taskId, path);
+    }
+    return path;
+  };
+  const session: Session = {
+    target,
+    reporter,
+    interrupts,
+    timeoutMs,
+    ttlMs,
+    saveReference,
+    watchCommand: (handle) => {
+      // `watch --ref FILE` already has a reference file to point to.
+      const file = options.ref ?? saveReference(handle, options.saveRef);
+      if (file === undefined) return undefined;
+      const auth = Object.keys(headers).length > 0 ? ' (plus your --header options)' : '';
+      return `mcp-task watch --ref ${file}${auth}`;
+    },
+  };
+
+  // Outside of following a task, Ctrl-C just leaves.
+  interrupts.onPress(() => {
+    interrupts.disable();
+    reporter.close();
+    target.abandon();
+    process.exit(EXIT.cancelled);
+  });
+  interrupts.enable();
+  try {
+    return await body(session);
+  } catch (error) {
+    reporter.note(describeError(error));
+    return outcomeOf(error).exitCode;
+  } finally {
+    interrupts.disable();
+    reporter.close();
+    if (interrupts.presses >= 2) target.abandon();
+    else await target.close().catch(() => {});
+  }
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+/**
+ * `mcp-task`: call, watch, answer and cancel MCP tasks from a terminal. See docs/cli.md.
+ * Exit codes: 0 completed, 1 failed, 2 usage error, 124 timeout, 130 cancelled.
+ */
+import { main } from './program.js';
+
+process.exitCode = await main(process.argv.slice(2));
+// Leave now: a stdio server's pipes or an HTTP keep-alive socket must not hold the process.
+process.exit();

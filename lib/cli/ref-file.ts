@@ -1,0 +1,50 @@
+/**
+ * Saved references (`call --save-ref FILE`, `watch --ref FILE`): the library's `TaskReference`
+ * plus the server URL. The reference carries the HTTP session id itself: SDK servers keep tasks
+ * per session, so a new process joins that session to see the task.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { TaskReference } from '../index.js';
+import { UsageError } from './args.js';
+
+/** The content of a saved reference file. */
+export interface SavedReference {
+  /** File format version. */
+  readonly v: 2;
+  /** The task's resume reference, as `handle.toJSON()` returned it (with `sessionId` over HTTP). */
+  readonly reference: TaskReference;
+  /** The server URL, for a `--url` target. */
+  readonly url?: string | undefined;
+}
+
+/** Writes `saved` to `file`, readable by its owner only (the task id is a secret). */
+export function writeReference(file: string, saved: SavedReference): void {
+  writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+}
+
+/**
+ * Reads a reference file written by `call --save-ref` (a bare `TaskReference` is accepted too).
+ * A version 1 file kept the session id beside the reference; it is moved into the reference.
+ * @throws UsageError when the file cannot be read or is not a reference.
+ */
+export function readReference(file: string): SavedReference {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--ref: cannot read ${file}: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null) throw new UsageError(`--ref: ${file} is not a task reference`);
+  const value = parsed as { reference?: unknown; url?: unknown; sessionId?: unknown };
+  const wrapped = typeof value.reference === 'object' && value.reference !== null;
+  const reference = (wrapped ? value.reference : value) as Partial<TaskReference>;
+  if (typeof reference.taskId !== 'string' || reference.taskId === '') {
+    throw new UsageError(`--ref: ${file} has no taskId`);
+  }
+  const oldSessionId = wrapped && reference.sessionId === undefined && typeof value.sessionId === 'string' ? value.sessionId : undefined;
+  return {
+    v: 2,
+    reference: (oldSessionId === undefined ? reference : { ...reference, sessionId: oldSessionId }) as TaskReference,
+    url: typeof value.url === 'string' ? value.url : undefined,
+  };
+}

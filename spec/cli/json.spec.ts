@@ -1,0 +1,113 @@
+/**
+ * Without a terminal (pipes, as in CI): JSON lines on stdout in the documented schema, input
+ * answered from --answer/--answers or declined with a note on stderr, and every exit code.
+ * Against the embedded example server, so no target is needed.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
+
+afterAll(removeScratch);
+
+const statuses = (lines: Record<string, unknown>[]): string[] =>
+  lines.filter((line) => line.type === 'snapshot').map((line) => (line.task as { status: string }).status);
+
+/** Consecutive duplicates removed. */
+const transitions = (list: string[]): string[] => list.filter((status, i) => status !== list[i - 1]);
+
+describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
+  it('prints JSON lines that parse, with every status in order and the result last (exit 0)', async () => {
+    const { code, stdout, stderr } = await runPiped(['call', 'analyze', 'id=3', 'steps=3', 'stepMs=150']).done;
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    const lines = jsonLines(stdout);
+    expect(lines[0]).toMatchObject({ type: 'task', toolName: 'analyze', kind: 'task' });
+    const taskId = lines[0]!.taskId as string;
+    expect(transitions(statuses(lines))).toEqual(['working', 'completed']);
+    const messages = lines.filter((l) => l.type === 'snapshot').map((l) => (l.task as { statusMessage?: string }).statusMessage);
+    expect(messages).toEqual(expect.arrayContaining(['step 1/3', 'step 2/3']));
+    expect(lines.filter((l) => l.type === 'progress').map((l) => l.progress)).toEqual([1, 2, 3]);
+    for (const line of lines.filter((l) => l.type === 'snapshot')) {
+      expect(line).toMatchObject({ task: { taskId }, polls: expect.any(Number), notifications: expect.any(Number), retries: 0, elapsedMs: expect.any(Number) });
+    }
+    // The counts are the handle's metrics: the embedded server notifies each step.
+    const counted = lines.filter((l) => l.type === 'snapshot').map((l) => l.notifications as number);
+    expect(counted.at(-1)).toBeGreaterThanOrEqual(2);
+    expect(counted).toEqual([...counted].sort((a, b) => a - b));
+    expect(lines.at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'completed',
+      exitCode: 0,
+      taskId,
+      result: { content: [{ type: 'text', text: 'analysis of 3 done in 3 steps' }] },
+    });
+    expect(stdout).not.toContain('\x1b['); // no colours, no spinner
+  });
+
+  it('declines a question it has no answer for, and says so on stderr', async () => {
+    const { code, stdout, stderr } = await runPiped(['call', 'confirm_delete', 'path=/tmp/x']).done;
+    expect(code).toBe(0);
+    const lines = jsonLines(stdout);
+    // The first line is the task as first seen: still `working`, or already `input_required`.
+    expect([
+      ['working', 'input_required', 'working', 'completed'],
+      ['input_required', 'working', 'completed'],
+    ]).toContainEqual(transitions(statuses(lines)));
+    expect(lines.find((l) => l.type === 'input')).toMatchObject({
+      kind: 'elicitation',
+      request: { message: 'Delete /tmp/x?' },
+      answer: { action: 'decline' },
+      source: 'none',
+    });
+    expect(stderr).toContain('declined a question from task');
+    expect(lines.at(-1)).toMatchObject({ outcome: 'completed', result: { content: [{ text: 'kept /tmp/x (decline)' }] } });
+  });
+
+  it('answers questions from --answers FILE and --answer, in order', async () => {
+    const dir = scratch();
+    const file = join(dir, 'answers.json');
+    writeFileSync(file, JSON.stringify([{ format: 'csv', copies: 2, urgent: false }]));
+    const order = await runPiped(['call', 'order', '--answers', file, '--quiet']).done;
+    expect(order.code).toBe(0);
+    expect(jsonLines(order.stdout)).toEqual([
+      expect.objectContaining({ type: 'result', outcome: 'completed', result: expect.objectContaining({ structuredContent: { item: 'report', format: 'csv', copies: 2, urgent: false } }) }),
+    ]);
+    const sampled = await runPiped(['call', 'summarize', '--answer', '"a typed summary"']).done;
+    expect(sampled.code).toBe(0);
+    const lines = jsonLines(sampled.stdout);
+    expect(lines.find((l) => l.type === 'input')).toMatchObject({ kind: 'sampling', source: 'answer', answer: { content: { text: 'a typed summary' } } });
+    expect(lines.at(-1)).toMatchObject({ result: { content: [{ text: 'summary: a typed summary' }] } });
+  });
+
+  it('exit codes: 1 failed (message on stderr), 2 usage, 124 timeout', async () => {
+    const failed = await runPiped(['call', 'flaky', 'reason=disk full', 'afterMs=100']).done;
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('Tool "flaky" failed: disk full');
+    expect(jsonLines(failed.stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'failed', exitCode: 1, result: { isError: true } });
+
+    for (const args of [['call', 'analyze', '--wire', '2026-07-28'], ['call', 'analyze', 'oops'], ['call', 'analyze', '--timeout', 'soon'], ['nope']]) {
+      const usage = await runPiped(args).done;
+      expect(usage.code, args.join(' ')).toBe(2);
+      expect(usage.stdout).toBe('');
+    }
+
+    const timeout = await runPiped(['call', 'analyze', 'steps=20', 'stepMs=200', '--timeout', '800ms']).done;
+    expect(timeout.code).toBe(124);
+    const lines = jsonLines(timeout.stdout);
+    expect(lines.at(-1)).toMatchObject({ type: 'result', outcome: 'timeout', exitCode: 124, error: { name: 'TaskTimeoutError' } });
+    expect(timeout.stderr).toContain('the remote task was cancelled');
+  });
+
+  it('exit 130 when interrupted (SIGINT): the remote task is cancelled first', async () => {
+    const run = runPiped(['call', 'analyze', 'steps=40', 'stepMs=200']);
+    await until(() => run.stdout().includes('step 1/40'), 20_000, 'the first step');
+    run.kill('SIGINT');
+    const { code, stdout, stderr } = await run.done;
+    expect(code).toBe(130);
+    const lines = jsonLines(stdout);
+    expect(statuses(lines).at(-1)).toBe('cancelled');
+    expect(lines.at(-1)).toMatchObject({ type: 'result', outcome: 'cancelled', exitCode: 130 });
+    expect(stderr).toContain('was cancelled on the server');
+  });
+});

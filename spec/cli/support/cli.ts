@@ -1,0 +1,169 @@
+/**
+ * Running the real `mcp-task` CLI (from source, through tsx) in tests: in a pseudo-terminal
+ * (@lydell/node-pty, prebuilt binaries) or with plain pipes.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pty from '@lydell/node-pty';
+
+/** The repository root. */
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url));
+
+/** `--stdio` value that starts the example server from source. */
+export const STDIO_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../../../examples/server.ts', import.meta.url))}`;
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Za-z]|\x1b[=>78]/g;
+
+/** `text` without terminal escape sequences. */
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, '');
+}
+
+/** Keys, as a terminal sends them. */
+export const KEY = { enter: '\r', down: '\x1b[B', up: '\x1b[A', backspace: '\x7f', ctrlC: '\x03', escape: '\x1b' } as const;
+
+/** The CLI running in a pseudo-terminal. */
+export class PtyRun {
+  /** Everything written to the terminal so far (with escape sequences). */
+  raw = '';
+  readonly exited: Promise<{ exitCode: number; signal?: number | undefined }>;
+  private readonly process: pty.IPty;
+  private waiters: (() => void)[] = [];
+
+  constructor(args: readonly string[], env: Record<string, string> = {}) {
+    const base: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined) base[key] = value;
+    delete base.NO_COLOR;
+    this.process = pty.spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+      name: 'xterm-256color',
+      cols: 120,
+      rows: 40,
+      cwd: ROOT,
+      env: { ...base, TERM: 'xterm-256color', ...env },
+    });
+    this.process.onData((data) => {
+      this.raw += data;
+      for (const wake of this.waiters) wake();
+    });
+    this.exited = new Promise((resolve) => this.process.onExit(resolve));
+  }
+
+  /** The text printed so far, without escape sequences. */
+  get text(): string {
+    return stripAnsi(this.raw);
+  }
+
+  /** Types `keys`. */
+  type(keys: string): void {
+    this.process.write(keys);
+  }
+
+  /**
+   * Waits until the text printed after offset `from` matches `pattern`.
+   * @returns the offset (in the stripped text) just after the match.
+   */
+  async waitFor(pattern: RegExp | string, timeoutMs = 15_000, from = 0): Promise<number> {
+    const find = (): number | undefined => {
+      const text = this.text.slice(from);
+      if (typeof pattern === 'string') {
+        const at = text.indexOf(pattern);
+        return at < 0 ? undefined : from + at + pattern.length;
+      }
+      const match = pattern.exec(text);
+      return match === null ? undefined : from + match.index + match[0].length;
+    };
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = find();
+      if (found !== undefined) return found;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`Timed out waiting for ${String(pattern)}; the terminal shows:\n${this.text.slice(-2_000)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(left, 250));
+        function done(): void {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.waiters.push(done);
+      });
+      this.waiters = [];
+    }
+  }
+
+  /** Kills the CLI if it still runs. */
+  kill(): void {
+    try {
+      this.process.kill();
+    } catch {
+      // already exited
+    }
+  }
+}
+
+/** The result of a CLI run with pipes. */
+export interface PipeResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A CLI process with pipes (no terminal). */
+export interface PipeRun {
+  readonly pid: number | undefined;
+  /** Output so far. */
+  stdout(): string;
+  readonly done: Promise<PipeResult>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** Starts the CLI with pipes for stdin, stdout and stderr. */
+export function runPiped(args: readonly string[], env: Record<string, string> = {}): PipeRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdin.end();
+  const done = new Promise<PipeResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return { pid: child.pid, stdout: () => stdout, done, kill: (signal) => child.kill(signal) };
+}
+
+/** Parses JSON lines. */
+export function jsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Waits until `check()` is true (polling every 50 ms). */
+export async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const scratchDirs: string[] = [];
+
+/** A new temporary directory, removed by {@link removeScratch}. */
+export function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-task-spec-'));
+  scratchDirs.push(dir);
+  return dir;
+}
+
+/** Removes the directories made by {@link scratch}. */
+export function removeScratch(): void {
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}

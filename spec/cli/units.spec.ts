@@ -1,0 +1,278 @@
+/** The CLI's pure parts: argument syntax, form fields and their checks, answers, rendering, exit codes. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TaskCancelledError, TaskFailedError, TaskOptionError, TaskTimeoutError } from '../../lib/index.js';
+import { UsageError, parseDuration, parseHeaders, parseToolArgs, splitCommandLine } from '../../lib/cli/args.js';
+import { AnswerQueue, loadAnswers, toElicitAnswer, toSamplingAnswer } from '../../lib/cli/answers.js';
+import { EXIT, outcomeOf } from '../../lib/cli/exit.js';
+import { colors, formatElapsed } from '../../lib/cli/format.js';
+import { describeSampling } from '../../lib/cli/forms.js';
+import { readReference, writeReference } from '../../lib/cli/ref-file.js';
+import { renderResult } from '../../lib/cli/render.js';
+import { checkNumber, checkSelection, checkText, fieldsOf, hintOf, type Field } from '../../lib/cli/schema-fields.js';
+import { StatusLine } from '../../lib/cli/status-line.js';
+import { removeScratch, scratch, stripAnsi } from './support/cli.js';
+
+afterAll(removeScratch);
+
+describe('argument syntax', () => {
+  it('parses durations: ms, s, m, h, and a bare number of seconds', () => {
+    expect(parseDuration('500ms', '--timeout')).toBe(500);
+    expect(parseDuration('30s', '--timeout')).toBe(30_000);
+    expect(parseDuration('5m', '--timeout')).toBe(300_000);
+    expect(parseDuration('1h', '--timeout')).toBe(3_600_000);
+    expect(parseDuration('2.5', '--timeout')).toBe(2_500);
+    expect(parseDuration('0', '--ttl')).toBe(0);
+    for (const bad of ['', 'soon', '-1s', '5 minutes', '1d', 'ms']) {
+      expect(() => parseDuration(bad, '--timeout'), bad).toThrow(UsageError);
+    }
+  });
+
+  it('builds tool arguments from key=value pairs (JSON values when they parse) over --args', () => {
+    expect(parseToolArgs(['id=7', 'name=report', 'on=true', 'tags=["a","b"]', 'quoted="7"', 'eq=a=b'], undefined)).toEqual({
+      id: 7,
+      name: 'report',
+      on: true,
+      tags: ['a', 'b'],
+      quoted: '7',
+      eq: 'a=b',
+    });
+    expect(parseToolArgs(['id=8'], '{"id":7,"steps":2}')).toEqual({ id: 8, steps: 2 });
+    expect(() => parseToolArgs(['novalue'], undefined)).toThrow(UsageError);
+    expect(() => parseToolArgs(['=1'], undefined)).toThrow(UsageError);
+    expect(() => parseToolArgs([], '[1]')).toThrow(UsageError);
+    expect(() => parseToolArgs([], '{')).toThrow(UsageError);
+  });
+
+  it('parses headers and stdio command lines', () => {
+    expect(parseHeaders(['Authorization: Bearer a:b', 'X-Key=1'])).toEqual({ Authorization: 'Bearer a:b', 'X-Key': '1' });
+    expect(() => parseHeaders(['nothing'])).toThrow(UsageError);
+    expect(splitCommandLine(`node --import tsx "my dir/server.ts" 'a b' c\\ d "q\\"x"`)).toEqual([
+      'node',
+      '--import',
+      'tsx',
+      'my dir/server.ts',
+      'a b',
+      'c d',
+      'q"x',
+    ]);
+    expect(splitCommandLine('run ""')).toEqual(['run', '']);
+    expect(() => splitCommandLine('  ')).toThrow(UsageError);
+    expect(() => splitCommandLine('node "open')).toThrow(UsageError);
+  });
+});
+
+describe('form fields from requestedSchema', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      format: { type: 'string', title: 'Format', enum: ['pdf', 'html'], enumNames: ['PDF', 'HTML'] },
+      size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }] },
+      tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 1, maxItems: 2 },
+      copies: { type: 'integer', minimum: 1, maximum: 5 },
+      ratio: { type: 'number', maximum: 1 },
+      urgent: { type: 'boolean', default: true },
+      email: { type: 'string', format: 'email' },
+      site: { type: 'string', format: 'uri' },
+      day: { type: 'string', format: 'date' },
+      at: { type: 'string', format: 'date-time' },
+      name: { type: 'string', minLength: 2, maxLength: 4 },
+    },
+    required: ['format', 'copies', 'name'],
+  };
+  const fields = fieldsOf(schema);
+  const field = <K extends Field['kind']>(key: string, kind: K): Extract<Field, { kind: K }> => {
+    const found = fields.find((f) => f.key === key);
+    expect(found?.kind).toBe(kind);
+    return found as Extract<Field, { kind: K }>;
+  };
+
+  it('maps each property to its prompt kind', () => {
+    expect(fields.map((f) => [f.key, f.kind, f.required])).toEqual([
+      ['format', 'select', true],
+      ['size', 'select', false],
+      ['tags', 'multiselect', false],
+      ['copies', 'number', true],
+      ['ratio', 'number', false],
+      ['urgent', 'confirm', false],
+      ['email', 'text', false],
+      ['site', 'text', false],
+      ['day', 'text', false],
+      ['at', 'text', false],
+      ['name', 'text', true],
+    ]);
+    expect(field('format', 'select').choices).toEqual([
+      { value: 'pdf', label: 'PDF' },
+      { value: 'html', label: 'HTML' },
+    ]);
+    expect(field('size', 'select').choices.map((c) => c.label)).toEqual(['Small', 'Large']);
+    expect(field('urgent', 'confirm').default).toBe(true);
+    expect(hintOf(field('copies', 'number'))).toBe('1-5, integer');
+    expect(hintOf(field('email', 'text'))).toBe('email, optional');
+    expect(fieldsOf(undefined)).toEqual([]);
+  });
+
+  it('checks numbers: required, numeric, integer, minimum and maximum', () => {
+    const copies = field('copies', 'number');
+    expect(checkNumber(copies, '')).toBe('copies is required');
+    expect(checkNumber(copies, 'abc')).toBe('Enter a number');
+    expect(checkNumber(copies, '2.5')).toBe('Enter a whole number');
+    expect(checkNumber(copies, '0')).toBe('Must be at least 1');
+    expect(checkNumber(copies, '6')).toBe('Must be at most 5');
+    expect(checkNumber(copies, ' 3 ')).toBeUndefined();
+    const ratio = field('ratio', 'number');
+    expect(checkNumber(ratio, '')).toBeUndefined();
+    expect(checkNumber(ratio, '0.5')).toBeUndefined();
+    expect(checkNumber(ratio, '1e3')).toBe('Must be at most 1');
+  });
+
+  it('checks strings: formats email, uri, date, date-time and lengths', () => {
+    expect(checkText(field('email', 'text'), 'me@example.com')).toBeUndefined();
+    expect(checkText(field('email', 'text'), 'me@example')).toMatch(/email/);
+    expect(checkText(field('email', 'text'), '')).toBeUndefined(); // optional
+    expect(checkText(field('site', 'text'), 'https://example.com/x')).toBeUndefined();
+    expect(checkText(field('site', 'text'), 'example.com')).toMatch(/URI/);
+    expect(checkText(field('day', 'text'), '2026-02-28')).toBeUndefined();
+    expect(checkText(field('day', 'text'), '2026-02-30')).toMatch(/YYYY-MM-DD/);
+    expect(checkText(field('at', 'text'), '2026-02-28T10:00:00Z')).toBeUndefined();
+    expect(checkText(field('at', 'text'), '2026-02-28')).toMatch(/date-time/);
+    expect(checkText(field('name', 'text'), '')).toBe('name is required');
+    expect(checkText(field('name', 'text'), 'a')).toMatch(/At least 2/);
+    expect(checkText(field('name', 'text'), 'abcde')).toMatch(/At most 4/);
+    expect(checkSelection(field('tags', 'multiselect'), ['a', 'b', 'c'])).toMatch(/at most 2/);
+    expect(checkSelection(field('tags', 'multiselect'), ['a'])).toBeUndefined();
+  });
+});
+
+describe('answers given in advance', () => {
+  it('reads --answer values, then a JSON array or JSON-lines file, and hands them out in order', () => {
+    const dir = scratch();
+    writeFileSync(join(dir, 'a.json'), '[{"confirm":true}, "text"]');
+    writeFileSync(join(dir, 'b.jsonl'), '{"action":"decline"}\n\n{"action":"reject"}\n');
+    expect(loadAnswers(['1'], join(dir, 'a.json'))).toEqual([1, { confirm: true }, 'text']);
+    expect(loadAnswers([], join(dir, 'b.jsonl'))).toEqual([{ action: 'decline' }, { action: 'reject' }]);
+    expect(() => loadAnswers(['{'], undefined)).toThrow(UsageError);
+    expect(() => loadAnswers([], join(dir, 'missing.json'))).toThrow(UsageError);
+    const queue = new AnswerQueue(['x', 'y']);
+    expect(queue.next()).toEqual({ value: 'x', number: 1 });
+    expect(queue.next()).toEqual({ value: 'y', number: 2 });
+    expect(queue.next()).toBeUndefined();
+  });
+
+  it('turns answers into elicitation and sampling results', () => {
+    expect(toElicitAnswer({ confirm: true })).toEqual({ action: 'accept', content: { confirm: true } });
+    expect(toElicitAnswer({ action: 'accept', content: { n: 1 } })).toEqual({ action: 'accept', content: { n: 1 } });
+    expect(toElicitAnswer({ action: 'decline' })).toEqual({ action: 'decline' });
+    expect(toElicitAnswer({ action: 'cancel', content: { x: 1 } })).toEqual({ action: 'cancel' });
+    expect(toElicitAnswer('yes')).toBeUndefined();
+    expect(toElicitAnswer({ action: 'maybe' })).toBeUndefined();
+    expect(toSamplingAnswer('hello')).toEqual({ result: expect.objectContaining({ role: 'assistant', content: { type: 'text', text: 'hello' } }) });
+    expect(toSamplingAnswer({ action: 'reject' })).toEqual({ reject: true });
+    expect(toSamplingAnswer({ content: { type: 'text', text: 'x' }, model: 'm' })).toEqual({
+      result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } },
+    });
+    expect(toSamplingAnswer({ confirm: true })).toBeUndefined();
+  });
+});
+
+describe('output', () => {
+  const plain = colors(false);
+
+  it('renders results: text as text, structured content as JSON, media and resources as summaries', () => {
+    const text = renderResult(
+      {
+        content: [
+          { type: 'text', text: 'hello' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+          { type: 'audio', data: 'AAAAAAAA', mimeType: 'audio/wav' },
+          { type: 'resource_link', uri: 'file:///a.txt', name: 'a' },
+          { type: 'resource', resource: { uri: 'file:///b.txt', mimeType: 'text/plain', text: 'abc' } },
+        ],
+        structuredContent: { n: 1 },
+      },
+      plain,
+    );
+    expect(text.split('\n')).toEqual([
+      'hello',
+      '[image image/png, 3 B]',
+      '[audio audio/wav, 6 B]',
+      '[resource link file:///a.txt "a"]',
+      '[resource file:///b.txt, text/plain, 3 chars]',
+      '{',
+      '  "n": 1',
+      '}',
+    ]);
+    expect(renderResult({ content: [] }, plain)).toBe('(empty result)');
+  });
+
+  it('describes a sampling request as text', () => {
+    expect(
+      describeSampling({
+        systemPrompt: 'Be brief',
+        messages: [{ role: 'user', content: { type: 'text', text: 'Summarize: x' } }, { role: 'user', content: { type: 'image', mimeType: 'image/png' } }],
+        maxTokens: 10,
+      }),
+    ).toBe('system: Be brief\nuser: Summarize: x\nuser: [image image/png]\n(at most 10 tokens)');
+  });
+
+  it('formats elapsed times and draws the status line with a progress bar, never wider than the terminal', () => {
+    expect([formatElapsed(850), formatElapsed(12_340), formatElapsed(125_000), formatElapsed(3_720_000)]).toEqual(['850ms', '12.3s', '2m05s', '1h02m']);
+    const written: string[] = [];
+    const line = new StatusLine({ write: (text: string) => written.push(text), columns: 60 }, plain, Date.now() - 1_500, 1_000_000);
+    let counts = { polls: 3, notifications: 1, retries: 0 };
+    line.update({
+      task: { taskId: 't', status: 'working', statusMessage: 'step 2/4', createdAt: '', lastUpdatedAt: '', ttl: null },
+      progress: { progress: 2, total: 4 },
+      counts: () => counts,
+    });
+    expect(line.render(Date.now())).toMatch(/^. working step 2\/4 · 1\.5s · 3 polls, 1 notification · \[##########----------\] 2\/4$/);
+    // The numbers are read again on every redraw; retries show once there are some.
+    counts = { polls: 4, notifications: 1, retries: 2 };
+    expect(line.render(Date.now())).toContain(' · 4 polls, 1 notification, 2 retries · ');
+    line.start();
+    line.print('a permanent line');
+    line.stop();
+    const drawn = written.map((text) => stripAnsi(text).replace('\r', '')).filter((text) => text.includes('working'));
+    expect(drawn.length).toBeGreaterThan(0);
+    for (const text of drawn) expect([...text].length).toBeLessThanOrEqual(59);
+    expect(written.join('')).toContain('a permanent line\n');
+  });
+
+  it('maps errors to exit codes', () => {
+    expect(outcomeOf(new TaskTimeoutError('t', { timeoutMs: 1, elapsedMs: 1, remoteCancel: 'cancelled' }))).toEqual({ outcome: 'timeout', exitCode: EXIT.timeout });
+    expect(outcomeOf(new TaskCancelledError('c', {}))).toEqual({ outcome: 'cancelled', exitCode: 130 });
+    expect(outcomeOf(new TaskFailedError('f', {}))).toEqual({ outcome: 'failed', exitCode: 1 });
+    expect(outcomeOf(new UsageError('u')).exitCode).toBe(2);
+    expect(outcomeOf(new TaskOptionError('o', { option: 'x' })).exitCode).toBe(2);
+    expect(outcomeOf(new Error('other')).exitCode).toBe(1);
+  });
+
+  it('saves and reads reference files; the session id lives in the reference', () => {
+    const file = join(scratch(), 'ref.json');
+    const reference = {
+      v: 2 as const,
+      taskId: 'abc',
+      toolName: 'analyze',
+      createdAt: '2026-01-01T00:00:00Z',
+      ttl: null,
+      server: 's@1',
+      wire: '2025-11-25' as const,
+      sessionId: 'sid',
+      capabilities: { cancel: true, list: true },
+    };
+    writeReference(file, { v: 2, reference, url: 'http://127.0.0.1:1/mcp' });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ v: 2, reference, url: 'http://127.0.0.1:1/mcp' });
+    expect(readReference(file)).toEqual({ v: 2, reference, url: 'http://127.0.0.1:1/mcp' });
+    // A version 1 file kept the session id beside the reference: it moves into the reference.
+    const { sessionId: _sid, ...withoutSession } = reference;
+    writeFileSync(file, JSON.stringify({ v: 1, reference: withoutSession, url: 'http://127.0.0.1:1/mcp', sessionId: 'old' }));
+    expect(readReference(file).reference).toEqual({ ...withoutSession, sessionId: 'old' });
+    writeFileSync(file, JSON.stringify({ v: 1, reference, url: 'http://127.0.0.1:1/mcp', sessionId: 'old' }));
+    expect(readReference(file).reference.sessionId).toBe('sid');
+    writeFileSync(file, JSON.stringify(reference));
+    expect(readReference(file).reference.taskId).toBe('abc');
+    writeFileSync(file, '{}');
+    expect(() => readReference(file)).toThrow(UsageError);
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * `mcp-task watch --ref FILE` in a second process picks up a task that a first process started
+ * against a Streamable HTTP server keeping tasks per session (the SDK's server transport with
+ * one session per client, spec/support/http-server.ts); `list`, `cancel` and `get` by bare id in
+ * a joined session; `tools`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
+import { jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
+
+afterAll(removeScratch);
+
+let server: HttpTaskServer;
+beforeAll(async () => {
+  server = await startHttpServer({ pollInterval: 200 });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe.sequential('mcp-task watch across processes', { timeout: 60_000 }, () => {
+  it('follows a task started by another process, in the HTTP session that holds it', async () => {
+    const file = join(scratch(), 'ref.json');
+    const first = runPiped(['call', 'analyze', 'id=9', 'steps=8', 'stepMs=500', '--url', server.url.href, '--save-ref', file]);
+    await until(() => existsSync(file) && first.stdout().includes('step 1/8'), 20_000, 'the first process to start the task');
+    first.kill('SIGKILL'); // the first process dies; the task runs on in its session
+    await first.done;
+
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { v: number; reference: { taskId: string; sessionId: string }; url: string };
+    expect(saved.v).toBe(2);
+    expect(saved.url).toBe(server.url.href);
+    // The library's reference carries the HTTP session id; the file adds only the URL.
+    expect(saved.reference.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Object.keys(saved).sort()).toEqual(['reference', 'url', 'v']);
+
+    // Another session does not see the task: the session id in the reference is what finds it.
+    const elsewhere = await runPiped(['get', saved.reference.taskId, '--url', server.url.href]).done;
+    expect(elsewhere.code).toBe(1);
+
+    const second = await runPiped(['watch', '--ref', file]).done;
+    expect(second.code).toBe(0);
+    const lines = jsonLines(second.stdout);
+    expect(lines[0]).toMatchObject({ type: 'task', taskId: saved.reference.taskId, toolName: 'analyze' });
+    const statuses = lines.filter((l) => l.type === 'snapshot').map((l) => (l.task as { status: string }).status);
+    expect(statuses.at(-1)).toBe('completed');
+    expect(statuses.slice(0, -1).every((status) => status === 'working')).toBe(true);
+    expect(lines.at(-1)).toMatchObject({ type: 'result', outcome: 'completed', result: { content: [{ text: 'analysis of 9 done in 8 steps' }] } });
+  });
+
+  it('lists, cancels and reads a task by bare id in a joined session (--session), through the public API', async () => {
+    const file = join(scratch(), 'ref.json');
+    const first = runPiped(['call', 'analyze', 'id=5', 'steps=40', 'stepMs=300', '--url', server.url.href, '--save-ref', file]);
+    await until(() => existsSync(file) && first.stdout().includes('step 1/40'), 20_000, 'the first process to start the task');
+    first.kill('SIGKILL');
+    await first.done;
+    const { reference } = JSON.parse(readFileSync(file, 'utf8')) as { reference: { taskId: string; sessionId: string } };
+    const joined = ['--url', server.url.href, '--session', reference.sessionId];
+
+    // The joined session skipped the handshake: the library takes the server to support list and cancel.
+    const listed = await runPiped(['list', ...joined]).done;
+    expect(listed.code).toBe(0);
+    const tasks = jsonLines(listed.stdout).filter((l) => l.type === 'snapshot');
+    expect(tasks.map((l) => (l.task as { taskId: string }).taskId)).toContain(reference.taskId);
+
+    const cancelled = await runPiped(['cancel', reference.taskId, ...joined]).done;
+    expect(cancelled.code).toBe(0);
+    expect(jsonLines(cancelled.stdout)).toEqual([expect.objectContaining({ type: 'snapshot', task: expect.objectContaining({ taskId: reference.taskId, status: 'cancelled' }) })]);
+
+    const got = await runPiped(['get', reference.taskId, ...joined]).done;
+    expect(got.code).toBe(0);
+    expect(jsonLines(got.stdout)).toEqual([expect.objectContaining({ task: expect.objectContaining({ status: 'cancelled' }) })]);
+  });
+
+  it('lists the tools with their task support', async () => {
+    const { code, stdout } = await runPiped(['tools', '--url', server.url.href]).done;
+    expect(code).toBe(0);
+    const tools = jsonLines(stdout);
+    expect(tools.every((l) => l.type === 'tool')).toBe(true);
+    expect(tools).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'analyze', taskSupport: 'optional' }),
+        expect.objectContaining({ name: 'batch', taskSupport: 'required' }),
+        expect.objectContaining({ name: 'echo', taskSupport: 'forbidden' }),
+      ]),
+    );
+  });
+});
