@@ -1,6 +1,8 @@
 /**
  * Core behaviour against the SDK's own McpServer with its experimental task store, in process
- * over InMemoryTransport (issue 2).
+ * over InMemoryTransport (issue 2). On SDK v2 the client negotiates the era automatically
+ * (`server/discover` probe, then the fallback to `initialize`): this is the in-memory suite that
+ * proves the fallback against a legacy server.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -8,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
 import { TaskCancelledError, TaskClient, TaskFailedError, type Task } from '../lib/index.js';
 import { connectPair, statuses, type Pair } from './helpers.js';
+import { negotiatedEra, schemas } from './support/sdk.js';
 
 /** Counts the requests the client sends, by method. */
 function counting(counts: Map<string, number>): (transport: Transport) => Transport {
@@ -38,7 +41,8 @@ async function setup(
     completions.set(taskId, performance.now());
   };
   const counts = new Map<string, number>();
-  const pair = await connectPair(server, {}, counting(counts));
+  const pair = await connectPair(server, { negotiation: 'auto' }, counting(counts));
+  expect(negotiatedEra(pair.client)).toBe('legacy');
   const tasks = new TaskClient(pair.client);
   cleanups.push(async () => {
     await tasks.close();
@@ -177,10 +181,7 @@ describe('TaskClient against the SDK McpServer (InMemoryTransport)', () => {
     expect(final?.status).toBe('cancelled');
     await expect(handle.result()).rejects.toBeInstanceOf(TaskCancelledError);
     expect(await iterated).toEqual(['working', 'cancelled']);
-    const remote = await pair.client.request(
-      { method: 'tasks/get', params: { taskId: handle.taskId } },
-      (await import('@modelcontextprotocol/sdk/types.js')).GetTaskResultSchema,
-    );
+    const remote = await pair.client.request({ method: 'tasks/get', params: { taskId: handle.taskId } }, schemas.GetTaskResult);
     expect(remote.status).toBe('cancelled');
   });
 

@@ -3,7 +3,6 @@
  * SDK McpServer in process, on fake time: the server's work, the SDK's request timers and the
  * library's scheduler all run on vitest's fake clock.
  */
-import { GetTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
 import {
@@ -16,6 +15,7 @@ import {
   type TaskClientOptions,
 } from '../lib/index.js';
 import { connectPair, type Pair } from './helpers.js';
+import { schemas } from './support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -45,7 +45,7 @@ async function setup(
     await vi.runAllTimersAsync();
   });
   const remoteStatus = async (taskId: string | undefined): Promise<string> =>
-    (await pair.client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema)).status;
+    (await pair.client.request({ method: 'tasks/get', params: { taskId } }, schemas.GetTaskResult)).status as string;
   return { tasks, pair, remoteStatus };
 }
 

@@ -3,7 +3,6 @@
  * cancel, a task settled before its CreateTaskResult, several TaskClients on one SDK client, a
  * call racing close(), opt-outs respected by every path.
  */
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   TaskAbortError,
@@ -17,6 +16,7 @@ import {
 } from '../lib/index.js';
 import { ManualClock, flush } from './helpers.js';
 import { connectScripted, NO_REPLY, rpcError, type HandlerContext } from './support/scripted-server.js';
+import { connectOptions, createLinkedPair } from './support/sdk.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const cleanups: Array<() => Promise<void>> = [];
@@ -172,14 +172,14 @@ describe('races and opt-outs', () => {
   });
 
   it('TaskClient.connect() validates options before opening a connection', async () => {
-    const [clientSide] = InMemoryTransport.createLinkedPair();
+    const [clientSide] = createLinkedPair();
     let started = false;
     clientSide.start = async () => {
       started = true;
     };
-    await expect(TaskClient.connect(clientSide, { minPollIntervalMs: -1 })).rejects.toBeInstanceOf(TaskOptionError);
+    await expect(TaskClient.connect(clientSide, { ...connectOptions(), minPollIntervalMs: -1 })).rejects.toBeInstanceOf(TaskOptionError);
     await expect(
-      TaskClient.connect(clientSide, { capabilities: {}, onElicitation: undefined, maxConcurrentTasks: 0 }),
+      TaskClient.connect(clientSide, { ...connectOptions(), capabilities: {}, onElicitation: undefined, maxConcurrentTasks: 0 }),
     ).rejects.toBeInstanceOf(TaskOptionError);
     expect(started).toBe(false);
   });

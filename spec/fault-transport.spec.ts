@@ -3,13 +3,13 @@
  * in-memory pair, reproducibility with the same seed, and one run of the library through it
  * (issue 6).
  */
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, TaskFailedError } from '../lib/index.js';
 import { ManualClock, flush } from './helpers.js';
 import { FaultTransport, kindOf, mulberry32, type FaultOptions } from './support/fault-transport.js';
 import { connectScripted } from './support/scripted-server.js';
+import { createLinkedPair } from './support/sdk.js';
 
 const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n } });
 const req = (id: number, method: string): JSONRPCMessage => ({ jsonrpc: '2.0', id, method, params: {} });
@@ -21,9 +21,12 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-/** A FaultTransport on the client end of a raw in-memory pair, recording what each end receives. */
+/**
+ * A FaultTransport on the client end of a raw in-memory pair (of the SDK chosen by `MCP_SDK`),
+ * recording what each end receives.
+ */
 async function rig(options: FaultOptions) {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const [clientSide, serverSide] = createLinkedPair();
   const faulty = new FaultTransport(clientSide, options);
   const atServer: JSONRPCMessage[] = [];
   const atClient: JSONRPCMessage[] = [];

@@ -1,31 +1,32 @@
 /**
- * Test helpers: an SDK client connected in-process to the example task server, a manual clock,
- * and small waiting utilities.
+ * Test helpers: an SDK client (of the SDK chosen by `MCP_SDK`, see spec/support/sdk.ts) connected
+ * in-process to the example task server, a manual clock, and small waiting utilities.
  */
-import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
 import type { Clock } from '../lib/index.js';
+import { createLinkedPair, makeClient, type SpecClient, type SpecClientOptions, type SpecTransport } from './support/sdk.js';
 
 /** A connected client/server pair. */
 export interface Pair {
-  readonly client: Client;
+  readonly client: SpecClient;
   /** Closes both ends and the server's store timers. */
   close(): Promise<void>;
 }
 
-/** Connects a fresh SDK client to `server` over an in-memory transport pair. */
+/**
+ * Connects a fresh SDK client (the chosen major) to `server` (the v1 `McpServer`) over an
+ * in-memory transport pair.
+ */
 export async function connectPair(
   server: McpServer | Server,
-  clientOptions: ClientOptions = {},
-  wrap: (transport: Transport) => Transport = (t) => t,
+  clientOptions: SpecClientOptions = {},
+  wrap: (transport: SpecTransport) => SpecTransport = (t) => t,
 ): Promise<Pair> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const [clientSide, serverSide] = createLinkedPair();
   await server.connect(serverSide);
-  const client = new Client({ name: 'spec-client', version: '1.0.0' }, clientOptions);
+  const client = makeClient({ name: 'spec-client', version: '1.0.0' }, clientOptions);
   await client.connect(wrap(clientSide));
   return {
     client,
@@ -39,7 +40,7 @@ export async function connectPair(
 /** The example server, in process, with a connected client. */
 export async function exampleServerPair(
   options: ExampleServerOptions = {},
-  clientOptions: ClientOptions = {},
+  clientOptions: SpecClientOptions = {},
 ): Promise<Pair & { store: ReturnType<typeof createExampleServer>['store'] }> {
   const { server, store } = createExampleServer(options);
   const pair = await connectPair(server, clientOptions);

@@ -2,10 +2,10 @@
  * HTTP faults over Streamable HTTP on 127.0.0.1 (issue 6): 5xx and 429 answers to task requests
  * are transient and retried with backoff; other 4xx are not. The result is never lost.
  */
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, type TaskMetrics } from '../lib/index.js';
 import { startHttpServer } from './support/http-server.js';
+import { connectOptions, httpTransport } from './support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -20,7 +20,8 @@ async function setup(statusFor: (method: string, seen: number) => number | undef
     seen.set(message.method, count);
     return statusFor(message.method, count);
   });
-  const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(http.url), {
+  const tasks = await TaskClient.connect(httpTransport(http.url), {
+    ...connectOptions(),
     retry: { minDelayMs: 10, maxDelayMs: 50 },
   });
   cleanups.push(async () => {

@@ -1,13 +1,11 @@
 /**
  * input_required: per-task elicitation and sampling callbacks routed by task id, progress for the
  * task's whole life (issue 4). Against the SDK McpServer in process and over Streamable HTTP on
- * 127.0.0.1, and server-everything over stdio.
+ * 127.0.0.1, and server-everything over stdio. On SDK v2, both real transports connect with the
+ * automatic era negotiation, which must fall back to legacy against these servers.
  */
-import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,6 +21,15 @@ import {
 } from '../lib/index.js';
 import { connectPair, statuses, until } from './helpers.js';
 import { startHttpServer } from './support/http-server.js';
+import {
+  connectOptions,
+  httpTransport,
+  negotiatedEra,
+  schemas,
+  setUserRequestHandler,
+  stdioTransport,
+  type SpecClient,
+} from './support/sdk.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const cleanups: Array<() => Promise<void>> = [];
@@ -44,8 +51,8 @@ function recordResponses(sent: JSONRPCMessage[]): (transport: Transport) => Tran
 
 async function setup(
   options: { server?: ExampleServerOptions; tasks?: TaskClientOptions; capabilities?: Record<string, object> } = {},
-  beforeWrap?: (client: Client) => void,
-): Promise<{ tasks: TaskClient; sent: JSONRPCMessage[]; client: Client }> {
+  beforeWrap?: (client: SpecClient) => void,
+): Promise<{ tasks: TaskClient; sent: JSONRPCMessage[]; client: SpecClient }> {
   const { server, store } = createExampleServer({ pollInterval: 50, ...options.server });
   const sent: JSONRPCMessage[] = [];
   const pair = await connectPair(
@@ -189,8 +196,7 @@ describe('input_required callbacks', () => {
     controller.abort('stop');
     await expect(handle.result()).rejects.toBeInstanceOf(TaskAbortError);
     expect(callbackSignal?.aborted).toBe(true);
-    const { GetTaskResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
-    const remote = await client.request({ method: 'tasks/get', params: { taskId: handle.taskId } }, GetTaskResultSchema);
+    const remote = await client.request({ method: 'tasks/get', params: { taskId: handle.taskId } }, schemas.GetTaskResult);
     expect(remote.status).toBe('cancelled');
   });
 
@@ -232,35 +238,41 @@ describe('input_required callbacks', () => {
     );
   });
 
-  it("leaves the user's pre-existing SDK elicitation handler serving untagged requests", async () => {
-    const { server, store } = createExampleServer();
-    server.registerTool('ask_plain', { inputSchema: { q: z.string() } }, async ({ q }) => {
-      const answer = await server.server.elicitInput({
-        message: q,
-        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
+  it.each(['before', 'after'] as const)(
+    "leaves the user's own SDK elicitation handler (set %s new TaskClient) serving untagged requests",
+    async (when) => {
+      const { server, store } = createExampleServer();
+      server.registerTool('ask_plain', { inputSchema: { q: z.string() } }, async ({ q }) => {
+        const answer = await server.server.elicitInput({
+          message: q,
+          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
+        });
+        return { content: [{ type: 'text', text: answer.action }] };
       });
-      return { content: [{ type: 'text', text: answer.action }] };
-    });
-    const pair = await connectPair(server, { capabilities: { elicitation: {} } });
-    const userSaw: string[] = [];
-    pair.client.setRequestHandler(ElicitRequestSchema, (request) => {
-      userSaw.push(String(request.params.message));
-      return { action: 'decline' };
-    });
-    const tasks = new TaskClient(pair.client, {}); // no client-level callback
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
-      store.cleanup();
-    });
-    const taskAnswers: string[] = [];
-    const task = await tasks.callToolAsTask('confirm_delete', {}, { onElicitation: () => (taskAnswers.push('t'), accept(true)) });
-    const plain = await pair.client.callTool({ name: 'ask_plain', arguments: { q: 'plain question' } });
-    expect(plain.content).toEqual([{ type: 'text', text: 'decline' }]);
-    expect(userSaw).toEqual(['plain question']);
-    expect((await task.result()).content).toEqual([{ type: 'text', text: 'deleted /tmp/demo.txt' }]);
-    expect(taskAnswers).toEqual(['t']);
-  });
+      const pair = await connectPair(server, { capabilities: { elicitation: {} } });
+      const userSaw: string[] = [];
+      const register = (): void =>
+        setUserRequestHandler(pair.client, 'elicitation/create', (request) => {
+          userSaw.push(String(request.params.message));
+          return { action: 'decline' };
+        });
+      if (when === 'before') register();
+      const tasks = new TaskClient(pair.client, {}); // no client-level callback
+      if (when === 'after') register();
+      cleanups.push(async () => {
+        await tasks.close();
+        await pair.close();
+        store.cleanup();
+      });
+      const taskAnswers: string[] = [];
+      const task = await tasks.callToolAsTask('confirm_delete', {}, { onElicitation: () => (taskAnswers.push('t'), accept(true)) });
+      const plain = await pair.client.callTool({ name: 'ask_plain', arguments: { q: 'plain question' } });
+      expect(plain.content).toEqual([{ type: 'text', text: 'decline' }]);
+      expect(userSaw).toEqual(['plain question']);
+      expect((await task.result()).content).toEqual([{ type: 'text', text: 'deleted /tmp/demo.txt' }]);
+      expect(taskAnswers).toEqual(['t']);
+    },
+  );
 
   it('routes progress for the progressToken to onProgress for the task’s whole life [R35]', async () => {
     const { tasks } = await setup({ server: { stepMs: 20 } });
@@ -291,7 +303,8 @@ describe('input_required callbacks', () => {
 describe('input over real transports', () => {
   it('elicitation and sampling inside tasks over Streamable HTTP on 127.0.0.1', async () => {
     const http = await startHttpServer({ pollInterval: 50 });
-    const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(http.url), {
+    const tasks = await TaskClient.connect(httpTransport(http.url), {
+      ...connectOptions('auto'),
       onElicitation: (params) => ({ action: 'accept', content: { confirm: params.message === 'Delete /srv/x?' } }),
       onSampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'short' } }),
     });
@@ -299,6 +312,7 @@ describe('input over real transports', () => {
       await tasks.close();
       await http.close();
     });
+    expect(negotiatedEra(tasks.client)).toBe('legacy');
     const [deleted, summary] = await Promise.all([
       tasks.callToolAsTask('confirm_delete', { path: '/srv/x' }).then((h) => h.result()),
       tasks.callToolAsTask('summarize', { text: 'long text' }).then((h) => h.result()),
@@ -311,8 +325,9 @@ describe('input over real transports', () => {
     const require = createRequire(import.meta.url);
     const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
     const tasks = await TaskClient.connect(
-      new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore', cwd: fileURLToPath(new URL('..', import.meta.url)) }),
+      stdioTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore', cwd: fileURLToPath(new URL('..', import.meta.url)) }),
       {
+        ...connectOptions('auto'),
         onElicitation: (params, ctx) => {
           expect(ctx.toolName).toBe('simulate-research-query');
           const schema = (params as { requestedSchema: unknown }).requestedSchema as {
@@ -323,6 +338,7 @@ describe('input over real transports', () => {
       },
     );
     cleanups.push(() => tasks.close());
+    expect(negotiatedEra(tasks.client)).toBe('legacy');
     const handle = await tasks.callToolAsTask('simulate-research-query', { topic: 'python', ambiguous: true }, { timeoutMs: 30_000 });
     const seen = await statuses(handle);
     expect(seen).toContain('input_required');

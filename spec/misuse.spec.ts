@@ -2,13 +2,13 @@
  * Misuse gets a clear, typed error from the call that received it (reliability review, items
  * 16, 17 and 19); ownership of an SDK client belongs to the TaskClient that connected it.
  */
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExampleServer } from '../examples/server.js';
 import { TaskClient, TaskNotSupportedError, TaskOptionError, type TaskClientOptions } from '../lib/index.js';
 import { within } from './helpers.js';
 import { creating, type ScriptedServerOptions } from './support/scripted-server.js';
 import { scriptedTaskClient } from './support/scripted-task-client.js';
+import { connectOptions, createLinkedPair } from './support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -67,13 +67,14 @@ describe('requireTask names the real reason', () => {
 describe('ownership of the SDK client', () => {
   it('close() of a TaskClient wrapping a client that another TaskClient connected leaves that client open', async () => {
     const { server, store } = createExampleServer({ stepMs: 5 });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const [clientSide, serverSide] = createLinkedPair();
     await server.connect(serverSide);
     cleanups.push(async () => {
       await server.close();
       store.cleanup();
     });
-    const owner = await TaskClient.connect(clientSide);
+    // SDK v2: the library's default era negotiation (auto), falling back to legacy.
+    const owner = await TaskClient.connect(clientSide, connectOptions('auto'));
     cleanups.push(() => owner.close());
     const borrower = new TaskClient(owner.client);
     await borrower.close();

@@ -4,8 +4,6 @@
  * terminal grace, a reconnect factory never used, stop errors replaced, server error codes taken
  * for local ones, aborted signals ignored, once/off).
  */
-import { type Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExampleServer } from '../examples/server.js';
@@ -21,6 +19,7 @@ import { connectPair, flush, rejection, within } from './helpers.js';
 import { FaultTransport } from './support/fault-transport.js';
 import { NO_REPLY, ScriptedServer, creating, rpcError, type HandlerContext } from './support/scripted-server.js';
 import { scriptedTaskClient } from './support/scripted-task-client.js';
+import { connectOptions, createLinkedPair, type SpecClient } from './support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -41,7 +40,7 @@ async function slowFactoryClient() {
   const first = await connectPair(server, {}, (t) => (faulty = new FaultTransport(t)));
   cleanups.push(() => first.close());
   let release: (() => void) | undefined;
-  let late: Client | undefined;
+  let late: SpecClient | undefined;
   const tasks = new TaskClient(first.client, {
     reconnect: async () => {
       await new Promise<void>((resolve) => (release = resolve));
@@ -115,11 +114,11 @@ describe('close()', () => {
 
   it('turns a call cut off by close() into TaskClosedError, also for a client made by connect()', async () => {
     const scripted = new ScriptedServer({ tools: [{ name: 'job', taskSupport: 'required' }] });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const [clientSide, serverSide] = createLinkedPair();
     await scripted.connect(serverSide);
     cleanups.push(() => scripted.close());
     scripted.on('tools/call', () => NO_REPLY);
-    const tasks = await TaskClient.connect(clientSide);
+    const tasks = await TaskClient.connect(clientSide, connectOptions());
     const call = rejection(tasks.callToolAsTask('job'));
     await flush();
     await tasks.close();
@@ -187,8 +186,8 @@ describe('the reconnect factory', () => {
   it('is used when the connection drops with no task tracked, and later calls go out over it', async () => {
     const store = new InMemoryTaskStore();
     cleanups.push(async () => store.cleanup());
-    const made: Client[] = [];
-    const factory = async (): Promise<Client> => {
+    const made: SpecClient[] = [];
+    const factory = async (): Promise<SpecClient> => {
       const { server } = createExampleServer({ store, stepMs: 10 });
       const pair = await connectPair(server);
       cleanups.push(() => pair.close());

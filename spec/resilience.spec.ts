@@ -2,7 +2,6 @@
  * Resilience (issue 6): faults on the wire, a connection that dies and comes back, retries,
  * expiry, and resuming a task in a fresh TaskClient over a fresh connection to the same server.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +21,7 @@ import { connectPair, type Pair } from './helpers.js';
 import { FaultTransport } from './support/fault-transport.js';
 import { PipeClientTransport } from './support/pipe-transport.js';
 import { connectScripted } from './support/scripted-server.js';
+import { makeClient, type SpecClient } from './support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -104,7 +104,7 @@ describe('faults on the wire', () => {
 
 describe('a connection that dies mid-task', () => {
   /** A factory of fresh connections to "the same server": new McpServer instances on one store. */
-  function sameServer(store: InMemoryTaskStore): () => Promise<Client> {
+  function sameServer(store: InMemoryTaskStore): () => Promise<SpecClient> {
     return async () => {
       const { server } = createExampleServer({ store, notify: false, pollInterval: 50 });
       const pair = await connectPair(server);
@@ -202,7 +202,7 @@ describe('resume', () => {
       await new Promise((resolve) => child.once('exit', resolve));
     });
     // First connection: start a task, persist its reference, go away.
-    const first = new Client({ name: 'first', version: '1' });
+    const first = makeClient({ name: 'first', version: '1' });
     await first.connect(new PipeClientTransport(child));
     const before = new TaskClient(first);
     const handle = await before.callToolAsTask('analyze', { id: 42, steps: 3, stepMs: 300 }, { ttlMs: 60_000 });
@@ -211,7 +211,7 @@ describe('resume', () => {
     await before.close();
     await first.close();
     // Second connection to the same process, a fresh TaskClient, the saved reference.
-    const second = new Client({ name: 'second', version: '1' });
+    const second = makeClient({ name: 'second', version: '1' });
     await second.connect(new PipeClientTransport(child));
     const after = new TaskClient(second);
     cleanups.push(async () => {

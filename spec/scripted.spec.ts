@@ -4,7 +4,6 @@
  * that real servers won't produce on demand. Time is a ManualClock wherever
  * timing matters, so every poll count and delay is exact.
  */
-import { ResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   TaskCancelledError,
@@ -28,6 +27,7 @@ import {
   type ScriptedServerOptions,
 } from './support/scripted-server.js';
 import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
+import { schemas, setUserNotificationHandler } from './support/sdk.js';
 
 const TOOLS = [
   { name: 'slow', taskSupport: 'optional' as const },
@@ -507,8 +507,8 @@ describe("the user's own notifications/tasks/status handler keeps working (issue
     const pair = await connectScripted({ tools: TOOLS, now: clock.now });
     const received: string[] = [];
     const register = (): void =>
-      pair.client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
-        received.push(`${notification.params.taskId}:${notification.params.status}:${notification.params.statusMessage ?? ''}`);
+      setUserNotificationHandler(pair.client, STATUS, ({ params }) => {
+        received.push(`${String(params.taskId)}:${String(params.status)}:${(params.statusMessage as string | undefined) ?? ''}`);
       });
     if (when === 'before') register();
     const tasks = new TaskClient(pair.client, { clock });
@@ -627,7 +627,8 @@ describe('the scripted server itself', () => {
     const reply = await within(server.request('no/such/method'));
     expect((reply.error as Json).code).toBe(-32601);
     await clock.advance(250);
-    await expect(client.request({ method: 'custom/thing', params: {} }, ResultSchema)).rejects.toThrow(/-32601/);
+    // The code, not the message: SDK v2 keeps the server's text verbatim (no "MCP error -32601:" prefix).
+    await expect(client.request({ method: 'custom/thing', params: {} }, schemas.Result)).rejects.toMatchObject({ code: -32601 });
     expect(server.counts()).toMatchObject({ initialize: 1, 'notifications/initialized': 1, 'custom/thing': 1 });
     expect(server.received('custom/thing')[0]!.at).toBe(start + 250);
     expect(server.received('initialize')[0]!.kind).toBe('request');

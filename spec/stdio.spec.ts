@@ -1,15 +1,15 @@
 /**
  * Real I/O: the example server and @modelcontextprotocol/server-everything spawned over stdio,
- * and a child process that must exit on its own once its handles settled (issue 2).
+ * and a child process that must exit on its own once its handles settled (issue 2). The client
+ * and the child's client are of the SDK chosen by `MCP_SDK` (the child inherits the variable).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, TaskFailedError } from '../lib/index.js';
 import { statuses } from './helpers.js';
+import { makeClient, stdioTransport } from './support/sdk.js';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -22,9 +22,9 @@ afterEach(async () => {
 });
 
 async function connect(command: string, args: string[], env: Record<string, string> = {}): Promise<TaskClient> {
-  const client = new Client({ name: 'stdio-spec', version: '1.0.0' });
+  const client = makeClient({ name: 'stdio-spec', version: '1.0.0' });
   await client.connect(
-    new StdioClientTransport({ command, args, cwd: root, env: { ...process.env, ...env } as Record<string, string>, stderr: 'ignore' }),
+    stdioTransport({ command, args, cwd: root, env: { ...process.env, ...env } as Record<string, string>, stderr: 'ignore' }),
   );
   const tasks = new TaskClient(client);
   cleanups.push(async () => {

@@ -51,7 +51,9 @@ export async function startHttpServer(
     void (async () => {
       const sid = req.headers['mcp-session-id'];
       let session = typeof sid === 'string' ? sessions.get(sid) : undefined;
+      let fresh = false;
       if (session === undefined) {
+        fresh = true;
         if (req.method !== 'POST' || sid !== undefined) {
           res.writeHead(sid === undefined ? 400 : 404).end();
           return;
@@ -77,6 +79,12 @@ export async function startHttpServer(
         }
       }
       await session.transport.handleRequest(req, res, body);
+      // A first POST that opened no session (SDK v2's `server/discover` probe under automatic era
+      // negotiation, which this legacy server refuses with 400): drop its server at once.
+      if (fresh && session.transport.sessionId === undefined) {
+        await session.transport.close();
+        session.cleanup();
+      }
     })().catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(String(error));
     });

@@ -1,7 +1,8 @@
 /**
- * A scripted MCP server for tests: a small JSON-RPC peer on one end of the SDK's
- * `InMemoryTransport.createLinkedPair()`, for what real servers won't do on demand (early or
- * duplicate notifications, odd error shapes, withheld answers, malformed JSON).
+ * A scripted MCP server for tests: a small JSON-RPC peer on one end of an in-memory pair
+ * (`InMemoryTransport.createLinkedPair()` of the SDK chosen by `MCP_SDK`, spec/support/sdk.ts),
+ * for what real servers won't do on demand (early or duplicate notifications, odd error shapes,
+ * withheld answers, malformed JSON).
  *
  * - `initialize` answers with the configured `capabilities` and protocolVersion `2025-11-25`;
  *   `tools/list` answers from `tools` (paged with `toolsPageSize`); `ping` answers `{}`.
@@ -16,10 +17,9 @@
  *   `request()` sends a server->client request and resolves with the client's reply message.
  * Outgoing messages are JSON round-tripped, so `undefined` keys vanish as they would on a real wire.
  */
-import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { createLinkedPair, makeClient, type SpecClient, type SpecClientOptions } from './sdk.js';
 
 export type Json = Record<string, unknown>;
 export type RequestId = string | number;
@@ -252,19 +252,19 @@ export class ScriptedServer {
 }
 
 /** A scripted server and a real SDK Client connected to it. */
-export interface ScriptedPair { readonly server: ScriptedServer; readonly client: Client; close(): Promise<void> }
+export interface ScriptedPair { readonly server: ScriptedServer; readonly client: SpecClient; close(): Promise<void> }
 
 /**
- * Starts a {@link ScriptedServer} and connects a real SDK `Client` to it. `wrap` wraps the client's
- * transport (e.g. in a FaultTransport).
+ * Starts a {@link ScriptedServer} and connects a real SDK `Client` (the chosen major) to it.
+ * `wrap` wraps the client's transport (e.g. in a FaultTransport).
  */
 export async function connectScripted(
-  options: ScriptedServerOptions & { clientOptions?: ClientOptions; wrap?: (transport: Transport) => Transport } = {},
+  options: ScriptedServerOptions & { clientOptions?: SpecClientOptions; wrap?: (transport: Transport) => Transport } = {},
 ): Promise<ScriptedPair> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const [clientSide, serverSide] = createLinkedPair();
   const server = new ScriptedServer(options);
   await server.connect(serverSide);
-  const client = new Client({ name: 'scripted-spec-client', version: '1.0.0' }, options.clientOptions);
+  const client = makeClient({ name: 'scripted-spec-client', version: '1.0.0' }, options.clientOptions);
   await client.connect(options.wrap === undefined ? clientSide : options.wrap(clientSide));
   return {
     server,

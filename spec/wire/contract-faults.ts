@@ -220,7 +220,7 @@ export function describeFaultContract(rig: Rig): void {
       const d = rig.driver;
       const { id } = await startTask(d);
       const seen = record(d);
-      const unwatch = d.wire.watch(id);
+      const unwatch = d.wire.watch(id, d.timers);
       d.setStatus(id, 'input_required', 'waiting for you');
       d.push(id);
       d.finish(id, 'completed', { kind: 'result', result: text('done') });
@@ -250,7 +250,7 @@ export function describeFaultContract(rig: Rig): void {
       const { id } = await startTask(d);
       const kept = record(d);
       const stopped = record(d);
-      const unwatch = d.wire.watch(id);
+      const unwatch = d.wire.watch(id, d.timers);
       stopped.stop();
       d.push(id);
       await d.drop();
@@ -284,8 +284,8 @@ export function describeFaultContract(rig: Rig): void {
     it('watch() returns an undo that may run more than once', async () => {
       const d = rig.driver;
       const { id } = await startTask(d);
-      const undo = d.wire.watch(id);
-      const other = d.wire.watch('not-a-task-of-ours');
+      const undo = d.wire.watch(id, d.timers);
+      const other = d.wire.watch('not-a-task-of-ours', d.timers);
       expect(typeof undo).toBe('function');
       undo();
       undo();
