@@ -218,7 +218,12 @@ export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown)
           'The server does not know this task: it may belong to another session (SDK servers keep tasks per session; resume over the same session id), or it expired',
           common,
         )
-      : new TaskNotFoundError('The server no longer knows this task (it vanished before its ttl elapsed)', common);
+      : record.generation !== engine.generation
+        ? new TaskNotFoundError(
+            'The server no longer knows this task since the connection was replaced: it may have belonged to the previous session (SDK servers keep tasks per session)',
+            common,
+          )
+        : new TaskNotFoundError('The server no longer knows this task (it vanished before its ttl elapsed)', common);
   // Iterators end by throwing: no terminal snapshot will ever come.
   engine.settle(record, { ok: false, error: failure }, failure);
 }

@@ -78,6 +78,8 @@ export class TaskRecord {
   inputKeys: Set<string> | undefined;
   /** Ends the wire's interest in pushed snapshots for this task. */
   unwatch: (() => void) | undefined;
+  /** The engine's connection generation when tracking began (a later one is a new connection). */
+  generation = 0;
   /** The final payload, once fetched; never fetched twice (rmcp consumes it). */
   outcome: TaskOutcome | undefined;
   /** Deadline timer (timeoutMs), if any. */

@@ -12,6 +12,11 @@ import { createExampleServer, type ExampleServerOptions } from '../../examples/s
 /** A running HTTP server. */
 export interface HttpTaskServer {
   readonly url: URL;
+  /**
+   * Forgets every session, as a restarted server would: requests naming an old session id get
+   * HTTP 404, and a new `initialize` opens a new session.
+   */
+  dropSessions(): Promise<void>;
   /** Closes every session and the listener. */
   close(): Promise<void>;
 }
@@ -91,8 +96,17 @@ export async function startHttpServer(
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
+  const dropSessions = async (): Promise<void> => {
+    const old = [...sessions.values()];
+    sessions.clear();
+    for (const session of old) {
+      await session.transport.close();
+      session.cleanup();
+    }
+  };
   return {
     url: new URL(`http://127.0.0.1:${port}/mcp`),
+    dropSessions,
     close: async () => {
       for (const session of sessions.values()) {
         await session.transport.close();

@@ -123,10 +123,14 @@ export function stdioTransport(parameters: StdioParameters): SpecTransport {
   return new v2Stdio.StdioClientTransport({ ...parameters });
 }
 
-/** A Streamable HTTP client transport of the chosen SDK. */
-export function httpTransport(url: URL): SpecTransport {
-  if (v2 === undefined) return new V1HttpTransport(url);
-  return new v2.StreamableHTTPClientTransport(url);
+/**
+ * A Streamable HTTP client transport of the chosen SDK; with `sessionId`, it joins that existing
+ * session (the SDK client then skips `initialize`).
+ */
+export function httpTransport(url: URL, sessionId?: string): SpecTransport {
+  const options = sessionId === undefined ? undefined : { sessionId };
+  if (v2 === undefined) return new V1HttpTransport(url, options);
+  return new v2.StreamableHTTPClientTransport(url, options);
 }
 
 /**
