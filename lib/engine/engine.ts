@@ -131,6 +131,7 @@ export class TaskEngine implements EngineCore {
       options.requestTimeoutMs ?? this.config.requestTimeoutMs,
       options.provisional === true,
     );
+    record.generation = this.generation;
     this.records.set(task.taskId, record);
     if (snapshot.outcome !== undefined && record.terminal) record.outcome = snapshot.outcome;
     for (const early of this.early.take(task.taskId)) {

@@ -110,7 +110,7 @@ export interface GiveUp {
   readonly cancelRemote: boolean;
   /** Builds the error to settle with, given what became of the remote task. */
   readonly error: (remote: RemoteCancelOutcome) => TaskError;
-  /** End iterators with that error (true) or normally (false). @default true */
+  /** End iterators with that error (true) or normally (false). @defaultValue true */
   readonly throwFromIterators?: boolean;
   /**
    * Settle with this stop's error whatever happens (`close()`): take over a stop already under

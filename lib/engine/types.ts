@@ -47,9 +47,9 @@ export interface EngineEvents {
 
 /** Options of {@link TaskEngine.track}. */
 export interface TrackOptions {
-  /** When the call began (for elapsed times). @default now */
+  /** When the call began (for elapsed times). @defaultValue now */
   readonly startedAt?: number | undefined;
-  /** Timeout of each short request for this task. @default the engine's `requestTimeoutMs` */
+  /** Timeout of each short request for this task. @defaultValue the engine's `requestTimeoutMs` */
   readonly requestTimeoutMs?: number | undefined;
   /**
    * The snapshot is a placeholder (a resumed task not yet read): nothing is requested until
