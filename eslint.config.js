@@ -107,6 +107,11 @@ export default tseslint.config(
     'The engine sees only the neutral seam (wire/wire.ts): no wire internals, no port, no facade.',
   ),
   layer(['lib/facade/**/*.ts', 'lib/index.ts', 'lib/internal.ts'], ['**/cli/**'], 'The library never imports the CLI.'),
+  layer(
+    ['lib/receiver/**/*.ts'],
+    ['**/facade/**', '!**/facade/api.js', '**/engine/**', '!**/engine/scheduler.js', '**/wire/**', '**/cli/**'],
+    'The receiver sits on the port: no wire, no engine but its scheduler, no facade but the public types (facade/api.ts).',
+  ),
   {
     files: ['lib/cli/**/*.ts'],
     rules: {

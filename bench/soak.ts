@@ -62,7 +62,7 @@ async function connect(server: McpServer): Promise<McpClient> {
   if (values.sdk === 'v2') {
     const v2 = await import('@modelcontextprotocol/client');
     const [clientSide, serverSide] = v2.InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide as never);
+    await server.connect(serverSide);
     const client = new v2.Client({ name: 'soak', version: '1.0.0' });
     await client.connect(clientSide);
     return client;

@@ -598,13 +598,13 @@ export type ReceiverResult = ElicitResult | CreateMessageResult;
 export interface ServeOptions {
   /**
    * Answers elicitations, task-augmented or not (a plain one reaches it when no call or client
-   * callback answers first).
-   * @defaultValue the client's `onElicitation`
+   * callback answers first). Only the kinds given a callback are served.
+   * @defaultValue the client's `onElicitation` when neither callback is given
    */
   readonly elicitation?: ElicitationCallback | undefined;
   /**
    * Answers sampling requests, task-augmented or not.
-   * @defaultValue the client's `onSampling`
+   * @defaultValue the client's `onSampling` when neither callback is given
    */
   readonly sampling?: SamplingCallback | undefined;
   /**

@@ -6,7 +6,9 @@
 import type {
   CallToolAsTaskOptions,
   CloseOptions,
+  ReceiverHandle,
   ResumeOptions,
+  ServeOptions,
   TaskClientConnectOptions,
   TaskClientEvents,
   TaskClientOptions,
@@ -28,13 +30,17 @@ import { Launch, NO_RELEASE, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
 import { listAll, listPage } from './listing.js';
 import { attachLogger } from './logger.js';
-import { resolveCallOptions, resolveClientOptions, type ResolvedClientOptions } from './options.js';
+import { resolveCallOptions, resolveClientOptions, resolveServeOptions, type ResolvedClientOptions } from './options.js';
 import { LiveTasks } from './registry.js';
 import { armStops, closeTracked, detachRecord, disposeRecord } from './stops.js';
 import { ToolCatalog } from './tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { connectClient } from '../port/connect.js';
 import { openPort, unusable } from '../port/open.js';
+import type { SessionPort } from '../port/port.js';
+import { mergeCapabilities } from '../receiver/capabilities.js';
+import { Receiver, cannotServe, capabilitiesFor, receiverClaims } from '../receiver/receiver.js';
+import type { ReceiverConfig } from '../receiver/types.js';
 import { resolveWire } from '../wire/resolve.js';
 import type { TaskWire, WireKind } from '../wire/wire.js';
 
@@ -71,6 +77,10 @@ export class TaskClient {
   private readonly closeSignal = new AbortController();
   /** True when {@link TaskClient.connect} made the SDK client: `close()` then closes it too. */
   private ownsClient = false;
+  /** The session port of the current connection. */
+  private port: SessionPort;
+  /** The receiver serving the server's task-augmented requests, once started ({@link TaskClient.serve}). */
+  private receiving: Receiver | undefined;
 
   /**
    * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over
@@ -81,10 +91,14 @@ export class TaskClient {
    *   no SDK is installed.
    */
   static async connect(transport: McpTransport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
-    resolveClientOptions(options); // fail on bad options before opening a connection
-    const capabilities: Record<string, unknown> = { ...options.capabilities };
+    const resolved = resolveClientOptions(options); // fail on bad options before opening a connection
+    let capabilities: Record<string, unknown> = { ...options.capabilities };
     if (options.onElicitation !== undefined) capabilities.elicitation ??= {};
     if (options.onSampling !== undefined) capabilities.sampling ??= {};
+    if (options.serve !== undefined) {
+      // Serving receiver tasks: declare each kind served, its task augmentation, tasks.list and tasks.cancel ([R1]).
+      capabilities = mergeCapabilities(capabilities, capabilitiesFor(resolveServeOptions(options.serve, resolved.callbacks)));
+    }
     const { client } = await connectClient({
       sdk: options.sdk,
       transport,
@@ -113,8 +127,12 @@ export class TaskClient {
     const problem = unusable(client);
     if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
     this.config = resolveClientOptions(options);
-    const wire: TaskWire = resolveWire(openPort(client));
+    const serving = options.serve === undefined ? undefined : resolveServeOptions(options.serve, this.config.callbacks);
+    this.port = openPort(client);
+    const wire: TaskWire = resolveWire(this.port);
     checkInputCapabilities(wire, this.config.callbacks);
+    const refusal = serving === undefined ? undefined : cannotServe(this.port, serving);
+    if (refusal !== undefined) throw refusal;
     this.emitter = new SafeEmitter<TaskClientEvents>((error) => this.emitter.emit('error', error, undefined));
     const report = (error: TaskError): void => this.emitter.emit('error', error, undefined);
     this.engine = new TaskEngine(wire, this.config, {
@@ -153,6 +171,7 @@ export class TaskClient {
       owner: (taskId) => this.live.inputOwner(taskId),
       whenTracked: (taskId) => (this.engine.creating ? this.live.whenTracked(taskId) : undefined),
       report,
+      claimed: (request) => receiverClaims(this.port, request.kind, request.params),
     });
     this.inline = new InlineAnswers(this.router, (taskId) => this.live.inputOwner(taskId), () => this.engine);
     this.connection = new Connection(client, {
@@ -178,6 +197,7 @@ export class TaskClient {
       ready: () => this.connection.ready(),
       closed: this.closeSignal.signal,
     };
+    if (serving !== undefined) this.startServing(serving);
   }
 
   private now(): number {
@@ -367,6 +387,9 @@ export class TaskClient {
 
   /** Subscribes to a wire's events and serves its input requests; returns the undo. */
   private attachWire(wire: TaskWire): () => void {
+    this.port = openPort(this.connection.current);
+    // Receiver tasks belong to their connection: a new one gets a fresh receiver session.
+    this.receiving?.follow(this.port);
     const offs = [
       wire.subscribe({
         status: (task) => this.engine.push(task),
@@ -383,6 +406,59 @@ export class TaskClient {
     return () => {
       for (const off of offs) off();
     };
+  }
+
+  /**
+   * Serves the server's task-augmented `elicitation/create` and `sampling/createMessage` requests
+   * (the receiver role of MCP 2025-11-25 tasks): each is answered at once with a task ([V14])
+   * while its callback runs in the background, and the server polls it with `tasks/get`,
+   * `tasks/result`, `tasks/list` and `tasks/cancel`. The callbacks get `delivery: 'receiver-task'`
+   * and the task's id in `receiverTaskId`; a plain request still reaches them (after any call or
+   * client callback). Served on the current connection, and on the next one after a reconnect.
+   * See docs/receiver.md.
+   * @throws TaskNotSupportedError when the SDK Client did not declare a capability this needs
+   *   (e.g. `tasks.requests.elicitation.create`); `TaskClient.connect(transport, { serve })`
+   *   declares them.
+   * @throws TaskOptionError for invalid options, when no callback would serve anything, or when
+   *   receiver tasks are already served on this connection.
+   * @throws TaskClosedError after {@link TaskClient.close}.
+   */
+  serve(options: ServeOptions = {}): ReceiverHandle {
+    this.assertOpen();
+    if (this.receiving !== undefined && !this.receiving.closed) {
+      throw new TaskOptionError('This TaskClient already serves receiver tasks: close its receiver first', { option: 'serve' });
+    }
+    const config = resolveServeOptions(options, this.config.callbacks);
+    const refusal = cannotServe(this.port, config);
+    if (refusal !== undefined) throw refusal;
+    return this.startServing(config);
+  }
+
+  /** The receiver started by {@link TaskClient.serve} or the `serve` option, while it serves. */
+  get receiver(): ReceiverHandle | undefined {
+    return this.receiving === undefined || this.receiving.closed ? undefined : this.receiving;
+  }
+
+  private startServing(config: ReceiverConfig): Receiver {
+    const receiver = new Receiver(
+      config,
+      {
+        emit: (event, ...args) => this.emitter.emit(event, ...args),
+        listening: (event) => this.emitter.has(event),
+        relate: (taskId) => {
+          const handle = taskId === undefined ? undefined : this.live.inputOwner(taskId)?.handle;
+          return { handle, toolName: handle?.toolName };
+        },
+        report: (error) => this.emitter.emit('error', error, undefined),
+      },
+      this.engine.scheduler,
+      () => this.now(),
+    );
+    receiver.attach(this.port);
+    this.receiving = receiver;
+    const callbacks = { onElicitation: config.elicitation, onSampling: config.sampling };
+    this.router.setFallback(() => (receiver.closed ? undefined : callbacks));
+    return receiver;
   }
 
   /**
@@ -412,6 +488,7 @@ export class TaskClient {
       const engine = this.engine;
       const closed = (message: string): TaskClosedError => new TaskClosedError(message);
       this.closeSignal.abort(closed('The TaskClient was closed during the call'));
+      await this.receiving?.close();
       this.limiter.rejectAll(closed('The TaskClient was closed while the call waited for a slot'));
       this.connection.shutdown(closed('The TaskClient was closed while the call waited for the connection'));
       await closeTracked(engine, options.cancelRunning === true, this.config.closeTimeoutMs ?? this.config.requestTimeoutMs);

@@ -95,6 +95,7 @@ export function metricsOf(record: TaskRecord, now: number): TaskMetrics {
   const settlement = record.settlement;
   const task = record.task;
   return {
+    role: 'requestor',
     taskId: task.taskId,
     toolName: record.toolName,
     status: task.status,

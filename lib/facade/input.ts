@@ -33,14 +33,27 @@ export interface InputHost {
    */
   whenTracked(taskId: string): Promise<void> | undefined;
   report(error: TaskError): void;
+  /**
+   * True when a receiver takes the request (a task-augmented one it serves, see
+   * `TaskClient.serve`): the router then leaves it alone.
+   */
+  claimed?(request: InputRequest): boolean;
 }
 
 /** Routes input requests to the right callback. */
 export class InputRouter {
+  /** Callbacks tried last, after the call's and the client's (the receiver's, while it serves). */
+  private fallback: () => InputCallbacks | undefined = () => undefined;
+
   constructor(
     private readonly defaults: InputCallbacks,
     private readonly host: InputHost,
   ) {}
+
+  /** Sets where the callbacks tried last come from (`undefined` from it: none). */
+  setFallback(callbacks: () => InputCallbacks | undefined): void {
+    this.fallback = callbacks;
+  }
 
   /**
    * Answers `request`, or returns (or resolves to) `undefined` to leave it to the SDK client's own
@@ -49,6 +62,7 @@ export class InputRouter {
    * callback rather than the client-level one.
    */
   route(request: InputRequest): Promise<Record<string, unknown> | undefined> | undefined {
+    if (this.host.claimed?.(request) === true) return undefined;
     const taskId = request.taskId;
     const early = taskId === undefined || this.host.owner(taskId) !== undefined ? undefined : this.host.whenTracked(taskId);
     if (early === undefined) return this.answer(request);
@@ -92,7 +106,7 @@ export class InputRouter {
 
   /** The callbacks that would answer `kind` for a call, if any. */
   hasCallback(kind: InputKind, callbacks: InputCallbacks | undefined): boolean {
-    return pick(callbacks, kind) !== undefined || pick(this.defaults, kind) !== undefined;
+    return pick(callbacks, kind) !== undefined || pick(this.defaults, kind) !== undefined || pick(this.fallback(), kind) !== undefined;
   }
 
   private ask(
@@ -104,7 +118,7 @@ export class InputRouter {
     delivery: InputDelivery,
     requestSignal: AbortSignal,
   ): Promise<Record<string, unknown>> | undefined {
-    const callback = pick(owner?.callbacks ?? call?.callbacks, kind) ?? pick(this.defaults, kind);
+    const callback = pick(owner?.callbacks ?? call?.callbacks, kind) ?? pick(this.defaults, kind) ?? pick(this.fallback(), kind);
     if (callback === undefined) return undefined;
     const signal = owner === undefined ? { signal: requestSignal, release: () => {} } : either(requestSignal, owner.signal);
     const toolName = owner?.handle.toolName ?? call?.toolName;

@@ -2,12 +2,13 @@
  * Options of {@link TaskClient} and {@link TaskClient.callToolAsTask}, their defaults, and their
  * validation (a bad value fails fast with a {@link TaskOptionError} naming the option).
  */
-import type { CallToolAsTaskOptions, InputCallbacks, ProgressCallback, TaskClientOptions, TaskLogger } from './api.js';
+import type { CallToolAsTaskOptions, InputCallbacks, ProgressCallback, ServeOptions, TaskClientOptions, TaskLogger } from './api.js';
 import { TaskOptionError } from '../errors.js';
 import type { EngineConfig } from '../engine/engine.js';
 import { systemClock } from '../engine/scheduler.js';
 import type { RetryPolicy } from '../engine/timing.js';
 import type { McpClient } from '../types.js';
+import type { ReceiverConfig } from '../receiver/types.js';
 
 /** Default retry policy. */
 export const DEFAULT_RETRY: RetryPolicy = {
@@ -196,5 +197,55 @@ export function resolveCallOptions(
         ? undefined
         : { onElicitation: checkFunction('onElicitation', options.onElicitation), onSampling: checkFunction('onSampling', options.onSampling) },
     onProgress: checkFunction('onProgress', options.onProgress),
+  };
+}
+
+/** Default retention of a receiver task when the server asks for none: one hour. */
+const DEFAULT_RECEIVER_TTL_MS = 3_600_000;
+/** Default cap on a receiver task's retention: 24 hours. */
+const DEFAULT_RECEIVER_MAX_TTL_MS = 86_400_000;
+
+/**
+ * Checks that `value` is an integer >= `min` (or undefined).
+ * @throws TaskOptionError naming `option` otherwise.
+ */
+function checkInteger(option: string, value: unknown, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new TaskOptionError(`Option "${option}" must be an integer >= ${min}, got ${typeof value === 'number' ? value : typeof value}`, {
+      option,
+    });
+  }
+  return value;
+}
+
+/**
+ * Applies the defaults of `serve` and validates it. Without either callback, it serves with the
+ * client's `onElicitation` and `onSampling`; with one, only that kind is served.
+ * @throws TaskOptionError for an invalid value, or when no callback would serve anything.
+ */
+export function resolveServeOptions(options: ServeOptions, defaults: InputCallbacks): ReceiverConfig {
+  if (typeof options !== 'object' || options === null) {
+    throw new TaskOptionError('Option "serve" must be an object', { option: 'serve' });
+  }
+  const own = { elicitation: checkFunction('serve.elicitation', options.elicitation), sampling: checkFunction('serve.sampling', options.sampling) };
+  const none = own.elicitation === undefined && own.sampling === undefined;
+  const elicitation = none ? defaults.onElicitation : own.elicitation;
+  const sampling = none ? defaults.onSampling : own.sampling;
+  if (elicitation === undefined && sampling === undefined) {
+    throw new TaskOptionError('serve needs an elicitation or a sampling callback (or the client\'s onElicitation / onSampling)', {
+      option: 'serve',
+    });
+  }
+  const maxTtlMs = checkInteger('serve.maxTtlMs', options.maxTtlMs, 1) ?? DEFAULT_RECEIVER_MAX_TTL_MS;
+  const ttlMs = checkInteger('serve.ttlMs', options.ttlMs, 0) ?? DEFAULT_RECEIVER_TTL_MS;
+  return {
+    elicitation,
+    sampling,
+    ttlMs: Math.min(ttlMs, maxTtlMs),
+    maxTtlMs,
+    pollIntervalMs: checkInteger('serve.pollIntervalMs', options.pollIntervalMs, 1) ?? 1_000,
+    maxTasks: checkInteger('serve.maxTasks', options.maxTasks, 1) ?? 1_000,
+    pageSize: checkInteger('serve.pageSize', options.pageSize, 1) ?? 50,
   };
 }

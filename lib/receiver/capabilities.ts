@@ -1,0 +1,60 @@
+/**
+ * The client capabilities a receiver needs ([R1], §5 "Client-side declaration"): for each kind it
+ * serves, the plain capability (`elicitation`, `sampling`: the server sends such requests at all)
+ * and its task augmentation (`tasks.requests.elicitation.create`,
+ * `tasks.requests.sampling.createMessage`). `tasks.list` and `tasks.cancel` are optional: the
+ * receiver serves `tasks/list` and `tasks/cancel` only when they were declared ([R5]).
+ */
+import type { JsonObject } from '../port/port.js';
+import type { ReceiverKind } from './types.js';
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The capability paths one kind needs, in the order they are checked. */
+const NEEDED: Readonly<Record<ReceiverKind, readonly (readonly string[])[]>> = {
+  elicitation: [['elicitation'], ['tasks', 'requests', 'elicitation', 'create']],
+  sampling: [['sampling'], ['tasks', 'requests', 'sampling', 'createMessage']],
+};
+
+function declared(capabilities: JsonObject, path: readonly string[]): boolean {
+  let at: unknown = capabilities;
+  for (const key of path) {
+    if (!isObject(at)) return false;
+    at = at[key];
+  }
+  return isObject(at);
+}
+
+/** The first capability `kind` needs that `capabilities` lacks, dotted (e.g. `tasks.requests.sampling.createMessage`). */
+export function missingCapability(capabilities: JsonObject, kind: ReceiverKind): string | undefined {
+  return NEEDED[kind].find((path) => !declared(capabilities, path))?.join('.');
+}
+
+/** Whether `tasks.list` / `tasks.cancel` were declared (the receiver then serves them, [R5]). */
+export function declaredOperations(capabilities: JsonObject): { readonly list: boolean; readonly cancel: boolean } {
+  return { list: declared(capabilities, ['tasks', 'list']), cancel: declared(capabilities, ['tasks', 'cancel']) };
+}
+
+/** The capabilities that serving `kinds` declares: each kind, its task augmentation, `tasks.list` and `tasks.cancel`. */
+export function receiverCapabilities(kinds: readonly ReceiverKind[]): JsonObject {
+  const requests: JsonObject = {};
+  const plain: JsonObject = {};
+  for (const kind of kinds) {
+    plain[kind] = {};
+    requests[kind] = kind === 'elicitation' ? { create: {} } : { createMessage: {} };
+  }
+  return { ...plain, tasks: { list: {}, cancel: {}, requests } };
+}
+
+/** `extra` merged into `base` recursively: objects merge, anything `base` already says is kept. */
+export function mergeCapabilities(base: JsonObject, extra: JsonObject): JsonObject {
+  const merged: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const current = merged[key];
+    if (current === undefined) merged[key] = value;
+    else if (isObject(current) && isObject(value)) merged[key] = mergeCapabilities(current, value);
+  }
+  return merged;
+}

@@ -1,0 +1,112 @@
+/**
+ * The `tasks/*` requests a receiver serves, for the tasks of its own connection only:
+ * - `tasks/get`: the flat task snapshot ([V9], [V10]);
+ * - `tasks/result`: blocks until the task is terminal ([V16]), then answers exactly what the
+ *   request would have ([V15], [V17], [V18]), tagged with the task ([V19]);
+ * - `tasks/list`: pages in creation order with opaque, unforgeable cursors ([V22], [R23]);
+ * - `tasks/cancel`: moves a running task to `cancelled` before answering ([V24]); a terminal one
+ *   is refused ([V23]).
+ * Unknown (never created, expired, deleted) ids and cursors are -32602 ([V26]); the `taskId`
+ * param is the only thing read, never a related-task `_meta` ([R33]), and no answer but
+ * `tasks/result`'s carries one ([V20]).
+ */
+import type { JsonObject } from '../port/port.js';
+import { isTerminalStatus } from '../types.js';
+import type { Cursors } from './cursor.js';
+import { snapshotOf, type ReceiverStore, type ReceiverTask } from './store.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, rpcFailure } from './types.js';
+
+/** The `_meta` key that ties a message to a task. */
+export const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task';
+
+/** What the methods need from their session. */
+export interface MethodHost {
+  readonly store: ReceiverStore;
+  readonly cursors: Cursors;
+  readonly pollIntervalMs: number;
+  readonly pageSize: number;
+  /** Cancels a running task (status, signal, notification, events). */
+  cancel(task: ReceiverTask): void;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const NOT_FOUND = 'Task not found: no such task on this connection (never created, or deleted when its ttl elapsed or to make room)';
+
+/** The task a request names, or a -32602. */
+function find(host: MethodHost, params: JsonObject): ReceiverTask {
+  if (typeof params.taskId !== 'string') throw rpcFailure(INVALID_PARAMS, 'taskId must be a string');
+  const task = host.store.get(params.taskId);
+  if (task === undefined) throw rpcFailure(INVALID_PARAMS, NOT_FOUND);
+  return task;
+}
+
+/** `tasks/get`. */
+export function getTask(host: MethodHost, params: JsonObject): JsonObject {
+  const task = find(host, params);
+  task.polls += 1;
+  return { ...snapshotOf(task, host.pollIntervalMs) };
+}
+
+/** What `tasks/result` answers for a terminal task. */
+function payload(task: ReceiverTask): JsonObject {
+  const outcome = task.outcome;
+  if (outcome === undefined) {
+    // [A2]: a cancelled request has no result; answer with an error, as SDK receivers do.
+    const why = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;
+    throw rpcFailure(INTERNAL_ERROR, `The task was cancelled${why}`);
+  }
+  if (!outcome.ok) throw Object.assign(new Error(outcome.error.message), outcome.error);
+  const meta = isObject(outcome.result._meta) ? outcome.result._meta : {};
+  return { ...outcome.result, _meta: { ...meta, [RELATED_TASK_KEY]: { taskId: task.taskId } } };
+}
+
+/**
+ * `tasks/result`. While the task runs, the answer waits for it; a request the server gives up on
+ * (its `signal`) stops waiting, and a task deleted meanwhile while still running (its ttl
+ * elapsed) answers -32602.
+ */
+export async function getResult(host: MethodHost, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+  const task = find(host, params);
+  if (!isTerminalStatus(task.status)) {
+    await new Promise<void>((resolve) => {
+      const wake = (): void => {
+        task.waiters.delete(wake);
+        signal.removeEventListener('abort', wake);
+        resolve();
+      };
+      task.waiters.add(wake);
+      signal.addEventListener('abort', wake, { once: true });
+    });
+    // Still running: the server gave up waiting, or the ttl elapsed and the task is gone ([V11]).
+    if (!isTerminalStatus(task.status)) throw rpcFailure(INVALID_PARAMS, NOT_FOUND);
+  }
+  return payload(task);
+}
+
+/** `tasks/list`. */
+export function listTasks(host: MethodHost, params: JsonObject): JsonObject {
+  const cursor = params.cursor;
+  let after = -1;
+  if (cursor !== undefined) {
+    const opened = typeof cursor === 'string' ? host.cursors.open(cursor) : undefined;
+    if (opened === undefined) throw rpcFailure(INVALID_PARAMS, 'Invalid cursor: it was not issued on this connection');
+    after = opened;
+  }
+  const page = host.store.page(after, host.pageSize);
+  const tasks = page.tasks.map((task) => snapshotOf(task, host.pollIntervalMs));
+  const last = page.tasks.at(-1);
+  return page.more && last !== undefined ? { tasks, nextCursor: host.cursors.issue(last.seq) } : { tasks };
+}
+
+/** `tasks/cancel`. */
+export function cancelTask(host: MethodHost, params: JsonObject): JsonObject {
+  const task = find(host, params);
+  if (isTerminalStatus(task.status)) {
+    throw rpcFailure(INVALID_PARAMS, `Cannot cancel task: already in terminal status '${task.status}'`);
+  }
+  host.cancel(task);
+  return { ...snapshotOf(task, host.pollIntervalMs) };
+}

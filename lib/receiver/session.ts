@@ -1,0 +1,231 @@
+/**
+ * The receiver on one connection (one session port): it answers a task-augmented
+ * `elicitation/create` or `sampling/createMessage` at once with a `CreateTaskResult` ([V14]) and
+ * runs the callback in the background, serves `tasks/*` for the tasks of this connection only
+ * (§6: the connection is the requestor's context), sends `notifications/tasks/status` on every
+ * status change ([V21]), and frees everything when serving stops or the connection closes.
+ *
+ * A plain request (no `params.task`) is never taken here: it goes on to the side-channel input
+ * path, as for a client that serves no tasks ([V1]).
+ */
+import type { InputContext } from '../facade/api.js';
+import type { Scheduler } from '../engine/scheduler.js';
+import type { JsonObject, SessionPort } from '../port/port.js';
+import { isTerminalStatus, type Task, type TaskStatus } from '../types.js';
+import { onAbort } from '../util/abort.js';
+import { declaredOperations } from './capabilities.js';
+import { Cursors } from './cursor.js';
+import { emitCreated, emitEnding, emitStatus, endingError, type Ending } from './lifecycle.js';
+import { RELATED_TASK_KEY, cancelTask, getResult, getTask, listTasks, type MethodHost } from './methods.js';
+import { runCallback } from './run.js';
+import { ReceiverStore, snapshotOf, type ReceiverTask } from './store.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_OF, rpcFailure, type ReceiverConfig, type ReceiverHost, type ReceiverKind } from './types.js';
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The related task a request names in its `_meta`, if any ([V7]). */
+function relatedTaskOf(params: JsonObject): string | undefined {
+  const meta = isObject(params._meta) ? params._meta : undefined;
+  const related = isObject(meta?.[RELATED_TASK_KEY]) ? meta[RELATED_TASK_KEY] : undefined;
+  return typeof related?.taskId === 'string' ? related.taskId : undefined;
+}
+
+/** Resolves (with `undefined`) when `signal` aborts; `off` stops listening. */
+function whenAborted(signal: AbortSignal): { readonly aborted: Promise<undefined>; off(): void } {
+  let off = (): void => {};
+  const aborted = new Promise<undefined>((resolve) => {
+    off = onAbort(signal, () => resolve(undefined));
+  });
+  return { aborted, off: () => off() };
+}
+
+/** Runs `run` once the current turn's I/O is done: the `CreateTaskResult` goes out before anything about its task. */
+const later: (run: () => void) => void = (run) => void setImmediate(run);
+
+/** The receiver tasks of one connection. */
+export class ReceiverSession implements MethodHost {
+  readonly store: ReceiverStore;
+  readonly cursors = new Cursors();
+  readonly pollIntervalMs: number;
+  readonly pageSize: number;
+  private readonly offs: Array<() => void> = [];
+  private isClosed = false;
+
+  constructor(
+    readonly port: SessionPort,
+    private readonly config: ReceiverConfig,
+    private readonly host: ReceiverHost,
+    scheduler: Scheduler,
+    private readonly now: () => number,
+  ) {
+    this.pollIntervalMs = config.pollIntervalMs;
+    this.pageSize = config.pageSize;
+    this.store = new ReceiverStore(scheduler, now, config.maxTasks, (task) => this.expired(task));
+  }
+
+  /** True once this session stopped serving. */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Starts serving on the port. */
+  start(): void {
+    for (const kind of ['elicitation', 'sampling'] as const) {
+      if (!this.serves(kind)) continue;
+      this.offs.push(this.port.onRequest(METHOD_OF[kind], (request) => (this.claims(kind, request.params) ? this.create(kind, request.params) : undefined)));
+    }
+    const operations = declaredOperations(this.port.clientCapabilities());
+    this.offs.push(
+      this.port.onRequest('tasks/get', (request) => this.answer(() => getTask(this, request.params))),
+      this.port.onRequest('tasks/result', (request) => getResult(this, request.params, request.signal)),
+    );
+    // [R5]: tasks/list and tasks/cancel only when declared; otherwise the SDK refuses them (-32601).
+    if (operations.list) this.offs.push(this.port.onRequest('tasks/list', (request) => this.answer(() => listTasks(this, request.params))));
+    if (operations.cancel) this.offs.push(this.port.onRequest('tasks/cancel', (request) => this.answer(() => cancelTask(this, request.params))));
+    this.offs.push(this.port.onClose(() => this.close(false)));
+  }
+
+  /** Whether a callback serves `kind` here. */
+  serves(kind: ReceiverKind): boolean {
+    return (kind === 'elicitation' ? this.config.elicitation : this.config.sampling) !== undefined;
+  }
+
+  /** Whether this session takes the request: a task-augmented one of a kind it serves. */
+  claims(kind: ReceiverKind, params: JsonObject): boolean {
+    return !this.isClosed && this.serves(kind) && params.task !== undefined && params.task !== null;
+  }
+
+  /** Snapshots of every task held, oldest first. */
+  snapshots(): Task[] {
+    return this.store.all().map((task) => snapshotOf(task, this.pollIntervalMs));
+  }
+
+  /** A synchronous handler's answer (or throw) as the tap's promise. */
+  private answer(run: () => JsonObject): Promise<JsonObject> {
+    try {
+      return Promise.resolve(run());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The retention to grant for a requested `task` ([V10]), or a -32602 for a malformed one. */
+  private grantTtl(task: unknown): number {
+    if (!isObject(task)) throw rpcFailure(INVALID_PARAMS, 'params.task must be an object');
+    const requested = task.ttl;
+    if (requested === undefined || requested === null) return this.config.ttlMs;
+    if (typeof requested !== 'number' || !Number.isFinite(requested) || requested < 0) {
+      throw rpcFailure(INVALID_PARAMS, 'task.ttl must be a number of milliseconds >= 0');
+    }
+    // Honoured exactly up to the cap; the granted value is what every snapshot reports.
+    return Math.min(Math.floor(requested), this.config.maxTtlMs);
+  }
+
+  /** Creates a task for a task-augmented request and answers with its `CreateTaskResult` ([V14]). */
+  private create(kind: ReceiverKind, params: JsonObject): Promise<JsonObject> {
+    let ttl: number;
+    try {
+      ttl = this.grantTtl(params.task);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const relatedTaskId = relatedTaskOf(params);
+    const task = this.store.create({ kind, method: METHOD_OF[kind], relatedTaskId, ttl });
+    if (task === undefined) {
+      return Promise.reject(
+        rpcFailure(INTERNAL_ERROR, `Too many receiver tasks: all ${this.config.maxTasks} held on this connection are still running`),
+      );
+    }
+    emitCreated(this.host, task, this.now());
+    later(() => void this.run(task, params));
+    const result: JsonObject = { task: snapshotOf(task, this.pollIntervalMs) };
+    // [R31]: a response to a request that belongs to a task names that task.
+    if (relatedTaskId !== undefined) result._meta = { [RELATED_TASK_KEY]: { taskId: relatedTaskId } };
+    return Promise.resolve(result);
+  }
+
+  /** Runs the callback and ends the task with what it answered; ignored once the task ended otherwise ([V6]). */
+  private async run(task: ReceiverTask, params: JsonObject): Promise<void> {
+    if (!this.holds(task) || isTerminalStatus(task.status)) return;
+    const callback = task.kind === 'elicitation' ? this.config.elicitation : this.config.sampling;
+    if (callback === undefined) return;
+    const context: InputContext = {
+      taskId: task.relatedTaskId,
+      ...this.host.relate(task.relatedTaskId),
+      delivery: 'receiver-task',
+      receiverTaskId: task.taskId,
+      signal: task.controller.signal,
+    };
+    // A callback still running when the task ends otherwise is let go (nothing waits on it).
+    const abort = whenAborted(task.controller.signal);
+    const end = await Promise.race([runCallback(task.kind, () => callback(params as never, context)), abort.aborted]);
+    abort.off();
+    if (end === undefined || !this.holds(task) || isTerminalStatus(task.status)) return;
+    if (end.ok) this.end(task, 'completed', undefined, { kind: 'completed', result: end.result });
+    else this.end(task, 'failed', end.error.message, { kind: 'failed', error: end.error });
+  }
+
+  /** True while the task is held here. */
+  private holds(task: ReceiverTask): boolean {
+    return !this.isClosed && this.store.get(task.taskId) === task;
+  }
+
+  /** `tasks/cancel` on a running task ([V24]). */
+  cancel(task: ReceiverTask): void {
+    this.end(task, 'cancelled', 'The server cancelled the task', { kind: 'cancelled' });
+  }
+
+  /** Moves a task to a terminal status, aborts its callback, tells the server and emits the events. */
+  private end(task: ReceiverTask, status: TaskStatus, statusMessage: string | undefined, ending: Ending): void {
+    const outcome =
+      ending.kind === 'completed' ? { ok: true as const, result: ending.result } : ending.kind === 'failed' ? { ok: false as const, error: ending.error } : undefined;
+    if (!this.store.move(task, status, statusMessage, outcome)) return;
+    task.error = endingError(task, ending, this.pollIntervalMs);
+    // The answer is no longer wanted: the callback's signal fires (not after it answered).
+    if (ending.kind !== 'completed' && ending.kind !== 'failed') task.controller.abort(task.error);
+    this.notify(task);
+    const now = this.now();
+    emitStatus(this.host, task, now, this.pollIntervalMs);
+    emitEnding(this.host, task, ending, now);
+  }
+
+  /** Sends the task's snapshot as `notifications/tasks/status` ([V21]: without related-task `_meta`). */
+  private notify(task: ReceiverTask): void {
+    if (this.port.closed) return;
+    task.notifications += 1;
+    this.port.notify('notifications/tasks/status', { ...snapshotOf(task, this.pollIntervalMs) });
+  }
+
+  /** The ttl elapsed: the task is gone ([V11]); a running callback is abandoned. */
+  private expired(task: ReceiverTask): void {
+    for (const wake of [...task.waiters]) wake();
+    if (isTerminalStatus(task.status)) return;
+    task.error = endingError(task, { kind: 'expired' }, this.pollIntervalMs);
+    task.settledAtMs = this.now();
+    task.controller.abort(task.error);
+    emitEnding(this.host, task, { kind: 'expired' }, this.now());
+  }
+
+  /**
+   * Stops serving: every running task is cancelled (the server is told, when the connection is
+   * still open), its callback's signal aborted, and every task deleted. Idempotent.
+   */
+  close(tellServer = true): void {
+    if (this.isClosed) return;
+    for (const task of this.store.all()) {
+      if (isTerminalStatus(task.status)) continue;
+      if (tellServer) this.end(task, 'cancelled', 'The client stopped serving receiver tasks', { kind: 'closed' });
+      else {
+        task.error = endingError(task, { kind: 'closed' }, this.pollIntervalMs);
+        this.store.move(task, 'cancelled', 'The connection closed');
+        task.controller.abort(task.error);
+        emitEnding(this.host, task, { kind: 'closed' }, this.now());
+      }
+    }
+    this.isClosed = true;
+    for (const off of this.offs.splice(0)) off();
+    this.store.clear();
+  }
+}

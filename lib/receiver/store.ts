@@ -1,0 +1,198 @@
+/**
+ * The receiver tasks of one connection: created in order, each deleted `ttl` after its creation
+ * whatever its status ([V11]), the oldest finished ones deleted first when `maxTasks` is reached.
+ * Expiry timers sit on the client's scheduler (weak: they never hold the process open; a ttl
+ * beyond what a Node timer can hold is re-armed by the scheduler, never handed over unclamped).
+ */
+import { randomUUID } from 'node:crypto';
+import type { TaskError } from '../errors.js';
+import type { Scheduler, Timer } from '../engine/scheduler.js';
+import type { JsonObject } from '../port/port.js';
+import { isTerminalStatus, type JsonRpcErrorInfo, type Task, type TaskStatus } from '../types.js';
+import type { ReceiverKind } from './types.js';
+
+/** How a receiver task ended: the callback's result, or the JSON-RPC error its request answers ([V17]). */
+export type ReceiverOutcome = { readonly ok: true; readonly result: JsonObject } | { readonly ok: false; readonly error: JsonRpcErrorInfo };
+
+/** One receiver task. */
+export interface ReceiverTask {
+  /** Unguessable ([V4], §6 "cryptographically secure task IDs"). */
+  readonly taskId: string;
+  /** Creation order on this connection (list order and cursor position). */
+  readonly seq: number;
+  readonly kind: ReceiverKind;
+  readonly method: string;
+  /** The server's own task the request belongs to, if it said so ([V7]). */
+  readonly relatedTaskId: string | undefined;
+  readonly createdAtMs: number;
+  readonly createdAt: string;
+  /** The retention granted, from creation ([V10]). */
+  readonly ttl: number;
+  status: TaskStatus;
+  statusMessage: string | undefined;
+  lastUpdatedAt: string;
+  /** Local time the task reached a terminal status. */
+  settledAtMs: number | undefined;
+  /** Set with the terminal status. */
+  outcome: ReceiverOutcome | undefined;
+  /** The error of the lifecycle event it ended with, if any (for metrics). */
+  error: TaskError | undefined;
+  /** Aborted when the callback's answer is no longer wanted (cancel, expiry, close). */
+  readonly controller: AbortController;
+  expiry: Timer | undefined;
+  /** `tasks/result` requests waiting for the terminal status ([V16]). */
+  readonly waiters: Set<() => void>;
+  /** `tasks/get` requests served. */
+  polls: number;
+  /** `notifications/tasks/status` sent. */
+  notifications: number;
+}
+
+/** What a new task is made of. */
+export interface NewTask {
+  readonly kind: ReceiverKind;
+  readonly method: string;
+  readonly relatedTaskId: string | undefined;
+  readonly ttl: number;
+}
+
+/** The wire `Task` of a receiver task: flat, with `createdAt`, `lastUpdatedAt` and the granted `ttl` ([V9], [V10]). */
+export function snapshotOf(task: ReceiverTask, pollIntervalMs: number): Task {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttl: task.ttl,
+    pollInterval: pollIntervalMs,
+  };
+}
+
+/** The tasks of one connection. */
+export class ReceiverStore {
+  private readonly tasks = new Map<string, ReceiverTask>();
+  private seq = 0;
+  private live = 0;
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly now: () => number,
+    private readonly maxTasks: number,
+    /** Called when a task's ttl elapsed, after it was deleted. */
+    private readonly expired: (task: ReceiverTask) => void,
+  ) {}
+
+  /** Tasks held. */
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  /** Tasks not yet terminal. */
+  get running(): number {
+    return this.live;
+  }
+
+  /**
+   * Creates a `working` task ([V5]), deleting the oldest terminal task first when `maxTasks` is
+   * reached; `undefined` when every task held is still running.
+   */
+  create(init: NewTask): ReceiverTask | undefined {
+    if (this.tasks.size >= this.maxTasks && !this.evictOldestTerminal()) return undefined;
+    const at = this.now();
+    const iso = new Date(at).toISOString();
+    const task: ReceiverTask = {
+      taskId: randomUUID(),
+      seq: this.seq++,
+      kind: init.kind,
+      method: init.method,
+      relatedTaskId: init.relatedTaskId,
+      createdAtMs: at,
+      createdAt: iso,
+      ttl: init.ttl,
+      status: 'working',
+      statusMessage: undefined,
+      lastUpdatedAt: iso,
+      settledAtMs: undefined,
+      outcome: undefined,
+      error: undefined,
+      controller: new AbortController(),
+      expiry: undefined,
+      waiters: new Set(),
+      polls: 0,
+      notifications: 0,
+    };
+    this.tasks.set(task.taskId, task);
+    this.live += 1;
+    task.expiry = this.scheduler.schedule(at + init.ttl, () => this.expire(task), true);
+    return task;
+  }
+
+  /** The task with this id, if it is held. */
+  get(taskId: unknown): ReceiverTask | undefined {
+    return typeof taskId === 'string' ? this.tasks.get(taskId) : undefined;
+  }
+
+  /** Moves a task to `status`; a terminal status is final ([V5], [V6]). Returns false when it was already terminal. */
+  move(task: ReceiverTask, status: TaskStatus, statusMessage: string | undefined, outcome?: ReceiverOutcome): boolean {
+    if (isTerminalStatus(task.status)) return false;
+    task.status = status;
+    task.statusMessage = statusMessage;
+    task.lastUpdatedAt = new Date(this.now()).toISOString();
+    if (isTerminalStatus(status)) {
+      task.outcome = outcome;
+      task.settledAtMs = this.now();
+      this.live -= 1;
+      const waiters = [...task.waiters];
+      task.waiters.clear();
+      for (const wake of waiters) wake();
+    }
+    return true;
+  }
+
+  /** Up to `size` tasks created after sequence number `after` (all with `-1`), and whether more follow. */
+  page(after: number, size: number): { readonly tasks: ReceiverTask[]; readonly more: boolean } {
+    const tasks: ReceiverTask[] = [];
+    for (const task of this.tasks.values()) {
+      if (task.seq <= after) continue;
+      if (tasks.length === size) return { tasks, more: true };
+      tasks.push(task);
+    }
+    return { tasks, more: false };
+  }
+
+  /** Every task, oldest first. */
+  all(): ReceiverTask[] {
+    return [...this.tasks.values()];
+  }
+
+  /** Deletes every task and cancels every timer (the tasks themselves are left as they are). */
+  clear(): void {
+    for (const task of this.tasks.values()) this.scheduler.cancel(task.expiry);
+    this.tasks.clear();
+    this.live = 0;
+  }
+
+  private delete(task: ReceiverTask): void {
+    if (this.tasks.get(task.taskId) !== task) return;
+    this.tasks.delete(task.taskId);
+    this.scheduler.cancel(task.expiry);
+    if (!isTerminalStatus(task.status)) this.live -= 1;
+  }
+
+  private expire(task: ReceiverTask): void {
+    if (this.tasks.get(task.taskId) !== task) return;
+    this.delete(task);
+    this.expired(task);
+  }
+
+  private evictOldestTerminal(): boolean {
+    for (const task of this.tasks.values()) {
+      if (isTerminalStatus(task.status)) {
+        this.delete(task);
+        return true;
+      }
+    }
+    return false;
+  }
+}

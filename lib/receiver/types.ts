@@ -1,0 +1,59 @@
+/**
+ * The receiver role of MCP 2025-11-25 tasks: this client runs the server's task-augmented
+ * `elicitation/create` and `sampling/createMessage` requests as tasks of its own, and serves
+ * `tasks/get|result|list|cancel` for them. What the receiver modules share: the resolved
+ * settings, what the receiver needs from the TaskClient that hosts it, and the request kinds.
+ */
+import type { ElicitationCallback, InputContext, SamplingCallback, TaskClientEvents } from '../facade/api.js';
+import type { TaskError } from '../errors.js';
+
+/** The two requests a client can receive as tasks ([R1]: `tasks.requests` of a client). */
+export type ReceiverKind = 'elicitation' | 'sampling';
+
+/** The JSON-RPC method of each kind. */
+export const METHOD_OF: Readonly<Record<ReceiverKind, string>> = {
+  elicitation: 'elicitation/create',
+  sampling: 'sampling/createMessage',
+};
+
+/** Settings of a receiver, validated and with defaults applied. */
+export interface ReceiverConfig {
+  readonly elicitation: ElicitationCallback | undefined;
+  readonly sampling: SamplingCallback | undefined;
+  /** Retention granted when the requestor asks for none (already capped by `maxTtlMs`). */
+  readonly ttlMs: number;
+  /** Longest retention granted ([V10]). */
+  readonly maxTtlMs: number;
+  /** `pollInterval` of every snapshot. */
+  readonly pollIntervalMs: number;
+  /** Most tasks held per connection. */
+  readonly maxTasks: number;
+  /** Tasks per `tasks/list` page. */
+  readonly pageSize: number;
+}
+
+/** A JSON-RPC error to answer with: the port sends `{ code, message }` back. */
+export interface RpcFailure extends Error {
+  readonly code: number;
+}
+
+/** Builds an {@link RpcFailure}. */
+export function rpcFailure(code: number, message: string): RpcFailure {
+  return Object.assign(new Error(message), { code });
+}
+
+/** JSON-RPC codes the receiver answers with ([V26]). */
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+
+/** What a receiver needs from the TaskClient that hosts it. */
+export interface ReceiverHost {
+  /** Emits a lifecycle event on the client's emitter. */
+  emit<K extends keyof TaskClientEvents>(event: K, ...args: TaskClientEvents[K]): void;
+  /** True when someone listens to `event` (building a payload is skipped otherwise). */
+  listening(event: keyof TaskClientEvents): boolean;
+  /** What the client knows of the server's task a request belongs to (its handle and tool). */
+  relate(taskId: string | undefined): Pick<InputContext, 'handle' | 'toolName'>;
+  /** Reports a problem that failed nothing (on the client's `error` event). */
+  report(error: TaskError): void;
+}

@@ -1,0 +1,277 @@
+/**
+ * The receiver's API: `tasks.serve()`, the `serve` option, the capabilities it needs, its options,
+ * its handle (`close()`, `await using`), events and what happens at close and reconnect. The
+ * client side runs on the SDK chosen by `MCP_SDK`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  TaskClient,
+  TaskClosedError,
+  TaskNotSupportedError,
+  TaskOptionError,
+  type InputContext,
+  type ServeOptions,
+  type TaskMetrics,
+} from '../../lib/index.js';
+import { ManualClock, exampleServerPair, flush } from '../helpers.js';
+import { HeldCallback, RECEIVER_CAPABILITIES, accept, errorOf, peerRig, resultOf, serverRig } from '../support/receiver-rig.js';
+import { connectScripted, type Json } from '../support/scripted-server.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+const register = (cleanup: () => Promise<void>): void => void cleanups.push(cleanup);
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** A scripted server and an SDK client declaring `capabilities`. */
+async function bareClient(capabilities: Json) {
+  const pair = await connectScripted({ clientOptions: { capabilities: capabilities as Record<string, object> } });
+  register(() => pair.close());
+  return pair;
+}
+
+describe('serve(): capabilities', () => {
+  it('fails fast, naming the missing capability, on a client that did not declare it', async () => {
+    const plain = await bareClient({});
+    const tasks = new TaskClient(plain.client);
+    register(() => tasks.close());
+    const error = (() => {
+      try {
+        tasks.serve({ elicitation: () => accept('x') });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(TaskNotSupportedError);
+    expect((error as TaskNotSupportedError).feature).toBe('elicitation');
+    expect((error as Error).message).toContain('"elicitation"');
+    const halfway = await bareClient({ elicitation: {}, sampling: {}, tasks: { requests: { elicitation: { create: {} } } } });
+    const other = new TaskClient(halfway.client);
+    register(() => other.close());
+    expect(() => other.serve({ sampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) })).toThrow(
+      /"tasks\.requests\.sampling\.createMessage"/,
+    );
+    // Elicitation alone is declared: that serves.
+    expect(other.serve({ elicitation: () => accept('x') }).closed).toBe(false);
+  });
+
+  it('the serve option fails fast in the constructor, and leaves the SDK client usable', async () => {
+    const plain = await bareClient({ elicitation: {} });
+    expect(() => new TaskClient(plain.client, { serve: { elicitation: () => accept('x') } })).toThrow(
+      /"tasks\.requests\.elicitation\.create"/,
+    );
+    const tasks = new TaskClient(plain.client, { onElicitation: () => accept('plain') });
+    register(() => tasks.close());
+    const reply = await plain.server.request('elicitation/create', { message: 'hi', requestedSchema: { type: 'object', properties: {} } });
+    expect(reply.result).toEqual(accept('plain'));
+  });
+
+  it('one receiver per connection; serve() again after close(); never after the client closed', async () => {
+    const pair = await bareClient(RECEIVER_CAPABILITIES);
+    const tasks = new TaskClient(pair.client);
+    const receiver = tasks.serve({ elicitation: () => accept('x') });
+    expect(tasks.receiver).toBe(receiver);
+    expect(() => tasks.serve({ elicitation: () => accept('y') })).toThrow(TaskOptionError);
+    const neighbour = new TaskClient(pair.client);
+    register(() => neighbour.close());
+    expect(() => neighbour.serve({ elicitation: () => accept('z') })).toThrow(/already served on this connection/);
+    await receiver.close();
+    expect(receiver.closed).toBe(true);
+    expect(tasks.receiver).toBeUndefined();
+    const again = tasks.serve({ elicitation: () => accept('again') });
+    expect(again.closed).toBe(false);
+    await tasks.close();
+    expect(again.closed).toBe(true);
+    expect(() => tasks.serve({ elicitation: () => accept('late') })).toThrow(TaskClosedError);
+  });
+});
+
+describe('serve(): options', () => {
+  it('rejects invalid options, naming them', async () => {
+    const pair = await bareClient(RECEIVER_CAPABILITIES);
+    const tasks = new TaskClient(pair.client);
+    register(() => tasks.close());
+    const elicitation = () => accept('x');
+    const bad: Array<[ServeOptions, string]> = [
+      [{}, 'serve'],
+      [{ elicitation: 'yes' as never }, 'serve.elicitation'],
+      [{ elicitation, maxTtlMs: 0 }, 'serve.maxTtlMs'],
+      [{ elicitation, ttlMs: -1 }, 'serve.ttlMs'],
+      [{ elicitation, pollIntervalMs: 1.5 }, 'serve.pollIntervalMs'],
+      [{ elicitation, maxTasks: 0 }, 'serve.maxTasks'],
+      [{ elicitation, pageSize: 'ten' as never }, 'serve.pageSize'],
+      [null as never, 'serve'],
+    ];
+    for (const [options, option] of bad) {
+      expect(() => tasks.serve(options), option).toThrow(TaskOptionError);
+      try {
+        tasks.serve(options);
+      } catch (error) {
+        expect((error as TaskOptionError).option).toBe(option);
+      }
+    }
+    expect(tasks.receiver).toBeUndefined();
+  });
+
+  it('without callbacks, serves with the client\'s; with one, only that kind', async () => {
+    const pair = await bareClient(RECEIVER_CAPABILITIES);
+    const seen: string[] = [];
+    const tasks = new TaskClient(pair.client, {
+      onElicitation: (_p, context) => {
+        seen.push(`elicitation:${context.delivery}`);
+        return accept('client');
+      },
+      onSampling: (_p, context) => {
+        seen.push(`sampling:${context.delivery}`);
+        return { role: 'assistant', model: 'm', content: { type: 'text', text: 'client' } };
+      },
+    });
+    register(() => tasks.close());
+    const receiver = tasks.serve();
+    const base = { messages: [], maxTokens: 5, task: {} };
+    expect(resultOf(await pair.server.request('sampling/createMessage', base)).task).toBeDefined();
+    expect(resultOf(await pair.server.request('elicitation/create', { message: 'x', task: {} })).task).toBeDefined();
+    await flush();
+    expect(seen.sort()).toEqual(['elicitation:receiver-task', 'sampling:receiver-task']);
+    await receiver.close();
+    tasks.serve({ elicitation: () => accept('own') });
+    // Sampling is not served as a task now: processed as a plain request ([V1]).
+    expect(resultOf(await pair.server.request('sampling/createMessage', base))).toMatchObject({ model: 'm' });
+  });
+
+  it('ttlMs is granted when the server asks for none, capped by maxTtlMs; pollIntervalMs is reported', async () => {
+    const { create } = await peerRig(register, { elicitation: new HeldCallback().callback, ttlMs: 10 * 86_400_000, maxTtlMs: 86_400_000, pollIntervalMs: 250 });
+    expect(await create()).toMatchObject({ ttl: 86_400_000, pollInterval: 250 });
+    expect(await create({ task: { ttl: 0 } })).toMatchObject({ ttl: 0 });
+  });
+});
+
+describe('the receiver handle and the client\'s life', () => {
+  it('close() cancels running tasks, tells the server, aborts the callbacks; the server then gets errors', async () => {
+    const held = new HeldCallback();
+    const { create, ask, tasks, server } = await peerRig(register, { elicitation: held.callback });
+    const running = await create();
+    const receiver = tasks.receiver!;
+    expect(receiver.running).toBe(1);
+    await flush();
+    const waiting = ask('tasks/result', { taskId: running.taskId });
+    await receiver.close();
+    expect(held.calls[0]?.context.signal.aborted).toBe(true);
+    expect(receiver.size).toBe(0);
+    expect(receiver.tasks()).toEqual([]);
+    await flush();
+    expect(server.params('notifications/tasks/status').map((n) => n.status)).toEqual(['cancelled']);
+    expect(errorOf(await waiting)).toMatchObject({ code: -32603, message: 'The task was cancelled: The client stopped serving receiver tasks' });
+    expect(errorOf(await ask('tasks/get', { taskId: running.taskId })).code).toBe(-32601);
+  });
+
+  it('await using stops serving at scope exit', async () => {
+    const pair = await bareClient(RECEIVER_CAPABILITIES);
+    const tasks = new TaskClient(pair.client);
+    register(() => tasks.close());
+    let signal: AbortSignal | undefined;
+    {
+      await using receiver = tasks.serve({
+        elicitation: (_p, context) => {
+          signal = context.signal;
+          return new Promise<never>(() => {});
+        },
+      });
+      expect(resultOf(await pair.server.request('elicitation/create', { message: 'x', task: {} })).task).toBeDefined();
+      await flush();
+      expect(receiver.running).toBe(1);
+    }
+    expect(signal?.aborted).toBe(true);
+    expect(tasks.receiver).toBeUndefined();
+  });
+
+  it('the connection closing ends the running tasks (outcome closed) and frees them', async () => {
+    const held = new HeldCallback();
+    const { create, tasks, client } = await peerRig(register, { elicitation: held.callback });
+    const outcomes: string[] = [];
+    tasks.on('settled', (metrics) => outcomes.push(`${metrics.role}:${metrics.outcome}`));
+    await create();
+    await flush();
+    await client.close();
+    await flush();
+    expect(outcomes).toEqual(['receiver:closed']);
+    expect(held.calls[0]?.context.signal.aborted).toBe(true);
+    expect(tasks.receiver?.size).toBe(0);
+  });
+
+  it('after a reconnect, the new connection is served and the old one\'s tasks are gone', async () => {
+    const held = new HeldCallback();
+    const { create, tasks } = await peerRig(register, { elicitation: held.callback });
+    await create();
+    await flush();
+    const next = await connectScripted({ clientOptions: { capabilities: RECEIVER_CAPABILITIES } });
+    register(() => next.close());
+    tasks.reconnect(next.client);
+    expect(held.calls[0]?.context.signal.aborted).toBe(true);
+    const reply = resultOf(await next.server.request('elicitation/create', { message: 'x', task: {} }));
+    const taskId = (reply.task as Json).taskId;
+    expect(tasks.receiver?.tasks().map((t) => t.taskId)).toEqual([taskId]);
+    await flush();
+    held.calls[1]?.resolve(accept('new'));
+    await flush();
+    expect(resultOf(await next.server.request('tasks/result', { taskId }))).toMatchObject({ content: { name: 'new' } });
+  });
+
+  it('a reconnect to a client without the capabilities stops serving and says why on the error event', async () => {
+    const { tasks, errors } = await peerRig(register, { elicitation: new HeldCallback().callback });
+    const next = await connectScripted({ clientOptions: { capabilities: {} } });
+    register(() => next.close());
+    tasks.reconnect(next.client);
+    expect(errors.at(-1)).toBeInstanceOf(TaskNotSupportedError);
+    expect(tasks.receiver?.size).toBe(0);
+  });
+});
+
+describe('receiver tasks on an SDK McpServer with a manual clock', () => {
+  it('expire at their ttl: the server gets -32602, the callback\'s signal fires, expired is emitted ([V11])', async () => {
+    const clock = new ManualClock();
+    const held = new HeldCallback();
+    const { tool, tasks } = await serverRig(register, { clock, serve: { elicitation: held.callback } });
+    const expired: TaskMetrics[] = [];
+    tasks.on('expired', (metrics) => expired.push(metrics));
+    const created = ((await tool('create', { method: 'elicitation/create', ttl: 5_000 })).created as Json[])[0]!;
+    await flush();
+    await clock.advance(4_999);
+    expect((await tool('call', { method: 'tasks/get', params: { taskId: created.taskId } })).result).toMatchObject({ status: 'working' });
+    await clock.advance(1);
+    expect((await tool('call', { method: 'tasks/get', params: { taskId: created.taskId } })).error).toMatchObject({ code: -32602 });
+    expect((await tool('call', { method: 'tasks/result', params: { taskId: created.taskId } })).error).toMatchObject({ code: -32602 });
+    expect(held.calls[0]?.context.signal.aborted).toBe(true);
+    expect(expired.map((m) => [m.role, m.taskId, m.toolName])).toEqual([['receiver', created.taskId, 'elicitation/create']]);
+  });
+});
+
+describe('roles', () => {
+  it('requestor tasks carry role requestor in their metrics', async () => {
+    const pair = await exampleServerPair();
+    register(() => pair.close());
+    const tasks = new TaskClient(pair.client);
+    register(() => tasks.close());
+    const roles: string[] = [];
+    tasks.on('settled', (metrics) => roles.push(metrics.role));
+    const handle = await tasks.callToolAsTask('analyze', { id: 1, steps: 1, stepMs: 1 });
+    await handle.result();
+    await flush();
+    expect(roles).toEqual(['requestor']);
+    expect(handle.metrics?.role).toBe('requestor');
+  });
+
+  it('the callback context of a receiver task names the server task it belongs to and this client\'s handle of it', async () => {
+    const contexts: InputContext[] = [];
+    const { ask } = await peerRig(register, {
+      elicitation: (_p, context) => {
+        contexts.push(context);
+        return accept('x');
+      },
+    });
+    await ask('elicitation/create', { message: 'x', task: {}, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'unknown-to-us' } } });
+    await flush();
+    expect(contexts[0]).toMatchObject({ taskId: 'unknown-to-us', delivery: 'receiver-task', handle: undefined, toolName: undefined });
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * A hostile requestor: a scripted raw JSON-RPC peer plays the server and sends the client what no
+ * polite server would: unknown ids, cancels twice, polls after expiry, huge and malformed ttls,
+ * cursors that were never issued, requests for another connection's tasks. Time is a ManualClock;
+ * the client side runs on the SDK chosen by `MCP_SDK`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { flush, within } from '../helpers.js';
+import { HeldCallback, RECEIVER_CAPABILITIES, accept, errorOf, peerRig, resultOf } from '../support/receiver-rig.js';
+import type { Json } from '../support/scripted-server.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+const register = (cleanup: () => Promise<void>): void => void cleanups.push(cleanup);
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+const DAY = 86_400_000;
+const MAX_TIMER = 2_147_483_647;
+
+describe('a hostile requestor', () => {
+  it('unknown, malformed and missing task ids get -32602 on every tasks/* method ([V26])', async () => {
+    const { ask, create } = await peerRig(register, { elicitation: new HeldCallback().callback });
+    await create();
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+      for (const params of [{ taskId: 'no-such-task' }, { taskId: 42 }, {}, { taskId: '' }]) {
+        expect(errorOf(await ask(method, params)).code, `${method} ${JSON.stringify(params)}`).toBe(-32602);
+      }
+    }
+  });
+
+  it('cancelling twice: the second cancel, and a cancel of a finished task, get -32602 ([V23])', async () => {
+    const held = new HeldCallback();
+    const { ask, create } = await peerRig(register, { elicitation: held.callback });
+    const task = await create();
+    await flush();
+    const cancelled = resultOf(await ask('tasks/cancel', { taskId: task.taskId }));
+    expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
+    expect(held.calls[0]?.context.signal.aborted).toBe(true);
+    const again = errorOf(await ask('tasks/cancel', { taskId: task.taskId }));
+    expect(again).toMatchObject({ code: -32602, message: "Cannot cancel task: already in terminal status 'cancelled'" });
+    const done = await create();
+    await flush();
+    held.calls[1]?.resolve(accept('Ada'));
+    await flush();
+    expect(errorOf(await ask('tasks/cancel', { taskId: done.taskId })).code).toBe(-32602);
+    expect(resultOf(await ask('tasks/get', { taskId: done.taskId })).status).toBe('completed');
+  });
+
+  it('honours the requested ttl exactly; after it every request about the task gets -32602 ([V10], [V11])', async () => {
+    const held = new HeldCallback();
+    const { ask, create, clock, tasks } = await peerRig(register, { elicitation: held.callback });
+    const expired: string[] = [];
+    tasks.on('expired', (metrics) => expired.push(`${metrics.role}:${metrics.error.name}`));
+    const task = await create({ task: { ttl: 1_234 } });
+    expect(task.ttl).toBe(1_234);
+    await flush();
+    const waiting = ask('tasks/result', { taskId: task.taskId });
+    await clock.advance(1_233);
+    expect(resultOf(await ask('tasks/get', { taskId: task.taskId })).status).toBe('working');
+    await clock.advance(1);
+    // The blocked tasks/result learns it too, and the callback's answer is no longer wanted.
+    expect(errorOf(await within(waiting)).code).toBe(-32602);
+    expect(held.calls[0]?.context.signal.aborted).toBe(true);
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+      expect(errorOf(await ask(method, { taskId: task.taskId })).code).toBe(-32602);
+    }
+    expect(expired).toEqual(['receiver:TaskExpiredError']);
+    expect(tasks.receiver?.size).toBe(0);
+  });
+
+  it('a finished task also goes when its ttl (from creation) elapses', async () => {
+    const { ask, create, clock } = await peerRig(register, { elicitation: () => accept('Ada') });
+    const task = await create({ task: { ttl: 500 } });
+    await flush();
+    expect(resultOf(await ask('tasks/result', { taskId: task.taskId }))).toMatchObject({ action: 'accept' });
+    await clock.advance(500);
+    expect(errorOf(await ask('tasks/result', { taskId: task.taskId })).code).toBe(-32602);
+  });
+
+  it('a huge ttl is lowered to maxTtlMs, reported, and never handed to a timer unclamped', async () => {
+    const { create, clock } = await peerRig(register, { elicitation: new HeldCallback().callback });
+    const delays: number[] = [];
+    const setTimeout = clock.setTimeout;
+    clock.setTimeout = (fn, ms) => {
+      delays.push(ms);
+      return setTimeout(fn, ms);
+    };
+    for (const ttl of [1e300, Number.MAX_SAFE_INTEGER, 2 ** 31, DAY + 1]) {
+      expect((await create({ task: { ttl } })).ttl).toBe(DAY);
+    }
+    expect((await create({ task: {} })).ttl).toBe(3_600_000);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(MAX_TIMER);
+  });
+
+  it('a ttl beyond what a Node timer holds fires at the right time, not at once', async () => {
+    const month = 30 * DAY;
+    const { ask, create, clock } = await peerRig(register, { elicitation: new HeldCallback().callback, maxTtlMs: month });
+    const delays: number[] = [];
+    const setTimeout = clock.setTimeout;
+    clock.setTimeout = (fn, ms) => {
+      delays.push(ms);
+      return setTimeout(fn, ms);
+    };
+    const task = await create({ task: { ttl: month } });
+    expect(task.ttl).toBe(month);
+    await clock.advance(MAX_TIMER + 1);
+    expect(resultOf(await ask('tasks/get', { taskId: task.taskId })).status).toBe('working');
+    await clock.advance(month - MAX_TIMER - 2);
+    expect(resultOf(await ask('tasks/get', { taskId: task.taskId })).status).toBe('working');
+    await clock.advance(1);
+    expect(errorOf(await ask('tasks/get', { taskId: task.taskId })).code).toBe(-32602);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(MAX_TIMER);
+  });
+
+  it('a malformed task or ttl is refused with -32602; task: null is a plain request', async () => {
+    const { ask, tasks } = await peerRig(register, { elicitation: () => accept('plain') });
+    const base = { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } };
+    for (const task of ['yes', 5, [], { ttl: -1 }, { ttl: 'soon' }, { ttl: true }]) {
+      expect(errorOf(await ask('elicitation/create', { ...base, task })).code, JSON.stringify(task)).toBe(-32602);
+    }
+    expect(resultOf(await ask('elicitation/create', { ...base, task: null }))).toEqual(accept('plain'));
+    expect(tasks.receiver?.size).toBe(0);
+  });
+
+  it('list cursors never issued, tampered with or from another connection get -32602 ([R23], [V26])', async () => {
+    const { ask, create } = await peerRig(register, { elicitation: new HeldCallback().callback, pageSize: 2 });
+    const ids: unknown[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push((await create()).taskId);
+    const pages: Json[] = [];
+    let cursor: unknown;
+    do {
+      const page = resultOf(await ask('tasks/list', cursor === undefined ? {} : { cursor }));
+      pages.push(page);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(pages.map((page) => (page.tasks as Json[]).length)).toEqual([2, 2, 1]);
+    expect(pages.flatMap((page) => (page.tasks as Json[]).map((task) => task.taskId))).toEqual(ids);
+    // [V20]: no related-task _meta on tasks/list.
+    expect(pages.every((page) => page._meta === undefined)).toBe(true);
+    const issued = String(pages[0]?.nextCursor);
+    const other = await peerRig(register, { elicitation: new HeldCallback().callback, pageSize: 1 });
+    await other.create();
+    await other.create();
+    const foreign = String(resultOf(await other.ask('tasks/list', {})).nextCursor);
+    const tampered = `${(Number.parseInt(issued.split('.')[0]!, 36) + 1).toString(36)}.${issued.split('.')[1]}`;
+    for (const bad of ['bogus', 'a.b', '', '0', tampered, foreign, 5, null, { cursor: 1 }]) {
+      expect(errorOf(await ask('tasks/list', { cursor: bad })).code, JSON.stringify(bad)).toBe(-32602);
+    }
+  });
+
+  it('lists and answers only the tasks of its own connection (§6)', async () => {
+    const one = await peerRig(register, { elicitation: new HeldCallback().callback });
+    const two = await peerRig(register, { elicitation: new HeldCallback().callback });
+    const mine = await one.create();
+    await two.create();
+    const listed = resultOf(await two.ask('tasks/list', {})).tasks as Json[];
+    expect(listed.map((task) => task.taskId)).not.toContain(mine.taskId);
+    expect(errorOf(await two.ask('tasks/get', { taskId: mine.taskId })).code).toBe(-32602);
+    expect(errorOf(await two.ask('tasks/cancel', { taskId: mine.taskId })).code).toBe(-32602);
+  });
+
+  it('reads the taskId param only, never a related-task _meta on the request ([R33])', async () => {
+    const { ask, create } = await peerRig(register, { elicitation: new HeldCallback().callback });
+    const a = await create();
+    const b = await create();
+    const got = resultOf(await ask('tasks/get', { taskId: a.taskId, _meta: { 'io.modelcontextprotocol/related-task': { taskId: b.taskId } } }));
+    expect(got.taskId).toBe(a.taskId);
+    expect(got._meta).toBeUndefined();
+  });
+
+  it('maxTasks: the oldest finished task makes room; when all are running the request is refused', async () => {
+    const held = new HeldCallback();
+    const { ask, create, tasks } = await peerRig(register, { elicitation: held.callback, maxTasks: 2 });
+    const first = await create();
+    const second = await create();
+    await flush();
+    const refused = errorOf(await ask('elicitation/create', { message: 'x', requestedSchema: { type: 'object', properties: {} }, task: {} }));
+    expect(refused.code).toBe(-32603);
+    expect(refused.message).toContain('Too many receiver tasks');
+    held.calls[1]?.resolve(accept('second'));
+    await flush();
+    const third = await create();
+    expect(errorOf(await ask('tasks/get', { taskId: second.taskId })).code).toBe(-32602);
+    expect(resultOf(await ask('tasks/get', { taskId: first.taskId })).status).toBe('working');
+    expect(resultOf(await ask('tasks/get', { taskId: third.taskId })).status).toBe('working');
+    expect(tasks.receiver?.size).toBe(2);
+  });
+
+  it('a tasks/result the server gives up on is never answered, and the task carries on', async () => {
+    const held = new HeldCallback();
+    const { ask, create, server } = await peerRig(register, { elicitation: held.callback });
+    const task = await create();
+    await flush();
+    let answered = false;
+    void ask('tasks/result', { taskId: task.taskId }).then(() => (answered = true));
+    await flush();
+    const requestId = server.sent.filter((m) => m.method === 'tasks/result').at(-1)?.id;
+    server.notify('notifications/cancelled', { requestId, reason: 'giving up' });
+    await flush();
+    held.calls[0]?.resolve(accept('Ada'));
+    await flush();
+    expect(answered).toBe(false);
+    expect(resultOf(await ask('tasks/result', { taskId: task.taskId }))).toMatchObject({ action: 'accept', content: { name: 'Ada' } });
+  });
+
+  it('sends notifications/tasks/status on every status change, without related-task _meta ([V21])', async () => {
+    const held = new HeldCallback();
+    const { create, server, ask } = await peerRig(register, { elicitation: held.callback });
+    const done = await create();
+    const cancelled = await create();
+    await flush();
+    held.calls[0]?.resolve(accept('Ada'));
+    await flush();
+    await ask('tasks/cancel', { taskId: cancelled.taskId });
+    await flush();
+    const notes = server.params('notifications/tasks/status');
+    expect(notes.map((n) => [n.taskId, n.status])).toEqual([
+      [done.taskId, 'completed'],
+      [cancelled.taskId, 'cancelled'],
+    ]);
+    expect(notes.every((n) => n._meta === undefined && typeof n.lastUpdatedAt === 'string' && n.ttl === 3_600_000)).toBe(true);
+  });
+
+  it('serves tasks/list and tasks/cancel only when the client declared them ([R5])', async () => {
+    const capabilities = { ...RECEIVER_CAPABILITIES, tasks: { requests: RECEIVER_CAPABILITIES.tasks.requests } };
+    const { ask, create } = await peerRig(register, { elicitation: new HeldCallback().callback }, {}, capabilities);
+    const task = await create();
+    expect(errorOf(await ask('tasks/list', {})).code).toBe(-32601);
+    expect(errorOf(await ask('tasks/cancel', { taskId: task.taskId })).code).toBe(-32601);
+    expect(resultOf(await ask('tasks/get', { taskId: task.taskId })).status).toBe('working');
+  });
+});
