@@ -2,15 +2,18 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Suites that do not depend on the client SDK under test: they run once (project `sdk-free`).
- * spec/wire and spec/ext-server pick their SDKs themselves; spec/cli drives the CLI; spec-rules and
- * bench-smoke read files or run the benchmark contenders.
+ * spec/wire, spec/ext and spec/ext-server pick their SDKs themselves (the tasks extension needs
+ * SDK v2); spec/cli drives the CLI; spec-rules and bench-smoke read files or run the benchmark
+ * contenders.
  */
 const SDK_FREE = [
   'spec/spec-rules.spec.ts',
+  'spec/install.spec.ts',
   'spec/bench-smoke.spec.ts',
   'spec/ext-server.spec.ts',
   'spec/cli/**/*.spec.ts',
   'spec/wire/**/*.spec.ts',
+  'spec/ext/**/*.spec.ts',
 ];
 
 /**

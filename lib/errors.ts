@@ -242,7 +242,7 @@ export class TaskRpcError extends TaskError {
   readonly code: number;
   /** The error's `data`, if any. */
   readonly data: unknown;
-  /** True for failures worth retrying: timeouts, lost connections, HTTP 5xx and 429. */
+  /** True for failures worth retrying: timeouts, lost connections, HTTP 5xx, 429 and 408. */
   readonly transient: boolean;
 
   constructor(

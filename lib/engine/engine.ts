@@ -218,11 +218,15 @@ export class TaskEngine implements EngineCore {
     this.events.input(record, fresh);
   }
 
-  /** Answers inline input requests of `record` by key ([E5]; a partial set is fine). */
+  /**
+   * Answers inline input requests of `record` by key ([E5]; a partial set is fine). An answer for
+   * a task no longer tracked (detached: it runs on) still goes out, once, in the background.
+   */
   supplyInput(record: TaskRecord, responses: Record<string, JsonObject>): Promise<void> {
-    return this.retrying(record, (signal) =>
-      this.wireRef.supplyInput(record.taskId, responses, this.requestOptions(record.requestTimeoutMs, signal)),
-    );
+    const send = (signal: AbortSignal, weak?: boolean): Promise<void> =>
+      this.wireRef.supplyInput(record.taskId, responses, this.requestOptions(record.requestTimeoutMs, signal, weak));
+    if (record.settlement !== undefined) return this.background(record, (signal) => send(signal, true), true);
+    return this.retrying(record, (signal) => send(signal));
   }
 
   private delay(record: TaskRecord): number {

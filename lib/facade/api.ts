@@ -113,7 +113,7 @@ export interface TaskClientOptions extends InputCallbacks {
    * @defaultValue 10% of the task's ttl, between 1 s and 60 s
    */
   readonly ttlWarningMs?: number | undefined;
-  /** Retries of transient request failures (timeouts, lost connections, HTTP 5xx/429). */
+  /** Retries of transient request failures (timeouts, lost connections, HTTP 5xx, 429 and 408). */
   readonly retry?: RetryOptions | undefined;
   /**
    * Most tasks this client runs at once (a slot is held from the call until the task settles).
@@ -203,8 +203,10 @@ export interface TaskClientConnectOptions extends TaskClientOptions {
    * The SDK to build the client with: `v1` (`@modelcontextprotocol/sdk`) or `v2`
    * (`@modelcontextprotocol/client`, which negotiates the protocol era automatically and so also
    * reaches servers that offer tasks only through the 2026 extension). The two SDKs' transports
-   * look alike, so this cannot be told from `transport`.
-   * @defaultValue the installed SDK; `v2` when both are installed
+   * look alike, so this cannot be told from `transport`, with one exception: SDK v1's Streamable
+   * HTTP transport gets SDK v1 (an SDK v2 client cannot negotiate over it).
+   * @defaultValue the installed SDK; when both are installed, `v1` for SDK v1's Streamable HTTP
+   * transport and `v2` for any other
    */
   readonly sdk?: 'v1' | 'v2' | undefined;
   /**

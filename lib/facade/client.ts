@@ -52,14 +52,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Runs MCP tool calls as tasks (MCP 2025-11-25) over a connected `@modelcontextprotocol/sdk`
- * `Client`, and tracks them all with one shared scheduler.
+ * Runs MCP tool calls as tasks over a connected SDK `Client` (`@modelcontextprotocol/sdk` 1.x or
+ * `@modelcontextprotocol/client` 2.x), on whichever task wire the connection offers (MCP
+ * 2025-11-25 tasks, or the 2026 `io.modelcontextprotocol/tasks` extension), and tracks them all
+ * with one shared scheduler.
  *
- * The SDK client keeps one handler per method. TaskClient chains onto `notifications/tasks/status`,
- * `notifications/progress`, `notifications/tools/list_changed`, `elicitation/create` and
- * `sampling/createMessage` without replacing anything: a handler you set on the SDK client before
- * or after creating the TaskClient keeps receiving what it received before (see
- * docs/concepts.md, "Sharing the SDK client").
+ * The library's own requests go straight onto the client's transport, and it sees incoming
+ * messages before the SDK does, passing on everything that is not its own (status notifications,
+ * progress, tool-list changes, input requests nobody here answers): a handler you set on the
+ * SDK client before or after creating the TaskClient keeps receiving what it received before
+ * (see docs/concepts.md, "Sharing the SDK client").
  */
 export class TaskClient {
   private readonly config: ResolvedClientOptions;

@@ -5,7 +5,7 @@
  */
 import type { TaskEngine } from '../engine/engine.js';
 import type { TaskRecord } from '../engine/record.js';
-import { TaskNotSupportedError } from '../errors.js';
+import { TaskDetachedError, TaskNotSupportedError } from '../errors.js';
 import type { JsonObject } from '../types.js';
 import type { InlineInput } from '../wire/wire.js';
 import type { InputCallbacks } from './api.js';
@@ -80,7 +80,10 @@ export class InlineAnswers {
       void this.router
         .answerInline([item], about, 'task-update', NEVER)
         .then((responses) => {
-          if (Object.keys(responses).length === 0 || record.settlement !== undefined) return;
+          // After detach() the task runs on: its answer still goes out. After any other end, not.
+          const settled = record.settlement;
+          const detached = settled !== undefined && !settled.ok && settled.error instanceof TaskDetachedError;
+          if (Object.keys(responses).length === 0 || (settled !== undefined && !detached)) return;
           return engine.supplyInput(record, responses);
         })
         .catch(report);

@@ -8,7 +8,7 @@
 import { armStops, stopError, type StopScope } from './stops.js';
 import type { TaskEngine } from '../engine/engine.js';
 import type { TaskRecord } from '../engine/record.js';
-import { TaskNotSupportedError, TaskProtocolError } from '../errors.js';
+import { TaskError, TaskNotSupportedError, TaskProtocolError } from '../errors.js';
 import type { TaskHandle } from './api.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
 import type { ToolCatalog } from './tool-catalog.js';
@@ -112,6 +112,12 @@ export class Launch implements StopScope {
     return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt, this.context.closed);
   }
 
+  /** True once the caller's signal, the deadline or `close()` has stopped waiting for this call. */
+  private abandoned(): boolean {
+    const now = this.engine.config.clock.now();
+    return this.call.signal?.aborted === true || this.context.closed.aborted || (this.deadlineAt !== undefined && now >= this.deadlineAt);
+  }
+
   /** Time left before the deadline, or the plain-call default. */
   private budget(): number {
     return this.deadlineAt === undefined
@@ -148,6 +154,13 @@ export class Launch implements StopScope {
         });
       }
       const inputResponses = await this.context.answerInput(this.toolName, this.call, outcome.input, this.call.signal);
+      // The caller gave up meanwhile (the race that awaits this has settled): ask nothing more.
+      if (this.abandoned()) throw new TaskError('The call was abandoned while its input was being answered', { toolName: this.toolName });
+      if (outcome.input.length > 0 && Object.keys(inputResponses).length === 0) {
+        throw new TaskError(`No input callback answered what the server asked before it answers "${this.toolName}"`, {
+          toolName: this.toolName,
+        });
+      }
       attempt = { ...base, inputResponses, requestState: outcome.requestState };
     }
   }
