@@ -19,7 +19,7 @@ const SKIPPED_FILES = new Set(['bench/results.json']);
 const TEXT_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.md', '.json', '.yaml', '.yml', '.txt']);
 
 /** The families and how many ids each must list at least (see the page's intro). */
-const FAMILY_SIZES: Readonly<Record<string, number>> = { R: 39, V: 28, A: 19, S: 18, D: 18, E: 20 };
+const FAMILY_SIZES: Readonly<Record<string, number>> = { R: 39, V: 28, A: 19, S: 18, D: 18, E: 21 };
 
 /** One id, bracketed or a bare whole word: letter, then one or two digits. */
 const ID_PATTERN = /\[?\b([RVASDE])(\d{1,2})\b\]?/g;

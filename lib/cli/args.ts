@@ -117,3 +117,30 @@ export function splitCommandLine(line: string): string[] {
   if (words.length === 0) throw new UsageError('--stdio expects a command line');
   return words;
 }
+
+/** The 2026 tasks extension's wire name. */
+export const EXT_WIRE = 'io.modelcontextprotocol/tasks';
+
+/** What `--wire` asks for: automatic, or one task wire. */
+export type WireChoice = 'auto' | '2025-11-25' | typeof EXT_WIRE;
+
+const WIRES: Readonly<Record<string, WireChoice>> = {
+  auto: 'auto',
+  '2025-11-25': '2025-11-25',
+  '2025': '2025-11-25',
+  [EXT_WIRE]: EXT_WIRE,
+  ext: EXT_WIRE,
+};
+
+/**
+ * Parses `--wire`: `auto` (the default), `2025-11-25` (alias `2025`) or
+ * `io.modelcontextprotocol/tasks` (alias `ext`), case-insensitive.
+ * @throws UsageError for anything else.
+ */
+export function parseWire(text: string | undefined): WireChoice {
+  if (text === undefined) return 'auto';
+  const wire = WIRES[text.trim().toLowerCase()];
+  if (wire !== undefined) return wire;
+  const hint = /2026/.test(text) ? ` (the 2026-07-28 task wire is ${EXT_WIRE}, or ext)` : '';
+  throw new UsageError(`--wire expects auto, 2025-11-25 (or 2025) or ${EXT_WIRE} (or ext), got "${text}"${hint}`);
+}

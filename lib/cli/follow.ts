@@ -3,7 +3,7 @@
  * (the first cancels the remote task and reports what became of it; the second leaves at once
  * with 130), and the exit code of how it ended.
  */
-import type { TaskHandle } from '../index.js';
+import { isTerminalStatus, type TaskHandle } from '../index.js';
 import { EXIT, describeError, outcomeOf } from './exit.js';
 import { shortId } from './format.js';
 import type { Interrupts } from './interrupt.js';
@@ -38,7 +38,8 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
       elapsedMs: Date.now() - ctx.startedAt,
     };
   };
-  reporter.begin({ taskId, toolName: handle.toolName, kind: handle.kind }, handle.task, counts);
+  const wire = handle.wire;
+  reporter.begin({ taskId, toolName: handle.toolName, kind: handle.kind, wire }, handle.task, counts);
   const snapshots = (async () => {
     try {
       for await (const task of handle) reporter.snapshot(task, counts());
@@ -63,10 +64,16 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     reporter.note('Ctrl-C: cancelling the task (press Ctrl-C again to leave at once)');
     try {
       const final = await handle.cancel();
+      const id = shortId(taskId ?? '');
       reporter.note(
-        final?.status === 'cancelled'
-          ? `task ${shortId(taskId ?? '')} was cancelled on the server`
-          : `task ${shortId(taskId ?? '')} had already ended: ${final?.status ?? 'unknown'}`,
+        final === undefined
+          ? `task ${id}: no answer about the cancel`
+          : final.status === 'cancelled'
+            ? `task ${id} was cancelled on the server`
+            : isTerminalStatus(final.status)
+              ? `task ${id} had already ended: ${final.status}`
+              : // [E6]: acknowledged, but cancelling is cooperative: follow the task to its real end.
+                `the server acknowledged the cancel; task ${id} is still ${final.status} (cancelling is up to the server)`,
       );
       if (target.kind === 'url') leaveHint();
     } catch (error) {
@@ -97,14 +104,14 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
       left.then((code) => ({ kind: 'left' as const, code })),
     ]);
     if (ending.kind === 'left') {
-      reporter.end({ outcome: 'cancelled', exitCode: ending.code, taskId, error: { name: 'Interrupted', message: 'left without waiting for the task to end' } });
+      reporter.end({ outcome: 'cancelled', exitCode: ending.code, wire, taskId, error: { name: 'Interrupted', message: 'left without waiting for the task to end' } });
       return ending.code;
     }
     await Promise.race([snapshots, left]);
     // Let a cancel in flight report what became of the task before the ending is printed.
     if (cancelling !== undefined) await Promise.race([cancelling, left]);
     if (ending.kind === 'result') {
-      reporter.end({ outcome: 'completed', exitCode: EXIT.ok, taskId, result: ending.result });
+      reporter.end({ outcome: 'completed', exitCode: EXIT.ok, wire, taskId, result: ending.result });
       return EXIT.ok;
     }
     const { outcome, exitCode } = outcomeOf(ending.error);
@@ -112,6 +119,7 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     reporter.end({
       outcome,
       exitCode,
+      wire,
       taskId,
       result: error.result as never,
       error: { name: error.name ?? 'Error', message: describeError(ending.error) },

@@ -55,18 +55,18 @@ export function inputCallbacks(deps: InputDeps): CliInputCallbacks {
         answer = { action: 'decline' };
         source = 'none';
       }
-      reporter.input({ taskId: context.taskId, kind: 'elicitation', request, answer: { ...answer }, source });
+      reporter.input({ taskId: context.taskId, kind: 'elicitation', delivery: context.delivery, request, answer: { ...answer }, source });
       return { ...answer };
     },
     onSampling: async (params, context) => {
       const request = params as unknown as Record<string, unknown>;
       const reporter = deps.reporter();
       const reply = (result: Record<string, unknown>, source: 'answer' | 'prompt'): Awaited<ReturnType<SamplingCallback>> => {
-        reporter.input({ taskId: context.taskId, kind: 'sampling', request, answer: result, source });
+        reporter.input({ taskId: context.taskId, kind: 'sampling', delivery: context.delivery, request, answer: result, source });
         return result as Awaited<ReturnType<SamplingCallback>>;
       };
       const reject = (source: 'answer' | 'prompt' | 'none', why: string): never => {
-        reporter.input({ taskId: context.taskId, kind: 'sampling', request, answer: { action: 'reject' }, source });
+        reporter.input({ taskId: context.taskId, kind: 'sampling', delivery: context.delivery, request, answer: { action: 'reject' }, source });
         throw new SamplingRejectedError(why);
       };
       const preset = deps.answers.next();

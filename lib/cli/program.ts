@@ -3,7 +3,7 @@
  * runs it.
  */
 import { createRequire } from 'node:module';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { TaskOptionError } from '../index.js';
 import { UsageError } from './args.js';
 import { callCommand } from './commands/call.js';
@@ -22,7 +22,7 @@ function common(command: Command): Command {
     .option('--session <id>', 'join this HTTP session instead of starting one (--url only)')
     .option('--json', 'JSON lines on stdout (the default when stdout is not a terminal)')
     .option('-q, --quiet', 'print only the result')
-    .addOption(new Option('--wire <wire>', 'task wire (not available yet)').hideHelp());
+    .option('--wire <wire>', 'task wire: auto (default), 2025-11-25 (or 2025), io.modelcontextprotocol/tasks (or ext)');
 }
 
 /** Adds the options of commands that wait for a task. */

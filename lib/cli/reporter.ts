@@ -4,7 +4,7 @@
  * everything else (JSON lines on stdout; the schema is in docs/cli.md). Diagnostics go to stderr
  * in both.
  */
-import type { CallToolResult, Task, TaskProgress } from '../index.js';
+import type { CallToolResult, InputDelivery, Task, TaskProgress, WireKind } from '../index.js';
 import type { Outcome } from './exit.js';
 import { colors, formatElapsed, paintStatus, shortId, type Colors } from './format.js';
 import { renderResult } from './render.js';
@@ -26,6 +26,11 @@ export interface Counts {
 export interface InputEvent {
   readonly taskId: string | undefined;
   readonly kind: 'elicitation' | 'sampling';
+  /**
+   * How the request arrived: `request` (a 2025-11-25 side-channel request), `task-update` (a
+   * task's `inputRequests` on the extension wire) or `retry` (input asked for before a task existed).
+   */
+  readonly delivery?: InputDelivery | undefined;
   /** The request's params. */
   readonly request: Record<string, unknown>;
   /** The answer sent (`{ "action": "reject" }` for a rejected sampling request). */
@@ -34,10 +39,21 @@ export interface InputEvent {
   readonly source: 'answer' | 'prompt' | 'none';
 }
 
+/** What is being followed. */
+export interface BeginInfo {
+  readonly taskId: string | undefined;
+  readonly toolName: string;
+  readonly kind: 'task' | 'immediate';
+  /** The task wire: `2025-11-25` or `io.modelcontextprotocol/tasks`. */
+  readonly wire: WireKind;
+}
+
 /** How a wait ended. */
 export interface EndEvent {
   readonly outcome: Outcome;
   readonly exitCode: number;
+  /** The task wire of the connection, when one was made. */
+  readonly wire?: WireKind | undefined;
   readonly taskId?: string | undefined;
   readonly result?: CallToolResult | undefined;
   readonly error?: { readonly name: string; readonly message: string } | undefined;
@@ -51,11 +67,7 @@ export interface Reporter {
    * A task is being followed (created, resumed, or answered at once). `counts` gives the live
    * numbers; the status line reads it on every refresh.
    */
-  begin(
-    info: { readonly taskId: string | undefined; readonly toolName: string; readonly kind: 'task' | 'immediate' },
-    task: Task | undefined,
-    counts: () => Counts,
-  ): void;
+  begin(info: BeginInfo, task: Task | undefined, counts: () => Counts): void;
   snapshot(task: Task, counts: Counts): void;
   progress(taskId: string | undefined, progress: TaskProgress): void;
   input(event: InputEvent): void;
@@ -89,7 +101,7 @@ export class JsonReporter implements Reporter {
     this.streams.stdout.write(`${JSON.stringify(value)}\n`);
   }
 
-  begin(info: { taskId: string | undefined; toolName: string; kind: 'task' | 'immediate' }): void {
+  begin(info: BeginInfo): void {
     if (!this.quiet) this.line({ type: 'task', ...info });
   }
 
@@ -155,10 +167,10 @@ export class HumanReporter implements Reporter {
     else line.print(text);
   }
 
-  begin(info: { taskId: string | undefined; toolName: string; kind: 'task' | 'immediate' }, task: Task | undefined, counts: () => Counts): void {
+  begin(info: BeginInfo, task: Task | undefined, counts: () => Counts): void {
     if (info.kind === 'immediate') return;
-    this.line?.update({ counts, ...(task === undefined ? {} : { task }) });
-    this.print(this.c.dim(`task ${info.taskId === undefined ? '' : shortId(info.taskId)} (${info.toolName})`));
+    this.line?.update({ counts, wire: info.wire, ...(task === undefined ? {} : { task }) });
+    this.print(this.c.dim(`task ${info.taskId === undefined ? '' : shortId(info.taskId)} (${info.toolName}) on the ${info.wire} wire`));
     this.live = true;
     this.line?.start();
   }

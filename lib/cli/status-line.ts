@@ -1,8 +1,8 @@
 /**
  * The live status line on a terminal: one line redrawn in place with a spinner, the status, the
  * status message, the elapsed time, the poll and notification counts (and retries, if any) from
- * the handle's metrics, and a progress bar when the server reports progress. Lines printed
- * through {@link StatusLine.print} appear above it.
+ * the handle's metrics, a progress bar when the server reports progress, and the task wire. Lines
+ * printed through {@link StatusLine.print} appear above it.
  */
 import type { Task, TaskProgress } from '../index.js';
 import { bar, formatElapsed, paintStatus, type Colors } from './format.js';
@@ -25,6 +25,8 @@ export interface LineState {
   readonly progress?: TaskProgress | undefined;
   /** Reads the live numbers; called on every redraw. */
   readonly counts?: (() => LineCounts) | undefined;
+  /** The task wire, shown last (the first part cut on a narrow terminal). */
+  readonly wire?: string | undefined;
 }
 
 /** The output the line draws on. */
@@ -98,6 +100,7 @@ export class StatusLine {
           : `progress ${progress.progress}`,
       );
     }
+    if (this.state.wire !== undefined) parts.push(c.dim(this.state.wire));
     return parts.join(c.dim(' · '));
   }
 

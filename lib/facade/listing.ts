@@ -18,9 +18,12 @@ const MAX_PAGES = 10_000;
  */
 export function listPage(engine: TaskEngine, cursor: string | undefined, timeoutMs: number): Promise<TaskPage> {
   if (!engine.features.list) {
-    return Promise.reject(
-      new TaskNotSupportedError('The server does not support tasks/list (no tasks.list capability)', { feature: 'list' }),
-    );
+    // [E21]: the tasks extension has no listing at all; on 2025-11-25 it is a capability ([R5]).
+    const why =
+      engine.wire.kind === 'io.modelcontextprotocol/tasks'
+        ? 'The io.modelcontextprotocol/tasks extension has no task listing: tasks.handles() gives the tasks this client tracks'
+        : 'The server does not support tasks/list (no tasks.list capability)';
+    return Promise.reject(new TaskNotSupportedError(why, { feature: 'list' }));
   }
   return engine.retrying(undefined, (signal) => engine.wire.listTasks(cursor, engine.requestOptions(timeoutMs, signal)));
 }

@@ -116,7 +116,10 @@ export interface InboundRequest {
  */
 export type RequestTap = (request: InboundRequest) => Promise<JsonObject | undefined> | undefined;
 
-/** Sees an inbound notification's params; returns `true` to consume it (the SDK never sees it). */
+/**
+ * Sees an inbound notification's params (every tap of the method does); returns `true` to consume
+ * it, so the SDK never sees it.
+ */
 export type NotificationTap = (params: JsonObject) => boolean | void;
 
 /** What is known of the server. */

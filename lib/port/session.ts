@@ -284,10 +284,13 @@ export class RawSession implements SessionPort {
         return true;
       }
     }
+    // Every tap sees the notification (several TaskClients may share this port); it reaches the
+    // SDK unless one of them consumed it.
+    let consumed = false;
     for (const tap of this.notificationTaps.get(method) ?? []) {
-      if (tap(params) === true) return true;
+      if (tap(params) === true) consumed = true;
     }
-    return false;
+    return consumed;
   }
 
   private inbound(id: string | number, method: string, params: JsonObject): boolean {

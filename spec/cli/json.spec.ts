@@ -1,12 +1,14 @@
 /**
  * Without a terminal (pipes, as in CI): JSON lines on stdout in the documented schema, input
  * answered from --answer/--answers or declined with a note on stderr, and every exit code.
- * Against the embedded example server, so no target is needed.
+ * Against the embedded example server (so no target is needed), and against the tasks-extension
+ * example server over stdio (`examples/ext-server.ts`) for the io.modelcontextprotocol/tasks wire
+ * and `--wire`.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
+import { EXT_STDIO_SERVER, EXT_WIRE, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
 
 afterAll(removeScratch);
 
@@ -22,7 +24,8 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
     const lines = jsonLines(stdout);
-    expect(lines[0]).toMatchObject({ type: 'task', toolName: 'analyze', kind: 'task' });
+    // `--wire auto` (the default) reaches the embedded legacy server through SDK v2's fallback.
+    expect(lines[0]).toMatchObject({ type: 'task', toolName: 'analyze', kind: 'task', wire: '2025-11-25' });
     const taskId = lines[0]!.taskId as string;
     expect(transitions(statuses(lines))).toEqual(['working', 'completed']);
     const messages = lines.filter((l) => l.type === 'snapshot').map((l) => (l.task as { statusMessage?: string }).statusMessage);
@@ -39,6 +42,7 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
       type: 'result',
       outcome: 'completed',
       exitCode: 0,
+      wire: '2025-11-25',
       taskId,
       result: { content: [{ type: 'text', text: 'analysis of 3 done in 3 steps' }] },
     });
@@ -56,6 +60,7 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     ]).toContainEqual(transitions(statuses(lines)));
     expect(lines.find((l) => l.type === 'input')).toMatchObject({
       kind: 'elicitation',
+      delivery: 'request',
       request: { message: 'Delete /tmp/x?' },
       answer: { action: 'decline' },
       source: 'none',
@@ -109,5 +114,78 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     expect(statuses(lines).at(-1)).toBe('cancelled');
     expect(lines.at(-1)).toMatchObject({ type: 'result', outcome: 'cancelled', exitCode: 130 });
     expect(stderr).toContain('was cancelled on the server');
+  });
+});
+
+describe.sequential('mcp-task on the io.modelcontextprotocol/tasks wire, without a terminal', { timeout: 60_000 }, () => {
+  const env = { EXT_STEP_MS: '150' };
+
+  it('follows an extension task over stdio: the wire in the lines, every status in order, the question answered through tasks/update', async () => {
+    const { code, stdout, stderr } = await runPiped(['call', 'analyze', 'id=7', '--stdio', EXT_STDIO_SERVER, '--answer', '{"depth":"full"}'], env).done;
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    const lines = jsonLines(stdout);
+    // `--wire auto`: SDK v2 probes the server, which speaks only 2026-07-28 and offers the extension.
+    expect(lines[0]).toMatchObject({ type: 'task', toolName: 'analyze', kind: 'task', wire: EXT_WIRE });
+    const taskId = lines[0]!.taskId as string;
+    expect(transitions(statuses(lines))).toEqual(['working', 'input_required', 'working', 'completed']);
+    const messages = lines.filter((l) => l.type === 'snapshot').map((l) => (l.task as { statusMessage?: string }).statusMessage);
+    expect(messages).toEqual(expect.arrayContaining(['loading dataset 7', 'computing statistics', 'waiting for your choice of report depth', 'writing the report']));
+    for (const line of lines.filter((l) => l.type === 'snapshot')) {
+      expect(line).toMatchObject({ task: { taskId, ttl: 600_000, pollInterval: 75 }, polls: expect.any(Number), notifications: expect.any(Number) });
+    }
+    // [E18]: the example server streams notifications/tasks to the subscription the library opens.
+    expect(lines.filter((l) => l.type === 'snapshot').at(-1)!.notifications).toBeGreaterThanOrEqual(1);
+    expect(lines.filter((l) => l.type === 'input')).toEqual([
+      expect.objectContaining({
+        taskId,
+        kind: 'elicitation',
+        delivery: 'task-update',
+        request: expect.objectContaining({ message: 'How detailed should the report be?' }),
+        answer: { action: 'accept', content: { depth: 'full' } },
+        source: 'answer',
+      }),
+    ]);
+    expect(lines.at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'completed',
+      exitCode: 0,
+      wire: EXT_WIRE,
+      taskId,
+      result: { content: [{ type: 'text', text: 'analysis of dataset 7: full report ready' }], structuredContent: { id: 7, depth: 'full' } },
+    });
+  });
+
+  it('--wire io.modelcontextprotocol/tasks pins the wire; a plain tool answers at once; --ttl is ignored with a note', async () => {
+    const { code, stdout, stderr } = await runPiped(['call', 'echo', 'text=hi', '--wire', 'io.modelcontextprotocol/tasks', '--ttl', '5s', '--stdio', EXT_STDIO_SERVER], env).done;
+    expect(code).toBe(0);
+    expect(jsonLines(stdout)).toEqual([
+      { type: 'task', toolName: 'echo', kind: 'immediate', wire: EXT_WIRE },
+      expect.objectContaining({ type: 'result', outcome: 'completed', wire: EXT_WIRE, result: expect.objectContaining({ content: [{ type: 'text', text: 'hi' }] }) }),
+    ]);
+    expect(stderr).toContain('--ttl is ignored on the io.modelcontextprotocol/tasks wire');
+  });
+
+  it('--wire refuses what the server cannot do (exit 1) and what makes no sense (exit 2); list is not part of this wire', async () => {
+    // The embedded example server speaks 2025-11-25 only.
+    const legacy = await runPiped(['call', 'analyze', '--wire', 'ext']).done;
+    expect(legacy.code).toBe(1);
+    expect(legacy.stdout).toBe('');
+    expect(legacy.stderr).toContain('--wire io.modelcontextprotocol/tasks: the server does not speak the 2026-07-28 protocol');
+    // The extension example server speaks 2026-07-28 only: SDK v1's initialize is refused.
+    const modern = await runPiped(['call', 'analyze', '--wire', '2025-11-25', '--stdio', EXT_STDIO_SERVER], env).done;
+    expect(modern.code).toBe(1);
+    expect(modern.stderr).toMatch(/cannot connect: .*-32022/);
+    // The pinned legacy wire still works where it exists.
+    const pinned = await runPiped(['call', 'echo', 'text=hi', '--wire', '2025']).done;
+    expect(pinned.code).toBe(0);
+    expect(jsonLines(pinned.stdout)[0]).toMatchObject({ type: 'task', kind: 'immediate', wire: '2025-11-25' });
+    // An HTTP session belongs to the 2025-11-25 wire: refused before connecting.
+    const session = await runPiped(['get', 'abc', '--wire', 'ext', '--url', 'http://127.0.0.1:9/mcp', '--session', 'sid']).done;
+    expect(session.code).toBe(2);
+    expect(session.stderr).toContain('is sessionless');
+    const list = await runPiped(['list', '--stdio', EXT_STDIO_SERVER], env).done;
+    expect(list.code).toBe(1);
+    expect(list.stderr).toContain('the io.modelcontextprotocol/tasks wire has no tasks/list');
   });
 });

@@ -1,12 +1,13 @@
 /**
  * End to end in a real pseudo-terminal against the example server over stdio: the live status
  * line, a form answered by typed keys (select, number, confirm, email), Ctrl-C cancelling the
- * remote task (checked on the server), a second Ctrl-C leaving at once, and the exit codes.
+ * remote task (checked on the server), a second Ctrl-C leaving at once, and the exit codes; and
+ * against the tasks-extension example server, a question that arrives as `inputRequests`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { KEY, PtyRun, STDIO_SERVER, removeScratch, scratch } from './support/cli.js';
+import { EXT_STDIO_SERVER, KEY, PtyRun, STDIO_SERVER, removeScratch, scratch } from './support/cli.js';
 
 afterAll(removeScratch);
 
@@ -68,6 +69,22 @@ describe.sequential('mcp-task in a terminal', { timeout: 60_000 }, () => {
     expect(run.text).toContain('ordered 3 html report');
     expect(run.text).toContain('"urgent": true');
     expect(run.text).toContain('"email": "me@example.com"');
+  });
+
+  it('io.modelcontextprotocol/tasks: the wire on the status line, and a question from inputRequests answered in a form', async () => {
+    const run = start(['call', 'analyze', 'id=7', '--stdio', EXT_STDIO_SERVER], { EXT_STEP_MS: '300' });
+    await run.waitFor('(analyze) on the io.modelcontextprotocol/tasks wire');
+    await run.waitFor(/working loading dataset 7 · [\d.]+m?s · \d+ polls?, \d+ notifications? · io\.modelcontextprotocol\/tasks/);
+    let at = await run.waitFor('Answer this form?');
+    run.type(KEY.enter); // Answer
+    at = await run.waitFor('Report depth', 15_000, at);
+    run.type(KEY.down); // Summary -> Full report
+    run.type(KEY.enter);
+    await run.waitFor('elicitation answered accept (by you)', 15_000, at);
+    const { exitCode } = await run.exited;
+    expect(exitCode).toBe(0);
+    expect(run.text).toContain('✔ completed');
+    expect(run.text).toContain('analysis of dataset 7: full report ready');
   });
 
   it('Ctrl-C cancels the remote task: the stdio server receives tasks/cancel, exit 130', async () => {

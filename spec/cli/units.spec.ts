@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TaskCancelledError, TaskFailedError, TaskOptionError, TaskTimeoutError } from '../../lib/index.js';
-import { UsageError, parseDuration, parseHeaders, parseToolArgs, splitCommandLine } from '../../lib/cli/args.js';
+import { UsageError, parseDuration, parseHeaders, parseToolArgs, parseWire, splitCommandLine } from '../../lib/cli/args.js';
 import { AnswerQueue, loadAnswers, toElicitAnswer, toSamplingAnswer } from '../../lib/cli/answers.js';
 import { EXIT, outcomeOf } from '../../lib/cli/exit.js';
 import { colors, formatElapsed } from '../../lib/cli/format.js';
@@ -27,6 +27,21 @@ describe('argument syntax', () => {
     for (const bad of ['', 'soon', '-1s', '5 minutes', '1d', 'ms']) {
       expect(() => parseDuration(bad, '--timeout'), bad).toThrow(UsageError);
     }
+  });
+
+  it('parses --wire: auto by default, the two wires by name or short alias, anything else a usage error', () => {
+    expect(parseWire(undefined)).toBe('auto');
+    expect(parseWire('auto')).toBe('auto');
+    expect(parseWire('2025-11-25')).toBe('2025-11-25');
+    expect(parseWire('2025')).toBe('2025-11-25');
+    expect(parseWire('io.modelcontextprotocol/tasks')).toBe('io.modelcontextprotocol/tasks');
+    expect(parseWire('ext')).toBe('io.modelcontextprotocol/tasks');
+    expect(parseWire(' EXT ')).toBe('io.modelcontextprotocol/tasks');
+    for (const bad of ['', 'v2', 'tasks', '2025-06-18', 'sdk-v1']) {
+      expect(() => parseWire(bad), bad).toThrow(UsageError);
+    }
+    // A protocol version is not a wire name: the message names the wire that version uses.
+    expect(() => parseWire('2026-07-28')).toThrow(/the 2026-07-28 task wire is io\.modelcontextprotocol\/tasks/);
   });
 
   it('builds tool arguments from key=value pairs (JSON values when they parse) over --args', () => {
@@ -230,6 +245,9 @@ describe('output', () => {
     // The numbers are read again on every redraw; retries show once there are some.
     counts = { polls: 4, notifications: 1, retries: 2 };
     expect(line.render(Date.now())).toContain(' · 4 polls, 1 notification, 2 retries · ');
+    // The task wire comes last, so a narrow terminal cuts it first.
+    line.update({ wire: 'io.modelcontextprotocol/tasks' });
+    expect(line.render(Date.now())).toMatch(/ · \[#+-+\] 2\/4 · io\.modelcontextprotocol\/tasks$/);
     line.start();
     line.print('a permanent line');
     line.stop();

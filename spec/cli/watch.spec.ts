@@ -2,13 +2,16 @@
  * `mcp-task watch --ref FILE` in a second process picks up a task that a first process started
  * against a Streamable HTTP server keeping tasks per session (the SDK's server transport with
  * one session per client, spec/support/http-server.ts); `list`, `cancel` and `get` by bare id in
- * a joined session; `tools`.
+ * a joined session; `tools`. And on the io.modelcontextprotocol/tasks wire (the scripted
+ * extension server over sessionless Streamable HTTP): a reference alone is enough to follow a task
+ * from another process.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtServer, startExtHttpServer, taskTool, textResult, type ExtHttpServer } from '../support/ext-server/index.js';
 import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
-import { jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
+import { EXT_WIRE, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
 
 afterAll(removeScratch);
 
@@ -85,5 +88,55 @@ describe.sequential('mcp-task watch across processes', { timeout: 60_000 }, () =
         expect.objectContaining({ name: 'echo', taskSupport: 'forbidden' }),
       ]),
     );
+  });
+});
+
+describe.sequential('mcp-task over Streamable HTTP on the io.modelcontextprotocol/tasks wire', { timeout: 60_000 }, () => {
+  let ext: ExtServer;
+  let endpoint: ExtHttpServer;
+  let ticker: NodeJS.Timeout;
+  beforeAll(async () => {
+    const steps = Array.from({ length: 8 }, (_, i) => ({ statusMessage: `step ${i + 1}/8` }));
+    ext = new ExtServer({
+      serverInfo: { name: 'ext-http-server', version: '1.0.0' },
+      pollIntervalMs: 100,
+      tools: [
+        taskTool('analyze', (args) => ({
+          statusMessage: 'queued',
+          advance: { everyMs: 300 },
+          steps: [...steps, { result: textResult(`analysis of ${String(args.id)} done`), statusMessage: 'done' }],
+        })),
+      ],
+    });
+    endpoint = await startExtHttpServer(ext);
+    ticker = setInterval(() => ext.tick(), 50);
+  });
+  afterAll(async () => {
+    clearInterval(ticker);
+    await endpoint.close();
+  });
+
+  it('follows a task started by another process from its reference alone: the wire is sessionless', async () => {
+    const file = join(scratch(), 'ref.json');
+    const first = runPiped(['call', 'analyze', 'id=4', '--url', endpoint.url.href, '--save-ref', file]);
+    await until(() => existsSync(file) && first.stdout().includes('step 1/8'), 20_000, 'the first process to start the task');
+    first.kill('SIGKILL');
+    await first.done;
+    expect(JSON.parse(first.stdout().split('\n')[0]!)).toMatchObject({ type: 'task', wire: EXT_WIRE });
+
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { reference: { taskId: string; wire: string; sessionId?: string }; url: string };
+    expect(saved.reference.wire).toBe(EXT_WIRE);
+    expect(saved.reference.sessionId).toBeUndefined();
+
+    const second = await runPiped(['watch', '--ref', file]).done;
+    expect(second.code).toBe(0);
+    const lines = jsonLines(second.stdout);
+    expect(lines[0]).toMatchObject({ type: 'task', taskId: saved.reference.taskId, wire: EXT_WIRE });
+    expect(lines.at(-1)).toMatchObject({ type: 'result', outcome: 'completed', wire: EXT_WIRE, result: { content: [{ text: 'analysis of 4 done' }] } });
+    // [E8]: SDK v2's Streamable HTTP transport names the task in Mcp-Name (the server checks it, -32020 otherwise).
+    const polls = ext.received('tasks/get');
+    expect(polls.length).toBeGreaterThan(0);
+    expect(polls.every((entry) => entry.headers?.['mcp-name'] === saved.reference.taskId)).toBe(true);
+    expect(endpoint.rejected).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 /** `mcp-task call <tool> [key=value ...]`: calls a tool as a task and follows it to the end. */
 import type { TaskHandle } from '../../index.js';
-import { parseToolArgs } from '../args.js';
+import { EXT_WIRE, parseToolArgs } from '../args.js';
 import { describeError, outcomeOf } from '../exit.js';
 import { follow } from '../follow.js';
 import { runSession, type CommonOptions } from './session.js';
@@ -18,6 +18,9 @@ export async function callCommand(tool: string, pairs: readonly string[], option
     options,
     async (session) => {
       const { target, reporter, interrupts } = session;
+      if (session.ttlMs !== undefined && target.wire === EXT_WIRE) {
+        reporter.note(`--ttl is ignored on the ${EXT_WIRE} wire: the server decides how long it keeps a task`);
+      }
       // Ctrl-C before the server answered: stop waiting; a task created anyway is cancelled by the library.
       const controller = new AbortController();
       const restoreKeys = interrupts.onPress((count) => {
@@ -35,7 +38,7 @@ export async function callCommand(tool: string, pairs: readonly string[], option
       } catch (error) {
         restoreKeys();
         const { outcome, exitCode } = outcomeOf(error);
-        reporter.end({ outcome, exitCode, error: { name: (error as Error).name ?? 'Error', message: describeError(error) } });
+        reporter.end({ outcome, exitCode, wire: target.wire, error: { name: (error as Error).name ?? 'Error', message: describeError(error) } });
         return exitCode;
       }
       restoreKeys();

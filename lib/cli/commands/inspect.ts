@@ -3,6 +3,7 @@
  * three take a task id or `--ref FILE` (a reference saved by `call --save-ref`).
  */
 import { isTerminalStatus, type Task, type TaskHandle } from '../../index.js';
+import { EXT_WIRE } from '../args.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';
 import { formatElapsed, shortId } from '../format.js';
 import type { SavedReference } from '../ref-file.js';
@@ -35,6 +36,11 @@ export function toolsCommand(options: CommonOptions): Promise<number> {
 /** `list`: every task the server reports, all pages. */
 export function listCommand(options: CommonOptions): Promise<number> {
   return runSession(options, async ({ target, reporter }) => {
+    if (target.wire === EXT_WIRE) {
+      // The extension has no tasks/list: a task is known only by its id (TaskClient.list() says TaskNotSupportedError).
+      reporter.note(`the ${EXT_WIRE} wire has no tasks/list: tasks are known by their ids only (use get, watch or result with an id)`);
+      return EXIT.failed;
+    }
     let count = 0;
     for await (const task of target.tasks.list()) {
       count += 1;
@@ -83,12 +89,12 @@ export function resultCommand(id: string | undefined, options: TaskOptions): Pro
       const handle = resumeFor(target, taskId, saved, options, timeoutMs);
       try {
         const result = await handle.result();
-        reporter.end({ outcome: 'completed', exitCode: EXIT.ok, taskId, result });
+        reporter.end({ outcome: 'completed', exitCode: EXIT.ok, wire: handle.wire, taskId, result });
         return EXIT.ok;
       } catch (error) {
         const { outcome, exitCode } = outcomeOf(error);
         const failure = error as Error & { result?: unknown };
-        reporter.end({ outcome, exitCode, taskId, result: failure.result as never, error: { name: failure.name, message: describeError(error) } });
+        reporter.end({ outcome, exitCode, wire: handle.wire, taskId, result: failure.result as never, error: { name: failure.name, message: describeError(error) } });
         return exitCode;
       }
     },

@@ -5,14 +5,14 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TaskHandle } from '../../index.js';
-import { UsageError, parseDuration, parseHeaders } from '../args.js';
+import { UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
 import { AnswerQueue, loadAnswers } from '../answers.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';
 import { inputCallbacks } from '../input.js';
 import { Interrupts } from '../interrupt.js';
 import { writeReference, type SavedReference } from '../ref-file.js';
 import { HumanReporter, JsonReporter, type Reporter } from '../reporter.js';
-import { openTarget, type Target } from '../target.js';
+import { WireUnavailableError, openTarget, type Target } from '../target.js';
 
 /** Options every command accepts (as commander parses them). */
 export interface CommonOptions {
@@ -66,9 +66,7 @@ export async function runSession(
   extra: { readonly saved?: SavedReference; readonly startedAt?: number } = {},
   io: Io = defaultIo(),
 ): Promise<number> {
-  if (options.wire !== undefined) {
-    throw new UsageError('--wire is not available yet: this version speaks only the MCP 2025-11-25 task wire');
-  }
+  const wire = parseWire(options.wire);
   const json = options.json === true || io.stdout.isTTY !== true;
   const quiet = options.quiet === true;
   const answers = new AnswerQueue(loadAnswers(options.answer ?? [], options.answers));
@@ -106,12 +104,13 @@ export async function runSession(
         headers,
         sessionId: options.session ?? saved?.reference.sessionId,
         onServerStderr: (text) => reporter.note(`server: ${text.trimEnd()}`),
+        wire,
       },
       callbacks,
     );
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    reporter.note(`cannot connect: ${describeError(error)}`);
+    reporter.note(error instanceof WireUnavailableError ? error.message : `cannot connect: ${describeError(error)}`);
     return EXIT.failed;
   }
 

@@ -16,6 +16,12 @@ const MAIN = fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url))
 /** `--stdio` value that starts the example server from source. */
 export const STDIO_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../../../examples/server.ts', import.meta.url))}`;
 
+/** `--stdio` value that starts the tasks-extension example server (`examples/ext-server.ts`, 2026-07-28 only). */
+export const EXT_STDIO_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../../../examples/ext-server.ts', import.meta.url))}`;
+
+/** The extension wire's name, as `--wire` and the JSON lines spell it. */
+export const EXT_WIRE = 'io.modelcontextprotocol/tasks';
+
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Za-z]|\x1b[=>78]/g;
 
