@@ -196,8 +196,13 @@ export function track<T>(promise: Promise<T>): Tracked<T> {
 /** A tool result with one text block. */
 export const text = (value: string): Json => ({ content: [{ type: 'text', text: value }] });
 
-/** Contract tests that a wire may be known to fail (a library bug on record). */
-export type DeviationId = 'failed-with-invalid-params' | 'task-id-in-cause';
+/**
+ * Contract tests that a wire may be known to fail (a library bug on record):
+ * - `failed-with-invalid-params`: a task failed with a -32602 JSON-RPC error read as vanished;
+ * - `task-id-in-cause`: a message along a wire error's cause chain repeats the task id;
+ * - `result-type-kept`: a tool result keeps the protocol's `resultType` (2026 replies carry one).
+ */
+export type DeviationId = 'failed-with-invalid-params' | 'task-id-in-cause' | 'result-type-kept';
 
 /** Known deviations of one wire, each with its reason: those tests run as expected failures. */
 export type KnownDeviations = Readonly<Partial<Record<DeviationId, string>>>;

@@ -3,11 +3,11 @@
  *
  * Adding a wire is one more entry in {@link WIRE_FACTORIES}: a {@link WireFactory} that starts a
  * scripted server of that wire's protocol form, connects the wire, and implements the
- * {@link WireDriver} verbs in that server's terms. For the 2026-07-28 `io.modelcontextprotocol/tasks`
- * extension wire, that means the extension's scripted server (spec/support/ext-server) with an SDK v2
- * client on the modern era, `resolveWire` picking the extension wire, `createOnNextCall` making the
- * server decide for a task, `finish` storing the result or error the terminal `tasks/get` carries,
- * `push` sending `notifications/tasks` on the subscription `watch()` opened, and `holdNext` /
+ * {@link WireDriver} verbs in that server's terms. The 2026-07-28 `io.modelcontextprotocol/tasks`
+ * extension wire's factory is scripted-ext.ts: the extension's scripted server
+ * (spec/support/ext-server) with an SDK v2 client on the modern era, `resolveWire` picking the
+ * extension wire, `createOnNextCall` making the server decide for a task, `finish` storing the result
+ * or error the terminal `tasks/get` carries, `push` sending `notifications/tasks`, and `holdNext` /
  * `malformedNext` / `failNext` / `otherTaskNext` as one-shot overrides in front of its methods. The
  * contract branches on `features()`, so the ack-only cancel and the payload on the snapshot need no
  * test changes.
@@ -15,6 +15,7 @@
 import { describeWireContract } from './contract.js';
 import { fakeWire } from './fake-server.js';
 import { scripted2025 } from './scripted-2025.js';
+import { scriptedExt } from './scripted-ext.js';
 import type { KnownDeviations, WireFactory } from './support.js';
 
 /**
@@ -23,10 +24,20 @@ import type { KnownDeviations, WireFactory } from './support.js';
  */
 const WIRE_2025_KNOWN: KnownDeviations = {};
 
+/**
+ * The extension wire's bugs on record. `result-type-kept`: a 2026 reply's `resultType: "complete"`
+ * stays in the CallToolResult the wire decodes (immediate results and a completed task's inline
+ * result), while SDK v2's own `callTool` strips it; reproduction in spec/ext/observation.spec.ts.
+ */
+const WIRE_EXT_KNOWN: KnownDeviations = {
+  'result-type-kept': 'resultType "complete" kept in the tool result',
+};
+
 /** Every wire the contract runs against. */
 const WIRE_FACTORIES: ReadonlyArray<{ readonly name: string; readonly factory: WireFactory; readonly known?: KnownDeviations }> = [
   { name: '2025-11-25 wire over SDK v1', factory: scripted2025('v1'), known: WIRE_2025_KNOWN },
   { name: '2025-11-25 wire over SDK v2 (legacy era)', factory: scripted2025('v2'), known: WIRE_2025_KNOWN },
+  { name: 'io.modelcontextprotocol/tasks extension wire over SDK v2 (modern era)', factory: scriptedExt(), known: WIRE_EXT_KNOWN },
   { name: 'fake wire, payload fetched, cancel with snapshot', factory: fakeWire('fetch') },
   { name: 'fake wire, payload on the snapshot, cancel acknowledged', factory: fakeWire('inline') },
 ];

@@ -1,0 +1,302 @@
+/**
+ * Cancelling on the tasks extension ([E6], [E7]): `tasks/cancel` only acknowledges, so `cancel()`
+ * resolves after the acknowledgement and one confirming read, and reports what really became of
+ * the task; deadlines, aborts, `await using` and `close({ cancelRunning })` cancel the same way and
+ * say so in `remoteCancel`. The scripted server's cancel modes: `cancel` (cancelled before the
+ * acknowledgement), `deferred` (cancelled at the next read), `ignore` (runs on), `complete`
+ * (finishes first).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  TaskAbortError,
+  TaskCancelledError,
+  TaskClient,
+  TaskClosedError,
+  TaskDetachedError,
+  TaskTimeoutError,
+  type CallToolResult,
+} from '../../lib/index.js';
+import { flush, rejection } from '../helpers.js';
+import { ExtServer, NO_REPLY, taskTool, textResult, type CancelMode, type ExtServerOptions } from '../support/ext-server/index.js';
+import { builtinMethods } from '../support/ext-server/methods.js';
+import { closeRigs, extRig, knownBug, lastTaskId, sdkV2Client, type ExtRig } from './support.js';
+
+afterEach(closeRigs);
+
+/** Tasks that run until the test (or a cancel) ends them; `finish` is what `complete` mode ends with. */
+function server(cancel: CancelMode, options: ExtServerOptions = {}): ExtServerOptions {
+  return {
+    cancel,
+    notifications: 'off',
+    pollIntervalMs: 1_000,
+    ...options,
+    tools: [taskTool('manual', { advance: 'manual', steps: [{ result: textResult('finished first') }] })],
+  };
+}
+
+/** The `tasks/*` methods the server received, in order. */
+function taskRequests(rig: ExtRig): string[] {
+  return rig.server.log.filter((e) => e.kind === 'request' && e.method?.startsWith('tasks/')).map((e) => e.method!);
+}
+
+/** Settles `promise` into a value or the error it rejected with. */
+function outcomeOf(promise: Promise<CallToolResult>): Promise<CallToolResult | Error> {
+  return promise.catch((error: unknown) => error as Error);
+}
+
+describe('handle.cancel() ([E6])', () => {
+  for (const mode of ['cancel', 'deferred'] as const) {
+    it(`resolves after the acknowledgement and one confirming read (${mode}): cancelled`, async () => {
+      const rig = await extRig({ server: server(mode) });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const result = outcomeOf(handle.result());
+      const snapshot = await handle.cancel();
+      expect(snapshot).toMatchObject({ taskId: handle.taskId, status: 'cancelled', statusMessage: "Cancelled at the client's request." });
+      expect(taskRequests(rig)).toEqual(['tasks/cancel', 'tasks/get']);
+      expect(rig.server.params('tasks/cancel').map(({ _meta, ...rest }) => rest)).toEqual([{ taskId: handle.taskId }]);
+      const error = await result;
+      expect(error).toBeInstanceOf(TaskCancelledError);
+      expect(handle.metrics?.polls).toBe(1);
+    });
+  }
+
+  it('reports a task that runs on after the acknowledgement honestly: cancel() returns it working, result() settles as it really ends', async () => {
+    const rig = await extRig({ server: server('ignore') });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = outcomeOf(handle.result());
+    const cancelled: unknown[] = [];
+    rig.tasks.on('cancelled', (metrics) => cancelled.push(metrics));
+    const snapshot = await handle.cancel();
+    expect(snapshot?.status).toBe('working');
+    expect(handle.settled).toBe(false);
+    rig.server.tasks.complete(handle.taskId!, textResult('done anyway'));
+    await rig.clock.advance(1_000);
+    expect(await result).toMatchObject({ content: [{ type: 'text', text: 'done anyway' }] });
+    expect(cancelled).toEqual([]);
+  });
+
+  it('reports a task that finished before the cancel took effect: cancel() returns it completed, result() resolves with the result', async () => {
+    const rig = await extRig({ server: server('complete') });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = outcomeOf(handle.result());
+    const snapshot = await handle.cancel();
+    expect(snapshot?.status).toBe('completed');
+    expect(await result).toMatchObject({ content: [{ type: 'text', text: 'finished first' }] });
+    expect(taskRequests(rig)).toEqual(['tasks/cancel', 'tasks/get']);
+  });
+
+  it('never cancels a task with notifications/cancelled ([E7])', async () => {
+    const rig = await extRig({ server: server('cancel', { notifications: 'on' }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(0);
+    const callId = rig.server.received('tools/call')[0]?.id;
+    await handle.cancel();
+    await rig.clock.advance(5_000);
+    const named = rig.server.params('notifications/cancelled').map((p) => p.requestId);
+    expect(named).not.toContain(callId);
+    // The only requests ever withdrawn are the subscription and reads made moot by a pushed status.
+    const withdrawable = new Set(rig.server.log.filter((e) => e.method === 'subscriptions/listen' || e.method === 'tasks/get').map((e) => e.id));
+    expect(named.every((id) => withdrawable.has(id as string))).toBe(true);
+  });
+
+  it('shares one cancel between concurrent callers, and a settled handle returns its last snapshot without a request', async () => {
+    const rig = await extRig({ server: server('cancel') });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const [a, b] = await Promise.all([handle.cancel(), handle.cancel()]);
+    expect(a).toEqual(b);
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    await handle.result().catch(() => undefined);
+    expect(await handle.cancel()).toEqual(a);
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+  });
+
+  knownBug(
+    'returns the cancelled snapshot when a notification settles the task while the confirming read is in flight',
+    'cancel() rejects with the internal TaskError "Tracking of the task stopped"',
+    async () => {
+      const rig = await extRig({ server: server('deferred', { notifications: 'on' }) });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const result = outcomeOf(handle.result());
+      await rig.clock.advance(0); // the subscription opens
+      const snapshot = await handle.cancel();
+      expect(snapshot?.status).toBe('cancelled');
+      expect(await result).toBeInstanceOf(TaskCancelledError);
+    },
+  );
+
+  knownBug(
+    'returns the cancelled snapshot when a poll already in flight settles the task before the confirming read answers',
+    'cancel() rejects with the internal TaskError "Tracking of the task stopped" (seen over Streamable HTTP with short poll intervals)',
+    async () => {
+      const rig = await extRig({ server: server('cancel', { pollIntervalMs: 100 }) });
+      const gates: Array<() => void> = [];
+      const normal = builtinMethods(rig.server)['tasks/get']!;
+      rig.server.on('tasks/get', (params, ctx) => {
+        // Every read waits until the test lets it through, then answers from the state at that time.
+        gates.push(() => void Promise.resolve(normal(params, ctx)).then((result) => ctx.reply(result), (error: { code: number; message: string }) => ctx.fail(error)));
+        return NO_REPLY;
+      });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const result = outcomeOf(handle.result());
+      await rig.clock.advance(100); // a regular poll goes out, and waits
+      expect(gates).toHaveLength(1);
+      const cancel = handle.cancel().then((task) => task?.status, (error: unknown) => error);
+      await flush(); // the acknowledgement comes; the confirming read goes out, and waits
+      expect(gates).toHaveLength(2);
+      gates[0]?.(); // the earlier poll answers first: the task is cancelled
+      await flush();
+      gates[1]?.();
+      expect(await cancel).toBe('cancelled');
+      expect(await result).toBeInstanceOf(TaskCancelledError);
+    },
+  );
+});
+
+describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', () => {
+  for (const [mode, remote] of [
+    ['cancel', 'cancelled'],
+    ['deferred', 'cancelled'],
+    ['ignore', 'acknowledged'],
+  ] as const) {
+    it(`a deadline cancels the remote task: remoteCancel "${remote}" (server: ${mode})`, async () => {
+      const rig = await extRig({ server: server(mode) });
+      const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_500 });
+      const result = outcomeOf(handle.result());
+      await rig.clock.advance(2_500);
+      const error = await result;
+      expect(error).toBeInstanceOf(TaskTimeoutError);
+      expect(error).toMatchObject({ remoteCancel: remote, timeoutMs: 2_500 });
+      expect(rig.server.count('tasks/cancel')).toBe(1);
+      expect(rig.server.tasks.inspect(handle.taskId!).cancelRequested).toBe(true);
+    });
+  }
+
+  it('a deadline that finds the task finished first settles with the real result', async () => {
+    const rig = await extRig({ server: server('complete') });
+    const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_500 });
+    const result = outcomeOf(handle.result());
+    await rig.clock.advance(2_500);
+    expect(await result).toMatchObject({ content: [{ type: 'text', text: 'finished first' }] });
+  });
+
+  it('an abort cancels the remote task (TaskAbortError, remoteCancel "cancelled"); cancelOnAbort: false leaves it running', async () => {
+    const rig = await extRig({ server: server('cancel') });
+    const controller = new AbortController();
+    const handle = await rig.tasks.callToolAsTask('manual', {}, { signal: controller.signal });
+    const result = outcomeOf(handle.result());
+    controller.abort(new Error('user left'));
+    const error = await result;
+    expect(error).toBeInstanceOf(TaskAbortError);
+    expect(error).toMatchObject({ remoteCancel: 'cancelled' });
+    expect(rig.server.tasks.detailed(handle.taskId!).status).toBe('cancelled');
+
+    const keep = new AbortController();
+    const kept = await rig.tasks.callToolAsTask('manual', {}, { signal: keep.signal, cancelOnAbort: false });
+    const keptResult = outcomeOf(kept.result());
+    keep.abort();
+    expect(await keptResult).toMatchObject({ name: 'AbortError', remoteCancel: 'disabled' });
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    expect(rig.server.tasks.detailed(kept.taskId!).status).toBe('working');
+  });
+
+  it('await using cancels a still-running task on scope exit', async () => {
+    const rig = await extRig({ server: server('cancel') });
+    let result: Promise<CallToolResult | Error> | undefined;
+    let taskId: string | undefined;
+    {
+      await using handle = await rig.tasks.callToolAsTask('manual');
+      taskId = handle.taskId;
+      result = outcomeOf(handle.result());
+    }
+    expect(await result).toBeInstanceOf(TaskCancelledError);
+    expect(rig.server.tasks.detailed(taskId!).status).toBe('cancelled');
+    expect(rig.tasks.active).toBe(0);
+  });
+
+  it('dispose() of a task the server only acknowledges settles with TaskDetachedError saying so', async () => {
+    const rig = await extRig({ server: server('ignore') });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = outcomeOf(handle.result());
+    await handle.dispose();
+    const error = await result;
+    expect(error).toBeInstanceOf(TaskDetachedError);
+    expect((error as Error).message).toMatch(/acknowledged the cancel/);
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+  });
+
+  it('close({ cancelRunning: true }) sends one tasks/cancel per running task and settles each with TaskClosedError', async () => {
+    const rig = await extRig({ server: server('cancel') });
+    const handles = await Promise.all([1, 2, 3].map(() => rig.tasks.callToolAsTask('manual')));
+    const results = handles.map((h) => outcomeOf(h.result()));
+    // Without cancelRunning, close() leaves the remote tasks running.
+    await rig.tasks.close();
+    expect(rig.server.count('tasks/cancel')).toBe(0);
+    for (const error of await Promise.all(results)) expect(error).toBeInstanceOf(TaskClosedError);
+
+    const second = await extRig({ server: server('cancel') });
+    const running = await Promise.all([1, 2, 3].map(() => second.tasks.callToolAsTask('manual')));
+    const outcomes = running.map((h) => outcomeOf(h.result()));
+    await second.tasks.close({ cancelRunning: true });
+    expect(second.server.count('tasks/cancel')).toBe(3);
+    for (const error of await Promise.all(outcomes)) {
+      expect(error).toBeInstanceOf(TaskClosedError);
+      expect((error as Error).message).toMatch(/the remote task was cancelled/);
+    }
+    expect(second.server.tasks.ids().map((id) => second.server.tasks.detailed(id).status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+  });
+
+  it('cancels a task whose CreateTaskResult arrives after the deadline: its id is never lost', async () => {
+    const rig = await extRig({ server: server('cancel') });
+    const answers: Array<() => void> = [];
+    rig.server.on('tools/call', (_params, ctx) => {
+      answers.push(() => ctx.reply({ resultType: 'task', ...rig.server.tasks.create({ advance: 'manual' }) }));
+      return NO_REPLY;
+    });
+    const late = rejection(rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 1_000 }));
+    await rig.clock.advance(1_000);
+    expect(await late).toMatchObject({ name: 'TaskTimeoutError', remoteCancel: 'pending' });
+    expect(rig.server.count('tasks/cancel')).toBe(0);
+    answers.shift()?.();
+    await flush();
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    expect(rig.server.tasks.detailed(lastTaskId(rig.server)).status).toBe('cancelled');
+  });
+
+  it('cancels a task whose CreateTaskResult arrives after close() began (on an SDK client the user keeps open)', async () => {
+    const shared = new ExtServer({ cancel: 'cancel', tools: [taskTool('manual', { advance: 'manual' })] });
+    const answers: Array<() => void> = [];
+    shared.on('tools/call', (_params, ctx) => {
+      answers.push(() => ctx.reply({ resultType: 'task', ...shared.tasks.create({ advance: 'manual' }) }));
+      return NO_REPLY;
+    });
+    const client = await sdkV2Client(shared);
+    const tasks = new TaskClient(client);
+    const call = tasks.callToolAsTask('manual').catch((error: unknown) => error);
+    await flush();
+    await tasks.close();
+    expect(await call).toBeInstanceOf(TaskClosedError);
+    answers.shift()?.();
+    await flush();
+    expect(shared.count('tasks/cancel')).toBe(1);
+    expect(shared.tasks.detailed(lastTaskId(shared)).status).toBe('cancelled');
+  });
+
+  it('close({ cancelRunning: true }) on a task that finishes before the cancel takes effect settles with its real result', async () => {
+    const rig = await extRig({ server: server('complete') });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = outcomeOf(handle.result());
+    await rig.tasks.close({ cancelRunning: true });
+    expect(await result).toMatchObject({ content: [{ type: 'text', text: 'finished first' }] });
+  });
+
+  it('close({ cancelRunning: true }) on a server that only acknowledges says so', async () => {
+    const rig = await extRig({ server: server('ignore') });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = outcomeOf(handle.result());
+    await rig.tasks.close({ cancelRunning: true });
+    const error = await result;
+    expect(error).toBeInstanceOf(TaskClosedError);
+    expect((error as Error).message).toMatch(/acknowledged the cancel/);
+    await flush();
+  });
+});

@@ -1,0 +1,210 @@
+/**
+ * Which wire a connection gets ([E20]), and how the tasks extension is declared: per request,
+ * on `tools/call`, every `tasks/*` request and `subscriptions/listen`, never at the `Client` level
+ * ([E1], [E2]).
+ */
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskClient, TaskNotSupportedError, TaskProtocolError, type McpClient } from '../../lib/index.js';
+import { rejection } from '../helpers.js';
+import { connectInMemory, ExtServer, fixtureTools, taskTool, textResult } from '../support/ext-server/index.js';
+import { creating, ScriptedServer } from '../support/scripted-server.js';
+import { closeRigs, declared, EXT, extRig, lastTaskId, ManualClock, sdkV2Client } from './support.js';
+
+afterEach(closeRigs);
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+describe('which wire a connection gets ([E20])', () => {
+  for (const settings of [{}, { specVersion: '2026-07-28', stability: 'final' }, { experimental: true }]) {
+    it(`uses the extension wire on the modern era when the server advertises it as ${JSON.stringify(settings)}`, async () => {
+      const rig = await extRig({ server: { extension: settings } });
+      expect(rig.tasks.wire).toBe('io.modelcontextprotocol/tasks');
+      const handle = await rig.tasks.callToolAsTask('slow_compute');
+      expect(handle.kind).toBe('task');
+      expect(handle.wire).toBe('io.modelcontextprotocol/tasks');
+    });
+  }
+
+  it('runs plain calls only on a modern server that does not advertise the extension; requireTask says why', async () => {
+    const rig = await extRig({ server: { extension: null } });
+    const handle = await rig.tasks.callToolAsTask('slow_compute', { label: 'plain' });
+    expect(handle.kind).toBe('immediate');
+    expect(await handle.result()).toMatchObject({ content: [{ type: 'text', text: 'computed plain' }] });
+    const error = await rejection(rig.tasks.callToolAsTask('slow_compute', {}, { requireTask: true }));
+    expect(error).toBeInstanceOf(TaskNotSupportedError);
+    expect((error as Error).message).toMatch(/io\.modelcontextprotocol\/tasks extension/);
+    // [E2]: nothing declared the extension, so the server never made a task; requireTask fails
+    // before anything is sent.
+    expect(rig.server.tasks.ids()).toEqual([]);
+    expect(rig.server.params('tools/call').map((p) => declared(p)?.extensions)).toEqual([undefined]);
+  });
+
+  it('uses the 2025-11-25 wire on a legacy session whose server has capabilities.tasks (SDK v2, automatic negotiation)', async () => {
+    const server = new ScriptedServer({ tools: [{ name: 'job', taskSupport: 'optional' }] });
+    creating(server);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const tasks = await TaskClient.connect(clientSide, { sdk: 'v2' });
+    cleanups.push(() => tasks.close());
+    expect((tasks.client as unknown as Client).getProtocolEra()).toBe('legacy');
+    expect(tasks.wire).toBe('2025-11-25');
+    const handle = await tasks.callToolAsTask('job');
+    expect(handle.kind).toBe('task');
+    expect(handle.wire).toBe('2025-11-25');
+    expect(server.params('tools/call')[0]).toMatchObject({ task: {} });
+  });
+
+  describe('a dual-era server reached on the legacy era, advertising only the extension', () => {
+    const expectations = async (client: McpClient, server: ExtServer): Promise<void> => {
+      const tasks = new TaskClient(client);
+      cleanups.push(() => tasks.close());
+      expect(tasks.wire).toBe('2025-11-25');
+      const plain = await tasks.callToolAsTask('slow_compute', { label: 'legacy' });
+      expect(plain.kind).toBe('immediate');
+      expect(await plain.result()).toEqual({ content: [{ type: 'text', text: 'computed legacy' }], structuredContent: { label: 'legacy' } });
+      const error = await rejection(tasks.callToolAsTask('slow_compute', {}, { requireTask: true }));
+      expect(error).toBeInstanceOf(TaskNotSupportedError);
+      expect(error).toMatchObject({ feature: 'tasks', toolName: 'slow_compute' });
+      expect((error as Error).message).toMatch(/connect with SDK v2 \(@modelcontextprotocol\/client\) in automatic version negotiation/);
+      expect(server.tasks.ids()).toEqual([]);
+    };
+
+    it('over SDK v1: plain calls work, requireTask fails with TaskNotSupportedError naming SDK v2 automatic negotiation', async () => {
+      const server = new ExtServer({ tools: fixtureTools(), legacy: true });
+      const { clientTransport } = await connectInMemory(server);
+      const client = new V1Client({ name: 'v1', version: '1.0.0' });
+      await client.connect(clientTransport);
+      cleanups.push(() => client.close());
+      await expectations(client, server);
+    });
+
+    it('over SDK v2 in legacy negotiation: the same', async () => {
+      const server = new ExtServer({ tools: fixtureTools(), legacy: true });
+      const client = await sdkV2Client(server, {}, 'legacy');
+      expect(client.getProtocolEra()).toBe('legacy');
+      await expectations(client, server);
+    });
+
+    it('TaskClient.connect reaches it on the modern era and gets tasks', async () => {
+      const server = new ExtServer({ tools: fixtureTools(), legacy: true });
+      const { clientTransport } = await connectInMemory(server);
+      const tasks = await TaskClient.connect(clientTransport);
+      cleanups.push(() => tasks.close());
+      expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+      expect((await tasks.callToolAsTask('slow_compute', {}, { requireTask: true })).kind).toBe('task');
+      expect(server.count('initialize')).toBe(0);
+    });
+  });
+
+  it('TaskClient.connect negotiates automatically, with or without sdk: "v2"', async () => {
+    for (const options of [{}, { sdk: 'v2' as const }]) {
+      const server = new ExtServer({ tools: fixtureTools() });
+      const { clientTransport } = await connectInMemory(server);
+      const tasks = await TaskClient.connect(clientTransport, options);
+      cleanups.push(() => tasks.close());
+      expect((tasks.client as unknown as Client).getProtocolEra()).toBe('modern');
+      expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+      expect(server.log[0]?.method).toBe('server/discover');
+    }
+  });
+
+  it('uses the extension wire on an SDK v2 client pinned to 2026-07-28', async () => {
+    const server = new ExtServer({ tools: fixtureTools() });
+    const { clientTransport } = await connectInMemory(server);
+    const client = new Client({ name: 'pinned', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(clientTransport);
+    cleanups.push(() => client.close());
+    const tasks = new TaskClient(client);
+    cleanups.push(() => tasks.close());
+    expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+    expect((await tasks.callToolAsTask('slow_compute')).wire).toBe('io.modelcontextprotocol/tasks');
+  });
+});
+
+describe('per-request opt-in ([E1], [E2])', () => {
+  it('declares the client’s full capabilities plus the extension on tools/call, every tasks/* request and subscriptions/listen', async () => {
+    const rig = await extRig({
+      server: { cancel: 'ignore', tools: [taskTool('manual', { advance: 'manual' })] },
+      client: {
+        onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
+        onSampling: () => ({ role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }),
+        capabilities: { roots: { listChanged: true } },
+      },
+    });
+    const asking = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'x' });
+    const result = asking.result();
+    while (!asking.settled) await rig.clock.advance(500);
+    await result;
+    const running = await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(100);
+    await running.cancel();
+    const full = { elicitation: {}, sampling: {}, roots: { listChanged: true }, extensions: { [EXT]: {} } };
+    const methods = ['tools/call', 'tasks/get', 'tasks/update', 'tasks/cancel', 'subscriptions/listen'];
+    for (const method of methods) {
+      const sent = rig.server.received(method);
+      expect(sent.length, method).toBeGreaterThan(0);
+      for (const entry of sent) expect(declared(entry), method).toEqual(full);
+    }
+  });
+
+  it('never opts in at the Client level: discover declares no extension, and the user’s own plain callTool gets a plain result, no task', async () => {
+    const rig = await extRig({ client: { onElicitation: () => ({ action: 'decline' }) } });
+    expect(declared(rig.server.received('server/discover')[0]!)).toEqual({ elicitation: {} });
+    const sdk = rig.tasks.client as unknown as Client;
+    const plain = await sdk.callTool({ name: 'slow_compute', arguments: { label: 'mine' } });
+    expect(plain).toEqual({ content: [{ type: 'text', text: 'computed mine' }], structuredContent: { label: 'mine' } });
+    expect(rig.server.tasks.ids()).toEqual([]);
+    expect(declared(rig.server.received('tools/call')[0]!)).toEqual({ elicitation: {} });
+    // The library's own call, on the same SDK client, opts in and gets a task.
+    expect((await rig.tasks.callToolAsTask('slow_compute')).kind).toBe('task');
+    expect(rig.server.tasks.ids()).toHaveLength(1);
+  });
+
+  it('gives an immediate handle when the server answers a declaring call at once', async () => {
+    const rig = await extRig();
+    const handle = await rig.tasks.callToolAsTask('greet', { name: 'now' });
+    expect(handle.kind).toBe('immediate');
+    expect(handle.wire).toBe('io.modelcontextprotocol/tasks');
+    expect(handle.taskId).toBeUndefined();
+    expect(await handle.result()).toMatchObject({ content: [{ type: 'text', text: 'Hello, now!' }] });
+    expect(declared(rig.server.received('tools/call')[0]!)?.extensions).toEqual({ [EXT]: {} });
+    expect(rig.server.count('tasks/get')).toBe(0);
+  });
+
+  it('sends no legacy params.task: the server alone decides ([E2])', async () => {
+    const rig = await extRig();
+    await rig.tasks.callToolAsTask('slow_compute', {}, { ttlMs: 1_000 });
+    expect(rig.server.params('tools/call')[0]).not.toHaveProperty('task');
+  });
+
+  it('rejects a task the server returns to a call that did not declare the extension ([E2])', async () => {
+    const rig = await extRig({ server: { extension: null } });
+    rig.server.on('tools/call', () => ({ resultType: 'task', ...rig.server.tasks.create({ advance: 'manual' }) }));
+    const error = await rejection(rig.tasks.callToolAsTask('anything'));
+    expect(error).toBeInstanceOf(TaskProtocolError);
+    expect((error as Error).message).toMatch(/did not declare the tasks extension/);
+  });
+
+  it('keeps the declaration per request when the TaskClient wraps an SDK v2 client made elsewhere', async () => {
+    const server = new ExtServer({ tools: [taskTool('manual', { advance: 'manual' })] });
+    const client = await sdkV2Client(server, { elicitation: {} });
+    const clock = new ManualClock();
+    const tasks = new TaskClient(client, { clock });
+    cleanups.push(() => tasks.close());
+    const handle = await tasks.callToolAsTask('manual');
+    await clock.advance(1_000);
+    server.tasks.complete(lastTaskId(server), textResult('done'));
+    const result = handle.result();
+    await clock.advance(1_000);
+    await result;
+    for (const entry of server.log.filter((e) => e.kind === 'request' && e.method !== 'server/discover')) {
+      expect(declared(entry), entry.method).toEqual({ elicitation: {}, extensions: { [EXT]: {} } });
+    }
+    expect(declared(server.received('server/discover')[0]!)).toEqual({ elicitation: {} });
+  });
+});

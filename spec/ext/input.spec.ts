@@ -1,0 +1,195 @@
+/**
+ * Input during a task on the tasks extension, through the public callbacks: the `inputRequests`
+ * a `tasks/get` (or a notification) carries go to the call's own callbacks, then the client's, with
+ * `ctx.delivery === 'task-update'`; answers go back with `tasks/update`, each key exactly once over
+ * the task's life, partial answers allowed ([E3]-[E5]). What happens when a callback throws, is
+ * aborted, or is missing. Input before a task exists is in mrtr.spec.ts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskError, type TaskNotSupportedError, type InputContext } from '../../lib/index.js';
+import { flush } from '../helpers.js';
+import { elicitation, rootsRequest, sampling, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import { ACCEPT, closeRigs, deferred, extRig, settle } from './support.js';
+
+afterEach(closeRigs);
+
+function manual(options: ExtServerOptions = {}): ExtServerOptions {
+  return { pollIntervalMs: 100, notifications: 'off', ...options, tools: [taskTool('manual', { advance: 'manual' }), ...(options.tools ?? [])] };
+}
+
+describe('input during a task ([E3]-[E5])', () => {
+  it('goes to the call’s own callback first, then the client’s, with delivery "task-update"', async () => {
+    const contexts: Array<{ who: string; context: InputContext }> = [];
+    const rig = await extRig({
+      server: manual(),
+      client: {
+        onElicitation: (_params, context) => {
+          contexts.push({ who: 'client', context });
+          return ACCEPT;
+        },
+      },
+    });
+    const own = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'own' }, {
+      onElicitation: (_params, context) => {
+        contexts.push({ who: 'call', context });
+        return ACCEPT;
+      },
+    });
+    const shared = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'shared' });
+    const results = Promise.all([own.result(), shared.result()]);
+    await settle(rig, { get settled() { return own.settled && shared.settled; } });
+    expect((await results).map((r) => r.content)).toEqual([textResult('deleted own').content, textResult('deleted shared').content]);
+    expect(contexts.map((c) => c.who)).toEqual(['call', 'client']);
+    const [first, second] = contexts;
+    expect(first?.context).toMatchObject({ delivery: 'task-update', taskId: own.taskId, toolName: 'confirm_delete' });
+    expect(first?.context.handle).toBe(own);
+    expect(second?.context).toMatchObject({ delivery: 'task-update', taskId: shared.taskId, toolName: 'confirm_delete' });
+    expect(second?.context.handle).toBe(shared);
+  });
+
+  it('answers with tasks/update { taskId, inputResponses } by key, and the request params reach the callback as sent', async () => {
+    const seen: unknown[] = [];
+    const rig = await extRig({ server: manual(), client: { onElicitation: (params) => (seen.push(params), ACCEPT) } });
+    const handle = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'b.txt' });
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('deleted b.txt').content);
+    expect(seen).toEqual([elicitation('Delete b.txt?', { confirm: { type: 'boolean' } }).params]);
+    expect(rig.server.params('tasks/update').map(({ _meta, ...rest }) => rest)).toEqual([{ taskId: handle.taskId, inputResponses: { confirm: ACCEPT } }]);
+  });
+
+  it('answers each key exactly once however many polls repeat it ([E4])', async () => {
+    const slow = deferred();
+    const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Q?', { confirm: { type: 'boolean' } }) });
+    await rig.clock.advance(1_000);
+    expect(rig.server.count('tasks/get')).toBe(10);
+    expect(slow.calls).toHaveLength(1);
+    slow.calls[0]?.answer(ACCEPT);
+    await rig.clock.advance(1_000);
+    expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ q: ACCEPT }]);
+    expect(slow.calls).toHaveLength(1);
+  });
+
+  it('sends partial answers as each is ready; the task waits for the rest ([E5])', async () => {
+    const slow = deferred();
+    const rig = await extRig({ server: manual({ tools: [] }), client: { onElicitation: slow.callback } });
+    const handle = await rig.tasks.callToolAsTask('multi_input');
+    const result = handle.result();
+    await rig.clock.advance(1_000);
+    expect(slow.calls.map((c) => c.params.message)).toEqual(['Your name?', 'Proceed?']);
+    slow.calls[0]?.answer({ action: 'accept', content: { name: 'Ada' } });
+    await rig.clock.advance(300);
+    const taskId = handle.taskId!;
+    expect(rig.server.tasks.inspect(taskId).updates).toEqual([{ name: { action: 'accept', content: { name: 'Ada' } } }]);
+    expect(rig.server.tasks.detailed(taskId)).toMatchObject({ status: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } } });
+    expect(handle.task?.status).toBe('input_required');
+    slow.calls[1]?.answer(ACCEPT);
+    await settle(rig, handle);
+    expect((await result).structuredContent).toEqual({ answers: { name: { action: 'accept', content: { name: 'Ada' } }, confirm: ACCEPT } });
+    expect(rig.server.tasks.inspect(taskId).updates).toHaveLength(2);
+    expect(slow.calls).toHaveLength(2);
+  });
+
+  it('asks again only for keys it has not seen when the task asks a second time', async () => {
+    const messages: string[] = [];
+    const rig = await extRig({ server: manual(), client: { onElicitation: (params) => (messages.push(String(params.message)), ACCEPT) } });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { first: elicitation('First?', {}) });
+    await rig.clock.advance(500);
+    rig.server.tasks.requestInput(handle.taskId!, { second: elicitation('Second?', {}) });
+    await rig.clock.advance(500);
+    expect(messages).toEqual(['First?', 'Second?']);
+    expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ first: ACCEPT }, { second: ACCEPT }]);
+  });
+
+  it('answers sampling requests with onSampling', async () => {
+    const rig = await extRig({
+      server: manual(),
+      client: { onSampling: (_params, context) => ({ role: 'assistant', content: { type: 'text', text: `one line (${context.delivery})` }, model: 'test-model' }) },
+    });
+    const handle = await rig.tasks.callToolAsTask('summarize');
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('summary: one line (task-update)').content);
+  });
+
+  it('reports a callback that throws on `error`, once, and does not ask that key again', async () => {
+    let calls = 0;
+    const rig = await extRig({
+      server: manual(),
+      client: {
+        onElicitation: () => {
+          calls += 1;
+          throw new Error('the user closed the dialog');
+        },
+      },
+    });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Q?', {}) });
+    await rig.clock.advance(1_000);
+    expect(calls).toBe(1);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(TaskError);
+    expect(errors[0]).toMatchObject({ taskId: handle.taskId, toolName: 'manual' });
+    expect(errors[0]?.message).toContain('the user closed the dialog');
+    expect(rig.server.count('tasks/update')).toBe(0);
+    // The task waits for an answer; it ends the way the server says.
+    rig.server.tasks.complete(handle.taskId!, textResult('went ahead'));
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('went ahead').content);
+  });
+
+  it('aborts a callback still answering when the task ends, and sends nothing after', async () => {
+    const slow = deferred();
+    const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Q?', {}) });
+    await rig.clock.advance(200);
+    const context = slow.calls[0]?.context;
+    expect(context?.signal.aborted).toBe(false);
+    rig.server.tasks.cancel(handle.taskId!, 'gave up waiting');
+    await settle(rig, handle);
+    expect(context?.signal.aborted).toBe(true);
+    slow.calls[0]?.answer(ACCEPT);
+    await rig.clock.advance(1_000);
+    expect(rig.server.count('tasks/update')).toBe(0);
+    await expect(handle.result()).rejects.toMatchObject({ name: 'TaskCancelledError' });
+  });
+
+  it('reports a request nobody here can answer on `error`, once per key, and keeps polling', async () => {
+    const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { s: sampling('Summarise'), r: rootsRequest(), e: elicitation('E?', {}) });
+    await rig.clock.advance(2_000);
+    expect(errors.map((e) => [e.name, (e as TaskNotSupportedError).feature])).toEqual([
+      ['TaskNotSupportedError', 'sampling'],
+      ['TaskNotSupportedError', 'input'],
+    ]);
+    expect(errors[0]?.message).toMatch(/sampling\/createMessage.*onSampling/);
+    expect(errors[1]?.message).toMatch(/roots\/list/);
+    expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ e: ACCEPT }]);
+    expect(rig.server.count('tasks/get')).toBe(20);
+    expect(handle.settled).toBe(false);
+  });
+
+  it('lets a callback still answering after detach() finish: its answer reaches the server (detach leaves the remote task running)', async () => {
+    const slow = deferred();
+    const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
+    const handle = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'kept' });
+    await rig.clock.advance(200);
+    handle.detach();
+    expect(slow.calls[0]?.context.signal.aborted, 'detach does not abort the callback').toBe(false);
+    slow.calls[0]?.answer(ACCEPT);
+    await rig.clock.advance(200);
+    await flush();
+    expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ confirm: ACCEPT }]);
+    expect(rig.server.count('tasks/update')).toBe(1);
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * Input before a task exists on the tasks extension (multi round-trip, [E17]): a `tools/call`
+ * answered `input_required` goes to the same callbacks with `ctx.delivery === 'retry'`, and is
+ * retried with `inputResponses` and the same opaque `requestState`; the retry may return a task or
+ * a plain result. A kind nobody here can answer fails the call with `TaskNotSupportedError`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskError, TaskNotSupportedError, TaskProtocolError, type ElicitResult, type InputContext } from '../../lib/index.js';
+import { flush, rejection } from '../helpers.js';
+import { elicitation, mrtrTool, outcome, rootsRequest, sampling, textResult, type ExtTool } from '../support/ext-server/index.js';
+import { ACCEPT, closeRigs, deferred, extRig, knownBug, settle } from './support.js';
+
+afterEach(closeRigs);
+
+describe('input before a task exists: multi round-trip ([E17])', () => {
+  it('answers input_required through the callbacks (delivery "retry") and retries with inputResponses and the same requestState; the retry makes a task', async () => {
+    const contexts: InputContext[] = [];
+    const rig = await extRig({ client: { onElicitation: (_params, context) => (contexts.push(context), { action: 'accept', content: { name: 'Alice' } }) } });
+    const handle = await rig.tasks.callToolAsTask('test_tool_with_task', { x: 1 });
+    expect(handle.kind).toBe('task');
+    expect(contexts).toHaveLength(1);
+    expect(contexts[0]).toMatchObject({ delivery: 'retry', taskId: undefined, handle: undefined, toolName: 'test_tool_with_task' });
+    const [first, retry] = rig.server.received('tools/call');
+    const state = rig.server.sent.find((s) => s.message.id === first?.id)?.message.result as Record<string, unknown>;
+    expect(state).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
+    expect(retry?.params).toMatchObject({
+      name: 'test_tool_with_task',
+      arguments: { x: 1 },
+      inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
+      requestState: state.requestState,
+    });
+    expect(first?.params).not.toHaveProperty('inputResponses');
+    expect(retry?.id).not.toBe(first?.id);
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('Hello, Alice!').content);
+  });
+
+  it('takes a plain result from the retry as an immediate handle', async () => {
+    const quick = mrtrTool('quick', { inputRequests: { ok: elicitation('OK?', { ok: { type: 'boolean' } }) }, withState: false, then: () => outcome.text('fine') });
+    const rig = await extRig({ server: { tools: [quick] }, client: { onElicitation: () => ({ action: 'accept', content: { ok: true } }) } });
+    const handle = await rig.tasks.callToolAsTask('quick');
+    expect(handle.kind).toBe('immediate');
+    expect(await handle.result()).toMatchObject({ content: [{ type: 'text', text: 'fine' }] });
+    expect(rig.server.params('tools/call')[1]).not.toHaveProperty('requestState');
+  });
+
+  it('uses the call’s own callback before the client’s', async () => {
+    const who: string[] = [];
+    const rig = await extRig({ client: { onElicitation: () => (who.push('client'), { action: 'accept', content: { name: 'C' } }) } });
+    await rig.tasks.callToolAsTask('test_tool_with_task', {}, { onElicitation: () => (who.push('call'), { action: 'accept', content: { name: 'K' } }) });
+    await rig.tasks.callToolAsTask('test_tool_with_task');
+    expect(who).toEqual(['call', 'client']);
+  });
+
+  it('goes through several rounds, each retry carrying that round’s answers and state', async () => {
+    const rounds: ExtTool = {
+      name: 'two_rounds',
+      run: ({ inputResponses, requestState }) => {
+        if (inputResponses === undefined) return outcome.inputRequired({ a: elicitation('A?', {}) }, 'state-1');
+        if (requestState === 'state-1' && inputResponses.a !== undefined) return outcome.inputRequired({ b: elicitation('B?', {}) }, 'state-2');
+        if (requestState === 'state-2' && inputResponses.b !== undefined) return outcome.task({ steps: [{ result: textResult('both') }] });
+        return outcome.error(-32602, 'bad round');
+      },
+    };
+    const asked: string[] = [];
+    const rig = await extRig({ server: { tools: [rounds] }, client: { onElicitation: (params) => (asked.push(String(params.message)), ACCEPT) } });
+    const handle = await rig.tasks.callToolAsTask('two_rounds');
+    expect(handle.kind).toBe('task');
+    expect(asked).toEqual(['A?', 'B?']);
+    expect(rig.server.params('tools/call').map((p) => [Object.keys((p.inputResponses as object | undefined) ?? {}), p.requestState])).toEqual([
+      [[], undefined],
+      [['a'], 'state-1'],
+      [['b'], 'state-2'],
+    ]);
+  });
+
+  it('fails the call with TaskNotSupportedError for a kind nobody here can answer, without retrying', async () => {
+    const needs = (name: string, request: ReturnType<typeof sampling>): ExtTool =>
+      mrtrTool(name, { inputRequests: { k: request }, then: () => outcome.text('never') });
+    const rig = await extRig({ server: { tools: [needs('wants_sampling', sampling('x')), needs('wants_roots', rootsRequest())] }, client: { onElicitation: () => ACCEPT } });
+    const sampled = await rejection(rig.tasks.callToolAsTask('wants_sampling'));
+    expect(sampled).toBeInstanceOf(TaskNotSupportedError);
+    expect(sampled).toMatchObject({ feature: 'sampling', toolName: 'wants_sampling' });
+    expect((sampled as Error).message).toMatch(/sampling\/createMessage before it answers "wants_sampling".*onSampling/);
+    const roots = await rejection(rig.tasks.callToolAsTask('wants_roots'));
+    expect(roots).toMatchObject({ name: 'TaskNotSupportedError', feature: 'input' });
+    expect(rig.server.count('tools/call')).toBe(2);
+  });
+
+  it('keeps MRTR keys and task keys apart: the task may reuse a key the MRTR round used', async () => {
+    const composed = mrtrTool('composed', {
+      inputRequests: { k: elicitation('Before?', {}) },
+      then: () => outcome.task({ steps: [{ inputRequests: { k: elicitation('During?', {}) } }, { result: textResult('composed') }] }),
+    });
+    const asked: string[] = [];
+    const rig = await extRig({ server: { pollIntervalMs: 100, notifications: 'off', tools: [composed] }, client: { onElicitation: (params, context) => (asked.push(`${context.delivery}:${String(params.message)}`), ACCEPT) } });
+    const handle = await rig.tasks.callToolAsTask('composed');
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('composed').content);
+    expect(asked).toEqual(['retry:Before?', 'task-update:During?']);
+  });
+
+  it('fails the call when an MRTR callback throws, asking the user once and retrying nothing; the throw is reported on `error`', async () => {
+    let calls = 0;
+    const rig = await extRig({
+      client: {
+        onElicitation: () => {
+          calls += 1;
+          throw new Error('the user closed the dialog');
+        },
+      },
+    });
+    const reported: TaskError[] = [];
+    rig.tasks.on('error', (error) => reported.push(error));
+    const error = await rejection(rig.tasks.callToolAsTask('test_tool_with_task'));
+    expect(error).toBeInstanceOf(TaskError);
+    expect(error).not.toBeInstanceOf(TaskProtocolError);
+    expect(error).toMatchObject({ toolName: 'test_tool_with_task' });
+    expect(calls).toBe(1);
+    expect(rig.server.count('tools/call')).toBe(1);
+    expect(reported.map((e) => e.message)).toEqual([expect.stringContaining('the user closed the dialog')]);
+  });
+
+  it('stops retrying the tools/call once the call’s signal aborted during an MRTR callback', async () => {
+    const controller = new AbortController();
+    const rig = await extRig({ client: { onElicitation: () => new Promise<ElicitResult>(() => {}) } });
+    const call = rig.tasks.callToolAsTask('test_tool_with_task', {}, { signal: controller.signal });
+    await flush();
+    controller.abort(new Error('the user gave up'));
+    expect(await rejection(call)).toMatchObject({ name: 'AbortError' });
+    await rig.clock.advance(1_000);
+    await flush();
+    expect(rig.server.count('tools/call')).toBe(1);
+  });
+
+  it('sends no retry when an MRTR callback answers after the deadline passed', async () => {
+    const slow = deferred();
+    const rig = await extRig({ client: { onElicitation: slow.callback } });
+    const call = rejection(rig.tasks.callToolAsTask('test_tool_with_task', {}, { timeoutMs: 1_000 }));
+    await flush();
+    await rig.clock.advance(1_000);
+    expect(await call).toMatchObject({ name: 'TaskTimeoutError' });
+    slow.calls[0]?.answer({ action: 'accept', content: { name: 'late' } });
+    await flush();
+    expect(rig.server.count('tools/call')).toBe(1);
+    expect(rig.server.tasks.ids()).toEqual([]);
+  });
+
+  knownBug(
+    'aborts an MRTR callback’s signal when the call is abandoned (its deadline passed, or the client closed)',
+    'ctx.signal of a "retry" callback never fires on a deadline or close(): only the call’s own signal reaches it',
+    async () => {
+      let signal: AbortSignal | undefined;
+      const rig = await extRig({ client: { onElicitation: (_params, context) => {
+        signal = context.signal;
+        return new Promise<ElicitResult>(() => {});
+      } } });
+      const call = rejection(rig.tasks.callToolAsTask('test_tool_with_task', {}, { timeoutMs: 1_000 }));
+      await flush();
+      await rig.clock.advance(1_000);
+      expect(await call).toMatchObject({ name: 'TaskTimeoutError' });
+      expect(signal?.aborted).toBe(true);
+    },
+  );
+
+  it('gives up after 10 rounds of a server that keeps asking, with a TaskProtocolError', async () => {
+    let n = 0;
+    const forever: ExtTool = { name: 'forever', run: () => outcome.inputRequired({ [`k${++n}`]: elicitation('Again?', {}) }) };
+    const rig = await extRig({ server: { tools: [forever] }, client: { onElicitation: () => ACCEPT } });
+    const error = await rejection(rig.tasks.callToolAsTask('forever'));
+    expect(error).toMatchObject({ name: 'TaskProtocolError', method: 'tools/call' });
+    expect((error as Error).message).toMatch(/still asking for input after 10 rounds/);
+    expect(rig.server.count('tools/call')).toBe(11);
+  });
+});
