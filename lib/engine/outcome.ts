@@ -209,21 +209,32 @@ export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown)
   const common = { task, toolName: record.toolName, cause: error };
   const expired =
     task.ttl !== null && Number.isFinite(created) && engine.config.clock.now() + EXPIRY_SKEW_MS >= created + task.ttl;
-  const failure = expired
-    ? new TaskExpiredError(`Task expired: its ttl of ${task.ttl} ms elapsed and the server dropped it`, common)
-    : record.provisional
-      ? // A resumed task the server never showed us: servers built on the MCP SDKs keep tasks per
-        // session, so a fresh session does not see tasks of another one.
-        new TaskNotFoundError(
-          'The server does not know this task: it may belong to another session (SDK servers keep tasks per session; resume over the same session id), or it expired',
-          common,
-        )
-      : record.generation !== engine.generation
-        ? new TaskNotFoundError(
-            'The server no longer knows this task since the connection was replaced: it may have belonged to the previous session (SDK servers keep tasks per session)',
-            common,
-          )
-        : new TaskNotFoundError('The server no longer knows this task (it vanished before its ttl elapsed)', common);
+  const sessions = engine.features.sessionScoped;
+  let failure: TaskExpiredError | TaskNotFoundError;
+  if (expired) {
+    failure = new TaskExpiredError(
+      error === undefined
+        ? // [E13]: the ttl is a backstop; the server may fail or delete the task from now on.
+          `Task expired: its ttl of ${task.ttl} ms elapsed, after which the server may fail or delete it`
+        : `Task expired: its ttl of ${task.ttl} ms elapsed and the server dropped it`,
+      common,
+    );
+  } else if (record.provisional) {
+    // A resumed task the server never showed us.
+    failure = new TaskNotFoundError(
+      sessions
+        ? 'The server does not know this task: it may belong to another session (SDK servers keep tasks per session; resume over the same session id), or it expired'
+        : 'The server does not know this task: it may have expired, or never existed on this server',
+      common,
+    );
+  } else if (sessions && record.generation !== engine.generation) {
+    failure = new TaskNotFoundError(
+      'The server no longer knows this task since the connection was replaced: it may have belonged to the previous session (SDK servers keep tasks per session)',
+      common,
+    );
+  } else {
+    failure = new TaskNotFoundError('The server no longer knows this task (it vanished before its ttl elapsed)', common);
+  }
   // Iterators end by throwing: no terminal snapshot will ever come.
   engine.settle(record, { ok: false, error: failure }, failure);
 }

@@ -95,6 +95,8 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean)
     try {
       snapshot = await engine.retrying(record, (signal) => engine.readTask(record, signal));
     } catch (readError) {
+      // Settled meanwhile (a notification or a poll told the end first): that is the answer.
+      if (record.settlement !== undefined) return record.task;
       if (engine.classify(readError) !== 'vanished') throw asTaskError(readError, record);
       vanished(engine, record, readError);
       return record.task;

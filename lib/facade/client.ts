@@ -281,7 +281,9 @@ export class TaskClient {
     if (token !== undefined) call = { ...call, progressToken: token };
     try {
       const handle = await new Launch(this.launching, name, args, call).run();
-      if (handle.kind === 'immediate') this.live.closeProgress(token);
+      // [R35]: on 2025-11-25 the token lives as long as the task; on the extension tasks get no
+      // progress ([E10]), so the route ends with the tools/call.
+      if (handle.kind === 'immediate' || !this.engine.features.progress) this.live.closeProgress(token);
       return handle;
     } catch (error) {
       this.live.closeProgress(token);

@@ -13,6 +13,7 @@ import type { TaskHandle } from './api.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { CallToolResult, Task } from '../types.js';
+import { onAbort } from '../util/abort.js';
 import { Stopped, childController, raceStop } from '../util/race.js';
 import type { JsonObject } from '../port/port.js';
 import type { InlineInput, StartOutcome, StartToolCall, TaskSupport } from '../wire/wire.js';
@@ -112,6 +113,23 @@ export class Launch implements StopScope {
     return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt, this.context.closed);
   }
 
+  /** A signal that aborts with the call: its own signal, its deadline, or `close()`. */
+  private inputSignal(): { signal: AbortSignal; release(): void } {
+    const controller = new AbortController();
+    const stop = (): void => controller.abort(new Error('The call was abandoned'));
+    const offs = [onAbort(this.context.closed, stop)];
+    if (this.call.signal !== undefined) offs.push(onAbort(this.call.signal, stop));
+    const scheduler = this.engine.scheduler;
+    const timer = this.deadlineAt === undefined ? undefined : scheduler.schedule(this.deadlineAt, stop);
+    return {
+      signal: controller.signal,
+      release: () => {
+        for (const off of offs) off();
+        scheduler.cancel(timer);
+      },
+    };
+  }
+
   /** True once the caller's signal, the deadline or `close()` has stopped waiting for this call. */
   private abandoned(): boolean {
     const now = this.engine.config.clock.now();
@@ -153,7 +171,11 @@ export class Launch implements StopScope {
           toolName: this.toolName,
         });
       }
-      const inputResponses = await this.context.answerInput(this.toolName, this.call, outcome.input, this.call.signal);
+      // The callbacks' signal fires when the caller gives up, the deadline passes or close() runs.
+      const stop = this.inputSignal();
+      const inputResponses = await this.context
+        .answerInput(this.toolName, this.call, outcome.input, stop.signal)
+        .finally(() => stop.release());
       // The caller gave up meanwhile (the race that awaits this has settled): ask nothing more.
       if (this.abandoned()) throw new TaskError('The call was abandoned while its input was being answered', { toolName: this.toolName });
       if (outcome.input.length > 0 && Object.keys(inputResponses).length === 0) {

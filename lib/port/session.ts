@@ -50,6 +50,11 @@ interface Pending {
   readonly timers: PortRequestOptions['timers'];
   timer: unknown;
   off: (() => void) | undefined;
+  /**
+   * Aborts the HTTP request that carries this one, on a transport with a stream per request in the
+   * modern era: closing that stream is how such a request is cancelled (not a notification).
+   */
+  readonly post: AbortController | undefined;
 }
 
 type Inner = (message: unknown, extra?: unknown) => void;
@@ -154,6 +159,7 @@ export class RawSession implements SessionPort {
         timers: options.timers,
         timer: undefined,
         off: undefined,
+        post: this.perRequestStream() ? new AbortController() : undefined,
       };
       this.pending.set(id, entry);
       // An infinite timeout (a subscription that lasts until replaced) arms no timer.
@@ -166,7 +172,7 @@ export class RawSession implements SessionPort {
       }
       if (signal !== undefined) entry.off = onAbort(signal, () => this.giveUp(id, abortedError(signal)));
       const message: JsonObject = body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
-      this.send(message).catch((error: unknown) => {
+      this.send(message, entry.post === undefined ? undefined : { requestSignal: entry.post.signal }).catch((error: unknown) => {
         const status = this.access.httpStatus(error);
         const text = error instanceof Error ? error.message : String(error);
         // A Streamable HTTP server that no longer knows the session answers 404 (or 400 naming the
@@ -206,16 +212,26 @@ export class RawSession implements SessionPort {
   }
 
   /** Writes one message on the transport. */
-  private send(message: JsonObject): Promise<void> {
-    return (this.transport.send as (message: JsonObject) => Promise<void>).call(this.transport, message);
+  private send(message: JsonObject, options?: { requestSignal: AbortSignal }): Promise<void> {
+    return (this.transport.send as (message: JsonObject, options?: unknown) => Promise<void>).call(this.transport, message, options);
   }
 
   /** Stops waiting for a request and tells the server ([R27]: it is still open). */
   private giveUp(id: string, error: PortError): void {
+    const post = this.pending.get(id)?.post;
     if (!this.pending.has(id)) return;
     this.fail(id, error);
+    if (post !== undefined) {
+      post.abort();
+      return;
+    }
     const reason = error.kind === 'timeout' ? 'Request timed out' : error.message;
     this.notify('notifications/cancelled', { requestId: id, reason });
+  }
+
+  /** True on a modern-era transport that carries each request on a stream of its own (Streamable HTTP). */
+  private perRequestStream(): boolean {
+    return (this.transport as { hasPerRequestStream?: unknown }).hasPerRequestStream === true && this.access.era() === 'modern';
   }
 
   private fail(id: string, error: PortError): void {

@@ -57,6 +57,11 @@ export interface WireFeatures {
   readonly requestTtl: boolean;
   /** A task past `createdAt + ttl` is given up as expired without waiting for the server ([E13]). */
   readonly ttlBackstop: boolean;
+  /**
+   * Servers may keep tasks per session (SDK servers do on 2025-11-25), so another session may not
+   * see a task; the extension is sessionless.
+   */
+  readonly sessionScoped: boolean;
 }
 
 /** What an error means, as the wire that raised it reads it. */

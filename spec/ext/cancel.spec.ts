@@ -19,7 +19,7 @@ import {
 import { flush, rejection } from '../helpers.js';
 import { ExtServer, NO_REPLY, taskTool, textResult, type CancelMode, type ExtServerOptions } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
-import { closeRigs, extRig, knownBug, lastTaskId, sdkV2Client, type ExtRig } from './support.js';
+import { closeRigs, extRig, lastTaskId, sdkV2Client, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
 
@@ -110,10 +110,7 @@ describe('handle.cancel() ([E6])', () => {
     expect(rig.server.count('tasks/cancel')).toBe(1);
   });
 
-  knownBug(
-    'returns the cancelled snapshot when a notification settles the task while the confirming read is in flight',
-    'cancel() rejects with the internal TaskError "Tracking of the task stopped"',
-    async () => {
+  it('returns the cancelled snapshot when a notification settles the task while the confirming read is in flight', async () => {
       const rig = await extRig({ server: server('deferred', { notifications: 'on' }) });
       const handle = await rig.tasks.callToolAsTask('manual');
       const result = outcomeOf(handle.result());
@@ -124,10 +121,7 @@ describe('handle.cancel() ([E6])', () => {
     },
   );
 
-  knownBug(
-    'returns the cancelled snapshot when a poll already in flight settles the task before the confirming read answers',
-    'cancel() rejects with the internal TaskError "Tracking of the task stopped" (seen over Streamable HTTP with short poll intervals)',
-    async () => {
+  it('returns the cancelled snapshot when a poll already in flight settles the task before the confirming read answers', async () => {
       const rig = await extRig({ server: server('cancel', { pollIntervalMs: 100 }) });
       const gates: Array<() => void> = [];
       const normal = builtinMethods(rig.server)['tasks/get']!;

@@ -18,7 +18,7 @@ import {
 } from '../../lib/index.js';
 import { flush, rejection } from '../helpers.js';
 import { ErrorCode, NO_REPLY, rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
-import { closeRigs, extRig, knownBug, type ExtRig } from './support.js';
+import { closeRigs, extRig, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
 
@@ -62,10 +62,7 @@ describe('the ttl is the server’s ([E13])', () => {
     expect(rig.server.tasks.detailed(handle.taskId!).status).toBe('working');
   });
 
-  knownBug(
-    'says in the TaskExpiredError of the backstop that the ttl ran out, without claiming the server dropped the task',
-    'the message says "the server dropped it" although the server still serves the task (the backstop is the client’s own reading of the ttl)',
-    async () => {
+  it('says in the TaskExpiredError of the backstop that the ttl ran out, without claiming the server dropped the task', async () => {
       const rig = await extRig({ server: manual({ ttlMs: 5_000 }) });
       const handle = await rig.tasks.callToolAsTask('manual');
       const result = handle.result().catch((error: unknown) => error);
@@ -139,10 +136,7 @@ describe('no progress on tasks ([E10])', () => {
     expect(events).toEqual([]);
   });
 
-  knownBug(
-    'delivers the progress a server sends for the token while the tools/call is still open (before any task exists)',
-    'a progressToken is sent on tools/call, but notifications/progress for it are never delivered on this wire',
-    async () => {
+  it('delivers the progress a server sends for the token while the tools/call is still open (before any task exists)', async () => {
       const rig = await extRig();
       rig.server.on('tools/call', (params, ctx) => {
         const token = (params._meta as Record<string, unknown>).progressToken;

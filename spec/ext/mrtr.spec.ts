@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TaskError, TaskNotSupportedError, TaskProtocolError, type ElicitResult, type InputContext } from '../../lib/index.js';
 import { flush, rejection } from '../helpers.js';
 import { elicitation, mrtrTool, outcome, rootsRequest, sampling, textResult, type ExtTool } from '../support/ext-server/index.js';
-import { ACCEPT, closeRigs, deferred, extRig, knownBug, settle } from './support.js';
+import { ACCEPT, closeRigs, deferred, extRig, settle } from './support.js';
 
 afterEach(closeRigs);
 
@@ -148,10 +148,7 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     expect(rig.server.tasks.ids()).toEqual([]);
   });
 
-  knownBug(
-    'aborts an MRTR callback’s signal when the call is abandoned (its deadline passed, or the client closed)',
-    'ctx.signal of a "retry" callback never fires on a deadline or close(): only the call’s own signal reaches it',
-    async () => {
+  it('aborts an MRTR callback’s signal when the call is abandoned (its deadline passed, or the client closed)', async () => {
       let signal: AbortSignal | undefined;
       const rig = await extRig({ client: { onElicitation: (_params, context) => {
         signal = context.signal;

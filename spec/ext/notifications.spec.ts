@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { flush } from '../helpers.js';
 import { elicitation, ErrorCode, rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
-import { closeRigs, extRig, gaps, knownBug, lastTaskId } from './support.js';
+import { closeRigs, extRig, gaps, lastTaskId } from './support.js';
 
 afterEach(closeRigs);
 
@@ -132,10 +132,7 @@ describe('notifications/tasks', () => {
     expect(rig.server.count('tasks/get')).toBe(0);
   });
 
-  knownBug(
-    'make the client read the task at once when a terminal one comes without its payload (a terse notification)',
-    'the decoder rejects it as malformed (reported on `error`), so the task ends only at the next poll, which the engine’s own terse-notification path was meant to avoid',
-    async () => {
+  it('make the client read the task at once when a terminal one comes without its payload (a terse notification)', async () => {
       const rig = await extRig({ server: manual({ pollIntervalMs: 30_000 }) });
       const handle = await rig.tasks.callToolAsTask('manual');
       await rig.clock.advance(0);

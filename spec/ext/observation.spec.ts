@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskFailedError, type Task } from '../../lib/index.js';
 import { rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
-import { closeRigs, extRig, gaps, knownBug, lastTaskId, type ExtRig } from './support.js';
+import { closeRigs, extRig, gaps, lastTaskId, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
 
@@ -104,10 +104,7 @@ describe('the outcome on tasks/get ([E3], [E16])', () => {
     expect(await result).toEqual(textResult('bare'));
   });
 
-  knownBug(
-    'gives the tool result as the tool returned it: no protocol resultType leaks into it (as SDK v2’s own callTool strips it)',
-    'resultType "complete" is kept in the CallToolResult of task results and immediate results',
-    async () => {
+  it('gives the tool result as the tool returned it: no protocol resultType leaks into it (as SDK v2’s own callTool strips it)', async () => {
       const rig = await extRig({ server: manual() });
       const immediate = await rig.tasks.callToolAsTask('greet', { name: 'x' });
       expect(await immediate.result()).toEqual(textResult('Hello, x!'));

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TaskNotFoundError, TaskOptionError, type TaskReference } from '../../lib/index.js';
 import { rejection } from '../helpers.js';
 import { ExtServer, fixtureTools, META, startExtHttpServer, taskTool, textResult, type Json } from '../support/ext-server/index.js';
-import { closeRigs, extRig, knownBug, secondClient } from './support.js';
+import { closeRigs, extRig, secondClient } from './support.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -130,10 +130,7 @@ describe('in process, over a fresh connection', () => {
     expect((error as Error).message).toMatch(/does not know this task/);
   });
 
-  knownBug(
-    'says why a resumed task is unknown without advice about sessions (the extension is sessionless)',
-    'the TaskNotFoundError of a resumed task tells the user to resume over the same session id, which does not exist on this wire',
-    async () => {
+  it('says why a resumed task is unknown without advice about sessions (the extension is sessionless)', async () => {
       const rig = await extRig({ server: { tools: [taskTool('asks', { advance: 'manual' })] } });
       const reference = (await rig.tasks.callToolAsTask('asks')).detach()!;
       rig.server.tasks.delete(reference.taskId);

@@ -6,7 +6,7 @@
  * {@link ManualClock}: server timestamps, TTLs and timed steps move only when a test moves time.
  */
 import { Client } from '@modelcontextprotocol/client';
-import { it } from 'vitest';
+
 import { TaskClient, type ElicitationCallback, type ElicitResult, type InputContext, type TaskClientConnectOptions } from '../../lib/index.js';
 import { ManualClock } from '../helpers.js';
 import {
@@ -103,17 +103,6 @@ export function lastTaskId(server: ExtServer): string {
   const id = ids[ids.length - 1];
   if (id === undefined) throw new Error('the server holds no task');
   return id;
-}
-
-/**
- * A test that shows a library bug on record (reported with a minimal reproduction, not fixed
- * here): it runs as an expected failure, so the suite stays green while the bug stands and turns
- * red once it is fixed (then make it an ordinary test). `EXT_STRICT=1` runs it as an ordinary
- * test, to see how it fails.
- */
-export function knownBug(title: string, bug: string, test: () => Promise<void>): void {
-  if (process.env.EXT_STRICT === '1') it(title, test);
-  else it.fails(`${title} [known bug: ${bug}]`, test);
 }
 
 /** An elicitation answer accepting a `confirm` form. */

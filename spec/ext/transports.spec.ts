@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TaskCancelledError, TaskClient, TaskFailedError, TaskRpcError, type ElicitResult } from '../../lib/index.js';
 import { rejection, until, within } from '../helpers.js';
 import { ExtServer, fixtureTools, startExtHttpServer, taskTool, textResult, type ExtHttpServer } from '../support/ext-server/index.js';
-import { knownBug } from './support.js';
+import {} from './support.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const stdioEntry = fileURLToPath(new URL('../support/ext-server/stdio.ts', import.meta.url));
@@ -117,10 +117,7 @@ describe('Streamable HTTP (sessionless, 127.0.0.1)', () => {
     expect(error).toMatchObject({ rpcError: { code: -32603, message: 'Worker crashed' } });
   });
 
-  knownBug(
-    'ends a replaced or finished subscriptions/listen stream: one open subscription per connection, none once no task is tracked',
-    'over Streamable HTTP the old listen streams stay open on the server (the library sends notifications/cancelled, which a sessionless server cannot tie to the stream; the spec ends a subscription there by closing its SSE stream)',
-    async () => {
+  it('ends a replaced or finished subscriptions/listen stream: one open subscription per connection, none once no task is tracked', async () => {
       const { server, endpoint } = await httpServer();
       const tasks = await connect(new StreamableHTTPClientTransport(endpoint.url));
       const first = await tasks.callToolAsTask('waits');

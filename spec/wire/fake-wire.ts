@@ -120,6 +120,7 @@ export class FakeWire implements TaskWire {
       progress: false,
       requestTtl: true,
       ttlBackstop: false,
+      sessionScoped: false,
     };
   }
 

@@ -24,14 +24,8 @@ import type { KnownDeviations, WireFactory } from './support.js';
  */
 const WIRE_2025_KNOWN: KnownDeviations = {};
 
-/**
- * The extension wire's bugs on record. `result-type-kept`: a 2026 reply's `resultType: "complete"`
- * stays in the CallToolResult the wire decodes (immediate results and a completed task's inline
- * result), while SDK v2's own `callTool` strips it; reproduction in spec/ext/observation.spec.ts.
- */
-const WIRE_EXT_KNOWN: KnownDeviations = {
-  'result-type-kept': 'resultType "complete" kept in the tool result',
-};
+/** The extension wire's bugs on record: none is open. */
+const WIRE_EXT_KNOWN: KnownDeviations = {};
 
 /** Every wire the contract runs against. */
 const WIRE_FACTORIES: ReadonlyArray<{ readonly name: string; readonly factory: WireFactory; readonly known?: KnownDeviations }> = [

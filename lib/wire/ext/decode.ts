@@ -5,7 +5,7 @@
  * may say `resultType` `"complete"` or `"task"`, and a completed task's embedded result may omit
  * its own `resultType`.
  */
-import type { JsonObject } from '../../types.js';
+import type { CallToolResult, JsonObject } from '../../types.js';
 import { decodeCallToolResult, decodeTaskFields, isObject, malformed } from '../decode.js';
 import type { InlineInput, InputKind, StartOutcome, WireSnapshot } from '../wire.js';
 
@@ -16,6 +16,17 @@ const INPUT_KINDS: Readonly<Record<string, InputKind>> = {
   'elicitation/create': 'elicitation',
   'sampling/createMessage': 'sampling',
 };
+
+/**
+ * A tool result as the user sees it: the modern era's `resultType` is protocol framing, not part
+ * of the result (SDK v2's own `callTool` leaves it out too).
+ */
+function toolResult(value: unknown, method: string, taskId?: string): CallToolResult {
+  const result = decodeCallToolResult(value, method, taskId);
+  if (!('resultType' in result)) return result;
+  const { resultType: _framing, ...rest } = result;
+  return rest;
+}
 
 /** Most input requests read from one message; a server that sends more is cut off here. */
 const MAX_INPUT_REQUESTS = 256;
@@ -40,18 +51,24 @@ export function decodeInputRequests(value: unknown, method: string): InlineInput
 
 /**
  * Decodes a `DetailedTask`: the task, plus what rides on it by status ([E3]): `result` when
- * completed, `error` when failed, `inputRequests` when waiting for input.
- * @throws TaskProtocolError for a malformed task, or a terminal one without its payload.
+ * completed, `error` when failed, `inputRequests` when waiting for input. With `terse`, a
+ * terminal task without its payload is accepted (a notification that leaves it out: the engine
+ * then reads the task); otherwise it is malformed.
+ * @throws TaskProtocolError for a malformed task.
  */
-export function decodeDetailedTask(value: unknown, method: string): WireSnapshot {
+export function decodeDetailedTask(value: unknown, method: string, terse = false): WireSnapshot {
   const task = decodeTaskFields(value, method, FIELDS);
   const body = value as JsonObject;
   if (task.status === 'completed') {
-    if (body.result === undefined) throw malformed(method, 'a completed task carries no result', task.taskId);
-    return { task, outcome: { kind: 'result', result: decodeCallToolResult(body.result, method, task.taskId), tagged: true } };
+    if (body.result === undefined) {
+      if (terse) return { task };
+      throw malformed(method, 'a completed task carries no result', task.taskId);
+    }
+    return { task, outcome: { kind: 'result', result: toolResult(body.result, method, task.taskId), tagged: true } };
   }
   if (task.status === 'failed') {
     const error = body.error;
+    if (error === undefined && terse) return { task };
     // [E15]: failed is for JSON-RPC errors only; without one, the status message is all there is.
     if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       throw malformed(method, 'a failed task carries no JSON-RPC error', task.taskId);
@@ -96,5 +113,5 @@ export function decodeExtStart(value: unknown, optedIn: boolean): StartOutcome {
     return { kind: 'input', input, requestState: state };
   }
   if (type !== undefined && type !== 'complete') throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`);
-  return { kind: 'immediate', result: decodeCallToolResult(value, method) };
+  return { kind: 'immediate', result: toolResult(value, method) };
 }

@@ -12,6 +12,7 @@ import { TaskProtocolError, TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type SessionPort, type Timers } from '../../port/port.js';
 import { classifyRpc, toWireError } from '../errors.js';
 import { TASKS_EXTENSION } from '../extension.js';
+import { tapProgress } from '../progress.js';
 import type {
   CancelReply,
   ErrorClass,
@@ -72,6 +73,7 @@ export class ExtensionWire implements TaskWire {
       progress: false,
       requestTtl: false,
       ttlBackstop: true,
+      sessionScoped: false,
     };
   }
 
@@ -165,7 +167,7 @@ export class ExtensionWire implements TaskWire {
     const offs = [
       this.port.onNotification('notifications/tasks', (params) => {
         try {
-          events.status(decodeDetailedTask(params, 'notifications/tasks'));
+          events.status(decodeDetailedTask(params, 'notifications/tasks', true));
         } catch (error) {
           events.malformed(error as Error);
         }
@@ -176,6 +178,8 @@ export class ExtensionWire implements TaskWire {
       this.port.onNotification('notifications/tools/list_changed', () => {
         events.toolsChanged();
       }),
+      // Progress while the tools/call is open; tasks themselves get none ([E10]).
+      tapProgress(this.port, events),
       this.port.onClose(() => events.closed()),
     ];
     return () => {

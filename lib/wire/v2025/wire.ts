@@ -9,7 +9,6 @@
 import { TaskProtocolError, TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type SessionPort } from '../../port/port.js';
 import {
-  PROGRESS_TOKEN_PREFIX,
   type CancelReply,
   type ErrorClass,
   type InputHandler,
@@ -26,6 +25,7 @@ import {
   type WireSnapshot,
 } from '../wire.js';
 import { classifyRpc, stripPrefix, toWireError } from '../errors.js';
+import { tapProgress } from '../progress.js';
 import { decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
 import { serveSideChannelInput } from './input.js';
 
@@ -71,6 +71,7 @@ export class Wire2025 implements TaskWire {
       progress: true,
       requestTtl: true,
       ttlBackstop: false,
+      sessionScoped: true,
     };
   }
 
@@ -195,18 +196,7 @@ export class Wire2025 implements TaskWire {
       this.port.onNotification('notifications/tools/list_changed', () => {
         events.toolsChanged();
       }),
-      // Progress for our own tokens is consumed here; every other token stays with the SDK.
-      this.port.onNotification('notifications/progress', (params) => {
-        const token = params.progressToken;
-        if (typeof token !== 'string' || !token.startsWith(PROGRESS_TOKEN_PREFIX)) return false;
-        const progress = typeof params.progress === 'number' ? params.progress : Number.NaN;
-        if (!Number.isFinite(progress)) return true;
-        return events.progress(token, {
-          progress,
-          ...(typeof params.total === 'number' ? { total: params.total } : {}),
-          ...(typeof params.message === 'string' ? { message: params.message } : {}),
-        });
-      }),
+      tapProgress(this.port, events),
       this.port.onClose(() => events.closed()),
     ];
     return () => {
