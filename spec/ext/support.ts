@@ -6,7 +6,6 @@
  * {@link ManualClock}: server timestamps, TTLs and timed steps move only when a test moves time.
  */
 import { Client } from '@modelcontextprotocol/client';
-
 import { TaskClient, type ElicitationCallback, type ElicitResult, type InputContext, type TaskClientConnectOptions } from '../../lib/index.js';
 import { ManualClock } from '../helpers.js';
 import {
