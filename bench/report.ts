@@ -1,101 +1,123 @@
 /**
- * Turns scenario results into rows (medians over repetitions), the console table, the
- * docs/performance.md page (targets next to measured numbers, and every figure where another
- * contender is ahead) and the SVG chart. Pure functions: nothing here measures or writes files.
+ * Turns scenario results into rows (median and spread over the processes of each scenario), the
+ * console table, the targets of issue 15 (ratios to the floor, computed from the run), the list of
+ * figures where another contender is ahead by more than the measured spread, and the
+ * docs/performance.md page. Pure functions: nothing here measures or writes files; the chart is
+ * in chart.ts.
  */
-import { CONTENDER_LABELS, type ContenderId } from './contenders/index.js';
-import type { ScenarioResult, Workload } from './scenario.js';
+import { CONTENDERS, contender as contenderInfo, type ContenderId } from './contenders/index.js';
+import type { PhaseResult, ScenarioResult, Workload } from './scenario.js';
 import { median } from './stats.js';
+import type { TransportKind, WireKind } from './transports.js';
 
-/** One contender × workload × N × transport, aggregated over repetitions. */
-export interface Row {
-  readonly contender: ContenderId;
-  readonly workload: string;
-  readonly transport: 'memory' | 'stdio';
-  readonly n: number;
-  readonly reps: number;
-  /** Every repetition completed all N tasks without failure. */
-  readonly ok: boolean;
-  readonly completed: number;
-  readonly lagMedianMs: number;
-  readonly lagP99Ms: number;
-  readonly tasksGetPerTask: number;
-  readonly requestsTotal: number;
-  readonly cpuPerTaskMs: number;
-  readonly heapPerTaskBytes: number | null;
-  readonly rssPerTaskBytes: number | null;
-  /** Heap still held per task after all results arrived (forced GC). */
-  readonly retainedPerTaskBytes: number | null;
-  readonly eventLoopDelayP99Ms: number;
-  /** Shortest poll gap over all repetitions. */
+/** A figure over the processes of one scenario: their median, smallest and largest value. */
+export interface Stat {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** The figures of one measured phase, over the processes of a scenario. */
+export interface PhaseStats {
+  readonly lagMedianMs: Stat;
+  readonly lagP99Ms: Stat;
+  readonly tasksGetPerTask: Stat;
+  readonly requestsPerTask: Stat;
+  readonly cpuPerTaskMs: Stat;
+  readonly retainedPerTaskBytes: Stat;
+  readonly eventLoopDelayP99Ms: Stat;
+  /** Shortest poll gap over all processes. */
   readonly minPollGapMs: number | null;
-  /** `notifications/cancelled` the client sent, per task. */
+  /** `notifications/cancelled` the client sent, per task (median). */
   readonly cancelledPerTask: number;
+}
+
+/** One wire × transport × workload × N × contender, over its processes. */
+export interface Row {
+  readonly wire: WireKind;
+  readonly transport: TransportKind;
+  readonly workload: string;
+  readonly n: number;
+  readonly contender: ContenderId;
+  /** Processes measured. */
+  readonly reps: number;
+  /** Every process completed every task of both phases. */
+  readonly ok: boolean;
+  /** Fewest tasks completed in one phase of one process. */
+  readonly completed: number;
+  readonly cold: PhaseStats;
+  readonly warm: PhaseStats;
+  readonly heapPerTaskBytes: Stat;
+  readonly rssPerTaskBytes: Stat;
   readonly scope: string;
+  readonly pace: number | undefined;
   readonly clockUncertaintyMs: number | null;
   readonly warnings: readonly string[];
   readonly errors: readonly string[];
 }
 
-/** The figures compared between contenders; lower is better for all. */
-export const FIGURES = [
-  { key: 'lagMedianMs', label: 'lag median (ms)' },
-  { key: 'lagP99Ms', label: 'lag p99 (ms)' },
-  { key: 'tasksGetPerTask', label: 'tasks/get per task' },
-  { key: 'requestsTotal', label: 'total requests' },
-  { key: 'cpuPerTaskMs', label: 'CPU per task (ms)' },
-  { key: 'heapPerTaskBytes', label: 'heap per task' },
-  { key: 'rssPerTaskBytes', label: 'RSS per task' },
-  { key: 'retainedPerTaskBytes', label: 'heap retained per task after completion' },
-  { key: 'eventLoopDelayP99Ms', label: 'loop delay p99 (ms)' },
-] as const satisfies ReadonlyArray<{ key: keyof Row; label: string }>;
+const NONE: Stat = { median: Number.NaN, min: Number.NaN, max: Number.NaN };
 
-
-function medianOf(values: ReadonlyArray<number | null | undefined>): number {
+function stat(values: ReadonlyArray<number | null | undefined>): Stat {
   const finite = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-  return median(finite);
+  if (finite.length === 0) return NONE;
+  return { median: median(finite), min: Math.min(...finite), max: Math.max(...finite) };
 }
 
-/** Groups raw results by scenario (minus seed/repetition) and takes the median of every figure. */
+function phaseStats(phases: ReadonlyArray<PhaseResult | null>): PhaseStats {
+  const list = phases.filter((p): p is PhaseResult => p !== null);
+  const gaps = list.map((p) => p.minPollGapMs).filter((g): g is number => g !== null);
+  return {
+    lagMedianMs: stat(list.map((p) => p.lag?.median)),
+    lagP99Ms: stat(list.map((p) => p.lag?.p99)),
+    tasksGetPerTask: stat(list.map((p) => p.tasksGetPerTask)),
+    requestsPerTask: stat(list.map((p) => p.requestsPerTask)),
+    cpuPerTaskMs: stat(list.map((p) => p.cpuPerTaskMs)),
+    retainedPerTaskBytes: stat(list.map((p) => p.retainedPerTaskBytes)),
+    eventLoopDelayP99Ms: stat(list.map((p) => p.eventLoopDelayP99Ms)),
+    minPollGapMs: gaps.length === 0 ? null : Math.min(...gaps),
+    cancelledPerTask: 0, // set by aggregate(), which knows N
+  };
+}
+
+function key(r: { wire: string; transport: string; workload: string; n: number; contender: string }): string {
+  return `${r.wire}|${r.transport}|${r.workload}|${r.n}|${r.contender}`;
+}
+
+/** Groups raw results by scenario (minus seed/repetition): the median and spread of every figure. */
 export function aggregate(results: readonly ScenarioResult[]): Row[] {
   const groups = new Map<string, ScenarioResult[]>();
   for (const result of results) {
     const s = result.spec;
-    const key = `${s.transport}|${s.workload.id}|${s.n}|${s.contender}`;
-    const list = groups.get(key) ?? [];
+    const k = key({ wire: s.wire, transport: s.transport, workload: s.workload.id, n: s.n, contender: s.contender });
+    const list = groups.get(k) ?? [];
     list.push(result);
-    groups.set(key, list);
+    groups.set(k, list);
   }
   const rows: Row[] = [];
   for (const list of groups.values()) {
     const spec = list[0]!.spec;
-    const heap = list.map((r) => r.heapPerTaskBytes);
-    const rss = list.map((r) => r.rssPerTaskBytes);
-    const retained = list.map((r) => r.retainedPerTaskBytes);
-    const gaps = list.map((r) => r.minPollGapMs).filter((g): g is number => g !== null);
     const warnings = new Set<string>();
     for (const r of list) for (const [name, count] of Object.entries(r.warnings)) warnings.add(`${name} ×${count}`);
+    const perTask = (phase: PhaseResult | null): number => (phase === null ? 0 : (phase.clientNotifications['notifications/cancelled'] ?? 0) / spec.n);
+    const cold = phaseStats(list.map((r) => r.cold));
+    const warm = phaseStats(list.map((r) => r.warm));
     rows.push({
-      contender: spec.contender,
-      workload: spec.workload.id,
+      wire: spec.wire,
       transport: spec.transport,
+      workload: spec.workload.id,
       n: spec.n,
+      contender: spec.contender,
       reps: list.length,
       ok: list.every((r) => r.ok),
-      completed: Math.min(...list.map((r) => r.completed)),
-      lagMedianMs: medianOf(list.map((r) => r.lag?.median)),
-      lagP99Ms: medianOf(list.map((r) => r.lag?.p99)),
-      tasksGetPerTask: medianOf(list.map((r) => r.tasksGetPerTask)),
-      requestsTotal: medianOf(list.map((r) => r.requestsTotal)),
-      cpuPerTaskMs: medianOf(list.map((r) => r.cpuPerTaskMs)),
-      heapPerTaskBytes: heap.some((h) => h === null) ? null : medianOf(heap),
-      rssPerTaskBytes: rss.some((h) => h === null) ? null : medianOf(rss),
-      retainedPerTaskBytes: retained.some((h) => h === null) ? null : medianOf(retained),
-      eventLoopDelayP99Ms: medianOf(list.map((r) => r.eventLoopDelayP99Ms)),
-      minPollGapMs: gaps.length === 0 ? null : Math.min(...gaps),
-      cancelledPerTask: medianOf(list.map((r) => (r.clientNotifications['notifications/cancelled'] ?? 0) / r.spec.n)),
+      completed: Math.min(...list.map((r) => Math.min(r.cold?.completed ?? 0, r.warm?.completed ?? 0))),
+      cold: { ...cold, cancelledPerTask: median(list.map((r) => perTask(r.cold))) },
+      warm: { ...warm, cancelledPerTask: median(list.map((r) => perTask(r.warm))) },
+      heapPerTaskBytes: stat(list.map((r) => r.heapPerTaskBytes)),
+      rssPerTaskBytes: stat(list.map((r) => r.rssPerTaskBytes)),
       scope: list[0]!.scope,
-      clockUncertaintyMs: list[0]!.clock === null ? null : Math.max(...list.map((r) => r.clock?.uncertaintyMs ?? 0)),
+      pace: spec.pace,
+      clockUncertaintyMs: list.some((r) => r.clock !== null) ? Math.max(...list.map((r) => r.clock?.uncertaintyMs ?? 0)) : null,
       warnings: [...warnings],
       errors: [...new Set(list.flatMap((r) => r.errors))].slice(0, 3),
     });
@@ -104,79 +126,95 @@ export function aggregate(results: readonly ScenarioResult[]): Row[] {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Order and lookup
+
+const WIRE_ORDER: Record<WireKind, number> = { '2025': 0, ext: 1 };
+const TRANSPORT_ORDER: Record<TransportKind, number> = { memory: 0, stdio: 1, http: 2 };
+
+function contenderOrder(wire: WireKind, id: ContenderId): number {
+  return CONTENDERS.findIndex((c) => c.wire === wire && c.id === id);
+}
+
+/** Rows in report order: wire, transport, workload (as given), N, contender. */
+export function sortRows(rows: readonly Row[], workloads: readonly Workload[]): Row[] {
+  const order = new Map(workloads.map((w, i) => [w.id, i]));
+  return [...rows].sort(
+    (a, b) =>
+      WIRE_ORDER[a.wire] - WIRE_ORDER[b.wire] ||
+      TRANSPORT_ORDER[a.transport] - TRANSPORT_ORDER[b.transport] ||
+      (order.get(a.workload) ?? 99) - (order.get(b.workload) ?? 99) ||
+      a.n - b.n ||
+      contenderOrder(a.wire, a.contender) - contenderOrder(b.wire, b.contender),
+  );
+}
+
+function find(rows: readonly Row[], like: Row, contender: ContenderId): Row | undefined {
+  return rows.find((r) => key(r) === key({ ...like, contender }));
+}
+
+/** How the report names a contender of a wire. */
+export function label(wire: WireKind, id: ContenderId): string {
+  return contenderInfo(wire, id).label;
+}
+
+const WIRE_NAMES: Record<WireKind, string> = { '2025': 'MCP 2025-11-25 tasks', ext: 'the 2026-07-28 tasks extension' };
+const TRANSPORT_NAMES: Record<TransportKind, string> = { memory: 'in process', stdio: 'stdio', http: 'Streamable HTTP' };
+
+// ---------------------------------------------------------------------------------------------
 // Formatting
 
-function fmt(value: number | null, digits = 1): string {
-  if (value === null || !Number.isFinite(value)) return '–';
+function fmt(value: number, digits = 1): string {
+  if (!Number.isFinite(value)) return '–';
   const abs = Math.abs(value);
   if (abs !== 0 && abs < 0.1 && digits <= 2) return value.toFixed(3);
   if (abs >= 1000) return Math.round(value).toLocaleString('en-US');
   return value.toFixed(digits);
 }
 
-function kib(bytes: number | null): string {
-  return bytes === null || !Number.isFinite(bytes) ? '–' : (bytes / 1024).toFixed(1);
+function kib(bytes: number): string {
+  return Number.isFinite(bytes) ? (bytes / 1024).toFixed(1) : '–';
 }
 
-const COLUMNS = [
-  'workload',
-  'N',
-  'contender',
-  'lag median ms',
-  'lag p99 ms',
-  'tasks/get per task',
-  'total requests',
-  'CPU ms per task',
-  'heap KiB per task',
-  'RSS KiB per task',
-  'retained KiB per task',
-  'loop delay p99 ms',
-  'done',
-] as const;
-
-function cells(row: Row): string[] {
-  return [
-    row.workload,
-    String(row.n),
-    CONTENDER_LABELS[row.contender],
-    fmt(row.lagMedianMs, 2),
-    fmt(row.lagP99Ms, 2),
-    fmt(row.tasksGetPerTask, 2),
-    fmt(row.requestsTotal, 0),
-    fmt(row.cpuPerTaskMs, 3),
-    kib(row.heapPerTaskBytes),
-    kib(row.rssPerTaskBytes),
-    kib(row.retainedPerTaskBytes),
-    fmt(row.eventLoopDelayP99Ms, 1),
-    row.ok ? `${row.completed}/${row.n}` : `**${row.completed}/${row.n}**`,
-  ];
+/** `median (min–max)`, or the median alone for one process. */
+function spread(s: Stat, show: (v: number) => string, reps: number): string {
+  if (!Number.isFinite(s.median)) return '–';
+  if (reps < 2 || s.min === s.max) return show(s.median);
+  return `${show(s.median)} (${show(s.min)}–${show(s.max)})`;
 }
 
-const CONTENDER_ORDER: Record<ContenderId, number> = { 'mcp-task-client': 0, 'sdk-stream': 1, 'ext-tasks': 2, floor: 3 };
-
-/** Rows in report order: transport, workload (as given), N, contender. */
-export function sortRows(rows: readonly Row[], workloads: readonly Workload[]): Row[] {
-  const order = new Map(workloads.map((w, i) => [w.id, i]));
-  return [...rows].sort(
-    (a, b) =>
-      (a.transport === b.transport ? 0 : a.transport === 'memory' ? -1 : 1) ||
-      (order.get(a.workload) ?? 99) - (order.get(b.workload) ?? 99) ||
-      a.n - b.n ||
-      CONTENDER_ORDER[a.contender] - CONTENDER_ORDER[b.contender],
-  );
+function ratio(value: number): string {
+  return Number.isFinite(value) ? `${value.toFixed(2)}×` : '–';
 }
 
-/** A plain-text table for the terminal. */
+// ---------------------------------------------------------------------------------------------
+// The console table
+
+const CONSOLE_COLUMNS = ['wire', 'transport', 'workload', 'N', 'contender', 'CPU cold', 'CPU warm', 'lag med warm', 'lag p99 warm', 'req/task', 'heap KiB', 'done'] as const;
+
+/** A plain-text table for the terminal (medians only). */
 export function consoleTable(rows: readonly Row[]): string {
-  const body = rows.map((row) => cells(row).map((c) => c.replaceAll('**', '')));
-  const header = [...COLUMNS] as string[];
+  const body = rows.map((r) => [
+    r.wire,
+    r.transport,
+    r.workload,
+    String(r.n),
+    label(r.wire, r.contender),
+    fmt(r.cold.cpuPerTaskMs.median, 3),
+    fmt(r.warm.cpuPerTaskMs.median, 3),
+    fmt(r.warm.lagMedianMs.median, 2),
+    fmt(r.warm.lagP99Ms.median, 2),
+    fmt(r.warm.requestsPerTask.median, 2),
+    kib(r.heapPerTaskBytes.median),
+    `${r.completed}/${r.n}${r.ok ? '' : ' !'}`,
+  ]);
+  const header = [...CONSOLE_COLUMNS] as string[];
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (r: readonly string[]): string => r.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (r: readonly string[]): string => r.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  ')];
   let last = '';
   for (const [i, r] of body.entries()) {
     const row = rows[i]!;
-    const group = `${row.transport}|${row.workload}|${row.n}`;
+    const group = `${row.wire}|${row.transport}|${row.workload}|${row.n}`;
     if (last !== '' && group !== last) out.push('');
     last = group;
     out.push(line(r));
@@ -184,26 +222,126 @@ export function consoleTable(rows: readonly Row[]): string {
   return out.join('\n');
 }
 
-function markdownTable(rows: readonly Row[]): string {
-  const out = [`| ${COLUMNS.join(' | ')} |`, `|${COLUMNS.map((_, i) => (i < 3 ? '---' : '---:')).join('|')}|`];
-  for (const row of rows) {
-    const c = cells(row);
-    if (row.contender === 'mcp-task-client') c[2] = `**${c[2]}**`;
-    out.push(`| ${c.join(' | ')} |`);
-  }
-  return out.join('\n');
-}
-
 // ---------------------------------------------------------------------------------------------
-// Targets and comparisons
+// Targets (issue 15), computed from the run
 
-/** A target check: what was required, what was measured, and whether it held. */
-export interface TargetCheck {
+/** The limits of issue 15. */
+export const LIMITS = {
+  /** CPU per task ÷ the floor's, every workload, transport, N ≥ 1,000, cold and warm. */
+  cpu: 1.15,
+  /** Heap per in-flight task ÷ the floor's, in process. */
+  heapInProcess: 1.15,
+  /** Heap per in-flight task ÷ the floor's, out of process (stdio, Streamable HTTP). */
+  heapOutOfProcess: 1.3,
+  /** Lag median and p99 ÷ the floor's, with notifications. */
+  lagNotify: 1.2,
+  /** Lag median and p99 ÷ the floor's, polling only (the floor plus 5%). */
+  lagPoll: 1.05,
+  /** Heap growth from 25,000 to 100,000 tasks in `npm run soak`. */
+  soakGrowth: 0.1,
+} as const;
+
+/** The N the targets apply to. */
+export const TARGET_NS: readonly number[] = [1000, 10_000];
+
+/** One target check. */
+export interface Check {
   readonly target: string;
-  readonly scenario: string;
   readonly measured: string;
   readonly pass: boolean;
 }
+
+/** The checks of one contender in one scenario. */
+export interface TargetRow {
+  readonly row: Row;
+  readonly floor: Row | undefined;
+  readonly cpu: Check;
+  readonly cpuVsOthers: Check | undefined;
+  readonly heap: Check;
+  readonly lag: Check;
+  readonly requests: Check;
+}
+
+function check(target: string, measured: string, pass: boolean): Check {
+  return { target, measured, pass };
+}
+
+/** The issue-15 checks of every mcp-task-client row at N = 1,000 and 10,000 that has a floor. */
+export function targetRows(rows: readonly Row[], workloads: readonly Workload[]): TargetRow[] {
+  const notify = new Map(workloads.map((w) => [w.id, w.notify]));
+  const out: TargetRow[] = [];
+  for (const row of rows) {
+    const info = contenderInfo(row.wire, row.contender);
+    if (info.floor || !row.contender.startsWith('mcp-task-client') || !TARGET_NS.includes(row.n)) continue;
+    const floor = info.reference === undefined ? undefined : find(rows, row, info.reference);
+    const r = (mine: number, theirs: number | undefined): number => (theirs === undefined ? Number.NaN : mine / theirs);
+    const cpuCold = r(row.cold.cpuPerTaskMs.median, floor?.cold.cpuPerTaskMs.median);
+    const cpuWarm = r(row.warm.cpuPerTaskMs.median, floor?.warm.cpuPerTaskMs.median);
+    const cpu = check(`CPU ≤ ${LIMITS.cpu}× floor`, `${ratio(cpuCold)} / ${ratio(cpuWarm)}`, cpuCold <= LIMITS.cpu && cpuWarm <= LIMITS.cpu);
+    const others = rows.filter(
+      (o) =>
+        o.wire === row.wire &&
+        o.transport === row.transport &&
+        o.workload === row.workload &&
+        o.n === row.n &&
+        !contenderInfo(o.wire, o.contender).floor &&
+        !o.contender.startsWith('mcp-task-client'),
+    );
+    const cpuVsOthers =
+      others.length === 0
+        ? undefined
+        : check(
+            'CPU below SDK helper and ext-tasks',
+            others
+              .map((o) => `${label(o.wire, o.contender)} ${ratio(row.cold.cpuPerTaskMs.median / o.cold.cpuPerTaskMs.median)} / ${ratio(row.warm.cpuPerTaskMs.median / o.warm.cpuPerTaskMs.median)}`)
+              .join('; '),
+            others.every((o) => row.cold.cpuPerTaskMs.median < o.cold.cpuPerTaskMs.median && row.warm.cpuPerTaskMs.median < o.warm.cpuPerTaskMs.median),
+          );
+    const heapLimit = row.transport === 'memory' ? LIMITS.heapInProcess : LIMITS.heapOutOfProcess;
+    const heapRatio = r(row.heapPerTaskBytes.median, floor?.heapPerTaskBytes.median);
+    const heap = check(`heap ≤ ${heapLimit}× floor`, ratio(heapRatio), heapRatio <= heapLimit);
+    const lagLimit = notify.get(row.workload) === true ? LIMITS.lagNotify : LIMITS.lagPoll;
+    const lagMedian = r(row.warm.lagMedianMs.median, floor?.warm.lagMedianMs.median);
+    const lagP99 = r(row.warm.lagP99Ms.median, floor?.warm.lagP99Ms.median);
+    const lagMedianCold = r(row.cold.lagMedianMs.median, floor?.cold.lagMedianMs.median);
+    const lagP99Cold = r(row.cold.lagP99Ms.median, floor?.cold.lagP99Ms.median);
+    const lag = check(
+      `lag median, p99 ≤ ${lagLimit}× floor`,
+      `${ratio(lagMedianCold)}, ${ratio(lagP99Cold)} / ${ratio(lagMedian)}, ${ratio(lagP99)}`,
+      [lagMedian, lagP99, lagMedianCold, lagP99Cold].every((v) => v <= lagLimit),
+    );
+    const reqCold = row.cold.requestsPerTask.median;
+    const reqWarm = row.warm.requestsPerTask.median;
+    const floorCold = floor?.cold.requestsPerTask.median ?? Number.NaN;
+    const floorWarm = floor?.warm.requestsPerTask.median ?? Number.NaN;
+    const requests = check(
+      'requests per task ≤ floor',
+      `${fmt(reqCold, 2)} vs ${fmt(floorCold, 2)} / ${fmt(reqWarm, 2)} vs ${fmt(floorWarm, 2)}`,
+      reqCold <= floorCold && reqWarm <= floorWarm,
+    );
+    out.push({ row, floor, cpu, cpuVsOthers, heap, lag, requests });
+  }
+  return out;
+}
+
+/** What `npm run soak` measured in this run (run.ts parses its output). */
+export interface SoakResult {
+  readonly tasks: number;
+  /** Heap after a full GC at each quarter, MiB. */
+  readonly readingsMiB: readonly number[];
+  /** Growth from the first to the last reading (fraction). */
+  readonly growth: number;
+  readonly passed: boolean;
+  readonly output: string;
+}
+
+/** Every check of a target row, in table order. */
+export function checksOf(t: TargetRow): Check[] {
+  return [t.cpu, ...(t.cpuVsOthers === undefined ? [] : [t.cpuVsOthers]), t.heap, t.lag, t.requests];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Earlier targets (issue 5), in process on the 2025 wire, warm phase
 
 /** "A few milliseconds" of median lag in-process. */
 export const FEW_MS = 5;
@@ -212,135 +350,125 @@ export const LAG_RATIO = 50;
 /** Timer granularity tolerated when checking "never faster than pollInterval" (Date.now() is whole ms). */
 export const GAP_TOLERANCE_MS = 1;
 
-function find(rows: readonly Row[], contender: ContenderId, workload: string, n: number, transport = 'memory'): Row | undefined {
-  return rows.find((r) => r.contender === contender && r.workload === workload && r.n === n && r.transport === transport);
+/** A check of the earlier targets. */
+export interface LegacyCheck {
+  readonly target: string;
+  readonly scenario: string;
+  readonly measured: string;
+  readonly pass: boolean;
 }
 
-/** Evaluates the issue's targets on the measured rows. */
-export function checkTargets(rows: readonly Row[], workloads: readonly Workload[]): TargetCheck[] {
-  const checks: TargetCheck[] = [];
-  const ns = [...new Set(rows.filter((r) => r.transport === 'memory').map((r) => r.n))].sort((a, b) => a - b);
-  for (const w of workloads) {
-    for (const n of ns) {
-      const ours = find(rows, 'mcp-task-client', w.id, n);
-      const sdk = find(rows, 'sdk-stream', w.id, n);
-      if (ours === undefined) continue;
-      const scenario = `${w.id}, N=${n}`;
-      if (w.notify) {
-        checks.push({
-          target: `median lag ≤ ${FEW_MS} ms in-process (with notifications)`,
-          scenario,
-          measured: `${fmt(ours.lagMedianMs, 2)} ms`,
-          pass: ours.lagMedianMs <= FEW_MS,
-        });
-        if (sdk !== undefined) {
-          const ratio = sdk.lagMedianMs / ours.lagMedianMs;
-          checks.push({
-            target: `median lag ≥ ${LAG_RATIO}× lower than the SDK helper (pollInterval ${w.pollInterval})`,
-            scenario,
-            measured: `${fmt(sdk.lagMedianMs, 1)} / ${fmt(ours.lagMedianMs, 2)} ms = ${fmt(ratio, 0)}×`,
-            pass: ratio >= LAG_RATIO,
-          });
-        }
-      } else {
-        if (sdk !== undefined) {
-          checks.push({
-            target: 'tasks/get per task ≤ the SDK helper (no notifications)',
-            scenario,
-            measured: `${fmt(ours.tasksGetPerTask, 2)} vs ${fmt(sdk.tasksGetPerTask, 2)}`,
-            pass: ours.tasksGetPerTask <= sdk.tasksGetPerTask,
-          });
-        }
-        checks.push({
-          target: `never polls faster than pollInterval (${w.pollInterval} ms, ${GAP_TOLERANCE_MS} ms timer tolerance)`,
-          scenario,
-          measured: ours.minPollGapMs === null ? 'no poll' : `shortest gap ${fmt(ours.minPollGapMs, 1)} ms`,
-          pass: ours.minPollGapMs === null || ours.minPollGapMs >= w.pollInterval - GAP_TOLERANCE_MS,
-        });
-      }
-    }
-  }
-  const top = ns.at(-1);
-  if (top !== undefined) {
-    for (const w of workloads) {
-      const ours = find(rows, 'mcp-task-client', w.id, top);
-      if (ours === undefined) continue;
-      const others = (['sdk-stream', 'ext-tasks'] as const).map((c) => find(rows, c, w.id, top)).filter((r): r is Row => r !== undefined);
-      const scenario = `${w.id}, N=${top}`;
+/** The targets of issue 5 (lag with notifications, polling restraint, completion), per scenario. */
+export function earlierTargets(rows: readonly Row[], workloads: readonly Workload[]): LegacyCheck[] {
+  const checks: LegacyCheck[] = [];
+  for (const row of rows) {
+    if (row.contender !== 'mcp-task-client' || row.transport !== 'memory') continue;
+    const w = workloads.find((x) => x.id === row.workload);
+    if (w === undefined) continue;
+    const scenario = `${row.wire === 'ext' ? 'extension, ' : ''}${row.workload}, N=${row.n}`;
+    const sdk = find(rows, row, 'sdk-stream');
+    checks.push({ target: 'all tasks of both phases complete', scenario, measured: `${row.completed}/${row.n}`, pass: row.ok });
+    if (w.notify) {
       checks.push({
-        target: `${top.toLocaleString('en-US')} concurrent tasks on one client all complete`,
+        target: `median lag ≤ ${FEW_MS} ms in process (with notifications)`,
         scenario,
-        measured: `${ours.completed}/${top}`,
-        pass: ours.ok,
+        measured: `${fmt(row.warm.lagMedianMs.median, 2)} ms`,
+        pass: row.warm.lagMedianMs.median <= FEW_MS,
       });
-      for (const [key, label, unit] of [
-        ['cpuPerTaskMs', 'CPU per task', (v: number) => `${fmt(v, 3)} ms`],
-        ['heapPerTaskBytes', 'heap per in-flight task', (v: number) => `${kib(v)} KiB`],
-        ['rssPerTaskBytes', 'RSS per in-flight task', (v: number) => `${kib(v)} KiB`],
-      ] as const) {
-        const mine = ours[key];
-        if (mine === null) continue;
-        const theirs = others.map((o) => `${CONTENDER_LABELS[o.contender]} ${o[key] === null ? '–' : unit(o[key])}`);
+      if (sdk !== undefined) {
+        const r = sdk.warm.lagMedianMs.median / row.warm.lagMedianMs.median;
         checks.push({
-          target: `${label} lower than both other contenders`,
+          target: `median lag ≥ ${LAG_RATIO}× lower than the SDK helper`,
           scenario,
-          measured: `${unit(mine)} vs ${theirs.join(', ')}`,
-          pass: others.every((o) => o[key] !== null && mine < o[key]),
+          measured: `${fmt(sdk.warm.lagMedianMs.median, 1)} / ${fmt(row.warm.lagMedianMs.median, 2)} ms = ${fmt(r, 0)}×`,
+          pass: r >= LAG_RATIO,
         });
       }
+    } else {
+      if (sdk !== undefined) {
+        checks.push({
+          target: 'tasks/get per task ≤ the SDK helper (no notifications)',
+          scenario,
+          measured: `${fmt(row.warm.tasksGetPerTask.median, 2)} vs ${fmt(sdk.warm.tasksGetPerTask.median, 2)}`,
+          pass: row.warm.tasksGetPerTask.median <= sdk.warm.tasksGetPerTask.median,
+        });
+      }
+      const gaps = [row.cold.minPollGapMs, row.warm.minPollGapMs].filter((g): g is number => g !== null);
+      const gap = gaps.length === 0 ? null : Math.min(...gaps);
+      checks.push({
+        target: `never polls faster than pollInterval (${w.pollInterval} ms, ${GAP_TOLERANCE_MS} ms tolerance)`,
+        scenario,
+        measured: gap === null ? 'no poll' : `shortest gap ${fmt(gap, 1)} ms`,
+        pass: gap === null || gap >= w.pollInterval - GAP_TOLERANCE_MS,
+      });
     }
   }
   return checks;
 }
 
-/** A figure on which another contender did better than mcp-task-client. */
-export interface Shortfall {
-  readonly figure: string;
-  readonly scenario: string;
-  readonly ours: number;
-  readonly theirs: number;
-  readonly contender: ContenderId;
-}
+// ---------------------------------------------------------------------------------------------
+// Where another contender is ahead
+
+/** The figures compared between contenders; lower is better for all. */
+const FIGURES: ReadonlyArray<{ readonly label: string; readonly get: (r: Row) => Stat; readonly unit: (v: number) => string; readonly memory?: boolean }> = [
+  { label: 'CPU per task, cold (ms)', get: (r) => r.cold.cpuPerTaskMs, unit: (v) => fmt(v, 3) },
+  { label: 'CPU per task, warm (ms)', get: (r) => r.warm.cpuPerTaskMs, unit: (v) => fmt(v, 3) },
+  { label: 'lag median, cold (ms)', get: (r) => r.cold.lagMedianMs, unit: (v) => fmt(v, 2) },
+  { label: 'lag median, warm (ms)', get: (r) => r.warm.lagMedianMs, unit: (v) => fmt(v, 2) },
+  { label: 'lag p99, warm (ms)', get: (r) => r.warm.lagP99Ms, unit: (v) => fmt(v, 2) },
+  { label: 'requests per task, warm', get: (r) => r.warm.requestsPerTask, unit: (v) => fmt(v, 2) },
+  { label: 'heap per in-flight task (KiB)', get: (r) => r.heapPerTaskBytes, unit: (v) => kib(v), memory: true },
+  { label: 'heap retained per task, warm (KiB)', get: (r) => r.warm.retainedPerTaskBytes, unit: (v) => kib(v), memory: true },
+  { label: 'loop delay p99, warm (ms)', get: (r) => r.warm.eventLoopDelayP99Ms, unit: (v) => fmt(v, 1) },
+];
 
 /** Below this N, per-task memory figures are GC noise (one task is a few KiB) and are not compared. */
 export const MEMORY_MIN_N = 100;
 
-const MEMORY_KEYS: ReadonlySet<string> = new Set(['heapPerTaskBytes', 'rssPerTaskBytes', 'retainedPerTaskBytes']);
+/** A figure on which another contender (or a floor) measured better than mcp-task-client. */
+export interface Shortfall {
+  readonly figure: string;
+  readonly wire: WireKind;
+  readonly scenario: string;
+  readonly ours: Stat;
+  readonly theirs: Stat;
+  readonly contender: ContenderId;
+  /** The ranges over the processes do not overlap: the difference is larger than the spread. */
+  readonly beyondSpread: boolean;
+}
 
 /**
- * Every figure, in every scenario, where a contender (or the floor) measured strictly better than
- * mcp-task-client. Nothing is filtered out as noise (except per-task memory below
- * {@link MEMORY_MIN_N}); the page shows the margins.
+ * Every figure, in every scenario, where another contender or a floor measured better (lower
+ * median) than mcp-task-client on the same SDK; `beyondSpread` tells the differences larger than
+ * the measured spread (their worst process is still better than our best).
  */
 export function shortfalls(rows: readonly Row[]): Shortfall[] {
   const out: Shortfall[] = [];
-  for (const ours of rows.filter((r) => r.contender === 'mcp-task-client')) {
+  for (const ours of rows.filter((r) => r.contender.startsWith('mcp-task-client'))) {
     for (const other of rows) {
-      if (other.contender === 'mcp-task-client' || other.workload !== ours.workload || other.n !== ours.n || other.transport !== ours.transport) continue;
-      for (const { key, label } of FIGURES) {
-        if (MEMORY_KEYS.has(key) && ours.n < MEMORY_MIN_N) continue;
-        const mine = ours[key];
-        const theirs = other[key];
-        if (mine === null || theirs === null || !Number.isFinite(mine) || !Number.isFinite(theirs)) continue;
-        if (theirs < mine) {
-          out.push({
-            figure: label,
-            scenario: `${other.transport === 'stdio' ? 'stdio ' : ''}${ours.workload}, N=${ours.n}`,
-            ours: mine,
-            theirs,
-            contender: other.contender,
-          });
-        }
+      if (other.contender.startsWith('mcp-task-client') || key({ ...other, contender: ours.contender }) !== key(ours)) continue;
+      // The SDK v2 run of the library is compared with its own floor only.
+      if (ours.contender === 'mcp-task-client-v2' && other.contender !== 'floor-v2') continue;
+      if (ours.contender === 'mcp-task-client' && other.contender === 'floor-v2') continue;
+      for (const figure of FIGURES) {
+        if (figure.memory === true && ours.n < MEMORY_MIN_N) continue;
+        const mine = figure.get(ours);
+        const theirs = figure.get(other);
+        if (!Number.isFinite(mine.median) || !Number.isFinite(theirs.median) || !(theirs.median < mine.median)) continue;
+        out.push({
+          figure: figure.label,
+          wire: ours.wire,
+          scenario: `${TRANSPORT_NAMES[ours.transport]}, ${ours.workload}, N=${ours.n}${ours.contender === 'mcp-task-client-v2' ? ', SDK v2' : ''}`,
+          ours: mine,
+          theirs,
+          contender: other.contender,
+          // One process has no spread to compare with: only repeated scenarios can be ahead beyond it.
+          beyondSpread: ours.reps >= 2 && other.reps >= 2 && theirs.max < mine.min,
+        });
       }
     }
   }
   return out;
-}
-
-function figureValue(figure: string, value: number): string {
-  if (figure.startsWith('heap') || figure.startsWith('RSS')) return `${kib(value)} KiB`;
-  if (figure === 'total requests') return fmt(value, 0);
-  return fmt(value, figure.startsWith('CPU') ? 3 : 2);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,239 +484,214 @@ export interface ReportInput {
   readonly rows: readonly Row[];
   readonly chartFile: string;
   readonly elapsedS: number;
+  readonly soak: SoakResult | undefined;
+  /** Load average while the run went on (1-minute, sampled), for the reader to judge the noise. */
+  readonly load: { readonly median: number; readonly max: number } | undefined;
 }
 
-function describe(w: Workload): string {
+function describe(w: Workload, wire: WireKind): string {
   const d = w.duration.kind === 'fixed' ? `fixed ${w.duration.ms} ms` : `random ${w.duration.minMs}-${w.duration.maxMs} ms`;
-  return `${d}, pollInterval ${w.pollInterval} ms, ${w.notify ? 'with' : 'without'} notifications/tasks/status`;
+  const notifications = wire === 'ext' ? '`notifications/tasks` on a subscription' : '`notifications/tasks/status`';
+  return `${d}, pollInterval ${w.pollInterval} ms, ${w.notify ? `with ${notifications}` : 'polling only'}`;
+}
+
+const DETAIL_COLUMNS = [
+  'workload',
+  'N',
+  'contender',
+  'CPU ms per task, cold',
+  'CPU ms per task, warm',
+  'lag median ms, cold',
+  'lag median ms, warm',
+  'lag p99 ms, warm',
+  'requests per task',
+  'tasks/get per task',
+  'heap KiB per in-flight task',
+  'retained KiB per task',
+  'loop delay p99 ms',
+  'done',
+] as const;
+
+function detailTable(rows: readonly Row[]): string {
+  const out = [`| ${DETAIL_COLUMNS.join(' | ')} |`, `|${DETAIL_COLUMNS.map((_, i) => (i < 3 ? '---' : '---:')).join('|')}|`];
+  for (const r of rows) {
+    const name = label(r.wire, r.contender);
+    const c = [
+      r.workload,
+      String(r.n),
+      r.contender.startsWith('mcp-task-client') ? `**${name}**` : name,
+      spread(r.cold.cpuPerTaskMs, (v) => fmt(v, 3), r.reps),
+      spread(r.warm.cpuPerTaskMs, (v) => fmt(v, 3), r.reps),
+      spread(r.cold.lagMedianMs, (v) => fmt(v, 2), r.reps),
+      spread(r.warm.lagMedianMs, (v) => fmt(v, 2), r.reps),
+      spread(r.warm.lagP99Ms, (v) => fmt(v, 2), r.reps),
+      fmt(r.warm.requestsPerTask.median, 2),
+      fmt(r.warm.tasksGetPerTask.median, 2),
+      spread(r.heapPerTaskBytes, kib, r.reps),
+      spread(r.warm.retainedPerTaskBytes, kib, r.reps),
+      fmt(r.warm.eventLoopDelayP99Ms.median, 1),
+      r.ok ? `${r.completed}/${r.n}` : `**${r.completed}/${r.n}**`,
+    ];
+    out.push(`| ${c.join(' | ')} |`);
+  }
+  return out.join('\n');
+}
+
+function mark(c: Check | undefined): string {
+  if (c === undefined) return '–';
+  return `${c.measured} ${c.pass ? '✓' : '**✗**'}`;
 }
 
 /** docs/performance.md. */
 export function markdown(input: ReportInput): string {
   const rows = sortRows(input.rows, input.workloads);
-  const checks = checkTargets(rows, input.workloads);
-  const misses = shortfalls(rows);
+  const targets = targetRows(rows, input.workloads);
+  const earlier = earlierTargets(rows, input.workloads);
+  const ahead = shortfalls(rows);
   const lines: string[] = [];
-  lines.push('# Performance');
-  lines.push('');
-  lines.push(
-    `<!-- Generated by \`${input.command}\` (bench/run.ts) on ${input.generatedAt}. Do not edit by hand: every number below comes from that run. -->`,
+  const push = (...text: string[]): void => {
+    lines.push(...text);
+  };
+  push('# Performance', '');
+  push(`<!-- Generated by \`${input.command}\` (bench/run.ts) on ${input.generatedAt}. Do not edit by hand: every number below comes from that run. -->`, '');
+  push(
+    'mcp-task-client side by side with what a user would pick instead, and with a hand-written *floor* that does the least a client can do, ' +
+      'on both task wires, in process, over stdio and over Streamable HTTP. Every figure below was measured by one run of `npm run bench`; ' +
+      'how each is measured is in [bench/README.md](../bench/README.md).',
+    '',
   );
-  lines.push('');
-  lines.push(
-    'mcp-task-client side by side with what a user would pick instead, on the same SDK task server and the same workloads. ' +
-      'Every figure below was measured by `npm run bench` in one run; how each is measured is in [bench/README.md](../bench/README.md).',
+  push(
+    `Generated ${input.generatedAt} on ${input.machine}; the run took ${Math.round(input.elapsedS / 60)} min` +
+      (input.load === undefined ? '.' : `, with a load average of ${input.load.median.toFixed(1)} (at most ${input.load.max.toFixed(1)}) on the machine meanwhile.`),
+    '',
   );
-  lines.push('');
-  lines.push(`Generated ${input.generatedAt} on ${input.machine}; the run took ${Math.round(input.elapsedS)} s.`);
-  lines.push('');
-  lines.push('| package | version |');
-  lines.push('|---|---|');
-  for (const [name, version] of Object.entries(input.versions)) lines.push(`| ${name} | ${version} |`);
-  lines.push('');
-  lines.push('Contenders: **mcp-task-client** (`TaskClient.callToolAsTask` + `result()`); the SDK\'s own ');
-  lines.push('`client.experimental.tasks.callToolStream`; `@modelcontextprotocol/ext-tasks` in 2025-11-25 mode through a');
-  lines.push('small port over the SDK v1 `Client` (bench/contenders/ext-tasks-port.ts); and, for reference only, a hand-written');
-  lines.push('*floor* (raw requests, one timer per task, no validation, retries, deadlines or cancellation) that shows what the server');
-  lines.push('and the SDK client cost on their own.');
-  lines.push('');
-  lines.push(
-    'Workloads (N tasks started at once on one client; each task\'s clock starts when the server creates it; ' +
-      'memory is read in a separate phase while all N tasks are held in flight, see bench/README.md):',
+  push('| package | version |', '|---|---|');
+  for (const [name, version] of Object.entries(input.versions)) push(`| ${name} | ${version} |`);
+  push('');
+  push('**Method.**');
+  push('- Every scenario (wire × transport × workload × N × contender) runs in fresh Node processes, one per repetition; every figure is the **median over those processes, with the spread (smallest–largest) in brackets**.');
+  push('- In each process the library under test is the compiled JavaScript (`tsc`), as users run it. After connecting and one task, the **cold** phase measures N tasks; then 1,000 short tasks run unmeasured, and the **warm** phase measures N tasks again; then a separate phase holds N tasks in flight to read the heap.');
+  push('- In process, CPU and heap are those of the whole process (client and server); over stdio and Streamable HTTP (the server a child process on 127.0.0.1), of the client process only. Over Streamable HTTP the tasks start paced (the rate is given with each table), so that the HTTP stack does not saturate the client.');
+  push('- The floors do the least a client can do: raw requests, one timer per task, no validation, retries, deadlines or cancellation. On the 2025-11-25 wire they call the SDK client (`floor` on SDK v1, `floor, SDK v2` on SDK v2 in the legacy era); on the extension the floor writes raw JSON-RPC on the transport. Targets are ratios to the floor on the same SDK.');
+  push('');
+  push('Workloads (N tasks started at once on one client unless paced; each task\'s clock starts when the server creates it):', '');
+  for (const w of input.workloads) push(`- \`${w.id}\`: ${describe(w, '2025')}`);
+  push('');
+  push(`![Benchmark chart](${input.chartFile})`, '');
+
+  // Targets
+  push('## Targets (issue 15)', '');
+  push(
+    `At N = 1,000 and 10,000, every workload and transport, for mcp-task-client against the floor of its SDK: CPU per task ≤ ${LIMITS.cpu}× (cold / warm) and below the SDK helper and ext-tasks; ` +
+      `heap per in-flight task ≤ ${LIMITS.heapInProcess}× in process and ≤ ${LIMITS.heapOutOfProcess}× out of process; lag median and p99 ≤ ${LIMITS.lagNotify}× with notifications and ≤ ${LIMITS.lagPoll}× (the floor plus 5%) without (cold / warm); ` +
+      'requests per task never more than the floor\'s. Ratios are of medians; ✓ met, **✗** not met.',
+    '',
   );
-  lines.push('');
-  for (const w of input.workloads) lines.push(`- \`${w.id}\`: ${describe(w)}`);
-  lines.push('');
-  lines.push(`![Benchmark chart](${input.chartFile})`);
-  lines.push('');
-  lines.push('## Targets');
-  lines.push('');
-  lines.push('| target | scenario | measured | met |');
-  lines.push('|---|---|---|:---:|');
-  for (const c of checks) lines.push(`| ${c.target} | ${c.scenario} | ${c.measured} | ${c.pass ? 'yes' : '**NO**'} |`);
-  lines.push('');
-  const failed = checks.filter((c) => !c.pass);
-  lines.push(failed.length === 0 ? 'All targets met in this run.' : `**${failed.length} of ${checks.length} target checks not met in this run.**`);
-  lines.push('');
-  lines.push('## Where another contender is ahead');
-  lines.push('');
-  lines.push(
-    'Every figure, in every scenario, on which another contender (or the reference floor) measured better than mcp-task-client ' +
-      `in this run, with no noise filter (except per-task memory below N=${MEMORY_MIN_N}, where one task's few KiB are GC noise): ` +
-      'small margins on N=1 rows are mostly noise, large ones are real.',
+  push('| wire | transport | workload | N | contender | CPU ÷ floor | CPU ÷ others | heap ÷ floor | lag ÷ floor (median, p99) | requests per task |');
+  push('|---|---|---|---:|---|---|---|---|---|---|');
+  for (const t of targets) {
+    const r = t.row;
+    push(
+      `| ${r.wire === 'ext' ? 'extension' : '2025-11-25'} | ${TRANSPORT_NAMES[r.transport]} | ${r.workload} | ${r.n.toLocaleString('en-US')} | ${label(r.wire, r.contender)} | ` +
+        `${mark(t.cpu)} | ${mark(t.cpuVsOthers)} | ${mark(t.heap)} | ${mark(t.lag)} | ${mark(t.requests)} |`,
+    );
+  }
+  const all = targets.flatMap(checksOf);
+  const missed = all.filter((c) => !c.pass);
+  push('');
+  if (input.soak !== undefined) {
+    const s = input.soak;
+    push(
+      `Endurance (\`npm run soak\`, ${s.tasks.toLocaleString('en-US')} tasks through one TaskClient over stdio, heap after a full GC at each quarter: ${s.readingsMiB.map((v) => `${v.toFixed(1)} MiB`).join(', ')}): ` +
+        `growth ${(s.growth * 100).toFixed(1)}% (limit ${LIMITS.soakGrowth * 100}%) ${s.passed && s.growth <= LIMITS.soakGrowth ? '✓' : '**✗**'}`,
+      '',
+    );
+  }
+  const soakMissed = input.soak !== undefined && !(input.soak.passed && input.soak.growth <= LIMITS.soakGrowth) ? 1 : 0;
+  push(
+    missed.length + soakMissed === 0
+      ? `All ${all.length + (input.soak === undefined ? 0 : 1)} target checks met in this run.`
+      : `**${missed.length + soakMissed} of ${all.length + (input.soak === undefined ? 0 : 1)} target checks not met in this run**; the causes measured are under [Targets missed](#targets-missed).`,
+    '',
   );
-  lines.push('');
-  const real = misses.filter((m) => m.contender !== 'floor');
-  const floor = misses.filter((m) => m.contender === 'floor');
-  if (real.length === 0) lines.push('None: mcp-task-client measured best or equal on every figure against both contenders.');
+
+  // Where another contender is ahead
+  const real = ahead.filter((s) => s.beyondSpread && !contenderInfo(s.wire, s.contender).floor);
+  const floors = ahead.filter((s) => s.beyondSpread && contenderInfo(s.wire, s.contender).floor);
+  push('## Where another contender is ahead', '');
+  push(
+    'Every figure on which another contender measured better than mcp-task-client **by more than the measured spread** (their worst process better than our best). ' +
+      `Smaller differences are within the noise of this machine and are only in bench/results.json (${ahead.filter((s) => !s.beyondSpread).length} of them in this run). Per-task memory below N=${MEMORY_MIN_N} is not compared.`,
+    '',
+  );
+  if (real.length === 0) push('None.');
   else {
-    lines.push('| figure | scenario | contender | theirs | mcp-task-client |');
-    lines.push('|---|---|---|---:|---:|');
-    for (const m of real) {
-      lines.push(`| ${m.figure} | ${m.scenario} | ${CONTENDER_LABELS[m.contender]} | ${figureValue(m.figure, m.theirs)} | ${figureValue(m.figure, m.ours)} |`);
+    push('| figure | wire | scenario | contender | theirs | mcp-task-client |', '|---|---|---|---|---:|---:|');
+    for (const s of real) {
+      const figure = FIGURES.find((f) => f.label === s.figure)!;
+      push(`| ${s.figure} | ${s.wire === 'ext' ? 'extension' : '2025-11-25'} | ${s.scenario} | ${label(s.wire, s.contender)} | ${spread(s.theirs, figure.unit, 3)} | ${spread(s.ours, figure.unit, 3)} |`);
     }
   }
-  lines.push('');
-  lines.push(
-    `Against the reference floor, mcp-task-client is behind on ${floor.length} figure(s) across all scenarios ` +
-      '(expected: the floor does no validation, no merging, no retries and keeps no state for iterators). They are in the tables below.',
+  push('');
+  push(
+    `Against the floors, mcp-task-client is behind by more than the spread on ${floors.length} figure(s) (expected in part: the floors do no validation, merging, retries or cancellation); the targets above bound how far.`,
+    '',
   );
-  lines.push('');
-  for (const transport of ['memory', 'stdio'] as const) {
-    const subset = rows.filter((r) => r.transport === transport);
-    if (subset.length === 0) continue;
-    lines.push(transport === 'memory' ? '## In-process (InMemoryTransport)' : '## Over stdio (server in a child process)');
-    lines.push('');
-    lines.push(
-      transport === 'memory'
-        ? 'CPU, heap and RSS are those of the whole process, client and server together: the server\'s share is the same work for every contender except the requests it answers (see the floor). Lag is measured on one monotonic clock.'
-        : 'CPU, heap and RSS are those of the client process only. Lag compares the server\'s and the client\'s wall-aligned monotonic clocks, corrected by an offset estimated with ping exchanges; ' +
-            `the estimate's uncertainty was at most ${fmt(Math.max(...subset.map((r) => r.clockUncertaintyMs ?? 0)), 3)} ms.`,
-    );
-    lines.push('');
-    lines.push(markdownTable(subset));
-    lines.push('');
+
+  // Detailed tables
+  for (const wire of ['2025', 'ext'] as const) {
+    for (const transport of ['memory', 'stdio', 'http'] as const) {
+      const subset = rows.filter((r) => r.wire === wire && r.transport === transport);
+      if (subset.length === 0) continue;
+      push(`## ${WIRE_NAMES[wire]}, ${TRANSPORT_NAMES[transport]}`, '');
+      const pace = subset.find((r) => r.pace !== undefined)?.pace;
+      const uncertainty = Math.max(...subset.map((r) => r.clockUncertaintyMs ?? 0));
+      push(
+        transport === 'memory'
+          ? 'CPU, heap and RSS of the whole process, client and server together: the server\'s share is the same for every contender except for the requests it answers (see the floor). Lag on one monotonic clock.'
+          : `CPU and heap of the client process only. Lag compares the server's and the client's wall-aligned monotonic clocks, corrected by an offset estimated with round trips to the server's control endpoint (uncertainty at most ${fmt(uncertainty, 3)} ms).` +
+              (pace === undefined ? '' : ` Tasks start paced at ${pace} per second.`),
+        '',
+      );
+      push(detailTable(subset), '');
+    }
   }
-  const warned = rows.filter((r) => r.warnings.length > 0 || r.errors.length > 0 || r.cancelledPerTask > 0);
-  if (warned.length > 0) {
-    lines.push('## Notes from the run');
-    lines.push('');
-    for (const r of warned) {
+
+  // Targets missed
+  const missedRows = targets.filter((t) => checksOf(t).some((c) => !c.pass));
+  if (missedRows.length > 0 || soakMissed > 0) {
+    push('## Targets missed', '');
+    push('The measured cause of each miss is in bench/README.md ("What the profile shows"); in short:', '');
+    const byTarget = new Map<string, string[]>();
+    for (const t of missedRows) {
+      for (const c of checksOf(t).filter((x) => !x.pass)) {
+        const list = byTarget.get(c.target) ?? [];
+        list.push(`${t.row.wire === 'ext' ? 'extension' : '2025-11-25'} ${TRANSPORT_NAMES[t.row.transport]} ${t.row.workload} N=${t.row.n}${t.row.contender === 'mcp-task-client-v2' ? ' (SDK v2)' : ''}: ${c.measured}`);
+        byTarget.set(c.target, list);
+      }
+    }
+    for (const [target, where] of byTarget) push(`- **${target}** — ${where.length} scenario(s): ${where.join('; ')}.`);
+    push('');
+  }
+
+  // Earlier targets
+  push('## Earlier targets (issue 5), in process, warm phase', '');
+  push('| target | scenario | measured | met |', '|---|---|---|:---:|');
+  for (const c of earlier) push(`| ${c.target} | ${c.scenario} | ${c.measured} | ${c.pass ? 'yes' : '**NO**'} |`);
+  push('');
+
+  // Notes
+  const noted = rows.filter((r) => r.warnings.length > 0 || r.errors.length > 0 || r.warm.cancelledPerTask > 0);
+  if (noted.length > 0) {
+    push('## Notes from the run', '');
+    for (const r of noted) {
       const parts: string[] = [];
       if (r.warnings.length > 0) parts.push(`process warnings: ${r.warnings.join(', ')}`);
-      if (r.cancelledPerTask > 0) parts.push(`${fmt(r.cancelledPerTask, 2)} notifications/cancelled per task`);
+      if (r.warm.cancelledPerTask > 0) parts.push(`${fmt(r.warm.cancelledPerTask, 2)} notifications/cancelled per task`);
       if (r.errors.length > 0) parts.push(`errors: ${r.errors.map((e) => `\`${e.replaceAll('|', '\\|').replaceAll('\n', ' ').slice(0, 160)}\``).join('; ')}`);
-      lines.push(`- ${CONTENDER_LABELS[r.contender]}, ${r.transport === 'stdio' ? 'stdio ' : ''}${r.workload}, N=${r.n}: ${parts.join('; ')}`);
+      push(`- ${label(r.wire, r.contender)}, ${r.wire === 'ext' ? 'extension' : '2025-11-25'}, ${TRANSPORT_NAMES[r.transport]}, ${r.workload}, N=${r.n}: ${parts.join('; ')}`);
     }
-    lines.push('');
+    push('');
   }
   return lines.join('\n');
-}
-
-// ---------------------------------------------------------------------------------------------
-// The chart (hand-written SVG)
-
-const COLORS: Record<ContenderId, string> = {
-  'mcp-task-client': '#1f6feb',
-  'sdk-stream': '#d1242f',
-  'ext-tasks': '#bf8700',
-  floor: '#8c959f',
-};
-
-function esc(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
-}
-
-function tickLabel(value: number): string {
-  if (value === 0) return '0';
-  if (Math.abs(value) >= 1000) return `${value / 1000}k`;
-  if (Math.abs(value) < 1) return String(Number(value.toPrecision(2)));
-  return String(Number(value.toPrecision(3)));
-}
-
-/** "Nice" linear ticks from 0 to at least `max`. */
-function linearTicks(max: number): number[] {
-  if (!(max > 0)) return [0, 1];
-  const raw = max / 4;
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
-  const ticks: number[] = [];
-  for (let v = 0; v <= max + step * 0.999; v += step) ticks.push(Number(v.toPrecision(6)));
-  return ticks;
-}
-
-interface Panel {
-  readonly title: string;
-  readonly value: (row: Row) => number | null;
-  readonly log?: boolean;
-}
-
-/**
- * A grid of grouped bar charts: one panel per figure, one group per workload, one bar per
- * contender, all at the largest in-process N (and a note of which N that is).
- */
-export function svgChart(rows: readonly Row[], workloads: readonly Workload[]): string {
-  const memory = rows.filter((r) => r.transport === 'memory');
-  const n = Math.max(...memory.map((r) => r.n));
-  const at = memory.filter((r) => r.n === n);
-  const contenders = (['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'] as const).filter((c) => at.some((r) => r.contender === c));
-  const panels: Panel[] = [
-    { title: 'Median result lag after completion (ms, log scale)', value: (r) => r.lagMedianMs, log: true },
-    { title: 'p99 result lag (ms, log scale)', value: (r) => r.lagP99Ms, log: true },
-    { title: 'tasks/get requests per task', value: (r) => r.tasksGetPerTask },
-    { title: 'CPU per task (ms, whole process)', value: (r) => r.cpuPerTaskMs },
-    { title: 'Heap per in-flight task (KiB, whole process)', value: (r) => (r.heapPerTaskBytes === null ? null : r.heapPerTaskBytes / 1024) },
-    { title: 'Event-loop delay p99 (ms, how late a 5 ms timer fired)', value: (r) => r.eventLoopDelayP99Ms },
-  ];
-  const cols = 2;
-  const pw = 520;
-  const ph = 250;
-  const margin = { top: 34, right: 16, bottom: 46, left: 58 };
-  const headerH = 64;
-  const width = cols * pw;
-  const height = headerH + Math.ceil(panels.length / cols) * ph;
-  const out: string[] = [];
-  out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="11">`,
-  );
-  out.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
-  out.push(
-    `<text x="16" y="24" font-size="16" font-weight="bold">mcp-task-client vs the SDK helper and ext-tasks: ${n.toLocaleString('en-US')} concurrent tasks, in-process</text>`,
-  );
-  let lx = 16;
-  for (const c of contenders) {
-    out.push(`<rect x="${lx}" y="38" width="12" height="12" fill="${COLORS[c]}"/>`);
-    out.push(`<text x="${lx + 16}" y="48">${esc(CONTENDER_LABELS[c])}</text>`);
-    lx += 28 + CONTENDER_LABELS[c].length * 6.5;
-  }
-  for (const [index, panel] of panels.entries()) {
-    const ox = (index % cols) * pw;
-    const oy = headerH + Math.floor(index / cols) * ph;
-    const plotW = pw - margin.left - margin.right;
-    const plotH = ph - margin.top - margin.bottom;
-    const x0 = ox + margin.left;
-    const y0 = oy + margin.top;
-    out.push(`<text x="${x0}" y="${oy + 20}" font-size="12" font-weight="bold">${esc(panel.title)}</text>`);
-    const values = at.map((r) => panel.value(r)).filter((v): v is number => v !== null && Number.isFinite(v));
-    const max = Math.max(...values, 0);
-    let scale: (v: number) => number;
-    let ticks: number[];
-    if (panel.log === true) {
-      const positive = values.filter((v) => v > 0);
-      const lo = 10 ** Math.floor(Math.log10(Math.min(...positive, 1)));
-      const hi = 10 ** Math.ceil(Math.log10(Math.max(...positive, lo * 10)));
-      ticks = [];
-      for (let t = lo; t <= hi * 1.0001; t *= 10) ticks.push(t);
-      scale = (v) => plotH * (1 - (Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)));
-    } else {
-      ticks = linearTicks(max);
-      const top = ticks.at(-1)!;
-      scale = (v) => plotH * (1 - v / top);
-    }
-    for (const t of ticks) {
-      const y = y0 + scale(t);
-      out.push(`<line x1="${x0}" y1="${y.toFixed(1)}" x2="${x0 + plotW}" y2="${y.toFixed(1)}" stroke="#e6e8eb"/>`);
-      out.push(`<text x="${x0 - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end" fill="#57606a">${tickLabel(t)}</text>`);
-    }
-    out.push(`<line x1="${x0}" y1="${y0 + plotH}" x2="${x0 + plotW}" y2="${y0 + plotH}" stroke="#57606a"/>`);
-    const groupW = plotW / workloads.length;
-    const barW = Math.min(22, (groupW - 16) / contenders.length);
-    for (const [gi, w] of workloads.entries()) {
-      const gx = x0 + gi * groupW + (groupW - barW * contenders.length) / 2;
-      for (const [ci, c] of contenders.entries()) {
-        const row = at.find((r) => r.workload === w.id && r.contender === c);
-        const v = row === undefined ? null : panel.value(row);
-        if (v === null || !Number.isFinite(v)) continue;
-        const y = y0 + scale(Math.max(v, 0));
-        const h = y0 + plotH - y;
-        const x = gx + ci * barW;
-        out.push(
-          `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${Math.max(h, 0.5).toFixed(1)}" fill="${COLORS[c]}"><title>${esc(`${CONTENDER_LABELS[c]}, ${w.id}: ${fmt(v, 3)}`)}</title></rect>`,
-        );
-      }
-      out.push(`<text x="${(x0 + gi * groupW + groupW / 2).toFixed(1)}" y="${y0 + plotH + 16}" text-anchor="middle">${esc(w.id)}</text>`);
-    }
-  }
-  out.push('</svg>');
-  return out.join('\n');
 }

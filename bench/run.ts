@@ -1,41 +1,79 @@
 /**
- * `npm run bench`: runs every contender × workload × N in its own child process (`--expose-gc`),
- * prints a table, writes bench/results.json, and regenerates docs/performance.md and
- * docs/performance.svg from this run's numbers.
+ * `npm run bench`: runs every scenario (wire × transport × workload × N × contender) in fresh child
+ * processes (`--expose-gc`), at least three per scenario, interleaving the contenders so that a
+ * change in the machine's load touches them alike; then `npm run soak`; prints a table and the
+ * targets, writes bench/results.json, and regenerates docs/performance.md and docs/performance.svg
+ * from this run's numbers. Everything runs the compiled copy of lib/ and bench/ made when the run
+ * starts (bench/build.ts).
  *
  * Options (also as environment variables):
- *   --quick             N = 1 and 100, stdio at N = 100 (BENCH_QUICK=1)
- *   --n=1,100           concurrent task counts (BENCH_N)
- *   --contenders=a,b    mcp-task-client, sdk-stream, ext-tasks, floor (BENCH_CONTENDERS)
- *   --workloads=a,b     fixed-notify, fixed-poll, random-notify, random-poll (BENCH_WORKLOADS)
- *   --reps=K            repetitions per scenario; default 3 for N = 1, 2 for N <= 100, else 1 (BENCH_REPS)
- *   --stdio-n=K         N of the stdio run, 0 to skip it (BENCH_STDIO_N)
- *   --write / --no-write  write results and docs; by default only a full run writes
- *   --in-process        run scenarios in this process (debugging; memory figures then need --expose-gc)
+ *   --quick              a development run in under two minutes: N = 100, one process each, the
+ *                        random workloads, a subset of contenders, stdio once; writes nothing (BENCH_QUICK=1)
+ *   --wires=2025,ext     (BENCH_WIRES)
+ *   --transports=a,b     memory, stdio, http (BENCH_TRANSPORTS)
+ *   --n=1,100            task counts (BENCH_N); out of process only the N ≥ 1,000 of the list run
+ *   --contenders=a,b     ids (BENCH_CONTENDERS); see bench/contenders/index.ts
+ *   --workloads=a,b      fixed-notify, fixed-poll, random-notify, random-poll (BENCH_WORKLOADS)
+ *   --reps=K             processes per scenario, default 3 (BENCH_REPS)
+ *   --no-soak            skip `npm run soak`
+ *   --write / --no-write write results and docs; by default only a full run writes
  */
-import { execFileSync, fork } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { fork, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { CONTENDER_IDS, CONTENDER_LABELS, versions, type ContenderId } from './contenders/index.js';
-import { aggregate, checkTargets, consoleTable, markdown, shortfalls, sortRows, svgChart } from './report.js';
-import { runScenario, type ScenarioResult, type ScenarioSpec, type Workload } from './scenario.js';
+import { buildBench, type BenchBuild } from './build.js';
+import { svgChart } from './chart.js';
+import { CONTENDERS, versions, type ContenderId } from './contenders/index.js';
+import { aggregate, checksOf, consoleTable, label, LIMITS, markdown, shortfalls, sortRows, targetRows, type SoakResult } from './report.js';
+import type { ScenarioResult, ScenarioSpec, Workload } from './scenario.js';
+import { median } from './stats.js';
+import type { TransportKind, WireKind } from './transports.js';
 import { WORKLOADS } from './workloads.js';
 
-const FULL_N = [1, 100, 1000, 10_000];
-const WARMUP = 20;
+/** One block of the matrix: the scenarios of a wire on a transport. */
+interface Block {
+  readonly wire: WireKind;
+  readonly transport: TransportKind;
+  readonly ns: readonly number[];
+  readonly workloads: readonly string[];
+  readonly contenders: readonly ContenderId[];
+  /** Starts per second (Streamable HTTP). */
+  readonly pace?: number;
+}
+
+const ALL_WORKLOADS = WORKLOADS.map((w) => w.id);
+const RANDOM = ['random-notify', 'random-poll'];
+/** Over Streamable HTTP, tasks start at this rate (the HTTP client costs ~1 ms of CPU per request here). */
+const HTTP_PACE = 100;
+
+/** The full run. */
+const FULL: readonly Block[] = [
+  { wire: '2025', transport: 'memory', ns: [1000, 10_000], workloads: ALL_WORKLOADS, contenders: ['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'] },
+  // The library over SDK v2 against a floor over SDK v2, at N = 1,000 (the SDK v1 rows carry the targets).
+  { wire: '2025', transport: 'memory', ns: [1000], workloads: ALL_WORKLOADS, contenders: ['mcp-task-client-v2', 'floor-v2'] },
+  { wire: '2025', transport: 'stdio', ns: [1000, 10_000], workloads: ALL_WORKLOADS, contenders: ['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'] },
+  { wire: '2025', transport: 'http', ns: [1000], workloads: ALL_WORKLOADS, contenders: ['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'], pace: HTTP_PACE },
+  { wire: 'ext', transport: 'memory', ns: [1000, 10_000], workloads: RANDOM, contenders: ['mcp-task-client', 'ext-tasks', 'floor'] },
+  { wire: 'ext', transport: 'stdio', ns: [1000, 10_000], workloads: RANDOM, contenders: ['mcp-task-client', 'ext-tasks', 'floor'] },
+  { wire: 'ext', transport: 'http', ns: [1000], workloads: RANDOM, contenders: ['mcp-task-client', 'ext-tasks', 'floor'], pace: HTTP_PACE },
+];
+
+/** `--quick`: under two minutes. */
+const QUICK: readonly Block[] = [
+  { wire: '2025', transport: 'memory', ns: [100], workloads: RANDOM, contenders: ['mcp-task-client', 'sdk-stream', 'floor'] },
+  { wire: 'ext', transport: 'memory', ns: [100], workloads: RANDOM, contenders: ['mcp-task-client', 'floor'] },
+  { wire: '2025', transport: 'stdio', ns: [100], workloads: ['random-poll'], contenders: ['mcp-task-client', 'floor'] },
+];
 
 interface Options {
-  ns: number[];
-  contenders: ContenderId[];
-  workloads: Workload[];
-  reps: number | undefined;
-  stdioN: number;
-  write: boolean;
-  inProcess: boolean;
-  subset: boolean;
+  readonly blocks: readonly Block[];
+  readonly reps: number;
+  readonly warmup: number;
+  readonly soak: boolean;
+  readonly write: boolean;
+  readonly subset: boolean;
+  readonly quick: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -47,99 +85,84 @@ function parseOptions(argv: readonly string[]): Options {
   }
   const get = (flag: string, env: string): string | undefined => flags.get(flag) ?? process.env[env];
   const list = (value: string | undefined): string[] | undefined => value?.split(',').map((s) => s.trim()).filter(Boolean);
-  const quick = get('quick', 'BENCH_QUICK') !== undefined && get('quick', 'BENCH_QUICK') !== '0';
-  const ns = list(get('n', 'BENCH_N'))?.map(Number) ?? (quick ? [1, 100] : FULL_N);
-  if (ns.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--n takes positive integers');
-  const contenders = (list(get('contenders', 'BENCH_CONTENDERS')) ?? [...CONTENDER_IDS]) as ContenderId[];
-  for (const c of contenders) if (!CONTENDER_IDS.includes(c)) throw new Error(`Unknown contender ${c}`);
-  const workloadIds = list(get('workloads', 'BENCH_WORKLOADS'));
-  const workloads = workloadIds === undefined ? [...WORKLOADS] : WORKLOADS.filter((w) => workloadIds.includes(w.id));
-  if (workloadIds !== undefined && workloads.length !== workloadIds.length) throw new Error(`Unknown workload in ${workloadIds.join(',')}`);
-  const reps = get('reps', 'BENCH_REPS');
-  const stdio = get('stdio-n', 'BENCH_STDIO_N');
+  const quickValue = get('quick', 'BENCH_QUICK');
+  const quick = quickValue !== undefined && quickValue !== '0';
+  const wires = list(get('wires', 'BENCH_WIRES'));
+  const transports = list(get('transports', 'BENCH_TRANSPORTS'));
+  const ns = list(get('n', 'BENCH_N'))?.map(Number);
+  const contenders = list(get('contenders', 'BENCH_CONTENDERS'));
+  const workloads = list(get('workloads', 'BENCH_WORKLOADS'));
+  if (ns?.some((n) => !Number.isInteger(n) || n < 1) === true) throw new Error('--n takes positive integers');
+  for (const w of workloads ?? []) if (!ALL_WORKLOADS.includes(w)) throw new Error(`Unknown workload ${w}`);
+  for (const c of contenders ?? []) if (!CONTENDERS.some((x) => x.id === c)) throw new Error(`Unknown contender ${c}`);
+  const blocks = (quick ? QUICK : FULL)
+    .filter((b) => wires === undefined || wires.includes(b.wire))
+    .filter((b) => transports === undefined || transports.includes(b.transport))
+    .map((b) => ({
+      ...b,
+      ns: ns === undefined ? b.ns : b.transport === 'memory' ? ns : ns.filter((n) => n >= 1000 || quick),
+      workloads: workloads === undefined ? b.workloads : b.workloads.filter((w) => workloads.includes(w)),
+      contenders: contenders === undefined ? b.contenders : b.contenders.filter((c) => contenders.includes(c)),
+    }))
+    .filter((b) => b.ns.length > 0 && b.workloads.length > 0 && b.contenders.length > 0);
+  const reps = Number(get('reps', 'BENCH_REPS') ?? (quick ? 1 : 3));
   const subset =
     quick ||
-    ['n', 'contenders', 'workloads', 'reps', 'stdio-n'].some((f) => flags.has(f)) ||
-    ['BENCH_N', 'BENCH_CONTENDERS', 'BENCH_WORKLOADS', 'BENCH_REPS', 'BENCH_STDIO_N'].some((e) => process.env[e] !== undefined);
+    ['wires', 'transports', 'n', 'contenders', 'workloads', 'reps'].some((f) => flags.has(f)) ||
+    ['BENCH_WIRES', 'BENCH_TRANSPORTS', 'BENCH_N', 'BENCH_CONTENDERS', 'BENCH_WORKLOADS', 'BENCH_REPS'].some((e) => process.env[e] !== undefined);
   return {
-    ns,
-    contenders,
-    workloads,
-    reps: reps === undefined ? undefined : Number(reps),
-    stdioN: stdio === undefined ? (quick ? 100 : 1000) : Number(stdio),
+    blocks,
+    reps,
+    warmup: quick ? 200 : 1000,
+    soak: !flags.has('no-soak') && !quick,
     write: flags.has('no-write') ? false : flags.has('write') || !subset,
-    inProcess: flags.has('in-process'),
     subset,
+    quick,
   };
 }
 
-function repsFor(options: Options, n: number): number {
-  return options.reps ?? (n === 1 ? 3 : n <= 100 ? 2 : 1);
+/** How long one phase may take before the scenario gives up on it. */
+function timeoutFor(n: number, pace: number | undefined): number {
+  return 60_000 + n * 20 + (pace === undefined ? 0 : (n / pace) * 1000);
 }
 
-function timeoutFor(n: number): number {
-  return 60_000 + n * 20;
-}
-
-const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-
-/** A frozen copy of lib/ for one run, and what it was copied from. */
-interface LibSnapshot {
-  /** Absolute path of the snapshot's index.ts (passed to children as BENCH_LIB). */
-  readonly entry: string;
-  /** Human-readable origin: commit, uncommitted changes, content hash. */
-  readonly describe: string;
-  remove(): void;
-}
-
-function hashDir(dir: string): string {
-  const hash = createHash('sha256');
-  const walk = (d: string): void => {
-    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(d, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else hash.update(path.relative(dir, full)).update(readFileSync(full));
+function specs(options: Options): ScenarioSpec[] {
+  const out: ScenarioSpec[] = [];
+  for (const block of options.blocks) {
+    for (const workloadId of block.workloads) {
+      const workload = WORKLOADS.find((w) => w.id === workloadId)!;
+      for (const n of block.ns) {
+        for (let rep = 0; rep < options.reps; rep += 1) {
+          // Contenders interleaved: each repetition runs them all, one after another.
+          for (const contender of block.contenders) {
+            out.push({
+              wire: block.wire,
+              contender,
+              workload,
+              n,
+              transport: block.transport,
+              pace: block.pace,
+              seed: 1000 + rep,
+              warmup: options.warmup,
+              timeoutMs: timeoutFor(n, block.pace),
+            });
+          }
+        }
+      }
     }
-  };
-  walk(dir);
-  return hash.digest('hex').slice(0, 12);
-}
-
-function git(args: readonly string[]): string {
-  try {
-    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return '';
   }
+  return out;
 }
 
-/**
- * Copies lib/ to a temporary directory (with package.json and a node_modules link), so the whole
- * run measures one version of the library even if lib/ is edited meanwhile.
- */
-function snapshotLib(): LibSnapshot {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'mcp-task-client-bench-'));
-  cpSync(path.join(ROOT, 'lib'), path.join(dir, 'lib'), { recursive: true });
-  cpSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  const commit = git(['rev-parse', '--short', 'HEAD']) || 'unknown commit';
-  const dirty = git(['status', '--porcelain', '--', 'lib']) !== '';
-  return {
-    entry: path.join(dir, 'lib', 'index.ts'),
-    describe: `lib/ at ${commit}${dirty ? ' with uncommitted changes' : ''} (content sha256 ${hashDir(path.join(ROOT, 'lib'))})`,
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
-function runChild(spec: ScenarioSpec): Promise<ScenarioResult> {
+function runChild(build: BenchBuild, spec: ScenarioSpec): Promise<ScenarioResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(CHILD, [JSON.stringify(spec)], {
-      execArgv: ['--expose-gc', '--no-warnings', '--import', 'tsx'],
+    const child = fork(build.child, [JSON.stringify(spec)], {
+      cwd: build.dir,
+      execArgv: ['--expose-gc', '--no-warnings'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let answer: { ok: true; result: ScenarioResult } | { ok: false; error: string } | undefined;
-    const killer = setTimeout(() => child.kill('SIGKILL'), spec.timeoutMs + 60_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), spec.timeoutMs * 3 + 60_000);
     child.on('message', (message) => {
       answer = message as typeof answer;
     });
@@ -155,31 +178,37 @@ function failedResult(spec: ScenarioSpec, error: unknown): ScenarioResult {
   return {
     spec,
     ok: false,
-    created: 0,
-    completed: 0,
-    failed: spec.n,
     errors: [error instanceof Error ? error.message.split('\n')[0]! : String(error)],
-    lag: null,
-    tasksGetPerTask: Number.NaN,
-    tasksResultPerTask: Number.NaN,
-    requestsTotal: Number.NaN,
-    requestsByMethod: {},
-    clientNotifications: {},
-    serverNotifications: {},
-    minPollGapMs: null,
-    cpuPerTaskMs: Number.NaN,
+    cold: null,
+    warm: null,
     heapPerTaskBytes: null,
     rssPerTaskBytes: null,
-    retainedPerTaskBytes: null,
-    eventLoopDelayP99Ms: Number.NaN,
-    eventLoopDelayMaxMs: Number.NaN,
-    loopSamples: 0,
-    createMs: Number.NaN,
-    wallMs: Number.NaN,
     scope: spec.transport === 'memory' ? 'client+server process' : 'client process',
     clock: null,
     warnings: {},
   };
+}
+
+/** Runs the compiled `npm run soak` and reads its heap readings. */
+function runSoak(build: BenchBuild): Promise<SoakResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--expose-gc', path.join(build.dir, 'bench', 'soak.js')], { cwd: build.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.on('exit', (code) => {
+      const readings = [...output.matchAll(/^\s*(\d+) tasks\s+heap ([\d.]+) MiB/gm)];
+      const first = Number(readings[0]?.[2] ?? Number.NaN);
+      const last = Number(readings.at(-1)?.[2] ?? Number.NaN);
+      resolve({
+        tasks: Number(readings.at(-1)?.[1] ?? 0),
+        readingsMiB: readings.map((m) => Number(m[2])),
+        growth: (last - first) / first,
+        passed: code === 0,
+        output,
+      });
+    });
+  });
 }
 
 function machine(): string {
@@ -189,104 +218,103 @@ function machine(): string {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const specs: ScenarioSpec[] = [];
-  for (const workload of options.workloads) {
-    for (const n of options.ns) {
-      for (let rep = 0; rep < repsFor(options, n); rep += 1) {
-        for (const contender of options.contenders) {
-          specs.push({ contender, workload, n, transport: 'memory', seed: 1000 + rep, warmup: WARMUP, timeoutMs: timeoutFor(n) });
-        }
-      }
-    }
-  }
-  if (options.stdioN > 0) {
-    for (const workload of options.workloads.filter((w) => w.duration.kind === 'random')) {
-      for (const contender of options.contenders) {
-        specs.push({ contender, workload, n: options.stdioN, transport: 'stdio', seed: 1000, warmup: WARMUP, timeoutMs: timeoutFor(options.stdioN) });
-      }
-    }
-  }
-  const snapshot = snapshotLib();
+  const list = specs(options);
+  const workloads: Workload[] = WORKLOADS.filter((w) => list.some((s) => s.workload.id === w.id));
+  const build = buildBench();
+  const loads: number[] = [];
+  const sampler = setInterval(() => loads.push(os.loadavg()[0]!), 10_000);
   try {
-    await runAll(options, specs, snapshot);
-  } finally {
-    snapshot.remove();
-  }
-}
-
-async function runAll(options: Options, specs: readonly ScenarioSpec[], snapshot: LibSnapshot): Promise<void> {
-  process.env.BENCH_LIB = snapshot.entry;
-  const v = { ...versions(), 'mcp-task-client': `${versions()['mcp-task-client']}, ${snapshot.describe}` };
-  console.error(`Benchmark: ${specs.length} scenarios. Versions: ${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')}`);
-  // Pre-flight: the library under test must load and run before minutes are spent on it.
-  const probe = await (options.inProcess ? runScenario : runChild)({
-    ...specs[0]!,
-    contender: 'mcp-task-client',
-    n: 10,
-    transport: 'memory',
-    timeoutMs: 30_000,
-  }).catch((error: unknown) => failedResult(specs[0]!, error));
-  if (!probe.ok && options.contenders.includes('mcp-task-client')) {
-    throw new Error(`Pre-flight run of mcp-task-client failed: ${probe.errors.join('; ')}`);
-  }
-  const started = Date.now();
-  const results: ScenarioResult[] = [];
-  for (const [i, spec] of specs.entries()) {
-    const t = Date.now();
-    let result: ScenarioResult;
-    try {
-      result = options.inProcess ? await runScenario(spec) : await runChild(spec);
-    } catch (error) {
-      result = failedResult(spec, error);
-    }
-    results.push(result);
-    const lag = result.lag === null ? '–' : `${result.lag.median.toFixed(2)} ms`;
-    console.error(
-      `[${String(i + 1).padStart(3)}/${specs.length}] ${spec.transport.padEnd(6)} ${spec.workload.id.padEnd(13)} N=${String(spec.n).padEnd(5)} ` +
-        `${CONTENDER_LABELS[spec.contender].padEnd(20)} ${((Date.now() - t) / 1000).toFixed(1).padStart(5)} s  ` +
-        `done ${result.completed}/${spec.n}  lag ${lag}${result.errors.length > 0 ? `  ERR ${result.errors[0]}` : ''}`,
+    const v = { ...versions(), 'mcp-task-client': `${versions()['mcp-task-client']}, ${build.describe}` };
+    console.error(`Benchmark: ${list.length} scenario processes${options.soak ? ' and the soak' : ''}. ${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')}`);
+    // Pre-flight: the library under test must load and run before minutes are spent on it.
+    const probe = await runChild(build, { ...list[0]!, contender: 'mcp-task-client', n: 10, warmup: 10, pace: undefined, transport: 'memory', timeoutMs: 30_000 }).catch(
+      (error: unknown) => failedResult(list[0]!, error),
     );
+    if (!probe.ok) throw new Error(`Pre-flight run of mcp-task-client failed: ${probe.errors.join('; ')}`);
+    const started = Date.now();
+    const results: ScenarioResult[] = [];
+    for (const [i, spec] of list.entries()) {
+      const t = Date.now();
+      let result: ScenarioResult;
+      try {
+        result = await runChild(build, spec);
+      } catch (error) {
+        result = failedResult(spec, error);
+      }
+      results.push(result);
+      const cpu = (p: typeof result.cold): string => (p === null ? '–' : p.cpuPerTaskMs.toFixed(3));
+      console.error(
+        `[${String(i + 1).padStart(3)}/${list.length}] ${spec.wire.padEnd(4)} ${spec.transport.padEnd(6)} ${spec.workload.id.padEnd(13)} N=${String(spec.n).padEnd(5)} ` +
+          `${label(spec.wire, spec.contender).padEnd(26)} ${((Date.now() - t) / 1000).toFixed(1).padStart(5)} s  CPU ${cpu(result.cold)}/${cpu(result.warm)} ms` +
+          `${result.ok ? '' : `  FAILED ${result.errors[0] ?? ''}`}`,
+      );
+    }
+    let soak: SoakResult | undefined;
+    if (options.soak) {
+      console.error('Soak: npm run soak (100,000 tasks)…');
+      soak = await runSoak(build);
+      console.error(soak.output.trim());
+    }
+    const elapsedS = (Date.now() - started) / 1000;
+    const rows = sortRows(aggregate(results), workloads);
+    console.log('');
+    console.log(`Versions: ${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')}`);
+    console.log(`Machine: ${machine()}`);
+    console.log('');
+    console.log(consoleTable(rows));
+    console.log('');
+    const targets = targetRows(rows, workloads);
+    for (const t of targets) {
+      for (const c of checksOf(t)) {
+        console.log(`${c.pass ? 'met    ' : 'NOT MET'}  ${c.target} [${t.row.wire} ${t.row.transport} ${t.row.workload} N=${t.row.n} ${label(t.row.wire, t.row.contender)}]: ${c.measured}`);
+      }
+    }
+    if (soak !== undefined) console.log(`${soak.passed && soak.growth <= LIMITS.soakGrowth ? 'met    ' : 'NOT MET'}  soak heap growth ≤ 10%: ${(soak.growth * 100).toFixed(1)}%`);
+    const ahead = shortfalls(rows).filter((s) => s.beyondSpread && !CONTENDERS.find((c) => c.wire === s.wire && c.id === s.contender)?.floor);
+    console.log('');
+    console.log(`${ahead.length} figure(s) where another contender is ahead by more than the spread${ahead.length > 0 ? ':' : '.'}`);
+    for (const s of ahead) console.log(`  ${s.figure} [${s.wire} ${s.scenario}] ${label(s.wire, s.contender)} ${s.theirs.median.toFixed(3)} vs ours ${s.ours.median.toFixed(3)}`);
+    console.log(`\nTotal time ${(elapsedS / 60).toFixed(1)} min.`);
+    if (!options.write) {
+      console.log('Subset run: nothing written (pass --write to write bench/results.json and docs/performance.md).');
+      return;
+    }
+    const load = loads.length === 0 ? undefined : { median: median(loads), max: Math.max(...loads) };
+    const generatedAt = new Date().toISOString();
+    const root = new URL('../', import.meta.url);
+    const command = options.subset ? `npm run bench -- ${process.argv.slice(2).join(' ')}` : 'npm run bench';
+    writeFileSync(
+      new URL('bench/results.json', root),
+      `${JSON.stringify(
+        {
+          format: 2,
+          generatedAt,
+          command,
+          versions: v,
+          machine: machine(),
+          elapsedS,
+          load,
+          options: { ...options, blocks: options.blocks },
+          workloads,
+          rows,
+          shortfalls: shortfalls(rows),
+          soak: soak === undefined ? undefined : { ...soak, output: soak.output.split('\n') },
+          runs: results,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    writeFileSync(new URL('docs/performance.svg', root), `${svgChart(rows, workloads)}\n`);
+    writeFileSync(
+      new URL('docs/performance.md', root),
+      markdown({ generatedAt, versions: v, machine: machine(), command, workloads, rows, chartFile: 'performance.svg', elapsedS, soak, load }),
+    );
+    console.log('Wrote bench/results.json, docs/performance.md and docs/performance.svg.');
+  } finally {
+    clearInterval(sampler);
+    build.remove();
   }
-  const elapsedS = (Date.now() - started) / 1000;
-  const rows = sortRows(aggregate(results), options.workloads);
-  console.log('');
-  console.log(`Versions: ${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')}`);
-  console.log(`Machine: ${machine()}`);
-  console.log('');
-  console.log(consoleTable(rows));
-  console.log('');
-  const checks = checkTargets(rows, options.workloads);
-  for (const c of checks) console.log(`${c.pass ? 'met    ' : 'NOT MET'}  ${c.target} [${c.scenario}]: ${c.measured}`);
-  const behind = shortfalls(rows).filter((s) => s.contender !== 'floor');
-  console.log('');
-  console.log(`${behind.length} figure(s) where another contender measured better than mcp-task-client${behind.length > 0 ? ':' : '.'}`);
-  for (const s of behind) console.log(`  ${s.figure} [${s.scenario}] ${CONTENDER_LABELS[s.contender]} ${s.theirs.toFixed(3)} vs ours ${s.ours.toFixed(3)}`);
-  console.log(`\nTotal time ${elapsedS.toFixed(0)} s.`);
-  if (!options.write) {
-    console.log('Subset run: nothing written (pass --write to write bench/results.json and docs/performance.md).');
-    return;
-  }
-  const generatedAt = new Date().toISOString();
-  const root = new URL('../', import.meta.url);
-  writeFileSync(
-    new URL('bench/results.json', root),
-    `${JSON.stringify({ generatedAt, versions: v, machine: machine(), elapsedS, options: { ...options, workloads: options.workloads.map((w) => w.id) }, workloads: options.workloads, rows, runs: results }, null, 2)}\n`,
-  );
-  writeFileSync(new URL('docs/performance.svg', root), `${svgChart(rows, options.workloads)}\n`);
-  writeFileSync(
-    new URL('docs/performance.md', root),
-    markdown({
-      generatedAt,
-      versions: v,
-      machine: machine(),
-      command: options.subset ? `npm run bench -- ${process.argv.slice(2).join(' ')}` : 'npm run bench',
-      workloads: options.workloads,
-      rows,
-      chartFile: 'performance.svg',
-      elapsedS,
-    }),
-  );
-  console.log('Wrote bench/results.json, docs/performance.md and docs/performance.svg.');
 }
 
 await main();

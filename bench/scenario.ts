@@ -1,30 +1,27 @@
 /**
- * One benchmark scenario: one contender, one workload, N concurrent tasks, one client, one
- * server. `runScenario` measures everything itself and returns plain JSON; `bench/run.ts` runs
- * each scenario in its own child process (so memory figures are isolated), the smoke test runs
- * it in-process with a small N.
+ * One benchmark scenario: one contender, one wire, one workload, N tasks, one client, one
+ * server, one transport. `runScenario` measures everything itself and returns plain JSON;
+ * `bench/run.ts` runs each scenario in its own child process (so memory figures are isolated),
+ * the smoke test runs it in-process with a small N.
  *
- * Phases:
- * 1. connect (in-process `InMemoryTransport`, or the bench server as a child over stdio), set up
- *    the contender (tool discovery included), warm up with a few short tasks.
- * 2. Memory (only when `global.gc` exists, i.e. `--expose-gc`): close the server's gate, take a
- *    baseline after forced GC, start N tasks and wait until every one exists; all are in flight
- *    (their clocks are held), so heap and RSS are read here after forced GC. Then release them
- *    (they finish at once) and wait for every result. Nothing of this phase is in other figures.
- * 3. Performance: reset the server's counters, start N tasks at once (each task's clock starts
- *    when the server creates it) and wait for every result. CPU, loop delay and wall time cover
- *    this phase; after it, a forced GC shows what stays retained per task.
- * 4. Collect the server's counts and completion times; lag = client resolution − completion.
+ * Phases (see bench/README.md):
+ * 1. Connect (in process, stdio or Streamable HTTP), set up the contender (tool discovery
+ *    included) and run one task, so every module is loaded.
+ * 2. Cold: N tasks measured in a fresh process.
+ * 3. Warm-up: `warmup` (1,000) short tasks, not measured.
+ * 4. Warm: N tasks measured again, in the now warm process.
+ * 5. Memory (only with `--expose-gc`): the server's gate is closed, so tasks are created but their
+ *    clocks held; after a forced GC, a baseline; N tasks started; once all exist, heap and RSS
+ *    after a forced GC, per task. Then the gate opens and every result is awaited.
+ * In a measured phase the server's counters are reset, N tasks are started (all at once, or
+ * paced at `pace` per second), each task's clock starts when the server creates it, and every
+ * result is awaited; CPU, loop delay and wall time cover the phase, and after it a forced GC
+ * shows what stays retained per task.
  */
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { z } from 'zod';
-import { CONTENDERS, type ContenderId, type StartedTask } from './contenders/index.js';
-import { BenchServer, RELEASE_NOTIFICATION, type ServerStats } from './server.js';
+import { contender as contenderInfo, type ContenderId, type StartedTask } from './contenders/index.js';
 import { median, now, percentile, prng } from './stats.js';
+import { clockOffset, connect, type TransportKind, type WireKind } from './transports.js';
 
 /** How long each task runs on the server, from the gate release. */
 export type Duration = { readonly kind: 'fixed'; readonly ms: number } | { readonly kind: 'random'; readonly minMs: number; readonly maxMs: number };
@@ -34,7 +31,7 @@ export interface Workload {
   /** Short id, e.g. `random-notify`. */
   readonly id: string;
   readonly duration: Duration;
-  /** The server sends `notifications/tasks/status`. */
+  /** The server sends status notifications (2025: `notifications/tasks/status`; extension: `notifications/tasks` on a subscription). */
   readonly notify: boolean;
   /** The server's pollInterval, in ms. */
   readonly pollInterval: number;
@@ -42,65 +39,80 @@ export interface Workload {
 
 /** One scenario. */
 export interface ScenarioSpec {
+  readonly wire: WireKind;
   readonly contender: ContenderId;
   readonly workload: Workload;
-  /** Concurrent tasks. */
+  /** Tasks per measured phase (all in flight together unless paced). */
   readonly n: number;
-  readonly transport: 'memory' | 'stdio';
+  readonly transport: TransportKind;
+  /** Starts per second in the measured and memory phases; undefined starts all at once. */
+  readonly pace: number | undefined;
   /** Seed of the duration PRNG (the same for every contender). */
   readonly seed: number;
-  /** Short tasks run before measuring, to warm up code paths. */
+  /** Unmeasured short tasks between the cold and the warm phase. */
   readonly warmup: number;
-  /** Give up after this long (ms) and report what completed. */
+  /** Give up on a phase after this long (ms) and report what completed. */
   readonly timeoutMs: number;
 }
 
-/** Everything measured in one scenario. All times in ms, memory in bytes. */
-export interface ScenarioResult {
-  readonly spec: ScenarioSpec;
+/** The figures of one measured phase. All times in ms, memory in bytes. */
+export interface PhaseResult {
   readonly ok: boolean;
   readonly created: number;
   readonly completed: number;
   readonly failed: number;
-  readonly errors: readonly string[];
   readonly lag: { readonly median: number; readonly p99: number; readonly min: number; readonly max: number; readonly mean: number } | null;
   readonly tasksGetPerTask: number;
   readonly tasksResultPerTask: number;
-  readonly requestsTotal: number;
+  /** Every request the server received in the phase, divided by N. */
+  readonly requestsPerTask: number;
   readonly requestsByMethod: Record<string, number>;
   readonly clientNotifications: Record<string, number>;
   readonly serverNotifications: Record<string, number>;
   /** Shortest gap the server saw between the creation answer and a poll, or two polls, of a task. */
   readonly minPollGapMs: number | null;
-  /** Process CPU (user + system) per task over the performance phase. */
+  /** Process CPU (user + system) per task over the phase. */
   readonly cpuPerTaskMs: number;
+  /** Heap still held per task after the phase ended, after forced GC (leaks show here). */
+  readonly retainedPerTaskBytes: number | null;
+  /** Event-loop delay p99 and max over the phase: how late a 5 ms JS timer fired. */
+  readonly eventLoopDelayP99Ms: number;
+  readonly eventLoopDelayMaxMs: number;
+  readonly loopSamples: number;
+  /** Time to create all N tasks. */
+  readonly createMs: number;
+  /** Wall time of the phase. */
+  readonly wallMs: number;
+  /** `process.hrtime` (ns, as text) at the start and end of the phase, for bench/profile.ts. */
+  readonly windowNs: readonly [string, string];
+  /** `performance.now()` at the start and end of the phase (V8's `--trace-gc` clock), for bench/profile.ts. */
+  readonly windowMs: readonly [number, number];
+}
+
+/** Everything measured in one scenario. */
+export interface ScenarioResult {
+  readonly spec: ScenarioSpec;
+  /** Both phases completed all N tasks without failure. */
+  readonly ok: boolean;
+  readonly errors: readonly string[];
+  readonly cold: PhaseResult | null;
+  readonly warm: PhaseResult | null;
   /** Heap used per in-flight task over the baseline, after forced GC (memory phase); null without `--expose-gc`. */
   readonly heapPerTaskBytes: number | null;
   /** RSS per in-flight task over the baseline (memory phase); null without `--expose-gc`. */
   readonly rssPerTaskBytes: number | null;
-  /** Heap still held per task after the performance phase ended, after forced GC (leaks show here). */
-  readonly retainedPerTaskBytes: number | null;
-  /** Event-loop delay p99 and max over the performance phase: how late a 5 ms JS timer fired. */
-  readonly eventLoopDelayP99Ms: number;
-  readonly eventLoopDelayMaxMs: number;
-  /** Samples behind the loop-delay figures. */
-  readonly loopSamples: number;
-  /** Time to create all N tasks (performance phase). */
-  readonly createMs: number;
-  /** Wall time of the performance phase. */
-  readonly wallMs: number;
   /** What the CPU and memory figures cover. */
   readonly scope: 'client+server process' | 'client process';
-  /** stdio only: estimated server-minus-client clock offset and its uncertainty (half the best RTT). */
+  /** Out of process only: estimated server-minus-client clock offset and its uncertainty (half the best RTT). */
   readonly clock: { readonly offsetMs: number; readonly uncertaintyMs: number } | null;
   /** Process warnings seen (e.g. MaxListenersExceededWarning), deduplicated with counts. */
   readonly warnings: Record<string, number>;
 }
 
-const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
-
 /** Interval of the event-loop delay sampler. */
 const LOOP_SAMPLE_MS = 5;
+/** Warm-up tasks are started in batches of this many (creation awaited per batch). */
+const WARMUP_BATCH = 100;
 
 function durations(duration: Duration, n: number, seed: number): number[] {
   if (duration.kind === 'fixed') return Array.from({ length: n }, () => duration.ms);
@@ -119,82 +131,6 @@ function forceGc(): boolean {
 function cpuMs(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
-}
-
-const StatsResultSchema = z.object({ stats: z.record(z.string(), z.unknown()) });
-const ClockResultSchema = z.object({ now: z.number() });
-const EmptyResultSchema = z.object({}).loose();
-
-/** The server end as the harness sees it, in-process or over stdio. */
-interface ServerSide {
-  /** Forgets counts and completions; with `gate`, holds the clock of new tasks until release. */
-  reset(gate: boolean): Promise<void>;
-  release(): Promise<void>;
-  stats(): Promise<ServerStats>;
-  close(): Promise<void>;
-}
-
-async function connectMemory(workload: Workload): Promise<{ client: Client; server: ServerSide }> {
-  const bench = new BenchServer({ pollInterval: workload.pollInterval, notify: workload.notify });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await bench.connect(serverSide);
-  const client = new Client({ name: 'bench-client', version: '1.0.0' });
-  await client.connect(clientSide);
-  return {
-    client,
-    server: {
-      reset: async (gate) => {
-        bench.reset();
-        if (gate) bench.closeGate();
-        else bench.release();
-      },
-      release: async () => bench.release(),
-      stats: async () => bench.stats(),
-      close: async () => {
-        await client.close();
-        await bench.close();
-      },
-    },
-  };
-}
-
-async function connectStdio(workload: Workload): Promise<{ client: Client; server: ServerSide }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    // --no-warnings: the SDK's StdioServerTransport adds a 'drain' listener per blocked write and
-    // warns (MaxListenersExceededWarning) under load; that is the server's, not a contender's.
-    args: ['--no-warnings', '--import', 'tsx', `${BENCH_DIR}stdio-server.ts`],
-    env: { BENCH_POLL_INTERVAL: String(workload.pollInterval), BENCH_NOTIFY: workload.notify ? '1' : '0' },
-    stderr: 'inherit',
-  });
-  const client = new Client({ name: 'bench-client', version: '1.0.0' });
-  await client.connect(transport);
-  return {
-    client,
-    server: {
-      reset: async (gate) => {
-        await client.request({ method: 'bench/reset', params: { gate } }, EmptyResultSchema);
-      },
-      release: async () => {
-        await client.notification({ method: RELEASE_NOTIFICATION });
-      },
-      stats: async () => (await client.request({ method: 'bench/stats' }, StatsResultSchema)).stats as unknown as ServerStats,
-      close: () => client.close(),
-    },
-  };
-}
-
-/** Estimates server clock − client clock over the connection (best of `rounds` pings). */
-async function clockOffset(client: Client, rounds = 25): Promise<{ offsetMs: number; uncertaintyMs: number }> {
-  let best = { offsetMs: 0, uncertaintyMs: Infinity };
-  for (let i = 0; i < rounds; i += 1) {
-    const t0 = now();
-    const { now: serverNow } = await client.request({ method: 'bench/clock' }, ClockResultSchema);
-    const t1 = now();
-    const half = (t1 - t0) / 2;
-    if (half < best.uncertaintyMs) best = { offsetMs: serverNow - (t0 + half), uncertaintyMs: half };
-  }
-  return best;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -242,15 +178,31 @@ class LoopDelaySampler {
   }
 }
 
-/** Starts every task at once; returns the created ones and notes the failures. */
-async function startAll(
-  contender: { start(ms: number): Promise<StartedTask> },
-  list: readonly number[],
-  noteError: (error: unknown) => void,
-): Promise<StartedTask[]> {
-  const starts = await Promise.allSettled(list.map((ms) => contender.start(ms)));
+type Starter = { start(ms: number): Promise<StartedTask> };
+
+/**
+ * Starts one task per entry of `list`, all at once or `pace` per second; resolves with the
+ * created ones (failures go to `noteError`).
+ */
+async function startAll(contender: Starter, list: readonly number[], pace: number | undefined, noteError: (error: unknown) => void): Promise<StartedTask[]> {
+  let starts: Array<Promise<StartedTask>>;
+  if (pace === undefined) starts = list.map((ms) => contender.start(ms));
+  else {
+    starts = [];
+    const t0 = performance.now();
+    await new Promise<void>((resolve) => {
+      const tick = (): void => {
+        const due = Math.min(list.length, Math.floor(((performance.now() - t0) * pace) / 1000) + 1);
+        while (starts.length < due) starts.push(contender.start(list[starts.length]!));
+        if (starts.length >= list.length) resolve();
+        else setTimeout(tick, Math.max(1, (starts.length * 1000) / pace - (performance.now() - t0)));
+      };
+      tick();
+    });
+  }
+  const settled = await Promise.allSettled(starts);
   const started: StartedTask[] = [];
-  for (const start of starts) {
+  for (const start of settled) {
     if (start.status === 'fulfilled') started.push(start.value);
     else noteError(start.reason);
   }
@@ -265,21 +217,115 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
   };
   process.on('warning', onWarning);
   const { workload, n } = spec;
-  const { client, server } = spec.transport === 'memory' ? await connectMemory(workload) : await connectStdio(workload);
+  const info = contenderInfo(spec.wire, spec.contender);
+  const connection = await connect({ sdk: info.sdk, wire: spec.wire, transport: spec.transport, pollInterval: workload.pollInterval, notify: workload.notify });
+  const server = connection.server;
   const errors: string[] = [];
   const noteError = (error: unknown): void => {
     if (errors.length < 5) errors.push(message(error));
   };
+  const scope = spec.transport === 'memory' ? 'client+server process' : 'client process';
   try {
-    const contender = await CONTENDERS[spec.contender](client, { pollInterval: workload.pollInterval });
-
-    // Phase 1: warm-up (short tasks, not measured).
-    const warm = await Promise.all(Array.from({ length: spec.warmup }, () => contender.start(0)));
-    await withTimeout(Promise.all(warm.map((task) => task.done)), 30_000, 'warm-up');
-    const clock = spec.transport === 'stdio' ? await clockOffset(client) : null;
+    const contender = await (await info.load())(connection, { pollInterval: workload.pollInterval });
+    // Setup: one task, so every module is loaded and the tools are known.
+    const first = await contender.start(0);
+    await withTimeout(first.done, 30_000, 'setup task');
+    const clock = await clockOffset(server);
     const list = durations(workload.duration, n, spec.seed);
 
-    // Phase 2: heap and RSS with all N tasks in flight.
+    const measure = async (phase: string): Promise<PhaseResult> => {
+      await server.reset(false);
+      const gcAvailable = forceGc();
+      const before = process.memoryUsage().heapUsed;
+      const sampler = new LoopDelaySampler(LOOP_SAMPLE_MS);
+      const startNs = process.hrtime.bigint();
+      const startMs = performance.now();
+      sampler.start();
+      const cpu0 = cpuMs();
+      const t0 = now();
+      const started = await startAll(contender, list, spec.pace, noteError);
+      const createMs = now() - t0;
+      let failed = n - started.length;
+      const resolvedAt = new Map<string, number>();
+      const settled = Promise.allSettled(
+        started.map((task) =>
+          task.done.then(
+            (at) => resolvedAt.set(task.taskId, at),
+            (error: unknown) => {
+              failed += 1;
+              noteError(error);
+            },
+          ),
+        ),
+      );
+      try {
+        await withTimeout(settled, spec.timeoutMs, `${phase} phase (${n} tasks)`);
+      } catch (error) {
+        noteError(error);
+      }
+      const cpu = cpuMs() - cpu0;
+      const wallMs = now() - t0;
+      const endNs = process.hrtime.bigint();
+      const endMs = performance.now();
+      const loop = sampler.stop();
+      const retainedPerTaskBytes = gcAvailable && forceGc() ? (process.memoryUsage().heapUsed - before) / n : null;
+      const stats = await server.stats();
+      const offset = clock?.offsetMs ?? 0;
+      const lags: number[] = [];
+      for (const [taskId, at] of resolvedAt) {
+        const completedAt = stats.completedAt[taskId];
+        if (completedAt !== undefined) lags.push(at - (completedAt - offset));
+      }
+      const requests = stats.requests;
+      const requestsTotal = Object.values(requests).reduce((a, b) => a + b, 0);
+      return {
+        ok: resolvedAt.size === n && failed === 0,
+        created: started.length,
+        completed: resolvedAt.size,
+        failed,
+        lag:
+          lags.length === 0
+            ? null
+            : {
+                median: median(lags),
+                p99: percentile(lags, 99),
+                min: Math.min(...lags),
+                max: Math.max(...lags),
+                mean: lags.reduce((a, b) => a + b, 0) / lags.length,
+              },
+        tasksGetPerTask: (requests['tasks/get'] ?? 0) / n,
+        tasksResultPerTask: (requests['tasks/result'] ?? 0) / n,
+        requestsPerTask: requestsTotal / n,
+        requestsByMethod: requests,
+        clientNotifications: stats.clientNotifications,
+        serverNotifications: stats.serverNotifications,
+        minPollGapMs: stats.minPollGapMs,
+        cpuPerTaskMs: cpu / n,
+        retainedPerTaskBytes,
+        eventLoopDelayP99Ms: loop.p99,
+        eventLoopDelayMaxMs: loop.max,
+        loopSamples: loop.samples,
+        createMs,
+        wallMs,
+        windowNs: [String(startNs), String(endNs)],
+        windowMs: [startMs, endMs],
+      };
+    };
+
+    const cold = await measure('cold');
+
+    // Warm-up: short tasks, in batches (creation awaited per batch), not measured.
+    const warm: StartedTask[] = [];
+    for (let i = 0; i < spec.warmup; i += WARMUP_BATCH) {
+      const batch = Math.min(WARMUP_BATCH, spec.warmup - i);
+      warm.push(...(await Promise.all(Array.from({ length: batch }, () => contender.start(0)))));
+    }
+    await withTimeout(Promise.all(warm.map((task) => task.done)), spec.timeoutMs, 'warm-up');
+    warm.length = 0;
+
+    const warmPhase = await measure('warm');
+
+    // Memory: heap and RSS with all N tasks in flight (their clocks held by the server's gate).
     let heapPerTaskBytes: number | null = null;
     let rssPerTaskBytes: number | null = null;
     if (forceGc()) {
@@ -289,6 +335,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       const held = await startAll(
         contender,
         list.map(() => 0),
+        spec.pace === undefined ? undefined : spec.pace * 4,
         noteError,
       );
       forceGc();
@@ -299,94 +346,28 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       await withTimeout(Promise.allSettled(held.map((task) => task.done)), spec.timeoutMs, 'memory phase');
     }
 
-    // Phase 3: performance.
-    await server.reset(false);
-    const gcAvailable = forceGc();
-    const before = process.memoryUsage();
-    const sampler = new LoopDelaySampler(LOOP_SAMPLE_MS);
-    sampler.start();
-    const cpu0 = cpuMs();
-    const t0 = now();
-    const started = await startAll(contender, list, noteError);
-    const createMs = now() - t0;
-    let failed = n - started.length;
-    const resolvedAt = new Map<string, number>();
-    const settled = Promise.allSettled(
-      started.map((task) =>
-        task.done.then(
-          (at) => resolvedAt.set(task.taskId, at),
-          (error: unknown) => {
-            failed += 1;
-            noteError(error);
-          },
-        ),
-      ),
-    );
-    try {
-      await withTimeout(settled, spec.timeoutMs, `${n} tasks`);
-    } catch (error) {
-      noteError(error);
-    }
-    const cpu = cpuMs() - cpu0;
-    const wallMs = now() - t0;
-    const loop = sampler.stop();
-    const retainedPerTaskBytes = gcAvailable && forceGc() ? (process.memoryUsage().heapUsed - before.heapUsed) / n : null;
-
-    // Phase 4: server-side figures.
-    const stats = await server.stats();
-    const offset = clock?.offsetMs ?? 0;
-    const lags: number[] = [];
-    for (const [taskId, at] of resolvedAt) {
-      const completedAt = stats.completedAt[taskId];
-      if (completedAt !== undefined) lags.push(at - (completedAt - offset));
-    }
-    const requests = stats.requests;
-    const requestsTotal = Object.values(requests).reduce((a, b) => a + b, 0);
     try {
       await contender.close();
     } catch (error) {
       noteError(error);
     }
-    const completed = resolvedAt.size;
     return {
       spec,
-      ok: completed === n && failed === 0,
-      created: started.length,
-      completed,
-      failed,
+      ok: cold.ok && warmPhase.ok,
       errors,
-      lag:
-        lags.length === 0
-          ? null
-          : {
-              median: median(lags),
-              p99: percentile(lags, 99),
-              min: Math.min(...lags),
-              max: Math.max(...lags),
-              mean: lags.reduce((a, b) => a + b, 0) / lags.length,
-            },
-      tasksGetPerTask: (requests['tasks/get'] ?? 0) / n,
-      tasksResultPerTask: (requests['tasks/result'] ?? 0) / n,
-      requestsTotal,
-      requestsByMethod: requests,
-      clientNotifications: stats.clientNotifications,
-      serverNotifications: stats.serverNotifications,
-      minPollGapMs: stats.minPollGapMs,
-      cpuPerTaskMs: cpu / n,
+      cold,
+      warm: warmPhase,
       heapPerTaskBytes,
       rssPerTaskBytes,
-      retainedPerTaskBytes,
-      eventLoopDelayP99Ms: loop.p99,
-      eventLoopDelayMaxMs: loop.max,
-      loopSamples: loop.samples,
-      createMs,
-      wallMs,
-      scope: spec.transport === 'memory' ? 'client+server process' : 'client process',
+      scope,
       clock,
       warnings,
     };
+  } catch (error) {
+    noteError(error);
+    return { spec, ok: false, errors, cold: null, warm: null, heapPerTaskBytes: null, rssPerTaskBytes: null, scope, clock: null, warnings };
   } finally {
     process.off('warning', onWarning);
-    await server.close().catch(() => {});
+    await connection.close().catch(() => {});
   }
 }

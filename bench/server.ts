@@ -14,8 +14,8 @@
  * sends `notifications/tasks/status`; without, it writes to the raw store with the session id,
  * which notifies nobody.
  *
- * After {@link BenchServer.closeGate}, every new task's clock starts only when
- * {@link BenchServer.release} is called, so the harness can measure memory while all N tasks are in
+ * After `reset(true)`, every new task's clock starts only when {@link BenchServer.release} is
+ * called, so the harness can measure memory while all N tasks are in
  * flight, then let them run for exactly their durations.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -28,9 +28,6 @@ import { now } from './stats.js';
 /** Name of the benchmark tool. */
 export const WORK_TOOL = 'work';
 
-/** Methods the harness itself uses over stdio; never counted. */
-export const BENCH_METHOD_PREFIX = 'bench/';
-export const RELEASE_NOTIFICATION = 'notifications/bench/release';
 
 /** Knobs of the benchmark server. */
 export interface BenchServerOptions {
@@ -56,6 +53,16 @@ export interface ServerStats {
   readonly created: number;
 }
 
+/** What the harness drives on either wire's bench server (in process, or through its control endpoint). */
+export interface ServerCore {
+  /** Forgets counts and completions; with `gate`, holds the clock of new tasks until {@link ServerCore.release}. */
+  reset(gate: boolean): void;
+  /** Starts the clock of every task created so far and of every later one. */
+  release(): void;
+  stats(): ServerStats;
+  close(): void | Promise<void>;
+}
+
 /** A store that records when each task reaches its terminal status. */
 class RecordingTaskStore extends InMemoryTaskStore {
   readonly completedAt = new Map<string, number>();
@@ -78,7 +85,7 @@ function bump(map: Map<string, number>, key: string): void {
 }
 
 /** The benchmark server and its measurements. */
-export class BenchServer {
+export class BenchServer implements ServerCore {
   readonly server: McpServer;
   readonly store = new RecordingTaskStore();
   private readonly requests = new Map<string, number>();
@@ -128,20 +135,6 @@ export class BenchServer {
         getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
       },
     );
-    // Harness side channel for the stdio run: stats and a clock probe, never counted.
-    this.server.server.setRequestHandler(z.object({ method: z.literal('bench/stats') }), async () => ({
-      stats: this.stats() as unknown as Record<string, unknown>,
-    }));
-    this.server.server.setRequestHandler(z.object({ method: z.literal('bench/clock') }), async () => ({ now: now() }));
-    this.server.server.setRequestHandler(
-      z.object({ method: z.literal('bench/reset'), params: z.object({ gate: z.boolean() }) }),
-      async (request) => {
-        this.reset();
-        if (request.params.gate) this.closeGate();
-        else this.release();
-        return {};
-      },
-    );
   }
 
   /** Wraps `transport` to count traffic, then connects the server to it. */
@@ -159,11 +152,6 @@ export class BenchServer {
   private received(message: JSONRPCMessage): void {
     if (!('method' in message)) return;
     const method = message.method;
-    if (method.startsWith(BENCH_METHOD_PREFIX)) return;
-    if (method === RELEASE_NOTIFICATION) {
-      this.release();
-      return;
-    }
     if (!('id' in message)) {
       bump(this.clientNotifications, method);
       return;
@@ -196,8 +184,8 @@ export class BenchServer {
     this.openGate();
   }
 
-  /** Forgets the counts and completions so far (after a warm-up). */
-  reset(): void {
+  /** Forgets the counts and completions so far; with `gate`, holds new tasks' clocks until {@link BenchServer.release}. */
+  reset(gate = false): void {
     this.requests.clear();
     this.clientNotifications.clear();
     this.serverNotifications.clear();
@@ -205,6 +193,8 @@ export class BenchServer {
     this.store.completedAt.clear();
     this.minGap = Infinity;
     this.created = 0;
+    if (gate) this.closeGate();
+    else this.release();
   }
 
   /** Holds the clock of tasks created from now on until {@link BenchServer.release}. */

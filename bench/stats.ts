@@ -14,8 +14,17 @@ export function now(): number {
   return performance.timeOrigin + performance.now();
 }
 
-/** A seeded PRNG (mulberry32), the same one the fault-injecting test transport uses. */
-export { mulberry32 as prng } from '../spec/support/fault-transport.js';
+/** A seeded PRNG (mulberry32) returning values in [0, 1), so every contender gets the same durations. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
 
 /** The `p`-th percentile (0-100) of `values` by nearest rank; NaN for an empty list. */
 export function percentile(values: readonly number[], p: number): number {

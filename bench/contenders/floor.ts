@@ -1,19 +1,16 @@
 /**
- * Reference, not a contender: a hand-written minimal requestor, to show what the server and the
- * SDK client cost on their own. Raw `client.request` calls; one `setTimeout` per task polling
- * `tasks/get` at the task's pollInterval (first poll one interval after creation); a terminal
- * `notifications/tasks/status` short-cuts to `tasks/result`. No validation beyond the SDK's
- * schemas, no retries, no deadlines, no cancellation: a lower bound, not a usable client.
+ * Reference, not a contender: a hand-written minimal requestor for the 2025-11-25 wire, to show
+ * what the server and the SDK client cost on their own. Raw `client.request` calls (with the
+ * SDK's own result schemas: SDK v1's zod schemas, or SDK v2's `specTypeSchemas`); one
+ * `setTimeout` per task polling `tasks/get` at the task's pollInterval (first poll one interval
+ * after creation); a terminal `notifications/tasks/status` short-cuts to `tasks/result`. No
+ * validation beyond the SDK's schemas, no retries, no deadlines, no cancellation: a lower bound,
+ * not a usable client. The same code runs on an SDK v1 client (`floor`) and on an SDK v2 client
+ * in the legacy era (`floor-v2`).
  */
-import {
-  CallToolResultSchema,
-  CreateTaskResultSchema,
-  GetTaskResultSchema,
-  TaskStatusNotificationSchema,
-  type Task,
-} from '@modelcontextprotocol/sdk/types.js';
 import { WORK_TOOL } from '../server.js';
 import { now } from '../stats.js';
+import type { BenchConnection } from '../transports.js';
 import type { ContenderFactory } from './types.js';
 
 interface Entry {
@@ -23,12 +20,55 @@ interface Entry {
   reject(error: unknown): void;
 }
 
-const isTerminal = (status: Task['status']): boolean => status === 'completed' || status === 'failed' || status === 'cancelled';
+interface Task {
+  readonly taskId: string;
+  readonly status: string;
+  readonly pollInterval?: number | undefined;
+}
 
-export const createFloor: ContenderFactory = async (client, context) => {
+/** The few SDK calls the floor makes, over either major. */
+interface SdkCalls {
+  createTask(ms: number): Promise<{ task: Task }>;
+  getTask(taskId: string): Promise<Task>;
+  getResult(taskId: string): Promise<unknown>;
+  onStatus(handler: (task: Task) => void): void;
+  offStatus(): void;
+}
+
+interface RequestingClient {
+  request(request: { method: string; params?: Record<string, unknown> }, schema: unknown): Promise<unknown>;
+  setNotificationHandler(method: unknown, handler: (notification: { params: Task }) => void): void;
+  removeNotificationHandler(method: string): void;
+}
+
+async function sdkCalls(connection: BenchConnection): Promise<SdkCalls> {
+  const client = connection.client as RequestingClient;
+  let schemas: { create: unknown; get: unknown; result: unknown; status: unknown };
+  if (connection.sdk === 'v1') {
+    const types = await import('@modelcontextprotocol/sdk/types.js');
+    schemas = { create: types.CreateTaskResultSchema, get: types.GetTaskResultSchema, result: types.CallToolResultSchema, status: types.TaskStatusNotificationSchema };
+  } else {
+    const { specTypeSchemas } = await import('@modelcontextprotocol/client');
+    // SDK v2 keys notification handlers by method name.
+    schemas = { create: specTypeSchemas.CreateTaskResult, get: specTypeSchemas.GetTaskResult, result: specTypeSchemas.CallToolResult, status: 'notifications/tasks/status' };
+  }
+  return {
+    createTask: async (ms) =>
+      (await client.request({ method: 'tools/call', params: { name: WORK_TOOL, arguments: { ms }, task: {} } }, schemas.create)) as { task: Task },
+    getTask: async (taskId) => (await client.request({ method: 'tasks/get', params: { taskId } }, schemas.get)) as Task,
+    getResult: (taskId) => client.request({ method: 'tasks/result', params: { taskId } }, schemas.result),
+    onStatus: (handler) => client.setNotificationHandler(schemas.status, (notification) => handler(notification.params)),
+    offStatus: () => client.removeNotificationHandler('notifications/tasks/status'),
+  };
+}
+
+const isTerminal = (status: string): boolean => status === 'completed' || status === 'failed' || status === 'cancelled';
+
+export const createFloor: ContenderFactory = async (connection, context) => {
+  const sdk = await sdkCalls(connection);
   const entries = new Map<string, Entry>();
 
-  const finish = (taskId: string, entry: Entry, status: Task['status']): void => {
+  const finish = (taskId: string, entry: Entry, status: string): void => {
     if (entry.fetching) return;
     entry.fetching = true;
     clearTimeout(entry.timer);
@@ -37,7 +77,7 @@ export const createFloor: ContenderFactory = async (client, context) => {
       entry.reject(new Error(`task ${status}`));
       return;
     }
-    client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema).then(
+    sdk.getResult(taskId).then(
       () => {
         entries.delete(taskId);
         entry.resolve(now());
@@ -52,7 +92,7 @@ export const createFloor: ContenderFactory = async (client, context) => {
   const poll = (taskId: string, entry: Entry, interval: number): void => {
     entry.timer = setTimeout(() => {
       entry.timer = undefined;
-      client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema).then(
+      sdk.getTask(taskId).then(
         (task) => {
           if (isTerminal(task.status)) finish(taskId, entry, task.status);
           else if (!entry.fetching) poll(taskId, entry, task.pollInterval ?? interval);
@@ -65,19 +105,14 @@ export const createFloor: ContenderFactory = async (client, context) => {
     }, interval);
   };
 
-  client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
-    const entry = entries.get(notification.params.taskId);
-    if (entry !== undefined && isTerminal(notification.params.status)) finish(notification.params.taskId, entry, notification.params.status);
+  sdk.onStatus((task) => {
+    const entry = entries.get(task.taskId);
+    if (entry !== undefined && isTerminal(task.status)) finish(task.taskId, entry, task.status);
   });
 
   return {
-    id: 'floor',
     start: async (ms) => {
-      const created = await client.request(
-        { method: 'tools/call', params: { name: WORK_TOOL, arguments: { ms }, task: {} } },
-        CreateTaskResultSchema,
-      );
-      const task = created.task;
+      const { task } = await sdk.createTask(ms);
       const done = new Promise<number>((resolve, reject) => {
         const entry: Entry = { timer: undefined, fetching: false, resolve, reject };
         entries.set(task.taskId, entry);
@@ -88,7 +123,7 @@ export const createFloor: ContenderFactory = async (client, context) => {
     close: async () => {
       for (const entry of entries.values()) clearTimeout(entry.timer);
       entries.clear();
-      client.removeNotificationHandler('notifications/tasks/status');
+      sdk.offStatus();
     },
   };
 };

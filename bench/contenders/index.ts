@@ -1,30 +1,71 @@
-/** The contenders, by id, and their package versions. */
+/** The contenders and floors of each wire, and the versions of the packages under test. */
 import { readFileSync } from 'node:fs';
-import type { ContenderFactory, ContenderId } from './types.js';
+import type { WireKind } from '../transports.js';
+import type { ContenderFactory, ContenderId, ContenderInfo } from './types.js';
 
-export type { Contender, ContenderFactory, ContenderId, StartedTask } from './types.js';
+export type { Contender, ContenderContext, ContenderFactory, ContenderId, ContenderInfo, StartedTask } from './types.js';
 
-/**
- * Factories by id, each loading its module on first use, so a scenario loads only the contender it
- * runs (and a broken library under test cannot break the other contenders' scenarios).
- */
-export const CONTENDERS: Record<ContenderId, ContenderFactory> = {
-  'mcp-task-client': async (client, context) => (await import('./mcp-task-client.js')).createMcpTaskClient(client, context),
-  'sdk-stream': async (client, context) => (await import('./sdk-stream.js')).createSdkStream(client, context),
-  'ext-tasks': async (client, context) => (await import('./ext-tasks.js')).createExtTasks(client, context),
-  floor: async (client, context) => (await import('./floor.js')).createFloor(client, context),
-};
+// Each factory loads its module on first use, so a scenario loads only the contender it runs (and
+// a broken library under test cannot break the other contenders' scenarios).
+const mcpTaskClient = async (): Promise<ContenderFactory> => (await import('./mcp-task-client.js')).createMcpTaskClient;
+const floor2025 = async (): Promise<ContenderFactory> => (await import('./floor.js')).createFloor;
 
-/** Every contender id, the reference floor last. */
-export const CONTENDER_IDS: readonly ContenderId[] = ['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'];
+/** Every contender and floor, by wire, in report order (floors last). */
+export const CONTENDERS: readonly ContenderInfo[] = [
+  { wire: '2025', id: 'mcp-task-client', sdk: 'v1', label: 'mcp-task-client', floor: false, reference: 'floor', load: mcpTaskClient },
+  { wire: '2025', id: 'mcp-task-client-v2', sdk: 'v2', label: 'mcp-task-client (SDK v2)', floor: false, reference: 'floor-v2', load: mcpTaskClient },
+  {
+    wire: '2025',
+    id: 'sdk-stream',
+    sdk: 'v1',
+    label: 'SDK callToolStream',
+    floor: false,
+    reference: 'floor',
+    load: async () => (await import('./sdk-stream.js')).createSdkStream,
+  },
+  {
+    wire: '2025',
+    id: 'ext-tasks',
+    sdk: 'v1',
+    label: 'ext-tasks (v1 port)',
+    floor: false,
+    reference: 'floor',
+    load: async () => (await import('./ext-tasks.js')).createExtTasks,
+  },
+  { wire: '2025', id: 'floor', sdk: 'v1', label: 'floor (reference)', floor: true, reference: undefined, load: floor2025 },
+  { wire: '2025', id: 'floor-v2', sdk: 'v2', label: 'floor, SDK v2 (reference)', floor: true, reference: undefined, load: floor2025 },
+  { wire: 'ext', id: 'mcp-task-client', sdk: 'v2', label: 'mcp-task-client (SDK v2)', floor: false, reference: 'floor', load: mcpTaskClient },
+  {
+    wire: 'ext',
+    id: 'ext-tasks',
+    sdk: 'v2',
+    label: 'ext-tasks (native 2026)',
+    floor: false,
+    reference: 'floor',
+    load: async () => (await import('./ext-tasks-native.js')).createExtTasksNative,
+  },
+  {
+    wire: 'ext',
+    id: 'floor',
+    sdk: 'v2',
+    label: 'floor, raw (reference)',
+    floor: true,
+    reference: undefined,
+    load: async () => (await import('./ext-floor.js')).createExtFloor,
+  },
+];
 
-/** How each contender is named in the report. */
-export const CONTENDER_LABELS: Record<ContenderId, string> = {
-  'mcp-task-client': 'mcp-task-client',
-  'sdk-stream': 'SDK callToolStream',
-  'ext-tasks': 'ext-tasks (v1 port)',
-  floor: 'floor (reference)',
-};
+/** The registry entry of `id` on `wire`. */
+export function contender(wire: WireKind, id: ContenderId): ContenderInfo {
+  const found = CONTENDERS.find((c) => c.wire === wire && c.id === id);
+  if (found === undefined) throw new Error(`No contender ${id} on the ${wire} wire`);
+  return found;
+}
+
+/** The ids available on `wire`, in report order. */
+export function contenderIds(wire: WireKind): ContenderId[] {
+  return CONTENDERS.filter((c) => c.wire === wire).map((c) => c.id);
+}
 
 /** Reads `version` from a package.json under the repository root (node_modules is hoisted). */
 function packageVersion(path: string): string {
@@ -37,8 +78,8 @@ export function versions(): Record<string, string> {
   return {
     'mcp-task-client': packageVersion('package.json'),
     '@modelcontextprotocol/sdk': packageVersion('node_modules/@modelcontextprotocol/sdk/package.json'),
-    '@modelcontextprotocol/ext-tasks': packageVersion('node_modules/@modelcontextprotocol/ext-tasks/package.json'),
     '@modelcontextprotocol/client': packageVersion('node_modules/@modelcontextprotocol/client/package.json'),
+    '@modelcontextprotocol/ext-tasks': packageVersion('node_modules/@modelcontextprotocol/ext-tasks/package.json'),
     node: process.versions.node,
   };
 }

@@ -3,15 +3,16 @@
  * consumed as its documentation shows: iterate until a `result` or `error` message. The tool list
  * is fetched once first, because the helper only task-augments tools it knows from `tools/list`.
  */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WORK_TOOL } from '../server.js';
 import { now } from '../stats.js';
 import type { ContenderFactory, StartedTask } from './types.js';
 
-export const createSdkStream: ContenderFactory = async (client) => {
+export const createSdkStream: ContenderFactory = async (connection) => {
+  const client = connection.client as Client;
   await client.listTools();
   return {
-    id: 'sdk-stream',
     start: (ms) =>
       new Promise<StartedTask>((resolveStart, rejectStart) => {
         let created: ((taskId: string) => void) | undefined;

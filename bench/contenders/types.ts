@@ -2,10 +2,10 @@
  * What every contender implements: start one `work` task and report when its result is in the
  * caller's hands. The harness does the rest (timing, counting, memory), identically for all.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { BenchConnection, Sdk, WireKind } from '../transports.js';
 
-/** Identifiers of the contenders (and of the reference floor). */
-export type ContenderId = 'mcp-task-client' | 'sdk-stream' | 'ext-tasks' | 'floor';
+/** Identifiers of the contenders (and of the reference floors), unique within a wire. */
+export type ContenderId = 'mcp-task-client' | 'mcp-task-client-v2' | 'sdk-stream' | 'ext-tasks' | 'floor' | 'floor-v2';
 
 /** A task the contender created. */
 export interface StartedTask {
@@ -18,9 +18,8 @@ export interface StartedTask {
   readonly done: Promise<number>;
 }
 
-/** One contender, set up on a connected SDK v1 `Client`. */
+/** One contender, set up on a connected client. */
 export interface Contender {
-  readonly id: ContenderId;
   /** Starts a `work` task of `ms` milliseconds; resolves once the task exists (its id is known). */
   start(ms: number): Promise<StartedTask>;
   /** Releases what the contender holds (not the SDK client). */
@@ -29,9 +28,24 @@ export interface Contender {
 
 /** What a contender needs to know about the run. */
 export interface ContenderContext {
-  /** The server's pollInterval, for the floor's own polling. */
+  /** The server's pollInterval, for the floors' own polling. */
   readonly pollInterval: number;
 }
 
 /** Builds a contender on a connected client (tool discovery included). */
-export type ContenderFactory = (client: Client, context: ContenderContext) => Promise<Contender>;
+export type ContenderFactory = (connection: BenchConnection, context: ContenderContext) => Promise<Contender>;
+
+/** A contender as the registry knows it. */
+export interface ContenderInfo {
+  readonly wire: WireKind;
+  readonly id: ContenderId;
+  /** The SDK of the client it runs on. */
+  readonly sdk: Sdk;
+  /** How the report names it. */
+  readonly label: string;
+  /** A reference floor (not a contender): the targets are ratios to it. */
+  readonly floor: boolean;
+  /** The floor it is compared with (contenders only). */
+  readonly reference: ContenderId | undefined;
+  readonly load: () => Promise<ContenderFactory>;
+}

@@ -1,0 +1,189 @@
+/**
+ * `npm run bench:profile`: profiles one scenario to find where a contender's CPU goes. It runs
+ * the scenario in a child process started with `--cpu-prof` and `--trace-gc` (plus
+ * `--expose-gc`, as the benchmark does), then keeps only the samples and collections of one
+ * measured phase (the scenario reports its time window) and prints:
+ *
+ * - self time by owner: the library under test, the SDK (v1 or v2), zod, ext-tasks, the
+ *   contender's and the harness's own code, Node internals, native code, garbage collection;
+ * - the library's self time by module;
+ * - the top functions by self time;
+ * - the garbage collections of the phase (count and pause time by kind, from `--trace-gc`).
+ *
+ * Usage:
+ *   npm run bench:profile -- [--wire=2025|ext] [--contender=mcp-task-client] [--transport=memory|stdio|http]
+ *                            [--workload=random-poll] [--n=1000] [--phase=warm|cold] [--pace=100]
+ *                            [--top=30] [--out=DIR]
+ * It runs the compiled copy of lib/ and bench/ that `npm run bench` runs (bench/build.ts).
+ * The raw `.cpuprofile` files stay in DIR (default: a fresh temporary directory) for Chrome
+ * DevTools or speedscope. Compare two contenders by running it twice (e.g. `--contender=floor`).
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildBench } from './build.js';
+import type { PhaseResult, ScenarioResult, ScenarioSpec } from './scenario.js';
+import { WORKLOADS } from './workloads.js';
+
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+  readonly lineNumber: number;
+}
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: CallFrame;
+}
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly startTime: number;
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+
+function options(argv: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const arg of argv) {
+    const match = /^--([a-z]+)=(.*)$/.exec(arg);
+    if (match === null) throw new Error(`Unknown argument ${arg} (expected --name=value)`);
+    out[match[1]!] = match[2]!;
+  }
+  return out;
+}
+
+/** Who owns the code a sample ran in. */
+function owner(frame: CallFrame): string {
+  const { url, functionName } = frame;
+  if (functionName === '(garbage collector)') return 'garbage collection';
+  if (url === '') return 'native (V8 builtins, JSON, ...)';
+  if (url.includes('/@modelcontextprotocol/ext-tasks/')) return 'ext-tasks';
+  if (url.includes('/@modelcontextprotocol/sdk/')) return 'SDK v1';
+  if (url.includes('/@modelcontextprotocol/')) return 'SDK v2';
+  if (url.includes('/node_modules/zod/')) return 'zod';
+  if (url.includes('/node_modules/')) return `other package (${url.split('/node_modules/').at(-1)!.split('/')[0]})`;
+  if (url.startsWith('node:internal/deps/undici')) return 'undici (fetch)';
+  if (url.startsWith('node:')) return 'Node internals';
+  if (url.includes('/bench/contenders/')) return 'contender code (bench/contenders)';
+  if (url.includes('/bench/')) return 'harness and in-process server (bench)';
+  if (url.includes('/lib/')) return 'library under test (lib)';
+  return 'other';
+}
+
+function where(frame: CallFrame): string {
+  const url = frame.url;
+  const short = url.includes('/lib/') && !url.includes('node_modules') ? `lib/${url.split('/lib/').at(-1)}` : url.split('/').slice(-2).join('/');
+  return `${short}:${frame.lineNumber + 1}`;
+}
+
+function add(map: Map<string, number>, key: string, value: number): void {
+  map.set(key, (map.get(key) ?? 0) + value);
+}
+
+function table(title: string, map: Map<string, number>, total: number, top: number): string {
+  const rows = [...map].sort((a, b) => b[1] - a[1]).slice(0, top);
+  const width = Math.max(title.length, ...rows.map(([k]) => k.length));
+  const lines = [`${title.padEnd(width)}  self ms   share`];
+  for (const [key, us] of rows) lines.push(`${key.padEnd(width)}  ${(us / 1000).toFixed(1).padStart(7)}  ${((100 * us) / total).toFixed(1).padStart(5)}%`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const o = options(process.argv.slice(2));
+  const workload = WORKLOADS.find((w) => w.id === (o.workload ?? 'random-poll'));
+  if (workload === undefined) throw new Error(`Unknown workload ${o.workload}`);
+  const phase = (o.phase ?? 'warm') as 'warm' | 'cold';
+  const dir = o.out ?? mkdtempSync(path.join(os.tmpdir(), 'bench-profile-'));
+  const spec: ScenarioSpec = {
+    wire: (o.wire ?? '2025') as ScenarioSpec['wire'],
+    contender: (o.contender ?? 'mcp-task-client') as ScenarioSpec['contender'],
+    workload,
+    n: Number(o.n ?? 1000),
+    transport: (o.transport ?? 'memory') as ScenarioSpec['transport'],
+    pace: o.pace === undefined ? undefined : Number(o.pace),
+    seed: 1000,
+    warmup: 1000,
+    timeoutMs: 300_000,
+  };
+  let gcLog = '';
+  const build = buildBench();
+  const result = await new Promise<ScenarioResult>((resolve, reject) => {
+    const child = fork(build.child, [JSON.stringify(spec)], {
+      cwd: build.dir,
+      execArgv: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=200', '--trace-gc', '--no-warnings'],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    child.stdout!.on('data', (chunk: Buffer) => (gcLog += chunk.toString('utf8')));
+    let answer: { ok: true; result: ScenarioResult } | { ok: false; error: string } | undefined;
+    child.on('message', (message) => (answer = message as typeof answer));
+    child.on('exit', () => {
+      build.remove();
+      if (answer?.ok === true) resolve(answer.result);
+      else reject(new Error(answer?.ok === false ? answer.error : 'scenario process exited without a result'));
+    });
+  });
+  const measured: PhaseResult | null = result[phase];
+  if (measured === null) throw new Error(`The scenario failed: ${result.errors.join('; ')}`);
+  const [fromNs, toNs] = measured.windowNs.map((t) => Number(BigInt(t) / 1000n)) as [number, number];
+
+  const byOwner = new Map<string, number>();
+  const byModule = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  let idle = 0;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
+    const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
+    const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+    let t = profile.startTime;
+    for (let i = 0; i < profile.samples.length; i += 1) {
+      const delta = profile.timeDeltas[i] ?? 0;
+      t += delta;
+      if (t < fromNs || t > toNs) continue;
+      const frame = nodes.get(profile.samples[i]!)!.callFrame;
+      if (frame.functionName === '(idle)' || frame.functionName === '(program)') {
+        idle += delta;
+        continue;
+      }
+      total += delta;
+      const who = owner(frame);
+      add(byOwner, who, delta);
+      if (who === 'library under test (lib)') add(byModule, where(frame).replace(/:\d+$/, ''), delta);
+      add(byFunction, `${frame.functionName || '(anonymous)'}  ${where(frame)}`, delta);
+    }
+  }
+
+  // --trace-gc lines: "[pid:0x...]   1234 ms: Scavenge 10.1 (12.3) -> 9.8 (13.3) MB, 1.23 / 0.00 ms ..."
+  const [fromMs, toMs] = measured.windowMs;
+  const gcKinds = new Map<string, { count: number; pauseMs: number }>();
+  for (const line of gcLog.split('\n')) {
+    const match = /\s(\d+(?:\.\d+)?) ms: ([A-Za-z-]+(?: [A-Za-z-]+)?)\b.*?MB, (\d+(?:\.\d+)?) \/ .*?\) ([^;]*)/.exec(line);
+    if (match === null) continue;
+    const at = Number(match[1]);
+    if (at < fromMs || at > toMs) continue;
+    const kind = `${match[2]!} (${match[4]!.trim()})`;
+    const entry = gcKinds.get(kind) ?? { count: 0, pauseMs: 0 };
+    entry.count += 1;
+    entry.pauseMs += Number(match[3]);
+    gcKinds.set(kind, entry);
+  }
+
+  const top = Number(o.top ?? 30);
+  console.log(
+    `${spec.contender} on the ${spec.wire} wire, ${spec.transport}, ${workload.id}, N=${spec.n}, ${phase} phase: ` +
+      `CPU ${measured.cpuPerTaskMs.toFixed(3)} ms per task (${measured.completed}/${spec.n} done); ` +
+      `${(total / 1000).toFixed(0)} ms sampled busy, ${(idle / 1000).toFixed(0)} ms idle in the window (${result.scope}).`,
+  );
+  console.log('');
+  console.log(table('owner', byOwner, total, 20));
+  console.log('');
+  console.log(table('library module', byModule, total, 20));
+  console.log('');
+  console.log(table('function', byFunction, total, top));
+  console.log('');
+  console.log('garbage collection in the window (from --trace-gc):');
+  for (const [kind, { count, pauseMs }] of gcKinds) console.log(`  ${kind}: ${count} collections, ${pauseMs.toFixed(1)} ms paused`);
+  console.log(`\nProfiles: ${dir}`);
+}
+
+await main();
