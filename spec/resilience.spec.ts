@@ -245,6 +245,11 @@ describe('resume', () => {
     expect(() => tasks.resume({ ...reference, wire: 'io.modelcontextprotocol/tasks' })).toThrow(TaskOptionError);
     const old = tasks.resume({ ...reference, taskId: 'long-gone', createdAt: '2020-01-01T00:00:00.000Z', ttl: 1_000 });
     await expect(old.result()).rejects.toBeInstanceOf(TaskExpiredError);
+    // A createdAt that looks long past (a server clock far behind ours) is not an expiry the
+    // server reported: the task it still runs is followed to its result ([V11]).
+    const live = await tasks.callToolAsTask('analyze', { steps: 1 }, { ttlMs: 60_000 });
+    const skewed = tasks.resume({ ...live.detach()!, createdAt: '2020-01-01T00:00:00.000Z' });
+    expect((await skewed.result()).content).toEqual([{ type: 'text', text: 'analysis of 1 done in 1 steps' }]);
     const byId = tasks.resume('no-such-task', { toolName: 'analyze' });
     await expect(byId.result()).rejects.toBeInstanceOf(TaskNotFoundError);
   });

@@ -70,6 +70,41 @@ describe('a JSON-RPC error on the blocking tasks/result is not an outcome ([R29]
     });
   }
 
+  it('-32602 on the blocking wait while the task lives is not a vanished task: reported, polling goes on, the real result arrives ([V26])', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 't5', status: 'input_required' });
+    const board = server.tasks.handlers['tasks/result']!;
+    server.on('tasks/result', (params, ctx) => {
+      if ((server.tasks.get('t5') as { status?: string }).status === 'input_required') throw rpcError(-32602, 'Invalid params: task is not in a terminal state');
+      return board(params, ctx);
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result();
+    await clock.advance(0);
+    expect(handle.settled).toBe(false);
+    expect(errors.some((e) => e instanceof TaskRpcError && e.code === -32602)).toBe(true);
+    await clock.advance(1_000);
+    expect(handle.settled).toBe(false);
+    server.tasks.finish('t5', 'completed', { result: textResult('real result') }, {}, true);
+    await clock.advance(1_000);
+    await expect(within(result)).resolves.toMatchObject({ content: [{ text: 'real result' }] });
+  });
+
+  it('-32602 on tasks/result for a task the server reports completed means its result is unknown or expired ([V26])', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't6', status: 'working' });
+    server.on('tasks/result', () => {
+      throw rpcError(-32602, 'Invalid params');
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    server.tasks.finish('t6', 'completed', { result: textResult('unreachable') }, {}, true);
+    await clock.advance(100);
+    const error = (await within(result)) as Error;
+    expect(error.name).toMatch(/TaskNotFoundError|TaskExpiredError/);
+  });
+
   it('the wait is not reopened more than once per poll interval, even on a notification storm', async () => {
     const { server, tasks, clock } = await setup();
     creating(server, { taskId: 't2', status: 'input_required' });

@@ -9,24 +9,46 @@ import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from 
 
 /** A retry policy that never retries. */
 const NO_RETRIES: RetryPolicy = { retries: 0, minDelayMs: 0, maxDelayMs: 0, factor: 1, jitter: 0, maxElapsedMs: 0 };
+/** How much earlier a new creation bound must be before the ttl timers are armed again. */
+const TTL_ANCHOR_STEP_MS = 1_000;
 
 /** What a request of the client (not of a task) rejects with once the client is closed. */
 function closedError(): TaskClosedError {
   return new TaskClosedError('The TaskClient was closed');
 }
-import { isTerminalStatus } from '../types.js';
+import { isTerminalStatus, type Task } from '../types.js';
 import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
 import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
 import { Pause } from './pause.js';
 import { fetchOutcome, fetchTerminal, finish, vanished } from './outcome.js';
 import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
-import { withRetry } from './retry.js';
+import { retryAfter, type RetryContext } from './retry.js';
 import { Scheduler } from './scheduler.js';
 import { pollDelay, type RetryPolicy } from './timing.js';
-import type { EngineConfig, EngineCore, EngineEvents, SnapshotSource, StopIntent, TrackOptions } from './types.js';
+import { createdNoLaterThan, localExpiry } from './ttl.js';
+import type { EngineConfig, EngineCore, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
-export type { EngineConfig, EngineEvents, SnapshotSource, StopIntent, TrackOptions } from './types.js';
+export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
+
+/**
+ * The options of one request of a task: its timeout on the engine's timers, and the task's record
+ * as the request's group, so stopping the task stops it without an `AbortSignal` per request. A
+ * wire that reads `signal` instead gets the record's own signal, made on first read, which aborts
+ * with the group.
+ */
+class TaskRequestOptions implements WireRequestOptions {
+  constructor(
+    readonly timeoutMs: number,
+    readonly timers: Scheduler,
+    readonly group: TaskRecord,
+    readonly weak: boolean | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.group.lifeSignal;
+  }
+}
 
 /** Observation, scheduling and state for all tasks of one client. */
 export class TaskEngine implements EngineCore {
@@ -84,9 +106,13 @@ export class TaskEngine implements EngineCore {
   /** True for a failure worth another attempt. */
   readonly retryable: (error: unknown) => boolean;
 
-  /** Options of one request of a task: its short timeout, on the engine's timers. */
-  requestOptions(timeoutMs: number, signal?: AbortSignal, weak?: boolean): WireRequestOptions {
-    return { timeoutMs, timers: this.scheduler, signal, weak };
+  /**
+   * Options of one request: its short timeout, on the engine's timers, stopped by `scope`: a
+   * signal, or a task's record (all the task's requests stop when its tracking stops).
+   */
+  requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean): WireRequestOptions {
+    if (scope instanceof TaskRecord) return new TaskRequestOptions(timeoutMs, this.scheduler, scope, weak);
+    return { timeoutMs, timers: this.scheduler, signal: scope, weak };
   }
 
   /** Number of tasks being tracked. */
@@ -139,6 +165,7 @@ export class TaskEngine implements EngineCore {
       this.observe(record, early, 'notification');
     }
     if (record.provisional) return record;
+    record.createdBy = createdNoLaterThan(task, now);
     record.active = true;
     record.unwatch = this.wireRef.watch(task.taskId, this.scheduler);
     record.nextPollAt = now + this.delay(record);
@@ -176,31 +203,51 @@ export class TaskEngine implements EngineCore {
     const previous = record.task;
     const wasProvisional = record.provisional;
     const verdict = record.apply(task, this.stopping.get(record)?.holdStream ?? false);
-    // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known.
-    if (snapshot.outcome !== undefined && isTerminalStatus(task.status) && verdict !== 'stale') record.outcome ??= snapshot.outcome;
+    // Every snapshot the server sent bounds when it created the task, on our clock (even a stale
+    // one); a payload read that stands in for a snapshot ('result') may carry a local timestamp.
+    // Without a ttl nothing needs the bound.
+    const createdBy = source === 'result' || task.ttl === null ? Infinity : createdNoLaterThan(task, this.config.clock.now());
+    const tighter = createdBy < record.createdBy - TTL_ANCHOR_STEP_MS;
+    if (createdBy < record.createdBy) record.createdBy = createdBy;
+    // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known. A
+    // terminal task told without it (a terse notification) takes it from the next read even when
+    // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
+    const tookPayload =
+      snapshot.outcome !== undefined &&
+      record.outcome === undefined &&
+      isTerminalStatus(task.status) &&
+      (verdict !== 'stale' || record.terminal);
+    if (tookPayload) {
+      record.outcome = snapshot.outcome;
+      if (task.status !== record.task.status) this.report(this.contradiction(record, task, source), record);
+    }
     if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') this.offerInput(record, snapshot.input);
-    if (verdict === 'stale') return;
+    if (verdict === 'stale') {
+      if (tookPayload) this.react(record);
+      return;
+    }
     if (verdict === 'after-terminal') {
-      if (!isTerminalStatus(task.status)) {
-        this.report(
-          new TaskProtocolError(`Server reported "${task.status}" after terminal "${record.task.status}"; ignored`, {
-            method: source === 'notification' ? 'notifications/tasks/status' : 'tasks/get',
-            task: record.task,
-            toolName: record.toolName,
-          }),
-          record,
-        );
-      }
+      if (tookPayload) this.react(record);
+      if (!isTerminalStatus(task.status)) this.report(this.contradiction(record, task, source), record);
       return;
     }
     // Any current snapshot is a fresh observation: the next poll moves a full interval away.
     record.nextPollAt = this.config.clock.now() + this.delay(record);
-    if (wasProvisional || previous.ttl !== record.task.ttl || previous.createdAt !== record.task.createdAt) {
+    if (tighter || wasProvisional || previous.ttl !== record.task.ttl || previous.createdAt !== record.task.createdAt) {
       this.armTtlWarning(record);
     }
     if (verdict === 'changed') this.events.status(record, source, previous);
     // Also on an unchanged snapshot: e.g. still input_required after a failed blocking request.
     this.react(record);
+  }
+
+  /** The server reported `task` after the terminal status held by `record`: it keeps the first one. */
+  private contradiction(record: TaskRecord, task: Task, source: SnapshotSource): TaskProtocolError {
+    return new TaskProtocolError(`Server reported "${task.status}" after terminal "${record.task.status}"; ignored`, {
+      method: source === 'notification' ? 'notifications/tasks/status' : 'tasks/get',
+      task: record.task,
+      toolName: record.toolName,
+    });
   }
 
   /** Delay before the next poll of `record`. */
@@ -223,10 +270,10 @@ export class TaskEngine implements EngineCore {
    * a task no longer tracked (detached: it runs on) still goes out, once, in the background.
    */
   supplyInput(record: TaskRecord, responses: Record<string, JsonObject>): Promise<void> {
-    const send = (signal: AbortSignal, weak?: boolean): Promise<void> =>
-      this.wireRef.supplyInput(record.taskId, responses, this.requestOptions(record.requestTimeoutMs, signal, weak));
-    if (record.settlement !== undefined) return this.background(record, (signal) => send(signal, true), true);
-    return this.retrying(record, (signal) => send(signal));
+    const send = (scope: RequestScope, weak?: boolean): Promise<void> =>
+      this.wireRef.supplyInput(record.taskId, responses, this.requestOptions(record.requestTimeoutMs, scope, weak));
+    if (record.settlement !== undefined) return this.background(record, (scope) => send(scope, true), true);
+    return this.retrying(record, (scope) => send(scope));
   }
 
   private delay(record: TaskRecord): number {
@@ -251,7 +298,7 @@ export class TaskEngine implements EngineCore {
         // The payload rides on the snapshot, but this one came without it (a terse notification):
         // read the task at once.
         record.nextPollAt = this.config.clock.now();
-        this.ensurePoll(record, true);
+        this.ensurePoll(record);
       }
       return;
     }
@@ -269,11 +316,14 @@ export class TaskEngine implements EngineCore {
   }
 
   /**
-   * Makes sure a poll is scheduled for a live, non-terminal record (`terminal`: also for a
-   * terminal one whose payload a read must bring).
+   * Makes sure a poll is scheduled for a live record that is not terminal, or is terminal without
+   * the payload a read must bring (a terse notification told the end). Every path that ends a
+   * read (an answer, a stale answer, a failure) comes back here, so such a task is read until its
+   * payload arrives or a bound gives up.
    */
-  ensurePoll(record: TaskRecord, terminal = false): void {
-    if (!record.active || record.settlement !== undefined || (record.terminal && !terminal)) return;
+  ensurePoll(record: TaskRecord): void {
+    if (!record.active || record.settlement !== undefined) return;
+    if (record.terminal && !this.awaitsPayloadRead(record)) return;
     if (this.stopping.has(record) || this.pauseState.paused) return;
     const timer = record.pollTimer;
     if (timer?.live) {
@@ -288,14 +338,20 @@ export class TaskEngine implements EngineCore {
     });
   }
 
+  /** True for a terminal record whose payload rides on a read (not `tasks/result`) and is missing. */
+  private awaitsPayloadRead(record: TaskRecord): boolean {
+    return !this.features.payloadFetch && record.outcome === undefined && record.task.status !== 'cancelled';
+  }
+
   private poll(record: TaskRecord): void {
     if (record.pollInFlight || record.settlement !== undefined || this.pauseState.paused) return;
-    if (record.terminal && (record.outcome !== undefined || this.features.payloadFetch)) return;
+    if (record.terminal && !this.awaitsPayloadRead(record)) return;
     record.pollInFlight = true;
     if (record.task.pollInterval === undefined && !record.provisional) record.hintlessPolls += 1;
     record.nextPollAt = this.config.clock.now() + this.delay(record);
     const generation = this.generation;
-    this.attempt(record, (signal) => this.readTask(record, signal)).then(
+    // One attempt, in the record's request group (as `attempt` does, without its extra promise).
+    this.readTask(record, record).then(
       (snapshot) => {
         record.pollInFlight = false;
         record.failedPolls = 0;
@@ -304,8 +360,9 @@ export class TaskEngine implements EngineCore {
       },
       (error: unknown) => {
         record.pollInFlight = false;
+        const failure = this.attemptFailed(record, error);
         // A poll dropped with an old connection: resume() polls again over the new one.
-        if (generation === this.generation) this.pollFailed(record, error);
+        if (generation === this.generation) this.pollFailed(record, failure);
         else this.ensurePoll(record);
       },
     );
@@ -333,40 +390,51 @@ export class TaskEngine implements EngineCore {
   }
 
   /** Reads a task (`tasks/get`) for `record`, counting the request in its metrics. */
-  readTask(record: TaskRecord, signal: AbortSignal): Promise<WireSnapshot> {
+  readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot> {
     record.polls += 1;
-    return this.wireRef.getTask(record.taskId, this.requestOptions(record.requestTimeoutMs, signal));
+    return this.wireRef.getTask(record.taskId, this.requestOptions(record.requestTimeoutMs, scope));
   }
 
-  /** Runs one request for `record` with its own abort controller, aborted if tracking stops. */
-  attempt<T>(record: TaskRecord, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    const inflight = (record.inflight ??= new Set());
-    inflight.add(controller);
-    return run(controller.signal).then(
-      (value) => {
-        inflight.delete(controller);
-        return value;
-      },
-      (error: unknown) => {
-        inflight.delete(controller);
-        // Aborted because tracking stopped: the library's own doing, never retried or reported.
-        if (controller.signal.aborted) throw TRACKING_STOPPED;
-        this.noticeSessionLoss(error);
-        throw error;
-      },
-    );
+  /**
+   * Runs one request for `record` in the record's request group: stopped (and rejecting with
+   * {@link TRACKING_STOPPED}) if tracking stops meanwhile.
+   */
+  attempt<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>): Promise<T> {
+    return run(record).then(undefined, (error: unknown) => {
+      throw this.attemptFailed(record, error);
+    });
+  }
+
+  /** The error a failed attempt for `record` rejects with. */
+  private attemptFailed(record: TaskRecord, error: unknown): unknown {
+    // Stopped because tracking stopped: the library's own doing, never retried or reported.
+    if (record.stopped) return TRACKING_STOPPED;
+    this.noticeSessionLoss(error);
+    return error;
   }
 
   /**
    * Runs a request with retries of transient failures; while the connection is lost, retries wait
    * for it to come back without using up attempts. With a record, attempts stop when tracking
-   * stops; without one, when the engine shuts down.
+   * stops; without one, when the engine shuts down. The first attempt runs directly: the retry
+   * machinery is set up only after it failed.
    */
-  retrying<T>(record: TaskRecord | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  retrying<T>(record: TaskRecord | undefined, run: (scope: RequestScope) => Promise<T>): Promise<T> {
+    if (record === undefined) {
+      return this.attemptDetached(run).then(undefined, (error: unknown) => retryAfter(error, () => this.attemptDetached(run), this.retryContext(undefined)));
+    }
+    return run(record).then(undefined, (error: unknown) => {
+      const failure = this.attemptFailed(record, error);
+      if (failure === TRACKING_STOPPED) throw failure;
+      return retryAfter(failure, () => this.attempt(record, run), this.retryContext(record));
+    });
+  }
+
+  /** How the retries of a request for `record` (or for no task) go on. */
+  private retryContext(record: TaskRecord | undefined): RetryContext {
     const c = this.config;
     const signal = (): AbortSignal => (record === undefined ? this.life.signal : record.lifeSignal);
-    return withRetry(() => (record === undefined ? this.attemptDetached(run) : this.attempt(record, run)), {
+    return {
       retryable: this.retryable,
       policy: c.retry,
       scheduler: this.scheduler,
@@ -378,7 +446,7 @@ export class TaskEngine implements EngineCore {
         if (record !== undefined) record.retries += 1;
         this.report(error, record);
       },
-    });
+    };
   }
 
   /**
@@ -387,9 +455,9 @@ export class TaskEngine implements EngineCore {
    * its retries (none with `once`) go on while the client is open, on weak timers that never keep
    * the process alive.
    */
-  background<T>(record: TaskRecord, run: (signal: AbortSignal) => Promise<T>, once = false): Promise<T> {
+  background<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>, once = false): Promise<T> {
     const c = this.config;
-    return withRetry(() => this.attemptDetached(run), {
+    const context: RetryContext = {
       retryable: this.retryable,
       policy: once ? NO_RETRIES : c.retry,
       scheduler: this.scheduler,
@@ -401,10 +469,11 @@ export class TaskEngine implements EngineCore {
         record.retries += 1;
         if (record.settlement === undefined) this.report(error, record);
       },
-    });
+    };
+    return this.attemptDetached(run).then(undefined, (error: unknown) => retryAfter(error, () => this.attemptDetached(run), context));
   }
 
-  private attemptDetached<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  private attemptDetached<T>(run: (scope: RequestScope) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     this.detachedInflight.add(controller);
     return run(controller.signal).then(
@@ -429,14 +498,18 @@ export class TaskEngine implements EngineCore {
     if (!this.pauseState.paused && this.classify(error) === 'session') this.events.sessionLost(this.wireRef);
   }
 
-  /** Warns once when a running task nears the end of its ttl ([V11]: it may vanish then). */
+  /**
+   * Warns once when a running task nears the end of its ttl ([V11]: it may vanish then). The ttl
+   * runs on the local clock from a skew-proof bound of the creation time (`ttl.ts`); a ttl that
+   * changed (to unlimited, `null`, included) replaces the timers armed for the old one.
+   */
   private armTtlWarning(record: TaskRecord): void {
-    const { ttl, createdAt } = record.task;
-    const created = Date.parse(createdAt);
-    if (ttl === null || !Number.isFinite(created) || record.terminal) return;
-    const margin = this.config.ttlWarningMs ?? Math.min(60_000, Math.max(1_000, ttl / 10));
-    const expiresAt = created + ttl;
     this.scheduler.cancel(record.ttlTimer);
+    record.ttlTimer = undefined;
+    const ttl = record.task.ttl;
+    const expiresAt = localExpiry(ttl, record.createdBy);
+    if (ttl === null || expiresAt === undefined || record.terminal) return;
+    const margin = this.config.ttlWarningMs ?? Math.min(60_000, Math.max(1_000, ttl / 10));
     record.ttlTimer = this.scheduler.schedule(Math.max(this.config.clock.now(), expiresAt - margin), () => {
       record.ttlTimer = undefined;
       if (record.settlement !== undefined || record.terminal) return;

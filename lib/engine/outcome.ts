@@ -18,6 +18,8 @@ import {
   asTaskError,
 } from '../errors.js';
 import { failedError } from './failure.js';
+import { scrub } from '../util/fingerprint.js';
+import { probablyExpired } from './ttl.js';
 import type { JsonRpcErrorInfo } from '../types.js';
 import type { WireSnapshot } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
@@ -78,7 +80,7 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
     if (terminal) record.terminalFetch = false;
     return record.settlement !== undefined || record.outcome !== undefined;
   };
-  engine.retrying(record, (signal) => engine.wire.getOutcome(record.taskId, engine.requestOptions(timeoutMs, signal))).then(
+  engine.retrying(record, (scope) => engine.wire.getOutcome(record.taskId, engine.requestOptions(timeoutMs, scope))).then(
     (outcome) => {
       if (done()) return;
       if (!terminal && outcome.kind === 'error') {
@@ -147,7 +149,7 @@ function waitError(record: TaskRecord, error: JsonRpcErrorInfo): TaskRpcError {
 async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<void> {
   let snapshot: WireSnapshot | undefined;
   try {
-    snapshot = await engine.retrying(record, (signal) => engine.readTask(record, signal));
+    snapshot = await engine.retrying(record, (scope) => engine.readTask(record, scope));
   } catch (error) {
     if (record.settlement === undefined) engine.report(error, record);
   }
@@ -178,7 +180,8 @@ export function finish(engine: TaskEngine, record: TaskRecord): void {
   if (task.status === 'cancelled') {
     // A stop under way (timeout, abort) settles a cancelled task with its own error.
     if (engine.isStopping(record)) return;
-    const reason = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;
+    // The server's message may name the task: its id is a secret, scrubbed as for a failure.
+    const reason = task.statusMessage === undefined ? '' : `: ${scrub(task.statusMessage, task.taskId)}`;
     engine.settle(record, {
       ok: false,
       error: new TaskCancelledError(`Task for tool "${record.toolName}" was cancelled${reason}`, {
@@ -205,10 +208,8 @@ export function finish(engine: TaskEngine, record: TaskRecord): void {
  */
 export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown): void {
   const task = record.task;
-  const created = Date.parse(task.createdAt);
   const common = { task, toolName: record.toolName, cause: error };
-  const expired =
-    task.ttl !== null && Number.isFinite(created) && engine.config.clock.now() + EXPIRY_SKEW_MS >= created + task.ttl;
+  const expired = probablyExpired(task, record.createdBy, engine.config.clock.now(), EXPIRY_SKEW_MS);
   const sessions = engine.features.sessionScoped;
   let failure: TaskExpiredError | TaskNotFoundError;
   if (expired) {

@@ -11,7 +11,7 @@ import { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from './scheduler.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { TaskOutcome } from '../wire/wire.js';
+import type { GroupMember, RequestGroup, TaskOutcome } from '../wire/wire.js';
 
 /**
  * The abort reason of requests still open when tracking stops, and what such a request rejects
@@ -43,8 +43,12 @@ function sameSnapshot(a: Task, b: Task): boolean {
   );
 }
 
-/** One task's state. The engine owns the scheduling fields. */
-export class TaskRecord {
+/**
+ * One task's state. The engine owns the scheduling fields. The record is also the
+ * {@link RequestGroup} of the task's requests: when tracking stops, every one still open is
+ * stopped at once (no `AbortSignal` per request).
+ */
+export class TaskRecord implements RequestGroup {
   /** Latest accepted snapshot. */
   task: Task;
   private updatedMs: number;
@@ -86,10 +90,22 @@ export class TaskRecord {
   deadlineTimer: Timer | undefined;
   /** Timer of the "close to its ttl" warning, if any. */
   ttlTimer: Timer | undefined;
+  /** Latest local clock time the task can have been created (see `ttl.ts`); Infinity until known. */
+  createdBy = Infinity;
   /** False until observation starts (a resumed task waits until someone observes it). */
   active = false;
-  /** Aborts the requests in flight for this task when tracking stops. */
-  inflight: Set<AbortController> | undefined;
+  /**
+   * The task's requests in flight (the port adds and removes them), stopped when tracking stops:
+   * the usual single one in a field, more (a poll beside a blocking `tasks/result`) in a set.
+   */
+  private member: GroupMember | undefined;
+  private members: Set<GroupMember> | undefined;
+  /** True once tracking stopped: the task's requests in flight were stopped, new ones fail at once. */
+  stopped = false;
+  /** Why the requests were stopped ({@link TRACKING_STOPPED}). */
+  stopReason: unknown = undefined;
+  /** True once the server accepted a `tasks/cancel` for this task (a bare acknowledgement, [E6]). */
+  cancelAcknowledged = false;
   /** Set while a cancel is in progress, so concurrent cancels share it. */
   cancelling: Promise<Task> | undefined;
   /** Wall-clock time tracking began. */
@@ -127,12 +143,29 @@ export class TaskRecord {
     return this.life.signal;
   }
 
-  /** Aborts every request in flight and any retry wait. */
+  /** A request of this task is open (called by the port). */
+  join(member: GroupMember): void {
+    if (this.member === undefined) this.member = member;
+    else (this.members ??= new Set()).add(member);
+  }
+
+  /** A request of this task ended (called by the port). */
+  leave(member: GroupMember): void {
+    if (this.member === member) this.member = undefined;
+    else this.members?.delete(member);
+  }
+
+  /** Stops every request in flight and any retry wait; later requests of the task fail at once. */
   abortAll(): void {
+    this.stopped = true;
+    this.stopReason = TRACKING_STOPPED;
     this.life?.abort(TRACKING_STOPPED);
-    if (this.inflight === undefined || this.inflight.size === 0) return;
-    for (const controller of this.inflight) controller.abort(TRACKING_STOPPED);
-    this.inflight.clear();
+    const member = this.member;
+    const members = this.members;
+    this.member = undefined;
+    this.members = undefined;
+    member?.stop(TRACKING_STOPPED);
+    if (members !== undefined) for (const other of members) other.stop(TRACKING_STOPPED);
   }
 
 

@@ -64,13 +64,22 @@ export interface RetryContext {
  * @throws the last error when retrying stops, or the signal's reason when aborted.
  */
 export async function withRetry<T>(operation: (attempt: number) => Promise<T>, context: RetryContext): Promise<T> {
-  const { policy, scheduler, random, now, onRetry, pause, retryable } = context;
   let first: unknown;
   try {
     return await operation(1);
   } catch (error) {
     first = error;
   }
+  return retryAfter(first, operation, context);
+}
+
+/**
+ * Goes on after a first attempt of `operation` failed with `first`: retries as
+ * {@link withRetry} does, or rejects with `first` when it is not worth a retry.
+ * @throws the last error when retrying stops, or the signal's reason when aborted.
+ */
+export async function retryAfter<T>(first: unknown, operation: (attempt: number) => Promise<T>, context: RetryContext): Promise<T> {
+  const { policy, scheduler, random, now, onRetry, pause, retryable } = context;
   const paused = (): boolean => pause?.isPaused() === true;
   if (!retryable(first) || (policy.retries <= 0 && !paused())) throw first;
   const signal = context.signal?.();

@@ -29,9 +29,12 @@ interface Entry extends Timer {
   at: number;
   live: boolean;
   readonly seq: number;
-  readonly run: () => void;
+  /** The job; dropped when the entry is cancelled, so a dead entry waiting in the heap holds nothing. */
+  run: () => void;
   readonly weak: boolean;
 }
+
+function nothing(): void {}
 
 /** Node's timers can stop holding the process open; other clocks' tokens are left alone. */
 function hold(token: unknown, on: boolean): void {
@@ -83,6 +86,11 @@ export class Scheduler {
     return entry;
   }
 
+  /** The clock's time, in ms. */
+  now(): number {
+    return this.clock.now();
+  }
+
   /** Runs `run` after `delayMs` (see {@link Scheduler.schedule}). */
   after(delayMs: number, run: () => void, weak = false): Timer {
     return this.schedule(this.clock.now() + delayMs, run, weak);
@@ -93,6 +101,7 @@ export class Scheduler {
     const entry = timer as Entry | undefined;
     if (entry === undefined || !entry.live) return;
     entry.live = false;
+    entry.run = nothing;
     this.liveCount -= 1;
     if (!entry.weak) this.strongCount -= 1;
     if (this.liveCount === 0) this.reset();
@@ -143,8 +152,10 @@ export class Scheduler {
         this.liveCount -= 1;
         if (!top.weak) this.strongCount -= 1;
         ran += 1;
+        const run = top.run;
+        top.run = nothing;
         try {
-          top.run();
+          run();
         } catch (error) {
           this.onError(error);
         }
@@ -172,8 +183,11 @@ export class Scheduler {
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.before(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      const child = heap[i]!;
+      const up = heap[parent]!;
+      if (!this.before(child, up)) break;
+      heap[i] = up;
+      heap[parent] = child;
       i = parent;
     }
   }
@@ -197,7 +211,9 @@ export class Scheduler {
       if (l < heap.length && this.before(heap[l]!, heap[m]!)) m = l;
       if (r < heap.length && this.before(heap[r]!, heap[m]!)) m = r;
       if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      const top = heap[i]!;
+      heap[i] = heap[m]!;
+      heap[m] = top;
       i = m;
     }
   }

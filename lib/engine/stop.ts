@@ -80,9 +80,10 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean)
   try {
     const reply = await engine.background(
       record,
-      (signal) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, signal, true)),
+      (scope) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, scope, true)),
       once,
     );
+    record.cancelAcknowledged = true;
     if (reply.kind === 'snapshot') snapshot = reply.snapshot;
   } catch (error) {
     // [V23]: a task already terminal (or gone) answers -32602: read what really happened.
@@ -93,7 +94,7 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean)
     // A bare acknowledgement ([E6]: cancellation is cooperative), or the task had already ended:
     // one confirming read tells what became of it.
     try {
-      snapshot = await engine.retrying(record, (signal) => engine.readTask(record, signal));
+      snapshot = await engine.retrying(record, (scope) => engine.readTask(record, scope));
     } catch (readError) {
       // Settled meanwhile (a notification or a poll told the end first): that is the answer.
       if (record.settlement !== undefined) return record.task;
@@ -134,7 +135,8 @@ export type GiveUpResult = RemoteCancelOutcome | 'already-settled' | 'finished-f
 /**
  * Stops observing `record`, cancels the remote task if asked, and settles. Everything it waits for
  * (the cancel, a terminal payload) is bounded together by `graceMs`: a server that never answers
- * costs the caller at most the grace, and the cancel's outcome is then `'unknown'`.
+ * costs the caller at most the grace, and the cancel's outcome is then `'unknown'` (or
+ * `'acknowledged'` when the server accepted the cancel but its confirming read did not answer).
  */
 export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp): Promise<GiveUpResult> {
   if (record.settlement !== undefined) return 'already-settled';
@@ -146,7 +148,7 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
   if (engine.isStopping(record)) {
     // A forced stop takes over (the other stop's cancel is still out: its outcome is unknown);
     // any other waits for the stop under way rather than racing it.
-    if (how.force === true) return settleNow(record.terminal ? finishedFate(record) : 'unknown');
+    if (how.force === true) return settleNow(record.terminal ? finishedFate(record) : unconfirmed(record));
     await new Promise<void>((resolve) => record.onSettled(() => resolve()));
     return 'already-settled';
   }
@@ -163,7 +165,7 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
           task.status === 'cancelled' ? 'cancelled' : isTerminalStatus(task.status) ? 'finished' : 'acknowledged',
         (): RemoteCancelOutcome => 'failed',
       );
-      remote = (await Promise.race([cancel, grace.expired])) ?? 'unknown';
+      remote = (await Promise.race([cancel, grace.expired])) ?? unconfirmed(record);
     }
     if (record.settlement !== undefined) return 'finished-first';
     // The task had finished on the server: its payload is being fetched and settles the handle,
@@ -177,6 +179,14 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
   } finally {
     grace.clear();
   }
+}
+
+/**
+ * What became of a cancel whose confirmation did not come in time: `'acknowledged'` when the
+ * server accepted the `tasks/cancel` (only the confirming read is missing), else `'unknown'`.
+ */
+function unconfirmed(record: TaskRecord): RemoteCancelOutcome {
+  return record.cancelAcknowledged ? 'acknowledged' : 'unknown';
 }
 
 /** What a stop found about a task that is already terminal on the server. */

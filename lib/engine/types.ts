@@ -24,6 +24,12 @@ export interface EngineConfig extends PollTiming {
   readonly cancelGraceMs: number;
 }
 
+/**
+ * What stops a request: a signal (requests that belong to no task), or a task's record (a task's
+ * requests stop together when its tracking stops). Pass it on to `requestOptions`.
+ */
+export type RequestScope = AbortSignal | TaskRecord;
+
 /** Where a snapshot came from. */
 export type SnapshotSource = 'poll' | 'notification' | 'cancel' | 'result';
 
@@ -82,12 +88,12 @@ export interface EngineCore {
   settle(record: TaskRecord, settlement: Settlement, streamError?: TaskError): void;
   observe(record: TaskRecord, snapshot: WireSnapshot, source: SnapshotSource): void;
   react(record: TaskRecord): void;
-  ensurePoll(record: TaskRecord, terminal?: boolean): void;
+  ensurePoll(record: TaskRecord): void;
   pollDelay(record: TaskRecord): number;
-  readTask(record: TaskRecord, signal: AbortSignal): Promise<WireSnapshot>;
-  requestOptions(timeoutMs: number, signal?: AbortSignal, weak?: boolean): WireRequestOptions;
-  retrying<T>(record: TaskRecord | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T>;
-  background<T>(record: TaskRecord, run: (signal: AbortSignal) => Promise<T>, once?: boolean): Promise<T>;
+  readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot>;
+  requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean): WireRequestOptions;
+  retrying<T>(record: TaskRecord | undefined, run: (scope: RequestScope) => Promise<T>): Promise<T>;
+  background<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>, once?: boolean): Promise<T>;
   beginStop(record: TaskRecord, intent: StopIntent): void;
   isStopping(record: TaskRecord): boolean;
   supplyInput(record: TaskRecord, responses: Record<string, JsonObject>): Promise<void>;

@@ -26,7 +26,18 @@ export interface Timers {
   after(ms: number, run: () => void, weak?: boolean): unknown;
   /** Cancels a timer made by {@link Timers.after}. */
   cancel(timer: unknown): void;
+  /**
+   * The timers' clock, in ms. With it, requests of one timeout length share one timer (their
+   * deadlines come in the order they were sent); without it, each request arms its own.
+   */
+  now?(): number;
 }
+
+/**
+ * Turns a request's failure into the caller's own error (a wire's), inside the port, so that no
+ * extra promise is needed per request. `context` is what the caller passed along (a task id).
+ */
+export type ErrorMapper = (method: string, error: PortError, context: string | undefined) => unknown;
 
 /** Options of one request. */
 export interface PortRequestOptions {
@@ -39,6 +50,12 @@ export interface PortRequestOptions {
    * `notifications/cancelled` (only while the request is still open, [R27]).
    */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Stops the request together with the other requests of its group (a task's requests when its
+   * tracking stops), like an aborted `signal`, without an `AbortSignal` per request. A request
+   * with a group never reads `signal`: the group alone stops it.
+   */
+  readonly group?: RequestGroup | undefined;
   /** The timeout timer never keeps the process alive (background requests). */
   readonly weak?: boolean | undefined;
   /**
@@ -46,6 +63,26 @@ export interface PortRequestOptions {
    * the modern era (e.g. the tasks extension, [E1]). Ignored on a legacy session.
    */
   readonly declare?: JsonObject | undefined;
+}
+
+/** An open request as its {@link RequestGroup} sees it. */
+export interface GroupMember {
+  /** Stops the request: it fails with an `aborted` {@link PortError} whose cause is `reason`. */
+  stop(reason: unknown): void;
+}
+
+/**
+ * Requests that stop together: each open request joins its group and leaves it when it ends;
+ * stopping the group stops every member (an `aborted` failure, and `notifications/cancelled` to
+ * the server, [R27]). A request sent once the group stopped fails at once.
+ */
+export interface RequestGroup {
+  /** True once the group stopped. */
+  readonly stopped: boolean;
+  /** Why it stopped (the cause of the `aborted` failures). */
+  readonly stopReason: unknown;
+  join(member: GroupMember): void;
+  leave(member: GroupMember): void;
 }
 
 /** Why a request failed. */
@@ -148,10 +185,27 @@ export interface SessionPort {
   readonly closed: boolean;
   /**
    * Sends a request and decodes its result with `decode` (the request's explicit result schema;
-   * it throws for a result it rejects, which becomes a `malformed` {@link PortError}).
-   * @throws PortError
+   * it throws for a result it rejects, which becomes a `malformed` {@link PortError}). A failure
+   * rejects with `mapError(method, error, context)` when a mapper is given (the caller's own
+   * error, with no promise of its own per request). `declare` is merged into the request's
+   * envelope like `options.declare` (a constant, so the caller's options need no copy).
+   * @throws PortError, or what `mapError` makes of it
    */
-  request<T>(method: string, params: JsonObject | undefined, decode: (result: unknown) => T, options: PortRequestOptions): Promise<T>;
+  request<T>(
+    method: string,
+    params: JsonObject | undefined,
+    decode: (result: unknown) => T,
+    options: PortRequestOptions,
+    mapError?: ErrorMapper,
+    context?: string,
+    declare?: JsonObject,
+  ): Promise<T>;
+  /**
+   * True when `id` is the JSON-RPC id of a request the library sent on this port (by any
+   * TaskClient sharing it), open or not: what tells the library's own subscriptions
+   * (`io.modelcontextprotocol/subscriptionId` is the listen request's id) from the host's.
+   */
+  sentRequest(id: unknown): boolean;
   /** Sends a notification (best effort: failures are swallowed). */
   notify(method: string, params: JsonObject): void;
   /**

@@ -58,6 +58,16 @@ export function v2Access(client: V2ClientShape): SdkAccess {
     return (client as { _clientInfo?: unknown })._clientInfo;
   };
   const era = (): Era => (client.getProtocolEra() === 'modern' ? 'modern' : 'legacy');
+  /** Envelopes built so far, with what they were built from (rebuilt if any of it changes). */
+  interface Built {
+    readonly version: string | undefined;
+    /** The client's `_clientInfo` the envelope's client info was read with. */
+    readonly infoSource: unknown;
+    readonly capabilities: JsonObject;
+    readonly envelope: JsonObject;
+  }
+  let plain: Built | undefined;
+  const declared = new WeakMap<JsonObject, Built>();
   return {
     sdk: 'v2',
     transport: () => client.transport,
@@ -71,12 +81,25 @@ export function v2Access(client: V2ClientShape): SdkAccess {
     clientCapabilities: () => declaredCapabilities(client),
     envelope: (declare) => {
       if (era() !== 'modern') return undefined;
+      // The parts are fixed once connected (version, client info, declared capabilities): build
+      // the envelope once per `declare` object, not per request. Each request still gets its own
+      // `_meta` object (RawSession spreads this one into it).
       const version = client.getNegotiatedProtocolVersion();
-      return {
+      const infoSource = (client as { _clientInfo?: unknown })._clientInfo;
+      const capabilities = declaredCapabilities(client);
+      const cached = declare === undefined ? plain : declared.get(declare);
+      if (cached !== undefined && cached.version === version && cached.infoSource === infoSource && cached.capabilities === capabilities) {
+        return cached.envelope;
+      }
+      const envelope = {
         ...(version === undefined ? {} : { [ENVELOPE_KEYS.protocolVersion]: version }),
         [ENVELOPE_KEYS.clientInfo]: clientInfo(),
-        [ENVELOPE_KEYS.clientCapabilities]: mergeCapabilities(declaredCapabilities(client), declare),
+        [ENVELOPE_KEYS.clientCapabilities]: mergeCapabilities(capabilities, declare),
       };
+      const entry = { version, infoSource, capabilities, envelope };
+      if (declare === undefined) plain = entry;
+      else declared.set(declare, entry);
+      return envelope;
     },
     httpStatus: httpStatusOf,
     hasOwnHandler: (method) => ownHandler(client, method),

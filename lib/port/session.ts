@@ -15,11 +15,15 @@ import {
   type Era,
   type JsonObject,
   type NotificationTap,
+  type ErrorMapper,
+  type GroupMember,
   type PortRequestOptions,
+  type RequestGroup,
   type RequestTap,
   type SdkMajor,
   type ServerIdentity,
   type SessionPort,
+  type Timers,
 } from './port.js';
 
 /** The structural transport both SDKs provide. */
@@ -42,19 +46,116 @@ export interface SdkAccess {
   close(): Promise<void>;
 }
 
-interface Pending {
-  readonly method: string;
-  readonly decode: (result: unknown) => unknown;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: PortError) => void;
-  readonly timers: PortRequestOptions['timers'];
-  timer: unknown;
-  off: (() => void) | undefined;
+/**
+ * One open request: its decoder, its promise's settle functions, its timeout and what stops it.
+ * One object per request (no closures): it is also the member a {@link RequestGroup} holds.
+ */
+class Pending implements GroupMember {
+  timer: unknown = undefined;
+  off: (() => void) | undefined = undefined;
+  /** The shared timeout this request waits in, if any, and its deadline there. */
+  lane: TimeoutLane | undefined = undefined;
+  deadline = 0;
+  /** Set once the request ended (answered, failed, given up). */
+  ended = false;
   /**
    * Aborts the HTTP request that carries this one, on a transport with a stream per request in the
    * modern era: closing that stream is how such a request is cancelled (not a notification).
    */
-  readonly post: AbortController | undefined;
+  post: AbortController | undefined = undefined;
+  constructor(
+    readonly session: RawSession,
+    readonly id: string,
+    readonly method: string,
+    readonly decode: (result: unknown) => unknown,
+    readonly resolve: (value: unknown) => void,
+    private readonly rejectRaw: (error: unknown) => void,
+    readonly timers: PortRequestOptions['timers'],
+    readonly group: RequestGroup | undefined,
+    private readonly mapError: ErrorMapper | undefined,
+    private readonly context: string | undefined,
+  ) {}
+
+  /** Rejects the request's promise, with the caller's own error when it gave a mapper. */
+  reject(error: PortError): void {
+    this.rejectRaw(this.mapError === undefined ? error : this.mapError(this.method, error, this.context));
+  }
+
+  stop(reason: unknown): void {
+    this.session.giveUp(this.id, new PortError('aborted', 'Request aborted', { cause: reason }));
+  }
+
+  /** The request timed out. */
+  expire(timeoutMs: number): void {
+    this.session.giveUp(this.id, new PortError('timeout', 'Request timed out', { data: { timeout: timeoutMs } }));
+  }
+}
+
+/**
+ * The open requests of one timeout length on one timer queue. Their deadlines come in the order
+ * they were sent, so one timer, armed for the oldest, serves them all: a request costs a queue
+ * slot, not a timer of its own. Ended requests are dropped from the front as they reach it; with
+ * none left open the timer is cancelled, so an idle session keeps no timer.
+ */
+class TimeoutLane {
+  private queue: Pending[] = [];
+  private head = 0;
+  private timer: unknown = undefined;
+
+  constructor(
+    private readonly timers: Timers & { now(): number },
+    private readonly timeoutMs: number,
+    private readonly weak: boolean,
+  ) {}
+
+  add(entry: Pending): void {
+    entry.lane = this;
+    entry.deadline = this.timers.now() + this.timeoutMs;
+    this.queue.push(entry);
+    // A timer its queue dropped (a scheduler cleared when its client closed) is armed again.
+    if (this.timer === undefined || (this.timer as { live?: unknown }).live === false) {
+      this.timer = this.timers.after(this.timeoutMs, this.fire, this.weak);
+    }
+  }
+
+  /** `entry` ended: drop the ended requests at the front (the timer too, once none is left). */
+  ended(entry: Pending): void {
+    if (this.queue[this.head] !== entry) return; // dropped once it reaches the front
+    this.advance();
+    if (this.head === this.queue.length && this.timer !== undefined) {
+      this.timers.cancel(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private advance(): void {
+    const queue = this.queue;
+    let head = this.head;
+    while (head < queue.length && queue[head]!.ended) head += 1;
+    if (head === queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (head > 256 && head * 2 > queue.length) {
+      this.queue = queue.slice(head);
+      this.head = 0;
+    } else this.head = head;
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
+    const now = this.timers.now();
+    for (;;) {
+      this.advance();
+      const first = this.queue[this.head];
+      if (first === undefined) return;
+      if (first.deadline > now) {
+        this.timer = this.timers.after(first.deadline - now, this.fire, this.weak);
+        return;
+      }
+      this.head += 1;
+      first.expire(this.timeoutMs);
+    }
+  };
 }
 
 type Inner = (message: unknown, extra?: unknown) => void;
@@ -75,6 +176,10 @@ export class RawSession implements SessionPort {
   private readonly prefix = idPrefix();
   private nextId = 0;
   private readonly pending = new Map<string, Pending>();
+  /** Shared request timeouts, by timer queue and weakness, then by length. */
+  private readonly lanes = new WeakMap<Timers, [Map<number, TimeoutLane>, Map<number, TimeoutLane>]>();
+  /** Whether the transport carries each request on a stream of its own (read once, on first use). */
+  private streams: boolean | undefined;
   private readonly requestTaps = new Map<string, RequestTap[]>();
   private readonly missing = new Map<string, (params: JsonObject) => Error>();
   private readonly notificationTaps = new Map<string, NotificationTap[]>();
@@ -143,44 +248,71 @@ export class RawSession implements SessionPort {
     params: JsonObject | undefined,
     decode: (result: unknown) => T,
     options: PortRequestOptions,
+    mapError?: ErrorMapper,
+    context?: string,
+    declare?: JsonObject,
   ): Promise<T> {
-    if (this.isClosed) return Promise.reject(new PortError('closed', 'Connection closed'));
-    const signal = options.signal;
-    if (signal?.aborted) return Promise.reject(abortedError(signal));
+    if (this.isClosed) return refuse(new PortError('closed', 'Connection closed'), method, mapError, context);
+    // A request with a group never reads `signal` (a task's options make its signal on first read).
+    const group = options.group;
+    const signal = group === undefined ? options.signal : undefined;
+    if (signal?.aborted) return refuse(abortedError(signal), method, mapError, context);
+    if (group?.stopped === true) return refuse(new PortError('aborted', 'Request aborted', { cause: group.stopReason }), method, mapError, context);
     const id = `${this.prefix}${this.nextId++}`;
-    const envelope = this.access.envelope(options.declare);
+    const envelope = this.access.envelope(declare ?? options.declare);
     const body = envelope === undefined ? params : { ...params, _meta: { ...envelope, ...(isObject(params?._meta) ? params._meta : {}) } };
     return new Promise<T>((resolve, reject) => {
-      const entry: Pending = {
-        method,
-        decode,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        timers: options.timers,
-        timer: undefined,
-        off: undefined,
-        post: this.perRequestStream() ? new AbortController() : undefined,
-      };
+      const entry = new Pending(this, id, method, decode, resolve as (value: unknown) => void, reject, options.timers, group, mapError, context);
       this.pending.set(id, entry);
       // An infinite timeout (a subscription that lasts until replaced) arms no timer.
-      if (Number.isFinite(options.timeoutMs)) {
-        entry.timer = options.timers.after(
-          options.timeoutMs,
-          () => this.giveUp(id, new PortError('timeout', 'Request timed out', { data: { timeout: options.timeoutMs } })),
-          options.weak === true,
-        );
+      const timeoutMs = options.timeoutMs;
+      if (Number.isFinite(timeoutMs)) {
+        const lane = this.lane(options.timers, timeoutMs, options.weak === true);
+        if (lane !== undefined) lane.add(entry);
+        else entry.timer = options.timers.after(timeoutMs, () => entry.expire(timeoutMs), options.weak === true);
       }
       if (signal !== undefined) entry.off = onAbort(signal, () => this.giveUp(id, abortedError(signal)));
+      group?.join(entry);
       const message: JsonObject = body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
-      this.send(message, entry.post === undefined ? undefined : { requestSignal: entry.post.signal }).catch((error: unknown) => {
-        const status = this.access.httpStatus(error);
-        const text = error instanceof Error ? error.message : String(error);
-        // A Streamable HTTP server that no longer knows the session answers 404 (or 400 naming the
-        // session): the connection is lost, not the request.
-        const lost = status === 404 || (status === 400 && /session/i.test(text));
-        this.fail(id, new PortError(lost ? 'session' : 'send', text, { httpStatus: status, cause: error }));
-      });
+      if (this.perRequestStream()) entry.post = new AbortController();
+      this.send(message, entry.post === undefined ? undefined : { requestSignal: entry.post.signal }).then(undefined, (error: unknown) =>
+        this.sendFailed(id, error),
+      );
     });
+  }
+
+  /** The shared timeout of `timeoutMs` on `timers` (none when the timers have no clock to read). */
+  private lane(timers: Timers, timeoutMs: number, weak: boolean): TimeoutLane | undefined {
+    if (typeof timers.now !== 'function') return undefined;
+    let byWeakness = this.lanes.get(timers);
+    if (byWeakness === undefined) {
+      byWeakness = [new Map(), new Map()];
+      this.lanes.set(timers, byWeakness);
+    }
+    const lanes = byWeakness[weak ? 1 : 0];
+    let lane = lanes.get(timeoutMs);
+    if (lane === undefined) {
+      lane = new TimeoutLane(timers as Timers & { now(): number }, timeoutMs, weak);
+      lanes.set(timeoutMs, lane);
+    }
+    return lane;
+  }
+
+  /** A request could not be written on the transport. */
+  private sendFailed(id: string, error: unknown): void {
+    const status = this.access.httpStatus(error);
+    const text = error instanceof Error ? error.message : String(error);
+    // A Streamable HTTP server that no longer knows the session answers 404 (or 400 naming the
+    // session): the connection is lost, not the request.
+    const lost = status === 404 || (status === 400 && /session/i.test(text));
+    this.fail(id, new PortError(lost ? 'session' : 'send', text, { httpStatus: status, cause: error }));
+  }
+
+  sentRequest(id: unknown): boolean {
+    // Ids are the prefix (unique per port) and a counter: one issued here is below `nextId`.
+    if (typeof id !== 'string' || !id.startsWith(this.prefix)) return false;
+    const rest = id.slice(this.prefix.length);
+    return /^(0|[1-9][0-9]*)$/.test(rest) && Number(rest) < this.nextId;
   }
 
   notify(method: string, params: JsonObject): void {
@@ -217,7 +349,7 @@ export class RawSession implements SessionPort {
   }
 
   /** Stops waiting for a request and tells the server ([R27]: it is still open). */
-  private giveUp(id: string, error: PortError): void {
+  giveUp(id: string, error: PortError): void {
     const post = this.pending.get(id)?.post;
     if (!this.pending.has(id)) return;
     this.fail(id, error);
@@ -231,7 +363,7 @@ export class RawSession implements SessionPort {
 
   /** True on a modern-era transport that carries each request on a stream of its own (Streamable HTTP). */
   private perRequestStream(): boolean {
-    return (this.transport as { hasPerRequestStream?: unknown }).hasPerRequestStream === true && this.access.era() === 'modern';
+    return (this.streams ??= (this.transport as { hasPerRequestStream?: unknown }).hasPerRequestStream === true && this.access.era() === 'modern');
   }
 
   private fail(id: string, error: PortError): void {
@@ -243,8 +375,11 @@ export class RawSession implements SessionPort {
     const entry = this.pending.get(id);
     if (entry === undefined) return undefined;
     this.pending.delete(id);
-    if (entry.timer !== undefined) entry.timers.cancel(entry.timer);
+    entry.ended = true;
+    if (entry.lane !== undefined) entry.lane.ended(entry);
+    else if (entry.timer !== undefined) entry.timers.cancel(entry.timer);
     entry.off?.();
+    entry.group?.leave(entry);
     return entry;
   }
 
@@ -385,6 +520,11 @@ export class RawSession implements SessionPort {
     this.closeListeners.clear();
     for (const listener of listeners) listener();
   }
+}
+
+/** A request refused before it was sent, failing as it would have once sent. */
+function refuse<T>(error: PortError, method: string, mapError: ErrorMapper | undefined, context: string | undefined): Promise<T> {
+  return Promise.reject(mapError === undefined ? error : mapError(method, error, context));
 }
 
 function abortedError(signal: AbortSignal): PortError {

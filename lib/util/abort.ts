@@ -19,7 +19,8 @@ function fanOut(this: AbortSignal): void {
 }
 
 /**
- * Calls `callback` once when `signal` aborts (at once, synchronously, if it already has).
+ * Calls `callback` once when `signal` aborts (at once, synchronously, if it already has). Pass a
+ * function of the call's own: one function registered twice on a signal is kept once.
  * @returns a function that removes the callback (harmless after it ran).
  */
 export function onAbort(signal: AbortSignal, callback: () => void): () => void {
@@ -33,11 +34,11 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
     hubs.set(signal, callbacks);
     signal.addEventListener('abort', fanOut, { once: true });
   }
-  const entry = (): void => callback();
-  callbacks.add(entry);
+  // The callback itself is the entry: every caller passes a function of its own.
+  callbacks.add(callback);
   const set = callbacks;
   return () => {
-    if (!set.delete(entry) || set.size > 0) return;
+    if (!set.delete(callback) || set.size > 0) return;
     if (hubs.get(signal) === set) {
       hubs.delete(signal);
       signal.removeEventListener('abort', fanOut);

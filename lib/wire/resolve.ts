@@ -7,7 +7,8 @@
  * | legacy (2025-11-25 and earlier) | `capabilities.tasks` | 2025-11-25 |
  * | legacy | only `extensions["io.modelcontextprotocol/tasks"]` | none: plain calls only ([E20]) |
  * | modern (2026-07-28 and later) | `extensions["io.modelcontextprotocol/tasks"]` (any value) | the extension |
- * | either | nothing | none: plain calls only |
+ * | modern | no extension | the extension, with no tasks (`features().tasks` false): plain calls only |
+ * | legacy | nothing | 2025-11-25, with no tasks: plain calls only |
  */
 import type { SessionPort } from '../port/port.js';
 import { isObject } from './decode.js';

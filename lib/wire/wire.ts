@@ -12,8 +12,10 @@
  * ({@link TaskWire.classify}), so no engine or facade code reads a JSON-RPC code. Wires throw
  * `TaskRpcError` for failed requests and `TaskProtocolError` for malformed replies.
  */
-import type { JsonObject, Timers } from '../port/port.js';
+import type { JsonObject, RequestGroup, Timers } from '../port/port.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task, TaskPage } from '../types.js';
+
+export type { GroupMember, RequestGroup } from '../port/port.js';
 
 /** The protocol form a task runs on. */
 export type WireKind = '2025-11-25' | 'io.modelcontextprotocol/tasks';
@@ -26,6 +28,13 @@ export interface WireRequestOptions {
   readonly timers: Timers;
   /** Aborts the request locally (and tells the server the request is cancelled, [R27]). */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The request's group (a task's requests): stopping it stops the request like an aborted
+   * `signal`. The engine gives both for a task's requests: a wire on the session port passes the
+   * group on and never reads `signal` (no `AbortSignal` per request); a wire that reads `signal`
+   * gets one, made on first read, that aborts with the group.
+   */
+  readonly group?: RequestGroup | undefined;
   /** Background request: its timeout never keeps the process alive. */
   readonly weak?: boolean | undefined;
 }
@@ -132,6 +141,12 @@ export interface InputRequest {
   readonly taskId: string | undefined;
   /** Aborted when the server cancels the request or the connection closes. */
   readonly signal: AbortSignal;
+  /**
+   * True when the request's task belongs to another TaskClient on the same SDK client, which then
+   * answers it. Read it again after waiting for the task (its `CreateTaskResult` may come later):
+   * a handler that finds it true resolves `undefined`, passing the request on to that owner.
+   */
+  readonly ownedElsewhere?: (() => boolean) | undefined;
 }
 
 /**

@@ -41,6 +41,8 @@ export interface ExtRigOptions {
   readonly client?: TaskClientConnectOptions;
   /** Start time of the shared clock. */
   readonly start?: number;
+  /** The shared clock itself (made from `start` when absent). */
+  readonly clock?: ManualClock;
 }
 
 const open: Array<() => Promise<void>> = [];
@@ -52,7 +54,7 @@ export async function closeRigs(): Promise<void> {
 
 /** Starts a scripted extension server and a TaskClient connected to it in memory. */
 export async function extRig(options: ExtRigOptions = {}): Promise<ExtRig> {
-  const clock = new ManualClock(options.start);
+  const clock = options.clock ?? new ManualClock(options.start);
   const server = new ExtServer({ now: clock.now, ...options.server, tools: [...fixtureTools(), ...(options.server?.tools ?? [])] });
   const { clientTransport } = await connectInMemory(server);
   const tasks = await TaskClient.connect(clientTransport, { sdk: 'v2', clock, ...options.client });

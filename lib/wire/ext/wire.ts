@@ -103,7 +103,7 @@ export class ExtensionWire implements TaskWire {
     return classifyRpc(error);
   }
 
-  private async send<T>(
+  private send<T>(
     method: string,
     params: JsonObject,
     decode: (value: unknown) => T,
@@ -111,11 +111,7 @@ export class ExtensionWire implements TaskWire {
     declare: boolean,
     taskId?: string,
   ): Promise<T> {
-    try {
-      return await this.port.request(method, params, decode, declare ? { ...options, declare: DECLARE } : options);
-    } catch (error) {
-      throw explain(toWireError(method, error, taskId));
-    }
+    return this.port.request(method, params, decode, options, extensionError, taskId, declare ? DECLARE : undefined);
   }
 
   listTools(cursor: string | undefined, options: WireRequestOptions): Promise<ToolPage> {
@@ -164,17 +160,25 @@ export class ExtensionWire implements TaskWire {
   }
 
   subscribe(events: WireEvents): () => void {
+    // A subscription is named by its listen request's id ([E18]): only those the library opened
+    // are its own. The host's own `client.listen()` (tool-list changes, its own task ids) gets
+    // its acknowledgement and notifications untouched.
+    const ours = (params: JsonObject): boolean => this.port.sentRequest(subscriptionOf(params));
     const offs = [
       this.port.onNotification('notifications/tasks', (params) => {
+        const tagged = subscriptionOf(params) !== undefined;
+        if (tagged && !ours(params)) return false;
         try {
           events.status(decodeDetailedTask(params, 'notifications/tasks', true));
         } catch (error) {
           events.malformed(error as Error);
         }
-        return true;
+        // An untagged one (a server that does not name the subscription) is read, and passed on
+        // too: it may answer the host's own subscription.
+        return tagged;
       }),
       // The acknowledgement says which tasks the server agreed to; polling covers the rest.
-      this.port.onNotification('notifications/subscriptions/acknowledged', () => true),
+      this.port.onNotification('notifications/subscriptions/acknowledged', ours),
       this.port.onNotification('notifications/tools/list_changed', () => {
         events.toolsChanged();
       }),
@@ -198,10 +202,24 @@ export class ExtensionWire implements TaskWire {
   }
 }
 
+/** Where a subscription's messages carry its id (the listen request's JSON-RPC id). */
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+/** The subscription a notification belongs to, if it names one. */
+function subscriptionOf(params: JsonObject): unknown {
+  const meta = params._meta;
+  return typeof meta === 'object' && meta !== null ? (meta as JsonObject)[SUBSCRIPTION_ID] : undefined;
+}
+
 /** A reply about another task than the one asked for is malformed, never adopted. */
 function sameTask(snapshot: WireSnapshot, taskId: string): WireSnapshot {
   if (snapshot.task.taskId === taskId) return snapshot;
   throw new TaskProtocolError('Malformed tasks/get from server: the reply names another task', { method: 'tasks/get', taskId });
+}
+
+/** The library's error for a failed request on this wire (see {@link toWireError}), its code explained. */
+function extensionError(method: string, error: PortError, taskId: string | undefined): Error {
+  return explain(toWireError(method, error, taskId));
 }
 
 /** Adds what a code means on this wire to the error's message. */

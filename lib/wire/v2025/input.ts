@@ -61,9 +61,12 @@ export function serveSideChannelInput(port: SessionPort, handler: InputHandler, 
     const tap = (request: InboundRequest): Promise<JsonObject | undefined> | undefined => {
       const params = request.params;
       const taskId = relatedTaskId(params);
-      // A request for a task another TaskClient on this SDK client owns is that one's to answer.
-      if (taskId !== undefined && !owns(taskId) && [...registry].some((other) => other !== owns && other(taskId))) return undefined;
-      const answer = handler({ kind, params, taskId, signal: request.signal });
+      // A request for a task another TaskClient on this SDK client owns is that one's to answer:
+      // now, or once its CreateTaskResult arrived (the handler asks again after waiting for it).
+      const ownedElsewhere = (): boolean =>
+        taskId !== undefined && !owns(taskId) && [...registry].some((other) => other !== owns && other(taskId));
+      if (ownedElsewhere()) return undefined;
+      const answer = handler({ kind, params, taskId, signal: request.signal, ownedElsewhere });
       return answer?.then(
         (result) => {
           if (result === undefined) return undefined;

@@ -8,6 +8,7 @@
  */
 import { TaskProtocolError, TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type SessionPort } from '../../port/port.js';
+import { isTerminalStatus } from '../../types.js';
 import {
   type CancelReply,
   type ErrorClass,
@@ -101,18 +102,14 @@ export class Wire2025 implements TaskWire {
     return classifyRpc(error);
   }
 
-  private async send<T>(
+  private send<T>(
     method: string,
     params: JsonObject | undefined,
     decode: (value: unknown) => T,
     options: WireRequestOptions,
     taskId?: string,
   ): Promise<T> {
-    try {
-      return await this.port.request(method, params, decode, options);
-    } catch (error) {
-      throw toWireError(method, error, taskId);
-    }
+    return this.port.request(method, params, decode, options, toWireError, taskId);
   }
 
   listTools(cursor: string | undefined, options: WireRequestOptions): Promise<ToolPage> {
@@ -135,25 +132,34 @@ export class Wire2025 implements TaskWire {
     return this.send('tasks/get', { taskId }, (value) => ({ task: sameTask(decodeTask(value, 'tasks/get'), taskId, 'tasks/get') }), options, taskId);
   }
 
-  async getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
-    try {
-      return await this.send('tasks/result', { taskId }, (value): TaskOutcome => ({ kind: 'result', ...decodeTaskPayload(value, taskId) }), options, taskId);
-    } catch (error) {
-      // [V17]/[V18]: a JSON-RPC error the server sent for tasks/result is the task's own error.
-      // Local failures stay errors.
-      if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server') throw error;
-      const { code, message, data } = error.cause;
-      const outcome: TaskOutcome = {
-        kind: 'error',
-        error: data === undefined ? { code, message: stripPrefix(message, code) } : { code, message: stripPrefix(message, code), data },
-      };
-      if (code !== INVALID_PARAMS) return outcome;
-      // -32602 means an unknown task ([V26]), or is the task's own invalid-params error: a task
-      // that still exists and failed returned its error.
-      const snapshot = await this.getTask(taskId, options).catch(() => undefined);
-      if (snapshot?.task.status === 'failed') return outcome;
-      throw error;
-    }
+  getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
+    return this.send('tasks/result', { taskId }, (value): TaskOutcome => ({ kind: 'result', ...decodeTaskPayload(value, taskId) }), options, taskId).then(
+      undefined,
+      (error: unknown) => this.outcomeOfError(error, taskId, options),
+    );
+  }
+
+  /** What a failed `tasks/result` means: the task's own error, or a failure of the request. */
+  private async outcomeOfError(error: unknown, taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
+    // [V17]/[V18]: a JSON-RPC error the server sent for tasks/result is the task's own error.
+    // Local failures stay errors.
+    if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server') throw error;
+    const { code, message, data } = error.cause;
+    const outcome: TaskOutcome = {
+      kind: 'error',
+      error: data === undefined ? { code, message: stripPrefix(message, code) } : { code, message: stripPrefix(message, code), data },
+    };
+    if (code !== INVALID_PARAMS) return outcome;
+    // -32602 means an unknown task ([V26]) only when the task is gone: read it to tell.
+    const snapshot = await this.getTask(taskId, options).catch(() => undefined);
+    if (snapshot === undefined) throw error;
+    const status = snapshot.task.status;
+    // A failed task returned its own invalid-params error ([V17]). A task still running had its
+    // blocking wait ([R29]) refused: an error of that request, which the engine reports while it
+    // keeps polling; never a vanished task. For a task that ended otherwise, -32602 says what the
+    // spec gives it: its result is unknown or expired on the server ([V26]).
+    if (status === 'failed' || !isTerminalStatus(status)) return outcome;
+    throw error;
   }
 
   async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {

@@ -1,0 +1,172 @@
+/**
+ * Ends and ttls on the tasks extension wire, through the public API:
+ * - a terminal `notifications/tasks` that comes without its payload (a terse one) makes the
+ *   library read the task until the payload arrives: whether that read is not newer than the
+ *   notification ([A11]), fails once, or was already in flight when the notification came;
+ * - the ttl backstop ([E13]) runs on the local clock, never on the server's `createdAt` read
+ *   against our clock: a server clock behind or ahead of ours never makes the library give up a
+ *   task early ([V11]);
+ * - a ttl the server turns to unlimited (`null`) disarms the backstop.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskExpiredError, type TaskError } from '../../lib/index.js';
+import { flush, until } from '../helpers.js';
+import { builtinMethods } from '../support/ext-server/methods.js';
+import { ErrorCode, NO_REPLY, rpcError, taskTool, textResult, type ExtServerOptions, type Json } from '../support/ext-server/index.js';
+import { closeRigs, extRig, ManualClock, type ExtRig } from './support.js';
+
+afterEach(closeRigs);
+
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+function manual(options: ExtServerOptions = {}): ExtServerOptions {
+  // The server acknowledges subscriptions but pushes nothing itself: each test sends its own.
+  return { notifications: 'ack-only', pollIntervalMs: 1_000, ...options, tools: [taskTool('manual', { advance: 'manual' }), ...(options.tools ?? [])] };
+}
+
+/** Sends `task` as a `notifications/tasks` on the TaskClient's open subscription. */
+async function push(rig: ExtRig, task: Json): Promise<void> {
+  const server = rig.server;
+  await rig.clock.advance(0); // the subscription opens on the next turn of the client's timers
+  await until(() => server.count('subscriptions/listen') > 0, 3_000, 'a subscription');
+  const listen = server.received('subscriptions/listen').at(-1);
+  expect(listen, 'the client subscribed').toBeDefined();
+  server.notify('notifications/tasks', { ...(task as Record<string, Json>), _meta: { [SUBSCRIPTION_ID]: listen!.id! } });
+}
+
+/** A terminal task as a terse notification: no result, and (optionally) fields left out. */
+function terse(task: Json, drop: readonly string[] = []): Json {
+  const copy: Record<string, Json> = { ...(task as Record<string, Json>) };
+  for (const key of ['result', 'error', ...drop]) delete copy[key];
+  return copy;
+}
+
+async function outcome(rig: ExtRig, promise: Promise<unknown>, step = 100, max = 10_000): Promise<unknown> {
+  let done: { value: unknown } | undefined;
+  promise.then((value) => (done = { value }), (error: unknown) => (done = { value: error }));
+  for (let spent = 0; done === undefined && spent < max; spent += step) {
+    await flush();
+    if (done === undefined) await rig.clock.advance(step);
+  }
+  if (done === undefined) throw new Error('still pending');
+  return done.value;
+}
+
+describe('a terminal notification without its payload', () => {
+  it('reads the task once and resolves, even when the read is not newer than the notification ([A11])', async () => {
+    const rig = await extRig({ server: manual({ tools: [taskTool('chatty', { advance: 'manual', statusMessage: 'working on it' })] }) });
+    const handle = await rig.tasks.callToolAsTask('chatty');
+    const result = handle.result();
+    await flush();
+    const full = rig.server.tasks.complete(handle.taskId!, textResult('the result'), 'done');
+    // Same lastUpdatedAt as the read will show, but statusMessage and pollIntervalMs left out.
+    await push(rig, terse(full, ['statusMessage', 'pollIntervalMs']));
+    expect((await outcome(rig, result))).toMatchObject({ content: textResult('the result').content });
+    expect(rig.server.count('tasks/get')).toBe(1);
+  });
+
+  it('reads it again when the first read fails', async () => {
+    const rig = await extRig({ server: manual() });
+    const normal = builtinMethods(rig.server)['tasks/get']!;
+    let failures = 1;
+    rig.server.on('tasks/get', (params, ctx) => {
+      if (failures-- > 0) throw rpcError(ErrorCode.InternalError, 'a hiccup');
+      return normal(params, ctx);
+    });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result();
+    await flush();
+    await push(rig, terse(rig.server.tasks.complete(handle.taskId!, textResult('after a retry'))));
+    expect(await outcome(rig, result)).toMatchObject({ content: textResult('after a retry').content });
+    expect(rig.server.count('tasks/get')).toBeGreaterThanOrEqual(2);
+    expect(errors.map((error) => error.message).join()).toMatch(/hiccup/);
+  });
+
+  it('reads it again when a poll sent before the notification answers with the older state', async () => {
+    const rig = await extRig({ server: manual({ pollIntervalMs: 300 }) });
+    const normal = builtinMethods(rig.server)['tasks/get']!;
+    const held: Array<() => void> = [];
+    let first = true;
+    rig.server.on('tasks/get', (params, ctx) => {
+      const answer = normal(params, ctx); // the state now...
+      if (!first) return answer;
+      first = false;
+      held.push(() => ctx.reply(answer)); // ...answered late
+      return NO_REPLY;
+    });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result();
+    await rig.clock.advance(300); // the regular poll goes out and is held
+    expect(held).toHaveLength(1);
+    await push(rig, terse(rig.server.tasks.complete(handle.taskId!, textResult('late but here'))));
+    await rig.clock.advance(1); // the read the notification asks for finds that poll still open
+    expect(rig.server.count('tasks/get')).toBe(1);
+    held.shift()?.(); // the poll answers: still working, older than the notification
+    expect(await outcome(rig, result)).toMatchObject({ content: textResult('late but here').content });
+  });
+
+  it('takes the payload of a later read that is newer than the notification', async () => {
+    const rig = await extRig({ server: manual() });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result();
+    await flush();
+    const full = rig.server.tasks.complete(handle.taskId!, textResult('newer read'));
+    const early = { ...(terse(full) as Record<string, Json>), lastUpdatedAt: new Date(rig.clock.now() - 1_000).toISOString() };
+    await push(rig, early);
+    expect(await outcome(rig, result)).toMatchObject({ content: textResult('newer read').content });
+  });
+});
+
+describe('the ttl backstop runs on the local clock ([E13], [V11])', () => {
+  it('does not give up a task early when the server clock is behind ours', async () => {
+    const clock = new ManualClock();
+    // The server's clock is 8 s behind: its createdAt read against ours looks 8 s old at creation.
+    const rig = await extRig({ clock, server: manual({ ttlMs: 10_000, now: () => clock.now() - 8_000 }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(5_000);
+    expect(handle.settled).toBe(false);
+    rig.server.tasks.complete(handle.taskId!, textResult('done in 5 s'));
+    expect(await outcome(rig, result)).toMatchObject({ content: textResult('done in 5 s').content });
+  });
+
+  it('does not give up a task before a single poll when the server clock is minutes behind', async () => {
+    const clock = new ManualClock();
+    const rig = await extRig({ clock, server: manual({ ttlMs: 60_000, now: () => clock.now() - 120_000 }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(59_000);
+    expect(handle.settled).toBe(false);
+    expect(rig.server.count('tasks/get')).toBeGreaterThan(0);
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(1_000);
+    // The ttl has run out on our clock since the task was created: now it is given up.
+    expect(await result).toBeInstanceOf(TaskExpiredError);
+    expect(rig.server.tasks.detailed(handle.taskId!).status).toBe('working');
+  });
+
+  it('gives up at the ttl measured from when the task was created, when the server clock is ahead', async () => {
+    const clock = new ManualClock();
+    const rig = await extRig({ clock, server: manual({ ttlMs: 10_000, now: () => clock.now() + 120_000 }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(9_000);
+    expect(handle.settled).toBe(false);
+    await rig.clock.advance(1_000);
+    expect(await result).toBeInstanceOf(TaskExpiredError);
+  });
+
+  it('disarms the backstop when the server turns the ttl to unlimited (null)', async () => {
+    const tool = taskTool('unbounded', { ttlMs: 5_000, advance: 'poll', steps: [{ ttlMs: null }] });
+    const rig = await extRig({ server: manual({ tools: [tool] }) });
+    const handle = await rig.tasks.callToolAsTask('unbounded');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(2_000);
+    expect(handle.task?.ttl).toBeNull();
+    await rig.clock.advance(60_000);
+    expect(handle.settled).toBe(false);
+    rig.server.tasks.complete(handle.taskId!, textResult('no rush'));
+    expect(await outcome(rig, result, 1_000, 120_000)).toMatchObject({ content: textResult('no rush').content });
+  });
+});
