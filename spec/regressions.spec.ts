@@ -112,16 +112,37 @@ describe('close()', () => {
     expect(await rejection(handle.result())).toBeInstanceOf(TaskClosedError);
   });
 
+  it('rejects a tools() still waiting for tools/list with TaskClosedError, and cancels that request ([R27])', async () => {
+    const { server, tasks } = await setup();
+    server.on('tools/list', () => NO_REPLY);
+    const listing = rejection(tasks.tools());
+    await flush();
+    expect(server.count('tools/list')).toBe(1);
+    await tasks.close();
+    // Before the fix close() stopped the request's timeout with the engine's timers, and nothing
+    // else ever settled the promise.
+    const error = await listing;
+    expect(error).toBeInstanceOf(TaskClosedError);
+    expect((error as Error).message).toMatch(/closed during tools\(\)/);
+    await flush();
+    const cancelled = server.received('notifications/cancelled').map((entry) => entry.params.requestId);
+    expect(cancelled).toEqual([server.received('tools/list')[0]?.id]);
+    await expect(tasks.tools()).rejects.toBeInstanceOf(TaskClosedError);
+  });
+
   it('turns a call cut off by close() into TaskClosedError, also for a client made by connect()', async () => {
     const scripted = new ScriptedServer({ tools: [{ name: 'job', taskSupport: 'required' }] });
     const [clientSide, serverSide] = createLinkedPair();
     await scripted.connect(serverSide);
     cleanups.push(() => scripted.close());
     scripted.on('tools/call', () => NO_REPLY);
-    const tasks = await TaskClient.connect(clientSide, connectOptions());
+    // closeTimeoutMs bounds how long close() waits for the unanswered creation's follow-up.
+    const tasks = await TaskClient.connect(clientSide, { ...connectOptions(), closeTimeoutMs: 200 });
     const call = rejection(tasks.callToolAsTask('job'));
     await flush();
+    const began = Date.now();
     await tasks.close();
+    expect(Date.now() - began).toBeLessThan(5_000);
     expect(await call).toBeInstanceOf(TaskClosedError);
   });
 });

@@ -6,6 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, type InputContext, type LogEntry } from '../lib/index.js';
+import { Scheduler } from '../lib/internal.js';
+import { EARLY_INPUT_WAIT_MS, EarlyInput, PortCreations } from '../lib/facade/early-input.js';
 import { ManualClock, flush, rejection, within } from './helpers.js';
 import { NO_REPLY, connectScripted, creating, rpcError, type Json } from './support/scripted-server.js';
 
@@ -99,6 +101,143 @@ describe('an input request that overtakes its CreateTaskResult', () => {
   });
 });
 
+describe('an input request that overtakes its CreateTaskResult, with two TaskClients on one SDK client', () => {
+  /** Two TaskClients on one SDK client: `first` has a client-level callback, `second` none. */
+  async function shared() {
+    const clock = new ManualClock();
+    const pair = await connectScripted({
+      tools: [{ name: 'job', taskSupport: 'required' }],
+      now: clock.now,
+      clientOptions: { capabilities: { elicitation: {} } },
+    });
+    const clientLevel: string[] = [];
+    const first = new TaskClient(pair.client, {
+      clock,
+      onElicitation: (_params, ctx) => {
+        clientLevel.push(ctx.taskId ?? 'untagged');
+        return { action: 'decline' };
+      },
+    });
+    const second = new TaskClient(pair.client, { clock });
+    cleanups.push(async () => {
+      await first.close();
+      await second.close();
+      await pair.close();
+    });
+    return { ...pair, first, second, clock, clientLevel };
+  }
+
+  /** The next tools/call asks for input about its task before it answers with the task. */
+  function askFirst(server: Awaited<ReturnType<typeof shared>>['server'], taskId: string): { reply: () => Promise<Json> } {
+    let reply: Promise<Json> | undefined;
+    server.on('tools/call', (_params, ctx) => {
+      const created = server.tasks.createResult({ taskId, status: 'input_required' });
+      reply = server.request('elicitation/create', question(taskId));
+      setTimeout(() => ctx.reply(created), 5);
+      return NO_REPLY;
+    });
+    return { reply: () => within(reply!) };
+  }
+
+  it("reaches the owning call's callback when the other TaskClient's tap runs first", async () => {
+    const { server, second, clock, clientLevel } = await shared();
+    const early = askFirst(server, 'early-2');
+    const own: string[] = [];
+    const handle = await second.callToolAsTask('job', {}, {
+      onElicitation: (_params, ctx) => {
+        own.push(ctx.taskId ?? '');
+        return { action: 'accept', content: { ok: true } };
+      },
+    });
+    const answer = await early.reply();
+    // Before the fix the first TaskClient (no creation of its own) answered at once.
+    expect(clientLevel).toEqual([]);
+    expect(own).toEqual(['early-2']);
+    expect(answer.result).toMatchObject({ action: 'accept', content: { ok: true }, _meta: { [RELATED]: { taskId: 'early-2' } } });
+    void handle.result().catch(() => {});
+    await clock.advance(0);
+  });
+
+  it("reaches the owning call's callback when the owner's tap runs first", async () => {
+    const { server, first, clock, clientLevel } = await shared();
+    const early = askFirst(server, 'early-3');
+    const own: string[] = [];
+    const handle = await first.callToolAsTask('job', {}, {
+      onElicitation: (_params, ctx) => {
+        own.push(ctx.taskId ?? '');
+        return { action: 'accept', content: { ok: true } };
+      },
+    });
+    const answer = await early.reply();
+    expect(clientLevel).toEqual([]);
+    expect(own).toEqual(['early-3']);
+    expect(answer.result).toMatchObject({ action: 'accept' });
+    void handle.result().catch(() => {});
+    await clock.advance(0);
+  });
+
+  it('a request for a task nobody creates waits for the other TaskClient’s creation, then goes to the client-level callback', async () => {
+    const { server, second, clock, clientLevel } = await shared();
+    server.on('tools/call', () => NO_REPLY); // the second TaskClient's creation never answers
+    void second.callToolAsTask('job').catch(() => {});
+    await flush();
+    const reply = server.request('elicitation/create', question('unknown-task'));
+    await clock.advance(EARLY_INPUT_WAIT_MS - 1);
+    expect(clientLevel).toEqual([]);
+    await clock.advance(1);
+    expect((await within(reply)).result).toMatchObject({ action: 'decline' });
+    expect(clientLevel).toEqual(['unknown-task']);
+  });
+
+  it('a TaskClient closed with a creation under way keeps no other TaskClient waiting', async () => {
+    const { server, second, clientLevel } = await shared();
+    server.on('tools/call', () => NO_REPLY);
+    void second.callToolAsTask('job').catch(() => {});
+    await flush();
+    await second.close();
+    // No clock time passes: the request is answered at once, not after the 1 s bound.
+    const reply = server.request('elicitation/create', question('after-close'));
+    expect((await within(reply)).result).toMatchObject({ action: 'decline' });
+    expect(clientLevel).toEqual(['after-close']);
+  });
+});
+
+describe('early input requests leave nothing behind', () => {
+  it('each wait (bound passed, task tracked, creations over, close) removes its timer and entries', async () => {
+    const clock = new ManualClock();
+    const scheduler = new Scheduler(clock, (error) => {
+      throw error;
+    });
+    const creations = new PortCreations();
+    const early = new EarlyInput(scheduler);
+    const end = early.begin(creations);
+    // Five requests for tasks no creation brings wait out the bound (the leak of review item 17).
+    const outlived = Array.from({ length: 5 }, (_, i) => early.wait(creations, `someone-elses-${i}`));
+    expect(early.size).toBe(5);
+    await clock.advance(EARLY_INPUT_WAIT_MS);
+    await within(Promise.all(outlived));
+    expect(early.size).toBe(0);
+    expect(creations.watched).toBe(0);
+    expect(clock.pending).toBe(0);
+    // Woken because the task is tracked.
+    const tracked = early.wait(creations, 'mine');
+    creations.tracked('mine');
+    await within(tracked);
+    // Woken because the last creation ended.
+    const ended = early.wait(creations, 'never');
+    end();
+    await within(ended);
+    expect(creations.busy).toBe(false);
+    // Woken by close(), which also ends the client's creations still under way.
+    early.begin(creations);
+    const closed = early.wait(creations, 'closing');
+    early.close();
+    await within(closed);
+    expect(creations.busy).toBe(false);
+    expect([early.size, creations.watched, clock.pending]).toEqual([0, 0, 0]);
+  });
+});
+
 describe('detach() while an input request is pending', () => {
   it('does not fail the remote task: the callback still answers, and the server gets that answer', async () => {
     const { server, tasks, clock } = await rig();
@@ -162,6 +301,24 @@ describe('task ids are secrets in every message the library writes', () => {
     const error = (await failure) as Error;
     expect(error.message).not.toContain(SECRET);
     expect(error.message).toContain('crashed');
+  });
+
+  it('a cancelled task whose statusMessage names the task: TaskCancelledError.message and the log show the fingerprint', async () => {
+    const logs: LogEntry[] = [];
+    const { server, tasks, clock } = await rig({ logger: (entry) => logs.push(entry) });
+    creating(server, { taskId: SECRET, pollInterval: 100 });
+    server.on('tasks/cancel', (p) => server.tasks.update(String(p.taskId), { status: 'cancelled', statusMessage: `Task ${SECRET} was cancelled by the client` }));
+    const handle = await tasks.callToolAsTask('job');
+    const failure = rejection(handle.result());
+    await handle.cancel();
+    await clock.advance(10);
+    const error = (await failure) as Error;
+    expect(error.name).toBe('TaskCancelledError');
+    expect(error.message).not.toContain(SECRET);
+    expect(error.message).toMatch(/was cancelled: Task sha256:[0-9a-f]{12} was cancelled by the client$/);
+    const entries = JSON.stringify(logs);
+    expect(entries).not.toContain(SECRET);
+    expect(logs.some((entry) => String(entry.fields.statusMessage).startsWith('Task sha256:'))).toBe(true);
   });
 });
 

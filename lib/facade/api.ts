@@ -92,7 +92,10 @@ export interface TaskClientOptions extends InputCallbacks {
   readonly cancelGraceMs?: number | undefined;
   /**
    * Upper bound of `close({ cancelRunning: true })`: every cancel is sent at once, once, and
-   * `close()` resolves when all are answered or this time has passed.
+   * `close()` resolves when all are answered or this time has passed. Also bounds how long
+   * `close()` of a client made by `TaskClient.connect` waits for the answer to a call given up
+   * before it came, so that a task created anyway gets its `tasks/cancel` before the connection
+   * closes.
    * @defaultValue requestTimeoutMs
    */
   readonly closeTimeoutMs?: number | undefined;
@@ -580,7 +583,8 @@ export interface ToolTaskSupport {
   readonly name: string;
   /**
    * Its declared `execution.taskSupport` on 2025-11-25 ([R7]-[R9]; `forbidden` when absent); on the
-   * tasks extension the server decides per call: `server-decides`.
+   * tasks extension the server decides per call: `server-decides`. On a 2026-07-28 server that
+   * does not offer the extension no call can become a task: `forbidden`.
    */
   readonly taskSupport: 'forbidden' | 'optional' | 'required' | 'server-decides';
   /** Its title, if the server gave one. */

@@ -17,7 +17,7 @@ import type {
   ToolTaskSupport,
 } from './api.js';
 import { TaskEngine } from '../engine/engine.js';
-import { vanished } from '../engine/outcome.js';
+import type { Timer } from '../engine/scheduler.js';
 import { cancelTask } from '../engine/stop.js';
 import { Connection } from './connection.js';
 import { TaskClosedError, TaskOptionError, TaskQueueFullError, type TaskError } from '../errors.js';
@@ -25,6 +25,7 @@ import { SafeEmitter, metricsOf } from './events.js';
 import { TaskHandleOf, type HandleBackend } from './handle.js';
 import { checkReference, referenceOf } from './reference.js';
 import { InlineAnswers } from './inline-input.js';
+import { EarlyInput, creationsOn } from './early-input.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
 import { Launch, NO_RELEASE, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
@@ -33,7 +34,7 @@ import { attachLogger } from './logger.js';
 import { resolveCallOptions, resolveClientOptions, resolveServeOptions, type ResolvedClientOptions } from './options.js';
 import { LiveTasks } from './registry.js';
 import { armStops, closeTracked, detachRecord, disposeRecord } from './stops.js';
-import { ToolCatalog } from './tool-catalog.js';
+import { ToolCatalog, type ToolEntry } from './tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { connectClient } from '../port/connect.js';
 import { openPort, unusable } from '../port/open.js';
@@ -41,11 +42,17 @@ import type { SessionPort } from '../port/port.js';
 import { mergeCapabilities } from '../receiver/capabilities.js';
 import { Receiver, cannotServe, capabilitiesFor, receiverClaims } from '../receiver/receiver.js';
 import type { ReceiverConfig } from '../receiver/types.js';
+import { raceAbort } from '../util/abort.js';
 import { resolveWire } from '../wire/resolve.js';
 import type { TaskWire, WireKind } from '../wire/wire.js';
 
 /** The slot of a client without a concurrency limit: nothing to wait for or release. */
 const NO_SLOT: Promise<() => void> = Promise.resolve(NO_RELEASE);
+
+/** The error of a client-wide operation that `close()` interrupted. */
+function closedDuring(operation: string, cause?: unknown): TaskClosedError {
+  return new TaskClosedError(`The TaskClient was closed during ${operation}`, cause === undefined ? {} : { cause });
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -71,12 +78,15 @@ export class TaskClient {
   private readonly live: LiveTasks;
   private readonly router: InputRouter;
   private readonly inline: InlineAnswers;
+  private readonly earlyInput: EarlyInput;
   private readonly limiter: Limiter;
   private readonly connection: Connection;
   private readonly launching: LaunchContext;
   private closing: Promise<void> | undefined;
   /** Aborted when `close()` begins: calls still under way reject at once. */
   private readonly closeSignal = new AbortController();
+  /** Follow-ups of creations given up before their answer (see `LaunchContext.abandoned`). */
+  private readonly abandoned = new Set<Promise<void>>();
   /** True when {@link TaskClient.connect} made the SDK client: `close()` then closes it too. */
   private ownsClient = false;
   /** The session port of the current connection. */
@@ -143,7 +153,8 @@ export class TaskClient {
       problem: (error, record) =>
         this.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.now())),
       expiring: (record, expiresAt) => this.live.expiring(record, expiresAt),
-      creationsSettled: () => this.live.creationsSettled(),
+      // Early input waits on the creations of every TaskClient on the port (early-input.ts).
+      creationsSettled: () => {},
       sessionLost: (lost) => this.connection.closed(lost),
       input: (record, items) => this.inline.forTask(record, items),
     });
@@ -162,16 +173,29 @@ export class TaskClient {
       metrics: (record) => metricsOf(record, this.now()),
       report,
     };
-    this.live = new LiveTasks(this.emitter, () => this.now(), backend, this.engine.scheduler, () => this.engine.wire.kind);
+    this.live = new LiveTasks(
+      this.emitter,
+      () => this.now(),
+      backend,
+      () => this.engine.wire.kind,
+      (taskId) => creationsOn(this.port).tracked(taskId),
+    );
+    this.earlyInput = new EarlyInput(this.engine.scheduler);
     this.limiter = new Limiter(this.config.maxConcurrentTasks, this.engine.scheduler);
     if (this.config.logger !== undefined) attachLogger(this.emitter, this.config.logger, this.config.logTaskIds);
     this.catalog = new ToolCatalog(
       () => this.engine.wire,
-      () => this.engine.requestOptions(this.config.requestTimeoutMs),
+      // close() aborts a tools/list still open: its timeout runs on the engine's timers, which close() stops.
+      () => this.engine.requestOptions(this.config.requestTimeoutMs, this.closeSignal.signal),
     );
     this.router = new InputRouter(this.config.callbacks, {
       owner: (taskId) => this.live.inputOwner(taskId),
-      whenTracked: (taskId) => (this.engine.creating ? this.live.whenTracked(taskId) : undefined),
+      // An input request may overtake its CreateTaskResult: it waits while any TaskClient on this
+      // port has a creation under way, so it reaches the owner whatever order the taps run in.
+      whenTracked: (taskId) => {
+        const creations = creationsOn(this.port);
+        return creations.busy ? this.earlyInput.wait(creations, taskId) : undefined;
+      },
       report,
       claimed: (request) => receiverClaims(this.port, request.kind, request.params),
     });
@@ -197,6 +221,18 @@ export class TaskClient {
       answerInput: (toolName, call, input, signal) => this.inline.beforeTask(toolName, call.callbacks, input, signal),
       slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
       ready: () => this.connection.ready(),
+      beginCreate: () => {
+        const endEngine = this.engine.beginCreate();
+        const endPort = this.earlyInput.begin(creationsOn(this.port));
+        return () => {
+          endEngine();
+          endPort();
+        };
+      },
+      abandoned: (followUp) => {
+        this.abandoned.add(followUp);
+        void followUp.finally(() => this.abandoned.delete(followUp));
+      },
       closed: this.closeSignal.signal,
     };
     if (serving !== undefined) this.startServing(serving);
@@ -211,7 +247,12 @@ export class TaskClient {
     return this.connection.current;
   }
 
-  /** The task wire of the current connection: `2025-11-25` or `io.modelcontextprotocol/tasks`. */
+  /**
+   * The task wire of the current connection: `2025-11-25` on a legacy-era session,
+   * `io.modelcontextprotocol/tasks` on a 2026-07-28-era one. It names the protocol form tasks
+   * take on this connection, even when the server offers none on it (no `capabilities.tasks`, or
+   * no tasks extension): calls are then plain, and {@link TaskClient.tools} says so.
+   */
   get wire(): WireKind {
     return this.engine.wire.kind;
   }
@@ -309,18 +350,30 @@ export class TaskClient {
 
   /**
    * The server's tools with their task support: `execution.taskSupport` on 2025-11-25, or
-   * `server-decides` on the tasks extension. Every page of `tools/list` is read; the list is
-   * cached until the server says it changed.
+   * `server-decides` on the tasks extension (`forbidden` for every tool when a server of the
+   * 2026-07-28 era does not offer the extension: every call is then a plain call). Every page of
+   * `tools/list` is read; the list is cached until the server says it changed.
    * @throws TaskRpcError when `tools/list` fails.
-   * @throws TaskClosedError after {@link TaskClient.close}.
+   * @throws TaskClosedError after {@link TaskClient.close}, and when `close()` runs while the
+   *   list is being read (the `tools/list` request is then cancelled).
    */
   async tools(): Promise<ToolTaskSupport[]> {
     this.assertOpen();
-    const all = await this.catalog.all();
-    const negotiated = this.engine.features.toolNegotiation;
+    let all: ReadonlyMap<string, ToolEntry>;
+    try {
+      all = await raceAbort(this.catalog.all(), this.closeSignal.signal, () => closedDuring('tools()'));
+    } catch (error) {
+      // Whatever the request ran into once close() began (an aborted request), the client was closed.
+      if (this.closing !== undefined && !(error instanceof TaskClosedError)) throw closedDuring('tools()', error);
+      throw error;
+    }
+    const features = this.engine.features;
+    // On the extension the server decides per call; without the extension no call can become a
+    // task there ([E20]: every call is plain), which is what `forbidden` says.
+    const decided: ToolTaskSupport['taskSupport'] = features.tasks ? 'server-decides' : 'forbidden';
     return [...all.values()].map((tool) => ({
       name: tool.name,
-      taskSupport: negotiated ? tool.taskSupport : 'server-decides',
+      taskSupport: features.toolNegotiation ? tool.taskSupport : decided,
       ...(tool.title === undefined ? {} : { title: tool.title }),
       ...(tool.description === undefined ? {} : { description: tool.description }),
     }));
@@ -330,8 +383,8 @@ export class TaskClient {
    * A handle for a task that already exists: one this process created earlier (from
    * `handle.detach()` or `handle.toJSON()`), or one known only by id. Nothing is sent until the
    * handle is observed (`result()`, iteration, `on(...)`) or given a deadline or signal. A task
-   * this client already tracks returns its existing handle. A reference whose ttl has already
-   * elapsed gives a handle settled with `TaskExpiredError`, without asking the server ([V11]).
+   * this client already tracks returns its existing handle. A task the server dropped (its ttl
+   * elapsed) ends with `TaskExpiredError` once the handle is observed ([V11]).
    * @throws TaskOptionError for a malformed reference, or one made on a different server.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
@@ -353,11 +406,8 @@ export class TaskClient {
     };
     const record = this.engine.track({ task: placeholder }, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });
     const handle = this.live.adopt(record, call.callbacks, undefined, undefined);
-    const created = Date.parse(placeholder.createdAt);
-    if (placeholder.ttl !== null && Number.isFinite(created) && this.now() >= created + placeholder.ttl) {
-      vanished(this.engine, record, undefined);
-      return handle;
-    }
+    // No judgement of expiry from the reference: its createdAt is on the server's clock, which may
+    // be far from ours ([V11]). The first read tells: -32602 then ends the task as expired.
     armStops({ engine: this.engine, call, toolName, startedAt: this.now() }, record);
     if (call.timeoutMs !== undefined || call.signal !== undefined) this.engine.activate(record);
     return handle;
@@ -478,12 +528,28 @@ export class TaskClient {
     this.connection.replace(client);
   }
 
+  /** Waits up to `ms` for the follow-ups of abandoned creations (see `LaunchContext.abandoned`). */
+  private async settleAbandoned(ms: number): Promise<void> {
+    if (this.abandoned.size === 0 || ms <= 0) return;
+    let timer: Timer | undefined;
+    const expired = new Promise<void>((resolve) => {
+      timer = this.engine.scheduler.after(ms, resolve);
+    });
+    try {
+      await Promise.race([Promise.allSettled([...this.abandoned]), expired]);
+    } finally {
+      this.engine.scheduler.cancel(timer);
+    }
+  }
+
   /**
    * Settles every handle with {@link TaskClosedError}, stops every timer and releases the SDK
    * client's handlers (and closes the SDK client if {@link TaskClient.connect} made it). Calls
    * still under way, queued, or waiting for a reconnection reject at once with
    * `TaskClosedError`; a task whose `CreateTaskResult` arrives after `close()` began is cancelled
-   * once. Without `cancelRunning` it resolves at once. With `cancelRunning`, every running task
+   * once. Without `cancelRunning` it resolves at once, except that a client made by
+   * {@link TaskClient.connect} is closed only after those cancels of late creations were
+   * answered or `closeTimeoutMs` passed. With `cancelRunning`, every running task
    * gets one `tasks/cancel`, all sent together, and `close()` resolves when all are answered or
    * after `closeTimeoutMs` (default `requestTimeoutMs`), whichever comes first. Idempotent.
    */
@@ -495,10 +561,17 @@ export class TaskClient {
       await this.receiving?.close();
       this.limiter.rejectAll(closed('The TaskClient was closed while the call waited for a slot'));
       this.connection.shutdown(closed('The TaskClient was closed while the call waited for the connection'));
-      await closeTracked(engine, options.cancelRunning === true, this.config.closeTimeoutMs ?? this.config.requestTimeoutMs);
+      const bound = this.config.closeTimeoutMs ?? this.config.requestTimeoutMs;
+      const began = this.now();
+      await closeTracked(engine, options.cancelRunning === true, bound);
+      // A call given up before the server answered may still create a task, which gets one
+      // tasks/cancel when its id arrives. Closing an SDK client we made would drop both: wait for
+      // them, within what is left of the bound. A client of the user's stays open: no wait.
+      if (this.ownsClient) await this.settleAbandoned(bound - (this.now() - began));
       this.connection.close();
       engine.shutdown();
       this.live.clear();
+      this.earlyInput.close();
       if (this.ownsClient) await this.connection.closeClient();
     })();
     return this.closing;

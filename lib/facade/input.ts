@@ -28,8 +28,9 @@ export interface InputHost {
   /** The owner of a tracked task, if this client tracks it. */
   owner(taskId: string): InputOwner | undefined;
   /**
-   * Resolves when the task with this id is tracked, or when it cannot be any more (no creation
-   * under way, or a short bound passed); resolves at once when no creation is under way.
+   * Resolves when the task with this id is tracked (by any TaskClient on the same SDK client), or
+   * when it cannot be any more (no creation under way there, or a short bound passed);
+   * `undefined` when no creation is under way.
    */
   whenTracked(taskId: string): Promise<void> | undefined;
   report(error: TaskError): void;
@@ -59,14 +60,15 @@ export class InputRouter {
    * Answers `request`, or returns (or resolves to) `undefined` to leave it to the SDK client's own
    * handler. A request tagged with a task whose `CreateTaskResult` has not been processed yet (the
    * server may send it first) waits, briefly, for that task, so it reaches the call's own
-   * callback rather than the client-level one.
+   * callback rather than the client-level one; when another TaskClient on the same SDK client
+   * turns out to own it, it is passed on to that one.
    */
   route(request: InputRequest): Promise<Record<string, unknown> | undefined> | undefined {
     if (this.host.claimed?.(request) === true) return undefined;
     const taskId = request.taskId;
     const early = taskId === undefined || this.host.owner(taskId) !== undefined ? undefined : this.host.whenTracked(taskId);
     if (early === undefined) return this.answer(request);
-    return early.then(() => this.answer(request));
+    return early.then(() => (request.ownedElsewhere?.() === true ? undefined : this.answer(request)));
   }
 
   private answer(request: InputRequest): Promise<Record<string, unknown>> | undefined {

@@ -39,6 +39,17 @@ export interface LaunchContext {
   slot(toolName: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void>;
   /** Resolves once connected (waiting for a `reconnect` factory while the connection is lost). */
   ready(): Promise<void>;
+  /**
+   * Marks a task creation as under way (for the engine's early notifications, and for early input
+   * on the port); the returned function ends it (idempotent).
+   */
+  beginCreate(): () => void;
+  /**
+   * Registers the follow-up of a creation given up before its answer: it settles once the answer
+   * came and, when it created a task, that task's one `tasks/cancel` is answered (or failed).
+   * `close()` waits for these (bounded) before it closes an SDK client it made.
+   */
+  abandoned(followUp: Promise<void>): void;
   /** Answers the input a server asks for before it answers a call ([E17]), through the call's callbacks. */
   answerInput(toolName: string, call: ResolvedCallOptions, input: readonly InlineInput[], signal: AbortSignal | undefined): Promise<Record<string, JsonObject>>;
   /** Aborted when the client closes: the call then rejects at once with `TaskClosedError`. */
@@ -189,7 +200,7 @@ export class Launch implements StopScope {
 
   private async startTask(support: TaskSupport): Promise<TaskHandle> {
     const { engine, call } = this;
-    const endCreate = engine.beginCreate();
+    const endCreate = this.context.beginCreate();
     // [R24]: a task-creating request is never aborted by us, so it gets no signal. Its timeout
     // only covers a server that never answers ([A5]: with no task id known, nothing else can be done).
     const request = this.start(this.request(true), this.budget() + call.requestTimeoutMs, undefined);
@@ -203,12 +214,14 @@ export class Launch implements StopScope {
         // always cancels it).
         const kind = error.stop.kind;
         const cancel = kind === 'closed' || (kind === 'abort' ? call.cancelOnAbort : call.cancelOnTimeout);
-        request.then(
-          (late) => {
-            endCreate();
-            if (late.kind === 'task' && cancel) this.cancelOrphan(late.snapshot.task);
-          },
-          () => endCreate(),
+        this.context.abandoned(
+          request.then(
+            (late) => {
+              endCreate();
+              if (late.kind === 'task' && cancel) return this.cancelOrphan(late.snapshot.task);
+            },
+            () => endCreate(),
+          ),
         );
         throw stopError(this, error.stop, cancel ? 'pending' : 'disabled');
       }
@@ -258,7 +271,7 @@ export class Launch implements StopScope {
     const task = outcome.snapshot.task;
     if (this.context.closed.aborted) {
       // Created after close() began: never tracked, cancelled once.
-      this.cancelOrphan(task);
+      this.context.abandoned(this.cancelOrphan(task));
       throw stopError(this, { kind: 'closed' }, this.engine.features.cancel ? 'unknown' : 'not-supported');
     }
     if (this.engine.get(task.taskId) !== undefined) {
@@ -279,11 +292,13 @@ export class Launch implements StopScope {
   }
 
   /** Cancels a task created after its caller gave up: once, in the background (never throws). */
-  private cancelOrphan(task: Task): void {
+  /** Sends one `tasks/cancel` for a task nobody tracks; settles when it is answered or failed. */
+  private cancelOrphan(task: Task): Promise<void> {
     const engine = this.engine;
-    if (!engine.features.cancel) return;
-    engine.wire
-      .cancelTask(task.taskId, engine.requestOptions(this.call.requestTimeoutMs, undefined, true))
-      .catch((error: unknown) => engine.report(error, undefined));
+    if (!engine.features.cancel) return Promise.resolve();
+    return engine.wire.cancelTask(task.taskId, engine.requestOptions(this.call.requestTimeoutMs, undefined, true)).then(
+      () => undefined,
+      (error: unknown) => engine.report(error, undefined),
+    );
   }
 }

@@ -9,11 +9,7 @@ import type { TaskError } from '../errors.js';
 import { fingerprint, scrub as scrubId } from '../util/fingerprint.js';
 import type { SafeEmitter } from './events.js';
 
-
-
-
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
-
 
 /** A {@link TaskLogger} that prints `message {fields as JSON}` to the console. */
 export function consoleLogger(options: ConsoleLoggerOptions = {}): TaskLogger {
@@ -32,14 +28,17 @@ export function attachLogger(
   logger: TaskLogger,
   logTaskIds: boolean,
 ): () => void {
+  /** `text`, with the task id replaced by its fingerprint unless ids are logged. */
+  const hide = (text: string, taskId: string | undefined): string => (logTaskIds ? text : scrubId(text, taskId));
   const base = (m: TaskMetrics): Record<string, unknown> => ({
     ...(logTaskIds ? { taskId: m.taskId } : { task: fingerprint(m.taskId) }),
     tool: m.toolName,
     status: m.status,
-    ...(m.statusMessage === undefined ? {} : { statusMessage: m.statusMessage }),
+    // The server's message may name the task.
+    ...(m.statusMessage === undefined ? {} : { statusMessage: hide(m.statusMessage, m.taskId) }),
   });
-  /** An error's message, with its task id replaced by the fingerprint unless ids are logged. */
-  const scrub = (error: TaskError): string => (logTaskIds ? error.message : scrubId(error.message, error.taskId));
+  /** An error's message, with its task id hidden. */
+  const scrub = (error: TaskError): string => hide(error.message, error.taskId);
   const write = (level: LogLevel, message: string, fields: Record<string, unknown>): void => {
     try {
       logger.log({ level, message, fields });

@@ -13,7 +13,6 @@ import type {
 } from './api.js';
 import { randomUUID } from 'node:crypto';
 import type { TaskRecord } from '../engine/record.js';
-import type { Scheduler, Timer } from '../engine/scheduler.js';
 import { TaskError } from '../errors.js';
 import { type SafeEmitter, emitSettled, metricsOf } from './events.js';
 import { TaskHandleOf, eventsOf, type HandleBackend } from './handle.js';
@@ -33,9 +32,6 @@ interface Live {
   keepInput: boolean;
 }
 
-/** Longest wait of an input request for its task's `CreateTaskResult` (clock ms). */
-export const EARLY_INPUT_WAIT_MS = 1_000;
-
 /** Where a progress token's notifications go. */
 interface ProgressRoute {
   readonly callback: ProgressCallback;
@@ -51,17 +47,14 @@ export class LiveTasks {
   /** Tokens are unique per client, so several TaskClients can share one SDK client. */
   private readonly progressPrefix = `${PROGRESS_TOKEN_PREFIX}${randomUUID().slice(0, 8)}/`;
 
-  /** Input requests waiting for their task's `CreateTaskResult`, by task id. */
-  private readonly earlyInput = new Map<string, Set<() => void>>();
-  private readonly earlyTimers = new Map<() => void, Timer>();
-
   constructor(
     private readonly emitter: SafeEmitter<TaskClientEvents>,
     private readonly now: () => number,
     private readonly backend: HandleBackend,
-    private readonly scheduler: Scheduler,
     /** The task wire of the current connection. */
     private readonly wire: () => WireKind,
+    /** A task is now tracked (input requests that overtook its creation may go on). */
+    private readonly tracked: (taskId: string) => void,
   ) {}
 
   /** Number of tracked tasks. */
@@ -114,7 +107,7 @@ export class LiveTasks {
     }
     const live: Live = { record, handle, callbacks, progressToken, abort: undefined, keepInput: false };
     this.live.set(record.taskId, live);
-    this.wakeEarlyInput(record.taskId);
+    this.tracked(record.taskId);
     const route = progressToken === undefined ? undefined : this.progress.get(progressToken);
     if (route !== undefined) route.live = live;
     // A task can be created already waiting for input (its notification may even overtake it).
@@ -197,45 +190,8 @@ export class LiveTasks {
     if (live?.record === record) live.keepInput = true;
   }
 
-  /**
-   * Resolves when `taskId` is tracked, when no creation is under way any more, or after
-   * {@link EARLY_INPUT_WAIT_MS}, whichever comes first.
-   */
-  whenTracked(taskId: string): Promise<void> {
-    if (this.live.has(taskId)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = this.scheduler.after(EARLY_INPUT_WAIT_MS, wake);
-      let waiters = this.earlyInput.get(taskId);
-      if (waiters === undefined) this.earlyInput.set(taskId, (waiters = new Set()));
-      const set = waiters;
-      set.add(wake);
-      function wake(): void {
-        set.delete(wake);
-        resolve();
-      }
-      this.earlyTimers.set(wake, timer);
-    });
-  }
-
-  /** No creation is under way any more: early input requests stop waiting. */
-  creationsSettled(): void {
-    for (const taskId of [...this.earlyInput.keys()]) this.wakeEarlyInput(taskId);
-  }
-
-  private wakeEarlyInput(taskId: string): void {
-    const waiters = this.earlyInput.get(taskId);
-    if (waiters === undefined) return;
-    this.earlyInput.delete(taskId);
-    for (const wake of waiters) {
-      this.scheduler.cancel(this.earlyTimers.get(wake));
-      this.earlyTimers.delete(wake);
-      wake();
-    }
-  }
-
-  /** Forgets every progress route and wakes every early input request (on close). */
+  /** Forgets every progress route (on close). */
   clear(): void {
     this.progress.clear();
-    this.creationsSettled();
   }
 }

@@ -8,7 +8,7 @@
 import type { TaskSupport, TaskWire, ToolPage, WireRequestOptions } from '../wire/wire.js';
 
 /** One listed tool. */
-type ToolEntry = ToolPage['tools'][number];
+export type ToolEntry = ToolPage['tools'][number];
 
 /** Most pages read in one listing; a server that pages forever is cut off here. */
 const MAX_PAGES = 1_000;

@@ -165,6 +165,21 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     });
   }
 
+  it('a deadline whose cancel is acknowledged but whose confirming read never answers: remoteCancel "acknowledged", within the grace', async () => {
+    const rig = await extRig({ server: server('ignore'), client: { cancelGraceMs: 300 } });
+    const normal = builtinMethods(rig.server)['tasks/get']!;
+    rig.server.on('tasks/get', (params, ctx) => (rig.server.count('tasks/cancel') > 0 ? NO_REPLY : normal(params, ctx)));
+    const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_500 });
+    const result = outcomeOf(handle.result());
+    await rig.clock.advance(2_500);
+    expect(handle.settled).toBe(false);
+    await rig.clock.advance(300);
+    const error = await result;
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    // The server accepted the cancel; only its confirmation is missing: not "unknown".
+    expect(error).toMatchObject({ remoteCancel: 'acknowledged' });
+  });
+
   it('a deadline that finds the task finished first settles with the real result', async () => {
     const rig = await extRig({ server: server('complete') });
     const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_500 });
@@ -273,6 +288,41 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     await flush();
     expect(shared.count('tasks/cancel')).toBe(1);
     expect(shared.tasks.detailed(lastTaskId(shared)).status).toBe('cancelled');
+  });
+
+  it('close() of a client TaskClient.connect made waits for a late CreateTaskResult and cancels that task before it closes the connection', async () => {
+    const rig = await extRig({ server: server('cancel'), client: { closeTimeoutMs: 5_000 } });
+    const answers: Array<() => void> = [];
+    rig.server.on('tools/call', (_params, ctx) => {
+      answers.push(() => ctx.reply({ resultType: 'task', ...rig.server.tasks.create({ advance: 'manual' }) }));
+      return NO_REPLY;
+    });
+    const call = rig.tasks.callToolAsTask('manual').catch((error: unknown) => error);
+    await flush();
+    let closed = false;
+    const closing = rig.close().then(() => (closed = true));
+    expect(await call).toBeInstanceOf(TaskClosedError);
+    await rig.clock.advance(1_000);
+    expect(closed, 'close() waits for the answer still due').toBe(false);
+    answers.shift()?.();
+    await closing;
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    expect(rig.server.tasks.detailed(lastTaskId(rig.server)).status).toBe('cancelled');
+  });
+
+  it('close() of a client TaskClient.connect made waits for an unanswered creation at most closeTimeoutMs', async () => {
+    const rig = await extRig({ server: server('cancel'), client: { closeTimeoutMs: 2_000 } });
+    rig.server.on('tools/call', () => NO_REPLY);
+    const call = rig.tasks.callToolAsTask('manual').catch((error: unknown) => error);
+    await flush();
+    let closed = false;
+    const closing = rig.close().then(() => (closed = true));
+    expect(await call).toBeInstanceOf(TaskClosedError);
+    await rig.clock.advance(1_999);
+    expect(closed).toBe(false);
+    await rig.clock.advance(1);
+    await closing;
+    expect(closed).toBe(true);
   });
 
   it('close({ cancelRunning: true }) on a task that finishes before the cancel takes effect settles with its real result', async () => {

@@ -44,6 +44,22 @@ describe('which wire a connection gets ([E20])', () => {
     expect(rig.server.params('tools/call').map((p) => declared(p)?.extensions)).toEqual([undefined]);
   });
 
+  it('tools() says no tool can run as a task on a modern server without the extension (every call is plain)', async () => {
+    const rig = await extRig({ server: { extension: null } });
+    const tools = await rig.tasks.tools();
+    expect(tools.length).toBeGreaterThan(0);
+    // Not `server-decides`: without the extension the server cannot make a task of any call ([E20]).
+    expect(new Set(tools.map((t) => t.taskSupport))).toEqual(new Set(['forbidden']));
+    // The wire names the era's protocol form, as '2025-11-25' does on a legacy server with no tasks.
+    expect(rig.tasks.wire).toBe('io.modelcontextprotocol/tasks');
+    const handle = await rig.tasks.callToolAsTask('slow_compute');
+    expect(handle.kind).toBe('immediate');
+    const error = await rejection(rig.tasks.callToolAsTask('slow_compute', {}, { requireTask: true }));
+    expect(error).toBeInstanceOf(TaskNotSupportedError);
+    expect(error).toMatchObject({ feature: 'tasks' });
+    expect(rig.server.count('tools/call')).toBe(1);
+  });
+
   it('uses the 2025-11-25 wire on a legacy session whose server has capabilities.tasks (SDK v2, automatic negotiation)', async () => {
     const server = new ScriptedServer({ tools: [{ name: 'job', taskSupport: 'optional' }] });
     creating(server);

@@ -162,6 +162,27 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     },
   );
 
+  it('aborts an MRTR callback’s signal when the client closes, and when the call’s signal aborts', async () => {
+    const signals: AbortSignal[] = [];
+    const rig = await extRig({ client: { onElicitation: (_params, context) => {
+      signals.push(context.signal);
+      return new Promise<ElicitResult>(() => {});
+    } } });
+    const controller = new AbortController();
+    const aborted = rejection(rig.tasks.callToolAsTask('test_tool_with_task', {}, { signal: controller.signal }));
+    await flush();
+    expect(signals.map((signal) => signal.aborted)).toEqual([false]);
+    controller.abort(new Error('the user gave up'));
+    expect(await aborted).toMatchObject({ name: 'AbortError' });
+    expect(signals.map((signal) => signal.aborted)).toEqual([true]);
+    const closed = rejection(rig.tasks.callToolAsTask('test_tool_with_task', {}));
+    await flush();
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, false]);
+    await rig.tasks.close();
+    expect(await closed).toMatchObject({ name: 'TaskClosedError' });
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
+  });
+
   it('gives up after 10 rounds of a server that keeps asking, with a TaskProtocolError', async () => {
     let n = 0;
     const forever: ExtTool = { name: 'forever', run: () => outcome.inputRequired({ [`k${++n}`]: elicitation('Again?', {}) }) };

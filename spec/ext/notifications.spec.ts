@@ -5,9 +5,10 @@
  * goes on at `pollIntervalMs` ([E14]).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { flush } from '../helpers.js';
-import { elicitation, ErrorCode, rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
-import { closeRigs, extRig, gaps, lastTaskId } from './support.js';
+import { TaskClient } from '../../lib/index.js';
+import { flush, within } from '../helpers.js';
+import { elicitation, ErrorCode, ExtServer, rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import { closeRigs, extRig, gaps, lastTaskId, ManualClock, sdkV2Client } from './support.js';
 
 afterEach(closeRigs);
 
@@ -190,4 +191,62 @@ it('notifications for a task this client does not track change nothing', async (
   expect(handle.settled).toBe(false);
   expect(errors).toEqual([]);
   expect(lastTaskId(rig.server)).toBe(stranger.taskId);
+});
+
+describe('the host’s own subscriptions on a shared SDK client ([E18])', () => {
+  it('the host’s client.listen() gets its acknowledgement; the library keeps only its own subscription’s messages', async () => {
+    const server = new ExtServer({ ...manual({ pollIntervalMs: 10_000 }) });
+    const client = await sdkV2Client(server);
+    const hostSaw: string[] = [];
+    client.fallbackNotificationHandler = async (notification) => {
+      hostSaw.push(notification.method);
+    };
+    const clock = new ManualClock();
+    const tasks = new TaskClient(client, { clock });
+    try {
+      const handle = await tasks.callToolAsTask('manual');
+      await clock.advance(0);
+      expect(server.count('subscriptions/listen'), 'the library’s own subscription is open').toBe(1);
+      // Before the fix every acknowledgement was taken, so this waited out the SDK's ack timeout.
+      const subscription = await within(client.listen({ toolsListChanged: true }, { timeout: 2_000 }), 2_500, 'the host’s listen()');
+      expect(server.count('subscriptions/listen')).toBe(2);
+      server.tasks.complete(handle.taskId!, textResult('pushed'));
+      await flush();
+      expect(handle.settled, 'the library still reads its own subscription').toBe(true);
+      expect(server.count('tasks/get')).toBe(0);
+      // Neither the library's acknowledgement nor its notifications/tasks reached the host.
+      expect(hostSaw).toEqual([]);
+      await subscription.close();
+    } finally {
+      await tasks.close();
+    }
+  });
+
+  it('a notifications/tasks that names no subscription is read, and passed on to the host too', async () => {
+    const server = new ExtServer({ ...manual({ pollIntervalMs: 10_000 }), notifications: 'off' });
+    const client = await sdkV2Client(server);
+    const hostSaw: string[] = [];
+    client.fallbackNotificationHandler = async (notification) => {
+      hostSaw.push(notification.method);
+    };
+    const clock = new ManualClock();
+    const tasks = new TaskClient(client, { clock });
+    try {
+      const handle = await tasks.callToolAsTask('manual');
+      await clock.advance(0);
+      server.notify('notifications/tasks', { ...server.tasks.complete(handle.taskId!, textResult('untagged')) });
+      await flush();
+      expect(handle.settled).toBe(true);
+      expect(hostSaw).toEqual(['notifications/tasks']);
+      // One the host's own subscription names (not the library's) is the host's alone.
+      const other = await tasks.callToolAsTask('manual');
+      await clock.advance(0);
+      server.notify('notifications/tasks', { ...server.tasks.complete(other.taskId!, textResult('theirs')), _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } });
+      await flush();
+      expect(other.settled).toBe(false);
+      expect(hostSaw).toEqual(['notifications/tasks', 'notifications/tasks']);
+    } finally {
+      await tasks.close();
+    }
+  });
 });
