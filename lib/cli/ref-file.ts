@@ -3,7 +3,10 @@
  * plus the server URL. The reference carries the HTTP session id itself: SDK servers keep tasks
  * per session, so a new process joins that session to see the task.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TaskReference } from '../index.js';
 import { UsageError } from './args.js';
 
@@ -17,9 +20,22 @@ export interface SavedReference {
   readonly url?: string | undefined;
 }
 
-/** Writes `saved` to `file`, readable by its owner only (the task id is a secret). */
-export function writeReference(file: string, saved: SavedReference): void {
-  writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+/**
+ * Writes `saved` to `file`, readable by its owner only (the task id is a secret; an existing file
+ * gets that mode too). With `exclusive`, the file must not exist yet (a temporary file: nothing
+ * planted at its path, a symbolic link say, is written through).
+ */
+export function writeReference(file: string, saved: SavedReference, options: { readonly exclusive?: boolean } = {}): void {
+  writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600, flag: options.exclusive === true ? 'wx' : 'w' });
+  chmodSync(file, 0o600);
+}
+
+/**
+ * A new path in the temporary directory for a reference file. The name is random: it tells
+ * nothing of the task id, which is a secret, and cannot be guessed in advance.
+ */
+export function temporaryReferencePath(): string {
+  return join(tmpdir(), `mcp-task-${randomUUID()}.json`);
 }
 
 /**

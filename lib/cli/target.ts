@@ -66,6 +66,12 @@ export interface Target {
   abandon(): void;
 }
 
+/**
+ * How long closing the connection waits, at most, for the answer to a call given up before it
+ * came (Ctrl-C, `--timeout`): the library then cancels a task the server created anyway.
+ */
+export const CLOSE_WAIT_MS = 5_000;
+
 /** The options of `TaskClient.connect` the CLI controls. */
 export type ConnectOptions = Pick<TaskClientConnectOptions, 'onElicitation' | 'onSampling' | 'timeoutMs' | 'ttlMs'>;
 
@@ -135,6 +141,9 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
     clientInfo: CLIENT_INFO,
     // Declared even without callbacks so that a task's questions reach the CLI (and get declined).
     capabilities: { elicitation: {}, sampling: {} },
+    // close() waits this long at most for the answer to a call given up before it came, so that a
+    // task the server creates anyway still gets its tasks/cancel.
+    closeTimeoutMs: CLOSE_WAIT_MS,
   };
   const opened = async (transport: McpTransport): Promise<TaskClient> => {
     const tasks = await TaskClient.connect(transport, connectOptions);

@@ -1,6 +1,7 @@
 /** The CLI's pure parts: argument syntax, form fields and their checks, answers, rendering, exit codes. */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TaskCancelledError, TaskFailedError, TaskOptionError, TaskTimeoutError } from '../../lib/index.js';
 import { UsageError, parseDuration, parseHeaders, parseToolArgs, parseWire, splitCommandLine } from '../../lib/cli/args.js';
@@ -8,7 +9,7 @@ import { AnswerQueue, loadAnswers, toElicitAnswer, toSamplingAnswer } from '../.
 import { EXIT, outcomeOf } from '../../lib/cli/exit.js';
 import { colors, formatElapsed } from '../../lib/cli/format.js';
 import { describeSampling } from '../../lib/cli/forms.js';
-import { readReference, writeReference } from '../../lib/cli/ref-file.js';
+import { readReference, temporaryReferencePath, writeReference } from '../../lib/cli/ref-file.js';
 import { renderResult } from '../../lib/cli/render.js';
 import { checkNumber, checkSelection, checkText, fieldsOf, hintOf, type Field } from '../../lib/cli/schema-fields.js';
 import { StatusLine } from '../../lib/cli/status-line.js';
@@ -292,5 +293,27 @@ describe('output', () => {
     expect(readReference(file).reference.taskId).toBe('abc');
     writeFileSync(file, '{}');
     expect(() => readReference(file)).toThrow(UsageError);
+  });
+
+  it('a temporary reference file has a random name (nothing of the task id) and mode 0600; it is never written through an existing path', () => {
+    const first = temporaryReferencePath();
+    const second = temporaryReferencePath();
+    expect(dirname(first)).toBe(tmpdir());
+    expect(first).toMatch(/mcp-task-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$/);
+    expect(second).not.toBe(first);
+    const file = join(scratch(), 'tmp-ref.json');
+    const reference = { v: 2 as const, taskId: 'secret-task-id', toolName: 't', createdAt: '2026-01-01T00:00:00Z', ttl: null, server: 's@1', wire: '2025-11-25' as const };
+    writeReference(file, { v: 2, reference }, { exclusive: true });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(() => writeReference(file, { v: 2, reference }, { exclusive: true })).toThrow(/EEXIST/);
+    const planted = join(scratch(), 'planted-link.json');
+    symlinkSync(join(scratch(), 'elsewhere.json'), planted);
+    expect(() => writeReference(planted, { v: 2, reference }, { exclusive: true })).toThrow(/EEXIST/);
+    // A --save-ref file that already exists is overwritten, and gets mode 0600 too.
+    const saved = join(scratch(), 'saved-ref.json');
+    writeFileSync(saved, '{}', { mode: 0o644 });
+    writeReference(saved, { v: 2, reference });
+    expect(statSync(saved).mode & 0o777).toBe(0o600);
+    expect(readReference(saved).reference.taskId).toBe('secret-task-id');
   });
 });

@@ -6,8 +6,9 @@
  * extension server over sessionless Streamable HTTP): a reference alone is enough to follow a task
  * from another process.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtServer, startExtHttpServer, taskTool, textResult, type ExtHttpServer } from '../support/ext-server/index.js';
 import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
@@ -138,5 +139,25 @@ describe.sequential('mcp-task over Streamable HTTP on the io.modelcontextprotoco
     expect(polls.length).toBeGreaterThan(0);
     expect(polls.every((entry) => entry.headers?.['mcp-name'] === saved.reference.taskId)).toBe(true);
     expect(endpoint.rejected).toEqual([]);
+  });
+
+  it('Ctrl-C prints a watch command whose temporary reference file has a random name, not the task id, and mode 0600', async () => {
+    const run = runPiped(['call', 'analyze', 'id=6', '--url', endpoint.url.href]);
+    await until(() => run.stdout().includes('step 1/8'), 20_000, 'the first step');
+    run.kill('SIGINT');
+    const { code, stdout, stderr } = await run.done;
+    expect(code).toBe(130);
+    const taskId = String(jsonLines(stdout)[0]!.taskId);
+    const file = /watch --ref (\S+)/.exec(stderr)?.[1];
+    expect(file, stderr).toBeDefined();
+    try {
+      expect(dirname(file!)).toBe(tmpdir());
+      expect(basename(file!)).toMatch(/^mcp-task-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$/);
+      expect(basename(file!)).not.toContain(taskId.slice(0, 6));
+      expect(statSync(file!).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(file!, 'utf8')).reference.taskId).toBe(taskId);
+    } finally {
+      rmSync(file!, { force: true });
+    }
   });
 });

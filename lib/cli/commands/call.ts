@@ -1,8 +1,9 @@
 /** `mcp-task call <tool> [key=value ...]`: calls a tool as a task and follows it to the end. */
-import type { TaskHandle } from '../../index.js';
+import { TaskAbortError, TaskTimeoutError, type TaskHandle } from '../../index.js';
 import { EXT_WIRE, parseToolArgs } from '../args.js';
 import { describeError, outcomeOf } from '../exit.js';
 import { follow } from '../follow.js';
+import { CLOSE_WAIT_MS } from '../target.js';
 import { runSession, type CommonOptions } from './session.js';
 
 /** Options of `call`. */
@@ -21,10 +22,12 @@ export async function callCommand(tool: string, pairs: readonly string[], option
       if (session.ttlMs !== undefined && target.wire === EXT_WIRE) {
         reporter.note(`--ttl is ignored on the ${EXT_WIRE} wire: the server decides how long it keeps a task`);
       }
-      // Ctrl-C before the server answered: stop waiting; a task created anyway is cancelled by the library.
+      // Ctrl-C before the server answered: stop waiting; a task created anyway is cancelled by the
+      // library once its id arrives (closing the connection waits for that, bounded by
+      // CLOSE_WAIT_MS). A second Ctrl-C leaves at once.
       const controller = new AbortController();
       const restoreKeys = interrupts.onPress((count) => {
-        if (count === 1) reporter.note('Ctrl-C: abandoning the call (a task created anyway will be cancelled)');
+        if (count === 1) reporter.note('Ctrl-C: abandoning the call (a task created anyway will be cancelled; press Ctrl-C again to leave at once)');
         controller.abort(new Error('Interrupted'));
       });
       let handle: TaskHandle;
@@ -36,6 +39,11 @@ export async function callCommand(tool: string, pairs: readonly string[], option
           onProgress: (progress, context) => reporter.progress(context.taskId, progress),
         });
       } catch (error) {
+        if (isPending(error)) {
+          reporter.note(
+            `waiting up to ${CLOSE_WAIT_MS / 1000} s for the server to answer the call, so that a task it creates anyway is cancelled (Ctrl-C to leave at once)`,
+          );
+        }
         restoreKeys();
         const { outcome, exitCode } = outcomeOf(error);
         reporter.end({ outcome, exitCode, wire: target.wire, error: { name: (error as Error).name ?? 'Error', message: describeError(error) } });
@@ -54,4 +62,9 @@ export async function callCommand(tool: string, pairs: readonly string[], option
     },
     { startedAt },
   );
+}
+
+/** True when `error` stopped a call whose `tools/call` is still unanswered, and a task it creates will be cancelled. */
+function isPending(error: unknown): boolean {
+  return (error instanceof TaskAbortError || error instanceof TaskTimeoutError) && error.remoteCancel === 'pending';
 }

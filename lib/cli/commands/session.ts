@@ -2,15 +2,13 @@
  * What every command shares: the common options, the output mode (terminal or JSON lines), the
  * answers, Ctrl-C reading and the connected target, set up and torn down around the command.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TaskHandle } from '../../index.js';
 import { UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
 import { AnswerQueue, loadAnswers } from '../answers.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';
 import { inputCallbacks } from '../input.js';
 import { Interrupts } from '../interrupt.js';
-import { writeReference, type SavedReference } from '../ref-file.js';
+import { temporaryReferencePath, writeReference, type SavedReference } from '../ref-file.js';
 import { HumanReporter, JsonReporter, type Reporter } from '../reporter.js';
 import { WireUnavailableError, openTarget, type Target } from '../target.js';
 
@@ -118,9 +116,9 @@ export async function runSession(
   const saveReference = (handle: TaskHandle, file?: string): string | undefined => {
     const reference = handle.toJSON();
     if (reference === undefined) return undefined;
-    const path = file ?? written.get(reference.taskId) ?? join(tmpdir(), `mcp-task-${reference.taskId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 12)}.json`);
+    const path = file ?? written.get(reference.taskId) ?? temporaryReferencePath();
     if (written.get(reference.taskId) !== path) {
-      writeReference(path, { v: 2, reference, url: target.url });
+      writeReference(path, { v: 2, reference, url: target.url }, { exclusive: file === undefined });
       written.set(reference.taskId, path);
     }
     return path;
@@ -155,9 +153,21 @@ export async function runSession(
     reporter.note(describeError(error));
     return outcomeOf(error).exitCode;
   } finally {
-    interrupts.disable();
     reporter.close();
-    if (interrupts.presses >= 2) target.abandon();
-    else await target.close().catch(() => {});
+    if (interrupts.presses >= 2) {
+      interrupts.disable();
+      target.abandon();
+    } else {
+      // Closing may wait (at most CLOSE_WAIT_MS) for the answer to a call given up before it came,
+      // so that a task created anyway is cancelled: a Ctrl-C meanwhile leaves at once.
+      interrupts.onPress(() => {
+        interrupts.disable();
+        reporter.note('Ctrl-C: leaving without waiting; a task the server creates now runs until it expires');
+        target.abandon();
+        process.exit(EXIT.cancelled);
+      });
+      await target.close().catch(() => {});
+      interrupts.disable();
+    }
   }
 }

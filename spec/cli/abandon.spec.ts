@@ -1,0 +1,118 @@
+/**
+ * `mcp-task call` given up before the server answered `tools/call` (Ctrl-C or `--timeout`): the
+ * CLI keeps the connection open until the answer arrives and the task it created anyway is
+ * cancelled, bounded by CLOSE_WAIT_MS and by a second Ctrl-C ([R24]: the task-creating request is
+ * never withdrawn, so the only way to stop its task is the cancel once its id is known). The wait
+ * is the library's: `close()` of a client made by `TaskClient.connect` waits, within
+ * `closeTimeoutMs`, for such an answer and the task's `tasks/cancel`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLOSE_WAIT_MS } from '../../lib/cli/target.js';
+import { ExtServer, outcome, startExtHttpServer, type ExtHttpServer } from '../support/ext-server/index.js';
+import { EXT_WIRE, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
+
+afterAll(removeScratch);
+
+/** `--stdio` value of the 2025-11-25 server whose `tools/call` answers late (spec/fixtures/slow-create-server.ts). */
+const SLOW_STDIO_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../fixtures/slow-create-server.ts', import.meta.url))}`;
+
+describe.sequential('mcp-task call abandoned before the server answered', { timeout: 60_000 }, () => {
+  let server: ExtServer;
+  let endpoint: ExtHttpServer;
+  /** Releases the `tools/call` the server is holding. */
+  let release: () => void = () => {};
+  let held = 0;
+  beforeAll(async () => {
+    server = new ExtServer({
+      tools: [
+        {
+          name: 'slow',
+          run: async () => {
+            held += 1;
+            await new Promise<void>((resolve) => (release = resolve));
+            return outcome.task({ advance: 'manual' });
+          },
+        },
+      ],
+    });
+    endpoint = await startExtHttpServer(server);
+  });
+  afterAll(async () => {
+    release();
+    await endpoint.close();
+  });
+  afterEach(() => release());
+
+  const statuses = (): string[] => server.tasks.ids().map((id) => server.tasks.detailed(id).status);
+
+  it('Ctrl-C before the answer: waits for it, cancels the task created anyway, then exits 130', async () => {
+    const before = server.tasks.ids().length;
+    const heldBefore = held;
+    const run = runPiped(['call', 'slow', '--url', endpoint.url.href, '--json']);
+    await until(() => held > heldBefore, 20_000, 'the server to hold the tools/call');
+    let exited = false;
+    void run.done.then(() => (exited = true));
+    run.kill('SIGINT');
+    // The CLI must still be there when the answer comes.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(exited).toBe(false);
+    release();
+    const { code, stdout, stderr } = await run.done;
+    expect(code).toBe(130);
+    expect(jsonLines(stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'cancelled', exitCode: 130, wire: EXT_WIRE, error: { name: 'AbortError' } });
+    expect(stderr).toContain('waiting up to');
+    expect(server.tasks.ids().length).toBe(before + 1);
+    expect(statuses().at(-1)).toBe('cancelled');
+  });
+
+  it('--timeout before the answer: the same wait, exit 124, the task cancelled', async () => {
+    const heldBefore = held;
+    const run = runPiped(['call', 'slow', '--url', endpoint.url.href, '--json', '--timeout', '300ms']);
+    await until(() => held > heldBefore, 20_000, 'the server to hold the tools/call');
+    let exited = false;
+    void run.done.then(() => (exited = true));
+    // The deadline passes, and the CLI stays for the answer.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(exited).toBe(false);
+    release();
+    const { code, stdout, stderr } = await run.done;
+    expect(code).toBe(124);
+    expect(stderr).toContain('waiting up to');
+    expect(jsonLines(stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'timeout', exitCode: 124 });
+    expect(statuses().at(-1)).toBe('cancelled');
+  });
+
+  it('a second Ctrl-C leaves at once, without waiting for the answer', async () => {
+    const heldBefore = held;
+    const run = runPiped(['call', 'slow', '--url', endpoint.url.href, '--json']);
+    await until(() => held > heldBefore, 20_000, 'the server to hold the tools/call');
+    run.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const pressed = Date.now();
+    run.kill('SIGINT');
+    const { code, stderr } = await run.done;
+    expect(code).toBe(130);
+    expect(Date.now() - pressed).toBeLessThan(CLOSE_WAIT_MS);
+    expect(stderr).toContain('Ctrl-C: leaving without waiting');
+  });
+});
+
+describe('mcp-task call abandoned before the answer, on the 2025-11-25 wire over stdio', { timeout: 60_000 }, () => {
+  it('Ctrl-C before the CreateTaskResult: the stdio server gets tasks/cancel for the task it created, then exit 130', async () => {
+    const log = join(scratch(), 'server.log');
+    const lines = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
+    const run = runPiped(['call', 'slow', '--stdio', SLOW_STDIO_SERVER, '--wire', '2025-11-25', '--json'], { LOG: log, SLOW_MS: '1500' });
+    await until(() => lines().includes('call'), 20_000, 'the server to receive the tools/call');
+    run.kill('SIGINT');
+    const { code, stdout, stderr } = await run.done;
+    expect(code).toBe(130);
+    expect(stderr).toContain('waiting up to');
+    expect(jsonLines(stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'cancelled', wire: '2025-11-25', error: { name: 'AbortError' } });
+    const created = lines().find((line) => line.startsWith('created '))?.slice('created '.length);
+    expect(created).toBeDefined();
+    expect(lines()).toContain(`cancel ${created}`);
+  });
+});
