@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -70,6 +70,39 @@ const noImportCycles = {
   },
 };
 
+/**
+ * A local rule for lib/cli/: the CLI uses the library through its public entry point
+ * (lib/index.ts) only. Every relative import, re-export and `import()` is resolved against the
+ * importing file, so the check holds at any depth (lib/cli/x.ts and lib/cli/commands/x.ts alike,
+ * which glob patterns on the specifier, such as '../engine/**', do not).
+ */
+const LIB = resolve(import.meta.dirname, 'lib');
+const CLI = resolve(LIB, 'cli');
+const ENTRY = resolve(LIB, 'index.ts');
+const publicEntryOnly = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { entry: "The CLI uses the public entry point (lib/index.ts) only, not lib/{{target}}." },
+  },
+  create(context) {
+    const check = (node) => {
+      const source = node?.source;
+      if (source?.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const target = resolve(dirname(context.filename), source.value.replace(/\.js$/, '.ts'));
+      const inLib = target === LIB || target.startsWith(LIB + sep);
+      const inCli = target === CLI || target.startsWith(CLI + sep);
+      if (inLib && !inCli && target !== ENTRY) {
+        context.report({ node: source, messageId: 'entry', data: { target: relative(LIB, target).split(sep).join('/') } });
+      }
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
+/** The local rules, as one plugin. */
+const localRules = { rules: { 'no-import-cycles': noImportCycles, 'public-entry-only': publicEntryOnly } };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
   js.configs.recommended,
@@ -89,7 +122,7 @@ export default tseslint.config(
   },
   {
     files: ['lib/**/*.ts'],
-    plugins: { 'mcp-task-client': { rules: { 'no-import-cycles': noImportCycles } } },
+    plugins: { 'mcp-task-client': localRules },
     rules: { 'mcp-task-client/no-import-cycles': 'error' },
   },
   // Layer boundaries (later entries override earlier ones for the same files).
@@ -113,20 +146,10 @@ export default tseslint.config(
     'The receiver sits on the port: no wire, no engine but its scheduler, no facade but the public types (facade/api.ts).',
   ),
   {
+    // The CLI may use an SDK (its transports) but of the library only the public entry point.
     files: ['lib/cli/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['../facade/**', '../engine/**', '../wire/**', '../port/**', '../util/**', '../errors.js', '../types.js'],
-              message: 'The CLI uses the public entry point (../index.js) only.',
-            },
-          ],
-        },
-      ],
-    },
+    plugins: { 'mcp-task-client': localRules },
+    rules: { 'no-restricted-imports': 'off', 'mcp-task-client/public-entry-only': 'error' },
   },
   {
     files: ['spec/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'],

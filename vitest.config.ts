@@ -4,10 +4,11 @@ import { defineConfig } from 'vitest/config';
  * Suites that do not depend on the client SDK under test: they run once (project `sdk-free`).
  * spec/wire, spec/ext and spec/ext-server pick their SDKs themselves (the tasks extension needs
  * SDK v2); spec/cli drives the CLI; spec-rules and bench-smoke read files or run the benchmark
- * contenders.
+ * contenders; lint-rules lints probe sources.
  */
 const SDK_FREE = [
   'spec/spec-rules.spec.ts',
+  'spec/lint-rules.spec.ts',
   'spec/install.spec.ts',
   'spec/bench-smoke.spec.ts',
   'spec/ext-server.spec.ts',
