@@ -153,6 +153,7 @@ describe('lifecycle events', () => {
     await handle.result();
     expect(lines.some((l) => l.startsWith('task created'))).toBe(true);
     expect(lines.some((l) => l.startsWith('task completed') && l.includes('"polls":'))).toBe(true);
+    expect(lines.every((l) => !l.startsWith('task ') || l.includes('"role":"requestor"'))).toBe(true);
     expect(lines.join('\n')).not.toContain(handle.taskId!);
     expect(lines.join('\n')).toMatch(/sha256:[0-9a-f]{12}/);
 

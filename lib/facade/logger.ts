@@ -31,6 +31,7 @@ export function attachLogger(
   /** `text`, with the task id replaced by its fingerprint unless ids are logged. */
   const hide = (text: string, taskId: string | undefined): string => (logTaskIds ? text : scrubId(text, taskId));
   const base = (m: TaskMetrics): Record<string, unknown> => ({
+    role: m.role,
     ...(logTaskIds ? { taskId: m.taskId } : { task: fingerprint(m.taskId) }),
     tool: m.toolName,
     status: m.status,

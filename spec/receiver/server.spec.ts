@@ -124,7 +124,8 @@ describe('receiver tasks served to an SDK McpServer', () => {
   });
 
   it('emits lifecycle events with role receiver', async () => {
-    const { tool, tasks } = await serverRig(register, { serve: { elicitation: () => accept('Ada') } });
+    const logged: { message: string; fields: Record<string, unknown> }[] = [];
+    const { tool, tasks } = await serverRig(register, { serve: { elicitation: () => accept('Ada') }, logger: { log: (entry) => logged.push(entry) } });
     const events: string[] = [];
     let completed: CompletedMetrics | undefined;
     let settled: TaskMetrics | undefined;
@@ -149,6 +150,8 @@ describe('receiver tasks served to an SDK McpServer', () => {
     });
     // Settled when the callback answered: before the server's poll that saw it.
     expect(settled?.polls).toBe(0);
+    // The audit log names the role too.
+    expect(logged.filter((e) => e.fields.role === 'receiver').map((e) => e.message)).toEqual(['task created', 'task status', 'task completed']);
   });
 
   it('a plain request (no task) reaches the same callback directly ([V1])', async () => {
