@@ -100,8 +100,9 @@ export type RemoteCancelOutcome =
   /** The remote task had already ended on its own (completed or failed); nothing to cancel. */
   | 'finished'
   /**
-   * The server acknowledged the cancel but still reported the task running: cancellation is
-   * cooperative on the tasks extension ([E6]), so it stops when it can, or not at all.
+   * The server acknowledged the cancel, but its confirming read still showed the task running or
+   * did not arrive within the grace: cancellation is cooperative on the tasks extension ([E6]),
+   * so the task stops when it can, or not at all.
    */
   | 'acknowledged'
   /** The server did not declare `tasks.cancel`; the task may still run until its ttl. */

@@ -4,7 +4,7 @@
  * one are dropped quietly ([A11]), and the library's own stops are never reported as failures.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClosedError, TaskRpcError, type TaskClientOptions, type TaskHandle } from '../lib/index.js';
+import { TaskClosedError, TaskFailedError, TaskRpcError, type TaskClientOptions, type TaskHandle } from '../lib/index.js';
 import { exampleServerPair, within } from './helpers.js';
 import { NO_REPLY, creating, rpcError, type HandlerContext, type ScriptedServerOptions } from './support/scripted-server.js';
 import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
@@ -103,6 +103,19 @@ describe('a JSON-RPC error on the blocking tasks/result is not an outcome ([R29]
     await clock.advance(100);
     const error = (await within(result)) as Error;
     expect(error.name).toMatch(/TaskNotFoundError|TaskExpiredError/);
+  });
+
+  it('-32602 on tasks/result for a task the server reports failed is that task’s own error ([V17])', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't7', status: 'working' });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    server.tasks.finish('t7', 'failed', { error: { code: -32602, message: 'Invalid params: the input file is malformed' } }, {}, true);
+    await clock.advance(100);
+    const error = (await within(result)) as TaskFailedError;
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect(error.rpcError).toMatchObject({ code: -32602, message: expect.stringContaining('the input file is malformed') });
   });
 
   it('the wait is not reopened more than once per poll interval, even on a notification storm', async () => {
