@@ -5,7 +5,8 @@
  * JSON-RPC codes to classify them would fail the contract.
  */
 import { FakeWire, type FakeForm } from './fake-wire.js';
-import { ManualTimers, type CancelNotice, type FinalPayload, type Json, type ServerError, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
+import { FaultQueue } from './faults.js';
+import { ManualTimers, type CancelNotice, type FinalPayload, type Json, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
 
 /** Why the fake server refuses a request. */
 export interface FakeRefusal {
@@ -24,7 +25,6 @@ export interface FakeConnection {
   closed(): void;
 }
 
-type Override = { kind: 'malformed' } | { kind: 'other' } | { kind: 'fail'; error: ServerError } | { kind: 'hold'; gate: Promise<void> };
 type CallPlan = { kind: 'task'; fields: TaskFields & { taskId: string } } | { kind: 'immediate'; result: Json };
 
 const TERMINAL: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
@@ -36,7 +36,8 @@ export class FakeTaskServer {
   private readonly waiters = new Map<string, Array<() => void>>();
   private readonly watched = new Map<string, number>();
   private readonly answered = new Set<number>();
-  private readonly overrides = new Map<WireOp, Override[]>();
+  /** Faults queued by the driver. */
+  readonly faults = new FaultQueue();
   private readonly plans: CallPlan[] = [];
   private connection: FakeConnection | undefined;
   private seq = 0;
@@ -120,10 +121,6 @@ export class FakeTaskServer {
     this.connection?.push({ task: { status: 'working' } });
   }
 
-  override(op: WireOp, override: Override): void {
-    this.overrides.set(op, [...(this.overrides.get(op) ?? []), override]);
-  }
-
   drop(): void {
     this.connection?.closed();
   }
@@ -152,7 +149,7 @@ export class FakeTaskServer {
   }
 
   private async answer(op: WireOp, input: Json): Promise<FakeAnswer> {
-    const override = this.overrides.get(op)?.shift();
+    const override = this.faults.take(op);
     const taskId = String(input.taskId);
     switch (override?.kind) {
       case 'hold':
@@ -229,14 +226,7 @@ export function fakeWire(form: FakeForm): WireFactory {
       vanish: (taskId) => server.vanish(taskId),
       push: (taskId) => server.push(taskId),
       pushMalformed: () => server.pushMalformed(),
-      malformedNext: (op) => server.override(op, { kind: 'malformed' }),
-      otherTaskNext: (op) => server.override(op, { kind: 'other' }),
-      failNext: (op, error) => server.override(op, { kind: 'fail', error }),
-      holdNext: (op) => {
-        let release = (): void => {};
-        server.override(op, { kind: 'hold', gate: new Promise<void>((resolve) => (release = resolve)) });
-        return () => release();
-      },
+      ...server.faults.controls(),
       count: (op) => server.received.filter((r) => r.op === op).length,
       cancelNotices: () => server.notices,
       drop: () => {

@@ -12,7 +12,8 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { openPort, resolveWire, Wire2025, type SdkMajor } from '../../lib/internal.js';
 import { rpcError, ScriptedServer, type Handler, type RequestId } from '../support/scripted-server.js';
-import { ManualTimers, type CancelNotice, type Json, type ServerError, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
+import { FaultQueue } from './faults.js';
+import { ManualTimers, type CancelNotice, type Json, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
 
 const METHODS: Readonly<Record<WireOp, string>> = {
   call: 'tools/call',
@@ -23,7 +24,6 @@ const METHODS: Readonly<Record<WireOp, string>> = {
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
-type Override = { kind: 'malformed' } | { kind: 'other' } | { kind: 'fail'; error: ServerError } | { kind: 'hold'; gate: Promise<void> };
 type CallPlan = { kind: 'task'; init: Json } | { kind: 'immediate'; result: Json };
 
 /** Replies that break the 2025-11-25 shapes (each one fails the wire's decoder). */
@@ -73,12 +73,9 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
       if (entry.method === 'notifications/cancelled') notices.push({ open: !server.answered.has(entry.params.requestId as RequestId) });
     };
 
-    const overrides = new Map<WireOp, Override[]>();
+    const faults = new FaultQueue();
     const plans: CallPlan[] = [];
     let seq = 0;
-    const queue = (op: WireOp, override: Override): void => {
-      overrides.set(op, [...(overrides.get(op) ?? []), override]);
-    };
     const other = (p: Json): Json => ({ ...board.get(String(p.taskId)), taskId: `${String(p.taskId)}-other` });
     const OTHER: Readonly<Record<Exclude<WireOp, 'call'>, (params: Json) => Json>> = {
       get: other,
@@ -87,7 +84,7 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
     };
 
     const scripted = (op: WireOp, normal: Handler): Handler => async (params, ctx) => {
-      const override = overrides.get(op)?.shift();
+      const override = faults.take(op);
       switch (override?.kind) {
         case undefined:
           return normal(params, ctx);
@@ -144,14 +141,7 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
       vanish: (taskId) => board.delete(taskId),
       push: (taskId) => server.notify('notifications/tasks/status', board.get(taskId)),
       pushMalformed: () => server.notify('notifications/tasks/status', { status: 'working' }),
-      malformedNext: (op) => queue(op, { kind: 'malformed' }),
-      otherTaskNext: (op) => queue(op, { kind: 'other' }),
-      failNext: (op, error) => queue(op, { kind: 'fail', error }),
-      holdNext: (op) => {
-        let release = (): void => {};
-        queue(op, { kind: 'hold', gate: new Promise<void>((resolve) => (release = resolve)) });
-        return () => release();
-      },
+      ...faults.controls(),
       count: (op) => server.count(METHODS[op]),
       cancelNotices: () => notices,
       drop: () => server.close(),

@@ -36,7 +36,8 @@ import {
   type RequestId,
 } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
-import { ManualTimers, type CancelNotice, type ServerError, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
+import { FaultQueue } from './faults.js';
+import { ManualTimers, type CancelNotice, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
 
 const METHODS: Readonly<Record<WireOp, string>> = {
   call: 'tools/call',
@@ -45,7 +46,6 @@ const METHODS: Readonly<Record<WireOp, string>> = {
   cancel: 'tasks/cancel',
 };
 
-type Override = { kind: 'malformed' } | { kind: 'other' } | { kind: 'fail'; error: ServerError } | { kind: 'hold'; gate: Promise<void> };
 type CallPlan = { kind: 'task'; fields: TaskFields & { taskId: string } } | { kind: 'immediate'; result: Json };
 
 /** Replies that break the extension's shapes (each one fails the wire's decoding). */
@@ -73,15 +73,12 @@ export function scriptedExt(): WireFactory {
       if (!listens().has(id)) notices.push({ open: !answered(id) });
     };
 
-    const overrides = new Map<WireOp, Override[]>();
+    const faults = new FaultQueue();
     const plans: CallPlan[] = [];
     let seq = 0;
-    const queue = (op: WireOp, override: Override): void => {
-      overrides.set(op, [...(overrides.get(op) ?? []), override]);
-    };
 
     const scripted = (op: WireOp, normal: Handler): Handler => async (params, ctx) => {
-      const override = overrides.get(op)?.shift();
+      const override = faults.take(op);
       switch (override?.kind) {
         case undefined:
           return normal(params, ctx);
@@ -168,14 +165,7 @@ export function scriptedExt(): WireFactory {
       vanish: (taskId) => store.delete(taskId),
       push: (taskId) => server.notify('notifications/tasks', store.detailed(taskId)),
       pushMalformed: () => server.notify('notifications/tasks', { status: 'working' }),
-      malformedNext: (op) => queue(op, { kind: 'malformed' }),
-      otherTaskNext: (op) => queue(op, { kind: 'other' }),
-      failNext: (op, error) => queue(op, { kind: 'fail', error }),
-      holdNext: (op) => {
-        let release = (): void => {};
-        queue(op, { kind: 'hold', gate: new Promise<void>((resolve) => (release = resolve)) });
-        return () => release();
-      },
+      ...faults.controls(),
       count: (op) => server.count(METHODS[op]),
       cancelNotices: () => notices,
       drop: async () => {

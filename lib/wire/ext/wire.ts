@@ -12,7 +12,7 @@ import { TaskProtocolError, TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type SessionPort, type Timers } from '../../port/port.js';
 import { classifyRpc, toWireError } from '../errors.js';
 import { TASKS_EXTENSION } from '../extension.js';
-import { tapProgress } from '../progress.js';
+import { tapSession } from '../session-taps.js';
 import type {
   CancelReply,
   ErrorClass,
@@ -164,7 +164,7 @@ export class ExtensionWire implements TaskWire {
     // are its own. The host's own `client.listen()` (tool-list changes, its own task ids) gets
     // its acknowledgement and notifications untouched.
     const ours = (params: JsonObject): boolean => this.port.sentRequest(subscriptionOf(params));
-    const offs = [
+    const own = [
       this.port.onNotification('notifications/tasks', (params) => {
         const tagged = subscriptionOf(params) !== undefined;
         if (tagged && !ours(params)) return false;
@@ -179,16 +179,9 @@ export class ExtensionWire implements TaskWire {
       }),
       // The acknowledgement says which tasks the server agreed to; polling covers the rest.
       this.port.onNotification('notifications/subscriptions/acknowledged', ours),
-      this.port.onNotification('notifications/tools/list_changed', () => {
-        events.toolsChanged();
-      }),
-      // Progress while the tools/call is open; tasks themselves get none ([E10]).
-      tapProgress(this.port, events),
-      this.port.onClose(() => events.closed()),
     ];
-    return () => {
-      for (const off of offs) off();
-    };
+    // Progress only while the tools/call is open; tasks themselves get none ([E10]).
+    return tapSession(this.port, events, own);
   }
 
   serveInput(): () => void {

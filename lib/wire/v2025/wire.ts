@@ -26,7 +26,7 @@ import {
   type WireSnapshot,
 } from '../wire.js';
 import { classifyRpc, stripPrefix, toWireError } from '../errors.js';
-import { tapProgress } from '../progress.js';
+import { tapSession } from '../session-taps.js';
 import { decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
 import { serveSideChannelInput } from './input.js';
 
@@ -191,7 +191,7 @@ export class Wire2025 implements TaskWire {
   }
 
   subscribe(events: WireEvents): () => void {
-    const offs = [
+    const own = [
       this.port.onNotification('notifications/tasks/status', (params) => {
         try {
           events.status({ task: decodeTask(params, 'notifications/tasks/status') });
@@ -199,15 +199,8 @@ export class Wire2025 implements TaskWire {
           events.malformed(error as Error);
         }
       }),
-      this.port.onNotification('notifications/tools/list_changed', () => {
-        events.toolsChanged();
-      }),
-      tapProgress(this.port, events),
-      this.port.onClose(() => events.closed()),
     ];
-    return () => {
-      for (const off of offs) off();
-    };
+    return tapSession(this.port, events, own);
   }
 }
 
