@@ -3,7 +3,7 @@
  * `failNext`, `holdNext`): one queue shape for the scripted servers of both wires and the fake
  * server, each of which serves a taken fault in its own protocol form.
  */
-import type { ServerError, WireDriver, WireOp } from './support.js';
+import type { Json, ServerError, WireDriver, WireOp } from './support.js';
 
 /** One queued fault: the next request of its operation is answered this way. */
 export type Fault = { kind: 'malformed' } | { kind: 'other' } | { kind: 'fail'; error: ServerError } | { kind: 'hold'; gate: Promise<void> };
@@ -37,4 +37,35 @@ export class FaultQueue {
       },
     };
   }
+}
+
+/** How a scripted server writes a fault's reply in its own protocol form. */
+export interface FaultForms<C> {
+  malformed(params: Json, ctx: C): unknown;
+  other(params: Json, ctx: C): unknown;
+  /** The thrown JSON-RPC error of a `fail` fault. */
+  fail(error: ServerError): Error;
+}
+
+/**
+ * A request handler serving `op` as `normal` does, unless a fault is queued for it: a held reply
+ * waits for its release, and the other faults are answered in `forms`.
+ */
+export function withFaults<C>(faults: FaultQueue, op: WireOp, normal: (params: Json, ctx: C) => unknown, forms: FaultForms<C>): (params: Json, ctx: C) => Promise<unknown> {
+  return async (params, ctx) => {
+    const fault = faults.take(op);
+    switch (fault?.kind) {
+      case undefined:
+        return normal(params, ctx);
+      case 'hold':
+        await fault.gate;
+        return normal(params, ctx);
+      case 'fail':
+        throw forms.fail(fault.error);
+      case 'malformed':
+        return forms.malformed(params, ctx);
+      case 'other':
+        return forms.other(params, ctx);
+    }
+  };
 }

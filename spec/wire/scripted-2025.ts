@@ -12,7 +12,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { openPort, resolveWire, Wire2025, type SdkMajor } from '../../lib/internal.js';
 import { rpcError, ScriptedServer, type Handler, type RequestId } from '../support/scripted-server.js';
-import { FaultQueue } from './faults.js';
+import { FaultQueue, withFaults } from './faults.js';
 import { ManualTimers, type CancelNotice, type Json, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
 
 const METHODS: Readonly<Record<WireOp, string>> = {
@@ -83,22 +83,12 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
       outcome: (p) => ({ _meta: { [RELATED_TASK]: { taskId: `${String(p.taskId)}-other` } }, content: [] }),
     };
 
-    const scripted = (op: WireOp, normal: Handler): Handler => async (params, ctx) => {
-      const override = faults.take(op);
-      switch (override?.kind) {
-        case undefined:
-          return normal(params, ctx);
-        case 'hold':
-          await override.gate;
-          return normal(params, ctx);
-        case 'fail':
-          throw rpcError(override.error.code, override.error.message, override.error.data);
-        case 'malformed':
-          return MALFORMED[op](params);
-        case 'other':
-          return op === 'call' ? normal(params, ctx) : OTHER[op](params);
-      }
-    };
+    const scripted = (op: WireOp, normal: Handler): Handler =>
+      withFaults(faults, op, normal, {
+        malformed: (params) => MALFORMED[op](params),
+        other: (params, ctx) => (op === 'call' ? normal(params, ctx) : OTHER[op](params)),
+        fail: (error) => rpcError(error.code, error.message, error.data),
+      });
 
     server.on(
       'tools/call',

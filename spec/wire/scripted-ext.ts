@@ -36,7 +36,7 @@ import {
   type RequestId,
 } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
-import { FaultQueue } from './faults.js';
+import { FaultQueue, withFaults } from './faults.js';
 import { ManualTimers, type CancelNotice, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
 
 const METHODS: Readonly<Record<WireOp, string>> = {
@@ -77,24 +77,15 @@ export function scriptedExt(): WireFactory {
     const plans: CallPlan[] = [];
     let seq = 0;
 
-    const scripted = (op: WireOp, normal: Handler): Handler => async (params, ctx) => {
-      const override = faults.take(op);
-      switch (override?.kind) {
-        case undefined:
-          return normal(params, ctx);
-        case 'hold':
-          await override.gate;
-          return normal(params, ctx);
-        case 'fail':
-          throw rpcError(override.error.code, override.error.message, override.error.data);
-        case 'malformed':
-          return MALFORMED[op](params, ctx.id);
-        case 'other': {
+    const scripted = (op: WireOp, normal: Handler): Handler =>
+      withFaults(faults, op, normal, {
+        malformed: (params, ctx) => MALFORMED[op](params, ctx.id),
+        other: (params) => {
           const snapshot = store.detailed(String(params.taskId));
           return { resultType: 'complete', ...snapshot, taskId: `${snapshot.taskId}-other` };
-        }
-      }
-    };
+        },
+        fail: (error) => rpcError(error.code, error.message, error.data),
+      });
 
     // tools/call: the server decides ([E2]), here as the driver planned it.
     server.on(
