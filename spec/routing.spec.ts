@@ -139,42 +139,28 @@ describe('an input request that overtakes its CreateTaskResult, with two TaskCli
     return { reply: () => within(reply!) };
   }
 
-  it("reaches the owning call's callback when the other TaskClient's tap runs first", async () => {
-    const { server, second, clock, clientLevel } = await shared();
-    const early = askFirst(server, 'early-2');
-    const own: string[] = [];
-    const handle = await second.callToolAsTask('job', {}, {
-      onElicitation: (_params, ctx) => {
-        own.push(ctx.taskId ?? '');
-        return { action: 'accept', content: { ok: true } };
-      },
+  // The owner's creation is the second TaskClient's (whose tap runs after the first's) or the first's.
+  for (const [owner, order, taskId] of [['second', 'the other TaskClient', 'early-2'], ['first', 'the owner', 'early-3']] as const) {
+    it(`reaches the owning call's callback when ${order}'s tap runs first`, async () => {
+      const rig = await shared();
+      const { server, clock, clientLevel } = rig;
+      const early = askFirst(server, taskId);
+      const own: string[] = [];
+      const handle = await rig[owner].callToolAsTask('job', {}, {
+        onElicitation: (_params, ctx) => {
+          own.push(ctx.taskId ?? '');
+          return { action: 'accept', content: { ok: true } };
+        },
+      });
+      const answer = await early.reply();
+      // Before the fix a TaskClient with no creation of its own answered at once.
+      expect(clientLevel).toEqual([]);
+      expect(own).toEqual([taskId]);
+      expect(answer.result).toMatchObject({ action: 'accept', content: { ok: true }, _meta: { [RELATED]: { taskId } } });
+      void handle.result().catch(() => {});
+      await clock.advance(0);
     });
-    const answer = await early.reply();
-    // Before the fix the first TaskClient (no creation of its own) answered at once.
-    expect(clientLevel).toEqual([]);
-    expect(own).toEqual(['early-2']);
-    expect(answer.result).toMatchObject({ action: 'accept', content: { ok: true }, _meta: { [RELATED]: { taskId: 'early-2' } } });
-    void handle.result().catch(() => {});
-    await clock.advance(0);
-  });
-
-  it("reaches the owning call's callback when the owner's tap runs first", async () => {
-    const { server, first, clock, clientLevel } = await shared();
-    const early = askFirst(server, 'early-3');
-    const own: string[] = [];
-    const handle = await first.callToolAsTask('job', {}, {
-      onElicitation: (_params, ctx) => {
-        own.push(ctx.taskId ?? '');
-        return { action: 'accept', content: { ok: true } };
-      },
-    });
-    const answer = await early.reply();
-    expect(clientLevel).toEqual([]);
-    expect(own).toEqual(['early-3']);
-    expect(answer.result).toMatchObject({ action: 'accept' });
-    void handle.result().catch(() => {});
-    await clock.advance(0);
-  });
+  }
 
   it('a request for a task nobody creates waits for the other TaskClient’s creation, then goes to the client-level callback', async () => {
     const { server, second, clock, clientLevel } = await shared();
