@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient } from '../../lib/index.js';
 import { flush, within } from '../helpers.js';
-import { elicitation, ErrorCode, ExtServer, rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import { elicitation, ErrorCode, ExtServer, NO_REPLY, rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import { builtinMethods } from '../support/ext-server/methods.js';
 import { closeRigs, extRig, gaps, lastTaskId, ManualClock, sdkV2Client } from './support.js';
 
 afterEach(closeRigs);
@@ -96,6 +97,55 @@ describe('one subscription per connection ([E18])', () => {
     const result = first.result();
     await rig.clock.advance(1_000);
     expect((await result).content).toEqual(textResult('polled').content);
+  });
+
+  describe('a replaced subscription stays open until its replacement is in place', () => {
+    /** A server that holds back its second `subscriptions/listen` (no registration, no ack) until released. */
+    function holdingSecondListen(rig: Awaited<ReturnType<typeof extRig>>): () => void {
+      const builtin = builtinMethods(rig.server)['subscriptions/listen']!;
+      let release = (): void => {};
+      let seen = 0;
+      rig.server.on('subscriptions/listen', (params, ctx) => {
+        seen += 1;
+        if (seen !== 2) return builtin(params, ctx);
+        release = () => void builtin(params, ctx);
+        return NO_REPLY;
+      });
+      return () => release();
+    }
+
+    it('until the server acknowledges it: a notification sent meanwhile arrives on the old one, with no poll', async () => {
+      const rig = await extRig({ server: manual() });
+      const release = holdingSecondListen(rig);
+      const a = await rig.tasks.callToolAsTask('manual');
+      await rig.clock.advance(0);
+      await rig.tasks.callToolAsTask('manual');
+      await rig.clock.advance(50);
+      expect(rig.server.count('subscriptions/listen')).toBe(2);
+      // Before the fix the first subscription was cancelled as soon as the second was asked for.
+      expect(rig.server.count('notifications/cancelled'), 'the old subscription is still open').toBe(0);
+      rig.server.tasks.complete(a.taskId!, textResult('a'));
+      await flush();
+      expect(a.settled).toBe(true);
+      expect(rig.server.count('tasks/get')).toBe(0);
+      release();
+      await flush();
+      expect(rig.server.count('notifications/cancelled'), 'acknowledged: the old one ends').toBe(1);
+      expect(rig.server.subscriptions.size).toBe(1);
+    });
+
+    it("at most 1 s when the server never acknowledges the replacement", async () => {
+      const rig = await extRig({ server: manual() });
+      holdingSecondListen(rig);
+      await rig.tasks.callToolAsTask('manual');
+      await rig.clock.advance(0);
+      await rig.tasks.callToolAsTask('manual');
+      await rig.clock.advance(50);
+      expect(rig.server.count('notifications/cancelled')).toBe(0);
+      await rig.clock.advance(1_000);
+      expect(rig.server.count('notifications/cancelled')).toBe(1);
+      expect(rig.server.subscriptions.size).toBe(0);
+    });
   });
 });
 

@@ -11,6 +11,12 @@ import { PortError, type JsonObject, type SessionPort, type Timers } from '../..
 /** Shortest time between two replacements of the subscription. */
 export const RELISTEN_MS = 50;
 
+/**
+ * How long a replaced subscription stays open when the server does not acknowledge its
+ * replacement: long enough for the new one to be in place on the server.
+ */
+export const RETIRE_MS = 1_000;
+
 /** A subscription has no timeout: it lasts until replaced, ended or the connection closes. */
 const FOREVER = Number.POSITIVE_INFINITY;
 
@@ -20,6 +26,14 @@ const METHOD_NOT_FOUND = -32601;
 export class TaskSubscription {
   private readonly watched = new Map<string, number>();
   private current: AbortController | undefined;
+  /**
+   * The subscription just replaced, kept open until its replacement is acknowledged (or has
+   * ended, or {@link RETIRE_MS} passed): closing it at once leaves a gap on transports where the
+   * close can overtake the new request (a stream per request over Streamable HTTP), and a
+   * notification sent in that gap would wait for the next poll.
+   */
+  private retiring: AbortController | undefined;
+  private retireTimer: unknown;
   /** The ids the current subscription names. */
   private covered = new Set<string>();
   private timer: unknown;
@@ -80,6 +94,13 @@ export class TaskSubscription {
     this.current = controller;
     this.covered = new Set(ids);
     this.lastListenAt = this.now();
+    // The old subscription ends once the new one is in place (no gap); one replaced at a time.
+    // Set before the request goes out: its acknowledgement may come back synchronously.
+    if (previous !== undefined) {
+      this.retire();
+      this.retiring = previous;
+      this.retireTimer = timers.after(RETIRE_MS, () => this.retire(), true);
+    }
     this.port
       .request('subscriptions/listen', { notifications: { taskIds: ids } }, () => undefined, {
         timeoutMs: FOREVER,
@@ -92,20 +113,35 @@ export class TaskSubscription {
         () => {
           // The server ended the subscription: listen again if tasks are still tracked.
           if (this.current !== controller) return;
+          this.retire();
           this.current = undefined;
           this.covered = new Set();
           this.schedule();
         },
         (error: unknown) => {
           if (this.current !== controller) return;
+          this.retire();
           this.current = undefined;
           this.covered = new Set();
           if (error instanceof PortError && error.kind === 'server' && error.code === METHOD_NOT_FOUND) this.unsupported = true;
           else this.stopped = true;
         },
       );
-    // The old subscription ends once the new one is asked for (no gap).
-    previous?.abort();
+  }
+
+  /** The server acknowledged one of this connection's subscriptions: the replaced one can end. */
+  acknowledged(): void {
+    this.retire();
+  }
+
+  /** Ends the replaced subscription, if one is still open. */
+  private retire(): void {
+    const retiring = this.retiring;
+    if (retiring === undefined) return;
+    this.retiring = undefined;
+    if (this.retireTimer !== undefined) this.timers?.cancel(this.retireTimer);
+    this.retireTimer = undefined;
+    retiring.abort();
   }
 
   /** No task is tracked any more: end the subscription. */
@@ -115,6 +151,7 @@ export class TaskSubscription {
     const current = this.current;
     this.current = undefined;
     this.covered = new Set();
+    this.retire();
     current?.abort();
   }
 }

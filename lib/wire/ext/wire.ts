@@ -178,7 +178,11 @@ export class ExtensionWire implements TaskWire {
         return tagged;
       }),
       // The acknowledgement says which tasks the server agreed to; polling covers the rest.
-      this.port.onNotification('notifications/subscriptions/acknowledged', ours),
+      this.port.onNotification('notifications/subscriptions/acknowledged', (params) => {
+        if (!ours(params)) return false;
+        this.subscription.acknowledged();
+        return true;
+      }),
     ];
     // Progress only while the tools/call is open; tasks themselves get none ([E10]).
     return tapSession(this.port, events, own);
