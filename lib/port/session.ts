@@ -16,15 +16,13 @@ import {
   type JsonObject,
   type NotificationTap,
   type ErrorMapper,
-  type GroupMember,
   type PortRequestOptions,
-  type RequestGroup,
   type RequestTap,
   type SdkMajor,
   type ServerIdentity,
   type SessionPort,
-  type Timers,
 } from './port.js';
+import { Pending, TimeoutLanes } from './pending.js';
 
 /** The structural transport both SDKs provide. */
 export type TransportLike = Pick<McpTransport, 'send' | 'onmessage' | 'onclose' | 'sessionId'>;
@@ -46,118 +44,6 @@ export interface SdkAccess {
   close(): Promise<void>;
 }
 
-/**
- * One open request: its decoder, its promise's settle functions, its timeout and what stops it.
- * One object per request (no closures): it is also the member a {@link RequestGroup} holds.
- */
-class Pending implements GroupMember {
-  timer: unknown = undefined;
-  off: (() => void) | undefined = undefined;
-  /** The shared timeout this request waits in, if any, and its deadline there. */
-  lane: TimeoutLane | undefined = undefined;
-  deadline = 0;
-  /** Set once the request ended (answered, failed, given up). */
-  ended = false;
-  /**
-   * Aborts the HTTP request that carries this one, on a transport with a stream per request in the
-   * modern era: closing that stream is how such a request is cancelled (not a notification).
-   */
-  post: AbortController | undefined = undefined;
-  constructor(
-    readonly session: RawSession,
-    readonly id: string,
-    readonly method: string,
-    readonly decode: (result: unknown) => unknown,
-    readonly resolve: (value: unknown) => void,
-    private readonly rejectRaw: (error: unknown) => void,
-    readonly timers: PortRequestOptions['timers'],
-    readonly group: RequestGroup | undefined,
-    private readonly mapError: ErrorMapper | undefined,
-    private readonly context: string | undefined,
-  ) {}
-
-  /** Rejects the request's promise, with the caller's own error when it gave a mapper. */
-  reject(error: PortError): void {
-    this.rejectRaw(this.mapError === undefined ? error : this.mapError(this.method, error, this.context));
-  }
-
-  stop(reason: unknown): void {
-    this.session.giveUp(this.id, new PortError('aborted', 'Request aborted', { cause: reason }));
-  }
-
-  /** The request timed out. */
-  expire(timeoutMs: number): void {
-    this.session.giveUp(this.id, new PortError('timeout', 'Request timed out', { data: { timeout: timeoutMs } }));
-  }
-}
-
-/**
- * The open requests of one timeout length on one timer queue. Their deadlines come in the order
- * they were sent, so one timer, armed for the oldest, serves them all: a request costs a queue
- * slot, not a timer of its own. Ended requests are dropped from the front as they reach it; with
- * none left open the timer is cancelled, so an idle session keeps no timer.
- */
-class TimeoutLane {
-  private queue: Pending[] = [];
-  private head = 0;
-  private timer: unknown = undefined;
-
-  constructor(
-    private readonly timers: Timers & { now(): number },
-    private readonly timeoutMs: number,
-    private readonly weak: boolean,
-  ) {}
-
-  add(entry: Pending): void {
-    entry.lane = this;
-    entry.deadline = this.timers.now() + this.timeoutMs;
-    this.queue.push(entry);
-    // A timer its queue dropped (a scheduler cleared when its client closed) is armed again.
-    if (this.timer === undefined || (this.timer as { live?: unknown }).live === false) {
-      this.timer = this.timers.after(this.timeoutMs, this.fire, this.weak);
-    }
-  }
-
-  /** `entry` ended: drop the ended requests at the front (the timer too, once none is left). */
-  ended(entry: Pending): void {
-    if (this.queue[this.head] !== entry) return; // dropped once it reaches the front
-    this.advance();
-    if (this.head === this.queue.length && this.timer !== undefined) {
-      this.timers.cancel(this.timer);
-      this.timer = undefined;
-    }
-  }
-
-  private advance(): void {
-    const queue = this.queue;
-    let head = this.head;
-    while (head < queue.length && queue[head]!.ended) head += 1;
-    if (head === queue.length) {
-      this.queue = [];
-      this.head = 0;
-    } else if (head > 256 && head * 2 > queue.length) {
-      this.queue = queue.slice(head);
-      this.head = 0;
-    } else this.head = head;
-  }
-
-  private readonly fire = (): void => {
-    this.timer = undefined;
-    const now = this.timers.now();
-    for (;;) {
-      this.advance();
-      const first = this.queue[this.head];
-      if (first === undefined) return;
-      if (first.deadline > now) {
-        this.timer = this.timers.after(first.deadline - now, this.fire, this.weak);
-        return;
-      }
-      this.head += 1;
-      first.expire(this.timeoutMs);
-    }
-  };
-}
-
 type Inner = (message: unknown, extra?: unknown) => void;
 
 function isObject(value: unknown): value is JsonObject {
@@ -176,8 +62,8 @@ export class RawSession implements SessionPort {
   private readonly prefix = idPrefix();
   private nextId = 0;
   private readonly pending = new Map<string, Pending>();
-  /** Shared request timeouts, by timer queue and weakness, then by length. */
-  private readonly lanes = new WeakMap<Timers, [Map<number, TimeoutLane>, Map<number, TimeoutLane>]>();
+  /** Shared request timeouts. */
+  private readonly lanes = new TimeoutLanes();
   /** Whether the transport carries each request on a stream of its own (read once, on first use). */
   private streams: boolean | undefined;
   private readonly requestTaps = new Map<string, RequestTap[]>();
@@ -267,7 +153,7 @@ export class RawSession implements SessionPort {
       // An infinite timeout (a subscription that lasts until replaced) arms no timer.
       const timeoutMs = options.timeoutMs;
       if (Number.isFinite(timeoutMs)) {
-        const lane = this.lane(options.timers, timeoutMs, options.weak === true);
+        const lane = this.lanes.get(options.timers, timeoutMs, options.weak === true);
         if (lane !== undefined) lane.add(entry);
         else entry.timer = options.timers.after(timeoutMs, () => entry.expire(timeoutMs), options.weak === true);
       }
@@ -279,23 +165,6 @@ export class RawSession implements SessionPort {
         this.sendFailed(id, error),
       );
     });
-  }
-
-  /** The shared timeout of `timeoutMs` on `timers` (none when the timers have no clock to read). */
-  private lane(timers: Timers, timeoutMs: number, weak: boolean): TimeoutLane | undefined {
-    if (typeof timers.now !== 'function') return undefined;
-    let byWeakness = this.lanes.get(timers);
-    if (byWeakness === undefined) {
-      byWeakness = [new Map(), new Map()];
-      this.lanes.set(timers, byWeakness);
-    }
-    const lanes = byWeakness[weak ? 1 : 0];
-    let lane = lanes.get(timeoutMs);
-    if (lane === undefined) {
-      lane = new TimeoutLane(timers as Timers & { now(): number }, timeoutMs, weak);
-      lanes.set(timeoutMs, lane);
-    }
-    return lane;
   }
 
   /** A request could not be written on the transport. */
@@ -350,11 +219,11 @@ export class RawSession implements SessionPort {
 
   /** Stops waiting for a request and tells the server ([R27]: it is still open). */
   giveUp(id: string, error: PortError): void {
-    const post = this.pending.get(id)?.post;
-    if (!this.pending.has(id)) return;
-    this.fail(id, error);
-    if (post !== undefined) {
-      post.abort();
+    const entry = this.take(id);
+    if (entry === undefined) return;
+    entry.reject(error);
+    if (entry.post !== undefined) {
+      entry.post.abort();
       return;
     }
     const reason = error.kind === 'timeout' ? 'Request timed out' : error.message;

@@ -1,0 +1,145 @@
+/**
+ * The open requests of a session port: one {@link Pending} object per request (no closures), and
+ * shared timeouts, one timer per timeout length instead of one per request.
+ */
+import { PortError, type ErrorMapper, type GroupMember, type PortRequestOptions, type RequestGroup, type Timers } from './port.js';
+
+/** What a request asks of its session when it is stopped or times out. */
+export interface Abandoner {
+  /** Stops waiting for request `id` with `error` and tells the server. */
+  giveUp(id: string, error: PortError): void;
+}
+
+/**
+ * One open request: its decoder, its promise's settle functions, its timeout and what stops it.
+ * One object per request (no closures): it is also the member a {@link RequestGroup} holds.
+ */
+export class Pending implements GroupMember {
+  timer: unknown = undefined;
+  off: (() => void) | undefined = undefined;
+  /** The shared timeout this request waits in, if any, and its deadline there. */
+  lane: TimeoutLane | undefined = undefined;
+  deadline = 0;
+  /** Set once the request ended (answered, failed, given up). */
+  ended = false;
+  /**
+   * Aborts the HTTP request that carries this one, on a transport with a stream per request in the
+   * modern era: closing that stream is how such a request is cancelled (not a notification).
+   */
+  post: AbortController | undefined = undefined;
+  constructor(
+    readonly session: Abandoner,
+    readonly id: string,
+    readonly method: string,
+    readonly decode: (result: unknown) => unknown,
+    readonly resolve: (value: unknown) => void,
+    private readonly rejectRaw: (error: unknown) => void,
+    readonly timers: PortRequestOptions['timers'],
+    readonly group: RequestGroup | undefined,
+    private readonly mapError: ErrorMapper | undefined,
+    private readonly context: string | undefined,
+  ) {}
+
+  /** Rejects the request's promise, with the caller's own error when it gave a mapper. */
+  reject(error: PortError): void {
+    this.rejectRaw(this.mapError === undefined ? error : this.mapError(this.method, error, this.context));
+  }
+
+  stop(reason: unknown): void {
+    this.session.giveUp(this.id, new PortError('aborted', 'Request aborted', { cause: reason }));
+  }
+
+  /** The request timed out. */
+  expire(timeoutMs: number): void {
+    this.session.giveUp(this.id, new PortError('timeout', 'Request timed out', { data: { timeout: timeoutMs } }));
+  }
+}
+
+/**
+ * The open requests of one timeout length on one timer queue. Their deadlines come in the order
+ * they were sent, so one timer, armed for the oldest, serves them all: a request costs a queue
+ * slot, not a timer of its own. Ended requests are dropped from the front as they reach it; with
+ * none left open the timer is cancelled, so an idle session keeps no timer.
+ */
+export class TimeoutLane {
+  private queue: Pending[] = [];
+  private head = 0;
+  private timer: unknown = undefined;
+
+  constructor(
+    private readonly timers: Timers & { now(): number },
+    private readonly timeoutMs: number,
+    private readonly weak: boolean,
+  ) {}
+
+  add(entry: Pending): void {
+    entry.lane = this;
+    entry.deadline = this.timers.now() + this.timeoutMs;
+    this.queue.push(entry);
+    // A timer its queue dropped (a scheduler cleared when its client closed) is armed again.
+    if (this.timer === undefined || (this.timer as { live?: unknown }).live === false) {
+      this.timer = this.timers.after(this.timeoutMs, this.fire, this.weak);
+    }
+  }
+
+  /** `entry` ended: drop the ended requests at the front (the timer too, once none is left). */
+  ended(entry: Pending): void {
+    if (this.queue[this.head] !== entry) return; // dropped once it reaches the front
+    this.advance();
+    if (this.head === this.queue.length && this.timer !== undefined) {
+      this.timers.cancel(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private advance(): void {
+    const queue = this.queue;
+    let head = this.head;
+    while (head < queue.length && queue[head]!.ended) head += 1;
+    if (head === queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (head > 256 && head * 2 > queue.length) {
+      this.queue = queue.slice(head);
+      this.head = 0;
+    } else this.head = head;
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
+    const now = this.timers.now();
+    for (;;) {
+      this.advance();
+      const first = this.queue[this.head];
+      if (first === undefined) return;
+      if (first.deadline > now) {
+        this.timer = this.timers.after(first.deadline - now, this.fire, this.weak);
+        return;
+      }
+      this.head += 1;
+      first.expire(this.timeoutMs);
+    }
+  };
+}
+
+/** The shared timeouts of one session: one {@link TimeoutLane} per timer queue, weakness and length. */
+export class TimeoutLanes {
+  private readonly byTimers = new WeakMap<Timers, [Map<number, TimeoutLane>, Map<number, TimeoutLane>]>();
+
+  /** The lane of `timeoutMs` on `timers` (none when the timers have no clock to read). */
+  get(timers: Timers, timeoutMs: number, weak: boolean): TimeoutLane | undefined {
+    if (typeof timers.now !== 'function') return undefined;
+    let byWeakness = this.byTimers.get(timers);
+    if (byWeakness === undefined) {
+      byWeakness = [new Map(), new Map()];
+      this.byTimers.set(timers, byWeakness);
+    }
+    const lanes = byWeakness[weak ? 1 : 0];
+    let lane = lanes.get(timeoutMs);
+    if (lane === undefined) {
+      lane = new TimeoutLane(timers as Timers & { now(): number }, timeoutMs, weak);
+      lanes.set(timeoutMs, lane);
+    }
+    return lane;
+  }
+}
