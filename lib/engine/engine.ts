@@ -205,8 +205,9 @@ export class TaskEngine implements EngineCore {
     const verdict = record.apply(task, this.stopping.get(record)?.holdStream ?? false);
     // Every snapshot the server sent bounds when it created the task, on our clock (even a stale
     // one); a payload read that stands in for a snapshot ('result') may carry a local timestamp.
-    // Without a ttl nothing needs the bound.
-    const createdBy = source === 'result' || task.ttl === null ? Infinity : createdNoLaterThan(task, this.config.clock.now());
+    // Without a ttl nothing needs the bound, and the same timestamps read later never tighten it.
+    const sameStamps = Number.isFinite(record.createdBy) && task.lastUpdatedAt === previous.lastUpdatedAt && task.createdAt === previous.createdAt;
+    const createdBy = source === 'result' || task.ttl === null || sameStamps ? Infinity : createdNoLaterThan(task, this.config.clock.now());
     const tighter = createdBy < record.createdBy - TTL_ANCHOR_STEP_MS;
     if (createdBy < record.createdBy) record.createdBy = createdBy;
     // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known. A

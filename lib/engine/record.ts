@@ -102,8 +102,10 @@ export class TaskRecord implements RequestGroup {
   private members: Set<GroupMember> | undefined;
   /** True once tracking stopped: the task's requests in flight were stopped, new ones fail at once. */
   stopped = false;
-  /** Why the requests were stopped ({@link TRACKING_STOPPED}). */
-  stopReason: unknown = undefined;
+  /** Why the requests were stopped ({@link TRACKING_STOPPED}), once they were. */
+  get stopReason(): unknown {
+    return this.stopped ? TRACKING_STOPPED : undefined;
+  }
   /** True once the server accepted a `tasks/cancel` for this task (a bare acknowledgement, [E6]). */
   cancelAcknowledged = false;
   /** Set while a cancel is in progress, so concurrent cancels share it. */
@@ -158,7 +160,6 @@ export class TaskRecord implements RequestGroup {
   /** Stops every request in flight and any retry wait; later requests of the task fail at once. */
   abortAll(): void {
     this.stopped = true;
-    this.stopReason = TRACKING_STOPPED;
     this.life?.abort(TRACKING_STOPPED);
     const member = this.member;
     const members = this.members;

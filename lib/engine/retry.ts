@@ -36,7 +36,7 @@ export function sleep(scheduler: Scheduler, ms: number, signal?: AbortSignal, we
   });
 }
 
-/** What {@link withRetry} needs besides the operation. */
+/** What {@link retryAfter} needs besides the operation. */
 export interface RetryContext {
   /** True for a failure worth another attempt (the wire decides: timeouts, lost connections, ...). */
   readonly retryable: (error: unknown) => boolean;
@@ -58,24 +58,10 @@ export interface RetryContext {
 }
 
 /**
- * Runs `operation`, retrying the failures `context.retryable` accepts with exponential backoff and
- * jitter, within `policy.retries` retries and `policy.maxElapsedMs`. The first attempt runs
- * directly; `p-retry` takes over only after a retryable failure, so the common path costs nothing.
- * @throws the last error when retrying stops, or the signal's reason when aborted.
- */
-export async function withRetry<T>(operation: (attempt: number) => Promise<T>, context: RetryContext): Promise<T> {
-  let first: unknown;
-  try {
-    return await operation(1);
-  } catch (error) {
-    first = error;
-  }
-  return retryAfter(first, operation, context);
-}
-
-/**
- * Goes on after a first attempt of `operation` failed with `first`: retries as
- * {@link withRetry} does, or rejects with `first` when it is not worth a retry.
+ * Goes on after a first attempt of `operation` failed with `first` (the first attempt runs
+ * without any retry machinery, so the common path costs nothing): retries the failures
+ * `context.retryable` accepts with exponential backoff and jitter, within `policy.retries`
+ * retries and `policy.maxElapsedMs`, or rejects with `first` when it is not worth a retry.
  * @throws the last error when retrying stops, or the signal's reason when aborted.
  */
 export async function retryAfter<T>(first: unknown, operation: (attempt: number) => Promise<T>, context: RetryContext): Promise<T> {

@@ -291,7 +291,6 @@ export class Launch implements StopScope {
     return handle;
   }
 
-  /** Cancels a task created after its caller gave up: once, in the background (never throws). */
   /** Sends one `tasks/cancel` for a task nobody tracks; settles when it is answered or failed. */
   private cancelOrphan(task: Task): Promise<void> {
     const engine = this.engine;

@@ -163,11 +163,11 @@ export class ExtensionWire implements TaskWire {
     // A subscription is named by its listen request's id ([E18]): only those the library opened
     // are its own. The host's own `client.listen()` (tool-list changes, its own task ids) gets
     // its acknowledgement and notifications untouched.
-    const ours = (params: JsonObject): boolean => this.port.sentRequest(subscriptionOf(params));
     const own = [
       this.port.onNotification('notifications/tasks', (params) => {
-        const tagged = subscriptionOf(params) !== undefined;
-        if (tagged && !ours(params)) return false;
+        const subscription = subscriptionOf(params);
+        const tagged = subscription !== undefined;
+        if (tagged && !this.port.sentRequest(subscription)) return false;
         try {
           events.status(decodeDetailedTask(params, 'notifications/tasks', true));
         } catch (error) {
@@ -179,7 +179,7 @@ export class ExtensionWire implements TaskWire {
       }),
       // The acknowledgement says which tasks the server agreed to; polling covers the rest.
       this.port.onNotification('notifications/subscriptions/acknowledged', (params) => {
-        if (!ours(params)) return false;
+        if (!this.port.sentRequest(subscriptionOf(params))) return false;
         this.subscription.acknowledged();
         return true;
       }),
