@@ -6,16 +6,6 @@
  * `outcome.ts`, cancelling and giving up in `stop.ts`.
  */
 import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
-
-/** A retry policy that never retries. */
-const NO_RETRIES: RetryPolicy = { retries: 0, minDelayMs: 0, maxDelayMs: 0, factor: 1, jitter: 0, maxElapsedMs: 0 };
-/** How much earlier a new creation bound must be before the ttl timers are armed again. */
-const TTL_ANCHOR_STEP_MS = 1_000;
-
-/** What a request of the client (not of a task) rejects with once the client is closed. */
-function closedError(): TaskClosedError {
-  return new TaskClosedError('The TaskClient was closed');
-}
 import { isTerminalStatus, type Task } from '../types.js';
 import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
 import type { JsonObject } from '../types.js';
@@ -23,13 +13,16 @@ import { EarlyBuffer } from './early.js';
 import { Pause } from './pause.js';
 import { fetchOutcome, fetchTerminal, finish, vanished } from './outcome.js';
 import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
-import { retryAfter, type RetryContext } from './retry.js';
+import { closedError, Requests } from './requests.js';
 import { Scheduler } from './scheduler.js';
-import { pollDelay, type RetryPolicy } from './timing.js';
+import { pollDelay } from './timing.js';
 import { createdNoLaterThan, localExpiry } from './ttl.js';
 import type { EngineConfig, EngineCore, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
 export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
+
+/** How much earlier a new creation bound must be before the ttl timers are armed again. */
+const TTL_ANCHOR_STEP_MS = 1_000;
 
 /**
  * The options of one request of a task: its timeout on the engine's timers, and the task's record
@@ -56,9 +49,7 @@ export class TaskEngine implements EngineCore {
   private readonly records = new Map<string, TaskRecord>();
   private readonly early: EarlyBuffer;
   private readonly stopping = new WeakMap<TaskRecord, StopIntent>();
-  /** Aborted on shutdown: stops retries of requests that belong to no task. */
-  private readonly life = new AbortController();
-  private readonly detachedInflight = new Set<AbortController>();
+  private readonly requests: Requests;
   private readonly pauseState = new Pause();
   /** Bumped when the wire is replaced: answers to requests sent before belong to the old one. */
   generation = 0;
@@ -70,16 +61,22 @@ export class TaskEngine implements EngineCore {
     private readonly events: EngineEvents,
   ) {
     this.scheduler = new Scheduler(config.clock, (error) => this.report(error, undefined));
-    this.retryable = (error) => {
-      const kind = this.classify(error);
-      return kind === 'transient' || kind === 'timeout' || kind === 'session';
-    };
+    this.requests = new Requests({
+      config,
+      scheduler: this.scheduler,
+      isPaused: () => this.pauseState.paused,
+      whenResumed: (signal) => this.whenResumed(signal),
+      classify: (error) => this.classify(error),
+      report: (error, record) => this.report(error, record),
+      sessionLost: () => this.events.sessionLost(this.wireRef),
+    });
+    this.retryable = this.requests.retryable;
     this.early = new EarlyBuffer(config.maxEarlyNotifications, () => this.events.creationsSettled());
   }
 
   /** Aborted when the engine shuts down (the client closed). */
   get lifeSignal(): AbortSignal {
-    return this.life.signal;
+    return this.requests.lifeSignal;
   }
 
   /** The wire in use. */
@@ -361,7 +358,7 @@ export class TaskEngine implements EngineCore {
       },
       (error: unknown) => {
         record.pollInFlight = false;
-        const failure = this.attemptFailed(record, error);
+        const failure = this.requests.attemptFailed(record, error);
         // A poll dropped with an old connection: resume() polls again over the new one.
         if (generation === this.generation) this.pollFailed(record, failure);
         else this.ensurePoll(record);
@@ -396,107 +393,19 @@ export class TaskEngine implements EngineCore {
     return this.wireRef.getTask(record.taskId, this.requestOptions(record.requestTimeoutMs, scope));
   }
 
-  /**
-   * Runs one request for `record` in the record's request group: stopped (and rejecting with
-   * {@link TRACKING_STOPPED}) if tracking stops meanwhile.
-   */
+  /** Runs one request for `record` in its request group (see {@link Requests.attempt}). */
   attempt<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>): Promise<T> {
-    return run(record).then(undefined, (error: unknown) => {
-      throw this.attemptFailed(record, error);
-    });
+    return this.requests.attempt(record, run);
   }
 
-  /** The error a failed attempt for `record` rejects with. */
-  private attemptFailed(record: TaskRecord, error: unknown): unknown {
-    // Stopped because tracking stopped: the library's own doing, never retried or reported.
-    if (record.stopped) return TRACKING_STOPPED;
-    this.noticeSessionLoss(error);
-    return error;
-  }
-
-  /**
-   * Runs a request with retries of transient failures; while the connection is lost, retries wait
-   * for it to come back without using up attempts. With a record, attempts stop when tracking
-   * stops; without one, when the engine shuts down. The first attempt runs directly: the retry
-   * machinery is set up only after it failed.
-   */
+  /** Runs a request with retries of transient failures (see {@link Requests.retrying}). */
   retrying<T>(record: TaskRecord | undefined, run: (scope: RequestScope) => Promise<T>): Promise<T> {
-    if (record === undefined) {
-      return this.attemptDetached(run).then(undefined, (error: unknown) => retryAfter(error, () => this.attemptDetached(run), this.retryContext(undefined)));
-    }
-    return run(record).then(undefined, (error: unknown) => {
-      const failure = this.attemptFailed(record, error);
-      if (failure === TRACKING_STOPPED) throw failure;
-      return retryAfter(failure, () => this.attempt(record, run), this.retryContext(record));
-    });
+    return this.requests.retrying(record, run);
   }
 
-  /** How the retries of a request for `record` (or for no task) go on. */
-  private retryContext(record: TaskRecord | undefined): RetryContext {
-    const c = this.config;
-    const signal = (): AbortSignal => (record === undefined ? this.life.signal : record.lifeSignal);
-    return {
-      retryable: this.retryable,
-      policy: c.retry,
-      scheduler: this.scheduler,
-      random: c.random,
-      now: () => c.clock.now(),
-      signal,
-      pause: { isPaused: () => this.pauseState.paused, whenResumed: () => this.whenResumed(signal()) },
-      onRetry: (error) => {
-        if (record !== undefined) record.retries += 1;
-        this.report(error, record);
-      },
-    };
-  }
-
-  /**
-   * Sends a request about `record` that must outlive its tracking (a `tasks/cancel` still has to
-   * reach the server after the handle settled): it is not aborted when the record settles, and
-   * its retries (none with `once`) go on while the client is open, on weak timers that never keep
-   * the process alive.
-   */
+  /** Sends a request about `record` that outlives its tracking (see {@link Requests.background}). */
   background<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>, once = false): Promise<T> {
-    const c = this.config;
-    const context: RetryContext = {
-      retryable: this.retryable,
-      policy: once ? NO_RETRIES : c.retry,
-      scheduler: this.scheduler,
-      random: c.random,
-      now: () => c.clock.now(),
-      signal: () => this.life.signal,
-      weak: true,
-      onRetry: (error) => {
-        record.retries += 1;
-        if (record.settlement === undefined) this.report(error, record);
-      },
-    };
-    return this.attemptDetached(run).then(undefined, (error: unknown) => retryAfter(error, () => this.attemptDetached(run), context));
-  }
-
-  private attemptDetached<T>(run: (scope: RequestScope) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    this.detachedInflight.add(controller);
-    return run(controller.signal).then(
-      (value) => {
-        this.detachedInflight.delete(controller);
-        return value;
-      },
-      (error: unknown) => {
-        this.detachedInflight.delete(controller);
-        if (controller.signal.aborted) throw closedError();
-        this.noticeSessionLoss(error);
-        throw error;
-      },
-    );
-  }
-
-  /**
-   * A request found the server's session gone (an HTTP server restarted): the connection is lost,
-   * as if the transport had closed. Retries then wait for the reconnection.
-   */
-  private noticeSessionLoss(error: unknown): void {
-    if (!this.pauseState.paused && this.classify(error) === 'session') this.events.sessionLost(this.wireRef);
+    return this.requests.background(record, run, once);
   }
 
   /**
@@ -598,15 +507,13 @@ export class TaskEngine implements EngineCore {
 
   /** Reports a problem that did not fail a task (never the library's own stops). */
   report(error: unknown, record: TaskRecord | undefined): void {
-    if (error === TRACKING_STOPPED || this.life.signal.aborted) return;
+    if (error === TRACKING_STOPPED || this.requests.lifeSignal.aborted) return;
     this.events.problem(asTaskError(error, record), record);
   }
 
   /** Stops every timer and request (records must be settled by the caller first). */
   shutdown(): void {
-    this.life.abort(closedError());
-    for (const controller of this.detachedInflight) controller.abort();
-    this.detachedInflight.clear();
+    this.requests.shutdown();
     this.scheduler.clear();
     this.early.clear();
     this.pauseState.clear(closedError());
