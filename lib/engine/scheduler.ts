@@ -96,6 +96,15 @@ export class Scheduler {
     return this.schedule(this.clock.now() + delayMs, run, weak);
   }
 
+  /** A promise that resolves to `undefined` after `ms`, and its cleanup (a bound to race work against). */
+  expiry(ms: number): { readonly expired: Promise<undefined>; clear(): void } {
+    let timer: Timer | undefined;
+    const expired = new Promise<undefined>((resolve) => {
+      timer = this.after(ms, () => resolve(undefined));
+    });
+    return { expired, clear: () => this.cancel(timer) };
+  }
+
   /** Cancels a job; harmless when it already ran or was cancelled. */
   cancel(timer: Timer | undefined): void {
     const entry = timer as Entry | undefined;

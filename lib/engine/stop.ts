@@ -17,7 +17,6 @@ import type { WireSnapshot } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
 import { vanished } from './outcome.js';
 import type { TaskRecord } from './record.js';
-import type { Timer } from './scheduler.js';
 
 /** Options of {@link cancelTask}. */
 export interface CancelOptions {
@@ -153,7 +152,7 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     return 'already-settled';
   }
   engine.beginStop(record, { holdStream: how.throwFromIterators ?? true });
-  const grace = graceTimer(engine, how.graceMs);
+  const grace = engine.scheduler.expiry(how.graceMs);
   try {
     let remote: RemoteCancelOutcome;
     if (!how.cancelRemote) remote = 'disabled';
@@ -192,13 +191,4 @@ function unconfirmed(record: TaskRecord): RemoteCancelOutcome {
 /** What a stop found about a task that is already terminal on the server. */
 function finishedFate(record: TaskRecord): RemoteCancelOutcome {
   return record.task.status === 'cancelled' ? 'cancelled' : 'finished';
-}
-
-/** A promise that resolves to `undefined` after `ms` on the engine's clock, and its cleanup. */
-function graceTimer(engine: TaskEngine, ms: number): { expired: Promise<undefined>; clear(): void } {
-  let timer: Timer | undefined;
-  const expired = new Promise<undefined>((resolve) => {
-    timer = engine.scheduler.after(ms, () => resolve(undefined));
-  });
-  return { expired, clear: () => engine.scheduler.cancel(timer) };
 }

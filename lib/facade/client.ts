@@ -17,7 +17,6 @@ import type {
   ToolTaskSupport,
 } from './api.js';
 import { TaskEngine } from '../engine/engine.js';
-import type { Timer } from '../engine/scheduler.js';
 import { cancelTask } from '../engine/stop.js';
 import { Connection } from './connection.js';
 import { TaskClosedError, TaskOptionError, TaskQueueFullError, type TaskError } from '../errors.js';
@@ -531,14 +530,11 @@ export class TaskClient {
   /** Waits up to `ms` for the follow-ups of abandoned creations (see `LaunchContext.abandoned`). */
   private async settleAbandoned(ms: number): Promise<void> {
     if (this.abandoned.size === 0 || ms <= 0) return;
-    let timer: Timer | undefined;
-    const expired = new Promise<void>((resolve) => {
-      timer = this.engine.scheduler.after(ms, resolve);
-    });
+    const bound = this.engine.scheduler.expiry(ms);
     try {
-      await Promise.race([Promise.allSettled([...this.abandoned]), expired]);
+      await Promise.race([Promise.allSettled([...this.abandoned]), bound.expired]);
     } finally {
-      this.engine.scheduler.cancel(timer);
+      bound.clear();
     }
   }
 
