@@ -21,6 +21,7 @@
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { prng } from '../../bench/stats.js';
 
 export type MessageKind = 'request' | 'notification' | 'response' | 'error';
 export type Flow = 'clientToServer' | 'serverToClient';
@@ -68,17 +69,8 @@ export interface FaultEvent {
   readonly action: FaultAction;
 }
 
-/** mulberry32: a tiny seeded PRNG returning values in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** mulberry32: a tiny seeded PRNG returning values in [0, 1) (the benchmark's own). */
+export const mulberry32: (seed: number) => () => number = prng;
 
 /** The kind of a JSON-RPC message. */
 export function kindOf(message: JSONRPCMessage): MessageKind {
