@@ -13,7 +13,10 @@
  * Usage:
  *   npm run bench:profile -- [--wire=2025|ext] [--contender=mcp-task-client] [--transport=memory|stdio|http]
  *                            [--workload=random-poll] [--n=1000] [--phase=warm|cold] [--pace=100]
- *                            [--top=30] [--out=DIR]
+ *                            [--top=30] [--out=DIR] [--heap=1|retainers]
+ * With `--heap=1` it also diffs two heap snapshots of the memory phase (before the N tasks start,
+ * and with all of them in flight) and prints what the in-flight tasks keep alive, by kind
+ * (bench/heap.ts); `--heap=retainers` also names what holds each kind.
  * It runs the compiled copy of lib/ and bench/ that `npm run bench` runs (bench/build.ts).
  * The raw `.cpuprofile` files stay in DIR (default: a fresh temporary directory) for Chrome
  * DevTools or speedscope. Compare two contenders by running it twice (e.g. `--contender=floor`).
@@ -23,6 +26,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildBench } from './build.js';
+import { heapDiff, heapTable } from './heap.js';
 import type { PhaseResult, ScenarioResult, ScenarioSpec } from './scenario.js';
 import { WORKLOADS } from './workloads.js';
 
@@ -106,12 +110,14 @@ async function main(): Promise<void> {
     warmup: 1000,
     timeoutMs: 300_000,
   };
+  const heap = o.heap !== undefined && o.heap !== '0';
   let gcLog = '';
   const build = buildBench();
   const result = await new Promise<ScenarioResult>((resolve, reject) => {
     const child = fork(build.child, [JSON.stringify(spec)], {
       cwd: build.dir,
       execArgv: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=200', '--trace-gc', '--no-warnings'],
+      env: heap ? { ...process.env, BENCH_HEAP_SNAPSHOTS: dir } : process.env,
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
     child.stdout!.on('data', (chunk: Buffer) => (gcLog += chunk.toString('utf8')));
@@ -183,6 +189,10 @@ async function main(): Promise<void> {
   console.log('');
   console.log('garbage collection in the window (from --trace-gc):');
   for (const [kind, { count, pauseMs }] of gcKinds) console.log(`  ${kind}: ${count} collections, ${pauseMs.toFixed(1)} ms paused`);
+  if (heap) {
+    console.log(`\nnew heap nodes with all ${spec.n} tasks in flight (memory phase, heap snapshots diffed):`);
+    console.log(heapTable(heapDiff(path.join(dir, 'base.heapsnapshot'), path.join(dir, 'in-flight.heapsnapshot'), spec.n, o.heap === 'retainers'), top));
+  }
   console.log(`\nProfiles: ${dir}`);
 }
 

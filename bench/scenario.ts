@@ -18,7 +18,9 @@
  * result is awaited; CPU, loop delay and wall time cover the phase, and after it a forced GC
  * shows what stays retained per task.
  */
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { contender as contenderInfo, type ContenderId, type StartedTask } from './contenders/index.js';
 import { median, now, percentile, prng } from './stats.js';
 import { clockOffset, connect, type TransportKind, type WireKind } from './transports.js';
@@ -107,6 +109,15 @@ export interface ScenarioResult {
   readonly clock: { readonly offsetMs: number; readonly uncertaintyMs: number } | null;
   /** Process warnings seen (e.g. MaxListenersExceededWarning), deduplicated with counts. */
   readonly warnings: Record<string, number>;
+}
+
+/**
+ * `bench/profile.ts --heap` sets BENCH_HEAP_SNAPSHOTS to a directory: the memory phase then writes
+ * a heap snapshot before the N tasks start and one with all of them in flight, for the diff.
+ */
+function heapSnapshot(name: string): void {
+  const dir = process.env.BENCH_HEAP_SNAPSHOTS;
+  if (dir !== undefined && dir !== '') writeHeapSnapshot(path.join(dir, `${name}.heapsnapshot`));
 }
 
 /** Interval of the event-loop delay sampler. */
@@ -331,6 +342,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
     if (forceGc()) {
       await server.reset(true);
       forceGc();
+      heapSnapshot('base');
       const base = process.memoryUsage();
       const held = await startAll(
         contender,
@@ -340,6 +352,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       );
       forceGc();
       const inFlight = process.memoryUsage();
+      heapSnapshot('in-flight');
       heapPerTaskBytes = (inFlight.heapUsed - base.heapUsed) / n;
       rssPerTaskBytes = (inFlight.rss - base.rss) / n;
       await server.release();
