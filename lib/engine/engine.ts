@@ -164,18 +164,31 @@ export class TaskEngine implements EngineCore {
     if (record.provisional) return record;
     record.createdBy = createdNoLaterThan(task, now);
     record.active = true;
-    record.unwatch = this.wireRef.watch(task.taskId, this.scheduler);
+    this.watch(record, this.wireRef);
     record.nextPollAt = now + this.delay(record);
     this.armTtlWarning(record);
     this.react(record);
     return record;
   }
 
+  /** Tells `wire` the record's task wants pushed snapshots. */
+  private watch(record: TaskRecord, wire: TaskWire): void {
+    record.watchedOn = wire;
+    wire.watch(record.taskId, this.scheduler);
+  }
+
+  /** Withdraws the interest told by {@link Engine.watch}, once. */
+  private unwatch(record: TaskRecord): void {
+    const wire = record.watchedOn;
+    record.watchedOn = undefined;
+    wire?.unwatch(record.taskId);
+  }
+
   /** Starts observing a provisional record (a resumed task): it is read at once. */
   activate(record: TaskRecord): void {
     if (record.active || record.settlement !== undefined) return;
     record.active = true;
-    record.unwatch = this.wireRef.watch(record.taskId, this.scheduler);
+    this.watch(record, this.wireRef);
     record.nextPollAt = this.config.clock.now();
     // A notification may have told its state meanwhile (even a terminal one): act on it now.
     if (record.provisional) this.ensurePoll(record);
@@ -328,13 +341,16 @@ export class TaskEngine implements EngineCore {
       if (timer.at <= record.nextPollAt) return;
       this.scheduler.cancel(timer);
     }
-    record.pollTimer = this.scheduler.schedule(record.nextPollAt, () => {
-      record.pollTimer = undefined;
-      // Notifications push nextPollAt back without touching the heap; re-arm if so.
-      if (this.config.clock.now() < record.nextPollAt) this.ensurePoll(record);
-      else this.poll(record);
-    });
+    record.pollTimer = this.scheduler.call(record.nextPollAt, this.pollDue, record);
   }
+
+  /** A record's poll timer fired (one function for every record: no closure per poll). */
+  private readonly pollDue = (record: TaskRecord): void => {
+    record.pollTimer = undefined;
+    // Notifications push nextPollAt back without touching the heap; re-arm if so.
+    if (this.config.clock.now() < record.nextPollAt) this.ensurePoll(record);
+    else this.poll(record);
+  };
 
   /** True for a terminal record whose payload rides on a read (not `tasks/result`) and is missing. */
   private awaitsPayloadRead(record: TaskRecord): boolean {
@@ -420,20 +436,28 @@ export class TaskEngine implements EngineCore {
     const expiresAt = localExpiry(ttl, record.createdBy);
     if (ttl === null || expiresAt === undefined || record.terminal) return;
     const margin = this.config.ttlWarningMs ?? Math.min(60_000, Math.max(1_000, ttl / 10));
-    record.ttlTimer = this.scheduler.schedule(Math.max(this.config.clock.now(), expiresAt - margin), () => {
-      record.ttlTimer = undefined;
-      if (record.settlement !== undefined || record.terminal) return;
-      this.events.expiring(record, expiresAt);
-      // [E13]: where the ttl is a backstop, a task still running when it elapses is given up as
-      // expired (the server may fail or delete it at any time after).
-      if (this.features.ttlBackstop) {
-        record.ttlTimer = this.scheduler.schedule(expiresAt, () => {
-          record.ttlTimer = undefined;
-          if (record.settlement === undefined && !record.terminal && !this.isStopping(record)) vanished(this, record, undefined);
-        });
-      }
-    });
+    record.ttlTimer = this.scheduler.call(Math.max(this.config.clock.now(), expiresAt - margin), this.ttlNear, record);
   }
+
+  /**
+   * A running task's ttl is near its end. The expiry is read again here: a bound of the creation
+   * time tightened since the timer was armed (by less than the re-arm step) only makes it more exact.
+   */
+  private readonly ttlNear = (record: TaskRecord): void => {
+    record.ttlTimer = undefined;
+    const expiresAt = localExpiry(record.task.ttl, record.createdBy);
+    if (record.settlement !== undefined || record.terminal || expiresAt === undefined) return;
+    this.events.expiring(record, expiresAt);
+    // [E13]: where the ttl is a backstop, a task still running when it elapses is given up as
+    // expired (the server may fail or delete it at any time after).
+    if (this.features.ttlBackstop) record.ttlTimer = this.scheduler.call(expiresAt, this.ttlOver, record);
+  };
+
+  /** A running task's ttl elapsed where the ttl is a backstop ([E13]). */
+  private readonly ttlOver = (record: TaskRecord): void => {
+    record.ttlTimer = undefined;
+    if (record.settlement === undefined && !record.terminal && !this.isStopping(record)) vanished(this, record, undefined);
+  };
 
   /** Stops the record's polls while a local stop (timeout, abort, dispose) is under way. */
   beginStop(record: TaskRecord, intent: StopIntent): void {
@@ -453,10 +477,11 @@ export class TaskEngine implements EngineCore {
    */
   settle(record: TaskRecord, settlement: Settlement, streamError?: TaskError): void {
     if (!record.settle(settlement, this.config.clock.now(), streamError)) return;
-    for (const timer of [record.pollTimer, record.deadlineTimer, record.ttlTimer]) this.scheduler.cancel(timer);
+    this.scheduler.cancel(record.pollTimer);
+    this.scheduler.cancel(record.deadlineTimer);
+    this.scheduler.cancel(record.ttlTimer);
     record.pollTimer = record.deadlineTimer = record.ttlTimer = undefined;
-    record.unwatch?.();
-    record.unwatch = undefined;
+    this.unwatch(record);
     record.abortAll();
     this.stopping.delete(record);
     if (this.records.get(record.taskId) === record) this.records.delete(record.taskId);
@@ -485,8 +510,8 @@ export class TaskEngine implements EngineCore {
       this.featureCache = undefined;
       for (const record of this.records.values()) {
         if (!record.active) continue;
-        record.unwatch?.();
-        record.unwatch = wire.watch(record.taskId, this.scheduler);
+        this.unwatch(record);
+        this.watch(record, wire);
       }
     }
     this.wireRef = wire;

@@ -11,7 +11,7 @@ import { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from './scheduler.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { GroupMember, RequestGroup, TaskOutcome } from '../wire/wire.js';
+import type { GroupMember, RequestGroup, TaskOutcome, TaskWire } from '../wire/wire.js';
 
 /**
  * The abort reason of requests still open when tracking stops, and what such a request rejects
@@ -56,38 +56,28 @@ export class TaskRecord implements RequestGroup {
   settlement: Settlement | undefined;
   /** Clock time of the settlement. */
   settledAt: number | undefined;
-  /** Error that ended the snapshot stream early (timeout, abort, close); undefined otherwise. */
-  private streamError: TaskError | undefined;
   private streamEnded = false;
-  private observers: Set<TaskObserver> | undefined;
-  private settleListeners: Array<(settlement: Settlement) => void> | undefined;
+  /** The first settle listener in a field (usually the only one: `result()`), more in {@link RecordExtras}. */
+  private settleListener: ((settlement: Settlement) => void) | undefined;
+  /** The state few tasks need, made on first use (every in-flight task carries the fields above). */
+  private extras: RecordExtras | undefined;
 
   // ---- engine bookkeeping ----
   /** The scheduled poll, if any. */
   pollTimer: Timer | undefined;
   /** Earliest time the next poll may run; pushed back by every fresh observation. */
   nextPollAt = 0;
-  /** Polls sent so far without a server `pollInterval`, for the gentle backoff (D2). */
-  hintlessPolls = 0;
-  /** Consecutive polls that failed or returned malformed data. */
-  failedPolls = 0;
   pollInFlight = false;
   /** `tasks/result` requests open for this task. */
   outcomeFetches = 0;
   /** True while a `tasks/result` sent after the terminal status was seen is open. */
   terminalFetch = false;
-  /** Clock time before which no new blocking `tasks/result` is opened (after one failed). */
-  blockingRetryAt = 0;
-  /** Keys of inline input requests already handed out ([E4]: unique over the task's life). */
-  inputKeys: Set<string> | undefined;
-  /** Ends the wire's interest in pushed snapshots for this task. */
-  unwatch: (() => void) | undefined;
+  /** The wire told of the engine's interest in pushed snapshots for this task, until it is withdrawn. */
+  watchedOn: TaskWire | undefined;
   /** The engine's connection generation when tracking began (a later one is a new connection). */
   generation = 0;
   /** The final payload, once fetched; never fetched twice (rmcp consumes it). */
   outcome: TaskOutcome | undefined;
-  /** Deadline timer (timeoutMs), if any. */
-  deadlineTimer: Timer | undefined;
   /** Timer of the "close to its ttl" warning, if any. */
   ttlTimer: Timer | undefined;
   /** Latest local clock time the task can have been created (see `ttl.ts`); Infinity until known. */
@@ -99,27 +89,81 @@ export class TaskRecord implements RequestGroup {
    * the usual single one in a field, more (a poll beside a blocking `tasks/result`) in a set.
    */
   private member: GroupMember | undefined;
-  private members: Set<GroupMember> | undefined;
   /** True once tracking stopped: the task's requests in flight were stopped, new ones fail at once. */
   stopped = false;
   /** Why the requests were stopped ({@link TRACKING_STOPPED}), once they were. */
   get stopReason(): unknown {
     return this.stopped ? TRACKING_STOPPED : undefined;
   }
-  /** True once the server accepted a `tasks/cancel` for this task (a bare acknowledgement, [E6]). */
-  cancelAcknowledged = false;
-  /** Set while a cancel is in progress, so concurrent cancels share it. */
-  cancelling: Promise<Task> | undefined;
   /** Wall-clock time tracking began. */
   readonly startedAt: number;
   /** Counters for metrics. */
   polls = 0;
   notifications = 0;
-  retries = 0;
-  private life: AbortController | undefined;
 
   /** The task id (fixed: a snapshot naming another task is never applied). */
   readonly taskId: string;
+
+  private more(): RecordExtras {
+    return (this.extras ??= new RecordExtras());
+  }
+
+  /** Polls sent so far without a server `pollInterval`, for the gentle backoff (D2). */
+  get hintlessPolls(): number {
+    return this.extras?.hintlessPolls ?? 0;
+  }
+  set hintlessPolls(value: number) {
+    if (value !== 0 || this.extras !== undefined) this.more().hintlessPolls = value;
+  }
+  /** Consecutive polls that failed or returned malformed data. */
+  get failedPolls(): number {
+    return this.extras?.failedPolls ?? 0;
+  }
+  set failedPolls(value: number) {
+    if (value !== 0 || this.extras !== undefined) this.more().failedPolls = value;
+  }
+  /** Clock time before which no new blocking `tasks/result` is opened (after one failed). */
+  get blockingRetryAt(): number {
+    return this.extras?.blockingRetryAt ?? 0;
+  }
+  set blockingRetryAt(value: number) {
+    if (value !== 0 || this.extras !== undefined) this.more().blockingRetryAt = value;
+  }
+  /** Retries of this task's requests, for metrics. */
+  get retries(): number {
+    return this.extras?.retries ?? 0;
+  }
+  set retries(value: number) {
+    if (value !== 0 || this.extras !== undefined) this.more().retries = value;
+  }
+  /** Keys of inline input requests already handed out ([E4]: unique over the task's life). */
+  get inputKeys(): Set<string> | undefined {
+    return this.extras?.inputKeys;
+  }
+  set inputKeys(value: Set<string> | undefined) {
+    if (value !== undefined || this.extras !== undefined) this.more().inputKeys = value;
+  }
+  /** Deadline timer (timeoutMs), if any. */
+  get deadlineTimer(): Timer | undefined {
+    return this.extras?.deadlineTimer;
+  }
+  set deadlineTimer(value: Timer | undefined) {
+    if (value !== undefined || this.extras !== undefined) this.more().deadlineTimer = value;
+  }
+  /** True once the server accepted a `tasks/cancel` for this task (a bare acknowledgement, [E6]). */
+  get cancelAcknowledged(): boolean {
+    return this.extras?.cancelAcknowledged ?? false;
+  }
+  set cancelAcknowledged(value: boolean) {
+    if (value || this.extras !== undefined) this.more().cancelAcknowledged = value;
+  }
+  /** Set while a cancel is in progress, so concurrent cancels share it. */
+  get cancelling(): Promise<Task> | undefined {
+    return this.extras?.cancelling;
+  }
+  set cancelling(value: Promise<Task> | undefined) {
+    if (value !== undefined || this.extras !== undefined) this.more().cancelling = value;
+  }
 
   constructor(
     task: Task,
@@ -141,30 +185,32 @@ export class TaskRecord implements RequestGroup {
   get lifeSignal(): AbortSignal {
     // A record that already settled must not start a wait (or a retry) that nothing will abort.
     if (this.settlement !== undefined) return STOPPED_SIGNAL;
-    this.life ??= new AbortController();
-    return this.life.signal;
+    const extras = this.more();
+    extras.life ??= new AbortController();
+    return extras.life.signal;
   }
 
   /** A request of this task is open (called by the port). */
   join(member: GroupMember): void {
     if (this.member === undefined) this.member = member;
-    else (this.members ??= new Set()).add(member);
+    else (this.more().members ??= new Set()).add(member);
   }
 
   /** A request of this task ended (called by the port). */
   leave(member: GroupMember): void {
     if (this.member === member) this.member = undefined;
-    else this.members?.delete(member);
+    else this.extras?.members?.delete(member);
   }
 
   /** Stops every request in flight and any retry wait; later requests of the task fail at once. */
   abortAll(): void {
     this.stopped = true;
-    this.life?.abort(TRACKING_STOPPED);
+    const extras = this.extras;
+    extras?.life?.abort(TRACKING_STOPPED);
     const member = this.member;
-    const members = this.members;
+    const members = extras?.members;
     this.member = undefined;
-    this.members = undefined;
+    if (extras !== undefined) extras.members = undefined;
     member?.stop(TRACKING_STOPPED);
     if (members !== undefined) for (const other of members) other.stop(TRACKING_STOPPED);
   }
@@ -187,7 +233,8 @@ export class TaskRecord implements RequestGroup {
       this.provisional = false;
       this.task = next;
       this.updatedMs = Date.parse(next.lastUpdatedAt);
-      if (this.observers !== undefined) for (const observer of this.observers) observer.next(next);
+      const observers = this.extras?.observers;
+      if (observers !== undefined) for (const observer of observers) observer.next(next);
       if (isTerminalStatus(next.status) && !holdStream) this.endStream(undefined);
       return 'changed';
     }
@@ -203,7 +250,8 @@ export class TaskRecord implements RequestGroup {
     if (!isTerminalStatus(next.status) && nextMs < this.updatedMs) return 'stale';
     this.task = next;
     this.updatedMs = nextMs;
-    if (this.observers !== undefined) for (const observer of this.observers) observer.next(next);
+    const observers = this.extras?.observers;
+    if (observers !== undefined) for (const observer of observers) observer.next(next);
     if (isTerminalStatus(next.status) && !holdStream) this.endStream(undefined);
     return 'changed';
   }
@@ -216,10 +264,10 @@ export class TaskRecord implements RequestGroup {
   observe(observer: TaskObserver): () => void {
     if (!this.provisional) observer.next(this.task);
     if (this.streamEnded) {
-      observer.end(this.streamError);
+      observer.end(this.extras?.streamError);
       return () => {};
     }
-    const observers = (this.observers ??= new Set());
+    const observers = (this.more().observers ??= new Set());
     observers.add(observer);
     return () => {
       observers.delete(observer);
@@ -231,10 +279,11 @@ export class TaskRecord implements RequestGroup {
   endStream(error: TaskError | undefined): void {
     if (this.streamEnded) return;
     this.streamEnded = true;
-    this.streamError = error;
-    if (this.observers === undefined || this.observers.size === 0) return;
-    const observers = [...this.observers];
-    this.observers.clear();
+    if (error !== undefined) this.more().streamError = error;
+    const held = this.extras?.observers;
+    if (held === undefined || held.size === 0) return;
+    const observers = [...held];
+    held.clear();
     for (const observer of observers) observer.end(error);
   }
 
@@ -244,9 +293,11 @@ export class TaskRecord implements RequestGroup {
       listener(this.settlement);
       return () => {};
     }
-    (this.settleListeners ??= []).push(listener);
+    if (this.settleListener === undefined) this.settleListener = listener;
+    else (this.more().settleListeners ??= []).push(listener);
     return () => {
-      this.settleListeners = this.settleListeners?.filter((l) => l !== listener);
+      if (this.settleListener === listener) this.settleListener = undefined;
+      else if (this.extras?.settleListeners !== undefined) this.extras.settleListeners = this.extras.settleListeners.filter((l) => l !== listener);
     };
   }
 
@@ -256,9 +307,32 @@ export class TaskRecord implements RequestGroup {
     this.settlement = settlement;
     this.settledAt = at;
     this.endStream(streamError);
-    const listeners = this.settleListeners;
-    this.settleListeners = undefined;
+    const first = this.settleListener;
+    const listeners = this.extras?.settleListeners;
+    this.settleListener = undefined;
+    if (listeners !== undefined) this.extras!.settleListeners = undefined;
+    first?.(settlement);
     if (listeners !== undefined) for (const listener of listeners) listener(settlement);
     return true;
   }
+}
+
+/** A record's rarely needed state (failures, cancels, deadlines, observers), made on first use. */
+class RecordExtras {
+  /** Error that ended the snapshot stream early (timeout, abort, close); undefined otherwise. */
+  streamError: TaskError | undefined = undefined;
+  observers: Set<TaskObserver> | undefined = undefined;
+  /** Settle listeners after the first. */
+  settleListeners: Array<(settlement: Settlement) => void> | undefined = undefined;
+  hintlessPolls = 0;
+  failedPolls = 0;
+  blockingRetryAt = 0;
+  inputKeys: Set<string> | undefined = undefined;
+  deadlineTimer: Timer | undefined = undefined;
+  /** Requests in flight beyond the record's one `member`. */
+  members: Set<GroupMember> | undefined = undefined;
+  cancelAcknowledged = false;
+  cancelling: Promise<Task> | undefined = undefined;
+  retries = 0;
+  life: AbortController | undefined = undefined;
 }

@@ -68,18 +68,21 @@ export function decodeTaskFields(value: unknown, method: string, names: TaskFiel
   }
   const statusMessage = clampMessage(value.statusMessage);
   const pollInterval = duration(value[names.pollInterval]);
-  const task: {
-    -readonly [K in keyof Task]: Task[K];
-  } = {
-    taskId,
-    status: status as TaskStatus,
-    createdAt: typeof value.createdAt === 'string' ? value.createdAt : '',
-    lastUpdatedAt: typeof value.lastUpdatedAt === 'string' ? value.lastUpdatedAt : '',
-    ttl: duration(value[names.ttl]) ?? null,
-  };
-  if (statusMessage !== undefined) task.statusMessage = statusMessage;
-  if (pollInterval !== undefined) task.pollInterval = pollInterval;
-  return task;
+  const createdAt = typeof value.createdAt === 'string' ? value.createdAt : '';
+  const lastUpdatedAt = typeof value.lastUpdatedAt === 'string' ? value.lastUpdatedAt : '';
+  const ttl = duration(value[names.ttl]) ?? null;
+  const known = status as TaskStatus;
+  // One literal per combination of the optional fields: each object is built with all its
+  // fields at once, so they sit inside it (no second allocation for properties added later;
+  // the latest snapshot of every tracked task is kept).
+  if (pollInterval === undefined) {
+    return statusMessage === undefined
+      ? { taskId, status: known, createdAt, lastUpdatedAt, ttl }
+      : { taskId, status: known, createdAt, lastUpdatedAt, ttl, statusMessage };
+  }
+  return statusMessage === undefined
+    ? { taskId, status: known, createdAt, lastUpdatedAt, ttl, pollInterval }
+    : { taskId, status: known, createdAt, lastUpdatedAt, ttl, statusMessage, pollInterval };
 }
 
 /**

@@ -256,8 +256,10 @@ export interface TaskWire {
   supplyInput(taskId: string, responses: Record<string, JsonObject>, options: WireRequestOptions): Promise<void>;
   /** One page of the server's tasks (only with `list`). */
   listTasks(cursor: string | undefined, options: WireRequestOptions): Promise<TaskPage>;
-  /** The engine tracks `taskId` (pushed snapshots wanted); returns the undo. */
-  watch(taskId: string, timers: Timers): () => void;
+  /** The engine tracks `taskId` (pushed snapshots wanted); each call is undone by one {@link TaskWire.unwatch}. */
+  watch(taskId: string, timers: Timers): void;
+  /** Undoes one {@link TaskWire.watch} of `taskId`. */
+  unwatch(taskId: string): void;
   /** Starts delivering {@link WireEvents}; returns a function that stops it. */
   subscribe(events: WireEvents): () => void;
   /**

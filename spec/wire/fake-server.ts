@@ -69,17 +69,16 @@ export class FakeTaskServer {
     this.notices.push({ open: !this.answered.has(requestId) });
   }
 
-  /** Pushes for `taskId` are wanted (the inline form pushes only these); returns the undo. */
-  watch(taskId: string): () => void {
+  /** Pushes for `taskId` are wanted (the inline form pushes only these); counted, undone by {@link FakeTaskServer.unwatch}. */
+  watch(taskId: string): void {
     this.watched.set(taskId, (this.watched.get(taskId) ?? 0) + 1);
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      const left = (this.watched.get(taskId) ?? 1) - 1;
-      if (left > 0) this.watched.set(taskId, left);
-      else this.watched.delete(taskId);
-    };
+  }
+
+  /** Undoes one {@link FakeTaskServer.watch}; harmless for a task not watched. */
+  unwatch(taskId: string): void {
+    const left = (this.watched.get(taskId) ?? 0) - 1;
+    if (left > 0) this.watched.set(taskId, left);
+    else this.watched.delete(taskId);
   }
 
   /** Snapshots of every task. */

@@ -205,8 +205,12 @@ export class FakeWire implements TaskWire {
     return Promise.resolve({ tasks: this.server.list().map((task) => decodeTask(task, 'get')) });
   }
 
-  watch(taskId: string): () => void {
-    return this.server.watch(taskId);
+  watch(taskId: string): void {
+    this.server.watch(taskId);
+  }
+
+  unwatch(taskId: string): void {
+    this.server.unwatch(taskId);
   }
 
   subscribe(events: WireEvents): () => void {

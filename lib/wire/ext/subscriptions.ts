@@ -50,8 +50,8 @@ export class TaskSubscription {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Adds interest in `taskId`; returns the undo (idempotent). */
-  watch(taskId: string, timers: Timers): () => void {
+  /** Adds interest in `taskId` (counted: each call is undone by one {@link TaskSubscription.unwatch}). */
+  watch(taskId: string, timers: Timers): void {
     this.timers = timers;
     const count = this.watched.get(taskId) ?? 0;
     this.watched.set(taskId, count + 1);
@@ -59,15 +59,15 @@ export class TaskSubscription {
       this.stopped = false;
       this.schedule();
     }
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      const left = (this.watched.get(taskId) ?? 1) - 1;
-      if (left > 0) this.watched.set(taskId, left);
-      else this.watched.delete(taskId);
-      if (this.watched.size === 0) this.end();
-    };
+  }
+
+  /** Removes one interest in `taskId`; harmless for a task not watched. */
+  unwatch(taskId: string): void {
+    const count = this.watched.get(taskId);
+    if (count === undefined) return;
+    if (count > 1) this.watched.set(taskId, count - 1);
+    else this.watched.delete(taskId);
+    if (this.watched.size === 0) this.end();
   }
 
   /** Replaces the subscription soon (now, or when the minimum interval has passed). */

@@ -155,8 +155,12 @@ export class ExtensionWire implements TaskWire {
     return Promise.reject(new TypeError('The tasks extension has no tasks/list'));
   }
 
-  watch(taskId: string, timers: Timers): () => void {
-    return this.offered ? this.subscription.watch(taskId, timers) : () => {};
+  watch(taskId: string, timers: Timers): void {
+    if (this.offered) this.subscription.watch(taskId, timers);
+  }
+
+  unwatch(taskId: string): void {
+    if (this.offered) this.subscription.unwatch(taskId);
   }
 
   subscribe(events: WireEvents): () => void {

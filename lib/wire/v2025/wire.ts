@@ -175,10 +175,11 @@ export class Wire2025 implements TaskWire {
     return this.send('tasks/list', cursor === undefined ? undefined : { cursor }, (value) => decodeTaskPage(value, () => {}), options);
   }
 
-  watch(): () => void {
+  watch(): void {
     // Status notifications come unasked on this wire ([V21]): nothing to subscribe to.
-    return () => {};
   }
+
+  unwatch(): void {}
 
   inputCapabilities(): Readonly<Record<InputKind, boolean>> {
     // The SDK delivers these requests only if the client declared the capability at connect time.
