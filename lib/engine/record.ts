@@ -57,8 +57,9 @@ export class TaskRecord implements RequestGroup {
   /** Clock time of the settlement. */
   settledAt: number | undefined;
   private streamEnded = false;
-  /** The first settle listener in a field (usually the only one: `result()`), more in {@link RecordExtras}. */
-  private settleListener: ((settlement: Settlement) => void) | undefined;
+  /** Settle `result()`'s promise, once asked for (two fields, no listener closure per task). */
+  private resolveResult: ((result: CallToolResult) => void) | undefined;
+  private rejectResult: ((error: TaskError) => void) | undefined;
   /** The state few tasks need, made on first use (every in-flight task carries the fields above). */
   private extras: RecordExtras | undefined;
 
@@ -293,12 +294,28 @@ export class TaskRecord implements RequestGroup {
       listener(this.settlement);
       return () => {};
     }
-    if (this.settleListener === undefined) this.settleListener = listener;
-    else (this.more().settleListeners ??= []).push(listener);
+    (this.more().settleListeners ??= []).push(listener);
     return () => {
-      if (this.settleListener === listener) this.settleListener = undefined;
-      else if (this.extras?.settleListeners !== undefined) this.extras.settleListeners = this.extras.settleListeners.filter((l) => l !== listener);
+      const extras = this.extras;
+      if (extras?.settleListeners !== undefined) extras.settleListeners = extras.settleListeners.filter((l) => l !== listener);
     };
+  }
+
+  /**
+   * A new promise of the task's result: fulfilled with the result, or rejected with the
+   * settlement's error. The first one asked for is settled through two fields (a handle asks once
+   * and keeps it); any later one through a settle listener.
+   */
+  resultPromise(): Promise<CallToolResult> {
+    const settlement = this.settlement;
+    if (settlement !== undefined) return settlement.ok ? Promise.resolve(settlement.result) : Promise.reject(settlement.error);
+    if (this.resolveResult !== undefined) {
+      return new Promise((resolve, reject) => this.onSettled((s) => (s.ok ? resolve(s.result) : reject(s.error))));
+    }
+    return new Promise((resolve, reject) => {
+      this.resolveResult = resolve;
+      this.rejectResult = reject;
+    });
   }
 
   /** Settles once; later calls are ignored. Ends the stream (with the error for local failures). */
@@ -307,12 +324,13 @@ export class TaskRecord implements RequestGroup {
     this.settlement = settlement;
     this.settledAt = at;
     this.endStream(streamError);
-    const first = this.settleListener;
     const listeners = this.extras?.settleListeners;
-    this.settleListener = undefined;
     if (listeners !== undefined) this.extras!.settleListeners = undefined;
-    first?.(settlement);
     if (listeners !== undefined) for (const listener of listeners) listener(settlement);
+    const { resolveResult, rejectResult } = this;
+    this.resolveResult = this.rejectResult = undefined;
+    if (settlement.ok) resolveResult?.(settlement.result);
+    else rejectResult?.(settlement.error);
     return true;
   }
 }
@@ -322,7 +340,7 @@ class RecordExtras {
   /** Error that ended the snapshot stream early (timeout, abort, close); undefined otherwise. */
   streamError: TaskError | undefined = undefined;
   observers: Set<TaskObserver> | undefined = undefined;
-  /** Settle listeners after the first. */
+  /** Settle listeners (a deadline's or a signal's cleanup, a concurrency slot). */
   settleListeners: Array<(settlement: Settlement) => void> | undefined = undefined;
   hintlessPolls = 0;
   failedPolls = 0;

@@ -140,12 +140,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
       if (result.isError !== true) return Promise.resolve(result);
       return Promise.reject(failedError(this.toolName, undefined, { result }));
     }
-    return new Promise((resolve, reject) => {
-      source.record.onSettled((settlement) => {
-        if (settlement.ok) resolve(settlement.result);
-        else reject(settlement.error);
-      });
-    });
+    return source.record.resultPromise();
   }
 
   /** {@inheritDoc TaskHandleApi.updates} */
