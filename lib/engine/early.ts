@@ -5,6 +5,9 @@
  */
 import type { WireSnapshot } from '../wire/wire.js';
 
+/** What `take` returns for a task with nothing kept (shared: no array per tracked task). */
+const NONE: readonly WireSnapshot[] = Object.freeze([]);
+
 /** A bounded buffer of early snapshots, by task id. */
 export class EarlyBuffer {
   private readonly byTask = new Map<string, WireSnapshot[]>();
@@ -58,9 +61,9 @@ export class EarlyBuffer {
   }
 
   /** Removes and returns the snapshots kept for `taskId`, oldest first. */
-  take(taskId: string): WireSnapshot[] {
+  take(taskId: string): readonly WireSnapshot[] {
     const list = this.byTask.get(taskId);
-    if (list === undefined) return [];
+    if (list === undefined) return NONE;
     this.byTask.delete(taskId);
     this.count -= list.length;
     return list;

@@ -95,10 +95,17 @@ export class Connection {
   }
 
   /**
-   * Resolves at once while connected; while the connection is lost and a `reconnect` factory is
-   * set, waits for it to reconnect (a call then goes out over the new connection).
+   * `undefined` while connected; while the connection is lost and a `reconnect` factory is set,
+   * a promise that waits for it to reconnect (a call then goes out over the new connection), and
+   * after shutdown a rejected one.
    */
-  async ready(): Promise<void> {
+  ready(): Promise<void> | undefined {
+    // The usual case, connected, costs no promise.
+    if (this.shutdownError === undefined && (!this.host.engine().paused || this.host.factory === undefined)) return undefined;
+    return this.waitReady();
+  }
+
+  private async waitReady(): Promise<void> {
     const engine = this.host.engine();
     if (this.shutdownError !== undefined) throw this.shutdownError;
     if (!engine.paused || this.host.factory === undefined) return;

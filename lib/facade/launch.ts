@@ -37,8 +37,8 @@ export interface LaunchContext {
    * or deadline wins, or with `TaskQueueFullError`. The returned function frees the slot.
    */
   slot(toolName: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void>;
-  /** Resolves once connected (waiting for a `reconnect` factory while the connection is lost). */
-  ready(): Promise<void>;
+  /** `undefined` when connected; else a promise that waits for a `reconnect` factory (or rejects). */
+  ready(): Promise<void> | undefined;
   /**
    * Marks a task creation as under way (for the engine's early notifications, and for early input
    * on the port); the returned function ends it (idempotent).
@@ -84,7 +84,8 @@ export class Launch implements StopScope {
       // Waiting for a slot counts against the deadline.
       release = await this.context.slot(this.toolName, call.signal, this.deadlineAt);
       // A call made while the connection is lost waits for the reconnection (within its deadline).
-      await this.race(this.context.ready());
+      const ready = this.context.ready();
+      if (ready !== undefined) await this.race(ready);
       const handle = await this.negotiateAndStart();
       const record = handle.kind === 'task' ? this.engine.get(handle.taskId) : undefined;
       if (record === undefined || release === NO_RELEASE) release();
@@ -107,7 +108,8 @@ export class Launch implements StopScope {
     }
     // The server decides per call: opt in, and take whatever it answers.
     if (!features.toolNegotiation) return this.startTask('optional');
-    const support = await this.race(this.context.catalog.taskSupport(toolName));
+    const known = this.context.catalog.known(toolName);
+    const support = known !== undefined ? known.taskSupport : await this.race(this.context.catalog.taskSupport(toolName));
     if (support === 'optional' || support === 'required') return this.startTask(support);
     if (call.requireTask) {
       throw new TaskNotSupportedError(

@@ -42,6 +42,11 @@ export class ToolCatalog {
     return (await this.entry(name))?.taskSupport;
   }
 
+  /** The tool named `name` if the cached list has it (no promise: the usual case once listed). */
+  known(name: string): ToolEntry | undefined {
+    return this.tools?.get(name);
+  }
+
   /** The listed tool named `name`, after a refresh if needed. */
   private async entry(name: string): Promise<ToolEntry | undefined> {
     const cached = this.tools;
