@@ -25,8 +25,9 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBench } from './build.js';
-import { heapDiff, heapTable } from './heap.js';
+import { fileURLToPath } from 'node:url';
+import { buildBench, type BenchBuild } from './build.js';
+import { heapDiff, heapTable, type HeapKind } from './heap.js';
 import type { PhaseResult, ScenarioResult, ScenarioSpec } from './scenario.js';
 import { WORKLOADS } from './workloads.js';
 
@@ -57,6 +58,9 @@ function options(argv: readonly string[]): Record<string, string> {
   return out;
 }
 
+/** The owner name of the library's own code. */
+export const LIBRARY = 'library under test (lib)';
+
 /** Who owns the code a sample ran in. */
 function owner(frame: CallFrame): string {
   const { url, functionName } = frame;
@@ -71,7 +75,7 @@ function owner(frame: CallFrame): string {
   if (url.startsWith('node:')) return 'Node internals';
   if (url.includes('/bench/contenders/')) return 'contender code (bench/contenders)';
   if (url.includes('/bench/')) return 'harness and in-process server (bench)';
-  if (url.includes('/lib/')) return 'library under test (lib)';
+  if (url.includes('/lib/')) return LIBRARY;
   return 'other';
 }
 
@@ -85,7 +89,7 @@ function add(map: Map<string, number>, key: string, value: number): void {
   map.set(key, (map.get(key) ?? 0) + value);
 }
 
-function table(title: string, map: Map<string, number>, total: number, top: number): string {
+function table(title: string, map: ReadonlyMap<string, number>, total: number, top: number): string {
   const rows = [...map].sort((a, b) => b[1] - a[1]).slice(0, top);
   const width = Math.max(title.length, ...rows.map(([k]) => k.length));
   const lines = [`${title.padEnd(width)}  self ms   share`];
@@ -93,38 +97,54 @@ function table(title: string, map: Map<string, number>, total: number, top: numb
   return lines.join('\n');
 }
 
-async function main(): Promise<void> {
-  const o = options(process.argv.slice(2));
-  const workload = WORKLOADS.find((w) => w.id === (o.workload ?? 'random-poll'));
-  if (workload === undefined) throw new Error(`Unknown workload ${o.workload}`);
-  const phase = (o.phase ?? 'warm') as 'warm' | 'cold';
-  const dir = o.out ?? mkdtempSync(path.join(os.tmpdir(), 'bench-profile-'));
-  const spec: ScenarioSpec = {
-    wire: (o.wire ?? '2025') as ScenarioSpec['wire'],
-    contender: (o.contender ?? 'mcp-task-client') as ScenarioSpec['contender'],
-    workload,
-    n: Number(o.n ?? 1000),
-    transport: (o.transport ?? 'memory') as ScenarioSpec['transport'],
-    pace: o.pace === undefined ? undefined : Number(o.pace),
-    seed: 1000,
-    warmup: 1000,
-    timeoutMs: 300_000,
-  };
-  const heap = o.heap !== undefined && o.heap !== '0';
+/** What one profiled scenario shows. */
+export interface ProfileResult {
+  readonly spec: ScenarioSpec;
+  readonly phase: 'warm' | 'cold';
+  readonly measured: PhaseResult;
+  readonly scope: ScenarioResult['scope'];
+  /** Sampled busy time in the phase, in µs. */
+  readonly busyUs: number;
+  readonly idleUs: number;
+  /** Self time in µs by owner, by library module, by function. */
+  readonly byOwner: ReadonlyMap<string, number>;
+  readonly byModule: ReadonlyMap<string, number>;
+  readonly byFunction: ReadonlyMap<string, number>;
+  /** Collections in the phase, from `--trace-gc`. */
+  readonly gcKinds: ReadonlyMap<string, { readonly count: number; readonly pauseMs: number }>;
+  /** What the in-flight tasks keep alive (only when asked for). */
+  readonly heap: readonly HeapKind[] | undefined;
+  /** Where the raw profiles are. */
+  readonly dir: string;
+}
+
+/** How to profile: the phase, whether to diff heap snapshots (and by retainer), where to keep the files. */
+export interface ProfileOptions {
+  readonly phase?: 'warm' | 'cold';
+  readonly heap?: false | 'kinds' | 'retainers';
+  readonly dir?: string;
+}
+
+/**
+ * Runs `spec` in a child process of `build` under `--cpu-prof` and `--trace-gc` (and, with
+ * `heap`, writing two heap snapshots of the memory phase) and sorts out one phase's samples.
+ */
+export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, options: ProfileOptions = {}): Promise<ProfileResult> {
+  const phase = options.phase ?? 'warm';
+  const heap = options.heap ?? false;
+  const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'bench-profile-'));
   let gcLog = '';
-  const build = buildBench();
   const result = await new Promise<ScenarioResult>((resolve, reject) => {
     const child = fork(build.child, [JSON.stringify(spec)], {
       cwd: build.dir,
       execArgv: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=200', '--trace-gc', '--no-warnings'],
-      env: heap ? { ...process.env, BENCH_HEAP_SNAPSHOTS: dir } : process.env,
+      env: heap === false ? process.env : { ...process.env, BENCH_HEAP_SNAPSHOTS: dir },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
     child.stdout!.on('data', (chunk: Buffer) => (gcLog += chunk.toString('utf8')));
     let answer: { ok: true; result: ScenarioResult } | { ok: false; error: string } | undefined;
     child.on('message', (message) => (answer = message as typeof answer));
     child.on('exit', () => {
-      build.remove();
       if (answer?.ok === true) resolve(answer.result);
       else reject(new Error(answer?.ok === false ? answer.error : 'scenario process exited without a result'));
     });
@@ -136,8 +156,8 @@ async function main(): Promise<void> {
   const byOwner = new Map<string, number>();
   const byModule = new Map<string, number>();
   const byFunction = new Map<string, number>();
-  let total = 0;
-  let idle = 0;
+  let busyUs = 0;
+  let idleUs = 0;
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
     const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
     const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -148,13 +168,13 @@ async function main(): Promise<void> {
       if (t < fromNs || t > toNs) continue;
       const frame = nodes.get(profile.samples[i]!)!.callFrame;
       if (frame.functionName === '(idle)' || frame.functionName === '(program)') {
-        idle += delta;
+        idleUs += delta;
         continue;
       }
-      total += delta;
+      busyUs += delta;
       const who = owner(frame);
       add(byOwner, who, delta);
-      if (who === 'library under test (lib)') add(byModule, where(frame).replace(/:\d+$/, ''), delta);
+      if (who === LIBRARY) add(byModule, where(frame).replace(/:\d+$/, ''), delta);
       add(byFunction, `${frame.functionName || '(anonymous)'}  ${where(frame)}`, delta);
     }
   }
@@ -168,32 +188,62 @@ async function main(): Promise<void> {
     const at = Number(match[1]);
     if (at < fromMs || at > toMs) continue;
     const kind = `${match[2]!} (${match[4]!.trim()})`;
+    // The harness's forced collections (gc(), "testing") lie outside the CPU window by
+    // construction; --trace-gc's clock starts a little apart from performance.now()'s, so drop them.
+    if (kind.includes('(testing)')) continue;
     const entry = gcKinds.get(kind) ?? { count: 0, pauseMs: 0 };
     entry.count += 1;
     entry.pauseMs += Number(match[3]);
     gcKinds.set(kind, entry);
   }
-
-  const top = Number(o.top ?? 30);
-  console.log(
-    `${spec.contender} on the ${spec.wire} wire, ${spec.transport}, ${workload.id}, N=${spec.n}, ${phase} phase: ` +
-      `CPU ${measured.cpuPerTaskMs.toFixed(3)} ms per task (${measured.completed}/${spec.n} done); ` +
-      `${(total / 1000).toFixed(0)} ms sampled busy, ${(idle / 1000).toFixed(0)} ms idle in the window (${result.scope}).`,
-  );
-  console.log('');
-  console.log(table('owner', byOwner, total, 20));
-  console.log('');
-  console.log(table('library module', byModule, total, 20));
-  console.log('');
-  console.log(table('function', byFunction, total, top));
-  console.log('');
-  console.log('garbage collection in the window (from --trace-gc):');
-  for (const [kind, { count, pauseMs }] of gcKinds) console.log(`  ${kind}: ${count} collections, ${pauseMs.toFixed(1)} ms paused`);
-  if (heap) {
-    console.log(`\nnew heap nodes with all ${spec.n} tasks in flight (memory phase, heap snapshots diffed):`);
-    console.log(heapTable(heapDiff(path.join(dir, 'base.heapsnapshot'), path.join(dir, 'in-flight.heapsnapshot'), spec.n, o.heap === 'retainers'), top));
-  }
-  console.log(`\nProfiles: ${dir}`);
+  const heapKinds =
+    heap === false ? undefined : heapDiff(path.join(dir, 'base.heapsnapshot'), path.join(dir, 'in-flight.heapsnapshot'), spec.n, heap === 'retainers');
+  return { spec, phase, measured, scope: result.scope, busyUs, idleUs, byOwner, byModule, byFunction, gcKinds, heap: heapKinds, dir };
 }
 
-await main();
+async function main(): Promise<void> {
+  const o = options(process.argv.slice(2));
+  const workload = WORKLOADS.find((w) => w.id === (o.workload ?? 'random-poll'));
+  if (workload === undefined) throw new Error(`Unknown workload ${o.workload}`);
+  const spec: ScenarioSpec = {
+    wire: (o.wire ?? '2025') as ScenarioSpec['wire'],
+    contender: (o.contender ?? 'mcp-task-client') as ScenarioSpec['contender'],
+    workload,
+    n: Number(o.n ?? 1000),
+    transport: (o.transport ?? 'memory') as ScenarioSpec['transport'],
+    pace: o.pace === undefined ? undefined : Number(o.pace),
+    seed: 1000,
+    warmup: 1000,
+    timeoutMs: 300_000,
+  };
+  const heap = o.heap === undefined || o.heap === '0' ? false : o.heap === 'retainers' ? 'retainers' : 'kinds';
+  const build = buildBench();
+  let p: ProfileResult;
+  try {
+    p = await profileScenario(build, spec, { phase: (o.phase ?? 'warm') as 'warm' | 'cold', heap, ...(o.out === undefined ? {} : { dir: o.out }) });
+  } finally {
+    build.remove();
+  }
+  const top = Number(o.top ?? 30);
+  console.log(
+    `${spec.contender} on the ${spec.wire} wire, ${spec.transport}, ${workload.id}, N=${spec.n}, ${p.phase} phase: ` +
+      `CPU ${p.measured.cpuPerTaskMs.toFixed(3)} ms per task (${p.measured.completed}/${spec.n} done); ` +
+      `${(p.busyUs / 1000).toFixed(0)} ms sampled busy, ${(p.idleUs / 1000).toFixed(0)} ms idle in the window (${p.scope}).`,
+  );
+  console.log('');
+  console.log(table('owner', p.byOwner, p.busyUs, 20));
+  console.log('');
+  console.log(table('library module', p.byModule, p.busyUs, 20));
+  console.log('');
+  console.log(table('function', p.byFunction, p.busyUs, top));
+  console.log('');
+  console.log('garbage collection in the window (from --trace-gc):');
+  for (const [kind, { count, pauseMs }] of p.gcKinds) console.log(`  ${kind}: ${count} collections, ${pauseMs.toFixed(1)} ms paused`);
+  if (p.heap !== undefined) {
+    console.log(`\nnew heap nodes with all ${spec.n} tasks in flight (memory phase, heap snapshots diffed):`);
+    console.log(heapTable(p.heap, top));
+  }
+  console.log(`\nProfiles: ${p.dir}`);
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await main();

@@ -16,14 +16,18 @@
  *   --workloads=a,b      fixed-notify, fixed-poll, random-notify, random-poll (BENCH_WORKLOADS)
  *   --reps=K             processes per scenario, default 3 (BENCH_REPS)
  *   --no-soak            skip `npm run soak`
+ *   --causes / --no-causes profile the library and the floor at the end, for the page's measured
+ *                        causes of misses (bench/causes.ts); by default only a full run does
  *   --write / --no-write write results and docs; by default only a full run writes
  */
 import { fork, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildBench, type BenchBuild } from './build.js';
+import { CAUSE_SPECS, causeOf, type CauseProfile } from './causes.js';
 import { svgChart } from './chart.js';
+import { profileScenario } from './profile.js';
 import { CONTENDERS, versions, type ContenderId } from './contenders/index.js';
 import { aggregate, checksOf, consoleTable, label, LIMITS, markdown, shortfalls, sortRows, targetRows, type SoakResult } from './report.js';
 import type { ScenarioResult, ScenarioSpec, Workload } from './scenario.js';
@@ -71,6 +75,8 @@ interface Options {
   readonly reps: number;
   readonly warmup: number;
   readonly soak: boolean;
+  /** Profile the library and the floor at the end for the page's measured causes (bench/causes.ts). */
+  readonly causes: boolean;
   readonly write: boolean;
   readonly subset: boolean;
   readonly quick: boolean;
@@ -115,6 +121,7 @@ function parseOptions(argv: readonly string[]): Options {
     reps,
     warmup: quick ? 200 : 1000,
     soak: !flags.has('no-soak') && !quick,
+    causes: flags.has('causes') || (!flags.has('no-causes') && !subset),
     write: flags.has('no-write') ? false : flags.has('write') || !subset,
     subset,
     quick,
@@ -211,6 +218,37 @@ function runSoak(build: BenchBuild): Promise<SoakResult> {
   });
 }
 
+/** Profiles {@link CAUSE_SPECS} (library and floor each) for the page's measured causes. */
+async function profileCauses(build: BenchBuild, options: Options): Promise<{ cpu: CauseProfile[]; heap: CauseProfile[] }> {
+  const cpu: CauseProfile[] = [];
+  const heap: CauseProfile[] = [];
+  for (const c of CAUSE_SPECS) {
+    for (const contender of c.contenders) {
+      const spec: ScenarioSpec = {
+        wire: c.wire,
+        contender,
+        workload: WORKLOADS.find((w) => w.id === c.workload)!,
+        n: c.n,
+        transport: c.transport,
+        pace: undefined,
+        seed: 1000,
+        warmup: options.warmup,
+        timeoutMs: timeoutFor(c.n, undefined),
+      };
+      const t = Date.now();
+      try {
+        const profile = await profileScenario(build, spec, { heap: c.kind === 'heap' ? 'kinds' : false });
+        rmSync(profile.dir, { recursive: true, force: true });
+        (c.kind === 'cpu' ? cpu : heap).push(causeOf(spec, profile));
+        console.error(`Profile (${c.kind}): ${c.wire} ${c.transport} ${c.workload} N=${c.n} ${label(c.wire, contender)} ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      } catch (error) {
+        console.error(`Profile (${c.kind}) of ${label(c.wire, contender)} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+  return { cpu, heap };
+}
+
 function machine(): string {
   const cpus = os.cpus();
   return `${cpus[0]?.model.trim() ?? 'unknown CPU'} × ${cpus.length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}, Node ${process.version}`;
@@ -255,6 +293,7 @@ async function main(): Promise<void> {
       soak = await runSoak(build);
       console.error(soak.output.trim());
     }
+    const causes = options.causes ? await profileCauses(build, options) : undefined;
     const elapsedS = (Date.now() - started) / 1000;
     const rows = sortRows(aggregate(results), workloads);
     console.log('');
@@ -299,6 +338,7 @@ async function main(): Promise<void> {
           rows,
           shortfalls: shortfalls(rows),
           soak: soak === undefined ? undefined : { ...soak, output: soak.output.split('\n') },
+          causes,
           runs: results,
         },
         null,
@@ -308,7 +348,7 @@ async function main(): Promise<void> {
     writeFileSync(new URL('docs/performance.svg', root), `${svgChart(rows, workloads)}\n`);
     writeFileSync(
       new URL('docs/performance.md', root),
-      markdown({ generatedAt, versions: v, machine: machine(), command, workloads, rows, chartFile: 'performance.svg', elapsedS, soak, load }),
+      markdown({ generatedAt, versions: v, machine: machine(), command, workloads, rows, chartFile: 'performance.svg', elapsedS, soak, load, causes }),
     );
     console.log('Wrote bench/results.json, docs/performance.md and docs/performance.svg.');
   } finally {

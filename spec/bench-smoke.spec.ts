@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { svgChart } from '../bench/chart.js';
 import { CONTENDERS } from '../bench/contenders/index.js';
+import type { CauseProfile } from '../bench/causes.js';
 import { aggregate, consoleTable, markdown, shortfalls, targetRows } from '../bench/report.js';
 import { runScenario, type ScenarioResult, type Workload } from '../bench/scenario.js';
 
@@ -76,5 +77,44 @@ describe('benchmark harness (smoke, N=10)', () => {
     expect(page).toContain('## Targets (issue 15)');
     expect(page).toContain('## Where another contender is ahead');
     expect(svgChart(rows, [workload])).toMatch(/^<svg[\s\S]*<\/svg>$/);
+
+    // A miss names its cause, and the profiles of the run are printed side by side.
+    const slow = { median: 50, min: 50, max: 50 };
+    const missing = big.map((r) => (r.wire === '2025' && r.contender === 'mcp-task-client' ? { ...r, warm: { ...r.warm, cpuPerTaskMs: slow } } : r));
+    const profile = (contender: 'mcp-task-client' | 'floor', libUs: number, heapBytes: Record<string, number>): CauseProfile => ({
+      wire: '2025' as const,
+      transport: 'stdio' as const,
+      workload: workload.id,
+      n: 1000,
+      contender,
+      cpuPerTaskMs: libUs / 1000,
+      ownerUs: { 'library under test (lib)': libUs, 'garbage collection': 7 },
+      moduleUs: contender === 'floor' ? {} : { 'lib/port/session.js': libUs / 2 },
+      heapBytes,
+      heapTotalBytes: Object.values(heapBytes).reduce((a, b) => a + b, 0),
+    });
+    const explained = markdown({
+      generatedAt: 'now',
+      versions: { 'mcp-task-client': 'test' },
+      machine: 'test',
+      command: 'vitest',
+      workloads: [workload],
+      rows: missing,
+      chartFile: 'chart.svg',
+      elapsedS: 1,
+      soak: undefined,
+      load: undefined,
+      causes: {
+        cpu: [profile('mcp-task-client', 40, {}), profile('floor', 0, {})],
+        heap: [profile('mcp-task-client', 40, { 'object TaskRecord': 248 }), profile('floor', 0, { 'object Timeout': 24 })],
+      },
+    });
+    const missed = explained.slice(explained.indexOf('## Targets missed'));
+    expect(missed).toMatch(/- \*\*CPU ≤ 1\.15× floor\*\* — \d+ scenario\(s\)/);
+    expect(missed).toMatch(/\n {2}\*Cause:\* the library's own code per task/);
+    expect(missed).toContain('## Measured causes');
+    expect(missed).toContain('| library under test (lib) | 40.0 | 0.0 |');
+    expect(missed).toContain('lib/port/session.js 20.0');
+    expect(missed).toContain('| object TaskRecord | 248 | – |');
   });
 });
