@@ -196,7 +196,11 @@ describe('early input requests leave nothing behind', () => {
     });
     const creations = new PortCreations();
     const early = new EarlyInput(scheduler);
-    const end = early.begin(creations);
+    // The engine's own count of creations (early notifications) moves with the port's.
+    let engineCreating = 0;
+    const engine = { beginCreate: () => void (engineCreating += 1), endCreate: () => void (engineCreating -= 1) };
+    const creation = early.begin(creations, engine);
+    expect(engineCreating).toBe(1);
     // Five requests for tasks no creation brings wait out the bound (the leak of review item 17).
     const outlived = Array.from({ length: 5 }, (_, i) => early.wait(creations, `someone-elses-${i}`));
     expect(early.size).toBe(5);
@@ -211,16 +215,18 @@ describe('early input requests leave nothing behind', () => {
     await within(tracked);
     // Woken because the last creation ended.
     const ended = early.wait(creations, 'never');
-    end();
+    creation.end();
+    creation.end();
     await within(ended);
     expect(creations.busy).toBe(false);
+    expect(engineCreating).toBe(0);
     // Woken by close(), which also ends the client's creations still under way.
-    early.begin(creations);
+    early.begin(creations, engine);
     const closed = early.wait(creations, 'closing');
     early.close();
     await within(closed);
     expect(creations.busy).toBe(false);
-    expect([early.size, creations.watched, clock.pending]).toEqual([0, 0, 0]);
+    expect([early.size, creations.watched, clock.pending, engineCreating]).toEqual([0, 0, 0, 0]);
   });
 });
 

@@ -25,22 +25,19 @@ export class EarlyBuffer {
     return this.creating > 0;
   }
 
-  /**
-   * Marks a creation as under way; call the returned function when it settled. When none is under
-   * way the buffer empties.
-   */
-  begin(): () => void {
+  /** Marks a creation as under way; each is ended by exactly one {@link EarlyBuffer.end}. */
+  begin(): void {
     this.creating += 1;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.creating -= 1;
-      if (this.creating === 0) {
-        this.clear();
-        this.onIdle();
-      }
-    };
+  }
+
+  /** A creation settled; when none is under way any more the buffer empties. */
+  end(): void {
+    if (this.creating === 0) return;
+    this.creating -= 1;
+    if (this.creating === 0) {
+      this.clear();
+      this.onIdle();
+    }
   }
 
   /** Keeps `task` if a creation is under way (dropping the oldest task's snapshots when full). */

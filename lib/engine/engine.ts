@@ -129,10 +129,15 @@ export class TaskEngine implements EngineCore {
 
   /**
    * Marks a task creation as under way, so notifications for not-yet-known tasks are kept until
-   * its `CreateTaskResult` arrives. Call the returned function when the creation settled.
+   * its `CreateTaskResult` arrives. Each is ended by exactly one {@link TaskEngine.endCreate}.
    */
-  beginCreate(): () => void {
-    return this.early.begin();
+  beginCreate(): void {
+    this.early.begin();
+  }
+
+  /** A task creation marked by {@link TaskEngine.beginCreate} settled. */
+  endCreate(): void {
+    this.early.end();
   }
 
   /** True while a task creation is under way (its `CreateTaskResult` may still be on its way). */

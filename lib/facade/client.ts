@@ -220,14 +220,7 @@ export class TaskClient {
       answerInput: (toolName, call, input, signal) => this.inline.beforeTask(toolName, call.callbacks, input, signal),
       slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
       ready: () => this.connection.ready(),
-      beginCreate: () => {
-        const endEngine = this.engine.beginCreate();
-        const endPort = this.earlyInput.begin(creationsOn(this.port));
-        return () => {
-          endEngine();
-          endPort();
-        };
-      },
+      beginCreate: () => this.earlyInput.begin(creationsOn(this.port), this.engine),
       abandoned: (followUp) => {
         this.abandoned.add(followUp);
         void followUp.finally(() => this.abandoned.delete(followUp));

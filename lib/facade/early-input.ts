@@ -26,17 +26,17 @@ export class PortCreations {
     return this.inFlight > 0;
   }
 
-  /** Marks a creation as under way; the returned function ends it (idempotent). */
-  begin(): () => void {
+  /** Marks a creation as under way; each is ended by exactly one {@link PortCreations.end}. */
+  begin(): void {
     this.inFlight += 1;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.inFlight -= 1;
-      // No creation can bring a task any more: every waiting request stops waiting.
-      if (this.inFlight === 0) for (const taskId of [...this.waiting.keys()]) this.tracked(taskId);
-    };
+  }
+
+  /** A creation settled. */
+  end(): void {
+    if (this.inFlight === 0) return;
+    this.inFlight -= 1;
+    // No creation can bring a task any more: every waiting request stops waiting.
+    if (this.inFlight === 0) for (const taskId of [...this.waiting.keys()]) this.tracked(taskId);
   }
 
   /** A TaskClient on the port now tracks `taskId`: the requests waiting for it go on. */
@@ -74,6 +74,39 @@ export function creationsOn(port: SessionPort): PortCreations {
   return creations;
 }
 
+/** What else counts a creation: the engine, which keeps early notifications while one is under way. */
+export interface CreationCounter {
+  beginCreate(): void;
+  endCreate(): void;
+}
+
+/**
+ * One task creation under way, counted on its port (early input) and by the engine (early
+ * notifications) until {@link Creation.end}, which is idempotent. One object per call, no closures.
+ */
+export class Creation {
+  private ended = false;
+
+  constructor(
+    private readonly owner: Set<Creation>,
+    private readonly port: PortCreations,
+    private readonly engine: CreationCounter,
+  ) {
+    owner.add(this);
+    port.begin();
+    engine.beginCreate();
+  }
+
+  /** The creation settled (or its client closed). */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.owner.delete(this);
+    this.port.end();
+    this.engine.endCreate();
+  }
+}
+
 /**
  * One TaskClient's share: its creations on the port, and its early input requests, each waiting on
  * its own timer. `close()` ends both (a creation whose answer never comes must not keep the other
@@ -82,20 +115,14 @@ export function creationsOn(port: SessionPort): PortCreations {
 export class EarlyInput {
   /** The wake-up of each waiting request, with what it must undo. */
   private readonly waiting = new Map<() => void, { readonly timer: Timer; readonly unwatch: () => void }>();
-  /** The ends of this client's creations still under way. */
-  private readonly creating = new Set<() => void>();
+  /** This client's creations still under way. */
+  private readonly creating = new Set<Creation>();
 
   constructor(private readonly scheduler: Scheduler) {}
 
-  /** Marks a creation of this client as under way on `creations`; the returned function ends it (idempotent). */
-  begin(creations: PortCreations): () => void {
-    const end = creations.begin();
-    const done = (): void => {
-      this.creating.delete(done);
-      end();
-    };
-    this.creating.add(done);
-    return done;
+  /** Marks a creation of this client as under way on `port` and in `engine`. */
+  begin(port: PortCreations, engine: CreationCounter): Creation {
+    return new Creation(this.creating, port, engine);
   }
 
   /** Number of requests waiting. */
@@ -125,7 +152,7 @@ export class EarlyInput {
 
   /** On close: this client's creations end, and every request it holds goes on now. */
   close(): void {
-    for (const end of [...this.creating]) end();
+    for (const creation of [...this.creating]) creation.end();
     for (const wake of [...this.waiting.keys()]) wake();
   }
 }

@@ -41,9 +41,9 @@ export interface LaunchContext {
   ready(): Promise<void> | undefined;
   /**
    * Marks a task creation as under way (for the engine's early notifications, and for early input
-   * on the port); the returned function ends it (idempotent).
+   * on the port); `end()` on the returned creation ends it (idempotent).
    */
-  beginCreate(): () => void;
+  beginCreate(): { end(): void };
   /**
    * Registers the follow-up of a creation given up before its answer: it settles once the answer
    * came and, when it created a task, that task's one `tasks/cancel` is answered (or failed).
@@ -202,7 +202,7 @@ export class Launch implements StopScope {
 
   private async startTask(support: TaskSupport): Promise<TaskHandle> {
     const { engine, call } = this;
-    const endCreate = this.context.beginCreate();
+    const creation = this.context.beginCreate();
     // [R24]: a task-creating request is never aborted by us, so it gets no signal. Its timeout
     // only covers a server that never answers ([A5]: with no task id known, nothing else can be done).
     const request = this.start(this.request(true), this.budget() + call.requestTimeoutMs, undefined);
@@ -219,15 +219,15 @@ export class Launch implements StopScope {
         this.context.abandoned(
           request.then(
             (late) => {
-              endCreate();
+              creation.end();
               if (late.kind === 'task' && cancel) return this.cancelOrphan(late.snapshot.task);
             },
-            () => endCreate(),
+            () => creation.end(),
           ),
         );
         throw stopError(this, error.stop, cancel ? 'pending' : 'disabled');
       }
-      endCreate();
+      creation.end();
       // [A1], [V3]: the server refused task mode for an optional tool: a plain call may work.
       if (engine.classify(error) === 'refused' && support === 'optional' && !call.requireTask) return this.callPlain();
       throw error;
@@ -235,7 +235,7 @@ export class Launch implements StopScope {
     try {
       return this.accept(outcome);
     } finally {
-      endCreate();
+      creation.end();
     }
   }
 
