@@ -56,13 +56,19 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
   readonly wire: WireKind;
   /** {@inheritDoc TaskHandleApi.immediateResponse} */
   readonly immediateResponse: string | undefined;
-  private readonly source: Source;
+  /** The tracked task (kind `task`), with the client operations it delegates to; kept in fields, not in the source object. */
+  private readonly record: TaskRecord | undefined;
+  private readonly backend: HandleBackend | undefined;
+  /** The result the server answered at once (kind `immediate`). */
+  private readonly immediate: CallToolResult | undefined;
   private memo: Promise<CallToolResult> | undefined;
   private emitter: SafeEmitter<TaskHandleEvents> | undefined;
 
   private constructor(toolName: string, source: Source, immediateResponse: string | undefined) {
     this.toolName = toolName;
-    this.source = source;
+    this.record = source.kind === 'task' ? source.record : undefined;
+    this.backend = source.kind === 'task' ? source.backend : undefined;
+    this.immediate = source.kind === 'immediate' ? source.result : undefined;
     this.kind = source.kind as K;
     this.wire = source.wire;
     this.taskId = (source.kind === 'task' ? source.record.taskId : undefined) as K extends 'task' ? string : undefined;
@@ -76,13 +82,13 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
 
   /** {@inheritDoc TaskHandleApi.task} */
   get task(): Task | undefined {
-    const source = this.source;
-    return source.kind === 'task' && !source.record.provisional ? source.record.task : undefined;
+    const record = this.record;
+    return record !== undefined && !record.provisional ? record.task : undefined;
   }
 
   /** Starts observing (a resumed task is read only once someone observes it). */
   private observed(): void {
-    if (this.source.kind === 'task') this.source.backend.activate(this.source.record);
+    if (this.record !== undefined) this.backend!.activate(this.record);
   }
 
   /** @internal This handle's emitter, if anyone ever listened. */
@@ -102,9 +108,9 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
 
   /** The emitter, made on first use (listening also starts observing); none for an immediate handle. */
   private listen(): SafeEmitter<TaskHandleEvents> | undefined {
-    const source = this.source;
-    if (source.kind === 'immediate') return undefined;
-    this.emitter ??= new SafeEmitter<TaskHandleEvents>((error) => source.backend.report(error));
+    const backend = this.backend;
+    if (backend === undefined) return undefined;
+    this.emitter ??= new SafeEmitter<TaskHandleEvents>((error) => backend.report(error));
     this.observed();
     return this.emitter;
   }
@@ -116,12 +122,12 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
 
   /** {@inheritDoc TaskHandleApi.metrics} */
   get metrics(): TaskMetrics | undefined {
-    return this.source.kind === 'task' ? this.source.backend.metrics(this.source.record) : undefined;
+    return this.record === undefined ? undefined : this.backend!.metrics(this.record);
   }
 
   /** {@inheritDoc TaskHandleApi.settled} */
   get settled(): boolean {
-    return this.source.kind === 'immediate' || this.source.record.settlement !== undefined;
+    return this.record === undefined || this.record.settlement !== undefined;
   }
 
   /** {@inheritDoc TaskHandleApi.result} */
@@ -134,13 +140,13 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
   }
 
   private settle(): Promise<CallToolResult> {
-    const source = this.source;
-    if (source.kind === 'immediate') {
-      const result = source.result;
+    const record = this.record;
+    if (record === undefined) {
+      const result = this.immediate!;
       if (result.isError !== true) return Promise.resolve(result);
       return Promise.reject(failedError(this.toolName, undefined, { result }));
     }
-    return source.record.resultPromise();
+    return record.resultPromise();
   }
 
   /** {@inheritDoc TaskHandleApi.updates} */
@@ -152,8 +158,8 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
         taskId: this.taskId,
       });
     }
-    const source = this.source;
-    if (source.kind === 'immediate') {
+    const record = this.record;
+    if (record === undefined) {
       return new SnapshotIterator(
         (observer) => {
           observer.end();
@@ -163,7 +169,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
       );
     }
     this.observed();
-    return new SnapshotIterator((observer) => source.record.observe(observer), {
+    return new SnapshotIterator((observer) => record.observe(observer), {
       signal: options.signal,
       bufferSize: options.bufferSize,
       taskId: this.taskId,
@@ -177,22 +183,22 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
 
   /** {@inheritDoc TaskHandleApi.cancel} */
   async cancel(): Promise<Task | undefined> {
-    return this.source.kind === 'task' ? this.source.backend.cancel(this.source.record) : undefined;
+    return this.record === undefined ? undefined : this.backend!.cancel(this.record);
   }
 
   /** {@inheritDoc TaskHandleApi.detach} */
   detach(): TaskReference | undefined {
-    return this.source.kind === 'task' ? this.source.backend.detach(this.source.record) : undefined;
+    return this.record === undefined ? undefined : this.backend!.detach(this.record);
   }
 
   /** {@inheritDoc TaskHandleApi.toJSON} */
   toJSON(): TaskReference | undefined {
-    return this.source.kind === 'task' ? this.source.backend.reference(this.source.record) : undefined;
+    return this.record === undefined ? undefined : this.backend!.reference(this.record);
   }
 
   /** {@inheritDoc TaskHandleApi.dispose} */
   async dispose(): Promise<void> {
-    if (this.source.kind === 'task') await this.source.backend.dispose(this.source.record);
+    if (this.record !== undefined) await this.backend!.dispose(this.record);
   }
 
   /** `await using handle = await tasks.callToolAsTask(...)` support; see {@link TaskHandleApi.dispose}. */
