@@ -1,7 +1,8 @@
 /**
  * `TaskClient`: wraps a connected SDK `Client` and hands out {@link TaskHandle}s. It composes the
- * wire adapter, the engine, the tool catalog, the input router and the live-task registry, and
- * owns the connection (reconnect) and the client-wide operations (list, resume, close).
+ * wire adapter, the engine, the tool catalog, the input router, the live-task registry and the
+ * receiver (serving.ts), and owns the connection (reconnect) and the client-wide operations
+ * (list, resume, close).
  */
 import type {
   CallToolAsTaskOptions,
@@ -16,45 +17,38 @@ import type {
   TaskReference,
   ToolTaskSupport,
 } from './api.js';
+import { Abandoned } from './abandoned.js';
+import { handleBackend } from './backend.js';
+import { connectFor } from './connect.js';
 import { TaskEngine } from '../engine/engine.js';
-import { cancelTask } from '../engine/stop.js';
 import { Connection } from './connection.js';
-import { TaskClosedError, TaskOptionError, TaskQueueFullError, type TaskError } from '../errors.js';
+import { TaskClosedError, TaskOptionError, type TaskError } from '../errors.js';
 import { SafeEmitter, metricsOf } from './events.js';
-import { TaskHandleOf, type HandleBackend } from './handle.js';
-import { checkReference, referenceOf } from './reference.js';
+import { TaskHandleOf } from './handle.js';
+import { checkReference, placeholderTask } from './reference.js';
 import { InlineAnswers } from './inline-input.js';
 import { EarlyInput, creationsOn } from './early-input.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
-import { Launch, NO_RELEASE, type LaunchContext } from './launch.js';
+import { Launch, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
 import { listAll, listPage } from './listing.js';
 import { attachLogger } from './logger.js';
-import { resolveCallOptions, resolveClientOptions, resolveServeOptions, type ResolvedClientOptions } from './options.js';
+import { checkToolCall, resolveCallOptions, resolveClientOptions, type ResolvedClientOptions } from './options.js';
 import { LiveTasks } from './registry.js';
-import { armStops, closeTracked, detachRecord, disposeRecord } from './stops.js';
-import { ToolCatalog, type ToolEntry } from './tool-catalog.js';
+import { Serving, assertServable, serveOption } from './serving.js';
+import { armStops, closeTracked } from './stops.js';
+import { ToolCatalog, toolSupport, type ToolEntry } from './tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
-import { connectClient } from '../port/connect.js';
 import { openPort, unusable } from '../port/open.js';
 import type { SessionPort } from '../port/port.js';
-import { mergeCapabilities } from '../receiver/capabilities.js';
-import { Receiver, cannotServe, capabilitiesFor, receiverClaims } from '../receiver/receiver.js';
-import type { ReceiverConfig } from '../receiver/types.js';
+import { receiverClaims } from '../receiver/receiver.js';
 import { raceAbort } from '../util/abort.js';
 import { resolveWire } from '../wire/resolve.js';
 import type { TaskWire, WireKind } from '../wire/wire.js';
 
-/** The slot of a client without a concurrency limit: nothing to wait for or release. */
-const NO_SLOT: Promise<() => void> = Promise.resolve(NO_RELEASE);
-
 /** The error of a client-wide operation that `close()` interrupted. */
 function closedDuring(operation: string, cause?: unknown): TaskClosedError {
   return new TaskClosedError(`The TaskClient was closed during ${operation}`, cause === undefined ? {} : { cause });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -85,13 +79,13 @@ export class TaskClient {
   /** Aborted when `close()` begins: calls still under way reject at once. */
   private readonly closeSignal = new AbortController();
   /** Follow-ups of creations given up before their answer (see `LaunchContext.abandoned`). */
-  private readonly abandoned = new Set<Promise<void>>();
+  private readonly abandoned: Abandoned;
   /** True when {@link TaskClient.connect} made the SDK client: `close()` then closes it too. */
   private ownsClient = false;
   /** The session port of the current connection. */
   private port: SessionPort;
-  /** The receiver serving the server's task-augmented requests, once started ({@link TaskClient.serve}). */
-  private receiving: Receiver | undefined;
+  /** Serving the server's task-augmented requests, once started ({@link TaskClient.serve}). */
+  private readonly serving: Serving;
 
   /**
    * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over
@@ -103,20 +97,7 @@ export class TaskClient {
    */
   static async connect(transport: McpTransport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
     const resolved = resolveClientOptions(options); // fail on bad options before opening a connection
-    let capabilities: Record<string, unknown> = { ...options.capabilities };
-    if (options.onElicitation !== undefined) capabilities.elicitation ??= {};
-    if (options.onSampling !== undefined) capabilities.sampling ??= {};
-    if (options.serve !== undefined) {
-      // Serving receiver tasks: declare each kind served, its task augmentation, tasks.list and tasks.cancel ([R1]).
-      capabilities = mergeCapabilities(capabilities, capabilitiesFor(resolveServeOptions(options.serve, resolved.callbacks)));
-    }
-    const { client } = await connectClient({
-      sdk: options.sdk,
-      transport,
-      clientInfo: options.clientInfo ?? { name: 'mcp-task-client', version: '0.1.0' },
-      capabilities,
-      clientOptions: options.clientOptions,
-    });
+    const client = await connectFor(transport, options, resolved.callbacks);
     try {
       const tasks = new TaskClient(client, options);
       tasks.ownsClient = true;
@@ -138,12 +119,11 @@ export class TaskClient {
     const problem = unusable(client);
     if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
     this.config = resolveClientOptions(options);
-    const serving = options.serve === undefined ? undefined : resolveServeOptions(options.serve, this.config.callbacks);
+    const serving = serveOption(options.serve, this.config.callbacks);
     this.port = openPort(client);
     const wire: TaskWire = resolveWire(this.port);
     checkInputCapabilities(wire, this.config.callbacks);
-    const refusal = serving === undefined ? undefined : cannotServe(this.port, serving);
-    if (refusal !== undefined) throw refusal;
+    assertServable(this.port, serving);
     this.emitter = new SafeEmitter<TaskClientEvents>((error) => this.emitter.emit('error', error, undefined));
     const report = (error: TaskError): void => this.emitter.emit('error', error, undefined);
     this.engine = new TaskEngine(wire, this.config, {
@@ -157,30 +137,16 @@ export class TaskClient {
       sessionLost: (lost) => this.connection.closed(lost),
       input: (record, items) => this.inline.forTask(record, items),
     });
-    const backend: HandleBackend = {
-      activate: (record) => this.engine.activate(record),
-      cancel: (record) => cancelTask(this.engine, record),
-      detach: (record) => {
-        const reference = referenceOf(record, this.engine.wire);
-        // detach() leaves the remote task running: an input callback still answering keeps going.
-        this.live.keepInput(record);
-        detachRecord(this.engine, record);
-        return reference;
-      },
-      dispose: (record) => disposeRecord(this.engine, record),
-      reference: (record) => referenceOf(record, this.engine.wire),
-      metrics: (record) => metricsOf(record, this.now()),
-      report,
-    };
     this.live = new LiveTasks(
       this.emitter,
       () => this.now(),
-      backend,
+      handleBackend(this.engine, { keepInput: (record) => this.live.keepInput(record), now: () => this.now(), report }),
       () => this.engine.wire.kind,
       (taskId) => creationsOn(this.port).tracked(taskId),
     );
     this.earlyInput = new EarlyInput(this.engine.scheduler);
-    this.limiter = new Limiter(this.config.maxConcurrentTasks, this.engine.scheduler);
+    this.abandoned = new Abandoned(this.engine.scheduler);
+    this.limiter = new Limiter(this.config.maxConcurrentTasks, this.engine.scheduler, this.config.whenFull);
     if (this.config.logger !== undefined) attachLogger(this.emitter, this.config.logger, this.config.logTaskIds);
     this.catalog = new ToolCatalog(
       () => this.engine.wire,
@@ -199,6 +165,15 @@ export class TaskClient {
       claimed: (request) => receiverClaims(this.port, request.kind, request.params),
     });
     this.inline = new InlineAnswers(this.router, (taskId) => this.live.inputOwner(taskId), () => this.engine);
+    this.serving = new Serving({
+      emitter: this.emitter,
+      live: this.live,
+      router: this.router,
+      scheduler: this.engine.scheduler,
+      callbacks: this.config.callbacks,
+      now: () => this.now(),
+      port: () => this.port,
+    });
     this.connection = new Connection(client, {
       engine: () => this.engine,
       attach: (next) => this.attachWire(next),
@@ -218,16 +193,13 @@ export class TaskClient {
       adopt: (record, call, hint) => this.live.adopt(record, call.callbacks, call.progressToken, hint),
       immediate: (tool, result) => TaskHandleOf.create(tool, { kind: 'immediate', result, wire: this.engine.wire.kind }),
       answerInput: (toolName, call, input, signal) => this.inline.beforeTask(toolName, call.callbacks, input, signal),
-      slot: (name, signal, deadlineAt) => this.slot(name, signal, deadlineAt),
+      slot: (name, signal, deadlineAt) => this.limiter.slot(name, signal, deadlineAt),
       ready: () => this.connection.ready(),
       beginCreate: () => this.earlyInput.begin(creationsOn(this.port), this.engine),
-      abandoned: (followUp) => {
-        this.abandoned.add(followUp);
-        void followUp.finally(() => this.abandoned.delete(followUp));
-      },
+      abandoned: (followUp) => this.abandoned.add(followUp),
       closed: this.closeSignal.signal,
     };
-    if (serving !== undefined) this.startServing(serving);
+    if (serving !== undefined) this.serving.start(serving);
   }
 
   private now(): number {
@@ -304,10 +276,7 @@ export class TaskClient {
     options: CallToolAsTaskOptions = {},
   ): Promise<TaskHandle> {
     if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed', { toolName: name });
-    if (typeof name !== 'string' || name === '') {
-      throw new TaskOptionError('Tool name must be a non-empty string', { option: 'name' });
-    }
-    if (!isPlainObject(args)) throw new TaskOptionError('Tool arguments must be a plain object', { option: 'args' });
+    checkToolCall(name, args);
     let call = resolveCallOptions(this.config, options);
     if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, name);
     const token = call.onProgress === undefined ? undefined : this.live.openProgress(call.onProgress, name);
@@ -326,18 +295,6 @@ export class TaskClient {
       }
       throw error;
     }
-  }
-
-  private slot(name: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void> {
-    if (this.limiter.max === Infinity) return NO_SLOT;
-    if (this.config.whenFull === 'reject' && !this.limiter.available) {
-      return Promise.reject(
-        new TaskQueueFullError(`maxConcurrentTasks (${this.limiter.max}) reached; the call to "${name}" was rejected`, {
-          toolName: name,
-        }),
-      );
-    }
-    return this.limiter.acquire(signal, deadlineAt);
   }
 
   /**
@@ -359,16 +316,7 @@ export class TaskClient {
       if (this.closing !== undefined && !(error instanceof TaskClosedError)) throw closedDuring('tools()', error);
       throw error;
     }
-    const features = this.engine.features;
-    // On the extension the server decides per call; without the extension no call can become a
-    // task there ([E20]: every call is plain), which is what `forbidden` says.
-    const decided: ToolTaskSupport['taskSupport'] = features.tasks ? 'server-decides' : 'forbidden';
-    return [...all.values()].map((tool) => ({
-      name: tool.name,
-      taskSupport: features.toolNegotiation ? tool.taskSupport : decided,
-      ...(tool.title === undefined ? {} : { title: tool.title }),
-      ...(tool.description === undefined ? {} : { description: tool.description }),
-    }));
+    return toolSupport(all.values(), this.engine.features);
   }
 
   /**
@@ -389,14 +337,7 @@ export class TaskClient {
     const call = resolveCallOptions(this.config, options);
     const toolName = reference.toolName ?? options.toolName ?? 'unknown';
     if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, toolName);
-    const placeholder: Task = {
-      taskId: reference.taskId,
-      status: 'working',
-      createdAt: reference.createdAt ?? '',
-      lastUpdatedAt: '',
-      ttl: reference.ttl ?? null,
-    };
-    const record = this.engine.track({ task: placeholder }, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });
+    const record = this.engine.track({ task: placeholderTask(reference) }, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });
     const handle = this.live.adopt(record, call.callbacks, undefined, undefined);
     // No judgement of expiry from the reference: its createdAt is on the server's clock, which may
     // be far from ours ([V11]). The first read tells: -32602 then ends the task as expired.
@@ -434,8 +375,7 @@ export class TaskClient {
   /** Subscribes to a wire's events and serves its input requests; returns the undo. */
   private attachWire(wire: TaskWire): () => void {
     this.port = openPort(this.connection.current);
-    // Receiver tasks belong to their connection: a new one gets a fresh receiver session.
-    this.receiving?.follow(this.port);
+    this.serving.follow(this.port);
     const offs = [
       wire.subscribe({
         status: (task) => this.engine.push(task),
@@ -471,40 +411,12 @@ export class TaskClient {
    */
   serve(options: ServeOptions = {}): ReceiverHandle {
     this.assertOpen();
-    if (this.receiving !== undefined && !this.receiving.closed) {
-      throw new TaskOptionError('This TaskClient already serves receiver tasks: close its receiver first', { option: 'serve' });
-    }
-    const config = resolveServeOptions(options, this.config.callbacks);
-    const refusal = cannotServe(this.port, config);
-    if (refusal !== undefined) throw refusal;
-    return this.startServing(config);
+    return this.serving.serve(options);
   }
 
   /** The receiver started by {@link TaskClient.serve} or the `serve` option, while it serves. */
   get receiver(): ReceiverHandle | undefined {
-    return this.receiving === undefined || this.receiving.closed ? undefined : this.receiving;
-  }
-
-  private startServing(config: ReceiverConfig): Receiver {
-    const receiver = new Receiver(
-      config,
-      {
-        emit: (event, ...args) => this.emitter.emit(event, ...args),
-        listening: (event) => this.emitter.has(event),
-        relate: (taskId) => {
-          const handle = taskId === undefined ? undefined : this.live.inputOwner(taskId)?.handle;
-          return { handle, toolName: handle?.toolName };
-        },
-        report: (error) => this.emitter.emit('error', error, undefined),
-      },
-      this.engine.scheduler,
-      () => this.now(),
-    );
-    receiver.attach(this.port);
-    this.receiving = receiver;
-    const callbacks = { onElicitation: config.elicitation, onSampling: config.sampling };
-    this.router.setFallback(() => (receiver.closed ? undefined : callbacks));
-    return receiver;
+    return this.serving.receiver;
   }
 
   /**
@@ -518,17 +430,6 @@ export class TaskClient {
   reconnect(client: McpClient): void {
     this.assertOpen();
     this.connection.replace(client);
-  }
-
-  /** Waits up to `ms` for the follow-ups of abandoned creations (see `LaunchContext.abandoned`). */
-  private async settleAbandoned(ms: number): Promise<void> {
-    if (this.abandoned.size === 0 || ms <= 0) return;
-    const bound = this.engine.scheduler.expiry(ms);
-    try {
-      await Promise.race([Promise.allSettled([...this.abandoned]), bound.expired]);
-    } finally {
-      bound.clear();
-    }
   }
 
   /**
@@ -547,7 +448,7 @@ export class TaskClient {
       const engine = this.engine;
       const closed = (message: string): TaskClosedError => new TaskClosedError(message);
       this.closeSignal.abort(closed('The TaskClient was closed during the call'));
-      await this.receiving?.close();
+      await this.serving.close();
       this.limiter.rejectAll(closed('The TaskClient was closed while the call waited for a slot'));
       this.connection.shutdown(closed('The TaskClient was closed while the call waited for the connection'));
       const bound = this.config.closeTimeoutMs ?? this.config.requestTimeoutMs;
@@ -556,7 +457,7 @@ export class TaskClient {
       // A call given up before the server answered may still create a task, which gets one
       // tasks/cancel when its id arrives. Closing an SDK client we made would drop both: wait for
       // them, within what is left of the bound. A client of the user's stays open: no wait.
-      if (this.ownsClient) await this.settleAbandoned(bound - (this.now() - began));
+      if (this.ownsClient) await this.abandoned.settle(bound - (this.now() - began));
       this.connection.close();
       engine.shutdown();
       this.live.clear();

@@ -10,6 +10,7 @@ import type { TaskEngine } from '../engine/engine.js';
 import type { TaskRecord } from '../engine/record.js';
 import { TaskError, TaskNotSupportedError, TaskProtocolError } from '../errors.js';
 import type { TaskHandle } from './api.js';
+import { NO_RELEASE } from './limiter.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { CallToolResult, Task } from '../types.js';
@@ -17,9 +18,6 @@ import { onAbort } from '../util/abort.js';
 import { Stopped, childController, raceStop } from '../util/race.js';
 import type { JsonObject } from '../port/port.js';
 import type { InlineInput, StartOutcome, StartToolCall, TaskSupport } from '../wire/wire.js';
-
-/** The release of a slot that holds nothing (no concurrency limit). */
-export const NO_RELEASE = (): void => {};
 
 /** Most input rounds one call goes through before it gives up ([E17]: a server may ask again). */
 const MAX_INPUT_ROUNDS = 10;

@@ -4,8 +4,15 @@
  * signal and bounded by their deadline, or are rejected at once when queueing is off.
  */
 import type { Scheduler, Timer } from '../engine/scheduler.js';
+import { TaskQueueFullError } from '../errors.js';
 import { onAbort } from '../util/abort.js';
 import { Stopped } from '../util/race.js';
+
+/** The release of a slot that holds nothing (no concurrency limit). */
+export const NO_RELEASE = (): void => {};
+
+/** The slot of a limiter without a limit: nothing to wait for or release. */
+const NO_SLOT: Promise<() => void> = Promise.resolve(NO_RELEASE);
 
 interface Waiter {
   readonly grant: (release: () => void) => void;
@@ -21,6 +28,8 @@ export class Limiter {
     /** Most slots held at once; `Infinity` disables the limit. */
     readonly max: number,
     private readonly scheduler: Scheduler,
+    /** `reject`: {@link Limiter.slot} rejects at once when no slot is free, instead of queueing. */
+    private readonly whenFull: 'queue' | 'reject' = 'queue',
   ) {}
 
   /** Calls waiting for a slot. */
@@ -66,6 +75,21 @@ export class Limiter {
       this.queue.push(waiter);
       off = signal === undefined ? undefined : onAbort(signal, () => waiter.fail(new Stopped({ kind: 'abort', reason: signal.reason })));
     });
+  }
+
+  /**
+   * A slot for a call to `toolName`: {@link NO_RELEASE} at once without a limit, else as
+   * {@link Limiter.acquire} gives it.
+   * @throws TaskQueueFullError (as a rejection) with `whenFull: 'reject'` when no slot is free.
+   */
+  slot(toolName: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void> {
+    if (this.max === Infinity) return NO_SLOT;
+    if (this.whenFull === 'reject' && !this.available) {
+      return Promise.reject(
+        new TaskQueueFullError(`maxConcurrentTasks (${this.max}) reached; the call to "${toolName}" was rejected`, { toolName }),
+      );
+    }
+    return this.acquire(signal, deadlineAt);
   }
 
   /** Rejects every waiting call (on close). */

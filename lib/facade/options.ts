@@ -168,6 +168,19 @@ export interface ResolvedCallOptions {
 }
 
 /**
+ * Checks the tool name and arguments given to `callToolAsTask`.
+ * @throws TaskOptionError naming `name` or `args` when one is invalid.
+ */
+export function checkToolCall(name: unknown, args: unknown): void {
+  if (typeof name !== 'string' || name === '') {
+    throw new TaskOptionError('Tool name must be a non-empty string', { option: 'name' });
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw new TaskOptionError('Tool arguments must be a plain object', { option: 'args' });
+  }
+}
+
+/**
  * Merges a call's options over the client's and validates them.
  * @throws TaskOptionError for any invalid value.
  */

@@ -7,6 +7,7 @@ import type { TaskRecord } from '../engine/record.js';
 import { TaskOptionError } from '../errors.js';
 import { MAX_TASK_ID_LENGTH } from '../wire/decode.js';
 import type { TaskWire } from '../wire/wire.js';
+import type { Task } from '../types.js';
 
 /** What `TaskClient.resume` accepts, reduced to what it needs. */
 export interface ResumeTarget {
@@ -62,6 +63,20 @@ export function checkReference(target: unknown, wire: TaskWire): ResumeTarget {
     toolName: ref.toolName,
     createdAt: typeof ref.createdAt === 'string' ? ref.createdAt : undefined,
     ttl,
+  };
+}
+
+/**
+ * The task `target` stands for until the server is first asked about it: `working`, with what the
+ * reference knows.
+ */
+export function placeholderTask(target: ResumeTarget): Task {
+  return {
+    taskId: target.taskId,
+    status: 'working',
+    createdAt: target.createdAt ?? '',
+    lastUpdatedAt: '',
+    ttl: target.ttl ?? null,
   };
 }
 

@@ -5,13 +5,30 @@
  * have causes one re-read (shared by concurrent callers); a name still unknown after it is
  * remembered as unknown until the list changes, so a misspelled tool does not re-list every call.
  */
-import type { TaskSupport, TaskWire, ToolPage, WireRequestOptions } from '../wire/wire.js';
+import type { ToolTaskSupport } from './api.js';
+import type { TaskSupport, TaskWire, ToolPage, WireFeatures, WireRequestOptions } from '../wire/wire.js';
 
 /** One listed tool. */
 export type ToolEntry = ToolPage['tools'][number];
 
 /** Most pages read in one listing; a server that pages forever is cut off here. */
 const MAX_PAGES = 1_000;
+
+/**
+ * What `TaskClient.tools()` reports of listed tools: each tool's own task support where the client
+ * negotiates per tool (2025-11-25), else the same answer for every tool.
+ */
+export function toolSupport(tools: Iterable<ToolEntry>, features: Pick<WireFeatures, 'tasks' | 'toolNegotiation'>): ToolTaskSupport[] {
+  // On the extension the server decides per call; without the extension no call can become a
+  // task there ([E20]: every call is plain), which is what `forbidden` says.
+  const decided: ToolTaskSupport['taskSupport'] = features.tasks ? 'server-decides' : 'forbidden';
+  return [...tools].map((tool) => ({
+    name: tool.name,
+    taskSupport: features.toolNegotiation ? tool.taskSupport : decided,
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+  }));
+}
 
 /** Task support per tool name, loaded lazily. */
 export class ToolCatalog {

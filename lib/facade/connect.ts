@@ -1,0 +1,43 @@
+/**
+ * The SDK client that `TaskClient.connect` builds: the capabilities it declares for the given
+ * callbacks and `serve` option, and its default client info.
+ */
+import type { InputCallbacks, TaskClientConnectOptions } from './api.js';
+import { resolveServeOptions } from './options.js';
+import { connectClient } from '../port/connect.js';
+import type { JsonObject } from '../port/port.js';
+import { mergeCapabilities } from '../receiver/capabilities.js';
+import { capabilitiesFor } from '../receiver/receiver.js';
+import type { McpClient, McpTransport } from '../types.js';
+
+/**
+ * The capabilities to declare: `options.capabilities`, plus `elicitation` / `sampling` for the
+ * matching callback, plus what serving receiver tasks needs when `serve` is given.
+ * @param callbacks - the client's resolved `onElicitation` / `onSampling`.
+ * @throws TaskOptionError for an invalid `serve` option.
+ */
+export function connectCapabilities(options: TaskClientConnectOptions, callbacks: InputCallbacks): JsonObject {
+  let capabilities: JsonObject = { ...options.capabilities };
+  if (options.onElicitation !== undefined) capabilities.elicitation ??= {};
+  if (options.onSampling !== undefined) capabilities.sampling ??= {};
+  if (options.serve !== undefined) {
+    // Serving receiver tasks: declare each kind served, its task augmentation, tasks.list and tasks.cancel ([R1]).
+    capabilities = mergeCapabilities(capabilities, capabilitiesFor(resolveServeOptions(options.serve, callbacks)));
+  }
+  return capabilities;
+}
+
+/**
+ * Builds an SDK `Client` declaring {@link connectCapabilities} and connects it over `transport`.
+ * @throws whatever `client.connect` throws, or an `Error` when no SDK is installed.
+ */
+export async function connectFor(transport: McpTransport, options: TaskClientConnectOptions, callbacks: InputCallbacks): Promise<McpClient> {
+  const { client } = await connectClient({
+    sdk: options.sdk,
+    transport,
+    clientInfo: options.clientInfo ?? { name: 'mcp-task-client', version: '0.1.0' },
+    capabilities: connectCapabilities(options, callbacks),
+    clientOptions: options.clientOptions,
+  });
+  return client;
+}
