@@ -84,6 +84,10 @@ export class Launch implements StopScope {
       // A call made while the connection is lost waits for the reconnection (within its deadline).
       const ready = this.context.ready();
       if (ready !== undefined) await this.race(ready);
+      // A close() or an abort that came while the slot was handed over stops the call before
+      // anything is sent (the reconnection race above sees them too, but is skipped when connected).
+      if (this.context.closed.aborted) throw new Stopped({ kind: 'closed' });
+      if (call.signal?.aborted) throw new Stopped({ kind: 'abort', reason: call.signal.reason });
       const handle = await this.negotiateAndStart();
       const record = handle.kind === 'task' ? this.engine.get(handle.taskId) : undefined;
       if (record === undefined || release === NO_RELEASE) release();

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   TaskAbortError,
   TaskCancelledError,
+  TaskClosedError,
   TaskDetachedError,
   TaskFailedError,
   TaskTimeoutError,
@@ -209,6 +210,31 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       const error = await rejection(w.tasks.callToolAsTask('job', {}, { signal: AbortSignal.abort() }));
       expect(error).toMatchObject({ name: 'AbortError', remoteCancel: 'no-task' });
       expect(w.tasks.active).toBe(0);
+    });
+
+    it('an abort in the same tick as the call, tools already listed, stops it before anything is sent', async () => {
+      const w = await world();
+      await w.tasks.tools();
+      const controller = new AbortController();
+      const call = rejection(w.tasks.callToolAsTask('job', {}, { signal: controller.signal }));
+      controller.abort(new Error('changed my mind'));
+      const error = await call;
+      expect(error).toBeInstanceOf(TaskAbortError);
+      expect(error).toMatchObject({ remoteCancel: 'no-task' });
+      // Had tools/call gone out, the task it created would now get its one tasks/cancel.
+      await w.clock.advance(1_000);
+      expect([w.count('tasks/cancel'), w.count('tasks/get'), w.tasks.active]).toEqual([0, 0, 0]);
+    });
+
+    it('close() in the same tick as a call stops it before anything is sent', async () => {
+      const w = await world();
+      await w.tasks.tools();
+      const call = rejection(w.tasks.callToolAsTask('job', {}));
+      await w.tasks.close();
+      const error = await call;
+      expect(error).toBeInstanceOf(TaskClosedError);
+      await w.clock.advance(1_000);
+      expect([w.count('tasks/cancel'), w.count('tasks/get')]).toEqual([0, 0]);
     });
   });
 
