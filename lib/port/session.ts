@@ -55,7 +55,6 @@ function idPrefix(): string {
   return `mcp-task-client:${randomUUID().slice(0, 8)}:`;
 }
 
-/** A {@link SessionPort} over an SDK client's transport. */
 /**
  * `params` with the modern per-request envelope in its `_meta` (the request's own `_meta` keys win).
  * Fresh objects every time, since an in-process server may keep or change what it receives;
@@ -63,14 +62,18 @@ function idPrefix(): string {
  * wire, the two-source spread this replaces was most of the port's own time per request).
  */
 function withEnvelope(params: JsonObject | undefined, envelope: JsonObject): JsonObject {
-  const meta: JsonObject = { ...envelope };
   const own = params?._meta;
-  if (isObject(own)) Object.assign(meta, own);
+  let meta: JsonObject;
+  if (!isObject(own)) meta = { ...envelope };
+  // An own "__proto__" key (from JSON.parse) must stay a key, which assignment would not keep.
+  else if (Object.hasOwn(own, '__proto__')) meta = { ...envelope, ...own };
+  else meta = Object.assign({ ...envelope }, own);
   const body: JsonObject = params === undefined ? {} : { ...params };
   body._meta = meta;
   return body;
 }
 
+/** A {@link SessionPort} over an SDK client's transport. */
 export class RawSession implements SessionPort {
   readonly sdk: SdkMajor;
   private readonly transport: TransportLike;

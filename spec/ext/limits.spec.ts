@@ -247,3 +247,19 @@ describe('errors say what they mean', () => {
     expect(reported.map((e) => (e as TaskRpcError).code)).toEqual([-32021, -32021, -32021, -32021, -32021]);
   });
 });
+
+describe('the per-request envelope', () => {
+  it('keeps the call’s own _meta keys beside the envelope, an own "__proto__" key (from JSON.parse) included', async () => {
+    const rig = await extRig();
+    const meta = JSON.parse('{"__proto__": {"injected": true}, "trace": "t-1"}') as Record<string, unknown>;
+    const handle = await rig.tasks.callToolAsTask('slow_compute', { polls: 1 }, { meta });
+    const sent = rig.server.params('tools/call')[0]?._meta as Record<string, unknown>;
+    expect(Object.hasOwn(sent, '__proto__')).toBe(true);
+    expect(sent.trace).toBe('t-1');
+    expect(sent['io.modelcontextprotocol/protocolVersion']).toEqual(expect.any(String));
+    expect((sent as { injected?: unknown }).injected).toBeUndefined();
+    const result = handle.result();
+    await settle(rig, handle);
+    await result;
+  });
+});
