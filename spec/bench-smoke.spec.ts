@@ -62,18 +62,17 @@ describe('benchmark harness (smoke, N=10)', () => {
     // Targets apply from N = 1,000: relabel the rows to see them evaluated.
     const big = rows.map((r) => ({ ...r, n: 1000 }));
     expect(targetRows(big, [workload]).length).toBe(3);
-    const page = markdown({
+    const input = {
       generatedAt: 'now',
       versions: { 'mcp-task-client': 'test' },
       machine: 'test',
       command: 'vitest',
       workloads: [workload],
-      rows: big,
       chartFile: 'chart.svg',
       elapsedS: 1,
-      soak: { tasks: 100, readingsMiB: [10, 10.2], growth: 0.02, passed: true, output: '' },
       load: undefined,
-    });
+    };
+    const page = markdown({ ...input, rows: big, soak: { tasks: 100, readingsMiB: [10, 10.2], growth: 0.02, passed: true, output: '' } });
     expect(page).toContain('## Targets (issue 15)');
     expect(page).toContain('## Where another contender is ahead');
     expect(svgChart(rows, [workload])).toMatch(/^<svg[\s\S]*<\/svg>$/);
@@ -94,16 +93,9 @@ describe('benchmark harness (smoke, N=10)', () => {
       heapTotalBytes: Object.values(heapBytes).reduce((a, b) => a + b, 0),
     });
     const explained = markdown({
-      generatedAt: 'now',
-      versions: { 'mcp-task-client': 'test' },
-      machine: 'test',
-      command: 'vitest',
-      workloads: [workload],
+      ...input,
       rows: missing,
-      chartFile: 'chart.svg',
-      elapsedS: 1,
       soak: undefined,
-      load: undefined,
       causes: {
         cpu: [profile('mcp-task-client', 40, {}), profile('floor', 0, {})],
         heap: [profile('mcp-task-client', 40, { 'object TaskRecord': 248 }), profile('floor', 0, { 'object Timeout': 24 })],
