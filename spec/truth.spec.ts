@@ -118,6 +118,69 @@ describe('a JSON-RPC error on the blocking tasks/result is not an outcome ([R29]
     expect(error.rpcError).toMatchObject({ code: -32602, message: expect.stringContaining('the input file is malformed') });
   });
 
+  it('a failed task’s own -32602 survives the server dropping the task once it handed the result out ([V17], [V25])', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't7b', status: 'working' });
+    const board = server.tasks.handlers['tasks/result']!;
+    server.on('tasks/result', async (params, ctx) => {
+      try {
+        return await board(params, ctx);
+      } finally {
+        server.tasks.delete('t7b'); // consumed on retrieval, as some servers do
+      }
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    server.tasks.finish('t7b', 'failed', { error: rpcError(-32602, 'Invalid arguments: x must be a number') }, {}, true);
+    await clock.advance(100);
+    const error = (await within(result)) as TaskFailedError;
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect(error.rpcError).toMatchObject({ code: -32602, message: expect.stringContaining('x must be a number') });
+  });
+
+  it('a failed task’s own -32602 needs no second read: a tasks/get left unanswered from then on changes nothing ([V17])', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't7c', status: 'working' });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    server.tasks.finish('t7c', 'failed', { error: rpcError(-32602, 'Invalid arguments') }, {}, true);
+    const gets = server.count('tasks/get');
+    server.on('tasks/get', () => NO_REPLY);
+    await clock.advance(100);
+    const error = (await within(result)) as TaskFailedError;
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect(error.rpcError).toMatchObject({ code: -32602 });
+    expect(server.count('tasks/get')).toBe(gets);
+  });
+
+  it('a tasks/get lost after a refused blocking wait does not stall the task: the wait reopens and the result arrives ([R29], [V26])', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't5b', status: 'input_required' });
+    let waits = 0;
+    let dropNextGet = false;
+    const get = server.tasks.handlers['tasks/get']!;
+    server.on('tasks/result', () => {
+      waits += 1;
+      if (waits === 1) {
+        dropNextGet = true;
+        throw rpcError(-32602, 'Invalid params: task is not in a terminal state');
+      }
+      return { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't5b' } }, ...textResult('done') };
+    });
+    server.on('tasks/get', (params, ctx) => {
+      if (!dropNextGet) return get(params, ctx);
+      dropNextGet = false;
+      return NO_REPLY;
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result();
+    for (let i = 0; i < 10; i += 1) await clock.advance(60_000);
+    expect(waits).toBeGreaterThan(1);
+    await expect(within(result)).resolves.toMatchObject({ content: [{ text: 'done' }] });
+  });
+
   it('the wait is not reopened more than once per poll interval, even on a notification storm', async () => {
     const { server, tasks, clock } = await setup();
     creating(server, { taskId: 't2', status: 'input_required' });

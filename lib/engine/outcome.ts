@@ -87,6 +87,12 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
         blockingWaitFailed(engine, record, waitError(record, outcome.error));
         return;
       }
+      // An error that may also say "unknown task" ([V26]) is the task's own only for a task seen
+      // failed ([V17]); for one seen completed or cancelled, its payload is gone from the server.
+      if (outcome.kind === 'error' && outcome.gone !== undefined && record.task.status !== 'failed') {
+        vanished(engine, record, outcome.gone);
+        return;
+      }
       record.outcome = outcome;
       if (record.terminal) finish(engine, record);
       else void confirmTerminal(engine, record);
@@ -209,6 +215,18 @@ export function finish(engine: TaskEngine, record: TaskRecord): void {
 export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown): void {
   const task = record.task;
   const common = { task, toolName: record.toolName, cause: error };
+  if (record.cancelAcknowledged) {
+    // [V25], [E6]: a task the server accepted a cancel for may be deleted at once; its absence is
+    // the cancel's end, not a vanishing. A stop under way (deadline, abort) settles with its own
+    // error, naming the acknowledged cancel; otherwise the task ends cancelled.
+    if (engine.isStopping(record)) return;
+    const failure = new TaskCancelledError(
+      `Task for tool "${record.toolName}" was cancelled: the server accepted tasks/cancel and then dropped the task`,
+      common,
+    );
+    engine.settle(record, { ok: false, error: failure }, failure);
+    return;
+  }
   const expired = probablyExpired(task, record.createdBy, engine.config.clock.now(), EXPIRY_SKEW_MS);
   const sessions = engine.features.sessionScoped;
   let failure: TaskExpiredError | TaskNotFoundError;

@@ -170,7 +170,15 @@ export type TaskOutcome =
       /** The reply named its task ([V19]); always true for a payload that rides on a snapshot. */
       readonly tagged: boolean;
     }
-  | { readonly kind: 'error'; readonly error: JsonRpcErrorInfo };
+  | {
+      readonly kind: 'error';
+      readonly error: JsonRpcErrorInfo;
+      /**
+       * Set when the same error may instead say that the server no longer knows the task ([V26]):
+       * the error to report if so. The engine tells the two apart by what it already saw.
+       */
+      readonly gone?: unknown;
+    };
 
 /** One observation of a task. */
 export interface WireSnapshot {

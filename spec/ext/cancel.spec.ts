@@ -75,6 +75,23 @@ describe('handle.cancel() ([E6])', () => {
     expect(cancelled).toEqual([]);
   });
 
+  it('a task the server drops right after acknowledging the cancel ends cancelled, not vanished ([V25], [E6])', async () => {
+    const rig = await extRig({ server: server('ignore') });
+    const normal = builtinMethods(rig.server)['tasks/cancel']!;
+    rig.server.on('tasks/cancel', (params, ctx) => {
+      const reply = normal(params, ctx);
+      rig.server.tasks.delete(params.taskId as string);
+      return reply;
+    });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = outcomeOf(handle.result());
+    // The last snapshot the server showed: nothing newer exists.
+    expect((await handle.cancel())?.status).toBe('working');
+    const error = await result;
+    expect(error).toBeInstanceOf(TaskCancelledError);
+    expect((error as Error).message).toMatch(/accepted tasks\/cancel and then dropped the task/);
+  });
+
   it('reports a task that finished before the cancel took effect: cancel() returns it completed, result() resolves with the result', async () => {
     const rig = await extRig({ server: server('complete') });
     const handle = await rig.tasks.callToolAsTask('manual');
@@ -178,6 +195,22 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     expect(error).toBeInstanceOf(TaskTimeoutError);
     // The server accepted the cancel; only its confirmation is missing: not "unknown".
     expect(error).toMatchObject({ remoteCancel: 'acknowledged' });
+  });
+
+  it('a deadline whose cancel is acknowledged and whose task the server then drops: TaskTimeoutError, remoteCancel "acknowledged" ([V25], [E6])', async () => {
+    const rig = await extRig({ server: server('ignore') });
+    const normal = builtinMethods(rig.server)['tasks/cancel']!;
+    rig.server.on('tasks/cancel', (params, ctx) => {
+      const reply = normal(params, ctx);
+      rig.server.tasks.delete(params.taskId as string);
+      return reply;
+    });
+    const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_500 });
+    const result = outcomeOf(handle.result());
+    await rig.clock.advance(2_500);
+    const error = await result;
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect(error).toMatchObject({ remoteCancel: 'acknowledged', timeoutMs: 2_500 });
   });
 
   it('a deadline that finds the task finished first settles with the real result', async () => {

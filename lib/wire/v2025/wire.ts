@@ -8,7 +8,6 @@
  */
 import { TaskProtocolError, TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type SessionPort } from '../../port/port.js';
-import { isTerminalStatus } from '../../types.js';
 import {
   type CancelReply,
   type ErrorClass,
@@ -135,31 +134,8 @@ export class Wire2025 implements TaskWire {
   getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
     return this.send('tasks/result', { taskId }, (value): TaskOutcome => ({ kind: 'result', ...decodeTaskPayload(value, taskId) }), options, taskId).then(
       undefined,
-      (error: unknown) => this.outcomeOfError(error, taskId, options),
+      outcomeOfError,
     );
-  }
-
-  /** What a failed `tasks/result` means: the task's own error, or a failure of the request. */
-  private async outcomeOfError(error: unknown, taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
-    // [V17]/[V18]: a JSON-RPC error the server sent for tasks/result is the task's own error.
-    // Local failures stay errors.
-    if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server') throw error;
-    const { code, message, data } = error.cause;
-    const outcome: TaskOutcome = {
-      kind: 'error',
-      error: data === undefined ? { code, message: stripPrefix(message, code) } : { code, message: stripPrefix(message, code), data },
-    };
-    if (code !== INVALID_PARAMS) return outcome;
-    // -32602 means an unknown task ([V26]) only when the task is gone: read it to tell.
-    const snapshot = await this.getTask(taskId, options).catch(() => undefined);
-    if (snapshot === undefined) throw error;
-    const status = snapshot.task.status;
-    // A failed task returned its own invalid-params error ([V17]). A task still running had its
-    // blocking wait ([R29]) refused: an error of that request, which the engine reports while it
-    // keeps polling; never a vanished task. For a task that ended otherwise, -32602 says what the
-    // spec gives it: its result is unknown or expired on the server ([V26]).
-    if (status === 'failed' || !isTerminalStatus(status)) return outcome;
-    throw error;
   }
 
   async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {
@@ -209,4 +185,17 @@ export class Wire2025 implements TaskWire {
 function sameTask<T extends { taskId: string }>(task: T, taskId: string, method: string): T {
   if (task.taskId === taskId) return task;
   throw new TaskProtocolError(`Malformed ${method} from server: the reply names another task`, { method, taskId });
+}
+
+/**
+ * What a failed `tasks/result` means. [V17]/[V18]: a JSON-RPC error the server sent is the task's
+ * own error; local failures stay errors. -32602 may also say that the task is unknown ([V26]),
+ * which only the engine can tell (it knows whether the task was seen failed): no second read here,
+ * whose own failure would otherwise decide the fate of a task already known.
+ */
+function outcomeOfError(error: unknown): TaskOutcome {
+  if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server') throw error;
+  const { code, message, data } = error.cause;
+  const info = data === undefined ? { code, message: stripPrefix(message, code) } : { code, message: stripPrefix(message, code), data };
+  return code === INVALID_PARAMS ? { kind: 'error', error: info, gone: error } : { kind: 'error', error: info };
 }
