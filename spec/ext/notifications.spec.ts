@@ -83,6 +83,76 @@ describe('one subscription per connection ([E18])', () => {
     expect(handle.settled).toBe(true);
   });
 
+  describe('a server that keeps ending subscriptions early is asked less and less often ([E22])', () => {
+    /** Times (from `start`) of the `subscriptions/listen` requests the server received. */
+    function listenTimes(rig: Awaited<ReturnType<typeof extRig>>, start: number): number[] {
+      return rig.server.received('subscriptions/listen').map((entry) => entry.at - start);
+    }
+
+    it('one that answers every listen at once with a result: the pause doubles up to 30 s, and polling completes the task', async () => {
+      // No ttl: the task is tracked for the whole 90 s.
+      const rig = await extRig({ server: manual({ pollIntervalMs: 1_000, ttlMs: null }) });
+      rig.server.on('subscriptions/listen', () => ({ resultType: 'complete' }));
+      const start = rig.clock.now();
+      const handle = await rig.tasks.callToolAsTask('manual');
+      for (let i = 0; i < 100; i += 1) await rig.clock.advance(100);
+      // Before the fix: one every 50 ms, 200 in these 10 s.
+      expect(listenTimes(rig, start)).toEqual([0, 50, 150, 350, 750, 1_550, 3_150, 6_350]);
+      for (let i = 0; i < 80; i += 1) await rig.clock.advance(1_000);
+      // 6 400 ms, 12 800, 25 600, then the 30 s cap.
+      expect(listenTimes(rig, start).slice(8)).toEqual([12_750, 25_550, 51_150, 81_150]);
+      expect(gaps(rig.server, 'tasks/get', start).every((gap) => gap === 1_000), 'polling is unaffected').toBe(true);
+      expect(rig.server.count('tasks/get')).toBe(90);
+      rig.server.tasks.complete(handle.taskId!, textResult('polled'));
+      const result = handle.result();
+      await rig.clock.advance(1_000);
+      expect((await result).content).toEqual(textResult('polled').content);
+    });
+
+    it('a subscription that lasts 10 s resets the pause, and a new task is not held back while it is open', async () => {
+      const rig = await extRig({ server: manual({ pollIntervalMs: 60_000, ttlMs: null }) });
+      const builtin = builtinMethods(rig.server)['subscriptions/listen']!;
+      // The first 6 end at once; the ones after stay open as usual.
+      let endAtOnce = 6;
+      rig.server.on('subscriptions/listen', (params, ctx) => {
+        if (endAtOnce <= 0) return builtin(params, ctx);
+        endAtOnce -= 1;
+        return { resultType: 'complete' };
+      });
+      const start = rig.clock.now();
+      await rig.tasks.callToolAsTask('manual');
+      await rig.clock.advance(5_000);
+      expect(listenTimes(rig, start)).toEqual([0, 50, 150, 350, 750, 1_550, 3_150]);
+      expect(rig.server.subscriptions.size).toBe(1);
+      await rig.clock.advance(10_000);
+      // Open for 11 850 ms: a new task is listened for at once, not 3 200 ms after the last listen.
+      await rig.tasks.callToolAsTask('manual');
+      await rig.clock.advance(0);
+      expect(listenTimes(rig, start).at(-1)).toBe(15_000);
+      await rig.clock.advance(12_000);
+      // That one lasted 12 s; from now on the server ends them at once again.
+      endAtOnce = Number.POSITIVE_INFINITY;
+      rig.server.endSubscriptions();
+      await rig.clock.advance(150);
+      // The pause starts over from 50 ms (without the reset it would be 6 400 ms by now).
+      expect(listenTimes(rig, start).slice(8)).toEqual([27_000, 27_050, 27_150]);
+    });
+
+    it('one whose listen fails: asked again only as new tasks start, and with the same growing pause', async () => {
+      const rig = await extRig({ server: manual({ pollIntervalMs: 1_000 }) });
+      rig.server.on('subscriptions/listen', () => {
+        throw rpcError(ErrorCode.InternalError, 'no subscriptions today');
+      });
+      const start = rig.clock.now();
+      for (let i = 0; i < 20; i += 1) {
+        await rig.tasks.callToolAsTask('manual');
+        await rig.clock.advance(100);
+      }
+      // Before: one per new task, 20.
+      expect(listenTimes(rig, start)).toEqual([0, 100, 200, 400, 800, 1_600]);
+    });
+  });
+
   it('stops asking a server that has no subscriptions/listen (-32601), and polls', async () => {
     const rig = await extRig({ server: manual({ pollIntervalMs: 1_000 }) });
     rig.server.on('subscriptions/listen', () => {

@@ -5,11 +5,29 @@
  * tasks costs one request); ended tasks are simply dropped at the next replacement. The server's
  * `notifications/tasks` are only accelerators: polling goes on at `pollIntervalMs` whatever it
  * sends, so a server that acknowledges and stays silent costs nothing ([R20]).
+ *
+ * A subscription the server ends (a result: it closed it on purpose, [E22]) or refuses is asked
+ * for again only after a pause that doubles each time one ends within {@link STEADY_MS} of being
+ * opened, up to {@link MAX_RELISTEN_MS}; one that lasted resets the pause.
  */
 import { PortError, type JsonObject, type SessionPort, type Timers } from '../../port/port.js';
 
 /** Shortest time between two replacements of the subscription. */
 export const RELISTEN_MS = 50;
+
+/**
+ * Longest pause before listening again after subscriptions keep ending early. Notifications are
+ * optional and polling alone keeps every task going ([E22], [E14]), so a server that closes each
+ * subscription at once is asked at most twice a minute, yet one that starts pushing again (a
+ * restart, a load balancer that dropped streams for a while) is back within half a minute.
+ */
+export const MAX_RELISTEN_MS = 30_000;
+
+/**
+ * A subscription that lasted this long was a working one: the pause goes back to
+ * {@link RELISTEN_MS}. Ten seconds per request is no burden on a server, whatever it does next.
+ */
+export const STEADY_MS = 10_000;
 
 /**
  * How long a replaced subscription stays open when the server does not acknowledge its
@@ -39,6 +57,8 @@ export class TaskSubscription {
   private timer: unknown;
   private timers: Timers | undefined;
   private lastListenAt = Number.NEGATIVE_INFINITY;
+  /** Subscriptions in a row that ended (or failed) within {@link STEADY_MS} of being opened. */
+  private earlyEnds = 0;
   /** The server has no `subscriptions/listen`, or it failed: stop asking until a new task. */
   private stopped = false;
   private unsupported = false;
@@ -74,7 +94,7 @@ export class TaskSubscription {
   private schedule(): void {
     const timers = this.timers;
     if (this.unsupported || this.stopped || this.port.closed || timers === undefined || this.timer !== undefined) return;
-    const wait = Math.max(0, this.lastListenAt + RELISTEN_MS - this.now());
+    const wait = Math.max(0, this.lastListenAt + this.pause() - this.clock());
     this.timer = timers.after(
       wait,
       () => {
@@ -93,7 +113,7 @@ export class TaskSubscription {
     const controller = new AbortController();
     this.current = controller;
     this.covered = new Set(ids);
-    this.lastListenAt = this.now();
+    this.lastListenAt = this.clock();
     // The old subscription ends once the new one is in place (no gap); one replaced at a time.
     // Set before the request goes out: its acknowledgement may come back synchronously.
     if (previous !== undefined) {
@@ -111,22 +131,43 @@ export class TaskSubscription {
       })
       .then(
         () => {
-          // The server ended the subscription: listen again if tasks are still tracked.
+          // The server ended the subscription on purpose ([E22]): listen again if tasks are still
+          // tracked, after a pause that grows while subscriptions keep ending early.
           if (this.current !== controller) return;
-          this.retire();
-          this.current = undefined;
-          this.covered = new Set();
+          this.ended();
           this.schedule();
         },
         (error: unknown) => {
           if (this.current !== controller) return;
-          this.retire();
-          this.current = undefined;
-          this.covered = new Set();
+          this.ended();
           if (error instanceof PortError && error.kind === 'server' && error.code === METHOD_NOT_FOUND) this.unsupported = true;
           else this.stopped = true;
         },
       );
+  }
+
+  /** Time on the scheduler's clock when it has one (tests move it by hand). */
+  private clock(): number {
+    return this.timers?.now?.() ?? this.now();
+  }
+
+  /**
+   * How long after the last listen the next one may go out: {@link RELISTEN_MS}, doubled for each
+   * early end after the first, at most {@link MAX_RELISTEN_MS}. While a subscription that has
+   * lasted {@link STEADY_MS} is open, old early ends do not hold a new task back.
+   */
+  private pause(): number {
+    const steady = this.current !== undefined && this.clock() - this.lastListenAt >= STEADY_MS;
+    if (steady || this.earlyEnds <= 1) return RELISTEN_MS;
+    return Math.min(RELISTEN_MS * 2 ** (this.earlyEnds - 1), MAX_RELISTEN_MS);
+  }
+
+  /** The current subscription ended or failed (not replaced by us): count it if it was short. */
+  private ended(): void {
+    this.earlyEnds = this.clock() - this.lastListenAt >= STEADY_MS ? 0 : this.earlyEnds + 1;
+    this.retire();
+    this.current = undefined;
+    this.covered = new Set();
   }
 
   /** The server acknowledged one of this connection's subscriptions: the replaced one can end. */
