@@ -10,6 +10,7 @@ import { isTerminalStatus, type Task } from '../types.js';
 import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
 import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
+import { deliverAnswers, resendKept } from './input-delivery.js';
 import { Pause } from './pause.js';
 import { fetchOutcome, fetchTerminal, finish, vanished } from './outcome.js';
 import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
@@ -238,6 +239,8 @@ export class TaskEngine implements EngineCore {
       if (task.status !== record.task.status) this.report(this.contradiction(record, task, source), record);
     }
     if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') this.offerInput(record, snapshot.input);
+    // [E23]: answers a failed tasks/update did not deliver go again while a poll still lists their key.
+    if (source === 'poll' && record.undelivered !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') resendKept(this, record, snapshot);
     if (verdict === 'stale') {
       if (tookPayload) this.react(record);
       return;
@@ -271,7 +274,11 @@ export class TaskEngine implements EngineCore {
     return this.delay(record);
   }
 
-  /** Hands out the input requests of a snapshot not handed out before ([E4]: keys are unique per task). */
+  /**
+   * Hands out the input requests of a snapshot not handed out before ([E4]: keys are unique per
+   * task, and no request is shown to the user twice). A key whose answer failed to go out is not
+   * handed out again: its kept answer is sent again instead ([E23], `input-delivery.ts`).
+   */
   private offerInput(record: TaskRecord, input: readonly InlineInput[]): void {
     if (record.task.status !== 'input_required' || input.length === 0) return;
     const seen = (record.inputKeys ??= new Set());
@@ -282,8 +289,18 @@ export class TaskEngine implements EngineCore {
   }
 
   /**
-   * Answers inline input requests of `record` by key ([E5]; a partial set is fine). An answer for
-   * a task no longer tracked (detached: it runs on) still goes out, once, in the background.
+   * Sends answers to inline input requests of `record` by key ([E5]; a partial set is fine), and
+   * keeps any the server did not get, to send again while polls still list the key ([E23]);
+   * failures are reported. See `input-delivery.ts`.
+   */
+  deliverInput(record: TaskRecord, responses: Record<string, JsonObject>): void {
+    deliverAnswers(this, record, responses);
+  }
+
+  /**
+   * One `tasks/update` with answers to inline input requests of `record` by key ([E5]), retrying
+   * transient failures. An answer for a task no longer tracked (detached: it runs on) still goes
+   * out, once, in the background.
    */
   supplyInput(record: TaskRecord, responses: Record<string, JsonObject>): Promise<void> {
     const send = (scope: RequestScope, weak?: boolean): Promise<void> =>
@@ -486,6 +503,7 @@ export class TaskEngine implements EngineCore {
     this.scheduler.cancel(record.deadlineTimer);
     this.scheduler.cancel(record.ttlTimer);
     record.pollTimer = record.deadlineTimer = record.ttlTimer = undefined;
+    record.undelivered = undefined;
     this.unwatch(record);
     record.abortAll();
     this.stopping.delete(record);

@@ -8,7 +8,7 @@
  * identical snapshot yields nothing.
  */
 import { TaskError } from '../errors.js';
-import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
+import { isTerminalStatus, type CallToolResult, type JsonObject, type Task } from '../types.js';
 import type { Timer } from './scheduler.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { GroupMember, RequestGroup, TaskOutcome, TaskWire } from '../wire/wire.js';
@@ -28,6 +28,19 @@ export type { TaskObserver };
 export type Settlement =
   | { readonly ok: true; readonly result: CallToolResult }
   | { readonly ok: false; readonly error: TaskError };
+
+/**
+ * An answer to one inline input request (its callback already returned it) that a `tasks/update`
+ * failed to deliver, kept to be sent again ([E23]).
+ */
+export interface KeptAnswer {
+  /** The answer, as the callback gave it. */
+  readonly response: JsonObject;
+  /** `tasks/update` rounds that carried it so far (each retries transient failures itself). */
+  sends: number;
+  /** A round carrying it is under way. */
+  sending: boolean;
+}
 
 /** Result of offering a snapshot to a record. */
 export type MergeVerdict = 'changed' | 'same' | 'stale' | 'after-terminal';
@@ -143,6 +156,16 @@ export class TaskRecord implements RequestGroup {
   }
   set inputKeys(value: Set<string> | undefined) {
     if (value !== undefined || this.extras !== undefined) this.more().inputKeys = value;
+  }
+  /**
+   * Answers to inline input requests whose `tasks/update` failed, by key, kept to be sent again
+   * while the server still lists the key ([E23]); `undefined` when none.
+   */
+  get undelivered(): Map<string, KeptAnswer> | undefined {
+    return this.extras?.undelivered;
+  }
+  set undelivered(value: Map<string, KeptAnswer> | undefined) {
+    if (value !== undefined || this.extras !== undefined) this.more().undelivered = value;
   }
   /** Deadline timer (timeoutMs), if any. */
   get deadlineTimer(): Timer | undefined {
@@ -346,6 +369,7 @@ class RecordExtras {
   failedPolls = 0;
   blockingRetryAt = 0;
   inputKeys: Set<string> | undefined = undefined;
+  undelivered: Map<string, KeptAnswer> | undefined = undefined;
   deadlineTimer: Timer | undefined = undefined;
   /** Requests in flight beyond the record's one `member`. */
   members: Set<GroupMember> | undefined = undefined;

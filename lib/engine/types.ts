@@ -14,7 +14,10 @@ export interface EngineConfig extends PollTiming {
   readonly random: () => number;
   readonly requestTimeoutMs: number;
   readonly retry: RetryPolicy;
-  /** Consecutive non-transient poll failures (or malformed replies) before the task is failed. */
+  /**
+   * Consecutive non-transient poll failures (or malformed replies) before the task is failed; also
+   * the most `tasks/update` sends of one input answer before the task is failed ([E23]).
+   */
   readonly maxPollFailures: number;
   /** Notifications kept for tasks whose `CreateTaskResult` has not arrived yet. */
   readonly maxEarlyNotifications: number;

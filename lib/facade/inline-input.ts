@@ -55,10 +55,13 @@ export class InlineAnswers {
 
   /**
    * Answers the input requests that ride on a task's snapshots: each key through the call's
-   * callback (then the client's), each answer sent with `tasks/update` as soon as it is ready. A
-   * request nobody here can answer is reported on `error`, once; the task then waits until it is
-   * cancelled, its deadline passes or its ttl runs out. A callback that throws is reported the
-   * same way, and its key is not asked again; an aborted one (the task ended) sends nothing.
+   * callback (then the client's), once ([E4]), each answer sent with `tasks/update` as soon as it
+   * is ready. An answer whose `tasks/update` fails is not lost: the engine sends it again while
+   * polls still list its key, within a bound, then fails the task ([E23]). A request nobody here
+   * can answer is reported on `error`, once; the task then waits until it is cancelled, its
+   * deadline passes or its ttl runs out. A callback that throws is reported the same way, and its
+   * key is not asked again (there is no answer to send); an aborted one (the task ended) sends
+   * nothing.
    */
   forTask(record: TaskRecord, items: readonly InlineInput[]): void {
     const engine = this.engine();
@@ -84,7 +87,7 @@ export class InlineAnswers {
           const settled = record.settlement;
           const detached = settled !== undefined && !settled.ok && settled.error instanceof TaskDetachedError;
           if (Object.keys(responses).length === 0 || (settled !== undefined && !detached)) return;
-          return engine.supplyInput(record, responses);
+          engine.deliverInput(record, responses);
         })
         .catch(report);
     }

@@ -3,12 +3,14 @@
  * a `tasks/get` (or a notification) carries go to the call's own callbacks, then the client's, with
  * `ctx.delivery === 'task-update'`; answers go back with `tasks/update`, each key exactly once over
  * the task's life, partial answers allowed ([E3]-[E5]). What happens when a callback throws, is
- * aborted, or is missing. Input before a task exists is in mrtr.spec.ts.
+ * aborted, or is missing, and when a `tasks/update` fails ([E23]). Input before a task exists is
+ * in mrtr.spec.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskError, type TaskNotSupportedError, type InputContext } from '../../lib/index.js';
+import { TaskError, TaskRpcError, type TaskNotSupportedError, type InputContext } from '../../lib/index.js';
 import { flush } from '../helpers.js';
-import { elicitation, rootsRequest, sampling, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import { elicitation, ErrorCode, rootsRequest, rpcError, sampling, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import { builtinMethods } from '../support/ext-server/methods.js';
 import { ACCEPT, closeRigs, deferred, extRig, settle } from './support.js';
 
 afterEach(closeRigs);
@@ -191,5 +193,89 @@ describe('input during a task ([E3]-[E5])', () => {
     await flush();
     expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ confirm: ACCEPT }]);
     expect(rig.server.count('tasks/update')).toBe(1);
+  });
+});
+
+describe('a tasks/update that fails ([E23]: the answer is kept, never lost, and the user is not asked twice, [E4])', () => {
+  /** A rig whose `tasks/update` fails with -32603 (non-transient) `failures` times, then works; times of every update kept. */
+  async function failingUpdates(failures: number) {
+    let calls = 0;
+    const rig = await extRig({ server: manual(), client: { onElicitation: () => ((calls += 1), ACCEPT) } });
+    const normal = builtinMethods(rig.server)['tasks/update']!;
+    const at: number[] = [];
+    let left = failures;
+    rig.server.on('tasks/update', (params, ctx) => {
+      at.push(rig.clock.now());
+      if (left-- > 0) throw rpcError(ErrorCode.InternalError, 'transient db error');
+      return normal(params, ctx);
+    });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    return { rig, at, errors, calls: () => calls };
+  }
+
+  it('sends the same answer again when the next poll still lists the key, without asking the callback again; the task completes', async () => {
+    const { rig, at, errors, calls } = await failingUpdates(1);
+    const handle = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'a.txt' });
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('deleted a.txt').content);
+    expect(calls()).toBe(1);
+    expect(rig.server.params('tasks/update').map(({ _meta, ...rest }) => rest)).toEqual([
+      { taskId: handle.taskId, inputResponses: { confirm: ACCEPT } },
+      { taskId: handle.taskId, inputResponses: { confirm: ACCEPT } },
+    ]);
+    // Paced by polling: the re-send rides on a later poll, not at once.
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(100);
+    expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ confirm: ACCEPT }]);
+    expect(errors.map((e) => [e.name, (e as TaskRpcError).method, (e as TaskRpcError).code])).toEqual([['TaskRpcError', 'tasks/update', -32603]]);
+  });
+
+  it('gives up after a bounded number of sends, one per poll, and fails the task with a TaskRpcError naming the key and the last error', async () => {
+    const { rig, at, errors, calls } = await failingUpdates(Infinity);
+    const handle = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'b.txt' });
+    const result = handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await settle(rig, handle);
+    expect(handle.settled, 'no pending result() without a deadline or ttl').toBe(true);
+    const error = await result;
+    expect(error).toBeInstanceOf(TaskRpcError);
+    expect(error).toMatchObject({ method: 'tasks/update', code: -32603, transient: false, taskId: handle.taskId, toolName: 'confirm_delete' });
+    expect((error as Error).message).toMatch(/input request "confirm" never reached the server: tasks\/update failed 5 times \(last: .*transient db error\)/);
+    expect(((error as Error).cause as TaskRpcError).code).toBe(-32603);
+    expect(calls()).toBe(1);
+    expect(at).toHaveLength(5);
+    for (let i = 1; i < at.length; i += 1) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(100);
+    expect(errors.filter((e) => e instanceof TaskRpcError && e.method === 'tasks/update')).toHaveLength(5);
+    // Nothing goes on after the task settled.
+    const polls = rig.server.count('tasks/get');
+    await rig.clock.advance(10_000);
+    expect(rig.server.count('tasks/update')).toBe(5);
+    expect(rig.server.count('tasks/get')).toBe(polls);
+  });
+
+  it('drops a kept answer once a poll no longer lists its key (the server took it although the update failed)', async () => {
+    const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });
+    const normal = builtinMethods(rig.server)['tasks/update']!;
+    let first = true;
+    rig.server.on('tasks/update', (params, ctx) => {
+      const reply = normal(params, ctx);
+      if (!first) return reply;
+      first = false;
+      throw rpcError(ErrorCode.InternalError, 'reply lost after the answer was stored');
+    });
+    rig.tasks.on('error', () => {});
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Q?', {}) });
+    await rig.clock.advance(1_000);
+    expect(rig.server.tasks.detailed(handle.taskId!)).toMatchObject({ status: 'working' });
+    // The task asks again under a new key: only that one is answered, and the old answer is not re-sent.
+    rig.server.tasks.requestInput(handle.taskId!, { r: elicitation('R?', {}) });
+    await rig.clock.advance(1_000);
+    expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ q: ACCEPT }, { r: ACCEPT }]);
+    expect(rig.server.count('tasks/update')).toBe(2);
+    expect(handle.settled).toBe(false);
   });
 });

@@ -1,0 +1,119 @@
+/**
+ * Getting the answers to a task's inline input requests to the server (the tasks extension).
+ *
+ * Each answer goes out with `tasks/update` as soon as its callback returns ([E5]); transient
+ * failures are retried at once by the retry policy. An answer whose `tasks/update` still failed
+ * is kept rather than dropped: its callback is never asked again for a key it answered ([E4]: the
+ * user is not prompted twice), yet the client should fulfil every request the server still lists
+ * as outstanding ([E23]). So:
+ *
+ * - while a later poll (`tasks/get`) still lists the key, the kept answer is sent again: at most
+ *   one round per poll, so re-sends are paced by polling, never a tight loop;
+ * - after `maxPollFailures` rounds in all (the bound repeated hard poll failures have), the task
+ *   fails with a {@link TaskRpcError} naming the key and the last `tasks/update` error, rather
+ *   than waiting for an answer that will never arrive (with no deadline and no ttl, forever);
+ * - a kept answer is dropped as soon as a poll no longer lists its key (the server took it after
+ *   all, or moved on), and when the task settles.
+ *
+ * A callback that throws has no answer to keep; that stays as it was (reported, not asked again).
+ */
+import { TaskRpcError, asTaskError, type TaskError } from '../errors.js';
+import type { JsonObject } from '../types.js';
+import { scrub } from '../util/fingerprint.js';
+import type { WireSnapshot } from '../wire/wire.js';
+import type { KeptAnswer, TaskRecord } from './record.js';
+import type { EngineCore } from './types.js';
+
+/** Longest key quoted in an error message (keys are the server's; messages stay short). */
+const MAX_KEY_CHARS = 64;
+
+/**
+ * Sends the answers `responses` (by key) of `record`'s input requests with `tasks/update`, and
+ * keeps any the request fails to deliver, to be sent again ([E23]).
+ */
+export function deliverAnswers(engine: EngineCore, record: TaskRecord, responses: Record<string, JsonObject>): void {
+  const round: Array<[string, KeptAnswer]> = [];
+  for (const [key, response] of Object.entries(responses)) round.push([key, { response, sends: 1, sending: true }]);
+  if (round.length > 0) send(engine, record, round, responses);
+}
+
+/**
+ * A poll answered: drops the kept answers whose keys the server no longer lists, and sends the
+ * rest again in one `tasks/update` (those not already on their way). Only polls decide: a
+ * notification may leave `inputRequests` out, a `tasks/get` carries them all ([E3]).
+ */
+export function resendKept(engine: EngineCore, record: TaskRecord, snapshot: WireSnapshot): void {
+  const kept = record.undelivered;
+  if (kept === undefined) return;
+  const listed = snapshot.task.status === 'input_required' ? new Set(snapshot.input?.map((item) => item.key)) : undefined;
+  const round: Array<[string, KeptAnswer]> = [];
+  const responses: Record<string, JsonObject> = {};
+  for (const [key, answer] of kept) {
+    if (listed?.has(key) !== true) kept.delete(key);
+    else if (!answer.sending) {
+      answer.sending = true;
+      answer.sends += 1;
+      round.push([key, answer]);
+      responses[key] = answer.response;
+    }
+  }
+  if (kept.size === 0) record.undelivered = undefined;
+  if (round.length > 0) send(engine, record, round, responses);
+}
+
+/** One `tasks/update` round carrying `round`'s answers. */
+function send(engine: EngineCore, record: TaskRecord, round: ReadonlyArray<[string, KeptAnswer]>, responses: Record<string, JsonObject>): void {
+  engine.supplyInput(record, responses).then(
+    () => {
+      const kept = record.undelivered;
+      if (kept === undefined) return;
+      for (const [key, answer] of round) if (kept.get(key) === answer) kept.delete(key);
+      if (kept.size === 0) record.undelivered = undefined;
+    },
+    (error: unknown) => failed(engine, record, round, error),
+  );
+}
+
+/** A round failed: report it, keep its answers for the next poll, or give up once the bound is reached. */
+function failed(engine: EngineCore, record: TaskRecord, round: ReadonlyArray<[string, KeptAnswer]>, error: unknown): void {
+  engine.report(error, record);
+  // After the task settled (detached, or ended) nothing is kept: no poll will come to resend.
+  if (record.settlement !== undefined || engine.classify(error) === 'stopped') return;
+  const kept = (record.undelivered ??= new Map());
+  const exhausted: string[] = [];
+  for (const [key, answer] of round) {
+    answer.sending = false;
+    // A re-sent answer dropped meanwhile (a poll no longer listed its key) stays dropped.
+    if (answer.sends > 1 && kept.get(key) !== answer) continue;
+    kept.set(key, answer);
+    if (answer.sends >= engine.config.maxPollFailures) exhausted.push(key);
+  }
+  if (kept.size === 0) record.undelivered = undefined;
+  // A stop under way (deadline, abort, dispose) settles the task its own way.
+  if (exhausted.length === 0 || engine.isStopping(record)) return;
+  const failure = undeliverable(record, exhausted, engine.config.maxPollFailures, error);
+  engine.settle(record, { ok: false, error: failure }, failure);
+}
+
+/** The error a task fails with when the answers for `keys` could not be delivered. */
+function undeliverable(record: TaskRecord, keys: readonly string[], sends: number, last: unknown): TaskError {
+  const cause = asTaskError(last, record);
+  // Keys are the server's: kept short, and never repeating the task id (a secret).
+  const names = keys
+    .map((key) => scrub(JSON.stringify(key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key), record.taskId))
+    .join(', ');
+  const what = keys.length === 1 ? `input request ${names}` : `input requests ${names}`;
+  return new TaskRpcError(
+    `The answer to ${what} never reached the server: tasks/update failed ${sends} times (last: ${cause.message}); ` +
+      'the remote task may still be waiting for it',
+    {
+      method: 'tasks/update',
+      code: cause instanceof TaskRpcError ? cause.code : -32603,
+      data: cause instanceof TaskRpcError ? cause.data : undefined,
+      transient: false,
+      task: record.task,
+      toolName: record.toolName,
+      cause,
+    },
+  );
+}
