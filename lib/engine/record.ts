@@ -42,6 +42,28 @@ export interface KeptAnswer {
   sending: boolean;
 }
 
+/**
+ * A thenable that rejects with `error`: resolving a promise with it rejects that promise (and, not
+ * being a promise, it is never reported as an unhandled rejection of its own).
+ */
+function rejecting(error: TaskError): PromiseLike<never> {
+  const thenable = {
+    then(_fulfilled: unknown, rejected?: (reason: unknown) => unknown): void {
+      rejected?.(error);
+    },
+  };
+  return thenable as unknown as PromiseLike<never>;
+}
+
+/** The bits of {@link TaskRecord}'s flags. */
+const enum Flag {
+  StreamEnded = 1,
+  PollInFlight = 2,
+  TerminalFetch = 4,
+  Active = 8,
+  Stopped = 16,
+}
+
 /** Result of offering a snapshot to a record. */
 export type MergeVerdict = 'changed' | 'same' | 'stale' | 'after-terminal';
 
@@ -69,23 +91,66 @@ export class TaskRecord implements RequestGroup {
   settlement: Settlement | undefined;
   /** Clock time of the settlement. */
   settledAt: number | undefined;
-  private streamEnded = false;
-  /** Settle `result()`'s promise, once asked for (two fields, no listener closure per task). */
-  private resolveResult: ((result: CallToolResult) => void) | undefined;
-  private rejectResult: ((error: TaskError) => void) | undefined;
+  /**
+   * Settles `result()`'s promise, once asked for: its resolve function only (no listener closure,
+   * and the reject function is left to the garbage collector); a failure resolves it with a
+   * thenable that rejects ({@link rejecting}).
+   */
+  private settleResult: ((result: CallToolResult | PromiseLike<CallToolResult>) => void) | undefined;
   /** The state few tasks need, made on first use (every in-flight task carries the fields above). */
   private extras: RecordExtras | undefined;
+  /** The record's yes/no state, one bit each ({@link Flag}): one small integer, not a field each. */
+  private flags = 0;
+
+  private flag(bit: Flag): boolean {
+    return (this.flags & bit) !== 0;
+  }
+  private setFlag(bit: Flag, on: boolean): void {
+    this.flags = on ? this.flags | bit : this.flags & ~bit;
+  }
+  /** The snapshot stream ended (observers were told). */
+  private get streamEnded(): boolean {
+    return this.flag(Flag.StreamEnded);
+  }
+  private set streamEnded(on: boolean) {
+    this.setFlag(Flag.StreamEnded, on);
+  }
+  /** A poll (`tasks/get`) of this task is open. */
+  get pollInFlight(): boolean {
+    return this.flag(Flag.PollInFlight);
+  }
+  set pollInFlight(on: boolean) {
+    this.setFlag(Flag.PollInFlight, on);
+  }
+  /** True while a `tasks/result` sent after the terminal status was seen is open. */
+  get terminalFetch(): boolean {
+    return this.flag(Flag.TerminalFetch);
+  }
+  set terminalFetch(on: boolean) {
+    this.setFlag(Flag.TerminalFetch, on);
+  }
+  /** False until observation starts (a resumed task waits until someone observes it). */
+  get active(): boolean {
+    return this.flag(Flag.Active);
+  }
+  set active(on: boolean) {
+    this.setFlag(Flag.Active, on);
+  }
+  /** True once tracking stopped: the task's requests in flight were stopped, new ones fail at once. */
+  get stopped(): boolean {
+    return this.flag(Flag.Stopped);
+  }
+  set stopped(on: boolean) {
+    this.setFlag(Flag.Stopped, on);
+  }
 
   // ---- engine bookkeeping ----
   /** The scheduled poll, if any. */
   pollTimer: Timer | undefined;
   /** Earliest time the next poll may run; pushed back by every fresh observation. */
   nextPollAt = 0;
-  pollInFlight = false;
   /** `tasks/result` requests open for this task. */
   outcomeFetches = 0;
-  /** True while a `tasks/result` sent after the terminal status was seen is open. */
-  terminalFetch = false;
   /** The wire told of the engine's interest in pushed snapshots for this task, until it is withdrawn. */
   watchedOn: TaskWire | undefined;
   /** The engine's connection generation when tracking began (a later one is a new connection). */
@@ -96,15 +161,11 @@ export class TaskRecord implements RequestGroup {
   ttlTimer: Timer | undefined;
   /** Latest local clock time the task can have been created (see `ttl.ts`); Infinity until known. */
   createdBy = Infinity;
-  /** False until observation starts (a resumed task waits until someone observes it). */
-  active = false;
   /**
    * The task's requests in flight (the port adds and removes them), stopped when tracking stops:
    * the usual single one in a field, more (a poll beside a blocking `tasks/result`) in a set.
    */
   private member: GroupMember | undefined;
-  /** True once tracking stopped: the task's requests in flight were stopped, new ones fail at once. */
-  stopped = false;
   /** Why the requests were stopped ({@link TRACKING_STOPPED}), once they were. */
   get stopReason(): unknown {
     return this.stopped ? TRACKING_STOPPED : undefined;
@@ -326,18 +387,17 @@ export class TaskRecord implements RequestGroup {
 
   /**
    * A new promise of the task's result: fulfilled with the result, or rejected with the
-   * settlement's error. The first one asked for is settled through two fields (a handle asks once
+   * settlement's error. The first one asked for is settled through one field (a handle asks once
    * and keeps it); any later one through a settle listener.
    */
   resultPromise(): Promise<CallToolResult> {
     const settlement = this.settlement;
     if (settlement !== undefined) return settlement.ok ? Promise.resolve(settlement.result) : Promise.reject(settlement.error);
-    if (this.resolveResult !== undefined) {
+    if (this.settleResult !== undefined) {
       return new Promise((resolve, reject) => this.onSettled((s) => (s.ok ? resolve(s.result) : reject(s.error))));
     }
-    return new Promise((resolve, reject) => {
-      this.resolveResult = resolve;
-      this.rejectResult = reject;
+    return new Promise((resolve) => {
+      this.settleResult = resolve;
     });
   }
 
@@ -350,10 +410,11 @@ export class TaskRecord implements RequestGroup {
     const listeners = this.extras?.settleListeners;
     if (listeners !== undefined) this.extras!.settleListeners = undefined;
     if (listeners !== undefined) for (const listener of listeners) listener(settlement);
-    const { resolveResult, rejectResult } = this;
-    this.resolveResult = this.rejectResult = undefined;
-    if (settlement.ok) resolveResult?.(settlement.result);
-    else rejectResult?.(settlement.error);
+    const settleResult = this.settleResult;
+    if (settleResult !== undefined) {
+      this.settleResult = undefined;
+      settleResult(settlement.ok ? settlement.result : rejecting(settlement.error));
+    }
     return true;
   }
 }

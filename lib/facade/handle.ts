@@ -5,6 +5,7 @@
  */
 import type {
   HandleKind,
+  InputCallbacks,
   ResultOptions,
   TaskHandle as AnyHandle,
   TaskHandleApi,
@@ -36,6 +37,19 @@ export interface HandleBackend {
   report(error: TaskError): void;
 }
 
+/**
+ * A tracked call's state beyond its record: made only for a call with input callbacks or a
+ * progress route, or once input is routed to it (most tasks carry none, and no object for it).
+ */
+export interface CallState {
+  readonly callbacks: InputCallbacks | undefined;
+  readonly progressToken: string | undefined;
+  /** Aborted when the task settles (input callbacks' `signal`); created on first use. */
+  abort: AbortController | undefined;
+  /** Set by `detach()`: callbacks still answering are not aborted (the remote task runs on). */
+  keepInput: boolean;
+}
+
 type Source =
   | { readonly kind: 'task'; readonly record: TaskRecord; readonly backend: HandleBackend; readonly wire: WireKind }
   | { readonly kind: 'immediate'; readonly result: CallToolResult; readonly wire: WireKind };
@@ -63,6 +77,8 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
   private readonly immediate: CallToolResult | undefined;
   private memo: Promise<CallToolResult> | undefined;
   private emitter: SafeEmitter<TaskHandleEvents> | undefined;
+  /** @internal The client's per-call state of this tracked task, if it needs any (kept here: no registry entry per task). */
+  callState: CallState | undefined = undefined;
 
   private constructor(toolName: string, source: Source, immediateResponse: string | undefined) {
     this.toolName = toolName;
@@ -89,6 +105,11 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
   /** Starts observing (a resumed task is read only once someone observes it). */
   private observed(): void {
     if (this.record !== undefined) this.backend!.activate(this.record);
+  }
+
+  /** @internal The tracked task (kind `task`). */
+  get tracked(): TaskRecord | undefined {
+    return this.record;
   }
 
   /** @internal This handle's emitter, if anyone ever listened. */

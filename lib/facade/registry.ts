@@ -15,33 +15,27 @@ import { randomUUID } from 'node:crypto';
 import type { TaskRecord } from '../engine/record.js';
 import { TaskError } from '../errors.js';
 import { type SafeEmitter, emitSettled, metricsOf } from './events.js';
-import { TaskHandleOf, eventsOf, type HandleBackend } from './handle.js';
+import { TaskHandleOf, eventsOf, type CallState, type HandleBackend } from './handle.js';
 import type { InputOwner } from './input.js';
 import type { Task } from '../types.js';
 import { PROGRESS_TOKEN_PREFIX, type WireKind } from '../wire/wire.js';
-
-/** A tracked task's per-call state. */
-interface Live {
-  readonly record: TaskRecord;
-  readonly handle: TaskHandle;
-  readonly callbacks: InputCallbacks | undefined;
-  readonly progressToken: string | undefined;
-  /** Aborted when the task settles (input callbacks' `signal`); created on first use. */
-  abort: AbortController | undefined;
-  /** Set by `detach()`: callbacks still answering are not aborted (the remote task runs on). */
-  keepInput: boolean;
-}
 
 /** Where a progress token's notifications go. */
 interface ProgressRoute {
   readonly callback: ProgressCallback;
   readonly toolName: string;
-  live: Live | undefined;
+  live: TaskHandleOf | undefined;
+}
+
+/** A tracked task's call state, made now if it had none. */
+function stateOf(handle: TaskHandleOf): CallState {
+  return (handle.callState ??= { callbacks: undefined, progressToken: undefined, abort: undefined, keepInput: false });
 }
 
 /** Live handles, progress routes and event emission for one client. */
 export class LiveTasks {
-  private readonly live = new Map<string, Live>();
+  /** Tracked tasks by id: the handle carries the record and any per-call state (no entry object per task). */
+  private readonly live = new Map<string, TaskHandleOf>();
   private readonly progress = new Map<string, ProgressRoute>();
   private progressCounter = 0;
   /** Tokens are unique per client, so several TaskClients can share one SDK client. */
@@ -64,12 +58,12 @@ export class LiveTasks {
 
   /** The handle of every tracked task, oldest first. */
   handles(): TaskHandle[] {
-    return [...this.live.values()].map((live) => live.handle);
+    return [...this.live.values()] as TaskHandle[];
   }
 
   /** The handle of a tracked task, if any. */
   handleOf(taskId: string): TaskHandle | undefined {
-    return this.live.get(taskId)?.handle;
+    return this.live.get(taskId) as TaskHandle | undefined;
   }
 
   /** Routes progress for a new token to `callback` ([R35]); returns the token to send. */
@@ -105,7 +99,10 @@ export class LiveTasks {
       this.closeProgress(progressToken);
       return handle;
     }
-    const live: Live = { record, handle, callbacks, progressToken, abort: undefined, keepInput: false };
+    const live = handle as TaskHandleOf;
+    if (callbacks !== undefined || progressToken !== undefined) {
+      live.callState = { callbacks, progressToken, abort: undefined, keepInput: false };
+    }
     this.live.set(record.taskId, live);
     this.tracked(record.taskId);
     const route = progressToken === undefined ? undefined : this.progress.get(progressToken);
@@ -118,8 +115,8 @@ export class LiveTasks {
   }
 
   private emitters(record: TaskRecord): Array<SafeEmitter<TaskHandleEvents>> {
-    const handle = this.live.get(record.taskId)?.handle;
-    const handleEvents = handle === undefined ? undefined : eventsOf(handle);
+    const handle = this.live.get(record.taskId);
+    const handleEvents = handle === undefined ? undefined : eventsOf(handle as TaskHandle);
     const all = [this.emitter as unknown as SafeEmitter<TaskHandleEvents>];
     if (handleEvents !== undefined) all.push(handleEvents);
     return all;
@@ -128,7 +125,7 @@ export class LiveTasks {
   /** A record accepted a changed snapshot. */
   status(record: TaskRecord, previous: Task): void {
     // Snapshots applied before adoption (early notifications) are announced by `created`.
-    if (this.live.get(record.taskId)?.record !== record) return;
+    if (this.live.get(record.taskId)?.tracked !== record) return;
     const emitters = this.emitters(record);
     if (!emitters.some((emitter) => emitter.has('status') || emitter.has('inputRequired'))) return;
     const metrics = metricsOf(record, this.now());
@@ -144,11 +141,14 @@ export class LiveTasks {
   settled(record: TaskRecord): void {
     const live = this.live.get(record.taskId);
     // A record settled before it was adopted (an early terminal notification) is announced by adopt().
-    if (live?.record !== record) return;
+    if (live?.tracked !== record) return;
     const emitters = this.emitters(record);
     this.live.delete(record.taskId);
-    if (!live.keepInput) live.abort?.abort(new Error('The task ended'));
-    this.closeProgress(live.progressToken);
+    const state = live.callState;
+    if (state !== undefined) {
+      if (!state.keepInput) state.abort?.abort(new Error('The task ended'));
+      this.closeProgress(state.progressToken);
+    }
     emitSettled(emitters, record, this.now());
   }
 
@@ -165,13 +165,14 @@ export class LiveTasks {
     if (route === undefined) return false;
     const live = route.live;
     try {
-      route.callback(progress, { taskId: live?.record.taskId, handle: live?.handle, toolName: route.toolName });
+      route.callback(progress, { taskId: live?.taskId, handle: live as TaskHandle | undefined, toolName: route.toolName });
     } catch (error) {
       this.emitter.emit('error', new TaskError('The onProgress callback threw', { toolName: route.toolName, cause: error }), undefined);
     }
-    if (live !== undefined && this.emitters(live.record).some((emitter) => emitter.has('progress'))) {
-      const metrics = metricsOf(live.record, this.now());
-      for (const emitter of this.emitters(live.record)) emitter.emit('progress', metrics, progress);
+    const record = live?.tracked;
+    if (record !== undefined && this.emitters(record).some((emitter) => emitter.has('progress'))) {
+      const metrics = metricsOf(record, this.now());
+      for (const emitter of this.emitters(record)) emitter.emit('progress', metrics, progress);
     }
     return true;
   }
@@ -180,14 +181,15 @@ export class LiveTasks {
   inputOwner(taskId: string): InputOwner | undefined {
     const live = this.live.get(taskId);
     if (live === undefined) return undefined;
-    live.abort ??= new AbortController();
-    return { handle: live.handle, callbacks: live.callbacks, signal: live.abort.signal };
+    const state = stateOf(live);
+    state.abort ??= new AbortController();
+    return { handle: live as TaskHandle, callbacks: state.callbacks, signal: state.abort.signal };
   }
 
   /** Marks a task whose pending input callbacks must not be aborted when it settles (detach). */
   keepInput(record: TaskRecord): void {
     const live = this.live.get(record.taskId);
-    if (live?.record === record) live.keepInput = true;
+    if (live?.tracked === record) stateOf(live).keepInput = true;
   }
 
   /** Forgets every progress route (on close). */
