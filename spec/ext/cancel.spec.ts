@@ -13,6 +13,7 @@ import {
   TaskClient,
   TaskClosedError,
   TaskDetachedError,
+  TaskProtocolError,
   TaskTimeoutError,
   type CallToolResult,
 } from '../../lib/index.js';
@@ -90,6 +91,23 @@ describe('handle.cancel() ([E6])', () => {
     const error = await result;
     expect(error).toBeInstanceOf(TaskCancelledError);
     expect((error as Error).message).toMatch(/accepted tasks\/cancel and then dropped the task/);
+  });
+
+  it('takes a CreateTaskResult in answer to tasks/cancel for an invalid response, not an acknowledgement ([E24])', async () => {
+    const rig = await extRig({ server: server('ignore') });
+    rig.server.on('tasks/cancel', () => ({
+      resultType: 'task',
+      taskId: 'another',
+      status: 'working',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      lastUpdatedAt: '2026-01-01T00:00:00.000Z',
+      ttlMs: null,
+    }));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const error = await rejection(handle.cancel());
+    expect(error).toBeInstanceOf(TaskProtocolError);
+    expect(error).toMatchObject({ method: 'tasks/cancel' });
+    expect(handle.settled).toBe(false);
   });
 
   it('reports a task that finished before the cancel took effect: cancel() returns it completed, result() resolves with the result', async () => {

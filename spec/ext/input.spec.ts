@@ -7,7 +7,7 @@
  * in mrtr.spec.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskError, TaskRpcError, type TaskNotSupportedError, type InputContext } from '../../lib/index.js';
+import { TaskError, TaskRpcError, type TaskNotSupportedError, type TaskProtocolError, type InputContext } from '../../lib/index.js';
 import { flush } from '../helpers.js';
 import { elicitation, ErrorCode, rootsRequest, rpcError, sampling, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
@@ -255,6 +255,32 @@ describe('a tasks/update that fails ([E23]: the answer is kept, never lost, and 
     expect(rig.server.count('tasks/update')).toBe(5);
     expect(rig.server.count('tasks/get')).toBe(polls);
   });
+
+  for (const [label, reply] of [
+    ['a CreateTaskResult', { resultType: 'task', taskId: 'another', status: 'working', createdAt: '2026-01-01T00:00:00.000Z', lastUpdatedAt: '2026-01-01T00:00:00.000Z', ttlMs: null }],
+    ['an unknown resultType', { resultType: 'bogus' }],
+  ] as const) {
+    it(`takes ${label} in answer to tasks/update for an invalid response, not an acknowledgement: the answer is sent again ([E24])`, async () => {
+      let calls = 0;
+      const rig = await extRig({ server: manual(), client: { onElicitation: () => ((calls += 1), ACCEPT) } });
+      const normal = builtinMethods(rig.server)['tasks/update']!;
+      let first = true;
+      rig.server.on('tasks/update', (params, ctx) => {
+        if (!first) return normal(params, ctx);
+        first = false;
+        return reply;
+      });
+      const errors: TaskError[] = [];
+      rig.tasks.on('error', (error) => errors.push(error));
+      const handle = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'c.txt' });
+      const result = handle.result();
+      await settle(rig, handle);
+      expect((await result).content).toEqual(textResult('deleted c.txt').content);
+      expect(calls).toBe(1);
+      expect(rig.server.count('tasks/update')).toBe(2);
+      expect(errors.map((e) => [e.name, (e as TaskProtocolError).method])).toEqual([['TaskProtocolError', 'tasks/update']]);
+    });
+  }
 
   it('drops a kept answer once a poll no longer lists its key (the server took it although the update failed)', async () => {
     const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });

@@ -92,6 +92,19 @@ export function decodeGetTask(value: unknown): WireSnapshot {
 }
 
 /**
+ * Checks the empty acknowledgement that answers `tasks/cancel` ([E6]) and `tasks/update` ([E5]):
+ * an object whose `resultType`, if any, is `"complete"`. Anything else (a `CreateTaskResult` to a
+ * request that cannot create tasks, an unknown `resultType`) is an invalid response, never taken
+ * for an acknowledgement ([E24]).
+ * @throws TaskProtocolError when it is not one.
+ */
+export function decodeAck(value: unknown, method: string, taskId: string): void {
+  if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
+  const type = value.resultType;
+  if (type !== undefined && type !== 'complete') throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`, taskId);
+}
+
+/**
  * Decodes the answer to a `tools/call`: a task (`resultType: "task"`, a flat `CreateTaskResult`),
  * a request for input before the call can be answered (`"input_required"`, [E17]), or the plain
  * result (`"complete"`, or no `resultType`).

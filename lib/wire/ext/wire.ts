@@ -28,7 +28,7 @@ import type {
   WireRequestOptions,
   WireSnapshot,
 } from '../wire.js';
-import { decodeDetailedTask, decodeExtStart, decodeGetTask } from './decode.js';
+import { decodeAck, decodeDetailedTask, decodeExtStart, decodeGetTask } from './decode.js';
 import { decodeToolPage } from '../v2025/decode.js';
 import { TaskSubscription } from './subscriptions.js';
 
@@ -142,13 +142,13 @@ export class ExtensionWire implements TaskWire {
 
   async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {
     // [E6]: an acknowledgement only; the task stops when it can, or ends some other way.
-    await this.send('tasks/cancel', { taskId }, () => undefined, options, true, taskId);
+    await this.send('tasks/cancel', { taskId }, (value) => decodeAck(value, 'tasks/cancel', taskId), options, true, taskId);
     return { kind: 'ack' };
   }
 
   async supplyInput(taskId: string, responses: Record<string, JsonObject>, options: WireRequestOptions): Promise<void> {
     // [E5]: answers by key, partial sets allowed; acknowledged, applied eventually.
-    await this.send('tasks/update', { taskId, inputResponses: responses }, () => undefined, options, true, taskId);
+    await this.send('tasks/update', { taskId, inputResponses: responses }, (value) => decodeAck(value, 'tasks/update', taskId), options, true, taskId);
   }
 
   listTasks(): Promise<TaskPage> {
