@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExampleServer } from '../examples/server.js';
-import { TaskClient, TaskNotSupportedError, TaskOptionError, type TaskClientOptions } from '../lib/index.js';
-import { within } from './helpers.js';
+import { TaskClient, TaskClosedError, TaskNotSupportedError, TaskOptionError, type CloseOptions, type TaskClientOptions } from '../lib/index.js';
+import { flush, rejection, within } from './helpers.js';
 import { creating, type ScriptedServerOptions } from './support/scripted-server.js';
 import { scriptedTaskClient } from './support/scripted-task-client.js';
 import { connectOptions, createLinkedPair } from './support/sdk.js';
@@ -45,6 +45,113 @@ describe('options are validated by the call that receives them', () => {
     expect(() => tasks.resume('x'.repeat(1_025))).toThrow(TaskOptionError);
     expect(() => tasks.resume({ v: 2, taskId: 'x'.repeat(5_000), toolName: 'job', createdAt: '', ttl: null, server: 'scripted-server@1.0.0', wire: '2025-11-25' })).toThrow(TaskOptionError);
     expect(server.log.length).toBe(before);
+  });
+});
+
+describe('invalid options are refused before anything happens', () => {
+  /** Collects the unhandled rejections raised while `run` and a few turns after it run. */
+  async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
+    const seen: unknown[] = [];
+    const listener = (reason: unknown): void => {
+      seen.push(reason);
+    };
+    process.on('unhandledRejection', listener);
+    try {
+      await run();
+      await flush(10);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+    return seen;
+  }
+
+  it.each([
+    ['null', null],
+    ['a string', 'now'],
+    ['cancelRunning: "yes"', { cancelRunning: 'yes' }],
+    ['cancelRunning: 1', { cancelRunning: 1 }],
+  ])('close(%s) rejects with TaskOptionError and leaves the client working, closable later', async (_, options) => {
+    const { server, tasks } = await setup();
+    creating(server, { pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result();
+    let settled = false;
+    result.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    const error = await rejection(tasks.close(options as CloseOptions));
+    expect(error).toBeInstanceOf(TaskOptionError);
+    await flush();
+    // Nothing was closed: the handle still waits, calls still work.
+    expect(settled).toBe(false);
+    expect(tasks.active).toBe(1);
+    const second = await tasks.callToolAsTask('job');
+    expect(second.kind).toBe('task');
+    expect(tasks.active).toBe(2);
+    // A valid close() then closes it for good.
+    await within(tasks.close({ cancelRunning: false }));
+    await expect(rejection(result)).resolves.toBeInstanceOf(TaskClosedError);
+    expect(tasks.active).toBe(0);
+    await expect(second.result()).rejects.toBeInstanceOf(TaskClosedError);
+    await expect(tasks.callToolAsTask('job')).rejects.toBeInstanceOf(TaskClosedError);
+  });
+
+  it.each([['x'], [{}], [5], [null]])('result({ signal: %j }) rejects with TaskOptionError and observes nothing', async (signal) => {
+    const { server, tasks } = await setup();
+    const handle = tasks.resume('task-9');
+    const before = server.log.length;
+    const unhandled = await unhandledDuring(async () => {
+      const result = handle.result({ signal: signal as unknown as AbortSignal });
+      expect(result).toBeInstanceOf(Promise);
+      const error = await rejection(result);
+      expect(error).toBeInstanceOf(TaskOptionError);
+      expect((error as TaskOptionError).option).toBe('signal');
+      await flush();
+      // The resumed task was not observed: nothing was sent.
+      expect(server.log.length).toBe(before);
+      // No shared result promise was left behind to reject unhandled when close() ends the task.
+      await tasks.close();
+    });
+    expect(unhandled).toEqual([]);
+  });
+
+  it('result(null) rejects with TaskOptionError', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { taskId: 'r', pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job');
+    const error = await rejection(handle.result(null as unknown as undefined));
+    expect((error as TaskOptionError).option).toBe('options');
+  });
+
+  it.each([['x'], [{}], [5], [null]])('updates({ signal: %j }) throws TaskOptionError and subscribes nothing', async (signal) => {
+    const { server, tasks } = await setup();
+    const resumed = tasks.resume('task-9');
+    const before = server.log.length;
+    expect(() => resumed.updates({ signal: signal as unknown as AbortSignal })).toThrow(TaskOptionError);
+    await flush();
+    // The resumed task was not observed: nothing was sent.
+    expect(server.log.length).toBe(before);
+    creating(server, { taskId: 'u', pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job');
+    let error: unknown;
+    try {
+      handle.updates({ signal: signal as unknown as AbortSignal });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(TaskOptionError);
+    expect((error as TaskOptionError).option).toBe('signal');
+    expect((error as TaskOptionError).taskId).toBe('u');
+  });
+
+  it('callToolAsTask, resume and updates refuse null options with TaskOptionError', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { taskId: 'n', pollInterval: 60_000 });
+    await expect(tasks.callToolAsTask('job', {}, null as unknown as undefined)).rejects.toBeInstanceOf(TaskOptionError);
+    expect(() => tasks.resume('task-9', null as unknown as undefined)).toThrow(TaskOptionError);
+    const handle = await tasks.callToolAsTask('job');
+    expect(() => handle.updates(null as unknown as undefined)).toThrow(TaskOptionError);
   });
 });
 

@@ -261,6 +261,84 @@ describe('events', () => {
   });
 });
 
+describe('events: every on()/once() is a registration of its own', () => {
+  it('the same function added twice with once() on the client runs once per registration, then never', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { pollInterval: 60_000 });
+    let calls = 0;
+    const listener = (): void => {
+      calls += 1;
+    };
+    tasks.once('created', listener);
+    tasks.once('created', listener);
+    await tasks.callToolAsTask('job');
+    expect(calls).toBe(2);
+    for (let i = 0; i < 3; i += 1) await tasks.callToolAsTask('job');
+    expect(calls).toBe(2);
+  });
+
+  it('off() removes every registration of a function added twice with once(), on the client and a handle', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { taskId: 'o2', pollInterval: 60_000 });
+    let calls = 0;
+    const listener = (): void => {
+      calls += 1;
+    };
+    tasks.once('created', listener);
+    tasks.once('created', listener);
+    tasks.off('created', listener);
+    const handle = await tasks.callToolAsTask('job');
+    handle.once('status', listener);
+    handle.once('status', listener);
+    handle.on('status', listener);
+    handle.off('status', listener);
+    tasks.on('status', listener);
+    tasks.once('status', listener);
+    tasks.off('status', listener);
+    for (let i = 1; i <= 3; i += 1) {
+      server.tasks.update('o2', { statusMessage: `step ${i}` }, true);
+      await flush();
+    }
+    expect(calls).toBe(0);
+    handle.detach();
+  });
+
+  it('the remover returned by on() or once() removes exactly its own registration', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { taskId: 'r2', pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job');
+    const heard = { client: 0, handle: 0 };
+    const onClient = (): void => {
+      heard.client += 1;
+    };
+    const onHandle = (): void => {
+      heard.handle += 1;
+    };
+    // Client: on + once of one function; removing the once leaves the on.
+    tasks.on('status', onClient);
+    const removeOnce = tasks.once('status', onClient);
+    removeOnce();
+    removeOnce(); // harmless twice
+    // Handle: two on() of one function plus a once(); removing one on() leaves the other two.
+    const removeFirst = handle.on('status', onHandle);
+    handle.on('status', onHandle);
+    handle.once('status', onHandle);
+    removeFirst();
+    server.tasks.update('r2', { statusMessage: 'step 1' }, true);
+    await flush();
+    expect(heard).toEqual({ client: 1, handle: 2 });
+    server.tasks.update('r2', { statusMessage: 'step 2' }, true);
+    await flush();
+    expect(heard).toEqual({ client: 2, handle: 3 });
+    tasks.off('status', onClient);
+    handle.off('status', onHandle);
+    server.tasks.update('r2', { statusMessage: 'step 3' }, true);
+    await flush();
+    expect(heard).toEqual({ client: 2, handle: 3 });
+    handle.detach();
+  });
+});
+
 describe('more edges of the final review', () => {
   it('a failed terminal tasks/result is final even while the blocking one is still open', async () => {
     const { server, tasks, clock } = await setup();

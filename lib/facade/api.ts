@@ -277,12 +277,19 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
    * Listens to this task's lifecycle events (`status`, `inputRequired`, `progress`, `completed`,
    * `failed`, `cancelled`, `timeout`, `expired`, `settled`); see {@link TaskHandleEvents}. A listener
    * that throws is reported on the client's `error` event. An immediate handle emits nothing.
-   * @returns a function that removes the listener.
+   * Each call adds one registration, even of a function already added.
+   * @returns a function that removes this registration only.
    */
   on<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): () => void;
-  /** Like {@link TaskHandleApi.on}, for one event only. */
+  /**
+   * Like {@link TaskHandleApi.on}, for one event only: each registration runs at most once.
+   * @returns a function that removes this registration only.
+   */
   once<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): () => void;
-  /** Removes a listener added with {@link TaskHandleApi.on}. */
+  /**
+   * Removes every registration of `listener` on `event`, whether added with {@link TaskHandleApi.on}
+   * or {@link TaskHandleApi.once}.
+   */
   off<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): void;
   /**
    * The tool's result, fetched once and shared by every caller.
@@ -291,13 +298,16 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
    * @throws TaskTimeoutError, TaskAbortError, TaskExpiredError, TaskNotFoundError, TaskDetachedError,
    *   TaskClosedError when the wait ended locally or the task vanished.
    * @throws TaskAbortError when `options.signal` aborts (this wait only).
+   * @throws TaskOptionError when `options` is not an object or `options.signal` is not an
+   *   `AbortSignal` (then nothing else happens).
    */
   result(options?: ResultOptions): Promise<CallToolResult>;
   /**
    * A new iterator over this task's snapshots: the current one first, then every change, ending
    * after the terminal one. Each iterator is independent; `break` affects no other consumer.
    * An immediate handle yields nothing.
-   * @throws TaskOptionError (at once) for an invalid `bufferSize`.
+   * @throws TaskOptionError (at once, with nothing subscribed) for an invalid `bufferSize`, a
+   *   `signal` that is not an `AbortSignal`, or `options` that are not an object.
    * @throws (from `next()`) the error that stopped tracking early: TaskTimeoutError, TaskAbortError,
    *   TaskClosedError, TaskExpiredError, TaskNotFoundError.
    */

@@ -33,7 +33,7 @@ import { Launch, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
 import { listAll, listPage } from './listing.js';
 import { attachLogger } from './logger.js';
-import { checkToolCall, resolveCallOptions, resolveClientOptions, type ResolvedClientOptions } from './options.js';
+import { checkToolCall, resolveCallOptions, resolveClientOptions, resolveCloseOptions, type ResolvedClientOptions } from './options.js';
 import { LiveTasks } from './registry.js';
 import { Serving, assertServable, serveOption } from './serving.js';
 import { armStops, closeTracked } from './stops.js';
@@ -238,19 +238,26 @@ export class TaskClient {
 
   /**
    * Listens to a lifecycle event; see {@link TaskClientEvents}. A listener that throws is reported
-   * on `error` and never breaks tracking.
-   * @returns a function that removes the listener.
+   * on `error` and never breaks tracking. Each call adds one registration, even of a function
+   * already added.
+   * @returns a function that removes this registration only.
    */
   on<K extends keyof TaskClientEvents>(event: K, listener: (...args: TaskClientEvents[K]) => void): () => void {
     return this.emitter.on(event, listener);
   }
 
-  /** Like {@link TaskClient.on}, for one event only. */
+  /**
+   * Like {@link TaskClient.on}, for one event only: each registration runs at most once.
+   * @returns a function that removes this registration only.
+   */
   once<K extends keyof TaskClientEvents>(event: K, listener: (...args: TaskClientEvents[K]) => void): () => void {
     return this.emitter.once(event, listener);
   }
 
-  /** Removes a listener added with {@link TaskClient.on}. */
+  /**
+   * Removes every registration of `listener` on `event`, whether added with {@link TaskClient.on}
+   * or {@link TaskClient.once}.
+   */
   off<K extends keyof TaskClientEvents>(event: K, listener: (...args: TaskClientEvents[K]) => void): void {
     this.emitter.off(event, listener);
   }
@@ -442,8 +449,17 @@ export class TaskClient {
    * answered or `closeTimeoutMs` passed. With `cancelRunning`, every running task
    * gets one `tasks/cancel`, all sent together, and `close()` resolves when all are answered or
    * after `closeTimeoutMs` (default `requestTimeoutMs`), whichever comes first. Idempotent.
+   * @throws TaskOptionError (as a rejection, before anything is closed) when `options` is not an
+   *   object or `cancelRunning` is not a boolean: the client is left as it was, and a later valid
+   *   `close()` closes it.
    */
   close(options: CloseOptions = {}): Promise<void> {
+    let cancelRunning: boolean;
+    try {
+      cancelRunning = resolveCloseOptions(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     this.closing ??= (async () => {
       const engine = this.engine;
       const closed = (message: string): TaskClosedError => new TaskClosedError(message);
@@ -453,7 +469,7 @@ export class TaskClient {
       this.connection.shutdown(closed('The TaskClient was closed while the call waited for the connection'));
       const bound = this.config.closeTimeoutMs ?? this.config.requestTimeoutMs;
       const began = this.now();
-      await closeTracked(engine, options.cancelRunning === true, bound);
+      await closeTracked(engine, cancelRunning, bound);
       // A call given up before the server answered may still create a task, which gets one
       // tasks/cancel when its id arrives. Closing an SDK client we made would drop both: wait for
       // them, within what is left of the bound. A client of the user's stays open: no wait.

@@ -23,43 +23,65 @@ type Listener<A extends unknown[]> = (...args: A) => void;
 /**
  * eventemitter3 registration with isolated listeners. `emit` is not public API: only the library
  * emits.
+ *
+ * Every `on`/`once` call is its own registration, kept under a wrapper of its own: the same
+ * function added twice is called twice, a `once` registration runs at most once (whatever else
+ * is registered with the same function), the remover that `on`/`once` returns removes exactly
+ * its registration, and `off(event, listener)` removes every registration of `listener` on
+ * `event`. A registration removed while an event is being emitted is not called for it.
  */
 export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
   private readonly emitter = new EventEmitter();
   private listeners = 0;
-  /** `once` wrappers by event and original listener, so `off(original)` finds them. */
-  private readonly wrappers = new Map<string, Map<unknown, Listener<unknown[]>>>();
+  /** The removers of the live registrations, by event and by the function the caller passed. */
+  private readonly registrations = new Map<string, Map<unknown, Set<() => void>>>();
 
   constructor(private readonly onListenerError: (error: TaskError) => void) {}
 
-  /** Adds a listener. @returns a function that removes it. */
+  /** Adds a listener. @returns a function that removes this registration (only). */
   on<K extends keyof E & string>(event: K, listener: Listener<E[K]>): () => void {
-    this.emitter.on(event, listener as Listener<unknown[]>);
-    this.listeners += 1;
-    return () => this.off(event, listener);
+    return this.register(event, listener as Listener<unknown[]>, false);
   }
 
-  /** Adds a listener that runs once. @returns a function that removes it. */
+  /** Adds a listener that runs once. @returns a function that removes this registration (only). */
   once<K extends keyof E & string>(event: K, listener: Listener<E[K]>): () => void {
-    const wrapped = ((...args: E[K]) => {
-      this.off(event, listener);
-      listener(...args);
-    }) as Listener<E[K]>;
-    let byListener = this.wrappers.get(event);
-    if (byListener === undefined) this.wrappers.set(event, (byListener = new Map<unknown, Listener<unknown[]>>()));
-    byListener.set(listener, wrapped as Listener<unknown[]>);
-    this.emitter.on(event, wrapped as Listener<unknown[]>);
-    this.listeners += 1;
-    return () => this.off(event, listener);
+    return this.register(event, listener as Listener<unknown[]>, true);
   }
 
-  /** Removes a listener. */
+  /** Removes every registration of `listener` on `event`, whether added with `on` or `once`. */
   off<K extends keyof E & string>(event: K, listener: Listener<E[K]>): void {
-    const wrapped = this.wrappers.get(event)?.get(listener);
-    if (wrapped !== undefined) this.wrappers.get(event)?.delete(listener);
-    const before = this.emitter.listenerCount(event);
-    this.emitter.off(event, wrapped ?? (listener as Listener<unknown[]>));
-    this.listeners -= before - this.emitter.listenerCount(event);
+    const removers = this.registrations.get(event)?.get(listener);
+    if (removers === undefined) return;
+    for (const remove of [...removers]) remove();
+  }
+
+  private register(event: string, listener: Listener<unknown[]>, once: boolean): () => void {
+    let removed = false;
+    const remove = (): void => {
+      if (removed) return;
+      removed = true;
+      this.emitter.off(event, entry);
+      this.listeners -= 1;
+      const byListener = this.registrations.get(event);
+      const removers = byListener?.get(listener);
+      removers?.delete(remove);
+      if (removers?.size !== 0) return;
+      byListener!.delete(listener);
+      if (byListener!.size === 0) this.registrations.delete(event);
+    };
+    const entry: Listener<unknown[]> = (...args) => {
+      if (removed) return;
+      if (once) remove();
+      listener(...args);
+    };
+    let byListener = this.registrations.get(event);
+    if (byListener === undefined) this.registrations.set(event, (byListener = new Map<unknown, Set<() => void>>()));
+    let removers = byListener.get(listener);
+    if (removers === undefined) byListener.set(listener, (removers = new Set()));
+    removers.add(remove);
+    this.emitter.on(event, entry);
+    this.listeners += 1;
+    return remove;
   }
 
   /** True when someone listens to `event` (lets the hot path skip building arguments). */

@@ -17,6 +17,7 @@ import type {
 import type { WireKind } from '../wire/wire.js';
 import { TaskOptionError, type TaskError } from '../errors.js';
 import { SafeEmitter } from './events.js';
+import { checkOptionsObject, checkSignal } from './options.js';
 import { failedError } from '../engine/failure.js';
 import type { TaskRecord } from '../engine/record.js';
 import { raceAbort } from '../util/abort.js';
@@ -153,9 +154,18 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
 
   /** {@inheritDoc TaskHandleApi.result} */
   result(options: ResultOptions = {}): Promise<CallToolResult> {
+    // Checked before anything happens: an invalid call neither observes the task nor creates the
+    // shared result promise (which nobody would then handle).
+    let checked: AbortSignal | undefined;
+    try {
+      checkOptionsObject('options', options);
+      checked = checkSignal('signal', options.signal, this.taskId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const signal = checked;
     this.observed();
     this.memo ??= this.settle();
-    const signal = options.signal;
     if (signal === undefined) return this.memo;
     return raceAbort(this.memo, signal, () => abortError(signal, this.taskId));
   }
@@ -172,6 +182,9 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
 
   /** {@inheritDoc TaskHandleApi.updates} */
   updates(options: UpdatesOptions = {}): AsyncIterableIterator<Task, undefined> {
+    // Checked before anything is subscribed: a bad option leaves no observer behind.
+    checkOptionsObject('options', options);
+    const signal = checkSignal('signal', options.signal, this.taskId);
     const bufferSize = options.bufferSize;
     if (bufferSize !== undefined && !(Number.isInteger(bufferSize) && bufferSize >= 1)) {
       throw new TaskOptionError(`Option "bufferSize" must be an integer >= 1, got ${String(bufferSize)}`, {
@@ -186,13 +199,13 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
           observer.end();
           return () => {};
         },
-        { signal: options.signal },
+        { signal },
       );
     }
     this.observed();
     return new SnapshotIterator((observer) => record.observe(observer), {
-      signal: options.signal,
-      bufferSize: options.bufferSize,
+      signal,
+      bufferSize,
       taskId: this.taskId,
     });
   }

@@ -2,7 +2,15 @@
  * Options of {@link TaskClient} and {@link TaskClient.callToolAsTask}, their defaults, and their
  * validation (a bad value fails fast with a {@link TaskOptionError} naming the option).
  */
-import type { CallToolAsTaskOptions, InputCallbacks, ProgressCallback, ServeOptions, TaskClientOptions, TaskLogger } from './api.js';
+import type {
+  CallToolAsTaskOptions,
+  CloseOptions,
+  InputCallbacks,
+  ProgressCallback,
+  ServeOptions,
+  TaskClientOptions,
+  TaskLogger,
+} from './api.js';
 import { TaskOptionError } from '../errors.js';
 import type { EngineConfig } from '../engine/engine.js';
 import { systemClock } from '../engine/scheduler.js';
@@ -54,6 +62,36 @@ function checkCount(option: string, value: unknown): number | undefined {
 function checkBoolean(option: string, value: unknown): boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value;
   throw new TaskOptionError(`Option "${option}" must be a boolean, got ${typeof value}`, { option });
+}
+
+/**
+ * Checks that the options object a method received is an object (or undefined, for its defaults).
+ * @throws TaskOptionError naming `option` otherwise (`null` included).
+ */
+export function checkOptionsObject(option: string, value: unknown): void {
+  if (value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value))) return;
+  const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+  throw new TaskOptionError(`Option "${option}" must be an object, got ${got}`, { option });
+}
+
+/**
+ * Checks that `value` is an `AbortSignal` (or undefined). Done before anything is subscribed to
+ * it, so a bad value leaves nothing behind.
+ * @throws TaskOptionError naming `option` otherwise.
+ */
+export function checkSignal(option: string, value: unknown, taskId?: string): AbortSignal | undefined {
+  if (value === undefined || value instanceof AbortSignal) return value;
+  throw new TaskOptionError(`Option "${option}" must be an AbortSignal`, { option, taskId });
+}
+
+/**
+ * Validates the options of `TaskClient.close` before it does anything.
+ * @returns whether running tasks are to be cancelled.
+ * @throws TaskOptionError for a non-object `options` or a non-boolean `cancelRunning`.
+ */
+export function resolveCloseOptions(options: CloseOptions | undefined): boolean {
+  checkOptionsObject('options', options);
+  return checkBoolean('cancelRunning', options?.cancelRunning) ?? false;
 }
 
 function checkFunction<F>(option: string, value: F | undefined): F | undefined {
@@ -188,10 +226,8 @@ export function resolveCallOptions(
   client: ResolvedClientOptions,
   options: CallToolAsTaskOptions = {},
 ): ResolvedCallOptions {
-  const signal = options.signal;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TaskOptionError('Option "signal" must be an AbortSignal', { option: 'signal' });
-  }
+  checkOptionsObject('options', options);
+  const signal = checkSignal('signal', options.signal);
   const meta = options.meta;
   if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta))) {
     throw new TaskOptionError('Option "meta" must be a plain object', { option: 'meta' });
