@@ -137,7 +137,8 @@ export interface TaskClientOptions extends InputCallbacks {
   /**
    * Makes a new connected SDK `Client` when the connection closes; the TaskClient then resumes
    * every unsettled task over it (see `TaskClient.reconnect`). Retried with the `retry` backoff
-   * while tasks are tracked.
+   * while tasks are tracked. The clients it returns are the library's: each is closed when a later
+   * one replaces it after a loss, or by `close()`.
    * @defaultValue undefined (wait for a manual `reconnect(client)`)
    */
   readonly reconnect?: (() => Promise<McpClient>) | undefined;

@@ -80,8 +80,6 @@ export class TaskClient {
   private readonly closeSignal = new AbortController();
   /** Follow-ups of creations given up before their answer (see `LaunchContext.abandoned`). */
   private readonly abandoned: Abandoned;
-  /** True when {@link TaskClient.connect} made the SDK client: `close()` then closes it too. */
-  private ownsClient = false;
   /** The session port of the current connection. */
   private port: SessionPort;
   /** Serving the server's task-augmented requests, once started ({@link TaskClient.serve}). */
@@ -99,9 +97,8 @@ export class TaskClient {
     const resolved = resolveClientOptions(options); // fail on bad options before opening a connection
     const client = await connectFor(transport, options, resolved.callbacks);
     try {
-      const tasks = new TaskClient(client, options);
-      tasks.ownsClient = true;
-      return tasks;
+      // The connection owns the client connectFor made (it closes it, and the clients that replace it).
+      return new TaskClient(client, options);
     } catch (error) {
       await client.close();
       throw error;
@@ -431,6 +428,9 @@ export class TaskClient {
    * to a new one): every unsettled handle resumes observation over it, and results are not lost.
    * The server must still know the tasks: SDK servers scope tasks to the session, so over
    * Streamable HTTP a new session sees none of them (they end with `TaskNotFoundError`).
+   * `client` stays yours: `close()` leaves it open. A client the library made that it replaces
+   * (`TaskClient.connect`'s, or one from the `reconnect` factory) is closed: at once when its
+   * connection was lost, else at `close()`.
    * @throws TaskOptionError when `client` is not connected.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
@@ -441,7 +441,8 @@ export class TaskClient {
 
   /**
    * Settles every handle with {@link TaskClosedError}, stops every timer and releases the SDK
-   * client's handlers (and closes the SDK client if {@link TaskClient.connect} made it). Calls
+   * client's handlers (and closes the SDK clients the library made: the one {@link TaskClient.connect}
+   * made and those the `reconnect` factory returned; never one you handed in). Calls
    * still under way, queued, or waiting for a reconnection reject at once with
    * `TaskClosedError`; a task whose `CreateTaskResult` arrives after `close()` began is cancelled
    * once. Without `cancelRunning` it resolves at once, except that a client made by
@@ -473,12 +474,12 @@ export class TaskClient {
       // A call given up before the server answered may still create a task, which gets one
       // tasks/cancel when its id arrives. Closing an SDK client we made would drop both: wait for
       // them, within what is left of the bound. A client of the user's stays open: no wait.
-      if (this.ownsClient) await this.abandoned.settle(bound - (this.now() - began));
+      if (this.connection.ownsClient) await this.abandoned.settle(bound - (this.now() - began));
       this.connection.close();
       engine.shutdown();
       this.live.clear();
       this.earlyInput.close();
-      if (this.ownsClient) await this.connection.closeClient();
+      await this.connection.closeClient();
     })();
     return this.closing;
   }

@@ -1,6 +1,7 @@
 /**
  * The SDK client that `TaskClient.connect` builds: the capabilities it declares for the given
- * callbacks and `serve` option, and its default client info.
+ * callbacks and `serve` option, and its default client info, and the mark that makes the library
+ * its owner (the one to close it).
  */
 import type { InputCallbacks, TaskClientConnectOptions } from './api.js';
 import { resolveServeOptions } from './options.js';
@@ -9,6 +10,21 @@ import type { JsonObject } from '../port/port.js';
 import { mergeCapabilities } from '../receiver/capabilities.js';
 import { capabilitiesFor } from '../receiver/receiver.js';
 import type { McpClient, McpTransport } from '../types.js';
+
+/**
+ * SDK clients {@link connectFor} made that no connection has claimed yet. Ownership goes with the
+ * client, not with the TaskClient: a client handed in later (`reconnect`) stays its owner's.
+ */
+const unclaimed = new WeakSet<object>();
+
+/**
+ * True, once, when {@link connectFor} made `client`: the caller (the connection of the TaskClient
+ * that `TaskClient.connect` builds on it) then owns it and closes it. False for any other client,
+ * and for the same client asked again (a second TaskClient on it owns nothing).
+ */
+export function claimMade(client: McpClient): boolean {
+  return unclaimed.delete(client);
+}
 
 /**
  * The capabilities to declare: `options.capabilities`, plus `elicitation` / `sampling` for the
@@ -39,5 +55,6 @@ export async function connectFor(transport: McpTransport, options: TaskClientCon
     capabilities: connectCapabilities(options, callbacks),
     clientOptions: options.clientOptions,
   });
+  unclaimed.add(client);
   return client;
 }

@@ -2,10 +2,14 @@
  * The client's connection to the server: which wire (and SDK client) is in use, what happens
  * when it closes (tracking pauses, `connectionLost`), and how a new one takes over, by hand
  * (`TaskClient.reconnect`) or through the `reconnect` factory option, retried with backoff.
+ * It also knows which SDK clients are the library's to close: the one `TaskClient.connect` made
+ * and those the `reconnect` factory made at its request. Ownership goes with each client: one
+ * handed in by the user (`new TaskClient`, `reconnect(client)`) stays the user's.
  */
 import type { TaskEngine } from '../engine/engine.js';
 import { sleep } from '../engine/retry.js';
 import { backoffDelay, type RetryPolicy } from '../engine/timing.js';
+import { claimMade } from './connect.js';
 import { TaskError, TaskOptionError } from '../errors.js';
 import { openPort, unusable } from '../port/open.js';
 import type { McpClient } from '../types.js';
@@ -37,11 +41,21 @@ export class Connection {
   /** Set by {@link Connection.shutdown}: every wait for a reconnection rejects with it. */
   private shutdownError: Error | undefined;
   private readonly shutdownWaiters = new Set<(error: Error) => void>();
+  /**
+   * The SDK clients the library made and has not closed yet: the current one, if the library made
+   * it, and one it made that a `reconnect` replaced while its connection was still open (requests
+   * still open there stay there; {@link Connection.closeClient} closes it).
+   */
+  private readonly owned = new Set<McpClient>();
+  /** Closes of replaced clients still under way ({@link Connection.closeClient} waits for them). */
+  private readonly retiring = new Set<Promise<void>>();
 
   constructor(
     private client: McpClient,
     private readonly host: ConnectionHost,
-  ) {}
+  ) {
+    if (claimMade(client)) this.owned.add(client);
+  }
 
   /** The SDK client in use. */
   get current(): McpClient {
@@ -82,8 +96,20 @@ export class Connection {
       try {
         const client = await factory();
         // Closed meanwhile, or reconnected by hand: this client is not needed.
-        if (this.host.isClosed() || !engine.paused) await client.close();
-        else this.replace(client);
+        if (this.host.isClosed() || !engine.paused) {
+          await client.close();
+          return;
+        }
+        // A client the factory made at the library's request is the library's to close: when a
+        // later one replaces it, or at close() (only the library knows when it is no longer used).
+        this.owned.add(client);
+        try {
+          this.replace(client);
+        } catch (error) {
+          this.owned.delete(client);
+          this.retire(client);
+          throw error;
+        }
         return;
       } catch (error) {
         this.host.report(new TaskError(`Reconnecting failed (attempt ${attempt})`, { cause: error }));
@@ -131,7 +157,10 @@ export class Connection {
   }
 
   /**
-   * Switches to a new connected client: every unsettled task is read again over it.
+   * Switches to a new connected client: every unsettled task is read again over it. The old
+   * client, if the library made it, is closed once the tasks moved, when its connection was lost
+   * (nothing can be open on it); one still connected keeps the requests open on it until
+   * {@link Connection.closeClient}. A client of the user's is never closed.
    * @throws TaskOptionError when `client` is not connected.
    */
   replace(client: McpClient): void {
@@ -139,6 +168,8 @@ export class Connection {
     if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
     const wire: TaskWire = resolveWire(openPort(client));
     const engine = this.host.engine();
+    const old = this.client;
+    const lost = engine.paused;
     this.detach();
     this.client = client;
     this.detach = this.host.attach(wire);
@@ -146,11 +177,41 @@ export class Connection {
     if (!engine.paused) engine.pause();
     engine.resume(wire);
     this.host.restored();
+    if (old !== client && lost && this.owned.delete(old)) this.retire(old);
   }
 
-  /** Closes the SDK client in use (one the library made). */
-  closeClient(): Promise<void> {
-    return this.client.close();
+  /**
+   * Closes `client`, a replaced client the library made, in the background: a failure does not
+   * undo the reconnection, it is reported on `error` (unless the TaskClient is closed by then).
+   */
+  private retire(client: McpClient): void {
+    const closing = closeOf(client)
+      .catch((error: unknown) => {
+        if (!this.host.isClosed()) this.host.report(new TaskError('Closing the replaced SDK client failed', { cause: error }));
+      })
+      .finally(() => this.retiring.delete(closing));
+    this.retiring.add(closing);
+  }
+
+  /**
+   * True while an SDK client the library made is open or closing: {@link Connection.closeClient}
+   * then has something to close.
+   */
+  get ownsClient(): boolean {
+    return this.owned.size > 0 || this.retiring.size > 0;
+  }
+
+  /**
+   * Closes every SDK client the library made and has not closed yet (the current one only if the
+   * library made it), after the closes of replaced ones under way.
+   * @throws the first error a close threw.
+   */
+  async closeClient(): Promise<void> {
+    await Promise.all(this.retiring);
+    const clients = [...this.owned];
+    this.owned.clear();
+    const outcomes = await Promise.allSettled(clients.map(closeOf));
+    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   }
 
   /** Stops listening. */
@@ -158,4 +219,9 @@ export class Connection {
     this.detach();
     this.detach = () => {};
   }
+}
+
+/** `client.close()`, with a synchronous throw turned into a rejection. */
+function closeOf(client: McpClient): Promise<void> {
+  return new Promise<void>((resolve) => resolve(client.close()));
 }
