@@ -388,15 +388,35 @@ export class RawSession implements SessionPort {
       }
       reply = { jsonrpc: '2.0', id, result };
     } catch (error) {
-      const e = error as { code?: unknown; message?: unknown; data?: unknown } | null;
-      const code = typeof e?.code === 'number' && Number.isInteger(e.code) ? e.code : -32603;
-      const text = typeof e?.message === 'string' ? e.message : String(error);
-      reply = { jsonrpc: '2.0', id, error: e?.data === undefined ? { code, message: text } : { code, message: text, data: e.data } };
+      reply = { jsonrpc: '2.0', id, error: rpcErrorOf(error) };
     }
     this.answering.delete(id);
     // A request the server cancelled gets no answer.
     if (controller.signal.aborted || this.isClosed) return;
-    this.send(reply).catch(() => {});
+    this.reply(id, method, reply);
+  }
+
+  /**
+   * Sends the reply to an inbound request. When that fails (a result that cannot be serialized,
+   * such as a bigint or a cycle, or any transport error), the request is answered once more with
+   * a plain -32603 that says why: the peer is never left waiting for an answer that will not come
+   * (a receiver's `tasks/result`, [V15]; a plain input request). A second failure is dropped.
+   */
+  private reply(id: string | number, method: string, reply: JsonObject): void {
+    this.trySend(reply).catch((error: unknown) => {
+      if (this.isClosed) return;
+      const message = `The reply to ${method} could not be sent: ${textOf(error, true)}`;
+      this.trySend({ jsonrpc: '2.0', id, error: { code: -32603, message } }).catch(() => {});
+    });
+  }
+
+  /** {@link RawSession.send}, with a synchronous throw of the transport as a rejection. */
+  private trySend(message: JsonObject): Promise<void> {
+    try {
+      return this.send(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Hands a request straight to the SDK's handler behind the wrapper. */
@@ -414,6 +434,49 @@ export class RawSession implements SessionPort {
     this.closeListeners.clear();
     for (const listener of listeners) listener();
   }
+}
+
+/**
+ * A thrown value as text, never throwing itself (`String()` throws for a null-prototype object,
+ * and a `message` getter may): with `preferMessage`, its string `message` when it has one.
+ */
+function textOf(value: unknown, preferMessage = false): string {
+  try {
+    const message = preferMessage ? (value as { message?: unknown } | null | undefined)?.message : undefined;
+    if (typeof message === 'string') return message;
+  } catch {
+    // A throwing `message` getter: describe the value itself.
+  }
+  try {
+    return String(value);
+  } catch {
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return 'an unprintable value';
+    }
+  }
+}
+
+/**
+ * The JSON-RPC error a tap's rejection is answered with: its integer `code` (else -32603), its
+ * `message` and `data`. Reading the value never throws out of here (getters, proxies); `data`
+ * that cannot be serialized makes the send fail, and {@link RawSession.reply} answers -32603.
+ */
+function rpcErrorOf(error: unknown): JsonObject {
+  let code: unknown;
+  let data: unknown;
+  try {
+    const e = error as { code?: unknown; data?: unknown } | null | undefined;
+    code = e?.code;
+    data = e?.data;
+  } catch {
+    code = undefined;
+    data = undefined;
+  }
+  const message = textOf(error, true);
+  const rpcCode = typeof code === 'number' && Number.isInteger(code) ? code : -32603;
+  return data === undefined ? { code: rpcCode, message } : { code: rpcCode, message, data };
 }
 
 /** A request refused before it was sent, failing as it would have once sent. */

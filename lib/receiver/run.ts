@@ -3,6 +3,12 @@
  * right shape completes the task; a throw, or a result of the wrong shape, fails it with the
  * JSON-RPC error the request itself would have answered ([V17], [V18]). A callback that throws
  * `{ code, message }` chooses that error; any other throw is a -32603.
+ *
+ * Nothing the callback hands back is trusted to behave: a thrown value or a result may be a
+ * null-prototype object, a symbol, a proxy, or have getters that throw. Every read of it happens
+ * here, inside a try, and the result is kept as its JSON copy, so the task's outcome is exactly
+ * what `tasks/result` sends later ([V15], [V17]) and a result that cannot be sent as JSON (a
+ * bigint, a cycle) fails the task instead of completing it with an answer that never arrives.
  */
 import type { JsonObject } from '../port/port.js';
 import type { JsonRpcErrorInfo } from '../types.js';
@@ -12,7 +18,34 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** What is wrong with a callback's result, or `undefined` when its shape is right. */
+/**
+ * `value` as text for a message, whatever it is: `String()` throws for a null-prototype object
+ * (and may for a proxy or a throwing `toString`); then its tag, then a fixed phrase.
+ */
+export function textOf(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return 'an unprintable value';
+    }
+  }
+}
+
+/** The message of a thrown value: its string `message` if it has one, else the value as text. Never throws. */
+export function messageOf(thrown: unknown): string {
+  try {
+    const message = (thrown as { message?: unknown } | null | undefined)?.message;
+    if (typeof message === 'string') return message;
+  } catch {
+    // A `message` getter (or proxy trap) that throws: fall back to the value itself.
+  }
+  return textOf(thrown);
+}
+
+/** What is wrong with a callback's result (already a JSON copy), or `undefined` when its shape is right. */
 export function resultFlaw(kind: ReceiverKind, result: unknown): string | undefined {
   if (!isObject(result)) return 'the result is not an object';
   if (result._meta !== undefined && !isObject(result._meta)) return '_meta must be an object';
@@ -27,20 +60,48 @@ export function resultFlaw(kind: ReceiverKind, result: unknown): string | undefi
   return !isObject(result.content) && !Array.isArray(result.content) ? 'content must be a content block or an array of them' : undefined;
 }
 
-/** The JSON-RPC error a callback's throw becomes. */
-export function errorOf(kind: ReceiverKind, thrown: unknown): JsonRpcErrorInfo {
-  const e = thrown as { code?: unknown; message?: unknown; data?: unknown } | null;
-  const text = typeof e?.message === 'string' ? e.message : String(thrown);
-  if (typeof e?.code === 'number' && Number.isInteger(e.code)) {
-    return e.data === undefined ? { code: e.code, message: text } : { code: e.code, message: text, data: e.data };
+/**
+ * The JSON copy of `value` (what the wire would carry), or why there is none: `JSON.stringify`
+ * throws for a bigint, a cycle or a getter that throws, and gives `undefined` for a function or a
+ * symbol. Each getter is read once, here.
+ */
+function jsonCopy(value: unknown): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly why: string } {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    return { ok: false, why: messageOf(error) };
   }
-  return { code: INTERNAL_ERROR, message: `The ${kind} callback failed: ${text}` };
+  return text === undefined ? { ok: true, value: undefined } : { ok: true, value: JSON.parse(text) as unknown };
+}
+
+/** The JSON-RPC error a callback's throw becomes; building it never throws. */
+export function errorOf(kind: ReceiverKind, thrown: unknown): JsonRpcErrorInfo {
+  const text = messageOf(thrown);
+  let code: unknown;
+  let data: unknown;
+  try {
+    const e = thrown as { code?: unknown; data?: unknown } | null | undefined;
+    code = e?.code;
+    data = code === undefined ? undefined : e?.data;
+  } catch {
+    code = undefined;
+  }
+  if (typeof code !== 'number' || !Number.isInteger(code)) return { code: INTERNAL_ERROR, message: `The ${kind} callback failed: ${text}` };
+  if (data === undefined) return { code, message: text };
+  // The callback chose this error: keep its code and message even when its data cannot go as JSON.
+  const copy = jsonCopy(data);
+  if (!copy.ok) return { code, message: `${text} (its data was left out: serializing it as JSON threw: ${copy.why})` };
+  return copy.value === undefined ? { code, message: text } : { code, message: text, data: copy.value };
 }
 
 /** How a callback run ended. */
 export type RunEnd = { readonly ok: true; readonly result: JsonObject } | { readonly ok: false; readonly error: JsonRpcErrorInfo };
 
-/** Runs `callback` (sync or async, throwing or not) and checks its answer. */
+/**
+ * Runs `callback` (sync or async, throwing or not) and checks its answer. Never rejects: whatever
+ * the callback does ends the task ([V18]), so `tasks/result` always has an answer to give ([V15]).
+ */
 export async function runCallback(kind: ReceiverKind, callback: () => unknown): Promise<RunEnd> {
   let result: unknown;
   try {
@@ -48,7 +109,10 @@ export async function runCallback(kind: ReceiverKind, callback: () => unknown): 
   } catch (error) {
     return { ok: false, error: errorOf(kind, error) };
   }
-  const flaw = resultFlaw(kind, result);
-  if (flaw !== undefined) return { ok: false, error: { code: INTERNAL_ERROR, message: `The ${kind} callback returned an invalid result: ${flaw}` } };
-  return { ok: true, result: result as JsonObject };
+  const invalid = (flaw: string): RunEnd => ({ ok: false, error: { code: INTERNAL_ERROR, message: `The ${kind} callback returned an invalid result: ${flaw}` } });
+  const copy = jsonCopy(result);
+  if (!copy.ok) return invalid(`serializing it as JSON threw: ${copy.why}`);
+  const flaw = resultFlaw(kind, copy.value);
+  if (flaw !== undefined) return invalid(flaw);
+  return { ok: true, result: copy.value as JsonObject };
 }

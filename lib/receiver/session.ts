@@ -9,6 +9,7 @@
  * path, as for a client that serves no tasks ([V1]).
  */
 import type { InputContext } from '../facade/api.js';
+import { TaskError } from '../errors.js';
 import type { Scheduler } from '../engine/scheduler.js';
 import type { JsonObject, SessionPort } from '../port/port.js';
 import { isTerminalStatus, type Task, type TaskStatus } from '../types.js';
@@ -17,7 +18,7 @@ import { declaredOperations } from './capabilities.js';
 import { Cursors } from './cursor.js';
 import { emitCreated, emitEnding, emitStatus, endingError, type Ending } from './lifecycle.js';
 import { RELATED_TASK_KEY, cancelTask, getResult, getTask, listTasks, type MethodHost } from './methods.js';
-import { runCallback } from './run.js';
+import { messageOf, runCallback } from './run.js';
 import { ReceiverStore, snapshotOf, type ReceiverTask } from './store.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_OF, rpcFailure, type ReceiverConfig, type ReceiverHost, type ReceiverKind } from './types.js';
 
@@ -139,7 +140,7 @@ export class ReceiverSession implements MethodHost {
       );
     }
     emitCreated(this.host, task, this.now());
-    later(() => void this.run(task, params));
+    later(() => void this.run(task, params).catch((error: unknown) => this.crashed(task, error)));
     const result: JsonObject = { task: snapshotOf(task, this.pollIntervalMs) };
     // [R31]: a response to a request that belongs to a task names that task.
     if (relatedTaskId !== undefined) result._meta = { [RELATED_TASK_KEY]: { taskId: relatedTaskId } };
@@ -165,6 +166,28 @@ export class ReceiverSession implements MethodHost {
     if (end === undefined || !this.holds(task) || isTerminalStatus(task.status)) return;
     if (end.ok) this.end(task, 'completed', undefined, { kind: 'completed', result: end.result });
     else this.end(task, 'failed', end.error.message, { kind: 'failed', error: end.error });
+  }
+
+  /**
+   * Last line of defence: `run` rejected (a bug, or a host hook that threw), which `runCallback`
+   * never does for anything the callback did. The task still ends `failed` with a -32603, so
+   * `tasks/result` answers ([V15], [V18]), and the client's `error` event says what happened.
+   * Never throws: nothing escapes as an unhandled rejection.
+   */
+  private crashed(task: ReceiverTask, error: unknown): void {
+    const message = `The receiver task for ${task.method} failed unexpectedly: ${messageOf(error)}`;
+    try {
+      if (this.holds(task) && !isTerminalStatus(task.status)) {
+        this.end(task, 'failed', message, { kind: 'failed', error: { code: INTERNAL_ERROR, message } });
+      }
+    } catch {
+      // Ending it threw too: the report below is all that is left.
+    }
+    try {
+      this.host.report(new TaskError(message, { taskId: task.taskId, toolName: task.method, cause: error }));
+    } catch {
+      // The error channel itself failed: nothing more to do.
+    }
   }
 
   /** True while the task is held here. */

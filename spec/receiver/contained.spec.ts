@@ -1,0 +1,227 @@
+/**
+ * Whatever a host callback does, the server gets an answer: a thrown value of any kind (a
+ * null-prototype object, a symbol, an error whose getters throw), a result whose getters throw or
+ * that cannot be serialized (a bigint, a cycle). A receiver task ends `failed` with a -32603 and
+ * `tasks/result` answers that error ([V15], [V17], [V18]); a plain request is answered with a
+ * -32603 too; nothing escapes as an unhandled rejection. The client's transport serializes what
+ * it sends, as stdio and Streamable HTTP do. The client side runs on the SDK chosen by `MCP_SDK`.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TaskClient, type ServeOptions, type TaskError, type TaskMetrics } from '../../lib/index.js';
+import { ManualClock, flush, within } from '../helpers.js';
+import { RECEIVER_CAPABILITIES, errorOf, resultOf } from '../support/receiver-rig.js';
+import { connectScripted, type Json } from '../support/scripted-server.js';
+import type { SpecTransport } from '../support/sdk.js';
+import type * as Run from '../../lib/receiver/run.js';
+
+/** When set, the receiver's callback runner rejects (a bug the last line of defence must contain). */
+const broken: { reason: unknown } = { reason: undefined };
+vi.mock('../../lib/receiver/run.js', async (importOriginal) => {
+  const original = await importOriginal<typeof Run>();
+  return {
+    ...original,
+    runCallback: (...args: Parameters<typeof original.runCallback>) =>
+      broken.reason === undefined ? original.runCallback(...args) : Promise.reject(broken.reason),
+  };
+});
+
+const cleanups: Array<() => Promise<void>> = [];
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+beforeEach(() => {
+  unhandled.length = 0;
+  broken.reason = undefined;
+  process.on('unhandledRejection', onUnhandled);
+});
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+  process.off('unhandledRejection', onUnhandled);
+});
+
+/** Makes `transport.send` serialize each message first, as a real transport does (a bigint throws). */
+function serializing(transport: SpecTransport): SpecTransport {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return send(JSON.parse(text), options);
+  };
+  return transport;
+}
+
+/** A TaskClient serving `serve`, over a serializing transport, to a scripted requestor. */
+async function rig(serve: ServeOptions) {
+  const clock = new ManualClock();
+  const pair = await connectScripted({
+    now: clock.now,
+    clientOptions: { capabilities: RECEIVER_CAPABILITIES },
+    wrap: serializing,
+  });
+  const tasks = new TaskClient(pair.client, { clock, serve });
+  const errors: TaskError[] = [];
+  const failed: TaskMetrics[] = [];
+  tasks.on('error', (error) => errors.push(error));
+  tasks.on('failed', (metrics) => failed.push(metrics));
+  cleanups.push(async () => {
+    await tasks.close();
+    await pair.close();
+  });
+  const ask = (method: string, params: Json = {}): Promise<Json> => within(pair.server.request(method, params), 3_000, method);
+  const form = { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } };
+  /** Creates a receiver task, lets its callback run, and returns its `tasks/get` and `tasks/result` replies. */
+  const runTask = async (): Promise<{ task: Json; result: Json }> => {
+    const created = resultOf(await ask('elicitation/create', { ...form, task: {} }));
+    const taskId = (created.task as Json).taskId;
+    await flush();
+    const task = resultOf(await ask('tasks/get', { taskId }));
+    return { task, result: await ask('tasks/result', { taskId }) };
+  };
+  return { server: pair.server, tasks, errors, failed, ask, form, runTask };
+}
+
+describe('a receiver task whose callback misbehaves', () => {
+  it('a result whose getter throws: the task fails with -32603 and tasks/result answers it ([V15], [V18])', async () => {
+    const answer = {
+      action: 'accept',
+      get content(): never {
+        throw new Error('boom from getter');
+      },
+    };
+    const { runTask, tasks, failed, server } = await rig({ elicitation: () => answer as never });
+    const { task, result } = await runTask();
+    expect(task).toMatchObject({ status: 'failed', statusMessage: expect.stringContaining('boom from getter') as unknown });
+    expect(errorOf(result)).toMatchObject({ code: -32603, message: expect.stringContaining('boom from getter') as unknown });
+    expect(tasks.receiver?.running).toBe(0);
+    expect(failed.map((m) => m.role)).toEqual(['receiver']);
+    expect(server.params('notifications/tasks/status').map((n) => n.status)).toEqual(['failed']);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a thrown null-prototype object, symbol, revoked proxy or error with throwing getters: -32603, never a crash ([V18])', async () => {
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    const throwables: Array<[string, () => unknown]> = [
+      ['null-prototype object', () => Object.assign(Object.create(null) as object, { reason: 'user closed dialog' })],
+      ['symbol', () => Symbol('nope')],
+      ['revoked proxy', () => revoked.proxy],
+      [
+        'error whose message getter throws',
+        () =>
+          Object.defineProperty(new Error('hidden'), 'message', {
+            get: () => {
+              throw new Error('getter');
+            },
+          }),
+      ],
+      [
+        'object whose code getter throws',
+        () => ({
+          message: 'readable',
+          get code(): never {
+            throw new Error('getter');
+          },
+        }),
+      ],
+      ['undefined', () => undefined],
+    ];
+    for (const [name, make] of throwables) {
+      const { runTask, tasks } = await rig({
+        elicitation: () => {
+          throw make();
+        },
+      });
+      const { task, result } = await runTask();
+      expect(task.status, name).toBe('failed');
+      expect(typeof task.statusMessage, name).toBe('string');
+      const error = errorOf(result);
+      expect(error.code, name).toBe(-32603);
+      expect(error.message, name).toMatch(/^The elicitation callback failed: /);
+      expect(tasks.receiver?.running, name).toBe(0);
+    }
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a thrown { code, message } with data that cannot be sent keeps its code and message, without the data ([V17])', async () => {
+    const { runTask } = await rig({
+      elicitation: () => {
+        throw Object.assign(new Error('user rejected'), { code: -1, data: { n: 10n } });
+      },
+    });
+    const { result } = await runTask();
+    const error = errorOf(result);
+    expect(error.code).toBe(-1);
+    expect(error.message).toMatch(/^user rejected \(its data was left out: /);
+    expect((result.error as Json).data).toBeUndefined();
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a result that cannot be serialized (a bigint, a cycle) fails the task with -32603 instead of completing it ([V15], [V17], [V18])', async () => {
+    const cyclic: Record<string, unknown> = { name: 'Ada' };
+    cyclic.self = cyclic;
+    for (const content of [{ n: 10n }, cyclic]) {
+      const { runTask, server, failed } = await rig({ elicitation: () => ({ action: 'accept', content }) as never });
+      const { task, result } = await runTask();
+      expect(task.status).toBe('failed');
+      const error = errorOf(result);
+      expect(error.code).toBe(-32603);
+      expect(error.message).toMatch(/^The elicitation callback returned an invalid result: serializing it as JSON threw: /);
+      // Never announced as completed first.
+      expect(server.params('notifications/tasks/status').map((n) => n.status)).toEqual(['failed']);
+      expect(failed).toHaveLength(1);
+    }
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a completed result is what the callback answered when it answered: later changes are not sent ([V17])', async () => {
+    const content: Record<string, unknown> = { name: 'Ada' };
+    const { runTask } = await rig({ elicitation: () => ({ action: 'accept', content }) as never });
+    const pending = runTask();
+    await flush();
+    content.name = 'changed';
+    const { task, result } = await pending;
+    expect(task.status).toBe('completed');
+    expect(resultOf(result)).toMatchObject({ action: 'accept', content: { name: 'Ada' } });
+  });
+
+  it('last line of defence: a run that rejects anyway fails the task with -32603 and is reported on error ([V15], [V18])', async () => {
+    const { runTask, errors, tasks } = await rig({ elicitation: () => ({ action: 'decline' }) });
+    broken.reason = Object.create(null) as object;
+    const { task, result } = await runTask();
+    expect(task.status).toBe('failed');
+    expect(errorOf(result)).toMatchObject({ code: -32603, message: expect.stringContaining('failed unexpectedly') as unknown });
+    expect(errors.map((e) => e.message)).toEqual([expect.stringContaining('The receiver task for elicitation/create failed unexpectedly')]);
+    expect(tasks.receiver?.running).toBe(0);
+    expect(unhandled).toEqual([]);
+  });
+});
+
+describe('a plain request whose callback misbehaves', () => {
+  it('an answer that cannot be serialized is answered with -32603, not left waiting', async () => {
+    const { ask, form } = await rig({ elicitation: () => ({ action: 'accept', content: { n: 10n } }) as never });
+    const error = errorOf(await ask('elicitation/create', form));
+    expect(error.code).toBe(-32603);
+    expect(error.message).toMatch(/^The reply to elicitation\/create could not be sent: /);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a thrown { code } whose message getter throws is still answered with its code, never a crash', async () => {
+    const { ask, form } = await rig({
+      elicitation: () => {
+        throw Object.defineProperties({}, {
+          code: { value: -32000, enumerable: true },
+          message: {
+            get: (): never => {
+              throw new Error('getter');
+            },
+          },
+        });
+      },
+    });
+    expect(errorOf(await ask('elicitation/create', form))).toEqual({ code: -32000, message: '[object Object]' });
+    expect(unhandled).toEqual([]);
+  });
+});
