@@ -14,6 +14,7 @@ import type { JsonObject } from '../port/port.js';
 import { onAbort } from '../util/abort.js';
 import type { TaskHandle } from './api.js';
 import type { InlineInput, InputKind, InputRequest, TaskWire } from '../wire/wire.js';
+import { messageOf } from '../util/text.js';
 
 /** What the router needs to know about a tracked task. */
 export interface InputOwner {
@@ -138,7 +139,7 @@ export class InputRouter {
         // An answer abandoned because the task ended or the server gave up is not a failure.
         if (error instanceof AbandonedError) throw error;
         this.host.report(
-          new TaskError(`The ${kind} callback failed: ${error instanceof Error ? error.message : String(error)}`, {
+          new TaskError(`The ${kind} callback failed: ${messageOf(error)}`, {
             taskId,
             task: owner?.handle.task,
             toolName,

@@ -23,6 +23,7 @@ import {
   type SessionPort,
 } from './port.js';
 import { Pending, TimeoutLanes } from './pending.js';
+import { messageOf } from '../util/text.js';
 
 /** The structural transport both SDKs provide. */
 export type TransportLike = Pick<McpTransport, 'send' | 'onmessage' | 'onclose' | 'sessionId'>;
@@ -405,7 +406,7 @@ export class RawSession implements SessionPort {
   private reply(id: string | number, method: string, reply: JsonObject): void {
     this.trySend(reply).catch((error: unknown) => {
       if (this.isClosed) return;
-      const message = `The reply to ${method} could not be sent: ${textOf(error, true)}`;
+      const message = `The reply to ${method} could not be sent: ${messageOf(error)}`;
       this.trySend({ jsonrpc: '2.0', id, error: { code: -32603, message } }).catch(() => {});
     });
   }
@@ -437,28 +438,6 @@ export class RawSession implements SessionPort {
 }
 
 /**
- * A thrown value as text, never throwing itself (`String()` throws for a null-prototype object,
- * and a `message` getter may): with `preferMessage`, its string `message` when it has one.
- */
-function textOf(value: unknown, preferMessage = false): string {
-  try {
-    const message = preferMessage ? (value as { message?: unknown } | null | undefined)?.message : undefined;
-    if (typeof message === 'string') return message;
-  } catch {
-    // A throwing `message` getter: describe the value itself.
-  }
-  try {
-    return String(value);
-  } catch {
-    try {
-      return Object.prototype.toString.call(value);
-    } catch {
-      return 'an unprintable value';
-    }
-  }
-}
-
-/**
  * The JSON-RPC error a tap's rejection is answered with: its integer `code` (else -32603), its
  * `message` and `data`. Reading the value never throws out of here (getters, proxies); `data`
  * that cannot be serialized makes the send fail, and {@link RawSession.reply} answers -32603.
@@ -474,7 +453,7 @@ function rpcErrorOf(error: unknown): JsonObject {
     code = undefined;
     data = undefined;
   }
-  const message = textOf(error, true);
+  const message = messageOf(error);
   const rpcCode = typeof code === 'number' && Number.isInteger(code) ? code : -32603;
   return data === undefined ? { code: rpcCode, message } : { code: rpcCode, message, data };
 }

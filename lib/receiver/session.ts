@@ -18,7 +18,8 @@ import { declaredOperations } from './capabilities.js';
 import { Cursors } from './cursor.js';
 import { emitCreated, emitEnding, emitStatus, endingError, type Ending } from './lifecycle.js';
 import { RELATED_TASK_KEY, cancelTask, getResult, getTask, listTasks, type MethodHost } from './methods.js';
-import { messageOf, runCallback } from './run.js';
+import { runCallback } from './run.js';
+import { messageOf } from '../util/text.js';
 import { ReceiverStore, snapshotOf, type ReceiverTask } from './store.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_OF, rpcFailure, type ReceiverConfig, type ReceiverHost, type ReceiverKind } from './types.js';
 

@@ -224,4 +224,29 @@ describe('a plain request whose callback misbehaves', () => {
     expect(errorOf(await ask('elicitation/create', form))).toEqual({ code: -32000, message: '[object Object]' });
     expect(unhandled).toEqual([]);
   });
+
+  it('an onElicitation callback that throws a null-prototype { code, message }: answered with its code, and reported on error', async () => {
+    const clock = new ManualClock();
+    const pair = await connectScripted({ now: clock.now, clientOptions: { capabilities: RECEIVER_CAPABILITIES }, wrap: serializing });
+    const tasks = new TaskClient(pair.client, {
+      clock,
+      onElicitation: () => {
+        throw Object.assign(Object.create(null) as object, { code: -32000, message: 'user closed the dialog' });
+      },
+    });
+    const errors: TaskError[] = [];
+    tasks.on('error', (error) => errors.push(error));
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    const reply = await within(
+      pair.server.request('elicitation/create', { message: 'Your name?', requestedSchema: { type: 'object', properties: {} }, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'unknown-task' } } }),
+      3_000,
+      'elicitation/create',
+    );
+    expect(errorOf(reply)).toMatchObject({ code: -32000, message: 'user closed the dialog' });
+    expect(errors.map((e) => e.message)).toEqual(['The elicitation callback failed: user closed the dialog']);
+    expect(unhandled).toEqual([]);
+  });
 });
