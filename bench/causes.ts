@@ -130,7 +130,7 @@ export const CAUSE_TEXT: Readonly<Record<string, string>> = {
     'On the extension wire the floor writes raw JSON-RPC on the transport and keeps nothing per task but a timer and a promise, so all of the library\'s per-task work (launch, record, handle, request bookkeeping) is extra.',
   cpuVsOthers: 'the same per-task work; those contenders keep no record, handle or deadline per task.',
   heap:
-    'what the library keeps per in-flight task: its record, its handle and registry entry, and the latest snapshot with its timestamps, against the floor\'s promise and timer (see "What each in-flight task keeps" below). ' +
+    'what the library keeps per in-flight task: its record, its handle, and the latest snapshot with its timestamps, against the floor\'s promise and timer (see "What each in-flight task keeps" below). ' +
     'In process the server\'s own per-task state counts for both, so the ratio there is smaller.',
   lag:
     'lag is the time from the server finishing a task to `result()` resolving. Where marked *within spread*, a process of the library met the target against a process of the floor: the miss is within this run\'s variation. ' +
