@@ -5,7 +5,9 @@
  * writes carries a task id ([R31], [V7]).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, type InputContext, type LogEntry } from '../lib/index.js';
+import { inspect } from 'node:util';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { TaskClient, type InputContext, type LogEntry, type TaskError } from '../lib/index.js';
 import { Scheduler } from '../lib/internal.js';
 import { EARLY_INPUT_WAIT_MS, EarlyInput, PortCreations } from '../lib/facade/early-input.js';
 import { ManualClock, flush, rejection, within } from './helpers.js';
@@ -19,12 +21,13 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-async function rig(options: { clientLevel?: boolean; logger?: (entry: LogEntry) => void } = {}) {
+async function rig(options: { clientLevel?: boolean; logger?: (entry: LogEntry) => void; wrap?: (transport: Transport) => Transport } = {}) {
   const clock = new ManualClock();
   const pair = await connectScripted({
     tools: [{ name: 'job', taskSupport: 'required' }],
     now: clock.now,
     clientOptions: { capabilities: { elicitation: {} } },
+    ...(options.wrap === undefined ? {} : { wrap: options.wrap }),
   });
   const clientLevel: string[] = [];
   const tasks = new TaskClient(pair.client, {
@@ -281,6 +284,56 @@ describe('task ids are secrets in every message the library writes', () => {
     expect(error.message).not.toContain(SECRET);
     expect(String(error.cause?.message)).not.toContain(SECRET);
     expect(JSON.stringify(logs)).not.toContain(SECRET);
+  });
+
+  it('a reply whose unknown status repeats the task id: the TaskProtocolError names it by fingerprint', async () => {
+    const { server, tasks, clock } = await rig();
+    creating(server, { taskId: SECRET, pollInterval: 1_000 });
+    server.on('tasks/get', (p) => ({ ...server.tasks.get(String(p.taskId)), status: `stuck on ${String(p.taskId)}` }));
+    const errors: TaskError[] = [];
+    tasks.on('error', (error) => errors.push(error));
+    const handle = await tasks.callToolAsTask('job');
+    await clock.advance(1_000);
+    expect(errors.map((e) => e.name)).toContain('TaskProtocolError');
+    for (const error of errors) expect(error.message).not.toContain(SECRET);
+    expect(errors[0]!.message).toMatch(/unknown status "stuck on sha256:[0-9a-f]{12}/);
+    handle.detach();
+  });
+
+  it('a failed send whose error chain quotes the task id (an HTTP body): no link of the chain repeats it', async () => {
+    // Like an SDK's HTTP error quoting the server's body, with a cause of its own.
+    const leaky = (transport: Transport): Transport =>
+      new Proxy(transport, {
+        get(target, key, receiver) {
+          if (key !== 'send') return Reflect.get(target, key, receiver) as unknown;
+          return (message: { method?: string; params?: { taskId?: string } }, ...rest: unknown[]) => {
+            const taskId = message.params?.taskId;
+            if (message.method !== 'tasks/get' || taskId === undefined) return (target.send as (...args: unknown[]) => Promise<void>).call(target, message, ...rest);
+            const error = new Error(`HTTP 403: forbidden: task ${taskId} belongs to someone else`, { cause: new Error(`socket said ${taskId}`) });
+            return Promise.reject(Object.assign(error, { code: 403, body: 'kept' }));
+          };
+        },
+      });
+    const { server, tasks, clock } = await rig({ wrap: leaky });
+    creating(server, { taskId: SECRET, pollInterval: 1_000 });
+    const errors: TaskError[] = [];
+    tasks.on('error', (error) => errors.push(error));
+    const handle = await tasks.callToolAsTask('job');
+    await clock.advance(1_000);
+    expect(errors.length).toBeGreaterThan(0);
+    for (const error of errors) {
+      // The error's own `taskId` field is the id by design; every text in the chain is scrubbed.
+      const lines = inspect(error, { depth: 10 }).split('\n').filter((line) => line.includes(SECRET));
+      expect(lines.every((line) => /^\s*taskId: '/.test(line))).toBe(true);
+      let link: unknown = error;
+      for (; link instanceof Error; link = link.cause) expect(link.message).not.toContain(SECRET);
+    }
+    // The copies keep what the SDK's error carried.
+    const sdkError = (errors[0]!.cause as Error).cause as Error & { code?: number; body?: string };
+    expect(sdkError).toBeInstanceOf(Error);
+    expect(sdkError).toMatchObject({ code: 403, body: 'kept' });
+    expect(sdkError.message).toMatch(/forbidden: task sha256:[0-9a-f]{12} belongs/);
+    handle.detach();
   });
 
   it('a failed task whose error text names the task: TaskFailedError.message shows the fingerprint', async () => {

@@ -4,6 +4,7 @@
  * never throw anything else and never return a value that breaks the public types.
  */
 import { TaskProtocolError } from '../errors.js';
+import { scrub } from '../util/fingerprint.js';
 import type { CallToolResult, Task, TaskStatus } from '../types.js';
 
 /** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
@@ -64,7 +65,8 @@ export function decodeTaskFields(value: unknown, method: string, names: TaskFiel
     throw malformed(method, 'taskId is missing or not a usable string');
   }
   if (typeof status !== 'string' || !STATUSES.has(status)) {
-    throw malformed(method, `unknown status ${JSON.stringify(status)?.slice(0, 64)}`, taskId);
+    // The server's text may repeat the task id (a secret): named by fingerprint, then cut.
+    throw malformed(method, `unknown status ${scrub(JSON.stringify(status) ?? String(status), taskId).slice(0, 64)}`, taskId);
   }
   const statusMessage = clampMessage(value.statusMessage);
   const pollInterval = duration(value[names.pollInterval]);

@@ -31,10 +31,10 @@ export function toWireError(method: string, error: unknown, taskId?: string): Ta
   if (error instanceof TaskRpcError || error instanceof TaskProtocolError) return error;
   if (!(error instanceof PortError)) {
     const text = error instanceof Error ? error.message : String(error);
-    return new TaskRpcError(`${method} failed: ${scrub(text, taskId)}`, { method, code: -32603, transient: false, taskId, cause: error });
+    return new TaskRpcError(`${method} failed: ${scrub(text, taskId)}`, { method, code: -32603, transient: false, taskId, cause: scrubChain(error, taskId) });
   }
   if (error.kind === 'malformed') {
-    if (error.cause instanceof TaskProtocolError) return error.cause;
+    if (error.cause instanceof TaskProtocolError) return scrubChain(error.cause, taskId) as TaskProtocolError;
     return new TaskProtocolError(scrub(error.message, taskId), { method, taskId, cause: error });
   }
   const message = scrub(stripPrefix(error.message, error.code), taskId);
@@ -50,15 +50,41 @@ export function toWireError(method: string, error: unknown, taskId?: string): Ta
   return new TaskRpcError(`${method} failed: ${message}`, { method, code: error.code, data, transient, taskId, cause });
 }
 
-/** A copy of a port error whose message names the task by fingerprint. */
+/** A copy of a port error whose message (and whole cause chain) names the task by fingerprint. */
 function scrubbed(error: PortError, taskId: string | undefined): PortError {
   const copy = new PortError(error.kind, scrub(error.message, taskId), {
     code: error.code,
     data: error.data,
     httpStatus: error.httpStatus,
-    cause: error.cause,
+    cause: scrubChain(error.cause, taskId),
   });
   copy.stack = scrub(error.stack ?? '', taskId);
+  return copy;
+}
+
+/** How deep a cause chain is scrubbed (chains are short; a cycle must not loop). */
+const MAX_CHAIN = 8;
+
+/**
+ * `error` as is when neither it nor its causes name the task; else a copy of each link that does
+ * (same prototype and own properties, so its class and fields stay), its message and stack
+ * scrubbed. `inspect(error)` prints the whole chain, and the task id is a secret: an SDK's HTTP
+ * error quoting a server's body, or a server's own text, may repeat it.
+ */
+function scrubChain(error: unknown, taskId: string | undefined, depth = 0): unknown {
+  if (taskId === undefined || !(error instanceof Error) || depth >= MAX_CHAIN) return error;
+  const cause = scrubChain(error.cause, taskId, depth + 1);
+  const message = scrub(error.message, taskId);
+  const stack = error.stack === undefined ? undefined : scrub(error.stack, taskId);
+  if (cause === error.cause && message === error.message && stack === error.stack) return error;
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as Error;
+  for (const key of Reflect.ownKeys(error)) {
+    const descriptor = Object.getOwnPropertyDescriptor(error, key);
+    if (descriptor !== undefined) Object.defineProperty(copy, key, descriptor);
+  }
+  Object.defineProperty(copy, 'message', { value: message, writable: true, configurable: true, enumerable: false });
+  if (stack !== undefined) Object.defineProperty(copy, 'stack', { value: stack, writable: true, configurable: true, enumerable: false });
+  if (error.cause !== undefined) Object.defineProperty(copy, 'cause', { value: cause, writable: true, configurable: true, enumerable: false });
   return copy;
 }
 
