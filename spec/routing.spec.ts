@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspect } from 'node:util';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { TaskClient, type InputContext, type LogEntry, type TaskError } from '../lib/index.js';
+import { TaskAbortError, TaskClient, type InputContext, type LogEntry, type TaskError } from '../lib/index.js';
 import { Scheduler } from '../lib/internal.js';
 import { EARLY_INPUT_WAIT_MS, EarlyInput, PortCreations } from '../lib/facade/early-input.js';
 import { ManualClock, flush, rejection, within } from './helpers.js';
@@ -102,6 +102,27 @@ describe('an input request that overtakes its CreateTaskResult', () => {
     await within(reply);
     expect(clientLevel).toEqual(['other-task-id']);
   });
+
+  it('a request held when its TaskClient closes gets what one arriving after close() gets: no callback runs, the server gets -32601 ([V7])', async () => {
+    const { server, tasks, clientLevel } = await rig({ clientLevel: true });
+    server.on('tools/call', () => NO_REPLY); // a creation that never answers
+    void tasks.callToolAsTask('job').catch(() => {});
+    await flush();
+    const reply = server.request('elicitation/create', question('held-at-close'));
+    await flush();
+    expect(clientLevel).toEqual([]);
+    await tasks.close();
+    const answer = await within(reply);
+    await flush();
+    // Before the fix, close() woke the request as if its wait were over: the closed client's callback declined it.
+    expect(clientLevel).toEqual([]);
+    expect(answer.result).toBeUndefined();
+    expect(answer.error).toMatchObject({ code: -32601 });
+    // The same request arriving after close() gets the same refusal, and no callback either.
+    const after = await within(server.request('elicitation/create', question('held-at-close')));
+    expect(after.error).toMatchObject({ code: -32601 });
+    expect(clientLevel).toEqual([]);
+  });
 });
 
 describe('an input request that overtakes its CreateTaskResult, with two TaskClients on one SDK client', () => {
@@ -189,6 +210,124 @@ describe('an input request that overtakes its CreateTaskResult, with two TaskCli
     expect((await within(reply)).result).toMatchObject({ action: 'decline' });
     expect(clientLevel).toEqual(['after-close']);
   });
+
+  it('a TaskClient closed while it holds a request for the other TaskClient’s task passes it on: the owning call’s callback answers it ([V7], [R31])', async () => {
+    const { server, first, second, clock, clientLevel } = await shared();
+    let answerCall: ((result: unknown) => void) | undefined;
+    server.on('tools/call', (_params, ctx) => {
+      answerCall = (result) => ctx.reply(result);
+      return NO_REPLY;
+    });
+    const own: string[] = [];
+    const pending = second.callToolAsTask('job', {}, {
+      onElicitation: (_params, ctx) => {
+        own.push(ctx.taskId ?? '');
+        return { action: 'accept', content: { ok: true } };
+      },
+    });
+    await flush();
+    // The question overtakes the CreateTaskResult; the first TaskClient's tap runs first and holds it.
+    const reply = server.request('elicitation/create', question('early-4'));
+    await flush();
+    await first.close();
+    await flush();
+    // Passed on to the second TaskClient, which holds it in turn until its creation ends.
+    expect([own, clientLevel]).toEqual([[], []]);
+    answerCall?.(server.tasks.createResult({ taskId: 'early-4', status: 'input_required' }));
+    const handle = await within(pending);
+    const answer = await within(reply);
+    // Before the fix the closed first TaskClient's client-level callback declined it.
+    expect(clientLevel).toEqual([]);
+    expect(own).toEqual(['early-4']);
+    expect(answer.result).toMatchObject({ action: 'accept', content: { ok: true }, _meta: { [RELATED]: { taskId: 'early-4' } } });
+    void handle.result().catch(() => {});
+    await clock.advance(0);
+  });
+});
+
+describe('an input request for a task whose call was given up before its CreateTaskResult', () => {
+  /** A call that asks before it answers; the test answers the tools/call when it wants. */
+  async function givenUp(options: { cancelOnAbort?: boolean; holdCancel?: boolean } = {}) {
+    const rigged = await rig({ clientLevel: true });
+    const { server, tasks } = rigged;
+    let answerCall: ((result: unknown) => void) | undefined;
+    server.on('tools/call', (_params, ctx) => {
+      answerCall = (result) => ctx.reply(result);
+      return NO_REPLY;
+    });
+    let answerCancel: (() => void) | undefined;
+    if (options.holdCancel === true) {
+      server.on('tasks/cancel', (params, ctx) => {
+        answerCancel = () => ctx.reply(server.tasks.handlers['tasks/cancel']!(params, ctx));
+        return NO_REPLY;
+      });
+    }
+    const own: string[] = [];
+    const errors: Error[] = [];
+    tasks.on('error', (error) => errors.push(error));
+    const controller = new AbortController();
+    const call = rejection(
+      tasks.callToolAsTask('job', {}, {
+        signal: controller.signal,
+        ...(options.cancelOnAbort === undefined ? {} : { cancelOnAbort: options.cancelOnAbort }),
+        onElicitation: (_params, ctx) => {
+          own.push(ctx.taskId ?? '');
+          return { action: 'accept', content: { ok: true } };
+        },
+      }),
+    );
+    await flush();
+    const held = server.request('elicitation/create', question('given-up'));
+    await flush();
+    controller.abort();
+    expect(await call).toBeInstanceOf(TaskAbortError);
+    const created = (): void => answerCall?.(server.tasks.createResult({ taskId: 'given-up', status: 'input_required' }));
+    return { ...rigged, own, errors, held, created, answerCancel: () => answerCancel?.() };
+  }
+
+  it('is refused like one for a task that ended locally (-32603, no longer needed): no callback sees it, and the task gets its tasks/cancel', async () => {
+    const { server, clock, clientLevel, own, errors, held, created } = await givenUp();
+    created();
+    await flush();
+    await clock.advance(0);
+    const answer = await within(held);
+    // Before the fix the request fell to the client-level callback while the library cancelled the task.
+    expect([own, clientLevel]).toEqual([[], []]);
+    expect(answer.error).toMatchObject({ code: -32603, message: expect.stringMatching(/no longer needed/) as unknown });
+    expect(server.params('tasks/cancel')).toEqual([expect.objectContaining({ taskId: 'given-up' })]);
+    // An abandoned answer is not a failure: nothing is reported.
+    expect(errors).toEqual([]);
+  });
+
+  it('one that comes while that tasks/cancel is under way is refused too; once it is answered, the task is an unknown one', async () => {
+    const { server, clock, clientLevel, own, held, created, answerCancel } = await givenUp({ holdCancel: true });
+    created();
+    await flush();
+    expect((await within(held)).error).toMatchObject({ code: -32603 });
+    expect(server.count('tasks/cancel')).toBe(1);
+    const during = await within(server.request('elicitation/create', question('given-up')));
+    expect(during.error).toMatchObject({ code: -32603, message: expect.stringMatching(/no longer needed/) as unknown });
+    expect([own, clientLevel]).toEqual([[], []]);
+    answerCancel();
+    await flush();
+    await clock.advance(0);
+    // Nothing is kept for it any more: a request for it now goes where one for an unknown task goes.
+    const later = await within(server.request('elicitation/create', question('given-up')));
+    expect(later.result).toMatchObject({ action: 'decline' });
+    expect(clientLevel).toEqual(['given-up']);
+    expect(own).toEqual([]);
+  });
+
+  it('with cancelOnAbort: false the task is left running: the held request goes to the client-level callback, as one for an unknown task', async () => {
+    const { server, clock, clientLevel, own, held, created } = await givenUp({ cancelOnAbort: false });
+    created();
+    await flush();
+    await clock.advance(0);
+    expect((await within(held)).result).toMatchObject({ action: 'decline' });
+    expect(clientLevel).toEqual(['given-up']);
+    expect(own).toEqual([]);
+    expect(server.count('tasks/cancel')).toBe(0);
+  });
 });
 
 describe('early input requests leave nothing behind', () => {
@@ -230,6 +369,38 @@ describe('early input requests leave nothing behind', () => {
     await within(closed);
     expect(creations.busy).toBe(false);
     expect([early.size, creations.watched, clock.pending, engineCreating]).toEqual([0, 0, 0, 0]);
+  });
+
+  it('each wait says how the request goes on: go, drop (its task is being cancelled) or pass (the client closed), read when it goes on', async () => {
+    const clock = new ManualClock();
+    const scheduler = new Scheduler(clock, (error) => {
+      throw error;
+    });
+    const creations = new PortCreations();
+    const early = new EarlyInput(scheduler);
+    const engine = { beginCreate: () => {}, endCreate: () => {} };
+    const creation = early.begin(creations, engine);
+    const tracked = early.wait(creations, 'tracked');
+    const dropped = early.wait(creations, 'dropped');
+    creations.tracked('tracked');
+    // The given-up creation's task: held requests for it are refused, and so are new ones until the release.
+    const release = creation.abandon('dropped');
+    expect((await within(tracked))()).toBe('go');
+    expect((await within(dropped))()).toBe('drop');
+    expect(creations.busy).toBe(true);
+    expect((await within(early.wait(creations, 'dropped')))()).toBe('drop');
+    expect((await within(early.wait(creations, 'other')))()).toBe('go');
+    release();
+    release();
+    expect(creations.busy).toBe(false);
+    // A verdict of `go` read after close() says `pass`; so does every wait after close().
+    const woken = await within(early.wait(creations, 'whatever'));
+    const held = early.begin(creations, engine);
+    const atClose = early.wait(creations, 'held');
+    early.close();
+    expect([woken(), (await within(atClose))(), (await within(early.wait(creations, 'late')))()]).toEqual(['pass', 'pass', 'pass']);
+    held.end();
+    expect([early.size, creations.watched, creations.busy, clock.pending]).toEqual([0, 0, false, 0]);
   });
 });
 

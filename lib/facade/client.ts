@@ -160,6 +160,7 @@ export class TaskClient {
       },
       report,
       claimed: (request) => receiverClaims(this.port, request.kind, request.params),
+      closed: () => this.closeSignal.signal.aborted,
     });
     this.inline = new InlineAnswers(this.router, (taskId) => this.live.inputOwner(taskId), () => this.engine);
     this.serving = new Serving({

@@ -9,6 +9,7 @@
  * A callback that never answers is abandoned when its task ends.
  */
 import type { InputCallbacks, InputContext, InputDelivery } from './api.js';
+import type { EarlyVerdict } from './early-input.js';
 import { TaskError, TaskNotSupportedError } from '../errors.js';
 import type { JsonObject } from '../port/port.js';
 import { onAbort } from '../util/abort.js';
@@ -30,16 +31,20 @@ export interface InputHost {
   owner(taskId: string): InputOwner | undefined;
   /**
    * Resolves when the task with this id is tracked (by any TaskClient on the same SDK client), or
-   * when it cannot be any more (no creation under way there, or a short bound passed);
-   * `undefined` when no creation is under way.
+   * when it cannot be any more (no creation under way there, or a short bound passed), with how
+   * the request goes on (see `EarlyOutcome`): routed (`go`), passed on because this client closed
+   * (`pass`), or refused because its task is being cancelled (`drop`); `undefined` when there is
+   * nothing to wait for.
    */
-  whenTracked(taskId: string): Promise<void> | undefined;
+  whenTracked(taskId: string): Promise<EarlyVerdict> | undefined;
   report(error: TaskError): void;
   /**
    * True when a receiver takes the request (a task-augmented one it serves, see
    * `TaskClient.serve`): the router then leaves it alone.
    */
   claimed?(request: InputRequest): boolean;
+  /** True once the client's `close()` began: its callbacks answer nothing more, requests pass on. */
+  closed?(): boolean;
 }
 
 /** Routes input requests to the right callback. */
@@ -62,14 +67,23 @@ export class InputRouter {
    * handler. A request tagged with a task whose `CreateTaskResult` has not been processed yet (the
    * server may send it first) waits, briefly, for that task, so it reaches the call's own
    * callback rather than the client-level one; when another TaskClient on the same SDK client
-   * turns out to own it, it is passed on to that one.
+   * turns out to own it, it is passed on to that one. A request held when this client closes is
+   * passed on too, as one arriving after `close()` is: none of this client's callbacks runs after
+   * it closed ([V7], [R31]). One held for a task whose call was given up, and which the library is
+   * cancelling, is refused like a request for a task that ended locally (-32603 "no longer
+   * needed"), without asking any callback.
    */
   route(request: InputRequest): Promise<Record<string, unknown> | undefined> | undefined {
-    if (this.host.claimed?.(request) === true) return undefined;
+    if (this.host.claimed?.(request) === true || this.host.closed?.() === true) return undefined;
     const taskId = request.taskId;
     const early = taskId === undefined || this.host.owner(taskId) !== undefined ? undefined : this.host.whenTracked(taskId);
     if (early === undefined) return this.answer(request);
-    return early.then(() => (request.ownedElsewhere?.() === true ? undefined : this.answer(request)));
+    return early.then((verdict) => {
+      const outcome = verdict();
+      if (outcome === 'pass' || request.ownedElsewhere?.() === true) return undefined;
+      if (outcome === 'drop') throw new AbandonedError();
+      return this.answer(request);
+    });
   }
 
   private answer(request: InputRequest): Promise<Record<string, unknown>> | undefined {

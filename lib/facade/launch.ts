@@ -39,9 +39,11 @@ export interface LaunchContext {
   ready(): Promise<void> | undefined;
   /**
    * Marks a task creation as under way (for the engine's early notifications, and for early input
-   * on the port); `end()` on the returned creation ends it (idempotent).
+   * on the port); `end()` on the returned creation ends it (idempotent). `abandon(taskId)` ends it
+   * too, for a creation given up whose task is being cancelled: input requests for that task are
+   * refused until the returned release is called (see early-input.ts).
    */
-  beginCreate(): { end(): void };
+  beginCreate(): LaunchCreation;
   /**
    * Registers the follow-up of a creation given up before its answer: it settles once the answer
    * came and, when it created a task, that task's one `tasks/cancel` is answered (or failed).
@@ -52,6 +54,14 @@ export interface LaunchContext {
   answerInput(toolName: string, call: ResolvedCallOptions, input: readonly InlineInput[], signal: AbortSignal | undefined): Promise<Record<string, JsonObject>>;
   /** Aborted when the client closes: the call then rejects at once with `TaskClosedError`. */
   readonly closed: AbortSignal;
+}
+
+/** A task creation under way, as {@link LaunchContext.beginCreate} returns it. */
+export interface LaunchCreation {
+  /** The creation settled (idempotent). */
+  end(): void;
+  /** The creation was given up and `taskId` is being cancelled: ends it; returns the release. */
+  abandon(taskId: string): () => void;
 }
 
 /** One call being started. */
@@ -221,8 +231,12 @@ export class Launch implements StopScope {
         this.context.abandoned(
           request.then(
             (late) => {
-              creation.end();
-              if (late.kind === 'task' && cancel) return this.cancelOrphan(late.snapshot.task);
+              if (late.kind !== 'task' || !cancel) {
+                // No task, or one left running on purpose: a request for it is one for an unknown task.
+                creation.end();
+                return;
+              }
+              return this.cancelOrphan(late.snapshot.task, creation);
             },
             () => creation.end(),
           ),
@@ -235,7 +249,7 @@ export class Launch implements StopScope {
       throw error;
     }
     try {
-      return this.accept(outcome);
+      return this.accept(outcome, creation);
     } finally {
       creation.end();
     }
@@ -258,8 +272,11 @@ export class Launch implements StopScope {
     }
   }
 
-  /** Turns the server's answer into a handle; a task (even one not asked for) is tracked. */
-  private accept(outcome: StartOutcome): TaskHandle {
+  /**
+   * Turns the server's answer into a handle; a task (even one not asked for) is tracked.
+   * `creation` is the task creation under way, if this call is one.
+   */
+  private accept(outcome: StartOutcome, creation?: LaunchCreation): TaskHandle {
     if (outcome.kind === 'input') throw new TypeError('unreachable: input is answered before accept()');
     if (outcome.kind === 'immediate') {
       if (this.call.requireTask && !this.engine.features.toolNegotiation) {
@@ -275,7 +292,7 @@ export class Launch implements StopScope {
     const task = outcome.snapshot.task;
     if (this.context.closed.aborted) {
       // Created after close() began: never tracked, cancelled once.
-      this.context.abandoned(this.cancelOrphan(task));
+      this.context.abandoned(this.cancelOrphan(task, creation));
       throw stopError(this, { kind: 'closed' }, this.engine.features.cancel ? 'unknown' : 'not-supported');
     }
     if (this.engine.get(task.taskId) !== undefined) {
@@ -295,13 +312,27 @@ export class Launch implements StopScope {
     return handle;
   }
 
-  /** Sends one `tasks/cancel` for a task nobody tracks; settles when it is answered or failed. */
-  private cancelOrphan(task: Task): Promise<void> {
+  /**
+   * Sends one `tasks/cancel` for a task nobody tracks; settles when it is answered or failed.
+   * With `creation` (the given-up creation that made the task), it also ends that creation. While
+   * the cancel is under way, input requests for the task (held ones, and new ones) are refused as
+   * for a task that ended locally, never shown to a callback: the caller gave up on this task. A
+   * server that cannot cancel leaves the task running: its requests are then ones for an unknown
+   * task ([V7], docs/input.md#routing).
+   */
+  private cancelOrphan(task: Task, creation?: LaunchCreation): Promise<void> {
     const engine = this.engine;
-    if (!engine.features.cancel) return Promise.resolve();
-    return engine.wire.cancelTask(task.taskId, engine.requestOptions(this.call.requestTimeoutMs, undefined, true)).then(
-      () => undefined,
-      (error: unknown) => engine.report(error, undefined),
-    );
+    if (!engine.features.cancel) {
+      creation?.end();
+      return Promise.resolve();
+    }
+    const release = creation?.abandon(task.taskId);
+    return engine.wire
+      .cancelTask(task.taskId, engine.requestOptions(this.call.requestTimeoutMs, undefined, true))
+      .then(
+        () => undefined,
+        (error: unknown) => engine.report(error, undefined),
+      )
+      .finally(release);
   }
 }
