@@ -18,8 +18,12 @@ export const EXIT = {
   usage: 2,
   /** `--timeout` passed. */
   timeout: 124,
-  /** The task was cancelled (Ctrl-C, or by someone else). */
+  /** The task was cancelled (Ctrl-C or SIGINT, or by someone else). */
   cancelled: 130,
+  /** Stdout was closed by its reader (EPIPE, e.g. `| head -1`); the task was cancelled first. */
+  pipe: 141,
+  /** SIGTERM; the task was cancelled first. */
+  terminated: 143,
 } as const;
 
 /** How a wait ended, for printing and JSON lines. */

@@ -22,6 +22,11 @@ export interface FollowContext {
    * reference if needed and returns the `watch` command line.
    */
   readonly watchCommand: (handle: TaskHandle) => string | undefined;
+  /**
+   * Report the task and its snapshots as they come (`call`, `watch`); `false` prints only the
+   * ending (`result`). Ctrl-C is handled the same either way. @defaultValue true
+   */
+  readonly showProgress?: boolean;
 }
 
 /** Follows `handle` until it settles (or the user leaves); returns the exit code. */
@@ -39,8 +44,10 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     };
   };
   const wire = handle.wire;
-  reporter.begin({ taskId, toolName: handle.toolName, kind: handle.kind, wire }, handle.task, counts);
+  const showProgress = ctx.showProgress !== false;
+  if (showProgress) reporter.begin({ taskId, toolName: handle.toolName, kind: handle.kind, wire }, handle.task, counts);
   const snapshots = (async () => {
+    if (!showProgress) return;
     try {
       for await (const task of handle) reporter.snapshot(task, counts());
     } catch {
@@ -61,7 +68,7 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
   };
   const cancel = async (): Promise<void> => {
     if (handle.kind !== 'task' || handle.settled) return;
-    reporter.note('Ctrl-C: cancelling the task (press Ctrl-C again to leave at once)');
+    reporter.note(`${interrupts.label}: cancelling the task (press Ctrl-C again to leave at once)`);
     try {
       const final = await handle.cancel();
       const id = shortId(taskId ?? '');
@@ -79,7 +86,7 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     } catch (error) {
       reporter.note(`cannot cancel the task: ${describeError(error)}`);
       leaveHint();
-      leave(EXIT.cancelled);
+      leave(interrupts.exitCode);
     }
   };
   let cancelling: Promise<void> | undefined;
@@ -90,9 +97,9 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
       cancelling = cancel();
       return;
     }
-    reporter.note('second Ctrl-C: leaving without waiting');
+    reporter.note(`second ${interrupts.label === 'stdout closed' ? 'interruption' : interrupts.label}: leaving without waiting`);
     leaveHint();
-    leave(EXIT.cancelled);
+    leave(interrupts.exitCode);
   });
 
   try {
@@ -114,7 +121,9 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
       reporter.end({ outcome: 'completed', exitCode: EXIT.ok, wire, taskId, result: ending.result });
       return EXIT.ok;
     }
-    const { outcome, exitCode } = outcomeOf(ending.error);
+    const { outcome, exitCode: code } = outcomeOf(ending.error);
+    // Cancelled because the user interrupted: the exit code says how (130, 143 for SIGTERM, 141 for a closed stdout).
+    const exitCode = outcome === 'cancelled' && presses > 0 ? interrupts.exitCode : code;
     const error = ending.error as Error & { result?: unknown };
     reporter.end({
       outcome,

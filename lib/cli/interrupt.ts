@@ -2,8 +2,20 @@
  * Ctrl-C. On a terminal the CLI reads it in raw mode, as the byte 0x03, instead of letting the
  * terminal send SIGINT to the whole foreground process group: a stdio server started by the CLI
  * is in that group and would die before the `tasks/cancel` reaches it. SIGINT sent any other way
- * (`kill -INT`) is handled the same. Each press calls the handler with its count (1, 2, …).
+ * (`kill -INT`) is handled the same. So are SIGTERM and a closed stdout (EPIPE, e.g. `| head -1`),
+ * which only change the exit code ({@link Interrupts.exitCode}: 143, 141). Each press calls the
+ * handler with its count (1, 2, …).
  */
+import { EXIT } from './exit.js';
+
+/** What interrupted the CLI: Ctrl-C or SIGINT, SIGTERM, or stdout closed by its reader. */
+export type InterruptCause = 'interrupt' | 'terminate' | 'pipe';
+
+/** The exit code of each cause (128 + SIGINT, SIGTERM, SIGPIPE). */
+const CAUSE_EXIT: Readonly<Record<InterruptCause, number>> = { interrupt: EXIT.cancelled, terminate: EXIT.terminated, pipe: EXIT.pipe };
+
+/** How each cause is named in notes. */
+const CAUSE_LABEL: Readonly<Record<InterruptCause, string>> = { interrupt: 'Ctrl-C', terminate: 'SIGTERM', pipe: 'stdout closed' };
 
 /** The stdin the reader needs. */
 export interface KeyInput {
@@ -20,12 +32,28 @@ export class Interrupts {
   private count = 0;
   private enabled = false;
   private handler: (count: number) => void = () => {};
+  private firstCause: InterruptCause | undefined;
 
   constructor(private readonly input: KeyInput) {}
 
   /** Presses so far. */
   get presses(): number {
     return this.count;
+  }
+
+  /** What interrupted first, if anything. */
+  get cause(): InterruptCause | undefined {
+    return this.firstCause;
+  }
+
+  /** The exit code of an interrupted run: 130 (Ctrl-C, SIGINT), 143 (SIGTERM) or 141 (stdout closed). */
+  get exitCode(): number {
+    return CAUSE_EXIT[this.firstCause ?? 'interrupt'];
+  }
+
+  /** How the first interruption is named in notes (`Ctrl-C` when there was none yet). */
+  get label(): string {
+    return CAUSE_LABEL[this.firstCause ?? 'interrupt'];
   }
 
   /**
@@ -42,25 +70,29 @@ export class Interrupts {
 
   private readonly onData = (chunk: Buffer | string): void => {
     const text = typeof chunk === 'string' ? chunk : chunk.toString('latin1');
-    for (const ch of text) if (ch === '\u0003') this.press();
+    for (const ch of text) if (ch === '\u0003') this.press('interrupt');
   };
 
-  private readonly onSignal = (): void => this.press();
+  private readonly onSignal = (): void => this.press('interrupt');
+  private readonly onTerminate = (): void => this.press('terminate');
 
   private readonly restore = (): void => {
     if (this.input.isTTY === true) this.input.setRawMode?.(false);
   };
 
-  private press(): void {
+  /** An interruption from elsewhere (stdout closed): handled like a press. */
+  press(cause: InterruptCause = 'interrupt'): void {
+    this.firstCause ??= cause;
     this.count += 1;
     this.handler(this.count);
   }
 
-  /** Starts reading (raw mode on a terminal) and handling SIGINT. */
+  /** Starts reading (raw mode on a terminal) and handling SIGINT and SIGTERM. */
   enable(): void {
     if (this.enabled) return;
     this.enabled = true;
     process.on('SIGINT', this.onSignal);
+    process.on('SIGTERM', this.onTerminate);
     process.on('exit', this.restore);
     if (this.input.isTTY === true) {
       this.input.on('data', this.onData);
@@ -80,6 +112,7 @@ export class Interrupts {
     if (!this.enabled) return;
     this.enabled = false;
     process.off('SIGINT', this.onSignal);
+    process.off('SIGTERM', this.onTerminate);
     process.off('exit', this.restore);
     if (this.input.isTTY === true) {
       this.input.off('data', this.onData);

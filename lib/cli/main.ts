@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `mcp-task`: call, watch, answer and cancel MCP tasks from a terminal. See docs/cli.md.
- * Exit codes: 0 completed, 1 failed, 2 usage error, 124 timeout, 130 cancelled.
+ * Exit codes: 0 completed, 1 failed, 2 usage error, 124 timeout, 130 cancelled (141 stdout closed, 143 SIGTERM).
  */
 import { main } from './program.js';
 

@@ -40,7 +40,7 @@ export function program(exit: { code: number }): Command {
     .description('Call, watch, answer and cancel MCP tasks. Without --stdio or --url, runs against the bundled example server.')
     .version(pkg.version)
     .showHelpAfterError('(run mcp-task help for usage)')
-    .addHelpText('after', '\nExit codes: 0 completed, 1 failed, 2 usage error, 124 timeout, 130 cancelled.\nDocumentation: docs/cli.md')
+    .addHelpText('after', '\nExit codes: 0 completed, 1 failed, 2 usage error, 124 timeout, 130 cancelled (141 stdout closed, 143 SIGTERM).\nDocumentation: docs/cli.md')
     .exitOverride();
 
   const run = (action: () => Promise<number>) => async () => {

@@ -43,6 +43,11 @@ export interface TargetOptions {
   readonly onServerStderr?: (text: string) => void;
   /** The task wire to use (`--wire`). @defaultValue `'auto'` */
   readonly wire?: WireChoice | undefined;
+  /**
+   * Gives up connecting when it aborts (`--timeout`): the transport is closed, a stdio server
+   * started for it is killed, and `openTarget` rejects with the signal's reason at once.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** `--wire io.modelcontextprotocol/tasks` was asked for, and the server does not offer it (exit 1). */
@@ -145,12 +150,46 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
     // task the server creates anyway still gets its tasks/cancel.
     closeTimeoutMs: CLOSE_WAIT_MS,
   };
-  const opened = async (transport: McpTransport): Promise<TaskClient> => {
+  const handshake = async (transport: McpTransport): Promise<TaskClient> => {
     const tasks = await TaskClient.connect(transport, connectOptions);
     const missing = wire === EXT_WIRE ? extensionMissing(tasks) : undefined;
     if (missing === undefined) return tasks;
     await tasks.close().catch(() => {});
     throw new WireUnavailableError(missing);
+  };
+  const signal = options.signal;
+  /** Connects over `transport`; `drop` kills what the target started when the signal gives up. */
+  const opened = (transport: McpTransport, drop: () => void = () => {}): Promise<TaskClient> => {
+    if (signal === undefined) return handshake(transport);
+    if (signal.aborted) {
+      drop();
+      return Promise.reject(signal.reason as Error);
+    }
+    const connecting = handshake(transport);
+    return new Promise<TaskClient>((resolve, reject) => {
+      const giveUp = (): void => {
+        // Nothing waits for the handshake any more: kill the server, close the transport, and
+        // close a client that connects anyway.
+        drop();
+        void transport.close().catch(() => {});
+        connecting.then(
+          (tasks) => void tasks.close().catch(() => {}),
+          () => {},
+        );
+        reject(signal.reason as Error);
+      };
+      signal.addEventListener('abort', giveUp, { once: true });
+      connecting.then(
+        (tasks) => {
+          signal.removeEventListener('abort', giveUp);
+          resolve(tasks);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', giveUp);
+          reject(error);
+        },
+      );
+    });
   };
 
   if (options.url !== undefined) {
@@ -189,7 +228,7 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
     };
     let tasks: TaskClient;
     try {
-      tasks = await opened(transport);
+      tasks = await opened(transport, abandon);
     } catch (error) {
       abandon();
       throw error;

@@ -70,12 +70,13 @@ describe.sequential('mcp-task call abandoned before the server answered', { time
 
   it('--timeout before the answer: the same wait, exit 124, the task cancelled', async () => {
     const heldBefore = held;
-    const run = runPiped(['call', 'slow', '--url', endpoint.url.href, '--json', '--timeout', '300ms']);
+    // --timeout counts from the start, connecting included: leave the connection ample time.
+    const run = runPiped(['call', 'slow', '--url', endpoint.url.href, '--json', '--timeout', '3s']);
     await until(() => held > heldBefore, 20_000, 'the server to hold the tools/call');
     let exited = false;
     void run.done.then(() => (exited = true));
     // The deadline passes, and the CLI stays for the answer.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
     expect(exited).toBe(false);
     release();
     const { code, stdout, stderr } = await run.done;

@@ -27,7 +27,7 @@ export async function callCommand(tool: string, pairs: readonly string[], option
       // CLOSE_WAIT_MS). A second Ctrl-C leaves at once.
       const controller = new AbortController();
       const restoreKeys = interrupts.onPress((count) => {
-        if (count === 1) reporter.note('Ctrl-C: abandoning the call (a task created anyway will be cancelled; press Ctrl-C again to leave at once)');
+        if (count === 1) reporter.note(`${interrupts.label}: abandoning the call (a task created anyway will be cancelled; press Ctrl-C again to leave at once)`);
         controller.abort(new Error('Interrupted'));
       });
       let handle: TaskHandle;
@@ -45,7 +45,8 @@ export async function callCommand(tool: string, pairs: readonly string[], option
           );
         }
         restoreKeys();
-        const { outcome, exitCode } = outcomeOf(error);
+        const { outcome, exitCode: code } = outcomeOf(error);
+        const exitCode = outcome === 'cancelled' && interrupts.presses > 0 ? interrupts.exitCode : code;
         reporter.end({ outcome, exitCode, wire: target.wire, error: { name: (error as Error).name ?? 'Error', message: describeError(error) } });
         return exitCode;
       }

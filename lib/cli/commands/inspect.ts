@@ -2,9 +2,10 @@
  * The one-shot commands: `tools`, `list`, `get <id>`, `result <id>` and `cancel <id>`. The last
  * three take a task id or `--ref FILE` (a reference saved by `call --save-ref`).
  */
-import { isTerminalStatus, type Task, type TaskHandle } from '../../index.js';
+import { TaskExpiredError, TaskNotFoundError, isTerminalStatus, type Task, type TaskHandle } from '../../index.js';
 import { EXT_WIRE } from '../args.js';
-import { EXIT, describeError, outcomeOf } from '../exit.js';
+import { EXIT } from '../exit.js';
+import { follow } from '../follow.js';
 import { formatElapsed, shortId } from '../format.js';
 import type { SavedReference } from '../ref-file.js';
 import type { Target } from '../target.js';
@@ -80,23 +81,18 @@ export function getCommand(id: string | undefined, options: TaskOptions): Promis
   );
 }
 
-/** `result <id>`: waits for the task's result and prints it, exiting like `call`. */
+/**
+ * `result <id>`: waits for the task's result and prints it, exiting like `call`: Ctrl-C (SIGINT,
+ * SIGTERM, a closed stdout) cancels the remote task and reports what became of it, as in `call`.
+ */
 export function resultCommand(id: string | undefined, options: TaskOptions): Promise<number> {
   const { taskId, saved } = taskOf(id, options);
   return runSession(
     options,
-    async ({ target, reporter, timeoutMs }) => {
-      const handle = resumeFor(target, taskId, saved, options, timeoutMs);
-      try {
-        const result = await handle.result();
-        reporter.end({ outcome: 'completed', exitCode: EXIT.ok, wire: handle.wire, taskId, result });
-        return EXIT.ok;
-      } catch (error) {
-        const { outcome, exitCode } = outcomeOf(error);
-        const failure = error as Error & { result?: unknown };
-        reporter.end({ outcome, exitCode, wire: handle.wire, taskId, result: failure.result as never, error: { name: failure.name, message: describeError(error) } });
-        return exitCode;
-      }
+    async (session) => {
+      const handle = resumeFor(session.target, taskId, saved, options, session.timeoutMs);
+      // Only the ending is printed; follow() does the waiting and the Ctrl-C handling.
+      return follow(handle, { ...session, startedAt: Date.now(), showProgress: false });
     },
     { saved },
   );
@@ -111,7 +107,24 @@ export function cancelCommand(id: string | undefined, options: TaskOptions): Pro
       const handle = resumeFor(target, taskId, saved, options, undefined);
       let final: Task | undefined;
       try {
+        // Read the task first, like `get`: a task the server does not know (or that expired) is an
+        // error (exit 1), never a made-up snapshot of a resumed id.
+        const updates = handle.updates();
+        try {
+          const first = await updates.next();
+          if (first.done === true) throw new Error('The task ended without a snapshot');
+        } finally {
+          await updates.return?.();
+        }
         final = await handle.cancel();
+        // The task may vanish between the read and the cancel: report what the server said.
+        if (handle.settled) {
+          const failure = await handle.result().then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+          if (failure instanceof TaskNotFoundError || failure instanceof TaskExpiredError) throw failure;
+        }
       } finally {
         handle.detach();
       }

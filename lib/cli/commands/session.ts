@@ -34,7 +34,7 @@ export interface Session {
   readonly target: Target;
   readonly reporter: Reporter;
   readonly interrupts: Interrupts;
-  /** `--timeout` in ms. */
+  /** What is left of `--timeout` once connected, in ms (the deadline counts from the start of the run). */
   readonly timeoutMs: number | undefined;
   /** `--ttl` in ms. */
   readonly ttlMs: number | undefined;
@@ -54,9 +54,16 @@ export interface Io {
 
 const defaultIo = (): Io => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 
+/** `--timeout` passed before the connection was made (exit 124). */
+export class ConnectTimeoutError extends Error {
+  override readonly name = 'ConnectTimeoutError';
+}
+
 /**
  * Runs `body` with a connected target; returns its exit code. Connection failures exit 1,
- * usage errors 2. After a second Ctrl-C nothing is awaited: a stdio server is killed.
+ * usage errors 2, `--timeout` passing while connecting 124. After a second Ctrl-C nothing is
+ * awaited: a stdio server is killed. Stdout closed by its reader (EPIPE) counts as an
+ * interruption (exit 141); so does SIGTERM (exit 143).
  */
 export async function runSession(
   options: CommonOptions,
@@ -71,7 +78,8 @@ export async function runSession(
   const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout');
   const ttlMs = options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl');
   const headers = parseHeaders(options.header ?? []);
-  const startedAt = extra.startedAt ?? Date.now();
+  const runStart = Date.now();
+  const startedAt = extra.startedAt ?? runStart;
   const reporter: Reporter = json
     ? new JsonReporter(io, quiet)
     : new HumanReporter(io, {
@@ -81,6 +89,12 @@ export async function runSession(
         startedAt,
       });
   const interrupts = new Interrupts(io.stdin);
+  // A reader that went away (`| head -1`): stop like an interruption, without a stack trace. The
+  // listeners stay: later writes to the closed pipe fail too, and are dropped.
+  io.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' && interrupts.cause !== 'pipe') interrupts.press('pipe');
+  });
+  io.stderr.on('error', () => {});
   const callbacks = inputCallbacks({
     answers,
     reporter: () => reporter,
@@ -93,6 +107,15 @@ export async function runSession(
     },
   });
   const saved = extra.saved;
+  // `--timeout` bounds the whole run, connecting included.
+  const connectDeadline = new AbortController();
+  const connectTimer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(
+          () => connectDeadline.abort(new ConnectTimeoutError(`--timeout passed after ${options.timeout ?? ''} while connecting to the server; gave up`)),
+          timeoutMs,
+        );
   let target: Target;
   try {
     target = await openTarget(
@@ -103,13 +126,20 @@ export async function runSession(
         sessionId: options.session ?? saved?.reference.sessionId,
         onServerStderr: (text) => reporter.note(`server: ${text.trimEnd()}`),
         wire,
+        signal: connectDeadline.signal,
       },
       callbacks,
     );
   } catch (error) {
     if (error instanceof UsageError) throw error;
+    if (error instanceof ConnectTimeoutError) {
+      reporter.end({ outcome: 'timeout', exitCode: EXIT.timeout, error: { name: error.name, message: error.message } });
+      return EXIT.timeout;
+    }
     reporter.note(error instanceof WireUnavailableError ? error.message : `cannot connect: ${describeError(error)}`);
     return EXIT.failed;
+  } finally {
+    clearTimeout(connectTimer);
   }
 
   const written = new Map<string, string>();
@@ -127,7 +157,7 @@ export async function runSession(
     target,
     reporter,
     interrupts,
-    timeoutMs,
+    timeoutMs: timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (Date.now() - runStart)),
     ttlMs,
     saveReference,
     watchCommand: (handle) => {
@@ -144,7 +174,7 @@ export async function runSession(
     interrupts.disable();
     reporter.close();
     target.abandon();
-    process.exit(EXIT.cancelled);
+    process.exit(interrupts.exitCode);
   });
   interrupts.enable();
   try {
@@ -162,9 +192,9 @@ export async function runSession(
       // so that a task created anyway is cancelled: a Ctrl-C meanwhile leaves at once.
       interrupts.onPress(() => {
         interrupts.disable();
-        reporter.note('Ctrl-C: leaving without waiting; a task the server creates now runs until it expires');
+        reporter.note(`${interrupts.label}: leaving without waiting; a task the server creates now runs until it expires`);
         target.abandon();
-        process.exit(EXIT.cancelled);
+        process.exit(interrupts.exitCode);
       });
       await target.close().catch(() => {});
       interrupts.disable();

@@ -125,6 +125,8 @@ export interface PipeRun {
   stdout(): string;
   readonly done: Promise<PipeResult>;
   kill(signal: NodeJS.Signals): void;
+  /** Closes the reading end of the CLI's stdout, as `| head -1` does once it has its line. */
+  closeStdout(): void;
 }
 
 /** Starts the CLI with pipes for stdin, stdout and stderr. */
@@ -140,7 +142,7 @@ export function runPiped(args: readonly string[], env: Record<string, string> = 
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   child.stdin.end();
   const done = new Promise<PipeResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  return { pid: child.pid, stdout: () => stdout, done, kill: (signal) => child.kill(signal) };
+  return { pid: child.pid, stdout: () => stdout, done, kill: (signal) => child.kill(signal), closeStdout: () => child.stdout.destroy() };
 }
 
 /** Parses JSON lines. */
