@@ -275,8 +275,8 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
   /** The task's numbers so far (polls, notifications, retries, durations); `undefined` when immediate. */
   readonly metrics: TaskMetrics | undefined;
   /**
-   * Listens to this task's lifecycle events (`status`, `inputRequired`, `progress`, `completed`,
-   * `failed`, `cancelled`, `timeout`, `expired`, `settled`); see {@link TaskHandleEvents}. A listener
+   * Listens to this task's lifecycle events (`status`, `inputRequired`, `progress`, `expiring`,
+   * `completed`, `failed`, `cancelled`, `timeout`, `expired`, `settled`); see {@link TaskHandleEvents}. A listener
    * that throws is reported on the client's `error` event. An immediate handle emits nothing.
    * Each call adds one registration, even of a function already added.
    * @returns a function that removes this registration only.
@@ -298,6 +298,8 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
    * @throws TaskCancelledError when the task was cancelled.
    * @throws TaskTimeoutError, TaskAbortError, TaskExpiredError, TaskNotFoundError, TaskDetachedError,
    *   TaskClosedError when the wait ended locally or the task vanished.
+   * @throws TaskRpcError, TaskProtocolError when tracking gave up on the server's replies (5 hard
+   *   poll failures in a row, or an input answer that could never be delivered).
    * @throws TaskAbortError when `options.signal` aborts (this wait only).
    * @throws TaskOptionError when `options` is not an object or `options.signal` is not an
    *   `AbortSignal` (then nothing else happens).
@@ -310,7 +312,8 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
    * @throws TaskOptionError (at once, with nothing subscribed) for an invalid `bufferSize`, a
    *   `signal` that is not an `AbortSignal`, or `options` that are not an object.
    * @throws (from `next()`) the error that stopped tracking early: TaskTimeoutError, TaskAbortError,
-   *   TaskClosedError, TaskExpiredError, TaskNotFoundError.
+   *   TaskClosedError, TaskExpiredError, TaskNotFoundError, or TaskRpcError / TaskProtocolError when
+   *   tracking gave up on the server's replies.
    */
   updates(options?: UpdatesOptions): AsyncIterableIterator<Task, undefined>;
   /**
