@@ -898,6 +898,29 @@ describe('a server whose tasks/get keeps failing: the task fails after 5 consecu
     expect(errors.length).toBeGreaterThanOrEqual(3 * (MAX_POLL_FAILURES - 1));
   });
 
+  it('a lost answer (the library\'s own timeout) between hard failures starts the count again: 4 timeouts then 1 hard error never fail the task', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 'restarting', pollInterval: 1_000 });
+    let polls = 0;
+    // A server restarting: answers lost first, then an error while it comes up, then healthy again.
+    const cycle = MAX_POLL_FAILURES + 1;
+    server.on('tasks/get', (params) => {
+      polls += 1;
+      const step = polls % cycle;
+      if (step === 0) return server.tasks.get(String(params.taskId));
+      if (step < MAX_POLL_FAILURES) return NO_REPLY;
+      throw rpcError(-32603, 'Internal error (starting up)');
+    });
+    const handle = await tasks.callToolAsTask('job');
+    for (let i = 0; i < 600 && polls < 3 * cycle; i += 1) await clock.advance(1_000);
+    expect(polls).toBeGreaterThanOrEqual(3 * cycle);
+    expect(handle.settled).toBe(false);
+    expect(errors.some((e) => (e as TaskRpcError).transient === true)).toBe(true);
+    server.tasks.finish('restarting', 'completed', { result: text('made it') }, {}, true);
+    await clock.advance(20_000);
+    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'made it' }]);
+  });
+
   it.each([
     [-32601, 'Method not found: tasks/get'],
     [-32600, 'Invalid request'],

@@ -390,7 +390,7 @@ export class TaskEngine implements EngineCore {
     this.readTask(record, record).then(
       (snapshot) => {
         record.pollInFlight = false;
-        record.failedPolls = 0;
+        record.failedPolls = record.hardPollFailures = 0;
         this.observe(record, snapshot, 'poll');
         this.ensurePoll(record);
       },
@@ -415,8 +415,11 @@ export class TaskEngine implements EngineCore {
     record.failedPolls += 1;
     this.report(error, record);
     // A poll that times out is simply retried at the next tick; only repeated hard failures
-    // (a server that cannot serve tasks/get, or keeps sending garbage) fail the task.
-    if (!this.retryable(error) && record.failedPolls >= this.config.maxPollFailures) {
+    // (a server that cannot serve tasks/get, or keeps sending garbage) fail the task. A transient
+    // failure between them (a server restarting drops answers, then errors) starts the count again.
+    const hard = !this.retryable(error);
+    record.hardPollFailures = hard ? record.hardPollFailures + 1 : 0;
+    if (hard && record.hardPollFailures >= this.config.maxPollFailures) {
       const failure = asTaskError(error, record);
       this.settle(record, { ok: false, error: failure }, failure);
       return;

@@ -190,12 +190,19 @@ export class TaskRecord implements RequestGroup {
   set hintlessPolls(value: number) {
     if (value !== 0 || this.extras !== undefined) this.more().hintlessPolls = value;
   }
-  /** Consecutive polls that failed or returned malformed data. */
+  /** Consecutive polls that failed or returned malformed data (for the backoff). */
   get failedPolls(): number {
     return this.extras?.failedPolls ?? 0;
   }
   set failedPolls(value: number) {
     if (value !== 0 || this.extras !== undefined) this.more().failedPolls = value;
+  }
+  /** Consecutive polls that failed for a non-transient reason, none transient in between (the give-up count). */
+  get hardPollFailures(): number {
+    return this.extras?.hardPollFailures ?? 0;
+  }
+  set hardPollFailures(value: number) {
+    if (value !== 0 || this.extras !== undefined) this.more().hardPollFailures = value;
   }
   /** Clock time before which no new blocking `tasks/result` is opened (after one failed). */
   get blockingRetryAt(): number {
@@ -428,6 +435,7 @@ class RecordExtras {
   settleListeners: Array<(settlement: Settlement) => void> | undefined = undefined;
   hintlessPolls = 0;
   failedPolls = 0;
+  hardPollFailures = 0;
   blockingRetryAt = 0;
   inputKeys: Set<string> | undefined = undefined;
   undelivered: Map<string, KeptAnswer> | undefined = undefined;
