@@ -251,7 +251,14 @@ export class TaskEngine implements EngineCore {
       return;
     }
     // Any current snapshot is a fresh observation: the next poll moves a full interval away.
-    record.nextPollAt = this.config.clock.now() + this.delay(record);
+    // Unless it left out what only a read brings: a terminal status without its payload, or
+    // input_required just told without the input requests ([E3]: tasks/get carries them); then
+    // the read comes at once, or while polls are failing when their backoff allows ([E14]: a
+    // repeated notification neither hastens nor postpones it).
+    const terseInput =
+      source === 'notification' && verdict === 'changed' && task.status === 'input_required' && snapshot.input === undefined && this.features.inlineInput;
+    const needsRead = terseInput || (record.terminal && this.awaitsPayloadRead(record));
+    record.nextPollAt = needsRead ? this.soonestRead(record) : this.config.clock.now() + this.delay(record);
     if (tighter || wasProvisional || previous.ttl !== record.task.ttl || previous.createdAt !== record.task.createdAt) {
       this.armTtlWarning(record);
     }
@@ -309,6 +316,12 @@ export class TaskEngine implements EngineCore {
     return this.retrying(record, (scope) => send(scope));
   }
 
+  /** Now, or while polls are failing, the retry time their backoff set (never later, never sooner). */
+  private soonestRead(record: TaskRecord): number {
+    const now = this.config.clock.now();
+    return record.failedPolls > 0 ? Math.max(now, record.nextPollAt) : now;
+  }
+
   private delay(record: TaskRecord): number {
     const c = this.config;
     return pollDelay(record.task, record.hintlessPolls, record.failedPolls, c, c.retry, c.random);
@@ -329,8 +342,9 @@ export class TaskEngine implements EngineCore {
         fetchTerminal(this, record);
       } else {
         // The payload rides on the snapshot, but this one came without it (a terse notification):
-        // read the task at once.
-        record.nextPollAt = this.config.clock.now();
+        // read the task at once, unless polls are failing (a repeated notification must not
+        // bypass their backoff, [E14]).
+        record.nextPollAt = this.soonestRead(record);
         this.ensurePoll(record);
       }
       return;

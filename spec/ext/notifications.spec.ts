@@ -266,6 +266,50 @@ describe('notifications/tasks', () => {
     },
   );
 
+  it('repeated terse terminal ones while tasks/get fails do not bypass the poll backoff, and the result still arrives ([E14])', async () => {
+    const rig = await extRig({ server: manual({ pollIntervalMs: 1_000 }) });
+    const normal = builtinMethods(rig.server)['tasks/get']!;
+    const failUntil = rig.clock.now() + 2_000; // a backend restarting for 2 s
+    rig.server.on('tasks/get', (params, ctx) => {
+      if (rig.clock.now() < failUntil) throw rpcError(ErrorCode.InternalError, 'hiccup');
+      return normal(params, ctx);
+    });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result();
+    await rig.clock.advance(0);
+    rig.server.notifications = 'off';
+    const { result: _result, ...terse } = rig.server.tasks.complete(handle.taskId!, textResult('done anyway'));
+    const before = rig.server.count('tasks/get');
+    for (let i = 0; i < 10; i += 1) {
+      rig.server.notify('notifications/tasks', terse);
+      await flush();
+      await rig.clock.advance(10);
+    }
+    // The first one reads at once; its failure sets the backoff, which the other nine respect.
+    expect(rig.server.count('tasks/get') - before).toBe(1);
+    await rig.clock.advance(5_000);
+    expect((await within(result)).content).toEqual(textResult('done anyway').content);
+  });
+
+  it('make the client read the task at once when input_required comes without its input requests, instead of waiting a full interval ([E3])', async () => {
+    const asked: string[] = [];
+    const rig = await extRig({
+      server: manual({ pollIntervalMs: 1_000 }),
+      client: { onElicitation: (params) => (asked.push(String(params.message)), { action: 'accept', content: { ok: true } }) },
+    });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(500);
+    rig.server.notifications = 'off';
+    const detailed = rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Terse question?', { ok: { type: 'boolean' } }) });
+    const { inputRequests: _input, ...terse } = detailed;
+    const before = rig.server.count('tasks/get');
+    rig.server.notify('notifications/tasks', terse);
+    await flush();
+    await rig.clock.advance(10);
+    expect(rig.server.count('tasks/get') - before).toBe(1);
+    expect(asked).toEqual(['Terse question?']);
+  });
+
   it('move the next poll a full interval away (a fresh observation)', async () => {
     const rig = await extRig({ server: manual({ pollIntervalMs: 1_000 }) });
     const start = rig.clock.now();

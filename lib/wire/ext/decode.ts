@@ -78,7 +78,8 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
       outcome: { kind: 'error', error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } },
     };
   }
-  if (task.status === 'input_required') return { task, input: decodeInputRequests(body.inputRequests, method) };
+  // Left out (a terse notification) is not the same as none: the engine then reads the task.
+  if (task.status === 'input_required') return body.inputRequests === undefined ? { task } : { task, input: decodeInputRequests(body.inputRequests, method) };
   return { task };
 }
 
