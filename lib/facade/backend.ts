@@ -24,7 +24,13 @@ export interface BackendHost {
 export function handleBackend(engine: TaskEngine, host: BackendHost): HandleBackend {
   return {
     activate: (record) => engine.activate(record),
-    cancel: (record) => cancelTask(engine, record),
+    // A resumed task nobody observed yet is observed from its cancel on: what the cancel showed
+    // (a cancelled or finished task) settles the handle, and one still running is followed.
+    cancel: (record) =>
+      cancelTask(engine, record).then((task) => {
+        engine.activate(record);
+        return task;
+      }),
     detach: (record) => {
       const reference = referenceOf(record, engine.wire);
       // detach() leaves the remote task running: an input callback still answering keeps going.

@@ -25,7 +25,7 @@ import { Connection } from './connection.js';
 import { TaskClosedError, TaskOptionError, type TaskError } from '../errors.js';
 import { SafeEmitter, metricsOf } from './events.js';
 import { TaskHandleOf } from './handle.js';
-import { checkReference, placeholderTask } from './reference.js';
+import { assumeFrom, checkReference, placeholderTask } from './reference.js';
 import { InlineAnswers } from './inline-input.js';
 import { EarlyInput, creationsOn } from './early-input.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
@@ -336,10 +336,12 @@ export class TaskClient {
   resume(target: string | TaskReference, options: ResumeOptions = {}): TaskHandle {
     this.assertOpen();
     const reference = checkReference(target, this.engine.wire);
-    this.engine.refreshFeatures();
     const existing = this.live.handleOf(reference.taskId);
     if (existing !== undefined) return existing;
     const call = resolveCallOptions(this.config, options);
+    // Only an accepted resume changes what the client assumes of a session that skipped the handshake.
+    assumeFrom(reference, this.engine.wire);
+    this.engine.refreshFeatures();
     const toolName = reference.toolName ?? options.toolName ?? 'unknown';
     if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, toolName);
     const record = this.engine.track({ task: placeholderTask(reference) }, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });

@@ -19,7 +19,20 @@ export interface ResumeTarget {
   readonly createdAt?: string | undefined;
   /** Retention in ms from creation, when known. */
   readonly ttl?: number | null | undefined;
+  /**
+   * Task capabilities to assume, from a reference resumed on a session that skipped the handshake
+   * (`TaskClient.resume` applies them only once the whole call is accepted).
+   */
+  readonly assume?: { readonly cancel: boolean; readonly list: boolean } | undefined;
+  /** The server identity the reference names, on a session that skipped the handshake. */
+  readonly server?: string | undefined;
 }
+
+/**
+ * The server identity a session that skipped the handshake took from the references resumed on
+ * it: the references it makes in turn carry it on ('' only when no reference said).
+ */
+const assumedServers = new WeakMap<TaskWire, string>();
 
 /** Refuses an empty task id, or one longer than any the library accepts from a server. */
 function checkTaskId(taskId: string, bad: (why: string) => TaskOptionError): void {
@@ -49,21 +62,35 @@ export function checkReference(target: unknown, wire: TaskWire): ResumeTarget {
   if (typeof ref.taskId !== 'string') throw bad('the reference has no taskId');
   checkTaskId(ref.taskId, bad);
   if (typeof ref.toolName !== 'string') throw bad('the reference has no toolName');
-  const server = wire.serverIdentity();
-  if (server !== undefined && ref.server !== server) {
+  const server = wire.serverIdentity() ?? assumedServers.get(wire);
+  // '' is an identity nobody knew (a reference made on a session that skipped the handshake).
+  if (server !== undefined && ref.server !== '' && ref.server !== server) {
     throw bad(`the task was created on server "${String(ref.server)}" but this client is connected to "${server}"`);
   }
   if (kind !== wire.kind) throw bad(`the task runs on the ${String(kind)} wire, this connection uses ${wire.kind}`);
-  if (server === undefined && typeof ref.capabilities === 'object' && ref.capabilities !== null) {
-    wire.assume({ cancel: ref.capabilities.cancel === true, list: ref.capabilities.list === true, toolsCall: true });
-  }
+  const handshaken = wire.serverIdentity() !== undefined;
+  const assume =
+    !handshaken && typeof ref.capabilities === 'object' && ref.capabilities !== null
+      ? { cancel: ref.capabilities.cancel === true, list: ref.capabilities.list === true }
+      : undefined;
   const ttl = typeof ref.ttl === 'number' && Number.isFinite(ref.ttl) && ref.ttl >= 0 ? ref.ttl : null;
   return {
     taskId: ref.taskId,
     toolName: ref.toolName,
     createdAt: typeof ref.createdAt === 'string' ? ref.createdAt : undefined,
     ttl,
+    assume,
+    ...(!handshaken && typeof ref.server === 'string' && ref.server !== '' ? { server: ref.server } : {}),
   };
+}
+
+/**
+ * Takes what a reference accepted by {@link checkReference} tells a session that skipped the
+ * handshake: its task capabilities and its server identity. Called once the resume is accepted.
+ */
+export function assumeFrom(target: ResumeTarget, wire: TaskWire): void {
+  if (target.assume !== undefined) wire.assume({ ...target.assume, toolsCall: true });
+  if (target.server !== undefined && !assumedServers.has(wire)) assumedServers.set(wire, target.server);
 }
 
 /**
@@ -91,7 +118,7 @@ export function referenceOf(record: TaskRecord, wire: TaskWire): TaskReference {
     toolName: record.toolName,
     createdAt: task.createdAt,
     ttl: task.ttl,
-    server: wire.serverIdentity() ?? '',
+    server: wire.serverIdentity() ?? assumedServers.get(wire) ?? '',
     wire: wire.kind,
     ...(sessionId === undefined ? {} : { sessionId }),
     capabilities: { cancel: features.cancel, list: features.list },
