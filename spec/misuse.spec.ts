@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createExampleServer } from '../examples/server.js';
 import { TaskClient, TaskClosedError, TaskNotSupportedError, TaskOptionError, type CloseOptions, type TaskClientOptions } from '../lib/index.js';
 import { flush, rejection, within } from './helpers.js';
-import { creating, type ScriptedServerOptions } from './support/scripted-server.js';
+import { creating, rpcError, type ScriptedServerOptions } from './support/scripted-server.js';
 import { scriptedTaskClient } from './support/scripted-task-client.js';
 import { connectOptions, createLinkedPair } from './support/sdk.js';
 
@@ -37,6 +37,54 @@ describe('options are validated by the call that receives them', () => {
   it.each([1.5, -1, Number.NaN])('retry.retries %s throws TaskOptionError from the constructor', async (retries) => {
     const { client } = await setup();
     expect(() => new TaskClient(client, { retry: { retries } })).toThrow(TaskOptionError);
+  });
+
+  it('the constructor refuses null options, a retry that is not an object and a clock without its functions, naming the option', async () => {
+    const { client } = await setup();
+    const option = (make: () => unknown): unknown => {
+      try {
+        make();
+      } catch (error) {
+        return error instanceof TaskOptionError ? error.option : error;
+      }
+      return 'accepted';
+    };
+    expect(option(() => new TaskClient(client, null as never))).toBe('options');
+    for (const retry of [5, 'fast', null, true]) expect(option(() => new TaskClient(client, { retry: retry as never }))).toBe('retry');
+    for (const clock of [{}, 5, { now: () => 0 }]) expect(option(() => new TaskClient(client, { clock: clock as never }))).toBe('clock');
+    // The error names the option the caller set, not its default partner.
+    expect(option(() => new TaskClient(client, { minPollIntervalMs: 120_000 }))).toBe('minPollIntervalMs');
+    expect(option(() => new TaskClient(client, { maxPollIntervalMs: 50 }))).toBe('maxPollIntervalMs');
+  });
+
+  it('TaskClient.connect refuses null options and an sdk other than v1 or v2, before connecting', async () => {
+    const [clientSide] = createLinkedPair();
+    await expect(TaskClient.connect(clientSide, null as never)).rejects.toMatchObject({ name: 'TaskOptionError', option: 'options' });
+    await expect(TaskClient.connect(clientSide, { sdk: 'V2' as never })).rejects.toMatchObject({ name: 'TaskOptionError', option: 'sdk' });
+  });
+
+  it('resume() refuses a toolName that is not a string', async () => {
+    const { tasks } = await setup();
+    expect(() => tasks.resume('some-task', { toolName: 42 as never })).toThrow(TaskOptionError);
+  });
+
+  it('a huge retry.factor with retry.minDelayMs 0 never makes a delay that stalls the timers: failed polls are retried and the task completes', async () => {
+    const { server, tasks, clock } = await setup({}, { retry: { minDelayMs: 0, factor: 1e200 }, requestTimeoutMs: 100 });
+    creating(server, { taskId: 'huge-factor', pollInterval: 200 });
+    let polls = 0;
+    const get = server.tasks.handlers['tasks/get']!;
+    server.on('tasks/get', (params, ctx) => {
+      polls += 1;
+      if (polls <= 4) throw rpcError(-32603, 'not yet');
+      return get(params, ctx);
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result();
+    for (let i = 0; i < 100 && polls < 5; i += 1) await clock.advance(1_000);
+    expect(polls).toBeGreaterThanOrEqual(5);
+    server.tasks.finish('huge-factor', 'completed', { result: { content: [{ type: 'text', text: 'done' }] } }, {}, true);
+    await clock.advance(10_000);
+    await expect(within(result)).resolves.toMatchObject({ content: [{ type: 'text', text: 'done' }] });
   });
 
   it('resume() refuses a task id longer than the library accepts from a server, before sending anything', async () => {

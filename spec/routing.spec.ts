@@ -507,6 +507,47 @@ describe('task ids are secrets in every message the library writes', () => {
     handle.detach();
   });
 
+  it('a throwing listener whose text names the task: the error event carries the task\'s metrics, and neither it nor the log repeats the id', async () => {
+    const logs: LogEntry[] = [];
+    const { server, tasks, clock } = await rig({ logger: (entry) => logs.push(entry) });
+    creating(server, { taskId: SECRET, pollInterval: 1_000 });
+    const reported: Array<[TaskError, string | undefined]> = [];
+    tasks.on('error', (error, metrics) => reported.push([error, metrics?.taskId]));
+    const handle = await tasks.callToolAsTask('job');
+    handle.on('status', (metrics) => {
+      throw new Error(`cannot render ${metrics.taskId}`);
+    });
+    server.tasks.update(SECRET, { statusMessage: 'step 2' });
+    await clock.advance(1_000);
+    expect(reported.map(([error, taskId]) => [error.message.replace(/sha256:[0-9a-f]{12}/, 'FP'), taskId])).toEqual([['A "status" listener threw: cannot render FP', SECRET]]);
+    expect(JSON.stringify(logs)).not.toContain(SECRET);
+    handle.detach();
+  });
+
+  it('a throwing onProgress of a tracked task is reported with its task; progress on its token after it settled is consumed, not handed to the SDK', async () => {
+    const { server, tasks, clock, client } = await rig();
+    creating(server, { taskId: SECRET, pollInterval: 1_000 });
+    const reported: Array<[string | undefined, string | undefined]> = [];
+    tasks.on('error', (error, metrics) => reported.push([error.taskId, metrics?.taskId]));
+    const sdkErrors: unknown[] = [];
+    client.onerror = (error) => sdkErrors.push(error);
+    const handle = await tasks.callToolAsTask('job', {}, {
+      onProgress: () => {
+        throw new Error('render failed');
+      },
+    });
+    const token = (server.params('tools/call')[0]!._meta as { progressToken: string }).progressToken;
+    server.notify('notifications/progress', { progressToken: token, progress: 1 });
+    await flush();
+    expect(reported).toEqual([[SECRET, SECRET]]);
+    server.tasks.finish(SECRET, 'completed', { result: { content: [] } }, {}, true);
+    await clock.advance(10);
+    expect(handle.settled).toBe(true);
+    server.notify('notifications/progress', { progressToken: token, progress: 2 });
+    await flush();
+    expect(sdkErrors).toEqual([]);
+  });
+
   it('a failed task whose error text names the task: TaskFailedError.message shows the fingerprint', async () => {
     const { server, tasks, clock } = await rig();
     creating(server, { taskId: SECRET });

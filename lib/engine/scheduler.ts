@@ -84,6 +84,8 @@ export class Scheduler {
    * interval stays cheap).
    */
   call<A>(at: number, run: (arg: A) => void, arg: A, weak = false): Timer {
+    // A due time that is not a number (a computation gone wrong) runs at once, never stalls the heap.
+    if (Number.isNaN(at)) at = this.clock.now();
     const entry: Entry = { at, live: true, seq: this.seq++, run: run as (arg: unknown) => void, arg, weak };
     this.push(entry);
     this.liveCount += 1;

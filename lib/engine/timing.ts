@@ -44,8 +44,11 @@ function clamp(value: number, low: number, high: number): number {
  * `[base * (1 - jitter), base]` where `base = min(maxDelayMs, minDelayMs * factor^(attempt-1))`.
  */
 export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number): number {
-  const base = Math.min(policy.maxDelayMs, policy.minDelayMs * policy.factor ** Math.max(0, attempt - 1));
-  return Math.round(base * (1 - policy.jitter * random()));
+  const growth = policy.factor ** Math.max(0, attempt - 1);
+  // A growth past the largest number (a huge factor) is capped, never 0 * Infinity = NaN.
+  const base = policy.minDelayMs === 0 ? 0 : Math.min(policy.maxDelayMs, policy.minDelayMs * growth);
+  const delay = Math.round(base * (1 - policy.jitter * random()));
+  return Number.isFinite(delay) ? delay : policy.maxDelayMs;
 }
 
 /**

@@ -95,6 +95,10 @@ export class TaskClient {
    */
   static async connect(transport: McpTransport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
     const resolved = resolveClientOptions(options); // fail on bad options before opening a connection
+    const sdk: unknown = options.sdk;
+    if (sdk !== undefined && sdk !== 'v1' && sdk !== 'v2') {
+      throw new TaskOptionError(`Option "sdk" must be 'v1' or 'v2', got ${typeof sdk === 'string' ? JSON.stringify(sdk) : typeof sdk}`, { option: 'sdk' });
+    }
     const client = await connectFor(transport, options, resolved.callbacks);
     try {
       // The connection owns the client connectFor made (it closes it, and the clients that replace it).
@@ -121,8 +125,9 @@ export class TaskClient {
     const wire: TaskWire = resolveWire(this.port);
     checkInputCapabilities(wire, this.config.callbacks);
     assertServable(this.port, serving);
-    this.emitter = new SafeEmitter<TaskClientEvents>((error) => this.emitter.emit('error', error, undefined));
-    const report = (error: TaskError): void => this.emitter.emit('error', error, undefined);
+    // A problem that names a tracked task carries that task's metrics ([observability]: `error`).
+    const report = (error: TaskError): void => this.emitter.emit('error', error, this.live.metricsOf(error.taskId));
+    this.emitter = new SafeEmitter<TaskClientEvents>(report);
     this.engine = new TaskEngine(wire, this.config, {
       status: (record, _source, previous) => this.live.status(record, previous),
       settled: (record) => this.live.settled(record),
@@ -339,6 +344,9 @@ export class TaskClient {
     const existing = this.live.handleOf(reference.taskId);
     if (existing !== undefined) return existing;
     const call = resolveCallOptions(this.config, options);
+    if (options.toolName !== undefined && typeof options.toolName !== 'string') {
+      throw new TaskOptionError('Option "toolName" must be a string', { option: 'toolName', taskId: reference.taskId });
+    }
     // Only an accepted resume changes what the client assumes of a session that skipped the handshake.
     assumeFrom(reference, this.engine.wire);
     this.engine.refreshFeatures();

@@ -17,6 +17,8 @@ import {
   TaskTimeoutError,
 } from '../errors.js';
 import type { TaskRecord } from '../engine/record.js';
+import { scrub } from '../util/fingerprint.js';
+import { messageOf } from '../util/text.js';
 
 type Listener<A extends unknown[]> = (...args: A) => void;
 
@@ -102,10 +104,12 @@ export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
         listener(...args);
       } catch (error) {
         if (event === 'error') continue;
+        // The event's metrics name its task: the report then belongs to it, and its text (which
+        // may quote the task id) names it by fingerprint.
+        const about = args[0] as { taskId?: unknown } | undefined;
+        const taskId = typeof about === 'object' && about !== null && typeof about.taskId === 'string' ? about.taskId : undefined;
         this.onListenerError(
-          new TaskError(`A "${event}" listener threw: ${error instanceof Error ? error.message : String(error)}`, {
-            cause: error,
-          }),
+          new TaskError(scrub(`A "${event}" listener threw: ${messageOf(error)}`, taskId), { cause: error, taskId }),
         );
       }
     }

@@ -142,6 +142,8 @@ export interface ResolvedClientOptions extends EngineConfig {
  * @throws TaskOptionError for any invalid value.
  */
 export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedClientOptions {
+  checkOptionsObject('options', options);
+  checkOptionsObject('retry', options.retry);
   const retryIn = options.retry ?? {};
   const retry: RetryPolicy = {
     retries: checkCount('retry.retries', retryIn.retries) ?? DEFAULT_RETRY.retries,
@@ -154,12 +156,19 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
   const minPollIntervalMs = checkDuration('minPollIntervalMs', options.minPollIntervalMs, 1) ?? 100;
   const maxPollIntervalMs = checkDuration('maxPollIntervalMs', options.maxPollIntervalMs, 1) ?? 60_000;
   if (maxPollIntervalMs < minPollIntervalMs) {
-    throw new TaskOptionError('Option "maxPollIntervalMs" must be >= minPollIntervalMs', { option: 'maxPollIntervalMs' });
+    // Name the option the caller set (the other is its default).
+    const option = options.maxPollIntervalMs === undefined ? 'minPollIntervalMs' : 'maxPollIntervalMs';
+    throw new TaskOptionError(`Option "${option}": maxPollIntervalMs (${maxPollIntervalMs}) must be >= minPollIntervalMs (${minPollIntervalMs})`, { option });
   }
   const random = options.random ?? Math.random;
   if (typeof random !== 'function') throw new TaskOptionError('Option "random" must be a function', { option: 'random' });
+  const clock = options.clock ?? systemClock;
+  const parts = clock as Partial<Record<'now' | 'setTimeout' | 'clearTimeout', unknown>> | null;
+  if (typeof parts !== 'object' || parts === null || typeof parts.now !== 'function' || typeof parts.setTimeout !== 'function' || typeof parts.clearTimeout !== 'function') {
+    throw new TaskOptionError('Option "clock" must have now(), setTimeout() and clearTimeout() functions', { option: 'clock' });
+  }
   return {
-    clock: options.clock ?? systemClock,
+    clock,
     random,
     minPollIntervalMs,
     maxPollIntervalMs,

@@ -9,6 +9,7 @@ import type {
   TaskClientEvents,
   TaskHandle,
   TaskHandleEvents,
+  TaskMetrics,
   TaskProgress,
 } from './api.js';
 import { randomUUID } from 'node:crypto';
@@ -159,15 +160,26 @@ export class LiveTasks {
     for (const emitter of this.emitters(record)) emitter.emit('expiring', metrics, expiry);
   }
 
-  /** Delivers progress for `token`; false when the token is not ours. */
+  /** The metrics of a tracked task now, if `taskId` names one. */
+  metricsOf(taskId: string | undefined): TaskMetrics | undefined {
+    const record = taskId === undefined ? undefined : this.live.get(taskId)?.tracked;
+    return record === undefined ? undefined : metricsOf(record, this.now());
+  }
+
+  /**
+   * Delivers progress for `token`; false when the token is not ours. One of ours whose route is
+   * closed (its task settled: a server may send progress after the end) is consumed and dropped.
+   */
   deliverProgress(token: string, progress: TaskProgress): boolean {
     const route = this.progress.get(token);
-    if (route === undefined) return false;
+    if (route === undefined) return token.startsWith(this.progressPrefix);
     const live = route.live;
     try {
       route.callback(progress, { taskId: live?.taskId, handle: live as TaskHandle | undefined, toolName: route.toolName });
     } catch (error) {
-      this.emitter.emit('error', new TaskError('The onProgress callback threw', { toolName: route.toolName, cause: error }), undefined);
+      const record = live?.tracked;
+      const failure = new TaskError('The onProgress callback threw', { toolName: route.toolName, taskId: live?.taskId, cause: error });
+      this.emitter.emit('error', failure, record === undefined || record.settlement !== undefined ? undefined : metricsOf(record, this.now()));
     }
     const record = live?.tracked;
     if (record !== undefined && this.emitters(record).some((emitter) => emitter.has('progress'))) {
