@@ -113,8 +113,13 @@ export class RawSession implements SessionPort {
     });
     const previousClose = transport.onclose;
     transport.onclose = () => {
-      previousClose?.call(transport);
-      this.shutDown();
+      // A throwing handler of the SDK's (or the user's `client.onclose`) must not keep this port
+      // open with its requests pending for good.
+      try {
+        previousClose?.call(transport);
+      } finally {
+        this.shutDown();
+      }
     };
   }
 
@@ -187,7 +192,9 @@ export class RawSession implements SessionPort {
       group?.join(entry);
       const message: JsonObject = body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
       if (this.perRequestStream()) entry.post = new AbortController();
-      this.send(message, entry.post === undefined ? undefined : { requestSignal: entry.post.signal }).then(undefined, (error: unknown) =>
+      // A transport that throws instead of rejecting fails the request the same way (typed, its
+      // entry and timer released, and no notifications/cancelled for a request never sent).
+      this.trySend(message, entry.post === undefined ? undefined : { requestSignal: entry.post.signal }).then(undefined, (error: unknown) =>
         this.sendFailed(id, error),
       );
     });
@@ -214,7 +221,7 @@ export class RawSession implements SessionPort {
     if (this.isClosed) return;
     const envelope = this.access.envelope(undefined);
     const body = envelope === undefined ? params : withEnvelope(params, envelope);
-    this.send({ jsonrpc: '2.0', method, params: body }).catch(() => {});
+    this.trySend({ jsonrpc: '2.0', method, params: body }).catch(() => {});
   }
 
   onRequest(method: string, tap: RequestTap, missing?: (params: JsonObject) => Error): () => void {
@@ -383,6 +390,9 @@ export class RawSession implements SessionPort {
         const refusal = this.refusal(method, params);
         if (refusal !== undefined) throw refusal;
         this.answering.delete(id);
+        // A request the server cancelled meanwhile (its notifications/cancelled stopped here, the
+        // SDK never saw it) gets no answer from the SDK either; nor one after the close.
+        if (controller.signal.aborted || this.isClosed) return;
         // Every tap passed: the SDK answers, with the user's handler or its own -32601.
         this.passOn(id, method, params);
         return;
@@ -412,9 +422,9 @@ export class RawSession implements SessionPort {
   }
 
   /** {@link RawSession.send}, with a synchronous throw of the transport as a rejection. */
-  private trySend(message: JsonObject): Promise<void> {
+  private trySend(message: JsonObject, options?: { requestSignal: AbortSignal }): Promise<void> {
     try {
-      return this.send(message);
+      return this.send(message, options);
     } catch (error) {
       return Promise.reject(error);
     }
