@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClosedError, TaskFailedError, TaskRpcError, type TaskClientOptions, type TaskHandle } from '../lib/index.js';
-import { exampleServerPair, within } from './helpers.js';
-import { NO_REPLY, creating, rpcError, type HandlerContext, type ScriptedServerOptions } from './support/scripted-server.js';
+import { ManualClock, exampleServerPair, flush, within } from './helpers.js';
+import { NO_REPLY, connectScripted, creating, rpcError, type HandlerContext, type ScriptedServerOptions } from './support/scripted-server.js';
 import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
 import { TaskClient } from '../lib/index.js';
 
@@ -290,6 +290,29 @@ describe('reordered snapshots after a terminal one ([A11])', () => {
     await clock.advance(100);
     await expect(within(handle.result())).resolves.toMatchObject({ content: [{ text: 'ok' }] });
     expect(errors).toEqual([]);
+  });
+
+  it('whole-second timestamps (D4) never make the ttl end early: the expiring warning names an expiry no earlier than the real one', async () => {
+    // Created at 00:00:00.999 real time, stamped "00:00:00Z"; a change 2 ms later is stamped "00:00:01Z".
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00.999Z'));
+    const pair = await connectScripted({ tools: [{ name: 'job', taskSupport: 'required' }], now: clock.now, wholeSeconds: true });
+    const tasks = new TaskClient(pair.client, { clock });
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    const realCreation = clock.now();
+    pair.server.on('tools/call', () => pair.server.tasks.createResult({ taskId: 'd4-ttl', ttl: 10_000, pollInterval: 5_000 }));
+    const handle = await tasks.callToolAsTask('job');
+    const warned: number[] = [];
+    handle.on('expiring', (_metrics, expiry) => warned.push(expiry.expiresAt));
+    await clock.advance(2);
+    pair.server.tasks.update('d4-ttl', { statusMessage: 'step 1' }, true);
+    await flush();
+    await clock.advance(9_500);
+    expect(warned.length).toBe(1);
+    expect(warned[0]).toBeGreaterThanOrEqual(realCreation + 10_000);
+    handle.detach();
   });
 
   it('a strictly newer non-terminal snapshot after a terminal one is still reported as a protocol error', async () => {

@@ -20,8 +20,19 @@ export function createdNoLaterThan(task: Task, now: number): number {
   const created = Date.parse(task.createdAt);
   const updated = Date.parse(task.lastUpdatedAt);
   if (!Number.isFinite(created)) return Infinity;
-  const elapsed = Number.isFinite(updated) ? Math.max(0, updated - created) : 0;
+  // Coarse stamps (whole seconds, D4) may each be off by up to their resolution: the elapsed time
+  // they show can exceed the real one by as much, so it is taken that much shorter.
+  const coarseness = Math.max(resolution(task.createdAt), resolution(task.lastUpdatedAt));
+  const elapsed = Number.isFinite(updated) ? Math.max(0, updated - created - coarseness) : 0;
   return now - elapsed;
+}
+
+/** How coarse an ISO 8601 time is, in ms: 1,000 for whole seconds, 100 for tenths, 0 from milliseconds on. */
+function resolution(stamp: string): number {
+  const time = stamp.indexOf('T');
+  const fraction = time < 0 ? null : /^[^.]*\.(\d+)/.exec(stamp.slice(time));
+  const digits = fraction === null ? 0 : fraction[1]!.length;
+  return digits >= 3 ? 0 : 10 ** (3 - digits);
 }
 
 /**
