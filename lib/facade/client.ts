@@ -41,7 +41,7 @@ import { ToolCatalog, toolSupport, type ToolEntry } from './tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { openPort, unusable } from '../port/open.js';
 import type { SessionPort } from '../port/port.js';
-import { receiverClaims } from '../receiver/receiver.js';
+import { receiverClaims, unservedTaskRequest } from '../receiver/receiver.js';
 import { raceAbort } from '../util/abort.js';
 import { resolveWire } from '../wire/resolve.js';
 import type { TaskWire, WireKind } from '../wire/wire.js';
@@ -166,6 +166,7 @@ export class TaskClient {
       report,
       claimed: (request) => receiverClaims(this.port, request.kind, request.params),
       closed: () => this.closeSignal.signal.aborted,
+      refused: (request) => unservedTaskRequest(this.port, request.kind, request.params),
     });
     this.inline = new InlineAnswers(this.router, (taskId) => this.live.inputOwner(taskId), () => this.engine);
     this.serving = new Serving({

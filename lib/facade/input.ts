@@ -45,6 +45,8 @@ export interface InputHost {
   claimed?(request: InputRequest): boolean;
   /** True once the client's `close()` began: its callbacks answer nothing more, requests pass on. */
   closed?(): boolean;
+  /** Why the request must be refused rather than answered (a task request of a declared kind nobody serves). */
+  refused?(request: InputRequest): Error | undefined;
 }
 
 /** Routes input requests to the right callback. */
@@ -75,6 +77,8 @@ export class InputRouter {
    */
   route(request: InputRequest): Promise<Record<string, unknown> | undefined> | undefined {
     if (this.host.claimed?.(request) === true || this.host.closed?.() === true) return undefined;
+    const refusal = this.host.refused?.(request);
+    if (refusal !== undefined) return Promise.reject(refusal);
     const taskId = request.taskId;
     const early = taskId === undefined || this.host.owner(taskId) !== undefined ? undefined : this.host.whenTracked(taskId);
     if (early === undefined) return this.answer(request);

@@ -23,6 +23,21 @@ export function receiverClaims(port: SessionPort, kind: ReceiverKind, params: Js
   return SERVING.get(port)?.claims(kind, params) ?? false;
 }
 
+/**
+ * Why a task-augmented request of `kind` is refused: the client declared task support for it (so
+ * it may not answer plainly, [V14]; only an undeclared kind may, [V1]) but no receiver serves it
+ * now (none started, or it was closed). `undefined` for any other request.
+ */
+export function unservedTaskRequest(port: SessionPort, kind: ReceiverKind, params: JsonObject): TaskError | undefined {
+  if (params.task === undefined || params.task === null) return undefined;
+  if (receiverClaims(port, kind, params)) return undefined;
+  if (missingCapability(port.clientCapabilities(), kind) !== undefined) return undefined;
+  return new TaskNotSupportedError(
+    `This client declared ${kind} tasks but serves none now (its receiver is closed or was never started), so it cannot answer this request as a task`,
+    { feature: kind },
+  );
+}
+
 /** The kinds a configuration serves. */
 export function servedKinds(config: Pick<ReceiverConfig, 'elicitation' | 'sampling'>): ReceiverKind[] {
   return (['elicitation', 'sampling'] as const).filter((kind) => config[kind] !== undefined);

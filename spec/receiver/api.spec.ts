@@ -136,8 +136,12 @@ describe('serve(): options', () => {
     expect(seen.sort()).toEqual(['elicitation:receiver-task', 'sampling:receiver-task']);
     await receiver.close();
     tasks.serve({ elicitation: () => accept('own') });
-    // Sampling is not served as a task now: processed as a plain request ([V1]).
-    expect(resultOf(await pair.server.request('sampling/createMessage', base))).toMatchObject({ model: 'm' });
+    // Sampling tasks stay declared (capabilities are fixed once connected) but nobody serves them
+    // now: refused, never a plain result a server asking for a task cannot take ([V14]; [V1] is
+    // only for kinds not declared). A plain sampling request still goes to onSampling.
+    expect(errorOf(await pair.server.request('sampling/createMessage', base))).toMatchObject({ code: -32603, message: expect.stringContaining('declared sampling tasks') as unknown });
+    const { task: _task, ...plain } = base;
+    expect(resultOf(await pair.server.request('sampling/createMessage', plain))).toMatchObject({ model: 'm' });
   });
 
   it('ttlMs is granted when the server asks for none, capped by maxTtlMs; pollIntervalMs is reported', async () => {
