@@ -52,14 +52,37 @@ export function loadAnswers(inline: readonly string[], file: string | undefined)
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The elicitation answer `value` stands for; `undefined` when it cannot be one. */
+/** A value an elicitation's `content` may hold: a string, number, boolean or array of strings. */
+const isContentValue = (value: unknown): boolean =>
+  typeof value === 'string' ||
+  typeof value === 'number' ||
+  typeof value === 'boolean' ||
+  (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+
+/** `value` as an `ElicitResult`'s `content`: an object of content values; else `undefined`. */
+function toContent(value: unknown): ElicitAnswer['content'] | undefined {
+  if (!isObject(value) || !Object.values(value).every(isContentValue)) return undefined;
+  return value as ElicitAnswer['content'];
+}
+
+/**
+ * The elicitation answer `value` stands for; `undefined` when it cannot be one (it is then
+ * declined, with a note): not an object, an unknown `action`, or content that is not an object
+ * of strings, numbers, booleans and arrays of strings. `{"action":"accept"}` without `content`
+ * accepts with empty content.
+ */
 export function toElicitAnswer(value: unknown): ElicitAnswer | undefined {
   if (!isObject(value)) return undefined;
   const action = value.action;
   if (action === 'decline' || action === 'cancel') return { action };
-  if (action === 'accept') return isObject(value.content) ? { action, content: value.content as ElicitAnswer['content'] } : { action, content: {} };
+  if (action === 'accept') {
+    if (value.content === undefined) return { action, content: {} };
+    const content = toContent(value.content);
+    return content === undefined ? undefined : { action, content };
+  }
   if (action !== undefined) return undefined;
-  return { action: 'accept', content: value as ElicitAnswer['content'] };
+  const content = toContent(value);
+  return content === undefined ? undefined : { action: 'accept', content };
 }
 
 /** The sampling answer `value` stands for; `undefined` when it cannot be one. */

@@ -11,18 +11,29 @@ export class UsageError extends Error {
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /**
- * Parses a duration: `500ms`, `30s`, `5m`, `1h`, or a bare number of seconds (`2.5` = 2500 ms).
- * @returns milliseconds.
- * @throws UsageError for anything else, or a negative or non-finite value.
+ * The longest delay Node's timers honour (2^31 - 1 ms, about 24.8 days): `setTimeout` runs a
+ * longer one after 1 ms instead (with a `TimeoutOverflowWarning`).
  */
-export function parseDuration(text: string, option: string): number {
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Parses a duration: `500ms`, `30s`, `5m`, `1h`, or a bare number of seconds (`2.5` = 2500 ms).
+ * @param maxMs the longest duration accepted (e.g. {@link MAX_TIMER_MS} for one a timer waits out).
+ * @returns milliseconds.
+ * @throws UsageError for anything else, a negative or non-finite value, or one above `maxMs`.
+ */
+export function parseDuration(text: string, option: string, maxMs = Number.MAX_SAFE_INTEGER): number {
   const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?\s*$/.exec(text);
   if (match === null) {
     throw new UsageError(`${option} expects a duration such as 500ms, 30s, 5m or a number of seconds, got "${text}"`);
   }
-  const value = Number(match[1]) * (UNITS[match[2] ?? 's'] ?? 1_000);
+  const value = Math.round(Number(match[1]) * (UNITS[match[2] ?? 's'] ?? 1_000));
   if (!Number.isFinite(value)) throw new UsageError(`${option}: "${text}" is out of range`);
-  return Math.round(value);
+  if (value > maxMs) {
+    const days = Math.floor((maxMs / 86_400_000) * 10) / 10;
+    throw new UsageError(`${option}: "${text}" is too long; the longest is ${maxMs} ms (about ${days} days)`);
+  }
+  return value;
 }
 
 /** A `key=value` value: JSON when it parses (`7`, `true`, `[1,2]`, `"7"`), else the raw string. */
@@ -39,11 +50,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * Sets `key` as an own property of `target`. Plain assignment would not do for every key:
+ * `target["__proto__"] = v` changes the prototype instead of adding an argument.
+ */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
  * Builds tool arguments from `--args JSON` (an object) and `key=value` pairs (which override it).
+ * Every key is an argument like any other, `__proto__` included.
  * @throws UsageError for a pair without `=`, an empty key, or `--args` that is not a JSON object.
  */
 export function parseToolArgs(pairs: readonly string[], json: string | undefined): Record<string, unknown> {
-  let args: Record<string, unknown> = {};
+  const args: Record<string, unknown> = {};
   if (json !== undefined) {
     let parsed: unknown;
     try {
@@ -52,27 +72,41 @@ export function parseToolArgs(pairs: readonly string[], json: string | undefined
       throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
     }
     if (!isPlainObject(parsed)) throw new UsageError('--args must be a JSON object');
-    args = { ...parsed };
+    for (const [key, value] of Object.entries(parsed)) setOwn(args, key, value);
   }
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     if (at <= 0) throw new UsageError(`Tool arguments are key=value pairs, got "${pair}"`);
-    args[pair.slice(0, at)] = parseValue(pair.slice(at + 1));
+    setOwn(args, pair.slice(0, at), parseValue(pair.slice(at + 1)));
   }
   return args;
 }
 
+/** An HTTP header name: one or more token characters (RFC 9110 §5.1). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What a header value cannot hold: NUL, CR, LF, and characters beyond Latin-1 (fetch sends byte strings). */
+// eslint-disable-next-line no-control-regex
+const BAD_HEADER_VALUE = /[\0\r\n]|[^\u0000-\u00ff]/;
+
 /**
  * Parses `--header "Name: value"` entries (a `=` separator is accepted too).
- * @throws UsageError for an entry without a name.
+ * @throws UsageError for an entry without a name, a name that is not an HTTP token, or a value
+ *   with NUL, CR, LF or a character beyond U+00FF.
  */
 export function parseHeaders(entries: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const entry of entries) {
     const at = entry.search(/[:=]/);
     const name = at < 0 ? '' : entry.slice(0, at).trim();
-    if (name === '') throw new UsageError(`--header expects "Name: value", got "${entry}"`);
-    headers[name] = entry.slice(at + 1).trim();
+    if (name === '') throw new UsageError(`--header expects "Name: value", got ${JSON.stringify(entry)}`);
+    if (!HEADER_NAME.test(name)) {
+      throw new UsageError(`--header: ${JSON.stringify(name)} is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`);
+    }
+    const value = entry.slice(at + 1).trim();
+    if (BAD_HEADER_VALUE.test(value)) {
+      throw new UsageError(`--header ${name}: the value may not contain NUL, CR, LF or characters beyond U+00FF`);
+    }
+    setOwn(headers, name, value);
   }
   return headers;
 }

@@ -42,7 +42,9 @@ export function inputCallbacks(deps: InputDeps): CliInputCallbacks {
       let answer = preset === undefined ? undefined : toElicitAnswer(preset.value);
       let source: 'answer' | 'prompt' | 'none' = 'answer';
       if (preset !== undefined && answer === undefined) {
-        reporter.note(`answer #${preset.number} is not an elicitation answer; declining ${about(context.taskId)}'s question`);
+        reporter.note(
+          `answer #${preset.number} does not fit an elicitation (an action, or content of strings, numbers, booleans and string arrays); declining ${about(context.taskId)}'s question`,
+        );
         answer = { action: 'decline' };
         source = 'none';
       }

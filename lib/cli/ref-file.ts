@@ -4,9 +4,9 @@
  * per session, so a new process joins that session to see the task.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { TaskReference } from '../index.js';
 import { UsageError } from './args.js';
 
@@ -28,6 +28,35 @@ export interface SavedReference {
 export function writeReference(file: string, saved: SavedReference, options: { readonly exclusive?: boolean } = {}): void {
   writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600, flag: options.exclusive === true ? 'wx' : 'w' });
   chmodSync(file, 0o600);
+}
+
+/**
+ * Checks, before anything is started, that `file` can be written as a reference file (`--save-ref`):
+ * an existing file must be a writable regular file, else its directory must exist and be writable.
+ * Writing can still fail later (the disk fills, permissions change): callers handle that too.
+ * @throws UsageError naming `option` when it cannot.
+ */
+export function checkWritable(file: string, option: string): void {
+  const fail = (why: string): never => {
+    throw new UsageError(`${option}: cannot write ${file}: ${why}`);
+  };
+  let exists = true;
+  try {
+    if (!statSync(file).isFile()) fail('not a regular file');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') fail((error as Error).message);
+    exists = false;
+  }
+  const path = exists ? file : dirname(resolve(file));
+  try {
+    if (!exists && !statSync(path).isDirectory()) fail(`${path} is not a directory`);
+    accessSync(path, constants.W_OK);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    fail(code === 'ENOENT' ? `no directory ${path}` : (error as Error).message);
+  }
 }
 
 /**

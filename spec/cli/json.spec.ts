@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXT_STDIO_SERVER, EXT_WIRE, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
+import { EXT_STDIO_SERVER, EXT_WIRE, STDIO_SERVER, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
 
 afterAll(removeScratch);
 
@@ -104,6 +104,55 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     expect(timeout.stderr).toContain('the remote task was cancelled');
   });
 
+  it('refuses before starting anything (exit 2): a --timeout beyond the timers, an unwritable --save-ref, a malformed header', async () => {
+    const cases: [string[], string][] = [
+      // Used to exit 124 at once: setTimeout ran the 600 h deadline after 1 ms.
+      [['call', 'echo', 'text=hi', '--timeout', '600h'], 'is too long'],
+      // Used to create the task, then fail writing the file and lose the task (exit 1, no lines).
+      [['call', 'analyze', 'steps=2', '--save-ref', join(scratch(), 'missing', 'ref.json')], '--save-ref: cannot write'],
+      // Used to exit 1 (cannot connect: invalid header name).
+      [['tools', '--url', 'http://127.0.0.1:9/mcp', '--header', 'Bad Name: x'], 'is not a valid header name'],
+    ];
+    for (const [args, message] of cases) {
+      const run = await runPiped(args).done;
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stdout, args.join(' ')).toBe('');
+      expect(run.stderr, args.join(' ')).toContain(message);
+    }
+  });
+
+  it('a server it cannot reach ends call with a result line (outcome error, exit 1), as a connect timeout does (124)', async () => {
+    const run = await runPiped(['call', 'echo', 'text=hi', '--url', 'http://127.0.0.1:9/mcp']).done;
+    expect(run.code).toBe(1);
+    expect(jsonLines(run.stdout)).toEqual([
+      { type: 'result', outcome: 'error', exitCode: 1, error: { name: expect.any(String), message: expect.stringMatching(/^cannot connect: /) } },
+    ]);
+    expect(run.stderr).toContain('cannot connect: ');
+  });
+
+  it("an explicit --stdio overrides the reference's url (and its HTTP session)", async () => {
+    const dir = scratch();
+    const file = join(dir, 'ref.json');
+    const reference = {
+      v: 2,
+      taskId: 'not-a-task',
+      toolName: 'analyze',
+      createdAt: new Date().toISOString(),
+      ttl: null,
+      server: 'example-task-server@1.0.0',
+      wire: '2025-11-25',
+      sessionId: 'sid',
+      capabilities: { cancel: true, list: true },
+    };
+    writeFileSync(file, JSON.stringify({ v: 2, reference, url: 'http://127.0.0.1:9/mcp' }));
+    const run = await runPiped(['get', '--ref', file, '--stdio', STDIO_SERVER]).done;
+    // Used to exit 2: "Give either --stdio or --url, not both". The stdio server does not know the task.
+    expect(run.stderr).not.toContain('Give either');
+    expect(run.stderr).not.toContain('cannot connect');
+    expect(run.stderr).toContain('does not know this task');
+    expect(run.code).toBe(1);
+  });
+
   it('exit 130 when interrupted (SIGINT): the remote task is cancelled first', async () => {
     const run = runPiped(['call', 'analyze', 'steps=40', 'stepMs=200']);
     await until(() => run.stdout().includes('step 1/40'), 20_000, 'the first step');
@@ -170,7 +219,10 @@ describe.sequential('mcp-task on the io.modelcontextprotocol/tasks wire, without
     // The embedded example server speaks 2025-11-25 only.
     const legacy = await runPiped(['call', 'analyze', '--wire', 'ext']).done;
     expect(legacy.code).toBe(1);
-    expect(legacy.stdout).toBe('');
+    // A failure to connect ends `call` with a result line, like a connect timeout (it printed nothing before).
+    expect(jsonLines(legacy.stdout)).toEqual([
+      { type: 'result', outcome: 'error', exitCode: 1, error: { name: 'WireUnavailableError', message: expect.stringContaining('does not speak the 2026-07-28 protocol') } },
+    ]);
     expect(legacy.stderr).toContain('--wire io.modelcontextprotocol/tasks: the server does not speak the 2026-07-28 protocol');
     // The extension example server speaks 2026-07-28 only: SDK v1's initialize is refused.
     const modern = await runPiped(['call', 'analyze', '--wire', '2025-11-25', '--stdio', EXT_STDIO_SERVER], env).done;

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TaskCancelledError, TaskFailedError, TaskOptionError, TaskTimeoutError } from '../../lib/index.js';
-import { UsageError, parseDuration, parseHeaders, parseToolArgs, parseWire, splitCommandLine } from '../../lib/cli/args.js';
+import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseToolArgs, parseWire, splitCommandLine } from '../../lib/cli/args.js';
 import { AnswerQueue, loadAnswers, toElicitAnswer, toSamplingAnswer } from '../../lib/cli/answers.js';
 import { EXIT, outcomeOf } from '../../lib/cli/exit.js';
 import { colors, formatElapsed } from '../../lib/cli/format.js';
 import { describeSampling } from '../../lib/cli/forms.js';
-import { readReference, temporaryReferencePath, writeReference } from '../../lib/cli/ref-file.js';
+import { checkWritable, readReference, temporaryReferencePath, writeReference } from '../../lib/cli/ref-file.js';
 import { renderResult } from '../../lib/cli/render.js';
 import { checkNumber, checkSelection, checkText, fieldsOf, hintOf, type Field } from '../../lib/cli/schema-fields.js';
 import { StatusLine } from '../../lib/cli/status-line.js';
@@ -28,6 +28,18 @@ describe('argument syntax', () => {
     for (const bad of ['', 'soon', '-1s', '5 minutes', '1d', 'ms']) {
       expect(() => parseDuration(bad, '--timeout'), bad).toThrow(UsageError);
     }
+  });
+
+  it('refuses a duration longer than its limit: --timeout stops at what timers honour (2^31-1 ms), not 1 ms later', () => {
+    // setTimeout runs anything longer after 1 ms: `--timeout 600h` used to exit 124 at once.
+    expect(MAX_TIMER_MS).toBe(2 ** 31 - 1);
+    expect(parseDuration('596h', '--timeout', MAX_TIMER_MS)).toBe(596 * 3_600_000);
+    expect(parseDuration(`${MAX_TIMER_MS}ms`, '--timeout', MAX_TIMER_MS)).toBe(MAX_TIMER_MS);
+    for (const long of ['600h', '597h', `${MAX_TIMER_MS + 1}ms`]) {
+      expect(() => parseDuration(long, '--timeout', MAX_TIMER_MS), long).toThrow(/--timeout: ".*" is too long; the longest is 2147483647 ms \(about 24\.8 days\)/);
+    }
+    // Without a limit (--ttl is only sent to the server), a long duration is fine.
+    expect(parseDuration('600h', '--ttl')).toBe(2_160_000_000);
   });
 
   it('parses --wire: auto by default, the two wires by name or short alias, anything else a usage error', () => {
@@ -59,6 +71,23 @@ describe('argument syntax', () => {
     expect(() => parseToolArgs(['=1'], undefined)).toThrow(UsageError);
     expect(() => parseToolArgs([], '[1]')).toThrow(UsageError);
     expect(() => parseToolArgs([], '{')).toThrow(UsageError);
+  });
+
+  it('takes __proto__ as an argument like any other key, from a pair or from --args', () => {
+    const fromPair = parseToolArgs(['__proto__={"text":"boo"}', 'n=1'], undefined);
+    expect(Object.getPrototypeOf(fromPair)).toBe(Object.prototype);
+    expect(Object.keys(fromPair)).toEqual(['__proto__', 'n']);
+    expect(JSON.stringify(fromPair)).toBe('{"__proto__":{"text":"boo"},"n":1}');
+    const fromJson = parseToolArgs(['__proto__=2'], '{"__proto__":1,"constructor":3}');
+    expect(Object.getPrototypeOf(fromJson)).toBe(Object.prototype);
+    expect(JSON.stringify(fromJson)).toBe('{"__proto__":2,"constructor":3}');
+  });
+
+  it('refuses header names that are not HTTP tokens and values with CR, LF, NUL or beyond Latin-1', () => {
+    expect(parseHeaders(["X-Odd_Name!#$%&'*+.^`|~: é\tx"])).toEqual({ "X-Odd_Name!#$%&'*+.^`|~": 'é\tx' });
+    for (const bad of ['Bad Name: x', 'Bäd: x', '(x): y', 'X-A: a\r\nInjected: 1', 'X-A: a\nb', 'X-A: a\u0000b', 'X-A: €']) {
+      expect(() => parseHeaders([bad]), JSON.stringify(bad)).toThrow(UsageError);
+    }
   });
 
   it('parses headers and stdio command lines', () => {
@@ -183,6 +212,13 @@ describe('answers given in advance', () => {
     expect(toElicitAnswer({ action: 'cancel', content: { x: 1 } })).toEqual({ action: 'cancel' });
     expect(toElicitAnswer('yes')).toBeUndefined();
     expect(toElicitAnswer({ action: 'maybe' })).toBeUndefined();
+    // Content that does not fit an ElicitResult declines (undefined) instead of accepting `{}` or sending it on.
+    expect(toElicitAnswer({ action: 'accept', content: 'yes' })).toBeUndefined();
+    expect(toElicitAnswer({ action: 'accept', content: [1] })).toBeUndefined();
+    expect(toElicitAnswer({ action: 'accept', content: { nested: { x: 1 } } })).toBeUndefined();
+    expect(toElicitAnswer({ confirm: null })).toBeUndefined();
+    expect(toElicitAnswer({ action: 'accept' })).toEqual({ action: 'accept', content: {} });
+    expect(toElicitAnswer({ tags: ['a', 'b'], n: 1.5, ok: false })).toEqual({ action: 'accept', content: { tags: ['a', 'b'], n: 1.5, ok: false } });
     expect(toSamplingAnswer('hello')).toEqual({ result: expect.objectContaining({ role: 'assistant', content: { type: 'text', text: 'hello' } }) });
     expect(toSamplingAnswer({ action: 'reject' })).toEqual({ reject: true });
     expect(toSamplingAnswer({ content: { type: 'text', text: 'x' }, model: 'm' })).toEqual({
@@ -293,6 +329,16 @@ describe('output', () => {
     expect(readReference(file).reference.taskId).toBe('abc');
     writeFileSync(file, '{}');
     expect(() => readReference(file)).toThrow(UsageError);
+  });
+
+  it('checks that --save-ref can be written before anything starts', () => {
+    const dir = scratch();
+    checkWritable(join(dir, 'new.json'), '--save-ref');
+    writeFileSync(join(dir, 'old.json'), '{}');
+    checkWritable(join(dir, 'old.json'), '--save-ref');
+    expect(() => checkWritable(join(dir, 'missing', 'ref.json'), '--save-ref')).toThrow(/--save-ref: cannot write .*: no directory/);
+    expect(() => checkWritable(dir, '--save-ref')).toThrow(/not a regular file/);
+    expect(() => checkWritable(join(dir, 'old.json', 'x.json'), '--save-ref')).toThrow(UsageError);
   });
 
   it('a temporary reference file has a random name (nothing of the task id) and mode 0600; it is never written through an existing path', () => {

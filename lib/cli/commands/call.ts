@@ -3,6 +3,7 @@ import { TaskAbortError, TaskTimeoutError, type TaskHandle } from '../../index.j
 import { EXT_WIRE, parseToolArgs } from '../args.js';
 import { describeError, outcomeOf } from '../exit.js';
 import { follow } from '../follow.js';
+import { checkWritable } from '../ref-file.js';
 import { CLOSE_WAIT_MS } from '../target.js';
 import { runSession, type CommonOptions } from './session.js';
 
@@ -14,6 +15,8 @@ export interface CallOptions extends CommonOptions {
 /** Runs `call`; returns the exit code. */
 export async function callCommand(tool: string, pairs: readonly string[], options: CallOptions): Promise<number> {
   const args = parseToolArgs(pairs, options.args);
+  // Refused before the call, so that an unwritable path never strands a task nobody knows of.
+  if (options.saveRef !== undefined) checkWritable(options.saveRef, '--save-ref');
   const startedAt = Date.now();
   return runSession(
     options,
@@ -52,8 +55,14 @@ export async function callCommand(tool: string, pairs: readonly string[], option
       }
       restoreKeys();
       if (options.saveRef !== undefined && handle.kind === 'task') {
-        const file = session.saveReference(handle, options.saveRef);
-        if (file !== undefined) reporter.note(`reference saved to ${file}`);
+        // Still unwritable after the check (the disk filled, say): the task exists, so say so and
+        // follow it anyway; its id is in the note and in the `task` line.
+        try {
+          const file = session.saveReference(handle, options.saveRef);
+          if (file !== undefined) reporter.note(`reference saved to ${file}`);
+        } catch (error) {
+          reporter.note(`cannot save the reference to ${options.saveRef}: ${describeError(error)}; following task ${handle.taskId ?? ''} anyway`);
+        }
       }
       if (controller.signal.aborted) {
         // Interrupted just as the task was created: cancel it like a Ctrl-C while following.
@@ -61,7 +70,7 @@ export async function callCommand(tool: string, pairs: readonly string[], option
       }
       return follow(handle, { target, reporter, interrupts, startedAt, watchCommand: (h) => session.watchCommand(h) });
     },
-    { startedAt },
+    { startedAt, resultLine: true },
   );
 }
 

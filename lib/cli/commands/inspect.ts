@@ -94,7 +94,7 @@ export function resultCommand(id: string | undefined, options: TaskOptions): Pro
       // Only the ending is printed; follow() does the waiting and the Ctrl-C handling.
       return follow(handle, { ...session, startedAt: Date.now(), showProgress: false });
     },
-    { saved },
+    { saved, resultLine: true },
   );
 }
 

@@ -3,7 +3,7 @@
  * answers, Ctrl-C reading and the connected target, set up and torn down around the command.
  */
 import type { TaskHandle } from '../../index.js';
-import { UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
+import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
 import { AnswerQueue, loadAnswers } from '../answers.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';
 import { inputCallbacks } from '../input.js';
@@ -54,6 +54,19 @@ export interface Io {
 
 const defaultIo = (): Io => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 
+/** What a command adds to {@link runSession}. */
+export interface SessionExtra {
+  /** The reference of `--ref FILE`: where to connect (its URL, HTTP session) unless `--url`/`--stdio` say otherwise. */
+  readonly saved?: SavedReference;
+  /** When the run started (for elapsed times). */
+  readonly startedAt?: number;
+  /**
+   * The command ends with a `result` line (`call`, `watch`, `result`): a failure to connect
+   * prints one too, so that its output always ends with one.
+   */
+  readonly resultLine?: boolean;
+}
+
 /** `--timeout` passed before the connection was made (exit 124). */
 export class ConnectTimeoutError extends Error {
   override readonly name = 'ConnectTimeoutError';
@@ -61,21 +74,23 @@ export class ConnectTimeoutError extends Error {
 
 /**
  * Runs `body` with a connected target; returns its exit code. Connection failures exit 1,
- * usage errors 2, `--timeout` passing while connecting 124. After a second Ctrl-C nothing is
+ * usage errors 2, `--timeout` passing while connecting 124 (both connection failures print a
+ * `result` line when `extra.resultLine` is set, else a note). After a second Ctrl-C nothing is
  * awaited: a stdio server is killed. Stdout closed by its reader (EPIPE) counts as an
  * interruption (exit 141); so does SIGTERM (exit 143).
  */
 export async function runSession(
   options: CommonOptions,
   body: (session: Session) => Promise<number>,
-  extra: { readonly saved?: SavedReference; readonly startedAt?: number } = {},
+  extra: SessionExtra = {},
   io: Io = defaultIo(),
 ): Promise<number> {
   const wire = parseWire(options.wire);
   const json = options.json === true || io.stdout.isTTY !== true;
   const quiet = options.quiet === true;
   const answers = new AnswerQueue(loadAnswers(options.answer ?? [], options.answers));
-  const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout');
+  // A timer waits out `--timeout`: longer than the timers honour is refused rather than run short.
+  const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
   const ttlMs = options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl');
   const headers = parseHeaders(options.header ?? []);
   const runStart = Date.now();
@@ -107,6 +122,9 @@ export async function runSession(
     },
   });
   const saved = extra.saved;
+  // An explicit `--stdio` says where the task is: the reference's URL and HTTP session are not used.
+  const savedUrl = options.stdio === undefined ? saved?.url : undefined;
+  const savedSessionId = options.stdio === undefined ? saved?.reference.sessionId : undefined;
   // `--timeout` bounds the whole run, connecting included.
   const connectDeadline = new AbortController();
   const connectTimer =
@@ -121,9 +139,9 @@ export async function runSession(
     target = await openTarget(
       {
         stdio: options.stdio,
-        url: options.url ?? saved?.url,
+        url: options.url ?? savedUrl,
         headers,
-        sessionId: options.session ?? saved?.reference.sessionId,
+        sessionId: options.session ?? savedSessionId,
         onServerStderr: (text) => reporter.note(`server: ${text.trimEnd()}`),
         wire,
         signal: connectDeadline.signal,
@@ -132,12 +150,18 @@ export async function runSession(
     );
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    if (error instanceof ConnectTimeoutError) {
-      reporter.end({ outcome: 'timeout', exitCode: EXIT.timeout, error: { name: error.name, message: error.message } });
-      return EXIT.timeout;
+    // Both ways of failing to connect end the same way: a `result` line for the commands that end
+    // with one (`outcome` "timeout", exit 124, or "error", exit 1), else a note on stderr.
+    const timedOut = error instanceof ConnectTimeoutError;
+    const exitCode = timedOut ? EXIT.timeout : EXIT.failed;
+    const message = timedOut || error instanceof WireUnavailableError ? describeError(error) : `cannot connect: ${describeError(error)}`;
+    if (extra.resultLine === true) {
+      const name = error instanceof Error ? error.name : 'Error';
+      reporter.end({ outcome: timedOut ? 'timeout' : 'error', exitCode, error: { name, message } });
+    } else {
+      reporter.note(message);
     }
-    reporter.note(error instanceof WireUnavailableError ? error.message : `cannot connect: ${describeError(error)}`);
-    return EXIT.failed;
+    return exitCode;
   } finally {
     clearTimeout(connectTimer);
   }
@@ -162,7 +186,20 @@ export async function runSession(
     saveReference,
     watchCommand: (handle) => {
       // `watch --ref FILE` already has a reference file to point to.
-      const file = options.ref ?? saveReference(handle, options.saveRef);
+      let file = options.ref;
+      if (file === undefined) {
+        try {
+          file = saveReference(handle, options.saveRef);
+        } catch {
+          // `--save-ref`'s file could not be written (call said so): point to a temporary one.
+          try {
+            file = saveReference(handle);
+          } catch (error) {
+            reporter.note(`cannot save a reference file: ${describeError(error)}`);
+            return undefined;
+          }
+        }
+      }
       if (file === undefined) return undefined;
       const auth = Object.keys(headers).length > 0 ? ' (plus your --header options)' : '';
       return `mcp-task watch --ref ${file}${auth}`;

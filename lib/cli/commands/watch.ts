@@ -45,6 +45,6 @@ export async function watchCommand(id: string | undefined, options: TaskOptions)
           : target.tasks.resume(taskId, { timeoutMs: session.timeoutMs, toolName: options.tool });
       return follow(handle, { ...session, startedAt });
     },
-    { saved, startedAt },
+    { saved, startedAt, resultLine: true },
   );
 }
