@@ -194,10 +194,16 @@ export class RawSession implements SessionPort {
       if (this.perRequestStream()) entry.post = new AbortController();
       // A transport that throws instead of rejecting fails the request the same way (typed, its
       // entry and timer released, and no notifications/cancelled for a request never sent).
-      this.trySend(message, entry.post === undefined ? undefined : { requestSignal: entry.post.signal }).then(undefined, (error: unknown) =>
-        this.sendFailed(id, error),
-      );
+      // A request stream (Streamable HTTP) that ends without the answer (a proxy cutting it, the
+      // server dropping it) fails the request at once, rather than at its timeout (or never).
+      const streamOptions = entry.post === undefined ? undefined : { requestSignal: entry.post.signal, onRequestStreamEnd: () => this.streamEnded(id) };
+      this.trySend(message, streamOptions).then(undefined, (error: unknown) => this.sendFailed(id, error));
     });
+  }
+
+  /** The stream that carries a request's answer ended; the answer, if it came, was taken before. */
+  private streamEnded(id: string): void {
+    if (this.pending.has(id)) this.fail(id, new PortError('closed', 'The request stream ended without an answer'));
   }
 
   /** A request could not be written on the transport. */
@@ -205,8 +211,9 @@ export class RawSession implements SessionPort {
     const status = this.access.httpStatus(error);
     const text = error instanceof Error ? error.message : String(error);
     // A Streamable HTTP server that no longer knows the session answers 404 (or 400 naming the
-    // session): the connection is lost, not the request.
-    const lost = status === 404 || (status === 400 && /session/i.test(text));
+    // session): the connection is lost, not the request. Only with a session: without one (the
+    // 2026-07-28 era has none, [E21]) a 404 is an HTTP error of this request.
+    const lost = this.sessionId() !== undefined && (status === 404 || (status === 400 && /session/i.test(text)));
     this.fail(id, new PortError(lost ? 'session' : 'send', text, { httpStatus: status, cause: error }));
   }
 

@@ -141,6 +141,9 @@ export class TaskSubscription {
           if (this.current !== controller) return;
           this.ended();
           if (error instanceof PortError && error.kind === 'server' && error.code === METHOD_NOT_FOUND) this.unsupported = true;
+          // Its stream ended without an answer (a proxy cutting an idle stream): as if the server
+          // had ended it, listen again after the same growing pause ([E18], [E22]).
+          else if (error instanceof PortError && error.kind === 'closed' && !this.port.closed) this.schedule();
           else this.stopped = true;
         },
       );
