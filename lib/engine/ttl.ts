@@ -29,10 +29,16 @@ export function createdNoLaterThan(task: Task, now: number): number {
 
 /** How coarse an ISO 8601 time is, in ms: 1,000 for whole seconds, 100 for tenths, 0 from milliseconds on. */
 function resolution(stamp: string): number {
+  // Read in place (every snapshot with a ttl comes here): the digits after the time's '.'.
   const time = stamp.indexOf('T');
-  const fraction = time < 0 ? null : /^[^.]*\.(\d+)/.exec(stamp.slice(time));
-  const digits = fraction === null ? 0 : fraction[1]!.length;
+  const dot = time < 0 ? -1 : stamp.indexOf('.', time);
+  let digits = 0;
+  if (dot >= 0) while (digits < 3 && isDigit(stamp.charCodeAt(dot + 1 + digits))) digits += 1;
   return digits >= 3 ? 0 : 10 ** (3 - digits);
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }
 
 /**
