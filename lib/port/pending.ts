@@ -120,7 +120,19 @@ export class TimeoutLane {
       first.expire(this.timeoutMs);
     }
   };
+
+  /** True when no request waits in this lane (it can be dropped). */
+  get idle(): boolean {
+    return this.timer === undefined && this.head >= this.queue.length;
+  }
 }
+
+/**
+ * Lanes kept per timer queue and weakness before idle ones are dropped. Requests of one length
+ * share a lane; a deadline's remaining budget gives a new length to almost every call, and those
+ * lanes must not pile up for the life of the client.
+ */
+const MAX_LANES = 16;
 
 /** The shared timeouts of one session: one {@link TimeoutLane} per timer queue, weakness and length. */
 export class TimeoutLanes {
@@ -137,6 +149,7 @@ export class TimeoutLanes {
     const lanes = byWeakness[weak ? 1 : 0];
     let lane = lanes.get(timeoutMs);
     if (lane === undefined) {
+      if (lanes.size >= MAX_LANES) for (const [length, other] of lanes) if (other.idle) lanes.delete(length);
       lane = new TimeoutLane(timers as Timers & { now(): number }, timeoutMs, weak);
       lanes.set(timeoutMs, lane);
     }
