@@ -7,13 +7,15 @@
  * `CANCEL_LOG=<file>` (append `cancel <taskId>` to that file for every `tasks/cancel` received).
  */
 import { appendFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createExampleServer } from '../lib/cli/example-server.js';
 
 export { createExampleServer, type ExampleServerOptions } from '../lib/cli/example-server.js';
 
 // Run over stdio when executed directly: `tsx examples/server.ts`.
-if (import.meta.url === `file://${process.argv[1]}`) {
+// (A file URL compares right even when the path has characters a URL escapes, such as a space.)
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const pollInterval = process.env.POLL_INTERVAL === undefined ? undefined : Number(process.env.POLL_INTERVAL);
   const cancelLog = process.env.CANCEL_LOG;
   const { server } = createExampleServer({

@@ -33,9 +33,20 @@ function waiting(command: Command): Command {
     .option('--answers <file>', 'answers for the questions, a JSON array or one JSON value per line');
 }
 
+/** The version of the package this CLI belongs to (`unknown` when its package.json cannot be read). */
+function readPackage(): { version: string } {
+  try {
+    const pkg = createRequire(import.meta.url)('../../package.json') as { version?: unknown };
+    return { version: typeof pkg.version === 'string' ? pkg.version : 'unknown' };
+  } catch {
+    return { version: 'unknown' };
+  }
+}
+
 /** Builds the program; each action stores its exit code in `exit.code`. */
 export function program(exit: { code: number }): Command {
-  const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
+  // The package's version; a copy laid out without its package.json still runs.
+  const pkg = readPackage();
   const root = new Command('mcp-task')
     .description('Call, watch, answer and cancel MCP tasks. Without --stdio or --url, runs against the bundled example server.')
     .version(pkg.version)
