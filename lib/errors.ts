@@ -64,7 +64,7 @@ export class TaskFailedError extends TaskError {
 
   constructor(
     message: string,
-    options: TaskErrorOptions & { result?: CallToolResult; rpcError?: JsonRpcErrorInfo },
+    options: TaskErrorOptions & { result?: CallToolResult | undefined; rpcError?: JsonRpcErrorInfo | undefined },
   ) {
     super(message, options);
     this.statusMessage = options.task?.statusMessage;
@@ -179,7 +179,7 @@ export class TaskTimeoutError extends TaskError {
       timeoutMs: number;
       elapsedMs: number;
       remoteCancel: RemoteCancelOutcome;
-      connectionLost?: boolean;
+      connectionLost?: boolean | undefined;
     },
   ) {
     super(message, options);
@@ -202,7 +202,7 @@ export class TaskAbortError extends TaskError {
   /** What became of the remote task; `undefined` when only a waiter was aborted. */
   readonly remoteCancel: RemoteCancelOutcome | undefined;
 
-  constructor(message: string, options: TaskErrorOptions & { reason: unknown; remoteCancel?: RemoteCancelOutcome }) {
+  constructor(message: string, options: TaskErrorOptions & { reason: unknown; remoteCancel?: RemoteCancelOutcome | undefined }) {
     super(message, { ...options, cause: options.cause ?? options.reason });
     this.reason = options.reason;
     this.remoteCancel = options.remoteCancel;

@@ -19,7 +19,7 @@ export type ResourceLink = { readonly type: 'resource_link'; readonly uri: strin
 /** A resource embedded in the result. */
 export type EmbeddedResource = {
   readonly type: 'resource';
-  readonly resource: { readonly uri: string; readonly mimeType?: string; readonly text?: string; readonly blob?: string; readonly [key: string]: unknown };
+  readonly resource: { readonly uri: string; readonly mimeType?: string | undefined; readonly text?: string | undefined; readonly blob?: string | undefined; readonly [key: string]: unknown };
   readonly [key: string]: unknown;
 };
 /** One block of a tool result's content. */
@@ -28,30 +28,30 @@ export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceL
 /** What a tool call returns (`isError: true` marks a tool-level failure). */
 export type CallToolResult = {
   readonly content: ContentBlock[];
-  readonly structuredContent?: JsonObject;
-  readonly isError?: boolean;
-  readonly _meta?: JsonObject;
+  readonly structuredContent?: JsonObject | undefined;
+  readonly isError?: boolean | undefined;
+  readonly _meta?: JsonObject | undefined;
   readonly [key: string]: unknown;
 };
 
 /** The params of an elicitation request (`elicitation/create`): a form, or a URL to visit. */
 export type ElicitRequestParams = {
   /** `form` (the default) asks for values matching `requestedSchema`; `url` asks the user to visit `url`. */
-  readonly mode?: 'form' | 'url';
+  readonly mode?: 'form' | 'url' | undefined;
   /** What to ask the user. */
   readonly message: string;
   /** The form: a flat object schema of primitive fields (form mode). */
   readonly requestedSchema?: {
-    readonly type: 'object';
+    readonly type: 'object' | undefined;
     readonly properties: { readonly [name: string]: JsonObject };
-    readonly required?: readonly string[];
+    readonly required?: readonly string[] | undefined;
     readonly [key: string]: unknown;
   };
   /** The page to visit (url mode). */
-  readonly url?: string;
+  readonly url?: string | undefined;
   /** The server's id for a url-mode elicitation. */
-  readonly elicitationId?: string;
-  readonly _meta?: JsonObject;
+  readonly elicitationId?: string | undefined;
+  readonly _meta?: JsonObject | undefined;
   readonly [key: string]: unknown;
 };
 
@@ -60,8 +60,8 @@ export type ElicitResult = {
   /** `accept` with `content`, or `decline` / `cancel` without. */
   readonly action: 'accept' | 'decline' | 'cancel';
   /** The values the user gave (form mode). */
-  readonly content?: { readonly [name: string]: string | number | boolean | readonly string[] };
-  readonly _meta?: JsonObject;
+  readonly content?: { readonly [name: string]: string | number | boolean | readonly string[] } | undefined;
+  readonly _meta?: JsonObject | undefined;
   readonly [key: string]: unknown;
 };
 
@@ -83,11 +83,11 @@ export type SamplingMessage = {
 export type CreateMessageRequestParams = {
   readonly messages: readonly SamplingMessage[];
   readonly maxTokens: number;
-  readonly systemPrompt?: string;
-  readonly temperature?: number;
-  readonly stopSequences?: readonly string[];
-  readonly modelPreferences?: JsonObject;
-  readonly _meta?: JsonObject;
+  readonly systemPrompt?: string | undefined;
+  readonly temperature?: number | undefined;
+  readonly stopSequences?: readonly string[] | undefined;
+  readonly modelPreferences?: JsonObject | undefined;
+  readonly _meta?: JsonObject | undefined;
   readonly [key: string]: unknown;
 };
 
@@ -98,8 +98,8 @@ export type CreateMessageResult = {
   readonly content: SamplingContent | SamplingContent[];
   /** The model that produced it. */
   readonly model: string;
-  readonly stopReason?: string;
-  readonly _meta?: JsonObject;
+  readonly stopReason?: string | undefined;
+  readonly _meta?: JsonObject | undefined;
   readonly [key: string]: unknown;
 };
 
@@ -123,7 +123,7 @@ export interface Task {
   /** Current status. */
   readonly status: TaskStatus;
   /** Human-readable progress, reason or diagnostic, if the server sent one. */
-  readonly statusMessage?: string;
+  readonly statusMessage?: string | undefined;
   /** ISO 8601 creation time on the server's clock. */
   readonly createdAt: string;
   /** ISO 8601 time of the last update on the server's clock. */
@@ -131,7 +131,7 @@ export interface Task {
   /** Retention from creation in milliseconds; `null` means unlimited or not reported. */
   readonly ttl: number | null;
   /** Suggested polling interval in milliseconds, if the server gave one. */
-  readonly pollInterval?: number;
+  readonly pollInterval?: number | undefined;
 }
 
 /** One page of the server's tasks (`TaskClient.listPage`). */

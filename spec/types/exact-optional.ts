@@ -5,14 +5,21 @@
  * an error, fails the type check.
  */
 import {
+  type ElicitationCallback,
+  type SamplingCallback,
   type TaskClient,
+  TaskAbortError,
+  TaskFailedError,
   TaskHandleOf,
+  TaskTimeoutError,
   type CallToolAsTaskOptions,
   type CloseOptions,
   type ResultOptions,
   type TaskClientOptions,
   type UpdatesOptions,
 } from '../../lib/index.js';
+import type { ElicitResult as SdkV2ElicitResult } from '@modelcontextprotocol/client';
+import type { CreateMessageResult as SdkV1CreateMessageResult, ElicitResult as SdkV1ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
 declare const maybe: number | undefined;
 declare const maybeSignal: AbortSignal | undefined;
@@ -66,3 +73,25 @@ export async function narrowing(tasks: TaskClient): Promise<string> {
   void none;
   return handle instanceof TaskHandleOf ? 'immediate' : 'never';
 }
+
+/** What SDK v1 and v2 handlers produce can be returned from the input callbacks as is. */
+declare const sdkV1Elicit: SdkV1ElicitResult;
+declare const sdkV1Sample: SdkV1CreateMessageResult;
+declare const sdkV2Elicit: SdkV2ElicitResult;
+declare const maybeContent: { readonly [name: string]: string } | undefined;
+declare const maybeReason: string | undefined;
+
+export const callbacks: [ElicitationCallback, SamplingCallback, ElicitationCallback, ElicitationCallback, SamplingCallback] = [
+  () => sdkV1Elicit,
+  () => sdkV1Sample,
+  () => sdkV2Elicit,
+  () => ({ action: 'accept', content: maybeContent, _meta: undefined }),
+  () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'hi' }, stopReason: maybeReason }),
+];
+
+/** Error classes take an explicit undefined for their optional fields, as TaskErrorOptions does. */
+export const errors = [
+  new TaskFailedError('failed', { result: undefined, rpcError: undefined }),
+  new TaskTimeoutError('timed out', { timeoutMs: 1, elapsedMs: 1, remoteCancel: 'unknown', connectionLost: maybeFlag }),
+  new TaskAbortError('aborted', { reason: undefined, remoteCancel: undefined }),
+];
