@@ -115,7 +115,8 @@ describe.sequential('mcp-task stopped from outside', { timeout: 60_000 }, () => 
     it(`--timeout bounds connecting too (--wire ${wire}): exit 124 and the stdio server is killed`, async () => {
       const pidFile = join(scratch(), 'pid');
       const started = Date.now();
-      const run = runPiped(['call', 'analyze', '--wire', wire, '--stdio', `sh -c 'echo $$ > ${pidFile}; exec tail -f /dev/null'`, '--timeout', '1s']);
+      // 3 s: long enough for the stdio child to start and write its pid even on a loaded machine.
+      const run = runPiped(['call', 'analyze', '--wire', wire, '--stdio', `sh -c 'echo $$ > ${pidFile}; exec tail -f /dev/null'`, '--timeout', '3s']);
       const { code, stdout, stderr } = await run.done;
       expect(code, stderr).toBe(124);
       // The handshake alone would hang for a minute or more.
