@@ -5,7 +5,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
-import type { Clock } from '../lib/index.js';
+import type { Clock, TaskHandle } from '../lib/index.js';
 import { createLinkedPair, makeClient, type SpecClient, type SpecClientOptions, type SpecTransport } from './support/sdk.js';
 
 /** A connected client/server pair. */
@@ -147,5 +147,19 @@ export function rejection(promise: Promise<unknown>, ms = 3_000): Promise<unknow
     ),
     ms,
     'rejection',
+  );
+}
+
+/** Every snapshot an iterator over `handle` yields, as `status:statusMessage` (within 5 s). */
+export function collectSnapshots(handle: TaskHandle): Promise<string[]> {
+  const iterator = handle.updates();
+  return within(
+    (async () => {
+      const seen: string[] = [];
+      for await (const task of iterator) seen.push(`${task.status}:${task.statusMessage ?? ''}`);
+      return seen;
+    })(),
+    5_000,
+    'iterator',
   );
 }

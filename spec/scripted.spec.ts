@@ -11,9 +11,8 @@ import {
   TaskFailedError,
   TaskNotSupportedError,
   type TaskClientOptions,
-  type TaskHandle,
 } from '../lib/index.js';
-import { ManualClock, flush, until, within, rejection } from './helpers.js';
+import { ManualClock, collectSnapshots as collect, flush, until, within, rejection } from './helpers.js';
 import {
   FULL_TASK_CAPS,
   NO_REPLY,
@@ -48,19 +47,6 @@ function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptio
   return scriptedTaskClient((cleanup) => cleanups.push(cleanup), { tools: TOOLS, ...options }, taskOptions);
 }
 
-/** Collects every snapshot an iterator yields, as `status:statusMessage`. */
-function collect(handle: TaskHandle): Promise<string[]> {
-  const iterator = handle.updates();
-  return within(
-    (async () => {
-      const seen: string[] = [];
-      for await (const task of iterator) seen.push(`${task.status}:${task.statusMessage ?? ''}`);
-      return seen;
-    })(),
-    5_000,
-    'iterator',
-  );
-}
 
 describe('failed tasks: all three D6 shapes give TaskFailedError with the best message and the payload ([V17], [V18])', () => {
   it('tasks/result returns an isError CallToolResult (TS SDK): message from the result text, payload in .result', async () => {

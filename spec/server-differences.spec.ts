@@ -16,7 +16,7 @@ import {
   type TaskClientOptions,
   type TaskHandle,
 } from '../lib/index.js';
-import { rejection, within } from './helpers.js';
+import { collectSnapshots as collect, rejection, within } from './helpers.js';
 import {
   FULL_TASK_CAPS,
   NO_REPLY,
@@ -46,19 +46,6 @@ function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptio
   return scriptedTaskClient((cleanup) => cleanups.push(cleanup), { tools: TOOLS, ...options }, taskOptions);
 }
 
-/** Every snapshot an iterator yields, as `status:statusMessage`. */
-function collect(handle: TaskHandle): Promise<string[]> {
-  const iterator = handle.updates();
-  return within(
-    (async () => {
-      const seen: string[] = [];
-      for await (const task of iterator) seen.push(`${task.status}:${task.statusMessage ?? ''}`);
-      return seen;
-    })(),
-    5_000,
-    'iterator',
-  );
-}
 
 /** The outcome of every `settled` event, and the names of the outcome events, in order. */
 function outcomes(tasks: TaskClient): { settled: string[]; events: string[] } {

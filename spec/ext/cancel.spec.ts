@@ -40,6 +40,16 @@ function taskRequests(rig: ExtRig): string[] {
   return rig.server.log.filter((e) => e.kind === 'request' && e.method?.startsWith('tasks/')).map((e) => e.method!);
 }
 
+/** The server acknowledges each `tasks/cancel`, then deletes the task (as [V25] allows). */
+function dropOnCancel(rig: ExtRig): void {
+  const normal = builtinMethods(rig.server)['tasks/cancel']!;
+  rig.server.on('tasks/cancel', (params, ctx) => {
+    const reply = normal(params, ctx);
+    rig.server.tasks.delete(params.taskId as string);
+    return reply;
+  });
+}
+
 /** Settles `promise` into a value or the error it rejected with. */
 function outcomeOf(promise: Promise<CallToolResult>): Promise<CallToolResult | Error> {
   return promise.catch((error: unknown) => error as Error);
@@ -78,12 +88,7 @@ describe('handle.cancel() ([E6])', () => {
 
   it('a task the server drops right after acknowledging the cancel ends cancelled, not vanished ([V25], [E6])', async () => {
     const rig = await extRig({ server: server('ignore') });
-    const normal = builtinMethods(rig.server)['tasks/cancel']!;
-    rig.server.on('tasks/cancel', (params, ctx) => {
-      const reply = normal(params, ctx);
-      rig.server.tasks.delete(params.taskId as string);
-      return reply;
-    });
+    dropOnCancel(rig);
     const handle = await rig.tasks.callToolAsTask('manual');
     const result = outcomeOf(handle.result());
     // The last snapshot the server showed: nothing newer exists.
@@ -217,12 +222,7 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
 
   it('a deadline whose cancel is acknowledged and whose task the server then drops: TaskTimeoutError, remoteCancel "acknowledged" ([V25], [E6])', async () => {
     const rig = await extRig({ server: server('ignore') });
-    const normal = builtinMethods(rig.server)['tasks/cancel']!;
-    rig.server.on('tasks/cancel', (params, ctx) => {
-      const reply = normal(params, ctx);
-      rig.server.tasks.delete(params.taskId as string);
-      return reply;
-    });
+    dropOnCancel(rig);
     const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_500 });
     const result = outcomeOf(handle.result());
     await rig.clock.advance(2_500);
