@@ -10,6 +10,7 @@
 import { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type JsonObject, type Task } from '../types.js';
 import type { Timer } from './scheduler.js';
+import { EPOCH, offsetOf } from '../util/epoch.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { GroupMember, RequestGroup, TaskOutcome, TaskWire } from '../wire/wire.js';
 
@@ -62,6 +63,11 @@ const enum Flag {
   TerminalFetch = 4,
   Active = 8,
   Stopped = 16,
+  Provisional = 32,
+  /** The time field's value is held as given, not as an offset from `EPOCH` (`util/epoch.ts`). */
+  RawNextPollAt = 64,
+  RawCreatedBy = 128,
+  RawStartedAt = 256,
 }
 
 /** Result of offering a snapshot to a record. */
@@ -86,7 +92,6 @@ function sameSnapshot(a: Task, b: Task): boolean {
 export class TaskRecord implements RequestGroup {
   /** Latest accepted snapshot. */
   task: Task;
-  private updatedMs: number;
   /** Settlement, once known. */
   settlement: Settlement | undefined;
   /** Clock time of the settlement. */
@@ -100,7 +105,7 @@ export class TaskRecord implements RequestGroup {
   /** The state few tasks need, made on first use (every in-flight task carries the fields above). */
   private extras: RecordExtras | undefined;
   /** The record's yes/no state, one bit each ({@link Flag}): one small integer, not a field each. */
-  private flags = 0;
+  private flags: number = Flag.RawNextPollAt;
 
   private flag(bit: Flag): boolean {
     return (this.flags & bit) !== 0;
@@ -129,6 +134,13 @@ export class TaskRecord implements RequestGroup {
   set terminalFetch(on: boolean) {
     this.setFlag(Flag.TerminalFetch, on);
   }
+  /** A placeholder snapshot stands in until the first real one (a resumed task). */
+  get provisional(): boolean {
+    return this.flag(Flag.Provisional);
+  }
+  set provisional(on: boolean) {
+    this.setFlag(Flag.Provisional, on);
+  }
   /** False until observation starts (a resumed task waits until someone observes it). */
   get active(): boolean {
     return this.flag(Flag.Active);
@@ -148,7 +160,14 @@ export class TaskRecord implements RequestGroup {
   /** The scheduled poll, if any. */
   pollTimer: Timer | undefined;
   /** Earliest time the next poll may run; pushed back by every fresh observation. */
-  nextPollAt = 0;
+  get nextPollAt(): number {
+    return this.timeOf(this.nextPollStored, Flag.RawNextPollAt);
+  }
+  set nextPollAt(value: number) {
+    this.nextPollStored = this.storeTime(value, Flag.RawNextPollAt);
+  }
+  /** Held as given (0) until first set ({@link Flag.RawNextPollAt} starts set). */
+  private nextPollStored = 0;
   /** `tasks/result` requests open for this task. */
   outcomeFetches = 0;
   /** The wire told of the engine's interest in pushed snapshots for this task, until it is withdrawn. */
@@ -160,7 +179,15 @@ export class TaskRecord implements RequestGroup {
   /** Timer of the "close to its ttl" warning, if any. */
   ttlTimer: Timer | undefined;
   /** Latest local clock time the task can have been created (see `ttl.ts`); Infinity until known. */
-  createdBy = Infinity;
+  get createdBy(): number {
+    const stored = this.createdByStored;
+    return stored === undefined ? Infinity : this.timeOf(stored, Flag.RawCreatedBy);
+  }
+  set createdBy(value: number) {
+    this.createdByStored = this.storeTime(value, Flag.RawCreatedBy);
+  }
+  /** Undefined until known: a field first holding a double would box every value it ever holds. */
+  private createdByStored: number | undefined = undefined;
   /**
    * The task's requests in flight (the port adds and removes them), stopped when tracking stops:
    * the usual single one in a field, more (a poll beside a blocking `tasks/result`) in a set.
@@ -170,14 +197,32 @@ export class TaskRecord implements RequestGroup {
   get stopReason(): unknown {
     return this.stopped ? TRACKING_STOPPED : undefined;
   }
-  /** Wall-clock time tracking began. */
-  readonly startedAt: number;
+  /** Clock time tracking began. */
+  get startedAt(): number {
+    return this.timeOf(this.startedStored, Flag.RawStartedAt);
+  }
+  private readonly startedStored: number;
   /** Counters for metrics. */
   polls = 0;
   notifications = 0;
 
   /** The task id (fixed: a snapshot naming another task is never applied). */
-  readonly taskId: string;
+  get taskId(): string {
+    return this.task.taskId;
+  }
+
+  /** A time field's value (clock times are kept compact: `util/epoch.ts`). */
+  private timeOf(stored: number, raw: Flag): number {
+    return (this.flags & raw) !== 0 ? stored : stored + EPOCH;
+  }
+
+  /** What a time field stores for `value`, with its flag set to match (`util/epoch.ts`). */
+  private storeTime(value: number, raw: Flag): number {
+    const offset = offsetOf(value);
+    const exact = offset === offset;
+    this.setFlag(raw, !exact);
+    return exact ? offset : value;
+  }
 
   private more(): RecordExtras {
     return (this.extras ??= new RecordExtras());
@@ -265,12 +310,11 @@ export class TaskRecord implements RequestGroup {
     /** Timeout of each short request for this task. */
     readonly requestTimeoutMs: number,
     /** True while `task` is a placeholder not yet read from the server (a resumed task). */
-    public provisional = false,
+    provisional = false,
   ) {
     this.task = task;
-    this.taskId = task.taskId;
-    this.updatedMs = Date.parse(task.lastUpdatedAt);
-    this.startedAt = startedAt;
+    if (provisional) this.flags |= Flag.Provisional;
+    this.startedStored = this.storeTime(startedAt, Flag.RawStartedAt);
   }
 
   /** Aborted when tracking stops; created on first use (only retries need it). */
@@ -324,7 +368,6 @@ export class TaskRecord implements RequestGroup {
       // The first real snapshot replaces the placeholder, whatever its timestamps.
       this.provisional = false;
       this.task = next;
-      this.updatedMs = Date.parse(next.lastUpdatedAt);
       const observers = this.extras?.observers;
       if (observers !== undefined) for (const observer of observers) observer.next(next);
       if (isTerminalStatus(next.status) && !holdStream) this.endStream(undefined);
@@ -336,12 +379,13 @@ export class TaskRecord implements RequestGroup {
       // [A11]: a snapshot that is not newer than the terminal one is ordinary reordering (a poll
       // answered before a notification overtook it, or whole-second timestamps, D4): dropped
       // silently. Only a strictly newer one after a terminal status shows a broken server.
-      if (!(nextMs > this.updatedMs)) return 'stale';
+      if (!(nextMs > Date.parse(current.lastUpdatedAt))) return 'stale';
       return 'after-terminal';
     }
-    if (!isTerminalStatus(next.status) && nextMs < this.updatedMs) return 'stale';
+    if (!isTerminalStatus(next.status) && nextMs < Date.parse(current.lastUpdatedAt)) return 'stale';
+    // The creation time never changes: the held snapshot's string is kept, the new copy dropped.
+    if (next.createdAt === current.createdAt) (next as { createdAt: string }).createdAt = current.createdAt;
     this.task = next;
-    this.updatedMs = nextMs;
     const observers = this.extras?.observers;
     if (observers !== undefined) for (const observer of observers) observer.next(next);
     if (isTerminalStatus(next.status) && !holdStream) this.endStream(undefined);

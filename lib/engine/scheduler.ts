@@ -7,6 +7,7 @@
  * process alive.
  */
 import type { Clock } from '../types.js';
+import { EPOCH, offsetOf } from '../util/epoch.js';
 
 /** Largest delay `setTimeout` honours. */
 const MAX_DELAY = 2_147_483_647;
@@ -25,17 +26,61 @@ export interface Timer {
   readonly live: boolean;
 }
 
-interface Entry extends Timer {
-  at: number;
-  live: boolean;
-  readonly seq: number;
+function nothing(): void {}
+
+/** The bits of an {@link Entry}'s state. */
+const enum State {
+  Live = 1,
+  Weak = 2,
+  /** The due time is kept as given, not as an offset (`util/epoch.ts`). */
+  RawDue = 4,
+}
+
+/**
+ * A timer as the scheduler keeps it. Every in-flight task holds one or two, so it is kept small:
+ * the due time as a compact offset (`util/epoch.ts`) and the yes/no state in one integer.
+ */
+class Entry implements Timer {
+  private readonly due: number;
+  private state: number;
   /** The job and its argument; dropped when the entry is cancelled, so a dead entry waiting in the heap holds nothing. */
   run: (arg: unknown) => void;
   arg: unknown;
-  readonly weak: boolean;
-}
 
-function nothing(): void {}
+  constructor(
+    at: number,
+    readonly seq: number,
+    run: (arg: unknown) => void,
+    arg: unknown,
+    weak: boolean,
+  ) {
+    const offset = offsetOf(at);
+    const exact = offset === offset;
+    this.due = exact ? offset : at;
+    this.state = State.Live | (weak ? State.Weak : 0) | (exact ? 0 : State.RawDue);
+    this.run = run;
+    this.arg = arg;
+  }
+
+  get at(): number {
+    return (this.state & State.RawDue) !== 0 ? this.due : this.due + EPOCH;
+  }
+
+  get live(): boolean {
+    return (this.state & State.Live) !== 0;
+  }
+
+  get weak(): boolean {
+    return (this.state & State.Weak) !== 0;
+  }
+
+  /** Marks the entry done (ran or cancelled) and lets go of its job. */
+  end(): void {
+    this.state &= ~State.Live;
+    this.run = nothing;
+    this.arg = undefined;
+  }
+}
 
 /** Node's timers can stop holding the process open; other clocks' tokens are left alone. */
 function hold(token: unknown, on: boolean): void {
@@ -86,7 +131,7 @@ export class Scheduler {
   call<A>(at: number, run: (arg: A) => void, arg: A, weak = false): Timer {
     // A due time that is not a number (a computation gone wrong) runs at once, never stalls the heap.
     if (Number.isNaN(at)) at = this.clock.now();
-    const entry: Entry = { at, live: true, seq: this.seq++, run: run as (arg: unknown) => void, arg, weak };
+    const entry = new Entry(at, this.seq++, run as (arg: unknown) => void, arg, weak);
     this.push(entry);
     this.liveCount += 1;
     if (!weak) this.strongCount += 1;
@@ -121,9 +166,7 @@ export class Scheduler {
   cancel(timer: Timer | undefined): void {
     const entry = timer as Entry | undefined;
     if (entry === undefined || !entry.live) return;
-    entry.live = false;
-    entry.run = nothing;
-    entry.arg = undefined;
+    entry.end();
     this.liveCount -= 1;
     if (!entry.weak) this.strongCount -= 1;
     if (this.liveCount === 0) this.reset();
@@ -132,7 +175,7 @@ export class Scheduler {
 
   /** Cancels everything and clears the timer. */
   clear(): void {
-    for (const entry of this.heap) entry.live = false;
+    for (const entry of this.heap) entry.end();
     this.liveCount = 0;
     this.strongCount = 0;
     this.reset();
@@ -170,13 +213,11 @@ export class Scheduler {
       for (let top = this.heap[0]; top !== undefined && top.at <= now && ran < MAX_JOBS_PER_TICK; top = this.heap[0]) {
         this.pop();
         if (!top.live) continue;
-        top.live = false;
         this.liveCount -= 1;
         if (!top.weak) this.strongCount -= 1;
         ran += 1;
         const { run, arg } = top;
-        top.run = nothing;
-        top.arg = undefined;
+        top.end();
         try {
           run(arg);
         } catch (error) {
@@ -197,7 +238,9 @@ export class Scheduler {
   }
 
   private before(a: Entry, b: Entry): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+    const aAt = a.at;
+    const bAt = b.at;
+    return aAt < bAt || (aAt === bAt && a.seq < b.seq);
   }
 
   private push(entry: Entry): void {

@@ -55,46 +55,72 @@ type Source =
   | { readonly kind: 'task'; readonly record: TaskRecord; readonly backend: HandleBackend; readonly wire: WireKind }
   | { readonly kind: 'immediate'; readonly result: CallToolResult; readonly wire: WireKind };
 
+/** What an `immediate` handle holds in place of a record. */
+interface Immediate {
+  readonly toolName: string;
+  readonly result: CallToolResult;
+  readonly immediateResponse: string | undefined;
+}
+
 /**
  * The runtime class of every {@link TaskHandle} (`handle instanceof TaskHandleOf` holds): a tool
  * call in progress or done, of kind `K`. Made by `TaskClient` only; its members are documented on
  * {@link TaskHandleApi}.
+ *
+ * A handle is kept small (every in-flight task has one): what the record already knows (task id,
+ * tool name) is read from it, and the kind follows from whether there is a record.
  */
 export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHandleApi<K> {
-  /** {@inheritDoc TaskHandleApi.kind} */
-  readonly kind: K;
-  /** {@inheritDoc TaskHandleApi.taskId} */
-  readonly taskId: K extends 'task' ? string : undefined;
-  /** {@inheritDoc TaskHandleApi.toolName} */
-  readonly toolName: string;
   /** {@inheritDoc TaskHandleApi.wire} */
   readonly wire: WireKind;
-  /** {@inheritDoc TaskHandleApi.immediateResponse} */
-  readonly immediateResponse: string | undefined;
-  /** The tracked task (kind `task`), with the client operations it delegates to; kept in fields, not in the source object. */
+  /** The tracked task (kind `task`), with the client operations it delegates to. */
   private readonly record: TaskRecord | undefined;
   private readonly backend: HandleBackend | undefined;
-  /** The result the server answered at once (kind `immediate`). */
-  private readonly immediate: CallToolResult | undefined;
+  /** Kind `task`: the server's immediate response, if any; kind `immediate`: what the server answered. */
+  private readonly detail: string | Immediate | undefined;
   private memo: Promise<CallToolResult> | undefined;
   private emitter: SafeEmitter<TaskHandleEvents> | undefined;
   /** @internal The client's per-call state of this tracked task, if it needs any (kept here: no registry entry per task). */
   callState: CallState | undefined = undefined;
 
   private constructor(toolName: string, source: Source, immediateResponse: string | undefined) {
-    this.toolName = toolName;
-    this.record = source.kind === 'task' ? source.record : undefined;
-    this.backend = source.kind === 'task' ? source.backend : undefined;
-    this.immediate = source.kind === 'immediate' ? source.result : undefined;
-    this.kind = source.kind as K;
     this.wire = source.wire;
-    this.taskId = (source.kind === 'task' ? source.record.taskId : undefined) as K extends 'task' ? string : undefined;
-    this.immediateResponse = immediateResponse;
+    if (source.kind === 'task') {
+      this.record = source.record;
+      this.backend = source.backend;
+      this.detail = immediateResponse;
+    } else {
+      this.record = undefined;
+      this.backend = undefined;
+      this.detail = { toolName, result: source.result, immediateResponse };
+    }
   }
 
   /** @internal Made by `TaskClient` (`callToolAsTask`, `resume`) only. */
   static create(toolName: string, source: Source, immediateResponse?: string): AnyHandle {
     return new TaskHandleOf(toolName, source, immediateResponse) as AnyHandle;
+  }
+
+  /** {@inheritDoc TaskHandleApi.kind} */
+  get kind(): K {
+    return (this.record === undefined ? 'immediate' : 'task') as K;
+  }
+
+  /** {@inheritDoc TaskHandleApi.taskId} */
+  get taskId(): K extends 'task' ? string : undefined {
+    return this.record?.taskId as K extends 'task' ? string : undefined;
+  }
+
+  /** {@inheritDoc TaskHandleApi.toolName} */
+  get toolName(): string {
+    const record = this.record;
+    return record !== undefined ? record.toolName : (this.detail as Immediate).toolName;
+  }
+
+  /** {@inheritDoc TaskHandleApi.immediateResponse} */
+  get immediateResponse(): string | undefined {
+    const detail = this.detail;
+    return typeof detail === 'object' ? detail.immediateResponse : detail;
   }
 
   /** {@inheritDoc TaskHandleApi.task} */
@@ -173,7 +199,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
   private settle(): Promise<CallToolResult> {
     const record = this.record;
     if (record === undefined) {
-      const result = this.immediate!;
+      const result = (this.detail as Immediate).result;
       if (result.isError !== true) return Promise.resolve(result);
       return Promise.reject(failedError(this.toolName, undefined, { result }));
     }

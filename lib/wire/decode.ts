@@ -71,7 +71,8 @@ export function decodeTaskFields(value: unknown, method: string, names: TaskFiel
   const statusMessage = clampMessage(value.statusMessage);
   const pollInterval = duration(value[names.pollInterval]);
   const createdAt = typeof value.createdAt === 'string' ? value.createdAt : '';
-  const lastUpdatedAt = typeof value.lastUpdatedAt === 'string' ? value.lastUpdatedAt : '';
+  // A task that has not changed yet carries the same time twice: one string kept, not two.
+  const lastUpdatedAt = value.lastUpdatedAt === createdAt ? createdAt : typeof value.lastUpdatedAt === 'string' ? value.lastUpdatedAt : '';
   const ttl = duration(value[names.ttl]) ?? null;
   const known = status as TaskStatus;
   // One literal per combination of the optional fields: each object is built with all its

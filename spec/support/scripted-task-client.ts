@@ -14,13 +14,14 @@ export const textResult = (value: string): Json => ({ content: [{ type: 'text', 
 /**
  * Builds the rig; `register` receives its cleanup (close everything, then check [R27]).
  * @param options scripted-server options (`tools` defaults to one required tool `job`).
+ * @param clock the clock of the server and the TaskClient (a ManualClock at 2026-01-01 by default).
  */
 export async function scriptedTaskClient(
   register: (cleanup: () => Promise<void>) => void,
   options: ScriptedServerOptions = {},
   taskOptions: TaskClientOptions = {},
+  clock = new ManualClock(),
 ) {
-  const clock = new ManualClock();
   const pair = await connectScripted({ tools: [{ name: 'job', taskSupport: 'required' }], now: clock.now, ...options });
   const tasks = new TaskClient(pair.client, { clock, ...taskOptions });
   const errors: TaskError[] = [];
