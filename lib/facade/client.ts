@@ -42,7 +42,7 @@ import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { openPort, unusable } from '../port/open.js';
 import type { SessionPort } from '../port/port.js';
 import { receiverClaims, unservedTaskRequest } from '../receiver/receiver.js';
-import { raceAbort } from '../util/abort.js';
+import { keepListening, raceAbort } from '../util/abort.js';
 import { resolveWire } from '../wire/resolve.js';
 import type { TaskWire, WireKind } from '../wire/wire.js';
 
@@ -120,6 +120,8 @@ export class TaskClient {
     const problem = unusable(client);
     if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
     this.config = resolveClientOptions(options);
+    // Every call races close(): the signal's one listener stays (util/abort.ts).
+    keepListening(this.closeSignal.signal);
     const serving = serveOption(options.serve, this.config.callbacks);
     this.port = openPort(client);
     const wire: TaskWire = resolveWire(this.port);

@@ -3,12 +3,25 @@
  * `AbortSignal` among many calls (a turn's stop button); a listener per call would trip Node's
  * `MaxListenersExceededWarning` past ten and keep every waiter reachable from the signal. Here a
  * signal carries a single listener that fans out to a set of callbacks, and the listener is
- * removed as soon as the set is empty.
+ * removed as soon as the set is empty. The library's own long-lived signals ({@link keepListening})
+ * keep theirs: each call would otherwise add and remove it again.
  */
 
 type Callbacks = Set<() => void>;
 
 const hubs = new WeakMap<AbortSignal, Callbacks>();
+
+/** The library's own signals whose listener stays while the signal lives. */
+const kept = new WeakSet<AbortSignal>();
+
+/**
+ * Marks a signal the library owns and waits on for every call (a client's close signal): its one
+ * listener stays installed when no callback is registered. Never for a caller's signal, which
+ * must carry nothing of ours after the call.
+ */
+export function keepListening(signal: AbortSignal): void {
+  kept.add(signal);
+}
 
 /** Runs every callback registered on `signal`, once, when it aborts. */
 function fanOut(this: AbortSignal): void {
@@ -38,7 +51,7 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
   callbacks.add(callback);
   const set = callbacks;
   return () => {
-    if (!set.delete(callback) || set.size > 0) return;
+    if (!set.delete(callback) || set.size > 0 || kept.has(signal)) return;
     if (hubs.get(signal) === set) {
       hubs.delete(signal);
       signal.removeEventListener('abort', fanOut);
