@@ -1,0 +1,81 @@
+/**
+ * The engine's one clock timer when nothing is scheduled. With Node's timers (tokens that can be
+ * unref'd), the timer left when the last job is cancelled stays armed without holding the process
+ * open, so the next job rarely needs a new one; when it fires with nothing due, nothing happens.
+ * close() clears it. Other clocks' timers are cleared as soon as nothing is scheduled.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from './helpers.js';
+import { creating, gaps } from './support/scripted-server.js';
+import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
+
+/** A ManualClock whose tokens can be ref'd and unref'd, as Node's are; it knows which are still armed. */
+class RefClock extends ManualClock {
+  /** Tokens armed and neither fired nor cleared. */
+  readonly armed = new Set<{ held: boolean }>();
+  private readonly baseSetTimeout = this.setTimeout;
+  private readonly baseClearTimeout = this.clearTimeout;
+  override setTimeout = (fn: () => void, ms: number): unknown => {
+    const extra = {
+      held: true,
+      ref(this: { held: boolean }) {
+        this.held = true;
+      },
+      unref(this: { held: boolean }) {
+        this.held = false;
+      },
+    };
+    const token: object = this.baseSetTimeout(() => {
+      this.armed.delete(held);
+      fn();
+    }, ms) as object;
+    const held = Object.assign(token, extra);
+    this.armed.add(held);
+    return held;
+  };
+  override clearTimeout = (token: unknown): void => {
+    this.armed.delete(token as { held: boolean });
+    this.baseClearTimeout(token);
+  };
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+describe('the clock timer when nothing is scheduled', () => {
+  it('with unref-able tokens: kept but not holding once the last task settled; later tasks poll on time; close() clears it', async () => {
+    const clock = new RefClock();
+    const { server, tasks, start } = await scriptedTaskClient((c) => cleanups.push(c), {}, {}, clock);
+    creating(server, { pollInterval: 1_000 });
+    for (let round = 0; round < 3; round += 1) {
+      const from = clock.now();
+      const handle = await tasks.callToolAsTask('job');
+      await clock.advance(2_500);
+      server.tasks.finish(handle.taskId!, 'completed', { result: textResult(`r${round}`) });
+      await clock.advance(1_000);
+      expect((await handle.result()).content).toEqual([{ type: 'text', text: `r${round}` }]);
+      // Polls one second apart from this task's start, whatever timer was left from the last one.
+      const polls = server.received('tasks/get').map((entry) => entry.at).filter((at) => at >= from);
+      expect(polls.map((at) => at - from)).toEqual([1_000, 2_000, 3_000]);
+      // Nothing is scheduled: a clock timer may be left, but none holds the process open.
+      expect([...clock.armed].filter((token) => token.held)).toEqual([]);
+      // It is kept (the next task's first job is due no earlier than it), not cleared and set again.
+      expect(clock.armed.size).toBe(1);
+    }
+    expect(gaps(server, 'tasks/get', start)).toHaveLength(9);
+    await tasks.close();
+    expect(clock.pending).toBe(0);
+  });
+
+  it('with plain tokens: no clock timer is left once the last task settled', async () => {
+    const { server, tasks, clock } = await scriptedTaskClient((c) => cleanups.push(c));
+    creating(server, { pollInterval: 1_000 });
+    const handle = await tasks.callToolAsTask('job');
+    server.tasks.finish(handle.taskId!, 'completed', { result: textResult('done') });
+    await clock.advance(1_000);
+    await handle.result();
+    expect(clock.pending).toBe(0);
+  });
+});
