@@ -13,30 +13,36 @@ import { scriptedTaskClient, textResult } from './support/scripted-task-client.j
 class RefClock extends ManualClock {
   /** Tokens armed and neither fired nor cleared. */
   readonly armed = new Set<{ held: boolean }>();
-  private readonly baseSetTimeout = this.setTimeout;
-  private readonly baseClearTimeout = this.clearTimeout;
-  override setTimeout = (fn: () => void, ms: number): unknown => {
-    const extra = {
-      held: true,
-      ref(this: { held: boolean }) {
-        this.held = true;
-      },
-      unref(this: { held: boolean }) {
-        this.held = false;
-      },
+
+  constructor() {
+    super();
+    const setTimer = this.setTimeout;
+    const clearTimer = this.clearTimeout;
+    this.setTimeout = (fn: () => void, ms: number): unknown => {
+      const extra = {
+        held: true,
+        ref(this: { held: boolean }) {
+          this.held = true;
+        },
+        unref(this: { held: boolean }) {
+          this.held = false;
+        },
+      };
+      const token = Object.assign(
+        setTimer(() => {
+          this.armed.delete(token);
+          fn();
+        }, ms) as object,
+        extra,
+      );
+      this.armed.add(token);
+      return token;
     };
-    const token: object = this.baseSetTimeout(() => {
-      this.armed.delete(held);
-      fn();
-    }, ms) as object;
-    const held = Object.assign(token, extra);
-    this.armed.add(held);
-    return held;
-  };
-  override clearTimeout = (token: unknown): void => {
-    this.armed.delete(token as { held: boolean });
-    this.baseClearTimeout(token);
-  };
+    this.clearTimeout = (token: unknown): void => {
+      this.armed.delete(token as { held: boolean });
+      clearTimer(token);
+    };
+  }
 }
 
 const cleanups: Array<() => Promise<void>> = [];
