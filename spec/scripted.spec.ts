@@ -181,6 +181,34 @@ describe('notifications (R20-R22, A11)', () => {
     expect(handle.task).toMatchObject({ status: 'completed', statusMessage: 'done' });
   });
 
+  it('orders snapshots by lastUpdatedAt in any ISO 8601 form a server writes: offsets, long fractions, whole seconds (A11, D4)', async () => {
+    const { server, tasks, start } = await setup();
+    creating(server, { taskId: 'forms', pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job');
+    const seen = collect(handle);
+    const base = server.tasks.get('forms');
+    const iso = (ms: number): string => new Date(start + ms).toISOString();
+    const push = (statusMessage: string, lastUpdatedAt: string): void => server.notify(STATUS, { ...base, statusMessage, lastUpdatedAt });
+    server.tasks.finish('forms', 'completed', { result: text('ok') }, { statusMessage: 'done', lastUpdatedAt: iso(9_000) });
+    push('micro', iso(2_000).replace('Z', '456Z')); // .000456: still the same millisecond as 2,000
+    push('same ms, longer fraction', iso(2_000).replace('Z', '999Z')); // not older: a tie goes to the later arrival
+    push('offset, older', iso(1_500).replace(/T(\d\d)/, (_m, h: string) => `T${String((Number(h) + 1) % 24).padStart(2, '0')}`).replace('Z', '+01:00'));
+    push('whole seconds, newer', iso(3_000).replace(/\.\d+Z$/, 'Z'));
+    push('lower case, newer', iso(4_000).toLowerCase());
+    push('done', iso(9_000));
+    server.notify(STATUS, { ...base, status: 'completed', statusMessage: 'done', lastUpdatedAt: iso(9_000) });
+    const statuses = await seen;
+    expect(statuses).toEqual([
+      'working:',
+      'working:micro',
+      'working:same ms, longer fraction',
+      'working:whole seconds, newer',
+      'working:lower case, newer',
+      'working:done',
+      'completed:done',
+    ]);
+  });
+
   it('notifications for unknown task ids are ignored, also during a creation (mcp-go broadcasts, D8)', async () => {
     const { server, tasks } = await setup();
     const stranger = (status: string): void =>

@@ -11,6 +11,7 @@ import { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type JsonObject, type Task } from '../types.js';
 import type { Timer } from './scheduler.js';
 import { EPOCH, offsetOf } from '../util/epoch.js';
+import { isoMs } from '../util/iso-time.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { GroupMember, RequestGroup, TaskOutcome, TaskWire } from '../wire/wire.js';
 
@@ -374,15 +375,15 @@ export class TaskRecord implements RequestGroup {
       return 'changed';
     }
     if (sameSnapshot(current, next)) return 'same';
-    const nextMs = Date.parse(next.lastUpdatedAt);
+    const nextMs = isoMs(next.lastUpdatedAt);
     if (this.streamEnded || isTerminalStatus(current.status)) {
       // [A11]: a snapshot that is not newer than the terminal one is ordinary reordering (a poll
       // answered before a notification overtook it, or whole-second timestamps, D4): dropped
       // silently. Only a strictly newer one after a terminal status shows a broken server.
-      if (!(nextMs > Date.parse(current.lastUpdatedAt))) return 'stale';
+      if (!(nextMs > isoMs(current.lastUpdatedAt))) return 'stale';
       return 'after-terminal';
     }
-    if (!isTerminalStatus(next.status) && nextMs < Date.parse(current.lastUpdatedAt)) return 'stale';
+    if (!isTerminalStatus(next.status) && nextMs < isoMs(current.lastUpdatedAt)) return 'stale';
     // The creation time never changes: the held snapshot's string is kept, the new copy dropped.
     if (next.createdAt === current.createdAt) (next as { createdAt: string }).createdAt = current.createdAt;
     this.task = next;

@@ -11,14 +11,15 @@
  * never before the server could have dropped it ([E13], [V11]).
  */
 import type { Task } from '../types.js';
+import { isoMs } from '../util/iso-time.js';
 
 /**
  * The latest local clock time at which `task` can have been created, given that this snapshot of
  * it was received at local time `now`. `Infinity` when the snapshot's timestamps are unreadable.
  */
 export function createdNoLaterThan(task: Task, now: number): number {
-  const created = Date.parse(task.createdAt);
-  const updated = Date.parse(task.lastUpdatedAt);
+  const created = isoMs(task.createdAt);
+  const updated = isoMs(task.lastUpdatedAt);
   if (!Number.isFinite(created)) return Infinity;
   // Coarse stamps (whole seconds, D4) may each be off by up to their resolution: the elapsed time
   // they show can exceed the real one by as much, so it is taken that much shorter.
@@ -59,6 +60,6 @@ export function probablyExpired(task: Task, createdBy: number, now: number, skew
   if (task.ttl === null) return false;
   const local = localExpiry(task.ttl, createdBy);
   if (local !== undefined && now + skewMs >= local) return true;
-  const created = Date.parse(task.createdAt);
+  const created = isoMs(task.createdAt);
   return Number.isFinite(created) && now + skewMs >= created + task.ttl;
 }
