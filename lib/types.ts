@@ -155,6 +155,13 @@ export interface JsonRpcErrorInfo {
 /**
  * A source of time and timers. Inject one to make tests deterministic; the default uses
  * `Date.now`, `setTimeout` and `clearTimeout`.
+ *
+ * The library keeps at most one timer of the clock armed per client. A token with Node's
+ * `ref()`/`unref()` methods is unref'd while only background work is due; when nothing is due
+ * any more such a token may stay armed, unref'd, until it fires (it then finds nothing to do),
+ * which spares setting a new timer for the next request. Other tokens are cleared as soon as
+ * nothing is due. `close()` clears the timer in every case. Any numbers `now()` returns
+ * (fractions, negative or very large values) are kept exactly.
  */
 export interface Clock {
   /** Milliseconds since the epoch. */
