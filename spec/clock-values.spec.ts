@@ -17,6 +17,7 @@ afterEach(async () => {
 
 const STARTS: Array<[string, number]> = [
   ['a fraction near zero', 0.1],
+  ['negative zero', -0],
   ['a negative fraction', -12_345.678],
   ['now, as Date.now() gives it', Date.now()],
   ['now with a fraction', Date.now() + 0.3],

@@ -12,7 +12,7 @@ import { scriptedTaskClient, textResult } from './support/scripted-task-client.j
 /** A ManualClock whose tokens can be ref'd and unref'd, as Node's are; it knows which are still armed. */
 class RefClock extends ManualClock {
   /** Tokens armed and neither fired nor cleared. */
-  readonly armed = new Set<{ held: boolean }>();
+  readonly armed = new Set<{ held: boolean; due: number }>();
 
   constructor() {
     super();
@@ -20,6 +20,7 @@ class RefClock extends ManualClock {
     const clearTimer = this.clearTimeout;
     this.setTimeout = (fn: () => void, ms: number): unknown => {
       const extra = {
+        due: this.now() + ms,
         held: true,
         ref(this: { held: boolean }) {
           this.held = true;
@@ -39,7 +40,7 @@ class RefClock extends ManualClock {
       return token;
     };
     this.clearTimeout = (token: unknown): void => {
-      this.armed.delete(token as { held: boolean });
+      this.armed.delete(token as { held: boolean; due: number });
       clearTimer(token);
     };
   }
@@ -73,6 +74,40 @@ describe('the clock timer when nothing is scheduled', () => {
     expect(gaps(server, 'tasks/get', start)).toHaveLength(9);
     await tasks.close();
     expect(clock.pending).toBe(0);
+  });
+
+  it('a timer due far ahead is not kept: it would keep the client reachable until then', async () => {
+    const clock = new RefClock();
+    const { server, tasks } = await scriptedTaskClient((c) => cleanups.push(c), {}, { requestTimeoutMs: 120_000 }, clock);
+    creating(server, { pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 600_000 });
+    // Told by a notification: the poll a minute ahead and the deadline are cancelled, and the
+    // timer armed for the poll is the one left when the result request is answered.
+    server.tasks.finish(handle.taskId!, 'completed', { result: textResult('done') }, {}, true);
+    await clock.advance(10);
+    expect((await handle.result()).content).toEqual([{ type: 'text', text: 'done' }]);
+    expect([...clock.armed].map((token) => token.due - clock.now()).filter((ahead) => ahead > 30_000)).toEqual([]);
+  });
+
+  it('a clock whose setTimeout returns null (tokens are the clock\'s business): tasks settle, nothing is reported', async () => {
+    const inner = new ManualClock();
+    const clock = {
+      now: inner.now,
+      setTimeout: (fn: () => void, ms: number): unknown => {
+        inner.setTimeout(fn, ms);
+        return null;
+      },
+      clearTimeout: (): void => {},
+    };
+    const { server, tasks, errors } = await scriptedTaskClient((c) => cleanups.push(c), {}, { clock }, inner);
+    creating(server, { pollInterval: 1_000 });
+    for (let round = 0; round < 2; round += 1) {
+      const handle = await tasks.callToolAsTask('job');
+      server.tasks.finish(handle.taskId!, 'completed', { result: textResult(`r${round}`) });
+      await inner.advance(1_000);
+      expect((await handle.result()).content).toEqual([{ type: 'text', text: `r${round}` }]);
+    }
+    expect(errors).toEqual([]);
   });
 
   it('with plain tokens: no clock timer is left once the last task settled', async () => {

@@ -90,6 +90,17 @@ function hold(token: unknown, on: boolean): void {
   else timer.unref?.();
 }
 
+/** True for a token {@link hold} can let go of (Node's timers). */
+function unrefable(token: unknown): boolean {
+  return typeof token === 'object' && token !== null && typeof (token as { unref?: unknown }).unref === 'function';
+}
+
+/**
+ * How far ahead a timer left when nothing is due may be kept: it keeps the scheduler (and the
+ * client) reachable until it fires, so a far one (a long deadline just cancelled) is cleared.
+ */
+const KEEP_IDLE_MS = 30_000;
+
 /** The default {@link Clock}: wall time and Node timers. */
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -191,12 +202,13 @@ export class Scheduler {
    * kept armed, no longer held: the next job is usually due no earlier (a request's timeout
    * after the one just cancelled), so it needs no new clock timer; if the kept one fires first it
    * finds nothing due and arms for what is. Without that, every request on an otherwise idle
-   * client cost a clock timer set and cleared. Other clocks' timers are cleared as before.
+   * client cost a clock timer set and cleared. Other clocks' timers, and one due more than
+   * {@link KEEP_IDLE_MS} ahead, are cleared as before.
    */
   private idle(): void {
     this.heap = [];
     const token = this.token;
-    if (token === undefined || typeof (token as { unref?: unknown }).unref !== 'function') {
+    if (!unrefable(token) || this.armedAt - this.clock.now() > KEEP_IDLE_MS) {
       this.disarm();
       return;
     }

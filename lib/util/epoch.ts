@@ -16,5 +16,6 @@ export const EPOCH: number = Date.now();
  */
 export function offsetOf(value: number): number {
   const offset = value - EPOCH;
-  return offset + EPOCH === value ? offset : NaN;
+  // Object.is: -0 would read back as +0.
+  return Object.is(offset + EPOCH, value) ? offset : NaN;
 }

@@ -60,7 +60,9 @@ export function isoMs(stamp: string): number {
   if (day > daysIn(year, month)) return Date.parse(stamp);
   let ms = 0;
   if (n > 20) {
-    // '.' and at least one digit before the 'Z'; the first three digits count.
+    // '.' and one to nine digits before the 'Z'; the first three count. (V8 reads ten or more
+    // digits its own way: those go to Date.parse.)
+    if (n > 30) return Date.parse(stamp);
     if (stamp.charCodeAt(19) !== 46 || n === 21) return Date.parse(stamp);
     for (let at = 20; at < n - 1; at += 1) {
       const digit = stamp.charCodeAt(at) - 48;
