@@ -17,13 +17,10 @@ import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
 import { closedError, Requests } from './requests.js';
 import { Scheduler } from './scheduler.js';
 import { pollDelay } from './timing.js';
-import { createdNoLaterThan, localExpiry } from './ttl.js';
+import { TtlWatch } from './ttl-watch.js';
 import type { EngineConfig, EngineCore, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
 export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
-
-/** How much earlier a new creation bound must be before the ttl timers are armed again. */
-const TTL_ANCHOR_STEP_MS = 1_000;
 
 /**
  * The options of one request of a task: its timeout on the engine's timers, and the task's record
@@ -55,6 +52,7 @@ export class TaskEngine implements EngineCore {
   /** Bumped when the wire is replaced: answers to requests sent before belong to the old one. */
   generation = 0;
   private featureCache: WireFeatures | undefined;
+  private readonly ttl: TtlWatch;
 
   constructor(
     private wireRef: TaskWire,
@@ -73,6 +71,14 @@ export class TaskEngine implements EngineCore {
     });
     this.retryable = this.requests.retryable;
     this.early = new EarlyBuffer(config.maxEarlyNotifications, () => this.events.creationsSettled());
+    this.ttl = new TtlWatch({
+      config,
+      scheduler: this.scheduler,
+      features: () => this.features,
+      isStopping: (record) => this.isStopping(record),
+      expiring: (record, expiresAt) => this.events.expiring(record, expiresAt),
+      expired: (record) => vanished(this, record, undefined),
+    });
   }
 
   /** Aborted when the engine shuts down (the client closed). */
@@ -168,11 +174,11 @@ export class TaskEngine implements EngineCore {
       this.observe(record, early, 'notification');
     }
     if (record.provisional) return record;
-    record.createdBy = createdNoLaterThan(task, now);
+    this.ttl.start(record, now);
     record.active = true;
     this.watch(record, this.wireRef);
     record.nextPollAt = now + this.delay(record);
-    this.armTtlWarning(record);
+    this.ttl.arm(record);
     this.react(record);
     return record;
   }
@@ -219,13 +225,8 @@ export class TaskEngine implements EngineCore {
     const previous = record.task;
     const wasProvisional = record.provisional;
     const verdict = record.apply(task, this.stopping.get(record)?.holdStream ?? false);
-    // Every snapshot the server sent bounds when it created the task, on our clock (even a stale
-    // one); a payload read that stands in for a snapshot ('result') may carry a local timestamp.
-    // Without a ttl nothing needs the bound, and the same timestamps read later never tighten it.
-    const sameStamps = Number.isFinite(record.createdBy) && task.lastUpdatedAt === previous.lastUpdatedAt && task.createdAt === previous.createdAt;
-    const createdBy = source === 'result' || task.ttl === null || sameStamps ? Infinity : createdNoLaterThan(task, this.config.clock.now());
-    const tighter = createdBy < record.createdBy - TTL_ANCHOR_STEP_MS;
-    if (createdBy < record.createdBy) record.createdBy = createdBy;
+    // Every snapshot the server sent bounds when it created the task, on our clock (`ttl-watch.ts`).
+    const tighter = this.ttl.bound(record, task, previous, source);
     // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known. A
     // terminal task told without it (a terse notification) takes it from the next read even when
     // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
@@ -260,7 +261,7 @@ export class TaskEngine implements EngineCore {
     const needsRead = terseInput || (record.terminal && this.awaitsPayloadRead(record));
     record.nextPollAt = needsRead ? this.soonestRead(record) : this.config.clock.now() + this.delay(record);
     if (tighter || wasProvisional || previous.ttl !== record.task.ttl || previous.createdAt !== record.task.createdAt) {
-      this.armTtlWarning(record);
+      this.ttl.arm(record);
     }
     if (verdict === 'changed') this.events.status(record, source, previous);
     // Also on an unchanged snapshot: e.g. still input_required after a failed blocking request.
@@ -462,41 +463,6 @@ export class TaskEngine implements EngineCore {
   background<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>, once = false): Promise<T> {
     return this.requests.background(record, run, once);
   }
-
-  /**
-   * Warns once when a running task nears the end of its ttl ([V11]: it may vanish then). The ttl
-   * runs on the local clock from a skew-proof bound of the creation time (`ttl.ts`); a ttl that
-   * changed (to unlimited, `null`, included) replaces the timers armed for the old one.
-   */
-  private armTtlWarning(record: TaskRecord): void {
-    this.scheduler.cancel(record.ttlTimer);
-    record.ttlTimer = undefined;
-    const ttl = record.task.ttl;
-    const expiresAt = localExpiry(ttl, record.createdBy);
-    if (ttl === null || expiresAt === undefined || record.terminal) return;
-    const margin = this.config.ttlWarningMs ?? Math.min(60_000, Math.max(1_000, ttl / 10));
-    record.ttlTimer = this.scheduler.call(Math.max(this.config.clock.now(), expiresAt - margin), this.ttlNear, record);
-  }
-
-  /**
-   * A running task's ttl is near its end. The expiry is read again here: a bound of the creation
-   * time tightened since the timer was armed (by less than the re-arm step) only makes it more exact.
-   */
-  private readonly ttlNear = (record: TaskRecord): void => {
-    record.ttlTimer = undefined;
-    const expiresAt = localExpiry(record.task.ttl, record.createdBy);
-    if (record.settlement !== undefined || record.terminal || expiresAt === undefined) return;
-    this.events.expiring(record, expiresAt);
-    // [E13]: where the ttl is a backstop, a task still running when it elapses is given up as
-    // expired (the server may fail or delete it at any time after).
-    if (this.features.ttlBackstop) record.ttlTimer = this.scheduler.call(expiresAt, this.ttlOver, record);
-  };
-
-  /** A running task's ttl elapsed where the ttl is a backstop ([E13]). */
-  private readonly ttlOver = (record: TaskRecord): void => {
-    record.ttlTimer = undefined;
-    if (record.settlement === undefined && !record.terminal && !this.isStopping(record)) vanished(this, record, undefined);
-  };
 
   /** Stops the record's polls while a local stop (timeout, abort, dispose) is under way. */
   beginStop(record: TaskRecord, intent: StopIntent): void {
