@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from './helpers.js';
-import { creating, gaps } from './support/scripted-server.js';
+import { NO_REPLY, creating, gaps } from './support/scripted-server.js';
 import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
 
 /** A ManualClock whose tokens can be ref'd and unref'd, as Node's are; it knows which are still armed. */
@@ -108,6 +108,23 @@ describe('the clock timer when nothing is scheduled', () => {
       expect((await handle.result()).content).toEqual([{ type: 'text', text: `r${round}` }]);
     }
     expect(errors).toEqual([]);
+  });
+
+  it('a timer left for background work only (a remote cancel the server has not answered) does not hold the process open', async () => {
+    const clock = new RefClock();
+    const { server, tasks } = await scriptedTaskClient((c) => cleanups.push(c), {}, { cancelGraceMs: 0 }, clock);
+    creating(server, { pollInterval: 1_000 });
+    server.on('tasks/cancel', () => NO_REPLY);
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 2_500 });
+    const outcome = handle.result().then(
+      () => 'resolved',
+      (error: unknown) => (error as Error).name,
+    );
+    await clock.advance(2_600);
+    expect(await outcome).toBe('TaskTimeoutError');
+    expect(server.count('tasks/cancel')).toBe(1);
+    // The cancel is still unanswered (a background request with its own timeout): nothing holds.
+    expect([...clock.armed].filter((token) => token.held)).toEqual([]);
   });
 
   it('with plain tokens: no clock timer is left once the last task settled', async () => {

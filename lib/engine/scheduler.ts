@@ -179,7 +179,11 @@ export class Scheduler {
     if (entry === undefined || !entry.live) return;
     entry.end();
     this.liveCount -= 1;
-    if (!entry.weak) this.strongCount -= 1;
+    if (!entry.weak) {
+      this.strongCount -= 1;
+      // Only background jobs left: the armed timer no longer holds the process open.
+      if (this.strongCount === 0) this.letGo();
+    }
     if (this.liveCount === 0) this.idle();
     else if (this.heap.length > 64 && this.heap.length > this.liveCount * 4) this.compact();
   }
@@ -212,10 +216,14 @@ export class Scheduler {
       this.disarm();
       return;
     }
-    if (this.tokenHeld) {
-      hold(token, false);
-      this.tokenHeld = false;
-    }
+    this.letGo();
+  }
+
+  /** The armed timer stops holding the process open (nothing but background jobs is due). */
+  private letGo(): void {
+    if (!this.tokenHeld || this.token === undefined) return;
+    hold(this.token, false);
+    this.tokenHeld = false;
   }
 
   private disarm(): void {
