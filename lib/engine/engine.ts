@@ -77,7 +77,7 @@ export class TaskEngine implements EngineCore {
       features: () => this.features,
       isStopping: (record) => this.isStopping(record),
       expiring: (record, expiresAt) => this.events.expiring(record, expiresAt),
-      expired: (record) => vanished(this, record, undefined),
+      elapsed: (record) => this.lastLook(record),
     });
   }
 
@@ -462,6 +462,26 @@ export class TaskEngine implements EngineCore {
   /** Sends a request about `record` that outlives its tracking (see {@link Requests.background}). */
   background<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>, once = false): Promise<T> {
     return this.requests.background(record, run, once);
+  }
+
+  /**
+   * The backstop ttl of a running task elapsed ([E13]: the client may consider it no longer
+   * usable). One last read first: a result that has just come is delivered, not lost. A task the
+   * server still runs, or cannot be asked about, is given up as expired; one it no longer knows
+   * is expired as well.
+   */
+  private lastLook(record: TaskRecord): void {
+    const giveUp = (error: unknown): void => {
+      if (record.settlement === undefined && !record.terminal && !this.isStopping(record)) vanished(this, record, error);
+    };
+    this.attempt(record, (scope) => this.readTask(record, scope)).then(
+      (snapshot) => {
+        if (record.settlement !== undefined) return;
+        if (isTerminalStatus(snapshot.task.status)) this.observe(record, snapshot, 'poll');
+        giveUp(undefined);
+      },
+      (error: unknown) => giveUp(this.classify(error) === 'vanished' ? error : undefined),
+    );
   }
 
   /** Stops the record's polls while a local stop (timeout, abort, dispose) is under way. */

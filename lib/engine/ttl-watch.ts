@@ -22,8 +22,11 @@ export interface TtlWatchHost {
   isStopping(record: TaskRecord): boolean;
   /** The ttl of a running task is near its end. */
   expiring(record: TaskRecord, expiresAt: number): void;
-  /** The ttl of a running task elapsed where it is a backstop: give the task up as expired. */
-  expired(record: TaskRecord): void;
+  /**
+   * The ttl of a running task elapsed where it is a backstop: take one last look at the task
+   * (its result may have just come), and give it up as expired if it is still running.
+   */
+  elapsed(record: TaskRecord): void;
 }
 
 /** The ttl timers of one engine's tasks (one function each for every task: no closure per task). */
@@ -54,7 +57,9 @@ export class TtlWatch {
   /**
    * Arms the warning for a running task nearing the end of its ttl ([V11]). The ttl runs on the
    * local clock from the creation bound; a ttl that changed (to unlimited, `null`, included)
-   * replaces the timers armed for the old one.
+   * replaces the timers armed for the old one. A ttl of 0 (or less) arms nothing: no conformant
+   * server sends one, and a server that means "unlimited" by it would otherwise have every task
+   * warned about and, where the ttl is a backstop, given up at once.
    */
   arm(record: TaskRecord): void {
     const { scheduler, config } = this.host;
@@ -62,7 +67,7 @@ export class TtlWatch {
     record.ttlTimer = undefined;
     const ttl = record.task.ttl;
     const expiresAt = localExpiry(ttl, record.createdBy);
-    if (ttl === null || expiresAt === undefined || record.terminal) return;
+    if (ttl === null || !(ttl > 0) || expiresAt === undefined || record.terminal) return;
     const margin = config.ttlWarningMs ?? Math.min(60_000, Math.max(1_000, ttl / 10));
     record.ttlTimer = scheduler.call(Math.max(config.clock.now(), expiresAt - margin), this.near, record);
   }
@@ -84,6 +89,6 @@ export class TtlWatch {
   /** A running task's ttl elapsed where the ttl is a backstop ([E13]). */
   private readonly over = (record: TaskRecord): void => {
     record.ttlTimer = undefined;
-    if (record.settlement === undefined && !record.terminal && !this.host.isStopping(record)) this.host.expired(record);
+    if (record.settlement === undefined && !record.terminal && !this.host.isStopping(record)) this.host.elapsed(record);
   };
 }

@@ -1,7 +1,8 @@
 /**
  * What the tasks extension wire lacks, and how its errors read, through the public API:
  * - the server decides the ttl: the `ttlMs` option is ignored (no error, nothing sent, [E13]);
- * - `createdAt + ttlMs` is a backstop: a task still running then settles with `TaskExpiredError`;
+ * - `createdAt + ttlMs` is a backstop: a task still running then (after one last read, which
+ *   delivers a result that has just come) settles with `TaskExpiredError`; a ttlMs of 0 arms nothing;
  * - there is no `tasks/list`: `list()` and `listPage()` fail with `TaskNotSupportedError`;
  * - there is no progress on tasks ([E10]);
  * - `-32021`/`-32003` ([E11]), `-32022` ([E12]), `-32020` ([E19]) and `-32602` on a task request
@@ -73,6 +74,47 @@ describe('the ttl is the server’s ([E13])', () => {
       expect(error.message).not.toMatch(/server dropped it/);
     },
   );
+
+  it('takes one last look at the ttl: a result that has just come is delivered, not lost', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 60_000 }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(4_900);
+    // Completed between polls (no notifications): only the last look at the ttl can see it.
+    rig.server.tasks.complete(handle.taskId!, textResult('just in time'));
+    const polls = rig.server.count('tasks/get');
+    await rig.clock.advance(100);
+    expect(rig.server.count('tasks/get')).toBe(polls + 1);
+    expect(await result).toMatchObject({ content: textResult('just in time').content });
+  });
+
+  it('a task the server dropped by the ttl is expired, and the error says the server dropped it', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 60_000 }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(4_900);
+    rig.server.tasks.delete(handle.taskId!);
+    await rig.clock.advance(100);
+    const error = (await result) as Error;
+    expect(error).toBeInstanceOf(TaskExpiredError);
+    expect(error.message).toMatch(/server dropped it/);
+  });
+
+  it('a ttlMs of 0 (no conformant server sends one; some mean "unlimited" by it) neither warns nor gives the task up', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 0 }) });
+    const events: string[] = [];
+    rig.tasks.on('expiring', () => events.push('expiring'));
+    rig.tasks.on('expired', () => events.push('expired'));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    expect(handle.task?.ttl).toBe(0);
+    const result = handle.result();
+    await rig.clock.advance(30_000);
+    expect(handle.settled).toBe(false);
+    rig.server.tasks.complete(handle.taskId!, textResult('fine'));
+    await rig.clock.advance(2_000);
+    expect((await result).content).toEqual(textResult('fine').content);
+    expect(events).toEqual([]);
+  });
 
   it('follows a ttlMs the server changes during the task', async () => {
     const tool = taskTool('extended', { ttlMs: 5_000, advance: 'poll', steps: [{ ttlMs: 20_000 }] });
