@@ -34,6 +34,22 @@ describe('one SDK installed', () => {
   }
 });
 
+describe('the mcp-task CLI without SDK v1', () => {
+  it('says in one line that it needs @modelcontextprotocol/sdk, and exits 1 (no stack trace)', async () => {
+    const failure = await run(
+      process.execPath,
+      ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'lib/cli/main.ts', 'tools'],
+      { cwd: root, env: { ...process.env, HIDE_SDK: 'v1' }, timeout: 30_000 },
+    ).then(
+      () => undefined,
+      (error: unknown) => error as { code?: number; stderr?: string },
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr).toContain('mcp-task needs @modelcontextprotocol/sdk (SDK v1)');
+    expect(failure?.stderr).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
+  });
+});
+
 describe('an SDK client from the CommonJS build', () => {
   async function cjsPair() {
     const require = createRequire(import.meta.url);
