@@ -46,6 +46,18 @@ describe('ending iterators', () => {
     expect(seen).toEqual(['working']);
   });
 
+  it('a task with ttl 0 that vanishes is not found, not "expired after 0 ms" (a ttl of 0 is no usable ttl)', async () => {
+    const { server, client } = await scripted();
+    const tasks = new TaskClient(client, { minPollIntervalMs: 10 });
+    cleanups.push(() => tasks.close());
+    server.on('tools/call', () => server.tasks.createResult({ taskId: 'zero', pollInterval: 20, ttl: 0 }));
+    const handle = await tasks.callToolAsTask('job');
+    expect(handle.task?.ttl).toBe(0);
+    server.tasks.delete('zero');
+    const error = await handle.result().catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(TaskNotFoundError);
+  });
+
   it('dispose() after a successful remote cancel settles result() with TaskCancelledError', async () => {
     const { server, client } = await scripted();
     const tasks = new TaskClient(client);

@@ -48,6 +48,20 @@ describe('the mcp-task CLI without SDK v1', () => {
     expect(failure?.stderr).toContain('mcp-task needs @modelcontextprotocol/sdk (SDK v1)');
     expect(failure?.stderr).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
   });
+
+  it('a package the SDK needs that is missing is reported as itself, not as the SDK missing', async () => {
+    const failure = await run(
+      process.execPath,
+      ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'lib/cli/main.ts', 'tools'],
+      { cwd: root, env: { ...process.env, HIDE_PACKAGE: 'cross-spawn' }, timeout: 30_000 },
+    ).then(
+      () => undefined,
+      (error: unknown) => error as { code?: number; stderr?: string },
+    );
+    expect(failure?.code).not.toBe(0);
+    expect(failure?.stderr).toContain("Cannot find package 'cross-spawn'");
+    expect(failure?.stderr).not.toContain('mcp-task needs');
+  });
 });
 
 describe('an SDK client from the CommonJS build', () => {

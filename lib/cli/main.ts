@@ -5,10 +5,13 @@
  */
 import type { main as Main } from './program.js';
 
-/** True when loading the CLI failed because `@modelcontextprotocol/sdk` (which the CLI needs) is not installed. */
+/**
+ * True when loading the CLI failed because the package `@modelcontextprotocol/sdk` (which the CLI
+ * needs) is not installed: not a package it depends on, nor a file missing from an SDK too old.
+ */
 function sdkMissing(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === 'ERR_MODULE_NOT_FOUND' && typeof message === 'string' && message.includes('@modelcontextprotocol/sdk');
+  return code === 'ERR_MODULE_NOT_FOUND' && typeof message === 'string' && message.startsWith("Cannot find package '@modelcontextprotocol/sdk'");
 }
 
 // Loaded here, not imported at the top: the CLI needs SDK v1 (its transports and example server),

@@ -17,6 +17,7 @@ import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
 import { closedError, Requests } from './requests.js';
 import { Scheduler } from './scheduler.js';
 import { pollDelay } from './timing.js';
+import { localExpiry } from './ttl.js';
 import { TtlWatch } from './ttl-watch.js';
 import type { EngineConfig, EngineCore, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
@@ -466,18 +467,28 @@ export class TaskEngine implements EngineCore {
 
   /**
    * The backstop ttl of a running task elapsed ([E13]: the client may consider it no longer
-   * usable). One last read first: a result that has just come is delivered, not lost. A task the
-   * server still runs, or cannot be asked about, is given up as expired; one it no longer knows
-   * is expired as well.
+   * usable). One last read first, observed like a poll: a result that has just come is delivered,
+   * not lost, and a ttl the server extended (or made unlimited) keeps the task. A task still
+   * running past its ttl, or that cannot be asked about, is given up as expired; one the server
+   * no longer knows is expired as well.
    */
   private lastLook(record: TaskRecord): void {
-    const giveUp = (error: unknown): void => {
-      if (record.settlement === undefined && !record.terminal && !this.isStopping(record)) vanished(this, record, error);
+    const giveUp = (cause: unknown): void => {
+      if (record.settlement !== undefined || record.terminal || this.isStopping(record)) return;
+      // A snapshot read meanwhile (this one, or a poll beside it) may have moved the ttl: its
+      // timers are armed again, or it has not elapsed (or is unlimited) any more.
+      if (record.ttlTimer !== undefined) return;
+      const expiresAt = localExpiry(record.task.ttl, record.createdBy);
+      if (expiresAt === undefined || expiresAt > this.config.clock.now()) {
+        this.ttl.arm(record);
+        return;
+      }
+      vanished(this, record, cause);
     };
     this.attempt(record, (scope) => this.readTask(record, scope)).then(
       (snapshot) => {
         if (record.settlement !== undefined) return;
-        if (isTerminalStatus(snapshot.task.status)) this.observe(record, snapshot, 'poll');
+        this.observe(record, snapshot, 'poll');
         giveUp(undefined);
       },
       (error: unknown) => giveUp(this.classify(error) === 'vanished' ? error : undefined),

@@ -57,7 +57,8 @@ export function localExpiry(ttl: number | null, createdBy: number): number | und
  * an error the server already caused, never used to give a task up).
  */
 export function probablyExpired(task: Task, createdBy: number, now: number, skewMs: number): boolean {
-  if (task.ttl === null) return false;
+  // A ttl of 0 is no usable ttl (see TtlWatch.arm): it never explains a vanished task.
+  if (task.ttl === null || !(task.ttl > 0)) return false;
   const local = localExpiry(task.ttl, createdBy);
   if (local !== undefined && now + skewMs >= local) return true;
   const created = isoMs(task.createdAt);

@@ -88,6 +88,47 @@ describe('the ttl is the server’s ([E13])', () => {
     expect(await result).toMatchObject({ content: textResult('just in time').content });
   });
 
+  it('the last look sees a ttl the server extended: the task is kept, and ends when the server ends it', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 60_000 }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(4_900);
+    rig.server.tasks.update(handle.taskId!, { ttlMs: 20_000 });
+    await rig.clock.advance(100);
+    expect(handle.settled).toBe(false);
+    expect(handle.task?.ttl).toBe(20_000);
+    rig.server.tasks.complete(handle.taskId!, textResult('later'));
+    await rig.clock.advance(60_000);
+    expect(await result).toMatchObject({ content: textResult('later').content });
+  });
+
+  it('a poll beside the last look that sees the extended ttl first: neither expired nor reported vanished', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 1_000 }) });
+    const start = rig.clock.now();
+    const answer = (rig.server as unknown as { builtins: Record<string, (params: unknown, ctx: unknown) => unknown> }).builtins['tasks/get']!;
+    let release: (() => void) | undefined;
+    let held = 0;
+    rig.server.on('tasks/get', async (params, ctx) => {
+      // The first read at the ttl (the last look) waits; the poll beside it is answered.
+      if (rig.clock.now() >= start + 5_000 && held === 0) {
+        held += 1;
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      return answer(params, ctx);
+    });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const events: string[] = [];
+    rig.tasks.on('expired', () => events.push('expired'));
+    await rig.clock.advance(4_500);
+    rig.server.tasks.update(handle.taskId!, { ttlMs: 20_000 });
+    await rig.clock.advance(1_000);
+    expect(held).toBe(1);
+    release?.();
+    await rig.clock.advance(0);
+    expect(handle.settled).toBe(false);
+    expect(events).toEqual([]);
+  });
+
   it('a task the server dropped by the ttl is expired, and the error says the server dropped it', async () => {
     const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 60_000 }) });
     const handle = await rig.tasks.callToolAsTask('manual');
