@@ -199,8 +199,8 @@ export interface McpTransport {
 }
 
 /**
- * A connected MCP SDK client: `Client` from `@modelcontextprotocol/sdk` 1.x (^1.32) or from
- * `@modelcontextprotocol/client` 2.x (^2.4). Structural: the library tells the two apart itself.
+ * A connected MCP SDK client: `Client` from `@modelcontextprotocol/sdk` 1.x (^1.24.1) or from
+ * `@modelcontextprotocol/client` 2.x (^2.1). Structural: the library tells the two apart itself.
  */
 export interface McpClient {
   /** The connected transport; `undefined` before `connect` and after `close`. */

@@ -1,5 +1,5 @@
 /**
- * The port for an SDK v1 `Client` (`@modelcontextprotocol/sdk` ^1.32): what the library reads
+ * The port for an SDK v1 `Client` (`@modelcontextprotocol/sdk` ^1.24.1): what the library reads
  * from it. v1 speaks only the legacy era (an `initialize` handshake, up to 2025-11-25). Nothing
  * here imports the SDK: the client is read through its public getters, plus two private fields
  * that have no getter (the declared capabilities and the handler map), read defensively.

@@ -1,5 +1,5 @@
 /**
- * The port for an SDK v2 `Client` (`@modelcontextprotocol/client` ^2.4). v2 negotiates the era
+ * The port for an SDK v2 `Client` (`@modelcontextprotocol/client` ^2.1). v2 negotiates the era
  * per connection: legacy (an `initialize` handshake) or modern (2026-07-28: every request carries
  * a `_meta` envelope with the protocol version, client info and client capabilities). Nothing here
  * imports the SDK.
