@@ -470,9 +470,18 @@ export class TaskEngine implements EngineCore {
    * usable). One last read first, observed like a poll: a result that has just come is delivered,
    * not lost, and a ttl the server extended (or made unlimited) keeps the task. A task still
    * running past its ttl, or that cannot be asked about, is given up as expired; one the server
-   * no longer knows is expired as well.
+   * no longer knows is expired as well. While the connection is lost the look waits for it (no
+   * handle fails because the connection was lost; the new one reads every task anyway).
    */
   private lastLook(record: TaskRecord): void {
+    if (this.pauseState.paused) {
+      // Settling or stopping the task aborts its life signal, which ends the wait.
+      this.whenResumed(record.lifeSignal).then(
+        () => this.lastLook(record),
+        () => {},
+      );
+      return;
+    }
     const giveUp = (cause: unknown): void => {
       if (record.settlement !== undefined || record.terminal || this.isStopping(record)) return;
       // A snapshot read meanwhile (this one, or a poll beside it) may have moved the ttl: its
@@ -491,7 +500,10 @@ export class TaskEngine implements EngineCore {
         this.observe(record, snapshot, 'poll');
         giveUp(undefined);
       },
-      (error: unknown) => giveUp(this.classify(error) === 'vanished' ? error : undefined),
+      (error: unknown) => {
+        if (this.pauseState.paused) this.lastLook(record);
+        else giveUp(this.classify(error) === 'vanished' ? error : undefined);
+      },
     );
   }
 

@@ -19,7 +19,7 @@ import {
 } from '../../lib/index.js';
 import { flush, rejection } from '../helpers.js';
 import { ErrorCode, NO_REPLY, rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
-import { closeRigs, extRig, type ExtRig } from './support.js';
+import { closeRigs, extRig, sdkV2Client, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
 
@@ -127,6 +127,20 @@ describe('the ttl is the server’s ([E13])', () => {
     await rig.clock.advance(0);
     expect(handle.settled).toBe(false);
     expect(events).toEqual([]);
+  });
+
+  it('a connection lost when the ttl elapses: the last look waits for the new connection, which brings the result', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 60_000 }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(4_900);
+    await rig.tasks.client.transport?.close();
+    await rig.clock.advance(1_000);
+    expect(handle.settled).toBe(false);
+    rig.server.tasks.complete(handle.taskId!, textResult('after the blip'));
+    rig.tasks.reconnect(await sdkV2Client(rig.server));
+    await rig.clock.advance(100);
+    expect(await result).toMatchObject({ content: textResult('after the blip').content });
   });
 
   it('a task the server dropped by the ttl is expired, and the error says the server dropped it', async () => {
