@@ -17,7 +17,6 @@ import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
 import { closedError, Requests } from './requests.js';
 import { Scheduler } from './scheduler.js';
 import { pollDelay } from './timing.js';
-import { localExpiry } from './ttl.js';
 import { TtlWatch } from './ttl-watch.js';
 import type { EngineConfig, EngineCore, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
@@ -78,7 +77,12 @@ export class TaskEngine implements EngineCore {
       features: () => this.features,
       isStopping: (record) => this.isStopping(record),
       expiring: (record, expiresAt) => this.events.expiring(record, expiresAt),
-      elapsed: (record) => this.lastLook(record),
+      paused: () => this.pauseState.paused,
+      whenResumed: (signal) => this.whenResumed(signal),
+      read: (record) => this.attempt(record, (scope) => this.readTask(record, scope)),
+      observe: (record, snapshot) => this.observe(record, snapshot, 'poll'),
+      classify: (error) => this.classify(error),
+      expired: (record, cause) => vanished(this, record, cause),
     });
   }
 
@@ -463,48 +467,6 @@ export class TaskEngine implements EngineCore {
   /** Sends a request about `record` that outlives its tracking (see {@link Requests.background}). */
   background<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>, once = false): Promise<T> {
     return this.requests.background(record, run, once);
-  }
-
-  /**
-   * The backstop ttl of a running task elapsed ([E13]: the client may consider it no longer
-   * usable). One last read first, observed like a poll: a result that has just come is delivered,
-   * not lost, and a ttl the server extended (or made unlimited) keeps the task. A task still
-   * running past its ttl, or that cannot be asked about, is given up as expired; one the server
-   * no longer knows is expired as well. While the connection is lost the look waits for it (no
-   * handle fails because the connection was lost; the new one reads every task anyway).
-   */
-  private lastLook(record: TaskRecord): void {
-    if (this.pauseState.paused) {
-      // Settling or stopping the task aborts its life signal, which ends the wait.
-      this.whenResumed(record.lifeSignal).then(
-        () => this.lastLook(record),
-        () => {},
-      );
-      return;
-    }
-    const giveUp = (cause: unknown): void => {
-      if (record.settlement !== undefined || record.terminal || this.isStopping(record)) return;
-      // A snapshot read meanwhile (this one, or a poll beside it) may have moved the ttl: its
-      // timers are armed again, or it has not elapsed (or is unlimited) any more.
-      if (record.ttlTimer !== undefined) return;
-      const expiresAt = localExpiry(record.task.ttl, record.createdBy);
-      if (expiresAt === undefined || expiresAt > this.config.clock.now()) {
-        this.ttl.arm(record);
-        return;
-      }
-      vanished(this, record, cause);
-    };
-    this.attempt(record, (scope) => this.readTask(record, scope)).then(
-      (snapshot) => {
-        if (record.settlement !== undefined) return;
-        this.observe(record, snapshot, 'poll');
-        giveUp(undefined);
-      },
-      (error: unknown) => {
-        if (this.pauseState.paused) this.lastLook(record);
-        else giveUp(this.classify(error) === 'vanished' ? error : undefined);
-      },
-    );
   }
 
   /** Stops the record's polls while a local stop (timeout, abort, dispose) is under way. */

@@ -1,10 +1,11 @@
 /**
  * Watching each running task's ttl: the skew-proof bound of its creation time kept up to date
  * from every snapshot (`ttl.ts`), a warning when the ttl nears its end ([V11]: the task may vanish
- * then), and where the ttl is a backstop ([E13]), giving the task up once it elapsed.
+ * then), and where the ttl is a backstop ([E13]), one last look at the task once it elapsed and
+ * giving it up if it still runs.
  */
 import type { Task } from '../types.js';
-import type { WireFeatures } from '../wire/wire.js';
+import type { ErrorClass, WireFeatures, WireSnapshot } from '../wire/wire.js';
 import type { TaskRecord } from './record.js';
 import type { Scheduler } from './scheduler.js';
 import { createdNoLaterThan, localExpiry } from './ttl.js';
@@ -22,11 +23,17 @@ export interface TtlWatchHost {
   isStopping(record: TaskRecord): boolean;
   /** The ttl of a running task is near its end. */
   expiring(record: TaskRecord, expiresAt: number): void;
-  /**
-   * The ttl of a running task elapsed where it is a backstop: take one last look at the task
-   * (its result may have just come), and give it up as expired if it is still running.
-   */
-  elapsed(record: TaskRecord): void;
+  /** True while the connection is lost. */
+  paused(): boolean;
+  /** Resolves when the connection is back; rejects when `signal` aborts. */
+  whenResumed(signal: AbortSignal): Promise<void>;
+  /** One read of the task (`tasks/get`), in its request group. */
+  read(record: TaskRecord): Promise<WireSnapshot>;
+  /** Offers a snapshot read for the task, as a poll's. */
+  observe(record: TaskRecord, snapshot: WireSnapshot): void;
+  classify(error: unknown): ErrorClass;
+  /** Gives the task up as expired (`cause`: the server's answer that it no longer knows it, if so). */
+  expired(record: TaskRecord, cause: unknown): void;
 }
 
 /** The ttl timers of one engine's tasks (one function each for every task: no closure per task). */
@@ -89,6 +96,49 @@ export class TtlWatch {
   /** A running task's ttl elapsed where the ttl is a backstop ([E13]). */
   private readonly over = (record: TaskRecord): void => {
     record.ttlTimer = undefined;
-    if (record.settlement === undefined && !record.terminal && !this.host.isStopping(record)) this.host.elapsed(record);
+    if (record.settlement === undefined && !record.terminal && !this.host.isStopping(record)) this.lastLook(record);
   };
+
+  /**
+   * The backstop ttl of a running task elapsed ([E13]: the client may consider it no longer
+   * usable). One last read first, observed like a poll: a result that has just come is delivered,
+   * not lost, and a ttl the server extended (or made unlimited) keeps the task. A task still
+   * running past its ttl, or that cannot be asked about, is given up as expired; one the server
+   * no longer knows is expired as well. While the connection is lost the look waits for it (no
+   * handle fails because the connection was lost; the new one reads every task anyway).
+   */
+  private lastLook(record: TaskRecord): void {
+    const host = this.host;
+    if (host.paused()) {
+      // Settling or stopping the task aborts its life signal, which ends the wait.
+      host.whenResumed(record.lifeSignal).then(
+        () => this.lastLook(record),
+        () => {},
+      );
+      return;
+    }
+    const giveUp = (cause: unknown): void => {
+      if (record.settlement !== undefined || record.terminal || host.isStopping(record)) return;
+      // A snapshot read meanwhile (this one, or a poll beside it) may have moved the ttl: its
+      // timers are armed again, or it has not elapsed (or is unlimited) any more.
+      if (record.ttlTimer !== undefined) return;
+      const expiresAt = localExpiry(record.task.ttl, record.createdBy);
+      if (expiresAt === undefined || expiresAt > host.config.clock.now()) {
+        this.arm(record);
+        return;
+      }
+      host.expired(record, cause);
+    };
+    host.read(record).then(
+      (snapshot) => {
+        if (record.settlement !== undefined) return;
+        host.observe(record, snapshot);
+        giveUp(undefined);
+      },
+      (error: unknown) => {
+        if (host.paused()) this.lastLook(record);
+        else giveUp(host.classify(error) === 'vanished' ? error : undefined);
+      },
+    );
+  }
 }
