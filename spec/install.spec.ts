@@ -34,30 +34,28 @@ describe('one SDK installed', () => {
   }
 });
 
+/** Runs `mcp-task tools` with a package hidden (spec/fixtures/hide-sdk.ts); its failure, or undefined if it succeeded. */
+function cliWithout(hide: { HIDE_SDK: 'v1' } | { HIDE_PACKAGE: string }): Promise<{ code?: number; stderr?: string } | undefined> {
+  return run(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'lib/cli/main.ts', 'tools'], {
+    cwd: root,
+    env: { ...process.env, ...hide },
+    timeout: 30_000,
+  }).then(
+    () => undefined,
+    (error: unknown) => error as { code?: number; stderr?: string },
+  );
+}
+
 describe('the mcp-task CLI without SDK v1', () => {
   it('says in one line that it needs @modelcontextprotocol/sdk, and exits 1 (no stack trace)', async () => {
-    const failure = await run(
-      process.execPath,
-      ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'lib/cli/main.ts', 'tools'],
-      { cwd: root, env: { ...process.env, HIDE_SDK: 'v1' }, timeout: 30_000 },
-    ).then(
-      () => undefined,
-      (error: unknown) => error as { code?: number; stderr?: string },
-    );
+    const failure = await cliWithout({ HIDE_SDK: 'v1' });
     expect(failure?.code).toBe(1);
     expect(failure?.stderr).toContain('mcp-task needs @modelcontextprotocol/sdk (SDK v1)');
     expect(failure?.stderr).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
   });
 
   it('a package the SDK needs that is missing is reported as itself, not as the SDK missing', async () => {
-    const failure = await run(
-      process.execPath,
-      ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'lib/cli/main.ts', 'tools'],
-      { cwd: root, env: { ...process.env, HIDE_PACKAGE: 'cross-spawn' }, timeout: 30_000 },
-    ).then(
-      () => undefined,
-      (error: unknown) => error as { code?: number; stderr?: string },
-    );
+    const failure = await cliWithout({ HIDE_PACKAGE: 'cross-spawn' });
     expect(failure?.code).not.toBe(0);
     expect(failure?.stderr).toContain("Cannot find package 'cross-spawn'");
     expect(failure?.stderr).not.toContain('mcp-task needs');

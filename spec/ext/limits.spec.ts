@@ -31,6 +31,15 @@ async function settle(rig: ExtRig, handle: { readonly settled: boolean }, step =
   for (let spent = 0; !handle.settled && spent < max; spent += step) await rig.clock.advance(step);
 }
 
+/** A task of a 5 s ttl, polled once a minute, 100 ms before its ttl; `result` holds its outcome or error. */
+async function nearTtl() {
+  const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 60_000 }) });
+  const handle = await rig.tasks.callToolAsTask('manual');
+  const result = handle.result().catch((error: unknown) => error);
+  await rig.clock.advance(4_900);
+  return { rig, handle, result };
+}
+
 describe('the ttl is the server’s ([E13])', () => {
   it('ignores the ttlMs option, of the client and of the call: no error, nothing sent', async () => {
     const rig = await extRig({ server: manual({ ttlMs: 60_000 }), client: { ttlMs: 4_321 } });
@@ -76,10 +85,7 @@ describe('the ttl is the server’s ([E13])', () => {
   );
 
   it('takes one last look at the ttl: a result that has just come is delivered, not lost', async () => {
-    const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 60_000 }) });
-    const handle = await rig.tasks.callToolAsTask('manual');
-    const result = handle.result().catch((error: unknown) => error);
-    await rig.clock.advance(4_900);
+    const { rig, handle, result } = await nearTtl();
     // Completed between polls (no notifications): only the last look at the ttl can see it.
     rig.server.tasks.complete(handle.taskId!, textResult('just in time'));
     const polls = rig.server.count('tasks/get');
@@ -89,10 +95,7 @@ describe('the ttl is the server’s ([E13])', () => {
   });
 
   it('the last look sees a ttl the server extended: the task is kept, and ends when the server ends it', async () => {
-    const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 60_000 }) });
-    const handle = await rig.tasks.callToolAsTask('manual');
-    const result = handle.result().catch((error: unknown) => error);
-    await rig.clock.advance(4_900);
+    const { rig, handle, result } = await nearTtl();
     rig.server.tasks.update(handle.taskId!, { ttlMs: 20_000 });
     await rig.clock.advance(100);
     expect(handle.settled).toBe(false);
@@ -130,10 +133,7 @@ describe('the ttl is the server’s ([E13])', () => {
   });
 
   it('a connection lost when the ttl elapses: the last look waits for the new connection, which brings the result', async () => {
-    const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 60_000 }) });
-    const handle = await rig.tasks.callToolAsTask('manual');
-    const result = handle.result().catch((error: unknown) => error);
-    await rig.clock.advance(4_900);
+    const { rig, handle, result } = await nearTtl();
     await rig.tasks.client.transport?.close();
     await rig.clock.advance(1_000);
     expect(handle.settled).toBe(false);
@@ -144,10 +144,7 @@ describe('the ttl is the server’s ([E13])', () => {
   });
 
   it('a task the server dropped by the ttl is expired, and the error says the server dropped it', async () => {
-    const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 60_000 }) });
-    const handle = await rig.tasks.callToolAsTask('manual');
-    const result = handle.result().catch((error: unknown) => error);
-    await rig.clock.advance(4_900);
+    const { rig, handle, result } = await nearTtl();
     rig.server.tasks.delete(handle.taskId!);
     await rig.clock.advance(100);
     const error = (await result) as Error;
