@@ -1,0 +1,134 @@
+/**
+ * Public types of task lifecycle events: the outcome and role of a task, its metrics, progress,
+ * and the events of a client and of a handle with their listener arguments.
+ */
+import type {
+  TaskCancelledError,
+  TaskError,
+  TaskExpiredError,
+  TaskFailedError,
+  TaskNotFoundError,
+  TaskTimeoutError,
+} from '../errors.js';
+import type { CallToolResult, CreateMessageResult, ElicitResult, Task, TaskStatus } from '../types.js';
+
+/** How a tracked task ended for this client. */
+export type TaskOutcomeKind =
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'timeout'
+  | 'aborted'
+  | 'expired'
+  | 'detached'
+  | 'closed'
+  | 'error';
+
+/**
+ * Which side of a task this client is: `requestor` for a task it created on the server (a tool
+ * call), `receiver` for a task it runs for the server (a task-augmented elicitation or sampling
+ * request, {@link TaskClient.serve}).
+ */
+export type TaskRole = 'requestor' | 'receiver';
+
+/** Numbers about one task, carried by every lifecycle event. */
+export interface TaskMetrics {
+  /** Whether this client created the task (`requestor`) or runs it for the server (`receiver`). */
+  readonly role: TaskRole;
+  /** The task id (a secret; the logger fingerprints it). */
+  readonly taskId: string;
+  /**
+   * The tool that was called; for a receiver task, the request it runs (`elicitation/create` or
+   * `sampling/createMessage`).
+   */
+  readonly toolName: string;
+  /** The latest status. */
+  readonly status: TaskStatus;
+  /** The latest status message, if any. */
+  readonly statusMessage: string | undefined;
+  /** Server-side creation time (ISO 8601). */
+  readonly createdAt: string;
+  /** Local time (ms since epoch) the call started. */
+  readonly startedAt: number;
+  /** Local time (ms since epoch) the task settled; `undefined` while it runs. */
+  readonly completedAt: number | undefined;
+  /** Local milliseconds from the call to settlement (or to now, while it runs). */
+  readonly durationMs: number;
+  /** `tasks/get` requests sent for this task (served, for a receiver task). */
+  readonly polls: number;
+  /** `notifications/tasks/status` received for this task (sent, for a receiver task). */
+  readonly notifications: number;
+  /** Retried requests for this task. */
+  readonly retries: number;
+  /** The error the task settled with, if any. */
+  readonly error: TaskError | undefined;
+}
+
+/** Progress reported by the server for a call's `progressToken` ([R35]). */
+export interface TaskProgress {
+  /** Progress so far (increases with each notification). */
+  readonly progress: number;
+  /** Total, when the server knows it. */
+  readonly total?: number | undefined;
+  /** A human-readable progress message, if any. */
+  readonly message?: string | undefined;
+}
+
+/** Events of a {@link TaskClient}, with their listener arguments. */
+export interface TaskClientEvents {
+  /** A task was created on the server and is now tracked. */
+  created: [metrics: TaskMetrics];
+  /** A task's snapshot changed (every accepted change). */
+  status: [metrics: TaskMetrics, task: Task];
+  /** A task entered `input_required`: it waits for its user. */
+  inputRequired: [metrics: TaskMetrics, task: Task];
+  /** Progress for a task's `progressToken`. */
+  progress: [metrics: TaskMetrics, progress: TaskProgress];
+  /**
+   * A task completed; its result is in hand: the tool's result for a requestor task, the
+   * callback's answer for a receiver task (narrow on `role`).
+   */
+  completed: [metrics: CompletedMetrics];
+  /** A task failed. */
+  failed: [metrics: TaskMetrics & { readonly error: TaskFailedError }];
+  /** A task was cancelled (by anyone). */
+  cancelled: [metrics: TaskMetrics & { readonly error: TaskCancelledError }];
+  /** A task's deadline passed. */
+  timeout: [metrics: TaskMetrics & { readonly error: TaskTimeoutError }];
+  /** The server dropped a task: its ttl elapsed (`TaskExpiredError`) or it vanished early (`TaskNotFoundError`). */
+  expired: [metrics: TaskMetrics & { readonly error: TaskExpiredError | TaskNotFoundError }];
+  /**
+   * A task still running is close to the end of its ttl: the server may drop it at `expiresAt`
+   * ([V11]). Time to extend, persist or give up.
+   */
+  expiring: [metrics: TaskMetrics, expiry: { readonly expiresAt: number; readonly remainingMs: number }];
+  /** The connection to the server closed; tracking is paused until it comes back. */
+  connectionLost: [];
+  /** A new connection took over (`reconnect`); every unsettled task is read again. */
+  connectionRestored: [];
+  /** Any settlement, whatever the outcome (also aborted, detached, closed). */
+  settled: [metrics: TaskMetrics & { readonly outcome: TaskOutcomeKind }];
+  /** A library-internal problem that did not fail a task (a failed poll, a malformed message, a throwing listener). */
+  error: [error: TaskError, metrics: TaskMetrics | undefined];
+}
+
+/** The payload of a `completed` event: the metrics and the result, by {@link TaskRole}. */
+export type CompletedMetrics =
+  | (TaskMetrics & { readonly role: 'requestor'; readonly result: CallToolResult })
+  | (TaskMetrics & { readonly role: 'receiver'; readonly result: ReceiverResult });
+
+/** What a receiver task's callback answers: an elicitation's or a sampling request's result. */
+export type ReceiverResult = ElicitResult | CreateMessageResult;
+
+/**
+ * Events of one {@link TaskHandle}: the same shapes, for that task only (a handle is always the
+ * requestor's, so `completed` carries a tool result).
+ */
+export interface TaskHandleEvents
+  extends Pick<
+    TaskClientEvents,
+    'status' | 'inputRequired' | 'progress' | 'expiring' | 'failed' | 'cancelled' | 'timeout' | 'expired' | 'settled'
+  > {
+  /** The task completed; its result is in hand. */
+  completed: [metrics: TaskMetrics & { readonly result: CallToolResult }];
+}

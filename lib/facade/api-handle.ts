@@ -1,0 +1,161 @@
+/**
+ * Public types of a task handle: its members and kinds, the options of `result()` and `updates()`,
+ * and the resume reference it hands out.
+ */
+import type { CallToolResult, Task } from '../types.js';
+import type { WireKind } from '../wire/wire.js';
+import type { TaskHandleEvents, TaskMetrics } from './api-events.js';
+
+/** Options of {@link TaskHandleApi.result}. */
+export interface ResultOptions {
+  /** Stops this wait only: the task and other waiters carry on. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link TaskHandleApi.updates}. */
+export interface UpdatesOptions {
+  /** Ends this iterator only (it throws a `TaskAbortError`); the task and other consumers carry on. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Snapshots buffered for a slow consumer before the oldest are dropped (the terminal one never is).
+   * @defaultValue 1024
+   */
+  readonly bufferSize?: number | undefined;
+}
+
+/** What kind of handle: `task` when the server created a task, `immediate` for a plain result. */
+export type HandleKind = 'task' | 'immediate';
+
+/**
+ * The members of a {@link TaskHandle} of kind `K`. You get a `TaskHandle` (either kind) from
+ * `TaskClient.callToolAsTask` or `TaskClient.resume`; checking `handle.kind === 'task'` narrows
+ * it, and `taskId` is then a `string`. Cheap: all state lives in the client's engine; any number
+ * of `result()` awaiters and iterators can share one handle.
+ */
+export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task> {
+  /** `task` when the server created a task; `immediate` when it answered with a plain result. */
+  readonly kind: K;
+  /** The task id; `undefined` for an immediate handle. */
+  readonly taskId: K extends 'task' ? string : undefined;
+  /** The tool that was called. */
+  readonly toolName: string;
+  /** The task wire the call ran on: `2025-11-25` or `io.modelcontextprotocol/tasks`. */
+  readonly wire: WireKind;
+  /** The server's `io.modelcontextprotocol/model-immediate-response` hint, if it sent one ([R39]). */
+  readonly immediateResponse: string | undefined;
+  /**
+   * The latest snapshot; `undefined` for an immediate handle, and for a resumed task not yet read
+   * from the server.
+   */
+  readonly task: Task | undefined;
+  /** True once `result()` would settle at once. */
+  readonly settled: boolean;
+  /** The task's numbers so far (polls, notifications, retries, durations); `undefined` when immediate. */
+  readonly metrics: TaskMetrics | undefined;
+  /**
+   * Listens to this task's lifecycle events (`status`, `inputRequired`, `progress`, `expiring`,
+   * `completed`, `failed`, `cancelled`, `timeout`, `expired`, `settled`); see {@link TaskHandleEvents}. A listener
+   * that throws is reported on the client's `error` event. An immediate handle emits nothing.
+   * Each call adds one registration, even of a function already added.
+   * @returns a function that removes this registration only.
+   */
+  on<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): () => void;
+  /**
+   * Like {@link TaskHandleApi.on}, for one event only: each registration runs at most once.
+   * @returns a function that removes this registration only.
+   */
+  once<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): () => void;
+  /**
+   * Removes every registration of `listener` on `event`, whether added with {@link TaskHandleApi.on}
+   * or {@link TaskHandleApi.once}.
+   */
+  off<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): void;
+  /**
+   * The tool's result, fetched once and shared by every caller.
+   * @throws TaskFailedError when the task failed (with the server's payload and message).
+   * @throws TaskCancelledError when the task was cancelled.
+   * @throws TaskTimeoutError, TaskAbortError, TaskExpiredError, TaskNotFoundError, TaskDetachedError,
+   *   TaskClosedError when the wait ended locally or the task vanished.
+   * @throws TaskRpcError, TaskProtocolError when tracking gave up on the server's replies (5 hard
+   *   poll failures in a row, or an input answer that could never be delivered).
+   * @throws TaskAbortError when `options.signal` aborts (this wait only).
+   * @throws TaskOptionError when `options` is not an object or `options.signal` is not an
+   *   `AbortSignal` (then nothing else happens).
+   */
+  result(options?: ResultOptions): Promise<CallToolResult>;
+  /**
+   * A new iterator over this task's snapshots: the current one first, then every change, ending
+   * after the terminal one. Each iterator is independent; `break` affects no other consumer.
+   * An immediate handle yields nothing.
+   * @throws TaskOptionError (at once, with nothing subscribed) for an invalid `bufferSize`, a
+   *   `signal` that is not an `AbortSignal`, or `options` that are not an object.
+   * @throws (from `next()`) the error that stopped tracking early: TaskTimeoutError, TaskAbortError,
+   *   TaskClosedError, TaskExpiredError, TaskNotFoundError, or TaskRpcError / TaskProtocolError when
+   *   tracking gave up on the server's replies.
+   */
+  updates(options?: UpdatesOptions): AsyncIterableIterator<Task, undefined>;
+  /**
+   * Cancels the remote task and returns the final snapshot. On 2025-11-25 `tasks/cancel` answers
+   * with the task; on the tasks extension it only acknowledges, and one confirming read tells what
+   * became of it (cancellation there is cooperative: the task may still finish). When the task had
+   * already finished ([V23]) the truth is returned instead of failing, and `result()` settles as the
+   * task really ended. A settled or immediate handle returns its last snapshot.
+   * @throws TaskNotSupportedError when the server cannot cancel tasks.
+   * @throws TaskClosedError when `close()` left this task running.
+   * @throws TaskRpcError when the cancel request fails.
+   */
+  cancel(): Promise<Task | undefined>;
+  /**
+   * Stops tracking locally and leaves the remote task running. Pending `result()` calls reject with
+   * `TaskDetachedError`; iterators end; an input callback still answering may finish. Returns what
+   * `TaskClient.resume` needs to pick the task up again; `undefined` for an immediate handle.
+   */
+  detach(): TaskReference | undefined;
+  /** A resume reference for this task (see {@link TaskHandleApi.detach}); `undefined` when immediate. */
+  toJSON(): TaskReference | undefined;
+  /**
+   * Cancels the remote task if it is still running and stops tracking; free on a settled handle.
+   * Bounded by `cancelGraceMs`. This is what `await using` calls on scope exit. Call
+   * {@link TaskHandleApi.detach} first to keep the task running instead.
+   */
+  dispose(): Promise<void>;
+  /** `await using handle = await tasks.callToolAsTask(...)` support; see {@link TaskHandleApi.dispose}. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * What `TaskClient.callToolAsTask` and `TaskClient.resume` give: a handle of either kind. Narrow
+ * it with `handle.kind === 'task'`; every handle is an instance of {@link TaskHandleOf}.
+ */
+export type TaskHandle = TaskHandleApi<'task'> | TaskHandleApi<'immediate'>;
+
+/**
+ * What is needed to find a task again later, in this process or another: pass it to
+ * `TaskClient.resume`. Small, JSON-safe and versioned. The task id inside is a secret.
+ */
+export interface TaskReference {
+  /** Format version. */
+  readonly v: 2;
+  /** The task id (a secret: whoever has it can read the task). */
+  readonly taskId: string;
+  /** The tool that was called. */
+  readonly toolName: string;
+  /** Server-side creation time (ISO 8601). */
+  readonly createdAt: string;
+  /** Retention from creation in ms; `null` when unlimited or unknown. */
+  readonly ttl: number | null;
+  /** Identity of the server that holds the task (`name@version`); `''` when unknown. */
+  readonly server: string;
+  /** The task wire the task runs on. */
+  readonly wire: WireKind;
+  /**
+   * The Streamable HTTP session the task was created in, if any. Servers built on the MCP SDKs
+   * keep tasks per session: to resume in another process, open the transport with this session id.
+   */
+  readonly sessionId?: string | undefined;
+  /**
+   * The server's task capabilities, for a session that resumes without a handshake (and so never
+   * learns them).
+   */
+  readonly capabilities?: { readonly cancel: boolean; readonly list: boolean } | undefined;
+}
