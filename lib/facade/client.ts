@@ -2,7 +2,7 @@
  * `TaskClient`: wraps a connected SDK `Client` and hands out {@link TaskHandle}s. It composes the
  * wire adapter, the engine, the tool catalog, the input router, the live-task registry and the
  * receiver (serving.ts), and owns the connection (reconnect) and the client-wide operations
- * (list, resume, close).
+ * (list, resume, close; their work is in listing.ts, resume.ts and closing.ts).
  */
 import type {
   CallToolAsTaskOptions,
@@ -19,37 +19,33 @@ import type {
 } from './api.js';
 import { Abandoned } from './abandoned.js';
 import { handleBackend } from './backend.js';
-import { connectFor } from './connect.js';
+import { closeParts } from './closing.js';
+import { connectWrapped } from './connect.js';
 import { TaskEngine } from '../engine/engine.js';
 import { Connection } from './connection.js';
 import { TaskClosedError, TaskOptionError, type TaskError } from '../errors.js';
 import { SafeEmitter, metricsOf } from './events.js';
 import { TaskHandleOf } from './handle.js';
-import { assumeFrom, checkReference, placeholderTask } from './reference.js';
 import { InlineAnswers } from './inline-input.js';
 import { EarlyInput, creationsOn } from './early-input.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
 import { Launch, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
+import { listenOn } from './listen.js';
 import { listAll, listPage } from './listing.js';
 import { attachLogger } from './logger.js';
 import { checkToolCall, resolveCallOptions, resolveClientOptions, resolveCloseOptions, type ResolvedClientOptions } from './options.js';
 import { LiveTasks } from './registry.js';
+import { resumeTask } from './resume.js';
 import { Serving, assertServable, serveOption } from './serving.js';
-import { armStops, closeTracked } from './stops.js';
-import { ToolCatalog, toolSupport, type ToolEntry } from './tool-catalog.js';
+import { ToolCatalog, listedTools } from './tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { openPort, unusable } from '../port/open.js';
 import type { SessionPort } from '../port/port.js';
 import { receiverClaims, unservedTaskRequest } from '../receiver/receiver.js';
-import { keepListening, raceAbort } from '../util/abort.js';
+import { keepListening } from '../util/abort.js';
 import { resolveWire } from '../wire/resolve.js';
 import type { TaskWire, WireKind } from '../wire/wire.js';
-
-/** The error of a client-wide operation that `close()` interrupted. */
-function closedDuring(operation: string, cause?: unknown): TaskClosedError {
-  return new TaskClosedError(`The TaskClient was closed during ${operation}`, cause === undefined ? {} : { cause });
-}
 
 /**
  * Runs MCP tool calls as tasks over a connected SDK `Client` (`@modelcontextprotocol/sdk` 1.x or
@@ -93,20 +89,8 @@ export class TaskClient {
    * @throws whatever `client.connect` throws (e.g. the server is unreachable), or an `Error` when
    *   no SDK is installed.
    */
-  static async connect(transport: McpTransport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
-    const resolved = resolveClientOptions(options); // fail on bad options before opening a connection
-    const sdk: unknown = options.sdk;
-    if (sdk !== undefined && sdk !== 'v1' && sdk !== 'v2') {
-      throw new TaskOptionError(`Option "sdk" must be 'v1' or 'v2', got ${typeof sdk === 'string' ? JSON.stringify(sdk) : typeof sdk}`, { option: 'sdk' });
-    }
-    const client = await connectFor(transport, options, resolved.callbacks);
-    try {
-      // The connection owns the client connectFor made (it closes it, and the clients that replace it).
-      return new TaskClient(client, options);
-    } catch (error) {
-      await client.close();
-      throw error;
-    }
+  static connect(transport: McpTransport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
+    return connectWrapped(transport, options, (client) => new TaskClient(client, options));
   }
 
   /**
@@ -319,17 +303,8 @@ export class TaskClient {
    * @throws TaskClosedError after {@link TaskClient.close}, and when `close()` runs while the
    *   list is being read (the `tools/list` request is then cancelled).
    */
-  async tools(): Promise<ToolTaskSupport[]> {
-    this.assertOpen();
-    let all: ReadonlyMap<string, ToolEntry>;
-    try {
-      all = await raceAbort(this.catalog.all(), this.closeSignal.signal, () => closedDuring('tools()'));
-    } catch (error) {
-      // Whatever the request ran into once close() began (an aborted request), the client was closed.
-      if (this.closing !== undefined && !(error instanceof TaskClosedError)) throw closedDuring('tools()', error);
-      throw error;
-    }
-    return toolSupport(all.values(), this.engine.features);
+  tools(): Promise<ToolTaskSupport[]> {
+    return listedTools(this.catalog, this.engine, this.closeSignal.signal, () => this.closing !== undefined);
   }
 
   /**
@@ -343,25 +318,7 @@ export class TaskClient {
    */
   resume(target: string | TaskReference, options: ResumeOptions = {}): TaskHandle {
     this.assertOpen();
-    const reference = checkReference(target, this.engine.wire);
-    const existing = this.live.handleOf(reference.taskId);
-    if (existing !== undefined) return existing;
-    const call = resolveCallOptions(this.config, options);
-    if (options.toolName !== undefined && typeof options.toolName !== 'string') {
-      throw new TaskOptionError('Option "toolName" must be a string', { option: 'toolName', taskId: reference.taskId });
-    }
-    // Only an accepted resume changes what the client assumes of a session that skipped the handshake.
-    assumeFrom(reference, this.engine.wire);
-    this.engine.refreshFeatures();
-    const toolName = reference.toolName ?? options.toolName ?? 'unknown';
-    if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, toolName);
-    const record = this.engine.track({ task: placeholderTask(reference) }, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });
-    const handle = this.live.adopt(record, call.callbacks, undefined, undefined);
-    // No judgement of expiry from the reference: its createdAt is on the server's clock, which may
-    // be far from ours ([V11]). The first read tells: -32602 then ends the task as expired.
-    armStops({ engine: this.engine, call, toolName, startedAt: this.now() }, record);
-    if (call.timeoutMs !== undefined || call.signal !== undefined) this.engine.activate(record);
-    return handle;
+    return resumeTask(this.config, this.engine, this.live, target, options);
   }
 
   /**
@@ -394,22 +351,7 @@ export class TaskClient {
   private attachWire(wire: TaskWire): () => void {
     this.port = openPort(this.connection.current);
     this.serving.follow(this.port);
-    const offs = [
-      wire.subscribe({
-        status: (task) => this.engine.push(task),
-        malformed: (error) => this.engine.report(error, undefined),
-        toolsChanged: () => this.catalog.invalidate(),
-        closed: () => this.connection.closed(wire),
-        progress: (token, progress) => this.live.deliverProgress(token, progress),
-      }),
-      wire.serveInput(
-        (request) => this.router.route(request),
-        (taskId) => this.live.handleOf(taskId) !== undefined,
-      ),
-    ];
-    return () => {
-      for (const off of offs) off();
-    };
+    return listenOn(wire, this.engine, this.catalog, this.connection, this.live, this.router);
   }
 
   /**
@@ -475,26 +417,20 @@ export class TaskClient {
     } catch (error) {
       return Promise.reject(error);
     }
-    this.closing ??= (async () => {
-      const engine = this.engine;
-      const closed = (message: string): TaskClosedError => new TaskClosedError(message);
-      this.closeSignal.abort(closed('The TaskClient was closed during the call'));
-      await this.serving.close();
-      this.limiter.rejectAll(closed('The TaskClient was closed while the call waited for a slot'));
-      this.connection.shutdown(closed('The TaskClient was closed while the call waited for the connection'));
-      const bound = this.config.closeTimeoutMs ?? this.config.requestTimeoutMs;
-      const began = this.now();
-      await closeTracked(engine, cancelRunning, bound);
-      // A call given up before the server answered may still create a task, which gets one
-      // tasks/cancel when its id arrives. Closing an SDK client we made would drop both: wait for
-      // them, within what is left of the bound. A client of the user's stays open: no wait.
-      if (this.connection.ownsClient) await this.abandoned.settle(bound - (this.now() - began));
-      this.connection.close();
-      engine.shutdown();
-      this.live.clear();
-      this.earlyInput.close();
-      await this.connection.closeClient();
-    })();
+    this.closing ??= closeParts(
+      {
+        config: this.config,
+        engine: this.engine,
+        closeSignal: this.closeSignal,
+        serving: this.serving,
+        limiter: this.limiter,
+        connection: this.connection,
+        abandoned: this.abandoned,
+        live: this.live,
+        earlyInput: this.earlyInput,
+      },
+      cancelRunning,
+    );
     return this.closing;
   }
 }

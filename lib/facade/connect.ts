@@ -1,10 +1,11 @@
 /**
  * The SDK client that `TaskClient.connect` builds: the capabilities it declares for the given
  * callbacks and `serve` option, and its default client info, and the mark that makes the library
- * its owner (the one to close it).
+ * its owner (the one to close it); and `TaskClient.connect` itself, which wraps that client.
  */
 import type { InputCallbacks, TaskClientConnectOptions } from './api.js';
-import { resolveServeOptions } from './options.js';
+import { TaskOptionError } from '../errors.js';
+import { resolveClientOptions, resolveServeOptions } from './options.js';
 import { connectClient } from '../port/connect.js';
 import type { JsonObject } from '../port/port.js';
 import { mergeCapabilities } from '../receiver/capabilities.js';
@@ -57,4 +58,26 @@ export async function connectFor(transport: McpTransport, options: TaskClientCon
   });
   unclaimed.add(client);
   return client;
+}
+
+/**
+ * `TaskClient.connect`: checks `options`, connects an SDK client made by {@link connectFor} and
+ * wraps it with `wrap`, closing it again when the wrapping fails.
+ * @throws TaskOptionError for invalid options (before a connection is opened), whatever
+ *   `client.connect` or `wrap` throws, or an `Error` when no SDK is installed.
+ */
+export async function connectWrapped<T>(transport: McpTransport, options: TaskClientConnectOptions, wrap: (client: McpClient) => T): Promise<T> {
+  const resolved = resolveClientOptions(options); // fail on bad options before opening a connection
+  const sdk: unknown = options.sdk;
+  if (sdk !== undefined && sdk !== 'v1' && sdk !== 'v2') {
+    throw new TaskOptionError(`Option "sdk" must be 'v1' or 'v2', got ${typeof sdk === 'string' ? JSON.stringify(sdk) : typeof sdk}`, { option: 'sdk' });
+  }
+  const client = await connectFor(transport, options, resolved.callbacks);
+  try {
+    // The connection owns the client connectFor made (it closes it, and the clients that replace it).
+    return wrap(client);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
 }

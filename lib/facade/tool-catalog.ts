@@ -4,8 +4,12 @@
  * once on demand and refreshed on `notifications/tools/list_changed`. A name the list does not
  * have causes one re-read (shared by concurrent callers); a name still unknown after it is
  * remembered as unknown until the list changes, so a misspelled tool does not re-list every call.
+ * Also `TaskClient.tools()`, which reports them.
  */
 import type { ToolTaskSupport } from './api.js';
+import type { TaskEngine } from '../engine/engine.js';
+import { TaskClosedError } from '../errors.js';
+import { raceAbort } from '../util/abort.js';
 import type { TaskSupport, TaskWire, ToolPage, WireFeatures, WireRequestOptions } from '../wire/wire.js';
 
 /** One listed tool. */
@@ -28,6 +32,37 @@ export function toolSupport(tools: Iterable<ToolEntry>, features: Pick<WireFeatu
     ...(tool.title === undefined ? {} : { title: tool.title }),
     ...(tool.description === undefined ? {} : { description: tool.description }),
   }));
+}
+
+/** The error of a client-wide operation that `close()` interrupted. */
+function closedDuring(operation: string, cause?: unknown): TaskClosedError {
+  return new TaskClosedError(`The TaskClient was closed during ${operation}`, cause === undefined ? {} : { cause });
+}
+
+/**
+ * `TaskClient.tools()`: every tool in `catalog` with its task support on `engine`'s wire.
+ * @param closed - aborted when `close()` begins: the listing then rejects at once.
+ * @param isClosed - whether `close()` began.
+ * @throws TaskRpcError when `tools/list` fails.
+ * @throws TaskClosedError after `close()`, and when `close()` runs while the list is being read.
+ */
+export async function listedTools(
+  catalog: ToolCatalog,
+  engine: TaskEngine,
+  closed: AbortSignal,
+  isClosed: () => boolean,
+): Promise<ToolTaskSupport[]> {
+  // TaskClient's check that it is open, as a rejection.
+  if (isClosed()) throw new TaskClosedError('This TaskClient is closed');
+  let all: ReadonlyMap<string, ToolEntry>;
+  try {
+    all = await raceAbort(catalog.all(), closed, () => closedDuring('tools()'));
+  } catch (error) {
+    // Whatever the request ran into once close() began (an aborted request), the client was closed.
+    if (isClosed() && !(error instanceof TaskClosedError)) throw closedDuring('tools()', error);
+    throw error;
+  }
+  return toolSupport(all.values(), engine.features);
 }
 
 /** Task support per tool name, loaded lazily. */

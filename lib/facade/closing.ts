@@ -1,0 +1,53 @@
+/**
+ * The `TaskClient.close()` sequence: what it rejects, settles, stops and closes, and in which
+ * order.
+ */
+import type { Abandoned } from './abandoned.js';
+import type { Connection } from './connection.js';
+import type { EarlyInput } from './early-input.js';
+import type { TaskEngine } from '../engine/engine.js';
+import { TaskClosedError } from '../errors.js';
+import type { Limiter } from './limiter.js';
+import type { ResolvedClientOptions } from './options.js';
+import type { LiveTasks } from './registry.js';
+import type { Serving } from './serving.js';
+import { closeTracked } from './stops.js';
+
+/** The parts of a TaskClient that `close()` closes. */
+export interface ClosingParts {
+  readonly config: ResolvedClientOptions;
+  readonly engine: TaskEngine;
+  /** Aborted when `close()` begins: calls still under way reject at once. */
+  readonly closeSignal: AbortController;
+  readonly serving: Serving;
+  readonly limiter: Limiter;
+  readonly connection: Connection;
+  readonly abandoned: Abandoned;
+  readonly live: LiveTasks;
+  readonly earlyInput: EarlyInput;
+}
+
+/**
+ * Closes the client's parts (see `TaskClient.close`); with `cancelRunning`, every running task
+ * gets one `tasks/cancel`, bounded by `closeTimeoutMs` (default `requestTimeoutMs`).
+ */
+export async function closeParts(parts: ClosingParts, cancelRunning: boolean): Promise<void> {
+  const { config, engine, connection } = parts;
+  const closed = (message: string): TaskClosedError => new TaskClosedError(message);
+  parts.closeSignal.abort(closed('The TaskClient was closed during the call'));
+  await parts.serving.close();
+  parts.limiter.rejectAll(closed('The TaskClient was closed while the call waited for a slot'));
+  connection.shutdown(closed('The TaskClient was closed while the call waited for the connection'));
+  const bound = config.closeTimeoutMs ?? config.requestTimeoutMs;
+  const began = config.clock.now();
+  await closeTracked(engine, cancelRunning, bound);
+  // A call given up before the server answered may still create a task, which gets one
+  // tasks/cancel when its id arrives. Closing an SDK client we made would drop both: wait for
+  // them, within what is left of the bound. A client of the user's stays open: no wait.
+  if (connection.ownsClient) await parts.abandoned.settle(bound - (config.clock.now() - began));
+  connection.close();
+  engine.shutdown();
+  parts.live.clear();
+  parts.earlyInput.close();
+  await connection.closeClient();
+}
