@@ -2,52 +2,33 @@
  * The task engine: observation, scheduling and state for every task of one client. It merges
  * pushed snapshots with polls, decides when to poll, pauses while the connection is lost and
  * resumes after, and settles each {@link TaskRecord}. It speaks to the server only through a
- * {@link TaskWire} and knows nothing of any wire format. Fetching the final payload lives in
- * `outcome.ts`, cancelling and giving up in `stop.ts`.
+ * {@link TaskWire} and knows nothing of any wire format. The poll loop lives in `poll.ts`, fetching
+ * the final payload in `outcome.ts`, cancelling and giving up in `stop.ts`.
  */
 import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
-import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
+import type { ErrorClass, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
 import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
-import { deliverAnswers, resendKept } from './input-delivery.js';
+import { deliverAnswers, offerInput, resendKept } from './input-delivery.js';
 import { Pause } from './pause.js';
-import { fetchOutcome, fetchTerminal, finish, vanished } from './outcome.js';
+import { vanished } from './outcome.js';
+import { awaitsPayloadRead, delay, ensurePoll, poll, react, readTask, soonestRead, type PollEngine } from './poll.js';
 import { TRACKING_STOPPED, TaskRecord, type Settlement } from './record.js';
-import { closedError, Requests } from './requests.js';
+import { closedError, Requests, TaskRequestOptions } from './requests.js';
 import { Scheduler } from './scheduler.js';
-import { pollDelay } from './timing.js';
 import { TtlWatch } from './ttl-watch.js';
-import type { EngineConfig, EngineCore, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
+import type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
 export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 
-/**
- * The options of one request of a task: its timeout on the engine's timers, and the task's record
- * as the request's group, so stopping the task stops it without an `AbortSignal` per request. A
- * wire that reads `signal` instead gets the record's own signal, made on first read, which aborts
- * with the group.
- */
-class TaskRequestOptions implements WireRequestOptions {
-  constructor(
-    readonly timeoutMs: number,
-    readonly timers: Scheduler,
-    readonly group: TaskRecord,
-    readonly weak: boolean | undefined,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.group.lifeSignal;
-  }
-}
-
 /** Observation, scheduling and state for all tasks of one client. */
-export class TaskEngine implements EngineCore {
+export class TaskEngine implements PollEngine {
   readonly scheduler: Scheduler;
   private readonly records = new Map<string, TaskRecord>();
   private readonly early: EarlyBuffer;
   private readonly stopping = new WeakMap<TaskRecord, StopIntent>();
-  private readonly requests: Requests;
+  readonly requests: Requests;
   private readonly pauseState = new Pause();
   /** Bumped when the wire is replaced: answers to requests sent before belong to the old one. */
   generation = 0;
@@ -79,7 +60,7 @@ export class TaskEngine implements EngineCore {
       expiring: (record, expiresAt) => this.events.expiring(record, expiresAt),
       paused: () => this.pauseState.paused,
       whenResumed: (signal) => this.whenResumed(signal),
-      read: (record) => this.attempt(record, (scope) => this.readTask(record, scope)),
+      read: (record) => this.attempt(record, (scope) => readTask(this, record, scope)),
       observe: (record, snapshot) => this.observe(record, snapshot, 'poll'),
       classify: (error) => this.classify(error),
       expired: (record, cause) => vanished(this, record, cause),
@@ -182,9 +163,9 @@ export class TaskEngine implements EngineCore {
     this.ttl.start(record, now);
     record.active = true;
     this.watch(record, this.wireRef);
-    record.nextPollAt = now + this.delay(record);
+    record.nextPollAt = now + delay(this, record);
     this.ttl.arm(record);
-    this.react(record);
+    react(this, record);
     return record;
   }
 
@@ -208,8 +189,8 @@ export class TaskEngine implements EngineCore {
     this.watch(record, this.wireRef);
     record.nextPollAt = this.config.clock.now();
     // A notification may have told its state meanwhile (even a terminal one): act on it now.
-    if (record.provisional) this.ensurePoll(record);
-    else this.react(record);
+    if (record.provisional) ensurePoll(this, record);
+    else react(this, record);
   }
 
   /** Handles a pushed snapshot (a status notification). Unknown tasks are ignored. */
@@ -244,15 +225,15 @@ export class TaskEngine implements EngineCore {
       record.outcome = snapshot.outcome;
       if (task.status !== record.task.status) this.report(this.contradiction(record, task, source), record);
     }
-    if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') this.offerInput(record, snapshot.input);
+    if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') offerInput(this.events, record, snapshot.input);
     // [E23]: answers a failed tasks/update did not deliver go again while a poll still lists their key.
     if (source === 'poll' && record.undelivered !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') resendKept(this, record, snapshot);
     if (verdict === 'stale') {
-      if (tookPayload) this.react(record);
+      if (tookPayload) react(this, record);
       return;
     }
     if (verdict === 'after-terminal') {
-      if (tookPayload) this.react(record);
+      if (tookPayload) react(this, record);
       if (!isTerminalStatus(task.status)) this.report(this.contradiction(record, task, source), record);
       return;
     }
@@ -263,14 +244,14 @@ export class TaskEngine implements EngineCore {
     // repeated notification neither hastens nor postpones it).
     const terseInput =
       source === 'notification' && verdict === 'changed' && task.status === 'input_required' && snapshot.input === undefined && this.features.inlineInput;
-    const needsRead = terseInput || (record.terminal && this.awaitsPayloadRead(record));
-    record.nextPollAt = needsRead ? this.soonestRead(record) : this.config.clock.now() + this.delay(record);
+    const needsRead = terseInput || (record.terminal && awaitsPayloadRead(this, record));
+    record.nextPollAt = needsRead ? soonestRead(this, record) : this.config.clock.now() + delay(this, record);
     if (tighter || wasProvisional || previous.ttl !== record.task.ttl || previous.createdAt !== record.task.createdAt) {
       this.ttl.arm(record);
     }
     if (verdict === 'changed') this.events.status(record, source, previous);
     // Also on an unchanged snapshot: e.g. still input_required after a failed blocking request.
-    this.react(record);
+    react(this, record);
   }
 
   /** The server reported `task` after the terminal status held by `record`: it keeps the first one. */
@@ -284,21 +265,7 @@ export class TaskEngine implements EngineCore {
 
   /** Delay before the next poll of `record`. */
   pollDelay(record: TaskRecord): number {
-    return this.delay(record);
-  }
-
-  /**
-   * Hands out the input requests of a snapshot not handed out before ([E4]: keys are unique per
-   * task, and no request is shown to the user twice). A key whose answer failed to go out is not
-   * handed out again: its kept answer is sent again instead ([E23], `input-delivery.ts`).
-   */
-  private offerInput(record: TaskRecord, input: readonly InlineInput[]): void {
-    if (record.task.status !== 'input_required' || input.length === 0) return;
-    const seen = (record.inputKeys ??= new Set());
-    const fresh = input.filter((item) => !seen.has(item.key));
-    if (fresh.length === 0) return;
-    for (const item of fresh) seen.add(item.key);
-    this.events.input(record, fresh);
+    return delay(this, record);
   }
 
   /**
@@ -310,148 +277,27 @@ export class TaskEngine implements EngineCore {
     deliverAnswers(this, record, responses);
   }
 
-  /**
-   * One `tasks/update` with answers to inline input requests of `record` by key ([E5]), retrying
-   * transient failures. An answer for a task no longer tracked (detached: it runs on) still goes
-   * out, once, in the background.
-   */
-  supplyInput(record: TaskRecord, responses: Record<string, JsonObject>): Promise<void> {
-    const send = (scope: RequestScope, weak?: boolean): Promise<void> =>
-      this.wireRef.supplyInput(record.taskId, responses, this.requestOptions(record.requestTimeoutMs, scope, weak));
-    if (record.settlement !== undefined) return this.background(record, (scope) => send(scope, true), true);
-    return this.retrying(record, (scope) => send(scope));
-  }
-
-  /** Now, or while polls are failing, the retry time their backoff set (never later, never sooner). */
-  private soonestRead(record: TaskRecord): number {
-    const now = this.config.clock.now();
-    return record.failedPolls > 0 ? Math.max(now, record.nextPollAt) : now;
-  }
-
-  private delay(record: TaskRecord): number {
-    const c = this.config;
-    return pollDelay(record.task, record.hintlessPolls, record.failedPolls, c, c.retry, c.random);
-  }
-
-  /** Decides what a record needs after its snapshot changed (or was confirmed). */
+  /** Decides what a record needs after its snapshot changed (or was confirmed); see `poll.ts`. */
   react(record: TaskRecord): void {
-    // A resumed task sends nothing until someone observes it (activate() reacts then).
-    if (record.settlement !== undefined || record.provisional || !record.active) return;
-    const status = record.task.status;
-    if (isTerminalStatus(status)) {
-      this.scheduler.cancel(record.ttlTimer);
-      if (status === 'cancelled' || record.outcome !== undefined) {
-        this.scheduler.cancel(record.pollTimer);
-        finish(this, record);
-      } else if (this.features.payloadFetch) {
-        this.scheduler.cancel(record.pollTimer);
-        fetchTerminal(this, record);
-      } else {
-        // The payload rides on the snapshot, but this one came without it (a terse notification):
-        // read the task at once, unless polls are failing (a repeated notification must not
-        // bypass their backoff, [E14]).
-        record.nextPollAt = this.soonestRead(record);
-        this.ensurePoll(record);
-      }
-      return;
-    }
-    // [R29]: on input_required, call tasks/result so queued input requests can be delivered;
-    // polling goes on meanwhile ([R15]) so statuses keep flowing.
-    if (
-      status === 'input_required' &&
-      this.features.inputViaPayload &&
-      !this.pauseState.paused &&
-      this.config.clock.now() >= record.blockingRetryAt
-    ) {
-      fetchOutcome(this, record);
-    }
-    this.ensurePoll(record);
+    react(this, record);
   }
 
-  /**
-   * Makes sure a poll is scheduled for a live record that is not terminal, or is terminal without
-   * the payload a read must bring (a terse notification told the end). Every path that ends a
-   * read (an answer, a stale answer, a failure) comes back here, so such a task is read until its
-   * payload arrives or a bound gives up.
-   */
+  /** Makes sure a poll is scheduled for a live record that needs one (see `poll.ts`). */
   ensurePoll(record: TaskRecord): void {
-    if (!record.active || record.settlement !== undefined) return;
-    if (record.terminal && !this.awaitsPayloadRead(record)) return;
-    if (this.stopping.has(record) || this.pauseState.paused) return;
-    const timer = record.pollTimer;
-    if (timer?.live) {
-      if (timer.at <= record.nextPollAt) return;
-      this.scheduler.cancel(timer);
-    }
-    record.pollTimer = this.scheduler.call(record.nextPollAt, this.pollDue, record);
+    ensurePoll(this, record);
   }
 
   /** A record's poll timer fired (one function for every record: no closure per poll). */
-  private readonly pollDue = (record: TaskRecord): void => {
+  readonly pollDue = (record: TaskRecord): void => {
     record.pollTimer = undefined;
     // Notifications push nextPollAt back without touching the heap; re-arm if so.
-    if (this.config.clock.now() < record.nextPollAt) this.ensurePoll(record);
-    else this.poll(record);
+    if (this.config.clock.now() < record.nextPollAt) ensurePoll(this, record);
+    else poll(this, record);
   };
-
-  /** True for a terminal record whose payload rides on a read (not `tasks/result`) and is missing. */
-  private awaitsPayloadRead(record: TaskRecord): boolean {
-    return !this.features.payloadFetch && record.outcome === undefined && record.task.status !== 'cancelled';
-  }
-
-  private poll(record: TaskRecord): void {
-    if (record.pollInFlight || record.settlement !== undefined || this.pauseState.paused) return;
-    if (record.terminal && !this.awaitsPayloadRead(record)) return;
-    record.pollInFlight = true;
-    if (record.task.pollInterval === undefined && !record.provisional) record.hintlessPolls += 1;
-    record.nextPollAt = this.config.clock.now() + this.delay(record);
-    const generation = this.generation;
-    // One attempt, in the record's request group (as `attempt` does, without its extra promise).
-    this.readTask(record, record).then(
-      (snapshot) => {
-        record.pollInFlight = false;
-        record.failedPolls = record.hardPollFailures = 0;
-        this.observe(record, snapshot, 'poll');
-        this.ensurePoll(record);
-      },
-      (error: unknown) => {
-        record.pollInFlight = false;
-        const failure = this.requests.attemptFailed(record, error);
-        // A poll dropped with an old connection: resume() polls again over the new one.
-        if (generation === this.generation) this.pollFailed(record, failure);
-        else this.ensurePoll(record);
-      },
-    );
-  }
-
-  private pollFailed(record: TaskRecord, error: unknown): void {
-    if (record.settlement !== undefined) return;
-    const kind = this.classify(error);
-    if (kind === 'vanished') {
-      vanished(this, record, error);
-      return;
-    }
-    if (this.pauseState.paused || kind === 'stopped') return; // resume() polls again
-    record.failedPolls += 1;
-    this.report(error, record);
-    // A poll that times out is simply retried at the next tick; only repeated hard failures
-    // (a server that cannot serve tasks/get, or keeps sending garbage) fail the task. A transient
-    // failure between them (a server restarting drops answers, then errors) starts the count again.
-    const hard = !this.retryable(error);
-    record.hardPollFailures = hard ? record.hardPollFailures + 1 : 0;
-    if (hard && record.hardPollFailures >= this.config.maxPollFailures) {
-      const failure = asTaskError(error, record);
-      this.settle(record, { ok: false, error: failure }, failure);
-      return;
-    }
-    record.nextPollAt = this.config.clock.now() + this.delay(record);
-    this.ensurePoll(record);
-  }
 
   /** Reads a task (`tasks/get`) for `record`, counting the request in its metrics. */
   readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot> {
-    record.polls += 1;
-    return this.wireRef.getTask(record.taskId, this.requestOptions(record.requestTimeoutMs, scope));
+    return readTask(this, record, scope);
   }
 
   /** Runs one request for `record` in its request group (see {@link Requests.attempt}). */
@@ -531,8 +377,8 @@ export class TaskEngine implements EngineCore {
     for (const record of this.records.values()) {
       if (!record.active) continue;
       record.nextPollAt = now;
-      if (record.terminal) this.react(record);
-      else this.ensurePoll(record);
+      if (record.terminal) react(this, record);
+      else ensurePoll(this, record);
     }
   }
 

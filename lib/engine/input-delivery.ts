@@ -1,5 +1,6 @@
 /**
- * Getting the answers to a task's inline input requests to the server (the tasks extension).
+ * Getting the answers to a task's inline input requests to the server (the tasks extension), and
+ * handing those requests out to be answered.
  *
  * Each answer goes out with `tasks/update` as soon as its callback returns ([E5]); transient
  * failures are retried at once by the retry policy. An answer whose `tasks/update` still failed
@@ -20,12 +21,26 @@
 import { TaskRpcError, asTaskError, type TaskError } from '../errors.js';
 import type { JsonObject } from '../types.js';
 import { scrub } from '../util/fingerprint.js';
-import type { WireSnapshot } from '../wire/wire.js';
+import type { InlineInput, WireSnapshot } from '../wire/wire.js';
 import type { KeptAnswer, TaskRecord } from './record.js';
-import type { EngineCore } from './types.js';
+import type { EngineCore, EngineEvents, RequestScope } from './types.js';
 
 /** Longest key quoted in an error message (keys are the server's; messages stay short). */
 const MAX_KEY_CHARS = 64;
+
+/**
+ * Hands out the input requests of a snapshot not handed out before ([E4]: keys are unique per
+ * task, and no request is shown to the user twice). A key whose answer failed to go out is not
+ * handed out again: its kept answer is sent again instead ([E23], see above).
+ */
+export function offerInput(events: EngineEvents, record: TaskRecord, input: readonly InlineInput[]): void {
+  if (record.task.status !== 'input_required' || input.length === 0) return;
+  const seen = (record.inputKeys ??= new Set());
+  const fresh = input.filter((item) => !seen.has(item.key));
+  if (fresh.length === 0) return;
+  for (const item of fresh) seen.add(item.key);
+  events.input(record, fresh);
+}
 
 /**
  * Sends the answers `responses` (by key) of `record`'s input requests with `tasks/update`, and
@@ -61,9 +76,21 @@ export function resendKept(engine: EngineCore, record: TaskRecord, snapshot: Wir
   if (round.length > 0) send(engine, record, round, responses);
 }
 
+/**
+ * One `tasks/update` with answers to inline input requests of `record` by key ([E5]), retrying
+ * transient failures. An answer for a task no longer tracked (detached: it runs on) still goes
+ * out, once, in the background.
+ */
+export function supplyInput(engine: EngineCore, record: TaskRecord, responses: Record<string, JsonObject>): Promise<void> {
+  const send = (scope: RequestScope, weak?: boolean): Promise<void> =>
+    engine.wire.supplyInput(record.taskId, responses, engine.requestOptions(record.requestTimeoutMs, scope, weak));
+  if (record.settlement !== undefined) return engine.background(record, (scope) => send(scope, true), true);
+  return engine.retrying(record, (scope) => send(scope));
+}
+
 /** One `tasks/update` round carrying `round`'s answers. */
 function send(engine: EngineCore, record: TaskRecord, round: ReadonlyArray<[string, KeptAnswer]>, responses: Record<string, JsonObject>): void {
-  engine.supplyInput(record, responses).then(
+  supplyInput(engine, record, responses).then(
     () => {
       const kept = record.undelivered;
       if (kept === undefined) return;

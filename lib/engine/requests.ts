@@ -2,10 +2,10 @@
  * How the engine runs its requests: one attempt in a task's request group (stopped when tracking
  * stops), retries of transient failures (waiting out a lost connection without using attempts
  * up), and detached requests that outlive a task's tracking (a `tasks/cancel` after the handle
- * settled), all stopped when the client closes.
+ * settled), all stopped when the client closes; and the options a task's request goes out with.
  */
 import { TaskClosedError } from '../errors.js';
-import type { ErrorClass } from '../wire/wire.js';
+import type { ErrorClass, WireRequestOptions } from '../wire/wire.js';
 import { TRACKING_STOPPED, type TaskRecord } from './record.js';
 import { retryAfter, type RetryContext } from './retry.js';
 import type { Scheduler } from './scheduler.js';
@@ -18,6 +18,25 @@ const NO_RETRIES: RetryPolicy = { retries: 0, minDelayMs: 0, maxDelayMs: 0, fact
 /** What a request of the client (not of a task) rejects with once the client is closed. */
 export function closedError(): TaskClosedError {
   return new TaskClosedError('The TaskClient was closed');
+}
+
+/**
+ * The options of one request of a task: its timeout on the engine's timers, and the task's record
+ * as the request's group, so stopping the task stops it without an `AbortSignal` per request. A
+ * wire that reads `signal` instead gets the record's own signal, made on first read, which aborts
+ * with the group.
+ */
+export class TaskRequestOptions implements WireRequestOptions {
+  constructor(
+    readonly timeoutMs: number,
+    readonly timers: Scheduler,
+    readonly group: TaskRecord,
+    readonly weak: boolean | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.group.lifeSignal;
+  }
 }
 
 /** What {@link Requests} needs of the engine. */

@@ -2,7 +2,7 @@
  * The engine's settings, the events it reports, and the options of its operations.
  */
 import type { TaskError } from '../errors.js';
-import type { Clock, JsonObject, Task } from '../types.js';
+import type { Clock, Task } from '../types.js';
 import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
 import type { Scheduler } from './scheduler.js';
 import type { Settlement, TaskRecord } from './record.js';
@@ -50,7 +50,7 @@ export interface EngineEvents {
   creationsSettled(): void;
   /** A request on `wire` found the server's session gone: the connection is lost. */
   sessionLost(wire: TaskWire): void;
-  /** New input requests rode on a snapshot of `record` ([E3]); answer with {@link EngineCore.supplyInput}. */
+  /** New input requests rode on a snapshot of `record` ([E3]); answer with {@link TaskEngine.deliverInput}. */
   input(record: TaskRecord, items: readonly InlineInput[]): void;
 }
 
@@ -99,5 +99,4 @@ export interface EngineCore {
   background<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>, once?: boolean): Promise<T>;
   beginStop(record: TaskRecord, intent: StopIntent): void;
   isStopping(record: TaskRecord): boolean;
-  supplyInput(record: TaskRecord, responses: Record<string, JsonObject>): Promise<void>;
 }

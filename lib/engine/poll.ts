@@ -1,0 +1,146 @@
+/**
+ * The engine's poll loop: what a record needs after a snapshot (its payload, or a read), when each
+ * task is read next, reading it (`tasks/get`), and what a failed read does.
+ */
+import { asTaskError } from '../errors.js';
+import { isTerminalStatus } from '../types.js';
+import type { WireSnapshot } from '../wire/wire.js';
+import { fetchOutcome, fetchTerminal, finish, vanished } from './outcome.js';
+import type { TaskRecord } from './record.js';
+import type { Requests } from './requests.js';
+import { pollDelay } from './timing.js';
+import type { EngineCore, RequestScope } from './types.js';
+
+/** What the poll loop uses of the engine: its core, and the parts only the loop needs. */
+export interface PollEngine extends EngineCore {
+  /** True for a failure worth another attempt. */
+  readonly retryable: (error: unknown) => boolean;
+  /** The engine's request runner (a failed poll is a failed attempt of it). */
+  readonly requests: Requests;
+  /** A record's poll timer fired (one function for every record: no closure per poll). */
+  readonly pollDue: (record: TaskRecord) => void;
+}
+
+/** Now, or while polls are failing, the retry time their backoff set (never later, never sooner). */
+export function soonestRead(engine: PollEngine, record: TaskRecord): number {
+  const now = engine.config.clock.now();
+  return record.failedPolls > 0 ? Math.max(now, record.nextPollAt) : now;
+}
+
+export function delay(engine: PollEngine, record: TaskRecord): number {
+  const c = engine.config;
+  return pollDelay(record.task, record.hintlessPolls, record.failedPolls, c, c.retry, c.random);
+}
+
+/** Decides what a record needs after its snapshot changed (or was confirmed). */
+export function react(engine: PollEngine, record: TaskRecord): void {
+  // A resumed task sends nothing until someone observes it (activate() reacts then).
+  if (record.settlement !== undefined || record.provisional || !record.active) return;
+  const status = record.task.status;
+  if (isTerminalStatus(status)) {
+    engine.scheduler.cancel(record.ttlTimer);
+    if (status === 'cancelled' || record.outcome !== undefined) {
+      engine.scheduler.cancel(record.pollTimer);
+      finish(engine, record);
+    } else if (engine.features.payloadFetch) {
+      engine.scheduler.cancel(record.pollTimer);
+      fetchTerminal(engine, record);
+    } else {
+      // The payload rides on the snapshot, but this one came without it (a terse notification):
+      // read the task at once, unless polls are failing (a repeated notification must not
+      // bypass their backoff, [E14]).
+      record.nextPollAt = soonestRead(engine, record);
+      ensurePoll(engine, record);
+    }
+    return;
+  }
+  // [R29]: on input_required, call tasks/result so queued input requests can be delivered;
+  // polling goes on meanwhile ([R15]) so statuses keep flowing.
+  if (
+    status === 'input_required' &&
+    engine.features.inputViaPayload &&
+    !engine.paused &&
+    engine.config.clock.now() >= record.blockingRetryAt
+  ) {
+    fetchOutcome(engine, record);
+  }
+  ensurePoll(engine, record);
+}
+
+/**
+ * Makes sure a poll is scheduled for a live record that is not terminal, or is terminal without
+ * the payload a read must bring (a terse notification told the end). Every path that ends a
+ * read (an answer, a stale answer, a failure) comes back here, so such a task is read until its
+ * payload arrives or a bound gives up.
+ */
+export function ensurePoll(engine: PollEngine, record: TaskRecord): void {
+  if (!record.active || record.settlement !== undefined) return;
+  if (record.terminal && !awaitsPayloadRead(engine, record)) return;
+  if (engine.isStopping(record) || engine.paused) return;
+  const timer = record.pollTimer;
+  if (timer?.live) {
+    if (timer.at <= record.nextPollAt) return;
+    engine.scheduler.cancel(timer);
+  }
+  record.pollTimer = engine.scheduler.call(record.nextPollAt, engine.pollDue, record);
+}
+
+/** True for a terminal record whose payload rides on a read (not `tasks/result`) and is missing. */
+export function awaitsPayloadRead(engine: PollEngine, record: TaskRecord): boolean {
+  return !engine.features.payloadFetch && record.outcome === undefined && record.task.status !== 'cancelled';
+}
+
+export function poll(engine: PollEngine, record: TaskRecord): void {
+  if (record.pollInFlight || record.settlement !== undefined || engine.paused) return;
+  if (record.terminal && !awaitsPayloadRead(engine, record)) return;
+  record.pollInFlight = true;
+  if (record.task.pollInterval === undefined && !record.provisional) record.hintlessPolls += 1;
+  record.nextPollAt = engine.config.clock.now() + delay(engine, record);
+  const generation = engine.generation;
+  // One attempt, in the record's request group (as `attempt` does, without its extra promise).
+  readTask(engine, record, record).then(
+    (snapshot) => {
+      record.pollInFlight = false;
+      record.failedPolls = record.hardPollFailures = 0;
+      engine.observe(record, snapshot, 'poll');
+      ensurePoll(engine, record);
+    },
+    (error: unknown) => {
+      record.pollInFlight = false;
+      const failure = engine.requests.attemptFailed(record, error);
+      // A poll dropped with an old connection: resume() polls again over the new one.
+      if (generation === engine.generation) pollFailed(engine, record, failure);
+      else ensurePoll(engine, record);
+    },
+  );
+}
+
+function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown): void {
+  if (record.settlement !== undefined) return;
+  const kind = engine.classify(error);
+  if (kind === 'vanished') {
+    vanished(engine, record, error);
+    return;
+  }
+  if (engine.paused || kind === 'stopped') return; // resume() polls again
+  record.failedPolls += 1;
+  engine.report(error, record);
+  // A poll that times out is simply retried at the next tick; only repeated hard failures
+  // (a server that cannot serve tasks/get, or keeps sending garbage) fail the task. A transient
+  // failure between them (a server restarting drops answers, then errors) starts the count again.
+  const hard = !engine.retryable(error);
+  record.hardPollFailures = hard ? record.hardPollFailures + 1 : 0;
+  if (hard && record.hardPollFailures >= engine.config.maxPollFailures) {
+    const failure = asTaskError(error, record);
+    engine.settle(record, { ok: false, error: failure }, failure);
+    return;
+  }
+  record.nextPollAt = engine.config.clock.now() + delay(engine, record);
+  ensurePoll(engine, record);
+}
+
+/** Reads a task (`tasks/get`) for `record`, counting the request in its metrics. */
+export function readTask(engine: PollEngine, record: TaskRecord, scope: RequestScope): Promise<WireSnapshot> {
+  record.polls += 1;
+  return engine.wire.getTask(record.taskId, engine.requestOptions(record.requestTimeoutMs, scope));
+}
