@@ -5,7 +5,7 @@
  * that have no getter (the declared capabilities and the handler map), read defensively.
  */
 import type { Era, JsonObject, ServerIdentity } from './port.js';
-import type { SdkAccess, TransportLike } from './session.js';
+import type { SdkAccess, TransportLike } from './sdk-access.js';
 
 /** The parts of a v1 `Client` the port uses. */
 export interface V1ClientShape {

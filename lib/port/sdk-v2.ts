@@ -5,7 +5,7 @@
  * imports the SDK.
  */
 import type { Era, JsonObject } from './port.js';
-import type { SdkAccess, TransportLike } from './session.js';
+import type { SdkAccess, TransportLike } from './sdk-access.js';
 import { declaredCapabilities, httpStatusOf, identityOf, ownHandler } from './sdk-v1.js';
 
 /** `_meta` keys of the modern per-request envelope. */

@@ -8,7 +8,6 @@
  * same in both SDK majors. A transport carries one wrapper however many TaskClients share it.
  */
 import { randomUUID } from 'node:crypto';
-import type { McpTransport } from '../types.js';
 import { onAbort } from '../util/abort.js';
 import {
   PortError,
@@ -23,27 +22,8 @@ import {
   type SessionPort,
 } from './port.js';
 import { Pending, TimeoutLanes } from './pending.js';
-import { messageOf } from '../util/text.js';
-
-/** The structural transport both SDKs provide. */
-export type TransportLike = Pick<McpTransport, 'send' | 'onmessage' | 'onclose' | 'sessionId'>;
-
-/** What a port reads from its SDK client (one implementation per SDK major). */
-export interface SdkAccess {
-  readonly sdk: SdkMajor;
-  transport(): TransportLike | undefined;
-  era(): Era;
-  protocolVersion(): string | undefined;
-  serverCapabilities(): JsonObject | undefined;
-  serverIdentity(): ServerIdentity | undefined;
-  clientCapabilities(): JsonObject;
-  /** The per-request `_meta` envelope of the modern era (with `declare` merged in); `undefined` on legacy. */
-  envelope(declare: JsonObject | undefined): JsonObject | undefined;
-  /** The HTTP status of a failed transport send, if the error carries one. */
-  httpStatus(error: unknown): number | undefined;
-  hasOwnHandler(method: string): boolean;
-  close(): Promise<void>;
-}
+import { InboundRouter, type InboundHost } from './inbound.js';
+import type { SdkAccess, TransportLike } from './sdk-access.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
 
@@ -82,7 +62,7 @@ function withEnvelope(params: JsonObject | undefined, envelope: JsonObject): Jso
 }
 
 /** A {@link SessionPort} over an SDK client's transport. */
-export class RawSession implements SessionPort {
+export class RawSession implements SessionPort, InboundHost {
   readonly sdk: SdkMajor;
   private readonly transport: TransportLike;
   private readonly prefix = idPrefix();
@@ -92,12 +72,9 @@ export class RawSession implements SessionPort {
   private readonly lanes = new TimeoutLanes();
   /** Whether the transport carries each request on a stream of its own (read once, on first use). */
   private streams: boolean | undefined;
-  private readonly requestTaps = new Map<string, RequestTap[]>();
-  private readonly missing = new Map<string, (params: JsonObject) => Error>();
-  private readonly notificationTaps = new Map<string, NotificationTap[]>();
+  /** The taps on inbound requests and notifications, and the inbound requests being answered. */
+  private readonly router = new InboundRouter(this);
   private readonly closeListeners = new Set<() => void>();
-  /** Inbound requests this port is answering, by JSON-RPC id: aborted when the server cancels them. */
-  private readonly answering = new Map<string | number, AbortController>();
   private isClosed = false;
   /** The SDK's own message handler, behind the wrapper. */
   private readonly inner: Inner | undefined;
@@ -232,12 +209,11 @@ export class RawSession implements SessionPort {
   }
 
   onRequest(method: string, tap: RequestTap, missing?: (params: JsonObject) => Error): () => void {
-    if (missing !== undefined) this.missing.set(method, missing);
-    return addTap(this.requestTaps, method, tap);
+    return this.router.onRequest(method, tap, missing);
   }
 
   onNotification(method: string, tap: NotificationTap): () => void {
-    return addTap(this.notificationTaps, method, tap);
+    return this.router.onNotification(method, tap);
   }
 
   onClose(listener: () => void): () => void {
@@ -302,9 +278,9 @@ export class RawSession implements SessionPort {
       return true; // an answer to one of ours, even a late one, is never the SDK's
     }
     const params = isObject(message.params) ? message.params : {};
-    if (id === undefined || id === null) return this.notification(method, params);
+    if (id === undefined || id === null) return this.router.notification(method, params);
     if (typeof id !== 'string' && typeof id !== 'number') return false;
-    return this.inbound(id, method, params);
+    return this.router.inbound(id, method, params);
   }
 
   private settle(id: string, message: JsonObject): void {
@@ -335,101 +311,8 @@ export class RawSession implements SessionPort {
     entry.reject(new PortError('malformed', `Malformed ${entry.method} reply from server: neither a result nor a valid error`));
   }
 
-  private notification(method: string, params: JsonObject): boolean {
-    if (method === 'notifications/cancelled') {
-      const requestId = params.requestId;
-      const controller = typeof requestId === 'string' || typeof requestId === 'number' ? this.answering.get(requestId) : undefined;
-      if (controller !== undefined) {
-        controller.abort(new Error(typeof params.reason === 'string' ? params.reason : 'The server cancelled the request'));
-        return true;
-      }
-    }
-    // Every tap sees the notification (several TaskClients may share this port); it reaches the
-    // SDK unless one of them consumed it.
-    let consumed = false;
-    for (const tap of this.notificationTaps.get(method) ?? []) {
-      if (tap(params) === true) consumed = true;
-    }
-    return consumed;
-  }
-
-  private inbound(id: string | number, method: string, params: JsonObject): boolean {
-    const taps = this.requestTaps.get(method);
-    if (taps === undefined || taps.length === 0) return false;
-    const controller = new AbortController();
-    for (const tap of taps) {
-      const answer = tap({ method, params, signal: controller.signal });
-      if (answer === undefined) continue;
-      this.answering.set(id, controller);
-      void this.answer(id, method, params, answer, taps.slice(taps.indexOf(tap) + 1), controller);
-      return true;
-    }
-    const refusal = this.refusal(method, params);
-    if (refusal === undefined) return false;
-    this.answering.set(id, controller);
-    void this.answer(id, method, params, Promise.reject(refusal), [], controller);
-    return true;
-  }
-
-  /** The error for a request no tap answered and the SDK has no handler for, if one was given. */
-  private refusal(method: string, params: JsonObject): Error | undefined {
-    const missing = this.missing.get(method);
-    return missing === undefined || this.access.hasOwnHandler(method) ? undefined : missing(params);
-  }
-
-  /** Sends the answer of a tap (or of a later tap, or of the SDK's own handler when all pass). */
-  private async answer(
-    id: string | number,
-    method: string,
-    params: JsonObject,
-    first: Promise<JsonObject | undefined>,
-    rest: RequestTap[],
-    controller: AbortController,
-  ): Promise<void> {
-    let reply: JsonObject;
-    try {
-      let result = await first;
-      for (const tap of rest) {
-        if (result !== undefined) break;
-        result = await tap({ method, params, signal: controller.signal });
-      }
-      if (result === undefined) {
-        const refusal = this.refusal(method, params);
-        if (refusal !== undefined) throw refusal;
-        this.answering.delete(id);
-        // A request the server cancelled meanwhile (its notifications/cancelled stopped here, the
-        // SDK never saw it) gets no answer from the SDK either; nor one after the close.
-        if (controller.signal.aborted || this.isClosed) return;
-        // Every tap passed: the SDK answers, with the user's handler or its own -32601.
-        this.passOn(id, method, params);
-        return;
-      }
-      reply = { jsonrpc: '2.0', id, result };
-    } catch (error) {
-      reply = { jsonrpc: '2.0', id, error: rpcErrorOf(error) };
-    }
-    this.answering.delete(id);
-    // A request the server cancelled gets no answer.
-    if (controller.signal.aborted || this.isClosed) return;
-    this.reply(id, method, reply);
-  }
-
-  /**
-   * Sends the reply to an inbound request. When that fails (a result that cannot be serialized,
-   * such as a bigint or a cycle, or any transport error), the request is answered once more with
-   * a plain -32603 that says why: the peer is never left waiting for an answer that will not come
-   * (a receiver's `tasks/result`, [V15]; a plain input request). A second failure is dropped.
-   */
-  private reply(id: string | number, method: string, reply: JsonObject): void {
-    this.trySend(reply).catch((error: unknown) => {
-      if (this.isClosed) return;
-      const message = `The reply to ${method} could not be sent: ${messageOf(error)}`;
-      this.trySend({ jsonrpc: '2.0', id, error: { code: -32603, message } }).catch(() => {});
-    });
-  }
-
   /** {@link RawSession.send}, with a synchronous throw of the transport as a rejection. */
-  private trySend(message: JsonObject, options?: { requestSignal: AbortSignal }): Promise<void> {
+  trySend(message: JsonObject, options?: { requestSignal: AbortSignal }): Promise<void> {
     try {
       return this.send(message, options);
     } catch (error) {
@@ -438,7 +321,7 @@ export class RawSession implements SessionPort {
   }
 
   /** Hands a request straight to the SDK's handler behind the wrapper. */
-  private passOn(id: string | number, method: string, params: JsonObject): void {
+  passOn(id: string | number, method: string, params: JsonObject): void {
     this.inner?.call(this.transport, { jsonrpc: '2.0', id, method, params });
   }
 
@@ -446,33 +329,11 @@ export class RawSession implements SessionPort {
     if (this.isClosed) return;
     this.isClosed = true;
     for (const id of [...this.pending.keys()]) this.fail(id, new PortError('closed', 'Connection closed'));
-    for (const controller of this.answering.values()) controller.abort(new Error('Connection closed'));
-    this.answering.clear();
+    this.router.shutDown();
     const listeners = [...this.closeListeners];
     this.closeListeners.clear();
     for (const listener of listeners) listener();
   }
-}
-
-/**
- * The JSON-RPC error a tap's rejection is answered with: its integer `code` (else -32603), its
- * `message` and `data`. Reading the value never throws out of here (getters, proxies); `data`
- * that cannot be serialized makes the send fail, and {@link RawSession.reply} answers -32603.
- */
-function rpcErrorOf(error: unknown): JsonObject {
-  let code: unknown;
-  let data: unknown;
-  try {
-    const e = error as { code?: unknown; data?: unknown } | null | undefined;
-    code = e?.code;
-    data = e?.data;
-  } catch {
-    code = undefined;
-    data = undefined;
-  }
-  const message = messageOf(error);
-  const rpcCode = typeof code === 'number' && Number.isInteger(code) ? code : -32603;
-  return data === undefined ? { code: rpcCode, message } : { code: rpcCode, message, data };
 }
 
 /** A request refused before it was sent, failing as it would have once sent. */
@@ -482,13 +343,4 @@ function refuse<T>(error: PortError, method: string, mapError: ErrorMapper | und
 
 function abortedError(signal: AbortSignal): PortError {
   return new PortError('aborted', 'Request aborted', { cause: signal.reason });
-}
-
-function addTap<T>(map: Map<string, T[]>, method: string, tap: T): () => void {
-  map.set(method, [...(map.get(method) ?? []), tap]);
-  return () => {
-    const rest = (map.get(method) ?? []).filter((t) => t !== tap);
-    if (rest.length > 0) map.set(method, rest);
-    else map.delete(method);
-  };
 }

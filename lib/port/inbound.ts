@@ -1,0 +1,167 @@
+/**
+ * The inbound side of the raw dispatch: the taps on the server's requests and notifications, the
+ * answers the taps give, and the inbound requests the server cancels.
+ */
+import type { JsonObject, NotificationTap, RequestTap } from './port.js';
+import { messageOf } from '../util/text.js';
+
+/** What the inbound routing asks of its session. */
+export interface InboundHost {
+  /** Whether the connection is closed. */
+  readonly closed: boolean;
+  /** Whether the SDK client has a handler of its own for `method`. */
+  hasOwnHandler(method: string): boolean;
+  /** Writes one message on the transport, with a synchronous throw of the transport as a rejection. */
+  trySend(message: JsonObject): Promise<void>;
+  /** Hands a request straight to the SDK's handler behind the wrapper. */
+  passOn(id: string | number, method: string, params: JsonObject): void;
+}
+
+/** The taps of a session port and the inbound requests they are answering. */
+export class InboundRouter {
+  private readonly requestTaps = new Map<string, RequestTap[]>();
+  private readonly missing = new Map<string, (params: JsonObject) => Error>();
+  private readonly notificationTaps = new Map<string, NotificationTap[]>();
+  /** Inbound requests this port is answering, by JSON-RPC id: aborted when the server cancels them. */
+  private readonly answering = new Map<string | number, AbortController>();
+
+  constructor(private readonly host: InboundHost) {}
+
+  onRequest(method: string, tap: RequestTap, missing?: (params: JsonObject) => Error): () => void {
+    if (missing !== undefined) this.missing.set(method, missing);
+    return addTap(this.requestTaps, method, tap);
+  }
+
+  onNotification(method: string, tap: NotificationTap): () => void {
+    return addTap(this.notificationTaps, method, tap);
+  }
+
+  notification(method: string, params: JsonObject): boolean {
+    if (method === 'notifications/cancelled') {
+      const requestId = params.requestId;
+      const controller = typeof requestId === 'string' || typeof requestId === 'number' ? this.answering.get(requestId) : undefined;
+      if (controller !== undefined) {
+        controller.abort(new Error(typeof params.reason === 'string' ? params.reason : 'The server cancelled the request'));
+        return true;
+      }
+    }
+    // Every tap sees the notification (several TaskClients may share this port); it reaches the
+    // SDK unless one of them consumed it.
+    let consumed = false;
+    for (const tap of this.notificationTaps.get(method) ?? []) {
+      if (tap(params) === true) consumed = true;
+    }
+    return consumed;
+  }
+
+  inbound(id: string | number, method: string, params: JsonObject): boolean {
+    const taps = this.requestTaps.get(method);
+    if (taps === undefined || taps.length === 0) return false;
+    const controller = new AbortController();
+    for (const tap of taps) {
+      const answer = tap({ method, params, signal: controller.signal });
+      if (answer === undefined) continue;
+      this.answering.set(id, controller);
+      void this.answer(id, method, params, answer, taps.slice(taps.indexOf(tap) + 1), controller);
+      return true;
+    }
+    const refusal = this.refusal(method, params);
+    if (refusal === undefined) return false;
+    this.answering.set(id, controller);
+    void this.answer(id, method, params, Promise.reject(refusal), [], controller);
+    return true;
+  }
+
+  /** The connection closed: every inbound request still being answered is aborted. */
+  shutDown(): void {
+    for (const controller of this.answering.values()) controller.abort(new Error('Connection closed'));
+    this.answering.clear();
+  }
+
+  /** The error for a request no tap answered and the SDK has no handler for, if one was given. */
+  private refusal(method: string, params: JsonObject): Error | undefined {
+    const missing = this.missing.get(method);
+    return missing === undefined || this.host.hasOwnHandler(method) ? undefined : missing(params);
+  }
+
+  /** Sends the answer of a tap (or of a later tap, or of the SDK's own handler when all pass). */
+  private async answer(
+    id: string | number,
+    method: string,
+    params: JsonObject,
+    first: Promise<JsonObject | undefined>,
+    rest: RequestTap[],
+    controller: AbortController,
+  ): Promise<void> {
+    let reply: JsonObject;
+    try {
+      let result = await first;
+      for (const tap of rest) {
+        if (result !== undefined) break;
+        result = await tap({ method, params, signal: controller.signal });
+      }
+      if (result === undefined) {
+        const refusal = this.refusal(method, params);
+        if (refusal !== undefined) throw refusal;
+        this.answering.delete(id);
+        // A request the server cancelled meanwhile (its notifications/cancelled stopped here, the
+        // SDK never saw it) gets no answer from the SDK either; nor one after the close.
+        if (controller.signal.aborted || this.host.closed) return;
+        // Every tap passed: the SDK answers, with the user's handler or its own -32601.
+        this.host.passOn(id, method, params);
+        return;
+      }
+      reply = { jsonrpc: '2.0', id, result };
+    } catch (error) {
+      reply = { jsonrpc: '2.0', id, error: rpcErrorOf(error) };
+    }
+    this.answering.delete(id);
+    // A request the server cancelled gets no answer.
+    if (controller.signal.aborted || this.host.closed) return;
+    this.reply(id, method, reply);
+  }
+
+  /**
+   * Sends the reply to an inbound request. When that fails (a result that cannot be serialized,
+   * such as a bigint or a cycle, or any transport error), the request is answered once more with
+   * a plain -32603 that says why: the peer is never left waiting for an answer that will not come
+   * (a receiver's `tasks/result`, [V15]; a plain input request). A second failure is dropped.
+   */
+  private reply(id: string | number, method: string, reply: JsonObject): void {
+    this.host.trySend(reply).catch((error: unknown) => {
+      if (this.host.closed) return;
+      const message = `The reply to ${method} could not be sent: ${messageOf(error)}`;
+      this.host.trySend({ jsonrpc: '2.0', id, error: { code: -32603, message } }).catch(() => {});
+    });
+  }
+}
+
+/**
+ * The JSON-RPC error a tap's rejection is answered with: its integer `code` (else -32603), its
+ * `message` and `data`. Reading the value never throws out of here (getters, proxies); `data`
+ * that cannot be serialized makes the send fail, and {@link InboundRouter.reply} answers -32603.
+ */
+function rpcErrorOf(error: unknown): JsonObject {
+  let code: unknown;
+  let data: unknown;
+  try {
+    const e = error as { code?: unknown; data?: unknown } | null | undefined;
+    code = e?.code;
+    data = e?.data;
+  } catch {
+    code = undefined;
+    data = undefined;
+  }
+  const message = messageOf(error);
+  const rpcCode = typeof code === 'number' && Number.isInteger(code) ? code : -32603;
+  return data === undefined ? { code: rpcCode, message } : { code: rpcCode, message, data };
+}
+
+function addTap<T>(map: Map<string, T[]>, method: string, tap: T): () => void {
+  map.set(method, [...(map.get(method) ?? []), tap]);
+  return () => {
+    const rest = (map.get(method) ?? []).filter((t) => t !== tap);
+    if (rest.length > 0) map.set(method, rest);
+    else map.delete(method);
+  };
+}

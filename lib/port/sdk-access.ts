@@ -1,0 +1,26 @@
+/**
+ * What the raw dispatch reads from an SDK client: the structural transport and the per-major
+ * access ({@link SdkAccess}) that sdk-v1.ts and sdk-v2.ts implement.
+ */
+import type { McpTransport } from '../types.js';
+import type { Era, JsonObject, SdkMajor, ServerIdentity } from './port.js';
+
+/** The structural transport both SDKs provide. */
+export type TransportLike = Pick<McpTransport, 'send' | 'onmessage' | 'onclose' | 'sessionId'>;
+
+/** What a port reads from its SDK client (one implementation per SDK major). */
+export interface SdkAccess {
+  readonly sdk: SdkMajor;
+  transport(): TransportLike | undefined;
+  era(): Era;
+  protocolVersion(): string | undefined;
+  serverCapabilities(): JsonObject | undefined;
+  serverIdentity(): ServerIdentity | undefined;
+  clientCapabilities(): JsonObject;
+  /** The per-request `_meta` envelope of the modern era (with `declare` merged in); `undefined` on legacy. */
+  envelope(declare: JsonObject | undefined): JsonObject | undefined;
+  /** The HTTP status of a failed transport send, if the error carries one. */
+  httpStatus(error: unknown): number | undefined;
+  hasOwnHandler(method: string): boolean;
+  close(): Promise<void>;
+}
