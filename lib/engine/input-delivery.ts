@@ -22,7 +22,8 @@ import { TaskRpcError, asTaskError, type TaskError } from '../errors.js';
 import type { JsonObject } from '../types.js';
 import { scrub } from '../util/fingerprint.js';
 import type { InlineInput, WireSnapshot } from '../wire/wire.js';
-import type { KeptAnswer, TaskRecord } from './record.js';
+import type { TaskRecord } from './record.js';
+import type { KeptAnswer } from './record-extras.js';
 import type { EngineCore, EngineEvents, RequestScope } from './types.js';
 
 /** Longest key quoted in an error message (keys are the server's; messages stay short). */

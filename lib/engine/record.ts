@@ -7,55 +7,16 @@
  * than the one held (by `lastUpdatedAt`) is dropped, a tie goes to the later arrival, and an
  * identical snapshot yields nothing.
  */
-import { TaskError } from '../errors.js';
-import { isTerminalStatus, type CallToolResult, type JsonObject, type Task } from '../types.js';
+import type { TaskError } from '../errors.js';
+import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from './scheduler.js';
 import { EPOCH, offsetOf } from '../util/epoch.js';
 import { isoMs } from '../util/iso-time.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { GroupMember, RequestGroup, TaskOutcome, TaskWire } from '../wire/wire.js';
-
-/**
- * The abort reason of requests still open when tracking stops, and what such a request rejects
- * with; one shared object, so settling never builds an exception (and its stack) per task. It is
- * the library's own doing, never reported as a problem.
- */
-export const TRACKING_STOPPED: TaskError = Object.freeze(new TaskError('Tracking of the task stopped'));
-/** The life signal of a settled record: already aborted. */
-const STOPPED_SIGNAL: AbortSignal = AbortSignal.abort(TRACKING_STOPPED);
+import { RecordExtras, rejecting, sameSnapshot, STOPPED_SIGNAL, TRACKING_STOPPED, type KeptAnswer, type MergeVerdict, type Settlement } from './record-extras.js';
 
 export type { TaskObserver };
-
-/** How a task ended for this client. */
-export type Settlement =
-  | { readonly ok: true; readonly result: CallToolResult }
-  | { readonly ok: false; readonly error: TaskError };
-
-/**
- * An answer to one inline input request (its callback already returned it) that a `tasks/update`
- * failed to deliver, kept to be sent again ([E23]).
- */
-export interface KeptAnswer {
-  /** The answer, as the callback gave it. */
-  readonly response: JsonObject;
-  /** `tasks/update` rounds that carried it so far (each retries transient failures itself). */
-  sends: number;
-  /** A round carrying it is under way. */
-  sending: boolean;
-}
-
-/**
- * A thenable that rejects with `error`: resolving a promise with it rejects that promise (and, not
- * being a promise, it is never reported as an unhandled rejection of its own).
- */
-function rejecting(error: TaskError): PromiseLike<never> {
-  const thenable = {
-    then(_fulfilled: unknown, rejected?: (reason: unknown) => unknown): void {
-      rejected?.(error);
-    },
-  };
-  return thenable as unknown as PromiseLike<never>;
-}
 
 /** The bits of {@link TaskRecord}'s flags. */
 const enum Flag {
@@ -69,20 +30,6 @@ const enum Flag {
   RawNextPollAt = 64,
   RawCreatedBy = 128,
   RawStartedAt = 256,
-}
-
-/** Result of offering a snapshot to a record. */
-export type MergeVerdict = 'changed' | 'same' | 'stale' | 'after-terminal';
-
-function sameSnapshot(a: Task, b: Task): boolean {
-  return (
-    a.status === b.status &&
-    a.statusMessage === b.statusMessage &&
-    a.lastUpdatedAt === b.lastUpdatedAt &&
-    a.createdAt === b.createdAt &&
-    a.ttl === b.ttl &&
-    a.pollInterval === b.pollInterval
-  );
 }
 
 /**
@@ -352,12 +299,10 @@ export class TaskRecord implements RequestGroup {
     if (members !== undefined) for (const other of members) other.stop(TRACKING_STOPPED);
   }
 
-
   /** True once a terminal snapshot was accepted. */
   get terminal(): boolean {
     return isTerminalStatus(this.task.status);
   }
-
 
   /**
    * Offers a snapshot. Accepted changes go to every observer; a terminal one also ends the stream.
@@ -410,7 +355,6 @@ export class TaskRecord implements RequestGroup {
       observers.delete(observer);
     };
   }
-
 
   /** Ends the snapshot stream for every observer (with `error` when tracking stopped early). */
   endStream(error: TaskError | undefined): void {
@@ -469,26 +413,4 @@ export class TaskRecord implements RequestGroup {
     }
     return true;
   }
-}
-
-/** A record's rarely needed state (failures, cancels, deadlines, observers), made on first use. */
-class RecordExtras {
-  /** Error that ended the snapshot stream early (timeout, abort, close); undefined otherwise. */
-  streamError: TaskError | undefined = undefined;
-  observers: Set<TaskObserver> | undefined = undefined;
-  /** Settle listeners (a deadline's or a signal's cleanup, a concurrency slot). */
-  settleListeners: Array<(settlement: Settlement) => void> | undefined = undefined;
-  hintlessPolls = 0;
-  failedPolls = 0;
-  hardPollFailures = 0;
-  blockingRetryAt = 0;
-  inputKeys: Set<string> | undefined = undefined;
-  undelivered: Map<string, KeptAnswer> | undefined = undefined;
-  deadlineTimer: Timer | undefined = undefined;
-  /** Requests in flight beyond the record's one `member`. */
-  members: Set<GroupMember> | undefined = undefined;
-  cancelAcknowledged = false;
-  cancelling: Promise<Task> | undefined = undefined;
-  retries = 0;
-  life: AbortController | undefined = undefined;
 }

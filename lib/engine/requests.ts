@@ -6,7 +6,8 @@
  */
 import { TaskClosedError } from '../errors.js';
 import type { ErrorClass, WireRequestOptions } from '../wire/wire.js';
-import { TRACKING_STOPPED, type TaskRecord } from './record.js';
+import type { TaskRecord } from './record.js';
+import { TRACKING_STOPPED } from './record-extras.js';
 import { retryAfter, type RetryContext } from './retry.js';
 import type { Scheduler } from './scheduler.js';
 import type { RetryPolicy } from './timing.js';

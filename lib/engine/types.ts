@@ -5,7 +5,8 @@ import type { TaskError } from '../errors.js';
 import type { Clock, Task } from '../types.js';
 import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
 import type { Scheduler } from './scheduler.js';
-import type { Settlement, TaskRecord } from './record.js';
+import type { TaskRecord } from './record.js';
+import type { Settlement } from './record-extras.js';
 import type { PollTiming, RetryPolicy } from './timing.js';
 
 /** Engine settings (already validated and defaulted by the client). */

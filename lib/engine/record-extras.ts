@@ -1,0 +1,86 @@
+/**
+ * What a task record is built from besides its own fields: the stop reason, the settlement and
+ * kept-answer types, the snapshot comparison of a merge, and the rarely needed state ({@link RecordExtras}).
+ */
+import { TaskError } from '../errors.js';
+import type { CallToolResult, JsonObject, Task } from '../types.js';
+import type { Timer } from './scheduler.js';
+import type { TaskObserver } from '../util/snapshot-iterator.js';
+import type { GroupMember } from '../wire/wire.js';
+
+/**
+ * The abort reason of requests still open when tracking stops, and what such a request rejects
+ * with; one shared object, so settling never builds an exception (and its stack) per task. It is
+ * the library's own doing, never reported as a problem.
+ */
+export const TRACKING_STOPPED: TaskError = Object.freeze(new TaskError('Tracking of the task stopped'));
+/** The life signal of a settled record: already aborted. */
+export const STOPPED_SIGNAL: AbortSignal = AbortSignal.abort(TRACKING_STOPPED);
+
+/** How a task ended for this client. */
+export type Settlement =
+  | { readonly ok: true; readonly result: CallToolResult }
+  | { readonly ok: false; readonly error: TaskError };
+
+/**
+ * An answer to one inline input request (its callback already returned it) that a `tasks/update`
+ * failed to deliver, kept to be sent again ([E23]).
+ */
+export interface KeptAnswer {
+  /** The answer, as the callback gave it. */
+  readonly response: JsonObject;
+  /** `tasks/update` rounds that carried it so far (each retries transient failures itself). */
+  sends: number;
+  /** A round carrying it is under way. */
+  sending: boolean;
+}
+
+/**
+ * A thenable that rejects with `error`: resolving a promise with it rejects that promise (and, not
+ * being a promise, it is never reported as an unhandled rejection of its own).
+ */
+export function rejecting(error: TaskError): PromiseLike<never> {
+  const thenable = {
+    then(_fulfilled: unknown, rejected?: (reason: unknown) => unknown): void {
+      rejected?.(error);
+    },
+  };
+  return thenable as unknown as PromiseLike<never>;
+}
+
+/** Result of offering a snapshot to a record. */
+export type MergeVerdict = 'changed' | 'same' | 'stale' | 'after-terminal';
+
+/** Whether `b` holds nothing new over `a` (the fields a merge compares). */
+export function sameSnapshot(a: Task, b: Task): boolean {
+  return (
+    a.status === b.status &&
+    a.statusMessage === b.statusMessage &&
+    a.lastUpdatedAt === b.lastUpdatedAt &&
+    a.createdAt === b.createdAt &&
+    a.ttl === b.ttl &&
+    a.pollInterval === b.pollInterval
+  );
+}
+
+/** A record's rarely needed state (failures, cancels, deadlines, observers), made on first use. */
+export class RecordExtras {
+  /** Error that ended the snapshot stream early (timeout, abort, close); undefined otherwise. */
+  streamError: TaskError | undefined = undefined;
+  observers: Set<TaskObserver> | undefined = undefined;
+  /** Settle listeners (a deadline's or a signal's cleanup, a concurrency slot). */
+  settleListeners: Array<(settlement: Settlement) => void> | undefined = undefined;
+  hintlessPolls = 0;
+  failedPolls = 0;
+  hardPollFailures = 0;
+  blockingRetryAt = 0;
+  inputKeys: Set<string> | undefined = undefined;
+  undelivered: Map<string, KeptAnswer> | undefined = undefined;
+  deadlineTimer: Timer | undefined = undefined;
+  /** Requests in flight beyond the record's one `member`. */
+  members: Set<GroupMember> | undefined = undefined;
+  cancelAcknowledged = false;
+  cancelling: Promise<Task> | undefined = undefined;
+  retries = 0;
+  life: AbortController | undefined = undefined;
+}
