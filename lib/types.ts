@@ -9,17 +9,59 @@
 export type JsonObject = { [key: string]: unknown };
 
 /** Text in a tool result or a message. */
-export type TextContent = { readonly type: 'text'; readonly text: string; readonly [key: string]: unknown };
+export type TextContent = {
+  /** Marks a text block. */
+  readonly type: 'text';
+  /** The text itself. */
+  readonly text: string;
+  readonly [key: string]: unknown;
+};
 /** An image (base64 `data`). */
-export type ImageContent = { readonly type: 'image'; readonly data: string; readonly mimeType: string; readonly [key: string]: unknown };
+export type ImageContent = {
+  /** Marks an image block. */
+  readonly type: 'image';
+  /** The image bytes, base64-encoded. */
+  readonly data: string;
+  /** The image format as a MIME type (e.g. `image/png`). */
+  readonly mimeType: string;
+  readonly [key: string]: unknown;
+};
 /** Audio (base64 `data`). */
-export type AudioContent = { readonly type: 'audio'; readonly data: string; readonly mimeType: string; readonly [key: string]: unknown };
+export type AudioContent = {
+  /** Marks an audio block. */
+  readonly type: 'audio';
+  /** The audio bytes, base64-encoded. */
+  readonly data: string;
+  /** The audio format as a MIME type (e.g. `audio/wav`). */
+  readonly mimeType: string;
+  readonly [key: string]: unknown;
+};
 /** A link to a resource. */
-export type ResourceLink = { readonly type: 'resource_link'; readonly uri: string; readonly name: string; readonly [key: string]: unknown };
+export type ResourceLink = {
+  /** Marks a resource link block. */
+  readonly type: 'resource_link';
+  /** Where the resource is; the client may read it from the server (`resources/read`) or elsewhere. */
+  readonly uri: string;
+  /** The resource's name (an identifier; a display title, if any, rides in other fields). */
+  readonly name: string;
+  readonly [key: string]: unknown;
+};
 /** A resource embedded in the result. */
 export type EmbeddedResource = {
+  /** Marks an embedded resource block. */
   readonly type: 'resource';
-  readonly resource: { readonly uri: string; readonly mimeType?: string | undefined; readonly text?: string | undefined; readonly blob?: string | undefined; readonly [key: string]: unknown };
+  /** The resource's contents: text in `text`, or binary data in `blob`. */
+  readonly resource: {
+    /** The resource's URI. */
+    readonly uri: string;
+    /** The contents' MIME type, if known. */
+    readonly mimeType?: string | undefined;
+    /** The contents, for a text resource. */
+    readonly text?: string | undefined;
+    /** The contents base64-encoded, for a binary resource. */
+    readonly blob?: string | undefined;
+    readonly [key: string]: unknown;
+  };
   readonly [key: string]: unknown;
 };
 /** One block of a tool result's content. */
@@ -27,9 +69,16 @@ export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceL
 
 /** What a tool call returns (`isError: true` marks a tool-level failure). */
 export type CallToolResult = {
+  /** The result as content blocks (text, images, resources, ...); may be empty. */
   readonly content: ContentBlock[];
+  /** The result as one JSON object, for tools that declare an output schema (it should match it). */
   readonly structuredContent?: JsonObject | undefined;
+  /**
+   * `true` when the tool itself failed; `content` then describes the failure. Absent means
+   * `false`. A protocol error is not reported this way but as a JSON-RPC error.
+   */
   readonly isError?: boolean | undefined;
+  /** Metadata the server attached to the result, outside the result proper. */
   readonly _meta?: JsonObject | undefined;
   readonly [key: string]: unknown;
 };
@@ -42,8 +91,11 @@ export type ElicitRequestParams = {
   readonly message: string;
   /** The form: a flat object schema of primitive fields (form mode). */
   readonly requestedSchema?: {
+    /** `object`: the form is one JSON object. */
     readonly type: 'object' | undefined;
+    /** The form's fields by name, each a JSON Schema of a primitive value (string, number, boolean, enum). */
     readonly properties: { readonly [name: string]: JsonObject };
+    /** The names of the fields the user must fill in. */
     readonly required?: readonly string[] | undefined;
     readonly [key: string]: unknown;
   };
@@ -51,6 +103,10 @@ export type ElicitRequestParams = {
   readonly url?: string | undefined;
   /** The server's id for a url-mode elicitation. */
   readonly elicitationId?: string | undefined;
+  /**
+   * Metadata of the request; for input a task needs on the 2025-11-25 wire, it names that task
+   * under `io.modelcontextprotocol/related-task`.
+   */
   readonly _meta?: JsonObject | undefined;
   readonly [key: string]: unknown;
 };
@@ -61,44 +117,81 @@ export type ElicitResult = {
   readonly action: 'accept' | 'decline' | 'cancel';
   /** The values the user gave (form mode). */
   readonly content?: { readonly [name: string]: string | number | boolean | readonly string[] } | undefined;
+  /** Metadata attached to the answer, outside the answer proper. */
   readonly _meta?: JsonObject | undefined;
   readonly [key: string]: unknown;
 };
 
 /** A model's request to call a tool, in a sampling exchange. */
-export type ToolUseContent = { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: JsonObject; readonly [key: string]: unknown };
+export type ToolUseContent = {
+  /** Marks a tool use block. */
+  readonly type: 'tool_use';
+  /** This call's id; the matching {@link ToolResultContent} repeats it as `toolUseId`. */
+  readonly id: string;
+  /** The tool the model wants to call. */
+  readonly name: string;
+  /** The arguments for the tool. */
+  readonly input: JsonObject;
+  readonly [key: string]: unknown;
+};
 /** The result of a tool call, handed back to the model. */
-export type ToolResultContent = { readonly type: 'tool_result'; readonly toolUseId: string; readonly content: unknown; readonly [key: string]: unknown };
+export type ToolResultContent = {
+  /** Marks a tool result block. */
+  readonly type: 'tool_result';
+  /** The `id` of the {@link ToolUseContent} this answers. */
+  readonly toolUseId: string;
+  /** What the tool returned (content blocks on the wire; not checked by this library). */
+  readonly content: unknown;
+  readonly [key: string]: unknown;
+};
 /** One block of a sampling message. */
 export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
 
 /** One message of a sampling request. */
 export type SamplingMessage = {
+  /** Who speaks: the `user`, or the model (`assistant`). */
   readonly role: 'user' | 'assistant';
+  /** What is said: one content block, or several. */
   readonly content: SamplingContent | SamplingContent[];
   readonly [key: string]: unknown;
 };
 
 /** The params of a sampling request (`sampling/createMessage`). */
 export type CreateMessageRequestParams = {
+  /** The conversation so far, oldest first, for the model to continue. */
   readonly messages: readonly SamplingMessage[];
+  /** The most tokens the model may generate; the client may generate fewer. */
   readonly maxTokens: number;
+  /** The system prompt the server asks for; the client may change or drop it. */
   readonly systemPrompt?: string | undefined;
+  /** The sampling temperature the server asks for, if any. */
   readonly temperature?: number | undefined;
+  /** Strings that end generation when the model produces them. */
   readonly stopSequences?: readonly string[] | undefined;
+  /**
+   * The server's wishes for choosing a model (name hints, priorities of cost, speed and
+   * intelligence); advisory, the client picks the model.
+   */
   readonly modelPreferences?: JsonObject | undefined;
+  /**
+   * Metadata of the request; for input a task needs on the 2025-11-25 wire, it names that task
+   * under `io.modelcontextprotocol/related-task`.
+   */
   readonly _meta?: JsonObject | undefined;
   readonly [key: string]: unknown;
 };
 
 /** The answer to a sampling request. */
 export type CreateMessageResult = {
+  /** Who speaks in the produced message: normally `assistant` (the model). */
   readonly role: 'user' | 'assistant';
   /** A content block (e.g. `{ type: 'text', text }`), or several. */
   readonly content: SamplingContent | SamplingContent[];
   /** The model that produced it. */
   readonly model: string;
+  /** Why generation stopped: `endTurn`, `stopSequence`, `maxTokens`, `toolUse` or another reason. */
   readonly stopReason?: string | undefined;
+  /** Metadata attached to the answer, outside the answer proper. */
   readonly _meta?: JsonObject | undefined;
   readonly [key: string]: unknown;
 };

@@ -193,7 +193,15 @@ export interface TaskClientConnectOptions extends TaskClientOptions {
    * The client's name and version, sent to the server.
    * @defaultValue `{ name: 'mcp-task-client', version: '0.1.0' }`
    */
-  readonly clientInfo?: { readonly name: string; readonly version: string; readonly [key: string]: unknown } | undefined;
+  readonly clientInfo?:
+    | {
+        /** The client's name. */
+        readonly name: string;
+        /** The client's version. */
+        readonly version: string;
+        readonly [key: string]: unknown;
+      }
+    | undefined;
   /**
    * Capabilities to declare, merged with what the callbacks need: `elicitation` when
    * `onElicitation` is given, `sampling` when `onSampling` is. Declare them here too if only

@@ -90,32 +90,70 @@ export interface TaskClientEvents {
    */
   completed: [metrics: CompletedMetrics];
   /** A task failed. */
-  failed: [metrics: TaskMetrics & { readonly error: TaskFailedError }];
+  failed: [metrics: TaskMetrics & {
+    /** The failure and its payload (a tool result with `isError`, or a JSON-RPC error). */
+    readonly error: TaskFailedError;
+  }];
   /** A task was cancelled (by anyone). */
-  cancelled: [metrics: TaskMetrics & { readonly error: TaskCancelledError }];
+  cancelled: [metrics: TaskMetrics & {
+    /** The cancellation (by this client or by the server). */
+    readonly error: TaskCancelledError;
+  }];
   /** A task's deadline passed. */
-  timeout: [metrics: TaskMetrics & { readonly error: TaskTimeoutError }];
+  timeout: [metrics: TaskMetrics & {
+    /** The error for the deadline (`timeoutMs`) that passed. */
+    readonly error: TaskTimeoutError;
+  }];
   /** The server dropped a task: its ttl elapsed (`TaskExpiredError`) or it vanished early (`TaskNotFoundError`). */
-  expired: [metrics: TaskMetrics & { readonly error: TaskExpiredError | TaskNotFoundError }];
+  expired: [metrics: TaskMetrics & {
+    /** `TaskExpiredError` when the ttl elapsed; `TaskNotFoundError` when the task vanished before its ttl did (or had none). */
+    readonly error: TaskExpiredError | TaskNotFoundError;
+  }];
   /**
    * A task still running is close to the end of its ttl: the server may drop it at `expiresAt`
    * ([V11]). Time to extend, persist or give up.
    */
-  expiring: [metrics: TaskMetrics, expiry: { readonly expiresAt: number; readonly remainingMs: number }];
+  expiring: [metrics: TaskMetrics, expiry: {
+    /**
+     * Local clock time (ms since epoch) at which the ttl ends. It runs from a bound of the
+     * creation time that holds whatever the skew between the two clocks, so it is never early.
+     */
+    readonly expiresAt: number;
+    /** `expiresAt` minus the local clock's time when the event was emitted, in ms (negative if the ttl already ended). */
+    readonly remainingMs: number;
+  }];
   /** The connection to the server closed; tracking is paused until it comes back. */
   connectionLost: [];
   /** A new connection took over (`reconnect`); every unsettled task is read again. */
   connectionRestored: [];
   /** Any settlement, whatever the outcome (also aborted, detached, closed). */
-  settled: [metrics: TaskMetrics & { readonly outcome: TaskOutcomeKind }];
+  settled: [metrics: TaskMetrics & {
+    /**
+     * How the task ended: `completed`, `failed`, `cancelled`, `timeout` (its deadline passed),
+     * `aborted` (an `AbortSignal` stopped it), `expired` (its ttl elapsed, or the server no longer
+     * knew it), `detached` (`detach()`), `closed` (the client closed, or serving stopped), or
+     * `error` (any other error, e.g. a protocol or RPC error).
+     */
+    readonly outcome: TaskOutcomeKind;
+  }];
   /** A library-internal problem that did not fail a task (a failed poll, a malformed message, a throwing listener). */
   error: [error: TaskError, metrics: TaskMetrics | undefined];
 }
 
 /** The payload of a `completed` event: the metrics and the result, by {@link TaskRole}. */
 export type CompletedMetrics =
-  | (TaskMetrics & { readonly role: 'requestor'; readonly result: CallToolResult })
-  | (TaskMetrics & { readonly role: 'receiver'; readonly result: ReceiverResult });
+  | (TaskMetrics & {
+      /** A task this client created on the server. */
+      readonly role: 'requestor';
+      /** The tool's result. */
+      readonly result: CallToolResult;
+    })
+  | (TaskMetrics & {
+      /** A task this client ran for the server. */
+      readonly role: 'receiver';
+      /** What the elicitation or sampling callback answered. */
+      readonly result: ReceiverResult;
+    });
 
 /** What a receiver task's callback answers: an elicitation's or a sampling request's result. */
 export type ReceiverResult = ElicitResult | CreateMessageResult;
@@ -130,5 +168,8 @@ export interface TaskHandleEvents
     'status' | 'inputRequired' | 'progress' | 'expiring' | 'failed' | 'cancelled' | 'timeout' | 'expired' | 'settled'
   > {
   /** The task completed; its result is in hand. */
-  completed: [metrics: TaskMetrics & { readonly result: CallToolResult }];
+  completed: [metrics: TaskMetrics & {
+    /** The tool's result. */
+    readonly result: CallToolResult;
+  }];
 }

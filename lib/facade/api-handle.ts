@@ -157,5 +157,12 @@ export interface TaskReference {
    * The server's task capabilities, for a session that resumes without a handshake (and so never
    * learns them).
    */
-  readonly capabilities?: { readonly cancel: boolean; readonly list: boolean } | undefined;
+  readonly capabilities?:
+    | {
+        /** The server can cancel tasks. */
+        readonly cancel: boolean;
+        /** The server lists tasks (`tasks/list`). */
+        readonly list: boolean;
+      }
+    | undefined;
 }
