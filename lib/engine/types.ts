@@ -51,7 +51,7 @@ export interface EngineEvents {
   creationsSettled(): void;
   /** A request on `wire` found the server's session gone: the connection is lost. */
   sessionLost(wire: TaskWire): void;
-  /** New input requests rode on a snapshot of `record` ([E3]); answer with {@link TaskEngine.deliverInput}. */
+  /** New input requests rode on a snapshot of `record` ([E3]); answer with the engine's `deliverInput`. */
   input(record: TaskRecord, items: readonly InlineInput[]): void;
 }
 

@@ -303,7 +303,8 @@ export class TaskClient {
    * @throws TaskClosedError after {@link TaskClient.close}, and when `close()` runs while the
    *   list is being read (the `tools/list` request is then cancelled).
    */
-  tools(): Promise<ToolTaskSupport[]> {
+  async tools(): Promise<ToolTaskSupport[]> {
+    // async: even a call without its `this` rejects rather than throws, as before the move.
     return listedTools(this.catalog, this.engine, this.closeSignal.signal, () => this.closing !== undefined);
   }
 
