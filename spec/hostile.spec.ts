@@ -703,6 +703,100 @@ describe('replies the SDK Client cannot parse: a prompt TaskProtocolError, never
   });
 });
 
+describe('an `error` that is not a JSON-RPC error object: a prompt TaskProtocolError, never a wait for timeouts', () => {
+  // lib/port/session.ts takes the replies to the library's own requests off the transport: an
+  // `error` member without an integer `code` and a string `message` is neither a result nor a
+  // server error, so the request fails at once as malformed. Time is a ManualClock: a request that
+  // waited for a timeout would never end without an advance.
+  const BAD_ERRORS: ReadonlyArray<readonly [string, unknown]> = [
+    ['a string code', { code: 'x', message: 'm' }],
+    ['no message', { code: -32603 }],
+    ['a fractional code', { code: 1.5, message: 'm' }],
+    ['a string', 'boom'],
+    ['null', null],
+    ['absent (neither a result nor an error)', undefined],
+  ];
+  const malformed = (method: string) => `Malformed ${method} reply from server: neither a result nor a valid error`;
+
+  it.each(BAD_ERRORS)('tools/call answers an error that is %s: callToolAsTask rejects with TaskProtocolError at once, sent once', async (_label, error) => {
+    const { server, tasks, clock } = await setup();
+    server.on('tools/call', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, error }));
+    const failure = await rejection(tasks.callToolAsTask('job')); // no clock advance at all
+    expect(failure).toBeInstanceOf(TaskProtocolError);
+    expect((failure as TaskProtocolError).method).toBe('tools/call');
+    expect((failure as Error).message).toBe(malformed('tools/call'));
+    expect(server.count('tools/call')).toBe(1);
+    expect(tasks.active).toBe(0);
+    expect(clock.pending).toBe(0);
+  });
+
+  it.each(BAD_ERRORS)('tasks/get keeps answering an error that is %s: each poll fails at once, TaskProtocolError after 5 polls, never retried as transient', async (_label, error) => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 'bad-error', pollInterval: 1_000 });
+    server.on('tasks/get', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, error }));
+    const handle = await tasks.callToolAsTask('job');
+    const failure = rejection(handle.result());
+    // The first poll fails as soon as its reply arrives, well before any request timeout.
+    await clock.advance(1_000);
+    await flush();
+    expect(server.count('tasks/get')).toBe(1);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(TaskProtocolError);
+    await clock.advance(600_000);
+    const final = await failure;
+    expect(final).toBeInstanceOf(TaskProtocolError);
+    expect((final as TaskProtocolError).method).toBe('tasks/get');
+    expect((final as Error).message).toBe(malformed('tasks/get'));
+    // A transient failure would be retried and not counted: exactly 5 polls, each reported.
+    expect(server.count('tasks/get')).toBe(MAX_POLL_FAILURES);
+    expect(errors).toHaveLength(MAX_POLL_FAILURES);
+    for (const reported of errors) {
+      expect(reported).toBeInstanceOf(TaskProtocolError);
+      expect((reported as TaskProtocolError).method).toBe('tasks/get');
+    }
+    expect(tasks.active).toBe(0);
+    expect(clock.pending).toBe(0);
+    expect(server.count('tasks/cancel')).toBe(0);
+  });
+});
+
+describe('a reply with both `result` and `error` (JSON-RPC forbids it): the `result` is taken, the `error` ignored', () => {
+  const SERVER_ERROR = { code: -32603, message: 'Internal error' };
+
+  it('tools/call: a valid CreateTaskResult next to a valid error creates the task', async () => {
+    const { server, tasks } = await setup();
+    server.on('tools/call', (_params, ctx) =>
+      raw({ jsonrpc: '2.0', id: ctx.id, result: server.tasks.createResult({ taskId: 'both', pollInterval: 60_000 }), error: SERVER_ERROR }),
+    );
+    const handle = await tasks.callToolAsTask('job');
+    expect(handle.task).toMatchObject({ taskId: 'both', status: 'working' });
+  });
+
+  it('tools/call: a malformed result next to a valid error is a malformed reply (TaskProtocolError), not the server error', async () => {
+    const { server, tasks } = await setup();
+    server.on('tools/call', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, result: 'garbage', error: SERVER_ERROR }));
+    const failure = await rejection(tasks.callToolAsTask('job'));
+    expect(failure).toBeInstanceOf(TaskProtocolError);
+    expect((failure as TaskProtocolError).method).toBe('tools/call');
+    expect((failure as Error).message).toBe('Malformed tools/call reply from server: the result is not an object');
+  });
+
+  it('tasks/get: a valid task next to a valid error is a good poll (no failure reported), and the task completes', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 'both', pollInterval: 1_000 });
+    server.on('tasks/get', (params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, result: server.tasks.get(String(params.taskId)), error: SERVER_ERROR }));
+    const handle = await tasks.callToolAsTask('job');
+    await clock.advance(10_000);
+    expect(server.count('tasks/get')).toBeGreaterThanOrEqual(MAX_POLL_FAILURES);
+    expect(handle.settled).toBe(false);
+    expect(errors).toEqual([]);
+    server.tasks.finish('both', 'completed', { result: text('fine') });
+    await clock.advance(1_000);
+    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'fine' }]);
+    expect(errors).toEqual([]);
+  });
+});
+
 describe('huge statusMessage: clamped to 16,384 characters ending in "…"', () => {
   it.each([
     [MAX_STATUS_MESSAGE, 'kept whole'],
