@@ -164,6 +164,16 @@ const TRANSPORT_NAMES: Record<TransportKind, string> = { memory: 'in process', s
 // ---------------------------------------------------------------------------------------------
 // Formatting
 
+/**
+ * `ours vs theirs` with two decimals, or more where two would show different figures as equal
+ * (1.203 against 1.200 is a miss, and must not read "1.20 vs 1.20").
+ */
+function versus(ours: number, theirs: number): string {
+  let digits = 2;
+  while (ours !== theirs && digits < 6 && fmt(ours, digits) === fmt(theirs, digits)) digits += 1;
+  return `${fmt(ours, digits)} vs ${fmt(theirs, digits)}`;
+}
+
 function fmt(value: number, digits = 1): string {
   if (!Number.isFinite(value)) return '–';
   const abs = Math.abs(value);
@@ -350,7 +360,7 @@ export function targetRows(rows: readonly Row[], workloads: readonly Workload[])
     const floorWarm = floor?.warm.requestsPerTask.median ?? Number.NaN;
     const requests = check(
       'requests per task ≤ floor',
-      `${fmt(reqCold, 2)} vs ${fmt(floorCold, 2)} / ${fmt(reqWarm, 2)} vs ${fmt(floorWarm, 2)}`,
+      `${versus(reqCold, floorCold)} / ${versus(reqWarm, floorWarm)}`,
       reqCold <= floorCold && reqWarm <= floorWarm,
       spreadReaches(
         [

@@ -26,10 +26,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildBench, type BenchBuild } from './build.js';
 import { CAUSE_SPECS, causeOf, type CauseProfile } from './causes.js';
-import { svgChart } from './chart.js';
+import { renderStored } from './render.js';
 import { profileScenario } from './profile.js';
 import { CONTENDERS, versions, type ContenderId } from './contenders/index.js';
-import { aggregate, checksOf, consoleTable, label, LIMITS, markdown, shortfalls, sortRows, targetRows, type SoakResult } from './report.js';
+import { aggregate, checksOf, consoleTable, label, LIMITS, shortfalls, sortRows, targetRows, type SoakResult } from './report.js';
 import type { ScenarioResult, ScenarioSpec, Workload } from './scenario.js';
 import { median } from './stats.js';
 import type { TransportKind, WireKind } from './transports.js';
@@ -322,34 +322,27 @@ async function main(): Promise<void> {
     const generatedAt = new Date().toISOString();
     const root = new URL('../', import.meta.url);
     const command = options.subset ? `npm run bench -- ${process.argv.slice(2).join(' ')}` : 'npm run bench';
-    writeFileSync(
-      new URL('bench/results.json', root),
-      `${JSON.stringify(
-        {
-          format: 2,
-          generatedAt,
-          command,
-          versions: v,
-          machine: machine(),
-          elapsedS,
-          load,
-          options: { ...options, blocks: options.blocks },
-          workloads,
-          rows,
-          shortfalls: shortfalls(rows),
-          soak: soak === undefined ? undefined : { ...soak, output: soak.output.split('\n') },
-          causes,
-          runs: results,
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    writeFileSync(new URL('docs/performance.svg', root), `${svgChart(rows, workloads)}\n`);
-    writeFileSync(
-      new URL('docs/performance.md', root),
-      markdown({ generatedAt, versions: v, machine: machine(), command, workloads, rows, chartFile: 'performance.svg', elapsedS, soak, load, causes }),
-    );
+    const stored = {
+      format: 2,
+      generatedAt,
+      command,
+      versions: v,
+      machine: machine(),
+      elapsedS,
+      load,
+      options: { ...options, blocks: options.blocks },
+      workloads,
+      rows,
+      shortfalls: shortfalls(rows),
+      soak: soak === undefined ? undefined : { ...soak, output: soak.output.split('\n') },
+      causes,
+      runs: results,
+    };
+    writeFileSync(new URL('bench/results.json', root), `${JSON.stringify(stored, null, 2)}\n`);
+    // The page is made from what was just stored, as `npm run bench:render` makes it again.
+    const page = renderStored(JSON.parse(JSON.stringify(stored)) as Parameters<typeof renderStored>[0]);
+    writeFileSync(new URL('docs/performance.svg', root), page.svg);
+    writeFileSync(new URL('docs/performance.md', root), page.markdown);
     console.log('Wrote bench/results.json, docs/performance.md and docs/performance.svg.');
   } finally {
     clearInterval(sampler);
