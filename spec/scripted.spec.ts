@@ -96,6 +96,41 @@ describe('failed tasks: all three D6 shapes give TaskFailedError with the best m
     expect(error.result).toBeUndefined();
     expect(error.statusMessage).toBe('Task failed');
   });
+  it('the message is the first non-empty text: an image or an empty text block before it is skipped', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { taskId: 'f4' });
+    const handle = await tasks.callToolAsTask('job');
+    const failure = rejection(handle.result());
+    const payload = {
+      content: [
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'text', text: '' },
+        { type: 'text', text: 'disk full' },
+        { type: 'text', text: 'details follow' },
+      ],
+      isError: true,
+    };
+    server.tasks.finish('f4', 'failed', { result: payload }, { statusMessage: 'Tool failed' }, true);
+    const error = (await failure) as TaskFailedError;
+    expect(error.message).toBe('Tool "job" failed: disk full');
+    expect(error.result).toMatchObject(payload);
+  });
+
+  it('an empty JSON-RPC message, empty texts and an empty statusMessage each give way to the next source', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { taskId: 'f5' });
+    const first = await tasks.callToolAsTask('job');
+    creating(server, { taskId: 'f6' });
+    const second = await tasks.callToolAsTask('job');
+    const failures = [rejection(first.result()), rejection(second.result())];
+    server.tasks.finish('f5', 'failed', { error: rpcError(-32603, '') }, { statusMessage: 'quota exceeded' }, true);
+    server.tasks.finish('f6', 'failed', { result: { content: [{ type: 'text', text: '' }], isError: true } }, { statusMessage: '' }, true);
+    const [byStatus, byNothing] = (await Promise.all(failures)) as TaskFailedError[];
+    expect(byStatus!.message).toBe('Tool "job" failed: quota exceeded');
+    expect(byStatus!.rpcError).toEqual({ code: -32603, message: '' });
+    expect(byNothing!.message).toBe('Tool "job" failed: the task failed without a message');
+  });
+
   it('a "completed" task whose tasks/result has isError: true is still a failure ([V18])', async () => {
     const { server, tasks } = await setup();
     creating(server, { taskId: 'f4' });

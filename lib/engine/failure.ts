@@ -1,6 +1,7 @@
 /**
  * Builds the error for a tool call that failed, with the best message available: the JSON-RPC
- * error's message, else the tool result's first text, else the task's `statusMessage` ([V18], D6).
+ * error's message, else the tool result's first non-empty text, else the task's `statusMessage`
+ * ([V18], D6).
  */
 import { TaskFailedError } from '../errors.js';
 import { scrub } from '../util/fingerprint.js';
@@ -13,11 +14,13 @@ export function failedError(
   payload: { readonly result?: CallToolResult | undefined; readonly rpcError?: JsonRpcErrorInfo | undefined },
 ): TaskFailedError {
   const { result, rpcError } = payload;
-  const text = result?.content.find((block) => block.type === 'text');
+  // An empty text says nothing: the first non-empty one is taken (an image or an empty block may
+  // come first), and an empty JSON-RPC message or statusMessage gives way to the next source.
+  const text = result?.content.find((block) => block.type === 'text' && 'text' in block && typeof block.text === 'string' && block.text !== '');
   const message =
-    rpcError?.message ??
-    (text !== undefined && 'text' in text && typeof text.text === 'string' && text.text !== '' ? text.text : undefined) ??
-    task?.statusMessage ??
+    nonEmpty(rpcError?.message) ??
+    (text !== undefined && 'text' in text ? (text.text as string) : undefined) ??
+    nonEmpty(task?.statusMessage) ??
     'the task failed without a message';
   return new TaskFailedError(`Tool "${toolName}" failed: ${scrub(message, task?.taskId)}`, {
     task,
@@ -25,4 +28,8 @@ export function failedError(
     ...(result === undefined ? {} : { result }),
     ...(rpcError === undefined ? {} : { rpcError }),
   });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === '' ? undefined : value;
 }
