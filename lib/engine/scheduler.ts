@@ -1,8 +1,8 @@
 /**
  * One timer for every task of a client: a binary min-heap of due times with a single armed
  * `setTimeout` for the earliest. Cancelling is lazy (the entry is marked dead and skipped), and
- * when nothing live is left the timer is cleared, so an idle client keeps no timer and never holds
- * the process open. Jobs may be *weak* (background work such as the retries of a `tasks/cancel`
+ * when nothing live is left the timer is cleared, or kept unref'd when it is due within
+ * {@link KEEP_IDLE_MS} (see `idle()`), so an idle client never holds the process open. Jobs may be *weak* (background work such as the retries of a `tasks/cancel`
  * nobody waits for): while only weak jobs are live the timer is unref'd, so they never keep the
  * process alive.
  */
