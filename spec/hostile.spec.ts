@@ -639,6 +639,41 @@ describe('tasks/result payloads ([V17], [V19], A9)', () => {
     expect(await within(handle.result())).toEqual({ content: [], structuredContent: { answer: 42 } });
   });
 
+  it('entries of content that are not objects (null, a string, an array) are left out; the blocks around them are kept', async () => {
+    const { handle, errors } = await completing({ content: [null, 'loose text', [1], { type: 'text', text: 'kept' }, 7] });
+    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'kept' }]);
+    expect(errors).toEqual([]);
+  });
+
+  it('a failed result whose first block is null: TaskFailedError with the text after it, no crash and no hang', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const { handle } = await completing({ content: [null, { type: 'text', text: 'boom' }], isError: true });
+      const error = await rejection(handle.result());
+      expect(error).toBeInstanceOf(TaskFailedError);
+      expect((error as Error).message).toBe('Tool "job" failed: boom');
+      expect((error as TaskFailedError).result?.content).toEqual([{ type: 'text', text: 'boom' }]);
+      await flush();
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('an immediate isError result whose first block is null: result() rejects with TaskFailedError, never a TypeError', async () => {
+    const { server, tasks } = await setup();
+    server.on('tools/call', () => ({ content: [null, { type: 'text', text: 'refused' }], isError: true }));
+    const handle = await tasks.callToolAsTask('job');
+    expect(handle.kind).toBe('immediate');
+    const error = await rejection(handle.result());
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect((error as Error).message).toBe('Tool "job" failed: refused');
+  });
+
   it('a non-boolean isError is dropped (a completed task stays a success)', async () => {
     const { handle } = await completing({ ...text('fine'), isError: 'yes' });
     const result = await within(handle.result());

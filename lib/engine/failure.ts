@@ -16,10 +16,14 @@ export function failedError(
   const { result, rpcError } = payload;
   // An empty text says nothing: the first non-empty one is taken (an image or an empty block may
   // come first), and an empty JSON-RPC message or statusMessage gives way to the next source.
-  const text = result?.content.find((block) => block.type === 'text' && 'text' in block && typeof block.text === 'string' && block.text !== '');
+  // Blocks are read defensively: a result not from the decoder (an immediate one from a host's own
+  // code path) may hold anything.
+  const text = result?.content.find(
+    (block: unknown) => isTextBlock(block) && block.text !== '',
+  ) as { readonly text: string } | undefined;
   const message =
     nonEmpty(rpcError?.message) ??
-    (text !== undefined && 'text' in text ? (text.text as string) : undefined) ??
+    text?.text ??
     nonEmpty(task?.statusMessage) ??
     'the task failed without a message';
   return new TaskFailedError(`Tool "${toolName}" failed: ${scrub(message, task?.taskId)}`, {
@@ -32,4 +36,8 @@ export function failedError(
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === '' ? undefined : value;
+}
+
+function isTextBlock(block: unknown): block is { readonly type: 'text'; readonly text: string } {
+  return typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string';
 }

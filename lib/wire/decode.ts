@@ -89,16 +89,22 @@ export function decodeTaskFields(value: unknown, method: string, names: TaskFiel
 }
 
 /**
- * Normalises a `CallToolResult`: `content` defaults to an empty array, a non-boolean `isError` is
- * dropped. Other keys pass through unchanged.
+ * Normalises a `CallToolResult`: `content` defaults to an empty array, entries of `content` that
+ * are not objects (`null`, a string: no content block, nothing to read) are left out, a
+ * non-boolean `isError` is dropped. Other keys pass through unchanged.
  * @throws TaskProtocolError when the value is not an object or `content` is not an array.
  */
 export function decodeCallToolResult(value: unknown, method: string, taskId?: string): CallToolResult {
   if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
   const { content, isError } = value;
   if (content !== undefined && !Array.isArray(content)) throw malformed(method, 'content is not an array', taskId);
-  const result: Json = { ...value, content: content ?? [] };
+  const result: Json = { ...value, content: content === undefined ? [] : blocksOf(content) };
   if (isError !== undefined && typeof isError !== 'boolean') delete result.isError;
   return result as CallToolResult;
 }
 
+/** `content` itself, or a copy without the entries that are not objects (only then allocated). */
+function blocksOf(content: readonly unknown[]): unknown[] {
+  for (let i = 0; i < content.length; i++) if (!isObject(content[i])) return content.filter(isObject);
+  return content as unknown[];
+}
