@@ -46,6 +46,14 @@ export interface ServeOptions {
    */
   readonly maxTasks?: number | undefined;
   /**
+   * Most `tasks/result` requests that may wait on one running task at a time. Each waiting request
+   * holds memory until the task ends or its ttl elapses, so a server cannot pile them up: past the
+   * cap, a further one is refused at once with a JSON-RPC error (-32603), as a new task is past
+   * `maxTasks`. A request the server cancels, or that gets its answer, frees its place.
+   * @defaultValue 16
+   */
+  readonly maxResultWaiters?: number | undefined;
+  /**
    * Tasks per `tasks/list` page.
    * @defaultValue 50
    */

@@ -304,6 +304,7 @@ export function resolveServeOptions(options: ServeOptions, defaults: InputCallba
     maxTtlMs,
     pollIntervalMs: checkInteger('serve.pollIntervalMs', options.pollIntervalMs, 1) ?? 1_000,
     maxTasks: checkInteger('serve.maxTasks', options.maxTasks, 1) ?? 1_000,
+    maxResultWaiters: checkInteger('serve.maxResultWaiters', options.maxResultWaiters, 1) ?? 16,
     pageSize: checkInteger('serve.pageSize', options.pageSize, 1) ?? 50,
   };
 }

@@ -2,7 +2,8 @@
  * The `tasks/*` requests a receiver serves, for the tasks of its own connection only:
  * - `tasks/get`: the flat task snapshot ([V9], [V10]);
  * - `tasks/result`: blocks until the task is terminal ([V16]), then answers exactly what the
- *   request would have ([V15], [V17], [V18]), tagged with the task ([V19]);
+ *   request would have ([V15], [V17], [V18]), tagged with the task ([V19]); at most
+ *   `maxResultWaiters` wait on one task, a further one is refused at once (§6);
  * - `tasks/list`: pages in creation order with opaque, unforgeable cursors ([V22], [R23]);
  * - `tasks/cancel`: moves a running task to `cancelled` before answering ([V24]); a terminal one
  *   is refused ([V23]).
@@ -25,6 +26,8 @@ export interface MethodHost {
   readonly cursors: Cursors;
   readonly pollIntervalMs: number;
   readonly pageSize: number;
+  /** Most `tasks/result` requests waiting on one running task. */
+  readonly maxResultWaiters: number;
   /** Cancels a running task (status, signal, notification, events). */
   cancel(task: ReceiverTask): void;
 }
@@ -66,11 +69,19 @@ function payload(task: ReceiverTask): JsonObject {
 /**
  * `tasks/result`. While the task runs, the answer waits for it; a request the server gives up on
  * (its `signal`) stops waiting, and a task deleted meanwhile while still running (its ttl
- * elapsed) answers -32602.
+ * elapsed) answers -32602. Each waiting request holds memory here and in the port until then, so
+ * past `maxResultWaiters` on one task a further one is refused at once with -32603, like a task
+ * past `maxTasks` (§6: receivers SHOULD rate-limit task operations against denial of service).
  */
 export async function getResult(host: MethodHost, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
   const task = find(host, params);
   if (!isTerminalStatus(task.status)) {
+    if (task.waiters.size >= host.maxResultWaiters) {
+      throw rpcFailure(
+        INTERNAL_ERROR,
+        `Too many tasks/result requests waiting on this task: all ${host.maxResultWaiters} allowed are still waiting; retry once one is answered, or poll tasks/get`,
+      );
+    }
     await new Promise<void>((resolve) => {
       const wake = (): void => {
         task.waiters.delete(wake);

@@ -52,6 +52,7 @@ export class ReceiverSession implements MethodHost {
   readonly cursors = new Cursors();
   readonly pollIntervalMs: number;
   readonly pageSize: number;
+  readonly maxResultWaiters: number;
   private readonly offs: Array<() => void> = [];
   private isClosed = false;
 
@@ -64,6 +65,7 @@ export class ReceiverSession implements MethodHost {
   ) {
     this.pollIntervalMs = config.pollIntervalMs;
     this.pageSize = config.pageSize;
+    this.maxResultWaiters = config.maxResultWaiters;
     this.store = new ReceiverStore(scheduler, now, config.maxTasks, (task) => this.expired(task));
   }
 
@@ -234,7 +236,8 @@ export class ReceiverSession implements MethodHost {
 
   /**
    * Stops serving: every running task is cancelled (the server is told, when the connection is
-   * still open), its callback's signal aborted, and every task deleted. Idempotent.
+   * still open; the `status` event fires either way), its callback's signal aborted, and every
+   * task deleted. Idempotent.
    */
   close(tellServer = true): void {
     if (this.isClosed) return;
@@ -242,10 +245,14 @@ export class ReceiverSession implements MethodHost {
       if (isTerminalStatus(task.status)) continue;
       if (tellServer) this.end(task, 'cancelled', 'The client stopped serving receiver tasks', { kind: 'closed' });
       else {
-        task.error = endingError(task, { kind: 'closed' }, this.pollIntervalMs);
+        // No notification (the connection is gone), but the `status` event, as on every status change.
         this.store.move(task, 'cancelled', 'The connection closed');
+        // Built after the move, as in end(): the error's snapshot shows the task cancelled.
+        task.error = endingError(task, { kind: 'closed' }, this.pollIntervalMs);
         task.controller.abort(task.error);
-        emitEnding(this.host, task, { kind: 'closed' }, this.now());
+        const now = this.now();
+        emitStatus(this.host, task, now, this.pollIntervalMs);
+        emitEnding(this.host, task, { kind: 'closed' }, now);
       }
     }
     this.isClosed = true;

@@ -28,6 +28,8 @@ export interface ReceiverConfig {
   readonly pollIntervalMs: number;
   /** Most tasks held per connection. */
   readonly maxTasks: number;
+  /** Most `tasks/result` requests waiting on one running task (§6). */
+  readonly maxResultWaiters: number;
   /** Tasks per `tasks/list` page. */
   readonly pageSize: number;
 }

@@ -100,6 +100,7 @@ describe('serve(): options', () => {
       [{ elicitation, ttlMs: -1 }, 'serve.ttlMs'],
       [{ elicitation, pollIntervalMs: 1.5 }, 'serve.pollIntervalMs'],
       [{ elicitation, maxTasks: 0 }, 'serve.maxTasks'],
+      [{ elicitation, maxResultWaiters: 0 }, 'serve.maxResultWaiters'],
       [{ elicitation, pageSize: 'ten' as never }, 'serve.pageSize'],
       [null as never, 'serve'],
     ];
@@ -202,6 +203,31 @@ describe('the receiver handle and the client\'s life', () => {
     expect(outcomes).toEqual(['receiver:closed']);
     expect(held.calls[0]?.context.signal.aborted).toBe(true);
     expect(tasks.receiver?.size).toBe(0);
+  });
+
+  it('the connection closing emits status cancelled once for each running task, before settled', async () => {
+    const held = new HeldCallback();
+    const { create, tasks, client } = await peerRig(register, { elicitation: held.callback });
+    const events: string[] = [];
+    tasks.on('status', (metrics, task) => events.push(`status:${metrics.role}:${task.taskId}:${task.status}:${metrics.status}`));
+    tasks.on('settled', (metrics) => events.push(`settled:${metrics.role}:${metrics.taskId}:${metrics.outcome}`));
+    const done = String((await create()).taskId);
+    const first = String((await create()).taskId);
+    const second = String((await create()).taskId);
+    await flush();
+    held.calls[0]?.resolve(accept('Ada'));
+    await flush();
+    events.length = 0;
+    await client.close();
+    await flush();
+    // The finished task is left alone; each running one reports its last status change.
+    expect(events).toEqual([
+      `status:receiver:${first}:cancelled:cancelled`,
+      `settled:receiver:${first}:closed`,
+      `status:receiver:${second}:cancelled:cancelled`,
+      `settled:receiver:${second}:closed`,
+    ]);
+    expect(events.join()).not.toContain(done);
   });
 
   it('after a reconnect, the new connection is served and the old one\'s tasks are gone', async () => {

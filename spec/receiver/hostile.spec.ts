@@ -187,6 +187,45 @@ describe('a hostile requestor', () => {
     expect(tasks.receiver?.size).toBe(2);
   });
 
+  it('maxResultWaiters (default 16): one tasks/result too many on a running task is refused at once (§6)', async () => {
+    const held = new HeldCallback();
+    const { ask, create } = await peerRig(register, { elicitation: held.callback });
+    const task = await create();
+    await flush();
+    const answered: Json[] = [];
+    const waiting = Array.from({ length: 16 }, () => ask('tasks/result', { taskId: task.taskId }).then((reply) => void answered.push(reply)));
+    await flush();
+    // The 17th is answered while the task still runs, with the error an over-limit task request gets.
+    const refused = errorOf(await within(ask('tasks/result', { taskId: task.taskId })));
+    expect(refused.code).toBe(-32603);
+    expect(refused.message).toContain('Too many tasks/result requests waiting on this task');
+    expect(answered).toEqual([]);
+    expect(resultOf(await ask('tasks/get', { taskId: task.taskId })).status).toBe('working');
+    held.calls[0]?.resolve(accept('Ada'));
+    await within(Promise.all(waiting));
+    expect(answered).toHaveLength(16);
+    for (const reply of answered) expect(resultOf(reply)).toMatchObject({ action: 'accept', content: { name: 'Ada' } });
+    // A finished task holds no waiter: any number of tasks/result are answered.
+    expect(resultOf(await ask('tasks/result', { taskId: task.taskId })).action).toBe('accept');
+  });
+
+  it('maxResultWaiters: a waiting tasks/result the server cancels frees its place', async () => {
+    const held = new HeldCallback();
+    const { ask, create, server } = await peerRig(register, { elicitation: held.callback, maxResultWaiters: 1 });
+    const task = await create();
+    await flush();
+    void ask('tasks/result', { taskId: task.taskId });
+    await flush();
+    expect(errorOf(await within(ask('tasks/result', { taskId: task.taskId }))).code).toBe(-32603);
+    const requestId = server.sent.filter((m) => m.method === 'tasks/result').at(0)?.id;
+    server.notify('notifications/cancelled', { requestId, reason: 'giving up' });
+    await flush();
+    const next = ask('tasks/result', { taskId: task.taskId });
+    await flush();
+    held.calls[0]?.resolve(accept('Ada'));
+    expect(resultOf(await within(next))).toMatchObject({ action: 'accept', content: { name: 'Ada' } });
+  });
+
   it('a tasks/result the server gives up on is never answered, and the task carries on', async () => {
     const held = new HeldCallback();
     const { ask, create, server } = await peerRig(register, { elicitation: held.callback });
