@@ -206,6 +206,13 @@ export interface SessionPort {
    * (`io.modelcontextprotocol/subscriptionId` is the listen request's id) from the host's.
    */
   sentRequest(id: unknown): boolean;
+  /**
+   * The JSON-RPC id the next {@link SessionPort.request} on this port will carry. Read it right
+   * before that call, in the same synchronous run (nothing else can send in between), to know a
+   * request's id before anything about it can arrive: a subscription is named by its listen
+   * request's id ([E18]).
+   */
+  nextRequestId(): string;
   /** Sends a notification (best effort: failures are swallowed). */
   notify(method: string, params: JsonObject): void;
   /**

@@ -201,6 +201,10 @@ export class RawSession implements SessionPort, InboundHost {
     return /^(0|[1-9][0-9]*)$/.test(rest) && Number(rest) < this.nextId;
   }
 
+  nextRequestId(): string {
+    return `${this.prefix}${this.nextId}`;
+  }
+
   notify(method: string, params: JsonObject): void {
     if (this.isClosed) return;
     const envelope = this.access.envelope(undefined);

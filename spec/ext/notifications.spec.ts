@@ -204,6 +204,51 @@ describe('one subscription per connection ([E18])', () => {
       expect(rig.server.subscriptions.size).toBe(1);
     });
 
+    it('only the replacement’s own acknowledgement ends the old one: a late acknowledgement of the old listen does not ([E18])', async () => {
+      const rig = await extRig({ server: manual() });
+      // Both listen requests are held (no registration, no acknowledgement) until released.
+      const builtin = builtinMethods(rig.server)['subscriptions/listen']!;
+      const held: Array<() => void> = [];
+      rig.server.on('subscriptions/listen', (params, ctx) => {
+        held.push(() => void builtin(params, ctx));
+        return NO_REPLY;
+      });
+      const a = await rig.tasks.callToolAsTask('manual');
+      await rig.clock.advance(0);
+      await rig.tasks.callToolAsTask('manual');
+      await rig.clock.advance(50);
+      const [first, second] = rig.server.received('subscriptions/listen').map((entry) => entry.id);
+      expect(held).toHaveLength(2);
+      // The first listen's acknowledgement comes late, after the second listen went out: the
+      // second is not in place yet, so the first stays open.
+      held[0]!();
+      await flush();
+      // Before the fix any acknowledgement of the library's own ended the replaced subscription.
+      expect(rig.server.count('notifications/cancelled'), 'the old subscription is still open').toBe(0);
+      rig.server.tasks.complete(a.taskId!, textResult('a'));
+      await flush();
+      expect(a.settled, 'a notification on the old subscription still arrives').toBe(true);
+      expect(rig.server.count('tasks/get')).toBe(0);
+      // The second listen's own acknowledgement: now the first ends.
+      held[1]!();
+      await flush();
+      expect(rig.server.params('notifications/cancelled').map((p) => p.requestId)).toEqual([first]);
+      expect(second).not.toBe(first);
+    });
+
+    it('a server that acknowledges at once: the old subscription ends as soon as its replacement is acknowledged', async () => {
+      const rig = await extRig({ server: manual() });
+      await rig.tasks.callToolAsTask('manual');
+      await rig.clock.advance(0);
+      await rig.tasks.callToolAsTask('manual');
+      await rig.clock.advance(50);
+      await flush();
+      const [first] = rig.server.received('subscriptions/listen').map((entry) => entry.id);
+      expect(rig.server.count('subscriptions/listen')).toBe(2);
+      expect(rig.server.params('notifications/cancelled').map((p) => p.requestId)).toEqual([first]);
+      expect(rig.server.subscriptions.size).toBe(1);
+    });
+
     it("at most 1 s when the server never acknowledges the replacement", async () => {
       const rig = await extRig({ server: manual() });
       holdingSecondListen(rig);

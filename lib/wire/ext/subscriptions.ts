@@ -45,6 +45,11 @@ export class TaskSubscription {
   private readonly watched = new Map<string, number>();
   private current: AbortController | undefined;
   /**
+   * The JSON-RPC id of the current subscription's listen request: the subscription's id, which
+   * its acknowledgement names ([E18]).
+   */
+  private currentId: string | undefined;
+  /**
    * The subscription just replaced, kept open until its replacement is acknowledged (or has
    * ended, or {@link RETIRE_MS} passed): closing it at once leaves a gap on transports where the
    * close can overtake the new request (a stream per request over Streamable HTTP), and a
@@ -112,6 +117,8 @@ export class TaskSubscription {
     const previous = this.current;
     const controller = new AbortController();
     this.current = controller;
+    // Known before the request goes out, like `retiring` below.
+    this.currentId = this.port.nextRequestId();
     this.covered = new Set(ids);
     this.lastListenAt = this.clock();
     // The old subscription ends once the new one is in place (no gap); one replaced at a time.
@@ -170,12 +177,18 @@ export class TaskSubscription {
     this.earlyEnds = this.clock() - this.lastListenAt >= STEADY_MS ? 0 : this.earlyEnds + 1;
     this.retire();
     this.current = undefined;
+    this.currentId = undefined;
     this.covered = new Set();
   }
 
-  /** The server acknowledged one of this connection's subscriptions: the replaced one can end. */
-  acknowledged(): void {
-    this.retire();
+  /**
+   * The server acknowledged the subscription named `subscriptionId` ([E18]). Only the current
+   * one's acknowledgement says the replacement is in place, so only it ends the replaced one; a
+   * late acknowledgement of an older listen (or of another TaskClient's on a shared connection)
+   * ends nothing.
+   */
+  acknowledged(subscriptionId: unknown): void {
+    if (subscriptionId === this.currentId && subscriptionId !== undefined) this.retire();
   }
 
   /** Ends the replaced subscription, if one is still open. */
@@ -194,6 +207,7 @@ export class TaskSubscription {
     this.timer = undefined;
     const current = this.current;
     this.current = undefined;
+    this.currentId = undefined;
     this.covered = new Set();
     this.retire();
     current?.abort();

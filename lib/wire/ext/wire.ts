@@ -181,10 +181,13 @@ export class ExtensionWire implements TaskWire {
         // too: it may answer the host's own subscription.
         return tagged;
       }),
-      // The acknowledgement says which tasks the server agreed to; polling covers the rest.
+      // The acknowledgement says which tasks the server agreed to; polling covers the rest. Every
+      // one of the library's own is consumed, but only the current subscription's ends the one
+      // it replaced ([E18]: an acknowledgement names its subscription).
       this.port.onNotification('notifications/subscriptions/acknowledged', (params) => {
-        if (!this.port.sentRequest(subscriptionOf(params))) return false;
-        this.subscription.acknowledged();
+        const subscription = subscriptionOf(params);
+        if (!this.port.sentRequest(subscription)) return false;
+        this.subscription.acknowledged(subscription);
         return true;
       }),
     ];
