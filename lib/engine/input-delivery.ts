@@ -63,7 +63,8 @@ export function resendKept(engine: EngineCore, record: TaskRecord, snapshot: Wir
   if (kept === undefined) return;
   const listed = snapshot.task.status === 'input_required' ? new Set(snapshot.input?.map((item) => item.key)) : undefined;
   const round: Array<[string, KeptAnswer]> = [];
-  const responses: Record<string, JsonObject> = {};
+  // Keys are the server's: without a prototype, a key "__proto__" stays an own key when assigned.
+  const responses = Object.create(null) as Record<string, JsonObject>;
   for (const [key, answer] of kept) {
     if (listed?.has(key) !== true) kept.delete(key);
     else if (!answer.sending) {

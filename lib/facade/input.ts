@@ -108,7 +108,9 @@ export class InputRouter {
     signal: AbortSignal,
   ): Promise<Record<string, JsonObject>> {
     const owner = about.taskId === undefined ? undefined : this.host.owner(about.taskId);
-    const answers: Record<string, JsonObject> = {};
+    // Keys are the server's: "__proto__" is a legal one (an own key, from JSON.parse). Assigning it
+    // on a plain object would set the prototype and send nothing; without a prototype it stays a key.
+    const answers = Object.create(null) as Record<string, JsonObject>;
     await Promise.all(
       items.map(async (item) => {
         if (item.kind === undefined) return;

@@ -196,6 +196,65 @@ describe('input during a task ([E3]-[E5])', () => {
   });
 });
 
+/** `{ "__proto__": value }` as JSON.parse makes it: an own key, as a server's reply carries it. */
+function protoKeyed<T>(value: T): Record<string, T> {
+  return JSON.parse(`{"__proto__": ${JSON.stringify(value)}}`) as Record<string, T>;
+}
+
+/** What a real transport would deliver of `value` (the in-memory pair hands objects over as they are). */
+function overTheWire(value: unknown): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+}
+
+describe('an input key named "__proto__" (keys are the server\'s, [E3]-[E5])', () => {
+  const protoTool = taskTool('proto_key', {
+    steps: [
+      { inputRequests: protoKeyed(elicitation('Proto?', { confirm: { type: 'boolean' } })) },
+      { result: ({ answers }) => textResult(Object.hasOwn(answers, '__proto__') ? 'answered' : 'not answered') },
+    ],
+  });
+
+  it('is asked once and answered with a tasks/update whose inputResponses has it as an own key; the task completes', async () => {
+    const asked: unknown[] = [];
+    const rig = await extRig({ server: { pollIntervalMs: 100, notifications: 'off', tools: [protoTool] }, client: { onElicitation: (params) => (asked.push(params.message), ACCEPT) } });
+    const handle = await rig.tasks.callToolAsTask('proto_key');
+    const result = handle.result().then(
+      (value) => value,
+      (error: unknown) => error,
+    );
+    await settle(rig, handle);
+    expect(asked).toEqual(['Proto?']);
+    const sent = rig.server.params('tasks/update').map((params) => overTheWire(params.inputResponses));
+    expect(sent).toHaveLength(1);
+    expect(Object.hasOwn(sent[0]!, '__proto__')).toBe(true);
+    expect(Object.entries(sent[0]!)).toEqual([['__proto__', ACCEPT]]);
+    expect(handle.settled).toBe(true);
+    expect(((await result) as { content?: unknown }).content).toEqual(textResult('answered').content);
+  });
+
+  it('is sent again, still as an own key, when its first tasks/update failed ([E23])', async () => {
+    const rig = await extRig({ server: { pollIntervalMs: 100, notifications: 'off', tools: [protoTool] }, client: { onElicitation: () => ACCEPT } });
+    const normal = builtinMethods(rig.server)['tasks/update']!;
+    let first = true;
+    rig.server.on('tasks/update', (params, ctx) => {
+      if (!first) return normal(params, ctx);
+      first = false;
+      throw rpcError(ErrorCode.InternalError, 'transient db error');
+    });
+    rig.tasks.on('error', () => {});
+    const handle = await rig.tasks.callToolAsTask('proto_key');
+    const result = handle.result().then(
+      (value) => value,
+      (error: unknown) => error,
+    );
+    await settle(rig, handle);
+    const sent = rig.server.params('tasks/update').map((params) => overTheWire(params.inputResponses));
+    expect(sent.map((responses) => Object.entries(responses))).toEqual([[['__proto__', ACCEPT]], [['__proto__', ACCEPT]]]);
+    expect(handle.settled).toBe(true);
+    expect(((await result) as { content?: unknown }).content).toEqual(textResult('answered').content);
+  });
+});
+
 describe('a tasks/update that fails ([E23]: the answer is kept, never lost, and the user is not asked twice, [E4])', () => {
   /** A rig whose `tasks/update` fails with -32603 (non-transient) `failures` times, then works; times of every update kept. */
   async function failingUpdates(failures: number) {

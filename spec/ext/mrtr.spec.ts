@@ -183,6 +183,21 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
   });
 
+  it('retries with an input key named "__proto__" as an own key of inputResponses (keys are the server\'s)', async () => {
+    // JSON.parse makes "__proto__" an own key, as a server's reply carries it.
+    const inputRequests = JSON.parse(`{"__proto__": ${JSON.stringify(elicitation('Name?', { name: { type: 'string' } }))}}`) as Record<string, ReturnType<typeof elicitation>>;
+    const proto = mrtrTool('proto_key', { inputRequests, then: (answers) => outcome.text(Object.hasOwn(answers, '__proto__') ? 'answered' : 'not answered') });
+    const asked: unknown[] = [];
+    const rig = await extRig({ server: { tools: [proto] }, client: { onElicitation: (params) => (asked.push(params.message), { action: 'accept', content: { name: 'P' } }) } });
+    const handle = await rig.tasks.callToolAsTask('proto_key');
+    expect(asked).toEqual(['Name?']);
+    // What a real transport would deliver (the in-memory pair hands objects over as they are).
+    const retry = JSON.parse(JSON.stringify(rig.server.params('tools/call')[1])) as { inputResponses: Record<string, unknown> };
+    expect(Object.hasOwn(retry.inputResponses, '__proto__')).toBe(true);
+    expect(Object.entries(retry.inputResponses)).toEqual([['__proto__', { action: 'accept', content: { name: 'P' } }]]);
+    expect(await handle.result()).toMatchObject({ content: [{ type: 'text', text: 'answered' }] });
+  });
+
   it('gives up after 10 rounds of a server that keeps asking, with a TaskProtocolError', async () => {
     let n = 0;
     const forever: ExtTool = { name: 'forever', run: () => outcome.inputRequired({ [`k${++n}`]: elicitation('Again?', {}) }) };
