@@ -127,6 +127,16 @@ export class InputRouter {
     return answers;
   }
 
+  /**
+   * The callback that answers a request of `kind` belonging to the server's task `taskId`, in the
+   * routing order (the owning call's, the client's, then `serve()`'s): a receiver task runs the one
+   * a side-channel request of the same task would reach.
+   */
+  callbackFor(kind: InputKind, taskId: string | undefined): ((params: never, context: InputContext) => unknown) | undefined {
+    const owner = taskId === undefined ? undefined : this.host.owner(taskId);
+    return pick(owner?.callbacks, kind) ?? pick(this.defaults, kind) ?? pick(this.fallback(), kind);
+  }
+
   /** The callbacks that would answer `kind` for a call, if any. */
   hasCallback(kind: InputKind, callbacks: InputCallbacks | undefined): boolean {
     return pick(callbacks, kind) !== undefined || pick(this.defaults, kind) !== undefined || pick(this.fallback(), kind) !== undefined;

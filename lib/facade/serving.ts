@@ -86,6 +86,7 @@ export class Serving {
           const handle = taskId === undefined ? undefined : live.inputOwner(taskId)?.handle;
           return { handle, toolName: handle?.toolName };
         },
+        callback: (kind, taskId) => router.callbackFor(kind, taskId),
         report: (error) => emitter.emit('error', error, undefined),
       },
       this.context.scheduler,

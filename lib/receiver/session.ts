@@ -153,7 +153,9 @@ export class ReceiverSession implements MethodHost {
   /** Runs the callback and ends the task with what it answered; ignored once the task ended otherwise ([V6]). */
   private async run(task: ReceiverTask, params: JsonObject): Promise<void> {
     if (!this.holds(task) || isTerminalStatus(task.status)) return;
-    const callback = task.kind === 'elicitation' ? this.config.elicitation : this.config.sampling;
+    // Routed as a side-channel request of the same task would be (docs/input.md, Routing): the
+    // owning call's callback first, so two tool tasks never get each other's questions.
+    const callback = this.host.callback(task.kind, task.relatedTaskId) ?? (task.kind === 'elicitation' ? this.config.elicitation : this.config.sampling);
     if (callback === undefined) return;
     const context: InputContext = {
       taskId: task.relatedTaskId,

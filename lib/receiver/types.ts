@@ -56,6 +56,11 @@ export interface ReceiverHost {
   listening(event: keyof TaskClientEvents): boolean;
   /** What the client knows of the server's task a request belongs to (its handle and tool). */
   relate(taskId: string | undefined): Pick<InputContext, 'handle' | 'toolName'>;
+  /**
+   * The callback that runs a receiver task of `kind` belonging to the server's task `taskId`, in
+   * the client's routing order (the owning call's, the client's, then `serve()`'s).
+   */
+  callback(kind: ReceiverKind, taskId: string | undefined): ((params: never, context: InputContext) => unknown) | undefined;
   /** Reports a problem that failed nothing (on the client's `error` event). */
   report(error: TaskError): void;
 }

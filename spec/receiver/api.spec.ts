@@ -15,7 +15,9 @@ import {
 } from '../../lib/index.js';
 import { ManualClock, exampleServerPair, flush } from '../helpers.js';
 import { HeldCallback, RECEIVER_CAPABILITIES, accept, errorOf, peerRig, resultOf, serverRig } from '../support/receiver-rig.js';
-import { connectScripted, type Json } from '../support/scripted-server.js';
+import { connectScripted, creating, type Json } from '../support/scripted-server.js';
+
+const RELATED = 'io.modelcontextprotocol/related-task';
 
 const cleanups: Array<() => Promise<void>> = [];
 const register = (cleanup: () => Promise<void>): void => void cleanups.push(cleanup);
@@ -290,6 +292,40 @@ describe('roles', () => {
     await flush();
     expect(roles).toEqual(['requestor']);
     expect(handle.metrics?.role).toBe('requestor');
+  });
+
+  it('a receiver task is answered by the callback a side-channel request of its task would reach: the owning call\'s, then the client\'s, then serve()\'s', async () => {
+    const asked: string[] = [];
+    const answering = (who: string) => (_params: unknown, context: InputContext) => {
+      asked.push(`${who}:${context.delivery}:${context.taskId ?? '-'}:${context.toolName ?? '-'}`);
+      return accept(who);
+    };
+    const { server, tasks, create } = await peerRig(register, { elicitation: answering('serve') }, { onElicitation: answering('client') });
+    creating(server, { taskId: 'tool-1', pollInterval: 60_000 });
+    const own = await tasks.callToolAsTask('job', {}, { onElicitation: answering('call') });
+    creating(server, { taskId: 'tool-2', pollInterval: 60_000 });
+    await tasks.callToolAsTask('job');
+    await create({ _meta: { [RELATED]: { taskId: 'tool-1' } } });
+    await create({ _meta: { [RELATED]: { taskId: 'tool-2' } } });
+    await create({ _meta: { [RELATED]: { taskId: 'unknown-to-us' } } });
+    await flush();
+    expect(asked).toEqual(['call:receiver-task:tool-1:job', 'client:receiver-task:tool-2:job', 'client:receiver-task:unknown-to-us:-']);
+    expect(own.taskId).toBe('tool-1');
+  });
+
+  it('without a call\'s or the client\'s callback, serve()\'s answers a receiver task of a tracked task', async () => {
+    const asked: string[] = [];
+    const { server, tasks, create } = await peerRig(register, {
+      elicitation: (_params, context) => {
+        asked.push(`serve:${context.taskId ?? '-'}:${context.toolName ?? '-'}`);
+        return accept('serve');
+      },
+    });
+    creating(server, { taskId: 'tool-3', pollInterval: 60_000 });
+    await tasks.callToolAsTask('job');
+    await create({ _meta: { [RELATED]: { taskId: 'tool-3' } } });
+    await flush();
+    expect(asked).toEqual(['serve:tool-3:job']);
   });
 
   it('the callback context of a receiver task names the server task it belongs to and this client\'s handle of it', async () => {
