@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   TaskClosedError,
   TaskTimeoutError,
-  type TaskAbortError,
+  TaskAbortError,
   type TaskClientOptions,
 } from '../lib/index.js';
 import { ManualClock, flush, rejection, within } from './helpers.js';
@@ -197,32 +197,33 @@ describe('close() is bounded and leaves nothing pending', () => {
   });
 });
 
-describe('waiters on a lost connection settle when close() runs', () => {
-  async function lostConnection() {
-    const clock = new ManualClock();
-    let faulty: FaultTransport | undefined;
-    const pair = await connectScripted({
-      tools: [{ name: 'job', taskSupport: 'required' }],
-      now: clock.now,
-      wrap: (t) => (faulty = new FaultTransport(t)),
-    });
-    creating(pair.server);
-    let factoryCalls = 0;
-    const tasks = new TaskClient(pair.client, {
-      clock,
-      maxConcurrentTasks: 1,
-      reconnect: () => {
-        factoryCalls += 1;
-        return Promise.reject(new Error('server still down'));
-      },
-    });
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
-    });
-    return { tasks, clock, pair, drop: () => faulty!.close(), factoryCalls: () => factoryCalls };
-  }
+/** A client whose connection is lost and whose reconnect factory keeps failing. */
+async function lostConnection() {
+  const clock = new ManualClock();
+  let faulty: FaultTransport | undefined;
+  const pair = await connectScripted({
+    tools: [{ name: 'job', taskSupport: 'required' }],
+    now: clock.now,
+    wrap: (t) => (faulty = new FaultTransport(t)),
+  });
+  creating(pair.server);
+  let factoryCalls = 0;
+  const tasks = new TaskClient(pair.client, {
+    clock,
+    maxConcurrentTasks: 1,
+    reconnect: () => {
+      factoryCalls += 1;
+      return Promise.reject(new Error('server still down'));
+    },
+  });
+  cleanups.push(async () => {
+    await tasks.close();
+    await pair.close();
+  });
+  return { tasks, clock, pair, drop: () => faulty!.close(), factoryCalls: () => factoryCalls };
+}
 
+describe('waiters on a lost connection settle when close() runs', () => {
   it('a call waiting for the reconnect factory, list(), listPage(), a queued call and a resumed handle all end with TaskClosedError', async () => {
     const { tasks, clock, drop, factoryCalls } = await lostConnection();
     const first = await tasks.callToolAsTask('job');
@@ -241,6 +242,52 @@ describe('waiters on a lost connection settle when close() runs', () => {
     for (const end of await within(Promise.all([firstEnd, queued, page, all, resumed]))) {
       expect(end).toBeInstanceOf(TaskClosedError);
     }
+  });
+});
+
+describe('a call made while the connection is lost, given up in the same tick', () => {
+  async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
+    const seen: unknown[] = [];
+    const listener = (reason: unknown): void => {
+      seen.push(reason);
+    };
+    process.on('unhandledRejection', listener);
+    try {
+      await run();
+      await flush(10);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+    return seen;
+  }
+
+  it('close() right after the call: TaskClosedError, and no unhandled rejection when the wait for the reconnection ends', async () => {
+    const { tasks, clock, drop } = await lostConnection();
+    await drop();
+    await clock.advance(10);
+    const unhandled = await unhandledDuring(async () => {
+      const call = tasks.callToolAsTask('job');
+      const closing = tasks.close();
+      expect(await rejection(call)).toBeInstanceOf(TaskClosedError);
+      await closing;
+    });
+    expect(unhandled).toEqual([]);
+  });
+
+  it('an abort right after the call: TaskAbortError with no-task, and no unhandled rejection at close()', async () => {
+    const { tasks, clock, drop } = await lostConnection();
+    await drop();
+    await clock.advance(10);
+    const controller = new AbortController();
+    const unhandled = await unhandledDuring(async () => {
+      const call = tasks.callToolAsTask('job', {}, { signal: controller.signal });
+      controller.abort('changed my mind');
+      const error = await rejection(call);
+      expect(error).toBeInstanceOf(TaskAbortError);
+      expect((error as TaskAbortError).remoteCancel).toBe('no-task');
+      await tasks.close();
+    });
+    expect(unhandled).toEqual([]);
   });
 });
 

@@ -4,7 +4,16 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExampleServer } from '../examples/server.js';
-import { TaskClient, TaskClosedError, TaskNotSupportedError, TaskOptionError, type CloseOptions, type TaskClientOptions } from '../lib/index.js';
+import {
+  TaskAbortError,
+  TaskClient,
+  TaskClosedError,
+  TaskNotSupportedError,
+  TaskOptionError,
+  TaskTimeoutError,
+  type CloseOptions,
+  type TaskClientOptions,
+} from '../lib/index.js';
 import { flush, rejection, within } from './helpers.js';
 import { creating, rpcError, type ScriptedServerOptions } from './support/scripted-server.js';
 import { scriptedTaskClient } from './support/scripted-task-client.js';
@@ -162,6 +171,29 @@ describe('invalid options are refused before anything happens', () => {
       await tasks.close();
     });
     expect(unhandled).toEqual([]);
+  });
+
+  it('result({ signal }) with a signal already aborted rejects with TaskAbortError, and nothing rejects unhandled when the task ends later', async () => {
+    const { tasks } = await setup();
+    const handle = tasks.resume('task-9');
+    const unhandled = await unhandledDuring(async () => {
+      const error = await rejection(handle.result({ signal: AbortSignal.abort('gave up') }));
+      expect(error).toBeInstanceOf(TaskAbortError);
+      // close() ends the task: the shared result promise made for that call rejects, handled.
+      await tasks.close();
+    });
+    expect(unhandled).toEqual([]);
+  });
+
+  it('timeoutMs: 0 sends nothing: TaskTimeoutError with remoteCancel no-task, no tools/call', async () => {
+    const { server, tasks } = await setup({ tools: [{ name: 'job', taskSupport: 'required' }] });
+    creating(server);
+    await tasks.tools();
+    const error = await rejection(tasks.callToolAsTask('job', {}, { timeoutMs: 0 }));
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect((error as TaskTimeoutError).remoteCancel).toBe('no-task');
+    expect(server.count('tools/call')).toBe(0);
+    expect(tasks.active).toBe(0);
   });
 
   it('result(null) rejects with TaskOptionError', async () => {

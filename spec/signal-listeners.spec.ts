@@ -6,7 +6,9 @@
  */
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { creating } from './support/scripted-server.js';
+import { TaskClosedError } from '../lib/index.js';
+import { flush, rejection } from './helpers.js';
+import { NO_REPLY, creating } from './support/scripted-server.js';
 import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -39,5 +41,18 @@ describe("the caller's signal", () => {
       await handle.result();
       expect(getEventListeners(signal, 'abort')).toHaveLength(0);
     }
+  });
+
+  it('carries none after close() gave up a call whose tools/call the server never answers (the SDK client stays open)', async () => {
+    const { server, tasks } = await scriptedTaskClient((c) => cleanups.push(c));
+    server.on('tools/call', () => NO_REPLY);
+    const signal = new AbortController().signal;
+    const call = tasks.callToolAsTask('job', {}, { signal });
+    await flush();
+    expect(server.count('tools/call')).toBe(1);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(1);
+    await tasks.close();
+    expect(await rejection(call)).toBeInstanceOf(TaskClosedError);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 });

@@ -98,6 +98,8 @@ export class Launch implements StopScope {
       // anything is sent (the reconnection race above sees them too, but is skipped when connected).
       if (this.context.closed.aborted) throw new Stopped({ kind: 'closed' });
       if (call.signal?.aborted) throw new Stopped({ kind: 'abort', reason: call.signal.reason });
+      // So does a deadline already reached (`timeoutMs: 0`, or spent waiting): nothing is started.
+      if (this.deadlineAt !== undefined && this.engine.config.clock.now() >= this.deadlineAt) throw new Stopped({ kind: 'timeout' });
       const handle = await this.negotiateAndStart();
       const record = handle.kind === 'task' ? this.engine.get(handle.taskId) : undefined;
       if (record === undefined || release === NO_RELEASE) release();

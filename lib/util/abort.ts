@@ -61,10 +61,14 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
 
 /**
  * Settles like `promise`, unless `signal` aborts first: then rejects with `reason()`. The listener
- * is removed as soon as either happens; `promise` keeps running.
+ * is removed as soon as either happens; `promise` keeps running, and when it loses, its own later
+ * rejection is handled here (never an unhandled rejection).
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, reason: () => unknown): Promise<T> {
-  if (signal.aborted) return Promise.reject(reason());
+  if (signal.aborted) {
+    promise.then(undefined, noop);
+    return Promise.reject(reason());
+  }
   return new Promise<T>((resolve, reject) => {
     const off = onAbort(signal, () => reject(reason()));
     promise.then(

@@ -2,7 +2,7 @@
  * Small abort helpers. Every listener added to a caller's signal is removed again, so a long-lived
  * signal collects nothing (the SDK's own `request()` never removes its listener, [S4]).
  */
-import { onAbort, raceAbort } from './abort.js';
+import { onAbort } from './abort.js';
 
 /** A timer queue on some clock (the engine's scheduler fits). */
 export interface TimerQueue {
@@ -25,7 +25,10 @@ export class Stopped {
 
 /**
  * Waits for `promise`, unless `signal` aborts, the clock reaches `deadlineAt` or `closed` aborts
- * first; then rejects with a {@link Stopped}. `promise` keeps running either way.
+ * first; then rejects with a {@link Stopped}. `promise` keeps running either way: when it loses,
+ * its own later rejection is handled here (never an unhandled rejection). Every listener and the
+ * timer are removed as soon as one of them wins, so a caller's long-lived signal keeps nothing of
+ * the call.
  */
 export function raceStop<T>(
   promise: Promise<T>,
@@ -34,26 +37,27 @@ export function raceStop<T>(
   deadlineAt: number | undefined,
   closed?: AbortSignal,
 ): Promise<T> {
-  if (closed !== undefined) {
-    return raceAbort(raceStop(promise, scheduler, signal, deadlineAt), closed, () => new Stopped({ kind: 'closed' }));
+  if (signal === undefined && deadlineAt === undefined && closed === undefined) return promise;
+  const early: StopReason | undefined = closed?.aborted === true ? { kind: 'closed' } : signal?.aborted === true ? { kind: 'abort', reason: signal.reason } : undefined;
+  if (early !== undefined) {
+    promise.then(undefined, noop);
+    return Promise.reject(new Stopped(early));
   }
-  if (signal === undefined && deadlineAt === undefined) return promise;
   return new Promise<T>((resolve, reject) => {
+    let offSignal: (() => void) | undefined;
+    let offClosed: (() => void) | undefined;
+    const cleanup = (): void => {
+      scheduler.cancel(timer);
+      offSignal?.();
+      offClosed?.();
+    };
     const stop = (reason: StopReason): void => {
       cleanup();
       reject(new Stopped(reason));
     };
-    let off: (() => void) | undefined;
     const timer = deadlineAt === undefined ? undefined : scheduler.schedule(deadlineAt, () => stop({ kind: 'timeout' }));
-    const cleanup = (): void => {
-      scheduler.cancel(timer);
-      off?.();
-    };
-    if (signal?.aborted) {
-      stop({ kind: 'abort', reason: signal.reason });
-      return;
-    }
-    if (signal !== undefined) off = onAbort(signal, () => stop({ kind: 'abort', reason: signal.reason }));
+    if (signal !== undefined) offSignal = onAbort(signal, () => stop({ kind: 'abort', reason: signal.reason }));
+    if (closed !== undefined) offClosed = onAbort(closed, () => stop({ kind: 'closed' }));
     promise.then(
       (value) => {
         cleanup();
@@ -66,6 +70,8 @@ export function raceStop<T>(
     );
   });
 }
+
+function noop(): void {}
 
 /**
  * A controller that aborts when `parent` does, for one request. Call `release()` when the request
