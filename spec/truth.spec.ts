@@ -4,9 +4,24 @@
  * one are dropped quietly ([A11]), and the library's own stops are never reported as failures.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClosedError, TaskFailedError, TaskRpcError, type TaskClientOptions, type TaskHandle } from '../lib/index.js';
+import {
+  TaskCancelledError,
+  TaskClosedError,
+  TaskFailedError,
+  TaskRpcError,
+  type TaskClientOptions,
+  type TaskHandle,
+} from '../lib/index.js';
 import { ManualClock, exampleServerPair, flush, within } from './helpers.js';
-import { NO_REPLY, connectScripted, creating, rpcError, type HandlerContext, type ScriptedServerOptions } from './support/scripted-server.js';
+import {
+  NO_REPLY,
+  connectScripted,
+  creating,
+  rpcError,
+  type HandlerContext,
+  type Json,
+  type ScriptedServerOptions,
+} from './support/scripted-server.js';
 import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
 import { TaskClient } from '../lib/index.js';
 
@@ -404,5 +419,95 @@ describe("the library's own stops are never reported as failures", () => {
     await clock.advance(60_000);
     expect(gets).toBeGreaterThan(0);
     expect(errors.filter((e) => /Tracking of the task stopped/.test(e.message))).toEqual([]);
+  });
+});
+
+describe('a tagged tasks/result that says nothing about the outcome is never taken for a success (D6, D7, [V17], [V18])', () => {
+  /**
+   * A Python-SDK-like server (D5, D6, D7, D14): the task waits in input_required with the blocking
+   * tasks/result open; the task then ends (`ending`, without a notification) and the wait answers
+   * at once with only the related-task `_meta`: no content, no isError. The first `failingGets`
+   * tasks/get requests fail with -32603.
+   */
+  async function bareEnding(taskId: string, ending: Json, failingGets: number) {
+    const rig = await setup();
+    const { server } = rig;
+    creating(server, { taskId, status: 'input_required' });
+    server.on('tasks/result', (params) => {
+      server.tasks.update(taskId, ending);
+      return { _meta: { 'io.modelcontextprotocol/related-task': { taskId: params.taskId } } };
+    });
+    const get = server.tasks.handlers['tasks/get']!;
+    let failures = failingGets;
+    server.on('tasks/get', (params, ctx) => {
+      if (failures <= 0) return get(params, ctx);
+      failures -= 1;
+      throw rpcError(-32603, 'Internal error');
+    });
+    const handle = await rig.tasks.callToolAsTask('job');
+    const seen = statuses(handle);
+    const outcome = handle.result().then(
+      (result) => ({ ok: true as const, result }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    await rig.clock.advance(0);
+    // The bare payload arrived and its confirming tasks/get failed: no outcome is guessed from it.
+    expect(server.count('tasks/result')).toBe(1);
+    expect(server.count('tasks/get')).toBe(1);
+    expect(handle.settled).toBe(false);
+    expect(rig.errors.some((e) => e instanceof TaskRpcError && e.code === -32603)).toBe(true);
+    return { ...rig, handle, seen, outcome };
+  }
+
+  it('the next poll says failed: result() rejects TaskFailedError with the statusMessage', async () => {
+    const { server, clock, seen, outcome } = await bareEnding('b1', { status: 'failed', statusMessage: 'disk full' }, 1);
+    await clock.advance(1_000);
+    const end = await within(outcome);
+    expect(end.ok).toBe(false);
+    const error = (end as { error: TaskFailedError }).error;
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect(error.message).toContain('disk full');
+    expect(error.statusMessage).toBe('disk full');
+    expect(error.result?.content ?? []).toEqual([]);
+    expect(await seen).toEqual(['input_required', 'failed']);
+    expect(server.count('tasks/result')).toBe(1); // the kept payload is not fetched again
+  });
+
+  it('the next poll says cancelled: result() rejects TaskCancelledError', async () => {
+    const { server, clock, seen, outcome } = await bareEnding('b2', { status: 'cancelled', statusMessage: 'Stopped by operator' }, 1);
+    await clock.advance(1_000);
+    const end = await within(outcome);
+    expect(end.ok).toBe(false);
+    const error = (end as { error: TaskCancelledError }).error;
+    expect(error).toBeInstanceOf(TaskCancelledError);
+    expect(error.statusMessage).toBe('Stopped by operator');
+    expect(await seen).toEqual(['input_required', 'cancelled']);
+    expect(server.count('tasks/result')).toBe(1);
+  });
+
+  it('the next poll says completed: result() resolves with the kept payload', async () => {
+    const { server, clock, seen, outcome } = await bareEnding('b3', { status: 'completed' }, 1);
+    await clock.advance(1_000);
+    const end = await within(outcome);
+    expect(end.ok).toBe(true);
+    const result = (end as { result: { content: unknown[]; _meta?: unknown } }).result;
+    expect(result.content).toEqual([]);
+    expect(result._meta).toEqual({ 'io.modelcontextprotocol/related-task': { taskId: 'b3' } });
+    expect(await seen).toEqual(['input_required', 'completed']);
+    expect(server.count('tasks/result')).toBe(1);
+  });
+
+  it('tasks/get keeps failing: after the poll-failure limit the task fails with the poll error, never a success', async () => {
+    const { server, clock, handle, outcome } = await bareEnding('b4', { status: 'failed', statusMessage: 'disk full' }, Infinity);
+    for (let i = 0; i < 60 && !handle.settled; i += 1) await clock.advance(1_000);
+    const end = await within(outcome);
+    expect(end.ok).toBe(false);
+    const error = (end as { error: TaskRpcError }).error;
+    expect(error).toBeInstanceOf(TaskRpcError);
+    expect(error.code).toBe(-32603);
+    // The confirming read, then the default limit of 5 consecutive failed polls.
+    expect(server.count('tasks/get')).toBe(1 + 5);
+    await clock.advance(60_000);
+    expect(server.count('tasks/get')).toBe(1 + 5);
   });
 });

@@ -20,7 +20,7 @@ import {
 import { failedError } from './failure.js';
 import { scrub } from '../util/fingerprint.js';
 import { probablyExpired } from './ttl.js';
-import type { JsonRpcErrorInfo } from '../types.js';
+import type { CallToolResult, JsonRpcErrorInfo } from '../types.js';
 import type { WireSnapshot } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
 import type { TaskRecord } from './record.js';
@@ -149,8 +149,12 @@ function waitError(record: TaskRecord, error: JsonRpcErrorInfo): TaskRpcError {
 /**
  * A successful payload arrived while the snapshot was not terminal (the input_required path):
  * read the real terminal snapshot once. A payload tagged for this task ([V19]) is the outcome even
- * when that read still shows the task running (a server whose status lags, D5), so the terminal
- * status is inferred from it; an untagged one waits until the server reports the task terminal.
+ * when that read fails or still shows the task running (a server whose status lags, D5), so the
+ * terminal status is inferred from it, but only when the payload tells: `isError: true` (failed,
+ * [V18]) or some content (completed). A payload that tells nothing (only `_meta`: what the Python
+ * SDK answers for a failed or cancelled task, D6, D7) is kept and the task polled on until the
+ * server reports its status; repeated failed polls end it as any task ([V17], [V18]). An untagged
+ * payload also waits until the server reports the task terminal.
  */
 async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<void> {
   let snapshot: WireSnapshot | undefined;
@@ -163,7 +167,8 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
   if (snapshot !== undefined) engine.observe(record, snapshot, 'result');
   if (record.settlement !== undefined || record.terminal || engine.isStopping(record)) return;
   const outcome = record.outcome;
-  if (outcome?.kind !== 'result' || !outcome.tagged) {
+  // A bare `{_meta}` (D6, D7) may stand for a failed or cancelled task: the server's status decides.
+  if (outcome?.kind !== 'result' || !outcome.tagged || saysNothing(outcome.result)) {
     engine.ensurePoll(record);
     return;
   }
@@ -178,6 +183,14 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
     },
     'result',
   );
+}
+
+/**
+ * True for a tool result that tells nothing about how the task ended: no `isError: true`, no
+ * content, no structured content (the bare `{_meta}` of D6, D7).
+ */
+function saysNothing(result: CallToolResult): boolean {
+  return result.isError !== true && result.content.length === 0 && result.structuredContent === undefined;
 }
 
 /** Settles a terminal record from its status and payload. */
