@@ -1133,6 +1133,29 @@ describe('paging that never ends (tasks/list D13, tools/list)', () => {
     expect(server.count('tasks/list')).toBe(1);
   });
 
+  it('tasks/list answering `tasks: null` (mcp-go with no tasks, D13): an empty page, not an error', async () => {
+    const { server, tasks, errors } = await setup();
+    server.on('tasks/list', () => ({ tasks: null }));
+    expect(await tasks.listPage()).toEqual({ tasks: [] });
+    const listed: string[] = [];
+    for await (const task of tasks.list()) listed.push(task.taskId);
+    expect(listed).toEqual([]);
+    expect(server.count('tasks/list')).toBe(2);
+    expect(errors).toEqual([]);
+  });
+
+  it('tasks/list answering `tasks: null` with a nextCursor: an empty page whose cursor is followed, like any empty page', async () => {
+    const { server, tasks, errors } = await setup();
+    server.tasks.create({ taskId: 'later' });
+    server.on('tasks/list', (params) => (params.cursor === undefined ? { tasks: null, nextCursor: 'x' } : { tasks: [server.tasks.get('later')] }));
+    expect(await tasks.listPage()).toEqual({ tasks: [], nextCursor: 'x' });
+    const listed: string[] = [];
+    for await (const task of tasks.list()) listed.push(task.taskId);
+    expect(listed).toEqual(['later']);
+    expect(server.params('tasks/list').map((p) => p.cursor)).toEqual([undefined, undefined, 'x']);
+    expect(errors).toEqual([]);
+  });
+
   it('tools/list answering the same nextCursor again: the catalog stops reading and the call goes on', async () => {
     const { server, tasks } = await setup();
     server.on('tools/list', () => ({ tools: [{ name: 'job', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }], nextCursor: 'again' }));

@@ -27,6 +27,14 @@ export type SamplingAnswer = { readonly text: string } | { readonly reject: true
 type Value = string | number | boolean | string[];
 const DISMISSED = Symbol('dismissed');
 
+/**
+ * Sets `key` as an own property of `target`. The keys are the server's property names, and plain
+ * assignment of `"__proto__"` would drop the answer or, for an array, replace the prototype.
+ */
+function setOwn(target: Record<string, Value>, key: string, value: Value): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 async function ask(field: Field, signal: AbortSignal): Promise<Value | undefined | typeof DISMISSED> {
   const hint = hintOf(field);
   const message = `${field.label}${hint ? ` (${hint})` : ''}${field.description ? ` - ${field.description}` : ''}`;
@@ -120,7 +128,7 @@ export async function askElicitation(params: Record<string, unknown>, signal: Ab
           continue;
         }
       }
-      if (value !== undefined) content[field.key] = value;
+      if (value !== undefined) setOwn(content, field.key, value);
       break;
     }
   }

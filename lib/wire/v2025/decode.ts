@@ -65,14 +65,18 @@ export function decodeTaskPayload(value: unknown, taskId: string): { result: Cal
 
 /**
  * Decodes one `tasks/list` page. Malformed entries are skipped and reported through `onSkip`; an
- * empty-string cursor ends the listing (D13).
- * @throws TaskProtocolError when `tasks` is not an array.
+ * empty-string cursor ends the listing (D13). `tasks: null` is an empty page: mcp-go sends its nil
+ * slice that way when the session has no tasks (D13); a `nextCursor` beside it is still followed,
+ * like that of any empty page.
+ * @throws TaskProtocolError when `tasks` is neither an array nor `null`.
  */
 export function decodeTaskPage(value: unknown, onSkip: (error: TaskProtocolError) => void): TaskPage {
   const method = 'tasks/list';
-  if (!isObject(value) || !Array.isArray(value.tasks)) throw malformed(method, 'tasks is not an array');
+  if (!isObject(value)) throw malformed(method, 'result is not an object');
+  const entries = value.tasks === null ? [] : value.tasks;
+  if (!Array.isArray(entries)) throw malformed(method, 'tasks is not an array');
   const tasks: Task[] = [];
-  for (const entry of value.tasks) {
+  for (const entry of entries) {
     try {
       tasks.push(decodeTask(entry, method));
     } catch (error) {
