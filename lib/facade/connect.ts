@@ -77,7 +77,8 @@ export async function connectWrapped<T>(transport: McpTransport, options: TaskCl
     // The connection owns the client connectFor made (it closes it, and the clients that replace it).
     return wrap(client);
   } catch (error) {
-    await client.close();
+    // The error that stopped the client is the one to report, even if closing fails too.
+    await client.close().catch(() => {});
     throw error;
   }
 }
