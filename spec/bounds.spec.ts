@@ -11,7 +11,7 @@ import {
   TaskAbortError,
   type TaskClientOptions,
 } from '../lib/index.js';
-import { ManualClock, flush, rejection, within } from './helpers.js';
+import { ManualClock, flush, rejection, unhandledDuring, within } from './helpers.js';
 import { FaultTransport } from './support/fault-transport.js';
 import { NO_REPLY, connectScripted, creating, type HandlerContext, type ScriptedServerOptions } from './support/scripted-server.js';
 import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
@@ -246,20 +246,6 @@ describe('waiters on a lost connection settle when close() runs', () => {
 });
 
 describe('a call made while the connection is lost, given up in the same tick', () => {
-  async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
-    const seen: unknown[] = [];
-    const listener = (reason: unknown): void => {
-      seen.push(reason);
-    };
-    process.on('unhandledRejection', listener);
-    try {
-      await run();
-      await flush(10);
-    } finally {
-      process.off('unhandledRejection', listener);
-    }
-    return seen;
-  }
 
   it('close() right after the call: TaskClosedError, and no unhandled rejection when the wait for the reconnection ends', async () => {
     const { tasks, clock, drop } = await lostConnection();

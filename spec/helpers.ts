@@ -103,6 +103,22 @@ export async function flush(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** The unhandled rejections raised while `run` and a few turns after it run. */
+export async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const listener = (reason: unknown): void => {
+    seen.push(reason);
+  };
+  process.on('unhandledRejection', listener);
+  try {
+    await run();
+    await flush(10);
+  } finally {
+    process.off('unhandledRejection', listener);
+  }
+  return seen;
+}
+
 /** Resolves when `predicate` holds, polling every few ms; rejects after `timeoutMs`. */
 export async function until(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
   const started = Date.now();

@@ -27,7 +27,7 @@ import {
   type TaskHandle,
   type TaskMetrics,
 } from '../lib/index.js';
-import { flush, rejection, until, within } from './helpers.js';
+import { flush, rejection, unhandledDuring, until, within } from './helpers.js';
 import {
   NO_REPLY,
   connectScripted,
@@ -646,22 +646,14 @@ describe('tasks/result payloads ([V17], [V19], A9)', () => {
   });
 
   it('a failed result whose first block is null: TaskFailedError with the text after it, no crash and no hang', async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown): void => {
-      unhandled.push(reason);
-    };
-    process.on('unhandledRejection', onUnhandled);
-    try {
+    const unhandled = await unhandledDuring(async () => {
       const { handle } = await completing({ content: [null, { type: 'text', text: 'boom' }], isError: true });
       const error = await rejection(handle.result());
       expect(error).toBeInstanceOf(TaskFailedError);
       expect((error as Error).message).toBe('Tool "job" failed: boom');
       expect((error as TaskFailedError).result?.content).toEqual([{ type: 'text', text: 'boom' }]);
-      await flush();
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-    }
+    });
+    expect(unhandled).toEqual([]);
   });
 
   it('an immediate isError result whose first block is null: result() rejects with TaskFailedError, never a TypeError', async () => {

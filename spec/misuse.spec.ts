@@ -14,7 +14,7 @@ import {
   type CloseOptions,
   type TaskClientOptions,
 } from '../lib/index.js';
-import { flush, rejection, within } from './helpers.js';
+import { flush, rejection, unhandledDuring, within } from './helpers.js';
 import { creating, rpcError, type ScriptedServerOptions } from './support/scripted-server.js';
 import { scriptedTaskClient } from './support/scripted-task-client.js';
 import { connectOptions, createLinkedPair } from './support/sdk.js';
@@ -106,21 +106,6 @@ describe('options are validated by the call that receives them', () => {
 });
 
 describe('invalid options are refused before anything happens', () => {
-  /** Collects the unhandled rejections raised while `run` and a few turns after it run. */
-  async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
-    const seen: unknown[] = [];
-    const listener = (reason: unknown): void => {
-      seen.push(reason);
-    };
-    process.on('unhandledRejection', listener);
-    try {
-      await run();
-      await flush(10);
-    } finally {
-      process.off('unhandledRejection', listener);
-    }
-    return seen;
-  }
 
   it.each([
     ['null', null],
