@@ -277,6 +277,37 @@ describe('a call made while the connection is lost, given up in the same tick', 
   });
 });
 
+describe('a call that gives up while it waits for the reconnection', () => {
+  it('no longer keeps the reconnect factory going: with no task tracked, retries stop', async () => {
+    const { tasks, clock, drop, factoryCalls } = await lostConnection();
+    await drop();
+    await clock.advance(10);
+    const controller = new AbortController();
+    const call = tasks.callToolAsTask('job', {}, { signal: controller.signal });
+    // While the call waits, the factory is retried (with backoff).
+    await clock.advance(30_000);
+    const whileWaiting = factoryCalls();
+    expect(whileWaiting).toBeGreaterThan(1);
+    controller.abort('gave up');
+    expect(await rejection(call)).toBeInstanceOf(TaskAbortError);
+    // At most the attempt already scheduled runs; then nothing wants the connection back.
+    await clock.advance(600_000);
+    expect(factoryCalls()).toBeLessThanOrEqual(whileWaiting + 1);
+  });
+
+  it('with a deadline: once it passed, retries stop too', async () => {
+    const { tasks, clock, drop, factoryCalls } = await lostConnection();
+    await drop();
+    await clock.advance(10);
+    const call = tasks.callToolAsTask('job', {}, { timeoutMs: 20_000 });
+    await clock.advance(20_000);
+    expect(await rejection(call)).toBeInstanceOf(TaskTimeoutError);
+    const atDeadline = factoryCalls();
+    await clock.advance(600_000);
+    expect(factoryCalls()).toBeLessThanOrEqual(atDeadline + 1);
+  });
+});
+
 describe('one abort listener per signal', () => {
   it('50 calls, waits and iterators sharing one AbortSignal print no MaxListenersExceededWarning', async () => {
     const warnings: Error[] = [];

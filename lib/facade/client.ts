@@ -184,7 +184,7 @@ export class TaskClient {
       immediate: (tool, result) => TaskHandleOf.create(tool, { kind: 'immediate', result, wire: this.engine.wire.kind }),
       answerInput: (toolName, call, input, signal) => this.inline.beforeTask(toolName, call.callbacks, input, signal),
       slot: (name, signal, deadlineAt) => this.limiter.slot(name, signal, deadlineAt),
-      ready: () => this.connection.ready(),
+      ready: (waiter) => this.connection.ready(waiter),
       beginCreate: () => this.earlyInput.begin(creationsOn(this.port), this.engine),
       abandoned: (followUp) => this.abandoned.add(followUp),
       closed: this.closeSignal.signal,

@@ -16,6 +16,12 @@ import type { McpClient } from '../types.js';
 import { resolveWire } from '../wire/resolve.js';
 import type { TaskWire } from '../wire/wire.js';
 
+/** A call waiting for the reconnection: it may give up (abort, deadline, close) while it waits. */
+export interface Waiter {
+  /** True once the call stopped waiting. */
+  abandoned(): boolean;
+}
+
 /** What the connection needs from its client. */
 export interface ConnectionHost {
   readonly engine: () => TaskEngine;
@@ -36,8 +42,8 @@ export interface ConnectionHost {
 export class Connection {
   private detach: () => void = () => {};
   private reconnecting: Promise<void> | undefined;
-  /** Calls waiting in {@link Connection.ready}. */
-  private waiting = 0;
+  /** Calls waiting in {@link Connection.ready}; one that gave up no longer keeps the factory going. */
+  private readonly waiters = new Set<Waiter>();
   /** Set by {@link Connection.shutdown}: every wait for a reconnection rejects with it. */
   private shutdownError: Error | undefined;
   private readonly shutdownWaiters = new Set<(error: Error) => void>();
@@ -92,7 +98,7 @@ export class Connection {
     const engine = this.host.engine();
     if (factory === undefined) return;
     for (let attempt = 1; !this.host.isClosed() && engine.paused; attempt += 1) {
-      if (attempt > 1 && engine.size === 0 && this.waiting === 0) return;
+      if (attempt > 1 && engine.size === 0 && !this.anyWaiting()) return;
       try {
         const client = await factory();
         // Closed meanwhile, or reconnected by hand: this client is not needed.
@@ -125,17 +131,23 @@ export class Connection {
    * a promise that waits for it to reconnect (a call then goes out over the new connection), and
    * after shutdown a rejected one.
    */
-  ready(): Promise<void> | undefined {
+  ready(waiter: Waiter): Promise<void> | undefined {
     // The usual case, connected, costs no promise.
     if (this.shutdownError === undefined && (!this.host.engine().paused || this.host.factory === undefined)) return undefined;
-    return this.waitReady();
+    return this.waitReady(waiter);
   }
 
-  private async waitReady(): Promise<void> {
+  /** True while a waiting call still wants the connection back (it has not given up). */
+  private anyWaiting(): boolean {
+    for (const waiter of this.waiters) if (!waiter.abandoned()) return true;
+    return false;
+  }
+
+  private async waitReady(waiter: Waiter): Promise<void> {
     const engine = this.host.engine();
     if (this.shutdownError !== undefined) throw this.shutdownError;
     if (!engine.paused || this.host.factory === undefined) return;
-    this.waiting += 1;
+    this.waiters.add(waiter);
     let fail: ((error: Error) => void) | undefined;
     const shutdown = new Promise<never>((_, reject) => {
       fail = reject;
@@ -145,7 +157,7 @@ export class Connection {
       await Promise.race([this.autoReconnect(), shutdown]);
     } finally {
       if (fail !== undefined) this.shutdownWaiters.delete(fail);
-      this.waiting -= 1;
+      this.waiters.delete(waiter);
     }
   }
 

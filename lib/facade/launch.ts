@@ -35,8 +35,11 @@ export interface LaunchContext {
    * or deadline wins, or with `TaskQueueFullError`. The returned function frees the slot.
    */
   slot(toolName: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void>;
-  /** `undefined` when connected; else a promise that waits for a `reconnect` factory (or rejects). */
-  ready(): Promise<void> | undefined;
+  /**
+   * `undefined` when connected; else a promise that waits for a `reconnect` factory (or rejects).
+   * The factory is retried for `waiter` only until it has given up (`abandoned()`).
+   */
+  ready(waiter: { abandoned(): boolean }): Promise<void> | undefined;
   /**
    * Marks a task creation as under way (for the engine's early notifications, and for early input
    * on the port); `end()` on the returned creation ends it (idempotent). `abandon(taskId)` ends it
@@ -92,7 +95,7 @@ export class Launch implements StopScope {
       // Waiting for a slot counts against the deadline.
       release = await this.context.slot(this.toolName, call.signal, this.deadlineAt);
       // A call made while the connection is lost waits for the reconnection (within its deadline).
-      const ready = this.context.ready();
+      const ready = this.context.ready(this);
       if (ready !== undefined) await this.race(ready);
       // A close() or an abort that came while the slot was handed over stops the call before
       // anything is sent (the reconnection race above sees them too, but is skipped when connected).
@@ -158,7 +161,7 @@ export class Launch implements StopScope {
   }
 
   /** True once the caller's signal, the deadline or `close()` has stopped waiting for this call. */
-  private abandoned(): boolean {
+  abandoned(): boolean {
     const now = this.engine.config.clock.now();
     return this.call.signal?.aborted === true || this.context.closed.aborted || (this.deadlineAt !== undefined && now >= this.deadlineAt);
   }
