@@ -299,9 +299,9 @@ describe('a call that gives up while it waits for the reconnection', () => {
     const { tasks, clock, drop, factoryCalls } = await lostConnection();
     await drop();
     await clock.advance(10);
-    const call = tasks.callToolAsTask('job', {}, { timeoutMs: 20_000 });
+    const failure = rejection(tasks.callToolAsTask('job', {}, { timeoutMs: 20_000 }));
     await clock.advance(20_000);
-    expect(await rejection(call)).toBeInstanceOf(TaskTimeoutError);
+    expect(await failure).toBeInstanceOf(TaskTimeoutError);
     const atDeadline = factoryCalls();
     await clock.advance(600_000);
     expect(factoryCalls()).toBeLessThanOrEqual(atDeadline + 1);

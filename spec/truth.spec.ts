@@ -498,13 +498,19 @@ describe('a tagged tasks/result that says nothing about the outcome is never tak
   });
 
   it('tasks/get keeps failing: after the poll-failure limit the task fails with the poll error, never a success', async () => {
-    const { server, clock, handle, outcome } = await bareEnding('b4', { status: 'failed', statusMessage: 'disk full' }, Infinity);
+    const { server, clock, handle, outcome, seen } = await bareEnding('b4', { status: 'failed', statusMessage: 'disk full' }, Infinity);
+    const streamEnd = seen.then(
+      () => 'ended without an error',
+      (reason: unknown) => reason,
+    );
     for (let i = 0; i < 60 && !handle.settled; i += 1) await clock.advance(1_000);
     const end = await within(outcome);
     expect(end.ok).toBe(false);
     const error = (end as { error: TaskRpcError }).error;
     expect(error).toBeInstanceOf(TaskRpcError);
     expect(error.code).toBe(-32603);
+    // The status stream ends with the same failure (its status never became terminal).
+    expect(await streamEnd).toBe(error);
     // The confirming read, then the default limit of 5 consecutive failed polls.
     expect(server.count('tasks/get')).toBe(1 + 5);
     await clock.advance(60_000);
