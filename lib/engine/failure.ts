@@ -5,7 +5,7 @@
  */
 import { TaskFailedError } from '../errors.js';
 import { scrub } from '../util/fingerprint.js';
-import type { CallToolResult, JsonRpcErrorInfo, Task } from '../types.js';
+import type { CallToolResult, JsonRpcErrorInfo, Task, TextContent } from '../types.js';
 
 /** A {@link TaskFailedError} carrying the real payload. */
 export function failedError(
@@ -15,12 +15,9 @@ export function failedError(
 ): TaskFailedError {
   const { result, rpcError } = payload;
   // An empty text says nothing: the first non-empty one is taken (an image or an empty block may
-  // come first), and an empty JSON-RPC message or statusMessage gives way to the next source.
-  // Blocks are read defensively: a result not from the decoder (an immediate one from a host's own
-  // code path) may hold anything.
-  const text = result?.content.find(
-    (block: unknown) => isTextBlock(block) && block.text !== '',
-  ) as { readonly text: string } | undefined;
+  // come first), and an empty JSON-RPC message or statusMessage gives way to the next source. The
+  // decoder left only objects in `content`; their fields are the server's, so `text` is checked.
+  const text = result?.content.find((block): block is TextContent => block.type === 'text' && typeof block.text === 'string' && block.text !== '');
   const message =
     nonEmpty(rpcError?.message) ??
     text?.text ??
@@ -36,8 +33,4 @@ export function failedError(
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === '' ? undefined : value;
-}
-
-function isTextBlock(block: unknown): block is { readonly type: 'text'; readonly text: string } {
-  return typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string';
 }

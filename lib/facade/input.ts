@@ -134,12 +134,17 @@ export class InputRouter {
    */
   callbackFor(kind: InputKind, taskId: string | undefined): ((params: never, context: InputContext) => unknown) | undefined {
     const owner = taskId === undefined ? undefined : this.host.owner(taskId);
-    return pick(owner?.callbacks, kind) ?? pick(this.defaults, kind) ?? pick(this.fallback(), kind);
+    return this.chosen(kind, owner?.callbacks);
   }
 
   /** The callbacks that would answer `kind` for a call, if any. */
   hasCallback(kind: InputKind, callbacks: InputCallbacks | undefined): boolean {
-    return pick(callbacks, kind) !== undefined || pick(this.defaults, kind) !== undefined || pick(this.fallback(), kind) !== undefined;
+    return this.chosen(kind, callbacks) !== undefined;
+  }
+
+  /** The first callback for `kind`: `callbacks`' (a call's), the client's, then the fallback's. */
+  private chosen(kind: InputKind, callbacks: InputCallbacks | undefined): ((params: never, context: InputContext) => unknown) | undefined {
+    return pick(callbacks, kind) ?? pick(this.defaults, kind) ?? pick(this.fallback(), kind);
   }
 
   private ask(
@@ -151,7 +156,7 @@ export class InputRouter {
     delivery: InputDelivery,
     requestSignal: AbortSignal,
   ): Promise<Record<string, unknown>> | undefined {
-    const callback = pick(owner?.callbacks ?? call?.callbacks, kind) ?? pick(this.defaults, kind) ?? pick(this.fallback(), kind);
+    const callback = this.chosen(kind, owner?.callbacks ?? call?.callbacks);
     if (callback === undefined) return undefined;
     const signal = owner === undefined ? { signal: requestSignal, release: () => {} } : either(requestSignal, owner.signal);
     const toolName = owner?.handle.toolName ?? call?.toolName;
