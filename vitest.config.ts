@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
  */
 const SDK_FREE = [
   'spec/spec-rules.spec.ts',
+  'spec/docs-snippets.spec.ts',
   'spec/lint-rules.spec.ts',
   'spec/install.spec.ts',
   'spec/bench-smoke.spec.ts',
