@@ -240,12 +240,13 @@ export class TaskEngine implements PollEngine {
     }
     // Any current snapshot is a fresh observation: the next poll moves a full interval away.
     // Unless it left out what only a read brings: a terminal status without its payload, or
-    // input_required just told without the input requests ([E3]: tasks/get carries them); then
-    // the read comes at once, or while polls are failing when their backoff allows ([E14]: a
-    // repeated notification neither hastens nor postpones it).
+    // input_required just told without the input requests ([E3]: tasks/get carries them); or a
+    // read was already asked for ahead of the cadence by such a notification. Then the read comes
+    // as soon as its pacing allows (see `poll.ts`; [E14]: a repeated notification neither hastens
+    // nor postpones it).
     const terseInput =
       source === 'notification' && verdict === 'changed' && task.status === 'input_required' && snapshot.input === undefined && this.features.inlineInput;
-    const needsRead = terseInput || (record.terminal && awaitsPayloadRead(this, record));
+    const needsRead = terseInput || record.readSoon || (record.terminal && awaitsPayloadRead(this, record));
     record.nextPollAt = needsRead ? soonestRead(this, record) : this.config.clock.now() + delay(this, record);
     if (tighter || wasProvisional || previous.ttl !== record.task.ttl || previous.createdAt !== record.task.createdAt) {
       this.ttl.arm(record);

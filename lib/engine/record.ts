@@ -30,6 +30,7 @@ const enum Flag {
   RawNextPollAt = 64,
   RawCreatedBy = 128,
   RawStartedAt = 256,
+  ReadSoon = 512,
 }
 
 /**
@@ -88,6 +89,17 @@ export class TaskRecord implements RequestGroup {
   }
   set provisional(on: boolean) {
     this.setFlag(Flag.Provisional, on);
+  }
+  /**
+   * A read was asked for ahead of the poll cadence (a notification left out what only a read
+   * brings): it goes as soon as the pacing allows (`poll.ts`), and no fresh observation puts it
+   * off. Cleared when a read goes out.
+   */
+  get readSoon(): boolean {
+    return this.flag(Flag.ReadSoon);
+  }
+  set readSoon(on: boolean) {
+    this.setFlag(Flag.ReadSoon, on);
   }
   /** False until observation starts (a resumed task waits until someone observes it). */
   get active(): boolean {
@@ -248,6 +260,13 @@ export class TaskRecord implements RequestGroup {
   }
   set cancelling(value: Promise<Task> | undefined) {
     if (value !== undefined || this.extras !== undefined) this.more().cancelling = value;
+  }
+  /** Clock time the last read asked for ahead of the cadence ({@link TaskRecord.readSoon}) went out; -Infinity before any. */
+  get hastenedAt(): number {
+    return this.extras?.hastenedAt ?? -Infinity;
+  }
+  set hastenedAt(value: number) {
+    this.more().hastenedAt = value;
   }
 
   constructor(
