@@ -4,10 +4,10 @@
  *
  * Besides the cadence (one read a poll interval after the latest observation), a read can be asked
  * for ahead of it ({@link soonestRead}): by a notification that left out what only a read brings
- * (a terminal status without its payload, `input_required` without its input requests, [E3]).
- * However many ask, such reads are paced per task: one at a time, the first at once, the next not
- * sooner than one poll interval after the previous one went out ([E14]); while polls are failing,
- * not sooner than their backoff allows.
+ * (a terminal status without its payload, `input_required` without its input requests, [E3]), or
+ * by the ttl backstop's last look ([E13]). However many ask, such reads are paced per task: one at
+ * a time, the first at once, the next not sooner than one poll interval after the previous one
+ * went out ([E14]); while polls are failing, not sooner than their backoff allows.
  */
 import { asTaskError } from '../errors.js';
 import { isTerminalStatus } from '../types.js';
@@ -26,6 +26,8 @@ export interface PollEngine extends EngineCore {
   readonly requests: Requests;
   /** A record's poll timer fired (one function for every record: no closure per poll). */
   readonly pollDue: (record: TaskRecord) => void;
+  /** The read the ttl backstop waited for ended (answered, or failed but for a vanished task). */
+  looked(record: TaskRecord): void;
 }
 
 /**
@@ -120,6 +122,9 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
     record.readSoon = false;
     record.hastenedAt = now;
   }
+  // [E13]: the first read sent once the backstop ttl ran out is its last look.
+  const look = record.lookDue;
+  record.lookDue = false;
   const generation = engine.generation;
   // One attempt, in the record's request group (as `attempt` does, without its extra promise).
   readTask(engine, record, record).then(
@@ -127,26 +132,39 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
       record.pollInFlight = false;
       record.failedPolls = record.hardPollFailures = 0;
       engine.observe(record, snapshot, 'poll');
+      if (look) engine.looked(record);
       ensurePoll(engine, record);
     },
     (error: unknown) => {
       record.pollInFlight = false;
       const failure = engine.requests.attemptFailed(record, error);
       // A poll dropped with an old connection: resume() polls again over the new one.
-      if (generation === engine.generation) pollFailed(engine, record, failure);
-      else ensurePoll(engine, record);
+      if (generation === engine.generation) pollFailed(engine, record, failure, look);
+      else {
+        if (look) record.lookDue = true;
+        ensurePoll(engine, record);
+      }
     },
   );
 }
 
-function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown): void {
+function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown, look: boolean): void {
   if (record.settlement !== undefined) return;
   const kind = engine.classify(error);
   if (kind === 'vanished') {
     vanished(engine, record, error);
     return;
   }
-  if (engine.paused || kind === 'stopped') return; // resume() polls again
+  if (engine.paused || kind === 'stopped') {
+    // resume() polls again; that read is the last look then.
+    if (look) record.lookDue = true;
+    return;
+  }
+  // A last look that failed: the task cannot be asked about, and its ttl ran out.
+  if (look) {
+    engine.looked(record);
+    if (record.settlement !== undefined) return;
+  }
   record.failedPolls += 1;
   engine.report(error, record);
   // A poll that times out is simply retried at the next tick; only repeated hard failures
