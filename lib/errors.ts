@@ -209,7 +209,11 @@ export class TaskAbortError extends TaskError {
   }
 }
 
-/** The server no longer knows the task and its ttl had elapsed since `createdAt` ([V11], D9). */
+/**
+ * The task's ttl ran out: the server no longer knows the task and its ttl had elapsed ([V11], D9),
+ * or, on the tasks extension, it still ran when its ttl elapsed ([E13]). The ttl is counted on the
+ * local clock from when this client first saw the task.
+ */
 export class TaskExpiredError extends TaskError {
   /** `TaskExpiredError`. */
   override name = 'TaskExpiredError';

@@ -1,6 +1,6 @@
 /**
  * Clock times of every kind are kept exactly. Per-task clock times (next poll, timers, when
- * tracking started, the ttl anchor) are stored compactly (lib/util/epoch.ts) as offsets from a fixed instant when that
+ * tracking started, when the task was first seen) are stored compactly (lib/util/epoch.ts) as offsets from a fixed instant when that
  * gives them back exactly, and as given otherwise: whatever an injected clock returns (fractions,
  * values near zero, negative or enormous ones, or `Date.now()`-like ones), polls keep the
  * server's interval to the millisecond and metrics show the clock's own times.

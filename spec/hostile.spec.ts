@@ -27,7 +27,7 @@ import {
   type TaskHandle,
   type TaskMetrics,
 } from '../lib/index.js';
-import { flush, rejection, unhandledDuring, until, within } from './helpers.js';
+import { flush, ManualClock, rejection, unhandledDuring, until, within } from './helpers.js';
 import {
   NO_REPLY,
   connectScripted,
@@ -429,20 +429,68 @@ describe('ttl clamps decide expiry ([V10], [V11], D1, D9)', () => {
     expect(tasks.active).toBe(0);
   });
 
-  it('a non-ISO createdAt makes the expiry time unknown: no `expiring` warning, and a vanished task is TaskNotFoundError', async () => {
-    const { server, tasks, clock } = await setup();
+  it('a non-ISO createdAt does not hide the ttl: the warning comes on our clock, and a task dropped at its ttl is TaskExpiredError', async () => {
+    const { server, tasks, clock, start } = await setup();
     server.on('tools/call', () => {
       const created = server.tasks.createResult({ taskId: 'exp', ttl: 10_000, createdAt: 'long ago', pollInterval: 1_000 });
       clock.setTimeout(() => server.tasks.delete('exp'), 10_000);
       return created;
     });
-    const expiring: unknown[] = [];
-    tasks.on('expiring', (_metrics, expiry) => expiring.push(expiry));
+    const expiring: Array<{ expiresAt: number; remainingMs: number }> = [];
+    tasks.on('expiring', (_metrics, expiry) => expiring.push({ ...expiry }));
     const handle = await tasks.callToolAsTask('job');
     const failure = rejection(handle.result());
     await clock.advance(15_000);
-    expect(await failure).toBeInstanceOf(TaskNotFoundError);
+    expect(await failure).toBeInstanceOf(TaskExpiredError);
+    expect(expiring).toEqual([{ expiresAt: start + 10_000, remainingMs: 1_000 }]);
+  });
+});
+
+const TEN_MINUTES = 600_000;
+
+describe('server clocks that disagree never bring the ttl forward ([V11])', () => {
+  /** How the server stamps the task in its `n`th tasks/get answer, at our time `now`. */
+  const SKEWED: Array<[string, (task: Json, now: number, n: number) => Json]> = [
+    ['lastUpdatedAt stamped by a node 10 min ahead of the one that stamped createdAt', (_task, now) => ({ lastUpdatedAt: iso(now + TEN_MINUTES) })],
+    ['a createdAt that changes from reply to reply (nodes up to 10 min apart)', (_task, now, n) => ({ createdAt: iso(now - TEN_MINUTES + 997 * n), lastUpdatedAt: iso(now) })],
+  ];
+
+  it.each(SKEWED)('%s: one `expiring` warning, at the ttl counted on our clock from its creation reply, and the result still arrives', async (_label, stamps) => {
+    const { server, tasks, clock, start } = await setup();
+    creating(server, { taskId: 'skewed', ttl: 60_000, pollInterval: 1_000 });
+    let n = 0;
+    server.on('tasks/get', (p) => {
+      const task = server.tasks.get(String(p.taskId));
+      return { ...task, ...stamps(task, clock.now(), ++n) };
+    });
+    const expiring: Array<{ expiresAt: number; remainingMs: number }> = [];
+    tasks.on('expiring', (_metrics, expiry) => expiring.push({ ...expiry }));
+    const handle = await tasks.callToolAsTask('job');
+    await clock.advance(53_999);
     expect(expiring).toEqual([]);
+    await clock.advance(1);
+    // 10% of the ttl before it, counted from when the CreateTaskResult arrived.
+    expect(expiring).toEqual([{ expiresAt: start + 60_000, remainingMs: 6_000 }]);
+    await clock.advance(10_000);
+    expect(expiring).toHaveLength(1);
+    expect(server.count('tasks/get')).toBeLessThanOrEqual(64);
+    server.tasks.finish('skewed', 'completed', { result: text('late but here') });
+    await clock.advance(1_000);
+    expect((await within(handle.result())).content).toEqual(text('late but here').content);
+  });
+
+  it('a task the server drops long before its ttl is TaskNotFoundError, even when the server clock is 10 min behind ours', async () => {
+    const clock = new ManualClock();
+    const { server, tasks } = await setup({ now: () => clock.now() - TEN_MINUTES }, { clock });
+    creating(server, { taskId: 'dropped', ttl: 60_000, pollInterval: 1_000 });
+    const handle = await tasks.callToolAsTask('job');
+    const failure = rejection(handle.result());
+    await clock.advance(2_500);
+    server.tasks.delete('dropped');
+    await clock.advance(1_000);
+    const error = await failure;
+    expect(error).toBeInstanceOf(TaskNotFoundError);
+    expect((error as Error).message).toMatch(/before its ttl elapsed/);
   });
 });
 

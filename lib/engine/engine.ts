@@ -13,7 +13,7 @@ import { EarlyBuffer } from './early.js';
 import { deliverAnswers, offerInput, resendKept } from './input-delivery.js';
 import { Pause } from './pause.js';
 import { vanished } from './outcome.js';
-import { awaitsPayloadRead, delay, ensurePoll, poll, react, readTask, soonestRead, type PollEngine } from './poll.js';
+import { awaitsPayloadRead, delay, ensurePoll, poll, react, readSoon, readTask, soonestRead, type PollEngine } from './poll.js';
 import { TaskRecord } from './record.js';
 import { TRACKING_STOPPED, type Settlement } from './record-extras.js';
 import { closedError, Requests, TaskRequestOptions } from './requests.js';
@@ -59,11 +59,7 @@ export class TaskEngine implements PollEngine {
       features: () => this.features,
       isStopping: (record) => this.isStopping(record),
       expiring: (record, expiresAt) => this.events.expiring(record, expiresAt),
-      paused: () => this.pauseState.paused,
-      whenResumed: (signal) => this.whenResumed(signal),
-      read: (record) => this.attempt(record, (scope) => readTask(this, record, scope)),
-      observe: (record, snapshot) => this.observe(record, snapshot, 'poll'),
-      classify: (error) => this.classify(error),
+      readSoon: (record) => readSoon(this, record),
       expired: (record, cause) => vanished(this, record, cause),
     });
   }
@@ -146,10 +142,12 @@ export class TaskEngine implements PollEngine {
   track(snapshot: WireSnapshot, toolName: string, options: TrackOptions = {}): TaskRecord {
     const task = snapshot.task;
     const now = this.config.clock.now();
+    // The ttl counts from here: when this client first saw the task (`ttl-watch.ts`).
     const record = new TaskRecord(
       task,
       toolName,
       options.startedAt ?? now,
+      now,
       options.requestTimeoutMs ?? this.config.requestTimeoutMs,
       options.provisional === true,
     );
@@ -161,7 +159,6 @@ export class TaskEngine implements PollEngine {
       this.observe(record, early, 'notification');
     }
     if (record.provisional) return record;
-    this.ttl.start(record, now);
     record.active = true;
     this.watch(record, this.wireRef);
     record.nextPollAt = now + delay(this, record);
@@ -212,8 +209,6 @@ export class TaskEngine implements PollEngine {
     const previous = record.task;
     const wasProvisional = record.provisional;
     const verdict = record.apply(task, this.stopping.get(record)?.holdStream ?? false);
-    // Every snapshot the server sent bounds when it created the task, on our clock (`ttl-watch.ts`).
-    const tighter = this.ttl.bound(record, task, previous, source);
     // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known. A
     // terminal task told without it (a terse notification) takes it from the next read even when
     // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
@@ -240,16 +235,16 @@ export class TaskEngine implements PollEngine {
     }
     // Any current snapshot is a fresh observation: the next poll moves a full interval away.
     // Unless it left out what only a read brings: a terminal status without its payload, or
-    // input_required just told without the input requests ([E3]: tasks/get carries them); then
-    // the read comes at once, or while polls are failing when their backoff allows ([E14]: a
+    // input_required just told without the input requests ([E3]: tasks/get carries them); or a
+    // read was already asked for ahead of the cadence (by such a notification, or the ttl
+    // backstop). Then the read comes as soon as its pacing allows (see `poll.ts`; [E14]: a
     // repeated notification neither hastens nor postpones it).
     const terseInput =
       source === 'notification' && verdict === 'changed' && task.status === 'input_required' && snapshot.input === undefined && this.features.inlineInput;
-    const needsRead = terseInput || (record.terminal && awaitsPayloadRead(this, record));
+    const needsRead = terseInput || record.readSoon || (record.terminal && awaitsPayloadRead(this, record));
     record.nextPollAt = needsRead ? soonestRead(this, record) : this.config.clock.now() + delay(this, record);
-    if (tighter || wasProvisional || previous.ttl !== record.task.ttl || previous.createdAt !== record.task.createdAt) {
-      this.ttl.arm(record);
-    }
+    // The ttl counts from when this client first saw the task: only a new ttl moves its end.
+    if (wasProvisional || previous.ttl !== record.task.ttl) this.ttl.arm(record);
     if (verdict === 'changed') this.events.status(record, source, previous);
     // Also on an unchanged snapshot: e.g. still input_required after a failed blocking request.
     react(this, record);
@@ -262,6 +257,11 @@ export class TaskEngine implements PollEngine {
       task: record.task,
       toolName: record.toolName,
     });
+  }
+
+  /** The read the ttl backstop waited for ended (see `ttl-watch.ts`). */
+  looked(record: TaskRecord): void {
+    this.ttl.looked(record);
   }
 
   /** Delay before the next poll of `record`. */

@@ -19,7 +19,7 @@ import {
 } from '../errors.js';
 import { failedError } from './failure.js';
 import { scrub } from '../util/fingerprint.js';
-import { probablyExpired } from './ttl.js';
+import { probablyExpired } from './ttl-watch.js';
 import type { CallToolResult, JsonRpcErrorInfo } from '../types.js';
 import type { WireSnapshot } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
@@ -27,7 +27,11 @@ import type { TaskRecord } from './record.js';
 
 /** Longest timer delay; used as "no timeout" for a blocking `tasks/result`. */
 const NO_TIMEOUT = 2_147_483_647;
-/** Server/client clock skew tolerated when telling expiry from early vanishing. */
+/**
+ * How much sooner than our reckoning a server may drop a task at its ttl (it created the task
+ * before this client saw it, and its expiry timers may be coarse), when telling expiry from early
+ * vanishing.
+ */
 const EXPIRY_SKEW_MS = 1_000;
 /**
  * How long an open blocking `tasks/result` gets to deliver the payload after the terminal status
@@ -223,7 +227,7 @@ export function finish(engine: TaskEngine, record: TaskRecord): void {
 
 /**
  * The server no longer knows the task ([V11], [V12], D9, D12): `TaskExpiredError` when its ttl
- * had elapsed since `createdAt`, `TaskNotFoundError` when it vanished early.
+ * had elapsed (counted as `ttl-watch.ts` does), `TaskNotFoundError` when it vanished early.
  */
 export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown): void {
   const task = record.task;
@@ -240,7 +244,7 @@ export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown)
     engine.settle(record, { ok: false, error: failure }, failure);
     return;
   }
-  const expired = probablyExpired(task, record.createdBy, engine.config.clock.now(), EXPIRY_SKEW_MS);
+  const expired = probablyExpired(record, engine.config.clock.now(), EXPIRY_SKEW_MS);
   const sessions = engine.features.sessionScoped;
   let failure: TaskExpiredError | TaskNotFoundError;
   if (expired) {

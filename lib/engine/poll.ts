@@ -1,6 +1,13 @@
 /**
  * The engine's poll loop: what a record needs after a snapshot (its payload, or a read), when each
  * task is read next, reading it (`tasks/get`), and what a failed read does.
+ *
+ * Besides the cadence (one read a poll interval after the latest observation), a read can be asked
+ * for ahead of it ({@link soonestRead}): by a notification that left out what only a read brings
+ * (a terminal status without its payload, `input_required` without its input requests, [E3]), or
+ * by the ttl backstop's last look ([E13]). However many ask, such reads are paced per task: one at
+ * a time, the first at once, the next not sooner than one poll interval after the previous one
+ * went out ([E14]); while polls are failing, not sooner than their backoff allows.
  */
 import { asTaskError } from '../errors.js';
 import { isTerminalStatus } from '../types.js';
@@ -19,12 +26,27 @@ export interface PollEngine extends EngineCore {
   readonly requests: Requests;
   /** A record's poll timer fired (one function for every record: no closure per poll). */
   readonly pollDue: (record: TaskRecord) => void;
+  /** The read the ttl backstop waited for ended (answered, or failed but for a vanished task). */
+  looked(record: TaskRecord): void;
 }
 
-/** Now, or while polls are failing, the retry time their backoff set (never later, never sooner). */
+/**
+ * Asks for a read of `record` ahead of the poll cadence and returns when it may go, for the
+ * caller to set as the next poll time: now, unless such a read went out less than a poll interval
+ * ago (then one interval after it), or polls are failing (then the retry time their backoff set;
+ * never later, never sooner). Repeated asks before the read goes out all get the same time.
+ */
 export function soonestRead(engine: PollEngine, record: TaskRecord): number {
   const now = engine.config.clock.now();
-  return record.failedPolls > 0 ? Math.max(now, record.nextPollAt) : now;
+  record.readSoon = true;
+  if (record.failedPolls > 0) return Math.max(now, record.nextPollAt);
+  return Math.max(now, record.hastenedAt + delay(engine, record));
+}
+
+/** Schedules a read of `record` ahead of the poll cadence (see {@link soonestRead}). */
+export function readSoon(engine: PollEngine, record: TaskRecord): void {
+  record.nextPollAt = soonestRead(engine, record);
+  ensurePoll(engine, record);
 }
 
 export function delay(engine: PollEngine, record: TaskRecord): number {
@@ -47,10 +69,9 @@ export function react(engine: PollEngine, record: TaskRecord): void {
       fetchTerminal(engine, record);
     } else {
       // The payload rides on the snapshot, but this one came without it (a terse notification):
-      // read the task at once, unless polls are failing (a repeated notification must not
-      // bypass their backoff, [E14]).
-      record.nextPollAt = soonestRead(engine, record);
-      ensurePoll(engine, record);
+      // read the task ahead of the cadence, paced ([E14]: a repeated notification must not bypass
+      // the backoff of failing polls, nor the poll interval).
+      readSoon(engine, record);
     }
     return;
   }
@@ -95,7 +116,15 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
   if (record.terminal && !awaitsPayloadRead(engine, record)) return;
   record.pollInFlight = true;
   if (record.task.pollInterval === undefined && !record.provisional) record.hintlessPolls += 1;
-  record.nextPollAt = engine.config.clock.now() + delay(engine, record);
+  const now = engine.config.clock.now();
+  record.nextPollAt = now + delay(engine, record);
+  if (record.readSoon) {
+    record.readSoon = false;
+    record.hastenedAt = now;
+  }
+  // [E13]: the first read sent once the backstop ttl ran out is its last look.
+  const look = record.lookDue;
+  record.lookDue = false;
   const generation = engine.generation;
   // One attempt, in the record's request group (as `attempt` does, without its extra promise).
   readTask(engine, record, record).then(
@@ -103,26 +132,39 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
       record.pollInFlight = false;
       record.failedPolls = record.hardPollFailures = 0;
       engine.observe(record, snapshot, 'poll');
+      if (look) engine.looked(record);
       ensurePoll(engine, record);
     },
     (error: unknown) => {
       record.pollInFlight = false;
       const failure = engine.requests.attemptFailed(record, error);
       // A poll dropped with an old connection: resume() polls again over the new one.
-      if (generation === engine.generation) pollFailed(engine, record, failure);
-      else ensurePoll(engine, record);
+      if (generation === engine.generation) pollFailed(engine, record, failure, look);
+      else {
+        if (look) record.lookDue = true;
+        ensurePoll(engine, record);
+      }
     },
   );
 }
 
-function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown): void {
+function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown, look: boolean): void {
   if (record.settlement !== undefined) return;
   const kind = engine.classify(error);
   if (kind === 'vanished') {
     vanished(engine, record, error);
     return;
   }
-  if (engine.paused || kind === 'stopped') return; // resume() polls again
+  if (engine.paused || kind === 'stopped') {
+    // resume() polls again; that read is the last look then.
+    if (look) record.lookDue = true;
+    return;
+  }
+  // A last look that failed: the task cannot be asked about, and its ttl ran out.
+  if (look) {
+    engine.looked(record);
+    if (record.settlement !== undefined) return;
+  }
   record.failedPolls += 1;
   engine.report(error, record);
   // A poll that times out is simply retried at the next tick; only repeated hard failures

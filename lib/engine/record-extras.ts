@@ -83,4 +83,6 @@ export class RecordExtras {
   cancelling: Promise<Task> | undefined = undefined;
   retries = 0;
   life: AbortController | undefined = undefined;
+  /** When the last read asked for ahead of the poll cadence went out. */
+  hastenedAt = -Infinity;
 }

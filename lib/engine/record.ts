@@ -28,8 +28,11 @@ const enum Flag {
   Provisional = 32,
   /** The time field's value is held as given, not as an offset from `EPOCH` (`util/epoch.ts`). */
   RawNextPollAt = 64,
-  RawCreatedBy = 128,
+  RawSeenAt = 128,
   RawStartedAt = 256,
+  Resumed = 512,
+  ReadSoon = 1024,
+  LookDue = 2048,
 }
 
 /**
@@ -89,6 +92,28 @@ export class TaskRecord implements RequestGroup {
   set provisional(on: boolean) {
     this.setFlag(Flag.Provisional, on);
   }
+  /** Tracked from a reference (`resume()`), not created by this client. */
+  get resumed(): boolean {
+    return this.flag(Flag.Resumed);
+  }
+  /**
+   * A read was asked for ahead of the poll cadence (a notification left out what only a read
+   * brings, or the ttl ran out): it goes as soon as the pacing allows (`poll.ts`), and no fresh
+   * observation puts it off. Cleared when a read goes out.
+   */
+  get readSoon(): boolean {
+    return this.flag(Flag.ReadSoon);
+  }
+  set readSoon(on: boolean) {
+    this.setFlag(Flag.ReadSoon, on);
+  }
+  /** The ttl ran out where it is a backstop: the next read sent is the last look at the task (`ttl-watch.ts`). */
+  get lookDue(): boolean {
+    return this.flag(Flag.LookDue);
+  }
+  set lookDue(on: boolean) {
+    this.setFlag(Flag.LookDue, on);
+  }
   /** False until observation starts (a resumed task waits until someone observes it). */
   get active(): boolean {
     return this.flag(Flag.Active);
@@ -126,16 +151,14 @@ export class TaskRecord implements RequestGroup {
   outcome: TaskOutcome | undefined;
   /** Timer of the "close to its ttl" warning, if any. */
   ttlTimer: Timer | undefined;
-  /** Latest local clock time the task can have been created (see `ttl.ts`); Infinity until known. */
-  get createdBy(): number {
-    const stored = this.createdByStored;
-    return stored === undefined ? Infinity : this.timeOf(stored, Flag.RawCreatedBy);
+  /**
+   * Local clock time this client first saw the task (its `CreateTaskResult` arrived, or it was
+   * resumed): its ttl counts from here (`ttl-watch.ts`).
+   */
+  get seenAt(): number {
+    return this.timeOf(this.seenStored, Flag.RawSeenAt);
   }
-  set createdBy(value: number) {
-    this.createdByStored = this.storeTime(value, Flag.RawCreatedBy);
-  }
-  /** Undefined until known: a field first holding a double would box every value it ever holds. */
-  private createdByStored: number | undefined = undefined;
+  private readonly seenStored: number;
   /**
    * The task's requests in flight (the port adds and removes them), stopped when tracking stops:
    * the usual single one in a field, more (a poll beside a blocking `tasks/result`) in a set.
@@ -249,20 +272,30 @@ export class TaskRecord implements RequestGroup {
   set cancelling(value: Promise<Task> | undefined) {
     if (value !== undefined || this.extras !== undefined) this.more().cancelling = value;
   }
+  /** Clock time the last read asked for ahead of the cadence ({@link TaskRecord.readSoon}) went out; -Infinity before any. */
+  get hastenedAt(): number {
+    return this.extras?.hastenedAt ?? -Infinity;
+  }
+  set hastenedAt(value: number) {
+    this.more().hastenedAt = value;
+  }
 
   constructor(
     task: Task,
     /** Name of the tool that created the task. */
     readonly toolName: string,
     startedAt: number,
+    /** Clock time this client first saw the task (see {@link TaskRecord.seenAt}). */
+    seenAt: number,
     /** Timeout of each short request for this task. */
     readonly requestTimeoutMs: number,
     /** True while `task` is a placeholder not yet read from the server (a resumed task). */
     provisional = false,
   ) {
     this.task = task;
-    if (provisional) this.flags |= Flag.Provisional;
+    if (provisional) this.flags |= Flag.Provisional | Flag.Resumed;
     this.startedStored = this.storeTime(startedAt, Flag.RawStartedAt);
+    this.seenStored = this.storeTime(seenAt, Flag.RawSeenAt);
   }
 
   /** Aborted when tracking stops; created on first use (only retries need it). */

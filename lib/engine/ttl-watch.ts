@@ -1,18 +1,25 @@
 /**
- * Watching each running task's ttl: the skew-proof bound of its creation time kept up to date
- * from every snapshot (`ttl.ts`), a warning when the ttl nears its end ([V11]: the task may vanish
- * then), and where the ttl is a backstop ([E13]), one last look at the task once it elapsed and
- * giving it up if it still runs.
+ * Each running task's ttl, on both wires: when it ends, the warning before that ([V11]: the task
+ * may vanish then), where the ttl is a backstop ([E13]) one last look at the task once it ran out
+ * and giving it up if it still runs, and whether a task the server no longer knows had expired.
+ *
+ * The ttl counts on the local clock from the moment this client first saw the task: its
+ * `CreateTaskResult` arrived, or it was resumed by reference ({@link TaskRecord.seenAt}). The
+ * server's `createdAt` and `lastUpdatedAt` are readings of its own clocks, which may be minutes
+ * away from ours, or from each other (nodes behind a load balancer, a clock set right while the
+ * task runs), so they never decide that a task expired. A task is created before this client sees
+ * it, so the expiry reckoned here comes late (by the `tools/call` round trip; for a resumed task,
+ * by its whole age at the resume), never early.
+ *
+ * The last look is not a request of its own: it asks the poll loop for a read ahead of its cadence
+ * (`poll.ts`), paced like every such read, and hears back how that read went ({@link TtlWatch.looked}).
  */
 import type { Task } from '../types.js';
-import type { ErrorClass, WireFeatures, WireSnapshot } from '../wire/wire.js';
+import { isoMs } from '../util/iso-time.js';
+import type { WireFeatures } from '../wire/wire.js';
 import type { TaskRecord } from './record.js';
 import type { Scheduler } from './scheduler.js';
-import { createdNoLaterThan, localExpiry } from './ttl.js';
-import type { EngineConfig, SnapshotSource } from './types.js';
-
-/** A creation bound tighter than the held one by less than this does not re-arm the ttl timers. */
-const TTL_ANCHOR_STEP_MS = 1_000;
+import type { EngineConfig } from './types.js';
 
 /** What the watch needs of its engine. */
 export interface TtlWatchHost {
@@ -23,69 +30,63 @@ export interface TtlWatchHost {
   isStopping(record: TaskRecord): boolean;
   /** The ttl of a running task is near its end. */
   expiring(record: TaskRecord, expiresAt: number): void;
-  /** True while the connection is lost. */
-  paused(): boolean;
-  /** Resolves when the connection is back; rejects when `signal` aborts. */
-  whenResumed(signal: AbortSignal): Promise<void>;
-  /** One read of the task (`tasks/get`), in its request group. */
-  read(record: TaskRecord): Promise<WireSnapshot>;
-  /** Offers a snapshot read for the task, as a poll's. */
-  observe(record: TaskRecord, snapshot: WireSnapshot): void;
-  classify(error: unknown): ErrorClass;
+  /** Asks for one read of the task ahead of the poll cadence (as soon as the pacing allows). */
+  readSoon(record: TaskRecord): void;
   /** Gives the task up as expired (`cause`: the server's answer that it no longer knows it, if so). */
   expired(record: TaskRecord, cause: unknown): void;
+}
+
+/**
+ * Local clock time at which `record`'s task reaches the end of its ttl; `undefined` when the ttl is
+ * unlimited (`null`) or not usable. A ttl of 0 (or less) is not usable: no conformant server sends
+ * one, and a server that means "unlimited" by it would otherwise have every task warned about and,
+ * where the ttl is a backstop, given up at once.
+ */
+export function expiryOf(record: TaskRecord): number | undefined {
+  const ttl = record.task.ttl;
+  return ttl !== null && ttl > 0 ? record.seenAt + ttl : undefined;
+}
+
+/**
+ * True when a task the server no longer knows had most likely reached its ttl (`skewMs`: how much
+ * sooner than our reckoning the server may have dropped it). Only for a resumed task, whose age
+ * this client cannot know, does the server's own `createdAt` count as well: a skew-prone reading,
+ * good enough to word an error the server already caused, never used to give a task up.
+ */
+export function probablyExpired(record: TaskRecord, now: number, skewMs: number): boolean {
+  const expiresAt = expiryOf(record);
+  if (expiresAt === undefined) return false;
+  if (now + skewMs >= expiresAt) return true;
+  if (!record.resumed) return false;
+  const task: Task = record.task;
+  const created = isoMs(task.createdAt);
+  return Number.isFinite(created) && now + skewMs >= created + (task.ttl ?? Infinity);
 }
 
 /** The ttl timers of one engine's tasks (one function each for every task: no closure per task). */
 export class TtlWatch {
   constructor(private readonly host: TtlWatchHost) {}
 
-  /** Sets the first bound of a newly tracked task's creation time, from its first snapshot. */
-  start(record: TaskRecord, now: number): void {
-    record.createdBy = createdNoLaterThan(record.task, now);
-  }
-
   /**
-   * Tightens the creation bound of `record` with a snapshot the server sent (even a stale one):
-   * it shows when the task was created, on our clock. A payload read that stands in for a
-   * snapshot (`result`) may carry a local timestamp; without a ttl nothing needs the bound; the
-   * same timestamps read later never tighten it.
-   * @param previous the snapshot the record held before this one was applied.
-   * @returns true when the bound moved enough that the ttl timers should be armed again.
-   */
-  bound(record: TaskRecord, task: Task, previous: Task, source: SnapshotSource): boolean {
-    const sameStamps = Number.isFinite(record.createdBy) && task.lastUpdatedAt === previous.lastUpdatedAt && task.createdAt === previous.createdAt;
-    const createdBy = source === 'result' || task.ttl === null || sameStamps ? Infinity : createdNoLaterThan(task, this.host.config.clock.now());
-    const tighter = createdBy < record.createdBy - TTL_ANCHOR_STEP_MS;
-    if (createdBy < record.createdBy) record.createdBy = createdBy;
-    return tighter;
-  }
-
-  /**
-   * Arms the warning for a running task nearing the end of its ttl ([V11]). The ttl runs on the
-   * local clock from the creation bound; a ttl that changed (to unlimited, `null`, included)
-   * replaces the timers armed for the old one. A ttl of 0 (or less) arms nothing: no conformant
-   * server sends one, and a server that means "unlimited" by it would otherwise have every task
-   * warned about and, where the ttl is a backstop, given up at once.
+   * Arms the warning for a running task nearing the end of its ttl ([V11]). A ttl that changed
+   * (to unlimited, `null`, included) replaces the timers armed for the old one; an unusable one
+   * arms nothing (see {@link expiryOf}).
    */
   arm(record: TaskRecord): void {
     const { scheduler, config } = this.host;
     scheduler.cancel(record.ttlTimer);
     record.ttlTimer = undefined;
-    const ttl = record.task.ttl;
-    const expiresAt = localExpiry(ttl, record.createdBy);
-    if (ttl === null || !(ttl > 0) || expiresAt === undefined || record.terminal) return;
+    const expiresAt = expiryOf(record);
+    if (expiresAt === undefined || record.terminal) return;
+    const ttl = record.task.ttl!;
     const margin = config.ttlWarningMs ?? Math.min(60_000, Math.max(1_000, ttl / 10));
     record.ttlTimer = scheduler.call(Math.max(config.clock.now(), expiresAt - margin), this.near, record);
   }
 
-  /**
-   * A running task's ttl is near its end. The expiry is read again here: a bound of the creation
-   * time tightened since the timer was armed (by less than the re-arm step) only makes it more exact.
-   */
+  /** A running task's ttl is near its end. */
   private readonly near = (record: TaskRecord): void => {
     record.ttlTimer = undefined;
-    const expiresAt = localExpiry(record.task.ttl, record.createdBy);
+    const expiresAt = expiryOf(record);
     if (record.settlement !== undefined || record.terminal || expiresAt === undefined) return;
     this.host.expiring(record, expiresAt);
     // [E13]: where the ttl is a backstop, a task still running when it elapses is given up as
@@ -93,52 +94,34 @@ export class TtlWatch {
     if (this.host.features().ttlBackstop) record.ttlTimer = this.host.scheduler.call(expiresAt, this.over, record);
   };
 
-  /** A running task's ttl elapsed where the ttl is a backstop ([E13]). */
+  /**
+   * A running task's backstop ttl ran out ([E13]: the client may consider it no longer usable).
+   * One last read first, observed like a poll: a result that has just come is delivered, not lost,
+   * and a ttl the server extended (or made unlimited) keeps the task. The read is asked of the poll
+   * loop, so it waits for a lost connection to come back like every poll (no handle fails because
+   * the connection was lost) and keeps to the poll interval.
+   */
   private readonly over = (record: TaskRecord): void => {
     record.ttlTimer = undefined;
-    if (record.settlement === undefined && !record.terminal && !this.host.isStopping(record)) this.lastLook(record);
+    if (record.settlement !== undefined || record.terminal || this.host.isStopping(record)) return;
+    record.lookDue = true;
+    this.host.readSoon(record);
   };
 
   /**
-   * The backstop ttl of a running task elapsed ([E13]: the client may consider it no longer
-   * usable). One last read first, observed like a poll: a result that has just come is delivered,
-   * not lost, and a ttl the server extended (or made unlimited) keeps the task. A task still
-   * running past its ttl, or that cannot be asked about, is given up as expired; one the server
-   * no longer knows is expired as well. While the connection is lost the look waits for it (no
-   * handle fails because the connection was lost; the new one reads every task anyway).
+   * The last look's read ended, answered (its snapshot already observed) or failed otherwise than
+   * by the task being unknown (which the poll loop settles as vanished). A task still running past
+   * its ttl, or that could not be asked about, is given up as expired; one whose ttl moved meanwhile
+   * (extended, or made unlimited, by this read or a notification) is kept.
    */
-  private lastLook(record: TaskRecord): void {
-    const host = this.host;
-    if (host.paused()) {
-      // Settling or stopping the task aborts its life signal, which ends the wait.
-      host.whenResumed(record.lifeSignal).then(
-        () => this.lastLook(record),
-        () => {},
-      );
+  looked(record: TaskRecord): void {
+    if (record.settlement !== undefined || record.terminal || this.host.isStopping(record)) return;
+    const expiresAt = expiryOf(record);
+    if (expiresAt === undefined || expiresAt > this.host.config.clock.now()) {
+      // A snapshot that moved the ttl armed its timers again (none for an unusable ttl).
+      if (record.ttlTimer === undefined) this.arm(record);
       return;
     }
-    const giveUp = (cause: unknown): void => {
-      if (record.settlement !== undefined || record.terminal || host.isStopping(record)) return;
-      // A snapshot read meanwhile (this one, or a poll beside it) may have moved the ttl: its
-      // timers are armed again, or it has not elapsed (or is unlimited) any more.
-      if (record.ttlTimer !== undefined) return;
-      const expiresAt = localExpiry(record.task.ttl, record.createdBy);
-      if (expiresAt === undefined || expiresAt > host.config.clock.now()) {
-        this.arm(record);
-        return;
-      }
-      host.expired(record, cause);
-    };
-    host.read(record).then(
-      (snapshot) => {
-        if (record.settlement !== undefined) return;
-        host.observe(record, snapshot);
-        giveUp(undefined);
-      },
-      (error: unknown) => {
-        if (host.paused()) this.lastLook(record);
-        else giveUp(host.classify(error) === 'vanished' ? error : undefined);
-      },
-    );
+    this.host.expired(record, undefined);
   }
 }

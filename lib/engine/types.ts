@@ -45,7 +45,7 @@ export interface EngineEvents {
   settled(record: TaskRecord): void;
   /** Something went wrong that did not (yet) fail a task. */
   problem(error: TaskError, record: TaskRecord | undefined): void;
-  /** A task still running is close to its ttl: the server may drop it at `expiresAt` ([V11]). */
+  /** A task still running is close to its ttl: the server may drop it from about `expiresAt` on ([V11]). */
   expiring(record: TaskRecord, expiresAt: number): void;
   /** No task creation is under way any more. */
   creationsSettled(): void;

@@ -104,7 +104,11 @@ export interface TaskClientEvents {
     /** The error for the deadline (`timeoutMs`) that passed. */
     readonly error: TaskTimeoutError;
   }];
-  /** The server dropped a task: its ttl elapsed (`TaskExpiredError`) or it vanished early (`TaskNotFoundError`). */
+  /**
+   * A task was lost to its ttl or its server: the server dropped it after its ttl, or on the tasks
+   * extension its ttl ran out while it still ran (`TaskExpiredError`), or the server dropped it
+   * early (`TaskNotFoundError`).
+   */
   expired: [metrics: TaskMetrics & {
     /** `TaskExpiredError` when the ttl elapsed; `TaskNotFoundError` when the task vanished before its ttl did (or had none). */
     readonly error: TaskExpiredError | TaskNotFoundError;
@@ -115,8 +119,11 @@ export interface TaskClientEvents {
    */
   expiring: [metrics: TaskMetrics, expiry: {
     /**
-     * Local clock time (ms since epoch) at which the ttl ends. It runs from a bound of the
-     * creation time that holds whatever the skew between the two clocks, so it is never early.
+     * Local clock time (ms since epoch) at which the ttl ends, counted from when this client first
+     * saw the task (its creation reached this client, or it was resumed), never from the server's
+     * timestamps: a server clock that is off, or nodes that disagree, never bring it forward. The
+     * task was created a little before that (for a resumed task, perhaps long before), so the
+     * server may drop it somewhat earlier.
      */
     readonly expiresAt: number;
     /** `expiresAt` minus the local clock's time when the event was emitted, in ms (negative if the ttl already ended). */

@@ -1,6 +1,6 @@
 /**
- * Reading task timestamps fast. Every snapshot with a ttl or a new `lastUpdatedAt` has its
- * timestamps read as clock times, and `Date.parse` costs about a microsecond each. The form
+ * Reading task timestamps fast. Every snapshot with a new `lastUpdatedAt` has it read as a clock
+ * time (to merge snapshots in order), and `Date.parse` costs about a microsecond each. The form
  * servers send (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`, RFC 3339 in UTC) is read here digit by digit;
  * any other form, or a value out of range, goes to `Date.parse`, so the result is always the
  * same as `Date.parse`'s (fractions beyond milliseconds are cut, as V8 does).

@@ -64,7 +64,7 @@ export interface WireFeatures {
   readonly progress: boolean;
   /** The client may ask for a ttl. */
   readonly requestTtl: boolean;
-  /** A task past `createdAt + ttl` is given up as expired without waiting for the server ([E13]). */
+  /** A task still running when its ttl ran out is given up as expired without waiting for the server ([E13]). */
   readonly ttlBackstop: boolean;
   /**
    * Servers may keep tasks per session (SDK servers do on 2025-11-25), so another session may not

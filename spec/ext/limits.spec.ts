@@ -1,8 +1,9 @@
 /**
  * What the tasks extension wire lacks, and how its errors read, through the public API:
  * - the server decides the ttl: the `ttlMs` option is ignored (no error, nothing sent, [E13]);
- * - `createdAt + ttlMs` is a backstop: a task still running then (after one last read, which
- *   delivers a result that has just come) settles with `TaskExpiredError`; a ttlMs of 0 arms nothing;
+ * - `ttlMs` is a backstop: a task still running when it ran out, counted on our clock from the
+ *   creation reply, settles with `TaskExpiredError` after one last read (which delivers a result
+ *   that has just come); a ttlMs of 0 arms nothing;
  * - there is no `tasks/list`: `list()` and `listPage()` fail with `TaskNotSupportedError`;
  * - there is no progress on tasks ([E10]);
  * - `-32021`/`-32003` ([E11]), `-32022` ([E12]), `-32020` ([E19]) and `-32602` on a task request
@@ -50,7 +51,7 @@ describe('the ttl is the server’s ([E13])', () => {
     expect(sent).not.toMatch(/ttl|1234|4321/i);
   });
 
-  it('gives a task still running at createdAt + ttlMs up as TaskExpiredError, after an `expiring` warning', async () => {
+  it('gives a task still running when ttlMs ran out up as TaskExpiredError, after an `expiring` warning', async () => {
     const rig = await extRig({ server: manual({ ttlMs: 5_000 }) });
     const events: string[] = [];
     rig.tasks.on('expiring', (_metrics, expiry) => events.push(`expiring at +${expiry.expiresAt - start} (${expiry.remainingMs} left)`));

@@ -355,6 +355,44 @@ describe('notifications/tasks', () => {
     expect(asked).toEqual(['Terse question?']);
   });
 
+  it('a flood of 500 input_required ones without input requests: at most a couple of reads per poll interval, and the question is still answered ([E3], [E14])', async () => {
+    const asked: string[] = [];
+    let answer: ((value: { action: 'accept'; content: { ok: boolean } }) => void) | undefined;
+    const rig = await extRig({
+      server: manual({ pollIntervalMs: 1_000 }),
+      client: {
+        onElicitation: (params) => {
+          asked.push(String(params.message));
+          return new Promise((resolve) => (answer = resolve));
+        },
+      },
+    });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result();
+    await rig.clock.advance(500);
+    rig.server.notifications = 'off';
+    const { inputRequests: _input, ...terse } = rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Flooded question?', { ok: { type: 'boolean' } }) });
+    const before = rig.server.count('tasks/get');
+    const start = rig.clock.now();
+    // 500 over 1.5 s, each a change (its own statusMessage), none with the input requests.
+    for (let i = 0; i < 500; i += 1) {
+      rig.server.notify('notifications/tasks', { ...terse, statusMessage: `waiting for you (${i})` });
+      await rig.clock.advance(3);
+    }
+    const reads = rig.server.received('tasks/get').slice(before).map((entry) => entry.at - start);
+    // The first read goes at once; the others wait a full poll interval after it.
+    expect(reads[0]).toBeLessThan(10);
+    expect(reads.length).toBeLessThanOrEqual(4);
+    for (let i = 1; i < reads.length; i += 1) expect(reads[i]! - reads[i - 1]!).toBeGreaterThanOrEqual(1_000);
+    expect(asked).toEqual(['Flooded question?']);
+    answer?.({ action: 'accept', content: { ok: true } });
+    await rig.clock.advance(10);
+    expect(rig.server.tasks.inspect(handle.taskId!).answers).toEqual({ q: { action: 'accept', content: { ok: true } } });
+    rig.server.tasks.complete(handle.taskId!, textResult('answered'));
+    await rig.clock.advance(1_000);
+    expect((await within(result)).content).toEqual(textResult('answered').content);
+  });
+
   it('move the next poll a full interval away (a fresh observation)', async () => {
     const rig = await extRig({ server: manual({ pollIntervalMs: 1_000 }) });
     const start = rig.clock.now();

@@ -6,14 +6,20 @@
  * - the ttl backstop ([E13]) runs on the local clock, never on the server's `createdAt` read
  *   against our clock: a server clock behind or ahead of ours never makes the library give up a
  *   task early ([V11]);
- * - a ttl the server turns to unlimited (`null`) disarms the backstop.
+ * - a ttl the server turns to unlimited (`null`) disarms the backstop;
+ * - the server's timestamps never bring the ttl forward: with `lastUpdatedAt - createdAt` past the
+ *   ttl (nodes whose clocks are 10 min apart, a clock set forward, a `createdAt` that changes from
+ *   reply to reply) a healthy task is neither given up early nor read in a burst; the ttl counts
+ *   from when this client first saw the task (for a resumed task, the resume), and the last look
+ *   at it keeps to the poll interval;
+ * - a task the server drops early is not called expired because the server's clock is behind.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskExpiredError, type TaskError } from '../../lib/index.js';
+import { TaskExpiredError, TaskNotFoundError, type TaskError } from '../../lib/index.js';
 import { flush, until } from '../helpers.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
 import { ErrorCode, NO_REPLY, rpcError, taskTool, textResult, type ExtServerOptions, type Json } from '../support/ext-server/index.js';
-import { closeRigs, extRig, ManualClock, type ExtRig } from './support.js';
+import { closeRigs, extRig, ManualClock, secondClient, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
 
@@ -168,5 +174,107 @@ describe('the ttl backstop runs on the local clock ([E13], [V11])', () => {
     expect(handle.settled).toBe(false);
     rig.server.tasks.complete(handle.taskId!, textResult('no rush'));
     expect(await outcome(rig, result, 1_000, 120_000)).toMatchObject({ content: textResult('no rush').content });
+  });
+});
+
+const TEN_MINUTES = 600_000;
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The timestamps a skewed server puts on its `n`th reply about a task (0: the CreateTaskResult), at our time `now`. */
+type Stamps = (task: Json, now: number, n: number) => Json;
+
+/** Rewrites the timestamps of every task the server hands out (CreateTaskResult and tasks/get) with `stamps`. */
+function stamped(rig: ExtRig, stamps: Stamps): void {
+  const builtins = builtinMethods(rig.server);
+  let n = 0;
+  const rewrite = (reply: unknown): unknown => {
+    const task = reply as Json;
+    if (typeof task.taskId !== 'string') return reply;
+    return { ...task, ...stamps(task, rig.clock.now(), n++) };
+  };
+  rig.server.on('tools/call', async (params, ctx) => rewrite(await builtins['tools/call']!(params, ctx)));
+  rig.server.on('tasks/get', async (params, ctx) => rewrite(await builtins['tasks/get']!(params, ctx)));
+}
+
+/** Servers whose `lastUpdatedAt - createdAt` is far beyond any ttl while the task is young. */
+const SKEWED: Array<[string, Stamps]> = [
+  ['lastUpdatedAt stamped by a node 10 min ahead of the one that stamped createdAt', (_task, now) => ({ lastUpdatedAt: iso(now + TEN_MINUTES) })],
+  ['a server clock set 10 min forward once the task was created', (_task, now, n) => (n === 0 ? {} : { lastUpdatedAt: iso(now + TEN_MINUTES) })],
+  ['a createdAt that changes from reply to reply (nodes up to 10 min apart)', (_task, now, n) => ({ createdAt: iso(now - TEN_MINUTES + 997 * n), lastUpdatedAt: iso(now) })],
+];
+
+describe('the server’s timestamps never bring the ttl forward ([E13], [V11])', () => {
+  it.each(SKEWED)('%s: a healthy task is not given up, its result arrives, and tasks/get keeps to the poll interval', async (_label, stamps) => {
+    const rig = await extRig({ server: manual({ ttlMs: 60_000, pollIntervalMs: 1_000 }) });
+    stamped(rig, stamps);
+    const expired: string[] = [];
+    rig.tasks.on('expired', (metrics) => expired.push(metrics.error.name));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(3_000);
+    expect(handle.settled).toBe(false);
+    expect(expired).toEqual([]);
+    // One read a second: at 1, 2 and 3 s.
+    expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(3);
+    rig.server.tasks.complete(handle.taskId!, textResult('done in 3 s'));
+    expect(await outcome(rig, result)).toMatchObject({ content: textResult('done in 3 s').content });
+    expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(4);
+    expect(rig.server.count('tasks/cancel')).toBe(0);
+  });
+
+  it.each(SKEWED)('%s: a task still running is given up at the ttl counted on our clock from its creation reply, after one last look', async (_label, stamps) => {
+    const rig = await extRig({ server: manual({ ttlMs: 10_000, pollIntervalMs: 1_000 }) });
+    stamped(rig, stamps);
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(9_999);
+    expect(handle.settled).toBe(false);
+    expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(10);
+    await rig.clock.advance(1);
+    expect(await result).toBeInstanceOf(TaskExpiredError);
+    // The polls at 1..10 s, and the last look at 10 s: no burst of reads.
+    expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(11);
+    expect(rig.server.tasks.detailed(handle.taskId!).status).toBe('working');
+  });
+
+  it('a ttl that changes on every reply while it has run out: one last look, then the task is given up (no burst of reads)', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 1_000 }) });
+    stamped(rig, (_task, _now, n) => ({ ttlMs: 5_000 - n }));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(4_000);
+    const before = rig.server.count('tasks/get');
+    await rig.clock.advance(1_000);
+    expect(await result).toBeInstanceOf(TaskExpiredError);
+    expect(rig.server.count('tasks/get') - before).toBeLessThanOrEqual(2);
+  });
+
+  it('a resumed task counts its ttl from the resume (when this client first saw it), never from the server’s createdAt', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 60_000, pollIntervalMs: 1_000 }) });
+    const original = await rig.tasks.callToolAsTask('manual');
+    const reference = original.detach()!;
+    await rig.clock.advance(30_000);
+    rig.server.tasks.update(reference.taskId, { statusMessage: 'half way' }); // lastUpdatedAt - createdAt = 30 s
+    const other = await secondClient(rig.server, rig.clock);
+    const resumed = other.resume(reference);
+    const result = resumed.result().catch((error: unknown) => error);
+    await rig.clock.advance(59_999);
+    expect(resumed.settled).toBe(false);
+    expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(61);
+    await rig.clock.advance(1);
+    expect(await result).toBeInstanceOf(TaskExpiredError);
+  });
+
+  it('a task the server drops long before its ttl is TaskNotFoundError, even when the server clock is 10 min behind ours', async () => {
+    const clock = new ManualClock();
+    const rig = await extRig({ clock, server: manual({ ttlMs: 60_000, pollIntervalMs: 1_000, now: () => clock.now() - TEN_MINUTES }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(2_500);
+    rig.server.tasks.delete(handle.taskId!);
+    await rig.clock.advance(1_000);
+    const error = await result;
+    expect(error).toBeInstanceOf(TaskNotFoundError);
+    expect((error as Error).message).toMatch(/before its ttl elapsed/);
   });
 });
