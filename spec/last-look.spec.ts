@@ -14,7 +14,7 @@ import {
   type TaskClientOptions,
 } from '../lib/index.js';
 import { flush, within } from './helpers.js';
-import { NO_REPLY, creating, rpcError, type ScriptedServer, type ScriptedServerOptions } from './support/scripted-server.js';
+import { NO_REPLY, creating, rpcError, type HandlerContext, type ScriptedServer, type ScriptedServerOptions } from './support/scripted-server.js';
 import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -228,6 +228,61 @@ describe('the look is bounded by the grace, and the cancel still goes out', () =
     expect(server.count('tasks/cancel')).toBe(0);
     await clock.advance(1);
     expect(await within(cancel)).toMatchObject({ status: 'cancelled' });
+  });
+});
+
+describe('close({ cancelRunning: true }) and a task already seen ended, its payload still on the way', () => {
+  it('waits for the payload within closeTimeoutMs: result() resolves with it; nothing is read or cancelled', async () => {
+    const { server, tasks, clock } = await setup({}, { closeTimeoutMs: 3_000 });
+    creating(server, { taskId: 'ended', pollInterval: 5_000 });
+    let held: HandlerContext | undefined;
+    server.on('tasks/result', (params, ctx) => {
+      expect(params.taskId).toBe('ended');
+      held = ctx;
+      return NO_REPLY;
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = outcomeOf(handle.result());
+    server.tasks.finish('ended', 'completed', { result: textResult('kept') }, {}, true);
+    await clock.advance(10);
+    let closed = false;
+    const closing = tasks.close({ cancelRunning: true }).then(() => (closed = true));
+    await clock.advance(1_000);
+    expect(closed).toBe(false);
+    held?.reply(textResult('kept'));
+    await within(closing);
+    expect(await within(result)).toMatchObject({ content: [{ type: 'text', text: 'kept' }] });
+    expect(taskRequests(server)).toEqual(['tasks/result']);
+  });
+
+  it('a payload that never comes: TaskClosedError saying the task had finished, at closeTimeoutMs', async () => {
+    const { server, tasks, clock, start } = await setup({}, { closeTimeoutMs: 3_000 });
+    creating(server, { taskId: 'ended', pollInterval: 5_000 });
+    server.on('tasks/result', () => NO_REPLY);
+    const handle = await tasks.callToolAsTask('job');
+    const result = outcomeOf(handle.result());
+    server.tasks.finish('ended', 'completed', { result: textResult('lost') }, {}, true);
+    await clock.advance(10);
+    const closing = tasks.close({ cancelRunning: true });
+    await clock.advance(2_999);
+    expect(handle.settled).toBe(false);
+    await clock.advance(1);
+    await within(closing);
+    expect(await within(result)).toMatchObject({ name: 'TaskClosedError', message: expect.stringContaining('had already finished') });
+    expect(clock.now() - start).toBe(10 + 3_000);
+    expect(server.count('tasks/cancel')).toBe(0);
+  });
+
+  it('plain close() does not wait for it: TaskClosedError at once', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 'ended', pollInterval: 5_000 });
+    server.on('tasks/result', () => NO_REPLY);
+    const handle = await tasks.callToolAsTask('job');
+    const result = outcomeOf(handle.result());
+    server.tasks.finish('ended', 'completed', { result: textResult('lost') }, {}, true);
+    await clock.advance(10);
+    await within(tasks.close());
+    expect(await within(result)).toMatchObject({ name: 'TaskClosedError' });
   });
 });
 
