@@ -82,9 +82,10 @@ describe('tasks/cancel on a working task: every server says cancelled, in its ow
     expect(error.statusMessage).toBe('Client cancelled task execution.');
     expect(error.task).toEqual(snapshot);
     expect(await updates).toEqual(['working:step 1/2', 'cancelled:Client cancelled task execution.']);
-    // Nothing more is asked about a cancelled task: no polls, no tasks/result (D7).
+    // Nothing more is asked about a cancelled task: no polls, no tasks/result (D7). The one read
+    // besides the poll is the last look before the cancel.
     await clock.advance(10_000);
-    expect(server.count('tasks/get')).toBe(1);
+    expect(server.count('tasks/get')).toBe(2);
     expect(server.count('tasks/result')).toBe(0);
     expect(server.params('tasks/cancel')).toEqual([{ taskId: 'ts-cancel' }]);
     expect(seen).toEqual({ settled: ['cancelled'], events: ['cancelled'] });
@@ -144,7 +145,7 @@ describe('tasks/cancel on a working task: every server says cancelled, in its ow
     expect(await updates).toEqual(['working:', 'cancelled:Task cancelled by request']);
     await clock.advance(10_000);
     expect(server.count('tasks/cancel')).toBe(1);
-    expect(server.count('tasks/get')).toBe(0);
+    expect(server.count('tasks/get')).toBe(1); // the last look before the cancel
     expect(server.count('tasks/result')).toBe(0);
     expect(seen).toEqual({ settled: ['cancelled'], events: ['cancelled'] });
     expect(errors).toEqual([]);
@@ -197,6 +198,19 @@ const FAILED_PAYLOADS: Readonly<Record<string, { result: Json } | { error: RpcFa
   'mcp-go': { error: rpcError(-32603, 'disk full') },
 };
 
+/**
+ * The task changes (`end`) right after the last look before the cancel answered, so the cancel
+ * finds it ended: the race [V23] is about. Later reads go to `after`.
+ */
+function endsAfterTheLook(server: ScriptedServer, end: () => void, after = server.tasks.handlers['tasks/get']!): void {
+  server.on('tasks/get', (params) => {
+    const reply = server.tasks.get(String(params.taskId));
+    server.on('tasks/get', after);
+    end();
+    return reply;
+  });
+}
+
 /** A tasks/cancel that refuses terminal tasks with `words`, and cancels others. */
 function refusingTerminal(server: ScriptedServer, words: (status: string) => string): void {
   server.on('tasks/cancel', (params) => {
@@ -216,13 +230,13 @@ describe('cancelling a task that already ended: -32602 in each server’s words,
       const seen = outcomes(tasks);
       const handle = await tasks.callToolAsTask('job');
       await clock.advance(200);
-      // Finished without a notification, before the next poll.
-      server.tasks.finish('done-unseen', 'completed', { result: textResult('finished first') }, { statusMessage: 'all done' });
+      // Finished without a notification, before the next poll, just after the last look.
+      endsAfterTheLook(server, () => server.tasks.finish('done-unseen', 'completed', { result: textResult('finished first') }, { statusMessage: 'all done' }));
       const snapshot = await within(handle.cancel());
       expect(snapshot).toMatchObject({ taskId: 'done-unseen', status: 'completed', statusMessage: 'all done' });
       expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'finished first' }]);
       expect(server.count('tasks/cancel')).toBe(1); // a -32602 is an answer, never retried
-      expect(server.count('tasks/get')).toBe(1); // the one re-read
+      expect(server.count('tasks/get')).toBe(2); // the last look, and the one re-read
       expect(server.count('tasks/result')).toBe(1);
       expect(seen).toEqual({ settled: ['completed'], events: ['completed'] });
       expect(errors).toEqual([]);
@@ -235,7 +249,7 @@ describe('cancelling a task that already ended: -32602 in each server’s words,
       const seen = outcomes(tasks);
       const handle = await tasks.callToolAsTask('job');
       await clock.advance(200);
-      server.tasks.finish('failed-unseen', 'failed', FAILED_PAYLOADS[name]!, { statusMessage: 'disk full' });
+      endsAfterTheLook(server, () => server.tasks.finish('failed-unseen', 'failed', FAILED_PAYLOADS[name]!, { statusMessage: 'disk full' }));
       const snapshot = await within(handle.cancel());
       expect(snapshot).toMatchObject({ taskId: 'failed-unseen', status: 'failed' });
       const error = (await rejection(handle.result())) as TaskFailedError;
@@ -254,7 +268,7 @@ describe('cancelling a task that already ended: -32602 in each server’s words,
       const seen = outcomes(tasks);
       const handle = await tasks.callToolAsTask('job');
       await clock.advance(200);
-      server.tasks.update('cancelled-unseen', { status: 'cancelled', statusMessage: 'Stopped by operator' });
+      endsAfterTheLook(server, () => server.tasks.update('cancelled-unseen', { status: 'cancelled', statusMessage: 'Stopped by operator' }));
       const snapshot = await within(handle.cancel());
       expect(snapshot).toMatchObject({ taskId: 'cancelled-unseen', status: 'cancelled', statusMessage: 'Stopped by operator' });
       const error = (await rejection(handle.result())) as TaskCancelledError;
@@ -275,20 +289,23 @@ const NOT_FOUND: ReadonlyArray<readonly [string, (taskId: string) => string]> = 
   ['mcp-go', () => 'task not found'],
 ];
 
-/** Every tasks/get, tasks/result and tasks/cancel for a task the board lacks answers -32602 with `words`. */
-function notFoundIn(server: ScriptedServer, words: (taskId: string) => string): void {
+/**
+ * Every tasks/get, tasks/result and tasks/cancel for a task the board lacks answers -32602 with
+ * `words`; returns the tasks/get handler.
+ */
+function notFoundIn(server: ScriptedServer, words: (taskId: string) => string): (params: Json, ctx: HandlerContext) => unknown {
   const board = server.tasks.handlers;
-  for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel'] as const) {
-    server.on(method, (params: Json, ctx: HandlerContext) => {
-      const taskId = String(params.taskId);
-      try {
-        server.tasks.get(taskId);
-      } catch {
-        throw rpcError(-32602, words(taskId));
-      }
-      return board[method]!(params, ctx);
-    });
-  }
+  const handler = (method: 'tasks/get' | 'tasks/result' | 'tasks/cancel') => (params: Json, ctx: HandlerContext) => {
+    const taskId = String(params.taskId);
+    try {
+      server.tasks.get(taskId);
+    } catch {
+      throw rpcError(-32602, words(taskId));
+    }
+    return board[method]!(params, ctx);
+  };
+  for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel'] as const) server.on(method, handler(method));
+  return handler('tasks/get');
 }
 
 /** A Python-style task id (D3): a session scope and a uuid, joined by a colon. */
@@ -341,11 +358,12 @@ describe('a task id the server does not know: -32602 in each server’s words (D
 
     it(`${name}: cancel() of a task the server already forgot does not claim it was cancelled: result() rejects TaskNotFoundError (D12)`, async () => {
       const { server, tasks, clock, errors } = await setup();
-      notFoundIn(server, words);
+      const get = notFoundIn(server, words);
       creating(server, { taskId: 'forgotten', ttl: 3_600_000 });
       const seen = outcomes(tasks);
       const handle = await tasks.callToolAsTask('job');
-      server.tasks.delete('forgotten');
+      // Forgotten right after the last look, so the cancel meets the unknown id.
+      endsAfterTheLook(server, () => server.tasks.delete('forgotten'), get);
       const snapshot = await within(handle.cancel());
       // What the server last showed, never an invented `cancelled`.
       expect(snapshot).toEqual(handle.task);
@@ -353,7 +371,7 @@ describe('a task id the server does not know: -32602 in each server’s words (D
       expect(await rejection(handle.result())).toBeInstanceOf(TaskNotFoundError);
       await clock.advance(10_000);
       expect(server.count('tasks/cancel')).toBe(1);
-      expect(server.count('tasks/get')).toBe(1); // the one re-read after the -32602
+      expect(server.count('tasks/get')).toBe(2); // the last look, and the one re-read after the -32602
       expect(seen).toEqual({ settled: ['expired'], events: ['expired'] });
       expect(errors).toEqual([]);
     });

@@ -1,7 +1,8 @@
 /**
  * Stopping a task: `tasks/cancel` that reports the truth, and giving up locally (deadline, abort,
  * dispose, close) without leaving remote work running. Cancelling uses `tasks/cancel` only,
- * never `notifications/cancelled` ([R24]). If a cancel reveals that the task had already finished
+ * never `notifications/cancelled` ([R24]). Before a cancel the task is read once (the last look):
+ * a task found ended is not cancelled. If a cancel reveals that the task had already finished
  * ([V23]), the truth wins: the handle settles as the task really ended.
  */
 import {
@@ -13,7 +14,7 @@ import {
   type TaskError,
 } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
-import type { WireSnapshot } from '../wire/wire.js';
+import type { CancelReply, WireSnapshot } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
 import { vanished } from './outcome.js';
 import type { TaskRecord } from './record.js';
@@ -22,13 +23,29 @@ import type { TaskRecord } from './record.js';
 export interface CancelOptions {
   /** Send the cancel once, without retries (`close()`). */
   readonly once?: boolean | undefined;
+  /**
+   * Longest wait for the last look (the read before the cancel); none with 0.
+   * @defaultValue {@link lookBound} of the engine's `cancelGraceMs`
+   */
+  readonly lookMs?: number | undefined;
 }
 
 /**
- * Sends `tasks/cancel` and returns the final snapshot. When the server says the task is already
- * terminal (-32602), the task is re-read and that snapshot is returned. The request is not tied
- * to the handle's tracking: once sent, it goes on (and is retried while the client is open) even
- * if the handle settles meanwhile, so the server still hears of it.
+ * How long the last look before a cancel may take within a stop's `graceMs`: half of it, so that
+ * a cancel still needed after a look that hangs gets the other half to be answered.
+ */
+export function lookBound(graceMs: number): number {
+  return Math.floor(graceMs / 2);
+}
+
+/**
+ * Reads the task once (the last look, bounded by `lookMs`), then, unless that showed it ended,
+ * sends `tasks/cancel` and returns the final snapshot. When the look finds the task terminal, no
+ * cancel is sent and that snapshot is returned (its payload is fetched as for any end). When the
+ * server says the task is already terminal (-32602), the task is re-read and that snapshot is
+ * returned. The cancel request is not tied to the handle's tracking: once sent, it goes on (and is
+ * retried while the client is open) even if the handle settles meanwhile, so the server still
+ * hears of it.
  * @throws TaskClosedError when the handle was stopped by `close()` while the task still ran.
  * @throws TaskNotSupportedError when the server did not declare `tasks.cancel` ([R5]).
  * @throws TaskRpcError when the cancel request fails, or the connection is lost.
@@ -67,21 +84,19 @@ export function cancelTask(engine: TaskEngine, record: TaskRecord, options: Canc
       }),
     );
   }
-  record.cancelling ??= sendCancel(engine, record, options.once === true).finally(() => {
+  const lookMs = options.lookMs ?? lookBound(engine.config.cancelGraceMs);
+  record.cancelling ??= sendCancel(engine, record, options.once === true, lookMs).finally(() => {
     record.cancelling = undefined;
   });
   return record.cancelling;
 }
 
-async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<Task> {
-  const timeoutMs = record.requestTimeoutMs;
+async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean, lookMs: number): Promise<Task> {
+  if (lookMs > 0 && (await lastLook(engine, record, lookMs))) return record.task;
+  if (record.settlement !== undefined || record.terminal) return record.task;
   let snapshot: WireSnapshot | undefined;
   try {
-    const reply = await engine.background(
-      record,
-      (scope) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, scope, true)),
-      once,
-    );
+    const reply = await cancelRequest(engine, record, once);
     record.cancelAcknowledged = true;
     if (reply.kind === 'snapshot') snapshot = reply.snapshot;
   } catch (error) {
@@ -106,6 +121,43 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean)
   return record.task;
 }
 
+/** The `tasks/cancel` request itself, outliving the record's tracking (see {@link Requests.background}). */
+function cancelRequest(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<CancelReply> {
+  const timeoutMs = record.requestTimeoutMs;
+  return engine.background(record, (scope) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, scope, true)), once);
+}
+
+/** Records whose stop is still taking its last look: no `tasks/cancel` has gone out for them yet. */
+const looking = new WeakSet<TaskRecord>();
+
+/**
+ * The last look before a cancel: some servers break [V23] and, asked to cancel a task that already
+ * completed, rewrite it to `cancelled` and drop its result. A task that ended unseen (no
+ * notification, between two polls) is found by this one read and is not cancelled. The read waits
+ * at most `lookMs`; an answer that comes later is still taken (the cancel is then on its way). A
+ * failed read is reported, and the cancel goes on; a task the server no longer knows ends as
+ * vanished. True when no cancel is needed any more: the task is terminal, or its handle settled.
+ */
+async function lastLook(engine: TaskEngine, record: TaskRecord, lookMs: number): Promise<boolean> {
+  const bound = engine.scheduler.expiry(lookMs);
+  looking.add(record);
+  const look = engine.attempt(record, (scope) => engine.readTask(record, scope)).then(
+    (snapshot) => engine.observe(record, snapshot, 'poll'),
+    (error: unknown) => {
+      if (record.settlement !== undefined) return;
+      if (engine.classify(error) === 'vanished') vanished(engine, record, error);
+      else engine.report(error, record);
+    },
+  );
+  try {
+    await Promise.race([look, bound.expired]);
+  } finally {
+    bound.clear();
+    looking.delete(record);
+  }
+  return record.settlement !== undefined || record.terminal;
+}
+
 /** How to give up. */
 export interface GiveUp {
   /** Try `tasks/cancel` on the remote task. */
@@ -116,7 +168,8 @@ export interface GiveUp {
   readonly throwFromIterators?: boolean;
   /**
    * Settle with this stop's error whatever happens (`close()`): take over a stop already under
-   * way, and do not wait for the payload of a task that turns out to have finished.
+   * way, and do not wait for the payload of a task that turns out to have finished, unless
+   * `cancelRemote` (`close({ cancelRunning: true })`, which waits for its cancels anyway).
    */
   readonly force?: boolean;
   /**
@@ -145,9 +198,9 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     return remote;
   };
   if (engine.isStopping(record)) {
-    // A forced stop takes over (the other stop's cancel is still out: its outcome is unknown);
-    // any other waits for the stop under way rather than racing it.
-    if (how.force === true) return settleNow(record.terminal ? finishedFate(record) : unconfirmed(record));
+    // A forced stop takes over (the other stop's cancel is still out, or not sent yet: see
+    // takenOver); any other waits for the stop under way rather than racing it.
+    if (how.force === true) return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
     await new Promise<void>((resolve) => record.onSettled(() => resolve()));
     return 'already-settled';
   }
@@ -159,7 +212,7 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     else if (record.terminal) remote = finishedFate(record);
     else if (!engine.features.cancel) remote = 'not-supported';
     else {
-      const cancel = cancelTask(engine, record, { once: how.once }).then(
+      const cancel = cancelTask(engine, record, { once: how.once, lookMs: lookBound(how.graceMs) }).then(
         (task): RemoteCancelOutcome =>
           task.status === 'cancelled' ? 'cancelled' : isTerminalStatus(task.status) ? 'finished' : 'acknowledged',
         (): RemoteCancelOutcome => 'failed',
@@ -168,8 +221,9 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     }
     if (record.settlement !== undefined) return 'finished-first';
     // The task had finished on the server: its payload is being fetched and settles the handle,
-    // within what is left of the grace.
-    if (record.terminal && record.task.status !== 'cancelled' && how.force !== true) {
+    // within what is left of the grace. A close() that cancels waits for it too: the task it
+    // would have cancelled had done its work.
+    if (record.terminal && record.task.status !== 'cancelled' && (how.force !== true || how.cancelRemote)) {
       await Promise.race([new Promise<void>((resolve) => record.onSettled(() => resolve())), grace.expired]);
       if (record.settlement !== undefined) return 'finished-first';
       return settleNow('finished');
@@ -178,6 +232,20 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
   } finally {
     grace.clear();
   }
+}
+
+/**
+ * What became of a task still running whose stop `close()` takes over. A stop still taking its
+ * last look has sent no cancel yet: `close({ cancelRunning: true })` sends it now, once, without
+ * waiting for it (as for the cancel of any stop it takes over), and plain `close()` leaves the task
+ * running.
+ */
+function takenOver(engine: TaskEngine, record: TaskRecord, cancelRemote: boolean): RemoteCancelOutcome {
+  if (!looking.has(record)) return unconfirmed(record);
+  if (!cancelRemote) return 'disabled';
+  if (engine.paused) return 'failed';
+  void cancelRequest(engine, record, true).catch(() => undefined);
+  return 'unknown';
 }
 
 /**

@@ -96,6 +96,8 @@ export interface EngineCore {
   pollDelay(record: TaskRecord): number;
   readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot>;
   requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean): WireRequestOptions;
+  /** One request for `record` in its request group (stopped when its tracking stops). */
+  attempt<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>): Promise<T>;
   retrying<T>(record: TaskRecord | undefined, run: (scope: RequestScope) => Promise<T>): Promise<T>;
   background<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>, once?: boolean): Promise<T>;
   beginStop(record: TaskRecord, intent: StopIntent): void;

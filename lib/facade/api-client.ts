@@ -59,16 +59,18 @@ export interface TaskClientOptions extends InputCallbacks {
    */
   readonly cancelOnTimeout?: boolean | undefined;
   /**
-   * How long a deadline, an abort or `dispose()` waits for the remote cancel (and for the payload
-   * of a task found to have finished) before settling anyway: a handle always settles within
+   * How long a deadline, an abort or `dispose()` waits for the remote cancel (the read before it
+   * included, which gets at most half of this; and for the payload of a task found to have
+   * finished) before settling anyway: a handle always settles within
    * `timeoutMs + cancelGraceMs`. An unanswered cancel is reported as `remoteCancel: 'unknown'`;
    * it is not withdrawn, and may still be retried in the background while the client is open.
    * @defaultValue 2000
    */
   readonly cancelGraceMs?: number | undefined;
   /**
-   * Upper bound of `close({ cancelRunning: true })`: every cancel is sent at once, once, and
-   * `close()` resolves when all are answered or this time has passed. Also bounds how long
+   * Upper bound of `close({ cancelRunning: true })`: every running task is read once (at most
+   * half of this), every cancel is sent once, and `close()` resolves when all are answered (and
+   * the payloads of tasks found ended have arrived) or this time has passed. Also bounds how long
    * `close()` of a client made by `TaskClient.connect` waits for the answer to a call given up
    * before it came, so that a task created anyway gets its `tasks/cancel` before the connection
    * closes.

@@ -95,11 +95,14 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
    */
   updates(options?: UpdatesOptions): AsyncIterableIterator<Task, undefined>;
   /**
-   * Cancels the remote task and returns the final snapshot. On 2025-11-25 `tasks/cancel` answers
-   * with the task; on the tasks extension it only acknowledges, and one confirming read tells what
-   * became of it (cancellation there is cooperative: the task may still finish). When the task had
-   * already finished ([V23]) the truth is returned instead of failing, and `result()` settles as the
-   * task really ended. A settled or immediate handle returns its last snapshot.
+   * Cancels the remote task and returns the final snapshot. The task is first read once (at most
+   * half of `cancelGraceMs`): when that shows it already ended, no `tasks/cancel` is sent, its
+   * snapshot is returned and `result()` settles as the task really ended. On 2025-11-25
+   * `tasks/cancel` answers with the task; on the tasks extension it only acknowledges, and one
+   * confirming read tells what became of it (cancellation there is cooperative: the task may still
+   * finish). When the task had already finished ([V23]) the truth is returned instead of failing,
+   * and `result()` settles as the task really ended. A settled or immediate handle returns its last
+   * snapshot.
    * @throws TaskNotSupportedError when the server cannot cancel tasks.
    * @throws TaskClosedError when `close()` left this task running.
    * @throws TaskRpcError when the cancel request fails.
@@ -115,7 +118,9 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
   toJSON(): TaskReference | undefined;
   /**
    * Cancels the remote task if it is still running and stops tracking; free on a settled handle.
-   * Bounded by `cancelGraceMs`. This is what `await using` calls on scope exit. Call
+   * The task is read once first: one found ended is not cancelled and settles as it really ended
+   * (`result()` resolves with its result). Bounded by `cancelGraceMs`. This is what `await using`
+   * calls on scope exit. Call
    * {@link TaskHandleApi.detach} first to keep the task running instead.
    */
   dispose(): Promise<void>;

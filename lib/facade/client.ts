@@ -404,9 +404,11 @@ export class TaskClient {
    * `TaskClosedError`; a task whose `CreateTaskResult` arrives after `close()` began is cancelled
    * once. Without `cancelRunning` it resolves at once, except that a client made by
    * {@link TaskClient.connect} is closed only after those cancels of late creations were
-   * answered or `closeTimeoutMs` passed. With `cancelRunning`, every running task
-   * gets one `tasks/cancel`, all sent together, and `close()` resolves when all are answered or
-   * after `closeTimeoutMs` (default `requestTimeoutMs`), whichever comes first. Idempotent.
+   * answered or `closeTimeoutMs` passed. With `cancelRunning`, every running task is read once
+   * and, unless that shows it ended, gets one `tasks/cancel`, all at once; a task found ended (or
+   * already seen ended) settles with its real outcome when its payload arrives in time. `close()`
+   * resolves when all that is done or after `closeTimeoutMs` (default `requestTimeoutMs`),
+   * whichever comes first. Idempotent.
    * @throws TaskOptionError (as a rejection, before anything is closed) when `options` is not an
    *   object or `cancelRunning` is not a boolean: the client is left as it was, and a later valid
    *   `close()` closes it.

@@ -57,17 +57,18 @@ function outcomeOf(promise: Promise<CallToolResult>): Promise<CallToolResult | E
 
 describe('handle.cancel() ([E6])', () => {
   for (const mode of ['cancel', 'deferred'] as const) {
-    it(`resolves after the acknowledgement and one confirming read (${mode}): cancelled`, async () => {
+    it(`resolves after the last look, the acknowledgement and one confirming read (${mode}): cancelled`, async () => {
       const rig = await extRig({ server: server(mode) });
       const handle = await rig.tasks.callToolAsTask('manual');
       const result = outcomeOf(handle.result());
       const snapshot = await handle.cancel();
       expect(snapshot).toMatchObject({ taskId: handle.taskId, status: 'cancelled', statusMessage: "Cancelled at the client's request." });
-      expect(taskRequests(rig)).toEqual(['tasks/cancel', 'tasks/get']);
+      // The task is read once before the cancel (it may have ended unseen), once after.
+      expect(taskRequests(rig)).toEqual(['tasks/get', 'tasks/cancel', 'tasks/get']);
       expect(rig.server.params('tasks/cancel').map(({ _meta, ...rest }) => rest)).toEqual([{ taskId: handle.taskId }]);
       const error = await result;
       expect(error).toBeInstanceOf(TaskCancelledError);
-      expect(handle.metrics?.polls).toBe(1);
+      expect(handle.metrics?.polls).toBe(2);
     });
   }
 
@@ -122,7 +123,7 @@ describe('handle.cancel() ([E6])', () => {
     const snapshot = await handle.cancel();
     expect(snapshot?.status).toBe('completed');
     expect(await result).toMatchObject({ content: [{ type: 'text', text: 'finished first' }] });
-    expect(taskRequests(rig)).toEqual(['tasks/cancel', 'tasks/get']);
+    expect(taskRequests(rig)).toEqual(['tasks/get', 'tasks/cancel', 'tasks/get']);
   });
 
   it('never cancels a task with notifications/cancelled ([E7])', async () => {
@@ -175,11 +176,14 @@ describe('handle.cancel() ([E6])', () => {
       await rig.clock.advance(100); // a regular poll goes out, and waits
       expect(gates).toHaveLength(1);
       const cancel = handle.cancel().then((task) => task?.status, (error: unknown) => error);
-      await flush(); // the acknowledgement comes; the confirming read goes out, and waits
+      await flush(); // the last look goes out, and waits
       expect(gates).toHaveLength(2);
+      gates[1]?.(); // still working: the cancel goes out
+      await flush(); // the acknowledgement comes; the confirming read goes out, and waits
+      expect(gates).toHaveLength(3);
       gates[0]?.(); // the earlier poll answers first: the task is cancelled
       await flush();
-      gates[1]?.();
+      gates[2]?.();
       expect(await cancel).toBe('cancelled');
       expect(await result).toBeInstanceOf(TaskCancelledError);
     },
