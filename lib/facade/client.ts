@@ -86,8 +86,10 @@ export class TaskClient {
    * `transport` and wraps it. {@link TaskClient.close} then also closes that client. The SDK is
    * `options.sdk`, or the one installed (SDK v2 when both are); SDK v2 negotiates the protocol era
    * automatically, so a server offering the 2026 tasks extension is reached on it.
-   * @throws whatever `client.connect` throws (e.g. the server is unreachable), or an `Error` when
-   *   no SDK is installed.
+   * @throws TaskOptionError (`option: 'transport'`) when `transport` is not an MCP transport (an
+   *   SDK `Client` included: wrap that with `new TaskClient(client)`), or for an invalid option,
+   *   before anything is opened; whatever `client.connect` throws (e.g. the server is unreachable);
+   *   an `Error` when no SDK is installed.
    */
   static connect(transport: McpTransport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
     return connectWrapped(transport, options, (client) => new TaskClient(client, options));
