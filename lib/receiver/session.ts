@@ -145,7 +145,9 @@ export class ReceiverSession implements MethodHost {
         rpcFailure(INTERNAL_ERROR, `Too many receiver tasks: all ${this.config.maxTasks} held on this connection are still running`),
       );
     }
+    // `created`, then `status` for the first snapshot, as for the client's own tasks.
     emitCreated(this.host, task, this.now());
+    emitStatus(this.host, task, this.now(), this.pollIntervalMs);
     request.afterReply(() => void this.run(task, params).catch((error: unknown) => this.crashed(task, error)));
     const result: JsonObject = { task: snapshotOf(task, this.pollIntervalMs) };
     // [R31]: a response to a request that belongs to a task names that task.
