@@ -127,6 +127,18 @@ export class Launch implements StopScope {
     const features = this.engine.features;
     if (!features.tasks) {
       if (call.requireTask) throw new TaskNotSupportedError(this.engine.wire.unsupportedReason(), { feature: 'tasks', toolName });
+      // [E20]: the server offers tasks only in a form this connection cannot use. A tool it lists
+      // as task-only would be refused as a plain call: say so, and how to fix it, before sending.
+      if (features.tasksElsewhere && features.toolNegotiation) {
+        const known = this.context.catalog.known(toolName);
+        const support = known !== undefined ? known.taskSupport : await this.race(this.context.catalog.taskSupport(toolName));
+        if (support === 'required') {
+          throw new TaskNotSupportedError(
+            `Tool "${toolName}" runs only as a task (execution.taskSupport is required), and no call becomes a task on this connection. ${this.engine.wire.unsupportedReason()}`,
+            { feature: 'tasks', toolName },
+          );
+        }
+      }
       return this.callPlain();
     }
     // The server decides per call: opt in, and take whatever it answers.
