@@ -11,8 +11,11 @@ import type { ServeOptions } from './api-receiver.js';
 /** Retries of transient failures, field by field; an absent or `undefined` field keeps its default. */
 export type RetryOptions = { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined };
 
-/** Options of a {@link TaskClient}. */
-export interface TaskClientOptions extends InputCallbacks {
+/**
+ * Options of a {@link TaskClient}.
+ * @typeParam C - the SDK `Client` type of the TaskClient (what `reconnect` must return).
+ */
+export interface TaskClientOptions<C extends McpClient = McpClient> extends InputCallbacks {
   /**
    * Floor of every poll delay: a server asking for `pollInterval: 0` gets no request storm.
    * @defaultValue 100
@@ -117,7 +120,7 @@ export interface TaskClientOptions extends InputCallbacks {
    * one replaces it after a loss, or by `close()`.
    * @defaultValue undefined (wait for a manual `reconnect(client)`)
    */
-  readonly reconnect?: (() => Promise<McpClient>) | undefined;
+  readonly reconnect?: (() => Promise<C>) | undefined;
   /**
    * Log task ids in full. Off by default: task ids are secrets, so logs carry a fingerprint.
    * @defaultValue false
@@ -177,8 +180,11 @@ export interface CloseOptions {
   readonly cancelRunning?: boolean | undefined;
 }
 
-/** Options of `TaskClient.connect`: the SDK client's identity and options, plus the TaskClient's. */
-export interface TaskClientConnectOptions extends TaskClientOptions {
+/**
+ * Options of `TaskClient.connect`: the SDK client's identity and options, plus the TaskClient's.
+ * @typeParam C - the SDK `Client` type named to `TaskClient.connect` (what `reconnect` must return).
+ */
+export interface TaskClientConnectOptions<C extends McpClient = McpClient> extends TaskClientOptions<C> {
   /**
    * The SDK to build the client with: `v1` (`@modelcontextprotocol/sdk`) or `v2`
    * (`@modelcontextprotocol/client`, which negotiates the protocol era automatically and so also
