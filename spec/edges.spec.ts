@@ -88,7 +88,8 @@ describe('a task settled before its CreateTaskResult arrived', () => {
     });
     const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 60_000 });
     await expect(handle.result()).rejects.toBeInstanceOf(TaskCancelledError);
-    expect(events).toEqual(['created', 'cancelled', 'settled']);
+    // created (the handle listed), status for its first snapshot (here already terminal), then the end.
+    expect(events).toEqual(['created', 'status', 'cancelled', 'settled']);
     expect(notified).toBe(1);
     expect(clock.pending).toBe(0);
     expect(tasks.active).toBe(0);

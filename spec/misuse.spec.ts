@@ -72,6 +72,46 @@ describe('options are validated by the call that receives them', () => {
     await expect(TaskClient.connect(clientSide, { sdk: 'V2' as never })).rejects.toMatchObject({ name: 'TaskOptionError', option: 'sdk' });
   });
 
+  it('TaskClient.connect rejects what is not a transport with TaskOptionError (option "transport"), before connecting; an SDK Client given instead is named', async () => {
+    const refusal = async (transport: unknown): Promise<TaskOptionError> => {
+      const error = await rejection(TaskClient.connect(transport as never));
+      expect(error).toBeInstanceOf(TaskOptionError);
+      expect(error).toMatchObject({ option: 'transport' });
+      return error as TaskOptionError;
+    };
+    for (const transport of [null, undefined, 'x', 42, true]) {
+      expect((await refusal(transport)).message).toMatch(/^TaskClient\.connect needs an MCP transport .*, got (null|undefined|string|number|boolean)$/);
+    }
+    for (const transport of [{}, [], { start: () => Promise.resolve() }, { start: 1, send: 2, close: 3 }]) {
+      expect((await refusal(transport)).message).toMatch(/needs an MCP transport .*this object has no (start\(\), )?send\(\), close\(\)$/);
+    }
+    const { client } = await setup();
+    expect((await refusal(client)).message).toMatch(/not an SDK Client: wrap a connected Client with new TaskClient\(client\)/);
+    // Options are checked too, and the transport is left untouched.
+    const [clientSide] = createLinkedPair();
+    await expect(TaskClient.connect(clientSide, 'x' as never)).rejects.toMatchObject({ name: 'TaskOptionError', option: 'options' });
+    expect(clientSide.onmessage).toBeUndefined();
+  });
+
+  it('new TaskClient(x) throws TaskOptionError (option "client") for what is not a connected SDK Client, and points a transport to TaskClient.connect', () => {
+    const refusal = (client: unknown): TaskOptionError => {
+      let error: unknown;
+      try {
+        new TaskClient(client as never);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(TaskOptionError);
+      expect(error).toMatchObject({ option: 'client' });
+      return error as TaskOptionError;
+    };
+    for (const client of [null, undefined, 'x', 42, {}, { close: () => Promise.resolve() }]) {
+      expect(refusal(client).message).toMatch(/^TaskClient needs a Client from @modelcontextprotocol\/sdk \(1\.x\) or @modelcontextprotocol\/client \(2\.x\), got /);
+    }
+    const [clientSide] = createLinkedPair();
+    expect(refusal(clientSide).message).toMatch(/not a transport: use TaskClient\.connect\(transport\)/);
+  });
+
   it('resume() refuses a toolName that is not a string', async () => {
     const { tasks } = await setup();
     expect(() => tasks.resume('some-task', { toolName: 42 as never })).toThrow(TaskOptionError);

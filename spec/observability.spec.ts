@@ -18,6 +18,7 @@ import {
   type TaskClientOptions,
 } from '../lib/index.js';
 import { connectPair } from './helpers.js';
+import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -94,14 +95,14 @@ describe('lifecycle events', () => {
     expect(completedMetrics?.result).toMatchObject({ content: [{ text: 'deleted /tmp/demo.txt' }] });
   });
 
-  it('a failing task: created, status:failed, failed (with the error), settled:failed', async () => {
+  it('a failing task: created, status:working (its first snapshot), status:failed, failed (with the error), settled:failed', async () => {
     const { tasks } = await setup();
     const events = recordEvents(tasks);
     let failure: string | undefined;
     tasks.on('failed', (metrics) => (failure = metrics.error.message));
     const handle = await tasks.callToolAsTask('flaky', { afterMs: 10, reason: 'boom' });
     await handle.result().catch(() => undefined);
-    expect(events).toEqual(['created', 'status:failed', 'failed', 'settled:failed']);
+    expect(events).toEqual(['created', 'status:working', 'status:failed', 'failed', 'settled:failed']);
     expect(failure).toContain('boom');
   });
 
@@ -162,6 +163,81 @@ describe('lifecycle events', () => {
     const visible = await verbose.callToolAsTask('analyze', { steps: 1 });
     await visible.result();
     expect(open.join('\n')).toContain(visible.taskId!);
+  });
+});
+
+describe('created means tracked, and the first snapshot fires status', () => {
+  /** A scripted server whose tool `job` makes task `t1` (working, polled every second). */
+  async function scripted(taskOptions: TaskClientOptions = {}) {
+    const rig = await scriptedTaskClient((cleanup) => cleanups.push(cleanup), {}, taskOptions);
+    rig.server.on('tools/call', () => rig.server.tasks.createResult({ taskId: 't1', pollInterval: 1_000 }));
+    return rig;
+  }
+
+  it('a created listener finds the handle in handles() and counted in active, showing its first snapshot', async () => {
+    const { tasks } = await scripted();
+    const seen: Array<{ listed: string[]; active: number; status: string | undefined }> = [];
+    tasks.on('created', (metrics) => {
+      seen.push({ listed: tasks.handles().map((h) => h.taskId ?? ''), active: tasks.active, status: tasks.handles().find((h) => h.taskId === metrics.taskId)?.task?.status });
+    });
+    const handle = await tasks.callToolAsTask('job');
+    expect(seen).toEqual([{ listed: ['t1'], active: 1, status: 'working' }]);
+    expect(tasks.handles()).toEqual([handle]);
+  });
+
+  it('a task that goes from creation straight to its end (no status in between, as mcp-go) shows as running once: status for the first snapshot, as the iterator yields it', async () => {
+    const { tasks, server, clock } = await scripted();
+    const events = recordEvents(tasks);
+    // The UI recipe of docs/observability.md: redraw the live handles on created, status and settled.
+    const frames: string[][] = [];
+    const refresh = (): void => void frames.push(tasks.handles().map((h) => `${h.toolName}:${h.task?.status ?? 'starting'}`));
+    for (const event of ['created', 'status', 'settled'] as const) tasks.on(event, refresh);
+    const handle = await tasks.callToolAsTask('job');
+    const iterated: string[] = [];
+    const iterating = (async () => {
+      for await (const task of handle) iterated.push(task.status);
+    })();
+    server.tasks.finish('t1', 'completed', { result: textResult('done') });
+    await clock.advance(1_000);
+    expect(await handle.result()).toMatchObject(textResult('done'));
+    await iterating;
+    expect(events).toEqual(['created', 'status:working', 'status:completed', 'completed', 'settled:completed']);
+    expect(iterated).toEqual(['working', 'completed']);
+    expect(events.filter((e) => e.startsWith('status:')).map((e) => e.slice('status:'.length))).toEqual(iterated);
+    expect(frames).toEqual([['job:working'], ['job:working'], ['job:completed'], []]);
+  });
+
+  it('a task created waiting for input: created, status:input_required, then inputRequired', async () => {
+    const { tasks, server } = await scripted();
+    server.on('tools/call', () => server.tasks.createResult({ taskId: 't1', status: 'input_required', pollInterval: 1_000 }));
+    const events = recordEvents(tasks);
+    await tasks.callToolAsTask('job');
+    expect(events).toEqual(['created', 'status:input_required', 'inputRequired']);
+  });
+
+  it('a created listener that detaches the task: settled follows, and no status for a task no longer tracked', async () => {
+    const { tasks } = await scripted();
+    const events = recordEvents(tasks);
+    tasks.once('created', (metrics) => tasks.handles().find((h) => h.taskId === metrics.taskId)?.detach());
+    const handle = await tasks.callToolAsTask('job');
+    expect(handle.settled).toBe(true);
+    expect(events).toEqual(['created', 'settled:detached']);
+    expect(tasks.active).toBe(0);
+    expect(tasks.handles()).toEqual([]);
+  });
+
+  it('a resumed task fires no status for its placeholder: its first real snapshot is its first status', async () => {
+    const { tasks, server, clock } = await scripted();
+    server.tasks.createResult({ taskId: 'r1', pollInterval: 1_000 });
+    const events = recordEvents(tasks);
+    const handle = tasks.resume('r1', { toolName: 'job' });
+    expect(events).toEqual(['created']);
+    const result = handle.result();
+    await clock.advance(0);
+    server.tasks.finish('r1', 'completed', { result: textResult('resumed') });
+    await clock.advance(1_000);
+    expect(await result).toMatchObject(textResult('resumed'));
+    expect(events).toEqual(['created', 'status:working', 'status:completed', 'completed', 'settled:completed']);
   });
 });
 

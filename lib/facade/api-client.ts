@@ -11,8 +11,11 @@ import type { ServeOptions } from './api-receiver.js';
 /** Retries of transient failures, field by field; an absent or `undefined` field keeps its default. */
 export type RetryOptions = { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined };
 
-/** Options of a {@link TaskClient}. */
-export interface TaskClientOptions extends InputCallbacks {
+/**
+ * Options of a {@link TaskClient}.
+ * @typeParam C - the SDK `Client` type of the TaskClient (what `reconnect` must return).
+ */
+export interface TaskClientOptions<C extends McpClient = McpClient> extends InputCallbacks {
   /**
    * Floor of every poll delay: a server asking for `pollInterval: 0` gets no request storm.
    * @defaultValue 100
@@ -119,7 +122,7 @@ export interface TaskClientOptions extends InputCallbacks {
    * one replaces it after a loss, or by `close()`.
    * @defaultValue undefined (wait for a manual `reconnect(client)`)
    */
-  readonly reconnect?: (() => Promise<McpClient>) | undefined;
+  readonly reconnect?: (() => Promise<C>) | undefined;
   /**
    * Log task ids in full. Off by default: task ids are secrets, so logs carry a fingerprint.
    * @defaultValue false
@@ -179,8 +182,11 @@ export interface CloseOptions {
   readonly cancelRunning?: boolean | undefined;
 }
 
-/** Options of `TaskClient.connect`: the SDK client's identity and options, plus the TaskClient's. */
-export interface TaskClientConnectOptions extends TaskClientOptions {
+/**
+ * Options of `TaskClient.connect`: the SDK client's identity and options, plus the TaskClient's.
+ * @typeParam C - the SDK `Client` type named to `TaskClient.connect` (what `reconnect` must return).
+ */
+export interface TaskClientConnectOptions<C extends McpClient = McpClient> extends TaskClientOptions<C> {
   /**
    * The SDK to build the client with: `v1` (`@modelcontextprotocol/sdk`) or `v2`
    * (`@modelcontextprotocol/client`, which negotiates the protocol era automatically and so also
@@ -229,11 +235,27 @@ export interface ToolTaskSupport {
   /** The tool's name. */
   readonly name: string;
   /**
-   * Its declared `execution.taskSupport` on 2025-11-25 ([R7]-[R9]; `forbidden` when absent); on the
-   * tasks extension the server decides per call: `server-decides`. On a 2026-07-28 server that
-   * does not offer the extension no call can become a task: `forbidden`.
+   * Whether a call of it can run as a task on this connection. Its declared
+   * `execution.taskSupport` on 2025-11-25 ([R7]-[R9]; `forbidden` when absent); on the tasks
+   * extension the server decides per call: `server-decides`. On a 2026-07-28 server that does not
+   * offer the extension no call can become a task: `forbidden`.
+   *
+   * `unavailable`: the tool could run as a task, but no call becomes one on this connection, and
+   * {@link ToolTaskSupport.unavailableReason} says why and what would fix it. That is every tool
+   * of a server that offers tasks only through the `io.modelcontextprotocol/tasks` extension when
+   * the connection is on the 2025-11-25 protocol (SDK v1, or SDK v2 without automatic
+   * negotiation: connect with SDK v2 in automatic negotiation), and a tool that declares
+   * `optional` or `required` on a 2025-11-25 server without the tasks capability. A call of such a
+   * tool is sent plain; one the server runs only as a task fails with `TaskNotSupportedError`.
    */
-  readonly taskSupport: 'forbidden' | 'optional' | 'required' | 'server-decides';
+  readonly taskSupport: 'forbidden' | 'optional' | 'required' | 'server-decides' | 'unavailable';
+  /**
+   * With `taskSupport: 'unavailable'`: the `execution.taskSupport` the tool declares (`forbidden`
+   * when it declares none); otherwise absent.
+   */
+  readonly declaredTaskSupport?: 'forbidden' | 'optional' | 'required' | undefined;
+  /** With `taskSupport: 'unavailable'`: why no call of it becomes a task here, and what would fix it; otherwise absent. */
+  readonly unavailableReason?: string | undefined;
   /** Its title, if the server gave one. */
   readonly title?: string | undefined;
   /** Its description, if the server gave one. */

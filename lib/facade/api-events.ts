@@ -76,9 +76,15 @@ export interface TaskProgress {
 
 /** Events of a {@link TaskClient}, with their listener arguments. */
 export interface TaskClientEvents {
-  /** A task was created on the server and is now tracked. */
+  /**
+   * A task was created on the server and is now tracked: its handle is in `handles()` and counted
+   * in `active` when this fires.
+   */
   created: [metrics: TaskMetrics];
-  /** A task's snapshot changed (every accepted change). */
+  /**
+   * A task's snapshot: first the one `created` announced (right after it; for a resumed task, its
+   * first read), then every accepted change, as an iterator sees them.
+   */
   status: [metrics: TaskMetrics, task: Task];
   /** A task entered `input_required`: it waits for its user. */
   inputRequired: [metrics: TaskMetrics, task: Task];

@@ -58,8 +58,12 @@ import type { TaskWire, WireKind } from '../wire/wire.js';
  * progress, tool-list changes, input requests nobody here answers): a handler you set on the
  * SDK client before or after creating the TaskClient keeps receiving what it received before
  * (see docs/concepts.md, "Sharing the SDK client").
+ *
+ * @typeParam C - the SDK `Client` it wraps, so {@link TaskClient.client} keeps that type (its own
+ *   requests, such as `listPrompts()`, need no cast). Inferred from the constructor's argument;
+ *   `McpClient` (the structural shape the library needs) unless named to {@link TaskClient.connect}.
  */
-export class TaskClient {
+export class TaskClient<C extends McpClient = McpClient> {
   private readonly config: ResolvedClientOptions;
   private readonly engine: TaskEngine;
   private readonly catalog: ToolCatalog;
@@ -86,11 +90,20 @@ export class TaskClient {
    * `transport` and wraps it. {@link TaskClient.close} then also closes that client. The SDK is
    * `options.sdk`, or the one installed (SDK v2 when both are); SDK v2 negotiates the protocol era
    * automatically, so a server offering the 2026 tasks extension is reached on it.
-   * @throws whatever `client.connect` throws (e.g. the server is unreachable), or an `Error` when
-   *   no SDK is installed.
+   *
+   * Name the SDK's `Client` class as the type argument to type {@link TaskClient.client} as it
+   * (`TaskClient.connect<Client>(transport, { sdk: 'v2' })` with SDK v2's `Client`); the library
+   * cannot check that it names the SDK it picked, so name the one `options.sdk` (or the only one
+   * installed) selects. Without one, `tasks.client` is the structural `McpClient`.
+   * @typeParam T - the SDK `Client` type of the result.
+   * @throws TaskOptionError (`option: 'transport'`) when `transport` is not an MCP transport (an
+   *   SDK `Client` included: wrap that with `new TaskClient(client)`), or for an invalid option,
+   *   before anything is opened; whatever `client.connect` throws (e.g. the server is unreachable);
+   *   an `Error` when no SDK is installed.
    */
-  static connect(transport: McpTransport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
-    return connectWrapped(transport, options, (client) => new TaskClient(client, options));
+  static connect<T extends McpClient = McpClient>(transport: McpTransport, options: TaskClientConnectOptions<T> = {}): Promise<TaskClient<T>> {
+    // The client connectWrapped made is of the SDK the caller named T for (see above).
+    return connectWrapped(transport, options, (client) => new TaskClient(client as T, options));
   }
 
   /**
@@ -100,7 +113,7 @@ export class TaskClient {
    * @throws TaskNotSupportedError when `onElicitation`/`onSampling` is given but the SDK client did
    *   not declare that capability (it would never receive such requests).
    */
-  constructor(client: McpClient, options: TaskClientOptions = {}) {
+  constructor(client: C, options: TaskClientOptions<C> = {}) {
     const problem = unusable(client);
     if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
     this.config = resolveClientOptions(options);
@@ -196,9 +209,14 @@ export class TaskClient {
     return this.config.clock.now();
   }
 
-  /** The SDK client in use (the latest one after a {@link TaskClient.reconnect}). */
-  get client(): McpClient {
-    return this.connection.current;
+  /**
+   * The SDK client in use (the latest one after a {@link TaskClient.reconnect}), typed as the one
+   * given: use it for other requests (`tasks.client.listPrompts()`).
+   */
+  get client(): C {
+    // Every client the connection holds came in as a C: the constructor's, reconnect()'s, or the
+    // reconnect factory's.
+    return this.connection.current as C;
   }
 
   /**
@@ -391,7 +409,7 @@ export class TaskClient {
    * @throws TaskOptionError when `client` is not connected.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
-  reconnect(client: McpClient): void {
+  reconnect(client: C): void {
     this.assertOpen();
     this.connection.replace(client);
   }

@@ -60,13 +60,38 @@ export async function connectFor(transport: McpTransport, options: TaskClientCon
   return client;
 }
 
+/** The methods every MCP transport has (both SDK majors' `Transport`). */
+const TRANSPORT_METHODS = ['start', 'send', 'close'] as const;
+
 /**
- * `TaskClient.connect`: checks `options`, connects an SDK client made by {@link connectFor} and
- * wraps it with `wrap`, closing it again when the wrapping fails.
- * @throws TaskOptionError for invalid options (before a connection is opened), whatever
- *   `client.connect` or `wrap` throws, or an `Error` when no SDK is installed.
+ * Why `transport` cannot be an MCP transport, or `undefined` when it has the methods one has. An
+ * SDK `Client` handed over instead (a common slip) is named as such, with the way to wrap it.
+ */
+export function unusableTransport(transport: unknown): string | undefined {
+  if (typeof transport !== 'object' || transport === null) {
+    const got = transport === null ? 'null' : typeof transport;
+    return `TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …), got ${got}`;
+  }
+  const shape = transport as Record<string, unknown>;
+  if (typeof shape.getServerCapabilities === 'function') {
+    return 'TaskClient.connect needs a transport, not an SDK Client: wrap a connected Client with new TaskClient(client)';
+  }
+  const missing = TRANSPORT_METHODS.filter((method) => typeof shape[method] !== 'function');
+  if (missing.length === 0) return undefined;
+  const list = missing.map((method) => `${method}()`).join(', ');
+  return `TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …): this object has no ${list}`;
+}
+
+/**
+ * `TaskClient.connect`: checks `transport` and `options`, connects an SDK client made by
+ * {@link connectFor} and wraps it with `wrap`, closing it again when the wrapping fails.
+ * @throws TaskOptionError for something that is not a transport, or invalid options (before a
+ *   connection is opened), whatever `client.connect` or `wrap` throws, or an `Error` when no SDK
+ *   is installed.
  */
 export async function connectWrapped<T>(transport: McpTransport, options: TaskClientConnectOptions, wrap: (client: McpClient) => T): Promise<T> {
+  const notTransport = unusableTransport(transport);
+  if (notTransport !== undefined) throw new TaskOptionError(notTransport, { option: 'transport' });
   const resolved = resolveClientOptions(options); // fail on bad options before opening a connection
   const sdk: unknown = options.sdk;
   if (sdk !== undefined && sdk !== 'v1' && sdk !== 'v2') {

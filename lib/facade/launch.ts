@@ -71,6 +71,12 @@ export interface LaunchCreation {
 export class Launch implements StopScope {
   readonly startedAt: number;
   private readonly deadlineAt: number | undefined;
+  /**
+   * True from a `tools/call` reply that asks for input first ([E17]) until its retry is sent: no
+   * `tools/call` is outstanding meanwhile, and none is sent once the call is given up, so a call
+   * given up then has no task and never gets one.
+   */
+  private betweenRounds = false;
 
   constructor(
     private readonly context: LaunchContext,
@@ -121,6 +127,18 @@ export class Launch implements StopScope {
     const features = this.engine.features;
     if (!features.tasks) {
       if (call.requireTask) throw new TaskNotSupportedError(this.engine.wire.unsupportedReason(), { feature: 'tasks', toolName });
+      // [E20]: the server offers tasks only in a form this connection cannot use. A tool it lists
+      // as task-only would be refused as a plain call: say so, and how to fix it, before sending.
+      if (features.tasksElsewhere && features.toolNegotiation) {
+        const known = this.context.catalog.known(toolName);
+        const support = known !== undefined ? known.taskSupport : await this.race(this.context.catalog.taskSupport(toolName));
+        if (support === 'required') {
+          throw new TaskNotSupportedError(
+            `Tool "${toolName}" runs only as a task (execution.taskSupport is required), and no call becomes a task on this connection. ${this.engine.wire.unsupportedReason()}`,
+            { feature: 'tasks', toolName },
+          );
+        }
+      }
       return this.callPlain();
     }
     // The server decides per call: opt in, and take whatever it answers.
@@ -193,8 +211,10 @@ export class Launch implements StopScope {
     const engine = this.engine;
     let attempt = base;
     for (let round = 0; ; round += 1) {
+      this.betweenRounds = false;
       const outcome = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal));
       if (outcome.kind !== 'input') return outcome;
+      this.betweenRounds = true;
       if (round >= MAX_INPUT_ROUNDS) {
         throw new TaskProtocolError(`Malformed tools/call reply from server: still asking for input after ${MAX_INPUT_ROUNDS} rounds`, {
           method: 'tools/call',
@@ -233,6 +253,9 @@ export class Launch implements StopScope {
         // always cancels it).
         const kind = error.stop.kind;
         const cancel = kind === 'closed' || (kind === 'abort' ? call.cancelOnAbort : call.cancelOnTimeout);
+        // Given up while the callbacks answer what the server asked first ([E17]): no tools/call
+        // is outstanding and none will be sent, so no task exists or will.
+        const noTask = this.betweenRounds;
         this.context.abandoned(
           request.then(
             (late) => {
@@ -246,7 +269,7 @@ export class Launch implements StopScope {
             () => creation.end(),
           ),
         );
-        throw stopError(this, error.stop, cancel ? 'pending' : 'disabled');
+        throw stopError(this, error.stop, noTask ? 'no-task' : cancel ? 'pending' : 'disabled');
       }
       creation.end();
       // [A1], [V3]: the server refused task mode for an optional tool: a plain call may work.

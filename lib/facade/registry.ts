@@ -80,7 +80,13 @@ export class LiveTasks {
     if (token !== undefined) this.progress.delete(token);
   }
 
-  /** Wraps a newly tracked record in a handle and registers it. */
+  /**
+   * Wraps a newly tracked record in a handle and registers it, then announces it: `created` once
+   * the handle is in {@link LiveTasks.handles} (and counted), then `status` for its first snapshot
+   * (the one an iterator yields first; a resumed task's placeholder is none), then `inputRequired`
+   * when it waits for input. A task settled on arrival (an early terminal notification) is listed
+   * while `created` and `status` fire, then settles.
+   */
   adopt(
     record: TaskRecord,
     callbacks: InputCallbacks | undefined,
@@ -92,27 +98,39 @@ export class LiveTasks {
       { kind: 'task', record, backend: this.backend, wire: this.wire() },
       immediateResponse,
     );
-    const metrics = this.emitter.active ? metricsOf(record, this.now()) : undefined;
-    if (metrics !== undefined) this.emitter.emit('created', metrics);
-    if (record.settlement !== undefined) {
-      // Settled on arrival (e.g. an early terminal notification): nothing to track.
-      emitSettled([this.emitter], record, this.now());
-      this.closeProgress(progressToken);
-      return handle;
-    }
     const live = handle as TaskHandleOf;
-    if (callbacks !== undefined || progressToken !== undefined) {
+    const settledOnArrival = record.settlement !== undefined;
+    if (!settledOnArrival && (callbacks !== undefined || progressToken !== undefined)) {
       live.callState = { callbacks, progressToken, abort: undefined, keepInput: false };
     }
+    // Tracked before anything is announced: a `created` listener finds it in handles() and active.
     this.live.set(record.taskId, live);
-    this.tracked(record.taskId);
-    const route = progressToken === undefined ? undefined : this.progress.get(progressToken);
-    if (route !== undefined) route.live = live;
-    // A task can be created already waiting for input (its notification may even overtake it).
-    if (metrics !== undefined && record.task.status === 'input_required' && !record.provisional) {
-      this.emitter.emit('inputRequired', metrics, record.task);
+    if (!settledOnArrival) {
+      this.tracked(record.taskId);
+      const route = progressToken === undefined ? undefined : this.progress.get(progressToken);
+      if (route !== undefined) route.live = live;
+    }
+    this.announce(record, live);
+    if (settledOnArrival) {
+      // Settled on arrival: nothing to track once announced.
+      if (this.live.get(record.taskId) === live) this.live.delete(record.taskId);
+      emitSettled([this.emitter], record, this.now());
+      this.closeProgress(progressToken);
     }
     return handle;
+  }
+
+  /** The events of a newly adopted task; a listener that stops the task meanwhile ends them. */
+  private announce(record: TaskRecord, live: TaskHandleOf): void {
+    if (!this.emitter.active) return;
+    const settledOnArrival = record.settlement !== undefined;
+    this.emitter.emit('created', metricsOf(record, this.now()));
+    // A `created` listener may have stopped the task (detach(), close()): its end was announced.
+    const listed = (): boolean => this.live.get(record.taskId) === live && (settledOnArrival || record.settlement === undefined);
+    if (record.provisional || !listed()) return;
+    const task = record.task;
+    this.emitter.emit('status', metricsOf(record, this.now()), task);
+    if (task.status === 'input_required' && listed()) this.emitter.emit('inputRequired', metricsOf(record, this.now()), task);
   }
 
   private emitters(record: TaskRecord): Array<SafeEmitter<TaskHandleEvents>> {

@@ -20,15 +20,30 @@ const MAX_PAGES = 1_000;
 
 /**
  * What `TaskClient.tools()` reports of listed tools: each tool's own task support where the client
- * negotiates per tool (2025-11-25), else the same answer for every tool.
+ * negotiates per tool (2025-11-25), else the same answer for every tool; `unavailable`, with the
+ * reason, for a tool that could run as a task but cannot on this connection.
+ * @param unsupportedReason - why no call becomes a task here (when `features.tasks` is false).
  */
-export function toolSupport(tools: Iterable<ToolEntry>, features: Pick<WireFeatures, 'tasks' | 'toolNegotiation'>): ToolTaskSupport[] {
+export function toolSupport(
+  tools: Iterable<ToolEntry>,
+  features: Pick<WireFeatures, 'tasks' | 'tasksElsewhere' | 'toolNegotiation'>,
+  unsupportedReason: string,
+): ToolTaskSupport[] {
   // On the extension the server decides per call; without the extension no call can become a
   // task there ([E20]: every call is plain), which is what `forbidden` says.
   const decided: ToolTaskSupport['taskSupport'] = features.tasks ? 'server-decides' : 'forbidden';
+  const support = (tool: ToolEntry): Pick<ToolTaskSupport, 'taskSupport' | 'declaredTaskSupport' | 'unavailableReason'> => {
+    if (!features.toolNegotiation) return { taskSupport: decided };
+    // [E20]: a server offering tasks only through the extension, on a legacy session: any of its
+    // tools may run as a task on a modern one. A tool declaring task support on a server without
+    // the tasks capability cannot run as one either ([R6]).
+    const unavailable = features.tasksElsewhere || (!features.tasks && tool.taskSupport !== 'forbidden');
+    if (!unavailable) return { taskSupport: tool.taskSupport };
+    return { taskSupport: 'unavailable', declaredTaskSupport: tool.taskSupport, unavailableReason: unsupportedReason };
+  };
   return [...tools].map((tool) => ({
     name: tool.name,
-    taskSupport: features.toolNegotiation ? tool.taskSupport : decided,
+    ...support(tool),
     ...(tool.title === undefined ? {} : { title: tool.title }),
     ...(tool.description === undefined ? {} : { description: tool.description }),
   }));
@@ -62,7 +77,7 @@ export async function listedTools(
     if (isClosed() && !(error instanceof TaskClosedError)) throw closedDuring('tools()', error);
     throw error;
   }
-  return toolSupport(all.values(), engine.features);
+  return toolSupport(all.values(), engine.features, engine.wire.unsupportedReason());
 }
 
 /** Task support per tool name, loaded lazily. */

@@ -2,7 +2,7 @@
  * The inbound side of the raw dispatch: the taps on the server's requests and notifications, the
  * answers the taps give, and the inbound requests the server cancels.
  */
-import type { JsonObject, NotificationTap, RequestTap } from './port.js';
+import type { InboundRequest, JsonObject, NotificationTap, RequestTap } from './port.js';
 import { messageOf } from '../util/text.js';
 
 /** What the inbound routing asks of its session. */
@@ -57,18 +57,22 @@ export class InboundRouter {
   inbound(id: string | number, method: string, params: JsonObject): boolean {
     const taps = this.requestTaps.get(method);
     if (taps === undefined || taps.length === 0) return false;
-    const controller = new AbortController();
+    const request = new Inbound(method, params);
     for (const tap of taps) {
-      const answer = tap({ method, params, signal: controller.signal });
+      const answer = tap(request);
       if (answer === undefined) continue;
-      this.answering.set(id, controller);
-      void this.answer(id, method, params, answer, taps.slice(taps.indexOf(tap) + 1), controller);
+      this.answering.set(id, request.controller);
+      void this.answer(id, request, answer, taps.slice(taps.indexOf(tap) + 1));
       return true;
     }
     const refusal = this.refusal(method, params);
-    if (refusal === undefined) return false;
-    this.answering.set(id, controller);
-    void this.answer(id, method, params, Promise.reject(refusal), [], controller);
+    if (refusal === undefined) {
+      // The SDK takes it: nothing of ours is sent.
+      request.replied();
+      return false;
+    }
+    this.answering.set(id, request.controller);
+    void this.answer(id, request, Promise.reject(refusal), []);
     return true;
   }
 
@@ -85,20 +89,22 @@ export class InboundRouter {
   }
 
   /** Sends the answer of a tap (or of a later tap, or of the SDK's own handler when all pass). */
-  private async answer(
-    id: string | number,
-    method: string,
-    params: JsonObject,
-    first: Promise<JsonObject | undefined>,
-    rest: RequestTap[],
-    controller: AbortController,
-  ): Promise<void> {
+  private async answer(id: string | number, request: Inbound, first: Promise<JsonObject | undefined>, rest: RequestTap[]): Promise<void> {
+    try {
+      await this.settle(id, request, first, rest);
+    } finally {
+      request.replied();
+    }
+  }
+
+  private async settle(id: string | number, request: Inbound, first: Promise<JsonObject | undefined>, rest: RequestTap[]): Promise<void> {
+    const { method, params, controller } = request;
     let reply: JsonObject;
     try {
       let result = await first;
       for (const tap of rest) {
         if (result !== undefined) break;
-        result = await tap({ method, params, signal: controller.signal });
+        result = await tap(request);
       }
       if (result === undefined) {
         const refusal = this.refusal(method, params);
@@ -133,6 +139,40 @@ export class InboundRouter {
       const message = `The reply to ${method} could not be sent: ${messageOf(error)}`;
       this.host.trySend({ jsonrpc: '2.0', id, error: { code: -32603, message } }).catch(() => {});
     });
+  }
+}
+
+/** One inbound request as its taps see it, with the work to start once it is answered. */
+class Inbound implements InboundRequest {
+  readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+  private after: Array<() => void> | undefined = [];
+
+  constructor(
+    readonly method: string,
+    readonly params: JsonObject,
+  ) {}
+
+  afterReply(run: () => void): void {
+    if (this.after === undefined) queueMicrotask(run);
+    else this.after.push(run);
+  }
+
+  /**
+   * The answer was handed to the transport (or none will be sent): each `afterReply` runs now, in
+   * the microtask that handed it over, before the peer can act on the answer. A hook that throws
+   * stops no other.
+   */
+  replied(): void {
+    const after = this.after;
+    this.after = undefined;
+    for (const run of after ?? []) {
+      try {
+        run();
+      } catch {
+        // A hook must not throw; if it does, the answer is sent all the same.
+      }
+    }
   }
 }
 

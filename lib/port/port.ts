@@ -144,6 +144,15 @@ export interface InboundRequest {
   readonly params: JsonObject;
   /** Aborted when the server cancels the request or the connection closes. */
   readonly signal: AbortSignal;
+  /**
+   * Runs `run` as soon as this request's answer has been handed to the transport, in that same
+   * microtask (or, when none will be sent, once that is known: the server cancelled the request,
+   * the connection closed, or the SDK's own handler took it; a hook added later runs on a
+   * microtask). Work the answer announces (a task's callback, its first status change) then starts
+   * before the peer can act on the answer and never reaches the peer before it, on any transport,
+   * also one that delivers on microtasks only. `run` must not throw.
+   */
+  afterReply(run: () => void): void;
 }
 
 /**

@@ -11,7 +11,7 @@
 import type { InputContext } from '../facade/api.js';
 import { TaskError } from '../errors.js';
 import type { Scheduler } from '../engine/scheduler.js';
-import type { JsonObject, SessionPort } from '../port/port.js';
+import type { InboundRequest, JsonObject, SessionPort } from '../port/port.js';
 import { isTerminalStatus, type Task, type TaskStatus } from '../types.js';
 import { onAbort } from '../util/abort.js';
 import { declaredOperations } from './capabilities.js';
@@ -42,9 +42,6 @@ function whenAborted(signal: AbortSignal): { readonly aborted: Promise<undefined
   });
   return { aborted, off: () => off() };
 }
-
-/** Runs `run` once the current turn's I/O is done: the `CreateTaskResult` goes out before anything about its task. */
-const later: (run: () => void) => void = (run) => void setImmediate(run);
 
 /** The receiver tasks of one connection. */
 export class ReceiverSession implements MethodHost {
@@ -78,7 +75,7 @@ export class ReceiverSession implements MethodHost {
   start(): void {
     for (const kind of ['elicitation', 'sampling'] as const) {
       if (!this.serves(kind)) continue;
-      this.offs.push(this.port.onRequest(METHOD_OF[kind], (request) => (this.claims(kind, request.params) ? this.create(kind, request.params) : undefined)));
+      this.offs.push(this.port.onRequest(METHOD_OF[kind], (request) => (this.claims(kind, request.params) ? this.create(kind, request) : undefined)));
     }
     const operations = declaredOperations(this.port.clientCapabilities());
     this.offs.push(
@@ -127,8 +124,14 @@ export class ReceiverSession implements MethodHost {
     return Math.min(Math.floor(requested), this.config.maxTtlMs);
   }
 
-  /** Creates a task for a task-augmented request and answers with its `CreateTaskResult` ([V14]). */
-  private create(kind: ReceiverKind, params: JsonObject): Promise<JsonObject> {
+  /**
+   * Creates a task for a task-augmented request and answers with its `CreateTaskResult` ([V14]);
+   * the callback starts in the microtask that hands that answer to the transport: nothing about
+   * the task reaches the server before the answer, and the callback is under way before the
+   * server can act on the task, on any transport (one that delivers on microtasks only included).
+   */
+  private create(kind: ReceiverKind, request: InboundRequest): Promise<JsonObject> {
+    const params = request.params;
     let ttl: number;
     try {
       ttl = this.grantTtl(params.task);
@@ -142,8 +145,10 @@ export class ReceiverSession implements MethodHost {
         rpcFailure(INTERNAL_ERROR, `Too many receiver tasks: all ${this.config.maxTasks} held on this connection are still running`),
       );
     }
+    // `created`, then `status` for the first snapshot, as for the client's own tasks.
     emitCreated(this.host, task, this.now());
-    later(() => void this.run(task, params).catch((error: unknown) => this.crashed(task, error)));
+    emitStatus(this.host, task, this.now(), this.pollIntervalMs);
+    request.afterReply(() => void this.run(task, params).catch((error: unknown) => this.crashed(task, error)));
     const result: JsonObject = { task: snapshotOf(task, this.pollIntervalMs) };
     // [R31]: a response to a request that belongs to a task names that task.
     if (relatedTaskId !== undefined) result._meta = { [RELATED_TASK_KEY]: { taskId: relatedTaskId } };

@@ -8,6 +8,12 @@ import { isObject } from './decode.js';
 /** The tasks extension's identifier. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
+/**
+ * JSON-RPC codes a server answers when a request lacks a client capability it needs, such as the
+ * tasks extension: -32021, and -32003 as early drafts numbered it.
+ */
+export const MISSING_EXTENSION_CODES: ReadonlySet<number> = new Set([-32021, -32003]);
+
 /** True when the server advertises the tasks extension (whatever settings object it sends). */
 export function offersExtension(port: SessionPort): boolean {
   const extensions = port.serverCapabilities()?.extensions;

@@ -44,6 +44,13 @@ export interface WireFeatures {
   /** Tool calls can run as tasks on this connection at all. */
   readonly tasks: boolean;
   /**
+   * The server offers tasks, but in a form this connection cannot use (only through the tasks
+   * extension, on a legacy-era session, [E20]): no call becomes a task here, although one could on
+   * another connection; {@link TaskWire.unsupportedReason} says what would fix it. Always false
+   * when `tasks` is true.
+   */
+  readonly tasksElsewhere: boolean;
+  /**
    * The client decides task mode per tool, from the server's capabilities and each tool's
    * `execution.taskSupport` ([R6]-[R9]); otherwise the server decides per call.
    */

@@ -117,6 +117,101 @@ describe('which wire a connection gets ([E20])', () => {
     });
   });
 
+  describe('the same server: tools() and task-only tools tell the truth on the legacy era', () => {
+    /**
+     * The dual-era server, whose legacy listing declares `execution.taskSupport` as a 2025-11-25
+     * server's would: `slow_compute` optional, `task_only` required (refused as a plain call with
+     * -32021), `greet` none.
+     */
+    const dualServer = (): ExtServer => {
+      const server = new ExtServer({ tools: [...fixtureTools(), taskTool('task_only', { steps: [{ result: textResult('done') }] }, { undeclared: 'reject' })], legacy: true });
+      const declared: Record<string, string> = { slow_compute: 'optional', task_only: 'required' };
+      server.on('tools/list', (_params, ctx) => {
+        expect(ctx.era).toBe('legacy');
+        const tools = [...server.tools.values()].map((tool) => ({
+          name: tool.name,
+          inputSchema: { type: 'object' },
+          ...(declared[tool.name] === undefined ? {} : { execution: { taskSupport: declared[tool.name] } }),
+        }));
+        return { tools };
+      });
+      return server;
+    };
+    const fix = /connect with SDK v2 \(@modelcontextprotocol\/client\) in automatic version negotiation/;
+
+    const expectations = async (client: McpClient, server: ExtServer): Promise<void> => {
+      const tasks = new TaskClient(client);
+      cleanups.push(() => tasks.close());
+      const tools = await tasks.tools();
+      const byName = new Map(tools.map((tool) => [tool.name, tool]));
+      // No tool can become a task on this connection, whatever it declares; each says why.
+      expect(new Set(tools.map((tool) => tool.taskSupport))).toEqual(new Set(['unavailable']));
+      expect(byName.get('slow_compute')).toMatchObject({ taskSupport: 'unavailable', declaredTaskSupport: 'optional' });
+      expect(byName.get('task_only')).toMatchObject({ taskSupport: 'unavailable', declaredTaskSupport: 'required' });
+      expect(byName.get('greet')).toMatchObject({ taskSupport: 'unavailable', declaredTaskSupport: 'forbidden' });
+      for (const tool of tools) expect(tool.unavailableReason).toMatch(fix);
+      // A required tool fails with TaskNotSupportedError naming the fix, before anything is sent.
+      const required = await rejection(tasks.callToolAsTask('task_only'));
+      expect(required).toBeInstanceOf(TaskNotSupportedError);
+      expect(required).toMatchObject({ feature: 'tasks', toolName: 'task_only' });
+      expect((required as Error).message).toMatch(/runs only as a task/);
+      expect((required as Error).message).toMatch(fix);
+      expect(server.count('tools/call')).toBe(0);
+      // An optional one runs plain.
+      const plain = await tasks.callToolAsTask('slow_compute', { label: 'plain' });
+      expect(plain.kind).toBe('immediate');
+      expect(server.tasks.ids()).toEqual([]);
+    };
+
+    it('over SDK v1', async () => {
+      const server = dualServer();
+      const { clientTransport } = await connectInMemory(server);
+      const client = new V1Client({ name: 'v1', version: '1.0.0' });
+      await client.connect(clientTransport);
+      cleanups.push(() => client.close());
+      await expectations(client, server);
+    });
+
+    it('over SDK v2 in legacy negotiation', async () => {
+      const server = dualServer();
+      const client = await sdkV2Client(server, {}, 'legacy');
+      await expectations(client, server);
+    });
+
+    it('a tool the server refuses as a plain call although its listing declares nothing: TaskNotSupportedError naming the fix, with the server’s -32021 as its cause (SDK v1)', async () => {
+      // The fixture listing declares no execution.taskSupport; failing_job is refused (-32021) without the extension.
+      const server = new ExtServer({ tools: fixtureTools(), legacy: true });
+      const { clientTransport } = await connectInMemory(server);
+      const client = new V1Client({ name: 'v1', version: '1.0.0' });
+      await client.connect(clientTransport);
+      cleanups.push(() => client.close());
+      const tasks = new TaskClient(client);
+      cleanups.push(() => tasks.close());
+      const error = await rejection(tasks.callToolAsTask('failing_job'));
+      expect(error).toBeInstanceOf(TaskNotSupportedError);
+      expect(error).toMatchObject({ feature: 'tasks', toolName: 'failing_job', cause: { name: 'TaskRpcError', code: -32021 } });
+      expect((error as Error).message).toMatch(fix);
+      expect(server.count('tools/call')).toBe(1);
+    });
+  });
+
+  it('tools() on a 2025-11-25 server without the tasks capability: a tool that declares task support is unavailable, saying why', async () => {
+    const server = new ScriptedServer({ capabilities: { tools: {} }, tools: [{ name: 'job', taskSupport: 'required' }, { name: 'maybe', taskSupport: 'optional' }, { name: 'plain' }] });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const tasks = await TaskClient.connect(clientSide, { sdk: 'v2' });
+    cleanups.push(() => tasks.close());
+    expect(tasks.wire).toBe('2025-11-25');
+    const tools = await tasks.tools();
+    expect(tools.map(({ name, taskSupport, declaredTaskSupport }) => ({ name, taskSupport, declaredTaskSupport }))).toEqual([
+      { name: 'job', taskSupport: 'unavailable', declaredTaskSupport: 'required' },
+      { name: 'maybe', taskSupport: 'unavailable', declaredTaskSupport: 'optional' },
+      { name: 'plain', taskSupport: 'forbidden', declaredTaskSupport: undefined },
+    ]);
+    expect(tools[0]?.unavailableReason).toMatch(/does not support task-augmented tools\/call/);
+    expect(tools[2]).not.toHaveProperty('unavailableReason');
+  });
+
   it('TaskClient.connect negotiates automatically, with or without sdk: "v2"', async () => {
     for (const options of [{}, { sdk: 'v2' as const }]) {
       const server = new ExtServer({ tools: fixtureTools() });

@@ -135,6 +135,31 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     expect(rig.server.count('tools/call')).toBe(1);
   });
 
+  it('says no task exists (remoteCancel "no-task") for a call given up while its MRTR callback runs: by its signal, its deadline or close()', async () => {
+    // No tools/call is outstanding while the callbacks answer, and none is sent after the call
+    // is given up: there is no task to cancel, and none will come ([E17]).
+    const never = (): Promise<ElicitResult> => new Promise<ElicitResult>(() => {});
+    const rig = await extRig({ client: { onElicitation: never } });
+    const controller = new AbortController();
+    const aborted = rejection(rig.tasks.callToolAsTask('test_tool_with_task', {}, { signal: controller.signal }));
+    await flush();
+    controller.abort(new Error('the user gave up'));
+    const timedOut = rejection(rig.tasks.callToolAsTask('test_tool_with_task', {}, { timeoutMs: 1_000 }));
+    await flush();
+    await rig.clock.advance(1_000);
+    const closed = rejection(rig.tasks.callToolAsTask('test_tool_with_task'));
+    await flush();
+    expect(rig.server.count('tools/call')).toBe(3);
+    await rig.tasks.close();
+    expect(await aborted).toMatchObject({ name: 'AbortError', remoteCancel: 'no-task' });
+    expect(await timedOut).toMatchObject({ name: 'TaskTimeoutError', remoteCancel: 'no-task' });
+    // TaskClosedError carries no remoteCancel: its message says it.
+    expect(await closed).toMatchObject({ name: 'TaskClosedError' });
+    for (const error of [await aborted, await timedOut, await closed]) expect((error as Error).message).toMatch(/no remote task was created$/);
+    expect(rig.server.count('tools/call')).toBe(3);
+    expect(rig.server.tasks.ids()).toEqual([]);
+  });
+
   it('sends no retry when an MRTR callback answers after the deadline passed', async () => {
     const slow = deferred();
     const rig = await extRig({ client: { onElicitation: slow.callback } });

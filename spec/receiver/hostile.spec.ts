@@ -243,6 +243,33 @@ describe('a hostile requestor', () => {
     expect(resultOf(await ask('tasks/result', { taskId: task.taskId }))).toMatchObject({ action: 'accept', content: { name: 'Ada' } });
   });
 
+  it('starts the callback once the CreateTaskResult is sent, on a transport that delivers on microtasks only: a cancel sent right after it finds the callback running', async () => {
+    // The in-memory pair answers on microtasks only: no macrotask runs between these requests.
+    const held = new HeldCallback();
+    const { ask, create } = await peerRig(register, { elicitation: held.callback });
+    const task = await create();
+    expect(held.calls).toHaveLength(1);
+    expect(held.calls[0]?.context).toMatchObject({ delivery: 'receiver-task', receiverTaskId: task.taskId });
+    expect(held.calls[0]?.context.signal.aborted).toBe(false);
+    expect(resultOf(await ask('tasks/cancel', { taskId: task.taskId }))).toMatchObject({ status: 'cancelled' });
+    expect(held.calls[0]?.context.signal.aborted).toBe(true);
+    await flush();
+    expect(held.calls).toHaveLength(1);
+  });
+
+  it('a callback that answers at once: the server gets the CreateTaskResult before the completed status, and tasks/result right after it has the answer', async () => {
+    const { create, server, ask } = await peerRig(register, { elicitation: () => accept('Ada') });
+    const task = await create();
+    const result = await ask('tasks/result', { taskId: task.taskId });
+    expect(resultOf(result)).toMatchObject({ action: 'accept', content: { name: 'Ada' } });
+    const order = server.log.filter((entry) => entry.kind === 'response' || entry.method === 'notifications/tasks/status');
+    expect(order.map((entry) => entry.kind === 'response' ? `reply:${Object.keys(entry.message.result as Json).join(',')}` : `status:${String(entry.params.status)}`)).toEqual([
+      'reply:task',
+      'status:completed',
+      expect.stringMatching(/^reply:/),
+    ]);
+  });
+
   it('sends notifications/tasks/status on every status change, without related-task _meta ([V21])', async () => {
     const held = new HeldCallback();
     const { create, server, ask } = await peerRig(register, { elicitation: held.callback });

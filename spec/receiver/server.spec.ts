@@ -138,7 +138,8 @@ describe('receiver tasks served to an SDK McpServer', () => {
     tasks.on('settled', (metrics) => (settled = metrics));
     const answer = await tool('delegate', { method: 'elicitation/create' });
     await until(() => settled !== undefined);
-    expect(events).toEqual(['created:receiver', 'status:receiver', 'completed:receiver', 'settled:receiver:completed']);
+    // status for the first snapshot (working), then for the completion.
+    expect(events).toEqual(['created:receiver', 'status:receiver', 'status:receiver', 'completed:receiver', 'settled:receiver:completed']);
     expect(completed?.role).toBe('receiver');
     if (completed?.role === 'receiver') expect(completed.result).toEqual({ action: 'accept', content: { name: 'Ada' } });
     expect(settled).toMatchObject({
@@ -151,7 +152,7 @@ describe('receiver tasks served to an SDK McpServer', () => {
     // Settled when the callback answered: before the server's poll that saw it.
     expect(settled?.polls).toBe(0);
     // The audit log names the role too.
-    expect(logged.filter((e) => e.fields.role === 'receiver').map((e) => e.message)).toEqual(['task created', 'task status', 'task completed']);
+    expect(logged.filter((e) => e.fields.role === 'receiver').map((e) => e.message)).toEqual(['task created', 'task status', 'task status', 'task completed']);
   });
 
   it('a plain request (no task) reaches the same callback directly ([V1])', async () => {

@@ -110,6 +110,7 @@ export class FakeWire implements TaskWire {
     const fetch = this.form === 'fetch';
     return {
       tasks: true,
+      tasksElsewhere: false,
       toolNegotiation: false,
       payloadFetch: fetch,
       inputViaPayload: false,

@@ -63,6 +63,7 @@ export class ExtensionWire implements TaskWire {
     const tasks = this.offered;
     return {
       tasks,
+      tasksElsewhere: false,
       toolNegotiation: false,
       payloadFetch: false,
       inputViaPayload: false,

@@ -6,7 +6,7 @@
  * explicit decoder. Requests carry clean params: no `task` on polls and only `{ttl}` in `task`
  * ([S2], [S3]).
  */
-import { TaskProtocolError, TaskRpcError } from '../../errors.js';
+import { TaskNotSupportedError, TaskProtocolError, TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type SessionPort } from '../../port/port.js';
 import {
   type CancelReply,
@@ -25,6 +25,7 @@ import {
   type WireSnapshot,
 } from '../wire.js';
 import { classifyRpc, stripPrefix, toWireError } from '../errors.js';
+import { MISSING_EXTENSION_CODES } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import { decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
 import { serveSideChannelInput } from './input.js';
@@ -61,6 +62,7 @@ export class Wire2025 implements TaskWire {
     const toolsCall = known ? tools?.call !== undefined : this.assumed.toolsCall !== false;
     return {
       tasks: this.unavailable === undefined && toolsCall,
+      tasksElsewhere: this.unavailable !== undefined,
       toolNegotiation: true,
       payloadFetch: true,
       inputViaPayload: true,
@@ -124,7 +126,20 @@ export class Wire2025 implements TaskWire {
       params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
     }
     const asked = call.task !== undefined;
-    return this.send('tools/call', params, (value) => decodeStart(value, asked), options);
+    const sent = this.send('tools/call', params, (value) => decodeStart(value, asked), options);
+    // [E20]: a server that offers tasks only through the extension may refuse a plain call of a
+    // tool it runs only as a task (-32021, or -32003 in drafts): say what would fix it.
+    const unavailable = this.unavailable;
+    if (unavailable === undefined) return sent;
+    return sent.catch((error: unknown) => {
+      const refused = error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server';
+      if (!refused || !MISSING_EXTENSION_CODES.has(error.code)) throw error;
+      throw new TaskNotSupportedError(`The server runs "${call.name}" only as a task (${error.code}: ${error.message}). ${unavailable}`, {
+        feature: 'tasks',
+        toolName: call.name,
+        cause: error,
+      });
+    });
   }
 
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
