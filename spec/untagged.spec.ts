@@ -285,6 +285,33 @@ describe('an untagged question that cannot be tied to one call', () => {
     running.detach();
   });
 
+  it('the only call in flight was given up before its CreateTaskResult: its question is refused, no callback is asked', async () => {
+    const { server, clock, seen, unattributed, tasks } = await rig({ clientLevel: true });
+    let created: ((result: unknown) => void) | undefined;
+    server.on('tools/call', (params, ctx) => {
+      expect(params).toMatchObject({ name: 'job', task: {} });
+      created = (result) => ctx.reply(result);
+      return NO_REPLY;
+    });
+    const abort = new AbortController();
+    const call = tasks.callToolAsTask('job', {}, { signal: abort.signal, onElicitation: recording(seen, 'given-up') });
+    await flush();
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    const reply = server.request('elicitation/create', QUESTION);
+    await clock.advance(1_000); // the wait for a CreateTaskResult that does not come
+    const answer = await within(reply);
+    expect(answer.error).toMatchObject({ code: -32603 });
+    expect((answer.error as { message: string }).message).toMatch(/no longer needed/);
+    expect(seen).toEqual([]);
+    expect(unattributed).toEqual([]);
+    // The late task is cancelled once its id is known.
+    created!(server.tasks.createResult({ taskId: 'late' }));
+    await clock.advance(0);
+    await flush();
+    expect(server.params('tasks/cancel')).toEqual([{ taskId: 'late' }]);
+  });
+
   it('two TaskClients on one SDK client, one task each: the question is ambiguous for both (one view per connection)', async () => {
     const { server, client, clock, seen, unattributed, call } = await rig();
     const other = new TaskClient(client, { clock, onElicitation: recording(seen, 'other-client') });
