@@ -39,6 +39,8 @@ export type {
   TaskReference,
   TaskRole,
   ToolTaskSupport,
+  UnattributedInput,
+  UnattributedReason,
   UpdatesOptions,
 } from './facade/api.js';
 export { consoleLogger } from './facade/logger.js';

@@ -351,7 +351,7 @@ describe('input over real transports', () => {
 });
 
 describe('untagged and foreign input requests (mcp-go style, D14)', () => {
-  it('an untagged elicitation goes to the TaskClient-level callback while the task stays working', async () => {
+  it("an untagged elicitation goes to the only task's call while the task stays working (spec/untagged.spec.ts has the rest)", async () => {
     const { connectScripted } = await import('./support/scripted-server.js');
     const scripted = await connectScripted({
       tools: [{ name: 'ask', taskSupport: 'required' }],
@@ -370,14 +370,15 @@ describe('untagged and foreign input requests (mcp-go style, D14)', () => {
     });
     const server = scripted.server;
     server.on('tools/call', () => server.tasks.createResult({ taskId: 'go-1', pollInterval: 5_000 }));
-    const perCall: string[] = [];
-    const handle = await tasks.callToolAsTask('ask', {}, { onElicitation: () => (perCall.push('x'), { action: 'decline' }) });
-    // mcp-go: elicitation/create straight away, integer id, no related-task _meta, task stays working.
+    const perCall: Array<string | undefined> = [];
+    const handle = await tasks.callToolAsTask('ask', {}, { onElicitation: (_p, ctx) => (perCall.push(ctx.taskId), { action: 'decline' }) });
+    // mcp-go: elicitation/create straight away, no related-task _meta, task stays working. The
+    // only call in flight asked: its callback answers, and the answer stays untagged.
     const untagged = await server.request('elicitation/create', {
       message: 'Proceed?',
       requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
     });
-    expect(untagged.result).toEqual({ action: 'accept', content: { ok: true } });
+    expect(untagged.result).toEqual({ action: 'decline' });
     // Tagged for a task this client does not know: also the TaskClient-level callback, untagged answer.
     const foreign = await server.request('elicitation/create', {
       message: 'Someone else?',
@@ -392,11 +393,8 @@ describe('untagged and foreign input requests (mcp-go style, D14)', () => {
       _meta: { [RELATED]: { taskId: 'go-1' } },
     });
     expect(ours.result).toMatchObject({ action: 'decline', _meta: { [RELATED]: { taskId: 'go-1' } } });
-    expect(seen).toEqual([
-      { taskId: undefined, message: 'Proceed?' },
-      { taskId: 'not-ours', message: 'Someone else?' },
-    ]);
-    expect(perCall).toEqual(['x']);
+    expect(seen).toEqual([{ taskId: 'not-ours', message: 'Someone else?' }]);
+    expect(perCall).toEqual(['go-1', 'go-1']);
     expect(handle.task?.status).toBe('working');
     handle.detach();
   });

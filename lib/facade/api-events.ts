@@ -149,8 +149,54 @@ export interface TaskClientEvents {
      */
     readonly outcome: TaskOutcomeKind;
   }];
+  /**
+   * An elicitation or sampling request that named no task (no related-task `_meta`, as mcp-go
+   * sends them, D14) could not be tied to one call, so no call's own `onElicitation`/`onSampling`
+   * answers it: the TaskClient-level callback does, else `serve()`'s, else it is passed on (to
+   * another TaskClient on the same SDK client, your SDK handler, or a `-32601` error naming the
+   * cause). Each TaskClient that looks at the request emits it.
+   */
+  inputUnattributed: [input: UnattributedInput];
   /** A library-internal problem that did not fail a task (a failed poll, a malformed message, a throwing listener). */
   error: [error: TaskError, metrics: TaskMetrics | undefined];
+}
+
+/**
+ * Why `no-task`: no call of the library was in flight on the connection (at most requests your own
+ * code sent through the SDK client). Why `ambiguous`: several calls were in flight, and none was
+ * alone in waiting for input (after waiting up to one poll interval for one to show it).
+ */
+export type UnattributedReason = 'no-task' | 'ambiguous';
+
+/**
+ * The payload of `inputUnattributed`: what came, why it was not tied to a call, and who answers.
+ * It names no task: the calls in flight are only counted (task ids are secrets, and none of them
+ * is known to be the one that asked).
+ */
+export interface UnattributedInput {
+  /** The request's method. */
+  readonly method: 'elicitation/create' | 'sampling/createMessage';
+  /** Why it was not tied to a call. */
+  readonly reason: UnattributedReason;
+  /**
+   * Calls of the library in flight on the connection (by every TaskClient on the SDK client) that
+   * could have asked: tasks being tracked and calls still waiting for the server's answer. A task
+   * whose earlier questions came tagged with its id is not counted: its server tags its questions.
+   */
+  readonly inFlight: number;
+  /** Of {@link UnattributedInput.inFlight}, the tasks whose latest status was `input_required`. */
+  readonly waitingForInput: number;
+  /**
+   * Requests your own code sent through the SDK client (`tools/call`, `prompts/get`,
+   * `resources/read`) that were still open: the question may be theirs.
+   */
+  readonly hostRequests: number;
+  /**
+   * Which of this TaskClient's callbacks answers it: `client` (the TaskClient-level one), `serve`
+   * (those of {@link TaskClient.serve}), or `undefined` when it has none for this kind and passes
+   * the request on.
+   */
+  readonly answeredBy: 'client' | 'serve' | undefined;
 }
 
 /** The payload of a `completed` event: the metrics and the result, by {@link TaskRole}. */

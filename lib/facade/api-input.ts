@@ -15,12 +15,23 @@ export type InputDelivery = 'request' | 'task-update' | 'retry' | 'receiver-task
 
 /** What an input callback learns about the request it answers. */
 export interface InputContext {
-  /** The task that asked; `undefined` for an untagged request (e.g. from mcp-go, D14) or before a task exists (`retry`). */
+  /**
+   * The task that asked; `undefined` before a task exists (`retry`), and for an untagged request
+   * (e.g. from mcp-go, D14) unless the library tied it to a task (see {@link InputContext.inferred}).
+   */
   readonly taskId: string | undefined;
   /** The handle of that task, when this client tracks it. */
   readonly handle: TaskHandle | undefined;
   /** The tool that was called, when known. */
   readonly toolName: string | undefined;
+  /**
+   * `true` when the request named no task (no related-task `_meta`) and the library tied it to a
+   * call on its own: the only call in flight on the connection, or the only task waiting for
+   * input. `taskId`, `handle` and `toolName` then describe that call (`taskId` and `handle` are
+   * `undefined` while its `tools/call` has no answer yet). The answer is sent without a task id,
+   * as the request came. Absent otherwise.
+   */
+  readonly inferred?: true | undefined;
   /**
    * Which path brought the request: `request` (a 2025-11-25 side-channel request), `task-update`
    * (a task's `inputRequests` on the tasks extension), `retry` (asked before a task exists; the

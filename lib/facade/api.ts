@@ -22,6 +22,8 @@ export type {
   TaskOutcomeKind,
   TaskProgress,
   TaskRole,
+  UnattributedInput,
+  UnattributedReason,
 } from './api-events.js';
 export type { HandleKind, ResultOptions, TaskHandle, TaskHandleApi, TaskReference, UpdatesOptions } from './api-handle.js';
 export type {

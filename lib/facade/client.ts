@@ -38,6 +38,7 @@ import { checkToolCall, resolveCallOptions, resolveClientOptions, resolveCloseOp
 import { LiveTasks } from './registry.js';
 import { resumeTask } from './resume.js';
 import { Serving, assertServable, serveOption } from './serving.js';
+import { CreationInFlight, UntaggedInput } from './untagged.js';
 import { ToolCatalog, listedTools } from './tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { openPort, unusable } from '../port/open.js';
@@ -72,6 +73,8 @@ export class TaskClient<C extends McpClient = McpClient> {
   private readonly router: InputRouter;
   private readonly inline: InlineAnswers;
   private readonly earlyInput: EarlyInput;
+  /** Ties input requests that name no task to the call in flight they belong to (untagged.ts). */
+  private readonly untagged: UntaggedInput;
   private readonly limiter: Limiter;
   private readonly connection: Connection;
   private readonly launching: LaunchContext;
@@ -128,8 +131,15 @@ export class TaskClient<C extends McpClient = McpClient> {
     const report = (error: TaskError): void => this.emitter.emit('error', error, this.live.metricsOf(error.taskId));
     this.emitter = new SafeEmitter<TaskClientEvents>(report);
     this.engine = new TaskEngine(wire, this.config, {
-      status: (record, _source, previous) => this.live.status(record, previous),
-      settled: (record) => this.live.settled(record),
+      status: (record, _source, previous) => {
+        this.live.status(record, previous);
+        // Only entering or leaving input_required can settle an untagged request's wait.
+        if ((record.task.status === 'input_required') !== (previous.status === 'input_required')) this.untagged.changed();
+      },
+      settled: (record) => {
+        this.live.settled(record);
+        this.untagged.changed();
+      },
       problem: (error, record) =>
         this.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.now())),
       expiring: (record, expiresAt) => this.live.expiring(record, expiresAt),
@@ -143,8 +153,17 @@ export class TaskClient<C extends McpClient = McpClient> {
       () => this.now(),
       handleBackend(this.engine, { keepInput: (record) => this.live.keepInput(record), now: () => this.now(), report }),
       () => this.engine.wire.kind,
-      (taskId) => creationsOn(this.port).tracked(taskId),
+      (taskId) => {
+        creationsOn(this.port).tracked(taskId);
+        this.untagged.changed();
+      },
     );
+    this.untagged = new UntaggedInput({
+      tasks: () => this.live.records(),
+      tags: (taskId) => this.live.tags(taskId),
+      pollDelay: (record) => this.engine.pollDelay(record),
+      scheduler: this.engine.scheduler,
+    });
     this.earlyInput = new EarlyInput(this.engine.scheduler);
     this.abandoned = new Abandoned(this.engine.scheduler);
     this.limiter = new Limiter(this.config.maxConcurrentTasks, this.engine.scheduler, this.config.whenFull);
@@ -166,6 +185,9 @@ export class TaskClient<C extends McpClient = McpClient> {
       claimed: (request) => receiverClaims(this.port, request.kind, request.params),
       closed: () => this.closeSignal.signal.aborted,
       refused: (request) => unservedTaskRequest(this.port, request.kind, request.params),
+      untagged: this.untagged,
+      tagged: (taskId) => this.live.markTagged(taskId),
+      unattributed: (input) => this.emitter.emit('inputUnattributed', input),
     });
     this.inline = new InlineAnswers(this.router, (taskId) => this.live.inputOwner(taskId), () => this.engine);
     this.serving = new Serving({
@@ -198,7 +220,9 @@ export class TaskClient<C extends McpClient = McpClient> {
       answerInput: (toolName, call, input, signal) => this.inline.beforeTask(toolName, call.callbacks, input, signal),
       slot: (name, signal, deadlineAt) => this.limiter.slot(name, signal, deadlineAt),
       ready: (waiter) => this.connection.ready(waiter),
-      beginCreate: () => this.earlyInput.begin(creationsOn(this.port), this.engine),
+      beginCreate: (call) => new CreationInFlight(this.earlyInput.begin(creationsOn(this.port), this.engine), this.untagged, call),
+      sent: (call) => this.untagged.add(call),
+      answered: (call) => this.untagged.remove(call),
       abandoned: (followUp) => this.abandoned.add(followUp),
       closed: this.closeSignal.signal,
     };
@@ -370,7 +394,12 @@ export class TaskClient<C extends McpClient = McpClient> {
   private attachWire(wire: TaskWire): () => void {
     this.port = openPort(this.connection.current);
     this.serving.follow(this.port);
-    return listenOn(wire, this.engine, this.catalog, this.connection, this.live, this.router);
+    const offUntagged = this.untagged.attach(this.port);
+    const offListen = listenOn(wire, this.engine, this.catalog, this.connection, this.live, this.router);
+    return () => {
+      offListen();
+      offUntagged();
+    };
   }
 
   /**
@@ -449,6 +478,7 @@ export class TaskClient<C extends McpClient = McpClient> {
         abandoned: this.abandoned,
         live: this.live,
         earlyInput: this.earlyInput,
+        untagged: this.untagged,
       },
       cancelRunning,
     );

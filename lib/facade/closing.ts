@@ -11,6 +11,7 @@ import type { Limiter } from './limiter.js';
 import type { ResolvedClientOptions } from './options.js';
 import type { LiveTasks } from './registry.js';
 import type { Serving } from './serving.js';
+import type { UntaggedInput } from './untagged.js';
 import { closeTracked } from './stops.js';
 
 /** The parts of a TaskClient that `close()` closes. */
@@ -25,6 +26,7 @@ export interface ClosingParts {
   readonly abandoned: Abandoned;
   readonly live: LiveTasks;
   readonly earlyInput: EarlyInput;
+  readonly untagged: UntaggedInput;
 }
 
 /**
@@ -35,6 +37,8 @@ export async function closeParts(parts: ClosingParts, cancelRunning: boolean): P
   const { config, engine, connection } = parts;
   const closed = (message: string): TaskClosedError => new TaskClosedError(message);
   parts.closeSignal.abort(closed('The TaskClient was closed during the call'));
+  // Untagged requests this client is judging are judged now (and passed on: it answers nothing more).
+  parts.untagged.close();
   await parts.serving.close();
   parts.limiter.rejectAll(closed('The TaskClient was closed while the call waited for a slot'));
   connection.shutdown(closed('The TaskClient was closed while the call waited for the connection'));

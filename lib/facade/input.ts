@@ -2,13 +2,14 @@
  * Per-task input: routes the server's elicitation and sampling requests to the callbacks of the
  * call that owns the task. Three paths bring them, all to the same callbacks:
  * - `request`: a side-channel request tagged with its task (2025-11-25, [R28]-[R31], [V7]);
- *   untagged ones (mcp-go, D14) and ones for unknown tasks go to the TaskClient-level callbacks,
- *   then to whatever handler the SDK client had;
+ *   an untagged one (mcp-go, D14) goes to the call it is attributed to when the calls in flight
+ *   leave no doubt (untagged.ts), else, like one for an unknown task, to the TaskClient-level
+ *   callbacks (with an `inputUnattributed` event), then to whatever handler the SDK client had;
  * - `task-update`: a task's `inputRequests`, answered with `tasks/update` (extension, [E3]-[E5]);
  * - `retry`: input a server asks for before it answers a call at all (multi round-trip, [E17]).
  * A callback that never answers is abandoned when its task ends.
  */
-import type { InputCallbacks, InputContext, InputDelivery } from './api.js';
+import type { InputCallbacks, InputContext, InputDelivery, UnattributedInput } from './api.js';
 import type { EarlyVerdict } from './early-input.js';
 import { TaskError, TaskNotSupportedError } from '../errors.js';
 import type { JsonObject } from '../port/port.js';
@@ -16,6 +17,7 @@ import { onAbort } from '../util/abort.js';
 import type { TaskHandle } from './api.js';
 import type { InlineInput, InputKind, InputRequest, TaskWire } from '../wire/wire.js';
 import { messageOf } from '../util/text.js';
+import type { Attribution, UntaggedInput } from './untagged.js';
 
 /** What the router needs to know about a tracked task. */
 export interface InputOwner {
@@ -47,6 +49,27 @@ export interface InputHost {
   closed?(): boolean;
   /** Why the request must be refused rather than answered (a task request of a declared kind nobody serves). */
   refused?(request: InputRequest): Error | undefined;
+  /** Attributes requests that name no task to a call in flight (see untagged.ts). */
+  readonly untagged?: UntaggedInput | undefined;
+  /** A request tagged with the tracked task `taskId` came: that task's server tags its questions. */
+  tagged?(taskId: string): void;
+  /** An untagged request could not be tied to a call (the `inputUnattributed` event). */
+  unattributed?(input: UnattributedInput): void;
+}
+
+/** What one callback run is about: the task or call it belongs to, and how it came. */
+interface Asking {
+  readonly taskId: string | undefined;
+  readonly owner: InputOwner | undefined;
+  /** The call being made (`retry`, `task-update`, or an untagged request of a call not answered yet). */
+  readonly call?: { readonly toolName: string; readonly callbacks: InputCallbacks | undefined } | undefined;
+  readonly delivery: InputDelivery;
+  /** The request's own signal (the server cancelled it, the connection closed). */
+  readonly signal: AbortSignal;
+  /** Fires when the call it belongs to is given up (when there is no owner to say so). */
+  readonly stop?: AbortSignal | undefined;
+  /** The request named no task; the library tied it to this one. */
+  readonly inferred?: boolean | undefined;
 }
 
 /** Routes input requests to the right callback. */
@@ -80,6 +103,10 @@ export class InputRouter {
     const refusal = this.host.refused?.(request);
     if (refusal !== undefined) return Promise.reject(refusal);
     const taskId = request.taskId;
+    const untagged = this.host.untagged;
+    if (taskId === undefined && untagged !== undefined) {
+      return untagged.attribute(request.params, request.signal).then((attribution) => this.answerUntagged(request, attribution, untagged));
+    }
     const early = taskId === undefined || this.host.owner(taskId) !== undefined ? undefined : this.host.whenTracked(taskId);
     if (early === undefined) return this.answer(request);
     return early.then((verdict) => {
@@ -91,8 +118,45 @@ export class InputRouter {
   }
 
   private answer(request: InputRequest): Promise<Record<string, unknown>> | undefined {
-    const owner = request.taskId === undefined ? undefined : this.host.owner(request.taskId);
-    return this.ask(request.kind, request.params, request.taskId, owner, undefined, 'request', request.signal);
+    const taskId = request.taskId;
+    const owner = taskId === undefined ? undefined : this.host.owner(taskId);
+    if (owner !== undefined) this.host.tagged?.(taskId!);
+    return this.ask(request.kind, request.params, { taskId, owner, delivery: 'request', signal: request.signal });
+  }
+
+  /**
+   * Answers a request that named no task, as `attribution` says: through the call it belongs to
+   * (its answer still untagged: the server named no task, [R31]), or, unattributed, through the
+   * client's or `serve()`'s callback, with the `inputUnattributed` event and the cause noted for
+   * the error the server gets if nobody answers (D14). A call of another TaskClient's is passed on
+   * to it; one whose caller gave up is refused like a task that ended.
+   */
+  private answerUntagged(
+    request: InputRequest,
+    attribution: Attribution,
+    untagged: UntaggedInput,
+  ): Promise<Record<string, unknown>> | undefined {
+    if (this.host.closed?.() === true) return undefined;
+    const { kind, params, signal } = request;
+    if (attribution.kind === 'none') {
+      const { reason, inFlight, waitingForInput, hostRequests } = attribution;
+      request.unattributed?.({ reason, inFlight, waitingForInput, hostRequests });
+      const answeredBy = pick(this.defaults, kind) !== undefined ? 'client' : pick(this.fallback(), kind) !== undefined ? 'serve' : undefined;
+      const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
+      this.host.unattributed?.({ method, reason, inFlight, waitingForInput, hostRequests, answeredBy });
+      return this.ask(kind, params, { taskId: undefined, owner: undefined, delivery: 'request', signal });
+    }
+    if (attribution.by !== untagged) return undefined;
+    if (attribution.kind === 'task') {
+      const taskId = attribution.taskId;
+      return this.ask(kind, params, { taskId, owner: this.host.owner(taskId), delivery: 'request', signal, inferred: true });
+    }
+    const call = attribution.call;
+    if (call.abandoned()) return Promise.reject(new AbandonedError());
+    const stop = call.stopSignal();
+    const answer = this.ask(kind, params, { taskId: undefined, owner: undefined, call, delivery: 'request', signal, stop: stop.signal, inferred: true });
+    if (answer === undefined) stop.release();
+    return answer?.finally(() => stop.release());
   }
 
   /**
@@ -114,7 +178,7 @@ export class InputRouter {
     await Promise.all(
       items.map(async (item) => {
         if (item.kind === undefined) return;
-        const answer = this.ask(item.kind, item.params, about.taskId, owner, about, delivery, signal);
+        const answer = this.ask(item.kind, item.params, { taskId: about.taskId, owner, call: about, delivery, signal });
         if (answer === undefined) return;
         try {
           const result = await answer;
@@ -147,20 +211,21 @@ export class InputRouter {
     return pick(callbacks, kind) ?? pick(this.defaults, kind) ?? pick(this.fallback(), kind);
   }
 
-  private ask(
-    kind: InputKind,
-    params: Record<string, unknown>,
-    taskId: string | undefined,
-    owner: InputOwner | undefined,
-    call: { readonly toolName: string; readonly callbacks: InputCallbacks | undefined } | undefined,
-    delivery: InputDelivery,
-    requestSignal: AbortSignal,
-  ): Promise<Record<string, unknown>> | undefined {
+  private ask(kind: InputKind, params: Record<string, unknown>, about: Asking): Promise<Record<string, unknown>> | undefined {
+    const { taskId, owner, call, delivery } = about;
     const callback = this.chosen(kind, owner?.callbacks ?? call?.callbacks);
     if (callback === undefined) return undefined;
-    const signal = owner === undefined ? { signal: requestSignal, release: () => {} } : either(requestSignal, owner.signal);
+    const stop = owner?.signal ?? about.stop;
+    const signal = stop === undefined ? { signal: about.signal, release: () => {} } : either(about.signal, stop);
     const toolName = owner?.handle.toolName ?? call?.toolName;
-    const context: InputContext = { taskId, handle: owner?.handle, toolName, delivery, signal: signal.signal };
+    const context: InputContext = {
+      taskId,
+      handle: owner?.handle,
+      toolName,
+      delivery,
+      signal: signal.signal,
+      ...(about.inferred === true ? { inferred: true } : {}),
+    };
     return abandonable(
       () => callback(params as never, context) as Promise<Record<string, unknown>>,
       signal.signal,

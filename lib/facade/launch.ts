@@ -13,6 +13,7 @@ import type { TaskHandle } from './api.js';
 import { NO_RELEASE } from './limiter.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
 import type { ToolCatalog } from './tool-catalog.js';
+import type { PendingCall } from './untagged.js';
 import type { CallToolResult, Task } from '../types.js';
 import { onAbort } from '../util/abort.js';
 import { Stopped, childController, raceStop } from '../util/race.js';
@@ -44,9 +45,14 @@ export interface LaunchContext {
    * Marks a task creation as under way (for the engine's early notifications, and for early input
    * on the port); `end()` on the returned creation ends it (idempotent). `abandon(taskId)` ends it
    * too, for a creation given up whose task is being cancelled: input requests for that task are
-   * refused until the returned release is called (see early-input.ts).
+   * refused until the returned release is called (see early-input.ts). Until it ends, `call` counts
+   * as a call in flight for input requests that name no task (untagged.ts).
    */
-  beginCreate(): LaunchCreation;
+  beginCreate(call: PendingCall): LaunchCreation;
+  /** A plain `tools/call` of `call` was sent: it is in flight until {@link LaunchContext.answered}. */
+  sent(call: PendingCall): void;
+  /** The plain `tools/call` of `call` was answered, failed or given up. */
+  answered(call: PendingCall): void;
   /**
    * Registers the follow-up of a creation given up before its answer: it settles once the answer
    * came and, when it created a task, that task's one `tasks/cancel` is answered (or failed).
@@ -68,7 +74,7 @@ export interface LaunchCreation {
 }
 
 /** One call being started. */
-export class Launch implements StopScope {
+export class Launch implements StopScope, PendingCall {
   readonly startedAt: number;
   private readonly deadlineAt: number | undefined;
   /**
@@ -77,6 +83,8 @@ export class Launch implements StopScope {
    * given up then has no task and never gets one.
    */
   private betweenRounds = false;
+  /** Whether the `tools/call` in flight asks for a task (see {@link PendingCall}). */
+  asksTask = false;
 
   constructor(
     private readonly context: LaunchContext,
@@ -161,8 +169,13 @@ export class Launch implements StopScope {
     return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt, this.context.closed);
   }
 
+  /** The call's own input callbacks. */
+  get callbacks(): ResolvedCallOptions['callbacks'] {
+    return this.call.callbacks;
+  }
+
   /** A signal that aborts with the call: its own signal, its deadline, or `close()`. */
-  private inputSignal(): { signal: AbortSignal; release(): void } {
+  stopSignal(): { signal: AbortSignal; release(): void } {
     const controller = new AbortController();
     const stop = (): void => controller.abort(new Error('The call was abandoned'));
     const offs = [onAbort(this.context.closed, stop)];
@@ -222,7 +235,7 @@ export class Launch implements StopScope {
         });
       }
       // The callbacks' signal fires when the caller gives up, the deadline passes or close() runs.
-      const stop = this.inputSignal();
+      const stop = this.stopSignal();
       const inputResponses = await this.context
         .answerInput(this.toolName, this.call, outcome.input, stop.signal)
         .finally(() => stop.release());
@@ -239,7 +252,8 @@ export class Launch implements StopScope {
 
   private async startTask(support: TaskSupport): Promise<TaskHandle> {
     const { engine, call } = this;
-    const creation = this.context.beginCreate();
+    this.asksTask = true;
+    const creation = this.context.beginCreate(this);
     // [R24]: a task-creating request is never aborted by us, so it gets no signal. Its timeout
     // only covers a server that never answers ([A5]: with no task id known, nothing else can be done).
     const request = this.start(this.request(true), this.budget() + call.requestTimeoutMs, undefined);
@@ -287,6 +301,8 @@ export class Launch implements StopScope {
     // A plain request is cancelled the normal way (notifications/cancelled), through a child
     // signal so the caller's signal keeps no listener afterwards.
     const child = childController(this.call.signal);
+    this.asksTask = false;
+    this.context.sent(this);
     try {
       return this.accept(await this.race(this.start(this.request(false), this.budget(), child.signal)));
     } catch (error) {
@@ -296,6 +312,7 @@ export class Launch implements StopScope {
       }
       throw error;
     } finally {
+      this.context.answered(this);
       child.release();
     }
   }

@@ -51,6 +51,9 @@ export function attachLogger(
     emitter.on('created', (m) => write('info', 'task created', base(m))),
     emitter.on('status', (m) => write('debug', 'task status', base(m))),
     emitter.on('inputRequired', (m) => write('info', 'task waits for input', base(m))),
+    // A question no call could be tied to: worth a warning when several calls might have asked.
+    emitter.on('inputUnattributed', (input) =>
+      write(input.reason === 'ambiguous' ? 'warn' : 'debug', 'input request names no task', { ...input })),
     emitter.on('settled', (m) =>
       write(m.outcome === 'completed' ? 'info' : m.outcome === 'failed' || m.outcome === 'error' ? 'error' : 'warn', `task ${m.outcome}`, {
         ...base(m),

@@ -39,6 +39,8 @@ export class LiveTasks {
   private readonly live = new Map<string, TaskHandleOf>();
   private readonly progress = new Map<string, ProgressRoute>();
   private progressCounter = 0;
+  /** Tasks whose questions came tagged with their id (their server tags them). */
+  private readonly tagging = new WeakSet<TaskHandleOf>();
   /** Tokens are unique per client, so several TaskClients can share one SDK client. */
   private readonly progressPrefix = `${PROGRESS_TOKEN_PREFIX}${randomUUID().slice(0, 8)}/`;
 
@@ -60,6 +62,26 @@ export class LiveTasks {
   /** The handle of every tracked task, oldest first. */
   handles(): TaskHandle[] {
     return [...this.live.values()] as TaskHandle[];
+  }
+
+  /** The record of every tracked task. */
+  *records(): IterableIterator<TaskRecord> {
+    for (const handle of this.live.values()) {
+      const record = handle.tracked;
+      if (record !== undefined) yield record;
+    }
+  }
+
+  /** A question tagged with the tracked task `taskId` came: its server tags them. */
+  markTagged(taskId: string): void {
+    const live = this.live.get(taskId);
+    if (live !== undefined) this.tagging.add(live);
+  }
+
+  /** True when a question tagged with the tracked task `taskId` came. */
+  tags(taskId: string): boolean {
+    const live = this.live.get(taskId);
+    return live !== undefined && this.tagging.has(live);
   }
 
   /** The handle of a tracked task, if any. */

@@ -37,6 +37,7 @@ export function openPort(client: SdkClientShape): SessionPort {
   const existing = ports.get(transport);
   if (existing !== undefined && !existing.closed) return existing;
   const port = new RawSession(isV2Client(client) ? v2Access(client) : v1Access(client));
+  port.watchHost(client);
   ports.set(transport, port);
   return port;
 }

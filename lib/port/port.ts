@@ -190,6 +190,12 @@ export interface SessionPort {
   clientCapabilities(): JsonObject;
   /** The transport's session id (Streamable HTTP), if any. */
   sessionId(): string | undefined;
+  /**
+   * Requests the host's own code sent through the SDK client (not the library's) that are not
+   * answered yet, of the kinds a server may ask questions during (`tools/call`, `prompts/get`,
+   * `resources/read`): an input request that names no task may belong to one of them.
+   */
+  hostRequests(): number;
   /** True once the connection closed. */
   readonly closed: boolean;
   /**

@@ -23,6 +23,7 @@ import {
 } from './port.js';
 import { Pending, TimeoutLanes } from './pending.js';
 import { InboundRouter, type InboundHost } from './inbound.js';
+import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
@@ -78,6 +79,8 @@ export class RawSession implements SessionPort, InboundHost {
   private isClosed = false;
   /** The SDK's own message handler, behind the wrapper. */
   private readonly inner: Inner | undefined;
+  /** The host's own requests through the SDK client that are still open (see host-requests.ts). */
+  private readonly host = new HostRequests();
 
   constructor(private readonly access: SdkAccess) {
     this.sdk = access.sdk;
@@ -118,6 +121,15 @@ export class RawSession implements SessionPort, InboundHost {
 
   clientCapabilities(): JsonObject {
     return this.access.clientCapabilities();
+  }
+
+  hostRequests(): number {
+    return this.host.size;
+  }
+
+  /** Notes the requests the host sends through `client` (this port's SDK client) from now on. */
+  watchHost(client: object): void {
+    watchHostRequests(client, this.host);
   }
 
   sessionId(): string | undefined {
@@ -332,6 +344,7 @@ export class RawSession implements SessionPort, InboundHost {
   private shutDown(): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    this.host.clear();
     for (const id of [...this.pending.keys()]) this.fail(id, new PortError('closed', 'Connection closed'));
     this.router.shutDown();
     const listeners = [...this.closeListeners];

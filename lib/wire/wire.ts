@@ -154,6 +154,23 @@ export interface InputRequest {
    * a handler that finds it true resolves `undefined`, passing the request on to that owner.
    */
   readonly ownedElsewhere?: (() => boolean) | undefined;
+  /**
+   * Records why an untagged request could not be tied to one call, for the error the server gets
+   * when nobody answers it.
+   */
+  readonly unattributed?: ((note: UnattributedNote) => void) | undefined;
+}
+
+/** Why an untagged input request reached no call's own callback. */
+export interface UnattributedNote {
+  /** `no-task`: no call of the library was in flight; `ambiguous`: several were, and none alone could have asked. */
+  readonly reason: 'no-task' | 'ambiguous';
+  /** The library's calls in flight that could have asked. */
+  readonly inFlight: number;
+  /** Of these, tasks whose latest status was `input_required`. */
+  readonly waitingForInput: number;
+  /** Requests the host's own code sent through the SDK client that were still open. */
+  readonly hostRequests: number;
 }
 
 /**

@@ -2,13 +2,15 @@
  * Side-channel input on the 2025-11-25 wire: the server's `elicitation/create` and
  * `sampling/createMessage` requests, tagged with the task they belong to ([V7]), answered through
  * the library's input handler and tagged back ([R31]). Untagged requests (mcp-go, D14) go to the
- * handler too. A request nobody answers is left to the SDK client's own handler, or refused with a
- * plain -32601 that says how to answer it (never declined on the user's behalf).
+ * handler too, which may tie them to a call; their answers stay untagged (the server named no
+ * task). A request nobody answers is left to the SDK client's own handler, or refused with a plain
+ * -32601 that says how to answer it (never declined on the user's behalf), and for an untagged one
+ * why no call's callback was chosen.
  */
 import type { InboundRequest, JsonObject, SessionPort } from '../../port/port.js';
 import { fingerprint } from '../../util/fingerprint.js';
 import { isObject } from '../decode.js';
-import type { InputHandler, InputKind } from '../wire.js';
+import type { InputHandler, InputKind, UnattributedNote } from '../wire.js';
 import { RELATED_TASK_KEY, relatedTaskId } from './decode.js';
 
 const INPUT_METHODS: ReadonlyArray<readonly [string, InputKind]> = [
@@ -43,6 +45,22 @@ function checkAnswer(kind: InputKind, answer: JsonObject): void {
   if (flaw !== undefined) throw rpcError(-32603, `The ${kind} callback returned an invalid result: ${flaw}`);
 }
 
+/**
+ * The cause of the error for an untagged request nobody answered: it named no task, and the calls
+ * in flight did not tell which one asked (or there was none).
+ */
+function unattributedCause(note: UnattributedNote, option: string): string {
+  const host = note.hostRequests;
+  if (note.reason === 'no-task') {
+    const only = host === 0 ? '' : ` (only ${host} request${host === 1 ? '' : 's'} sent through the SDK client directly)`;
+    return `the request named no task (no related-task _meta) and no call of the TaskClient was in flight${only}; pass ${option} to the TaskClient`;
+  }
+  const total = note.inFlight + host;
+  const waiting = note.waitingForInput === 0 ? 'none of them waiting for input' : `${note.waitingForInput} of them waiting for input`;
+  const direct = host === 0 ? '' : `, ${host} sent through the SDK client directly`;
+  return `the request named no task (no related-task _meta) while ${total} calls were in flight (${waiting}${direct}), so no call's own ${option} could be chosen; pass ${option} to the TaskClient to answer such requests`;
+}
+
 /** Serves side-channel input on `port` through `handler`; returns a function that stops serving. */
 export function serveSideChannelInput(port: SessionPort, handler: InputHandler, owns: (taskId: string) => boolean): () => void {
   let owners = OWNERS.get(port);
@@ -51,9 +69,13 @@ export function serveSideChannelInput(port: SessionPort, handler: InputHandler, 
   const registry = owners;
   const offs = INPUT_METHODS.map(([method, kind]) => {
     const option = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
+    // Why an untagged request reached no call's callback, when the library could not tell (D14).
+    const notes = new WeakMap<JsonObject, UnattributedNote>();
     // Nobody answers (no callback here, no SDK handler): say so plainly rather than decline on the
     // user's behalf.
     const missing = (params: JsonObject): Error => {
+      const note = notes.get(params);
+      if (note !== undefined) return rpcError(-32601, `No ${kind} handler: ${unattributedCause(note, option)}`);
       const taskId = relatedTaskId(params);
       const about = taskId === undefined ? '' : ` for task ${fingerprint(taskId)}`;
       return rpcError(-32601, `No ${kind} handler${about}: pass ${option} to the TaskClient or the call`);
@@ -66,7 +88,10 @@ export function serveSideChannelInput(port: SessionPort, handler: InputHandler, 
       const ownedElsewhere = (): boolean =>
         taskId !== undefined && !owns(taskId) && [...registry].some((other) => other !== owns && other(taskId));
       if (ownedElsewhere()) return undefined;
-      const answer = handler({ kind, params, taskId, signal: request.signal, ownedElsewhere });
+      const unattributed = (note: UnattributedNote): void => {
+        notes.set(params, note);
+      };
+      const answer = handler({ kind, params, taskId, signal: request.signal, ownedElsewhere, unattributed });
       return answer?.then(
         (result) => {
           if (result === undefined) return undefined;
