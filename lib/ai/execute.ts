@@ -45,6 +45,7 @@ function callOptions(plan: ToolCallPlan, execution: ToolExecutionOptions<unknown
     ...(options.cancelOnAbort === undefined ? {} : { cancelOnAbort: options.cancelOnAbort }),
     ...(options.cancelOnTimeout === undefined ? {} : { cancelOnTimeout: options.cancelOnTimeout }),
     ...(execution.abortSignal === undefined ? {} : { signal: execution.abortSignal }),
+    // A progress token lives as long as the task on 2025-11-25 ([R35]); the extension sends none ([E10]).
     ...(options.progress === false ? {} : { onProgress: (progress: TaskProgress) => feed.push({ progress }) }),
     ...(onElicitation === undefined ? {} : { onElicitation: (params, context) => onElicitation(params, extend(context)) }),
     ...(onSampling === undefined ? {} : { onSampling: (params, context) => onSampling(params, extend(context)) }),
@@ -63,9 +64,10 @@ function resultOutput(result: CallToolResult): TaskToolResult {
 
 /**
  * The tool's result. A task that ended `failed` throws its `TaskFailedError` (the AI SDK makes a
- * `tool-error` of it, with the server's message); a result that only reports a tool error
- * (`isError` on a plain call, or on a task the server marked `completed`, as the tasks extension
- * does) is the final output, for the model to read.
+ * `tool-error` of it, with the server's message): on 2025-11-25 that includes a tool result with
+ * `isError` ([V18]). A result that only reports a tool error (`isError` on a plain call, or on a
+ * task the server marked `completed`, as the tasks extension does, [E15]) is the final output,
+ * for the model to read.
  */
 async function finalOutput(handle: TaskHandle): Promise<TaskToolResult> {
   try {

@@ -105,7 +105,7 @@ describe.each([
     ]);
   });
 
-  it('a task that completes with an isError result is passed through: the model reads the tool error', async () => {
+  it('a task that completes with an isError result ([E15]) is passed through: the model reads the tool error', async () => {
     const tools = await taskTools(rig.tasks);
     const model = toolCallingModel({ toolName: 'flaky', input: { reason: 'disk full' } });
     const run = await streamAgent(model, tools);
@@ -145,7 +145,7 @@ describe('task tools against the scripted extension server over Streamable HTTP'
     while (cleanups.length > 0) await cleanups.pop()?.();
   });
 
-  it('a task that ends failed with a JSON-RPC error is a tool error with the server message', async () => {
+  it('a task that ends failed with a JSON-RPC error ([E15]) is a tool error with the server message', async () => {
     const server = new ExtServer({ tools: fixtureTools(), pollIntervalMs: 20 });
     const endpoint = await startExtHttpServer(server);
     cleanups.push(() => endpoint.close());

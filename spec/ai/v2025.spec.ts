@@ -97,7 +97,7 @@ describe.each([
     ]);
   });
 
-  it('streamText: preliminary results arrive in order (status, message, progress), then the final result, which the next step gets', async () => {
+  it('streamText: preliminary results arrive in order (status, message, progress for the whole task, [R35]), then the final result, which the next step gets', async () => {
     const tools = await taskTools(rig.tasks);
     const model = toolCallingModel({ toolName: 'analyze', input: { id: 3, steps: 3, stepMs: 60 } });
     const run = await streamAgent(model, tools);
@@ -141,7 +141,7 @@ describe.each([
     expect(model.doStreamCalls).toHaveLength(1);
   });
 
-  it('a failed task is a tool error carrying the server message, and the model reads that message', async () => {
+  it('a failed task (an isError result ends it failed, [V18]) is a tool error carrying the server message, and the model reads that message', async () => {
     const tools = await taskTools(rig.tasks);
     const model = toolCallingModel({ toolName: 'flaky', input: { afterMs: 30, reason: 'quota exceeded' } });
     const run = await streamAgent(model, tools);
