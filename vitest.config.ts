@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
  * spec/wire, spec/ext, spec/ext-server and spec/ai/ext pick their SDKs themselves (the tasks
  * extension needs SDK v2); spec/cli drives the CLI; spec-rules and bench-smoke read files or run
  * the benchmark contenders; lint-rules lints probe sources; spec/ai/model-output maps outputs
- * without a server. The other spec/ai suites (AI SDK tools on the 2025-11-25 wire) run per SDK.
+ * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai
+ * suites (AI SDK tools on the 2025-11-25 wire) run per SDK.
  */
 const SDK_FREE = [
   'spec/spec-rules.spec.ts',
@@ -19,6 +20,7 @@ const SDK_FREE = [
   'spec/ext/**/*.spec.ts',
   'spec/ai/ext.spec.ts',
   'spec/ai/model-output.spec.ts',
+  'spec/ai/comparison.spec.ts',
 ];
 
 /**
