@@ -71,29 +71,39 @@ const noImportCycles = {
 };
 
 /**
- * A local rule for lib/cli/: the CLI uses the library through its public entry point
- * (lib/index.ts) only. Every relative import, re-export and `import()` is resolved against the
- * importing file, so the check holds at any depth (lib/cli/x.ts and lib/cli/commands/x.ts alike,
- * which glob patterns on the specifier, such as '../engine/**', do not).
+ * The integrations built on the library, each in its own folder lib/<name>/ (with, for a subpath
+ * export, an entry file lib/<name>.ts): the CLI and the Vercel AI SDK tools. They use the library
+ * through its public entry point only, and the library never imports them.
+ */
+const INTEGRATIONS = ['cli', 'ai'];
+
+/**
+ * A local rule for the integrations: each uses the library through its public entry point
+ * (lib/index.ts) only, besides its own folder (and its entry file). Every relative import,
+ * re-export and `import()` is resolved against the importing file, so the check holds at any
+ * depth (lib/cli/x.ts and lib/cli/commands/x.ts alike, which glob patterns on the specifier, such
+ * as '../engine/**', do not).
  */
 const LIB = resolve(import.meta.dirname, 'lib');
-const CLI = resolve(LIB, 'cli');
 const ENTRY = resolve(LIB, 'index.ts');
 const publicEntryOnly = {
   meta: {
     type: 'problem',
     schema: [],
-    messages: { entry: "The CLI uses the public entry point (lib/index.ts) only, not lib/{{target}}." },
+    messages: { entry: "lib/{{integration}} uses the public entry point (lib/index.ts) only, not lib/{{target}}." },
   },
   create(context) {
+    // The integration the linted file belongs to: lib/<name>/… or its entry file lib/<name>.ts.
+    const integration = relative(LIB, context.filename).split(sep)[0].replace(/\.ts$/, '');
+    const own = resolve(LIB, integration);
     const check = (node) => {
       const source = node?.source;
       if (source?.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
       const target = resolve(dirname(context.filename), source.value.replace(/\.js$/, '.ts'));
       const inLib = target === LIB || target.startsWith(LIB + sep);
-      const inCli = target === CLI || target.startsWith(CLI + sep);
-      if (inLib && !inCli && target !== ENTRY) {
-        context.report({ node: source, messageId: 'entry', data: { target: relative(LIB, target).split(sep).join('/') } });
+      const inOwn = target === own || target === `${own}.ts` || target.startsWith(own + sep);
+      if (inLib && !inOwn && target !== ENTRY) {
+        context.report({ node: source, messageId: 'entry', data: { integration, target: relative(LIB, target).split(sep).join('/') } });
       }
     };
     return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
@@ -139,17 +149,26 @@ export default tseslint.config(
     ['**/facade/**', '**/port/**', '**/cli/**', '**/wire/v2025/**', '**/wire/ext/**', '**/wire/resolve*', '**/wire/decode*', '**/wire/errors*'],
     'The engine sees only the neutral seam (wire/wire.ts): no wire internals, no port, no facade.',
   ),
-  layer(['lib/facade/**/*.ts', 'lib/index.ts', 'lib/internal.ts'], ['**/cli/**'], 'The library never imports the CLI.'),
+  layer(
+    ['lib/facade/**/*.ts', 'lib/index.ts', 'lib/internal.ts'],
+    INTEGRATIONS.flatMap((name) => [`**/${name}/**`, `**/${name}.js`]),
+    'The library never imports an integration (the CLI, the AI SDK tools).',
+  ),
   layer(
     ['lib/receiver/**/*.ts'],
     ['**/facade/**', '!**/facade/api.js', '**/engine/**', '!**/engine/scheduler.js', '**/wire/**', '**/cli/**'],
     'The receiver sits on the port: no wire, no engine but its scheduler, no facade but the public types (facade/api.ts).',
   ),
   {
-    // The CLI may use an SDK (its transports) but of the library only the public entry point.
-    files: ['lib/cli/**/*.ts'],
+    // Of the library, the integrations use only the public entry point.
+    files: INTEGRATIONS.flatMap((name) => [`lib/${name}/**/*.ts`, `lib/${name}.ts`]),
     plugins: { 'mcp-task-client': localRules },
-    rules: { 'no-restricted-imports': 'off', 'mcp-task-client/public-entry-only': 'error' },
+    rules: { 'mcp-task-client/public-entry-only': 'error' },
+  },
+  {
+    // The CLI may also use an SDK (its transports); the other integrations may not.
+    files: ['lib/cli/**/*.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['spec/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'],

@@ -2,9 +2,11 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Suites that do not depend on the client SDK under test: they run once (project `sdk-free`).
- * spec/wire, spec/ext and spec/ext-server pick their SDKs themselves (the tasks extension needs
- * SDK v2); spec/cli drives the CLI; spec-rules and bench-smoke read files or run the benchmark
- * contenders; lint-rules lints probe sources.
+ * spec/wire, spec/ext, spec/ext-server and spec/ai/ext pick their SDKs themselves (the tasks
+ * extension needs SDK v2); spec/cli drives the CLI; spec-rules and bench-smoke read files or run
+ * the benchmark contenders; lint-rules lints probe sources; spec/ai/model-output maps outputs
+ * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai
+ * suites (AI SDK tools on the 2025-11-25 wire) run per SDK.
  */
 const SDK_FREE = [
   'spec/spec-rules.spec.ts',
@@ -16,6 +18,9 @@ const SDK_FREE = [
   'spec/cli/**/*.spec.ts',
   'spec/wire/**/*.spec.ts',
   'spec/ext/**/*.spec.ts',
+  'spec/ai/ext.spec.ts',
+  'spec/ai/model-output.spec.ts',
+  'spec/ai/comparison.spec.ts',
 ];
 
 /**

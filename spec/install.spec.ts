@@ -1,6 +1,6 @@
 /**
  * The library in a host's shoes: it loads with only one of the two SDKs installed (issue 11: the
- * root entry point loads neither eagerly), and it classifies errors by their JSON-RPC code, so an
+ * root entry point loads neither eagerly), and without the optional peer `ai`, and it classifies errors by their JSON-RPC code, so an
  * SDK client from the SDK's CommonJS build beside this ESM library works (reliability review,
  * item 15: two copies of every SDK error class then exist).
  */
@@ -32,6 +32,22 @@ describe('one SDK installed', () => {
       expect(stdout).toContain(`ok hidden=${hidden} wire=2025-11-25 text=done`);
     });
   }
+});
+
+describe('without the optional peer `ai`', () => {
+  it('the root entry point loads (it never imports mcp-task-client/ai); mcp-task-client/ai says ai is missing', async () => {
+    const probe = [
+      "const root = await import('./lib/index.ts');",
+      "console.log('root', typeof root.TaskClient);",
+      "await import('./lib/ai.ts').then(() => console.log('ai loaded'), (error) => console.log('ai', error.code, error.message.split(' imported')[0]));",
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', '--input-type=module', '-e', probe], {
+      cwd: root,
+      env: { ...process.env, HIDE_PACKAGE: 'ai' },
+      timeout: 30_000,
+    });
+    expect(stdout).toBe("root function\nai ERR_MODULE_NOT_FOUND Cannot find package 'ai'\n");
+  });
 });
 
 /** Runs `mcp-task tools` with a package hidden (spec/fixtures/hide-sdk.ts); its failure, or undefined if it succeeded. */

@@ -54,6 +54,24 @@ describe('eslint import rules hold at every depth', () => {
     expect(broken('lib/cli/probe.ts', importing('./commands/call.js'))).toEqual([]);
   });
 
+  it('the AI SDK tools (lib/ai/, lib/ai.ts) reach the library through lib/index.ts only, may import ai, no MCP SDK', () => {
+    const rule = 'mcp-task-client/public-entry-only';
+    for (const inside of ['engine/engine.js', 'facade/client.js', 'wire/wire.js', 'port/open.js', 'util/abort.js', 'errors.js', 'types.js', 'internal.js', 'cli/target.js']) {
+      expect(broken('lib/ai/probe.ts', importing(`../${inside}`)), `lib/ai/probe.ts importing ../${inside}`).toEqual([rule]);
+      expect(broken('lib/ai.ts', importing(`./${inside}`)), `lib/ai.ts importing ./${inside}`).toEqual([rule]);
+    }
+    expect(broken('lib/ai/probe.ts', importing('../index.js'))).toEqual([]);
+    expect(broken('lib/ai/probe.ts', importing('./tools.js'))).toEqual([]);
+    expect(broken('lib/ai.ts', importing('./ai/tools.js'))).toEqual([]);
+    expect(broken('lib/ai/probe.ts', importing('ai'))).toEqual([]);
+    expect(broken('lib/ai/probe.ts', importing('@modelcontextprotocol/sdk/client/index.js'))).toEqual(['no-restricted-imports']);
+    expect(broken('lib/ai/probe.ts', importing('@modelcontextprotocol/client'))).toEqual(['no-restricted-imports']);
+    // The CLI is an integration of its own: lib/ai is not its to import, nor the library's.
+    expect(broken('lib/cli/probe.ts', importing('../ai/tools.js'))).toEqual([rule]);
+    expect(broken('lib/index.ts', importing('./ai.js'))).toEqual(['no-restricted-imports']);
+    expect(broken('lib/facade/probe.ts', importing('../ai/tools.js'))).toEqual(['no-restricted-imports']);
+  });
+
   it('the layer rules flag an upward import at depth 1 and 2 alike', () => {
     const cases: Array<[file: string, specifier: string]> = [
       ['lib/util/probe.ts', '../facade/api.js'],

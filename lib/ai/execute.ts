@@ -1,0 +1,147 @@
+/**
+ * The `execute` of a task tool: one `callToolAsTask` per AI SDK tool call, its status changes
+ * and progress notifications yielded as preliminary results, then the final result as the last
+ * value (the AI SDK takes the last yielded value as the tool's result).
+ */
+import type { ToolExecutionOptions } from 'ai';
+import {
+  TaskFailedError,
+  type CallToolAsTaskOptions,
+  type CallToolResult,
+  type Task,
+  type TaskClient,
+  type TaskHandle,
+  type TaskProgress,
+} from '../index.js';
+import { Feed } from './feed.js';
+import type { TaskToolInputContext, TaskToolOptions, TaskToolOutput, TaskToolResult, TaskToolStatus } from './types.js';
+
+/** What one tool of the set calls: the server's name, the model's name, and its options. */
+export interface ToolCallPlan {
+  /** The server's name of the tool. */
+  readonly serverName: string;
+  /** The tool set's key. */
+  readonly aiName: string;
+  /** Its options (the set's, with its own override on top). */
+  readonly options: TaskToolOptions;
+}
+
+/** One thing that happened to the call: a snapshot or a progress notification. */
+type Happening = { readonly task: Task } | { readonly progress: TaskProgress };
+
+/** The call's options for `callToolAsTask`: the plan's, the AI SDK's signal, and the feed. */
+function callOptions(plan: ToolCallPlan, execution: ToolExecutionOptions<unknown>, feed: Feed<Happening>): CallToolAsTaskOptions {
+  const { options } = plan;
+  const extend = <C>(context: C): C & Pick<TaskToolInputContext, 'toolCallId' | 'aiToolName'> => ({
+    ...context,
+    toolCallId: execution.toolCallId,
+    aiToolName: plan.aiName,
+  });
+  const { onElicitation, onSampling } = options;
+  return {
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
+    ...(options.requireTask === undefined ? {} : { requireTask: options.requireTask }),
+    ...(options.cancelOnAbort === undefined ? {} : { cancelOnAbort: options.cancelOnAbort }),
+    ...(options.cancelOnTimeout === undefined ? {} : { cancelOnTimeout: options.cancelOnTimeout }),
+    ...(execution.abortSignal === undefined ? {} : { signal: execution.abortSignal }),
+    // A progress token lives as long as the task on 2025-11-25 ([R35]); the extension sends none ([E10]).
+    ...(options.progress === false ? {} : { onProgress: (progress: TaskProgress) => feed.push({ progress }) }),
+    ...(onElicitation === undefined ? {} : { onElicitation: (params, context) => onElicitation(params, extend(context)) }),
+    ...(onSampling === undefined ? {} : { onSampling: (params, context) => onSampling(params, extend(context)) }),
+  };
+}
+
+/** The final output of a tool result. */
+function resultOutput(result: CallToolResult): TaskToolResult {
+  return {
+    type: 'result',
+    content: Array.isArray(result.content) ? result.content : [],
+    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    ...(result.isError === true ? { isError: true as const } : {}),
+  };
+}
+
+/**
+ * The tool's result. A task that ended `failed` throws its `TaskFailedError` (the AI SDK makes a
+ * `tool-error` of it, with the server's message): on 2025-11-25 that includes a tool result with
+ * `isError` ([V18]). A result that only reports a tool error (`isError` on a plain call, or on a
+ * task the server marked `completed`, as the tasks extension does, [E15]) is the final output,
+ * for the model to read.
+ */
+async function finalOutput(handle: TaskHandle): Promise<TaskToolResult> {
+  try {
+    return resultOutput(await handle.result());
+  } catch (error) {
+    if (error instanceof TaskFailedError && error.result !== undefined && error.task?.status !== 'failed') return resultOutput(error.result);
+    throw error;
+  }
+}
+
+/** Whether two statuses would look the same to a UI. */
+function same(a: TaskToolStatus | undefined, b: TaskToolStatus): boolean {
+  return (
+    a !== undefined &&
+    a.status === b.status &&
+    a.statusMessage === b.statusMessage &&
+    a.progress?.progress === b.progress?.progress &&
+    a.progress?.total === b.progress?.total &&
+    a.progress?.message === b.progress?.message
+  );
+}
+
+/**
+ * Runs one AI SDK tool call as a task. Yields a {@link TaskToolStatus} for each change (status,
+ * status message or progress; repeats are skipped), then the {@link TaskToolResult}. The AI SDK's
+ * `abortSignal` is the call's signal: aborting cancels the remote task (`cancelOnAbort`). When the
+ * AI SDK stops reading before the end, the task is cancelled too (left running with
+ * `cancelOnAbort: false`).
+ */
+export async function* executeTaskTool(
+  tasks: TaskClient,
+  plan: ToolCallPlan,
+  input: unknown,
+  execution: ToolExecutionOptions<unknown>,
+): AsyncGenerator<TaskToolOutput, void, undefined> {
+  const feed = new Feed<Happening>();
+  const args = input === undefined || input === null ? {} : (input as Record<string, unknown>);
+  const handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed));
+  // The snapshot the call returned, then every change; the feed ends once the result settles.
+  if (handle.task !== undefined) feed.push({ task: handle.task });
+  const off = handle.on('status', (_metrics, task) => feed.push({ task }));
+  const ended = handle.result().then(
+    () => feed.end(),
+    () => feed.end(),
+  );
+  let finished = false;
+  try {
+    let last: TaskToolStatus | undefined;
+    let task: Task | undefined;
+    let progress: TaskProgress | undefined;
+    for await (const happening of feed.drain()) {
+      if ('task' in happening) task = happening.task;
+      else progress = happening.progress;
+      const status: TaskToolStatus = {
+        type: 'status',
+        status: task?.status ?? 'working',
+        ...(task?.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+        ...(progress === undefined ? {} : { progress }),
+      };
+      if (same(last, status)) continue;
+      last = status;
+      yield status;
+    }
+    await ended;
+    const output = await finalOutput(handle);
+    finished = true;
+    yield output;
+  } finally {
+    off();
+    feed.end();
+    // The reader left before the end (the loop was stopped): nobody will read this task's result.
+    if (!finished && !handle.settled) {
+      if (plan.options.cancelOnAbort === false) handle.detach();
+      else await handle.dispose();
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * What the model sees of a task tool's output (its `toModelOutput`): the final result's content
+ * blocks, never the status snapshots. Text stays text; images and audio become files the provider
+ * can pass on; resources become their text, or a file for binary contents; a link is described in
+ * text. A result that reports a tool error (`isError`) is marked as an error where it is all text,
+ * so providers that flag tool errors (Anthropic's `is_error`) do.
+ */
+import type { JSONValue, Tool } from 'ai';
+import type { ContentBlock } from '../index.js';
+import type { TaskToolOutput } from './types.js';
+
+/** What a tool's `toModelOutput` returns (the AI SDK does not export the type by name). */
+export type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
+
+/** The content form of a model output, one part per block. */
+type ContentParts = Extract<ModelOutput, { type: 'content' }>['value'];
+
+/** `value` as plain JSON (what came off the wire is JSON already; anything else is made so). */
+function json(value: unknown): JSONValue {
+  try {
+    return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JSONValue);
+  } catch {
+    return String(value);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The model's view of one content block. */
+function partOf(block: ContentBlock): ContentParts[number] {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+    case 'audio':
+      return { type: 'file', mediaType: block.mimeType, data: { type: 'data', data: block.data } };
+    case 'resource': {
+      const { resource } = block;
+      if (typeof resource.text === 'string') return { type: 'text', text: resource.text };
+      if (typeof resource.blob === 'string') {
+        return { type: 'file', mediaType: resource.mimeType ?? 'application/octet-stream', data: { type: 'data', data: resource.blob } };
+      }
+      return { type: 'text', text: JSON.stringify(block) };
+    }
+    default:
+      // A resource link (or a block type newer than this library): described as JSON.
+      return { type: 'text', text: JSON.stringify(block) };
+  }
+}
+
+/**
+ * The model output of a task tool's final output. A status reaches here only when a conversation
+ * was saved before the tool finished (a UI message whose last output was preliminary): the model
+ * is told the task had not finished.
+ */
+export function toModelOutput(output: unknown): ModelOutput {
+  if (!isObject(output) || (output.type !== 'result' && output.type !== 'status')) return { type: 'json', value: json(output) };
+  const value = output as unknown as TaskToolOutput;
+  if (value.type === 'status') {
+    const message = value.statusMessage === undefined ? '' : ` (${value.statusMessage})`;
+    return { type: 'text', value: `The task had not finished: it was last seen ${value.status}${message}, without a result.` };
+  }
+  const blocks: readonly ContentBlock[] = Array.isArray(value.content) ? value.content : [];
+  if (value.isError === true) {
+    if (blocks.every((block) => block.type === 'text')) {
+      const text = blocks.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+      if (text !== '') return { type: 'error-text', value: text };
+      if (value.structuredContent !== undefined) return { type: 'error-json', value: json(value.structuredContent) };
+      return { type: 'error-text', value: 'The tool reported an error without a message.' };
+    }
+    return { type: 'content', value: blocks.map(partOf) };
+  }
+  if (blocks.length === 0) {
+    return value.structuredContent === undefined ? { type: 'text', value: '' } : { type: 'json', value: json(value.structuredContent) };
+  }
+  return { type: 'content', value: blocks.map(partOf) };
+}

@@ -1,0 +1,122 @@
+/**
+ * `taskTools` and `taskTool`: a TaskClient's tools as Vercel AI SDK tools, each call run through
+ * `callToolAsTask`.
+ */
+import { dynamicTool, jsonSchema, type JSONSchema7, type Tool } from 'ai';
+import { TaskOptionError, type TaskClient } from '../index.js';
+import { executeTaskTool, type ToolCallPlan } from './execute.js';
+import { toolDefinitions, type ToolDefinition } from './listing.js';
+import { toModelOutput } from './model-output.js';
+import type { TaskToolOptions, TaskToolOutput, TaskToolOverride, TaskToolsOptions } from './types.js';
+
+/**
+ * An AI SDK tool made from an MCP tool: a dynamic tool (its schema is known at run time) whose
+ * input is the tool's arguments and whose outputs are {@link TaskToolOutput}s.
+ */
+export type TaskTool = Tool<Record<string, unknown>, TaskToolOutput>;
+
+/** A tool set of task tools, keyed by the name the model calls each tool by. */
+export type TaskToolSet = Record<string, TaskTool>;
+
+/** The AI SDK tool for one definition. */
+function makeTool(tasks: TaskClient, definition: ToolDefinition, plan: ToolCallPlan): TaskTool {
+  const description = plan.options.description ?? definition.description;
+  const made = dynamicTool({
+    ...(description === undefined ? {} : { description }),
+    inputSchema: jsonSchema(definition.inputSchema as JSONSchema7),
+    metadata: {
+      source: 'mcp-task-client',
+      toolName: definition.name,
+      taskSupport: definition.taskSupport,
+      ...(definition.title === undefined ? {} : { title: definition.title }),
+    },
+    execute: (input, execution) => executeTaskTool(tasks, plan, input, execution),
+    toModelOutput: ({ output }) => toModelOutput(output),
+  });
+  return made as TaskTool;
+}
+
+/** The option keys of a tool's own options (everything but the set-level selection options). */
+function toolOptions(options: TaskToolsOptions, override: TaskToolOverride | undefined): TaskToolOptions {
+  const { include: _i, exclude: _e, tasksOnly: _t, prefix: _p, tools: _o, ...shared } = options;
+  if (override === undefined) return shared;
+  const { name: _n, ...own } = override;
+  const merged: Record<string, unknown> = { ...shared };
+  for (const [key, value] of Object.entries(own)) if (value !== undefined) merged[key] = value;
+  return merged;
+}
+
+function check(condition: boolean, option: string, message: string): void {
+  if (!condition) throw new TaskOptionError(message, { option });
+}
+
+/** The set's options, checked before anything is listed. */
+function checkOptions(options: TaskToolsOptions): void {
+  check(typeof options === 'object' && options !== null, 'options', 'taskTools options must be an object');
+  for (const key of ['include', 'exclude'] as const) {
+    const names = options[key];
+    check(names === undefined || (Array.isArray(names) && names.every((name) => typeof name === 'string')), key, `${key} must be an array of tool names`);
+  }
+  check(options.prefix === undefined || typeof options.prefix === 'string', 'prefix', 'prefix must be a string');
+  check(options.tools === undefined || (typeof options.tools === 'object' && options.tools !== null), 'tools', 'tools must be an object of per-tool options');
+}
+
+/** Names in `names` that the server does not list. */
+function unknownNames(names: Iterable<string>, listed: ReadonlySet<string>): string[] {
+  return [...names].filter((name) => !listed.has(name));
+}
+
+/**
+ * The server's tools as an AI SDK tool set (`streamText({ tools })`, `generateText`, an `Agent`).
+ * Each tool's `execute` calls the tool with `callToolAsTask`: as a task when the server and the
+ * tool allow it, as a plain call otherwise. While a task runs, its status changes and progress are
+ * yielded as preliminary results ({@link TaskToolStatus}: the UI sees them, the model does not);
+ * the final result is the tool's content ({@link TaskToolResult}), which is what the model sees.
+ * The AI SDK's `abortSignal` cancels the remote task; `timeoutMs` bounds each call. A task that
+ * ends `failed` throws its `TaskFailedError` (the AI SDK reports it as a `tool-error`, and the
+ * model reads the server's message); a result with `isError` is passed to the model as the tool
+ * wrote it. Input a task asks for (`input_required`) is answered by `onElicitation` /
+ * `onSampling` here, or else by the TaskClient's callbacks.
+ *
+ * The list is read once, now (every page of `tools/list`): call again after the server's tools
+ * change.
+ * @throws TaskOptionError for invalid options, for `include` or `tools` entries that name a tool the
+ *   server does not list, and when two tools would get the same name.
+ * @throws TaskRpcError, TaskProtocolError, TaskClosedError when the tools cannot be listed.
+ */
+export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {}): Promise<TaskToolSet> {
+  checkOptions(options);
+  const definitions = await toolDefinitions(tasks);
+  const listed = new Set(definitions.map((definition) => definition.name));
+  const overrides = options.tools ?? {};
+  const strangers = unknownNames([...(options.include ?? []), ...Object.keys(overrides)], listed);
+  check(strangers.length === 0, options.include !== undefined && unknownNames(options.include, listed).length > 0 ? 'include' : 'tools', `The server lists no tool named ${strangers.map((name) => JSON.stringify(name)).join(', ')}`);
+  const include = options.include === undefined ? undefined : new Set(options.include);
+  const exclude = new Set(options.exclude ?? []);
+  const set: TaskToolSet = {};
+  const from = new Map<string, string>();
+  for (const definition of definitions) {
+    if (include !== undefined && !include.has(definition.name)) continue;
+    if (exclude.has(definition.name)) continue;
+    if (options.tasksOnly === true && definition.taskSupport === 'forbidden') continue;
+    const override = Object.hasOwn(overrides, definition.name) ? overrides[definition.name] : undefined;
+    const aiName = override?.name ?? `${options.prefix ?? ''}${definition.name}`;
+    const clash = from.get(aiName);
+    check(clash === undefined, 'tools', `Tools ${JSON.stringify(clash)} and ${JSON.stringify(definition.name)} would both be named ${JSON.stringify(aiName)}`);
+    from.set(aiName, definition.name);
+    set[aiName] = makeTool(tasks, definition, { serverName: definition.name, aiName, options: toolOptions(options, override) });
+  }
+  return set;
+}
+
+/**
+ * One of the server's tools as an AI SDK tool, like one entry of {@link taskTools}.
+ * @throws TaskOptionError when the server lists no tool named `name`.
+ * @throws TaskRpcError, TaskProtocolError, TaskClosedError when the tools cannot be listed.
+ */
+export async function taskTool(tasks: TaskClient, name: string, options: TaskToolOptions = {}): Promise<TaskTool> {
+  check(typeof name === 'string' && name !== '', 'name', 'taskTool needs the name of a tool');
+  const definition = (await toolDefinitions(tasks)).find((candidate) => candidate.name === name);
+  if (definition === undefined) throw new TaskOptionError(`The server lists no tool named ${JSON.stringify(name)}`, { option: 'name' });
+  return makeTool(tasks, definition, { serverName: name, aiName: name, options: toolOptions(options, undefined) });
+}

@@ -1,0 +1,165 @@
+/**
+ * Task tools in a real AI SDK agent loop on the 2026-07-28 tasks extension wire
+ * (`io.modelcontextprotocol/tasks`), which needs SDK v2 (this suite picks it itself: it is in the
+ * sdk-free list of vitest.config.ts). Against the extension example server (examples/ext-server.ts)
+ * spawned over stdio and served over Streamable HTTP on 127.0.0.1, both recording what they
+ * receive (spec/ai/ext-example-host.ts); and against the scripted extension server for a task that
+ * ends `failed` with a JSON-RPC error, which the example server has no tool for.
+ */
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { taskTools, type TaskToolInputContext } from '../../lib/ai.js';
+import { TaskClient, TaskFailedError } from '../../lib/index.js';
+import { until } from '../helpers.js';
+import { ExtServer, fixtureTools, startExtHttpServer } from '../support/ext-server/index.js';
+import { inOrder, statusesOf, streamAgent } from './agent.js';
+import { startExtExampleHttp } from './ext-example-host.js';
+import { toolCallingModel, toolResultsIn } from './model.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const host = fileURLToPath(new URL('./ext-example-host.ts', import.meta.url));
+const OPTIONS = { sdk: 'v2', capabilities: { elicitation: {} }, minPollIntervalMs: 20 } as const;
+
+/** A TaskClient on the extension example server, and the methods the server received. */
+interface Rig {
+  readonly tasks: TaskClient;
+  received(): string[];
+  close(): Promise<void>;
+}
+
+async function stdioRig(): Promise<Rig> {
+  const dir = mkdtempSync(join(tmpdir(), 'ai-ext-'));
+  const log = join(dir, 'received.log');
+  const env = { ...process.env, EXT_STEP_MS: '100', EXT_LOG: log } as Record<string, string>;
+  const tasks = await TaskClient.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', host], cwd: root, env, stderr: 'ignore' }), OPTIONS);
+  return {
+    tasks,
+    received: () => {
+      try {
+        return readFileSync(log, 'utf8').split('\n').filter((line) => line !== '');
+      } catch {
+        return [];
+      }
+    },
+    close: async () => {
+      await tasks.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function httpRig(): Promise<Rig> {
+  const server = await startExtExampleHttp({ stepMs: 100 });
+  const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(server.url), OPTIONS);
+  return {
+    tasks,
+    received: () => server.received.flatMap((message) => (typeof message.method === 'string' && message.id !== undefined ? [message.method] : [])),
+    close: async () => {
+      await tasks.close();
+      await server.close();
+    },
+  };
+}
+
+const text = (value: string) => ({ type: 'text', text: value });
+
+describe.each([
+  ['stdio', stdioRig],
+  ['Streamable HTTP', httpRig],
+] as const)('task tools against the extension example server over %s', (_transport, makeRig) => {
+  let rig: Rig;
+  beforeAll(async () => {
+    rig = await makeRig();
+    expect(rig.tasks.wire).toBe('io.modelcontextprotocol/tasks');
+  });
+  afterAll(async () => {
+    await rig.close();
+  });
+
+  it('streams the statuses in order, input_required answered by onElicitation, and the model gets the final result', async () => {
+    const asked: TaskToolInputContext[] = [];
+    const tools = await taskTools(rig.tasks, {
+      onElicitation: (_params, context) => {
+        asked.push(context);
+        return { action: 'accept', content: { depth: 'full' } };
+      },
+    });
+    expect(tools.analyze?.metadata).toMatchObject({ source: 'mcp-task-client', toolName: 'analyze', taskSupport: 'server-decides' });
+    const model = toolCallingModel({ toolName: 'analyze', input: { id: 7 } });
+    const run = await streamAgent(model, tools);
+    const statuses = statusesOf(run.preliminary);
+    expect(statuses[0]).toEqual({ type: 'status', status: 'working', statusMessage: 'queued analysis of dataset 7' });
+    const seen = statuses.map((s) => `${s.status}: ${s.statusMessage ?? ''}`);
+    expect(inOrder(seen, ['working: queued analysis of dataset 7', 'input_required: waiting for your choice of report depth', 'working: writing the report'])).toBe(true);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ toolCallId: 'call-1', aiToolName: 'analyze', toolName: 'analyze', delivery: 'task-update' });
+    const final = { type: 'result', content: [text('analysis of dataset 7: full report ready')], structuredContent: { id: 7, depth: 'full' } };
+    expect(run.results.get('call-1')).toEqual(final);
+    expect(toolResultsIn(model, 1)).toEqual([
+      { toolCallId: 'call-1', toolName: 'analyze', output: { type: 'content', value: [text('analysis of dataset 7: full report ready')] } },
+    ]);
+  });
+
+  it('a task that completes with an isError result ([E15]) is passed through: the model reads the tool error', async () => {
+    const tools = await taskTools(rig.tasks);
+    const model = toolCallingModel({ toolName: 'flaky', input: { reason: 'disk full' } });
+    const run = await streamAgent(model, tools);
+    expect(run.errors.size).toBe(0);
+    expect(statusesOf(run.preliminary)[0]).toEqual({ type: 'status', status: 'working', statusMessage: 'trying' });
+    expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('disk full')], isError: true });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full' });
+  });
+
+  it('aborting the stream cancels the remote task: the server received tasks/cancel', async () => {
+    const tools = await taskTools(rig.tasks);
+    const before = rig.received().filter((method) => method === 'tasks/cancel').length;
+    const model = toolCallingModel({ toolName: 'analyze', input: { id: 9 } });
+    const abort = new AbortController();
+    const run = await streamAgent(model, tools, {
+      abortSignal: abort.signal,
+      onPreliminary: () => abort.abort(),
+    });
+    expect(run.aborted).toBe(true);
+    expect(run.results.size).toBe(0);
+    await until(() => rig.received().filter((method) => method === 'tasks/cancel').length === before + 1, 5_000, 'tasks/cancel');
+    await until(() => rig.tasks.active === 0, 5_000, 'the task to settle');
+  });
+
+  it('a plain tool (never a task) runs as a plain call', async () => {
+    const tools = await taskTools(rig.tasks);
+    const model = toolCallingModel({ toolName: 'echo', input: { text: 'plain' } });
+    const run = await streamAgent(model, tools);
+    expect(statusesOf(run.preliminary)).toEqual([]);
+    expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('plain')] });
+  });
+});
+
+describe('task tools against the scripted extension server over Streamable HTTP', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    while (cleanups.length > 0) await cleanups.pop()?.();
+  });
+
+  it('a task that ends failed with a JSON-RPC error ([E15]) is a tool error with the server message', async () => {
+    const server = new ExtServer({ tools: fixtureTools(), pollIntervalMs: 20 });
+    const endpoint = await startExtHttpServer(server);
+    cleanups.push(() => endpoint.close());
+    const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(endpoint.url), OPTIONS);
+    cleanups.push(() => tasks.close());
+    const tools = await taskTools(tasks, { include: ['protocol_error_job'] });
+    expect(Object.keys(tools)).toEqual(['protocol_error_job']);
+    const model = toolCallingModel({ toolName: 'protocol_error_job', input: {} });
+    const run = await streamAgent(model, tools);
+    const error = run.errors.get('call-1');
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect((error as TaskFailedError).rpcError).toMatchObject({ message: 'Worker crashed' });
+    expect((error as TaskFailedError).message).toBe('Tool "protocol_error_job" failed: Worker crashed');
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'TaskFailedError: Tool "protocol_error_job" failed: Worker crashed' });
+    expect(server.count('tasks/get')).toBeGreaterThan(0);
+  });
+});

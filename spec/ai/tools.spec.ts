@@ -1,0 +1,226 @@
+/**
+ * `taskTools` and `taskTool` in process, against the example server (and a small `McpServer` for
+ * a plain tool that reports an error): the listing and its options, what a tool's `execute`
+ * yields when the AI SDK stops reading it early, sampling through the tools' callback, `isError`
+ * results, and the round trip of a saved UI message through `convertToModelMessages`. Runs once
+ * per SDK major of the client.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { asSchema, convertToModelMessages, generateText, isStepCount, type ToolExecutionOptions, type UIMessage } from 'ai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { taskTool, taskTools, type TaskToolOutput, type TaskToolInputContext, type TaskTool } from '../../lib/ai.js';
+import { TaskClient, TaskOptionError, TaskProtocolError } from '../../lib/index.js';
+import { connectPair, exampleServerPair, rejection, within } from '../helpers.js';
+import { statusesOf, streamAgent } from './agent.js';
+import { toolCallingModel, toolResultsIn } from './model.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+const text = (value: string) => ({ type: 'text', text: value });
+
+/** The example server in process, its TaskClient, and the task ids it saw cancelled. */
+async function rig(clientCapabilities: Record<string, object> = {}) {
+  const cancelled: string[] = [];
+  const pair = await exampleServerPair({ pollInterval: 50, onCancel: (taskId) => cancelled.push(taskId) }, { capabilities: clientCapabilities });
+  const tasks = new TaskClient(pair.client);
+  cleanups.push(async () => {
+    await tasks.close();
+    await pair.close();
+  });
+  return { pair, tasks, cancelled, store: pair.store };
+}
+
+/** Runs a tool's `execute` as the AI SDK does, outside an agent loop. */
+function execute(tool: TaskTool, input: Record<string, unknown>, toolCallId = 'call-x'): AsyncIterator<TaskToolOutput> {
+  const options: ToolExecutionOptions<unknown> = { toolCallId, messages: [], context: undefined };
+  const result = tool.execute?.(input, options as never);
+  if (result === undefined || !(Symbol.asyncIterator in Object(result))) throw new Error('execute did not return an async iterable');
+  return (result as AsyncIterable<TaskToolOutput>)[Symbol.asyncIterator]();
+}
+
+describe('the tool set', () => {
+  it("has every tool the server lists, with its description, JSON Schema and task support in metadata", async () => {
+    const { tasks } = await rig();
+    const tools = await taskTools(tasks);
+    expect(Object.keys(tools).sort()).toEqual(['analyze', 'batch', 'confirm_delete', 'echo', 'flaky', 'order', 'summarize']);
+    const analyze = tools.analyze!;
+    expect(analyze.type).toBe('dynamic');
+    expect(analyze.description).toBe('A long analysis that reports each step in its status message.');
+    expect(analyze.metadata).toEqual({ source: 'mcp-task-client', toolName: 'analyze', taskSupport: 'optional', title: 'Analyze' });
+    expect(tools.batch?.metadata).toMatchObject({ taskSupport: 'required' });
+    expect(tools.echo?.metadata).toEqual({ source: 'mcp-task-client', toolName: 'echo', taskSupport: 'forbidden' });
+    const schema = await asSchema(analyze.inputSchema).jsonSchema;
+    expect(schema).toMatchObject({ type: 'object', properties: { id: { type: 'number' }, steps: { type: 'integer', minimum: 1 } } });
+  });
+
+  it('include, exclude, tasksOnly, prefix and per-tool names pick and name the tools', async () => {
+    const { tasks } = await rig();
+    expect(Object.keys(await taskTools(tasks, { include: ['echo', 'analyze'] })).sort()).toEqual(['analyze', 'echo']);
+    expect(Object.keys(await taskTools(tasks, { exclude: ['order', 'summarize', 'confirm_delete'] })).sort()).toEqual(['analyze', 'batch', 'echo', 'flaky']);
+    expect(Object.keys(await taskTools(tasks, { tasksOnly: true }))).not.toContain('echo');
+    const named = await taskTools(tasks, { include: ['analyze', 'echo'], prefix: 'reports_', tools: { analyze: { name: 'analyze_dataset', description: 'Analyse a dataset.' } } });
+    expect(Object.keys(named).sort()).toEqual(['analyze_dataset', 'reports_echo']);
+    expect(named.analyze_dataset?.description).toBe('Analyse a dataset.');
+    expect(named.analyze_dataset?.metadata).toMatchObject({ toolName: 'analyze' });
+    // The model calls the renamed tool; the server's tool runs.
+    const model = toolCallingModel({ toolName: 'analyze_dataset', input: { id: 4, steps: 1, stepMs: 10 } });
+    await generateText({ model, tools: named, prompt: 'go', stopWhen: isStepCount(3) });
+    expect(toolResultsIn(model, 1)[0]).toMatchObject({ toolName: 'analyze_dataset', output: { type: 'content', value: [text('analysis of 4 done in 1 steps')] } });
+  });
+
+  it('refuses options that name tools the server does not list, names that clash, and malformed options, with TaskOptionError', async () => {
+    const { tasks } = await rig();
+    expect(await rejection(taskTools(tasks, { include: ['analyse'] }))).toMatchObject({ name: 'TaskOptionError', option: 'include', message: 'The server lists no tool named "analyse"' });
+    expect(await rejection(taskTools(tasks, { tools: { nope: { timeoutMs: 1 } } }))).toMatchObject({ name: 'TaskOptionError', option: 'tools' });
+    expect(await rejection(taskTools(tasks, { tools: { echo: { name: 'analyze' } } }))).toMatchObject({
+      name: 'TaskOptionError',
+      option: 'tools',
+      message: 'Tools "analyze" and "echo" would both be named "analyze"',
+    });
+    expect(await rejection(taskTools(tasks, { include: 'analyze' as never }))).toBeInstanceOf(TaskOptionError);
+    expect(await rejection(taskTools(tasks, { prefix: 3 as never }))).toMatchObject({ option: 'prefix' });
+    expect(await rejection(taskTool(tasks, 'nope'))).toMatchObject({ name: 'TaskOptionError', option: 'name' });
+  });
+
+  it('taskTool makes one tool, with its own options', async () => {
+    const { tasks, cancelled } = await rig();
+    const analyze = await taskTool(tasks, 'analyze', { timeoutMs: 150 });
+    const model = toolCallingModel({ toolName: 'analyze', input: { steps: 50, stepMs: 50 } });
+    const run = await streamAgent(model, { analyze });
+    expect(run.errors.get('call-1')).toMatchObject({ name: 'TaskTimeoutError', timeoutMs: 150, remoteCancel: 'cancelled' });
+    expect(cancelled).toHaveLength(1);
+  });
+
+  it('a tools/list that is not a list, or that pages in circles, is a TaskProtocolError', async () => {
+    const { pair, tasks } = await rig();
+    const client = pair.client as unknown as { listTools: (params?: { cursor?: string }) => Promise<unknown> };
+    client.listTools = () => Promise.resolve({ tools: 'none' });
+    expect(await rejection(taskTools(tasks))).toBeInstanceOf(TaskProtocolError);
+    client.listTools = () => Promise.resolve({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }], nextCursor: 'again' });
+    expect(await rejection(taskTools(tasks))).toMatchObject({ name: 'TaskProtocolError', method: 'tools/list' });
+  });
+
+  it('reads every page of tools/list, and gives a tool without properties an empty object schema', async () => {
+    const { pair, tasks } = await rig();
+    const client = pair.client as unknown as { listTools: (params?: { cursor?: string }) => Promise<unknown> };
+    const pages: Array<string | undefined> = [];
+    client.listTools = (params) => {
+      pages.push(params?.cursor);
+      return Promise.resolve(
+        params?.cursor === undefined
+          ? { tools: [{ name: 'echo', inputSchema: { type: 'object' } }], nextCursor: 'p2' }
+          : { tools: [{ name: 'analyze', description: 'second page', inputSchema: { type: 'object', properties: { id: { type: 'number' } } } }] },
+      );
+    };
+    const tools = await taskTools(tasks);
+    expect(pages).toEqual([undefined, 'p2']);
+    expect(Object.keys(tools)).toEqual(['echo', 'analyze']);
+    expect(await asSchema(tools.echo!.inputSchema).jsonSchema).toEqual({ type: 'object', properties: {} });
+  });
+});
+
+describe('running a tool', () => {
+  it('a reader that stops early cancels the task; with cancelOnAbort: false the task runs on', async () => {
+    const { tasks, cancelled, store } = await rig();
+    const analyze = await taskTool(tasks, 'analyze');
+    const first = execute(analyze, { steps: 50, stepMs: 50 });
+    expect(await within(first.next())).toEqual({ done: false, value: { type: 'status', status: 'working' } });
+    await within(first.return!(), 5_000);
+    expect(cancelled).toHaveLength(1);
+    expect(tasks.active).toBe(0);
+
+    const kept = await taskTool(tasks, 'analyze', { cancelOnAbort: false });
+    const second = execute(kept, { steps: 50, stepMs: 50 });
+    await within(second.next());
+    await within(second.return!());
+    expect(cancelled).toHaveLength(1);
+    expect(tasks.active).toBe(0);
+    const running = (await store.listTasks()).tasks.filter((task) => task.status === 'working');
+    expect(running).toHaveLength(1);
+  });
+
+  it('an aborted AI SDK signal before the call sends no tools/call', async () => {
+    const { tasks, store } = await rig();
+    const analyze = await taskTool(tasks, 'analyze');
+    const abort = new AbortController();
+    abort.abort(new Error('user left'));
+    const options = { toolCallId: 'c', messages: [], context: undefined, abortSignal: abort.signal } as ToolExecutionOptions<unknown>;
+    const iterator = (analyze.execute!({}, options as never) as AsyncIterable<TaskToolOutput>)[Symbol.asyncIterator]();
+    expect(await rejection(iterator.next())).toMatchObject({ name: 'AbortError' });
+    expect((await store.listTasks()).tasks).toEqual([]);
+  });
+
+  it("sampling is answered by the tools' onSampling, told the tool call", async () => {
+    const { tasks } = await rig({ sampling: {} });
+    const asked: TaskToolInputContext[] = [];
+    const tools = await taskTools(tasks, {
+      include: ['summarize'],
+      onSampling: (_params, context) => {
+        asked.push(context);
+        return { role: 'assistant', content: { type: 'text', text: 'tasks poll' }, model: 'mock' };
+      },
+    });
+    const model = toolCallingModel({ toolName: 'summarize', input: { text: 'long text' }, toolCallId: 'call-s' });
+    const run = await streamAgent(model, tools);
+    expect(asked.map((c) => [c.toolCallId, c.aiToolName, c.toolName])).toEqual([['call-s', 'summarize', 'summarize']]);
+    expect(statusesOf(run.preliminary).map((s) => s.status)).toContain('input_required');
+    expect(run.results.get('call-s')).toEqual({ type: 'result', content: [text('summary: tasks poll')] });
+  });
+
+  it('progress: false asks for no progress and yields statuses without it', async () => {
+    const { tasks } = await rig();
+    const tools = await taskTools(tasks, { include: ['analyze'], progress: false });
+    const run = await streamAgent(toolCallingModel({ toolName: 'analyze', input: { steps: 2, stepMs: 20 } }), tools);
+    const statuses = statusesOf(run.preliminary);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.every((s) => s.progress === undefined)).toBe(true);
+  });
+
+  it('structured content rides in the final result', async () => {
+    const { tasks } = await rig();
+    const tools = await taskTools(tasks, { include: ['batch'] });
+    const run = await streamAgent(toolCallingModel({ toolName: 'batch', input: { items: ['x'], itemMs: 10 } }), tools);
+    expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('processed 1 items')], structuredContent: { processed: ['x'] } });
+  });
+
+  it('an isError result of a plain call is the final output, and the model reads it as a tool error', async () => {
+    const server = new McpServer({ name: 'plain', version: '1.0.0' });
+    server.registerTool('lookup', { description: 'Looks a key up.', inputSchema: {} }, () => ({ content: [{ type: 'text' as const, text: 'no such key' }], isError: true }));
+    const pair = await connectPair(server);
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    const tools = await taskTools(tasks);
+    const model = toolCallingModel({ toolName: 'lookup', input: {} });
+    const run = await streamAgent(model, tools);
+    expect(run.errors.size).toBe(0);
+    expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('no such key')], isError: true });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'no such key' });
+  });
+
+  it('a saved conversation goes back to the model through convertToModelMessages: the final content, or a note that the task had not finished', async () => {
+    const { tasks } = await rig();
+    const tools = await taskTools(tasks, { include: ['analyze'] });
+    const part = (output: TaskToolOutput) =>
+      ({ type: 'dynamic-tool', toolName: 'analyze', toolCallId: 'c1', state: 'output-available', input: { id: 1 }, output }) as const;
+    const messages: UIMessage[] = [
+      { id: 'u', role: 'user', parts: [{ type: 'text', text: 'go' }] },
+      { id: 'a', role: 'assistant', parts: [part({ type: 'result', content: [{ type: 'text', text: 'analysis of 1 done in 3 steps' }] })] },
+    ];
+    const converted = await convertToModelMessages(messages, { tools });
+    const toolMessage = converted.find((message) => message.role === 'tool');
+    expect(toolMessage?.content).toEqual([
+      expect.objectContaining({ type: 'tool-result', toolCallId: 'c1', output: { type: 'content', value: [text('analysis of 1 done in 3 steps')] } }),
+    ]);
+    const unfinished: UIMessage[] = [messages[0]!, { id: 'a', role: 'assistant', parts: [part({ type: 'status', status: 'working', statusMessage: 'step 2/3' })] }];
+    const again = await convertToModelMessages(unfinished, { tools });
+    expect(again.find((message) => message.role === 'tool')?.content).toEqual([
+      expect.objectContaining({ output: { type: 'text', value: 'The task had not finished: it was last seen working (step 2/3), without a result.' } }),
+    ]);
+  });
+});
