@@ -10,6 +10,7 @@ import { callCommand } from './commands/call.js';
 import { cancelCommand, getCommand, listCommand, resultCommand, toolsCommand } from './commands/inspect.js';
 import { watchCommand } from './commands/watch.js';
 import { EXIT, describeError } from './exit.js';
+import { terminalSafe } from './sanitize.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -111,7 +112,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         ? EXIT.ok
         : EXIT.usage;
     }
-    process.stderr.write(`mcp-task: ${describeError(error)}\n`);
+    process.stderr.write(`mcp-task: ${terminalSafe(describeError(error), { multiline: true })}\n`);
     return error instanceof UsageError || error instanceof TaskOptionError ? EXIT.usage : EXIT.failed;
   }
 }
