@@ -23,7 +23,8 @@ function common(command: Command): Command {
     .option('--session <id>', 'join this HTTP session instead of starting one (--url only)')
     .option('--json', 'JSON lines on stdout (the default when stdout is not a terminal)')
     .option('-q, --quiet', 'print only the result')
-    .option('--wire <wire>', 'task wire: auto (default), 2025-11-25 (or 2025), io.modelcontextprotocol/tasks (or ext)');
+    .option('--wire <wire>', 'task wire: auto (default), 2025-11-25 (or 2025), io.modelcontextprotocol/tasks (or ext)')
+    .option('--connect-timeout <duration>', 'give up connecting after this long, and an HTTP server no request reaches for this long (default 30s; 0: no limit)');
 }
 
 /** Adds the options of commands that wait for a task. */

@@ -222,7 +222,7 @@ export class HumanReporter implements Reporter {
       if (event.result !== undefined) out.write(`${renderResult(event.result, this.c)}\n`);
       return;
     }
-    const mark = event.outcome === 'cancelled' ? this.c.yellow('■') : this.c.red('✖');
+    const mark = event.outcome === 'cancelled' || event.outcome === 'interrupted' ? this.c.yellow('■') : this.c.red('✖');
     err.write(`${mark} ${this.c.bold(event.outcome)}${event.error ? `: ${terminalSafe(event.error.message, { multiline: true })}` : ''}\n`);
     if (event.result !== undefined && event.outcome === 'failed') err.write(`${renderResult(event.result, this.c)}\n`);
   }
