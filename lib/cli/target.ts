@@ -170,20 +170,20 @@ function hasSdk(major: 'v1' | 'v2'): Promise<boolean> {
  * @throws Error naming what to install when no fitting SDK is.
  */
 async function chooseSdk(wire: WireChoice, joining: boolean): Promise<{ major: 'v1' | 'v2'; legacy: boolean }> {
-  const [v1, v2] = await Promise.all([hasSdk('v1'), hasSdk('v2')]);
+  // Each SDK is looked for only when the one preferred is missing.
   if (wire === EXT_WIRE) {
-    if (!v2) throw new Error(`--wire ${EXT_WIRE} needs SDK v2: install @modelcontextprotocol/client`);
+    if (!(await hasSdk('v2'))) throw new Error(`--wire ${EXT_WIRE} needs SDK v2: install @modelcontextprotocol/client`);
     return { major: 'v2', legacy: false };
   }
   // A 2025-11-25 connection (asked for, or joining an HTTP session): SDK v1's, proven to join a
   // session without a handshake; SDK v2 pinned to the legacy era where v1 is not installed.
   const legacyOnly = wire === '2025-11-25' || joining;
   if (legacyOnly) {
-    if (v1) return { major: 'v1', legacy: true };
-    if (v2) return { major: 'v2', legacy: true };
+    if (await hasSdk('v1')) return { major: 'v1', legacy: true };
+    if (await hasSdk('v2')) return { major: 'v2', legacy: true };
   } else {
-    if (v2) return { major: 'v2', legacy: false };
-    if (v1) return { major: 'v1', legacy: true };
+    if (await hasSdk('v2')) return { major: 'v2', legacy: false };
+    if (await hasSdk('v1')) return { major: 'v1', legacy: true };
   }
   throw new Error('mcp-task needs an MCP SDK: npm install @modelcontextprotocol/client (SDK v2) or @modelcontextprotocol/sdk (SDK v1)');
 }
@@ -217,6 +217,26 @@ async function loadExampleServer(): Promise<typeof ExampleServerModule> {
     throw new ConnectError(
       'the bundled example server needs @modelcontextprotocol/sdk (SDK v1), which is not installed: give a server with --stdio "<command>" or --url <url>, or npm install @modelcontextprotocol/sdk',
     );
+  }
+}
+
+/**
+ * Loads what {@link openTarget} will need for `options` (the SDK's transports, the example
+ * server), so that module loading does not count against `--timeout` or the connect timeout.
+ * Never throws: a module that cannot be loaded fails {@link openTarget} with its own message.
+ */
+export async function preloadTarget(options: Pick<TargetOptions, 'stdio' | 'url' | 'sessionId' | 'wire'>): Promise<void> {
+  try {
+    const sdk = await chooseSdk(options.wire ?? 'auto', options.sessionId !== undefined && options.wire !== EXT_WIRE);
+    if (options.url !== undefined) {
+      await (sdk.major === 'v1' ? import('@modelcontextprotocol/sdk/client/streamableHttp.js') : import('@modelcontextprotocol/client'));
+    } else if (options.stdio !== undefined) {
+      await (sdk.major === 'v1' ? import('@modelcontextprotocol/sdk/client/stdio.js') : import('@modelcontextprotocol/client/stdio'));
+    } else {
+      await Promise.all([import('./example-server.js'), import('@modelcontextprotocol/sdk/inMemory.js')]);
+    }
+  } catch {
+    // Reported by openTarget.
   }
 }
 

@@ -11,7 +11,7 @@ import { Interrupts } from '../interrupt.js';
 import { ServerLoss } from '../loss.js';
 import { removeReference, temporaryReferencePath, writeReference, type SavedReference } from '../ref-file.js';
 import { HumanReporter, JsonReporter, type Reporter } from '../reporter.js';
-import { CONNECT_TIMEOUT_MS, ConnectError, WireUnavailableError, openTarget, type Target } from '../target.js';
+import { CONNECT_TIMEOUT_MS, ConnectError, WireUnavailableError, openTarget, preloadTarget, type Target } from '../target.js';
 
 /** Options every command accepts (as commander parses them). */
 export interface CommonOptions {
@@ -111,8 +111,7 @@ export async function runSession(
   const headers = parseHeaders(options.header ?? []);
   const connectTimeoutMs =
     options.connectTimeout === undefined ? CONNECT_TIMEOUT_MS : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
-  const runStart = Date.now();
-  const startedAt = extra.startedAt ?? runStart;
+  const startedAt = extra.startedAt ?? Date.now();
   const reporter: Reporter = json
     ? new JsonReporter(io, quiet)
     : new HumanReporter(io, {
@@ -147,6 +146,9 @@ export async function runSession(
   // An explicit `--stdio` says where the task is: the reference's URL and HTTP session are not used.
   const savedUrl = options.stdio === undefined ? saved?.url : undefined;
   const savedSessionId = options.stdio === undefined ? saved?.reference.sessionId : undefined;
+  // The modules a connection needs are loaded first: loading them is not the server's time.
+  await preloadTarget({ stdio: options.stdio, url: options.url ?? savedUrl, sessionId: options.session ?? savedSessionId, wire });
+  const runStart = Date.now();
   // `--timeout` bounds the whole run, connecting included.
   const connectDeadline = new AbortController();
   const connectTimer =
