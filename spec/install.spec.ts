@@ -50,9 +50,9 @@ describe('without the optional peer `ai`', () => {
   });
 });
 
-/** Runs `mcp-task tools` with a package hidden (spec/fixtures/hide-sdk.ts); its failure, or undefined if it succeeded. */
-function cliWithout(hide: { HIDE_SDK: 'v1' } | { HIDE_PACKAGE: string }): Promise<{ code?: number; stderr?: string } | undefined> {
-  return run(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'lib/cli/main.ts', 'tools'], {
+/** Runs `mcp-task tools [args]` with a package hidden (spec/fixtures/hide-sdk.ts); its failure, or undefined if it succeeded. */
+function cliWithout(hide: { HIDE_SDK: 'v1' } | { HIDE_PACKAGE: string }, args: readonly string[] = []): Promise<{ code?: number; stderr?: string } | undefined> {
+  return run(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'lib/cli/main.ts', 'tools', ...args], {
     cwd: root,
     env: { ...process.env, ...hide },
     timeout: 30_000,
@@ -63,18 +63,21 @@ function cliWithout(hide: { HIDE_SDK: 'v1' } | { HIDE_PACKAGE: string }): Promis
 }
 
 describe('the mcp-task CLI without SDK v1', () => {
-  it('says in one line that it needs @modelcontextprotocol/sdk, and exits 1 (no stack trace)', async () => {
+  // It runs on SDK v2 alone against a server it is given (spec/cli/sdk-v2-only.spec.ts); only the
+  // bundled example server, built on SDK v1's McpServer, needs SDK v1.
+  it('without a target, says in one line that the example server needs @modelcontextprotocol/sdk, and exits 1 (no stack trace)', async () => {
     const failure = await cliWithout({ HIDE_SDK: 'v1' });
     expect(failure?.code).toBe(1);
-    expect(failure?.stderr).toContain('mcp-task needs @modelcontextprotocol/sdk (SDK v1)');
+    expect(failure?.stderr).toContain('the bundled example server needs @modelcontextprotocol/sdk (SDK v1)');
+    expect(failure?.stderr).toContain('--stdio');
     expect(failure?.stderr).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
   });
 
   it('a package the SDK needs that is missing is reported as itself, not as the SDK missing', async () => {
-    const failure = await cliWithout({ HIDE_PACKAGE: 'cross-spawn' });
+    const failure = await cliWithout({ HIDE_PACKAGE: 'cross-spawn' }, ['--stdio', 'cat']);
     expect(failure?.code).not.toBe(0);
     expect(failure?.stderr).toContain("Cannot find package 'cross-spawn'");
-    expect(failure?.stderr).not.toContain('mcp-task needs');
+    expect(failure?.stderr).not.toContain('needs');
   });
 });
 

@@ -26,8 +26,11 @@ export const EXIT = {
   terminated: 143,
 } as const;
 
-/** How a wait ended, for printing and JSON lines. */
-export type Outcome = 'completed' | 'failed' | 'cancelled' | 'timeout' | 'error';
+/**
+ * How a wait ended, for printing and JSON lines. `interrupted`: the CLI left without knowing how
+ * the task ends (a second Ctrl-C, or a cancel the server did not answer in time).
+ */
+export type Outcome = 'completed' | 'failed' | 'cancelled' | 'timeout' | 'error' | 'interrupted';
 
 /** The outcome and exit code that `error` stands for. */
 export function outcomeOf(error: unknown): { outcome: Outcome; exitCode: number } {

@@ -6,6 +6,7 @@
  * request being withdrawn) dismisses a form: the elicitation is answered `cancel`.
  */
 import { confirm, isCancel, multiselect, note, select, text } from '@clack/prompts';
+import { terminalSafe } from './sanitize.js';
 import {
   checkNumber,
   checkSelection,
@@ -35,13 +36,17 @@ function setOwn(target: Record<string, Value>, key: string, value: Value): void 
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** A check's message (it names the server's field title) as plain text. */
+const plain = (problem: string | undefined): string | undefined => (problem === undefined ? undefined : terminalSafe(problem));
+
 async function ask(field: Field, signal: AbortSignal): Promise<Value | undefined | typeof DISMISSED> {
   const hint = hintOf(field);
-  const message = `${field.label}${hint ? ` (${hint})` : ''}${field.description ? ` - ${field.description}` : ''}`;
+  // Titles, descriptions, formats and choice labels are the server's: shown only as plain text.
+  const message = terminalSafe(`${field.label}${hint ? ` (${hint})` : ''}${field.description ? ` - ${field.description}` : ''}`);
   switch (field.kind) {
     case 'select': {
       const skip = '\u0000skip';
-      const options = field.choices.map((choice) => ({ value: choice.value, label: choice.label }));
+      const options = field.choices.map((choice) => ({ value: choice.value, label: terminalSafe(choice.label) }));
       if (!field.required) options.push({ value: skip, label: '(no answer)' });
       const value = await select({ message, options, initialValue: field.default, signal });
       return isCancel(value) ? DISMISSED : value === skip ? undefined : value;
@@ -49,7 +54,7 @@ async function ask(field: Field, signal: AbortSignal): Promise<Value | undefined
     case 'multiselect': {
       const value = await multiselect({
         message,
-        options: field.choices.map((choice) => ({ value: choice.value, label: choice.label })),
+        options: field.choices.map((choice) => ({ value: choice.value, label: terminalSafe(choice.label) })),
         initialValues: field.default,
         required: field.required,
         signal,
@@ -65,7 +70,7 @@ async function ask(field: Field, signal: AbortSignal): Promise<Value | undefined
       const value = await text({
         message,
         initialValue: field.default === undefined ? undefined : String(field.default),
-        validate: (raw) => checkNumber(field, raw ?? ''),
+        validate: (raw) => plain(checkNumber(field, raw ?? '')),
         signal,
       });
       if (isCancel(value)) return DISMISSED;
@@ -75,7 +80,7 @@ async function ask(field: Field, signal: AbortSignal): Promise<Value | undefined
       const value = await text({
         message,
         initialValue: field.default,
-        validate: (raw) => checkText(field, raw ?? ''),
+        validate: (raw) => plain(checkText(field, raw ?? '')),
         signal,
       });
       if (isCancel(value)) return DISMISSED;
@@ -89,9 +94,9 @@ async function ask(field: Field, signal: AbortSignal): Promise<Value | undefined
  * `params` is the request's params (form or URL mode).
  */
 export async function askElicitation(params: Record<string, unknown>, signal: AbortSignal): Promise<ElicitAnswer> {
-  const message = typeof params.message === 'string' ? params.message : '(no message)';
+  const message = terminalSafe(typeof params.message === 'string' ? params.message : '(no message)', { multiline: true });
   if (params.mode === 'url') {
-    note(`${message}\n${String(params.url)}`, 'The server asks you to open a URL');
+    note(`${message}\n${terminalSafe(String(params.url))}`, 'The server asks you to open a URL');
     const choice = await select({
       message: 'When you are done',
       options: [
@@ -124,7 +129,7 @@ export async function askElicitation(params: Record<string, unknown>, signal: Ab
       if (field.kind === 'multiselect') {
         const problem = checkSelection(field, (value as string[] | undefined) ?? []);
         if (problem !== undefined) {
-          note(problem, field.label);
+          note(terminalSafe(problem, { multiline: true }), terminalSafe(field.label));
           continue;
         }
       }
@@ -157,7 +162,7 @@ export function describeSampling(params: Record<string, unknown>): string {
 
 /** Shows a sampling request and asks the user to type the reply or reject it. */
 export async function askSampling(params: Record<string, unknown>, signal: AbortSignal): Promise<SamplingAnswer> {
-  note(describeSampling(params), 'The task asks your model');
+  note(terminalSafe(describeSampling(params), { multiline: true }), 'The task asks your model');
   const choice = await select({
     message: 'Reply as the model?',
     options: [

@@ -21,6 +21,8 @@ export interface InputDeps {
   reporter(): Reporter;
   /** Runs a prompt: the status line is paused and Ctrl-C reading is re-armed afterwards. */
   prompt<T>(run: () => Promise<T>): Promise<T>;
+  /** Told of every question as it arrives, before it is answered. */
+  asked?(taskId: string | undefined): void;
 }
 
 /** The error a rejected sampling request is answered with. */
@@ -36,6 +38,7 @@ const about = (taskId: string | undefined): string => (taskId === undefined ? 't
 export function inputCallbacks(deps: InputDeps): CliInputCallbacks {
   return {
     onElicitation: async (params, context) => {
+      deps.asked?.(context.taskId);
       const request = params as unknown as Record<string, unknown>;
       const reporter = deps.reporter();
       const preset = deps.answers.next();
@@ -61,6 +64,7 @@ export function inputCallbacks(deps: InputDeps): CliInputCallbacks {
       return { ...answer };
     },
     onSampling: async (params, context) => {
+      deps.asked?.(context.taskId);
       const request = params as unknown as Record<string, unknown>;
       const reporter = deps.reporter();
       const reply = (result: Record<string, unknown>, source: 'answer' | 'prompt'): Awaited<ReturnType<SamplingCallback>> => {

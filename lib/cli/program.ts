@@ -10,6 +10,7 @@ import { callCommand } from './commands/call.js';
 import { cancelCommand, getCommand, listCommand, resultCommand, toolsCommand } from './commands/inspect.js';
 import { watchCommand } from './commands/watch.js';
 import { EXIT, describeError } from './exit.js';
+import { terminalSafe } from './sanitize.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -22,7 +23,8 @@ function common(command: Command): Command {
     .option('--session <id>', 'join this HTTP session instead of starting one (--url only)')
     .option('--json', 'JSON lines on stdout (the default when stdout is not a terminal)')
     .option('-q, --quiet', 'print only the result')
-    .option('--wire <wire>', 'task wire: auto (default), 2025-11-25 (or 2025), io.modelcontextprotocol/tasks (or ext)');
+    .option('--wire <wire>', 'task wire: auto (default), 2025-11-25 (or 2025), io.modelcontextprotocol/tasks (or ext)')
+    .option('--connect-timeout <duration>', 'give up connecting after this long, and an HTTP server no request reaches for this long (default 30s; 0: no limit)');
 }
 
 /** Adds the options of commands that wait for a task. */
@@ -111,7 +113,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         ? EXIT.ok
         : EXIT.usage;
     }
-    process.stderr.write(`mcp-task: ${describeError(error)}\n`);
+    process.stderr.write(`mcp-task: ${terminalSafe(describeError(error), { multiline: true })}\n`);
     return error instanceof UsageError || error instanceof TaskOptionError ? EXIT.usage : EXIT.failed;
   }
 }

@@ -4,7 +4,7 @@
  * per session, so a new process joins that session to see the task.
  */
 import { randomUUID } from 'node:crypto';
-import { accessSync, chmodSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { TaskReference } from '../index.js';
@@ -18,6 +18,11 @@ export interface SavedReference {
   readonly reference: TaskReference;
   /** The server URL, for a `--url` target. */
   readonly url?: string | undefined;
+  /**
+   * Written by the CLI on its own (to say how to follow a task it left), not asked for with
+   * `--save-ref`: removed by whichever `mcp-task` process sees the task end.
+   */
+  readonly temporary?: true | undefined;
 }
 
 /**
@@ -91,5 +96,16 @@ export function readReference(file: string): SavedReference {
     v: 2,
     reference: (oldSessionId === undefined ? reference : { ...reference, sessionId: oldSessionId }) as TaskReference,
     url: typeof value.url === 'string' ? value.url : undefined,
+    ...((parsed as { temporary?: unknown }).temporary === true ? { temporary: true as const } : {}),
   };
+}
+
+/** Removes a reference file; one already gone is fine. @returns whether a file was removed. */
+export function removeReference(file: string): boolean {
+  try {
+    unlinkSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }

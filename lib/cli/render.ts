@@ -4,10 +4,12 @@
  */
 import type { CallToolResult } from '../index.js';
 import type { Colors } from './format.js';
+import { jsonSafe, terminalSafe } from './sanitize.js';
 
 type Json = Readonly<Record<string, unknown>>;
 
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+/** A string field of a block, as plain one-line text (every string here is the server's). */
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? terminalSafe(value) : undefined);
 
 /** Size of base64 data in a human unit. */
 function sizeOf(base64: string): string {
@@ -23,7 +25,7 @@ export function renderBlock(block: unknown, c: Colors): string {
   const mime = str(b.mimeType);
   switch (b.type) {
     case 'text':
-      return str(b.text) ?? '';
+      return typeof b.text === 'string' ? terminalSafe(b.text, { multiline: true }) : '';
     case 'image':
     case 'audio':
       return c.dim(`[${b.type}${mime ? ` ${mime}` : ''}, ${sizeOf(str(b.data) ?? '')}]`);
@@ -33,23 +35,23 @@ export function renderBlock(block: unknown, c: Colors): string {
     }
     case 'resource': {
       const r = (typeof b.resource === 'object' && b.resource !== null ? b.resource : {}) as Json;
-      const text = str(r.text);
+      const text = typeof r.text === 'string' ? r.text : undefined;
       const blob = str(r.blob);
       const size = text !== undefined ? `${text.length} chars` : blob !== undefined ? sizeOf(blob) : '';
       const rMime = str(r.mimeType);
       return c.dim(`[resource ${str(r.uri) ?? '?'}${rMime ? `, ${rMime}` : ''}${size ? `, ${size}` : ''}]`);
     }
     default:
-      return c.dim(`[${String(b.type)} block]`);
+      return c.dim(`[${terminalSafe(String(b.type))} block]`);
   }
 }
 
-/** The whole result as text (ends without a newline). */
+/** The whole result as text for a terminal (ends without a newline); the server's text is made terminal-safe. */
 export function renderResult(result: CallToolResult, c: Colors): string {
   const content: readonly unknown[] = Array.isArray(result.content) ? result.content : [];
   const lines = content.map((block) => renderBlock(block, c));
   if (result.structuredContent !== undefined) {
-    lines.push(JSON.stringify(result.structuredContent, null, 2));
+    lines.push(jsonSafe(result.structuredContent, 2));
   }
   return lines.length === 0 ? c.dim('(empty result)') : lines.join('\n');
 }

@@ -8,6 +8,7 @@ import type { CallToolResult, InputDelivery, Task, TaskProgress, WireKind } from
 import type { Outcome } from './exit.js';
 import { colors, formatElapsed, paintStatus, shortId, type Colors } from './format.js';
 import { renderResult } from './render.js';
+import { jsonSafe, terminalSafe } from './sanitize.js';
 import { StatusLine } from './status-line.js';
 
 /** Live counts shown with a snapshot, from the handle's `TaskMetrics`. */
@@ -98,7 +99,7 @@ export class JsonReporter implements Reporter {
   ) {}
 
   private line(value: Record<string, unknown>): void {
-    this.streams.stdout.write(`${JSON.stringify(value)}\n`);
+    this.streams.stdout.write(`${jsonSafe(value)}\n`);
   }
 
   begin(info: BeginInfo): void {
@@ -127,7 +128,8 @@ export class JsonReporter implements Reporter {
   }
 
   note(text: string): void {
-    this.streams.stderr.write(`mcp-task: ${text}\n`);
+    // Notes carry server text (errors, a stdio server's stderr), and stderr may be a terminal.
+    this.streams.stderr.write(`mcp-task: ${terminalSafe(text, { multiline: true })}\n`);
   }
 
   item(type: string, data: Record<string, unknown>): void {
@@ -170,7 +172,8 @@ export class HumanReporter implements Reporter {
   begin(info: BeginInfo, task: Task | undefined, counts: () => Counts): void {
     if (info.kind === 'immediate') return;
     this.line?.update({ counts, wire: info.wire, ...(task === undefined ? {} : { task }) });
-    this.print(this.c.dim(`task ${info.taskId === undefined ? '' : shortId(info.taskId)} (${info.toolName}) on the ${info.wire} wire`));
+    const id = info.taskId === undefined ? '' : terminalSafe(shortId(info.taskId));
+    this.print(this.c.dim(`task ${id} (${terminalSafe(info.toolName)}) on the ${info.wire} wire`));
     this.live = true;
     this.line?.start();
   }
@@ -179,7 +182,8 @@ export class HumanReporter implements Reporter {
     const shown = `${task.status}\u0000${task.statusMessage ?? ''}`;
     if (shown !== this.lastShown) {
       this.lastShown = shown;
-      this.print(`${this.c.dim(formatElapsed(counts.elapsedMs).padStart(7))}  ${paintStatus(this.c, task.status)}${task.statusMessage ? `  ${task.statusMessage}` : ''}`);
+      const message = task.statusMessage ? `  ${terminalSafe(task.statusMessage)}` : '';
+      this.print(`${this.c.dim(formatElapsed(counts.elapsedMs).padStart(7))}  ${paintStatus(this.c, terminalSafe(task.status))}${message}`);
     }
     this.line?.update({ task });
   }
@@ -218,8 +222,8 @@ export class HumanReporter implements Reporter {
       if (event.result !== undefined) out.write(`${renderResult(event.result, this.c)}\n`);
       return;
     }
-    const mark = event.outcome === 'cancelled' ? this.c.yellow('■') : this.c.red('✖');
-    err.write(`${mark} ${this.c.bold(event.outcome)}${event.error ? `: ${event.error.message}` : ''}\n`);
+    const mark = event.outcome === 'cancelled' || event.outcome === 'interrupted' ? this.c.yellow('■') : this.c.red('✖');
+    err.write(`${mark} ${this.c.bold(event.outcome)}${event.error ? `: ${terminalSafe(event.error.message, { multiline: true })}` : ''}\n`);
     if (event.result !== undefined && event.outcome === 'failed') err.write(`${renderResult(event.result, this.c)}\n`);
   }
 
@@ -230,12 +234,13 @@ export class HumanReporter implements Reporter {
     }
     const resume = this.line !== undefined && this.live && this.prompting === 0;
     this.line?.stop();
-    this.streams.stderr.write(`${this.c.dim('mcp-task:')} ${text}\n`);
+    this.streams.stderr.write(`${this.c.dim('mcp-task:')} ${terminalSafe(text, { multiline: true })}\n`);
     if (resume) this.line?.start();
   }
 
   item(_type: string, _data: Record<string, unknown>, human: string): void {
-    this.streams.stdout.write(`${human}\n`);
+    // One line per item, built from the server's names, descriptions and status messages.
+    this.streams.stdout.write(`${terminalSafe(human)}\n`);
   }
 
   close(): void {

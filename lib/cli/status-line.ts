@@ -6,6 +6,7 @@
  */
 import type { Task, TaskProgress } from '../index.js';
 import { bar, formatElapsed, paintStatus, type Colors } from './format.js';
+import { terminalSafe } from './sanitize.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const CLEAR = '\r\x1b[2K';
@@ -86,8 +87,8 @@ export class StatusLine {
     const c = this.c;
     const parts: string[] = [];
     const status = task?.status ?? 'starting';
-    const message = task?.statusMessage;
-    parts.push(`${c.cyan(FRAMES[this.frame % FRAMES.length])} ${paintStatus(c, status)}${message ? ` ${message}` : ''}`);
+    const message = task?.statusMessage === undefined ? undefined : terminalSafe(task.statusMessage);
+    parts.push(`${c.cyan(FRAMES[this.frame % FRAMES.length])} ${paintStatus(c, terminalSafe(status))}${message ? ` ${message}` : ''}`);
     parts.push(c.dim(formatElapsed(now - this.startedAt)));
     const numbers = [plural(polls, 'poll'), plural(notifications, 'notification')];
     if (retries > 0) numbers.push(plural(retries, 'retry', 'retries'));
@@ -100,7 +101,7 @@ export class StatusLine {
           : `progress ${progress.progress}`,
       );
     }
-    if (this.state.wire !== undefined) parts.push(c.dim(this.state.wire));
+    if (this.state.wire !== undefined) parts.push(c.dim(terminalSafe(this.state.wire)));
     return parts.join(c.dim(' · '));
   }
 

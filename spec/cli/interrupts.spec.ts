@@ -73,6 +73,8 @@ describe.sequential('mcp-task result and watch interrupted', { timeout: 60_000 }
       const { code, stdout, stderr } = await run.done;
       expect(code, stderr).toBe(130);
       expect(stderr).toContain('was cancelled on the server');
+      // A confirmed cancel leaves nothing to follow: no "to follow it from another process" hint.
+      expect(stderr).not.toContain('to follow it');
       expect(jsonLines(stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'cancelled', exitCode: 130, taskId: reference.taskId });
 
       // The server agrees.

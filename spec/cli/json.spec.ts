@@ -125,9 +125,9 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     const run = await runPiped(['call', 'echo', 'text=hi', '--url', 'http://127.0.0.1:9/mcp']).done;
     expect(run.code).toBe(1);
     expect(jsonLines(run.stdout)).toEqual([
-      { type: 'result', outcome: 'error', exitCode: 1, error: { name: expect.any(String), message: expect.stringMatching(/^cannot connect: /) } },
+      { type: 'result', outcome: 'error', exitCode: 1, error: { name: 'ConnectError', message: expect.stringMatching(/^cannot connect to http:\/\/127\.0\.0\.1:9\/mcp: /) } },
     ]);
-    expect(run.stderr).toContain('cannot connect: ');
+    expect(run.stderr).toContain('cannot connect to http://127.0.0.1:9/mcp: ');
   });
 
   it("an explicit --stdio overrides the reference's url (and its HTTP session)", async () => {
@@ -227,7 +227,7 @@ describe.sequential('mcp-task on the io.modelcontextprotocol/tasks wire, without
     // The extension example server speaks 2026-07-28 only: SDK v1's initialize is refused.
     const modern = await runPiped(['call', 'analyze', '--wire', '2025-11-25', '--stdio', EXT_STDIO_SERVER], env).done;
     expect(modern.code).toBe(1);
-    expect(modern.stderr).toMatch(/cannot connect: .*-32022/);
+    expect(modern.stderr).toMatch(/cannot connect to the stdio server `.*`: .*-32022/);
     // The pinned legacy wire still works where it exists.
     const pinned = await runPiped(['call', 'echo', 'text=hi', '--wire', '2025']).done;
     expect(pinned.code).toBe(0);

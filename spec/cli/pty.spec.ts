@@ -112,7 +112,8 @@ describe.sequential('mcp-task in a terminal', { timeout: 60_000 }, () => {
     expect(exitCode).toBe(130);
     expect(Date.now() - pressed).toBeLessThan(5_000);
     expect(run.text).toContain('second Ctrl-C: leaving without waiting');
-    expect(run.text).toContain('ends with the stdio server, which stops with this process');
+    // Not "cancelled": the CLI left without knowing; the stdio server stops with it.
+    expect(run.text).toMatch(/■ interrupted: left without waiting for the task to end; the stdio server stops with this process, and task \S+ with it/);
   });
 
   it('a failed task exits 1 with the server message; NO_COLOR turns colours off', async () => {

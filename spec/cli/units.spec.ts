@@ -13,6 +13,9 @@ import { checkWritable, readReference, temporaryReferencePath, writeReference } 
 import { renderResult } from '../../lib/cli/render.js';
 import { checkNumber, checkSelection, checkText, fieldsOf, hintOf, type Field } from '../../lib/cli/schema-fields.js';
 import { StatusLine } from '../../lib/cli/status-line.js';
+import { describeConnectFailure, httpFailureReason } from '../../lib/cli/connect-errors.js';
+import { Reachability } from '../../lib/cli/reachability.js';
+import { jsonSafe, terminalSafe } from '../../lib/cli/sanitize.js';
 import { removeScratch, scratch, stripAnsi } from './support/cli.js';
 
 afterAll(removeScratch);
@@ -361,5 +364,61 @@ describe('output', () => {
     writeReference(saved, { v: 2, reference });
     expect(statSync(saved).mode & 0o777).toBe(0o600);
     expect(readReference(saved).reference.taskId).toBe('secret-task-id');
+  });
+});
+
+describe('terminal hygiene', () => {
+  it('makes every control character visible: C0 and DEL as control pictures, C1 as U+FFFD; newlines and tabs kept only in multi-line text', () => {
+    expect(terminalSafe('a\u001b]0;title\u0007b')).toBe('a␛]0;title␇b');
+    expect(terminalSafe('x\u009b31my\u007f\u0085')).toBe('x\ufffd31my␡\ufffd');
+    expect(terminalSafe('over\rwritten')).toBe('over␍written');
+    expect(terminalSafe('one\ntwo\tthree')).toBe('one two three');
+    expect(terminalSafe('one\ntwo\tthree', { multiline: true })).toBe('one\ntwo\tthree');
+    expect(terminalSafe('plain text, ünïcödé ✔')).toBe('plain text, ünïcödé ✔');
+  });
+
+  it('JSON keeps the text exactly, with DEL and C1 escaped too', () => {
+    const value = { text: 'a\u001b[2J\u009b\u007f' };
+    const line = jsonSafe(value);
+    expect(line).toBe('{"text":"a\\u001b[2J\\u009b\\u007f"}');
+    expect(JSON.parse(line)).toEqual(value);
+  });
+});
+
+describe('why a connection failed', () => {
+  const fetchFailed = (cause: object): Error => Object.assign(new TypeError('fetch failed'), { cause });
+  it('digs the cause out of the chain the SDKs wrap it in', () => {
+    const wrapped = (cause: object): Error => new Error('Version negotiation probe failed: fetch failed', { cause: fetchFailed(cause) });
+    expect(httpFailureReason(wrapped({ code: 'ECONNREFUSED' }))).toBe('connection refused');
+    expect(httpFailureReason(wrapped({ code: 'ENOTFOUND', hostname: 'nowhere.example' }))).toBe('DNS lookup failed: no such host nowhere.example');
+    expect(httpFailureReason(wrapped({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }))).toBe('TLS error: DEPTH_ZERO_SELF_SIGNED_CERT');
+    expect(httpFailureReason(wrapped({ code: 'ERR_SSL_WRONG_VERSION_NUMBER', reason: 'wrong version number' }))).toBe('TLS error: wrong version number');
+    expect(httpFailureReason(Object.assign(new Error('the server denied access (HTTP 403)'), { status: 403 }))).toBe('HTTP 403');
+    expect(httpFailureReason(new Error('something else'))).toBeUndefined();
+    expect(describeConnectFailure(wrapped({ code: 'ECONNREFUSED' }), { where: 'http://h/mcp', url: 'http://h/mcp' })).toBe(
+      'cannot connect to http://h/mcp: connection refused (Version negotiation probe failed: fetch failed)',
+    );
+    expect(describeConnectFailure(Object.assign(new Error('spawn nope ENOENT'), { code: 'ENOENT', syscall: 'spawn nope' }), { where: 'the stdio server `nope`', command: 'nope' })).toBe(
+      'cannot connect to the stdio server `nope`: command not found: nope (spawn nope ENOENT)',
+    );
+  });
+
+  it('an HTTP server counts as lost once no exchange reached it for the bound; one success resets it', async () => {
+    let fail = true;
+    const reach = new Reachability(60, async () => {
+      if (fail) throw fetchFailed({ code: 'ECONNREFUSED' });
+      return new Response('{}');
+    });
+    const lost: string[] = [];
+    reach.watch((why) => lost.push(why));
+    await expect(reach.fetch('http://h/mcp')).rejects.toThrow('fetch failed');
+    fail = false;
+    await reach.fetch('http://h/mcp');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lost).toEqual([]);
+    fail = true;
+    await expect(reach.fetch('http://h/mcp')).rejects.toThrow('fetch failed');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lost).toEqual([expect.stringMatching(/^no request has reached it for 0 s \(1 failed, the last: connection refused\)$/)]);
   });
 });

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExtServer, startExtHttpServer, taskTool, textResult, type ExtHttpServer } from '../support/ext-server/index.js';
+import { ExtServer, NO_REPLY, startExtHttpServer, taskTool, textResult, type ExtHttpServer } from '../support/ext-server/index.js';
 import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
 import { EXT_WIRE, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
 
@@ -55,8 +55,9 @@ describe.sequential('mcp-task watch across processes', { timeout: 60_000 }, () =
 
   it('lists, cancels and reads a task by bare id in a joined session (--session), through the public API', async () => {
     const file = join(scratch(), 'ref.json');
-    const first = runPiped(['call', 'analyze', 'id=5', 'steps=40', 'stepMs=300', '--url', server.url.href, '--save-ref', file]);
-    await until(() => existsSync(file) && first.stdout().includes('step 1/40'), 20_000, 'the first process to start the task');
+    // Long enough to still run when `cancel` gets to it on a loaded machine.
+    const first = runPiped(['call', 'analyze', 'id=5', 'steps=200', 'stepMs=300', '--url', server.url.href, '--save-ref', file]);
+    await until(() => existsSync(file) && first.stdout().includes('step 1/200'), 20_000, 'the first process to start the task');
     first.kill('SIGKILL');
     await first.done;
     const { reference } = JSON.parse(readFileSync(file, 'utf8')) as { reference: { taskId: string; sessionId: string } };
@@ -141,12 +142,16 @@ describe.sequential('mcp-task over Streamable HTTP on the io.modelcontextprotoco
     expect(endpoint.rejected).toEqual([]);
   });
 
-  it('Ctrl-C prints a watch command whose temporary reference file has a random name, not the task id, and mode 0600', async () => {
+  it('Ctrl-C with the cancel unanswered prints a watch command whose temporary reference file has a random name, not the task id, and mode 0600', async () => {
+    // From now on this server holds every tasks/cancel: the CLI leaves after the cancel grace,
+    // without knowing how the task ends, and says how to follow it (a confirmed cancel has nothing to follow).
+    ext.on('tasks/cancel', () => NO_REPLY);
     const run = runPiped(['call', 'analyze', 'id=6', '--url', endpoint.url.href]);
     await until(() => run.stdout().includes('step 1/8'), 20_000, 'the first step');
     run.kill('SIGINT');
     const { code, stdout, stderr } = await run.done;
     expect(code).toBe(130);
+    expect(jsonLines(stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'interrupted', error: { name: 'Interrupted' } });
     const taskId = String(jsonLines(stdout)[0]!.taskId);
     const file = /watch --ref (\S+)/.exec(stderr)?.[1];
     expect(file, stderr).toBeDefined();
@@ -155,7 +160,7 @@ describe.sequential('mcp-task over Streamable HTTP on the io.modelcontextprotoco
       expect(basename(file!)).toMatch(/^mcp-task-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$/);
       expect(basename(file!)).not.toContain(taskId.slice(0, 6));
       expect(statSync(file!).mode & 0o777).toBe(0o600);
-      expect(JSON.parse(readFileSync(file!, 'utf8')).reference.taskId).toBe(taskId);
+      expect(JSON.parse(readFileSync(file!, 'utf8'))).toMatchObject({ temporary: true, reference: { taskId } });
     } finally {
       rmSync(file!, { force: true });
     }

@@ -68,7 +68,16 @@ export async function callCommand(tool: string, pairs: readonly string[], option
         // Interrupted just as the task was created: cancel it like a Ctrl-C while following.
         await handle.cancel().catch(() => undefined);
       }
-      return follow(handle, { target, reporter, interrupts, startedAt, watchCommand: (h) => session.watchCommand(h) });
+      return follow(handle, {
+        target,
+        reporter,
+        interrupts,
+        startedAt,
+        watchCommand: (h) => session.watchCommand(h),
+        taskEnded: (h) => session.taskEnded(h),
+        loss: session.loss,
+        leaveNow: () => session.leaveNow(),
+      });
     },
     { startedAt, resultLine: true },
   );

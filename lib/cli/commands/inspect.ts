@@ -92,7 +92,7 @@ export function resultCommand(id: string | undefined, options: TaskOptions): Pro
     async (session) => {
       const handle = resumeFor(session.target, taskId, saved, options, session.timeoutMs);
       // Only the ending is printed; follow() does the waiting and the Ctrl-C handling.
-      return follow(handle, { ...session, startedAt: Date.now(), showProgress: false });
+      return follow(handle, { ...session, startedAt: Date.now(), showProgress: false, resumed: true });
     },
     { saved, resultLine: true },
   );

@@ -8,9 +8,10 @@ import { AnswerQueue, loadAnswers } from '../answers.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';
 import { inputCallbacks } from '../input.js';
 import { Interrupts } from '../interrupt.js';
-import { temporaryReferencePath, writeReference, type SavedReference } from '../ref-file.js';
+import { ServerLoss } from '../loss.js';
+import { removeReference, temporaryReferencePath, writeReference, type SavedReference } from '../ref-file.js';
 import { HumanReporter, JsonReporter, type Reporter } from '../reporter.js';
-import { WireUnavailableError, openTarget, type Target } from '../target.js';
+import { CONNECT_TIMEOUT_MS, ConnectError, WireUnavailableError, openTarget, preloadTarget, type Target } from '../target.js';
 
 /** Options every command accepts (as commander parses them). */
 export interface CommonOptions {
@@ -27,6 +28,7 @@ export interface CommonOptions {
   readonly answers?: string;
   readonly saveRef?: string;
   readonly ref?: string;
+  readonly connectTimeout?: string;
 }
 
 /** A command's running context. */
@@ -42,6 +44,17 @@ export interface Session {
   saveReference(handle: TaskHandle, file?: string): string | undefined;
   /** The `watch` command line that picks `handle` up from another process (`--url` targets). */
   watchCommand(handle: TaskHandle): string | undefined;
+  /** The task ended (a terminal status): reference files the CLI wrote on its own for it are removed. */
+  taskEnded(handle: TaskHandle): void;
+  /** How many questions of task `taskId` reached this process. */
+  inputSeen(taskId: string): number;
+  /** The server went away: {@link ServerLoss.onLost} takes the news over from the command's default (exit 1). */
+  readonly loss: ServerLoss;
+  /**
+   * Leave without closing the connection in order (nothing is awaited, a stdio server is killed):
+   * after a second Ctrl-C, an unanswered cancel, or a lost server.
+   */
+  leaveNow(): void;
 }
 
 /** The process streams, so tests can run commands in process. */
@@ -66,6 +79,9 @@ export interface SessionExtra {
    */
   readonly resultLine?: boolean;
 }
+
+/** How long connecting may take before the terminal says what it waits for. */
+const CONNECTING_NOTE_MS = 300;
 
 /** `--timeout` passed before the connection was made (exit 124). */
 export class ConnectTimeoutError extends Error {
@@ -93,8 +109,9 @@ export async function runSession(
   const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
   const ttlMs = options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl');
   const headers = parseHeaders(options.header ?? []);
-  const runStart = Date.now();
-  const startedAt = extra.startedAt ?? runStart;
+  const connectTimeoutMs =
+    options.connectTimeout === undefined ? CONNECT_TIMEOUT_MS : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
+  const startedAt = extra.startedAt ?? Date.now();
   const reporter: Reporter = json
     ? new JsonReporter(io, quiet)
     : new HumanReporter(io, {
@@ -110,8 +127,12 @@ export async function runSession(
     if (error.code === 'EPIPE' && interrupts.cause !== 'pipe') interrupts.press('pipe');
   });
   io.stderr.on('error', () => {});
+  const asked = new Map<string, number>();
   const callbacks = inputCallbacks({
     answers,
+    asked: (taskId) => {
+      if (taskId !== undefined) asked.set(taskId, (asked.get(taskId) ?? 0) + 1);
+    },
     reporter: () => reporter,
     prompt: async (run) => {
       try {
@@ -125,6 +146,9 @@ export async function runSession(
   // An explicit `--stdio` says where the task is: the reference's URL and HTTP session are not used.
   const savedUrl = options.stdio === undefined ? saved?.url : undefined;
   const savedSessionId = options.stdio === undefined ? saved?.reference.sessionId : undefined;
+  // The modules a connection needs are loaded first: loading them is not the server's time.
+  await preloadTarget({ stdio: options.stdio, url: options.url ?? savedUrl, sessionId: options.session ?? savedSessionId, wire });
+  const runStart = Date.now();
   // `--timeout` bounds the whole run, connecting included.
   const connectDeadline = new AbortController();
   const connectTimer =
@@ -134,17 +158,25 @@ export async function runSession(
           () => connectDeadline.abort(new ConnectTimeoutError(`--timeout passed after ${options.timeout ?? ''} while connecting to the server; gave up`)),
           timeoutMs,
         );
+  const url = options.url ?? savedUrl;
+  // On a terminal, say what is being waited for when connecting takes a moment (a server that
+  // starts slowly, or a command that does not speak MCP: the connect timeout ends that).
+  const connecting =
+    io.stderr.isTTY === true && (options.stdio !== undefined || url !== undefined)
+      ? setTimeout(() => reporter.note(`connecting to ${url ?? `the stdio server \`${options.stdio ?? ''}\``}…`), CONNECTING_NOTE_MS)
+      : undefined;
   let target: Target;
   try {
     target = await openTarget(
       {
         stdio: options.stdio,
-        url: options.url ?? savedUrl,
+        url,
         headers,
         sessionId: options.session ?? savedSessionId,
         onServerStderr: (text) => reporter.note(`server: ${text.trimEnd()}`),
         wire,
         signal: connectDeadline.signal,
+        connectTimeoutMs,
       },
       callbacks,
     );
@@ -154,7 +186,7 @@ export async function runSession(
     // with one (`outcome` "timeout", exit 124, or "error", exit 1), else a note on stderr.
     const timedOut = error instanceof ConnectTimeoutError;
     const exitCode = timedOut ? EXIT.timeout : EXIT.failed;
-    const message = timedOut || error instanceof WireUnavailableError ? describeError(error) : `cannot connect: ${describeError(error)}`;
+    const message = timedOut || error instanceof WireUnavailableError || error instanceof ConnectError ? describeError(error) : `cannot connect: ${describeError(error)}`;
     if (extra.resultLine === true) {
       const name = error instanceof Error ? error.name : 'Error';
       reporter.end({ outcome: timedOut ? 'timeout' : 'error', exitCode, error: { name, message } });
@@ -164,19 +196,30 @@ export async function runSession(
     return exitCode;
   } finally {
     clearTimeout(connectTimer);
+    clearTimeout(connecting);
   }
 
   const written = new Map<string, string>();
+  /** Files this process wrote on its own (not `--save-ref`'s), by task id. */
+  const temporary = new Map<string, string>();
   const saveReference = (handle: TaskHandle, file?: string): string | undefined => {
     const reference = handle.toJSON();
     if (reference === undefined) return undefined;
     const path = file ?? written.get(reference.taskId) ?? temporaryReferencePath();
     if (written.get(reference.taskId) !== path) {
-      writeReference(path, { v: 2, reference, url: target.url }, { exclusive: file === undefined });
+      const own = file === undefined;
+      writeReference(path, { v: 2, reference, url: target.url, ...(own ? { temporary: true as const } : {}) }, { exclusive: own });
       written.set(reference.taskId, path);
+      if (own) temporary.set(reference.taskId, path);
     }
     return path;
   };
+  let abandoning = false;
+  // The server went away outside of following a task: the command ends (exit 1).
+  let lostBeforeFollowing: (why: string) => void = () => {};
+  const lostOutside = new Promise<string>((resolve) => (lostBeforeFollowing = resolve));
+  const loss = new ServerLoss((why) => lostBeforeFollowing(why));
+  target.watchLoss((why) => loss.lose(why));
   const session: Session = {
     target,
     reporter,
@@ -204,6 +247,23 @@ export async function runSession(
       const auth = Object.keys(headers).length > 0 ? ' (plus your --header options)' : '';
       return `mcp-task watch --ref ${file}${auth}`;
     },
+    taskEnded: (handle) => {
+      const taskId = handle.taskId;
+      if (taskId === undefined) return;
+      const own = temporary.get(taskId);
+      if (own !== undefined) {
+        removeReference(own);
+        temporary.delete(taskId);
+        written.delete(taskId);
+      }
+      // A file another mcp-task process wrote on its own to say how to follow this task.
+      if (options.ref !== undefined && saved?.temporary === true && saved.reference.taskId === taskId) removeReference(options.ref);
+    },
+    inputSeen: (taskId) => asked.get(taskId) ?? 0,
+    loss,
+    leaveNow: () => {
+      abandoning = true;
+    },
   };
 
   // Outside of following a task, Ctrl-C just leaves.
@@ -215,13 +275,19 @@ export async function runSession(
   });
   interrupts.enable();
   try {
-    return await body(session);
+    const ending = await Promise.race([body(session).then((code) => ({ code })), lostOutside.then((why) => ({ why }))]);
+    if ('code' in ending) return ending.code;
+    abandoning = true;
+    const message = ending.why;
+    if (extra.resultLine === true) reporter.end({ outcome: 'error', exitCode: EXIT.failed, wire: target.wire, error: { name: 'ServerLostError', message } });
+    else reporter.note(message);
+    return EXIT.failed;
   } catch (error) {
     reporter.note(describeError(error));
     return outcomeOf(error).exitCode;
   } finally {
     reporter.close();
-    if (interrupts.presses >= 2) {
+    if (interrupts.presses >= 2 || abandoning) {
       interrupts.disable();
       target.abandon();
     } else {

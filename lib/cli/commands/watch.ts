@@ -43,7 +43,7 @@ export async function watchCommand(id: string | undefined, options: TaskOptions)
         saved !== undefined
           ? target.tasks.resume(saved.reference, { timeoutMs: session.timeoutMs })
           : target.tasks.resume(taskId, { timeoutMs: session.timeoutMs, toolName: options.tool });
-      return follow(handle, { ...session, startedAt });
+      return follow(handle, { ...session, startedAt, resumed: true });
     },
     { saved, startedAt, resultLine: true },
   );

@@ -19,6 +19,9 @@ export const STDIO_SERVER = `${process.execPath} --import tsx ${fileURLToPath(ne
 /** `--stdio` value that starts the tasks-extension example server (`examples/ext-server.ts`, 2026-07-28 only). */
 export const EXT_STDIO_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../../../examples/ext-server.ts', import.meta.url))}`;
 
+/** `--stdio` value of the scripted fault server (spec/fixtures/cli-faulty-server.ts; `SCRIPT` in its environment picks the fault). */
+export const FAULTY_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../../fixtures/cli-faulty-server.ts', import.meta.url))}`;
+
 /** The extension wire's name, as `--wire` and the JSON lines spell it. */
 export const EXT_WIRE = 'io.modelcontextprotocol/tasks';
 
@@ -129,9 +132,12 @@ export interface PipeRun {
   closeStdout(): void;
 }
 
-/** Starts the CLI with pipes for stdin, stdout and stderr. */
-export function runPiped(args: readonly string[], env: Record<string, string> = {}): PipeRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+/**
+ * Starts the CLI with pipes for stdin, stdout and stderr. `nodeArgs` go to its Node process
+ * (e.g. `--import ./spec/fixtures/hide-sdk.ts`), not to a server it starts.
+ */
+export function runPiped(args: readonly string[], env: Record<string, string> = {}, nodeArgs: readonly string[] = []): PipeRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, MAIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,0 +1,114 @@
+/**
+ * The CLI keeps its bounds: a server that dies mid-task ends the command (a stdio server on either
+ * wire at once, an HTTP server once no request reaches it for the connect timeout), connecting is
+ * bounded and says what it tried, and a Ctrl-C or SIGTERM against a server that never answers
+ * `tasks/cancel` leaves after the cancel grace instead of the whole retry policy (about 66 s).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CANCEL_GRACE_MS } from '../../lib/cli/target.js';
+import { startHttpServer } from '../support/http-server.js';
+import { EXT_WIRE, FAULTY_SERVER, PtyRun, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
+
+afterAll(removeScratch);
+
+/** A port on 127.0.0.1 nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('a server that dies mid-task', { timeout: 90_000 }, () => {
+  it('a stdio server that exits ends the command at once with exit 1 and why, on both wires', async () => {
+    const runs = (['die', 'ext-die'] as const).map((script) => runPiped(['call', 'job', '--stdio', FAULTY_SERVER], { SCRIPT: script, DIE_MS: '800' }).done);
+    const [legacy, ext] = await Promise.all(runs);
+    for (const [run, wire] of [
+      [legacy!, '2025-11-25'],
+      [ext!, EXT_WIRE],
+    ] as const) {
+      expect(run.code, run.stderr).toBe(1);
+      const lines = jsonLines(run.stdout);
+      expect(lines[0]).toMatchObject({ type: 'task', wire });
+      expect(lines.at(-1)).toMatchObject({ type: 'result', outcome: 'error', exitCode: 1, wire, error: { name: 'ServerLostError' } });
+      expect((lines.at(-1)!.error as { message: string }).message).toMatch(/^the stdio server `.*` exited \(its connection closed\); task .* ended with it$/);
+      // Its last words are shown too.
+      expect(run.stderr).toContain('server: scripted server: crashing now');
+    }
+  });
+
+  it('an HTTP server that goes away: exit 1 once no request reached it for --connect-timeout, naming the cause and how to follow the task', async () => {
+    const server = await startHttpServer({ pollInterval: 200 });
+    const run = runPiped(['call', 'analyze', 'steps=200', 'stepMs=200', '--url', server.url.href, '--connect-timeout', '2s']);
+    await until(() => run.stdout().includes('step 1/200'), 30_000, 'the task to start');
+    await server.close();
+    const closedAt = Date.now();
+    const { code, stdout, stderr } = await run.done;
+    // 2 s of failed requests, then the exit; generous for a loaded machine, far below "forever".
+    expect(Date.now() - closedAt).toBeLessThan(20_000);
+    expect(code, stderr).toBe(1);
+    const last = jsonLines(stdout).at(-1)!;
+    expect(last).toMatchObject({ type: 'result', outcome: 'error', exitCode: 1, error: { name: 'ServerLostError' } });
+    const message = (last.error as { message: string }).message;
+    expect(message).toContain(`the server at ${server.url.href} stopped answering: no request has reached it for 2 s`);
+    expect(message).toContain('connection refused');
+    const file = /mcp-task watch --ref (\S+)/.exec(message)?.[1];
+    expect(file, message).toBeDefined();
+    // The reference to follow it with, once the server is back.
+    expect(JSON.parse(readFileSync(file!, 'utf8'))).toMatchObject({ url: server.url.href, temporary: true, reference: { toolName: 'analyze' } });
+  });
+});
+
+describe('connecting is bounded and says what it tried', { timeout: 60_000 }, () => {
+  it('--stdio cat: "connecting to …" on the terminal, then exit 1 after --connect-timeout with what was tried', async () => {
+    const run = new PtyRun(['call', 'analyze', '--stdio', 'cat', '--connect-timeout', '2s']);
+    try {
+      await run.waitFor('connecting to the stdio server `cat`…', 20_000);
+      const { exitCode } = await run.exited;
+      expect(exitCode).toBe(1);
+      expect(run.text).toMatch(/cannot connect to the stdio server `cat`: no answer within 2 s \(tried: .*initialize.*\).*is it an MCP server on stdio\?/s);
+    } finally {
+      run.kill();
+    }
+  });
+
+  it('a dead --url says which URL and why (connection refused), on both SDK paths', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const [auto, legacy] = await Promise.all([runPiped(['call', 'analyze', '--url', url]).done, runPiped(['tools', '--url', url, '--wire', '2025-11-25']).done]);
+    expect(auto.code).toBe(1);
+    expect(jsonLines(auto.stdout)).toEqual([
+      { type: 'result', outcome: 'error', exitCode: 1, error: { name: 'ConnectError', message: expect.stringMatching(new RegExp(`^cannot connect to ${url}: connection refused \\(`)) } },
+    ]);
+    expect(legacy.code).toBe(1);
+    expect(legacy.stderr).toContain(`cannot connect to ${url}: connection refused`);
+  });
+});
+
+describe('Ctrl-C and SIGTERM respect the cancel grace', { timeout: 60_000 }, () => {
+  it('against a server that never answers tasks/cancel, SIGTERM leaves about the grace later, saying the cancel went unanswered', async () => {
+    const log = join(scratch(), 'server.log');
+    const run = runPiped(['call', 'job', '--stdio', FAULTY_SERVER], { SCRIPT: 'hang-cancel', LOG: log });
+    await until(() => run.stdout().includes('"type":"snapshot"'), 30_000, 'the task to start');
+    const sent = Date.now();
+    run.kill('SIGTERM');
+    const { code, stdout, stderr } = await run.done;
+    const took = Date.now() - sent;
+    // The grace (2 s) plus the exit, not the retry policy's 66 s.
+    expect(took).toBeGreaterThanOrEqual(CANCEL_GRACE_MS - 100);
+    expect(took).toBeLessThan(CANCEL_GRACE_MS + 8_000);
+    expect(code, stderr).toBe(143);
+    expect(jsonLines(stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'interrupted',
+      exitCode: 143,
+      taskId: 'task-1',
+      error: { name: 'Interrupted', message: 'the server did not answer the cancel within 2 s; the stdio server stops with this process, and task task-1 with it' },
+    });
+    // The server did get the cancel, and held it.
+    expect(existsSync(log) && readFileSync(log, 'utf8')).toContain('cancel task-1');
+  });
+});
