@@ -49,8 +49,7 @@ export function isTaskError(value: unknown): value is TaskError {
 /**
  * The task ended `failed`, or its result came back as a JSON-RPC error. Carries the real payload:
  * the `CallToolResult` with `isError` ({@link TaskFailedError.result}) or the JSON-RPC error that
- * `tasks/result` returned ({@link TaskFailedError.rpcError}), plus the server's `statusMessage`
- * ([V18], D6).
+ * `tasks/result` returned ({@link TaskFailedError.rpcError}), plus the server's `statusMessage`.
  */
 export class TaskFailedError extends TaskError {
   /** `TaskFailedError`. */
@@ -101,7 +100,7 @@ export type RemoteCancelOutcome =
   | 'finished'
   /**
    * The server acknowledged the cancel, but its confirming read still showed the task running or
-   * did not arrive within the grace: cancellation is cooperative on the tasks extension ([E6]),
+   * did not arrive within the grace: cancellation is cooperative on the tasks extension,
    * so the task stops when it can, or not at all.
    */
   | 'acknowledged'
@@ -210,9 +209,9 @@ export class TaskAbortError extends TaskError {
 }
 
 /**
- * The task's ttl ran out: the server no longer knows the task and its ttl had elapsed ([V11], D9),
- * or, on the tasks extension, it still ran when its ttl elapsed ([E13]). The ttl is counted on the
- * local clock from when this client first saw the task.
+ * The task's ttl ran out: the server no longer knows the task and its ttl had elapsed, or, on the
+ * tasks extension, it still ran when its ttl elapsed. The ttl is counted on the local clock from
+ * when this client first saw the task.
  */
 export class TaskExpiredError extends TaskError {
   /** `TaskExpiredError`. */

@@ -198,7 +198,7 @@ export type CreateMessageResult = {
 
 /**
  * The five statuses of a task. `completed`, `failed` and `cancelled` are terminal: a task never
- * leaves them ([V5], [V6]).
+ * leaves them.
  */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -207,8 +207,8 @@ export type TerminalTaskStatus = 'completed' | 'failed' | 'cancelled';
 
 /**
  * One snapshot of a task as the server reported it (the wire `Task` object), after lenient
- * normalisation: a missing `ttl` becomes `null` (D1), an absent or unusable `pollInterval` is left
- * out (D2). Snapshots are immutable; every change produces a new object.
+ * normalisation: a missing `ttl` becomes `null`, an absent or unusable `pollInterval` is left out.
+ * Snapshots are immutable; every change produces a new object.
  */
 export interface Task {
   /** Server-generated id. Treat it as a secret: whoever knows it can read the result. */
@@ -231,7 +231,7 @@ export interface Task {
 export interface TaskPage {
   /** The tasks on this page. */
   readonly tasks: readonly Task[];
-  /** Pass back unchanged for the next page (opaque, [R23]); absent on the last page. */
+  /** Pass back unchanged for the next page (opaque); absent on the last page. */
   readonly nextCursor?: string | undefined;
 }
 

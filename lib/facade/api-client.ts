@@ -27,7 +27,8 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
    */
   readonly maxPollIntervalMs?: number | undefined;
   /**
-   * First poll delay when the server sends no `pollInterval` (D2); it grows by 1.5x per poll.
+   * First poll delay when the server sends no `pollInterval` (some servers never do); it grows by
+   * 1.5x per poll.
    * @defaultValue 500
    */
   readonly initialPollIntervalMs?: number | undefined;
@@ -52,7 +53,8 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
    */
   readonly timeoutMs?: number | undefined;
   /**
-   * Default `ttl` requested for each task, in ms ([R11]); the server may override it.
+   * Default `ttl` requested for each task, in ms; the server may override it. Ignored on the tasks
+   * extension, where the server decides the ttl.
    * @defaultValue undefined (the server's default)
    */
   readonly ttlMs?: number | undefined;
@@ -93,7 +95,7 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
   readonly requireTask?: boolean | undefined;
   /**
    * Emit `expiring` this long before a still-running task's ttl runs out (the server may drop it
-   * then, [V11]).
+   * then).
    * @defaultValue 10% of the task's ttl, between 1 s and 60 s
    */
   readonly ttlWarningMs?: number | undefined;
@@ -111,7 +113,7 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
    */
   readonly whenFull?: 'queue' | 'reject' | undefined;
   /**
-   * Receives structured lifecycle logs ([R36]); `consoleLogger()` is provided.
+   * Receives structured lifecycle logs; `consoleLogger()` is provided.
    * @defaultValue undefined (silent)
    */
   readonly logger?: TaskLogger | undefined;
@@ -167,8 +169,9 @@ export interface CallToolAsTaskOptions extends InputCallbacks {
   /** Extra `_meta` entries for the `tools/call` request. */
   readonly meta?: Record<string, unknown> | undefined;
   /**
-   * Receives the server's progress notifications for this call, for the task's whole life
-   * ([R35], [V27]). A `progressToken` is sent only when this is set.
+   * Receives the server's progress notifications for this call, for the task's whole life (not
+   * only until the task is created). A `progressToken` is sent only when this is set. The tasks
+   * extension has no progress for tasks.
    */
   readonly onProgress?: ProgressCallback | undefined;
 }
@@ -236,7 +239,7 @@ export interface ToolTaskSupport {
   readonly name: string;
   /**
    * Whether a call of it can run as a task on this connection. Its declared
-   * `execution.taskSupport` on 2025-11-25 ([R7]-[R9]; `forbidden` when absent); on the tasks
+   * `execution.taskSupport` on 2025-11-25 (`forbidden` when absent); on the tasks
    * extension the server decides per call: `server-decides`. On a 2026-07-28 server that does not
    * offer the extension no call can become a task: `forbidden`.
    *

@@ -64,7 +64,7 @@ export interface TaskMetrics {
   readonly error: TaskError | undefined;
 }
 
-/** Progress reported by the server for a call's `progressToken` ([R35]). */
+/** Progress reported by the server for a call's `progressToken`. */
 export interface TaskProgress {
   /** Progress so far (increases with each notification). */
   readonly progress: number;
@@ -120,8 +120,8 @@ export interface TaskClientEvents {
     readonly error: TaskExpiredError | TaskNotFoundError;
   }];
   /**
-   * A task still running is close to the end of its ttl: the server may drop it at `expiresAt`
-   * ([V11]). Time to extend, persist or give up.
+   * A task still running is close to the end of its ttl: the server may drop it at `expiresAt`.
+   * Time to extend, persist or give up.
    */
   expiring: [metrics: TaskMetrics, expiry: {
     /**
@@ -151,7 +151,7 @@ export interface TaskClientEvents {
   }];
   /**
    * An elicitation or sampling request that named no task (no related-task `_meta`, as mcp-go
-   * sends them, D14) could not be tied to one call, so no call's own `onElicitation`/`onSampling`
+   * sends them) could not be tied to one call, so no call's own `onElicitation`/`onSampling`
    * answers it: the TaskClient-level callback does, else `serve()`'s, else it is passed on (to
    * another TaskClient on the same SDK client, your SDK handler, or a `-32601` error naming the
    * cause). Each TaskClient that looks at the request emits it.

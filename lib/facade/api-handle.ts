@@ -41,7 +41,7 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
   readonly toolName: string;
   /** The task wire the call ran on: `2025-11-25` or `io.modelcontextprotocol/tasks`. */
   readonly wire: WireKind;
-  /** The server's `io.modelcontextprotocol/model-immediate-response` hint, if it sent one ([R39]). */
+  /** The server's `io.modelcontextprotocol/model-immediate-response` hint, if it sent one. */
   readonly immediateResponse: string | undefined;
   /**
    * The latest snapshot; `undefined` for an immediate handle, and for a resumed task not yet read
@@ -100,7 +100,7 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
    * snapshot is returned and `result()` settles as the task really ended. On 2025-11-25
    * `tasks/cancel` answers with the task; on the tasks extension it only acknowledges, and one
    * confirming read tells what became of it (cancellation there is cooperative: the task may still
-   * finish). When the task had already finished ([V23]) the truth is returned instead of failing,
+   * finish). When the task had already finished the truth is returned instead of failing,
    * and `result()` settles as the task really ended. A settled or immediate handle returns its last
    * snapshot.
    * @throws TaskNotSupportedError when the server cannot cancel tasks.

@@ -17,7 +17,7 @@ export type InputDelivery = 'request' | 'task-update' | 'retry' | 'receiver-task
 export interface InputContext {
   /**
    * The task that asked; `undefined` before a task exists (`retry`), and for an untagged request
-   * (e.g. from mcp-go, D14) unless the library tied it to a task (see {@link InputContext.inferred}).
+   * (e.g. from mcp-go) unless the library tied it to a task (see {@link InputContext.inferred}).
    */
   readonly taskId: string | undefined;
   /** The handle of that task, when this client tracks it. */
@@ -71,7 +71,7 @@ export interface InputCallbacks {
   readonly onSampling?: SamplingCallback | undefined;
 }
 
-/** Receives a call's progress notifications for the task's whole life ([R35]). */
+/** Receives a call's progress notifications for the task's whole life. */
 export type ProgressCallback = (progress: TaskProgress, context: ProgressContext) => void;
 
 /** What a progress callback learns: the task (once created), its handle and the tool. */

@@ -28,8 +28,8 @@ export interface ServeOptions {
   readonly ttlMs?: number | undefined;
   /**
    * Longest retention granted: a larger requested `ttl` is lowered to it, and the granted value is
-   * what the task reports ([V10]). A task and its result are deleted `ttl` after creation, running
-   * or not ([V11]).
+   * what the task reports. A task and its result are deleted `ttl` after creation, running or
+   * not.
    * @defaultValue 86400000 (24 hours)
    */
   readonly maxTtlMs?: number | undefined;

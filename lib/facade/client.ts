@@ -297,10 +297,10 @@ export class TaskClient<C extends McpClient = McpClient> {
   /**
    * Calls a tool as a task and resolves once the server answered the `tools/call`.
    *
-   * Task mode is used only when the server declared `tasks.requests.tools.call` ([R6]) and the
-   * tool's `execution.taskSupport` is `optional` or `required` ([R7]-[R9]); otherwise (or when the
-   * server answers with a plain result, [V1]) the handle is `immediate` and `result()` resolves
-   * with that result, unless `requireTask` is set.
+   * On 2025-11-25, task mode is used only when the server declared `tasks.requests.tools.call`
+   * and the tool's `execution.taskSupport` is `optional` or `required`; on the tasks extension
+   * the server decides per call. Otherwise (or when the server answers with a plain result) the
+   * handle is `immediate` and `result()` resolves with that result, unless `requireTask` is set.
    * @throws TaskNotSupportedError with `requireTask` when task mode is not possible, or when input
    *   callbacks are given for a capability the SDK client did not declare.
    * @throws TaskTimeoutError / TaskAbortError when the deadline or signal stop the call first.
@@ -355,7 +355,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    * `handle.detach()` or `handle.toJSON()`), or one known only by id. Nothing is sent until the
    * handle is observed (`result()`, iteration, `on(...)`) or given a deadline or signal. A task
    * this client already tracks returns its existing handle. A task the server dropped (its ttl
-   * elapsed) ends with `TaskExpiredError` once the handle is observed ([V11]).
+   * elapsed) ends with `TaskExpiredError` once the handle is observed.
    * @throws TaskOptionError for a malformed reference, or one made on a different server.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
@@ -366,7 +366,7 @@ export class TaskClient<C extends McpClient = McpClient> {
 
   /**
    * Every task the server reports (`tasks/list`), following `nextCursor` page by page. Includes
-   * tasks this client does not track. Lenient with real servers' shapes (D13).
+   * tasks this client does not track. Lenient with real servers' paging shapes.
    * @throws TaskNotSupportedError (from the iterator) when the server did not declare `tasks.list`.
    * @throws TaskRpcError when a page cannot be read after retries.
    */
@@ -376,7 +376,7 @@ export class TaskClient<C extends McpClient = McpClient> {
   }
 
   /**
-   * One page of `tasks/list`. Pass back `nextCursor` unchanged for the next page ([R23]).
+   * One page of `tasks/list`. Pass back `nextCursor` unchanged for the next page.
    * @throws TaskNotSupportedError when the server did not declare `tasks.list`.
    * @throws TaskRpcError when the request fails after retries.
    */
@@ -404,7 +404,7 @@ export class TaskClient<C extends McpClient = McpClient> {
 
   /**
    * Serves the server's task-augmented `elicitation/create` and `sampling/createMessage` requests
-   * (the receiver role of MCP 2025-11-25 tasks): each is answered at once with a task ([V14])
+   * (the receiver role of MCP 2025-11-25 tasks): each is answered at once with a task
    * while its callback runs in the background, and the server polls it with `tasks/get`,
    * `tasks/result`, `tasks/list` and `tasks/cancel`. The callbacks get `delivery: 'receiver-task'`
    * and the task's id in `receiverTaskId`; a plain request still reaches them (after any call or

@@ -1,5 +1,5 @@
 /**
- * Structured audit logging of the task lifecycle ([R36]). Silent unless a logger is given. Task
+ * Structured audit logging of the task lifecycle. Silent unless a logger is given. Task
  * ids are bearer secrets (spec §Security): by default they are logged only as a short one-way
  * fingerprint, which still lets lines about one task be correlated; `logTaskIds: true` logs them
  * in full.
