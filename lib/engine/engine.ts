@@ -20,11 +20,14 @@ import { closedError, Requests, TaskRequestOptions } from './requests.js';
 import { Scheduler } from './scheduler.js';
 import { TtlWatch } from './ttl-watch.js';
 import type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
+import { armDeadline, deadlinePassed, type Deadline, type DeadlineEngine } from './deadline.js';
+import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './stop.js';
 
 export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
+export type { Deadline, GiveUp, GiveUpResult };
 
 /** Observation, scheduling and state for all tasks of one client. */
-export class TaskEngine implements PollEngine {
+export class TaskEngine implements PollEngine, DeadlineEngine {
   readonly scheduler: Scheduler;
   private readonly records = new Map<string, TaskRecord>();
   private readonly early: EarlyBuffer;
@@ -387,6 +390,32 @@ export class TaskEngine implements PollEngine {
   whenResumed(signal: AbortSignal): Promise<void> {
     return this.pauseState.whenResumed(signal);
   }
+
+  /**
+   * Stops tracking a task without touching the remote task (`detach()`): it settles with `error`,
+   * and its iterators end normally.
+   */
+  detach(record: TaskRecord, error: TaskError): void {
+    this.settle(record, { ok: false, error });
+  }
+
+  /** Cancels a task with `tasks/cancel`, after a last look (see `cancelTask` in `stop.ts`). */
+  cancel(record: TaskRecord): Promise<Task> {
+    return cancelTask(this, record);
+  }
+
+  /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `stop.ts`). */
+  giveUp(record: TaskRecord, how: GiveUp): Promise<GiveUpResult> {
+    return giveUp(this, record, how);
+  }
+
+  /** Arms the deadline of `deadline.task` for clock time `at` (see `deadline.ts`). */
+  armDeadline(deadline: Deadline, at: number): void {
+    armDeadline(this, deadline.task, at, deadline);
+  }
+
+  /** A deadline's timer fired (one function for every task: no closure per deadline). */
+  readonly deadlineDue = (deadline: Deadline): void => deadlinePassed(this, deadline.task, deadline);
 
   /** Reports a problem that did not fail a task (never the library's own stops). */
   report(error: unknown, record: TaskRecord | undefined): void {

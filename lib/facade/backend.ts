@@ -4,7 +4,6 @@
  */
 import type { TaskEngine } from '../engine/engine.js';
 import type { TaskRecord } from '../engine/record.js';
-import { cancelTask } from '../engine/stop.js';
 import type { TaskError } from '../errors.js';
 import { metricsOf } from './events.js';
 import type { HandleBackend } from './handle.js';
@@ -27,7 +26,7 @@ export function handleBackend(engine: TaskEngine, host: BackendHost): HandleBack
     // A resumed task nobody observed yet is observed from its cancel on: what the cancel showed
     // (a cancelled or finished task) settles the handle, and one still running is followed.
     cancel: (record) =>
-      cancelTask(engine, record).then((task) => {
+      engine.cancel(record).then((task) => {
         engine.activate(record);
         return task;
       }),
