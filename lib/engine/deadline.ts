@@ -7,12 +7,13 @@
 import type { RemoteCancelOutcome, TaskError } from '../errors.js';
 import type { TaskRecord } from './record.js';
 import { giveUp } from './stop.js';
+import type { TaskView } from './task-view.js';
 import type { EngineCore } from './types.js';
 
 /** A task's deadline as its caller set it: which task, whether it cancels, and the error it settles with. */
 export interface Deadline {
   /** The task the deadline is for. */
-  readonly task: TaskRecord;
+  readonly task: TaskView;
   /** Whether passing the deadline sends `tasks/cancel` for the remote task. */
   readonly cancelRemote: boolean;
   /** The error the task settles with, given what became of the remote task. */
@@ -27,12 +28,12 @@ export interface DeadlineEngine extends EngineCore {
 
 /** Arms the deadline of `record` for clock time `at`. */
 export function armDeadline(engine: DeadlineEngine, record: TaskRecord, at: number, deadline: Deadline): void {
-  record.deadlineTimer = engine.scheduler.call(at, engine.deadlineDue, deadline);
+  record.deadlineArmed(engine.scheduler.call(at, engine.deadlineDue, deadline));
 }
 
 /** The deadline of `record` passed: the task is given up as its caller asked. */
 export function deadlinePassed(engine: EngineCore, record: TaskRecord, deadline: Deadline): void {
-  record.deadlineTimer = undefined;
+  record.deadlinePassed();
   void giveUp(engine, record, {
     cancelRemote: deadline.cancelRemote,
     graceMs: engine.config.cancelGraceMs,

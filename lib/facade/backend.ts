@@ -3,7 +3,7 @@
  * `dispose()`, `toJSON()` and metrics do with its record, on the client's engine.
  */
 import type { TaskEngine } from '../engine/engine.js';
-import type { TaskRecord } from '../engine/record.js';
+import type { TaskView } from '../engine/task-view.js';
 import type { TaskError } from '../errors.js';
 import { metricsOf } from './events.js';
 import type { HandleBackend } from './handle.js';
@@ -13,7 +13,7 @@ import { detachRecord, disposeRecord } from './stops.js';
 /** What the backend needs from its TaskClient besides the engine. */
 export interface BackendHost {
   /** Lets an input callback still answering for `record` keep going (it outlives the handle). */
-  keepInput(record: TaskRecord): void;
+  keepInput(record: TaskView): void;
   now(): number;
   /** Reports a throwing listener (on the client's `error` event). */
   report(error: TaskError): void;

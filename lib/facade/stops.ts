@@ -4,7 +4,7 @@
  * or `TaskAbortError` that says what became of the remote task), `detach()` and `dispose()`.
  */
 import type { Deadline, TaskEngine } from '../engine/engine.js';
-import type { TaskRecord } from '../engine/record.js';
+import type { TaskView } from '../engine/task-view.js';
 import { onAbort } from '../util/abort.js';
 import {
   TaskAbortError,
@@ -33,7 +33,7 @@ export function stopError(
   scope: StopScope,
   stop: StopReason,
   remoteCancel: RemoteCancelOutcome,
-  record?: TaskRecord,
+  record?: TaskView,
 ): TaskError {
   const { engine, call, toolName, startedAt } = scope;
   const common = { task: record?.task, toolName, remoteCancel };
@@ -62,7 +62,7 @@ export function stopError(
 class CallDeadline implements Deadline {
   constructor(
     private readonly scope: StopScope,
-    readonly task: TaskRecord,
+    readonly task: TaskView,
   ) {}
 
   get cancelRemote(): boolean {
@@ -75,7 +75,7 @@ class CallDeadline implements Deadline {
 }
 
 /** Arms the deadline (in the engine) and the abort listener of a tracked task. */
-export function armStops(scope: StopScope, record: TaskRecord): void {
+export function armStops(scope: StopScope, record: TaskView): void {
   const { engine, call } = scope;
   if (record.settlement !== undefined) return;
   if (call.timeoutMs !== undefined) engine.armDeadline(new CallDeadline(scope, record), scope.startedAt + call.timeoutMs);
@@ -95,7 +95,7 @@ export function armStops(scope: StopScope, record: TaskRecord): void {
 }
 
 /** Stops tracking without touching the remote task: `result()` rejects with `TaskDetachedError`, iterators end. */
-export function detachRecord(engine: TaskEngine, record: TaskRecord): void {
+export function detachRecord(engine: TaskEngine, record: TaskView): void {
   engine.detach(
     record,
     new TaskDetachedError('The handle was detached; the remote task keeps running', {
@@ -110,7 +110,7 @@ export function detachRecord(engine: TaskEngine, record: TaskRecord): void {
  * `result()` then rejects with `TaskCancelledError` when the cancel went through, otherwise with
  * `TaskDetachedError` saying what became of the remote task; iterators end normally.
  */
-export async function disposeRecord(engine: TaskEngine, record: TaskRecord): Promise<void> {
+export async function disposeRecord(engine: TaskEngine, record: TaskView): Promise<void> {
   await engine.giveUp(record, {
     cancelRemote: true,
     graceMs: engine.config.cancelGraceMs,
