@@ -159,7 +159,8 @@ export default tseslint.config(
           patterns: [
             {
               group: ['**/engine/record.js', '**/engine/record-extras.js'],
-              message: "Only the engine touches a task's record: use the read-only TaskView (engine/task-view.ts) and TaskEngine's operations.",
+              message:
+                "Only the engine touches a task's record: use the read-only TaskView (engine/task-view.ts) and TaskEngine's operations.",
             },
           ],
         },

@@ -11,7 +11,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../', import.meta.url).pathname;
-const IMPORT_RULES = ['no-restricted-imports', '@typescript-eslint/no-restricted-imports', 'mcp-task-client/public-entry-only'];
+const IMPORT_RULES = [
+  'no-restricted-imports',
+  '@typescript-eslint/no-restricted-imports',
+  'mcp-task-client/public-entry-only',
+];
 
 type Entry = { files?: unknown; ignores?: unknown; plugins?: unknown; rules?: Record<string, unknown> };
 
@@ -103,7 +107,8 @@ describe("a task's record is changed inside the engine only", () => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = `${prefix}${entry.name}`;
       if (entry.isDirectory()) {
-        if (path !== 'cli') for (const [file, text] of libSources(`${dir}${entry.name}/`, `${path}/`)) found.set(file, text);
+        if (path === 'cli') continue;
+        for (const [file, text] of libSources(`${dir}${entry.name}/`, `${path}/`)) found.set(file, text);
       } else if (entry.name.endsWith('.ts')) found.set(path, readFileSync(`${dir}${entry.name}`, 'utf8'));
     }
     return found;

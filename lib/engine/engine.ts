@@ -230,7 +230,10 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
     const payload = snapshot.outcome;
     const tookPayload =
-      payload !== undefined && record.outcome === undefined && isTerminalStatus(task.status) && (verdict !== 'stale' || record.terminal);
+      payload !== undefined &&
+      record.outcome === undefined &&
+      isTerminalStatus(task.status) &&
+      (verdict !== 'stale' || record.terminal);
     if (tookPayload) {
       record.payloadRode(payload);
       if (task.status !== record.task.status) this.report(this.contradiction(record, task, source), record);

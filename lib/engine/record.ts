@@ -405,7 +405,7 @@ export class TaskRecord implements RequestGroup, TaskView {
 
   // ---- poll.ts: the poll schedule ----
 
-  /** The poll loop planned the next poll for `at` (tracking began, a fresh observation, a failed poll, a reconnection). */
+  /** The next poll may run at `at` (tracking began, a fresh observation, a failed poll, a reconnection). */
   pollPlanned(at: number): void {
     this.nextPollStored = this.storeTime(at, Flag.RawNextPollAt);
   }
@@ -466,7 +466,7 @@ export class TaskRecord implements RequestGroup, TaskView {
     return extras.hardPollFailures;
   }
 
-  /** The last look's read did not happen (paused, or dropped with an old connection): the next read is the last look. */
+  /** The last look's read did not happen (paused, dropped with an old connection): the next read is. */
   lookPutOff(): void {
     this.setFlag(Flag.LookDue, true);
   }

@@ -78,7 +78,8 @@ class CallDeadline implements Deadline {
 export function armStops(scope: StopScope, record: TaskView): void {
   const { engine, call } = scope;
   if (record.settlement !== undefined) return;
-  if (call.timeoutMs !== undefined) engine.armDeadline(new CallDeadline(scope, record), scope.startedAt + call.timeoutMs);
+  const timeoutMs = call.timeoutMs;
+  if (timeoutMs !== undefined) engine.armDeadline(new CallDeadline(scope, record), scope.startedAt + timeoutMs);
   const signal = call.signal;
   if (signal === undefined) return;
   const graceMs = engine.config.cancelGraceMs;
