@@ -160,6 +160,28 @@ export default tseslint.config(
     'The receiver sits on the port: no wire, no engine but its scheduler, no facade but the public types (facade/api.ts).',
   ),
   {
+    // A task's state changes only inside the engine (lib/engine/record.ts): everything above it
+    // holds the read-only TaskView (lib/engine/task-view.ts), never the record. Its own rule name,
+    // so the layer patterns above (no-restricted-imports) stay as they are.
+    files: ['lib/**/*.ts'],
+    ignores: ['lib/engine/**'],
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/engine/record.js', '**/engine/record-extras.js'],
+              message:
+                "Only the engine touches a task's record: use the read-only TaskView (engine/task-view.ts) and TaskEngine's operations.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Of the library, the integrations use only the public entry point.
     files: INTEGRATIONS.flatMap((name) => [`lib/${name}/**/*.ts`, `lib/${name}.ts`]),
     plugins: { 'mcp-task-client': localRules },

@@ -2,13 +2,20 @@
  * The import rules of eslint.config.js hold at every folder depth: the layer boundaries
  * (no-restricted-imports patterns) and the CLI's "public entry point only" rule, which once missed
  * lib/cli/commands/* because its patterns were written for one level ('../engine/**'). Probe
- * sources are linted in memory under file names in lib/ (nothing is written to disk).
+ * sources are linted in memory under file names in lib/ (nothing is written to disk). And a
+ * task's record stays the engine's: no module above imports it, and each of its event methods is
+ * called only from the engine module its ownership map (lib/engine/record.ts) names.
  */
 import { Linter } from 'eslint';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../', import.meta.url).pathname;
-const IMPORT_RULES = ['no-restricted-imports', 'mcp-task-client/public-entry-only'];
+const IMPORT_RULES = [
+  'no-restricted-imports',
+  '@typescript-eslint/no-restricted-imports',
+  'mcp-task-client/public-entry-only',
+];
 
 type Entry = { files?: unknown; ignores?: unknown; plugins?: unknown; rules?: Record<string, unknown> };
 
@@ -92,5 +99,78 @@ describe('eslint import rules hold at every depth', () => {
     // Of the port, connect.ts is the one module that loads an SDK.
     expect(broken('lib/port/connect.ts', importing('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
     expect(broken('lib/port/connect.ts', importing('../facade/client.js'))).toEqual(['no-restricted-imports']);
+  });
+});
+
+describe("a task's record is changed inside the engine only", () => {
+  const RECORD_RULE = '@typescript-eslint/no-restricted-imports';
+
+  it('no module outside lib/engine imports the record: the facade holds the read-only TaskView', () => {
+    for (const [file, specifier] of [
+      ['lib/facade/probe.ts', '../engine/record.js'],
+      ['lib/facade/probe.ts', '../engine/record-extras.js'],
+      ['lib/facade/room/probe.ts', '../../engine/record.js'],
+      ['lib/probe.ts', './engine/record.js'],
+    ] as const) {
+      expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([RECORD_RULE]);
+    }
+    expect(broken('lib/facade/probe.ts', importing('../engine/task-view.js'))).toEqual([]);
+    expect(broken('lib/facade/probe.ts', importing('../engine/engine.js'))).toEqual([]);
+    expect(broken('lib/engine/probe.ts', importing('./record.js'))).toEqual([]);
+  });
+
+  /** `lib/**\/*.ts` (the CLI aside), by path relative to lib/. */
+  function libSources(dir = `${ROOT}lib/`, prefix = ''): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = `${prefix}${entry.name}`;
+      if (entry.isDirectory()) {
+        if (path === 'cli') continue;
+        for (const [file, text] of libSources(`${dir}${entry.name}/`, `${path}/`)) found.set(file, text);
+      } else if (entry.name.endsWith('.ts')) found.set(path, readFileSync(`${dir}${entry.name}`, 'utf8'));
+    }
+    return found;
+  }
+
+  it('each event method of TaskRecord is called from the one engine module its ownership map names', () => {
+    const source = readFileSync(`${ROOT}lib/engine/record.ts`, 'utf8');
+    // The map in the header: "- poll.ts (the poll schedule): `pollPlanned`, `readRequested`, ...;".
+    const header = source
+      .slice(0, source.indexOf('*/'))
+      .split('\n')
+      .map((line) => line.replace(/^ \* ?/, ''))
+      .join(' ');
+    const mapped = new Map<string, string>();
+    for (const bullet of header.split(' - ').slice(1)) {
+      const owner = /^([\w-]+\.ts) /.exec(bullet)?.[1];
+      if (owner === undefined) continue;
+      for (const [, method] of bullet.split('. ')[0]!.matchAll(/`(\w+)`/g)) mapped.set(method!, owner);
+    }
+    // The class, in sections "// ---- poll.ts: ..." each holding the methods its module calls.
+    const sectioned = new Map<string, string>();
+    let owner: string | undefined;
+    for (const line of source.slice(source.indexOf('export class TaskRecord')).split('\n')) {
+      const section = /^ {2}\/\/ ---- (.*)$/.exec(line);
+      if (section !== null) owner = /^([\w-]+\.ts):/.exec(section[1]!)?.[1];
+      const method = /^ {2}(\w+)\(/.exec(line)?.[1];
+      if (owner !== undefined && method !== undefined) sectioned.set(method, owner);
+    }
+    expect(sectioned.size).toBeGreaterThan(30);
+    expect(mapped).toEqual(sectioned);
+    // Every call on a record in lib/ comes from the module that owns the method.
+    const misplaced: string[] = [];
+    const called = new Set<string>();
+    for (const [file, text] of libSources()) {
+      if (file === 'engine/record.ts') continue;
+      for (const [, method] of text.matchAll(/\brecord\??\.(\w+)\(/g)) {
+        const own = sectioned.get(method!);
+        if (own === undefined) continue;
+        called.add(method!);
+        if (file !== `engine/${own}`) misplaced.push(`${file} calls record.${method}() (owned by engine/${own})`);
+      }
+    }
+    expect(misplaced).toEqual([]);
+    // None is left without its caller.
+    expect([...sectioned.keys()].filter((method) => !called.has(method))).toEqual([]);
   });
 });

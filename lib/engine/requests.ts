@@ -141,7 +141,7 @@ export class Requests {
       signal,
       ...(background ? { weak: true } : { pause: { isPaused: () => this.host.isPaused(), whenResumed: () => this.host.whenResumed(signal()) } }),
       onRetry: (error) => {
-        if (record !== undefined) record.retries += 1;
+        record?.retried();
         if (!background || record?.settlement === undefined) this.host.report(error, record);
       },
     };

@@ -19,7 +19,7 @@ import { TaskOptionError, type TaskError } from '../errors.js';
 import { SafeEmitter } from './events.js';
 import { checkOptionsObject, checkSignal } from './options.js';
 import { failedError } from '../engine/failure.js';
-import type { TaskRecord } from '../engine/record.js';
+import type { TaskView } from '../engine/task-view.js';
 import { raceAbort } from '../util/abort.js';
 import { SnapshotIterator, abortError } from '../util/snapshot-iterator.js';
 import type { CallToolResult, Task } from '../types.js';
@@ -27,13 +27,13 @@ import type { CallToolResult, Task } from '../types.js';
 /** The client operations a handle delegates to (not for direct use). */
 export interface HandleBackend {
   /** Starts observing a resumed task. */
-  activate(record: TaskRecord): void;
-  cancel(record: TaskRecord): Promise<Task>;
-  detach(record: TaskRecord): TaskReference;
-  dispose(record: TaskRecord): Promise<void>;
-  reference(record: TaskRecord): TaskReference;
+  activate(record: TaskView): void;
+  cancel(record: TaskView): Promise<Task>;
+  detach(record: TaskView): TaskReference;
+  dispose(record: TaskView): Promise<void>;
+  reference(record: TaskView): TaskReference;
   /** The record's metrics now. */
-  metrics(record: TaskRecord): TaskMetrics;
+  metrics(record: TaskView): TaskMetrics;
   /** Reports a throwing listener. */
   report(error: TaskError): void;
 }
@@ -52,7 +52,7 @@ export interface CallState {
 }
 
 type Source =
-  | { readonly kind: 'task'; readonly record: TaskRecord; readonly backend: HandleBackend; readonly wire: WireKind }
+  | { readonly kind: 'task'; readonly record: TaskView; readonly backend: HandleBackend; readonly wire: WireKind }
   | { readonly kind: 'immediate'; readonly result: CallToolResult; readonly wire: WireKind };
 
 /** What an `immediate` handle holds in place of a record. */
@@ -74,7 +74,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
   /** {@inheritDoc TaskHandleApi.wire} */
   readonly wire: WireKind;
   /** The tracked task (kind `task`), with the client operations it delegates to. */
-  private readonly record: TaskRecord | undefined;
+  private readonly record: TaskView | undefined;
   private readonly backend: HandleBackend | undefined;
   /** Kind `task`: the server's immediate response, if any; kind `immediate`: what the server answered. */
   private readonly detail: string | Immediate | undefined;
@@ -135,7 +135,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
   }
 
   /** @internal The tracked task (kind `task`). */
-  get tracked(): TaskRecord | undefined {
+  get tracked(): TaskView | undefined {
     return this.record;
   }
 
