@@ -52,7 +52,7 @@ describe('without the optional peer `ai`', () => {
 
 /** Runs `mcp-task tools [args]` with a package hidden (spec/fixtures/hide-sdk.ts); its failure, or undefined if it succeeded. */
 function cliWithout(hide: { HIDE_SDK: 'v1' } | { HIDE_PACKAGE: string }, args: readonly string[] = []): Promise<{ code?: number; stderr?: string } | undefined> {
-  return run(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'lib/cli/main.ts', 'tools', ...args], {
+  return run(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'cli/src/main.ts', 'tools', ...args], {
     cwd: root,
     env: { ...process.env, ...hide },
     timeout: 30_000,

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RULES_PAGE = 'docs/spec-rules.md';
-const SCANNED_DIRS = ['lib', 'spec', 'docs', 'examples', 'bench'];
+const SCANNED_DIRS = ['lib', 'cli', 'spec', 'docs', 'examples', 'bench'];
 const SCANNED_FILES = ['README.md'];
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage', '.git', 'bench/results']);
 const SKIPPED_FILES = new Set(['bench/results.json']);
