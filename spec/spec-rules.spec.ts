@@ -113,10 +113,11 @@ describe('rule ids (docs/spec-rules.md)', () => {
     expect(missing).toEqual([]);
   });
 
-  it('explains every id cited in lib, spec, docs, examples, bench and README.md', () => {
+  it('explains every id cited in lib, cli, spec, docs, examples, bench and README.md', () => {
     const files = scannedFiles();
     expect(files).toContain(RULES_PAGE);
     expect(files.some((file) => file.startsWith('lib/'))).toBe(true);
+    expect(files.some((file) => file.startsWith('cli/src/'))).toBe(true);
     const unknown: string[] = [];
     for (const file of files) {
       const text = readFileSync(join(ROOT, file), 'utf8');
