@@ -208,7 +208,11 @@ function extensionMissing(tasks: TaskClient): string | undefined {
   return undefined;
 }
 
-/** The example server, which needs SDK v1's `McpServer`. */
+/**
+ * The example server, which needs SDK v1's `McpServer`. Its one source is examples/server.ts: the
+ * CLI's build compiles it into the package with the same relative path (dist/examples/server.js
+ * beside dist/cli/src/), so this import holds from source and from the package alike.
+ */
 async function loadExampleServer(): Promise<typeof ExampleServerModule> {
   try {
     return await import('../../examples/server.js');
