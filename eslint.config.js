@@ -41,7 +41,7 @@ function importsOf(file) {
 }
 
 /**
- * A local rule: no import cycles among lib/ modules (type-only imports included). It walks the
+ * A local rule: no import cycles among lib/ modules, nor among the CLI's (type-only imports included). It walks the
  * graph from each file and reports the first import that leads back to it.
  */
 const noImportCycles = {
@@ -56,7 +56,7 @@ const noImportCycles = {
           while (stack.length > 0) {
             const [file, path] = stack.pop();
             if (file === start) {
-              const short = path.map((p) => p.slice(p.lastIndexOf('/lib/') + 1));
+              const short = path.map((p) => relative(import.meta.dirname, p).split(sep).join('/'));
               context.report({ loc: { line: 1, column: 0 }, messageId: 'cycle', data: { path: short.join(' -> ') } });
               return;
             }
@@ -71,18 +71,19 @@ const noImportCycles = {
 };
 
 /**
- * The integrations built on the library, each in its own folder lib/<name>/ (with, for a subpath
- * export, an entry file lib/<name>.ts): the CLI and the Vercel AI SDK tools. They use the library
- * through its public entry point only, and the library never imports them.
+ * The integrations built into the library, each in its own folder lib/<name>/ (with, for a subpath
+ * export, an entry file lib/<name>.ts): the Vercel AI SDK tools. They use the library through its
+ * public entry point only, and the library never imports them. (The CLI is a package of its own,
+ * cli/: see {@link cliBoundary}.)
  */
-const INTEGRATIONS = ['cli', 'ai'];
+const INTEGRATIONS = ['ai'];
 
 /**
  * A local rule for the integrations: each uses the library through its public entry point
  * (lib/index.ts) only, besides its own folder (and its entry file). Every relative import,
  * re-export and `import()` is resolved against the importing file, so the check holds at any
- * depth (lib/cli/x.ts and lib/cli/commands/x.ts alike, which glob patterns on the specifier, such
- * as '../engine/**', do not).
+ * depth (lib/ai/x.ts and lib/ai/sub/x.ts alike, which glob patterns on the specifier, such as
+ * '../engine/**', do not).
  */
 const LIB = resolve(import.meta.dirname, 'lib');
 const ENTRY = resolve(LIB, 'index.ts');
@@ -110,11 +111,49 @@ const publicEntryOnly = {
   },
 };
 
+/**
+ * A local rule for the CLI package (cli/src/): it uses the library as any host does, by its package
+ * name and root entry point (`'mcp-task-client'`), never by a path into lib/ or dist/, nor through
+ * a subpath export (`mcp-task-client/internal`). Its relative imports stay inside cli/src/, with
+ * one exception: the example server (examples/server.ts), which the CLI's build compiles into its
+ * package as its default target. Specifiers are resolved against the importing file, so the check
+ * holds at any depth.
+ */
+const REPO = import.meta.dirname;
+const CLI_SRC = resolve(REPO, 'cli', 'src');
+const EXAMPLE_SERVER = resolve(REPO, 'examples', 'server.ts');
+const cliBoundary = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      outside: "The CLI uses the library through its package name only (import from 'mcp-task-client'), not {{target}}.",
+      subpath: "The CLI uses the library's root entry point only ('mcp-task-client'), not '{{specifier}}'.",
+    },
+  },
+  create(context) {
+    const check = (node) => {
+      const source = node?.source;
+      if (source?.type !== 'Literal' || typeof source.value !== 'string') return;
+      const specifier = source.value;
+      if (specifier.startsWith('mcp-task-client/')) {
+        context.report({ node: source, messageId: 'subpath', data: { specifier } });
+        return;
+      }
+      if (!specifier.startsWith('.')) return;
+      const target = resolve(dirname(context.filename), specifier.replace(/\.js$/, '.ts'));
+      if (target.startsWith(CLI_SRC + sep) || target === EXAMPLE_SERVER) return;
+      context.report({ node: source, messageId: 'outside', data: { target: relative(REPO, target).split(sep).join('/') } });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
 /** The local rules, as one plugin. */
-const localRules = { rules: { 'no-import-cycles': noImportCycles, 'public-entry-only': publicEntryOnly } };
+const localRules = { rules: { 'no-import-cycles': noImportCycles, 'public-entry-only': publicEntryOnly, 'cli-boundary': cliBoundary } };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'cli/dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -131,7 +170,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['lib/**/*.ts'],
+    files: ['lib/**/*.ts', 'cli/src/**/*.ts'],
     plugins: { 'mcp-task-client': localRules },
     rules: { 'mcp-task-client/no-import-cycles': 'error' },
   },
@@ -151,8 +190,8 @@ export default tseslint.config(
   ),
   layer(
     ['lib/facade/**/*.ts', 'lib/index.ts', 'lib/internal.ts'],
-    INTEGRATIONS.flatMap((name) => [`**/${name}/**`, `**/${name}.js`]),
-    'The library never imports an integration (the CLI, the AI SDK tools).',
+    [...INTEGRATIONS.flatMap((name) => [`**/${name}/**`, `**/${name}.js`]), '**/cli/**', 'mcp-task', 'mcp-task/**'],
+    'The library never imports an integration (the AI SDK tools) or the CLI package.',
   ),
   layer(
     ['lib/receiver/**/*.ts'],
@@ -188,9 +227,10 @@ export default tseslint.config(
     rules: { 'mcp-task-client/public-entry-only': 'error' },
   },
   {
-    // The CLI may also use an SDK (its transports); the other integrations may not.
-    files: ['lib/cli/**/*.ts'],
-    rules: { 'no-restricted-imports': 'off' },
+    // The CLI package: the library by its package name only (it may use an SDK: its transports).
+    files: ['cli/src/**/*.ts'],
+    plugins: { 'mcp-task-client': localRules },
+    rules: { 'mcp-task-client/cli-boundary': 'error' },
   },
   {
     files: ['spec/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'],
@@ -203,5 +243,5 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
-  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['eslint.config.js', 'cli/bin/*.js'], ...tseslint.configs.disableTypeChecked },
 );

@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * Suites that do not depend on the client SDK under test: they run once (project `sdk-free`).
  * spec/wire, spec/ext, spec/ext-server and spec/ai/ext pick their SDKs themselves (the tasks
- * extension needs SDK v2); spec/cli drives the CLI; spec-rules and bench-smoke read files or run
+ * extension needs SDK v2); spec/cli drives the CLI (the cli/ package); install and types-floor
+ * pack and install the two packages; spec-rules and bench-smoke read files or run
  * the benchmark contenders; lint-rules lints probe sources; spec/ai/model-output maps outputs
  * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai
  * suites (AI SDK tools on the 2025-11-25 wire) run per SDK.
@@ -13,6 +14,7 @@ const SDK_FREE = [
   'spec/docs-snippets.spec.ts',
   'spec/lint-rules.spec.ts',
   'spec/install.spec.ts',
+  'spec/types-floor.spec.ts',
   'spec/bench-smoke.spec.ts',
   'spec/ext-server.spec.ts',
   'spec/cli/**/*.spec.ts',

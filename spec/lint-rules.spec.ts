@@ -1,10 +1,11 @@
 /**
  * The import rules of eslint.config.js hold at every folder depth: the layer boundaries
- * (no-restricted-imports patterns) and the CLI's "public entry point only" rule, which once missed
- * lib/cli/commands/* because its patterns were written for one level ('../engine/**'). Probe
- * sources are linted in memory under file names in lib/ (nothing is written to disk). And a
- * task's record stays the engine's: no module above imports it, and each of its event methods is
- * called only from the engine module its ownership map (lib/engine/record.ts) names.
+ * (no-restricted-imports patterns), the integrations' "public entry point only" rule and the CLI
+ * package's boundary (the library by its package name only), which once missed the CLI's
+ * commands/ folder because its patterns were written for one level ('../engine/**'). Probe
+ * sources are linted in memory under file names in lib/ and cli/src/ (nothing is written to disk).
+ * And a task's record stays the engine's: no module above imports it, and each of its event
+ * methods is called only from the engine module its ownership map (lib/engine/record.ts) names.
  */
 import { Linter } from 'eslint';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ const IMPORT_RULES = [
   'no-restricted-imports',
   '@typescript-eslint/no-restricted-imports',
   'mcp-task-client/public-entry-only',
+  'mcp-task-client/cli-boundary',
 ];
 
 type Entry = { files?: unknown; ignores?: unknown; plugins?: unknown; rules?: Record<string, unknown> };
@@ -42,28 +44,33 @@ function broken(file: string, source: string): string[] {
 const importing = (specifier: string): string => `import x from '${specifier}';\nexport default x;\n`;
 
 describe('eslint import rules hold at every depth', () => {
-  it('the CLI reaches the library through lib/index.ts only, from lib/cli/ and from lib/cli/commands/', () => {
-    const rule = 'mcp-task-client/public-entry-only';
+  it("the CLI package reaches the library by its package name only ('mcp-task-client'), from cli/src/ and from cli/src/commands/", () => {
+    const rule = 'mcp-task-client/cli-boundary';
     for (const [file, up] of [
-      ['lib/cli/probe.ts', '../'],
-      ['lib/cli/commands/probe.ts', '../../'],
+      ['cli/src/probe.ts', '../../'],
+      ['cli/src/commands/probe.ts', '../../../'],
     ] as const) {
-      for (const inside of ['engine/engine.js', 'facade/client.js', 'wire/wire.js', 'port/open.js', 'util/abort.js', 'receiver/receiver.js', 'errors.js', 'types.js', 'internal.js']) {
+      for (const inside of ['lib/engine/engine.js', 'lib/facade/client.js', 'lib/index.js', 'lib/internal.js', 'lib/errors.js', 'lib/ai/tools.js', 'dist/index.js', 'spec/helpers.js', 'examples/demo.js']) {
         expect(broken(file, importing(`${up}${inside}`)), `${file} importing ${up}${inside}`).toEqual([rule]);
       }
-      expect(broken(file, `export * from '${up}engine/engine.js';\n`)).toEqual([rule]);
-      expect(broken(file, `export const load = () => import('${up}facade/client.js');\n`)).toEqual([rule]);
-      expect(broken(file, importing(`${up}index.js`))).toEqual([]);
+      expect(broken(file, `export * from '${up}lib/engine/engine.js';\n`)).toEqual([rule]);
+      expect(broken(file, `export const load = () => import('${up}lib/facade/client.js');\n`)).toEqual([rule]);
+      for (const subpath of ['mcp-task-client/internal', 'mcp-task-client/ai', 'mcp-task-client/dist/index.js']) {
+        expect(broken(file, importing(subpath)), `${file} importing ${subpath}`).toEqual([rule]);
+      }
+      expect(broken(file, importing('mcp-task-client'))).toEqual([]);
       expect(broken(file, importing('@modelcontextprotocol/sdk/client/stdio.js'))).toEqual([]);
+      // The example server, compiled into the CLI's package as its default target.
+      expect(broken(file, `export const load = () => import('${up}examples/server.js');\n`)).toEqual([]);
     }
-    expect(broken('lib/cli/commands/probe.ts', importing('./session.js'))).toEqual([]);
-    expect(broken('lib/cli/commands/probe.ts', importing('../args.js'))).toEqual([]);
-    expect(broken('lib/cli/probe.ts', importing('./commands/call.js'))).toEqual([]);
+    expect(broken('cli/src/commands/probe.ts', importing('./session.js'))).toEqual([]);
+    expect(broken('cli/src/commands/probe.ts', importing('../args.js'))).toEqual([]);
+    expect(broken('cli/src/probe.ts', importing('./commands/call.js'))).toEqual([]);
   });
 
   it('the AI SDK tools (lib/ai/, lib/ai.ts) reach the library through lib/index.ts only, may import ai, no MCP SDK', () => {
     const rule = 'mcp-task-client/public-entry-only';
-    for (const inside of ['engine/engine.js', 'facade/client.js', 'wire/wire.js', 'port/open.js', 'util/abort.js', 'errors.js', 'types.js', 'internal.js', 'cli/target.js']) {
+    for (const inside of ['engine/engine.js', 'facade/client.js', 'wire/wire.js', 'port/open.js', 'util/abort.js', 'errors.js', 'types.js', 'internal.js']) {
       expect(broken('lib/ai/probe.ts', importing(`../${inside}`)), `lib/ai/probe.ts importing ../${inside}`).toEqual([rule]);
       expect(broken('lib/ai.ts', importing(`./${inside}`)), `lib/ai.ts importing ./${inside}`).toEqual([rule]);
     }
@@ -73,8 +80,8 @@ describe('eslint import rules hold at every depth', () => {
     expect(broken('lib/ai/probe.ts', importing('ai'))).toEqual([]);
     expect(broken('lib/ai/probe.ts', importing('@modelcontextprotocol/sdk/client/index.js'))).toEqual(['no-restricted-imports']);
     expect(broken('lib/ai/probe.ts', importing('@modelcontextprotocol/client'))).toEqual(['no-restricted-imports']);
-    // The CLI is an integration of its own: lib/ai is not its to import, nor the library's.
-    expect(broken('lib/cli/probe.ts', importing('../ai/tools.js'))).toEqual([rule]);
+    // lib/ai is not the CLI's to import (it is not the root entry), nor the library's.
+    expect(broken('cli/src/probe.ts', importing('../../lib/ai/tools.js'))).toEqual(['mcp-task-client/cli-boundary']);
     expect(broken('lib/index.ts', importing('./ai.js'))).toEqual(['no-restricted-imports']);
     expect(broken('lib/facade/probe.ts', importing('../ai/tools.js'))).toEqual(['no-restricted-imports']);
   });
@@ -90,7 +97,8 @@ describe('eslint import rules hold at every depth', () => {
       ['lib/engine/probe.ts', '../wire/ext/wire.js'],
       ['lib/engine/probe.ts', '../port/port.js'],
       ['lib/receiver/probe.ts', '../engine/engine.js'],
-      ['lib/facade/probe.ts', '../cli/target.js'],
+      ['lib/facade/probe.ts', '../../cli/src/target.js'],
+      ['lib/facade/probe.ts', 'mcp-task'],
       ['lib/engine/probe.ts', '@modelcontextprotocol/sdk/types.js'],
     ];
     for (const [file, specifier] of cases) expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual(['no-restricted-imports']);

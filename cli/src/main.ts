@@ -1,9 +1,10 @@
-#!/usr/bin/env node
 /**
- * `mcp-task`: call, watch, answer and cancel MCP tasks from a terminal. See docs/cli.md.
+ * `mcp-task`: call, watch, answer and cancel MCP tasks from a terminal. See docs/cli.md. The
+ * package's bin (bin/mcp-task.js) runs the compiled copy of this module; the tests run it from
+ * source through tsx.
  * Exit codes: 0 completed, 1 failed, 2 usage error, 124 timeout, 130 cancelled (141 stdout closed, 143 SIGTERM).
  *
- * The SDKs are loaded only when a connection needs them (lib/cli/target.ts): the CLI runs with
+ * The SDKs are loaded only when a connection needs them (target.ts): the CLI runs with
  * either SDK major installed, and without one it says what to install in one line.
  */
 import { main } from './program.js';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { accessSync, chmodSync, constants, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { TaskReference } from '../index.js';
+import type { TaskReference } from 'mcp-task-client';
 import { UsageError } from './args.js';
 
 /** The content of a saved reference file. */

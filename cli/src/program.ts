@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { TaskOptionError } from '../index.js';
+import { TaskOptionError } from 'mcp-task-client';
 import { UsageError } from './args.js';
 import { callCommand } from './commands/call.js';
 import { cancelCommand, getCommand, listCommand, resultCommand, toolsCommand } from './commands/inspect.js';
@@ -35,23 +35,27 @@ function waiting(command: Command): Command {
     .option('--answers <file>', 'answers for the questions, a JSON array or one JSON value per line');
 }
 
-/** The version of the package this CLI belongs to (`unknown` when its package.json cannot be read). */
-function readPackage(): { version: string } {
+/**
+ * The version of a package, read through its own `package.json` export (`unknown` when it cannot be
+ * read): `mcp-task` resolves to this package itself, in the repository and where it is installed.
+ */
+function versionOf(name: 'mcp-task' | 'mcp-task-client'): string {
   try {
-    const pkg = createRequire(import.meta.url)('../../package.json') as { version?: unknown };
-    return { version: typeof pkg.version === 'string' ? pkg.version : 'unknown' };
+    const pkg = createRequire(import.meta.url)(`${name}/package.json`) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
   } catch {
-    return { version: 'unknown' };
+    return 'unknown';
   }
 }
 
 /** Builds the program; each action stores its exit code in `exit.code`. */
 export function program(exit: { code: number }): Command {
-  // The package's version; a copy laid out without its package.json still runs.
-  const pkg = readPackage();
+  // The CLI's version and the library's it runs on (two packages, released apart); a copy laid
+  // out without its package.json still runs.
+  const version = `${versionOf('mcp-task')} (mcp-task-client ${versionOf('mcp-task-client')})`;
   const root = new Command('mcp-task')
     .description('Call, watch, answer and cancel MCP tasks. Without --stdio or --url, runs against the bundled example server.')
-    .version(pkg.version)
+    .version(version)
     .showHelpAfterError('(run mcp-task help for usage)')
     .addHelpText('after', '\nExit codes: 0 completed, 1 failed, 2 usage error, 124 timeout, 130 cancelled (141 stdout closed, 143 SIGTERM).\nDocumentation: docs/cli.md')
     .exitOverride();

@@ -2,7 +2,7 @@
  * The one-shot commands: `tools`, `list`, `get <id>`, `result <id>` and `cancel <id>`. The last
  * three take a task id or `--ref FILE` (a reference saved by `call --save-ref`).
  */
-import { TaskExpiredError, TaskNotFoundError, isTerminalStatus, type Task, type TaskHandle } from '../../index.js';
+import { TaskExpiredError, TaskNotFoundError, isTerminalStatus, type Task, type TaskHandle } from 'mcp-task-client';
 import { EXT_WIRE } from '../args.js';
 import { EXIT } from '../exit.js';
 import { follow } from '../follow.js';

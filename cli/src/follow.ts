@@ -4,7 +4,7 @@
  * and reports what became of it; the second leaves at once), a server that goes away (exit 1),
  * and the exit code of how it ended.
  */
-import { isTerminalStatus, type TaskHandle } from '../index.js';
+import { isTerminalStatus, type TaskHandle } from 'mcp-task-client';
 import { EXIT, describeError, outcomeOf, type Outcome } from './exit.js';
 import { shortId } from './format.js';
 import type { Interrupts } from './interrupt.js';

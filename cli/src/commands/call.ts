@@ -1,5 +1,5 @@
 /** `mcp-task call <tool> [key=value ...]`: calls a tool as a task and follows it to the end. */
-import { TaskAbortError, TaskTimeoutError, type TaskHandle } from '../../index.js';
+import { TaskAbortError, TaskTimeoutError, type TaskHandle } from 'mcp-task-client';
 import { EXT_WIRE, parseToolArgs } from '../args.js';
 import { describeError, outcomeOf } from '../exit.js';
 import { follow } from '../follow.js';

@@ -2,7 +2,7 @@
  * What every command shares: the common options, the output mode (terminal or JSON lines), the
  * answers, Ctrl-C reading and the connected target, set up and torn down around the command.
  */
-import type { TaskHandle } from '../../index.js';
+import type { TaskHandle } from 'mcp-task-client';
 import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
 import { AnswerQueue, loadAnswers } from '../answers.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';

@@ -4,7 +4,7 @@
  * the handle's metrics, a progress bar when the server reports progress, and the task wire. Lines
  * printed through {@link StatusLine.print} appear above it.
  */
-import type { Task, TaskProgress } from '../index.js';
+import type { Task, TaskProgress } from 'mcp-task-client';
 import { bar, formatElapsed, paintStatus, type Colors } from './format.js';
 import { terminalSafe } from './sanitize.js';
 

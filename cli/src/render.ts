@@ -2,7 +2,7 @@
  * Readable printing of a `CallToolResult`: text blocks as text, structured content as pretty
  * JSON, images, audio and resources as a one-line summary each.
  */
-import type { CallToolResult } from '../index.js';
+import type { CallToolResult } from 'mcp-task-client';
 import type { Colors } from './format.js';
 import { jsonSafe, terminalSafe } from './sanitize.js';
 

@@ -3,7 +3,7 @@
  * is a terminal, else a decline (said so on stderr). Sampling works the same with a typed reply;
  * a rejection is sent as a JSON-RPC error.
  */
-import type { ElicitationCallback, SamplingCallback } from '../index.js';
+import type { ElicitationCallback, SamplingCallback } from 'mcp-task-client';
 import { toElicitAnswer, toSamplingAnswer, textReply, type AnswerQueue } from './answers.js';
 import { shortId } from './format.js';
 import { askElicitation, askSampling } from './forms.js';

@@ -7,7 +7,7 @@
  * `input_required` forever. On the extension wire the question travels in the task itself, so any
  * process can answer it.
  */
-import type { TaskHandle } from '../index.js';
+import type { TaskHandle } from 'mcp-task-client';
 import { shortId } from './format.js';
 
 /** How long a task may wait in `input_required`, with no question reaching this process, before the note. */

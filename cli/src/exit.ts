@@ -5,7 +5,7 @@ import {
   TaskFailedError,
   TaskOptionError,
   TaskTimeoutError,
-} from '../index.js';
+} from 'mcp-task-client';
 import { UsageError } from './args.js';
 
 /** The CLI's exit codes. */

@@ -4,7 +4,7 @@
  * everything else (JSON lines on stdout; the schema is in docs/cli.md). Diagnostics go to stderr
  * in both.
  */
-import type { CallToolResult, InputDelivery, Task, TaskProgress, WireKind } from '../index.js';
+import type { CallToolResult, InputDelivery, Task, TaskProgress, WireKind } from 'mcp-task-client';
 import type { Outcome } from './exit.js';
 import { colors, formatElapsed, paintStatus, shortId, type Colors } from './format.js';
 import { renderResult } from './render.js';

@@ -3,7 +3,7 @@
  * pair), a stdio server (`--stdio`) or a Streamable HTTP server (`--url`), and over which task
  * wire (`--wire`). This is the one module that touches the SDKs, and only their transports (and,
  * for the embedded target, the example server): everything else goes through the library's public
- * API (`../index.js`).
+ * entry point (`mcp-task-client`).
  *
  * Which SDK carries the connection:
  *
@@ -17,11 +17,11 @@
  * embedded example server is built on SDK v1's `McpServer`: without SDK v1, a target must be given.
  */
 import type { Stream } from 'node:stream';
-import { TaskClient, type McpClient, type McpTransport, type TaskClientConnectOptions, type WireKind } from '../index.js';
+import { TaskClient, type McpClient, type McpTransport, type TaskClientConnectOptions, type WireKind } from 'mcp-task-client';
 import { EXT_WIRE, UsageError, splitCommandLine, type WireChoice } from './args.js';
 import { describeConnectFailure, topMessage } from './connect-errors.js';
 import { Reachability, type FetchLike } from './reachability.js';
-import type * as ExampleServerModule from './example-server.js';
+import type * as ExampleServerModule from '../../examples/server.js';
 import { terminalSafe } from './sanitize.js';
 
 /** How to reach the server. */
@@ -208,10 +208,14 @@ function extensionMissing(tasks: TaskClient): string | undefined {
   return undefined;
 }
 
-/** The example server, which needs SDK v1's `McpServer`. */
+/**
+ * The example server, which needs SDK v1's `McpServer`. Its one source is examples/server.ts: the
+ * CLI's build compiles it into the package with the same relative path (dist/examples/server.js
+ * beside dist/cli/src/), so this import holds from source and from the package alike.
+ */
 async function loadExampleServer(): Promise<typeof ExampleServerModule> {
   try {
-    return await import('./example-server.js');
+    return await import('../../examples/server.js');
   } catch (error) {
     if (!isMissing(error, SDK_PACKAGE.v1)) throw error;
     throw new ConnectError(
@@ -233,7 +237,7 @@ export async function preloadTarget(options: Pick<TargetOptions, 'stdio' | 'url'
     } else if (options.stdio !== undefined) {
       await (sdk.major === 'v1' ? import('@modelcontextprotocol/sdk/client/stdio.js') : import('@modelcontextprotocol/client/stdio'));
     } else {
-      await Promise.all([import('./example-server.js'), import('@modelcontextprotocol/sdk/inMemory.js')]);
+      await Promise.all([import('../../examples/server.js'), import('@modelcontextprotocol/sdk/inMemory.js')]);
     }
   } catch {
     // Reported by openTarget.
