@@ -142,8 +142,8 @@ export default tseslint.config(
   layer(['lib/facade/**/*.ts', 'lib/index.ts', 'lib/internal.ts'], ['**/cli/**'], 'The library never imports the CLI.'),
   layer(
     ['lib/receiver/**/*.ts'],
-    ['**/facade/**', '!**/facade/api.js', '**/engine/**', '!**/engine/scheduler.js', '**/wire/**', '**/cli/**'],
-    'The receiver sits on the port: no wire, no engine but its scheduler, no facade but the public types (facade/api.ts).',
+    ['**/facade/**', '**/engine/**', '!**/engine/scheduler.js', '**/wire/**', '**/cli/**'],
+    'The receiver sits on the port: no wire, no engine but its scheduler, no facade (its public types come from lib/api/).',
   ),
   {
     // The CLI may use an SDK (its transports) but of the library only the public entry point.

@@ -24,6 +24,7 @@ export type {
   ResultOptions,
   ResumeOptions,
   RetryOptions,
+  RetryPolicy,
   SamplingCallback,
   ServeOptions,
   TaskClientConnectOptions,
@@ -42,10 +43,9 @@ export type {
   UnattributedInput,
   UnattributedReason,
   UpdatesOptions,
-} from './facade/api.js';
+  WireKind,
+} from './api/index.js';
 export { consoleLogger } from './facade/logger.js';
-export type { RetryPolicy } from './engine/timing.js';
-export type { WireKind } from './wire/wire.js';
 export {
   isTerminalStatus,
   type AudioContent,

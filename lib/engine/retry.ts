@@ -6,7 +6,8 @@
 import pRetry from 'p-retry';
 import { onAbort } from '../util/abort.js';
 import type { Scheduler } from './scheduler.js';
-import { backoffDelay, type RetryPolicy } from './timing.js';
+import type { RetryPolicy } from '../api/index.js';
+import { backoffDelay } from './timing.js';
 
 /**
  * Waits `ms` on `scheduler`; rejects with the signal's reason when `signal` aborts. A `weak` wait

@@ -7,7 +7,8 @@ import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOption
 import type { Scheduler } from './scheduler.js';
 import type { TaskRecord } from './record.js';
 import type { Settlement } from './record-extras.js';
-import type { PollTiming, RetryPolicy } from './timing.js';
+import type { RetryPolicy } from '../api/index.js';
+import type { PollTiming } from './timing.js';
 
 /** Engine settings (already validated and defaulted by the client). */
 export interface EngineConfig extends PollTiming {

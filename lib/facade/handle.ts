@@ -13,8 +13,8 @@ import type {
   TaskMetrics,
   TaskReference,
   UpdatesOptions,
-} from './api.js';
-import type { WireKind } from '../wire/wire.js';
+  WireKind,
+} from '../api/index.js';
 import { TaskOptionError, type TaskError } from '../errors.js';
 import { SafeEmitter } from './events.js';
 import { checkOptionsObject, checkSignal } from './options.js';

@@ -28,7 +28,7 @@
  * (the request is passed along the taps) follow it. A TaskClient that closes ends its waits at once
  * with a last judgement.
  */
-import type { InputCallbacks } from './api.js';
+import type { InputCallbacks } from '../api/index.js';
 import { EARLY_INPUT_WAIT_MS } from './early-input.js';
 import type { TaskRecord } from '../engine/record.js';
 import type { Scheduler } from '../engine/scheduler.js';

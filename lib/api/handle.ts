@@ -3,8 +3,8 @@
  * and the resume reference it hands out.
  */
 import type { CallToolResult, Task } from '../types.js';
-import type { WireKind } from '../wire/wire.js';
-import type { TaskHandleEvents, TaskMetrics } from './api-events.js';
+import type { WireKind } from './wire.js';
+import type { TaskHandleEvents, TaskMetrics } from './events.js';
 
 /** Options of {@link TaskHandleApi.result}. */
 export interface ResultOptions {
