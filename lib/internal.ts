@@ -41,4 +41,4 @@ export type {
   WireSnapshot,
 } from './wire/wire.js';
 export type { WireKind } from './api/index.js';
-export { Scheduler, systemClock } from './engine/scheduler.js';
+export { Scheduler, systemClock } from './util/scheduler.js';

@@ -71,6 +71,7 @@ describe('eslint import rules hold at every depth', () => {
     for (const [file, specifier] of cases) expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual(['no-restricted-imports']);
     expect(broken('lib/engine/probe.ts', importing('../wire/wire.js'))).toEqual([]);
     expect(broken('lib/receiver/probe.ts', importing('../api/index.js'))).toEqual([]);
+    expect(broken('lib/receiver/probe.ts', importing('../engine/scheduler.js'))).toEqual(['no-restricted-imports']);
     expect(broken('lib/receiver/probe.ts', importing('../facade/client.js'))).toEqual(['no-restricted-imports']);
     // Of the port, connect.ts is the one module that loads an SDK.
     expect(broken('lib/port/connect.ts', importing('@modelcontextprotocol/sdk/types.js'))).toEqual([]);

@@ -5,7 +5,7 @@
  */
 import pRetry from 'p-retry';
 import { onAbort } from '../util/abort.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { RetryPolicy } from '../api/index.js';
 import { backoffDelay } from './timing.js';
 

@@ -4,7 +4,7 @@
 import type { TaskError } from '../errors.js';
 import type { Clock, Task } from '../types.js';
 import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { TaskRecord } from './record.js';
 import type { Settlement } from './record-extras.js';
 import type { RetryPolicy } from '../api/index.js';

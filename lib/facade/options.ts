@@ -14,7 +14,7 @@ import type {
 } from '../api/index.js';
 import { TaskOptionError } from '../errors.js';
 import type { EngineConfig } from '../engine/engine.js';
-import { systemClock } from '../engine/scheduler.js';
+import { systemClock } from '../util/scheduler.js';
 import type { McpClient } from '../types.js';
 import type { ReceiverConfig } from '../receiver/types.js';
 

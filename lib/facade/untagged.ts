@@ -31,7 +31,7 @@
 import type { InputCallbacks } from '../api/index.js';
 import { EARLY_INPUT_WAIT_MS } from './early-input.js';
 import type { TaskRecord } from '../engine/record.js';
-import type { Scheduler } from '../engine/scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { SessionPort } from '../port/port.js';
 import { onAbort } from '../util/abort.js';
 import type { UnattributedNote } from '../wire/wire.js';

@@ -5,7 +5,7 @@
  */
 import type { ReceiverHandle } from '../api/index.js';
 import { TaskNotSupportedError, TaskOptionError, type TaskError } from '../errors.js';
-import type { Scheduler } from '../engine/scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { JsonObject, SessionPort } from '../port/port.js';
 import type { Task } from '../types.js';
 import { missingCapability, receiverCapabilities } from './capabilities.js';

@@ -10,7 +10,7 @@
  */
 import type { InputContext } from '../api/index.js';
 import { TaskError } from '../errors.js';
-import type { Scheduler } from '../engine/scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { InboundRequest, JsonObject, SessionPort } from '../port/port.js';
 import { isTerminalStatus, type Task, type TaskStatus } from '../types.js';
 import { onAbort } from '../util/abort.js';
