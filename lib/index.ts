@@ -4,7 +4,6 @@
  * Everything public is exported from here; `mcp-task-client/internal` holds the seam underneath.
  */
 export { TaskClient } from './facade/client.js';
-export { TaskHandleOf } from './facade/handle.js';
 export type {
   CallToolAsTaskOptions,
   CloseOptions,
@@ -31,7 +30,6 @@ export type {
   TaskClientEvents,
   TaskClientOptions,
   TaskHandle,
-  TaskHandleApi,
   TaskHandleEvents,
   TaskLogger,
   TaskMetrics,

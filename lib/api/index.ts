@@ -28,7 +28,7 @@ export type {
   UnattributedInput,
   UnattributedReason,
 } from './events.js';
-export type { HandleKind, ResultOptions, TaskHandle, TaskHandleApi, TaskReference, UpdatesOptions } from './handle.js';
+export type { HandleKind, ResultOptions, TaskHandle, TaskReference, UpdatesOptions } from './handle.js';
 export type {
   ElicitationCallback,
   InputCallbacks,
