@@ -4,13 +4,24 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * The layers of lib/, each in its own folder, with imports only downward:
- * facade -> engine -> wire -> port -> SDK. `errors.ts`, `types.ts` and `util/` are leaves every
- * layer may use. Only the port layer touches an SDK package (type-only imports included).
+ * The layers of lib/, each in its own folder, with import arrows only downward (the table in
+ * `MAY_IMPORT` below, enforced by the local rule `layer-order`):
+ *
+ *   entry points (index.ts, internal.ts)
+ *   facade
+ *   engine, receiver (side by side: neither imports the other)
+ *   wire (ext/, v2025/ and their helpers) over the seam (wire/wire.ts); the engine sees only the seam
+ *   port (the only code touching an SDK, type-only imports included)
+ *   floors, under every layer: util/ over api/ over errors.ts over types.ts
+ *
+ * `api/` is the floor of the public types: declarations only, importing only types (of api/,
+ * errors.ts and types.ts). The integrations (lib/ai/, lib/<name>.ts entries) use the public entry
+ * point only (`public-entry-only`), and nothing in lib/ imports them. The CLI is a package of its
+ * own (cli/), which uses the library by its package name only (`cli-boundary`).
  */
 const SDK = ['@modelcontextprotocol/*', '@modelcontextprotocol/*/**'];
 const sdkMessage = 'Only lib/port/ may import an MCP SDK package: use the library types (lib/types.ts) or the port.';
-const layer = (files, forbidden, message) => ({
+const sdkOnlyInPort = (files) => ({
   files,
   rules: {
     'no-restricted-imports': [
@@ -18,7 +29,7 @@ const layer = (files, forbidden, message) => ({
       {
         patterns: [
           { group: SDK, message: sdkMessage },
-          ...(forbidden.length === 0 ? [] : [{ group: forbidden, message }]),
+          { group: ['mcp-task', 'mcp-task/**'], message: 'The library never imports the CLI package (mcp-task).' },
         ],
       },
     ],
@@ -149,8 +160,117 @@ const cliBoundary = {
   },
 };
 
+/** The floors: every layer may import them. */
+const FLOORS = ['util', 'api', 'errors', 'types'];
+
+/**
+ * The layer of every lib/ module, and the layers each may import besides its own: the whole
+ * architecture in one table. An arrow not listed here (upward, sideways, or to a module in no
+ * layer) fails lint.
+ */
+const MAY_IMPORT = {
+  entry: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+  facade: ['engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+  engine: ['seam', ...FLOORS],
+  receiver: ['port', ...FLOORS],
+  wire: ['seam', 'port', ...FLOORS],
+  seam: ['port', ...FLOORS],
+  port: FLOORS,
+  util: ['api', 'errors', 'types'],
+  api: ['errors', 'types'],
+  errors: ['types'],
+  types: [],
+  // An integration (lib/<name>/ and its entry file lib/<name>.ts): the public entry point only.
+  integration: ['entry'],
+};
+
+/** The layer of `file` (a path relative to lib/, with `/`), or undefined when it is in none. */
+function layerOf(file) {
+  if (file === 'index.ts' || file === 'internal.ts') return 'entry';
+  if (INTEGRATIONS.includes(file.split('/')[0].replace(/\.ts$/, ''))) return 'integration';
+  if (file === 'errors.ts' || file === 'types.ts') return file.slice(0, -3);
+  if (file === 'wire/wire.ts') return 'seam';
+  const folder = file.split('/')[0];
+  return file.includes('/') && folder in MAY_IMPORT && !['entry', 'seam', 'errors', 'types'].includes(folder) ? folder : undefined;
+}
+
+/** The declarations a module of the public-type floor (lib/api/) may hold. */
+const DECLARATIONS = new Set(['TSTypeAliasDeclaration', 'TSInterfaceDeclaration']);
+
+/** True when an import or re-export brings types only. */
+function typeOnly(node) {
+  if (node.type === 'ImportExpression') return false;
+  if (node.importKind === 'type' || node.exportKind === 'type') return true;
+  const specifiers = node.specifiers ?? [];
+  return specifiers.length > 0 && specifiers.every((s) => s.importKind === 'type' || s.exportKind === 'type');
+}
+
+/**
+ * A local rule: every relative import, re-export and `import()` of a lib/ module goes to a layer
+ * its own layer may import (`MAY_IMPORT`), and never leaves lib/. The modules of lib/api/ hold
+ * declarations only (types and interfaces) and import types only.
+ */
+const layerOrder = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      arrow: 'lib/{{from}} ({{layer}}) may not import lib/{{to}} ({{target}}): {{layer}} imports only {{allowed}}. Layers, top down: entry points, facade, engine | receiver, wire, seam (wire/wire.ts), port, util, api, errors.ts, types.ts.',
+      outside: 'lib/{{from}} may not import {{to}}, outside lib/.',
+      unplaced: 'lib/{{from}} is in no layer: place its folder in the layer table of eslint.config.js.',
+      typeOnly: 'lib/api/ holds the public types and imports types only: use `import type` / `export type`.',
+      declarationsOnly: 'lib/api/ holds declarations only (type aliases and interfaces): code belongs in its layer.',
+    },
+  },
+  create(context) {
+    const from = relative(LIB, context.filename).split(sep).join('/');
+    const layer = layerOf(from);
+    const check = (node) => {
+      const source = node?.source;
+      if (source?.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const target = resolve(dirname(context.filename), source.value.replace(/\.js$/, '.ts'));
+      const to = relative(LIB, target).split(sep).join('/');
+      if (to.startsWith('..')) {
+        context.report({ node: source, messageId: 'outside', data: { from, to: source.value } });
+        return;
+      }
+      if (layer === 'api' && !typeOnly(node)) context.report({ node: source, messageId: 'typeOnly' });
+      const targetLayer = layerOf(to) ?? 'no layer';
+      if (targetLayer === layer || MAY_IMPORT[layer].includes(targetLayer)) return;
+      const allowed = MAY_IMPORT[layer].length === 0 ? 'nothing of the library' : MAY_IMPORT[layer].join(', ');
+      context.report({ node: source, messageId: 'arrow', data: { from, to, layer, target: targetLayer, allowed } });
+    };
+    return {
+      Program(program) {
+        if (layer === undefined) {
+          context.report({ loc: { line: 1, column: 0 }, messageId: 'unplaced', data: { from } });
+          return;
+        }
+        if (layer !== 'api') return;
+        for (const statement of program.body) {
+          const declaration = statement.type === 'ExportNamedDeclaration' ? statement.declaration : statement;
+          if (declaration === null || DECLARATIONS.has(declaration.type)) continue;
+          if (['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration'].includes(declaration.type)) continue;
+          context.report({ node: statement, messageId: 'declarationsOnly' });
+        }
+      },
+      ImportDeclaration: (node) => layer !== undefined && check(node),
+      ExportNamedDeclaration: (node) => layer !== undefined && check(node),
+      ExportAllDeclaration: (node) => layer !== undefined && check(node),
+      ImportExpression: (node) => layer !== undefined && check(node),
+    };
+  },
+};
+
 /** The local rules, as one plugin. */
-const localRules = { rules: { 'no-import-cycles': noImportCycles, 'public-entry-only': publicEntryOnly, 'cli-boundary': cliBoundary } };
+const localRules = {
+  rules: {
+    'no-import-cycles': noImportCycles,
+    'public-entry-only': publicEntryOnly,
+    'cli-boundary': cliBoundary,
+    'layer-order': layerOrder,
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'cli/dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
@@ -174,30 +294,21 @@ export default tseslint.config(
     plugins: { 'mcp-task-client': localRules },
     rules: { 'mcp-task-client/no-import-cycles': 'error' },
   },
-  // Layer boundaries (later entries override earlier ones for the same files).
-  layer(['lib/**/*.ts'], [], ''),
-  layer(['lib/util/**/*.ts', 'lib/errors.ts', 'lib/types.ts'], ['**/facade/**', '**/engine/**', '**/wire/**', '**/port/**', '**/cli/**'], 'Leaves (util, errors, types) import nothing of the layers.'),
-  layer(['lib/port/**/*.ts'], ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**'], 'The port layer is the bottom layer: it imports no layer above it.'),
+  // Only the port touches an SDK (later entries override earlier ones for the same files).
+  sdkOnlyInPort(['lib/**/*.ts']),
   {
+    // Of the port, connect.ts is the one module that loads an SDK.
     files: ['lib/port/connect.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**'], message: 'The port layer imports no layer above it.' }] }] },
+    rules: { 'no-restricted-imports': 'off' },
   },
-  layer(['lib/wire/**/*.ts'], ['**/facade/**', '**/engine/**', '**/cli/**'], 'A wire imports only the port below it.'),
-  layer(
-    ['lib/engine/**/*.ts'],
-    ['**/facade/**', '**/port/**', '**/cli/**', '**/wire/v2025/**', '**/wire/ext/**', '**/wire/resolve*', '**/wire/decode*', '**/wire/errors*'],
-    'The engine sees only the neutral seam (wire/wire.ts): no wire internals, no port, no facade.',
-  ),
-  layer(
-    ['lib/facade/**/*.ts', 'lib/index.ts', 'lib/internal.ts'],
-    [...INTEGRATIONS.flatMap((name) => [`**/${name}/**`, `**/${name}.js`]), '**/cli/**', 'mcp-task', 'mcp-task/**'],
-    'The library never imports an integration (the AI SDK tools) or the CLI package.',
-  ),
-  layer(
-    ['lib/receiver/**/*.ts'],
-    ['**/facade/**', '!**/facade/api.js', '**/engine/**', '!**/engine/scheduler.js', '**/wire/**', '**/cli/**'],
-    'The receiver sits on the port: no wire, no engine but its scheduler, no facade but the public types (facade/api.ts).',
-  ),
+  // The direction of every import arrow between the layers. The integrations' own imports are
+  // checked by public-entry-only (below); as targets, they are a layer nothing may import.
+  {
+    files: ['lib/**/*.ts'],
+    ignores: INTEGRATIONS.flatMap((name) => [`lib/${name}/**`, `lib/${name}.ts`]),
+    plugins: { 'mcp-task-client': localRules },
+    rules: { 'mcp-task-client/layer-order': 'error' },
+  },
   {
     // A task's state changes only inside the engine (lib/engine/record.ts): everything above it
     // holds the read-only TaskView (lib/engine/task-view.ts), never the record. Its own rule name,
@@ -230,7 +341,7 @@ export default tseslint.config(
     // The CLI package: the library by its package name only (it may use an SDK: its transports).
     files: ['cli/src/**/*.ts'],
     plugins: { 'mcp-task-client': localRules },
-    rules: { 'mcp-task-client/cli-boundary': 'error' },
+    rules: { 'no-restricted-imports': 'off', 'mcp-task-client/cli-boundary': 'error' },
   },
   {
     files: ['spec/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'],

@@ -1,14 +1,18 @@
 /**
- * The import rules of eslint.config.js hold at every folder depth: the layer boundaries
- * (no-restricted-imports patterns), the integrations' "public entry point only" rule and the CLI
- * package's boundary (the library by its package name only), which once missed the CLI's
- * commands/ folder because its patterns were written for one level ('../engine/**'). Probe
- * sources are linted in memory under file names in lib/ and cli/src/ (nothing is written to disk).
- * And a task's record stays the engine's: no module above imports it, and each of its event
- * methods is called only from the engine module its ownership map (lib/engine/record.ts) names.
+ * The import rules of eslint.config.js hold at every folder depth: the direction of every arrow
+ * between the layers (the local layer-order rule), the public-type floor lib/api/ (declarations
+ * and type imports only), "only the port touches an SDK", the integrations' "public entry point
+ * only" rule and the CLI package's boundary (the library by its package name only), which once
+ * missed the CLI's commands/ folder because its patterns were written for one level
+ * ('../engine/**'). Probe sources are linted in memory under file names in lib/ and cli/src/
+ * (nothing is written to disk). And a task's record stays the engine's: no module above imports
+ * it, and each of its event methods is called only from the engine module its ownership map
+ * (lib/engine/record.ts) names.
  */
-import { Linter } from 'eslint';
 import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
+import { Linter } from 'eslint';
+import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -17,7 +21,9 @@ const IMPORT_RULES = [
   '@typescript-eslint/no-restricted-imports',
   'mcp-task-client/public-entry-only',
   'mcp-task-client/cli-boundary',
+  'mcp-task-client/layer-order',
 ];
+const LAYER_RULE = 'mcp-task-client/layer-order';
 
 type Entry = { files?: unknown; ignores?: unknown; plugins?: unknown; rules?: Record<string, unknown> };
 
@@ -28,20 +34,29 @@ const { default: config } = (await import(new URL('../eslint.config.js', import.
 const configs = config.flatMap((entry) => {
   const rules = Object.fromEntries(Object.entries(entry.rules ?? {}).filter(([name]) => IMPORT_RULES.includes(name)));
   if (Object.keys(rules).length === 0) return [];
-  return [{ ...(entry.files === undefined ? {} : { files: entry.files }), ...(entry.plugins === undefined ? {} : { plugins: entry.plugins }), rules }];
+  return [
+    {
+      ...(entry.files === undefined ? {} : { files: entry.files }),
+      ...(entry.ignores === undefined ? {} : { ignores: entry.ignores }),
+      ...(entry.plugins === undefined ? {} : { plugins: entry.plugins }),
+      rules,
+    },
+  ];
 }) as Linter.Config[];
 
 const linter = new Linter({ configType: 'flat', cwd: ROOT });
 
 /** The import rules `source` breaks as file `file` (relative to the repository). */
 function broken(file: string, source: string): string[] {
-  const messages = linter.verify(source, [{ files: ['**/*.ts'], languageOptions: { sourceType: 'module', ecmaVersion: 'latest' } }, ...configs], {
+  const parsing: Linter.Config = { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser, sourceType: 'module', ecmaVersion: 'latest' } };
+  const messages = linter.verify(source, [parsing, ...configs], {
     filename: `${ROOT}${file}`,
   });
   return messages.map((message) => message.ruleId ?? `fatal: ${message.message}`);
 }
 
 const importing = (specifier: string): string => `import x from '${specifier}';\nexport default x;\n`;
+const importingType = (specifier: string): string => `import type { X } from '${specifier}';\nexport type Y = X;\n`;
 
 describe('eslint import rules hold at every depth', () => {
   it("the CLI package reaches the library by its package name only ('mcp-task-client'), from cli/src/ and from cli/src/commands/", () => {
@@ -82,31 +97,116 @@ describe('eslint import rules hold at every depth', () => {
     expect(broken('lib/ai/probe.ts', importing('@modelcontextprotocol/client'))).toEqual(['no-restricted-imports']);
     // lib/ai is not the CLI's to import (it is not the root entry), nor the library's.
     expect(broken('cli/src/probe.ts', importing('../../lib/ai/tools.js'))).toEqual(['mcp-task-client/cli-boundary']);
-    expect(broken('lib/index.ts', importing('./ai.js'))).toEqual(['no-restricted-imports']);
-    expect(broken('lib/facade/probe.ts', importing('../ai/tools.js'))).toEqual(['no-restricted-imports']);
+    expect(broken('lib/index.ts', importing('./ai.js'))).toEqual([LAYER_RULE]);
+    expect(broken('lib/facade/probe.ts', importing('../ai/tools.js'))).toEqual([LAYER_RULE]);
+    // Nor does the library import the CLI package, by name or by path.
+    expect(broken('lib/facade/probe.ts', importing('mcp-task'))).toEqual(['no-restricted-imports']);
+    expect(broken('lib/facade/probe.ts', importing('../../cli/src/target.js'))).toEqual([LAYER_RULE]);
   });
 
-  it('the layer rules flag an upward import at depth 1 and 2 alike', () => {
-    const cases: Array<[file: string, specifier: string]> = [
-      ['lib/util/probe.ts', '../facade/api.js'],
-      ['lib/port/probe.ts', '../wire/wire.js'],
-      ['lib/wire/probe.ts', '../engine/engine.js'],
-      ['lib/wire/ext/probe.ts', '../../engine/engine.js'],
-      ['lib/wire/v2025/probe.ts', '../../facade/client.js'],
-      ['lib/engine/probe.ts', '../facade/client.js'],
-      ['lib/engine/probe.ts', '../wire/ext/wire.js'],
-      ['lib/engine/probe.ts', '../port/port.js'],
-      ['lib/receiver/probe.ts', '../engine/engine.js'],
-      ['lib/facade/probe.ts', '../../cli/src/target.js'],
-      ['lib/facade/probe.ts', 'mcp-task'],
-      ['lib/engine/probe.ts', '@modelcontextprotocol/sdk/types.js'],
-    ];
-    for (const [file, specifier] of cases) expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual(['no-restricted-imports']);
-    expect(broken('lib/engine/probe.ts', importing('../wire/wire.js'))).toEqual([]);
-    expect(broken('lib/receiver/probe.ts', importing('../facade/api.js'))).toEqual([]);
-    // Of the port, connect.ts is the one module that loads an SDK.
-    expect(broken('lib/port/connect.ts', importing('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
-    expect(broken('lib/port/connect.ts', importing('../facade/client.js'))).toEqual(['no-restricted-imports']);
+  it('only the port touches an SDK, and of the port only connect.ts', () => {
+    for (const file of ['lib/engine/probe.ts', 'lib/facade/probe.ts', 'lib/wire/ext/probe.ts', 'lib/api/probe.ts', 'lib/port/probe.ts']) {
+      expect(broken(file, importingType('@modelcontextprotocol/sdk/types.js')), file).toEqual(['no-restricted-imports']);
+    }
+    expect(broken('lib/port/connect.ts', importingType('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
+  });
+});
+
+/**
+ * The architecture, restated here on its own: each layer with a probe module (at depth 1 and 2
+ * where the layer has sub-folders) and a module of it to import, and the layers it may import
+ * besides its own. Every pair is linted both ways, so an arrow that runs upward or sideways fails
+ * and every downward one passes; a change of the layer table in eslint.config.js must be made
+ * here too.
+ */
+const FLOORS = ['util', 'api', 'errors', 'types'];
+const LAYERS: Record<string, { probes: string[]; module: string[]; mayImport: string[] }> = {
+  entry: { probes: ['lib/index.ts', 'lib/internal.ts'], module: ['lib/index.ts'], mayImport: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS] },
+  facade: { probes: ['lib/facade/probe.ts', 'lib/facade/call/probe.ts'], module: ['lib/facade/client.ts'], mayImport: ['engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS] },
+  engine: { probes: ['lib/engine/probe.ts', 'lib/engine/deep/probe.ts'], module: ['lib/engine/engine.ts'], mayImport: ['seam', ...FLOORS] },
+  receiver: { probes: ['lib/receiver/probe.ts', 'lib/receiver/deep/probe.ts'], module: ['lib/receiver/receiver.ts'], mayImport: ['port', ...FLOORS] },
+  wire: {
+    probes: ['lib/wire/probe.ts', 'lib/wire/ext/probe.ts', 'lib/wire/v2025/probe.ts'],
+    module: ['lib/wire/v2025/wire.ts', 'lib/wire/ext/wire.ts', 'lib/wire/resolve.ts', 'lib/wire/errors.ts'],
+    mayImport: ['seam', 'port', ...FLOORS],
+  },
+  seam: { probes: ['lib/wire/wire.ts'], module: ['lib/wire/wire.ts'], mayImport: ['port', ...FLOORS] },
+  port: { probes: ['lib/port/probe.ts', 'lib/port/connect.ts'], module: ['lib/port/port.ts'], mayImport: FLOORS },
+  util: { probes: ['lib/util/probe.ts'], module: ['lib/util/scheduler.ts', 'lib/util/abort.ts'], mayImport: ['api', 'errors', 'types'] },
+  api: { probes: ['lib/api/probe.ts'], module: ['lib/api/index.ts', 'lib/api/handle.ts'], mayImport: ['errors', 'types'] },
+  errors: { probes: ['lib/errors.ts'], module: ['lib/errors.ts'], mayImport: ['types'] },
+  types: { probes: ['lib/types.ts'], module: ['lib/types.ts'], mayImport: [] },
+  // An integration's modules are linted by public-entry-only (above), not here; nothing imports them.
+  integration: { probes: [], module: ['lib/ai.ts', 'lib/ai/tools.ts'], mayImport: ['entry'] },
+};
+
+/** The specifier `probe` would write to import `module` (both relative to the repository). */
+function specifier(probe: string, module: string): string {
+  const path = relative(dirname(probe), module).replace(/\.ts$/, '.js');
+  return path.startsWith('.') ? path : `./${path}`;
+}
+
+describe('lint enforces the direction of every import arrow between the layers', () => {
+  it('an upward or sideways import fails, a downward one passes, at every depth', () => {
+    let upward = 0;
+    for (const [layer, { probes, mayImport }] of Object.entries(LAYERS)) {
+      for (const probe of probes) {
+        for (const [target, { module }] of Object.entries(LAYERS)) {
+          for (const file of module) {
+            if (file === probe) continue;
+            const allowed = target === layer || mayImport.includes(target);
+            if (!allowed) upward++;
+            const found = broken(probe, importingType(specifier(probe, file)));
+            expect(found, `${probe} (${layer}) importing ${file} (${target})`).toEqual(allowed ? [] : [LAYER_RULE]);
+          }
+        }
+      }
+    }
+    expect(upward).toBeGreaterThan(100);
+  });
+
+  it('the receiver imports neither the facade nor the engine (the two upward arrows it once had), and the engine not the receiver', () => {
+    for (const [from, expected] of [
+      ['../facade/client.js', [LAYER_RULE]],
+      ['../facade/handle.js', [LAYER_RULE]],
+      ['../engine/engine.js', [LAYER_RULE]],
+      ['../engine/scheduler.js', [LAYER_RULE]],
+      ['../wire/wire.js', [LAYER_RULE]],
+      ['../api/index.js', []],
+      ['../util/scheduler.js', []],
+      ['../port/port.js', []],
+    ] as const) {
+      expect(broken('lib/receiver/probe.ts', importing(from)), from).toEqual(expected);
+    }
+    expect(broken('lib/engine/probe.ts', importing('../receiver/receiver.js'))).toEqual([LAYER_RULE]);
+  });
+
+  it('re-exports and import() are arrows too; so is an import that leaves lib/', () => {
+    expect(broken('lib/engine/probe.ts', `export * from '../facade/client.js';\n`)).toEqual([LAYER_RULE]);
+    expect(broken('lib/engine/probe.ts', `export { TaskClient } from '../facade/client.js';\n`)).toEqual([LAYER_RULE]);
+    expect(broken('lib/port/probe.ts', `export const load = () => import('../wire/wire.js');\n`)).toEqual([LAYER_RULE]);
+    expect(broken('lib/util/probe.ts', importing('../../spec/helpers.js'))).toEqual([LAYER_RULE]);
+    expect(broken('lib/facade/probe.ts', importing('../../package.json'))).toEqual([LAYER_RULE]);
+  });
+
+  it('a module in no layer fails until its folder is placed in the table', () => {
+    expect(broken('lib/queue/probe.ts', 'export const x = 1;\n')).toEqual([LAYER_RULE]);
+    expect(broken('lib/probe.ts', 'export const x = 1;\n')).toEqual([LAYER_RULE]);
+    expect(broken('lib/engine/probe.ts', importing('../queue/store.js'))).toEqual([LAYER_RULE]);
+  });
+
+  it('lib/api/ holds declarations only and imports types only', () => {
+    const file = 'lib/api/probe.ts';
+    expect(broken(file, `import type { Task } from '../types.js';\nimport { type TaskError } from '../errors.js';\nexport type A = Task | TaskError;\nexport interface B { readonly a: A }\nexport type { C } from './c.js';\n`)).toEqual([]);
+    expect(broken(file, `import { TaskError } from '../errors.js';\nexport type A = TaskError;\n`)).toEqual([LAYER_RULE]);
+    expect(broken(file, `export { TaskError } from '../errors.js';\n`)).toEqual([LAYER_RULE]);
+    expect(broken(file, `export * from './c.js';\n`)).toEqual([LAYER_RULE]);
+    expect(broken(file, `import './c.js';\n`)).toEqual([LAYER_RULE]);
+    expect(broken(file, 'export const DEFAULT = 1;\n')).toEqual([LAYER_RULE]);
+    expect(broken(file, 'export function f(): void {}\n')).toEqual([LAYER_RULE]);
+    expect(broken(file, 'export class C {}\n')).toEqual([LAYER_RULE]);
+    expect(broken(file, 'export enum E { A }\n')).toEqual([LAYER_RULE]);
+    expect(broken(file, 'export default interface D {}\n')).toEqual([LAYER_RULE]);
   });
 });
 
@@ -118,7 +218,7 @@ describe("a task's record is changed inside the engine only", () => {
       ['lib/facade/probe.ts', '../engine/record.js'],
       ['lib/facade/probe.ts', '../engine/record-extras.js'],
       ['lib/facade/room/probe.ts', '../../engine/record.js'],
-      ['lib/probe.ts', './engine/record.js'],
+      ['lib/index.ts', './engine/record.js'],
     ] as const) {
       expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([RECORD_RULE]);
     }

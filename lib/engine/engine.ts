@@ -17,7 +17,7 @@ import { awaitsPayloadRead, delay, ensurePoll, firstPoll, observedFresh, pollTim
 import { TaskRecord } from './record.js';
 import { TRACKING_STOPPED, type Settlement } from './record-extras.js';
 import { closedError, Requests, TaskRequestOptions } from './requests.js';
-import { Scheduler } from './scheduler.js';
+import { Scheduler } from '../util/scheduler.js';
 import { TtlWatch } from './ttl-watch.js';
 import type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 import { armDeadline, deadlinePassed, type Deadline, type DeadlineEngine } from './deadline.js';

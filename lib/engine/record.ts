@@ -29,7 +29,7 @@
  */
 import type { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
-import type { Timer } from './scheduler.js';
+import type { Timer } from '../util/scheduler.js';
 import { EPOCH, offsetOf } from '../util/epoch.js';
 import { isoMs } from '../util/iso-time.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';

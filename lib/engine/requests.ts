@@ -9,8 +9,8 @@ import type { ErrorClass, WireRequestOptions } from '../wire/wire.js';
 import type { TaskRecord } from './record.js';
 import { TRACKING_STOPPED } from './record-extras.js';
 import { retryAfter, type RetryContext } from './retry.js';
-import type { Scheduler } from './scheduler.js';
-import type { RetryPolicy } from './timing.js';
+import type { Scheduler } from '../util/scheduler.js';
+import type { RetryPolicy } from '../api/index.js';
 import type { EngineConfig, RequestScope } from './types.js';
 
 /** A retry policy that never retries. */

@@ -18,7 +18,7 @@ import type { Task } from '../types.js';
 import { isoMs } from '../util/iso-time.js';
 import type { WireFeatures } from '../wire/wire.js';
 import type { TaskRecord } from './record.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { EngineConfig } from './types.js';
 
 /** What the watch needs of its engine. */

@@ -4,11 +4,12 @@
 import type { TaskError } from '../errors.js';
 import type { Clock, Task } from '../types.js';
 import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { TaskRecord } from './record.js';
 import type { Settlement } from './record-extras.js';
 import type { TaskView } from './task-view.js';
-import type { PollTiming, RetryPolicy } from './timing.js';
+import type { RetryPolicy } from '../api/index.js';
+import type { PollTiming } from './timing.js';
 
 /** Engine settings (already validated and defaulted by the client). */
 export interface EngineConfig extends PollTiming {

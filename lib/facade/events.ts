@@ -3,7 +3,7 @@
  * {@link SafeEmitter.emit}, which runs every listener even when one throws and reports the throw
  * on the `error` event, so a listener can never break tracking.
  */
-import type { TaskClientEvents, TaskHandleEvents, TaskMetrics, TaskOutcomeKind } from './api.js';
+import type { TaskClientEvents, TaskHandleEvents, TaskMetrics, TaskOutcomeKind } from '../api/index.js';
 import { EventEmitter } from 'eventemitter3';
 import {
   TaskAbortError,

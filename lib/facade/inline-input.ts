@@ -8,7 +8,7 @@ import type { TaskView } from '../engine/task-view.js';
 import { TaskDetachedError, TaskNotSupportedError } from '../errors.js';
 import type { JsonObject } from '../types.js';
 import type { InlineInput } from '../wire/wire.js';
-import type { InputCallbacks } from './api.js';
+import type { InputCallbacks } from '../api/index.js';
 import type { InputOwner, InputRouter } from './input.js';
 
 /** A signal that never aborts. */

@@ -9,7 +9,7 @@ import { armStops, stopError, type StopScope } from './stops.js';
 import type { TaskEngine } from '../engine/engine.js';
 import type { TaskView } from '../engine/task-view.js';
 import { TaskError, TaskNotSupportedError, TaskProtocolError } from '../errors.js';
-import type { TaskHandle } from './api.js';
+import type { TaskHandle } from '../api/index.js';
 import { NO_RELEASE } from './limiter.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
 import type { ToolCatalog } from './tool-catalog.js';

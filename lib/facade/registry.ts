@@ -11,7 +11,8 @@ import type {
   TaskHandleEvents,
   TaskMetrics,
   TaskProgress,
-} from './api.js';
+  WireKind,
+} from '../api/index.js';
 import { randomUUID } from 'node:crypto';
 import type { TaskView } from '../engine/task-view.js';
 import { TaskError } from '../errors.js';
@@ -19,7 +20,7 @@ import { type SafeEmitter, emitSettled, metricsOf } from './events.js';
 import { TaskHandleOf, eventsOf, type CallState, type HandleBackend } from './handle.js';
 import type { InputOwner } from './input.js';
 import type { Task } from '../types.js';
-import { PROGRESS_TOKEN_PREFIX, type WireKind } from '../wire/wire.js';
+import { PROGRESS_TOKEN_PREFIX } from '../wire/wire.js';
 
 /** Where a progress token's notifications go. */
 interface ProgressRoute {

@@ -28,10 +28,10 @@
  * (the request is passed along the taps) follow it. A TaskClient that closes ends its waits at once
  * with a last judgement.
  */
-import type { InputCallbacks } from './api.js';
+import type { InputCallbacks } from '../api/index.js';
 import { EARLY_INPUT_WAIT_MS } from './early-input.js';
 import type { TaskView } from '../engine/task-view.js';
-import type { Scheduler } from '../engine/scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { SessionPort } from '../port/port.js';
 import { onAbort } from '../util/abort.js';
 import type { UnattributedNote } from '../wire/wire.js';

@@ -2,7 +2,7 @@
  * Public types of the receiver role: the options of `TaskClient.serve` and the handle it returns.
  */
 import type { Task } from '../types.js';
-import type { ElicitationCallback, SamplingCallback } from './api-input.js';
+import type { ElicitationCallback, SamplingCallback } from './input.js';
 
 /**
  * Options of {@link TaskClient.serve} (and of the `serve` client option): how this client runs the

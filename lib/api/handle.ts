@@ -3,16 +3,16 @@
  * and the resume reference it hands out.
  */
 import type { CallToolResult, Task } from '../types.js';
-import type { WireKind } from '../wire/wire.js';
-import type { TaskHandleEvents, TaskMetrics } from './api-events.js';
+import type { WireKind } from './wire.js';
+import type { TaskHandleEvents, TaskMetrics } from './events.js';
 
-/** Options of {@link TaskHandleApi.result}. */
+/** Options of {@link TaskHandle.result}. */
 export interface ResultOptions {
   /** Stops this wait only: the task and other waiters carry on. */
   readonly signal?: AbortSignal | undefined;
 }
 
-/** Options of {@link TaskHandleApi.updates}. */
+/** Options of {@link TaskHandle.updates}. */
 export interface UpdatesOptions {
   /** Ends this iterator only (it throws a `TaskAbortError`); the task and other consumers carry on. */
   readonly signal?: AbortSignal | undefined;
@@ -26,17 +26,21 @@ export interface UpdatesOptions {
 /** What kind of handle: `task` when the server created a task, `immediate` for a plain result. */
 export type HandleKind = 'task' | 'immediate';
 
+// A type alias and not an interface, so that `TaskHandle` itself is a union that narrows on
+// `kind`. `@interface` has TypeDoc document it as one; the kind-dependent members are documented
+// once, on the task branch (a comment on both would be ambiguous to TypeDoc).
 /**
- * The members of a {@link TaskHandle} of kind `K`. You get a `TaskHandle` (either kind) from
- * `TaskClient.callToolAsTask` or `TaskClient.resume`; checking `handle.kind === 'task'` narrows
- * it, and `taskId` is then a `string`. Cheap: all state lives in the client's engine; any number
- * of `result()` awaiters and iterators can share one handle.
+ * A tool call run as a task, or answered at once: what `TaskClient.callToolAsTask` and
+ * `TaskClient.resume` give, the one handle type to name. `TaskHandle` is a handle of either kind;
+ * checking `handle.kind === 'task'` narrows it to a `TaskHandle<'task'>`, whose `taskId` is a
+ * `string`. Cheap: all state lives in the client's engine; any number of `result()` awaiters and
+ * iterators can share one handle.
+ *
+ * @typeParam K - the kind of handle: `task` when the server created a task, `immediate` when it
+ *   answered with a plain result; either kind when omitted.
+ * @interface
  */
-export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task> {
-  /** `task` when the server created a task; `immediate` when it answered with a plain result. */
-  readonly kind: K;
-  /** The task id; `undefined` for an immediate handle. */
-  readonly taskId: K extends 'task' ? string : undefined;
+export type TaskHandle<K extends HandleKind = HandleKind> = {
   /** The tool that was called. */
   readonly toolName: string;
   /** The task wire the call ran on: `2025-11-25` or `io.modelcontextprotocol/tasks`. */
@@ -61,13 +65,13 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
    */
   on<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): () => void;
   /**
-   * Like {@link TaskHandleApi.on}, for one event only: each registration runs at most once.
+   * Like {@link TaskHandle.on}, for one event only: each registration runs at most once.
    * @returns a function that removes this registration only.
    */
   once<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): () => void;
   /**
-   * Removes every registration of `listener` on `event`, whether added with {@link TaskHandleApi.on}
-   * or {@link TaskHandleApi.once}.
+   * Removes every registration of `listener` on `event`, whether added with {@link TaskHandle.on}
+   * or {@link TaskHandle.once}.
    */
   off<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): void;
   /**
@@ -114,25 +118,28 @@ export interface TaskHandleApi<K extends HandleKind> extends AsyncIterable<Task>
    * `TaskClient.resume` needs to pick the task up again; `undefined` for an immediate handle.
    */
   detach(): TaskReference | undefined;
-  /** A resume reference for this task (see {@link TaskHandleApi.detach}); `undefined` when immediate. */
+  /** A resume reference for this task (see {@link TaskHandle.detach}); `undefined` when immediate. */
   toJSON(): TaskReference | undefined;
   /**
    * Cancels the remote task if it is still running and stops tracking; free on a settled handle.
    * The task is read once first: one found ended is not cancelled and settles as it really ended
    * (`result()` resolves with its result). Bounded by `cancelGraceMs`. This is what `await using`
    * calls on scope exit. Call
-   * {@link TaskHandleApi.detach} first to keep the task running instead.
+   * {@link TaskHandle.detach} first to keep the task running instead.
    */
   dispose(): Promise<void>;
-  /** `await using handle = await tasks.callToolAsTask(...)` support; see {@link TaskHandleApi.dispose}. */
+  /** `await using handle = await tasks.callToolAsTask(...)` support; see {@link TaskHandle.dispose}. */
   [Symbol.asyncDispose](): Promise<void>;
-}
-
-/**
- * What `TaskClient.callToolAsTask` and `TaskClient.resume` give: a handle of either kind. Narrow
- * it with `handle.kind === 'task'`; every handle is an instance of {@link TaskHandleOf}.
- */
-export type TaskHandle = TaskHandleApi<'task'> | TaskHandleApi<'immediate'>;
+  /** Same as {@link TaskHandle.updates} without options: `for await (const task of handle)` works. */
+  [Symbol.asyncIterator](): AsyncIterator<Task>;
+} & (K extends 'task'
+  ? {
+      /** `task` when the server created a task; `immediate` when it answered with a plain result. */
+      readonly kind: 'task';
+      /** The task id; `undefined` for an immediate handle. */
+      readonly taskId: string;
+    }
+  : { readonly kind: 'immediate'; readonly taskId: undefined });
 
 /**
  * What is needed to find a task again later, in this process or another: pass it to

@@ -7,7 +7,7 @@
  * process alive.
  */
 import type { Clock } from '../types.js';
-import { EPOCH, offsetOf } from '../util/epoch.js';
+import { EPOCH, offsetOf } from './epoch.js';
 
 /** Largest delay `setTimeout` honours. */
 const MAX_DELAY = 2_147_483_647;

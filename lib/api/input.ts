@@ -3,8 +3,8 @@
  * they learn, and the progress callback and its context.
  */
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult } from '../types.js';
-import type { TaskProgress } from './api-events.js';
-import type { TaskHandle } from './api-handle.js';
+import type { TaskProgress } from './events.js';
+import type { TaskHandle } from './handle.js';
 
 /**
  * How an input request reached the client: `request`, `task-update` and `retry` for input a

@@ -2,14 +2,11 @@
  * Public options of the TaskClient's own methods (construction, `connect`, `callToolAsTask`,
  * `resume`, `close`) and the entries of its tool listing.
  */
-import type { RetryPolicy } from '../engine/timing.js';
 import type { Clock, JsonObject, McpClient } from '../types.js';
-import type { InputCallbacks, ProgressCallback } from './api-input.js';
-import type { TaskLogger } from './api-logging.js';
-import type { ServeOptions } from './api-receiver.js';
-
-/** Retries of transient failures, field by field; an absent or `undefined` field keeps its default. */
-export type RetryOptions = { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined };
+import type { InputCallbacks, ProgressCallback } from './input.js';
+import type { TaskLogger } from './logging.js';
+import type { ServeOptions } from './receiver.js';
+import type { RetryOptions } from './retry.js';
 
 /**
  * Options of a {@link TaskClient}.
