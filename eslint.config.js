@@ -78,6 +78,12 @@ const noImportCycles = {
 const INTEGRATIONS = ['cli', 'ai'];
 
 /**
+ * The doctor (lib/doctor/, entry lib/doctor.ts): a top layer on the port and the wires. Nothing in
+ * the library imports it (an integration reaches it through its own subpath export).
+ */
+const DOCTOR = ['**/doctor/**', '**/doctor.js'];
+
+/**
  * A local rule for the integrations: each uses the library through its public entry point
  * (lib/index.ts) only, besides its own folder (and its entry file). Every relative import,
  * re-export and `import()` is resolved against the importing file, so the check holds at any
@@ -137,27 +143,32 @@ export default tseslint.config(
   },
   // Layer boundaries (later entries override earlier ones for the same files).
   layer(['lib/**/*.ts'], [], ''),
-  layer(['lib/util/**/*.ts', 'lib/errors.ts', 'lib/types.ts'], ['**/facade/**', '**/engine/**', '**/wire/**', '**/port/**', '**/cli/**'], 'Leaves (util, errors, types) import nothing of the layers.'),
-  layer(['lib/port/**/*.ts'], ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**'], 'The port layer is the bottom layer: it imports no layer above it.'),
+  layer(['lib/util/**/*.ts', 'lib/errors.ts', 'lib/types.ts'], ['**/facade/**', '**/engine/**', '**/wire/**', '**/port/**', '**/cli/**', ...DOCTOR], 'Leaves (util, errors, types) import nothing of the layers.'),
+  layer(['lib/port/**/*.ts'], ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**', ...DOCTOR], 'The port layer is the bottom layer: it imports no layer above it.'),
   {
     files: ['lib/port/connect.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**'], message: 'The port layer imports no layer above it.' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**', ...DOCTOR], message: 'The port layer imports no layer above it.' }] }] },
   },
-  layer(['lib/wire/**/*.ts'], ['**/facade/**', '**/engine/**', '**/cli/**'], 'A wire imports only the port below it.'),
+  layer(['lib/wire/**/*.ts'], ['**/facade/**', '**/engine/**', '**/cli/**', ...DOCTOR], 'A wire imports only the port below it.'),
   layer(
     ['lib/engine/**/*.ts'],
-    ['**/facade/**', '**/port/**', '**/cli/**', '**/wire/v2025/**', '**/wire/ext/**', '**/wire/resolve*', '**/wire/decode*', '**/wire/errors*'],
+    ['**/facade/**', '**/port/**', '**/cli/**', '**/wire/v2025/**', '**/wire/ext/**', '**/wire/resolve*', '**/wire/decode*', '**/wire/errors*', ...DOCTOR],
     'The engine sees only the neutral seam (wire/wire.ts): no wire internals, no port, no facade.',
   ),
   layer(
     ['lib/facade/**/*.ts', 'lib/index.ts', 'lib/internal.ts'],
-    INTEGRATIONS.flatMap((name) => [`**/${name}/**`, `**/${name}.js`]),
-    'The library never imports an integration (the CLI, the AI SDK tools).',
+    [...INTEGRATIONS.flatMap((name) => [`**/${name}/**`, `**/${name}.js`]), ...DOCTOR],
+    'The library never imports an integration (the CLI, the AI SDK tools) or the doctor.',
   ),
   layer(
     ['lib/receiver/**/*.ts'],
-    ['**/facade/**', '!**/facade/api.js', '**/engine/**', '!**/engine/scheduler.js', '**/wire/**', '**/cli/**'],
+    ['**/facade/**', '!**/facade/api.js', '**/engine/**', '!**/engine/scheduler.js', '**/wire/**', '**/cli/**', ...DOCTOR],
     'The receiver sits on the port: no wire, no engine but its scheduler, no facade but the public types (facade/api.ts).',
+  ),
+  layer(
+    ['lib/doctor/**/*.ts', 'lib/doctor.ts'],
+    ['**/facade/**', '**/engine/**', '**/receiver/**', '**/cli/**', '**/ai/**', '**/ai.js', '**/internal.js'],
+    'The doctor is a top layer: it sits on the port and the wires (and may use the public entry, lib/index.ts), never on the engine, the facade internals or an integration.',
   ),
   {
     // Of the library, the integrations use only the public entry point.

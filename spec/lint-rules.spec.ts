@@ -93,4 +93,33 @@ describe('eslint import rules hold at every depth', () => {
     expect(broken('lib/port/connect.ts', importing('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
     expect(broken('lib/port/connect.ts', importing('../facade/client.js'))).toEqual(['no-restricted-imports']);
   });
+
+  it('the doctor (lib/doctor/, lib/doctor.ts) is a top layer on the port and the wires, and nothing in the library imports it', () => {
+    for (const [file, up] of [
+      ['lib/doctor/probe.ts', '../'],
+      ['lib/doctor/v2025/probe.ts', '../../'],
+    ] as const) {
+      for (const allowed of ['port/port.js', 'port/open.js', 'port/connect.js', 'wire/resolve.js', 'wire/v2025/decode.js', 'wire/ext/decode.js', 'errors.js', 'types.js', 'index.js']) {
+        expect(broken(file, importing(`${up}${allowed}`)), `${file} importing ${up}${allowed}`).toEqual([]);
+      }
+      for (const refused of ['engine/engine.js', 'facade/client.js', 'receiver/receiver.js', 'cli/target.js', 'ai/tools.js', 'ai.js', 'internal.js', '@modelcontextprotocol/sdk/types.js']) {
+        const specifier = refused.startsWith('@') ? refused : `${up}${refused}`;
+        expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual(['no-restricted-imports']);
+      }
+    }
+    expect(broken('lib/doctor.ts', importing('./doctor/run.js'))).toEqual([]);
+    expect(broken('lib/doctor.ts', importing('./engine/engine.js'))).toEqual(['no-restricted-imports']);
+    for (const [file, specifier] of [
+      ['lib/index.ts', './doctor.js'],
+      ['lib/internal.ts', './doctor/run.js'],
+      ['lib/facade/probe.ts', '../doctor/run.js'],
+      ['lib/engine/probe.ts', '../doctor/run.js'],
+      ['lib/wire/v2025/probe.ts', '../../doctor/run.js'],
+      ['lib/port/probe.ts', '../doctor.js'],
+      ['lib/receiver/probe.ts', '../doctor/run.js'],
+      ['lib/util/probe.ts', '../doctor/shape.js'],
+    ] as const) {
+      expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual(['no-restricted-imports']);
+    }
+  });
 });
