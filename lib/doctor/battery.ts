@@ -57,7 +57,9 @@ export async function runProbe(b: Battery, name: string, checks: readonly string
     const why = error instanceof ProbeStopped ? `the probe ran out of time (${ms(bound)})` : `the probe failed: ${error instanceof Error ? error.message : String(error)}`;
     b.rows.rest(checks, why);
   } finally {
-    stop.dispose();
+    // Requests of the probe still open (a blocking tasks/result of a task that never ended) are
+    // given up now: the port tells the server with notifications/cancelled ([R27]).
+    stop.abort();
     s.release();
     s.inputMode = 'answer';
   }
@@ -103,18 +105,23 @@ export async function settle(s: Session, canCancel: boolean, runSignal: AbortSig
   }
 }
 
-/** A signal that aborts with `runSignal` or after `ms`; `dispose` lets go of both. */
-function bounded(runSignal: AbortSignal, ms: number): { signal: AbortSignal; dispose(): void } {
+/** A signal that aborts with `runSignal`, after `ms`, or on `abort()`; `dispose` (and `abort`) let go of both. */
+function bounded(runSignal: AbortSignal, ms: number): { signal: AbortSignal; dispose(): void; abort(): void } {
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), ms);
   const onRun = (): void => stop.abort();
   runSignal.addEventListener('abort', onRun, { once: true });
   if (runSignal.aborted) stop.abort();
+  const dispose = (): void => {
+    clearTimeout(timer);
+    runSignal.removeEventListener('abort', onRun);
+  };
   return {
     signal: stop.signal,
-    dispose: () => {
-      clearTimeout(timer);
-      runSignal.removeEventListener('abort', onRun);
+    dispose,
+    abort: () => {
+      dispose();
+      stop.abort();
     },
   };
 }

@@ -59,7 +59,8 @@ export async function inputProbe(b: Battery): Promise<void> {
 function answered2025(b: Battery, taskId: string, followed: Followed, questions: readonly Question[]): void {
   const { s, rows } = b;
   const noteStatuses = s.notesOf(taskId).map((note) => note.status);
-  const wasInputRequired = followed.statuses.includes('input_required') || noteStatuses.includes('input_required');
+  const asking = questions.flatMap((q) => q.statusAtAsk);
+  const wasInputRequired = asking.includes('input_required') || followed.statuses.includes('input_required') || noteStatuses.includes('input_required');
   if (questions.length === 0) {
     rows.deviation('input.tagged', 'the task went input_required, but no question reached the client');
     rows.untestable('input.status', 'no question arrived');
@@ -72,7 +73,7 @@ function answered2025(b: Battery, taskId: string, followed: Followed, questions:
   if (untagged.length === 0) rows.ok('input.tagged', `${kinds} named the task (related-task _meta), delivered ${how}`, { quirk: 'D14' });
   else rows.deviation('input.tagged', `${untagged.length} of ${questions.length} questions (${kinds}) named no task; delivered ${how}`, { quirk: 'D14' });
   if (wasInputRequired) rows.ok('input.status', 'input_required while it asked');
-  else rows.deviation('input.status', `the task stayed ${followed.statuses.join(' → ')} while it asked`, { quirk: 'D14' });
+  else rows.deviation('input.status', `the task was ${[...new Set(asking)].join(', ') || followed.statuses.join(' → ')} while it asked`, { quirk: 'D14' });
 }
 
 /** Extension: did `inputRequests` ride on `tasks/get`, and was `tasks/update` acknowledged? */

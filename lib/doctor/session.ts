@@ -47,6 +47,8 @@ export interface Question {
   answeredAt: number | undefined;
   /** The server withdrew it (`notifications/cancelled`) before it was answered. */
   withdrawn: boolean;
+  /** The status of its task (of the doctor's running tasks, for an untagged one) when it came (2025). */
+  statusAtAsk: readonly string[];
 }
 
 /** A blocking `tasks/result` the doctor holds open. */
@@ -176,7 +178,7 @@ export class Session {
     const open: OpenResult = {
       sentAt: this.now(),
       answered: undefined,
-      reply: this.call('tasks/result', { taskId }, { timeoutMs: this.settings.probeTimeoutMs }).then(
+      reply: this.call('tasks/result', { taskId }, { timeoutMs: this.settings.probeTimeoutMs + this.settings.requestTimeoutMs }).then(
         (reply) => {
           open.answered = reply;
           return reply;
@@ -237,7 +239,7 @@ export class Session {
   noteInlineQuestion(taskId: string, key: string, method: string): Question {
     const known = this.questions.find((q) => q.taskId === taskId && q.key === key);
     if (known !== undefined) return known;
-    const question: Question = { method, taskId, key, at: this.now(), answeredAt: undefined, withdrawn: false };
+    const question: Question = { method, taskId, key, at: this.now(), answeredAt: undefined, withdrawn: false, statusAtAsk: [] };
     this.questions.push(question);
     return question;
   }
@@ -281,7 +283,7 @@ export class Session {
   private question(method: string, request: InboundRequest): Promise<JsonObject | undefined> | undefined {
     const taskId = relatedTaskId(request.params);
     if (taskId !== undefined ? !this.ledger.has(taskId) : !this.ledger.anyRunning(this)) return undefined;
-    const question: Question = { method, taskId, key: undefined, at: this.now(), answeredAt: undefined, withdrawn: false };
+    const question: Question = { method, taskId, key: undefined, at: this.now(), answeredAt: undefined, withdrawn: false, statusAtAsk: [] };
     this.questions.push(question);
     request.signal.addEventListener('abort', () => (question.withdrawn = question.answeredAt === undefined), { once: true });
     const answer = (): JsonObject => {
@@ -290,8 +292,24 @@ export class Session {
       // [R31]: the answer to a tagged question is tagged with its task; an untagged one stays untagged.
       return taskId === undefined ? body : { ...body, _meta: { [RELATED_TASK_KEY]: { taskId } } };
     };
-    if (this.inputMode === 'answer') return Promise.resolve(answer());
-    return new Promise((resolve) => this.held.push(() => resolve(answer())));
+    // [V7]: what status the task has while it asks, read before the answer can change it.
+    return this.statusesNow(taskId).then((statuses) => {
+      question.statusAtAsk = statuses;
+      if (this.inputMode === 'answer') return answer();
+      return new Promise<JsonObject>((resolve) => this.held.push(() => resolve(answer())));
+    });
+  }
+
+  /** The status of `taskId` (or of every running task of the doctor's, for none), read now. */
+  private async statusesNow(taskId: string | undefined): Promise<string[]> {
+    const ids = taskId !== undefined ? [taskId] : this.ledger.running(this).map((task) => task.taskId);
+    const statuses: string[] = [];
+    for (const id of ids) {
+      const reply = await this.call('tasks/get', { taskId: id }).catch(() => undefined);
+      const status = reply?.ok === true && typeof reply.result.status === 'string' ? reply.result.status : undefined;
+      if (status !== undefined) statuses.push(status);
+    }
+    return statuses;
   }
 }
 

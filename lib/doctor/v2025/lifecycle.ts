@@ -147,8 +147,10 @@ function checkPollInterval(b: Battery, tasks: readonly SeenTask[], notes: readon
 async function checkBlocking(b: Battery, taskId: string, followed: Followed, blocking: OpenResult): Promise<void> {
   const { rows, s } = b;
   if (followed.terminal === undefined || followed.terminalAt === undefined) {
-    if (blocking.answered === undefined) rows.ok('result.blocks', `sent at once, still unanswered ${ms(s.now() - blocking.sentAt)} later while the task ran`);
-    else rows.deviation('result.blocks', `answered ${s.describe(blocking.answered)} while the task had not ended`);
+    // Only the server's own answer counts: a local timeout is no answer.
+    const answer = blocking.answered;
+    if (answer === undefined || (!answer.ok && answer.kind !== 'server')) rows.ok('result.blocks', `sent at once, still unanswered ${ms(s.now() - blocking.sentAt)} later while the task ran`);
+    else rows.deviation('result.blocks', `answered ${s.describe(answer)} while the task had not ended`);
     rows.rest(['result.meta', 'result.shape'], 'the task did not end');
     return;
   }
