@@ -45,15 +45,15 @@ export function wrap(text: string, width: number): string[] {
 /** The report as text for a terminal. */
 export function renderReport(report: DoctorReport, options: RenderOptions = {}): string {
   const width = Math.max(60, Math.floor(options.width ?? 120));
-  const out: string[] = [headline(report), ''];
+  const out: string[] = [...wrap(headline(report), width), ''];
   for (const section of report.wires) {
-    out.push(sectionTitle(section));
+    out.push(...wrap(sectionTitle(section), width));
     const rows = report.rows.filter((row) => row.wire === section.wire);
     out.push(...table(rows, width, options), '');
   }
   const t = report.tasks;
-  out.push(`Tasks: ${t.started} started, ${t.finished} ended on their own, ${t.cancelled} cancelled, ${t.leftRunning} left running.`);
-  for (const note of t.notes) out.push(`  ${note}`);
+  out.push(...wrap(`Tasks: ${t.started} started, ${t.finished} ended on their own, ${t.cancelled} cancelled, ${t.leftRunning} left running.`, width));
+  for (const note of t.notes) out.push(...wrap(note, width - 2).map((line) => `  ${line}`));
   return `${out.join('\n')}\n`;
 }
 

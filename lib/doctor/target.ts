@@ -102,16 +102,67 @@ async function openBoth(factory: TransportFactory, settings: ConnectSettings): P
   }
 }
 
+/**
+ * Watches what arrives during the handshake, for a target that is not an MCP server: one that
+ * sends the client's own handshake request back (an echo, like `cat`), or output that is not
+ * JSON-RPC. `settle` undoes the watch (the transport's handlers become plain properties again).
+ */
+function watchHandshake(transport: McpTransport): { bad: Promise<never>; settle(): void } {
+  const target = transport as unknown as Record<string, unknown>;
+  let fail: (error: TaskConnectError) => void = () => {};
+  const bad = new Promise<never>((_, reject) => (fail = reject));
+  bad.catch(() => {});
+  const handlers: Record<string, unknown> = { onmessage: target.onmessage, onerror: target.onerror };
+  const watched = {
+    onmessage: (message: unknown, extra?: unknown): void => {
+      const m = message as { method?: unknown; id?: unknown } | null;
+      // A server never sends the client's handshake requests: this peer echoes what it gets.
+      if (typeof m === 'object' && m !== null && (m.method === 'initialize' || m.method === 'server/discover') && m.id !== undefined) {
+        fail(new TaskConnectError(`The target does not speak MCP: it sent the client's own ${m.method} request back (an echo, like cat)`, { reason: 'not-mcp' }));
+        return;
+      }
+      (handlers.onmessage as ((message: unknown, extra?: unknown) => void) | undefined)?.(message, extra);
+    },
+    onerror: (error: Error): void => {
+      if (error instanceof SyntaxError || /JSON|parse/i.test(error.message)) {
+        fail(new TaskConnectError(`The target does not speak MCP: its output is not JSON-RPC (${error.message})`, { reason: 'not-mcp', cause: error }));
+      }
+      (handlers.onerror as ((error: Error) => void) | undefined)?.(error);
+    },
+  };
+  for (const key of ['onmessage', 'onerror'] as const) {
+    Object.defineProperty(target, key, {
+      configurable: true,
+      enumerable: true,
+      get: () => (handlers[key] === undefined ? undefined : watched[key]),
+      set: (value: unknown) => {
+        handlers[key] = value;
+      },
+    });
+  }
+  return {
+    bad,
+    settle: () => {
+      for (const key of ['onmessage', 'onerror'] as const) {
+        Object.defineProperty(target, key, { configurable: true, enumerable: true, writable: true, value: handlers[key] });
+      }
+    },
+  };
+}
+
 /** Connects `transport` with a client of `sdk`, bounded by `connectTimeoutMs`. */
 async function connectOne(transport: McpTransport, sdk: SdkMajor, mode: 'auto' | 'legacy' | undefined, settings: ConnectSettings): Promise<Opened> {
   let timedOut = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const watch = watchHandshake(transport);
   const attempt = connectClient({
     sdk,
     transport,
     clientInfo: settings.clientInfo,
     capabilities: CAPABILITIES,
-    clientOptions: mode === undefined ? undefined : { versionNegotiation: { mode } },
+    // The era probe gets part of the bound (SDK v2 waits 60 s by default): a stdio target that
+    // says nothing (cat answers its own probe with nothing) then falls back to initialize in time.
+    clientOptions: mode === undefined ? undefined : { versionNegotiation: mode === 'auto' ? { mode, probe: { timeoutMs: Math.round(settings.connectTimeoutMs * 0.6) } } : { mode } },
   });
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -122,10 +173,13 @@ async function connectOne(transport: McpTransport, sdk: SdkMajor, mode: 'auto' |
   // A connection that completes after the bound is closed again.
   attempt.then(({ client }) => (timedOut ? client.close().catch(() => {}) : undefined), () => {});
   try {
-    const { client } = await Promise.race([attempt, timeout]);
+    const { client } = await Promise.race([attempt, timeout, watch.bad]);
+    watch.settle();
     const port = openPort(client);
     return { port, sdk, era: port.era(), close: () => client.close().catch(() => {}) };
   } catch (error) {
+    timedOut = true; // a connection that completes later is closed again
+    watch.settle();
     await transport.close().catch(() => {});
     if (notInstalled(error) || error instanceof TaskConnectError) throw error;
     throw asConnectError(error);
@@ -173,6 +227,12 @@ function asConnectError(error: unknown): TaskConnectError {
   const status = chain(error).map((e) => e.status ?? e.code).find((value): value is number => typeof value === 'number' && value >= 400 && value < 600);
   if (system !== undefined) {
     why = `${String(system.code)}${typeof system.syscall === 'string' ? ` (${system.syscall})` : ''}: ${message}`;
+  } else if (chain(error).some((e) => e.message === 'bad port')) {
+    why = `fetch refuses to connect to that port (a "bad port"): ${message}`;
+  } else if (code === -32000 || code === -32001) {
+    // The SDKs' local codes: the connection closed, or the request timed out.
+    reason = code === -32001 ? 'no-answer' : 'unreachable';
+    why = `${code === -32001 ? 'no answer to the handshake' : 'the server closed the connection (or exited) before it answered'}: ${message}`;
   } else if (code !== undefined) {
     reason = 'not-mcp';
     why = `it answered the MCP handshake with the JSON-RPC error ${code}: ${message}`;
