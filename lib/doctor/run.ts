@@ -90,6 +90,8 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
     clientInfo: options.clientInfo ?? { name: 'mcp-task-doctor', version: '0.1.0' },
     connectTimeoutMs: settings.connectTimeoutMs,
   });
+  // Read now: a closed SDK v2 client forgets what the server said of itself.
+  const identity = opening.sessions.map((session) => session.port.serverIdentity()).find((found) => found !== undefined);
   const ledger = new TaskLedger();
   const sections: WireSection[] = [];
   const rows: DoctorRow[] = [];
@@ -106,7 +108,6 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
   } finally {
     await Promise.all(opening.sessions.map((session) => session.close()));
   }
-  const identity = opening.sessions.map((session) => session.port.serverIdentity()).find((found) => found !== undefined);
   const mustViolations = rows.filter((row) => row.verdict === 'deviation' && row.severity === 'MUST').length;
   return {
     reportVersion: 1,

@@ -86,10 +86,13 @@ export interface TaskAccount {
 
 /** Counts of the rows by verdict. */
 export interface ReportSummary {
+  /** Rows with verdict `ok`. */
   readonly ok: number;
+  /** Rows with verdict `deviation`, of any severity. */
   readonly deviations: number;
   /** Deviations from MUST rules: any of them makes {@link exitCode} 1. */
   readonly mustViolations: number;
+  /** Rows with verdict `not-testable`. */
   readonly notTestable: number;
 }
 
@@ -97,8 +100,15 @@ export interface ReportSummary {
 export interface DoctorReport {
   /** Version of this report's shape (bumped when a field changes meaning). */
   readonly reportVersion: 1;
-  /** The server's name and version, as it gave them. */
-  readonly server: { readonly name: string; readonly version: string } | undefined;
+  /** The server's name and version, as it gave them (`undefined` when it gave none). */
+  readonly server:
+    | {
+        /** The server's name. */
+        readonly name: string;
+        /** The server's version. */
+        readonly version: string;
+      }
+    | undefined;
   /** When the run started (ISO 8601). */
   readonly startedAt: string;
   /** How long the run took, in ms. */
@@ -154,7 +164,14 @@ export interface DoctorOptions {
   /** The SDK major for sessions the doctor opens. @defaultValue SDK v2 when installed (it can reach both eras), else SDK v1 */
   readonly sdk?: 'v1' | 'v2' | undefined;
   /** The client name and version the doctor's own sessions declare. @defaultValue `mcp-task-doctor` */
-  readonly clientInfo?: { readonly name: string; readonly version: string } | undefined;
+  readonly clientInfo?:
+    | {
+        /** The client's name. */
+        readonly name: string;
+        /** The client's version. */
+        readonly version: string;
+      }
+    | undefined;
   /** Bound of one probe (its tasks, waits and requests), in ms. @defaultValue 60000 */
   readonly probeTimeoutMs?: number | undefined;
   /** Bound of one request, in ms (a blocking `tasks/result` gets the probe's bound instead). @defaultValue 10000 */

@@ -91,6 +91,8 @@ describe('doctor against a 2025-11-25-only server, both eras tried', () => {
       ['io.modelcontextprotocol/tasks', false, undefined],
     ]);
     expect(report.wires[1]?.note).toBe('the server has no 2026-07-28 handshake (server/discover): it speaks 2025-11-25 and earlier');
+    // Read before the doctor closed its sessions (a closed SDK v2 client forgets it).
+    expect(report.server).toEqual({ name: 'example-task-server', version: '1.0.0' });
     expect(report.rows.filter((row) => row.verdict === 'deviation').map((row) => row.check)).toEqual([]);
     expect(report.tasks.leftRunning).toBe(0);
   });
