@@ -61,7 +61,8 @@ function headline(report: DoctorReport): string {
   const server = report.server === undefined ? 'an unnamed server' : `${report.server.name} ${report.server.version}`;
   const s = report.summary;
   const must = s.mustViolations > 0 ? ` (${s.mustViolations} of a MUST rule)` : '';
-  return `mcp-task doctor: ${server}, ${s.ok} ok, ${s.deviations} deviations${must}, ${s.notTestable} not testable, in ${(report.durationMs / 1000).toFixed(1)} s`;
+  const deviations = `${s.deviations} deviation${s.deviations === 1 ? '' : 's'}`;
+  return `mcp-task doctor: ${server}, ${s.ok} ok, ${deviations}${must}, ${s.notTestable} not testable, in ${(report.durationMs / 1000).toFixed(1)} s`;
 }
 
 function sectionTitle(section: WireSection): string {

@@ -15,7 +15,9 @@
  * stdio, a 2025-11-25-only server, the extension section says why it was not probed.
  */
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { exitCode, runDoctor, type DoctorReport, type Verdict } from '../../lib/doctor.js';
 
@@ -95,5 +97,29 @@ describe('doctor against a 2025-11-25-only server, both eras tried', () => {
     expect(report.server).toEqual({ name: 'example-task-server', version: '1.0.0' });
     expect(report.rows.filter((row) => row.verdict === 'deviation').map((row) => row.check)).toEqual([]);
     expect(report.tasks.leftRunning).toBe(0);
+  });
+});
+
+describe('doctor with SDK v2 missing', () => {
+  it('loads without it, opens its sessions with SDK v1, and says the extension needs SDK v2', { timeout: 60_000 }, async () => {
+    const probe = [
+      "const { runDoctor } = await import('./lib/doctor.ts');",
+      "const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');",
+      "const env = { ...process.env, POLL_INTERVAL: '100' };",
+      "const report = await runDoctor(() => new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'examples/server.ts'], env, stderr: 'ignore' }), { tool: { name: 'analyze', arguments: { steps: 1, stepMs: 50 } }, expiryBudgetMs: 1, noAnswerMs: 100 });",
+      "console.log(JSON.stringify({ wires: report.wires.map((w) => [w.wire, w.offered, w.sdk ?? null, w.note]), deviations: report.summary.deviations }));",
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', '--input-type=module', '-e', probe], {
+      cwd: root,
+      env: { ...process.env, HIDE_SDK: 'v2' },
+      timeout: 50_000,
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      wires: [
+        ['2025-11-25', true, 'v1', 'tool analyze, as named'],
+        ['io.modelcontextprotocol/tasks', false, null, 'SDK v2 (@modelcontextprotocol/client) is needed for a 2026-07-28 session'],
+      ],
+      deviations: 0,
+    });
   });
 });

@@ -50,7 +50,7 @@ describe('doctor report forms', () => {
     const text = renderReport(sample, { width: 100 });
     const lines = text.trimEnd().split('\n');
     const flat = text.replace(/\s+/g, ' ');
-    expect(lines[0]).toBe('mcp-task doctor: demo-server 2.0.0, 1 ok, 1 deviations, 1 not testable, in 4.3 s');
+    expect(lines[0]).toBe('mcp-task doctor: demo-server 2.0.0, 1 ok, 1 deviation, 1 not testable, in 4.3 s');
     expect(text).toContain('2025-11-25 (SDK v1, protocol 2025-11-25): tool analyze, as named');
     expect(flat).toContain('io.modelcontextprotocol/tasks: not probed (SDK v2 (@modelcontextprotocol/client) is needed for a 2026-07-28 session)');
     expect(text).toContain('Tasks: 3 started, 2 ended on their own, 1 cancelled, 0 left running.');

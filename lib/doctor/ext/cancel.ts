@@ -65,7 +65,8 @@ export async function failureExt(b: Battery): Promise<void> {
     rows.ok('fail.result', 'the isError result rides on tasks/get');
   } else if (ended.status === 'failed') {
     const error = isObject(ended.raw.error) ? ended.raw.error : undefined;
-    rows.ok('fail.status', 'failed (a JSON-RPC error)');
+    if (result?.isError === true) rows.deviation('fail.status', 'failed, with an isError result: failed is for JSON-RPC errors');
+    else rows.ok('fail.status', 'failed (a JSON-RPC error)');
     if (error !== undefined && typeof error.code === 'number' && typeof error.message === 'string') rows.ok('fail.result', `its JSON-RPC error rides on tasks/get (${error.code})`);
     else rows.deviation('fail.result', 'the failed task carries no JSON-RPC error');
   } else {

@@ -72,7 +72,9 @@ export async function lifecycleExt(b: Battery): Promise<void> {
   checkFields(b, tasks, reads);
   checkPollInterval(b, tasks);
   const refused = fast.filter((reply) => !reply.ok);
+  const unknown = refused.find((reply) => !reply.ok && reply.kind === 'server' && reply.code === -32602);
   if (refused.length === 0) rows.ok('poll.fast', '3 polls sent with no wait between them were all answered');
+  else if (unknown !== undefined) rows.deviation('poll.fast', `a poll faster than pollIntervalMs was answered ${s.describe(unknown)}, as if the task did not exist`, { rule: 'E25', severity: 'MUST' });
   else rows.ok('poll.fast', `polls faster than pollIntervalMs were refused (${refused.map((reply) => s.describe(reply)).join(', ')}): rate limiting is allowed`);
   checkNotes(b, taskId, followed.terminal);
 
