@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  * The layers of lib/, each in its own folder, with import arrows only downward (the table in
  * `MAY_IMPORT` below, enforced by the local rule `layer-order`):
  *
- *   entry points (index.ts, internal.ts)
+ *   entry points (index.ts; internal.ts apart), and on them the integrations (lib/ai) and the doctor
  *   facade
  *   engine, receiver (side by side: neither imports the other)
  *   wire (ext/, v2025/ and their helpers) over the seam (wire/wire.ts); the engine sees only the seam
@@ -170,6 +170,8 @@ const FLOORS = ['util', 'api', 'errors', 'types'];
  */
 const MAY_IMPORT = {
   entry: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+  // lib/internal.ts, the entry point of the wire seam (not covered by semver): as entry, apart.
+  internal: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
   facade: ['engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
   engine: ['seam', ...FLOORS],
   receiver: ['port', ...FLOORS],
@@ -182,16 +184,21 @@ const MAY_IMPORT = {
   types: [],
   // An integration (lib/<name>/ and its entry file lib/<name>.ts): the public entry point only.
   integration: ['entry'],
+  // The doctor (lib/doctor/, entry lib/doctor.ts): a top layer that probes a server on the port
+  // and the wires; nothing imports it.
+  doctor: ['entry', 'wire', 'seam', 'port', ...FLOORS],
 };
 
 /** The layer of `file` (a path relative to lib/, with `/`), or undefined when it is in none. */
 function layerOf(file) {
-  if (file === 'index.ts' || file === 'internal.ts') return 'entry';
+  if (file === 'index.ts') return 'entry';
+  if (file === 'internal.ts') return 'internal';
   if (INTEGRATIONS.includes(file.split('/')[0].replace(/\.ts$/, ''))) return 'integration';
+  if (file === 'doctor.ts') return 'doctor';
   if (file === 'errors.ts' || file === 'types.ts') return file.slice(0, -3);
   if (file === 'wire/wire.ts') return 'seam';
   const folder = file.split('/')[0];
-  return file.includes('/') && folder in MAY_IMPORT && !['entry', 'seam', 'errors', 'types'].includes(folder) ? folder : undefined;
+  return file.includes('/') && folder in MAY_IMPORT && !['entry', 'internal', 'seam', 'errors', 'types'].includes(folder) ? folder : undefined;
 }
 
 /** The declarations a module of the public-type floor (lib/api/) may hold. */

@@ -7,7 +7,8 @@ import { defineConfig } from 'vitest/config';
  * pack and install the two packages; spec-rules and bench-smoke read files or run
  * the benchmark contenders; lint-rules lints probe sources; spec/ai/model-output maps outputs
  * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai
- * suites (AI SDK tools on the 2025-11-25 wire) run per SDK.
+ * suites (AI SDK tools on the 2025-11-25 wire) run per SDK. spec/doctor/ext and ext-scripted open SDK v2
+ * sessions of both eras themselves; spec/doctor/render only formats reports.
  */
 const SDK_FREE = [
   'spec/spec-rules.spec.ts',
@@ -23,6 +24,9 @@ const SDK_FREE = [
   'spec/ai/ext.spec.ts',
   'spec/ai/model-output.spec.ts',
   'spec/ai/comparison.spec.ts',
+  'spec/doctor/ext.spec.ts',
+  'spec/doctor/ext-scripted.spec.ts',
+  'spec/doctor/render.spec.ts',
 ];
 
 /**

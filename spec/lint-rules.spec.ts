@@ -121,7 +121,8 @@ describe('eslint import rules hold at every depth', () => {
  */
 const FLOORS = ['util', 'api', 'errors', 'types'];
 const LAYERS: Record<string, { probes: string[]; module: string[]; mayImport: string[] }> = {
-  entry: { probes: ['lib/index.ts', 'lib/internal.ts'], module: ['lib/index.ts'], mayImport: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS] },
+  entry: { probes: ['lib/index.ts'], module: ['lib/index.ts'], mayImport: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS] },
+  internal: { probes: ['lib/internal.ts'], module: ['lib/internal.ts'], mayImport: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS] },
   facade: { probes: ['lib/facade/probe.ts', 'lib/facade/call/probe.ts'], module: ['lib/facade/client.ts'], mayImport: ['engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS] },
   engine: { probes: ['lib/engine/probe.ts', 'lib/engine/deep/probe.ts'], module: ['lib/engine/engine.ts'], mayImport: ['seam', ...FLOORS] },
   receiver: { probes: ['lib/receiver/probe.ts', 'lib/receiver/deep/probe.ts'], module: ['lib/receiver/receiver.ts'], mayImport: ['port', ...FLOORS] },
@@ -138,6 +139,7 @@ const LAYERS: Record<string, { probes: string[]; module: string[]; mayImport: st
   types: { probes: ['lib/types.ts'], module: ['lib/types.ts'], mayImport: [] },
   // An integration's modules are linted by public-entry-only (above), not here; nothing imports them.
   integration: { probes: [], module: ['lib/ai.ts', 'lib/ai/tools.ts'], mayImport: ['entry'] },
+  doctor: { probes: ['lib/doctor.ts', 'lib/doctor/probe.ts'], module: ['lib/doctor.ts', 'lib/doctor/run.ts'], mayImport: ['entry', 'wire', 'seam', 'port', ...FLOORS] },
 };
 
 /** The specifier `probe` would write to import `module` (both relative to the repository). */
@@ -280,5 +282,34 @@ describe("a task's record is changed inside the engine only", () => {
     expect(misplaced).toEqual([]);
     // None is left without its caller.
     expect([...sectioned.keys()].filter((method) => !called.has(method))).toEqual([]);
+  });
+
+  it('the doctor (lib/doctor/, lib/doctor.ts) is a top layer on the port and the wires, and nothing in the library imports it', () => {
+    for (const [file, up] of [
+      ['lib/doctor/probe.ts', '../'],
+      ['lib/doctor/v2025/probe.ts', '../../'],
+    ] as const) {
+      for (const allowed of ['port/port.js', 'port/open.js', 'port/connect.js', 'wire/resolve.js', 'wire/v2025/decode.js', 'wire/ext/decode.js', 'errors.js', 'types.js', 'index.js']) {
+        expect(broken(file, importing(`${up}${allowed}`)), `${file} importing ${up}${allowed}`).toEqual([]);
+      }
+      for (const refused of ['engine/engine.js', 'facade/client.js', 'receiver/receiver.js', 'cli/target.js', 'ai/tools.js', 'ai.js', 'internal.js', '@modelcontextprotocol/sdk/types.js']) {
+        const specifier = refused.startsWith('@') ? refused : `${up}${refused}`;
+        expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([refused.startsWith('@') ? 'no-restricted-imports' : LAYER_RULE]);
+      }
+    }
+    expect(broken('lib/doctor.ts', importing('./doctor/run.js'))).toEqual([]);
+    expect(broken('lib/doctor.ts', importing('./engine/engine.js'))).toEqual([LAYER_RULE]);
+    for (const [file, specifier] of [
+      ['lib/index.ts', './doctor.js'],
+      ['lib/internal.ts', './doctor/run.js'],
+      ['lib/facade/probe.ts', '../doctor/run.js'],
+      ['lib/engine/probe.ts', '../doctor/run.js'],
+      ['lib/wire/v2025/probe.ts', '../../doctor/run.js'],
+      ['lib/port/probe.ts', '../doctor.js'],
+      ['lib/receiver/probe.ts', '../doctor/run.js'],
+      ['lib/util/probe.ts', '../doctor/shape.js'],
+    ] as const) {
+      expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([LAYER_RULE]);
+    }
   });
 });
