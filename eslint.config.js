@@ -71,29 +71,33 @@ const noImportCycles = {
 };
 
 /**
- * A local rule for lib/cli/: the CLI uses the library through its public entry point
- * (lib/index.ts) only. Every relative import, re-export and `import()` is resolved against the
+ * A local rule for the library's users inside lib/ (the CLI in lib/cli/, integrations such as
+ * lib/bullmq/): each uses the library through its public entry point (lib/index.ts) only, plus
+ * its own folder. Every relative import, re-export and `import()` is resolved against the
  * importing file, so the check holds at any depth (lib/cli/x.ts and lib/cli/commands/x.ts alike,
  * which glob patterns on the specifier, such as '../engine/**', do not).
  */
 const LIB = resolve(import.meta.dirname, 'lib');
-const CLI = resolve(LIB, 'cli');
 const ENTRY = resolve(LIB, 'index.ts');
+const PUBLIC_USERS = ['cli', 'bullmq'];
 const publicEntryOnly = {
   meta: {
     type: 'problem',
     schema: [],
-    messages: { entry: "The CLI uses the public entry point (lib/index.ts) only, not lib/{{target}}." },
+    messages: { entry: 'lib/{{folder}}/ uses the public entry point (lib/index.ts) only, not lib/{{target}}.' },
   },
   create(context) {
+    const folder = relative(LIB, context.filename).split(sep)[0];
+    if (!PUBLIC_USERS.includes(folder)) return {};
+    const own = resolve(LIB, folder);
     const check = (node) => {
       const source = node?.source;
       if (source?.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
       const target = resolve(dirname(context.filename), source.value.replace(/\.js$/, '.ts'));
       const inLib = target === LIB || target.startsWith(LIB + sep);
-      const inCli = target === CLI || target.startsWith(CLI + sep);
-      if (inLib && !inCli && target !== ENTRY) {
-        context.report({ node: source, messageId: 'entry', data: { target: relative(LIB, target).split(sep).join('/') } });
+      const inOwn = target === own || target.startsWith(own + sep);
+      if (inLib && !inOwn && target !== ENTRY) {
+        context.report({ node: source, messageId: 'entry', data: { folder, target: relative(LIB, target).split(sep).join('/') } });
       }
     };
     return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
@@ -139,7 +143,7 @@ export default tseslint.config(
     ['**/facade/**', '**/port/**', '**/cli/**', '**/wire/v2025/**', '**/wire/ext/**', '**/wire/resolve*', '**/wire/decode*', '**/wire/errors*'],
     'The engine sees only the neutral seam (wire/wire.ts): no wire internals, no port, no facade.',
   ),
-  layer(['lib/facade/**/*.ts', 'lib/index.ts', 'lib/internal.ts'], ['**/cli/**'], 'The library never imports the CLI.'),
+  layer(['lib/facade/**/*.ts', 'lib/index.ts', 'lib/internal.ts'], ['**/cli/**', '**/bullmq/**'], 'The library never imports the CLI or an integration.'),
   layer(
     ['lib/receiver/**/*.ts'],
     ['**/facade/**', '!**/facade/api.js', '**/engine/**', '!**/engine/scheduler.js', '**/wire/**', '**/cli/**'],
@@ -150,6 +154,16 @@ export default tseslint.config(
     files: ['lib/cli/**/*.ts'],
     plugins: { 'mcp-task-client': localRules },
     rules: { 'no-restricted-imports': 'off', 'mcp-task-client/public-entry-only': 'error' },
+  },
+  {
+    // An integration (lib/bullmq/) imports its own peer (bullmq) and the public entry point; never
+    // an MCP SDK: it gets the user's TaskClient from their connect callback.
+    files: ['lib/bullmq/**/*.ts'],
+    plugins: { 'mcp-task-client': localRules },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: SDK, message: 'An integration imports no MCP SDK: it gets a TaskClient from the user.' }] }],
+      'mcp-task-client/public-entry-only': 'error',
+    },
   },
   {
     files: ['spec/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'],

@@ -54,6 +54,27 @@ describe('eslint import rules hold at every depth', () => {
     expect(broken('lib/cli/probe.ts', importing('./commands/call.js'))).toEqual([]);
   });
 
+  it('the BullMQ integration reaches the library through lib/index.ts only, imports bullmq but no MCP SDK, and the library never imports it', () => {
+    const rule = 'mcp-task-client/public-entry-only';
+    for (const [file, up] of [
+      ['lib/bullmq/probe.ts', '../'],
+      ['lib/bullmq/deep/probe.ts', '../../'],
+    ] as const) {
+      for (const inside of ['engine/engine.js', 'facade/client.js', 'facade/reference.js', 'wire/wire.js', 'errors.js', 'types.js', 'internal.js', 'cli/args.js']) {
+        expect(broken(file, importing(`${up}${inside}`)), `${file} importing ${up}${inside}`).toEqual([rule]);
+      }
+      expect(broken(file, `export const load = () => import('${up}facade/client.js');\n`)).toEqual([rule]);
+      expect(broken(file, importing(`${up}index.js`))).toEqual([]);
+      expect(broken(file, importing('bullmq'))).toEqual([]);
+      expect(broken(file, importing('@modelcontextprotocol/sdk/client/index.js'))).toEqual(['no-restricted-imports']);
+      expect(broken(file, importing('@modelcontextprotocol/client'))).toEqual(['no-restricted-imports']);
+    }
+    expect(broken('lib/bullmq/probe.ts', importing('./run.js'))).toEqual([]);
+    expect(broken('lib/bullmq/deep/probe.ts', importing('../run.js'))).toEqual([]);
+    expect(broken('lib/facade/probe.ts', importing('../bullmq/index.js'))).toEqual(['no-restricted-imports']);
+    expect(broken('lib/index.ts', importing('./bullmq/index.js'))).toEqual(['no-restricted-imports']);
+  });
+
   it('the layer rules flag an upward import at depth 1 and 2 alike', () => {
     const cases: Array<[file: string, specifier: string]> = [
       ['lib/util/probe.ts', '../facade/api.js'],
