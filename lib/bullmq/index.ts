@@ -1,0 +1,23 @@
+/**
+ * `mcp-task-client/bullmq`: MCP tool calls as durable jobs on BullMQ and Redis. A producer
+ * enqueues "call tool X on server Y"; workers call it as a task, store the task's reference in
+ * the job before they wait, and return the tool's result as the job's return value. A worker that
+ * dies mid-task leaves a job that another worker resumes, instead of calling the tool again.
+ * Questions the task asks wait on the job until any process answers them; cancelling the job
+ * cancels the task. See docs/durable.md.
+ *
+ * Needs `bullmq` (an optional peer dependency of this package) and a Redis driver it supports.
+ */
+export { taskProcessor, type TaskProcessorOptions, type ToolProcessor } from './processor.js';
+export type { ConnectContext, ConnectServer } from './pool.js';
+export type { ToolQueue } from './control.js';
+export {
+  answerJobInput,
+  cancelToolJob,
+  enqueueToolTask,
+  pendingQuestions,
+  type AnswerOptions,
+  type ToolJob,
+  type ToolJobOptions,
+} from './producer.js';
+export type { PendingQuestion, ToolJobData, ToolJobEvent, ToolJobProgress, ToolJobRequest } from './types.js';
