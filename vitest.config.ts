@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * Suites that do not depend on the client SDK under test: they run once (project `sdk-free`).
  * spec/wire, spec/ext and spec/ext-server pick their SDKs themselves (the tasks extension needs
- * SDK v2); spec/cli drives the CLI; spec-rules and bench-smoke read files or run the benchmark
+ * SDK v2); spec/cli drives the CLI; spec/durable drives the BullMQ workers (examples/durable) as processes; spec-rules and bench-smoke read files or run the benchmark
  * contenders; lint-rules lints probe sources.
  */
 const SDK_FREE = [
@@ -15,6 +15,7 @@ const SDK_FREE = [
   'spec/cli/**/*.spec.ts',
   'spec/wire/**/*.spec.ts',
   'spec/ext/**/*.spec.ts',
+  'spec/durable/**/*.spec.ts',
 ];
 
 /**
