@@ -57,8 +57,10 @@ export class RunEnded extends Error {
 /** Which input capabilities each connection lacks: learned from the first call that said so. */
 const undeclared = new WeakMap<TaskClient, Set<'elicitation' | 'sampling'>>();
 
+/** Waits `ms`, or less when `signal` aborts (at once when it has already). */
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
+    if (signal.aborted) return resolve();
     const timer = setTimeout(done, ms);
     function done(): void {
       clearTimeout(timer);
@@ -214,7 +216,7 @@ export class JobRun {
     try {
       let handle: TaskHandle;
       if (reference !== undefined) {
-        handle = this.withInput(lease.tasks, (input) =>
+        handle = await this.withInput(lease.tasks, (input) =>
           lease.tasks.resume(reference, { timeoutMs: remaining, signal: this.stop.signal, ...input }),
         );
         this.context.emit({
@@ -284,7 +286,7 @@ export class JobRun {
    * did not declare elicitation (or sampling) refuses a callback for it before sending anything,
    * so the call is made again without it (that kind of question then never reaches this job).
    */
-  private withInput<T>(tasks: TaskClient, start: (input: InputCallbacks) => T): T {
+  private async withInput<T>(tasks: TaskClient, start: (input: InputCallbacks) => T | Promise<T>): Promise<T> {
     const all = this.questions.callbacks(this.context.callbacks);
     for (;;) {
       const missing = undeclared.get(tasks);
@@ -292,7 +294,7 @@ export class JobRun {
       if (missing?.has('elicitation') !== true) input.onElicitation = all.onElicitation;
       if (missing?.has('sampling') !== true) input.onSampling = all.onSampling;
       try {
-        return start(input);
+        return await start(input);
       } catch (error) {
         if (!this.refusedInput(tasks, error)) throw error;
       }
