@@ -214,7 +214,7 @@ export async function killWorkers(): Promise<void> {
 }
 
 /** A queue and its events on `redis`, with a fresh name. */
-export async function openQueue(redis: RedisServer, name: string): Promise<{ queue: Queue; events: QueueEvents; close(): Promise<void> }> {
+export async function openQueue(redis: RedisServer, name: string): Promise<{ queue: Queue; events: QueueEvents; close: () => Promise<void> }> {
   const queue = new Queue(name, { connection: redis.connection });
   const events = new QueueEvents(name, { connection: redis.connection });
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);

@@ -1,0 +1,184 @@
+/**
+ * What a durable job can and cannot survive, stated and tested:
+ * - a worker that closes (SIGTERM) hands its jobs back at once, and another worker resumes them;
+ * - a task kept per HTTP session (the 2025-11-25 example server) can only be resumed in that
+ *   session: a worker that opens a new one finds no task, and the job fails (or, with
+ *   `lostTask: 'call-again'`, calls the tool again);
+ * - a stdio server dies with its worker, and its tasks with it: the job fails;
+ * - a worker that died between sending tools/call and storing the reference leaves a `calling`
+ *   mark: the next worker calls again (default) or fails the job (`uncertainCall: 'fail'`).
+ */
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Worker, type Job, type Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
+import { TaskClient } from '../../lib/index.js';
+import { enqueueToolTask, taskProcessor, type TaskProcessorOptions, type ToolJobData, type ToolJobEvent } from '../../lib/bullmq/index.js';
+import { until } from '../helpers.js';
+import { eventually, killWorkers, MethodCounter, NO_REDIS, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer } from './support.js';
+
+if (!REDIS_AVAILABLE) describe('durable queue: limits', () => it.skip(NO_REDIS, () => {}));
+
+async function finished(queue: Queue, job: Job, timeoutMs = 60_000): Promise<Job> {
+  await eventually(async () => ['completed', 'failed'].includes(await job.getState()), timeoutMs, `job ${job.id} to finish`);
+  return (await queue.getJob(job.id!))!;
+}
+
+describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
+  let redis: RedisServer;
+  let server: HttpEndpoint;
+  const counter = new MethodCounter();
+  beforeAll(async () => {
+    redis = await startRedis();
+    server = await serveHttp(0, { onMessage: counter.onMessage });
+  });
+  afterAll(async () => {
+    await killWorkers();
+    await server?.close();
+    await redis?.stop();
+  });
+
+  /** A worker in this process; its `connect` opens a new HTTP session, whatever the job's reference says. */
+  function sessionBlindWorker(queue: Queue, options: Partial<TaskProcessorOptions> = {}) {
+    const events: ToolJobEvent[] = [];
+    const processor = taskProcessor({
+      queue,
+      connect: () => TaskClient.connect(new StreamableHTTPClientTransport(server.url), { sdk: 'v2', capabilities: { elicitation: {} } }),
+      controlPollMs: 100,
+      onEvent: (event) => events.push(event),
+      ...options,
+    });
+    const worker = new Worker(queue.name, processor, { connection: redis.connection, lockDuration: 2_000, stalledInterval: 1_000, maxStalledCount: 10 });
+    return { events, close: () => Promise.all([worker.close(), processor.close()]) };
+  }
+
+  /** A job started by a worker process that is then closed (SIGTERM): it hands the job back. */
+  async function handedBack(queueName: string) {
+    const opened = await openQueue(redis, queueName);
+    const first = startWorker({ redis: redis.url, url: server.url.href, queue: queueName, lockDuration: 30_000, stalledInterval: 30_000 });
+    await first.ready;
+    const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 3, steps: 10, stepMs: 600 } });
+    await until(() => first.lines.some((l) => l.event === 'started'), 30_000, 'the job to start');
+    const stoppedAt = Date.now();
+    await first.stop();
+    expect(first.stderr.join('\n')).toContain(`job ${job.id}: handed back to the queue`);
+    // Back in the queue at once (not after the 30 s lock), with its reference.
+    expect(await job.getState()).toBe('waiting');
+    const data = (await opened.queue.getJob(job.id!))!.data as ToolJobData;
+    expect(data.task?.reference.sessionId).toEqual(expect.any(String));
+    return { ...opened, job, stoppedAt };
+  }
+
+  it('a worker closed with SIGTERM hands its job back at once; another worker resumes the task in its session', async () => {
+    const calls = counter.count('tools/call');
+    const { queue, close, job, stoppedAt } = await handedBack('handoff');
+    try {
+      const second = startWorker({ redis: redis.url, url: server.url.href, queue: 'handoff', lockDuration: 30_000, stalledInterval: 30_000 });
+      await until(() => second.lines.some((l) => l.event === 'resumed'), 30_000, 'the resume');
+      const done = await finished(queue, job);
+      expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
+      expect(done.returnvalue).toMatchObject({ content: [{ type: 'text', text: 'analysis of 3 done in 10 steps' }] });
+      expect(counter.count('tools/call')).toBe(calls + 1);
+      // Well within the 30 s lock: no stall detection was needed.
+      expect(Date.now() - stoppedAt).toBeLessThan(25_000);
+      await second.stop();
+    } finally {
+      await close();
+    }
+  }, 120_000);
+
+  it('a task kept per session cannot be resumed in another session: the job fails, the tool is not called again', async () => {
+    const calls = counter.count('tools/call');
+    const { queue, close, job } = await handedBack('session-blind');
+    const blind = sessionBlindWorker(queue);
+    try {
+      const done = await finished(queue, job);
+      expect(await done.getState()).toBe('failed');
+      expect(done.failedReason).toMatch(/may belong to another session/);
+      expect(done.failedReason).toContain('The task cannot be resumed: the server no longer knows it.');
+      expect(counter.count('tools/call')).toBe(calls + 1);
+      expect(blind.events.some((e) => e.type === 'resumed')).toBe(true);
+    } finally {
+      await blind.close();
+      await close();
+    }
+  }, 120_000);
+
+  it("with lostTask: 'call-again', a task that cannot be resumed is called again (at least once)", async () => {
+    const calls = counter.count('tools/call');
+    const { queue, close, job } = await handedBack('session-blind-again');
+    const blind = sessionBlindWorker(queue, { lostTask: 'call-again' });
+    try {
+      const done = await finished(queue, job);
+      expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
+      expect(counter.count('tools/call')).toBe(calls + 2);
+      expect(blind.events.filter((e) => e.type === 'started')).toHaveLength(1);
+    } finally {
+      await blind.close();
+      await close();
+    }
+  }, 120_000);
+
+  it('a stdio server dies with its worker: the job taken over fails, saying so, and the tool is not called again', async () => {
+    const opened = await openQueue(redis, 'stdio');
+    const command = `${process.execPath} --import tsx examples/server.ts`;
+    const first = startWorker({ redis: redis.url, stdio: command, queue: 'stdio' });
+    await first.ready;
+    const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 4, steps: 30, stepMs: 300 } });
+    try {
+      await until(() => first.lines.some((l) => l.event === 'started'), 30_000, 'the job to start');
+      await first.kill();
+      const second = startWorker({ redis: redis.url, stdio: command, queue: 'stdio' });
+      const done = await finished(opened.queue, job);
+      expect(await done.getState()).toBe('failed');
+      expect(done.failedReason).toContain('The task cannot be resumed: the server no longer knows it. A stdio server dies with its worker, and its tasks with it.');
+      expect(second.lines.some((l) => l.event === 'resumed')).toBe(true);
+      expect(second.lines.some((l) => l.event === 'started')).toBe(false);
+      await second.stop();
+    } finally {
+      await opened.close();
+    }
+  }, 120_000);
+
+  describe('a worker that died between tools/call and storing the reference (the job keeps its calling mark)', () => {
+    /** A job as a worker leaves it when it dies in that window. */
+    async function interrupted(queue: Queue): Promise<Job> {
+      const job = await enqueueToolTask(queue, { server: 'default', tool: 'analyze', args: { steps: 1, stepMs: 100 } }, { delay: 60_000 });
+      await job.updateData({ ...(job.data), calling: { at: Date.now() } });
+      await job.promote();
+      return job;
+    }
+
+    it('is called again by default (at least once)', async () => {
+      const opened = await openQueue(redis, 'uncertain-again');
+      const calls = counter.count('tools/call');
+      const worker = sessionBlindWorker(opened.queue);
+      try {
+        const done = await finished(opened.queue, await interrupted(opened.queue));
+        expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
+        expect(counter.count('tools/call')).toBe(calls + 1);
+        expect((done.data as ToolJobData).calling).toBeUndefined();
+      } finally {
+        await worker.close();
+        await opened.close();
+      }
+    }, 60_000);
+
+    it("fails without calling with uncertainCall: 'fail' (at most once)", async () => {
+      const opened = await openQueue(redis, 'uncertain-fail');
+      const calls = counter.count('tools/call');
+      const worker = sessionBlindWorker(opened.queue, { uncertainCall: 'fail' });
+      try {
+        const done = await finished(opened.queue, await interrupted(opened.queue));
+        expect(await done.getState()).toBe('failed');
+        expect(done.failedReason).toBe(
+          "The tool \"analyze\" may have been called already (a worker stopped after calling it and before storing its task), and uncertainCall is 'fail'",
+        );
+        expect(counter.count('tools/call')).toBe(calls);
+      } finally {
+        await worker.close();
+        await opened.close();
+      }
+    }, 60_000);
+  });
+});
