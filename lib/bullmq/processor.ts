@@ -37,6 +37,15 @@ export interface TaskProcessorOptions {
    */
   readonly uncertainCall?: 'call-again' | 'fail' | undefined;
   /**
+   * A worker that finds another worker's calling mark without a reference first waits for that
+   * reference until this long after the mark: the other worker may be alive and still calling
+   * (it lost the job's lock to a stalled event loop or to Redis being away), and then stores its
+   * reference, which is resumed instead of calling the tool again. Only after this grace does
+   * `uncertainCall` apply. Keep it above the longest a `tools/call` can take to answer.
+   * @defaultValue 60000
+   */
+  readonly callingGraceMs?: number | undefined;
+  /**
    * What a worker does when the server no longer knows a job's task (a stdio server that died
    * with its worker, a server restart, an elapsed ttl): `'fail'` the job, or `'call-again'`.
    * @defaultValue 'fail'
@@ -130,6 +139,8 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
     }
   };
   const closing = new AbortController();
+  /** What each running job does when the processor closes (one entry per job, not a listener per job on one signal). */
+  const closers = new Set<() => void>();
   const pool = new ServerPool(options.connect, count('reconnectGraceMs', options.reconnectGraceMs, 10_000, 0));
   const watch = new ControlWatch(options.queue, count('controlPollMs', options.controlPollMs, 1000, 10), (jobId, error) =>
     emit({ type: 'warning', jobId, error }),
@@ -137,6 +148,7 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
   const context: RunContext = {
     callbacks: { onElicitation: options.onElicitation, onSampling: options.onSampling },
     uncertainCall: choice('uncertainCall', options.uncertainCall, ['call-again', 'fail']),
+    callingGraceMs: count('callingGraceMs', options.callingGraceMs, 60_000, 0),
     lostTask: choice('lostTask', options.lostTask, ['fail', 'call-again']),
     retryFailedTasks: options.retryFailedTasks === true,
     retry: {
@@ -145,6 +157,11 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
       maxDelayMs: count('retry.maxDelayMs', options.retry?.maxDelayMs, 30_000, 0),
     },
     closing: closing.signal,
+    onClose: (listener) => {
+      closers.add(listener);
+      return () => closers.delete(listener);
+    },
+    reload: async (jobId): Promise<unknown> => ((await options.queue.getJob(jobId)) as { data?: unknown } | undefined)?.data,
     acquire: (server, sessionId) => pool.acquire(server, sessionId),
     watch: (jobId) => watch.watch(jobId),
     emit,
@@ -186,6 +203,7 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
     close: (): Promise<void> =>
       (closed ??= (async () => {
         closing.abort();
+        for (const close of [...closers]) close();
         await Promise.all([...running]);
         watch.stop();
         await pool.close();

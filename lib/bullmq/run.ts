@@ -28,11 +28,17 @@ import type { PendingQuestion, ToolJobData, ToolJobEvent, ToolJobProgress } from
 export interface RunContext {
   readonly callbacks: InputCallbacks;
   readonly uncertainCall: 'call-again' | 'fail';
+  /** How long after another worker's calling mark a run waits for that worker's reference. */
+  readonly callingGraceMs: number;
   readonly lostTask: 'fail' | 'call-again';
   readonly retryFailedTasks: boolean;
   readonly retry: { readonly attempts: number; readonly minDelayMs: number; readonly maxDelayMs: number };
   /** Aborted when the processor closes: runs hand their jobs back to the queue. */
   readonly closing: AbortSignal;
+  /** Calls `listener` when the processor closes; returns the undo. */
+  onClose(listener: () => void): () => void;
+  /** The job's data as stored now (another worker may have written it). */
+  reload(jobId: string): Promise<unknown>;
   acquire(server: string, sessionId: string | undefined): Promise<Lease>;
   watch(jobId: string): WatchedJob;
   emit(event: ToolJobEvent): void;
@@ -80,6 +86,8 @@ export class JobRun {
   /** Aborts every wait of this run: a cancel, or the processor closing. */
   private readonly interrupt = new AbortController();
   private handle: TaskHandle | undefined;
+  /** The calling mark this run wrote (a mark of its own is no sign of another worker). */
+  private calledAt: number | undefined;
   private readonly progress: ProgressWriter;
   private questions!: JobQuestions;
   private status: ToolJobProgress | undefined;
@@ -114,7 +122,7 @@ export class JobRun {
       this.handle?.detach();
     };
     this.signal?.addEventListener('abort', onSignal, { once: true });
-    this.context.closing.addEventListener('abort', onClose, { once: true });
+    const unlisten = this.context.onClose(onClose);
     if (this.signal?.aborted === true) onSignal();
     if (this.context.closing.aborted) onClose();
     try {
@@ -128,7 +136,7 @@ export class JobRun {
       return await this.attempts();
     } finally {
       this.signal?.removeEventListener('abort', onSignal);
-      this.context.closing.removeEventListener('abort', onClose);
+      unlisten();
       control.release();
       await this.progress.settled();
     }
@@ -137,11 +145,16 @@ export class JobRun {
   private async attempts(): Promise<CallToolResult> {
     const { retry } = this.context;
     for (let attempt = 1; ; attempt += 1) {
-      const calling = this.data.task === undefined;
       // A job cancelled with a task still goes through once(): resuming with the aborted signal
       // cancels the remote task.
-      if (calling || !this.stop.signal.aborted) this.checkInterrupted(undefined);
+      if (this.data.task === undefined || !this.stop.signal.aborted) this.checkInterrupted(undefined);
+      let calling = this.data.task === undefined;
       try {
+        if (calling && this.data.calling !== undefined && this.data.calling.at !== this.calledAt) {
+          await this.awaitOthersReference();
+          calling = this.data.task === undefined;
+          if (calling) this.checkInterrupted(undefined);
+        }
         return await this.once();
       } catch (error) {
         if (error instanceof RunEnded) throw error;
@@ -157,6 +170,24 @@ export class JobRun {
           await sleep(delayMs, this.interrupt.signal);
         }
       }
+    }
+  }
+
+  /**
+   * Another worker marked the job as calling and has stored no reference: it died in that window,
+   * or it lives on after losing the job's lock (a stalled event loop, Redis away) and its call is
+   * still under way. Its reference is awaited until `callingGraceMs` after its mark; the
+   * uncertain-call policy applies only if none comes.
+   */
+  private async awaitOthersReference(): Promise<void> {
+    const until = (this.data.calling?.at ?? 0) + this.context.callingGraceMs;
+    while (Date.now() < until && !this.interrupt.signal.aborted) {
+      const data = readJobData(await this.context.reload(this.jobId));
+      if (data.task !== undefined) {
+        this.data = data;
+        return;
+      }
+      await sleep(Math.min(500, until - Date.now()), this.interrupt.signal);
     }
   }
 
@@ -249,7 +280,8 @@ export class JobRun {
         cause: undefined,
       });
     }
-    await this.store({ ...data, calling: { at: Date.now() } });
+    this.calledAt = Date.now();
+    await this.store({ ...data, calling: { at: this.calledAt } });
     const onProgress = (progress: TaskProgress): void => this.progressed(progress);
     const handle = await this.withInput(lease.tasks, (input) =>
       lease.tasks.callToolAsTask(data.tool, data.args, { timeoutMs: remaining, ttlMs: data.ttlMs, signal: this.stop.signal, onProgress, ...input }),
