@@ -5,10 +5,13 @@
  *   session: a worker that opens a new one finds no task, and the job fails (or, with
  *   `lostTask: 'call-again'`, calls the tool again);
  * - a stdio server dies with its worker, and its tasks with it: the job fails;
- * - a worker that died between sending tools/call and storing the reference leaves a `calling`
- *   mark: the next worker calls again (default) or fails the job (`uncertainCall: 'fail'`).
+ * - a worker that stopped between sending tools/call and storing the reference leaves a `calling`
+ *   mark: the next worker waits for that reference until the calling grace has passed (the other
+ *   worker may be alive and still calling), then calls again (default) or fails the job
+ *   (`uncertainCall: 'fail'`).
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport as JoinTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Worker, type Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
@@ -51,6 +54,12 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     const worker = new Worker(queue.name, processor, { connection: redis.connection, lockDuration: 2_000, stalledInterval: 1_000, maxStalledCount: 10 });
     return { events, close: () => Promise.all([worker.close(), processor.close()]) };
   }
+
+  /** Connects as the example worker does: a new session, or the one a reference names. */
+  const joining = (_server: string, { sessionId }: { sessionId: string | undefined }): Promise<TaskClient> =>
+    sessionId === undefined
+      ? TaskClient.connect(new StreamableHTTPClientTransport(server.url), { sdk: 'v2' })
+      : TaskClient.connect(new JoinTransport(server.url, { sessionId }), { sdk: 'v1' });
 
   /** A job started by a worker process that is then closed (SIGTERM): it hands the job back. */
   async function handedBack(queueName: string) {
@@ -140,21 +149,21 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     }
   }, 120_000);
 
-  describe('a worker that died between tools/call and storing the reference (the job keeps its calling mark)', () => {
-    /** A job as a worker leaves it when it dies in that window. */
-    async function interrupted(queue: Queue): Promise<Job> {
+  describe('a job with another worker\'s calling mark and no reference (that worker called the tool, then died or lost the job)', () => {
+    /** A job as a worker leaves it when it stops `agoMs` after marking it, before storing the reference. */
+    async function marked(queue: Queue, agoMs: number): Promise<Job> {
       const job = await enqueueToolTask(queue, { server: 'default', tool: 'analyze', args: { steps: 1, stepMs: 100 } }, { delay: 60_000 });
-      await job.updateData({ ...(job.data), calling: { at: Date.now() } });
+      await job.updateData({ ...(job.data), calling: { at: Date.now() - agoMs } });
       await job.promote();
       return job;
     }
 
-    it('is called again by default (at least once)', async () => {
+    it('is called again by default once the calling grace has passed (at least once)', async () => {
       const opened = await openQueue(redis, 'uncertain-again');
       const calls = counter.count('tools/call');
       const worker = sessionBlindWorker(opened.queue);
       try {
-        const done = await finished(opened.queue, await interrupted(opened.queue));
+        const done = await finished(opened.queue, await marked(opened.queue, 120_000));
         expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
         expect(counter.count('tools/call')).toBe(calls + 1);
         expect((done.data as ToolJobData).calling).toBeUndefined();
@@ -167,16 +176,48 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     it("fails without calling with uncertainCall: 'fail' (at most once)", async () => {
       const opened = await openQueue(redis, 'uncertain-fail');
       const calls = counter.count('tools/call');
-      const worker = sessionBlindWorker(opened.queue, { uncertainCall: 'fail' });
+      const worker = sessionBlindWorker(opened.queue, { uncertainCall: 'fail', callingGraceMs: 1_000 });
       try {
-        const done = await finished(opened.queue, await interrupted(opened.queue));
+        const started = Date.now();
+        const done = await finished(opened.queue, await marked(opened.queue, 0));
         expect(await done.getState()).toBe('failed');
         expect(done.failedReason).toBe(
           "The tool \"analyze\" may have been called already (a worker stopped after calling it and before storing its task), and uncertainCall is 'fail'",
         );
+        // It waited out the grace for the other worker's reference first.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(900);
         expect(counter.count('tools/call')).toBe(calls);
       } finally {
         await worker.close();
+        await opened.close();
+      }
+    }, 60_000);
+
+    it('waits for the reference of a worker that is still calling, and resumes its task instead of calling again', async () => {
+      const opened = await openQueue(redis, 'uncertain-alive');
+      const events: ToolJobEvent[] = [];
+      const processor = taskProcessor({ queue: opened.queue, connect: joining, controlPollMs: 100, onEvent: (event) => events.push(event) });
+      const worker = new Worker('uncertain-alive', processor, { connection: redis.connection });
+      // The slow worker: it marked the job, and its task is created only now.
+      const slow = await TaskClient.connect(new StreamableHTTPClientTransport(server.url), { sdk: 'v2' });
+      try {
+        const job = await marked(opened.queue, 0);
+        // The worker holds the job and waits for the reference.
+        await eventually(async () => (await job.getState()) === 'active', 10_000, 'the job to be taken');
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        const handle = await slow.callToolAsTask('analyze', { id: 8, steps: 2, stepMs: 500 });
+        const calls = counter.count('tools/call');
+        const reference = handle.detach()!;
+        await job.updateData({ ...(job.data as ToolJobData), calling: undefined, task: { reference, storedAt: Date.now() } });
+        const done = await finished(opened.queue, job);
+        expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
+        expect(done.returnvalue).toMatchObject({ content: [{ type: 'text', text: 'analysis of 8 done in 2 steps' }] });
+        expect(counter.count('tools/call')).toBe(calls);
+        expect(events.filter((e) => e.type === 'started')).toEqual([]);
+        expect(events.find((e) => e.type === 'resumed')).toMatchObject({ taskId: reference.taskId });
+      } finally {
+        await Promise.all([worker.close(), processor.close()]);
+        await slow.close();
         await opened.close();
       }
     }, 60_000);
