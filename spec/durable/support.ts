@@ -61,9 +61,10 @@ export interface RedisServer {
   resetStats(): Promise<void>;
   /**
    * Stops it with a snapshot (`SHUTDOWN SAVE`), waits `downMs`, and starts it again on the same
-   * port and directory: the data comes back, every connection was cut.
+   * port and directory: the data comes back, every connection was cut. With `keepData: false` it
+   * stops without one (`SHUTDOWN NOSAVE`, the snapshot removed): it comes back empty.
    */
-  restart(downMs: number): Promise<void>;
+  restart(downMs: number, options?: { readonly keepData?: boolean }): Promise<void>;
   /** Stops it and removes its directory. */
   stop(): Promise<void>;
 }
@@ -113,9 +114,11 @@ export async function startRedis(): Promise<RedisServer> {
     resetStats: async () => {
       await redisCommand(port, 'CONFIG RESETSTAT');
     },
-    restart: async (downMs) => {
-      await redisCommand(port, 'SHUTDOWN SAVE').catch(() => '');
+    restart: async (downMs, options = {}) => {
+      const keep = options.keepData !== false;
+      await redisCommand(port, keep ? 'SHUTDOWN SAVE' : 'SHUTDOWN NOSAVE').catch(() => '');
       await exited(child);
+      if (!keep) rmSync(path.join(dir, 'dump.rdb'), { force: true });
       await new Promise((resolve) => setTimeout(resolve, downMs));
       child = await launch(port, dir);
     },
@@ -217,6 +220,9 @@ export async function killWorkers(): Promise<void> {
 export async function openQueue(redis: RedisServer, name: string): Promise<{ queue: Queue; events: QueueEvents; close: () => Promise<void> }> {
   const queue = new Queue(name, { connection: redis.connection });
   const events = new QueueEvents(name, { connection: redis.connection });
+  // Connection errors while a test restarts Redis: ioredis reconnects; nothing to report.
+  queue.on('error', () => {});
+  events.on('error', () => {});
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
   return {
     queue,
