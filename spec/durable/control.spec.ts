@@ -16,7 +16,7 @@ import {
   eventually,
   killWorkers,
   MethodCounter,
-  NO_REDIS,
+  skipWithoutRedis,
   openQueue,
   REDIS_AVAILABLE,
   startRedis,
@@ -25,7 +25,7 @@ import {
   type WorkerProcess,
 } from './support.js';
 
-if (!REDIS_AVAILABLE) describe('durable queue: control from another process', () => it.skip(NO_REDIS, () => {}));
+skipWithoutRedis('durable queue: control from another process');
 
 /** Waits for the job to finish; its state and failed reason or return value. */
 async function finished(queue: Queue, job: Job, timeoutMs = 60_000): Promise<{ state: string; failedReason: string | undefined; returnvalue: unknown; attemptsMade: number }> {

@@ -18,9 +18,9 @@ import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
 import { enqueueToolTask, taskProcessor, type TaskProcessorOptions, type ToolJobData, type ToolJobEvent } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
-import { eventually, killWorkers, MethodCounter, NO_REDIS, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer } from './support.js';
+import { eventually, killWorkers, MethodCounter, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer } from './support.js';
 
-if (!REDIS_AVAILABLE) describe('durable queue: limits', () => it.skip(NO_REDIS, () => {}));
+skipWithoutRedis('durable queue: limits');
 
 async function finished(queue: Queue, job: Job, timeoutMs = 60_000): Promise<Job> {
   await eventually(async () => ['completed', 'failed'].includes(await job.getState()), timeoutMs, `job ${job.id} to finish`);

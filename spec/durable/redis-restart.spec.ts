@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { enqueueToolTask, type ToolJob } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
-import { eventually, killWorkers, MethodCounter, NO_REDIS, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer } from './support.js';
+import { eventually, killWorkers, MethodCounter, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer } from './support.js';
 
-if (!REDIS_AVAILABLE) describe('durable queue: Redis restarted mid-run', () => it.skip(NO_REDIS, () => {}));
+skipWithoutRedis('durable queue: Redis restarted mid-run');
 
 const JOBS = 20;
 

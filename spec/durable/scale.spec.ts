@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { enqueueToolTask, type ToolJobData } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
-import { eventually, killWorkers, MethodCounter, NO_REDIS, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer } from './support.js';
+import { eventually, killWorkers, MethodCounter, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer } from './support.js';
 
-if (!REDIS_AVAILABLE) describe('durable queue: 200 jobs, 3 workers, one killed', () => it.skip(NO_REDIS, () => {}));
+skipWithoutRedis('durable queue: 200 jobs, 3 workers, one killed');
 
 const JOBS = 200;
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
+import { describe, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -19,6 +20,20 @@ export const REDIS_AVAILABLE = spawnSync('sh', ['-c', 'command -v redis-server']
 
 /** Why the suites are skipped, for the skipped test's title. */
 export const NO_REDIS = 'SKIPPED: redis-server is not installed (apt-get install -y redis-server; .ci/run installs it)';
+
+/**
+ * Without redis-server, a suite's one test that says so (on stderr, which `npm test` shows) and
+ * skips; `describe.skipIf(!REDIS_AVAILABLE)` skips the real ones.
+ */
+export function skipWithoutRedis(suite: string): void {
+  if (REDIS_AVAILABLE) return;
+  describe(suite, () => {
+    it('needs redis-server', (context) => {
+      console.warn(`${suite}: ${NO_REDIS}`);
+      context.skip(NO_REDIS);
+    });
+  });
+}
 
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {

@@ -10,9 +10,9 @@ import { serveExtHttp, type ExtHttpEndpoint } from '../../examples/ext-http-serv
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { answerJobInput, enqueueToolTask, pendingQuestions, type ToolJobData } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
-import { eventually, killWorkers, MethodCounter, NO_REDIS, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer, type WorkerProcess } from './support.js';
+import { eventually, killWorkers, MethodCounter, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer, type WorkerProcess } from './support.js';
 
-if (!REDIS_AVAILABLE) describe('durable queue: takeover after SIGKILL', () => it.skip(NO_REDIS, () => {}));
+skipWithoutRedis('durable queue: takeover after SIGKILL');
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: takeover after SIGKILL', () => {
   let redis: RedisServer;
