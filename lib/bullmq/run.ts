@@ -78,6 +78,22 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/**
+ * True (and remembered for `tasks`) when `error` is the refusal of an input callback that `input`
+ * passed and the connection cannot take. Jobs starting together on a new connection may each be
+ * refused before any of them has remembered it: each retries without that callback.
+ */
+function refusedInput(tasks: TaskClient, error: unknown, input: InputCallbacks): boolean {
+  if (!(error instanceof TaskNotSupportedError)) return false;
+  const feature = error.feature;
+  if (feature !== 'elicitation' && feature !== 'sampling') return false;
+  if ((feature === 'elicitation' ? input.onElicitation : input.onSampling) === undefined) return false;
+  const missing = undeclared.get(tasks) ?? new Set();
+  missing.add(feature);
+  undeclared.set(tasks, missing);
+  return true;
+}
+
 /** See the module comment. */
 export class JobRun {
   private data!: ToolJobData;
@@ -328,19 +344,9 @@ export class JobRun {
       try {
         return await start(input);
       } catch (error) {
-        if (!this.refusedInput(tasks, error)) throw error;
+        if (!refusedInput(tasks, error, input)) throw error;
       }
     }
-  }
-
-  /** True (and remembered) when `error` is the refusal of an input callback the client cannot take. */
-  private refusedInput(tasks: TaskClient, error: unknown): boolean {
-    if (!(error instanceof TaskNotSupportedError) || (error.feature !== 'elicitation' && error.feature !== 'sampling')) return false;
-    const missing = undeclared.get(tasks) ?? new Set();
-    if (missing.has(error.feature)) return false;
-    missing.add(error.feature);
-    undeclared.set(tasks, missing);
-    return true;
   }
 
   /** Follows the task's statuses into the job's progress. */

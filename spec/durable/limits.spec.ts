@@ -149,6 +149,26 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     }
   }, 120_000);
 
+  it('a connection that declares neither elicitation nor sampling: 20 jobs starting on it at once all run (without input callbacks)', async () => {
+    const opened = await openQueue(redis, 'no-input');
+    const processor = taskProcessor({
+      queue: opened.queue,
+      connect: () => TaskClient.connect(new StreamableHTTPClientTransport(server.url), { sdk: 'v2' }),
+      controlPollMs: 100,
+    });
+    const worker = new Worker('no-input', processor, { connection: redis.connection, concurrency: 20 });
+    try {
+      const jobs = await Promise.all(
+        Array.from({ length: 20 }, (_, id) => enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id, steps: 1, stepMs: 200 } })),
+      );
+      const done = await Promise.all(jobs.map((job) => finished(opened.queue, job)));
+      expect(await Promise.all(done.map(async (job) => [await job.getState(), job.failedReason]))).toEqual(jobs.map(() => ['completed', undefined]));
+    } finally {
+      await Promise.all([worker.close(), processor.close()]);
+      await opened.close();
+    }
+  }, 60_000);
+
   describe('a job with another worker\'s calling mark and no reference (that worker called the tool, then died or lost the job)', () => {
     /** A job as a worker leaves it when it stops `agoMs` after marking it, before storing the reference. */
     async function marked(queue: Queue, agoMs: number): Promise<Job> {
