@@ -6,6 +6,10 @@
  * Questions the task asks wait on the job until any process answers them; cancelling the job
  * cancels the task. See docs/durable.md.
  *
+ * The tasks extension asks clients to keep their task ids to resume after a crash ([E21]); the
+ * 2025-11-25 wire has `tasks/list`, but a session-scoped server lists only the session's tasks:
+ * either way the job is where the reference is kept.
+ *
  * Needs `bullmq` (an optional peer dependency of this package) and a Redis driver it supports.
  */
 export { taskProcessor, type TaskProcessorOptions, type ToolProcessor } from './processor.js';

@@ -286,7 +286,11 @@ export class JobRun {
     }
   }
 
-  /** Calls the tool; stores the task's reference before anything waits on it. */
+  /**
+   * Calls the tool; stores the task's reference before anything waits on it. The server made the
+   * task readable before its `CreateTaskResult` ([E9] on the extension), so a worker that takes
+   * the job over at once can already resume it.
+   */
   private async call(lease: Lease, remaining: number | undefined): Promise<TaskHandle> {
     const { data } = this;
     if (data.calling !== undefined && this.context.uncertainCall === 'fail') {
