@@ -43,7 +43,8 @@ export function durableMarkdown(d: DurableResult): string[] {
   for (const t of d.takeover) push(`| ${t.lockDurationMs.toLocaleString('en-US')} ms | ${t.stalledIntervalMs.toLocaleString('en-US')} ms | ${t.jobs} | ${spread(t.ms)} |`);
   push('');
   push(
-    'BullMQ hands a dead worker\'s job on at the first stalled-job check (one every stalledInterval, by any worker) after its lock expired; the lock is renewed every lockDuration / 2, so it expires between lockDuration / 2 and lockDuration after the death, and the takeover comes between about lockDuration / 2 and lockDuration + stalledInterval after it. ' +
+    'BullMQ hands a dead worker\'s job on only once its lock has expired (up to lockDuration after the death) and a stalled-job check has then found it without one. ' +
+      'Checks run about every stalledInterval, and a worker skips its check when another ran one less than stalledInterval before, so a takeover comes roughly lockDuration plus one to two stalledIntervals after the death. ' +
       'A worker that closes (`processor.close()`) hands its jobs back at once instead.',
     '',
   );
