@@ -18,8 +18,8 @@ export interface ConnectContext {
 
 /**
  * Makes a connected `TaskClient` for the server named `server` (the key a producer put in the job).
- * Declare the `elicitation` and `sampling` capabilities (`TaskClient.connect(transport, { capabilities:
- * { elicitation: {}, sampling: {} } })`) for tasks that ask questions to reach `answerJobInput`.
+ * For the questions of tasks to reach `answerJobInput`, its SDK client must declare the
+ * `elicitation` and `sampling` capabilities (the `capabilities` option of `TaskClient.connect`).
  */
 export type ConnectServer = (server: string, context: ConnectContext) => Promise<TaskClient>;
 

@@ -9,6 +9,16 @@ import { ServerPool, type ConnectServer } from './pool.js';
 import { JobRun, RunEnded, type RunContext } from './run.js';
 import type { ToolJobEvent } from './types.js';
 
+/** How a worker retries transient failures within one BullMQ attempt (see {@link TaskProcessorOptions.retry}). */
+export interface TransientRetryOptions {
+  /** Retries before the BullMQ attempt fails. @defaultValue 8 */
+  readonly attempts?: number | undefined;
+  /** Delay before the first retry, in ms; it doubles (±20%) with each one. @defaultValue 500 */
+  readonly minDelayMs?: number | undefined;
+  /** The longest delay, in ms. @defaultValue 30000 */
+  readonly maxDelayMs?: number | undefined;
+}
+
 /** Options of {@link taskProcessor}. */
 export interface TaskProcessorOptions {
   /**
@@ -64,7 +74,7 @@ export interface TaskProcessorOptions {
    * BullMQ attempt fails (the job keeps its task, so its next attempt resumes it).
    * @defaultValue `{ attempts: 8, minDelayMs: 500, maxDelayMs: 30000 }`
    */
-  readonly retry?: { readonly attempts?: number | undefined; readonly minDelayMs?: number | undefined; readonly maxDelayMs?: number | undefined } | undefined;
+  readonly retry?: TransientRetryOptions | undefined;
   /**
    * How long a lost connection may stay lost (a `reconnect` factory of the `TaskClient` may bring
    * it back) before the processor closes it and resumes its tasks over a new one.
