@@ -270,3 +270,45 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs: numbe
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** A TCP proxy on 127.0.0.1 to `targetPort` that a test can take down (connections cut, refused) and bring back. */
+export async function startProxy(targetPort: number): Promise<{ port: number; down(): Promise<void>; up(): Promise<void>; close(): Promise<void> }> {
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  const make = () =>
+    createServer((client) => {
+      const upstream = new Socket();
+      sockets.add(client).add(upstream);
+      const drop = (): void => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(client);
+        sockets.delete(upstream);
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+      upstream.connect(targetPort, '127.0.0.1', () => {
+        client.pipe(upstream);
+        upstream.pipe(client);
+      });
+    });
+  let server = make();
+  const listen = (): Promise<void> => new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const down = async (): Promise<void> => {
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  await listen();
+  return {
+    port,
+    down,
+    up: async () => {
+      server = make();
+      await listen();
+    },
+    close: async () => {
+      if (server.listening) await down();
+    },
+  };
+}
