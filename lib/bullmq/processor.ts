@@ -191,8 +191,15 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
       const end = error.end;
       if (end.kind === 'release') {
         // Back to the queue, lock released: the next worker takes it at once and resumes the task.
-        await job.moveToWait(token);
-        emit({ type: 'released', jobId: job.id ?? '', taskId: end.taskId });
+        // If that fails (the lock was lost, Redis is away), the job is left as it is: a job whose
+        // lock is lost is another worker's already, and one still locked here is taken over once
+        // the lock expires. Either way BullMQ must not fail it: WaitingError leaves it alone.
+        try {
+          await job.moveToWait(token);
+          emit({ type: 'released', jobId: job.id ?? '', taskId: end.taskId });
+        } catch (moveError) {
+          emit({ type: 'warning', jobId: job.id ?? '', error: moveError instanceof Error ? moveError : new Error(String(moveError)) });
+        }
         throw new WaitingError();
       }
       // The error that ended the run is kept as the cause (BullMQ stores the message and the stack).
