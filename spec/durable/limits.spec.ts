@@ -16,7 +16,7 @@ import { Worker, type Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
-import { enqueueToolTask, taskProcessor, type TaskProcessorOptions, type ToolJobData, type ToolJobEvent } from '../../lib/bullmq/index.js';
+import { cancelToolJob, enqueueToolTask, taskProcessor, type TaskProcessorOptions, type ToolJobData, type ToolJobEvent } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
 import { eventually, killWorkers, MethodCounter, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer } from './support.js';
 
@@ -90,6 +90,24 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
       expect(counter.count('tools/call')).toBe(calls + 1);
       // Well within the 30 s lock: no stall detection was needed.
       expect(Date.now() - stoppedAt).toBeLessThan(25_000);
+      await second.stop();
+    } finally {
+      await close();
+    }
+  }, 120_000);
+
+  it('a job cancelled while it waits in the queue with its task running: the worker that takes it cancels the task (tasks/cancel)', async () => {
+    const cancels = counter.count('tasks/cancel');
+    const { queue, close, job } = await handedBack('cancel-waiting');
+    const taskId = ((await queue.getJob(job.id!))!.data as ToolJobData).task!.reference.taskId;
+    try {
+      expect(await cancelToolJob(queue, job.id!, 'no longer needed')).toBe(true);
+      const second = startWorker({ redis: redis.url, url: server.url.href, queue: 'cancel-waiting' });
+      const done = await finished(queue, job);
+      expect(await done.getState()).toBe('failed');
+      expect(done.failedReason).toBe('Job cancelled (no longer needed): Call to "analyze" was aborted; the remote task was cancelled');
+      expect(counter.count('tasks/cancel')).toBe(cancels + 1);
+      expect((await server.statuses()).get(taskId)).toBe('cancelled');
       await second.stop();
     } finally {
       await close();
