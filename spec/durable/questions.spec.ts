@@ -27,7 +27,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
   /** Starts a job on a first worker, waits for its question, starts a second worker and kills the first. */
   async function killWhileAsking(url: string, queueName: string, tool: string, args: Record<string, unknown>) {
     const opened = await openQueue(redis, queueName);
-    const first = startWorker({ redis: redis.url, url, queue: queueName });
+    const first = startWorker({ redis: redis.url, url, queue: queueName, lockDuration: 4_000, stalledInterval: 2_000 });
     await first.ready;
     const job = await enqueueToolTask(opened.queue, { server: 'default', tool, args });
     let asked: PendingQuestion[] = [];
@@ -39,7 +39,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
       30_000,
       'the question',
     );
-    const second = startWorker({ redis: redis.url, url, queue: queueName });
+    const second = startWorker({ redis: redis.url, url, queue: queueName, lockDuration: 4_000, stalledInterval: 2_000 });
     await second.ready;
     await first.kill();
     await until(() => second.lines.some((l) => l.event === 'resumed'), 30_000, 'the takeover');

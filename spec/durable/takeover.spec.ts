@@ -27,7 +27,9 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: takeover after SIGKILL', () =>
   /** Starts two workers on `queue`, enqueues one job, and kills the worker that started it. */
   async function killTheStarter(url: string, queueName: string, tool: string, args: Record<string, unknown>) {
     const opened = await openQueue(redis, queueName);
-    const workers = [startWorker({ redis: redis.url, url, queue: queueName }), startWorker({ redis: redis.url, url, queue: queueName })];
+    // A 4 s lock: renewals every 2 s stay on time even while other suites load the machine.
+    const settings = { redis: redis.url, url, queue: queueName, lockDuration: 4_000, stalledInterval: 2_000 };
+    const workers = [startWorker(settings), startWorker(settings)];
     await Promise.all(workers.map((w) => w.ready));
     const job = await enqueueToolTask(opened.queue, { server: 'default', tool, args });
     const jobId = job.id!;
@@ -88,7 +90,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: takeover after SIGKILL', () =>
         expect(run.survivor.lines.filter((l) => l.event === 'started')).toHaveLength(0);
         expect(run.survivor.lines.find((l) => l.event === 'completed')).toMatchObject({ jobId: run.jobId, taskId: run.taskId });
         expect(server.statuses().get(run.taskId)).toBe('completed');
-        console.log(`ext takeover: resumed ${run.resumedAfterMs} ms after the SIGKILL (lockDuration 2000 ms, stalledInterval 1000 ms)`);
+        console.log(`ext takeover: resumed ${run.resumedAfterMs} ms after the SIGKILL (lockDuration 4000 ms, stalledInterval 2000 ms)`);
       } finally {
         await run.survivor.stop();
         await run.close();
@@ -119,7 +121,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: takeover after SIGKILL', () =>
         expect(run.completions.filter((id) => id === run.jobId)).toHaveLength(1);
         expect(run.survivor.lines.filter((l) => l.event === 'started')).toHaveLength(0);
         expect((await server.statuses()).get(run.taskId)).toBe('completed');
-        console.log(`2025 takeover: resumed ${run.resumedAfterMs} ms after the SIGKILL (lockDuration 2000 ms, stalledInterval 1000 ms)`);
+        console.log(`2025 takeover: resumed ${run.resumedAfterMs} ms after the SIGKILL (lockDuration 4000 ms, stalledInterval 2000 ms)`);
       } finally {
         await run.survivor.stop();
         await run.close();
