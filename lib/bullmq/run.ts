@@ -176,7 +176,7 @@ export class JobRun {
         if (error instanceof RunEnded) throw error;
         this.checkInterrupted(error);
         const verdict = verdictOf(error, calling);
-        if (verdict === 'lost') await this.lost(error);
+        if (verdict === 'lost') await this.lost(error, attempt);
         else if (verdict === 'final') throw await this.final(error);
         else if (attempt > retry.attempts) {
           throw new RunEnded({ kind: 'attempt', message: `Gave up after ${retry.attempts} retries: ${messageOf(error)}`, cause: error });
@@ -217,15 +217,15 @@ export class JobRun {
     if (this.context.closing.aborted) throw new RunEnded({ kind: 'release', taskId: this.data.task?.reference.taskId });
   }
 
-  /** The task is gone from the server: fail, or (when asked to) forget it and call the tool again. */
-  private async lost(error: unknown): Promise<void> {
-    const stdio = this.data.task?.reference.sessionId === undefined ? ' A stdio server dies with its worker, and its tasks with it.' : '';
-    if (this.context.lostTask !== 'call-again') {
-      throw new RunEnded({
-        kind: 'final',
-        message: `${messageOf(error)}. The task cannot be resumed: the server no longer knows it.${stdio}`,
-        cause: error,
-      });
+  /**
+   * The task is gone from the server: fail, or (when asked to) forget it and call the tool again.
+   * Calling again counts as a retry: a server that keeps losing tasks does not keep the job forever.
+   */
+  private async lost(error: unknown, attempt: number): Promise<void> {
+    const message = `${messageOf(error)}. The task cannot be resumed: the server no longer knows it (a stdio server dies with its worker, and its tasks with it; a server that restarted, or whose ttl for the task elapsed, no longer has it)`;
+    if (this.context.lostTask !== 'call-again') throw new RunEnded({ kind: 'final', message, cause: error });
+    if (attempt > this.context.retry.attempts) {
+      throw new RunEnded({ kind: 'attempt', message: `Gave up after ${this.context.retry.attempts} retries: ${message}`, cause: error });
     }
     await this.store({ ...this.withoutTask(), calling: undefined });
   }

@@ -122,7 +122,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
       const done = await finished(queue, job);
       expect(await done.getState()).toBe('failed');
       expect(done.failedReason).toMatch(/may belong to another session/);
-      expect(done.failedReason).toContain('The task cannot be resumed: the server no longer knows it.');
+      expect(done.failedReason).toContain('The task cannot be resumed: the server no longer knows it');
       expect(counter.count('tools/call')).toBe(calls + 1);
       expect(blind.events.some((e) => e.type === 'resumed')).toBe(true);
     } finally {
@@ -146,6 +146,21 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     }
   }, 120_000);
 
+  it("calling again after a lost task counts as a retry: with lostTask 'call-again' and no retries left, the attempt fails instead", async () => {
+    const calls = counter.count('tools/call');
+    const { queue, close, job } = await handedBack('session-blind-bounded');
+    const blind = sessionBlindWorker(queue, { lostTask: 'call-again', retry: { attempts: 0 } });
+    try {
+      const done = await finished(queue, job);
+      expect(await done.getState()).toBe('failed');
+      expect(done.failedReason).toMatch(/^Gave up after 0 retries: .*The task cannot be resumed: the server no longer knows it/);
+      expect(counter.count('tools/call')).toBe(calls + 1);
+    } finally {
+      await blind.close();
+      await close();
+    }
+  }, 120_000);
+
   it('a stdio server dies with its worker: the job taken over fails, saying so, and the tool is not called again', async () => {
     const opened = await openQueue(redis, 'stdio');
     const command = `${process.execPath} --import tsx examples/server.ts`;
@@ -158,7 +173,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
       const second = startWorker({ redis: redis.url, stdio: command, queue: 'stdio' });
       const done = await finished(opened.queue, job);
       expect(await done.getState()).toBe('failed');
-      expect(done.failedReason).toContain('The task cannot be resumed: the server no longer knows it. A stdio server dies with its worker, and its tasks with it.');
+      expect(done.failedReason).toContain('The task cannot be resumed: the server no longer knows it (a stdio server dies with its worker, and its tasks with it;');
       expect(second.lines.some((l) => l.event === 'resumed')).toBe(true);
       expect(second.lines.some((l) => l.event === 'started')).toBe(false);
       await second.stop();
