@@ -22,7 +22,7 @@
  * DevTools or speedscope. Compare two contenders by running it twice (e.g. `--contender=floor`).
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +123,10 @@ export interface ProfileOptions {
   readonly phase?: 'warm' | 'cold';
   readonly heap?: false | 'kinds' | 'retainers';
   readonly dir?: string;
+  /** CPU sampling interval in µs (default 200). */
+  readonly intervalUs?: number;
+  /** Also sample the warm phase's allocations (bench/scenario.ts writes `alloc.heapprofile` to the directory). */
+  readonly alloc?: boolean;
 }
 
 /**
@@ -133,12 +137,13 @@ export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, opt
   const phase = options.phase ?? 'warm';
   const heap = options.heap ?? false;
   const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'bench-profile-'));
+  mkdirSync(dir, { recursive: true });
   let gcLog = '';
   const result = await new Promise<ScenarioResult>((resolve, reject) => {
     const child = fork(build.child, [JSON.stringify(spec)], {
       cwd: build.dir,
-      execArgv: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=200', '--trace-gc', '--no-warnings'],
-      env: heap === false ? process.env : { ...process.env, BENCH_HEAP_SNAPSHOTS: dir },
+      execArgv: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${options.intervalUs ?? 200}`, '--trace-gc', '--no-warnings'],
+      env: { ...process.env, ...(heap === false ? {} : { BENCH_HEAP_SNAPSHOTS: dir }), ...(options.alloc === true ? { BENCH_ALLOC_PROFILE: dir } : {}) },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
     child.stdout!.on('data', (chunk: Buffer) => (gcLog += chunk.toString('utf8')));
@@ -152,6 +157,8 @@ export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, opt
   const measured: PhaseResult | null = result[phase];
   if (measured === null) throw new Error(`The scenario failed: ${result.errors.join('; ')}`);
   const [fromNs, toNs] = measured.windowNs.map((t) => Number(BigInt(t) / 1000n)) as [number, number];
+  // The phase's window next to the profiles, for tools that read the `.cpuprofile` files again.
+  writeFileSync(path.join(dir, 'window.json'), JSON.stringify({ phase, windowUs: [fromNs, toNs], windowMs: measured.windowMs, n: spec.n, cpuPerTaskMs: measured.cpuPerTaskMs }));
 
   const byOwner = new Map<string, number>();
   const byModule = new Map<string, number>();
@@ -220,7 +227,13 @@ async function main(): Promise<void> {
   const build = buildBench();
   let p: ProfileResult;
   try {
-    p = await profileScenario(build, spec, { phase: (o.phase ?? 'warm') as 'warm' | 'cold', heap, ...(o.out === undefined ? {} : { dir: o.out }) });
+    p = await profileScenario(build, spec, {
+      phase: (o.phase ?? 'warm') as 'warm' | 'cold',
+      heap,
+      alloc: o.alloc !== undefined && o.alloc !== '0',
+      ...(o.interval === undefined ? {} : { intervalUs: Number(o.interval) }),
+      ...(o.out === undefined ? {} : { dir: o.out }),
+    });
   } finally {
     build.remove();
   }

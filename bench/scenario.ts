@@ -20,6 +20,8 @@
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
 import { contender as contenderInfo, type ContenderId, type StartedTask } from './contenders/index.js';
 import { median, now, percentile, prng } from './stats.js';
@@ -118,6 +120,28 @@ export interface ScenarioResult {
 function heapSnapshot(name: string): void {
   const dir = process.env.BENCH_HEAP_SNAPSHOTS;
   if (dir !== undefined && dir !== '') writeHeapSnapshot(path.join(dir, `${name}.heapsnapshot`));
+}
+
+/**
+ * `bench/profile.ts --alloc` sets BENCH_ALLOC_PROFILE to a directory: the warm phase then runs
+ * under V8's sampling heap profiler, counting every allocation (those collected since included),
+ * and writes `alloc.heapprofile` there: the bytes allocated per function, whatever the machine's load.
+ */
+async function allocationSampling(phase: string): Promise<(() => Promise<void>) | undefined> {
+  const dir = process.env.BENCH_ALLOC_PROFILE;
+  if (dir === undefined || dir === '' || phase !== 'warm') return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: Number(process.env.BENCH_ALLOC_INTERVAL ?? 4096),
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return async () => {
+    const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: unknown };
+    writeFileSync(path.join(dir, 'alloc.heapprofile'), JSON.stringify(profile));
+    session.disconnect();
+  };
 }
 
 /** Interval of the event-loop delay sampler. */
@@ -249,6 +273,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       const gcAvailable = forceGc();
       const before = process.memoryUsage().heapUsed;
       const sampler = new LoopDelaySampler(LOOP_SAMPLE_MS);
+      const allocations = await allocationSampling(phase);
       const startNs = process.hrtime.bigint();
       const startMs = performance.now();
       sampler.start();
@@ -275,6 +300,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
         noteError(error);
       }
       const cpu = cpuMs() - cpu0;
+      await allocations?.();
       const wallMs = now() - t0;
       const endNs = process.hrtime.bigint();
       const endMs = performance.now();
