@@ -5,6 +5,7 @@
 import { TaskError } from '../errors.js';
 import type { CallToolResult, JsonObject, Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
+import { keepShape } from '../util/shapes.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { GroupMember } from '../wire/wire.js';
 
@@ -86,3 +87,6 @@ export class RecordExtras {
   /** When the last read asked for ahead of the poll cadence went out. */
   hastenedAt = -Infinity;
 }
+
+// Its hidden class outlives an idle spell (util/shapes.ts).
+keepShape(new RecordExtras());

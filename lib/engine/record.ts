@@ -32,6 +32,7 @@ import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
 import { EPOCH, offsetOf } from '../util/epoch.js';
 import { isoMs } from '../util/iso-time.js';
+import { keepShape } from '../util/shapes.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { GroupMember, InlineInput, RequestGroup, TaskOutcome, TaskWire } from '../wire/wire.js';
 import { RecordExtras, rejecting, sameSnapshot, STOPPED_SIGNAL, TRACKING_STOPPED, type KeptAnswer, type MergeVerdict, type Settlement } from './record-extras.js';
@@ -673,3 +674,10 @@ export class TaskRecord implements RequestGroup, TaskView {
     for (const observer of observers) observer.end(error);
   }
 }
+
+/**
+ * A record of no task, kept so that the record's hidden class outlives an idle spell
+ * (util/shapes.ts); the engine's other exemplars point at it where a record is expected.
+ */
+export const EXEMPLAR_RECORD: TaskRecord = new TaskRecord({ taskId: '-', status: 'working', createdAt: '', lastUpdatedAt: '', ttl: null }, '', EPOCH, EPOCH, 0, 0);
+keepShape(EXEMPLAR_RECORD);

@@ -221,7 +221,7 @@ export class TaskClient<C extends McpClient = McpClient> {
       answerInput: (toolName, call, input, signal) => this.inline.beforeTask(toolName, call.callbacks, input, signal),
       slot: (name, signal, deadlineAt) => this.limiter.slot(name, signal, deadlineAt),
       ready: (waiter) => this.connection.ready(waiter),
-      beginCreate: (call) => new CreationInFlight(this.earlyInput.begin(creationsOn(this.port), this.engine), this.untagged, call),
+      beginCreate: (call) => CreationInFlight.begin(this.earlyInput.begin(creationsOn(this.port), this.engine), this.untagged, call),
       sent: (call) => this.untagged.add(call),
       answered: (call) => this.untagged.remove(call),
       abandoned: (followUp) => this.abandoned.add(followUp),
@@ -322,7 +322,7 @@ export class TaskClient<C extends McpClient = McpClient> {
     const token = call.onProgress === undefined ? undefined : this.live.openProgress(call.onProgress, name);
     if (token !== undefined) call = { ...call, progressToken: token };
     try {
-      const handle = await new Launch(this.launching, name, args, call).run();
+      const handle = await Launch.of(this.launching, name, args, call).run();
       // [R35]: on 2025-11-25 the token lives as long as the task; on the extension tasks get no
       // progress ([E10]), so the route ends with the tools/call.
       if (handle.kind === 'immediate' || !this.engine.features.progress) this.live.closeProgress(token);

@@ -21,6 +21,7 @@ import { checkOptionsObject, checkSignal } from './options.js';
 import { failedError } from '../engine/failure.js';
 import type { TaskView } from '../engine/task-view.js';
 import { raceAbort } from '../util/abort.js';
+import { keepShape } from '../util/shapes.js';
 import { SnapshotIterator, abortError } from '../util/snapshot-iterator.js';
 import type { CallToolResult, Task } from '../types.js';
 
@@ -268,6 +269,9 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> {
     return this.dispose();
   }
 }
+
+// Its hidden class outlives an idle spell (util/shapes.ts): a handle of an empty result.
+keepShape(TaskHandleOf.create('', { kind: 'immediate', result: { content: [] }, wire: '2025-11-25' }));
 
 /** The emitter of a handle, if anyone ever listened (for the client's own event fan-out). */
 export function eventsOf(handle: TaskHandle): SafeEmitter<TaskHandleEvents> | undefined {

@@ -16,6 +16,7 @@ import type { ToolCatalog } from './tool-catalog.js';
 import type { PendingCall } from './untagged.js';
 import type { CallToolResult, Task } from '../types.js';
 import { onAbort } from '../util/abort.js';
+import { keepShape } from '../util/shapes.js';
 import { Stopped, childController, raceStop } from '../util/race.js';
 import type { JsonObject } from '../port/port.js';
 import type { InlineInput, StartOutcome, StartToolCall, TaskSupport } from '../wire/wire.js';
@@ -75,8 +76,6 @@ export interface LaunchCreation {
 
 /** One call being started. */
 export class Launch implements StopScope, PendingCall {
-  readonly startedAt: number;
-  private readonly deadlineAt: number | undefined;
   /**
    * True from a `tools/call` reply that asks for input first ([E17]) until its retry is sent: no
    * `tools/call` is outstanding meanwhile, and none is sent once the call is given up, so a call
@@ -86,14 +85,24 @@ export class Launch implements StopScope, PendingCall {
   /** Whether the `tools/call` in flight asks for a task (see {@link PendingCall}). */
   asksTask = false;
 
-  constructor(
+  private constructor(
     private readonly context: LaunchContext,
     readonly toolName: string,
     private readonly args: Record<string, unknown>,
     readonly call: ResolvedCallOptions,
-  ) {
-    this.startedAt = context.engine.config.clock.now();
-    this.deadlineAt = call.timeoutMs === undefined ? undefined : this.startedAt + call.timeoutMs;
+    readonly startedAt: number,
+    private readonly deadlineAt: number | undefined,
+  ) {}
+
+  /** A call of `toolName` starting now. */
+  static of(context: LaunchContext, toolName: string, args: Record<string, unknown>, call: ResolvedCallOptions): Launch {
+    const startedAt = context.engine.config.clock.now();
+    return new Launch(context, toolName, args, call, startedAt, call.timeoutMs === undefined ? undefined : startedAt + call.timeoutMs);
+  }
+
+  /** A launch of nothing, never run: it keeps the hidden class alive (util/shapes.ts). */
+  static exemplar(): Launch {
+    return new Launch(undefined as never, '', {}, undefined as never, 0, undefined);
   }
 
   get engine(): TaskEngine {
@@ -381,3 +390,5 @@ export class Launch implements StopScope, PendingCall {
       .finally(release);
   }
 }
+
+keepShape(Launch.exemplar());
