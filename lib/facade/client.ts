@@ -35,7 +35,7 @@ import { Limiter } from './limiter.js';
 import { listenOn } from './listen.js';
 import { listAll, listPage } from './listing.js';
 import { attachLogger } from './logger.js';
-import { checkToolCall, resolveCallOptions, resolveClientOptions, resolveCloseOptions, type ResolvedClientOptions } from './options.js';
+import { checkToolCall, resolveCallOptions, resolveClientOptions, resolveCloseOptions, type ResolvedCallOptions, type ResolvedClientOptions } from './options.js';
 import { LiveTasks } from './registry.js';
 import { resumeTask } from './resume.js';
 import { Serving, assertServable, serveOption } from './serving.js';
@@ -310,29 +310,32 @@ export class TaskClient<C extends McpClient = McpClient> {
    * @throws TaskOptionError for invalid arguments or options.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
-  async callToolAsTask(
-    name: string,
-    args: Record<string, unknown> = {},
-    options: CallToolAsTaskOptions = {},
-  ): Promise<TaskHandle> {
-    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed', { toolName: name });
-    checkToolCall(name, args);
-    let call = resolveCallOptions(this.config, options);
-    if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, name);
-    const token = call.onProgress === undefined ? undefined : this.live.openProgress(call.onProgress, name);
-    if (token !== undefined) call = { ...call, progressToken: token };
+  callToolAsTask(name: string, args: Record<string, unknown> = {}, options: CallToolAsTaskOptions = {}): Promise<TaskHandle> {
+    let call;
     try {
-      const handle = await Launch.of(this.launching, name, args, call).run();
+      if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed', { toolName: name });
+      checkToolCall(name, args);
+      call = resolveCallOptions(this.config, options);
+      if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Without a progress route the call's promise is the launch's own (a call that runs into
+    // close() rejects with TaskClosedError there).
+    if (call.onProgress === undefined) return Launch.of(this.launching, name, args, call).run();
+    return this.callWithProgress(name, args, call, this.live.openProgress(call.onProgress, name));
+  }
+
+  /** {@link TaskClient.callToolAsTask} with an `onProgress` route open for the call under `token`. */
+  private async callWithProgress(name: string, args: Record<string, unknown>, call: ResolvedCallOptions, token: string): Promise<TaskHandle> {
+    try {
+      const handle = await Launch.of(this.launching, name, args, { ...call, progressToken: token }).run();
       // [R35]: on 2025-11-25 the token lives as long as the task; on the extension tasks get no
       // progress ([E10]), so the route ends with the tools/call.
       if (handle.kind === 'immediate' || !this.engine.features.progress) this.live.closeProgress(token);
       return handle;
     } catch (error) {
       this.live.closeProgress(token);
-      // Whatever a call in flight ran into while close() ran (a closed connection), it was closed.
-      if (this.closing !== undefined && !(error instanceof TaskClosedError)) {
-        throw new TaskClosedError('The TaskClient was closed during the call', { toolName: name, cause: error });
-      }
       throw error;
     }
   }
