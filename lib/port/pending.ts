@@ -35,13 +35,14 @@ export class Pending implements GroupMember {
     readonly session: Abandoner,
     readonly id: string,
     readonly method: string,
-    readonly decode: (result: unknown) => unknown,
+    readonly decode: (result: unknown, context: string | undefined) => unknown,
     readonly resolve: (value: unknown) => void,
-    private readonly rejectRaw: (error: unknown) => void,
+    /** Rejects the request's promise with `error` as it is (see {@link Pending.reject}). */
+    readonly rejectRaw: (error: unknown) => void,
     readonly timers: PortRequestOptions['timers'],
     readonly group: RequestGroup | undefined,
     private readonly mapError: ErrorMapper | undefined,
-    private readonly context: string | undefined,
+    readonly context: string | undefined,
   ) {}
 
   /** Rejects the request's promise, with the caller's own error when it gave a mapper. */
