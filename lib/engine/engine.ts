@@ -45,7 +45,6 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
   readonly scheduler: Scheduler;
   private readonly records = new Map<string, TaskRecord>();
   private readonly early: EarlyBuffer;
-  private readonly stopping = new WeakMap<TaskRecord, StopIntent>();
   readonly requests: Requests;
   private readonly pauseState = new Pause();
   /** Bumped when the wire is replaced: answers to requests sent before belong to the old one. */
@@ -224,7 +223,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     const task = snapshot.task;
     const previous = record.task;
     const wasProvisional = record.provisional;
-    const verdict = record.observed(task, this.stopping.get(record)?.holdStream ?? false);
+    const verdict = record.observed(task, record.holdsStream);
     // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known. A
     // terminal task told without it (a terse notification) takes it from the next read even when
     // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
@@ -330,14 +329,14 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
 
   /** Stops the record's polls while a local stop (timeout, abort, dispose) is under way. */
   beginStop(record: TaskRecord, intent: StopIntent): void {
-    this.stopping.set(record, intent);
+    record.stopBegan(intent.holdStream);
     // A terminal task's timer slot holds the grace before its payload request: keep it.
     if (!record.terminal) this.scheduler.cancel(record.pollTimer);
   }
 
   /** True when a local stop is under way for `record`. */
   isStopping(record: TaskRecord): boolean {
-    return this.stopping.has(record);
+    return record.stopping;
   }
 
   /**
@@ -351,7 +350,6 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     this.scheduler.cancel(record.ttlTimer);
     this.unwatch(record);
     record.trackingEnded();
-    this.stopping.delete(record);
     if (this.records.get(record.taskId) === record) this.records.delete(record.taskId);
     this.events.settled(record);
   }

@@ -11,7 +11,7 @@
  * a method named after what happened, and each such method has one caller, an engine module:
  *
  * - engine.ts (tracking, merging, settling): the constructor, `notificationArrived`, `observed`,
- *   `payloadRode`, `observationBegan`, `watched`, `unwatched`, `settled`, `trackingEnded`;
+ *   `payloadRode`, `observationBegan`, `watched`, `unwatched`, `stopBegan`, `settled`, `trackingEnded`;
  * - poll.ts (the poll schedule): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `lookPutOff`, `readSent`;
  * - outcome.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
@@ -55,6 +55,10 @@ const enum Flag {
   Resumed = 512,
   ReadSoon = 1024,
   LookDue = 2048,
+  /** A local stop (timeout, abort, dispose, close) is under way (`stop.ts`). */
+  Stopping = 4096,
+  /** That stop keeps the snapshot stream open until it settles. */
+  HoldStream = 8192,
 }
 
 /**
@@ -200,6 +204,14 @@ export class TaskRecord implements RequestGroup, TaskView {
   /** True once tracking stopped: the task's requests in flight were stopped, new ones fail at once. */
   get stopped(): boolean {
     return this.flag(Flag.Stopped);
+  }
+  /** A local stop (timeout, abort, dispose, close) is under way: polling pauses, the stop settles the task. */
+  get stopping(): boolean {
+    return this.flag(Flag.Stopping);
+  }
+  /** The stop under way keeps the snapshot stream open until it settles (to end it with the stop's error). */
+  get holdsStream(): boolean {
+    return this.flag(Flag.HoldStream);
   }
   /** Why the requests were stopped ({@link TRACKING_STOPPED}), once they were. */
   get stopReason(): unknown {
@@ -365,6 +377,11 @@ export class TaskRecord implements RequestGroup, TaskView {
     return wire;
   }
 
+  /** A local stop began (`holdStream`: the stream stays open until the stop settles the task). */
+  stopBegan(holdStream: boolean): void {
+    this.flags |= Flag.Stopping | (holdStream ? Flag.HoldStream : 0);
+  }
+
   /**
    * The task settled: once; later calls are ignored (false). Ends the stream (with `streamError`
    * for local failures), then tells the settle listeners and `result()`.
@@ -394,7 +411,7 @@ export class TaskRecord implements RequestGroup, TaskView {
     this.pollJob = this.ttlJob = undefined;
     const extras = this.extras;
     if (extras !== undefined) extras.deadlineTimer = extras.undelivered = undefined;
-    this.setFlag(Flag.Stopped, true);
+    this.flags = (this.flags | Flag.Stopped) & ~(Flag.Stopping | Flag.HoldStream);
     extras?.life?.abort(TRACKING_STOPPED);
     const member = this.member;
     const members = extras?.members;

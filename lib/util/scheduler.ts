@@ -42,8 +42,9 @@ const enum State {
  * the due time as a compact offset (`util/epoch.ts`) and the yes/no state in one integer.
  */
 class Entry implements Timer {
-  private readonly due: number;
-  private state: number;
+  /** The due time: an offset from {@link EPOCH}, or as given ({@link State.RawDue}). */
+  readonly due: number;
+  state: number;
   /** The job and its argument; dropped when the entry is cancelled, so a dead entry waiting in the heap holds nothing. */
   run: (arg: unknown) => void;
   arg: unknown;
@@ -281,9 +282,17 @@ export class Scheduler {
     if (!this.firing) this.arm();
   }
 
+  /**
+   * Whether `a` runs before `b`: by due time, then by scheduling order. Two offsets compare as
+   * they are (small integers: no due time is built, and no heap number allocated, per comparison).
+   */
   private before(a: Entry, b: Entry): boolean {
-    const aAt = a.at;
-    const bAt = b.at;
+    let aAt = a.due;
+    let bAt = b.due;
+    if (((a.state | b.state) & State.RawDue) !== 0) {
+      aAt = a.at;
+      bAt = b.at;
+    }
     return aAt < bAt || (aAt === bAt && a.seq < b.seq);
   }
 
