@@ -11,12 +11,13 @@
  * a method named after what happened, and each such method has one caller, an engine module:
  *
  * - engine.ts (tracking, merging, settling): the constructor, `notificationArrived`, `observed`,
- *   `payloadRode`, `observationBegan`, `watched`, `unwatched`, `stopBegan`, `settled`, `trackingEnded`;
+ *   `payloadRode`, `observationBegan`, `watched`, `unwatched`, `connectionReplaced`, `stopBegan`,
+ *   `settled`, `trackingEnded`;
  * - poll.ts (the poll schedule): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `lookPutOff`, `readSent`;
  * - outcome.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
  *   `blockingWaitFailed`, `graceArmed`, `graceEnded`;
- * - ttl-watch.ts (the ttl): `ttlArmed`, `ttlTimerFired`, `ttlRanOut`;
+ * - ttl-watch.ts (the ttl): `ttlArmed`, `ttlPutOff`, `ttlTimerFired`, `ttlRanOut`;
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
  * - stop.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
  * - requests.ts (retries): `retried`;
@@ -34,7 +35,7 @@ import { EPOCH, offsetOf } from '../util/epoch.js';
 import { isoMs } from '../util/iso-time.js';
 import { keepShape } from '../util/shapes.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { GroupMember, InlineInput, RequestGroup, TaskOutcome, TaskWire } from '../wire/wire.js';
+import type { GroupMember, InlineInput, RequestGroup, TaskOutcome } from '../wire/wire.js';
 import { RecordExtras, rejecting, sameSnapshot, STOPPED_SIGNAL, TRACKING_STOPPED, type KeptAnswer, type MergeVerdict, type Settlement } from './record-extras.js';
 import type { TaskView } from './task-view.js';
 
@@ -59,6 +60,15 @@ const enum Flag {
   Stopping = 4096,
   /** That stop keeps the snapshot stream open until it settles. */
   HoldStream = 8192,
+  /** The ttl's timer waits for the first poll's timer (`ttl-watch.ts`). */
+  TtlDeferred = 16384,
+  /** The wire in use was told of the engine's interest in pushed snapshots (`engine.ts`). */
+  Watched = 32768,
+  /** Tracking began on a connection since replaced (`engine.ts`). */
+  OlderConnection = 65536,
+  /** The `tasks/result` requests open (0 to 2: a blocking one and a terminal one), two bits from here. */
+  OpenFetchesUnit = 131072,
+  OpenFetches = 131072 * 3,
 }
 
 /**
@@ -87,10 +97,6 @@ export class TaskRecord implements RequestGroup, TaskView {
   private pollJob: Timer | undefined;
   /** Held as given (0) until first set ({@link Flag.RawNextPollAt} starts set). */
   private nextPollStored = 0;
-  private openFetches = 0;
-  private watchWire: TaskWire | undefined;
-  /** The engine's connection generation when tracking began (a later one is a new connection). */
-  readonly generation: number;
   private payload: TaskOutcome | undefined;
   private ttlJob: Timer | undefined;
   private readonly seenStored: number;
@@ -112,12 +118,10 @@ export class TaskRecord implements RequestGroup, TaskView {
     seenAt: number,
     /** Timeout of each short request for this task. */
     readonly requestTimeoutMs: number,
-    generation: number,
     /** True while `task` is a placeholder not yet read from the server (a resumed task). */
     provisional = false,
   ) {
     this.latest = task;
-    this.generation = generation;
     if (provisional) this.flags |= Flag.Provisional | Flag.Resumed;
     this.startedStored = this.storeTime(startedAt, Flag.RawStartedAt);
     this.seenStored = this.storeTime(seenAt, Flag.RawSeenAt);
@@ -227,11 +231,15 @@ export class TaskRecord implements RequestGroup, TaskView {
   }
   /** `tasks/result` requests open for this task. */
   get outcomeFetches(): number {
-    return this.openFetches;
+    return (this.flags & Flag.OpenFetches) / Flag.OpenFetchesUnit;
   }
-  /** The wire told of the engine's interest in pushed snapshots for this task, until it is withdrawn. */
-  get watchedOn(): TaskWire | undefined {
-    return this.watchWire;
+  /** The wire in use was told of the engine's interest in pushed snapshots for this task, until it is withdrawn. */
+  get watchedNow(): boolean {
+    return this.flag(Flag.Watched);
+  }
+  /** Tracking began on a connection that was replaced since (the server may have kept its tasks per session). */
+  get olderConnection(): boolean {
+    return this.flag(Flag.OlderConnection);
   }
   /** The final payload, once known; never fetched twice (rmcp consumes it). */
   get outcome(): TaskOutcome | undefined {
@@ -240,6 +248,10 @@ export class TaskRecord implements RequestGroup, TaskView {
   /** Timer of the "close to its ttl" warning (or of the ttl's end), if any. */
   get ttlTimer(): Timer | undefined {
     return this.ttlJob;
+  }
+  /** The ttl's timer is put off until the first poll's timer fires (`ttl-watch.ts`). */
+  get ttlDeferred(): boolean {
+    return this.flag(Flag.TtlDeferred);
   }
   /**
    * Local clock time this client first saw the task (its `CreateTaskResult` arrived, or it was
@@ -365,16 +377,21 @@ export class TaskRecord implements RequestGroup, TaskView {
     this.setFlag(Flag.Active, true);
   }
 
-  /** `wire` was told the engine wants pushed snapshots of the task. */
-  watched(wire: TaskWire): void {
-    this.watchWire = wire;
+  /** The wire in use was told the engine wants pushed snapshots of the task. */
+  watched(): void {
+    this.setFlag(Flag.Watched, true);
   }
 
-  /** The interest in pushed snapshots is being withdrawn. @returns the wire it was told to, if any. */
-  unwatched(): TaskWire | undefined {
-    const wire = this.watchWire;
-    this.watchWire = undefined;
-    return wire;
+  /** The interest in pushed snapshots is being withdrawn. @returns whether it had been told. */
+  unwatched(): boolean {
+    const was = this.flag(Flag.Watched);
+    this.setFlag(Flag.Watched, false);
+    return was;
+  }
+
+  /** The connection was replaced: the task was tracked on an older one. */
+  connectionReplaced(): void {
+    this.setFlag(Flag.OlderConnection, true);
   }
 
   /** A local stop began (`holdStream`: the stream stays open until the stop settles the task). */
@@ -499,12 +516,13 @@ export class TaskRecord implements RequestGroup, TaskView {
   /** A `tasks/result` went out (`terminal`: sent after the terminal status was seen). */
   payloadRequested(terminal: boolean): void {
     if (terminal) this.setFlag(Flag.TerminalFetch, true);
-    this.openFetches += 1;
+    // At most two are open (a blocking one and a terminal one, `outcome.ts`): two bits hold the count.
+    this.flags += Flag.OpenFetchesUnit;
   }
 
   /** A `tasks/result` sent by {@link TaskRecord.payloadRequested} ended, answered or not. */
   payloadRequestEnded(terminal: boolean): void {
-    this.openFetches -= 1;
+    this.flags -= Flag.OpenFetchesUnit;
     if (terminal) this.setFlag(Flag.TerminalFetch, false);
   }
 
@@ -533,6 +551,12 @@ export class TaskRecord implements RequestGroup, TaskView {
   /** The ttl's timer was armed again (`undefined`: none for this ttl). */
   ttlArmed(timer: Timer | undefined): void {
     this.ttlJob = timer;
+    this.flags &= ~Flag.TtlDeferred;
+  }
+
+  /** The ttl's timer waits for the first poll's timer. */
+  ttlPutOff(): void {
+    this.flags |= Flag.TtlDeferred;
   }
 
   /** The ttl's timer fired. */
@@ -696,5 +720,5 @@ export class TaskRecord implements RequestGroup, TaskView {
  * A record of no task, kept so that the record's hidden class outlives an idle spell
  * (util/shapes.ts); the engine's other exemplars point at it where a record is expected.
  */
-export const EXEMPLAR_RECORD: TaskRecord = new TaskRecord({ taskId: '-', status: 'working', createdAt: '', lastUpdatedAt: '', ttl: null }, '', EPOCH, EPOCH, 0, 0);
+export const EXEMPLAR_RECORD: TaskRecord = new TaskRecord({ taskId: '-', status: 'working', createdAt: '', lastUpdatedAt: '', ttl: null }, '', EPOCH, EPOCH, 0);
 keepShape(EXEMPLAR_RECORD);
