@@ -83,7 +83,6 @@ export class TaskRecord implements RequestGroup, TaskView {
   /** Latest accepted snapshot. */
   private latest: Task;
   private settledWith: Settlement | undefined;
-  private settledTime: number | undefined;
   /**
    * Settles `result()`'s promise, once asked for: its resolve function only (no listener closure,
    * and the reject function is left to the garbage collector); a failure resolves it with a
@@ -169,9 +168,9 @@ export class TaskRecord implements RequestGroup, TaskView {
   get settlement(): Settlement | undefined {
     return this.settledWith;
   }
-  /** Clock time of the settlement. */
+  /** Clock time of the settlement (kept in the poll time's field: no poll comes once settled). */
   get settledAt(): number | undefined {
-    return this.settledTime;
+    return this.settledWith === undefined ? undefined : this.timeOf(this.nextPollStored, Flag.RawNextPollAt);
   }
   /** A poll (`tasks/get`) of this task is open. */
   get pollInFlight(): boolean {
@@ -406,7 +405,7 @@ export class TaskRecord implements RequestGroup, TaskView {
   settled(settlement: Settlement, at: number, streamError?: TaskError): boolean {
     if (this.settledWith !== undefined) return false;
     this.settledWith = settlement;
-    this.settledTime = at;
+    this.nextPollStored = this.storeTime(at, Flag.RawNextPollAt);
     this.endStream(streamError);
     const listeners = this.extras?.settleListeners;
     if (listeners !== undefined) this.extras!.settleListeners = undefined;
@@ -442,7 +441,8 @@ export class TaskRecord implements RequestGroup, TaskView {
 
   /** The next poll may run at `at` (tracking began, a fresh observation, a failed poll, a reconnection). */
   pollPlanned(at: number): void {
-    this.nextPollStored = this.storeTime(at, Flag.RawNextPollAt);
+    // Once settled, the field holds the settlement's time (see `settledAt`).
+    if (this.settledWith === undefined) this.nextPollStored = this.storeTime(at, Flag.RawNextPollAt);
   }
 
   /** A read was asked for ahead of the cadence; it may go at `at` (see {@link TaskRecord.readSoon}). */

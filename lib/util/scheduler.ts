@@ -243,10 +243,13 @@ export class Scheduler {
     if (top === undefined) return;
     const delay = Math.min(Math.max(top.at - this.clock.now(), 0), MAX_DELAY);
     this.armedAt = top.at;
-    this.token = this.clock.setTimeout(() => this.fire(), delay);
+    this.token = this.clock.setTimeout(this.fired, delay);
     this.tokenHeld = this.strongCount > 0;
     if (!this.tokenHeld) hold(this.token, false);
   }
+
+  /** The armed clock timer's callback (one function for the scheduler's life, not one per arming). */
+  private readonly fired = (): void => this.fire();
 
   private fire(): void {
     this.token = undefined;
