@@ -20,7 +20,7 @@
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
 import { contender as contenderInfo, type ContenderId, type StartedTask } from './contenders/index.js';
@@ -77,6 +77,12 @@ export interface PhaseResult {
   readonly minPollGapMs: number | null;
   /** Process CPU (user + system) per task over the phase. */
   readonly cpuPerTaskMs: number;
+  /**
+   * The main thread's share of it (the JavaScript, the event loop, the transport); the rest ran on
+   * V8's background threads (the optimizing compiler, the garbage collector's helpers). Linux only
+   * (`/proc/thread-self/schedstat`), null elsewhere.
+   */
+  readonly mainThreadCpuPerTaskMs: number | null;
   /** Heap still held per task after the phase ended, after forced GC (leaks show here). */
   readonly retainedPerTaskBytes: number | null;
   /** Event-loop delay p99 and max over the phase: how late a 5 ms JS timer fired. */
@@ -166,6 +172,16 @@ function forceGc(): boolean {
 function cpuMs(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
+}
+
+/** CPU time of the calling (main) thread in ms, where the kernel tells it per thread (Linux); else undefined. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const ns = Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+    return Number.isFinite(ns) ? ns / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -277,6 +293,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       const startNs = process.hrtime.bigint();
       const startMs = performance.now();
       sampler.start();
+      const main0 = mainThreadCpuMs();
       const cpu0 = cpuMs();
       const t0 = now();
       const started = await startAll(contender, list, spec.pace, noteError);
@@ -300,6 +317,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
         noteError(error);
       }
       const cpu = cpuMs() - cpu0;
+      const main1 = mainThreadCpuMs();
       await allocations?.();
       const wallMs = now() - t0;
       const endNs = process.hrtime.bigint();
@@ -338,6 +356,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
         serverNotifications: stats.serverNotifications,
         minPollGapMs: stats.minPollGapMs,
         cpuPerTaskMs: cpu / n,
+        mainThreadCpuPerTaskMs: main0 === undefined || main1 === undefined ? null : (main1 - main0) / n,
         retainedPerTaskBytes,
         eventLoopDelayP99Ms: loop.p99,
         eventLoopDelayMaxMs: loop.max,
