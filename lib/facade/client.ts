@@ -49,6 +49,9 @@ import { keepListening } from '../util/abort.js';
 import { resolveWire } from '../wire/resolve.js';
 import type { TaskWire } from '../wire/wire.js';
 
+/** The options of a call made without any: one object, so that its resolved settings can be kept. */
+const NO_OPTIONS: CallToolAsTaskOptions = Object.freeze({});
+
 /**
  * Runs MCP tool calls as tasks over a connected SDK `Client` (`@modelcontextprotocol/sdk` 1.x or
  * `@modelcontextprotocol/client` 2.x), on whichever task wire the connection offers (MCP
@@ -88,6 +91,8 @@ export class TaskClient<C extends McpClient = McpClient> {
   private port: SessionPort;
   /** Serving the server's task-augmented requests, once started ({@link TaskClient.serve}). */
   private readonly serving: Serving;
+  /** The settings of a call made without options (the client's own; the same for every such call). */
+  private defaultCall: ResolvedCallOptions | undefined;
 
   /**
    * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over
@@ -310,12 +315,13 @@ export class TaskClient<C extends McpClient = McpClient> {
    * @throws TaskOptionError for invalid arguments or options.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
-  callToolAsTask(name: string, args: Record<string, unknown> = {}, options: CallToolAsTaskOptions = {}): Promise<TaskHandle> {
+  callToolAsTask(name: string, args: Record<string, unknown> = {}, options: CallToolAsTaskOptions = NO_OPTIONS): Promise<TaskHandle> {
     let call;
     try {
       if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed', { toolName: name });
       checkToolCall(name, args);
-      call = resolveCallOptions(this.config, options);
+      // A call without options takes the client's settings, resolved once.
+      call = options === NO_OPTIONS ? (this.defaultCall ??= resolveCallOptions(this.config, options)) : resolveCallOptions(this.config, options);
       if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, name);
     } catch (error) {
       return Promise.reject(error);
