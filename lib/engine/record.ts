@@ -516,13 +516,14 @@ export class TaskRecord implements RequestGroup, TaskView {
   /** A `tasks/result` went out (`terminal`: sent after the terminal status was seen). */
   payloadRequested(terminal: boolean): void {
     if (terminal) this.setFlag(Flag.TerminalFetch, true);
-    // At most two are open (a blocking one and a terminal one, `outcome.ts`): two bits hold the count.
-    this.flags += Flag.OpenFetchesUnit;
+    // At most two are open (a blocking one and a terminal one, `outcome.ts`): two bits hold the
+    // count, which never runs past them into the other bits.
+    if (this.outcomeFetches < 3) this.flags += Flag.OpenFetchesUnit;
   }
 
   /** A `tasks/result` sent by {@link TaskRecord.payloadRequested} ended, answered or not. */
   payloadRequestEnded(terminal: boolean): void {
-    this.flags -= Flag.OpenFetchesUnit;
+    if (this.outcomeFetches > 0) this.flags -= Flag.OpenFetchesUnit;
     if (terminal) this.setFlag(Flag.TerminalFetch, false);
   }
 

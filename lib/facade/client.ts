@@ -317,19 +317,21 @@ export class TaskClient<C extends McpClient = McpClient> {
    */
   callToolAsTask(name: string, args: Record<string, unknown> = {}, options: CallToolAsTaskOptions = NO_OPTIONS): Promise<TaskHandle> {
     let call;
+    let launch: Launch | undefined;
     try {
       if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed', { toolName: name });
       checkToolCall(name, args);
       // A call without options takes the client's settings, resolved once.
       call = options === NO_OPTIONS ? (this.defaultCall ??= resolveCallOptions(this.config, options)) : resolveCallOptions(this.config, options);
       if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, name);
+      // Without a progress route the call's promise is the launch's own (a call that runs into
+      // close() rejects with TaskClosedError there). Made here: even a clock that throws rejects.
+      if (call.onProgress === undefined) launch = Launch.of(this.launching, name, args, call);
     } catch (error) {
       return Promise.reject(error);
     }
-    // Without a progress route the call's promise is the launch's own (a call that runs into
-    // close() rejects with TaskClosedError there).
-    if (call.onProgress === undefined) return Launch.of(this.launching, name, args, call).run();
-    return this.callWithProgress(name, args, call, this.live.openProgress(call.onProgress, name));
+    if (launch !== undefined) return launch.run();
+    return this.callWithProgress(name, args, call, this.live.openProgress(call.onProgress!, name));
   }
 
   /** {@link TaskClient.callToolAsTask} with an `onProgress` route open for the call under `token`. */
