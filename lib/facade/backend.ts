@@ -8,7 +8,7 @@ import type { TaskError } from '../errors.js';
 import { metricsOf } from './events.js';
 import type { HandleBackend } from './handle.js';
 import { referenceOf } from './reference.js';
-import { detachRecord, disposeRecord } from './stops.js';
+import { detachRecord, disposeRecord } from './call/stops.js';
 
 /** What the backend needs from its TaskClient besides the engine. */
 export interface BackendHost {

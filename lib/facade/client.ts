@@ -18,7 +18,7 @@ import type {
   ToolTaskSupport,
   WireKind,
 } from '../api/index.js';
-import { Abandoned } from './abandoned.js';
+import { Abandoned } from './call/abandoned.js';
 import { handleBackend } from './backend.js';
 import { closeParts } from './closing.js';
 import { connectWrapped } from './connect.js';
@@ -30,8 +30,8 @@ import { TaskHandleOf } from './handle.js';
 import { InlineAnswers } from './inline-input.js';
 import { EarlyInput, creationsOn } from './early-input.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
-import { Launch, type LaunchContext } from './launch.js';
-import { Limiter } from './limiter.js';
+import { Launch, type LaunchContext } from './call/launch.js';
+import { Limiter } from './call/limiter.js';
 import { listenOn } from './listen.js';
 import { listAll, listPage } from './listing.js';
 import { attachLogger } from './logger.js';
@@ -40,7 +40,7 @@ import { LiveTasks } from './registry.js';
 import { resumeTask } from './resume.js';
 import { Serving, assertServable, serveOption } from './serving.js';
 import { CreationInFlight, UntaggedInput } from './untagged.js';
-import { ToolCatalog, listedTools } from './tool-catalog.js';
+import { ToolCatalog, listedTools } from './call/tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { openPort, unusable } from '../port/open.js';
 import type { SessionPort } from '../port/port.js';

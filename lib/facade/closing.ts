@@ -2,17 +2,17 @@
  * The `TaskClient.close()` sequence: what it rejects, settles, stops and closes, and in which
  * order.
  */
-import type { Abandoned } from './abandoned.js';
+import type { Abandoned } from './call/abandoned.js';
 import type { Connection } from './connection.js';
 import type { EarlyInput } from './early-input.js';
 import type { TaskEngine } from '../engine/engine.js';
 import { TaskClosedError } from '../errors.js';
-import type { Limiter } from './limiter.js';
+import type { Limiter } from './call/limiter.js';
 import type { ResolvedClientOptions } from './options.js';
 import type { LiveTasks } from './registry.js';
 import type { Serving } from './serving.js';
 import type { UntaggedInput } from './untagged.js';
-import { closeTracked } from './stops.js';
+import { closeTracked } from './call/stops.js';
 
 /** The parts of a TaskClient that `close()` closes. */
 export interface ClosingParts {

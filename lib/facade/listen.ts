@@ -6,7 +6,7 @@ import type { Connection } from './connection.js';
 import type { TaskEngine } from '../engine/engine.js';
 import type { InputRouter } from './input.js';
 import type { LiveTasks } from './registry.js';
-import type { ToolCatalog } from './tool-catalog.js';
+import type { ToolCatalog } from './call/tool-catalog.js';
 import type { TaskWire } from '../wire/wire.js';
 
 /** Subscribes to `wire`'s events and serves its input requests; returns the undo. */

@@ -9,7 +9,7 @@ import { checkInputCapabilities } from './input.js';
 import { resolveCallOptions, type ResolvedClientOptions } from './options.js';
 import { assumeFrom, checkReference, placeholderTask } from './reference.js';
 import type { LiveTasks } from './registry.js';
-import { armStops } from './stops.js';
+import { armStops } from './call/stops.js';
 
 /**
  * The handle for `target` (its existing one when `live` already tracks it). Nothing is sent until

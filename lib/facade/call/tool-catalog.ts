@@ -6,11 +6,11 @@
  * remembered as unknown until the list changes, so a misspelled tool does not re-list every call.
  * Also `TaskClient.tools()`, which reports them.
  */
-import type { ToolTaskSupport } from '../api/index.js';
-import type { TaskEngine } from '../engine/engine.js';
-import { TaskClosedError } from '../errors.js';
-import { raceAbort } from '../util/abort.js';
-import type { TaskSupport, TaskWire, ToolPage, WireFeatures, WireRequestOptions } from '../wire/wire.js';
+import type { ToolTaskSupport } from '../../api/index.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import { TaskClosedError } from '../../errors.js';
+import { raceAbort } from '../../util/abort.js';
+import type { TaskSupport, TaskWire, ToolPage, WireFeatures, WireRequestOptions } from '../../wire/wire.js';
 
 /** One listed tool. */
 export type ToolEntry = ToolPage['tools'][number];

@@ -3,9 +3,9 @@
  * cancelled remotely per `cancelOnTimeout` / `cancelOnAbort`, settling with a `TaskTimeoutError`
  * or `TaskAbortError` that says what became of the remote task), `detach()` and `dispose()`.
  */
-import type { Deadline, TaskEngine } from '../engine/engine.js';
-import type { TaskView } from '../engine/task-view.js';
-import { onAbort } from '../util/abort.js';
+import type { Deadline, TaskEngine } from '../../engine/engine.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { onAbort } from '../../util/abort.js';
 import {
   TaskAbortError,
   TaskCancelledError,
@@ -15,9 +15,9 @@ import {
   describeRemoteCancel,
   type RemoteCancelOutcome,
   type TaskError,
-} from '../errors.js';
-import type { ResolvedCallOptions } from './options.js';
-import type { StopReason } from '../util/race.js';
+} from '../../errors.js';
+import type { ResolvedCallOptions } from '../options.js';
+import type { StopReason } from '../../util/race.js';
 
 /** The parts of a call a stop needs. */
 export interface StopScope {

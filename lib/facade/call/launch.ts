@@ -6,19 +6,19 @@
  * only ever with a task cancel).
  */
 import { armStops, stopError, type StopScope } from './stops.js';
-import type { TaskEngine } from '../engine/engine.js';
-import type { TaskView } from '../engine/task-view.js';
-import { TaskError, TaskNotSupportedError, TaskProtocolError } from '../errors.js';
-import type { TaskHandle } from '../api/index.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { TaskError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
+import type { TaskHandle } from '../../api/index.js';
 import { NO_RELEASE } from './limiter.js';
-import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
+import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../options.js';
 import type { ToolCatalog } from './tool-catalog.js';
-import type { PendingCall } from './untagged.js';
-import type { CallToolResult, Task } from '../types.js';
-import { onAbort } from '../util/abort.js';
-import { Stopped, childController, raceStop } from '../util/race.js';
-import type { JsonObject } from '../port/port.js';
-import type { InlineInput, StartOutcome, StartToolCall, TaskSupport } from '../wire/wire.js';
+import type { PendingCall } from '../untagged.js';
+import type { CallToolResult, Task } from '../../types.js';
+import { onAbort } from '../../util/abort.js';
+import { Stopped, childController, raceStop } from '../../util/race.js';
+import type { JsonObject } from '../../port/port.js';
+import type { InlineInput, StartOutcome, StartToolCall, TaskSupport } from '../../wire/wire.js';
 
 /** Most input rounds one call goes through before it gives up ([E17]: a server may ask again). */
 const MAX_INPUT_ROUNDS = 10;
