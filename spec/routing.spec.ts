@@ -9,7 +9,7 @@ import { inspect } from 'node:util';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TaskAbortError, TaskClient, type InputContext, type LogEntry, type TaskError } from '../lib/index.js';
 import { Scheduler } from '../lib/internal.js';
-import { EARLY_INPUT_WAIT_MS, EarlyInput, PortCreations } from '../lib/facade/early-input.js';
+import { EARLY_INPUT_WAIT_MS, EarlyInput, PortCreations } from '../lib/facade/input/early.js';
 import { ManualClock, flush, rejection, within } from './helpers.js';
 import { NO_REPLY, connectScripted, creating, rpcError, type Json } from './support/scripted-server.js';
 

@@ -1,7 +1,7 @@
 /**
  * `TaskClient`: wraps a connected SDK `Client` and hands out {@link TaskHandle}s. It composes the
  * wire adapter, the engine, the tool catalog, the input router, the live-task registry and the
- * receiver (serving.ts), and owns the connection (reconnect) and the client-wide operations
+ * receiver (input/serving.ts), and owns the connection (reconnect) and the client-wide operations
  * (list, resume, close; their work is in listing.ts, resume.ts and closing.ts).
  */
 import type {
@@ -27,9 +27,9 @@ import { Connection } from './connection.js';
 import { TaskClosedError, TaskOptionError, type TaskError } from '../errors.js';
 import { SafeEmitter, metricsOf } from './events.js';
 import { TaskHandleOf } from './handle.js';
-import { InlineAnswers } from './inline-input.js';
-import { EarlyInput, creationsOn } from './early-input.js';
-import { InputRouter, checkInputCapabilities } from './input.js';
+import { InlineAnswers } from './input/inline.js';
+import { EarlyInput, creationsOn } from './input/early.js';
+import { InputRouter, checkInputCapabilities } from './input/router.js';
 import { Launch, type LaunchContext } from './call/launch.js';
 import { Limiter } from './call/limiter.js';
 import { listenOn } from './listen.js';
@@ -38,8 +38,8 @@ import { attachLogger } from './logger.js';
 import { checkToolCall, resolveCallOptions, resolveClientOptions, resolveCloseOptions, type ResolvedClientOptions } from './options.js';
 import { LiveTasks } from './registry.js';
 import { resumeTask } from './resume.js';
-import { Serving, assertServable, serveOption } from './serving.js';
-import { CreationInFlight, UntaggedInput } from './untagged.js';
+import { Serving, assertServable, serveOption } from './input/serving.js';
+import { CreationInFlight, UntaggedInput } from './input/untagged.js';
 import { ToolCatalog, listedTools } from './call/tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { openPort, unusable } from '../port/open.js';
@@ -74,7 +74,7 @@ export class TaskClient<C extends McpClient = McpClient> {
   private readonly router: InputRouter;
   private readonly inline: InlineAnswers;
   private readonly earlyInput: EarlyInput;
-  /** Ties input requests that name no task to the call in flight they belong to (untagged.ts). */
+  /** Ties input requests that name no task to the call in flight they belong to (input/untagged.ts). */
   private readonly untagged: UntaggedInput;
   private readonly limiter: Limiter;
   private readonly connection: Connection;
@@ -144,7 +144,7 @@ export class TaskClient<C extends McpClient = McpClient> {
       problem: (error, record) =>
         this.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.now())),
       expiring: (record, expiresAt) => this.live.expiring(record, expiresAt),
-      // Early input waits on the creations of every TaskClient on the port (early-input.ts).
+      // Early input waits on the creations of every TaskClient on the port (input/early.ts).
       creationsSettled: () => {},
       sessionLost: (lost) => this.connection.closed(lost),
       input: (record, items) => this.inline.forTask(record, items),

@@ -4,14 +4,14 @@
  */
 import type { Abandoned } from './call/abandoned.js';
 import type { Connection } from './connection.js';
-import type { EarlyInput } from './early-input.js';
+import type { EarlyInput } from './input/early.js';
 import type { TaskEngine } from '../engine/engine.js';
 import { TaskClosedError } from '../errors.js';
 import type { Limiter } from './call/limiter.js';
 import type { ResolvedClientOptions } from './options.js';
 import type { LiveTasks } from './registry.js';
-import type { Serving } from './serving.js';
-import type { UntaggedInput } from './untagged.js';
+import type { Serving } from './input/serving.js';
+import type { UntaggedInput } from './input/untagged.js';
 import { closeTracked } from './call/stops.js';
 
 /** The parts of a TaskClient that `close()` closes. */

@@ -18,7 +18,7 @@ import type { TaskView } from '../engine/task-view.js';
 import { TaskError } from '../errors.js';
 import { type SafeEmitter, emitSettled, metricsOf } from './events.js';
 import { TaskHandleOf, eventsOf, type CallState, type HandleBackend } from './handle.js';
-import type { InputOwner } from './input.js';
+import type { InputOwner } from './input/router.js';
 import type { Task } from '../types.js';
 import { PROGRESS_TOKEN_PREFIX } from '../wire/wire.js';
 

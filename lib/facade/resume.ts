@@ -5,7 +5,7 @@
 import type { ResumeOptions, TaskHandle, TaskReference } from '../api/index.js';
 import type { TaskEngine } from '../engine/engine.js';
 import { TaskOptionError } from '../errors.js';
-import { checkInputCapabilities } from './input.js';
+import { checkInputCapabilities } from './input/router.js';
 import { resolveCallOptions, type ResolvedClientOptions } from './options.js';
 import { assumeFrom, checkReference, placeholderTask } from './reference.js';
 import type { LiveTasks } from './registry.js';

@@ -13,7 +13,7 @@ import type { TaskHandle } from '../../api/index.js';
 import { NO_RELEASE } from './limiter.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../options.js';
 import type { ToolCatalog } from './tool-catalog.js';
-import type { PendingCall } from '../untagged.js';
+import type { PendingCall } from '../input/untagged.js';
 import type { CallToolResult, Task } from '../../types.js';
 import { onAbort } from '../../util/abort.js';
 import { Stopped, childController, raceStop } from '../../util/race.js';
@@ -45,8 +45,8 @@ export interface LaunchContext {
    * Marks a task creation as under way (for the engine's early notifications, and for early input
    * on the port); `end()` on the returned creation ends it (idempotent). `abandon(taskId)` ends it
    * too, for a creation given up whose task is being cancelled: input requests for that task are
-   * refused until the returned release is called (see early-input.ts). Until it ends, `call` counts
-   * as a call in flight for input requests that name no task (untagged.ts).
+   * refused until the returned release is called (see input/early.ts). Until it ends, `call` counts
+   * as a call in flight for input requests that name no task (input/untagged.ts).
    */
   beginCreate(call: PendingCall): LaunchCreation;
   /** A plain `tools/call` of `call` was sent: it is in flight until {@link LaunchContext.answered}. */

@@ -3,13 +3,13 @@
  * before a call is answered ([E17], delivery `retry`) or on a task's snapshots ([E3]-[E5],
  * delivery `task-update`). Both go through the same callbacks as side-channel requests.
  */
-import type { TaskEngine } from '../engine/engine.js';
-import type { TaskView } from '../engine/task-view.js';
-import { TaskDetachedError, TaskNotSupportedError } from '../errors.js';
-import type { JsonObject } from '../types.js';
-import type { InlineInput } from '../wire/wire.js';
-import type { InputCallbacks } from '../api/index.js';
-import type { InputOwner, InputRouter } from './input.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { TaskDetachedError, TaskNotSupportedError } from '../../errors.js';
+import type { JsonObject } from '../../types.js';
+import type { InlineInput } from '../../wire/wire.js';
+import type { InputCallbacks } from '../../api/index.js';
+import type { InputOwner, InputRouter } from './router.js';
 
 /** A signal that never aborts. */
 const NEVER: AbortSignal = new AbortController().signal;

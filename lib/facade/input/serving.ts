@@ -4,16 +4,16 @@
  * next connection after a reconnect, lets its callbacks answer plain input requests too, and
  * closes it when the client closes.
  */
-import type { InputCallbacks, ReceiverHandle, ServeOptions, TaskClientEvents } from '../api/index.js';
-import type { Scheduler } from '../util/scheduler.js';
-import { TaskOptionError } from '../errors.js';
-import type { SafeEmitter } from './events.js';
-import type { InputRouter } from './input.js';
-import { resolveServeOptions } from './options.js';
-import type { LiveTasks } from './registry.js';
-import type { SessionPort } from '../port/port.js';
-import { Receiver, cannotServe } from '../receiver/receiver.js';
-import type { ReceiverConfig } from '../receiver/types.js';
+import type { InputCallbacks, ReceiverHandle, ServeOptions, TaskClientEvents } from '../../api/index.js';
+import type { Scheduler } from '../../util/scheduler.js';
+import { TaskOptionError } from '../../errors.js';
+import type { SafeEmitter } from '../events.js';
+import type { InputRouter } from './router.js';
+import { resolveServeOptions } from '../options.js';
+import type { LiveTasks } from '../registry.js';
+import type { SessionPort } from '../../port/port.js';
+import { Receiver, cannotServe } from '../../receiver/receiver.js';
+import type { ReceiverConfig } from '../../receiver/types.js';
 
 /** What serving needs from its TaskClient. */
 export interface ServingContext {

@@ -28,13 +28,13 @@
  * (the request is passed along the taps) follow it. A TaskClient that closes ends its waits at once
  * with a last judgement.
  */
-import type { InputCallbacks } from '../api/index.js';
-import { EARLY_INPUT_WAIT_MS } from './early-input.js';
-import type { TaskView } from '../engine/task-view.js';
-import type { Scheduler } from '../util/scheduler.js';
-import type { SessionPort } from '../port/port.js';
-import { onAbort } from '../util/abort.js';
-import type { UnattributedNote } from '../wire/wire.js';
+import type { InputCallbacks } from '../../api/index.js';
+import { EARLY_INPUT_WAIT_MS } from './early.js';
+import type { TaskView } from '../../engine/task-view.js';
+import type { Scheduler } from '../../util/scheduler.js';
+import type { SessionPort } from '../../port/port.js';
+import { onAbort } from '../../util/abort.js';
+import type { UnattributedNote } from '../../wire/wire.js';
 
 /** Longest wait of an untagged request for the call it belongs to to become clear (clock ms). */
 export const UNTAGGED_WAIT_MAX_MS = 5_000;
@@ -278,7 +278,7 @@ export class UntaggedInput {
   }
 }
 
-/** What a task creation under way offers (`early-input.ts`'s `Creation`). */
+/** What a task creation under way offers (`early.ts`'s `Creation`). */
 interface CreationLike {
   end(): void;
   abandon(taskId: string): () => void;
