@@ -3,7 +3,7 @@
  * order.
  */
 import type { Abandoned } from './call/abandoned.js';
-import type { Connection } from './connection.js';
+import type { Connection } from './connection/connection.js';
 import type { EarlyInput } from './input/early.js';
 import type { TaskEngine } from '../engine/engine.js';
 import { TaskClosedError } from '../errors.js';

@@ -6,16 +6,16 @@
  * and those the `reconnect` factory made at its request. Ownership goes with each client: one
  * handed in by the user (`new TaskClient`, `reconnect(client)`) stays the user's.
  */
-import type { TaskEngine } from '../engine/engine.js';
-import { sleep } from '../engine/retry.js';
-import type { RetryPolicy } from '../api/index.js';
-import { backoffDelay } from '../engine/timing.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import { sleep } from '../../engine/retry.js';
+import type { RetryPolicy } from '../../api/index.js';
+import { backoffDelay } from '../../engine/timing.js';
 import { claimMade } from './connect.js';
-import { TaskError, TaskOptionError } from '../errors.js';
-import { openPort, unusable } from '../port/open.js';
-import type { McpClient } from '../types.js';
-import { resolveWire } from '../wire/resolve.js';
-import type { TaskWire } from '../wire/wire.js';
+import { TaskError, TaskOptionError } from '../../errors.js';
+import { openPort, unusable } from '../../port/open.js';
+import type { McpClient } from '../../types.js';
+import { resolveWire } from '../../wire/resolve.js';
+import type { TaskWire } from '../../wire/wire.js';
 
 /** A call waiting for the reconnection: it may give up (abort, deadline, close) while it waits. */
 export interface Waiter {

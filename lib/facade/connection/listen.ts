@@ -3,11 +3,11 @@
  * changes, the transport closing, progress, and the input requests it serves.
  */
 import type { Connection } from './connection.js';
-import type { TaskEngine } from '../engine/engine.js';
-import type { InputRouter } from './input/router.js';
-import type { LiveTasks } from './registry.js';
-import type { ToolCatalog } from './call/tool-catalog.js';
-import type { TaskWire } from '../wire/wire.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import type { InputRouter } from '../input/router.js';
+import type { LiveTasks } from '../registry.js';
+import type { ToolCatalog } from '../call/tool-catalog.js';
+import type { TaskWire } from '../../wire/wire.js';
 
 /** Subscribes to `wire`'s events and serves its input requests; returns the undo. */
 export function listenOn(
