@@ -2,7 +2,7 @@
  * `TaskClient`: wraps a connected SDK `Client` and hands out {@link TaskHandle}s. It composes the
  * wire adapter, the engine, the tool catalog, the input router, the live-task registry and the
  * receiver (input/serving.ts), and owns the connection (reconnect) and the client-wide operations
- * (list, resume, close; their work is in listing.ts, resume.ts and closing.ts).
+ * (list, resume, close; their work is in listing.ts, handle/resume.ts and closing.ts).
  */
 import type {
   CallToolAsTaskOptions,
@@ -19,14 +19,14 @@ import type {
   WireKind,
 } from '../api/index.js';
 import { Abandoned } from './call/abandoned.js';
-import { handleBackend } from './backend.js';
+import { handleBackend } from './handle/backend.js';
 import { closeParts } from './closing.js';
 import { connectWrapped } from './connection/connect.js';
 import { TaskEngine } from '../engine/engine.js';
 import { Connection } from './connection/connection.js';
 import { TaskClosedError, TaskOptionError, type TaskError } from '../errors.js';
-import { SafeEmitter, metricsOf } from './events.js';
-import { TaskHandleOf } from './handle.js';
+import { SafeEmitter, metricsOf } from './events/emitter.js';
+import { TaskHandleOf } from './handle/handle.js';
 import { InlineAnswers } from './input/inline.js';
 import { EarlyInput, creationsOn } from './input/early.js';
 import { InputRouter, checkInputCapabilities } from './input/router.js';
@@ -34,10 +34,10 @@ import { Launch, type LaunchContext } from './call/launch.js';
 import { Limiter } from './call/limiter.js';
 import { listenOn } from './connection/listen.js';
 import { listAll, listPage } from './listing.js';
-import { attachLogger } from './logger.js';
+import { attachLogger } from './events/logger.js';
 import { checkToolCall, resolveCallOptions, resolveClientOptions, resolveCloseOptions, type ResolvedClientOptions } from './options.js';
-import { LiveTasks } from './registry.js';
-import { resumeTask } from './resume.js';
+import { LiveTasks } from './handle/registry.js';
+import { resumeTask } from './handle/resume.js';
 import { Serving, assertServable, serveOption } from './input/serving.js';
 import { CreationInFlight, UntaggedInput } from './input/untagged.js';
 import { ToolCatalog, listedTools } from './call/tool-catalog.js';

@@ -9,7 +9,7 @@ import type { TaskEngine } from '../engine/engine.js';
 import { TaskClosedError } from '../errors.js';
 import type { Limiter } from './call/limiter.js';
 import type { ResolvedClientOptions } from './options.js';
-import type { LiveTasks } from './registry.js';
+import type { LiveTasks } from './handle/registry.js';
 import type { Serving } from './input/serving.js';
 import type { UntaggedInput } from './input/untagged.js';
 import { closeTracked } from './call/stops.js';

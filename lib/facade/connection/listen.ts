@@ -5,7 +5,7 @@
 import type { Connection } from './connection.js';
 import type { TaskEngine } from '../../engine/engine.js';
 import type { InputRouter } from '../input/router.js';
-import type { LiveTasks } from '../registry.js';
+import type { LiveTasks } from '../handle/registry.js';
 import type { ToolCatalog } from '../call/tool-catalog.js';
 import type { TaskWire } from '../../wire/wire.js';
 

@@ -7,10 +7,10 @@
 import type { InputCallbacks, ReceiverHandle, ServeOptions, TaskClientEvents } from '../../api/index.js';
 import type { Scheduler } from '../../util/scheduler.js';
 import { TaskOptionError } from '../../errors.js';
-import type { SafeEmitter } from '../events.js';
+import type { SafeEmitter } from '../events/emitter.js';
 import type { InputRouter } from './router.js';
 import { resolveServeOptions } from '../options.js';
-import type { LiveTasks } from '../registry.js';
+import type { LiveTasks } from '../handle/registry.js';
 import type { SessionPort } from '../../port/port.js';
 import { Receiver, cannotServe } from '../../receiver/receiver.js';
 import type { ReceiverConfig } from '../../receiver/types.js';

@@ -2,14 +2,14 @@
  * `TaskClient.resume`: a tracked handle for a task that already exists, from its id or a resume
  * reference (checked by reference.ts), with the resume's own deadline and signal armed.
  */
-import type { ResumeOptions, TaskHandle, TaskReference } from '../api/index.js';
-import type { TaskEngine } from '../engine/engine.js';
-import { TaskOptionError } from '../errors.js';
-import { checkInputCapabilities } from './input/router.js';
-import { resolveCallOptions, type ResolvedClientOptions } from './options.js';
+import type { ResumeOptions, TaskHandle, TaskReference } from '../../api/index.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import { TaskOptionError } from '../../errors.js';
+import { checkInputCapabilities } from '../input/router.js';
+import { resolveCallOptions, type ResolvedClientOptions } from '../options.js';
 import { assumeFrom, checkReference, placeholderTask } from './reference.js';
 import type { LiveTasks } from './registry.js';
-import { armStops } from './call/stops.js';
+import { armStops } from '../call/stops.js';
 
 /**
  * The handle for `target` (its existing one when `live` already tracks it). Nothing is sent until

@@ -2,13 +2,13 @@
  * The {@link HandleBackend} of a TaskClient's handles: what a handle's `cancel()`, `detach()`,
  * `dispose()`, `toJSON()` and metrics do with its record, on the client's engine.
  */
-import type { TaskEngine } from '../engine/engine.js';
-import type { TaskView } from '../engine/task-view.js';
-import type { TaskError } from '../errors.js';
-import { metricsOf } from './events.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import type { TaskView } from '../../engine/task-view.js';
+import type { TaskError } from '../../errors.js';
+import { metricsOf } from '../events/emitter.js';
 import type { HandleBackend } from './handle.js';
 import { referenceOf } from './reference.js';
-import { detachRecord, disposeRecord } from './call/stops.js';
+import { detachRecord, disposeRecord } from '../call/stops.js';
 
 /** What the backend needs from its TaskClient besides the engine. */
 export interface BackendHost {

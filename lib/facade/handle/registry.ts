@@ -12,15 +12,15 @@ import type {
   TaskMetrics,
   TaskProgress,
   WireKind,
-} from '../api/index.js';
+} from '../../api/index.js';
 import { randomUUID } from 'node:crypto';
-import type { TaskView } from '../engine/task-view.js';
-import { TaskError } from '../errors.js';
-import { type SafeEmitter, emitSettled, metricsOf } from './events.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { TaskError } from '../../errors.js';
+import { type SafeEmitter, emitSettled, metricsOf } from '../events/emitter.js';
 import { TaskHandleOf, eventsOf, type CallState, type HandleBackend } from './handle.js';
-import type { InputOwner } from './input/router.js';
-import type { Task } from '../types.js';
-import { PROGRESS_TOKEN_PREFIX } from '../wire/wire.js';
+import type { InputOwner } from '../input/router.js';
+import type { Task } from '../../types.js';
+import { PROGRESS_TOKEN_PREFIX } from '../../wire/wire.js';
 
 /** Where a progress token's notifications go. */
 interface ProgressRoute {
