@@ -311,8 +311,8 @@ describe('detach, dispose and close', () => {
       await using handle = await tasks.callToolAsTask('analyze', { steps: 1 });
       taskId = handle.taskId;
       handle.detach();
-      const send = tasks['engine'].wire.cancelTask.bind(tasks['engine'].wire);
-      tasks['engine'].wire.cancelTask = (...args) => {
+      const send = tasks['parts'].engine.wire.cancelTask.bind(tasks['parts'].engine.wire);
+      tasks['parts'].engine.wire.cancelTask = (...args) => {
         sent.push('tasks/cancel');
         return send(...args);
       };

@@ -14,7 +14,7 @@ import type { Serving } from './input/serving.js';
 import type { UntaggedInput } from './input/untagged.js';
 import { closeTracked } from './call/stops.js';
 
-/** The parts of a TaskClient that `close()` closes. */
+/** The parts of a TaskClient that `close()` closes (see facade/parts.ts). */
 export interface ClosingParts {
   readonly config: ResolvedClientOptions;
   readonly engine: TaskEngine;

@@ -10,17 +10,19 @@ import type { HandleBackend } from './handle.js';
 import { referenceOf } from './reference.js';
 import { detachRecord, disposeRecord } from '../call/stops.js';
 
-/** What the backend needs from its TaskClient besides the engine. */
-export interface BackendHost {
-  /** Lets an input callback still answering for `record` keep going (it outlives the handle). */
-  keepInput(record: TaskView): void;
+/** The parts of its TaskClient that the backend uses (see facade/parts.ts). */
+export interface BackendParts {
+  readonly engine: TaskEngine;
+  /** `keepInput` lets an input callback still answering for a task keep going (it outlives the handle). */
+  readonly live: { keepInput(record: TaskView): void };
   now(): number;
   /** Reports a throwing listener (on the client's `error` event). */
   report(error: TaskError): void;
 }
 
-/** The backend of every handle of a TaskClient whose engine is `engine`. */
-export function handleBackend(engine: TaskEngine, host: BackendHost): HandleBackend {
+/** The backend of every handle of a TaskClient. */
+export function handleBackend(parts: BackendParts): HandleBackend {
+  const { engine } = parts;
   return {
     activate: (record) => engine.activate(record),
     // A resumed task nobody observed yet is observed from its cancel on: what the cancel showed
@@ -33,13 +35,13 @@ export function handleBackend(engine: TaskEngine, host: BackendHost): HandleBack
     detach: (record) => {
       const reference = referenceOf(record, engine.wire);
       // detach() leaves the remote task running: an input callback still answering keeps going.
-      host.keepInput(record);
+      parts.live.keepInput(record);
       detachRecord(engine, record);
       return reference;
     },
     dispose: (record) => disposeRecord(engine, record),
     reference: (record) => referenceOf(record, engine.wire),
-    metrics: (record) => metricsOf(record, host.now()),
-    report: (error) => host.report(error),
+    metrics: (record) => metricsOf(record, parts.now()),
+    report: (error) => parts.report(error),
   };
 }

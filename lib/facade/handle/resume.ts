@@ -11,18 +11,20 @@ import { assumeFrom, checkReference, placeholderTask } from './reference.js';
 import type { LiveTasks } from './registry.js';
 import { armStops } from '../call/stops.js';
 
+/** The parts of its TaskClient that `resume()` uses (see facade/parts.ts). */
+export interface ResumeParts {
+  readonly config: ResolvedClientOptions;
+  readonly engine: TaskEngine;
+  readonly live: LiveTasks;
+}
+
 /**
- * The handle for `target` (its existing one when `live` already tracks it). Nothing is sent until
- * the handle is observed or given a deadline or signal.
+ * The handle for `target` (its existing one when the client already tracks it). Nothing is sent
+ * until the handle is observed or given a deadline or signal.
  * @throws TaskOptionError for a malformed reference, or one made on a different server.
  */
-export function resumeTask(
-  config: ResolvedClientOptions,
-  engine: TaskEngine,
-  live: LiveTasks,
-  target: string | TaskReference,
-  options: ResumeOptions,
-): TaskHandle {
+export function resumeTask(parts: ResumeParts, target: string | TaskReference, options: ResumeOptions): TaskHandle {
+  const { config, engine, live } = parts;
   const reference = checkReference(target, engine.wire);
   const existing = live.handleOf(reference.taskId);
   if (existing !== undefined) return existing;
