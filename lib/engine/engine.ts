@@ -3,7 +3,7 @@
  * pushed snapshots with polls, decides when to poll, pauses while the connection is lost and
  * resumes after, and settles each {@link TaskRecord}. It speaks to the server only through a
  * {@link TaskWire} and knows nothing of any wire format. The poll loop lives in `poll.ts`, fetching
- * the final payload in `outcome.ts`, cancelling and giving up in `stop.ts`.
+ * the final payload in `outcome.ts`, cancelling and giving up in `cancel.ts`.
  */
 import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
@@ -21,7 +21,7 @@ import { Scheduler } from '../util/scheduler.js';
 import { TtlWatch } from './ttl-watch.js';
 import type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 import { armDeadline, deadlinePassed, type Deadline, type DeadlineEngine } from './deadline.js';
-import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './stop.js';
+import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './cancel.js';
 import type { TaskView } from './task-view.js';
 
 export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
@@ -406,12 +406,12 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     this.settle(own(view), { ok: false, error });
   }
 
-  /** Cancels a task with `tasks/cancel`, after a last look (see `cancelTask` in `stop.ts`). */
+  /** Cancels a task with `tasks/cancel`, after a last look (see `cancelTask` in `cancel.ts`). */
   cancel(view: TaskView): Promise<Task> {
     return cancelTask(this, own(view));
   }
 
-  /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `stop.ts`). */
+  /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `cancel.ts`). */
   giveUp(view: TaskView, how: GiveUp): Promise<GiveUpResult> {
     return giveUp(this, own(view), how);
   }

@@ -18,7 +18,7 @@
  *   `blockingWaitFailed`, `graceArmed`, `graceEnded`;
  * - ttl-watch.ts (the ttl): `ttlArmed`, `ttlTimerFired`, `ttlRanOut`;
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
- * - stop.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
+ * - cancel.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
  * - requests.ts (retries): `retried`;
  * - input-delivery.ts (inline input): `inputArrived`, `answerKept`, `answerDelivered`, `answerUnlisted`;
  * - the port, through the request group of the task's requests: `join`, `leave`.
@@ -539,7 +539,7 @@ export class TaskRecord implements RequestGroup, TaskView {
     if (this.extras !== undefined) this.extras.deadlineTimer = undefined;
   }
 
-  // ---- stop.ts: cancelling ----
+  // ---- cancel.ts: cancelling ----
 
   /** A cancel began; concurrent cancels share `cancel` until it ends. */
   cancelBegan(cancel: Promise<Task>): void {

@@ -5,7 +5,7 @@
  * signal, deadline and `close()`, and arm the deadline and abort that stop the task later ([R24]:
  * only ever with a task cancel).
  */
-import { armStops, stopError, type StopScope } from './stops.js';
+import { armDeadlineAndSignal, stopError, type StopScope } from './deadline-signal.js';
 import type { TaskEngine } from '../../engine/engine.js';
 import { TaskError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
 import type { TaskHandle } from '../../api/index.js';
@@ -375,7 +375,7 @@ export class Launch implements StopScope, PendingCall {
       requestTimeoutMs: this.call.requestTimeoutMs,
     });
     const handle = this.parts.live.adopt(record, this.call.callbacks, this.call.progressToken, outcome.immediateResponse);
-    armStops(this, record);
+    armDeadlineAndSignal(this, record);
     return handle;
   }
 

@@ -1,14 +1,14 @@
 /**
  * The {@link HandleBackend} of a TaskClient's handles: what a handle's `cancel()`, `detach()`,
- * `dispose()`, `toJSON()` and metrics do with its record, on the client's engine.
+ * `dispose()`, `toJSON()` and metrics do with its record, on the client's engine, and the errors
+ * `detach()` and `dispose()` settle it with.
  */
 import type { TaskEngine } from '../../engine/engine.js';
 import type { TaskView } from '../../engine/task-view.js';
-import type { TaskError } from '../../errors.js';
+import { TaskCancelledError, TaskDetachedError, describeRemoteCancel, type TaskError } from '../../errors.js';
 import { metricsOf } from '../events/emitter.js';
 import type { HandleBackend } from './handle.js';
 import { referenceOf } from './reference.js';
-import { detachRecord, disposeRecord } from '../call/stops.js';
 
 /** The parts of its TaskClient that the backend uses (see facade/parts.ts). */
 export interface BackendParts {
@@ -44,4 +44,33 @@ export function handleBackend(parts: BackendParts): HandleBackend {
     metrics: (record) => metricsOf(record, parts.now()),
     report: (error) => parts.report(error),
   };
+}
+
+/** Stops tracking without touching the remote task: `result()` rejects with `TaskDetachedError`, iterators end. */
+export function detachRecord(engine: TaskEngine, record: TaskView): void {
+  engine.detach(
+    record,
+    new TaskDetachedError('The handle was detached; the remote task keeps running', {
+      task: record.task,
+      toolName: record.toolName,
+    }),
+  );
+}
+
+/**
+ * Cancels the remote task if it still runs and stops tracking (`await using`); free when settled.
+ * `result()` then rejects with `TaskCancelledError` when the cancel went through, otherwise with
+ * `TaskDetachedError` saying what became of the remote task; iterators end normally.
+ */
+export async function disposeRecord(engine: TaskEngine, record: TaskView): Promise<void> {
+  await engine.giveUp(record, {
+    cancelRemote: true,
+    graceMs: engine.config.cancelGraceMs,
+    throwFromIterators: false,
+    error: (remote) => {
+      const message = `The handle was disposed; ${describeRemoteCancel(remote)}`;
+      const common = { task: record.task, toolName: record.toolName };
+      return remote === 'cancelled' ? new TaskCancelledError(message, common) : new TaskDetachedError(message, common);
+    },
+  });
 }

@@ -9,7 +9,7 @@ import { checkInputCapabilities } from '../input/router.js';
 import { resolveCallOptions, type ResolvedClientOptions } from '../options.js';
 import { assumeFrom, checkReference, placeholderTask } from './reference.js';
 import type { LiveTasks } from './registry.js';
-import { armStops } from '../call/stops.js';
+import { armDeadlineAndSignal } from '../call/deadline-signal.js';
 
 /** The parts of its TaskClient that `resume()` uses (see facade/parts.ts). */
 export interface ResumeParts {
@@ -41,7 +41,7 @@ export function resumeTask(parts: ResumeParts, target: string | TaskReference, o
   const handle = live.adopt(record, call.callbacks, undefined, undefined);
   // No judgement of expiry from the reference: its createdAt is on the server's clock, which may
   // be far from ours ([V11]). The first read tells: -32602 then ends the task as expired.
-  armStops({ engine, call, toolName, startedAt: config.clock.now() }, record);
+  armDeadlineAndSignal({ engine, call, toolName, startedAt: config.clock.now() }, record);
   if (call.timeoutMs !== undefined || call.signal !== undefined) engine.activate(record);
   return handle;
 }
