@@ -1,7 +1,7 @@
 /**
  * The task engine: observation, scheduling and state for every task of one client. It merges
  * pushed snapshots with polls, decides when to poll, pauses while the connection is lost and
- * resumes after, and settles each {@link TaskRecord}. It speaks to the server only through a
+ * goes on once reconnected, and settles each {@link TaskRecord}. It speaks to the server only through a
  * {@link TaskWire} and knows nothing of any wire format. The poll loop lives in `poll.ts`, fetching
  * the final payload in `outcome.ts`, cancelling and giving up in `cancel.ts`.
  */
@@ -63,7 +63,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       config,
       scheduler: this.scheduler,
       isPaused: () => this.pauseState.paused,
-      whenResumed: (signal) => this.whenResumed(signal),
+      whenReconnected: (signal) => this.whenReconnected(signal),
       classify: (error) => this.classify(error),
       report: (error, record) => this.report(error, record),
       sessionLost: () => this.events.sessionLost(this.wireRef),
@@ -361,7 +361,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     return this.pauseState.paused;
   }
 
-  /** The connection is lost: stop polling until {@link TaskEngine.resume}. */
+  /** The connection is lost: stop polling until {@link TaskEngine.reconnected}. */
   pause(): void {
     this.pauseState.pause();
   }
@@ -370,7 +370,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
    * The connection is back (possibly over a new `wire`): every unsettled record is read again at
    * once, and waiting retries go on.
    */
-  resume(wire: TaskWire = this.wireRef): void {
+  reconnected(wire: TaskWire = this.wireRef): void {
     // Requests still open on an old connection stay there (a server may tie pending input to
     // them); if they fail after the switch, they are sent again over the new one.
     if (wire !== this.wireRef) {
@@ -383,7 +383,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       }
     }
     this.wireRef = wire;
-    if (!this.pauseState.resume()) return;
+    if (!this.pauseState.unpause()) return;
     const now = this.config.clock.now();
     for (const record of this.records.values()) {
       if (!record.active) continue;
@@ -394,8 +394,8 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
   }
 
   /** Resolves when the connection is back; rejects with the signal's reason if it aborts first. */
-  whenResumed(signal: AbortSignal): Promise<void> {
-    return this.pauseState.whenResumed(signal);
+  whenReconnected(signal: AbortSignal): Promise<void> {
+    return this.pauseState.whenUnpaused(signal);
   }
 
   /**

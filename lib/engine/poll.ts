@@ -157,7 +157,7 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
     (error: unknown) => {
       record.pollFailed();
       const failure = engine.requests.attemptFailed(record, error);
-      // A poll dropped with an old connection: resume() polls again over the new one.
+      // A poll dropped with an old connection: reconnected() polls again over the new one.
       if (generation === engine.generation) pollFailed(engine, record, failure, look);
       else {
         if (look) record.lookPutOff();
@@ -175,7 +175,7 @@ function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown, look
     return;
   }
   if (engine.paused || kind === 'stopped') {
-    // resume() polls again; that read is the last look then.
+    // reconnected() polls again; that read is the last look then.
     if (look) record.lookPutOff();
     return;
   }

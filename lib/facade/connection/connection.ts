@@ -197,7 +197,7 @@ export class Connection {
     // The tool list may differ on the new connection.
     this.parts.catalog.invalidate();
     if (!engine.paused) engine.pause();
-    engine.resume(wire);
+    engine.reconnected(wire);
     this.parts.emitter.emit('connectionRestored');
     if (old !== client && lost && this.owned.delete(old)) this.retire(old);
   }
