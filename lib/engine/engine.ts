@@ -3,7 +3,7 @@
  * pushed snapshots with polls, decides when to poll, pauses while the connection is lost and
  * goes on once reconnected, and settles each {@link TaskRecord}. It speaks to the server only through a
  * {@link TaskWire} and knows nothing of any wire format. The poll loop lives in `poll.ts`, fetching
- * the final payload in `outcome.ts`, cancelling and giving up in `cancel.ts`.
+ * the final payload in `payload.ts`, cancelling and giving up in `cancel.ts`.
  */
 import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
@@ -12,7 +12,7 @@ import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
 import { deliverAnswers, offerInput, resendKept } from './input-delivery.js';
 import { Pause } from './pause.js';
-import { vanished } from './outcome.js';
+import { vanished } from './payload.js';
 import { awaitsPayloadRead, delay, ensurePoll, firstPoll, observedFresh, pollTimerFired, react, readNow, readSoon, readTask, type PollEngine } from './poll.js';
 import { TaskRecord } from './record.js';
 import { TRACKING_STOPPED, type Settlement } from './record-extras.js';
@@ -170,7 +170,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       options.provisional === true,
     );
     this.records.set(task.taskId, record);
-    if (snapshot.outcome !== undefined && record.terminal) record.payloadRode(snapshot.outcome);
+    if (snapshot.payload !== undefined && record.terminal) record.payloadRode(snapshot.payload);
     for (const early of this.early.take(task.taskId)) {
       record.notificationArrived();
       this.observe(record, early, 'notification');
@@ -225,13 +225,13 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     const previous = record.task;
     const wasProvisional = record.provisional;
     const verdict = record.observed(task, this.stopping.get(record)?.holdStream ?? false);
-    // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known. A
+    // A payload riding on a terminal snapshot ([E3]) is the task's; never replaced once known. A
     // terminal task told without it (a terse notification) takes it from the next read even when
     // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
-    const payload = snapshot.outcome;
+    const payload = snapshot.payload;
     const tookPayload =
       payload !== undefined &&
-      record.outcome === undefined &&
+      record.payload === undefined &&
       isTerminalStatus(task.status) &&
       (verdict !== 'stale' || record.terminal);
     if (tookPayload) {

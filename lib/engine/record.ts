@@ -14,7 +14,7 @@
  *   `payloadRode`, `observationBegan`, `watched`, `unwatched`, `settled`, `trackingEnded`;
  * - poll.ts (the poll schedule): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `lookPutOff`, `readSent`;
- * - outcome.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
+ * - payload.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
  *   `blockingWaitFailed`, `graceArmed`, `graceEnded`;
  * - ttl-watch.ts (the ttl): `ttlArmed`, `ttlTimerFired`, `ttlRanOut`;
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
@@ -33,7 +33,7 @@ import type { Timer } from '../util/scheduler.js';
 import { EPOCH, offsetOf } from '../util/epoch.js';
 import { isoMs } from '../util/iso-time.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { GroupMember, InlineInput, RequestGroup, TaskOutcome, TaskWire } from '../wire/wire.js';
+import type { GroupMember, InlineInput, RequestGroup, TaskPayload, TaskWire } from '../wire/wire.js';
 import { RecordExtras, rejecting, sameSnapshot, STOPPED_SIGNAL, TRACKING_STOPPED, type KeptAnswer, type MergeVerdict, type Settlement } from './record-extras.js';
 import type { TaskView } from './task-view.js';
 
@@ -86,7 +86,7 @@ export class TaskRecord implements RequestGroup, TaskView {
   private watchWire: TaskWire | undefined;
   /** The engine's connection generation when tracking began (a later one is a new connection). */
   readonly generation: number;
-  private payload: TaskOutcome | undefined;
+  private finalPayload: TaskPayload | undefined;
   private ttlJob: Timer | undefined;
   private readonly seenStored: number;
   /**
@@ -213,7 +213,7 @@ export class TaskRecord implements RequestGroup, TaskView {
     return this.timeOf(this.nextPollStored, Flag.RawNextPollAt);
   }
   /** `tasks/result` requests open for this task. */
-  get outcomeFetches(): number {
+  get payloadFetches(): number {
     return this.openFetches;
   }
   /** The wire told of the engine's interest in pushed snapshots for this task, until it is withdrawn. */
@@ -221,8 +221,8 @@ export class TaskRecord implements RequestGroup, TaskView {
     return this.watchWire;
   }
   /** The final payload, once known; never fetched twice (rmcp consumes it). */
-  get outcome(): TaskOutcome | undefined {
-    return this.payload;
+  get payload(): TaskPayload | undefined {
+    return this.finalPayload;
   }
   /** Timer of the "close to its ttl" warning (or of the ttl's end), if any. */
   get ttlTimer(): Timer | undefined {
@@ -343,8 +343,8 @@ export class TaskRecord implements RequestGroup, TaskView {
   }
 
   /** The final payload rode on a terminal snapshot ([E3]), or on the `CreateTaskResult`. */
-  payloadRode(outcome: TaskOutcome): void {
-    this.payload = outcome;
+  payloadRode(payload: TaskPayload): void {
+    this.finalPayload = payload;
   }
 
   /** Observation began (at once for a created task; for a resumed one, once someone observes it). */
@@ -476,7 +476,7 @@ export class TaskRecord implements RequestGroup, TaskView {
     this.pollCount += 1;
   }
 
-  // ---- outcome.ts: the final payload ----
+  // ---- payload.ts: the final payload ----
 
   /** A `tasks/result` went out (`terminal`: sent after the terminal status was seen). */
   payloadRequested(terminal: boolean): void {
@@ -491,8 +491,8 @@ export class TaskRecord implements RequestGroup, TaskView {
   }
 
   /** A `tasks/result` brought the final payload. */
-  payloadFetched(outcome: TaskOutcome): void {
-    this.payload = outcome;
+  payloadFetched(payload: TaskPayload): void {
+    this.finalPayload = payload;
   }
 
   /** The blocking `tasks/result` of the input_required phase failed: no new one before `retryAt`. */

@@ -23,7 +23,7 @@ import type { Task } from '../../types.js';
 import { onAbort } from '../../util/abort.js';
 import { Stopped, childController, raceStop } from '../../util/race.js';
 import type { SessionPort } from '../../port/port.js';
-import type { StartOutcome, StartToolCall, TaskSupport } from '../../wire/wire.js';
+import type { StartReply, StartToolCall, TaskSupport } from '../../wire/wire.js';
 
 /** Most input rounds one call goes through before it gives up ([E17]: a server may ask again). */
 const MAX_INPUT_ROUNDS = 10;
@@ -242,13 +242,13 @@ export class Launch implements StopScope, PendingCall {
    * Sends the call, and again with the answers each time the server asks for input first ([E17]:
    * a retry with `inputResponses` and the opaque `requestState`, unchanged).
    */
-  private async start(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartOutcome> {
+  private async start(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartReply> {
     const engine = this.engine;
     let attempt = base;
     for (let round = 0; ; round += 1) {
       this.betweenRounds = false;
-      const outcome = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal));
-      if (outcome.kind !== 'input') return outcome;
+      const reply = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal));
+      if (reply.kind !== 'input') return reply;
       this.betweenRounds = true;
       if (round >= MAX_INPUT_ROUNDS) {
         throw new TaskProtocolError(`Malformed tools/call reply from server: still asking for input after ${MAX_INPUT_ROUNDS} rounds`, {
@@ -259,16 +259,16 @@ export class Launch implements StopScope, PendingCall {
       // The callbacks' signal fires when the caller gives up, the deadline passes or close() runs.
       const stop = this.stopSignal();
       const inputResponses = await this.parts.inline
-        .beforeTask(this.toolName, this.call.callbacks, outcome.input, stop.signal)
+        .beforeTask(this.toolName, this.call.callbacks, reply.input, stop.signal)
         .finally(() => stop.release());
       // The caller gave up meanwhile (the race that awaits this has settled): ask nothing more.
       if (this.abandoned()) throw new TaskError('The call was abandoned while its input was being answered', { toolName: this.toolName });
-      if (outcome.input.length > 0 && Object.keys(inputResponses).length === 0) {
+      if (reply.input.length > 0 && Object.keys(inputResponses).length === 0) {
         throw new TaskError(`No input callback answered what the server asked before it answers "${this.toolName}"`, {
           toolName: this.toolName,
         });
       }
-      attempt = { ...base, inputResponses, requestState: outcome.requestState };
+      attempt = { ...base, inputResponses, requestState: reply.requestState };
     }
   }
 
@@ -279,9 +279,9 @@ export class Launch implements StopScope, PendingCall {
     // [R24]: a task-creating request is never aborted by us, so it gets no signal. Its timeout
     // only covers a server that never answers ([A5]: with no task id known, nothing else can be done).
     const request = this.start(this.request(true), this.budget() + call.requestTimeoutMs, undefined);
-    let outcome: StartOutcome;
+    let reply: StartReply;
     try {
-      outcome = await this.race(request);
+      reply = await this.race(request);
     } catch (error) {
       if (error instanceof Stopped) {
         // Abandoned before the answer: if a task gets created anyway, cancel it once its id is
@@ -313,7 +313,7 @@ export class Launch implements StopScope, PendingCall {
       throw error;
     }
     try {
-      return this.accept(outcome, creation);
+      return this.accept(reply, creation);
     } finally {
       creation.end();
     }
@@ -343,20 +343,20 @@ export class Launch implements StopScope, PendingCall {
    * Turns the server's answer into a handle; a task (even one not asked for) is tracked.
    * `creation` is the task creation under way, if this call is one.
    */
-  private accept(outcome: StartOutcome, creation?: LaunchCreation): TaskHandle {
-    if (outcome.kind === 'input') throw new TypeError('unreachable: input is answered before accept()');
-    if (outcome.kind === 'immediate') {
+  private accept(reply: StartReply, creation?: LaunchCreation): TaskHandle {
+    if (reply.kind === 'input') throw new TypeError('unreachable: input is answered before accept()');
+    if (reply.kind === 'immediate') {
       if (this.call.requireTask && !this.engine.features.toolNegotiation) {
         // The server decides on this wire, and it answered at once: the result is not lost.
         throw new TaskNotSupportedError(`The server answered "${this.toolName}" at once instead of running it as a task`, {
           feature: 'tool',
           toolName: this.toolName,
-          result: outcome.result,
+          result: reply.result,
         });
       }
-      return TaskHandleOf.create(this.toolName, { kind: 'immediate', result: outcome.result, wire: this.engine.wire.kind });
+      return TaskHandleOf.create(this.toolName, { kind: 'immediate', result: reply.result, wire: this.engine.wire.kind });
     }
-    const task = outcome.snapshot.task;
+    const task = reply.snapshot.task;
     if (this.closed.aborted) {
       // Created after close() began: never tracked, cancelled once.
       this.parts.abandoned.add(this.cancelOrphan(task, creation));
@@ -370,11 +370,11 @@ export class Launch implements StopScope, PendingCall {
         toolName: this.toolName,
       });
     }
-    const record = this.engine.track(outcome.snapshot, this.toolName, {
+    const record = this.engine.track(reply.snapshot, this.toolName, {
       startedAt: this.startedAt,
       requestTimeoutMs: this.call.requestTimeoutMs,
     });
-    const handle = this.parts.live.adopt(record, this.call.callbacks, this.call.progressToken, outcome.immediateResponse);
+    const handle = this.parts.live.adopt(record, this.call.callbacks, this.call.progressToken, reply.immediateResponse);
     armDeadlineAndSignal(this, record);
     return handle;
   }

@@ -232,8 +232,8 @@ export class Connection {
     await Promise.all(this.retiring);
     const clients = [...this.owned];
     this.owned.clear();
-    const outcomes = await Promise.allSettled(clients.map(closeOf));
-    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+    const closes = await Promise.allSettled(clients.map(closeOf));
+    for (const close of closes) if (close.status === 'rejected') throw close.reason;
   }
 
   /** Stops listening. */

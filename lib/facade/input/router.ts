@@ -91,7 +91,7 @@ export class InputRouter {
   /**
    * Resolves when the task with this id is tracked (by any TaskClient on the same SDK client), or
    * when it cannot be any more (no creation under way there, or a short bound passed), with how
-   * the request goes on (see `EarlyOutcome`): routed (`go`), passed on because this client closed
+   * the request goes on (see `EarlyDecision`): routed (`go`), passed on because this client closed
    * (`pass`), or refused because its task is being cancelled (`drop`); `undefined` when there is
    * nothing to wait for. An input request may overtake its CreateTaskResult: it waits while any
    * TaskClient on this port has a creation under way, so it reaches the owner whatever order the
@@ -132,9 +132,9 @@ export class InputRouter {
     const early = taskId === undefined || this.owner(taskId) !== undefined ? undefined : this.whenTracked(taskId);
     if (early === undefined) return this.answer(request);
     return early.then((verdict) => {
-      const outcome = verdict();
-      if (outcome === 'pass' || request.ownedElsewhere?.() === true) return undefined;
-      if (outcome === 'drop') throw new AbandonedError();
+      const decision = verdict();
+      if (decision === 'pass' || request.ownedElsewhere?.() === true) return undefined;
+      if (decision === 'drop') throw new AbandonedError();
       return this.answer(request);
     });
   }
