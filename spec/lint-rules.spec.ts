@@ -219,6 +219,8 @@ describe("a task's record is changed inside the engine only", () => {
     for (const [file, specifier] of [
       ['lib/facade/probe.ts', '../engine/record.js'],
       ['lib/facade/probe.ts', '../engine/record-extras.js'],
+      ['lib/facade/probe.ts', '../engine/record-layout.js'],
+      ['lib/facade/probe.ts', '../engine/record-view.js'],
       ['lib/facade/room/probe.ts', '../../engine/record.js'],
       ['lib/index.ts', './engine/record.js'],
     ] as const) {
