@@ -1,7 +1,7 @@
 /**
- * Runs a receiver task's callback and turns what it does into the task's final payload: a result of the
- * right shape completes the task; a throw, or a result of the wrong shape, fails it with the
- * JSON-RPC error the request itself would have answered ([V17], [V18]). A callback that throws
+ * Runs a receiver task's callback and turns what it does into the task's final payload: a result
+ * of the right shape completes the task; a throw, or a result of the wrong shape, fails it with
+ * the JSON-RPC error the request itself would have answered ([V17], [V18]). A callback that throws
  * `{ code, message }` chooses that error; any other throw is a -32603.
  *
  * Nothing the callback hands back is trusted to behave: a thrown value or a result may be a
