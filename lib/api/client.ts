@@ -260,4 +260,10 @@ export interface ToolTaskSupport {
   readonly title?: string | undefined;
   /** Its description, if the server gave one. */
   readonly description?: string | undefined;
+  /** Its input JSON Schema as the server listed it (absent when the server gave none that is an object). */
+  readonly inputSchema?: JsonObject | undefined;
+  /** Its output JSON Schema, when it declares one. */
+  readonly outputSchema?: JsonObject | undefined;
+  /** Its annotations (`readOnlyHint`, `destructiveHint`, `title`, …), when it has any. */
+  readonly annotations?: JsonObject | undefined;
 }

@@ -235,6 +235,12 @@ export interface ToolPage {
     readonly taskSupport: TaskSupport;
     readonly title?: string | undefined;
     readonly description?: string | undefined;
+    /** The tool's input JSON Schema, as listed (an object). */
+    readonly inputSchema?: JsonObject | undefined;
+    /** The tool's output JSON Schema, when it declares one. */
+    readonly outputSchema?: JsonObject | undefined;
+    /** The tool's annotations (hints), when it has any. */
+    readonly annotations?: JsonObject | undefined;
   }>;
   readonly nextCursor?: string | undefined;
 }
