@@ -83,11 +83,12 @@ const noImportCycles = {
 
 /**
  * The integrations built into the library, each in its own folder lib/<name>/ (with, for a subpath
- * export, an entry file lib/<name>.ts): the Vercel AI SDK tools. They use the library through its
+ * export, an entry file lib/<name>.ts or lib/<name>/index.ts): the Vercel AI SDK tools and the
+ * BullMQ workers. They use the library through its
  * public entry point only, and the library never imports them. (The CLI is a package of its own,
  * cli/: see {@link cliBoundary}.)
  */
-const INTEGRATIONS = ['ai'];
+const INTEGRATIONS = ['ai', 'bullmq'];
 
 /**
  * A local rule for the integrations: each uses the library through its public entry point

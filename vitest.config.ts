@@ -8,7 +8,8 @@ import { defineConfig } from 'vitest/config';
  * the benchmark contenders; lint-rules lints probe sources; spec/ai/model-output maps outputs
  * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai
  * suites (AI SDK tools on the 2025-11-25 wire) run per SDK. spec/doctor/ext and ext-scripted open SDK v2
- * sessions of both eras themselves; spec/doctor/render only formats reports.
+ * sessions of both eras themselves; spec/doctor/render only formats reports. spec/durable drives
+ * the BullMQ workers (examples/durable) as processes.
  */
 const SDK_FREE = [
   'spec/spec-rules.spec.ts',
@@ -27,6 +28,7 @@ const SDK_FREE = [
   'spec/doctor/ext.spec.ts',
   'spec/doctor/ext-scripted.spec.ts',
   'spec/doctor/render.spec.ts',
+  'spec/durable/**/*.spec.ts',
 ];
 
 /**

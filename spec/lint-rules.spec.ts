@@ -153,7 +153,7 @@ const LAYERS: Record<string, { probes: string[]; module: string[]; mayImport: st
   errors: { probes: ['lib/errors.ts'], module: ['lib/errors.ts'], mayImport: ['types'] },
   types: { probes: ['lib/types.ts'], module: ['lib/types.ts'], mayImport: [] },
   // An integration's modules are linted by public-entry-only (above), not here; nothing imports them.
-  integration: { probes: [], module: ['lib/ai.ts', 'lib/ai/tools.ts'], mayImport: ['entry'] },
+  integration: { probes: [], module: ['lib/ai.ts', 'lib/ai/tools.ts', 'lib/bullmq/index.ts'], mayImport: ['entry'] },
   doctor: { probes: ['lib/doctor.ts', 'lib/doctor/probe.ts'], module: ['lib/doctor.ts', 'lib/doctor/run.ts'], mayImport: ['entry', 'wire', 'seam', 'port', ...FLOORS] },
 };
 
@@ -326,5 +326,26 @@ describe("a task's record is changed inside the engine only", () => {
     ] as const) {
       expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([LAYER_RULE]);
     }
+  });
+
+  it('the BullMQ integration reaches the library through lib/index.ts only, imports bullmq but no MCP SDK, and the library never imports it', () => {
+    const rule = 'mcp-task-client/public-entry-only';
+    for (const [file, up] of [
+      ['lib/bullmq/probe.ts', '../'],
+      ['lib/bullmq/deep/probe.ts', '../../'],
+    ] as const) {
+      for (const inside of ['engine/engine.js', 'facade/client.js', 'facade/reference.js', 'wire/wire.js', 'errors.js', 'types.js', 'internal.js', 'cli/args.js']) {
+        expect(broken(file, importing(`${up}${inside}`)), `${file} importing ${up}${inside}`).toEqual([rule]);
+      }
+      expect(broken(file, `export const load = () => import('${up}facade/client.js');\n`)).toEqual([rule]);
+      expect(broken(file, importing(`${up}index.js`))).toEqual([]);
+      expect(broken(file, importing('bullmq'))).toEqual([]);
+      expect(broken(file, importing('@modelcontextprotocol/sdk/client/index.js'))).toEqual(['no-restricted-imports']);
+      expect(broken(file, importing('@modelcontextprotocol/client'))).toEqual(['no-restricted-imports']);
+    }
+    expect(broken('lib/bullmq/probe.ts', importing('./run.js'))).toEqual([]);
+    expect(broken('lib/bullmq/deep/probe.ts', importing('../run.js'))).toEqual([]);
+    expect(broken('lib/facade/probe.ts', importing('../bullmq/index.js'))).toEqual([LAYER_RULE]);
+    expect(broken('lib/index.ts', importing('./bullmq/index.js'))).toEqual([LAYER_RULE]);
   });
 });
