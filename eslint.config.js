@@ -125,22 +125,25 @@ const publicEntryOnly = {
 
 /**
  * A local rule for the CLI package (cli/src/): it uses the library as any host does, by its package
- * name and root entry point (`'mcp-task-client'`), never by a path into lib/ or dist/, nor through
- * a subpath export (`mcp-task-client/internal`). Its relative imports stay inside cli/src/, with
- * one exception: the example server (examples/server.ts), which the CLI's build compiles into its
- * package as its default target. Specifiers are resolved against the importing file, so the check
- * holds at any depth.
+ * name: the root entry point (`'mcp-task-client'`) and the public doctor subpath
+ * (`'mcp-task-client/doctor'`, which `mcp-task doctor` renders), never a path into lib/ or dist/,
+ * nor another subpath export (`mcp-task-client/internal`, the wire seam outside semver, or
+ * `mcp-task-client/ai`). Its relative imports stay inside cli/src/, with one exception: the example
+ * server (examples/server.ts), which the CLI's build compiles into its package as its default
+ * target. Specifiers are resolved against the importing file, so the check holds at any depth.
  */
 const REPO = import.meta.dirname;
 const CLI_SRC = resolve(REPO, 'cli', 'src');
 const EXAMPLE_SERVER = resolve(REPO, 'examples', 'server.ts');
+/** The library's subpath exports the CLI may import. */
+const CLI_SUBPATHS = new Set(['mcp-task-client/doctor']);
 const cliBoundary = {
   meta: {
     type: 'problem',
     schema: [],
     messages: {
       outside: "The CLI uses the library through its package name only (import from 'mcp-task-client'), not {{target}}.",
-      subpath: "The CLI uses the library's root entry point only ('mcp-task-client'), not '{{specifier}}'.",
+      subpath: "The CLI uses the library's root entry point ('mcp-task-client') and 'mcp-task-client/doctor' only, not '{{specifier}}'.",
     },
   },
   create(context) {
@@ -148,7 +151,7 @@ const cliBoundary = {
       const source = node?.source;
       if (source?.type !== 'Literal' || typeof source.value !== 'string') return;
       const specifier = source.value;
-      if (specifier.startsWith('mcp-task-client/')) {
+      if (specifier.startsWith('mcp-task-client/') && !CLI_SUBPATHS.has(specifier)) {
         context.report({ node: source, messageId: 'subpath', data: { specifier } });
         return;
       }

@@ -59,7 +59,7 @@ const importing = (specifier: string): string => `import x from '${specifier}';\
 const importingType = (specifier: string): string => `import type { X } from '${specifier}';\nexport type Y = X;\n`;
 
 describe('eslint import rules hold at every depth', () => {
-  it("the CLI package reaches the library by its package name only ('mcp-task-client'), from cli/src/ and from cli/src/commands/", () => {
+  it("the CLI package reaches the library by its package name only ('mcp-task-client' and 'mcp-task-client/doctor'), from cli/src/ and from cli/src/commands/", () => {
     const rule = 'mcp-task-client/cli-boundary';
     for (const [file, up] of [
       ['cli/src/probe.ts', '../../'],
@@ -70,10 +70,25 @@ describe('eslint import rules hold at every depth', () => {
       }
       expect(broken(file, `export * from '${up}lib/engine/engine.js';\n`)).toEqual([rule]);
       expect(broken(file, `export const load = () => import('${up}lib/facade/client.js');\n`)).toEqual([rule]);
-      for (const subpath of ['mcp-task-client/internal', 'mcp-task-client/ai', 'mcp-task-client/dist/index.js']) {
+      for (const subpath of [
+        'mcp-task-client/internal',
+        'mcp-task-client/ai',
+        'mcp-task-client/dist/index.js',
+        'mcp-task-client/dist/doctor.js',
+        'mcp-task-client/doctor/run.js',
+        'mcp-task-client/lib/doctor.js',
+      ]) {
         expect(broken(file, importing(subpath)), `${file} importing ${subpath}`).toEqual([rule]);
+        expect(broken(file, `export const load = () => import('${subpath}');\n`), `${file} loading ${subpath}`).toEqual([rule]);
       }
       expect(broken(file, importing('mcp-task-client'))).toEqual([]);
+      // The doctor is a public subpath meant for `mcp-task doctor`: allowed, as a value and as types.
+      expect(broken(file, importing('mcp-task-client/doctor'))).toEqual([]);
+      expect(broken(file, importingType('mcp-task-client/doctor'))).toEqual([]);
+      expect(broken(file, `export const load = () => import('mcp-task-client/doctor');\n`)).toEqual([]);
+      // ... but not its files by path.
+      expect(broken(file, importing(`${up}lib/doctor.js`))).toEqual([rule]);
+      expect(broken(file, importing(`${up}lib/doctor/run.js`))).toEqual([rule]);
       expect(broken(file, importing('@modelcontextprotocol/sdk/client/stdio.js'))).toEqual([]);
       // The example server, compiled into the CLI's package as its default target.
       expect(broken(file, `export const load = () => import('${up}examples/server.js');\n`)).toEqual([]);
