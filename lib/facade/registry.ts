@@ -12,7 +12,7 @@ import type {
   TaskMetrics,
   TaskProgress,
 } from './api.js';
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../util/random.js';
 import type { TaskRecord } from '../engine/record.js';
 import { TaskError } from '../errors.js';
 import { type SafeEmitter, emitSettled, metricsOf } from './events.js';
