@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -10,14 +11,30 @@ import tseslint from 'typescript-eslint';
  */
 const SDK = ['@modelcontextprotocol/*', '@modelcontextprotocol/*/**'];
 const sdkMessage = 'Only lib/port/ may import an MCP SDK package: use the library types (lib/types.ts) or the port.';
+
+/**
+ * The library runs wherever its SDK does (browsers, Workers, Deno, Bun, Node): lib/ uses web
+ * APIs only (globalThis.crypto, TextEncoder, timers, AbortSignal, queueMicrotask), no Node module
+ * and no Node global. Only the CLI (lib/cli/) may; spec/runtime-neutral.spec.ts checks the built
+ * output too.
+ */
+const nodeMessage = 'lib/ runs in browsers and Workers too: use a web API (globalThis.crypto, TextEncoder, queueMicrotask...), not a Node module.';
+const NODE_MODULES = {
+  paths: builtinModules.filter((name) => !name.startsWith('_')).map((name) => ({ name, message: nodeMessage })),
+  pattern: { group: ['node:*'], message: nodeMessage },
+};
+const NODE_GLOBALS = ['process', 'Buffer', 'setImmediate', 'clearImmediate', 'global', 'require', 'module', 'exports', '__dirname', '__filename'];
+
 const layer = (files, forbidden, message) => ({
   files,
   rules: {
     'no-restricted-imports': [
       'error',
       {
+        paths: NODE_MODULES.paths,
         patterns: [
           { group: SDK, message: sdkMessage },
+          NODE_MODULES.pattern,
           ...(forbidden.length === 0 ? [] : [{ group: forbidden, message }]),
         ],
       },
@@ -141,7 +158,15 @@ export default tseslint.config(
   layer(['lib/port/**/*.ts'], ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**'], 'The port layer is the bottom layer: it imports no layer above it.'),
   {
     files: ['lib/port/connect.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**'], message: 'The port layer imports no layer above it.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: NODE_MODULES.paths,
+          patterns: [{ group: ['**/facade/**', '**/engine/**', '**/wire/**', '**/cli/**'], message: 'The port layer imports no layer above it.' }, NODE_MODULES.pattern],
+        },
+      ],
+    },
   },
   layer(['lib/wire/**/*.ts'], ['**/facade/**', '**/engine/**', '**/cli/**'], 'A wire imports only the port below it.'),
   layer(
@@ -166,7 +191,16 @@ export default tseslint.config(
     rules: { 'mcp-task-client/public-entry-only': 'error' },
   },
   {
-    // The CLI may also use an SDK (its transports); the other integrations may not.
+    // No Node global, and no Node module loaded with import() either (the CLI is Node-only).
+    files: ['lib/**/*.ts'],
+    ignores: ['lib/cli/**'],
+    rules: {
+      'no-restricted-globals': ['error', ...NODE_GLOBALS.map((name) => ({ name, message: `${name} is a Node global: ${nodeMessage}` }))],
+      'no-restricted-syntax': ['error', { selector: 'ImportExpression > Literal[value=/^node:/]', message: nodeMessage }],
+    },
+  },
+  {
+    // The CLI may also use an SDK (its transports) and Node; the other integrations may not.
     files: ['lib/cli/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },

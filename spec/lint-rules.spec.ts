@@ -8,7 +8,7 @@ import { Linter } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../', import.meta.url).pathname;
-const IMPORT_RULES = ['no-restricted-imports', 'mcp-task-client/public-entry-only'];
+const IMPORT_RULES = ['no-restricted-imports', 'mcp-task-client/public-entry-only', 'no-restricted-globals', 'no-restricted-syntax'];
 
 type Entry = { files?: unknown; ignores?: unknown; plugins?: unknown; rules?: Record<string, unknown> };
 
@@ -19,7 +19,14 @@ const { default: config } = (await import(new URL('../eslint.config.js', import.
 const configs = config.flatMap((entry) => {
   const rules = Object.fromEntries(Object.entries(entry.rules ?? {}).filter(([name]) => IMPORT_RULES.includes(name)));
   if (Object.keys(rules).length === 0) return [];
-  return [{ ...(entry.files === undefined ? {} : { files: entry.files }), ...(entry.plugins === undefined ? {} : { plugins: entry.plugins }), rules }];
+  return [
+    {
+      ...(entry.files === undefined ? {} : { files: entry.files }),
+      ...(entry.ignores === undefined ? {} : { ignores: entry.ignores }),
+      ...(entry.plugins === undefined ? {} : { plugins: entry.plugins }),
+      rules,
+    },
+  ];
 }) as Linter.Config[];
 
 const linter = new Linter({ configType: 'flat', cwd: ROOT });
@@ -92,5 +99,24 @@ describe('eslint import rules hold at every depth', () => {
     // Of the port, connect.ts is the one module that loads an SDK.
     expect(broken('lib/port/connect.ts', importing('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
     expect(broken('lib/port/connect.ts', importing('../facade/client.js'))).toEqual(['no-restricted-imports']);
+  });
+
+  it('lib/ uses no Node module and no Node global, at any depth and in every layer; the CLI may', () => {
+    const files = ['lib/index.ts', 'lib/ai.ts', 'lib/util/probe.ts', 'lib/port/probe.ts', 'lib/port/connect.ts', 'lib/wire/v2025/probe.ts', 'lib/engine/probe.ts', 'lib/facade/probe.ts', 'lib/receiver/probe.ts', 'lib/ai/probe.ts'];
+    for (const file of files) {
+      for (const specifier of ['node:crypto', 'node:fs/promises', 'crypto', 'events', 'fs/promises']) {
+        expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual(['no-restricted-imports']);
+      }
+      expect(broken(file, `export const load = () => import('node:crypto');\n`), `${file} import()`).toEqual(['no-restricted-syntax']);
+      for (const global of ['process.env.X', 'Buffer.from("x")', 'setImmediate(() => {})', '__dirname', 'require("x")', 'global.x']) {
+        expect(broken(file, `export const x = ${global};\n`), `${file} using ${global}`).toEqual(['no-restricted-globals']);
+      }
+      // Web APIs, and a local that happens to share a Node global's name, are fine.
+      expect(broken(file, 'export const id = globalThis.crypto.randomUUID(); queueMicrotask(() => {}); new TextEncoder();\n')).toEqual([]);
+      expect(broken(file, 'export function f(process) { return process; }\n')).toEqual([]);
+    }
+    for (const file of ['lib/cli/probe.ts', 'lib/cli/commands/probe.ts']) {
+      expect(broken(file, `import { readFileSync } from 'node:fs';\nexport const x = readFileSync(process.argv[1] ?? '', 'utf8');\n`)).toEqual([]);
+    }
   });
 });
