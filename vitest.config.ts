@@ -5,7 +5,9 @@ import { defineConfig } from 'vitest/config';
  * spec/wire, spec/ext, spec/ext-server and spec/ai/ext pick their SDKs themselves (the tasks
  * extension needs SDK v2); spec/cli drives the CLI; spec-rules and bench-smoke read files or run
  * the benchmark contenders; lint-rules lints probe sources; spec/ai/model-output maps outputs
- * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai
+ * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client; runtime-neutral reads
+ * the build and spec/runtimes runs it in Chromium, workerd, Deno and Bun with SDK v2 (the SDK that
+ * runs there). The other spec/ai
  * suites (AI SDK tools on the 2025-11-25 wire) run per SDK.
  */
 const SDK_FREE = [
@@ -21,6 +23,8 @@ const SDK_FREE = [
   'spec/ai/ext.spec.ts',
   'spec/ai/model-output.spec.ts',
   'spec/ai/comparison.spec.ts',
+  'spec/runtime-neutral.spec.ts',
+  'spec/runtimes/**/*.spec.ts',
 ];
 
 /**
