@@ -3,18 +3,22 @@ import { defineConfig } from 'vitest/config';
 /**
  * Suites that do not depend on the client SDK under test: they run once (project `sdk-free`).
  * spec/wire, spec/ext, spec/ext-server and spec/ai/ext pick their SDKs themselves (the tasks
- * extension needs SDK v2); spec/cli drives the CLI; spec-rules and bench-smoke read files or run
+ * extension needs SDK v2); spec/cli drives the CLI (the cli/ package); install and types-floor
+ * pack and install the two packages; spec-rules and bench-smoke read files or run
  * the benchmark contenders; lint-rules lints probe sources; spec/ai/model-output maps outputs
- * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client; runtime-neutral reads
- * the build and spec/runtimes runs it in Chromium, workerd, Deno and Bun with SDK v2 (the SDK that
- * runs there). The other spec/ai
- * suites (AI SDK tools on the 2025-11-25 wire) run per SDK.
+ * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai
+ * suites (AI SDK tools on the 2025-11-25 wire) run per SDK. spec/doctor/ext and ext-scripted open SDK v2
+ * sessions of both eras themselves; spec/doctor/render only formats reports. spec/durable drives
+ * the BullMQ workers (examples/durable) as processes. runtime-neutral reads the build, and
+ * spec/runtimes runs the library in Chromium, workerd, Deno and Bun with SDK v2 (the SDK that runs
+ * there).
  */
 const SDK_FREE = [
   'spec/spec-rules.spec.ts',
   'spec/docs-snippets.spec.ts',
   'spec/lint-rules.spec.ts',
   'spec/install.spec.ts',
+  'spec/types-floor.spec.ts',
   'spec/bench-smoke.spec.ts',
   'spec/ext-server.spec.ts',
   'spec/cli/**/*.spec.ts',
@@ -23,6 +27,10 @@ const SDK_FREE = [
   'spec/ai/ext.spec.ts',
   'spec/ai/model-output.spec.ts',
   'spec/ai/comparison.spec.ts',
+  'spec/doctor/ext.spec.ts',
+  'spec/doctor/ext-scripted.spec.ts',
+  'spec/doctor/render.spec.ts',
+  'spec/durable/**/*.spec.ts',
   'spec/runtime-neutral.spec.ts',
   'spec/runtimes/**/*.spec.ts',
 ];

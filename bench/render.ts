@@ -22,6 +22,7 @@ interface StoredRun {
   readonly rows: ReportInput['rows'];
   readonly soak?: (Omit<NonNullable<ReportInput['soak']>, 'output'> & { readonly output: readonly string[] }) | undefined;
   readonly causes?: ReportInput['causes'];
+  readonly durable?: ReportInput['durable'];
 }
 
 /** The page and the chart that the stored run gives. */
@@ -41,6 +42,7 @@ export function renderStored(run: StoredRun): { readonly markdown: string; reado
       soak,
       load: run.load,
       causes: run.causes,
+      durable: run.durable,
     }),
     svg: `${svgChart(run.rows, run.workloads)}\n`,
   };

@@ -5,6 +5,8 @@
  * docs/performance.md page. Pure functions: nothing here measures or writes files; the chart is
  * in chart.ts.
  */
+import type { DurableResult } from './durable.js';
+import { durableMarkdown } from './durable-report.js';
 import { CAUSE_TEXT, causesMarkdown, type CauseProfile } from './causes.js';
 import { CONTENDERS, contender as contenderInfo, type ContenderId } from './contenders/index.js';
 import type { PhaseResult, ScenarioResult, Workload } from './scenario.js';
@@ -540,6 +542,8 @@ export interface ReportInput {
   readonly load: { readonly median: number; readonly max: number } | undefined;
   /** Profiles taken at the end of the run (bench/causes.ts), for the measured causes of misses. */
   readonly causes?: { readonly cpu: readonly CauseProfile[]; readonly heap: readonly CauseProfile[] } | undefined;
+  /** The durable-queue row (bench/durable.ts), when measured. */
+  readonly durable?: DurableResult | undefined;
 }
 
 /** The {@link CAUSE_TEXT} key of a target. */
@@ -746,6 +750,8 @@ export function markdown(input: ReportInput): string {
     push('');
   }
   if (input.causes !== undefined) push(...causesMarkdown(input.causes.cpu, input.causes.heap));
+
+  if (input.durable !== undefined) push(...durableMarkdown(input.durable));
 
   // Earlier targets
   push('## Earlier targets (issue 5), in process, warm phase', '');

@@ -19,13 +19,18 @@
  *   --causes / --no-causes profile the library and the floor at the end, for the page's measured
  *                        causes of misses (bench/causes.ts); by default only a full run does
  *   --write / --no-write write results and docs; by default only a full run writes
+ *   --only=durable       only the durable-queue row (bench/durable.ts; needs redis-server): with
+ *                        --write it replaces that row in bench/results.json and renders the page
+ *                        again; --quick, --n=N and --reps=K apply to it
  */
 import { fork, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { buildBench, type BenchBuild } from './build.js';
 import { CAUSE_SPECS, causeOf, type CauseProfile } from './causes.js';
+import { durableOptions, runDurable, type DurableResult } from './durable.js';
 import { renderStored } from './render.js';
 import { profileScenario } from './profile.js';
 import { CONTENDERS, versions, type ContenderId } from './contenders/index.js';
@@ -254,7 +259,44 @@ function machine(): string {
   return `${cpus[0]?.model.trim() ?? 'unknown CPU'} × ${cpus.length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}, Node ${process.version}`;
 }
 
+/** The versions the durable row names: bullmq and the redis-server binary. */
+function durableVersions(): Record<string, string> {
+  const bullmq = (JSON.parse(readFileSync(new URL('../node_modules/bullmq/package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  const redis = /v=([\d.]+)/.exec(spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout ?? '')?.[1] ?? 'unknown';
+  return { bullmq, 'redis-server': redis };
+}
+
+/** `--only=durable`: the durable-queue row alone. */
+async function mainDurable(argv: readonly string[]): Promise<void> {
+  const flags = new Map<string, string>();
+  for (const arg of argv) {
+    const match = /^--(quick|write|n|reps)(?:=(.*))?$/.exec(arg);
+    if (match === null) throw new Error(`--only=durable takes --quick, --n=N, --reps=K and --write, not ${arg}`);
+    flags.set(match[1]!, match[2] ?? 'true');
+  }
+  const command = `npm run bench -- --only=durable${argv.length > 0 ? ` ${argv.join(' ')}` : ''}`;
+  const durable = await runDurable(durableOptions(flags, (line) => console.error(line)), { command, machine: machine(), versions: durableVersions() });
+  console.log(JSON.stringify(durable, null, 2));
+  if (!flags.has('write')) {
+    console.log('Nothing written (pass --write to store the durable row in bench/results.json and render docs/performance.md).');
+    return;
+  }
+  const root = new URL('../', import.meta.url);
+  const stored = JSON.parse(readFileSync(new URL('bench/results.json', root), 'utf8')) as Parameters<typeof renderStored>[0] & { durable?: DurableResult };
+  const next = { ...stored, durable };
+  writeFileSync(new URL('bench/results.json', root), `${JSON.stringify(next, null, 2)}\n`);
+  const page = renderStored(next);
+  writeFileSync(new URL('docs/performance.svg', root), page.svg);
+  writeFileSync(new URL('docs/performance.md', root), page.markdown);
+  console.log('Wrote the durable row to bench/results.json, and docs/performance.md and docs/performance.svg.');
+}
+
 async function main(): Promise<void> {
+  const only = process.argv.slice(2).find((arg) => arg.startsWith('--only='));
+  if (only !== undefined) {
+    if (only !== '--only=durable') throw new Error(`${only}: the only row that runs alone is --only=durable`);
+    return mainDurable(process.argv.slice(2).filter((arg) => arg !== only));
+  }
   const options = parseOptions(process.argv.slice(2));
   const list = specs(options);
   const workloads: Workload[] = WORKLOADS.filter((w) => list.some((s) => s.workload.id === w.id));
@@ -294,6 +336,16 @@ async function main(): Promise<void> {
       console.error(soak.output.trim());
     }
     const causes = options.causes ? await profileCauses(build, options) : undefined;
+    // The durable-queue row (a full run only: it needs redis-server and takes several minutes).
+    let durable: DurableResult | undefined;
+    if (!options.subset) {
+      console.error('Durable queue (bench/durable.ts)…');
+      const command = 'npm run bench';
+      durable = await runDurable(durableOptions(new Map(), (line) => console.error(line)), { command, machine: machine(), versions: durableVersions() }).catch((error: unknown) => {
+        console.error(`Durable row failed: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      });
+    }
     const elapsedS = (Date.now() - started) / 1000;
     const rows = sortRows(aggregate(results), workloads);
     console.log('');
@@ -336,6 +388,7 @@ async function main(): Promise<void> {
       shortfalls: shortfalls(rows),
       soak: soak === undefined ? undefined : { ...soak, output: soak.output.split('\n') },
       causes,
+      durable,
       runs: results,
     };
     writeFileSync(new URL('bench/results.json', root), `${JSON.stringify(stored, null, 2)}\n`);

@@ -287,6 +287,32 @@ export class TaskOptionError extends TaskError {
   }
 }
 
+/** Why no MCP session could be held with a target (see {@link TaskConnectError}). */
+export type ConnectFailure =
+  /** The target could not be reached: a command that is missing or exited, a refused or failed connection. */
+  | 'unreachable'
+  /** Something answered, but not as an MCP server does (a handshake refused as an unknown method, a reply that is not MCP). */
+  | 'not-mcp'
+  /** The target did not finish the MCP handshake in time. */
+  | 'no-answer';
+
+/**
+ * No MCP session could be held with the target: it could not be reached, it does not speak MCP,
+ * or it did not answer the handshake in time (`reason` says which). The message names the
+ * target's own error; `cause` is that error.
+ */
+export class TaskConnectError extends TaskError {
+  /** `TaskConnectError`. */
+  override name = 'TaskConnectError';
+  /** What went wrong. */
+  readonly reason: ConnectFailure;
+
+  constructor(message: string, options: TaskErrorOptions & { reason: ConnectFailure }) {
+    super(message, options);
+    this.reason = options.reason;
+  }
+}
+
 /** A call was rejected because `maxConcurrentTasks` was reached and queueing is off. */
 export class TaskQueueFullError extends TaskError {
   /** `TaskQueueFullError`. */

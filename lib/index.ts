@@ -4,7 +4,6 @@
  * Everything public is exported from here; `mcp-task-client/internal` holds the seam underneath.
  */
 export { TaskClient } from './facade/client.js';
-export { TaskHandleOf } from './facade/handle.js';
 export type {
   CallToolAsTaskOptions,
   CloseOptions,
@@ -24,13 +23,13 @@ export type {
   ResultOptions,
   ResumeOptions,
   RetryOptions,
+  RetryPolicy,
   SamplingCallback,
   ServeOptions,
   TaskClientConnectOptions,
   TaskClientEvents,
   TaskClientOptions,
   TaskHandle,
-  TaskHandleApi,
   TaskHandleEvents,
   TaskLogger,
   TaskMetrics,
@@ -42,10 +41,9 @@ export type {
   UnattributedInput,
   UnattributedReason,
   UpdatesOptions,
-} from './facade/api.js';
+  WireKind,
+} from './api/index.js';
 export { consoleLogger } from './facade/logger.js';
-export type { RetryPolicy } from './engine/timing.js';
-export type { WireKind } from './wire/wire.js';
 export {
   isTerminalStatus,
   type AudioContent,

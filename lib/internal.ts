@@ -36,9 +36,9 @@ export type {
   ToolPage,
   WireEvents,
   WireFeatures,
-  WireKind,
   WireProgress,
   WireRequestOptions,
   WireSnapshot,
 } from './wire/wire.js';
-export { Scheduler, systemClock } from './engine/scheduler.js';
+export type { WireKind } from './api/index.js';
+export { Scheduler, systemClock } from './util/scheduler.js';

@@ -47,13 +47,15 @@ function markdownFiles(): string[] {
 
 /** The library's subpath entries, mapped to their sources. */
 function paths(): Record<string, string[]> {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+  type Exports = Record<string, string | { import?: string }>;
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Exports };
   const mapped: Record<string, string[]> = {};
-  for (const key of Object.keys(pkg.exports)) {
-    if (key === './package.json') continue;
+  for (const [key, target] of Object.entries(pkg.exports)) {
+    const built = typeof target === 'string' ? target : target.import;
+    if (built === undefined || !built.startsWith('./dist/') || !built.endsWith('.js')) continue;
     const name = key === '.' ? 'mcp-task-client' : `mcp-task-client/${key.slice(2)}`;
-    const entry = key === '.' ? 'index.ts' : `${key.slice(2)}.ts`;
-    mapped[name] = [join(ROOT, 'lib', entry)];
+    // ./dist/<path>.js is built from lib/<path>.ts.
+    mapped[name] = [join(ROOT, 'lib', `${built.slice('./dist/'.length, -'.js'.length)}.ts`)];
   }
   return mapped;
 }

@@ -398,9 +398,10 @@ describe('more edges of the final review', () => {
     cleanups.push(() => fresh.close());
     // The task completes and the client asks for its payload (over the old connection).
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await tasks['engine'].readTask(tasks['engine'].get(handle.taskId!)!, new AbortController().signal).then((task) =>
-      tasks['engine'].observe(tasks['engine'].get(handle.taskId!)!, task, 'poll'),
-    );
+    // The engine hands out read-only views; this white-box step takes the record behind one.
+    const record = tasks['engine'].get(handle.taskId!)! as Parameters<TaskClient['engine']['observe']>[0];
+    const snapshot = await tasks['engine'].readTask(record, new AbortController().signal);
+    tasks['engine'].observe(record, snapshot, 'poll');
     tasks.reconnect(fresh.client);
     await faulty!.close(); // the old request fails now
     expect(await within(handle.result(), 5_000)).toMatchObject({ content: [{ text: 'analysis of 4 done in 1 steps' }] });

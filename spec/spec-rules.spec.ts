@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RULES_PAGE = 'docs/spec-rules.md';
-const SCANNED_DIRS = ['lib', 'spec', 'docs', 'examples', 'bench'];
+const SCANNED_DIRS = ['lib', 'cli', 'spec', 'docs', 'examples', 'bench'];
 const SCANNED_FILES = ['README.md'];
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage', '.git', 'bench/results']);
 const SKIPPED_FILES = new Set(['bench/results.json']);
@@ -113,10 +113,11 @@ describe('rule ids (docs/spec-rules.md)', () => {
     expect(missing).toEqual([]);
   });
 
-  it('explains every id cited in lib, spec, docs, examples, bench and README.md', () => {
+  it('explains every id cited in lib, cli, spec, docs, examples, bench and README.md', () => {
     const files = scannedFiles();
     expect(files).toContain(RULES_PAGE);
     expect(files.some((file) => file.startsWith('lib/'))).toBe(true);
+    expect(files.some((file) => file.startsWith('cli/src/'))).toBe(true);
     const unknown: string[] = [];
     for (const file of files) {
       const text = readFileSync(join(ROOT, file), 'utf8');

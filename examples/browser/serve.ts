@@ -41,7 +41,7 @@ export async function servePage(port: number): Promise<{ readonly url: URL; clos
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const bytes = await buildBrowserExample();
   const legacy = await serveHttp(3000);
-  const extension = await serveExtHttp(3001);
+  const extension = await serveExtHttp({ port: 3001 });
   const page = await servePage(8080);
   console.log(`bundle: examples/browser/dist/main.js, ${(bytes / 1024).toFixed(1)} KiB minified`);
   console.log(`2025-11-25 task server: ${legacy.url.href}`);

@@ -13,18 +13,35 @@ import { EarlyBuffer } from './early.js';
 import { deliverAnswers, offerInput, resendKept } from './input-delivery.js';
 import { Pause } from './pause.js';
 import { vanished } from './outcome.js';
-import { awaitsPayloadRead, delay, ensurePoll, poll, react, readSoon, readTask, soonestRead, type PollEngine } from './poll.js';
+import { awaitsPayloadRead, delay, ensurePoll, firstPoll, observedFresh, pollTimerFired, react, readNow, readSoon, readTask, type PollEngine } from './poll.js';
 import { TaskRecord } from './record.js';
 import { TRACKING_STOPPED, type Settlement } from './record-extras.js';
 import { closedError, Requests, TaskRequestOptions } from './requests.js';
-import { Scheduler } from './scheduler.js';
+import { Scheduler } from '../util/scheduler.js';
 import { TtlWatch } from './ttl-watch.js';
 import type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
+import { armDeadline, deadlinePassed, type Deadline, type DeadlineEngine } from './deadline.js';
+import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './stop.js';
+import type { TaskView } from './task-view.js';
 
 export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
+export type { Deadline, GiveUp, GiveUpResult, TaskView };
 
-/** Observation, scheduling and state for all tasks of one client. */
-export class TaskEngine implements PollEngine {
+/**
+ * The record behind a view this engine handed out. Above the engine a task is only a read-only
+ * {@link TaskView}; the engine's operations take it and act on the record (every view is one).
+ */
+function own(view: TaskView): TaskRecord {
+  if (view instanceof TaskRecord) return view;
+  throw new TypeError('Not the view of a tracked task');
+}
+
+/**
+ * Observation, scheduling and state for all tasks of one client. Its operations on one task (what
+ * the layer above asks for) take the task's read-only {@link TaskView}; its modules change the
+ * task's record, each through its own event methods (see `record.ts`).
+ */
+export class TaskEngine implements PollEngine, DeadlineEngine {
   readonly scheduler: Scheduler;
   private readonly records = new Map<string, TaskRecord>();
   private readonly early: EarlyBuffer;
@@ -107,13 +124,13 @@ export class TaskEngine implements PollEngine {
     return this.records.size;
   }
 
-  /** The records being tracked. */
-  tracked(): IterableIterator<TaskRecord> {
+  /** The tasks being tracked. */
+  tracked(): IterableIterator<TaskView> {
     return this.records.values();
   }
 
-  /** The tracked record for `taskId`, if any. */
-  get(taskId: string): TaskRecord | undefined {
+  /** The tracked task `taskId`, if any. */
+  get(taskId: string): TaskView | undefined {
     return this.records.get(taskId);
   }
 
@@ -139,7 +156,7 @@ export class TaskEngine implements PollEngine {
    * Starts tracking `task`. Notifications that arrived before it are applied, and the first poll
    * waits one poll interval (the spec leaves it open, [A16]; polling at once wastes a request).
    */
-  track(snapshot: WireSnapshot, toolName: string, options: TrackOptions = {}): TaskRecord {
+  track(snapshot: WireSnapshot, toolName: string, options: TrackOptions = {}): TaskView {
     const task = snapshot.task;
     const now = this.config.clock.now();
     // The ttl counts from here: when this client first saw the task (`ttl-watch.ts`).
@@ -149,19 +166,19 @@ export class TaskEngine implements PollEngine {
       options.startedAt ?? now,
       now,
       options.requestTimeoutMs ?? this.config.requestTimeoutMs,
+      this.generation,
       options.provisional === true,
     );
-    record.generation = this.generation;
     this.records.set(task.taskId, record);
-    if (snapshot.outcome !== undefined && record.terminal) record.outcome = snapshot.outcome;
+    if (snapshot.outcome !== undefined && record.terminal) record.payloadRode(snapshot.outcome);
     for (const early of this.early.take(task.taskId)) {
-      record.notifications += 1;
+      record.notificationArrived();
       this.observe(record, early, 'notification');
     }
     if (record.provisional) return record;
-    record.active = true;
+    record.observationBegan();
     this.watch(record, this.wireRef);
-    record.nextPollAt = now + delay(this, record);
+    firstPoll(this, record, now);
     this.ttl.arm(record);
     react(this, record);
     return record;
@@ -169,23 +186,22 @@ export class TaskEngine implements PollEngine {
 
   /** Tells `wire` the record's task wants pushed snapshots. */
   private watch(record: TaskRecord, wire: TaskWire): void {
-    record.watchedOn = wire;
+    record.watched(wire);
     wire.watch(record.taskId, this.scheduler);
   }
 
   /** Withdraws the interest told by {@link Engine.watch}, once. */
   private unwatch(record: TaskRecord): void {
-    const wire = record.watchedOn;
-    record.watchedOn = undefined;
-    wire?.unwatch(record.taskId);
+    record.unwatched()?.unwatch(record.taskId);
   }
 
-  /** Starts observing a provisional record (a resumed task): it is read at once. */
-  activate(record: TaskRecord): void {
+  /** Starts observing a provisional task (a resumed one): it is read at once. */
+  activate(view: TaskView): void {
+    const record = own(view);
     if (record.active || record.settlement !== undefined) return;
-    record.active = true;
+    record.observationBegan();
     this.watch(record, this.wireRef);
-    record.nextPollAt = this.config.clock.now();
+    readNow(record, this.config.clock.now());
     // A notification may have told its state meanwhile (even a terminal one): act on it now.
     if (record.provisional) ensurePoll(this, record);
     else react(this, record);
@@ -198,7 +214,7 @@ export class TaskEngine implements PollEngine {
       this.early.offer(snapshot);
       return;
     }
-    record.notifications += 1;
+    record.notificationArrived();
     this.observe(record, snapshot, 'notification');
   }
 
@@ -208,17 +224,18 @@ export class TaskEngine implements PollEngine {
     const task = snapshot.task;
     const previous = record.task;
     const wasProvisional = record.provisional;
-    const verdict = record.apply(task, this.stopping.get(record)?.holdStream ?? false);
+    const verdict = record.observed(task, this.stopping.get(record)?.holdStream ?? false);
     // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known. A
     // terminal task told without it (a terse notification) takes it from the next read even when
     // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
+    const payload = snapshot.outcome;
     const tookPayload =
-      snapshot.outcome !== undefined &&
+      payload !== undefined &&
       record.outcome === undefined &&
       isTerminalStatus(task.status) &&
       (verdict !== 'stale' || record.terminal);
     if (tookPayload) {
-      record.outcome = snapshot.outcome;
+      record.payloadRode(payload);
       if (task.status !== record.task.status) this.report(this.contradiction(record, task, source), record);
     }
     if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') offerInput(this.events, record, snapshot.input);
@@ -242,7 +259,7 @@ export class TaskEngine implements PollEngine {
     const terseInput =
       source === 'notification' && verdict === 'changed' && task.status === 'input_required' && snapshot.input === undefined && this.features.inlineInput;
     const needsRead = terseInput || record.readSoon || (record.terminal && awaitsPayloadRead(this, record));
-    record.nextPollAt = needsRead ? soonestRead(this, record) : this.config.clock.now() + delay(this, record);
+    observedFresh(this, record, needsRead);
     // The ttl counts from when this client first saw the task: only a new ttl moves its end.
     if (wasProvisional || previous.ttl !== record.task.ttl) this.ttl.arm(record);
     if (verdict === 'changed') this.events.status(record, source, previous);
@@ -264,9 +281,9 @@ export class TaskEngine implements PollEngine {
     this.ttl.looked(record);
   }
 
-  /** Delay before the next poll of `record`. */
-  pollDelay(record: TaskRecord): number {
-    return delay(this, record);
+  /** Delay before the next poll of a task. */
+  pollDelay(view: TaskView): number {
+    return delay(this, own(view));
   }
 
   /**
@@ -274,8 +291,8 @@ export class TaskEngine implements PollEngine {
    * keeps any the server did not get, to send again while polls still list the key ([E23]);
    * failures are reported. See `input-delivery.ts`.
    */
-  deliverInput(record: TaskRecord, responses: Record<string, JsonObject>): void {
-    deliverAnswers(this, record, responses);
+  deliverInput(view: TaskView, responses: Record<string, JsonObject>): void {
+    deliverAnswers(this, own(view), responses);
   }
 
   /** Decides what a record needs after its snapshot changed (or was confirmed); see `poll.ts`. */
@@ -289,12 +306,7 @@ export class TaskEngine implements PollEngine {
   }
 
   /** A record's poll timer fired (one function for every record: no closure per poll). */
-  readonly pollDue = (record: TaskRecord): void => {
-    record.pollTimer = undefined;
-    // Notifications push nextPollAt back without touching the heap; re-arm if so.
-    if (this.config.clock.now() < record.nextPollAt) ensurePoll(this, record);
-    else poll(this, record);
-  };
+  readonly pollDue = (record: TaskRecord): void => pollTimerFired(this, record);
 
   /** Reads a task (`tasks/get`) for `record`, counting the request in its metrics. */
   readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot> {
@@ -333,14 +345,12 @@ export class TaskEngine implements PollEngine {
    * @param streamError - ends iterators with this error (local failures); `undefined` ends them normally.
    */
   settle(record: TaskRecord, settlement: Settlement, streamError?: TaskError): void {
-    if (!record.settle(settlement, this.config.clock.now(), streamError)) return;
+    if (!record.settled(settlement, this.config.clock.now(), streamError)) return;
     this.scheduler.cancel(record.pollTimer);
     this.scheduler.cancel(record.deadlineTimer);
     this.scheduler.cancel(record.ttlTimer);
-    record.pollTimer = record.deadlineTimer = record.ttlTimer = undefined;
-    record.undelivered = undefined;
     this.unwatch(record);
-    record.abortAll();
+    record.trackingEnded();
     this.stopping.delete(record);
     if (this.records.get(record.taskId) === record) this.records.delete(record.taskId);
     this.events.settled(record);
@@ -377,7 +387,7 @@ export class TaskEngine implements PollEngine {
     const now = this.config.clock.now();
     for (const record of this.records.values()) {
       if (!record.active) continue;
-      record.nextPollAt = now;
+      readNow(record, now);
       if (record.terminal) react(this, record);
       else ensurePoll(this, record);
     }
@@ -388,8 +398,34 @@ export class TaskEngine implements PollEngine {
     return this.pauseState.whenResumed(signal);
   }
 
+  /**
+   * Stops tracking a task without touching the remote task (`detach()`): it settles with `error`,
+   * and its iterators end normally.
+   */
+  detach(view: TaskView, error: TaskError): void {
+    this.settle(own(view), { ok: false, error });
+  }
+
+  /** Cancels a task with `tasks/cancel`, after a last look (see `cancelTask` in `stop.ts`). */
+  cancel(view: TaskView): Promise<Task> {
+    return cancelTask(this, own(view));
+  }
+
+  /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `stop.ts`). */
+  giveUp(view: TaskView, how: GiveUp): Promise<GiveUpResult> {
+    return giveUp(this, own(view), how);
+  }
+
+  /** Arms the deadline of `deadline.task` for clock time `at` (see `deadline.ts`). */
+  armDeadline(deadline: Deadline, at: number): void {
+    armDeadline(this, own(deadline.task), at, deadline);
+  }
+
+  /** A deadline's timer fired (one function for every task: no closure per deadline). */
+  readonly deadlineDue = (deadline: Deadline): void => deadlinePassed(this, own(deadline.task), deadline);
+
   /** Reports a problem that did not fail a task (never the library's own stops). */
-  report(error: unknown, record: TaskRecord | undefined): void {
+  report(error: unknown, record: TaskView | undefined): void {
     if (error === TRACKING_STOPPED || this.requests.lifeSignal.aborted) return;
     this.events.problem(asTaskError(error, record), record);
   }

@@ -36,10 +36,8 @@ const MAX_KEY_CHARS = 64;
  */
 export function offerInput(events: EngineEvents, record: TaskRecord, input: readonly InlineInput[]): void {
   if (record.task.status !== 'input_required' || input.length === 0) return;
-  const seen = (record.inputKeys ??= new Set());
-  const fresh = input.filter((item) => !seen.has(item.key));
+  const fresh = record.inputArrived(input);
   if (fresh.length === 0) return;
-  for (const item of fresh) seen.add(item.key);
   events.input(record, fresh);
 }
 
@@ -66,7 +64,7 @@ export function resendKept(engine: EngineCore, record: TaskRecord, snapshot: Wir
   // Keys are the server's: without a prototype, a key "__proto__" stays an own key when assigned.
   const responses = Object.create(null) as Record<string, JsonObject>;
   for (const [key, answer] of kept) {
-    if (listed?.has(key) !== true) kept.delete(key);
+    if (listed?.has(key) !== true) record.answerUnlisted(key);
     else if (!answer.sending) {
       answer.sending = true;
       answer.sends += 1;
@@ -74,7 +72,6 @@ export function resendKept(engine: EngineCore, record: TaskRecord, snapshot: Wir
       responses[key] = answer.response;
     }
   }
-  if (kept.size === 0) record.undelivered = undefined;
   if (round.length > 0) send(engine, record, round, responses);
 }
 
@@ -94,10 +91,7 @@ export function supplyInput(engine: EngineCore, record: TaskRecord, responses: R
 function send(engine: EngineCore, record: TaskRecord, round: ReadonlyArray<[string, KeptAnswer]>, responses: Record<string, JsonObject>): void {
   supplyInput(engine, record, responses).then(
     () => {
-      const kept = record.undelivered;
-      if (kept === undefined) return;
-      for (const [key, answer] of round) if (kept.get(key) === answer) kept.delete(key);
-      if (kept.size === 0) record.undelivered = undefined;
+      for (const [key, answer] of round) record.answerDelivered(key, answer);
     },
     (error: unknown) => failed(engine, record, round, error),
   );
@@ -108,16 +102,14 @@ function failed(engine: EngineCore, record: TaskRecord, round: ReadonlyArray<[st
   engine.report(error, record);
   // After the task settled (detached, or ended) nothing is kept: no poll will come to resend.
   if (record.settlement !== undefined || engine.classify(error) === 'stopped') return;
-  const kept = (record.undelivered ??= new Map());
   const exhausted: string[] = [];
   for (const [key, answer] of round) {
     answer.sending = false;
     // A re-sent answer dropped meanwhile (a poll no longer listed its key) stays dropped.
-    if (answer.sends > 1 && kept.get(key) !== answer) continue;
-    kept.set(key, answer);
+    if (answer.sends > 1 && record.undelivered?.get(key) !== answer) continue;
+    record.answerKept(key, answer);
     if (answer.sends >= engine.config.maxPollFailures) exhausted.push(key);
   }
-  if (kept.size === 0) record.undelivered = undefined;
   // A stop under way (deadline, abort, dispose) settles the task its own way.
   if (exhausted.length === 0 || engine.isStopping(record)) return;
   const failure = undeliverable(record, exhausted, engine.config.maxPollFailures, error);

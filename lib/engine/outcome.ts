@@ -50,10 +50,12 @@ export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
   }
   if (record.pollTimer?.live === true || record.terminalFetch) return;
   // Polling is over for a terminal task, so its timer slot holds the grace period.
-  record.pollTimer = engine.scheduler.after(TERMINAL_GRACE_MS, () => {
-    record.pollTimer = undefined;
-    fetchOutcome(engine, record);
-  });
+  record.graceArmed(
+    engine.scheduler.after(TERMINAL_GRACE_MS, () => {
+      record.graceEnded();
+      fetchOutcome(engine, record);
+    }),
+  );
 }
 
 
@@ -73,15 +75,13 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
   if (record.outcome !== undefined || record.settlement !== undefined) return;
   const terminal = record.terminal;
   if (terminal ? record.terminalFetch : record.outcomeFetches > 0) return;
-  if (terminal) record.terminalFetch = true;
-  record.outcomeFetches += 1;
+  record.payloadRequested(terminal);
   // While the task runs, tasks/result blocks until it ends ([V16]): no request timeout then; a
   // deadline, if any, stops it. For a terminal task it answers at once.
   const timeoutMs = terminal ? record.requestTimeoutMs : NO_TIMEOUT;
   const generation = engine.generation;
   const done = (): boolean => {
-    record.outcomeFetches -= 1;
-    if (terminal) record.terminalFetch = false;
+    record.payloadRequestEnded(terminal);
     return record.settlement !== undefined || record.outcome !== undefined;
   };
   engine.retrying(record, (scope) => engine.wire.getOutcome(record.taskId, engine.requestOptions(timeoutMs, scope))).then(
@@ -97,7 +97,7 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
         vanished(engine, record, outcome.gone);
         return;
       }
-      record.outcome = outcome;
+      record.payloadFetched(outcome);
       if (record.terminal) finish(engine, record);
       else void confirmTerminal(engine, record);
     },
@@ -129,7 +129,7 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
  */
 function blockingWaitFailed(engine: TaskEngine, record: TaskRecord, error: unknown): void {
   engine.report(error, record);
-  record.blockingRetryAt = engine.config.clock.now() + engine.pollDelay(record);
+  record.blockingWaitFailed(engine.config.clock.now() + engine.pollDelay(record));
   if (record.terminal) {
     // The server already reported the end: fetch the payload afresh (unless a fetch is on its way).
     if (!record.terminalFetch && record.pollTimer?.live !== true) engine.react(record);
@@ -232,7 +232,7 @@ export function finish(engine: TaskEngine, record: TaskRecord): void {
 export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown): void {
   const task = record.task;
   const common = { task, toolName: record.toolName, cause: error };
-  if (record.cancelAcknowledged) {
+  if (record.cancelAccepted) {
     // [V25], [E6]: a task the server accepted a cancel for may be deleted at once; its absence is
     // the cancel's end, not a vanishing. A stop under way (deadline, abort) settles with its own
     // error, naming the acknowledged cancel; otherwise the task ends cancelled.

@@ -31,22 +31,49 @@ export interface PollEngine extends EngineCore {
 }
 
 /**
- * Asks for a read of `record` ahead of the poll cadence and returns when it may go, for the
- * caller to set as the next poll time: now, unless such a read went out less than a poll interval
- * ago (then one interval after it), or polls are failing (then the retry time their backoff set;
- * never later, never sooner). Repeated asks before the read goes out all get the same time.
+ * When a read of `record` asked for ahead of the poll cadence may go: now, unless such a read went
+ * out less than a poll interval ago (then one interval after it), or polls are failing (then the
+ * retry time their backoff set; never later, never sooner). Repeated asks before the read goes
+ * out all get the same time.
  */
-export function soonestRead(engine: PollEngine, record: TaskRecord): number {
+function soonestRead(engine: PollEngine, record: TaskRecord): number {
   const now = engine.config.clock.now();
-  record.readSoon = true;
   if (record.failedPolls > 0) return Math.max(now, record.nextPollAt);
   return Math.max(now, record.hastenedAt + delay(engine, record));
 }
 
 /** Schedules a read of `record` ahead of the poll cadence (see {@link soonestRead}). */
 export function readSoon(engine: PollEngine, record: TaskRecord): void {
-  record.nextPollAt = soonestRead(engine, record);
+  record.readRequested(soonestRead(engine, record));
   ensurePoll(engine, record);
+}
+
+/** Tracking of `record` began at `now`: its first poll waits one poll interval ([A16]). */
+export function firstPoll(engine: PollEngine, record: TaskRecord, now: number): void {
+  record.pollPlanned(now + delay(engine, record));
+}
+
+/** `record` is to be read at `now` (a resumed task is observed, the connection is back). */
+export function readNow(record: TaskRecord, now: number): void {
+  record.pollPlanned(now);
+}
+
+/**
+ * A current snapshot of `record` was observed, a fresh observation: the next poll moves one full
+ * interval away. Unless `needsRead` (the snapshot left out what only a read brings, or a read was
+ * already asked for ahead of the cadence): then the read comes as soon as its pacing allows.
+ */
+export function observedFresh(engine: PollEngine, record: TaskRecord, needsRead: boolean): void {
+  if (needsRead) record.readRequested(soonestRead(engine, record));
+  else record.pollPlanned(engine.config.clock.now() + delay(engine, record));
+}
+
+/** `record`'s poll timer fired: it polls now, or re-arms if a fresh observation pushed the poll back. */
+export function pollTimerFired(engine: PollEngine, record: TaskRecord): void {
+  record.pollTimerFired();
+  // Notifications push nextPollAt back without touching the heap; re-arm if so.
+  if (engine.config.clock.now() < record.nextPollAt) ensurePoll(engine, record);
+  else poll(engine, record);
 }
 
 export function delay(engine: PollEngine, record: TaskRecord): number {
@@ -103,7 +130,7 @@ export function ensurePoll(engine: PollEngine, record: TaskRecord): void {
     if (timer.at <= record.nextPollAt) return;
     engine.scheduler.cancel(timer);
   }
-  record.pollTimer = engine.scheduler.call(record.nextPollAt, engine.pollDue, record);
+  record.pollArmed(engine.scheduler.call(record.nextPollAt, engine.pollDue, record));
 }
 
 /** True for a terminal record whose payload rides on a read (not `tasks/result`) and is missing. */
@@ -114,34 +141,26 @@ export function awaitsPayloadRead(engine: PollEngine, record: TaskRecord): boole
 export function poll(engine: PollEngine, record: TaskRecord): void {
   if (record.pollInFlight || record.settlement !== undefined || engine.paused) return;
   if (record.terminal && !awaitsPayloadRead(engine, record)) return;
-  record.pollInFlight = true;
-  if (record.task.pollInterval === undefined && !record.provisional) record.hintlessPolls += 1;
   const now = engine.config.clock.now();
-  record.nextPollAt = now + delay(engine, record);
-  if (record.readSoon) {
-    record.readSoon = false;
-    record.hastenedAt = now;
-  }
   // [E13]: the first read sent once the backstop ttl ran out is its last look.
-  const look = record.lookDue;
-  record.lookDue = false;
+  const look = record.pollSent(now, record.task.pollInterval === undefined && !record.provisional);
+  record.pollPlanned(now + delay(engine, record));
   const generation = engine.generation;
   // One attempt, in the record's request group (as `attempt` does, without its extra promise).
   readTask(engine, record, record).then(
     (snapshot) => {
-      record.pollInFlight = false;
-      record.failedPolls = record.hardPollFailures = 0;
+      record.pollAnswered();
       engine.observe(record, snapshot, 'poll');
       if (look) engine.looked(record);
       ensurePoll(engine, record);
     },
     (error: unknown) => {
-      record.pollInFlight = false;
+      record.pollFailed();
       const failure = engine.requests.attemptFailed(record, error);
       // A poll dropped with an old connection: resume() polls again over the new one.
       if (generation === engine.generation) pollFailed(engine, record, failure, look);
       else {
-        if (look) record.lookDue = true;
+        if (look) record.lookPutOff();
         ensurePoll(engine, record);
       }
     },
@@ -157,7 +176,7 @@ function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown, look
   }
   if (engine.paused || kind === 'stopped') {
     // resume() polls again; that read is the last look then.
-    if (look) record.lookDue = true;
+    if (look) record.lookPutOff();
     return;
   }
   // A last look that failed: the task cannot be asked about, and its ttl ran out.
@@ -165,24 +184,23 @@ function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown, look
     engine.looked(record);
     if (record.settlement !== undefined) return;
   }
-  record.failedPolls += 1;
-  engine.report(error, record);
   // A poll that times out is simply retried at the next tick; only repeated hard failures
   // (a server that cannot serve tasks/get, or keeps sending garbage) fail the task. A transient
   // failure between them (a server restarting drops answers, then errors) starts the count again.
   const hard = !engine.retryable(error);
-  record.hardPollFailures = hard ? record.hardPollFailures + 1 : 0;
-  if (hard && record.hardPollFailures >= engine.config.maxPollFailures) {
+  const hardFailures = record.pollFailureCounted(hard);
+  engine.report(error, record);
+  if (hard && hardFailures >= engine.config.maxPollFailures) {
     const failure = asTaskError(error, record);
     engine.settle(record, { ok: false, error: failure }, failure);
     return;
   }
-  record.nextPollAt = engine.config.clock.now() + delay(engine, record);
+  record.pollPlanned(engine.config.clock.now() + delay(engine, record));
   ensurePoll(engine, record);
 }
 
 /** Reads a task (`tasks/get`) for `record`, counting the request in its metrics. */
 export function readTask(engine: PollEngine, record: TaskRecord, scope: RequestScope): Promise<WireSnapshot> {
-  record.polls += 1;
+  record.readSent();
   return engine.wire.getTask(record.taskId, engine.requestOptions(record.requestTimeoutMs, scope));
 }

@@ -4,7 +4,7 @@
  */
 import { TaskError } from '../errors.js';
 import type { CallToolResult, JsonObject, Task } from '../types.js';
-import type { Timer } from './scheduler.js';
+import type { Timer } from '../util/scheduler.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { GroupMember } from '../wire/wire.js';
 

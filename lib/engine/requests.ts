@@ -9,8 +9,8 @@ import type { ErrorClass, WireRequestOptions } from '../wire/wire.js';
 import type { TaskRecord } from './record.js';
 import { TRACKING_STOPPED } from './record-extras.js';
 import { retryAfter, type RetryContext } from './retry.js';
-import type { Scheduler } from './scheduler.js';
-import type { RetryPolicy } from './timing.js';
+import type { Scheduler } from '../util/scheduler.js';
+import type { RetryPolicy } from '../api/index.js';
 import type { EngineConfig, RequestScope } from './types.js';
 
 /** A retry policy that never retries. */
@@ -141,7 +141,7 @@ export class Requests {
       signal,
       ...(background ? { weak: true } : { pause: { isPaused: () => this.host.isPaused(), whenResumed: () => this.host.whenResumed(signal()) } }),
       onRetry: (error) => {
-        if (record !== undefined) record.retries += 1;
+        record?.retried();
         if (!background || record?.settlement === undefined) this.host.report(error, record);
       },
     };

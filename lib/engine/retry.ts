@@ -5,8 +5,9 @@
  */
 import pRetry from 'p-retry';
 import { onAbort } from '../util/abort.js';
-import type { Scheduler } from './scheduler.js';
-import { backoffDelay, type RetryPolicy } from './timing.js';
+import type { Scheduler } from '../util/scheduler.js';
+import type { RetryPolicy } from '../api/index.js';
+import { backoffDelay } from './timing.js';
 
 /**
  * Waits `ms` on `scheduler`; rejects with the signal's reason when `signal` aborts. A `weak` wait

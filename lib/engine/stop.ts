@@ -85,10 +85,12 @@ export function cancelTask(engine: TaskEngine, record: TaskRecord, options: Canc
     );
   }
   const lookMs = options.lookMs ?? lookBound(engine.config.cancelGraceMs);
-  record.cancelling ??= sendCancel(engine, record, options.once === true, lookMs).finally(() => {
-    record.cancelling = undefined;
-  });
-  return record.cancelling;
+  let cancelling = record.cancelling;
+  if (cancelling === undefined) {
+    cancelling = sendCancel(engine, record, options.once === true, lookMs).finally(() => record.cancelEnded());
+    record.cancelBegan(cancelling);
+  }
+  return cancelling;
 }
 
 async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean, lookMs: number): Promise<Task> {
@@ -97,7 +99,7 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
   let snapshot: WireSnapshot | undefined;
   try {
     const reply = await cancelRequest(engine, record, once);
-    record.cancelAcknowledged = true;
+    record.cancelAcknowledged();
     if (reply.kind === 'snapshot') snapshot = reply.snapshot;
   } catch (error) {
     // [V23]: a task already terminal (or gone) answers -32602: read what really happened.
@@ -253,7 +255,7 @@ function takenOver(engine: TaskEngine, record: TaskRecord, cancelRemote: boolean
  * server accepted the `tasks/cancel` (only the confirming read is missing), else `'unknown'`.
  */
 function unconfirmed(record: TaskRecord): RemoteCancelOutcome {
-  return record.cancelAcknowledged ? 'acknowledged' : 'unknown';
+  return record.cancelAccepted ? 'acknowledged' : 'unknown';
 }
 
 /** What a stop found about a task that is already terminal on the server. */

@@ -2,6 +2,7 @@
  * Pure delay arithmetic: how long to wait before the next poll, and before the next retry. One
  * backoff function serves both, so polls after failures and retried requests slow down alike.
  */
+import type { RetryPolicy } from '../api/index.js';
 import type { Task } from '../types.js';
 
 /** How polls are spaced. */
@@ -14,22 +15,6 @@ export interface PollTiming {
   readonly initialPollIntervalMs: number;
   /** Ceiling of the hint-less backoff. */
   readonly hintlessMaxPollIntervalMs: number;
-}
-
-/** How failed requests are retried. */
-export interface RetryPolicy {
-  /** Retries after the first attempt; 0 turns retrying off. */
-  readonly retries: number;
-  /** Delay before the first retry. */
-  readonly minDelayMs: number;
-  /** Largest delay between two attempts. */
-  readonly maxDelayMs: number;
-  /** Growth factor per attempt. */
-  readonly factor: number;
-  /** Fraction of each delay that is randomised (0 = none, 1 = full jitter). */
-  readonly jitter: number;
-  /** Give up once this much time passed since the first attempt. */
-  readonly maxElapsedMs: number;
 }
 
 /** Growth factor of the hint-less poll backoff. */

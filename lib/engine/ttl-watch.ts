@@ -18,7 +18,7 @@ import type { Task } from '../types.js';
 import { isoMs } from '../util/iso-time.js';
 import type { WireFeatures } from '../wire/wire.js';
 import type { TaskRecord } from './record.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { EngineConfig } from './types.js';
 
 /** What the watch needs of its engine. */
@@ -75,23 +75,25 @@ export class TtlWatch {
   arm(record: TaskRecord): void {
     const { scheduler, config } = this.host;
     scheduler.cancel(record.ttlTimer);
-    record.ttlTimer = undefined;
     const expiresAt = expiryOf(record);
-    if (expiresAt === undefined || record.terminal) return;
+    if (expiresAt === undefined || record.terminal) {
+      record.ttlArmed(undefined);
+      return;
+    }
     const ttl = record.task.ttl!;
     const margin = config.ttlWarningMs ?? Math.min(60_000, Math.max(1_000, ttl / 10));
-    record.ttlTimer = scheduler.call(Math.max(config.clock.now(), expiresAt - margin), this.near, record);
+    record.ttlArmed(scheduler.call(Math.max(config.clock.now(), expiresAt - margin), this.near, record));
   }
 
   /** A running task's ttl is near its end. */
   private readonly near = (record: TaskRecord): void => {
-    record.ttlTimer = undefined;
+    record.ttlTimerFired();
     const expiresAt = expiryOf(record);
     if (record.settlement !== undefined || record.terminal || expiresAt === undefined) return;
     this.host.expiring(record, expiresAt);
     // [E13]: where the ttl is a backstop, a task still running when it elapses is given up as
     // expired (the server may fail or delete it at any time after).
-    if (this.host.features().ttlBackstop) record.ttlTimer = this.host.scheduler.call(expiresAt, this.over, record);
+    if (this.host.features().ttlBackstop) record.ttlArmed(this.host.scheduler.call(expiresAt, this.over, record));
   };
 
   /**
@@ -102,9 +104,9 @@ export class TtlWatch {
    * the connection was lost) and keeps to the poll interval.
    */
   private readonly over = (record: TaskRecord): void => {
-    record.ttlTimer = undefined;
+    record.ttlTimerFired();
     if (record.settlement !== undefined || record.terminal || this.host.isStopping(record)) return;
-    record.lookDue = true;
+    record.ttlRanOut();
     this.host.readSoon(record);
   };
 

@@ -4,10 +4,12 @@
 import type { TaskError } from '../errors.js';
 import type { Clock, Task } from '../types.js';
 import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { TaskRecord } from './record.js';
 import type { Settlement } from './record-extras.js';
-import type { PollTiming, RetryPolicy } from './timing.js';
+import type { TaskView } from './task-view.js';
+import type { RetryPolicy } from '../api/index.js';
+import type { PollTiming } from './timing.js';
 
 /** Engine settings (already validated and defaulted by the client). */
 export interface EngineConfig extends PollTiming {
@@ -37,22 +39,22 @@ export type RequestScope = AbortSignal | TaskRecord;
 /** Where a snapshot came from. */
 export type SnapshotSource = 'poll' | 'notification' | 'cancel' | 'result';
 
-/** What the engine reports to its owner. */
+/** What the engine reports to its owner, about a task's read-only {@link TaskView}. */
 export interface EngineEvents {
-  /** A record accepted a changed snapshot; `previous` is the one it replaced. */
-  status(record: TaskRecord, source: SnapshotSource, previous: Task): void;
-  /** A record settled (it is no longer tracked). */
-  settled(record: TaskRecord): void;
+  /** A task accepted a changed snapshot; `previous` is the one it replaced. */
+  status(task: TaskView, source: SnapshotSource, previous: Task): void;
+  /** A task settled (it is no longer tracked). */
+  settled(task: TaskView): void;
   /** Something went wrong that did not (yet) fail a task. */
-  problem(error: TaskError, record: TaskRecord | undefined): void;
+  problem(error: TaskError, task: TaskView | undefined): void;
   /** A task still running is close to its ttl: the server may drop it from about `expiresAt` on ([V11]). */
-  expiring(record: TaskRecord, expiresAt: number): void;
+  expiring(task: TaskView, expiresAt: number): void;
   /** No task creation is under way any more. */
   creationsSettled(): void;
   /** A request on `wire` found the server's session gone: the connection is lost. */
   sessionLost(wire: TaskWire): void;
-  /** New input requests rode on a snapshot of `record` ([E3]); answer with the engine's `deliverInput`. */
-  input(record: TaskRecord, items: readonly InlineInput[]): void;
+  /** New input requests rode on a snapshot of `task` ([E3]); answer with the engine's `deliverInput`. */
+  input(task: TaskView, items: readonly InlineInput[]): void;
 }
 
 /** Options of {@link TaskEngine.track}. */

@@ -3,7 +3,7 @@
  * settling once the answer came and any task it created got its one `tasks/cancel`. `close()`
  * waits for them, within a bound, before it closes an SDK client it made.
  */
-import type { Scheduler } from '../engine/scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 
 /** The follow-ups still under way. */
 export class Abandoned {

@@ -3,8 +3,7 @@
  * `dispose()`, `toJSON()` and metrics do with its record, on the client's engine.
  */
 import type { TaskEngine } from '../engine/engine.js';
-import type { TaskRecord } from '../engine/record.js';
-import { cancelTask } from '../engine/stop.js';
+import type { TaskView } from '../engine/task-view.js';
 import type { TaskError } from '../errors.js';
 import { metricsOf } from './events.js';
 import type { HandleBackend } from './handle.js';
@@ -14,7 +13,7 @@ import { detachRecord, disposeRecord } from './stops.js';
 /** What the backend needs from its TaskClient besides the engine. */
 export interface BackendHost {
   /** Lets an input callback still answering for `record` keep going (it outlives the handle). */
-  keepInput(record: TaskRecord): void;
+  keepInput(record: TaskView): void;
   now(): number;
   /** Reports a throwing listener (on the client's `error` event). */
   report(error: TaskError): void;
@@ -27,7 +26,7 @@ export function handleBackend(engine: TaskEngine, host: BackendHost): HandleBack
     // A resumed task nobody observed yet is observed from its cancel on: what the cancel showed
     // (a cancelled or finished task) settles the handle, and one still running is followed.
     cancel: (record) =>
-      cancelTask(engine, record).then((task) => {
+      engine.cancel(record).then((task) => {
         engine.activate(record);
         return task;
       }),

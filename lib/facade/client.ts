@@ -16,7 +16,8 @@ import type {
   TaskHandle,
   TaskReference,
   ToolTaskSupport,
-} from './api.js';
+  WireKind,
+} from '../api/index.js';
 import { Abandoned } from './abandoned.js';
 import { handleBackend } from './backend.js';
 import { closeParts } from './closing.js';
@@ -46,7 +47,7 @@ import type { SessionPort } from '../port/port.js';
 import { receiverClaims, unservedTaskRequest } from '../receiver/receiver.js';
 import { keepListening } from '../util/abort.js';
 import { resolveWire } from '../wire/resolve.js';
-import type { TaskWire, WireKind } from '../wire/wire.js';
+import type { TaskWire } from '../wire/wire.js';
 
 /**
  * Runs MCP tool calls as tasks over a connected SDK `Client` (`@modelcontextprotocol/sdk` 1.x or

@@ -3,7 +3,7 @@
  * callbacks and `serve` option, and its default client info, and the mark that makes the library
  * its owner (the one to close it); and `TaskClient.connect` itself, which wraps that client.
  */
-import type { InputCallbacks, TaskClientConnectOptions } from './api.js';
+import type { InputCallbacks, TaskClientConnectOptions } from '../api/index.js';
 import { TaskOptionError } from '../errors.js';
 import { resolveClientOptions, resolveServeOptions } from './options.js';
 import { connectClient } from '../port/connect.js';

@@ -8,7 +8,8 @@
  */
 import type { TaskEngine } from '../engine/engine.js';
 import { sleep } from '../engine/retry.js';
-import { backoffDelay, type RetryPolicy } from '../engine/timing.js';
+import type { RetryPolicy } from '../api/index.js';
+import { backoffDelay } from '../engine/timing.js';
 import { claimMade } from './connect.js';
 import { TaskError, TaskOptionError } from '../errors.js';
 import { openPort, unusable } from '../port/open.js';

@@ -16,7 +16,7 @@
  * - the creation is given up (an abort, a deadline, `close()`) and the task it made anyway is being
  *   cancelled: the request is refused as for a task that ended locally, never shown to a callback.
  */
-import type { Scheduler, Timer } from '../engine/scheduler.js';
+import type { Scheduler, Timer } from '../util/scheduler.js';
 import type { SessionPort } from '../port/port.js';
 
 /** Longest wait of an input request for its task's `CreateTaskResult` (clock ms). */

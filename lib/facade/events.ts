@@ -3,7 +3,7 @@
  * {@link SafeEmitter.emit}, which runs every listener even when one throws and reports the throw
  * on the `error` event, so a listener can never break tracking.
  */
-import type { TaskClientEvents, TaskHandleEvents, TaskMetrics, TaskOutcomeKind } from './api.js';
+import type { TaskClientEvents, TaskHandleEvents, TaskMetrics, TaskOutcomeKind } from '../api/index.js';
 import { EventEmitter } from 'eventemitter3';
 import {
   TaskAbortError,
@@ -16,7 +16,7 @@ import {
   TaskNotFoundError,
   TaskTimeoutError,
 } from '../errors.js';
-import type { TaskRecord } from '../engine/record.js';
+import type { TaskView } from '../engine/task-view.js';
 import { scrub } from '../util/fingerprint.js';
 import { messageOf } from '../util/text.js';
 
@@ -117,7 +117,7 @@ export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
 }
 
 /** Metrics of a record at `now`. */
-export function metricsOf(record: TaskRecord, now: number): TaskMetrics {
+export function metricsOf(record: TaskView, now: number): TaskMetrics {
   const settlement = record.settlement;
   const task = record.task;
   return {
@@ -156,7 +156,7 @@ export function outcomeOf(error: TaskError | undefined): TaskOutcomeKind {
  */
 export function emitSettled(
   emitters: ReadonlyArray<SafeEmitter<TaskHandleEvents> | SafeEmitter<TaskClientEvents>>,
-  record: TaskRecord,
+  record: TaskView,
   now: number,
 ): void {
   const settlement = record.settlement;

@@ -1,25 +1,25 @@
 /**
- * `TaskHandle`: the caller's view of one tool call run as a task (or answered at once). A thin
- * facade: the promise and iterator adapters over the engine's callback core, and the stop
- * operations delegated to the client. Its members are documented on {@link TaskHandleApi}.
+ * The class behind every `TaskHandle`: the caller's view of one tool call run as a task (or
+ * answered at once). A thin facade: the promise and iterator adapters over the engine's callback
+ * core, and the stop operations delegated to the client. Internal: users name the public type
+ * {@link TaskHandle} (lib/api/handle.ts), where its members are documented.
  */
 import type {
   HandleKind,
   InputCallbacks,
   ResultOptions,
-  TaskHandle as AnyHandle,
-  TaskHandleApi,
+  TaskHandle,
   TaskHandleEvents,
   TaskMetrics,
   TaskReference,
   UpdatesOptions,
-} from './api.js';
-import type { WireKind } from '../wire/wire.js';
+  WireKind,
+} from '../api/index.js';
 import { TaskOptionError, type TaskError } from '../errors.js';
 import { SafeEmitter } from './events.js';
 import { checkOptionsObject, checkSignal } from './options.js';
 import { failedError } from '../engine/failure.js';
-import type { TaskRecord } from '../engine/record.js';
+import type { TaskView } from '../engine/task-view.js';
 import { raceAbort } from '../util/abort.js';
 import { SnapshotIterator, abortError } from '../util/snapshot-iterator.js';
 import type { CallToolResult, Task } from '../types.js';
@@ -27,13 +27,13 @@ import type { CallToolResult, Task } from '../types.js';
 /** The client operations a handle delegates to (not for direct use). */
 export interface HandleBackend {
   /** Starts observing a resumed task. */
-  activate(record: TaskRecord): void;
-  cancel(record: TaskRecord): Promise<Task>;
-  detach(record: TaskRecord): TaskReference;
-  dispose(record: TaskRecord): Promise<void>;
-  reference(record: TaskRecord): TaskReference;
+  activate(record: TaskView): void;
+  cancel(record: TaskView): Promise<Task>;
+  detach(record: TaskView): TaskReference;
+  dispose(record: TaskView): Promise<void>;
+  reference(record: TaskView): TaskReference;
   /** The record's metrics now. */
-  metrics(record: TaskRecord): TaskMetrics;
+  metrics(record: TaskView): TaskMetrics;
   /** Reports a throwing listener. */
   report(error: TaskError): void;
 }
@@ -52,7 +52,7 @@ export interface CallState {
 }
 
 type Source =
-  | { readonly kind: 'task'; readonly record: TaskRecord; readonly backend: HandleBackend; readonly wire: WireKind }
+  | { readonly kind: 'task'; readonly record: TaskView; readonly backend: HandleBackend; readonly wire: WireKind }
   | { readonly kind: 'immediate'; readonly result: CallToolResult; readonly wire: WireKind };
 
 /** What an `immediate` handle holds in place of a record. */
@@ -63,18 +63,18 @@ interface Immediate {
 }
 
 /**
- * The runtime class of every {@link TaskHandle} (`handle instanceof TaskHandleOf` holds): a tool
- * call in progress or done, of kind `K`. Made by `TaskClient` only; its members are documented on
- * {@link TaskHandleApi}.
+ * The runtime class of every {@link TaskHandle}: a tool call in progress or done, of kind `K`.
+ * Made by `TaskClient` only and not exported from the public entry point; its members are
+ * documented on {@link TaskHandle}.
  *
  * A handle is kept small (every in-flight task has one): what the record already knows (task id,
  * tool name) is read from it, and the kind follows from whether there is a record.
  */
-export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHandleApi<K> {
-  /** {@inheritDoc TaskHandleApi.wire} */
+export class TaskHandleOf<K extends HandleKind = HandleKind> {
+  /** {@inheritDoc TaskHandle.wire} */
   readonly wire: WireKind;
   /** The tracked task (kind `task`), with the client operations it delegates to. */
-  private readonly record: TaskRecord | undefined;
+  private readonly record: TaskView | undefined;
   private readonly backend: HandleBackend | undefined;
   /** Kind `task`: the server's immediate response, if any; kind `immediate`: what the server answered. */
   private readonly detail: string | Immediate | undefined;
@@ -97,33 +97,35 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
   }
 
   /** @internal Made by `TaskClient` (`callToolAsTask`, `resume`) only. */
-  static create(toolName: string, source: Source, immediateResponse?: string): AnyHandle {
-    return new TaskHandleOf(toolName, source, immediateResponse) as AnyHandle;
+  static create(toolName: string, source: Source, immediateResponse?: string): TaskHandle {
+    // Returned as the class of one kind or the other, so the compiler checks that it has every
+    // member of the public `TaskHandle` of that kind.
+    return new TaskHandleOf(toolName, source, immediateResponse) as TaskHandleOf<'task'> | TaskHandleOf<'immediate'>;
   }
 
-  /** {@inheritDoc TaskHandleApi.kind} */
+  /** {@inheritDoc TaskHandle.kind} */
   get kind(): K {
     return (this.record === undefined ? 'immediate' : 'task') as K;
   }
 
-  /** {@inheritDoc TaskHandleApi.taskId} */
+  /** {@inheritDoc TaskHandle.taskId} */
   get taskId(): K extends 'task' ? string : undefined {
     return this.record?.taskId as K extends 'task' ? string : undefined;
   }
 
-  /** {@inheritDoc TaskHandleApi.toolName} */
+  /** {@inheritDoc TaskHandle.toolName} */
   get toolName(): string {
     const record = this.record;
     return record !== undefined ? record.toolName : (this.detail as Immediate).toolName;
   }
 
-  /** {@inheritDoc TaskHandleApi.immediateResponse} */
+  /** {@inheritDoc TaskHandle.immediateResponse} */
   get immediateResponse(): string | undefined {
     const detail = this.detail;
     return typeof detail === 'object' ? detail.immediateResponse : detail;
   }
 
-  /** {@inheritDoc TaskHandleApi.task} */
+  /** {@inheritDoc TaskHandle.task} */
   get task(): Task | undefined {
     const record = this.record;
     return record !== undefined && !record.provisional ? record.task : undefined;
@@ -135,7 +137,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
   }
 
   /** @internal The tracked task (kind `task`). */
-  get tracked(): TaskRecord | undefined {
+  get tracked(): TaskView | undefined {
     return this.record;
   }
 
@@ -144,12 +146,12 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
     return this.emitter;
   }
 
-  /** {@inheritDoc TaskHandleApi.on} */
+  /** {@inheritDoc TaskHandle.on} */
   on<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): () => void {
     return this.listen()?.on(event, listener) ?? (() => {});
   }
 
-  /** {@inheritDoc TaskHandleApi.once} */
+  /** {@inheritDoc TaskHandle.once} */
   once<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): () => void {
     return this.listen()?.once(event, listener) ?? (() => {});
   }
@@ -163,22 +165,22 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
     return this.emitter;
   }
 
-  /** {@inheritDoc TaskHandleApi.off} */
+  /** {@inheritDoc TaskHandle.off} */
   off<E extends keyof TaskHandleEvents>(event: E, listener: (...args: TaskHandleEvents[E]) => void): void {
     this.emitter?.off(event, listener);
   }
 
-  /** {@inheritDoc TaskHandleApi.metrics} */
+  /** {@inheritDoc TaskHandle.metrics} */
   get metrics(): TaskMetrics | undefined {
     return this.record === undefined ? undefined : this.backend!.metrics(this.record);
   }
 
-  /** {@inheritDoc TaskHandleApi.settled} */
+  /** {@inheritDoc TaskHandle.settled} */
   get settled(): boolean {
     return this.record === undefined || this.record.settlement !== undefined;
   }
 
-  /** {@inheritDoc TaskHandleApi.result} */
+  /** {@inheritDoc TaskHandle.result} */
   result(options: ResultOptions = {}): Promise<CallToolResult> {
     // Checked before anything happens: an invalid call neither observes the task nor creates the
     // shared result promise (which nobody would then handle).
@@ -206,7 +208,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
     return record.resultPromise();
   }
 
-  /** {@inheritDoc TaskHandleApi.updates} */
+  /** {@inheritDoc TaskHandle.updates} */
   updates(options: UpdatesOptions = {}): AsyncIterableIterator<Task, undefined> {
     // Checked before anything is subscribed: a bad option leaves no observer behind.
     checkOptionsObject('options', options);
@@ -236,38 +238,38 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> implements TaskHand
     });
   }
 
-  /** Same as {@link TaskHandleApi.updates} without options, so `for await (const t of handle)` works. */
+  /** Same as {@link TaskHandle.updates} without options, so `for await (const t of handle)` works. */
   [Symbol.asyncIterator](): AsyncIterator<Task> {
     return this.updates();
   }
 
-  /** {@inheritDoc TaskHandleApi.cancel} */
+  /** {@inheritDoc TaskHandle.cancel} */
   async cancel(): Promise<Task | undefined> {
     return this.record === undefined ? undefined : this.backend!.cancel(this.record);
   }
 
-  /** {@inheritDoc TaskHandleApi.detach} */
+  /** {@inheritDoc TaskHandle.detach} */
   detach(): TaskReference | undefined {
     return this.record === undefined ? undefined : this.backend!.detach(this.record);
   }
 
-  /** {@inheritDoc TaskHandleApi.toJSON} */
+  /** {@inheritDoc TaskHandle.toJSON} */
   toJSON(): TaskReference | undefined {
     return this.record === undefined ? undefined : this.backend!.reference(this.record);
   }
 
-  /** {@inheritDoc TaskHandleApi.dispose} */
+  /** {@inheritDoc TaskHandle.dispose} */
   async dispose(): Promise<void> {
     if (this.record !== undefined) await this.backend!.dispose(this.record);
   }
 
-  /** `await using handle = await tasks.callToolAsTask(...)` support; see {@link TaskHandleApi.dispose}. */
+  /** `await using handle = await tasks.callToolAsTask(...)` support; see {@link TaskHandle.dispose}. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
   }
 }
 
 /** The emitter of a handle, if anyone ever listened (for the client's own event fan-out). */
-export function eventsOf(handle: AnyHandle): SafeEmitter<TaskHandleEvents> | undefined {
+export function eventsOf(handle: TaskHandle): SafeEmitter<TaskHandleEvents> | undefined {
   return (handle as TaskHandleOf).events;
 }

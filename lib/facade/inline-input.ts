@@ -4,11 +4,11 @@
  * delivery `task-update`). Both go through the same callbacks as side-channel requests.
  */
 import type { TaskEngine } from '../engine/engine.js';
-import type { TaskRecord } from '../engine/record.js';
+import type { TaskView } from '../engine/task-view.js';
 import { TaskDetachedError, TaskNotSupportedError } from '../errors.js';
 import type { JsonObject } from '../types.js';
 import type { InlineInput } from '../wire/wire.js';
-import type { InputCallbacks } from './api.js';
+import type { InputCallbacks } from '../api/index.js';
 import type { InputOwner, InputRouter } from './input.js';
 
 /** A signal that never aborts. */
@@ -63,7 +63,7 @@ export class InlineAnswers {
    * key is not asked again (there is no answer to send); an aborted one (the task ended) sends
    * nothing.
    */
-  forTask(record: TaskRecord, items: readonly InlineInput[]): void {
+  forTask(record: TaskView, items: readonly InlineInput[]): void {
     const engine = this.engine();
     const owner = this.owner(record.taskId);
     const about = { taskId: record.taskId, toolName: record.toolName, callbacks: owner?.callbacks };

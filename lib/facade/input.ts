@@ -9,12 +9,11 @@
  * - `retry`: input a server asks for before it answers a call at all (multi round-trip, [E17]).
  * A callback that never answers is abandoned when its task ends.
  */
-import type { InputCallbacks, InputContext, InputDelivery, UnattributedInput } from './api.js';
+import type { InputCallbacks, InputContext, InputDelivery, TaskHandle, UnattributedInput } from '../api/index.js';
 import type { EarlyVerdict } from './early-input.js';
 import { TaskError, TaskNotSupportedError } from '../errors.js';
 import type { JsonObject } from '../port/port.js';
 import { onAbort } from '../util/abort.js';
-import type { TaskHandle } from './api.js';
 import type { InlineInput, InputKind, InputRequest, TaskWire } from '../wire/wire.js';
 import { messageOf } from '../util/text.js';
 import type { Attribution, UntaggedInput } from './untagged.js';

@@ -7,9 +7,9 @@
  */
 import { armStops, stopError, type StopScope } from './stops.js';
 import type { TaskEngine } from '../engine/engine.js';
-import type { TaskRecord } from '../engine/record.js';
+import type { TaskView } from '../engine/task-view.js';
 import { TaskError, TaskNotSupportedError, TaskProtocolError } from '../errors.js';
-import type { TaskHandle } from './api.js';
+import type { TaskHandle } from '../api/index.js';
 import { NO_RELEASE } from './limiter.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
 import type { ToolCatalog } from './tool-catalog.js';
@@ -28,7 +28,7 @@ export interface LaunchContext {
   readonly engine: TaskEngine;
   readonly catalog: ToolCatalog;
   /** Wraps a tracked record in a handle and registers it. */
-  adopt(record: TaskRecord, call: ResolvedCallOptions, immediateResponse: string | undefined): TaskHandle;
+  adopt(record: TaskView, call: ResolvedCallOptions, immediateResponse: string | undefined): TaskHandle;
   /** Wraps a plain result in an immediate handle. */
   immediate(name: string, result: CallToolResult): TaskHandle;
   /**

@@ -3,7 +3,7 @@
  * call until its task settles. Calls beyond the limit wait in a FIFO queue, abortable by their
  * signal and bounded by their deadline, or are rejected at once when queueing is off.
  */
-import type { Scheduler, Timer } from '../engine/scheduler.js';
+import type { Scheduler, Timer } from '../util/scheduler.js';
 import { TaskQueueFullError } from '../errors.js';
 import { onAbort } from '../util/abort.js';
 import { Stopped } from '../util/race.js';

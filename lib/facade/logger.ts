@@ -4,7 +4,7 @@
  * fingerprint, which still lets lines about one task be correlated; `logTaskIds: true` logs them
  * in full.
  */
-import type { ConsoleLoggerOptions, LogLevel, TaskClientEvents, TaskLogger, TaskMetrics } from './api.js';
+import type { ConsoleLoggerOptions, LogLevel, TaskClientEvents, TaskLogger, TaskMetrics } from '../api/index.js';
 import type { TaskError } from '../errors.js';
 import { fingerprint, scrub as scrubId } from '../util/fingerprint.js';
 import type { SafeEmitter } from './events.js';

@@ -7,14 +7,14 @@ import type {
   CloseOptions,
   InputCallbacks,
   ProgressCallback,
+  RetryPolicy,
   ServeOptions,
   TaskClientOptions,
   TaskLogger,
-} from './api.js';
+} from '../api/index.js';
 import { TaskOptionError } from '../errors.js';
 import type { EngineConfig } from '../engine/engine.js';
-import { systemClock } from '../engine/scheduler.js';
-import type { RetryPolicy } from '../engine/timing.js';
+import { systemClock } from '../util/scheduler.js';
 import type { McpClient } from '../types.js';
 import type { ReceiverConfig } from '../receiver/types.js';
 

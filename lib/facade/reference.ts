@@ -2,8 +2,8 @@
  * Resume references: the small, versioned, JSON-safe value that finds a task again in this
  * process or another (`handle.toJSON()`, `handle.detach()` → `TaskClient.resume`), and its checks.
  */
-import type { TaskReference } from './api.js';
-import type { TaskRecord } from '../engine/record.js';
+import type { TaskReference } from '../api/index.js';
+import type { TaskView } from '../engine/task-view.js';
 import { TaskOptionError } from '../errors.js';
 import { MAX_TASK_ID_LENGTH } from '../wire/decode.js';
 import type { TaskWire } from '../wire/wire.js';
@@ -108,7 +108,7 @@ export function placeholderTask(target: ResumeTarget): Task {
 }
 
 /** The resume reference of a tracked task on `wire`. */
-export function referenceOf(record: TaskRecord, wire: TaskWire): TaskReference {
+export function referenceOf(record: TaskView, wire: TaskWire): TaskReference {
   const task = record.task;
   const features = wire.features();
   const sessionId = wire.sessionId();

@@ -11,15 +11,16 @@ import type {
   TaskHandleEvents,
   TaskMetrics,
   TaskProgress,
-} from './api.js';
+  WireKind,
+} from '../api/index.js';
 import { randomUUID } from '../util/random.js';
-import type { TaskRecord } from '../engine/record.js';
+import type { TaskView } from '../engine/task-view.js';
 import { TaskError } from '../errors.js';
 import { type SafeEmitter, emitSettled, metricsOf } from './events.js';
 import { TaskHandleOf, eventsOf, type CallState, type HandleBackend } from './handle.js';
 import type { InputOwner } from './input.js';
 import type { Task } from '../types.js';
-import { PROGRESS_TOKEN_PREFIX, type WireKind } from '../wire/wire.js';
+import { PROGRESS_TOKEN_PREFIX } from '../wire/wire.js';
 
 /** Where a progress token's notifications go. */
 interface ProgressRoute {
@@ -65,7 +66,7 @@ export class LiveTasks {
   }
 
   /** The record of every tracked task. */
-  *records(): IterableIterator<TaskRecord> {
+  *records(): IterableIterator<TaskView> {
     for (const handle of this.live.values()) {
       const record = handle.tracked;
       if (record !== undefined) yield record;
@@ -110,7 +111,7 @@ export class LiveTasks {
    * while `created` and `status` fire, then settles.
    */
   adopt(
-    record: TaskRecord,
+    record: TaskView,
     callbacks: InputCallbacks | undefined,
     progressToken: string | undefined,
     immediateResponse: string | undefined,
@@ -143,7 +144,7 @@ export class LiveTasks {
   }
 
   /** The events of a newly adopted task; a listener that stops the task meanwhile ends them. */
-  private announce(record: TaskRecord, live: TaskHandleOf): void {
+  private announce(record: TaskView, live: TaskHandleOf): void {
     if (!this.emitter.active) return;
     const settledOnArrival = record.settlement !== undefined;
     this.emitter.emit('created', metricsOf(record, this.now()));
@@ -155,7 +156,7 @@ export class LiveTasks {
     if (task.status === 'input_required' && listed()) this.emitter.emit('inputRequired', metricsOf(record, this.now()), task);
   }
 
-  private emitters(record: TaskRecord): Array<SafeEmitter<TaskHandleEvents>> {
+  private emitters(record: TaskView): Array<SafeEmitter<TaskHandleEvents>> {
     const handle = this.live.get(record.taskId);
     const handleEvents = handle === undefined ? undefined : eventsOf(handle as TaskHandle);
     const all = [this.emitter as unknown as SafeEmitter<TaskHandleEvents>];
@@ -164,7 +165,7 @@ export class LiveTasks {
   }
 
   /** A record accepted a changed snapshot. */
-  status(record: TaskRecord, previous: Task): void {
+  status(record: TaskView, previous: Task): void {
     // Snapshots applied before adoption (early notifications) are announced by `created`.
     if (this.live.get(record.taskId)?.tracked !== record) return;
     const emitters = this.emitters(record);
@@ -179,7 +180,7 @@ export class LiveTasks {
   }
 
   /** A record settled: forget it, release its callbacks' signal and progress route, emit. */
-  settled(record: TaskRecord): void {
+  settled(record: TaskView): void {
     const live = this.live.get(record.taskId);
     // A record settled before it was adopted (an early terminal notification) is announced by adopt().
     if (live?.tracked !== record) return;
@@ -194,7 +195,7 @@ export class LiveTasks {
   }
 
   /** A running task nears the end of its ttl. */
-  expiring(record: TaskRecord, expiresAt: number): void {
+  expiring(record: TaskView, expiresAt: number): void {
     const metrics = metricsOf(record, this.now());
     const expiry = { expiresAt, remainingMs: expiresAt - this.now() };
     for (const emitter of this.emitters(record)) emitter.emit('expiring', metrics, expiry);
@@ -239,7 +240,7 @@ export class LiveTasks {
   }
 
   /** Marks a task whose pending input callbacks must not be aborted when it settles (detach). */
-  keepInput(record: TaskRecord): void {
+  keepInput(record: TaskView): void {
     const live = this.live.get(record.taskId);
     if (live?.tracked === record) stateOf(live).keepInput = true;
   }

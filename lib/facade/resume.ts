@@ -2,7 +2,7 @@
  * `TaskClient.resume`: a tracked handle for a task that already exists, from its id or a resume
  * reference (checked by reference.ts), with the resume's own deadline and signal armed.
  */
-import type { ResumeOptions, TaskHandle, TaskReference } from './api.js';
+import type { ResumeOptions, TaskHandle, TaskReference } from '../api/index.js';
 import type { TaskEngine } from '../engine/engine.js';
 import { TaskOptionError } from '../errors.js';
 import { checkInputCapabilities } from './input.js';

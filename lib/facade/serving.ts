@@ -4,8 +4,8 @@
  * next connection after a reconnect, lets its callbacks answer plain input requests too, and
  * closes it when the client closes.
  */
-import type { InputCallbacks, ReceiverHandle, ServeOptions, TaskClientEvents } from './api.js';
-import type { Scheduler } from '../engine/scheduler.js';
+import type { InputCallbacks, ReceiverHandle, ServeOptions, TaskClientEvents } from '../api/index.js';
+import type { Scheduler } from '../util/scheduler.js';
 import { TaskOptionError } from '../errors.js';
 import type { SafeEmitter } from './events.js';
 import type { InputRouter } from './input.js';

@@ -3,9 +3,8 @@
  * cancelled remotely per `cancelOnTimeout` / `cancelOnAbort`, settling with a `TaskTimeoutError`
  * or `TaskAbortError` that says what became of the remote task), `detach()` and `dispose()`.
  */
-import type { TaskEngine } from '../engine/engine.js';
-import type { TaskRecord } from '../engine/record.js';
-import { giveUp } from '../engine/stop.js';
+import type { Deadline, TaskEngine } from '../engine/engine.js';
+import type { TaskView } from '../engine/task-view.js';
 import { onAbort } from '../util/abort.js';
 import {
   TaskAbortError,
@@ -34,7 +33,7 @@ export function stopError(
   scope: StopScope,
   stop: StopReason,
   remoteCancel: RemoteCancelOutcome,
-  record?: TaskRecord,
+  record?: TaskView,
 ): TaskError {
   const { engine, call, toolName, startedAt } = scope;
   const common = { task: record?.task, toolName, remoteCancel };
@@ -56,27 +55,38 @@ export function stopError(
   });
 }
 
-/** Arms the deadline timer and the abort listener of a tracked task. */
-export function armStops(scope: StopScope, record: TaskRecord): void {
+/**
+ * A call's deadline as the engine arms it: passing it cancels the remote task per
+ * `cancelOnTimeout`, and the task settles with a `TaskTimeoutError`.
+ */
+class CallDeadline implements Deadline {
+  constructor(
+    private readonly scope: StopScope,
+    readonly task: TaskView,
+  ) {}
+
+  get cancelRemote(): boolean {
+    return this.scope.call.cancelOnTimeout;
+  }
+
+  error(remote: RemoteCancelOutcome): TaskError {
+    return stopError(this.scope, { kind: 'timeout' }, remote, this.task);
+  }
+}
+
+/** Arms the deadline (in the engine) and the abort listener of a tracked task. */
+export function armStops(scope: StopScope, record: TaskView): void {
   const { engine, call } = scope;
   if (record.settlement !== undefined) return;
-  const graceMs = engine.config.cancelGraceMs;
-  if (call.timeoutMs !== undefined) {
-    record.deadlineTimer = engine.scheduler.schedule(scope.startedAt + call.timeoutMs, () => {
-      record.deadlineTimer = undefined;
-      void giveUp(engine, record, {
-        cancelRemote: call.cancelOnTimeout,
-        graceMs,
-        error: (remote) => stopError(scope, { kind: 'timeout' }, remote, record),
-      });
-    });
-  }
+  const timeoutMs = call.timeoutMs;
+  if (timeoutMs !== undefined) engine.armDeadline(new CallDeadline(scope, record), scope.startedAt + timeoutMs);
   const signal = call.signal;
   if (signal === undefined) return;
+  const graceMs = engine.config.cancelGraceMs;
   // One listener per signal however many calls share it (util/abort.ts); an already aborted one
   // (e.g. a resume() with an aborted signal) stops at once.
   const off = onAbort(signal, () => {
-    void giveUp(engine, record, {
+    void engine.giveUp(record, {
       cancelRemote: call.cancelOnAbort,
       graceMs,
       error: (remote) => stopError(scope, { kind: 'abort', reason: signal.reason }, remote, record),
@@ -86,14 +96,14 @@ export function armStops(scope: StopScope, record: TaskRecord): void {
 }
 
 /** Stops tracking without touching the remote task: `result()` rejects with `TaskDetachedError`, iterators end. */
-export function detachRecord(engine: TaskEngine, record: TaskRecord): void {
-  engine.settle(record, {
-    ok: false,
-    error: new TaskDetachedError('The handle was detached; the remote task keeps running', {
+export function detachRecord(engine: TaskEngine, record: TaskView): void {
+  engine.detach(
+    record,
+    new TaskDetachedError('The handle was detached; the remote task keeps running', {
       task: record.task,
       toolName: record.toolName,
     }),
-  });
+  );
 }
 
 /**
@@ -101,8 +111,8 @@ export function detachRecord(engine: TaskEngine, record: TaskRecord): void {
  * `result()` then rejects with `TaskCancelledError` when the cancel went through, otherwise with
  * `TaskDetachedError` saying what became of the remote task; iterators end normally.
  */
-export async function disposeRecord(engine: TaskEngine, record: TaskRecord): Promise<void> {
-  await giveUp(engine, record, {
+export async function disposeRecord(engine: TaskEngine, record: TaskView): Promise<void> {
+  await engine.giveUp(record, {
     cancelRemote: true,
     graceMs: engine.config.cancelGraceMs,
     throwFromIterators: false,
@@ -121,7 +131,7 @@ export async function disposeRecord(engine: TaskEngine, record: TaskRecord): Pro
 export async function closeTracked(engine: TaskEngine, cancelRemote: boolean, graceMs: number): Promise<void> {
   await Promise.all(
     [...engine.tracked()].map((record) =>
-      giveUp(engine, record, {
+      engine.giveUp(record, {
         cancelRemote,
         force: true,
         once: true,

@@ -6,7 +6,7 @@
  * remembered as unknown until the list changes, so a misspelled tool does not re-list every call.
  * Also `TaskClient.tools()`, which reports them.
  */
-import type { ToolTaskSupport } from './api.js';
+import type { ToolTaskSupport } from '../api/index.js';
 import type { TaskEngine } from '../engine/engine.js';
 import { TaskClosedError } from '../errors.js';
 import { raceAbort } from '../util/abort.js';

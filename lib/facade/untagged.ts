@@ -28,10 +28,10 @@
  * (the request is passed along the taps) follow it. A TaskClient that closes ends its waits at once
  * with a last judgement.
  */
-import type { InputCallbacks } from './api.js';
+import type { InputCallbacks } from '../api/index.js';
 import { EARLY_INPUT_WAIT_MS } from './early-input.js';
-import type { TaskRecord } from '../engine/record.js';
-import type { Scheduler } from '../engine/scheduler.js';
+import type { TaskView } from '../engine/task-view.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { SessionPort } from '../port/port.js';
 import { onAbort } from '../util/abort.js';
 import type { UnattributedNote } from '../wire/wire.js';
@@ -57,11 +57,11 @@ export interface PendingCall {
 /** What one TaskClient lends the attribution. */
 export interface UntaggedHost {
   /** The tasks it tracks. */
-  tasks(): Iterable<TaskRecord>;
+  tasks(): Iterable<TaskView>;
   /** True when a question of the task `taskId` came tagged with its id: its server tags them. */
   tags(taskId: string): boolean;
   /** The delay before the next poll of `record` (its poll interval as the engine applies it). */
-  pollDelay(record: TaskRecord): number;
+  pollDelay(record: TaskView): number;
   /** Its timers (the client's clock). */
   readonly scheduler: Scheduler;
 }

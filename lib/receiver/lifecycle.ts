@@ -3,7 +3,7 @@
  * a host logs and shows them like its own tasks): `created`, `status` on every status change,
  * then one of `completed`, `failed`, `cancelled`, `expired`, and `settled`.
  */
-import type { ReceiverResult, TaskMetrics, TaskOutcomeKind } from '../facade/api.js';
+import type { ReceiverResult, TaskMetrics, TaskOutcomeKind } from '../api/index.js';
 import { TaskCancelledError, TaskClosedError, TaskExpiredError, TaskFailedError, type TaskError } from '../errors.js';
 import type { JsonObject } from '../port/port.js';
 import type { JsonRpcErrorInfo } from '../types.js';

@@ -3,9 +3,9 @@
  * following the client to a new connection when it reconnects (the old connection's tasks go with
  * it). One receiver per connection: the tasks of a connection belong to one store.
  */
-import type { ReceiverHandle } from '../facade/api.js';
+import type { ReceiverHandle } from '../api/index.js';
 import { TaskNotSupportedError, TaskOptionError, type TaskError } from '../errors.js';
-import type { Scheduler } from '../engine/scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { JsonObject, SessionPort } from '../port/port.js';
 import type { Task } from '../types.js';
 import { missingCapability, receiverCapabilities } from './capabilities.js';

@@ -8,9 +8,9 @@
  * A plain request (no `params.task`) is never taken here: it goes on to the side-channel input
  * path, as for a client that serves no tasks ([V1]).
  */
-import type { InputContext } from '../facade/api.js';
+import type { InputContext } from '../api/index.js';
 import { TaskError } from '../errors.js';
-import type { Scheduler } from '../engine/scheduler.js';
+import type { Scheduler } from '../util/scheduler.js';
 import type { InboundRequest, JsonObject, SessionPort } from '../port/port.js';
 import { isTerminalStatus, type Task, type TaskStatus } from '../types.js';
 import { onAbort } from '../util/abort.js';

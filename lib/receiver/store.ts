@@ -6,7 +6,7 @@
  */
 import { randomUUID } from '../util/random.js';
 import type { TaskError } from '../errors.js';
-import type { Scheduler, Timer } from '../engine/scheduler.js';
+import type { Scheduler, Timer } from '../util/scheduler.js';
 import type { JsonObject } from '../port/port.js';
 import { isTerminalStatus, type JsonRpcErrorInfo, type Task, type TaskStatus } from '../types.js';
 import type { ReceiverKind } from './types.js';

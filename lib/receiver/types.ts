@@ -4,7 +4,7 @@
  * `tasks/get|result|list|cancel` for them. What the receiver modules share: the resolved
  * settings, what the receiver needs from the TaskClient that hosts it, and the request kinds.
  */
-import type { ElicitationCallback, InputContext, SamplingCallback, TaskClientEvents } from '../facade/api.js';
+import type { ElicitationCallback, InputContext, SamplingCallback, TaskClientEvents } from '../api/index.js';
 import type { TaskError } from '../errors.js';
 
 /** The two requests a client can receive as tasks ([R1]: `tasks.requests` of a client). */

@@ -12,13 +12,11 @@
  * ({@link TaskWire.classify}), so no engine or facade code reads a JSON-RPC code. Wires throw
  * `TaskRpcError` for failed requests and `TaskProtocolError` for malformed replies.
  */
+import type { WireKind } from '../api/index.js';
 import type { JsonObject, RequestGroup, Timers } from '../port/port.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task, TaskPage } from '../types.js';
 
 export type { GroupMember, RequestGroup } from '../port/port.js';
-
-/** The protocol form a task runs on. */
-export type WireKind = '2025-11-25' | 'io.modelcontextprotocol/tasks';
 
 /** Per-request options. */
 export interface WireRequestOptions {

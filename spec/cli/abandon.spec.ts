@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLOSE_WAIT_MS } from '../../lib/cli/target.js';
+import { CLOSE_WAIT_MS } from '../../cli/src/target.js';
 import { ExtServer, outcome, startExtHttpServer, type ExtHttpServer } from '../support/ext-server/index.js';
 import { EXT_WIRE, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
 

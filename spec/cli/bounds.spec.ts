@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CANCEL_GRACE_MS } from '../../lib/cli/target.js';
+import { CANCEL_GRACE_MS } from '../../cli/src/target.js';
 import { startHttpServer } from '../support/http-server.js';
 import { EXT_WIRE, FAULTY_SERVER, PtyRun, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
 

@@ -1,10 +1,10 @@
 /**
- * The CLI's elicitation form (lib/cli/forms.ts) without a terminal: `@clack/prompts` is replaced
+ * The CLI's elicitation form (cli/src/forms.ts) without a terminal: `@clack/prompts` is replaced
  * by a script of answers, one per prompt, so `askElicitation` runs as it does for a user.
  */
 import type * as Prompts from '@clack/prompts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { askElicitation } from '../../lib/cli/forms.js';
+import { askElicitation } from '../../cli/src/forms.js';
 
 /** What the next prompts answer, in order (the first is "Answer this form?"). */
 const script = vi.hoisted(() => ({ answers: [] as unknown[] }));

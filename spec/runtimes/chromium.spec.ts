@@ -112,7 +112,7 @@ describeRuntime('Chromium', probe(CHROMIUM, 'apt-get install -y chromium, or set
 
   it('tasks extension: the same page runs a task that asks a question mid-way (answered in the form) and cancels one', { timeout: 120_000 }, async () => {
     const methods: string[] = [];
-    const server = await serveExtHttp(0, { stepMs: 250, onMessage: (message) => methods.push(String(message.method)) });
+    const server = await serveExtHttp({ stepMs: 250, onMessage: (message) => methods.push(String(message.method)) });
     try {
       const { page, errors } = await connected(server, 'io.modelcontextprotocol/tasks');
 

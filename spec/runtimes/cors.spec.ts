@@ -10,7 +10,7 @@ import { serveHttp } from '../../examples/http-server.js';
 describe('CORS on the example servers', () => {
   for (const [name, start] of [
     ['2025-11-25 server', () => serveHttp(0, { origin: 'http://127.0.0.1:8080' })],
-    ['extension server', () => serveExtHttp(0, { origin: 'http://127.0.0.1:8080' })],
+    ['extension server', () => serveExtHttp({ origin: 'http://127.0.0.1:8080' })],
   ] as const) {
     it(`${name}: the preflight and the answers carry what a page needs`, async () => {
       const server = await start();

@@ -10,7 +10,7 @@ import {
   type TaskClient,
   TaskAbortError,
   TaskFailedError,
-  TaskHandleOf,
+  type TaskHandle,
   TaskTimeoutError,
   type CallToolAsTaskOptions,
   type CloseOptions,
@@ -18,6 +18,7 @@ import {
   type TaskClientOptions,
   type UpdatesOptions,
 } from '../../lib/index.js';
+import * as entry from '../../lib/index.js';
 import type { ElicitResult as SdkV2ElicitResult } from '@modelcontextprotocol/client';
 import type { CreateMessageResult as SdkV1CreateMessageResult, ElicitResult as SdkV1ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
@@ -65,14 +66,35 @@ export async function narrowing(tasks: TaskClient): Promise<string> {
   // @ts-expect-error before narrowing, taskId may be undefined
   const unknownId: string = handle.taskId;
   void unknownId;
+  const either: TaskHandle = handle;
+  void either;
+  if (handle.kind === 'task') {
+    const id: string = handle.taskId;
+    const task: TaskHandle<'task'> = handle;
+    // @ts-expect-error a task handle is not an immediate one
+    const wrong: TaskHandle<'immediate'> = handle;
+    void [task, wrong];
+    return id;
+  }
+  const none: undefined = handle.taskId;
+  void none;
+  const immediate: TaskHandle<'immediate'> = handle;
+  return immediate.kind;
+}
+
+/** A handle the host annotates as `TaskHandle` narrows on `kind` just as one it got from a call. */
+export function annotated(handle: TaskHandle): string | undefined {
   if (handle.kind === 'task') {
     const id: string = handle.taskId;
     return id;
   }
   const none: undefined = handle.taskId;
-  void none;
-  return handle instanceof TaskHandleOf ? 'immediate' : 'never';
+  return none;
 }
+
+/** `TaskHandle` is the one handle name: the class behind it is not exported. */
+// @ts-expect-error the handle's class is internal
+export const handleClass: unknown = entry.TaskHandleOf;
 
 /** What SDK v1 and v2 handlers produce can be returned from the input callbacks as is. */
 declare const sdkV1Elicit: SdkV1ElicitResult;

@@ -1,6 +1,8 @@
 /**
- * Running the real `mcp-task` CLI (from source, through tsx) in tests: in a pseudo-terminal
- * (@lydell/node-pty, prebuilt binaries) or with plain pipes.
+ * Running the real `mcp-task` CLI (cli/src/main.ts, through tsx) in tests: in a pseudo-terminal
+ * (@lydell/node-pty, prebuilt binaries) or with plain pipes. The CLI imports the library as a host
+ * does, by its package name, so it runs against the built library (dist/): after changing lib/,
+ * `npm run build` before running these suites (`npm test` builds first).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +13,7 @@ import pty from '@lydell/node-pty';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../../cli/src/main.ts', import.meta.url));
 
 /** `--stdio` value that starts the example server from source. */
 export const STDIO_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../../../examples/server.ts', import.meta.url))}`;

@@ -1,0 +1,306 @@
+/**
+ * What every command shares: the common options, the output mode (terminal or JSON lines), the
+ * answers, Ctrl-C reading and the connected target, set up and torn down around the command.
+ */
+import type { TaskHandle } from 'mcp-task-client';
+import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
+import { AnswerQueue, loadAnswers } from '../answers.js';
+import { EXIT, describeError, outcomeOf } from '../exit.js';
+import { inputCallbacks } from '../input.js';
+import { Interrupts } from '../interrupt.js';
+import { ServerLoss } from '../loss.js';
+import { removeReference, temporaryReferencePath, writeReference, type SavedReference } from '../ref-file.js';
+import { HumanReporter, JsonReporter, type Reporter } from '../reporter.js';
+import { CONNECT_TIMEOUT_MS, ConnectError, WireUnavailableError, openTarget, preloadTarget, type Target } from '../target.js';
+
+/** Options every command accepts (as commander parses them). */
+export interface CommonOptions {
+  readonly stdio?: string;
+  readonly url?: string;
+  readonly header?: string[];
+  readonly session?: string;
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+  readonly wire?: string;
+  readonly timeout?: string;
+  readonly ttl?: string;
+  readonly answer?: string[];
+  readonly answers?: string;
+  readonly saveRef?: string;
+  readonly ref?: string;
+  readonly connectTimeout?: string;
+}
+
+/** A command's running context. */
+export interface Session {
+  readonly target: Target;
+  readonly reporter: Reporter;
+  readonly interrupts: Interrupts;
+  /** What is left of `--timeout` once connected, in ms (the deadline counts from the start of the run). */
+  readonly timeoutMs: number | undefined;
+  /** `--ttl` in ms. */
+  readonly ttlMs: number | undefined;
+  /** Saves a reference file for `handle` (`call --save-ref`, or a temporary one). @returns the file. */
+  saveReference(handle: TaskHandle, file?: string): string | undefined;
+  /** The `watch` command line that picks `handle` up from another process (`--url` targets). */
+  watchCommand(handle: TaskHandle): string | undefined;
+  /** The task ended (a terminal status): reference files the CLI wrote on its own for it are removed. */
+  taskEnded(handle: TaskHandle): void;
+  /** How many questions of task `taskId` reached this process. */
+  inputSeen(taskId: string): number;
+  /** The server went away: {@link ServerLoss.onLost} takes the news over from the command's default (exit 1). */
+  readonly loss: ServerLoss;
+  /**
+   * Leave without closing the connection in order (nothing is awaited, a stdio server is killed):
+   * after a second Ctrl-C, an unanswered cancel, or a lost server.
+   */
+  leaveNow(): void;
+}
+
+/** The process streams, so tests can run commands in process. */
+export interface Io {
+  readonly stdin: NodeJS.ReadStream;
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+const defaultIo = (): Io => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+/** What a command adds to {@link runSession}. */
+export interface SessionExtra {
+  /** The reference of `--ref FILE`: where to connect (its URL, HTTP session) unless `--url`/`--stdio` say otherwise. */
+  readonly saved?: SavedReference;
+  /** When the run started (for elapsed times). */
+  readonly startedAt?: number;
+  /**
+   * The command ends with a `result` line (`call`, `watch`, `result`): a failure to connect
+   * prints one too, so that its output always ends with one.
+   */
+  readonly resultLine?: boolean;
+}
+
+/** How long connecting may take before the terminal says what it waits for. */
+const CONNECTING_NOTE_MS = 300;
+
+/** `--timeout` passed before the connection was made (exit 124). */
+export class ConnectTimeoutError extends Error {
+  override readonly name = 'ConnectTimeoutError';
+}
+
+/**
+ * Runs `body` with a connected target; returns its exit code. Connection failures exit 1,
+ * usage errors 2, `--timeout` passing while connecting 124 (both connection failures print a
+ * `result` line when `extra.resultLine` is set, else a note). After a second Ctrl-C nothing is
+ * awaited: a stdio server is killed. Stdout closed by its reader (EPIPE) counts as an
+ * interruption (exit 141); so does SIGTERM (exit 143).
+ */
+export async function runSession(
+  options: CommonOptions,
+  body: (session: Session) => Promise<number>,
+  extra: SessionExtra = {},
+  io: Io = defaultIo(),
+): Promise<number> {
+  const wire = parseWire(options.wire);
+  const json = options.json === true || io.stdout.isTTY !== true;
+  const quiet = options.quiet === true;
+  const answers = new AnswerQueue(loadAnswers(options.answer ?? [], options.answers));
+  // A timer waits out `--timeout`: longer than the timers honour is refused rather than run short.
+  const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
+  const ttlMs = options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl');
+  const headers = parseHeaders(options.header ?? []);
+  const connectTimeoutMs =
+    options.connectTimeout === undefined ? CONNECT_TIMEOUT_MS : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
+  const startedAt = extra.startedAt ?? Date.now();
+  const reporter: Reporter = json
+    ? new JsonReporter(io, quiet)
+    : new HumanReporter(io, {
+        color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === '',
+        quiet,
+        interactive: io.stdin.isTTY === true,
+        startedAt,
+      });
+  const interrupts = new Interrupts(io.stdin);
+  // A reader that went away (`| head -1`): stop like an interruption, without a stack trace. The
+  // listeners stay: later writes to the closed pipe fail too, and are dropped.
+  io.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' && interrupts.cause !== 'pipe') interrupts.press('pipe');
+  });
+  io.stderr.on('error', () => {});
+  const asked = new Map<string, number>();
+  const callbacks = inputCallbacks({
+    answers,
+    asked: (taskId) => {
+      if (taskId !== undefined) asked.set(taskId, (asked.get(taskId) ?? 0) + 1);
+    },
+    reporter: () => reporter,
+    prompt: async (run) => {
+      try {
+        return await reporter.prompt(run);
+      } finally {
+        interrupts.rearm();
+      }
+    },
+  });
+  const saved = extra.saved;
+  // An explicit `--stdio` says where the task is: the reference's URL and HTTP session are not used.
+  const savedUrl = options.stdio === undefined ? saved?.url : undefined;
+  const savedSessionId = options.stdio === undefined ? saved?.reference.sessionId : undefined;
+  // The modules a connection needs are loaded first: loading them is not the server's time.
+  await preloadTarget({ stdio: options.stdio, url: options.url ?? savedUrl, sessionId: options.session ?? savedSessionId, wire });
+  const runStart = Date.now();
+  // `--timeout` bounds the whole run, connecting included.
+  const connectDeadline = new AbortController();
+  const connectTimer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(
+          () => connectDeadline.abort(new ConnectTimeoutError(`--timeout passed after ${options.timeout ?? ''} while connecting to the server; gave up`)),
+          timeoutMs,
+        );
+  const url = options.url ?? savedUrl;
+  // On a terminal, say what is being waited for when connecting takes a moment (a server that
+  // starts slowly, or a command that does not speak MCP: the connect timeout ends that).
+  const connecting =
+    io.stderr.isTTY === true && (options.stdio !== undefined || url !== undefined)
+      ? setTimeout(() => reporter.note(`connecting to ${url ?? `the stdio server \`${options.stdio ?? ''}\``}…`), CONNECTING_NOTE_MS)
+      : undefined;
+  let target: Target;
+  try {
+    target = await openTarget(
+      {
+        stdio: options.stdio,
+        url,
+        headers,
+        sessionId: options.session ?? savedSessionId,
+        onServerStderr: (text) => reporter.note(`server: ${text.trimEnd()}`),
+        wire,
+        signal: connectDeadline.signal,
+        connectTimeoutMs,
+      },
+      callbacks,
+    );
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    // Both ways of failing to connect end the same way: a `result` line for the commands that end
+    // with one (`outcome` "timeout", exit 124, or "error", exit 1), else a note on stderr.
+    const timedOut = error instanceof ConnectTimeoutError;
+    const exitCode = timedOut ? EXIT.timeout : EXIT.failed;
+    const message = timedOut || error instanceof WireUnavailableError || error instanceof ConnectError ? describeError(error) : `cannot connect: ${describeError(error)}`;
+    if (extra.resultLine === true) {
+      const name = error instanceof Error ? error.name : 'Error';
+      reporter.end({ outcome: timedOut ? 'timeout' : 'error', exitCode, error: { name, message } });
+    } else {
+      reporter.note(message);
+    }
+    return exitCode;
+  } finally {
+    clearTimeout(connectTimer);
+    clearTimeout(connecting);
+  }
+
+  const written = new Map<string, string>();
+  /** Files this process wrote on its own (not `--save-ref`'s), by task id. */
+  const temporary = new Map<string, string>();
+  const saveReference = (handle: TaskHandle, file?: string): string | undefined => {
+    const reference = handle.toJSON();
+    if (reference === undefined) return undefined;
+    const path = file ?? written.get(reference.taskId) ?? temporaryReferencePath();
+    if (written.get(reference.taskId) !== path) {
+      const own = file === undefined;
+      writeReference(path, { v: 2, reference, url: target.url, ...(own ? { temporary: true as const } : {}) }, { exclusive: own });
+      written.set(reference.taskId, path);
+      if (own) temporary.set(reference.taskId, path);
+    }
+    return path;
+  };
+  let abandoning = false;
+  // The server went away outside of following a task: the command ends (exit 1).
+  let lostBeforeFollowing: (why: string) => void = () => {};
+  const lostOutside = new Promise<string>((resolve) => (lostBeforeFollowing = resolve));
+  const loss = new ServerLoss((why) => lostBeforeFollowing(why));
+  target.watchLoss((why) => loss.lose(why));
+  const session: Session = {
+    target,
+    reporter,
+    interrupts,
+    timeoutMs: timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (Date.now() - runStart)),
+    ttlMs,
+    saveReference,
+    watchCommand: (handle) => {
+      // `watch --ref FILE` already has a reference file to point to.
+      let file = options.ref;
+      if (file === undefined) {
+        try {
+          file = saveReference(handle, options.saveRef);
+        } catch {
+          // `--save-ref`'s file could not be written (call said so): point to a temporary one.
+          try {
+            file = saveReference(handle);
+          } catch (error) {
+            reporter.note(`cannot save a reference file: ${describeError(error)}`);
+            return undefined;
+          }
+        }
+      }
+      if (file === undefined) return undefined;
+      const auth = Object.keys(headers).length > 0 ? ' (plus your --header options)' : '';
+      return `mcp-task watch --ref ${file}${auth}`;
+    },
+    taskEnded: (handle) => {
+      const taskId = handle.taskId;
+      if (taskId === undefined) return;
+      const own = temporary.get(taskId);
+      if (own !== undefined) {
+        removeReference(own);
+        temporary.delete(taskId);
+        written.delete(taskId);
+      }
+      // A file another mcp-task process wrote on its own to say how to follow this task.
+      if (options.ref !== undefined && saved?.temporary === true && saved.reference.taskId === taskId) removeReference(options.ref);
+    },
+    inputSeen: (taskId) => asked.get(taskId) ?? 0,
+    loss,
+    leaveNow: () => {
+      abandoning = true;
+    },
+  };
+
+  // Outside of following a task, Ctrl-C just leaves.
+  interrupts.onPress(() => {
+    interrupts.disable();
+    reporter.close();
+    target.abandon();
+    process.exit(interrupts.exitCode);
+  });
+  interrupts.enable();
+  try {
+    const ending = await Promise.race([body(session).then((code) => ({ code })), lostOutside.then((why) => ({ why }))]);
+    if ('code' in ending) return ending.code;
+    abandoning = true;
+    const message = ending.why;
+    if (extra.resultLine === true) reporter.end({ outcome: 'error', exitCode: EXIT.failed, wire: target.wire, error: { name: 'ServerLostError', message } });
+    else reporter.note(message);
+    return EXIT.failed;
+  } catch (error) {
+    reporter.note(describeError(error));
+    return outcomeOf(error).exitCode;
+  } finally {
+    reporter.close();
+    if (interrupts.presses >= 2 || abandoning) {
+      interrupts.disable();
+      target.abandon();
+    } else {
+      // Closing may wait (at most CLOSE_WAIT_MS) for the answer to a call given up before it came,
+      // so that a task created anyway is cancelled: a Ctrl-C meanwhile leaves at once.
+      interrupts.onPress(() => {
+        interrupts.disable();
+        reporter.note(`${interrupts.label}: leaving without waiting; a task the server creates now runs until it expires`);
+        target.abandon();
+        process.exit(interrupts.exitCode);
+      });
+      await target.close().catch(() => {});
+      interrupts.disable();
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Public types of the receiver role: the options of `TaskClient.serve` and the handle it returns.
+ */
+import type { Task } from '../types.js';
+import type { ElicitationCallback, SamplingCallback } from './input.js';
+
+/**
+ * Options of {@link TaskClient.serve} (and of the `serve` client option): how this client runs the
+ * server's task-augmented `elicitation/create` and `sampling/createMessage` requests as receiver
+ * tasks (MCP 2025-11-25). Every duration is in milliseconds.
+ */
+export interface ServeOptions {
+  /**
+   * Answers elicitations, task-augmented or not (a plain one reaches it when no call or client
+   * callback answers first). Only the kinds given a callback are served.
+   * @defaultValue the client's `onElicitation` when neither callback is given
+   */
+  readonly elicitation?: ElicitationCallback | undefined;
+  /**
+   * Answers sampling requests, task-augmented or not.
+   * @defaultValue the client's `onSampling` when neither callback is given
+   */
+  readonly sampling?: SamplingCallback | undefined;
+  /**
+   * Retention granted when the server asks for no `ttl` (capped by `maxTtlMs`).
+   * @defaultValue 3600000 (1 hour)
+   */
+  readonly ttlMs?: number | undefined;
+  /**
+   * Longest retention granted: a larger requested `ttl` is lowered to it, and the granted value is
+   * what the task reports. A task and its result are deleted `ttl` after creation, running or
+   * not.
+   * @defaultValue 86400000 (24 hours)
+   */
+  readonly maxTtlMs?: number | undefined;
+  /**
+   * The `pollInterval` suggested to the server in every task snapshot.
+   * @defaultValue 1000
+   */
+  readonly pollIntervalMs?: number | undefined;
+  /**
+   * Most receiver tasks held per connection, running or finished. When a new task would exceed
+   * it, the oldest finished task is deleted; when every task is still running, the request is
+   * refused with a JSON-RPC error.
+   * @defaultValue 1000
+   */
+  readonly maxTasks?: number | undefined;
+  /**
+   * Most `tasks/result` requests that may wait on one running task at a time. Each waiting request
+   * holds memory until the task ends or its ttl elapses, so a server cannot pile them up: past the
+   * cap, a further one is refused at once with a JSON-RPC error (-32603), as a new task is past
+   * `maxTasks`. A request the server cancels, or that gets its answer, frees its place.
+   * @defaultValue 16
+   */
+  readonly maxResultWaiters?: number | undefined;
+  /**
+   * Tasks per `tasks/list` page.
+   * @defaultValue 50
+   */
+  readonly pageSize?: number | undefined;
+}
+
+/**
+ * Serving of receiver tasks, from {@link TaskClient.serve}: numbers for a host's UI, and the way
+ * to stop. Stopping (or closing the TaskClient) cancels every running receiver task, aborts the
+ * signals of their callbacks and deletes every task; the server then gets errors for them.
+ */
+export interface ReceiverHandle extends AsyncDisposable {
+  /** True once serving stopped. */
+  readonly closed: boolean;
+  /** Receiver tasks held on the current connection, running or finished. */
+  readonly size: number;
+  /** Receiver tasks whose callback is still running. */
+  readonly running: number;
+  /** Snapshots of the receiver tasks held on the current connection, oldest first. */
+  tasks(): Task[];
+  /** Stops serving (idempotent). */
+  close(): Promise<void>;
+  /** `await using receiver = tasks.serve(...)` support; see {@link ReceiverHandle.close}. */
+  [Symbol.asyncDispose](): Promise<void>;
+}

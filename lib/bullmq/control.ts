@@ -1,0 +1,230 @@
+/**
+ * The control channel between any process and the worker that holds a job: answers to a task's
+ * questions and requests to cancel, kept in one Redis hash per queue. Writers store a field and
+ * bump a revision counter in one script; each worker reads the counter every `pollMs` (one `GET`
+ * per worker, whatever its number of jobs) and the fields of its own jobs only when it changed.
+ * What is written survives the worker: a job resumed elsewhere finds its answers and its cancel.
+ */
+import type { Queue, RedisClient } from 'bullmq';
+
+/** The BullMQ queue that a tool job runs on (any data type). */
+export type ToolQueue = Queue;
+
+/** What is stored for a job: its cancel request, or the answer to one of its questions. */
+export type ControlField = { readonly kind: 'cancel' } | { readonly kind: 'answer'; readonly question: string };
+
+const SCRIPT = 'mcpTaskClientControl';
+/**
+ * KEYS[1] the hash, KEYS[2] the revision; ARGV[1] the field, ARGV[2] its value, ARGV[3] '1' to
+ * write only a field not set yet. Returns 1 when written, 0 when it was set already.
+ */
+const LUA = `
+if ARGV[3] == '1' then
+  if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+end
+redis.call('INCR', KEYS[2])
+return 1`;
+
+const defined = new WeakSet<object>();
+
+/** The Redis client of `queue`, with the control script defined on it. */
+async function clientOf(queue: ToolQueue): Promise<RedisClient> {
+  const client = await queue.getBackend().client;
+  if (!defined.has(client)) {
+    client.defineCommand(SCRIPT, { numberOfKeys: 2, lua: LUA });
+    defined.add(client);
+  }
+  return client;
+}
+
+/** The keys of `queue`'s control hash and revision counter. */
+function keysOf(queue: ToolQueue): { readonly hash: string; readonly rev: string } {
+  return { hash: queue.toKey('mcp-task-client:control'), rev: queue.toKey('mcp-task-client:rev') };
+}
+
+/** The hash field of `field` for `jobId` (JSON, so no job id can make two fields collide). */
+function fieldName(jobId: string, field: ControlField): string {
+  return JSON.stringify(field.kind === 'cancel' ? [jobId, 'cancel'] : [jobId, 'answer', field.question]);
+}
+
+/**
+ * Stores `value` (JSON) under `field` of `jobId` and tells the workers.
+ * @param onlyIfAbsent - leave a value already stored alone.
+ * @returns false when `onlyIfAbsent` found one.
+ */
+export async function writeControl(queue: ToolQueue, jobId: string, field: ControlField, value: unknown, onlyIfAbsent: boolean): Promise<boolean> {
+  const client = await clientOf(queue);
+  const { hash, rev } = keysOf(queue);
+  const written: unknown = await client.runCommand(SCRIPT, [hash, rev, fieldName(jobId, field), JSON.stringify(value), onlyIfAbsent ? '1' : '0']);
+  return Number(written) === 1;
+}
+
+/** One job's side of the channel, held by the worker that runs it. */
+export interface WatchedJob {
+  /** Resolves with the reason once a cancel is requested for the job. */
+  readonly cancelled: Promise<string>;
+  /** Resolves once the channel was read for this job (a cancel stored before it started is known then). */
+  readonly ready: Promise<void>;
+  /**
+   * Resolves with the answer stored for `question` (once it is, which may be at once), and takes
+   * it off the channel. Rejects with `signal`'s reason when it aborts first.
+   */
+  answer(question: string, signal: AbortSignal): Promise<unknown>;
+  /** Stops watching; clears what this job left on the channel. */
+  release(): void;
+}
+
+interface Watched {
+  readonly jobId: string;
+  cancelSeen: boolean;
+  cancel: (reason: string) => void;
+  readonly read: () => void;
+  readonly waiting: Map<string, (answer: unknown) => void>;
+  /** Questions asked for this job whose fields may remain to clear. */
+  readonly asked: Set<string>;
+}
+
+/** Reads the channel for the jobs of one worker (see the module comment). */
+export class ControlWatch {
+  private readonly jobs = new Map<string, Watched>();
+  private lastRev: string | null | undefined;
+  /** A job or a question was added since the last read: read the fields even if the revision is the same. */
+  private dirty = false;
+  private timer: NodeJS.Timeout | undefined;
+  private reading = false;
+  private stopped = false;
+
+  constructor(
+    private readonly queue: ToolQueue,
+    private readonly pollMs: number,
+    private readonly problem: (jobId: string, error: Error) => void,
+  ) {}
+
+  /** Starts watching `jobId`; its stored cancel (if any) is read at once. */
+  watch(jobId: string): WatchedJob {
+    let cancel!: (reason: string) => void;
+    const cancelled = new Promise<string>((resolve) => (cancel = resolve));
+    let read!: () => void;
+    const ready = new Promise<void>((resolve) => (read = resolve));
+    const watched: Watched = { jobId, cancelSeen: false, cancel, read, waiting: new Map(), asked: new Set() };
+    this.jobs.set(jobId, watched);
+    this.wake();
+    return {
+      cancelled,
+      ready,
+      answer: (question, signal) => this.answer(watched, question, signal),
+      release: () => this.release(watched),
+    };
+  }
+
+  /** Stops reading. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private answer(watched: Watched, question: string, signal: AbortSignal): Promise<unknown> {
+    return new Promise<unknown>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = (): void => {
+        watched.waiting.delete(question);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      watched.asked.add(question);
+      watched.waiting.set(question, (answer) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(answer);
+      });
+      this.wake();
+    });
+  }
+
+  private release(watched: Watched): void {
+    if (this.jobs.get(watched.jobId) !== watched) return;
+    this.jobs.delete(watched.jobId);
+    const fields = [...watched.asked].map((question) => fieldName(watched.jobId, { kind: 'answer', question }));
+    if (watched.cancelSeen) fields.push(fieldName(watched.jobId, { kind: 'cancel' }));
+    if (fields.length > 0) this.clear(watched.jobId, fields);
+  }
+
+  private clear(jobId: string, fields: string[]): void {
+    clientOf(this.queue)
+      .then((client) => client.hdel(keysOf(this.queue).hash, ...fields))
+      .catch((error: unknown) => this.problem(jobId, error instanceof Error ? error : new Error(String(error))));
+  }
+
+  /** Reads soon: a job or a question was added. */
+  private wake(): void {
+    this.dirty = true;
+    this.schedule(0);
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped || this.reading) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.read(), delay);
+    this.timer.unref();
+  }
+
+  private async read(): Promise<void> {
+    if (this.jobs.size === 0) return;
+    this.reading = true;
+    try {
+      await this.readOnce();
+    } catch (error) {
+      // Redis is away: the next read tries again. Nothing is lost: the values stay stored.
+      for (const jobId of this.jobs.keys()) this.problem(jobId, error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      this.reading = false;
+    }
+    if (this.jobs.size > 0) this.schedule(this.dirty ? 0 : this.pollMs);
+  }
+
+  private async readOnce(): Promise<void> {
+    const client = await clientOf(this.queue);
+    const { hash, rev } = keysOf(this.queue);
+    const revision = await client.get(rev);
+    if (revision === this.lastRev && !this.dirty) return;
+    this.dirty = false;
+    const wanted: Array<{ readonly watched: Watched; readonly field: ControlField }> = [];
+    for (const watched of this.jobs.values()) {
+      if (!watched.cancelSeen) wanted.push({ watched, field: { kind: 'cancel' } });
+      for (const question of watched.waiting.keys()) wanted.push({ watched, field: { kind: 'answer', question } });
+    }
+    if (wanted.length === 0) {
+      this.lastRev = revision;
+      return;
+    }
+    const values = await client.hmget(hash, ...wanted.map(({ watched, field }) => fieldName(watched.jobId, field)));
+    this.lastRev = revision;
+    const consumed: string[] = [];
+    for (const [index, { watched, field }] of wanted.entries()) {
+      const raw = values[index];
+      if (raw === null || raw === undefined) continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw) as unknown;
+      } catch {
+        continue; // not written by writeControl: ignored
+      }
+      if (field.kind === 'cancel') {
+        watched.cancelSeen = true;
+        const reason = typeof value === 'object' && value !== null && typeof (value as { reason?: unknown }).reason === 'string' ? (value as { reason: string }).reason : 'cancelled';
+        watched.cancel(reason);
+        continue;
+      }
+      const deliver = watched.waiting.get(field.question);
+      if (deliver === undefined) continue;
+      watched.waiting.delete(field.question);
+      watched.asked.delete(field.question);
+      consumed.push(fieldName(watched.jobId, field));
+      deliver(value);
+    }
+    for (const { watched, field } of wanted) if (field.kind === 'cancel') watched.read();
+    // An answer is taken once: the same question asked again later waits for a new answer.
+    if (consumed.length > 0) await client.hdel(hash, ...consumed);
+  }
+}

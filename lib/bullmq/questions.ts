@@ -1,0 +1,67 @@
+/**
+ * Questions a task asks while a worker holds its job: each is published on the job's progress
+ * and waits for an answer stored through `answerJobInput`, from any process. A question's id is
+ * derived from what it asks, so the same pending question keeps its id when another worker
+ * resumes the task and is asked again: an answer given meanwhile is not lost.
+ */
+import { createHash } from 'node:crypto';
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  ElicitationCallback,
+  InputCallbacks,
+  SamplingCallback,
+} from '../index.js';
+import type { WatchedJob } from './control.js';
+import type { PendingQuestion } from './types.js';
+
+/** The id of a question: its kind and a hash of what it asks (its `_meta` aside). */
+export function questionId(kind: PendingQuestion['kind'], params: ElicitRequestParams | CreateMessageRequestParams): string {
+  const { _meta: _ignored, ...asked } = params;
+  const digest = createHash('sha256').update(JSON.stringify(asked)).digest('hex').slice(0, 16);
+  return `${kind === 'elicitation' ? 'e' : 's'}-${digest}`;
+}
+
+/** The questions of one job run, and the callbacks that ask them. */
+export class JobQuestions {
+  private readonly pending = new Map<string, PendingQuestion>();
+
+  constructor(
+    private readonly control: WatchedJob,
+    /** Called whenever the set of pending questions changes, and with each new question. */
+    private readonly changed: (asked: PendingQuestion | undefined) => void,
+    private readonly now: () => number,
+  ) {}
+
+  /** The questions waiting for an answer, oldest first. */
+  list(): PendingQuestion[] {
+    return [...this.pending.values()];
+  }
+
+  /**
+   * The input callbacks of a call: `own` answers a kind in the worker when given; otherwise the
+   * question waits on the job for `answerJobInput`.
+   */
+  callbacks(own: InputCallbacks): { onElicitation: ElicitationCallback; onSampling: SamplingCallback } {
+    return {
+      onElicitation: own.onElicitation ?? ((params, context) => this.ask<ElicitResult>('elicitation', params, context.signal)),
+      onSampling: own.onSampling ?? ((params, context) => this.ask<CreateMessageResult>('sampling', params, context.signal)),
+    };
+  }
+
+  private async ask<T>(kind: PendingQuestion['kind'], params: ElicitRequestParams | CreateMessageRequestParams, signal: AbortSignal): Promise<T> {
+    const id = questionId(kind, params);
+    const question: PendingQuestion = this.pending.get(id) ?? { id, kind, params, askedAt: this.now() };
+    this.pending.set(id, question);
+    this.changed(question);
+    try {
+      // The shape was checked by answerJobInput; the library checks it again before sending.
+      return (await this.control.answer(id, signal)) as T;
+    } finally {
+      this.pending.delete(id);
+      this.changed(undefined);
+    }
+  }
+}

@@ -1,0 +1,384 @@
+/**
+ * One run of a tool job in a worker: call the tool as a task (or resume the task a previous run
+ * started), store the task's reference in the job before waiting, follow its statuses into the
+ * job's progress, answer its questions through the control channel, and settle the job with the
+ * tool's result or the error that ends it.
+ */
+import type { Job } from 'bullmq';
+import {
+  TaskFailedError,
+  TaskNotSupportedError,
+  type CallToolResult,
+  type ElicitationCallback,
+  type InputCallbacks,
+  type SamplingCallback,
+  type TaskClient,
+  type TaskHandle,
+  type TaskProgress,
+} from '../index.js';
+import type { WatchedJob } from './control.js';
+import { readJobData } from './job-data.js';
+import { backoff, verdictOf } from './outcome.js';
+import type { Lease } from './pool.js';
+import { ProgressWriter, fingerprint } from './progress.js';
+import { JobQuestions } from './questions.js';
+import type { PendingQuestion, ToolJobData, ToolJobEvent, ToolJobProgress } from './types.js';
+
+/** What a run needs from its processor (resolved options and shared parts). */
+export interface RunContext {
+  readonly callbacks: InputCallbacks;
+  readonly uncertainCall: 'call-again' | 'fail';
+  /** How long after another worker's calling mark a run waits for that worker's reference. */
+  readonly callingGraceMs: number;
+  readonly lostTask: 'fail' | 'call-again';
+  readonly retryFailedTasks: boolean;
+  readonly retry: { readonly attempts: number; readonly minDelayMs: number; readonly maxDelayMs: number };
+  /** Aborted when the processor closes: runs hand their jobs back to the queue. */
+  readonly closing: AbortSignal;
+  /** Calls `listener` when the processor closes; returns the undo. */
+  onClose(listener: () => void): () => void;
+  /** The job's data as stored now (another worker may have written it). */
+  reload(jobId: string): Promise<unknown>;
+  acquire(server: string, sessionId: string | undefined): Promise<Lease>;
+  watch(jobId: string): WatchedJob;
+  emit(event: ToolJobEvent): void;
+}
+
+/** How a run ended when it does not return the tool's result. */
+export type RunEnd =
+  /** The processor closed: hand the job back to the queue (its task, if any, runs on). */
+  | { readonly kind: 'release'; readonly taskId: string | undefined }
+  /** End the job without a retry (BullMQ `UnrecoverableError`). */
+  | { readonly kind: 'final'; readonly message: string; readonly cause: unknown }
+  /** End this BullMQ attempt; the job's `attempts` decide whether it runs again. */
+  | { readonly kind: 'attempt'; readonly message: string; readonly cause: unknown };
+
+/** Thrown by {@link JobRun.run} when the job does not complete. */
+export class RunEnded extends Error {
+  constructor(readonly end: RunEnd) {
+    super(end.kind === 'release' ? 'released' : end.message, end.kind === 'release' ? undefined : { cause: end.cause });
+  }
+}
+
+/** Which input capabilities each connection lacks: learned from the first call that said so. */
+const undeclared = new WeakMap<TaskClient, Set<'elicitation' | 'sampling'>>();
+
+/** Waits `ms`, or less when `signal` aborts (at once when it has already). */
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * True (and remembered for `tasks`) when `error` is the refusal of an input callback that `input`
+ * passed and the connection cannot take. Jobs starting together on a new connection may each be
+ * refused before any of them has remembered it: each retries without that callback.
+ */
+function refusedInput(tasks: TaskClient, error: unknown, input: InputCallbacks): boolean {
+  if (!(error instanceof TaskNotSupportedError)) return false;
+  const feature = error.feature;
+  if (feature !== 'elicitation' && feature !== 'sampling') return false;
+  if ((feature === 'elicitation' ? input.onElicitation : input.onSampling) === undefined) return false;
+  const missing = undeclared.get(tasks) ?? new Set();
+  missing.add(feature);
+  undeclared.set(tasks, missing);
+  return true;
+}
+
+/** See the module comment. */
+export class JobRun {
+  private data!: ToolJobData;
+  /** Aborted to cancel the job (a cancel request, BullMQ's signal): the remote task is cancelled. */
+  private readonly stop = new AbortController();
+  /** Aborts every wait of this run: a cancel, or the processor closing. */
+  private readonly interrupt = new AbortController();
+  private handle: TaskHandle | undefined;
+  /** The calling mark this run wrote (a mark of its own is no sign of another worker). */
+  private calledAt: number | undefined;
+  private readonly progress: ProgressWriter;
+  private questions!: JobQuestions;
+  private status: ToolJobProgress | undefined;
+  private readonly jobId: string;
+
+  constructor(
+    private readonly context: RunContext,
+    private readonly job: Job,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.jobId = job.id ?? '';
+    this.progress = new ProgressWriter(job, (error) => context.emit({ type: 'warning', jobId: this.jobId, error }));
+  }
+
+  /**
+   * Runs the job to its end.
+   * @returns the tool's result.
+   * @throws RunEnded otherwise.
+   */
+  async run(): Promise<CallToolResult> {
+    const control = this.context.watch(this.jobId);
+    this.questions = new JobQuestions(control, (asked) => this.questionsChanged(asked), Date.now);
+    const cancel = (reason: string): void => {
+      if (this.stop.signal.aborted) return;
+      this.stop.abort(new Error(reason));
+      this.interrupt.abort();
+    };
+    void control.cancelled.then(cancel);
+    const onSignal = (): void => cancel(typeof this.signal?.reason === 'string' ? this.signal.reason : messageOf(this.signal?.reason ?? 'cancelled'));
+    const onClose = (): void => {
+      this.interrupt.abort();
+      this.handle?.detach();
+    };
+    this.signal?.addEventListener('abort', onSignal, { once: true });
+    const unlisten = this.context.onClose(onClose);
+    if (this.signal?.aborted === true) onSignal();
+    if (this.context.closing.aborted) onClose();
+    try {
+      try {
+        this.data = readJobData(this.job.data);
+      } catch (error) {
+        throw new RunEnded({ kind: 'final', message: messageOf(error), cause: error });
+      }
+      // A cancel stored before the job started is known before anything is called.
+      await Promise.race([control.ready, sleep(60_000, this.interrupt.signal)]);
+      return await this.attempts();
+    } finally {
+      this.signal?.removeEventListener('abort', onSignal);
+      unlisten();
+      control.release();
+      await this.progress.settled();
+    }
+  }
+
+  private async attempts(): Promise<CallToolResult> {
+    const { retry } = this.context;
+    for (let attempt = 1; ; attempt += 1) {
+      // A job cancelled with a task still goes through once(): resuming with the aborted signal
+      // cancels the remote task.
+      if (this.data.task === undefined || !this.stop.signal.aborted) this.checkInterrupted(undefined);
+      let calling = this.data.task === undefined;
+      try {
+        if (calling && this.data.calling !== undefined && this.data.calling.at !== this.calledAt) {
+          await this.awaitOthersReference();
+          calling = this.data.task === undefined;
+          if (calling) this.checkInterrupted(undefined);
+        }
+        return await this.once();
+      } catch (error) {
+        if (error instanceof RunEnded) throw error;
+        this.checkInterrupted(error);
+        const verdict = verdictOf(error, calling);
+        if (verdict === 'lost') await this.lost(error, attempt);
+        else if (verdict === 'final') throw await this.final(error);
+        else if (attempt > retry.attempts) {
+          throw new RunEnded({ kind: 'attempt', message: `Gave up after ${retry.attempts} retries: ${messageOf(error)}`, cause: error });
+        } else {
+          const delayMs = backoff(attempt, retry.minDelayMs, retry.maxDelayMs);
+          this.context.emit({ type: 'retry', jobId: this.jobId, error: error instanceof Error ? error : new Error(String(error)), attempt, delayMs });
+          await sleep(delayMs, this.interrupt.signal);
+        }
+      }
+    }
+  }
+
+  /**
+   * Another worker marked the job as calling and has stored no reference: it died in that window,
+   * or it lives on after losing the job's lock (a stalled event loop, Redis away) and its call is
+   * still under way. Its reference is awaited until `callingGraceMs` after its mark; the
+   * uncertain-call policy applies only if none comes.
+   */
+  private async awaitOthersReference(): Promise<void> {
+    const until = (this.data.calling?.at ?? 0) + this.context.callingGraceMs;
+    while (Date.now() < until && !this.interrupt.signal.aborted) {
+      const data = readJobData(await this.context.reload(this.jobId));
+      if (data.task !== undefined) {
+        this.data = data;
+        return;
+      }
+      await sleep(Math.min(500, until - Date.now()), this.interrupt.signal);
+    }
+  }
+
+  /** After an error (or none), ends the run when it was cancelled or its processor closes. */
+  private checkInterrupted(error: unknown): void {
+    if (this.stop.signal.aborted) {
+      const reason = messageOf(this.stop.signal.reason);
+      const detail = error === undefined ? 'before the tool was called' : messageOf(error);
+      throw new RunEnded({ kind: 'final', message: `Job cancelled (${reason}): ${detail}`, cause: error });
+    }
+    if (this.context.closing.aborted) throw new RunEnded({ kind: 'release', taskId: this.data.task?.reference.taskId });
+  }
+
+  /**
+   * The task is gone from the server: fail, or (when asked to) forget it and call the tool again.
+   * Calling again counts as a retry: a server that keeps losing tasks does not keep the job forever.
+   */
+  private async lost(error: unknown, attempt: number): Promise<void> {
+    const message = `${messageOf(error)}. The task cannot be resumed: the server no longer knows it (a stdio server dies with its worker, and its tasks with it; a server that restarted, or whose ttl for the task elapsed, no longer has it)`;
+    if (this.context.lostTask !== 'call-again') throw new RunEnded({ kind: 'final', message, cause: error });
+    if (attempt > this.context.retry.attempts) {
+      throw new RunEnded({ kind: 'attempt', message: `Gave up after ${this.context.retry.attempts} retries: ${message}`, cause: error });
+    }
+    await this.store({ ...this.withoutTask(), calling: undefined });
+  }
+
+  /** The error that ends the job, as a {@link RunEnded}. */
+  private async final(error: unknown): Promise<RunEnded> {
+    const message = messageOf(error);
+    if (this.context.retryFailedTasks && error instanceof TaskFailedError) {
+      // The next attempt (if the job has one left) calls the tool again: the failed task is forgotten.
+      await this.store({ ...this.withoutTask(), calling: undefined });
+      return new RunEnded({ kind: 'attempt', message, cause: error });
+    }
+    return new RunEnded({ kind: 'final', message, cause: error });
+  }
+
+  private withoutTask(): ToolJobData {
+    const { task: _task, ...rest } = this.data;
+    return rest;
+  }
+
+  private async store(data: ToolJobData): Promise<void> {
+    await this.job.updateData(data);
+    this.data = data;
+  }
+
+  /** One try: a connection, a call or a resume, and the wait for the result. */
+  private async once(): Promise<CallToolResult> {
+    const { data } = this;
+    const reference = data.task?.reference;
+    const remaining = data.deadlineAt === undefined ? undefined : Math.max(0, data.deadlineAt - Date.now());
+    if (reference === undefined && remaining === 0) {
+      throw new RunEnded({ kind: 'final', message: `The job's deadline passed before the tool "${data.tool}" was called`, cause: undefined });
+    }
+    const lease = await this.context.acquire(data.server, reference?.sessionId);
+    try {
+      let handle: TaskHandle;
+      if (reference !== undefined) {
+        handle = await this.withInput(lease.tasks, (input) =>
+          lease.tasks.resume(reference, { timeoutMs: remaining, signal: this.stop.signal, ...input }),
+        );
+        this.context.emit({
+          type: 'resumed',
+          jobId: this.jobId,
+          taskId: reference.taskId,
+          tool: data.tool,
+          sinceStoredMs: Date.now() - (data.task?.storedAt ?? 0),
+        });
+      } else {
+        handle = await this.call(lease, remaining);
+      }
+      this.handle = handle;
+      if (this.context.closing.aborted) handle.detach();
+      if (handle.kind === 'task') this.follow(handle);
+      return await handle.result();
+    } finally {
+      this.handle = undefined;
+      lease.release();
+    }
+  }
+
+  /**
+   * Calls the tool; stores the task's reference before anything waits on it. The server made the
+   * task readable before its `CreateTaskResult` ([E9] on the extension), so a worker that takes
+   * the job over at once can already resume it.
+   */
+  private async call(lease: Lease, remaining: number | undefined): Promise<TaskHandle> {
+    const { data } = this;
+    if (data.calling !== undefined && this.context.uncertainCall === 'fail') {
+      throw new RunEnded({
+        kind: 'final',
+        message: `The tool "${data.tool}" may have been called already (a worker stopped after calling it and before storing its task), and uncertainCall is 'fail'`,
+        cause: undefined,
+      });
+    }
+    this.calledAt = Date.now();
+    await this.store({ ...data, calling: { at: this.calledAt } });
+    const onProgress = (progress: TaskProgress): void => this.progressed(progress);
+    const handle = await this.withInput(lease.tasks, (input) =>
+      lease.tasks.callToolAsTask(data.tool, data.args, { timeoutMs: remaining, ttlMs: data.ttlMs, signal: this.stop.signal, onProgress, ...input }),
+    );
+    const reference = handle.toJSON();
+    if (reference === undefined) {
+      this.context.emit({ type: 'started', jobId: this.jobId, taskId: undefined, tool: data.tool, storeMs: undefined, windowMs: undefined });
+      return handle;
+    }
+    const inHand = Date.now();
+    lease.learned(reference.sessionId);
+    try {
+      await this.store({ ...this.data, calling: undefined, task: { reference, storedAt: inHand } });
+    } catch (error) {
+      // The job is gone (removed meanwhile): nobody will ever read this task, so it is cancelled.
+      await handle.dispose().catch(() => {});
+      throw new RunEnded({ kind: 'final', message: `The task's reference could not be stored in the job: ${messageOf(error)}`, cause: error });
+    }
+    const stored = Date.now();
+    const created = Date.parse(reference.createdAt);
+    this.context.emit({
+      type: 'started',
+      jobId: this.jobId,
+      taskId: reference.taskId,
+      tool: data.tool,
+      storeMs: stored - inHand,
+      windowMs: Number.isNaN(created) ? undefined : stored - created,
+    });
+    return handle;
+  }
+
+  /**
+   * Runs `start` with the input callbacks the connection can take: a connection whose SDK client
+   * did not declare elicitation (or sampling) refuses a callback for it before sending anything,
+   * so the call is made again without it (that kind of question then never reaches this job).
+   */
+  private async withInput<T>(tasks: TaskClient, start: (input: InputCallbacks) => T | Promise<T>): Promise<T> {
+    const all = this.questions.callbacks(this.context.callbacks);
+    for (;;) {
+      const missing = undeclared.get(tasks);
+      const input: { onElicitation?: ElicitationCallback; onSampling?: SamplingCallback } = {};
+      if (missing?.has('elicitation') !== true) input.onElicitation = all.onElicitation;
+      if (missing?.has('sampling') !== true) input.onSampling = all.onSampling;
+      try {
+        return await start(input);
+      } catch (error) {
+        if (!refusedInput(tasks, error, input)) throw error;
+      }
+    }
+  }
+
+  /** Follows the task's statuses into the job's progress. */
+  private follow(handle: TaskHandle): void {
+    const taskId = handle.taskId as string;
+    handle.on('status', (_metrics, task) => {
+      this.status = { ...this.current(taskId), status: task.status, statusMessage: task.statusMessage };
+      this.progress.set({ ...this.status, questions: this.questions.list() });
+      this.context.emit({ type: 'status', jobId: this.jobId, taskId, status: task.status, statusMessage: task.statusMessage });
+    });
+  }
+
+  private current(taskId: string | undefined): ToolJobProgress {
+    return this.status ?? { status: 'working', task: taskId === undefined ? '' : fingerprint(taskId), questions: [] };
+  }
+
+  private progressed(progress: TaskProgress): void {
+    const taskId = this.handle?.taskId ?? undefined;
+    this.status = { ...this.current(taskId), progress: { progress: progress.progress, total: progress.total, message: progress.message } };
+    this.progress.set({ ...this.status, questions: this.questions.list() });
+  }
+
+  private questionsChanged(asked: PendingQuestion | undefined): void {
+    const taskId = this.handle?.taskId ?? this.data.task?.reference.taskId;
+    const questions = this.questions.list();
+    const base = this.current(taskId);
+    this.status = { ...base, status: questions.length > 0 ? 'input_required' : base.status };
+    this.progress.set({ ...this.status, questions });
+    if (asked !== undefined) this.context.emit({ type: 'input', jobId: this.jobId, taskId, question: asked });
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The cancel and failure probes of the tasks extension. A cancel is an empty acknowledgement
+ * ([E24]) and cooperative: the task stops when it can, or ends another way ([E6]); a second
+ * cancel is acknowledged or refused, never answered with anything else ([E6]). A tool that fails
+ * ends `completed` with an `isError` result; `failed` is for JSON-RPC errors, carried inline
+ * ([E15], [E3]).
+ */
+import type { Battery } from '../battery.js';
+import { follow, intervalOf } from '../follow.js';
+import type { Reply } from '../session.js';
+import { isObject, isTerminal, ms } from '../shape.js';
+import { extTask } from './lifecycle.js';
+
+/** The checks of {@link cancelExt}. */
+export const EXT_CANCEL_CHECKS = ['cancel.ack', 'cancel.running', 'cancel.twice'] as const;
+/** The checks of {@link failureExt}. */
+export const EXT_FAILURE_CHECKS = ['fail.status', 'fail.result'] as const;
+
+/** True for an empty acknowledgement. */
+function isAck(reply: Reply): boolean {
+  return reply.ok && (reply.result.resultType === undefined || reply.result.resultType === 'complete');
+}
+
+/** Runs the cancel probe. */
+export async function cancelExt(b: Battery): Promise<void> {
+  const { s, rows, tool } = b;
+  const task = extTask(s, await s.call('tools/call', { name: tool.name, arguments: tool.arguments }));
+  if (typeof task === 'string' || task.taskId === undefined) return rows.rest(EXT_CANCEL_CHECKS, typeof task === 'string' ? task : 'no taskId');
+  const taskId = task.taskId;
+  s.ledger.track(taskId, tool.name, s, task.status);
+  const cancel = await s.call('tasks/cancel', { taskId });
+  if (isAck(cancel)) rows.ok('cancel.ack', 'an empty acknowledgement');
+  else rows.deviation('cancel.ack', cancel.ok ? `a reply with resultType ${JSON.stringify(cancel.result.resultType)}` : `answered ${s.describe(cancel)}`);
+  const acked = s.now();
+  const within = Math.min(2_000 + 3 * intervalOf(task, 250), Math.max(0, b.until - s.now()));
+  const followed = await follow(s, taskId, task, { until: s.now() + within });
+  const ended = followed.terminal;
+  if (ended === undefined) rows.ok('cancel.running', `still ${followed.statuses.at(-1) ?? 'running'} ${ms(within)} after the acknowledgement (cancelling is cooperative)`);
+  else if (ended.status === 'cancelled') rows.ok('cancel.running', `cancelled, ${ms(Math.max(0, (followed.terminalAt ?? acked) - acked))} after the acknowledgement`);
+  else rows.ok('cancel.running', `ended ${ended.status ?? ''} instead (allowed: the work finished first)`);
+  const twice = await s.call('tasks/cancel', { taskId });
+  if (isAck(twice) || !twice.ok) rows.ok('cancel.twice', twice.ok ? 'the second cancel was acknowledged too' : `the second cancel was refused: ${s.describe(twice)}`);
+  else rows.deviation('cancel.twice', `the second cancel answered resultType ${JSON.stringify(twice.result.resultType)}`);
+}
+
+/** Runs the failure probe. */
+export async function failureExt(b: Battery): Promise<void> {
+  const { s, rows, failTool } = b;
+  if (failTool === undefined) return rows.rest(EXT_FAILURE_CHECKS, 'no failing tool named (failTool option)');
+  const created = await s.call('tools/call', { name: failTool.name, arguments: failTool.arguments });
+  const task = extTask(s, created);
+  if (typeof task === 'string' || task.taskId === undefined) {
+    // A tool error answered at once is the extension's way too ([E15]): completed, isError.
+    if (created.ok && created.result.isError === true) return rows.rest(EXT_FAILURE_CHECKS, `${failTool.name} failed at once, without a task`);
+    return rows.rest(EXT_FAILURE_CHECKS, typeof task === 'string' ? task : 'no taskId');
+  }
+  s.ledger.track(task.taskId, failTool.name, s, task.status);
+  const followed = await follow(s, task.taskId, task, { until: b.until });
+  const ended = followed.terminal;
+  if (ended === undefined || !isTerminal(ended.status)) return rows.rest(EXT_FAILURE_CHECKS, `the task did not end within ${ms(s.settings.probeTimeoutMs)}`);
+  const result = isObject(ended.raw.result) ? ended.raw.result : undefined;
+  if (ended.status === 'completed') {
+    if (result?.isError !== true) return rows.rest(EXT_FAILURE_CHECKS, `${failTool.name} did not fail: its task completed`);
+    rows.ok('fail.status', 'completed, with an isError result');
+    rows.ok('fail.result', 'the isError result rides on tasks/get');
+  } else if (ended.status === 'failed') {
+    const error = isObject(ended.raw.error) ? ended.raw.error : undefined;
+    if (result?.isError === true) rows.deviation('fail.status', 'failed, with an isError result: failed is for JSON-RPC errors');
+    else rows.ok('fail.status', 'failed (a JSON-RPC error)');
+    if (error !== undefined && typeof error.code === 'number' && typeof error.message === 'string') rows.ok('fail.result', `its JSON-RPC error rides on tasks/get (${error.code})`);
+    else rows.deviation('fail.result', 'the failed task carries no JSON-RPC error');
+  } else {
+    rows.rest(EXT_FAILURE_CHECKS, 'the task ended cancelled');
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * `runDoctor`: opens the target's sessions, runs the battery on every wire the server offers, and
+ * returns the report. Each probe is bounded; every task the doctor started is cancelled or has
+ * ended before it returns (or the report says why one could not be stopped); sessions the doctor
+ * opened are closed, a caller's client is left open.
+ */
+import { TaskAbortError, TaskOptionError } from '../errors.js';
+import { offersExtension, TASKS_EXTENSION } from '../wire/resolve.js';
+import { runProbe, settle, type Battery, type Resolved } from './battery.js';
+import { checkIds } from './checks.js';
+import { cancelExt, EXT_CANCEL_CHECKS, EXT_FAILURE_CHECKS, failureExt } from './ext/cancel.js';
+import { EXT_LIFECYCLE_CHECKS, lifecycleExt } from './ext/lifecycle.js';
+import { EXPIRY_CHECKS, expiryProbe } from './expiry.js';
+import { INPUT_CHECKS, inputProbe } from './input.js';
+import { RowSink } from './rows.js';
+import { ProbeStopped, Session, type Settings } from './session.js';
+import { isObject } from './shape.js';
+import { TaskLedger } from './tasks.js';
+import { openSessions, type Opened } from './target.js';
+import { firstTaskTool, listTools, resolveChoice, type ListedTool } from './tools.js';
+import type { DoctorOptions, DoctorReport, DoctorRow, DoctorTarget, DoctorWire, WireSection } from './types.js';
+import { CANCEL_CHECKS, cancel2025, UNKNOWN_CHECKS, unknownIds } from './v2025/cancel.js';
+import { FAILURE_CHECKS, failure2025 } from './v2025/failure.js';
+import { LIFECYCLE_CHECKS, lifecycle2025 } from './v2025/lifecycle.js';
+import { LIST_CHECKS, list2025 } from './v2025/list.js';
+import { checkOffer } from './v2025/offer.js';
+
+/** One probe: its name, its checks, and what it runs. */
+type Probe = readonly [name: string, checks: readonly string[], run: (b: Battery) => Promise<void>];
+
+const BATTERY: Record<DoctorWire, readonly Probe[]> = {
+  '2025-11-25': [
+    ['lifecycle', LIFECYCLE_CHECKS, lifecycle2025],
+    ['cancel', CANCEL_CHECKS, cancel2025],
+    ['unknown ids', UNKNOWN_CHECKS, unknownIds],
+    ['list', LIST_CHECKS, list2025],
+    ['failure', FAILURE_CHECKS, failure2025],
+    ['input', INPUT_CHECKS['2025-11-25'], inputProbe],
+    ['expiry', EXPIRY_CHECKS, expiryProbe],
+  ],
+  'io.modelcontextprotocol/tasks': [
+    ['lifecycle', EXT_LIFECYCLE_CHECKS, lifecycleExt],
+    ['cancel', EXT_CANCEL_CHECKS, cancelExt],
+    ['unknown ids', UNKNOWN_CHECKS, unknownIds],
+    ['failure', EXT_FAILURE_CHECKS, failureExt],
+    ['input', INPUT_CHECKS['io.modelcontextprotocol/tasks'], inputProbe],
+    ['expiry', EXPIRY_CHECKS, expiryProbe],
+  ],
+};
+
+/** A positive number option, or its default. */
+function positive(options: DoctorOptions, name: keyof DoctorOptions, fallback: number): number {
+  const value = options[name];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new TaskOptionError(`Option "${name}" must be a positive number of ms`, { option: name });
+  }
+  return value;
+}
+
+/** The resolved bounds. */
+function settingsOf(options: DoctorOptions): Settings & { connectTimeoutMs: number } {
+  return {
+    probeTimeoutMs: positive(options, 'probeTimeoutMs', 60_000),
+    requestTimeoutMs: positive(options, 'requestTimeoutMs', 10_000),
+    connectTimeoutMs: positive(options, 'connectTimeoutMs', 15_000),
+    expiryBudgetMs: positive(options, 'expiryBudgetMs', 20_000),
+    noAnswerMs: positive(options, 'noAnswerMs', 2_000),
+    retentionCheckMs: positive(options, 'retentionCheckMs', 1_000),
+  };
+}
+
+/**
+ * Probes a task server and reports, check by check, where it departs from the task specs and how
+ * mcp-task-client copes. The doctor calls tools (the one it finds or is given, and the optional
+ * failing and input tools), so run it against a server where calling them is harmless. Every
+ * question a tool asks is declined.
+ * @throws TaskConnectError when the target cannot be reached or does not speak MCP; TaskOptionError
+ *   for an invalid target or option; TaskAbortError when `options.signal` stops the run (after its
+ *   tasks were cancelled).
+ */
+export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {}): Promise<DoctorReport> {
+  const settings = settingsOf(options);
+  if (options.sdk !== undefined && options.sdk !== 'v1' && options.sdk !== 'v2') throw new TaskOptionError('Option "sdk" must be \'v1\' or \'v2\'', { option: 'sdk' });
+  const signal = options.signal ?? new AbortController().signal;
+  if (signal.aborted) throw new TaskAbortError('The doctor was stopped before it started', { reason: signal.reason });
+  const startedAt = Date.now();
+  const opening = await openSessions(target, {
+    sdk: options.sdk,
+    clientInfo: options.clientInfo ?? { name: 'mcp-task-doctor', version: '0.1.0' },
+    connectTimeoutMs: settings.connectTimeoutMs,
+  });
+  // Read now: a closed SDK v2 client forgets what the server said of itself.
+  const identity = opening.sessions.map((session) => session.port.serverIdentity()).find((found) => found !== undefined);
+  const ledger = new TaskLedger();
+  const sections: WireSection[] = [];
+  const rows: DoctorRow[] = [];
+  try {
+    for (const [wire, era] of [['2025-11-25', 'legacy'], ['io.modelcontextprotocol/tasks', 'modern']] as const) {
+      const opened = opening.sessions.find((session) => session.era === era);
+      const done = opened === undefined ? notProbed(wire, opening.notes[era] ?? 'no session of this era') : await probeWire(wire, opened, settings, ledger, signal, options);
+      sections.push(done.section);
+      rows.push(...done.rows);
+    }
+  } catch (error) {
+    if (signal.aborted) throw new TaskAbortError('The doctor was stopped; the tasks it started were cancelled', { reason: signal.reason, cause: error });
+    throw error;
+  } finally {
+    await Promise.all(opening.sessions.map((session) => session.close()));
+  }
+  const mustViolations = rows.filter((row) => row.verdict === 'deviation' && row.severity === 'MUST').length;
+  return {
+    reportVersion: 1,
+    server: identity === undefined ? undefined : { name: identity.name, version: identity.version },
+    startedAt: new Date(startedAt).toISOString(),
+    durationMs: Date.now() - startedAt,
+    wires: sections,
+    rows,
+    tasks: ledger.account(),
+    summary: {
+      ok: rows.filter((row) => row.verdict === 'ok').length,
+      deviations: rows.filter((row) => row.verdict === 'deviation').length,
+      mustViolations,
+      notTestable: rows.filter((row) => row.verdict === 'not-testable').length,
+    },
+  };
+}
+
+/** A wire no session was opened for. */
+function notProbed(wire: DoctorWire, note: string): { section: WireSection; rows: DoctorRow[] } {
+  const sink = new RowSink(wire);
+  sink.untestable('offer', note);
+  return { section: { wire, offered: false, sdk: undefined, protocolVersion: undefined, tool: undefined, note }, rows: sink.rows };
+}
+
+/** The battery of one wire on its session. */
+async function probeWire(wire: DoctorWire, opened: Opened, settings: Settings, ledger: TaskLedger, signal: AbortSignal, options: DoctorOptions): Promise<{ section: WireSection; rows: DoctorRow[] }> {
+  const { port } = opened;
+  const sink = new RowSink(wire);
+  const s = new Session(port, wire, settings, ledger, signal);
+  const section = (offered: boolean, tool: string | undefined, note: string): WireSection => ({ wire, offered, sdk: opened.sdk, protocolVersion: port.protocolVersion(), tool, note });
+  let canCancel = false;
+  try {
+    const listed = await listTools(s);
+    let offer: { offered: boolean; canCancel: boolean; canList: boolean; why: string };
+    if (wire === '2025-11-25') {
+      offer = checkOffer(port.serverCapabilities(), listed.tools, sink, options.tool !== undefined);
+    } else {
+      const offered = offersExtension(port);
+      const settingsObject = port.serverCapabilities()?.extensions;
+      const value = isObject(settingsObject) ? settingsObject[TASKS_EXTENSION] : undefined;
+      if (offered) sink.ok('offer', `capabilities.extensions lists io.modelcontextprotocol/tasks (${JSON.stringify(value)})`);
+      else sink.untestable('offer', 'the 2026-07-28 session lists no io.modelcontextprotocol/tasks extension');
+      offer = { offered, canCancel: offered, canList: false, why: offered ? '' : 'the extension is not offered' };
+    }
+    if (!offer.offered) return { section: section(false, undefined, offer.why), rows: sink.rows };
+    canCancel = offer.canCancel;
+    const choice = pickTool(wire, options, listed.tools, listed.error);
+    if (typeof choice === 'string') {
+      for (const [, checks] of BATTERY[wire]) sink.rest(checks, choice);
+      return { section: section(true, undefined, choice), rows: sink.rows };
+    }
+    const declared = port.clientCapabilities();
+    const b: Battery = {
+      s,
+      rows: sink,
+      tool: choice.tool,
+      failTool: options.failTool === undefined ? undefined : resolveChoice(options.failTool, listed.tools),
+      inputTool: options.inputTool === undefined ? undefined : resolveChoice(options.inputTool, listed.tools),
+      canCancel: offer.canCancel,
+      canList: offer.canList,
+      canAnswer: declared.elicitation !== undefined || declared.sampling !== undefined,
+      until: 0,
+      toolMs: undefined,
+      mainTask: undefined,
+      onProgress: options.onProgress,
+    };
+    for (const [name, checks, run] of BATTERY[wire]) await runProbe(b, name, checks, () => run(b), signal);
+    return { section: section(true, choice.tool.name, choice.note), rows: order(wire, sink.rows) };
+  } catch (error) {
+    if (error instanceof ProbeStopped && signal.aborted) {
+      // Stopped: cancel what runs before reporting the stop (with the clean-up's own bound).
+      await settle(s, canCancel, new AbortController().signal).catch(() => {});
+    }
+    throw error;
+  } finally {
+    s.dispose();
+  }
+}
+
+/** The battery's tool: the caller's, or the first that declares task support (2025). */
+function pickTool(wire: DoctorWire, options: DoctorOptions, tools: readonly ListedTool[], listError: string | undefined): { tool: Resolved; note: string } | string {
+  if (options.tool !== undefined) return { tool: resolveChoice(options.tool, tools), note: `tool ${options.tool.name}, as named` };
+  if (wire === 'io.modelcontextprotocol/tasks') return 'on the extension the server decides which calls become tasks: name a tool it runs as a task (tool option)';
+  const found = firstTaskTool(tools);
+  if (found === undefined) return listError ?? 'no tool declares task support: name one (tool option)';
+  const tool = resolveChoice({ name: found.name }, tools);
+  return { tool, note: `tool ${found.name} (the first that declares task support), called with ${JSON.stringify(tool.arguments)}` };
+}
+
+/** Rows in catalogue order. */
+function order(wire: DoctorWire, rows: readonly DoctorRow[]): DoctorRow[] {
+  const ids = checkIds(wire);
+  return [...rows].sort((a, b) => ids.indexOf(a.check) - ids.indexOf(b.check));
+}

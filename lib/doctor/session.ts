@@ -1,0 +1,323 @@
+/**
+ * One session the doctor probes, on the library's session port: raw requests with the doctor's
+ * own bounds (every reply kept as sent, errors by JSON-RPC code), the status notifications and
+ * input requests the server sends, and the blocking `tasks/result` requests it holds open.
+ *
+ * The doctor talks to the server through the same port as the library ([R24]-[R27] hold: a
+ * request given up while open is cancelled with `notifications/cancelled`, an answered one is
+ * not), but without a wire: it needs to see what the server sends, not what the library makes of it.
+ */
+import { PortError, type InboundRequest, type JsonObject, type SessionPort, type Timers } from '../port/port.js';
+import { TASKS_EXTENSION } from '../wire/resolve.js';
+import { relatedTaskId, RELATED_TASK_KEY } from '../wire/v2025/decode.js';
+import { cut, isObject, withoutIds } from './shape.js';
+import type { TaskLedger } from './tasks.js';
+import type { DoctorWire } from './types.js';
+
+/** A server's reply, as sent. */
+export type Reply =
+  | { readonly ok: true; readonly result: JsonObject; readonly at: number }
+  | { readonly ok: false; readonly code: number; readonly message: string; readonly kind: string; readonly at: number };
+
+/** The doctor's bounds and waits, resolved. */
+export interface Settings {
+  readonly probeTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly expiryBudgetMs: number;
+  readonly noAnswerMs: number;
+  readonly retentionCheckMs: number;
+}
+
+/** A status notification the server sent for one of the doctor's tasks. */
+export interface Note {
+  readonly taskId: string;
+  readonly status: string | undefined;
+  readonly at: number;
+  readonly params: JsonObject;
+}
+
+/** An input request (a question) the server sent, on either wire. */
+export interface Question {
+  readonly method: string;
+  /** The task it names (2025: related-task `_meta`; extension: the task whose `inputRequests` held it). */
+  readonly taskId: string | undefined;
+  /** The `inputRequests` key (extension). */
+  readonly key: string | undefined;
+  readonly at: number;
+  answeredAt: number | undefined;
+  /** The server withdrew it (`notifications/cancelled`) before it was answered. */
+  withdrawn: boolean;
+  /** The status of its task (of the doctor's running tasks, for an untagged one) when it came (2025). */
+  statusAtAsk: readonly string[];
+}
+
+/** A blocking `tasks/result` the doctor holds open. */
+export interface OpenResult {
+  readonly sentAt: number;
+  readonly reply: Promise<Reply>;
+  /** Set once answered. */
+  answered: Reply | undefined;
+}
+
+/** Thrown when the probe's bound or the run's signal stops a wait. */
+export class ProbeStopped extends Error {
+  override name = 'ProbeStopped';
+}
+
+/** Timers for the port's request timeouts. */
+const TIMERS: Timers = {
+  after(ms, run, weak) {
+    const timer = setTimeout(run, ms);
+    if (weak === true) timer.unref();
+    return timer;
+  },
+  cancel(timer) {
+    clearTimeout(timer as ReturnType<typeof setTimeout>);
+  },
+};
+
+/** The per-request declaration of the extension ([E1]). */
+const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
+
+const identity = (value: unknown): JsonObject => value as JsonObject;
+
+/** Options of {@link Session.call}. */
+export interface CallOptions {
+  /** @defaultValue the request bound */
+  readonly timeoutMs?: number | undefined;
+  /** Declare the extension on this request. @defaultValue true on the extension wire */
+  readonly declare?: boolean | undefined;
+}
+
+/** One probed session. */
+export class Session {
+  readonly notes: Note[] = [];
+  readonly questions: Question[] = [];
+  /** `answer`: questions are answered at once (declined); `hold`: kept open until {@link Session.release}. */
+  inputMode: 'answer' | 'hold' = 'answer';
+  /** The running probe's signal (the run's signal and the probe's bound). */
+  signal: AbortSignal;
+  private readonly results = new Map<string, OpenResult>();
+  private readonly held: Array<() => void> = [];
+  private readonly offs: Array<() => void> = [];
+  /** `subscriptions/listen` requests of the doctor (extension), by request id. */
+  private readonly listens = new Set<string>();
+
+  constructor(
+    readonly port: SessionPort,
+    readonly wire: DoctorWire,
+    readonly settings: Settings,
+    readonly ledger: TaskLedger,
+    runSignal: AbortSignal,
+  ) {
+    this.signal = runSignal;
+    this.listen();
+  }
+
+  now(): number {
+    return Date.now();
+  }
+
+  /** Sends a request and resolves with the server's reply, whatever it is (never rejects but for a stopped probe). */
+  async call(method: string, params: JsonObject | undefined, options: CallOptions = {}): Promise<Reply> {
+    this.checkStopped();
+    const declare = options.declare ?? this.wire === 'io.modelcontextprotocol/tasks';
+    try {
+      const result = await this.port.request(
+        method,
+        params,
+        identity,
+        { timeoutMs: options.timeoutMs ?? this.settings.requestTimeoutMs, timers: TIMERS, signal: this.signal, weak: true },
+        undefined,
+        undefined,
+        declare ? DECLARE : undefined,
+      );
+      return { ok: true, result, at: this.now() };
+    } catch (error) {
+      if (error instanceof PortError && error.kind === 'aborted') throw new ProbeStopped('stopped', { cause: error });
+      if (error instanceof PortError) return { ok: false, code: error.code, message: error.message, kind: error.kind, at: this.now() };
+      return { ok: false, code: -32603, message: error instanceof Error ? error.message : String(error), kind: 'local', at: this.now() };
+    }
+  }
+
+  /** A reply in a few words, task ids left out: `result`, `-32602 (Task not found)`, `no answer in 10 s`. */
+  describe(reply: Reply): string {
+    if (reply.ok) return 'a result';
+    if (reply.kind === 'timeout') return 'no answer in time';
+    if (reply.kind === 'closed') return 'the connection closed';
+    const message = cut(withoutIds(reply.message.replace(/^(MCP error -?\d+: )+/, ''), this.ledger.ids()), 60);
+    return reply.kind === 'server' ? `${reply.code} (${message})` : `a failed request (${reply.kind}: ${message})`;
+  }
+
+  /** Waits `ms`, or throws {@link ProbeStopped} when the probe stops first. */
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.signal.aborted) return reject(new ProbeStopped('stopped'));
+      const signal = this.signal;
+      const done = (): void => {
+        clearTimeout(timer);
+        reject(new ProbeStopped('stopped'));
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      }, Math.max(0, ms));
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Throws {@link ProbeStopped} once the probe was stopped. */
+  checkStopped(): void {
+    if (this.signal.aborted) throw new ProbeStopped('stopped');
+  }
+
+  /** Opens (once per task) a blocking `tasks/result` bounded by the probe ([R29], [V16]). */
+  openResult(taskId: string): OpenResult {
+    const existing = this.results.get(taskId);
+    if (existing !== undefined) return existing;
+    const open: OpenResult = {
+      sentAt: this.now(),
+      answered: undefined,
+      reply: this.call('tasks/result', { taskId }, { timeoutMs: this.settings.probeTimeoutMs + this.settings.requestTimeoutMs }).then(
+        (reply) => {
+          open.answered = reply;
+          return reply;
+        },
+        (error: unknown) => {
+          const reply: Reply = { ok: false, code: -32001, message: String(error), kind: 'aborted', at: this.now() };
+          open.answered = reply;
+          return reply;
+        },
+      ),
+    };
+    this.results.set(taskId, open);
+    return open;
+  }
+
+  /** The blocking `tasks/result` of a task, if one was opened. */
+  openedResult(taskId: string): OpenResult | undefined {
+    return this.results.get(taskId);
+  }
+
+  /** Notifications received for `taskId`. */
+  notesOf(taskId: string): Note[] {
+    return this.notes.filter((note) => note.taskId === taskId);
+  }
+
+  /**
+   * Opens a `subscriptions/listen` for `taskIds` (extension, [E18]); returns a function that ends
+   * it (the port then sends `notifications/cancelled` for the open request).
+   */
+  subscribe(taskIds: readonly string[]): () => void {
+    const stop = new AbortController();
+    const id = this.port.nextRequestId();
+    this.listens.add(id);
+    const stopBoth = (): void => stop.abort();
+    this.signal.addEventListener('abort', stopBoth, { once: true });
+    const signal = this.signal;
+    void this.port
+      .request('subscriptions/listen', { notifications: { taskIds: [...taskIds] } }, identity, { timeoutMs: Infinity, timers: TIMERS, signal: stop.signal }, undefined, undefined, DECLARE)
+      .catch(() => {});
+    return () => {
+      signal.removeEventListener('abort', stopBoth);
+      stop.abort();
+    };
+  }
+
+  /** Answers every held question (declined) and empties the hold. */
+  release(): void {
+    for (const answer of this.held.splice(0)) answer();
+  }
+
+  /** Removes the doctor's taps from the port. */
+  dispose(): void {
+    this.release();
+    for (const off of this.offs.splice(0)) off();
+  }
+
+  /** Records an extension question (an `inputRequests` entry) the first time its key is seen. */
+  noteInlineQuestion(taskId: string, key: string, method: string): Question {
+    const known = this.questions.find((q) => q.taskId === taskId && q.key === key);
+    if (known !== undefined) return known;
+    const question: Question = { method, taskId, key, at: this.now(), answeredAt: undefined, withdrawn: false, statusAtAsk: [] };
+    this.questions.push(question);
+    return question;
+  }
+
+  private listen(): void {
+    if (this.wire === '2025-11-25') {
+      this.offs.push(this.port.onNotification('notifications/tasks/status', (params) => this.note(params)));
+      for (const method of ['elicitation/create', 'sampling/createMessage']) {
+        this.offs.push(this.port.onRequest(method, (request) => this.question(method, request)));
+      }
+      return;
+    }
+    this.offs.push(
+      this.port.onNotification('notifications/tasks', (params) => {
+        const subscription = isObject(params._meta) ? params._meta['io.modelcontextprotocol/subscriptionId'] : undefined;
+        this.note(params);
+        return typeof subscription === 'string' && this.listens.has(subscription);
+      }),
+      this.port.onNotification('notifications/subscriptions/acknowledged', (params) => {
+        const subscription = isObject(params._meta) ? params._meta['io.modelcontextprotocol/subscriptionId'] : undefined;
+        return typeof subscription === 'string' && this.listens.has(subscription);
+      }),
+    );
+  }
+
+  /** Records a status notification of one of the doctor's tasks (never consumed: others may want it). */
+  private note(params: JsonObject): false {
+    const taskId = params.taskId;
+    if (typeof taskId !== 'string' || !this.ledger.has(taskId)) return false;
+    const status = typeof params.status === 'string' ? params.status : undefined;
+    this.notes.push({ taskId, status, at: this.now(), params });
+    this.ledger.seen(taskId, status);
+    return false;
+  }
+
+  /**
+   * A question of the server (2025): one that names a task of the doctor's, or names none while
+   * one of its tasks runs (D14), is answered (declined: the doctor never approves what a tool
+   * asks) or held; any other is left to the SDK client's own handlers.
+   */
+  private question(method: string, request: InboundRequest): Promise<JsonObject | undefined> | undefined {
+    const taskId = relatedTaskId(request.params);
+    if (taskId !== undefined ? !this.ledger.has(taskId) : !this.ledger.anyRunning(this)) return undefined;
+    const question: Question = { method, taskId, key: undefined, at: this.now(), answeredAt: undefined, withdrawn: false, statusAtAsk: [] };
+    this.questions.push(question);
+    request.signal.addEventListener('abort', () => (question.withdrawn = question.answeredAt === undefined), { once: true });
+    const answer = (): JsonObject => {
+      question.answeredAt = this.now();
+      const body = answerFor(method);
+      // [R31]: the answer to a tagged question is tagged with its task; an untagged one stays untagged.
+      return taskId === undefined ? body : { ...body, _meta: { [RELATED_TASK_KEY]: { taskId } } };
+    };
+    // [V7]: what status the task has while it asks, read before the answer can change it.
+    return this.statusesNow(taskId).then((statuses) => {
+      question.statusAtAsk = statuses;
+      if (this.inputMode === 'answer') return answer();
+      return new Promise<JsonObject>((resolve) => this.held.push(() => resolve(answer())));
+    });
+  }
+
+  /** The status of `taskId` (or of every running task of the doctor's, for none), read now. */
+  private async statusesNow(taskId: string | undefined): Promise<string[]> {
+    const ids = taskId !== undefined ? [taskId] : this.ledger.running(this).map((task) => task.taskId);
+    const statuses: string[] = [];
+    for (const id of ids) {
+      const reply = await this.call('tasks/get', { taskId: id }).catch(() => undefined);
+      const status = reply?.ok === true && typeof reply.result.status === 'string' ? reply.result.status : undefined;
+      if (status !== undefined) statuses.push(status);
+    }
+    return statuses;
+  }
+}
+
+/** The doctor's answer to a question: a declined elicitation, or a fixed text for sampling. */
+export function answerFor(method: string): JsonObject {
+  if (method === 'sampling/createMessage') {
+    return { role: 'assistant', content: { type: 'text', text: 'mcp-task doctor: no model here' }, model: 'mcp-task-doctor', stopReason: 'endTurn' };
+  }
+  if (method === 'roots/list') return { roots: [] };
+  return { action: 'decline' };
+}

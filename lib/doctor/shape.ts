@@ -1,0 +1,110 @@
+/**
+ * Reading raw server messages the way the doctor reports them: task fields as sent (present or
+ * not, whatever their type), timestamp precision, error replies in a few words with task ids
+ * left out, and durations.
+ */
+import type { JsonObject } from '../types.js';
+import type { DoctorWire } from './types.js';
+
+/** True for a plain JSON object. */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A task object as the server sent it. */
+export interface SeenTask {
+  readonly taskId: string | undefined;
+  readonly status: string | undefined;
+  readonly statusMessage: string | undefined;
+  readonly createdAt: unknown;
+  readonly lastUpdatedAt: unknown;
+  /** Whether the ttl key is there at all, and its value. */
+  readonly hasTtl: boolean;
+  readonly ttl: unknown;
+  readonly pollInterval: unknown;
+  readonly raw: JsonObject;
+}
+
+/** The field names of each wire. */
+const NAMES: Record<DoctorWire, { ttl: string; pollInterval: string }> = {
+  '2025-11-25': { ttl: 'ttl', pollInterval: 'pollInterval' },
+  'io.modelcontextprotocol/tasks': { ttl: 'ttlMs', pollInterval: 'pollIntervalMs' },
+};
+
+/** Reads a task object of `wire` without judging it. */
+export function seenTask(raw: JsonObject, wire: DoctorWire): SeenTask {
+  const names = NAMES[wire];
+  return {
+    taskId: typeof raw.taskId === 'string' ? raw.taskId : undefined,
+    status: typeof raw.status === 'string' ? raw.status : undefined,
+    statusMessage: typeof raw.statusMessage === 'string' ? raw.statusMessage : undefined,
+    createdAt: raw.createdAt,
+    lastUpdatedAt: raw.lastUpdatedAt,
+    hasTtl: Object.hasOwn(raw, names.ttl),
+    ttl: raw[names.ttl],
+    pollInterval: raw[names.pollInterval],
+    raw,
+  };
+}
+
+/** The wire name of the ttl field. */
+export function ttlField(wire: DoctorWire): string {
+  return NAMES[wire].ttl;
+}
+
+/** The wire name of the poll interval field. */
+export function pollField(wire: DoctorWire): string {
+  return NAMES[wire].pollInterval;
+}
+
+export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+/** True for a terminal status. */
+export function isTerminal(status: string | undefined): boolean {
+  return status !== undefined && TERMINAL.has(status);
+}
+
+/** RFC 3339 date-time (the ISO 8601 profile the spec links to). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.(\d+))?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+/** The precision of an ISO 8601 timestamp, or `undefined` when `value` is not one. */
+export function precisionOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = RFC3339.exec(value);
+  if (match === null || Number.isNaN(Date.parse(value))) return undefined;
+  const digits = match[1]?.length ?? 0;
+  if (digits === 0) return 'whole seconds';
+  if (digits <= 3) return 'milliseconds';
+  if (digits <= 6) return 'microseconds';
+  return 'nanoseconds';
+}
+
+/** A non-negative number, or `undefined`. */
+export function durationOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** `ms` in words: `850 ms`, `2.3 s`. */
+export function ms(value: number): string {
+  if (value < 1000) return `${Math.round(value)} ms`;
+  return `${(value / 1000).toFixed(value < 10_000 ? 1 : 0)} s`;
+}
+
+/** A ttl value in words: `60000 ms`, `null (unlimited)`, or what it is. */
+export function ttlWords(value: unknown): string {
+  if (value === null) return 'null (unlimited)';
+  if (typeof value === 'number') return `${value} ms`;
+  return `${JSON.stringify(value) ?? 'undefined'}`;
+}
+
+/** `text` cut to `max` characters. */
+export function cut(text: string, max = 80): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** `text` with every id of `ids` replaced by `<task>` (task ids are secrets; servers repeat them in messages). */
+export function withoutIds(text: string, ids: Iterable<string>): string {
+  let out = text;
+  for (const id of ids) if (id.length >= 4) out = out.split(id).join('<task>');
+  return out;
+}

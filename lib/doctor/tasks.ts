@@ -1,0 +1,75 @@
+/**
+ * The tasks the doctor started, across every session: their last known status, and in the end
+ * what became of them (the report's task account).
+ */
+import type { TaskAccount } from './types.js';
+import { isTerminal } from './shape.js';
+
+interface Tracked {
+  readonly tool: string;
+  readonly owner: object;
+  status: string | undefined;
+}
+
+/** Every task the doctor started. */
+export class TaskLedger {
+  private readonly tasks = new Map<string, Tracked>();
+  private readonly notes: string[] = [];
+
+  /** Records a task `owner` (a session) started with `tool`. */
+  track(taskId: string, tool: string, owner: object, status: string | undefined): void {
+    if (!this.tasks.has(taskId)) this.tasks.set(taskId, { tool, owner, status });
+  }
+
+  /** Notes the latest status seen of a task (a terminal one is kept). */
+  seen(taskId: string, status: string | undefined): void {
+    const task = this.tasks.get(taskId);
+    if (task === undefined || status === undefined || isTerminal(task.status)) return;
+    task.status = status;
+  }
+
+  /** The server forgot the task: it runs no more. */
+  gone(taskId: string): void {
+    const task = this.tasks.get(taskId);
+    if (task !== undefined && !isTerminal(task.status)) task.status = 'gone';
+  }
+
+  has(taskId: string): boolean {
+    return this.tasks.has(taskId);
+  }
+
+  /** Every task id (for scrubbing messages). */
+  ids(): IterableIterator<string> {
+    return this.tasks.keys();
+  }
+
+  /** Tasks of `owner` not known to have ended, with their tool. */
+  running(owner: object): Array<{ taskId: string; tool: string }> {
+    const out: Array<{ taskId: string; tool: string }> = [];
+    for (const [taskId, task] of this.tasks) if (task.owner === owner && !isTerminal(task.status) && task.status !== 'gone') out.push({ taskId, tool: task.tool });
+    return out;
+  }
+
+  /** True while any task of `owner` may be running (an untagged question may be one of theirs). */
+  anyRunning(owner: object): boolean {
+    return this.running(owner).length > 0;
+  }
+
+  /** Says why a task is left running. */
+  leftRunning(note: string): void {
+    this.notes.push(note);
+  }
+
+  /** The report's account. */
+  account(): TaskAccount {
+    let finished = 0;
+    let cancelled = 0;
+    let running = 0;
+    for (const task of this.tasks.values()) {
+      if (task.status === 'cancelled') cancelled += 1;
+      else if (task.status === 'completed' || task.status === 'failed' || task.status === 'gone') finished += 1;
+      else running += 1;
+    }
+    return { started: this.tasks.size, finished, cancelled, leftRunning: running, notes: [...this.notes] };
+  }
+}

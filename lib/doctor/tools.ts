@@ -1,0 +1,97 @@
+/**
+ * The server's tools as the doctor needs them: their declared `taskSupport` as sent (an unknown
+ * value is a finding), the first tool that can run as a task, and arguments made up from an input
+ * schema for a tool the caller named without any.
+ */
+import type { Session } from './session.js';
+import { isObject } from './shape.js';
+import type { ToolChoice } from './types.js';
+
+/** A tool as listed. */
+export interface ListedTool {
+  readonly name: string;
+  /** `execution.taskSupport` as sent (`undefined` when absent). */
+  readonly taskSupport: unknown;
+  readonly inputSchema: Record<string, unknown> | undefined;
+}
+
+/** Most `tools/list` pages read. */
+const MAX_PAGES = 20;
+
+/** Every tool the server lists (at most {@link MAX_PAGES} pages), or why not. */
+export async function listTools(s: Session): Promise<{ tools: ListedTool[]; error?: string | undefined }> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const reply = await s.call('tools/list', cursor === undefined ? {} : { cursor }, { declare: false });
+    if (!reply.ok) return { tools, error: `tools/list answered ${s.describe(reply)}` };
+    const listed = Array.isArray(reply.result.tools) ? reply.result.tools : [];
+    for (const tool of listed) {
+      if (!isObject(tool) || typeof tool.name !== 'string') continue;
+      const execution = isObject(tool.execution) ? tool.execution : undefined;
+      tools.push({ name: tool.name, taskSupport: execution?.taskSupport, inputSchema: isObject(tool.inputSchema) ? tool.inputSchema : undefined });
+    }
+    const next = reply.result.nextCursor;
+    if (typeof next !== 'string' || next === '' || next === cursor) break;
+    cursor = next;
+  }
+  return { tools };
+}
+
+/** The tool to run, with its arguments: the caller's, or made up from the listed tool's schema. */
+export function resolveChoice(choice: ToolChoice, tools: readonly ListedTool[]): { name: string; arguments: Record<string, unknown> } {
+  if (choice.arguments !== undefined) return { name: choice.name, arguments: choice.arguments };
+  const listed = tools.find((tool) => tool.name === choice.name);
+  return { name: choice.name, arguments: argumentsFor(listed?.inputSchema) };
+}
+
+/** The first tool that declares it can run as a task (2025), or `undefined`. */
+export function firstTaskTool(tools: readonly ListedTool[]): ListedTool | undefined {
+  return tools.find((tool) => tool.taskSupport === 'optional' || tool.taskSupport === 'required');
+}
+
+/**
+ * Arguments for an object schema: each required property gets its default, its first enum or
+ * `const` value, or a plain value of its type (a short text, its minimum or 1, false, an empty
+ * list, an object built the same way). Optional properties are left out.
+ */
+export function argumentsFor(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const value = valueFor(schema, 0);
+  return isObject(value) ? value : {};
+}
+
+function valueFor(schema: unknown, depth: number): unknown {
+  if (!isObject(schema) || depth > 4) return undefined;
+  if (schema.default !== undefined) return schema.default;
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const options = schema[key];
+    if (Array.isArray(options) && options.length > 0) return valueFor(options[0], depth + 1);
+  }
+  const type: unknown = Array.isArray(schema.type) ? (schema.type as unknown[]).find((t) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'string':
+      return 'mcp-task doctor';
+    case 'number':
+    case 'integer':
+      return typeof schema.minimum === 'number' ? schema.minimum : 1;
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'object':
+    case undefined: {
+      const properties = isObject(schema.properties) ? schema.properties : {};
+      const required = Array.isArray(schema.required) ? schema.required.filter((key): key is string => typeof key === 'string') : [];
+      const out: Record<string, unknown> = {};
+      for (const key of required) {
+        const made = valueFor(properties[key], depth + 1);
+        if (made !== undefined) out[key] = made;
+      }
+      return out;
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * One timer for every task of a client: a binary min-heap of due times with a single armed
+ * `setTimeout` for the earliest. Cancelling is lazy (the entry is marked dead and skipped), and
+ * when nothing live is left the timer is cleared, or kept unref'd when it is due within
+ * {@link KEEP_IDLE_MS} (see `idle()`), so an idle client never holds the process open. Jobs may be *weak* (background work such as the retries of a `tasks/cancel`
+ * nobody waits for): while only weak jobs are live the timer is unref'd, so they never keep the
+ * process alive.
+ */
+import type { Clock } from '../types.js';
+import { EPOCH, offsetOf } from './epoch.js';
+
+/** Largest delay `setTimeout` honours. */
+const MAX_DELAY = 2_147_483_647;
+/**
+ * Most jobs run in one timer callback. When thousands of polls fall due together, running them in
+ * slices lets the answers to the first ones be handled before the last ones are sent, instead of
+ * one long burst that delays everything behind it.
+ */
+export const MAX_JOBS_PER_TICK = 128;
+
+/** A scheduled job. Keep it to cancel it. */
+export interface Timer {
+  /** When the job runs, in clock milliseconds. */
+  readonly at: number;
+  /** False once the job ran or was cancelled. */
+  readonly live: boolean;
+}
+
+function nothing(): void {}
+
+/** The bits of an {@link Entry}'s state. */
+const enum State {
+  Live = 1,
+  Weak = 2,
+  /** The due time is kept as given, not as an offset (`util/epoch.ts`). */
+  RawDue = 4,
+}
+
+/**
+ * A timer as the scheduler keeps it. Every in-flight task holds one or two, so it is kept small:
+ * the due time as a compact offset (`util/epoch.ts`) and the yes/no state in one integer.
+ */
+class Entry implements Timer {
+  private readonly due: number;
+  private state: number;
+  /** The job and its argument; dropped when the entry is cancelled, so a dead entry waiting in the heap holds nothing. */
+  run: (arg: unknown) => void;
+  arg: unknown;
+
+  constructor(
+    at: number,
+    readonly seq: number,
+    run: (arg: unknown) => void,
+    arg: unknown,
+    weak: boolean,
+  ) {
+    const offset = offsetOf(at);
+    const exact = offset === offset;
+    this.due = exact ? offset : at;
+    this.state = State.Live | (weak ? State.Weak : 0) | (exact ? 0 : State.RawDue);
+    this.run = run;
+    this.arg = arg;
+  }
+
+  get at(): number {
+    return (this.state & State.RawDue) !== 0 ? this.due : this.due + EPOCH;
+  }
+
+  get live(): boolean {
+    return (this.state & State.Live) !== 0;
+  }
+
+  get weak(): boolean {
+    return (this.state & State.Weak) !== 0;
+  }
+
+  /** Marks the entry done (ran or cancelled) and lets go of its job. */
+  end(): void {
+    this.state &= ~State.Live;
+    this.run = nothing;
+    this.arg = undefined;
+  }
+}
+
+/** Node's timers can stop holding the process open; other clocks' tokens are left alone. */
+function hold(token: unknown, on: boolean): void {
+  const timer = token as { ref?: () => void; unref?: () => void } | null;
+  if (typeof timer !== 'object' || timer === null) return;
+  if (on) timer.ref?.();
+  else timer.unref?.();
+}
+
+/** True for a token {@link hold} can let go of (Node's timers). */
+function unrefable(token: unknown): boolean {
+  return typeof token === 'object' && token !== null && typeof (token as { unref?: unknown }).unref === 'function';
+}
+
+/**
+ * How far ahead a timer left when nothing is due may be kept: it keeps the scheduler (and the
+ * client) reachable until it fires, so a far one (a long deadline just cancelled) is cleared.
+ */
+const KEEP_IDLE_MS = 30_000;
+
+/** The default {@link Clock}: wall time and Node timers. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (token) => clearTimeout(token as ReturnType<typeof setTimeout>),
+};
+
+/** A min-heap timer queue on one clock timer. */
+export class Scheduler {
+  private heap: Entry[] = [];
+  private liveCount = 0;
+  /** Live jobs that keep the process alive. */
+  private strongCount = 0;
+  private tokenHeld = true;
+  private seq = 0;
+  private armedAt = Infinity;
+  private token: unknown = undefined;
+  private firing = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+
+  /**
+   * Runs `run` at clock time `at` (at once on the next tick if `at` is in the past). A `weak` job
+   * does not keep the process alive.
+   */
+  schedule(at: number, run: () => void, weak = false): Timer {
+    return this.call(at, run, undefined, weak);
+  }
+
+  /**
+   * Runs `run(arg)` at clock time `at` (see {@link Scheduler.schedule}). With a `run` made once
+   * and the per-job state in `arg`, scheduling allocates no closure (a poll per task per
+   * interval stays cheap).
+   */
+  call<A>(at: number, run: (arg: A) => void, arg: A, weak = false): Timer {
+    // A due time that is not a number (a computation gone wrong) runs at once, never stalls the heap.
+    if (Number.isNaN(at)) at = this.clock.now();
+    const entry = new Entry(at, this.seq++, run as (arg: unknown) => void, arg, weak);
+    this.push(entry);
+    this.liveCount += 1;
+    if (!weak) this.strongCount += 1;
+    if (!this.firing && at < this.armedAt) this.arm();
+    else if (!weak && !this.tokenHeld && this.token !== undefined) {
+      hold(this.token, true);
+      this.tokenHeld = true;
+    }
+    return entry;
+  }
+
+  /** The clock's time, in ms. */
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** Runs `run` after `delayMs` (see {@link Scheduler.schedule}). */
+  after(delayMs: number, run: () => void, weak = false): Timer {
+    return this.schedule(this.clock.now() + delayMs, run, weak);
+  }
+
+  /** A promise that resolves to `undefined` after `ms`, and its cleanup (a bound to race work against). */
+  expiry(ms: number): { readonly expired: Promise<undefined>; clear(): void } {
+    let timer: Timer | undefined;
+    const expired = new Promise<undefined>((resolve) => {
+      timer = this.after(ms, () => resolve(undefined));
+    });
+    return { expired, clear: () => this.cancel(timer) };
+  }
+
+  /** Cancels a job; harmless when it already ran or was cancelled. */
+  cancel(timer: Timer | undefined): void {
+    const entry = timer as Entry | undefined;
+    if (entry === undefined || !entry.live) return;
+    entry.end();
+    this.liveCount -= 1;
+    if (!entry.weak) {
+      this.strongCount -= 1;
+      // Only background jobs left: the armed timer no longer holds the process open.
+      if (this.strongCount === 0) this.letGo();
+    }
+    if (this.liveCount === 0) this.idle();
+    else if (this.heap.length > 64 && this.heap.length > this.liveCount * 4) this.compact();
+  }
+
+  /** Cancels everything and clears the timer. */
+  clear(): void {
+    for (const entry of this.heap) entry.end();
+    this.liveCount = 0;
+    this.strongCount = 0;
+    this.reset();
+  }
+
+  private reset(): void {
+    this.heap = [];
+    this.disarm();
+  }
+
+  /**
+   * The last job was cancelled. A clock timer that can stop holding the process open (Node's) is
+   * kept armed, no longer held: the next job is usually due no earlier (a request's timeout
+   * after the one just cancelled), so it needs no new clock timer; if the kept one fires first it
+   * finds nothing due and arms for what is. Without that, every request on an otherwise idle
+   * client cost a clock timer set and cleared. Other clocks' timers, and one due more than
+   * {@link KEEP_IDLE_MS} ahead, are cleared as before.
+   */
+  private idle(): void {
+    this.heap = [];
+    const token = this.token;
+    if (!unrefable(token) || this.armedAt - this.clock.now() > KEEP_IDLE_MS) {
+      this.disarm();
+      return;
+    }
+    this.letGo();
+  }
+
+  /** The armed timer stops holding the process open (nothing but background jobs is due). */
+  private letGo(): void {
+    if (!this.tokenHeld || this.token === undefined) return;
+    hold(this.token, false);
+    this.tokenHeld = false;
+  }
+
+  private disarm(): void {
+    if (this.token !== undefined) this.clock.clearTimeout(this.token);
+    this.token = undefined;
+    this.armedAt = Infinity;
+  }
+
+  private arm(): void {
+    this.disarm();
+    const top = this.heap[0];
+    if (top === undefined) return;
+    const delay = Math.min(Math.max(top.at - this.clock.now(), 0), MAX_DELAY);
+    this.armedAt = top.at;
+    this.token = this.clock.setTimeout(() => this.fire(), delay);
+    this.tokenHeld = this.strongCount > 0;
+    if (!this.tokenHeld) hold(this.token, false);
+  }
+
+  private fire(): void {
+    this.token = undefined;
+    this.armedAt = Infinity;
+    this.firing = true;
+    let ran = 0;
+    try {
+      const now = this.clock.now();
+      for (let top = this.heap[0]; top !== undefined && top.at <= now && ran < MAX_JOBS_PER_TICK; top = this.heap[0]) {
+        this.pop();
+        if (!top.live) continue;
+        this.liveCount -= 1;
+        if (!top.weak) this.strongCount -= 1;
+        ran += 1;
+        const { run, arg } = top;
+        top.end();
+        try {
+          run(arg);
+        } catch (error) {
+          this.onError(error);
+        }
+      }
+    } finally {
+      this.firing = false;
+    }
+    if (this.liveCount === 0) this.reset();
+    else this.arm();
+  }
+
+  private compact(): void {
+    this.heap = this.heap.filter((entry) => entry.live);
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i -= 1) this.down(i);
+    if (!this.firing) this.arm();
+  }
+
+  private before(a: Entry, b: Entry): boolean {
+    const aAt = a.at;
+    const bAt = b.at;
+    return aAt < bAt || (aAt === bAt && a.seq < b.seq);
+  }
+
+  private push(entry: Entry): void {
+    const heap = this.heap;
+    heap.push(entry);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const child = heap[i]!;
+      const up = heap[parent]!;
+      if (!this.before(child, up)) break;
+      heap[i] = up;
+      heap[parent] = child;
+      i = parent;
+    }
+  }
+
+  private pop(): void {
+    const heap = this.heap;
+    const last = heap.pop();
+    if (heap.length > 0 && last !== undefined) {
+      heap[0] = last;
+      this.down(0);
+    }
+  }
+
+  private down(start: number): void {
+    const heap = this.heap;
+    let i = start;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && this.before(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && this.before(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      const top = heap[i]!;
+      heap[i] = heap[m]!;
+      heap[m] = top;
+      i = m;
+    }
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * The doctor against scripted 2025-11-25 servers (spec/doctor/model-server.ts): one that follows
+ * the spec gets no deviation at all, and each deviant server (one switch each) gets exactly the
+ * deviation rows of its deviation, nothing else. The doctor also keeps the library's rules: every
+ * probe bounded, every task it started cancelled or ended (or the report says why not), and a
+ * stop signal that cancels what runs. The client is the SDK chosen by MCP_SDK (both majors run).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { exitCode, runDoctor, type DoctorOptions, type DoctorReport, type DoctorRow } from '../../lib/doctor.js';
+import { TaskAbortError } from '../../lib/index.js';
+import { createLinkedPair, makeClient } from '../support/sdk.js';
+import { modelServer, type Model, type ModelOptions } from './model-server.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** Quick bounds for a scripted server whose tools take 150 ms. */
+const QUICK: DoctorOptions = {
+  failTool: { name: 'fail' },
+  inputTool: { name: 'ask' },
+  probeTimeoutMs: 5_000,
+  requestTimeoutMs: 2_000,
+  noAnswerMs: 300,
+  retentionCheckMs: 400,
+  expiryBudgetMs: 1, // the expiry check needs seconds: it has its own test
+};
+
+/** The model server with `options`, a connected client of the chosen SDK, and the doctor's report. */
+async function doctorOn(options: ModelOptions, doctor: DoctorOptions = {}): Promise<{ report: DoctorReport; model: Model }> {
+  const model = modelServer(options);
+  const [clientSide, serverSide] = createLinkedPair();
+  await model.server.connect(serverSide);
+  const client = makeClient({ name: 'doctor-spec', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } });
+  await client.connect(clientSide);
+  cleanups.push(async () => {
+    model.stop();
+    await client.close();
+    await model.server.close();
+  });
+  const report = await runDoctor(client, { ...QUICK, ...doctor });
+  return { report, model };
+}
+
+const deviations = (report: DoctorReport): string[] => report.rows.filter((row) => row.verdict === 'deviation').map((row) => row.check);
+const row = (report: DoctorReport, check: string): DoctorRow | undefined => report.rows.find((r) => r.wire === '2025-11-25' && r.check === check);
+
+/** What every run must keep: the server's assertions held, and no task runs on. */
+function clean(model: Model, report: DoctorReport): void {
+  expect(model.failures).toEqual([]);
+  expect(model.running()).toBe(0);
+  expect(report.tasks.leftRunning).toBe(0);
+}
+
+describe('doctor: a scripted server that follows the spec', () => {
+  it('gets no deviation: every check of the battery ok, the tool found by its taskSupport, the expiry read after the ttl', async () => {
+    const { report, model } = await doctorOn({}, { expiryBudgetMs: 5_000 });
+    clean(model, report);
+    expect(deviations(report)).toEqual([]);
+    const battery = report.rows.filter((r) => r.wire === '2025-11-25');
+    expect(battery.filter((r) => r.verdict === 'not-testable')).toEqual([]);
+    expect(battery.map((r) => r.check)).toEqual(
+      expect.arrayContaining(['offer', 'create.result', 'ttl.honoured', 'cancel.completed.result', 'unknown.id', 'list.paging', 'fail.result', 'input.tagged', 'input.unanswered', 'expiry.read']),
+    );
+    expect(report.wires[0]).toMatchObject({ wire: '2025-11-25', offered: true, tool: 'work' });
+    expect(row(report, 'list.paging')?.seen).toMatch(/in [2-9] pages, then no nextCursor/);
+    expect(row(report, 'expiry.read')?.seen).toMatch(/^forgotten: tasks\/get answered -32602/);
+    expect(exitCode(report)).toBe(0);
+    expect(report.summary).toMatchObject({ deviations: 0, mustViolations: 0 });
+    // [V4]: task ids are secrets: no row quotes one.
+    expect(JSON.stringify(report.rows)).not.toMatch(/model-\d+-/);
+  });
+});
+
+describe('doctor: each deviation is reported, and nothing else', () => {
+  it('no status notifications: notify.sent is a MAY deviation (exit 0)', async () => {
+    const { report, model } = await doctorOn({ silent: true });
+    clean(model, report);
+    expect(deviations(report)).toEqual(['notify.sent']);
+    expect(row(report, 'notify.sent')).toMatchObject({ rule: 'V21', severity: 'MAY', seen: 'none, for any status, until the task ended' });
+    expect(exitCode(report)).toBe(0);
+  });
+
+  it('ttl ignored (the requested ttl reported, the task forgotten 300 ms after it ended): ttl.honoured, a MUST (exit 1)', async () => {
+    const { report, model } = await doctorOn({ ttlIgnored: true });
+    clean(model, report);
+    expect(deviations(report)).toEqual(['ttl.honoured']);
+    expect(row(report, 'ttl.honoured')).toMatchObject({ rule: 'V10', severity: 'MUST', coping: { handled: false } });
+    expect(row(report, 'ttl.honoured')?.seen).toMatch(/^gone .* although its ttl is 300000 ms$/);
+    // What depended on the task being there says why it could not run, instead of failing too.
+    expect(row(report, 'cancel.completed')).toMatchObject({ verdict: 'not-testable', seen: 'the task was gone before the cancel (see ttl.honoured)' });
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it('a cancel of a completed task rewrites it cancelled and drops its result: the refusal, the status and the result rows (exit 1)', async () => {
+    const { report, model } = await doctorOn({ cancelRewrites: true });
+    clean(model, report);
+    expect(deviations(report)).toEqual(['cancel.completed', 'cancel.completed.status', 'cancel.completed.result']);
+    expect(row(report, 'cancel.completed')?.seen).toBe('accepted: the reply says "cancelled"');
+    expect(row(report, 'cancel.completed.status')?.seen).toBe('completed before the cancel, cancelled after it');
+    expect(row(report, 'cancel.completed.result')?.seen).toMatch(/^before the cancel 1 content block; after it -32603/);
+    expect(row(report, 'cancel.completed.result')?.coping.handled).toBe(false);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it('untagged input requests: input.tagged (D14), a MUST (exit 1); the question is still answered and the task goes on', async () => {
+    const { report, model } = await doctorOn({ untagged: true });
+    clean(model, report);
+    expect(deviations(report)).toEqual(['input.tagged']);
+    expect(row(report, 'input.tagged')).toMatchObject({ rule: 'V7', severity: 'MUST', coping: { quirk: 'D14' } });
+    expect(row(report, 'input.resumes')?.verdict).toBe('ok');
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it('-32603 for an unknown task id: unknown.id, a MUST (exit 1)', async () => {
+    const { report, model } = await doctorOn({ unknownCode: -32603 });
+    clean(model, report);
+    expect(deviations(report)).toEqual(['unknown.id']);
+    expect(row(report, 'unknown.id')?.seen).toBe('tasks/get -32603, tasks/result -32603, tasks/cancel -32603');
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it('a list cursor that never ends: list.paging after 50 pages that list nothing new, a MUST (exit 1)', async () => {
+    const { report, model } = await doctorOn({ endlessList: true });
+    clean(model, report);
+    expect(deviations(report)).toEqual(['list.paging']);
+    expect(row(report, 'list.paging')?.seen).toMatch(/^the listing never ends: still a nextCursor after 50 pages/);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it('a task that never ends: no deviation; what needs its end is not testable, bounded by the probe; the task is cancelled', async () => {
+    const started = Date.now();
+    const { report, model } = await doctorOn({ neverEnds: true }, { probeTimeoutMs: 1_000 });
+    clean(model, report);
+    expect(deviations(report)).toEqual([]);
+    for (const check of ['ttl.honoured', 'cancel.completed', 'cancel.completed.status', 'cancel.completed.result']) {
+      expect(row(report, check), check).toMatchObject({ verdict: 'not-testable', seen: 'the task did not end within 1.0 s' });
+    }
+    // [V16]: the blocking tasks/result held the whole time: that is what the rule asks.
+    expect(row(report, 'result.blocks')?.seen).toMatch(/^sent at once, still unanswered .* later while the task ran$/);
+    expect(row(report, 'expiry.read')?.seen).toBe('the lifecycle probe could not time the tool');
+    expect(report.tasks.cancelled).toBeGreaterThanOrEqual(2);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
+
+describe('doctor: it obeys the library rules', () => {
+  it('without tasks.cancel it sends no tasks/cancel ([R5]), and the report says which tasks it had to leave running', async () => {
+    const { report, model } = await doctorOn({ noCancel: true, neverEnds: true }, { probeTimeoutMs: 600 });
+    expect(model.failures).toEqual([]);
+    expect(deviations(report)).toEqual(['caps.cancel']);
+    expect(row(report, 'cancel.running')).toMatchObject({ verdict: 'not-testable', seen: 'the server declared no tasks.cancel' });
+    expect(report.tasks.leftRunning).toBe(model.running());
+    expect(report.tasks.leftRunning).toBeGreaterThan(0);
+    expect(report.tasks.notes[0]).toMatch(/^a task of work: the server declared no tasks.cancel, so it runs until its ttl \(300000 ms\)$/);
+  });
+
+  it('a stop signal ends the run with TaskAbortError, after cancelling the tasks it started', async () => {
+    const model = modelServer({ neverEnds: true });
+    const [clientSide, serverSide] = createLinkedPair();
+    await model.server.connect(serverSide);
+    const client = makeClient({ name: 'doctor-spec', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    await client.connect(clientSide);
+    cleanups.push(async () => {
+      model.stop();
+      await client.close();
+      await model.server.close();
+    });
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(new Error('enough')), 300);
+    const error = await runDoctor(client, { ...QUICK, signal: stop.signal }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TaskAbortError);
+    expect((error as TaskAbortError).reason).toEqual(new Error('enough'));
+    expect(model.running()).toBe(0);
+    expect(model.server.count('tasks/cancel')).toBeGreaterThanOrEqual(1);
+    expect(model.failures).toEqual([]);
+  });
+});

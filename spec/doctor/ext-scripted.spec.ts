@@ -1,0 +1,68 @@
+/**
+ * The doctor on the tasks extension against the scripted extension server (spec/support/ext-server,
+ * written from the extension's schema; its tasks move one scripted step per `tasks/get`), with an
+ * SDK v2 client of the modern era (this suite is in the sdk-free list and picks SDK v2 itself):
+ * its conformance-style fixtures get no deviation, and a server that answers polls faster than
+ * pollIntervalMs with -32602, as if the task were unknown, gets exactly that row ([E25], [E14]).
+ */
+import { Client } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exitCode, runDoctor, type DoctorOptions, type DoctorReport } from '../../lib/doctor.js';
+import { connectInMemory, ExtServer, fixtureTools, rpcError, type ExtServerOptions } from '../support/ext-server/index.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+const QUICK: DoctorOptions = {
+  tool: { name: 'slow_compute', arguments: { label: 'doctor', polls: 3 } },
+  failTool: { name: 'protocol_error_job' },
+  inputTool: { name: 'confirm_delete' },
+  probeTimeoutMs: 5_000,
+  requestTimeoutMs: 2_000,
+  noAnswerMs: 300,
+};
+
+async function doctorOn(options: Omit<ExtServerOptions, 'tools'>, configure: (server: ExtServer) => void = () => {}): Promise<{ report: DoctorReport; server: ExtServer }> {
+  const server = new ExtServer({ pollIntervalMs: 50, ...options, tools: fixtureTools() });
+  configure(server);
+  const { clientTransport } = await connectInMemory(server);
+  const client = new Client({ name: 'doctor-spec', version: '1.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: 'auto' } });
+  await client.connect(clientTransport);
+  cleanups.push(() => client.close());
+  return { report: await runDoctor(client, QUICK), server };
+}
+
+const deviations = (report: DoctorReport): string[] => report.rows.filter((row) => row.verdict === 'deviation').map((row) => row.check);
+
+describe('doctor on the scripted extension server', () => {
+  it('its fixtures follow the extension: no deviation; the ttlMs (2 s) read after it runs out', async () => {
+    const { report } = await doctorOn({ ttlMs: 2_000, expiry: 'delete' });
+    expect(report.wires[1]).toMatchObject({ wire: 'io.modelcontextprotocol/tasks', offered: true, sdk: 'v2', tool: 'slow_compute' });
+    expect(deviations(report)).toEqual([]);
+    const ext = report.rows.filter((row) => row.wire === 'io.modelcontextprotocol/tasks');
+    expect(ext.filter((row) => row.verdict === 'not-testable')).toEqual([]);
+    expect(ext.find((row) => row.check === 'expiry.read')?.seen).toMatch(/^forgotten: tasks\/get answered -32602/);
+    expect(ext.find((row) => row.check === 'fail.status')?.seen).toBe('failed (a JSON-RPC error)');
+    expect(report.tasks.leftRunning).toBe(0);
+  });
+
+  it('-32602 for a poll faster than pollIntervalMs: poll.fast, a MUST of E25 (exit 1), nothing else', async () => {
+    const { report } = await doctorOn({}, (server) => {
+      // A task's first reads only (its later ones, e.g. right after a cancel, are served).
+      const reads = new Map<string, { at: number; count: number }>();
+      server.on('tasks/get', (params, ctx) => {
+        if (!ctx.declared) throw rpcError(-32021, 'Missing required client capability');
+        const taskId = String(params.taskId);
+        const previous = reads.get(taskId);
+        reads.set(taskId, { at: Date.now(), count: (previous?.count ?? 0) + 1 });
+        if (previous !== undefined && previous.count < 4 && Date.now() - previous.at < 25) throw rpcError(-32602, 'Task not found');
+        return { resultType: 'complete', ...server.tasks.poll(taskId) };
+      });
+    });
+    expect(deviations(report)).toEqual(['poll.fast']);
+    expect(report.rows.find((row) => row.check === 'poll.fast' && row.wire === 'io.modelcontextprotocol/tasks')).toMatchObject({ rule: 'E25', severity: 'MUST' });
+    expect(exitCode(report)).toBe(1);
+  });
+});

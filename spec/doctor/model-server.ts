@@ -1,0 +1,212 @@
+/**
+ * A scripted 2025-11-25 task server written from the spec, for the doctor's tests: every rule the
+ * doctor reads is followed (capabilities with list and cancel, full Task objects with ttl and
+ * pollInterval, a notification on every change, a blocking tasks/result with related-task _meta,
+ * -32602 for unknown ids, cancelled terminal tasks refused, paged listing that ends, tagged
+ * questions while input_required, tasks forgotten after their ttl), unless one switch turns ONE
+ * deviation on. Built on spec/support/scripted-server.ts; it asserts every request it holds
+ * before it answers (task methods carry exactly `{taskId}`, a task-augmented call only `{ttl}`,
+ * [R33], [A15], [S3]) and records what failed in `failures`.
+ *
+ * Tools: `work` (optional: ends completed after `workMs`), `fail` (required: ends failed with an
+ * isError result and a statusMessage), `ask` (required: asks one elicitation, then completes).
+ */
+import { rpcError, ScriptedServer, type Json } from '../support/scripted-server.js';
+
+/** One deviation at a time (all off: the server follows the spec). */
+export interface ModelOptions {
+  /** Send no status notification at all. */
+  readonly silent?: boolean;
+  /** Report the requested ttl but forget every task 300 ms after it ended. */
+  readonly ttlIgnored?: boolean;
+  /** A cancel of a completed or failed task turns it cancelled, drops its result and answers with it. */
+  readonly cancelRewrites?: boolean;
+  /** No tasks.cancel capability (tasks/cancel is then refused with -32601). */
+  readonly noCancel?: boolean;
+  /** Questions name no task (no related-task _meta), as mcp-go's do (D14). */
+  readonly untagged?: boolean;
+  /** The code for an unknown task id (the spec's is -32602). */
+  readonly unknownCode?: number;
+  /** tasks/list always gives a nextCursor. */
+  readonly endlessList?: boolean;
+  /** `work` tasks never end on their own (a cancel still stops them). */
+  readonly neverEnds?: boolean;
+  /** How long `work` runs. @default 150 */
+  readonly workMs?: number;
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const RELATED = 'io.modelcontextprotocol/related-task';
+const POLL_INTERVAL = 50;
+const PAGE_SIZE = 1;
+
+interface ModelTask {
+  task: Json;
+  outcome: { result: Json } | { error: { code: number; message: string } } | undefined;
+  waiters: Array<() => void>;
+  timers: Array<ReturnType<typeof setTimeout>>;
+}
+
+/** The model server and what it saw. */
+export interface Model {
+  readonly server: ScriptedServer;
+  /** Requests whose assertion failed (must stay empty). */
+  readonly failures: string[];
+  /** Tasks not in a terminal status (the doctor must leave none running). */
+  running(): number;
+  /** Stops every timer. */
+  stop(): void;
+}
+
+/** Builds the model server (connect it with `connectScripted`-like code or pass `server`). */
+export function modelServer(options: ModelOptions = {}): Model {
+  const server = new ScriptedServer({
+    capabilities: { tools: {}, tasks: options.noCancel === true ? { list: {}, requests: { tools: { call: {} } } } : { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+    tools: [
+      { name: 'work', taskSupport: 'optional', inputSchema: { type: 'object', properties: {} } },
+      { name: 'fail', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
+      { name: 'ask', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
+    ],
+  });
+  const failures: string[] = [];
+  const tasks = new Map<string, ModelTask>();
+  const order: string[] = [];
+  const workMs = options.workMs ?? 150;
+  let seq = 0;
+
+  const check = (ok: boolean, what: string): void => {
+    if (ok) return;
+    failures.push(what);
+    throw rpcError(-32603, `scripted server: ${what}`);
+  };
+  const only = (params: Json, keys: readonly string[], method: string): void => {
+    const extra = Object.keys(params).filter((key) => !keys.includes(key));
+    check(extra.length === 0, `${method} carried ${extra.join(', ')}`);
+  };
+  const snapshot = (entry: ModelTask): Json => JSON.parse(JSON.stringify(entry.task)) as Json;
+  const notify = (entry: ModelTask): void => {
+    if (options.silent !== true) server.notify('notifications/tasks/status', snapshot(entry));
+  };
+  const find = (params: Json, method: string): ModelTask => {
+    only(params, ['taskId'], method);
+    check(typeof params.taskId === 'string', `${method} without a taskId`);
+    const entry = tasks.get(params.taskId as string);
+    if (entry === undefined) throw rpcError(options.unknownCode ?? -32602, 'Task not found');
+    return entry;
+  };
+  const live = (entry: ModelTask): boolean => !TERMINAL.has(String(entry.task.status));
+  const later = (entry: ModelTask, ms: number, run: () => void): void => {
+    entry.timers.push(setTimeout(() => live(entry) && run(), ms));
+  };
+  const forget = (taskId: string, ms: number): void => {
+    const timer = setTimeout(() => tasks.delete(taskId), ms);
+    timer.unref();
+  };
+  const update = (entry: ModelTask, patch: Json): void => {
+    Object.assign(entry.task, { lastUpdatedAt: new Date().toISOString() }, patch);
+    if (TERMINAL.has(String(entry.task.status))) {
+      for (const wake of entry.waiters.splice(0)) wake();
+      for (const timer of entry.timers.splice(0)) clearTimeout(timer);
+      if (options.ttlIgnored === true) forget(String(entry.task.taskId), 300);
+    }
+    notify(entry);
+  };
+  const finish = (entry: ModelTask, status: 'completed' | 'failed', result: Json, statusMessage: string): void => {
+    entry.outcome = { result };
+    update(entry, { status, statusMessage });
+  };
+
+  server.on('tools/call', (params) => {
+    check(typeof params.name === 'string', 'tools/call without a name');
+    const name = params.name as string;
+    if (params.task === undefined) {
+      if (name !== 'work') throw rpcError(-32601, `${name} must run as a task`);
+      return { content: [{ type: 'text', text: 'done at once' }] };
+    }
+    check(typeof params.task === 'object' && params.task !== null, 'task is not an object');
+    only(params.task as Json, ['ttl'], 'tools/call task');
+    const ttl = (params.task as Json).ttl;
+    const at = new Date().toISOString();
+    const taskId = `model-${++seq}-${Math.random().toString(16).slice(2, 10)}`;
+    const entry: ModelTask = {
+      task: { taskId, status: 'working', createdAt: at, lastUpdatedAt: at, ttl: typeof ttl === 'number' ? ttl : null, pollInterval: POLL_INTERVAL },
+      outcome: undefined,
+      waiters: [],
+      timers: [],
+    };
+    tasks.set(taskId, entry);
+    order.push(taskId);
+    // [V11]: forgotten once its ttl has passed (allowed, and what the doctor's expiry check reads).
+    if (typeof ttl === 'number' && options.ttlIgnored !== true) forget(taskId, ttl);
+    if (name === 'work' && options.neverEnds === true) {
+      for (let step = 1; step <= 400; step += 1) later(entry, step * 50, () => update(entry, { statusMessage: `step ${step}` }));
+    } else if (name === 'work') {
+      later(entry, workMs / 2, () => update(entry, { statusMessage: 'halfway' }));
+      later(entry, workMs, () => finish(entry, 'completed', { content: [{ type: 'text', text: 'work done' }] }, 'done'));
+    } else if (name === 'fail') {
+      later(entry, workMs, () => finish(entry, 'failed', { content: [{ type: 'text', text: 'disk full' }], isError: true }, 'disk full'));
+    } else if (name === 'ask') {
+      later(entry, 30, () => {
+        update(entry, { status: 'input_required', statusMessage: 'waiting for an answer' });
+        const meta = options.untagged === true ? {} : { _meta: { [RELATED]: { taskId } } };
+        void server
+          .request('elicitation/create', { message: 'Proceed?', requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } } }, ...meta })
+          .then((reply) => {
+            if (!live(entry)) return;
+            const action = (reply.result as Json | undefined)?.action;
+            update(entry, { status: 'working', statusMessage: `answer: ${String(action)}` });
+            later(entry, workMs / 2, () => finish(entry, 'completed', { content: [{ type: 'text', text: `asked: ${String(action)}` }] }, 'done'));
+          });
+      });
+    } else {
+      throw rpcError(-32602, `Unknown tool ${name}`);
+    }
+    return { task: snapshot(entry) };
+  });
+
+  server.on('tasks/get', (params) => snapshot(find(params, 'tasks/get')));
+
+  server.on('tasks/result', async (params) => {
+    const entry = find(params, 'tasks/result');
+    if (live(entry)) await new Promise<void>((resolve) => entry.waiters.push(resolve));
+    if (entry.outcome === undefined) throw rpcError(-32603, 'Task has no result');
+    if ('error' in entry.outcome) throw rpcError(entry.outcome.error.code, entry.outcome.error.message);
+    return { ...entry.outcome.result, _meta: { [RELATED]: { taskId: entry.task.taskId } } };
+  });
+
+  server.on('tasks/cancel', (params) => {
+    check(options.noCancel !== true, 'tasks/cancel sent to a server without tasks.cancel');
+    const entry = find(params, 'tasks/cancel');
+    if (!live(entry)) {
+      if (options.cancelRewrites !== true || entry.task.status === 'cancelled') throw rpcError(-32602, `Cannot cancel a task in terminal status ${String(entry.task.status)}`);
+      entry.outcome = undefined;
+      Object.assign(entry.task, { status: 'cancelled', statusMessage: 'cancelled', lastUpdatedAt: new Date().toISOString() });
+      return snapshot(entry);
+    }
+    update(entry, { status: 'cancelled', statusMessage: 'cancelled on request' });
+    return snapshot(entry);
+  });
+
+  server.on('tasks/list', (params) => {
+    only(params, ['cursor'], 'tasks/list');
+    const ids = order.filter((id) => tasks.has(id));
+    let start = 0;
+    if (params.cursor !== undefined) {
+      const match = typeof params.cursor === 'string' ? /^c(\d+)$/.exec(params.cursor) : null;
+      if (match === null) throw rpcError(-32602, 'Invalid cursor');
+      start = Number(match[1]);
+    }
+    const page = ids.slice(start, start + PAGE_SIZE).map((id) => snapshot(tasks.get(id) as ModelTask));
+    if (options.endlessList === true) return { tasks: ids.slice(0, PAGE_SIZE).map((id) => snapshot(tasks.get(id) as ModelTask)), nextCursor: `c${start + PAGE_SIZE}` };
+    return start + PAGE_SIZE < ids.length ? { tasks: page, nextCursor: `c${start + PAGE_SIZE}` } : { tasks: page };
+  });
+
+  return {
+    server,
+    failures,
+    running: () => [...tasks.values()].filter(live).length,
+    stop: () => {
+      for (const entry of tasks.values()) for (const timer of entry.timers.splice(0)) clearTimeout(timer);
+    },
+  };
+}
