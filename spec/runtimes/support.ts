@@ -54,3 +54,30 @@ export function outputDir(name: string): string {
   mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+/** An example server over HTTP, with the ids of the tasks it was asked to cancel. */
+export interface RecordingServer {
+  readonly url: URL;
+  readonly cancelled: string[];
+  close(): Promise<void>;
+}
+
+/** Both example servers over HTTP on 127.0.0.1 (steps of `stepMs`), recording `tasks/cancel`. */
+export async function exampleServers(stepMs: number): Promise<{ readonly legacy: RecordingServer; readonly extension: RecordingServer }> {
+  const { serveHttp } = await import('../../examples/http-server.js');
+  const { serveExtHttp } = await import('../../examples/ext-http-server.js');
+  const legacyCancels: string[] = [];
+  const extensionCancels: string[] = [];
+  const legacy = await serveHttp(0, { stepMs, onCancel: (taskId) => legacyCancels.push(taskId) });
+  const extension = await serveExtHttp({
+    stepMs,
+    onMessage: (message) => {
+      const params = message.params as { taskId?: unknown } | undefined;
+      if (message.method === 'tasks/cancel') extensionCancels.push(String(params?.taskId));
+    },
+  });
+  return {
+    legacy: { url: legacy.url, cancelled: legacyCancels, close: () => legacy.close() },
+    extension: { url: extension.url, cancelled: extensionCancels, close: () => extension.close() },
+  };
+}
