@@ -1,6 +1,7 @@
 /**
  * Making and connecting an SDK client for `TaskClient.connect`. The SDK is imported lazily, so
- * the library loads in a host that has only one of the two SDKs installed.
+ * the library loads in a host that has only one of the two SDKs installed; through ./client/,
+ * which names its `Client` class alone, so that a bundler keeps only that class of the SDK.
  */
 import type { JsonObject, SdkMajor } from './port.js';
 import type { SdkClientShape } from './open.js';
@@ -23,8 +24,8 @@ type ClientConstructor = new (info: unknown, options: unknown) => SdkClientShape
 
 async function load(sdk: SdkMajor): Promise<ClientConstructor | undefined> {
   try {
-    if (sdk === 'v2') return (await import('@modelcontextprotocol/client')).Client as unknown as ClientConstructor;
-    return (await import('@modelcontextprotocol/sdk/client/index.js')).Client as unknown as ClientConstructor;
+    if (sdk === 'v2') return (await import('./client/v2.js')).Client as unknown as ClientConstructor;
+    return (await import('./client/v1.js')).Client as unknown as ClientConstructor;
   } catch {
     return undefined;
   }
