@@ -329,9 +329,8 @@ export default tseslint.config(
   sdkOnlyInPort(['lib/**/*.ts']),
   sdkOnlyInPort(nodeFiles, { node: true }),
   {
-    // Of the port, the SDK's Client classes (client/) are the one module per SDK that loads it
-    // (and still no Node module): connect.ts loads them lazily.
-    files: ['lib/port/client/*.ts'],
+    // Of the port, connect.ts is the one module that loads an SDK (and still no Node module).
+    files: ['lib/port/connect.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: NODE_MODULES.paths, patterns: [NODE_MODULES.pattern] }] },
   },
   // The direction of every import arrow between the layers. The integrations' own imports are

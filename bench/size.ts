@@ -9,18 +9,22 @@
  *   bundled), and once more with zod external too, since SDK v2 depends on zod itself;
  * - what each adds to a page that already uses SDK v2 (`Client` and its Streamable HTTP
  *   transport): the difference between that page bundled with and without it, every shared
- *   dependency counted once, as a bundler counts it.
+ *   dependency counted once, as a bundler counts it; with esbuild, and again with Vite (its
+ *   production build, library mode, every chunk counted), since the two differ: esbuild keeps
+ *   every export of a module loaded by `import()`, and `TaskClient.connect` loads the SDK that way
+ *   (lib/port/connect.ts says why).
  *
  * The library is its compiled JavaScript (`dist/index.js`; `npm run size` builds it first; the full
  * benchmark passes its own compiled copy). Where the bytes go (per lib/ folder and per dependency) is
  * read from esbuild's metafile. `--write` stores the figures in bench/results.json (`size`) and
  * renders docs/performance.md again; without it nothing is written.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { build as viteBuild } from 'vite';
 import { renderStored } from './render.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -57,6 +61,8 @@ export interface SizeResult {
   readonly sdkPage: SizeFigure;
   readonly sdkPagePlusCore: SizeFigure;
   readonly sdkPagePlusExtTasks: SizeFigure;
+  /** The same three pages bundled by Vite. */
+  readonly vite: { readonly sdkPage: SizeFigure; readonly sdkPagePlusCore: SizeFigure; readonly sdkPagePlusExtTasks: SizeFigure };
   /** Raw bytes of the core's bundle by origin (a lib/ folder, a top-level module, a dependency), largest first. */
   readonly breakdown: ReadonlyArray<{ readonly part: string; readonly raw: number }>;
 }
@@ -94,6 +100,39 @@ async function bundle(label: string, source: string, external: readonly string[]
   return { figure: { label, source, external, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length }, inputs };
 }
 
+/** Bundles `source` with Vite's production build (library mode, ES module, minified); every chunk counted. */
+async function bundleVite(label: string, source: string, external: readonly string[]): Promise<SizeFigure> {
+  // Vite reads its entry from disk: a scratch folder inside the repository, so node_modules resolves.
+  const dir = `${ROOT}node_modules/.cache/size/`;
+  mkdirSync(dir, { recursive: true });
+  const entry = `${dir}page-${Math.random().toString(36).slice(2)}.js`;
+  writeFileSync(entry, `${source}\n`);
+  try {
+    // esbuild's `name` and `name/*` as one pattern for Rolldown: the package and its subpaths.
+    const packages = [...new Set(external.map((name) => name.replace(/\/\*$/, '')))];
+    const patterns = packages.map((name) => new RegExp(`^${name.replaceAll('/', '\\/').replaceAll('.', '\\.')}(?:\\/|$)`));
+    const result = await viteBuild({
+      root: ROOT,
+      configFile: false,
+      logLevel: 'silent',
+      publicDir: false,
+      build: { write: false, minify: true, lib: { entry, formats: ['es'], fileName: 'page' }, rolldownOptions: { external: patterns } },
+    });
+    const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
+    let raw = 0;
+    let gzip = 0;
+    for (const chunk of outputs) {
+      if (chunk.type !== 'chunk') continue;
+      const bytes = new TextEncoder().encode(chunk.code);
+      raw += bytes.length;
+      gzip += gzipSync(bytes, { level: 9 }).length;
+    }
+    return { label, source, external, raw, gzip };
+  } finally {
+    rmSync(entry, { force: true });
+  }
+}
+
 const version = (name: string): string => (JSON.parse(readFileSync(`${ROOT}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
 
 /**
@@ -114,6 +153,11 @@ export async function measureSize(command: string, entry = `${ROOT}dist/index.js
   const sdkPage = await bundle('SDK v2 page: `Client` and `StreamableHTTPClientTransport`', page, SDK_V1);
   const sdkPagePlusCore = await bundle('the SDK v2 page with mcp-task-client (`TaskClient`)', `${page}\nexport { TaskClient } from ${lib};`, SDK_V1);
   const sdkPagePlusExtTasks = await bundle('the SDK v2 page with ext-tasks (its client entry)', `${page}\nexport * from '@modelcontextprotocol/ext-tasks/client';`, SDK_V1);
+  const vite = {
+    sdkPage: await bundleVite(sdkPage.figure.label, page, SDK_V1),
+    sdkPagePlusCore: await bundleVite(sdkPagePlusCore.figure.label, `${page}\nexport { TaskClient } from ${lib};`, SDK_V1),
+    sdkPagePlusExtTasks: await bundleVite(sdkPagePlusExtTasks.figure.label, `${page}\nexport * from '@modelcontextprotocol/ext-tasks/client';`, SDK_V1),
+  };
 
   const parts = new Map<string, number>();
   for (const [file, bytes] of Object.entries(core.inputs)) {
@@ -129,6 +173,7 @@ export async function measureSize(command: string, entry = `${ROOT}dist/index.js
       '@modelcontextprotocol/ext-tasks': version('@modelcontextprotocol/ext-tasks'),
       '@modelcontextprotocol/client': version('@modelcontextprotocol/client'),
       esbuild: version('esbuild'),
+      vite: version('vite'),
     },
     targetGzip: SIZE_TARGET_GZIP,
     core: core.figure,
@@ -138,6 +183,7 @@ export async function measureSize(command: string, entry = `${ROOT}dist/index.js
     sdkPage: sdkPage.figure,
     sdkPagePlusCore: sdkPagePlusCore.figure,
     sdkPagePlusExtTasks: sdkPagePlusExtTasks.figure,
+    vite,
     breakdown: [...parts].sort(([, a], [, b]) => b - a).map(([part, raw]) => ({ part, raw })),
   };
 }
@@ -147,8 +193,8 @@ const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 /** The figures as console lines. */
 export function sizeLines(size: SizeResult): string[] {
   const row = (f: SizeFigure): string => `${f.label.padEnd(68)} ${kib(f.raw).padStart(10)} raw ${kib(f.gzip).padStart(10)} gzip`;
-  const added = (f: SizeFigure): string =>
-    `${f.label.padEnd(68)} ${`+${kib(f.raw - size.sdkPage.raw)}`.padStart(10)} raw ${`+${kib(f.gzip - size.sdkPage.gzip)}`.padStart(10)} gzip`;
+  const added = (f: SizeFigure, base = size.sdkPage, by = 'esbuild'): string =>
+    `${`${f.label}, ${by}`.padEnd(68)} ${`+${kib(f.raw - base.raw)}`.padStart(10)} raw ${`+${kib(f.gzip - base.gzip)}`.padStart(10)} gzip`;
   const met = size.core.gzip <= size.targetGzip;
   return [
     row(size.core),
@@ -158,6 +204,9 @@ export function sizeLines(size: SizeResult): string[] {
     row(size.sdkPage),
     added(size.sdkPagePlusCore),
     added(size.sdkPagePlusExtTasks),
+    row({ ...size.vite.sdkPage, label: `${size.vite.sdkPage.label}, Vite` }),
+    added(size.vite.sdkPagePlusCore, size.vite.sdkPage, 'Vite'),
+    added(size.vite.sdkPagePlusExtTasks, size.vite.sdkPage, 'Vite'),
     '',
     `${met ? 'met    ' : 'NOT MET'}  core ≤ ${kib(size.targetGzip)} gzip: ${kib(size.core.gzip)}`,
     '',

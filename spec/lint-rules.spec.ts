@@ -107,12 +107,11 @@ describe('eslint import rules hold at every depth', () => {
     expect(broken('lib/facade/probe.ts', importing('../../cli/src/target.js'))).toEqual([LAYER_RULE]);
   });
 
-  it('only the port touches an SDK, and of the port only the modules of its Client classes (lib/port/client/)', () => {
-    for (const file of ['lib/engine/probe.ts', 'lib/facade/probe.ts', 'lib/wire/ext/probe.ts', 'lib/api/probe.ts', 'lib/port/probe.ts', 'lib/port/connect.ts']) {
+  it('only the port touches an SDK, and of the port only connect.ts', () => {
+    for (const file of ['lib/engine/probe.ts', 'lib/facade/probe.ts', 'lib/wire/ext/probe.ts', 'lib/api/probe.ts', 'lib/port/probe.ts']) {
       expect(broken(file, importingType('@modelcontextprotocol/sdk/types.js')), file).toEqual(['no-restricted-imports']);
     }
-    expect(broken('lib/port/client/v1.ts', importingType('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
-    expect(broken('lib/port/client/v2.ts', importing('@modelcontextprotocol/client'))).toEqual([]);
+    expect(broken('lib/port/connect.ts', importingType('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
   });
 });
 
@@ -352,7 +351,6 @@ describe('lib/ runs without Node', () => {
       'lib/util/probe.ts',
       'lib/port/probe.ts',
       'lib/port/connect.ts',
-      'lib/port/client/v2.ts',
       'lib/wire/v2025/probe.ts',
       'lib/engine/probe.ts',
       'lib/facade/probe.ts',
@@ -373,8 +371,8 @@ describe('lib/ runs without Node', () => {
       expect(broken(file, 'export const id = globalThis.crypto.randomUUID(); queueMicrotask(() => {}); new TextEncoder();\n')).toEqual([]);
       expect(broken(file, 'export function f(process) { return process; }\n')).toEqual([]);
     }
-    // Of the port, client/ still loads an SDK.
-    expect(broken('lib/port/client/v2.ts', importing('@modelcontextprotocol/client'))).toEqual([]);
+    // Of the port, connect.ts still loads an SDK.
+    expect(broken('lib/port/connect.ts', importingType('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
   });
 
   it('the BullMQ integration (Node-only, like BullMQ) and the CLI package may use Node; the BullMQ integration still no MCP SDK', () => {

@@ -3,9 +3,9 @@
  * for browsers: ES modules, minified, with a source map.
  *
  * SDK v1 (`@modelcontextprotocol/sdk`) stays out: the page connects with `sdk: 'v2'`, so the
- * library never loads it, but its `TaskClient.connect` can load either SDK's `Client` class (a
- * dynamic import each), and a bundler would otherwise pack SDK v1's when it is installed. An
- * application that has only SDK v2 installed needs no such setting.
+ * library never loads it, but its `TaskClient.connect` names both SDKs in dynamic imports and a
+ * bundler would otherwise pack whichever is installed. An application that has only SDK v2
+ * installed needs no such setting (the import of a package that is not there is left alone).
  */
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
