@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -21,15 +22,37 @@ import tseslint from 'typescript-eslint';
  */
 const SDK = ['@modelcontextprotocol/*', '@modelcontextprotocol/*/**'];
 const sdkMessage = 'Only lib/port/ may import an MCP SDK package: use the library types (lib/types.ts) or the port.';
-const sdkOnlyInPort = (files) => ({
+
+/**
+ * The library runs wherever its SDK does (browsers, Workers, Deno, Bun, Node): lib/ uses web
+ * APIs only (globalThis.crypto, TextEncoder, timers, AbortSignal, queueMicrotask), no Node module
+ * and no Node global. The one exception is the BullMQ integration (lib/bullmq/, its own subpath
+ * export `mcp-task-client/bullmq`): BullMQ and its Redis client run on Node only, so it may use
+ * Node too (NODE_FOLDERS). spec/runtime-neutral.spec.ts checks the built output of the other
+ * entry points.
+ */
+const nodeMessage = 'lib/ runs in browsers and Workers too: use a web API (globalThis.crypto, TextEncoder, queueMicrotask...), not a Node module.';
+const NODE_MODULES = {
+  paths: builtinModules.filter((name) => !name.startsWith('_')).map((name) => ({ name, message: nodeMessage })),
+  pattern: { group: ['node:*'], message: nodeMessage },
+};
+const NODE_GLOBALS = ['process', 'Buffer', 'setImmediate', 'clearImmediate', 'global', 'require', 'module', 'exports', '__dirname', '__filename'];
+/** The folders of lib/ (with their entry files) that may use Node: integrations of Node-only packages. */
+const NODE_FOLDERS = ['bullmq'];
+const nodeFiles = NODE_FOLDERS.flatMap((name) => [`lib/${name}/**`, `lib/${name}.ts`]);
+
+const sdkOnlyInPort = (files, { node = false } = {}) => ({
   files,
+  ...(node ? {} : { ignores: nodeFiles }),
   rules: {
     'no-restricted-imports': [
       'error',
       {
+        ...(node ? {} : { paths: NODE_MODULES.paths }),
         patterns: [
           { group: SDK, message: sdkMessage },
           { group: ['mcp-task', 'mcp-task/**'], message: 'The library never imports the CLI package (mcp-task).' },
+          ...(node ? [] : [NODE_MODULES.pattern]),
         ],
       },
     ],
@@ -284,7 +307,7 @@ const localRules = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'cli/dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'cli/dist/**', 'examples/browser/dist/**', 'test-output/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -307,10 +330,11 @@ export default tseslint.config(
   },
   // Only the port touches an SDK (later entries override earlier ones for the same files).
   sdkOnlyInPort(['lib/**/*.ts']),
+  sdkOnlyInPort(nodeFiles, { node: true }),
   {
-    // Of the port, connect.ts is the one module that loads an SDK.
+    // Of the port, connect.ts is the one module that loads an SDK (and still no Node module).
     files: ['lib/port/connect.ts'],
-    rules: { 'no-restricted-imports': 'off' },
+    rules: { 'no-restricted-imports': ['error', { paths: NODE_MODULES.paths, patterns: [NODE_MODULES.pattern] }] },
   },
   // The direction of every import arrow between the layers. The integrations' own imports are
   // checked by public-entry-only (below); as targets, they are a layer nothing may import.
@@ -347,6 +371,15 @@ export default tseslint.config(
     files: INTEGRATIONS.flatMap((name) => [`lib/${name}/**/*.ts`, `lib/${name}.ts`]),
     plugins: { 'mcp-task-client': localRules },
     rules: { 'mcp-task-client/public-entry-only': 'error' },
+  },
+  {
+    // No Node global, and no Node module loaded with import() either (but in NODE_FOLDERS).
+    files: ['lib/**/*.ts'],
+    ignores: nodeFiles,
+    rules: {
+      'no-restricted-globals': ['error', ...NODE_GLOBALS.map((name) => ({ name, message: `${name} is a Node global: ${nodeMessage}` }))],
+      'no-restricted-syntax': ['error', { selector: 'ImportExpression > Literal[value=/^node:/]', message: nodeMessage }],
+    },
   },
   {
     // The CLI package: the library by its package name only (it may use an SDK: its transports).

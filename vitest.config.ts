@@ -9,7 +9,9 @@ import { defineConfig } from 'vitest/config';
  * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai
  * suites (AI SDK tools on the 2025-11-25 wire) run per SDK. spec/doctor/ext and ext-scripted open SDK v2
  * sessions of both eras themselves; spec/doctor/render only formats reports. spec/durable drives
- * the BullMQ workers (examples/durable) as processes.
+ * the BullMQ workers (examples/durable) as processes. runtime-neutral and size read the build, and
+ * spec/runtimes runs the library in Chromium, workerd, Deno and Bun with SDK v2 (the SDK that runs
+ * there).
  */
 const SDK_FREE = [
   'spec/spec-rules.spec.ts',
@@ -29,6 +31,9 @@ const SDK_FREE = [
   'spec/doctor/ext-scripted.spec.ts',
   'spec/doctor/render.spec.ts',
   'spec/durable/**/*.spec.ts',
+  'spec/runtime-neutral.spec.ts',
+  'spec/size.spec.ts',
+  'spec/runtimes/**/*.spec.ts',
 ];
 
 /**

@@ -7,6 +7,8 @@
  */
 import type { DurableResult } from './durable.js';
 import { durableMarkdown } from './durable-report.js';
+import type { SizeResult } from './size.js';
+import { sizeMarkdown } from './size-report.js';
 import { CAUSE_TEXT, causesMarkdown, type CauseProfile } from './causes.js';
 import { CONTENDERS, contender as contenderInfo, type ContenderId } from './contenders/index.js';
 import type { PhaseResult, ScenarioResult, Workload } from './scenario.js';
@@ -544,6 +546,8 @@ export interface ReportInput {
   readonly causes?: { readonly cpu: readonly CauseProfile[]; readonly heap: readonly CauseProfile[] } | undefined;
   /** The durable-queue row (bench/durable.ts), when measured. */
   readonly durable?: DurableResult | undefined;
+  /** The bundle sizes (bench/size.ts), when measured. */
+  readonly size?: SizeResult | undefined;
 }
 
 /** The {@link CAUSE_TEXT} key of a target. */
@@ -752,6 +756,7 @@ export function markdown(input: ReportInput): string {
   if (input.causes !== undefined) push(...causesMarkdown(input.causes.cpu, input.causes.heap));
 
   if (input.durable !== undefined) push(...durableMarkdown(input.durable));
+  if (input.size !== undefined) push(...sizeMarkdown(input.size));
 
   // Earlier targets
   push('## Earlier targets (issue 5), in process, warm phase', '');

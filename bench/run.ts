@@ -32,6 +32,7 @@ import { buildBench, type BenchBuild } from './build.js';
 import { CAUSE_SPECS, causeOf, type CauseProfile } from './causes.js';
 import { durableOptions, runDurable, type DurableResult } from './durable.js';
 import { renderStored } from './render.js';
+import { measureSize, type SizeResult } from './size.js';
 import { profileScenario } from './profile.js';
 import { CONTENDERS, versions, type ContenderId } from './contenders/index.js';
 import { aggregate, checksOf, consoleTable, label, LIMITS, shortfalls, sortRows, targetRows, type SoakResult } from './report.js';
@@ -346,6 +347,14 @@ async function main(): Promise<void> {
         return undefined;
       });
     }
+    // The bundle sizes (bench/size.ts) of the compiled copy under test: seconds, a full run only.
+    let size: SizeResult | undefined;
+    if (!options.subset) {
+      size = await measureSize('npm run bench', path.join(build.dir, 'lib', 'index.js')).catch((error: unknown) => {
+        console.error(`Bundle sizes failed: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      });
+    }
     const elapsedS = (Date.now() - started) / 1000;
     const rows = sortRows(aggregate(results), workloads);
     console.log('');
@@ -389,6 +398,7 @@ async function main(): Promise<void> {
       soak: soak === undefined ? undefined : { ...soak, output: soak.output.split('\n') },
       causes,
       durable,
+      size,
       runs: results,
     };
     writeFileSync(new URL('bench/results.json', root), `${JSON.stringify(stored, null, 2)}\n`);

@@ -7,7 +7,8 @@
  * ('../engine/**'). Probe sources are linted in memory under file names in lib/ and cli/src/
  * (nothing is written to disk). And a task's record stays the engine's: no module above imports
  * it, and each of its event methods is called only from the engine module its ownership map
- * (lib/engine/record.ts) names.
+ * (lib/engine/record.ts) names. And lib/ uses no Node module or global (the library runs in
+ * browsers and Workers), but for the BullMQ integration, which is Node-only like BullMQ.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
@@ -22,6 +23,8 @@ const IMPORT_RULES = [
   'mcp-task-client/public-entry-only',
   'mcp-task-client/cli-boundary',
   'mcp-task-client/layer-order',
+  'no-restricted-globals',
+  'no-restricted-syntax',
 ];
 const LAYER_RULE = 'mcp-task-client/layer-order';
 
@@ -347,5 +350,52 @@ describe("a task's record is changed inside the engine only", () => {
     expect(broken('lib/bullmq/deep/probe.ts', importing('../run.js'))).toEqual([]);
     expect(broken('lib/facade/probe.ts', importing('../bullmq/index.js'))).toEqual([LAYER_RULE]);
     expect(broken('lib/index.ts', importing('./bullmq/index.js'))).toEqual([LAYER_RULE]);
+  });
+});
+
+describe('lib/ runs without Node', () => {
+  const NODE_IMPORTS = ['node:crypto', 'node:fs/promises', 'crypto', 'events', 'fs/promises'];
+  const NODE_GLOBALS = ['process.env.X', 'Buffer.from("x")', 'setImmediate(() => {})', '__dirname', 'require("x")', 'global.x'];
+
+  it('no Node module and no Node global, at any depth and in every layer, the integrations and the doctor included', () => {
+    const files = [
+      'lib/index.ts',
+      'lib/internal.ts',
+      'lib/ai.ts',
+      'lib/doctor.ts',
+      'lib/util/probe.ts',
+      'lib/port/probe.ts',
+      'lib/port/connect.ts',
+      'lib/wire/v2025/probe.ts',
+      'lib/engine/probe.ts',
+      'lib/facade/probe.ts',
+      'lib/receiver/probe.ts',
+      'lib/ai/probe.ts',
+      'lib/doctor/probe.ts',
+      'lib/doctor/v2025/probe.ts',
+    ];
+    for (const file of files) {
+      for (const specifier of NODE_IMPORTS) {
+        expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual(['no-restricted-imports']);
+      }
+      expect(broken(file, `export const load = () => import('node:crypto');\n`), `${file} import()`).toEqual(['no-restricted-syntax']);
+      for (const global of NODE_GLOBALS) {
+        expect(broken(file, `export const x = ${global};\n`), `${file} using ${global}`).toEqual(['no-restricted-globals']);
+      }
+      // Web APIs, and a local that happens to share a Node global's name, are fine.
+      expect(broken(file, 'export const id = globalThis.crypto.randomUUID(); queueMicrotask(() => {}); new TextEncoder();\n')).toEqual([]);
+      expect(broken(file, 'export function f(process) { return process; }\n')).toEqual([]);
+    }
+    // Of the port, connect.ts still loads an SDK.
+    expect(broken('lib/port/connect.ts', importingType('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
+  });
+
+  it('the BullMQ integration (Node-only, like BullMQ) and the CLI package may use Node; the BullMQ integration still no MCP SDK', () => {
+    for (const file of ['lib/bullmq/probe.ts', 'lib/bullmq/deep/probe.ts', 'lib/bullmq.ts', 'cli/src/probe.ts', 'cli/src/commands/probe.ts']) {
+      for (const specifier of NODE_IMPORTS) expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([]);
+      expect(broken(file, `import { readFileSync } from 'node:fs';\nexport const x = readFileSync(process.argv[1] ?? '', 'utf8') + String(Buffer.from('x'));\n`), file).toEqual([]);
+      expect(broken(file, `export const load = () => import('node:crypto');\n`), `${file} import()`).toEqual([]);
+    }
+    expect(broken('lib/bullmq/probe.ts', importing('@modelcontextprotocol/client'))).toEqual(['no-restricted-imports']);
   });
 });

@@ -7,7 +7,7 @@
  * This uses the transport's public surface only (`send`, `onmessage`, `onclose`), which is the
  * same in both SDK majors. A transport carries one wrapper however many TaskClients share it.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../util/random.js';
 import { onAbort } from '../util/abort.js';
 import {
   PortError,

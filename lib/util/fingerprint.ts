@@ -3,11 +3,11 @@
  * library writes names a task by a short one-way fingerprint instead, which still lets lines
  * about one task be correlated.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './sha256.js';
 
 /** A short one-way fingerprint of a task id, e.g. `sha256:1a2b3c4d5e6f`. */
 export function fingerprint(taskId: string): string {
-  return `sha256:${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`;
+  return `sha256:${sha256Hex(taskId).slice(0, 12)}`;
 }
 
 /**
