@@ -107,7 +107,8 @@ export function instrumentCall(
     connection: {
       wire,
       protocolVersion: port.protocolVersion(),
-      sessionId: port.sessionId(),
+      // A 2026-07-28 connection has no session, whatever id an HTTP transport may still hold.
+      sessionId: port.era() === 'legacy' ? port.sessionId() : undefined,
       transport: transport.kind,
       origin: transport.origin,
     },

@@ -8,7 +8,7 @@
  * a timed-out, an input_required and a plain call, retries and a reconnection, and the metric
  * points. Runs on both SDK majors.
  */
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, defaultTextMapGetter } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TaskAbortError, TaskClient, TaskTimeoutError, type TaskClientOptions, type TaskHandle } from '../../lib/index.js';
@@ -161,6 +161,25 @@ describe('a completed task', () => {
     expect(await telemetry.points('mcp.client.task.active')).toEqual([{ attributes: expect.objectContaining({ 'gen_ai.tool.name': 'job' }), count: 1, sum: 0 }]);
     expect((await telemetry.points('mcp.client.task.polls'))[0]).toMatchObject({ count: 1, sum: handle.metrics!.polls });
     expect((await telemetry.points('mcp.client.task.notifications'))[0]).toMatchObject({ count: 1, sum: 0 });
+  });
+
+  it("continues an incoming trace: the caller's remote context (traceparent and tracestate) is the parent, and its tracestate rides on every request", async () => {
+    const { tasks, seen } = await inProcess();
+    const incoming = telemetry.propagator.extract(
+      ROOT_CONTEXT,
+      { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE' },
+      defaultTextMapGetter,
+    );
+    await context.with(incoming, async () => (await tasks.callToolAsTask('job', { ms: 40 })).result());
+    const span = telemetry.one('tools/call job');
+    expect(span.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(span.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
+    const sent = seen.filter((request) => request.method === 'tools/call' || request.method.startsWith('tasks/'));
+    expect(sent.length).toBeGreaterThan(1);
+    for (const request of sent) {
+      expect(request.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
+      expect(request.tracestate).toBe('rojo=00f067aa0ba902b7,congo=t61rcWkgMzE');
+    }
   });
 
   it('counts a task in flight while it runs', async () => {

@@ -6,20 +6,23 @@
  * (`tools/call`, `tasks/get`, `tasks/result` or the inline result, `tasks/update`, `tasks/cancel`),
  * a task that fails with a JSON-RPC error, one the server cancels, one this client cancels, a
  * deadline, and a question whose own trace context becomes its span's parent. The clock is manual,
- * so task durations are exact.
+ * so task durations are exact. And the extension wire over sessionless Streamable HTTP on
+ * 127.0.0.1: the transport's attributes, and no session id (a 2026-07-28 connection has none).
  */
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TaskCancelledError, TaskFailedError, TaskTimeoutError } from '../../lib/index.js';
+import { TaskCancelledError, TaskClient, TaskFailedError, TaskTimeoutError } from '../../lib/index.js';
 import { otelInstrumentation } from '../../lib/otel.js';
-import { rejection } from '../helpers.js';
-import { textResult, type Json } from '../support/ext-server/index.js';
+import { rejection, within } from '../helpers.js';
+import { ExtServer, fixtureTools, startExtHttpServer, textResult, type Json } from '../support/ext-server/index.js';
 import { WORLDS, type World } from '../ext/worlds.js';
 import { Telemetry, traceparentOf, useContextManager } from './support.js';
 
 let telemetry: Telemetry;
 let stopContext: () => void;
 const open: World[] = [];
+const cleanups: Array<() => Promise<void>> = [];
 
 beforeAll(() => {
   stopContext = useContextManager();
@@ -27,6 +30,7 @@ beforeAll(() => {
 afterAll(() => stopContext());
 afterEach(async () => {
   while (open.length > 0) await open.pop()?.close();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await telemetry.shutdown();
 });
 
@@ -179,6 +183,42 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       const updates = telemetry.childrenOf(task).filter((child) => child.name === 'tasks/update');
       expect(updates).toHaveLength(1);
       expect(traceparents(w, 'tasks/update')).toEqual([traceparentOf(updates[0]!.spanContext())]);
+    }
+  });
+});
+
+describe('the extension wire over Streamable HTTP on 127.0.0.1', () => {
+  it('records the transport and the server address, no session id, and the server receives each traceparent', async () => {
+    telemetry = new Telemetry();
+    const server = new ExtServer({ tools: fixtureTools(), pollIntervalMs: 20, notifications: 'off' });
+    const endpoint = await startExtHttpServer(server);
+    cleanups.push(() => endpoint.close());
+    const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(endpoint.url), {
+      sdk: 'v2',
+      minPollIntervalMs: 10,
+      onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
+      instrumentation: otelInstrumentation({ tracerProvider: telemetry.tracerProvider, meterProvider: telemetry.meterProvider, propagator: telemetry.propagator }),
+    });
+    cleanups.push(() => tasks.close());
+    expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+    const handle = await tasks.callToolAsTask('confirm_delete', { filename: 'http.txt' });
+    expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: 'deleted http.txt' }]);
+    const span = telemetry.one('tools/call confirm_delete');
+    expect(span.attributes).toMatchObject({
+      'mcp.protocol.version': '2026-07-28',
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'server.address': '127.0.0.1',
+      'server.port': Number(endpoint.url.port),
+      'mcp.task.outcome': 'completed',
+    });
+    expect(span.attributes['mcp.session.id']).toBeUndefined();
+    const meta = (method: string): Array<string | undefined> => server.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
+    expect(meta('tools/call')).toEqual([traceparentOf(span.spanContext())]);
+    for (const method of ['tasks/get', 'tasks/update']) {
+      const children = telemetry.childrenOf(span).filter((child) => child.name === method);
+      expect(children.length, method).toBeGreaterThan(0);
+      expect(meta(method)).toEqual(children.map((child) => traceparentOf(child.spanContext())));
     }
   });
 });
