@@ -71,9 +71,12 @@ export class CallTrace implements CallInstrument {
   /** The same for metric points (no session id: it is not a metric attribute). */
   private readonly metricAttributes: Attributes;
   private readonly startedAt = performance.now();
+  /** The tool called. */
+  readonly toolName: string;
   private taskId: string | undefined;
   private ended = false;
   private tracked = false;
+  private immediate = false;
   /** The server's JSON-RPC error to the last `tools/call`, for the span's status description. */
   private callError: RequestFailure | undefined;
   /** Retries seen so far (the `error` event tells each one). */
@@ -85,6 +88,7 @@ export class CallTrace implements CallInstrument {
     call: InstrumentedCall,
   ) {
     const parent = context.active();
+    this.toolName = call.toolName;
     const connection = connectionAttributes(call.connection, kit.options.server);
     this.attributes = { ...connection, [ATTR.toolName]: call.toolName };
     const { [ATTR.sessionId]: _session, ...shared } = this.attributes;
@@ -170,6 +174,7 @@ export class CallTrace implements CallInstrument {
 
   handle(handle: TaskHandle): void {
     if (handle.kind === 'immediate') {
+      this.immediate = true;
       // A plain result: the call is over. An `isError` result rejects, as a failed task would.
       handle.result().then(
         (result) => this.finish('completed', undefined, undefined, result),
@@ -199,6 +204,11 @@ export class CallTrace implements CallInstrument {
     handle.on('expiring', (_metrics, expiry) => this.span.addEvent(EVENT.expiring, { [TASK_ATTR.expiresInMs]: Math.round(expiry.remainingMs) }));
     if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
     handle.on('settled', (done) => this.finish(done.outcome, done.error, done));
+  }
+
+  /** True until the call has its handle (a task, or a plain result). */
+  get beforeHandle(): boolean {
+    return !this.ended && this.taskId === undefined && !this.immediate;
   }
 
   failed(error: unknown): void {

@@ -88,8 +88,12 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
       return {
         call: (call) => new CallTrace(shared, traces, call),
         input: (input) => {
-          const taskId = input.context.taskId;
-          return traceInput(shared, input, taskId === undefined ? undefined : traces.byTask.get(taskId));
+          const { taskId, toolName } = input.context;
+          if (taskId !== undefined) return traceInput(shared, input, traces.byTask.get(taskId));
+          // Asked before the call has a task (multi round-trip): the call of that tool still
+          // waiting for its answer, when it is the only one.
+          const waiting = [...traces.open].filter((call) => call.beforeHandle && call.toolName === toolName);
+          return traceInput(shared, input, waiting.length === 1 ? waiting[0] : undefined);
         },
       };
     },

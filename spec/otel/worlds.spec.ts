@@ -16,6 +16,7 @@ import { TaskCancelledError, TaskClient, TaskFailedError, TaskTimeoutError } fro
 import { otelInstrumentation } from '../../lib/otel.js';
 import { rejection, within } from '../helpers.js';
 import { ExtServer, fixtureTools, startExtHttpServer, textResult, type Json } from '../support/ext-server/index.js';
+import { extRig, settle } from '../ext/support.js';
 import { WORLDS, type World } from '../ext/worlds.js';
 import { Telemetry, traceparentOf, useContextManager } from './support.js';
 
@@ -184,6 +185,29 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       expect(updates).toHaveLength(1);
       expect(traceparents(w, 'tasks/update')).toEqual([traceparentOf(updates[0]!.spanContext())]);
     }
+  });
+});
+
+describe('the extension wire: a question before the task exists (multi round-trip)', () => {
+  it('is a span of its call, and the call\'s two tools/call requests carry the call span\'s context', async () => {
+    telemetry = new Telemetry();
+    const rig = await extRig({
+      client: {
+        onElicitation: () => ({ action: 'accept', content: { name: 'Alice' } }),
+        instrumentation: otelInstrumentation({ tracerProvider: telemetry.tracerProvider, meterProvider: telemetry.meterProvider, propagator: telemetry.propagator }),
+      },
+    });
+    cleanups.push(() => rig.close());
+    const handle = await rig.tasks.callToolAsTask('test_tool_with_task', { x: 1 });
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('Hello, Alice!').content);
+    const span = telemetry.one('tools/call test_tool_with_task');
+    const question = telemetry.one('elicitation/create');
+    expect(question.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(question.attributes).toMatchObject({ 'mcp.task.input_outcome': 'answered', 'mcp.task.input_action': 'accept' });
+    expect(rig.server.params('tools/call').map((params) => (params._meta as Json).traceparent)).toEqual([traceparentOf(span.spanContext()), traceparentOf(span.spanContext())]);
+    expect(span.attributes['jsonrpc.request.id']).toBe(rig.server.received('tools/call')[1]!.id);
   });
 });
 
