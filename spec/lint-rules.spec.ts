@@ -156,7 +156,7 @@ const LAYERS: Record<string, { probes: string[]; module: string[]; mayImport: st
   errors: { probes: ['lib/errors.ts'], module: ['lib/errors.ts'], mayImport: ['types'] },
   types: { probes: ['lib/types.ts'], module: ['lib/types.ts'], mayImport: [] },
   // An integration's modules are linted by public-entry-only (above), not here; nothing imports them.
-  integration: { probes: [], module: ['lib/ai.ts', 'lib/ai/tools.ts', 'lib/bullmq/index.ts'], mayImport: ['entry'] },
+  integration: { probes: [], module: ['lib/ai.ts', 'lib/ai/tools.ts', 'lib/bullmq/index.ts', 'lib/otel.ts', 'lib/otel/call.ts'], mayImport: ['entry'] },
   doctor: { probes: ['lib/doctor.ts', 'lib/doctor/probe.ts'], module: ['lib/doctor.ts', 'lib/doctor/run.ts'], mayImport: ['entry', 'wire', 'seam', 'port', ...FLOORS] },
 };
 
@@ -350,6 +350,45 @@ describe("a task's record is changed inside the engine only", () => {
     expect(broken('lib/bullmq/deep/probe.ts', importing('../run.js'))).toEqual([]);
     expect(broken('lib/facade/probe.ts', importing('../bullmq/index.js'))).toEqual([LAYER_RULE]);
     expect(broken('lib/index.ts', importing('./bullmq/index.js'))).toEqual([LAYER_RULE]);
+  });
+
+  it('only the OpenTelemetry integration (lib/otel/, lib/otel.ts) imports OpenTelemetry; it reaches the library through lib/index.ts only, and the library never imports it', () => {
+    const rule = 'mcp-task-client/public-entry-only';
+    for (const file of ['lib/otel/probe.ts', 'lib/otel.ts']) {
+      expect(broken(file, importing('@opentelemetry/api'))).toEqual([]);
+      expect(broken(file, importingType('@opentelemetry/sdk-trace'))).toEqual([]);
+      expect(broken(file, importing('@modelcontextprotocol/sdk/client/index.js'))).toEqual(['no-restricted-imports']);
+    }
+    // Everywhere else in the library, OpenTelemetry is out, type-only imports included: the library
+    // reports through its instrumentation hook.
+    for (const file of [
+      'lib/facade/probe.ts',
+      'lib/engine/probe.ts',
+      'lib/port/probe.ts',
+      'lib/port/connect.ts',
+      'lib/api/probe.ts',
+      'lib/wire/ext/probe.ts',
+      'lib/index.ts',
+      'lib/ai/probe.ts',
+      'lib/bullmq/probe.ts',
+      'lib/doctor/probe.ts',
+    ]) {
+      expect(broken(file, importingType('@opentelemetry/api')), file).toEqual(['no-restricted-imports']);
+    }
+    for (const [file, up] of [
+      ['lib/otel/probe.ts', '../'],
+      ['lib/otel/deep/probe.ts', '../../'],
+    ] as const) {
+      for (const inside of ['facade/client.js', 'engine/engine.js', 'api/instrumentation.js', 'port/port.js', 'errors.js', 'internal.js']) {
+        expect(broken(file, importing(`${up}${inside}`)), `${file} importing ${up}${inside}`).toEqual([rule]);
+      }
+      expect(broken(file, importing(`${up}index.js`))).toEqual([]);
+    }
+    expect(broken('lib/otel.ts', importing('./otel/instrumentation.js'))).toEqual([]);
+    expect(broken('lib/otel.ts', importing('./facade/instrumentation.js'))).toEqual([rule]);
+    expect(broken('lib/index.ts', importing('./otel.js'))).toEqual([LAYER_RULE]);
+    expect(broken('lib/facade/probe.ts', importing('../otel/call.js'))).toEqual([LAYER_RULE]);
+    expect(broken('lib/ai/probe.ts', importing('../otel.js'))).toEqual([rule]);
   });
 });
 
