@@ -6,10 +6,13 @@ import { defineConfig } from 'vitest/config';
  * extension needs SDK v2); spec/cli drives the CLI (the cli/ package); install and types-floor
  * pack and install the two packages; spec-rules and bench-smoke read files or run
  * the benchmark contenders; lint-rules lints probe sources; spec/ai/model-output maps outputs
- * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai
+ * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client; spec/otel/worlds drives
+ * the scripted servers of both wires on SDK v2 (spec/ext/worlds.ts). The other spec/ai
  * suites (AI SDK tools on the 2025-11-25 wire) run per SDK. spec/doctor/ext and ext-scripted open SDK v2
  * sessions of both eras themselves; spec/doctor/render only formats reports. spec/durable drives
- * the BullMQ workers (examples/durable) as processes.
+ * the BullMQ workers (examples/durable) as processes. runtime-neutral and size read the build, and
+ * spec/runtimes runs the library in Chromium, workerd, Deno and Bun with SDK v2 (the SDK that runs
+ * there).
  */
 const SDK_FREE = [
   'spec/spec-rules.spec.ts',
@@ -25,10 +28,14 @@ const SDK_FREE = [
   'spec/ai/ext.spec.ts',
   'spec/ai/model-output.spec.ts',
   'spec/ai/comparison.spec.ts',
+  'spec/otel/worlds.spec.ts',
   'spec/doctor/ext.spec.ts',
   'spec/doctor/ext-scripted.spec.ts',
   'spec/doctor/render.spec.ts',
   'spec/durable/**/*.spec.ts',
+  'spec/runtime-neutral.spec.ts',
+  'spec/size.spec.ts',
+  'spec/runtimes/**/*.spec.ts',
 ];
 
 /**

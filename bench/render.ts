@@ -23,6 +23,7 @@ interface StoredRun {
   readonly soak?: (Omit<NonNullable<ReportInput['soak']>, 'output'> & { readonly output: readonly string[] }) | undefined;
   readonly causes?: ReportInput['causes'];
   readonly durable?: ReportInput['durable'];
+  readonly size?: ReportInput['size'];
 }
 
 /** The page and the chart that the stored run gives. */
@@ -43,6 +44,7 @@ export function renderStored(run: StoredRun): { readonly markdown: string; reado
       load: run.load,
       causes: run.causes,
       durable: run.durable,
+      size: run.size,
     }),
     svg: `${svgChart(run.rows, run.workloads)}\n`,
   };

@@ -7,6 +7,8 @@
  */
 import type { DurableResult } from './durable.js';
 import { durableMarkdown } from './durable-report.js';
+import type { SizeResult } from './size.js';
+import { sizeMarkdown } from './size-report.js';
 import { CAUSE_TEXT, causesMarkdown, type CauseProfile } from './causes.js';
 import { CONTENDERS, contender as contenderInfo, type ContenderId } from './contenders/index.js';
 import type { PhaseResult, ScenarioResult, Workload } from './scenario.js';
@@ -292,13 +294,22 @@ function spreadReaches(pairs: ReadonlyArray<readonly [Stat, Stat | undefined]>, 
   return missing.every(([mine, theirs]) => mine.min <= limit * theirs!.max);
 }
 
+/**
+ * The rows of the library as everyone runs it: mcp-task-client on either SDK. The row with
+ * OpenTelemetry on (`mcp-task-client-otel`, on request only) measures the cost of tracing, and is
+ * held to no target and compared with nobody.
+ */
+function isLibrary(contender: string): boolean {
+  return contender.startsWith('mcp-task-client') && contender !== 'mcp-task-client-otel';
+}
+
 /** The issue-15 checks of every mcp-task-client row at N = 1,000 and 10,000 that has a floor. */
 export function targetRows(rows: readonly Row[], workloads: readonly Workload[]): TargetRow[] {
   const notify = new Map(workloads.map((w) => [w.id, w.notify]));
   const out: TargetRow[] = [];
   for (const row of rows) {
     const info = contenderInfo(row.wire, row.contender);
-    if (info.floor || !row.contender.startsWith('mcp-task-client') || !TARGET_NS.includes(row.n)) continue;
+    if (info.floor || !isLibrary(row.contender) || !TARGET_NS.includes(row.n)) continue;
     const floor = info.reference === undefined ? undefined : find(rows, row, info.reference);
     const r = (mine: number, theirs: number | undefined): number => (theirs === undefined ? Number.NaN : mine / theirs);
     const cpuCold = r(row.cold.cpuPerTaskMs.median, floor?.cold.cpuPerTaskMs.median);
@@ -497,7 +508,7 @@ export interface Shortfall {
  */
 export function shortfalls(rows: readonly Row[]): Shortfall[] {
   const out: Shortfall[] = [];
-  for (const ours of rows.filter((r) => r.contender.startsWith('mcp-task-client'))) {
+  for (const ours of rows.filter((r) => isLibrary(r.contender))) {
     for (const other of rows) {
       if (other.contender.startsWith('mcp-task-client') || key({ ...other, contender: ours.contender }) !== key(ours)) continue;
       // The SDK v2 run of the library is compared with its own floor only.
@@ -544,6 +555,8 @@ export interface ReportInput {
   readonly causes?: { readonly cpu: readonly CauseProfile[]; readonly heap: readonly CauseProfile[] } | undefined;
   /** The durable-queue row (bench/durable.ts), when measured. */
   readonly durable?: DurableResult | undefined;
+  /** The bundle sizes (bench/size.ts), when measured. */
+  readonly size?: SizeResult | undefined;
 }
 
 /** The {@link CAUSE_TEXT} key of a target. */
@@ -752,6 +765,7 @@ export function markdown(input: ReportInput): string {
   if (input.causes !== undefined) push(...causesMarkdown(input.causes.cpu, input.causes.heap));
 
   if (input.durable !== undefined) push(...durableMarkdown(input.durable));
+  if (input.size !== undefined) push(...sizeMarkdown(input.size));
 
   // Earlier targets
   push('## Earlier targets (issue 5), in process, warm phase', '');

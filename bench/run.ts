@@ -32,6 +32,7 @@ import { buildBench, type BenchBuild } from './build.js';
 import { CAUSE_SPECS, causeOf, type CauseProfile } from './causes.js';
 import { durableOptions, runDurable, type DurableResult } from './durable.js';
 import { renderStored } from './render.js';
+import { measureSize, type SizeResult } from './size.js';
 import { profileScenario } from './profile.js';
 import { CONTENDERS, versions, type ContenderId } from './contenders/index.js';
 import { aggregate, checksOf, consoleTable, label, LIMITS, shortfalls, sortRows, targetRows, type SoakResult } from './report.js';
@@ -66,6 +67,15 @@ const FULL: readonly Block[] = [
   { wire: 'ext', transport: 'memory', ns: [1000, 10_000], workloads: RANDOM, contenders: ['mcp-task-client', 'ext-tasks', 'floor'] },
   { wire: 'ext', transport: 'stdio', ns: [1000, 10_000], workloads: RANDOM, contenders: ['mcp-task-client', 'ext-tasks', 'floor'] },
   { wire: 'ext', transport: 'http', ns: [1000], workloads: RANDOM, contenders: ['mcp-task-client', 'ext-tasks', 'floor'], pace: HTTP_PACE },
+];
+
+/**
+ * Contenders a run leaves out unless named with `--contenders`, and the blocks they then join: the
+ * library with OpenTelemetry on, beside the library without it in process (docs/observability.md
+ * states the overhead from that pair). The published page (a full run) has no such row.
+ */
+const ON_REQUEST: ReadonlyArray<readonly [ContenderId, (block: Block) => boolean]> = [
+  ['mcp-task-client-otel', (block) => block.wire === '2025' && block.transport === 'memory' && block.contenders.includes('mcp-task-client')],
 ];
 
 /** `--quick`: under two minutes. */
@@ -106,7 +116,9 @@ function parseOptions(argv: readonly string[]): Options {
   if (ns?.some((n) => !Number.isInteger(n) || n < 1) === true) throw new Error('--n takes positive integers');
   for (const w of workloads ?? []) if (!ALL_WORKLOADS.includes(w)) throw new Error(`Unknown workload ${w}`);
   for (const c of contenders ?? []) if (!CONTENDERS.some((x) => x.id === c)) throw new Error(`Unknown contender ${c}`);
+  const requested = ON_REQUEST.filter(([id]) => contenders?.includes(id) === true);
   const blocks = (quick ? QUICK : FULL)
+    .map((b) => ({ ...b, contenders: [...b.contenders, ...requested.filter(([, joins]) => joins(b)).map(([id]) => id)] }))
     .filter((b) => wires === undefined || wires.includes(b.wire))
     .filter((b) => transports === undefined || transports.includes(b.transport))
     .map((b) => ({
@@ -346,6 +358,14 @@ async function main(): Promise<void> {
         return undefined;
       });
     }
+    // The bundle sizes (bench/size.ts) of the compiled copy under test: seconds, a full run only.
+    let size: SizeResult | undefined;
+    if (!options.subset) {
+      size = await measureSize('npm run bench', path.join(build.dir, 'lib', 'index.js')).catch((error: unknown) => {
+        console.error(`Bundle sizes failed: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      });
+    }
     const elapsedS = (Date.now() - started) / 1000;
     const rows = sortRows(aggregate(results), workloads);
     console.log('');
@@ -389,6 +409,7 @@ async function main(): Promise<void> {
       soak: soak === undefined ? undefined : { ...soak, output: soak.output.split('\n') },
       causes,
       durable,
+      size,
       runs: results,
     };
     writeFileSync(new URL('bench/results.json', root), `${JSON.stringify(stored, null, 2)}\n`);

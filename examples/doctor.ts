@@ -1,7 +1,8 @@
 /**
  * Runs the doctor (`mcp-task-client/doctor`) against a server over stdio and prints its report as
- * a table, the way the coming `mcp-task doctor` command will. One session per protocol era is
- * opened (a transport factory), so every task wire the server offers is probed.
+ * a table, with the library alone (the `mcp-task doctor` command of the CLI package does the same,
+ * with more options). One session per protocol era is opened (a transport factory), so every task
+ * wire the server offers is probed.
  *
  *     npx tsx examples/doctor.ts example      # the bundled example server (SDK McpServer + task store)
  *     npx tsx examples/doctor.ts everything   # @modelcontextprotocol/server-everything

@@ -8,12 +8,16 @@
  *     npx tsx examples/ext-http-server.ts     # http://127.0.0.1:3001/mcp (PORT, EXT_STEP_MS)
  *     npm run cli -- call analyze id=7 --url http://127.0.0.1:3001/mcp
  *
+ * It sends the CORS headers a web page on another origin needs (examples/cors.ts names them; any
+ * origin by default, `CORS_ORIGIN` to allow one only): examples/browser/ uses it from a page.
+ *
  * One {@link ExtExampleServer} serves every client. Request ids are rewritten on the way in (two
  * clients may both send id 1) and back on the way out.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { applyCors } from './cors.js';
 import { ExtExampleServer, type ExtExampleOptions } from './ext-server.js';
 
 type Json = Record<string, unknown>;
@@ -25,6 +29,8 @@ const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 export interface ExtHttpOptions extends ExtExampleOptions {
   /** Port on 127.0.0.1. @defaultValue 0 (a free one) */
   readonly port?: number;
+  /** `Access-Control-Allow-Origin`. @defaultValue '*' */
+  readonly origin?: string;
   /** Sees every JSON-RPC message a client sent, before the server does (to count `tools/call`, say). */
   readonly onMessage?: (message: Json) => void;
 }
@@ -124,6 +130,7 @@ export async function serveExtHttp(options: ExtHttpOptions = {}): Promise<ExtHtt
   };
 
   const http = createServer((req, res) => {
+    if (applyCors(req, res, options.origin)) return;
     serve(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(String(error));
     });
@@ -160,6 +167,6 @@ export async function serveExtHttp(options: ExtHttpOptions = {}): Promise<ExtHtt
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const endpoint = await serveExtHttp({ port: Number(process.env.PORT ?? 3001), stepMs: Number(process.env.EXT_STEP_MS ?? 500) });
+  const endpoint = await serveExtHttp({ port: Number(process.env.PORT ?? 3001), stepMs: Number(process.env.EXT_STEP_MS ?? 500), origin: process.env.CORS_ORIGIN });
   console.error(`tasks-extension example server on ${endpoint.url.href}`);
 }

@@ -1,6 +1,6 @@
 /**
  * The library in a host's shoes: it loads with only one of the two SDKs installed (issue 11: the
- * root entry point loads neither eagerly), and without the optional peer `ai`, and it classifies errors by their JSON-RPC code, so an
+ * root entry point loads neither eagerly), and without the optional peers `ai` and `@opentelemetry/api`, and it classifies errors by their JSON-RPC code, so an
  * SDK client from the SDK's CommonJS build beside this ESM library works (reliability review,
  * item 15: two copies of every SDK error class then exist). And the two packages as published
  * (issue 24): the library's tarball installed alone brings no CLI dependency and no lifecycle
@@ -53,6 +53,22 @@ describe('without the optional peer `ai`', () => {
       timeout: 30_000,
     });
     expect(stdout).toBe("root function\nai ERR_MODULE_NOT_FOUND Cannot find package 'ai'\n");
+  });
+});
+
+describe('without the optional peer `@opentelemetry/api`', () => {
+  it('the root entry point loads (it never imports OpenTelemetry); mcp-task-client/otel says the API is missing', async () => {
+    const probe = [
+      "const root = await import('./lib/index.ts');",
+      "console.log('root', typeof root.TaskClient);",
+      "await import('./lib/otel.ts').then(() => console.log('otel loaded'), (error) => console.log('otel', error.code, error.message.split(' imported')[0]));",
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', '--input-type=module', '-e', probe], {
+      cwd: root,
+      env: { ...process.env, HIDE_PACKAGE: '@opentelemetry/api' },
+      timeout: 30_000,
+    });
+    expect(stdout).toBe("root function\notel ERR_MODULE_NOT_FOUND Cannot find package '@opentelemetry/api'\n");
   });
 });
 

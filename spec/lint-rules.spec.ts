@@ -7,7 +7,8 @@
  * ('../engine/**'). Probe sources are linted in memory under file names in lib/ and cli/src/
  * (nothing is written to disk). And a task's record stays the engine's: no module above imports
  * it, and each of its event methods is called only from the engine module its ownership map
- * (lib/engine/record.ts) names.
+ * (lib/engine/record.ts) names. And lib/ uses no Node module or global (the library runs in
+ * browsers and Workers), but for the BullMQ integration, which is Node-only like BullMQ.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
@@ -22,6 +23,8 @@ const IMPORT_RULES = [
   'mcp-task-client/public-entry-only',
   'mcp-task-client/cli-boundary',
   'mcp-task-client/layer-order',
+  'no-restricted-globals',
+  'no-restricted-syntax',
 ];
 const LAYER_RULE = 'mcp-task-client/layer-order';
 
@@ -59,7 +62,7 @@ const importing = (specifier: string): string => `import x from '${specifier}';\
 const importingType = (specifier: string): string => `import type { X } from '${specifier}';\nexport type Y = X;\n`;
 
 describe('eslint import rules hold at every depth', () => {
-  it("the CLI package reaches the library by its package name only ('mcp-task-client'), from cli/src/ and from cli/src/commands/", () => {
+  it("the CLI package reaches the library by its package name only ('mcp-task-client' and 'mcp-task-client/doctor'), from cli/src/ and from cli/src/commands/", () => {
     const rule = 'mcp-task-client/cli-boundary';
     for (const [file, up] of [
       ['cli/src/probe.ts', '../../'],
@@ -70,10 +73,25 @@ describe('eslint import rules hold at every depth', () => {
       }
       expect(broken(file, `export * from '${up}lib/engine/engine.js';\n`)).toEqual([rule]);
       expect(broken(file, `export const load = () => import('${up}lib/facade/client.js');\n`)).toEqual([rule]);
-      for (const subpath of ['mcp-task-client/internal', 'mcp-task-client/ai', 'mcp-task-client/dist/index.js']) {
+      for (const subpath of [
+        'mcp-task-client/internal',
+        'mcp-task-client/ai',
+        'mcp-task-client/dist/index.js',
+        'mcp-task-client/dist/doctor.js',
+        'mcp-task-client/doctor/run.js',
+        'mcp-task-client/lib/doctor.js',
+      ]) {
         expect(broken(file, importing(subpath)), `${file} importing ${subpath}`).toEqual([rule]);
+        expect(broken(file, `export const load = () => import('${subpath}');\n`), `${file} loading ${subpath}`).toEqual([rule]);
       }
       expect(broken(file, importing('mcp-task-client'))).toEqual([]);
+      // The doctor is a public subpath meant for `mcp-task doctor`: allowed, as a value and as types.
+      expect(broken(file, importing('mcp-task-client/doctor'))).toEqual([]);
+      expect(broken(file, importingType('mcp-task-client/doctor'))).toEqual([]);
+      expect(broken(file, `export const load = () => import('mcp-task-client/doctor');\n`)).toEqual([]);
+      // ... but not its files by path.
+      expect(broken(file, importing(`${up}lib/doctor.js`))).toEqual([rule]);
+      expect(broken(file, importing(`${up}lib/doctor/run.js`))).toEqual([rule]);
       expect(broken(file, importing('@modelcontextprotocol/sdk/client/stdio.js'))).toEqual([]);
       // The example server, compiled into the CLI's package as its default target.
       expect(broken(file, `export const load = () => import('${up}examples/server.js');\n`)).toEqual([]);
@@ -138,7 +156,7 @@ const LAYERS: Record<string, { probes: string[]; module: string[]; mayImport: st
   errors: { probes: ['lib/errors.ts'], module: ['lib/errors.ts'], mayImport: ['types'] },
   types: { probes: ['lib/types.ts'], module: ['lib/types.ts'], mayImport: [] },
   // An integration's modules are linted by public-entry-only (above), not here; nothing imports them.
-  integration: { probes: [], module: ['lib/ai.ts', 'lib/ai/tools.ts', 'lib/bullmq/index.ts'], mayImport: ['entry'] },
+  integration: { probes: [], module: ['lib/ai.ts', 'lib/ai/tools.ts', 'lib/bullmq/index.ts', 'lib/otel.ts', 'lib/otel/call.ts'], mayImport: ['entry'] },
   doctor: { probes: ['lib/doctor.ts', 'lib/doctor/probe.ts'], module: ['lib/doctor.ts', 'lib/doctor/run.ts'], mayImport: ['entry', 'wire', 'seam', 'port', ...FLOORS] },
 };
 
@@ -334,5 +352,91 @@ describe("a task's record is changed inside the engine only", () => {
     expect(broken('lib/bullmq/deep/probe.ts', importing('../run.js'))).toEqual([]);
     expect(broken('lib/facade/probe.ts', importing('../bullmq/index.js'))).toEqual([LAYER_RULE]);
     expect(broken('lib/index.ts', importing('./bullmq/index.js'))).toEqual([LAYER_RULE]);
+  });
+
+  it('only the OpenTelemetry integration (lib/otel/, lib/otel.ts) imports OpenTelemetry; it reaches the library through lib/index.ts only, and the library never imports it', () => {
+    const rule = 'mcp-task-client/public-entry-only';
+    for (const file of ['lib/otel/probe.ts', 'lib/otel.ts']) {
+      expect(broken(file, importing('@opentelemetry/api'))).toEqual([]);
+      expect(broken(file, importingType('@opentelemetry/sdk-trace'))).toEqual([]);
+      expect(broken(file, importing('@modelcontextprotocol/sdk/client/index.js'))).toEqual(['no-restricted-imports']);
+    }
+    // Everywhere else in the library, OpenTelemetry is out, type-only imports included: the library
+    // reports through its instrumentation hook.
+    for (const file of [
+      'lib/facade/probe.ts',
+      'lib/engine/probe.ts',
+      'lib/port/probe.ts',
+      'lib/port/connect.ts',
+      'lib/api/probe.ts',
+      'lib/wire/ext/probe.ts',
+      'lib/index.ts',
+      'lib/ai/probe.ts',
+      'lib/bullmq/probe.ts',
+      'lib/doctor/probe.ts',
+    ]) {
+      expect(broken(file, importingType('@opentelemetry/api')), file).toEqual(['no-restricted-imports']);
+    }
+    for (const [file, up] of [
+      ['lib/otel/probe.ts', '../'],
+      ['lib/otel/deep/probe.ts', '../../'],
+    ] as const) {
+      for (const inside of ['facade/client.js', 'engine/engine.js', 'api/instrumentation.js', 'port/port.js', 'errors.js', 'internal.js']) {
+        expect(broken(file, importing(`${up}${inside}`)), `${file} importing ${up}${inside}`).toEqual([rule]);
+      }
+      expect(broken(file, importing(`${up}index.js`))).toEqual([]);
+    }
+    expect(broken('lib/otel.ts', importing('./otel/instrumentation.js'))).toEqual([]);
+    expect(broken('lib/otel.ts', importing('./facade/instrumentation.js'))).toEqual([rule]);
+    expect(broken('lib/index.ts', importing('./otel.js'))).toEqual([LAYER_RULE]);
+    expect(broken('lib/facade/probe.ts', importing('../otel/call.js'))).toEqual([LAYER_RULE]);
+    expect(broken('lib/ai/probe.ts', importing('../otel.js'))).toEqual([rule]);
+  });
+});
+
+describe('lib/ runs without Node', () => {
+  const NODE_IMPORTS = ['node:crypto', 'node:fs/promises', 'crypto', 'events', 'fs/promises'];
+  const NODE_GLOBALS = ['process.env.X', 'Buffer.from("x")', 'setImmediate(() => {})', '__dirname', 'require("x")', 'global.x'];
+
+  it('no Node module and no Node global, at any depth and in every layer, the integrations and the doctor included', () => {
+    const files = [
+      'lib/index.ts',
+      'lib/internal.ts',
+      'lib/ai.ts',
+      'lib/doctor.ts',
+      'lib/util/probe.ts',
+      'lib/port/probe.ts',
+      'lib/port/connect.ts',
+      'lib/wire/v2025/probe.ts',
+      'lib/engine/probe.ts',
+      'lib/facade/probe.ts',
+      'lib/receiver/probe.ts',
+      'lib/ai/probe.ts',
+      'lib/doctor/probe.ts',
+      'lib/doctor/v2025/probe.ts',
+    ];
+    for (const file of files) {
+      for (const specifier of NODE_IMPORTS) {
+        expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual(['no-restricted-imports']);
+      }
+      expect(broken(file, `export const load = () => import('node:crypto');\n`), `${file} import()`).toEqual(['no-restricted-syntax']);
+      for (const global of NODE_GLOBALS) {
+        expect(broken(file, `export const x = ${global};\n`), `${file} using ${global}`).toEqual(['no-restricted-globals']);
+      }
+      // Web APIs, and a local that happens to share a Node global's name, are fine.
+      expect(broken(file, 'export const id = globalThis.crypto.randomUUID(); queueMicrotask(() => {}); new TextEncoder();\n')).toEqual([]);
+      expect(broken(file, 'export function f(process) { return process; }\n')).toEqual([]);
+    }
+    // Of the port, connect.ts still loads an SDK.
+    expect(broken('lib/port/connect.ts', importingType('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
+  });
+
+  it('the BullMQ integration (Node-only, like BullMQ) and the CLI package may use Node; the BullMQ integration still no MCP SDK', () => {
+    for (const file of ['lib/bullmq/probe.ts', 'lib/bullmq/deep/probe.ts', 'lib/bullmq.ts', 'cli/src/probe.ts', 'cli/src/commands/probe.ts']) {
+      for (const specifier of NODE_IMPORTS) expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([]);
+      expect(broken(file, `import { readFileSync } from 'node:fs';\nexport const x = readFileSync(process.argv[1] ?? '', 'utf8') + String(Buffer.from('x'));\n`), file).toEqual([]);
+      expect(broken(file, `export const load = () => import('node:crypto');\n`), `${file} import()`).toEqual([]);
+    }
+    expect(broken('lib/bullmq/probe.ts', importing('@modelcontextprotocol/client'))).toEqual(['no-restricted-imports']);
   });
 });

@@ -2,6 +2,7 @@
  * Observability and control (issue 7): lifecycle events with metrics, logging, tasks/list paging,
  * the client-side concurrency limit, the live handle list.
  */
+import { createHash } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListTasksRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -173,6 +174,20 @@ describe('created means tracked, and the first snapshot fires status', () => {
     rig.server.on('tools/call', () => rig.server.tasks.createResult({ taskId: 't1', pollInterval: 1_000 }));
     return rig;
   }
+
+  it('the fingerprint in logs is sha256: and the first 12 hex digits of the id\'s SHA-256, for any id (as docs/observability.md says)', async () => {
+    const entries: Array<Record<string, unknown>> = [];
+    const { tasks, server } = await scripted({ logger: { log: (entry) => entries.push({ ...entry.fields }) } });
+    // UTF-8 lengths 9, 55 (the most one block holds), 56 and 60 (the length spills into a second
+    // block) and 204 (four blocks), with characters of one to four bytes.
+    const ids = ['t-0000001', 'x'.repeat(55), 'y'.repeat(56), `é✓🚀-${'z'.repeat(50)}`, `${'id/ü'.repeat(40)}🚀`];
+    for (const taskId of ids) {
+      server.on('tools/call', () => server.tasks.createResult({ taskId, pollInterval: 1_000 }));
+      await tasks.callToolAsTask('job');
+    }
+    const expected = ids.map((taskId) => `sha256:${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`);
+    expect([...new Set(entries.map((fields) => fields.task))]).toEqual(expected);
+  });
 
   it('a created listener finds the handle in handles() and counted in active, showing its first snapshot', async () => {
     const { tasks } = await scripted();

@@ -487,8 +487,8 @@ describe('capabilities as each server declares them (D18)', () => {
     const { server, tasks, errors } = await setup({ capabilities });
     creating(server, { taskId: 'caps' });
     expect(await within(tasks.tools())).toEqual([
-      { name: 'slow', taskSupport: 'optional' },
-      { name: 'job', taskSupport: 'required' },
+      { name: 'slow', taskSupport: 'optional', inputSchema: { type: 'object' } },
+      { name: 'job', taskSupport: 'required', inputSchema: { type: 'object' } },
     ]);
     const handle = await tasks.callToolAsTask('job');
     expect(handle.kind).toBe('task');

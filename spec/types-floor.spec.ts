@@ -15,7 +15,8 @@
  * so does a Node host (`@types/node`, no DOM lib). `mcp-task-client/ai` brings the `ai`
  * package's own declarations, which have needs of their own (at the time of writing, ai 7's need
  * TypeScript 5.7, the DOM lib and `@types/json-schema`): on the floor, no error may come from this
- * library's declarations.
+ * library's declarations. `mcp-task-client/otel` compiles whole for a Node host with the oldest
+ * `@opentelemetry/api` of its peer range (1.9).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,6 +46,16 @@ const AI_CONSUMER = `import * as ai from 'mcp-task-client/ai';
 export const entry = ai;
 `;
 
+/** mcp-task-client/otel, against the oldest \`@opentelemetry/api\` its peer range allows. */
+const OTEL_CONSUMER = `import { TaskClient, type McpClient } from 'mcp-task-client';
+import { otelInstrumentation } from 'mcp-task-client/otel';
+import { trace } from '@opentelemetry/api';
+
+export function traced(client: McpClient): TaskClient {
+  return new TaskClient(client, { instrumentation: otelInstrumentation({ tracerProvider: trace.getTracerProvider(), requests: 'events' }) });
+}
+`;
+
 /** A TypeScript diagnostic as `tsc --pretty false` prints it. */
 interface Diagnostic {
   /** The file it is in, relative to the scratch project. */
@@ -58,9 +69,10 @@ describe(`the published declarations on TypeScript ${FLOOR} (skipLibCheck: false
   beforeAll(async () => {
     host = scratchProject('types-floor');
     const library = await pack('library', host.dir);
-    await npmInstall(host.dir, [library.tarball, `typescript@${FLOOR}`, '@types/node@20', 'ai@7']);
+    await npmInstall(host.dir, [library.tarball, `typescript@${FLOOR}`, '@types/node@20', 'ai@7', '@opentelemetry/api@1.9']);
     writeFileSync(join(host.dir, 'consumer.ts'), CONSUMER);
     writeFileSync(join(host.dir, 'ai-consumer.ts'), AI_CONSUMER);
+    writeFileSync(join(host.dir, 'otel-consumer.ts'), OTEL_CONSUMER);
   }, 300_000);
   afterAll(() => host?.remove());
 
@@ -96,6 +108,11 @@ describe(`the published declarations on TypeScript ${FLOOR} (skipLibCheck: false
 
   it('a Node host (@types/node, no DOM lib) compiles the root and internal entry points', async () => {
     const { errors } = await compile('node', 'consumer.ts', { lib: ['ES2022'], types: ['node'] });
+    expect(errors.map((error) => error.line)).toEqual([]);
+  });
+
+  it('mcp-task-client/otel compiles for a Node host with @opentelemetry/api 1.9, the oldest its peer range allows', async () => {
+    const { errors } = await compile('otel', 'otel-consumer.ts', { lib: ['ES2022'], types: ['node'] });
     expect(errors.map((error) => error.line)).toEqual([]);
   });
 

@@ -126,3 +126,8 @@ export function describeConnectFailure(error: unknown, target: { readonly where:
   const reason = target.url !== undefined ? httpFailureReason(error) : target.command !== undefined ? stdioFailureReason(error, target.command) : undefined;
   return reason === undefined ? `cannot connect to ${target.where}: ${message}` : `cannot connect to ${target.where}: ${reason} (${message})`;
 }
+
+/** The connection could not be made (exit 1): the message says where, why, and what was tried. */
+export class ConnectError extends Error {
+  override readonly name = 'ConnectError';
+}

@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { TaskOptionError } from 'mcp-task-client';
 import { UsageError } from './args.js';
 import { callCommand } from './commands/call.js';
+import { doctorCommand } from './commands/doctor.js';
 import { cancelCommand, getCommand, listCommand, resultCommand, toolsCommand } from './commands/inspect.js';
 import { watchCommand } from './commands/watch.js';
 import { EXIT, describeError } from './exit.js';
@@ -54,7 +55,7 @@ export function program(exit: { code: number }): Command {
   // out without its package.json still runs.
   const version = `${versionOf('mcp-task')} (mcp-task-client ${versionOf('mcp-task-client')})`;
   const root = new Command('mcp-task')
-    .description('Call, watch, answer and cancel MCP tasks. Without --stdio or --url, runs against the bundled example server.')
+    .description('Call, watch, answer and cancel MCP tasks, and probe a task server (doctor). Without --stdio or --url, runs against the bundled example server.')
     .version(version)
     .showHelpAfterError('(run mcp-task help for usage)')
     .addHelpText('after', '\nExit codes: 0 completed, 1 failed, 2 usage error, 124 timeout, 130 cancelled (141 stdout closed, 143 SIGTERM).\nDocumentation: docs/cli.md')
@@ -102,6 +103,27 @@ export function program(exit: { code: number }): Command {
       run(() => action(id, options))(),
     );
   }
+
+  root
+    .command('doctor')
+    .description('probe a task server and report, rule by rule, where it departs from the task specs and how mcp-task-client copes')
+    .option('--stdio <command>', 'start a stdio server with this command line (once per session the doctor opens)')
+    .option('--url <url>', 'probe a Streamable HTTP server')
+    .option('--header <name:value>', 'HTTP header for --url (repeatable), e.g. "Authorization: Bearer …"', collect)
+    .option('--tool <name>', 'the task tool the battery runs (default: the first tool that declares task support)')
+    .option('--args <key=value|json>', 'arguments of --tool: key=value or a JSON object (repeatable; default: made up from its input schema)', collect)
+    .option('--fail-tool <name>', 'a task tool that fails, for the failed-task checks')
+    .option('--fail-args <key=value|json>', 'arguments of --fail-tool (repeatable)', collect)
+    .option('--input-tool <name>', 'a task tool that asks a question, for the input checks (questions are declined)')
+    .option('--input-args <key=value|json>', 'arguments of --input-tool (repeatable)', collect)
+    .option('--json', 'the report as one JSON document (the default when stdout is not a terminal)')
+    .option('--table', 'the report as a table even when stdout is not a terminal')
+    .option('-q, --quiet', 'no progress line on stderr')
+    .option('--timeout <duration>', 'stop after this long, counted from the start (the tasks it started are cancelled; exit 124)')
+    .option('--probe-timeout <duration>', 'how long one probe may wait for its tasks (default 60s)')
+    .option('--connect-timeout <duration>', 'give up opening a session after this long (default 30s; 0: no limit)')
+    .addHelpText('after', '\nExit codes: 0 no MUST rule broken, 1 a MUST rule broken (or the server cannot be reached), 2 usage error, 124 --timeout, 130 Ctrl-C.\nDocumentation: docs/doctor.md')
+    .action((options: Record<string, unknown>) => run(() => doctorCommand(options))());
   return root;
 }
 

@@ -124,7 +124,10 @@ function watchHandshake(transport: McpTransport): { bad: Promise<never>; settle(
       (handlers.onmessage as ((message: unknown, extra?: unknown) => void) | undefined)?.(message, extra);
     },
     onerror: (error: Error): void => {
-      if (error instanceof SyntaxError || /JSON|parse/i.test(error.message)) {
+      // An HTTP status is no verdict: SDK v2's era probe (server/discover) meets HTTP 400 from a
+      // 2025-11-25 server (its message quotes the server's JSON-RPC error body) and falls back to
+      // initialize; a handshake that does fail says why, and asConnectError reads its status.
+      if (httpStatus(error) === undefined && (error instanceof SyntaxError || /JSON|parse/i.test(error.message))) {
         fail(new TaskConnectError(`The target does not speak MCP: its output is not JSON-RPC (${error.message})`, { reason: 'not-mcp', cause: error }));
       }
       (handlers.onerror as ((error: Error) => void) | undefined)?.(error);
@@ -214,6 +217,13 @@ function rpcCode(error: unknown): number | undefined {
   return undefined;
 }
 
+/** The HTTP error status in `error`'s chain (SDK v2's `status`, SDK v1's numeric `code`), if any. */
+function httpStatus(error: unknown): number | undefined {
+  return chain(error)
+    .map((e) => e.status ?? e.code)
+    .find((value): value is number => typeof value === 'number' && value >= 400 && value < 600);
+}
+
 const NETWORK = /^(E[A-Z]+|UND_ERR_[A-Z_]+|ERR_SSL_[A-Z_]+|ERR_TLS_[A-Z_]+)$/;
 
 /** Why a connection failed, as a {@link TaskConnectError}. */
@@ -224,7 +234,7 @@ function asConnectError(error: unknown): TaskConnectError {
   let why = message;
   const code = rpcCode(error);
   const system = chain(error).find((e) => typeof e.code === 'string' && NETWORK.test(e.code));
-  const status = chain(error).map((e) => e.status ?? e.code).find((value): value is number => typeof value === 'number' && value >= 400 && value < 600);
+  const status = httpStatus(error);
   if (system !== undefined) {
     why = `${String(system.code)}${typeof system.syscall === 'string' ? ` (${system.syscall})` : ''}: ${message}`;
   } else if (chain(error).some((e) => e.message === 'bad port')) {

@@ -5,6 +5,7 @@
  * layer above the engine holds) exposes.
  * The fields are in record-layout.ts; the methods that change them in record.ts.
  */
+import type { CallInstrument } from '../api/index.js';
 import type { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
@@ -163,6 +164,11 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   /** Clock time the last read asked for ahead of the cadence ({@link RecordView.readSoon}) went out; -Infinity before any. */
   get hastenedAt(): number {
     return this.extras?.hastenedAt ?? -Infinity;
+  }
+
+  /** What watches the task's requests (instrumentation), if anything does. */
+  get instrument(): CallInstrument | undefined {
+    return this.extras?.instrument;
   }
 
   /** Aborted when tracking stops; created on first use (only retries need it). */

@@ -15,7 +15,7 @@
  * a method named after what happened, and each such method has one caller, an engine module:
  *
  * - engine.ts (tracking, merging, settling): the constructor, `notificationArrived`, `observed`,
- *   `payloadRode`, `observationBegan`, `watched`, `unwatched`, `settled`, `trackingEnded`;
+ *   `payloadRode`, `instrumented`, `observationBegan`, `watched`, `unwatched`, `settled`, `trackingEnded`;
  * - poll.ts (the poll schedule): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `lookPutOff`, `readSent`;
  * - payload.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
@@ -31,6 +31,7 @@
  * (`observe`, `onSettled`, `resultPromise` add listeners and change nothing), and asks the engine
  * for anything else.
  */
+import type { CallInstrument } from '../api/index.js';
 import type { TaskError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
@@ -95,6 +96,11 @@ export class TaskRecord extends RecordView implements RequestGroup {
   /** The final payload rode on a terminal snapshot ([E3]), or on the `CreateTaskResult`. */
   payloadRode(payload: TaskPayload): void {
     this.finalPayload = payload;
+  }
+
+  /** The task's requests are watched by `instrument` (instrumentation). */
+  instrumented(instrument: CallInstrument): void {
+    this.more().instrument = instrument;
   }
 
   /** Observation began (at once for a created task; for a resumed one, once someone observes it). */

@@ -21,6 +21,7 @@ import type {
 import { closeParts } from './closing.js';
 import { connectWrapped } from './connection/connect.js';
 import { TaskClosedError, TaskOptionError } from '../errors.js';
+import { attachInstrumentation, instrumentCall } from './events/instrumentation.js';
 import { checkInputCapabilities } from './input/router.js';
 import { Launch } from './call/launch.js';
 import { listAll, listPage } from './listing.js';
@@ -90,8 +91,9 @@ export class TaskClient<C extends McpClient = McpClient> {
     const wire = resolveWire(port);
     checkInputCapabilities(wire, config.callbacks);
     assertServable(port, serving);
-    this.parts = buildParts(client, config, port, wire);
-    if (serving !== undefined) this.parts.serving.start(serving);
+    const parts = (this.parts = buildParts(client, config, port, wire));
+    if (serving !== undefined) parts.serving.start(serving);
+    parts.instrument = attachInstrumentation(config.instrumentation, this, (error) => parts.report(error));
   }
 
   /**
@@ -182,6 +184,9 @@ export class TaskClient<C extends McpClient = McpClient> {
     if (call.callbacks !== undefined) checkInputCapabilities(parts.engine.wire, call.callbacks, name);
     const token = call.onProgress === undefined ? undefined : parts.live.openProgress(call.onProgress, name);
     if (token !== undefined) call = { ...call, progressToken: token };
+    // Before anything is awaited: the caller's context (an active span) is still current.
+    const instrument = instrumentCall(parts.instrument, parts.port, parts.engine.wire.kind, name, args);
+    if (instrument !== undefined) call = { ...call, instrument };
     try {
       const handle = await new Launch(parts, name, args, call).run();
       // [R35]: on 2025-11-25 the token lives as long as the task; on the extension tasks get no
@@ -191,10 +196,12 @@ export class TaskClient<C extends McpClient = McpClient> {
     } catch (error) {
       parts.live.closeProgress(token);
       // Whatever a call in flight ran into while close() ran (a closed connection), it was closed.
-      if (parts.closing !== undefined && !(error instanceof TaskClosedError)) {
-        throw new TaskClosedError('The TaskClient was closed during the call', { toolName: name, cause: error });
-      }
-      throw error;
+      const thrown =
+        parts.closing !== undefined && !(error instanceof TaskClosedError)
+          ? new TaskClosedError('The TaskClient was closed during the call', { toolName: name, cause: error })
+          : error;
+      instrument?.failed?.(thrown);
+      throw thrown;
     }
   }
 

@@ -5,7 +5,7 @@
  * what a constructor itself uses (the engine's scheduler). Each room names the slice of the record
  * it uses (its `…Parts` interface), which this record satisfies.
  */
-import type { TaskClientEvents } from '../api/index.js';
+import type { ClientInstrument, TaskClientEvents } from '../api/index.js';
 import type { EngineEvents, SnapshotSource, TaskView } from '../engine/engine.js';
 import { TaskEngine } from '../engine/engine.js';
 import type { TaskError } from '../errors.js';
@@ -61,6 +61,8 @@ export interface ClientParts {
   port: SessionPort;
   /** Set when `close()` begins (closing.ts). */
   closing: Promise<void> | undefined;
+  /** What watches the calls and the input (`instrumentation`), once attached (events/instrumentation.ts). */
+  instrument: ClientInstrument | undefined;
   /** The client's clock time now. */
   now(): number;
   /** Reports a problem on the client's `error` event, with the metrics of the task it names, if tracked. */
@@ -119,6 +121,7 @@ class Parts implements ClientParts {
   readonly connection: Connection;
   readonly closeSignal = new AbortController();
   closing: Promise<void> | undefined;
+  instrument: ClientInstrument | undefined;
 
   constructor(
     client: McpClient,

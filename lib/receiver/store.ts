@@ -4,7 +4,7 @@
  * Expiry timers sit on the client's scheduler (weak: they never hold the process open; a ttl
  * beyond what a Node timer can hold is re-armed by the scheduler, never handed over unclamped).
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../util/random.js';
 import type { TaskError } from '../errors.js';
 import type { Scheduler, Timer } from '../util/scheduler.js';
 import type { JsonObject } from '../port/port.js';

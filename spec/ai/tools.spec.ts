@@ -10,6 +10,7 @@ import { asSchema, convertToModelMessages, generateText, isStepCount, type ToolE
 import { afterEach, describe, expect, it } from 'vitest';
 import { taskTool, taskTools, type TaskToolOutput, type TaskToolInputContext, type TaskTool } from '../../lib/ai.js';
 import { TaskClient, TaskOptionError, TaskProtocolError } from '../../lib/index.js';
+import { connectScripted } from '../support/scripted-server.js';
 import { connectPair, exampleServerPair, rejection, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
@@ -94,31 +95,43 @@ describe('the tool set', () => {
     expect(cancelled).toHaveLength(1);
   });
 
-  it('a tools/list that is not a list, or that pages in circles, is a TaskProtocolError', async () => {
-    const { pair, tasks } = await rig();
-    const client = pair.client as unknown as { listTools: (params?: { cursor?: string }) => Promise<unknown> };
-    client.listTools = () => Promise.resolve({ tools: 'none' });
-    expect(await rejection(taskTools(tasks))).toBeInstanceOf(TaskProtocolError);
-    client.listTools = () => Promise.resolve({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }], nextCursor: 'again' });
-    expect(await rejection(taskTools(tasks))).toMatchObject({ name: 'TaskProtocolError', method: 'tools/list' });
+  it('a tools/list that is not a list is a TaskProtocolError; one that pages in circles is read once round', async () => {
+    const pair = await connectScripted({ tools: [{ name: 'echo' }] });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    pair.server.on('tools/list', () => ({ tools: 'none' }));
+    const malformed = await rejection(taskTools(tasks));
+    expect(malformed).toBeInstanceOf(TaskProtocolError);
+    expect(malformed).toMatchObject({ method: 'tools/list' });
+    pair.server.on('tools/list', () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }], nextCursor: 'again' }));
+    const before = pair.server.count('tools/list');
+    expect(Object.keys(await taskTools(tasks))).toEqual(['echo']);
+    // The first page, then the page its cursor names; that page names the same cursor: stop.
+    expect(pair.server.params('tools/list').slice(before)).toEqual([{}, { cursor: 'again' }]);
   });
 
   it('reads every page of tools/list, and gives a tool without properties an empty object schema', async () => {
-    const { pair, tasks } = await rig();
-    const client = pair.client as unknown as { listTools: (params?: { cursor?: string }) => Promise<unknown> };
-    const pages: Array<string | undefined> = [];
-    client.listTools = (params) => {
-      pages.push(params?.cursor);
-      return Promise.resolve(
-        params?.cursor === undefined
-          ? { tools: [{ name: 'echo', inputSchema: { type: 'object' } }], nextCursor: 'p2' }
-          : { tools: [{ name: 'analyze', description: 'second page', inputSchema: { type: 'object', properties: { id: { type: 'number' } } } }] },
-      );
-    };
+    const pair = await connectScripted({
+      tools: [
+        { name: 'echo', inputSchema: { type: 'object' } },
+        { name: 'analyze', description: 'second page', inputSchema: { type: 'object', properties: { id: { type: 'number' } } } },
+      ],
+      toolsPageSize: 1,
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
     const tools = await taskTools(tasks);
-    expect(pages).toEqual([undefined, 'p2']);
+    expect(pair.server.params('tools/list').map((p) => p.cursor)).toEqual([undefined, 'page-1']);
     expect(Object.keys(tools)).toEqual(['echo', 'analyze']);
     expect(await asSchema(tools.echo!.inputSchema).jsonSchema).toEqual({ type: 'object', properties: {} });
+    expect(await asSchema(tools.analyze!.inputSchema).jsonSchema).toEqual({ type: 'object', properties: { id: { type: 'number' } } });
+    expect(tools.analyze!.description).toBe('second page');
   });
 });
 

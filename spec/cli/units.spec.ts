@@ -76,6 +76,12 @@ describe('argument syntax', () => {
     expect(() => parseToolArgs([], '{')).toThrow(UsageError);
   });
 
+  it('merges several JSON objects in order, pairs last, and names the option in its errors (doctor --args, --fail-args)', () => {
+    expect(parseToolArgs(['steps=3'], ['{"id":7,"steps":2}', '{"id":8}'], '--fail-args')).toEqual({ id: 8, steps: 3 });
+    expect(() => parseToolArgs([], ['{"a":1}', '[1]'], '--fail-args')).toThrow('--fail-args must be a JSON object');
+    expect(() => parseToolArgs([], ['{'], '--input-args')).toThrow(/^--input-args is not valid JSON/);
+  });
+
   it('takes __proto__ as an argument like any other key, from a pair or from --args', () => {
     const fromPair = parseToolArgs(['__proto__={"text":"boo"}', 'n=1'], undefined);
     expect(Object.getPrototypeOf(fromPair)).toBe(Object.prototype);

@@ -10,6 +10,7 @@ import { createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctor, TaskConnectError } from '../../lib/doctor.js';
 import { TaskOptionError } from '../../lib/index.js';
+import { startHttpServer } from '../support/http-server.js';
 import { httpTransport, makeClient, SDK, stdioTransport } from '../support/sdk.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -100,6 +101,26 @@ describe(`doctor: a target that cannot be reached (SDK ${SDK})`, () => {
       while (alive(pid) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(alive(pid)).toBe(false);
     }
+  });
+});
+
+describe(`doctor: an MCP server over Streamable HTTP (SDK ${SDK})`, () => {
+  it("the SDK's McpServer over HTTP is probed: SDK v2's era probe gets HTTP 400 (a JSON-RPC error body), then initialize", async () => {
+    const server = await startHttpServer({ pollInterval: 100 });
+    cleanups.push(() => server.close());
+    const report = await runDoctor(() => httpTransport(server.url), {
+      sdk: SDK,
+      tool: { name: 'analyze', arguments: { id: 1, steps: 1, stepMs: 100 } },
+      probeTimeoutMs: 5_000,
+      noAnswerMs: 300,
+      retentionCheckMs: 300,
+      expiryBudgetMs: 1,
+    });
+    expect(report.server).toEqual({ name: 'example-task-server', version: '1.0.0' });
+    expect(report.wires[0]).toMatchObject({ wire: '2025-11-25', offered: true, sdk: SDK, protocolVersion: '2025-11-25', tool: 'analyze' });
+    expect(report.rows.find((row) => row.check === 'cancel.completed')?.verdict).toBe('ok');
+    expect(report.summary.mustViolations).toBe(0);
+    expect(report.tasks.leftRunning).toBe(0);
   });
 });
 

@@ -37,14 +37,19 @@ export interface World {
   cancelOnServer(taskId: string, statusMessage?: string): void;
   /** Sends the task's current snapshot as a status notification. */
   push(taskId: string): void;
-  /** Asks the task's user one elicitation question (the task waits for input meanwhile). */
-  ask(taskId: string, message: string): void;
+  /**
+   * Asks the task's user one elicitation question (the task waits for input meanwhile); `meta`
+   * goes into the question's `_meta` (e.g. the server's trace context).
+   */
+  ask(taskId: string, message: string, meta?: Json): void;
   /** The answers the server received for `taskId`, in order. */
   answers(taskId: string): Json[];
   /** The task's status on the server. */
   status(taskId: string): string;
   /** `tasks/get` and `tasks/cancel` requests the server received. */
   count(method: 'tasks/get' | 'tasks/cancel'): number;
+  /** The params of every `method` request the server received, in order, `_meta` included. */
+  params(method: string): Json[];
   /** Closes everything (idempotent). */
   close(): Promise<void>;
 }
@@ -77,9 +82,9 @@ export const world2025: WorldFactory = async (options = {}) => {
       void board.finish(taskId, 'failed', { error: rpcError(error.code, error.message) }, statusMessage === undefined ? {} : { statusMessage }),
     cancelOnServer: (taskId, statusMessage) => void board.update(taskId, { status: 'cancelled', ...(statusMessage === undefined ? {} : { statusMessage }) }),
     push: (taskId) => server.notify('notifications/tasks/status', board.get(taskId)),
-    ask: (taskId, message) => {
+    ask: (taskId, message, meta = {}) => {
       board.update(taskId, { status: 'input_required' });
-      const request = { ...elicitation(message, { confirm: { type: 'boolean' } }).params, _meta: { [RELATED_TASK]: { taskId } } };
+      const request = { ...elicitation(message, { confirm: { type: 'boolean' } }).params, _meta: { ...meta, [RELATED_TASK]: { taskId } } };
       void server.request('elicitation/create', request).then((reply) => {
         if (reply.result !== undefined) answers.set(taskId, [...(answers.get(taskId) ?? []), reply.result as Json]);
         if (!TERMINAL.has(String(board.get(taskId).status))) board.update(taskId, { status: 'working' });
@@ -88,6 +93,7 @@ export const world2025: WorldFactory = async (options = {}) => {
     answers: (taskId) => answers.get(taskId) ?? [],
     status: (taskId) => String(board.get(taskId).status),
     count: (method) => server.count(method),
+    params: (method) => server.params(method),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -122,10 +128,14 @@ export const worldExt: WorldFactory = async (options = {}) => {
     fail: (taskId, error, statusMessage) => void store.fail(taskId, rpcError(error.code, error.message), statusMessage),
     cancelOnServer: (taskId, statusMessage) => void store.cancel(taskId, statusMessage),
     push: (taskId) => server.notify('notifications/tasks', store.detailed(taskId)),
-    ask: (taskId, message) => void store.requestInput(taskId, { [`q${++keys}`]: elicitation(message, { confirm: { type: 'boolean' } }) }),
+    ask: (taskId, message, meta) => {
+      const question = elicitation(message, { confirm: { type: 'boolean' } });
+      void store.requestInput(taskId, { [`q${++keys}`]: meta === undefined ? question : { ...question, params: { ...question.params, _meta: meta } } });
+    },
     answers: (taskId) => Object.values(store.inspect(taskId).answers),
     status: (taskId) => store.detailed(taskId).status,
     count: (method) => server.count(method),
+    params: (method) => server.params(method),
     close: async () => {
       if (closed) return;
       closed = true;

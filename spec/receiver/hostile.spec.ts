@@ -149,6 +149,19 @@ describe('a hostile requestor', () => {
     }
   });
 
+  it('a listed position keeps one cursor; the last 1024 positions issued stay valid, an older cursor gets -32602 like a foreign one ([V26])', async () => {
+    const { ask, create } = await peerRig(register, { elicitation: new HeldCallback().callback, pageSize: 1, maxTasks: 2_000 });
+    for (let i = 0; i < 1_026; i += 1) await create();
+    const first = String(resultOf(await ask('tasks/list', {})).nextCursor);
+    expect(String(resultOf(await ask('tasks/list', {})).nextCursor)).toBe(first);
+    const cursors = [first];
+    for (let i = 0; i < 1_024; i += 1) cursors.push(String(resultOf(await ask('tasks/list', { cursor: cursors.at(-1) })).nextCursor));
+    // 1025 positions were issued: the first one's cursor is gone, the second one's still reads on.
+    expect(errorOf(await ask('tasks/list', { cursor: first })).code).toBe(-32602);
+    expect(resultOf(await ask('tasks/list', { cursor: cursors[1] })).tasks).toHaveLength(1);
+    expect(resultOf(await ask('tasks/list', { cursor: cursors.at(-1) }))).toMatchObject({ tasks: [{ status: 'working' }] });
+  });
+
   it('lists and answers only the tasks of its own connection (§6)', async () => {
     const one = await peerRig(register, { elicitation: new HeldCallback().callback });
     const two = await peerRig(register, { elicitation: new HeldCallback().callback });

@@ -5,7 +5,7 @@
  * task is recorded (undefined by the spec, [A2]; D7). Then unknown task ids on `tasks/get`,
  * `tasks/result` and `tasks/cancel` ([V26]; D12).
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../../util/random.js';
 import type { Battery } from '../battery.js';
 import { ms, seenTask } from '../shape.js';
 import { REQUESTED_TTL } from './lifecycle.js';

@@ -247,7 +247,7 @@ export class Launch implements StopScope, PendingCall {
     let attempt = base;
     for (let round = 0; ; round += 1) {
       this.betweenRounds = false;
-      const reply = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal));
+      const reply = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument));
       if (reply.kind !== 'input') return reply;
       this.betweenRounds = true;
       if (round >= MAX_INPUT_ROUNDS) {
@@ -354,7 +354,7 @@ export class Launch implements StopScope, PendingCall {
           result: reply.result,
         });
       }
-      return TaskHandleOf.create(this.toolName, { kind: 'immediate', result: reply.result, wire: this.engine.wire.kind });
+      return this.made(TaskHandleOf.create(this.toolName, { kind: 'immediate', result: reply.result, wire: this.engine.wire.kind }));
     }
     const task = reply.snapshot.task;
     if (this.closed.aborted) {
@@ -373,9 +373,16 @@ export class Launch implements StopScope, PendingCall {
     const record = this.engine.track(reply.snapshot, this.toolName, {
       startedAt: this.startedAt,
       requestTimeoutMs: this.call.requestTimeoutMs,
+      instrument: this.call.instrument,
     });
-    const handle = this.parts.live.adopt(record, this.call.callbacks, this.call.progressToken, reply.immediateResponse);
+    const handle = this.made(this.parts.live.adopt(record, this.call.callbacks, this.call.progressToken, reply.immediateResponse));
     armDeadlineAndSignal(this, record);
+    return handle;
+  }
+
+  /** Tells the call's instrumentation its handle, before any later event of it. */
+  private made(handle: TaskHandle): TaskHandle {
+    this.call.instrument?.handle?.(handle);
     return handle;
   }
 
@@ -395,7 +402,7 @@ export class Launch implements StopScope, PendingCall {
     }
     const release = creation?.abandon(task.taskId);
     return engine.wire
-      .cancelTask(task.taskId, engine.requestOptions(this.call.requestTimeoutMs, undefined, true))
+      .cancelTask(task.taskId, engine.requestOptions(this.call.requestTimeoutMs, undefined, true, this.call.instrument))
       .then(
         () => undefined,
         (error: unknown) => engine.report(error, undefined),

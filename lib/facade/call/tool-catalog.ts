@@ -46,6 +46,9 @@ export function toolSupport(
     ...support(tool),
     ...(tool.title === undefined ? {} : { title: tool.title }),
     ...(tool.description === undefined ? {} : { description: tool.description }),
+    ...(tool.inputSchema === undefined ? {} : { inputSchema: tool.inputSchema }),
+    ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
   }));
 }
 

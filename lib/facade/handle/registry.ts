@@ -12,7 +12,7 @@ import type {
   TaskMetrics,
   TaskProgress,
 } from '../../api/index.js';
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../../util/random.js';
 import type { TaskView } from '../../engine/task-view.js';
 import { TaskError } from '../../errors.js';
 import { type SafeEmitter, emitSettled, metricsOf } from '../events/emitter.js';

@@ -9,7 +9,7 @@
  * - `retry`: input a server asks for before it answers a call at all (multi round-trip, [E17]).
  * A callback that never answers is abandoned when its task ends.
  */
-import type { InputCallbacks, InputContext, InputDelivery, TaskClientEvents, TaskHandle } from '../../api/index.js';
+import type { ClientInstrument, InputCallbacks, InputContext, InputDelivery, TaskClientEvents, TaskHandle } from '../../api/index.js';
 import { creationsOn, type EarlyInput, type EarlyVerdict } from './early.js';
 import { TaskError, TaskNotSupportedError } from '../../errors.js';
 import type { SafeEmitter } from '../events/emitter.js';
@@ -48,6 +48,8 @@ export interface RouterParts {
   readonly closeSignal: AbortController;
   /** The session port of the current connection: its receiver may claim a request, or refuse it. */
   readonly port: SessionPort;
+  /** What watches the input handed to callbacks (`instrumentation`), if anything does. */
+  readonly instrument: ClientInstrument | undefined;
   report(error: TaskError): void;
 }
 
@@ -248,16 +250,20 @@ export class InputRouter {
       signal: signal.signal,
       ...(about.inferred === true ? { inferred: true } : {}),
     };
+    const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
+    const watch = this.parts.instrument?.input?.({ method, params, context });
     return abandonable(
       () => callback(params as never, context) as Promise<Record<string, unknown>>,
       signal.signal,
     ).then(
       (answer) => {
         signal.release();
+        watch?.end({ kind: 'answered', result: answer });
         return answer;
       },
       (error: unknown) => {
         signal.release();
+        watch?.end(error instanceof AbandonedError ? { kind: 'abandoned' } : { kind: 'failed', error });
         // An answer abandoned because the task ended or the server gave up is not a failure.
         if (error instanceof AbandonedError) throw error;
         this.parts.report(

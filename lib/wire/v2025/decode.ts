@@ -88,8 +88,9 @@ export function decodeTaskPage(value: unknown, onSkip: (error: TaskProtocolError
 }
 
 /**
- * Decodes one `tools/list` page down to names and `execution.taskSupport` (absent or unknown
- * values mean `forbidden`, [R7]).
+ * Decodes one `tools/list` page: names, `execution.taskSupport` (absent or unknown values mean
+ * `forbidden`, [R7]), and what a host hands on (title, description, schemas, annotations; a
+ * schema or annotations that is not an object is left out).
  * @throws TaskProtocolError when `tools` is not an array.
  */
 export function decodeToolPage(value: unknown): ToolPage {
@@ -105,6 +106,9 @@ export function decodeToolPage(value: unknown): ToolPage {
       taskSupport: typeof support === 'string' && TASK_SUPPORT.has(support) ? (support as TaskSupport) : 'forbidden',
       ...(title === undefined ? {} : { title }),
       ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+      ...(isObject(tool.inputSchema) ? { inputSchema: tool.inputSchema } : {}),
+      ...(isObject(tool.outputSchema) ? { outputSchema: tool.outputSchema } : {}),
+      ...(isObject(tool.annotations) ? { annotations: tool.annotations } : {}),
     });
   }
   const cursor = value.nextCursor;
