@@ -12,13 +12,12 @@ import { defineConfig } from 'vitest/config';
  * the BullMQ workers (examples/durable) as processes.
  */
 const SDK_FREE = [
-  'spec/spec-rules.spec.ts',
-  'spec/docs-snippets.spec.ts',
-  'spec/lint-rules.spec.ts',
-  'spec/install.spec.ts',
-  'spec/types-floor.spec.ts',
-  'spec/bench-smoke.spec.ts',
-  'spec/ext-server.spec.ts',
+  'spec/project/spec-rules.spec.ts',
+  'spec/project/docs-snippets.spec.ts',
+  'spec/project/lint-rules.spec.ts',
+  'spec/project/bench-smoke.spec.ts',
+  'spec/package/**/*.spec.ts',
+  'spec/harness/ext-server.spec.ts',
   'spec/cli/**/*.spec.ts',
   'spec/wire/**/*.spec.ts',
   'spec/ext/**/*.spec.ts',

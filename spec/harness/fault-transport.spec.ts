@@ -5,11 +5,11 @@
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, TaskFailedError } from '../lib/index.js';
-import { ManualClock, flush } from './helpers.js';
-import { FaultTransport, kindOf, mulberry32, type FaultOptions } from './support/fault-transport.js';
-import { connectScripted } from './support/scripted-server.js';
-import { createLinkedPair } from './support/sdk.js';
+import { TaskClient, TaskFailedError } from '../../lib/index.js';
+import { ManualClock, flush } from '../helpers.js';
+import { FaultTransport, kindOf, mulberry32, type FaultOptions } from '../support/fault-transport.js';
+import { connectScripted } from '../support/scripted-server.js';
+import { createLinkedPair } from '../support/sdk.js';
 
 const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n } });
 const req = (id: number, method: string): JSONRPCMessage => ({ jsonrpc: '2.0', id, method, params: {} });

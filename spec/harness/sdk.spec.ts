@@ -6,11 +6,11 @@
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createExampleServer } from '../examples/server.js';
-import { TaskClient } from '../lib/index.js';
-import { connectPair } from './helpers.js';
-import { connectScripted } from './support/scripted-server.js';
-import { SDK, connectOptions, createLinkedPair, httpTransport, makeClient, negotiatedEra, stdioTransport } from './support/sdk.js';
+import { createExampleServer } from '../../examples/server.js';
+import { TaskClient } from '../../lib/index.js';
+import { connectPair } from '../helpers.js';
+import { connectScripted } from '../support/scripted-server.js';
+import { SDK, connectOptions, createLinkedPair, httpTransport, makeClient, negotiatedEra, stdioTransport } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextp
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { until, within } from './helpers.js';
+import { until, within } from '../helpers.js';
 import {
   connectInMemory,
   elicitation,
@@ -35,13 +35,13 @@ import {
   type ExtServerOptions,
   type Json,
   type RawClientOptions,
-} from './support/ext-server/index.js';
-import { parseCliOptions } from './support/ext-server/cli-options.js';
-import { openStream, postMessage } from './support/ext-server/raw-http.js';
+} from '../support/ext-server/index.js';
+import { parseCliOptions } from '../support/ext-server/cli-options.js';
+import { openStream, postMessage } from '../support/ext-server/raw-http.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const stdioEntry = fileURLToPath(new URL('./support/ext-server/stdio.ts', import.meta.url));
-const exampleEntry = fileURLToPath(new URL('../examples/ext-server.ts', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const stdioEntry = fileURLToPath(new URL('../support/ext-server/stdio.ts', import.meta.url));
+const exampleEntry = fileURLToPath(new URL('../../examples/ext-server.ts', import.meta.url));
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const undeclared = { _meta: envelope({ extension: false }) };
 

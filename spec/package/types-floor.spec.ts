@@ -20,7 +20,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { npmInstall, pack, runIn, scratchProject } from './support/packages.js';
+import { npmInstall, pack, runIn, scratchProject } from '../support/packages.js';
 
 /** The oldest TypeScript the published declarations compile with (see the README). */
 const FLOOR = '5.6';

@@ -14,14 +14,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TaskClient, TaskFailedError, TaskNotFoundError, type McpClient } from '../lib/index.js';
-import { within } from './helpers.js';
-import { mustRun, npmInstall, pack, productionTree, runIn, scratchProject, type Packed } from './support/packages.js';
-import { ScriptedServer, creating, rpcError } from './support/scripted-server.js';
-import { createLinkedPair } from './support/sdk.js';
+import { TaskClient, TaskFailedError, TaskNotFoundError, type McpClient } from '../../lib/index.js';
+import { within } from '../helpers.js';
+import { mustRun, npmInstall, pack, productionTree, runIn, scratchProject, type Packed } from '../support/packages.js';
+import { ScriptedServer, creating, rpcError } from '../support/scripted-server.js';
+import { createLinkedPair } from '../support/sdk.js';
 
 const run = promisify(execFile);
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();

@@ -9,7 +9,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RULES_PAGE = 'docs/spec-rules.md';
 const SCANNED_DIRS = ['lib', 'cli', 'spec', 'docs', 'examples', 'bench'];
 const SCANNED_FILES = ['README.md'];

@@ -15,7 +15,7 @@ import { Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = new URL('../', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
 const IMPORT_RULES = [
   'no-restricted-imports',
   '@typescript-eslint/no-restricted-imports',
@@ -28,7 +28,7 @@ const LAYER_RULE = 'mcp-task-client/layer-order';
 type Entry = { files?: unknown; ignores?: unknown; plugins?: unknown; rules?: Record<string, unknown> };
 
 // The config is plain JavaScript without types: loaded by URL, typed here.
-const { default: config } = (await import(new URL('../eslint.config.js', import.meta.url).href)) as { default: Entry[] };
+const { default: config } = (await import(new URL('../../eslint.config.js', import.meta.url).href)) as { default: Entry[] };
 
 /** The config reduced to its import rules (no type information, no file reading). */
 const configs = config.flatMap((entry) => {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = join(ROOT, 'node_modules', '.cache', 'doc-snippets');
 
 interface Snippet {

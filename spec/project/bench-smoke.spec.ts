@@ -5,11 +5,11 @@
  * docs/performance.md.
  */
 import { describe, expect, it } from 'vitest';
-import { svgChart } from '../bench/chart.js';
-import { CONTENDERS } from '../bench/contenders/index.js';
-import type { CauseProfile } from '../bench/causes.js';
-import { aggregate, consoleTable, markdown, shortfalls, targetRows } from '../bench/report.js';
-import { runScenario, type ScenarioResult, type Workload } from '../bench/scenario.js';
+import { svgChart } from '../../bench/chart.js';
+import { CONTENDERS } from '../../bench/contenders/index.js';
+import type { CauseProfile } from '../../bench/causes.js';
+import { aggregate, consoleTable, markdown, shortfalls, targetRows } from '../../bench/report.js';
+import { runScenario, type ScenarioResult, type Workload } from '../../bench/scenario.js';
 
 const workload: Workload = { id: 'smoke', duration: { kind: 'fixed', ms: 30 }, notify: true, pollInterval: 200 };
 

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { renderStored } from '../bench/render.js';
+import { renderStored } from '../../bench/render.js';
 
-const file = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
+const file = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
 describe('docs/performance.md', () => {
   const page = renderStored(JSON.parse(file('bench/results.json')) as Parameters<typeof renderStored>[0]);

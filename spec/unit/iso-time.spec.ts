@@ -6,7 +6,7 @@
  * fractions of 0 to 21 digits (V8 reads ten or more its own way), a bare '.', offsets and other forms. Deterministic (seeded).
  */
 import { describe, expect, it } from 'vitest';
-import { isoMs } from '../lib/util/iso-time.js';
+import { isoMs } from '../../lib/util/iso-time.js';
 
 function seeded(seed: number): (below: number) => number {
   let state = seed;
