@@ -33,7 +33,7 @@ const SDK_FREE = [
 /**
  * Every other suite builds its SDK client through spec/support/sdk.ts, which reads `MCP_SDK`: it
  * runs twice, once per SDK major (projects `sdk-v1` and `sdk-v2`). A new suite runs on both unless
- * it is listed above. One major only: `npx vitest run --project sdk-v2 spec/core.spec.ts`.
+ * it is listed above. One major only: `npx vitest run --project sdk-v2 spec/v2025/sdk-server.spec.ts`.
  */
 const perSdk = (sdk: 'v1' | 'v2') => ({
   extends: true as const,

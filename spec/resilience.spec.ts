@@ -52,7 +52,7 @@ describe('faults on the wire', () => {
       { requestTimeoutMs: 150, retry: { minDelayMs: 20, maxDelayMs: 200 } },
     );
     // A lost tools/call answer cannot be recovered (no task id to ask about), so drops apply to
-    // the task operations; that loss is a precise TaskRpcError, tested in spec/hostile.spec.ts.
+    // the task operations; that loss is a precise TaskRpcError, tested in spec/v2025/hostile.spec.ts.
     faulty.configure({
       serverToClient: [
         { kinds: ['response', 'error'], methods: /^tasks\//, drop: 0.1 },

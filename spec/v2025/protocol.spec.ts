@@ -11,8 +11,8 @@ import {
   TaskFailedError,
   TaskNotSupportedError,
   type TaskClientOptions,
-} from '../lib/index.js';
-import { ManualClock, collectSnapshots as collect, flush, until, within, rejection } from './helpers.js';
+} from '../../lib/index.js';
+import { ManualClock, collectSnapshots as collect, flush, until, within, rejection } from '../helpers.js';
 import {
   FULL_TASK_CAPS,
   NO_REPLY,
@@ -24,9 +24,9 @@ import {
   type HandlerContext,
   type Json,
   type ScriptedServerOptions,
-} from './support/scripted-server.js';
-import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
-import { schemas, setUserNotificationHandler } from './support/sdk.js';
+} from '../support/scripted-server.js';
+import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
+import { schemas, setUserNotificationHandler } from '../support/sdk.js';
 
 const TOOLS = [
   { name: 'slow', taskSupport: 'optional' as const },

@@ -3,10 +3,10 @@
  * resumed handle nobody observed yet (resume review).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskCancelledError, TaskClient, TaskOptionError } from '../lib/index.js';
-import { within } from './helpers.js';
-import { creating } from './support/scripted-server.js';
-import { scriptedTaskClient } from './support/scripted-task-client.js';
+import { TaskCancelledError, TaskClient, TaskOptionError } from '../../lib/index.js';
+import { within } from '../helpers.js';
+import { creating } from '../support/scripted-server.js';
+import { scriptedTaskClient } from '../support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -11,8 +11,8 @@ import {
   TaskRpcError,
   type TaskClientOptions,
   type TaskHandle,
-} from '../lib/index.js';
-import { ManualClock, exampleServerPair, flush, within } from './helpers.js';
+} from '../../lib/index.js';
+import { ManualClock, exampleServerPair, flush, within } from '../helpers.js';
 import {
   NO_REPLY,
   connectScripted,
@@ -21,9 +21,9 @@ import {
   type HandlerContext,
   type Json,
   type ScriptedServerOptions,
-} from './support/scripted-server.js';
-import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
-import { TaskClient } from '../lib/index.js';
+} from '../support/scripted-server.js';
+import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
+import { TaskClient } from '../../lib/index.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -15,8 +15,8 @@ import {
   type TaskClient,
   type TaskClientOptions,
   type TaskHandle,
-} from '../lib/index.js';
-import { collectSnapshots as collect, rejection, within } from './helpers.js';
+} from '../../lib/index.js';
+import { collectSnapshots as collect, rejection, within } from '../helpers.js';
 import {
   FULL_TASK_CAPS,
   NO_REPLY,
@@ -27,8 +27,8 @@ import {
   type RpcFailure,
   type ScriptedServer,
   type ScriptedServerOptions,
-} from './support/scripted-server.js';
-import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
+} from '../support/scripted-server.js';
+import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
 
 const TOOLS = [
   { name: 'slow', taskSupport: 'optional' as const },

@@ -4,9 +4,9 @@
  * optional tool.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient } from '../lib/index.js';
-import { flush } from './helpers.js';
-import { connectScripted, rpcError, type ScriptedTool } from './support/scripted-server.js';
+import { TaskClient } from '../../lib/index.js';
+import { flush } from '../helpers.js';
+import { connectScripted, rpcError, type ScriptedTool } from '../support/scripted-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

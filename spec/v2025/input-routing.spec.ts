@@ -7,11 +7,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspect } from 'node:util';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { TaskAbortError, TaskClient, type InputContext, type LogEntry, type TaskError } from '../lib/index.js';
-import { Scheduler } from '../lib/internal.js';
-import { EARLY_INPUT_WAIT_MS, EarlyInput, PortCreations } from '../lib/facade/early-input.js';
-import { ManualClock, flush, rejection, within } from './helpers.js';
-import { NO_REPLY, connectScripted, creating, rpcError, type Json } from './support/scripted-server.js';
+import { TaskAbortError, TaskClient, type InputContext, type LogEntry, type TaskError } from '../../lib/index.js';
+import { Scheduler } from '../../lib/internal.js';
+import { EARLY_INPUT_WAIT_MS, EarlyInput, PortCreations } from '../../lib/facade/early-input.js';
+import { ManualClock, flush, rejection, within } from '../helpers.js';
+import { NO_REPLY, connectScripted, creating, rpcError, type Json } from '../support/scripted-server.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const SECRET = '7f3c2a9e-1b4d-4c6a-9e8f-0a1b2c3d4e5f';

@@ -6,7 +6,7 @@
  * Client's own request timer (which runs on real time) use short real timeouts, and every wait is
  * bounded by `within`. docs/reliability.md maps every case to its test.
  *
- * Covered in spec/scripted.spec.ts and not repeated here: a tasks/get or tasks/cancel reply that
+ * Covered in spec/v2025/protocol.spec.ts and not repeated here: a tasks/get or tasks/cancel reply that
  * names another task ("replies about the wrong task"), `pollInterval: 0` (clamped to 100 ms), an
  * enormous `pollInterval` in a tasks/get reply, and notifications whose params are not an object.
  */
@@ -26,8 +26,8 @@ import {
   type TaskError,
   type TaskHandle,
   type TaskMetrics,
-} from '../lib/index.js';
-import { flush, ManualClock, rejection, unhandledDuring, until, within } from './helpers.js';
+} from '../../lib/index.js';
+import { flush, ManualClock, rejection, unhandledDuring, until, within } from '../helpers.js';
 import {
   NO_REPLY,
   connectScripted,
@@ -39,8 +39,8 @@ import {
   type Json,
   type ScriptedServer,
   type ScriptedServerOptions,
-} from './support/scripted-server.js';
-import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
+} from '../support/scripted-server.js';
+import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
 
 const TOOLS = [
   { name: 'job', taskSupport: 'required' as const },

@@ -10,7 +10,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createExampleServer } from '../examples/server.js';
+import { createExampleServer } from '../../examples/server.js';
 import {
   TaskClient,
   type ElicitResult,
@@ -19,10 +19,10 @@ import {
   type TaskClientOptions,
   type TaskHandle,
   type UnattributedInput,
-} from '../lib/index.js';
-import { ManualClock, connectPair, flush, within } from './helpers.js';
-import { NO_REPLY, connectScripted, type Json } from './support/scripted-server.js';
-import { setUserRequestHandler } from './support/sdk.js';
+} from '../../lib/index.js';
+import { ManualClock, connectPair, flush, within } from '../helpers.js';
+import { NO_REPLY, connectScripted, type Json } from '../support/scripted-server.js';
+import { setUserRequestHandler } from '../support/sdk.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 

@@ -12,10 +12,10 @@ import {
   TaskTimeoutError,
   type CallToolResult,
   type TaskClientOptions,
-} from '../lib/index.js';
-import { flush, within } from './helpers.js';
-import { NO_REPLY, creating, rpcError, type HandlerContext, type ScriptedServer, type ScriptedServerOptions } from './support/scripted-server.js';
-import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
+} from '../../lib/index.js';
+import { flush, within } from '../helpers.js';
+import { NO_REPLY, creating, rpcError, type HandlerContext, type ScriptedServer, type ScriptedServerOptions } from '../support/scripted-server.js';
+import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

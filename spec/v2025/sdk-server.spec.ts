@@ -7,10 +7,10 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
-import { TaskCancelledError, TaskClient, TaskFailedError, type Task } from '../lib/index.js';
-import { connectPair, statuses, type Pair } from './helpers.js';
-import { negotiatedEra, schemas } from './support/sdk.js';
+import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
+import { TaskCancelledError, TaskClient, TaskFailedError, type Task } from '../../lib/index.js';
+import { connectPair, statuses, type Pair } from '../helpers.js';
+import { negotiatedEra, schemas } from '../support/sdk.js';
 
 /** Counts the requests the client sends, by method. */
 function counting(counts: Map<string, number>): (transport: Transport) => Transport {

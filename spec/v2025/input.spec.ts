@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
+import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
 import {
   TaskAbortError,
   TaskClient,
@@ -18,9 +18,9 @@ import {
   TaskNotSupportedError,
   type TaskClientOptions,
   type TaskMetrics,
-} from '../lib/index.js';
-import { connectPair, statuses, until } from './helpers.js';
-import { startHttpServer } from './support/http-server.js';
+} from '../../lib/index.js';
+import { connectPair, statuses, until } from '../helpers.js';
+import { startHttpServer } from '../support/http-server.js';
 import {
   connectOptions,
   httpTransport,
@@ -29,7 +29,7 @@ import {
   setUserRequestHandler,
   stdioTransport,
   type SpecClient,
-} from './support/sdk.js';
+} from '../support/sdk.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const cleanups: Array<() => Promise<void>> = [];
@@ -325,7 +325,7 @@ describe('input over real transports', () => {
     const require = createRequire(import.meta.url);
     const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
     const tasks = await TaskClient.connect(
-      stdioTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore', cwd: fileURLToPath(new URL('..', import.meta.url)) }),
+      stdioTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore', cwd: fileURLToPath(new URL('../..', import.meta.url)) }),
       {
         ...connectOptions('auto'),
         onElicitation: (params, ctx) => {
@@ -351,8 +351,8 @@ describe('input over real transports', () => {
 });
 
 describe('untagged and foreign input requests (mcp-go style, D14)', () => {
-  it("an untagged elicitation goes to the only task's call while the task stays working (spec/untagged.spec.ts has the rest)", async () => {
-    const { connectScripted } = await import('./support/scripted-server.js');
+  it("an untagged elicitation goes to the only task's call while the task stays working (spec/v2025/input-untagged.spec.ts has the rest)", async () => {
+    const { connectScripted } = await import('../support/scripted-server.js');
     const scripted = await connectScripted({
       tools: [{ name: 'ask', taskSupport: 'required' }],
       clientOptions: { capabilities: { elicitation: {} } },
@@ -400,7 +400,7 @@ describe('untagged and foreign input requests (mcp-go style, D14)', () => {
   });
 
   it('keeps the model-immediate-response hint of the CreateTaskResult ([R39])', async () => {
-    const { connectScripted } = await import('./support/scripted-server.js');
+    const { connectScripted } = await import('../support/scripted-server.js');
     const scripted = await connectScripted({ tools: [{ name: 'job', taskSupport: 'required' }] });
     const tasks = new TaskClient(scripted.client);
     cleanups.push(async () => {
