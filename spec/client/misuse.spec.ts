@@ -3,7 +3,7 @@
  * 16, 17 and 19); ownership of an SDK client belongs to the TaskClient that connected it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createExampleServer } from '../examples/server.js';
+import { createExampleServer } from '../../examples/server.js';
 import {
   TaskAbortError,
   TaskClient,
@@ -13,11 +13,11 @@ import {
   TaskTimeoutError,
   type CloseOptions,
   type TaskClientOptions,
-} from '../lib/index.js';
-import { flush, rejection, unhandledDuring, within } from './helpers.js';
-import { creating, rpcError, type ScriptedServerOptions } from './support/scripted-server.js';
-import { scriptedTaskClient } from './support/scripted-task-client.js';
-import { connectOptions, createLinkedPair } from './support/sdk.js';
+} from '../../lib/index.js';
+import { flush, rejection, unhandledDuring, within } from '../helpers.js';
+import { creating, rpcError, type ScriptedServerOptions } from '../support/scripted-server.js';
+import { scriptedTaskClient } from '../support/scripted-task-client.js';
+import { connectOptions, createLinkedPair } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

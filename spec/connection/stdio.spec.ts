@@ -7,13 +7,13 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, TaskFailedError } from '../lib/index.js';
-import { statuses } from './helpers.js';
-import { makeClient, stdioTransport } from './support/sdk.js';
+import { TaskClient, TaskFailedError } from '../../lib/index.js';
+import { statuses } from '../helpers.js';
+import { makeClient, stdioTransport } from '../support/sdk.js';
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL('..', import.meta.url));
-const exampleServer = fileURLToPath(new URL('../examples/server.ts', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const exampleServer = fileURLToPath(new URL('../../examples/server.ts', import.meta.url));
 const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -6,10 +6,10 @@
  */
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClosedError } from '../lib/index.js';
-import { flush, rejection } from './helpers.js';
-import { NO_REPLY, creating } from './support/scripted-server.js';
-import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
+import { TaskClosedError } from '../../lib/index.js';
+import { flush, rejection } from '../helpers.js';
+import { NO_REPLY, creating } from '../support/scripted-server.js';
+import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -3,10 +3,10 @@
  * cancels an inbound request, a user `onclose` that throws, a transport whose `send` throws.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { openPort } from '../lib/port/open.js';
-import { PortError, type Timers } from '../lib/port/port.js';
-import { connectScripted, NO_REPLY, type ScriptedPair } from './support/scripted-server.js';
-import { setUserRequestHandler } from './support/sdk.js';
+import { openPort } from '../../lib/port/open.js';
+import { PortError, type Timers } from '../../lib/port/port.js';
+import { connectScripted, NO_REPLY, type ScriptedPair } from '../support/scripted-server.js';
+import { setUserRequestHandler } from '../support/sdk.js';
 
 const pairs: ScriptedPair[] = [];
 afterEach(async () => {

@@ -5,9 +5,9 @@
  * close() clears it. Other clocks' timers are cleared as soon as nothing is scheduled.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from './helpers.js';
-import { NO_REPLY, creating, gaps } from './support/scripted-server.js';
-import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
+import { ManualClock } from '../helpers.js';
+import { NO_REPLY, creating, gaps } from '../support/scripted-server.js';
+import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
 
 /** A ManualClock whose tokens can be ref'd and unref'd, as Node's are; it knows which are still armed. */
 class RefClock extends ManualClock {

@@ -3,9 +3,9 @@
  * are transient and retried with backoff; other 4xx are not. The result is never lost.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, type TaskMetrics } from '../lib/index.js';
-import { startHttpServer } from './support/http-server.js';
-import { connectOptions, httpTransport } from './support/sdk.js';
+import { TaskClient, type TaskMetrics } from '../../lib/index.js';
+import { startHttpServer } from '../support/http-server.js';
+import { connectOptions, httpTransport } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListTasksRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
+import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
 import {
   TaskAbortError,
   TaskClient,
@@ -16,9 +16,9 @@ import {
   consoleLogger,
   type Task,
   type TaskClientOptions,
-} from '../lib/index.js';
-import { connectPair } from './helpers.js';
-import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
+} from '../../lib/index.js';
+import { connectPair } from '../helpers.js';
+import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

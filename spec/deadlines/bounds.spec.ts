@@ -10,12 +10,12 @@ import {
   TaskTimeoutError,
   TaskAbortError,
   type TaskClientOptions,
-} from '../lib/index.js';
-import { ManualClock, flush, rejection, unhandledDuring, within } from './helpers.js';
-import { FaultTransport } from './support/fault-transport.js';
-import { NO_REPLY, connectScripted, creating, type HandlerContext, type ScriptedServerOptions } from './support/scripted-server.js';
-import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
-import { TaskClient } from '../lib/index.js';
+} from '../../lib/index.js';
+import { ManualClock, flush, rejection, unhandledDuring, within } from '../helpers.js';
+import { FaultTransport } from '../support/fault-transport.js';
+import { NO_REPLY, connectScripted, creating, type HandlerContext, type ScriptedServerOptions } from '../support/scripted-server.js';
+import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
+import { TaskClient } from '../../lib/index.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

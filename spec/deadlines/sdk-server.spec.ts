@@ -5,7 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
+import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
 import {
   TaskAbortError,
   TaskCancelledError,
@@ -14,9 +14,9 @@ import {
   TaskDetachedError,
   TaskTimeoutError,
   type TaskClientOptions,
-} from '../lib/index.js';
-import { connectPair, type Pair } from './helpers.js';
-import { schemas } from './support/sdk.js';
+} from '../../lib/index.js';
+import { connectPair, type Pair } from '../helpers.js';
+import { schemas } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 

@@ -6,7 +6,7 @@ import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
+import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
 import {
   TaskClient,
   TaskExpiredError,
@@ -16,12 +16,12 @@ import {
   TaskTimeoutError,
   type TaskClientOptions,
   type TaskMetrics,
-} from '../lib/index.js';
-import { connectPair, type Pair } from './helpers.js';
-import { FaultTransport } from './support/fault-transport.js';
-import { PipeClientTransport } from './support/pipe-transport.js';
-import { connectScripted } from './support/scripted-server.js';
-import { makeClient, type SpecClient } from './support/sdk.js';
+} from '../../lib/index.js';
+import { connectPair, type Pair } from '../helpers.js';
+import { FaultTransport } from '../support/fault-transport.js';
+import { PipeClientTransport } from '../support/pipe-transport.js';
+import { connectScripted } from '../support/scripted-server.js';
+import { makeClient, type SpecClient } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -193,7 +193,7 @@ describe('expiry', () => {
 
 describe('resume', () => {
   it('resumes in a fresh TaskClient over a fresh connection to the same stdio server process', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../examples/server.ts', import.meta.url))], {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../examples/server.ts', import.meta.url))], {
       env: { ...process.env, POLL_INTERVAL: '100' },
       stdio: ['pipe', 'pipe', 'ignore'],
     });

@@ -7,12 +7,12 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, TaskNotFoundError, type TaskReference } from '../lib/index.js';
-import { exampleServerPair, within } from './helpers.js';
-import { startHttpServer, type HttpTaskServer } from './support/http-server.js';
-import { SDK, connectOptions, httpTransport, makeClient } from './support/sdk.js';
+import { TaskClient, TaskNotFoundError, type TaskReference } from '../../lib/index.js';
+import { exampleServerPair, within } from '../helpers.js';
+import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
+import { SDK, connectOptions, httpTransport, makeClient } from '../support/sdk.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();

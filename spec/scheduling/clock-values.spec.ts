@@ -6,9 +6,9 @@
  * server's interval to the millisecond and metrics show the clock's own times.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, flush } from './helpers.js';
-import { creating, gaps } from './support/scripted-server.js';
-import { scriptedTaskClient, textResult } from './support/scripted-task-client.js';
+import { ManualClock, flush } from '../helpers.js';
+import { creating, gaps } from '../support/scripted-server.js';
+import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

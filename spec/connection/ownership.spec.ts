@@ -6,11 +6,11 @@
  */
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
-import { TaskClient, TaskError, type McpClient, type TaskClientOptions } from '../lib/index.js';
-import { connectPair, flush, within } from './helpers.js';
-import { FaultTransport } from './support/fault-transport.js';
-import { connectOptions, createLinkedPair, type SpecClient } from './support/sdk.js';
+import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
+import { TaskClient, TaskError, type McpClient, type TaskClientOptions } from '../../lib/index.js';
+import { connectPair, flush, within } from '../helpers.js';
+import { FaultTransport } from '../support/fault-transport.js';
+import { connectOptions, createLinkedPair, type SpecClient } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
