@@ -2,14 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Suites that do not depend on the client SDK under test: they run once (project `sdk-free`).
- * spec/wire, spec/ext, spec/ext-server and spec/ai/ext pick their SDKs themselves (the tasks
- * extension needs SDK v2); spec/cli drives the CLI (the cli/ package); install and types-floor
- * pack and install the two packages; spec-rules and bench-smoke read files or run
- * the benchmark contenders; lint-rules lints probe sources; spec/ai/model-output maps outputs
- * (no call is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai
- * suites (AI SDK tools on the 2025-11-25 wire) run per SDK. spec/doctor/ext and ext-scripted open SDK v2
- * sessions of both eras themselves; spec/doctor/render only formats reports. spec/durable drives
- * the BullMQ workers (examples/durable) as processes.
+ * spec/wire, spec/ext, spec/harness/ext-server and spec/ai/ext pick their SDKs themselves (the
+ * tasks extension needs SDK v2); spec/cli drives the CLI (the cli/ package); spec/package packs and
+ * installs the two packages; spec/project's spec-rules, docs-snippets and lint-rules read or lint
+ * files, and bench-smoke runs the benchmark contenders; spec/ai/model-output maps outputs (no call
+ * is made) and spec/ai/comparison runs `@ai-sdk/mcp`'s own client. The other spec/ai suites (AI SDK
+ * tools on the 2025-11-25 wire) run per SDK. spec/doctor/ext and ext-scripted open SDK v2 sessions
+ * of both eras themselves; spec/doctor/render only formats reports. spec/durable drives the BullMQ
+ * workers (examples/durable) as processes.
  */
 const SDK_FREE = [
   'spec/project/spec-rules.spec.ts',

@@ -297,3 +297,25 @@ describe('ownership of the SDK client', () => {
     expect(owner.client.transport).toBeUndefined();
   });
 });
+
+describe('options and capabilities checked before anything is sent', () => {
+  it('TaskClient.connect() validates options before opening a connection', async () => {
+    const [clientSide] = createLinkedPair();
+    let started = false;
+    clientSide.start = async () => {
+      started = true;
+    };
+    await expect(TaskClient.connect(clientSide, { ...connectOptions(), minPollIntervalMs: -1 })).rejects.toBeInstanceOf(TaskOptionError);
+    await expect(
+      TaskClient.connect(clientSide, { ...connectOptions(), capabilities: {}, onElicitation: undefined, maxConcurrentTasks: 0 }),
+    ).rejects.toBeInstanceOf(TaskOptionError);
+    expect(started).toBe(false);
+  });
+
+  it('per-call input callbacks without the capability fail fast with TaskNotSupportedError', async () => {
+    const { tasks } = await setup();
+    await expect(
+      tasks.callToolAsTask('job', {}, { onSampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) }),
+    ).rejects.toBeInstanceOf(TaskNotSupportedError);
+  });
+});

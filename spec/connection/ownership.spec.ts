@@ -47,6 +47,30 @@ async function libraryMade(server: ExampleServerOptions = {}, options: TaskClien
   return { tasks, made, closes: countCloses(made), drop: () => faulty.close() };
 }
 
+/**
+ * A TaskClient on a connection the test can drop, whose `reconnect` factory waits until the test
+ * calls `release()`, then returns a client connected to a fresh example server (`late()`).
+ */
+async function slowFactoryClient() {
+  const { server } = createExampleServer();
+  let faulty: FaultTransport | undefined;
+  const first = await connectPair(server, {}, (t) => (faulty = new FaultTransport(t)));
+  cleanups.push(() => first.close());
+  let release: (() => void) | undefined;
+  let late: SpecClient | undefined;
+  const tasks = new TaskClient(first.client, {
+    reconnect: async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      const pair = await connectPair(createExampleServer().server);
+      cleanups.push(() => pair.close());
+      late = pair.client;
+      return pair.client;
+    },
+  });
+  cleanups.push(() => tasks.close());
+  return { tasks, drop: () => faulty!.close(), release: () => release?.(), late: () => late };
+}
+
 /** A client of the user's, connected to a new example server (on `store` when given). */
 async function usersClient(store?: InMemoryTaskStore): Promise<SpecClient> {
   const { server } = createExampleServer({ ...(store === undefined ? {} : { store }), notify: false, pollInterval: 50 });
@@ -173,5 +197,31 @@ describe('a TaskClient on a client of the user’s', () => {
     await tasks.close();
     expect(first.transport).toBeDefined();
     expect(next.transport).toBeDefined();
+  });
+});
+
+describe('a client the reconnect factory makes too late', () => {
+  it('closes a client it made after close() started', async () => {
+    const { tasks, drop, release, late } = await slowFactoryClient();
+    await drop();
+    await flush();
+    await tasks.close();
+    release();
+    await flush(10);
+    expect(late()).toBeDefined();
+    expect(late()?.transport).toBeUndefined();
+  });
+
+  it('a client the reconnect factory makes after a manual reconnect(client) is closed', async () => {
+    const { tasks, drop, release, late } = await slowFactoryClient();
+    await drop();
+    await flush();
+    const manual = await connectPair(createExampleServer().server);
+    cleanups.push(() => manual.close());
+    tasks.reconnect(manual.client);
+    release();
+    await flush(10);
+    expect(tasks.client).toBe(manual.client);
+    expect(late()?.transport).toBeUndefined();
   });
 });

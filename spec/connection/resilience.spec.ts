@@ -17,7 +17,7 @@ import {
   type TaskClientOptions,
   type TaskMetrics,
 } from '../../lib/index.js';
-import { connectPair, type Pair } from '../helpers.js';
+import { connectPair, within, type Pair } from '../helpers.js';
 import { FaultTransport } from '../support/fault-transport.js';
 import { PipeClientTransport } from '../support/pipe-transport.js';
 import { connectScripted } from '../support/scripted-server.js';
@@ -252,5 +252,57 @@ describe('resume', () => {
     expect((await skewed.result()).content).toEqual([{ type: 'text', text: 'analysis of 1 done in 1 steps' }]);
     const byId = tasks.resume('no-such-task', { toolName: 'analyze' });
     await expect(byId.result()).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+});
+
+describe('the reconnect factory and reconnect(client)', () => {
+  it('is used when the connection drops with no task tracked, and later calls go out over it', async () => {
+    const store = new InMemoryTaskStore();
+    cleanups.push(async () => store.cleanup());
+    const made: SpecClient[] = [];
+    const factory = async (): Promise<SpecClient> => {
+      const { server } = createExampleServer({ store, stepMs: 10 });
+      const pair = await connectPair(server);
+      cleanups.push(() => pair.close());
+      made.push(pair.client);
+      return pair.client;
+    };
+    const { server } = createExampleServer({ store });
+    let faulty: FaultTransport | undefined;
+    const first = await connectPair(server, {}, (t) => (faulty = new FaultTransport(t)));
+    cleanups.push(() => first.close());
+    const tasks = new TaskClient(first.client, { reconnect: factory });
+    cleanups.push(() => tasks.close());
+    await faulty!.close();
+    const handle = await within(tasks.callToolAsTask('analyze', { steps: 1 }), 5_000, 'call after reconnect');
+    expect(made).toHaveLength(1);
+    expect(tasks.client).toBe(made[0]);
+    await expect(within(handle.result(), 5_000)).resolves.toMatchObject({ content: [{ type: 'text' }] });
+  });
+
+  it('after a manual reconnect(client), a request that fails on the old connection is sent again over the new one', async () => {
+    const store = new InMemoryTaskStore();
+    cleanups.push(async () => store.cleanup());
+    const { server: first } = createExampleServer({ store, notify: false, pollInterval: 60_000, stepMs: 200 });
+    let faulty: FaultTransport | undefined;
+    const old = await connectPair(first, {}, (t) => (faulty = new FaultTransport(t)));
+    cleanups.push(() => old.close());
+    // The answer to the terminal tasks/result is lost on the old connection.
+    faulty!.configure({ serverToClient: [{ kinds: 'response', methods: 'tasks/result', drop: 1 }] });
+    const tasks = new TaskClient(old.client, { requestTimeoutMs: 60_000, retry: { retries: 0 } });
+    cleanups.push(() => tasks.close());
+    const handle = await tasks.callToolAsTask('analyze', { id: 4, steps: 1 });
+    const { server: second } = createExampleServer({ store, notify: false, pollInterval: 60_000 });
+    const fresh = await connectPair(second);
+    cleanups.push(() => fresh.close());
+    // The task completes and the client asks for its payload (over the old connection).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The engine hands out read-only views; this white-box step takes the record behind one.
+    const record = tasks['engine'].get(handle.taskId!)! as Parameters<TaskClient['engine']['observe']>[0];
+    const snapshot = await tasks['engine'].readTask(record, new AbortController().signal);
+    tasks['engine'].observe(record, snapshot, 'poll');
+    tasks.reconnect(fresh.client);
+    await faulty!.close(); // the old request fails now
+    expect(await within(handle.result(), 5_000)).toMatchObject({ content: [{ text: 'analysis of 4 done in 1 steps' }] });
   });
 });

@@ -1,33 +1,30 @@
 /**
- * Input reaches the right callback, and task ids stay secret (reliability review, items 10-12):
- * an input request that overtakes its task's `CreateTaskResult` still reaches the call's own
- * callback, `detach()` does not fail a question still being answered, and no message the library
- * writes carries a task id ([R31], [V7]).
+ * Input on the 2025-11-25 wire reaches the right callback (reliability review, items 10-11): an
+ * input request that overtakes its task's `CreateTaskResult` still reaches the call's own
+ * callback, also with several TaskClients on one SDK client; `detach()` does not fail a question
+ * still being answered; a callback abandoned because its task ended is no failure. The wait of an
+ * early request on its own is in spec/unit/early-input.spec.ts; task ids kept secret in every
+ * message, in spec/client/secrets.spec.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { inspect } from 'node:util';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { TaskAbortError, TaskClient, type InputContext, type LogEntry, type TaskError } from '../../lib/index.js';
-import { Scheduler } from '../../lib/internal.js';
-import { EARLY_INPUT_WAIT_MS, EarlyInput, PortCreations } from '../../lib/facade/early-input.js';
+import { TaskAbortError, TaskClient, type InputContext } from '../../lib/index.js';
+import { EARLY_INPUT_WAIT_MS } from '../../lib/facade/early-input.js';
 import { ManualClock, flush, rejection, within } from '../helpers.js';
-import { NO_REPLY, connectScripted, creating, rpcError, type Json } from '../support/scripted-server.js';
+import { NO_REPLY, connectScripted, creating, type Json } from '../support/scripted-server.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
-const SECRET = '7f3c2a9e-1b4d-4c6a-9e8f-0a1b2c3d4e5f';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-async function rig(options: { clientLevel?: boolean; logger?: (entry: LogEntry) => void; wrap?: (transport: Transport) => Transport } = {}) {
+async function rig(options: { clientLevel?: boolean } = {}) {
   const clock = new ManualClock();
   const pair = await connectScripted({
     tools: [{ name: 'job', taskSupport: 'required' }],
     now: clock.now,
     clientOptions: { capabilities: { elicitation: {} } },
-    ...(options.wrap === undefined ? {} : { wrap: options.wrap }),
   });
   const clientLevel: string[] = [];
   const tasks = new TaskClient(pair.client, {
@@ -40,13 +37,19 @@ async function rig(options: { clientLevel?: boolean; logger?: (entry: LogEntry) 
           },
         }
       : {}),
-    ...(options.logger === undefined ? {} : { logger: { log: options.logger } }),
   });
   cleanups.push(async () => {
     await tasks.close();
     await pair.close();
   });
   return { ...pair, tasks, clock, clientLevel };
+}
+
+/** A scripted server with one required task tool `job` and an SDK client on it (no TaskClient yet). */
+async function scripted(options: Parameters<typeof connectScripted>[0] = {}) {
+  const pair = await connectScripted({ tools: [{ name: 'job', taskSupport: 'required' }], ...options });
+  cleanups.push(() => pair.close());
+  return pair;
 }
 
 const question = (taskId: string): Json => ({
@@ -330,80 +333,6 @@ describe('an input request for a task whose call was given up before its CreateT
   });
 });
 
-describe('early input requests leave nothing behind', () => {
-  it('each wait (bound passed, task tracked, creations over, close) removes its timer and entries', async () => {
-    const clock = new ManualClock();
-    const scheduler = new Scheduler(clock, (error) => {
-      throw error;
-    });
-    const creations = new PortCreations();
-    const early = new EarlyInput(scheduler);
-    // The engine's own count of creations (early notifications) moves with the port's.
-    let engineCreating = 0;
-    const engine = { beginCreate: () => void (engineCreating += 1), endCreate: () => void (engineCreating -= 1) };
-    const creation = early.begin(creations, engine);
-    expect(engineCreating).toBe(1);
-    // Five requests for tasks no creation brings wait out the bound (the leak of review item 17).
-    const outlived = Array.from({ length: 5 }, (_, i) => early.wait(creations, `someone-elses-${i}`));
-    expect(early.size).toBe(5);
-    await clock.advance(EARLY_INPUT_WAIT_MS);
-    await within(Promise.all(outlived));
-    expect(early.size).toBe(0);
-    expect(creations.watched).toBe(0);
-    expect(clock.pending).toBe(0);
-    // Woken because the task is tracked.
-    const tracked = early.wait(creations, 'mine');
-    creations.tracked('mine');
-    await within(tracked);
-    // Woken because the last creation ended.
-    const ended = early.wait(creations, 'never');
-    creation.end();
-    creation.end();
-    await within(ended);
-    expect(creations.busy).toBe(false);
-    expect(engineCreating).toBe(0);
-    // Woken by close(), which also ends the client's creations still under way.
-    early.begin(creations, engine);
-    const closed = early.wait(creations, 'closing');
-    early.close();
-    await within(closed);
-    expect(creations.busy).toBe(false);
-    expect([early.size, creations.watched, clock.pending, engineCreating]).toEqual([0, 0, 0, 0]);
-  });
-
-  it('each wait says how the request goes on: go, drop (its task is being cancelled) or pass (the client closed), read when it goes on', async () => {
-    const clock = new ManualClock();
-    const scheduler = new Scheduler(clock, (error) => {
-      throw error;
-    });
-    const creations = new PortCreations();
-    const early = new EarlyInput(scheduler);
-    const engine = { beginCreate: () => {}, endCreate: () => {} };
-    const creation = early.begin(creations, engine);
-    const tracked = early.wait(creations, 'tracked');
-    const dropped = early.wait(creations, 'dropped');
-    creations.tracked('tracked');
-    // The given-up creation's task: held requests for it are refused, and so are new ones until the release.
-    const release = creation.abandon('dropped');
-    expect((await within(tracked))()).toBe('go');
-    expect((await within(dropped))()).toBe('drop');
-    expect(creations.busy).toBe(true);
-    expect((await within(early.wait(creations, 'dropped')))()).toBe('drop');
-    expect((await within(early.wait(creations, 'other')))()).toBe('go');
-    release();
-    release();
-    expect(creations.busy).toBe(false);
-    // A verdict of `go` read after close() says `pass`; so does every wait after close().
-    const woken = await within(early.wait(creations, 'whatever'));
-    const held = early.begin(creations, engine);
-    const atClose = early.wait(creations, 'held');
-    early.close();
-    expect([woken(), (await within(atClose))(), (await within(early.wait(creations, 'late')))()]).toEqual(['pass', 'pass', 'pass']);
-    held.end();
-    expect([early.size, creations.watched, creations.busy, clock.pending]).toEqual([0, 0, false, 0]);
-  });
-});
-
 describe('detach() while an input request is pending', () => {
   it('does not fail the remote task: the callback still answers, and the server gets that answer', async () => {
     const { server, tasks, clock } = await rig();
@@ -431,151 +360,58 @@ describe('detach() while an input request is pending', () => {
   });
 });
 
-describe('task ids are secrets in every message the library writes', () => {
-  it('the -32601 sent back for an unhandled request names the task by fingerprint', async () => {
-    const { server } = await rig();
-    const answer = await within(server.request('elicitation/create', question(SECRET)));
-    const error = answer.error as { code: number; message: string };
-    expect(error.code).toBe(-32601);
-    expect(error.message).not.toContain(SECRET);
-    expect(error.message).toMatch(/sha256:[0-9a-f]{12}/);
-  });
-
-  it('errors thrown and logged repeat no task id from the server’s messages', async () => {
-    const logs: LogEntry[] = [];
-    const { server, tasks, clock } = await rig({ logger: (entry) => logs.push(entry) });
-    creating(server, { taskId: SECRET });
-    server.on('tasks/get', (p) => {
-      throw rpcError(-32602, `Task not found: ${String(p.taskId)}`);
+describe('several TaskClients on one SDK client', () => {
+  it('routes each task’s input to the client that owns it, and keeps progress tokens apart', async () => {
+    const { server, client } = await scripted({ clientOptions: { capabilities: { elicitation: {} } } });
+    const first = new TaskClient(client, { onElicitation: () => ({ action: 'decline' }) });
+    const second = new TaskClient(client);
+    cleanups.push(async () => {
+      await first.close();
+      await second.close();
     });
-    const handle = await tasks.callToolAsTask('job');
-    const failure = rejection(handle.result());
-    await clock.advance(1_000);
-    const error = (await failure) as Error & { cause?: Error };
-    expect(error.message).not.toContain(SECRET);
-    expect(String(error.cause?.message)).not.toContain(SECRET);
-    expect(JSON.stringify(logs)).not.toContain(SECRET);
-  });
-
-  it('a reply whose unknown status repeats the task id: the TaskProtocolError names it by fingerprint', async () => {
-    const { server, tasks, clock } = await rig();
-    creating(server, { taskId: SECRET, pollInterval: 1_000 });
-    server.on('tasks/get', (p) => ({ ...server.tasks.get(String(p.taskId)), status: `stuck on ${String(p.taskId)}` }));
-    const errors: TaskError[] = [];
-    tasks.on('error', (error) => errors.push(error));
-    const handle = await tasks.callToolAsTask('job');
-    await clock.advance(1_000);
-    expect(errors.map((e) => e.name)).toContain('TaskProtocolError');
-    for (const error of errors) expect(error.message).not.toContain(SECRET);
-    expect(errors[0]!.message).toMatch(/unknown status "stuck on sha256:[0-9a-f]{12}/);
-    handle.detach();
-  });
-
-  it('a failed send whose error chain quotes the task id (an HTTP body): no link of the chain repeats it', async () => {
-    // Like an SDK's HTTP error quoting the server's body, with a cause of its own.
-    const leaky = (transport: Transport): Transport =>
-      new Proxy(transport, {
-        get(target, key, receiver) {
-          if (key !== 'send') return Reflect.get(target, key, receiver) as unknown;
-          return (message: { method?: string; params?: { taskId?: string } }, ...rest: unknown[]) => {
-            const taskId = message.params?.taskId;
-            if (message.method !== 'tasks/get' || taskId === undefined) return (target.send as (...args: unknown[]) => Promise<void>).call(target, message, ...rest);
-            const error = new Error(`HTTP 403: forbidden: task ${taskId} belongs to someone else`, { cause: new Error(`socket said ${taskId}`) });
-            return Promise.reject(Object.assign(error, { code: 403, body: 'kept' }));
-          };
-        },
-      });
-    const { server, tasks, clock } = await rig({ wrap: leaky });
-    creating(server, { taskId: SECRET, pollInterval: 1_000 });
-    const errors: TaskError[] = [];
-    tasks.on('error', (error) => errors.push(error));
-    const handle = await tasks.callToolAsTask('job');
-    await clock.advance(1_000);
-    expect(errors.length).toBeGreaterThan(0);
-    for (const error of errors) {
-      // The error's own `taskId` field is the id by design; every text in the chain is scrubbed.
-      const lines = inspect(error, { depth: 10 }).split('\n').filter((line) => line.includes(SECRET));
-      expect(lines.every((line) => /^\s*taskId: '/.test(line))).toBe(true);
-      let link: unknown = error;
-      for (; link instanceof Error; link = link.cause) expect(link.message).not.toContain(SECRET);
-    }
-    // The copies keep what the SDK's error carried.
-    const sdkError = (errors[0]!.cause as Error).cause as Error & { code?: number; body?: string };
-    expect(sdkError).toBeInstanceOf(Error);
-    expect(sdkError).toMatchObject({ code: 403, body: 'kept' });
-    expect(sdkError.message).toMatch(/forbidden: task sha256:[0-9a-f]{12} belongs/);
-    handle.detach();
-  });
-
-  it('a throwing listener whose text names the task: the error event carries the task\'s metrics, and neither it nor the log repeats the id', async () => {
-    const logs: LogEntry[] = [];
-    const { server, tasks, clock } = await rig({ logger: (entry) => logs.push(entry) });
-    creating(server, { taskId: SECRET, pollInterval: 1_000 });
-    const reported: Array<[TaskError, string | undefined]> = [];
-    tasks.on('error', (error, metrics) => reported.push([error, metrics?.taskId]));
-    const handle = await tasks.callToolAsTask('job');
-    handle.on('status', (metrics) => {
-      throw new Error(`cannot render ${metrics.taskId}`);
+    let n = 0;
+    server.on('tools/call', () => server.tasks.createResult({ taskId: `t${(n += 1)}` }));
+    const progress: string[] = [];
+    const mine = await second.callToolAsTask(
+      'job',
+      {},
+      { onElicitation: () => ({ action: 'accept', content: { who: 'second' } }), onProgress: () => progress.push('second') },
+    );
+    const theirs = await first.callToolAsTask('job', {}, { onProgress: () => progress.push('first') });
+    const answer = await server.request('elicitation/create', {
+      message: 'for the second client',
+      requestedSchema: { type: 'object', properties: {} },
+      _meta: { [RELATED]: { taskId: mine.taskId } },
     });
-    server.tasks.update(SECRET, { statusMessage: 'step 2' });
-    await clock.advance(1_000);
-    expect(reported.map(([error, taskId]) => [error.message.replace(/sha256:[0-9a-f]{12}/, 'FP'), taskId])).toEqual([['A "status" listener threw: cannot render FP', SECRET]]);
-    expect(JSON.stringify(logs)).not.toContain(SECRET);
-    handle.detach();
-  });
-
-  it('a throwing onProgress of a tracked task is reported with its task; progress on its token after it settled is consumed, not handed to the SDK', async () => {
-    const { server, tasks, clock, client } = await rig();
-    creating(server, { taskId: SECRET, pollInterval: 1_000 });
-    const reported: Array<[string | undefined, string | undefined]> = [];
-    tasks.on('error', (error, metrics) => reported.push([error.taskId, metrics?.taskId]));
-    const sdkErrors: unknown[] = [];
-    client.onerror = (error) => sdkErrors.push(error);
-    const handle = await tasks.callToolAsTask('job', {}, {
-      onProgress: () => {
-        throw new Error('render failed');
-      },
-    });
-    const token = (server.params('tools/call')[0]!._meta as { progressToken: string }).progressToken;
-    server.notify('notifications/progress', { progressToken: token, progress: 1 });
+    expect(answer.result).toMatchObject({ action: 'accept', content: { who: 'second' } });
+    const tokens = server.params('tools/call').map((p) => (p._meta as { progressToken: string }).progressToken);
+    expect(new Set(tokens).size).toBe(2);
+    server.notify('notifications/progress', { progressToken: tokens[0], progress: 1 });
+    server.notify('notifications/progress', { progressToken: tokens[1], progress: 1 });
     await flush();
-    expect(reported).toEqual([[SECRET, SECRET]]);
-    server.tasks.finish(SECRET, 'completed', { result: { content: [] } }, {}, true);
-    await clock.advance(10);
-    expect(handle.settled).toBe(true);
-    server.notify('notifications/progress', { progressToken: token, progress: 2 });
-    await flush();
-    expect(sdkErrors).toEqual([]);
-  });
-
-  it('a failed task whose error text names the task: TaskFailedError.message shows the fingerprint', async () => {
-    const { server, tasks, clock } = await rig();
-    creating(server, { taskId: SECRET });
-    const handle = await tasks.callToolAsTask('job');
-    const failure = rejection(handle.result());
-    server.tasks.finish(SECRET, 'failed', { error: rpcError(-32603, `task ${SECRET} crashed`) }, {}, true);
-    await clock.advance(10);
-    const error = (await failure) as Error;
-    expect(error.message).not.toContain(SECRET);
-    expect(error.message).toContain('crashed');
-  });
-
-  it('a cancelled task whose statusMessage names the task: TaskCancelledError.message and the log show the fingerprint', async () => {
-    const logs: LogEntry[] = [];
-    const { server, tasks, clock } = await rig({ logger: (entry) => logs.push(entry) });
-    creating(server, { taskId: SECRET, pollInterval: 100 });
-    server.on('tasks/cancel', (p) => server.tasks.update(String(p.taskId), { status: 'cancelled', statusMessage: `Task ${SECRET} was cancelled by the client` }));
-    const handle = await tasks.callToolAsTask('job');
-    const failure = rejection(handle.result());
-    await handle.cancel();
-    await clock.advance(10);
-    const error = (await failure) as Error;
-    expect(error.name).toBe('TaskCancelledError');
-    expect(error.message).not.toContain(SECRET);
-    expect(error.message).toMatch(/was cancelled: Task sha256:[0-9a-f]{12} was cancelled by the client$/);
-    const entries = JSON.stringify(logs);
-    expect(entries).not.toContain(SECRET);
-    expect(logs.some((entry) => String(entry.fields.statusMessage).startsWith('Task sha256:'))).toBe(true);
+    expect(progress.sort()).toEqual(['first', 'second']);
+    mine.detach();
+    theirs.detach();
   });
 });
 
+describe('an input callback abandoned because its task ended', () => {
+  it('an input callback abandoned because its task ended is not reported as a failure', async () => {
+    const { server, client } = await scripted({ clientOptions: { capabilities: { elicitation: {} } } });
+    const tasks = new TaskClient(client);
+    cleanups.push(() => tasks.close());
+    const problems: string[] = [];
+    tasks.on('error', (e) => problems.push(e.message));
+    server.on('tools/call', () => server.tasks.createResult({ taskId: 'ask' }));
+    const handle = await tasks.callToolAsTask('job', {}, { onElicitation: () => new Promise(() => {}) });
+    const reply = server.request('elicitation/create', {
+      message: 'never answered',
+      requestedSchema: { type: 'object', properties: {} },
+      _meta: { [RELATED]: { taskId: 'ask' } },
+    });
+    await flush();
+    await handle.cancel();
+    expect((await reply).error).toBeDefined();
+    expect(problems.filter((p) => p.includes('callback failed'))).toEqual([]);
+  });
+});

@@ -4,7 +4,7 @@
  * optional tool.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient } from '../../lib/index.js';
+import { TaskClient, TaskRpcError } from '../../lib/index.js';
 import { flush } from '../helpers.js';
 import { connectScripted, rpcError, type ScriptedTool } from '../support/scripted-server.js';
 
@@ -80,5 +80,17 @@ describe('unknown tool names', () => {
     await tasks.callToolAsTask('jbo');
     await tasks.callToolAsTask('jbo');
     expect(server.count('tools/list')).toBe(3);
+  });
+});
+
+describe('requireTask', () => {
+  it('requireTask is kept when a server refuses augmenting an optional tool', async () => {
+    const { server, tasks } = await setup([{ name: 'maybe', taskSupport: 'optional' }]);
+    server.on('tools/call', () => {
+      throw rpcError(-32601, 'no tasks here');
+    });
+    const error = await tasks.callToolAsTask('maybe', {}, { requireTask: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TaskRpcError);
+    expect(server.count('tools/call')).toBe(1);
   });
 });

@@ -82,3 +82,20 @@ describe('cancel() of a resumed handle nobody observed yet', () => {
     await expect(handle.result()).rejects.toBeInstanceOf(TaskCancelledError);
   });
 });
+
+describe('a resumed handle nobody observes', () => {
+  it('a resumed task that nobody observes sends nothing, even when notifications about it arrive', async () => {
+    const { server, tasks, clock } = await setup();
+    const handle = tasks.resume('quiet', { toolName: 'job' });
+    const at = new Date(clock.now()).toISOString();
+    server.notify('notifications/tasks/status', { taskId: 'quiet', status: 'input_required', createdAt: at, lastUpdatedAt: at, ttl: null });
+    server.notify('notifications/tasks/status', { taskId: 'quiet', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null });
+    await clock.advance(10_000);
+    expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
+    expect(handle.task?.status).toBe('completed');
+    // Observing it now fetches the payload once.
+    server.on('tasks/result', () => ({ content: [{ type: 'text', text: 'late' }] }));
+    expect(await within(handle.result())).toMatchObject({ content: [{ type: 'text', text: 'late' }] });
+    expect(server.count('tasks/result')).toBe(1);
+  });
+});

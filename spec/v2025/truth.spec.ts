@@ -12,7 +12,7 @@ import {
   type TaskClientOptions,
   type TaskHandle,
 } from '../../lib/index.js';
-import { ManualClock, exampleServerPair, flush, within } from '../helpers.js';
+import { ManualClock, exampleServerPair, flush, rejection, within } from '../helpers.js';
 import {
   NO_REPLY,
   connectScripted,
@@ -515,5 +515,40 @@ describe('a tagged tasks/result that says nothing about the outcome is never tak
     expect(server.count('tasks/get')).toBe(1 + 5);
     await clock.advance(60_000);
     expect(server.count('tasks/get')).toBe(1 + 5);
+  });
+});
+
+describe('a tasks/result error once the task ended is the task’s outcome (final review)', () => {
+  it('a -32000 the server sends for tasks/result is the task’s error, not a lost connection', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { taskId: 'f', pollInterval: 60_000 });
+    server.on('tasks/result', () => {
+      throw rpcError(-32000, 'tool blew up');
+    });
+    const handle = await tasks.callToolAsTask('job');
+    server.tasks.update('f', { status: 'failed' }, true);
+    const error = (await rejection(handle.result())) as TaskFailedError;
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect(error.rpcError).toMatchObject({ code: -32000, message: 'tool blew up' });
+    expect(server.count('tasks/result')).toBe(1);
+  });
+
+  it('a failed terminal tasks/result is final even while the blocking one is still open', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't', pollInterval: 60_000 });
+    let n = 0;
+    server.on('tasks/result', () => {
+      n += 1;
+      if (n === 1) return NO_REPLY; // the blocking one never answers
+      throw rpcError(-32602, 'Task not found');
+    });
+    const handle = await tasks.callToolAsTask('job');
+    server.tasks.update('t', { status: 'input_required' }, true);
+    await flush();
+    server.tasks.update('t', { status: 'completed' }, true);
+    await clock.advance(100);
+    const error = await rejection(handle.result());
+    expect((error as Error).name).toMatch(/TaskNotFoundError|TaskExpiredError/);
+    expect(n).toBe(2);
   });
 });
