@@ -100,18 +100,4 @@ describe('the raw session port, with odd peers and hosts', () => {
     expect(pair.server.params('notifications/cancelled')).toEqual([]);
     expect(pair.server.count('boom/thing')).toBe(0);
   });
-
-  it('requests of ever-new timeout lengths (a deadline\'s remaining budget) keep a bounded number of timeout lanes', async () => {
-    const pair = await track(connectScripted());
-    pair.server.on('quick/thing', () => ({}));
-    const port = openPort(pair.client);
-    let now = 0;
-    const timers: Timers = { after: () => ({ live: true }), cancel: () => {}, now: () => now };
-    for (let i = 0; i < 200; i += 1) {
-      now += 7;
-      await port.request('quick/thing', {}, (r) => r, { timeoutMs: 30_000 + i, timers });
-    }
-    const lanes = (port as unknown as { lanes: { byTimers: WeakMap<Timers, [Map<number, unknown>, Map<number, unknown>]> } }).lanes.byTimers.get(timers)!;
-    expect(lanes[0].size).toBeLessThanOrEqual(16);
-  });
 });

@@ -17,7 +17,7 @@ import {
   type TaskClientOptions,
   type TaskMetrics,
 } from '../../lib/index.js';
-import { connectPair, within, type Pair } from '../helpers.js';
+import { connectPair, until, within, type Pair } from '../helpers.js';
 import { FaultTransport } from '../support/fault-transport.js';
 import { PipeClientTransport } from '../support/pipe-transport.js';
 import { connectScripted } from '../support/scripted-server.js';
@@ -283,7 +283,9 @@ describe('the reconnect factory and reconnect(client)', () => {
   it('after a manual reconnect(client), a request that fails on the old connection is sent again over the new one', async () => {
     const store = new InMemoryTaskStore();
     cleanups.push(async () => store.cleanup());
-    const { server: first } = createExampleServer({ store, notify: false, pollInterval: 60_000, stepMs: 200 });
+    // The first server notifies (one poll a minute otherwise): its completion notification is what
+    // makes the client ask for the payload, over the old connection.
+    const { server: first } = createExampleServer({ store, pollInterval: 60_000, stepMs: 20 });
     let faulty: FaultTransport | undefined;
     const old = await connectPair(first, {}, (t) => (faulty = new FaultTransport(t)));
     cleanups.push(() => old.close());
@@ -295,12 +297,10 @@ describe('the reconnect factory and reconnect(client)', () => {
     const { server: second } = createExampleServer({ store, notify: false, pollInterval: 60_000 });
     const fresh = await connectPair(second);
     cleanups.push(() => fresh.close());
-    // The task completes and the client asks for its payload (over the old connection).
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    // The engine hands out read-only views; this white-box step takes the record behind one.
-    const record = tasks['engine'].get(handle.taskId!)! as Parameters<TaskClient['engine']['observe']>[0];
-    const snapshot = await tasks['engine'].readTask(record, new AbortController().signal);
-    tasks['engine'].observe(record, snapshot, 'poll');
+    // The task completes, the client asks for its payload and the answer is lost.
+    const lost = (): boolean => faulty!.events.some((e) => e.flow === 'serverToClient' && e.method === 'tasks/result' && e.action === 'drop');
+    await until(lost, 5_000, 'the tasks/result answer lost on the old connection');
+    expect(handle.settled).toBe(false);
     tasks.reconnect(fresh.client);
     await faulty!.close(); // the old request fails now
     expect(await within(handle.result(), 5_000)).toMatchObject({ content: [{ text: 'analysis of 4 done in 1 steps' }] });

@@ -19,7 +19,9 @@ import {
   type TaskClientOptions,
   type TaskMetrics,
 } from '../../lib/index.js';
-import { connectPair, statuses, until } from '../helpers.js';
+import { connectPair, flush, statuses, until } from '../helpers.js';
+import { creating } from '../support/scripted-server.js';
+import { scriptedTaskClient } from '../support/scripted-task-client.js';
 import { startHttpServer } from '../support/http-server.js';
 import {
   connectOptions,
@@ -208,19 +210,24 @@ describe('input_required callbacks', () => {
     await handle.result();
     expect(clientEvents.map((m) => m.taskId)).toEqual([handle.taskId]);
     expect(clientEvents[0]?.status).toBe('input_required');
-    // On a handle: a task that asks twice fires twice, each time it enters input_required.
-    const twice = await tasks.callToolAsTask('analyze', { steps: 1, stepMs: 5_000 });
+    // On a handle: a task that asks twice fires twice, each time it enters input_required. The
+    // statuses come from a scripted server's notifications, one second apart.
+    const rig = await scriptedTaskClient((cleanup) => cleanups.push(cleanup));
+    creating(rig.server, { taskId: 'twice', pollInterval: 60_000 });
+    const twice = await rig.tasks.callToolAsTask('job');
     const handleEvents: string[] = [];
     twice.on('inputRequired', (_metrics, task) => handleEvents.push(task.statusMessage ?? ''));
-    const engine = tasks['engine'];
-    const record = engine.get(twice.taskId!)!;
-    const base = { ...record.task };
-    let t = Date.parse(base.lastUpdatedAt);
-    const at = (): string => new Date((t += 1_000)).toISOString();
-    engine.push({ task: { ...base, status: 'input_required', statusMessage: 'first', lastUpdatedAt: at() } });
-    engine.push({ task: { ...base, status: 'input_required', statusMessage: 'still first', lastUpdatedAt: at() } });
-    engine.push({ task: { ...base, status: 'working', lastUpdatedAt: at() } });
-    engine.push({ task: { ...base, status: 'input_required', statusMessage: 'second', lastUpdatedAt: at() } });
+    for (const patch of [
+      { status: 'input_required', statusMessage: 'first' },
+      { status: 'input_required', statusMessage: 'still first' },
+      { status: 'working', statusMessage: 'answered' },
+      { status: 'input_required', statusMessage: 'second' },
+    ]) {
+      await rig.clock.advance(1_000);
+      rig.server.tasks.update('twice', patch, true);
+      await flush();
+    }
+    expect(twice.task?.statusMessage).toBe('second');
     expect(handleEvents).toEqual(['first', 'second']);
     twice.detach();
   });
