@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPort } from '../../lib/port/open.js';
 import { PortError, type Timers } from '../../lib/port/port.js';
+import { flush, until } from '../helpers.js';
 import { connectScripted, NO_REPLY, type ScriptedPair } from '../support/scripted-server.js';
 import { setUserRequestHandler } from '../support/sdk.js';
 
@@ -13,7 +14,6 @@ afterEach(async () => {
   while (pairs.length > 0) await pairs.pop()?.close().catch(() => {});
 });
 
-const tick = (ms = 20): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** Timers that run only when the test says. */
 const manual = (): { t: Timers; timers: Array<() => void> } => {
   const timers: Array<() => void> = [];
@@ -43,20 +43,20 @@ describe('the raw session port, with odd peers and hosts', () => {
     }));
     const port = openPort(pair.client);
     let release!: () => void;
-    let tapSignal!: AbortSignal;
+    let tapSignal: AbortSignal | undefined;
     port.onRequest('elicitation/create', (req) => {
       tapSignal = req.signal;
       return new Promise((resolve) => { release = () => resolve(undefined); });
     });
     const replies: unknown[] = [];
     void pair.server.request('elicitation/create', { message: 'q', requestedSchema: { type: 'object', properties: {} } }).then((m) => replies.push(m));
-    await tick();
+    await until(() => tapSignal !== undefined, 5_000, 'the tap to get the request');
     const id = pair.server.sent.at(-1)!.id;
     pair.server.notify('notifications/cancelled', { requestId: id, reason: 'no longer needed' });
-    await tick();
-    expect(tapSignal.aborted).toBe(true);
+    await until(() => tapSignal?.aborted === true, 5_000, 'the cancellation to reach the tap');
+    expect(tapSignal?.aborted).toBe(true);
     release();
-    await tick(50);
+    await flush(10);
     expect(userSaw, 'SDK handler must not run for a request the server cancelled').toEqual([]);
     expect(replies, 'no answer for a cancelled request').toEqual([]);
   });
@@ -72,9 +72,10 @@ describe('the raw session port, with odd peers and hosts', () => {
     let closes = 0;
     port.onClose(() => closes++);
     (pair.client as unknown as { onclose?: () => void }).onclose = () => { throw new Error('user onclose bug'); };
-    await tick();
+    await until(() => pair.server.count('slow/thing') === 1, 5_000, 'the request to reach the server');
     await pair.server.close().catch(() => {});
-    await tick(50);
+    await until(() => settled !== 'pending' && closes > 0, 5_000, 'the port to close');
+    await flush(10);
     expect(settled).toBe('rejected:closed');
     expect(closes).toBe(1);
   });
@@ -94,7 +95,7 @@ describe('the raw session port, with odd peers and hosts', () => {
     const { t, timers } = manual();
     const error = await port.request('boom/thing', {}, (r) => r, { timeoutMs: 1000, timers: t }).catch((e: unknown) => e);
     for (const run of timers) run();
-    await tick();
+    await flush(10);
     expect(error).toBeInstanceOf(PortError);
     expect((error as PortError).kind).toBe('send');
     expect(pair.server.params('notifications/cancelled')).toEqual([]);

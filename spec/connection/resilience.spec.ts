@@ -135,8 +135,12 @@ describe('a connection that dies mid-task', () => {
     const { tasks, faulty } = await faultyPair({ store, notify: false, pollInterval: 50, stepMs: 100 }, {});
     const handles = await Promise.all([1, 2, 3].map((id) => tasks.callToolAsTask('analyze', { id, steps: 2 })));
     await faulty.close();
-    // Long enough for the work to finish while nobody can poll.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The work finishes while nobody can poll: the server's store says so.
+    const done = async (): Promise<boolean> => {
+      const remote = await Promise.all(handles.map((h) => store.getTask(h.taskId!)));
+      return remote.every((task) => task?.status === 'completed');
+    };
+    await until(done, 5_000, 'the three tasks to complete on the server');
     expect(handles.every((h) => !h.settled)).toBe(true);
     tasks.reconnect(await sameServer(store)());
     const results = await Promise.all(handles.map((h) => h.result()));

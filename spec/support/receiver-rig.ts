@@ -49,7 +49,7 @@ export const sampled = (text: string): CreateMessageResult => ({ role: 'assistan
 
 /** A TaskClient serving receiver tasks, connected to the receiver test server in process. */
 export async function serverRig(register: (cleanup: () => Promise<void>) => void, options: TaskClientConnectOptions) {
-  const { server, notifications } = createReceiverTestServer();
+  const { server, notifications, requests } = createReceiverTestServer();
   const [clientSide, serverSide] = createLinkedPair();
   await server.connect(serverSide);
   const tasks = await TaskClient.connect(clientSide, { ...connectOptions(), ...options });
@@ -64,7 +64,7 @@ export async function serverRig(register: (cleanup: () => Promise<void>) => void
     const handle = await tasks.callToolAsTask(name, args);
     return answerOf(await handle.result());
   };
-  return { server, tasks, tool, notifications, errors };
+  return { server, tasks, tool, notifications, requests, errors };
 }
 
 /**

@@ -109,6 +109,10 @@ describe('input_required callbacks', () => {
 
   it('two tasks in input_required at once never get each other’s questions', async () => {
     const { tasks } = await setup();
+    // Answer the second one first, to make crossed wires visible: /a's callback answers only once
+    // /b's has answered (a turn after it returned).
+    let answeredB!: () => void;
+    const bAnswered = new Promise<void>((resolve) => (answeredB = resolve));
     const calls = await Promise.all(
       ['/a', '/b'].map((path) =>
         tasks.callToolAsTask(
@@ -117,9 +121,12 @@ describe('input_required callbacks', () => {
           {
             onElicitation: async (params) => {
               expect(params.message).toBe(`Delete ${path}?`);
-              // Answer the second one first, to make crossed wires visible.
-              await new Promise((resolve) => setTimeout(resolve, path === '/a' ? 60 : 5));
-              return path === '/a' ? accept(true) : { action: 'decline' as const };
+              if (path === '/a') {
+                await bAnswered;
+                return accept(true);
+              }
+              setImmediate(answeredB);
+              return { action: 'decline' as const };
             },
           },
         ),

@@ -9,7 +9,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
 import { TaskCancelledError, TaskClient, TaskFailedError, type Task } from '../../lib/index.js';
-import { connectPair, statuses, type Pair } from '../helpers.js';
+import { connectPair, statuses, until, type Pair } from '../helpers.js';
 import { negotiatedEra, schemas } from '../support/sdk.js';
 
 /** Counts the requests the client sends, by method. */
@@ -186,10 +186,10 @@ describe('TaskClient against the SDK McpServer (InMemoryTransport)', () => {
   });
 
   it('cancel() racing completion reports the truth ([V23]): the result, not an error', async () => {
-    const { tasks } = await setup({ stepMs: 10 });
+    const { tasks, completions } = await setup({ stepMs: 10 });
     const handle = await tasks.callToolAsTask('analyze', { steps: 1 });
     // Let the server finish, but cancel before the client could have learned of it by polling.
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await until(() => completions.has(handle.taskId!), 5_000, 'the server to complete the task');
     const final = await handle.cancel();
     expect(final?.status).toBe('completed');
     await expect(handle.result()).resolves.toMatchObject({ content: [{ type: 'text' }] });
