@@ -48,6 +48,8 @@ export default defineConfig({
     // Two files at a time even on two cores: much of the suite waits on child processes and real
     // timers, and the SDK-dependent suites run twice.
     maxWorkers: 2,
+    // Fails a test after which a scripted server had refused a request (spec/support/violations.ts).
+    setupFiles: ['spec/support/no-violations.ts'],
     projects: [perSdk('v1'), perSdk('v2'), { extends: true, test: { name: 'sdk-free', include: SDK_FREE } }],
   },
 });

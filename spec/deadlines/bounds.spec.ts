@@ -108,7 +108,8 @@ describe('a stop waits at most cancelGraceMs for the server ([R24])', () => {
     const { server, tasks, clock } = await setup();
     creating(server, { taskId: 'p2' });
     let held: HandlerContext | undefined;
-    server.on('tasks/result', (_params, ctx) => {
+    server.on('tasks/result', (params, ctx) => {
+      server.assertRequest('tasks/result', params, { taskId: 'p2' });
       held = ctx;
       return NO_REPLY;
     });
@@ -163,7 +164,8 @@ describe('close() is bounded and leaves nothing pending', () => {
     const held: HandlerContext[] = [];
     server.on('tasks/cancel', (p) => server.tasks.handlers['tasks/cancel']!(p, held[0]!));
     server.on('tasks/result', () => NO_REPLY);
-    server.on('tools/call', (_params, ctx) => {
+    server.on('tools/call', (params, ctx) => {
+      server.assertRequest('tools/call', params, { name: 'job' });
       held.push(ctx);
       return NO_REPLY;
     });

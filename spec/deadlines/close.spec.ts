@@ -93,7 +93,8 @@ describe('close()', () => {
     const { server, client } = await scripted();
     const tasks = new TaskClient(client);
     let answer: HandlerContext | undefined;
-    server.on('tools/call', (_params, ctx) => {
+    server.on('tools/call', (params, ctx) => {
+      server.assertRequest('tools/call', params, { name: 'job' });
       answer = ctx;
       return NO_REPLY;
     });

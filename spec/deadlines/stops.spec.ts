@@ -28,11 +28,12 @@ async function scripted(options: Parameters<typeof connectScripted>[0] = {}) {
   return pair;
 }
 
-/** Withholds the first `tasks/result` (a blocking request that never answers); later ones are served. */
-function withholdFirstResult(server: ScriptedServer): { held: () => HandlerContext | undefined } {
+/** Withholds the first `tasks/result` for `taskId` (a blocking request that never answers); later ones are served. */
+function withholdFirstResult(server: ScriptedServer, taskId: string): { held: () => HandlerContext | undefined } {
   let held: HandlerContext | undefined;
   const serve = server.tasks.handlers['tasks/result']!;
   server.on('tasks/result', (params, ctx) => {
+    server.assertRequest('tasks/result', params, { taskId });
     if (held === undefined) {
       held = ctx;
       return NO_REPLY;
@@ -62,7 +63,7 @@ describe('stops and the terminal grace', () => {
   it('a deadline right after the terminal status still delivers the result (the grace request is kept)', async () => {
     const { server, tasks, clock } = await setup();
     creating(server, { taskId: 'g', pollInterval: 60_000 });
-    withholdFirstResult(server);
+    withholdFirstResult(server, 'g');
     const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 1_010 });
     server.tasks.update('g', { status: 'input_required' }, true);
     await flush();
@@ -116,7 +117,8 @@ describe('dispose(), and an abort before the CreateTaskResult', () => {
     const tasks = new TaskClient(client);
     cleanups.push(() => tasks.close());
     let answer: HandlerContext | undefined;
-    server.on('tools/call', (_params, ctx) => {
+    server.on('tools/call', (params, ctx) => {
+      server.assertRequest('tools/call', params, { name: 'job' });
       answer = ctx;
       return NO_REPLY;
     });

@@ -79,7 +79,12 @@ export async function peerRig(
   capabilities: Json = RECEIVER_CAPABILITIES,
 ) {
   const clock = new ManualClock();
-  const pair = await connectScripted({ now: clock.now, clientOptions: { capabilities: capabilities as Record<string, object> } });
+  // Its one tool, `job`, runs as a task (the tests make it create tasks with `creating`).
+  const pair = await connectScripted({
+    now: clock.now,
+    tools: [{ name: 'job', taskSupport: 'required' }],
+    clientOptions: { capabilities: capabilities as Record<string, object> },
+  });
   const tasks = new TaskClient(pair.client, { clock, ...taskOptions, serve });
   const errors: TaskError[] = [];
   tasks.on('error', (error) => errors.push(error));

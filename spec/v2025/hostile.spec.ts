@@ -535,7 +535,8 @@ describe('a status going backwards from terminal ([V5], [V6])', () => {
     const { server, tasks, errors, start } = await setup();
     creating(server, { taskId: 'back', pollInterval: 60_000 });
     let resultCall: HandlerContext | undefined;
-    server.on('tasks/result', (_params, ctx) => {
+    server.on('tasks/result', (params, ctx) => {
+      server.assertRequest('tasks/result', params, { taskId: 'back' });
       resultCall = ctx;
       return NO_REPLY;
     });
@@ -564,7 +565,8 @@ describe('a status going backwards from terminal ([V5], [V6])', () => {
     const { server, tasks, start } = await setup();
     creating(server, { taskId: 'sticky', pollInterval: 60_000 });
     let resultCall: HandlerContext | undefined;
-    server.on('tasks/result', (_params, ctx) => {
+    server.on('tasks/result', (params, ctx) => {
+      server.assertRequest('tasks/result', params, { taskId: 'sticky' });
       resultCall = ctx;
       return NO_REPLY;
     });
@@ -999,7 +1001,8 @@ describe('a flood of notifications for unknown task ids (mcp-go broadcasts them,
   ])('%s during a creation: the early buffer stays bounded, and our own early terminal notification still settles the task', async (_label, id) => {
     const { server, tasks } = await setup();
     let call: HandlerContext | undefined;
-    server.on('tools/call', (_params, ctx) => {
+    server.on('tools/call', (params, ctx) => {
+      server.assertRequest('tools/call', params, { name: 'job' });
       call = ctx;
       return NO_REPLY;
     });

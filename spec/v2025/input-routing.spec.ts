@@ -217,7 +217,8 @@ describe('an input request that overtakes its CreateTaskResult, with two TaskCli
   it('a TaskClient closed while it holds a request for the other TaskClient’s task passes it on: the owning call’s callback answers it ([V7], [R31])', async () => {
     const { server, first, second, clock, clientLevel } = await shared();
     let answerCall: ((result: unknown) => void) | undefined;
-    server.on('tools/call', (_params, ctx) => {
+    server.on('tools/call', (params, ctx) => {
+      server.assertRequest('tools/call', params, { name: 'job' });
       answerCall = (result) => ctx.reply(result);
       return NO_REPLY;
     });
@@ -254,13 +255,15 @@ describe('an input request for a task whose call was given up before its CreateT
     const rigged = await rig({ clientLevel: true });
     const { server, tasks } = rigged;
     let answerCall: ((result: unknown) => void) | undefined;
-    server.on('tools/call', (_params, ctx) => {
+    server.on('tools/call', (params, ctx) => {
+      server.assertRequest('tools/call', params, { name: 'job' });
       answerCall = (result) => ctx.reply(result);
       return NO_REPLY;
     });
     let answerCancel: (() => void) | undefined;
     if (options.holdCancel === true) {
       server.on('tasks/cancel', (params, ctx) => {
+        server.assertRequest('tasks/cancel', params, { taskId: 'given-up' });
         answerCancel = () => ctx.reply(server.tasks.handlers['tasks/cancel']!(params, ctx));
         return NO_REPLY;
       });

@@ -177,7 +177,8 @@ describe('notifications (R20-R22, A11)', () => {
   it('a terminal notification that arrives BEFORE the CreateTaskResult is not lost: no tasks/get needed', async () => {
     const { server, tasks } = await setup();
     let call: HandlerContext | undefined;
-    server.on('tools/call', (_params, ctx) => {
+    server.on('tools/call', (params, ctx) => {
+      server.assertRequest('tools/call', params, { name: 'job' });
       call = ctx;
       return NO_REPLY;
     });

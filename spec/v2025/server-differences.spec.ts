@@ -450,7 +450,8 @@ describe('an optional tool called without `task` (D17)', () => {
     const { server, tasks, clock, errors } = await setup({ capabilities: { tools: {}, tasks: { list: {}, cancel: {} } } });
     const seen = outcomes(tasks);
     let call: HandlerContext | undefined;
-    server.on('tools/call', (_params, ctx) => {
+    server.on('tools/call', (params, ctx) => {
+      server.assertRequest('tools/call', params, { task: undefined }); // a plain call ([R6])
       call = ctx;
       // The McpServer creates a task of its own and polls it once a second before answering.
       server.tasks.create({ taskId: 'internal', statusMessage: 'working on it' });

@@ -222,6 +222,7 @@ describe('a JSON-RPC error on the blocking tasks/result is not an outcome ([R29]
     let held: HandlerContext | undefined;
     const board = server.tasks.handlers['tasks/result']!;
     server.on('tasks/result', (params, ctx) => {
+      server.assertRequest('tasks/result', params, { taskId: 't3' });
       if (held === undefined) {
         held = ctx;
         return NO_REPLY;
@@ -264,11 +265,13 @@ describe('reordered snapshots after a terminal one ([A11])', () => {
     creating(server, { taskId: 'r1' });
     let held: HandlerContext | undefined;
     let payload: HandlerContext | undefined;
-    server.on('tasks/get', (_params, ctx) => {
+    server.on('tasks/get', (params, ctx) => {
+      server.assertRequest('tasks/get', params, { taskId: 'r1' });
       held = ctx;
       return NO_REPLY;
     });
-    server.on('tasks/result', (_params, ctx) => {
+    server.on('tasks/result', (params, ctx) => {
+      server.assertRequest('tasks/result', params, { taskId: 'r1' });
       payload = ctx;
       return NO_REPLY;
     });
@@ -290,7 +293,8 @@ describe('reordered snapshots after a terminal one ([A11])', () => {
     const { server, tasks, clock, errors } = await setup({ wholeSeconds: true });
     creating(server, { taskId: 'r2' });
     let payload: HandlerContext | undefined;
-    server.on('tasks/result', (_params, ctx) => {
+    server.on('tasks/result', (params, ctx) => {
+      server.assertRequest('tasks/result', params, { taskId: 'r2' });
       payload = ctx;
       return NO_REPLY;
     });
@@ -334,7 +338,8 @@ describe('reordered snapshots after a terminal one ([A11])', () => {
     const { server, tasks, clock, errors } = await setup();
     creating(server, { taskId: 'r3' });
     let held: HandlerContext | undefined;
-    server.on('tasks/result', (_params, ctx) => {
+    server.on('tasks/result', (params, ctx) => {
+      server.assertRequest('tasks/result', params, { taskId: 'r3' });
       held = ctx;
       return NO_REPLY;
     });
