@@ -8,7 +8,8 @@ import tseslint from 'typescript-eslint';
  * The layers of lib/, each in its own folder, with import arrows only downward (the table in
  * `MAY_IMPORT` below, enforced by the local rule `layer-order`):
  *
- *   entry points (index.ts; internal.ts apart), and on them the integrations (lib/ai) and the doctor
+ *   entry points (index.ts; internal.ts apart), and on them the integrations (lib/ai, lib/bullmq,
+ *   lib/otel) and the doctor
  *   facade
  *   engine, receiver (side by side: neither imports the other)
  *   wire (ext/, v2025/ and their helpers) over the seam (wire/wire.ts); the engine sees only the seam
@@ -28,7 +29,7 @@ const sdkMessage = 'Only lib/port/ may import an MCP SDK package: use the librar
  * APIs only (globalThis.crypto, TextEncoder, timers, AbortSignal, queueMicrotask), no Node module
  * and no Node global. The one exception is the BullMQ integration (lib/bullmq/, its own subpath
  * export `mcp-task-client/bullmq`): BullMQ and its Redis client run on Node only, so it may use
- * Node too (NODE_FOLDERS). spec/runtime-neutral.spec.ts checks the built output of the other
+ * Node too (NODE_FOLDERS). spec/package/runtime-neutral.spec.ts checks the built output of the other
  * entry points.
  */
 const nodeMessage = 'lib/ runs in browsers and Workers too: use a web API (globalThis.crypto, TextEncoder, queueMicrotask...), not a Node module.';
@@ -41,7 +42,13 @@ const NODE_GLOBALS = ['process', 'Buffer', 'setImmediate', 'clearImmediate', 'gl
 const NODE_FOLDERS = ['bullmq'];
 const nodeFiles = NODE_FOLDERS.flatMap((name) => [`lib/${name}/**`, `lib/${name}.ts`]);
 
-const sdkOnlyInPort = (files, { node = false } = {}) => ({
+const OTEL = ['@opentelemetry/*', '@opentelemetry/*/**'];
+const otelMessage = 'Only lib/otel/ (mcp-task-client/otel) may import OpenTelemetry: the library reports through its instrumentation hook (lib/api/instrumentation.ts).';
+/**
+ * The restricted imports of lib/ files: no MCP SDK (but in the port), no CLI package, no
+ * OpenTelemetry unless `otel`, no Node module unless `node`.
+ */
+const restrictedImports = (files, { node = false, otel = false } = {}) => ({
   files,
   ...(node ? {} : { ignores: nodeFiles }),
   rules: {
@@ -53,6 +60,7 @@ const sdkOnlyInPort = (files, { node = false } = {}) => ({
           { group: SDK, message: sdkMessage },
           { group: ['mcp-task', 'mcp-task/**'], message: 'The library never imports the CLI package (mcp-task).' },
           ...(node ? [] : [NODE_MODULES.pattern]),
+          ...(otel ? [] : [{ group: OTEL, message: otelMessage }]),
         ],
       },
     ],
@@ -106,12 +114,12 @@ const noImportCycles = {
 
 /**
  * The integrations built into the library, each in its own folder lib/<name>/ (with, for a subpath
- * export, an entry file lib/<name>.ts or lib/<name>/index.ts): the Vercel AI SDK tools and the
- * BullMQ workers. They use the library through its
+ * export, an entry file lib/<name>.ts or lib/<name>/index.ts): the Vercel AI SDK tools, the
+ * BullMQ workers and the OpenTelemetry instrumentation. They use the library through its
  * public entry point only, and the library never imports them. (The CLI is a package of its own,
  * cli/: see {@link cliBoundary}.)
  */
-const INTEGRATIONS = ['ai', 'bullmq'];
+const INTEGRATIONS = ['ai', 'bullmq', 'otel'];
 
 /**
  * A local rule for the integrations: each uses the library through its public entry point
@@ -328,13 +336,27 @@ export default tseslint.config(
     plugins: { 'mcp-task-client': localRules },
     rules: { 'mcp-task-client/no-import-cycles': 'error' },
   },
-  // Only the port touches an SDK (later entries override earlier ones for the same files).
-  sdkOnlyInPort(['lib/**/*.ts']),
-  sdkOnlyInPort(nodeFiles, { node: true }),
+  // Only the port touches an SDK, only the OpenTelemetry integration OpenTelemetry, and only the
+  // Node folders Node (later entries override earlier ones for the same files).
+  restrictedImports(['lib/**/*.ts']),
+  restrictedImports(nodeFiles, { node: true }),
+  restrictedImports(['lib/otel/**/*.ts', 'lib/otel.ts'], { otel: true }),
   {
-    // Of the port, connect.ts is the one module that loads an SDK (and still no Node module).
+    // Of the port, connect.ts is the one module that loads an SDK (and nothing else it may not).
     files: ['lib/port/connect.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: NODE_MODULES.paths, patterns: [NODE_MODULES.pattern] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: NODE_MODULES.paths,
+          patterns: [
+            NODE_MODULES.pattern,
+            { group: OTEL, message: otelMessage },
+            { group: ['mcp-task', 'mcp-task/**'], message: 'The library never imports the CLI package (mcp-task).' },
+          ],
+        },
+      ],
+    },
   },
   // The direction of every import arrow between the layers. The integrations' own imports are
   // checked by public-entry-only (below); as targets, they are a layer nothing may import.

@@ -11,6 +11,7 @@ import type { TransportKind, WireKind } from './transports.js';
 const COLORS: Record<ContenderId, string> = {
   'mcp-task-client': '#1f6feb',
   'mcp-task-client-v2': '#54aeff',
+  'mcp-task-client-otel': '#8250df',
   'sdk-stream': '#d1242f',
   'ext-tasks': '#bf8700',
   floor: '#6e7781',

@@ -294,13 +294,22 @@ function spreadReaches(pairs: ReadonlyArray<readonly [Stat, Stat | undefined]>, 
   return missing.every(([mine, theirs]) => mine.min <= limit * theirs!.max);
 }
 
+/**
+ * The rows of the library as everyone runs it: mcp-task-client on either SDK. The row with
+ * OpenTelemetry on (`mcp-task-client-otel`, on request only) measures the cost of tracing, and is
+ * held to no target and compared with nobody.
+ */
+function isLibrary(contender: string): boolean {
+  return contender.startsWith('mcp-task-client') && contender !== 'mcp-task-client-otel';
+}
+
 /** The issue-15 checks of every mcp-task-client row at N = 1,000 and 10,000 that has a floor. */
 export function targetRows(rows: readonly Row[], workloads: readonly Workload[]): TargetRow[] {
   const notify = new Map(workloads.map((w) => [w.id, w.notify]));
   const out: TargetRow[] = [];
   for (const row of rows) {
     const info = contenderInfo(row.wire, row.contender);
-    if (info.floor || !row.contender.startsWith('mcp-task-client') || !TARGET_NS.includes(row.n)) continue;
+    if (info.floor || !isLibrary(row.contender) || !TARGET_NS.includes(row.n)) continue;
     const floor = info.reference === undefined ? undefined : find(rows, row, info.reference);
     const r = (mine: number, theirs: number | undefined): number => (theirs === undefined ? Number.NaN : mine / theirs);
     const cpuCold = r(row.cold.cpuPerTaskMs.median, floor?.cold.cpuPerTaskMs.median);
@@ -499,7 +508,7 @@ export interface Shortfall {
  */
 export function shortfalls(rows: readonly Row[]): Shortfall[] {
   const out: Shortfall[] = [];
-  for (const ours of rows.filter((r) => r.contender.startsWith('mcp-task-client'))) {
+  for (const ours of rows.filter((r) => isLibrary(r.contender))) {
     for (const other of rows) {
       if (other.contender.startsWith('mcp-task-client') || key({ ...other, contender: ours.contender }) !== key(ours)) continue;
       // The SDK v2 run of the library is compared with its own floor only.

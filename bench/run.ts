@@ -69,6 +69,15 @@ const FULL: readonly Block[] = [
   { wire: 'ext', transport: 'http', ns: [1000], workloads: RANDOM, contenders: ['mcp-task-client', 'ext-tasks', 'floor'], pace: HTTP_PACE },
 ];
 
+/**
+ * Contenders a run leaves out unless named with `--contenders`, and the blocks they then join: the
+ * library with OpenTelemetry on, beside the library without it in process (docs/observability.md
+ * states the overhead from that pair). The published page (a full run) has no such row.
+ */
+const ON_REQUEST: ReadonlyArray<readonly [ContenderId, (block: Block) => boolean]> = [
+  ['mcp-task-client-otel', (block) => block.wire === '2025' && block.transport === 'memory' && block.contenders.includes('mcp-task-client')],
+];
+
 /** `--quick`: under two minutes. */
 const QUICK: readonly Block[] = [
   { wire: '2025', transport: 'memory', ns: [100], workloads: RANDOM, contenders: ['mcp-task-client', 'sdk-stream', 'floor'] },
@@ -107,7 +116,9 @@ function parseOptions(argv: readonly string[]): Options {
   if (ns?.some((n) => !Number.isInteger(n) || n < 1) === true) throw new Error('--n takes positive integers');
   for (const w of workloads ?? []) if (!ALL_WORKLOADS.includes(w)) throw new Error(`Unknown workload ${w}`);
   for (const c of contenders ?? []) if (!CONTENDERS.some((x) => x.id === c)) throw new Error(`Unknown contender ${c}`);
+  const requested = ON_REQUEST.filter(([id]) => contenders?.includes(id) === true);
   const blocks = (quick ? QUICK : FULL)
+    .map((b) => ({ ...b, contenders: [...b.contenders, ...requested.filter(([, joins]) => joins(b)).map(([id]) => id)] }))
     .filter((b) => wires === undefined || wires.includes(b.wire))
     .filter((b) => transports === undefined || transports.includes(b.transport))
     .map((b) => ({

@@ -16,6 +16,15 @@ export const CONTENDERS: readonly ContenderInfo[] = [
   { wire: '2025', id: 'mcp-task-client-v2', sdk: 'v2', label: 'mcp-task-client (SDK v2)', floor: false, reference: 'floor-v2', load: mcpTaskClient },
   {
     wire: '2025',
+    id: 'mcp-task-client-otel',
+    sdk: 'v1',
+    label: 'mcp-task-client + OpenTelemetry',
+    floor: false,
+    reference: 'floor',
+    load: async () => (await import('./mcp-task-client-otel.js')).createMcpTaskClientOtel,
+  },
+  {
+    wire: '2025',
     id: 'sdk-stream',
     sdk: 'v1',
     label: 'SDK callToolStream',

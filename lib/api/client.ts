@@ -4,6 +4,7 @@
  */
 import type { Clock, JsonObject, McpClient } from '../types.js';
 import type { InputCallbacks, ProgressCallback } from './input.js';
+import type { TaskInstrumentation } from './instrumentation.js';
 import type { TaskLogger } from './logging.js';
 import type { ServeOptions } from './receiver.js';
 import type { RetryOptions } from './retry.js';
@@ -145,6 +146,13 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
    * @defaultValue undefined (not served)
    */
   readonly serve?: ServeOptions | undefined;
+  /**
+   * Watches every call, the requests it sends and the input its tasks ask for, and may add entries
+   * (trace context) to those requests' `_meta`: `otelInstrumentation()` of `mcp-task-client/otel`
+   * traces and meters them with OpenTelemetry. See docs/observability.md.
+   * @defaultValue undefined (nothing watched, nothing added)
+   */
+  readonly instrumentation?: TaskInstrumentation | undefined;
 }
 
 /** Options of one {@link TaskClient.callToolAsTask} call. */

@@ -8,6 +8,7 @@
 import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
 import type { ErrorClass, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
+import type { CallInstrument } from '../api/index.js';
 import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
 import { deliverAnswers, offerInput, resendKept } from './input-delivery.js';
@@ -112,11 +113,12 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
 
   /**
    * Options of one request: its short timeout, on the engine's timers, stopped by `scope`: a
-   * signal, or a task's record (all the task's requests stop when its tracking stops).
+   * signal, or a task's record (all the task's requests stop when its tracking stops). A record's
+   * requests are watched by its own instrument; others by `instrument`, when given.
    */
-  requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean): WireRequestOptions {
+  requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean, instrument?: CallInstrument): WireRequestOptions {
     if (scope instanceof TaskRecord) return new TaskRequestOptions(timeoutMs, this.scheduler, scope, weak);
-    return { timeoutMs, timers: this.scheduler, signal: scope, weak };
+    return instrument === undefined ? { timeoutMs, timers: this.scheduler, signal: scope, weak } : { timeoutMs, timers: this.scheduler, signal: scope, weak, instrument };
   }
 
   /** Number of tasks being tracked. */
@@ -170,6 +172,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       options.provisional === true,
     );
     this.records.set(task.taskId, record);
+    if (options.instrument !== undefined) record.instrumented(options.instrument);
     if (snapshot.outcome !== undefined && record.terminal) record.payloadRode(snapshot.outcome);
     for (const early of this.early.take(task.taskId)) {
       record.notificationArrived();

@@ -82,7 +82,7 @@ export function resendKept(engine: EngineCore, record: TaskRecord, snapshot: Wir
  */
 export function supplyInput(engine: EngineCore, record: TaskRecord, responses: Record<string, JsonObject>): Promise<void> {
   const send = (scope: RequestScope, weak?: boolean): Promise<void> =>
-    engine.wire.supplyInput(record.taskId, responses, engine.requestOptions(record.requestTimeoutMs, scope, weak));
+    engine.wire.supplyInput(record.taskId, responses, engine.requestOptions(record.requestTimeoutMs, scope, weak, record.instrument));
   if (record.settlement !== undefined) return engine.background(record, (scope) => send(scope, true), true);
   return engine.retrying(record, (scope) => send(scope));
 }

@@ -11,7 +11,7 @@
  * a method named after what happened, and each such method has one caller, an engine module:
  *
  * - engine.ts (tracking, merging, settling): the constructor, `notificationArrived`, `observed`,
- *   `payloadRode`, `observationBegan`, `watched`, `unwatched`, `settled`, `trackingEnded`;
+ *   `payloadRode`, `instrumented`, `observationBegan`, `watched`, `unwatched`, `settled`, `trackingEnded`;
  * - poll.ts (the poll schedule): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `lookPutOff`, `readSent`;
  * - outcome.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
@@ -27,6 +27,7 @@
  * (`observe`, `onSettled`, `resultPromise` add listeners and change nothing), and asks the engine
  * for anything else.
  */
+import type { CallInstrument } from '../api/index.js';
 import type { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
@@ -291,6 +292,11 @@ export class TaskRecord implements RequestGroup, TaskView {
     return this.extras?.hastenedAt ?? -Infinity;
   }
 
+  /** What watches the task's requests (instrumentation), if anything does. */
+  get instrument(): CallInstrument | undefined {
+    return this.extras?.instrument;
+  }
+
   /** Aborted when tracking stops; created on first use (only retries need it). */
   get lifeSignal(): AbortSignal {
     // A record that already settled must not start a wait (or a retry) that nothing will abort.
@@ -345,6 +351,11 @@ export class TaskRecord implements RequestGroup, TaskView {
   /** The final payload rode on a terminal snapshot ([E3]), or on the `CreateTaskResult`. */
   payloadRode(outcome: TaskOutcome): void {
     this.payload = outcome;
+  }
+
+  /** The task's requests are watched by `instrument` (instrumentation). */
+  instrumented(instrument: CallInstrument): void {
+    this.more().instrument = instrument;
   }
 
   /** Observation began (at once for a created task; for a resumed one, once someone observes it). */

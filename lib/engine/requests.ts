@@ -10,7 +10,7 @@ import type { TaskRecord } from './record.js';
 import { TRACKING_STOPPED } from './record-extras.js';
 import { retryAfter, type RetryContext } from './retry.js';
 import type { Scheduler } from '../util/scheduler.js';
-import type { RetryPolicy } from '../api/index.js';
+import type { CallInstrument, RetryPolicy } from '../api/index.js';
 import type { EngineConfig, RequestScope } from './types.js';
 
 /** A retry policy that never retries. */
@@ -37,6 +37,11 @@ export class TaskRequestOptions implements WireRequestOptions {
 
   get signal(): AbortSignal {
     return this.group.lifeSignal;
+  }
+
+  /** What watches the task's requests (instrumentation), if anything does. */
+  get instrument(): CallInstrument | undefined {
+    return this.group.instrument;
   }
 }
 

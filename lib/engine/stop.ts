@@ -126,7 +126,7 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
 /** The `tasks/cancel` request itself, outliving the record's tracking (see {@link Requests.background}). */
 function cancelRequest(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<CancelReply> {
   const timeoutMs = record.requestTimeoutMs;
-  return engine.background(record, (scope) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, scope, true)), once);
+  return engine.background(record, (scope) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, scope, true, record.instrument)), once);
 }
 
 /** Records whose stop is still taking its last look: no `tasks/cancel` has gone out for them yet. */

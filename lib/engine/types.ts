@@ -8,7 +8,7 @@ import type { Scheduler } from '../util/scheduler.js';
 import type { TaskRecord } from './record.js';
 import type { Settlement } from './record-extras.js';
 import type { TaskView } from './task-view.js';
-import type { RetryPolicy } from '../api/index.js';
+import type { CallInstrument, RetryPolicy } from '../api/index.js';
 import type { PollTiming } from './timing.js';
 
 /** Engine settings (already validated and defaulted by the client). */
@@ -68,6 +68,8 @@ export interface TrackOptions {
    * {@link TaskEngine.activate}, and observers wait for the first real snapshot.
    */
   readonly provisional?: boolean | undefined;
+  /** Watches the task's requests (instrumentation). @defaultValue none */
+  readonly instrument?: CallInstrument | undefined;
 }
 
 /** Why the engine stopped tracking a record before it settled on its own. */
@@ -97,7 +99,7 @@ export interface EngineCore {
   ensurePoll(record: TaskRecord): void;
   pollDelay(record: TaskRecord): number;
   readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot>;
-  requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean): WireRequestOptions;
+  requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean, instrument?: CallInstrument): WireRequestOptions;
   /** One request for `record` in its request group (stopped when its tracking stops). */
   attempt<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>): Promise<T>;
   retrying<T>(record: TaskRecord | undefined, run: (scope: RequestScope) => Promise<T>): Promise<T>;

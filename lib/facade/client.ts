@@ -6,6 +6,7 @@
  */
 import type {
   CallToolAsTaskOptions,
+  ClientInstrument,
   CloseOptions,
   ReceiverHandle,
   ResumeOptions,
@@ -30,6 +31,7 @@ import { TaskHandleOf } from './handle.js';
 import { InlineAnswers } from './inline-input.js';
 import { EarlyInput, creationsOn } from './early-input.js';
 import { InputRouter, checkInputCapabilities } from './input.js';
+import { attachInstrumentation, instrumentCall } from './instrumentation.js';
 import { Launch, type LaunchContext } from './launch.js';
 import { Limiter } from './limiter.js';
 import { listenOn } from './listen.js';
@@ -88,6 +90,8 @@ export class TaskClient<C extends McpClient = McpClient> {
   private port: SessionPort;
   /** Serving the server's task-augmented requests, once started ({@link TaskClient.serve}). */
   private readonly serving: Serving;
+  /** What watches the calls (`instrumentation`), once attached. */
+  private readonly instrument: ClientInstrument | undefined;
 
   /**
    * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over
@@ -189,6 +193,7 @@ export class TaskClient<C extends McpClient = McpClient> {
       untagged: this.untagged,
       tagged: (taskId) => this.live.markTagged(taskId),
       unattributed: (input) => this.emitter.emit('inputUnattributed', input),
+      instrument: () => this.instrument,
     });
     this.inline = new InlineAnswers(this.router, (taskId) => this.live.inputOwner(taskId), () => this.engine);
     this.serving = new Serving({
@@ -228,6 +233,7 @@ export class TaskClient<C extends McpClient = McpClient> {
       closed: this.closeSignal.signal,
     };
     if (serving !== undefined) this.serving.start(serving);
+    this.instrument = attachInstrumentation(this.config.instrumentation, this, report);
   }
 
   private now(): number {
@@ -321,6 +327,9 @@ export class TaskClient<C extends McpClient = McpClient> {
     if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, name);
     const token = call.onProgress === undefined ? undefined : this.live.openProgress(call.onProgress, name);
     if (token !== undefined) call = { ...call, progressToken: token };
+    // Before anything is awaited: the caller's context (an active span) is still current.
+    const instrument = instrumentCall(this.instrument, this.port, this.engine.wire.kind, name, args);
+    if (instrument !== undefined) call = { ...call, instrument };
     try {
       const handle = await new Launch(this.launching, name, args, call).run();
       // [R35]: on 2025-11-25 the token lives as long as the task; on the extension tasks get no
@@ -330,10 +339,12 @@ export class TaskClient<C extends McpClient = McpClient> {
     } catch (error) {
       this.live.closeProgress(token);
       // Whatever a call in flight ran into while close() ran (a closed connection), it was closed.
-      if (this.closing !== undefined && !(error instanceof TaskClosedError)) {
-        throw new TaskClosedError('The TaskClient was closed during the call', { toolName: name, cause: error });
-      }
-      throw error;
+      const thrown =
+        this.closing !== undefined && !(error instanceof TaskClosedError)
+          ? new TaskClosedError('The TaskClient was closed during the call', { toolName: name, cause: error })
+          : error;
+      instrument?.failed?.(thrown);
+      throw thrown;
     }
   }
 

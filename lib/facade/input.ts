@@ -9,7 +9,7 @@
  * - `retry`: input a server asks for before it answers a call at all (multi round-trip, [E17]).
  * A callback that never answers is abandoned when its task ends.
  */
-import type { InputCallbacks, InputContext, InputDelivery, TaskHandle, UnattributedInput } from '../api/index.js';
+import type { ClientInstrument, InputCallbacks, InputContext, InputDelivery, TaskHandle, UnattributedInput } from '../api/index.js';
 import type { EarlyVerdict } from './early-input.js';
 import { TaskError, TaskNotSupportedError } from '../errors.js';
 import type { JsonObject } from '../port/port.js';
@@ -54,6 +54,8 @@ export interface InputHost {
   tagged?(taskId: string): void;
   /** An untagged request could not be tied to a call (the `inputUnattributed` event). */
   unattributed?(input: UnattributedInput): void;
+  /** What watches the input handed to callbacks (`instrumentation`), if anything does. */
+  instrument?(): ClientInstrument | undefined;
 }
 
 /** What one callback run is about: the task or call it belongs to, and how it came. */
@@ -225,16 +227,20 @@ export class InputRouter {
       signal: signal.signal,
       ...(about.inferred === true ? { inferred: true } : {}),
     };
+    const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
+    const watch = this.host.instrument?.()?.input?.({ method, params, context });
     return abandonable(
       () => callback(params as never, context) as Promise<Record<string, unknown>>,
       signal.signal,
     ).then(
       (answer) => {
         signal.release();
+        watch?.end({ kind: 'answered', result: answer });
         return answer;
       },
       (error: unknown) => {
         signal.release();
+        watch?.end(error instanceof AbandonedError ? { kind: 'abandoned' } : { kind: 'failed', error });
         // An answer abandoned because the task ended or the server gave up is not a failure.
         if (error instanceof AbandonedError) throw error;
         this.host.report(

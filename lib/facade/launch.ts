@@ -225,7 +225,7 @@ export class Launch implements StopScope, PendingCall {
     let attempt = base;
     for (let round = 0; ; round += 1) {
       this.betweenRounds = false;
-      const outcome = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal));
+      const outcome = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument));
       if (outcome.kind !== 'input') return outcome;
       this.betweenRounds = true;
       if (round >= MAX_INPUT_ROUNDS) {
@@ -332,7 +332,7 @@ export class Launch implements StopScope, PendingCall {
           result: outcome.result,
         });
       }
-      return this.context.immediate(this.toolName, outcome.result);
+      return this.made(this.context.immediate(this.toolName, outcome.result));
     }
     const task = outcome.snapshot.task;
     if (this.context.closed.aborted) {
@@ -351,9 +351,16 @@ export class Launch implements StopScope, PendingCall {
     const record = this.engine.track(outcome.snapshot, this.toolName, {
       startedAt: this.startedAt,
       requestTimeoutMs: this.call.requestTimeoutMs,
+      instrument: this.call.instrument,
     });
-    const handle = this.context.adopt(record, this.call, outcome.immediateResponse);
+    const handle = this.made(this.context.adopt(record, this.call, outcome.immediateResponse));
     armStops(this, record);
+    return handle;
+  }
+
+  /** Tells the call's instrumentation its handle, before any later event of it. */
+  private made(handle: TaskHandle): TaskHandle {
+    this.call.instrument?.handle?.(handle);
     return handle;
   }
 
@@ -373,7 +380,7 @@ export class Launch implements StopScope, PendingCall {
     }
     const release = creation?.abandon(task.taskId);
     return engine.wire
-      .cancelTask(task.taskId, engine.requestOptions(this.call.requestTimeoutMs, undefined, true))
+      .cancelTask(task.taskId, engine.requestOptions(this.call.requestTimeoutMs, undefined, true, this.call.instrument))
       .then(
         () => undefined,
         (error: unknown) => engine.report(error, undefined),

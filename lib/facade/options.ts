@@ -3,6 +3,7 @@
  * validation (a bad value fails fast with a {@link TaskOptionError} naming the option).
  */
 import type {
+  CallInstrument,
   CallToolAsTaskOptions,
   CloseOptions,
   InputCallbacks,
@@ -10,6 +11,7 @@ import type {
   RetryPolicy,
   ServeOptions,
   TaskClientOptions,
+  TaskInstrumentation,
   TaskLogger,
 } from '../api/index.js';
 import { TaskOptionError } from '../errors.js';
@@ -120,6 +122,14 @@ function checkLogger(value: unknown): TaskLogger | undefined {
   throw new TaskOptionError('Option "logger" must have a log(entry) method', { option: 'logger' });
 }
 
+function checkInstrumentation(value: unknown): TaskInstrumentation | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'object' && value !== null && typeof (value as TaskInstrumentation).attach === 'function') {
+    return value as TaskInstrumentation;
+  }
+  throw new TaskOptionError('Option "instrumentation" must have an attach(client) method', { option: 'instrumentation' });
+}
+
 /** Client settings after defaults and validation. */
 export interface ResolvedClientOptions extends EngineConfig {
   readonly timeoutMs: number | undefined;
@@ -135,6 +145,7 @@ export interface ResolvedClientOptions extends EngineConfig {
   readonly logger: TaskLogger | undefined;
   readonly logTaskIds: boolean;
   readonly reconnect: (() => Promise<McpClient>) | undefined;
+  readonly instrumentation: TaskInstrumentation | undefined;
 }
 
 /**
@@ -195,6 +206,7 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
     logger: checkLogger(options.logger),
     logTaskIds: checkBoolean('logTaskIds', options.logTaskIds) ?? false,
     reconnect: checkFunction('reconnect', options.reconnect),
+    instrumentation: checkInstrumentation(options.instrumentation),
   };
 }
 
@@ -212,6 +224,8 @@ export interface ResolvedCallOptions {
   readonly onProgress: ProgressCallback | undefined;
   /** Set by the client when `onProgress` is given. */
   readonly progressToken?: string | undefined;
+  /** Set by the client when its instrumentation watches the call. */
+  readonly instrument?: CallInstrument | undefined;
 }
 
 /**

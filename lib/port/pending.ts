@@ -2,6 +2,7 @@
  * The open requests of a session port: one {@link Pending} object per request (no closures), and
  * shared timeouts, one timer per timeout length instead of one per request.
  */
+import type { RequestInstrument } from '../api/index.js';
 import { PortError, type ErrorMapper, type GroupMember, type PortRequestOptions, type RequestGroup, type Timers } from './port.js';
 
 /** What a request asks of its session when it is stopped or times out. */
@@ -27,6 +28,8 @@ export class Pending implements GroupMember {
    * modern era: closing that stream is how such a request is cancelled (not a notification).
    */
   post: AbortController | undefined = undefined;
+  /** What watches the request (instrumentation), told how it ended. */
+  watcher: RequestInstrument | undefined = undefined;
   constructor(
     readonly session: Abandoner,
     readonly id: string,
@@ -42,6 +45,7 @@ export class Pending implements GroupMember {
 
   /** Rejects the request's promise, with the caller's own error when it gave a mapper. */
   reject(error: PortError): void {
+    this.watcher?.end(error);
     this.rejectRaw(this.mapError === undefined ? error : this.mapError(this.method, error, this.context));
   }
 

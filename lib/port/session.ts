@@ -20,11 +20,13 @@ import {
   type SdkMajor,
   type ServerIdentity,
   type SessionPort,
+  type TransportInfo,
 } from './port.js';
 import { Pending, TimeoutLanes } from './pending.js';
 import { InboundRouter, type InboundHost } from './inbound.js';
 import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
+import { transportInfoOf } from './transport-info.js';
 import { isObject } from '../util/json.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
@@ -56,6 +58,17 @@ function withEnvelope(params: JsonObject | undefined, envelope: JsonObject): Jso
   else meta = Object.assign(copyOf(envelope), own);
   const body: JsonObject = params === undefined ? {} : copyOf(params);
   body._meta = meta;
+  return body;
+}
+
+/**
+ * `params` with `extra` merged under its `_meta` (the request's own entries win): the entries an
+ * instrumentation adds (trace context). Fresh objects, as for the envelope.
+ */
+function withMeta(params: JsonObject | undefined, extra: Readonly<JsonObject>): JsonObject {
+  const own = params?._meta;
+  const body: JsonObject = params === undefined ? {} : copyOf(params);
+  body._meta = isObject(own) ? { ...extra, ...own } : { ...extra };
   return body;
 }
 
@@ -134,6 +147,10 @@ export class RawSession implements SessionPort, InboundHost {
     return typeof id === 'string' && id !== '' ? id : undefined;
   }
 
+  transportInfo(): TransportInfo {
+    return transportInfoOf(this.transport);
+  }
+
   get closed(): boolean {
     return this.isClosed;
   }
@@ -162,10 +179,14 @@ export class RawSession implements SessionPort, InboundHost {
     if (signal?.aborted) return refuse(abortedError(signal), method, mapError, context);
     if (group?.stopped === true) return refuse(new PortError('aborted', 'Request aborted', { cause: group.stopReason }), method, mapError, context);
     const id = `${this.prefix}${this.nextId++}`;
+    // Instrumentation: one read when unused. Its `_meta` entries go under the request's own.
+    const watcher = options.instrument === undefined ? undefined : options.instrument.request?.({ method, id });
+    if (watcher?.meta !== undefined) params = withMeta(params, watcher.meta);
     const envelope = this.access.envelope(declare ?? options.declare);
     const body = envelope === undefined ? params : withEnvelope(params, envelope);
     return new Promise<T>((resolve, reject) => {
       const entry = new Pending(this, id, method, decode, resolve as (value: unknown) => void, reject, options.timers, group, mapError, context);
+      if (watcher !== undefined) entry.watcher = watcher;
       this.pending.set(id, entry);
       // An infinite timeout (a subscription that lasts until replaced) arms no timer.
       const timeoutMs = options.timeoutMs;
@@ -313,6 +334,7 @@ export class RawSession implements SessionPort, InboundHost {
         entry.reject(new PortError('malformed', error instanceof Error ? error.message : String(error), { cause: error }));
         return;
       }
+      entry.watcher?.end(undefined);
       entry.resolve(value);
       return;
     }

@@ -12,7 +12,7 @@
  * ({@link TaskWire.classify}), so no engine or facade code reads a JSON-RPC code. Wires throw
  * `TaskRpcError` for failed requests and `TaskProtocolError` for malformed replies.
  */
-import type { WireKind } from '../api/index.js';
+import type { CallInstrument, WireKind } from '../api/index.js';
 import type { JsonObject, RequestGroup, Timers } from '../port/port.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task, TaskPage } from '../types.js';
 
@@ -35,6 +35,11 @@ export interface WireRequestOptions {
   readonly group?: RequestGroup | undefined;
   /** Background request: its timeout never keeps the process alive. */
   readonly weak?: boolean | undefined;
+  /**
+   * Watches the request (instrumentation, on the call it belongs to): a wire on the session port
+   * passes it on with the options, untouched.
+   */
+  readonly instrument?: CallInstrument | undefined;
 }
 
 /** What a wire can do on its connection. */
