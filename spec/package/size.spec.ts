@@ -33,6 +33,14 @@ describe('npm run size', () => {
     expect(size.sdkPagePlusCore.raw - size.sdkPage.raw).toBeGreaterThan(size.taskClientOnly.raw);
     expect(size.vite.sdkPagePlusCore.raw - size.vite.sdkPage.raw).toBeGreaterThan(size.taskClientOnly.raw);
     expect(sizeLines(size).some((line) => line.includes('core ≤ 30.0 KiB gzip'))).toBe(true);
+    // The cuts measured, not made: each a real bundle or a rewrite of the core's, each smaller.
+    const { ceilings } = size;
+    expect(ceilings).toBeDefined();
+    for (const gzip of [ceilings!.withoutStringsGzip, ceilings!.withoutReceiverGzip, ceilings!.shortPropertiesGzip]) {
+      expect(gzip).toBeGreaterThan(size.core.gzip / 2);
+      expect(gzip).toBeLessThan(size.core.gzip);
+    }
+    expect(sizeLines(size).some((line) => line.includes('without lib/receiver'))).toBe(true);
   });
 
   it('a page with SDK v2 and without SDK v1 installed bundles TaskClient, leaving the import of SDK v1 to fail at run time', { timeout: 60_000 }, async () => {
