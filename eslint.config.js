@@ -29,7 +29,7 @@ const sdkMessage = 'Only lib/port/ may import an MCP SDK package: use the librar
  * APIs only (globalThis.crypto, TextEncoder, timers, AbortSignal, queueMicrotask), no Node module
  * and no Node global. The one exception is the BullMQ integration (lib/bullmq/, its own subpath
  * export `mcp-task-client/bullmq`): BullMQ and its Redis client run on Node only, so it may use
- * Node too (NODE_FOLDERS). spec/runtime-neutral.spec.ts checks the built output of the other
+ * Node too (NODE_FOLDERS). spec/package/runtime-neutral.spec.ts checks the built output of the other
  * entry points.
  */
 const nodeMessage = 'lib/ runs in browsers and Workers too: use a web API (globalThis.crypto, TextEncoder, queueMicrotask...), not a Node module.';

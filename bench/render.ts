@@ -3,7 +3,7 @@
  * figures a run stored in bench/results.json, without measuring anything. A change to how the
  * page is laid out (bench/report.ts, bench/chart.ts) is thus published without a new run, and
  * every number on the page still comes from that one run. `--check` writes nothing and fails when
- * the committed page is not what the committed results give (spec/bench-page.spec.ts runs it).
+ * the committed page is not what the committed results give (spec/project/bench-page.spec.ts runs it).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { svgChart } from './chart.js';

@@ -65,6 +65,14 @@ export interface SizeResult {
   readonly vite: { readonly sdkPage: SizeFigure; readonly sdkPagePlusCore: SizeFigure; readonly sdkPagePlusExtTasks: SizeFigure };
   /** Raw bytes of the core's bundle by origin (a lib/ folder, a top-level module, a dependency), largest first. */
   readonly breakdown: ReadonlyArray<{ readonly part: string; readonly raw: number }>;
+  /**
+   * What the core would weigh (gzip) after cuts that are measured, not made: the bundle with every
+   * string literal emptied (the most that shorter messages could save), and the bundle without
+   * lib/receiver (the most that loading the receiver on demand could save from a first load), and
+   * the bundle with every property name cut to two characters (the most that mangling could save).
+   * Absent from results stored before they were measured.
+   */
+  readonly ceilings?: { readonly withoutStringsGzip: number; readonly withoutReceiverGzip: number; readonly shortPropertiesGzip: number };
 }
 
 /** The origin of a bundled file: `lib/<folder>`, `lib/<file>`, or the npm package. */
@@ -78,7 +86,12 @@ function partOf(file: string, libDir: string): string {
 }
 
 /** Bundles `source` (module text) for the browser; resolves with its bytes and what went into it. */
-async function bundle(label: string, source: string, external: readonly string[]): Promise<{ figure: SizeFigure; inputs: Record<string, number> }> {
+async function bundle(
+  label: string,
+  source: string,
+  external: readonly string[],
+  leaveOut?: RegExp,
+): Promise<{ figure: SizeFigure; inputs: Record<string, number>; text: string }> {
   const result = await build({
     stdin: { contents: source, resolveDir: ROOT, sourcefile: 'entry.js', loader: 'js' },
     absWorkingDir: ROOT,
@@ -92,12 +105,29 @@ async function bundle(label: string, source: string, external: readonly string[]
     target: 'es2022',
     external: [...external],
     logLevel: 'silent',
+    // `leaveOut`: the library's modules whose path matches stay out (imports of them left external).
+    plugins:
+      leaveOut === undefined
+        ? []
+        : [{ name: 'leave-out', setup: (b) => b.onResolve({ filter: leaveOut }, (a) => (leaveOut.test(a.importer) ? undefined : { path: a.path, external: true })) }],
   });
   const [output] = result.outputFiles;
   const [meta] = Object.values(result.metafile.outputs);
   const inputs = Object.fromEntries(Object.entries(meta!.inputs).map(([file, { bytesInOutput }]) => [file, bytesInOutput]));
   const bytes = output!.contents;
-  return { figure: { label, source, external, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length }, inputs };
+  return { figure: { label, source, external, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length }, inputs, text: output!.text };
+}
+
+/** Gzip bytes of minified `code` with every string and template literal emptied (a template's `${…}` parts go too). */
+function gzipWithoutStrings(code: string): number {
+  const emptied = code.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, (literal) => literal[0]!.repeat(2));
+  return gzipSync(new TextEncoder().encode(emptied), { level: 9 }).length;
+}
+
+/** Gzip bytes of minified `code` with every `.name` property access cut to its first two characters. */
+function gzipShortProperties(code: string): number {
+  const cut = code.replace(/\.([A-Za-z_$][\w$]{2,})/g, (_, name: string) => `.${name.slice(0, 2)}`);
+  return gzipSync(new TextEncoder().encode(cut), { level: 9 }).length;
 }
 
 /** Bundles `source` with Vite's production build (library mode, ES module, minified); every chunk counted. */
@@ -159,6 +189,8 @@ export async function measureSize(command: string, entry = `${ROOT}dist/index.js
     sdkPagePlusExtTasks: await bundleVite(sdkPagePlusExtTasks.figure.label, `${page}\nexport * from '@modelcontextprotocol/ext-tasks/client';`, SDK_V1),
   };
 
+  const withoutReceiver = await bundle('core without lib/receiver', `export * from ${lib};`, [...SDK_V1, ...SDK_V2], /\/receiver\//);
+
   const parts = new Map<string, number>();
   for (const [file, bytes] of Object.entries(core.inputs)) {
     if (bytes === 0) continue;
@@ -185,6 +217,7 @@ export async function measureSize(command: string, entry = `${ROOT}dist/index.js
     sdkPagePlusExtTasks: sdkPagePlusExtTasks.figure,
     vite,
     breakdown: [...parts].sort(([, a], [, b]) => b - a).map(([part, raw]) => ({ part, raw })),
+    ceilings: { withoutStringsGzip: gzipWithoutStrings(core.text), withoutReceiverGzip: withoutReceiver.figure.gzip, shortPropertiesGzip: gzipShortProperties(core.text) },
   };
 }
 
@@ -212,6 +245,15 @@ export function sizeLines(size: SizeResult): string[] {
     '',
     'Where the core\'s bytes go (raw, minified):',
     ...size.breakdown.map(({ part, raw }) => `  ${part.padEnd(24)} ${kib(raw).padStart(10)}  ${((raw / size.core.raw) * 100).toFixed(1).padStart(5)}%`),
+    ...(size.ceilings === undefined
+      ? []
+      : [
+          '',
+          'The core after cuts measured, not made (gzip):',
+          `  every string literal emptied  ${kib(size.ceilings.withoutStringsGzip).padStart(10)}`,
+          `  without lib/receiver          ${kib(size.ceilings.withoutReceiverGzip).padStart(10)}`,
+          `  property names cut to 2 chars ${kib(size.ceilings.shortPropertiesGzip).padStart(10)}`,
+        ]),
   ];
 }
 

@@ -1,7 +1,7 @@
 /**
  * Contender on the extension wire: `@modelcontextprotocol/ext-tasks` 0.2.2 in its native 2026
  * ("v2") mode, on an SDK v2 `Client` in the modern era, the way the tests drive it
- * (spec/ext-server.spec.ts): `createTaskSessionFromClient(client, { rawDispatch,
+ * (spec/harness/ext-server.spec.ts): `createTaskSessionFromClient(client, { rawDispatch,
  * v2RequestFraming })`, then `session.callTool()` and `execution.result()`. Its raw dispatch
  * goes over the client's own transport ({@link RawChannel}); notifications reach it through the
  * SDK client's fallback handler.

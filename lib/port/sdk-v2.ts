@@ -7,6 +7,7 @@
 import type { Era, JsonObject } from './port.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
 import { declaredCapabilities, httpStatusOf, identityOf, ownHandler } from './sdk-v1.js';
+import { isObject } from '../util/json.js';
 
 /** `_meta` keys of the modern per-request envelope. */
 export const ENVELOPE_KEYS = {
@@ -23,10 +24,6 @@ export interface V2ClientShape {
   getProtocolEra(): string | undefined;
   getNegotiatedProtocolVersion(): string | undefined;
   close(): Promise<void>;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** True for an SDK v2 client (v1 has neither method). */

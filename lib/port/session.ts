@@ -27,12 +27,9 @@ import { InboundRouter, type InboundHost } from './inbound.js';
 import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
 import { transportInfoOf } from './transport-info.js';
+import { isObject } from '../util/json.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Prefix of every request id the library sends; unique per transport, so ids never collide. */
 function idPrefix(): string {

@@ -16,6 +16,7 @@ import { isTerminalStatus } from '../types.js';
 import type { Cursors } from './cursor.js';
 import { snapshotOf, type ReceiverStore, type ReceiverTask } from './store.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, rpcFailure } from './types.js';
+import { isObject } from '../util/json.js';
 
 /** The `_meta` key that ties a message to a task. */
 export const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task';
@@ -30,10 +31,6 @@ export interface MethodHost {
   readonly maxResultWaiters: number;
   /** Cancels a running task (status, signal, notification, events). */
   cancel(task: ReceiverTask): void;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const NOT_FOUND = 'Task not found: no such task on this connection (never created, or deleted when its ttl elapsed or to make room)';

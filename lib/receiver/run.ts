@@ -14,10 +14,7 @@ import type { JsonObject } from '../port/port.js';
 import type { JsonRpcErrorInfo } from '../types.js';
 import { INTERNAL_ERROR, type ReceiverKind } from './types.js';
 import { messageOf } from '../util/text.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isObject } from '../util/json.js';
 
 
 /** What is wrong with a callback's result (already a JSON copy), or `undefined` when its shape is right. */

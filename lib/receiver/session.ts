@@ -22,10 +22,7 @@ import { runCallback } from './run.js';
 import { messageOf } from '../util/text.js';
 import { ReceiverStore, snapshotOf, type ReceiverTask } from './store.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_OF, rpcFailure, type ReceiverConfig, type ReceiverHost, type ReceiverKind } from './types.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isObject } from '../util/json.js';
 
 /** The related task a request names in its `_meta`, if any ([V7]). */
 function relatedTaskOf(params: JsonObject): string | undefined {

@@ -6,6 +6,7 @@
 import { TaskProtocolError } from '../errors.js';
 import { scrub } from '../util/fingerprint.js';
 import type { CallToolResult, Task, TaskStatus } from '../types.js';
+import { isObject } from '../util/json.js';
 
 /** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
 export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
@@ -25,10 +26,8 @@ const STATUSES: ReadonlySet<string> = new Set<TaskStatus>([
 /** A JSON object. */
 export type Json = Record<string, unknown>;
 
-/** True for a plain JSON object. */
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// The wires' JSON-shape check lives in lib/util/json.ts, shared by every layer.
+export { isObject };
 
 /** The protocol error for a malformed message. */
 export function malformed(method: string, detail: string, taskId?: string): TaskProtocolError {

@@ -4,7 +4,7 @@
  * keep theirs). It calls and answers on the extension wire over stdio, calls on the 2025-11-25
  * wire over Streamable HTTP, and joins a task's HTTP session from another process with SDK v2's
  * transport. (Without a target it says in one line that the bundled example server needs SDK v1:
- * spec/install.spec.ts.)
+ * spec/package/install.spec.ts.)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

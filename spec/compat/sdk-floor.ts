@@ -39,9 +39,9 @@ if (!existsSync(join(modules, 'sdk', 'package.json')) || !existsSync(join(module
 const vitest = join(root, 'node_modules', '.bin', 'vitest');
 const config = join(root, 'spec', 'compat', 'sdk-floor.config.ts');
 /** Suites that exercise the SDK v1 seams: connection, handlers, input, the receiver, sessions, negotiation. */
-const V1_SUITES = ['spec/core.spec.ts', 'spec/sdk.spec.ts', 'spec/input.spec.ts', 'spec/receiver', 'spec/sessions.spec.ts', 'spec/negotiation.spec.ts'];
+const V1_SUITES = ['spec/v2025/sdk-server.spec.ts', 'spec/harness/sdk.spec.ts', 'spec/v2025/input.spec.ts', 'spec/receiver', 'spec/connection/sessions.spec.ts', 'spec/v2025/negotiation.spec.ts'];
 /** Suites that exercise the SDK v2 seams: HTTP headers and streams, detection, input and cancel on the extension, the legacy era. */
-const V2_SUITES = ['spec/ext/transports.spec.ts', 'spec/ext/http-streams.spec.ts', 'spec/ext/input.spec.ts', 'spec/ext/cancel.spec.ts', 'spec/core.spec.ts', 'spec/negotiation.spec.ts'];
+const V2_SUITES = ['spec/ext/transports.spec.ts', 'spec/ext/http-streams.spec.ts', 'spec/ext/input.spec.ts', 'spec/ext/cancel.spec.ts', 'spec/v2025/sdk-server.spec.ts', 'spec/v2025/negotiation.spec.ts'];
 
 console.log(`sdk-floor: client side on @modelcontextprotocol/sdk ${v1}`);
 run(vitest, ['run', '--config', config, ...V1_SUITES], { OLD_V1: join(modules, 'sdk'), MCP_SDK: 'v1' });

@@ -61,6 +61,8 @@ export interface Model {
 /** Builds the model server (connect it with `connectScripted`-like code or pass `server`). */
 export function modelServer(options: ModelOptions = {}): Model {
   const server = new ScriptedServer({
+    // The doctor sends a made-up tasks/list cursor on purpose, to see it refused ([V26]).
+    madeUpCursors: true,
     capabilities: { tools: {}, tasks: options.noCancel === true ? { list: {}, requests: { tools: { call: {} } } } : { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
     tools: [
       { name: 'work', taskSupport: 'optional', inputSchema: { type: 'object', properties: {} } },

@@ -6,7 +6,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, type TaskClientConnectOptions } from '../../lib/index.js';
-import { within } from '../helpers.js';
+import { until, within } from '../helpers.js';
 import { ExtServer, fixtureTools, startExtHttpServer, taskTool, textResult } from '../support/ext-server/index.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -57,8 +57,7 @@ describe('the extension wire over Streamable HTTP', () => {
       Promise.resolve(new Response(new ReadableStream({ start: (controller) => controller.close() }), { status: 200, headers: { 'content-type': 'text/event-stream' } }));
     const { server, tasks, counts } = await rig((method, n) => (method === 'subscriptions/listen' && n === 1 ? empty() : undefined));
     const handle = await tasks.callToolAsTask('waits');
-    const deadline = Date.now() + 5_000;
-    while ((counts.get('subscriptions/listen') ?? 0) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    await until(() => (counts.get('subscriptions/listen') ?? 0) >= 2, 5_000, 'a second subscriptions/listen');
     expect(counts.get('subscriptions/listen')).toBeGreaterThanOrEqual(2);
     server.tasks.complete(handle.taskId!, textResult('done'));
     await within(handle.result(), 5_000);

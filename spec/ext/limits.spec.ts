@@ -20,6 +20,7 @@ import {
 } from '../../lib/index.js';
 import { flush, rejection } from '../helpers.js';
 import { ErrorCode, NO_REPLY, rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import { builtinMethods } from '../support/ext-server/methods.js';
 import { closeRigs, extRig, sdkV2Client, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
@@ -109,7 +110,7 @@ describe('the ttl is the server’s ([E13])', () => {
   it('a poll beside the last look that sees the extended ttl first: neither expired nor reported vanished', async () => {
     const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 1_000 }) });
     const start = rig.clock.now();
-    const answer = (rig.server as unknown as { builtins: Record<string, (params: unknown, ctx: unknown) => unknown> }).builtins['tasks/get']!;
+    const answer = builtinMethods(rig.server)['tasks/get']!;
     let release: (() => void) | undefined;
     let held = 0;
     rig.server.on('tasks/get', async (params, ctx) => {

@@ -10,7 +10,10 @@
  *   modern era; input rides on `tasks/get` and is answered with `tasks/update` ([E3]-[E5]).
  *
  * Both serve a task tool `job` (a task that moves only when the test moves it; cancelled at once
- * by `tasks/cancel`) and a plain tool `plain`. Neither server pushes on its own; `push` does.
+ * by `tasks/cancel`) and a plain tool `plain`. Neither server pushes on its own; `push` does. Both
+ * check each request before they answer (the 2025 server with spec/support/request-checks.ts and
+ * the tool calls it expects, the extension server by its era and method checks); a request the
+ * 2025 server refuses fails the test (spec/support/violations.ts).
  */
 import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { TaskClient, type InputDelivery, type TaskClientConnectOptions, type WireKind } from '../../lib/index.js';
@@ -64,7 +67,14 @@ export const world2025: WorldFactory = async (options = {}) => {
   const clock = new ManualClock();
   const server = new ScriptedServer({ now: clock.now, tools: [{ name: 'job', taskSupport: 'optional' }, { name: 'plain' }] });
   const board = server.tasks;
-  server.on('tools/call', (params) => (params.name === 'plain' ? textResult('plain answer') : board.createResult({ pollInterval: 1_000, ttl: 3_600_000 })));
+  // The library calls the optional `job` as a task (D17) and the plain tool plainly ([R7]); the
+  // server answers nothing else.
+  server.on('tools/call', (params) => {
+    if (params.name === 'plain') return textResult('plain answer');
+    if (params.name !== 'job') throw server.refuse('tools/call', `no tool ${JSON.stringify(params.name)} in this world`);
+    if (typeof params.task !== 'object' || params.task === null) throw server.refuse('tools/call', 'job was called without a task (D17)');
+    return board.createResult({ pollInterval: 1_000, ttl: 3_600_000 });
+  });
   const answers = new Map<string, Json[]>();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

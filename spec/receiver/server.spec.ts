@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompletedMetrics, InputContext, TaskMetrics } from '../../lib/index.js';
-import { until, within } from '../helpers.js';
+import { flush, until, within } from '../helpers.js';
 import { HeldCallback, accept, sampled, serverRig } from '../support/receiver-rig.js';
 import type { Json } from '../support/scripted-server.js';
 
@@ -21,16 +21,19 @@ const RELATED = 'io.modelcontextprotocol/related-task';
 describe('receiver tasks served to an SDK McpServer', () => {
   it('completes an elicitation task: CreateTaskResult at once, polled to completed, result tagged ([V14], [V19])', async () => {
     const contexts: InputContext[] = [];
-    const { tool } = await serverRig(register, {
+    const polled = { requests: [] as string[] };
+    const { tool, requests } = await serverRig(register, {
       serve: {
         elicitation: async (params, context) => {
           contexts.push(context);
           expect(params.message).toBe('What is your name?');
-          await new Promise((resolve) => setTimeout(resolve, 30));
+          // The work lasts until the server has polled the task at least once.
+          await until(() => polled.requests.includes('tasks/get'), 5_000, 'a tasks/get while the task works');
           return { action: 'accept', content: { name: 'Ada' } };
         },
       },
     });
+    polled.requests = requests;
     const answer = await tool('delegate', { method: 'elicitation/create', ttl: 60_000, message: 'What is your name?' });
     const created = (answer.created as Json).task as Json;
     // [V5], [V9], [V10], [V14]: working at once, timestamps, the ttl granted, a poll interval.
@@ -40,6 +43,7 @@ describe('receiver tasks served to an SDK McpServer', () => {
     expect(String(created.taskId)).toMatch(/^[0-9a-f-]{36}$/);
     const statuses = answer.statuses as string[];
     expect(statuses[0]).toBe('working');
+    expect(statuses.slice(1, -1)).toContain('working');
     expect(statuses.at(-1)).toBe('completed');
     expect(answer.result).toEqual({ action: 'accept', content: { name: 'Ada' }, _meta: { [RELATED]: { taskId: created.taskId } } });
     // [V21]: the terminal status was pushed, without related-task _meta.
@@ -98,13 +102,13 @@ describe('receiver tasks served to an SDK McpServer', () => {
     expect((answer.notifications as Json[]).map((n) => n.status)).toEqual(['cancelled']);
     // A late answer changes nothing.
     held.calls[0]?.resolve(accept('too late'));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await flush();
     expect(tasks.receiver?.tasks()[0]?.status).toBe('cancelled');
   });
 
   it('runs 100 receiver tasks at once; tasks/list pages over them in creation order', async () => {
     const held = new HeldCallback();
-    const { tool, tasks } = await serverRig(register, { serve: { elicitation: held.callback } });
+    const { tool, tasks, requests } = await serverRig(register, { serve: { elicitation: held.callback } });
     const created = ((await tool('create', { method: 'elicitation/create', count: 100 })).created as Json[]).map((t) => String(t.taskId));
     expect(new Set(created).size).toBe(100);
     await until(() => held.calls.length === 100, 5_000, '100 callbacks');
@@ -115,7 +119,8 @@ describe('receiver tasks served to an SDK McpServer', () => {
     expect([...(listing.taskIds as string[])].sort()).toEqual([...created].sort());
     // tasks/result blocks until each is answered ([V16]).
     const results = tool('results', { taskIds: created });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => requests.filter((method) => method === 'tasks/result').length === 100, 5_000, '100 tasks/result sent');
+    await flush();
     for (const call of held.calls) call.resolve(accept(String(call.context.receiverTaskId)));
     const answers = (await within(results, 5_000, 'results')).results as Json[];
     expect(answers.map((a) => ((a.result as Json).content as Json).name)).toEqual(created);

@@ -49,7 +49,7 @@ export const sampled = (text: string): CreateMessageResult => ({ role: 'assistan
 
 /** A TaskClient serving receiver tasks, connected to the receiver test server in process. */
 export async function serverRig(register: (cleanup: () => Promise<void>) => void, options: TaskClientConnectOptions) {
-  const { server, notifications } = createReceiverTestServer();
+  const { server, notifications, requests } = createReceiverTestServer();
   const [clientSide, serverSide] = createLinkedPair();
   await server.connect(serverSide);
   const tasks = await TaskClient.connect(clientSide, { ...connectOptions(), ...options });
@@ -64,7 +64,7 @@ export async function serverRig(register: (cleanup: () => Promise<void>) => void
     const handle = await tasks.callToolAsTask(name, args);
     return answerOf(await handle.result());
   };
-  return { server, tasks, tool, notifications, errors };
+  return { server, tasks, tool, notifications, requests, errors };
 }
 
 /**
@@ -79,7 +79,12 @@ export async function peerRig(
   capabilities: Json = RECEIVER_CAPABILITIES,
 ) {
   const clock = new ManualClock();
-  const pair = await connectScripted({ now: clock.now, clientOptions: { capabilities: capabilities as Record<string, object> } });
+  // Its one tool, `job`, runs as a task (the tests make it create tasks with `creating`).
+  const pair = await connectScripted({
+    now: clock.now,
+    tools: [{ name: 'job', taskSupport: 'required' }],
+    clientOptions: { capabilities: capabilities as Record<string, object> },
+  });
   const tasks = new TaskClient(pair.client, { clock, ...taskOptions, serve });
   const errors: TaskError[] = [];
   tasks.on('error', (error) => errors.push(error));

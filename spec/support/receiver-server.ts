@@ -52,15 +52,22 @@ async function attempt(run: () => Promise<Json>): Promise<Json> {
 const text = (value: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }] });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The server; `notifications` collects every `notifications/tasks/status` the client sent. */
-export function createReceiverTestServer(): { server: McpServer; notifications: Json[] } {
+/**
+ * The server; `notifications` collects every `notifications/tasks/status` the client sent, and
+ * `requests` the method of every request the tools sent to the client, as they go out.
+ */
+export function createReceiverTestServer(): { server: McpServer; notifications: Json[]; requests: string[] } {
   const server = new McpServer({ name: 'receiver-test-server', version: '1.0.0' }, { capabilities: { tools: {} } });
   const notifications: Json[] = [];
+  const requests: string[] = [];
   server.server.fallbackNotificationHandler = async (notification) => {
     if (notification.method === 'notifications/tasks/status') notifications.push(notification.params as Json);
   };
   const sender = (extra: { sendRequest: (request: never, schema: never) => Promise<unknown> }): Send => {
-    return (request) => extra.sendRequest(request as never, anyResult as never) as Promise<Json>;
+    return (request) => {
+      requests.push(request.method);
+      return extra.sendRequest(request as never, anyResult as never) as Promise<Json>;
+    };
   };
   const method = z.enum(['elicitation/create', 'sampling/createMessage']);
 
@@ -134,7 +141,7 @@ export function createReceiverTestServer(): { server: McpServer; notifications: 
     return text({ results });
   });
 
-  return { server, notifications };
+  return { server, notifications, requests };
 }
 
 /** The JSON a tool of this server answered. */

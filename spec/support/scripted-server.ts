@@ -12,6 +12,10 @@
  *   throw `{code, message, data}` (see {@link rpcError}), return {@link NO_REPLY} (withhold; answer
  *   later with `ctx.reply` / `ctx.fail`, or never) or return {@link raw}(json) (sent verbatim).
  *   Unhandled methods get -32601.
+ * - Before any handler runs, the server asserts the request it holds (spec/support/request-checks.ts:
+ *   the schema of its params and what this server told the client before). A request that breaks
+ *   one is answered with -32602 and recorded in `violations` and spec/support/violations.ts, which
+ *   fails the test; a handler asserts what it expects in particular with {@link ScriptedServer.assertRequest}.
  * - `server.log` records every message received, with `server.now()` timestamps; `count(method)`,
  *   `counts()` and `params(method)` summarise it. `notify()` sends any notification at any time,
  *   `request()` sends a server->client request and resolves with the client's reply message.
@@ -19,7 +23,9 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { nothingTold, noteReply, requestProblem } from './request-checks.js';
 import { createLinkedPair, makeClient, type SpecClient, type SpecClientOptions } from './sdk.js';
+import { recordViolation } from './violations.js';
 
 export type Json = Record<string, unknown>;
 export type RequestId = string | number;
@@ -54,7 +60,14 @@ export interface ScriptedServerOptions {
   readonly now?: () => number;
   /** Task times in whole seconds, so createdAt == lastUpdatedAt is common (D4). */
   readonly wholeSeconds?: boolean;
+  /**
+   * Pass list cursors this server never gave on to the handler instead of refusing them ([R23]
+   * binds a requestor; a probe such as the doctor sends a made-up cursor on purpose). @default false
+   */
+  readonly madeUpCursors?: boolean;
 }
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const FULL_TASK_CAPS = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -127,6 +140,8 @@ export class ScriptedServer {
   readonly sent: Json[] = [];
   /** Ids of the requests this server has answered (e.g. to catch a late notifications/cancelled, [R27]). */
   readonly answered = new Set<RequestId>();
+  /** Requests refused by the checks (`method: why`); each one also fails the test. */
+  readonly violations: string[] = [];
   /** Called with every received message as it is logged, before any handling. */
   onReceive: ((entry: LoggedMessage) => void) | undefined;
   readonly tasks: TaskBoard;
@@ -134,6 +149,7 @@ export class ScriptedServer {
   private transport: Transport | undefined;
   private readonly handlers = new Map<string, Handler>();
   private readonly pending = new Map<RequestId, (reply: Json) => void>();
+  private readonly told = nothingTold();
   private nextId = 0;
 
   constructor(private readonly options: ScriptedServerOptions = {}) {
@@ -175,6 +191,29 @@ export class ScriptedServer {
     });
   }
 
+  /**
+   * The error a handler throws to refuse the request it holds: records `method: why` as a violation
+   * (which fails the test) and answers -32602.
+   */
+  refuse(method: string, why: string): RpcFailure & Error {
+    const what = `${method}: ${why}`;
+    this.violations.push(what);
+    recordViolation(what);
+    return rpcError(-32602, `scripted server: ${why}`);
+  }
+  /**
+   * Asserts that the request `params` of `method` carry `expected` (each key equal, compared as
+   * JSON); throws {@link ScriptedServer.refuse}'s error otherwise. For handlers that hold or answer
+   * one particular request: `server.assertRequest('tasks/result', params, { taskId: 'a' })`.
+   */
+  assertRequest(method: string, params: Json, expected: Json): void {
+    for (const [key, value] of Object.entries(expected)) {
+      if (JSON.stringify(params[key]) !== JSON.stringify(value)) {
+        throw this.refuse(method, `${key} is ${JSON.stringify(params[key])}, expected ${JSON.stringify(value)}`);
+      }
+    }
+  }
+
   /** Messages received for `method` (requests and notifications). */
   received(method: string): LoggedMessage[] { return this.log.filter((entry) => entry.method === method); }
   /** The params of every received `method` message. */
@@ -206,11 +245,14 @@ export class ScriptedServer {
       if (done) return;
       done = true;
       this.answered.add(id);
+      if ('result' in body) noteReply(this.told, method, body.result);
       this.send({ jsonrpc: '2.0', id, ...body });
     };
     const fail = (error: RpcFailure): void => answer({ error: { code: error.code, message: error.message, data: error.data } });
     const ctx: HandlerContext = { id, method, server: this, reply: (result) => answer({ result }), fail };
     try {
+      const problem = requestProblem(method, params, this.told, { madeUpCursors: this.options.madeUpCursors === true });
+      if (problem !== undefined) throw this.refuse(method, problem);
       const handler = this.handlers.get(method) ?? this.builtin(method);
       if (handler === undefined) return fail(rpcError(-32601, `Method not found: ${method}`));
       const result = await handler(params, ctx);
@@ -276,9 +318,12 @@ export async function connectScripted(
   };
 }
 
-/** Every tools/call creates a task on the board with `init`. */
+/** Every tools/call creates a task on the board with `init`; a call that asked for no task is refused ([V14]). */
 export function creating(server: ScriptedServer, init: Json = {}): void {
-  server.on('tools/call', () => server.tasks.createResult(init));
+  server.on('tools/call', (params) => {
+    if (!isObject(params.task)) throw server.refuse('tools/call', 'a call answered with a task asked for none ([V14])');
+    return server.tasks.createResult(init);
+  });
 }
 
 /** Gaps between consecutive received `method` requests, in clock ms, starting from `start`. */

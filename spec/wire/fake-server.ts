@@ -2,9 +2,12 @@
  * The fake wire's server (a tiny task board answering plain-object requests) and the wire factory
  * for {@link FakeWire}. Requests carry no JSON-RPC: each answer is a value the wire decodes, or a
  * refusal with a reason. Refusals use codes of their own (404, 409, 405), so a wire that read
- * JSON-RPC codes to classify them would fail the contract.
+ * JSON-RPC codes to classify them would fail the contract. Each request is checked first (a call
+ * names its tool, the others their task); one that is not is refused and fails the test
+ * (spec/support/violations.ts).
  */
 import { FakeWire, type FakeForm } from './fake-wire.js';
+import { recordViolation } from '../support/violations.js';
 import { FaultQueue } from './faults.js';
 import { ManualTimers, type CancelNotice, type FinalPayload, type Json, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
 
@@ -28,6 +31,17 @@ export interface FakeConnection {
 type CallPlan = { kind: 'task'; fields: TaskFields & { taskId: string } } | { kind: 'immediate'; result: Json };
 
 const TERMINAL: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
+
+/** What a request of `op` must carry: a tool name (and arguments, if any, as an object), or a task id. */
+function requestProblem(op: WireOp, input: Json): string | undefined {
+  if (op === 'call') {
+    if (typeof input.name !== 'string' || input.name === '') return 'no tool name';
+    const args = input.arguments;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return 'arguments is not an object';
+    return undefined;
+  }
+  return typeof input.taskId === 'string' && input.taskId !== '' ? undefined : 'no taskId';
+}
 
 /** A tiny task server for {@link FakeWire}. */
 export class FakeTaskServer {
@@ -59,6 +73,13 @@ export class FakeTaskServer {
   /** Serves one request; the answer may never come (a withheld reply). */
   async receive(requestId: number, op: WireOp, input: Json): Promise<FakeAnswer> {
     this.received.push({ op, input });
+    const problem = requestProblem(op, input);
+    if (problem !== undefined) {
+      // Asserted before anything answers: a refusal the wire sees, and a failure of the test.
+      recordViolation(`${op}: ${problem}`);
+      this.answered.add(requestId);
+      return { refusal: { reason: 'internal', code: 400, message: `fake server: ${problem}` } };
+    }
     const answer = await this.answer(op, input);
     this.answered.add(requestId);
     return answer;

@@ -5,7 +5,9 @@
  * `resolveWire` picks for the connection, which must be {@link Wire2025}.
  *
  * The scripted server keeps its usual task board; the driver puts one-shot overrides in front of
- * `tools/call` and `tasks/get|result|cancel`, and reads [R27] notices off the server's log.
+ * `tools/call` and `tasks/get|result|cancel`, and reads [R27] notices off the server's log. The
+ * server asserts every request before it answers (spec/support/request-checks.ts), and a planned
+ * task only answers a call that asked for one: a refusal fails the test (spec/support/violations.ts).
  */
 import { Client as V2Client, InMemoryTransport as V2InMemoryTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -92,9 +94,12 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
 
     server.on(
       'tools/call',
-      scripted('call', () => {
+      scripted('call', (params) => {
         const plan = plans.shift() ?? { kind: 'task', init: {} };
-        return plan.kind === 'task' ? board.createResult(plan.init) : plan.result;
+        if (plan.kind === 'immediate') return plan.result;
+        // A task is the answer only to a call that asked for one ([V14]).
+        if (typeof params.task !== 'object' || params.task === null) throw server.refuse('tools/call', 'the driver planned a task, the call asked for none ([V14])');
+        return board.createResult(plan.init);
       }),
     );
     for (const op of ['get', 'payload', 'cancel'] as const) {

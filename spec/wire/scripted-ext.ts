@@ -20,6 +20,11 @@
  *   that end a `subscriptions/listen` are how a subscription ends on this transport, not [R27]
  *   notices, and are left out).
  *
+ * The server's own methods check their requests (era, `_meta`, `taskId`); the driver's `tools/call`
+ * checks the name and arguments and makes a task only of a call that declared the extension, and
+ * a `tasks/result` (absent from this wire) is refused: each refusal fails the test
+ * (spec/support/violations.ts).
+ *
  * Replies carry `resultType` as the 2026 core requires (a plain tool result, and a completed task's
  * result, say `"complete"`).
  */
@@ -27,8 +32,8 @@ import { Client } from '@modelcontextprotocol/client';
 import { openPort, resolveWire } from '../../lib/internal.js';
 import {
   connectInMemory,
+  ErrorCode,
   ExtServer,
-  NO_REPLY,
   raw,
   rpcError,
   type Handler,
@@ -36,6 +41,7 @@ import {
   type RequestId,
 } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
+import { recordViolation } from '../support/violations.js';
 import { FaultQueue, withFaults } from './faults.js';
 import { ManualTimers, type CancelNotice, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
 
@@ -87,13 +93,27 @@ export function scriptedExt(): WireFactory {
         fail: (error) => rpcError(error.code, error.message, error.data),
       });
 
+    /** Refuses a request the driver did not expect: recorded (the test fails) and answered with `code`. */
+    const refuse = (method: string, why: string, code: number = ErrorCode.InvalidParams): Error => {
+      recordViolation(`${method}: ${why}`);
+      return rpcError(code, `scripted server: ${why}`);
+    };
+    const checkCall = (params: Json): void => {
+      if (typeof params.name !== 'string' || params.name === '') throw refuse('tools/call', 'no tool name');
+      if (params.arguments !== undefined && (typeof params.arguments !== 'object' || params.arguments === null || Array.isArray(params.arguments))) {
+        throw refuse('tools/call', 'arguments is not an object');
+      }
+    };
+
     // tools/call: the server decides ([E2]), here as the driver planned it.
     server.on(
       'tools/call',
-      scripted('call', (_params, ctx) => {
+      scripted('call', (params, ctx) => {
+        checkCall(params);
         const plan = plans.shift() ?? { kind: 'task', fields: { taskId: `wire-task-${++seq}` } };
         if (plan.kind === 'immediate') return { resultType: 'complete', ...plan.result };
-        if (!ctx.declared) throw new Error('the wire asked for no task, but the driver planned one');
+        // The extension makes a task only of a request that declared it ([E2]).
+        if (!ctx.declared) throw refuse('tools/call', 'the driver planned a task, the call did not declare the extension');
         const { taskId, ttl, pollInterval, statusMessage, createdAt, lastUpdatedAt } = plan.fields;
         nextTaskId = taskId;
         const task: Json = {
@@ -116,8 +136,10 @@ export function scriptedExt(): WireFactory {
       if (normal === undefined) throw new Error(`the extension server has no ${METHODS[op]} handler`);
       server.on(METHODS[op], scripted(op, normal));
     }
-    // No tasks/result on this wire: a request for it would be a bug of the wire.
-    server.on('tasks/result', () => NO_REPLY);
+    // No tasks/result on this wire: a request for it is a bug of the wire, refused as unknown.
+    server.on('tasks/result', () => {
+      throw refuse('tasks/result', 'the extension has no tasks/result', ErrorCode.MethodNotFound);
+    });
 
     const connection = await connectInMemory(server);
     const client = new Client({ name: 'wire-contract', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });

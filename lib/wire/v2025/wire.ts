@@ -29,15 +29,12 @@ import { MISSING_EXTENSION_CODES } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import { decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
 import { serveSideChannelInput } from './input.js';
+import { isObject } from '../../util/json.js';
 
 const INVALID_PARAMS = -32602;
 
 /** Methods about one task: a -32602 there means the server does not know it ([V26]). */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel']);
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A {@link TaskWire} for protocol revision 2025-11-25. */
 export class Wire2025 implements TaskWire {
