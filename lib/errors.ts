@@ -129,8 +129,8 @@ const REMOTE_FATE: Record<RemoteCancelOutcome, string> = {
 };
 
 /** A short phrase for error messages saying what became of the remote task. */
-export function describeRemoteCancel(outcome: RemoteCancelOutcome): string {
-  return REMOTE_FATE[outcome];
+export function describeRemoteCancel(fate: RemoteCancelOutcome): string {
+  return REMOTE_FATE[fate];
 }
 
 /**

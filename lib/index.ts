@@ -55,7 +55,7 @@ export type {
   UpdatesOptions,
   WireKind,
 } from './api/index.js';
-export { consoleLogger } from './facade/logger.js';
+export { consoleLogger } from './facade/events/logger.js';
 export {
   isTerminalStatus,
   type AudioContent,

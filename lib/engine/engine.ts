@@ -1,9 +1,9 @@
 /**
  * The task engine: observation, scheduling and state for every task of one client. It merges
  * pushed snapshots with polls, decides when to poll, pauses while the connection is lost and
- * resumes after, and settles each {@link TaskRecord}. It speaks to the server only through a
+ * goes on once reconnected, and settles each {@link TaskRecord}. It speaks to the server only through a
  * {@link TaskWire} and knows nothing of any wire format. The poll loop lives in `poll.ts`, fetching
- * the final payload in `outcome.ts`, cancelling and giving up in `stop.ts`.
+ * the final payload in `payload.ts`, cancelling and giving up in `cancel.ts`.
  */
 import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
@@ -13,7 +13,7 @@ import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
 import { deliverAnswers, offerInput, resendKept } from './input-delivery.js';
 import { Pause } from './pause.js';
-import { vanished } from './outcome.js';
+import { vanished } from './payload.js';
 import { awaitsPayloadRead, delay, ensurePoll, firstPoll, observedFresh, pollTimerFired, react, readNow, readSoon, readTask, type PollEngine } from './poll.js';
 import { TaskRecord } from './record.js';
 import { TRACKING_STOPPED, type Settlement } from './record-extras.js';
@@ -22,7 +22,7 @@ import { Scheduler } from '../util/scheduler.js';
 import { TtlWatch } from './ttl-watch.js';
 import type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 import { armDeadline, deadlinePassed, type Deadline, type DeadlineEngine } from './deadline.js';
-import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './stop.js';
+import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './cancel.js';
 import type { TaskView } from './task-view.js';
 
 export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
@@ -64,7 +64,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       config,
       scheduler: this.scheduler,
       isPaused: () => this.pauseState.paused,
-      whenResumed: (signal) => this.whenResumed(signal),
+      whenReconnected: (signal) => this.whenReconnected(signal),
       classify: (error) => this.classify(error),
       report: (error, record) => this.report(error, record),
       sessionLost: () => this.events.sessionLost(this.wireRef),
@@ -173,7 +173,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     );
     this.records.set(task.taskId, record);
     if (options.instrument !== undefined) record.instrumented(options.instrument);
-    if (snapshot.outcome !== undefined && record.terminal) record.payloadRode(snapshot.outcome);
+    if (snapshot.payload !== undefined && record.terminal) record.payloadRode(snapshot.payload);
     for (const early of this.early.take(task.taskId)) {
       record.notificationArrived();
       this.observe(record, early, 'notification');
@@ -228,13 +228,13 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     const previous = record.task;
     const wasProvisional = record.provisional;
     const verdict = record.observed(task, this.stopping.get(record)?.holdStream ?? false);
-    // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known. A
+    // A payload riding on a terminal snapshot ([E3]) is the task's; never replaced once known. A
     // terminal task told without it (a terse notification) takes it from the next read even when
     // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
-    const payload = snapshot.outcome;
+    const payload = snapshot.payload;
     const tookPayload =
       payload !== undefined &&
-      record.outcome === undefined &&
+      record.payload === undefined &&
       isTerminalStatus(task.status) &&
       (verdict !== 'stale' || record.terminal);
     if (tookPayload) {
@@ -364,7 +364,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     return this.pauseState.paused;
   }
 
-  /** The connection is lost: stop polling until {@link TaskEngine.resume}. */
+  /** The connection is lost: stop polling until {@link TaskEngine.reconnected}. */
   pause(): void {
     this.pauseState.pause();
   }
@@ -373,7 +373,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
    * The connection is back (possibly over a new `wire`): every unsettled record is read again at
    * once, and waiting retries go on.
    */
-  resume(wire: TaskWire = this.wireRef): void {
+  reconnected(wire: TaskWire = this.wireRef): void {
     // Requests still open on an old connection stay there (a server may tie pending input to
     // them); if they fail after the switch, they are sent again over the new one.
     if (wire !== this.wireRef) {
@@ -386,7 +386,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       }
     }
     this.wireRef = wire;
-    if (!this.pauseState.resume()) return;
+    if (!this.pauseState.unpause()) return;
     const now = this.config.clock.now();
     for (const record of this.records.values()) {
       if (!record.active) continue;
@@ -397,8 +397,8 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
   }
 
   /** Resolves when the connection is back; rejects with the signal's reason if it aborts first. */
-  whenResumed(signal: AbortSignal): Promise<void> {
-    return this.pauseState.whenResumed(signal);
+  whenReconnected(signal: AbortSignal): Promise<void> {
+    return this.pauseState.whenUnpaused(signal);
   }
 
   /**
@@ -409,12 +409,12 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     this.settle(own(view), { ok: false, error });
   }
 
-  /** Cancels a task with `tasks/cancel`, after a last look (see `cancelTask` in `stop.ts`). */
+  /** Cancels a task with `tasks/cancel`, after a last look (see `cancelTask` in `cancel.ts`). */
   cancel(view: TaskView): Promise<Task> {
     return cancelTask(this, own(view));
   }
 
-  /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `stop.ts`). */
+  /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `cancel.ts`). */
   giveUp(view: TaskView, how: GiveUp): Promise<GiveUpResult> {
     return giveUp(this, own(view), how);
   }

@@ -50,7 +50,7 @@ export interface RequestHost {
   readonly config: EngineConfig;
   readonly scheduler: Scheduler;
   isPaused(): boolean;
-  whenResumed(signal: AbortSignal): Promise<void>;
+  whenReconnected(signal: AbortSignal): Promise<void>;
   classify(error: unknown): ErrorClass;
   report(error: unknown, record: TaskRecord | undefined): void;
   /** A request found the server's session gone (an HTTP server restarted). */
@@ -144,7 +144,7 @@ export class Requests {
       random: c.random,
       now: () => c.clock.now(),
       signal,
-      ...(background ? { weak: true } : { pause: { isPaused: () => this.host.isPaused(), whenResumed: () => this.host.whenResumed(signal()) } }),
+      ...(background ? { weak: true } : { pause: { isPaused: () => this.host.isPaused(), whenUnpaused: () => this.host.whenReconnected(signal()) } }),
       onRetry: (error) => {
         record?.retried();
         if (!background || record?.settlement === undefined) this.host.report(error, record);

@@ -3,7 +3,7 @@
  * `client.request(...)` in both SDK majors), not the library's, of the kinds a server may ask
  * questions during: which of them are still open. An input request that names no task may belong
  * to one of them, so the library must not hand it to a task's call on a guess
- * (facade/untagged.ts). The library's own requests never go through `client.request`.
+ * (facade/input/untagged.ts). The library's own requests never go through `client.request`.
  */
 
 /** The methods during which a server may send an elicitation or sampling request of its own. */

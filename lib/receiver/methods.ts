@@ -52,15 +52,15 @@ export function getTask(host: MethodHost, params: JsonObject): JsonObject {
 
 /** What `tasks/result` answers for a terminal task. */
 function payload(task: ReceiverTask): JsonObject {
-  const outcome = task.outcome;
-  if (outcome === undefined) {
+  const ended = task.payload;
+  if (ended === undefined) {
     // [A2]: a cancelled request has no result; answer with an error, as SDK receivers do.
     const why = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;
     throw rpcFailure(INTERNAL_ERROR, `The task was cancelled${why}`);
   }
-  if (!outcome.ok) throw Object.assign(new Error(outcome.error.message), outcome.error);
-  const meta = isObject(outcome.result._meta) ? outcome.result._meta : {};
-  return { ...outcome.result, _meta: { ...meta, [RELATED_TASK_KEY]: { taskId: task.taskId } } };
+  if (!ended.ok) throw Object.assign(new Error(ended.error.message), ended.error);
+  const meta = isObject(ended.result._meta) ? ended.result._meta : {};
+  return { ...ended.result, _meta: { ...meta, [RELATED_TASK_KEY]: { taskId: task.taskId } } };
 }
 
 /**

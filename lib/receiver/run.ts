@@ -1,12 +1,12 @@
 /**
- * Runs a receiver task's callback and turns what it does into the task's outcome: a result of the
- * right shape completes the task; a throw, or a result of the wrong shape, fails it with the
- * JSON-RPC error the request itself would have answered ([V17], [V18]). A callback that throws
+ * Runs a receiver task's callback and turns what it does into the task's final payload: a result
+ * of the right shape completes the task; a throw, or a result of the wrong shape, fails it with
+ * the JSON-RPC error the request itself would have answered ([V17], [V18]). A callback that throws
  * `{ code, message }` chooses that error; any other throw is a -32603.
  *
  * Nothing the callback hands back is trusted to behave: a thrown value or a result may be a
  * null-prototype object, a symbol, a proxy, or have getters that throw. Every read of it happens
- * here, inside a try, and the result is kept as its JSON copy, so the task's outcome is exactly
+ * here, inside a try, and the result is kept as its JSON copy, so the task's payload is exactly
  * what `tasks/result` sends later ([V15], [V17]) and a result that cannot be sent as JSON (a
  * bigint, a cycle) fails the task instead of completing it with an answer that never arrives.
  */

@@ -209,9 +209,9 @@ export class ReceiverSession implements MethodHost {
 
   /** Moves a task to a terminal status, aborts its callback, tells the server and emits the events. */
   private end(task: ReceiverTask, status: TaskStatus, statusMessage: string | undefined, ending: Ending): void {
-    const outcome =
+    const payload =
       ending.kind === 'completed' ? { ok: true as const, result: ending.result } : ending.kind === 'failed' ? { ok: false as const, error: ending.error } : undefined;
-    if (!this.store.move(task, status, statusMessage, outcome)) return;
+    if (!this.store.move(task, status, statusMessage, payload)) return;
     task.error = endingError(task, ending, this.pollIntervalMs);
     // The answer is no longer wanted: the callback's signal fires (not after it answered).
     if (ending.kind !== 'completed' && ending.kind !== 'failed') task.controller.abort(task.error);

@@ -1,5 +1,5 @@
 /**
- * lib/facade/early-input.ts on its own: an input request that overtakes its task's
+ * lib/facade/input/early.ts on its own: an input request that overtakes its task's
  * `CreateTaskResult` waits, and each wait ends (its bound passed, the task tracked, the creations
  * over, the client closed) leaving no timer and no entry behind (reliability review, item 17), and
  * says how the request goes on. Time is a ManualClock; the client-level behaviour is in
@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Scheduler } from '../../lib/internal.js';
-import { EARLY_INPUT_WAIT_MS, EarlyInput, PortCreations } from '../../lib/facade/early-input.js';
+import { EARLY_INPUT_WAIT_MS, EarlyInput, PortCreations } from '../../lib/facade/input/early.js';
 import { ManualClock, within } from '../helpers.js';
 
 describe('early input requests leave nothing behind', () => {

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskAbortError, TaskClient, type InputContext } from '../../lib/index.js';
-import { EARLY_INPUT_WAIT_MS } from '../../lib/facade/early-input.js';
+import { EARLY_INPUT_WAIT_MS } from '../../lib/facade/input/early.js';
 import { ManualClock, flush, rejection, within } from '../helpers.js';
 import { NO_REPLY, connectScripted, creating, type Json } from '../support/scripted-server.js';
 

@@ -50,10 +50,10 @@ export function describeFaultContract(rig: Rig): void {
       expect(await failureClass(d, d.wire.cancelTask(id, d.options()))).toBe('vanished');
       if (d.wire.features().payloadFetch) {
         // A wire that can tell an unknown task from a task's own error rejects as vanished. One that
-        // cannot (2025-11-25: -32602 is both, [V26], [V17]) answers an error outcome marked `gone`,
+        // cannot (2025-11-25: -32602 is both, [V26], [V17]) answers an error payload marked `gone`,
         // which classifies as vanished; the engine then decides by the status it saw.
-        const fetched = d.wire.getOutcome(id, d.options()).then(
-          (outcome) => (outcome.kind === 'error' ? d.wire.classify(outcome.gone) : outcome.kind),
+        const fetched = d.wire.getPayload(id, d.options()).then(
+          (payload) => (payload.kind === 'error' ? d.wire.classify(payload.gone) : payload.kind),
           (error: unknown) => d.wire.classify(error),
         );
         expect(await fetched).toBe('vanished');

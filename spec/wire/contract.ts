@@ -129,14 +129,14 @@ function describeDataContract(rig: Rig): void {
       expect((await d.wire.getTask(id, d.options())).task).toMatchObject({ taskId: id, status: 'completed', statusMessage: 'all good' });
     });
 
-    deviable(rig, 'result-type-kept', 'carries the outcome on a terminal snapshot exactly when the payload is not fetched', async () => {
+    deviable(rig, 'result-type-kept', 'carries the final payload on a terminal snapshot exactly when it is not fetched', async () => {
       const d = rig.driver;
       const { id } = await startTask(d);
-      expect((await d.wire.getTask(id, d.options())).outcome, 'no outcome while working').toBeUndefined();
+      expect((await d.wire.getTask(id, d.options())).payload, 'no payload while working').toBeUndefined();
       d.finish(id, 'completed', { kind: 'result', result: text('done') });
       const snapshot = await d.wire.getTask(id, d.options());
-      if (d.wire.features().payloadFetch) expect(snapshot.outcome).toBeUndefined();
-      else expect(snapshot.outcome).toEqual({ kind: 'result', result: text('done'), tagged: true });
+      if (d.wire.features().payloadFetch) expect(snapshot.payload).toBeUndefined();
+      else expect(snapshot.payload).toEqual({ kind: 'result', result: text('done'), tagged: true });
     });
 
     it('rejects a reply about another task as a TaskProtocolError', async () => {
@@ -151,8 +151,8 @@ function describeDataContract(rig: Rig): void {
       }
       if (features.payloadFetch) {
         d.finish(id, 'completed', { kind: 'result', result: text('done') });
-        d.otherTaskNext('outcome');
-        await expect(d.wire.getOutcome(id, d.options())).rejects.toBeInstanceOf(TaskProtocolError);
+        d.otherTaskNext('payload');
+        await expect(d.wire.getPayload(id, d.options())).rejects.toBeInstanceOf(TaskProtocolError);
       }
     });
   });
@@ -206,10 +206,10 @@ function describeDataContract(rig: Rig): void {
       const d = rig.driver;
       const { id } = await startTask(d);
       if (!d.wire.features().payloadFetch) {
-        expect((await d.wire.getTask(id, d.options())).outcome).toBeUndefined();
+        expect((await d.wire.getTask(id, d.options())).payload).toBeUndefined();
         return;
       }
-      const fetch = track(d.wire.getOutcome(id, d.options()));
+      const fetch = track(d.wire.getPayload(id, d.options()));
       await flush();
       expect(fetch.settled, 'the payload fetch blocks while the task works').toBe(false);
       d.finish(id, 'completed', { kind: 'result', result: text('late') });
@@ -236,11 +236,11 @@ function describeDataContract(rig: Rig): void {
       const { id } = await startTask(d);
       d.finish(id, 'completed', { kind: 'result', result: text('done') });
       const attempt = d.wire.cancelTask(id, d.options());
-      const outcome = await attempt.then(
+      const answer = await attempt.then(
         (reply) => reply.kind,
         (error: unknown) => d.wire.classify(error),
       );
-      expect(['ack', 'vanished']).toContain(outcome);
+      expect(['ack', 'vanished']).toContain(answer);
     });
   });
 }

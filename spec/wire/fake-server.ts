@@ -182,7 +182,7 @@ export class FakeTaskServer {
       case 'other': {
         if (op === 'call' || (op === 'cancel' && this.form === 'inline')) break;
         const other = `${taskId}-other`;
-        if (op === 'outcome') return { value: { taskId: other, payload: { kind: 'result', result: { content: [] } } } };
+        if (op === 'payload') return { value: { taskId: other, payload: { kind: 'result', result: { content: [] } } } };
         return { value: { task: { ...this.snapshot(taskId), taskId: other, ...(op === 'cancel' ? { status: 'cancelled' } : {}) } } };
       }
     }
@@ -195,7 +195,7 @@ export class FakeTaskServer {
         return { task: { status: 'working' } };
       case 'get':
         return { task: { taskId, status: 'paused' } };
-      case 'outcome':
+      case 'payload':
         return { taskId, payload: 'nope' };
       case 'cancel':
         return this.form === 'fetch' ? { task: { taskId } } : { cancelled: 'maybe' };
@@ -213,9 +213,9 @@ export class FakeTaskServer {
     if (op === 'get') {
       const payload = this.payloads.get(taskId);
       const inline = this.form === 'inline' && terminal && payload !== undefined;
-      return { value: inline ? { task: this.snapshot(taskId), outcome: payload } : { task: this.snapshot(taskId) } };
+      return { value: inline ? { task: this.snapshot(taskId), payload } : { task: this.snapshot(taskId) } };
     }
-    if (op === 'outcome') {
+    if (op === 'payload') {
       if (this.form === 'inline') return { refusal: { reason: 'internal', code: 405, message: 'no such operation' } };
       if (!terminal) await new Promise<void>((resolve) => this.waiters.set(taskId, [...(this.waiters.get(taskId) ?? []), resolve]));
       const payload = this.payloads.get(taskId);

@@ -17,9 +17,9 @@ import type {
   CancelReply,
   ErrorClass,
   InputKind,
-  StartOutcome,
+  StartReply,
   StartToolCall,
-  TaskOutcome,
+  TaskPayload,
   TaskPage,
   TaskWire,
   ToolPage,
@@ -69,7 +69,7 @@ function decodeTask(value: unknown, op: WireOp | 'push'): Task {
   return task;
 }
 
-function decodePayload(value: unknown, op: WireOp, taskId: string): TaskOutcome {
+function decodePayload(value: unknown, op: WireOp, taskId: string): TaskPayload {
   if (isJson(value) && value.kind === 'result' && isJson(value.result)) {
     const content = value.result.content ?? [];
     if (!Array.isArray(content)) throw bad(op, 'content is not a list', taskId);
@@ -161,9 +161,9 @@ export class FakeWire implements TaskWire {
     return Promise.resolve({ tools: [] });
   }
 
-  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome> {
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
     const input: Json = { name: call.name, arguments: call.arguments, task: call.task !== undefined };
-    return this.request('call', input, options, undefined, (value): StartOutcome => {
+    return this.request('call', input, options, undefined, (value): StartReply => {
       if (isJson(value) && value.task !== undefined) return { kind: 'task', snapshot: { task: decodeTask(value.task, 'call') } };
       if (isJson(value) && isJson(value.result) && Array.isArray(value.result.content)) {
         return { kind: 'immediate', result: { ...value.result, content: value.result.content } };
@@ -175,16 +175,16 @@ export class FakeWire implements TaskWire {
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
     return this.request('get', { taskId }, options, taskId, (value): WireSnapshot => {
       const task = sameTask(decodeTask(isJson(value) ? value.task : undefined, 'get'), taskId, 'get');
-      if (!isJson(value) || value.outcome === undefined) return { task };
-      return { task, outcome: decodePayload(value.outcome, 'get', taskId) };
+      if (!isJson(value) || value.payload === undefined) return { task };
+      return { task, payload: decodePayload(value.payload, 'get', taskId) };
     });
   }
 
-  getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
+  getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload> {
     if (this.form === 'inline') return Promise.reject(new TypeError('The inline form carries the payload on the terminal snapshot'));
-    return this.request('outcome', { taskId }, options, taskId, (value) => {
-      if (!isJson(value) || value.taskId !== taskId) throw bad('outcome', 'the reply names another task', taskId);
-      return decodePayload(value.payload, 'outcome', taskId);
+    return this.request('payload', { taskId }, options, taskId, (value) => {
+      if (!isJson(value) || value.taskId !== taskId) throw bad('payload', 'the reply names another task', taskId);
+      return decodePayload(value.payload, 'payload', taskId);
     });
   }
 

@@ -20,7 +20,7 @@ import { ManualTimers, type CancelNotice, type Json, type TaskFields, type WireD
 const METHODS: Readonly<Record<WireOp, string>> = {
   call: 'tools/call',
   get: 'tasks/get',
-  outcome: 'tasks/result',
+  payload: 'tasks/result',
   cancel: 'tasks/cancel',
 };
 
@@ -32,7 +32,7 @@ type CallPlan = { kind: 'task'; init: Json } | { kind: 'immediate'; result: Json
 const MALFORMED: Readonly<Record<WireOp, (params: Json) => Json>> = {
   call: () => ({ task: { status: 'working' } }),
   get: (p) => ({ taskId: p.taskId, status: 'paused', createdAt: '', lastUpdatedAt: '', ttl: null }),
-  outcome: () => ({ content: 'not a list' }),
+  payload: () => ({ content: 'not a list' }),
   cancel: (p) => ({ taskId: p.taskId, status: 42 }),
 };
 
@@ -82,7 +82,7 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
     const OTHER: Readonly<Record<Exclude<WireOp, 'call'>, (params: Json) => Json>> = {
       get: other,
       cancel: (p) => ({ ...other(p), status: 'cancelled' }),
-      outcome: (p) => ({ _meta: { [RELATED_TASK]: { taskId: `${String(p.taskId)}-other` } }, content: [] }),
+      payload: (p) => ({ _meta: { [RELATED_TASK]: { taskId: `${String(p.taskId)}-other` } }, content: [] }),
     };
 
     const scripted = (op: WireOp, normal: Handler): Handler =>
@@ -102,7 +102,7 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
         return board.createResult(plan.init);
       }),
     );
-    for (const op of ['get', 'outcome', 'cancel'] as const) {
+    for (const op of ['get', 'payload', 'cancel'] as const) {
       const normal = board.handlers[METHODS[op]];
       if (normal === undefined) throw new Error(`the scripted server has no ${METHODS[op]} handler`);
       server.on(METHODS[op], scripted(op, normal));

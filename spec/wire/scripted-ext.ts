@@ -8,7 +8,7 @@
  * - `createOnNextCall` makes the server decide for a task: the next `tools/call` creates one in the
  *   server's task store (it moves only when the driver moves it) and answers the flat
  *   `CreateTaskResult` with the fields asked for (`null` leaves `ttlMs` / `pollIntervalMs` out);
- * - `finish` stores the outcome the terminal `tasks/get` carries ([E3]): a result (`completed`), or
+ * - `finish` stores the final payload the terminal `tasks/get` carries ([E3]): a result (`completed`), or
  *   a JSON-RPC error (`failed`). A task "failed with a result" does not exist on this wire ([E15]:
  *   a tool-level failure ends `completed` with the result), so it is stored that way;
  * - `push` sends `notifications/tasks` with the task's full snapshot; the server's own pushes are
@@ -48,7 +48,7 @@ import { ManualTimers, type CancelNotice, type TaskFields, type WireDriver, type
 const METHODS: Readonly<Record<WireOp, string>> = {
   call: 'tools/call',
   get: 'tasks/get',
-  outcome: 'tasks/result',
+  payload: 'tasks/result',
   cancel: 'tasks/cancel',
 };
 
@@ -58,7 +58,7 @@ type CallPlan = { kind: 'task'; fields: TaskFields & { taskId: string } } | { ki
 const MALFORMED: Readonly<Record<WireOp, (params: Json, id: RequestId) => unknown>> = {
   call: () => ({ resultType: 'task', status: 'working' }),
   get: (p) => ({ resultType: 'complete', taskId: p.taskId, status: 'paused', createdAt: '', lastUpdatedAt: '', ttlMs: null }),
-  outcome: () => ({ content: 'not a list' }),
+  payload: () => ({ content: 'not a list' }),
   cancel: (_p, id) => raw({ jsonrpc: '2.0', id, result: 42 }),
 };
 

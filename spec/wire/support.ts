@@ -8,14 +8,14 @@
  */
 import { expect, it } from 'vitest';
 import { TaskProtocolError, TaskRpcError, type Task } from '../../lib/index.js';
-import type { ErrorClass, TaskOutcome, TaskWire, Timers, WireRequestOptions } from '../../lib/internal.js';
+import type { ErrorClass, TaskPayload, TaskWire, Timers, WireRequestOptions } from '../../lib/internal.js';
 import { flush, rejection } from '../helpers.js';
 
 /** A JSON object. */
 export type Json = Record<string, unknown>;
 
 /** The operations a driver can script replies for: a tool call, reading a task, fetching its payload, cancelling it. */
-export type WireOp = 'call' | 'get' | 'outcome' | 'cancel';
+export type WireOp = 'call' | 'get' | 'payload' | 'cancel';
 
 /**
  * The task fields a server reports when it creates a task. Every field is optional; `null` for
@@ -233,10 +233,10 @@ export async function startTask(d: WireDriver, fields: TaskFields = {}): Promise
   return { id, task: start.snapshot.task };
 }
 
-/** The final payload the seam promises: `getOutcome` when fetched, else the terminal snapshot's. */
-export async function finalPayload(d: WireDriver, taskId: string): Promise<TaskOutcome | undefined> {
-  if (d.wire.features().payloadFetch) return d.wire.getOutcome(taskId, d.options());
-  return (await d.wire.getTask(taskId, d.options())).outcome;
+/** The final payload the seam promises: `getPayload` when fetched, else the terminal snapshot's. */
+export async function finalPayload(d: WireDriver, taskId: string): Promise<TaskPayload | undefined> {
+  if (d.wire.features().payloadFetch) return d.wire.getPayload(taskId, d.options());
+  return (await d.wire.getTask(taskId, d.options())).payload;
 }
 
 /** Awaits the failure of `promise`, checks it is a wire error, and returns how the wire classifies it. */

@@ -7,7 +7,7 @@
  */
 import type { CallToolResult, JsonObject } from '../../types.js';
 import { decodeCallToolResult, decodeTaskFields, isObject, malformed } from '../decode.js';
-import type { InlineInput, InputKind, StartOutcome, WireSnapshot } from '../wire.js';
+import type { InlineInput, InputKind, StartReply, WireSnapshot } from '../wire.js';
 
 const FIELDS = { ttl: 'ttlMs', pollInterval: 'pollIntervalMs' } as const;
 
@@ -64,7 +64,7 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
       if (terse) return { task };
       throw malformed(method, 'a completed task carries no result', task.taskId);
     }
-    return { task, outcome: { kind: 'result', result: toolResult(body.result, method, task.taskId), tagged: true } };
+    return { task, payload: { kind: 'result', result: toolResult(body.result, method, task.taskId), tagged: true } };
   }
   if (task.status === 'failed') {
     const error = body.error;
@@ -75,7 +75,7 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
     }
     return {
       task,
-      outcome: { kind: 'error', error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } },
+      payload: { kind: 'error', error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } },
     };
   }
   // Left out (a terse notification) is not the same as none: the engine then reads the task.
@@ -111,7 +111,7 @@ export function decodeAck(value: unknown, method: string, taskId: string): void 
  * result (`"complete"`, or no `resultType`).
  * @throws TaskProtocolError for anything else, or a task offered to a request that did not opt in ([E2]).
  */
-export function decodeExtStart(value: unknown, optedIn: boolean): StartOutcome {
+export function decodeExtStart(value: unknown, optedIn: boolean): StartReply {
   const method = 'tools/call';
   if (!isObject(value)) throw malformed(method, 'result is not an object');
   const type = value.resultType;

@@ -3,7 +3,7 @@
  * the modern era. The server decides which calls become tasks ([E2]); the client opts in per
  * request by declaring the extension in the request's `_meta` capabilities, rebuilt in full each
  * time ([E1]), on `tools/call` and on every `tasks/*` request, never at the `Client` level (the
- * SDK would reject the task results of the user's own calls). `tasks/get` carries the outcome and
+ * SDK would reject the task results of the user's own calls). `tasks/get` carries the final payload and
  * the input requests ([E3]); `tasks/update` answers them ([E5]); `tasks/cancel` only acknowledges
  * ([E6]); there is no `tasks/result` or `tasks/list`, and no progress on tasks ([E10]). Over
  * Streamable HTTP the SDK v2 transport sets `Mcp-Name: <taskId>` from the request itself ([E8]).
@@ -17,9 +17,9 @@ import type {
   CancelReply,
   ErrorClass,
   InputKind,
-  StartOutcome,
+  StartReply,
   StartToolCall,
-  TaskOutcome,
+  TaskPayload,
   TaskPage,
   TaskWire,
   ToolPage,
@@ -119,7 +119,7 @@ export class ExtensionWire implements TaskWire {
     return this.send('tools/list', cursor === undefined ? {} : { cursor }, decodeToolPage, options, false);
   }
 
-  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome> {
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
     // [E1], [E2]: opt in only when a task is wanted and the server offers the extension.
     const optIn = call.task !== undefined && this.offered;
     const params: JsonObject = { name: call.name };
@@ -137,8 +137,8 @@ export class ExtensionWire implements TaskWire {
     return this.send('tasks/get', { taskId }, (value) => sameTask(decodeGetTask(value), taskId), options, true, taskId);
   }
 
-  getOutcome(): Promise<TaskOutcome> {
-    return Promise.reject(new TypeError('The tasks extension carries the outcome on tasks/get'));
+  getPayload(): Promise<TaskPayload> {
+    return Promise.reject(new TypeError('The tasks extension carries the final payload on tasks/get'));
   }
 
   async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {

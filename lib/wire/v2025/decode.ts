@@ -6,7 +6,7 @@
 import type { TaskProtocolError } from '../../errors.js';
 import type { CallToolResult, Task } from '../../types.js';
 import { decodeCallToolResult, decodeTaskFields, isObject, malformed } from '../decode.js';
-import type { StartOutcome, TaskPage, TaskSupport, ToolPage } from '../wire.js';
+import type { StartReply, TaskPage, TaskSupport, ToolPage } from '../wire.js';
 
 const TASK_SUPPORT: ReadonlySet<string> = new Set<TaskSupport>(['forbidden', 'optional', 'required']);
 const FIELDS = { ttl: 'ttl', pollInterval: 'pollInterval' } as const;
@@ -31,7 +31,7 @@ export function decodeTask(value: unknown, method: string): Task {
  * `content` when a task was asked for (an empty reply is neither).
  * @throws TaskProtocolError when `task` is present but malformed, or the reply is neither.
  */
-export function decodeStart(value: unknown, askedForTask: boolean): StartOutcome {
+export function decodeStart(value: unknown, askedForTask: boolean): StartReply {
   const method = 'tools/call';
   if (!isObject(value)) throw malformed(method, 'result is not an object');
   if (value.task === undefined) {

@@ -13,9 +13,9 @@ import {
   type ErrorClass,
   type InputHandler,
   type InputKind,
-  type StartOutcome,
+  type StartReply,
   type StartToolCall,
-  type TaskOutcome,
+  type TaskPayload,
   type TaskPage,
   type TaskWire,
   type ToolPage,
@@ -114,7 +114,7 @@ export class Wire2025 implements TaskWire {
     return this.send('tools/list', cursor === undefined ? undefined : { cursor }, decodeToolPage, options);
   }
 
-  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome> {
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
     const params: JsonObject = { name: call.name };
     if (call.arguments !== undefined) params.arguments = call.arguments;
     // [S3]: only {ttl} in `task`, never the SDK's extra pollInterval.
@@ -143,10 +143,10 @@ export class Wire2025 implements TaskWire {
     return this.send('tasks/get', { taskId }, (value) => ({ task: sameTask(decodeTask(value, 'tasks/get'), taskId, 'tasks/get') }), options, taskId);
   }
 
-  getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
-    return this.send('tasks/result', { taskId }, (value): TaskOutcome => ({ kind: 'result', ...decodeTaskPayload(value, taskId) }), options, taskId).then(
+  getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload> {
+    return this.send('tasks/result', { taskId }, (value): TaskPayload => ({ kind: 'result', ...decodeTaskPayload(value, taskId) }), options, taskId).then(
       undefined,
-      outcomeOfError,
+      payloadOfError,
     );
   }
 
@@ -205,7 +205,7 @@ function sameTask<T extends { taskId: string }>(task: T, taskId: string, method:
  * which only the engine can tell (it knows whether the task was seen failed): no second read here,
  * whose own failure would otherwise decide the fate of a task already known.
  */
-function outcomeOfError(error: unknown): TaskOutcome {
+function payloadOfError(error: unknown): TaskPayload {
   if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server') throw error;
   const { code, message, data } = error.cause;
   const info = data === undefined ? { code, message: stripPrefix(message, code) } : { code, message: stripPrefix(message, code), data };

@@ -2,27 +2,29 @@
  * `TaskClient.resume`: a tracked handle for a task that already exists, from its id or a resume
  * reference (checked by reference.ts), with the resume's own deadline and signal armed.
  */
-import type { ResumeOptions, TaskHandle, TaskReference } from '../api/index.js';
-import type { TaskEngine } from '../engine/engine.js';
-import { TaskOptionError } from '../errors.js';
-import { checkInputCapabilities } from './input.js';
-import { resolveCallOptions, type ResolvedClientOptions } from './options.js';
+import type { ResumeOptions, TaskHandle, TaskReference } from '../../api/index.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import { TaskOptionError } from '../../errors.js';
+import { checkInputCapabilities } from '../input/router.js';
+import { resolveCallOptions, type ResolvedClientOptions } from '../options.js';
 import { assumeFrom, checkReference, placeholderTask } from './reference.js';
 import type { LiveTasks } from './registry.js';
-import { armStops } from './stops.js';
+import { armDeadlineAndSignal } from '../call/deadline-signal.js';
+
+/** The parts of its TaskClient that `resume()` uses (see facade/parts.ts). */
+export interface ResumeParts {
+  readonly config: ResolvedClientOptions;
+  readonly engine: TaskEngine;
+  readonly live: LiveTasks;
+}
 
 /**
- * The handle for `target` (its existing one when `live` already tracks it). Nothing is sent until
- * the handle is observed or given a deadline or signal.
+ * The handle for `target` (its existing one when the client already tracks it). Nothing is sent
+ * until the handle is observed or given a deadline or signal.
  * @throws TaskOptionError for a malformed reference, or one made on a different server.
  */
-export function resumeTask(
-  config: ResolvedClientOptions,
-  engine: TaskEngine,
-  live: LiveTasks,
-  target: string | TaskReference,
-  options: ResumeOptions,
-): TaskHandle {
+export function resumeTask(parts: ResumeParts, target: string | TaskReference, options: ResumeOptions): TaskHandle {
+  const { config, engine, live } = parts;
   const reference = checkReference(target, engine.wire);
   const existing = live.handleOf(reference.taskId);
   if (existing !== undefined) return existing;
@@ -39,7 +41,7 @@ export function resumeTask(
   const handle = live.adopt(record, call.callbacks, undefined, undefined);
   // No judgement of expiry from the reference: its createdAt is on the server's clock, which may
   // be far from ours ([V11]). The first read tells: -32602 then ends the task as expired.
-  armStops({ engine, call, toolName, startedAt: config.clock.now() }, record);
+  armDeadlineAndSignal({ engine, call, toolName, startedAt: config.clock.now() }, record);
   if (call.timeoutMs !== undefined || call.signal !== undefined) engine.activate(record);
   return handle;
 }

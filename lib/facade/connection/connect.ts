@@ -3,14 +3,14 @@
  * callbacks and `serve` option, and its default client info, and the mark that makes the library
  * its owner (the one to close it); and `TaskClient.connect` itself, which wraps that client.
  */
-import type { InputCallbacks, TaskClientConnectOptions } from '../api/index.js';
-import { TaskOptionError } from '../errors.js';
-import { resolveClientOptions, resolveServeOptions } from './options.js';
-import { connectClient } from '../port/connect.js';
-import type { JsonObject } from '../port/port.js';
-import { mergeCapabilities } from '../receiver/capabilities.js';
-import { capabilitiesFor } from '../receiver/receiver.js';
-import type { McpClient, McpTransport } from '../types.js';
+import type { InputCallbacks, TaskClientConnectOptions } from '../../api/index.js';
+import { TaskOptionError } from '../../errors.js';
+import { resolveClientOptions, resolveServeOptions } from '../options.js';
+import { connectClient } from '../../port/connect.js';
+import type { JsonObject } from '../../port/port.js';
+import { mergeCapabilities } from '../../receiver/capabilities.js';
+import { capabilitiesFor } from '../../receiver/receiver.js';
+import type { McpClient, McpTransport } from '../../types.js';
 
 /**
  * SDK clients {@link connectFor} made that no connection has claimed yet. Ownership goes with the

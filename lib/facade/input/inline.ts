@@ -3,24 +3,33 @@
  * before a call is answered ([E17], delivery `retry`) or on a task's snapshots ([E3]-[E5],
  * delivery `task-update`). Both go through the same callbacks as side-channel requests.
  */
-import type { TaskEngine } from '../engine/engine.js';
-import type { TaskView } from '../engine/task-view.js';
-import { TaskDetachedError, TaskNotSupportedError } from '../errors.js';
-import type { JsonObject } from '../types.js';
-import type { InlineInput } from '../wire/wire.js';
-import type { InputCallbacks } from '../api/index.js';
-import type { InputOwner, InputRouter } from './input.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { TaskDetachedError, TaskNotSupportedError } from '../../errors.js';
+import type { JsonObject } from '../../types.js';
+import type { InlineInput } from '../../wire/wire.js';
+import type { InputCallbacks } from '../../api/index.js';
+import type { InputOwner, InputRouter } from './router.js';
 
 /** A signal that never aborts. */
 const NEVER: AbortSignal = new AbortController().signal;
 
+/** The parts of its TaskClient that inline input uses (see facade/parts.ts). */
+export interface InlineParts {
+  readonly router: InputRouter;
+  /** `inputOwner`: the owner of a tracked task, if this client tracks it. */
+  readonly live: { inputOwner(taskId: string): InputOwner | undefined };
+  /** Sends a task's answers (`deliverInput`) and reports what went wrong. */
+  readonly engine: TaskEngine;
+}
+
 /** Answers inline input through the router, and sends task answers back through the engine. */
 export class InlineAnswers {
-  constructor(
-    private readonly router: InputRouter,
-    private readonly owner: (taskId: string) => InputOwner | undefined,
-    private readonly engine: () => TaskEngine,
-  ) {}
+  constructor(private readonly parts: InlineParts) {}
+
+  private get router(): InputRouter {
+    return this.parts.router;
+  }
 
   /** Why nobody here answers `item`, or `undefined` when a callback does. */
   private unanswerable(item: InlineInput, callbacks: InputCallbacks | undefined): string | undefined {
@@ -64,8 +73,8 @@ export class InlineAnswers {
    * nothing.
    */
   forTask(record: TaskView, items: readonly InlineInput[]): void {
-    const engine = this.engine();
-    const owner = this.owner(record.taskId);
+    const engine = this.parts.engine;
+    const owner = this.parts.live.inputOwner(record.taskId);
     const about = { taskId: record.taskId, toolName: record.toolName, callbacks: owner?.callbacks };
     const report = (error: unknown): void => engine.report(error, record);
     for (const item of items) {

@@ -28,13 +28,13 @@
  * (the request is passed along the taps) follow it. A TaskClient that closes ends its waits at once
  * with a last judgement.
  */
-import type { InputCallbacks } from '../api/index.js';
-import { EARLY_INPUT_WAIT_MS } from './early-input.js';
-import type { TaskView } from '../engine/task-view.js';
-import type { Scheduler } from '../util/scheduler.js';
-import type { SessionPort } from '../port/port.js';
-import { onAbort } from '../util/abort.js';
-import type { UnattributedNote } from '../wire/wire.js';
+import type { InputCallbacks } from '../../api/index.js';
+import { EARLY_INPUT_WAIT_MS } from './early.js';
+import type { TaskView } from '../../engine/task-view.js';
+import type { Scheduler } from '../../util/scheduler.js';
+import type { SessionPort } from '../../port/port.js';
+import { onAbort } from '../../util/abort.js';
+import type { UnattributedNote } from '../../wire/wire.js';
 
 /** Longest wait of an untagged request for the call it belongs to to become clear (clock ms). */
 export const UNTAGGED_WAIT_MAX_MS = 5_000;
@@ -54,16 +54,20 @@ export interface PendingCall {
   stopSignal(): { readonly signal: AbortSignal; release(): void };
 }
 
-/** What one TaskClient lends the attribution. */
-export interface UntaggedHost {
-  /** The tasks it tracks. */
-  tasks(): Iterable<TaskView>;
-  /** True when a question of the task `taskId` came tagged with its id: its server tags them. */
-  tags(taskId: string): boolean;
-  /** The delay before the next poll of `record` (its poll interval as the engine applies it). */
-  pollDelay(record: TaskView): number;
-  /** Its timers (the client's clock). */
-  readonly scheduler: Scheduler;
+/** The parts of one TaskClient that the attribution uses (see facade/parts.ts). */
+export interface UntaggedParts {
+  readonly live: {
+    /** The tasks it tracks. */
+    records(): Iterable<TaskView>;
+    /** True when a question of the task `taskId` came tagged with its id: its server tags them. */
+    tags(taskId: string): boolean;
+  };
+  readonly engine: {
+    /** The delay before the next poll of `record` (its poll interval as the engine applies it). */
+    pollDelay(record: TaskView): number;
+    /** Its timers (the client's clock). */
+    readonly scheduler: Scheduler;
+  };
 }
 
 /** Who an untagged request belongs to. */
@@ -163,8 +167,8 @@ class PortCalls {
         lastCall = call;
         lastTask = undefined;
       }
-      for (const record of source.host.tasks()) {
-        if (record.settlement !== undefined || source.host.tags(record.taskId)) continue;
+      for (const record of source.parts.live.records()) {
+        if (record.settlement !== undefined || source.parts.live.tags(record.taskId)) continue;
         inFlight += 1;
         lastSource = source;
         lastCall = undefined;
@@ -173,7 +177,7 @@ class PortCalls {
           unknown += 1;
           continue;
         }
-        if (!last) longestPoll = Math.max(longestPoll, source.host.pollDelay(record));
+        if (!last) longestPoll = Math.max(longestPoll, source.parts.engine.pollDelay(record));
         if (record.task.status === 'input_required') {
           waitingForInput += 1;
           askingSource = source;
@@ -215,11 +219,11 @@ export class UntaggedInput {
   private readonly closeListeners = new Set<() => void>();
   private closed = false;
 
-  constructor(readonly host: UntaggedHost) {}
+  constructor(readonly parts: UntaggedParts) {}
 
   /** Its timers. */
   get scheduler(): Scheduler {
-    return this.host.scheduler;
+    return this.parts.engine.scheduler;
   }
 
   /** Joins the view of `port` (the current connection); returns the undo. */
@@ -278,7 +282,7 @@ export class UntaggedInput {
   }
 }
 
-/** What a task creation under way offers (`early-input.ts`'s `Creation`). */
+/** What a task creation under way offers (`early.ts`'s `Creation`). */
 interface CreationLike {
   end(): void;
   abandon(taskId: string): () => void;

@@ -11,16 +11,18 @@ import type {
   TaskHandleEvents,
   TaskMetrics,
   TaskProgress,
-  WireKind,
-} from '../api/index.js';
-import { randomUUID } from '../util/random.js';
-import type { TaskView } from '../engine/task-view.js';
-import { TaskError } from '../errors.js';
-import { type SafeEmitter, emitSettled, metricsOf } from './events.js';
+} from '../../api/index.js';
+import { randomUUID } from '../../util/random.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { TaskError } from '../../errors.js';
+import { type SafeEmitter, emitSettled, metricsOf } from '../events/emitter.js';
+import { handleBackend, type BackendParts } from './backend.js';
 import { TaskHandleOf, eventsOf, type CallState, type HandleBackend } from './handle.js';
-import type { InputOwner } from './input.js';
-import type { Task } from '../types.js';
-import { PROGRESS_TOKEN_PREFIX } from '../wire/wire.js';
+import { creationsOn } from '../input/early.js';
+import type { InputOwner } from '../input/router.js';
+import type { SessionPort } from '../../port/port.js';
+import type { Task } from '../../types.js';
+import { PROGRESS_TOKEN_PREFIX } from '../../wire/wire.js';
 
 /** Where a progress token's notifications go. */
 interface ProgressRoute {
@@ -34,6 +36,15 @@ function stateOf(handle: TaskHandleOf): CallState {
   return (handle.callState ??= { callbacks: undefined, progressToken: undefined, abort: undefined, keepInput: false });
 }
 
+/** The parts of its TaskClient that the live tasks use (see facade/parts.ts). */
+export interface LiveParts extends BackendParts {
+  readonly emitter: SafeEmitter<TaskClientEvents>;
+  /** The session port of the current connection: a task tracked there wakes input that overtook its creation. */
+  readonly port: SessionPort;
+  /** Judges again the untagged input requests waiting (a task is now tracked). */
+  readonly untagged: { changed(): void };
+}
+
 /** Live handles, progress routes and event emission for one client. */
 export class LiveTasks {
   /** Tracked tasks by id: the handle carries the record and any per-call state (no entry object per task). */
@@ -44,16 +55,23 @@ export class LiveTasks {
   private readonly tagging = new WeakSet<TaskHandleOf>();
   /** Tokens are unique per client, so several TaskClients can share one SDK client. */
   private readonly progressPrefix = `${PROGRESS_TOKEN_PREFIX}${randomUUID().slice(0, 8)}/`;
+  private readonly emitter: SafeEmitter<TaskClientEvents>;
+  private readonly backend: HandleBackend;
 
-  constructor(
-    private readonly emitter: SafeEmitter<TaskClientEvents>,
-    private readonly now: () => number,
-    private readonly backend: HandleBackend,
-    /** The task wire of the current connection. */
-    private readonly wire: () => WireKind,
-    /** A task is now tracked (input requests that overtook its creation may go on). */
-    private readonly tracked: (taskId: string) => void,
-  ) {}
+  constructor(private readonly parts: LiveParts) {
+    this.emitter = parts.emitter;
+    this.backend = handleBackend(parts);
+  }
+
+  private now(): number {
+    return this.parts.now();
+  }
+
+  /** A task is now tracked: input requests that overtook its creation may go on. */
+  private tracked(taskId: string): void {
+    creationsOn(this.parts.port).tracked(taskId);
+    this.parts.untagged.changed();
+  }
 
   /** Number of tracked tasks. */
   get size(): number {
@@ -118,7 +136,7 @@ export class LiveTasks {
   ): TaskHandle {
     const handle = TaskHandleOf.create(
       record.toolName,
-      { kind: 'task', record, backend: this.backend, wire: this.wire() },
+      { kind: 'task', record, backend: this.backend, wire: this.parts.engine.wire.kind },
       immediateResponse,
     );
     const live = handle as TaskHandleOf;

@@ -15,10 +15,10 @@ import type {
   RequestInstrument,
   TaskHandle,
   TaskInstrumentation,
-} from '../api/index.js';
-import { TaskError, TaskOptionError } from '../errors.js';
-import type { SessionPort } from '../port/port.js';
-import type { WireKind } from '../api/index.js';
+} from '../../api/index.js';
+import { TaskError, TaskOptionError } from '../../errors.js';
+import type { SessionPort } from '../../port/port.js';
+import type { WireKind } from '../../api/index.js';
 
 /** Reports a hook that threw (the `error` event). */
 type Report = (error: TaskError) => void;

@@ -1,23 +1,23 @@
 /**
- * The caller-side ways to stop a tracked task: its deadline and abort signal (given up and
- * cancelled remotely per `cancelOnTimeout` / `cancelOnAbort`, settling with a `TaskTimeoutError`
- * or `TaskAbortError` that says what became of the remote task), `detach()` and `dispose()`.
+ * A call's deadline (`timeoutMs`) and abort signal: the errors they stop a call with
+ * (`TaskTimeoutError`, `TaskAbortError`, and `TaskClosedError` for a `close()` during the call,
+ * each saying what became of the remote task), and arming them on a tracked task, where passing
+ * the deadline (in the engine: engine/deadline.ts) or aborting gives the task up and cancels it
+ * remotely per `cancelOnTimeout` / `cancelOnAbort` (engine/cancel.ts).
  */
-import type { Deadline, TaskEngine } from '../engine/engine.js';
-import type { TaskView } from '../engine/task-view.js';
-import { onAbort } from '../util/abort.js';
+import type { Deadline, TaskEngine } from '../../engine/engine.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { onAbort } from '../../util/abort.js';
 import {
   TaskAbortError,
-  TaskCancelledError,
   TaskClosedError,
-  TaskDetachedError,
   TaskTimeoutError,
   describeRemoteCancel,
   type RemoteCancelOutcome,
   type TaskError,
-} from '../errors.js';
-import type { ResolvedCallOptions } from './options.js';
-import type { StopReason } from '../util/race.js';
+} from '../../errors.js';
+import type { ResolvedCallOptions } from '../options.js';
+import type { StopReason } from '../../util/race.js';
 
 /** The parts of a call a stop needs. */
 export interface StopScope {
@@ -75,7 +75,7 @@ class CallDeadline implements Deadline {
 }
 
 /** Arms the deadline (in the engine) and the abort listener of a tracked task. */
-export function armStops(scope: StopScope, record: TaskView): void {
+export function armDeadlineAndSignal(scope: StopScope, record: TaskView): void {
   const { engine, call } = scope;
   if (record.settlement !== undefined) return;
   const timeoutMs = call.timeoutMs;
@@ -93,55 +93,4 @@ export function armStops(scope: StopScope, record: TaskView): void {
     });
   });
   record.onSettled(off);
-}
-
-/** Stops tracking without touching the remote task: `result()` rejects with `TaskDetachedError`, iterators end. */
-export function detachRecord(engine: TaskEngine, record: TaskView): void {
-  engine.detach(
-    record,
-    new TaskDetachedError('The handle was detached; the remote task keeps running', {
-      task: record.task,
-      toolName: record.toolName,
-    }),
-  );
-}
-
-/**
- * Cancels the remote task if it still runs and stops tracking (`await using`); free when settled.
- * `result()` then rejects with `TaskCancelledError` when the cancel went through, otherwise with
- * `TaskDetachedError` saying what became of the remote task; iterators end normally.
- */
-export async function disposeRecord(engine: TaskEngine, record: TaskView): Promise<void> {
-  await engine.giveUp(record, {
-    cancelRemote: true,
-    graceMs: engine.config.cancelGraceMs,
-    throwFromIterators: false,
-    error: (remote) => {
-      const message = `The handle was disposed; ${describeRemoteCancel(remote)}`;
-      const common = { task: record.task, toolName: record.toolName };
-      return remote === 'cancelled' ? new TaskCancelledError(message, common) : new TaskDetachedError(message, common);
-    },
-  });
-}
-
-/**
- * Settles every tracked task with `TaskClosedError` (`close()`). With `cancelRemote`, each running
- * task gets one `tasks/cancel`, all at once, and the whole is bounded by `graceMs`.
- */
-export async function closeTracked(engine: TaskEngine, cancelRemote: boolean, graceMs: number): Promise<void> {
-  await Promise.all(
-    [...engine.tracked()].map((record) =>
-      engine.giveUp(record, {
-        cancelRemote,
-        force: true,
-        once: true,
-        graceMs,
-        error: (remote) =>
-          new TaskClosedError(`The TaskClient was closed; ${describeRemoteCancel(remote)}`, {
-            task: record.task,
-            toolName: record.toolName,
-          }),
-      }),
-    ),
-  );
 }

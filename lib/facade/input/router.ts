@@ -9,13 +9,15 @@
  * - `retry`: input a server asks for before it answers a call at all (multi round-trip, [E17]).
  * A callback that never answers is abandoned when its task ends.
  */
-import type { ClientInstrument, InputCallbacks, InputContext, InputDelivery, TaskHandle, UnattributedInput } from '../api/index.js';
-import type { EarlyVerdict } from './early-input.js';
-import { TaskError, TaskNotSupportedError } from '../errors.js';
-import type { JsonObject } from '../port/port.js';
-import { onAbort } from '../util/abort.js';
-import type { InlineInput, InputKind, InputRequest, TaskWire } from '../wire/wire.js';
-import { messageOf } from '../util/text.js';
+import type { ClientInstrument, InputCallbacks, InputContext, InputDelivery, TaskClientEvents, TaskHandle } from '../../api/index.js';
+import { creationsOn, type EarlyInput, type EarlyVerdict } from './early.js';
+import { TaskError, TaskNotSupportedError } from '../../errors.js';
+import type { SafeEmitter } from '../events/emitter.js';
+import type { JsonObject, SessionPort } from '../../port/port.js';
+import { receiverClaims, unservedTaskRequest } from '../../receiver/receiver.js';
+import { onAbort } from '../../util/abort.js';
+import type { InlineInput, InputKind, InputRequest, TaskWire } from '../../wire/wire.js';
+import { messageOf } from '../../util/text.js';
 import type { Attribution, UntaggedInput } from './untagged.js';
 
 /** What the router needs to know about a tracked task. */
@@ -26,36 +28,29 @@ export interface InputOwner {
   readonly signal: AbortSignal;
 }
 
-/** What the router needs from its client. */
-export interface InputHost {
-  /** The owner of a tracked task, if this client tracks it. */
-  owner(taskId: string): InputOwner | undefined;
-  /**
-   * Resolves when the task with this id is tracked (by any TaskClient on the same SDK client), or
-   * when it cannot be any more (no creation under way there, or a short bound passed), with how
-   * the request goes on (see `EarlyOutcome`): routed (`go`), passed on because this client closed
-   * (`pass`), or refused because its task is being cancelled (`drop`); `undefined` when there is
-   * nothing to wait for.
-   */
-  whenTracked(taskId: string): Promise<EarlyVerdict> | undefined;
-  report(error: TaskError): void;
-  /**
-   * True when a receiver takes the request (a task-augmented one it serves, see
-   * `TaskClient.serve`): the router then leaves it alone.
-   */
-  claimed?(request: InputRequest): boolean;
-  /** True once the client's `close()` began: its callbacks answer nothing more, requests pass on. */
-  closed?(): boolean;
-  /** Why the request must be refused rather than answered (a task request of a declared kind nobody serves). */
-  refused?(request: InputRequest): Error | undefined;
+/** The parts of its TaskClient that the router uses (see facade/parts.ts). */
+export interface RouterParts {
+  /** The client's `onElicitation` / `onSampling`: tried after the call's own. */
+  readonly config: { readonly callbacks: InputCallbacks };
+  readonly live: {
+    /** The owner of a tracked task, if this client tracks it. */
+    inputOwner(taskId: string): InputOwner | undefined;
+    /** A request tagged with the tracked task `taskId` came: that task's server tags its questions. */
+    markTagged(taskId: string): void;
+  };
+  /** Where a request that overtook its task's creation waits (input/early.ts). */
+  readonly earlyInput: EarlyInput;
   /** Attributes requests that name no task to a call in flight (see untagged.ts). */
-  readonly untagged?: UntaggedInput | undefined;
-  /** A request tagged with the tracked task `taskId` came: that task's server tags its questions. */
-  tagged?(taskId: string): void;
-  /** An untagged request could not be tied to a call (the `inputUnattributed` event). */
-  unattributed?(input: UnattributedInput): void;
+  readonly untagged: UntaggedInput;
+  /** The `inputUnattributed` event: an untagged request could not be tied to a call. */
+  readonly emitter: SafeEmitter<TaskClientEvents>;
+  /** Aborted once the client's `close()` began: its callbacks answer nothing more, requests pass on. */
+  readonly closeSignal: AbortController;
+  /** The session port of the current connection: its receiver may claim a request, or refuse it. */
+  readonly port: SessionPort;
   /** What watches the input handed to callbacks (`instrumentation`), if anything does. */
-  instrument?(): ClientInstrument | undefined;
+  readonly instrument: ClientInstrument | undefined;
+  report(error: TaskError): void;
 }
 
 /** What one callback run is about: the task or call it belongs to, and how it came. */
@@ -78,10 +73,36 @@ export class InputRouter {
   /** Callbacks tried last, after the call's and the client's (the receiver's, while it serves). */
   private fallback: () => InputCallbacks | undefined = () => undefined;
 
-  constructor(
-    private readonly defaults: InputCallbacks,
-    private readonly host: InputHost,
-  ) {}
+  constructor(private readonly parts: RouterParts) {}
+
+  /** The client-level callbacks. */
+  private get defaults(): InputCallbacks {
+    return this.parts.config.callbacks;
+  }
+
+  /** The owner of a tracked task, if this client tracks it. */
+  private owner(taskId: string): InputOwner | undefined {
+    return this.parts.live.inputOwner(taskId);
+  }
+
+  /** True once the client's `close()` began. */
+  private closed(): boolean {
+    return this.parts.closeSignal.signal.aborted;
+  }
+
+  /**
+   * Resolves when the task with this id is tracked (by any TaskClient on the same SDK client), or
+   * when it cannot be any more (no creation under way there, or a short bound passed), with how
+   * the request goes on (see `EarlyDecision`): routed (`go`), passed on because this client closed
+   * (`pass`), or refused because its task is being cancelled (`drop`); `undefined` when there is
+   * nothing to wait for. An input request may overtake its CreateTaskResult: it waits while any
+   * TaskClient on this port has a creation under way, so it reaches the owner whatever order the
+   * taps run in.
+   */
+  private whenTracked(taskId: string): Promise<EarlyVerdict> | undefined {
+    const creations = creationsOn(this.parts.port);
+    return creations.busy ? this.parts.earlyInput.wait(creations, taskId) : undefined;
+  }
 
   /** Sets where the callbacks tried last come from (`undefined` from it: none). */
   setFallback(callbacks: () => InputCallbacks | undefined): void {
@@ -100,28 +121,30 @@ export class InputRouter {
    * needed"), without asking any callback.
    */
   route(request: InputRequest): Promise<Record<string, unknown> | undefined> | undefined {
-    if (this.host.claimed?.(request) === true || this.host.closed?.() === true) return undefined;
-    const refusal = this.host.refused?.(request);
+    // A task-augmented request a receiver serves (TaskClient.serve) is the receiver's.
+    if (receiverClaims(this.parts.port, request.kind, request.params) || this.closed()) return undefined;
+    // A task request of a declared kind nobody serves is refused rather than answered.
+    const refusal = unservedTaskRequest(this.parts.port, request.kind, request.params);
     if (refusal !== undefined) return Promise.reject(refusal);
     const taskId = request.taskId;
-    const untagged = this.host.untagged;
-    if (taskId === undefined && untagged !== undefined) {
+    const untagged = this.parts.untagged;
+    if (taskId === undefined) {
       return untagged.attribute(request.params, request.signal).then((attribution) => this.answerUntagged(request, attribution, untagged));
     }
-    const early = taskId === undefined || this.host.owner(taskId) !== undefined ? undefined : this.host.whenTracked(taskId);
+    const early = taskId === undefined || this.owner(taskId) !== undefined ? undefined : this.whenTracked(taskId);
     if (early === undefined) return this.answer(request);
     return early.then((verdict) => {
-      const outcome = verdict();
-      if (outcome === 'pass' || request.ownedElsewhere?.() === true) return undefined;
-      if (outcome === 'drop') throw new AbandonedError();
+      const decision = verdict();
+      if (decision === 'pass' || request.ownedElsewhere?.() === true) return undefined;
+      if (decision === 'drop') throw new AbandonedError();
       return this.answer(request);
     });
   }
 
   private answer(request: InputRequest): Promise<Record<string, unknown>> | undefined {
     const taskId = request.taskId;
-    const owner = taskId === undefined ? undefined : this.host.owner(taskId);
-    if (owner !== undefined) this.host.tagged?.(taskId!);
+    const owner = taskId === undefined ? undefined : this.owner(taskId);
+    if (owner !== undefined) this.parts.live.markTagged(taskId!);
     return this.ask(request.kind, request.params, { taskId, owner, delivery: 'request', signal: request.signal });
   }
 
@@ -137,20 +160,20 @@ export class InputRouter {
     attribution: Attribution,
     untagged: UntaggedInput,
   ): Promise<Record<string, unknown>> | undefined {
-    if (this.host.closed?.() === true) return undefined;
+    if (this.closed()) return undefined;
     const { kind, params, signal } = request;
     if (attribution.kind === 'none') {
       const { reason, inFlight, waitingForInput, hostRequests } = attribution;
       request.unattributed?.({ reason, inFlight, waitingForInput, hostRequests });
       const answeredBy = pick(this.defaults, kind) !== undefined ? 'client' : pick(this.fallback(), kind) !== undefined ? 'serve' : undefined;
       const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
-      this.host.unattributed?.({ method, reason, inFlight, waitingForInput, hostRequests, answeredBy });
+      this.parts.emitter.emit('inputUnattributed', { method, reason, inFlight, waitingForInput, hostRequests, answeredBy });
       return this.ask(kind, params, { taskId: undefined, owner: undefined, delivery: 'request', signal });
     }
     if (attribution.by !== untagged) return undefined;
     if (attribution.kind === 'task') {
       const taskId = attribution.taskId;
-      return this.ask(kind, params, { taskId, owner: this.host.owner(taskId), delivery: 'request', signal, inferred: true });
+      return this.ask(kind, params, { taskId, owner: this.owner(taskId), delivery: 'request', signal, inferred: true });
     }
     const call = attribution.call;
     if (call.abandoned()) return Promise.reject(new AbandonedError());
@@ -172,7 +195,7 @@ export class InputRouter {
     delivery: 'task-update' | 'retry',
     signal: AbortSignal,
   ): Promise<Record<string, JsonObject>> {
-    const owner = about.taskId === undefined ? undefined : this.host.owner(about.taskId);
+    const owner = about.taskId === undefined ? undefined : this.owner(about.taskId);
     // Keys are the server's: "__proto__" is a legal one (an own key, from JSON.parse). Assigning it
     // on a plain object would set the prototype and send nothing; without a prototype it stays a key.
     const answers = Object.create(null) as Record<string, JsonObject>;
@@ -198,7 +221,7 @@ export class InputRouter {
    * a side-channel request of the same task would reach.
    */
   callbackFor(kind: InputKind, taskId: string | undefined): ((params: never, context: InputContext) => unknown) | undefined {
-    const owner = taskId === undefined ? undefined : this.host.owner(taskId);
+    const owner = taskId === undefined ? undefined : this.owner(taskId);
     return this.chosen(kind, owner?.callbacks);
   }
 
@@ -228,7 +251,7 @@ export class InputRouter {
       ...(about.inferred === true ? { inferred: true } : {}),
     };
     const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
-    const watch = this.host.instrument?.()?.input?.({ method, params, context });
+    const watch = this.parts.instrument?.input?.({ method, params, context });
     return abandonable(
       () => callback(params as never, context) as Promise<Record<string, unknown>>,
       signal.signal,
@@ -243,7 +266,7 @@ export class InputRouter {
         watch?.end(error instanceof AbandonedError ? { kind: 'abandoned' } : { kind: 'failed', error });
         // An answer abandoned because the task ended or the server gave up is not a failure.
         if (error instanceof AbandonedError) throw error;
-        this.host.report(
+        this.parts.report(
           new TaskError(`The ${kind} callback failed: ${messageOf(error)}`, {
             taskId,
             task: owner?.handle.task,

@@ -44,8 +44,8 @@ export const TERMINAL_GRACE_MS = 20;
  * input_required phase is still open, give that one {@link TERMINAL_GRACE_MS} first.
  */
 export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
-  if (record.outcomeFetches === 0) {
-    fetchOutcome(engine, record);
+  if (record.payloadFetches === 0) {
+    fetchPayload(engine, record);
     return;
   }
   if (record.pollTimer?.live === true || record.terminalFetch) return;
@@ -53,7 +53,7 @@ export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
   record.graceArmed(
     engine.scheduler.after(TERMINAL_GRACE_MS, () => {
       record.graceEnded();
-      fetchOutcome(engine, record);
+      fetchPayload(engine, record);
     }),
   );
 }
@@ -64,17 +64,17 @@ export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
  * short one for a terminal task (even beside an open blocking one).
  *
  * What its answer means depends on when it was sent:
- * - sent for a terminal task, a reply is the outcome, a JSON-RPC error included ([V15], [V17]);
- * - sent while the task ran (the blocking wait of [R29]), only a successful reply is an outcome.
+ * - sent for a terminal task, a reply is the final payload, a JSON-RPC error included ([V15], [V17]);
+ * - sent while the task ran (the blocking wait of [R29]), only a successful reply is the payload.
  *   A JSON-RPC error there (a gateway's -32001, a server's -32603) says nothing certain about the
  *   task: it is reported on `error`, polling goes on, and the wait is opened again after the next
  *   observation that still shows `input_required`, at most once per poll interval. Once the
  *   server reports the task terminal, a fresh request fetches the real payload.
  */
-export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
-  if (record.outcome !== undefined || record.settlement !== undefined) return;
+export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
+  if (record.payload !== undefined || record.settlement !== undefined) return;
   const terminal = record.terminal;
-  if (terminal ? record.terminalFetch : record.outcomeFetches > 0) return;
+  if (terminal ? record.terminalFetch : record.payloadFetches > 0) return;
   record.payloadRequested(terminal);
   // While the task runs, tasks/result blocks until it ends ([V16]): no request timeout then; a
   // deadline, if any, stops it. For a terminal task it answers at once.
@@ -82,22 +82,22 @@ export function fetchOutcome(engine: TaskEngine, record: TaskRecord): void {
   const generation = engine.generation;
   const done = (): boolean => {
     record.payloadRequestEnded(terminal);
-    return record.settlement !== undefined || record.outcome !== undefined;
+    return record.settlement !== undefined || record.payload !== undefined;
   };
-  engine.retrying(record, (scope) => engine.wire.getOutcome(record.taskId, engine.requestOptions(timeoutMs, scope))).then(
-    (outcome) => {
+  engine.retrying(record, (scope) => engine.wire.getPayload(record.taskId, engine.requestOptions(timeoutMs, scope))).then(
+    (payload) => {
       if (done()) return;
-      if (!terminal && outcome.kind === 'error') {
-        blockingWaitFailed(engine, record, waitError(record, outcome.error));
+      if (!terminal && payload.kind === 'error') {
+        blockingWaitFailed(engine, record, waitError(record, payload.error));
         return;
       }
       // An error that may also say "unknown task" ([V26]) is the task's own only for a task seen
       // failed ([V17]); for one seen completed or cancelled, its payload is gone from the server.
-      if (outcome.kind === 'error' && outcome.gone !== undefined && record.task.status !== 'failed') {
-        vanished(engine, record, outcome.gone);
+      if (payload.kind === 'error' && payload.gone !== undefined && record.task.status !== 'failed') {
+        vanished(engine, record, payload.gone);
         return;
       }
-      record.payloadFetched(outcome);
+      record.payloadFetched(payload);
       if (record.terminal) finish(engine, record);
       else void confirmTerminal(engine, record);
     },
@@ -152,7 +152,7 @@ function waitError(record: TaskRecord, error: JsonRpcErrorInfo): TaskRpcError {
 
 /**
  * A successful payload arrived while the snapshot was not terminal (the input_required path):
- * read the real terminal snapshot once. A payload tagged for this task ([V19]) is the outcome even
+ * read the real terminal snapshot once. A payload tagged for this task ([V19]) is the task's even
  * when that read fails or still shows the task running (a server whose status lags, D5), so the
  * terminal status is inferred from it, but only when the payload tells: `isError: true` (failed,
  * [V18]) or some content (completed). A payload that tells nothing (only `_meta`: what the Python
@@ -170,9 +170,9 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
   if (record.settlement !== undefined) return;
   if (snapshot !== undefined) engine.observe(record, snapshot, 'result');
   if (record.settlement !== undefined || record.terminal || engine.isStopping(record)) return;
-  const outcome = record.outcome;
+  const payload = record.payload;
   // A bare `{_meta}` (D6, D7) may stand for a failed or cancelled task: the server's status decides.
-  if (outcome?.kind !== 'result' || !outcome.tagged || saysNothing(outcome.result)) {
+  if (payload?.kind !== 'result' || !payload.tagged || saysNothing(payload.result)) {
     engine.ensurePoll(record);
     return;
   }
@@ -181,7 +181,7 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
     {
       task: {
         ...record.task,
-        status: outcome.result.isError === true ? 'failed' : 'completed',
+        status: payload.result.isError === true ? 'failed' : 'completed',
         lastUpdatedAt: new Date(engine.config.clock.now()).toISOString(),
       },
     },
@@ -214,15 +214,15 @@ export function finish(engine: TaskEngine, record: TaskRecord): void {
     });
     return;
   }
-  const outcome = record.outcome;
-  if (outcome === undefined) return;
+  const payload = record.payload;
+  if (payload === undefined) return;
   // [V18]: isError counts as failed even if a server calls the task completed.
-  if (outcome.kind === 'result' && task.status === 'completed' && outcome.result.isError !== true) {
-    engine.settle(record, { ok: true, result: outcome.result });
+  if (payload.kind === 'result' && task.status === 'completed' && payload.result.isError !== true) {
+    engine.settle(record, { ok: true, result: payload.result });
     return;
   }
-  const payload = outcome.kind === 'result' ? { result: outcome.result } : { rpcError: outcome.error };
-  engine.settle(record, { ok: false, error: failedError(record.toolName, task, payload) });
+  const ended = payload.kind === 'result' ? { result: payload.result } : { rpcError: payload.error };
+  engine.settle(record, { ok: false, error: failedError(record.toolName, task, ended) });
 }
 
 /**

@@ -4,30 +4,31 @@
  * next connection after a reconnect, lets its callbacks answer plain input requests too, and
  * closes it when the client closes.
  */
-import type { InputCallbacks, ReceiverHandle, ServeOptions, TaskClientEvents } from '../api/index.js';
-import type { Scheduler } from '../util/scheduler.js';
-import { TaskOptionError } from '../errors.js';
-import type { SafeEmitter } from './events.js';
-import type { InputRouter } from './input.js';
-import { resolveServeOptions } from './options.js';
-import type { LiveTasks } from './registry.js';
-import type { SessionPort } from '../port/port.js';
-import { Receiver, cannotServe } from '../receiver/receiver.js';
-import type { ReceiverConfig } from '../receiver/types.js';
+import type { InputCallbacks, ReceiverHandle, ServeOptions, TaskClientEvents } from '../../api/index.js';
+import type { Scheduler } from '../../util/scheduler.js';
+import { TaskOptionError } from '../../errors.js';
+import type { SafeEmitter } from '../events/emitter.js';
+import type { InputRouter } from './router.js';
+import { resolveServeOptions } from '../options.js';
+import type { LiveTasks } from '../handle/registry.js';
+import type { SessionPort } from '../../port/port.js';
+import { Receiver, cannotServe } from '../../receiver/receiver.js';
+import type { ReceiverConfig } from '../../receiver/types.js';
 
-/** What serving needs from its TaskClient. */
-export interface ServingContext {
+/** The parts of its TaskClient that serving uses (see facade/parts.ts). */
+export interface ServingParts {
   readonly emitter: SafeEmitter<TaskClientEvents>;
   /** The live tasks: a receiver task is related to the client's task it was sent for. */
   readonly live: LiveTasks;
   /** Its fallback becomes the receiver's callbacks while the receiver serves. */
   readonly router: InputRouter;
-  readonly scheduler: Scheduler;
+  /** The engine's scheduler: the receiver's timers. */
+  readonly engine: { readonly scheduler: Scheduler };
   /** The client's `onElicitation` / `onSampling`: what serves when `serve` names no callback. */
-  readonly callbacks: InputCallbacks;
+  readonly config: { readonly callbacks: InputCallbacks };
   now(): number;
   /** The session port of the current connection. */
-  port(): SessionPort;
+  readonly port: SessionPort;
 }
 
 /**
@@ -52,7 +53,7 @@ export function assertServable(port: SessionPort, config: ReceiverConfig | undef
 export class Serving {
   private receiving: Receiver | undefined;
 
-  constructor(private readonly context: ServingContext) {}
+  constructor(private readonly parts: ServingParts) {}
 
   /** The receiver while it serves. */
   get receiver(): ReceiverHandle | undefined {
@@ -69,14 +70,14 @@ export class Serving {
     if (this.receiving !== undefined && !this.receiving.closed) {
       throw new TaskOptionError('This TaskClient already serves receiver tasks: close its receiver first', { option: 'serve' });
     }
-    const config = resolveServeOptions(options, this.context.callbacks);
-    assertServable(this.context.port(), config);
+    const config = resolveServeOptions(options, this.parts.config.callbacks);
+    assertServable(this.parts.port, config);
     return this.start(config);
   }
 
   /** Starts serving the current connection with a checked `config` ({@link assertServable}). */
   start(config: ReceiverConfig): Receiver {
-    const { emitter, live, router } = this.context;
+    const { emitter, live, router } = this.parts;
     const receiver = new Receiver(
       config,
       {
@@ -89,10 +90,10 @@ export class Serving {
         callback: (kind, taskId) => router.callbackFor(kind, taskId),
         report: (error) => emitter.emit('error', error, undefined),
       },
-      this.context.scheduler,
-      () => this.context.now(),
+      this.parts.engine.scheduler,
+      () => this.parts.now(),
     );
-    receiver.attach(this.context.port());
+    receiver.attach(this.parts.port);
     this.receiving = receiver;
     const callbacks = { onElicitation: config.elicitation, onSampling: config.sampling };
     router.setFallback(() => (receiver.closed ? undefined : callbacks));

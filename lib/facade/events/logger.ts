@@ -4,10 +4,10 @@
  * fingerprint, which still lets lines about one task be correlated; `logTaskIds: true` logs them
  * in full.
  */
-import type { ConsoleLoggerOptions, LogLevel, TaskClientEvents, TaskLogger, TaskMetrics } from '../api/index.js';
-import type { TaskError } from '../errors.js';
-import { fingerprint, scrub as scrubId } from '../util/fingerprint.js';
-import type { SafeEmitter } from './events.js';
+import type { ConsoleLoggerOptions, LogLevel, TaskClientEvents, TaskLogger, TaskMetrics } from '../../api/index.js';
+import type { TaskError } from '../../errors.js';
+import { fingerprint, scrub as scrubId } from '../../util/fingerprint.js';
+import type { SafeEmitter } from './emitter.js';
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 

@@ -6,11 +6,11 @@
  * remembered as unknown until the list changes, so a misspelled tool does not re-list every call.
  * Also `TaskClient.tools()`, which reports them.
  */
-import type { ToolTaskSupport } from '../api/index.js';
-import type { TaskEngine } from '../engine/engine.js';
-import { TaskClosedError } from '../errors.js';
-import { raceAbort } from '../util/abort.js';
-import type { TaskSupport, TaskWire, ToolPage, WireFeatures, WireRequestOptions } from '../wire/wire.js';
+import type { ToolTaskSupport } from '../../api/index.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import { TaskClosedError } from '../../errors.js';
+import { raceAbort } from '../../util/abort.js';
+import type { TaskSupport, ToolPage, WireFeatures } from '../../wire/wire.js';
 
 /** One listed tool. */
 export type ToolEntry = ToolPage['tools'][number];
@@ -57,24 +57,34 @@ function closedDuring(operation: string, cause?: unknown): TaskClosedError {
   return new TaskClosedError(`The TaskClient was closed during ${operation}`, cause === undefined ? {} : { cause });
 }
 
+/** The parts of its TaskClient that the catalog and `tools()` use (see facade/parts.ts). */
+export interface CatalogParts {
+  /** The wire of the current connection lists the tools; its timers time `tools/list` out. */
+  readonly engine: TaskEngine;
+  /** `requestTimeoutMs`: the timeout of each `tools/list` request. */
+  readonly config: { readonly requestTimeoutMs: number };
+  /**
+   * Aborted when `close()` begins: a `tools/list` still open is cancelled (its timeout runs on the
+   * engine's timers, which close() stops), and `tools()` rejects at once.
+   */
+  readonly closeSignal: AbortController;
+  /** Set once `close()` began. */
+  readonly closing: Promise<void> | undefined;
+}
+
 /**
- * `TaskClient.tools()`: every tool in `catalog` with its task support on `engine`'s wire.
- * @param closed - aborted when `close()` begins: the listing then rejects at once.
- * @param isClosed - whether `close()` began.
+ * `TaskClient.tools()`: every tool in the catalog with its task support on the current wire.
  * @throws TaskRpcError when `tools/list` fails.
  * @throws TaskClosedError after `close()`, and when `close()` runs while the list is being read.
  */
-export async function listedTools(
-  catalog: ToolCatalog,
-  engine: TaskEngine,
-  closed: AbortSignal,
-  isClosed: () => boolean,
-): Promise<ToolTaskSupport[]> {
+export async function listedTools(parts: CatalogParts & { readonly catalog: ToolCatalog }): Promise<ToolTaskSupport[]> {
+  const { catalog, engine } = parts;
+  const isClosed = (): boolean => parts.closing !== undefined;
   // TaskClient's check that it is open, as a rejection.
   if (isClosed()) throw new TaskClosedError('This TaskClient is closed');
   let all: ReadonlyMap<string, ToolEntry>;
   try {
-    all = await raceAbort(catalog.all(), closed, () => closedDuring('tools()'));
+    all = await raceAbort(catalog.all(), parts.closeSignal.signal, () => closedDuring('tools()'));
   } catch (error) {
     // Whatever the request ran into once close() began (an aborted request), the client was closed.
     if (isClosed() && !(error instanceof TaskClosedError)) throw closedDuring('tools()', error);
@@ -91,10 +101,7 @@ export class ToolCatalog {
   /** Names not in the list after a re-read made for them. */
   private readonly unknown = new Set<string>();
 
-  constructor(
-    private readonly wire: () => TaskWire,
-    private readonly options: () => WireRequestOptions,
-  ) {}
+  constructor(private readonly parts: CatalogParts) {}
 
   /** Forgets the cached list (on `notifications/tools/list_changed`). */
   invalidate(): void {
@@ -169,7 +176,8 @@ export class ToolCatalog {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page += 1) {
-      const result = await this.wire().listTools(cursor, this.options());
+      const { engine, config, closeSignal } = this.parts;
+      const result = await engine.wire.listTools(cursor, engine.requestOptions(config.requestTimeoutMs, closeSignal.signal));
       for (const tool of result.tools) tools.set(tool.name, tool);
       cursor = result.nextCursor;
       if (cursor === undefined || seen.has(cursor)) break;

@@ -5,67 +5,75 @@
  * signal, deadline and `close()`, and arm the deadline and abort that stop the task later ([R24]:
  * only ever with a task cancel).
  */
-import { armStops, stopError, type StopScope } from './stops.js';
-import type { TaskEngine } from '../engine/engine.js';
-import type { TaskView } from '../engine/task-view.js';
-import { TaskError, TaskNotSupportedError, TaskProtocolError } from '../errors.js';
-import type { TaskHandle } from '../api/index.js';
-import { NO_RELEASE } from './limiter.js';
-import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from './options.js';
+import { armDeadlineAndSignal, stopError, type StopScope } from './deadline-signal.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import { TaskError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
+import type { TaskHandle } from '../../api/index.js';
+import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../options.js';
 import type { ToolCatalog } from './tool-catalog.js';
-import type { PendingCall } from './untagged.js';
-import type { CallToolResult, Task } from '../types.js';
-import { onAbort } from '../util/abort.js';
-import { Stopped, childController, raceStop } from '../util/race.js';
-import type { JsonObject } from '../port/port.js';
-import type { InlineInput, StartOutcome, StartToolCall, TaskSupport } from '../wire/wire.js';
+import type { Connection } from '../connection/connection.js';
+import { TaskHandleOf } from '../handle/handle.js';
+import type { LiveTasks } from '../handle/registry.js';
+import { creationsOn, type EarlyInput } from '../input/early.js';
+import type { InlineAnswers } from '../input/inline.js';
+import { CreationInFlight, type PendingCall, type UntaggedInput } from '../input/untagged.js';
+import type { Abandoned } from './abandoned.js';
+import { NO_RELEASE, type Limiter } from './limiter.js';
+import type { Task } from '../../types.js';
+import { onAbort } from '../../util/abort.js';
+import { Stopped, childController, raceStop } from '../../util/race.js';
+import type { SessionPort } from '../../port/port.js';
+import type { StartReply, StartToolCall, TaskSupport } from '../../wire/wire.js';
 
 /** Most input rounds one call goes through before it gives up ([E17]: a server may ask again). */
 const MAX_INPUT_ROUNDS = 10;
 
-/** What a launch needs from its client. */
-export interface LaunchContext {
+/** The parts of its TaskClient that a launch uses (see facade/parts.ts). */
+export interface LaunchParts {
   readonly engine: TaskEngine;
   readonly catalog: ToolCatalog;
-  /** Wraps a tracked record in a handle and registers it. */
-  adopt(record: TaskView, call: ResolvedCallOptions, immediateResponse: string | undefined): TaskHandle;
-  /** Wraps a plain result in an immediate handle. */
-  immediate(name: string, result: CallToolResult): TaskHandle;
+  /** `adopt` wraps a tracked record in a handle and registers it. */
+  readonly live: Pick<LiveTasks, 'adopt'>;
+  /** `beforeTask` answers the input a server asks for before it answers a call ([E17]), through the call's callbacks. */
+  readonly inline: Pick<InlineAnswers, 'beforeTask'>;
   /**
-   * Takes a concurrency slot, waiting in line if needed; rejects with a `Stopped` when the signal
-   * or deadline wins, or with `TaskQueueFullError`. The returned function frees the slot.
+   * `slot` takes a concurrency slot, waiting in line if needed; it rejects with a `Stopped` when
+   * the signal or deadline wins, or with `TaskQueueFullError`. The returned function frees the slot.
    */
-  slot(toolName: string, signal: AbortSignal | undefined, deadlineAt: number | undefined): Promise<() => void>;
+  readonly limiter: Pick<Limiter, 'slot'>;
   /**
-   * `undefined` when connected; else a promise that waits for a `reconnect` factory (or rejects).
-   * The factory is retried for `waiter` only until it has given up (`abandoned()`).
+   * `ready`: `undefined` when connected; else a promise that waits for a `reconnect` factory (or
+   * rejects). The factory is retried for a waiting call only until it has given up (`abandoned()`).
    */
-  ready(waiter: { abandoned(): boolean }): Promise<void> | undefined;
+  readonly connection: Pick<Connection, 'ready'>;
   /**
-   * Marks a task creation as under way (for the engine's early notifications, and for early input
-   * on the port); `end()` on the returned creation ends it (idempotent). `abandon(taskId)` ends it
-   * too, for a creation given up whose task is being cancelled: input requests for that task are
-   * refused until the returned release is called (see early-input.ts). Until it ends, `call` counts
-   * as a call in flight for input requests that name no task (untagged.ts).
+   * A task creation under way is marked on the port's creations (for the engine's early
+   * notifications, and for early input on the port; see {@link LaunchCreation}).
    */
-  beginCreate(call: PendingCall): LaunchCreation;
-  /** A plain `tools/call` of `call` was sent: it is in flight until {@link LaunchContext.answered}. */
-  sent(call: PendingCall): void;
-  /** The plain `tools/call` of `call` was answered, failed or given up. */
-  answered(call: PendingCall): void;
+  readonly earlyInput: Pick<EarlyInput, 'begin'>;
   /**
-   * Registers the follow-up of a creation given up before its answer: it settles once the answer
-   * came and, when it created a task, that task's one `tasks/cancel` is answered (or failed).
-   * `close()` waits for these (bounded) before it closes an SDK client it made.
+   * Until its `tools/call` is answered, a call counts as in flight for input requests that name no
+   * task (input/untagged.ts).
    */
-  abandoned(followUp: Promise<void>): void;
-  /** Answers the input a server asks for before it answers a call ([E17]), through the call's callbacks. */
-  answerInput(toolName: string, call: ResolvedCallOptions, input: readonly InlineInput[], signal: AbortSignal | undefined): Promise<Record<string, JsonObject>>;
+  readonly untagged: UntaggedInput;
+  /**
+   * The follow-ups of creations given up before their answer: each settles once the answer came
+   * and, when it created a task, that task's one `tasks/cancel` is answered (or failed). `close()`
+   * waits for these (bounded) before it closes an SDK client it made.
+   */
+  readonly abandoned: Pick<Abandoned, 'add'>;
   /** Aborted when the client closes: the call then rejects at once with `TaskClosedError`. */
-  readonly closed: AbortSignal;
+  readonly closeSignal: AbortController;
+  /** The session port of the current connection. */
+  readonly port: SessionPort;
 }
 
-/** A task creation under way, as {@link LaunchContext.beginCreate} returns it. */
+/**
+ * A task creation under way (input/untagged.ts's `CreationInFlight`): `end()` ends it
+ * (idempotent). `abandon(taskId)` ends it too, for a creation given up whose task is being
+ * cancelled: input requests for that task are refused until the returned release is called (see
+ * input/early.ts).
+ */
 export interface LaunchCreation {
   /** The creation settled (idempotent). */
   end(): void;
@@ -87,17 +95,31 @@ export class Launch implements StopScope, PendingCall {
   asksTask = false;
 
   constructor(
-    private readonly context: LaunchContext,
+    private readonly parts: LaunchParts,
     readonly toolName: string,
     private readonly args: Record<string, unknown>,
     readonly call: ResolvedCallOptions,
   ) {
-    this.startedAt = context.engine.config.clock.now();
+    this.startedAt = parts.engine.config.clock.now();
     this.deadlineAt = call.timeoutMs === undefined ? undefined : this.startedAt + call.timeoutMs;
   }
 
   get engine(): TaskEngine {
-    return this.context.engine;
+    return this.parts.engine;
+  }
+
+  /** Aborted when the client closes. */
+  private get closed(): AbortSignal {
+    return this.parts.closeSignal.signal;
+  }
+
+  /**
+   * Marks a task creation as under way, on the port (early input) and in the engine (early
+   * notifications); until it ends, this call counts as in flight for untagged input.
+   */
+  private beginCreate(): LaunchCreation {
+    const { earlyInput, port, engine, untagged } = this.parts;
+    return new CreationInFlight(earlyInput.begin(creationsOn(port), engine), untagged, this);
   }
 
   /** Runs the call up to the server's answer. */
@@ -107,13 +129,13 @@ export class Launch implements StopScope, PendingCall {
     let release: (() => void) | undefined;
     try {
       // Waiting for a slot counts against the deadline.
-      release = await this.context.slot(this.toolName, call.signal, this.deadlineAt);
+      release = await this.parts.limiter.slot(this.toolName, call.signal, this.deadlineAt);
       // A call made while the connection is lost waits for the reconnection (within its deadline).
-      const ready = this.context.ready(this);
+      const ready = this.parts.connection.ready(this);
       if (ready !== undefined) await this.race(ready);
       // A close() or an abort that came while the slot was handed over stops the call before
       // anything is sent (the reconnection race above sees them too, but is skipped when connected).
-      if (this.context.closed.aborted) throw new Stopped({ kind: 'closed' });
+      if (this.closed.aborted) throw new Stopped({ kind: 'closed' });
       if (call.signal?.aborted) throw new Stopped({ kind: 'abort', reason: call.signal.reason });
       // So does a deadline already reached (`timeoutMs: 0`, or spent waiting): nothing is started.
       if (this.deadlineAt !== undefined && this.engine.config.clock.now() >= this.deadlineAt) throw new Stopped({ kind: 'timeout' });
@@ -138,8 +160,8 @@ export class Launch implements StopScope, PendingCall {
       // [E20]: the server offers tasks only in a form this connection cannot use. A tool it lists
       // as task-only would be refused as a plain call: say so, and how to fix it, before sending.
       if (features.tasksElsewhere && features.toolNegotiation) {
-        const known = this.context.catalog.known(toolName);
-        const support = known !== undefined ? known.taskSupport : await this.race(this.context.catalog.taskSupport(toolName));
+        const known = this.parts.catalog.known(toolName);
+        const support = known !== undefined ? known.taskSupport : await this.race(this.parts.catalog.taskSupport(toolName));
         if (support === 'required') {
           throw new TaskNotSupportedError(
             `Tool "${toolName}" runs only as a task (execution.taskSupport is required), and no call becomes a task on this connection. ${this.engine.wire.unsupportedReason()}`,
@@ -151,8 +173,8 @@ export class Launch implements StopScope, PendingCall {
     }
     // The server decides per call: opt in, and take whatever it answers.
     if (!features.toolNegotiation) return this.startTask('optional');
-    const known = this.context.catalog.known(toolName);
-    const support = known !== undefined ? known.taskSupport : await this.race(this.context.catalog.taskSupport(toolName));
+    const known = this.parts.catalog.known(toolName);
+    const support = known !== undefined ? known.taskSupport : await this.race(this.parts.catalog.taskSupport(toolName));
     if (support === 'optional' || support === 'required') return this.startTask(support);
     if (call.requireTask) {
       throw new TaskNotSupportedError(
@@ -166,7 +188,7 @@ export class Launch implements StopScope, PendingCall {
   }
 
   private race<T>(promise: Promise<T>): Promise<T> {
-    return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt, this.context.closed);
+    return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt, this.closed);
   }
 
   /** The call's own input callbacks. */
@@ -178,7 +200,7 @@ export class Launch implements StopScope, PendingCall {
   stopSignal(): { signal: AbortSignal; release(): void } {
     const controller = new AbortController();
     const stop = (): void => controller.abort(new Error('The call was abandoned'));
-    const offs = [onAbort(this.context.closed, stop)];
+    const offs = [onAbort(this.closed, stop)];
     if (this.call.signal !== undefined) offs.push(onAbort(this.call.signal, stop));
     const scheduler = this.engine.scheduler;
     const timer = this.deadlineAt === undefined ? undefined : scheduler.schedule(this.deadlineAt, stop);
@@ -194,7 +216,7 @@ export class Launch implements StopScope, PendingCall {
   /** True once the caller's signal, the deadline or `close()` has stopped waiting for this call. */
   abandoned(): boolean {
     const now = this.engine.config.clock.now();
-    return this.call.signal?.aborted === true || this.context.closed.aborted || (this.deadlineAt !== undefined && now >= this.deadlineAt);
+    return this.call.signal?.aborted === true || this.closed.aborted || (this.deadlineAt !== undefined && now >= this.deadlineAt);
   }
 
   /** Time left before the deadline, or the plain-call default. */
@@ -220,13 +242,13 @@ export class Launch implements StopScope, PendingCall {
    * Sends the call, and again with the answers each time the server asks for input first ([E17]:
    * a retry with `inputResponses` and the opaque `requestState`, unchanged).
    */
-  private async start(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartOutcome> {
+  private async start(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartReply> {
     const engine = this.engine;
     let attempt = base;
     for (let round = 0; ; round += 1) {
       this.betweenRounds = false;
-      const outcome = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument));
-      if (outcome.kind !== 'input') return outcome;
+      const reply = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument));
+      if (reply.kind !== 'input') return reply;
       this.betweenRounds = true;
       if (round >= MAX_INPUT_ROUNDS) {
         throw new TaskProtocolError(`Malformed tools/call reply from server: still asking for input after ${MAX_INPUT_ROUNDS} rounds`, {
@@ -236,30 +258,30 @@ export class Launch implements StopScope, PendingCall {
       }
       // The callbacks' signal fires when the caller gives up, the deadline passes or close() runs.
       const stop = this.stopSignal();
-      const inputResponses = await this.context
-        .answerInput(this.toolName, this.call, outcome.input, stop.signal)
+      const inputResponses = await this.parts.inline
+        .beforeTask(this.toolName, this.call.callbacks, reply.input, stop.signal)
         .finally(() => stop.release());
       // The caller gave up meanwhile (the race that awaits this has settled): ask nothing more.
       if (this.abandoned()) throw new TaskError('The call was abandoned while its input was being answered', { toolName: this.toolName });
-      if (outcome.input.length > 0 && Object.keys(inputResponses).length === 0) {
+      if (reply.input.length > 0 && Object.keys(inputResponses).length === 0) {
         throw new TaskError(`No input callback answered what the server asked before it answers "${this.toolName}"`, {
           toolName: this.toolName,
         });
       }
-      attempt = { ...base, inputResponses, requestState: outcome.requestState };
+      attempt = { ...base, inputResponses, requestState: reply.requestState };
     }
   }
 
   private async startTask(support: TaskSupport): Promise<TaskHandle> {
     const { engine, call } = this;
     this.asksTask = true;
-    const creation = this.context.beginCreate(this);
+    const creation = this.beginCreate();
     // [R24]: a task-creating request is never aborted by us, so it gets no signal. Its timeout
     // only covers a server that never answers ([A5]: with no task id known, nothing else can be done).
     const request = this.start(this.request(true), this.budget() + call.requestTimeoutMs, undefined);
-    let outcome: StartOutcome;
+    let reply: StartReply;
     try {
-      outcome = await this.race(request);
+      reply = await this.race(request);
     } catch (error) {
       if (error instanceof Stopped) {
         // Abandoned before the answer: if a task gets created anyway, cancel it once its id is
@@ -270,7 +292,7 @@ export class Launch implements StopScope, PendingCall {
         // Given up while the callbacks answer what the server asked first ([E17]): no tools/call
         // is outstanding and none will be sent, so no task exists or will.
         const noTask = this.betweenRounds;
-        this.context.abandoned(
+        this.parts.abandoned.add(
           request.then(
             (late) => {
               if (late.kind !== 'task' || !cancel) {
@@ -291,7 +313,7 @@ export class Launch implements StopScope, PendingCall {
       throw error;
     }
     try {
-      return this.accept(outcome, creation);
+      return this.accept(reply, creation);
     } finally {
       creation.end();
     }
@@ -302,7 +324,7 @@ export class Launch implements StopScope, PendingCall {
     // signal so the caller's signal keeps no listener afterwards.
     const child = childController(this.call.signal);
     this.asksTask = false;
-    this.context.sent(this);
+    this.parts.untagged.add(this);
     try {
       return this.accept(await this.race(this.start(this.request(false), this.budget(), child.signal)));
     } catch (error) {
@@ -312,7 +334,7 @@ export class Launch implements StopScope, PendingCall {
       }
       throw error;
     } finally {
-      this.context.answered(this);
+      this.parts.untagged.remove(this);
       child.release();
     }
   }
@@ -321,23 +343,23 @@ export class Launch implements StopScope, PendingCall {
    * Turns the server's answer into a handle; a task (even one not asked for) is tracked.
    * `creation` is the task creation under way, if this call is one.
    */
-  private accept(outcome: StartOutcome, creation?: LaunchCreation): TaskHandle {
-    if (outcome.kind === 'input') throw new TypeError('unreachable: input is answered before accept()');
-    if (outcome.kind === 'immediate') {
+  private accept(reply: StartReply, creation?: LaunchCreation): TaskHandle {
+    if (reply.kind === 'input') throw new TypeError('unreachable: input is answered before accept()');
+    if (reply.kind === 'immediate') {
       if (this.call.requireTask && !this.engine.features.toolNegotiation) {
         // The server decides on this wire, and it answered at once: the result is not lost.
         throw new TaskNotSupportedError(`The server answered "${this.toolName}" at once instead of running it as a task`, {
           feature: 'tool',
           toolName: this.toolName,
-          result: outcome.result,
+          result: reply.result,
         });
       }
-      return this.made(this.context.immediate(this.toolName, outcome.result));
+      return this.made(TaskHandleOf.create(this.toolName, { kind: 'immediate', result: reply.result, wire: this.engine.wire.kind }));
     }
-    const task = outcome.snapshot.task;
-    if (this.context.closed.aborted) {
+    const task = reply.snapshot.task;
+    if (this.closed.aborted) {
       // Created after close() began: never tracked, cancelled once.
-      this.context.abandoned(this.cancelOrphan(task, creation));
+      this.parts.abandoned.add(this.cancelOrphan(task, creation));
       throw stopError(this, { kind: 'closed' }, this.engine.features.cancel ? 'unknown' : 'not-supported');
     }
     if (this.engine.get(task.taskId) !== undefined) {
@@ -348,13 +370,13 @@ export class Launch implements StopScope, PendingCall {
         toolName: this.toolName,
       });
     }
-    const record = this.engine.track(outcome.snapshot, this.toolName, {
+    const record = this.engine.track(reply.snapshot, this.toolName, {
       startedAt: this.startedAt,
       requestTimeoutMs: this.call.requestTimeoutMs,
       instrument: this.call.instrument,
     });
-    const handle = this.made(this.context.adopt(record, this.call, outcome.immediateResponse));
-    armStops(this, record);
+    const handle = this.made(this.parts.live.adopt(record, this.call.callbacks, this.call.progressToken, reply.immediateResponse));
+    armDeadlineAndSignal(this, record);
     return handle;
   }
 

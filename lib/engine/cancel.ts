@@ -16,7 +16,7 @@ import {
 import { isTerminalStatus, type Task } from '../types.js';
 import type { CancelReply, WireSnapshot } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
-import { vanished } from './outcome.js';
+import { vanished } from './payload.js';
 import type { TaskRecord } from './record.js';
 
 /** Options of {@link cancelTask}. */
@@ -189,7 +189,7 @@ export type GiveUpResult = RemoteCancelOutcome | 'already-settled' | 'finished-f
 /**
  * Stops observing `record`, cancels the remote task if asked, and settles. Everything it waits for
  * (the cancel, a terminal payload) is bounded together by `graceMs`: a server that never answers
- * costs the caller at most the grace, and the cancel's outcome is then `'unknown'` (or
+ * costs the caller at most the grace, and the remote task's fate is then `'unknown'` (or
  * `'acknowledged'` when the server accepted the cancel but its confirming read did not answer).
  */
 export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp): Promise<GiveUpResult> {

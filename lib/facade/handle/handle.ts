@@ -14,15 +14,15 @@ import type {
   TaskReference,
   UpdatesOptions,
   WireKind,
-} from '../api/index.js';
-import { TaskOptionError, type TaskError } from '../errors.js';
-import { SafeEmitter } from './events.js';
-import { checkOptionsObject, checkSignal } from './options.js';
-import { failedError } from '../engine/failure.js';
-import type { TaskView } from '../engine/task-view.js';
-import { raceAbort } from '../util/abort.js';
-import { SnapshotIterator, abortError } from '../util/snapshot-iterator.js';
-import type { CallToolResult, Task } from '../types.js';
+} from '../../api/index.js';
+import { TaskOptionError, type TaskError } from '../../errors.js';
+import { SafeEmitter } from '../events/emitter.js';
+import { checkOptionsObject, checkSignal } from '../options.js';
+import { failedError } from '../../engine/failure.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { raceAbort } from '../../util/abort.js';
+import { SnapshotIterator, abortError } from '../../util/snapshot-iterator.js';
+import type { CallToolResult, Task } from '../../types.js';
 
 /** The client operations a handle delegates to (not for direct use). */
 export interface HandleBackend {

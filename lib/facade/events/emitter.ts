@@ -3,7 +3,7 @@
  * {@link SafeEmitter.emit}, which runs every listener even when one throws and reports the throw
  * on the `error` event, so a listener can never break tracking.
  */
-import type { TaskClientEvents, TaskHandleEvents, TaskMetrics, TaskOutcomeKind } from '../api/index.js';
+import type { TaskClientEvents, TaskHandleEvents, TaskMetrics, TaskOutcomeKind } from '../../api/index.js';
 import { EventEmitter } from 'eventemitter3';
 import {
   TaskAbortError,
@@ -15,10 +15,10 @@ import {
   TaskFailedError,
   TaskNotFoundError,
   TaskTimeoutError,
-} from '../errors.js';
-import type { TaskView } from '../engine/task-view.js';
-import { scrub } from '../util/fingerprint.js';
-import { messageOf } from '../util/text.js';
+} from '../../errors.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { scrub } from '../../util/fingerprint.js';
+import { messageOf } from '../../util/text.js';
 
 type Listener<A extends unknown[]> = (...args: A) => void;
 

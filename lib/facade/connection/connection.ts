@@ -6,16 +6,18 @@
  * and those the `reconnect` factory made at its request. Ownership goes with each client: one
  * handed in by the user (`new TaskClient`, `reconnect(client)`) stays the user's.
  */
-import type { TaskEngine } from '../engine/engine.js';
-import { sleep } from '../engine/retry.js';
-import type { RetryPolicy } from '../api/index.js';
-import { backoffDelay } from '../engine/timing.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import { sleep } from '../../engine/retry.js';
+import type { RetryPolicy, TaskClientEvents } from '../../api/index.js';
+import { backoffDelay } from '../../engine/timing.js';
 import { claimMade } from './connect.js';
-import { TaskError, TaskOptionError } from '../errors.js';
-import { openPort, unusable } from '../port/open.js';
-import type { McpClient } from '../types.js';
-import { resolveWire } from '../wire/resolve.js';
-import type { TaskWire } from '../wire/wire.js';
+import { listenOn, type ListenParts } from './listen.js';
+import type { SafeEmitter } from '../events/emitter.js';
+import { TaskError, TaskOptionError } from '../../errors.js';
+import { openPort, unusable } from '../../port/open.js';
+import type { McpClient } from '../../types.js';
+import { resolveWire } from '../../wire/resolve.js';
+import type { TaskWire } from '../../wire/wire.js';
 
 /** A call waiting for the reconnection: it may give up (abort, deadline, close) while it waits. */
 export interface Waiter {
@@ -23,20 +25,21 @@ export interface Waiter {
   abandoned(): boolean;
 }
 
-/** What the connection needs from its client. */
-export interface ConnectionHost {
-  readonly engine: () => TaskEngine;
-  /** Subscribes the client to a wire; returns the undo. */
-  attach(wire: TaskWire): () => void;
-  /** The tool list may differ on the new connection. */
-  invalidateTools(): void;
-  isClosed(): boolean;
-  lost(): void;
-  restored(): void;
+/** The parts of its TaskClient that the connection uses (see facade/parts.ts). */
+export interface ConnectionParts extends ListenParts {
+  /** Paused while the connection is lost; moved to the new wire on a reconnection. */
+  readonly engine: TaskEngine;
+  /** Set once `close()` began. */
+  readonly closing: Promise<void> | undefined;
+  /** The `connectionLost` and `connectionRestored` events. */
+  readonly emitter: SafeEmitter<TaskClientEvents>;
+  /** The `reconnect` factory, and the backoff between its attempts. */
+  readonly config: {
+    readonly reconnect: (() => Promise<McpClient>) | undefined;
+    readonly retry: RetryPolicy;
+    readonly random: () => number;
+  };
   report(error: TaskError): void;
-  readonly factory: (() => Promise<McpClient>) | undefined;
-  readonly retry: RetryPolicy;
-  readonly random: () => number;
 }
 
 /** The current SDK client and wire, and the switch to a new one. */
@@ -59,9 +62,14 @@ export class Connection {
 
   constructor(
     private client: McpClient,
-    private readonly host: ConnectionHost,
+    private readonly parts: ConnectionParts,
   ) {
     if (claimMade(client)) this.owned.add(client);
+  }
+
+  /** True once the client's `close()` began. */
+  private isClosed(): boolean {
+    return this.parts.closing !== undefined;
   }
 
   /** The SDK client in use. */
@@ -71,15 +79,15 @@ export class Connection {
 
   /** Starts listening on `wire` (the engine's current one). */
   attach(wire: TaskWire): void {
-    this.detach = this.host.attach(wire);
+    this.detach = listenOn(this.parts, wire);
   }
 
   /** The wire's transport closed. */
   closed(wire: TaskWire): void {
-    const engine = this.host.engine();
-    if (this.host.isClosed() || wire !== engine.wire) return;
+    const engine = this.parts.engine;
+    if (this.isClosed() || wire !== engine.wire) return;
     engine.pause();
-    this.host.lost();
+    this.parts.emitter.emit('connectionLost');
     void this.autoReconnect().catch(() => {});
   }
 
@@ -95,15 +103,15 @@ export class Connection {
   }
 
   private async reconnectLoop(): Promise<void> {
-    const { factory } = this.host;
-    const engine = this.host.engine();
+    const factory = this.parts.config.reconnect;
+    const engine = this.parts.engine;
     if (factory === undefined) return;
-    for (let attempt = 1; !this.host.isClosed() && engine.paused; attempt += 1) {
+    for (let attempt = 1; !this.isClosed() && engine.paused; attempt += 1) {
       if (attempt > 1 && engine.size === 0 && !this.anyWaiting()) return;
       try {
         const client = await factory();
         // Closed meanwhile, or reconnected by hand: this client is not needed.
-        if (this.host.isClosed() || !engine.paused) {
+        if (this.isClosed() || !engine.paused) {
           await client.close();
           return;
         }
@@ -119,8 +127,8 @@ export class Connection {
         }
         return;
       } catch (error) {
-        this.host.report(new TaskError(`Reconnecting failed (attempt ${attempt})`, { cause: error }));
-        await sleep(engine.scheduler, backoffDelay(attempt, this.host.retry, this.host.random), engine.lifeSignal).catch(
+        this.parts.report(new TaskError(`Reconnecting failed (attempt ${attempt})`, { cause: error }));
+        await sleep(engine.scheduler, backoffDelay(attempt, this.parts.config.retry, this.parts.config.random), engine.lifeSignal).catch(
           () => {},
         );
       }
@@ -134,7 +142,7 @@ export class Connection {
    */
   ready(waiter: Waiter): Promise<void> | undefined {
     // The usual case, connected, costs no promise.
-    if (this.shutdownError === undefined && (!this.host.engine().paused || this.host.factory === undefined)) return undefined;
+    if (this.shutdownError === undefined && (!this.parts.engine.paused || this.parts.config.reconnect === undefined)) return undefined;
     return this.waitReady(waiter);
   }
 
@@ -145,9 +153,9 @@ export class Connection {
   }
 
   private async waitReady(waiter: Waiter): Promise<void> {
-    const engine = this.host.engine();
+    const engine = this.parts.engine;
     if (this.shutdownError !== undefined) throw this.shutdownError;
-    if (!engine.paused || this.host.factory === undefined) return;
+    if (!engine.paused || this.parts.config.reconnect === undefined) return;
     this.waiters.add(waiter);
     let fail: ((error: Error) => void) | undefined;
     const shutdown = new Promise<never>((_, reject) => {
@@ -180,16 +188,17 @@ export class Connection {
     const problem = unusable(client);
     if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
     const wire: TaskWire = resolveWire(openPort(client));
-    const engine = this.host.engine();
+    const engine = this.parts.engine;
     const old = this.client;
     const lost = engine.paused;
     this.detach();
     this.client = client;
-    this.detach = this.host.attach(wire);
-    this.host.invalidateTools();
+    this.detach = listenOn(this.parts, wire);
+    // The tool list may differ on the new connection.
+    this.parts.catalog.invalidate();
     if (!engine.paused) engine.pause();
-    engine.resume(wire);
-    this.host.restored();
+    engine.reconnected(wire);
+    this.parts.emitter.emit('connectionRestored');
     if (old !== client && lost && this.owned.delete(old)) this.retire(old);
   }
 
@@ -200,7 +209,7 @@ export class Connection {
   private retire(client: McpClient): void {
     const closing = closeOf(client)
       .catch((error: unknown) => {
-        if (!this.host.isClosed()) this.host.report(new TaskError('Closing the replaced SDK client failed', { cause: error }));
+        if (!this.isClosed()) this.parts.report(new TaskError('Closing the replaced SDK client failed', { cause: error }));
       })
       .finally(() => this.retiring.delete(closing));
     this.retiring.add(closing);
@@ -223,8 +232,8 @@ export class Connection {
     await Promise.all(this.retiring);
     const clients = [...this.owned];
     this.owned.clear();
-    const outcomes = await Promise.allSettled(clients.map(closeOf));
-    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+    const closes = await Promise.allSettled(clients.map(closeOf));
+    for (const close of closes) if (close.status === 'rejected') throw close.reason;
   }
 
   /** Stops listening. */

@@ -2,12 +2,12 @@
  * Resume references: the small, versioned, JSON-safe value that finds a task again in this
  * process or another (`handle.toJSON()`, `handle.detach()` → `TaskClient.resume`), and its checks.
  */
-import type { TaskReference } from '../api/index.js';
-import type { TaskView } from '../engine/task-view.js';
-import { TaskOptionError } from '../errors.js';
-import { MAX_TASK_ID_LENGTH } from '../wire/decode.js';
-import type { TaskWire } from '../wire/wire.js';
-import type { Task } from '../types.js';
+import type { TaskReference } from '../../api/index.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { TaskOptionError } from '../../errors.js';
+import { MAX_TASK_ID_LENGTH } from '../../wire/decode.js';
+import type { TaskWire } from '../../wire/wire.js';
+import type { Task } from '../../types.js';
 
 /** What `TaskClient.resume` accepts, reduced to what it needs. */
 export interface ResumeTarget {

@@ -16,8 +16,8 @@
  * - the creation is given up (an abort, a deadline, `close()`) and the task it made anyway is being
  *   cancelled: the request is refused as for a task that ended locally, never shown to a callback.
  */
-import type { Scheduler, Timer } from '../util/scheduler.js';
-import type { SessionPort } from '../port/port.js';
+import type { Scheduler, Timer } from '../../util/scheduler.js';
+import type { SessionPort } from '../../port/port.js';
 
 /** Longest wait of an input request for its task's `CreateTaskResult` (clock ms). */
 export const EARLY_INPUT_WAIT_MS = 1_000;
@@ -27,19 +27,19 @@ export const EARLY_INPUT_WAIT_MS = 1_000;
  * `pass` leaves it to the next tap or the SDK (the TaskClient that held it closed); `drop` refuses
  * it (its task is being cancelled because its call was given up).
  */
-export type EarlyOutcome = 'go' | 'pass' | 'drop';
+export type EarlyDecision = 'go' | 'pass' | 'drop';
 
 /**
- * The outcome of a wait, read when the request goes on (a `close()` that comes between the wake-up
+ * The decision of a wait, read when the request goes on (a `close()` that comes between the wake-up
  * and the routing still passes it on).
  */
-export type EarlyVerdict = () => EarlyOutcome;
+export type EarlyVerdict = () => EarlyDecision;
 
 /** The task creations in flight on one port, across every TaskClient that shares it. */
 export class PortCreations {
   private inFlight = 0;
   /** Wake-ups of the requests waiting for a task, by task id. */
-  private readonly waiting = new Map<string, Set<(outcome: 'go' | 'drop') => void>>();
+  private readonly waiting = new Map<string, Set<(decision: 'go' | 'drop') => void>>();
   /** Tasks of given-up creations whose `tasks/cancel` is under way (count per id). */
   private readonly cancelling = new Map<string, number>();
 
@@ -98,15 +98,15 @@ export class PortCreations {
     };
   }
 
-  private wakeAll(taskId: string, outcome: 'go' | 'drop'): void {
+  private wakeAll(taskId: string, decision: 'go' | 'drop'): void {
     const wakes = this.waiting.get(taskId);
     if (wakes === undefined) return;
     this.waiting.delete(taskId);
-    for (const wake of wakes) wake(outcome);
+    for (const wake of wakes) wake(decision);
   }
 
   /** Calls `wake` once `taskId` is tracked, is being cancelled, or no creation is left; returns the undo. */
-  watch(taskId: string, wake: (outcome: 'go' | 'drop') => void): () => void {
+  watch(taskId: string, wake: (decision: 'go' | 'drop') => void): () => void {
     let wakes = this.waiting.get(taskId);
     if (wakes === undefined) this.waiting.set(taskId, (wakes = new Set()));
     wakes.add(wake);
@@ -183,7 +183,7 @@ export class Creation {
  */
 export class EarlyInput {
   /** The wake-up of each waiting request, with what it must undo. */
-  private readonly waiting = new Map<(outcome: EarlyOutcome) => void, { readonly timer: Timer; readonly unwatch: () => void }>();
+  private readonly waiting = new Map<(decision: EarlyDecision) => void, { readonly timer: Timer; readonly unwatch: () => void }>();
   /** This client's creations still under way. */
   private readonly creating = new Set<Creation>();
   /** Set by {@link EarlyInput.close}: every verdict is `pass` from then on. */
@@ -210,18 +210,18 @@ export class EarlyInput {
    * whatever woke it. Every path removes the request's timer and entries.
    */
   wait(creations: PortCreations, taskId: string): Promise<EarlyVerdict> {
-    const verdict = (outcome: EarlyOutcome): EarlyVerdict => () => (this.closed ? 'pass' : outcome);
+    const verdict = (decision: EarlyDecision): EarlyVerdict => () => (this.closed ? 'pass' : decision);
     if (this.closed) return Promise.resolve(verdict('pass'));
     if (creations.isCancelling(taskId)) return Promise.resolve(verdict('drop'));
     if (!creations.creating) return Promise.resolve(verdict('go'));
     return new Promise((resolve) => {
-      const wake = (outcome: EarlyOutcome = 'go'): void => {
+      const wake = (decision: EarlyDecision = 'go'): void => {
         const entry = this.waiting.get(wake);
         if (entry === undefined) return;
         this.waiting.delete(wake);
         this.scheduler.cancel(entry.timer);
         entry.unwatch();
-        resolve(verdict(outcome));
+        resolve(verdict(decision));
       };
       this.waiting.set(wake, { timer: this.scheduler.after(EARLY_INPUT_WAIT_MS, wake), unwatch: creations.watch(taskId, wake) });
     });

@@ -3,10 +3,10 @@
  * call until its task settles. Calls beyond the limit wait in a FIFO queue, abortable by their
  * signal and bounded by their deadline, or are rejected at once when queueing is off.
  */
-import type { Scheduler, Timer } from '../util/scheduler.js';
-import { TaskQueueFullError } from '../errors.js';
-import { onAbort } from '../util/abort.js';
-import { Stopped } from '../util/race.js';
+import type { Scheduler, Timer } from '../../util/scheduler.js';
+import { TaskQueueFullError } from '../../errors.js';
+import { onAbort } from '../../util/abort.js';
+import { Stopped } from '../../util/race.js';
 
 /** The release of a slot that holds nothing (no concurrency limit). */
 export const NO_RELEASE = (): void => {};
