@@ -1,6 +1,6 @@
 /**
  * The built package runs wherever its SDK does: browsers, Workers, Deno, Bun and Node. Each entry
- * point a host imports (dist/index.js, ai.js, internal.js, doctor.js) is walked through its whole
+ * point a host imports (dist/index.js, ai.js, internal.js, doctor.js, otel.js) is walked through its whole
  * import graph, dependencies included (esbuild resolves it as a bundler would, peers left out):
  * no module of Node's (`node:*` or a bare builtin) is imported, and no file uses a Node global.
  * The export map points every runtime at the same files (there is no Node-only variant to pick).
@@ -17,8 +17,12 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DIST = join(ROOT, 'dist');
-/** Peers the host installs itself: the SDKs (each has its own browser and Worker builds) and the AI SDK. */
-const PEERS = /^(@modelcontextprotocol\/|ai$)/;
+/**
+ * Peers the host installs itself: the SDKs (each has its own browser and Worker builds), the AI
+ * SDK and the OpenTelemetry API (whose one mention of Node's `global` is the last fallback after
+ * `globalThis`, `self` and `window`).
+ */
+const PEERS = /^(@modelcontextprotocol\/|ai$|@opentelemetry\/api$)/;
 /** Node's globals (as forbidden in lib/ by eslint.config.js); CommonJS files get module, exports and require from the bundler. */
 const NODE_GLOBALS = ['process', 'Buffer', 'setImmediate', 'clearImmediate', 'global', '__dirname', '__filename'];
 const COMMONJS_GLOBALS = ['require', 'module', 'exports'];
@@ -85,12 +89,12 @@ describe('the built package is runtime-neutral', () => {
     expect(sources <= built!.mtimeMs, 'lib/ changed after the last build: run npm run build').toBe(true);
   });
 
-  for (const entry of ['index.js', 'ai.js', 'internal.js', 'doctor.js']) {
+  for (const entry of ['index.js', 'ai.js', 'internal.js', 'doctor.js', 'otel.js']) {
     it(`dist/${entry}: no Node module anywhere in its import graph, no Node global in any of its files`, { timeout: 60_000 }, async () => {
       const { imports, inputs } = await graphOf(entry);
       const files = Object.keys(inputs);
       // The graph is the library and its bundled dependencies; it reached both.
-      expect(files.filter((file) => file.startsWith('dist/')).length).toBeGreaterThan({ 'index.js': 50, 'ai.js': 5, 'internal.js': 20, 'doctor.js': 20 }[entry]!);
+      expect(files.filter((file) => file.startsWith('dist/')).length).toBeGreaterThan({ 'index.js': 50, 'ai.js': 5, 'internal.js': 20, 'doctor.js': 20, 'otel.js': 5 }[entry]!);
       if (entry === 'index.js') expect(files.some((file) => file.includes('node_modules/eventemitter3/'))).toBe(true);
       const fromNode = imports.filter(({ path }) => path.startsWith('node:') || builtinModules.includes(path));
       expect(fromNode.map(({ path, importer }) => `${importer} imports ${path}`)).toEqual([]);
@@ -127,6 +131,7 @@ describe('the built package is runtime-neutral', () => {
       './ai': ['./dist/ai.js'],
       './doctor': ['./dist/doctor.js'],
       './bullmq': ['./dist/bullmq/index.js'],
+      './otel': ['./dist/otel.js'],
     });
   });
 });
