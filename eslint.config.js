@@ -32,18 +32,31 @@ const sdkMessage = 'Only lib/port/ may import an MCP SDK package: use the librar
  * Node too (NODE_FOLDERS). spec/package/runtime-neutral.spec.ts checks the built output of the other
  * entry points.
  */
-const nodeMessage = 'lib/ runs in browsers and Workers too: use a web API (globalThis.crypto, TextEncoder, queueMicrotask...), not a Node module.';
+const nodeMessage =
+  'lib/ runs in browsers and Workers too: use a web API (globalThis.crypto, TextEncoder, queueMicrotask...), not a Node module.';
 const NODE_MODULES = {
   paths: builtinModules.filter((name) => !name.startsWith('_')).map((name) => ({ name, message: nodeMessage })),
   pattern: { group: ['node:*'], message: nodeMessage },
 };
-const NODE_GLOBALS = ['process', 'Buffer', 'setImmediate', 'clearImmediate', 'global', 'require', 'module', 'exports', '__dirname', '__filename'];
+const NODE_GLOBALS = [
+  'process',
+  'Buffer',
+  'setImmediate',
+  'clearImmediate',
+  'global',
+  'require',
+  'module',
+  'exports',
+  '__dirname',
+  '__filename',
+];
 /** The folders of lib/ (with their entry files) that may use Node: integrations of Node-only packages. */
 const NODE_FOLDERS = ['bullmq'];
 const nodeFiles = NODE_FOLDERS.flatMap((name) => [`lib/${name}/**`, `lib/${name}.ts`]);
 
 const OTEL = ['@opentelemetry/*', '@opentelemetry/*/**'];
-const otelMessage = 'Only lib/otel/ (mcp-task-client/otel) may import OpenTelemetry: the library reports through its instrumentation hook (lib/api/instrumentation.ts).';
+const otelMessage =
+  'Only lib/otel/ (mcp-task-client/otel) may import OpenTelemetry: the library reports through its instrumentation hook (lib/api/instrumentation.ts).';
 /**
  * The restricted imports of lib/ files: no MCP SDK (but in the port), no CLI package, no
  * OpenTelemetry unless `otel`, no Node module unless `node`.
@@ -98,7 +111,11 @@ const noImportCycles = {
           while (stack.length > 0) {
             const [file, path] = stack.pop();
             if (file === start) {
-              const short = path.map((p) => relative(import.meta.dirname, p).split(sep).join('/'));
+              const short = path.map((p) =>
+                relative(import.meta.dirname, p)
+                  .split(sep)
+                  .join('/'),
+              );
               context.report({ loc: { line: 1, column: 0 }, messageId: 'cycle', data: { path: short.join(' -> ') } });
               return;
             }
@@ -134,7 +151,7 @@ const publicEntryOnly = {
   meta: {
     type: 'problem',
     schema: [],
-    messages: { entry: "lib/{{integration}} uses the public entry point (lib/index.ts) only, not lib/{{target}}." },
+    messages: { entry: 'lib/{{integration}} uses the public entry point (lib/index.ts) only, not lib/{{target}}.' },
   },
   create(context) {
     // The integration the linted file belongs to: lib/<name>/… or its entry file lib/<name>.ts.
@@ -147,10 +164,19 @@ const publicEntryOnly = {
       const inLib = target === LIB || target.startsWith(LIB + sep);
       const inOwn = target === own || target === `${own}.ts` || target.startsWith(own + sep);
       if (inLib && !inOwn && target !== ENTRY) {
-        context.report({ node: source, messageId: 'entry', data: { integration, target: relative(LIB, target).split(sep).join('/') } });
+        context.report({
+          node: source,
+          messageId: 'entry',
+          data: { integration, target: relative(LIB, target).split(sep).join('/') },
+        });
       }
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
 };
 
@@ -173,8 +199,10 @@ const cliBoundary = {
     type: 'problem',
     schema: [],
     messages: {
-      outside: "The CLI uses the library through its package name only (import from 'mcp-task-client'), not {{target}}.",
-      subpath: "The CLI uses the library's root entry point ('mcp-task-client') and 'mcp-task-client/doctor' only, not '{{specifier}}'.",
+      outside:
+        "The CLI uses the library through its package name only (import from 'mcp-task-client'), not {{target}}.",
+      subpath:
+        "The CLI uses the library's root entry point ('mcp-task-client') and 'mcp-task-client/doctor' only, not '{{specifier}}'.",
     },
   },
   create(context) {
@@ -189,9 +217,18 @@ const cliBoundary = {
       if (!specifier.startsWith('.')) return;
       const target = resolve(dirname(context.filename), specifier.replace(/\.js$/, '.ts'));
       if (target.startsWith(CLI_SRC + sep) || target === EXAMPLE_SERVER) return;
-      context.report({ node: source, messageId: 'outside', data: { target: relative(REPO, target).split(sep).join('/') } });
+      context.report({
+        node: source,
+        messageId: 'outside',
+        data: { target: relative(REPO, target).split(sep).join('/') },
+      });
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
 };
 
@@ -233,7 +270,11 @@ function layerOf(file) {
   if (file === 'errors.ts' || file === 'types.ts') return file.slice(0, -3);
   if (file === 'wire/wire.ts') return 'seam';
   const folder = file.split('/')[0];
-  return file.includes('/') && folder in MAY_IMPORT && !['entry', 'internal', 'seam', 'errors', 'types'].includes(folder) ? folder : undefined;
+  return file.includes('/') &&
+    folder in MAY_IMPORT &&
+    !['entry', 'internal', 'seam', 'errors', 'types'].includes(folder)
+    ? folder
+    : undefined;
 }
 
 /** The declarations a module of the public-type floor (lib/api/) may hold. */
@@ -257,7 +298,8 @@ const layerOrder = {
     type: 'problem',
     schema: [],
     messages: {
-      arrow: 'lib/{{from}} ({{layer}}) may not import lib/{{to}} ({{target}}): {{layer}} imports only {{allowed}}. Layers, top down: entry points, facade, engine | receiver, wire, seam (wire/wire.ts), port, util, api, errors.ts, types.ts.',
+      arrow:
+        'lib/{{from}} ({{layer}}) may not import lib/{{to}} ({{target}}): {{layer}} imports only {{allowed}}. Layers, top down: entry points, facade, engine | receiver, wire, seam (wire/wire.ts), port, util, api, errors.ts, types.ts.',
       outside: 'lib/{{from}} may not import {{to}}, outside lib/.',
       unplaced: 'lib/{{from}} is in no layer: place its folder in the layer table of eslint.config.js.',
       typeOnly: 'lib/api/ holds the public types and imports types only: use `import type` / `export type`.',
@@ -292,7 +334,8 @@ const layerOrder = {
         for (const statement of program.body) {
           const declaration = statement.type === 'ExportNamedDeclaration' ? statement.declaration : statement;
           if (declaration === null || DECLARATIONS.has(declaration.type)) continue;
-          if (['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration'].includes(declaration.type)) continue;
+          if (['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration'].includes(declaration.type))
+            continue;
           context.report({ node: statement, messageId: 'declarationsOnly' });
         }
       },
@@ -315,7 +358,17 @@ const localRules = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'cli/dist/**', 'examples/browser/dist/**', 'test-output/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'cli/dist/**',
+      'examples/browser/dist/**',
+      'test-output/**',
+      'node_modules/**',
+      'bench/results/**',
+      'coverage/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -380,7 +433,12 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/engine/record.js', '**/engine/record-extras.js', '**/engine/record-layout.js', '**/engine/record-view.js'],
+              group: [
+                '**/engine/record.js',
+                '**/engine/record-extras.js',
+                '**/engine/record-layout.js',
+                '**/engine/record-view.js',
+              ],
               message:
                 "Only the engine touches a task's record: use the read-only TaskView (engine/task-view.ts) and TaskEngine's operations.",
             },
@@ -400,8 +458,14 @@ export default tseslint.config(
     files: ['lib/**/*.ts'],
     ignores: nodeFiles,
     rules: {
-      'no-restricted-globals': ['error', ...NODE_GLOBALS.map((name) => ({ name, message: `${name} is a Node global: ${nodeMessage}` }))],
-      'no-restricted-syntax': ['error', { selector: 'ImportExpression > Literal[value=/^node:/]', message: nodeMessage }],
+      'no-restricted-globals': [
+        'error',
+        ...NODE_GLOBALS.map((name) => ({ name, message: `${name} is a Node global: ${nodeMessage}` })),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression > Literal[value=/^node:/]', message: nodeMessage },
+      ],
     },
   },
   {

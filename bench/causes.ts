@@ -40,10 +40,38 @@ export interface CauseSpec {
 
 /** The profiles of the full run: the largest CPU misses, and the heap on both wires out of process. */
 export const CAUSE_SPECS: readonly CauseSpec[] = [
-  { kind: 'cpu', wire: 'ext', transport: 'memory', workload: 'random-poll', n: 1000, contenders: ['mcp-task-client', 'floor'] },
-  { kind: 'cpu', wire: '2025', transport: 'stdio', workload: 'random-poll', n: 10_000, contenders: ['mcp-task-client', 'floor'] },
-  { kind: 'heap', wire: '2025', transport: 'stdio', workload: 'random-poll', n: 1000, contenders: ['mcp-task-client', 'floor'] },
-  { kind: 'heap', wire: 'ext', transport: 'stdio', workload: 'random-poll', n: 1000, contenders: ['mcp-task-client', 'floor'] },
+  {
+    kind: 'cpu',
+    wire: 'ext',
+    transport: 'memory',
+    workload: 'random-poll',
+    n: 1000,
+    contenders: ['mcp-task-client', 'floor'],
+  },
+  {
+    kind: 'cpu',
+    wire: '2025',
+    transport: 'stdio',
+    workload: 'random-poll',
+    n: 10_000,
+    contenders: ['mcp-task-client', 'floor'],
+  },
+  {
+    kind: 'heap',
+    wire: '2025',
+    transport: 'stdio',
+    workload: 'random-poll',
+    n: 1000,
+    contenders: ['mcp-task-client', 'floor'],
+  },
+  {
+    kind: 'heap',
+    wire: 'ext',
+    transport: 'stdio',
+    workload: 'random-poll',
+    n: 1000,
+    contenders: ['mcp-task-client', 'floor'],
+  },
 ];
 
 const TOP_MODULES = 8;
@@ -85,7 +113,15 @@ function pairs(profiles: readonly CauseProfile[]): Array<readonly [CauseProfile,
   const mine = profiles.filter((p) => p.contender.startsWith('mcp-task-client'));
   return mine.map((p) => [
     p,
-    profiles.find((q) => q !== p && !q.contender.startsWith('mcp-task-client') && q.wire === p.wire && q.transport === p.transport && q.workload === p.workload && q.n === p.n),
+    profiles.find(
+      (q) =>
+        q !== p &&
+        !q.contender.startsWith('mcp-task-client') &&
+        q.wire === p.wire &&
+        q.transport === p.transport &&
+        q.workload === p.workload &&
+        q.n === p.n,
+    ),
   ]);
 }
 
@@ -100,14 +136,22 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
     '',
   );
   for (const [mine, floor] of pairs(cpu)) {
-    lines.push(`**Where the CPU goes, per task** (${scenario(mine)}; sampled self time in µs per task; CPU per task ${num(mine.cpuPerTaskMs, 3)} ms against the floor's ${num(floor?.cpuPerTaskMs, 3)} ms):`, '');
+    lines.push(
+      `**Where the CPU goes, per task** (${scenario(mine)}; sampled self time in µs per task; CPU per task ${num(mine.cpuPerTaskMs, 3)} ms against the floor's ${num(floor?.cpuPerTaskMs, 3)} ms):`,
+      '',
+    );
     lines.push('| owner | mcp-task-client | floor |', '|---|---:|---:|');
     const owners = [...new Set([...Object.keys(mine.ownerUs), ...Object.keys(floor?.ownerUs ?? {})])];
     owners.sort((a, b) => (mine.ownerUs[b] ?? 0) - (mine.ownerUs[a] ?? 0));
-    for (const owner of owners) lines.push(`| ${owner} | ${num(mine.ownerUs[owner], 1)} | ${num(floor?.ownerUs[owner], 1)} |`);
+    for (const owner of owners)
+      lines.push(`| ${owner} | ${num(mine.ownerUs[owner], 1)} | ${num(floor?.ownerUs[owner], 1)} |`);
     lines.push('');
     const modules = Object.entries(mine.moduleUs);
-    if (modules.length > 0) lines.push(`The library's own time by module (µs per task): ${modules.map(([m, us]) => `${m} ${us.toFixed(1)}`).join(', ')}.`, '');
+    if (modules.length > 0)
+      lines.push(
+        `The library's own time by module (µs per task): ${modules.map(([m, us]) => `${m} ${us.toFixed(1)}`).join(', ')}.`,
+        '',
+      );
   }
   for (const [mine, floor] of pairs(heap)) {
     if (mine.heapBytes === undefined) continue;
@@ -117,7 +161,8 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
       '',
     );
     lines.push('| kind | mcp-task-client | floor |', '|---|---:|---:|');
-    for (const [kind, bytes] of Object.entries(mine.heapBytes)) lines.push(`| ${kind} | ${bytes.toFixed(0)} | ${num(floor?.heapBytes?.[kind], 0)} |`);
+    for (const [kind, bytes] of Object.entries(mine.heapBytes))
+      lines.push(`| ${kind} | ${bytes.toFixed(0)} | ${num(floor?.heapBytes?.[kind], 0)} |`);
     lines.push('');
   }
   return lines;
@@ -127,14 +172,14 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
 export const CAUSE_TEXT: Readonly<Record<string, string>> = {
   cpu:
     'the library\'s own code per task and the garbage it makes, above what the floor spends (see "Where the CPU goes" below: the rows "library under test" and "garbage collection"). ' +
-    'On the extension wire the floor writes raw JSON-RPC on the transport and keeps nothing per task but a timer and a promise, so all of the library\'s per-task work (launch, record, handle, request bookkeeping) is extra.',
+    "On the extension wire the floor writes raw JSON-RPC on the transport and keeps nothing per task but a timer and a promise, so all of the library's per-task work (launch, record, handle, request bookkeeping) is extra.",
   cpuVsOthers: 'the same per-task work; those contenders keep no record, handle or deadline per task.',
   heap:
     'what the library keeps per in-flight task: its record, its handle, and the latest snapshot with its timestamps, against the floor\'s promise and timer (see "What each in-flight task keeps" below). ' +
-    'In process the server\'s own per-task state counts for both, so the ratio there is smaller.',
+    "In process the server's own per-task state counts for both, so the ratio there is smaller.",
   lag:
-    'lag is the time from the server finishing a task to `result()` resolving. Where marked *within spread*, a process of the library met the target against a process of the floor: the miss is within this run\'s variation. ' +
+    "lag is the time from the server finishing a task to `result()` resolving. Where marked *within spread*, a process of the library met the target against a process of the floor: the miss is within this run's variation. " +
     'Elsewhere it is the library\'s work per notification and completion (see "Where the CPU goes"), which queues up when many tasks finish together.',
   requests:
-    'with notifications, whether a task\'s poll leaves before its terminal notification arrives is a matter of timing; where marked *within spread*, the processes overlap.',
+    "with notifications, whether a task's poll leaves before its terminal notification arrives is a matter of timing; where marked *within spread*, the processes overlap.",
 };

@@ -47,7 +47,6 @@ interface CpuProfile {
   readonly timeDeltas: readonly number[];
 }
 
-
 function options(argv: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const arg of argv) {
@@ -81,7 +80,10 @@ function owner(frame: CallFrame): string {
 
 function where(frame: CallFrame): string {
   const url = frame.url;
-  const short = url.includes('/lib/') && !url.includes('node_modules') ? `lib/${url.split('/lib/').at(-1)}` : url.split('/').slice(-2).join('/');
+  const short =
+    url.includes('/lib/') && !url.includes('node_modules')
+      ? `lib/${url.split('/lib/').at(-1)}`
+      : url.split('/').slice(-2).join('/');
   return `${short}:${frame.lineNumber + 1}`;
 }
 
@@ -93,7 +95,10 @@ function table(title: string, map: ReadonlyMap<string, number>, total: number, t
   const rows = [...map].sort((a, b) => b[1] - a[1]).slice(0, top);
   const width = Math.max(title.length, ...rows.map(([k]) => k.length));
   const lines = [`${title.padEnd(width)}  self ms   share`];
-  for (const [key, us] of rows) lines.push(`${key.padEnd(width)}  ${(us / 1000).toFixed(1).padStart(7)}  ${((100 * us) / total).toFixed(1).padStart(5)}%`);
+  for (const [key, us] of rows)
+    lines.push(
+      `${key.padEnd(width)}  ${(us / 1000).toFixed(1).padStart(7)}  ${((100 * us) / total).toFixed(1).padStart(5)}%`,
+    );
   return lines.join('\n');
 }
 
@@ -129,7 +134,11 @@ export interface ProfileOptions {
  * Runs `spec` in a child process of `build` under `--cpu-prof` and `--trace-gc` (and, with
  * `heap`, writing two heap snapshots of the memory phase) and sorts out one phase's samples.
  */
-export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, options: ProfileOptions = {}): Promise<ProfileResult> {
+export async function profileScenario(
+  build: BenchBuild,
+  spec: ScenarioSpec,
+  options: ProfileOptions = {},
+): Promise<ProfileResult> {
   const phase = options.phase ?? 'warm';
   const heap = options.heap ?? false;
   const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'bench-profile-'));
@@ -137,7 +146,14 @@ export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, opt
   const result = await new Promise<ScenarioResult>((resolve, reject) => {
     const child = fork(build.child, [JSON.stringify(spec)], {
       cwd: build.dir,
-      execArgv: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=200', '--trace-gc', '--no-warnings'],
+      execArgv: [
+        '--expose-gc',
+        '--cpu-prof',
+        `--cpu-prof-dir=${dir}`,
+        '--cpu-prof-interval=200',
+        '--trace-gc',
+        '--no-warnings',
+      ],
       env: heap === false ? process.env : { ...process.env, BENCH_HEAP_SNAPSHOTS: dir },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
@@ -183,7 +199,9 @@ export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, opt
   const [fromMs, toMs] = measured.windowMs;
   const gcKinds = new Map<string, { count: number; pauseMs: number }>();
   for (const line of gcLog.split('\n')) {
-    const match = /\s(\d+(?:\.\d+)?) ms: ([A-Za-z-]+(?: [A-Za-z-]+)?)\b.*?MB, (\d+(?:\.\d+)?) \/ .*?\) ([^;]*)/.exec(line);
+    const match = /\s(\d+(?:\.\d+)?) ms: ([A-Za-z-]+(?: [A-Za-z-]+)?)\b.*?MB, (\d+(?:\.\d+)?) \/ .*?\) ([^;]*)/.exec(
+      line,
+    );
     if (match === null) continue;
     const at = Number(match[1]);
     if (at < fromMs || at > toMs) continue;
@@ -197,8 +215,28 @@ export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, opt
     gcKinds.set(kind, entry);
   }
   const heapKinds =
-    heap === false ? undefined : heapDiff(path.join(dir, 'base.heapsnapshot'), path.join(dir, 'in-flight.heapsnapshot'), spec.n, heap === 'retainers');
-  return { spec, phase, measured, scope: result.scope, busyUs, idleUs, byOwner, byModule, byFunction, gcKinds, heap: heapKinds, dir };
+    heap === false
+      ? undefined
+      : heapDiff(
+          path.join(dir, 'base.heapsnapshot'),
+          path.join(dir, 'in-flight.heapsnapshot'),
+          spec.n,
+          heap === 'retainers',
+        );
+  return {
+    spec,
+    phase,
+    measured,
+    scope: result.scope,
+    busyUs,
+    idleUs,
+    byOwner,
+    byModule,
+    byFunction,
+    gcKinds,
+    heap: heapKinds,
+    dir,
+  };
 }
 
 async function main(): Promise<void> {
@@ -220,7 +258,11 @@ async function main(): Promise<void> {
   const build = buildBench();
   let p: ProfileResult;
   try {
-    p = await profileScenario(build, spec, { phase: (o.phase ?? 'warm') as 'warm' | 'cold', heap, ...(o.out === undefined ? {} : { dir: o.out }) });
+    p = await profileScenario(build, spec, {
+      phase: (o.phase ?? 'warm') as 'warm' | 'cold',
+      heap,
+      ...(o.out === undefined ? {} : { dir: o.out }),
+    });
   } finally {
     build.remove();
   }
@@ -238,7 +280,8 @@ async function main(): Promise<void> {
   console.log(table('function', p.byFunction, p.busyUs, top));
   console.log('');
   console.log('garbage collection in the window (from --trace-gc):');
-  for (const [kind, { count, pauseMs }] of p.gcKinds) console.log(`  ${kind}: ${count} collections, ${pauseMs.toFixed(1)} ms paused`);
+  for (const [kind, { count, pauseMs }] of p.gcKinds)
+    console.log(`  ${kind}: ${count} collections, ${pauseMs.toFixed(1)} ms paused`);
   if (p.heap !== undefined) {
     console.log(`\nnew heap nodes with all ${spec.n} tasks in flight (memory phase, heap snapshots diffed):`);
     console.log(heapTable(p.heap, top));

@@ -20,7 +20,8 @@ interface StoredRun {
   readonly load?: ReportInput['load'];
   readonly workloads: ReportInput['workloads'];
   readonly rows: ReportInput['rows'];
-  readonly soak?: (Omit<NonNullable<ReportInput['soak']>, 'output'> & { readonly output: readonly string[] }) | undefined;
+  readonly soak?:
+    (Omit<NonNullable<ReportInput['soak']>, 'output'> & { readonly output: readonly string[] }) | undefined;
   readonly causes?: ReportInput['causes'];
   readonly durable?: ReportInput['durable'];
   readonly size?: ReportInput['size'];
@@ -28,7 +29,8 @@ interface StoredRun {
 
 /** The page and the chart that the stored run gives. */
 export function renderStored(run: StoredRun): { readonly markdown: string; readonly svg: string } {
-  if (run.format !== 2) throw new Error(`bench/results.json has format ${String(run.format)}; this renderer reads format 2`);
+  if (run.format !== 2)
+    throw new Error(`bench/results.json has format ${String(run.format)}; this renderer reads format 2`);
   const soak = run.soak === undefined ? undefined : { ...run.soak, output: run.soak.output.join('\n') };
   return {
     markdown: markdown({
@@ -61,12 +63,18 @@ function main(): void {
   ];
   if (!check) {
     for (const [file, text] of files) writeFileSync(file, text);
-    console.log(`Wrote docs/performance.md and docs/performance.svg from bench/results.json (run of ${run.generatedAt}).`);
+    console.log(
+      `Wrote docs/performance.md and docs/performance.svg from bench/results.json (run of ${run.generatedAt}).`,
+    );
     return;
   }
-  const stale = files.filter(([file, text]) => readFileSync(file, 'utf8') !== text).map(([file]) => file.pathname.slice(root.pathname.length));
+  const stale = files
+    .filter(([file, text]) => readFileSync(file, 'utf8') !== text)
+    .map(([file]) => file.pathname.slice(root.pathname.length));
   if (stale.length > 0) {
-    console.error(`${stale.join(' and ')} differ from what bench/results.json gives: run \`npm run bench:render\` and commit the result.`);
+    console.error(
+      `${stale.join(' and ')} differ from what bench/results.json gives: run \`npm run bench:render\` and commit the result.`,
+    );
     process.exitCode = 1;
     return;
   }

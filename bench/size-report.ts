@@ -37,11 +37,15 @@ export function sizeMarkdown(s: SizeResult): string[] {
       ? `| ${f.label} | ${kib(f.raw)} | ${kib(f.gzip)} | ${kib(v.raw)} | ${kib(v.gzip)} |`
       : `| ${f.label} | +${kib(f.raw - base[0].raw)} | +${kib(f.gzip - base[0].gzip)} | +${kib(v.raw - base[1].raw)} | +${kib(v.gzip - base[1].gzip)} |`;
   const bases: [SizeFigure, SizeFigure] = [s.sdkPage, s.vite.sdkPage];
-  push(both(s.sdkPage, s.vite.sdkPage), both(s.sdkPagePlusCore, s.vite.sdkPagePlusCore, bases), both(s.sdkPagePlusExtTasks, s.vite.sdkPagePlusExtTasks, bases));
+  push(
+    both(s.sdkPage, s.vite.sdkPage),
+    both(s.sdkPagePlusCore, s.vite.sdkPagePlusCore, bases),
+    both(s.sdkPagePlusExtTasks, s.vite.sdkPagePlusExtTasks, bases),
+  );
   push('');
   push(
     'The two bundlers differ on the library because `TaskClient.connect` loads the SDK with `import()` of its package name (so that a page with only one SDK installed ' +
-      'still builds): esbuild keeps every export of a module loaded that way, so with esbuild the page holds SDK v2\'s whole root entry; Vite keeps what is used. ' +
+      "still builds): esbuild keeps every export of a module loaded that way, so with esbuild the page holds SDK v2's whole root entry; Vite keeps what is used. " +
       'On ext-tasks they differ the other way: Vite shares and tree-shakes zod with the SDK.',
     '',
   );
@@ -55,10 +59,11 @@ export function sizeMarkdown(s: SizeResult): string[] {
   );
   if (!met) {
     const c = s.ceilings;
-    const savings = c === undefined ? 0 : 3 * s.core.gzip - c.withoutStringsGzip - c.withoutReceiverGzip - c.shortPropertiesGzip;
+    const savings =
+      c === undefined ? 0 : 3 * s.core.gzip - c.withoutStringsGzip - c.withoutReceiverGzip - c.shortPropertiesGzip;
     const needed = s.core.gzip - s.targetGzip;
     push(
-      'Why the core is over its target: it is the library\'s code, not waste. `TaskClient` reaches every layer (both task wires, the receiver, reconnection), so ' +
+      "Why the core is over its target: it is the library's code, not waste. `TaskClient` reaches every layer (both task wires, the receiver, reconnection), so " +
         `tree-shaking an import of \`TaskClient\` alone saves only ${kib(s.core.raw - s.taskClientOnly.raw)} raw, and the minified bundle shows no repeated code ` +
         'of any size. The cuts left are measured here, not made' +
         (c === undefined
@@ -74,9 +79,10 @@ export function sizeMarkdown(s: SizeResult): string[] {
       '',
     );
   }
-  push('Where the core\'s bytes go (raw, minified, by lib/ folder or dependency):', '');
+  push("Where the core's bytes go (raw, minified, by lib/ folder or dependency):", '');
   push('| part | raw | share |', '|---|---:|---:|');
-  for (const { part, raw } of s.breakdown) push(`| ${part} | ${kib(raw)} | ${((raw / s.core.raw) * 100).toFixed(1)}% |`);
+  for (const { part, raw } of s.breakdown)
+    push(`| ${part} | ${kib(raw)} | ${((raw / s.core.raw) * 100).toFixed(1)}% |`);
   push('');
   return lines;
 }

@@ -31,7 +31,12 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The core's target, gzip bytes (issue 25). */
 export const SIZE_TARGET_GZIP = 30 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
-const SDK_V2 = ['@modelcontextprotocol/client', '@modelcontextprotocol/client/*', '@modelcontextprotocol/core', '@modelcontextprotocol/core/*'];
+const SDK_V2 = [
+  '@modelcontextprotocol/client',
+  '@modelcontextprotocol/client/*',
+  '@modelcontextprotocol/core',
+  '@modelcontextprotocol/core/*',
+];
 
 /** One measured bundle. */
 export interface SizeFigure {
@@ -62,7 +67,11 @@ export interface SizeResult {
   readonly sdkPagePlusCore: SizeFigure;
   readonly sdkPagePlusExtTasks: SizeFigure;
   /** The same three pages bundled by Vite. */
-  readonly vite: { readonly sdkPage: SizeFigure; readonly sdkPagePlusCore: SizeFigure; readonly sdkPagePlusExtTasks: SizeFigure };
+  readonly vite: {
+    readonly sdkPage: SizeFigure;
+    readonly sdkPagePlusCore: SizeFigure;
+    readonly sdkPagePlusExtTasks: SizeFigure;
+  };
   /** Raw bytes of the core's bundle by origin (a lib/ folder, a top-level module, a dependency), largest first. */
   readonly breakdown: ReadonlyArray<{ readonly part: string; readonly raw: number }>;
   /**
@@ -72,7 +81,11 @@ export interface SizeResult {
    * the bundle with every property name cut to two characters (the most that mangling could save).
    * Absent from results stored before they were measured.
    */
-  readonly ceilings?: { readonly withoutStringsGzip: number; readonly withoutReceiverGzip: number; readonly shortPropertiesGzip: number };
+  readonly ceilings?: {
+    readonly withoutStringsGzip: number;
+    readonly withoutReceiverGzip: number;
+    readonly shortPropertiesGzip: number;
+  };
 }
 
 /** The origin of a bundled file: `lib/<folder>`, `lib/<file>`, or the npm package. */
@@ -109,18 +122,34 @@ async function bundle(
     plugins:
       leaveOut === undefined
         ? []
-        : [{ name: 'leave-out', setup: (b) => b.onResolve({ filter: leaveOut }, (a) => (leaveOut.test(a.importer) ? undefined : { path: a.path, external: true })) }],
+        : [
+            {
+              name: 'leave-out',
+              setup: (b) =>
+                b.onResolve({ filter: leaveOut }, (a) =>
+                  leaveOut.test(a.importer) ? undefined : { path: a.path, external: true },
+                ),
+            },
+          ],
   });
   const [output] = result.outputFiles;
   const [meta] = Object.values(result.metafile.outputs);
-  const inputs = Object.fromEntries(Object.entries(meta!.inputs).map(([file, { bytesInOutput }]) => [file, bytesInOutput]));
+  const inputs = Object.fromEntries(
+    Object.entries(meta!.inputs).map(([file, { bytesInOutput }]) => [file, bytesInOutput]),
+  );
   const bytes = output!.contents;
-  return { figure: { label, source, external, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length }, inputs, text: output!.text };
+  return {
+    figure: { label, source, external, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length },
+    inputs,
+    text: output!.text,
+  };
 }
 
 /** Gzip bytes of minified `code` with every string and template literal emptied (a template's `${…}` parts go too). */
 function gzipWithoutStrings(code: string): number {
-  const emptied = code.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, (literal) => literal[0]!.repeat(2));
+  const emptied = code.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, (literal) =>
+    literal[0]!.repeat(2),
+  );
   return gzipSync(new TextEncoder().encode(emptied), { level: 9 }).length;
 }
 
@@ -140,13 +169,20 @@ async function bundleVite(label: string, source: string, external: readonly stri
   try {
     // esbuild's `name` and `name/*` as one pattern for Rolldown: the package and its subpaths.
     const packages = [...new Set(external.map((name) => name.replace(/\/\*$/, '')))];
-    const patterns = packages.map((name) => new RegExp(`^${name.replaceAll('/', '\\/').replaceAll('.', '\\.')}(?:\\/|$)`));
+    const patterns = packages.map(
+      (name) => new RegExp(`^${name.replaceAll('/', '\\/').replaceAll('.', '\\.')}(?:\\/|$)`),
+    );
     const result = await viteBuild({
       root: ROOT,
       configFile: false,
       logLevel: 'silent',
       publicDir: false,
-      build: { write: false, minify: true, lib: { entry, formats: ['es'], fileName: 'page' }, rolldownOptions: { external: patterns } },
+      build: {
+        write: false,
+        minify: true,
+        lib: { entry, formats: ['es'], fileName: 'page' },
+        rolldownOptions: { external: patterns },
+      },
     });
     const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
     let raw = 0;
@@ -163,7 +199,8 @@ async function bundleVite(label: string, source: string, external: readonly stri
   }
 }
 
-const version = (name: string): string => (JSON.parse(readFileSync(`${ROOT}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
+const version = (name: string): string =>
+  (JSON.parse(readFileSync(`${ROOT}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
 
 /**
  * Measures every figure of {@link SizeResult}.
@@ -174,22 +211,54 @@ export async function measureSize(command: string, entry = `${ROOT}dist/index.js
   // The metafile names files relative to ROOT.
   const libDir = `${relative(ROOT, dirname(entry))}/`;
   const core = await bundle('mcp-task-client, root entry (all of it)', `export * from ${lib};`, [...SDK_V1, ...SDK_V2]);
-  const taskClientOnly = await bundle('mcp-task-client, `TaskClient` only', `export { TaskClient } from ${lib};`, [...SDK_V1, ...SDK_V2]);
-  const extTasks = await bundle('@modelcontextprotocol/ext-tasks/client (all of it, zod bundled)', "export * from '@modelcontextprotocol/ext-tasks/client';", SDK_V2);
-  const extTasksWithoutZod = await bundle('@modelcontextprotocol/ext-tasks/client (all of it, zod external)', "export * from '@modelcontextprotocol/ext-tasks/client';", [...SDK_V2, 'zod', 'zod/*']);
+  const taskClientOnly = await bundle('mcp-task-client, `TaskClient` only', `export { TaskClient } from ${lib};`, [
+    ...SDK_V1,
+    ...SDK_V2,
+  ]);
+  const extTasks = await bundle(
+    '@modelcontextprotocol/ext-tasks/client (all of it, zod bundled)',
+    "export * from '@modelcontextprotocol/ext-tasks/client';",
+    SDK_V2,
+  );
+  const extTasksWithoutZod = await bundle(
+    '@modelcontextprotocol/ext-tasks/client (all of it, zod external)',
+    "export * from '@modelcontextprotocol/ext-tasks/client';",
+    [...SDK_V2, 'zod', 'zod/*'],
+  );
   // A page on SDK v2. SDK v1 stays out: the library loads it only when a v1 Client is given (a
   // dynamic import a bundler would otherwise follow when v1 happens to be installed).
   const page = "export { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';";
   const sdkPage = await bundle('SDK v2 page: `Client` and `StreamableHTTPClientTransport`', page, SDK_V1);
-  const sdkPagePlusCore = await bundle('the SDK v2 page with mcp-task-client (`TaskClient`)', `${page}\nexport { TaskClient } from ${lib};`, SDK_V1);
-  const sdkPagePlusExtTasks = await bundle('the SDK v2 page with ext-tasks (its client entry)', `${page}\nexport * from '@modelcontextprotocol/ext-tasks/client';`, SDK_V1);
+  const sdkPagePlusCore = await bundle(
+    'the SDK v2 page with mcp-task-client (`TaskClient`)',
+    `${page}\nexport { TaskClient } from ${lib};`,
+    SDK_V1,
+  );
+  const sdkPagePlusExtTasks = await bundle(
+    'the SDK v2 page with ext-tasks (its client entry)',
+    `${page}\nexport * from '@modelcontextprotocol/ext-tasks/client';`,
+    SDK_V1,
+  );
   const vite = {
     sdkPage: await bundleVite(sdkPage.figure.label, page, SDK_V1),
-    sdkPagePlusCore: await bundleVite(sdkPagePlusCore.figure.label, `${page}\nexport { TaskClient } from ${lib};`, SDK_V1),
-    sdkPagePlusExtTasks: await bundleVite(sdkPagePlusExtTasks.figure.label, `${page}\nexport * from '@modelcontextprotocol/ext-tasks/client';`, SDK_V1),
+    sdkPagePlusCore: await bundleVite(
+      sdkPagePlusCore.figure.label,
+      `${page}\nexport { TaskClient } from ${lib};`,
+      SDK_V1,
+    ),
+    sdkPagePlusExtTasks: await bundleVite(
+      sdkPagePlusExtTasks.figure.label,
+      `${page}\nexport * from '@modelcontextprotocol/ext-tasks/client';`,
+      SDK_V1,
+    ),
   };
 
-  const withoutReceiver = await bundle('core without lib/receiver', `export * from ${lib};`, [...SDK_V1, ...SDK_V2], /\/receiver\//);
+  const withoutReceiver = await bundle(
+    'core without lib/receiver',
+    `export * from ${lib};`,
+    [...SDK_V1, ...SDK_V2],
+    /\/receiver\//,
+  );
 
   const parts = new Map<string, number>();
   for (const [file, bytes] of Object.entries(core.inputs)) {
@@ -217,7 +286,11 @@ export async function measureSize(command: string, entry = `${ROOT}dist/index.js
     sdkPagePlusExtTasks: sdkPagePlusExtTasks.figure,
     vite,
     breakdown: [...parts].sort(([, a], [, b]) => b - a).map(([part, raw]) => ({ part, raw })),
-    ceilings: { withoutStringsGzip: gzipWithoutStrings(core.text), withoutReceiverGzip: withoutReceiver.figure.gzip, shortPropertiesGzip: gzipShortProperties(core.text) },
+    ceilings: {
+      withoutStringsGzip: gzipWithoutStrings(core.text),
+      withoutReceiverGzip: withoutReceiver.figure.gzip,
+      shortPropertiesGzip: gzipShortProperties(core.text),
+    },
   };
 }
 
@@ -225,7 +298,8 @@ const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** The figures as console lines. */
 export function sizeLines(size: SizeResult): string[] {
-  const row = (f: SizeFigure): string => `${f.label.padEnd(68)} ${kib(f.raw).padStart(10)} raw ${kib(f.gzip).padStart(10)} gzip`;
+  const row = (f: SizeFigure): string =>
+    `${f.label.padEnd(68)} ${kib(f.raw).padStart(10)} raw ${kib(f.gzip).padStart(10)} gzip`;
   const added = (f: SizeFigure, base = size.sdkPage, by = 'esbuild'): string =>
     `${`${f.label}, ${by}`.padEnd(68)} ${`+${kib(f.raw - base.raw)}`.padStart(10)} raw ${`+${kib(f.gzip - base.gzip)}`.padStart(10)} gzip`;
   const met = size.core.gzip <= size.targetGzip;
@@ -243,8 +317,11 @@ export function sizeLines(size: SizeResult): string[] {
     '',
     `${met ? 'met    ' : 'NOT MET'}  core ≤ ${kib(size.targetGzip)} gzip: ${kib(size.core.gzip)}`,
     '',
-    'Where the core\'s bytes go (raw, minified):',
-    ...size.breakdown.map(({ part, raw }) => `  ${part.padEnd(24)} ${kib(raw).padStart(10)}  ${((raw / size.core.raw) * 100).toFixed(1).padStart(5)}%`),
+    "Where the core's bytes go (raw, minified):",
+    ...size.breakdown.map(
+      ({ part, raw }) =>
+        `  ${part.padEnd(24)} ${kib(raw).padStart(10)}  ${((raw / size.core.raw) * 100).toFixed(1).padStart(5)}%`,
+    ),
     ...(size.ceilings === undefined
       ? []
       : [
@@ -262,7 +339,9 @@ async function main(): Promise<void> {
   const size = await measureSize('npm run size');
   for (const line of sizeLines(size)) console.log(line);
   if (!write) {
-    console.log('\nNothing written (pass --write to store the figures in bench/results.json and render docs/performance.md).');
+    console.log(
+      '\nNothing written (pass --write to store the figures in bench/results.json and render docs/performance.md).',
+    );
     return;
   }
   const results = new URL('bench/results.json', `file://${ROOT}`);

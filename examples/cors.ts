@@ -14,7 +14,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Request headers an MCP client sends, besides a tool's `Mcp-Param-*` headers. */
-export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID'];
+export const CORS_ALLOW_HEADERS = [
+  'Content-Type',
+  'Accept',
+  'Authorization',
+  'Mcp-Session-Id',
+  'Mcp-Protocol-Version',
+  'Mcp-Method',
+  'Mcp-Name',
+  'Last-Event-ID',
+];
 /** Response headers a page's client must be able to read. */
 export const CORS_EXPOSE_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'WWW-Authenticate'];
 

@@ -107,7 +107,9 @@ export async function serveExtHttp(options: ExtHttpOptions = {}): Promise<ExtHtt
     try {
       message = JSON.parse(await readBody(req));
     } catch {
-      return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
+      return void res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
     }
     if (!isObject(message) || typeof message.method !== 'string') return void res.writeHead(400).end();
     options.onMessage?.(message);
@@ -120,7 +122,12 @@ export async function serveExtHttp(options: ExtHttpOptions = {}): Promise<ExtHtt
     const internal = `h${++next}`;
     const listen = message.method === 'subscriptions/listen';
     pending.set(internal, { clientId, res, listen });
-    if (listen) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    if (listen)
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
     res.on('close', () => {
       if (!pending.delete(internal) || !listen) return;
       // Closing a listen's stream ends its subscription.
@@ -167,6 +174,10 @@ export async function serveExtHttp(options: ExtHttpOptions = {}): Promise<ExtHtt
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const endpoint = await serveExtHttp({ port: Number(process.env.PORT ?? 3001), stepMs: Number(process.env.EXT_STEP_MS ?? 500), origin: process.env.CORS_ORIGIN });
+  const endpoint = await serveExtHttp({
+    port: Number(process.env.PORT ?? 3001),
+    stepMs: Number(process.env.EXT_STEP_MS ?? 500),
+    origin: process.env.CORS_ORIGIN,
+  });
   console.error(`tasks-extension example server on ${endpoint.url.href}`);
 }

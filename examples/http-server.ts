@@ -65,7 +65,9 @@ export async function serveHttp(port: number, options: ServeHttpOptions = {}): P
         try {
           body = await readJson(req);
         } catch {
-          res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
+          res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
           return;
         }
       }

@@ -52,7 +52,9 @@ const tracer = trace.getTracer('otel-example');
 await tracer.startActiveSpan('agent step', async (span) => {
   const handle = await tasks.callToolAsTask('analyze', { id: 7, steps: 3 });
   const result = await handle.result();
-  console.log(`result: ${result.content.map((block) => (block.type === 'text' ? block.text : block.type)).join(' ')}\n`);
+  console.log(
+    `result: ${result.content.map((block) => (block.type === 'text' ? block.text : block.type)).join(' ')}\n`,
+  );
   span.end();
 });
 await tasks.close(); // closes the SDK client TaskClient.connect made, and so the server
@@ -62,24 +64,38 @@ const toMs = (time: HrTime): number => time[0] * 1_000 + time[1] / 1e6;
 const spans = exporter.getFinishedSpans();
 const origin = Math.min(...spans.map((span) => toMs(span.startTime)));
 const KINDS = ['INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
-const SHOWN = ['gen_ai.tool.name', 'mcp.protocol.version', 'network.transport', 'mcp.task.outcome', 'mcp.task.polls', 'error.type'];
+const SHOWN = [
+  'gen_ai.tool.name',
+  'mcp.protocol.version',
+  'network.transport',
+  'mcp.task.outcome',
+  'mcp.task.polls',
+  'error.type',
+];
 
 /** Prints `span` and its children, each with the attributes of {@link SHOWN} its parent does not repeat. */
 function print(span: ReadableSpan, depth: number, parent?: ReadableSpan): void {
   const start = toMs(span.startTime) - origin;
   const duration = toMs(span.endTime) - toMs(span.startTime);
   const pad = '  '.repeat(depth);
-  const attributes = SHOWN.filter((key) => span.attributes[key] !== undefined && span.attributes[key] !== parent?.attributes[key]).map(
-    (key) => `${key}=${String(span.attributes[key])}`,
+  const attributes = SHOWN.filter(
+    (key) => span.attributes[key] !== undefined && span.attributes[key] !== parent?.attributes[key],
+  ).map((key) => `${key}=${String(span.attributes[key])}`);
+  console.log(
+    `${pad}${span.name} (${KINDS[span.kind]}) +${start.toFixed(0)} ms, ${duration.toFixed(1)} ms${attributes.length > 0 ? `  ${attributes.join(' ')}` : ''}`,
   );
-  console.log(`${pad}${span.name} (${KINDS[span.kind]}) +${start.toFixed(0)} ms, ${duration.toFixed(1)} ms${attributes.length > 0 ? `  ${attributes.join(' ')}` : ''}`);
   for (const event of span.events) {
     const at = toMs(event.time) - origin;
-    const detail = Object.entries(event.attributes ?? {}).map(([key, value]) => `${key}=${String(value)}`).join(' ');
+    const detail = Object.entries(event.attributes ?? {})
+      .map(([key, value]) => `${key}=${String(value)}`)
+      .join(' ');
     console.log(`${pad}  · ${event.name} +${at.toFixed(0)} ms ${detail}`);
   }
   const id = span.spanContext().spanId;
-  for (const child of spans.filter((s) => s.parentSpanContext?.spanId === id).sort((a, b) => toMs(a.startTime) - toMs(b.startTime))) print(child, depth + 1, span);
+  for (const child of spans
+    .filter((s) => s.parentSpanContext?.spanId === id)
+    .sort((a, b) => toMs(a.startTime) - toMs(b.startTime)))
+    print(child, depth + 1, span);
 }
 
 console.log('trace:');

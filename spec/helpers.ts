@@ -6,7 +6,13 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
 import type { Clock, TaskHandle } from '../lib/index.js';
-import { createLinkedPair, makeClient, type SpecClient, type SpecClientOptions, type SpecTransport } from './support/sdk.js';
+import {
+  createLinkedPair,
+  makeClient,
+  type SpecClient,
+  type SpecClientOptions,
+  type SpecTransport,
+} from './support/sdk.js';
 
 /** A connected client/server pair. */
 export interface Pair {
@@ -124,7 +130,11 @@ export async function unhandledDuring(run: () => Promise<void>): Promise<unknown
  * server's task store); rejects after `timeoutMs`. The way to wait for something to happen in real
  * time, instead of sleeping for a guess.
  */
-export async function until(predicate: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+export async function until(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+  what = 'condition',
+): Promise<void> {
   const started = Date.now();
   while (!(await predicate())) {
     if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${what}`);

@@ -39,11 +39,14 @@ export const createMcpTaskClientOtel: ContenderFactory = async (connection) => {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   const tracerProvider = new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter: dropping })] });
   const meterProvider = new MeterProvider({ readers: [new IdleReader()] });
-  const tasks = new Lib.TaskClient(connection.client as Lib.McpClient, { instrumentation: otelInstrumentation({ tracerProvider, meterProvider }) });
+  const tasks = new Lib.TaskClient(connection.client as Lib.McpClient, {
+    instrumentation: otelInstrumentation({ tracerProvider, meterProvider }),
+  });
   return {
     start: async (ms) => {
       const handle = await tasks.callToolAsTask(WORK_TOOL, { ms });
-      if (handle.kind !== 'task' || handle.taskId === undefined) throw new Error('mcp-task-client did not create a task');
+      if (handle.kind !== 'task' || handle.taskId === undefined)
+        throw new Error('mcp-task-client did not create a task');
       return { taskId: handle.taskId, done: handle.result().then(() => now()) };
     },
     close: async () => {

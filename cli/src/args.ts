@@ -64,7 +64,11 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
  * @param option the option's name in error messages.
  * @throws UsageError for a pair without `=`, an empty key, or `--args` that is not a JSON object.
  */
-export function parseToolArgs(pairs: readonly string[], json: string | readonly string[] | undefined, option = '--args'): Record<string, unknown> {
+export function parseToolArgs(
+  pairs: readonly string[],
+  json: string | readonly string[] | undefined,
+  option = '--args',
+): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const text of json === undefined ? [] : typeof json === 'string' ? [json] : json) {
     let parsed: unknown;
@@ -102,7 +106,9 @@ export function parseHeaders(entries: readonly string[]): Record<string, string>
     const name = at < 0 ? '' : entry.slice(0, at).trim();
     if (name === '') throw new UsageError(`--header expects "Name: value", got ${JSON.stringify(entry)}`);
     if (!HEADER_NAME.test(name)) {
-      throw new UsageError(`--header: ${JSON.stringify(name)} is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`);
+      throw new UsageError(
+        `--header: ${JSON.stringify(name)} is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`,
+      );
     }
     const value = entry.slice(at + 1).trim();
     if (BAD_HEADER_VALUE.test(value)) {

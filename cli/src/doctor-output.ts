@@ -14,11 +14,16 @@ export const TABLE_WIDTH = 120;
 
 /** `report` with every string made safe for a terminal (control characters shown, on one line). */
 export function terminalSafeReport(report: DoctorReport): DoctorReport {
-  return JSON.parse(JSON.stringify(report), (_key, value: unknown) => (typeof value === 'string' ? terminalSafe(value) : value)) as DoctorReport;
+  return JSON.parse(JSON.stringify(report), (_key, value: unknown) =>
+    typeof value === 'string' ? terminalSafe(value) : value,
+  ) as DoctorReport;
 }
 
 /** The report as a table of `width` columns, with coloured verdicts when `color`. */
-export function reportTable(report: DoctorReport, options: { readonly width: number; readonly color: boolean }): string {
+export function reportTable(
+  report: DoctorReport,
+  options: { readonly width: number; readonly color: boolean },
+): string {
   return renderReport(terminalSafeReport(report), { width: options.width, color: options.color });
 }
 

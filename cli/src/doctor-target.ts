@@ -73,7 +73,8 @@ const EXAMPLE_TIMING = { stepMs: 300, pollInterval: 200 } as const;
  * @throws ConnectError when no MCP SDK is installed, or the example server's SDK v1 is not.
  */
 export async function doctorTarget(options: DoctorTargetOptions): Promise<DoctorTarget> {
-  if (options.stdio !== undefined && options.url !== undefined) throw new UsageError('Give either --stdio or --url, not both');
+  if (options.stdio !== undefined && options.url !== undefined)
+    throw new UsageError('Give either --stdio or --url, not both');
   let url: URL | undefined;
   if (options.url !== undefined) {
     try {
@@ -99,7 +100,8 @@ export async function doctorTarget(options: DoctorTargetOptions): Promise<Doctor
       where: endpoint.href,
       url: endpoint.href,
       command: undefined,
-      factory: () => transports.http(endpoint, { requestInit: { headers }, fetch: (input, init) => fetch(input, init) }),
+      factory: () =>
+        transports.http(endpoint, { requestInit: { headers }, fetch: (input, init) => fetch(input, init) }),
       defaults: undefined,
       abandon: () => {},
       close: () => Promise.resolve(),
@@ -111,7 +113,8 @@ export async function doctorTarget(options: DoctorTargetOptions): Promise<Doctor
     const started: StdioTransport[] = [];
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-    const stderr = options.onServerStderr ?? ((text: string) => process.stderr.write(terminalSafe(text, { multiline: true })));
+    const stderr =
+      options.onServerStderr ?? ((text: string) => process.stderr.write(terminalSafe(text, { multiline: true })));
     return {
       kind: 'stdio',
       where: `the stdio server \`${terminalSafe(options.stdio ?? '')}\``,

@@ -17,7 +17,11 @@ export const SDK_PACKAGE = { v1: '@modelcontextprotocol/sdk', v2: '@modelcontext
 /** True when `error` says package `name` itself is not installed (not a package it depends on). */
 export function isMissing(error: unknown, name: string): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === 'ERR_MODULE_NOT_FOUND' && typeof message === 'string' && message.startsWith(`Cannot find package '${name}'`);
+  return (
+    code === 'ERR_MODULE_NOT_FOUND' &&
+    typeof message === 'string' &&
+    message.startsWith(`Cannot find package '${name}'`)
+  );
 }
 
 /** Imports a module of SDK `major`; `undefined` when that SDK is not installed. */
@@ -35,7 +39,12 @@ export type StdioTransport = McpTransport & { readonly pid: number | null; reado
 /** What the CLI gives a stdio transport. */
 export type StdioParameters = { command: string; args: string[]; env: Record<string, string>; stderr: 'pipe' };
 /** What the CLI gives a Streamable HTTP transport. */
-export type HttpOptions = { requestInit: RequestInit; sessionId?: string | undefined; protocolVersion?: string; fetch: FetchLike };
+export type HttpOptions = {
+  requestInit: RequestInit;
+  sessionId?: string | undefined;
+  protocolVersion?: string;
+  fetch: FetchLike;
+};
 
 /** The transports of one SDK major. */
 export interface Transports {
@@ -48,13 +57,20 @@ export interface Transports {
 export const TRANSPORTS: Readonly<Record<'v1' | 'v2', Transports>> = {
   v1: {
     major: 'v1',
-    stdio: async (parameters) => new (await import('@modelcontextprotocol/sdk/client/stdio.js')).StdioClientTransport(parameters),
-    http: async (url, options) => new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(url, options),
+    stdio: async (parameters) =>
+      new (await import('@modelcontextprotocol/sdk/client/stdio.js')).StdioClientTransport(parameters),
+    http: async (url, options) =>
+      new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(
+        url,
+        options,
+      ),
   },
   v2: {
     major: 'v2',
-    stdio: async (parameters) => new (await import('@modelcontextprotocol/client/stdio')).StdioClientTransport(parameters),
-    http: async (url, options) => new (await import('@modelcontextprotocol/client')).StreamableHTTPClientTransport(url, options),
+    stdio: async (parameters) =>
+      new (await import('@modelcontextprotocol/client/stdio')).StdioClientTransport(parameters),
+    http: async (url, options) =>
+      new (await import('@modelcontextprotocol/client')).StreamableHTTPClientTransport(url, options),
   },
 };
 
@@ -63,7 +79,8 @@ const installed = new Map<'v1' | 'v2', Promise<boolean>>();
 function hasSdk(major: 'v1' | 'v2'): Promise<boolean> {
   let known = installed.get(major);
   if (known === undefined) {
-    const load = (): Promise<unknown> => (major === 'v1' ? import('@modelcontextprotocol/sdk/types.js') : import('@modelcontextprotocol/client'));
+    const load = (): Promise<unknown> =>
+      major === 'v1' ? import('@modelcontextprotocol/sdk/types.js') : import('@modelcontextprotocol/client');
     known = fromSdk(major, load).then((module) => module !== undefined);
     installed.set(major, known);
   }
@@ -90,7 +107,9 @@ export async function chooseSdk(wire: WireChoice, joining: boolean): Promise<{ m
     if (await hasSdk('v2')) return { major: 'v2', legacy: false };
     if (await hasSdk('v1')) return { major: 'v1', legacy: true };
   }
-  throw new Error('mcp-task needs an MCP SDK: npm install @modelcontextprotocol/client (SDK v2) or @modelcontextprotocol/sdk (SDK v1)');
+  throw new Error(
+    'mcp-task needs an MCP SDK: npm install @modelcontextprotocol/client (SDK v2) or @modelcontextprotocol/sdk (SDK v1)',
+  );
 }
 
 /**

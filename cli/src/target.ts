@@ -18,7 +18,13 @@
  * library. The embedded example server is built on SDK v1's `McpServer`: without SDK v1, a target
  * must be given.
  */
-import { TaskClient, type McpClient, type McpTransport, type TaskClientConnectOptions, type WireKind } from 'mcp-task-client';
+import {
+  TaskClient,
+  type McpClient,
+  type McpTransport,
+  type TaskClientConnectOptions,
+  type WireKind,
+} from 'mcp-task-client';
 import { EXT_WIRE, UsageError, splitCommandLine, type WireChoice } from './args.js';
 import { ConnectError, describeConnectFailure, topMessage } from './connect-errors.js';
 import { Reachability } from './reachability.js';
@@ -133,13 +139,19 @@ function extensionMissing(tasks: TaskClient): string | undefined {
  * server), so that module loading does not count against `--timeout` or the connect timeout.
  * Never throws: a module that cannot be loaded fails {@link openTarget} with its own message.
  */
-export async function preloadTarget(options: Pick<TargetOptions, 'stdio' | 'url' | 'sessionId' | 'wire'>): Promise<void> {
+export async function preloadTarget(
+  options: Pick<TargetOptions, 'stdio' | 'url' | 'sessionId' | 'wire'>,
+): Promise<void> {
   try {
     const sdk = await chooseSdk(options.wire ?? 'auto', options.sessionId !== undefined && options.wire !== EXT_WIRE);
     if (options.url !== undefined) {
-      await (sdk.major === 'v1' ? import('@modelcontextprotocol/sdk/client/streamableHttp.js') : import('@modelcontextprotocol/client'));
+      await (sdk.major === 'v1'
+        ? import('@modelcontextprotocol/sdk/client/streamableHttp.js')
+        : import('@modelcontextprotocol/client'));
     } else if (options.stdio !== undefined) {
-      await (sdk.major === 'v1' ? import('@modelcontextprotocol/sdk/client/stdio.js') : import('@modelcontextprotocol/client/stdio'));
+      await (sdk.major === 'v1'
+        ? import('@modelcontextprotocol/sdk/client/stdio.js')
+        : import('@modelcontextprotocol/client/stdio'));
     } else {
       await Promise.all([import('../../examples/server.js'), import('@modelcontextprotocol/sdk/inMemory.js')]);
     }
@@ -156,13 +168,16 @@ export async function preloadTarget(options: Pick<TargetOptions, 'stdio' | 'url'
  *   timeout, or no fitting SDK is installed; the signal's reason when `signal` aborts first.
  */
 export async function openTarget(options: TargetOptions, connect: ConnectOptions): Promise<Target> {
-  if (options.stdio !== undefined && options.url !== undefined) throw new UsageError('Give either --stdio or --url, not both');
+  if (options.stdio !== undefined && options.url !== undefined)
+    throw new UsageError('Give either --stdio or --url, not both');
   if (options.sessionId !== undefined && options.url === undefined) throw new UsageError('--session needs --url');
   const wire = options.wire ?? 'auto';
   // Joining an HTTP session is a 2025-11-25 thing (the 2026-07-28 protocol has no sessions).
   const joining = options.sessionId !== undefined;
   if (joining && wire === EXT_WIRE) {
-    throw new UsageError(`--wire ${EXT_WIRE} is sessionless: an HTTP session (--session, or a reference that names one) belongs to the 2025-11-25 wire`);
+    throw new UsageError(
+      `--wire ${EXT_WIRE} is sessionless: an HTTP session (--session, or a reference that names one) belongs to the 2025-11-25 wire`,
+    );
   }
   let url: URL | undefined;
   if (options.url !== undefined) {
@@ -172,7 +187,12 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
       throw new UsageError(`--url: not a URL: ${options.url}`);
     }
   }
-  const where = url !== undefined ? url.href : options.stdio !== undefined ? `the stdio server \`${terminalSafe(options.stdio)}\`` : 'the bundled example server';
+  const where =
+    url !== undefined
+      ? url.href
+      : options.stdio !== undefined
+        ? `the stdio server \`${terminalSafe(options.stdio)}\``
+        : 'the bundled example server';
   const command = options.stdio === undefined ? undefined : (splitCommandLine(options.stdio)[0] as string);
   const failure = (error: unknown): Error =>
     error instanceof ConnectError || error instanceof WireUnavailableError || error instanceof UsageError
@@ -244,7 +264,10 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
       signal?.addEventListener('abort', onAbort, { once: true });
       if (connectTimeoutMs > 0) {
         timer = setTimeout(() => {
-          const running = command === undefined ? '' : '; the command runs but nothing it wrote on its stdout was an answer: is it an MCP server on stdio?';
+          const running =
+            command === undefined
+              ? ''
+              : '; the command runs but nothing it wrote on its stdout was an answer: is it an MCP server on stdio?';
           giveUp(
             new ConnectError(
               `cannot connect to ${where}: no answer within ${connectTimeoutMs / 1000} s (tried: ${tried})${running} (--connect-timeout sets the wait)`,
@@ -300,7 +323,8 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
     const transport = await transports.stdio({ command: program as string, args, env, stderr: 'pipe' });
-    const stderr = options.onServerStderr ?? ((text: string) => process.stderr.write(terminalSafe(text, { multiline: true })));
+    const stderr =
+      options.onServerStderr ?? ((text: string) => process.stderr.write(terminalSafe(text, { multiline: true })));
     transport.stderr?.on('data', (chunk: Buffer) => stderr(chunk.toString('utf8')));
     const abandon = (): void => {
       const pid = transport.pid;

@@ -15,7 +15,11 @@ import { serveHttp } from '../http-server.js';
 import { buildBrowserExample } from './build.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.map': 'application/json' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.map': 'application/json',
+};
 
 /** Serves index.html and dist/ of this folder on 127.0.0.1:`port` (0: any free port). */
 export async function servePage(port: number): Promise<{ readonly url: URL; close(): Promise<void> }> {

@@ -35,13 +35,11 @@ function objectSchema(schema: JsonObject | undefined): JsonObject {
  *   without a tool array, `TaskClosedError`).
  */
 export async function toolDefinitions(tasks: TaskClient): Promise<ToolDefinition[]> {
-  return (await tasks.tools()).map(
-    (tool): ToolDefinition => ({
-      name: tool.name,
-      description: tool.description,
-      title: tool.title,
-      inputSchema: objectSchema(tool.inputSchema),
-      taskSupport: tool.taskSupport,
-    }),
-  );
+  return (await tasks.tools()).map((tool): ToolDefinition => ({
+    name: tool.name,
+    description: tool.description,
+    title: tool.title,
+    inputSchema: objectSchema(tool.inputSchema),
+    taskSupport: tool.taskSupport,
+  }));
 }

@@ -229,11 +229,10 @@ export interface TaskClientConnectOptions<C extends McpClient = McpClient> exten
 }
 
 /** Options of `TaskClient.resume`: the stop and input options of a call. */
-export interface ResumeOptions
-  extends Pick<
-    CallToolAsTaskOptions,
-    'timeoutMs' | 'signal' | 'cancelOnTimeout' | 'cancelOnAbort' | 'requestTimeoutMs' | 'onElicitation' | 'onSampling'
-  > {
+export interface ResumeOptions extends Pick<
+  CallToolAsTaskOptions,
+  'timeoutMs' | 'signal' | 'cancelOnTimeout' | 'cancelOnAbort' | 'requestTimeoutMs' | 'onElicitation' | 'onSampling'
+> {
   /** Tool name to report when resuming by bare task id. @defaultValue 'unknown' */
   readonly toolName?: string | undefined;
 }

@@ -126,7 +126,11 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
 /** The `tasks/cancel` request itself, outliving the record's tracking (see {@link Requests.background}). */
 function cancelRequest(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<CancelReply> {
   const timeoutMs = record.requestTimeoutMs;
-  return engine.background(record, (scope) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, scope, true, record.instrument)), once);
+  return engine.background(
+    record,
+    (scope) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, scope, true, record.instrument)),
+    once,
+  );
 }
 
 /** Records whose stop is still taking its last look: no `tasks/cancel` has gone out for them yet. */
@@ -143,14 +147,16 @@ const looking = new WeakSet<TaskRecord>();
 async function lastLook(engine: TaskEngine, record: TaskRecord, lookMs: number): Promise<boolean> {
   const bound = engine.scheduler.expiry(lookMs);
   looking.add(record);
-  const look = engine.attempt(record, (scope) => engine.readTask(record, scope)).then(
-    (snapshot) => engine.observe(record, snapshot, 'poll'),
-    (error: unknown) => {
-      if (record.settlement !== undefined) return;
-      if (engine.classify(error) === 'vanished') vanished(engine, record, error);
-      else engine.report(error, record);
-    },
-  );
+  const look = engine
+    .attempt(record, (scope) => engine.readTask(record, scope))
+    .then(
+      (snapshot) => engine.observe(record, snapshot, 'poll'),
+      (error: unknown) => {
+        if (record.settlement !== undefined) return;
+        if (engine.classify(error) === 'vanished') vanished(engine, record, error);
+        else engine.report(error, record);
+      },
+    );
   try {
     await Promise.race([look, bound.expired]);
   } finally {
@@ -202,7 +208,8 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
   if (engine.isStopping(record)) {
     // A forced stop takes over (the other stop's cancel is still out, or not sent yet: see
     // takenOver); any other waits for the stop under way rather than racing it.
-    if (how.force === true) return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
+    if (how.force === true)
+      return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
     await new Promise<void>((resolve) => record.onSettled(() => resolve()));
     return 'already-settled';
   }

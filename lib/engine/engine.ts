@@ -14,7 +14,19 @@ import { EarlyBuffer } from './early.js';
 import { deliverAnswers, offerInput, resendKept } from './input-delivery.js';
 import { Pause } from './pause.js';
 import { vanished } from './payload.js';
-import { awaitsPayloadRead, delay, ensurePoll, firstPoll, observedFresh, pollTimerFired, react, readNow, readSoon, readTask, type PollEngine } from './poll.js';
+import {
+  awaitsPayloadRead,
+  delay,
+  ensurePoll,
+  firstPoll,
+  observedFresh,
+  pollTimerFired,
+  react,
+  readNow,
+  readSoon,
+  readTask,
+  type PollEngine,
+} from './poll.js';
 import { TaskRecord } from './record.js';
 import { TRACKING_STOPPED, type Settlement } from './record-extras.js';
 import { closedError, Requests, TaskRequestOptions } from './requests.js';
@@ -116,9 +128,16 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
    * signal, or a task's record (all the task's requests stop when its tracking stops). A record's
    * requests are watched by its own instrument; others by `instrument`, when given.
    */
-  requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean, instrument?: CallInstrument): WireRequestOptions {
+  requestOptions(
+    timeoutMs: number,
+    scope?: RequestScope,
+    weak?: boolean,
+    instrument?: CallInstrument,
+  ): WireRequestOptions {
     if (scope instanceof TaskRecord) return new TaskRequestOptions(timeoutMs, this.scheduler, scope, weak);
-    return instrument === undefined ? { timeoutMs, timers: this.scheduler, signal: scope, weak } : { timeoutMs, timers: this.scheduler, signal: scope, weak, instrument };
+    return instrument === undefined
+      ? { timeoutMs, timers: this.scheduler, signal: scope, weak }
+      : { timeoutMs, timers: this.scheduler, signal: scope, weak, instrument };
   }
 
   /** Number of tasks being tracked. */
@@ -241,9 +260,11 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       record.payloadRode(payload);
       if (task.status !== record.task.status) this.report(this.contradiction(record, task, source), record);
     }
-    if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') offerInput(this.events, record, snapshot.input);
+    if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
+      offerInput(this.events, record, snapshot.input);
     // [E23]: answers a failed tasks/update did not deliver go again while a poll still lists their key.
-    if (source === 'poll' && record.undelivered !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') resendKept(this, record, snapshot);
+    if (source === 'poll' && record.undelivered !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
+      resendKept(this, record, snapshot);
     if (verdict === 'stale') {
       if (tookPayload) react(this, record);
       return;
@@ -260,7 +281,11 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     // backstop). Then the read comes as soon as its pacing allows (see `poll.ts`; [E14]: a
     // repeated notification neither hastens nor postpones it).
     const terseInput =
-      source === 'notification' && verdict === 'changed' && task.status === 'input_required' && snapshot.input === undefined && this.features.inlineInput;
+      source === 'notification' &&
+      verdict === 'changed' &&
+      task.status === 'input_required' &&
+      snapshot.input === undefined &&
+      this.features.inlineInput;
     const needsRead = terseInput || record.readSoon || (record.terminal && awaitsPayloadRead(this, record));
     observedFresh(this, record, needsRead);
     // The ttl counts from when this client first saw the task: only a new ttl moves its end.

@@ -58,7 +58,6 @@ export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
   );
 }
 
-
 /**
  * Starts a `tasks/result` request when one is needed: a blocking one for `input_required`, a
  * short one for a terminal task (even beside an open blocking one).
@@ -84,42 +83,44 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
     record.payloadRequestEnded(terminal);
     return record.settlement !== undefined || record.payload !== undefined;
   };
-  engine.retrying(record, (scope) => engine.wire.getPayload(record.taskId, engine.requestOptions(timeoutMs, scope))).then(
-    (payload) => {
-      if (done()) return;
-      if (!terminal && payload.kind === 'error') {
-        blockingWaitFailed(engine, record, waitError(record, payload.error));
-        return;
-      }
-      // An error that may also say "unknown task" ([V26]) is the task's own only for a task seen
-      // failed ([V17]); for one seen completed or cancelled, its payload is gone from the server.
-      if (payload.kind === 'error' && payload.gone !== undefined && record.task.status !== 'failed') {
-        vanished(engine, record, payload.gone);
-        return;
-      }
-      record.payloadFetched(payload);
-      if (record.terminal) finish(engine, record);
-      else void confirmTerminal(engine, record);
-    },
-    (error: unknown) => {
-      if (done()) return;
-      // Dropped with an old connection: ask again over the new one.
-      if (generation !== engine.generation) {
-        engine.react(record);
-        return;
-      }
-      if (engine.classify(error) === 'vanished') {
-        vanished(engine, record, error);
-        return;
-      }
-      if (terminal || error instanceof TaskProtocolError) {
-        const failure = asTaskError(error, record);
-        engine.settle(record, { ok: false, error: failure }, failure);
-        return;
-      }
-      blockingWaitFailed(engine, record, error);
-    },
-  );
+  engine
+    .retrying(record, (scope) => engine.wire.getPayload(record.taskId, engine.requestOptions(timeoutMs, scope)))
+    .then(
+      (payload) => {
+        if (done()) return;
+        if (!terminal && payload.kind === 'error') {
+          blockingWaitFailed(engine, record, waitError(record, payload.error));
+          return;
+        }
+        // An error that may also say "unknown task" ([V26]) is the task's own only for a task seen
+        // failed ([V17]); for one seen completed or cancelled, its payload is gone from the server.
+        if (payload.kind === 'error' && payload.gone !== undefined && record.task.status !== 'failed') {
+          vanished(engine, record, payload.gone);
+          return;
+        }
+        record.payloadFetched(payload);
+        if (record.terminal) finish(engine, record);
+        else void confirmTerminal(engine, record);
+      },
+      (error: unknown) => {
+        if (done()) return;
+        // Dropped with an old connection: ask again over the new one.
+        if (generation !== engine.generation) {
+          engine.react(record);
+          return;
+        }
+        if (engine.classify(error) === 'vanished') {
+          vanished(engine, record, error);
+          return;
+        }
+        if (terminal || error instanceof TaskProtocolError) {
+          const failure = asTaskError(error, record);
+          engine.settle(record, { ok: false, error: failure }, failure);
+          return;
+        }
+        blockingWaitFailed(engine, record, error);
+      },
+    );
 }
 
 /**
@@ -269,7 +270,10 @@ export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown)
       common,
     );
   } else {
-    failure = new TaskNotFoundError('The server no longer knows this task (it vanished before its ttl elapsed)', common);
+    failure = new TaskNotFoundError(
+      'The server no longer knows this task (it vanished before its ttl elapsed)',
+      common,
+    );
   }
   // Iterators end by throwing: no terminal snapshot will ever come.
   engine.settle(record, { ok: false, error: failure }, failure);

@@ -20,8 +20,7 @@ export const STOPPED_SIGNAL: AbortSignal = AbortSignal.abort(TRACKING_STOPPED);
 
 /** How a task ended for this client. */
 export type Settlement =
-  | { readonly ok: true; readonly result: CallToolResult }
-  | { readonly ok: false; readonly error: TaskError };
+  { readonly ok: true; readonly result: CallToolResult } | { readonly ok: false; readonly error: TaskError };
 
 /**
  * An answer to one inline input request (its callback already returned it) that a `tasks/update`

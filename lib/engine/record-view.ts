@@ -209,7 +209,8 @@ export abstract class RecordView extends RecordLayout implements TaskView {
     (this.more().settleListeners ??= []).push(listener);
     return () => {
       const extras = this.extras;
-      if (extras?.settleListeners !== undefined) extras.settleListeners = extras.settleListeners.filter((l) => l !== listener);
+      if (extras?.settleListeners !== undefined)
+        extras.settleListeners = extras.settleListeners.filter((l) => l !== listener);
     };
   }
 
@@ -220,7 +221,8 @@ export abstract class RecordView extends RecordLayout implements TaskView {
    */
   resultPromise(): Promise<CallToolResult> {
     const settlement = this.settledWith;
-    if (settlement !== undefined) return settlement.ok ? Promise.resolve(settlement.result) : Promise.reject(settlement.error);
+    if (settlement !== undefined)
+      return settlement.ok ? Promise.resolve(settlement.result) : Promise.reject(settlement.error);
     if (this.settleResult !== undefined) {
       return new Promise((resolve, reject) => this.onSettled((s) => (s.ok ? resolve(s.result) : reject(s.error))));
     }

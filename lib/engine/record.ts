@@ -38,7 +38,14 @@ import type { Timer } from '../util/scheduler.js';
 import { isoMs } from '../util/iso-time.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { GroupMember, InlineInput, RequestGroup, TaskPayload, TaskWire } from '../wire/wire.js';
-import { rejecting, sameSnapshot, TRACKING_STOPPED, type KeptAnswer, type MergeVerdict, type Settlement } from './record-extras.js';
+import {
+  rejecting,
+  sameSnapshot,
+  TRACKING_STOPPED,
+  type KeptAnswer,
+  type MergeVerdict,
+  type Settlement,
+} from './record-extras.js';
 import { Flag } from './record-layout.js';
 import { RecordView } from './record-view.js';
 import type { TaskView } from './task-view.js';

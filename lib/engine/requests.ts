@@ -95,7 +95,9 @@ export class Requests {
    */
   retrying<T>(record: TaskRecord | undefined, run: (scope: RequestScope) => Promise<T>): Promise<T> {
     if (record === undefined) {
-      return this.attemptDetached(run).then(undefined, (error: unknown) => retryAfter(error, () => this.attemptDetached(run), this.context(undefined, false)));
+      return this.attemptDetached(run).then(undefined, (error: unknown) =>
+        retryAfter(error, () => this.attemptDetached(run), this.context(undefined, false)),
+      );
     }
     return run(record).then(undefined, (error: unknown) => {
       const failure = this.attemptFailed(record, error);
@@ -111,7 +113,9 @@ export class Requests {
    * the process alive.
    */
   background<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>, once = false): Promise<T> {
-    return this.attemptDetached(run).then(undefined, (error: unknown) => retryAfter(error, () => this.attemptDetached(run), this.context(record, true, once)));
+    return this.attemptDetached(run).then(undefined, (error: unknown) =>
+      retryAfter(error, () => this.attemptDetached(run), this.context(record, true, once)),
+    );
   }
 
   /** Stops every request that belongs to no task, and their retries. */
@@ -144,7 +148,9 @@ export class Requests {
       random: c.random,
       now: () => c.clock.now(),
       signal,
-      ...(background ? { weak: true } : { pause: { isPaused: () => this.host.isPaused(), whenUnpaused: () => this.host.whenReconnected(signal()) } }),
+      ...(background
+        ? { weak: true }
+        : { pause: { isPaused: () => this.host.isPaused(), whenUnpaused: () => this.host.whenReconnected(signal()) } }),
       onRetry: (error) => {
         record?.retried();
         if (!background || record?.settlement === undefined) this.host.report(error, record);

@@ -65,7 +65,11 @@ export interface RetryContext {
  * retries and `policy.maxElapsedMs`, or rejects with `first` when it is not worth a retry.
  * @throws the last error when retrying stops, or the signal's reason when aborted.
  */
-export async function retryAfter<T>(first: unknown, operation: (attempt: number) => Promise<T>, context: RetryContext): Promise<T> {
+export async function retryAfter<T>(
+  first: unknown,
+  operation: (attempt: number) => Promise<T>,
+  context: RetryContext,
+): Promise<T> {
   const { policy, scheduler, random, now, onRetry, pause, retryable } = context;
   const paused = (): boolean => pause?.isPaused() === true;
   if (!retryable(first) || (policy.retries <= 0 && !paused())) throw first;

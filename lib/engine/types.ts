@@ -3,7 +3,14 @@
  */
 import type { TaskError } from '../errors.js';
 import type { Clock, Task } from '../types.js';
-import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
+import type {
+  ErrorClass,
+  InlineInput,
+  TaskWire,
+  WireFeatures,
+  WireRequestOptions,
+  WireSnapshot,
+} from '../wire/wire.js';
 import type { Scheduler } from '../util/scheduler.js';
 import type { TaskRecord } from './record.js';
 import type { Settlement } from './record-extras.js';
@@ -99,7 +106,12 @@ export interface EngineCore {
   ensurePoll(record: TaskRecord): void;
   pollDelay(record: TaskRecord): number;
   readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot>;
-  requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean, instrument?: CallInstrument): WireRequestOptions;
+  requestOptions(
+    timeoutMs: number,
+    scope?: RequestScope,
+    weak?: boolean,
+    instrument?: CallInstrument,
+  ): WireRequestOptions;
   /** One request for `record` in its request group (stopped when its tracking stops). */
   attempt<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>): Promise<T>;
   retrying<T>(record: TaskRecord | undefined, run: (scope: RequestScope) => Promise<T>): Promise<T>;

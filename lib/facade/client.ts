@@ -70,7 +70,10 @@ export class TaskClient<C extends McpClient = McpClient> {
    *   before anything is opened; whatever `client.connect` throws (e.g. the server is unreachable);
    *   an `Error` when no SDK is installed.
    */
-  static connect<T extends McpClient = McpClient>(transport: McpTransport, options: TaskClientConnectOptions<T> = {}): Promise<TaskClient<T>> {
+  static connect<T extends McpClient = McpClient>(
+    transport: McpTransport,
+    options: TaskClientConnectOptions<T> = {},
+  ): Promise<TaskClient<T>> {
     // The client connectWrapped made is of the SDK the caller named T for (see above).
     return connectWrapped(transport, options, (client) => new TaskClient(client as T, options));
   }

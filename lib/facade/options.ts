@@ -40,9 +40,12 @@ export const DEFAULT_PLAIN_CALL_TIMEOUT_MS = 60_000;
 export function checkDuration(option: string, value: unknown, min = 0): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new TaskOptionError(`Option "${option}" must be a finite number >= ${min}, got ${typeof value === 'number' ? value : typeof value}`, {
-      option,
-    });
+    throw new TaskOptionError(
+      `Option "${option}" must be a finite number >= ${min}, got ${typeof value === 'number' ? value : typeof value}`,
+      {
+        option,
+      },
+    );
   }
   return value;
 }
@@ -54,9 +57,12 @@ export function checkDuration(option: string, value: unknown, min = 0): number |
 function checkCount(option: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new TaskOptionError(`Option "${option}" must be an integer >= 0, got ${typeof value === 'number' ? value : typeof value}`, {
-      option,
-    });
+    throw new TaskOptionError(
+      `Option "${option}" must be an integer >= 0, got ${typeof value === 'number' ? value : typeof value}`,
+      {
+        option,
+      },
+    );
   }
   return value;
 }
@@ -127,7 +133,9 @@ function checkInstrumentation(value: unknown): TaskInstrumentation | undefined {
   if (typeof value === 'object' && value !== null && typeof (value as TaskInstrumentation).attach === 'function') {
     return value as TaskInstrumentation;
   }
-  throw new TaskOptionError('Option "instrumentation" must have an attach(client) method', { option: 'instrumentation' });
+  throw new TaskOptionError('Option "instrumentation" must have an attach(client) method', {
+    option: 'instrumentation',
+  });
 }
 
 /** Client settings after defaults and validation. */
@@ -169,14 +177,26 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
   if (maxPollIntervalMs < minPollIntervalMs) {
     // Name the option the caller set (the other is its default).
     const option = options.maxPollIntervalMs === undefined ? 'minPollIntervalMs' : 'maxPollIntervalMs';
-    throw new TaskOptionError(`Option "${option}": maxPollIntervalMs (${maxPollIntervalMs}) must be >= minPollIntervalMs (${minPollIntervalMs})`, { option });
+    throw new TaskOptionError(
+      `Option "${option}": maxPollIntervalMs (${maxPollIntervalMs}) must be >= minPollIntervalMs (${minPollIntervalMs})`,
+      { option },
+    );
   }
   const random = options.random ?? Math.random;
-  if (typeof random !== 'function') throw new TaskOptionError('Option "random" must be a function', { option: 'random' });
+  if (typeof random !== 'function')
+    throw new TaskOptionError('Option "random" must be a function', { option: 'random' });
   const clock = options.clock ?? systemClock;
   const parts = clock as Partial<Record<'now' | 'setTimeout' | 'clearTimeout', unknown>> | null;
-  if (typeof parts !== 'object' || parts === null || typeof parts.now !== 'function' || typeof parts.setTimeout !== 'function' || typeof parts.clearTimeout !== 'function') {
-    throw new TaskOptionError('Option "clock" must have now(), setTimeout() and clearTimeout() functions', { option: 'clock' });
+  if (
+    typeof parts !== 'object' ||
+    parts === null ||
+    typeof parts.now !== 'function' ||
+    typeof parts.setTimeout !== 'function' ||
+    typeof parts.clearTimeout !== 'function'
+  ) {
+    throw new TaskOptionError('Option "clock" must have now(), setTimeout() and clearTimeout() functions', {
+      option: 'clock',
+    });
   }
   return {
     clock,
@@ -184,7 +204,8 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
     minPollIntervalMs,
     maxPollIntervalMs,
     initialPollIntervalMs: checkDuration('initialPollIntervalMs', options.initialPollIntervalMs, 1) ?? 500,
-    hintlessMaxPollIntervalMs: checkDuration('hintlessMaxPollIntervalMs', options.hintlessMaxPollIntervalMs, 1) ?? 5_000,
+    hintlessMaxPollIntervalMs:
+      checkDuration('hintlessMaxPollIntervalMs', options.hintlessMaxPollIntervalMs, 1) ?? 5_000,
     requestTimeoutMs: checkDuration('requestTimeoutMs', options.requestTimeoutMs, 1) ?? 10_000,
     retry,
     maxPollFailures: 5,
@@ -267,7 +288,10 @@ export function resolveCallOptions(
     callbacks:
       options.onElicitation === undefined && options.onSampling === undefined
         ? undefined
-        : { onElicitation: checkFunction('onElicitation', options.onElicitation), onSampling: checkFunction('onSampling', options.onSampling) },
+        : {
+            onElicitation: checkFunction('onElicitation', options.onElicitation),
+            onSampling: checkFunction('onSampling', options.onSampling),
+          },
     onProgress: checkFunction('onProgress', options.onProgress),
   };
 }
@@ -284,9 +308,12 @@ const DEFAULT_RECEIVER_MAX_TTL_MS = 86_400_000;
 function checkInteger(option: string, value: unknown, min: number): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new TaskOptionError(`Option "${option}" must be an integer >= ${min}, got ${typeof value === 'number' ? value : typeof value}`, {
-      option,
-    });
+    throw new TaskOptionError(
+      `Option "${option}" must be an integer >= ${min}, got ${typeof value === 'number' ? value : typeof value}`,
+      {
+        option,
+      },
+    );
   }
   return value;
 }
@@ -300,14 +327,20 @@ export function resolveServeOptions(options: ServeOptions, defaults: InputCallba
   if (typeof options !== 'object' || options === null) {
     throw new TaskOptionError('Option "serve" must be an object', { option: 'serve' });
   }
-  const own = { elicitation: checkFunction('serve.elicitation', options.elicitation), sampling: checkFunction('serve.sampling', options.sampling) };
+  const own = {
+    elicitation: checkFunction('serve.elicitation', options.elicitation),
+    sampling: checkFunction('serve.sampling', options.sampling),
+  };
   const none = own.elicitation === undefined && own.sampling === undefined;
   const elicitation = none ? defaults.onElicitation : own.elicitation;
   const sampling = none ? defaults.onSampling : own.sampling;
   if (elicitation === undefined && sampling === undefined) {
-    throw new TaskOptionError('serve needs an elicitation or a sampling callback (or the client\'s onElicitation / onSampling)', {
-      option: 'serve',
-    });
+    throw new TaskOptionError(
+      "serve needs an elicitation or a sampling callback (or the client's onElicitation / onSampling)",
+      {
+        option: 'serve',
+      },
+    );
   }
   const maxTtlMs = checkInteger('serve.maxTtlMs', options.maxTtlMs, 1) ?? DEFAULT_RECEIVER_MAX_TTL_MS;
   const ttlMs = checkInteger('serve.ttlMs', options.ttlMs, 0) ?? DEFAULT_RECEIVER_TTL_MS;

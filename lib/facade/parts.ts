@@ -76,7 +76,8 @@ class EngineReports implements EngineEvents {
   status(record: TaskView, _source: SnapshotSource, previous: Task): void {
     this.parts.live.status(record, previous);
     // Only entering or leaving input_required can settle an untagged request's wait.
-    if ((record.task.status === 'input_required') !== (previous.status === 'input_required')) this.parts.untagged.changed();
+    if ((record.task.status === 'input_required') !== (previous.status === 'input_required'))
+      this.parts.untagged.changed();
   }
 
   settled(record: TaskView): void {
@@ -161,6 +162,11 @@ class Parts implements ClientParts {
  * Builds the parts of a TaskClient over `client` (whose session port is `port`, speaking `wire`),
  * and starts listening on that wire.
  */
-export function buildParts(client: McpClient, config: ResolvedClientOptions, port: SessionPort, wire: TaskWire): ClientParts {
+export function buildParts(
+  client: McpClient,
+  config: ResolvedClientOptions,
+  port: SessionPort,
+  wire: TaskWire,
+): ClientParts {
   return new Parts(client, config, port, wire);
 }

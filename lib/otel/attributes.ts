@@ -3,7 +3,15 @@
  * `error.type` of a failed request, a failed call or a task's end.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { TaskAbortError, TaskFailedError, TaskRpcError, taskFingerprint, type InstrumentedConnection, type RequestFailure, type TaskOutcomeKind } from '../index.js';
+import {
+  TaskAbortError,
+  TaskFailedError,
+  TaskRpcError,
+  taskFingerprint,
+  type InstrumentedConnection,
+  type RequestFailure,
+  type TaskOutcomeKind,
+} from '../index.js';
 import { ATTR } from './names.js';
 import type { OtelInstrumentationOptions } from './types.js';
 
@@ -13,7 +21,10 @@ import type { OtelInstrumentationOptions } from './types.js';
  * `network.transport` (`pipe` for stdio, `tcp` for HTTP), `network.protocol.name` and the server's
  * address and port.
  */
-export function connectionAttributes(connection: InstrumentedConnection, server: OtelInstrumentationOptions['server']): Attributes {
+export function connectionAttributes(
+  connection: InstrumentedConnection,
+  server: OtelInstrumentationOptions['server'],
+): Attributes {
   const attributes: Attributes = {};
   if (connection.protocolVersion !== undefined) attributes[ATTR.protocolVersion] = connection.protocolVersion;
   if (connection.sessionId !== undefined) attributes[ATTR.sessionId] = connection.sessionId;
@@ -35,7 +46,8 @@ function addressOf(origin: string | undefined): { address: string; port?: number
   if (origin === undefined) return undefined;
   try {
     const url = new URL(origin);
-    const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : url.protocol === 'http:' ? 80 : undefined;
+    const port =
+      url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : url.protocol === 'http:' ? 80 : undefined;
     const address = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     return port === undefined ? { address } : { address, port };
   } catch {
@@ -79,7 +91,8 @@ export function readError(error: unknown): ErrorReading {
   }
   // The library's errors by class name (TaskAbortError's `name` is the DOM's `AbortError`).
   if (error instanceof TaskAbortError) return { type: 'TaskAbortError', description: error.message };
-  if (error instanceof Error) return { type: error.name === 'Error' ? '_OTHER' : error.name, description: error.message };
+  if (error instanceof Error)
+    return { type: error.name === 'Error' ? '_OTHER' : error.name, description: error.message };
   return { type: '_OTHER', description: String(error) };
 }
 

@@ -4,7 +4,18 @@
  * requests, the trace context each request carries in its `_meta`, the span events of the task's
  * life, and the call's metric points.
  */
-import { SpanKind, SpanStatusCode, context, defaultTextMapSetter, trace, type Attributes, type Context, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
+import {
+  SpanKind,
+  SpanStatusCode,
+  context,
+  defaultTextMapSetter,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapPropagator,
+  type Tracer,
+} from '@opentelemetry/api';
 import {
   TaskAbortError,
   TaskCancelledError,
@@ -26,7 +37,15 @@ import {
   type TaskMetrics,
   type TaskOutcomeKind,
 } from '../index.js';
-import { connectionAttributes, isErrorOutcome, json, readError, requestErrorType, scrubbed, type ErrorReading } from './attributes.js';
+import {
+  connectionAttributes,
+  isErrorOutcome,
+  json,
+  readError,
+  requestErrorType,
+  scrubbed,
+  type ErrorReading,
+} from './attributes.js';
 import type { Instruments } from './metrics.js';
 import { ATTR, EVENT, TASK_ATTR } from './names.js';
 import type { OtelInstrumentationOptions } from './types.js';
@@ -37,7 +56,12 @@ export interface TraceKit {
   readonly instruments: Instruments;
   /** Writes the trace context into a request's `_meta`; `undefined` when propagation is off. */
   readonly propagator: TextMapPropagator | undefined;
-  readonly options: Required<Pick<OtelInstrumentationOptions, 'requests' | 'recordTaskIds' | 'recordArguments' | 'recordResults' | 'recordStatusMessages'>> &
+  readonly options: Required<
+    Pick<
+      OtelInstrumentationOptions,
+      'requests' | 'recordTaskIds' | 'recordArguments' | 'recordResults' | 'recordStatusMessages'
+    >
+  > &
     Pick<OtelInstrumentationOptions, 'server'>;
 }
 
@@ -201,7 +225,9 @@ export class CallTrace implements CallInstrument {
       if (progress.total !== undefined) attributes[TASK_ATTR.progressTotal] = progress.total;
       this.span.addEvent(EVENT.progress, attributes);
     });
-    handle.on('expiring', (_metrics, expiry) => this.span.addEvent(EVENT.expiring, { [TASK_ATTR.expiresInMs]: Math.round(expiry.remainingMs) }));
+    handle.on('expiring', (_metrics, expiry) =>
+      this.span.addEvent(EVENT.expiring, { [TASK_ATTR.expiresInMs]: Math.round(expiry.remainingMs) }),
+    );
     if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
     handle.on('settled', (done) => this.finish(done.outcome, done.error, done));
   }
@@ -219,7 +245,8 @@ export class CallTrace implements CallInstrument {
   private status(task: Task): void {
     const attributes: Attributes = { [TASK_ATTR.status]: task.status };
     const message = task.statusMessage;
-    if (message !== undefined && this.kit.options.recordStatusMessages) attributes[TASK_ATTR.statusMessage] = scrubbed(message, this.taskId);
+    if (message !== undefined && this.kit.options.recordStatusMessages)
+      attributes[TASK_ATTR.statusMessage] = scrubbed(message, this.taskId);
     this.span.addEvent(EVENT.status, attributes);
   }
 
@@ -229,11 +256,17 @@ export class CallTrace implements CallInstrument {
   }
 
   /** Ends the call's span and records its metric points, once. */
-  private finish(outcome: TaskOutcomeKind, error: unknown, metrics: TaskMetrics | undefined, result?: CallToolResult): void {
+  private finish(
+    outcome: TaskOutcomeKind,
+    error: unknown,
+    metrics: TaskMetrics | undefined,
+    result?: CallToolResult,
+  ): void {
     if (this.ended) return;
     this.ended = true;
     this.traces.open.delete(this);
-    if (this.taskId !== undefined && this.traces.byTask.get(this.taskId) === this) this.traces.byTask.delete(this.taskId);
+    if (this.taskId !== undefined && this.traces.byTask.get(this.taskId) === this)
+      this.traces.byTask.delete(this.taskId);
     const span = this.span;
     const points: Attributes = { ...this.metricAttributes, [TASK_ATTR.outcome]: outcome };
     span.setAttribute(TASK_ATTR.outcome, outcome);

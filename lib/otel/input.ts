@@ -5,7 +5,17 @@
  * linked to the span of the call it belongs to; without one, the call's span is its parent. The
  * call's span also gets an event for the request and one for its answer.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, defaultTextMapGetter, propagation, trace, type Attributes, type Link } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  defaultTextMapGetter,
+  propagation,
+  trace,
+  type Attributes,
+  type Link,
+} from '@opentelemetry/api';
 import type { InputInstrument, InputOutcome, InstrumentedInput } from '../index.js';
 import { readError } from './attributes.js';
 import type { CallTrace, TraceKit } from './call.js';
@@ -19,7 +29,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTrace | undefined): InputInstrument {
   const { method } = input;
   const meta = input.params._meta;
-  const extracted = isObject(meta) ? (kit.propagator ?? propagation).extract(ROOT_CONTEXT, meta, defaultTextMapGetter) : undefined;
+  const extracted = isObject(meta)
+    ? (kit.propagator ?? propagation).extract(ROOT_CONTEXT, meta, defaultTextMapGetter)
+    : undefined;
   const remote = extracted === undefined ? undefined : trace.getSpanContext(extracted);
   const fromServer = remote !== undefined && trace.isSpanContextValid(remote);
   const parent = fromServer ? extracted! : (call?.context ?? context.active());

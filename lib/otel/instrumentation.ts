@@ -19,17 +19,32 @@ function check(condition: boolean, option: string, message: string): void {
 
 function checkOptions(options: OtelInstrumentationOptions): void {
   check(typeof options === 'object' && options !== null, 'options', 'otelInstrumentation options must be an object');
-  check(options.requests === undefined || options.requests === 'spans' || options.requests === 'events', 'requests', 'requests must be "spans" or "events"');
-  for (const key of ['propagate', 'recordTaskIds', 'recordArguments', 'recordResults', 'recordStatusMessages'] as const) {
+  check(
+    options.requests === undefined || options.requests === 'spans' || options.requests === 'events',
+    'requests',
+    'requests must be "spans" or "events"',
+  );
+  for (const key of [
+    'propagate',
+    'recordTaskIds',
+    'recordArguments',
+    'recordResults',
+    'recordStatusMessages',
+  ] as const) {
     check(options[key] === undefined || typeof options[key] === 'boolean', key, `${key} must be a boolean`);
   }
   const server = options.server;
   check(
-    server === undefined || (typeof server === 'object' && server !== null && typeof server.address === 'string' && server.address !== ''),
+    server === undefined ||
+      (typeof server === 'object' && server !== null && typeof server.address === 'string' && server.address !== ''),
     'server',
     'server must be { address, port? } with a non-empty address',
   );
-  check(server?.port === undefined || (Number.isInteger(server.port) && server.port > 0 && server.port < 65_536), 'server.port', 'server.port must be a port number');
+  check(
+    server?.port === undefined || (Number.isInteger(server.port) && server.port > 0 && server.port < 65_536),
+    'server.port',
+    'server.port must be a port number',
+  );
 }
 
 /**
@@ -77,7 +92,10 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
         const call = taskMetrics === undefined ? undefined : traces.byTask.get(taskMetrics.taskId);
         if (call === undefined || taskMetrics === undefined || taskMetrics.retries <= call.retries) return;
         call.retries = taskMetrics.retries;
-        call.span.addEvent(EVENT.retry, { 'error.type': readError(error).type, [TASK_ATTR.retries]: taskMetrics.retries });
+        call.span.addEvent(EVENT.retry, {
+          'error.type': readError(error).type,
+          [TASK_ATTR.retries]: taskMetrics.retries,
+        });
       });
       client.on('connectionLost', () => {
         for (const call of traces.open) call.span.addEvent(EVENT.connectionLost);

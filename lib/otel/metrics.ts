@@ -18,7 +18,8 @@ export class Instruments {
   constructor(meter: Meter) {
     const advice = { explicitBucketBoundaries: DURATION_BUCKETS };
     this.operationDuration = meter.createHistogram(METRIC.operationDuration, {
-      description: 'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
+      description:
+        'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
       unit: 's',
       advice,
     });

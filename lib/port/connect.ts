@@ -22,7 +22,10 @@ export interface ConnectSpec {
   readonly clientOptions: JsonObject | undefined;
 }
 
-type ClientConstructor = new (info: unknown, options: unknown) => SdkClientShape & {
+type ClientConstructor = new (
+  info: unknown,
+  options: unknown,
+) => SdkClientShape & {
   connect(transport: unknown): Promise<void>;
 };
 

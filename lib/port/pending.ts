@@ -3,7 +3,14 @@
  * shared timeouts, one timer per timeout length instead of one per request.
  */
 import type { RequestInstrument } from '../api/index.js';
-import { PortError, type ErrorMapper, type GroupMember, type PortRequestOptions, type RequestGroup, type Timers } from './port.js';
+import {
+  PortError,
+  type ErrorMapper,
+  type GroupMember,
+  type PortRequestOptions,
+  type RequestGroup,
+  type Timers,
+} from './port.js';
 
 /** What a request asks of its session when it is stopped or times out. */
 export interface Abandoner {

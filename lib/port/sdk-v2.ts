@@ -51,7 +51,8 @@ export function v2Access(client: V2ClientShape): SdkAccess {
   const clientInfo = (): unknown => {
     const own = (client as { _outboundMetaEnvelope?: () => unknown })._outboundMetaEnvelope;
     const envelope = typeof own === 'function' ? own.call(client) : undefined;
-    if (isObject(envelope) && envelope[ENVELOPE_KEYS.clientInfo] !== undefined) return envelope[ENVELOPE_KEYS.clientInfo];
+    if (isObject(envelope) && envelope[ENVELOPE_KEYS.clientInfo] !== undefined)
+      return envelope[ENVELOPE_KEYS.clientInfo];
     return (client as { _clientInfo?: unknown })._clientInfo;
   };
   const era = (): Era => (client.getProtocolEra() === 'modern' ? 'modern' : 'legacy');
@@ -85,7 +86,12 @@ export function v2Access(client: V2ClientShape): SdkAccess {
       const infoSource = (client as { _clientInfo?: unknown })._clientInfo;
       const capabilities = declaredCapabilities(client);
       const cached = declare === undefined ? plain : declared.get(declare);
-      if (cached !== undefined && cached.version === version && cached.infoSource === infoSource && cached.capabilities === capabilities) {
+      if (
+        cached !== undefined &&
+        cached.version === version &&
+        cached.infoSource === infoSource &&
+        cached.capabilities === capabilities
+      ) {
         return cached.envelope;
       }
       const envelope = {

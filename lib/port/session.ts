@@ -98,9 +98,9 @@ export class RawSession implements SessionPort, InboundHost {
     if (transport === undefined) throw new TypeError('The SDK client is not connected');
     this.transport = transport;
     this.inner = transport.onmessage as Inner | undefined;
-    transport.onmessage = ((message: unknown, extra?: unknown) => {
+    transport.onmessage = (message: unknown, extra?: unknown) => {
       if (!this.intercept(message)) this.inner?.call(transport, message, extra);
-    });
+    };
     const previousClose = transport.onclose;
     transport.onclose = () => {
       // A throwing handler of the SDK's (or the user's `client.onclose`) must not keep this port
@@ -177,7 +177,13 @@ export class RawSession implements SessionPort, InboundHost {
     const group = options.group;
     const signal = group === undefined ? options.signal : undefined;
     if (signal?.aborted) return refuse(abortedError(signal), method, mapError, context);
-    if (group?.stopped === true) return refuse(new PortError('aborted', 'Request aborted', { cause: group.stopReason }), method, mapError, context);
+    if (group?.stopped === true)
+      return refuse(
+        new PortError('aborted', 'Request aborted', { cause: group.stopReason }),
+        method,
+        mapError,
+        context,
+      );
     const id = `${this.prefix}${this.nextId++}`;
     // Instrumentation: one read when unused. Its `_meta` entries go under the request's own.
     const watcher = options.instrument === undefined ? undefined : options.instrument.request?.({ method, id });
@@ -185,7 +191,18 @@ export class RawSession implements SessionPort, InboundHost {
     const envelope = this.access.envelope(declare ?? options.declare);
     const body = envelope === undefined ? params : withEnvelope(params, envelope);
     return new Promise<T>((resolve, reject) => {
-      const entry = new Pending(this, id, method, decode, resolve as (value: unknown) => void, reject, options.timers, group, mapError, context);
+      const entry = new Pending(
+        this,
+        id,
+        method,
+        decode,
+        resolve as (value: unknown) => void,
+        reject,
+        options.timers,
+        group,
+        mapError,
+        context,
+      );
       if (watcher !== undefined) entry.watcher = watcher;
       this.pending.set(id, entry);
       // An infinite timeout (a subscription that lasts until replaced) arms no timer.
@@ -197,13 +214,17 @@ export class RawSession implements SessionPort, InboundHost {
       }
       if (signal !== undefined) entry.off = onAbort(signal, () => this.giveUp(id, abortedError(signal)));
       group?.join(entry);
-      const message: JsonObject = body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
+      const message: JsonObject =
+        body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
       if (this.perRequestStream()) entry.post = new AbortController();
       // A transport that throws instead of rejecting fails the request the same way (typed, its
       // entry and timer released, and no notifications/cancelled for a request never sent).
       // A request stream (Streamable HTTP) that ends without the answer (a proxy cutting it, the
       // server dropping it) fails the request at once, rather than at its timeout (or never).
-      const streamOptions = entry.post === undefined ? undefined : { requestSignal: entry.post.signal, onRequestStreamEnd: () => this.streamEnded(id) };
+      const streamOptions =
+        entry.post === undefined
+          ? undefined
+          : { requestSignal: entry.post.signal, onRequestStreamEnd: () => this.streamEnded(id) };
       this.trySend(message, streamOptions).then(undefined, (error: unknown) => this.sendFailed(id, error));
     });
   }
@@ -264,7 +285,11 @@ export class RawSession implements SessionPort, InboundHost {
 
   /** Writes one message on the transport. */
   private send(message: JsonObject, options?: { requestSignal: AbortSignal }): Promise<void> {
-    return (this.transport.send as (message: JsonObject, options?: unknown) => Promise<void>).call(this.transport, message, options);
+    return (this.transport.send as (message: JsonObject, options?: unknown) => Promise<void>).call(
+      this.transport,
+      message,
+      options,
+    );
   }
 
   /** Stops waiting for a request and tells the server ([R27]: it is still open). */
@@ -282,7 +307,9 @@ export class RawSession implements SessionPort, InboundHost {
 
   /** True on a modern-era transport that carries each request on a stream of its own (Streamable HTTP). */
   private perRequestStream(): boolean {
-    return (this.streams ??= (this.transport as { hasPerRequestStream?: unknown }).hasPerRequestStream === true && this.access.era() === 'modern');
+    return (this.streams ??=
+      (this.transport as { hasPerRequestStream?: unknown }).hasPerRequestStream === true &&
+      this.access.era() === 'modern');
   }
 
   private fail(id: string, error: PortError): void {
@@ -331,7 +358,9 @@ export class RawSession implements SessionPort, InboundHost {
       try {
         value = entry.decode(message.result);
       } catch (error) {
-        entry.reject(new PortError('malformed', error instanceof Error ? error.message : String(error), { cause: error }));
+        entry.reject(
+          new PortError('malformed', error instanceof Error ? error.message : String(error), { cause: error }),
+        );
         return;
       }
       entry.watcher?.end(undefined);
@@ -343,7 +372,9 @@ export class RawSession implements SessionPort, InboundHost {
       entry.reject(new PortError('server', error.message, { code: error.code as number, data: error.data }));
       return;
     }
-    entry.reject(new PortError('malformed', `Malformed ${entry.method} reply from server: neither a result nor a valid error`));
+    entry.reject(
+      new PortError('malformed', `Malformed ${entry.method} reply from server: neither a result nor a valid error`),
+    );
   }
 
   /** {@link RawSession.send}, with a synchronous throw of the transport as a rejection. */
@@ -373,7 +404,12 @@ export class RawSession implements SessionPort, InboundHost {
 }
 
 /** A request refused before it was sent, failing as it would have once sent. */
-function refuse<T>(error: PortError, method: string, mapError: ErrorMapper | undefined, context: string | undefined): Promise<T> {
+function refuse<T>(
+  error: PortError,
+  method: string,
+  mapError: ErrorMapper | undefined,
+  context: string | undefined,
+): Promise<T> {
   return Promise.reject(mapError === undefined ? error : mapError(method, error, context));
 }
 

@@ -33,7 +33,8 @@ export interface MethodHost {
   cancel(task: ReceiverTask): void;
 }
 
-const NOT_FOUND = 'Task not found: no such task on this connection (never created, or deleted when its ttl elapsed or to make room)';
+const NOT_FOUND =
+  'Task not found: no such task on this connection (never created, or deleted when its ttl elapsed or to make room)';
 
 /** The task a request names, or a -32602. */
 function find(host: MethodHost, params: JsonObject): ReceiverTask {

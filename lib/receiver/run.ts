@@ -16,7 +16,6 @@ import { INTERNAL_ERROR, type ReceiverKind } from './types.js';
 import { messageOf } from '../util/text.js';
 import { isObject } from '../util/json.js';
 
-
 /** What is wrong with a callback's result (already a JSON copy), or `undefined` when its shape is right. */
 export function resultFlaw(kind: ReceiverKind, result: unknown): string | undefined {
   if (!isObject(result)) return 'the result is not an object';
@@ -29,7 +28,9 @@ export function resultFlaw(kind: ReceiverKind, result: unknown): string | undefi
   }
   if (typeof result.model !== 'string') return 'model must be a string';
   if (typeof result.role !== 'string') return 'role must be a string';
-  return !isObject(result.content) && !Array.isArray(result.content) ? 'content must be a content block or an array of them' : undefined;
+  return !isObject(result.content) && !Array.isArray(result.content)
+    ? 'content must be a content block or an array of them'
+    : undefined;
 }
 
 /**
@@ -37,7 +38,9 @@ export function resultFlaw(kind: ReceiverKind, result: unknown): string | undefi
  * throws for a bigint, a cycle or a getter that throws, and gives `undefined` for a function or a
  * symbol. Each getter is read once, here.
  */
-function jsonCopy(value: unknown): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly why: string } {
+function jsonCopy(
+  value: unknown,
+): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly why: string } {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -59,7 +62,8 @@ export function errorOf(kind: ReceiverKind, thrown: unknown): JsonRpcErrorInfo {
   } catch {
     code = undefined;
   }
-  if (typeof code !== 'number' || !Number.isInteger(code)) return { code: INTERNAL_ERROR, message: `The ${kind} callback failed: ${text}` };
+  if (typeof code !== 'number' || !Number.isInteger(code))
+    return { code: INTERNAL_ERROR, message: `The ${kind} callback failed: ${text}` };
   if (data === undefined) return { code, message: text };
   // The callback chose this error: keep its code and message even when its data cannot go as JSON.
   const copy = jsonCopy(data);
@@ -68,7 +72,8 @@ export function errorOf(kind: ReceiverKind, thrown: unknown): JsonRpcErrorInfo {
 }
 
 /** How a callback run ended. */
-export type RunEnd = { readonly ok: true; readonly result: JsonObject } | { readonly ok: false; readonly error: JsonRpcErrorInfo };
+export type RunEnd =
+  { readonly ok: true; readonly result: JsonObject } | { readonly ok: false; readonly error: JsonRpcErrorInfo };
 
 /**
  * Runs `callback` (sync or async, throwing or not) and checks its answer. Never rejects: whatever
@@ -81,7 +86,10 @@ export async function runCallback(kind: ReceiverKind, callback: () => unknown): 
   } catch (error) {
     return { ok: false, error: errorOf(kind, error) };
   }
-  const invalid = (flaw: string): RunEnd => ({ ok: false, error: { code: INTERNAL_ERROR, message: `The ${kind} callback returned an invalid result: ${flaw}` } });
+  const invalid = (flaw: string): RunEnd => ({
+    ok: false,
+    error: { code: INTERNAL_ERROR, message: `The ${kind} callback returned an invalid result: ${flaw}` },
+  });
   const copy = jsonCopy(result);
   if (!copy.ok) return invalid(`serializing it as JSON threw: ${copy.why}`);
   const flaw = resultFlaw(kind, copy.value);

@@ -12,7 +12,8 @@ import { isTerminalStatus, type JsonRpcErrorInfo, type Task, type TaskStatus } f
 import type { ReceiverKind } from './types.js';
 
 /** A receiver task's final payload: the callback's result, or the JSON-RPC error its request answers ([V17]). */
-export type ReceiverPayload = { readonly ok: true; readonly result: JsonObject } | { readonly ok: false; readonly error: JsonRpcErrorInfo };
+export type ReceiverPayload =
+  { readonly ok: true; readonly result: JsonObject } | { readonly ok: false; readonly error: JsonRpcErrorInfo };
 
 /** One receiver task. */
 export interface ReceiverTask {

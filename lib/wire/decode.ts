@@ -65,13 +65,18 @@ export function decodeTaskFields(value: unknown, method: string, names: TaskFiel
   }
   if (typeof status !== 'string' || !STATUSES.has(status)) {
     // The server's text may repeat the task id (a secret): named by fingerprint, then cut.
-    throw malformed(method, `unknown status ${scrub(JSON.stringify(status) ?? String(status), taskId).slice(0, 64)}`, taskId);
+    throw malformed(
+      method,
+      `unknown status ${scrub(JSON.stringify(status) ?? String(status), taskId).slice(0, 64)}`,
+      taskId,
+    );
   }
   const statusMessage = clampMessage(value.statusMessage);
   const pollInterval = duration(value[names.pollInterval]);
   const createdAt = typeof value.createdAt === 'string' ? value.createdAt : '';
   // A task that has not changed yet carries the same time twice: one string kept, not two.
-  const lastUpdatedAt = value.lastUpdatedAt === createdAt ? createdAt : typeof value.lastUpdatedAt === 'string' ? value.lastUpdatedAt : '';
+  const lastUpdatedAt =
+    value.lastUpdatedAt === createdAt ? createdAt : typeof value.lastUpdatedAt === 'string' ? value.lastUpdatedAt : '';
   const ttl = duration(value[names.ttl]) ?? null;
   const known = status as TaskStatus;
   // One literal per combination of the optional fields: each object is built with all its

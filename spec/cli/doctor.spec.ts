@@ -36,46 +36,118 @@ afterAll(removeScratch);
 
 /** The 2025-11-25 battery, in report order (lib/doctor/run.ts). */
 const BATTERY_2025 = [
-  'offer', 'caps.toolsCall', 'caps.cancel', 'caps.list', 'tools.taskSupport',
-  'create.result', 'create.status', 'create.timestamps', 'create.ttl', 'create.pollInterval', 'ttl.honoured', 'notify.sent', 'poll.fast', 'result.blocks', 'result.meta', 'result.shape',
-  'cancel.running', 'cancel.sticky', 'cancel.twice', 'cancel.result', 'cancel.completed', 'cancel.completed.status', 'cancel.completed.result',
-  'unknown.id', 'list.paging', 'list.complete', 'list.badCursor', 'fail.status', 'fail.message', 'fail.result',
-  'input.status', 'input.tagged', 'input.resumes', 'input.unanswered', 'expiry.read',
+  'offer',
+  'caps.toolsCall',
+  'caps.cancel',
+  'caps.list',
+  'tools.taskSupport',
+  'create.result',
+  'create.status',
+  'create.timestamps',
+  'create.ttl',
+  'create.pollInterval',
+  'ttl.honoured',
+  'notify.sent',
+  'poll.fast',
+  'result.blocks',
+  'result.meta',
+  'result.shape',
+  'cancel.running',
+  'cancel.sticky',
+  'cancel.twice',
+  'cancel.result',
+  'cancel.completed',
+  'cancel.completed.status',
+  'cancel.completed.result',
+  'unknown.id',
+  'list.paging',
+  'list.complete',
+  'list.badCursor',
+  'fail.status',
+  'fail.message',
+  'fail.result',
+  'input.status',
+  'input.tagged',
+  'input.resumes',
+  'input.unanswered',
+  'expiry.read',
 ];
 
 /** `[check, verdict]` of one wire's rows. */
-const verdicts = (report: DoctorReport, wire: string): Array<[string, string]> => report.rows.filter((row) => row.wire === wire).map((row) => [row.check, row.verdict]);
+const verdicts = (report: DoctorReport, wire: string): Array<[string, string]> =>
+  report.rows.filter((row) => row.wire === wire).map((row) => [row.check, row.verdict]);
 
 /** The checks that deviate, with their rule and strength. */
-const deviations = (report: DoctorReport): string[] => report.rows.filter((row) => row.verdict === 'deviation').map((row) => `${row.check} ${row.rule} ${row.severity}`);
+const deviations = (report: DoctorReport): string[] =>
+  report.rows.filter((row) => row.verdict === 'deviation').map((row) => `${row.check} ${row.rule} ${row.severity}`);
 
 /** What the model server saw, written by the fixture after every message. */
-const modelState = (file: string): { running: number; failures: string[] } => JSON.parse(readFileSync(file, 'utf8')) as { running: number; failures: string[] };
+const modelState = (file: string): { running: number; failures: string[] } =>
+  JSON.parse(readFileSync(file, 'utf8')) as { running: number; failures: string[] };
 
 /** The scripted server with `model` options, a state file, and the CLI's doctor run against it (extra args). */
-function doctorOnModel(model: Record<string, unknown>, args: readonly string[]): { state: string; done: ReturnType<typeof runPiped>['done'] } {
+function doctorOnModel(
+  model: Record<string, unknown>,
+  args: readonly string[],
+): { state: string; done: ReturnType<typeof runPiped>['done'] } {
   const state = join(scratch(), 'state.json');
-  const run = runPiped(['doctor', '--stdio', MODEL_SERVER, '--fail-tool', 'fail', '--input-tool', 'ask', ...args], { MODEL: JSON.stringify(model), STATE: state, COLUMNS: '120' });
+  const run = runPiped(['doctor', '--stdio', MODEL_SERVER, '--fail-tool', 'fail', '--input-tool', 'ask', ...args], {
+    MODEL: JSON.stringify(model),
+    STATE: state,
+    COLUMNS: '120',
+  });
   return { state, done: run.done };
 }
 
 describe('mcp-task doctor against real servers', { timeout: 150_000 }, () => {
   it('over stdio probes each wire the server speaks: server-everything (2025-11-25) and the extension example server; JSON when stdout is not a terminal; exit 0', async () => {
     const [everything, ext] = await Promise.all([
-      runPiped(['doctor', '--stdio', EVERYTHING, '--input-tool', 'simulate-research-query', '--input-args', 'topic=MCP tasks', '--input-args', '{"ambiguous":true}']).done,
-      runPiped(['doctor', '--stdio', EXT_STDIO_SERVER, '--tool', 'analyze', '--args', 'id=7', '--fail-tool', 'flaky', '--input-tool', 'analyze', '--json'], { EXT_STEP_MS: '150' }).done,
+      runPiped([
+        'doctor',
+        '--stdio',
+        EVERYTHING,
+        '--input-tool',
+        'simulate-research-query',
+        '--input-args',
+        'topic=MCP tasks',
+        '--input-args',
+        '{"ambiguous":true}',
+      ]).done,
+      runPiped(
+        [
+          'doctor',
+          '--stdio',
+          EXT_STDIO_SERVER,
+          '--tool',
+          'analyze',
+          '--args',
+          'id=7',
+          '--fail-tool',
+          'flaky',
+          '--input-tool',
+          'analyze',
+          '--json',
+        ],
+        { EXT_STEP_MS: '150' },
+      ).done,
     ]);
 
     expect(everything.code, everything.stderr).toBe(0);
     const a = JSON.parse(everything.stdout) as DoctorReport;
-    expect(a).toMatchObject({ reportVersion: 1, server: { name: 'mcp-servers/everything' }, summary: { deviations: 0, mustViolations: 0 } });
+    expect(a).toMatchObject({
+      reportVersion: 1,
+      server: { name: 'mcp-servers/everything' },
+      summary: { deviations: 0, mustViolations: 0 },
+    });
     expect(a.wires.map((wire) => [wire.wire, wire.offered, wire.tool])).toEqual([
       ['2025-11-25', true, 'simulate-research-query'],
       [EXT_WIRE, false, undefined],
     ]);
     // A TS SDK 1.32 server: every check ok, but no failing tool to test and a 5-minute ttl, too long to wait out.
     const untestable = new Set(['fail.status', 'fail.message', 'fail.result', 'expiry.read']);
-    expect(verdicts(a, '2025-11-25')).toEqual(BATTERY_2025.map((check) => [check, untestable.has(check) ? 'not-testable' : 'ok']));
+    expect(verdicts(a, '2025-11-25')).toEqual(
+      BATTERY_2025.map((check) => [check, untestable.has(check) ? 'not-testable' : 'ok']),
+    );
     // The input tool ran with the arguments given: the question came, tagged with its task.
     expect(a.rows.find((row) => row.check === 'input.tagged')?.seen).toMatch(/^elicitation\/create named the task/);
     expect(a.tasks).toMatchObject({ leftRunning: 0, notes: [] });
@@ -104,9 +176,23 @@ describe('mcp-task doctor against real servers', { timeout: 150_000 }, () => {
     });
     cleanups.push(() => server.close());
     const run = new PtyRun([
-      'doctor', '--url', server.url.href, '--header', 'X-Doctor: yes',
-      '--tool', 'analyze', '--args', 'id=1', '--args', '{"steps":2,"stepMs":200}',
-      '--fail-tool', 'flaky', '--fail-args', 'afterMs=200', '--input-tool', 'confirm_delete',
+      'doctor',
+      '--url',
+      server.url.href,
+      '--header',
+      'X-Doctor: yes',
+      '--tool',
+      'analyze',
+      '--args',
+      'id=1',
+      '--args',
+      '{"steps":2,"stepMs":200}',
+      '--fail-tool',
+      'flaky',
+      '--fail-args',
+      'afterMs=200',
+      '--input-tool',
+      'confirm_delete',
     ]);
     cleanups.push(async () => run.kill());
     const { exitCode } = await run.exited;
@@ -115,18 +201,33 @@ describe('mcp-task doctor against real servers', { timeout: 150_000 }, () => {
     expect(text).toContain('probing 2025-11-25: lifecycle');
     // What the spec says of this server (spec/doctor/reference.spec.ts): every check ok but a failed
     // task without a statusMessage (a SHOULD of V18); the extension is not offered.
-    expect(text).toMatch(/mcp-task doctor: example-task-server 1\.0\.0, 34 ok, 1 deviation, 1 not testable, in \d+\.\d s/);
+    expect(text).toMatch(
+      /mcp-task doctor: example-task-server 1\.0\.0, 34 ok, 1 deviation, 1 not testable, in \d+\.\d s/,
+    );
     expect(text).toMatch(/2025-11-25 \(SDK v2, protocol 2025-11-25\): tool analyze, as named/);
     expect(text).toMatch(/VERDICT\s+SEV\s+RULE\s+CHECK\s+SEEN\s+LIBRARY/);
     expect(text).toMatch(/✘ deviation\s+SHOULD\s+V18\s+a failed task says why\s+no statusMessage on/);
-    for (const check of ['offer', 'create.result', 'notify.sent', 'result.blocks', 'cancel.running', 'unknown.id', 'list.paging', 'fail.status', 'input.tagged', 'expiry.read']) {
+    for (const check of [
+      'offer',
+      'create.result',
+      'notify.sent',
+      'result.blocks',
+      'cancel.running',
+      'unknown.id',
+      'list.paging',
+      'fail.status',
+      'input.tagged',
+      'expiry.read',
+    ]) {
       expect(text).toContain(`(${check})`);
     }
     expect(text).toMatch(/io\.modelcontextprotocol\/tasks: not probed/);
     expect(text).toMatch(/Tasks: \d+ started, \d+ ended on their own, \d+ cancelled, 0 left running\./);
     expect(run.raw).toContain('\u001b[32m✔ ok');
     expect(run.raw).toContain('\u001b[31m✘ deviation');
-    const live = stores.flatMap((store) => store.getAllTasks()).filter((task) => task.status === 'working' || task.status === 'input_required');
+    const live = stores
+      .flatMap((store) => store.getAllTasks())
+      .filter((task) => task.status === 'working' || task.status === 'input_required');
     expect(stores.flatMap((store) => store.getAllTasks()).length).toBeGreaterThan(3);
     expect(live).toEqual([]);
   });
@@ -140,9 +241,15 @@ describe('mcp-task doctor against a scripted deviant server', { timeout: 120_000
 
     expect(a.code, a.stderr).toBe(1);
     const report = JSON.parse(a.stdout) as DoctorReport;
-    expect(deviations(report)).toEqual(['cancel.completed V23 MUST', 'cancel.completed.status V5 MUST', 'cancel.completed.result V15 MUST']);
+    expect(deviations(report)).toEqual([
+      'cancel.completed V23 MUST',
+      'cancel.completed.status V5 MUST',
+      'cancel.completed.result V15 MUST',
+    ]);
     expect(report.summary.mustViolations).toBe(3);
-    expect(report.rows.find((row) => row.check === 'cancel.completed.status')?.seen).toBe('completed before the cancel, cancelled after it');
+    expect(report.rows.find((row) => row.check === 'cancel.completed.status')?.seen).toBe(
+      'completed before the cancel, cancelled after it',
+    );
     expect(report.tasks.leftRunning).toBe(0);
     expect(modelState(rewrites.state)).toEqual({ running: 0, failures: [] });
 
@@ -166,7 +273,10 @@ describe('mcp-task doctor against a scripted deviant server', { timeout: 120_000
     const run = await done;
     expect(run.code, run.stderr).toBe(124);
     expect(JSON.parse(run.stdout)).toEqual({
-      error: { name: 'TimeoutError', message: '--timeout passed (2s): the doctor stopped; the tasks it started were cancelled; no report' },
+      error: {
+        name: 'TimeoutError',
+        message: '--timeout passed (2s): the doctor stopped; the tasks it started were cancelled; no report',
+      },
       exitCode: 124,
     });
     expect(run.stderr).toContain('--timeout passed: stopping the doctor and cancelling the tasks it started');
@@ -179,7 +289,10 @@ describe('mcp-task doctor against a scripted deviant server', { timeout: 120_000
 describe('mcp-task doctor: Ctrl-C', { timeout: 90_000 }, () => {
   it('on a terminal, Ctrl-C stops the run and cancels the tasks it started (the stdio server gets no SIGINT): exit 130', async () => {
     const state = join(scratch(), 'state.json');
-    const run = new PtyRun(['doctor', '--stdio', MODEL_SERVER], { MODEL: JSON.stringify({ neverEnds: true }), STATE: state });
+    const run = new PtyRun(['doctor', '--stdio', MODEL_SERVER], {
+      MODEL: JSON.stringify({ neverEnds: true }),
+      STATE: state,
+    });
     cleanups.push(async () => run.kill());
     await run.waitFor('probing 2025-11-25: lifecycle', 60_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -252,7 +365,12 @@ describe('mcp-task doctor: usage errors and targets that are not MCP servers', (
     const cat = pipes();
     expect(await doctorCommand({ stdio: 'cat', connectTimeout: '10s' }, cat.io)).toBe(1);
     expect(JSON.parse(cat.stdout())).toEqual({
-      error: { name: 'ConnectError', reason: 'not-mcp', message: "cannot connect to the stdio server `cat`: the target does not speak MCP: it sent the client's own initialize request back (an echo, like cat)" },
+      error: {
+        name: 'ConnectError',
+        reason: 'not-mcp',
+        message:
+          "cannot connect to the stdio server `cat`: the target does not speak MCP: it sent the client's own initialize request back (an echo, like cat)",
+      },
       exitCode: 1,
     });
     expect(cat.stderr()).toContain('mcp-task: cannot connect to the stdio server `cat`');
@@ -260,7 +378,11 @@ describe('mcp-task doctor: usage errors and targets that are not MCP servers', (
     const closed = pipes();
     expect(await doctorCommand({ url: `http://127.0.0.1:${port}/mcp`, connectTimeout: '10s' }, closed.io)).toBe(1);
     expect(JSON.parse(closed.stdout())).toEqual({
-      error: { name: 'ConnectError', reason: 'unreachable', message: `cannot connect to http://127.0.0.1:${port}/mcp: connection refused` },
+      error: {
+        name: 'ConnectError',
+        reason: 'unreachable',
+        message: `cannot connect to http://127.0.0.1:${port}/mcp: connection refused`,
+      },
       exitCode: 1,
     });
   });
@@ -272,7 +394,16 @@ describe('mcp-task doctor: usage errors and targets that are not MCP servers', (
       server: { name: `srv${evil}`, version: '1' },
       startedAt: '2026-12-01T00:00:00.000Z',
       durationMs: 10,
-      wires: [{ wire: '2025-11-25', offered: true, sdk: 'v2', protocolVersion: '2025-11-25', tool: `t${evil}`, note: `tool t${evil}` }],
+      wires: [
+        {
+          wire: '2025-11-25',
+          offered: true,
+          sdk: 'v2',
+          protocolVersion: '2025-11-25',
+          tool: `t${evil}`,
+          note: `tool t${evil}`,
+        },
+      ],
       rows: [
         {
           check: 'unknown.id',

@@ -70,8 +70,13 @@ function recording(): { hook: TaskInstrumentation; seen: Seen } {
   return { hook, seen };
 }
 
-async function client(options: TaskClientOptions = {}): Promise<{ tasks: TaskClient; pair: Awaited<ReturnType<typeof exampleServerPair>> }> {
-  const pair = await exampleServerPair({ notify: false, pollInterval: 20, stepMs: 30 }, { capabilities: { elicitation: {} } });
+async function client(
+  options: TaskClientOptions = {},
+): Promise<{ tasks: TaskClient; pair: Awaited<ReturnType<typeof exampleServerPair>> }> {
+  const pair = await exampleServerPair(
+    { notify: false, pollInterval: 20, stepMs: 30 },
+    { capabilities: { elicitation: {} } },
+  );
   pairs.push(pair);
   const tasks = new TaskClient(pair.client, { minPollIntervalMs: 5, ...options });
   pairs.push({ client: pair.client, close: () => tasks.close() });
@@ -95,7 +100,12 @@ describe('the instrumentation hook', () => {
     // Synchronously, in the caller's turn, before anything was sent.
     expect(seen.calls.map((call) => call.toolName)).toEqual(['analyze']);
     expect(seen.calls[0]!.arguments).toEqual({ id: 1, steps: 2 });
-    expect(seen.calls[0]!.connection).toMatchObject({ wire: '2025-11-25', sessionId: undefined, transport: undefined, origin: undefined });
+    expect(seen.calls[0]!.connection).toMatchObject({
+      wire: '2025-11-25',
+      sessionId: undefined,
+      transport: undefined,
+      origin: undefined,
+    });
     const handle = await pending;
     await handle.result();
     const methods = seen.requests.map((request) => request.method);
@@ -118,17 +128,25 @@ describe('the instrumentation hook', () => {
     const { tasks } = await client({ instrumentation: hook });
     await expect(tasks.callToolAsTask('echo', {}, { requireTask: true })).rejects.toThrow('does not support task mode');
     await tasks.callToolAsTask('echo', { text: 'hi' });
-    expect(seen.log.filter((line) => !line.startsWith('client'))).toEqual(['call echo', 'failed TaskNotSupportedError', 'call echo', 'handle immediate']);
+    expect(seen.log.filter((line) => !line.startsWith('client'))).toEqual([
+      'call echo',
+      'failed TaskNotSupportedError',
+      'call echo',
+      'handle immediate',
+    ]);
   });
 
   it('is told of each input request handed to a callback and how it ended', async () => {
     const { hook, seen } = recording();
-    const { tasks } = await client({ instrumentation: hook, onElicitation: () => ({ action: 'accept', content: { confirm: true } }) });
+    const { tasks } = await client({
+      instrumentation: hook,
+      onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     await (await tasks.callToolAsTask('confirm_delete', { path: '/tmp/x' })).result();
     expect(seen.inputs).toEqual([{ method: 'elicitation/create', delivery: 'request', outcome: 'answered' }]);
   });
 
-  it('reports how a failed request ended: the server\'s JSON-RPC error, by kind and code', async () => {
+  it("reports how a failed request ended: the server's JSON-RPC error, by kind and code", async () => {
     const { hook, seen } = recording();
     const { tasks } = await client({ instrumentation: hook });
     // The task tool's input schema refuses steps: 0; the server answers the tools/call with an error.
@@ -147,6 +165,8 @@ describe('the instrumentation hook', () => {
         throw new Error('no exporter');
       },
     };
-    expect(() => new TaskClient(pair.client, { instrumentation: broken })).toThrow("The instrumentation's attach() threw: no exporter");
+    expect(() => new TaskClient(pair.client, { instrumentation: broken })).toThrow(
+      "The instrumentation's attach() threw: no exporter",
+    );
   });
 });

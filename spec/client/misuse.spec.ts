@@ -29,19 +29,22 @@ function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptio
 }
 
 describe('options are validated by the call that receives them', () => {
-  it.each([Number.NaN, 0, -1, 1.5, Infinity])('updates({ bufferSize: %s }) throws TaskOptionError', async (bufferSize) => {
-    const { server, tasks } = await setup();
-    creating(server);
-    const handle = await tasks.callToolAsTask('job');
-    let error: unknown;
-    try {
-      handle.updates({ bufferSize });
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(TaskOptionError);
-    expect((error as TaskOptionError).option).toBe('bufferSize');
-  });
+  it.each([Number.NaN, 0, -1, 1.5, Infinity])(
+    'updates({ bufferSize: %s }) throws TaskOptionError',
+    async (bufferSize) => {
+      const { server, tasks } = await setup();
+      creating(server);
+      const handle = await tasks.callToolAsTask('job');
+      let error: unknown;
+      try {
+        handle.updates({ bufferSize });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(TaskOptionError);
+      expect((error as TaskOptionError).option).toBe('bufferSize');
+    },
+  );
 
   it.each([1.5, -1, Number.NaN])('retry.retries %s throws TaskOptionError from the constructor', async (retries) => {
     const { client } = await setup();
@@ -59,8 +62,10 @@ describe('options are validated by the call that receives them', () => {
       return 'accepted';
     };
     expect(option(() => new TaskClient(client, null as never))).toBe('options');
-    for (const retry of [5, 'fast', null, true]) expect(option(() => new TaskClient(client, { retry: retry as never }))).toBe('retry');
-    for (const clock of [{}, 5, { now: () => 0 }]) expect(option(() => new TaskClient(client, { clock: clock as never }))).toBe('clock');
+    for (const retry of [5, 'fast', null, true])
+      expect(option(() => new TaskClient(client, { retry: retry as never }))).toBe('retry');
+    for (const clock of [{}, 5, { now: () => 0 }])
+      expect(option(() => new TaskClient(client, { clock: clock as never }))).toBe('clock');
     // The error names the option the caller set, not its default partner.
     expect(option(() => new TaskClient(client, { minPollIntervalMs: 120_000 }))).toBe('minPollIntervalMs');
     expect(option(() => new TaskClient(client, { maxPollIntervalMs: 50 }))).toBe('maxPollIntervalMs');
@@ -68,8 +73,14 @@ describe('options are validated by the call that receives them', () => {
 
   it('TaskClient.connect refuses null options and an sdk other than v1 or v2, before connecting', async () => {
     const [clientSide] = createLinkedPair();
-    await expect(TaskClient.connect(clientSide, null as never)).rejects.toMatchObject({ name: 'TaskOptionError', option: 'options' });
-    await expect(TaskClient.connect(clientSide, { sdk: 'V2' as never })).rejects.toMatchObject({ name: 'TaskOptionError', option: 'sdk' });
+    await expect(TaskClient.connect(clientSide, null as never)).rejects.toMatchObject({
+      name: 'TaskOptionError',
+      option: 'options',
+    });
+    await expect(TaskClient.connect(clientSide, { sdk: 'V2' as never })).rejects.toMatchObject({
+      name: 'TaskOptionError',
+      option: 'sdk',
+    });
   });
 
   it('TaskClient.connect rejects what is not a transport with TaskOptionError (option "transport"), before connecting; an SDK Client given instead is named', async () => {
@@ -80,16 +91,25 @@ describe('options are validated by the call that receives them', () => {
       return error as TaskOptionError;
     };
     for (const transport of [null, undefined, 'x', 42, true]) {
-      expect((await refusal(transport)).message).toMatch(/^TaskClient\.connect needs an MCP transport .*, got (null|undefined|string|number|boolean)$/);
+      expect((await refusal(transport)).message).toMatch(
+        /^TaskClient\.connect needs an MCP transport .*, got (null|undefined|string|number|boolean)$/,
+      );
     }
     for (const transport of [{}, [], { start: () => Promise.resolve() }, { start: 1, send: 2, close: 3 }]) {
-      expect((await refusal(transport)).message).toMatch(/needs an MCP transport .*this object has no (start\(\), )?send\(\), close\(\)$/);
+      expect((await refusal(transport)).message).toMatch(
+        /needs an MCP transport .*this object has no (start\(\), )?send\(\), close\(\)$/,
+      );
     }
     const { client } = await setup();
-    expect((await refusal(client)).message).toMatch(/not an SDK Client: wrap a connected Client with new TaskClient\(client\)/);
+    expect((await refusal(client)).message).toMatch(
+      /not an SDK Client: wrap a connected Client with new TaskClient\(client\)/,
+    );
     // Options are checked too, and the transport is left untouched.
     const [clientSide] = createLinkedPair();
-    await expect(TaskClient.connect(clientSide, 'x' as never)).rejects.toMatchObject({ name: 'TaskOptionError', option: 'options' });
+    await expect(TaskClient.connect(clientSide, 'x' as never)).rejects.toMatchObject({
+      name: 'TaskOptionError',
+      option: 'options',
+    });
     expect(clientSide.onmessage).toBeUndefined();
   });
 
@@ -106,7 +126,9 @@ describe('options are validated by the call that receives them', () => {
       return error as TaskOptionError;
     };
     for (const client of [null, undefined, 'x', 42, {}, { close: () => Promise.resolve() }]) {
-      expect(refusal(client).message).toMatch(/^TaskClient needs a Client from @modelcontextprotocol\/sdk \(1\.x\) or @modelcontextprotocol\/client \(2\.x\), got /);
+      expect(refusal(client).message).toMatch(
+        /^TaskClient needs a Client from @modelcontextprotocol\/sdk \(1\.x\) or @modelcontextprotocol\/client \(2\.x\), got /,
+      );
     }
     const [clientSide] = createLinkedPair();
     expect(refusal(clientSide).message).toMatch(/not a transport: use TaskClient\.connect\(transport\)/);
@@ -118,7 +140,10 @@ describe('options are validated by the call that receives them', () => {
   });
 
   it('a huge retry.factor with retry.minDelayMs 0 never makes a delay that stalls the timers: failed polls are retried and the task completes', async () => {
-    const { server, tasks, clock } = await setup({}, { retry: { minDelayMs: 0, factor: 1e200 }, requestTimeoutMs: 100 });
+    const { server, tasks, clock } = await setup(
+      {},
+      { retry: { minDelayMs: 0, factor: 1e200 }, requestTimeoutMs: 100 },
+    );
     creating(server, { taskId: 'huge-factor', pollInterval: 200 });
     let polls = 0;
     const get = server.tasks.handlers['tasks/get']!;
@@ -131,7 +156,13 @@ describe('options are validated by the call that receives them', () => {
     const result = handle.result();
     for (let i = 0; i < 100 && polls < 5; i += 1) await clock.advance(1_000);
     expect(polls).toBeGreaterThanOrEqual(5);
-    server.tasks.finish('huge-factor', 'completed', { result: { content: [{ type: 'text', text: 'done' }] } }, {}, true);
+    server.tasks.finish(
+      'huge-factor',
+      'completed',
+      { result: { content: [{ type: 'text', text: 'done' }] } },
+      {},
+      true,
+    );
     await clock.advance(10_000);
     await expect(within(result)).resolves.toMatchObject({ content: [{ type: 'text', text: 'done' }] });
   });
@@ -140,13 +171,22 @@ describe('options are validated by the call that receives them', () => {
     const { server, tasks } = await setup();
     const before = server.log.length;
     expect(() => tasks.resume('x'.repeat(1_025))).toThrow(TaskOptionError);
-    expect(() => tasks.resume({ v: 2, taskId: 'x'.repeat(5_000), toolName: 'job', createdAt: '', ttl: null, server: 'scripted-server@1.0.0', wire: '2025-11-25' })).toThrow(TaskOptionError);
+    expect(() =>
+      tasks.resume({
+        v: 2,
+        taskId: 'x'.repeat(5_000),
+        toolName: 'job',
+        createdAt: '',
+        ttl: null,
+        server: 'scripted-server@1.0.0',
+        wire: '2025-11-25',
+      }),
+    ).toThrow(TaskOptionError);
     expect(server.log.length).toBe(before);
   });
 });
 
 describe('invalid options are refused before anything happens', () => {
-
   it.each([
     ['null', null],
     ['a string', 'now'],
@@ -179,24 +219,27 @@ describe('invalid options are refused before anything happens', () => {
     await expect(tasks.callToolAsTask('job')).rejects.toBeInstanceOf(TaskClosedError);
   });
 
-  it.each([['x'], [{}], [5], [null]])('result({ signal: %j }) rejects with TaskOptionError and observes nothing', async (signal) => {
-    const { server, tasks } = await setup();
-    const handle = tasks.resume('task-9');
-    const before = server.log.length;
-    const unhandled = await unhandledDuring(async () => {
-      const result = handle.result({ signal: signal as unknown as AbortSignal });
-      expect(result).toBeInstanceOf(Promise);
-      const error = await rejection(result);
-      expect(error).toBeInstanceOf(TaskOptionError);
-      expect((error as TaskOptionError).option).toBe('signal');
-      await flush();
-      // The resumed task was not observed: nothing was sent.
-      expect(server.log.length).toBe(before);
-      // No shared result promise was left behind to reject unhandled when close() ends the task.
-      await tasks.close();
-    });
-    expect(unhandled).toEqual([]);
-  });
+  it.each([['x'], [{}], [5], [null]])(
+    'result({ signal: %j }) rejects with TaskOptionError and observes nothing',
+    async (signal) => {
+      const { server, tasks } = await setup();
+      const handle = tasks.resume('task-9');
+      const before = server.log.length;
+      const unhandled = await unhandledDuring(async () => {
+        const result = handle.result({ signal: signal as unknown as AbortSignal });
+        expect(result).toBeInstanceOf(Promise);
+        const error = await rejection(result);
+        expect(error).toBeInstanceOf(TaskOptionError);
+        expect((error as TaskOptionError).option).toBe('signal');
+        await flush();
+        // The resumed task was not observed: nothing was sent.
+        expect(server.log.length).toBe(before);
+        // No shared result promise was left behind to reject unhandled when close() ends the task.
+        await tasks.close();
+      });
+      expect(unhandled).toEqual([]);
+    },
+  );
 
   it('result({ signal }) with a signal already aborted rejects with TaskAbortError, and nothing rejects unhandled when the task ends later', async () => {
     const { tasks } = await setup();
@@ -229,26 +272,29 @@ describe('invalid options are refused before anything happens', () => {
     expect((error as TaskOptionError).option).toBe('options');
   });
 
-  it.each([['x'], [{}], [5], [null]])('updates({ signal: %j }) throws TaskOptionError and subscribes nothing', async (signal) => {
-    const { server, tasks } = await setup();
-    const resumed = tasks.resume('task-9');
-    const before = server.log.length;
-    expect(() => resumed.updates({ signal: signal as unknown as AbortSignal })).toThrow(TaskOptionError);
-    await flush();
-    // The resumed task was not observed: nothing was sent.
-    expect(server.log.length).toBe(before);
-    creating(server, { taskId: 'u', pollInterval: 60_000 });
-    const handle = await tasks.callToolAsTask('job');
-    let error: unknown;
-    try {
-      handle.updates({ signal: signal as unknown as AbortSignal });
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(TaskOptionError);
-    expect((error as TaskOptionError).option).toBe('signal');
-    expect((error as TaskOptionError).taskId).toBe('u');
-  });
+  it.each([['x'], [{}], [5], [null]])(
+    'updates({ signal: %j }) throws TaskOptionError and subscribes nothing',
+    async (signal) => {
+      const { server, tasks } = await setup();
+      const resumed = tasks.resume('task-9');
+      const before = server.log.length;
+      expect(() => resumed.updates({ signal: signal as unknown as AbortSignal })).toThrow(TaskOptionError);
+      await flush();
+      // The resumed task was not observed: nothing was sent.
+      expect(server.log.length).toBe(before);
+      creating(server, { taskId: 'u', pollInterval: 60_000 });
+      const handle = await tasks.callToolAsTask('job');
+      let error: unknown;
+      try {
+        handle.updates({ signal: signal as unknown as AbortSignal });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(TaskOptionError);
+      expect((error as TaskOptionError).option).toBe('signal');
+      expect((error as TaskOptionError).taskId).toBe('u');
+    },
+  );
 
   it('callToolAsTask, resume and updates refuse null options with TaskOptionError', async () => {
     const { server, tasks } = await setup();
@@ -305,9 +351,16 @@ describe('options and capabilities checked before anything is sent', () => {
     clientSide.start = async () => {
       started = true;
     };
-    await expect(TaskClient.connect(clientSide, { ...connectOptions(), minPollIntervalMs: -1 })).rejects.toBeInstanceOf(TaskOptionError);
+    await expect(TaskClient.connect(clientSide, { ...connectOptions(), minPollIntervalMs: -1 })).rejects.toBeInstanceOf(
+      TaskOptionError,
+    );
     await expect(
-      TaskClient.connect(clientSide, { ...connectOptions(), capabilities: {}, onElicitation: undefined, maxConcurrentTasks: 0 }),
+      TaskClient.connect(clientSide, {
+        ...connectOptions(),
+        capabilities: {},
+        onElicitation: undefined,
+        maxConcurrentTasks: 0,
+      }),
     ).rejects.toBeInstanceOf(TaskOptionError);
     expect(started).toBe(false);
   });
@@ -315,7 +368,11 @@ describe('options and capabilities checked before anything is sent', () => {
   it('per-call input callbacks without the capability fail fast with TaskNotSupportedError', async () => {
     const { tasks } = await setup();
     await expect(
-      tasks.callToolAsTask('job', {}, { onSampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) }),
+      tasks.callToolAsTask(
+        'job',
+        {},
+        { onSampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) },
+      ),
     ).rejects.toBeInstanceOf(TaskNotSupportedError);
   });
 });

@@ -64,10 +64,22 @@ async function setup(server: ExampleServerOptions = {}, options: TaskClientOptio
 /** Every event name the client emits, in order. */
 function recordEvents(tasks: TaskClient): string[] {
   const events: string[] = [];
-  const names = ['created', 'status', 'inputRequired', 'completed', 'failed', 'cancelled', 'timeout', 'expired', 'settled'] as const;
+  const names = [
+    'created',
+    'status',
+    'inputRequired',
+    'completed',
+    'failed',
+    'cancelled',
+    'timeout',
+    'expired',
+    'settled',
+  ] as const;
   for (const name of names) {
     tasks.on(name, ((metrics: { status: string; outcome?: string }) => {
-      events.push(name === 'settled' ? `settled:${metrics.outcome}` : name === 'status' ? `status:${metrics.status}` : name);
+      events.push(
+        name === 'settled' ? `settled:${metrics.outcome}` : name === 'status' ? `status:${metrics.status}` : name,
+      );
     }) as never);
   }
   return events;
@@ -149,7 +161,12 @@ describe('lifecycle events', () => {
 
   it('logs the lifecycle as structured entries, with task ids fingerprinted unless opted in', async () => {
     const lines: string[] = [];
-    const sink = { debug: (l: string) => lines.push(l), info: (l: string) => lines.push(l), warn: (l: string) => lines.push(l), error: (l: string) => lines.push(l) };
+    const sink = {
+      debug: (l: string) => lines.push(l),
+      info: (l: string) => lines.push(l),
+      warn: (l: string) => lines.push(l),
+      error: (l: string) => lines.push(l),
+    };
     const { tasks } = await setup({ stepMs: 10 }, { logger: consoleLogger({ console: sink }) });
     const handle = await tasks.callToolAsTask('analyze', { steps: 1 });
     await handle.result();
@@ -160,7 +177,10 @@ describe('lifecycle events', () => {
     expect(lines.join('\n')).toMatch(/sha256:[0-9a-f]{12}/);
 
     const open: string[] = [];
-    const { tasks: verbose } = await setup({ stepMs: 10 }, { logger: { log: (e) => open.push(JSON.stringify(e)) }, logTaskIds: true });
+    const { tasks: verbose } = await setup(
+      { stepMs: 10 },
+      { logger: { log: (e) => open.push(JSON.stringify(e)) }, logTaskIds: true },
+    );
     const visible = await verbose.callToolAsTask('analyze', { steps: 1 });
     await visible.result();
     expect(open.join('\n')).toContain(visible.taskId!);
@@ -175,7 +195,7 @@ describe('created means tracked, and the first snapshot fires status', () => {
     return rig;
   }
 
-  it('the fingerprint in logs is sha256: and the first 12 hex digits of the id\'s SHA-256, for any id (as docs/observability.md says)', async () => {
+  it("the fingerprint in logs is sha256: and the first 12 hex digits of the id's SHA-256, for any id (as docs/observability.md says)", async () => {
     const entries: Array<Record<string, unknown>> = [];
     const { tasks, server } = await scripted({ logger: { log: (entry) => entries.push({ ...entry.fields }) } });
     // UTF-8 lengths 9, 55 (the most one block holds), 56 and 60 (the length spills into a second
@@ -193,7 +213,11 @@ describe('created means tracked, and the first snapshot fires status', () => {
     const { tasks } = await scripted();
     const seen: Array<{ listed: string[]; active: number; status: string | undefined }> = [];
     tasks.on('created', (metrics) => {
-      seen.push({ listed: tasks.handles().map((h) => h.taskId ?? ''), active: tasks.active, status: tasks.handles().find((h) => h.taskId === metrics.taskId)?.task?.status });
+      seen.push({
+        listed: tasks.handles().map((h) => h.taskId ?? ''),
+        active: tasks.active,
+        status: tasks.handles().find((h) => h.taskId === metrics.taskId)?.task?.status,
+      });
     });
     const handle = await tasks.callToolAsTask('job');
     expect(seen).toEqual([{ listed: ['t1'], active: 1, status: 'working' }]);
@@ -205,7 +229,8 @@ describe('created means tracked, and the first snapshot fires status', () => {
     const events = recordEvents(tasks);
     // The UI recipe of docs/observability.md: redraw the live handles on created, status and settled.
     const frames: string[][] = [];
-    const refresh = (): void => void frames.push(tasks.handles().map((h) => `${h.toolName}:${h.task?.status ?? 'starting'}`));
+    const refresh = (): void =>
+      void frames.push(tasks.handles().map((h) => `${h.toolName}:${h.task?.status ?? 'starting'}`));
     for (const event of ['created', 'status', 'settled'] as const) tasks.on(event, refresh);
     const handle = await tasks.callToolAsTask('job');
     const iterated: string[] = [];
@@ -224,7 +249,9 @@ describe('created means tracked, and the first snapshot fires status', () => {
 
   it('a task created waiting for input: created, status:input_required, then inputRequired', async () => {
     const { tasks, server } = await scripted();
-    server.on('tools/call', () => server.tasks.createResult({ taskId: 't1', status: 'input_required', pollInterval: 1_000 }));
+    server.on('tools/call', () =>
+      server.tasks.createResult({ taskId: 't1', status: 'input_required', pollInterval: 1_000 }),
+    );
     const events = recordEvents(tasks);
     await tasks.callToolAsTask('job');
     expect(events).toEqual(['created', 'status:input_required', 'inputRequired']);
@@ -233,7 +260,12 @@ describe('created means tracked, and the first snapshot fires status', () => {
   it('a created listener that detaches the task: settled follows, and no status for a task no longer tracked', async () => {
     const { tasks } = await scripted();
     const events = recordEvents(tasks);
-    tasks.once('created', (metrics) => tasks.handles().find((h) => h.taskId === metrics.taskId)?.detach());
+    tasks.once('created', (metrics) =>
+      tasks
+        .handles()
+        .find((h) => h.taskId === metrics.taskId)
+        ?.detach(),
+    );
     const handle = await tasks.callToolAsTask('job');
     expect(handle.settled).toBe(true);
     expect(events).toEqual(['created', 'settled:detached']);

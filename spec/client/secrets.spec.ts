@@ -92,8 +92,11 @@ describe('task ids are secrets in every message the library writes', () => {
           if (key !== 'send') return Reflect.get(target, key, receiver) as unknown;
           return (message: { method?: string; params?: { taskId?: string } }, ...rest: unknown[]) => {
             const taskId = message.params?.taskId;
-            if (message.method !== 'tasks/get' || taskId === undefined) return (target.send as (...args: unknown[]) => Promise<void>).call(target, message, ...rest);
-            const error = new Error(`HTTP 403: forbidden: task ${taskId} belongs to someone else`, { cause: new Error(`socket said ${taskId}`) });
+            if (message.method !== 'tasks/get' || taskId === undefined)
+              return (target.send as (...args: unknown[]) => Promise<void>).call(target, message, ...rest);
+            const error = new Error(`HTTP 403: forbidden: task ${taskId} belongs to someone else`, {
+              cause: new Error(`socket said ${taskId}`),
+            });
             return Promise.reject(Object.assign(error, { code: 403, body: 'kept' }));
           };
         },
@@ -107,7 +110,9 @@ describe('task ids are secrets in every message the library writes', () => {
     expect(errors.length).toBeGreaterThan(0);
     for (const error of errors) {
       // The error's own `taskId` field is the id by design; every text in the chain is scrubbed.
-      const lines = inspect(error, { depth: 10 }).split('\n').filter((line) => line.includes(SECRET));
+      const lines = inspect(error, { depth: 10 })
+        .split('\n')
+        .filter((line) => line.includes(SECRET));
       expect(lines.every((line) => /^\s*taskId: '/.test(line))).toBe(true);
       let link: unknown = error;
       for (; link instanceof Error; link = link.cause) expect(link.message).not.toContain(SECRET);
@@ -120,7 +125,7 @@ describe('task ids are secrets in every message the library writes', () => {
     handle.detach();
   });
 
-  it('a throwing listener whose text names the task: the error event carries the task\'s metrics, and neither it nor the log repeats the id', async () => {
+  it("a throwing listener whose text names the task: the error event carries the task's metrics, and neither it nor the log repeats the id", async () => {
     const logs: LogEntry[] = [];
     const { server, tasks, clock } = await rig({ logger: (entry) => logs.push(entry) });
     creating(server, { taskId: SECRET, pollInterval: 1_000 });
@@ -132,7 +137,9 @@ describe('task ids are secrets in every message the library writes', () => {
     });
     server.tasks.update(SECRET, { statusMessage: 'step 2' });
     await clock.advance(1_000);
-    expect(reported.map(([error, taskId]) => [error.message.replace(/sha256:[0-9a-f]{12}/, 'FP'), taskId])).toEqual([['A "status" listener threw: cannot render FP', SECRET]]);
+    expect(reported.map(([error, taskId]) => [error.message.replace(/sha256:[0-9a-f]{12}/, 'FP'), taskId])).toEqual([
+      ['A "status" listener threw: cannot render FP', SECRET],
+    ]);
     expect(JSON.stringify(logs)).not.toContain(SECRET);
     handle.detach();
   });
@@ -144,11 +151,15 @@ describe('task ids are secrets in every message the library writes', () => {
     tasks.on('error', (error, metrics) => reported.push([error.taskId, metrics?.taskId]));
     const sdkErrors: unknown[] = [];
     client.onerror = (error) => sdkErrors.push(error);
-    const handle = await tasks.callToolAsTask('job', {}, {
-      onProgress: () => {
-        throw new Error('render failed');
+    const handle = await tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onProgress: () => {
+          throw new Error('render failed');
+        },
       },
-    });
+    );
     const token = (server.params('tools/call')[0]!._meta as { progressToken: string }).progressToken;
     server.notify('notifications/progress', { progressToken: token, progress: 1 });
     await flush();
@@ -177,7 +188,12 @@ describe('task ids are secrets in every message the library writes', () => {
     const logs: LogEntry[] = [];
     const { server, tasks, clock } = await rig({ logger: (entry) => logs.push(entry) });
     creating(server, { taskId: SECRET, pollInterval: 100 });
-    server.on('tasks/cancel', (p) => server.tasks.update(String(p.taskId), { status: 'cancelled', statusMessage: `Task ${SECRET} was cancelled by the client` }));
+    server.on('tasks/cancel', (p) =>
+      server.tasks.update(String(p.taskId), {
+        status: 'cancelled',
+        statusMessage: `Task ${SECRET} was cancelled by the client`,
+      }),
+    );
     const handle = await tasks.callToolAsTask('job');
     const failure = rejection(handle.result());
     await handle.cancel();

@@ -53,7 +53,11 @@ describe('HTTP faults', () => {
   it('a 4xx other than 408/429 on tasks/cancel is not retried', async () => {
     const { tasks, seen } = await setup((method) => (method === 'tasks/cancel' ? 403 : undefined));
     const handle = await tasks.callToolAsTask('analyze', { steps: 1, stepMs: 60_000 });
-    await expect(handle.cancel()).rejects.toMatchObject({ name: 'TaskRpcError', transient: false, data: { httpStatus: 403 } });
+    await expect(handle.cancel()).rejects.toMatchObject({
+      name: 'TaskRpcError',
+      transient: false,
+      data: { httpStatus: 403 },
+    });
     expect(seen.get('tasks/cancel')).toBe(1);
     handle.detach();
   });

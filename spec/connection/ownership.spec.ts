@@ -73,7 +73,11 @@ async function slowFactoryClient() {
 
 /** A client of the user's, connected to a new example server (on `store` when given). */
 async function usersClient(store?: InMemoryTaskStore): Promise<SpecClient> {
-  const { server } = createExampleServer({ ...(store === undefined ? {} : { store }), notify: false, pollInterval: 50 });
+  const { server } = createExampleServer({
+    ...(store === undefined ? {} : { store }),
+    notify: false,
+    pollInterval: 50,
+  });
   const pair = await connectPair(server);
   cleanups.push(() => pair.close());
   return pair.client;
@@ -90,7 +94,9 @@ describe('the client TaskClient.connect made, and reconnect()', () => {
     tasks.reconnect(mine);
     expect(closes()).toBe(1);
     expect(tasks.client).toBe(mine);
-    expect((await within(handle.result(), 5_000)).content).toEqual([{ type: 'text', text: 'analysis of 1 done in 2 steps' }]);
+    expect((await within(handle.result(), 5_000)).content).toEqual([
+      { type: 'text', text: 'analysis of 1 done in 2 steps' },
+    ]);
     await tasks.close();
     expect(mine.transport).toBeDefined();
     expect(closes()).toBe(1);
@@ -138,7 +144,9 @@ describe('the client TaskClient.connect made, and reconnect()', () => {
     );
     const handle = await tasks.callToolAsTask('analyze', { id: 2, steps: 2 });
     await drop();
-    expect((await within(handle.result(), 5_000)).content).toEqual([{ type: 'text', text: 'analysis of 2 done in 2 steps' }]);
+    expect((await within(handle.result(), 5_000)).content).toEqual([
+      { type: 'text', text: 'analysis of 2 done in 2 steps' },
+    ]);
     expect(fromFactory).toHaveLength(1);
     expect(tasks.client).toBe(fromFactory[0]);
     expect(closes()).toBe(1);

@@ -11,7 +11,11 @@ import { setUserRequestHandler } from '../support/sdk.js';
 
 const pairs: ScriptedPair[] = [];
 afterEach(async () => {
-  while (pairs.length > 0) await pairs.pop()?.close().catch(() => {});
+  while (pairs.length > 0)
+    await pairs
+      .pop()
+      ?.close()
+      .catch(() => {});
 });
 
 /** Timers that run only when the test says. */
@@ -37,19 +41,23 @@ describe('the raw session port, with odd peers and hosts', () => {
   it('a request the server cancels while a tap works on it is not answered when the taps pass: the SDK never sees it', async () => {
     const pair = await track(connectScripted({ clientOptions: { capabilities: { elicitation: {} } } }));
     const userSaw: Array<{ aborted: boolean }> = [];
-    setUserRequestHandler(pair.client, 'elicitation/create', ((_req: unknown, extra?: { signal?: AbortSignal }) => {
+    setUserRequestHandler(pair.client, 'elicitation/create', (_req: unknown, extra?: { signal?: AbortSignal }) => {
       userSaw.push({ aborted: extra?.signal?.aborted ?? false });
       return { action: 'decline' };
-    }));
+    });
     const port = openPort(pair.client);
     let release!: () => void;
     let tapSignal: AbortSignal | undefined;
     port.onRequest('elicitation/create', (req) => {
       tapSignal = req.signal;
-      return new Promise((resolve) => { release = () => resolve(undefined); });
+      return new Promise((resolve) => {
+        release = () => resolve(undefined);
+      });
     });
     const replies: unknown[] = [];
-    void pair.server.request('elicitation/create', { message: 'q', requestedSchema: { type: 'object', properties: {} } }).then((m) => replies.push(m));
+    void pair.server
+      .request('elicitation/create', { message: 'q', requestedSchema: { type: 'object', properties: {} } })
+      .then((m) => replies.push(m));
     await until(() => tapSignal !== undefined, 5_000, 'the tap to get the request');
     const id = pair.server.sent.at(-1)!.id;
     pair.server.notify('notifications/cancelled', { requestId: id, reason: 'no longer needed' });
@@ -68,10 +76,15 @@ describe('the raw session port, with odd peers and hosts', () => {
     const { t } = manual();
     let settled: string = 'pending';
     const p = port.request('slow/thing', {}, (r) => r, { timeoutMs: Infinity, timers: t });
-    p.then(() => (settled = 'resolved'), (e: PortError) => (settled = `rejected:${e.kind}`));
+    p.then(
+      () => (settled = 'resolved'),
+      (e: PortError) => (settled = `rejected:${e.kind}`),
+    );
     let closes = 0;
     port.onClose(() => closes++);
-    (pair.client as unknown as { onclose?: () => void }).onclose = () => { throw new Error('user onclose bug'); };
+    (pair.client as unknown as { onclose?: () => void }).onclose = () => {
+      throw new Error('user onclose bug');
+    };
     await until(() => pair.server.count('slow/thing') === 1, 5_000, 'the request to reach the server');
     await pair.server.close().catch(() => {});
     await until(() => settled !== 'pending' && closes > 0, 5_000, 'the port to close');
@@ -81,19 +94,23 @@ describe('the raw session port, with odd peers and hosts', () => {
   });
 
   it('a transport whose send throws at once fails the request with a PortError, and nothing is cancelled for a request never sent ([R27])', async () => {
-    const pair = await track(connectScripted({
-      wrap: (transport) => {
-        const send = transport.send.bind(transport);
-        transport.send = ((message: { method?: string; params?: unknown }, options: unknown) => {
-          if (message.method === 'boom/thing') JSON.stringify({ big: 1n }); // a synchronous serializer throws
-          return send(message as never, options as never);
-        }) as never;
-        return transport;
-      },
-    }));
+    const pair = await track(
+      connectScripted({
+        wrap: (transport) => {
+          const send = transport.send.bind(transport);
+          transport.send = ((message: { method?: string; params?: unknown }, options: unknown) => {
+            if (message.method === 'boom/thing') JSON.stringify({ big: 1n }); // a synchronous serializer throws
+            return send(message as never, options as never);
+          }) as never;
+          return transport;
+        },
+      }),
+    );
     const port = openPort(pair.client);
     const { t, timers } = manual();
-    const error = await port.request('boom/thing', {}, (r) => r, { timeoutMs: 1000, timers: t }).catch((e: unknown) => e);
+    const error = await port
+      .request('boom/thing', {}, (r) => r, { timeoutMs: 1000, timers: t })
+      .catch((e: unknown) => e);
     for (const run of timers) run();
     await flush(10);
     expect(error).toBeInstanceOf(PortError);

@@ -78,9 +78,12 @@ describe('faults on the wire', () => {
       if (i % 10 === 9) {
         expect(outcome.ok).toBe(false);
         expect((outcome as { error: unknown }).error).toBeInstanceOf(TaskFailedError);
-        expect(((outcome as { error: TaskFailedError }).error).message).toContain(`reason ${i}`);
+        expect((outcome as { error: TaskFailedError }).error.message).toContain(`reason ${i}`);
       } else {
-        expect(outcome).toMatchObject({ ok: true, result: { content: [{ text: `analysis of ${i} done in 2 steps` }] } });
+        expect(outcome).toMatchObject({
+          ok: true,
+          result: { content: [{ text: `analysis of ${i} done in 2 steps` }] },
+        });
       }
     });
     const stats = faulty.stats('serverToClient');
@@ -90,7 +93,10 @@ describe('faults on the wire', () => {
   }, 60_000);
 
   it('a result whose first answer was lost arrives after a retry, and is fetched only once more', async () => {
-    const { tasks, faulty } = await faultyPair({ pollInterval: 100, stepMs: 20 }, { requestTimeoutMs: 100, retry: { minDelayMs: 10 } });
+    const { tasks, faulty } = await faultyPair(
+      { pollInterval: 100, stepMs: 20 },
+      { requestTimeoutMs: 100, retry: { minDelayMs: 10 } },
+    );
     faulty.configure({ serverToClient: [{ kinds: 'response', methods: 'tasks/result', drop: 1, limit: 1 }] });
     let metrics: TaskMetrics | undefined;
     tasks.on('settled', (m) => (metrics = m));
@@ -144,7 +150,9 @@ describe('a connection that dies mid-task', () => {
     expect(handles.every((h) => !h.settled)).toBe(true);
     tasks.reconnect(await sameServer(store)());
     const results = await Promise.all(handles.map((h) => h.result()));
-    expect(results.map((r) => r.content)).toEqual([1, 2, 3].map((id) => [{ type: 'text', text: `analysis of ${id} done in 2 steps` }]));
+    expect(results.map((r) => r.content)).toEqual(
+      [1, 2, 3].map((id) => [{ type: 'text', text: `analysis of ${id} done in 2 steps` }]),
+    );
   });
 
   it('a deadline that passes while the connection is lost says so', async () => {
@@ -197,10 +205,14 @@ describe('expiry', () => {
 
 describe('resume', () => {
   it('resumes in a fresh TaskClient over a fresh connection to the same stdio server process', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../examples/server.ts', import.meta.url))], {
-      env: { ...process.env, POLL_INTERVAL: '100' },
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('../../examples/server.ts', import.meta.url))],
+      {
+        env: { ...process.env, POLL_INTERVAL: '100' },
+        stdio: ['pipe', 'pipe', 'ignore'],
+      },
+    );
     cleanups.push(async () => {
       child.kill();
       await new Promise((resolve) => child.once('exit', resolve));
@@ -302,11 +314,14 @@ describe('the reconnect factory and reconnect(client)', () => {
     const fresh = await connectPair(second);
     cleanups.push(() => fresh.close());
     // The task completes, the client asks for its payload and the answer is lost.
-    const lost = (): boolean => faulty!.events.some((e) => e.flow === 'serverToClient' && e.method === 'tasks/result' && e.action === 'drop');
+    const lost = (): boolean =>
+      faulty!.events.some((e) => e.flow === 'serverToClient' && e.method === 'tasks/result' && e.action === 'drop');
     await until(lost, 5_000, 'the tasks/result answer lost on the old connection');
     expect(handle.settled).toBe(false);
     tasks.reconnect(fresh.client);
     await faulty!.close(); // the old request fails now
-    expect(await within(handle.result(), 5_000)).toMatchObject({ content: [{ text: 'analysis of 4 done in 1 steps' }] });
+    expect(await within(handle.result(), 5_000)).toMatchObject({
+      content: [{ text: 'analysis of 4 done in 1 steps' }],
+    });
   });
 });

@@ -86,27 +86,38 @@ describe('Streamable HTTP sessions', () => {
     const reference = (await first.callToolAsTask('analyze', { id: 1, steps: 1 })).detach() as TaskReference;
     const other = new TaskClient(await connectHttp(server));
     cleanups.push(() => other.close());
-    const error = await within(other.resume(reference).result().catch((e: unknown) => e), 10_000);
+    const error = await within(
+      other
+        .resume(reference)
+        .result()
+        .catch((e: unknown) => e),
+      10_000,
+    );
     expect(error).toBeInstanceOf(TaskNotFoundError);
     expect((error as Error).message).toMatch(/another session/);
   });
 });
 
 describe('no per-task leftovers', () => {
-  it.runIf(SDK === 'v1')('the SDK v1 client records no progress entry for the tasks (its map stays empty)', async () => {
-    const pair = await exampleServerPair({ stepMs: 5, pollInterval: 10 });
-    const tasks = new TaskClient(pair.client, { minPollIntervalMs: 5 });
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
-    });
-    const handles = await Promise.all(
-      Array.from({ length: 50 }, (_, id) => tasks.callToolAsTask('analyze', { id, steps: 1 }, { onProgress: () => {} })),
-    );
-    await within(Promise.all(handles.map((h) => h.result())), 10_000);
-    const map = (pair.client as unknown as { _taskProgressTokens: Map<unknown, unknown> })._taskProgressTokens;
-    expect(map.size).toBe(0);
-  });
+  it.runIf(SDK === 'v1')(
+    'the SDK v1 client records no progress entry for the tasks (its map stays empty)',
+    async () => {
+      const pair = await exampleServerPair({ stepMs: 5, pollInterval: 10 });
+      const tasks = new TaskClient(pair.client, { minPollIntervalMs: 5 });
+      cleanups.push(async () => {
+        await tasks.close();
+        await pair.close();
+      });
+      const handles = await Promise.all(
+        Array.from({ length: 50 }, (_, id) =>
+          tasks.callToolAsTask('analyze', { id, steps: 1 }, { onProgress: () => {} }),
+        ),
+      );
+      await within(Promise.all(handles.map((h) => h.result())), 10_000);
+      const map = (pair.client as unknown as { _taskProgressTokens: Map<unknown, unknown> })._taskProgressTokens;
+      expect(map.size).toBe(0);
+    },
+  );
 });
 
 describe('process lifetime', () => {

@@ -24,7 +24,13 @@ afterEach(async () => {
 async function connect(command: string, args: string[], env: Record<string, string> = {}): Promise<TaskClient> {
   const client = makeClient({ name: 'stdio-spec', version: '1.0.0' });
   await client.connect(
-    stdioTransport({ command, args, cwd: root, env: { ...process.env, ...env } as Record<string, string>, stderr: 'ignore' }),
+    stdioTransport({
+      command,
+      args,
+      cwd: root,
+      env: { ...process.env, ...env } as Record<string, string>,
+      stderr: 'ignore',
+    }),
   );
   const tasks = new TaskClient(client);
   cleanups.push(async () => {
@@ -46,7 +52,10 @@ describe('over stdio', () => {
   });
 
   it('completes by polling when the stdio server sends no notifications', async () => {
-    const tasks = await connect(process.execPath, ['--import', 'tsx', exampleServer], { POLL_INTERVAL: '100', NOTIFY: '0' });
+    const tasks = await connect(process.execPath, ['--import', 'tsx', exampleServer], {
+      POLL_INTERVAL: '100',
+      NOTIFY: '0',
+    });
     const handle = await tasks.callToolAsTask('batch', { items: ['a', 'b'], itemMs: 60 });
     const seen = await statuses(handle);
     expect(seen[0]).toBe('working');

@@ -5,15 +5,16 @@
  * carries one listener. Time is a ManualClock throughout.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  TaskClosedError,
-  TaskTimeoutError,
-  TaskAbortError,
-  type TaskClientOptions,
-} from '../../lib/index.js';
+import { TaskClosedError, TaskTimeoutError, TaskAbortError, type TaskClientOptions } from '../../lib/index.js';
 import { ManualClock, flush, rejection, unhandledDuring, within } from '../helpers.js';
 import { FaultTransport } from '../support/fault-transport.js';
-import { NO_REPLY, connectScripted, creating, type HandlerContext, type ScriptedServerOptions } from '../support/scripted-server.js';
+import {
+  NO_REPLY,
+  connectScripted,
+  creating,
+  type HandlerContext,
+  type ScriptedServerOptions,
+} from '../support/scripted-server.js';
 import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
 import { TaskClient } from '../../lib/index.js';
 
@@ -238,7 +239,10 @@ describe('waiters on a lost connection settle when close() runs', () => {
     const all = (async () => {
       for await (const _ of tasks.list()) void _;
     })().catch((error: unknown) => error);
-    const resumed = tasks.resume('other-task').result().catch((error: unknown) => error);
+    const resumed = tasks
+      .resume('other-task')
+      .result()
+      .catch((error: unknown) => error);
     await clock.advance(1_000);
     await tasks.close();
     for (const end of await within(Promise.all([firstEnd, queued, page, all, resumed]))) {
@@ -248,7 +252,6 @@ describe('waiters on a lost connection settle when close() runs', () => {
 });
 
 describe('a call made while the connection is lost, given up in the same tick', () => {
-
   it('close() right after the call: TaskClosedError, and no unhandled rejection when the wait for the reconnection ends', async () => {
     const { tasks, clock, drop } = await lostConnection();
     await drop();

@@ -7,7 +7,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, TaskClosedError, type TaskClientOptions } from '../../lib/index.js';
 import { flush, rejection, within } from '../helpers.js';
-import { NO_REPLY, ScriptedServer, connectScripted, creating, type HandlerContext } from '../support/scripted-server.js';
+import {
+  NO_REPLY,
+  ScriptedServer,
+  connectScripted,
+  creating,
+  type HandlerContext,
+} from '../support/scripted-server.js';
 import { scriptedTaskClient } from '../support/scripted-task-client.js';
 import { connectOptions, createLinkedPair } from '../support/sdk.js';
 

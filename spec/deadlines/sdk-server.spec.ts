@@ -47,7 +47,12 @@ function recordMethods(sent: string[]): (transport: Transport) => Transport {
 async function setup(
   server: ExampleServerOptions = {},
   client: TaskClientOptions = {},
-): Promise<{ tasks: TaskClient; pair: Pair; remoteStatus: (taskId: string | undefined) => Promise<string>; sent: string[] }> {
+): Promise<{
+  tasks: TaskClient;
+  pair: Pair;
+  remoteStatus: (taskId: string | undefined) => Promise<string>;
+  sent: string[];
+}> {
   const { server: mcp, store } = createExampleServer(server);
   const sent: string[] = [];
   const pair = await connectPair(mcp, {}, recordMethods(sent));
@@ -158,7 +163,9 @@ describe('deadlines', () => {
       {
         // The user takes three minutes to answer; the blocking tasks/result stays open meanwhile.
         onElicitation: () =>
-          new Promise((resolve) => setTimeout(() => resolve({ action: 'accept', content: { confirm: true } }), 180_000)),
+          new Promise((resolve) =>
+            setTimeout(() => resolve({ action: 'accept', content: { confirm: true } }), 180_000),
+          ),
       },
     );
     const result = handle.result();
@@ -196,7 +203,11 @@ describe('AbortSignal', () => {
   it('aborted after creation with cancelOnAbort: false only detaches', async () => {
     const { tasks, remoteStatus } = await setup({ stepMs: 60_000 });
     const controller = new AbortController();
-    const handle = await tasks.callToolAsTask('analyze', { steps: 1 }, { signal: controller.signal, cancelOnAbort: false });
+    const handle = await tasks.callToolAsTask(
+      'analyze',
+      { steps: 1 },
+      { signal: controller.signal, cancelOnAbort: false },
+    );
     const result = handle.result().catch((e: unknown) => e);
     controller.abort();
     expect(((await result) as TaskAbortError).remoteCancel).toBe('disabled');

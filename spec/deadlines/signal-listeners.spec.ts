@@ -21,7 +21,9 @@ describe("the caller's signal", () => {
     const { server, tasks, clock } = await scriptedTaskClient((c) => cleanups.push(c));
     creating(server, { pollInterval: 1_000 });
     const shared = new AbortController();
-    const handles = await Promise.all(Array.from({ length: 12 }, () => tasks.callToolAsTask('job', {}, { signal: shared.signal })));
+    const handles = await Promise.all(
+      Array.from({ length: 12 }, () => tasks.callToolAsTask('job', {}, { signal: shared.signal })),
+    );
     expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1);
     for (const handle of handles) server.tasks.finish(handle.taskId!, 'completed', { result: textResult('ok') });
     await clock.advance(1_000);

@@ -7,9 +7,21 @@
  * although the caller opted out. Time is a ManualClock where it matters.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskAbortError, TaskCancelledError, TaskClient, TaskTimeoutError, type TaskClientOptions } from '../../lib/index.js';
+import {
+  TaskAbortError,
+  TaskCancelledError,
+  TaskClient,
+  TaskTimeoutError,
+  type TaskClientOptions,
+} from '../../lib/index.js';
 import { flush, rejection, within } from '../helpers.js';
-import { NO_REPLY, connectScripted, creating, type HandlerContext, type ScriptedServer } from '../support/scripted-server.js';
+import {
+  NO_REPLY,
+  connectScripted,
+  creating,
+  type HandlerContext,
+  type ScriptedServer,
+} from '../support/scripted-server.js';
 import { scriptedTaskClient } from '../support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -123,7 +135,9 @@ describe('dispose(), and an abort before the CreateTaskResult', () => {
       return NO_REPLY;
     });
     const controller = new AbortController();
-    const call = tasks.callToolAsTask('job', {}, { signal: controller.signal, cancelOnAbort: false }).catch((e: unknown) => e);
+    const call = tasks
+      .callToolAsTask('job', {}, { signal: controller.signal, cancelOnAbort: false })
+      .catch((e: unknown) => e);
     await flush();
     controller.abort();
     const error = (await call) as TaskAbortError;

@@ -52,7 +52,9 @@ describe(`doctor: a target that is not MCP (SDK ${SDK})`, () => {
   it('cat, which sends every request back, does not speak MCP', async () => {
     const { error } = await failure(stdioTransport({ command: 'cat', stderr: 'ignore' }));
     expect(error.reason).toBe('not-mcp');
-    expect(error.message).toBe("The target does not speak MCP: it sent the client's own initialize request back (an echo, like cat)");
+    expect(error.message).toBe(
+      "The target does not speak MCP: it sent the client's own initialize request back (an echo, like cat)",
+    );
   });
 
   it('a web server that answers 404 does not speak MCP', async () => {
@@ -117,7 +119,13 @@ describe(`doctor: an MCP server over Streamable HTTP (SDK ${SDK})`, () => {
       expiryBudgetMs: 1,
     });
     expect(report.server).toEqual({ name: 'example-task-server', version: '1.0.0' });
-    expect(report.wires[0]).toMatchObject({ wire: '2025-11-25', offered: true, sdk: SDK, protocolVersion: '2025-11-25', tool: 'analyze' });
+    expect(report.wires[0]).toMatchObject({
+      wire: '2025-11-25',
+      offered: true,
+      sdk: SDK,
+      protocolVersion: '2025-11-25',
+      tool: 'analyze',
+    });
     expect(report.rows.find((row) => row.check === 'cancel.completed')?.verdict).toBe('ok');
     expect(report.summary.mustViolations).toBe(0);
     expect(report.tasks.leftRunning).toBe(0);
@@ -127,9 +135,14 @@ describe(`doctor: an MCP server over Streamable HTTP (SDK ${SDK})`, () => {
 describe('doctor: bad targets and options are refused before anything is opened', () => {
   it('something that is neither a client, a transport nor a factory; a client that is not connected; a bad bound', async () => {
     await expect(runDoctor(42 as never)).rejects.toThrow(TaskOptionError);
-    await expect(runDoctor({} as never)).rejects.toThrow('The doctor needs a connected SDK Client, an MCP transport, or a function that returns one');
+    await expect(runDoctor({} as never)).rejects.toThrow(
+      'The doctor needs a connected SDK Client, an MCP transport, or a function that returns one',
+    );
     const client = makeClient({ name: 'doctor-spec', version: '1.0.0' });
     await expect(runDoctor(client)).rejects.toThrow('The SDK Client is not connected');
-    await expect(runDoctor(() => stdioTransport({ command: 'cat' }), { probeTimeoutMs: -1 })).rejects.toMatchObject({ name: 'TaskOptionError', option: 'probeTimeoutMs' });
+    await expect(runDoctor(() => stdioTransport({ command: 'cat' }), { probeTimeoutMs: -1 })).rejects.toMatchObject({
+      name: 'TaskOptionError',
+      option: 'probeTimeoutMs',
+    });
   });
 });

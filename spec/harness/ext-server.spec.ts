@@ -7,7 +7,12 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { createTaskSessionFromClient, withTasks, type ConnectedMcpSessionPort, type JsonRpcResponse } from '@modelcontextprotocol/ext-tasks/client';
+import {
+  createTaskSessionFromClient,
+  withTasks,
+  type ConnectedMcpSessionPort,
+  type JsonRpcResponse,
+} from '@modelcontextprotocol/ext-tasks/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fileURLToPath } from 'node:url';
@@ -57,7 +62,10 @@ class Clock {
 }
 
 /** A server with the fixture tools (plus `extra`) and a raw client on an in-memory pair. */
-async function rig(options: ExtServerOptions = {}, clientOptions: RawClientOptions = {}): Promise<{ server: ExtServer; client: RawClient; clock: Clock }> {
+async function rig(
+  options: ExtServerOptions = {},
+  clientOptions: RawClientOptions = {},
+): Promise<{ server: ExtServer; client: RawClient; clock: Clock }> {
   const clock = new Clock();
   const server = new ExtServer({ now: clock.now, ...options, tools: [...fixtureTools(), ...(options.tools ?? [])] });
   const client = await rawInMemory(server, clientOptions);
@@ -77,53 +85,98 @@ describe('ext-server over a raw in-memory pair: era and negotiation', () => {
   it('answers server/discover with 2026-07-28 and the extension under capabilities.extensions (CONF tasks-extension-advertised)', async () => {
     const { client } = await rig();
     const found = await client.call('server/discover', { _meta: envelope({ extension: false }) });
-    expect(found).toMatchObject({ resultType: 'complete', supportedVersions: ['2026-07-28'], ttlMs: 0, cacheScope: 'private' });
+    expect(found).toMatchObject({
+      resultType: 'complete',
+      supportedVersions: ['2026-07-28'],
+      ttlMs: 0,
+      cacheScope: 'private',
+    });
     expect(found.capabilities).toEqual({ tools: {}, extensions: { [TASKS_EXTENSION]: {} } });
     expect((found._meta as Json)[META.serverInfo]).toEqual({ name: 'ext-scripted-server', version: '1.0.0' });
     const custom = await rig({ extension: { specVersion: '2026-07-28', stability: 'final' } });
-    expect(((await custom.client.call('server/discover')).capabilities as Json).extensions).toEqual({ [TASKS_EXTENSION]: { specVersion: '2026-07-28', stability: 'final' } });
+    expect(((await custom.client.call('server/discover')).capabilities as Json).extensions).toEqual({
+      [TASKS_EXTENSION]: { specVersion: '2026-07-28', stability: 'final' },
+    });
     const none = await rig({ extension: null });
     expect((await none.client.call('server/discover')).capabilities).toEqual({ tools: {} });
   });
 
   it('rejects unsupported versions with -32022 and data.supported, and malformed envelopes with -32602', async () => {
     const { client } = await rig();
-    const reply = await client.request('tools/call', { name: 'greet', _meta: envelope({ protocolVersion: '1900-01-01' }) });
+    const reply = await client.request('tools/call', {
+      name: 'greet',
+      _meta: envelope({ protocolVersion: '1900-01-01' }),
+    });
     expect(reply.error).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'], requested: '1900-01-01' } });
-    expect(await errorCode(client, 'server/discover', { _meta: envelope({ protocolVersion: '2025-11-25' }) })).toBe(-32022);
+    expect(await errorCode(client, 'server/discover', { _meta: envelope({ protocolVersion: '2025-11-25' }) })).toBe(
+      -32022,
+    );
     expect(await errorCode(client, 'tools/list', { _meta: {} })).toBe(-32602);
     expect(await errorCode(client, 'tools/list', { _meta: { [META.protocolVersion]: '2026-07-28' } })).toBe(-32602);
     // A legacy initialize (no _meta; the key is present only to skip the raw client's framing).
-    const init = await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' }, _meta: undefined });
+    const init = await client.request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'x', version: '1' },
+      _meta: undefined,
+    });
     expect(init.error).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'] } });
   });
 
   it('serves the legacy era on initialize when dual-era: extension advertised, never applied', async () => {
     const { client } = await rig({ legacy: true }, { framing: false });
-    const init = await client.call('initialize', { protocolVersion: '2025-11-25', capabilities: { tasks: {} }, clientInfo: { name: 'old', version: '1' } });
-    expect(init).toEqual({ protocolVersion: '2025-11-25', capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } }, serverInfo: { name: 'ext-scripted-server', version: '1.0.0' } });
+    const init = await client.call('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: { tasks: {} },
+      clientInfo: { name: 'old', version: '1' },
+    });
+    expect(init).toEqual({
+      protocolVersion: '2025-11-25',
+      capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
+      serverInfo: { name: 'ext-scripted-server', version: '1.0.0' },
+    });
     await client.notify('notifications/initialized');
     const result = await client.call('tools/call', { name: 'slow_compute', arguments: { label: 'old' } });
     expect(result).toEqual({ content: [{ type: 'text', text: 'computed old' }], structuredContent: { label: 'old' } });
     expect(await errorCode(client, 'tasks/get', { taskId: 'x' })).toBe(-32601);
     expect((await client.call('tools/list')).tools).toBeInstanceOf(Array);
-    expect((await client.request('initialize', { protocolVersion: '2099-01-01' })).result?.protocolVersion).toBe('2025-11-25');
+    expect((await client.request('initialize', { protocolVersion: '2099-01-01' })).result?.protocolVersion).toBe(
+      '2025-11-25',
+    );
   });
 
   it('never returns a task to a request that did not declare the extension (CONF sep-2663-server-rejects-undeclared-client)', async () => {
     const { server, client } = await rig();
-    const plain = await client.call('tools/call', { name: 'slow_compute', arguments: { label: 'sync' }, ...undeclared });
-    expect(plain).toEqual({ content: [{ type: 'text', text: 'computed sync' }], structuredContent: { label: 'sync' }, resultType: 'complete' });
+    const plain = await client.call('tools/call', {
+      name: 'slow_compute',
+      arguments: { label: 'sync' },
+      ...undeclared,
+    });
+    expect(plain).toEqual({
+      content: [{ type: 'text', text: 'computed sync' }],
+      structuredContent: { label: 'sync' },
+      resultType: 'complete',
+    });
     // A client declaring only the legacy `capabilities.tasks` is non-declaring too.
-    const legacyCaps = { _meta: envelope({ extension: false, capabilities: { tasks: { requests: { tools: { call: {} } } } } }) };
-    expect((await client.call('tools/call', { name: 'slow_compute', arguments: {}, ...legacyCaps })).resultType).toBe('complete');
+    const legacyCaps = {
+      _meta: envelope({ extension: false, capabilities: { tasks: { requests: { tools: { call: {} } } } } }),
+    };
+    expect((await client.call('tools/call', { name: 'slow_compute', arguments: {}, ...legacyCaps })).resultType).toBe(
+      'complete',
+    );
     const required = await client.request('tools/call', { name: 'failing_job', ...undeclared });
-    expect(required.error).toEqual({ code: -32021, message: 'Missing required client capability', data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });
+    expect(required.error).toEqual({
+      code: -32021,
+      message: 'Missing required client capability',
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    });
     const taskId = await startTask(client, 'slow_compute');
     for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
       expect(await errorCode(client, method, { taskId, inputResponses: {}, ...undeclared })).toBe(-32021);
     }
-    expect(await errorCode(client, 'subscriptions/listen', { notifications: { taskIds: [taskId] }, ...undeclared })).toBe(-32021);
+    expect(
+      await errorCode(client, 'subscriptions/listen', { notifications: { taskIds: [taskId] }, ...undeclared }),
+    ).toBe(-32021);
     expect(server.tasks.ids()).toEqual([taskId]);
   });
 });
@@ -131,36 +184,80 @@ describe('ext-server over a raw in-memory pair: era and negotiation', () => {
 describe('ext-server over a raw in-memory pair: tasks', () => {
   it('creates flat, durable tasks and ignores a legacy params.task (CONF sep-2663-result-type-task-on-create, tasks-wire-field-renames)', async () => {
     const { client } = await rig();
-    const created = await client.call('tools/call', { name: 'slow_compute', arguments: { polls: 2 }, task: { ttl: 5 } });
-    expect(Object.keys(created).sort()).toEqual(['createdAt', 'lastUpdatedAt', 'pollIntervalMs', 'resultType', 'status', 'statusMessage', 'taskId', 'ttlMs']);
+    const created = await client.call('tools/call', {
+      name: 'slow_compute',
+      arguments: { polls: 2 },
+      task: { ttl: 5 },
+    });
+    expect(Object.keys(created).sort()).toEqual([
+      'createdAt',
+      'lastUpdatedAt',
+      'pollIntervalMs',
+      'resultType',
+      'status',
+      'statusMessage',
+      'taskId',
+      'ttlMs',
+    ]);
     expect(created).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 60_000, pollIntervalMs: 1_000 });
     expect(created.createdAt).toMatch(ISO);
     const first = await client.call('tasks/get', { taskId: created.taskId });
-    expect(first).toMatchObject({ resultType: 'complete', taskId: created.taskId, status: 'working', statusMessage: 'computing job (2/2)' });
+    expect(first).toMatchObject({
+      resultType: 'complete',
+      taskId: created.taskId,
+      status: 'working',
+      statusMessage: 'computing job (2/2)',
+    });
     const done = await client.call('tasks/get', { taskId: created.taskId });
-    expect(done).toMatchObject({ status: 'completed', result: { resultType: 'complete', content: [{ type: 'text', text: 'computed job' }] } });
-    expect(await client.call('tools/call', { name: 'greet', arguments: { name: 'x' }, task: { ttl: 1 } })).toEqual({ content: [{ type: 'text', text: 'Hello, x!' }], resultType: 'complete' });
-    expect(await client.call('tools/call', { name: 'slow_compute', arguments: { seconds: 0 } })).toMatchObject({ resultType: 'complete' });
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: { resultType: 'complete', content: [{ type: 'text', text: 'computed job' }] },
+    });
+    expect(await client.call('tools/call', { name: 'greet', arguments: { name: 'x' }, task: { ttl: 1 } })).toEqual({
+      content: [{ type: 'text', text: 'Hello, x!' }],
+      resultType: 'complete',
+    });
+    expect(await client.call('tools/call', { name: 'slow_compute', arguments: { seconds: 0 } })).toMatchObject({
+      resultType: 'complete',
+    });
   });
 
   it('moves tasks on command: statuses, inline result with or without its own resultType, failed with a JSON-RPC error', async () => {
-    const { server, client, clock } = await rig({ tools: [taskTool('manual', { advance: 'manual' })], wholeSeconds: true });
+    const { server, client, clock } = await rig({
+      tools: [taskTool('manual', { advance: 'manual' })],
+      wholeSeconds: true,
+    });
     const taskId = await startTask(client, 'manual');
     clock.time += 1_500;
     server.tasks.update(taskId, { statusMessage: 'half way' });
-    expect(await client.call('tasks/get', { taskId })).toMatchObject({ status: 'working', statusMessage: 'half way', createdAt: '2026-09-01T10:00:00Z', lastUpdatedAt: '2026-09-01T10:00:01Z' });
+    expect(await client.call('tasks/get', { taskId })).toMatchObject({
+      status: 'working',
+      statusMessage: 'half way',
+      createdAt: '2026-09-01T10:00:00Z',
+      lastUpdatedAt: '2026-09-01T10:00:01Z',
+    });
     server.tasks.complete(taskId, textResult('bad input', { isError: true }));
-    expect(await client.call('tasks/get', { taskId })).toMatchObject({ status: 'completed', result: { resultType: 'complete', isError: true } });
+    expect(await client.call('tasks/get', { taskId })).toMatchObject({
+      status: 'completed',
+      result: { resultType: 'complete', isError: true },
+    });
     const bare = await rig({ tools: [taskTool('manual', { advance: 'manual' })], stampInnerResultType: false });
     const bareId = await startTask(bare.client, 'manual');
     bare.server.tasks.complete(bareId, textResult('ok'));
     expect((await bare.client.call('tasks/get', { taskId: bareId })).result).toEqual(textResult('ok'));
     const failing = await startTask(client, 'protocol_error_job');
     const failed = await client.call('tasks/get', { taskId: failing });
-    expect(failed).toMatchObject({ status: 'failed', statusMessage: 'Tool execution failed: worker crashed', error: { code: -32603, message: 'Worker crashed' } });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      statusMessage: 'Tool execution failed: worker crashed',
+      error: { code: -32603, message: 'Worker crashed' },
+    });
     expect(failed).not.toHaveProperty('result');
     const toolError = await startTask(client, 'failing_job');
-    expect(await client.call('tasks/get', { taskId: toolError })).toMatchObject({ status: 'completed', result: { isError: true } });
+    expect(await client.call('tasks/get', { taskId: toolError })).toMatchObject({
+      status: 'completed',
+      result: { isError: true },
+    });
   });
 
   it('asks for input, accepts partial answers, ignores stray keys and records every update (CONF tasks-mrtr-partial-fulfillment)', async () => {
@@ -170,33 +267,78 @@ describe('ext-server over a raw in-memory pair: tasks', () => {
     expect(asking.status).toBe('input_required');
     expect(Object.keys(asking.inputRequests as Json)).toEqual(['name', 'confirm']);
     expect((asking.inputRequests as Json).name).toEqual(elicitation('Your name?', { name: { type: 'string' } }));
-    expect(await client.call('tasks/update', { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } })).toEqual({ resultType: 'complete' });
+    expect(
+      await client.call('tasks/update', {
+        taskId,
+        inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
+      }),
+    ).toEqual({ resultType: 'complete' });
     const half = await client.call('tasks/get', { taskId });
-    expect(half).toMatchObject({ status: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } } });
+    expect(half).toMatchObject({
+      status: 'input_required',
+      inputRequests: { confirm: { method: 'elicitation/create' } },
+    });
     expect(half.inputRequests).not.toHaveProperty('name');
-    await client.call('tasks/update', { taskId, inputResponses: { name: { action: 'decline' }, bogus: {}, confirm: { action: 'accept', content: { confirm: true } } } });
-    expect((await client.call('tasks/get', { taskId })).result).toMatchObject({ content: [{ text: 'answers: confirm,name' }] });
+    await client.call('tasks/update', {
+      taskId,
+      inputResponses: {
+        name: { action: 'decline' },
+        bogus: {},
+        confirm: { action: 'accept', content: { confirm: true } },
+      },
+    });
+    expect((await client.call('tasks/get', { taskId })).result).toMatchObject({
+      content: [{ text: 'answers: confirm,name' }],
+    });
     const view = server.tasks.inspect(taskId);
     expect(view.updates).toHaveLength(2);
-    expect(view.answers).toEqual({ name: { action: 'accept', content: { name: 'Ada' } }, confirm: { action: 'accept', content: { confirm: true } } });
+    expect(view.answers).toEqual({
+      name: { action: 'accept', content: { name: 'Ada' } },
+      confirm: { action: 'accept', content: { confirm: true } },
+    });
     expect(() => server.tasks.requestInput(taskId, { name: elicitation('again?', {}) })).toThrow(/already used/);
   });
 
   it('carries sampling entries and programmatic input requests; unknown task ids get -32602', async () => {
     const { server, client } = await rig({ tools: [taskTool('manual', { advance: 'manual' })] });
     const summary = await startTask(client, 'summarize');
-    expect((await client.call('tasks/get', { taskId: summary })).inputRequests).toEqual({ summary: sampling('Summarise the document in one line.') });
-    await client.call('tasks/update', { taskId: summary, inputResponses: { summary: { role: 'assistant', content: { type: 'text', text: 'short' }, model: 'm' } } });
-    expect((await client.call('tasks/get', { taskId: summary })).result).toMatchObject({ content: [{ text: 'summary: short' }] });
+    expect((await client.call('tasks/get', { taskId: summary })).inputRequests).toEqual({
+      summary: sampling('Summarise the document in one line.'),
+    });
+    await client.call('tasks/update', {
+      taskId: summary,
+      inputResponses: { summary: { role: 'assistant', content: { type: 'text', text: 'short' }, model: 'm' } },
+    });
+    expect((await client.call('tasks/get', { taskId: summary })).result).toMatchObject({
+      content: [{ text: 'summary: short' }],
+    });
     const manual = await startTask(client, 'manual');
-    server.tasks.requestInput(manual, { a: elicitation('A?', { a: { type: 'string' } }), b: sampling('B?') }, 'need two answers');
-    expect(await client.call('tasks/get', { taskId: manual })).toMatchObject({ status: 'input_required', statusMessage: 'need two answers' });
+    server.tasks.requestInput(
+      manual,
+      { a: elicitation('A?', { a: { type: 'string' } }), b: sampling('B?') },
+      'need two answers',
+    );
+    expect(await client.call('tasks/get', { taskId: manual })).toMatchObject({
+      status: 'input_required',
+      statusMessage: 'need two answers',
+    });
     await client.call('tasks/cancel', { taskId: manual });
     const cancelled = server.tasks.detailed(manual);
-    expect(await client.call('tasks/update', { taskId: manual, inputResponses: { a: { action: 'accept', content: { a: 'late' } } } })).toEqual({ resultType: 'complete' });
+    expect(
+      await client.call('tasks/update', {
+        taskId: manual,
+        inputResponses: { a: { action: 'accept', content: { a: 'late' } } },
+      }),
+    ).toEqual({ resultType: 'complete' });
     expect(server.tasks.detailed(manual)).toEqual(cancelled);
-    expect(server.tasks.inspect(manual)).toMatchObject({ answers: {}, updates: [{ a: { action: 'accept', content: { a: 'late' } } }], issuedKeys: ['a', 'b'], cancelRequested: true });
-    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) expect(await errorCode(client, method, { taskId: 'nope', inputResponses: {} })).toBe(-32602);
+    expect(server.tasks.inspect(manual)).toMatchObject({
+      answers: {},
+      updates: [{ a: { action: 'accept', content: { a: 'late' } } }],
+      issuedKeys: ['a', 'b'],
+      cancelRequested: true,
+    });
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel'])
+      expect(await errorCode(client, method, { taskId: 'nope', inputResponses: {} })).toBe(-32602);
     expect(await errorCode(client, 'tasks/update', { taskId: manual })).toBe(-32602);
     expect(await errorCode(client, 'tasks/result', { taskId: manual })).toBe(-32601);
     expect(await errorCode(client, 'tasks/list')).toBe(-32601);
@@ -205,24 +347,64 @@ describe('ext-server over a raw in-memory pair: tasks', () => {
   it('runs MRTR before the task: input_required + requestState, then a task reflecting the answer (CONF sep-2663-mrtr-synchronous-before-task-creation)', async () => {
     const { client } = await rig({
       requireInputCapabilities: true,
-      tools: [mrtrTool('quick', { inputRequests: { ok: elicitation('OK?', { ok: { type: 'boolean' } }) }, withState: false, then: () => outcome.text('fine') })],
+      tools: [
+        mrtrTool('quick', {
+          inputRequests: { ok: elicitation('OK?', { ok: { type: 'boolean' } }) },
+          withState: false,
+          then: () => outcome.text('fine'),
+        }),
+      ],
     });
     const withElicitation = { _meta: envelope({ capabilities: { elicitation: {} } }) };
     const round = await client.call('tools/call', { name: 'test_tool_with_task', arguments: {}, ...withElicitation });
-    expect(round).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create' } } });
+    expect(round).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { user_name: { method: 'elicitation/create' } },
+    });
     expect(round).not.toHaveProperty('taskId');
     const state = String(round.requestState);
-    const missing = await client.call('tools/call', { name: 'test_tool_with_task', arguments: {}, inputResponses: {}, requestState: state, ...withElicitation });
+    const missing = await client.call('tools/call', {
+      name: 'test_tool_with_task',
+      arguments: {},
+      inputResponses: {},
+      requestState: state,
+      ...withElicitation,
+    });
     expect(missing.resultType).toBe('input_required');
-    expect(await errorCode(client, 'tools/call', { name: 'test_tool_with_task', inputResponses: { user_name: {} }, requestState: 'forged', ...withElicitation })).toBe(-32602);
+    expect(
+      await errorCode(client, 'tools/call', {
+        name: 'test_tool_with_task',
+        inputResponses: { user_name: {} },
+        requestState: 'forged',
+        ...withElicitation,
+      }),
+    ).toBe(-32602);
     const answers = { user_name: { action: 'accept', content: { name: 'Alice' } } };
-    const created = await client.call('tools/call', { name: 'test_tool_with_task', arguments: {}, inputResponses: answers, requestState: state, ...withElicitation });
+    const created = await client.call('tools/call', {
+      name: 'test_tool_with_task',
+      arguments: {},
+      inputResponses: answers,
+      requestState: state,
+      ...withElicitation,
+    });
     expect(created.resultType).toBe('task');
     expect(created).not.toHaveProperty('requestState');
     expect(created).not.toHaveProperty('inputRequests');
-    expect((await client.call('tasks/get', { taskId: created.taskId, ...withElicitation })).result).toMatchObject({ content: [{ text: 'Hello, Alice!' }] });
-    expect(await client.call('tools/call', { name: 'quick', arguments: {}, inputResponses: { ok: { action: 'accept', content: { ok: true } } }, ...withElicitation })).toMatchObject({ resultType: 'complete', content: [{ text: 'fine' }] });
-    expect((await client.request('tools/call', { name: 'quick', arguments: {} })).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
+    expect((await client.call('tasks/get', { taskId: created.taskId, ...withElicitation })).result).toMatchObject({
+      content: [{ text: 'Hello, Alice!' }],
+    });
+    expect(
+      await client.call('tools/call', {
+        name: 'quick',
+        arguments: {},
+        inputResponses: { ok: { action: 'accept', content: { ok: true } } },
+        ...withElicitation,
+      }),
+    ).toMatchObject({ resultType: 'complete', content: [{ text: 'fine' }] });
+    expect((await client.request('tools/call', { name: 'quick', arguments: {} })).error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: {} } },
+    });
   });
 
   it('acknowledges cancel in every mode: cancelled now, next poll, ignored (ends completed), or completed first', async () => {
@@ -246,7 +428,12 @@ describe('ext-server over a raw in-memory pair: tasks', () => {
   });
 
   it('changes pollIntervalMs over time, by schedule or by step', async () => {
-    const { server, client } = await rig({ pollIntervalMs: [100, 200, 400], tools: [taskTool('steps', { pollIntervalMs: 50, steps: [{ pollIntervalMs: 75 }, {}, { result: textResult('x') }] })] });
+    const { server, client } = await rig({
+      pollIntervalMs: [100, 200, 400],
+      tools: [
+        taskTool('steps', { pollIntervalMs: 50, steps: [{ pollIntervalMs: 75 }, {}, { result: textResult('x') }] }),
+      ],
+    });
     const taskId = await startTask(client, 'slow_compute', { polls: 5 });
     const seen = [server.tasks.detailed(taskId).pollIntervalMs];
     for (let i = 0; i < 3; i += 1) seen.push((await client.call('tasks/get', { taskId })).pollIntervalMs as number);
@@ -258,7 +445,11 @@ describe('ext-server over a raw in-memory pair: tasks', () => {
 
   it('applies ttlMs and the TTL backstop: keep, fail or delete after createdAt + ttlMs', async () => {
     for (const expiry of ['keep', 'fail', 'delete'] as const) {
-      const { client, clock } = await rig({ expiry, ttlMs: 1_000, tools: [taskTool('forever', { advance: 'manual' })] });
+      const { client, clock } = await rig({
+        expiry,
+        ttlMs: 1_000,
+        tools: [taskTool('forever', { advance: 'manual' })],
+      });
       const taskId = await startTask(client, 'forever');
       clock.time += 999;
       expect((await client.call('tasks/get', { taskId })).status).toBe('working');
@@ -266,7 +457,8 @@ describe('ext-server over a raw in-memory pair: tasks', () => {
       const after = await client.request('tasks/get', { taskId });
       if (expiry === 'keep') expect(after.result?.status).toBe('working');
       if (expiry === 'fail') expect(after.result).toMatchObject({ status: 'failed', error: { code: -32603 } });
-      if (expiry === 'delete') expect(after.error).toMatchObject({ code: -32602, message: expect.stringMatching(/expired/) });
+      if (expiry === 'delete')
+        expect(after.error).toMatchObject({ code: -32602, message: expect.stringMatching(/expired/) });
     }
     const unlimited = await rig({ ttlMs: null, expiry: 'delete' });
     const taskId = await startTask(unlimited.client, 'slow_compute');
@@ -275,7 +467,12 @@ describe('ext-server over a raw in-memory pair: tasks', () => {
   });
 
   it('sends tasks/get with resultType "task" or none when asked to, and timed steps follow the injected clock', async () => {
-    const { server, client, clock } = await rig({ getResultType: 'task', tools: [taskTool('timed', { advance: { everyMs: 100 }, steps: [{ statusMessage: 'a' }, { result: textResult('t') }] })] });
+    const { server, client, clock } = await rig({
+      getResultType: 'task',
+      tools: [
+        taskTool('timed', { advance: { everyMs: 100 }, steps: [{ statusMessage: 'a' }, { result: textResult('t') }] }),
+      ],
+    });
     const taskId = await startTask(client, 'timed');
     expect(await client.call('tasks/get', { taskId })).toMatchObject({ resultType: 'task', status: 'working' });
     clock.time += 250;
@@ -291,7 +488,11 @@ describe('ext-server over a raw in-memory pair: subscriptions and scripting', ()
   it('acknowledges subscriptions/listen and pushes full DetailedTask notifications; switchable; ends on notifications/cancelled', async () => {
     const { server, client } = await rig({ tools: [taskTool('manual', { advance: 'manual' })] });
     const taskId = await startTask(client, 'manual');
-    const listen = client.fire('subscriptions/listen', { notifications: { taskIds: [taskId, 'unknown'], toolsListChanged: true } }, 'sub-1');
+    const listen = client.fire(
+      'subscriptions/listen',
+      { notifications: { taskIds: [taskId, 'unknown'], toolsListChanged: true } },
+      'sub-1',
+    );
     await until(() => client.notifications.length === 1);
     expect(client.notifications[0]).toEqual({
       jsonrpc: '2.0',
@@ -324,7 +525,9 @@ describe('ext-server over a raw in-memory pair: subscriptions and scripting', ()
     await client.call('tasks/get', { taskId });
     expect(client.received('notifications/tasks')).toEqual([]);
     server.endSubscriptions();
-    expect(await within(listen.reply)).toEqual({ result: { resultType: 'complete', _meta: { [META.subscriptionId]: 7 } } });
+    expect(await within(listen.reply)).toEqual({
+      result: { resultType: 'complete', _meta: { [META.subscriptionId]: 7 } },
+    });
   });
 
   it('keeps a log and takes overrides: NO_REPLY answered later, raw replies, count/params', async () => {
@@ -340,7 +543,11 @@ describe('ext-server over a raw in-memory pair: subscriptions and scripting', ()
     expect(server.count('tasks/get')).toBe(1);
     expect(server.params('tasks/get')[0]).toMatchObject({ taskId: 'late', _meta: envelope() });
     expect(server.counts()).toEqual({ 'tasks/get': 1, 'tools/list': 1 });
-    expect(server.log[0]).toMatchObject({ kind: 'request', method: 'tasks/get', at: Date.parse('2026-09-01T10:00:00.250Z') });
+    expect(server.log[0]).toMatchObject({
+      kind: 'request',
+      method: 'tasks/get',
+      at: Date.parse('2026-09-01T10:00:00.250Z'),
+    });
   });
 });
 
@@ -349,15 +556,24 @@ describe('ext-server with the SDK v2 Client', () => {
     for (const mode of ['auto', { pin: '2026-07-28' }] as const) {
       const server = new ExtServer({ tools: fixtureTools() });
       const { clientTransport } = await connectInMemory(server);
-      const client = new Client({ name: 'sdk-v2', version: '2.4.0' }, { versionNegotiation: { mode }, capabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+      const client = new Client(
+        { name: 'sdk-v2', version: '2.4.0' },
+        { versionNegotiation: { mode }, capabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      );
       await client.connect(clientTransport);
       cleanups.push(() => client.close());
       expect(client.getProtocolEra()).toBe('modern');
       expect(client.getServerCapabilities()?.extensions).toEqual({ [TASKS_EXTENSION]: {} });
       const { taskId } = server.tasks.create({ steps: [{ result: textResult('sdk') }] });
-      const task = await client.request({ method: 'tasks/get', params: { taskId } }, z.looseObject({ taskId: z.string(), status: z.string(), result: z.unknown() }));
+      const task = await client.request(
+        { method: 'tasks/get', params: { taskId } },
+        z.looseObject({ taskId: z.string(), status: z.string(), result: z.unknown() }),
+      );
       expect(task).toMatchObject({ taskId, status: 'completed', result: { content: [{ type: 'text', text: 'sdk' }] } });
-      expect(server.params('tasks/get')[0]!._meta).toMatchObject({ [META.protocolVersion]: '2026-07-28', [META.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } });
+      expect(server.params('tasks/get')[0]!._meta).toMatchObject({
+        [META.protocolVersion]: '2026-07-28',
+        [META.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
     }
   });
 
@@ -368,13 +584,20 @@ describe('ext-server with the SDK v2 Client', () => {
     await client.connect(clientTransport);
     cleanups.push(() => client.close());
     expect(client.getServerCapabilities()).toEqual({ tools: {}, extensions: { [TASKS_EXTENSION]: {} } });
-    expect(await client.callTool({ name: 'greet', arguments: { name: 'v1' } })).toEqual({ content: [{ type: 'text', text: 'Hello, v1!' }] });
+    expect(await client.callTool({ name: 'greet', arguments: { name: 'v1' } })).toEqual({
+      content: [{ type: 'text', text: 'Hello, v1!' }],
+    });
   });
 });
 
 describe('ext-server over stdio', () => {
   it('serves raw newline-delimited JSON: discover, a task with input, and subscription notifications tagged by id', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', stdioEntry, '--poll-interval-ms=20'], cwd: root, stderr: 'ignore' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', stdioEntry, '--poll-interval-ms=20'],
+      cwd: root,
+      stderr: 'ignore',
+    });
     const client = new RawClient(transport);
     await client.start();
     cleanups.push(() => client.close());
@@ -382,10 +605,17 @@ describe('ext-server over stdio', () => {
     const taskId = await startTask(client, 'confirm_delete', { filename: 'a.txt' });
     void client.fire('subscriptions/listen', { notifications: { taskIds: [taskId] } }, 'listen-1');
     expect(await client.call('tasks/get', { taskId })).toMatchObject({ status: 'input_required', pollIntervalMs: 20 });
-    await client.call('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } });
+    await client.call('tasks/update', {
+      taskId,
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    });
     expect((await client.call('tasks/get', { taskId })).result).toMatchObject({ content: [{ text: 'deleted a.txt' }] });
     await until(() => client.received('notifications/tasks').length === 3);
-    expect(client.received('notifications/tasks').map((n) => [(n.params as Json).status, ((n.params as Json)._meta as Json)[META.subscriptionId]])).toEqual([
+    expect(
+      client
+        .received('notifications/tasks')
+        .map((n) => [(n.params as Json).status, ((n.params as Json)._meta as Json)[META.subscriptionId]]),
+    ).toEqual([
       ['input_required', 'listen-1'],
       ['working', 'listen-1'],
       ['completed', 'listen-1'],
@@ -393,8 +623,26 @@ describe('ext-server over stdio', () => {
   });
 
   it('maps command-line flags to server options', () => {
-    expect(parseCliOptions(['--legacy', '--extension={"stability":"final"}', '--notifications=ack-only', '--cancel=ignore', '--poll-interval-ms=5,10', '--ttl-ms=null', '--tick-ms=20', '--http=0'])).toEqual({
-      server: { legacy: true, extension: { stability: 'final' }, notifications: 'ack-only', cancel: 'ignore', pollIntervalMs: [5, 10], ttlMs: null },
+    expect(
+      parseCliOptions([
+        '--legacy',
+        '--extension={"stability":"final"}',
+        '--notifications=ack-only',
+        '--cancel=ignore',
+        '--poll-interval-ms=5,10',
+        '--ttl-ms=null',
+        '--tick-ms=20',
+        '--http=0',
+      ]),
+    ).toEqual({
+      server: {
+        legacy: true,
+        extension: { stability: 'final' },
+        notifications: 'ack-only',
+        cancel: 'ignore',
+        pollIntervalMs: [5, 10],
+        ttlMs: null,
+      },
       tickMs: 20,
       httpPort: 0,
       verbose: false,
@@ -404,16 +652,38 @@ describe('ext-server over stdio', () => {
   });
 
   it('lets the SDK v2 Client negotiate the modern era over stdio (auto probe)', async () => {
-    const client = new Client({ name: 'sdk-v2', version: '2.4.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', stdioEntry], cwd: root, stderr: 'ignore' }));
+    const client = new Client(
+      { name: 'sdk-v2', version: '2.4.0' },
+      { versionNegotiation: { mode: 'auto' }, capabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    );
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', stdioEntry],
+        cwd: root,
+        stderr: 'ignore',
+      }),
+    );
     cleanups.push(() => client.close());
     expect(client.getProtocolEra()).toBe('modern');
-    expect((await client.callTool({ name: 'greet', arguments: { name: 'stdio' } })).content).toEqual([{ type: 'text', text: 'Hello, stdio!' }]);
-    await expect(client.request({ method: 'tasks/get', params: { taskId: 'missing' } }, z.looseObject({}))).rejects.toMatchObject({ code: -32602 });
+    expect((await client.callTool({ name: 'greet', arguments: { name: 'stdio' } })).content).toEqual([
+      { type: 'text', text: 'Hello, stdio!' },
+    ]);
+    await expect(
+      client.request({ method: 'tasks/get', params: { taskId: 'missing' } }, z.looseObject({})),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 
   it('runs the example analyze server: statuses, one elicitation via inputRequests, completion', async () => {
-    const client = new RawClient(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', exampleEntry], cwd: root, env: { PATH: process.env.PATH ?? '', EXT_STEP_MS: '30' }, stderr: 'ignore' }));
+    const client = new RawClient(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', exampleEntry],
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', EXT_STEP_MS: '30' },
+        stderr: 'ignore',
+      }),
+    );
     await client.start();
     cleanups.push(() => client.close());
     const taskId = await startTask(client, 'analyze', { id: 7 });
@@ -428,10 +698,18 @@ describe('ext-server over stdio', () => {
     }
     await pollUntil('input_required');
     expect(Object.keys(task.inputRequests as Json)).toEqual(['depth']);
-    await client.call('tasks/update', { taskId, inputResponses: { depth: { action: 'accept', content: { depth: 'full' } } } });
+    await client.call('tasks/update', {
+      taskId,
+      inputResponses: { depth: { action: 'accept', content: { depth: 'full' } } },
+    });
     await pollUntil('completed');
-    expect(task.result).toMatchObject({ content: [{ text: 'analysis of dataset 7: full report ready' }], structuredContent: { id: 7, depth: 'full' } });
-    expect([...messages]).toEqual(expect.arrayContaining(['loading dataset 7', 'computing statistics', 'writing the report']));
+    expect(task.result).toMatchObject({
+      content: [{ text: 'analysis of dataset 7: full report ready' }],
+      structuredContent: { id: 7, depth: 'full' },
+    });
+    expect([...messages]).toEqual(
+      expect.arrayContaining(['loading dataset 7', 'computing statistics', 'writing the report']),
+    );
   });
 });
 
@@ -442,23 +720,43 @@ describe('ext-server over Streamable HTTP (sessionless, 127.0.0.1)', () => {
     cleanups.push(() => endpoint.close());
     return { server, endpoint };
   }
-  const request = (method: string, params: Json = {}, id: number | string = 1): Json => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: params._meta ?? envelope() } });
+  const request = (method: string, params: Json = {}, id: number | string = 1): Json => ({
+    jsonrpc: '2.0',
+    id,
+    method,
+    params: { ...params, _meta: params._meta ?? envelope() },
+  });
 
   it('lets the SDK v2 Client negotiate the modern era and drive tasks/* with Mcp-Name, over JSON and SSE answers', async () => {
     for (const mode of ['json', 'sse'] as const) {
       const { server, endpoint } = await http({}, mode);
-      const client = new Client({ name: 'sdk-v2', version: '2.4.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+      const client = new Client(
+        { name: 'sdk-v2', version: '2.4.0' },
+        { versionNegotiation: { mode: 'auto' }, capabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      );
       await client.connect(new StreamableHTTPClientTransport(endpoint.url));
       cleanups.push(() => client.close());
       expect(client.getProtocolEra()).toBe('modern');
-      const { taskId } = server.tasks.create({ steps: [{ inputRequests: { q: elicitation('Q?', { q: { type: 'string' } }) } }, { result: textResult('http') }] });
+      const { taskId } = server.tasks.create({
+        steps: [{ inputRequests: { q: elicitation('Q?', { q: { type: 'string' } }) } }, { result: textResult('http') }],
+      });
       const ack = z.looseObject({});
       const task = z.looseObject({ status: z.string(), result: z.unknown().optional() });
       expect((await client.request({ method: 'tasks/get', params: { taskId } }, task)).status).toBe('input_required');
-      await client.request({ method: 'tasks/update', params: { taskId, inputResponses: { q: { action: 'accept', content: { q: 'a' } } } } }, ack);
-      expect(await client.request({ method: 'tasks/get', params: { taskId } }, task)).toMatchObject({ status: 'completed', result: { content: [{ text: 'http' }] } });
+      await client.request(
+        {
+          method: 'tasks/update',
+          params: { taskId, inputResponses: { q: { action: 'accept', content: { q: 'a' } } } },
+        },
+        ack,
+      );
+      expect(await client.request({ method: 'tasks/get', params: { taskId } }, task)).toMatchObject({
+        status: 'completed',
+        result: { content: [{ text: 'http' }] },
+      });
       await client.request({ method: 'tasks/cancel', params: { taskId } }, ack);
-      for (const entry of server.log.filter((e) => e.method?.startsWith('tasks/'))) expect(entry.headers?.['mcp-name']).toBe(taskId);
+      for (const entry of server.log.filter((e) => e.method?.startsWith('tasks/')))
+        expect(entry.headers?.['mcp-name']).toBe(taskId);
       expect(endpoint.rejected).toEqual([]);
     }
   });
@@ -467,47 +765,110 @@ describe('ext-server over Streamable HTTP (sessionless, 127.0.0.1)', () => {
     const { server, endpoint } = await http();
     const { taskId } = server.tasks.create({ advance: 'manual' });
     const get = request('tasks/get', { taskId });
-    expect(await postMessage(endpoint.url, get)).toMatchObject({ status: 200, response: { result: { taskId, status: 'working' } } });
+    expect(await postMessage(endpoint.url, get)).toMatchObject({
+      status: 200,
+      response: { result: { taskId, status: 'working' } },
+    });
     const wrong = await postMessage(endpoint.url, get, { 'mcp-name': 'someone-else' });
     expect(wrong).toMatchObject({ status: 400, response: { id: 1, error: { code: -32020 } } });
-    expect((await postMessage(endpoint.url, request('tasks/cancel', { taskId }), { 'mcp-name': null })).response?.error).toMatchObject({ code: -32020, message: expect.stringMatching(/Mcp-Name header is missing/) });
-    expect((await postMessage(endpoint.url, request('tools/call', { name: 'greet' }), { 'mcp-method': 'tasks/get' })).status).toBe(400);
-    expect((await postMessage(endpoint.url, get, { 'mcp-protocol-version': '2025-11-25' })).response?.error).toMatchObject({ code: -32020 });
-    expect((await postMessage(endpoint.url, get, { 'mcp-name': `=?base64?${Buffer.from(taskId).toString('base64')}?=` })).status).toBe(200);
-    expect(endpoint.rejected.map((r) => r.message.method)).toEqual(['tasks/get', 'tasks/cancel', 'tools/call', 'tasks/get']);
+    expect(
+      (await postMessage(endpoint.url, request('tasks/cancel', { taskId }), { 'mcp-name': null })).response?.error,
+    ).toMatchObject({ code: -32020, message: expect.stringMatching(/Mcp-Name header is missing/) });
+    expect(
+      (await postMessage(endpoint.url, request('tools/call', { name: 'greet' }), { 'mcp-method': 'tasks/get' })).status,
+    ).toBe(400);
+    expect(
+      (await postMessage(endpoint.url, get, { 'mcp-protocol-version': '2025-11-25' })).response?.error,
+    ).toMatchObject({ code: -32020 });
+    expect(
+      (await postMessage(endpoint.url, get, { 'mcp-name': `=?base64?${Buffer.from(taskId).toString('base64')}?=` }))
+        .status,
+    ).toBe(200);
+    expect(endpoint.rejected.map((r) => r.message.method)).toEqual([
+      'tasks/get',
+      'tasks/cancel',
+      'tools/call',
+      'tasks/get',
+    ]);
     expect(server.count('tasks/cancel')).toBe(0);
   });
 
   it('maps modern errors to HTTP statuses, refuses GET, accepts notifications with 202', async () => {
     const { endpoint } = await http();
-    expect(await postMessage(endpoint.url, request('tasks/result', { taskId: 'x' }))).toMatchObject({ status: 404, response: { error: { code: -32601 } } });
-    expect(await postMessage(endpoint.url, request('tools/list', { _meta: envelope({ protocolVersion: '2030-01-01' }) }))).toMatchObject({ status: 400, response: { error: { code: -32022, data: { supported: ['2026-07-28'] } } } });
-    expect(await postMessage(endpoint.url, request('tasks/get', { taskId: 'x', _meta: envelope({ extension: false }) }))).toMatchObject({ status: 400, response: { error: { code: -32021 } } });
-    expect(await postMessage(endpoint.url, request('tasks/get', { taskId: 'x' }))).toMatchObject({ status: 200, response: { error: { code: -32602 } } });
-    expect((await postMessage(endpoint.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })).status).toBe(202);
+    expect(await postMessage(endpoint.url, request('tasks/result', { taskId: 'x' }))).toMatchObject({
+      status: 404,
+      response: { error: { code: -32601 } },
+    });
+    expect(
+      await postMessage(endpoint.url, request('tools/list', { _meta: envelope({ protocolVersion: '2030-01-01' }) })),
+    ).toMatchObject({ status: 400, response: { error: { code: -32022, data: { supported: ['2026-07-28'] } } } });
+    expect(
+      await postMessage(endpoint.url, request('tasks/get', { taskId: 'x', _meta: envelope({ extension: false }) })),
+    ).toMatchObject({ status: 400, response: { error: { code: -32021 } } });
+    expect(await postMessage(endpoint.url, request('tasks/get', { taskId: 'x' }))).toMatchObject({
+      status: 200,
+      response: { error: { code: -32602 } },
+    });
+    expect(
+      (await postMessage(endpoint.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }))
+        .status,
+    ).toBe(202);
     expect((await postMessage(endpoint.url, {}, {}, 'GET')).status).toBe(405);
-    expect((await postMessage(endpoint.url, request('tools/list'), { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await postMessage(endpoint.url, request('tools/list'), { origin: 'https://evil.example' })).status).toBe(
+      403,
+    );
     const sse = await http({}, 'sse');
-    expect(await postMessage(sse.endpoint.url, request('tools/call', { name: 'greet', arguments: { name: 's' } }))).toMatchObject({ status: 200, contentType: 'text/event-stream', response: { result: { content: [{ text: 'Hello, s!' }] } } });
+    expect(
+      await postMessage(sse.endpoint.url, request('tools/call', { name: 'greet', arguments: { name: 's' } })),
+    ).toMatchObject({
+      status: 200,
+      contentType: 'text/event-stream',
+      response: { result: { content: [{ text: 'Hello, s!' }] } },
+    });
   });
 
   it('streams subscriptions/listen as SSE: acknowledgement, notifications/tasks, graceful end on close', async () => {
     const { server, endpoint } = await http();
     const { taskId } = server.tasks.create({ advance: 'manual' });
-    const stream = await openStream(endpoint.url, request('subscriptions/listen', { notifications: { taskIds: [taskId] } }, 'l1'));
+    const stream = await openStream(
+      endpoint.url,
+      request('subscriptions/listen', { notifications: { taskIds: [taskId] } }, 'l1'),
+    );
     expect(stream.status).toBe(200);
-    expect((await stream.next((m) => m.method === 'notifications/subscriptions/acknowledged')).params).toEqual({ _meta: { [META.subscriptionId]: 'l1' }, notifications: { taskIds: [taskId] } });
+    expect((await stream.next((m) => m.method === 'notifications/subscriptions/acknowledged')).params).toEqual({
+      _meta: { [META.subscriptionId]: 'l1' },
+      notifications: { taskIds: [taskId] },
+    });
     server.tasks.complete(taskId, textResult('pushed'));
-    expect((await stream.next((m) => m.method === 'notifications/tasks')).params).toMatchObject({ taskId, status: 'completed', result: { content: [{ text: 'pushed' }] }, _meta: { [META.subscriptionId]: 'l1' } });
+    expect((await stream.next((m) => m.method === 'notifications/tasks')).params).toMatchObject({
+      taskId,
+      status: 'completed',
+      result: { content: [{ text: 'pushed' }] },
+      _meta: { [META.subscriptionId]: 'l1' },
+    });
     server.endSubscriptions();
-    expect(await stream.next((m) => m.id === 'l1')).toEqual({ jsonrpc: '2.0', id: 'l1', result: { resultType: 'complete', _meta: { [META.subscriptionId]: 'l1' } } });
+    expect(await stream.next((m) => m.id === 'l1')).toEqual({
+      jsonrpc: '2.0',
+      id: 'l1',
+      result: { resultType: 'complete', _meta: { [META.subscriptionId]: 'l1' } },
+    });
     await within(stream.ended);
-    const second = await openStream(endpoint.url, request('subscriptions/listen', { notifications: { taskIds: [taskId] } }, 'l2'));
+    const second = await openStream(
+      endpoint.url,
+      request('subscriptions/listen', { notifications: { taskIds: [taskId] } }, 'l2'),
+    );
     await second.next((m) => m.method === 'notifications/subscriptions/acknowledged');
     second.close();
     await until(() => server.subscriptions.size === 0);
-    const refused = await postMessage(endpoint.url, request('subscriptions/listen', { notifications: { taskIds: [taskId] }, _meta: envelope({ extension: false }) }));
-    expect(refused).toMatchObject({ status: 400, contentType: 'application/json', response: { error: { code: -32021 } } });
+    const refused = await postMessage(
+      endpoint.url,
+      request('subscriptions/listen', { notifications: { taskIds: [taskId] }, _meta: envelope({ extension: false }) }),
+    );
+    expect(refused).toMatchObject({
+      status: 400,
+      contentType: 'application/json',
+      response: { error: { code: -32021 } },
+    });
   });
 
   it('serves legacy clients through initialize when dual-era (SDK v1 and SDK v2 default), and modern ones through discover', async () => {
@@ -516,12 +877,19 @@ describe('ext-server over Streamable HTTP (sessionless, 127.0.0.1)', () => {
     await v1.connect(new V1HttpTransport(endpoint.url));
     cleanups.push(() => v1.close());
     expect(v1.getServerCapabilities()).toEqual({ tools: {}, extensions: { [TASKS_EXTENSION]: {} } });
-    expect(await v1.callTool({ name: 'slow_compute', arguments: { label: 'v1' } })).toMatchObject({ content: [{ text: 'computed v1' }] });
+    expect(await v1.callTool({ name: 'slow_compute', arguments: { label: 'v1' } })).toMatchObject({
+      content: [{ text: 'computed v1' }],
+    });
     const v2 = new Client({ name: 'sdk-v2', version: '2.4.0' }, { versionNegotiation: { mode: 'auto' } });
     await v2.connect(new StreamableHTTPClientTransport(endpoint.url));
     cleanups.push(() => v2.close());
     expect(v2.getProtocolEra()).toBe('modern');
-    expect(server.log.map((e) => e.method)).toEqual(['initialize', 'notifications/initialized', 'tools/call', 'server/discover']);
+    expect(server.log.map((e) => e.method)).toEqual([
+      'initialize',
+      'notifications/initialized',
+      'tools/call',
+      'server/discover',
+    ]);
   });
 });
 
@@ -533,7 +901,9 @@ describe('cross-check with @modelcontextprotocol/ext-tasks 0.2.2 in its 2026 ("v
     return async (request) => {
       const { method, params } = request as { method: string; params?: Json };
       const reply = await raw.request(method, params ?? {});
-      return reply.error !== undefined ? { kind: 'error', error: reply.error as never } : { kind: 'result', result: reply.result as never };
+      return reply.error !== undefined
+        ? { kind: 'error', error: reply.error as never }
+        : { kind: 'result', result: reply.result as never };
     };
   }
   const answerElicitation = async (): Promise<never> => ({ action: 'accept', content: { confirm: true } }) as never;
@@ -547,7 +917,11 @@ describe('cross-check with @modelcontextprotocol/ext-tasks 0.2.2 in its 2026 ("v
     const session = createTaskSessionFromClient(client, {
       endpointId: 'ext-server-memory',
       rawDispatch: await rawDispatch(server),
-      v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: { name: 'ext-tasks-host', version: '1.0.0' }, clientCapabilities: { elicitation: {} } },
+      v2RequestFraming: {
+        protocolVersion: '2026-07-28',
+        clientInfo: { name: 'ext-tasks-host', version: '1.0.0' },
+        clientCapabilities: { elicitation: {} },
+      },
       onInputRequest: async (request, context) => {
         inputs.push(`${request.kind}:${context.delivery}:${context.inputId ?? ''}`);
         return answerElicitation();
@@ -561,11 +935,18 @@ describe('cross-check with @modelcontextprotocol/ext-tasks 0.2.2 in its 2026 ("v
     const execution = await session.callTool('confirm_delete', { filename: 'b.txt' });
     expect(execution.kind).toBe('task');
     const outcome = await within(execution.result(), 5_000);
-    expect(outcome).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'deleted b.txt' }] } });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'deleted b.txt' }] },
+    });
     expect(inputs).toEqual(['elicitation:task-update:confirm']);
     const taskId = (execution as { handle: { taskId: string } }).handle.taskId;
-    expect(server.tasks.inspect(taskId).updates).toEqual([{ confirm: { action: 'accept', content: { confirm: true } } }]);
-    expect(server.received('tasks/get').every((e) => (e.params._meta as Json)[META.protocolVersion] === '2026-07-28')).toBe(true);
+    expect(server.tasks.inspect(taskId).updates).toEqual([
+      { confirm: { action: 'accept', content: { confirm: true } } },
+    ]);
+    expect(
+      server.received('tasks/get').every((e) => (e.params._meta as Json)[META.protocolVersion] === '2026-07-28'),
+    ).toBe(true);
   });
 
   it('works through a hand-built ConnectedMcpSessionPort (withTasks) too, including MRTR before the task', async () => {
@@ -580,9 +961,14 @@ describe('cross-check with @modelcontextprotocol/ext-tasks 0.2.2 in its 2026 ("v
       dispatch: async (request) => {
         const { method, params = {} } = request as { method: string; params?: Json };
         const meta = { ...base, ...(params._meta as Json | undefined) };
-        meta[META.clientCapabilities] = { ...(base[META.clientCapabilities] as Json), ...(meta[META.clientCapabilities] as Json) };
+        meta[META.clientCapabilities] = {
+          ...(base[META.clientCapabilities] as Json),
+          ...(meta[META.clientCapabilities] as Json),
+        };
         const reply = await raw.request(method, { ...params, _meta: meta });
-        return reply.error !== undefined ? { kind: 'error', error: reply.error as never } : { kind: 'result', result: reply.result as never };
+        return reply.error !== undefined
+          ? { kind: 'error', error: reply.error as never }
+          : { kind: 'result', result: reply.result as never };
       },
       onServerRequest: () => () => undefined,
       onNotification: () => () => undefined,
@@ -598,11 +984,17 @@ describe('cross-check with @modelcontextprotocol/ext-tasks 0.2.2 in its 2026 ("v
     cleanups.push(() => session.close());
     const execution = await session.callTool('test_tool_with_task', {});
     expect(execution.kind).toBe('task');
-    expect(await within(execution.result(), 5_000)).toMatchObject({ status: 'completed', result: { content: [{ text: 'Hello, Grace!' }] } });
+    expect(await within(execution.result(), 5_000)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'Hello, Grace!' }] },
+    });
     expect(deliveries).toEqual(['request-retry']);
     const immediate = await session.callTool('greet', { name: 'port' });
     expect(immediate.kind).toBe('immediate');
-    expect(await immediate.result()).toMatchObject({ status: 'completed', result: { content: [{ text: 'Hello, port!' }] } });
+    expect(await immediate.result()).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'Hello, port!' }] },
+    });
   });
 
   it('sees a non-empty extension settings object as "no tasks" (ext-tasks 0.2.2 wants exactly {}); the server then answers synchronously', async () => {
@@ -613,7 +1005,11 @@ describe('cross-check with @modelcontextprotocol/ext-tasks 0.2.2 in its 2026 ("v
     const session = createTaskSessionFromClient(client, {
       endpointId: 'non-empty-settings',
       rawDispatch: await rawDispatch(server),
-      v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: { name: 'ext-tasks-host', version: '1.0.0' }, clientCapabilities: {} },
+      v2RequestFraming: {
+        protocolVersion: '2026-07-28',
+        clientInfo: { name: 'ext-tasks-host', version: '1.0.0' },
+        clientCapabilities: {},
+      },
     });
     cleanups.push(async () => {
       await session.close();
@@ -622,7 +1018,10 @@ describe('cross-check with @modelcontextprotocol/ext-tasks 0.2.2 in its 2026 ("v
     expect(session.capabilities.execution).toBe(false);
     const execution = await session.callTool('slow_compute', { label: 'plain' });
     expect(execution.kind).toBe('immediate');
-    expect(await execution.result()).toMatchObject({ status: 'completed', result: { content: [{ text: 'computed plain' }] } });
+    expect(await execution.result()).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'computed plain' }] },
+    });
     expect(server.tasks.ids()).toEqual([]);
   });
 });

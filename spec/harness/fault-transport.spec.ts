@@ -56,12 +56,11 @@ describe('mulberry32', () => {
 
 describe('FaultTransport faults', () => {
   it('classifies messages', () => {
-    expect([note(1), req(1, 'tasks/get'), res(1), { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }].map((m) => kindOf(m as JSONRPCMessage))).toEqual([
-      'notification',
-      'request',
-      'response',
-      'error',
-    ]);
+    expect(
+      [note(1), req(1, 'tasks/get'), res(1), { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }].map((m) =>
+        kindOf(m as JSONRPCMessage),
+      ),
+    ).toEqual(['notification', 'request', 'response', 'error']);
   });
 
   it('drops about the configured share, and the same seed drops the same messages', async () => {
@@ -101,7 +100,13 @@ describe('FaultTransport faults', () => {
         { methods: ['ping'], drop: 1 },
       ],
     });
-    for (const [id, method] of [[1, 'tasks/get'], [2, 'tasks/list'], [3, 'tasks/get'], [4, 'ping'], [5, 'tools/list']] as const) {
+    for (const [id, method] of [
+      [1, 'tasks/get'],
+      [2, 'tasks/list'],
+      [3, 'tasks/get'],
+      [4, 'ping'],
+      [5, 'tools/list'],
+    ] as const) {
       await faulty.send(req(id, method));
     }
     expect(atServer.map((m) => ('id' in m ? m.id : undefined))).toEqual([3, 5]);
@@ -119,7 +124,10 @@ describe('FaultTransport faults', () => {
 
   it('delays by delayMs on the injected timer', async () => {
     const clock = new ManualClock();
-    const { faulty, atServer } = await rig({ setTimeout: clock.setTimeout, clientToServer: { delay: 1, delayMs: 100 } });
+    const { faulty, atServer } = await rig({
+      setTimeout: clock.setTimeout,
+      clientToServer: { delay: 1, delayMs: 100 },
+    });
     await faulty.send(note(1));
     expect(atServer).toEqual([]);
     await clock.advance(99);
@@ -131,7 +139,11 @@ describe('FaultTransport faults', () => {
   it('random delays from a range reorder messages, the same way for the same seed', async () => {
     const run = async (seed: number): Promise<unknown[]> => {
       const clock = new ManualClock();
-      const { faulty, atServer } = await rig({ seed, setTimeout: clock.setTimeout, clientToServer: { delay: 1, delayMs: [10, 50] } });
+      const { faulty, atServer } = await rig({
+        seed,
+        setTimeout: clock.setTimeout,
+        clientToServer: { delay: 1, delayMs: [10, 50] },
+      });
       for (let i = 0; i < 20; i += 1) await faulty.send(note(i));
       await clock.advance(9);
       expect(atServer).toEqual([]);
@@ -209,7 +221,10 @@ describe('FaultTransport faults', () => {
         seed,
         setTimeout: clock.setTimeout,
         clientToServer: rules,
-        serverToClient: [{ kinds: 'notification', ...rules }, { kinds: 'response', drop: 0.2 }],
+        serverToClient: [
+          { kinds: 'notification', ...rules },
+          { kinds: 'response', drop: 0.2 },
+        ],
       });
       for (let i = 0; i < 200; i += 1) {
         await faulty.send(i % 2 === 0 ? note(i) : req(i, 'tasks/get'));
@@ -251,14 +266,29 @@ describe('the library through a FaultTransport (issue 6)', () => {
     server.on('tools/call', () => {
       const index = n++;
       const created = server.tasks.createResult({ taskId: `job-${index}`, pollInterval: 20 });
-      setTimeout(() => {
-        if (index % 4 === 3) {
-          server.tasks.finish(`job-${index}`, 'failed', { result: { content: [{ type: 'text', text: `boom ${index}` }], isError: true } }, {}, index % 2 === 0);
-        } else {
-          server.tasks.update(`job-${index}`, { statusMessage: 'half way' }, true);
-          server.tasks.finish(`job-${index}`, 'completed', { result: { content: [{ type: 'text', text: `ok ${index}` }] } }, {}, index % 2 === 0);
-        }
-      }, 20 + ((index * 37) % 100));
+      setTimeout(
+        () => {
+          if (index % 4 === 3) {
+            server.tasks.finish(
+              `job-${index}`,
+              'failed',
+              { result: { content: [{ type: 'text', text: `boom ${index}` }], isError: true } },
+              {},
+              index % 2 === 0,
+            );
+          } else {
+            server.tasks.update(`job-${index}`, { statusMessage: 'half way' }, true);
+            server.tasks.finish(
+              `job-${index}`,
+              'completed',
+              { result: { content: [{ type: 'text', text: `ok ${index}` }] } },
+              {},
+              index % 2 === 0,
+            );
+          }
+        },
+        20 + ((index * 37) % 100),
+      );
       return created;
     });
     const tasks = new TaskClient(pair.client, {
@@ -276,17 +306,22 @@ describe('the library through a FaultTransport (issue 6)', () => {
         handles.map((handle) =>
           handle.result().then(
             (result) => `${handle.taskId}:${JSON.stringify(result.content)}`,
-            (error: unknown) => `${handle.taskId}:${error instanceof TaskFailedError ? `failed ${error.message}` : String(error)}`,
+            (error: unknown) =>
+              `${handle.taskId}:${error instanceof TaskFailedError ? `failed ${error.message}` : String(error)}`,
           ),
         ),
       ),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('tasks did not finish within 10 s')), 10_000)),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('tasks did not finish within 10 s')), 10_000),
+      ),
     ]);
     outcomes.forEach((outcome, index) => {
       const id = handles[index]!.taskId!;
       const i = Number(id.slice(4));
       expect(outcome).toBe(
-        i % 4 === 3 ? `${id}:failed Tool "job" failed: boom ${i}` : `${id}:${JSON.stringify([{ type: 'text', text: `ok ${i}` }])}`,
+        i % 4 === 3
+          ? `${id}:failed Tool "job" failed: boom ${i}`
+          : `${id}:${JSON.stringify([{ type: 'text', text: `ok ${i}` }])}`,
       );
     });
     expect(faulty[0]!.stats('serverToClient').drop).toBeGreaterThan(0);

@@ -10,7 +10,15 @@ import { createExampleServer } from '../../examples/server.js';
 import { TaskClient } from '../../lib/index.js';
 import { connectPair } from '../helpers.js';
 import { connectScripted } from '../support/scripted-server.js';
-import { SDK, connectOptions, createLinkedPair, httpTransport, makeClient, negotiatedEra, stdioTransport } from '../support/sdk.js';
+import {
+  SDK,
+  connectOptions,
+  createLinkedPair,
+  httpTransport,
+  makeClient,
+  negotiatedEra,
+  stdioTransport,
+} from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -53,13 +61,18 @@ describe(`the SDK under test (${SDK})`, () => {
 });
 
 describe('era negotiation against legacy servers', () => {
-  it.each(['legacy', 'auto'] as const)('%s: the session is legacy, and only auto probes with server/discover first', async (negotiation) => {
-    const scripted = await connectScripted({ clientOptions: { negotiation } });
-    cleanups.push(() => scripted.close());
-    expect(negotiatedEra(scripted.client)).toBe('legacy');
-    const methods = scripted.server.log.filter((entry) => entry.kind === 'request').map((entry) => entry.method);
-    expect(methods).toEqual(SDK === 'v2' && negotiation === 'auto' ? ['server/discover', 'initialize'] : ['initialize']);
-  });
+  it.each(['legacy', 'auto'] as const)(
+    '%s: the session is legacy, and only auto probes with server/discover first',
+    async (negotiation) => {
+      const scripted = await connectScripted({ clientOptions: { negotiation } });
+      cleanups.push(() => scripted.close());
+      expect(negotiatedEra(scripted.client)).toBe('legacy');
+      const methods = scripted.server.log.filter((entry) => entry.kind === 'request').map((entry) => entry.method);
+      expect(methods).toEqual(
+        SDK === 'v2' && negotiation === 'auto' ? ['server/discover', 'initialize'] : ['initialize'],
+      );
+    },
+  );
 
   it('auto against the v1 McpServer falls back to legacy and still runs tasks', async () => {
     const { server, store } = createExampleServer({ stepMs: 5 });

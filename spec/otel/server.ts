@@ -7,9 +7,20 @@
  * request carries that span's context in its own `_meta`, so the client's span of the question
  * has the server's span as parent.
  */
-import { ROOT_CONTEXT, SpanKind, defaultTextMapGetter, defaultTextMapSetter, trace, type TextMapPropagator, type TracerProvider } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type TextMapPropagator,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import {
+  InMemoryTaskMessageQueue,
+  InMemoryTaskStore,
+} from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -93,7 +104,10 @@ export function createTracedServer(options: TracedServerOptions): {
     'job',
     {
       description: 'Runs for `ms`, then completes, fails (isError), asks a question first, or never ends.',
-      inputSchema: { ms: z.number().default(100), outcome: z.enum(['complete', 'fail', 'ask', 'hang']).default('complete') },
+      inputSchema: {
+        ms: z.number().default(100),
+        outcome: z.enum(['complete', 'fail', 'ask', 'hang']).default('complete'),
+      },
       execution: { taskSupport: 'optional' },
     },
     {
@@ -103,13 +117,19 @@ export function createTracedServer(options: TracedServerOptions): {
         // The server joins the client's trace: its span's parent is the context in _meta.
         const parent = options.propagator.extract(ROOT_CONTEXT, meta, defaultTextMapGetter);
         const span = tracer.startSpan('tools/call job', { kind: SpanKind.SERVER }, parent);
-        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: options.pollInterval ?? 20 });
+        const task = await extra.taskStore.createTask({
+          ttl: extra.taskRequestedTtl,
+          pollInterval: options.pollInterval ?? 20,
+        });
         const id = task.taskId;
         void (async () => {
           await sleep(ms);
           if (outcome === 'hang') return;
           if (outcome === 'fail') {
-            await store.storeTaskResult(id, 'failed', { content: [{ type: 'text', text: 'disk full' }], isError: true });
+            await store.storeTaskResult(id, 'failed', {
+              content: [{ type: 'text', text: 'disk full' }],
+              isError: true,
+            });
             return;
           }
           if (outcome === 'ask') {
@@ -117,7 +137,11 @@ export function createTracedServer(options: TracedServerOptions): {
             const carrier: Record<string, string> = {};
             options.propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, defaultTextMapSetter);
             const answer = await server.server.elicitInput(
-              { message: 'Go on?', requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } }, _meta: carrier },
+              {
+                message: 'Go on?',
+                requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
+                _meta: carrier,
+              },
               { relatedTask: { taskId: id }, timeout: 60_000 },
             );
             await store.updateTaskStatus(id, 'working');
@@ -134,6 +158,8 @@ export function createTracedServer(options: TracedServerOptions): {
       getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
     },
   );
-  server.registerTool('echo', { inputSchema: { text: z.string().default('hi') } }, ({ text }) => Promise.resolve(done(text)));
+  server.registerTool('echo', { inputSchema: { text: z.string().default('hi') } }, ({ text }) =>
+    Promise.resolve(done(text)),
+  );
   return { server, store, seen, reads };
 }

@@ -31,7 +31,9 @@ export interface Point {
 /** The providers a test gives the instrumentation, and what they recorded. */
 export class Telemetry {
   readonly exporter = new InMemorySpanExporter();
-  readonly tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: this.exporter })] });
+  readonly tracerProvider = new TracerProvider({
+    spanProcessors: [new SimpleSpanProcessor({ exporter: this.exporter })],
+  });
   private readonly reader = new OnDemandReader();
   readonly meterProvider = new MeterProvider({ readers: [this.reader] });
   readonly propagator = new W3CTraceContextPropagator();
@@ -47,9 +49,19 @@ export class Telemetry {
   }
 
   /** The one ended span named `name` of this client (kind CLIENT or SERVER; the server's spans are kept apart). */
-  one(name: string, kind: SpanKind = name.includes('/create') || name.includes('/createMessage') ? SpanKind.SERVER : SpanKind.CLIENT): ReadableSpan {
-    const found = this.named(name).filter((span) => span.kind === kind && span.instrumentationScope.name === 'mcp-task-client');
-    if (found.length !== 1) throw new Error(`expected one span "${name}", found ${found.length}: ${this.spans().map((s) => s.name).join(', ')}`);
+  one(
+    name: string,
+    kind: SpanKind = name.includes('/create') || name.includes('/createMessage') ? SpanKind.SERVER : SpanKind.CLIENT,
+  ): ReadableSpan {
+    const found = this.named(name).filter(
+      (span) => span.kind === kind && span.instrumentationScope.name === 'mcp-task-client',
+    );
+    if (found.length !== 1)
+      throw new Error(
+        `expected one span "${name}", found ${found.length}: ${this.spans()
+          .map((s) => s.name)
+          .join(', ')}`,
+      );
     return found[0]!;
   }
 
@@ -98,7 +110,11 @@ export function traceparentOf(spanContext: SpanContext): string {
 }
 
 /** Runs `run` inside a new active span `name` of `telemetry`'s tracer, ending it after; returns its result and the span. */
-export async function withinSpan<T>(telemetry: Telemetry, name: string, run: () => Promise<T>): Promise<{ value: T; parent: SpanContext }> {
+export async function withinSpan<T>(
+  telemetry: Telemetry,
+  name: string,
+  run: () => Promise<T>,
+): Promise<{ value: T; parent: SpanContext }> {
   const tracer = telemetry.tracerProvider.getTracer('spec-host');
   return tracer.startActiveSpan(name, async (span) => {
     try {

@@ -11,7 +11,13 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, defaultTextMapGetter } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TaskAbortError, TaskClient, TaskTimeoutError, type TaskClientOptions, type TaskHandle } from '../../lib/index.js';
+import {
+  TaskAbortError,
+  TaskClient,
+  TaskTimeoutError,
+  type TaskClientOptions,
+  type TaskHandle,
+} from '../../lib/index.js';
 import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/otel.js';
 import { connectPair, until } from '../helpers.js';
 import { startHttpServer, type HttpIntercept } from '../support/http-server.js';
@@ -34,7 +40,12 @@ afterEach(async () => {
 
 /** The instrumentation on `telemetry`'s providers. */
 function instrumentation(options: OtelInstrumentationOptions = {}): TaskClientOptions['instrumentation'] {
-  return otelInstrumentation({ tracerProvider: telemetry.tracerProvider, meterProvider: telemetry.meterProvider, propagator: telemetry.propagator, ...options });
+  return otelInstrumentation({
+    tracerProvider: telemetry.tracerProvider,
+    meterProvider: telemetry.meterProvider,
+    propagator: telemetry.propagator,
+    ...options,
+  });
 }
 
 /**
@@ -67,7 +78,9 @@ function seenOf(seen: readonly SeenRequest[], method: string): SeenRequest[] {
 
 /** Every attribute value and event attribute value of every span, as text (to look for a secret). */
 function everything(spans: readonly ReadableSpan[]): string {
-  return JSON.stringify(spans.map((span) => [span.name, span.attributes, span.events.map((event) => [event.name, event.attributes])]));
+  return JSON.stringify(
+    spans.map((span) => [span.name, span.attributes, span.events.map((event) => [event.name, event.attributes])]),
+  );
 }
 
 /** The status events of a span, as `status` or `status: message`. */
@@ -135,7 +148,8 @@ describe('a completed task', () => {
     const childParents = new Set(children.map((child) => traceparentOf(child.spanContext())));
     const sentGets = seenOf(seen, 'tasks/get');
     expect(sentGets.length).toBe(gets.length);
-    for (const request of [...sentGets, ...seenOf(seen, 'tasks/result')]) expect(childParents.has(request.traceparent!)).toBe(true);
+    for (const request of [...sentGets, ...seenOf(seen, 'tasks/result')])
+      expect(childParents.has(request.traceparent!)).toBe(true);
     expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(span.spanContext()));
 
     // The task id, a secret, is on no span.
@@ -149,17 +163,29 @@ describe('a completed task', () => {
     const durations = await telemetry.points('mcp.client.operation.duration');
     const byMethod = (method: string) => durations.filter((point) => point.attributes['mcp.method.name'] === method);
     expect(byMethod('tools/call')).toHaveLength(1);
-    expect(byMethod('tools/call')[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'job', ...IN_PROCESS_VERSION });
+    expect(byMethod('tools/call')[0]!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'job',
+      ...IN_PROCESS_VERSION,
+    });
     expect(byMethod('tasks/get').reduce((sum, point) => sum + point.count, 0)).toBe(handle.metrics!.polls);
     expect(byMethod('tasks/get')[0]!.attributes['gen_ai.operation.name']).toBeUndefined();
     expect(byMethod('tasks/result')[0]!.count).toBe(1);
     for (const point of durations) expect(point.attributes['mcp.session.id']).toBeUndefined();
 
     const [task] = await telemetry.points('mcp.client.task.duration');
-    expect(task).toMatchObject({ count: 1, attributes: { 'gen_ai.tool.name': 'job', 'mcp.task.outcome': 'completed' } });
+    expect(task).toMatchObject({
+      count: 1,
+      attributes: { 'gen_ai.tool.name': 'job', 'mcp.task.outcome': 'completed' },
+    });
     expect(task!.sum).toBeCloseTo(handle.metrics!.durationMs / 1000, 6);
-    expect(await telemetry.points('mcp.client.task.active')).toEqual([{ attributes: expect.objectContaining({ 'gen_ai.tool.name': 'job' }), count: 1, sum: 0 }]);
-    expect((await telemetry.points('mcp.client.task.polls'))[0]).toMatchObject({ count: 1, sum: handle.metrics!.polls });
+    expect(await telemetry.points('mcp.client.task.active')).toEqual([
+      { attributes: expect.objectContaining({ 'gen_ai.tool.name': 'job' }), count: 1, sum: 0 },
+    ]);
+    expect((await telemetry.points('mcp.client.task.polls'))[0]).toMatchObject({
+      count: 1,
+      sum: handle.metrics!.polls,
+    });
     expect((await telemetry.points('mcp.client.task.notifications'))[0]).toMatchObject({ count: 1, sum: 0 });
   });
 
@@ -167,7 +193,10 @@ describe('a completed task', () => {
     const { tasks, seen } = await inProcess();
     const incoming = telemetry.propagator.extract(
       ROOT_CONTEXT,
-      { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE' },
+      {
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        tracestate: 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE',
+      },
       defaultTextMapGetter,
     );
     await context.with(incoming, async () => (await tasks.callToolAsTask('job', { ms: 40 })).result());
@@ -197,7 +226,11 @@ describe('tasks that do not complete', () => {
     const handle = await tasks.callToolAsTask('job', { ms: 40, outcome: 'fail' });
     await expect(handle.result()).rejects.toThrow('disk full');
     const span = telemetry.one('tools/call job');
-    expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'failed', 'error.type': 'tool_error', 'mcp.task.status': 'failed' });
+    expect(span.attributes).toMatchObject({
+      'mcp.task.outcome': 'failed',
+      'error.type': 'tool_error',
+      'mcp.task.status': 'failed',
+    });
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     expect(span.status.message).toContain('disk full');
     const [point] = await telemetry.points('mcp.client.task.duration');
@@ -216,7 +249,9 @@ describe('tasks that do not complete', () => {
     await until(() => telemetry.childrenOf(span).some((child) => child.name === 'tasks/cancel'));
     const cancel = telemetry.childrenOf(span).find((child) => child.name === 'tasks/cancel')!;
     expect(cancel.status.code).toBe(SpanStatusCode.UNSET);
-    expect(seenOf(seen, 'tasks/cancel').map((request) => request.traceparent)).toEqual([traceparentOf(cancel.spanContext())]);
+    expect(seenOf(seen, 'tasks/cancel').map((request) => request.traceparent)).toEqual([
+      traceparentOf(cancel.spanContext()),
+    ]);
   });
 
   it('a deadline that passes is recorded as a timeout, with the remote cancel as a child span', async () => {
@@ -245,7 +280,11 @@ describe('tasks that do not complete', () => {
 describe('input, plain calls, retries and reconnections', () => {
   it('an input_required task: the question is a SERVER span under the server span that asked, linked to the task span', async () => {
     const { tasks, seen } = await inProcess();
-    const handle = await tasks.callToolAsTask('job', { ms: 20, outcome: 'ask' }, { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) });
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
+    );
     expect((await handle.result()).content).toEqual([{ type: 'text', text: 'answered accept' }]);
     const span = telemetry.one('tools/call job');
     await until(() => telemetry.named('tools/call job').length === 2);
@@ -254,11 +293,17 @@ describe('input, plain calls, retries and reconnections', () => {
     expect(question.kind).toBe(SpanKind.SERVER);
     expect(question.parentSpanContext?.spanId).toBe(serverSpan.spanContext().spanId);
     expect(question.links.map((link) => link.context.spanId)).toEqual([span.spanContext().spanId]);
-    expect(question.attributes).toMatchObject({ 'mcp.method.name': 'elicitation/create', 'mcp.task.input_outcome': 'answered', 'mcp.task.input_action': 'accept' });
+    expect(question.attributes).toMatchObject({
+      'mcp.method.name': 'elicitation/create',
+      'mcp.task.input_outcome': 'answered',
+      'mcp.task.input_action': 'accept',
+    });
     expect(statusEvents(span)).toContain('input_required');
     const names = span.events.map((event) => event.name);
     expect(names.indexOf('mcp.task.input.request')).toBeGreaterThan(names.indexOf('mcp.task.status'));
-    expect(span.events.find((event) => event.name === 'mcp.task.input.response')?.attributes).toMatchObject({ 'mcp.task.input_action': 'accept' });
+    expect(span.events.find((event) => event.name === 'mcp.task.input.response')?.attributes).toMatchObject({
+      'mcp.task.input_action': 'accept',
+    });
     // The blocking tasks/result that carried the question went out with its own context too.
     expect(seenOf(seen, 'tasks/result').every((request) => request.traceparent !== undefined)).toBe(true);
   });
@@ -276,7 +321,11 @@ describe('input, plain calls, retries and reconnections', () => {
 
   it('marks a lost connection and its restoration on the task span; the task completes over the new connection', async () => {
     telemetry = new Telemetry();
-    const first = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator, pollInterval: 30 });
+    const first = createTracedServer({
+      tracerProvider: telemetry.tracerProvider,
+      propagator: telemetry.propagator,
+      pollInterval: 30,
+    });
     const pair = await connectPair(first.server);
     const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: instrumentation() });
     cleanups.push(async () => {
@@ -285,7 +334,11 @@ describe('input, plain calls, retries and reconnections', () => {
     });
     const handle = await tasks.callToolAsTask('job', { ms: 150 });
     await pair.client.close();
-    const second = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator, store: first.store });
+    const second = createTracedServer({
+      tracerProvider: telemetry.tracerProvider,
+      propagator: telemetry.propagator,
+      store: first.store,
+    });
     const again = await connectPair(second.server);
     cleanups.push(() => again.close());
     tasks.reconnect(again.client);
@@ -295,7 +348,11 @@ describe('input, plain calls, retries and reconnections', () => {
     expect(names.indexOf('mcp.connection.restored')).toBeGreaterThan(names.indexOf('mcp.connection.lost'));
     // The polls after the reconnection still carry the task's trace context.
     expect(seenOf(second.seen, 'tasks/get').length + seenOf(second.seen, 'tasks/result').length).toBeGreaterThan(0);
-    expect(second.seen.filter((request) => request.method.startsWith('tasks/')).every((request) => request.traceparent !== undefined)).toBe(true);
+    expect(
+      second.seen
+        .filter((request) => request.method.startsWith('tasks/'))
+        .every((request) => request.traceparent !== undefined),
+    ).toBe(true);
   });
 });
 
@@ -311,7 +368,11 @@ describe('the hook', () => {
       made.store.cleanup();
     });
     await (await tasks.callToolAsTask('job', { ms: 40 })).result();
-    expect(made.seen.filter((request) => request.method !== 'initialize' && request.meta !== undefined && 'traceparent' in request.meta)).toEqual([]);
+    expect(
+      made.seen.filter(
+        (request) => request.method !== 'initialize' && request.meta !== undefined && 'traceparent' in request.meta,
+      ),
+    ).toEqual([]);
   });
 
   it("a call's own _meta entries win over the trace context", async () => {
@@ -334,7 +395,9 @@ describe('the hook', () => {
     await handle.result();
     const span = telemetry.one('tools/call job');
     expect(telemetry.childrenOf(span).filter((child) => child.kind === SpanKind.CLIENT)).toEqual([]);
-    const requests = span.events.filter((event) => event.name === 'mcp.request').map((event) => event.attributes?.['mcp.method.name']);
+    const requests = span.events
+      .filter((event) => event.name === 'mcp.request')
+      .map((event) => event.attributes?.['mcp.method.name']);
     expect(requests.filter((method) => method === 'tasks/get')).toHaveLength(handle.metrics!.polls);
     expect(requests).toContain('tasks/result');
     // Every request then carries the task span's own context.
@@ -366,7 +429,9 @@ describe('the hook', () => {
     });
     const problems: string[] = [];
     tasks.on('error', (error) => problems.push(error.message));
-    expect((await (await tasks.callToolAsTask('job', { ms: 20 })).result()).content).toEqual([{ type: 'text', text: 'job done' }]);
+    expect((await (await tasks.callToolAsTask('job', { ms: 20 })).result()).content).toEqual([
+      { type: 'text', text: 'job done' },
+    ]);
     expect(problems[0]).toBe("The instrumentation's request() threw: broken tracer");
   });
 });
@@ -394,7 +459,11 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     const client = makeClient({ name: 'spec-client', version: '1.0.0' });
     const transport = httpTransport(http.url);
     await client.connect(transport);
-    const tasks = new TaskClient(client, { ...POLLING, retry: { minDelayMs: 5, maxDelayMs: 10 }, instrumentation: instrumentation() });
+    const tasks = new TaskClient(client, {
+      ...POLLING,
+      retry: { minDelayMs: 5, maxDelayMs: 10 },
+      instrumentation: instrumentation(),
+    });
     cleanups.push(async () => {
       await tasks.close();
       await client.close();
@@ -422,12 +491,17 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     const results = telemetry.childrenOf(span).filter((child) => child.name === 'tasks/result');
     expect(results.map((child) => child.attributes['error.type'])).toEqual(['send', undefined]);
     expect(results[0]!.status.code).toBe(SpanStatusCode.ERROR);
-    expect(span.events.find((event) => event.name === 'mcp.task.retry')?.attributes).toMatchObject({ 'mcp.task.retries': 1 });
+    expect(span.events.find((event) => event.name === 'mcp.task.retry')?.attributes).toMatchObject({
+      'mcp.task.retries': 1,
+    });
     expect(span.attributes['mcp.task.retries']).toBe(1);
     expect(seenOf(seen, 'tasks/result')).toHaveLength(1);
     expect(seenOf(seen, 'tasks/result')[0]!.traceparent).toBe(traceparentOf(results[1]!.spanContext()));
     const durations = await telemetry.points('mcp.client.operation.duration');
-    expect(durations.find((point) => point.attributes['error.type'] === 'send')).toMatchObject({ count: 1, attributes: { 'mcp.method.name': 'tasks/result', 'server.address': '127.0.0.1' } });
+    expect(durations.find((point) => point.attributes['error.type'] === 'send')).toMatchObject({
+      count: 1,
+      attributes: { 'mcp.method.name': 'tasks/result', 'server.address': '127.0.0.1' },
+    });
     for (const point of durations) expect(point.attributes['mcp.session.id']).toBeUndefined();
   });
 });

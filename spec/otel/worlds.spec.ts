@@ -52,7 +52,11 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     telemetry = new Telemetry();
     const w = await make({
       ...options,
-      instrumentation: otelInstrumentation({ tracerProvider: telemetry.tracerProvider, meterProvider: telemetry.meterProvider, propagator: telemetry.propagator }),
+      instrumentation: otelInstrumentation({
+        tracerProvider: telemetry.tracerProvider,
+        meterProvider: telemetry.meterProvider,
+        propagator: telemetry.propagator,
+      }),
     });
     open.push(w);
     expect(w.tasks.wire).toBe(wire);
@@ -83,11 +87,12 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     // A 2026-07-28 connection has no session; this one is in memory anyway.
     expect(span.attributes['mcp.session.id']).toBeUndefined();
     const statuses = span.events.filter((event) => event.name === 'mcp.task.status');
-    expect(statuses.map((event) => `${event.attributes?.['mcp.task.status'] as string}:${(event.attributes?.['mcp.task.status_message'] as string | undefined) ?? ''}`)).toEqual([
-      'working:',
-      'working:step 1',
-      'completed:step 1',
-    ]);
+    expect(
+      statuses.map(
+        (event) =>
+          `${event.attributes?.['mcp.task.status'] as string}:${(event.attributes?.['mcp.task.status_message'] as string | undefined) ?? ''}`,
+      ),
+    ).toEqual(['working:', 'working:step 1', 'completed:step 1']);
     expect(traceparents(w, 'tools/call')).toEqual([traceparentOf(span.spanContext())]);
 
     const children = telemetry.childrenOf(span);
@@ -102,7 +107,11 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
 
     // Exact on the manual clock: the call to the result took 2 s plus the polls to see it.
     const [point] = await telemetry.points('mcp.client.task.duration');
-    expect(point).toMatchObject({ count: 1, sum: handle.metrics!.durationMs / 1000, attributes: { 'mcp.task.outcome': 'completed', 'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25' } });
+    expect(point).toMatchObject({
+      count: 1,
+      sum: handle.metrics!.durationMs / 1000,
+      attributes: { 'mcp.task.outcome': 'completed', 'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25' },
+    });
     expect(point!.sum).toBeGreaterThanOrEqual(2);
   });
 
@@ -114,7 +123,11 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     await until(w, () => handle.settled);
     expect(await result).toBeInstanceOf(TaskFailedError);
     const span = telemetry.one('tools/call job');
-    expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'failed', 'error.type': '-32603', 'rpc.response.status_code': '-32603' });
+    expect(span.attributes).toMatchObject({
+      'mcp.task.outcome': 'failed',
+      'error.type': '-32603',
+      'rpc.response.status_code': '-32603',
+    });
     expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'worker crashed' });
   });
 
@@ -125,7 +138,11 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     const result = rejection(handle.result());
     await until(w, () => handle.settled);
     expect(await result).toBeInstanceOf(TaskCancelledError);
-    expect(telemetry.one('tools/call job').attributes).toMatchObject({ 'mcp.task.outcome': 'cancelled', 'error.type': 'TaskCancelledError', 'mcp.task.status': 'cancelled' });
+    expect(telemetry.one('tools/call job').attributes).toMatchObject({
+      'mcp.task.outcome': 'cancelled',
+      'error.type': 'TaskCancelledError',
+      'mcp.task.status': 'cancelled',
+    });
   });
 
   it('cancel() sends tasks/cancel as a child span, with its own trace context', async () => {
@@ -158,12 +175,16 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
   it("a question carrying the server's trace context: its span's parent is the server's span, linked to the task span", async () => {
     const w = await world({ capabilities: { elicitation: {} } });
     const answers: string[] = [];
-    const handle = await w.tasks.callToolAsTask('job', {}, {
-      onElicitation: (params) => {
-        answers.push(params.message);
-        return { action: 'decline' };
+    const handle = await w.tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: (params) => {
+          answers.push(params.message);
+          return { action: 'decline' };
+        },
       },
-    });
+    );
     const taskId = handle.taskId!;
     // The server's own span, as an instrumented server would name it in its question's _meta.
     const serverSpanId = '00f067aa0ba902b7';
@@ -175,10 +196,20 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     const task = telemetry.one('tools/call job');
     const question = telemetry.one('elicitation/create');
     expect(question.kind).toBe(SpanKind.SERVER);
-    expect(question.parentSpanContext).toMatchObject({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: serverSpanId, isRemote: true });
+    expect(question.parentSpanContext).toMatchObject({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: serverSpanId,
+      isRemote: true,
+    });
     expect(question.links.map((link) => link.context.spanId)).toEqual([task.spanContext().spanId]);
-    expect(question.attributes).toMatchObject({ 'mcp.method.name': 'elicitation/create', 'mcp.task.input_outcome': 'answered', 'mcp.task.input_action': 'decline' });
-    expect(task.events.map((event) => event.name)).toEqual(expect.arrayContaining(['mcp.task.input.request', 'mcp.task.input.response']));
+    expect(question.attributes).toMatchObject({
+      'mcp.method.name': 'elicitation/create',
+      'mcp.task.input_outcome': 'answered',
+      'mcp.task.input_action': 'decline',
+    });
+    expect(task.events.map((event) => event.name)).toEqual(
+      expect.arrayContaining(['mcp.task.input.request', 'mcp.task.input.response']),
+    );
     if (ext) {
       // The answer went back with tasks/update, a child span of the task with its own context.
       const updates = telemetry.childrenOf(task).filter((child) => child.name === 'tasks/update');
@@ -189,12 +220,16 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
 });
 
 describe('the extension wire: a question before the task exists (multi round-trip)', () => {
-  it('is a span of its call, and the call\'s two tools/call requests carry the call span\'s context', async () => {
+  it("is a span of its call, and the call's two tools/call requests carry the call span's context", async () => {
     telemetry = new Telemetry();
     const rig = await extRig({
       client: {
         onElicitation: () => ({ action: 'accept', content: { name: 'Alice' } }),
-        instrumentation: otelInstrumentation({ tracerProvider: telemetry.tracerProvider, meterProvider: telemetry.meterProvider, propagator: telemetry.propagator }),
+        instrumentation: otelInstrumentation({
+          tracerProvider: telemetry.tracerProvider,
+          meterProvider: telemetry.meterProvider,
+          propagator: telemetry.propagator,
+        }),
       },
     });
     cleanups.push(() => rig.close());
@@ -205,8 +240,14 @@ describe('the extension wire: a question before the task exists (multi round-tri
     const span = telemetry.one('tools/call test_tool_with_task');
     const question = telemetry.one('elicitation/create');
     expect(question.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
-    expect(question.attributes).toMatchObject({ 'mcp.task.input_outcome': 'answered', 'mcp.task.input_action': 'accept' });
-    expect(rig.server.params('tools/call').map((params) => (params._meta as Json).traceparent)).toEqual([traceparentOf(span.spanContext()), traceparentOf(span.spanContext())]);
+    expect(question.attributes).toMatchObject({
+      'mcp.task.input_outcome': 'answered',
+      'mcp.task.input_action': 'accept',
+    });
+    expect(rig.server.params('tools/call').map((params) => (params._meta as Json).traceparent)).toEqual([
+      traceparentOf(span.spanContext()),
+      traceparentOf(span.spanContext()),
+    ]);
     expect(span.attributes['jsonrpc.request.id']).toBe(rig.server.received('tools/call')[1]!.id);
   });
 });
@@ -221,7 +262,11 @@ describe('the extension wire over Streamable HTTP on 127.0.0.1', () => {
       sdk: 'v2',
       minPollIntervalMs: 10,
       onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
-      instrumentation: otelInstrumentation({ tracerProvider: telemetry.tracerProvider, meterProvider: telemetry.meterProvider, propagator: telemetry.propagator }),
+      instrumentation: otelInstrumentation({
+        tracerProvider: telemetry.tracerProvider,
+        meterProvider: telemetry.meterProvider,
+        propagator: telemetry.propagator,
+      }),
     });
     cleanups.push(() => tasks.close());
     expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
@@ -237,7 +282,8 @@ describe('the extension wire over Streamable HTTP on 127.0.0.1', () => {
       'mcp.task.outcome': 'completed',
     });
     expect(span.attributes['mcp.session.id']).toBeUndefined();
-    const meta = (method: string): Array<string | undefined> => server.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
+    const meta = (method: string): Array<string | undefined> =>
+      server.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
     expect(meta('tools/call')).toEqual([traceparentOf(span.spanContext())]);
     for (const method of ['tasks/get', 'tasks/update']) {
       const children = telemetry.childrenOf(span).filter((child) => child.name === method);

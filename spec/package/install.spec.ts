@@ -47,11 +47,15 @@ describe('without the optional peer `ai`', () => {
       "console.log('root', typeof root.TaskClient);",
       "await import('./lib/ai.ts').then(() => console.log('ai loaded'), (error) => console.log('ai', error.code, error.message.split(' imported')[0]));",
     ].join('\n');
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', '--input-type=module', '-e', probe], {
-      cwd: root,
-      env: { ...process.env, HIDE_PACKAGE: 'ai' },
-      timeout: 30_000,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', '--input-type=module', '-e', probe],
+      {
+        cwd: root,
+        env: { ...process.env, HIDE_PACKAGE: 'ai' },
+        timeout: 30_000,
+      },
+    );
     expect(stdout).toBe("root function\nai ERR_MODULE_NOT_FOUND Cannot find package 'ai'\n");
   });
 });
@@ -63,22 +67,33 @@ describe('without the optional peer `@opentelemetry/api`', () => {
       "console.log('root', typeof root.TaskClient);",
       "await import('./lib/otel.ts').then(() => console.log('otel loaded'), (error) => console.log('otel', error.code, error.message.split(' imported')[0]));",
     ].join('\n');
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', '--input-type=module', '-e', probe], {
-      cwd: root,
-      env: { ...process.env, HIDE_PACKAGE: '@opentelemetry/api' },
-      timeout: 30_000,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', '--input-type=module', '-e', probe],
+      {
+        cwd: root,
+        env: { ...process.env, HIDE_PACKAGE: '@opentelemetry/api' },
+        timeout: 30_000,
+      },
+    );
     expect(stdout).toBe("root function\notel ERR_MODULE_NOT_FOUND Cannot find package '@opentelemetry/api'\n");
   });
 });
 
 /** Runs `mcp-task tools [args]` with a package hidden (spec/fixtures/hide-sdk.ts); its failure, or undefined if it succeeded. */
-function cliWithout(hide: { HIDE_SDK: 'v1' } | { HIDE_PACKAGE: string }, args: readonly string[] = []): Promise<{ code?: number; stderr?: string } | undefined> {
-  return run(process.execPath, ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'cli/src/main.ts', 'tools', ...args], {
-    cwd: root,
-    env: { ...process.env, ...hide },
-    timeout: 30_000,
-  }).then(
+function cliWithout(
+  hide: { HIDE_SDK: 'v1' } | { HIDE_PACKAGE: string },
+  args: readonly string[] = [],
+): Promise<{ code?: number; stderr?: string } | undefined> {
+  return run(
+    process.execPath,
+    ['--import', 'tsx', '--import', './spec/fixtures/hide-sdk.ts', 'cli/src/main.ts', 'tools', ...args],
+    {
+      cwd: root,
+      env: { ...process.env, ...hide },
+      timeout: 30_000,
+    },
+  ).then(
     () => undefined,
     (error: unknown) => error as { code?: number; stderr?: string },
   );
@@ -182,13 +197,19 @@ describe('the packages as published (npm pack, npm install)', { timeout: 600_000
 
   it("the library's tarball: no lifecycle script a host would run or be warned about, no CLI, every source map with its sources, no declaration maps", async () => {
     const dir = await unpacked(library.tarball);
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string>; bin?: unknown; dependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+      bin?: unknown;
+      dependencies?: Record<string, string>;
+    };
     for (const script of INSTALL_SCRIPTS) expect(manifest.scripts?.[script], script).toBeUndefined();
     expect(manifest.bin).toBeUndefined();
     expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(['eventemitter3', 'p-retry']);
 
     const files = filesUnder(dir);
-    expect(files.filter((file) => file.startsWith('dist/cli/') || (file.startsWith('dist/') && file.includes('example')))).toEqual([]);
+    expect(
+      files.filter((file) => file.startsWith('dist/cli/') || (file.startsWith('dist/') && file.includes('example'))),
+    ).toEqual([]);
     expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
     expect(files.filter((file) => file.endsWith('.d.ts.map'))).toEqual([]);
     // A map that names lib/*.ts without carrying it points at files the package does not have.
@@ -196,9 +217,13 @@ describe('the packages as published (npm pack, npm install)', { timeout: 600_000
     const maps = files.filter((file) => file.endsWith('.js.map'));
     expect(maps.length).toBe(scripts.length);
     for (const map of maps) {
-      const { sources, sourcesContent } = JSON.parse(readFileSync(join(dir, map), 'utf8')) as { sources: string[]; sourcesContent?: unknown[] };
+      const { sources, sourcesContent } = JSON.parse(readFileSync(join(dir, map), 'utf8')) as {
+        sources: string[];
+        sourcesContent?: unknown[];
+      };
       expect(sourcesContent?.length, map).toBe(sources.length);
-      for (const content of sourcesContent ?? []) expect(typeof content === 'string' && content.length > 0, map).toBe(true);
+      for (const content of sourcesContent ?? [])
+        expect(typeof content === 'string' && content.length > 0, map).toBe(true);
     }
   });
 
@@ -212,18 +237,34 @@ describe('the packages as published (npm pack, npm install)', { timeout: 600_000
     expect(tree.has('p-retry') && tree.has('eventemitter3')).toBe(true);
     for (const name of [...CLI_ONLY, 'mcp-task']) expect(tree.has(name), name).toBe(false);
     // The root entry point loads with neither SDK nor ai installed (they are optional peers).
-    const loaded = await mustRun(host.dir, process.execPath, ['--input-type=module', '-e', "const m = await import('mcp-task-client'); console.log(typeof m.TaskClient);"]);
+    const loaded = await mustRun(host.dir, process.execPath, [
+      '--input-type=module',
+      '-e',
+      "const m = await import('mcp-task-client'); console.log(typeof m.TaskClient);",
+    ]);
     expect(loaded.stdout).toBe('function\n');
   });
 
   it("the CLI's tarball: the launcher, the compiled CLI and the example server it embeds; no maps, no sources, no lifecycle script", async () => {
     const dir = await unpacked(cli.tarball);
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string>; bin?: Record<string, string>; dependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+      bin?: Record<string, string>;
+      dependencies?: Record<string, string>;
+    };
     for (const script of INSTALL_SCRIPTS) expect(manifest.scripts?.[script], script).toBeUndefined();
     expect(manifest.bin?.['mcp-task']?.replace(/^\.\//, '')).toBe('bin/mcp-task.js');
     expect(manifest.dependencies?.['mcp-task-client']).toMatch(/^\^?\d+\.\d+\.\d+$/);
     const files = filesUnder(dir);
-    expect(files).toEqual(expect.arrayContaining(['bin/mcp-task.js', 'dist/cli/src/main.js', 'dist/cli/src/commands/call.js', 'dist/examples/server.js', 'README.md']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'bin/mcp-task.js',
+        'dist/cli/src/main.js',
+        'dist/cli/src/commands/call.js',
+        'dist/examples/server.js',
+        'README.md',
+      ]),
+    );
     expect(files.filter((file) => file.endsWith('.map') || file.endsWith('.ts'))).toEqual([]);
     // The CLI reaches the library by its package name only: no copy of it, no path into it.
     expect(files.filter((file) => file.startsWith('dist/lib/') || file.startsWith('lib/'))).toEqual([]);
@@ -235,7 +276,11 @@ describe('the packages as published (npm pack, npm install)', { timeout: 600_000
     const installed = await npmInstall(host.dir, [library.tarball, cli.tarball]);
     expect(installed.stderr).not.toMatch(/install-scripts.*mcp-task|mcp-task.*prepare/);
     // One library: the CLI's dependency is the tarball installed beside it, not a second copy.
-    expect(filesUnder(join(host.dir, 'node_modules', 'mcp-task')).filter((file) => file.startsWith('node_modules/mcp-task-client/'))).toEqual([]);
+    expect(
+      filesUnder(join(host.dir, 'node_modules', 'mcp-task')).filter((file) =>
+        file.startsWith('node_modules/mcp-task-client/'),
+      ),
+    ).toEqual([]);
     const bin = join(host.dir, 'node_modules', '.bin', 'mcp-task');
 
     const help = await runIn(host.dir, bin, ['--help'], 30_000);
@@ -248,6 +293,12 @@ describe('the packages as published (npm pack, npm install)', { timeout: 600_000
     const call = await runIn(host.dir, bin, ['call', 'analyze', 'id=7', 'steps=2', 'stepMs=50'], 60_000);
     expect(call.code, call.stderr).toBe(0);
     const last = JSON.parse(call.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
-    expect(last).toMatchObject({ type: 'result', outcome: 'completed', exitCode: 0, wire: '2025-11-25', result: { content: [{ type: 'text', text: 'analysis of 7 done in 2 steps' }] } });
+    expect(last).toMatchObject({
+      type: 'result',
+      outcome: 'completed',
+      exitCode: 0,
+      wire: '2025-11-25',
+      result: { content: [{ type: 'text', text: 'analysis of 7 done in 2 steps' }] },
+    });
   });
 });

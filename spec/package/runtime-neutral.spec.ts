@@ -38,7 +38,9 @@ function newest(dir: string, keep: (path: string) => boolean): number {
 }
 
 /** Every specifier the graph of `entry` (a file of dist/, or a module's text) imports (with its importer), and the files in it. */
-async function graphOf(entry: string | { contents: string }): Promise<{ imports: Array<{ path: string; importer: string }>; inputs: Metafile['inputs'] }> {
+async function graphOf(
+  entry: string | { contents: string },
+): Promise<{ imports: Array<{ path: string; importer: string }>; inputs: Metafile['inputs'] }> {
   const imports: Array<{ path: string; importer: string }> = [];
   const record: Plugin = {
     name: 'record',
@@ -52,7 +54,9 @@ async function graphOf(entry: string | { contents: string }): Promise<{ imports:
     },
   };
   const result = await build({
-    ...(typeof entry === 'string' ? { entryPoints: [join(DIST, entry)] } : { stdin: { ...entry, resolveDir: ROOT, sourcefile: 'probe.js' } }),
+    ...(typeof entry === 'string'
+      ? { entryPoints: [join(DIST, entry)] }
+      : { stdin: { ...entry, resolveDir: ROOT, sourcefile: 'probe.js' } }),
     absWorkingDir: ROOT,
     bundle: true,
     write: false,
@@ -74,11 +78,19 @@ function nodeGlobalsIn(source: string, commonjs: boolean): string[] {
     {
       linterOptions: { noInlineConfig: true, reportUnusedDisableDirectives: 'off' },
       languageOptions: { sourceType: commonjs ? 'commonjs' : 'module', ecmaVersion: 'latest', globals: {} },
-      rules: { 'no-restricted-globals': ['error', ...(commonjs ? NODE_GLOBALS : [...NODE_GLOBALS, ...COMMONJS_GLOBALS])] },
+      rules: {
+        'no-restricted-globals': ['error', ...(commonjs ? NODE_GLOBALS : [...NODE_GLOBALS, ...COMMONJS_GLOBALS])],
+      },
     },
   ]);
   // (Inline eslint comments are ignored, so none can hide a use; the notes about them are dropped.)
-  return messages.flatMap((m) => (m.fatal === true ? [`unparsable: ${m.message}`] : m.ruleId === 'no-restricted-globals' ? [`${/'(\w+)'/.exec(m.message)?.[1]} (line ${m.line})`] : []));
+  return messages.flatMap((m) =>
+    m.fatal === true
+      ? [`unparsable: ${m.message}`]
+      : m.ruleId === 'no-restricted-globals'
+        ? [`${/'(\w+)'/.exec(m.message)?.[1]} (line ${m.line})`]
+        : [],
+  );
 }
 
 describe('the built package is runtime-neutral', () => {
@@ -90,17 +102,27 @@ describe('the built package is runtime-neutral', () => {
   });
 
   for (const entry of ['index.js', 'ai.js', 'internal.js', 'doctor.js', 'otel.js']) {
-    it(`dist/${entry}: no Node module anywhere in its import graph, no Node global in any of its files`, { timeout: 60_000 }, async () => {
-      const { imports, inputs } = await graphOf(entry);
-      const files = Object.keys(inputs);
-      // The graph is the library and its bundled dependencies; it reached both.
-      expect(files.filter((file) => file.startsWith('dist/')).length).toBeGreaterThan({ 'index.js': 50, 'ai.js': 5, 'internal.js': 20, 'doctor.js': 20, 'otel.js': 5 }[entry]!);
-      if (entry === 'index.js') expect(files.some((file) => file.includes('node_modules/eventemitter3/'))).toBe(true);
-      const fromNode = imports.filter(({ path }) => path.startsWith('node:') || builtinModules.includes(path));
-      expect(fromNode.map(({ path, importer }) => `${importer} imports ${path}`)).toEqual([]);
-      const globals = files.flatMap((file) => nodeGlobalsIn(readFileSync(join(ROOT, file), 'utf8'), inputs[file]!.format === 'cjs').map((use) => `${file}: ${use}`));
-      expect(globals).toEqual([]);
-    });
+    it(
+      `dist/${entry}: no Node module anywhere in its import graph, no Node global in any of its files`,
+      { timeout: 60_000 },
+      async () => {
+        const { imports, inputs } = await graphOf(entry);
+        const files = Object.keys(inputs);
+        // The graph is the library and its bundled dependencies; it reached both.
+        expect(files.filter((file) => file.startsWith('dist/')).length).toBeGreaterThan(
+          { 'index.js': 50, 'ai.js': 5, 'internal.js': 20, 'doctor.js': 20, 'otel.js': 5 }[entry]!,
+        );
+        if (entry === 'index.js') expect(files.some((file) => file.includes('node_modules/eventemitter3/'))).toBe(true);
+        const fromNode = imports.filter(({ path }) => path.startsWith('node:') || builtinModules.includes(path));
+        expect(fromNode.map(({ path, importer }) => `${importer} imports ${path}`)).toEqual([]);
+        const globals = files.flatMap((file) =>
+          nodeGlobalsIn(readFileSync(join(ROOT, file), 'utf8'), inputs[file]!.format === 'cjs').map(
+            (use) => `${file}: ${use}`,
+          ),
+        );
+        expect(globals).toEqual([]);
+      },
+    );
   }
 
   it('the check itself: a Node module or a Node global in the graph is reported', async () => {
@@ -112,19 +134,38 @@ describe('the built package is runtime-neutral', () => {
       'export const cjs = typeof module === "object" ? require : undefined;',
       'export const local = (process) => process + randomUUID();',
     ].join('\n');
-    expect(nodeGlobalsIn(probe, false)).toEqual(['process (line 3)', 'Buffer (line 4)', 'module (line 5)', 'require (line 5)']);
-    expect(nodeGlobalsIn('module.exports = { env: process.env.X, load: require, bytes: Buffer };', true)).toEqual(['process (line 1)', 'Buffer (line 1)']);
+    expect(nodeGlobalsIn(probe, false)).toEqual([
+      'process (line 3)',
+      'Buffer (line 4)',
+      'module (line 5)',
+      'require (line 5)',
+    ]);
+    expect(nodeGlobalsIn('module.exports = { env: process.env.X, load: require, bytes: Buffer };', true)).toEqual([
+      'process (line 1)',
+      'Buffer (line 1)',
+    ]);
     const { imports } = await graphOf({ contents: probe });
     expect(imports.map(({ path }) => path)).toEqual(['node:crypto', 'fs']);
   });
 
   it('the export map points every runtime at one build: one JavaScript file per entry point, whatever the conditions', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; sideEffects: unknown };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+      sideEffects: unknown;
+    };
     expect(pkg.sideEffects).toBe(false);
     /** Every file a condition (other than `types`) can pick under `target`. */
     const files = (target: unknown): string[] =>
-      typeof target === 'string' ? [target] : Object.entries(target as Record<string, unknown>).flatMap(([condition, value]) => (condition === 'types' ? [] : files(value)));
-    const entries = Object.fromEntries(Object.entries(pkg.exports).filter(([subpath]) => subpath !== './package.json').map(([subpath, target]) => [subpath, [...new Set(files(target))]]));
+      typeof target === 'string'
+        ? [target]
+        : Object.entries(target as Record<string, unknown>).flatMap(([condition, value]) =>
+            condition === 'types' ? [] : files(value),
+          );
+    const entries = Object.fromEntries(
+      Object.entries(pkg.exports)
+        .filter(([subpath]) => subpath !== './package.json')
+        .map(([subpath, target]) => [subpath, [...new Set(files(target))]]),
+    );
     expect(entries).toEqual({
       '.': ['./dist/index.js'],
       './internal': ['./dist/internal.js'],

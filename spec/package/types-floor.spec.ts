@@ -69,19 +69,38 @@ describe(`the published declarations on TypeScript ${FLOOR} (skipLibCheck: false
   beforeAll(async () => {
     host = scratchProject('types-floor');
     const library = await pack('library', host.dir);
-    await npmInstall(host.dir, [library.tarball, `typescript@${FLOOR}`, '@types/node@20', 'ai@7', '@opentelemetry/api@1.9']);
+    await npmInstall(host.dir, [
+      library.tarball,
+      `typescript@${FLOOR}`,
+      '@types/node@20',
+      'ai@7',
+      '@opentelemetry/api@1.9',
+    ]);
     writeFileSync(join(host.dir, 'consumer.ts'), CONSUMER);
     writeFileSync(join(host.dir, 'ai-consumer.ts'), AI_CONSUMER);
     writeFileSync(join(host.dir, 'otel-consumer.ts'), OTEL_CONSUMER);
   }, 300_000);
   afterAll(() => host?.remove());
 
-  const tsc = (...args: string[]) => runIn(host.dir, process.execPath, [join(host.dir, 'node_modules', 'typescript', 'bin', 'tsc'), ...args]);
+  const tsc = (...args: string[]) =>
+    runIn(host.dir, process.execPath, [join(host.dir, 'node_modules', 'typescript', 'bin', 'tsc'), ...args]);
 
   /** Compiles `file` with the given options on the installed compiler; its diagnostics. */
-  async function compile(name: string, file: string, options: Record<string, unknown>): Promise<{ errors: Diagnostic[] }> {
+  async function compile(
+    name: string,
+    file: string,
+    options: Record<string, unknown>,
+  ): Promise<{ errors: Diagnostic[] }> {
     const config = {
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, ...options },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        ...options,
+      },
       files: [file],
     };
     writeFileSync(join(host.dir, `tsconfig.${name}.json`), JSON.stringify(config, null, 2));
@@ -102,7 +121,12 @@ describe(`the published declarations on TypeScript ${FLOOR} (skipLibCheck: false
     const lib = ['ES2022', 'ESNext.Disposable', 'DOM'];
     const nodeNext = await compile('browser', 'consumer.ts', { lib, types: [] });
     expect(nodeNext.errors.map((error) => error.line)).toEqual([]);
-    const bundler = await compile('bundler', 'consumer.ts', { lib, types: [], module: 'ESNext', moduleResolution: 'Bundler' });
+    const bundler = await compile('bundler', 'consumer.ts', {
+      lib,
+      types: [],
+      module: 'ESNext',
+      moduleResolution: 'Bundler',
+    });
     expect(bundler.errors.map((error) => error.line)).toEqual([]);
   });
 
@@ -117,7 +141,16 @@ describe(`the published declarations on TypeScript ${FLOOR} (skipLibCheck: false
   });
 
   it("mcp-task-client/ai: no error comes from this library's declarations (ai's own are ai's)", async () => {
-    const { errors } = await compile('ai', 'ai-consumer.ts', { lib: ['ES2022', 'ESNext.Disposable', 'DOM'], types: ['node'] });
-    expect(errors.filter((error) => !error.file.startsWith('node_modules/') || error.file.startsWith('node_modules/mcp-task-client/')).map((error) => error.line)).toEqual([]);
+    const { errors } = await compile('ai', 'ai-consumer.ts', {
+      lib: ['ES2022', 'ESNext.Disposable', 'DOM'],
+      types: ['node'],
+    });
+    expect(
+      errors
+        .filter(
+          (error) => !error.file.startsWith('node_modules/') || error.file.startsWith('node_modules/mcp-task-client/'),
+        )
+        .map((error) => error.line),
+    ).toEqual([]);
   });
 });

@@ -27,12 +27,17 @@ describe('docs/performance.md', () => {
   });
 
   it('shows a miss of requests per task with figures that differ (1.203 vs 1.200, never 1.20 vs 1.20)', () => {
-    const misses = page.markdown.split('\n').filter((l) => l.startsWith('| ') && (l.split('|').at(-2) ?? '').includes('✗'));
+    const misses = page.markdown
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && (l.split('|').at(-2) ?? '').includes('✗'));
     for (const line of misses) {
       const pairs = [...(line.split('|').at(-2) ?? '').matchAll(/([\d.]+) vs ([\d.]+)/g)];
       expect(pairs.length, line).toBe(2);
       // A half whose figures are equal is met; a miss has a half whose figures differ.
-      expect(pairs.some(([, ours, theirs]) => ours !== theirs), line).toBe(true);
+      expect(
+        pairs.some(([, ours, theirs]) => ours !== theirs),
+        line,
+      ).toBe(true);
     }
   });
 });

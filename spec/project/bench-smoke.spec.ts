@@ -72,15 +72,25 @@ describe('benchmark harness (smoke, N=10)', () => {
       elapsedS: 1,
       load: undefined,
     };
-    const page = markdown({ ...input, rows: big, soak: { tasks: 100, readingsMiB: [10, 10.2], growth: 0.02, passed: true, output: '' } });
+    const page = markdown({
+      ...input,
+      rows: big,
+      soak: { tasks: 100, readingsMiB: [10, 10.2], growth: 0.02, passed: true, output: '' },
+    });
     expect(page).toContain('## Targets (issue 15)');
     expect(page).toContain('## Where another contender is ahead');
     expect(svgChart(rows, [workload])).toMatch(/^<svg[\s\S]*<\/svg>$/);
 
     // A miss names its cause, and the profiles of the run are printed side by side.
     const slow = { median: 50, min: 50, max: 50 };
-    const missing = big.map((r) => (r.wire === '2025' && r.contender === 'mcp-task-client' ? { ...r, warm: { ...r.warm, cpuPerTaskMs: slow } } : r));
-    const profile = (contender: 'mcp-task-client' | 'floor', libUs: number, heapBytes: Record<string, number>): CauseProfile => ({
+    const missing = big.map((r) =>
+      r.wire === '2025' && r.contender === 'mcp-task-client' ? { ...r, warm: { ...r.warm, cpuPerTaskMs: slow } } : r,
+    );
+    const profile = (
+      contender: 'mcp-task-client' | 'floor',
+      libUs: number,
+      heapBytes: Record<string, number>,
+    ): CauseProfile => ({
       wire: '2025' as const,
       transport: 'stdio' as const,
       workload: workload.id,
@@ -98,7 +108,10 @@ describe('benchmark harness (smoke, N=10)', () => {
       soak: undefined,
       causes: {
         cpu: [profile('mcp-task-client', 40, {}), profile('floor', 0, {})],
-        heap: [profile('mcp-task-client', 40, { 'object TaskRecord': 248 }), profile('floor', 0, { 'object Timeout': 24 })],
+        heap: [
+          profile('mcp-task-client', 40, { 'object TaskRecord': 248 }),
+          profile('floor', 0, { 'object Timeout': 24 }),
+        ],
       },
     });
     const missed = explained.slice(explained.indexOf('## Targets missed'));

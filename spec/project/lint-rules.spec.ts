@@ -31,7 +31,9 @@ const LAYER_RULE = 'mcp-task-client/layer-order';
 type Entry = { files?: unknown; ignores?: unknown; plugins?: unknown; rules?: Record<string, unknown> };
 
 // The config is plain JavaScript without types: loaded by URL, typed here.
-const { default: config } = (await import(new URL('../../eslint.config.js', import.meta.url).href)) as { default: Entry[] };
+const { default: config } = (await import(new URL('../../eslint.config.js', import.meta.url).href)) as {
+  default: Entry[];
+};
 
 /** The config reduced to its import rules (no type information, no file reading). */
 const configs = config.flatMap((entry) => {
@@ -51,7 +53,10 @@ const linter = new Linter({ configType: 'flat', cwd: ROOT });
 
 /** The import rules `source` breaks as file `file` (relative to the repository). */
 function broken(file: string, source: string): string[] {
-  const parsing: Linter.Config = { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser, sourceType: 'module', ecmaVersion: 'latest' } };
+  const parsing: Linter.Config = {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser, sourceType: 'module', ecmaVersion: 'latest' },
+  };
   const messages = linter.verify(source, [parsing, ...configs], {
     filename: `${ROOT}${file}`,
   });
@@ -68,7 +73,17 @@ describe('eslint import rules hold at every depth', () => {
       ['cli/src/probe.ts', '../../'],
       ['cli/src/commands/probe.ts', '../../../'],
     ] as const) {
-      for (const inside of ['lib/engine/engine.js', 'lib/facade/client.js', 'lib/index.js', 'lib/internal.js', 'lib/errors.js', 'lib/ai/tools.js', 'dist/index.js', 'spec/helpers.js', 'examples/demo.js']) {
+      for (const inside of [
+        'lib/engine/engine.js',
+        'lib/facade/client.js',
+        'lib/index.js',
+        'lib/internal.js',
+        'lib/errors.js',
+        'lib/ai/tools.js',
+        'dist/index.js',
+        'spec/helpers.js',
+        'examples/demo.js',
+      ]) {
         expect(broken(file, importing(`${up}${inside}`)), `${file} importing ${up}${inside}`).toEqual([rule]);
       }
       expect(broken(file, `export * from '${up}lib/engine/engine.js';\n`)).toEqual([rule]);
@@ -82,7 +97,9 @@ describe('eslint import rules hold at every depth', () => {
         'mcp-task-client/lib/doctor.js',
       ]) {
         expect(broken(file, importing(subpath)), `${file} importing ${subpath}`).toEqual([rule]);
-        expect(broken(file, `export const load = () => import('${subpath}');\n`), `${file} loading ${subpath}`).toEqual([rule]);
+        expect(broken(file, `export const load = () => import('${subpath}');\n`), `${file} loading ${subpath}`).toEqual(
+          [rule],
+        );
       }
       expect(broken(file, importing('mcp-task-client'))).toEqual([]);
       // The doctor is a public subpath meant for `mcp-task doctor`: allowed, as a value and as types.
@@ -103,15 +120,28 @@ describe('eslint import rules hold at every depth', () => {
 
   it('the AI SDK tools (lib/ai/, lib/ai.ts) reach the library through lib/index.ts only, may import ai, no MCP SDK', () => {
     const rule = 'mcp-task-client/public-entry-only';
-    for (const inside of ['engine/engine.js', 'facade/client.js', 'wire/wire.js', 'port/open.js', 'util/abort.js', 'errors.js', 'types.js', 'internal.js']) {
-      expect(broken('lib/ai/probe.ts', importing(`../${inside}`)), `lib/ai/probe.ts importing ../${inside}`).toEqual([rule]);
+    for (const inside of [
+      'engine/engine.js',
+      'facade/client.js',
+      'wire/wire.js',
+      'port/open.js',
+      'util/abort.js',
+      'errors.js',
+      'types.js',
+      'internal.js',
+    ]) {
+      expect(broken('lib/ai/probe.ts', importing(`../${inside}`)), `lib/ai/probe.ts importing ../${inside}`).toEqual([
+        rule,
+      ]);
       expect(broken('lib/ai.ts', importing(`./${inside}`)), `lib/ai.ts importing ./${inside}`).toEqual([rule]);
     }
     expect(broken('lib/ai/probe.ts', importing('../index.js'))).toEqual([]);
     expect(broken('lib/ai/probe.ts', importing('./tools.js'))).toEqual([]);
     expect(broken('lib/ai.ts', importing('./ai/tools.js'))).toEqual([]);
     expect(broken('lib/ai/probe.ts', importing('ai'))).toEqual([]);
-    expect(broken('lib/ai/probe.ts', importing('@modelcontextprotocol/sdk/client/index.js'))).toEqual(['no-restricted-imports']);
+    expect(broken('lib/ai/probe.ts', importing('@modelcontextprotocol/sdk/client/index.js'))).toEqual([
+      'no-restricted-imports',
+    ]);
     expect(broken('lib/ai/probe.ts', importing('@modelcontextprotocol/client'))).toEqual(['no-restricted-imports']);
     // lib/ai is not the CLI's to import (it is not the root entry), nor the library's.
     expect(broken('cli/src/probe.ts', importing('../../lib/ai/tools.js'))).toEqual(['mcp-task-client/cli-boundary']);
@@ -123,8 +153,16 @@ describe('eslint import rules hold at every depth', () => {
   });
 
   it('only the port touches an SDK, and of the port only connect.ts', () => {
-    for (const file of ['lib/engine/probe.ts', 'lib/facade/probe.ts', 'lib/wire/ext/probe.ts', 'lib/api/probe.ts', 'lib/port/probe.ts']) {
-      expect(broken(file, importingType('@modelcontextprotocol/sdk/types.js')), file).toEqual(['no-restricted-imports']);
+    for (const file of [
+      'lib/engine/probe.ts',
+      'lib/facade/probe.ts',
+      'lib/wire/ext/probe.ts',
+      'lib/api/probe.ts',
+      'lib/port/probe.ts',
+    ]) {
+      expect(broken(file, importingType('@modelcontextprotocol/sdk/types.js')), file).toEqual([
+        'no-restricted-imports',
+      ]);
     }
     expect(broken('lib/port/connect.ts', importingType('@modelcontextprotocol/sdk/types.js'))).toEqual([]);
   });
@@ -139,11 +177,31 @@ describe('eslint import rules hold at every depth', () => {
  */
 const FLOORS = ['util', 'api', 'errors', 'types'];
 const LAYERS: Record<string, { probes: string[]; module: string[]; mayImport: string[] }> = {
-  entry: { probes: ['lib/index.ts'], module: ['lib/index.ts'], mayImport: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS] },
-  internal: { probes: ['lib/internal.ts'], module: ['lib/internal.ts'], mayImport: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS] },
-  facade: { probes: ['lib/facade/probe.ts', 'lib/facade/call/probe.ts'], module: ['lib/facade/client.ts'], mayImport: ['engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS] },
-  engine: { probes: ['lib/engine/probe.ts', 'lib/engine/deep/probe.ts'], module: ['lib/engine/engine.ts'], mayImport: ['seam', ...FLOORS] },
-  receiver: { probes: ['lib/receiver/probe.ts', 'lib/receiver/deep/probe.ts'], module: ['lib/receiver/receiver.ts'], mayImport: ['port', ...FLOORS] },
+  entry: {
+    probes: ['lib/index.ts'],
+    module: ['lib/index.ts'],
+    mayImport: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+  },
+  internal: {
+    probes: ['lib/internal.ts'],
+    module: ['lib/internal.ts'],
+    mayImport: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+  },
+  facade: {
+    probes: ['lib/facade/probe.ts', 'lib/facade/call/probe.ts'],
+    module: ['lib/facade/client.ts'],
+    mayImport: ['engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+  },
+  engine: {
+    probes: ['lib/engine/probe.ts', 'lib/engine/deep/probe.ts'],
+    module: ['lib/engine/engine.ts'],
+    mayImport: ['seam', ...FLOORS],
+  },
+  receiver: {
+    probes: ['lib/receiver/probe.ts', 'lib/receiver/deep/probe.ts'],
+    module: ['lib/receiver/receiver.ts'],
+    mayImport: ['port', ...FLOORS],
+  },
   wire: {
     probes: ['lib/wire/probe.ts', 'lib/wire/ext/probe.ts', 'lib/wire/v2025/probe.ts'],
     module: ['lib/wire/v2025/wire.ts', 'lib/wire/ext/wire.ts', 'lib/wire/resolve.ts', 'lib/wire/errors.ts'],
@@ -151,13 +209,29 @@ const LAYERS: Record<string, { probes: string[]; module: string[]; mayImport: st
   },
   seam: { probes: ['lib/wire/wire.ts'], module: ['lib/wire/wire.ts'], mayImport: ['port', ...FLOORS] },
   port: { probes: ['lib/port/probe.ts', 'lib/port/connect.ts'], module: ['lib/port/port.ts'], mayImport: FLOORS },
-  util: { probes: ['lib/util/probe.ts'], module: ['lib/util/scheduler.ts', 'lib/util/abort.ts'], mayImport: ['api', 'errors', 'types'] },
-  api: { probes: ['lib/api/probe.ts'], module: ['lib/api/index.ts', 'lib/api/handle.ts'], mayImport: ['errors', 'types'] },
+  util: {
+    probes: ['lib/util/probe.ts'],
+    module: ['lib/util/scheduler.ts', 'lib/util/abort.ts'],
+    mayImport: ['api', 'errors', 'types'],
+  },
+  api: {
+    probes: ['lib/api/probe.ts'],
+    module: ['lib/api/index.ts', 'lib/api/handle.ts'],
+    mayImport: ['errors', 'types'],
+  },
   errors: { probes: ['lib/errors.ts'], module: ['lib/errors.ts'], mayImport: ['types'] },
   types: { probes: ['lib/types.ts'], module: ['lib/types.ts'], mayImport: [] },
   // An integration's modules are linted by public-entry-only (above), not here; nothing imports them.
-  integration: { probes: [], module: ['lib/ai.ts', 'lib/ai/tools.ts', 'lib/bullmq/index.ts', 'lib/otel.ts', 'lib/otel/call.ts'], mayImport: ['entry'] },
-  doctor: { probes: ['lib/doctor.ts', 'lib/doctor/probe.ts'], module: ['lib/doctor.ts', 'lib/doctor/run.ts'], mayImport: ['entry', 'wire', 'seam', 'port', ...FLOORS] },
+  integration: {
+    probes: [],
+    module: ['lib/ai.ts', 'lib/ai/tools.ts', 'lib/bullmq/index.ts', 'lib/otel.ts', 'lib/otel/call.ts'],
+    mayImport: ['entry'],
+  },
+  doctor: {
+    probes: ['lib/doctor.ts', 'lib/doctor/probe.ts'],
+    module: ['lib/doctor.ts', 'lib/doctor/run.ts'],
+    mayImport: ['entry', 'wire', 'seam', 'port', ...FLOORS],
+  },
 };
 
 /** The specifier `probe` would write to import `module` (both relative to the repository). */
@@ -217,8 +291,15 @@ describe('lint enforces the direction of every import arrow between the layers',
 
   it('lib/api/ holds declarations only and imports types only', () => {
     const file = 'lib/api/probe.ts';
-    expect(broken(file, `import type { Task } from '../types.js';\nimport { type TaskError } from '../errors.js';\nexport type A = Task | TaskError;\nexport interface B { readonly a: A }\nexport type { C } from './c.js';\n`)).toEqual([]);
-    expect(broken(file, `import { TaskError } from '../errors.js';\nexport type A = TaskError;\n`)).toEqual([LAYER_RULE]);
+    expect(
+      broken(
+        file,
+        `import type { Task } from '../types.js';\nimport { type TaskError } from '../errors.js';\nexport type A = Task | TaskError;\nexport interface B { readonly a: A }\nexport type { C } from './c.js';\n`,
+      ),
+    ).toEqual([]);
+    expect(broken(file, `import { TaskError } from '../errors.js';\nexport type A = TaskError;\n`)).toEqual([
+      LAYER_RULE,
+    ]);
     expect(broken(file, `export { TaskError } from '../errors.js';\n`)).toEqual([LAYER_RULE]);
     expect(broken(file, `export * from './c.js';\n`)).toEqual([LAYER_RULE]);
     expect(broken(file, `import './c.js';\n`)).toEqual([LAYER_RULE]);
@@ -309,12 +390,33 @@ describe("a task's record is changed inside the engine only", () => {
       ['lib/doctor/probe.ts', '../'],
       ['lib/doctor/v2025/probe.ts', '../../'],
     ] as const) {
-      for (const allowed of ['port/port.js', 'port/open.js', 'port/connect.js', 'wire/resolve.js', 'wire/v2025/decode.js', 'wire/ext/decode.js', 'errors.js', 'types.js', 'index.js']) {
+      for (const allowed of [
+        'port/port.js',
+        'port/open.js',
+        'port/connect.js',
+        'wire/resolve.js',
+        'wire/v2025/decode.js',
+        'wire/ext/decode.js',
+        'errors.js',
+        'types.js',
+        'index.js',
+      ]) {
         expect(broken(file, importing(`${up}${allowed}`)), `${file} importing ${up}${allowed}`).toEqual([]);
       }
-      for (const refused of ['engine/engine.js', 'facade/client.js', 'receiver/receiver.js', 'cli/target.js', 'ai/tools.js', 'ai.js', 'internal.js', '@modelcontextprotocol/sdk/types.js']) {
+      for (const refused of [
+        'engine/engine.js',
+        'facade/client.js',
+        'receiver/receiver.js',
+        'cli/target.js',
+        'ai/tools.js',
+        'ai.js',
+        'internal.js',
+        '@modelcontextprotocol/sdk/types.js',
+      ]) {
         const specifier = refused.startsWith('@') ? refused : `${up}${refused}`;
-        expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([refused.startsWith('@') ? 'no-restricted-imports' : LAYER_RULE]);
+        expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([
+          refused.startsWith('@') ? 'no-restricted-imports' : LAYER_RULE,
+        ]);
       }
     }
     expect(broken('lib/doctor.ts', importing('./doctor/run.js'))).toEqual([]);
@@ -339,7 +441,16 @@ describe("a task's record is changed inside the engine only", () => {
       ['lib/bullmq/probe.ts', '../'],
       ['lib/bullmq/deep/probe.ts', '../../'],
     ] as const) {
-      for (const inside of ['engine/engine.js', 'facade/client.js', 'facade/handle/reference.js', 'wire/wire.js', 'errors.js', 'types.js', 'internal.js', 'cli/args.js']) {
+      for (const inside of [
+        'engine/engine.js',
+        'facade/client.js',
+        'facade/handle/reference.js',
+        'wire/wire.js',
+        'errors.js',
+        'types.js',
+        'internal.js',
+        'cli/args.js',
+      ]) {
         expect(broken(file, importing(`${up}${inside}`)), `${file} importing ${up}${inside}`).toEqual([rule]);
       }
       expect(broken(file, `export const load = () => import('${up}facade/client.js');\n`)).toEqual([rule]);
@@ -381,7 +492,14 @@ describe("a task's record is changed inside the engine only", () => {
       ['lib/otel/probe.ts', '../'],
       ['lib/otel/deep/probe.ts', '../../'],
     ] as const) {
-      for (const inside of ['facade/client.js', 'engine/engine.js', 'api/instrumentation.js', 'port/port.js', 'errors.js', 'internal.js']) {
+      for (const inside of [
+        'facade/client.js',
+        'engine/engine.js',
+        'api/instrumentation.js',
+        'port/port.js',
+        'errors.js',
+        'internal.js',
+      ]) {
         expect(broken(file, importing(`${up}${inside}`)), `${file} importing ${up}${inside}`).toEqual([rule]);
       }
       expect(broken(file, importing(`${up}index.js`))).toEqual([]);
@@ -396,7 +514,14 @@ describe("a task's record is changed inside the engine only", () => {
 
 describe('lib/ runs without Node', () => {
   const NODE_IMPORTS = ['node:crypto', 'node:fs/promises', 'crypto', 'events', 'fs/promises'];
-  const NODE_GLOBALS = ['process.env.X', 'Buffer.from("x")', 'setImmediate(() => {})', '__dirname', 'require("x")', 'global.x'];
+  const NODE_GLOBALS = [
+    'process.env.X',
+    'Buffer.from("x")',
+    'setImmediate(() => {})',
+    '__dirname',
+    'require("x")',
+    'global.x',
+  ];
 
   it('no Node module and no Node global, at any depth and in every layer, the integrations and the doctor included', () => {
     const files = [
@@ -419,12 +544,21 @@ describe('lib/ runs without Node', () => {
       for (const specifier of NODE_IMPORTS) {
         expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual(['no-restricted-imports']);
       }
-      expect(broken(file, `export const load = () => import('node:crypto');\n`), `${file} import()`).toEqual(['no-restricted-syntax']);
+      expect(broken(file, `export const load = () => import('node:crypto');\n`), `${file} import()`).toEqual([
+        'no-restricted-syntax',
+      ]);
       for (const global of NODE_GLOBALS) {
-        expect(broken(file, `export const x = ${global};\n`), `${file} using ${global}`).toEqual(['no-restricted-globals']);
+        expect(broken(file, `export const x = ${global};\n`), `${file} using ${global}`).toEqual([
+          'no-restricted-globals',
+        ]);
       }
       // Web APIs, and a local that happens to share a Node global's name, are fine.
-      expect(broken(file, 'export const id = globalThis.crypto.randomUUID(); queueMicrotask(() => {}); new TextEncoder();\n')).toEqual([]);
+      expect(
+        broken(
+          file,
+          'export const id = globalThis.crypto.randomUUID(); queueMicrotask(() => {}); new TextEncoder();\n',
+        ),
+      ).toEqual([]);
       expect(broken(file, 'export function f(process) { return process; }\n')).toEqual([]);
     }
     // Of the port, connect.ts still loads an SDK.
@@ -432,9 +566,22 @@ describe('lib/ runs without Node', () => {
   });
 
   it('the BullMQ integration (Node-only, like BullMQ) and the CLI package may use Node; the BullMQ integration still no MCP SDK', () => {
-    for (const file of ['lib/bullmq/probe.ts', 'lib/bullmq/deep/probe.ts', 'lib/bullmq.ts', 'cli/src/probe.ts', 'cli/src/commands/probe.ts']) {
-      for (const specifier of NODE_IMPORTS) expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([]);
-      expect(broken(file, `import { readFileSync } from 'node:fs';\nexport const x = readFileSync(process.argv[1] ?? '', 'utf8') + String(Buffer.from('x'));\n`), file).toEqual([]);
+    for (const file of [
+      'lib/bullmq/probe.ts',
+      'lib/bullmq/deep/probe.ts',
+      'lib/bullmq.ts',
+      'cli/src/probe.ts',
+      'cli/src/commands/probe.ts',
+    ]) {
+      for (const specifier of NODE_IMPORTS)
+        expect(broken(file, importing(specifier)), `${file} importing ${specifier}`).toEqual([]);
+      expect(
+        broken(
+          file,
+          `import { readFileSync } from 'node:fs';\nexport const x = readFileSync(process.argv[1] ?? '', 'utf8') + String(Buffer.from('x'));\n`,
+        ),
+        file,
+      ).toEqual([]);
       expect(broken(file, `export const load = () => import('node:crypto');\n`), `${file} import()`).toEqual([]);
     }
     expect(broken('lib/bullmq/probe.ts', importing('@modelcontextprotocol/client'))).toEqual(['no-restricted-imports']);

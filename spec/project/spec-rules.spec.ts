@@ -16,7 +16,19 @@ const SCANNED_FILES = ['README.md'];
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage', '.git', 'bench/results']);
 const SKIPPED_FILES = new Set(['bench/results.json']);
 /** Text files only: images and SVG path data are not prose. */
-const TEXT_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.md', '.json', '.yaml', '.yml', '.txt']);
+const TEXT_EXTENSIONS = new Set([
+  '.ts',
+  '.mts',
+  '.cts',
+  '.js',
+  '.mjs',
+  '.cjs',
+  '.md',
+  '.json',
+  '.yaml',
+  '.yml',
+  '.txt',
+]);
 
 /** The families and how many ids each must list at least (see the page's intro). */
 const FAMILY_SIZES: Readonly<Record<string, number>> = { R: 39, V: 28, A: 19, S: 18, D: 18, E: 21 };

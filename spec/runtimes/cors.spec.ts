@@ -17,7 +17,11 @@ describe('CORS on the example servers', () => {
       try {
         const preflight = await fetch(server.url, {
           method: 'OPTIONS',
-          headers: { origin: 'http://127.0.0.1:8080', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,mcp-session-id,mcp-param-region' },
+          headers: {
+            origin: 'http://127.0.0.1:8080',
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'content-type,mcp-session-id,mcp-param-region',
+          },
         });
         expect(preflight.status).toBe(204);
         expect(preflight.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8080');
@@ -25,9 +29,15 @@ describe('CORS on the example servers', () => {
         expect(preflight.headers.get('access-control-allow-headers')).toBe(
           'Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, mcp-param-region',
         );
-        const post = await fetch(server.url, { method: 'POST', headers: { origin: 'http://127.0.0.1:8080', 'content-type': 'application/json' }, body: '{}' });
+        const post = await fetch(server.url, {
+          method: 'POST',
+          headers: { origin: 'http://127.0.0.1:8080', 'content-type': 'application/json' },
+          body: '{}',
+        });
         expect(post.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8080');
-        expect(post.headers.get('access-control-expose-headers')).toBe('Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate');
+        expect(post.headers.get('access-control-expose-headers')).toBe(
+          'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
+        );
       } finally {
         await server.close();
       }

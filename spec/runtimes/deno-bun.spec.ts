@@ -25,11 +25,15 @@ const BUN = bin('bun');
 
 /** Runs `command args… server [deadlineMs]`; the report is its last line of output. */
 async function report(command: string, args: string[], server: URL, deadlineMs: number | undefined): Promise<Report> {
-  const { stdout } = await run(command, [...args, server.href, ...(deadlineMs === undefined ? [] : [String(deadlineMs)])], {
-    cwd: ROOT,
-    timeout: 45_000,
-    env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
-  });
+  const { stdout } = await run(
+    command,
+    [...args, server.href, ...(deadlineMs === undefined ? [] : [String(deadlineMs)])],
+    {
+      cwd: ROOT,
+      timeout: 45_000,
+      env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
+    },
+  );
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as Report;
 }
 
@@ -39,7 +43,9 @@ describeRuntime('Deno', probe(DENO, 'npm install: the deno package ships its bin
     bundle = join(mkdtempSync(join(tmpdir(), 'mcp-task-deno-')), 'smoke.js');
     await bundleWeb('smoke', bundle, ['deno', 'browser']);
   }, 60_000);
-  runtimeScenarios((server, deadlineMs) => report(DENO, ['run', '--no-prompt', '--allow-net=127.0.0.1', bundle], server, deadlineMs));
+  runtimeScenarios((server, deadlineMs) =>
+    report(DENO, ['run', '--no-prompt', '--allow-net=127.0.0.1', bundle], server, deadlineMs),
+  );
 });
 
 describeRuntime('Bun', probe(BUN, 'npm install: the bun package ships its binary'), () => {

@@ -14,15 +14,25 @@ export const ROOT = new URL('../../', import.meta.url).pathname;
 export const REQUIRED = process.env.REQUIRE_RUNTIMES === '1';
 
 /** Whether a runtime can run here, and if not, why. */
-export type Availability = { readonly ok: true; readonly version: string } | { readonly ok: false; readonly reason: string };
+export type Availability =
+  { readonly ok: true; readonly version: string } | { readonly ok: false; readonly reason: string };
 
 /** Runs `command --version` (30 s at most). */
 export function probe(command: string, hint: string): Availability {
   try {
-    const version = execFileSync(command, ['--version'], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] }).trim().split('\n')[0]!;
+    const version = execFileSync(command, ['--version'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+      .trim()
+      .split('\n')[0]!;
     return { ok: true, version };
   } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${command} not found` : `${command} --version failed: ${String((error as Error).message).split('\n')[0]}`;
+    const why =
+      (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? `${command} not found`
+        : `${command} --version failed: ${String((error as Error).message).split('\n')[0]}`;
     return { ok: false, reason: `${why} (${hint})` };
   }
 }
@@ -63,7 +73,9 @@ export interface RecordingServer {
 }
 
 /** Both example servers over HTTP on 127.0.0.1 (steps of `stepMs`), recording `tasks/cancel`. */
-export async function exampleServers(stepMs: number): Promise<{ readonly legacy: RecordingServer; readonly extension: RecordingServer }> {
+export async function exampleServers(
+  stepMs: number,
+): Promise<{ readonly legacy: RecordingServer; readonly extension: RecordingServer }> {
   const { serveHttp } = await import('../../examples/http-server.js');
   const { serveExtHttp } = await import('../../examples/ext-http-server.js');
   const legacyCancels: string[] = [];

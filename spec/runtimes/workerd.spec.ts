@@ -56,8 +56,11 @@ describeRuntime('workerd', probe(WORKERD, 'npm install: the workerd package ship
     writeFileSync(join(dir, 'config.capnp'), CONFIG);
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    workerd = spawn(WORKERD, ['serve', join(dir, 'config.capnp'), '--socket-addr', `http=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-    for (const stream of [workerd.stdout!, workerd.stderr!]) stream.on('data', (chunk: Buffer) => log.push(chunk.toString()));
+    workerd = spawn(WORKERD, ['serve', join(dir, 'config.capnp'), '--socket-addr', `http=127.0.0.1:${port}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [workerd.stdout!, workerd.stderr!])
+      stream.on('data', (chunk: Buffer) => log.push(chunk.toString()));
     // Ready once it answers (a request without server= gets 400).
     for (let tries = 0; ; tries += 1) {
       const answer = await fetch(`${origin}/run`).catch(() => undefined);
@@ -71,9 +74,13 @@ describeRuntime('workerd', probe(WORKERD, 'npm install: the workerd package ship
   });
 
   runtimeScenarios(async (server, deadlineMs) => {
-    const query = new URLSearchParams({ server: server.href, ...(deadlineMs === undefined ? {} : { deadlineMs: String(deadlineMs) }) });
+    const query = new URLSearchParams({
+      server: server.href,
+      ...(deadlineMs === undefined ? {} : { deadlineMs: String(deadlineMs) }),
+    });
     const answer = await fetch(`${origin}/run?${query.toString()}`);
-    if (answer.status !== 200) throw new Error(`the Worker answered ${answer.status}: ${await answer.text()}\n${log.join('')}`);
+    if (answer.status !== 200)
+      throw new Error(`the Worker answered ${answer.status}: ${await answer.text()}\n${log.join('')}`);
     return (await answer.json()) as Report;
   });
 });

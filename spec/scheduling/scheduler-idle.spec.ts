@@ -64,7 +64,10 @@ describe('the clock timer when nothing is scheduled', () => {
       await clock.advance(1_000);
       expect((await handle.result()).content).toEqual([{ type: 'text', text: `r${round}` }]);
       // Polls one second apart from this task's start, whatever timer was left from the last one.
-      const polls = server.received('tasks/get').map((entry) => entry.at).filter((at) => at >= from);
+      const polls = server
+        .received('tasks/get')
+        .map((entry) => entry.at)
+        .filter((at) => at >= from);
       expect(polls.map((at) => at - from)).toEqual([1_000, 2_000, 3_000]);
       // Nothing is scheduled: a clock timer may be left, but none holds the process open.
       expect([...clock.armed].filter((token) => token.held)).toEqual([]);
@@ -78,7 +81,12 @@ describe('the clock timer when nothing is scheduled', () => {
 
   it('a timer due far ahead is not kept: it would keep the client reachable until then', async () => {
     const clock = new RefClock();
-    const { server, tasks } = await scriptedTaskClient((c) => cleanups.push(c), {}, { requestTimeoutMs: 120_000 }, clock);
+    const { server, tasks } = await scriptedTaskClient(
+      (c) => cleanups.push(c),
+      {},
+      { requestTimeoutMs: 120_000 },
+      clock,
+    );
     creating(server, { pollInterval: 60_000 });
     const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 600_000 });
     // Told by a notification: the poll a minute ahead and the deadline are cancelled, and the
@@ -89,7 +97,7 @@ describe('the clock timer when nothing is scheduled', () => {
     expect([...clock.armed].map((token) => token.due - clock.now()).filter((ahead) => ahead > 30_000)).toEqual([]);
   });
 
-  it('a clock whose setTimeout returns null (tokens are the clock\'s business): tasks settle, nothing is reported', async () => {
+  it("a clock whose setTimeout returns null (tokens are the clock's business): tasks settle, nothing is reported", async () => {
     const inner = new ManualClock();
     const clock = {
       now: inner.now,

@@ -45,7 +45,11 @@ export class HeldCallback {
 /** An elicitation answer. */
 export const accept = (name: string): ElicitResult => ({ action: 'accept', content: { name } });
 /** A sampling answer. */
-export const sampled = (text: string): CreateMessageResult => ({ role: 'assistant', model: 'spec-model', content: { type: 'text', text } });
+export const sampled = (text: string): CreateMessageResult => ({
+  role: 'assistant',
+  model: 'spec-model',
+  content: { type: 'text', text },
+});
 
 /** A TaskClient serving receiver tasks, connected to the receiver test server in process. */
 export async function serverRig(register: (cleanup: () => Promise<void>) => void, options: TaskClientConnectOptions) {
@@ -95,7 +99,12 @@ export async function peerRig(
   const ask = (method: string, params: Json = {}): Promise<Json> => pair.server.request(method, params);
   /** Creates a receiver task; resolves with its `task` (fails the test on an error reply). */
   const create = async (params: Json = {}, method = 'elicitation/create'): Promise<Json> => {
-    const reply = await ask(method, { message: 'Your name?', requestedSchema: { type: 'object', properties: {} }, task: {}, ...params });
+    const reply = await ask(method, {
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: {} },
+      task: {},
+      ...params,
+    });
     const result = reply.result as Json | undefined;
     if (result?.task === undefined) throw new Error(`no CreateTaskResult: ${JSON.stringify(reply)}`);
     return result.task as Json;

@@ -9,7 +9,8 @@ export type Json = Record<string, unknown>;
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What the server has said to the client so far. */
 export interface Told {
@@ -36,14 +37,18 @@ export function noteReply(told: Told, method: string, result: unknown): void {
   if (method !== 'tools/list' || !Array.isArray(result.tools)) return;
   for (const tool of result.tools as unknown[]) {
     if (!isObject(tool) || typeof tool.name !== 'string') continue;
-    const support = isObject(tool.execution) && typeof tool.execution.taskSupport === 'string' ? tool.execution.taskSupport : 'forbidden';
+    const support =
+      isObject(tool.execution) && typeof tool.execution.taskSupport === 'string'
+        ? tool.execution.taskSupport
+        : 'forbidden';
     const supports = told.catalog.get(tool.name) ?? new Set<string>();
     supports.add(support);
     told.catalog.set(tool.name, supports);
   }
 }
 
-const tasksCaps = (told: Told): Json | undefined => (isObject(told.capabilities?.tasks) ? told.capabilities.tasks : undefined);
+const tasksCaps = (told: Told): Json | undefined =>
+  isObject(told.capabilities?.tasks) ? told.capabilities.tasks : undefined;
 /** Whether the server declared `tasks.<path>` (undefined before its `initialize` reply). */
 function declared(told: Told, ...path: string[]): boolean | undefined {
   if (told.capabilities === undefined) return undefined;
@@ -56,7 +61,8 @@ function metaProblem(params: Json): string | undefined {
   if (params._meta === undefined) return undefined;
   if (!isObject(params._meta)) return '_meta is not an object';
   const token = params._meta.progressToken;
-  if (token !== undefined && typeof token !== 'string' && typeof token !== 'number') return '_meta.progressToken is neither a string nor a number';
+  if (token !== undefined && typeof token !== 'string' && typeof token !== 'number')
+    return '_meta.progressToken is neither a string nor a number';
   return undefined;
 }
 
@@ -66,14 +72,18 @@ function toolCallProblem(params: Json, told: Told): string | undefined {
   const task = params.task;
   if (task !== undefined) {
     if (!isObject(task)) return 'task is not an object';
-    if (task.ttl !== undefined && (typeof task.ttl !== 'number' || !(task.ttl >= 0))) return 'task.ttl is not a non-negative number';
-    if (declared(told, 'requests', 'tools', 'call') === false) return 'a task asked of a server that did not declare tasks.requests.tools.call ([R2], [R6])';
+    if (task.ttl !== undefined && (typeof task.ttl !== 'number' || !(task.ttl >= 0)))
+      return 'task.ttl is not a non-negative number';
+    if (declared(told, 'requests', 'tools', 'call') === false)
+      return 'a task asked of a server that did not declare tasks.requests.tools.call ([R2], [R6])';
   }
   const supports = told.catalog.get(params.name);
   if (supports === undefined) return undefined;
-  if (task !== undefined && !supports.has('optional') && !supports.has('required')) return `a task asked for "${params.name}", listed without task support ([R7])`;
+  if (task !== undefined && !supports.has('optional') && !supports.has('required'))
+    return `a task asked for "${params.name}", listed without task support ([R7])`;
   const onlyRequired = supports.size === 1 && supports.has('required');
-  if (task === undefined && onlyRequired && declared(told, 'requests', 'tools', 'call') === true) return `"${params.name}" is listed as required, called without a task ([R9])`;
+  if (task === undefined && onlyRequired && declared(told, 'requests', 'tools', 'call') === true)
+    return `"${params.name}" is listed as required, called without a task ([R9])`;
   return undefined;
 }
 
@@ -87,7 +97,8 @@ export interface Leniency {
 function cursorProblem(method: string, cursor: unknown, told: Told, leniency: Leniency): string | undefined {
   if (cursor === undefined) return undefined;
   if (typeof cursor !== 'string') return 'cursor is not a string';
-  if (leniency.madeUpCursors !== true && told.cursors.get(method)?.has(cursor) !== true) return 'a cursor this server never gave ([R23])';
+  if (leniency.madeUpCursors !== true && told.cursors.get(method)?.has(cursor) !== true)
+    return 'a cursor this server never gave ([R23])';
   return undefined;
 }
 
@@ -101,7 +112,8 @@ export function requestProblem(method: string, params: Json, told: Told, lenienc
       if (typeof params.protocolVersion !== 'string') return 'no protocolVersion';
       if (!isObject(params.capabilities)) return 'capabilities is not an object';
       const info = params.clientInfo;
-      if (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return 'clientInfo without a name and a version';
+      if (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string')
+        return 'clientInfo without a name and a version';
       return undefined;
     }
     case 'tools/list':
@@ -113,7 +125,8 @@ export function requestProblem(method: string, params: Json, told: Told, lenienc
     case 'tasks/cancel':
       if (typeof params.taskId !== 'string' || params.taskId === '') return 'no taskId ([R33])';
       if (related) return 'related-task _meta on a tasks/* request ([R33], [R34])';
-      if (method === 'tasks/cancel' && declared(told, 'cancel') === false) return 'tasks/cancel to a server that did not declare tasks.cancel ([R5])';
+      if (method === 'tasks/cancel' && declared(told, 'cancel') === false)
+        return 'tasks/cancel to a server that did not declare tasks.cancel ([R5])';
       return undefined;
     case 'tasks/list':
       if (related) return 'related-task _meta on tasks/list ([R34])';

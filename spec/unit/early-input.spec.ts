@@ -78,7 +78,11 @@ describe('early input requests leave nothing behind', () => {
     const held = early.begin(creations, engine);
     const atClose = early.wait(creations, 'held');
     early.close();
-    expect([woken(), (await within(atClose))(), (await within(early.wait(creations, 'late')))()]).toEqual(['pass', 'pass', 'pass']);
+    expect([woken(), (await within(atClose))(), (await within(early.wait(creations, 'late')))()]).toEqual([
+      'pass',
+      'pass',
+      'pass',
+    ]);
     held.end();
     expect([early.size, creations.watched, creations.busy, clock.pending]).toEqual([0, 0, false, 0]);
   });

@@ -62,7 +62,11 @@ afterEach(async () => {
 
 /** The scripted rig with jitter off. */
 function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptions = {}) {
-  return scriptedTaskClient((cleanup) => cleanups.push(cleanup), { tools: TOOLS, ...options }, { random: () => 0, ...taskOptions });
+  return scriptedTaskClient(
+    (cleanup) => cleanups.push(cleanup),
+    { tools: TOOLS, ...options },
+    { random: () => 0, ...taskOptions },
+  );
 }
 
 /**
@@ -209,18 +213,34 @@ const REJECTED: ReadonlyArray<{ readonly name: string; readonly patch: Json }> =
 ];
 
 /** Task objects that are merely odd: accepted with these fields normalised. */
-const CLAMPED: ReadonlyArray<{ readonly name: string; readonly patch: Json; readonly expected: Record<string, unknown> }> = [
+const CLAMPED: ReadonlyArray<{
+  readonly name: string;
+  readonly patch: Json;
+  readonly expected: Record<string, unknown>;
+}> = [
   {
     name: 'non-ISO timestamps (a word, a number)',
     patch: { createdAt: 'yesterday', lastUpdatedAt: 12_345 },
     expected: { createdAt: 'yesterday', lastUpdatedAt: '' },
   },
-  { name: 'missing timestamps', patch: { createdAt: undefined, lastUpdatedAt: undefined }, expected: { createdAt: '', lastUpdatedAt: '' } },
+  {
+    name: 'missing timestamps',
+    patch: { createdAt: undefined, lastUpdatedAt: undefined },
+    expected: { createdAt: '', lastUpdatedAt: '' },
+  },
   { name: 'negative pollInterval', patch: { pollInterval: -5 }, expected: { pollInterval: ABSENT } },
-  { name: 'NaN pollInterval (null on the JSON wire)', patch: { pollInterval: Number.NaN }, expected: { pollInterval: ABSENT } },
+  {
+    name: 'NaN pollInterval (null on the JSON wire)',
+    patch: { pollInterval: Number.NaN },
+    expected: { pollInterval: ABSENT },
+  },
   { name: 'non-numeric string pollInterval', patch: { pollInterval: 'soon' }, expected: { pollInterval: ABSENT } },
   { name: 'numeric-string pollInterval', patch: { pollInterval: '2500' }, expected: { pollInterval: 2_500 } },
-  { name: 'enormous pollInterval (kept; the poll delay is clamped)', patch: { pollInterval: 1e12 }, expected: { pollInterval: 1e12 } },
+  {
+    name: 'enormous pollInterval (kept; the poll delay is clamped)',
+    patch: { pollInterval: 1e12 },
+    expected: { pollInterval: 1e12 },
+  },
   { name: 'ttl as a numeric string', patch: { ttl: '45000' }, expected: { ttl: 45_000 } },
   { name: 'ttl as a non-numeric string', patch: { ttl: 'forever' }, expected: { ttl: null } },
   { name: 'negative ttl', patch: { ttl: -1 }, expected: { ttl: null } },
@@ -228,44 +248,50 @@ const CLAMPED: ReadonlyArray<{ readonly name: string; readonly patch: Json; read
 ];
 
 describe('malformed Task objects are rejected with TaskProtocolError, wherever they appear', () => {
-  it.each(REJECTED)('CreateTaskResult with $name: callToolAsTask rejects, nothing is tracked or polled', async ({ patch }) => {
-    const { server, tasks, clock } = await setup();
-    server.on('tools/call', () => ({ task: { ...server.tasks.create({ taskId: 'bad' }), ...patch } }));
-    const error = await rejection(tasks.callToolAsTask('job'));
-    expect(error).toBeInstanceOf(TaskProtocolError);
-    expect((error as TaskProtocolError).method).toBe('tools/call');
-    expect(tasks.active).toBe(0);
-    await clock.advance(120_000);
-    expect(server.count('tools/call')).toBe(1);
-    expect(server.count('tasks/get') + server.count('tasks/result') + server.count('tasks/cancel')).toBe(0);
-    expect(clock.pending).toBe(0);
-  });
+  it.each(REJECTED)(
+    'CreateTaskResult with $name: callToolAsTask rejects, nothing is tracked or polled',
+    async ({ patch }) => {
+      const { server, tasks, clock } = await setup();
+      server.on('tools/call', () => ({ task: { ...server.tasks.create({ taskId: 'bad' }), ...patch } }));
+      const error = await rejection(tasks.callToolAsTask('job'));
+      expect(error).toBeInstanceOf(TaskProtocolError);
+      expect((error as TaskProtocolError).method).toBe('tools/call');
+      expect(tasks.active).toBe(0);
+      await clock.advance(120_000);
+      expect(server.count('tools/call')).toBe(1);
+      expect(server.count('tasks/get') + server.count('tasks/result') + server.count('tasks/cancel')).toBe(0);
+      expect(clock.pending).toBe(0);
+    },
+  );
 
-  it.each(REJECTED)('tasks/get reply with $name: reported on `error`, the last good snapshot is kept, the next poll goes on', async ({ patch }) => {
-    const { server, tasks, clock, errors } = await setup();
-    creating(server, { taskId: 't1', pollInterval: 1_000 });
-    let polls = 0;
-    server.on('tasks/get', (params) => {
-      polls += 1;
-      const good = server.tasks.get(String(params.taskId));
-      return polls === 1 ? { ...good, statusMessage: 'garbage', ...patch } : good;
-    });
-    const handle = await tasks.callToolAsTask('job');
-    const before = handle.task;
-    const seen = collect(handle);
-    await clock.advance(1_000);
-    expect(polls).toBe(1);
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toBeInstanceOf(TaskProtocolError);
-    expect((errors[0] as TaskProtocolError).method).toBe('tasks/get');
-    expect(handle.task).toEqual(before);
-    expect(handle.settled).toBe(false);
-    server.tasks.finish('t1', 'completed', { result: text('ok') });
-    await clock.advance(1_000);
-    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'ok' }]);
-    expect(labels(await seen)).toEqual(['working:', 'completed:']);
-    expect(polls).toBe(2);
-  });
+  it.each(REJECTED)(
+    'tasks/get reply with $name: reported on `error`, the last good snapshot is kept, the next poll goes on',
+    async ({ patch }) => {
+      const { server, tasks, clock, errors } = await setup();
+      creating(server, { taskId: 't1', pollInterval: 1_000 });
+      let polls = 0;
+      server.on('tasks/get', (params) => {
+        polls += 1;
+        const good = server.tasks.get(String(params.taskId));
+        return polls === 1 ? { ...good, statusMessage: 'garbage', ...patch } : good;
+      });
+      const handle = await tasks.callToolAsTask('job');
+      const before = handle.task;
+      const seen = collect(handle);
+      await clock.advance(1_000);
+      expect(polls).toBe(1);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(TaskProtocolError);
+      expect((errors[0] as TaskProtocolError).method).toBe('tasks/get');
+      expect(handle.task).toEqual(before);
+      expect(handle.settled).toBe(false);
+      server.tasks.finish('t1', 'completed', { result: text('ok') });
+      await clock.advance(1_000);
+      expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'ok' }]);
+      expect(labels(await seen)).toEqual(['working:', 'completed:']);
+      expect(polls).toBe(2);
+    },
+  );
 
   it.each(REJECTED)('notification with $name: ignored and reported on `error`', async ({ patch }) => {
     const { server, tasks, errors } = await setup();
@@ -284,27 +310,33 @@ describe('malformed Task objects are rejected with TaskProtocolError, wherever t
     expect(labels(await seen)).toEqual(['working:', 'completed:']);
   });
 
-  it.each(REJECTED)('tasks/cancel reply with $name: cancel() rejects (not retried); the next poll reports the truth', async ({ patch }) => {
-    const { server, tasks, clock } = await setup();
-    creating(server, { taskId: 't1', pollInterval: 1_000 });
-    server.on('tasks/cancel', (params) => ({
-      ...server.tasks.update(String(params.taskId), { status: 'cancelled', statusMessage: 'Client cancelled task execution.' }),
-      ...patch,
-    }));
-    const handle = await tasks.callToolAsTask('job');
-    const error = await rejection(handle.cancel());
-    expect(error).toBeInstanceOf(TaskProtocolError);
-    expect((error as TaskProtocolError).method).toBe('tasks/cancel');
-    expect(server.count('tasks/cancel')).toBe(1);
-    expect(handle.task?.status).toBe('working');
-    expect(handle.settled).toBe(false);
-    const failure = rejection(handle.result());
-    await clock.advance(1_000);
-    const cancelled = await failure;
-    expect(cancelled).toBeInstanceOf(TaskCancelledError);
-    expect((cancelled as TaskCancelledError).statusMessage).toBe('Client cancelled task execution.');
-    expect(server.count('tasks/result')).toBe(0);
-  });
+  it.each(REJECTED)(
+    'tasks/cancel reply with $name: cancel() rejects (not retried); the next poll reports the truth',
+    async ({ patch }) => {
+      const { server, tasks, clock } = await setup();
+      creating(server, { taskId: 't1', pollInterval: 1_000 });
+      server.on('tasks/cancel', (params) => ({
+        ...server.tasks.update(String(params.taskId), {
+          status: 'cancelled',
+          statusMessage: 'Client cancelled task execution.',
+        }),
+        ...patch,
+      }));
+      const handle = await tasks.callToolAsTask('job');
+      const error = await rejection(handle.cancel());
+      expect(error).toBeInstanceOf(TaskProtocolError);
+      expect((error as TaskProtocolError).method).toBe('tasks/cancel');
+      expect(server.count('tasks/cancel')).toBe(1);
+      expect(handle.task?.status).toBe('working');
+      expect(handle.settled).toBe(false);
+      const failure = rejection(handle.result());
+      await clock.advance(1_000);
+      const cancelled = await failure;
+      expect(cancelled).toBeInstanceOf(TaskCancelledError);
+      expect((cancelled as TaskCancelledError).statusMessage).toBe('Client cancelled task execution.');
+      expect(server.count('tasks/result')).toBe(0);
+    },
+  );
 });
 
 describe('odd Task fields are clamped, wherever they appear', () => {
@@ -352,7 +384,10 @@ describe('odd Task fields are clamped, wherever they appear', () => {
     const { server, tasks, errors } = await setup();
     creating(server, { taskId: 't1', pollInterval: 60_000 });
     server.on('tasks/cancel', (params) => ({
-      ...server.tasks.update(String(params.taskId), { status: 'cancelled', statusMessage: 'Client cancelled task execution.' }),
+      ...server.tasks.update(String(params.taskId), {
+        status: 'cancelled',
+        statusMessage: 'Client cancelled task execution.',
+      }),
       ...patch,
     }));
     const handle = await tasks.callToolAsTask('job');
@@ -369,17 +404,20 @@ describe('pollInterval clamps drive the poll schedule ([R13], [R16], [V13])', ()
     ['NaN (null on the JSON wire)', Number.NaN],
     ['a non-numeric string', 'soon'],
     ['a numeric string that overflows to Infinity', '1e400'],
-  ])('a %s pollInterval is ignored: the hint-less backoff applies (500 ms, then x1.5)', async (_label, pollInterval) => {
-    const { server, tasks, clock, start } = await setup();
-    creating(server, { taskId: 'p', pollInterval });
-    const handle = await tasks.callToolAsTask('job');
-    expect(handle.task).not.toHaveProperty('pollInterval');
-    await clock.advance(4_100);
-    const expected = [500, 750, 1_125, 1_687.5];
-    const seen = gaps(server, 'tasks/get', start);
-    expect(seen).toHaveLength(expected.length);
-    seen.forEach((gap, i) => expect(gap).toBeCloseTo(expected[i]!, 3));
-  });
+  ])(
+    'a %s pollInterval is ignored: the hint-less backoff applies (500 ms, then x1.5)',
+    async (_label, pollInterval) => {
+      const { server, tasks, clock, start } = await setup();
+      creating(server, { taskId: 'p', pollInterval });
+      const handle = await tasks.callToolAsTask('job');
+      expect(handle.task).not.toHaveProperty('pollInterval');
+      await clock.advance(4_100);
+      const expected = [500, 750, 1_125, 1_687.5];
+      const seen = gaps(server, 'tasks/get', start);
+      expect(seen).toHaveLength(expected.length);
+      seen.forEach((gap, i) => expect(gap).toBeCloseTo(expected[i]!, 3));
+    },
+  );
 
   it('a numeric-string pollInterval ("2500") is honoured as a number', async () => {
     const { server, tasks, clock, start } = await setup();
@@ -432,7 +470,12 @@ describe('ttl clamps decide expiry ([V10], [V11], D1, D9)', () => {
   it('a non-ISO createdAt does not hide the ttl: the warning comes on our clock, and a task dropped at its ttl is TaskExpiredError', async () => {
     const { server, tasks, clock, start } = await setup();
     server.on('tools/call', () => {
-      const created = server.tasks.createResult({ taskId: 'exp', ttl: 10_000, createdAt: 'long ago', pollInterval: 1_000 });
+      const created = server.tasks.createResult({
+        taskId: 'exp',
+        ttl: 10_000,
+        createdAt: 'long ago',
+        pollInterval: 1_000,
+      });
       clock.setTimeout(() => server.tasks.delete('exp'), 10_000);
       return created;
     });
@@ -451,33 +494,42 @@ const TEN_MINUTES = 600_000;
 describe('server clocks that disagree never bring the ttl forward ([V11])', () => {
   /** How the server stamps the task in its `n`th tasks/get answer, at our time `now`. */
   const SKEWED: Array<[string, (task: Json, now: number, n: number) => Json]> = [
-    ['lastUpdatedAt stamped by a node 10 min ahead of the one that stamped createdAt', (_task, now) => ({ lastUpdatedAt: iso(now + TEN_MINUTES) })],
-    ['a createdAt that changes from reply to reply (nodes up to 10 min apart)', (_task, now, n) => ({ createdAt: iso(now - TEN_MINUTES + 997 * n), lastUpdatedAt: iso(now) })],
+    [
+      'lastUpdatedAt stamped by a node 10 min ahead of the one that stamped createdAt',
+      (_task, now) => ({ lastUpdatedAt: iso(now + TEN_MINUTES) }),
+    ],
+    [
+      'a createdAt that changes from reply to reply (nodes up to 10 min apart)',
+      (_task, now, n) => ({ createdAt: iso(now - TEN_MINUTES + 997 * n), lastUpdatedAt: iso(now) }),
+    ],
   ];
 
-  it.each(SKEWED)('%s: one `expiring` warning, at the ttl counted on our clock from its creation reply, and the result still arrives', async (_label, stamps) => {
-    const { server, tasks, clock, start } = await setup();
-    creating(server, { taskId: 'skewed', ttl: 60_000, pollInterval: 1_000 });
-    let n = 0;
-    server.on('tasks/get', (p) => {
-      const task = server.tasks.get(String(p.taskId));
-      return { ...task, ...stamps(task, clock.now(), ++n) };
-    });
-    const expiring: Array<{ expiresAt: number; remainingMs: number }> = [];
-    tasks.on('expiring', (_metrics, expiry) => expiring.push({ ...expiry }));
-    const handle = await tasks.callToolAsTask('job');
-    await clock.advance(53_999);
-    expect(expiring).toEqual([]);
-    await clock.advance(1);
-    // 10% of the ttl before it, counted from when the CreateTaskResult arrived.
-    expect(expiring).toEqual([{ expiresAt: start + 60_000, remainingMs: 6_000 }]);
-    await clock.advance(10_000);
-    expect(expiring).toHaveLength(1);
-    expect(server.count('tasks/get')).toBeLessThanOrEqual(64);
-    server.tasks.finish('skewed', 'completed', { result: text('late but here') });
-    await clock.advance(1_000);
-    expect((await within(handle.result())).content).toEqual(text('late but here').content);
-  });
+  it.each(SKEWED)(
+    '%s: one `expiring` warning, at the ttl counted on our clock from its creation reply, and the result still arrives',
+    async (_label, stamps) => {
+      const { server, tasks, clock, start } = await setup();
+      creating(server, { taskId: 'skewed', ttl: 60_000, pollInterval: 1_000 });
+      let n = 0;
+      server.on('tasks/get', (p) => {
+        const task = server.tasks.get(String(p.taskId));
+        return { ...task, ...stamps(task, clock.now(), ++n) };
+      });
+      const expiring: Array<{ expiresAt: number; remainingMs: number }> = [];
+      tasks.on('expiring', (_metrics, expiry) => expiring.push({ ...expiry }));
+      const handle = await tasks.callToolAsTask('job');
+      await clock.advance(53_999);
+      expect(expiring).toEqual([]);
+      await clock.advance(1);
+      // 10% of the ttl before it, counted from when the CreateTaskResult arrived.
+      expect(expiring).toEqual([{ expiresAt: start + 60_000, remainingMs: 6_000 }]);
+      await clock.advance(10_000);
+      expect(expiring).toHaveLength(1);
+      expect(server.count('tasks/get')).toBeLessThanOrEqual(64);
+      server.tasks.finish('skewed', 'completed', { result: text('late but here') });
+      await clock.advance(1_000);
+      expect((await within(handle.result())).content).toEqual(text('late but here').content);
+    },
+  );
 
   it('a task the server drops long before its ttl is TaskNotFoundError, even when the server clock is 10 min behind ours', async () => {
     const clock = new ManualClock();
@@ -519,7 +571,11 @@ describe('timestamps that lie ([A11])', () => {
     creating(server, { taskId: 'future', pollInterval: 60_000 });
     const handle = await tasks.callToolAsTask('job');
     const seen = collect(handle);
-    server.notify(STATUS, { ...server.tasks.get('future'), statusMessage: 'from 9999', lastUpdatedAt: '9999-12-31T23:59:59.999Z' });
+    server.notify(STATUS, {
+      ...server.tasks.get('future'),
+      statusMessage: 'from 9999',
+      lastUpdatedAt: '9999-12-31T23:59:59.999Z',
+    });
     await flush();
     server.tasks.update('future', { statusMessage: 'step 2' }, true);
     await flush();
@@ -546,7 +602,12 @@ describe('a status going backwards from terminal ([V5], [V6])', () => {
     await within(until(() => resultCall !== undefined, 2_000, 'tasks/result'));
     const base = server.tasks.get('back');
     server.notify(STATUS, { ...base, status: 'working', statusMessage: 'zombie', lastUpdatedAt: iso(start + 5_000) });
-    server.notify(STATUS, { ...base, status: 'input_required', statusMessage: 'zombie 2', lastUpdatedAt: iso(start + 6_000) });
+    server.notify(STATUS, {
+      ...base,
+      status: 'input_required',
+      statusMessage: 'zombie 2',
+      lastUpdatedAt: iso(start + 6_000),
+    });
     await flush();
     expect(errors).toHaveLength(2);
     for (const error of errors) {
@@ -575,7 +636,12 @@ describe('a status going backwards from terminal ([V5], [V6])', () => {
     const handle = await tasks.callToolAsTask('job');
     server.tasks.finish('sticky', 'completed', { result: text('final') }, {}, true);
     await within(until(() => resultCall !== undefined, 2_000, 'tasks/result'));
-    server.notify(STATUS, { ...server.tasks.get('sticky'), status: 'failed', statusMessage: 'late', lastUpdatedAt: iso(start + 5_000) });
+    server.notify(STATUS, {
+      ...server.tasks.get('sticky'),
+      status: 'failed',
+      statusMessage: 'late',
+      lastUpdatedAt: iso(start + 5_000),
+    });
     await flush();
     expect(handle.task?.status).toBe('completed');
     resultCall!.reply(text('final'));
@@ -667,7 +733,10 @@ describe('tasks/result payloads ([V17], [V19], A9)', () => {
   });
 
   it('a result whose related-task _meta names another task: TaskProtocolError, and it is not fetched again', async () => {
-    const { handle, server, clock } = await completing({ ...text('not yours'), _meta: { [RELATED]: { taskId: 'other' } } });
+    const { handle, server, clock } = await completing({
+      ...text('not yours'),
+      _meta: { [RELATED]: { taskId: 'other' } },
+    });
     const error = await rejection(handle.result());
     expect(error).toBeInstanceOf(TaskProtocolError);
     expect((error as TaskProtocolError).method).toBe('tasks/result');
@@ -690,7 +759,9 @@ describe('tasks/result payloads ([V17], [V19], A9)', () => {
   });
 
   it('entries of content that are not objects (null, a string, an array) are left out; the blocks around them are kept', async () => {
-    const { handle, errors } = await completing({ content: [null, 'loose text', [1], { type: 'text', text: 'kept' }, 7] });
+    const { handle, errors } = await completing({
+      content: [null, 'loose text', [1], { type: 'text', text: 'kept' }, 7],
+    });
     expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'kept' }]);
     expect(errors).toEqual([]);
   });
@@ -737,28 +808,34 @@ describe('replies the SDK Client cannot parse: a prompt TaskProtocolError, never
     ['an object whose related-task _meta has no taskId', { _meta: { [RELATED]: {} } }],
   ];
 
-  it.each(SHAPES)('tasks/get keeps answering %s: the task fails with TaskProtocolError after 5 polls', async (_label, result) => {
-    const { server, tasks } = await setupRealTime();
-    creating(server, { taskId: 'g', pollInterval: 10 });
-    server.on('tasks/get', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, result }));
-    const handle = await tasks.callToolAsTask('job');
-    const error = await rejection(handle.result(), 2_000);
-    expect(error).toBeInstanceOf(TaskProtocolError);
-    expect((error as TaskProtocolError).method).toBe('tasks/get');
-    expect(server.count('tasks/get')).toBe(MAX_POLL_FAILURES);
-  });
+  it.each(SHAPES)(
+    'tasks/get keeps answering %s: the task fails with TaskProtocolError after 5 polls',
+    async (_label, result) => {
+      const { server, tasks } = await setupRealTime();
+      creating(server, { taskId: 'g', pollInterval: 10 });
+      server.on('tasks/get', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, result }));
+      const handle = await tasks.callToolAsTask('job');
+      const error = await rejection(handle.result(), 2_000);
+      expect(error).toBeInstanceOf(TaskProtocolError);
+      expect((error as TaskProtocolError).method).toBe('tasks/get');
+      expect(server.count('tasks/get')).toBe(MAX_POLL_FAILURES);
+    },
+  );
 
-  it.each(SHAPES)('tasks/result answers %s: result() rejects with TaskProtocolError, tasks/result sent once', async (_label, result) => {
-    const { server, tasks } = await setupRealTime();
-    creating(server, { taskId: 'r', pollInterval: 10_000 });
-    server.on('tasks/result', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, result }));
-    const handle = await tasks.callToolAsTask('job');
-    server.tasks.update('r', { status: 'completed' }, true);
-    const error = await rejection(handle.result(), 2_000);
-    expect(error).toBeInstanceOf(TaskProtocolError);
-    expect((error as TaskProtocolError).method).toBe('tasks/result');
-    expect(server.count('tasks/result')).toBe(1);
-  });
+  it.each(SHAPES)(
+    'tasks/result answers %s: result() rejects with TaskProtocolError, tasks/result sent once',
+    async (_label, result) => {
+      const { server, tasks } = await setupRealTime();
+      creating(server, { taskId: 'r', pollInterval: 10_000 });
+      server.on('tasks/result', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, result }));
+      const handle = await tasks.callToolAsTask('job');
+      server.tasks.update('r', { status: 'completed' }, true);
+      const error = await rejection(handle.result(), 2_000);
+      expect(error).toBeInstanceOf(TaskProtocolError);
+      expect((error as TaskProtocolError).method).toBe('tasks/result');
+      expect(server.count('tasks/result')).toBe(1);
+    },
+  );
 
   it('tools/call answers a string: callToolAsTask rejects with TaskProtocolError (not a timeout)', async () => {
     const { server, tasks } = await setupRealTime();
@@ -795,46 +872,52 @@ describe('an `error` that is not a JSON-RPC error object: a prompt TaskProtocolE
   ];
   const malformed = (method: string) => `Malformed ${method} reply from server: neither a result nor a valid error`;
 
-  it.each(BAD_ERRORS)('tools/call answers an error that is %s: callToolAsTask rejects with TaskProtocolError at once, sent once', async (_label, error) => {
-    const { server, tasks, clock } = await setup();
-    server.on('tools/call', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, error }));
-    const failure = await rejection(tasks.callToolAsTask('job')); // no clock advance at all
-    expect(failure).toBeInstanceOf(TaskProtocolError);
-    expect((failure as TaskProtocolError).method).toBe('tools/call');
-    expect((failure as Error).message).toBe(malformed('tools/call'));
-    expect(server.count('tools/call')).toBe(1);
-    expect(tasks.active).toBe(0);
-    expect(clock.pending).toBe(0);
-  });
+  it.each(BAD_ERRORS)(
+    'tools/call answers an error that is %s: callToolAsTask rejects with TaskProtocolError at once, sent once',
+    async (_label, error) => {
+      const { server, tasks, clock } = await setup();
+      server.on('tools/call', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, error }));
+      const failure = await rejection(tasks.callToolAsTask('job')); // no clock advance at all
+      expect(failure).toBeInstanceOf(TaskProtocolError);
+      expect((failure as TaskProtocolError).method).toBe('tools/call');
+      expect((failure as Error).message).toBe(malformed('tools/call'));
+      expect(server.count('tools/call')).toBe(1);
+      expect(tasks.active).toBe(0);
+      expect(clock.pending).toBe(0);
+    },
+  );
 
-  it.each(BAD_ERRORS)('tasks/get keeps answering an error that is %s: each poll fails at once, TaskProtocolError after 5 polls, never retried as transient', async (_label, error) => {
-    const { server, tasks, clock, errors } = await setup();
-    creating(server, { taskId: 'bad-error', pollInterval: 1_000 });
-    server.on('tasks/get', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, error }));
-    const handle = await tasks.callToolAsTask('job');
-    const failure = rejection(handle.result());
-    // The first poll fails as soon as its reply arrives, well before any request timeout.
-    await clock.advance(1_000);
-    await flush();
-    expect(server.count('tasks/get')).toBe(1);
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toBeInstanceOf(TaskProtocolError);
-    await clock.advance(600_000);
-    const final = await failure;
-    expect(final).toBeInstanceOf(TaskProtocolError);
-    expect((final as TaskProtocolError).method).toBe('tasks/get');
-    expect((final as Error).message).toBe(malformed('tasks/get'));
-    // A transient failure would be retried and not counted: exactly 5 polls, each reported.
-    expect(server.count('tasks/get')).toBe(MAX_POLL_FAILURES);
-    expect(errors).toHaveLength(MAX_POLL_FAILURES);
-    for (const reported of errors) {
-      expect(reported).toBeInstanceOf(TaskProtocolError);
-      expect((reported as TaskProtocolError).method).toBe('tasks/get');
-    }
-    expect(tasks.active).toBe(0);
-    expect(clock.pending).toBe(0);
-    expect(server.count('tasks/cancel')).toBe(0);
-  });
+  it.each(BAD_ERRORS)(
+    'tasks/get keeps answering an error that is %s: each poll fails at once, TaskProtocolError after 5 polls, never retried as transient',
+    async (_label, error) => {
+      const { server, tasks, clock, errors } = await setup();
+      creating(server, { taskId: 'bad-error', pollInterval: 1_000 });
+      server.on('tasks/get', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, error }));
+      const handle = await tasks.callToolAsTask('job');
+      const failure = rejection(handle.result());
+      // The first poll fails as soon as its reply arrives, well before any request timeout.
+      await clock.advance(1_000);
+      await flush();
+      expect(server.count('tasks/get')).toBe(1);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(TaskProtocolError);
+      await clock.advance(600_000);
+      const final = await failure;
+      expect(final).toBeInstanceOf(TaskProtocolError);
+      expect((final as TaskProtocolError).method).toBe('tasks/get');
+      expect((final as Error).message).toBe(malformed('tasks/get'));
+      // A transient failure would be retried and not counted: exactly 5 polls, each reported.
+      expect(server.count('tasks/get')).toBe(MAX_POLL_FAILURES);
+      expect(errors).toHaveLength(MAX_POLL_FAILURES);
+      for (const reported of errors) {
+        expect(reported).toBeInstanceOf(TaskProtocolError);
+        expect((reported as TaskProtocolError).method).toBe('tasks/get');
+      }
+      expect(tasks.active).toBe(0);
+      expect(clock.pending).toBe(0);
+      expect(server.count('tasks/cancel')).toBe(0);
+    },
+  );
 });
 
 describe('a reply with both `result` and `error` (JSON-RPC forbids it): the `result` is taken, the `error` ignored', () => {
@@ -843,7 +926,12 @@ describe('a reply with both `result` and `error` (JSON-RPC forbids it): the `res
   it('tools/call: a valid CreateTaskResult next to a valid error creates the task', async () => {
     const { server, tasks } = await setup();
     server.on('tools/call', (_params, ctx) =>
-      raw({ jsonrpc: '2.0', id: ctx.id, result: server.tasks.createResult({ taskId: 'both', pollInterval: 60_000 }), error: SERVER_ERROR }),
+      raw({
+        jsonrpc: '2.0',
+        id: ctx.id,
+        result: server.tasks.createResult({ taskId: 'both', pollInterval: 60_000 }),
+        error: SERVER_ERROR,
+      }),
     );
     const handle = await tasks.callToolAsTask('job');
     expect(handle.task).toMatchObject({ taskId: 'both', status: 'working' });
@@ -851,7 +939,9 @@ describe('a reply with both `result` and `error` (JSON-RPC forbids it): the `res
 
   it('tools/call: a malformed result next to a valid error is a malformed reply (TaskProtocolError), not the server error', async () => {
     const { server, tasks } = await setup();
-    server.on('tools/call', (_params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, result: 'garbage', error: SERVER_ERROR }));
+    server.on('tools/call', (_params, ctx) =>
+      raw({ jsonrpc: '2.0', id: ctx.id, result: 'garbage', error: SERVER_ERROR }),
+    );
     const failure = await rejection(tasks.callToolAsTask('job'));
     expect(failure).toBeInstanceOf(TaskProtocolError);
     expect((failure as TaskProtocolError).method).toBe('tools/call');
@@ -861,7 +951,9 @@ describe('a reply with both `result` and `error` (JSON-RPC forbids it): the `res
   it('tasks/get: a valid task next to a valid error is a good poll (no failure reported), and the task completes', async () => {
     const { server, tasks, clock, errors } = await setup();
     creating(server, { taskId: 'both', pollInterval: 1_000 });
-    server.on('tasks/get', (params, ctx) => raw({ jsonrpc: '2.0', id: ctx.id, result: server.tasks.get(String(params.taskId)), error: SERVER_ERROR }));
+    server.on('tasks/get', (params, ctx) =>
+      raw({ jsonrpc: '2.0', id: ctx.id, result: server.tasks.get(String(params.taskId)), error: SERVER_ERROR }),
+    );
     const handle = await tasks.callToolAsTask('job');
     await clock.advance(10_000);
     expect(server.count('tasks/get')).toBeGreaterThanOrEqual(MAX_POLL_FAILURES);
@@ -893,7 +985,9 @@ describe('huge statusMessage: clamped to 16,384 characters ending in "…"', () 
 
   it('in the CreateTaskResult, a tasks/get reply and a tasks/cancel reply', async () => {
     const { server, tasks, clock } = await setup();
-    server.on('tools/call', () => server.tasks.createResult({ taskId: 'm', pollInterval: 1_000, statusMessage: longText(50_000) }));
+    server.on('tools/call', () =>
+      server.tasks.createResult({ taskId: 'm', pollInterval: 1_000, statusMessage: longText(50_000) }),
+    );
     const handle = await tasks.callToolAsTask('job');
     expect(handle.task?.statusMessage).toBe(clamped(50_000));
     server.tasks.update('m', { statusMessage: longText(60_000) });
@@ -933,7 +1027,11 @@ describe('a flood of notifications for one task: bounded memory, no crash', () =
     const standard = handle.updates();
     const base = server.tasks.get('flood');
     const before = heapUsed();
-    await within(flood(server, 100_000, (i) => ({ ...base, statusMessage: `step ${i}` })), 15_000, 'flood');
+    await within(
+      flood(server, 100_000, (i) => ({ ...base, statusMessage: `step ${i}` })),
+      15_000,
+      'flood',
+    );
     expect(handle.task?.statusMessage).toBe('step 99999');
     expect(heapUsed() - before).toBeLessThan(MODEST_HEAP_GROWTH);
     server.tasks.finish('flood', 'completed', { result: text('survived') }, { statusMessage: 'done' }, true);
@@ -964,7 +1062,11 @@ describe('a flood of notifications for one task: bounded memory, no crash', () =
     const paused = handle.updates({ bufferSize: 8 });
     const snapshot = server.tasks.get('same');
     const before = heapUsed();
-    await within(flood(server, 100_000, () => snapshot), 15_000, 'flood');
+    await within(
+      flood(server, 100_000, () => snapshot),
+      15_000,
+      'flood',
+    );
     expect(heapUsed() - before).toBeLessThan(MODEST_HEAP_GROWTH);
     expect(statusEvents).toBe(0);
     expect(server.count('tasks/get')).toBe(0);
@@ -992,40 +1094,48 @@ describe('a flood of notifications for unknown task ids (mcp-go broadcasts them,
     expect(handle.task).toMatchObject({ taskId: 'mine', status: 'working' });
     expect(tasks.active).toBe(1);
     expect(errors).toEqual([]);
-    expect(server.params('tasks/get').concat(server.params('tasks/result')).filter((p) => p.taskId !== 'mine')).toEqual([]);
+    expect(
+      server
+        .params('tasks/get')
+        .concat(server.params('tasks/result'))
+        .filter((p) => p.taskId !== 'mine'),
+    ).toEqual([]);
   });
 
   it.each([
     ['100,000 distinct unknown ids', (i: number) => `stranger-${i}`],
     ['one unknown id 100,000 times', () => 'stranger'],
-  ])('%s during a creation: the early buffer stays bounded, and our own early terminal notification still settles the task', async (_label, id) => {
-    const { server, tasks } = await setup();
-    let call: HandlerContext | undefined;
-    server.on('tools/call', (params, ctx) => {
-      server.assertRequest('tools/call', params, { name: 'job' });
-      call = ctx;
-      return NO_REPLY;
-    });
-    const pending = tasks.callToolAsTask('job');
-    await within(until(() => call !== undefined, 2_000, 'tools/call'));
-    const template = server.tasks.create({ taskId: 'template' });
-    const before = heapUsed();
-    await within(
-      flood(server, 100_000, (i) => ({ ...template, taskId: id(i), statusMessage: `noise ${i}` })),
-      15_000,
-      'flood',
-    );
-    expect(heapUsed() - before).toBeLessThan(MODEST_HEAP_GROWTH);
-    const created = server.tasks.create({ taskId: 'early', pollInterval: 60_000 });
-    server.tasks.finish('early', 'completed', { result: text('early and right') }, { statusMessage: 'done' }, true);
-    await flush();
-    call!.reply({ task: created });
-    const handle = await within(pending);
-    expect(handle.task).toMatchObject({ taskId: 'early', status: 'completed', statusMessage: 'done' });
-    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'early and right' }]);
-    expect(server.count('tasks/get')).toBe(0);
-    expect(server.params('tasks/result')).toEqual([{ taskId: 'early' }]);
-  });
+  ])(
+    '%s during a creation: the early buffer stays bounded, and our own early terminal notification still settles the task',
+    async (_label, id) => {
+      const { server, tasks } = await setup();
+      let call: HandlerContext | undefined;
+      server.on('tools/call', (params, ctx) => {
+        server.assertRequest('tools/call', params, { name: 'job' });
+        call = ctx;
+        return NO_REPLY;
+      });
+      const pending = tasks.callToolAsTask('job');
+      await within(until(() => call !== undefined, 2_000, 'tools/call'));
+      const template = server.tasks.create({ taskId: 'template' });
+      const before = heapUsed();
+      await within(
+        flood(server, 100_000, (i) => ({ ...template, taskId: id(i), statusMessage: `noise ${i}` })),
+        15_000,
+        'flood',
+      );
+      expect(heapUsed() - before).toBeLessThan(MODEST_HEAP_GROWTH);
+      const created = server.tasks.create({ taskId: 'early', pollInterval: 60_000 });
+      server.tasks.finish('early', 'completed', { result: text('early and right') }, { statusMessage: 'done' }, true);
+      await flush();
+      call!.reply({ task: created });
+      const handle = await within(pending);
+      expect(handle.task).toMatchObject({ taskId: 'early', status: 'completed', statusMessage: 'done' });
+      expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'early and right' }]);
+      expect(server.count('tasks/get')).toBe(0);
+      expect(server.params('tasks/result')).toEqual([{ taskId: 'early' }]);
+    },
+  );
 });
 
 describe('a server whose tasks/get keeps failing: the task fails after 5 consecutive failures, polling stops', () => {
@@ -1034,23 +1144,26 @@ describe('a server whose tasks/get keeps failing: the task fails after 5 consecu
     ['an unknown status', (good: Json): Json => ({ ...good, status: 'exploding' })],
     ['no taskId', (good: Json): Json => ({ ...good, taskId: undefined })],
     ['another task', (good: Json): Json => ({ ...good, taskId: 'someone-else' })],
-  ])('keeps answering %s: TaskProtocolError after 5 polls, each failure reported on `error`', async (_label, garbage) => {
-    const { server, tasks, clock, errors } = await setup();
-    creating(server, { taskId: 'g', pollInterval: 1_000 });
-    server.on('tasks/get', (params) => garbage(server.tasks.get(String(params.taskId))));
-    const handle = await tasks.callToolAsTask('job');
-    const failure = rejection(handle.result());
-    await clock.advance(600_000);
-    const error = await failure;
-    expect(error).toBeInstanceOf(TaskProtocolError);
-    expect((error as TaskProtocolError).method).toBe('tasks/get');
-    expect(server.count('tasks/get')).toBe(MAX_POLL_FAILURES);
-    expect(errors).toHaveLength(MAX_POLL_FAILURES);
-    for (const reported of errors) expect(reported).toBeInstanceOf(TaskProtocolError);
-    expect(tasks.active).toBe(0);
-    expect(clock.pending).toBe(0);
-    expect(server.count('tasks/cancel')).toBe(0); // given up locally; the remote task is left alone
-  });
+  ])(
+    'keeps answering %s: TaskProtocolError after 5 polls, each failure reported on `error`',
+    async (_label, garbage) => {
+      const { server, tasks, clock, errors } = await setup();
+      creating(server, { taskId: 'g', pollInterval: 1_000 });
+      server.on('tasks/get', (params) => garbage(server.tasks.get(String(params.taskId))));
+      const handle = await tasks.callToolAsTask('job');
+      const failure = rejection(handle.result());
+      await clock.advance(600_000);
+      const error = await failure;
+      expect(error).toBeInstanceOf(TaskProtocolError);
+      expect((error as TaskProtocolError).method).toBe('tasks/get');
+      expect(server.count('tasks/get')).toBe(MAX_POLL_FAILURES);
+      expect(errors).toHaveLength(MAX_POLL_FAILURES);
+      for (const reported of errors) expect(reported).toBeInstanceOf(TaskProtocolError);
+      expect(tasks.active).toBe(0);
+      expect(clock.pending).toBe(0);
+      expect(server.count('tasks/cancel')).toBe(0); // given up locally; the remote task is left alone
+    },
+  );
 
   it('only consecutive failures count: 4 bad replies then 1 good one, over and over, never fail the task', async () => {
     const { server, tasks, clock, errors } = await setup();
@@ -1070,7 +1183,7 @@ describe('a server whose tasks/get keeps failing: the task fails after 5 consecu
     expect(errors.length).toBeGreaterThanOrEqual(3 * (MAX_POLL_FAILURES - 1));
   });
 
-  it('a lost answer (the library\'s own timeout) between hard failures starts the count again: 4 timeouts then 1 hard error never fail the task', async () => {
+  it("a lost answer (the library's own timeout) between hard failures starts the count again: 4 timeouts then 1 hard error never fail the task", async () => {
     const { server, tasks, clock, errors } = await setup();
     creating(server, { taskId: 'restarting', pollInterval: 1_000 });
     let polls = 0;
@@ -1101,24 +1214,27 @@ describe('a server whose tasks/get keeps failing: the task fails after 5 consecu
     // they are that server's errors, not transient failures.
     [-32000, 'Server busy'],
     [-32001, 'Server timed out upstream'],
-  ])('answers JSON-RPC %i: TaskRpcError with that code after 5 polls (never retried as transient)', async (code, message) => {
-    const { server, tasks, clock } = await setup();
-    creating(server, { taskId: 'rpc', pollInterval: 1_000 });
-    server.on('tasks/get', () => {
-      throw rpcError(code, message);
-    });
-    const handle = await tasks.callToolAsTask('job');
-    const failure = rejection(handle.result());
-    await clock.advance(600_000);
-    const error = await failure;
-    expect(error).toBeInstanceOf(TaskRpcError);
-    expect((error as TaskRpcError).code).toBe(code);
-    expect((error as TaskRpcError).transient).toBe(false);
-    expect((error as TaskRpcError).method).toBe('tasks/get');
-    expect((error as Error).message).toContain(message);
-    expect(server.count('tasks/get')).toBe(MAX_POLL_FAILURES);
-    expect(clock.pending).toBe(0);
-  });
+  ])(
+    'answers JSON-RPC %i: TaskRpcError with that code after 5 polls (never retried as transient)',
+    async (code, message) => {
+      const { server, tasks, clock } = await setup();
+      creating(server, { taskId: 'rpc', pollInterval: 1_000 });
+      server.on('tasks/get', () => {
+        throw rpcError(code, message);
+      });
+      const handle = await tasks.callToolAsTask('job');
+      const failure = rejection(handle.result());
+      await clock.advance(600_000);
+      const error = await failure;
+      expect(error).toBeInstanceOf(TaskRpcError);
+      expect((error as TaskRpcError).code).toBe(code);
+      expect((error as TaskRpcError).transient).toBe(false);
+      expect((error as TaskRpcError).method).toBe('tasks/get');
+      expect((error as Error).message).toContain(message);
+      expect(server.count('tasks/get')).toBe(MAX_POLL_FAILURES);
+      expect(clock.pending).toBe(0);
+    },
+  );
 });
 
 describe('a task id the server hands out twice ([V4]: ids are unique)', () => {
@@ -1127,7 +1243,9 @@ describe('a task id the server hands out twice ([V4]: ids are unique)', () => {
     let calls = 0;
     server.on('tools/call', () => {
       calls += 1;
-      return calls === 1 ? server.tasks.createResult({ taskId: 'dup', pollInterval: 60_000 }) : { task: server.tasks.get('dup') };
+      return calls === 1
+        ? server.tasks.createResult({ taskId: 'dup', pollInterval: 60_000 })
+        : { task: server.tasks.get('dup') };
     });
     const first = await tasks.callToolAsTask('job', { which: 'first' });
     const error = await rejection(tasks.callToolAsTask('job', { which: 'second' }));
@@ -1190,7 +1308,9 @@ describe('paging that never ends (tasks/list D13, tools/list)', () => {
   it('tasks/list answering `tasks: null` with a nextCursor: an empty page whose cursor is followed, like any empty page', async () => {
     const { server, tasks, errors } = await setup();
     server.tasks.create({ taskId: 'later' });
-    server.on('tasks/list', (params) => (params.cursor === undefined ? { tasks: null, nextCursor: 'x' } : { tasks: [server.tasks.get('later')] }));
+    server.on('tasks/list', (params) =>
+      params.cursor === undefined ? { tasks: null, nextCursor: 'x' } : { tasks: [server.tasks.get('later')] },
+    );
     expect(await tasks.listPage()).toEqual({ tasks: [], nextCursor: 'x' });
     const listed: string[] = [];
     for await (const task of tasks.list()) listed.push(task.taskId);
@@ -1201,7 +1321,10 @@ describe('paging that never ends (tasks/list D13, tools/list)', () => {
 
   it('tools/list answering the same nextCursor again: the catalog stops reading and the call goes on', async () => {
     const { server, tasks } = await setup();
-    server.on('tools/list', () => ({ tools: [{ name: 'job', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }], nextCursor: 'again' }));
+    server.on('tools/list', () => ({
+      tools: [{ name: 'job', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }],
+      nextCursor: 'again',
+    }));
     creating(server, { taskId: 'listed', pollInterval: 60_000 });
     const handle = await tasks.callToolAsTask('job');
     expect(handle.kind).toBe('task');

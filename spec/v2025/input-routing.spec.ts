@@ -70,12 +70,16 @@ describe('an input request that overtakes its CreateTaskResult', () => {
       return NO_REPLY;
     });
     const own: string[] = [];
-    const handle = await tasks.callToolAsTask('job', {}, {
-      onElicitation: (_params, ctx) => {
-        own.push(ctx.taskId ?? '');
-        return { action: 'accept', content: { ok: true } };
+    const handle = await tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: (_params, ctx) => {
+          own.push(ctx.taskId ?? '');
+          return { action: 'accept', content: { ok: true } };
+        },
       },
-    });
+    );
     const answer = await within(reply!);
     expect(own).toEqual(['early-1']);
     expect(clientLevel).toEqual([]);
@@ -155,7 +159,10 @@ describe('an input request that overtakes its CreateTaskResult, with two TaskCli
   }
 
   /** The next tools/call asks for input about its task before it answers with the task. */
-  function askFirst(server: Awaited<ReturnType<typeof shared>>['server'], taskId: string): { reply: () => Promise<Json> } {
+  function askFirst(
+    server: Awaited<ReturnType<typeof shared>>['server'],
+    taskId: string,
+  ): { reply: () => Promise<Json> } {
     let reply: Promise<Json> | undefined;
     server.on('tools/call', (_params, ctx) => {
       const created = server.tasks.createResult({ taskId, status: 'input_required' });
@@ -167,23 +174,34 @@ describe('an input request that overtakes its CreateTaskResult, with two TaskCli
   }
 
   // The owner's creation is the second TaskClient's (whose tap runs after the first's) or the first's.
-  for (const [owner, order, taskId] of [['second', 'the other TaskClient', 'early-2'], ['first', 'the owner', 'early-3']] as const) {
+  for (const [owner, order, taskId] of [
+    ['second', 'the other TaskClient', 'early-2'],
+    ['first', 'the owner', 'early-3'],
+  ] as const) {
     it(`reaches the owning call's callback when ${order}'s tap runs first`, async () => {
       const rig = await shared();
       const { server, clock, clientLevel } = rig;
       const early = askFirst(server, taskId);
       const own: string[] = [];
-      const handle = await rig[owner].callToolAsTask('job', {}, {
-        onElicitation: (_params, ctx) => {
-          own.push(ctx.taskId ?? '');
-          return { action: 'accept', content: { ok: true } };
+      const handle = await rig[owner].callToolAsTask(
+        'job',
+        {},
+        {
+          onElicitation: (_params, ctx) => {
+            own.push(ctx.taskId ?? '');
+            return { action: 'accept', content: { ok: true } };
+          },
         },
-      });
+      );
       const answer = await early.reply();
       // Before the fix a TaskClient with no creation of its own answered at once.
       expect(clientLevel).toEqual([]);
       expect(own).toEqual([taskId]);
-      expect(answer.result).toMatchObject({ action: 'accept', content: { ok: true }, _meta: { [RELATED]: { taskId } } });
+      expect(answer.result).toMatchObject({
+        action: 'accept',
+        content: { ok: true },
+        _meta: { [RELATED]: { taskId } },
+      });
       void handle.result().catch(() => {});
       await clock.advance(0);
     });
@@ -223,12 +241,16 @@ describe('an input request that overtakes its CreateTaskResult, with two TaskCli
       return NO_REPLY;
     });
     const own: string[] = [];
-    const pending = second.callToolAsTask('job', {}, {
-      onElicitation: (_params, ctx) => {
-        own.push(ctx.taskId ?? '');
-        return { action: 'accept', content: { ok: true } };
+    const pending = second.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: (_params, ctx) => {
+          own.push(ctx.taskId ?? '');
+          return { action: 'accept', content: { ok: true } };
+        },
       },
-    });
+    );
     await flush();
     // The question overtakes the CreateTaskResult; the first TaskClient's tap runs first and holds it.
     const reply = server.request('elicitation/create', question('early-4'));
@@ -243,7 +265,11 @@ describe('an input request that overtakes its CreateTaskResult, with two TaskCli
     // Before the fix the closed first TaskClient's client-level callback declined it.
     expect(clientLevel).toEqual([]);
     expect(own).toEqual(['early-4']);
-    expect(answer.result).toMatchObject({ action: 'accept', content: { ok: true }, _meta: { [RELATED]: { taskId: 'early-4' } } });
+    expect(answer.result).toMatchObject({
+      action: 'accept',
+      content: { ok: true },
+      _meta: { [RELATED]: { taskId: 'early-4' } },
+    });
     void handle.result().catch(() => {});
     await clock.advance(0);
   });
@@ -273,21 +299,26 @@ describe('an input request for a task whose call was given up before its CreateT
     tasks.on('error', (error) => errors.push(error));
     const controller = new AbortController();
     const call = rejection(
-      tasks.callToolAsTask('job', {}, {
-        signal: controller.signal,
-        ...(options.cancelOnAbort === undefined ? {} : { cancelOnAbort: options.cancelOnAbort }),
-        onElicitation: (_params, ctx) => {
-          own.push(ctx.taskId ?? '');
-          return { action: 'accept', content: { ok: true } };
+      tasks.callToolAsTask(
+        'job',
+        {},
+        {
+          signal: controller.signal,
+          ...(options.cancelOnAbort === undefined ? {} : { cancelOnAbort: options.cancelOnAbort }),
+          onElicitation: (_params, ctx) => {
+            own.push(ctx.taskId ?? '');
+            return { action: 'accept', content: { ok: true } };
+          },
         },
-      }),
+      ),
     );
     await flush();
     const held = server.request('elicitation/create', question('given-up'));
     await flush();
     controller.abort();
     expect(await call).toBeInstanceOf(TaskAbortError);
-    const created = (): void => answerCall?.(server.tasks.createResult({ taskId: 'given-up', status: 'input_required' }));
+    const created = (): void =>
+      answerCall?.(server.tasks.createResult({ taskId: 'given-up', status: 'input_required' }));
     return { ...rigged, own, errors, held, created, answerCancel: () => answerCancel?.() };
   }
 
@@ -343,13 +374,17 @@ describe('detach() while an input request is pending', () => {
     server.on('tasks/result', () => NO_REPLY);
     let release: (() => void) | undefined;
     let signal: AbortSignal | undefined;
-    const handle = await tasks.callToolAsTask('job', {}, {
-      onElicitation: async (_params, ctx: InputContext) => {
-        signal = ctx.signal;
-        await new Promise<void>((resolve) => (release = resolve));
-        return { action: 'accept', content: { ok: true } };
+    const handle = await tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: async (_params, ctx: InputContext) => {
+          signal = ctx.signal;
+          await new Promise<void>((resolve) => (release = resolve));
+          return { action: 'accept', content: { ok: true } };
+        },
       },
-    });
+    );
     const reply = server.request('elicitation/create', question('d1'));
     await clock.advance(0);
     await flush();
@@ -378,7 +413,10 @@ describe('several TaskClients on one SDK client', () => {
     const mine = await second.callToolAsTask(
       'job',
       {},
-      { onElicitation: () => ({ action: 'accept', content: { who: 'second' } }), onProgress: () => progress.push('second') },
+      {
+        onElicitation: () => ({ action: 'accept', content: { who: 'second' } }),
+        onProgress: () => progress.push('second'),
+      },
     );
     const theirs = await first.callToolAsTask('job', {}, { onProgress: () => progress.push('first') });
     const answer = await server.request('elicitation/create', {

@@ -32,7 +32,10 @@ afterEach(async () => {
 });
 
 /** An untagged question, as mcp-go sends it. */
-const QUESTION: Json = { message: 'Proceed?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } };
+const QUESTION: Json = {
+  message: 'Proceed?',
+  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+};
 
 /** What one callback saw. */
 interface Seen {
@@ -46,7 +49,13 @@ interface Seen {
 /** A callback that records what it saw under `by` and accepts. */
 function recording(seen: Seen[], by: string): (params: unknown, ctx: InputContext) => ElicitResult {
   return (_params, ctx) => {
-    seen.push({ by, taskId: ctx.taskId, toolName: ctx.toolName, handle: ctx.handle !== undefined, inferred: ctx.inferred });
+    seen.push({
+      by,
+      taskId: ctx.taskId,
+      toolName: ctx.toolName,
+      handle: ctx.handle !== undefined,
+      inferred: ctx.inferred,
+    });
     return { action: 'accept', content: { by } };
   };
 }
@@ -87,7 +96,8 @@ async function rig(options: { clientLevel?: boolean; tasks?: TaskClientOptions }
     return server.tasks.createResult({ taskId: `t${next}` });
   });
   /** Calls `job` with its own recording callback (under `by`). */
-  const call = (by: string): Promise<TaskHandle> => tasks.callToolAsTask('job', {}, { onElicitation: recording(seen, by) });
+  const call = (by: string): Promise<TaskHandle> =>
+    tasks.callToolAsTask('job', {}, { onElicitation: recording(seen, by) });
   return { ...pair, server, tasks, clock, seen, unattributed, call };
 }
 
@@ -173,7 +183,9 @@ describe('an untagged question reaches the call it belongs to', () => {
     const { server, seen, call } = await rig();
     const tagging = await call('tagging');
     const other = await call('other');
-    const tagged = await within(server.request('elicitation/create', { ...QUESTION, _meta: { [RELATED]: { taskId: 't1' } } }));
+    const tagged = await within(
+      server.request('elicitation/create', { ...QUESTION, _meta: { [RELATED]: { taskId: 't1' } } }),
+    );
     expect(metaOf(tagged)?.[RELATED]).toEqual({ taskId: 't1' });
     const untagged = await within(server.request('elicitation/create', QUESTION));
     expect(untagged.result).toMatchObject({ content: { by: 'other' } });
@@ -189,7 +201,10 @@ describe('an untagged question reaches the call it belongs to', () => {
 describe('an untagged question that cannot be tied to one call', () => {
   it('two tasks in flight, neither waiting for input: after one poll interval (and the grace) the TaskClient-level callback answers, with an inputUnattributed event', async () => {
     const logs: LogEntry[] = [];
-    const { server, clock, seen, unattributed, call } = await rig({ clientLevel: true, tasks: { logger: { log: (entry) => logs.push(entry) } } });
+    const { server, clock, seen, unattributed, call } = await rig({
+      clientLevel: true,
+      tasks: { logger: { log: (entry) => logs.push(entry) } },
+    });
     const first = await call('first');
     const second = await call('second');
     const reply = server.request('elicitation/create', QUESTION);
@@ -199,9 +214,18 @@ describe('an untagged question that cannot be tied to one call', () => {
     const answer = await within(reply);
     expect(answer.result).toMatchObject({ content: { by: 'client' } });
     expect(metaOf(answer)?.[RELATED]).toBeUndefined();
-    expect(seen).toEqual([{ by: 'client', taskId: undefined, toolName: undefined, handle: false, inferred: undefined }]);
+    expect(seen).toEqual([
+      { by: 'client', taskId: undefined, toolName: undefined, handle: false, inferred: undefined },
+    ]);
     expect(unattributed).toEqual([
-      { method: 'elicitation/create', reason: 'ambiguous', inFlight: 2, waitingForInput: 0, hostRequests: 0, answeredBy: 'client' },
+      {
+        method: 'elicitation/create',
+        reason: 'ambiguous',
+        inFlight: 2,
+        waitingForInput: 0,
+        hostRequests: 0,
+        answeredBy: 'client',
+      },
     ]);
     // The event names no task: ids are secrets.
     expect(JSON.stringify(unattributed)).not.toMatch(/t1|t2/);
@@ -228,7 +252,14 @@ describe('an untagged question that cannot be tied to one call', () => {
     expect(message).toMatch(/no call's own onElicitation could be chosen/);
     expect(message).not.toMatch(/t1|t2/);
     expect(unattributed).toEqual([
-      { method: 'elicitation/create', reason: 'ambiguous', inFlight: 2, waitingForInput: 0, hostRequests: 0, answeredBy: undefined },
+      {
+        method: 'elicitation/create',
+        reason: 'ambiguous',
+        inFlight: 2,
+        waitingForInput: 0,
+        hostRequests: 0,
+        answeredBy: undefined,
+      },
     ]);
     first.detach();
     second.detach();
@@ -240,7 +271,14 @@ describe('an untagged question that cannot be tied to one call', () => {
     expect(answer.result).toMatchObject({ content: { by: 'client' } });
     expect(seen.map((s) => s.by)).toEqual(['client']);
     expect(unattributed).toEqual([
-      { method: 'elicitation/create', reason: 'no-task', inFlight: 0, waitingForInput: 0, hostRequests: 0, answeredBy: 'client' },
+      {
+        method: 'elicitation/create',
+        reason: 'no-task',
+        inFlight: 0,
+        waitingForInput: 0,
+        hostRequests: 0,
+        answeredBy: 'client',
+      },
     ]);
   });
 
@@ -278,7 +316,14 @@ describe('an untagged question that cannot be tied to one call', () => {
     expect((await within(reply)).result).toMatchObject({ content: { by: 'client' } });
     expect(seen.map((s) => s.by)).toEqual(['client']);
     expect(unattributed).toEqual([
-      { method: 'elicitation/create', reason: 'ambiguous', inFlight: 1, waitingForInput: 0, hostRequests: 1, answeredBy: 'client' },
+      {
+        method: 'elicitation/create',
+        reason: 'ambiguous',
+        inFlight: 1,
+        waitingForInput: 0,
+        hostRequests: 1,
+        answeredBy: 'client',
+      },
     ]);
     held!({ content: [{ type: 'text', text: 'done' }] });
     await within(plain);
@@ -405,7 +450,8 @@ describe('with a real peer: the SDK McpServer eliciting without relatedTask from
               message: `Delete ${path}?`,
               requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
             });
-            const text = answer.action === 'accept' && answer.content?.confirm === true ? `deleted ${path}` : `kept ${path}`;
+            const text =
+              answer.action === 'accept' && answer.content?.confirm === true ? `deleted ${path}` : `kept ${path}`;
             await extra.taskStore.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text }] });
           })();
           return { task };
@@ -416,7 +462,9 @@ describe('with a real peer: the SDK McpServer eliciting without relatedTask from
     );
     const pair = await connectPair(server, { capabilities: { elicitation: {} } });
     const seen: Seen[] = [];
-    const tasks = new TaskClient(pair.client, { onElicitation: () => (seen.push({ by: 'client' } as Seen), { action: 'decline' }) });
+    const tasks = new TaskClient(pair.client, {
+      onElicitation: () => (seen.push({ by: 'client' } as Seen), { action: 'decline' }),
+    });
     cleanups.push(async () => {
       await tasks.close();
       await pair.close();
@@ -429,13 +477,21 @@ describe('with a real peer: the SDK McpServer eliciting without relatedTask from
       {
         onElicitation: (params, ctx) => {
           handles.push(ctx.handle);
-          seen.push({ by: 'own', taskId: ctx.taskId, toolName: ctx.toolName, handle: ctx.handle !== undefined, inferred: ctx.inferred });
+          seen.push({
+            by: 'own',
+            taskId: ctx.taskId,
+            toolName: ctx.toolName,
+            handle: ctx.handle !== undefined,
+            inferred: ctx.inferred,
+          });
           return { action: 'accept', content: { confirm: params.message === 'Delete /srv/a?' } };
         },
       },
     );
     expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: 'deleted /srv/a' }]);
-    expect(seen).toEqual([{ by: 'own', taskId: handle.taskId, toolName: 'ask_untagged', handle: true, inferred: true }]);
+    expect(seen).toEqual([
+      { by: 'own', taskId: handle.taskId, toolName: 'ask_untagged', handle: true, inferred: true },
+    ]);
     expect(handles).toEqual([handle]);
   });
 
@@ -449,7 +505,9 @@ describe('with a real peer: the SDK McpServer eliciting without relatedTask from
       {
         createTask: async (_args, extra) => {
           const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: 50 });
-          void gate.then(() => extra.taskStore.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: 'waited' }] }));
+          void gate.then(() =>
+            extra.taskStore.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: 'waited' }] }),
+          );
           return { task };
         },
         getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
@@ -457,7 +515,10 @@ describe('with a real peer: the SDK McpServer eliciting without relatedTask from
       },
     );
     server.registerTool('ask_plain', { inputSchema: { q: z.string() } }, async ({ q }) => {
-      const answer = await server.server.elicitInput({ message: q, requestedSchema: { type: 'object', properties: {} } });
+      const answer = await server.server.elicitInput({
+        message: q,
+        requestedSchema: { type: 'object', properties: {} },
+      });
       return { content: [{ type: 'text', text: answer.action }] };
     });
     const pair = await connectPair(server, { capabilities: { elicitation: {} } });
@@ -474,7 +535,11 @@ describe('with a real peer: the SDK McpServer eliciting without relatedTask from
       store.cleanup();
     });
     const own: string[] = [];
-    const handle = await tasks.callToolAsTask('wait', {}, { onElicitation: () => (own.push('x'), { action: 'accept', content: {} }) });
+    const handle = await tasks.callToolAsTask(
+      'wait',
+      {},
+      { onElicitation: () => (own.push('x'), { action: 'accept', content: {} }) },
+    );
     const plain = await within(pair.client.callTool({ name: 'ask_plain', arguments: { q: 'plain question' } }));
     expect(plain.content).toEqual([{ type: 'text', text: 'decline' }]);
     expect(userSaw).toEqual(['plain question']);

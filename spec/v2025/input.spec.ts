@@ -205,7 +205,10 @@ describe('input_required callbacks', () => {
     controller.abort('stop');
     await expect(handle.result()).rejects.toBeInstanceOf(TaskAbortError);
     expect(callbackSignal?.aborted).toBe(true);
-    const remote = await client.request({ method: 'tasks/get', params: { taskId: handle.taskId } }, schemas.GetTaskResult);
+    const remote = await client.request(
+      { method: 'tasks/get', params: { taskId: handle.taskId } },
+      schemas.GetTaskResult,
+    );
     expect(remote.status).toBe('cancelled');
   });
 
@@ -247,9 +250,12 @@ describe('input_required callbacks', () => {
     const { server } = createExampleServer();
     const pair = await connectPair(server);
     cleanups.push(() => pair.close());
-    expect(() => new TaskClient(pair.client, { onSampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) })).toThrow(
-      /did not declare the "sampling" capability/,
-    );
+    expect(
+      () =>
+        new TaskClient(pair.client, {
+          onSampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }),
+        }),
+    ).toThrow(/did not declare the "sampling" capability/);
   });
 
   it.each(['before', 'after'] as const)(
@@ -279,7 +285,11 @@ describe('input_required callbacks', () => {
         store.cleanup();
       });
       const taskAnswers: string[] = [];
-      const task = await tasks.callToolAsTask('confirm_delete', {}, { onElicitation: () => (taskAnswers.push('t'), accept(true)) });
+      const task = await tasks.callToolAsTask(
+        'confirm_delete',
+        {},
+        { onElicitation: () => (taskAnswers.push('t'), accept(true)) },
+      );
       const plain = await pair.client.callTool({ name: 'ask_plain', arguments: { q: 'plain question' } });
       expect(plain.content).toEqual([{ type: 'text', text: 'decline' }]);
       expect(userSaw).toEqual(['plain question']);
@@ -339,7 +349,12 @@ describe('input over real transports', () => {
     const require = createRequire(import.meta.url);
     const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
     const tasks = await TaskClient.connect(
-      stdioTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore', cwd: fileURLToPath(new URL('../..', import.meta.url)) }),
+      stdioTransport({
+        command: process.execPath,
+        args: [everything, 'stdio'],
+        stderr: 'ignore',
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      }),
       {
         ...connectOptions('auto'),
         onElicitation: (params, ctx) => {
@@ -353,7 +368,11 @@ describe('input over real transports', () => {
     );
     cleanups.push(() => tasks.close());
     expect(negotiatedEra(tasks.client)).toBe('legacy');
-    const handle = await tasks.callToolAsTask('simulate-research-query', { topic: 'python', ambiguous: true }, { timeoutMs: 30_000 });
+    const handle = await tasks.callToolAsTask(
+      'simulate-research-query',
+      { topic: 'python', ambiguous: true },
+      { timeoutMs: 30_000 },
+    );
     const seen = await statuses(handle);
     expect(seen).toContain('input_required');
     expect(seen.at(-1)).toBe('completed');
@@ -385,7 +404,11 @@ describe('untagged and foreign input requests (mcp-go style, D14)', () => {
     const server = scripted.server;
     server.on('tools/call', () => server.tasks.createResult({ taskId: 'go-1', pollInterval: 5_000 }));
     const perCall: Array<string | undefined> = [];
-    const handle = await tasks.callToolAsTask('ask', {}, { onElicitation: (_p, ctx) => (perCall.push(ctx.taskId), { action: 'decline' }) });
+    const handle = await tasks.callToolAsTask(
+      'ask',
+      {},
+      { onElicitation: (_p, ctx) => (perCall.push(ctx.taskId), { action: 'decline' }) },
+    );
     // mcp-go: elicitation/create straight away, no related-task _meta, task stays working. The
     // only call in flight asked: its callback answers, and the answer stays untagged.
     const untagged = await server.request('elicitation/create', {

@@ -7,14 +7,16 @@
  * `cancelled` and drops its result. Without the look, every stop below would lose the result.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  TaskFailedError,
-  TaskTimeoutError,
-  type CallToolResult,
-  type TaskClientOptions,
-} from '../../lib/index.js';
+import { TaskFailedError, TaskTimeoutError, type CallToolResult, type TaskClientOptions } from '../../lib/index.js';
 import { flush, within } from '../helpers.js';
-import { NO_REPLY, creating, rpcError, type HandlerContext, type ScriptedServer, type ScriptedServerOptions } from '../support/scripted-server.js';
+import {
+  NO_REPLY,
+  creating,
+  rpcError,
+  type HandlerContext,
+  type ScriptedServer,
+  type ScriptedServerOptions,
+} from '../support/scripted-server.js';
 import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -33,11 +35,15 @@ function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptio
 function rewriteOnCancel(server: ScriptedServer): void {
   server.on('tasks/cancel', (params) => {
     expect(params.taskId).toEqual(expect.any(String));
-    return server.tasks.update(String(params.taskId), { status: 'cancelled', statusMessage: 'Client cancelled task execution.' });
+    return server.tasks.update(String(params.taskId), {
+      status: 'cancelled',
+      statusMessage: 'Client cancelled task execution.',
+    });
   });
   const board = server.tasks.handlers['tasks/result']!;
   server.on('tasks/result', (params, ctx) => {
-    if (server.tasks.get(String(params.taskId)).status === 'cancelled') throw rpcError(-32603, `Task ${String(params.taskId)} has no result stored`);
+    if (server.tasks.get(String(params.taskId)).status === 'cancelled')
+      throw rpcError(-32603, `Task ${String(params.taskId)} has no result stored`);
     return board(params, ctx);
   });
 }
@@ -124,7 +130,10 @@ describe('a stop reads the task once before it cancels: a task that ended unseen
     await within(tasks.close({ cancelRunning: true }));
     expect(await within(results[0]!)).toMatchObject(THE_WORK);
     const error = await within(results[1]!);
-    expect(error).toMatchObject({ name: 'TaskClosedError', message: expect.stringContaining('the remote task was cancelled') });
+    expect(error).toMatchObject({
+      name: 'TaskClosedError',
+      message: expect.stringContaining('the remote task was cancelled'),
+    });
     expect(server.params('tasks/cancel').map((p) => p.taskId)).toEqual(['running']);
     expect(server.tasks.get('unseen').status).toBe('completed');
   });
@@ -268,7 +277,10 @@ describe('close({ cancelRunning: true }) and a task already seen ended, its payl
     expect(handle.settled).toBe(false);
     await clock.advance(1);
     await within(closing);
-    expect(await within(result)).toMatchObject({ name: 'TaskClosedError', message: expect.stringContaining('had already finished') });
+    expect(await within(result)).toMatchObject({
+      name: 'TaskClosedError',
+      message: expect.stringContaining('had already finished'),
+    });
     expect(clock.now() - start).toBe(10 + 3_000);
     expect(server.count('tasks/cancel')).toBe(0);
   });
@@ -297,7 +309,10 @@ describe('close() during a stop that is still taking its last look', () => {
     expect(taskRequests(server)).toEqual(['tasks/get']);
     await within(tasks.close({ cancelRunning: true }));
     const error = await within(result);
-    expect(error).toMatchObject({ name: 'TaskClosedError', message: expect.stringContaining('a tasks/cancel was sent') });
+    expect(error).toMatchObject({
+      name: 'TaskClosedError',
+      message: expect.stringContaining('a tasks/cancel was sent'),
+    });
     await flush();
     expect(server.params('tasks/cancel').map((p) => p.taskId)).toEqual(['looked']);
   });
@@ -311,7 +326,10 @@ describe('close() during a stop that is still taking its last look', () => {
     await clock.advance(1_000);
     await within(tasks.close());
     const error = await within(result);
-    expect(error).toMatchObject({ name: 'TaskClosedError', message: expect.stringContaining('the remote task was left running') });
+    expect(error).toMatchObject({
+      name: 'TaskClosedError',
+      message: expect.stringContaining('the remote task was left running'),
+    });
     await clock.advance(5_000);
     expect(server.count('tasks/cancel')).toBe(0);
     expect(server.tasks.get('looked').status).toBe('working');
@@ -333,7 +351,9 @@ describe('no look where none is needed', () => {
   });
 
   it('a server without tasks.cancel: no read at the stop', async () => {
-    const { server, tasks, clock } = await setup({ capabilities: { tools: {}, tasks: { list: {}, requests: { tools: { call: {} } } } } });
+    const { server, tasks, clock } = await setup({
+      capabilities: { tools: {}, tasks: { list: {}, requests: { tools: { call: {} } } } },
+    });
     creating(server, { pollInterval: 5_000 });
     const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 1_000 });
     const result = outcomeOf(handle.result());

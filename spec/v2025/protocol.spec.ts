@@ -47,7 +47,6 @@ function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptio
   return scriptedTaskClient((cleanup) => cleanups.push(cleanup), { tools: TOOLS, ...options }, taskOptions);
 }
 
-
 describe('failed tasks: all three D6 shapes give TaskFailedError with the best message and the payload ([V17], [V18])', () => {
   it('tasks/result returns an isError CallToolResult (TS SDK): message from the result text, payload in .result', async () => {
     const { server, tasks } = await setup();
@@ -92,7 +91,11 @@ describe('failed tasks: all three D6 shapes give TaskFailedError with the best m
     const error = (await failure) as TaskFailedError;
     expect(error).toBeInstanceOf(TaskFailedError);
     expect(error.message).toContain('handler exploded: out of memory');
-    expect(error.rpcError).toEqual({ code: -32603, message: 'handler exploded: out of memory', data: { where: 'step 3' } });
+    expect(error.rpcError).toEqual({
+      code: -32603,
+      message: 'handler exploded: out of memory',
+      data: { where: 'step 3' },
+    });
     expect(error.result).toBeUndefined();
     expect(error.statusMessage).toBe('Task failed');
   });
@@ -124,7 +127,13 @@ describe('failed tasks: all three D6 shapes give TaskFailedError with the best m
     const second = await tasks.callToolAsTask('job');
     const failures = [rejection(first.result()), rejection(second.result())];
     server.tasks.finish('f5', 'failed', { error: rpcError(-32603, '') }, { statusMessage: 'quota exceeded' }, true);
-    server.tasks.finish('f6', 'failed', { result: { content: [{ type: 'text', text: '' }], isError: true } }, { statusMessage: '' }, true);
+    server.tasks.finish(
+      'f6',
+      'failed',
+      { result: { content: [{ type: 'text', text: '' }], isError: true } },
+      { statusMessage: '' },
+      true,
+    );
     const [byStatus, byNothing] = (await Promise.all(failures)) as TaskFailedError[];
     expect(byStatus!.message).toBe('Tool "job" failed: quota exceeded');
     expect(byStatus!.rpcError).toEqual({ code: -32603, message: '' });
@@ -192,7 +201,9 @@ describe('notifications (R20-R22, A11)', () => {
     expect(handle.task?.status).toBe('completed');
     expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'done early' }]);
     expect(server.count('tasks/get')).toBe(0);
-    expect(server.sent.findIndex((m) => m.method === STATUS)).toBeLessThan(server.sent.findIndex((m) => 'result' in m && 'task' in (m.result as Json)));
+    expect(server.sent.findIndex((m) => m.method === STATUS)).toBeLessThan(
+      server.sent.findIndex((m) => 'result' in m && 'task' in (m.result as Json)),
+    );
   });
 
   it('duplicate and out-of-order snapshots: older dropped, identical yields nothing, terminal sticky ([V5], [V6], A11)', async () => {
@@ -224,11 +235,22 @@ describe('notifications (R20-R22, A11)', () => {
     const seen = collect(handle);
     const base = server.tasks.get('forms');
     const iso = (ms: number): string => new Date(start + ms).toISOString();
-    const push = (statusMessage: string, lastUpdatedAt: string): void => server.notify(STATUS, { ...base, statusMessage, lastUpdatedAt });
-    server.tasks.finish('forms', 'completed', { result: text('ok') }, { statusMessage: 'done', lastUpdatedAt: iso(9_000) });
+    const push = (statusMessage: string, lastUpdatedAt: string): void =>
+      server.notify(STATUS, { ...base, statusMessage, lastUpdatedAt });
+    server.tasks.finish(
+      'forms',
+      'completed',
+      { result: text('ok') },
+      { statusMessage: 'done', lastUpdatedAt: iso(9_000) },
+    );
     push('micro', iso(2_000).replace('Z', '456Z')); // .000456: still the same millisecond as 2,000
     push('same ms, longer fraction', iso(2_000).replace('Z', '999Z')); // not older: a tie goes to the later arrival
-    push('offset, older', iso(1_500).replace(/T(\d\d)/, (_m, h: string) => `T${String((Number(h) + 1) % 24).padStart(2, '0')}`).replace('Z', '+01:00'));
+    push(
+      'offset, older',
+      iso(1_500)
+        .replace(/T(\d\d)/, (_m, h: string) => `T${String((Number(h) + 1) % 24).padStart(2, '0')}`)
+        .replace('Z', '+01:00'),
+    );
     push('whole seconds, newer', iso(3_000).replace(/\.\d+Z$/, 'Z'));
     push('lower case, newer', iso(4_000).toLowerCase());
     push('done', iso(9_000));
@@ -282,16 +304,19 @@ describe('negotiation ([R6]-[R9], [V1])', () => {
     expect(server.count('tasks/get') + server.count('tasks/result') + server.count('tasks/cancel')).toBe(0);
   });
 
-  it.each(['never', 'plain'])('tool "%s" (forbidden / no execution) is called without `task` and gives an immediate handle ([R7])', async (tool) => {
-    const { server, tasks } = await setup();
-    server.on('tools/call', (params) => text(`plain ${String(params.name)}`));
-    const handle = await tasks.callToolAsTask(tool, { x: 1 });
-    const params = server.params('tools/call')[0]!;
-    expect(params).not.toHaveProperty('task');
-    expect(params).toMatchObject({ name: tool, arguments: { x: 1 } });
-    expect(handle.kind).toBe('immediate');
-    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: `plain ${tool}` }]);
-  });
+  it.each(['never', 'plain'])(
+    'tool "%s" (forbidden / no execution) is called without `task` and gives an immediate handle ([R7])',
+    async (tool) => {
+      const { server, tasks } = await setup();
+      server.on('tools/call', (params) => text(`plain ${String(params.name)}`));
+      const handle = await tasks.callToolAsTask(tool, { x: 1 });
+      const params = server.params('tools/call')[0]!;
+      expect(params).not.toHaveProperty('task');
+      expect(params).toMatchObject({ name: tool, arguments: { x: 1 } });
+      expect(handle.kind).toBe('immediate');
+      expect((await within(handle.result())).content).toEqual([{ type: 'text', text: `plain ${tool}` }]);
+    },
+  );
 
   it('a server without the tasks capability gets a plain call, even for a "required" tool ([R3], [R6])', async () => {
     const { server, tasks } = await setup({ capabilities: { tools: {} } });
@@ -317,7 +342,10 @@ describe('negotiation ([R6]-[R9], [V1])', () => {
   });
 
   it('reads taskSupport from every tools/list page (the SDK cache keeps only the last page, [S9])', async () => {
-    const tools = [...Array.from({ length: 5 }, (_, i) => ({ name: `t${i}` })), { name: 'deep', taskSupport: 'required' as const }];
+    const tools = [
+      ...Array.from({ length: 5 }, (_, i) => ({ name: `t${i}` })),
+      { name: 'deep', taskSupport: 'required' as const },
+    ];
     const { server, tasks } = await setup({ tools, toolsPageSize: 2 });
     creating(server, { taskId: 'deep-1' });
     const handle = await tasks.callToolAsTask('deep');
@@ -539,7 +567,9 @@ describe('cancel() ([R5], [R24], [V23], [V24])', () => {
   });
 
   it('cancel() against a server without tasks.cancel throws TaskNotSupportedError and sends nothing ([R5])', async () => {
-    const { server, tasks } = await setup({ capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } } });
+    const { server, tasks } = await setup({
+      capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
+    });
     creating(server, { taskId: 'uncancellable' });
     const handle = await tasks.callToolAsTask('job');
     const error = await rejection(handle.cancel());
@@ -552,38 +582,43 @@ describe('cancel() ([R5], [R24], [V23], [V24])', () => {
 });
 
 describe("the user's own notifications/tasks/status handler keeps working (issue 2: chain, not replace)", () => {
-  it.each(['before', 'after'] as const)('a handler registered %s new TaskClient(client) receives every notification', async (when) => {
-    const clock = new ManualClock();
-    const pair = await connectScripted({ tools: TOOLS, now: clock.now });
-    const received: string[] = [];
-    const register = (): void =>
-      setUserNotificationHandler(pair.client, STATUS, ({ params }) => {
-        received.push(`${String(params.taskId)}:${String(params.status)}:${(params.statusMessage as string | undefined) ?? ''}`);
+  it.each(['before', 'after'] as const)(
+    'a handler registered %s new TaskClient(client) receives every notification',
+    async (when) => {
+      const clock = new ManualClock();
+      const pair = await connectScripted({ tools: TOOLS, now: clock.now });
+      const received: string[] = [];
+      const register = (): void =>
+        setUserNotificationHandler(pair.client, STATUS, ({ params }) => {
+          received.push(
+            `${String(params.taskId)}:${String(params.status)}:${(params.statusMessage as string | undefined) ?? ''}`,
+          );
+        });
+      if (when === 'before') register();
+      const tasks = new TaskClient(pair.client, { clock });
+      if (when === 'after') register();
+      cleanups.push(async () => {
+        await tasks.close();
+        await pair.close();
       });
-    if (when === 'before') register();
-    const tasks = new TaskClient(pair.client, { clock });
-    if (when === 'after') register();
-    cleanups.push(async () => {
+      const { server } = pair;
+      creating(server, { taskId: 'shared', pollInterval: 60_000 });
+      const handle = await tasks.callToolAsTask('job');
+      const seen = collect(handle);
+      server.tasks.update('shared', { statusMessage: 'half way' }, true);
+      server.notify(STATUS, { ...server.tasks.get('shared'), taskId: 'someone-else' });
+      server.tasks.finish('shared', 'completed', { result: text('shared ok') }, { statusMessage: 'done' }, true);
+      expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'shared ok' }]);
+      expect(await seen).toEqual(['working:', 'working:half way', 'completed:done']);
+      await within(until(() => received.length === 3, 2_000, 'user handler'));
+      expect(received).toEqual(['shared:working:half way', 'someone-else:working:half way', 'shared:completed:done']);
+      // Closing the TaskClient removes only its own tap.
       await tasks.close();
-      await pair.close();
-    });
-    const { server } = pair;
-    creating(server, { taskId: 'shared', pollInterval: 60_000 });
-    const handle = await tasks.callToolAsTask('job');
-    const seen = collect(handle);
-    server.tasks.update('shared', { statusMessage: 'half way' }, true);
-    server.notify(STATUS, { ...server.tasks.get('shared'), taskId: 'someone-else' });
-    server.tasks.finish('shared', 'completed', { result: text('shared ok') }, { statusMessage: 'done' }, true);
-    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'shared ok' }]);
-    expect(await seen).toEqual(['working:', 'working:half way', 'completed:done']);
-    await within(until(() => received.length === 3, 2_000, 'user handler'));
-    expect(received).toEqual(['shared:working:half way', 'someone-else:working:half way', 'shared:completed:done']);
-    // Closing the TaskClient removes only its own tap.
-    await tasks.close();
-    server.notify(STATUS, { ...server.tasks.get('shared'), taskId: 'after-close' });
-    await within(until(() => received.length === 4, 2_000, 'user handler after close'));
-    expect(received[3]).toBe('after-close:completed:done');
-  });
+      server.notify(STATUS, { ...server.tasks.get('shared'), taskId: 'after-close' });
+      await within(until(() => received.length === 4, 2_000, 'user handler after close'));
+      expect(received[3]).toBe('after-close:completed:done');
+    },
+  );
 });
 
 describe('hostile snapshots (issue 6)', () => {
@@ -620,7 +655,9 @@ describe('replies about the wrong task (issue 6: never a wrong result)', () => {
     let polls = 0;
     server.on('tasks/get', (params) => {
       polls += 1;
-      return polls === 1 ? { ...server.tasks.get('other'), statusMessage: 'not yours' } : server.tasks.get(String(params.taskId));
+      return polls === 1
+        ? { ...server.tasks.get('other'), statusMessage: 'not yours' }
+        : server.tasks.get(String(params.taskId));
     });
     const handle = await tasks.callToolAsTask('job');
     await clock.advance(1_000);
@@ -678,7 +715,9 @@ describe('the scripted server itself', () => {
     expect((reply.error as Json).code).toBe(-32601);
     await clock.advance(250);
     // The code, not the message: SDK v2 keeps the server's text verbatim (no "MCP error -32601:" prefix).
-    await expect(client.request({ method: 'custom/thing', params: {} }, schemas.Result)).rejects.toMatchObject({ code: -32601 });
+    await expect(client.request({ method: 'custom/thing', params: {} }, schemas.Result)).rejects.toMatchObject({
+      code: -32601,
+    });
     expect(server.counts()).toMatchObject({ initialize: 1, 'notifications/initialized': 1, 'custom/thing': 1 });
     expect(server.received('custom/thing')[0]!.at).toBe(start + 250);
     expect(server.received('initialize')[0]!.kind).toBe('request');

@@ -12,7 +12,10 @@ import { TaskClient, TaskFailedError, type ElicitResult, type InputContext } fro
 import { connectScripted, rpcError, type Json, type ScriptedPair } from '../support/scripted-server.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
-const QUESTION: Json = { message: 'Delete /data/a?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } };
+const QUESTION: Json = {
+  message: 'Delete /data/a?',
+  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+};
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -31,7 +34,11 @@ async function redeliveringServer(): Promise<{ pair: ScriptedPair; taskId: strin
     clientOptions: { capabilities: { elicitation: {} } },
   });
   const { server } = pair;
-  const { taskId } = server.tasks.create({ status: 'input_required', statusMessage: 'waiting for a yes', pollInterval: 200 }) as { taskId: string };
+  const { taskId } = server.tasks.create({
+    status: 'input_required',
+    statusMessage: 'waiting for a yes',
+    pollInterval: 200,
+  }) as { taskId: string };
   server.on('tools/call', () => {
     violations.push('tools/call: a resumed task must not be called again');
     throw rpcError(-32600, 'no new calls in this test');
@@ -46,9 +53,21 @@ async function redeliveringServer(): Promise<{ pair: ScriptedPair; taskId: strin
       const reply = await server.request('elicitation/create', { ...QUESTION, _meta: { [RELATED]: { taskId } } });
       const answer = reply.result as { action?: string; content?: { ok?: unknown } } | undefined;
       if (answer?.action === 'accept' && answer.content?.ok === true) {
-        server.tasks.finish(taskId, 'completed', { result: { content: [{ type: 'text', text: 'deleted /data/a' }] } }, {}, true);
+        server.tasks.finish(
+          taskId,
+          'completed',
+          { result: { content: [{ type: 'text', text: 'deleted /data/a' }] } },
+          {},
+          true,
+        );
       } else {
-        server.tasks.finish(taskId, 'failed', { result: { content: [{ type: 'text', text: 'not confirmed' }], isError: true } }, {}, true);
+        server.tasks.finish(
+          taskId,
+          'failed',
+          { result: { content: [{ type: 'text', text: 'not confirmed' }], isError: true } },
+          {},
+          true,
+        );
       }
     }
     return server.tasks.handlers['tasks/result']!(params, undefined as never);
@@ -58,7 +77,7 @@ async function redeliveringServer(): Promise<{ pair: ScriptedPair; taskId: strin
 }
 
 describe('a question redelivered through tasks/result to a process that resumed the task', () => {
-  it('is answered by the resume\'s own callback, and the result arrives', async () => {
+  it("is answered by the resume's own callback, and the result arrives", async () => {
     const { pair, taskId, violations } = await redeliveringServer();
     const tasks = new TaskClient(pair.client);
     cleanups.push(() => tasks.close());
@@ -83,7 +102,7 @@ describe('a question redelivered through tasks/result to a process that resumed 
     expect(handle.task?.status).toBe('completed');
   });
 
-  it('with no callback anywhere, the server hears why nothing answers, and the handle settles with the task\'s real failure', async () => {
+  it("with no callback anywhere, the server hears why nothing answers, and the handle settles with the task's real failure", async () => {
     const { pair, taskId, violations } = await redeliveringServer();
     const tasks = new TaskClient(pair.client);
     cleanups.push(() => tasks.close());
@@ -92,9 +111,14 @@ describe('a question redelivered through tasks/result to a process that resumed 
     const result = await handle.result().catch((error: unknown) => error);
     const reply = pair.server.log.find((entry) => entry.kind === 'response');
     // The error names the cause and the fix.
-    expect(reply?.message).toMatchObject({ error: { code: -32601, message: expect.stringMatching(/No elicitation handler.*pass onElicitation/) } });
+    expect(reply?.message).toMatchObject({
+      error: { code: -32601, message: expect.stringMatching(/No elicitation handler.*pass onElicitation/) },
+    });
     expect(result).toBeInstanceOf(TaskFailedError);
-    expect(result).toMatchObject({ taskId, result: { isError: true, content: [{ type: 'text', text: 'not confirmed' }] } });
+    expect(result).toMatchObject({
+      taskId,
+      result: { isError: true, content: [{ type: 'text', text: 'not confirmed' }] },
+    });
     expect(violations).toEqual([]);
     expect(handle.settled).toBe(true);
   });

@@ -58,9 +58,12 @@ describe('a reference resumed on a session that skipped the handshake', () => {
     creating(server, { pollInterval: 60_000 });
     const reference = (await tasks.callToolAsTask('job')).detach()!;
     const other = joined(client);
-    expect(() => other.tasks.resume({ ...reference, taskId: 'other', capabilities: { cancel: false, list: false } }, { timeoutMs: -1 })).toThrow(
-      TaskOptionError,
-    );
+    expect(() =>
+      other.tasks.resume(
+        { ...reference, taskId: 'other', capabilities: { cancel: false, list: false } },
+        { timeoutMs: -1 },
+      ),
+    ).toThrow(TaskOptionError);
     // Before any accepted resume, the session is what the handshake-less client knew: listing works.
     await expect(other.tasks.listPage()).resolves.toBeDefined();
     const handle = other.tasks.resume(reference);
@@ -88,8 +91,20 @@ describe('a resumed handle nobody observes', () => {
     const { server, tasks, clock } = await setup();
     const handle = tasks.resume('quiet', { toolName: 'job' });
     const at = new Date(clock.now()).toISOString();
-    server.notify('notifications/tasks/status', { taskId: 'quiet', status: 'input_required', createdAt: at, lastUpdatedAt: at, ttl: null });
-    server.notify('notifications/tasks/status', { taskId: 'quiet', status: 'completed', createdAt: at, lastUpdatedAt: at, ttl: null });
+    server.notify('notifications/tasks/status', {
+      taskId: 'quiet',
+      status: 'input_required',
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttl: null,
+    });
+    server.notify('notifications/tasks/status', {
+      taskId: 'quiet',
+      status: 'completed',
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttl: null,
+    });
     await clock.advance(10_000);
     expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
     expect(handle.task?.status).toBe('completed');

@@ -181,7 +181,10 @@ describe('TaskClient against the SDK McpServer (InMemoryTransport)', () => {
     expect(final?.status).toBe('cancelled');
     await expect(handle.result()).rejects.toBeInstanceOf(TaskCancelledError);
     expect(await iterated).toEqual(['working', 'cancelled']);
-    const remote = await pair.client.request({ method: 'tasks/get', params: { taskId: handle.taskId } }, schemas.GetTaskResult);
+    const remote = await pair.client.request(
+      { method: 'tasks/get', params: { taskId: handle.taskId } },
+      schemas.GetTaskResult,
+    );
     expect(remote.status).toBe('cancelled');
   });
 

@@ -46,19 +46,20 @@ function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptio
   return scriptedTaskClient((cleanup) => cleanups.push(cleanup), { tools: TOOLS, ...options }, taskOptions);
 }
 
-
 /** The outcome of every `settled` event, and the names of the outcome events, in order. */
 function outcomes(tasks: TaskClient): { settled: string[]; events: string[] } {
   const seen = { settled: [] as string[], events: [] as string[] };
   tasks.on('settled', (metrics) => seen.settled.push(metrics.outcome));
-  for (const name of ['completed', 'failed', 'cancelled', 'expired'] as const) tasks.on(name, () => seen.events.push(name));
+  for (const name of ['completed', 'failed', 'cancelled', 'expired'] as const)
+    tasks.on(name, () => seen.events.push(name));
   return seen;
 }
 
 /** Messages along an error's cause chain (a few links deep). */
 function messages(error: unknown): string[] {
   const found: string[] = [];
-  for (let link = error, depth = 0; link instanceof Error && depth < 8; link = link.cause, depth += 1) found.push(link.message);
+  for (let link = error, depth = 0; link instanceof Error && depth < 8; link = link.cause, depth += 1)
+    found.push(link.message);
   return found;
 }
 
@@ -75,7 +76,11 @@ describe('tasks/cancel on a working task: every server says cancelled, in its ow
     expect(server.count('tasks/get')).toBe(1);
     // The board's tasks/cancel answers as the TypeScript SDK does.
     const snapshot = await within(handle.cancel());
-    expect(snapshot).toMatchObject({ taskId: 'ts-cancel', status: 'cancelled', statusMessage: 'Client cancelled task execution.' });
+    expect(snapshot).toMatchObject({
+      taskId: 'ts-cancel',
+      status: 'cancelled',
+      statusMessage: 'Client cancelled task execution.',
+    });
     expect(handle.task).toEqual(snapshot);
     const error = (await rejection(handle.result())) as TaskCancelledError;
     expect(error).toBeInstanceOf(TaskCancelledError);
@@ -130,13 +135,21 @@ describe('tasks/cancel on a working task: every server says cancelled, in its ow
     creating(server, { taskId: 'go-cancel', pollInterval: undefined });
     // mcp-go cancels the work's context, which notifies before the reply goes out.
     server.on('tasks/cancel', (params) =>
-      server.tasks.update(String(params.taskId), { status: 'cancelled', statusMessage: 'Task cancelled by request' }, true),
+      server.tasks.update(
+        String(params.taskId),
+        { status: 'cancelled', statusMessage: 'Task cancelled by request' },
+        true,
+      ),
     );
     const seen = outcomes(tasks);
     const handle = await tasks.callToolAsTask('job');
     const updates = collect(handle);
     const snapshot = await within(handle.cancel());
-    expect(snapshot).toMatchObject({ taskId: 'go-cancel', status: 'cancelled', statusMessage: 'Task cancelled by request' });
+    expect(snapshot).toMatchObject({
+      taskId: 'go-cancel',
+      status: 'cancelled',
+      statusMessage: 'Task cancelled by request',
+    });
     // The same second as the creation: createdAt == lastUpdatedAt, and the cancel still counts.
     expect(snapshot?.lastUpdatedAt).toBe(snapshot?.createdAt);
     const error = (await rejection(handle.result())) as TaskCancelledError;
@@ -155,7 +168,11 @@ describe('tasks/cancel on a working task: every server says cancelled, in its ow
     const { server, tasks, clock, errors } = await setup({ wholeSeconds: true });
     creating(server, { taskId: 'go-deadline', pollInterval: undefined });
     server.on('tasks/cancel', (params) =>
-      server.tasks.update(String(params.taskId), { status: 'cancelled', statusMessage: 'Task cancelled by request' }, true),
+      server.tasks.update(
+        String(params.taskId),
+        { status: 'cancelled', statusMessage: 'Task cancelled by request' },
+        true,
+      ),
     );
     const seen = outcomes(tasks);
     const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 2_000 });
@@ -231,7 +248,14 @@ describe('cancelling a task that already ended: -32602 in each server’s words,
       const handle = await tasks.callToolAsTask('job');
       await clock.advance(200);
       // Finished without a notification, before the next poll, just after the last look.
-      endsAfterTheLook(server, () => server.tasks.finish('done-unseen', 'completed', { result: textResult('finished first') }, { statusMessage: 'all done' }));
+      endsAfterTheLook(server, () =>
+        server.tasks.finish(
+          'done-unseen',
+          'completed',
+          { result: textResult('finished first') },
+          { statusMessage: 'all done' },
+        ),
+      );
       const snapshot = await within(handle.cancel());
       expect(snapshot).toMatchObject({ taskId: 'done-unseen', status: 'completed', statusMessage: 'all done' });
       expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'finished first' }]);
@@ -249,7 +273,9 @@ describe('cancelling a task that already ended: -32602 in each server’s words,
       const seen = outcomes(tasks);
       const handle = await tasks.callToolAsTask('job');
       await clock.advance(200);
-      endsAfterTheLook(server, () => server.tasks.finish('failed-unseen', 'failed', FAILED_PAYLOADS[name]!, { statusMessage: 'disk full' }));
+      endsAfterTheLook(server, () =>
+        server.tasks.finish('failed-unseen', 'failed', FAILED_PAYLOADS[name]!, { statusMessage: 'disk full' }),
+      );
       const snapshot = await within(handle.cancel());
       expect(snapshot).toMatchObject({ taskId: 'failed-unseen', status: 'failed' });
       const error = (await rejection(handle.result())) as TaskFailedError;
@@ -268,9 +294,15 @@ describe('cancelling a task that already ended: -32602 in each server’s words,
       const seen = outcomes(tasks);
       const handle = await tasks.callToolAsTask('job');
       await clock.advance(200);
-      endsAfterTheLook(server, () => server.tasks.update('cancelled-unseen', { status: 'cancelled', statusMessage: 'Stopped by operator' }));
+      endsAfterTheLook(server, () =>
+        server.tasks.update('cancelled-unseen', { status: 'cancelled', statusMessage: 'Stopped by operator' }),
+      );
       const snapshot = await within(handle.cancel());
-      expect(snapshot).toMatchObject({ taskId: 'cancelled-unseen', status: 'cancelled', statusMessage: 'Stopped by operator' });
+      expect(snapshot).toMatchObject({
+        taskId: 'cancelled-unseen',
+        status: 'cancelled',
+        statusMessage: 'Stopped by operator',
+      });
       const error = (await rejection(handle.result())) as TaskCancelledError;
       expect(error).toBeInstanceOf(TaskCancelledError);
       expect(error.statusMessage).toBe('Stopped by operator');
@@ -293,7 +325,10 @@ const NOT_FOUND: ReadonlyArray<readonly [string, (taskId: string) => string]> = 
  * Every tasks/get, tasks/result and tasks/cancel for a task the board lacks answers -32602 with
  * `words`; returns the tasks/get handler.
  */
-function notFoundIn(server: ScriptedServer, words: (taskId: string) => string): (params: Json, ctx: HandlerContext) => unknown {
+function notFoundIn(
+  server: ScriptedServer,
+  words: (taskId: string) => string,
+): (params: Json, ctx: HandlerContext) => unknown {
   const board = server.tasks.handlers;
   const handler = (method: 'tasks/get' | 'tasks/result' | 'tasks/cancel') => (params: Json, ctx: HandlerContext) => {
     const taskId = String(params.taskId);
@@ -389,26 +424,31 @@ describe('a required tool called without `task` (D15)', () => {
     creating(server, { taskId: 'req' });
     const handle = await tasks.callToolAsTask('job', { n: 1 });
     expect(handle.kind).toBe('task');
-    expect(server.params('tools/call')).toEqual([{ name: 'job', arguments: { n: 1 }, task: expect.any(Object) as unknown }]);
+    expect(server.params('tools/call')).toEqual([
+      { name: 'job', arguments: { n: 1 }, task: expect.any(Object) as unknown },
+    ]);
   });
 
   it.each([
     ['TypeScript', "MCP error -32601: Tool job requires task augmentation (taskSupport: 'required')"],
     ['Python', 'This tool requires task-augmented invocation'],
-  ])('%s shape: the isError refusal makes result() reject TaskFailedError carrying the server’s words and payload (D15)', async (_name, words) => {
-    const { server, tasks } = await setup(NO_TASK_CAPS);
-    const refusal = { isError: true, content: [{ type: 'text', text: words }] };
-    server.on('tools/call', () => refusal);
-    const handle = await tasks.callToolAsTask('job');
-    expect(handle.kind).toBe('immediate');
-    const error = (await rejection(handle.result())) as TaskFailedError;
-    expect(error).toBeInstanceOf(TaskFailedError);
-    expect(error.message).toContain(words);
-    expect(error.result).toMatchObject(refusal);
-    expect(server.count('tools/call')).toBe(1);
-    expect(server.params('tools/call')[0]).not.toHaveProperty('task');
-    expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
-  });
+  ])(
+    '%s shape: the isError refusal makes result() reject TaskFailedError carrying the server’s words and payload (D15)',
+    async (_name, words) => {
+      const { server, tasks } = await setup(NO_TASK_CAPS);
+      const refusal = { isError: true, content: [{ type: 'text', text: words }] };
+      server.on('tools/call', () => refusal);
+      const handle = await tasks.callToolAsTask('job');
+      expect(handle.kind).toBe('immediate');
+      const error = (await rejection(handle.result())) as TaskFailedError;
+      expect(error).toBeInstanceOf(TaskFailedError);
+      expect(error.message).toContain(words);
+      expect(error.result).toMatchObject(refusal);
+      expect(server.count('tools/call')).toBe(1);
+      expect(server.params('tools/call')[0]).not.toHaveProperty('task');
+      expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
+    },
+  );
 
   it('mcp-go shape: the JSON-RPC -32601 rejects callToolAsTask with TaskRpcError (code -32601, the server’s words), sent once (D15)', async () => {
     const { server, tasks, clock } = await setup(NO_TASK_CAPS);
@@ -447,7 +487,9 @@ describe('an optional tool called without `task` (D17)', () => {
 
   it('called plainly on a TypeScript-style server, which runs it as an internal task: that task’s notifications are ignored and the plain answer a poll interval later is the result (D17)', async () => {
     // Tasks declared, but not for tools/call: the library calls plainly ([R6]).
-    const { server, tasks, clock, errors } = await setup({ capabilities: { tools: {}, tasks: { list: {}, cancel: {} } } });
+    const { server, tasks, clock, errors } = await setup({
+      capabilities: { tools: {}, tasks: { list: {}, cancel: {} } },
+    });
     const seen = outcomes(tasks);
     let call: HandlerContext | undefined;
     server.on('tools/call', (params, ctx) => {
@@ -484,23 +526,26 @@ describe('capabilities as each server declares them (D18)', () => {
     ['TypeScript', { tools: { listChanged: true }, tasks: FULL_TASK_CAPS }],
     ['Python', { experimental: {}, tools: { listChanged: false }, tasks: FULL_TASK_CAPS }],
     ['mcp-go', { tools: { listChanged: true }, tasks: FULL_TASK_CAPS }],
-  ])('%s: tasks, tasks/cancel and tasks/list are all used, whatever else is declared (D18)', async (_name, capabilities) => {
-    const { server, tasks, errors } = await setup({ capabilities });
-    creating(server, { taskId: 'caps' });
-    expect(await within(tasks.tools())).toEqual([
-      { name: 'slow', taskSupport: 'optional', inputSchema: { type: 'object' } },
-      { name: 'job', taskSupport: 'required', inputSchema: { type: 'object' } },
-    ]);
-    const handle = await tasks.callToolAsTask('job');
-    expect(handle.kind).toBe('task');
-    expect(server.params('tools/call')[0]).toHaveProperty('task');
-    const listed: string[] = [];
-    for await (const task of tasks.list()) listed.push(`${task.taskId}:${task.status}`);
-    expect(listed).toEqual(['caps:working']);
-    expect(await within(handle.cancel())).toMatchObject({ taskId: 'caps', status: 'cancelled' });
-    expect(await rejection(handle.result())).toBeInstanceOf(TaskCancelledError);
-    expect(server.count('tasks/list')).toBe(1);
-    expect(server.count('tasks/cancel')).toBe(1);
-    expect(errors).toEqual([]);
-  });
+  ])(
+    '%s: tasks, tasks/cancel and tasks/list are all used, whatever else is declared (D18)',
+    async (_name, capabilities) => {
+      const { server, tasks, errors } = await setup({ capabilities });
+      creating(server, { taskId: 'caps' });
+      expect(await within(tasks.tools())).toEqual([
+        { name: 'slow', taskSupport: 'optional', inputSchema: { type: 'object' } },
+        { name: 'job', taskSupport: 'required', inputSchema: { type: 'object' } },
+      ]);
+      const handle = await tasks.callToolAsTask('job');
+      expect(handle.kind).toBe('task');
+      expect(server.params('tools/call')[0]).toHaveProperty('task');
+      const listed: string[] = [];
+      for await (const task of tasks.list()) listed.push(`${task.taskId}:${task.status}`);
+      expect(listed).toEqual(['caps:working']);
+      expect(await within(handle.cancel())).toMatchObject({ taskId: 'caps', status: 'cancelled' });
+      expect(await rejection(handle.result())).toBeInstanceOf(TaskCancelledError);
+      expect(server.count('tasks/list')).toBe(1);
+      expect(server.count('tasks/cancel')).toBe(1);
+      expect(errors).toEqual([]);
+    },
+  );
 });

@@ -52,7 +52,12 @@ describe('TaskClient.tools()', () => {
     const pair = await connectScripted({
       tools: [
         { name: 'odd', taskSupport: 'optional', inputSchema: 'any', outputSchema: [1], annotations: null },
-        { name: 'fine', taskSupport: 'required', outputSchema: { type: 'object' }, annotations: { title: 'Fine tool' } },
+        {
+          name: 'fine',
+          taskSupport: 'required',
+          outputSchema: { type: 'object' },
+          annotations: { title: 'Fine tool' },
+        },
       ],
     });
     const tasks = new TaskClient(pair.client);
@@ -63,7 +68,14 @@ describe('TaskClient.tools()', () => {
     expect(await within(tasks.tools())).toEqual([
       { name: 'odd', taskSupport: 'optional' },
       // annotations.title stands in for a missing title.
-      { name: 'fine', taskSupport: 'required', title: 'Fine tool', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { title: 'Fine tool' } },
+      {
+        name: 'fine',
+        taskSupport: 'required',
+        title: 'Fine tool',
+        inputSchema: { type: 'object' },
+        outputSchema: { type: 'object' },
+        annotations: { title: 'Fine tool' },
+      },
     ]);
   });
 });

@@ -90,7 +90,8 @@ describe('a JSON-RPC error on the blocking tasks/result is not an outcome ([R29]
     creating(server, { taskId: 't5', status: 'input_required' });
     const board = server.tasks.handlers['tasks/result']!;
     server.on('tasks/result', (params, ctx) => {
-      if ((server.tasks.get('t5') as { status?: string }).status === 'input_required') throw rpcError(-32602, 'Invalid params: task is not in a terminal state');
+      if ((server.tasks.get('t5') as { status?: string }).status === 'input_required')
+        throw rpcError(-32602, 'Invalid params: task is not in a terminal state');
       return board(params, ctx);
     });
     const handle = await tasks.callToolAsTask('job');
@@ -126,11 +127,20 @@ describe('a JSON-RPC error on the blocking tasks/result is not an outcome ([R29]
     const handle = await tasks.callToolAsTask('job');
     const result = handle.result().catch((error: unknown) => error);
     await clock.advance(0);
-    server.tasks.finish('t7', 'failed', { error: { code: -32602, message: 'Invalid params: the input file is malformed' } }, {}, true);
+    server.tasks.finish(
+      't7',
+      'failed',
+      { error: { code: -32602, message: 'Invalid params: the input file is malformed' } },
+      {},
+      true,
+    );
     await clock.advance(100);
     const error = (await within(result)) as TaskFailedError;
     expect(error).toBeInstanceOf(TaskFailedError);
-    expect(error.rpcError).toMatchObject({ code: -32602, message: expect.stringContaining('the input file is malformed') });
+    expect(error.rpcError).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('the input file is malformed'),
+    });
   });
 
   it('a failed task’s own -32602 survives the server dropping the task once it handed the result out ([V17], [V25])', async () => {
@@ -147,7 +157,13 @@ describe('a JSON-RPC error on the blocking tasks/result is not an outcome ([R29]
     const handle = await tasks.callToolAsTask('job');
     const result = handle.result().catch((error: unknown) => error);
     await clock.advance(0);
-    server.tasks.finish('t7b', 'failed', { error: rpcError(-32602, 'Invalid arguments: x must be a number') }, {}, true);
+    server.tasks.finish(
+      't7b',
+      'failed',
+      { error: rpcError(-32602, 'Invalid arguments: x must be a number') },
+      {},
+      true,
+    );
     await clock.advance(100);
     const error = (await within(result)) as TaskFailedError;
     expect(error).toBeInstanceOf(TaskFailedError);
@@ -314,14 +330,20 @@ describe('reordered snapshots after a terminal one ([A11])', () => {
   it('whole-second timestamps (D4) never make the ttl end early: the expiring warning names an expiry no earlier than the real one', async () => {
     // Created at 00:00:00.999 real time, stamped "00:00:00Z"; a change 2 ms later is stamped "00:00:01Z".
     const clock = new ManualClock(Date.parse('2026-01-01T00:00:00.999Z'));
-    const pair = await connectScripted({ tools: [{ name: 'job', taskSupport: 'required' }], now: clock.now, wholeSeconds: true });
+    const pair = await connectScripted({
+      tools: [{ name: 'job', taskSupport: 'required' }],
+      now: clock.now,
+      wholeSeconds: true,
+    });
     const tasks = new TaskClient(pair.client, { clock });
     cleanups.push(async () => {
       await tasks.close();
       await pair.close();
     });
     const realCreation = clock.now();
-    pair.server.on('tools/call', () => pair.server.tasks.createResult({ taskId: 'd4-ttl', ttl: 10_000, pollInterval: 5_000 }));
+    pair.server.on('tools/call', () =>
+      pair.server.tasks.createResult({ taskId: 'd4-ttl', ttl: 10_000, pollInterval: 5_000 }),
+    );
     const handle = await tasks.callToolAsTask('job');
     const warned: number[] = [];
     handle.on('expiring', (_metrics, expiry) => warned.push(expiry.expiresAt));
@@ -347,7 +369,11 @@ describe('reordered snapshots after a terminal one ([A11])', () => {
     server.tasks.finish('r3', 'completed', { result: textResult('ok') }, {}, true);
     await clock.advance(10);
     // While the payload is being fetched, a newer "working" snapshot arrives: a broken server.
-    server.notify('notifications/tasks/status', { ...server.tasks.get('r3'), status: 'working', lastUpdatedAt: server.iso(clock.now() + 1_000) });
+    server.notify('notifications/tasks/status', {
+      ...server.tasks.get('r3'),
+      status: 'working',
+      lastUpdatedAt: server.iso(clock.now() + 1_000),
+    });
     await clock.advance(10);
     held?.reply(textResult('ok'));
     await clock.advance(100);
@@ -396,7 +422,10 @@ describe("the library's own stops are never reported as failures", () => {
       gets.push(ctx);
       return NO_REPLY;
     });
-    server.on('tasks/result', (p) => ({ ...textResult('fine'), _meta: { 'io.modelcontextprotocol/related-task': { taskId: p.taskId } } }));
+    server.on('tasks/result', (p) => ({
+      ...textResult('fine'),
+      _meta: { 'io.modelcontextprotocol/related-task': { taskId: p.taskId } },
+    }));
     const handle = await tasks.callToolAsTask('job');
     await clock.advance(0);
     expect(gets.length).toBe(1); // the confirming read of the tagged payload is open
@@ -414,7 +443,10 @@ describe("the library's own stops are never reported as failures", () => {
       gets += 1;
       throw rpcError(-32001, 'Request timed out', { timeout: 1 });
     });
-    server.on('tasks/result', (p) => ({ ...textResult('fine'), _meta: { 'io.modelcontextprotocol/related-task': { taskId: p.taskId } } }));
+    server.on('tasks/result', (p) => ({
+      ...textResult('fine'),
+      _meta: { 'io.modelcontextprotocol/related-task': { taskId: p.taskId } },
+    }));
     const handle = await tasks.callToolAsTask('job');
     const result = handle.result();
     // The confirming read keeps failing and is retried; the tagged payload settles the task
@@ -465,7 +497,11 @@ describe('a tagged tasks/result that says nothing about the outcome is never tak
   }
 
   it('the next poll says failed: result() rejects TaskFailedError with the statusMessage', async () => {
-    const { server, clock, seen, outcome } = await bareEnding('b1', { status: 'failed', statusMessage: 'disk full' }, 1);
+    const { server, clock, seen, outcome } = await bareEnding(
+      'b1',
+      { status: 'failed', statusMessage: 'disk full' },
+      1,
+    );
     await clock.advance(1_000);
     const end = await within(outcome);
     expect(end.ok).toBe(false);
@@ -479,7 +515,11 @@ describe('a tagged tasks/result that says nothing about the outcome is never tak
   });
 
   it('the next poll says cancelled: result() rejects TaskCancelledError', async () => {
-    const { server, clock, seen, outcome } = await bareEnding('b2', { status: 'cancelled', statusMessage: 'Stopped by operator' }, 1);
+    const { server, clock, seen, outcome } = await bareEnding(
+      'b2',
+      { status: 'cancelled', statusMessage: 'Stopped by operator' },
+      1,
+    );
     await clock.advance(1_000);
     const end = await within(outcome);
     expect(end.ok).toBe(false);
@@ -503,7 +543,11 @@ describe('a tagged tasks/result that says nothing about the outcome is never tak
   });
 
   it('tasks/get keeps failing: after the poll-failure limit the task fails with the poll error, never a success', async () => {
-    const { server, clock, handle, outcome, seen } = await bareEnding('b4', { status: 'failed', statusMessage: 'disk full' }, Infinity);
+    const { server, clock, handle, outcome, seen } = await bareEnding(
+      'b4',
+      { status: 'failed', statusMessage: 'disk full' },
+      Infinity,
+    );
     const streamEnd = seen.then(
       () => 'ended without an error',
       (reason: unknown) => reason,

@@ -20,7 +20,8 @@ interface Recorded {
 /** Every message along an error's cause chain. */
 function causeChain(error: unknown): string[] {
   const messages: string[] = [];
-  for (let e: unknown = error; e instanceof Error && messages.length < 10; e = e.cause) messages.push(`${e.name}: ${e.message}`);
+  for (let e: unknown = error; e instanceof Error && messages.length < 10; e = e.cause)
+    messages.push(`${e.name}: ${e.message}`);
   return messages;
 }
 
@@ -117,7 +118,11 @@ export function describeFaultContract(rig: Rig): void {
       const secret = 'secret-5f0c2a9e4b7d41c3a8e6';
       const { id } = await startTask(d, { taskId: secret });
       const errors: unknown[] = [];
-      const keep = (promise: Promise<unknown>): Promise<void> => promise.then(() => undefined, (error: unknown) => void errors.push(error));
+      const keep = (promise: Promise<unknown>): Promise<void> =>
+        promise.then(
+          () => undefined,
+          (error: unknown) => void errors.push(error),
+        );
       d.failNext('get', { code: -32603, message: `lookup of ${secret} failed` });
       await keep(d.wire.getTask(id, d.options()));
       d.malformedNext('get');

@@ -9,7 +9,16 @@
 import { FakeWire, type FakeForm } from './fake-wire.js';
 import { recordViolation } from '../support/violations.js';
 import { FaultQueue } from './faults.js';
-import { ManualTimers, type CancelNotice, type FinalPayload, type Json, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
+import {
+  ManualTimers,
+  type CancelNotice,
+  type FinalPayload,
+  type Json,
+  type TaskFields,
+  type WireDriver,
+  type WireFactory,
+  type WireOp,
+} from './support.js';
 
 /** Why the fake server refuses a request. */
 export interface FakeRefusal {
@@ -37,7 +46,8 @@ function requestProblem(op: WireOp, input: Json): string | undefined {
   if (op === 'call') {
     if (typeof input.name !== 'string' || input.name === '') return 'no tool name';
     const args = input.arguments;
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return 'arguments is not an object';
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+      return 'arguments is not an object';
     return undefined;
   }
   return typeof input.taskId === 'string' && input.taskId !== '' ? undefined : 'no taskId';
@@ -160,7 +170,14 @@ export class FakeTaskServer {
 
   private create({ ttl, pollInterval, ...fields }: TaskFields & { taskId: string }): Json {
     const at = new Date(this.now()).toISOString();
-    const task: Json = { status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, pollInterval: 1_000, ...fields };
+    const task: Json = {
+      status: 'working',
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttl: 60_000,
+      pollInterval: 1_000,
+      ...fields,
+    };
     if (ttl !== undefined) task.ttl = ttl ?? undefined;
     if (pollInterval !== undefined) task.pollInterval = pollInterval ?? undefined;
     for (const key of Object.keys(task)) if (task[key] === undefined) delete task[key];
@@ -183,7 +200,11 @@ export class FakeTaskServer {
         if (op === 'call' || (op === 'cancel' && this.form === 'inline')) break;
         const other = `${taskId}-other`;
         if (op === 'payload') return { value: { taskId: other, payload: { kind: 'result', result: { content: [] } } } };
-        return { value: { task: { ...this.snapshot(taskId), taskId: other, ...(op === 'cancel' ? { status: 'cancelled' } : {}) } } };
+        return {
+          value: {
+            task: { ...this.snapshot(taskId), taskId: other, ...(op === 'cancel' ? { status: 'cancelled' } : {}) },
+          },
+        };
       }
     }
     return this.serve(op, input, taskId);
@@ -208,7 +229,8 @@ export class FakeTaskServer {
       return { value: plan.kind === 'task' ? { task: this.create(plan.fields) } : { result: plan.result } };
     }
     const task = this.tasks.get(taskId);
-    if (task === undefined) return { refusal: { reason: 'unknown-task', code: 404, message: `no such task: ${taskId}` } };
+    if (task === undefined)
+      return { refusal: { reason: 'unknown-task', code: 404, message: `no such task: ${taskId}` } };
     const terminal = TERMINAL.has(task.status);
     if (op === 'get') {
       const payload = this.payloads.get(taskId);
@@ -217,12 +239,17 @@ export class FakeTaskServer {
     }
     if (op === 'payload') {
       if (this.form === 'inline') return { refusal: { reason: 'internal', code: 405, message: 'no such operation' } };
-      if (!terminal) await new Promise<void>((resolve) => this.waiters.set(taskId, [...(this.waiters.get(taskId) ?? []), resolve]));
+      if (!terminal)
+        await new Promise<void>((resolve) => this.waiters.set(taskId, [...(this.waiters.get(taskId) ?? []), resolve]));
       const payload = this.payloads.get(taskId);
-      if (payload === undefined) return { refusal: { reason: 'internal', code: 500, message: 'the task has no payload' } };
+      if (payload === undefined)
+        return { refusal: { reason: 'internal', code: 500, message: 'the task has no payload' } };
       return { value: { taskId, payload } };
     }
-    if (terminal) return this.form === 'fetch' ? { refusal: { reason: 'terminal', code: 409, message: 'the task already ended' } } : { value: { cancelled: true } };
+    if (terminal)
+      return this.form === 'fetch'
+        ? { refusal: { reason: 'terminal', code: 409, message: 'the task already ended' } }
+        : { value: { cancelled: true } };
     this.update(taskId, { status: 'cancelled', statusMessage: 'Cancelled by the client.' });
     return { value: this.form === 'fetch' ? { task: this.snapshot(taskId) } : { cancelled: true } };
   }
@@ -240,7 +267,10 @@ export function fakeWire(form: FakeForm): WireFactory {
       options: (o = {}) => ({ timeoutMs: 10_000, timers, ...o }),
       createOnNextCall: (fields) => server.createOnNextCall(fields),
       answerNextCall: (result) => server.answerNextCall(result),
-      calls: () => server.received.filter((r) => r.op === 'call').map((r) => ({ name: r.input.name, arguments: r.input.arguments })),
+      calls: () =>
+        server.received
+          .filter((r) => r.op === 'call')
+          .map((r) => ({ name: r.input.name, arguments: r.input.arguments })),
       setStatus: (taskId, status, message) => server.setStatus(taskId, status, message),
       finish: (taskId, status, payload, message) => server.finish(taskId, status, payload, message),
       vanish: (taskId) => server.vanish(taskId),

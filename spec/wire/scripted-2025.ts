@@ -15,7 +15,15 @@ import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/
 import { openPort, resolveWire, Wire2025, type SdkMajor } from '../../lib/internal.js';
 import { rpcError, ScriptedServer, type Handler, type RequestId } from '../support/scripted-server.js';
 import { FaultQueue, withFaults } from './faults.js';
-import { ManualTimers, type CancelNotice, type Json, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
+import {
+  ManualTimers,
+  type CancelNotice,
+  type Json,
+  type TaskFields,
+  type WireDriver,
+  type WireFactory,
+  type WireOp,
+} from './support.js';
 
 const METHODS: Readonly<Record<WireOp, string>> = {
   call: 'tools/call',
@@ -60,7 +68,8 @@ async function connectClient(sdk: SdkMajor, server: ScriptedServer): Promise<V1C
   await server.connect(serverSide);
   const client = new V2Client(info, { capabilities: {} });
   await client.connect(clientSide);
-  if (client.getProtocolEra() !== 'legacy') throw new Error(`expected a legacy session, got ${String(client.getProtocolEra())}`);
+  if (client.getProtocolEra() !== 'legacy')
+    throw new Error(`expected a legacy session, got ${String(client.getProtocolEra())}`);
   return client;
 }
 
@@ -72,7 +81,8 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
     const board = server.tasks;
     const notices: CancelNotice[] = [];
     server.onReceive = (entry) => {
-      if (entry.method === 'notifications/cancelled') notices.push({ open: !server.answered.has(entry.params.requestId as RequestId) });
+      if (entry.method === 'notifications/cancelled')
+        notices.push({ open: !server.answered.has(entry.params.requestId as RequestId) });
     };
 
     const faults = new FaultQueue();
@@ -98,7 +108,8 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
         const plan = plans.shift() ?? { kind: 'task', init: {} };
         if (plan.kind === 'immediate') return plan.result;
         // A task is the answer only to a call that asked for one ([V14]).
-        if (typeof params.task !== 'object' || params.task === null) throw server.refuse('tools/call', 'the driver planned a task, the call asked for none ([V14])');
+        if (typeof params.task !== 'object' || params.task === null)
+          throw server.refuse('tools/call', 'the driver planned a task, the call asked for none ([V14])');
         return board.createResult(plan.init);
       }),
     );
@@ -130,7 +141,10 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
         board.update(taskId, statusMessage === undefined ? { status } : { status, statusMessage });
       },
       finish: (taskId, status, payload, statusMessage) => {
-        const stored = payload.kind === 'result' ? { result: payload.result } : { error: rpcError(payload.error.code, payload.error.message, payload.error.data) };
+        const stored =
+          payload.kind === 'result'
+            ? { result: payload.result }
+            : { error: rpcError(payload.error.code, payload.error.message, payload.error.data) };
         board.finish(taskId, status, stored, statusMessage === undefined ? {} : { statusMessage });
       },
       vanish: (taskId) => board.delete(taskId),

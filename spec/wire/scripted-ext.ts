@@ -43,7 +43,14 @@ import {
 import { builtinMethods } from '../support/ext-server/methods.js';
 import { recordViolation } from '../support/violations.js';
 import { FaultQueue, withFaults } from './faults.js';
-import { ManualTimers, type CancelNotice, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
+import {
+  ManualTimers,
+  type CancelNotice,
+  type TaskFields,
+  type WireDriver,
+  type WireFactory,
+  type WireOp,
+} from './support.js';
 
 const METHODS: Readonly<Record<WireOp, string>> = {
   call: 'tools/call',
@@ -57,7 +64,14 @@ type CallPlan = { kind: 'task'; fields: TaskFields & { taskId: string } } | { ki
 /** Replies that break the extension's shapes (each one fails the wire's decoding). */
 const MALFORMED: Readonly<Record<WireOp, (params: Json, id: RequestId) => unknown>> = {
   call: () => ({ resultType: 'task', status: 'working' }),
-  get: (p) => ({ resultType: 'complete', taskId: p.taskId, status: 'paused', createdAt: '', lastUpdatedAt: '', ttlMs: null }),
+  get: (p) => ({
+    resultType: 'complete',
+    taskId: p.taskId,
+    status: 'paused',
+    createdAt: '',
+    lastUpdatedAt: '',
+    ttlMs: null,
+  }),
   payload: () => ({ content: 'not a list' }),
   cancel: (_p, id) => raw({ jsonrpc: '2.0', id, result: 42 }),
 };
@@ -71,7 +85,8 @@ export function scriptedExt(): WireFactory {
     const store = server.tasks;
     const builtins = builtinMethods(server);
     const notices: CancelNotice[] = [];
-    const answered = (id: unknown): boolean => server.sent.some((s) => s.message.id === id && s.message.method === undefined);
+    const answered = (id: unknown): boolean =>
+      server.sent.some((s) => s.message.id === id && s.message.method === undefined);
     const listens = (): Set<unknown> => new Set(server.received('subscriptions/listen').map((e) => e.id));
     server.onReceive = (entry) => {
       if (entry.method !== 'notifications/cancelled') return;
@@ -100,7 +115,10 @@ export function scriptedExt(): WireFactory {
     };
     const checkCall = (params: Json): void => {
       if (typeof params.name !== 'string' || params.name === '') throw refuse('tools/call', 'no tool name');
-      if (params.arguments !== undefined && (typeof params.arguments !== 'object' || params.arguments === null || Array.isArray(params.arguments))) {
+      if (
+        params.arguments !== undefined &&
+        (typeof params.arguments !== 'object' || params.arguments === null || Array.isArray(params.arguments))
+      ) {
         throw refuse('tools/call', 'arguments is not an object');
       }
     };
@@ -113,7 +131,8 @@ export function scriptedExt(): WireFactory {
         const plan = plans.shift() ?? { kind: 'task', fields: { taskId: `wire-task-${++seq}` } };
         if (plan.kind === 'immediate') return { resultType: 'complete', ...plan.result };
         // The extension makes a task only of a request that declared it ([E2]).
-        if (!ctx.declared) throw refuse('tools/call', 'the driver planned a task, the call did not declare the extension');
+        if (!ctx.declared)
+          throw refuse('tools/call', 'the driver planned a task, the call did not declare the extension');
         const { taskId, ttl, pollInterval, statusMessage, createdAt, lastUpdatedAt } = plan.fields;
         nextTaskId = taskId;
         const task: Json = {
@@ -142,11 +161,16 @@ export function scriptedExt(): WireFactory {
     });
 
     const connection = await connectInMemory(server);
-    const client = new Client({ name: 'wire-contract', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+    const client = new Client(
+      { name: 'wire-contract', version: '1.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: 'auto' } },
+    );
     await client.connect(connection.clientTransport);
-    if (client.getProtocolEra() !== 'modern') throw new Error(`expected a modern session, got ${String(client.getProtocolEra())}`);
+    if (client.getProtocolEra() !== 'modern')
+      throw new Error(`expected a modern session, got ${String(client.getProtocolEra())}`);
     const wire = resolveWire(openPort(client));
-    if (wire.kind !== 'io.modelcontextprotocol/tasks') throw new Error(`resolveWire picked the ${wire.kind} wire, not the extension`);
+    if (wire.kind !== 'io.modelcontextprotocol/tasks')
+      throw new Error(`resolveWire picked the ${wire.kind} wire, not the extension`);
     let dropped = false;
     let closed = false;
 
@@ -169,7 +193,11 @@ export function scriptedExt(): WireFactory {
       finish: (taskId, status, payload, statusMessage) => {
         const message = statusMessage === undefined ? {} : { statusMessage };
         if (payload.kind === 'error') {
-          store.update(taskId, { status, error: rpcError(payload.error.code, payload.error.message, payload.error.data), ...message });
+          store.update(taskId, {
+            status,
+            error: rpcError(payload.error.code, payload.error.message, payload.error.data),
+            ...message,
+          });
         } else {
           // [E15]: a tool-level failure is a completed task whose result says isError.
           store.update(taskId, { status: 'completed', result: payload.result, ...message });

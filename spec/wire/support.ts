@@ -42,7 +42,8 @@ export interface ServerError {
  * How a task ends: with a tool result (a completed result, an `isError` result, or a bare object
  * such as `{}` for the meta-only shape of D6), or with a JSON-RPC error ([V17], [V18], D6).
  */
-export type FinalPayload = { readonly kind: 'result'; readonly result: Json } | { readonly kind: 'error'; readonly error: ServerError };
+export type FinalPayload =
+  { readonly kind: 'result'; readonly result: Json } | { readonly kind: 'error'; readonly error: ServerError };
 
 /** A cancellation notice the client sent about one of its requests ([R27]). */
 export interface CancelNotice {
@@ -243,6 +244,9 @@ export async function finalPayload(d: WireDriver, taskId: string): Promise<TaskP
 export async function failureClass(d: WireDriver, promise: Promise<unknown>): Promise<ErrorClass> {
   const error = await rejection(promise);
   // The seam: failed requests are TaskRpcError, malformed replies TaskProtocolError.
-  expect(error instanceof TaskRpcError || error instanceof TaskProtocolError, `a wire error, got ${String(error)}`).toBe(true);
+  expect(
+    error instanceof TaskRpcError || error instanceof TaskProtocolError,
+    `a wire error, got ${String(error)}`,
+  ).toBe(true);
   return d.wire.classify(error);
 }

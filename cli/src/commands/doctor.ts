@@ -10,7 +10,14 @@
  * 141 stdout closed). The tasks the doctor started are cancelled before it stops.
  */
 import { TaskAbortError, TaskOptionError } from 'mcp-task-client';
-import { exitCode, runDoctor, TaskConnectError, type DoctorOptions, type DoctorReport, type ToolChoice } from 'mcp-task-client/doctor';
+import {
+  exitCode,
+  runDoctor,
+  TaskConnectError,
+  type DoctorOptions,
+  type DoctorReport,
+  type ToolChoice,
+} from 'mcp-task-client/doctor';
 import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseToolArgs } from '../args.js';
 import { httpFailureReason, stdioFailureReason } from '../connect-errors.js';
 import { doctorTarget, type DoctorTarget } from '../doctor-target.js';
@@ -55,7 +62,12 @@ class DoctorTimeout extends Error {
 }
 
 /** A tool from `--X-tool NAME` and `--X-args …` (key=value pairs or JSON objects). */
-function toolChoice(name: string | undefined, entries: readonly string[] | undefined, toolOption: string, argsOption: string): ToolChoice | undefined {
+function toolChoice(
+  name: string | undefined,
+  entries: readonly string[] | undefined,
+  toolOption: string,
+  argsOption: string,
+): ToolChoice | undefined {
   if (name === undefined) {
     if (entries !== undefined && entries.length > 0) throw new UsageError(`${argsOption} needs ${toolOption}`);
     return undefined;
@@ -69,9 +81,15 @@ function toolChoice(name: string | undefined, entries: readonly string[] | undef
 
 /** The doctor's options from the command line (bounds, tools). */
 function doctorOptions(options: DoctorCommandOptions): DoctorOptions {
-  const probe = options.probeTimeout === undefined ? undefined : parseDuration(options.probeTimeout, '--probe-timeout', MAX_TIMER_MS);
+  const probe =
+    options.probeTimeout === undefined
+      ? undefined
+      : parseDuration(options.probeTimeout, '--probe-timeout', MAX_TIMER_MS);
   if (probe === 0) throw new UsageError('--probe-timeout must be more than 0');
-  const connect = options.connectTimeout === undefined ? CONNECT_TIMEOUT_MS : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
+  const connect =
+    options.connectTimeout === undefined
+      ? CONNECT_TIMEOUT_MS
+      : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
   return {
     tool: toolChoice(options.tool, options.args, '--tool', '--args'),
     failTool: toolChoice(options.failTool, options.failArgs, '--fail-tool', '--fail-args'),
@@ -84,7 +102,8 @@ function doctorOptions(options: DoctorCommandOptions): DoctorOptions {
 
 /** The width of the table: the terminal's, else `COLUMNS`, else {@link TABLE_WIDTH}. */
 function tableWidth(io: Io): number {
-  if (io.stdout.isTTY === true && typeof io.stdout.columns === 'number' && io.stdout.columns > 0) return io.stdout.columns;
+  if (io.stdout.isTTY === true && typeof io.stdout.columns === 'number' && io.stdout.columns > 0)
+    return io.stdout.columns;
   const columns = Number(io.env.COLUMNS);
   return Number.isInteger(columns) && columns > 0 ? columns : TABLE_WIDTH;
 }
@@ -94,7 +113,12 @@ function tableWidth(io: Io): number {
  * a refused connection, an HTTP status), else the library's own words.
  */
 function connectFailure(error: TaskConnectError, target: DoctorTarget): string {
-  const found = target.url !== undefined ? httpFailureReason(error) : target.command !== undefined ? stdioFailureReason(error, target.command) : undefined;
+  const found =
+    target.url !== undefined
+      ? httpFailureReason(error)
+      : target.command !== undefined
+        ? stdioFailureReason(error, target.command)
+        : undefined;
   const why = found ?? `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`;
   const hint = error.reason === 'no-answer' ? ' (--connect-timeout sets the wait)' : '';
   return `cannot connect to ${target.where}: ${why}${hint}`;
@@ -103,10 +127,14 @@ function connectFailure(error: TaskConnectError, target: DoctorTarget): string {
 const noColor = (io: Io): boolean => io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '';
 
 /** Runs `mcp-task doctor`; returns the exit code. */
-export async function doctorCommand(options: DoctorCommandOptions, io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function doctorCommand(
+  options: DoctorCommandOptions,
+  io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   if (options.json === true && options.table === true) throw new UsageError('Give either --json or --table, not both');
   const json = options.json === true || (options.table !== true && io.stdout.isTTY !== true);
-  const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
+  const timeoutMs =
+    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
   const headers = parseHeaders(options.header ?? []);
   const settings = doctorOptions(options);
   const progress = new ProgressLine(io.stderr, options.quiet !== true, io.stderr.isTTY === true && !noColor(io));
@@ -135,7 +163,9 @@ export async function doctorCommand(options: DoctorCommandOptions, io: Io = { st
     progress.note(note);
     stop.abort(reason);
     grace = setTimeout(() => {
-      progress.note(`the doctor did not stop within ${DOCTOR_STOP_GRACE_MS / 1000} s: leaving without waiting for the tasks it started`);
+      progress.note(
+        `the doctor did not stop within ${DOCTOR_STOP_GRACE_MS / 1000} s: leaving without waiting for the tasks it started`,
+      );
       target.abandon();
       leave(code);
     }, DOCTOR_STOP_GRACE_MS);
@@ -148,7 +178,11 @@ export async function doctorCommand(options: DoctorCommandOptions, io: Io = { st
       leave(interrupts.exitCode);
       return;
     }
-    halt(new Error(interrupts.label), interrupts.exitCode, `${interrupts.label}: stopping the doctor and cancelling the tasks it started (press Ctrl-C again to leave at once)`);
+    halt(
+      new Error(interrupts.label),
+      interrupts.exitCode,
+      `${interrupts.label}: stopping the doctor and cancelling the tasks it started (press Ctrl-C again to leave at once)`,
+    );
   });
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE' && interrupts.cause === undefined) interrupts.press('pipe');
@@ -156,7 +190,15 @@ export async function doctorCommand(options: DoctorCommandOptions, io: Io = { st
   const deadline =
     timeoutMs === undefined
       ? undefined
-      : setTimeout(() => halt(new DoctorTimeout(`--timeout passed (${options.timeout ?? ''})`), EXIT.timeout, `--timeout passed: stopping the doctor and cancelling the tasks it started`), timeoutMs);
+      : setTimeout(
+          () =>
+            halt(
+              new DoctorTimeout(`--timeout passed (${options.timeout ?? ''})`),
+              EXIT.timeout,
+              `--timeout passed: stopping the doctor and cancelling the tasks it started`,
+            ),
+          timeoutMs,
+        );
   deadline?.unref();
 
   const fail = (error: { name: string; message: string; reason?: string | undefined }, code: number): number => {
@@ -189,10 +231,19 @@ export async function doctorCommand(options: DoctorCommandOptions, io: Io = { st
         const timedOut = reason instanceof DoctorTimeout;
         const code = timedOut ? EXIT.timeout : interrupts.exitCode;
         const why = timedOut ? reason.message : interrupts.label;
-        return fail({ name: timedOut ? 'TimeoutError' : 'Interrupted', message: `${why}: the doctor stopped; the tasks it started were cancelled; no report` }, code);
+        return fail(
+          {
+            name: timedOut ? 'TimeoutError' : 'Interrupted',
+            message: `${why}: the doctor stopped; the tasks it started were cancelled; no report`,
+          },
+          code,
+        );
       }
       if (error instanceof TaskConnectError) {
-        const code = fail({ name: 'ConnectError', reason: error.reason, message: connectFailure(error, target) }, EXIT.failed);
+        const code = fail(
+          { name: 'ConnectError', reason: error.reason, message: connectFailure(error, target) },
+          EXIT.failed,
+        );
         if (serverStderr.trim() !== '') progress.note(`the server's stderr ended with:\n${serverStderr.trimEnd()}`);
         return code;
       }
@@ -201,7 +252,11 @@ export async function doctorCommand(options: DoctorCommandOptions, io: Io = { st
     }
     const report = outcome.report;
     progress.clear();
-    io.stdout.write(json ? reportDocument(report) : reportTable(report, { width: tableWidth(io), color: io.stdout.isTTY === true && !noColor(io) }));
+    io.stdout.write(
+      json
+        ? reportDocument(report)
+        : reportTable(report, { width: tableWidth(io), color: io.stdout.isTTY === true && !noColor(io) }),
+    );
     return exitCode(report);
   } finally {
     clearTimeout(deadline);

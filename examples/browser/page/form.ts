@@ -6,7 +6,11 @@
  */
 import type { ElicitRequestParams, ElicitResult, JsonObject } from '../../../lib/index.js';
 
-type Field = { readonly name: string; readonly schema: JsonObject; readonly input: HTMLInputElement | HTMLSelectElement };
+type Field = {
+  readonly name: string;
+  readonly schema: JsonObject;
+  readonly input: HTMLInputElement | HTMLSelectElement;
+};
 
 /** The choices of an enum property, `[value, label]`: `enum` or `oneOf: [{ const, title }]`. */
 function choicesOf(schema: JsonObject): Array<[string, string]> | undefined {
@@ -54,10 +58,18 @@ function valueOf({ schema, input }: Field): string | number | boolean | undefine
 }
 
 /** Shows `params` in `form` and waits for the user's answer. */
-export function askInForm(form: HTMLFormElement, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+export function askInForm(
+  form: HTMLFormElement,
+  params: ElicitRequestParams,
+  signal: AbortSignal,
+): Promise<ElicitResult> {
   const schema = params.requestedSchema;
   const required = new Set(schema?.required ?? []);
-  const fields: Field[] = Object.entries(schema?.properties ?? {}).map(([name, property]) => ({ name, schema: property, input: inputFor(name, property, required.has(name)) }));
+  const fields: Field[] = Object.entries(schema?.properties ?? {}).map(([name, property]) => ({
+    name,
+    schema: property,
+    input: inputFor(name, property, required.has(name)),
+  }));
   const legend = document.createElement('p');
   legend.textContent = params.message;
   form.replaceChildren(legend);

@@ -84,7 +84,8 @@ run.onclick = async () => {
     running = handle;
     status.dataset.taskId = handle.taskId ?? '';
     cancel.disabled = handle.kind !== 'task';
-    for await (const task of handle) showStatus(task.statusMessage === undefined ? task.status : `${task.status}: ${task.statusMessage}`);
+    for await (const task of handle)
+      showStatus(task.statusMessage === undefined ? task.status : `${task.status}: ${task.statusMessage}`);
     result.textContent = textOf(await handle.result());
     progress.max = progress.value = 1;
   } catch (thrown) {

@@ -138,7 +138,8 @@ export class Launch implements StopScope, PendingCall {
       if (this.closed.aborted) throw new Stopped({ kind: 'closed' });
       if (call.signal?.aborted) throw new Stopped({ kind: 'abort', reason: call.signal.reason });
       // So does a deadline already reached (`timeoutMs: 0`, or spent waiting): nothing is started.
-      if (this.deadlineAt !== undefined && this.engine.config.clock.now() >= this.deadlineAt) throw new Stopped({ kind: 'timeout' });
+      if (this.deadlineAt !== undefined && this.engine.config.clock.now() >= this.deadlineAt)
+        throw new Stopped({ kind: 'timeout' });
       const handle = await this.negotiateAndStart();
       const record = handle.kind === 'task' ? this.engine.get(handle.taskId) : undefined;
       if (record === undefined || release === NO_RELEASE) release();
@@ -156,12 +157,14 @@ export class Launch implements StopScope, PendingCall {
     const { call, toolName } = this;
     const features = this.engine.features;
     if (!features.tasks) {
-      if (call.requireTask) throw new TaskNotSupportedError(this.engine.wire.unsupportedReason(), { feature: 'tasks', toolName });
+      if (call.requireTask)
+        throw new TaskNotSupportedError(this.engine.wire.unsupportedReason(), { feature: 'tasks', toolName });
       // [E20]: the server offers tasks only in a form this connection cannot use. A tool it lists
       // as task-only would be refused as a plain call: say so, and how to fix it, before sending.
       if (features.tasksElsewhere && features.toolNegotiation) {
         const known = this.parts.catalog.known(toolName);
-        const support = known !== undefined ? known.taskSupport : await this.race(this.parts.catalog.taskSupport(toolName));
+        const support =
+          known !== undefined ? known.taskSupport : await this.race(this.parts.catalog.taskSupport(toolName));
         if (support === 'required') {
           throw new TaskNotSupportedError(
             `Tool "${toolName}" runs only as a task (execution.taskSupport is required), and no call becomes a task on this connection. ${this.engine.wire.unsupportedReason()}`,
@@ -216,7 +219,11 @@ export class Launch implements StopScope, PendingCall {
   /** True once the caller's signal, the deadline or `close()` has stopped waiting for this call. */
   abandoned(): boolean {
     const now = this.engine.config.clock.now();
-    return this.call.signal?.aborted === true || this.closed.aborted || (this.deadlineAt !== undefined && now >= this.deadlineAt);
+    return (
+      this.call.signal?.aborted === true ||
+      this.closed.aborted ||
+      (this.deadlineAt !== undefined && now >= this.deadlineAt)
+    );
   }
 
   /** Time left before the deadline, or the plain-call default. */
@@ -247,14 +254,20 @@ export class Launch implements StopScope, PendingCall {
     let attempt = base;
     for (let round = 0; ; round += 1) {
       this.betweenRounds = false;
-      const reply = await engine.wire.startToolCall(attempt, engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument));
+      const reply = await engine.wire.startToolCall(
+        attempt,
+        engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument),
+      );
       if (reply.kind !== 'input') return reply;
       this.betweenRounds = true;
       if (round >= MAX_INPUT_ROUNDS) {
-        throw new TaskProtocolError(`Malformed tools/call reply from server: still asking for input after ${MAX_INPUT_ROUNDS} rounds`, {
-          method: 'tools/call',
-          toolName: this.toolName,
-        });
+        throw new TaskProtocolError(
+          `Malformed tools/call reply from server: still asking for input after ${MAX_INPUT_ROUNDS} rounds`,
+          {
+            method: 'tools/call',
+            toolName: this.toolName,
+          },
+        );
       }
       // The callbacks' signal fires when the caller gives up, the deadline passes or close() runs.
       const stop = this.stopSignal();
@@ -262,7 +275,8 @@ export class Launch implements StopScope, PendingCall {
         .beforeTask(this.toolName, this.call.callbacks, reply.input, stop.signal)
         .finally(() => stop.release());
       // The caller gave up meanwhile (the race that awaits this has settled): ask nothing more.
-      if (this.abandoned()) throw new TaskError('The call was abandoned while its input was being answered', { toolName: this.toolName });
+      if (this.abandoned())
+        throw new TaskError('The call was abandoned while its input was being answered', { toolName: this.toolName });
       if (reply.input.length > 0 && Object.keys(inputResponses).length === 0) {
         throw new TaskError(`No input callback answered what the server asked before it answers "${this.toolName}"`, {
           toolName: this.toolName,
@@ -348,13 +362,18 @@ export class Launch implements StopScope, PendingCall {
     if (reply.kind === 'immediate') {
       if (this.call.requireTask && !this.engine.features.toolNegotiation) {
         // The server decides on this wire, and it answered at once: the result is not lost.
-        throw new TaskNotSupportedError(`The server answered "${this.toolName}" at once instead of running it as a task`, {
-          feature: 'tool',
-          toolName: this.toolName,
-          result: reply.result,
-        });
+        throw new TaskNotSupportedError(
+          `The server answered "${this.toolName}" at once instead of running it as a task`,
+          {
+            feature: 'tool',
+            toolName: this.toolName,
+            result: reply.result,
+          },
+        );
       }
-      return this.made(TaskHandleOf.create(this.toolName, { kind: 'immediate', result: reply.result, wire: this.engine.wire.kind }));
+      return this.made(
+        TaskHandleOf.create(this.toolName, { kind: 'immediate', result: reply.result, wire: this.engine.wire.kind }),
+      );
     }
     const task = reply.snapshot.task;
     if (this.closed.aborted) {
@@ -375,7 +394,9 @@ export class Launch implements StopScope, PendingCall {
       requestTimeoutMs: this.call.requestTimeoutMs,
       instrument: this.call.instrument,
     });
-    const handle = this.made(this.parts.live.adopt(record, this.call.callbacks, this.call.progressToken, reply.immediateResponse));
+    const handle = this.made(
+      this.parts.live.adopt(record, this.call.callbacks, this.call.progressToken, reply.immediateResponse),
+    );
     armDeadlineAndSignal(this, record);
     return handle;
   }

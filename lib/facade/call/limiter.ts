@@ -37,7 +37,6 @@ export class Limiter {
     return this.queue.length;
   }
 
-
   /** True when a slot is free now. */
   get available(): boolean {
     return this.running < this.max;
@@ -73,7 +72,10 @@ export class Limiter {
         timer = this.scheduler.schedule(deadlineAt, () => waiter.fail(new Stopped({ kind: 'timeout' })));
       }
       this.queue.push(waiter);
-      off = signal === undefined ? undefined : onAbort(signal, () => waiter.fail(new Stopped({ kind: 'abort', reason: signal.reason })));
+      off =
+        signal === undefined
+          ? undefined
+          : onAbort(signal, () => waiter.fail(new Stopped({ kind: 'abort', reason: signal.reason })));
     });
   }
 
@@ -86,7 +88,9 @@ export class Limiter {
     if (this.max === Infinity) return NO_SLOT;
     if (this.whenFull === 'reject' && !this.available) {
       return Promise.reject(
-        new TaskQueueFullError(`maxConcurrentTasks (${this.max}) reached; the call to "${toolName}" was rejected`, { toolName }),
+        new TaskQueueFullError(`maxConcurrentTasks (${this.max}) reached; the call to "${toolName}" was rejected`, {
+          toolName,
+        }),
       );
     }
     return this.acquire(signal, deadlineAt);

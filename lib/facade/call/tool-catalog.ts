@@ -32,7 +32,9 @@ export function toolSupport(
   // On the extension the server decides per call; without the extension no call can become a
   // task there ([E20]: every call is plain), which is what `forbidden` says.
   const decided: ToolTaskSupport['taskSupport'] = features.tasks ? 'server-decides' : 'forbidden';
-  const support = (tool: ToolEntry): Pick<ToolTaskSupport, 'taskSupport' | 'declaredTaskSupport' | 'unavailableReason'> => {
+  const support = (
+    tool: ToolEntry,
+  ): Pick<ToolTaskSupport, 'taskSupport' | 'declaredTaskSupport' | 'unavailableReason'> => {
     if (!features.toolNegotiation) return { taskSupport: decided };
     // [E20]: a server offering tasks only through the extension, on a legacy session: any of its
     // tools may run as a task on a modern one. A tool declaring task support on a server without
@@ -177,7 +179,10 @@ export class ToolCatalog {
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page += 1) {
       const { engine, config, closeSignal } = this.parts;
-      const result = await engine.wire.listTools(cursor, engine.requestOptions(config.requestTimeoutMs, closeSignal.signal));
+      const result = await engine.wire.listTools(
+        cursor,
+        engine.requestOptions(config.requestTimeoutMs, closeSignal.signal),
+      );
       for (const tool of result.tools) tools.set(tool.name, tool);
       cursor = result.nextCursor;
       if (cursor === undefined || seen.has(cursor)) break;

@@ -48,7 +48,11 @@ export function connectCapabilities(options: TaskClientConnectOptions, callbacks
  * Builds an SDK `Client` declaring {@link connectCapabilities} and connects it over `transport`.
  * @throws whatever `client.connect` throws, or an `Error` when no SDK is installed.
  */
-export async function connectFor(transport: McpTransport, options: TaskClientConnectOptions, callbacks: InputCallbacks): Promise<McpClient> {
+export async function connectFor(
+  transport: McpTransport,
+  options: TaskClientConnectOptions,
+  callbacks: InputCallbacks,
+): Promise<McpClient> {
   const { client } = await connectClient({
     sdk: options.sdk,
     transport,
@@ -89,13 +93,20 @@ export function unusableTransport(transport: unknown): string | undefined {
  *   connection is opened), whatever `client.connect` or `wrap` throws, or an `Error` when no SDK
  *   is installed.
  */
-export async function connectWrapped<T>(transport: McpTransport, options: TaskClientConnectOptions, wrap: (client: McpClient) => T): Promise<T> {
+export async function connectWrapped<T>(
+  transport: McpTransport,
+  options: TaskClientConnectOptions,
+  wrap: (client: McpClient) => T,
+): Promise<T> {
   const notTransport = unusableTransport(transport);
   if (notTransport !== undefined) throw new TaskOptionError(notTransport, { option: 'transport' });
   const resolved = resolveClientOptions(options); // fail on bad options before opening a connection
   const sdk: unknown = options.sdk;
   if (sdk !== undefined && sdk !== 'v1' && sdk !== 'v2') {
-    throw new TaskOptionError(`Option "sdk" must be 'v1' or 'v2', got ${typeof sdk === 'string' ? JSON.stringify(sdk) : typeof sdk}`, { option: 'sdk' });
+    throw new TaskOptionError(
+      `Option "sdk" must be 'v1' or 'v2', got ${typeof sdk === 'string' ? JSON.stringify(sdk) : typeof sdk}`,
+      { option: 'sdk' },
+    );
   }
   const client = await connectFor(transport, options, resolved.callbacks);
   try {

@@ -128,9 +128,11 @@ export class Connection {
         return;
       } catch (error) {
         this.parts.report(new TaskError(`Reconnecting failed (attempt ${attempt})`, { cause: error }));
-        await sleep(engine.scheduler, backoffDelay(attempt, this.parts.config.retry, this.parts.config.random), engine.lifeSignal).catch(
-          () => {},
-        );
+        await sleep(
+          engine.scheduler,
+          backoffDelay(attempt, this.parts.config.retry, this.parts.config.random),
+          engine.lifeSignal,
+        ).catch(() => {});
       }
     }
   }
@@ -142,7 +144,8 @@ export class Connection {
    */
   ready(waiter: Waiter): Promise<void> | undefined {
     // The usual case, connected, costs no promise.
-    if (this.shutdownError === undefined && (!this.parts.engine.paused || this.parts.config.reconnect === undefined)) return undefined;
+    if (this.shutdownError === undefined && (!this.parts.engine.paused || this.parts.config.reconnect === undefined))
+      return undefined;
     return this.waitReady(waiter);
   }
 
@@ -209,7 +212,8 @@ export class Connection {
   private retire(client: McpClient): void {
     const closing = closeOf(client)
       .catch((error: unknown) => {
-        if (!this.isClosed()) this.parts.report(new TaskError('Closing the replaced SDK client failed', { cause: error }));
+        if (!this.isClosed())
+          this.parts.report(new TaskError('Closing the replaced SDK client failed', { cause: error }));
       })
       .finally(() => this.retiring.delete(closing));
     this.retiring.add(closing);

@@ -107,7 +107,8 @@ export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
         // The event's metrics name its task: the report then belongs to it, and its text (which
         // may quote the task id) names it by fingerprint.
         const about = args[0] as { taskId?: unknown } | undefined;
-        const taskId = typeof about === 'object' && about !== null && typeof about.taskId === 'string' ? about.taskId : undefined;
+        const taskId =
+          typeof about === 'object' && about !== null && typeof about.taskId === 'string' ? about.taskId : undefined;
         this.onListenerError(
           new TaskError(scrub(`A "${event}" listener threw: ${messageOf(error)}`, taskId), { cause: error, taskId }),
         );

@@ -51,7 +51,10 @@ export function attachInstrumentation(
   try {
     attached = instrumentation.attach(client);
   } catch (error) {
-    throw new TaskOptionError(`The instrumentation's attach() threw: ${messageOf(error)}`, { option: 'instrumentation', cause: error });
+    throw new TaskOptionError(`The instrumentation's attach() threw: ${messageOf(error)}`, {
+      option: 'instrumentation',
+      cause: error,
+    });
   }
   return attached === undefined || attached === null ? undefined : guardClient(attached, report);
 }

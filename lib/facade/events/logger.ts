@@ -53,16 +53,21 @@ export function attachLogger(
     emitter.on('inputRequired', (m) => write('info', 'task waits for input', base(m))),
     // A question no call could be tied to: worth a warning when several calls might have asked.
     emitter.on('inputUnattributed', (input) =>
-      write(input.reason === 'ambiguous' ? 'warn' : 'debug', 'input request names no task', { ...input })),
+      write(input.reason === 'ambiguous' ? 'warn' : 'debug', 'input request names no task', { ...input }),
+    ),
     emitter.on('settled', (m) =>
-      write(m.outcome === 'completed' ? 'info' : m.outcome === 'failed' || m.outcome === 'error' ? 'error' : 'warn', `task ${m.outcome}`, {
-        ...base(m),
-        durationMs: m.durationMs,
-        polls: m.polls,
-        notifications: m.notifications,
-        retries: m.retries,
-        ...(m.error === undefined ? {} : { error: scrub(m.error) }),
-      }),
+      write(
+        m.outcome === 'completed' ? 'info' : m.outcome === 'failed' || m.outcome === 'error' ? 'error' : 'warn',
+        `task ${m.outcome}`,
+        {
+          ...base(m),
+          durationMs: m.durationMs,
+          polls: m.polls,
+          notifications: m.notifications,
+          retries: m.retries,
+          ...(m.error === undefined ? {} : { error: scrub(m.error) }),
+        },
+      ),
     ),
     emitter.on('error', (error, m) =>
       write('warn', 'task client problem', {

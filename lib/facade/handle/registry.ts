@@ -167,11 +167,13 @@ export class LiveTasks {
     const settledOnArrival = record.settlement !== undefined;
     this.emitter.emit('created', metricsOf(record, this.now()));
     // A `created` listener may have stopped the task (detach(), close()): its end was announced.
-    const listed = (): boolean => this.live.get(record.taskId) === live && (settledOnArrival || record.settlement === undefined);
+    const listed = (): boolean =>
+      this.live.get(record.taskId) === live && (settledOnArrival || record.settlement === undefined);
     if (record.provisional || !listed()) return;
     const task = record.task;
     this.emitter.emit('status', metricsOf(record, this.now()), task);
-    if (task.status === 'input_required' && listed()) this.emitter.emit('inputRequired', metricsOf(record, this.now()), task);
+    if (task.status === 'input_required' && listed())
+      this.emitter.emit('inputRequired', metricsOf(record, this.now()), task);
   }
 
   private emitters(record: TaskView): Array<SafeEmitter<TaskHandleEvents>> {
@@ -234,11 +236,23 @@ export class LiveTasks {
     if (route === undefined) return token.startsWith(this.progressPrefix);
     const live = route.live;
     try {
-      route.callback(progress, { taskId: live?.taskId, handle: live as TaskHandle | undefined, toolName: route.toolName });
+      route.callback(progress, {
+        taskId: live?.taskId,
+        handle: live as TaskHandle | undefined,
+        toolName: route.toolName,
+      });
     } catch (error) {
       const record = live?.tracked;
-      const failure = new TaskError('The onProgress callback threw', { toolName: route.toolName, taskId: live?.taskId, cause: error });
-      this.emitter.emit('error', failure, record === undefined || record.settlement !== undefined ? undefined : metricsOf(record, this.now()));
+      const failure = new TaskError('The onProgress callback threw', {
+        toolName: route.toolName,
+        taskId: live?.taskId,
+        cause: error,
+      });
+      this.emitter.emit(
+        'error',
+        failure,
+        record === undefined || record.settlement !== undefined ? undefined : metricsOf(record, this.now()),
+      );
     }
     const record = live?.tracked;
     if (record !== undefined && this.emitters(record).some((emitter) => emitter.has('progress'))) {

@@ -37,7 +37,10 @@ export function resumeTask(parts: ResumeParts, target: string | TaskReference, o
   engine.refreshFeatures();
   const toolName = reference.toolName ?? options.toolName ?? 'unknown';
   if (call.callbacks !== undefined) checkInputCapabilities(engine.wire, call.callbacks, toolName);
-  const record = engine.track({ task: placeholderTask(reference) }, toolName, { provisional: true, requestTimeoutMs: call.requestTimeoutMs });
+  const record = engine.track({ task: placeholderTask(reference) }, toolName, {
+    provisional: true,
+    requestTimeoutMs: call.requestTimeoutMs,
+  });
   const handle = live.adopt(record, call.callbacks, undefined, undefined);
   // No judgement of expiry from the reference: its createdAt is on the server's clock, which may
   // be far from ours ([V11]). The first read tells: -32602 then ends the task as expired.

@@ -183,7 +183,10 @@ export class Creation {
  */
 export class EarlyInput {
   /** The wake-up of each waiting request, with what it must undo. */
-  private readonly waiting = new Map<(decision: EarlyDecision) => void, { readonly timer: Timer; readonly unwatch: () => void }>();
+  private readonly waiting = new Map<
+    (decision: EarlyDecision) => void,
+    { readonly timer: Timer; readonly unwatch: () => void }
+  >();
   /** This client's creations still under way. */
   private readonly creating = new Set<Creation>();
   /** Set by {@link EarlyInput.close}: every verdict is `pass` from then on. */
@@ -210,7 +213,10 @@ export class EarlyInput {
    * whatever woke it. Every path removes the request's timer and entries.
    */
   wait(creations: PortCreations, taskId: string): Promise<EarlyVerdict> {
-    const verdict = (decision: EarlyDecision): EarlyVerdict => () => (this.closed ? 'pass' : decision);
+    const verdict =
+      (decision: EarlyDecision): EarlyVerdict =>
+      () =>
+        this.closed ? 'pass' : decision;
     if (this.closed) return Promise.resolve(verdict('pass'));
     if (creations.isCancelling(taskId)) return Promise.resolve(verdict('drop'));
     if (!creations.creating) return Promise.resolve(verdict('go'));
@@ -223,7 +229,10 @@ export class EarlyInput {
         entry.unwatch();
         resolve(verdict(decision));
       };
-      this.waiting.set(wake, { timer: this.scheduler.after(EARLY_INPUT_WAIT_MS, wake), unwatch: creations.watch(taskId, wake) });
+      this.waiting.set(wake, {
+        timer: this.scheduler.after(EARLY_INPUT_WAIT_MS, wake),
+        unwatch: creations.watch(taskId, wake),
+      });
     });
   }
 

@@ -35,7 +35,9 @@ export class InlineAnswers {
   private unanswerable(item: InlineInput, callbacks: InputCallbacks | undefined): string | undefined {
     if (item.kind !== undefined && this.router.hasCallback(item.kind, callbacks)) return undefined;
     const option = item.kind === 'sampling' ? 'onSampling' : 'onElicitation';
-    return item.kind === undefined ? 'this library cannot answer that kind of request' : `pass ${option} to the call or the TaskClient`;
+    return item.kind === undefined
+      ? 'this library cannot answer that kind of request'
+      : `pass ${option} to the call or the TaskClient`;
   }
 
   /**

@@ -9,7 +9,14 @@
  * - `retry`: input a server asks for before it answers a call at all (multi round-trip, [E17]).
  * A callback that never answers is abandoned when its task ends.
  */
-import type { ClientInstrument, InputCallbacks, InputContext, InputDelivery, TaskClientEvents, TaskHandle } from '../../api/index.js';
+import type {
+  ClientInstrument,
+  InputCallbacks,
+  InputContext,
+  InputDelivery,
+  TaskClientEvents,
+  TaskHandle,
+} from '../../api/index.js';
 import { creationsOn, type EarlyInput, type EarlyVerdict } from './early.js';
 import { TaskError, TaskNotSupportedError } from '../../errors.js';
 import type { SafeEmitter } from '../events/emitter.js';
@@ -129,7 +136,9 @@ export class InputRouter {
     const taskId = request.taskId;
     const untagged = this.parts.untagged;
     if (taskId === undefined) {
-      return untagged.attribute(request.params, request.signal).then((attribution) => this.answerUntagged(request, attribution, untagged));
+      return untagged
+        .attribute(request.params, request.signal)
+        .then((attribution) => this.answerUntagged(request, attribution, untagged));
     }
     const early = taskId === undefined || this.owner(taskId) !== undefined ? undefined : this.whenTracked(taskId);
     if (early === undefined) return this.answer(request);
@@ -165,9 +174,21 @@ export class InputRouter {
     if (attribution.kind === 'none') {
       const { reason, inFlight, waitingForInput, hostRequests } = attribution;
       request.unattributed?.({ reason, inFlight, waitingForInput, hostRequests });
-      const answeredBy = pick(this.defaults, kind) !== undefined ? 'client' : pick(this.fallback(), kind) !== undefined ? 'serve' : undefined;
+      const answeredBy =
+        pick(this.defaults, kind) !== undefined
+          ? 'client'
+          : pick(this.fallback(), kind) !== undefined
+            ? 'serve'
+            : undefined;
       const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
-      this.parts.emitter.emit('inputUnattributed', { method, reason, inFlight, waitingForInput, hostRequests, answeredBy });
+      this.parts.emitter.emit('inputUnattributed', {
+        method,
+        reason,
+        inFlight,
+        waitingForInput,
+        hostRequests,
+        answeredBy,
+      });
       return this.ask(kind, params, { taskId: undefined, owner: undefined, delivery: 'request', signal });
     }
     if (attribution.by !== untagged) return undefined;
@@ -178,7 +199,15 @@ export class InputRouter {
     const call = attribution.call;
     if (call.abandoned()) return Promise.reject(new AbandonedError());
     const stop = call.stopSignal();
-    const answer = this.ask(kind, params, { taskId: undefined, owner: undefined, call, delivery: 'request', signal, stop: stop.signal, inferred: true });
+    const answer = this.ask(kind, params, {
+      taskId: undefined,
+      owner: undefined,
+      call,
+      delivery: 'request',
+      signal,
+      stop: stop.signal,
+      inferred: true,
+    });
     if (answer === undefined) stop.release();
     return answer?.finally(() => stop.release());
   }
@@ -191,7 +220,11 @@ export class InputRouter {
    */
   async answerInline(
     items: readonly InlineInput[],
-    about: { readonly taskId: string | undefined; readonly toolName: string; readonly callbacks: InputCallbacks | undefined },
+    about: {
+      readonly taskId: string | undefined;
+      readonly toolName: string;
+      readonly callbacks: InputCallbacks | undefined;
+    },
     delivery: 'task-update' | 'retry',
     signal: AbortSignal,
   ): Promise<Record<string, JsonObject>> {
@@ -220,7 +253,10 @@ export class InputRouter {
    * routing order (the owning call's, the client's, then `serve()`'s): a receiver task runs the one
    * a side-channel request of the same task would reach.
    */
-  callbackFor(kind: InputKind, taskId: string | undefined): ((params: never, context: InputContext) => unknown) | undefined {
+  callbackFor(
+    kind: InputKind,
+    taskId: string | undefined,
+  ): ((params: never, context: InputContext) => unknown) | undefined {
     const owner = taskId === undefined ? undefined : this.owner(taskId);
     return this.chosen(kind, owner?.callbacks);
   }
@@ -231,11 +267,18 @@ export class InputRouter {
   }
 
   /** The first callback for `kind`: `callbacks`' (a call's), the client's, then the fallback's. */
-  private chosen(kind: InputKind, callbacks: InputCallbacks | undefined): ((params: never, context: InputContext) => unknown) | undefined {
+  private chosen(
+    kind: InputKind,
+    callbacks: InputCallbacks | undefined,
+  ): ((params: never, context: InputContext) => unknown) | undefined {
     return pick(callbacks, kind) ?? pick(this.defaults, kind) ?? pick(this.fallback(), kind);
   }
 
-  private ask(kind: InputKind, params: Record<string, unknown>, about: Asking): Promise<Record<string, unknown>> | undefined {
+  private ask(
+    kind: InputKind,
+    params: Record<string, unknown>,
+    about: Asking,
+  ): Promise<Record<string, unknown>> | undefined {
     const { taskId, owner, call, delivery } = about;
     const callback = this.chosen(kind, owner?.callbacks ?? call?.callbacks);
     if (callback === undefined) return undefined;
@@ -316,10 +359,7 @@ function abandonable<T>(run: () => T | Promise<T>, signal: AbortSignal): Promise
       return;
     }
     const off = onAbort(signal, () => reject(new AbandonedError()));
-    Promise.resolve()
-      .then(run)
-      .then(resolve, reject)
-      .finally(off);
+    Promise.resolve().then(run).then(resolve, reject).finally(off);
   });
 }
 

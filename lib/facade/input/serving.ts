@@ -68,7 +68,9 @@ export class Serving {
    */
   serve(options: ServeOptions): ReceiverHandle {
     if (this.receiving !== undefined && !this.receiving.closed) {
-      throw new TaskOptionError('This TaskClient already serves receiver tasks: close its receiver first', { option: 'serve' });
+      throw new TaskOptionError('This TaskClient already serves receiver tasks: close its receiver first', {
+        option: 'serve',
+      });
     }
     const config = resolveServeOptions(options, this.parts.config.callbacks);
     assertServable(this.parts.port, config);

@@ -194,7 +194,13 @@ class PortCalls {
     if (waitingForInput === 1 && unknown === 0 && askingSource !== undefined) {
       return { kind: 'task', by: askingSource, taskId: askingTask! };
     }
-    const none = (reason: UnattributedNote['reason']): Attribution => ({ kind: 'none', reason, inFlight, waitingForInput, hostRequests });
+    const none = (reason: UnattributedNote['reason']): Attribution => ({
+      kind: 'none',
+      reason,
+      inFlight,
+      waitingForInput,
+      hostRequests,
+    });
     if (inFlight === 0) return none('no-task');
     if (last || plain > 0) return none('ambiguous');
     const polled = longestPoll > 0 ? longestPoll + UNTAGGED_POLL_GRACE_MS : 0;

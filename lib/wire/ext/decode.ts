@@ -75,18 +75,32 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
     }
     return {
       task,
-      payload: { kind: 'error', error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } },
+      payload: {
+        kind: 'error',
+        error:
+          error.data === undefined
+            ? { code: error.code, message: error.message }
+            : { code: error.code, message: error.message, data: error.data },
+      },
     };
   }
   // Left out (a terse notification) is not the same as none: the engine then reads the task.
-  if (task.status === 'input_required') return body.inputRequests === undefined ? { task } : { task, input: decodeInputRequests(body.inputRequests, method) };
+  if (task.status === 'input_required')
+    return body.inputRequests === undefined
+      ? { task }
+      : { task, input: decodeInputRequests(body.inputRequests, method) };
   return { task };
 }
 
 /** Decodes a `tasks/get` result (`resultType` `"complete"`, `"task"` or absent, [E16]). */
 export function decodeGetTask(value: unknown): WireSnapshot {
   const method = 'tasks/get';
-  if (isObject(value) && value.resultType !== undefined && value.resultType !== 'complete' && value.resultType !== 'task') {
+  if (
+    isObject(value) &&
+    value.resultType !== undefined &&
+    value.resultType !== 'complete' &&
+    value.resultType !== 'task'
+  ) {
     throw malformed(method, `unexpected resultType ${JSON.stringify(value.resultType)?.slice(0, 32)}`);
   }
   return decodeDetailedTask(value, method);
@@ -102,7 +116,8 @@ export function decodeGetTask(value: unknown): WireSnapshot {
 export function decodeAck(value: unknown, method: string, taskId: string): void {
   if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
   const type = value.resultType;
-  if (type !== undefined && type !== 'complete') throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`, taskId);
+  if (type !== undefined && type !== 'complete')
+    throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`, taskId);
 }
 
 /**
@@ -123,9 +138,11 @@ export function decodeExtStart(value: unknown, optedIn: boolean): StartReply {
     const state = value.requestState;
     if (state !== undefined && typeof state !== 'string') throw malformed(method, 'requestState is not a string');
     const input = decodeInputRequests(value.inputRequests, method);
-    if (input.length === 0 && state === undefined) throw malformed(method, 'input_required with neither inputRequests nor requestState');
+    if (input.length === 0 && state === undefined)
+      throw malformed(method, 'input_required with neither inputRequests nor requestState');
     return { kind: 'input', input, requestState: state };
   }
-  if (type !== undefined && type !== 'complete') throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`);
+  if (type !== undefined && type !== 'complete')
+    throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`);
   return { kind: 'immediate', result: toolResult(value, method) };
 }

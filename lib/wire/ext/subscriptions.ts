@@ -98,7 +98,8 @@ export class TaskSubscription {
   /** Replaces the subscription soon (now, or when the minimum interval has passed). */
   private schedule(): void {
     const timers = this.timers;
-    if (this.unsupported || this.stopped || this.port.closed || timers === undefined || this.timer !== undefined) return;
+    if (this.unsupported || this.stopped || this.port.closed || timers === undefined || this.timer !== undefined)
+      return;
     const wait = Math.max(0, this.lastListenAt + this.pause() - this.clock());
     this.timer = timers.after(
       wait,
@@ -147,7 +148,8 @@ export class TaskSubscription {
         (error: unknown) => {
           if (this.current !== controller) return;
           this.ended();
-          if (error instanceof PortError && error.kind === 'server' && error.code === METHOD_NOT_FOUND) this.unsupported = true;
+          if (error instanceof PortError && error.kind === 'server' && error.code === METHOD_NOT_FOUND)
+            this.unsupported = true;
           // Its stream ended without an answer (a proxy cutting an idle stream): as if the server
           // had ended it, listen again after the same growing pause ([E18], [E22]).
           else if (error instanceof PortError && error.kind === 'closed' && !this.port.closed) this.schedule();

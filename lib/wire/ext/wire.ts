@@ -38,7 +38,8 @@ const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
 /** What some codes mean on this wire, for error messages. */
 const MEANINGS: Readonly<Record<number, string>> = {
   [-32021]: 'the server says the request did not declare the io.modelcontextprotocol/tasks extension',
-  [-32003]: 'the server says the request did not declare the io.modelcontextprotocol/tasks extension (an older code for -32021)',
+  [-32003]:
+    'the server says the request did not declare the io.modelcontextprotocol/tasks extension (an older code for -32021)',
   [-32022]: 'the server does not support this protocol version',
   [-32020]: 'an HTTP routing header (Mcp-Name, Mcp-Method) did not match the request',
 };
@@ -125,7 +126,8 @@ export class ExtensionWire implements TaskWire {
     const params: JsonObject = { name: call.name };
     if (call.arguments !== undefined) params.arguments = call.arguments;
     if (call.meta !== undefined || call.progressToken !== undefined) {
-      params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
+      params._meta =
+        call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
     }
     // [E17]: a retry carries the answers and the opaque state, unchanged.
     if (call.inputResponses !== undefined) params.inputResponses = call.inputResponses;
@@ -143,13 +145,27 @@ export class ExtensionWire implements TaskWire {
 
   async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {
     // [E6]: an acknowledgement only; the task stops when it can, or ends some other way.
-    await this.send('tasks/cancel', { taskId }, (value) => decodeAck(value, 'tasks/cancel', taskId), options, true, taskId);
+    await this.send(
+      'tasks/cancel',
+      { taskId },
+      (value) => decodeAck(value, 'tasks/cancel', taskId),
+      options,
+      true,
+      taskId,
+    );
     return { kind: 'ack' };
   }
 
   async supplyInput(taskId: string, responses: Record<string, JsonObject>, options: WireRequestOptions): Promise<void> {
     // [E5]: answers by key, partial sets allowed; acknowledged, applied eventually.
-    await this.send('tasks/update', { taskId, inputResponses: responses }, (value) => decodeAck(value, 'tasks/update', taskId), options, true, taskId);
+    await this.send(
+      'tasks/update',
+      { taskId, inputResponses: responses },
+      (value) => decodeAck(value, 'tasks/update', taskId),
+      options,
+      true,
+      taskId,
+    );
   }
 
   listTasks(): Promise<TaskPage> {
@@ -219,7 +235,10 @@ function subscriptionOf(params: JsonObject): unknown {
 /** A reply about another task than the one asked for is malformed, never adopted. */
 function sameTask(snapshot: WireSnapshot, taskId: string): WireSnapshot {
   if (snapshot.task.taskId === taskId) return snapshot;
-  throw new TaskProtocolError('Malformed tasks/get from server: the reply names another task', { method: 'tasks/get', taskId });
+  throw new TaskProtocolError('Malformed tasks/get from server: the reply names another task', {
+    method: 'tasks/get',
+    taskId,
+  });
 }
 
 /** The library's error for a failed request on this wire (see {@link toWireError}), its code explained. */

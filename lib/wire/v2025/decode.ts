@@ -35,7 +35,8 @@ export function decodeStart(value: unknown, askedForTask: boolean): StartReply {
   const method = 'tools/call';
   if (!isObject(value)) throw malformed(method, 'result is not an object');
   if (value.task === undefined) {
-    if (askedForTask && !Array.isArray(value.content)) throw malformed(method, 'the reply has neither task nor content');
+    if (askedForTask && !Array.isArray(value.content))
+      throw malformed(method, 'the reply has neither task nor content');
     return { kind: 'immediate', result: decodeCallToolResult(value, method) };
   }
   const snapshot = { task: decodeTask(value.task, method) };
@@ -55,7 +56,8 @@ export function decodeTaskPayload(value: unknown, taskId: string): { result: Cal
   if (isObject(value) && isObject(value._meta)) {
     const related = value._meta[RELATED_TASK_KEY];
     if (related !== undefined) {
-      if (!isObject(related) || typeof related.taskId !== 'string') throw malformed(method, 'the related-task _meta has no taskId', taskId);
+      if (!isObject(related) || typeof related.taskId !== 'string')
+        throw malformed(method, 'the related-task _meta has no taskId', taskId);
       if (related.taskId !== taskId) throw malformed(method, 'result belongs to another task', taskId);
       tagged = true;
     }
@@ -100,7 +102,12 @@ export function decodeToolPage(value: unknown): ToolPage {
     if (!isObject(tool) || typeof tool.name !== 'string') continue;
     const support = isObject(tool.execution) ? tool.execution.taskSupport : undefined;
     const annotations = isObject(tool.annotations) ? tool.annotations : {};
-    const title = typeof tool.title === 'string' ? tool.title : typeof annotations.title === 'string' ? annotations.title : undefined;
+    const title =
+      typeof tool.title === 'string'
+        ? tool.title
+        : typeof annotations.title === 'string'
+          ? annotations.title
+          : undefined;
     tools.push({
       name: tool.name,
       taskSupport: typeof support === 'string' && TASK_SUPPORT.has(support) ? (support as TaskSupport) : 'forbidden',

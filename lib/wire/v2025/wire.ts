@@ -75,7 +75,10 @@ export class Wire2025 implements TaskWire {
   }
 
   unsupportedReason(): string {
-    return this.unavailable ?? 'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)';
+    return (
+      this.unavailable ??
+      'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)'
+    );
   }
 
   serverIdentity(): string | undefined {
@@ -120,7 +123,8 @@ export class Wire2025 implements TaskWire {
     // [S3]: only {ttl} in `task`, never the SDK's extra pollInterval.
     if (call.task !== undefined) params.task = call.task.ttl === undefined ? {} : { ttl: call.task.ttl };
     if (call.meta !== undefined || call.progressToken !== undefined) {
-      params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
+      params._meta =
+        call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
     }
     const asked = call.task !== undefined;
     const sent = this.send('tools/call', params, (value) => decodeStart(value, asked), options);
@@ -129,29 +133,48 @@ export class Wire2025 implements TaskWire {
     const unavailable = this.unavailable;
     if (unavailable === undefined) return sent;
     return sent.catch((error: unknown) => {
-      const refused = error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server';
+      const refused =
+        error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server';
       if (!refused || !MISSING_EXTENSION_CODES.has(error.code)) throw error;
-      throw new TaskNotSupportedError(`The server runs "${call.name}" only as a task (${error.code}: ${error.message}). ${unavailable}`, {
-        feature: 'tasks',
-        toolName: call.name,
-        cause: error,
-      });
+      throw new TaskNotSupportedError(
+        `The server runs "${call.name}" only as a task (${error.code}: ${error.message}). ${unavailable}`,
+        {
+          feature: 'tasks',
+          toolName: call.name,
+          cause: error,
+        },
+      );
     });
   }
 
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
-    return this.send('tasks/get', { taskId }, (value) => ({ task: sameTask(decodeTask(value, 'tasks/get'), taskId, 'tasks/get') }), options, taskId);
-  }
-
-  getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload> {
-    return this.send('tasks/result', { taskId }, (value): TaskPayload => ({ kind: 'result', ...decodeTaskPayload(value, taskId) }), options, taskId).then(
-      undefined,
-      payloadOfError,
+    return this.send(
+      'tasks/get',
+      { taskId },
+      (value) => ({ task: sameTask(decodeTask(value, 'tasks/get'), taskId, 'tasks/get') }),
+      options,
+      taskId,
     );
   }
 
+  getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload> {
+    return this.send(
+      'tasks/result',
+      { taskId },
+      (value): TaskPayload => ({ kind: 'result', ...decodeTaskPayload(value, taskId) }),
+      options,
+      taskId,
+    ).then(undefined, payloadOfError);
+  }
+
   async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {
-    const task = await this.send('tasks/cancel', { taskId }, (value) => sameTask(decodeTask(value, 'tasks/cancel'), taskId, 'tasks/cancel'), options, taskId);
+    const task = await this.send(
+      'tasks/cancel',
+      { taskId },
+      (value) => sameTask(decodeTask(value, 'tasks/cancel'), taskId, 'tasks/cancel'),
+      options,
+      taskId,
+    );
     return { kind: 'snapshot', snapshot: { task } };
   }
 
@@ -160,7 +183,12 @@ export class Wire2025 implements TaskWire {
   }
 
   listTasks(cursor: string | undefined, options: WireRequestOptions): Promise<TaskPage> {
-    return this.send('tasks/list', cursor === undefined ? undefined : { cursor }, (value) => decodeTaskPage(value, () => {}), options);
+    return this.send(
+      'tasks/list',
+      cursor === undefined ? undefined : { cursor },
+      (value) => decodeTaskPage(value, () => {}),
+      options,
+    );
   }
 
   watch(): void {
@@ -206,8 +234,12 @@ function sameTask<T extends { taskId: string }>(task: T, taskId: string, method:
  * whose own failure would otherwise decide the fate of a task already known.
  */
 function payloadOfError(error: unknown): TaskPayload {
-  if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server') throw error;
+  if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server')
+    throw error;
   const { code, message, data } = error.cause;
-  const info = data === undefined ? { code, message: stripPrefix(message, code) } : { code, message: stripPrefix(message, code), data };
+  const info =
+    data === undefined
+      ? { code, message: stripPrefix(message, code) }
+      : { code, message: stripPrefix(message, code), data };
   return code === INVALID_PARAMS ? { kind: 'error', error: info, gone: error } : { kind: 'error', error: info };
 }

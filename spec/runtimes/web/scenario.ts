@@ -33,7 +33,11 @@ export async function runTask(server: URL, deadlineMs?: number): Promise<Report>
   const statuses: string[] = [];
   let handle;
   try {
-    handle = await tasks.callToolAsTask('analyze', { id: 7, steps: deadlineMs === undefined ? 3 : 100 }, { timeoutMs: deadlineMs ?? 60_000 });
+    handle = await tasks.callToolAsTask(
+      'analyze',
+      { id: 7, steps: deadlineMs === undefined ? 3 : 100 },
+      { timeoutMs: deadlineMs ?? 60_000 },
+    );
     for await (const task of handle) statuses.push(task.status);
     const result = await handle.result();
     const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
@@ -41,7 +45,13 @@ export async function runTask(server: URL, deadlineMs?: number): Promise<Report>
   } catch (error) {
     if (!(error instanceof TaskError)) throw error;
     const remoteCancel = error instanceof TaskTimeoutError ? error.remoteCancel : undefined;
-    return { wire: tasks.wire, taskId: handle?.taskId, statuses, questions, error: { name: error.name, message: error.message, ...(remoteCancel === undefined ? {} : { remoteCancel }) } };
+    return {
+      wire: tasks.wire,
+      taskId: handle?.taskId,
+      statuses,
+      questions,
+      error: { name: error.name, message: error.message, ...(remoteCancel === undefined ? {} : { remoteCancel }) },
+    };
   } finally {
     await tasks.close();
   }

@@ -14,7 +14,10 @@ export default {
     try {
       return Response.json(await runTask(new URL(server), deadline === null ? undefined : Number(deadline)));
     } catch (error) {
-      return new Response(error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error), { status: 500 });
+      return new Response(
+        error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error),
+        { status: 500 },
+      );
     }
   },
 };
