@@ -140,7 +140,10 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: control from another process',
       const end = await finished(opened.queue, job);
       expect(end).toMatchObject({ state: 'failed', failedReason: 'Tool "flaky" failed: disk full', attemptsMade: 1 });
       expect(counter.count('tools/call')).toBe(calls + 1);
-      expect(worker.lines.find((l) => l.event === 'failed' && l.jobId === job.id)).toMatchObject({
+      // The worker prints its line after BullMQ has marked the job failed: wait for it.
+      const failedLine = () => worker.lines.find((l) => l.event === 'failed' && l.jobId === job.id);
+      await until(() => failedLine() !== undefined, 10_000, "the worker's failed line");
+      expect(failedLine()).toMatchObject({
         error: 'Tool "flaky" failed: disk full',
       });
     }, 90_000);

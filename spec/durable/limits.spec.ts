@@ -92,7 +92,8 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
       : TaskClient.connect(new JoinTransport(server.url, { sessionId }), { sdk: 'v1' });
 
   /** A job started by a worker process that is then closed (SIGTERM): it hands the job back. */
-  async function handedBack(queueName: string) {
+  /** A job handed back to the queue by a worker that stopped while its task (`steps` × 600 ms) runs. */
+  async function handedBack(queueName: string, steps = 10) {
     const opened = await openQueue(redis, queueName);
     const first = startWorker({
       redis: redis.url,
@@ -105,7 +106,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     const job = await enqueueToolTask(opened.queue, {
       server: 'default',
       tool: 'analyze',
-      args: { id: 3, steps: 10, stepMs: 600 },
+      args: { id: 3, steps, stepMs: 600 },
     });
     await until(() => first.lines.some((l) => l.event === 'started'), 30_000, 'the job to start');
     const stoppedAt = Date.now();
@@ -144,7 +145,9 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
 
   it('a job cancelled while it waits in the queue with its task running: the worker that takes it cancels the task (tasks/cancel)', async () => {
     const cancels = counter.count('tasks/cancel');
-    const { queue, close, job } = await handedBack('cancel-waiting');
+    // A task long enough (60 s) to be still running when the next worker takes the job, however
+    // slow the machine: one that completed first would rightly complete the job (the last look).
+    const { queue, close, job } = await handedBack('cancel-waiting', 100);
     const taskId = ((await queue.getJob(job.id!))!.data as ToolJobData).task!.reference.taskId;
     try {
       expect(await cancelToolJob(queue, job.id!, 'no longer needed')).toBe(true);
