@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -7,7 +8,8 @@ import tseslint from 'typescript-eslint';
  * The layers of lib/, each in its own folder, with import arrows only downward (the table in
  * `MAY_IMPORT` below, enforced by the local rule `layer-order`):
  *
- *   entry points (index.ts; internal.ts apart), and on them the integrations (lib/ai) and the doctor
+ *   entry points (index.ts; internal.ts apart), and on them the integrations (lib/ai, lib/bullmq,
+ *   lib/otel) and the doctor
  *   facade
  *   engine, receiver (side by side: neither imports the other)
  *   wire (ext/, v2025/ and their helpers) over the seam (wire/wire.ts); the engine sees only the seam
@@ -21,15 +23,57 @@ import tseslint from 'typescript-eslint';
  */
 const SDK = ['@modelcontextprotocol/*', '@modelcontextprotocol/*/**'];
 const sdkMessage = 'Only lib/port/ may import an MCP SDK package: use the library types (lib/types.ts) or the port.';
-const sdkOnlyInPort = (files) => ({
+
+/**
+ * The library runs wherever its SDK does (browsers, Workers, Deno, Bun, Node): lib/ uses web
+ * APIs only (globalThis.crypto, TextEncoder, timers, AbortSignal, queueMicrotask), no Node module
+ * and no Node global. The one exception is the BullMQ integration (lib/bullmq/, its own subpath
+ * export `mcp-task-client/bullmq`): BullMQ and its Redis client run on Node only, so it may use
+ * Node too (NODE_FOLDERS). spec/package/runtime-neutral.spec.ts checks the built output of the other
+ * entry points.
+ */
+const nodeMessage =
+  'lib/ runs in browsers and Workers too: use a web API (globalThis.crypto, TextEncoder, queueMicrotask...), not a Node module.';
+const NODE_MODULES = {
+  paths: builtinModules.filter((name) => !name.startsWith('_')).map((name) => ({ name, message: nodeMessage })),
+  pattern: { group: ['node:*'], message: nodeMessage },
+};
+const NODE_GLOBALS = [
+  'process',
+  'Buffer',
+  'setImmediate',
+  'clearImmediate',
+  'global',
+  'require',
+  'module',
+  'exports',
+  '__dirname',
+  '__filename',
+];
+/** The folders of lib/ (with their entry files) that may use Node: integrations of Node-only packages. */
+const NODE_FOLDERS = ['bullmq'];
+const nodeFiles = NODE_FOLDERS.flatMap((name) => [`lib/${name}/**`, `lib/${name}.ts`]);
+
+const OTEL = ['@opentelemetry/*', '@opentelemetry/*/**'];
+const otelMessage =
+  'Only lib/otel/ (mcp-task-client/otel) may import OpenTelemetry: the library reports through its instrumentation hook (lib/api/instrumentation.ts).';
+/**
+ * The restricted imports of lib/ files: no MCP SDK (but in the port), no CLI package, no
+ * OpenTelemetry unless `otel`, no Node module unless `node`.
+ */
+const restrictedImports = (files, { node = false, otel = false } = {}) => ({
   files,
+  ...(node ? {} : { ignores: nodeFiles }),
   rules: {
     'no-restricted-imports': [
       'error',
       {
+        ...(node ? {} : { paths: NODE_MODULES.paths }),
         patterns: [
           { group: SDK, message: sdkMessage },
           { group: ['mcp-task', 'mcp-task/**'], message: 'The library never imports the CLI package (mcp-task).' },
+          ...(node ? [] : [NODE_MODULES.pattern]),
+          ...(otel ? [] : [{ group: OTEL, message: otelMessage }]),
         ],
       },
     ],
@@ -67,7 +111,11 @@ const noImportCycles = {
           while (stack.length > 0) {
             const [file, path] = stack.pop();
             if (file === start) {
-              const short = path.map((p) => relative(import.meta.dirname, p).split(sep).join('/'));
+              const short = path.map((p) =>
+                relative(import.meta.dirname, p)
+                  .split(sep)
+                  .join('/'),
+              );
               context.report({ loc: { line: 1, column: 0 }, messageId: 'cycle', data: { path: short.join(' -> ') } });
               return;
             }
@@ -83,12 +131,12 @@ const noImportCycles = {
 
 /**
  * The integrations built into the library, each in its own folder lib/<name>/ (with, for a subpath
- * export, an entry file lib/<name>.ts or lib/<name>/index.ts): the Vercel AI SDK tools and the
- * BullMQ workers. They use the library through its
+ * export, an entry file lib/<name>.ts or lib/<name>/index.ts): the Vercel AI SDK tools, the
+ * BullMQ workers and the OpenTelemetry instrumentation. They use the library through its
  * public entry point only, and the library never imports them. (The CLI is a package of its own,
  * cli/: see {@link cliBoundary}.)
  */
-const INTEGRATIONS = ['ai', 'bullmq'];
+const INTEGRATIONS = ['ai', 'bullmq', 'otel'];
 
 /**
  * A local rule for the integrations: each uses the library through its public entry point
@@ -103,7 +151,7 @@ const publicEntryOnly = {
   meta: {
     type: 'problem',
     schema: [],
-    messages: { entry: "lib/{{integration}} uses the public entry point (lib/index.ts) only, not lib/{{target}}." },
+    messages: { entry: 'lib/{{integration}} uses the public entry point (lib/index.ts) only, not lib/{{target}}.' },
   },
   create(context) {
     // The integration the linted file belongs to: lib/<name>/… or its entry file lib/<name>.ts.
@@ -116,31 +164,45 @@ const publicEntryOnly = {
       const inLib = target === LIB || target.startsWith(LIB + sep);
       const inOwn = target === own || target === `${own}.ts` || target.startsWith(own + sep);
       if (inLib && !inOwn && target !== ENTRY) {
-        context.report({ node: source, messageId: 'entry', data: { integration, target: relative(LIB, target).split(sep).join('/') } });
+        context.report({
+          node: source,
+          messageId: 'entry',
+          data: { integration, target: relative(LIB, target).split(sep).join('/') },
+        });
       }
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
 };
 
 /**
  * A local rule for the CLI package (cli/src/): it uses the library as any host does, by its package
- * name and root entry point (`'mcp-task-client'`), never by a path into lib/ or dist/, nor through
- * a subpath export (`mcp-task-client/internal`). Its relative imports stay inside cli/src/, with
- * one exception: the example server (examples/server.ts), which the CLI's build compiles into its
- * package as its default target. Specifiers are resolved against the importing file, so the check
- * holds at any depth.
+ * name: the root entry point (`'mcp-task-client'`) and the public doctor subpath
+ * (`'mcp-task-client/doctor'`, which `mcp-task doctor` renders), never a path into lib/ or dist/,
+ * nor another subpath export (`mcp-task-client/internal`, the wire seam outside semver, or
+ * `mcp-task-client/ai`). Its relative imports stay inside cli/src/, with one exception: the example
+ * server (examples/server.ts), which the CLI's build compiles into its package as its default
+ * target. Specifiers are resolved against the importing file, so the check holds at any depth.
  */
 const REPO = import.meta.dirname;
 const CLI_SRC = resolve(REPO, 'cli', 'src');
 const EXAMPLE_SERVER = resolve(REPO, 'examples', 'server.ts');
+/** The library's subpath exports the CLI may import. */
+const CLI_SUBPATHS = new Set(['mcp-task-client/doctor']);
 const cliBoundary = {
   meta: {
     type: 'problem',
     schema: [],
     messages: {
-      outside: "The CLI uses the library through its package name only (import from 'mcp-task-client'), not {{target}}.",
-      subpath: "The CLI uses the library's root entry point only ('mcp-task-client'), not '{{specifier}}'.",
+      outside:
+        "The CLI uses the library through its package name only (import from 'mcp-task-client'), not {{target}}.",
+      subpath:
+        "The CLI uses the library's root entry point ('mcp-task-client') and 'mcp-task-client/doctor' only, not '{{specifier}}'.",
     },
   },
   create(context) {
@@ -148,16 +210,25 @@ const cliBoundary = {
       const source = node?.source;
       if (source?.type !== 'Literal' || typeof source.value !== 'string') return;
       const specifier = source.value;
-      if (specifier.startsWith('mcp-task-client/')) {
+      if (specifier.startsWith('mcp-task-client/') && !CLI_SUBPATHS.has(specifier)) {
         context.report({ node: source, messageId: 'subpath', data: { specifier } });
         return;
       }
       if (!specifier.startsWith('.')) return;
       const target = resolve(dirname(context.filename), specifier.replace(/\.js$/, '.ts'));
       if (target.startsWith(CLI_SRC + sep) || target === EXAMPLE_SERVER) return;
-      context.report({ node: source, messageId: 'outside', data: { target: relative(REPO, target).split(sep).join('/') } });
+      context.report({
+        node: source,
+        messageId: 'outside',
+        data: { target: relative(REPO, target).split(sep).join('/') },
+      });
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
 };
 
@@ -199,7 +270,11 @@ function layerOf(file) {
   if (file === 'errors.ts' || file === 'types.ts') return file.slice(0, -3);
   if (file === 'wire/wire.ts') return 'seam';
   const folder = file.split('/')[0];
-  return file.includes('/') && folder in MAY_IMPORT && !['entry', 'internal', 'seam', 'errors', 'types'].includes(folder) ? folder : undefined;
+  return file.includes('/') &&
+    folder in MAY_IMPORT &&
+    !['entry', 'internal', 'seam', 'errors', 'types'].includes(folder)
+    ? folder
+    : undefined;
 }
 
 /** The declarations a module of the public-type floor (lib/api/) may hold. */
@@ -223,7 +298,8 @@ const layerOrder = {
     type: 'problem',
     schema: [],
     messages: {
-      arrow: 'lib/{{from}} ({{layer}}) may not import lib/{{to}} ({{target}}): {{layer}} imports only {{allowed}}. Layers, top down: entry points, facade, engine | receiver, wire, seam (wire/wire.ts), port, util, api, errors.ts, types.ts.',
+      arrow:
+        'lib/{{from}} ({{layer}}) may not import lib/{{to}} ({{target}}): {{layer}} imports only {{allowed}}. Layers, top down: entry points, facade, engine | receiver, wire, seam (wire/wire.ts), port, util, api, errors.ts, types.ts.',
       outside: 'lib/{{from}} may not import {{to}}, outside lib/.',
       unplaced: 'lib/{{from}} is in no layer: place its folder in the layer table of eslint.config.js.',
       typeOnly: 'lib/api/ holds the public types and imports types only: use `import type` / `export type`.',
@@ -258,7 +334,8 @@ const layerOrder = {
         for (const statement of program.body) {
           const declaration = statement.type === 'ExportNamedDeclaration' ? statement.declaration : statement;
           if (declaration === null || DECLARATIONS.has(declaration.type)) continue;
-          if (['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration'].includes(declaration.type)) continue;
+          if (['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration'].includes(declaration.type))
+            continue;
           context.report({ node: statement, messageId: 'declarationsOnly' });
         }
       },
@@ -281,7 +358,17 @@ const localRules = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'cli/dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'cli/dist/**',
+      'examples/browser/dist/**',
+      'test-output/**',
+      'node_modules/**',
+      'bench/results/**',
+      'coverage/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -302,12 +389,27 @@ export default tseslint.config(
     plugins: { 'mcp-task-client': localRules },
     rules: { 'mcp-task-client/no-import-cycles': 'error' },
   },
-  // Only the port touches an SDK (later entries override earlier ones for the same files).
-  sdkOnlyInPort(['lib/**/*.ts']),
+  // Only the port touches an SDK, only the OpenTelemetry integration OpenTelemetry, and only the
+  // Node folders Node (later entries override earlier ones for the same files).
+  restrictedImports(['lib/**/*.ts']),
+  restrictedImports(nodeFiles, { node: true }),
+  restrictedImports(['lib/otel/**/*.ts', 'lib/otel.ts'], { otel: true }),
   {
-    // Of the port, connect.ts is the one module that loads an SDK.
+    // Of the port, connect.ts is the one module that loads an SDK (and nothing else it may not).
     files: ['lib/port/connect.ts'],
-    rules: { 'no-restricted-imports': 'off' },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: NODE_MODULES.paths,
+          patterns: [
+            NODE_MODULES.pattern,
+            { group: OTEL, message: otelMessage },
+            { group: ['mcp-task', 'mcp-task/**'], message: 'The library never imports the CLI package (mcp-task).' },
+          ],
+        },
+      ],
+    },
   },
   // The direction of every import arrow between the layers. The integrations' own imports are
   // checked by public-entry-only (below); as targets, they are a layer nothing may import.
@@ -318,9 +420,10 @@ export default tseslint.config(
     rules: { 'mcp-task-client/layer-order': 'error' },
   },
   {
-    // A task's state changes only inside the engine (lib/engine/record.ts): everything above it
-    // holds the read-only TaskView (lib/engine/task-view.ts), never the record. Its own rule name,
-    // so the layer patterns above (no-restricted-imports) stay as they are.
+    // A task's state changes only inside the engine (lib/engine/record.ts, on the fields of
+    // record-layout.ts, shown by record-view.ts): everything above it holds the read-only
+    // TaskView (lib/engine/task-view.ts), never the record. Its own rule name, so the layer
+    // patterns above (no-restricted-imports) stay as they are.
     files: ['lib/**/*.ts'],
     ignores: ['lib/engine/**'],
     plugins: { '@typescript-eslint': tseslint.plugin },
@@ -330,7 +433,12 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/engine/record.js', '**/engine/record-extras.js'],
+              group: [
+                '**/engine/record.js',
+                '**/engine/record-extras.js',
+                '**/engine/record-layout.js',
+                '**/engine/record-view.js',
+              ],
               message:
                 "Only the engine touches a task's record: use the read-only TaskView (engine/task-view.ts) and TaskEngine's operations.",
             },
@@ -344,6 +452,21 @@ export default tseslint.config(
     files: INTEGRATIONS.flatMap((name) => [`lib/${name}/**/*.ts`, `lib/${name}.ts`]),
     plugins: { 'mcp-task-client': localRules },
     rules: { 'mcp-task-client/public-entry-only': 'error' },
+  },
+  {
+    // No Node global, and no Node module loaded with import() either (but in NODE_FOLDERS).
+    files: ['lib/**/*.ts'],
+    ignores: nodeFiles,
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...NODE_GLOBALS.map((name) => ({ name, message: `${name} is a Node global: ${nodeMessage}` })),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression > Literal[value=/^node:/]', message: nodeMessage },
+      ],
+    },
   },
   {
     // The CLI package: the library by its package name only (it may use an SDK: its transports).

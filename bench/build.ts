@@ -51,14 +51,26 @@ export function buildBench(): BenchBuild {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mcp-task-client-bench-'));
   const digest = hashDir(path.join(ROOT, 'lib'));
   try {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'bench/tsconfig.build.json'), '--outDir', dir], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    execFileSync(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        path.join(ROOT, 'bench/tsconfig.build.json'),
+        '--outDir',
+        dir,
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     const out = error as { stdout?: Buffer };
-    throw new Error(`Compiling lib/ and bench/ failed:\n${out.stdout?.toString('utf8') ?? String(error)}`, { cause: error });
+    throw new Error(`Compiling lib/ and bench/ failed:\n${out.stdout?.toString('utf8') ?? String(error)}`, {
+      cause: error,
+    });
   }
   cpSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');

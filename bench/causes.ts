@@ -51,11 +51,46 @@ export interface CauseSpec {
  * the heap on both wires out of process.
  */
 export const CAUSE_SPECS: readonly CauseSpec[] = [
-  { kind: 'cpu', wire: 'ext', transport: 'memory', workload: 'random-poll', n: 1000, contenders: ['mcp-task-client', 'floor'] },
-  { kind: 'cpu', wire: 'ext', transport: 'stdio', workload: 'random-poll', n: 1000, contenders: ['mcp-task-client', 'floor'] },
-  { kind: 'cpu', wire: '2025', transport: 'stdio', workload: 'random-poll', n: 1000, contenders: ['mcp-task-client', 'floor'] },
-  { kind: 'heap', wire: '2025', transport: 'stdio', workload: 'random-poll', n: 1000, contenders: ['mcp-task-client', 'floor'] },
-  { kind: 'heap', wire: 'ext', transport: 'stdio', workload: 'random-poll', n: 1000, contenders: ['mcp-task-client', 'floor'] },
+  {
+    kind: 'cpu',
+    wire: 'ext',
+    transport: 'memory',
+    workload: 'random-poll',
+    n: 1000,
+    contenders: ['mcp-task-client', 'floor'],
+  },
+  {
+    kind: 'cpu',
+    wire: 'ext',
+    transport: 'stdio',
+    workload: 'random-poll',
+    n: 1000,
+    contenders: ['mcp-task-client', 'floor'],
+  },
+  {
+    kind: 'cpu',
+    wire: '2025',
+    transport: 'stdio',
+    workload: 'random-poll',
+    n: 1000,
+    contenders: ['mcp-task-client', 'floor'],
+  },
+  {
+    kind: 'heap',
+    wire: '2025',
+    transport: 'stdio',
+    workload: 'random-poll',
+    n: 1000,
+    contenders: ['mcp-task-client', 'floor'],
+  },
+  {
+    kind: 'heap',
+    wire: 'ext',
+    transport: 'stdio',
+    workload: 'random-poll',
+    n: 1000,
+    contenders: ['mcp-task-client', 'floor'],
+  },
 ];
 
 const TOP_MODULES = 8;
@@ -89,7 +124,11 @@ export function causeOf(spec: ScenarioSpec, profile: ProfileResult, alloc?: Allo
     moduleUs: perTask(profile.byModule, n, TOP_MODULES),
     ...(alloc === undefined
       ? {}
-      : { allocBytes: topBytes(alloc.byOwner, 12), allocTotalBytes: Math.round(alloc.totalPerTask), allocModuleBytes: topBytes(alloc.byModule, TOP_MODULES) }),
+      : {
+          allocBytes: topBytes(alloc.byOwner, 12),
+          allocTotalBytes: Math.round(alloc.totalPerTask),
+          allocModuleBytes: topBytes(alloc.byModule, TOP_MODULES),
+        }),
   };
   if (profile.heap === undefined) return base;
   const heapBytes: Record<string, number> = {};
@@ -108,7 +147,15 @@ function pairs(profiles: readonly CauseProfile[]): Array<readonly [CauseProfile,
   const mine = profiles.filter((p) => p.contender.startsWith('mcp-task-client'));
   return mine.map((p) => [
     p,
-    profiles.find((q) => q !== p && !q.contender.startsWith('mcp-task-client') && q.wire === p.wire && q.transport === p.transport && q.workload === p.workload && q.n === p.n),
+    profiles.find(
+      (q) =>
+        q !== p &&
+        !q.contender.startsWith('mcp-task-client') &&
+        q.wire === p.wire &&
+        q.transport === p.transport &&
+        q.workload === p.workload &&
+        q.n === p.n,
+    ),
   ]);
 }
 
@@ -128,23 +175,28 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
     'Profiled at the end of this run with `npm run bench:profile` (one process each, warm phase; the sampling profiler adds some CPU of its own). ' +
       'Reproduce one with e.g. `npm run bench:profile -- --wire=ext --transport=memory --workload=random-poll --n=1000 --contender=mcp-task-client` ' +
       '(add `--alloc=1` for the allocations, `--heap=1` for the heap, `--contender=floor` for the floor). ' +
-      'The main thread runs the JavaScript, the event loop and the transport; V8\'s background threads compile hot functions (the optimizing compiler) and help the garbage collector. ' +
-      'The SDK\'s code is split into its transport (framing and validating each message, which every contender pays) and its request path (`Protocol` with its request and response maps and result schemas, which the library\'s raw dispatch skips).',
+      "The main thread runs the JavaScript, the event loop and the transport; V8's background threads compile hot functions (the optimizing compiler) and help the garbage collector. " +
+      "The SDK's code is split into its transport (framing and validating each message, which every contender pays) and its request path (`Protocol` with its request and response maps and result schemas, which the library's raw dispatch skips).",
     '',
   );
   for (const [mine, floor] of pairs(cpu)) {
     lines.push(
       `**Where the CPU goes, per task** (${scenario(mine)}; CPU per task ${cpuOf(mine)} against the floor's ${floor === undefined ? '–' : cpuOf(floor)}; ` +
-        'below, the main thread\'s time sampled by owner, in µs per task):',
+        "below, the main thread's time sampled by owner, in µs per task):",
       '',
     );
     lines.push('| owner | mcp-task-client | floor |', '|---|---:|---:|');
     const owners = [...new Set([...Object.keys(mine.ownerUs), ...Object.keys(floor?.ownerUs ?? {})])];
     owners.sort((a, b) => (mine.ownerUs[b] ?? 0) - (mine.ownerUs[a] ?? 0));
-    for (const owner of owners) lines.push(`| ${owner} | ${num(mine.ownerUs[owner], 1)} | ${num(floor?.ownerUs[owner], 1)} |`);
+    for (const owner of owners)
+      lines.push(`| ${owner} | ${num(mine.ownerUs[owner], 1)} | ${num(floor?.ownerUs[owner], 1)} |`);
     lines.push('');
     const modules = Object.entries(mine.moduleUs);
-    if (modules.length > 0) lines.push(`The library's own time by module (µs per task): ${modules.map(([m, us]) => `${m} ${us.toFixed(1)}`).join(', ')}.`, '');
+    if (modules.length > 0)
+      lines.push(
+        `The library's own time by module (µs per task): ${modules.map(([m, us]) => `${m} ${us.toFixed(1)}`).join(', ')}.`,
+        '',
+      );
     if (mine.allocBytes !== undefined) {
       lines.push(
         `**What a task allocates** (the same scenario, warm phase, another process under the sampling heap profiler; bytes per task, collected objects included: ` +
@@ -154,10 +206,15 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
       lines.push('| owner | mcp-task-client | floor |', '|---|---:|---:|');
       const allocOwners = [...new Set([...Object.keys(mine.allocBytes), ...Object.keys(floor?.allocBytes ?? {})])];
       allocOwners.sort((a, b) => (mine.allocBytes![b] ?? 0) - (mine.allocBytes![a] ?? 0));
-      for (const owner of allocOwners) lines.push(`| ${owner} | ${num(mine.allocBytes[owner], 0)} | ${num(floor?.allocBytes?.[owner], 0)} |`);
+      for (const owner of allocOwners)
+        lines.push(`| ${owner} | ${num(mine.allocBytes[owner], 0)} | ${num(floor?.allocBytes?.[owner], 0)} |`);
       lines.push('');
       const allocModules = Object.entries(mine.allocModuleBytes ?? {});
-      if (allocModules.length > 0) lines.push(`The library's allocations by module (bytes per task): ${allocModules.map(([m, b]) => `${m} ${b}`).join(', ')}.`, '');
+      if (allocModules.length > 0)
+        lines.push(
+          `The library's allocations by module (bytes per task): ${allocModules.map(([m, b]) => `${m} ${b}`).join(', ')}.`,
+          '',
+        );
     }
   }
   for (const [mine, floor] of pairs(heap)) {
@@ -168,7 +225,8 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
       '',
     );
     lines.push('| kind | mcp-task-client | floor |', '|---|---:|---:|');
-    for (const [kind, bytes] of Object.entries(mine.heapBytes)) lines.push(`| ${kind} | ${bytes.toFixed(0)} | ${num(floor?.heapBytes?.[kind], 0)} |`);
+    for (const [kind, bytes] of Object.entries(mine.heapBytes))
+      lines.push(`| ${kind} | ${bytes.toFixed(0)} | ${num(floor?.heapBytes?.[kind], 0)} |`);
     lines.push('');
   }
   return lines;
@@ -178,21 +236,21 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
 export const CAUSE_TEXT: Readonly<Record<string, string>> = {
   cpu:
     'the library\'s own code per task and the garbage it makes, above what the floor spends (see "Where the CPU goes" below: the rows "library under test" and "garbage collection"). ' +
-    'On the extension wire the floor writes raw JSON-RPC on the transport and keeps nothing per task but a timer and a promise, so all of the library\'s per-task work (launch, record, handle, request bookkeeping) is extra.',
+    "On the extension wire the floor writes raw JSON-RPC on the transport and keeps nothing per task but a timer and a promise, so all of the library's per-task work (launch, record, handle, request bookkeeping) is extra.",
   cpuVsOthers: 'the same per-task work; those contenders keep no record, handle or deadline per task.',
   heap:
     'what the library keeps per in-flight task: its record, its handle, and the latest snapshot with its timestamps, against the floor\'s promise and timer (see "What each in-flight task keeps" below). ' +
-    'In process the server\'s own per-task state counts for both, so the ratio there is smaller.',
+    "In process the server's own per-task state counts for both, so the ratio there is smaller.",
   lag:
-    'lag is the time from the server finishing a task to `result()` resolving. Where marked *within spread*, a process of the library met the target against a process of the floor: the miss is within this run\'s variation. ' +
+    "lag is the time from the server finishing a task to `result()` resolving. Where marked *within spread*, a process of the library met the target against a process of the floor: the miss is within this run's variation. " +
     'Elsewhere it is the library\'s work per notification and completion (see "Where the CPU goes"), which queues up when many tasks finish together.',
   requests:
-    'with notifications, whether a task\'s poll leaves before its terminal notification arrives is a matter of timing; where marked *within spread*, the processes overlap.',
+    "with notifications, whether a task's poll leaves before its terminal notification arrives is a matter of timing; where marked *within spread*, the processes overlap.",
   cpu29:
     'two parts, told apart by the threads (the main thread\'s share is in the table above, and per profiled row under "Where the CPU goes"). ' +
-    'On V8\'s background threads, the optimizing compiler: the library has more code on each task\'s path than the floor, and the cold phase (and, at N = 1,000, still the warm one) is when that code reaches V8\'s optimization threshold and is compiled. ' +
+    "On V8's background threads, the optimizing compiler: the library has more code on each task's path than the floor, and the cold phase (and, at N = 1,000, still the warm one) is when that code reaches V8's optimization threshold and is compiled. " +
     'On the main thread, the library\'s own work per task (rows "library under test" and its modules; allocations under "What a task allocates"), against a floor that keeps a timer and a promise per task.',
   heap29:
-    'what each in-flight task keeps beyond the floor (see "What each in-flight task keeps"): its record, its handle, its latest snapshot (with the `createdAt` string), the result promise with its settle function, the poll timer\'s entry, and one more map entry (the engine\'s tasks and the client\'s handles), against the floor\'s entry, timer and promise; ' +
+    "what each in-flight task keeps beyond the floor (see \"What each in-flight task keeps\"): its record, its handle, its latest snapshot (with the `createdAt` string), the result promise with its settle function, the poll timer's entry, and one more map entry (the engine's tasks and the client's handles), against the floor's entry, timer and promise; " +
     'and code V8 compiles while the phase runs, which counts in the heap of that phase.',
 };

@@ -11,6 +11,7 @@ import type { TransportKind, WireKind } from './transports.js';
 const COLORS: Record<ContenderId, string> = {
   'mcp-task-client': '#1f6feb',
   'mcp-task-client-v2': '#54aeff',
+  'mcp-task-client-otel': '#8250df',
   'sdk-stream': '#d1242f',
   'ext-tasks': '#bf8700',
   floor: '#6e7781',
@@ -48,12 +49,44 @@ interface Panel {
 }
 
 const PANELS: readonly Panel[] = [
-  { title: 'CPU per task, warm (ms), 2025-11-25, in process', wire: '2025', transport: 'memory', value: (r) => r.warm.cpuPerTaskMs.median },
-  { title: 'CPU per task, warm (ms), 2025-11-25, stdio (client)', wire: '2025', transport: 'stdio', value: (r) => r.warm.cpuPerTaskMs.median },
-  { title: 'Heap per in-flight task (KiB), 2025-11-25, in process', wire: '2025', transport: 'memory', value: (r) => r.heapPerTaskBytes.median / 1024 },
-  { title: 'Median lag, warm (ms, log), 2025-11-25, in process', wire: '2025', transport: 'memory', value: (r) => r.warm.lagMedianMs.median, log: true },
-  { title: 'CPU per task, warm (ms), extension, in process', wire: 'ext', transport: 'memory', value: (r) => r.warm.cpuPerTaskMs.median },
-  { title: 'Median lag, warm (ms, log), extension, in process', wire: 'ext', transport: 'memory', value: (r) => r.warm.lagMedianMs.median, log: true },
+  {
+    title: 'CPU per task, warm (ms), 2025-11-25, in process',
+    wire: '2025',
+    transport: 'memory',
+    value: (r) => r.warm.cpuPerTaskMs.median,
+  },
+  {
+    title: 'CPU per task, warm (ms), 2025-11-25, stdio (client)',
+    wire: '2025',
+    transport: 'stdio',
+    value: (r) => r.warm.cpuPerTaskMs.median,
+  },
+  {
+    title: 'Heap per in-flight task (KiB), 2025-11-25, in process',
+    wire: '2025',
+    transport: 'memory',
+    value: (r) => r.heapPerTaskBytes.median / 1024,
+  },
+  {
+    title: 'Median lag, warm (ms, log), 2025-11-25, in process',
+    wire: '2025',
+    transport: 'memory',
+    value: (r) => r.warm.lagMedianMs.median,
+    log: true,
+  },
+  {
+    title: 'CPU per task, warm (ms), extension, in process',
+    wire: 'ext',
+    transport: 'memory',
+    value: (r) => r.warm.cpuPerTaskMs.median,
+  },
+  {
+    title: 'Median lag, warm (ms, log), extension, in process',
+    wire: 'ext',
+    transport: 'memory',
+    value: (r) => r.warm.lagMedianMs.median,
+    log: true,
+  },
 ];
 
 /** The chart. */
@@ -69,9 +102,13 @@ export function svgChart(rows: readonly Row[], workloads: readonly Workload[]): 
   const present = CONTENDERS.filter((c) => rows.some((r) => r.wire === c.wire && r.contender === c.id));
   const legend = [...new Map(present.map((c) => [c.id, c])).values()];
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="11">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="11">`,
+  );
   out.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
-  out.push('<text x="16" y="24" font-size="16" font-weight="bold">mcp-task-client, the alternatives and the floors (largest N of each panel, medians)</text>');
+  out.push(
+    '<text x="16" y="24" font-size="16" font-weight="bold">mcp-task-client, the alternatives and the floors (largest N of each panel, medians)</text>',
+  );
   let lx = 16;
   for (const c of legend) {
     const name = c.id === 'floor' ? 'floor (reference)' : c.id === 'ext-tasks' ? 'ext-tasks' : c.label;
@@ -91,7 +128,9 @@ export function svgChart(rows: readonly Row[], workloads: readonly Workload[]): 
     const plotH = ph - margin.top - margin.bottom;
     const x0 = ox + margin.left;
     const y0 = oy + margin.top;
-    out.push(`<text x="${x0}" y="${oy + 20}" font-size="12" font-weight="bold">${esc(`${panel.title}, N=${n.toLocaleString('en-US')}`)}</text>`);
+    out.push(
+      `<text x="${x0}" y="${oy + 20}" font-size="12" font-weight="bold">${esc(`${panel.title}, N=${n.toLocaleString('en-US')}`)}</text>`,
+    );
     const values = at.map(panel.value).filter((v) => Number.isFinite(v));
     let scale: (v: number) => number;
     let ticks: number[];
@@ -128,7 +167,9 @@ export function svgChart(rows: readonly Row[], workloads: readonly Workload[]): 
           `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${Math.max(h, 0.5).toFixed(1)}" fill="${COLORS[c.id]}"><title>${esc(`${c.label}, ${w.id}: ${v.toPrecision(3)}`)}</title></rect>`,
         );
       }
-      out.push(`<text x="${(x0 + gi * groupW + groupW / 2).toFixed(1)}" y="${y0 + plotH + 16}" text-anchor="middle">${esc(w.id)}</text>`);
+      out.push(
+        `<text x="${(x0 + gi * groupW + groupW / 2).toFixed(1)}" y="${y0 + plotH + 16}" text-anchor="middle">${esc(w.id)}</text>`,
+      );
     }
   }
   out.push('</svg>');

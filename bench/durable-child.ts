@@ -37,7 +37,9 @@ const cpuMs = (since: NodeJS.CpuUsage): number => {
 if (mode === 'plain') {
   const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(url), { sdk: 'v2' });
   const batch = async (count: number): Promise<void> => {
-    const handles = await Promise.all(Array.from({ length: count }, () => tasks.callToolAsTask(config.tool, config.args)));
+    const handles = await Promise.all(
+      Array.from({ length: count }, () => tasks.callToolAsTask(config.tool, config.args)),
+    );
     await Promise.all(handles.map((handle) => handle.result()));
   };
   await batch(config.warmup);
@@ -67,7 +69,10 @@ if (mode === 'worker') {
       if (event.windowMs !== undefined) windowMs.push(event.windowMs);
     },
   });
-  const worker = new Worker(config.queue ?? 'bench', processor, { connection, concurrency: Math.max(config.n, config.warmup) });
+  const worker = new Worker(config.queue ?? 'bench', processor, {
+    connection,
+    concurrency: Math.max(config.n, config.warmup),
+  });
   let completed = 0;
   let cpu: NodeJS.CpuUsage | undefined;
   let started = 0;

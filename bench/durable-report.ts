@@ -24,8 +24,12 @@ export function durableMarkdown(d: DurableResult): string[] {
   );
   push('| figure | plain TaskClient | BullMQ worker |', '|---|---:|---:|');
   push(`| client CPU ms per task | ${range(d.plainCpuMsPerTask, 3)} | ${range(d.durableCpuMsPerTask, 3)} |`);
-  push(`| Redis requests per task (producer and worker; a script counts once; one pass under MONITOR) | – | ${range(d.redisRequestsPerTask, 1)} |`);
-  push(`| Redis commands run per task (those inside BullMQ's scripts included) | – | ${range(d.redisCommandsPerTask, 1)} |`);
+  push(
+    `| Redis requests per task (producer and worker; a script counts once; one pass under MONITOR) | – | ${range(d.redisRequestsPerTask, 1)} |`,
+  );
+  push(
+    `| Redis commands run per task (those inside BullMQ's scripts included) | – | ${range(d.redisCommandsPerTask, 1)} |`,
+  );
   push(`| Redis server CPU ms per task | – | ${range(d.redisCpuMsPerTask, 3)} |`);
   push('');
   const mix = Object.entries(d.commandMix)
@@ -38,12 +42,18 @@ export function durableMarkdown(d: DurableResult): string[] {
       `at most ${ms(d.windowMs.max)} ms. A worker that dies inside it leaves a job whose tool is called again (or, with \`uncertainCall: 'fail'\`, a failed job).`,
     '',
   );
-  push('**Takeover.** A worker holding long jobs is killed with SIGKILL while a second one waits; per job, from the kill to the second worker\'s resumed wait:', '');
+  push(
+    "**Takeover.** A worker holding long jobs is killed with SIGKILL while a second one waits; per job, from the kill to the second worker's resumed wait:",
+    '',
+  );
   push('| lockDuration | stalledInterval | jobs | kill → resumed, ms |', '|---:|---:|---:|---:|');
-  for (const t of d.takeover) push(`| ${t.lockDurationMs.toLocaleString('en-US')} ms | ${t.stalledIntervalMs.toLocaleString('en-US')} ms | ${t.jobs} | ${spread(t.ms)} |`);
+  for (const t of d.takeover)
+    push(
+      `| ${t.lockDurationMs.toLocaleString('en-US')} ms | ${t.stalledIntervalMs.toLocaleString('en-US')} ms | ${t.jobs} | ${spread(t.ms)} |`,
+    );
   push('');
   push(
-    'BullMQ hands a dead worker\'s job on only once its lock has expired (up to lockDuration after the death) and a stalled-job check has then found it without one. ' +
+    "BullMQ hands a dead worker's job on only once its lock has expired (up to lockDuration after the death) and a stalled-job check has then found it without one. " +
       'Checks run about every stalledInterval, and a worker skips its check when another ran one less than stalledInterval before, so a takeover comes roughly lockDuration plus one to two stalledIntervals after the death. ' +
       'A worker that closes (`processor.close()`) hands its jobs back at once instead.',
     '',

@@ -62,7 +62,12 @@ export interface DurableResult {
   /** Task createdAt (the server's clock) → reference stored. */
   readonly windowMs: Spread;
   /** Death of a worker → the resumed wait on another, per BullMQ setting. */
-  readonly takeover: ReadonlyArray<{ readonly lockDurationMs: number; readonly stalledIntervalMs: number; readonly jobs: number; readonly ms: Spread }>;
+  readonly takeover: ReadonlyArray<{
+    readonly lockDurationMs: number;
+    readonly stalledIntervalMs: number;
+    readonly jobs: number;
+    readonly ms: Spread;
+  }>;
 }
 
 function spreadOf(values: readonly number[]): Spread {
@@ -93,7 +98,10 @@ function redisReply(port: number, command: string): Promise<string> {
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('utf8');
       const bulk = /^\$(\d+)\r\n/.exec(text);
-      if ((bulk === null && text.includes('\r\n')) || (bulk !== null && Buffer.byteLength(text) >= bulk[0].length + Number(bulk[1]))) {
+      if (
+        (bulk === null && text.includes('\r\n')) ||
+        (bulk !== null && Buffer.byteLength(text) >= bulk[0].length + Number(bulk[1]))
+      ) {
         socket.end();
         resolve(text);
       }
@@ -107,10 +115,15 @@ function redisReply(port: number, command: string): Promise<string> {
 async function startRedis(): Promise<{ url: string; port: number; stop(): Promise<void> }> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mcp-bench-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; ; i += 1) {
     if ((await redisReply(port, 'PING').catch(() => '')).startsWith('+PONG')) break;
-    if (i > 200 || child.exitCode !== null) throw new Error('redis-server did not start (is it installed? apt-get install -y redis-server)');
+    if (i > 200 || child.exitCode !== null)
+      throw new Error('redis-server did not start (is it installed? apt-get install -y redis-server)');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
@@ -133,15 +146,23 @@ async function redisStats(port: number): Promise<{ commands: Map<string, number>
   const cpu = await redisReply(port, 'INFO cpu');
   const commands = new Map<string, number>();
   for (const match of stats.matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) {
-    if (match[1] !== 'info' && match[1] !== 'config|resetstat' && match[1] !== 'config') commands.set(match[1]!, Number(match[2]));
+    if (match[1] !== 'info' && match[1] !== 'config|resetstat' && match[1] !== 'config')
+      commands.set(match[1]!, Number(match[2]));
   }
   const read = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? 0);
   return { commands, cpuS: read('used_cpu_user') + read('used_cpu_sys') };
 }
 
 /** A child process printing JSON lines. */
-function child(args: readonly string[]): { proc: ChildProcess; next(phase: string, timeoutMs: number): Promise<Record<string, unknown>>; stop(): Promise<void> } {
-  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+function child(args: readonly string[]): {
+  proc: ChildProcess;
+  next(phase: string, timeoutMs: number): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+} {
+  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   createInterface({ input: proc.stdout }).on('line', (line) => {
@@ -221,18 +242,32 @@ async function durablePass(
   config: { url: string; tool: string; args: Record<string, unknown>; warmup: number; n: number },
   name: string,
   monitored: boolean,
-): Promise<{ cpuMsPerTask: number; commandsPerTask: number; requestsPerTask: number | undefined; redisCpuMsPerTask: number; mix: Record<string, number>; storeMs: number[]; windowMs: number[] }> {
+): Promise<{
+  cpuMsPerTask: number;
+  commandsPerTask: number;
+  requestsPerTask: number | undefined;
+  redisCpuMsPerTask: number;
+  mix: Record<string, number>;
+  storeMs: number[];
+  windowMs: number[];
+}> {
   const redis = await startRedis();
   const queue = new Queue(name, { connection: { url: redis.url, maxRetriesPerRequest: null } });
-  const worker = child(['bench/durable-child.ts', 'worker', JSON.stringify({ ...config, redis: redis.url, queue: name })]);
+  const worker = child([
+    'bench/durable-child.ts',
+    'worker',
+    JSON.stringify({ ...config, redis: redis.url, queue: name }),
+  ]);
   try {
     await worker.next('ready', 60_000);
-    for (let i = 0; i < config.warmup; i += 1) await enqueueToolTask(queue, { server: 'default', tool: config.tool, args: config.args });
+    for (let i = 0; i < config.warmup; i += 1)
+      await enqueueToolTask(queue, { server: 'default', tool: config.tool, args: config.args });
     await worker.next('warm', 300_000);
     await redisReply(redis.port, 'CONFIG RESETSTAT');
     const before = await redisStats(redis.port);
     const watching = monitored ? await monitor(redis.port) : undefined;
-    for (let i = 0; i < config.n; i += 1) await enqueueToolTask(queue, { server: 'default', tool: config.tool, args: config.args });
+    for (let i = 0; i < config.n; i += 1)
+      await enqueueToolTask(queue, { server: 'default', tool: config.tool, args: config.args });
     const measured = await worker.next('done', 300_000);
     const seen = watching?.stop();
     const after = await redisStats(redis.port);
@@ -254,9 +289,16 @@ async function durablePass(
 }
 
 /** Runs the durable row; see the module comment. */
-export async function runDurable(options: DurableOptions, meta: { command: string; machine: string; versions: Record<string, string> }): Promise<DurableResult> {
+export async function runDurable(
+  options: DurableOptions,
+  meta: { command: string; machine: string; versions: Record<string, string> },
+): Promise<DurableResult> {
   const serverPort = await freePort();
-  const server = spawn(process.execPath, ['--import', 'tsx', 'examples/http-server.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(serverPort) }, stdio: 'ignore' });
+  const server = spawn(process.execPath, ['--import', 'tsx', 'examples/http-server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(serverPort) },
+    stdio: 'ignore',
+  });
   const url = `http://127.0.0.1:${serverPort}/mcp`;
   const tool = 'analyze';
   const args = { steps: 1, stepMs: 1_000 };
@@ -271,7 +313,13 @@ export async function runDurable(options: DurableOptions, meta: { command: strin
   const takeover: Array<{ lockDurationMs: number; stalledIntervalMs: number; jobs: number; ms: Spread }> = [];
   try {
     for (let i = 0; ; i += 1) {
-      if (await fetch(url, { method: 'GET' }).then(() => true, () => false)) break;
+      if (
+        await fetch(url, { method: 'GET' }).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       if (i > 300) throw new Error('the example server did not start');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -302,7 +350,8 @@ export async function runDurable(options: DurableOptions, meta: { command: strin
     options.log(`durable, with MONITOR: ${requestsPerTask[0]!.toFixed(1)} Redis requests/task`);
     for (const setting of options.settings) {
       const samples: number[] = [];
-      for (let rep = 0; rep < options.takeoverReps; rep += 1) samples.push(...(await measureTakeover(url, setting, options.takeoverJobs)));
+      for (let rep = 0; rep < options.takeoverReps; rep += 1)
+        samples.push(...(await measureTakeover(url, setting, options.takeoverJobs)));
       takeover.push({ ...setting, jobs: samples.length, ms: spreadOf(samples) });
       options.log(
         `takeover, lockDuration ${setting.lockDurationMs} ms, stalledInterval ${setting.stalledIntervalMs} ms: median ${median(samples).toFixed(0)} ms ` +
@@ -312,7 +361,9 @@ export async function runDurable(options: DurableOptions, meta: { command: strin
   } finally {
     server.kill('SIGKILL');
   }
-  const middle = commandsPerTask.indexOf([...commandsPerTask].sort((a, b) => a - b)[Math.floor(commandsPerTask.length / 2)]!);
+  const middle = commandsPerTask.indexOf(
+    [...commandsPerTask].sort((a, b) => a - b)[Math.floor(commandsPerTask.length / 2)]!,
+  );
   return {
     generatedAt: new Date().toISOString(),
     ...meta,
@@ -333,17 +384,33 @@ export async function runDurable(options: DurableOptions, meta: { command: strin
 }
 
 /** Kill → resumed, in ms, for each of `jobs` long jobs of a worker killed with SIGKILL. */
-async function measureTakeover(url: string, setting: { lockDurationMs: number; stalledIntervalMs: number }, jobs: number): Promise<number[]> {
+async function measureTakeover(
+  url: string,
+  setting: { lockDurationMs: number; stalledIntervalMs: number },
+  jobs: number,
+): Promise<number[]> {
   const redis = await startRedis();
   const queue = new Queue('takeover', { connection: { url: redis.url, maxRetriesPerRequest: null } });
   const flags = [
-    'examples/durable/worker.ts', '--redis', redis.url, '--url', url, '--queue', 'takeover', '--concurrency', String(jobs),
-    '--lock-duration', String(setting.lockDurationMs), '--stalled-interval', String(setting.stalledIntervalMs),
+    'examples/durable/worker.ts',
+    '--redis',
+    redis.url,
+    '--url',
+    url,
+    '--queue',
+    'takeover',
+    '--concurrency',
+    String(jobs),
+    '--lock-duration',
+    String(setting.lockDurationMs),
+    '--stalled-interval',
+    String(setting.stalledIntervalMs),
   ];
   const first = child(flags);
   let second: ReturnType<typeof child> | undefined;
   try {
-    for (let i = 0; i < jobs; i += 1) await enqueueToolTask(queue, { server: 'default', tool: 'analyze', args: { steps: 1, stepMs: 600_000 } });
+    for (let i = 0; i < jobs; i += 1)
+      await enqueueToolTask(queue, { server: 'default', tool: 'analyze', args: { steps: 1, stepMs: 600_000 } });
     for (let i = 0; i < jobs; i += 1) await first.next('started', 120_000);
     second = child(flags);
     // The second worker is up (its blocking fetch waits) before the first dies.

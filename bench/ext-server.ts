@@ -136,7 +136,13 @@ export class ExtBenchServer implements ServerCore {
       case 'tools/list':
         return {
           resultType: 'complete',
-          tools: [{ name: 'work', description: 'Completes after `ms` milliseconds.', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } }],
+          tools: [
+            {
+              name: 'work',
+              description: 'Completes after `ms` milliseconds.',
+              inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+            },
+          ],
           ttlMs: 0,
           cacheScope: 'private',
         };
@@ -174,7 +180,13 @@ export class ExtBenchServer implements ServerCore {
     const declared = isObject(capabilities.extensions) && isObject(capabilities.extensions[TASKS_EXTENSION]);
     if (!declared) return result;
     const at = new Date().toISOString();
-    const task: ExtTask = { taskId: randomUUID(), status: 'working', createdAt: at, lastUpdatedAt: at, result: undefined };
+    const task: ExtTask = {
+      taskId: randomUUID(),
+      status: 'working',
+      createdAt: at,
+      lastUpdatedAt: at,
+      result: undefined,
+    };
     this.tasks.set(task.taskId, task);
     this.created += 1;
     void (async () => {
@@ -244,7 +256,8 @@ export class ExtBenchServer implements ServerCore {
 
   /** Drops the subscriptions of a closed connection. */
   detach(link: ExtLink): void {
-    for (let i = this.subscriptions.length - 1; i >= 0; i -= 1) if (this.subscriptions[i]!.link === link) this.subscriptions.splice(i, 1);
+    for (let i = this.subscriptions.length - 1; i >= 0; i -= 1)
+      if (this.subscriptions[i]!.link === link) this.subscriptions.splice(i, 1);
   }
 
   private send(link: ExtLink, message: Json): void {

@@ -57,7 +57,9 @@ export function heapDiff(beforeFile: string, afterFile: string, n: number, byRet
   const after = read(afterFile);
   const fields = after.snapshot.meta.node_fields;
   const width = fields.length;
-  const [typeAt, nameAt, idAt, sizeAt, edgeCountAt] = ['type', 'name', 'id', 'self_size', 'edge_count'].map((f) => fields.indexOf(f)) as [number, number, number, number, number];
+  const [typeAt, nameAt, idAt, sizeAt, edgeCountAt] = ['type', 'name', 'id', 'self_size', 'edge_count'].map((f) =>
+    fields.indexOf(f),
+  ) as [number, number, number, number, number];
   const types = after.snapshot.meta.node_types[0];
   const kindOf = (i: number): string => {
     const type = types[after.nodes[i + typeAt]!] ?? 'unknown';
@@ -67,7 +69,11 @@ export function heapDiff(beforeFile: string, afterFile: string, n: number, byRet
   if (byRetainer) {
     const edgeFields = after.snapshot.meta.edge_fields;
     const edgeWidth = edgeFields.length;
-    const [eTypeAt, eNameAt, eToAt] = ['type', 'name_or_index', 'to_node'].map((f) => edgeFields.indexOf(f)) as [number, number, number];
+    const [eTypeAt, eNameAt, eToAt] = ['type', 'name_or_index', 'to_node'].map((f) => edgeFields.indexOf(f)) as [
+      number,
+      number,
+      number,
+    ];
     const edgeTypes = after.snapshot.meta.edge_types[0];
     let edge = 0;
     for (let i = 0; i < after.nodes.length; i += width) {
@@ -105,7 +111,10 @@ export function heapTable(kinds: readonly HeapKind[], top: number): string {
   const total = kinds.reduce((sum, k) => sum + k.bytesPerTask, 0);
   const width = Math.max(4, ...shown.map((k) => k.kind.length));
   const lines = [`${'kind'.padEnd(width)}  per task  bytes/task`];
-  for (const k of shown) lines.push(`${k.kind.padEnd(width)}  ${k.perTask.toFixed(2).padStart(8)}  ${k.bytesPerTask.toFixed(0).padStart(10)}`);
+  for (const k of shown)
+    lines.push(
+      `${k.kind.padEnd(width)}  ${k.perTask.toFixed(2).padStart(8)}  ${k.bytesPerTask.toFixed(0).padStart(10)}`,
+    );
   lines.push(`${'all new nodes'.padEnd(width)}  ${''.padStart(8)}  ${total.toFixed(0).padStart(10)}`);
   return lines.join('\n');
 }

@@ -47,7 +47,6 @@ interface CpuProfile {
   readonly timeDeltas: readonly number[];
 }
 
-
 function options(argv: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const arg of argv) {
@@ -65,7 +64,8 @@ export const LIBRARY = 'library under test (lib)';
  * Functions of the SDKs' transports (framing, serializing, validating each JSON-RPC message), by
  * name: SDK v2 ships one bundle, so the file does not tell them from the request path.
  */
-const SDK_TRANSPORT = /^(deserializeMessage|serializeMessage|readMessage|processReadBuffer|append|_onData|_onRead|_onResponseStream|_handleSseStream|_send|send|start|close)$|Transport|ReadBuffer|onmessage|^(ondata|onerror)$/;
+const SDK_TRANSPORT =
+  /^(deserializeMessage|serializeMessage|readMessage|processReadBuffer|append|_onData|_onRead|_onResponseStream|_handleSseStream|_send|send|start|close)$|Transport|ReadBuffer|onmessage|^(ondata|onerror)$/;
 
 /**
  * Who owns the code a sample ran in. The SDKs' code is split into their transport (framing and
@@ -75,17 +75,27 @@ const SDK_TRANSPORT = /^(deserializeMessage|serializeMessage|readMessage|process
 function owner(frame: CallFrame): string {
   const { url, functionName } = frame;
   if (functionName === '(garbage collector)') return 'garbage collection (main thread)';
-  if (url === '') return functionName === 'parse' || functionName === 'stringify' ? 'JSON (parse, stringify)' : 'native (V8 builtins, ...)';
+  if (url === '')
+    return functionName === 'parse' || functionName === 'stringify'
+      ? 'JSON (parse, stringify)'
+      : 'native (V8 builtins, ...)';
   if (url.includes('/@modelcontextprotocol/ext-tasks/')) return 'ext-tasks';
   if (url.includes('/@modelcontextprotocol/')) {
     const sdk = url.includes('/@modelcontextprotocol/sdk/') ? 'SDK v1' : 'SDK v2';
     const transport = /\/(stdio|inMemory|streamableHttp|sse)\.m?js$/.test(url) || SDK_TRANSPORT.test(functionName);
-    return transport ? `${sdk} transport (framing, validating each message)` : `${sdk} request path (Protocol, its maps, schemas)`;
+    return transport
+      ? `${sdk} transport (framing, validating each message)`
+      : `${sdk} request path (Protocol, its maps, schemas)`;
   }
   if (url.includes('/node_modules/zod/')) return 'zod (schema validation)';
   if (url.includes('/node_modules/')) return `other package (${url.split('/node_modules/').at(-1)!.split('/')[0]})`;
   if (url.startsWith('node:internal/deps/undici')) return 'undici (fetch)';
-  if (/^node:(net|stream|internal\/stream|internal\/streams\/|internal\/stream_base_commons|internal\/child_process)/.test(url)) return 'Node streams and sockets (transport)';
+  if (
+    /^node:(net|stream|internal\/stream|internal\/streams\/|internal\/stream_base_commons|internal\/child_process)/.test(
+      url,
+    )
+  )
+    return 'Node streams and sockets (transport)';
   if (/^node:(timers|internal\/timers)/.test(url)) return 'Node timers';
   if (url.startsWith('node:')) return 'Node internals (other)';
   if (url.includes('/bench/contenders/')) return 'contender code (bench/contenders)';
@@ -133,7 +143,10 @@ function allocSummary(file: string, n: number): AllocSummary {
 
 function where(frame: CallFrame): string {
   const url = frame.url;
-  const short = url.includes('/lib/') && !url.includes('node_modules') ? `lib/${url.split('/lib/').at(-1)}` : url.split('/').slice(-2).join('/');
+  const short =
+    url.includes('/lib/') && !url.includes('node_modules')
+      ? `lib/${url.split('/lib/').at(-1)}`
+      : url.split('/').slice(-2).join('/');
   return `${short}:${frame.lineNumber + 1}`;
 }
 
@@ -145,7 +158,10 @@ function table(title: string, map: ReadonlyMap<string, number>, total: number, t
   const rows = [...map].sort((a, b) => b[1] - a[1]).slice(0, top);
   const width = Math.max(title.length, ...rows.map(([k]) => k.length));
   const lines = [`${title.padEnd(width)}  self ms   share`];
-  for (const [key, us] of rows) lines.push(`${key.padEnd(width)}  ${(us / 1000).toFixed(1).padStart(7)}  ${((100 * us) / total).toFixed(1).padStart(5)}%`);
+  for (const [key, us] of rows)
+    lines.push(
+      `${key.padEnd(width)}  ${(us / 1000).toFixed(1).padStart(7)}  ${((100 * us) / total).toFixed(1).padStart(5)}%`,
+    );
   return lines.join('\n');
 }
 
@@ -153,7 +169,10 @@ function bytesTable(title: string, map: ReadonlyMap<string, number>, total: numb
   const rows = [...map].sort((a, b) => b[1] - a[1]).slice(0, 20);
   const width = Math.max(title.length, ...rows.map(([k]) => k.length));
   const lines = [`${title.padEnd(width)}  bytes/task   share`];
-  for (const [key, bytes] of rows) lines.push(`${key.padEnd(width)}  ${bytes.toFixed(0).padStart(10)}  ${((100 * bytes) / total).toFixed(1).padStart(5)}%`);
+  for (const [key, bytes] of rows)
+    lines.push(
+      `${key.padEnd(width)}  ${bytes.toFixed(0).padStart(10)}  ${((100 * bytes) / total).toFixed(1).padStart(5)}%`,
+    );
   return lines.join('\n');
 }
 
@@ -195,7 +214,11 @@ export interface ProfileOptions {
  * Runs `spec` in a child process of `build` under `--cpu-prof` and `--trace-gc` (and, with
  * `heap`, writing two heap snapshots of the memory phase) and sorts out one phase's samples.
  */
-export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, options: ProfileOptions = {}): Promise<ProfileResult> {
+export async function profileScenario(
+  build: BenchBuild,
+  spec: ScenarioSpec,
+  options: ProfileOptions = {},
+): Promise<ProfileResult> {
   const phase = options.phase ?? 'warm';
   const heap = options.heap ?? false;
   const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'bench-profile-'));
@@ -204,8 +227,19 @@ export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, opt
   const result = await new Promise<ScenarioResult>((resolve, reject) => {
     const child = fork(build.child, [JSON.stringify(spec)], {
       cwd: build.dir,
-      execArgv: ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${options.intervalUs ?? 200}`, '--trace-gc', '--no-warnings'],
-      env: { ...process.env, ...(heap === false ? {} : { BENCH_HEAP_SNAPSHOTS: dir }), ...(options.alloc === true ? { BENCH_ALLOC_PROFILE: dir } : {}) },
+      execArgv: [
+        '--expose-gc',
+        '--cpu-prof',
+        `--cpu-prof-dir=${dir}`,
+        `--cpu-prof-interval=${options.intervalUs ?? 200}`,
+        '--trace-gc',
+        '--no-warnings',
+      ],
+      env: {
+        ...process.env,
+        ...(heap === false ? {} : { BENCH_HEAP_SNAPSHOTS: dir }),
+        ...(options.alloc === true ? { BENCH_ALLOC_PROFILE: dir } : {}),
+      },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
     child.stdout!.on('data', (chunk: Buffer) => (gcLog += chunk.toString('utf8')));
@@ -220,7 +254,16 @@ export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, opt
   if (measured === null) throw new Error(`The scenario failed: ${result.errors.join('; ')}`);
   const [fromNs, toNs] = measured.windowNs.map((t) => Number(BigInt(t) / 1000n)) as [number, number];
   // The phase's window next to the profiles, for tools that read the `.cpuprofile` files again.
-  writeFileSync(path.join(dir, 'window.json'), JSON.stringify({ phase, windowUs: [fromNs, toNs], windowMs: measured.windowMs, n: spec.n, cpuPerTaskMs: measured.cpuPerTaskMs }));
+  writeFileSync(
+    path.join(dir, 'window.json'),
+    JSON.stringify({
+      phase,
+      windowUs: [fromNs, toNs],
+      windowMs: measured.windowMs,
+      n: spec.n,
+      cpuPerTaskMs: measured.cpuPerTaskMs,
+    }),
+  );
 
   const byOwner = new Map<string, number>();
   const byModule = new Map<string, number>();
@@ -252,7 +295,9 @@ export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, opt
   const [fromMs, toMs] = measured.windowMs;
   const gcKinds = new Map<string, { count: number; pauseMs: number }>();
   for (const line of gcLog.split('\n')) {
-    const match = /\s(\d+(?:\.\d+)?) ms: ([A-Za-z-]+(?: [A-Za-z-]+)?)\b.*?MB, (\d+(?:\.\d+)?) \/ .*?\) ([^;]*)/.exec(line);
+    const match = /\s(\d+(?:\.\d+)?) ms: ([A-Za-z-]+(?: [A-Za-z-]+)?)\b.*?MB, (\d+(?:\.\d+)?) \/ .*?\) ([^;]*)/.exec(
+      line,
+    );
     if (match === null) continue;
     const at = Number(match[1]);
     if (at < fromMs || at > toMs) continue;
@@ -266,9 +311,31 @@ export async function profileScenario(build: BenchBuild, spec: ScenarioSpec, opt
     gcKinds.set(kind, entry);
   }
   const heapKinds =
-    heap === false ? undefined : heapDiff(path.join(dir, 'base.heapsnapshot'), path.join(dir, 'in-flight.heapsnapshot'), spec.n, heap === 'retainers');
-  const alloc = options.alloc === true && phase === 'warm' ? allocSummary(path.join(dir, 'alloc.heapprofile'), spec.n) : undefined;
-  return { spec, phase, measured, scope: result.scope, busyUs, idleUs, byOwner, byModule, byFunction, gcKinds, heap: heapKinds, alloc, dir };
+    heap === false
+      ? undefined
+      : heapDiff(
+          path.join(dir, 'base.heapsnapshot'),
+          path.join(dir, 'in-flight.heapsnapshot'),
+          spec.n,
+          heap === 'retainers',
+        );
+  const alloc =
+    options.alloc === true && phase === 'warm' ? allocSummary(path.join(dir, 'alloc.heapprofile'), spec.n) : undefined;
+  return {
+    spec,
+    phase,
+    measured,
+    scope: result.scope,
+    busyUs,
+    idleUs,
+    byOwner,
+    byModule,
+    byFunction,
+    gcKinds,
+    heap: heapKinds,
+    alloc,
+    dir,
+  };
 }
 
 async function main(): Promise<void> {
@@ -304,7 +371,9 @@ async function main(): Promise<void> {
   console.log(
     `${spec.contender} on the ${spec.wire} wire, ${spec.transport}, ${workload.id}, N=${spec.n}, ${p.phase} phase: ` +
       `CPU ${p.measured.cpuPerTaskMs.toFixed(3)} ms per task` +
-      (p.measured.mainThreadCpuPerTaskMs === null ? '' : ` (main thread ${p.measured.mainThreadCpuPerTaskMs.toFixed(3)}, V8's background threads ${(p.measured.cpuPerTaskMs - p.measured.mainThreadCpuPerTaskMs).toFixed(3)})`) +
+      (p.measured.mainThreadCpuPerTaskMs === null
+        ? ''
+        : ` (main thread ${p.measured.mainThreadCpuPerTaskMs.toFixed(3)}, V8's background threads ${(p.measured.cpuPerTaskMs - p.measured.mainThreadCpuPerTaskMs).toFixed(3)})`) +
       ` (${p.measured.completed}/${spec.n} done); ` +
       `${(p.busyUs / 1000).toFixed(0)} ms sampled busy, ${(p.idleUs / 1000).toFixed(0)} ms idle in the window (${p.scope}).`,
   );
@@ -316,9 +385,12 @@ async function main(): Promise<void> {
   console.log(table('function', p.byFunction, p.busyUs, top));
   console.log('');
   console.log('garbage collection in the window (from --trace-gc):');
-  for (const [kind, { count, pauseMs }] of p.gcKinds) console.log(`  ${kind}: ${count} collections, ${pauseMs.toFixed(1)} ms paused`);
+  for (const [kind, { count, pauseMs }] of p.gcKinds)
+    console.log(`  ${kind}: ${count} collections, ${pauseMs.toFixed(1)} ms paused`);
   if (p.alloc !== undefined) {
-    console.log(`\nallocated in the warm phase: ${p.alloc.totalPerTask.toFixed(0)} bytes per task (sampling heap profiler, collected objects included)`);
+    console.log(
+      `\nallocated in the warm phase: ${p.alloc.totalPerTask.toFixed(0)} bytes per task (sampling heap profiler, collected objects included)`,
+    );
     console.log(bytesTable('owner', p.alloc.byOwner, p.alloc.totalPerTask));
     console.log(bytesTable('library module', p.alloc.byModule, p.alloc.totalPerTask));
   }

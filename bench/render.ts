@@ -3,7 +3,7 @@
  * figures a run stored in bench/results.json, without measuring anything. A change to how the
  * page is laid out (bench/report.ts, bench/chart.ts) is thus published without a new run, and
  * every number on the page still comes from that one run. `--check` writes nothing and fails when
- * the committed page is not what the committed results give (spec/bench-page.spec.ts runs it).
+ * the committed page is not what the committed results give (spec/project/bench-page.spec.ts runs it).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { svgChart } from './chart.js';
@@ -20,14 +20,17 @@ interface StoredRun {
   readonly load?: ReportInput['load'];
   readonly workloads: ReportInput['workloads'];
   readonly rows: ReportInput['rows'];
-  readonly soak?: (Omit<NonNullable<ReportInput['soak']>, 'output'> & { readonly output: readonly string[] }) | undefined;
+  readonly soak?:
+    (Omit<NonNullable<ReportInput['soak']>, 'output'> & { readonly output: readonly string[] }) | undefined;
   readonly causes?: ReportInput['causes'];
   readonly durable?: ReportInput['durable'];
+  readonly size?: ReportInput['size'];
 }
 
 /** The page and the chart that the stored run gives. */
 export function renderStored(run: StoredRun): { readonly markdown: string; readonly svg: string } {
-  if (run.format !== 2) throw new Error(`bench/results.json has format ${String(run.format)}; this renderer reads format 2`);
+  if (run.format !== 2)
+    throw new Error(`bench/results.json has format ${String(run.format)}; this renderer reads format 2`);
   const soak = run.soak === undefined ? undefined : { ...run.soak, output: run.soak.output.join('\n') };
   return {
     markdown: markdown({
@@ -43,6 +46,7 @@ export function renderStored(run: StoredRun): { readonly markdown: string; reado
       load: run.load,
       causes: run.causes,
       durable: run.durable,
+      size: run.size,
     }),
     svg: `${svgChart(run.rows, run.workloads)}\n`,
   };
@@ -59,12 +63,18 @@ function main(): void {
   ];
   if (!check) {
     for (const [file, text] of files) writeFileSync(file, text);
-    console.log(`Wrote docs/performance.md and docs/performance.svg from bench/results.json (run of ${run.generatedAt}).`);
+    console.log(
+      `Wrote docs/performance.md and docs/performance.svg from bench/results.json (run of ${run.generatedAt}).`,
+    );
     return;
   }
-  const stale = files.filter(([file, text]) => readFileSync(file, 'utf8') !== text).map(([file]) => file.pathname.slice(root.pathname.length));
+  const stale = files
+    .filter(([file, text]) => readFileSync(file, 'utf8') !== text)
+    .map(([file]) => file.pathname.slice(root.pathname.length));
   if (stale.length > 0) {
-    console.error(`${stale.join(' and ')} differ from what bench/results.json gives: run \`npm run bench:render\` and commit the result.`);
+    console.error(
+      `${stale.join(' and ')} differ from what bench/results.json gives: run \`npm run bench:render\` and commit the result.`,
+    );
     process.exitCode = 1;
     return;
   }

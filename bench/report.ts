@@ -7,6 +7,8 @@
  */
 import type { DurableResult } from './durable.js';
 import { durableMarkdown } from './durable-report.js';
+import type { SizeResult } from './size.js';
+import { sizeMarkdown } from './size-report.js';
 import { CAUSE_TEXT, causesMarkdown, type CauseProfile } from './causes.js';
 import { CONTENDERS, contender as contenderInfo, type ContenderId } from './contenders/index.js';
 import type { PhaseResult, ScenarioResult, Workload } from './scenario.js';
@@ -107,7 +109,8 @@ export function aggregate(results: readonly ScenarioResult[]): Row[] {
     const spec = list[0]!.spec;
     const warnings = new Set<string>();
     for (const r of list) for (const [name, count] of Object.entries(r.warnings)) warnings.add(`${name} ×${count}`);
-    const perTask = (phase: PhaseResult | null): number => (phase === null ? 0 : (phase.clientNotifications['notifications/cancelled'] ?? 0) / spec.n);
+    const perTask = (phase: PhaseResult | null): number =>
+      phase === null ? 0 : (phase.clientNotifications['notifications/cancelled'] ?? 0) / spec.n;
     const cold = phaseStats(list.map((r) => r.cold));
     const warm = phaseStats(list.map((r) => r.warm));
     rows.push({
@@ -125,7 +128,9 @@ export function aggregate(results: readonly ScenarioResult[]): Row[] {
       rssPerTaskBytes: stat(list.map((r) => r.rssPerTaskBytes)),
       scope: list[0]!.scope,
       pace: spec.pace,
-      clockUncertaintyMs: list.some((r) => r.clock !== null) ? Math.max(...list.map((r) => r.clock?.uncertaintyMs ?? 0)) : null,
+      clockUncertaintyMs: list.some((r) => r.clock !== null)
+        ? Math.max(...list.map((r) => r.clock?.uncertaintyMs ?? 0))
+        : null,
       warnings: [...warnings],
       errors: [...new Set(list.flatMap((r) => r.errors))].slice(0, 3),
     });
@@ -166,7 +171,11 @@ export function label(wire: WireKind, id: ContenderId): string {
 }
 
 const WIRE_NAMES: Record<WireKind, string> = { '2025': 'MCP 2025-11-25 tasks', ext: 'the 2026-07-28 tasks extension' };
-const TRANSPORT_NAMES: Record<TransportKind, string> = { memory: 'in process', stdio: 'stdio', http: 'Streamable HTTP' };
+const TRANSPORT_NAMES: Record<TransportKind, string> = {
+  memory: 'in process',
+  stdio: 'stdio',
+  http: 'Streamable HTTP',
+};
 
 // ---------------------------------------------------------------------------------------------
 // Formatting
@@ -207,7 +216,20 @@ function ratio(value: number): string {
 // ---------------------------------------------------------------------------------------------
 // The console table
 
-const CONSOLE_COLUMNS = ['wire', 'transport', 'workload', 'N', 'contender', 'CPU cold', 'CPU warm', 'lag med warm', 'lag p99 warm', 'req/task', 'heap KiB', 'done'] as const;
+const CONSOLE_COLUMNS = [
+  'wire',
+  'transport',
+  'workload',
+  'N',
+  'contender',
+  'CPU cold',
+  'CPU warm',
+  'lag med warm',
+  'lag p99 warm',
+  'req/task',
+  'heap KiB',
+  'done',
+] as const;
 
 /** A plain-text table for the terminal (medians only). */
 export function consoleTable(rows: readonly Row[]): string {
@@ -227,7 +249,8 @@ export function consoleTable(rows: readonly Row[]): string {
   ]);
   const header = [...CONSOLE_COLUMNS] as string[];
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (r: readonly string[]): string => r.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (r: readonly string[]): string =>
+    r.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  ')];
   let last = '';
   for (const [i, r] of body.entries()) {
@@ -297,13 +320,22 @@ function spreadReaches(pairs: ReadonlyArray<readonly [Stat, Stat | undefined]>, 
   return missing.every(([mine, theirs]) => mine.min <= limit * theirs!.max);
 }
 
+/**
+ * The rows of the library as everyone runs it: mcp-task-client on either SDK. The row with
+ * OpenTelemetry on (`mcp-task-client-otel`, on request only) measures the cost of tracing, and is
+ * held to no target and compared with nobody.
+ */
+function isLibrary(contender: string): boolean {
+  return contender.startsWith('mcp-task-client') && contender !== 'mcp-task-client-otel';
+}
+
 /** The issue-15 checks of every mcp-task-client row at N = 1,000 and 10,000 that has a floor. */
 export function targetRows(rows: readonly Row[], workloads: readonly Workload[]): TargetRow[] {
   const notify = new Map(workloads.map((w) => [w.id, w.notify]));
   const out: TargetRow[] = [];
   for (const row of rows) {
     const info = contenderInfo(row.wire, row.contender);
-    if (info.floor || !row.contender.startsWith('mcp-task-client') || !TARGET_NS.includes(row.n)) continue;
+    if (info.floor || !isLibrary(row.contender) || !TARGET_NS.includes(row.n)) continue;
     const floor = info.reference === undefined ? undefined : find(rows, row, info.reference);
     const r = (mine: number, theirs: number | undefined): number => (theirs === undefined ? Number.NaN : mine / theirs);
     const cpuCold = r(row.cold.cpuPerTaskMs.median, floor?.cold.cpuPerTaskMs.median);
@@ -335,13 +367,25 @@ export function targetRows(rows: readonly Row[], workloads: readonly Workload[])
         : check(
             'CPU below SDK helper and ext-tasks',
             others
-              .map((o) => `${label(o.wire, o.contender)} ${ratio(row.cold.cpuPerTaskMs.median / o.cold.cpuPerTaskMs.median)} / ${ratio(row.warm.cpuPerTaskMs.median / o.warm.cpuPerTaskMs.median)}`)
+              .map(
+                (o) =>
+                  `${label(o.wire, o.contender)} ${ratio(row.cold.cpuPerTaskMs.median / o.cold.cpuPerTaskMs.median)} / ${ratio(row.warm.cpuPerTaskMs.median / o.warm.cpuPerTaskMs.median)}`,
+              )
               .join('; '),
-            others.every((o) => row.cold.cpuPerTaskMs.median < o.cold.cpuPerTaskMs.median && row.warm.cpuPerTaskMs.median < o.warm.cpuPerTaskMs.median),
+            others.every(
+              (o) =>
+                row.cold.cpuPerTaskMs.median < o.cold.cpuPerTaskMs.median &&
+                row.warm.cpuPerTaskMs.median < o.warm.cpuPerTaskMs.median,
+            ),
           );
     const heapLimit = row.transport === 'memory' ? LIMITS.heapInProcess : LIMITS.heapOutOfProcess;
     const heapRatio = r(row.heapPerTaskBytes.median, floor?.heapPerTaskBytes.median);
-    const heap = check(`heap ≤ ${heapLimit}× floor`, ratio(heapRatio), heapRatio <= heapLimit, spreadReaches([[row.heapPerTaskBytes, floor?.heapPerTaskBytes]], heapLimit));
+    const heap = check(
+      `heap ≤ ${heapLimit}× floor`,
+      ratio(heapRatio),
+      heapRatio <= heapLimit,
+      spreadReaches([[row.heapPerTaskBytes, floor?.heapPerTaskBytes]], heapLimit),
+    );
     const lagLimit = notify.get(row.workload) === true ? LIMITS.lagNotify : LIMITS.lagPoll;
     const lagMedian = r(row.warm.lagMedianMs.median, floor?.warm.lagMedianMs.median);
     const lagP99 = r(row.warm.lagP99Ms.median, floor?.warm.lagP99Ms.median);
@@ -425,7 +469,12 @@ export function earlierTargets(rows: readonly Row[], workloads: readonly Workloa
     if (w === undefined) continue;
     const scenario = `${row.wire === 'ext' ? 'extension, ' : ''}${row.workload}, N=${row.n}`;
     const sdk = find(rows, row, 'sdk-stream');
-    checks.push({ target: 'all tasks of both phases complete', scenario, measured: `${row.completed}/${row.n}`, pass: row.ok });
+    checks.push({
+      target: 'all tasks of both phases complete',
+      scenario,
+      measured: `${row.completed}/${row.n}`,
+      pass: row.ok,
+    });
     if (w.notify) {
       checks.push({
         target: `median lag ≤ ${FEW_MS} ms in process (with notifications)`,
@@ -468,7 +517,12 @@ export function earlierTargets(rows: readonly Row[], workloads: readonly Workloa
 // Where another contender is ahead
 
 /** The figures compared between contenders; lower is better for all. */
-const FIGURES: ReadonlyArray<{ readonly label: string; readonly get: (r: Row) => Stat; readonly unit: (v: number) => string; readonly memory?: boolean }> = [
+const FIGURES: ReadonlyArray<{
+  readonly label: string;
+  readonly get: (r: Row) => Stat;
+  readonly unit: (v: number) => string;
+  readonly memory?: boolean;
+}> = [
   { label: 'CPU per task, cold (ms)', get: (r) => r.cold.cpuPerTaskMs, unit: (v) => fmt(v, 3) },
   { label: 'CPU per task, warm (ms)', get: (r) => r.warm.cpuPerTaskMs, unit: (v) => fmt(v, 3) },
   { label: 'lag median, cold (ms)', get: (r) => r.cold.lagMedianMs, unit: (v) => fmt(v, 2) },
@@ -476,7 +530,12 @@ const FIGURES: ReadonlyArray<{ readonly label: string; readonly get: (r: Row) =>
   { label: 'lag p99, warm (ms)', get: (r) => r.warm.lagP99Ms, unit: (v) => fmt(v, 2) },
   { label: 'requests per task, warm', get: (r) => r.warm.requestsPerTask, unit: (v) => fmt(v, 2) },
   { label: 'heap per in-flight task (KiB)', get: (r) => r.heapPerTaskBytes, unit: (v) => kib(v), memory: true },
-  { label: 'heap retained per task, warm (KiB)', get: (r) => r.warm.retainedPerTaskBytes, unit: (v) => kib(v), memory: true },
+  {
+    label: 'heap retained per task, warm (KiB)',
+    get: (r) => r.warm.retainedPerTaskBytes,
+    unit: (v) => kib(v),
+    memory: true,
+  },
   { label: 'loop delay p99, warm (ms)', get: (r) => r.warm.eventLoopDelayP99Ms, unit: (v) => fmt(v, 1) },
 ];
 
@@ -502,9 +561,10 @@ export interface Shortfall {
  */
 export function shortfalls(rows: readonly Row[]): Shortfall[] {
   const out: Shortfall[] = [];
-  for (const ours of rows.filter((r) => r.contender.startsWith('mcp-task-client'))) {
+  for (const ours of rows.filter((r) => isLibrary(r.contender))) {
     for (const other of rows) {
-      if (other.contender.startsWith('mcp-task-client') || key({ ...other, contender: ours.contender }) !== key(ours)) continue;
+      if (other.contender.startsWith('mcp-task-client') || key({ ...other, contender: ours.contender }) !== key(ours))
+        continue;
       // The SDK v2 run of the library is compared with its own floor only.
       if (ours.contender === 'mcp-task-client-v2' && other.contender !== 'floor-v2') continue;
       if (ours.contender === 'mcp-task-client' && other.contender === 'floor-v2') continue;
@@ -512,7 +572,8 @@ export function shortfalls(rows: readonly Row[]): Shortfall[] {
         if (figure.memory === true && ours.n < MEMORY_MIN_N) continue;
         const mine = figure.get(ours);
         const theirs = figure.get(other);
-        if (!Number.isFinite(mine.median) || !Number.isFinite(theirs.median) || !(theirs.median < mine.median)) continue;
+        if (!Number.isFinite(mine.median) || !Number.isFinite(theirs.median) || !(theirs.median < mine.median))
+          continue;
         out.push({
           figure: figure.label,
           wire: ours.wire,
@@ -549,6 +610,8 @@ export interface ReportInput {
   readonly causes?: { readonly cpu: readonly CauseProfile[]; readonly heap: readonly CauseProfile[] } | undefined;
   /** The durable-queue row (bench/durable.ts), when measured. */
   readonly durable?: DurableResult | undefined;
+  /** The bundle sizes (bench/size.ts), when measured. */
+  readonly size?: SizeResult | undefined;
 }
 
 /** The {@link CAUSE_TEXT} key of a target. */
@@ -561,7 +624,8 @@ function causeKey(target: string): string {
 }
 
 function describe(w: Workload, wire: WireKind): string {
-  const d = w.duration.kind === 'fixed' ? `fixed ${w.duration.ms} ms` : `random ${w.duration.minMs}-${w.duration.maxMs} ms`;
+  const d =
+    w.duration.kind === 'fixed' ? `fixed ${w.duration.ms} ms` : `random ${w.duration.minMs}-${w.duration.maxMs} ms`;
   const notifications = wire === 'ext' ? '`notifications/tasks` on a subscription' : '`notifications/tasks/status`';
   return `${d}, pollInterval ${w.pollInterval} ms, ${w.notify ? `with ${notifications}` : 'polling only'}`;
 }
@@ -584,7 +648,10 @@ const DETAIL_COLUMNS = [
 ] as const;
 
 function detailTable(rows: readonly Row[]): string {
-  const out = [`| ${DETAIL_COLUMNS.join(' | ')} |`, `|${DETAIL_COLUMNS.map((_, i) => (i < 3 ? '---' : '---:')).join('|')}|`];
+  const out = [
+    `| ${DETAIL_COLUMNS.join(' | ')} |`,
+    `|${DETAIL_COLUMNS.map((_, i) => (i < 3 ? '---' : '---:')).join('|')}|`,
+  ];
   for (const r of rows) {
     const name = label(r.wire, r.contender);
     const c = [
@@ -624,7 +691,10 @@ export function markdown(input: ReportInput): string {
     lines.push(...text);
   };
   push('# Performance', '');
-  push(`<!-- Generated by \`${input.command}\` (bench/run.ts) on ${input.generatedAt}. Do not edit by hand: every number below comes from that run. -->`, '');
+  push(
+    `<!-- Generated by \`${input.command}\` (bench/run.ts) on ${input.generatedAt}. Do not edit by hand: every number below comes from that run. -->`,
+    '',
+  );
   push(
     'mcp-task-client side by side with what a user would pick instead, and with a hand-written *floor* that does the least a client can do, ' +
       'on both task wires, in process, over stdio and over Streamable HTTP. Every figure below was measured by one run of `npm run bench`; ' +
@@ -633,7 +703,9 @@ export function markdown(input: ReportInput): string {
   );
   push(
     `Generated ${input.generatedAt} on ${input.machine}; the run took ${Math.round(input.elapsedS / 60)} min` +
-      (input.load === undefined ? '.' : `, with a load average of ${input.load.median.toFixed(1)} (at most ${input.load.max.toFixed(1)}) on the machine meanwhile.`),
+      (input.load === undefined
+        ? '.'
+        : `, with a load average of ${input.load.median.toFixed(1)} (at most ${input.load.max.toFixed(1)}) on the machine meanwhile.`),
     '',
   );
   const cores = Number(/× (\d+)/.exec(input.machine)?.[1] ?? Number.NaN);
@@ -648,12 +720,23 @@ export function markdown(input: ReportInput): string {
   for (const [name, version] of Object.entries(input.versions)) push(`| ${name} | ${version} |`);
   push('');
   push('**Method.**');
-  push('- Every scenario (wire × transport × workload × N × contender) runs in fresh Node processes, one per repetition; every figure is the **median over those processes, with the spread (smallest–largest) in brackets**.');
-  push('- In each process the library under test is the compiled JavaScript (`tsc`), as users run it. After connecting and one task, the **cold** phase measures N tasks; then 1,000 short tasks run unmeasured, and the **warm** phase measures N tasks again; then a separate phase holds N tasks in flight to read the heap.');
-  push('- In process, CPU and heap are those of the whole process (client and server); over stdio and Streamable HTTP (the server a child process on 127.0.0.1), of the client process only. Over Streamable HTTP the tasks start paced (the rate is given with each table), so that the HTTP stack does not saturate the client.');
-  push('- The floors do the least a client can do: raw requests, one timer per task, no validation, retries, deadlines or cancellation. On the 2025-11-25 wire they call the SDK client (`floor` on SDK v1, `floor, SDK v2` on SDK v2 in the legacy era); on the extension the floor writes raw JSON-RPC on the transport. Targets are ratios to the floor on the same SDK.');
+  push(
+    '- Every scenario (wire × transport × workload × N × contender) runs in fresh Node processes, one per repetition; every figure is the **median over those processes, with the spread (smallest–largest) in brackets**.',
+  );
+  push(
+    '- In each process the library under test is the compiled JavaScript (`tsc`), as users run it. After connecting and one task, the **cold** phase measures N tasks; then 1,000 short tasks run unmeasured, and the **warm** phase measures N tasks again; then a separate phase holds N tasks in flight to read the heap.',
+  );
+  push(
+    '- In process, CPU and heap are those of the whole process (client and server); over stdio and Streamable HTTP (the server a child process on 127.0.0.1), of the client process only. Over Streamable HTTP the tasks start paced (the rate is given with each table), so that the HTTP stack does not saturate the client.',
+  );
+  push(
+    '- The floors do the least a client can do: raw requests, one timer per task, no validation, retries, deadlines or cancellation. On the 2025-11-25 wire they call the SDK client (`floor` on SDK v1, `floor, SDK v2` on SDK v2 in the legacy era); on the extension the floor writes raw JSON-RPC on the transport. Targets are ratios to the floor on the same SDK.',
+  );
   push('');
-  push('Workloads (N tasks started at once on one client unless paced; each task\'s clock starts when the server creates it):', '');
+  push(
+    "Workloads (N tasks started at once on one client unless paced; each task's clock starts when the server creates it):",
+    '',
+  );
   for (const w of input.workloads) push(`- \`${w.id}\`: ${describe(w, '2025')}`);
   push('');
   push(`![Benchmark chart](${input.chartFile})`, '');
@@ -663,10 +746,12 @@ export function markdown(input: ReportInput): string {
   push(
     `At N = 1,000 and 10,000, every workload and transport, for mcp-task-client against the floor of its SDK: CPU per task ≤ ${LIMITS.cpu}× (cold / warm) and below the SDK helper and ext-tasks; ` +
       `heap per in-flight task ≤ ${LIMITS.heapInProcess}× in process and ≤ ${LIMITS.heapOutOfProcess}× out of process; lag median and p99 ≤ ${LIMITS.lagNotify}× with notifications and ≤ ${LIMITS.lagPoll}× (the floor plus 5%) without (cold / warm); ` +
-      'requests per task never more than the floor\'s. Ratios are of medians; ✓ met, **✗** not met.',
+      "requests per task never more than the floor's. Ratios are of medians; ✓ met, **✗** not met.",
     '',
   );
-  push('| wire | transport | workload | N | contender | CPU ÷ floor | CPU ÷ others | heap ÷ floor | lag ÷ floor (median, p99) | requests per task |');
+  push(
+    '| wire | transport | workload | N | contender | CPU ÷ floor | CPU ÷ others | heap ÷ floor | lag ÷ floor (median, p99) | requests per task |',
+  );
   push('|---|---|---|---:|---|---|---|---|---|---|');
   for (const t of targets) {
     const r = t.row;
@@ -711,7 +796,9 @@ export function markdown(input: ReportInput): string {
     push('| figure | wire | scenario | contender | theirs | mcp-task-client |', '|---|---|---|---|---:|---:|');
     for (const s of real) {
       const figure = FIGURES.find((f) => f.label === s.figure)!;
-      push(`| ${s.figure} | ${s.wire === 'ext' ? 'extension' : '2025-11-25'} | ${s.scenario} | ${label(s.wire, s.contender)} | ${spread(s.theirs, figure.unit, 3)} | ${spread(s.ours, figure.unit, 3)} |`);
+      push(
+        `| ${s.figure} | ${s.wire === 'ext' ? 'extension' : '2025-11-25'} | ${s.scenario} | ${label(s.wire, s.contender)} | ${spread(s.theirs, figure.unit, 3)} | ${spread(s.ours, figure.unit, 3)} |`,
+      );
     }
   }
   push('');
@@ -730,7 +817,7 @@ export function markdown(input: ReportInput): string {
       const uncertainty = Math.max(...subset.map((r) => r.clockUncertaintyMs ?? 0));
       push(
         transport === 'memory'
-          ? 'CPU, heap and RSS of the whole process, client and server together: the server\'s share is the same for every contender except for the requests it answers (see the floor). Lag on one monotonic clock.'
+          ? "CPU, heap and RSS of the whole process, client and server together: the server's share is the same for every contender except for the requests it answers (see the floor). Lag on one monotonic clock."
           : `CPU and heap of the client process only. Lag compares the server's and the client's wall-aligned monotonic clocks, corrected by an offset estimated with round trips to the server's control endpoint (uncertainty at most ${fmt(uncertainty, 3)} ms).` +
               (pace === undefined ? '' : ` Tasks start paced at ${pace} per second.`),
         '',
@@ -744,7 +831,7 @@ export function markdown(input: ReportInput): string {
   if (missedRows.length > 0 || soakMissed > 0 || missed29.length > 0) {
     push('## Targets missed', '');
     push(
-      'Each target missed, the scenarios that miss it (cold / warm), and its cause. *Within spread* marks a miss where a process of the library and one of the floor together met the target (the library\'s smallest figure ≤ the limit × the floor\'s largest). ' +
+      "Each target missed, the scenarios that miss it (cold / warm), and its cause. *Within spread* marks a miss where a process of the library and one of the floor together met the target (the library's smallest figure ≤ the limit × the floor's largest). " +
         'The figures behind the causes are under [Measured causes](#measured-causes); the method of the profiles is in bench/README.md ("What the profile shows").',
       '',
     );
@@ -760,11 +847,17 @@ export function markdown(input: ReportInput): string {
       }
     }
     for (const [target, { where, within }] of byTarget) {
-      push(`- **${target}** — ${where.length} scenario(s)${within > 0 ? `, ${within} of them within spread` : ''}: ${where.join('; ')}.`);
+      push(
+        `- **${target}** — ${where.length} scenario(s)${within > 0 ? `, ${within} of them within spread` : ''}: ${where.join('; ')}.`,
+      );
       push(`  *Cause:* ${CAUSE_TEXT[causeKey(target)] ?? ''}`);
     }
     const byTarget29 = new Map<string, string[]>();
-    for (const c of missed29) byTarget29.set(c.target, [...(byTarget29.get(c.target) ?? []), `${scenarioOf(c.row)}: ${c.ratio}${c.withinSpread ? ' (*within spread*)' : ''}`]);
+    for (const c of missed29)
+      byTarget29.set(c.target, [
+        ...(byTarget29.get(c.target) ?? []),
+        `${scenarioOf(c.row)}: ${c.ratio}${c.withinSpread ? ' (*within spread*)' : ''}`,
+      ]);
     for (const [target, where] of byTarget29) {
       push(`- **${target} (issue 29)** — ${where.length} scenario(s): ${where.join('; ')}.`);
       push(`  *Cause:* ${CAUSE_TEXT[target.startsWith('heap') ? 'heap29' : 'cpu29'] ?? ''}`);
@@ -774,6 +867,7 @@ export function markdown(input: ReportInput): string {
   if (input.causes !== undefined) push(...causesMarkdown(input.causes.cpu, input.causes.heap));
 
   if (input.durable !== undefined) push(...durableMarkdown(input.durable));
+  if (input.size !== undefined) push(...sizeMarkdown(input.size));
 
   // Earlier targets
   push('## Earlier targets (issue 5), in process, warm phase', '');
@@ -788,9 +882,15 @@ export function markdown(input: ReportInput): string {
     for (const r of noted) {
       const parts: string[] = [];
       if (r.warnings.length > 0) parts.push(`process warnings: ${r.warnings.join(', ')}`);
-      if (r.warm.cancelledPerTask > 0) parts.push(`${fmt(r.warm.cancelledPerTask, 2)} notifications/cancelled per task`);
-      if (r.errors.length > 0) parts.push(`errors: ${r.errors.map((e) => `\`${e.replaceAll('|', '\\|').replaceAll('\n', ' ').slice(0, 160)}\``).join('; ')}`);
-      push(`- ${label(r.wire, r.contender)}, ${r.wire === 'ext' ? 'extension' : '2025-11-25'}, ${TRANSPORT_NAMES[r.transport]}, ${r.workload}, N=${r.n}: ${parts.join('; ')}`);
+      if (r.warm.cancelledPerTask > 0)
+        parts.push(`${fmt(r.warm.cancelledPerTask, 2)} notifications/cancelled per task`);
+      if (r.errors.length > 0)
+        parts.push(
+          `errors: ${r.errors.map((e) => `\`${e.replaceAll('|', '\\|').replaceAll('\n', ' ').slice(0, 160)}\``).join('; ')}`,
+        );
+      push(
+        `- ${label(r.wire, r.contender)}, ${r.wire === 'ext' ? 'extension' : '2025-11-25'}, ${TRANSPORT_NAMES[r.transport]}, ${r.workload}, N=${r.n}: ${parts.join('; ')}`,
+      );
     }
     push('');
   }

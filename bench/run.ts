@@ -32,9 +32,20 @@ import { buildBench, type BenchBuild } from './build.js';
 import { CAUSE_SPECS, causeOf, type CauseProfile } from './causes.js';
 import { durableOptions, runDurable, type DurableResult } from './durable.js';
 import { renderStored } from './render.js';
+import { measureSize, type SizeResult } from './size.js';
 import { profileScenario } from './profile.js';
 import { CONTENDERS, versions, type ContenderId } from './contenders/index.js';
-import { aggregate, checksOf, consoleTable, label, LIMITS, shortfalls, sortRows, targetRows, type SoakResult } from './report.js';
+import {
+  aggregate,
+  checksOf,
+  consoleTable,
+  label,
+  LIMITS,
+  shortfalls,
+  sortRows,
+  targetRows,
+  type SoakResult,
+} from './report.js';
 import type { ScenarioResult, ScenarioSpec, Workload } from './scenario.js';
 import { median } from './stats.js';
 import type { TransportKind, WireKind } from './transports.js';
@@ -58,19 +69,81 @@ const HTTP_PACE = 100;
 
 /** The full run. */
 const FULL: readonly Block[] = [
-  { wire: '2025', transport: 'memory', ns: [1000, 10_000], workloads: ALL_WORKLOADS, contenders: ['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'] },
+  {
+    wire: '2025',
+    transport: 'memory',
+    ns: [1000, 10_000],
+    workloads: ALL_WORKLOADS,
+    contenders: ['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'],
+  },
   // The library over SDK v2 against a floor over SDK v2, at N = 1,000 (the SDK v1 rows carry the targets).
-  { wire: '2025', transport: 'memory', ns: [1000], workloads: ALL_WORKLOADS, contenders: ['mcp-task-client-v2', 'floor-v2'] },
-  { wire: '2025', transport: 'stdio', ns: [1000, 10_000], workloads: ALL_WORKLOADS, contenders: ['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'] },
-  { wire: '2025', transport: 'http', ns: [1000], workloads: ALL_WORKLOADS, contenders: ['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'], pace: HTTP_PACE },
-  { wire: 'ext', transport: 'memory', ns: [1000, 10_000], workloads: RANDOM, contenders: ['mcp-task-client', 'ext-tasks', 'floor'] },
-  { wire: 'ext', transport: 'stdio', ns: [1000, 10_000], workloads: RANDOM, contenders: ['mcp-task-client', 'ext-tasks', 'floor'] },
-  { wire: 'ext', transport: 'http', ns: [1000], workloads: RANDOM, contenders: ['mcp-task-client', 'ext-tasks', 'floor'], pace: HTTP_PACE },
+  {
+    wire: '2025',
+    transport: 'memory',
+    ns: [1000],
+    workloads: ALL_WORKLOADS,
+    contenders: ['mcp-task-client-v2', 'floor-v2'],
+  },
+  {
+    wire: '2025',
+    transport: 'stdio',
+    ns: [1000, 10_000],
+    workloads: ALL_WORKLOADS,
+    contenders: ['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'],
+  },
+  {
+    wire: '2025',
+    transport: 'http',
+    ns: [1000],
+    workloads: ALL_WORKLOADS,
+    contenders: ['mcp-task-client', 'sdk-stream', 'ext-tasks', 'floor'],
+    pace: HTTP_PACE,
+  },
+  {
+    wire: 'ext',
+    transport: 'memory',
+    ns: [1000, 10_000],
+    workloads: RANDOM,
+    contenders: ['mcp-task-client', 'ext-tasks', 'floor'],
+  },
+  {
+    wire: 'ext',
+    transport: 'stdio',
+    ns: [1000, 10_000],
+    workloads: RANDOM,
+    contenders: ['mcp-task-client', 'ext-tasks', 'floor'],
+  },
+  {
+    wire: 'ext',
+    transport: 'http',
+    ns: [1000],
+    workloads: RANDOM,
+    contenders: ['mcp-task-client', 'ext-tasks', 'floor'],
+    pace: HTTP_PACE,
+  },
+];
+
+/**
+ * Contenders a run leaves out unless named with `--contenders`, and the blocks they then join: the
+ * library with OpenTelemetry on, beside the library without it in process (docs/observability.md
+ * states the overhead from that pair). The published page (a full run) has no such row.
+ */
+const ON_REQUEST: ReadonlyArray<readonly [ContenderId, (block: Block) => boolean]> = [
+  [
+    'mcp-task-client-otel',
+    (block) => block.wire === '2025' && block.transport === 'memory' && block.contenders.includes('mcp-task-client'),
+  ],
 ];
 
 /** `--quick`: under two minutes. */
 const QUICK: readonly Block[] = [
-  { wire: '2025', transport: 'memory', ns: [100], workloads: RANDOM, contenders: ['mcp-task-client', 'sdk-stream', 'floor'] },
+  {
+    wire: '2025',
+    transport: 'memory',
+    ns: [100],
+    workloads: RANDOM,
+    contenders: ['mcp-task-client', 'sdk-stream', 'floor'],
+  },
   { wire: 'ext', transport: 'memory', ns: [100], workloads: RANDOM, contenders: ['mcp-task-client', 'floor'] },
   { wire: '2025', transport: 'stdio', ns: [100], workloads: ['random-poll'], contenders: ['mcp-task-client', 'floor'] },
 ];
@@ -95,7 +168,11 @@ function parseOptions(argv: readonly string[]): Options {
     flags.set(match[1]!, match[2] ?? 'true');
   }
   const get = (flag: string, env: string): string | undefined => flags.get(flag) ?? process.env[env];
-  const list = (value: string | undefined): string[] | undefined => value?.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (value: string | undefined): string[] | undefined =>
+    value
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const quickValue = get('quick', 'BENCH_QUICK');
   const quick = quickValue !== undefined && quickValue !== '0';
   const wires = list(get('wires', 'BENCH_WIRES'));
@@ -106,7 +183,12 @@ function parseOptions(argv: readonly string[]): Options {
   if (ns?.some((n) => !Number.isInteger(n) || n < 1) === true) throw new Error('--n takes positive integers');
   for (const w of workloads ?? []) if (!ALL_WORKLOADS.includes(w)) throw new Error(`Unknown workload ${w}`);
   for (const c of contenders ?? []) if (!CONTENDERS.some((x) => x.id === c)) throw new Error(`Unknown contender ${c}`);
+  const requested = ON_REQUEST.filter(([id]) => contenders?.includes(id) === true);
   const blocks = (quick ? QUICK : FULL)
+    .map((b) => ({
+      ...b,
+      contenders: [...b.contenders, ...requested.filter(([, joins]) => joins(b)).map(([id]) => id)],
+    }))
     .filter((b) => wires === undefined || wires.includes(b.wire))
     .filter((b) => transports === undefined || transports.includes(b.transport))
     .map((b) => ({
@@ -120,7 +202,9 @@ function parseOptions(argv: readonly string[]): Options {
   const subset =
     quick ||
     ['wires', 'transports', 'n', 'contenders', 'workloads', 'reps'].some((f) => flags.has(f)) ||
-    ['BENCH_WIRES', 'BENCH_TRANSPORTS', 'BENCH_N', 'BENCH_CONTENDERS', 'BENCH_WORKLOADS', 'BENCH_REPS'].some((e) => process.env[e] !== undefined);
+    ['BENCH_WIRES', 'BENCH_TRANSPORTS', 'BENCH_N', 'BENCH_CONTENDERS', 'BENCH_WORKLOADS', 'BENCH_REPS'].some(
+      (e) => process.env[e] !== undefined,
+    );
   return {
     blocks,
     reps,
@@ -204,7 +288,10 @@ function failedResult(spec: ScenarioSpec, error: unknown): ScenarioResult {
 /** Runs the compiled `npm run soak` and reads its heap readings. */
 function runSoak(build: BenchBuild): Promise<SoakResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--expose-gc', path.join(build.dir, 'bench', 'soak.js')], { cwd: build.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--expose-gc', path.join(build.dir, 'bench', 'soak.js')], {
+      cwd: build.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -224,7 +311,10 @@ function runSoak(build: BenchBuild): Promise<SoakResult> {
 }
 
 /** Profiles {@link CAUSE_SPECS} (library and floor each) for the page's measured causes. */
-async function profileCauses(build: BenchBuild, options: Options): Promise<{ cpu: CauseProfile[]; heap: CauseProfile[] }> {
+async function profileCauses(
+  build: BenchBuild,
+  options: Options,
+): Promise<{ cpu: CauseProfile[]; heap: CauseProfile[] }> {
   const cpu: CauseProfile[] = [];
   const heap: CauseProfile[] = [];
   for (const c of CAUSE_SPECS) {
@@ -248,9 +338,13 @@ async function profileCauses(build: BenchBuild, options: Options): Promise<{ cpu
         const allocated = c.kind === 'cpu' ? await profileScenario(build, spec, { alloc: true }) : undefined;
         if (allocated !== undefined) rmSync(allocated.dir, { recursive: true, force: true });
         (c.kind === 'cpu' ? cpu : heap).push(causeOf(spec, profile, allocated?.alloc));
-        console.error(`Profile (${c.kind}): ${c.wire} ${c.transport} ${c.workload} N=${c.n} ${label(c.wire, contender)} ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        console.error(
+          `Profile (${c.kind}): ${c.wire} ${c.transport} ${c.workload} N=${c.n} ${label(c.wire, contender)} ${((Date.now() - t) / 1000).toFixed(1)} s`,
+        );
       } catch (error) {
-        console.error(`Profile (${c.kind}) of ${label(c.wire, contender)} failed: ${error instanceof Error ? error.message : String(error)}`);
+        console.error(
+          `Profile (${c.kind}) of ${label(c.wire, contender)} failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
   }
@@ -264,8 +358,13 @@ function machine(): string {
 
 /** The versions the durable row names: bullmq and the redis-server binary. */
 function durableVersions(): Record<string, string> {
-  const bullmq = (JSON.parse(readFileSync(new URL('../node_modules/bullmq/package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  const redis = /v=([\d.]+)/.exec(spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout ?? '')?.[1] ?? 'unknown';
+  const bullmq = (
+    JSON.parse(readFileSync(new URL('../node_modules/bullmq/package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    }
+  ).version;
+  const redis =
+    /v=([\d.]+)/.exec(spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout ?? '')?.[1] ?? 'unknown';
   return { bullmq, 'redis-server': redis };
 }
 
@@ -278,14 +377,21 @@ async function mainDurable(argv: readonly string[]): Promise<void> {
     flags.set(match[1]!, match[2] ?? 'true');
   }
   const command = `npm run bench -- --only=durable${argv.length > 0 ? ` ${argv.join(' ')}` : ''}`;
-  const durable = await runDurable(durableOptions(flags, (line) => console.error(line)), { command, machine: machine(), versions: durableVersions() });
+  const durable = await runDurable(
+    durableOptions(flags, (line) => console.error(line)),
+    { command, machine: machine(), versions: durableVersions() },
+  );
   console.log(JSON.stringify(durable, null, 2));
   if (!flags.has('write')) {
-    console.log('Nothing written (pass --write to store the durable row in bench/results.json and render docs/performance.md).');
+    console.log(
+      'Nothing written (pass --write to store the durable row in bench/results.json and render docs/performance.md).',
+    );
     return;
   }
   const root = new URL('../', import.meta.url);
-  const stored = JSON.parse(readFileSync(new URL('bench/results.json', root), 'utf8')) as Parameters<typeof renderStored>[0] & { durable?: DurableResult };
+  const stored = JSON.parse(readFileSync(new URL('bench/results.json', root), 'utf8')) as Parameters<
+    typeof renderStored
+  >[0] & { durable?: DurableResult };
   const next = { ...stored, durable };
   writeFileSync(new URL('bench/results.json', root), `${JSON.stringify(next, null, 2)}\n`);
   const page = renderStored(next);
@@ -308,11 +414,21 @@ async function main(): Promise<void> {
   const sampler = setInterval(() => loads.push(os.loadavg()[0]!), 10_000);
   try {
     const v = { ...versions(), 'mcp-task-client': `${versions()['mcp-task-client']}, ${build.describe}` };
-    console.error(`Benchmark: ${list.length} scenario processes${options.soak ? ' and the soak' : ''}. ${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')}`);
-    // Pre-flight: the library under test must load and run before minutes are spent on it.
-    const probe = await runChild(build, { ...list[0]!, contender: 'mcp-task-client', n: 10, warmup: 10, pace: undefined, transport: 'memory', timeoutMs: 30_000 }).catch(
-      (error: unknown) => failedResult(list[0]!, error),
+    console.error(
+      `Benchmark: ${list.length} scenario processes${options.soak ? ' and the soak' : ''}. ${Object.entries(v)
+        .map(([k, x]) => `${k} ${x}`)
+        .join(', ')}`,
     );
+    // Pre-flight: the library under test must load and run before minutes are spent on it.
+    const probe = await runChild(build, {
+      ...list[0]!,
+      contender: 'mcp-task-client',
+      n: 10,
+      warmup: 10,
+      pace: undefined,
+      transport: 'memory',
+      timeoutMs: 30_000,
+    }).catch((error: unknown) => failedResult(list[0]!, error));
     if (!probe.ok) throw new Error(`Pre-flight run of mcp-task-client failed: ${probe.errors.join('; ')}`);
     const started = Date.now();
     const results: ScenarioResult[] = [];
@@ -344,15 +460,30 @@ async function main(): Promise<void> {
     if (!options.subset) {
       console.error('Durable queue (bench/durable.ts)…');
       const command = 'npm run bench';
-      durable = await runDurable(durableOptions(new Map(), (line) => console.error(line)), { command, machine: machine(), versions: durableVersions() }).catch((error: unknown) => {
+      durable = await runDurable(
+        durableOptions(new Map(), (line) => console.error(line)),
+        { command, machine: machine(), versions: durableVersions() },
+      ).catch((error: unknown) => {
         console.error(`Durable row failed: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      });
+    }
+    // The bundle sizes (bench/size.ts) of the compiled copy under test: seconds, a full run only.
+    let size: SizeResult | undefined;
+    if (!options.subset) {
+      size = await measureSize('npm run bench', path.join(build.dir, 'lib', 'index.js')).catch((error: unknown) => {
+        console.error(`Bundle sizes failed: ${error instanceof Error ? error.message : String(error)}`);
         return undefined;
       });
     }
     const elapsedS = (Date.now() - started) / 1000;
     const rows = sortRows(aggregate(results), workloads);
     console.log('');
-    console.log(`Versions: ${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')}`);
+    console.log(
+      `Versions: ${Object.entries(v)
+        .map(([k, x]) => `${k} ${x}`)
+        .join(', ')}`,
+    );
     console.log(`Machine: ${machine()}`);
     console.log('');
     console.log(consoleTable(rows));
@@ -360,14 +491,26 @@ async function main(): Promise<void> {
     const targets = targetRows(rows, workloads);
     for (const t of targets) {
       for (const c of checksOf(t)) {
-        console.log(`${c.pass ? 'met    ' : 'NOT MET'}  ${c.target} [${t.row.wire} ${t.row.transport} ${t.row.workload} N=${t.row.n} ${label(t.row.wire, t.row.contender)}]: ${c.measured}`);
+        console.log(
+          `${c.pass ? 'met    ' : 'NOT MET'}  ${c.target} [${t.row.wire} ${t.row.transport} ${t.row.workload} N=${t.row.n} ${label(t.row.wire, t.row.contender)}]: ${c.measured}`,
+        );
       }
     }
-    if (soak !== undefined) console.log(`${soak.passed && soak.growth <= LIMITS.soakGrowth ? 'met    ' : 'NOT MET'}  soak heap growth ≤ 10%: ${(soak.growth * 100).toFixed(1)}%`);
-    const ahead = shortfalls(rows).filter((s) => s.beyondSpread && !CONTENDERS.find((c) => c.wire === s.wire && c.id === s.contender)?.floor);
+    if (soak !== undefined)
+      console.log(
+        `${soak.passed && soak.growth <= LIMITS.soakGrowth ? 'met    ' : 'NOT MET'}  soak heap growth ≤ 10%: ${(soak.growth * 100).toFixed(1)}%`,
+      );
+    const ahead = shortfalls(rows).filter(
+      (s) => s.beyondSpread && !CONTENDERS.find((c) => c.wire === s.wire && c.id === s.contender)?.floor,
+    );
     console.log('');
-    console.log(`${ahead.length} figure(s) where another contender is ahead by more than the spread${ahead.length > 0 ? ':' : '.'}`);
-    for (const s of ahead) console.log(`  ${s.figure} [${s.wire} ${s.scenario}] ${label(s.wire, s.contender)} ${s.theirs.median.toFixed(3)} vs ours ${s.ours.median.toFixed(3)}`);
+    console.log(
+      `${ahead.length} figure(s) where another contender is ahead by more than the spread${ahead.length > 0 ? ':' : '.'}`,
+    );
+    for (const s of ahead)
+      console.log(
+        `  ${s.figure} [${s.wire} ${s.scenario}] ${label(s.wire, s.contender)} ${s.theirs.median.toFixed(3)} vs ours ${s.ours.median.toFixed(3)}`,
+      );
     console.log(`\nTotal time ${(elapsedS / 60).toFixed(1)} min.`);
     if (!options.write) {
       console.log('Subset run: nothing written (pass --write to write bench/results.json and docs/performance.md).');
@@ -392,6 +535,7 @@ async function main(): Promise<void> {
       soak: soak === undefined ? undefined : { ...soak, output: soak.output.split('\n') },
       causes,
       durable,
+      size,
       runs: results,
     };
     writeFileSync(new URL('bench/results.json', root), `${JSON.stringify(stored, null, 2)}\n`);

@@ -28,7 +28,9 @@ import { median, now, percentile, prng } from './stats.js';
 import { clockOffset, connect, type TransportKind, type WireKind } from './transports.js';
 
 /** How long each task runs on the server, from the gate release. */
-export type Duration = { readonly kind: 'fixed'; readonly ms: number } | { readonly kind: 'random'; readonly minMs: number; readonly maxMs: number };
+export type Duration =
+  | { readonly kind: 'fixed'; readonly ms: number }
+  | { readonly kind: 'random'; readonly minMs: number; readonly maxMs: number };
 
 /** A workload: task durations and server behaviour. */
 export interface Workload {
@@ -65,7 +67,13 @@ export interface PhaseResult {
   readonly created: number;
   readonly completed: number;
   readonly failed: number;
-  readonly lag: { readonly median: number; readonly p99: number; readonly min: number; readonly max: number; readonly mean: number } | null;
+  readonly lag: {
+    readonly median: number;
+    readonly p99: number;
+    readonly min: number;
+    readonly max: number;
+    readonly mean: number;
+  } | null;
   readonly tasksGetPerTask: number;
   readonly tasksResultPerTask: number;
   /** Every request the server received in the phase, divided by N. */
@@ -235,7 +243,12 @@ type Starter = { start(ms: number): Promise<StartedTask> };
  * Starts one task per entry of `list`, all at once or `pace` per second; resolves with the
  * created ones (failures go to `noteError`).
  */
-async function startAll(contender: Starter, list: readonly number[], pace: number | undefined, noteError: (error: unknown) => void): Promise<StartedTask[]> {
+async function startAll(
+  contender: Starter,
+  list: readonly number[],
+  pace: number | undefined,
+  noteError: (error: unknown) => void,
+): Promise<StartedTask[]> {
   let starts: Array<Promise<StartedTask>>;
   if (pace === undefined) starts = list.map((ms) => contender.start(ms));
   else {
@@ -269,7 +282,13 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
   process.on('warning', onWarning);
   const { workload, n } = spec;
   const info = contenderInfo(spec.wire, spec.contender);
-  const connection = await connect({ sdk: info.sdk, wire: spec.wire, transport: spec.transport, pollInterval: workload.pollInterval, notify: workload.notify });
+  const connection = await connect({
+    sdk: info.sdk,
+    wire: spec.wire,
+    transport: spec.transport,
+    pollInterval: workload.pollInterval,
+    notify: workload.notify,
+  });
   const server = connection.server;
   const errors: string[] = [];
   const noteError = (error: unknown): void => {
@@ -423,7 +442,18 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
     };
   } catch (error) {
     noteError(error);
-    return { spec, ok: false, errors, cold: null, warm: null, heapPerTaskBytes: null, rssPerTaskBytes: null, scope, clock: null, warnings };
+    return {
+      spec,
+      ok: false,
+      errors,
+      cold: null,
+      warm: null,
+      heapPerTaskBytes: null,
+      rssPerTaskBytes: null,
+      scope,
+      clock: null,
+      warnings,
+    };
   } finally {
     process.off('warning', onWarning);
     await connection.close().catch(() => {});

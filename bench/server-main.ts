@@ -28,7 +28,10 @@ import { now } from './stats.js';
 
 const wire = process.env.BENCH_WIRE === 'ext' ? 'ext' : '2025';
 const transport = process.env.BENCH_TRANSPORT === 'http' ? 'http' : 'stdio';
-const options = { pollInterval: Number(process.env.BENCH_POLL_INTERVAL ?? 1000), notify: process.env.BENCH_NOTIFY !== '0' };
+const options = {
+  pollInterval: Number(process.env.BENCH_POLL_INTERVAL ?? 1000),
+  notify: process.env.BENCH_NOTIFY !== '0',
+};
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {

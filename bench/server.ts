@@ -19,7 +19,10 @@
  * flight, then let them run for exactly their durations.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import {
+  InMemoryTaskMessageQueue,
+  InMemoryTaskStore,
+} from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, JSONRPCMessage, Task } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -27,7 +30,6 @@ import { now } from './stats.js';
 
 /** Name of the benchmark tool. */
 export const WORK_TOOL = 'work';
-
 
 /** Knobs of the benchmark server. */
 export interface BenchServerOptions {

@@ -17,7 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import {
+  InMemoryTaskMessageQueue,
+  InMemoryTaskStore,
+} from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TaskClient, type McpClient } from '../lib/index.js';
 
@@ -41,7 +44,11 @@ function makeServer(): McpServer {
   const store = new InMemoryTaskStore();
   const server = new McpServer(
     { name: 'soak-server', version: '1.0.0' },
-    { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: store, taskMessageQueue: new InMemoryTaskMessageQueue() },
+    {
+      capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      taskStore: store,
+      taskMessageQueue: new InMemoryTaskMessageQueue(),
+    },
   );
   server.experimental.tasks.registerToolTask(
     'tick',
@@ -49,10 +56,13 @@ function makeServer(): McpServer {
     {
       createTask: async (extra) => {
         const task = await extra.taskStore.createTask({ ttl: TTL_MS, pollInterval: 50 });
-        setTimeout(() => {
-          const result: CallToolResult = { content: [{ type: 'text', text: 'tick' }] };
-          void extra.taskStore.storeTaskResult(task.taskId, 'completed', result).catch(() => {});
-        }, 1 + Math.floor(Math.random() * 2));
+        setTimeout(
+          () => {
+            const result: CallToolResult = { content: [{ type: 'text', text: 'tick' }] };
+            void extra.taskStore.storeTaskResult(task.taskId, 'completed', result).catch(() => {});
+          },
+          1 + Math.floor(Math.random() * 2),
+        );
         return { task };
       },
       getTask: async (extra) => extra.taskStore.getTask(extra.taskId),
@@ -72,7 +82,10 @@ async function connect(): Promise<McpClient> {
     stderr: 'inherit' as const,
   };
   if (values.sdk === 'v2') {
-    const [{ Client }, { StdioClientTransport }] = await Promise.all([import('@modelcontextprotocol/client'), import('@modelcontextprotocol/client/stdio')]);
+    const [{ Client }, { StdioClientTransport }] = await Promise.all([
+      import('@modelcontextprotocol/client'),
+      import('@modelcontextprotocol/client/stdio'),
+    ]);
     const client = new Client({ name: 'soak', version: '1.0.0' });
     await client.connect(new StdioClientTransport(parameters));
     return client;
@@ -124,7 +137,9 @@ async function soak(): Promise<void> {
       if (done % CHECKPOINT === 0) {
         const heap = heapMiB();
         readings.push(heap);
-        console.log(`${String(done).padStart(7)} tasks  heap ${heap.toFixed(1)} MiB  (${((Date.now() - began) / 1000).toFixed(1)} s)`);
+        console.log(
+          `${String(done).padStart(7)} tasks  heap ${heap.toFixed(1)} MiB  (${((Date.now() - began) / 1000).toFixed(1)} s)`,
+        );
       }
     }
   };
@@ -135,7 +150,9 @@ async function soak(): Promise<void> {
   const first = readings[0] ?? 0;
   const last = readings.at(-1) ?? 0;
   const growth = first === 0 ? 0 : (last - first) / first;
-  console.log(`heap growth from the first to the last reading: ${(growth * 100).toFixed(1)}% (limit ${MAX_GROWTH * 100}%)`);
+  console.log(
+    `heap growth from the first to the last reading: ${(growth * 100).toFixed(1)}% (limit ${MAX_GROWTH * 100}%)`,
+  );
   console.log(`failed tasks: ${failed}; error events: ${failures}; process warnings: ${warnings.length}`);
   for (const warning of warnings) console.log(`  ${warning}`);
   if (growth > MAX_GROWTH || warnings.length > 0 || failed > 0) {

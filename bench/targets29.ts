@@ -61,9 +61,20 @@ export function checks29(rows: readonly Row[]): Check29[] {
   const out: Check29[] = [];
   for (const row of rows) {
     const info = contenderInfo(row.wire, row.contender);
-    if (info.floor || info.reference === undefined || !row.contender.startsWith('mcp-task-client') || !NS.includes(row.n)) continue;
+    if (
+      info.floor ||
+      info.reference === undefined ||
+      !row.contender.startsWith('mcp-task-client') ||
+      !NS.includes(row.n)
+    )
+      continue;
     const floor = rows.find(
-      (o) => o.wire === row.wire && o.transport === row.transport && o.workload === row.workload && o.n === row.n && o.contender === info.reference,
+      (o) =>
+        o.wire === row.wire &&
+        o.transport === row.transport &&
+        o.workload === row.workload &&
+        o.n === row.n &&
+        o.contender === info.reference,
     );
     if (floor === undefined) continue;
     const cpu = (target: string, limit: number, phases: ReadonlyArray<'cold' | 'warm'>): void => {
@@ -78,8 +89,10 @@ export function checks29(rows: readonly Row[]): Check29[] {
         withinSpread: phases.every((p) => row[p].cpuPerTaskMs.min <= limit * floor[p].cpuPerTaskMs.max),
       });
     };
-    if (row.wire === '2025' && row.transport === 'stdio') cpu(`CPU ≤ ${LIMITS_29.stdioWarmCpu}× floor, warm`, LIMITS_29.stdioWarmCpu, ['warm']);
-    if (row.wire === 'ext' && row.transport !== 'http') cpu(`CPU ≤ ${LIMITS_29.extCpu}× floor, cold / warm`, LIMITS_29.extCpu, ['cold', 'warm']);
+    if (row.wire === '2025' && row.transport === 'stdio')
+      cpu(`CPU ≤ ${LIMITS_29.stdioWarmCpu}× floor, warm`, LIMITS_29.stdioWarmCpu, ['warm']);
+    if (row.wire === 'ext' && row.transport !== 'http')
+      cpu(`CPU ≤ ${LIMITS_29.extCpu}× floor, cold / warm`, LIMITS_29.extCpu, ['cold', 'warm']);
     if (row.transport !== 'memory') {
       const heap = row.heapPerTaskBytes.median / floor.heapPerTaskBytes.median;
       out.push({
@@ -105,7 +118,7 @@ export function targets29Markdown(rows: readonly Row[]): string[] {
     `The client's own cost toward the floor: CPU per task ≤ ${LIMITS_29.stdioWarmCpu}× the floor's on the 2025-11-25 wire over stdio (warm phase); ` +
       `≤ ${LIMITS_29.extCpu}× on the extension wire in process and over stdio (cold / warm); heap per in-flight task ≤ ${LIMITS_29.heapOutOfProcess}× out of process on both wires; ` +
       'still below the SDK helper and ext-tasks on every row (the column "CPU ÷ others" above). CPU in ms per task, with the main thread\'s share: ' +
-      'the rest ran on V8\'s background threads (the optimizing compiler, the garbage collector\'s helpers). *Within spread* marks a miss where a process of the library and one of the floor together met the target.',
+      "the rest ran on V8's background threads (the optimizing compiler, the garbage collector's helpers). *Within spread* marks a miss where a process of the library and one of the floor together met the target.",
     '',
   );
   lines.push('| target | scenario | mcp-task-client | floor | ratio | met |', '|---|---|---|---|---|:---:|');

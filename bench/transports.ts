@@ -195,7 +195,10 @@ async function connectStdio(spec: ConnectionSpec): Promise<BenchConnection> {
 }
 
 async function connectHttp(spec: ConnectionSpec): Promise<BenchConnection> {
-  const child: ChildProcess = spawn(process.execPath, SERVER_ARGS, { env: serverEnv(spec), stdio: ['pipe', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, SERVER_ARGS, {
+    env: serverEnv(spec),
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
   const { CONTROL, MCP } = await announcements(child.stderr!, ['CONTROL', 'MCP']);
   const url = new URL(MCP!);
   let transport: Transport;
@@ -227,7 +230,10 @@ export function connect(spec: ConnectionSpec): Promise<BenchConnection> {
  * Estimates server clock − client clock (best of `rounds` round trips to the control endpoint;
  * the uncertainty is half the best round trip). Null in process (one clock).
  */
-export async function clockOffset(server: ServerSide, rounds = 25): Promise<{ offsetMs: number; uncertaintyMs: number } | null> {
+export async function clockOffset(
+  server: ServerSide,
+  rounds = 25,
+): Promise<{ offsetMs: number; uncertaintyMs: number } | null> {
   if (server.clock() === undefined) return null;
   let best = { offsetMs: 0, uncertaintyMs: Infinity };
   for (let i = 0; i < rounds; i += 1) {

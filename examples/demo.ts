@@ -61,7 +61,10 @@ const text = result.content.find((block) => block.type === 'text');
 console.log(`${stamp()}  result: ${text?.type === 'text' ? text.text : JSON.stringify(result)}`);
 
 console.log('\nCalling "flaky", which fails...');
-const flaky = await tasks.callToolAsTask('flaky', ext ? { reason: 'disk full on /data' } : { afterMs: 300, reason: 'disk full on /data' });
+const flaky = await tasks.callToolAsTask(
+  'flaky',
+  ext ? { reason: 'disk full on /data' } : { afterMs: 300, reason: 'disk full on /data' },
+);
 try {
   await flaky.result();
 } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * Runs the doctor (`mcp-task-client/doctor`) against a server over stdio and prints its report as
- * a table, the way the coming `mcp-task doctor` command will. One session per protocol era is
- * opened (a transport factory), so every task wire the server offers is probed.
+ * a table, with the library alone (the `mcp-task doctor` command of the CLI package does the same,
+ * with more options). One session per protocol era is opened (a transport factory), so every task
+ * wire the server offers is probed.
  *
  *     npx tsx examples/doctor.ts example      # the bundled example server (SDK McpServer + task store)
  *     npx tsx examples/doctor.ts everything   # @modelcontextprotocol/server-everything
@@ -38,7 +39,11 @@ const KNOWN: Record<string, { args: string[]; env?: Record<string, string>; opti
   ext: {
     args: tsx('./ext-server.ts'),
     env: { EXT_STEP_MS: '200' },
-    options: { tool: { name: 'analyze', arguments: { id: 7 } }, failTool: { name: 'flaky' }, inputTool: { name: 'analyze' } },
+    options: {
+      tool: { name: 'analyze', arguments: { id: 7 } },
+      failTool: { name: 'flaky' },
+      inputTool: { name: 'analyze' },
+    },
   },
 };
 
@@ -55,11 +60,14 @@ if ((dash < 0 && known === undefined) || command.length === 0) {
 const [program = process.execPath, ...args] = command;
 const env = { ...process.env, ...(dash < 0 ? known?.env : undefined) } as Record<string, string>;
 
-const report = await runDoctor(() => new StdioClientTransport({ command: program, args, cwd: root, env, stderr: 'ignore' }), {
-  ...(dash < 0 ? known?.options : undefined),
-  onProgress: ({ wire, probe }) => {
-    if (!json) process.stderr.write(`probing ${wire}: ${probe}\n`);
+const report = await runDoctor(
+  () => new StdioClientTransport({ command: program, args, cwd: root, env, stderr: 'ignore' }),
+  {
+    ...(dash < 0 ? known?.options : undefined),
+    onProgress: ({ wire, probe }) => {
+      if (!json) process.stderr.write(`probing ${wire}: ${probe}\n`);
+    },
   },
-});
+);
 process.stdout.write(json ? reportJson(report) : renderReport(report, { width: Number(process.env.WIDTH ?? 110) }));
 process.exitCode = exitCode(report);

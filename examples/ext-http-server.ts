@@ -8,12 +8,16 @@
  *     npx tsx examples/ext-http-server.ts     # http://127.0.0.1:3001/mcp (PORT, EXT_STEP_MS)
  *     npm run cli -- call analyze id=7 --url http://127.0.0.1:3001/mcp
  *
+ * It sends the CORS headers a web page on another origin needs (examples/cors.ts names them; any
+ * origin by default, `CORS_ORIGIN` to allow one only): examples/browser/ uses it from a page.
+ *
  * One {@link ExtExampleServer} serves every client. Request ids are rewritten on the way in (two
  * clients may both send id 1) and back on the way out.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { applyCors } from './cors.js';
 import { ExtExampleServer, type ExtExampleOptions } from './ext-server.js';
 
 type Json = Record<string, unknown>;
@@ -25,6 +29,8 @@ const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 export interface ExtHttpOptions extends ExtExampleOptions {
   /** Port on 127.0.0.1. @defaultValue 0 (a free one) */
   readonly port?: number;
+  /** `Access-Control-Allow-Origin`. @defaultValue '*' */
+  readonly origin?: string;
   /** Sees every JSON-RPC message a client sent, before the server does (to count `tools/call`, say). */
   readonly onMessage?: (message: Json) => void;
 }
@@ -101,7 +107,9 @@ export async function serveExtHttp(options: ExtHttpOptions = {}): Promise<ExtHtt
     try {
       message = JSON.parse(await readBody(req));
     } catch {
-      return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
+      return void res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
     }
     if (!isObject(message) || typeof message.method !== 'string') return void res.writeHead(400).end();
     options.onMessage?.(message);
@@ -114,7 +122,12 @@ export async function serveExtHttp(options: ExtHttpOptions = {}): Promise<ExtHtt
     const internal = `h${++next}`;
     const listen = message.method === 'subscriptions/listen';
     pending.set(internal, { clientId, res, listen });
-    if (listen) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    if (listen)
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
     res.on('close', () => {
       if (!pending.delete(internal) || !listen) return;
       // Closing a listen's stream ends its subscription.
@@ -124,6 +137,7 @@ export async function serveExtHttp(options: ExtHttpOptions = {}): Promise<ExtHtt
   };
 
   const http = createServer((req, res) => {
+    if (applyCors(req, res, options.origin)) return;
     serve(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(String(error));
     });
@@ -160,6 +174,10 @@ export async function serveExtHttp(options: ExtHttpOptions = {}): Promise<ExtHtt
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const endpoint = await serveExtHttp({ port: Number(process.env.PORT ?? 3001), stepMs: Number(process.env.EXT_STEP_MS ?? 500) });
+  const endpoint = await serveExtHttp({
+    port: Number(process.env.PORT ?? 3001),
+    stepMs: Number(process.env.EXT_STEP_MS ?? 500),
+    origin: process.env.CORS_ORIGIN,
+  });
   console.error(`tasks-extension example server on ${endpoint.url.href}`);
 }

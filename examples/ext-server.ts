@@ -62,7 +62,9 @@ class RpcError extends Error {
 const invalidParams = (message: string): RpcError => new RpcError(-32602, message);
 /** [E11]: a request that needs the extension did not declare it. */
 const undeclared = (): RpcError =>
-  new RpcError(-32021, 'Missing required client capability', { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+  new RpcError(-32021, 'Missing required client capability', {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
 
 /** One task, as the server keeps it. */
 interface TaskState {
@@ -109,7 +111,8 @@ const text = (value: string, extra: Json = {}): Json => ({ content: [{ type: 'te
 
 /** The example's tools. */
 function exampleTools(stepMs: number): Tool[] {
-  const report = (id: number, depth: string): Json => text(`analysis of dataset ${id}: ${depth} report ready`, { structuredContent: { id, depth } });
+  const report = (id: number, depth: string): Json =>
+    text(`analysis of dataset ${id}: ${depth} report ready`, { structuredContent: { id, depth } });
   const idOf = (args: Json): number => (typeof args.id === 'number' ? args.id : 1);
   return [
     {
@@ -218,8 +221,15 @@ export class ExtExampleServer {
       const result = this.request(id, method, params);
       if (result !== undefined) this.send({ jsonrpc: '2.0', id, result });
     } catch (error) {
-      const e = error instanceof RpcError ? error : new RpcError(-32603, error instanceof Error ? error.message : String(error));
-      this.send({ jsonrpc: '2.0', id, error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) } });
+      const e =
+        error instanceof RpcError
+          ? error
+          : new RpcError(-32603, error instanceof Error ? error.message : String(error));
+      this.send({
+        jsonrpc: '2.0',
+        id,
+        error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) },
+      });
     }
   }
 
@@ -236,7 +246,8 @@ export class ExtExampleServer {
     const meta = isObject(params._meta) ? params._meta : {};
     const version = meta[META.protocolVersion];
     if (version === undefined) throw invalidParams(`Missing _meta["${META.protocolVersion}"]`);
-    if (version !== PROTOCOL_VERSION) throw new RpcError(-32022, 'Unsupported protocol version', { supported: [PROTOCOL_VERSION], requested: version });
+    if (version !== PROTOCOL_VERSION)
+      throw new RpcError(-32022, 'Unsupported protocol version', { supported: [PROTOCOL_VERSION], requested: version });
     const capabilities = meta[META.clientCapabilities];
     if (!isObject(capabilities)) throw invalidParams(`Missing _meta["${META.clientCapabilities}"]`);
     // [E1]: the extension counts only when this very request declares it.
@@ -256,7 +267,11 @@ export class ExtExampleServer {
         return done({});
       case 'tools/list':
         return done({
-          tools: [...this.tools.values()].map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+          tools: [...this.tools.values()].map(({ name, description, inputSchema }) => ({
+            name,
+            description,
+            inputSchema,
+          })),
           ttlMs: 0,
           cacheScope: 'private',
         });
@@ -286,14 +301,16 @@ export class ExtExampleServer {
         const task = this.task(params);
         if (!isTerminal(task.status)) {
           task.stop.abort();
-          this.update(task, { status: 'cancelled', statusMessage: 'cancelled at the client\'s request' });
+          this.update(task, { status: 'cancelled', statusMessage: "cancelled at the client's request" });
         }
         return done({});
       }
       case 'subscriptions/listen': {
         const wanted = isObject(params.notifications) ? params.notifications.taskIds : undefined;
         if (wanted !== undefined && !declared) throw undeclared();
-        const agreed = (Array.isArray(wanted) ? wanted : []).filter((taskId): taskId is string => typeof taskId === 'string' && this.tasks.has(taskId));
+        const agreed = (Array.isArray(wanted) ? wanted : []).filter(
+          (taskId): taskId is string => typeof taskId === 'string' && this.tasks.has(taskId),
+        );
         this.subscriptions.set(id, new Set(agreed));
         // The acknowledgement comes first; the request itself stays open until the client cancels it.
         this.send({
@@ -310,7 +327,10 @@ export class ExtExampleServer {
 
   private notification(method: string, params: Json): void {
     // On stdio, a client ends a subscription by cancelling its listen request.
-    if (method === 'notifications/cancelled' && (typeof params.requestId === 'string' || typeof params.requestId === 'number')) {
+    if (
+      method === 'notifications/cancelled' &&
+      (typeof params.requestId === 'string' || typeof params.requestId === 'number')
+    ) {
       this.subscriptions.delete(params.requestId);
     }
   }
@@ -351,11 +371,20 @@ export class ExtExampleServer {
   private async run(task: TaskState, running: Promise<Json>): Promise<void> {
     try {
       const result = await running;
-      if (!isTerminal(task.status)) this.update(task, { status: 'completed', statusMessage: 'done', result: { resultType: 'complete', ...result } });
+      if (!isTerminal(task.status))
+        this.update(task, {
+          status: 'completed',
+          statusMessage: 'done',
+          result: { resultType: 'complete', ...result },
+        });
     } catch (error) {
       if (task.stop.signal.aborted || isTerminal(task.status)) return; // cancelled
       // A JSON-RPC error ends the task `failed`, with the error inline ([E15]).
-      this.update(task, { status: 'failed', statusMessage: 'internal error', error: { code: -32603, message: error instanceof Error ? error.message : String(error) } });
+      this.update(task, {
+        status: 'failed',
+        statusMessage: 'internal error',
+        error: { code: -32603, message: error instanceof Error ? error.message : String(error) },
+      });
     }
   }
 
@@ -384,7 +413,8 @@ export class ExtExampleServer {
           signal.addEventListener('abort', () => reject(new Error('cancelled')), { once: true });
           task.inputRequests.set(key, request);
           task.waiting.set(key, (answer) => {
-            if (task.inputRequests.size === 0) this.update(task, { status: 'working', statusMessage: 'answer received' });
+            if (task.inputRequests.size === 0)
+              this.update(task, { status: 'working', statusMessage: 'answer received' });
             resolve(answer);
           });
           this.update(task, { status: 'input_required', statusMessage });
@@ -393,12 +423,19 @@ export class ExtExampleServer {
   }
 
   /** Changes a task, stamps `lastUpdatedAt`, and tells the subscriptions that follow it. */
-  private update(task: TaskState, change: Partial<Pick<TaskState, 'status' | 'statusMessage' | 'result' | 'error'>>): void {
+  private update(
+    task: TaskState,
+    change: Partial<Pick<TaskState, 'status' | 'statusMessage' | 'result' | 'error'>>,
+  ): void {
     Object.assign(task, change);
     task.lastUpdatedAt = new Date().toISOString();
     for (const [subscriptionId, taskIds] of this.subscriptions) {
       if (!taskIds.has(task.taskId)) continue;
-      this.send({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...this.detailed(task), _meta: { [META.subscriptionId]: subscriptionId } } });
+      this.send({
+        jsonrpc: '2.0',
+        method: 'notifications/tasks',
+        params: { ...this.detailed(task), _meta: { [META.subscriptionId]: subscriptionId } },
+      });
     }
   }
 
@@ -444,7 +481,9 @@ function serveStdio(options: ExtExampleOptions): void {
     try {
       message = JSON.parse(line);
     } catch {
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })}\n`,
+      );
       return;
     }
     if (isObject(message)) server.receive(message);

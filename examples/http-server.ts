@@ -3,6 +3,8 @@
  * http://127.0.0.1:3000/mcp (`PORT` to change it). One server and transport per session, as a
  * real deployment runs them; a request naming a session this process does not know gets HTTP 404.
  * Tasks belong to the session that created them (the SDK's task store keeps them per session).
+ * It sends the CORS headers a web page on another origin needs (examples/cors.ts names them; any
+ * origin by default, `CORS_ORIGIN` to allow one only): examples/browser/ uses it from a page.
  *
  * Try it with `npx mcp-task call analyze id=7 --url http://127.0.0.1:3000/mcp`, or the
  * `TaskClient.connect(new StreamableHTTPClientTransport(url))` of docs/getting-started.md.
@@ -13,10 +15,13 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { applyCors } from './cors.js';
 import { createExampleServer, type ExampleServerOptions } from './server.js';
 
-/** Options of {@link serveHttp}. */
-export interface ServeHttpOptions extends Pick<ExampleServerOptions, 'stepMs' | 'pollInterval'> {
+/** Options of {@link serveHttp}: the example server's own, the page origin CORS allows, a message tap. */
+export interface ServeHttpOptions extends Omit<ExampleServerOptions, 'store'> {
+  /** `Access-Control-Allow-Origin`. @defaultValue '*' */
+  readonly origin?: string;
   /** Sees every JSON-RPC message a client POSTs, before the server does (to count `tools/call`, say). */
   readonly onMessage?: (message: Record<string, unknown>) => void;
 }
@@ -48,9 +53,11 @@ function readJson(req: IncomingMessage): Promise<unknown> {
 
 /** Starts listening on 127.0.0.1:`port` (0: a free port); resolves once it does. */
 export async function serveHttp(port: number, options: ServeHttpOptions = {}): Promise<HttpEndpoint> {
+  const { origin, onMessage, ...serverOptions } = options;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const stores = new Set<InMemoryTaskStore>();
   const http = createServer((req, res) => {
+    if (applyCors(req, res, origin)) return;
     void (async () => {
       // The body is read here (and handed to the transport) so that onMessage sees it.
       let body: unknown;
@@ -58,13 +65,15 @@ export async function serveHttp(port: number, options: ServeHttpOptions = {}): P
         try {
           body = await readJson(req);
         } catch {
-          res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
+          res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
           return;
         }
       }
-      if (options.onMessage !== undefined) {
+      if (onMessage !== undefined) {
         for (const message of Array.isArray(body) ? (body as unknown[]) : [body]) {
-          if (typeof message === 'object' && message !== null) options.onMessage(message as Record<string, unknown>);
+          if (typeof message === 'object' && message !== null) onMessage(message as Record<string, unknown>);
         }
       }
       const sid = req.headers['mcp-session-id'];
@@ -75,7 +84,7 @@ export async function serveHttp(port: number, options: ServeHttpOptions = {}): P
           res.writeHead(sid === undefined ? 400 : 404).end();
           return;
         }
-        const { server, store } = createExampleServer({ stepMs: options.stepMs, pollInterval: options.pollInterval });
+        const { server, store } = createExampleServer(serverOptions);
         stores.add(store);
         const opened: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
@@ -122,6 +131,6 @@ export async function serveHttp(port: number, options: ServeHttpOptions = {}): P
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const port = Number(process.env.PORT ?? 3000);
-  await serveHttp(port);
+  await serveHttp(port, { origin: process.env.CORS_ORIGIN });
   console.error(`example task server on http://127.0.0.1:${port}/mcp`);
 }

@@ -23,7 +23,10 @@
 import { appendFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import {
+  InMemoryTaskMessageQueue,
+  InMemoryTaskStore,
+} from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import type {
   CreateTaskRequestHandlerExtra,
   TaskRequestHandlerExtra,
@@ -76,7 +79,10 @@ interface Progress {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Builds the example server and its store (call `store.cleanup()` when done with it). */
-export function createExampleServer(options: ExampleServerOptions = {}): { server: McpServer; store: InMemoryTaskStore } {
+export function createExampleServer(options: ExampleServerOptions = {}): {
+  server: McpServer;
+  store: InMemoryTaskStore;
+} {
   const store = options.store ?? new InMemoryTaskStore();
   const listAndCancel = options.listAndCancel ?? true;
   const server = new McpServer(
@@ -137,7 +143,9 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
     const progress = progressFor(extra as never);
     void work(task.taskId, progress).catch(async (error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
-      await progress.finish(task.taskId, 'failed', { content: [{ type: 'text', text: message }], isError: true }).catch(() => {});
+      await progress
+        .finish(task.taskId, 'failed', { content: [{ type: 'text', text: message }], isError: true })
+        .catch(() => {});
     });
     return { task };
   }
@@ -147,7 +155,11 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
     {
       title: 'Analyze',
       description: 'A long analysis that reports each step in its status message.',
-      inputSchema: { id: z.number().default(1), steps: z.number().int().min(1).default(3), stepMs: z.number().optional() },
+      inputSchema: {
+        id: z.number().default(1),
+        steps: z.number().int().min(1).default(3),
+        stepMs: z.number().optional(),
+      },
       execution: { taskSupport: 'optional' },
     },
     {
@@ -300,7 +312,9 @@ export function createExampleServer(options: ExampleServerOptions = {}): { serve
           );
           await progress.update(taskId, 'working', `answer: ${answer.action}`);
           if (answer.action !== 'accept') {
-            await progress.finish(taskId, 'completed', { content: [{ type: 'text', text: `no order (${answer.action})` }] });
+            await progress.finish(taskId, 'completed', {
+              content: [{ type: 'text', text: `no order (${answer.action})` }],
+            });
             return;
           }
           const order = answer.content ?? {};

@@ -129,8 +129,8 @@ const REMOTE_FATE: Record<RemoteCancelOutcome, string> = {
 };
 
 /** A short phrase for error messages saying what became of the remote task. */
-export function describeRemoteCancel(outcome: RemoteCancelOutcome): string {
-  return REMOTE_FATE[outcome];
+export function describeRemoteCancel(fate: RemoteCancelOutcome): string {
+  return REMOTE_FATE[fate];
 }
 
 /**
@@ -201,7 +201,10 @@ export class TaskAbortError extends TaskError {
   /** What became of the remote task; `undefined` when only a waiter was aborted. */
   readonly remoteCancel: RemoteCancelOutcome | undefined;
 
-  constructor(message: string, options: TaskErrorOptions & { reason: unknown; remoteCancel?: RemoteCancelOutcome | undefined }) {
+  constructor(
+    message: string,
+    options: TaskErrorOptions & { reason: unknown; remoteCancel?: RemoteCancelOutcome | undefined },
+  ) {
     super(message, { ...options, cause: options.cause ?? options.reason });
     this.reason = options.reason;
     this.remoteCancel = options.remoteCancel;

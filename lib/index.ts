@@ -5,7 +5,9 @@
  */
 export { TaskClient } from './facade/client.js';
 export type {
+  CallInstrument,
   CallToolAsTaskOptions,
+  ClientInstrument,
   CloseOptions,
   CompletedMetrics,
   ConsoleLoggerOptions,
@@ -14,12 +16,21 @@ export type {
   InputCallbacks,
   InputContext,
   InputDelivery,
+  InputInstrument,
+  InputOutcome,
+  InstrumentedCall,
+  InstrumentedClient,
+  InstrumentedConnection,
+  InstrumentedInput,
   LogEntry,
   LogLevel,
+  OutgoingRequest,
   ProgressCallback,
   ProgressContext,
   ReceiverHandle,
   ReceiverResult,
+  RequestFailure,
+  RequestInstrument,
   ResultOptions,
   ResumeOptions,
   RetryOptions,
@@ -31,6 +42,7 @@ export type {
   TaskClientOptions,
   TaskHandle,
   TaskHandleEvents,
+  TaskInstrumentation,
   TaskLogger,
   TaskMetrics,
   TaskOutcomeKind,
@@ -43,7 +55,7 @@ export type {
   UpdatesOptions,
   WireKind,
 } from './api/index.js';
-export { consoleLogger } from './facade/logger.js';
+export { consoleLogger } from './facade/events/logger.js';
 export {
   isTerminalStatus,
   type AudioContent,
@@ -90,3 +102,4 @@ export {
   type RemoteCancelOutcome,
   type TaskErrorOptions,
 } from './errors.js';
+export { fingerprint as taskFingerprint } from './util/fingerprint.js';

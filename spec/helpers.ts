@@ -6,7 +6,13 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createExampleServer, type ExampleServerOptions } from '../examples/server.js';
 import type { Clock, TaskHandle } from '../lib/index.js';
-import { createLinkedPair, makeClient, type SpecClient, type SpecClientOptions, type SpecTransport } from './support/sdk.js';
+import {
+  createLinkedPair,
+  makeClient,
+  type SpecClient,
+  type SpecClientOptions,
+  type SpecTransport,
+} from './support/sdk.js';
 
 /** A connected client/server pair. */
 export interface Pair {
@@ -119,10 +125,18 @@ export async function unhandledDuring(run: () => Promise<void>): Promise<unknown
   return seen;
 }
 
-/** Resolves when `predicate` holds, polling every few ms; rejects after `timeoutMs`. */
-export async function until(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+/**
+ * Resolves when `predicate` holds, checking it every few ms (it may be async, e.g. to read a
+ * server's task store); rejects after `timeoutMs`. The way to wait for something to happen in real
+ * time, instead of sleeping for a guess.
+ */
+export async function until(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+  what = 'condition',
+): Promise<void> {
   const started = Date.now();
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -68,7 +68,8 @@ export const createExtFloor: ContenderFactory = async (connection, context) => {
 
   return {
     start: async (ms) => {
-      const answer = await channel.request('tools/call', { name: WORK_TOOL, arguments: { ms }, _meta: MODERN_ENVELOPE }).reply;
+      const answer = await channel.request('tools/call', { name: WORK_TOOL, arguments: { ms }, _meta: MODERN_ENVELOPE })
+        .reply;
       if (answer.error !== undefined) throw new Error(answer.error.message);
       const created = answer.result;
       if (created.resultType !== 'task') throw new Error('the server did not create a task');

@@ -60,7 +60,9 @@ function isRecord(value: unknown): value is Record<string, JsonValue> {
 /** The port; dispose it with `[Symbol.dispose]()` after closing the ext-tasks session. */
 export class V1ClientSessionPort implements ConnectedMcpSessionPort, Disposable {
   readonly taskCapabilities: SessionTaskCapabilities;
-  private readonly serverRequestListeners = new Set<(incoming: IncomingServerRequest) => Promise<JsonRpcResponse | undefined>>();
+  private readonly serverRequestListeners = new Set<
+    (incoming: IncomingServerRequest) => Promise<JsonRpcResponse | undefined>
+  >();
   private readonly notificationListeners = new Set<(notification: JsonValue) => void>();
   private readonly invalidationListeners = new Set<(reason: unknown) => void>();
   private readonly previousRequest: FallbackRequest | undefined;
@@ -82,7 +84,8 @@ export class V1ClientSessionPort implements ConnectedMcpSessionPort, Disposable 
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     }
     if (response.kind === 'error') throw new McpError(response.error.code, response.error.message, response.error.data);
-    if (!isRecord(response.result)) throw new McpError(ErrorCode.InternalError, 'Inbound handler returned a non-object result');
+    if (!isRecord(response.result))
+      throw new McpError(ErrorCode.InternalError, 'Inbound handler returned a non-object result');
     return response.result;
   };
 
@@ -109,7 +112,13 @@ export class V1ClientSessionPort implements ConnectedMcpSessionPort, Disposable 
     this.taskCapabilities =
       tasks === undefined
         ? { generation: 'none' }
-        : { generation: 'v1', capabilities: structuredClone(tasks) as Extract<SessionTaskCapabilities, { generation: 'v1' }>['capabilities'] };
+        : {
+            generation: 'v1',
+            capabilities: structuredClone(tasks) as Extract<
+              SessionTaskCapabilities,
+              { generation: 'v1' }
+            >['capabilities'],
+          };
     this.previousRequest = client.fallbackRequestHandler;
     this.previousNotification = client.fallbackNotificationHandler;
     this.previousOnclose = client.onclose;
@@ -123,7 +132,8 @@ export class V1ClientSessionPort implements ConnectedMcpSessionPort, Disposable 
   }
 
   async dispatch(request: JsonValue, options: DispatchOptions = {}): Promise<JsonRpcResponse> {
-    if (!isRecord(request) || typeof request.method !== 'string') throw new DispatchError('MCP request must be a JSON object with a method');
+    if (!isRecord(request) || typeof request.method !== 'string')
+      throw new DispatchError('MCP request must be a JSON object with a method');
     const params = request.params;
     if (params !== undefined && !isRecord(params)) throw new DispatchError('MCP request params must be a JSON object');
     const outer = options.signal;
@@ -190,8 +200,10 @@ export class V1ClientSessionPort implements ConnectedMcpSessionPort, Disposable 
   [Symbol.dispose](): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.client.fallbackRequestHandler === this.fallbackRequest) this.client.fallbackRequestHandler = this.previousRequest;
-    if (this.client.fallbackNotificationHandler === this.fallbackNotification) this.client.fallbackNotificationHandler = this.previousNotification;
+    if (this.client.fallbackRequestHandler === this.fallbackRequest)
+      this.client.fallbackRequestHandler = this.previousRequest;
+    if (this.client.fallbackNotificationHandler === this.fallbackNotification)
+      this.client.fallbackNotificationHandler = this.previousNotification;
     if (this.client.onclose === this.closeHook) this.client.onclose = this.previousOnclose;
     this.serverRequestListeners.clear();
     this.notificationListeners.clear();

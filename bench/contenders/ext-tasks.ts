@@ -29,7 +29,8 @@ export const createExtTasks: ContenderFactory = async (connection) => {
     close: async () => {
       await session.close();
       port[Symbol.dispose]();
-      if (errors.length > 0) throw new Error(`ext-tasks reported ${errors.length} background error(s): ${errors[0]?.message}`);
+      if (errors.length > 0)
+        throw new Error(`ext-tasks reported ${errors.length} background error(s): ${errors[0]?.message}`);
     },
   };
 };

@@ -46,18 +46,32 @@ async function sdkCalls(connection: BenchConnection): Promise<SdkCalls> {
   let schemas: { create: unknown; get: unknown; result: unknown; status: unknown };
   if (connection.sdk === 'v1') {
     const types = await import('@modelcontextprotocol/sdk/types.js');
-    schemas = { create: types.CreateTaskResultSchema, get: types.GetTaskResultSchema, result: types.CallToolResultSchema, status: types.TaskStatusNotificationSchema };
+    schemas = {
+      create: types.CreateTaskResultSchema,
+      get: types.GetTaskResultSchema,
+      result: types.CallToolResultSchema,
+      status: types.TaskStatusNotificationSchema,
+    };
   } else {
     const { specTypeSchemas } = await import('@modelcontextprotocol/client');
     // SDK v2 keys notification handlers by method name.
-    schemas = { create: specTypeSchemas.CreateTaskResult, get: specTypeSchemas.GetTaskResult, result: specTypeSchemas.CallToolResult, status: 'notifications/tasks/status' };
+    schemas = {
+      create: specTypeSchemas.CreateTaskResult,
+      get: specTypeSchemas.GetTaskResult,
+      result: specTypeSchemas.CallToolResult,
+      status: 'notifications/tasks/status',
+    };
   }
   return {
     createTask: async (ms) =>
-      (await client.request({ method: 'tools/call', params: { name: WORK_TOOL, arguments: { ms }, task: {} } }, schemas.create)) as { task: Task },
+      (await client.request(
+        { method: 'tools/call', params: { name: WORK_TOOL, arguments: { ms }, task: {} } },
+        schemas.create,
+      )) as { task: Task },
     getTask: async (taskId) => (await client.request({ method: 'tasks/get', params: { taskId } }, schemas.get)) as Task,
     getResult: (taskId) => client.request({ method: 'tasks/result', params: { taskId } }, schemas.result),
-    onStatus: (handler) => client.setNotificationHandler(schemas.status, (notification) => handler(notification.params)),
+    onStatus: (handler) =>
+      client.setNotificationHandler(schemas.status, (notification) => handler(notification.params)),
     offStatus: () => client.removeNotificationHandler('notifications/tasks/status'),
   };
 }

@@ -3,7 +3,14 @@ import { readFileSync } from 'node:fs';
 import type { WireKind } from '../transports.js';
 import type { ContenderFactory, ContenderId, ContenderInfo } from './types.js';
 
-export type { Contender, ContenderContext, ContenderFactory, ContenderId, ContenderInfo, StartedTask } from './types.js';
+export type {
+  Contender,
+  ContenderContext,
+  ContenderFactory,
+  ContenderId,
+  ContenderInfo,
+  StartedTask,
+} from './types.js';
 
 // Each factory loads its module on first use, so a scenario loads only the contender it runs (and
 // a broken library under test cannot break the other contenders' scenarios).
@@ -12,8 +19,33 @@ const floor2025 = async (): Promise<ContenderFactory> => (await import('./floor.
 
 /** Every contender and floor, by wire, in report order (floors last). */
 export const CONTENDERS: readonly ContenderInfo[] = [
-  { wire: '2025', id: 'mcp-task-client', sdk: 'v1', label: 'mcp-task-client', floor: false, reference: 'floor', load: mcpTaskClient },
-  { wire: '2025', id: 'mcp-task-client-v2', sdk: 'v2', label: 'mcp-task-client (SDK v2)', floor: false, reference: 'floor-v2', load: mcpTaskClient },
+  {
+    wire: '2025',
+    id: 'mcp-task-client',
+    sdk: 'v1',
+    label: 'mcp-task-client',
+    floor: false,
+    reference: 'floor',
+    load: mcpTaskClient,
+  },
+  {
+    wire: '2025',
+    id: 'mcp-task-client-v2',
+    sdk: 'v2',
+    label: 'mcp-task-client (SDK v2)',
+    floor: false,
+    reference: 'floor-v2',
+    load: mcpTaskClient,
+  },
+  {
+    wire: '2025',
+    id: 'mcp-task-client-otel',
+    sdk: 'v1',
+    label: 'mcp-task-client + OpenTelemetry',
+    floor: false,
+    reference: 'floor',
+    load: async () => (await import('./mcp-task-client-otel.js')).createMcpTaskClientOtel,
+  },
   {
     wire: '2025',
     id: 'sdk-stream',
@@ -32,9 +64,33 @@ export const CONTENDERS: readonly ContenderInfo[] = [
     reference: 'floor',
     load: async () => (await import('./ext-tasks.js')).createExtTasks,
   },
-  { wire: '2025', id: 'floor', sdk: 'v1', label: 'floor (reference)', floor: true, reference: undefined, load: floor2025 },
-  { wire: '2025', id: 'floor-v2', sdk: 'v2', label: 'floor, SDK v2 (reference)', floor: true, reference: undefined, load: floor2025 },
-  { wire: 'ext', id: 'mcp-task-client', sdk: 'v2', label: 'mcp-task-client (SDK v2)', floor: false, reference: 'floor', load: mcpTaskClient },
+  {
+    wire: '2025',
+    id: 'floor',
+    sdk: 'v1',
+    label: 'floor (reference)',
+    floor: true,
+    reference: undefined,
+    load: floor2025,
+  },
+  {
+    wire: '2025',
+    id: 'floor-v2',
+    sdk: 'v2',
+    label: 'floor, SDK v2 (reference)',
+    floor: true,
+    reference: undefined,
+    load: floor2025,
+  },
+  {
+    wire: 'ext',
+    id: 'mcp-task-client',
+    sdk: 'v2',
+    label: 'mcp-task-client (SDK v2)',
+    floor: false,
+    reference: 'floor',
+    load: mcpTaskClient,
+  },
   {
     wire: 'ext',
     id: 'ext-tasks',

@@ -17,7 +17,8 @@ export const createMcpTaskClient: ContenderFactory = async (connection) => {
   return {
     start: async (ms) => {
       const handle = await tasks.callToolAsTask(WORK_TOOL, { ms });
-      if (handle.kind !== 'task' || handle.taskId === undefined) throw new Error('mcp-task-client did not create a task');
+      if (handle.kind !== 'task' || handle.taskId === undefined)
+        throw new Error('mcp-task-client did not create a task');
       return { taskId: handle.taskId, done: handle.result().then(() => now()) };
     },
     close: () => tasks.close(),

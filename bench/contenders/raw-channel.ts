@@ -16,7 +16,9 @@ interface TransportLike {
 }
 
 /** A JSON-RPC answer. */
-export type RawReply = { readonly result: Json; readonly error?: undefined } | { readonly result?: undefined; readonly error: { code: number; message: string; data?: unknown } };
+export type RawReply =
+  | { readonly result: Json; readonly error?: undefined }
+  | { readonly result?: undefined; readonly error: { code: number; message: string; data?: unknown } };
 
 /** The per-request `_meta` envelope of the 2026-07-28 era, declaring the tasks extension. */
 export const MODERN_ENVELOPE: Json = Object.freeze({
@@ -49,10 +51,19 @@ export class RawChannel {
         const resolve = this.pending.get(id);
         if (resolve === undefined) return;
         this.pending.delete(id);
-        resolve(m.error !== undefined ? { error: m.error as { code: number; message: string } } : { result: (m.result ?? {}) as Json });
+        resolve(
+          m.error !== undefined
+            ? { error: m.error as { code: number; message: string } }
+            : { result: (m.result ?? {}) as Json },
+        );
         return;
       }
-      if (typeof m.method === 'string' && id === undefined && this.onNotification?.(m.method, (m.params ?? {}) as Json) === true) return;
+      if (
+        typeof m.method === 'string' &&
+        id === undefined &&
+        this.onNotification?.(m.method, (m.params ?? {}) as Json) === true
+      )
+        return;
       this.inner?.call(transport, message, extra);
     };
   }
@@ -101,10 +112,13 @@ export class HostSubscription {
   add(taskId: string): void {
     this.open.add(taskId);
     if (this.unsupported || this.timer !== undefined) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.listen();
-    }, Math.max(0, this.last + RELISTEN_MS - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.listen();
+      },
+      Math.max(0, this.last + RELISTEN_MS - Date.now()),
+    );
     this.timer.unref();
   }
 
@@ -118,7 +132,10 @@ export class HostSubscription {
     if (this.open.size === 0) return;
     const previous = this.current;
     this.last = Date.now();
-    const { id, reply } = this.channel.request('subscriptions/listen', { notifications: { taskIds: [...this.open] }, _meta: MODERN_ENVELOPE });
+    const { id, reply } = this.channel.request('subscriptions/listen', {
+      notifications: { taskIds: [...this.open] },
+      _meta: MODERN_ENVELOPE,
+    });
     this.current = id;
     reply.then(
       (answer) => {

@@ -17,7 +17,10 @@ export const createSdkStream: ContenderFactory = async (connection) => {
       new Promise<StartedTask>((resolveStart, rejectStart) => {
         let created: ((taskId: string) => void) | undefined;
         const done = (async (): Promise<number> => {
-          const stream = client.experimental.tasks.callToolStream({ name: WORK_TOOL, arguments: { ms } }, CallToolResultSchema);
+          const stream = client.experimental.tasks.callToolStream(
+            { name: WORK_TOOL, arguments: { ms } },
+            CallToolResultSchema,
+          );
           for await (const message of stream) {
             switch (message.type) {
               case 'taskCreated':

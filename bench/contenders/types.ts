@@ -5,7 +5,8 @@
 import type { BenchConnection, Sdk, WireKind } from '../transports.js';
 
 /** Identifiers of the contenders (and of the reference floors), unique within a wire. */
-export type ContenderId = 'mcp-task-client' | 'mcp-task-client-v2' | 'sdk-stream' | 'ext-tasks' | 'floor' | 'floor-v2';
+export type ContenderId =
+  'mcp-task-client' | 'mcp-task-client-v2' | 'mcp-task-client-otel' | 'sdk-stream' | 'ext-tasks' | 'floor' | 'floor-v2';
 
 /** A task the contender created. */
 export interface StartedTask {

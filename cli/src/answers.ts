@@ -96,7 +96,12 @@ export function toSamplingAnswer(value: unknown): PresetSampling | undefined {
 
 /** A `CreateMessageResult` with a text reply typed by a person. */
 export function textReply(text: string): Record<string, unknown> {
-  return { role: 'assistant', content: { type: 'text', text }, model: 'mcp-task (typed by the user)', stopReason: 'endTurn' };
+  return {
+    role: 'assistant',
+    content: { type: 'text', text },
+    model: 'mcp-task (typed by the user)',
+    stopReason: 'endTurn',
+  };
 }
 
 /** The answers, consumed in order. */

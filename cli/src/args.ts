@@ -58,20 +58,26 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 /**
- * Builds tool arguments from `--args JSON` (an object) and `key=value` pairs (which override it).
- * Every key is an argument like any other, `__proto__` included.
+ * Builds tool arguments from `--args JSON` (an object; several are merged in order) and
+ * `key=value` pairs (which override it). Every key is an argument like any other, `__proto__`
+ * included.
+ * @param option the option's name in error messages.
  * @throws UsageError for a pair without `=`, an empty key, or `--args` that is not a JSON object.
  */
-export function parseToolArgs(pairs: readonly string[], json: string | undefined): Record<string, unknown> {
+export function parseToolArgs(
+  pairs: readonly string[],
+  json: string | readonly string[] | undefined,
+  option = '--args',
+): Record<string, unknown> {
   const args: Record<string, unknown> = {};
-  if (json !== undefined) {
+  for (const text of json === undefined ? [] : typeof json === 'string' ? [json] : json) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(json);
+      parsed = JSON.parse(text);
     } catch (error) {
-      throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+      throw new UsageError(`${option} is not valid JSON: ${(error as Error).message}`);
     }
-    if (!isPlainObject(parsed)) throw new UsageError('--args must be a JSON object');
+    if (!isPlainObject(parsed)) throw new UsageError(`${option} must be a JSON object`);
     for (const [key, value] of Object.entries(parsed)) setOwn(args, key, value);
   }
   for (const pair of pairs) {
@@ -100,7 +106,9 @@ export function parseHeaders(entries: readonly string[]): Record<string, string>
     const name = at < 0 ? '' : entry.slice(0, at).trim();
     if (name === '') throw new UsageError(`--header expects "Name: value", got ${JSON.stringify(entry)}`);
     if (!HEADER_NAME.test(name)) {
-      throw new UsageError(`--header: ${JSON.stringify(name)} is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`);
+      throw new UsageError(
+        `--header: ${JSON.stringify(name)} is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`,
+      );
     }
     const value = entry.slice(at + 1).trim();
     if (BAD_HEADER_VALUE.test(value)) {

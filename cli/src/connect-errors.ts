@@ -111,9 +111,11 @@ export function stdioFailureReason(error: unknown, command: string): string | un
   for (const e of chain(error)) {
     const code = text(e.code);
     if (code === 'ENOENT' && text(e.syscall)?.startsWith('spawn') === true) return `command not found: ${command}`;
-    if (code === 'EACCES' && text(e.syscall)?.startsWith('spawn') === true) return `permission denied running ${command}`;
+    if (code === 'EACCES' && text(e.syscall)?.startsWith('spawn') === true)
+      return `permission denied running ${command}`;
   }
-  if (/connection closed/i.test(topMessage(error))) return 'the server exited, or closed its output, before it answered';
+  if (/connection closed/i.test(topMessage(error)))
+    return 'the server exited, or closed its output, before it answered';
   return undefined;
 }
 
@@ -121,8 +123,23 @@ export function stdioFailureReason(error: unknown, command: string): string | un
  * One line for a connection that could not be made: `cannot connect to WHERE: REASON (the
  * library's or SDK's own message)`.
  */
-export function describeConnectFailure(error: unknown, target: { readonly where: string; readonly url?: string | undefined; readonly command?: string | undefined }): string {
+export function describeConnectFailure(
+  error: unknown,
+  target: { readonly where: string; readonly url?: string | undefined; readonly command?: string | undefined },
+): string {
   const message = topMessage(error);
-  const reason = target.url !== undefined ? httpFailureReason(error) : target.command !== undefined ? stdioFailureReason(error, target.command) : undefined;
-  return reason === undefined ? `cannot connect to ${target.where}: ${message}` : `cannot connect to ${target.where}: ${reason} (${message})`;
+  const reason =
+    target.url !== undefined
+      ? httpFailureReason(error)
+      : target.command !== undefined
+        ? stdioFailureReason(error, target.command)
+        : undefined;
+  return reason === undefined
+    ? `cannot connect to ${target.where}: ${message}`
+    : `cannot connect to ${target.where}: ${reason} (${message})`;
+}
+
+/** The connection could not be made (exit 1): the message says where, why, and what was tried. */
+export class ConnectError extends Error {
+  override readonly name = 'ConnectError';
 }

@@ -35,9 +35,11 @@ export type Outcome = 'completed' | 'failed' | 'cancelled' | 'timeout' | 'error'
 /** The outcome and exit code that `error` stands for. */
 export function outcomeOf(error: unknown): { outcome: Outcome; exitCode: number } {
   if (error instanceof TaskTimeoutError) return { outcome: 'timeout', exitCode: EXIT.timeout };
-  if (error instanceof TaskCancelledError || error instanceof TaskAbortError) return { outcome: 'cancelled', exitCode: EXIT.cancelled };
+  if (error instanceof TaskCancelledError || error instanceof TaskAbortError)
+    return { outcome: 'cancelled', exitCode: EXIT.cancelled };
   if (error instanceof TaskFailedError) return { outcome: 'failed', exitCode: EXIT.failed };
-  if (error instanceof UsageError || error instanceof TaskOptionError) return { outcome: 'error', exitCode: EXIT.usage };
+  if (error instanceof UsageError || error instanceof TaskOptionError)
+    return { outcome: 'error', exitCode: EXIT.usage };
   return { outcome: 'error', exitCode: EXIT.failed };
 }
 

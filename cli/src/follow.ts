@@ -72,7 +72,11 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
   if (showProgress) reporter.begin({ taskId, toolName: handle.toolName, kind: handle.kind, wire }, handle.task, counts);
   const stopWatchingInput =
     ctx.resumed === true && ctx.inputSeen !== undefined && taskId !== undefined
-      ? unansweredInput(handle, { inputSeen: () => ctx.inputSeen?.(taskId) ?? 0, note: (text) => reporter.note(text), cancelHint: cancelHint(ctx) })
+      ? unansweredInput(handle, {
+          inputSeen: () => ctx.inputSeen?.(taskId) ?? 0,
+          note: (text) => reporter.note(text),
+          cancelHint: cancelHint(ctx),
+        })
       : () => {};
   const snapshots = (async () => {
     if (!showProgress) return;
@@ -96,7 +100,12 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
   };
   const leaveInterrupted = (why: string): void => {
     ctx.leaveNow?.();
-    leave({ outcome: 'interrupted', exitCode: interrupts.exitCode, name: 'Interrupted', message: `${why}; ${afterLeaving()}` });
+    leave({
+      outcome: 'interrupted',
+      exitCode: interrupts.exitCode,
+      name: 'Interrupted',
+      message: `${why}; ${afterLeaving()}`,
+    });
   };
 
   /** Cancels the task, waiting at most the cancel grace for the server's answer. */
@@ -104,7 +113,9 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     if (handle.kind !== 'task' || handle.settled) return;
     reporter.note(`${interrupts.label}: cancelling the task (press Ctrl-C again to leave at once)`);
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<{ kind: 'late' }>((resolve) => (timer = setTimeout(() => resolve({ kind: 'late' }), CANCEL_GRACE_MS)));
+    const late = new Promise<{ kind: 'late' }>(
+      (resolve) => (timer = setTimeout(() => resolve({ kind: 'late' }), CANCEL_GRACE_MS)),
+    );
     const answer = await Promise.race([
       handle.cancel().then(
         (final) => ({ kind: 'answer' as const, final }),
@@ -144,7 +155,9 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
       cancelling = cancel();
       return;
     }
-    reporter.note(`second ${interrupts.label === 'stdout closed' ? 'interruption' : interrupts.label}: leaving without waiting`);
+    reporter.note(
+      `second ${interrupts.label === 'stdout closed' ? 'interruption' : interrupts.label}: leaving without waiting`,
+    );
     leaveInterrupted('left without waiting for the task to end');
   });
   const restoreLoss =
@@ -164,7 +177,13 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     ]);
     if (ending.kind === 'left') {
       const { leaving } = ending;
-      reporter.end({ outcome: leaving.outcome, exitCode: leaving.exitCode, wire, taskId, error: { name: leaving.name, message: leaving.message } });
+      reporter.end({
+        outcome: leaving.outcome,
+        exitCode: leaving.exitCode,
+        wire,
+        taskId,
+        error: { name: leaving.name, message: leaving.message },
+      });
       return leaving.exitCode;
     }
     if (handle.task !== undefined && isTerminalStatus(handle.task.status)) ctx.taskEnded?.(handle);
@@ -197,5 +216,7 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
 
 /** How to give up a task whose question cannot be answered from here. */
 function cancelHint(ctx: FollowContext): string {
-  return ctx.target.kind === 'url' ? 'cancel it (Ctrl-C here, or mcp-task cancel with the same --ref or id)' : 'cancel it (Ctrl-C)';
+  return ctx.target.kind === 'url'
+    ? 'cancel it (Ctrl-C here, or mcp-task cancel with the same --ref or id)'
+    : 'cancel it (Ctrl-C)';
 }

@@ -7,14 +7,7 @@
  */
 import { confirm, isCancel, multiselect, note, select, text } from '@clack/prompts';
 import { terminalSafe } from './sanitize.js';
-import {
-  checkNumber,
-  checkSelection,
-  checkText,
-  fieldsOf,
-  hintOf,
-  type Field,
-} from './schema-fields.js';
+import { checkNumber, checkSelection, checkText, fieldsOf, hintOf, type Field } from './schema-fields.js';
 
 /** An elicitation answer (the wire's `ElicitResult` without `_meta`). */
 export interface ElicitAnswer {
@@ -37,12 +30,15 @@ function setOwn(target: Record<string, Value>, key: string, value: Value): void 
 }
 
 /** A check's message (it names the server's field title) as plain text. */
-const plain = (problem: string | undefined): string | undefined => (problem === undefined ? undefined : terminalSafe(problem));
+const plain = (problem: string | undefined): string | undefined =>
+  problem === undefined ? undefined : terminalSafe(problem);
 
 async function ask(field: Field, signal: AbortSignal): Promise<Value | undefined | typeof DISMISSED> {
   const hint = hintOf(field);
   // Titles, descriptions, formats and choice labels are the server's: shown only as plain text.
-  const message = terminalSafe(`${field.label}${hint ? ` (${hint})` : ''}${field.description ? ` - ${field.description}` : ''}`);
+  const message = terminalSafe(
+    `${field.label}${hint ? ` (${hint})` : ''}${field.description ? ` - ${field.description}` : ''}`,
+  );
   switch (field.kind) {
     case 'select': {
       const skip = '\u0000skip';
@@ -94,7 +90,9 @@ async function ask(field: Field, signal: AbortSignal): Promise<Value | undefined
  * `params` is the request's params (form or URL mode).
  */
 export async function askElicitation(params: Record<string, unknown>, signal: AbortSignal): Promise<ElicitAnswer> {
-  const message = terminalSafe(typeof params.message === 'string' ? params.message : '(no message)', { multiline: true });
+  const message = terminalSafe(typeof params.message === 'string' ? params.message : '(no message)', {
+    multiline: true,
+  });
   if (params.mode === 'url') {
     note(`${message}\n${terminalSafe(String(params.url))}`, 'The server asks you to open a URL');
     const choice = await select({
@@ -145,7 +143,9 @@ function textOf(content: unknown): string {
   return blocks
     .map((block) => {
       const b = block as { type?: unknown; text?: unknown; mimeType?: unknown };
-      return b.type === 'text' && typeof b.text === 'string' ? b.text : `[${String(b.type)}${typeof b.mimeType === 'string' ? ` ${b.mimeType}` : ''}]`;
+      return b.type === 'text' && typeof b.text === 'string'
+        ? b.text
+        : `[${String(b.type)}${typeof b.mimeType === 'string' ? ` ${b.mimeType}` : ''}]`;
     })
     .join('\n');
 }
@@ -172,6 +172,10 @@ export async function askSampling(params: Record<string, unknown>, signal: Abort
     signal,
   });
   if (isCancel(choice) || choice === 'reject') return { reject: true };
-  const reply = await text({ message: 'Reply', validate: (raw) => ((raw ?? '') === '' ? 'Type a reply, or press Escape to reject' : undefined), signal });
+  const reply = await text({
+    message: 'Reply',
+    validate: (raw) => ((raw ?? '') === '' ? 'Type a reply, or press Escape to reject' : undefined),
+    signal,
+  });
   return isCancel(reply) ? { reject: true } : { text: reply };
 }

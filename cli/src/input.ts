@@ -56,39 +56,73 @@ export function inputCallbacks(deps: InputDeps): CliInputCallbacks {
         source = 'prompt';
       }
       if (answer === undefined) {
-        reporter.note(`declined a question from ${about(context.taskId)} ("${String(request.message)}"): no answer given (use --answer JSON or --answers FILE)`);
+        reporter.note(
+          `declined a question from ${about(context.taskId)} ("${String(request.message)}"): no answer given (use --answer JSON or --answers FILE)`,
+        );
         answer = { action: 'decline' };
         source = 'none';
       }
-      reporter.input({ taskId: context.taskId, kind: 'elicitation', delivery: context.delivery, request, answer: { ...answer }, source });
+      reporter.input({
+        taskId: context.taskId,
+        kind: 'elicitation',
+        delivery: context.delivery,
+        request,
+        answer: { ...answer },
+        source,
+      });
       return { ...answer };
     },
     onSampling: async (params, context) => {
       deps.asked?.(context.taskId);
       const request = params as unknown as Record<string, unknown>;
       const reporter = deps.reporter();
-      const reply = (result: Record<string, unknown>, source: 'answer' | 'prompt'): Awaited<ReturnType<SamplingCallback>> => {
-        reporter.input({ taskId: context.taskId, kind: 'sampling', delivery: context.delivery, request, answer: result, source });
+      const reply = (
+        result: Record<string, unknown>,
+        source: 'answer' | 'prompt',
+      ): Awaited<ReturnType<SamplingCallback>> => {
+        reporter.input({
+          taskId: context.taskId,
+          kind: 'sampling',
+          delivery: context.delivery,
+          request,
+          answer: result,
+          source,
+        });
         return result as Awaited<ReturnType<SamplingCallback>>;
       };
       const reject = (source: 'answer' | 'prompt' | 'none', why: string): never => {
-        reporter.input({ taskId: context.taskId, kind: 'sampling', delivery: context.delivery, request, answer: { action: 'reject' }, source });
+        reporter.input({
+          taskId: context.taskId,
+          kind: 'sampling',
+          delivery: context.delivery,
+          request,
+          answer: { action: 'reject' },
+          source,
+        });
         throw new SamplingRejectedError(why);
       };
       const preset = deps.answers.next();
       if (preset !== undefined) {
         const answer = toSamplingAnswer(preset.value);
         if (answer === undefined) {
-          reporter.note(`answer #${preset.number} is not a sampling answer; rejecting ${about(context.taskId)}'s request`);
+          reporter.note(
+            `answer #${preset.number} is not a sampling answer; rejecting ${about(context.taskId)}'s request`,
+          );
           return reject('none', 'The answer given was not a sampling answer');
         }
-        return 'reject' in answer ? reject('answer', 'The user rejected the sampling request') : reply(answer.result, 'answer');
+        return 'reject' in answer
+          ? reject('answer', 'The user rejected the sampling request')
+          : reply(answer.result, 'answer');
       }
       if (reporter.interactive) {
         const answer = await deps.prompt(() => askSampling(request, context.signal));
-        return 'reject' in answer ? reject('prompt', 'The user rejected the sampling request') : reply(textReply(answer.text), 'prompt');
+        return 'reject' in answer
+          ? reject('prompt', 'The user rejected the sampling request')
+          : reply(textReply(answer.text), 'prompt');
       }
-      reporter.note(`rejected a sampling request from ${about(context.taskId)}: no answer given (use --answer JSON or --answers FILE)`);
+      reporter.note(
+        `rejected a sampling request from ${about(context.taskId)}: no answer given (use --answer JSON or --answers FILE)`,
+      );
       return reject('none', 'No answer was given for the sampling request');
     },
   };

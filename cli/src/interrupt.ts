@@ -12,10 +12,18 @@ import { EXIT } from './exit.js';
 export type InterruptCause = 'interrupt' | 'terminate' | 'pipe';
 
 /** The exit code of each cause (128 + SIGINT, SIGTERM, SIGPIPE). */
-const CAUSE_EXIT: Readonly<Record<InterruptCause, number>> = { interrupt: EXIT.cancelled, terminate: EXIT.terminated, pipe: EXIT.pipe };
+const CAUSE_EXIT: Readonly<Record<InterruptCause, number>> = {
+  interrupt: EXIT.cancelled,
+  terminate: EXIT.terminated,
+  pipe: EXIT.pipe,
+};
 
 /** How each cause is named in notes. */
-const CAUSE_LABEL: Readonly<Record<InterruptCause, string>> = { interrupt: 'Ctrl-C', terminate: 'SIGTERM', pipe: 'stdout closed' };
+const CAUSE_LABEL: Readonly<Record<InterruptCause, string>> = {
+  interrupt: 'Ctrl-C',
+  terminate: 'SIGTERM',
+  pipe: 'stdout closed',
+};
 
 /** The stdin the reader needs. */
 export interface KeyInput {

@@ -30,8 +30,15 @@ export interface SavedReference {
  * gets that mode too). With `exclusive`, the file must not exist yet (a temporary file: nothing
  * planted at its path, a symbolic link say, is written through).
  */
-export function writeReference(file: string, saved: SavedReference, options: { readonly exclusive?: boolean } = {}): void {
-  writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600, flag: options.exclusive === true ? 'wx' : 'w' });
+export function writeReference(
+  file: string,
+  saved: SavedReference,
+  options: { readonly exclusive?: boolean } = {},
+): void {
+  writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, {
+    mode: 0o600,
+    flag: options.exclusive === true ? 'wx' : 'w',
+  });
   chmodSync(file, 0o600);
 }
 
@@ -91,7 +98,8 @@ export function readReference(file: string): SavedReference {
   if (typeof reference.taskId !== 'string' || reference.taskId === '') {
     throw new UsageError(`--ref: ${file} has no taskId`);
   }
-  const oldSessionId = wrapped && reference.sessionId === undefined && typeof value.sessionId === 'string' ? value.sessionId : undefined;
+  const oldSessionId =
+    wrapped && reference.sessionId === undefined && typeof value.sessionId === 'string' ? value.sessionId : undefined;
   return {
     v: 2,
     reference: (oldSessionId === undefined ? reference : { ...reference, sessionId: oldSessionId }) as TaskReference,

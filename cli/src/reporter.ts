@@ -150,7 +150,12 @@ export class HumanReporter implements Reporter {
 
   constructor(
     private readonly streams: Streams,
-    options: { readonly color: boolean; readonly quiet: boolean; readonly interactive: boolean; readonly startedAt: number },
+    options: {
+      readonly color: boolean;
+      readonly quiet: boolean;
+      readonly interactive: boolean;
+      readonly startedAt: number;
+    },
   ) {
     this.c = colors(options.color);
     this.interactive = options.interactive;
@@ -183,7 +188,9 @@ export class HumanReporter implements Reporter {
     if (shown !== this.lastShown) {
       this.lastShown = shown;
       const message = task.statusMessage ? `  ${terminalSafe(task.statusMessage)}` : '';
-      this.print(`${this.c.dim(formatElapsed(counts.elapsedMs).padStart(7))}  ${paintStatus(this.c, terminalSafe(task.status))}${message}`);
+      this.print(
+        `${this.c.dim(formatElapsed(counts.elapsedMs).padStart(7))}  ${paintStatus(this.c, terminalSafe(task.status))}${message}`,
+      );
     }
     this.line?.update({ task });
   }
@@ -194,7 +201,12 @@ export class HumanReporter implements Reporter {
 
   input(event: InputEvent): void {
     const action = typeof event.answer.action === 'string' ? event.answer.action : 'reply';
-    const by = event.source === 'answer' ? 'from --answer' : event.source === 'prompt' ? 'by you' : 'automatically: no answer given';
+    const by =
+      event.source === 'answer'
+        ? 'from --answer'
+        : event.source === 'prompt'
+          ? 'by you'
+          : 'automatically: no answer given';
     this.print(this.c.dim(`         ${event.kind} answered ${action} (${by})`));
   }
 
@@ -222,8 +234,11 @@ export class HumanReporter implements Reporter {
       if (event.result !== undefined) out.write(`${renderResult(event.result, this.c)}\n`);
       return;
     }
-    const mark = event.outcome === 'cancelled' || event.outcome === 'interrupted' ? this.c.yellow('■') : this.c.red('✖');
-    err.write(`${mark} ${this.c.bold(event.outcome)}${event.error ? `: ${terminalSafe(event.error.message, { multiline: true })}` : ''}\n`);
+    const mark =
+      event.outcome === 'cancelled' || event.outcome === 'interrupted' ? this.c.yellow('■') : this.c.red('✖');
+    err.write(
+      `${mark} ${this.c.bold(event.outcome)}${event.error ? `: ${terminalSafe(event.error.message, { multiline: true })}` : ''}\n`,
+    );
     if (event.result !== undefined && event.outcome === 'failed') err.write(`${renderResult(event.result, this.c)}\n`);
   }
 

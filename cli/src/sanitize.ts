@@ -30,5 +30,8 @@ export function terminalSafe(text: string, options: { readonly multiline?: boole
 
 /** `JSON.stringify` of `value` that also escapes DEL and the C1 controls (which JSON leaves raw). */
 export function jsonSafe(value: unknown, space?: number): string {
-  return (JSON.stringify(value, null, space) ?? 'null').replace(/[\u007f-\u009f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return (JSON.stringify(value, null, space) ?? 'null').replace(
+    /[\u007f-\u009f]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -48,11 +48,13 @@ export type Field =
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+const num = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 const strings = (value: unknown): string[] | undefined =>
-  Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value) : undefined;
+  Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 
 /** Choices from `enum` (+ `enumNames`) or from `oneOf`/`anyOf` `{ const, title }` entries. */
 function choicesOf(def: Json): Choice[] | undefined {
@@ -75,7 +77,12 @@ export function fieldsOf(schema: unknown): Field[] {
   const required = new Set(strings(schema.required) ?? []);
   return Object.entries(schema.properties).map(([key, raw]): Field => {
     const def = isObject(raw) ? raw : {};
-    const base: FieldBase = { key, label: str(def.title) ?? key, description: str(def.description), required: required.has(key) };
+    const base: FieldBase = {
+      key,
+      label: str(def.title) ?? key,
+      description: str(def.description),
+      required: required.has(key),
+    };
     if (def.type === 'array') {
       const items = isObject(def.items) ? def.items : {};
       return {
@@ -89,7 +96,8 @@ export function fieldsOf(schema: unknown): Field[] {
     }
     const choices = choicesOf(def);
     if (choices !== undefined) return { ...base, kind: 'select', choices, default: str(def.default) };
-    if (def.type === 'boolean') return { ...base, kind: 'confirm', default: typeof def.default === 'boolean' ? def.default : undefined };
+    if (def.type === 'boolean')
+      return { ...base, kind: 'confirm', default: typeof def.default === 'boolean' ? def.default : undefined };
     if (def.type === 'number' || def.type === 'integer') {
       return {
         ...base,
@@ -146,8 +154,10 @@ export function checkNumber(field: Extract<Field, { kind: 'number' }>, raw: stri
 /** Why `raw` is not a valid answer for a text field; `undefined` when it is. Empty means "no answer". */
 export function checkText(field: Extract<Field, { kind: 'text' }>, raw: string): string | undefined {
   if (raw === '') return field.required ? `${field.label} is required` : undefined;
-  if (field.minLength !== undefined && [...raw].length < field.minLength) return `At least ${field.minLength} characters`;
-  if (field.maxLength !== undefined && [...raw].length > field.maxLength) return `At most ${field.maxLength} characters`;
+  if (field.minLength !== undefined && [...raw].length < field.minLength)
+    return `At least ${field.minLength} characters`;
+  if (field.maxLength !== undefined && [...raw].length > field.maxLength)
+    return `At most ${field.maxLength} characters`;
   switch (field.format) {
     case 'email':
       return EMAIL.test(raw) ? undefined : 'Enter an email address (name@example.com)';
@@ -156,14 +166,19 @@ export function checkText(field: Extract<Field, { kind: 'text' }>, raw: string):
     case 'date':
       return validDate(raw) ? undefined : 'Enter a date as YYYY-MM-DD';
     case 'date-time':
-      return DATE_TIME.test(raw) && Number.isFinite(Date.parse(raw)) ? undefined : 'Enter a date-time as YYYY-MM-DDThh:mm:ssZ';
+      return DATE_TIME.test(raw) && Number.isFinite(Date.parse(raw))
+        ? undefined
+        : 'Enter a date-time as YYYY-MM-DDThh:mm:ssZ';
     default:
       return undefined;
   }
 }
 
 /** Why a multiselect answer is invalid; `undefined` when it is fine. */
-export function checkSelection(field: Extract<Field, { kind: 'multiselect' }>, values: readonly string[]): string | undefined {
+export function checkSelection(
+  field: Extract<Field, { kind: 'multiselect' }>,
+  values: readonly string[],
+): string | undefined {
   if (values.length === 0 && field.required) return `${field.label} is required`;
   if (field.minItems !== undefined && values.length < field.minItems) return `Choose at least ${field.minItems}`;
   if (field.maxItems !== undefined && values.length > field.maxItems) return `Choose at most ${field.maxItems}`;

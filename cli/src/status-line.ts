@@ -88,7 +88,9 @@ export class StatusLine {
     const parts: string[] = [];
     const status = task?.status ?? 'starting';
     const message = task?.statusMessage === undefined ? undefined : terminalSafe(task.statusMessage);
-    parts.push(`${c.cyan(FRAMES[this.frame % FRAMES.length])} ${paintStatus(c, terminalSafe(status))}${message ? ` ${message}` : ''}`);
+    parts.push(
+      `${c.cyan(FRAMES[this.frame % FRAMES.length])} ${paintStatus(c, terminalSafe(status))}${message ? ` ${message}` : ''}`,
+    );
     parts.push(c.dim(formatElapsed(now - this.startedAt)));
     const numbers = [plural(polls, 'poll'), plural(notifications, 'notification')];
     if (retries > 0) numbers.push(plural(retries, 'retry', 'retries'));
@@ -148,4 +150,3 @@ function fit(text: string, width: number): string {
   }
   return `${out}…\x1b[0m`;
 }
-

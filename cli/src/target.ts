@@ -1,9 +1,10 @@
 /**
  * Where the CLI connects: the embedded example server (in process, over an in-memory transport
  * pair), a stdio server (`--stdio`) or a Streamable HTTP server (`--url`), and over which task
- * wire (`--wire`). This is the one module that touches the SDKs, and only their transports (and,
- * for the embedded target, the example server): everything else goes through the library's public
- * entry point (`mcp-task-client`).
+ * wire (`--wire`). With sdk.ts, which loads the SDKs, and doctor-target.ts (the doctor's fresh
+ * transports), this is where the CLI touches the SDKs, and only their transports (and, for the
+ * embedded target, the example server): everything else goes through the library's public entry
+ * point (`mcp-task-client`).
  *
  * Which SDK carries the connection:
  *
@@ -13,16 +14,24 @@
  * | `2025-11-25` | SDK v1; SDK v2 pinned to the legacy era when v1 is not installed | same | same |
  * | `io.modelcontextprotocol/tasks` | SDK v2, automatic era negotiation; fails unless the server offers the extension | same | refused: the extension is sessionless |
  *
- * Both SDKs are loaded lazily, so the CLI runs where only one is installed, like the library. The
- * embedded example server is built on SDK v1's `McpServer`: without SDK v1, a target must be given.
+ * Both SDKs are loaded lazily (sdk.ts), so the CLI runs where only one is installed, like the
+ * library. The embedded example server is built on SDK v1's `McpServer`: without SDK v1, a target
+ * must be given.
  */
-import type { Stream } from 'node:stream';
-import { TaskClient, type McpClient, type McpTransport, type TaskClientConnectOptions, type WireKind } from 'mcp-task-client';
+import {
+  TaskClient,
+  type McpClient,
+  type McpTransport,
+  type TaskClientConnectOptions,
+  type WireKind,
+} from 'mcp-task-client';
 import { EXT_WIRE, UsageError, splitCommandLine, type WireChoice } from './args.js';
-import { describeConnectFailure, topMessage } from './connect-errors.js';
-import { Reachability, type FetchLike } from './reachability.js';
-import type * as ExampleServerModule from '../../examples/server.js';
+import { ConnectError, describeConnectFailure, topMessage } from './connect-errors.js';
+import { Reachability } from './reachability.js';
+import { TRANSPORTS, chooseSdk, loadExampleServer, type HttpOptions } from './sdk.js';
 import { terminalSafe } from './sanitize.js';
+
+export { ConnectError } from './connect-errors.js';
 
 /** How to reach the server. */
 export interface TargetOptions {
@@ -59,11 +68,6 @@ export interface TargetOptions {
 /** `--wire io.modelcontextprotocol/tasks` was asked for, and the server does not offer it (exit 1). */
 export class WireUnavailableError extends Error {
   override readonly name = 'WireUnavailableError';
-}
-
-/** The connection could not be made (exit 1): the message says where, why, and what was tried. */
-export class ConnectError extends Error {
-  override readonly name = 'ConnectError';
 }
 
 /** A connected target. */
@@ -110,84 +114,6 @@ export type ConnectOptions = Pick<TaskClientConnectOptions, 'onElicitation' | 'o
 
 const CLIENT_INFO = { name: 'mcp-task', version: '0.1.0' };
 
-const SDK_PACKAGE = { v1: '@modelcontextprotocol/sdk', v2: '@modelcontextprotocol/client' } as const;
-
-/** True when `error` says package `name` itself is not installed (not a package it depends on). */
-function isMissing(error: unknown, name: string): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === 'ERR_MODULE_NOT_FOUND' && typeof message === 'string' && message.startsWith(`Cannot find package '${name}'`);
-}
-
-/** Imports a module of SDK `major`; `undefined` when that SDK is not installed. */
-async function fromSdk<T>(major: 'v1' | 'v2', load: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await load();
-  } catch (error) {
-    if (isMissing(error, SDK_PACKAGE[major])) return undefined;
-    throw error;
-  }
-}
-
-/** What the CLI needs of a stdio client transport (both SDKs' have it). */
-type StdioTransport = McpTransport & { readonly pid: number | null; readonly stderr: Stream | null };
-type StdioParameters = { command: string; args: string[]; env: Record<string, string>; stderr: 'pipe' };
-type HttpOptions = { requestInit: RequestInit; sessionId?: string | undefined; protocolVersion?: string; fetch: FetchLike };
-
-/** The transports of one SDK major. */
-interface Transports {
-  readonly major: 'v1' | 'v2';
-  stdio(parameters: StdioParameters): Promise<StdioTransport>;
-  http(url: URL, options: HttpOptions): Promise<McpTransport>;
-}
-
-const TRANSPORTS: Readonly<Record<'v1' | 'v2', Transports>> = {
-  v1: {
-    major: 'v1',
-    stdio: async (parameters) => new (await import('@modelcontextprotocol/sdk/client/stdio.js')).StdioClientTransport(parameters),
-    http: async (url, options) => new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(url, options),
-  },
-  v2: {
-    major: 'v2',
-    stdio: async (parameters) => new (await import('@modelcontextprotocol/client/stdio')).StdioClientTransport(parameters),
-    http: async (url, options) => new (await import('@modelcontextprotocol/client')).StreamableHTTPClientTransport(url, options),
-  },
-};
-
-/** Whether SDK `major` is installed (loads its package entry once). */
-const installed = new Map<'v1' | 'v2', Promise<boolean>>();
-function hasSdk(major: 'v1' | 'v2'): Promise<boolean> {
-  let known = installed.get(major);
-  if (known === undefined) {
-    const load = (): Promise<unknown> => (major === 'v1' ? import('@modelcontextprotocol/sdk/types.js') : import('@modelcontextprotocol/client'));
-    known = fromSdk(major, load).then((module) => module !== undefined);
-    installed.set(major, known);
-  }
-  return known;
-}
-
-/**
- * Which SDK carries the connection, and whether SDK v2 is pinned to the legacy (2025-11-25) era.
- * @throws Error naming what to install when no fitting SDK is.
- */
-async function chooseSdk(wire: WireChoice, joining: boolean): Promise<{ major: 'v1' | 'v2'; legacy: boolean }> {
-  // Each SDK is looked for only when the one preferred is missing.
-  if (wire === EXT_WIRE) {
-    if (!(await hasSdk('v2'))) throw new Error(`--wire ${EXT_WIRE} needs SDK v2: install @modelcontextprotocol/client`);
-    return { major: 'v2', legacy: false };
-  }
-  // A 2025-11-25 connection (asked for, or joining an HTTP session): SDK v1's, proven to join a
-  // session without a handshake; SDK v2 pinned to the legacy era where v1 is not installed.
-  const legacyOnly = wire === '2025-11-25' || joining;
-  if (legacyOnly) {
-    if (await hasSdk('v1')) return { major: 'v1', legacy: true };
-    if (await hasSdk('v2')) return { major: 'v2', legacy: true };
-  } else {
-    if (await hasSdk('v2')) return { major: 'v2', legacy: false };
-    if (await hasSdk('v1')) return { major: 'v1', legacy: true };
-  }
-  throw new Error('mcp-task needs an MCP SDK: npm install @modelcontextprotocol/client (SDK v2) or @modelcontextprotocol/sdk (SDK v1)');
-}
-
 /** True when the server advertises the tasks extension (any settings object). */
 function offersExtension(client: McpClient): boolean {
   const capabilities = client.getServerCapabilities() as { extensions?: Record<string, unknown> } | undefined;
@@ -209,33 +135,23 @@ function extensionMissing(tasks: TaskClient): string | undefined {
 }
 
 /**
- * The example server, which needs SDK v1's `McpServer`. Its one source is examples/server.ts: the
- * CLI's build compiles it into the package with the same relative path (dist/examples/server.js
- * beside dist/cli/src/), so this import holds from source and from the package alike.
- */
-async function loadExampleServer(): Promise<typeof ExampleServerModule> {
-  try {
-    return await import('../../examples/server.js');
-  } catch (error) {
-    if (!isMissing(error, SDK_PACKAGE.v1)) throw error;
-    throw new ConnectError(
-      'the bundled example server needs @modelcontextprotocol/sdk (SDK v1), which is not installed: give a server with --stdio "<command>" or --url <url>, or npm install @modelcontextprotocol/sdk',
-    );
-  }
-}
-
-/**
  * Loads what {@link openTarget} will need for `options` (the SDK's transports, the example
  * server), so that module loading does not count against `--timeout` or the connect timeout.
  * Never throws: a module that cannot be loaded fails {@link openTarget} with its own message.
  */
-export async function preloadTarget(options: Pick<TargetOptions, 'stdio' | 'url' | 'sessionId' | 'wire'>): Promise<void> {
+export async function preloadTarget(
+  options: Pick<TargetOptions, 'stdio' | 'url' | 'sessionId' | 'wire'>,
+): Promise<void> {
   try {
     const sdk = await chooseSdk(options.wire ?? 'auto', options.sessionId !== undefined && options.wire !== EXT_WIRE);
     if (options.url !== undefined) {
-      await (sdk.major === 'v1' ? import('@modelcontextprotocol/sdk/client/streamableHttp.js') : import('@modelcontextprotocol/client'));
+      await (sdk.major === 'v1'
+        ? import('@modelcontextprotocol/sdk/client/streamableHttp.js')
+        : import('@modelcontextprotocol/client'));
     } else if (options.stdio !== undefined) {
-      await (sdk.major === 'v1' ? import('@modelcontextprotocol/sdk/client/stdio.js') : import('@modelcontextprotocol/client/stdio'));
+      await (sdk.major === 'v1'
+        ? import('@modelcontextprotocol/sdk/client/stdio.js')
+        : import('@modelcontextprotocol/client/stdio'));
     } else {
       await Promise.all([import('../../examples/server.js'), import('@modelcontextprotocol/sdk/inMemory.js')]);
     }
@@ -252,13 +168,16 @@ export async function preloadTarget(options: Pick<TargetOptions, 'stdio' | 'url'
  *   timeout, or no fitting SDK is installed; the signal's reason when `signal` aborts first.
  */
 export async function openTarget(options: TargetOptions, connect: ConnectOptions): Promise<Target> {
-  if (options.stdio !== undefined && options.url !== undefined) throw new UsageError('Give either --stdio or --url, not both');
+  if (options.stdio !== undefined && options.url !== undefined)
+    throw new UsageError('Give either --stdio or --url, not both');
   if (options.sessionId !== undefined && options.url === undefined) throw new UsageError('--session needs --url');
   const wire = options.wire ?? 'auto';
   // Joining an HTTP session is a 2025-11-25 thing (the 2026-07-28 protocol has no sessions).
   const joining = options.sessionId !== undefined;
   if (joining && wire === EXT_WIRE) {
-    throw new UsageError(`--wire ${EXT_WIRE} is sessionless: an HTTP session (--session, or a reference that names one) belongs to the 2025-11-25 wire`);
+    throw new UsageError(
+      `--wire ${EXT_WIRE} is sessionless: an HTTP session (--session, or a reference that names one) belongs to the 2025-11-25 wire`,
+    );
   }
   let url: URL | undefined;
   if (options.url !== undefined) {
@@ -268,7 +187,12 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
       throw new UsageError(`--url: not a URL: ${options.url}`);
     }
   }
-  const where = url !== undefined ? url.href : options.stdio !== undefined ? `the stdio server \`${terminalSafe(options.stdio)}\`` : 'the bundled example server';
+  const where =
+    url !== undefined
+      ? url.href
+      : options.stdio !== undefined
+        ? `the stdio server \`${terminalSafe(options.stdio)}\``
+        : 'the bundled example server';
   const command = options.stdio === undefined ? undefined : (splitCommandLine(options.stdio)[0] as string);
   const failure = (error: unknown): Error =>
     error instanceof ConnectError || error instanceof WireUnavailableError || error instanceof UsageError
@@ -340,7 +264,10 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
       signal?.addEventListener('abort', onAbort, { once: true });
       if (connectTimeoutMs > 0) {
         timer = setTimeout(() => {
-          const running = command === undefined ? '' : '; the command runs but nothing it wrote on its stdout was an answer: is it an MCP server on stdio?';
+          const running =
+            command === undefined
+              ? ''
+              : '; the command runs but nothing it wrote on its stdout was an answer: is it an MCP server on stdio?';
           giveUp(
             new ConnectError(
               `cannot connect to ${where}: no answer within ${connectTimeoutMs / 1000} s (tried: ${tried})${running} (--connect-timeout sets the wait)`,
@@ -396,7 +323,8 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
     const transport = await transports.stdio({ command: program as string, args, env, stderr: 'pipe' });
-    const stderr = options.onServerStderr ?? ((text: string) => process.stderr.write(terminalSafe(text, { multiline: true })));
+    const stderr =
+      options.onServerStderr ?? ((text: string) => process.stderr.write(terminalSafe(text, { multiline: true })));
     transport.stderr?.on('data', (chunk: Buffer) => stderr(chunk.toString('utf8')));
     const abandon = (): void => {
       const pid = transport.pid;

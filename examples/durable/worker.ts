@@ -43,7 +43,9 @@ const { values } = parseArgs({
   },
 });
 if (values.redis === undefined || (values.url === undefined) === (values.stdio === undefined)) {
-  console.error('usage: worker.ts --redis <redis URL> (--url <MCP server URL> | --stdio "<command>") [--concurrency N]');
+  console.error(
+    'usage: worker.ts --redis <redis URL> (--url <MCP server URL> | --stdio "<command>") [--concurrency N]',
+  );
   process.exit(2);
 }
 const target = values.url === undefined ? `stdio: ${values.stdio}` : new URL(values.url).href;
@@ -63,28 +65,59 @@ async function connect(server: string, { sessionId }: { sessionId: string | unde
   const capabilities = { elicitation: {}, sampling: {} };
   if (values.stdio !== undefined) {
     const [command, ...args] = values.stdio.split(' ').filter((word) => word !== '');
-    return TaskClient.connect(new StdioClientTransport({ command: command ?? '', args, stderr: 'inherit' }), { sdk: 'v2', capabilities });
+    return TaskClient.connect(new StdioClientTransport({ command: command ?? '', args, stderr: 'inherit' }), {
+      sdk: 'v2',
+      capabilities,
+    });
   }
   const url = new URL(values.url ?? '');
-  if (sessionId !== undefined) return TaskClient.connect(new JoinTransport(url, { sessionId }), { sdk: 'v1', capabilities });
+  if (sessionId !== undefined)
+    return TaskClient.connect(new JoinTransport(url, { sessionId }), { sdk: 'v1', capabilities });
   return TaskClient.connect(new StreamableHTTPClientTransport(url), { sdk: 'v2', capabilities });
 }
 
 function onEvent(event: ToolJobEvent): void {
   switch (event.type) {
     case 'started':
-      return print({ event: 'started', jobId: event.jobId, taskId: event.taskId, tool: event.tool, storeMs: event.storeMs, windowMs: event.windowMs });
+      return print({
+        event: 'started',
+        jobId: event.jobId,
+        taskId: event.taskId,
+        tool: event.tool,
+        storeMs: event.storeMs,
+        windowMs: event.windowMs,
+      });
     case 'resumed':
-      return print({ event: 'resumed', jobId: event.jobId, taskId: event.taskId, tool: event.tool, sinceStoredMs: event.sinceStoredMs });
+      return print({
+        event: 'resumed',
+        jobId: event.jobId,
+        taskId: event.taskId,
+        tool: event.tool,
+        sinceStoredMs: event.sinceStoredMs,
+      });
     case 'status':
-      return print({ event: 'progress', jobId: event.jobId, taskId: event.taskId, status: event.status, statusMessage: event.statusMessage });
+      return print({
+        event: 'progress',
+        jobId: event.jobId,
+        taskId: event.taskId,
+        status: event.status,
+        statusMessage: event.statusMessage,
+      });
     case 'input': {
       const { id, kind, params } = event.question;
       const message = 'message' in params ? params.message : undefined;
-      return print({ event: 'progress', jobId: event.jobId, taskId: event.taskId, status: 'input_required', question: { id, kind, message } });
+      return print({
+        event: 'progress',
+        jobId: event.jobId,
+        taskId: event.taskId,
+        status: 'input_required',
+        question: { id, kind, message },
+      });
     }
     case 'retry':
-      return void console.error(`job ${event.jobId}: retry ${event.attempt} in ${event.delayMs} ms after: ${event.error.message}`);
+      return void console.error(
+        `job ${event.jobId}: retry ${event.attempt} in ${event.delayMs} ms after: ${event.error.message}`,
+      );
     case 'released':
       return void console.error(`job ${event.jobId}: handed back to the queue`);
     case 'warning':
@@ -101,9 +134,14 @@ const worker = new Worker(values.queue, processor, {
   stalledInterval: Number(values['stalled-interval']),
   maxStalledCount: Number(values['max-stalled']),
 });
-const taskIdOf = (data: unknown): string | undefined => (data as Partial<ToolJobData> | undefined)?.task?.reference.taskId;
-worker.on('completed', (job, result) => print({ event: 'completed', jobId: job.id, taskId: taskIdOf(job.data), result }));
-worker.on('failed', (job, error) => print({ event: 'failed', jobId: job?.id, taskId: taskIdOf(job?.data), error: error.message }));
+const taskIdOf = (data: unknown): string | undefined =>
+  (data as Partial<ToolJobData> | undefined)?.task?.reference.taskId;
+worker.on('completed', (job, result) =>
+  print({ event: 'completed', jobId: job.id, taskId: taskIdOf(job.data), result }),
+);
+worker.on('failed', (job, error) =>
+  print({ event: 'failed', jobId: job?.id, taskId: taskIdOf(job?.data), error: error.message }),
+);
 worker.on('error', (error) => console.error(`worker: ${error.message}`));
 worker.on('ready', () => console.error(`worker ready on queue ${values.queue}, server "${values.server}" = ${target}`));
 

@@ -30,7 +30,11 @@ export interface ToolCallPlan {
 type Happening = { readonly task: Task } | { readonly progress: TaskProgress };
 
 /** The call's options for `callToolAsTask`: the plan's, the AI SDK's signal, and the feed. */
-function callOptions(plan: ToolCallPlan, execution: ToolExecutionOptions<unknown>, feed: Feed<Happening>): CallToolAsTaskOptions {
+function callOptions(
+  plan: ToolCallPlan,
+  execution: ToolExecutionOptions<unknown>,
+  feed: Feed<Happening>,
+): CallToolAsTaskOptions {
   const { options } = plan;
   const extend = <C>(context: C): C & Pick<TaskToolInputContext, 'toolCallId' | 'aiToolName'> => ({
     ...context,
@@ -47,7 +51,9 @@ function callOptions(plan: ToolCallPlan, execution: ToolExecutionOptions<unknown
     ...(execution.abortSignal === undefined ? {} : { signal: execution.abortSignal }),
     // A progress token lives as long as the task on 2025-11-25 ([R35]); the extension sends none ([E10]).
     ...(options.progress === false ? {} : { onProgress: (progress: TaskProgress) => feed.push({ progress }) }),
-    ...(onElicitation === undefined ? {} : { onElicitation: (params, context) => onElicitation(params, extend(context)) }),
+    ...(onElicitation === undefined
+      ? {}
+      : { onElicitation: (params, context) => onElicitation(params, extend(context)) }),
     ...(onSampling === undefined ? {} : { onSampling: (params, context) => onSampling(params, extend(context)) }),
   };
 }
@@ -73,7 +79,8 @@ async function finalOutput(handle: TaskHandle): Promise<TaskToolResult> {
   try {
     return resultOutput(await handle.result());
   } catch (error) {
-    if (error instanceof TaskFailedError && error.result !== undefined && error.task?.status !== 'failed') return resultOutput(error.result);
+    if (error instanceof TaskFailedError && error.result !== undefined && error.task?.status !== 'failed')
+      return resultOutput(error.result);
     throw error;
   }
 }

@@ -40,7 +40,11 @@ function partOf(block: ContentBlock): ContentParts[number] {
       const { resource } = block;
       if (typeof resource.text === 'string') return { type: 'text', text: resource.text };
       if (typeof resource.blob === 'string') {
-        return { type: 'file', mediaType: resource.mimeType ?? 'application/octet-stream', data: { type: 'data', data: resource.blob } };
+        return {
+          type: 'file',
+          mediaType: resource.mimeType ?? 'application/octet-stream',
+          data: { type: 'data', data: resource.blob },
+        };
       }
       return { type: 'text', text: JSON.stringify(block) };
     }
@@ -56,11 +60,15 @@ function partOf(block: ContentBlock): ContentParts[number] {
  * is told the task had not finished.
  */
 export function toModelOutput(output: unknown): ModelOutput {
-  if (!isObject(output) || (output.type !== 'result' && output.type !== 'status')) return { type: 'json', value: json(output) };
+  if (!isObject(output) || (output.type !== 'result' && output.type !== 'status'))
+    return { type: 'json', value: json(output) };
   const value = output as unknown as TaskToolOutput;
   if (value.type === 'status') {
     const message = value.statusMessage === undefined ? '' : ` (${value.statusMessage})`;
-    return { type: 'text', value: `The task had not finished: it was last seen ${value.status}${message}, without a result.` };
+    return {
+      type: 'text',
+      value: `The task had not finished: it was last seen ${value.status}${message}, without a result.`,
+    };
   }
   const blocks: readonly ContentBlock[] = Array.isArray(value.content) ? value.content : [];
   if (value.isError === true) {
@@ -73,7 +81,9 @@ export function toModelOutput(output: unknown): ModelOutput {
     return { type: 'content', value: blocks.map(partOf) };
   }
   if (blocks.length === 0) {
-    return value.structuredContent === undefined ? { type: 'text', value: '' } : { type: 'json', value: json(value.structuredContent) };
+    return value.structuredContent === undefined
+      ? { type: 'text', value: '' }
+      : { type: 'json', value: json(value.structuredContent) };
   }
   return { type: 'content', value: blocks.map(partOf) };
 }

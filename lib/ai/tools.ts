@@ -55,10 +55,18 @@ function checkOptions(options: TaskToolsOptions): void {
   check(typeof options === 'object' && options !== null, 'options', 'taskTools options must be an object');
   for (const key of ['include', 'exclude'] as const) {
     const names = options[key];
-    check(names === undefined || (Array.isArray(names) && names.every((name) => typeof name === 'string')), key, `${key} must be an array of tool names`);
+    check(
+      names === undefined || (Array.isArray(names) && names.every((name) => typeof name === 'string')),
+      key,
+      `${key} must be an array of tool names`,
+    );
   }
   check(options.prefix === undefined || typeof options.prefix === 'string', 'prefix', 'prefix must be a string');
-  check(options.tools === undefined || (typeof options.tools === 'object' && options.tools !== null), 'tools', 'tools must be an object of per-tool options');
+  check(
+    options.tools === undefined || (typeof options.tools === 'object' && options.tools !== null),
+    'tools',
+    'tools must be an object of per-tool options',
+  );
 }
 
 /** Names in `names` that the server does not list. */
@@ -90,7 +98,11 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
   const listed = new Set(definitions.map((definition) => definition.name));
   const overrides = options.tools ?? {};
   const strangers = unknownNames([...(options.include ?? []), ...Object.keys(overrides)], listed);
-  check(strangers.length === 0, options.include !== undefined && unknownNames(options.include, listed).length > 0 ? 'include' : 'tools', `The server lists no tool named ${strangers.map((name) => JSON.stringify(name)).join(', ')}`);
+  check(
+    strangers.length === 0,
+    options.include !== undefined && unknownNames(options.include, listed).length > 0 ? 'include' : 'tools',
+    `The server lists no tool named ${strangers.map((name) => JSON.stringify(name)).join(', ')}`,
+  );
   const include = options.include === undefined ? undefined : new Set(options.include);
   const exclude = new Set(options.exclude ?? []);
   const set: TaskToolSet = {};
@@ -102,9 +114,17 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
     const override = Object.hasOwn(overrides, definition.name) ? overrides[definition.name] : undefined;
     const aiName = override?.name ?? `${options.prefix ?? ''}${definition.name}`;
     const clash = from.get(aiName);
-    check(clash === undefined, 'tools', `Tools ${JSON.stringify(clash)} and ${JSON.stringify(definition.name)} would both be named ${JSON.stringify(aiName)}`);
+    check(
+      clash === undefined,
+      'tools',
+      `Tools ${JSON.stringify(clash)} and ${JSON.stringify(definition.name)} would both be named ${JSON.stringify(aiName)}`,
+    );
     from.set(aiName, definition.name);
-    set[aiName] = makeTool(tasks, definition, { serverName: definition.name, aiName, options: toolOptions(options, override) });
+    set[aiName] = makeTool(tasks, definition, {
+      serverName: definition.name,
+      aiName,
+      options: toolOptions(options, override),
+    });
   }
   return set;
 }
@@ -117,6 +137,7 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
 export async function taskTool(tasks: TaskClient, name: string, options: TaskToolOptions = {}): Promise<TaskTool> {
   check(typeof name === 'string' && name !== '', 'name', 'taskTool needs the name of a tool');
   const definition = (await toolDefinitions(tasks)).find((candidate) => candidate.name === name);
-  if (definition === undefined) throw new TaskOptionError(`The server lists no tool named ${JSON.stringify(name)}`, { option: 'name' });
+  if (definition === undefined)
+    throw new TaskOptionError(`The server lists no tool named ${JSON.stringify(name)}`, { option: 'name' });
   return makeTool(tasks, definition, { serverName: name, aiName: name, options: toolOptions(options, undefined) });
 }

@@ -4,6 +4,7 @@
  */
 import type { Clock, JsonObject, McpClient } from '../types.js';
 import type { InputCallbacks, ProgressCallback } from './input.js';
+import type { TaskInstrumentation } from './instrumentation.js';
 import type { TaskLogger } from './logging.js';
 import type { ServeOptions } from './receiver.js';
 import type { RetryOptions } from './retry.js';
@@ -145,6 +146,13 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
    * @defaultValue undefined (not served)
    */
   readonly serve?: ServeOptions | undefined;
+  /**
+   * Watches every call, the requests it sends and the input its tasks ask for, and may add entries
+   * (trace context) to those requests' `_meta`: `otelInstrumentation()` of `mcp-task-client/otel`
+   * traces and meters them with OpenTelemetry. See docs/observability.md.
+   * @defaultValue undefined (nothing watched, nothing added)
+   */
+  readonly instrumentation?: TaskInstrumentation | undefined;
 }
 
 /** Options of one {@link TaskClient.callToolAsTask} call. */
@@ -221,11 +229,10 @@ export interface TaskClientConnectOptions<C extends McpClient = McpClient> exten
 }
 
 /** Options of `TaskClient.resume`: the stop and input options of a call. */
-export interface ResumeOptions
-  extends Pick<
-    CallToolAsTaskOptions,
-    'timeoutMs' | 'signal' | 'cancelOnTimeout' | 'cancelOnAbort' | 'requestTimeoutMs' | 'onElicitation' | 'onSampling'
-  > {
+export interface ResumeOptions extends Pick<
+  CallToolAsTaskOptions,
+  'timeoutMs' | 'signal' | 'cancelOnTimeout' | 'cancelOnAbort' | 'requestTimeoutMs' | 'onElicitation' | 'onSampling'
+> {
   /** Tool name to report when resuming by bare task id. @defaultValue 'unknown' */
   readonly toolName?: string | undefined;
 }
@@ -260,4 +267,10 @@ export interface ToolTaskSupport {
   readonly title?: string | undefined;
   /** Its description, if the server gave one. */
   readonly description?: string | undefined;
+  /** Its input JSON Schema as the server listed it (absent when the server gave none that is an object). */
+  readonly inputSchema?: JsonObject | undefined;
+  /** Its output JSON Schema, when it declares one. */
+  readonly outputSchema?: JsonObject | undefined;
+  /** Its annotations (`readOnlyHint`, `destructiveHint`, `title`, …), when it has any. */
+  readonly annotations?: JsonObject | undefined;
 }

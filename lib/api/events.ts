@@ -14,15 +14,7 @@ import type { CallToolResult, CreateMessageResult, ElicitResult, Task, TaskStatu
 
 /** How a tracked task ended for this client. */
 export type TaskOutcomeKind =
-  | 'completed'
-  | 'failed'
-  | 'cancelled'
-  | 'timeout'
-  | 'aborted'
-  | 'expired'
-  | 'detached'
-  | 'closed'
-  | 'error';
+  'completed' | 'failed' | 'cancelled' | 'timeout' | 'aborted' | 'expired' | 'detached' | 'closed' | 'error';
 
 /**
  * Which side of a task this client is: `requestor` for a task it created on the server (a tool
@@ -96,59 +88,72 @@ export interface TaskClientEvents {
    */
   completed: [metrics: CompletedMetrics];
   /** A task failed. */
-  failed: [metrics: TaskMetrics & {
-    /** The failure and its payload (a tool result with `isError`, or a JSON-RPC error). */
-    readonly error: TaskFailedError;
-  }];
+  failed: [
+    metrics: TaskMetrics & {
+      /** The failure and its payload (a tool result with `isError`, or a JSON-RPC error). */
+      readonly error: TaskFailedError;
+    },
+  ];
   /** A task was cancelled (by anyone). */
-  cancelled: [metrics: TaskMetrics & {
-    /** The cancellation (by this client or by the server). */
-    readonly error: TaskCancelledError;
-  }];
+  cancelled: [
+    metrics: TaskMetrics & {
+      /** The cancellation (by this client or by the server). */
+      readonly error: TaskCancelledError;
+    },
+  ];
   /** A task's deadline passed. */
-  timeout: [metrics: TaskMetrics & {
-    /** The error for the deadline (`timeoutMs`) that passed. */
-    readonly error: TaskTimeoutError;
-  }];
+  timeout: [
+    metrics: TaskMetrics & {
+      /** The error for the deadline (`timeoutMs`) that passed. */
+      readonly error: TaskTimeoutError;
+    },
+  ];
   /**
    * A task was lost to its ttl or its server: the server dropped it after its ttl, or on the tasks
    * extension its ttl ran out while it still ran (`TaskExpiredError`), or the server dropped it
    * early (`TaskNotFoundError`).
    */
-  expired: [metrics: TaskMetrics & {
-    /** `TaskExpiredError` when the ttl elapsed; `TaskNotFoundError` when the task vanished before its ttl did (or had none). */
-    readonly error: TaskExpiredError | TaskNotFoundError;
-  }];
+  expired: [
+    metrics: TaskMetrics & {
+      /** `TaskExpiredError` when the ttl elapsed; `TaskNotFoundError` when the task vanished before its ttl did (or had none). */
+      readonly error: TaskExpiredError | TaskNotFoundError;
+    },
+  ];
   /**
    * A task still running is close to the end of its ttl: the server may drop it at `expiresAt`.
    * Time to extend, persist or give up.
    */
-  expiring: [metrics: TaskMetrics, expiry: {
-    /**
-     * Local clock time (ms since epoch) at which the ttl ends, counted from when this client first
-     * saw the task (its creation reached this client, or it was resumed), never from the server's
-     * timestamps: a server clock that is off, or nodes that disagree, never bring it forward. The
-     * task was created a little before that (for a resumed task, perhaps long before), so the
-     * server may drop it somewhat earlier.
-     */
-    readonly expiresAt: number;
-    /** `expiresAt` minus the local clock's time when the event was emitted, in ms (negative if the ttl already ended). */
-    readonly remainingMs: number;
-  }];
+  expiring: [
+    metrics: TaskMetrics,
+    expiry: {
+      /**
+       * Local clock time (ms since epoch) at which the ttl ends, counted from when this client first
+       * saw the task (its creation reached this client, or it was resumed), never from the server's
+       * timestamps: a server clock that is off, or nodes that disagree, never bring it forward. The
+       * task was created a little before that (for a resumed task, perhaps long before), so the
+       * server may drop it somewhat earlier.
+       */
+      readonly expiresAt: number;
+      /** `expiresAt` minus the local clock's time when the event was emitted, in ms (negative if the ttl already ended). */
+      readonly remainingMs: number;
+    },
+  ];
   /** The connection to the server closed; tracking is paused until it comes back. */
   connectionLost: [];
   /** A new connection took over (`reconnect`); every unsettled task is read again. */
   connectionRestored: [];
   /** Any settlement, whatever the outcome (also aborted, detached, closed). */
-  settled: [metrics: TaskMetrics & {
-    /**
-     * How the task ended: `completed`, `failed`, `cancelled`, `timeout` (its deadline passed),
-     * `aborted` (an `AbortSignal` stopped it), `expired` (its ttl elapsed, or the server no longer
-     * knew it), `detached` (`detach()`), `closed` (the client closed, or serving stopped), or
-     * `error` (any other error, e.g. a protocol or RPC error).
-     */
-    readonly outcome: TaskOutcomeKind;
-  }];
+  settled: [
+    metrics: TaskMetrics & {
+      /**
+       * How the task ended: `completed`, `failed`, `cancelled`, `timeout` (its deadline passed),
+       * `aborted` (an `AbortSignal` stopped it), `expired` (its ttl elapsed, or the server no longer
+       * knew it), `detached` (`detach()`), `closed` (the client closed, or serving stopped), or
+       * `error` (any other error, e.g. a protocol or RPC error).
+       */
+      readonly outcome: TaskOutcomeKind;
+    },
+  ];
   /**
    * An elicitation or sampling request that named no task (no related-task `_meta`, as mcp-go
    * sends them) could not be tied to one call, so no call's own `onElicitation`/`onSampling`
@@ -221,14 +226,15 @@ export type ReceiverResult = ElicitResult | CreateMessageResult;
  * Events of one {@link TaskHandle}: the same shapes, for that task only (a handle is always the
  * requestor's, so `completed` carries a tool result).
  */
-export interface TaskHandleEvents
-  extends Pick<
-    TaskClientEvents,
-    'status' | 'inputRequired' | 'progress' | 'expiring' | 'failed' | 'cancelled' | 'timeout' | 'expired' | 'settled'
-  > {
+export interface TaskHandleEvents extends Pick<
+  TaskClientEvents,
+  'status' | 'inputRequired' | 'progress' | 'expiring' | 'failed' | 'cancelled' | 'timeout' | 'expired' | 'settled'
+> {
   /** The task completed; its result is in hand. */
-  completed: [metrics: TaskMetrics & {
-    /** The tool's result. */
-    readonly result: CallToolResult;
-  }];
+  completed: [
+    metrics: TaskMetrics & {
+      /** The tool's result. */
+      readonly result: CallToolResult;
+    },
+  ];
 }

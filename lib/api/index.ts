@@ -1,6 +1,7 @@
 /**
  * The public types of the library, in one place to import from: options, handle, references,
- * input callbacks, events, logging, retrying, the wire kind and the receiver role. This folder is
+ * input callbacks, events, logging, retrying, the wire kind, the receiver role and the
+ * instrumentation hook. This folder is
  * a floor under every layer: declarations only, each in the module of its concern, importing
  * nothing of the library but types (of lib/types.ts and lib/errors.ts). The engine, the wires,
  * the receiver and the facade take their public types from here; the code that implements them
@@ -40,3 +41,17 @@ export type {
 } from './input.js';
 export type { ConsoleLoggerOptions, LogEntry, LogLevel, TaskLogger } from './logging.js';
 export type { ReceiverHandle, ServeOptions } from './receiver.js';
+export type {
+  CallInstrument,
+  ClientInstrument,
+  InputInstrument,
+  InputOutcome,
+  InstrumentedCall,
+  InstrumentedClient,
+  InstrumentedConnection,
+  InstrumentedInput,
+  OutgoingRequest,
+  RequestFailure,
+  RequestInstrument,
+  TaskInstrumentation,
+} from './instrumentation.js';

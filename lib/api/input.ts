@@ -55,7 +55,10 @@ export interface InputContext {
 }
 
 /** Answers an elicitation (`elicitation/create`); the result is sent back to the server. */
-export type ElicitationCallback = (params: ElicitRequestParams, context: InputContext) => ElicitResult | Promise<ElicitResult>;
+export type ElicitationCallback = (
+  params: ElicitRequestParams,
+  context: InputContext,
+) => ElicitResult | Promise<ElicitResult>;
 
 /** Answers a sampling request (`sampling/createMessage`); the result is sent back to the server. */
 export type SamplingCallback = (

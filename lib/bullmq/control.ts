@@ -54,10 +54,22 @@ function fieldName(jobId: string, field: ControlField): string {
  * @param onlyIfAbsent - leave a value already stored alone.
  * @returns false when `onlyIfAbsent` found one.
  */
-export async function writeControl(queue: ToolQueue, jobId: string, field: ControlField, value: unknown, onlyIfAbsent: boolean): Promise<boolean> {
+export async function writeControl(
+  queue: ToolQueue,
+  jobId: string,
+  field: ControlField,
+  value: unknown,
+  onlyIfAbsent: boolean,
+): Promise<boolean> {
   const client = await clientOf(queue);
   const { hash, rev } = keysOf(queue);
-  const written: unknown = await client.runCommand(SCRIPT, [hash, rev, fieldName(jobId, field), JSON.stringify(value), onlyIfAbsent ? '1' : '0']);
+  const written: unknown = await client.runCommand(SCRIPT, [
+    hash,
+    rev,
+    fieldName(jobId, field),
+    JSON.stringify(value),
+    onlyIfAbsent ? '1' : '0',
+  ]);
   return Number(written) === 1;
 }
 
@@ -176,7 +188,8 @@ export class ControlWatch {
       await this.readOnce();
     } catch (error) {
       // Redis is away: the next read tries again. Nothing is lost: the values stay stored.
-      for (const jobId of this.jobs.keys()) this.problem(jobId, error instanceof Error ? error : new Error(String(error)));
+      for (const jobId of this.jobs.keys())
+        this.problem(jobId, error instanceof Error ? error : new Error(String(error)));
     } finally {
       this.reading = false;
     }
@@ -212,7 +225,10 @@ export class ControlWatch {
       }
       if (field.kind === 'cancel') {
         watched.cancelSeen = true;
-        const reason = typeof value === 'object' && value !== null && typeof (value as { reason?: unknown }).reason === 'string' ? (value as { reason: string }).reason : 'cancelled';
+        const reason =
+          typeof value === 'object' && value !== null && typeof (value as { reason?: unknown }).reason === 'string'
+            ? (value as { reason: string }).reason
+            : 'cancelled';
         watched.cancel(reason);
         continue;
       }

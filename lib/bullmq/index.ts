@@ -12,7 +12,12 @@
  *
  * Needs `bullmq` (an optional peer dependency of this package) and a Redis driver it supports.
  */
-export { taskProcessor, type TaskProcessorOptions, type ToolProcessor, type TransientRetryOptions } from './processor.js';
+export {
+  taskProcessor,
+  type TaskProcessorOptions,
+  type ToolProcessor,
+  type TransientRetryOptions,
+} from './processor.js';
 export type { ConnectContext, ConnectServer } from './pool.js';
 export type { ToolQueue } from './control.js';
 export {

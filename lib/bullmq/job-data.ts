@@ -14,7 +14,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function nonEmptyString(value: unknown, option: string, max = Number.MAX_SAFE_INTEGER): string {
   if (typeof value !== 'string' || value === '') {
-    throw new TaskOptionError(`"${option}" must be a non-empty string, got ${typeof value === 'string' ? 'an empty one' : typeof value}`, { option });
+    throw new TaskOptionError(
+      `"${option}" must be a non-empty string, got ${typeof value === 'string' ? 'an empty one' : typeof value}`,
+      { option },
+    );
   }
   if (value.length > max) throw new TaskOptionError(`"${option}" is longer than ${max} characters`, { option });
   return value;
@@ -23,7 +26,10 @@ function nonEmptyString(value: unknown, option: string, max = Number.MAX_SAFE_IN
 function optionalDuration(value: unknown, option: string, min: number): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new TaskOptionError(`"${option}" must be a finite number >= ${min}, got ${typeof value === 'number' ? value : typeof value}`, { option });
+    throw new TaskOptionError(
+      `"${option}" must be a finite number >= ${min}, got ${typeof value === 'number' ? value : typeof value}`,
+      { option },
+    );
   }
   return value;
 }
@@ -33,7 +39,8 @@ function optionalDuration(value: unknown, option: string, min: number): number |
  * @throws TaskOptionError for a malformed request (nothing is enqueued).
  */
 export function jobDataFor(request: ToolJobRequest, now: number): ToolJobData {
-  if (!isPlainObject(request)) throw new TaskOptionError('The request must be an object { server, tool, args? }', { option: 'request' });
+  if (!isPlainObject(request))
+    throw new TaskOptionError('The request must be an object { server, tool, args? }', { option: 'request' });
   const server = nonEmptyString(request.server, 'server', MAX_SERVER_KEY);
   const tool = nonEmptyString(request.tool, 'tool');
   const args = request.args ?? {};
@@ -43,7 +50,10 @@ export function jobDataFor(request: ToolJobRequest, now: number): ToolJobData {
   try {
     json = JSON.stringify(args);
   } catch (error) {
-    throw new TaskOptionError(`"args" cannot be stored as JSON: ${error instanceof Error ? error.message : String(error)}`, { option: 'args', cause: error });
+    throw new TaskOptionError(
+      `"args" cannot be stored as JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { option: 'args', cause: error },
+    );
   }
   const timeoutMs = optionalDuration(request.timeoutMs, 'timeoutMs', 1);
   const ttlMs = optionalDuration(request.ttlMs, 'ttlMs', 0);
@@ -60,7 +70,9 @@ export function jobDataFor(request: ToolJobRequest, now: number): ToolJobData {
 function readReference(value: unknown): TaskReference {
   const ref = isPlainObject(value) ? value : {};
   if (typeof ref.taskId !== 'string' || typeof ref.toolName !== 'string') {
-    throw new TaskOptionError('The job holds a task reference without a taskId or toolName', { option: 'job.data.task' });
+    throw new TaskOptionError('The job holds a task reference without a taskId or toolName', {
+      option: 'job.data.task',
+    });
   }
   // The rest is checked by TaskClient.resume, which refuses what it cannot use.
   return value as TaskReference;
@@ -72,16 +84,22 @@ function readReference(value: unknown): TaskReference {
  */
 export function readJobData(data: unknown): ToolJobData {
   if (!isPlainObject(data) || data.mcpTask !== 1) {
-    throw new TaskOptionError('This job was not enqueued by enqueueToolTask (its data has no "mcpTask": 1)', { option: 'job.data' });
+    throw new TaskOptionError('This job was not enqueued by enqueueToolTask (its data has no "mcpTask": 1)', {
+      option: 'job.data',
+    });
   }
   const server = nonEmptyString(data.server, 'server', MAX_SERVER_KEY);
   const tool = nonEmptyString(data.tool, 'tool');
   if (!isPlainObject(data.args)) throw new TaskOptionError('"args" must be an object', { option: 'args' });
   const deadlineAt = optionalDuration(data.deadlineAt, 'deadlineAt', 0);
   const ttlMs = optionalDuration(data.ttlMs, 'ttlMs', 0);
-  const calling = isPlainObject(data.calling) && typeof data.calling.at === 'number' ? { at: data.calling.at } : undefined;
+  const calling =
+    isPlainObject(data.calling) && typeof data.calling.at === 'number' ? { at: data.calling.at } : undefined;
   const task = isPlainObject(data.task)
-    ? { reference: readReference(data.task.reference), storedAt: typeof data.task.storedAt === 'number' ? data.task.storedAt : 0 }
+    ? {
+        reference: readReference(data.task.reference),
+        storedAt: typeof data.task.storedAt === 'number' ? data.task.storedAt : 0,
+      }
     : undefined;
   return {
     mcpTask: 1,

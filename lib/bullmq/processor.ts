@@ -119,7 +119,8 @@ function count(option: string, value: number | undefined, fallback: number, min:
 
 function choice<T extends string>(option: string, value: T | undefined, allowed: readonly T[]): T {
   if (value === undefined) return allowed[0] as T;
-  if (!allowed.includes(value)) throw new TaskOptionError(`Option "${option}" must be ${allowed.map((a) => `'${a}'`).join(' or ')}`, { option });
+  if (!allowed.includes(value))
+    throw new TaskOptionError(`Option "${option}" must be ${allowed.map((a) => `'${a}'`).join(' or ')}`, { option });
   return value;
 }
 
@@ -138,9 +139,14 @@ function choice<T extends string>(option: string, value: T | undefined, allowed:
  * @throws TaskOptionError for invalid options.
  */
 export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
-  if (typeof options !== 'object' || options === null) throw new TaskOptionError('taskProcessor needs options { queue, connect }', { option: 'options' });
-  if (typeof options.connect !== 'function') throw new TaskOptionError('Option "connect" must be a function (server, { sessionId }) => Promise<TaskClient>', { option: 'connect' });
-  if (typeof options.queue?.toKey !== 'function') throw new TaskOptionError('Option "queue" must be a BullMQ Queue', { option: 'queue' });
+  if (typeof options !== 'object' || options === null)
+    throw new TaskOptionError('taskProcessor needs options { queue, connect }', { option: 'options' });
+  if (typeof options.connect !== 'function')
+    throw new TaskOptionError('Option "connect" must be a function (server, { sessionId }) => Promise<TaskClient>', {
+      option: 'connect',
+    });
+  if (typeof options.queue?.toKey !== 'function')
+    throw new TaskOptionError('Option "queue" must be a BullMQ Queue', { option: 'queue' });
   const emit = (event: ToolJobEvent): void => {
     try {
       options.onEvent?.(event);
@@ -152,8 +158,10 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
   /** What each running job does when the processor closes (one entry per job, not a listener per job on one signal). */
   const closers = new Set<() => void>();
   const pool = new ServerPool(options.connect, count('reconnectGraceMs', options.reconnectGraceMs, 10_000, 0));
-  const watch = new ControlWatch(options.queue, count('controlPollMs', options.controlPollMs, 1000, 10), (jobId, error) =>
-    emit({ type: 'warning', jobId, error }),
+  const watch = new ControlWatch(
+    options.queue,
+    count('controlPollMs', options.controlPollMs, 1000, 10),
+    (jobId, error) => emit({ type: 'warning', jobId, error }),
   );
   const context: RunContext = {
     callbacks: { onElicitation: options.onElicitation, onSampling: options.onSampling },
@@ -171,7 +179,8 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
       closers.add(listener);
       return () => closers.delete(listener);
     },
-    reload: async (jobId): Promise<unknown> => ((await options.queue.getJob(jobId)) as { data?: unknown } | undefined)?.data,
+    reload: async (jobId): Promise<unknown> =>
+      ((await options.queue.getJob(jobId)) as { data?: unknown } | undefined)?.data,
     acquire: (server, sessionId) => pool.acquire(server, sessionId),
     watch: (jobId) => watch.watch(jobId),
     emit,
@@ -198,7 +207,11 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
           await job.moveToWait(token);
           emit({ type: 'released', jobId: job.id ?? '', taskId: end.taskId });
         } catch (moveError) {
-          emit({ type: 'warning', jobId: job.id ?? '', error: moveError instanceof Error ? moveError : new Error(String(moveError)) });
+          emit({
+            type: 'warning',
+            jobId: job.id ?? '',
+            error: moveError instanceof Error ? moveError : new Error(String(moveError)),
+          });
         }
         throw new WaitingError();
       }

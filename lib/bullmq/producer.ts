@@ -23,7 +23,11 @@ export type ToolJob = Job<ToolJobData, CallToolResult>;
  * in the job before it waits, and returns the tool's result as the job's return value.
  * @throws TaskOptionError for a malformed request (nothing is enqueued).
  */
-export async function enqueueToolTask(queue: ToolQueue, request: ToolJobRequest, options: ToolJobOptions = {}): Promise<ToolJob> {
+export async function enqueueToolTask(
+  queue: ToolQueue,
+  request: ToolJobRequest,
+  options: ToolJobOptions = {},
+): Promise<ToolJob> {
   const data = jobDataFor(request, Date.now());
   const { name, ...jobOptions } = options;
   return (await queue.add(name ?? data.tool, data, jobOptions)) as ToolJob;
@@ -51,12 +55,15 @@ function answerProblem(kind: PendingQuestion['kind'], answer: unknown): string |
     if (answer.action !== 'accept' && answer.action !== 'decline' && answer.action !== 'cancel') {
       return 'an elicitation answer needs "action": "accept", "decline" or "cancel"';
     }
-    if (answer.content !== undefined && !isObject(answer.content)) return 'an elicitation answer\'s "content" must be an object';
+    if (answer.content !== undefined && !isObject(answer.content))
+      return 'an elicitation answer\'s "content" must be an object';
     return undefined;
   }
-  if (answer.role !== 'assistant' && answer.role !== 'user') return 'a sampling answer needs "role": "assistant" (or "user")';
+  if (answer.role !== 'assistant' && answer.role !== 'user')
+    return 'a sampling answer needs "role": "assistant" (or "user")';
   if (typeof answer.model !== 'string') return 'a sampling answer needs the "model" that produced it';
-  if (!isObject(answer.content) && !Array.isArray(answer.content)) return 'a sampling answer needs "content" (a content block or an array of them)';
+  if (!isObject(answer.content) && !Array.isArray(answer.content))
+    return 'a sampling answer needs "content" (a content block or an array of them)';
   return undefined;
 }
 
@@ -82,14 +89,21 @@ export async function answerJobInput(
   options: AnswerOptions = {},
 ): Promise<PendingQuestion> {
   const job = await queue.getJob(jobId);
-  if (job === undefined || job === null) throw new TaskOptionError(`No job ${jobId} on queue ${queue.name}`, { option: 'jobId' });
+  if (job === undefined || job === null)
+    throw new TaskOptionError(`No job ${jobId} on queue ${queue.name}`, { option: 'jobId' });
   const state = await job.getState();
   if (state === 'completed' || state === 'failed' || state === 'unknown') {
-    throw new TaskOptionError(`Job ${jobId} has ${state === 'unknown' ? 'gone' : state}: there is nothing to answer`, { option: 'jobId' });
+    throw new TaskOptionError(`Job ${jobId} has ${state === 'unknown' ? 'gone' : state}: there is nothing to answer`, {
+      option: 'jobId',
+    });
   }
   const pending = pendingQuestions(job);
   const question =
-    options.question === undefined ? (pending.length === 1 ? pending[0] : undefined) : pending.find((q) => q.id === options.question);
+    options.question === undefined
+      ? pending.length === 1
+        ? pending[0]
+        : undefined
+      : pending.find((q) => q.id === options.question);
   if (question === undefined) {
     const why =
       options.question !== undefined
@@ -100,9 +114,11 @@ export async function answerJobInput(
     throw new TaskOptionError(`Cannot answer: ${why}`, { option: 'question' });
   }
   const problem = answerProblem(question.kind, answer);
-  if (problem !== undefined) throw new TaskOptionError(`Cannot answer ${question.id}: ${problem}`, { option: 'answer' });
+  if (problem !== undefined)
+    throw new TaskOptionError(`Cannot answer ${question.id}: ${problem}`, { option: 'answer' });
   const stored = await writeControl(queue, jobId, { kind: 'answer', question: question.id }, answer, true);
-  if (!stored) throw new TaskOptionError(`Question ${question.id} of job ${jobId} was answered already`, { option: 'question' });
+  if (!stored)
+    throw new TaskOptionError(`Question ${question.id} of job ${jobId} was answered already`, { option: 'question' });
   return question;
 }
 
@@ -112,7 +128,11 @@ export async function answerJobInput(
  * that way as soon as a worker takes it (a delayed one is promoted so that this is now).
  * @returns false when the job does not exist or has finished already.
  */
-export async function cancelToolJob(queue: ToolQueue, jobId: string, reason = 'cancelled on request'): Promise<boolean> {
+export async function cancelToolJob(
+  queue: ToolQueue,
+  jobId: string,
+  reason = 'cancelled on request',
+): Promise<boolean> {
   if (typeof reason !== 'string') throw new TaskOptionError('"reason" must be a string', { option: 'reason' });
   const job = await queue.getJob(jobId);
   if (job === undefined || job === null) return false;

@@ -18,7 +18,10 @@ import type { WatchedJob } from './control.js';
 import type { PendingQuestion } from './types.js';
 
 /** The id of a question: its kind and a hash of what it asks (its `_meta` aside). */
-export function questionId(kind: PendingQuestion['kind'], params: ElicitRequestParams | CreateMessageRequestParams): string {
+export function questionId(
+  kind: PendingQuestion['kind'],
+  params: ElicitRequestParams | CreateMessageRequestParams,
+): string {
   const { _meta: _ignored, ...asked } = params;
   const digest = createHash('sha256').update(JSON.stringify(asked)).digest('hex').slice(0, 16);
   return `${kind === 'elicitation' ? 'e' : 's'}-${digest}`;
@@ -46,12 +49,18 @@ export class JobQuestions {
    */
   callbacks(own: InputCallbacks): { onElicitation: ElicitationCallback; onSampling: SamplingCallback } {
     return {
-      onElicitation: own.onElicitation ?? ((params, context) => this.ask<ElicitResult>('elicitation', params, context.signal)),
-      onSampling: own.onSampling ?? ((params, context) => this.ask<CreateMessageResult>('sampling', params, context.signal)),
+      onElicitation:
+        own.onElicitation ?? ((params, context) => this.ask<ElicitResult>('elicitation', params, context.signal)),
+      onSampling:
+        own.onSampling ?? ((params, context) => this.ask<CreateMessageResult>('sampling', params, context.signal)),
     };
   }
 
-  private async ask<T>(kind: PendingQuestion['kind'], params: ElicitRequestParams | CreateMessageRequestParams, signal: AbortSignal): Promise<T> {
+  private async ask<T>(
+    kind: PendingQuestion['kind'],
+    params: ElicitRequestParams | CreateMessageRequestParams,
+    signal: AbortSignal,
+  ): Promise<T> {
     const id = questionId(kind, params);
     const question: PendingQuestion = this.pending.get(id) ?? { id, kind, params, askedAt: this.now() };
     this.pending.set(id, question);

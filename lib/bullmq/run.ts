@@ -132,7 +132,10 @@ export class JobRun {
       this.interrupt.abort();
     };
     void control.cancelled.then(cancel);
-    const onSignal = (): void => cancel(typeof this.signal?.reason === 'string' ? this.signal.reason : messageOf(this.signal?.reason ?? 'cancelled'));
+    const onSignal = (): void =>
+      cancel(
+        typeof this.signal?.reason === 'string' ? this.signal.reason : messageOf(this.signal?.reason ?? 'cancelled'),
+      );
     const onClose = (): void => {
       this.interrupt.abort();
       this.handle?.detach();
@@ -179,10 +182,20 @@ export class JobRun {
         if (verdict === 'lost') await this.lost(error, attempt);
         else if (verdict === 'final') throw await this.final(error);
         else if (attempt > retry.attempts) {
-          throw new RunEnded({ kind: 'attempt', message: `Gave up after ${retry.attempts} retries: ${messageOf(error)}`, cause: error });
+          throw new RunEnded({
+            kind: 'attempt',
+            message: `Gave up after ${retry.attempts} retries: ${messageOf(error)}`,
+            cause: error,
+          });
         } else {
           const delayMs = backoff(attempt, retry.minDelayMs, retry.maxDelayMs);
-          this.context.emit({ type: 'retry', jobId: this.jobId, error: error instanceof Error ? error : new Error(String(error)), attempt, delayMs });
+          this.context.emit({
+            type: 'retry',
+            jobId: this.jobId,
+            error: error instanceof Error ? error : new Error(String(error)),
+            attempt,
+            delayMs,
+          });
           await sleep(delayMs, this.interrupt.signal);
         }
       }
@@ -225,7 +238,11 @@ export class JobRun {
     const message = `${messageOf(error)}. The task cannot be resumed: the server no longer knows it (a stdio server dies with its worker, and its tasks with it; a server that restarted, or whose ttl for the task elapsed, no longer has it)`;
     if (this.context.lostTask !== 'call-again') throw new RunEnded({ kind: 'final', message, cause: error });
     if (attempt > this.context.retry.attempts) {
-      throw new RunEnded({ kind: 'attempt', message: `Gave up after ${this.context.retry.attempts} retries: ${message}`, cause: error });
+      throw new RunEnded({
+        kind: 'attempt',
+        message: `Gave up after ${this.context.retry.attempts} retries: ${message}`,
+        cause: error,
+      });
     }
     await this.store({ ...this.withoutTask(), calling: undefined });
   }
@@ -257,7 +274,11 @@ export class JobRun {
     const reference = data.task?.reference;
     const remaining = data.deadlineAt === undefined ? undefined : Math.max(0, data.deadlineAt - Date.now());
     if (reference === undefined && remaining === 0) {
-      throw new RunEnded({ kind: 'final', message: `The job's deadline passed before the tool "${data.tool}" was called`, cause: undefined });
+      throw new RunEnded({
+        kind: 'final',
+        message: `The job's deadline passed before the tool "${data.tool}" was called`,
+        cause: undefined,
+      });
     }
     const lease = await this.context.acquire(data.server, reference?.sessionId);
     try {
@@ -304,11 +325,24 @@ export class JobRun {
     await this.store({ ...data, calling: { at: this.calledAt } });
     const onProgress = (progress: TaskProgress): void => this.progressed(progress);
     const handle = await this.withInput(lease.tasks, (input) =>
-      lease.tasks.callToolAsTask(data.tool, data.args, { timeoutMs: remaining, ttlMs: data.ttlMs, signal: this.stop.signal, onProgress, ...input }),
+      lease.tasks.callToolAsTask(data.tool, data.args, {
+        timeoutMs: remaining,
+        ttlMs: data.ttlMs,
+        signal: this.stop.signal,
+        onProgress,
+        ...input,
+      }),
     );
     const reference = handle.toJSON();
     if (reference === undefined) {
-      this.context.emit({ type: 'started', jobId: this.jobId, taskId: undefined, tool: data.tool, storeMs: undefined, windowMs: undefined });
+      this.context.emit({
+        type: 'started',
+        jobId: this.jobId,
+        taskId: undefined,
+        tool: data.tool,
+        storeMs: undefined,
+        windowMs: undefined,
+      });
       return handle;
     }
     const inHand = Date.now();
@@ -318,7 +352,11 @@ export class JobRun {
     } catch (error) {
       // The job is gone (removed meanwhile): nobody will ever read this task, so it is cancelled.
       await handle.dispose().catch(() => {});
-      throw new RunEnded({ kind: 'final', message: `The task's reference could not be stored in the job: ${messageOf(error)}`, cause: error });
+      throw new RunEnded({
+        kind: 'final',
+        message: `The task's reference could not be stored in the job: ${messageOf(error)}`,
+        cause: error,
+      });
     }
     const stored = Date.now();
     const created = Date.parse(reference.createdAt);
@@ -359,7 +397,13 @@ export class JobRun {
     handle.on('status', (_metrics, task) => {
       this.status = { ...this.current(taskId), status: task.status, statusMessage: task.statusMessage };
       this.progress.set({ ...this.status, questions: this.questions.list() });
-      this.context.emit({ type: 'status', jobId: this.jobId, taskId, status: task.status, statusMessage: task.statusMessage });
+      this.context.emit({
+        type: 'status',
+        jobId: this.jobId,
+        taskId,
+        status: task.status,
+        statusMessage: task.statusMessage,
+      });
     });
   }
 
@@ -369,7 +413,10 @@ export class JobRun {
 
   private progressed(progress: TaskProgress): void {
     const taskId = this.handle?.taskId ?? undefined;
-    this.status = { ...this.current(taskId), progress: { progress: progress.progress, total: progress.total, message: progress.message } };
+    this.status = {
+      ...this.current(taskId),
+      progress: { progress: progress.progress, total: progress.total, message: progress.message },
+    };
     this.progress.set({ ...this.status, questions: this.questions.list() });
   }
 

@@ -49,17 +49,21 @@ export interface ToolJobData {
    * A worker that finds it set without `task` knows that the tool may have been called already
    * (the previous worker died between the call and storing its reference).
    */
-  readonly calling?: {
-    /** When the call was about to be sent (ms since the epoch). */
-    readonly at: number;
-  } | undefined;
+  readonly calling?:
+    | {
+        /** When the call was about to be sent (ms since the epoch). */
+        readonly at: number;
+      }
+    | undefined;
   /** The task the tool call created, once its reference is stored. */
-  readonly task?: {
-    /** What `TaskClient.resume` needs; the task id inside is a secret. */
-    readonly reference: TaskReference;
-    /** When the reference was stored (ms since the epoch). */
-    readonly storedAt: number;
-  } | undefined;
+  readonly task?:
+    | {
+        /** What `TaskClient.resume` needs; the task id inside is a secret. */
+        readonly reference: TaskReference;
+        /** When the reference was stored (ms since the epoch). */
+        readonly storedAt: number;
+      }
+    | undefined;
 }
 
 /** A question a task asks its user, waiting on a job for an answer (see `answerJobInput`). */
@@ -86,14 +90,16 @@ export interface ToolJobProgress {
   /** The task's fingerprint (`sha256:` and 12 hex digits of its id's hash): the id itself is a secret. */
   readonly task: string;
   /** The latest `notifications/progress` of the call, when the server sends them. */
-  readonly progress?: {
-    /** Progress so far. */
-    readonly progress: number;
-    /** Total, when known. */
-    readonly total?: number | undefined;
-    /** A message, if any. */
-    readonly message?: string | undefined;
-  } | undefined;
+  readonly progress?:
+    | {
+        /** Progress so far. */
+        readonly progress: number;
+        /** Total, when known. */
+        readonly total?: number | undefined;
+        /** A message, if any. */
+        readonly message?: string | undefined;
+      }
+    | undefined;
   /** Questions waiting for an answer: the task is then `input_required`. */
   readonly questions: readonly PendingQuestion[];
 }

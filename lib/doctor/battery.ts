@@ -33,7 +33,8 @@ export interface Battery {
   /** How long the battery's tool took from call to end, once measured. */
   toolMs: number | undefined;
   /** The task of the lifecycle probe, for the list and expiry checks. */
-  mainTask: { readonly taskId: string; readonly createdLocal: number; readonly ttl: unknown; retained: boolean } | undefined;
+  mainTask:
+    { readonly taskId: string; readonly createdLocal: number; readonly ttl: unknown; retained: boolean } | undefined;
   readonly onProgress: ((event: DoctorProgress) => void) | undefined;
 }
 
@@ -43,7 +44,13 @@ export interface Battery {
  * task still running afterwards is cancelled.
  * @throws ProbeStopped when the run itself was stopped (its signal).
  */
-export async function runProbe(b: Battery, name: string, checks: readonly string[], body: () => Promise<void>, runSignal: AbortSignal): Promise<void> {
+export async function runProbe(
+  b: Battery,
+  name: string,
+  checks: readonly string[],
+  body: () => Promise<void>,
+  runSignal: AbortSignal,
+): Promise<void> {
   const { s } = b;
   b.onProgress?.({ wire: s.wire, probe: name });
   const bound = s.settings.probeTimeoutMs;
@@ -54,7 +61,10 @@ export async function runProbe(b: Battery, name: string, checks: readonly string
     await body();
   } catch (error) {
     if (runSignal.aborted) throw error instanceof ProbeStopped ? error : new ProbeStopped('stopped', { cause: error });
-    const why = error instanceof ProbeStopped ? `the probe ran out of time (${ms(bound)})` : `the probe failed: ${error instanceof Error ? error.message : String(error)}`;
+    const why =
+      error instanceof ProbeStopped
+        ? `the probe ran out of time (${ms(bound)})`
+        : `the probe failed: ${error instanceof Error ? error.message : String(error)}`;
     b.rows.rest(checks, why);
   } finally {
     // Requests of the probe still open (a blocking tasks/result of a task that never ended) are
@@ -82,14 +92,19 @@ export async function settle(s: Session, canCancel: boolean, runSignal: AbortSig
       const read = await s.call('tasks/get', { taskId });
       if (!read.ok) {
         if (read.kind === 'server' && read.code === -32602) s.ledger.gone(taskId);
-        else s.ledger.leftRunning(`a task of ${tool}: its last read failed (${s.describe(read)}), so the doctor could not tell whether it still runs`);
+        else
+          s.ledger.leftRunning(
+            `a task of ${tool}: its last read failed (${s.describe(read)}), so the doctor could not tell whether it still runs`,
+          );
         continue;
       }
       const task = seenTask(read.result, s.wire);
       s.ledger.seen(taskId, task.status);
       if (isTerminal(task.status)) continue;
       if (!canCancel) {
-        s.ledger.leftRunning(`a task of ${tool}: the server declared no tasks.cancel, so it runs until its ttl (${ttlWords(task.ttl)})`);
+        s.ledger.leftRunning(
+          `a task of ${tool}: the server declared no tasks.cancel, so it runs until its ttl (${ttlWords(task.ttl)})`,
+        );
         continue;
       }
       await s.call('tasks/cancel', { taskId });

@@ -27,21 +27,36 @@ export async function expiryProbe(b: Battery): Promise<void> {
     if (b.toolMs === undefined) return rows.untestable('expiry.read', 'the lifecycle probe could not time the tool');
     const asked = Math.ceil(Math.max(2 * b.toolMs + 1_000, 2_000) / 100) * 100;
     if (asked + MARGIN_MS > budget) {
-      return rows.untestable('expiry.read', `the tool runs ${ms(b.toolMs)}: a ttl it ends well within (${asked} ms) takes longer to wait out than the budget (${ms(budget)}, expiryBudgetMs)`);
+      return rows.untestable(
+        'expiry.read',
+        `the tool runs ${ms(b.toolMs)}: a ttl it ends well within (${asked} ms) takes longer to wait out than the budget (${ms(budget)}, expiryBudgetMs)`,
+      );
     }
-    const created = await s.call('tools/call', { name: b.tool.name, arguments: b.tool.arguments, task: { ttl: asked } });
+    const created = await s.call('tools/call', {
+      name: b.tool.name,
+      arguments: b.tool.arguments,
+      task: { ttl: asked },
+    });
     const task = created.ok && isObject(created.result.task) ? seenTask(created.result.task, s.wire) : undefined;
-    if (task?.taskId === undefined) return rows.untestable('expiry.read', `no task was created (${created.ok ? 'a plain result' : s.describe(created)})`);
+    if (task?.taskId === undefined)
+      return rows.untestable(
+        'expiry.read',
+        `no task was created (${created.ok ? 'a plain result' : s.describe(created)})`,
+      );
     s.ledger.track(task.taskId, b.tool.name, s, task.status);
     ({ taskId } = task);
     createdAt = created.at;
     ttl = task.ttl;
     const applied = durationOf(ttl);
     if (applied === undefined || applied + MARGIN_MS > budget) {
-      return rows.untestable('expiry.read', `asked ${asked} ms; the server applies ${ttlWords(ttl)}, longer than the wait budget (${ms(budget)})`);
+      return rows.untestable(
+        'expiry.read',
+        `asked ${asked} ms; the server applies ${ttlWords(ttl)}, longer than the wait budget (${ms(budget)})`,
+      );
     }
     const followed = await follow(s, taskId, task, { until: Math.min(b.until, createdAt + applied) });
-    if (followed.terminal !== undefined && followed.terminal.status !== 'cancelled') await s.call('tasks/result', { taskId });
+    if (followed.terminal !== undefined && followed.terminal.status !== 'cancelled')
+      await s.call('tasks/result', { taskId });
   } else {
     const main = b.mainTask;
     if (main === undefined) return rows.untestable('expiry.read', 'no task of the doctor to read');
@@ -49,7 +64,10 @@ export async function expiryProbe(b: Battery): Promise<void> {
     createdAt = main.createdLocal;
     const applied = durationOf(ttl);
     if (applied === undefined || applied + MARGIN_MS > budget) {
-      return rows.untestable('expiry.read', `the server applies ttlMs ${ttlWords(ttl)}, longer than the wait budget (${ms(budget)}, expiryBudgetMs)`);
+      return rows.untestable(
+        'expiry.read',
+        `the server applies ttlMs ${ttlWords(ttl)}, longer than the wait budget (${ms(budget)}, expiryBudgetMs)`,
+      );
     }
   }
   const applied = durationOf(ttl) ?? 0;

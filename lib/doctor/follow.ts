@@ -122,6 +122,7 @@ async function onInput(s: Session, taskId: string, task: SeenTask, seen: Followe
 /** The distinct poll intervals `tasks` carried, in order (`undefined` for a task without one). */
 export function pollValues(tasks: ReadonlyArray<SeenTask | undefined>): unknown[] {
   const values: unknown[] = [];
-  for (const task of tasks) if (task !== undefined && !values.includes(task.pollInterval)) values.push(task.pollInterval);
+  for (const task of tasks)
+    if (task !== undefined && !values.includes(task.pollInterval)) values.push(task.pollInterval);
   return values;
 }

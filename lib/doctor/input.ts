@@ -19,15 +19,31 @@ export const INPUT_CHECKS = {
 } as const;
 
 /** Starts a task of the input tool; its id, or `undefined` (rows written). */
-async function start(b: Battery, checks: readonly string[]): Promise<{ taskId: string; first: ReturnType<typeof seenTask> } | undefined> {
+async function start(
+  b: Battery,
+  checks: readonly string[],
+): Promise<{ taskId: string; first: ReturnType<typeof seenTask> } | undefined> {
   const { s, rows } = b;
   const tool = b.inputTool;
   if (tool === undefined) return void rows.rest(checks, 'no tool that asks for input named (inputTool option)');
-  const params = s.wire === '2025-11-25' ? { name: tool.name, arguments: tool.arguments, task: { ttl: 300_000 } } : { name: tool.name, arguments: tool.arguments };
+  const params =
+    s.wire === '2025-11-25'
+      ? { name: tool.name, arguments: tool.arguments, task: { ttl: 300_000 } }
+      : { name: tool.name, arguments: tool.arguments };
   const created = await s.call('tools/call', params);
-  const raw = !created.ok ? undefined : s.wire === '2025-11-25' ? created.result.task : created.result.resultType === 'task' ? created.result : undefined;
+  const raw = !created.ok
+    ? undefined
+    : s.wire === '2025-11-25'
+      ? created.result.task
+      : created.result.resultType === 'task'
+        ? created.result
+        : undefined;
   const first = isObject(raw) ? seenTask(raw, s.wire) : undefined;
-  if (first?.taskId === undefined) return void rows.rest(checks, `${tool.name} created no task (${created.ok ? 'a plain result' : s.describe(created)})`);
+  if (first?.taskId === undefined)
+    return void rows.rest(
+      checks,
+      `${tool.name} created no task (${created.ok ? 'a plain result' : s.describe(created)})`,
+    );
   s.ledger.track(first.taskId, tool.name, s, first.status);
   return { taskId: first.taskId, first };
 }
@@ -41,14 +57,19 @@ function questionsOf(s: Session, taskId: string, since: number): Question[] {
 export async function inputProbe(b: Battery): Promise<void> {
   const { s, rows } = b;
   const checks = INPUT_CHECKS[s.wire];
-  if (!b.canAnswer) return rows.rest(checks, 'the client declared neither elicitation nor sampling, so the server may ask nothing');
+  if (!b.canAnswer)
+    return rows.rest(checks, 'the client declared neither elicitation nor sampling, so the server may ask nothing');
   const since = s.now();
   const started = await start(b, checks);
   if (started === undefined) return;
   const followed = await follow(s, started.taskId, started.first, { until: b.until });
   const questions = questionsOf(s, started.taskId, since);
   const asked = questions.length > 0 || followed.statuses.includes('input_required');
-  if (!asked) return rows.rest(checks, `${b.inputTool?.name ?? ''} asked nothing (its task went ${followed.statuses.join(' → ')})`);
+  if (!asked)
+    return rows.rest(
+      checks,
+      `${b.inputTool?.name ?? ''} asked nothing (its task went ${followed.statuses.join(' → ')})`,
+    );
   if (s.wire === '2025-11-25') answered2025(b, started.taskId, followed, questions);
   else answeredExt(b, followed, questions);
   resumes(b, followed);
@@ -60,7 +81,10 @@ function answered2025(b: Battery, taskId: string, followed: Followed, questions:
   const { s, rows } = b;
   const noteStatuses = s.notesOf(taskId).map((note) => note.status);
   const asking = questions.flatMap((q) => q.statusAtAsk);
-  const wasInputRequired = asking.includes('input_required') || followed.statuses.includes('input_required') || noteStatuses.includes('input_required');
+  const wasInputRequired =
+    asking.includes('input_required') ||
+    followed.statuses.includes('input_required') ||
+    noteStatuses.includes('input_required');
   if (questions.length === 0) {
     rows.deviation('input.tagged', 'the task went input_required, but no question reached the client');
     rows.untestable('input.status', 'no question arrived');
@@ -68,25 +92,50 @@ function answered2025(b: Battery, taskId: string, followed: Followed, questions:
   }
   const untagged = questions.filter((q) => q.taskId === undefined);
   const open = s.openedResult(taskId);
-  const how = open !== undefined && open.sentAt <= (questions[0]?.at ?? 0) ? 'while tasks/result was open' : 'before any tasks/result';
+  const how =
+    open !== undefined && open.sentAt <= (questions[0]?.at ?? 0)
+      ? 'while tasks/result was open'
+      : 'before any tasks/result';
   const kinds = [...new Set(questions.map((q) => q.method))].join(', ');
-  if (untagged.length === 0) rows.ok('input.tagged', `${kinds} named the task (related-task _meta), delivered ${how}`, { quirk: 'D14' });
-  else rows.deviation('input.tagged', `${untagged.length} of ${questions.length} questions (${kinds}) named no task; delivered ${how}`, { quirk: 'D14' });
+  if (untagged.length === 0)
+    rows.ok('input.tagged', `${kinds} named the task (related-task _meta), delivered ${how}`, { quirk: 'D14' });
+  else
+    rows.deviation(
+      'input.tagged',
+      `${untagged.length} of ${questions.length} questions (${kinds}) named no task; delivered ${how}`,
+      { quirk: 'D14' },
+    );
   if (wasInputRequired) rows.ok('input.status', 'input_required while it asked');
-  else rows.deviation('input.status', `the task was ${[...new Set(asking)].join(', ') || followed.statuses.join(' → ')} while it asked`, { quirk: 'D14' });
+  else
+    rows.deviation(
+      'input.status',
+      `the task was ${[...new Set(asking)].join(', ') || followed.statuses.join(' → ')} while it asked`,
+      { quirk: 'D14' },
+    );
 }
 
 /** Extension: did `inputRequests` ride on `tasks/get`, and was `tasks/update` acknowledged? */
 function answeredExt(b: Battery, followed: Followed, questions: readonly Question[]): void {
   const { s, rows } = b;
-  if (questions.length === 0) rows.deviation('input.requests', `${followed.bareInputRequired} reads showed input_required without inputRequests`);
-  else if (followed.bareInputRequired > 0) rows.deviation('input.requests', `inputRequests on some reads, but ${followed.bareInputRequired} input_required reads had none`);
+  if (questions.length === 0)
+    rows.deviation('input.requests', `${followed.bareInputRequired} reads showed input_required without inputRequests`);
+  else if (followed.bareInputRequired > 0)
+    rows.deviation(
+      'input.requests',
+      `inputRequests on some reads, but ${followed.bareInputRequired} input_required reads had none`,
+    );
   else rows.ok('input.requests', `${questions.map((q) => q.method).join(', ')} in inputRequests`);
   const updates = followed.updates;
   if (updates.length === 0) return rows.untestable('input.update', 'no answer was sent');
-  const bad = updates.filter((reply) => !reply.ok || (reply.result.resultType !== undefined && reply.result.resultType !== 'complete'));
+  const bad = updates.filter(
+    (reply) => !reply.ok || (reply.result.resultType !== undefined && reply.result.resultType !== 'complete'),
+  );
   if (bad.length === 0) rows.ok('input.update', `${updates.length} tasks/update acknowledged`);
-  else rows.deviation('input.update', `tasks/update answered ${bad.map((reply) => (reply.ok ? `resultType ${JSON.stringify(reply.result.resultType)}` : s.describe(reply))).join(', ')}`);
+  else
+    rows.deviation(
+      'input.update',
+      `tasks/update answered ${bad.map((reply) => (reply.ok ? `resultType ${JSON.stringify(reply.result.resultType)}` : s.describe(reply))).join(', ')}`,
+    );
 }
 
 /** Once answered, the task goes on: back to working, or to its end. */
@@ -96,7 +145,10 @@ function resumes(b: Battery, followed: Followed): void {
   if (followed.statuses.includes('input_required') && after.length === 0) {
     rows.deviation('input.resumes', `still input_required ${ms(s.settings.probeTimeoutMs)} after it was answered`);
   } else {
-    rows.ok('input.resumes', `after the answer: ${after.length === 0 ? followed.statuses.join(' → ') : after.join(' → ')}`);
+    rows.ok(
+      'input.resumes',
+      `after the answer: ${after.length === 0 ? followed.statuses.join(' → ') : after.join(' → ')}`,
+    );
   }
 }
 
@@ -110,11 +162,23 @@ async function unanswered(b: Battery): Promise<void> {
   const { taskId } = started;
   const asked = (): boolean => questionsOf(s, taskId, since).length > 0;
   const waiting = await follow(s, taskId, started.first, { until: b.until, stop: asked });
-  if (!asked()) return rows.untestable('input.unanswered', waiting.terminal !== undefined ? `the second task ended ${waiting.terminal.status ?? ''} without asking` : 'the second task asked nothing in time');
-  const during = await follow(s, taskId, waiting.polls.at(-1)?.task ?? started.first, { until: Math.min(b.until, s.now() + s.settings.noAnswerMs) });
+  if (!asked())
+    return rows.untestable(
+      'input.unanswered',
+      waiting.terminal !== undefined
+        ? `the second task ended ${waiting.terminal.status ?? ''} without asking`
+        : 'the second task asked nothing in time',
+    );
+  const during = await follow(s, taskId, waiting.polls.at(-1)?.task ?? started.first, {
+    until: Math.min(b.until, s.now() + s.settings.noAnswerMs),
+  });
   const statuses = [...new Set(during.statuses)].join(' → ') || 'unread';
   const repeated = s.wire === 'io.modelcontextprotocol/tasks' ? keysRepeated(during) : '';
-  if (during.terminal !== undefined) return rows.ok('input.unanswered', `unanswered, the task ended ${during.terminal.status ?? ''} within ${ms(s.settings.noAnswerMs)}`);
+  if (during.terminal !== undefined)
+    return rows.ok(
+      'input.unanswered',
+      `unanswered, the task ended ${during.terminal.status ?? ''} within ${ms(s.settings.noAnswerMs)}`,
+    );
   const parts = [`unanswered for ${ms(s.settings.noAnswerMs)}: ${statuses}${repeated}`];
   if (b.canCancel) {
     const cancel = await s.call('tasks/cancel', { taskId });
@@ -122,12 +186,20 @@ async function unanswered(b: Battery): Promise<void> {
     const read = await s.call('tasks/get', { taskId });
     const status = read.ok ? seenTask(read.result, s.wire).status : undefined;
     s.ledger.seen(taskId, status);
-    parts.push(`after tasks/cancel (${cancel.ok ? 'accepted' : s.describe(cancel)}) the task is ${status ?? 'unreadable'}`);
+    parts.push(
+      `after tasks/cancel (${cancel.ok ? 'accepted' : s.describe(cancel)}) the task is ${status ?? 'unreadable'}`,
+    );
     if (s.wire === '2025-11-25') {
       const question = questionsOf(s, taskId, since)[0];
-      parts.push(question?.withdrawn === true ? 'the question was withdrawn (notifications/cancelled)' : 'the question was left open');
+      parts.push(
+        question?.withdrawn === true
+          ? 'the question was withdrawn (notifications/cancelled)'
+          : 'the question was left open',
+      );
       const open = s.openedResult(taskId)?.answered;
-      parts.push(open === undefined ? 'the open tasks/result still waits' : `the open tasks/result answered ${s.describe(open)}`);
+      parts.push(
+        open === undefined ? 'the open tasks/result still waits' : `the open tasks/result answered ${s.describe(open)}`,
+      );
     }
   }
   rows.ok('input.unanswered', parts.join('; '));
@@ -137,7 +209,8 @@ async function unanswered(b: Battery): Promise<void> {
 /** Extension: whether the unanswered key was listed again on every read ([E4]). */
 function keysRepeated(during: Followed): string {
   const reads = during.polls.filter((poll) => poll.task?.status === 'input_required');
-  const withKeys = reads.filter((poll) => isObject(poll.task?.raw.inputRequests) && Object.keys(poll.task.raw.inputRequests).length > 0);
+  const withKeys = reads.filter(
+    (poll) => isObject(poll.task?.raw.inputRequests) && Object.keys(poll.task.raw.inputRequests).length > 0,
+  );
   return reads.length === 0 ? '' : `, the question listed again on ${withKeys.length} of ${reads.length} reads`;
 }
-

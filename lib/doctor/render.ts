@@ -52,7 +52,12 @@ export function renderReport(report: DoctorReport, options: RenderOptions = {}):
     out.push(...table(rows, width, options), '');
   }
   const t = report.tasks;
-  out.push(...wrap(`Tasks: ${t.started} started, ${t.finished} ended on their own, ${t.cancelled} cancelled, ${t.leftRunning} left running.`, width));
+  out.push(
+    ...wrap(
+      `Tasks: ${t.started} started, ${t.finished} ended on their own, ${t.cancelled} cancelled, ${t.leftRunning} left running.`,
+      width,
+    ),
+  );
   for (const note of t.notes) out.push(...wrap(note, width - 2).map((line) => `  ${line}`));
   return `${out.join('\n')}\n`;
 }
@@ -67,7 +72,12 @@ function headline(report: DoctorReport): string {
 
 function sectionTitle(section: WireSection): string {
   if (!section.offered) return `${section.wire}: not probed (${section.note})`;
-  const session = [section.sdk === undefined ? undefined : `SDK ${section.sdk}`, section.protocolVersion === undefined ? undefined : `protocol ${section.protocolVersion}`].filter((x) => x !== undefined).join(', ');
+  const session = [
+    section.sdk === undefined ? undefined : `SDK ${section.sdk}`,
+    section.protocolVersion === undefined ? undefined : `protocol ${section.protocolVersion}`,
+  ]
+    .filter((x) => x !== undefined)
+    .join(', ');
   return `${section.wire} (${session}): ${section.note}`;
 }
 
@@ -76,16 +86,35 @@ function table(rows: readonly DoctorRow[], width: number, options: RenderOptions
   const fixed = [14, 6, 5];
   const free = options.withoutLibrary === true ? 2 : 3;
   const room = width - fixed.reduce((a, b) => a + b, 0) - 2 * (fixed.length + free - 1) - 2;
-  const flex = options.withoutLibrary === true ? [Math.floor(room * 0.45), room - Math.floor(room * 0.45)] : [Math.floor(room * 0.3), Math.floor(room * 0.35), room - Math.floor(room * 0.3) - Math.floor(room * 0.35)];
+  const flex =
+    options.withoutLibrary === true
+      ? [Math.floor(room * 0.45), room - Math.floor(room * 0.45)]
+      : [Math.floor(room * 0.3), Math.floor(room * 0.35), room - Math.floor(room * 0.3) - Math.floor(room * 0.35)];
   const widths = [...fixed, ...flex];
   const header = ['VERDICT', 'SEV', 'RULE', 'CHECK', 'SEEN', ...(options.withoutLibrary === true ? [] : ['LIBRARY'])];
-  const lines = [line(header.map((h) => [h]), widths)];
+  const lines = [
+    line(
+      header.map((h) => [h]),
+      widths,
+    ),
+  ];
   for (const row of rows) {
     const library = row.coping.quirk === undefined ? row.coping.does : `${row.coping.quirk}: ${row.coping.does}`;
-    const cells = [MARK[row.verdict], row.severity, row.rule, `${row.quote} (${row.check})`, row.seen, ...(options.withoutLibrary === true ? [] : [library])];
+    const cells = [
+      MARK[row.verdict],
+      row.severity,
+      row.rule,
+      `${row.quote} (${row.check})`,
+      row.seen,
+      ...(options.withoutLibrary === true ? [] : [library]),
+    ];
     const wrapped = cells.map((cell, i) => wrap(cell, widths[i] ?? 10));
     const text = line(wrapped, widths);
-    lines.push(options.color === true ? text.replace(MARK[row.verdict], `${COLOR[row.verdict]}${MARK[row.verdict]}${RESET}`) : text);
+    lines.push(
+      options.color === true
+        ? text.replace(MARK[row.verdict], `${COLOR[row.verdict]}${MARK[row.verdict]}${RESET}`)
+        : text,
+    );
   }
   return lines;
 }
@@ -95,7 +124,12 @@ function line(cells: readonly string[][], widths: readonly number[]): string {
   const height = Math.max(...cells.map((cell) => cell.length));
   const out: string[] = [];
   for (let i = 0; i < height; i += 1) {
-    out.push(`  ${cells.map((cell, c) => (cell[i] ?? '').padEnd(widths[c] ?? 0)).join('  ').trimEnd()}`);
+    out.push(
+      `  ${cells
+        .map((cell, c) => (cell[i] ?? '').padEnd(widths[c] ?? 0))
+        .join('  ')
+        .trimEnd()}`,
+    );
   }
   return out.join('\n');
 }

@@ -81,7 +81,8 @@ function settingsOf(options: DoctorOptions): Settings & { connectTimeoutMs: numb
  */
 export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {}): Promise<DoctorReport> {
   const settings = settingsOf(options);
-  if (options.sdk !== undefined && options.sdk !== 'v1' && options.sdk !== 'v2') throw new TaskOptionError('Option "sdk" must be \'v1\' or \'v2\'', { option: 'sdk' });
+  if (options.sdk !== undefined && options.sdk !== 'v1' && options.sdk !== 'v2')
+    throw new TaskOptionError("Option \"sdk\" must be 'v1' or 'v2'", { option: 'sdk' });
   const signal = options.signal ?? new AbortController().signal;
   if (signal.aborted) throw new TaskAbortError('The doctor was stopped before it started', { reason: signal.reason });
   const startedAt = Date.now();
@@ -91,19 +92,31 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
     connectTimeoutMs: settings.connectTimeoutMs,
   });
   // Read now: a closed SDK v2 client forgets what the server said of itself.
-  const identity = opening.sessions.map((session) => session.port.serverIdentity()).find((found) => found !== undefined);
+  const identity = opening.sessions
+    .map((session) => session.port.serverIdentity())
+    .find((found) => found !== undefined);
   const ledger = new TaskLedger();
   const sections: WireSection[] = [];
   const rows: DoctorRow[] = [];
   try {
-    for (const [wire, era] of [['2025-11-25', 'legacy'], ['io.modelcontextprotocol/tasks', 'modern']] as const) {
+    for (const [wire, era] of [
+      ['2025-11-25', 'legacy'],
+      ['io.modelcontextprotocol/tasks', 'modern'],
+    ] as const) {
       const opened = opening.sessions.find((session) => session.era === era);
-      const done = opened === undefined ? notProbed(wire, opening.notes[era] ?? 'no session of this era') : await probeWire(wire, opened, settings, ledger, signal, options);
+      const done =
+        opened === undefined
+          ? notProbed(wire, opening.notes[era] ?? 'no session of this era')
+          : await probeWire(wire, opened, settings, ledger, signal, options);
       sections.push(done.section);
       rows.push(...done.rows);
     }
   } catch (error) {
-    if (signal.aborted) throw new TaskAbortError('The doctor was stopped; the tasks it started were cancelled', { reason: signal.reason, cause: error });
+    if (signal.aborted)
+      throw new TaskAbortError('The doctor was stopped; the tasks it started were cancelled', {
+        reason: signal.reason,
+        cause: error,
+      });
     throw error;
   } finally {
     await Promise.all(opening.sessions.map((session) => session.close()));
@@ -130,15 +143,32 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
 function notProbed(wire: DoctorWire, note: string): { section: WireSection; rows: DoctorRow[] } {
   const sink = new RowSink(wire);
   sink.untestable('offer', note);
-  return { section: { wire, offered: false, sdk: undefined, protocolVersion: undefined, tool: undefined, note }, rows: sink.rows };
+  return {
+    section: { wire, offered: false, sdk: undefined, protocolVersion: undefined, tool: undefined, note },
+    rows: sink.rows,
+  };
 }
 
 /** The battery of one wire on its session. */
-async function probeWire(wire: DoctorWire, opened: Opened, settings: Settings, ledger: TaskLedger, signal: AbortSignal, options: DoctorOptions): Promise<{ section: WireSection; rows: DoctorRow[] }> {
+async function probeWire(
+  wire: DoctorWire,
+  opened: Opened,
+  settings: Settings,
+  ledger: TaskLedger,
+  signal: AbortSignal,
+  options: DoctorOptions,
+): Promise<{ section: WireSection; rows: DoctorRow[] }> {
   const { port } = opened;
   const sink = new RowSink(wire);
   const s = new Session(port, wire, settings, ledger, signal);
-  const section = (offered: boolean, tool: string | undefined, note: string): WireSection => ({ wire, offered, sdk: opened.sdk, protocolVersion: port.protocolVersion(), tool, note });
+  const section = (offered: boolean, tool: string | undefined, note: string): WireSection => ({
+    wire,
+    offered,
+    sdk: opened.sdk,
+    protocolVersion: port.protocolVersion(),
+    tool,
+    note,
+  });
   let canCancel = false;
   try {
     const listed = await listTools(s);
@@ -149,7 +179,8 @@ async function probeWire(wire: DoctorWire, opened: Opened, settings: Settings, l
       const offered = offersExtension(port);
       const settingsObject = port.serverCapabilities()?.extensions;
       const value = isObject(settingsObject) ? settingsObject[TASKS_EXTENSION] : undefined;
-      if (offered) sink.ok('offer', `capabilities.extensions lists io.modelcontextprotocol/tasks (${JSON.stringify(value)})`);
+      if (offered)
+        sink.ok('offer', `capabilities.extensions lists io.modelcontextprotocol/tasks (${JSON.stringify(value)})`);
       else sink.untestable('offer', 'the 2026-07-28 session lists no io.modelcontextprotocol/tasks extension');
       offer = { offered, canCancel: offered, canList: false, why: offered ? '' : 'the extension is not offered' };
     }
@@ -189,13 +220,23 @@ async function probeWire(wire: DoctorWire, opened: Opened, settings: Settings, l
 }
 
 /** The battery's tool: the caller's, or the first that declares task support (2025). */
-function pickTool(wire: DoctorWire, options: DoctorOptions, tools: readonly ListedTool[], listError: string | undefined): { tool: Resolved; note: string } | string {
-  if (options.tool !== undefined) return { tool: resolveChoice(options.tool, tools), note: `tool ${options.tool.name}, as named` };
-  if (wire === 'io.modelcontextprotocol/tasks') return 'on the extension the server decides which calls become tasks: name a tool it runs as a task (tool option)';
+function pickTool(
+  wire: DoctorWire,
+  options: DoctorOptions,
+  tools: readonly ListedTool[],
+  listError: string | undefined,
+): { tool: Resolved; note: string } | string {
+  if (options.tool !== undefined)
+    return { tool: resolveChoice(options.tool, tools), note: `tool ${options.tool.name}, as named` };
+  if (wire === 'io.modelcontextprotocol/tasks')
+    return 'on the extension the server decides which calls become tasks: name a tool it runs as a task (tool option)';
   const found = firstTaskTool(tools);
   if (found === undefined) return listError ?? 'no tool declares task support: name one (tool option)';
   const tool = resolveChoice({ name: found.name }, tools);
-  return { tool, note: `tool ${found.name} (the first that declares task support), called with ${JSON.stringify(tool.arguments)}` };
+  return {
+    tool,
+    note: `tool ${found.name} (the first that declares task support), called with ${JSON.stringify(tool.arguments)}`,
+  };
 }
 
 /** Rows in catalogue order. */

@@ -127,7 +127,12 @@ export class Session {
         method,
         params,
         identity,
-        { timeoutMs: options.timeoutMs ?? this.settings.requestTimeoutMs, timers: TIMERS, signal: this.signal, weak: true },
+        {
+          timeoutMs: options.timeoutMs ?? this.settings.requestTimeoutMs,
+          timers: TIMERS,
+          signal: this.signal,
+          weak: true,
+        },
         undefined,
         undefined,
         declare ? DECLARE : undefined,
@@ -135,8 +140,15 @@ export class Session {
       return { ok: true, result, at: this.now() };
     } catch (error) {
       if (error instanceof PortError && error.kind === 'aborted') throw new ProbeStopped('stopped', { cause: error });
-      if (error instanceof PortError) return { ok: false, code: error.code, message: error.message, kind: error.kind, at: this.now() };
-      return { ok: false, code: -32603, message: error instanceof Error ? error.message : String(error), kind: 'local', at: this.now() };
+      if (error instanceof PortError)
+        return { ok: false, code: error.code, message: error.message, kind: error.kind, at: this.now() };
+      return {
+        ok: false,
+        code: -32603,
+        message: error instanceof Error ? error.message : String(error),
+        kind: 'local',
+        at: this.now(),
+      };
     }
   }
 
@@ -158,10 +170,13 @@ export class Session {
         clearTimeout(timer);
         reject(new ProbeStopped('stopped'));
       };
-      const timer = setTimeout(() => {
-        signal.removeEventListener('abort', done);
-        resolve();
-      }, Math.max(0, ms));
+      const timer = setTimeout(
+        () => {
+          signal.removeEventListener('abort', done);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       signal.addEventListener('abort', done, { once: true });
     });
   }
@@ -178,7 +193,11 @@ export class Session {
     const open: OpenResult = {
       sentAt: this.now(),
       answered: undefined,
-      reply: this.call('tasks/result', { taskId }, { timeoutMs: this.settings.probeTimeoutMs + this.settings.requestTimeoutMs }).then(
+      reply: this.call(
+        'tasks/result',
+        { taskId },
+        { timeoutMs: this.settings.probeTimeoutMs + this.settings.requestTimeoutMs },
+      ).then(
         (reply) => {
           open.answered = reply;
           return reply;
@@ -216,7 +235,15 @@ export class Session {
     this.signal.addEventListener('abort', stopBoth, { once: true });
     const signal = this.signal;
     void this.port
-      .request('subscriptions/listen', { notifications: { taskIds: [...taskIds] } }, identity, { timeoutMs: Infinity, timers: TIMERS, signal: stop.signal }, undefined, undefined, DECLARE)
+      .request(
+        'subscriptions/listen',
+        { notifications: { taskIds: [...taskIds] } },
+        identity,
+        { timeoutMs: Infinity, timers: TIMERS, signal: stop.signal },
+        undefined,
+        undefined,
+        DECLARE,
+      )
       .catch(() => {});
     return () => {
       signal.removeEventListener('abort', stopBoth);
@@ -239,7 +266,15 @@ export class Session {
   noteInlineQuestion(taskId: string, key: string, method: string): Question {
     const known = this.questions.find((q) => q.taskId === taskId && q.key === key);
     if (known !== undefined) return known;
-    const question: Question = { method, taskId, key, at: this.now(), answeredAt: undefined, withdrawn: false, statusAtAsk: [] };
+    const question: Question = {
+      method,
+      taskId,
+      key,
+      at: this.now(),
+      answeredAt: undefined,
+      withdrawn: false,
+      statusAtAsk: [],
+    };
     this.questions.push(question);
     return question;
   }
@@ -254,12 +289,16 @@ export class Session {
     }
     this.offs.push(
       this.port.onNotification('notifications/tasks', (params) => {
-        const subscription = isObject(params._meta) ? params._meta['io.modelcontextprotocol/subscriptionId'] : undefined;
+        const subscription = isObject(params._meta)
+          ? params._meta['io.modelcontextprotocol/subscriptionId']
+          : undefined;
         this.note(params);
         return typeof subscription === 'string' && this.listens.has(subscription);
       }),
       this.port.onNotification('notifications/subscriptions/acknowledged', (params) => {
-        const subscription = isObject(params._meta) ? params._meta['io.modelcontextprotocol/subscriptionId'] : undefined;
+        const subscription = isObject(params._meta)
+          ? params._meta['io.modelcontextprotocol/subscriptionId']
+          : undefined;
         return typeof subscription === 'string' && this.listens.has(subscription);
       }),
     );
@@ -283,9 +322,19 @@ export class Session {
   private question(method: string, request: InboundRequest): Promise<JsonObject | undefined> | undefined {
     const taskId = relatedTaskId(request.params);
     if (taskId !== undefined ? !this.ledger.has(taskId) : !this.ledger.anyRunning(this)) return undefined;
-    const question: Question = { method, taskId, key: undefined, at: this.now(), answeredAt: undefined, withdrawn: false, statusAtAsk: [] };
+    const question: Question = {
+      method,
+      taskId,
+      key: undefined,
+      at: this.now(),
+      answeredAt: undefined,
+      withdrawn: false,
+      statusAtAsk: [],
+    };
     this.questions.push(question);
-    request.signal.addEventListener('abort', () => (question.withdrawn = question.answeredAt === undefined), { once: true });
+    request.signal.addEventListener('abort', () => (question.withdrawn = question.answeredAt === undefined), {
+      once: true,
+    });
     const answer = (): JsonObject => {
       question.answeredAt = this.now();
       const body = answerFor(method);
@@ -316,7 +365,12 @@ export class Session {
 /** The doctor's answer to a question: a declined elicitation, or a fixed text for sampling. */
 export function answerFor(method: string): JsonObject {
   if (method === 'sampling/createMessage') {
-    return { role: 'assistant', content: { type: 'text', text: 'mcp-task doctor: no model here' }, model: 'mcp-task-doctor', stopReason: 'endTurn' };
+    return {
+      role: 'assistant',
+      content: { type: 'text', text: 'mcp-task doctor: no model here' },
+      model: 'mcp-task-doctor',
+      stopReason: 'endTurn',
+    };
   }
   if (method === 'roots/list') return { roots: [] };
   return { action: 'decline' };

@@ -48,13 +48,27 @@ export async function openSessions(target: DoctorTarget, settings: ConnectSettin
     if (why !== undefined) throw new TaskOptionError(why, { option: 'target' });
     const port = openPort(target as McpClient);
     const era = port.era();
-    return { sessions: [{ port, sdk: port.sdk, era, close: () => Promise.resolve() }], notes: { [other(era)]: `the doctor was given one connected client (${era} era); ${ONE_TARGET}` } };
+    return {
+      sessions: [{ port, sdk: port.sdk, era, close: () => Promise.resolve() }],
+      notes: { [other(era)]: `the doctor was given one connected client (${era} era); ${ONE_TARGET}` },
+    };
   }
-  if (typeof shape === 'object' && shape !== null && typeof shape.send === 'function' && typeof shape.start === 'function') {
+  if (
+    typeof shape === 'object' &&
+    shape !== null &&
+    typeof shape.send === 'function' &&
+    typeof shape.start === 'function'
+  ) {
     const opened = await connectPreferred(target as McpTransport, settings);
-    return { sessions: [opened], notes: { [other(opened.era)]: `the doctor was given one transport (${opened.era} era); ${ONE_TARGET}` } };
+    return {
+      sessions: [opened],
+      notes: { [other(opened.era)]: `the doctor was given one transport (${opened.era} era); ${ONE_TARGET}` },
+    };
   }
-  throw new TaskOptionError('The doctor needs a connected SDK Client, an MCP transport, or a function that returns one', { option: 'target' });
+  throw new TaskOptionError(
+    'The doctor needs a connected SDK Client, an MCP transport, or a function that returns one',
+    { option: 'target' },
+  );
 }
 
 function other(era: Era): Era {
@@ -79,7 +93,10 @@ async function openBoth(factory: TransportFactory, settings: ConnectSettings): P
     try {
       return await factory();
     } catch (error) {
-      throw new TaskConnectError(`The transport factory failed: ${messageOf(error)}`, { reason: 'unreachable', cause: error });
+      throw new TaskConnectError(`The transport factory failed: ${messageOf(error)}`, {
+        reason: 'unreachable',
+        cause: error,
+      });
     }
   };
   let first: Opened;
@@ -89,7 +106,10 @@ async function openBoth(factory: TransportFactory, settings: ConnectSettings): P
     throw asConnectError(error);
   }
   if (first.era === 'legacy') {
-    notes.modern = first.sdk === 'v1' ? 'SDK v2 (@modelcontextprotocol/client) is needed for a 2026-07-28 session' : 'the server has no 2026-07-28 handshake (server/discover): it speaks 2025-11-25 and earlier';
+    notes.modern =
+      first.sdk === 'v1'
+        ? 'SDK v2 (@modelcontextprotocol/client) is needed for a 2026-07-28 session'
+        : 'the server has no 2026-07-28 handshake (server/discover): it speaks 2025-11-25 and earlier';
     return { sessions: [first], notes };
   }
   try {
@@ -97,7 +117,10 @@ async function openBoth(factory: TransportFactory, settings: ConnectSettings): P
     return { sessions: [first, legacy], notes };
   } catch (error) {
     const code = rpcCode(error);
-    notes.legacy = code === -32022 ? 'the server refuses the 2025-11-25 handshake (initialize answered -32022): it speaks 2026-07-28 only' : `a 2025-11-25 session could not be opened: ${messageOf(error)}`;
+    notes.legacy =
+      code === -32022
+        ? 'the server refuses the 2025-11-25 handshake (initialize answered -32022): it speaks 2026-07-28 only'
+        : `a 2025-11-25 session could not be opened: ${messageOf(error)}`;
     return { sessions: [first], notes };
   }
 }
@@ -117,15 +140,33 @@ function watchHandshake(transport: McpTransport): { bad: Promise<never>; settle(
     onmessage: (message: unknown, extra?: unknown): void => {
       const m = message as { method?: unknown; id?: unknown } | null;
       // A server never sends the client's handshake requests: this peer echoes what it gets.
-      if (typeof m === 'object' && m !== null && (m.method === 'initialize' || m.method === 'server/discover') && m.id !== undefined) {
-        fail(new TaskConnectError(`The target does not speak MCP: it sent the client's own ${m.method} request back (an echo, like cat)`, { reason: 'not-mcp' }));
+      if (
+        typeof m === 'object' &&
+        m !== null &&
+        (m.method === 'initialize' || m.method === 'server/discover') &&
+        m.id !== undefined
+      ) {
+        fail(
+          new TaskConnectError(
+            `The target does not speak MCP: it sent the client's own ${m.method} request back (an echo, like cat)`,
+            { reason: 'not-mcp' },
+          ),
+        );
         return;
       }
       (handlers.onmessage as ((message: unknown, extra?: unknown) => void) | undefined)?.(message, extra);
     },
     onerror: (error: Error): void => {
-      if (error instanceof SyntaxError || /JSON|parse/i.test(error.message)) {
-        fail(new TaskConnectError(`The target does not speak MCP: its output is not JSON-RPC (${error.message})`, { reason: 'not-mcp', cause: error }));
+      // An HTTP status is no verdict: SDK v2's era probe (server/discover) meets HTTP 400 from a
+      // 2025-11-25 server (its message quotes the server's JSON-RPC error body) and falls back to
+      // initialize; a handshake that does fail says why, and asConnectError reads its status.
+      if (httpStatus(error) === undefined && (error instanceof SyntaxError || /JSON|parse/i.test(error.message))) {
+        fail(
+          new TaskConnectError(`The target does not speak MCP: its output is not JSON-RPC (${error.message})`, {
+            reason: 'not-mcp',
+            cause: error,
+          }),
+        );
       }
       (handlers.onerror as ((error: Error) => void) | undefined)?.(error);
     },
@@ -144,14 +185,24 @@ function watchHandshake(transport: McpTransport): { bad: Promise<never>; settle(
     bad,
     settle: () => {
       for (const key of ['onmessage', 'onerror'] as const) {
-        Object.defineProperty(target, key, { configurable: true, enumerable: true, writable: true, value: handlers[key] });
+        Object.defineProperty(target, key, {
+          configurable: true,
+          enumerable: true,
+          writable: true,
+          value: handlers[key],
+        });
       }
     },
   };
 }
 
 /** Connects `transport` with a client of `sdk`, bounded by `connectTimeoutMs`. */
-async function connectOne(transport: McpTransport, sdk: SdkMajor, mode: 'auto' | 'legacy' | undefined, settings: ConnectSettings): Promise<Opened> {
+async function connectOne(
+  transport: McpTransport,
+  sdk: SdkMajor,
+  mode: 'auto' | 'legacy' | undefined,
+  settings: ConnectSettings,
+): Promise<Opened> {
   let timedOut = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watch = watchHandshake(transport);
@@ -162,16 +213,29 @@ async function connectOne(transport: McpTransport, sdk: SdkMajor, mode: 'auto' |
     capabilities: CAPABILITIES,
     // The era probe gets part of the bound (SDK v2 waits 60 s by default): a stdio target that
     // says nothing (cat answers its own probe with nothing) then falls back to initialize in time.
-    clientOptions: mode === undefined ? undefined : { versionNegotiation: mode === 'auto' ? { mode, probe: { timeoutMs: Math.round(settings.connectTimeoutMs * 0.6) } } : { mode } },
+    clientOptions:
+      mode === undefined
+        ? undefined
+        : {
+            versionNegotiation:
+              mode === 'auto' ? { mode, probe: { timeoutMs: Math.round(settings.connectTimeoutMs * 0.6) } } : { mode },
+          },
   });
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       timedOut = true;
-      reject(new TaskConnectError(`The server did not finish the MCP handshake within ${settings.connectTimeoutMs} ms`, { reason: 'no-answer' }));
+      reject(
+        new TaskConnectError(`The server did not finish the MCP handshake within ${settings.connectTimeoutMs} ms`, {
+          reason: 'no-answer',
+        }),
+      );
     }, settings.connectTimeoutMs);
   });
   // A connection that completes after the bound is closed again.
-  attempt.then(({ client }) => (timedOut ? client.close().catch(() => {}) : undefined), () => {});
+  attempt.then(
+    ({ client }) => (timedOut ? client.close().catch(() => {}) : undefined),
+    () => {},
+  );
   try {
     const { client } = await Promise.race([attempt, timeout, watch.bad]);
     watch.settle();
@@ -197,7 +261,12 @@ function notInstalled(error: unknown): boolean {
 function chain(error: unknown): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = [];
   let current: unknown = error;
-  while (typeof current === 'object' && current !== null && out.length < 8 && !out.includes(current as Record<string, unknown>)) {
+  while (
+    typeof current === 'object' &&
+    current !== null &&
+    out.length < 8 &&
+    !out.includes(current as Record<string, unknown>)
+  ) {
     out.push(current as Record<string, unknown>);
     current = (current as { cause?: unknown }).cause;
   }
@@ -214,6 +283,13 @@ function rpcCode(error: unknown): number | undefined {
   return undefined;
 }
 
+/** The HTTP error status in `error`'s chain (SDK v2's `status`, SDK v1's numeric `code`), if any. */
+function httpStatus(error: unknown): number | undefined {
+  return chain(error)
+    .map((e) => e.status ?? e.code)
+    .find((value): value is number => typeof value === 'number' && value >= 400 && value < 600);
+}
+
 const NETWORK = /^(E[A-Z]+|UND_ERR_[A-Z_]+|ERR_SSL_[A-Z_]+|ERR_TLS_[A-Z_]+)$/;
 
 /** Why a connection failed, as a {@link TaskConnectError}. */
@@ -224,7 +300,7 @@ function asConnectError(error: unknown): TaskConnectError {
   let why = message;
   const code = rpcCode(error);
   const system = chain(error).find((e) => typeof e.code === 'string' && NETWORK.test(e.code));
-  const status = chain(error).map((e) => e.status ?? e.code).find((value): value is number => typeof value === 'number' && value >= 400 && value < 600);
+  const status = httpStatus(error);
   if (system !== undefined) {
     why = `${String(system.code)}${typeof system.syscall === 'string' ? ` (${system.syscall})` : ''}: ${message}`;
   } else if (chain(error).some((e) => e.message === 'bad port')) {

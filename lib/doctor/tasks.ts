@@ -46,7 +46,9 @@ export class TaskLedger {
   /** Tasks of `owner` not known to have ended, with their tool. */
   running(owner: object): Array<{ taskId: string; tool: string }> {
     const out: Array<{ taskId: string; tool: string }> = [];
-    for (const [taskId, task] of this.tasks) if (task.owner === owner && !isTerminal(task.status) && task.status !== 'gone') out.push({ taskId, tool: task.tool });
+    for (const [taskId, task] of this.tasks)
+      if (task.owner === owner && !isTerminal(task.status) && task.status !== 'gone')
+        out.push({ taskId, tool: task.tool });
     return out;
   }
 

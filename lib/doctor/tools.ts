@@ -29,7 +29,11 @@ export async function listTools(s: Session): Promise<{ tools: ListedTool[]; erro
     for (const tool of listed) {
       if (!isObject(tool) || typeof tool.name !== 'string') continue;
       const execution = isObject(tool.execution) ? tool.execution : undefined;
-      tools.push({ name: tool.name, taskSupport: execution?.taskSupport, inputSchema: isObject(tool.inputSchema) ? tool.inputSchema : undefined });
+      tools.push({
+        name: tool.name,
+        taskSupport: execution?.taskSupport,
+        inputSchema: isObject(tool.inputSchema) ? tool.inputSchema : undefined,
+      });
     }
     const next = reply.result.nextCursor;
     if (typeof next !== 'string' || next === '' || next === cursor) break;
@@ -39,7 +43,10 @@ export async function listTools(s: Session): Promise<{ tools: ListedTool[]; erro
 }
 
 /** The tool to run, with its arguments: the caller's, or made up from the listed tool's schema. */
-export function resolveChoice(choice: ToolChoice, tools: readonly ListedTool[]): { name: string; arguments: Record<string, unknown> } {
+export function resolveChoice(
+  choice: ToolChoice,
+  tools: readonly ListedTool[],
+): { name: string; arguments: Record<string, unknown> } {
   if (choice.arguments !== undefined) return { name: choice.name, arguments: choice.arguments };
   const listed = tools.find((tool) => tool.name === choice.name);
   return { name: choice.name, arguments: argumentsFor(listed?.inputSchema) };
@@ -83,7 +90,9 @@ function valueFor(schema: unknown, depth: number): unknown {
     case 'object':
     case undefined: {
       const properties = isObject(schema.properties) ? schema.properties : {};
-      const required = Array.isArray(schema.required) ? schema.required.filter((key): key is string => typeof key === 'string') : [];
+      const required = Array.isArray(schema.required)
+        ? schema.required.filter((key): key is string => typeof key === 'string')
+        : [];
       const out: Record<string, unknown> = {};
       for (const key of required) {
         const made = valueFor(properties[key], depth + 1);

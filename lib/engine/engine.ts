@@ -1,19 +1,32 @@
 /**
  * The task engine: observation, scheduling and state for every task of one client. It merges
  * pushed snapshots with polls, decides when to poll, pauses while the connection is lost and
- * resumes after, and settles each {@link TaskRecord}. It speaks to the server only through a
+ * goes on once reconnected, and settles each {@link TaskRecord}. It speaks to the server only through a
  * {@link TaskWire} and knows nothing of any wire format. The poll loop lives in `poll.ts`, fetching
- * the final payload in `outcome.ts`, cancelling and giving up in `stop.ts`.
+ * the final payload in `payload.ts`, cancelling and giving up in `cancel.ts`.
  */
 import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
 import type { ErrorClass, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
+import type { CallInstrument } from '../api/index.js';
 import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
 import { deliverAnswers, offerInput, resendKept } from './input-delivery.js';
 import { Pause } from './pause.js';
-import { vanished } from './outcome.js';
-import { awaitsPayloadRead, delay, ensurePoll, firstPoll, observedFresh, pollTimerFired, react, readNow, readSoon, readTask, type PollEngine } from './poll.js';
+import { vanished } from './payload.js';
+import {
+  awaitsPayloadRead,
+  delay,
+  ensurePoll,
+  firstPoll,
+  observedFresh,
+  pollTimerFired,
+  react,
+  readNow,
+  readSoon,
+  readTask,
+  type PollEngine,
+} from './poll.js';
 import { TaskRecord } from './record.js';
 import { TRACKING_STOPPED, type Settlement } from './record-extras.js';
 import { closedError, Requests, TaskRequestOptions } from './requests.js';
@@ -21,7 +34,7 @@ import { Scheduler } from '../util/scheduler.js';
 import { TtlWatch } from './ttl-watch.js';
 import type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 import { armDeadline, deadlinePassed, type Deadline, type DeadlineEngine } from './deadline.js';
-import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './stop.js';
+import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './cancel.js';
 import type { TaskView } from './task-view.js';
 
 export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
@@ -62,7 +75,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       config,
       scheduler: this.scheduler,
       isPaused: () => this.pauseState.paused,
-      whenResumed: (signal) => this.whenResumed(signal),
+      whenReconnected: (signal) => this.whenReconnected(signal),
       classify: (error) => this.classify(error),
       report: (error, record) => this.report(error, record),
       sessionLost: () => this.events.sessionLost(this.wireRef),
@@ -111,11 +124,19 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
 
   /**
    * Options of one request: its short timeout, on the engine's timers, stopped by `scope`: a
-   * signal, or a task's record (all the task's requests stop when its tracking stops).
+   * signal, or a task's record (all the task's requests stop when its tracking stops). A record's
+   * requests are watched by its own instrument; others by `instrument`, when given.
    */
-  requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean): WireRequestOptions {
+  requestOptions(
+    timeoutMs: number,
+    scope?: RequestScope,
+    weak?: boolean,
+    instrument?: CallInstrument,
+  ): WireRequestOptions {
     if (scope instanceof TaskRecord) return new TaskRequestOptions(timeoutMs, this.scheduler, scope, weak);
-    return { timeoutMs, timers: this.scheduler, signal: scope, weak };
+    return instrument === undefined
+      ? { timeoutMs, timers: this.scheduler, signal: scope, weak }
+      : { timeoutMs, timers: this.scheduler, signal: scope, weak, instrument };
   }
 
   /** Number of tasks being tracked. */
@@ -168,7 +189,8 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       options.provisional === true,
     );
     this.records.set(task.taskId, record);
-    if (snapshot.outcome !== undefined && record.terminal) record.payloadRode(snapshot.outcome);
+    if (options.instrument !== undefined) record.instrumented(options.instrument);
+    if (snapshot.payload !== undefined && record.terminal) record.payloadRode(snapshot.payload);
     for (const early of this.early.take(task.taskId)) {
       record.notificationArrived();
       this.observe(record, early, 'notification');
@@ -228,22 +250,24 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     const previous = record.task;
     const wasProvisional = record.provisional;
     const verdict = record.observed(task, record.holdsStream);
-    // A payload riding on a terminal snapshot ([E3]) is the outcome; never replaced once known. A
+    // A payload riding on a terminal snapshot ([E3]) is the task's; never replaced once known. A
     // terminal task told without it (a terse notification) takes it from the next read even when
     // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
-    const payload = snapshot.outcome;
+    const payload = snapshot.payload;
     const tookPayload =
       payload !== undefined &&
-      record.outcome === undefined &&
+      record.payload === undefined &&
       isTerminalStatus(task.status) &&
       (verdict !== 'stale' || record.terminal);
     if (tookPayload) {
       record.payloadRode(payload);
       if (task.status !== record.task.status) this.report(this.contradiction(record, task, source), record);
     }
-    if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') offerInput(this.events, record, snapshot.input);
+    if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
+      offerInput(this.events, record, snapshot.input);
     // [E23]: answers a failed tasks/update did not deliver go again while a poll still lists their key.
-    if (source === 'poll' && record.undelivered !== undefined && verdict !== 'stale' && verdict !== 'after-terminal') resendKept(this, record, snapshot);
+    if (source === 'poll' && record.undelivered !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
+      resendKept(this, record, snapshot);
     if (verdict === 'stale') {
       if (tookPayload) react(this, record);
       return;
@@ -260,7 +284,11 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     // backstop). Then the read comes as soon as its pacing allows (see `poll.ts`; [E14]: a
     // repeated notification neither hastens nor postpones it).
     const terseInput =
-      source === 'notification' && verdict === 'changed' && task.status === 'input_required' && snapshot.input === undefined && this.features.inlineInput;
+      source === 'notification' &&
+      verdict === 'changed' &&
+      task.status === 'input_required' &&
+      snapshot.input === undefined &&
+      this.features.inlineInput;
     const needsRead = terseInput || record.readSoon || (record.terminal && awaitsPayloadRead(this, record));
     observedFresh(this, record, needsRead);
     // The ttl counts from when this client first saw the task: only a new ttl moves its end.
@@ -368,7 +396,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     return this.pauseState.paused;
   }
 
-  /** The connection is lost: stop polling until {@link TaskEngine.resume}. */
+  /** The connection is lost: stop polling until {@link TaskEngine.reconnected}. */
   pause(): void {
     this.pauseState.pause();
   }
@@ -377,7 +405,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
    * The connection is back (possibly over a new `wire`): every unsettled record is read again at
    * once, and waiting retries go on.
    */
-  resume(wire: TaskWire = this.wireRef): void {
+  reconnected(wire: TaskWire = this.wireRef): void {
     // Requests still open on an old connection stay there (a server may tie pending input to
     // them); if they fail after the switch, they are sent again over the new one.
     if (wire !== this.wireRef) {
@@ -391,7 +419,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       }
     }
     this.wireRef = wire;
-    if (!this.pauseState.resume()) return;
+    if (!this.pauseState.unpause()) return;
     const now = this.config.clock.now();
     for (const record of this.records.values()) {
       if (!record.active) continue;
@@ -402,8 +430,8 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
   }
 
   /** Resolves when the connection is back; rejects with the signal's reason if it aborts first. */
-  whenResumed(signal: AbortSignal): Promise<void> {
-    return this.pauseState.whenResumed(signal);
+  whenReconnected(signal: AbortSignal): Promise<void> {
+    return this.pauseState.whenUnpaused(signal);
   }
 
   /**
@@ -414,12 +442,12 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     this.settle(own(view), { ok: false, error });
   }
 
-  /** Cancels a task with `tasks/cancel`, after a last look (see `cancelTask` in `stop.ts`). */
+  /** Cancels a task with `tasks/cancel`, after a last look (see `cancelTask` in `cancel.ts`). */
   cancel(view: TaskView): Promise<Task> {
     return cancelTask(this, own(view));
   }
 
-  /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `stop.ts`). */
+  /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `cancel.ts`). */
   giveUp(view: TaskView, how: GiveUp): Promise<GiveUpResult> {
     return giveUp(this, own(view), how);
   }

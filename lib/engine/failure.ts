@@ -17,12 +17,11 @@ export function failedError(
   // An empty text says nothing: the first non-empty one is taken (an image or an empty block may
   // come first), and an empty JSON-RPC message or statusMessage gives way to the next source. The
   // decoder left only objects in `content`; their fields are the server's, so `text` is checked.
-  const text = result?.content.find((block): block is TextContent => block.type === 'text' && typeof block.text === 'string' && block.text !== '');
+  const text = result?.content.find(
+    (block): block is TextContent => block.type === 'text' && typeof block.text === 'string' && block.text !== '',
+  );
   const message =
-    nonEmpty(rpcError?.message) ??
-    text?.text ??
-    nonEmpty(task?.statusMessage) ??
-    'the task failed without a message';
+    nonEmpty(rpcError?.message) ?? text?.text ?? nonEmpty(task?.statusMessage) ?? 'the task failed without a message';
   return new TaskFailedError(`Tool "${toolName}" failed: ${scrub(message, task?.taskId)}`, {
     task,
     toolName,

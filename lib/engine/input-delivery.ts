@@ -59,7 +59,8 @@ export function deliverAnswers(engine: EngineCore, record: TaskRecord, responses
 export function resendKept(engine: EngineCore, record: TaskRecord, snapshot: WireSnapshot): void {
   const kept = record.undelivered;
   if (kept === undefined) return;
-  const listed = snapshot.task.status === 'input_required' ? new Set(snapshot.input?.map((item) => item.key)) : undefined;
+  const listed =
+    snapshot.task.status === 'input_required' ? new Set(snapshot.input?.map((item) => item.key)) : undefined;
   const round: Array<[string, KeptAnswer]> = [];
   // Keys are the server's: without a prototype, a key "__proto__" stays an own key when assigned.
   const responses = Object.create(null) as Record<string, JsonObject>;
@@ -80,15 +81,28 @@ export function resendKept(engine: EngineCore, record: TaskRecord, snapshot: Wir
  * transient failures. An answer for a task no longer tracked (detached: it runs on) still goes
  * out, once, in the background.
  */
-export function supplyInput(engine: EngineCore, record: TaskRecord, responses: Record<string, JsonObject>): Promise<void> {
+export function supplyInput(
+  engine: EngineCore,
+  record: TaskRecord,
+  responses: Record<string, JsonObject>,
+): Promise<void> {
   const send = (scope: RequestScope, weak?: boolean): Promise<void> =>
-    engine.wire.supplyInput(record.taskId, responses, engine.requestOptions(record.requestTimeoutMs, scope, weak));
+    engine.wire.supplyInput(
+      record.taskId,
+      responses,
+      engine.requestOptions(record.requestTimeoutMs, scope, weak, record.instrument),
+    );
   if (record.settlement !== undefined) return engine.background(record, (scope) => send(scope, true), true);
   return engine.retrying(record, (scope) => send(scope));
 }
 
 /** One `tasks/update` round carrying `round`'s answers. */
-function send(engine: EngineCore, record: TaskRecord, round: ReadonlyArray<[string, KeptAnswer]>, responses: Record<string, JsonObject>): void {
+function send(
+  engine: EngineCore,
+  record: TaskRecord,
+  round: ReadonlyArray<[string, KeptAnswer]>,
+  responses: Record<string, JsonObject>,
+): void {
   supplyInput(engine, record, responses).then(
     () => {
       for (const [key, answer] of round) record.answerDelivered(key, answer);
@@ -98,7 +112,12 @@ function send(engine: EngineCore, record: TaskRecord, round: ReadonlyArray<[stri
 }
 
 /** A round failed: report it, keep its answers for the next poll, or give up once the bound is reached. */
-function failed(engine: EngineCore, record: TaskRecord, round: ReadonlyArray<[string, KeptAnswer]>, error: unknown): void {
+function failed(
+  engine: EngineCore,
+  record: TaskRecord,
+  round: ReadonlyArray<[string, KeptAnswer]>,
+  error: unknown,
+): void {
   engine.report(error, record);
   // After the task settled (detached, or ended) nothing is kept: no poll will come to resend.
   if (record.settlement !== undefined || engine.classify(error) === 'stopped') return;
@@ -121,7 +140,9 @@ function undeliverable(record: TaskRecord, keys: readonly string[], sends: numbe
   const cause = asTaskError(last, record);
   // Keys are the server's: kept short, and never repeating the task id (a secret).
   const names = keys
-    .map((key) => scrub(JSON.stringify(key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key), record.taskId))
+    .map((key) =>
+      scrub(JSON.stringify(key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key), record.taskId),
+    )
     .join(', ');
   const what = keys.length === 1 ? `input request ${names}` : `input requests ${names}`;
   return new TaskRpcError(

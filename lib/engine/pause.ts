@@ -20,7 +20,7 @@ export class Pause {
   }
 
   /** Leaves the paused state and wakes every waiter; false if it was not paused. */
-  resume(): boolean {
+  unpause(): boolean {
     if (!this.flag) return false;
     this.flag = false;
     const waiters = this.waiters;
@@ -30,7 +30,7 @@ export class Pause {
   }
 
   /** Resolves when not paused; rejects with the signal's reason if it aborts first. */
-  whenResumed(signal: AbortSignal): Promise<void> {
+  whenUnpaused(signal: AbortSignal): Promise<void> {
     if (!this.flag) return Promise.resolve();
     return new Promise((resolve, reject) => {
       if (signal.aborted) {

@@ -12,7 +12,7 @@
 import { asTaskError } from '../errors.js';
 import { isTerminalStatus } from '../types.js';
 import type { WireSnapshot } from '../wire/wire.js';
-import { fetchOutcome, fetchTerminal, finish, vanished } from './outcome.js';
+import { fetchPayload, fetchTerminal, finish, vanished } from './payload.js';
 import type { TaskRecord } from './record.js';
 import type { Requests } from './requests.js';
 import { pollDelay } from './timing.js';
@@ -88,7 +88,7 @@ export function react(engine: PollEngine, record: TaskRecord): void {
   const status = record.task.status;
   if (isTerminalStatus(status)) {
     engine.scheduler.cancel(record.ttlTimer);
-    if (status === 'cancelled' || record.outcome !== undefined) {
+    if (status === 'cancelled' || record.payload !== undefined) {
       engine.scheduler.cancel(record.pollTimer);
       finish(engine, record);
     } else if (engine.features.payloadFetch) {
@@ -110,7 +110,7 @@ export function react(engine: PollEngine, record: TaskRecord): void {
     !engine.paused &&
     engine.config.clock.now() >= record.blockingRetryAt
   ) {
-    fetchOutcome(engine, record);
+    fetchPayload(engine, record);
   }
   ensurePoll(engine, record);
 }
@@ -135,7 +135,7 @@ export function ensurePoll(engine: PollEngine, record: TaskRecord): void {
 
 /** True for a terminal record whose payload rides on a read (not `tasks/result`) and is missing. */
 export function awaitsPayloadRead(engine: PollEngine, record: TaskRecord): boolean {
-  return !engine.features.payloadFetch && record.outcome === undefined && record.task.status !== 'cancelled';
+  return !engine.features.payloadFetch && record.payload === undefined && record.task.status !== 'cancelled';
 }
 
 export function poll(engine: PollEngine, record: TaskRecord): void {
@@ -157,7 +157,7 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
     (error: unknown) => {
       record.pollFailed();
       const failure = engine.requests.attemptFailed(record, error);
-      // A poll dropped with an old connection: resume() polls again over the new one.
+      // A poll dropped with an old connection: reconnected() polls again over the new one.
       if (generation === engine.generation) pollFailed(engine, record, failure, look);
       else {
         if (look) record.lookPutOff();
@@ -175,7 +175,7 @@ function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown, look
     return;
   }
   if (engine.paused || kind === 'stopped') {
-    // resume() polls again; that read is the last look then.
+    // reconnected() polls again; that read is the last look then.
     if (look) record.lookPutOff();
     return;
   }

@@ -2,6 +2,7 @@
  * What a task record is built from besides its own fields: the stop reason, the settlement and
  * kept-answer types, the snapshot comparison of a merge, and the rarely needed state ({@link RecordExtras}).
  */
+import type { CallInstrument } from '../api/index.js';
 import { TaskError } from '../errors.js';
 import type { CallToolResult, JsonObject, Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
@@ -20,8 +21,7 @@ export const STOPPED_SIGNAL: AbortSignal = AbortSignal.abort(TRACKING_STOPPED);
 
 /** How a task ended for this client. */
 export type Settlement =
-  | { readonly ok: true; readonly result: CallToolResult }
-  | { readonly ok: false; readonly error: TaskError };
+  { readonly ok: true; readonly result: CallToolResult } | { readonly ok: false; readonly error: TaskError };
 
 /**
  * An answer to one inline input request (its callback already returned it) that a `tasks/update`
@@ -86,6 +86,8 @@ export class RecordExtras {
   life: AbortController | undefined = undefined;
   /** When the last read asked for ahead of the poll cadence went out. */
   hastenedAt = -Infinity;
+  /** What watches the task's requests (instrumentation), if anything does. */
+  instrument: CallInstrument | undefined = undefined;
 }
 
 // Its hidden class outlives an idle spell (util/shapes.ts).

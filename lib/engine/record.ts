@@ -7,19 +7,23 @@
  * than the one held (by `lastUpdatedAt`) is dropped, a tie goes to the later arrival, and an
  * identical snapshot yields nothing.
  *
- * Who changes what. Every field is private and readable through a getter; it changes only through
+ * The record is built in three floors: its fields and their compact layout (record-layout.ts),
+ * what it shows without changing anything (record-view.ts: the getters and the listeners), and
+ * here the methods that change it.
+ *
+ * Who changes what. Every field is protected and readable through a getter; it changes only through
  * a method named after what happened, and each such method has one caller, an engine module:
  *
  * - engine.ts (tracking, merging, settling): the constructor, `notificationArrived`, `observed`,
- *   `payloadRode`, `observationBegan`, `watched`, `unwatched`, `connectionReplaced`, `stopBegan`,
- *   `settled`, `trackingEnded`;
+ *   `payloadRode`, `instrumented`, `observationBegan`, `watched`, `unwatched`, `connectionReplaced`,
+ *   `stopBegan`, `settled`, `trackingEnded`;
  * - poll.ts (the poll schedule): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `lookPutOff`, `readSent`;
- * - outcome.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
+ * - payload.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
  *   `blockingWaitFailed`, `graceArmed`, `graceEnded`;
  * - ttl-watch.ts (the ttl): `ttlArmed`, `ttlPutOff`, `ttlTimerFired`, `ttlRanOut`;
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
- * - stop.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
+ * - cancel.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
  * - requests.ts (retries): `retried`;
  * - input-delivery.ts (inline input): `inputArrived`, `answerKept`, `answerDelivered`, `answerUnlisted`;
  * - the port, through the request group of the task's requests: `join`, `leave`.
@@ -28,302 +32,35 @@
  * (`observe`, `onSettled`, `resultPromise` add listeners and change nothing), and asks the engine
  * for anything else.
  */
+import type { CallInstrument } from '../api/index.js';
 import type { TaskError } from '../errors.js';
-import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
+import { isTerminalStatus, type Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
-import { EPOCH, offsetOf } from '../util/epoch.js';
+import { EPOCH } from '../util/epoch.js';
 import { isoMs } from '../util/iso-time.js';
 import { keepShape } from '../util/shapes.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { GroupMember, InlineInput, RequestGroup, TaskOutcome } from '../wire/wire.js';
-import { RecordExtras, rejecting, sameSnapshot, STOPPED_SIGNAL, TRACKING_STOPPED, type KeptAnswer, type MergeVerdict, type Settlement } from './record-extras.js';
+import type { GroupMember, InlineInput, RequestGroup, TaskPayload } from '../wire/wire.js';
+import {
+  rejecting,
+  sameSnapshot,
+  TRACKING_STOPPED,
+  type KeptAnswer,
+  type MergeVerdict,
+  type Settlement,
+} from './record-extras.js';
+import { Flag } from './record-layout.js';
+import { RecordView } from './record-view.js';
 import type { TaskView } from './task-view.js';
 
 export type { TaskObserver, TaskView };
-
-/** The bits of {@link TaskRecord}'s flags. */
-const enum Flag {
-  StreamEnded = 1,
-  PollInFlight = 2,
-  TerminalFetch = 4,
-  Active = 8,
-  Stopped = 16,
-  Provisional = 32,
-  /** The time field's value is held as given, not as an offset from `EPOCH` (`util/epoch.ts`). */
-  RawNextPollAt = 64,
-  RawSeenAt = 128,
-  RawStartedAt = 256,
-  Resumed = 512,
-  ReadSoon = 1024,
-  LookDue = 2048,
-  /** A local stop (timeout, abort, dispose, close) is under way (`stop.ts`). */
-  Stopping = 4096,
-  /** That stop keeps the snapshot stream open until it settles. */
-  HoldStream = 8192,
-  /** The ttl's timer waits for the first poll's timer (`ttl-watch.ts`). */
-  TtlDeferred = 16384,
-  /** The wire in use was told of the engine's interest in pushed snapshots (`engine.ts`). */
-  Watched = 32768,
-  /** Tracking began on a connection since replaced (`engine.ts`). */
-  OlderConnection = 65536,
-  /** The `tasks/result` requests open (0 to 2: a blocking one and a terminal one), two bits from here. */
-  OpenFetchesUnit = 131072,
-  OpenFetches = 131072 * 3,
-}
 
 /**
  * One task's state. The engine's modules change it, each through its own event methods (see the
  * map above). The record is also the {@link RequestGroup} of the task's requests: when tracking
  * stops, every one still open is stopped at once (no `AbortSignal` per request).
  */
-export class TaskRecord implements RequestGroup, TaskView {
-  // The fields, their order and their packing are the record's memory layout (benchmarked per
-  // in-flight task): the state few tasks need lives in `extras`, the yes/no state in `flags`, and
-  // clock times as offsets (`util/epoch.ts`).
-  /** Latest accepted snapshot. */
-  private latest: Task;
-  private settledWith: Settlement | undefined;
-  /**
-   * Settles `result()`'s promise, once asked for: its resolve function only (no listener closure,
-   * and the reject function is left to the garbage collector); a failure resolves it with a
-   * thenable that rejects ({@link rejecting}).
-   */
-  private settleResult: ((result: CallToolResult | PromiseLike<CallToolResult>) => void) | undefined;
-  /** The state few tasks need, made on first use (every in-flight task carries the fields above). */
-  private extras: RecordExtras | undefined;
-  /** The record's yes/no state, one bit each ({@link Flag}): one small integer, not a field each. */
-  private flags: number = Flag.RawNextPollAt;
-  private pollJob: Timer | undefined;
-  /** Held as given (0) until first set ({@link Flag.RawNextPollAt} starts set). */
-  private nextPollStored = 0;
-  private payload: TaskOutcome | undefined;
-  private ttlJob: Timer | undefined;
-  private readonly seenStored: number;
-  /**
-   * The task's requests in flight (the port adds and removes them), stopped when tracking stops:
-   * the usual single one in a field, more (a poll beside a blocking `tasks/result`) in a set.
-   */
-  private member: GroupMember | undefined;
-  private readonly startedStored: number;
-  private pollCount = 0;
-  private notificationCount = 0;
-
-  constructor(
-    task: Task,
-    /** Name of the tool that created the task. */
-    readonly toolName: string,
-    startedAt: number,
-    /** Clock time this client first saw the task (see {@link TaskRecord.seenAt}). */
-    seenAt: number,
-    /** Timeout of each short request for this task. */
-    readonly requestTimeoutMs: number,
-    /** True while `task` is a placeholder not yet read from the server (a resumed task). */
-    provisional = false,
-  ) {
-    this.latest = task;
-    if (provisional) this.flags |= Flag.Provisional | Flag.Resumed;
-    this.startedStored = this.storeTime(startedAt, Flag.RawStartedAt);
-    this.seenStored = this.storeTime(seenAt, Flag.RawSeenAt);
-  }
-
-  private flag(bit: Flag): boolean {
-    return (this.flags & bit) !== 0;
-  }
-  private setFlag(bit: Flag, on: boolean): void {
-    this.flags = on ? this.flags | bit : this.flags & ~bit;
-  }
-
-  /** A time field's value (clock times are kept compact: `util/epoch.ts`). */
-  private timeOf(stored: number, raw: Flag): number {
-    return (this.flags & raw) !== 0 ? stored : stored + EPOCH;
-  }
-
-  /** What a time field stores for `value`, with its flag set to match (`util/epoch.ts`). */
-  private storeTime(value: number, raw: Flag): number {
-    const offset = offsetOf(value);
-    const exact = offset === offset;
-    this.setFlag(raw, !exact);
-    return exact ? offset : value;
-  }
-
-  private more(): RecordExtras {
-    return (this.extras ??= new RecordExtras());
-  }
-
-  // ---- what the state is (read-only) ----
-
-  /** Latest accepted snapshot. */
-  get task(): Task {
-    return this.latest;
-  }
-  /** The task id (fixed: a snapshot naming another task is never applied). */
-  get taskId(): string {
-    return this.latest.taskId;
-  }
-  /** True once a terminal snapshot was accepted. */
-  get terminal(): boolean {
-    return isTerminalStatus(this.latest.status);
-  }
-  /** Settlement, once known. */
-  get settlement(): Settlement | undefined {
-    return this.settledWith;
-  }
-  /** Clock time of the settlement (kept in the poll time's field: no poll comes once settled). */
-  get settledAt(): number | undefined {
-    return this.settledWith === undefined ? undefined : this.timeOf(this.nextPollStored, Flag.RawNextPollAt);
-  }
-  /** A poll (`tasks/get`) of this task is open. */
-  get pollInFlight(): boolean {
-    return this.flag(Flag.PollInFlight);
-  }
-  /** True while a `tasks/result` sent after the terminal status was seen is open. */
-  get terminalFetch(): boolean {
-    return this.flag(Flag.TerminalFetch);
-  }
-  /** A placeholder snapshot stands in until the first real one (a resumed task). */
-  get provisional(): boolean {
-    return this.flag(Flag.Provisional);
-  }
-  /** Tracked from a reference (`resume()`), not created by this client. */
-  get resumed(): boolean {
-    return this.flag(Flag.Resumed);
-  }
-  /**
-   * A read was asked for ahead of the poll cadence (a notification left out what only a read
-   * brings, or the ttl ran out): it goes as soon as the pacing allows (`poll.ts`), and no fresh
-   * observation puts it off. Cleared when a read goes out.
-   */
-  get readSoon(): boolean {
-    return this.flag(Flag.ReadSoon);
-  }
-  /** The ttl ran out where it is a backstop: the next read sent is the last look at the task (`ttl-watch.ts`). */
-  get lookDue(): boolean {
-    return this.flag(Flag.LookDue);
-  }
-  /** False until observation starts (a resumed task waits until someone observes it). */
-  get active(): boolean {
-    return this.flag(Flag.Active);
-  }
-  /** True once tracking stopped: the task's requests in flight were stopped, new ones fail at once. */
-  get stopped(): boolean {
-    return this.flag(Flag.Stopped);
-  }
-  /** A local stop (timeout, abort, dispose, close) is under way: polling pauses, the stop settles the task. */
-  get stopping(): boolean {
-    return this.flag(Flag.Stopping);
-  }
-  /** The stop under way keeps the snapshot stream open until it settles (to end it with the stop's error). */
-  get holdsStream(): boolean {
-    return this.flag(Flag.HoldStream);
-  }
-  /** Why the requests were stopped ({@link TRACKING_STOPPED}), once they were. */
-  get stopReason(): unknown {
-    return this.stopped ? TRACKING_STOPPED : undefined;
-  }
-  /** The scheduled poll, if any (or, for a terminal task, the grace before its payload request). */
-  get pollTimer(): Timer | undefined {
-    return this.pollJob;
-  }
-  /** Earliest time the next poll may run; pushed back by every fresh observation. */
-  get nextPollAt(): number {
-    return this.timeOf(this.nextPollStored, Flag.RawNextPollAt);
-  }
-  /** `tasks/result` requests open for this task. */
-  get outcomeFetches(): number {
-    return (this.flags & Flag.OpenFetches) / Flag.OpenFetchesUnit;
-  }
-  /** The wire in use was told of the engine's interest in pushed snapshots for this task, until it is withdrawn. */
-  get watchedNow(): boolean {
-    return this.flag(Flag.Watched);
-  }
-  /** Tracking began on a connection that was replaced since (the server may have kept its tasks per session). */
-  get olderConnection(): boolean {
-    return this.flag(Flag.OlderConnection);
-  }
-  /** The final payload, once known; never fetched twice (rmcp consumes it). */
-  get outcome(): TaskOutcome | undefined {
-    return this.payload;
-  }
-  /** Timer of the "close to its ttl" warning (or of the ttl's end), if any. */
-  get ttlTimer(): Timer | undefined {
-    return this.ttlJob;
-  }
-  /** The ttl's timer is put off until the first poll's timer fires (`ttl-watch.ts`). */
-  get ttlDeferred(): boolean {
-    return this.flag(Flag.TtlDeferred);
-  }
-  /**
-   * Local clock time this client first saw the task (its `CreateTaskResult` arrived, or it was
-   * resumed): its ttl counts from here (`ttl-watch.ts`).
-   */
-  get seenAt(): number {
-    return this.timeOf(this.seenStored, Flag.RawSeenAt);
-  }
-  /** Clock time tracking began. */
-  get startedAt(): number {
-    return this.timeOf(this.startedStored, Flag.RawStartedAt);
-  }
-  /** `tasks/get` requests sent for the task, for metrics. */
-  get polls(): number {
-    return this.pollCount;
-  }
-  /** Status notifications received for the task, for metrics. */
-  get notifications(): number {
-    return this.notificationCount;
-  }
-  /** Polls sent so far without a server `pollInterval`, for the gentle backoff (D2). */
-  get hintlessPolls(): number {
-    return this.extras?.hintlessPolls ?? 0;
-  }
-  /** Consecutive polls that failed or returned malformed data (for the backoff). */
-  get failedPolls(): number {
-    return this.extras?.failedPolls ?? 0;
-  }
-  /** Consecutive polls that failed for a non-transient reason, none transient in between (the give-up count). */
-  get hardPollFailures(): number {
-    return this.extras?.hardPollFailures ?? 0;
-  }
-  /** Clock time before which no new blocking `tasks/result` is opened (after one failed). */
-  get blockingRetryAt(): number {
-    return this.extras?.blockingRetryAt ?? 0;
-  }
-  /** Retries of this task's requests, for metrics. */
-  get retries(): number {
-    return this.extras?.retries ?? 0;
-  }
-  /**
-   * Answers to inline input requests whose `tasks/update` failed, by key, kept to be sent again
-   * while the server still lists the key ([E23]); `undefined` when none.
-   */
-  get undelivered(): ReadonlyMap<string, KeptAnswer> | undefined {
-    return this.extras?.undelivered;
-  }
-  /** Deadline timer (timeoutMs), if any. */
-  get deadlineTimer(): Timer | undefined {
-    return this.extras?.deadlineTimer;
-  }
-  /** True once the server accepted a `tasks/cancel` for this task (a bare acknowledgement, [E6]). */
-  get cancelAccepted(): boolean {
-    return this.extras?.cancelAcknowledged ?? false;
-  }
-  /** Set while a cancel is in progress, so concurrent cancels share it. */
-  get cancelling(): Promise<Task> | undefined {
-    return this.extras?.cancelling;
-  }
-  /** Clock time the last read asked for ahead of the cadence ({@link TaskRecord.readSoon}) went out; -Infinity before any. */
-  get hastenedAt(): number {
-    return this.extras?.hastenedAt ?? -Infinity;
-  }
-
-  /** Aborted when tracking stops; created on first use (only retries need it). */
-  get lifeSignal(): AbortSignal {
-    // A record that already settled must not start a wait (or a retry) that nothing will abort.
-    if (this.settledWith !== undefined) return STOPPED_SIGNAL;
-    const extras = this.more();
-    extras.life ??= new AbortController();
-    return extras.life.signal;
-  }
-
+export class TaskRecord extends RecordView implements RequestGroup {
   // ---- engine.ts: tracking, merging, settling ----
 
   /** A status notification for the task arrived (counted for metrics; `observed` merges it). */
@@ -367,8 +104,13 @@ export class TaskRecord implements RequestGroup, TaskView {
   }
 
   /** The final payload rode on a terminal snapshot ([E3]), or on the `CreateTaskResult`. */
-  payloadRode(outcome: TaskOutcome): void {
-    this.payload = outcome;
+  payloadRode(payload: TaskPayload): void {
+    this.finalPayload = payload;
+  }
+
+  /** The task's requests are watched by `instrument` (instrumentation). */
+  instrumented(instrument: CallInstrument): void {
+    this.more().instrument = instrument;
   }
 
   /** Observation began (at once for a created task; for a resumed one, once someone observes it). */
@@ -511,25 +253,25 @@ export class TaskRecord implements RequestGroup, TaskView {
     this.pollCount += 1;
   }
 
-  // ---- outcome.ts: the final payload ----
+  // ---- payload.ts: the final payload ----
 
   /** A `tasks/result` went out (`terminal`: sent after the terminal status was seen). */
   payloadRequested(terminal: boolean): void {
     if (terminal) this.setFlag(Flag.TerminalFetch, true);
     // At most two are open (a blocking one and a terminal one, `outcome.ts`): two bits hold the
     // count, which never runs past them into the other bits.
-    if (this.outcomeFetches < 3) this.flags += Flag.OpenFetchesUnit;
+    if (this.payloadFetches < 3) this.flags += Flag.OpenFetchesUnit;
   }
 
   /** A `tasks/result` sent by {@link TaskRecord.payloadRequested} ended, answered or not. */
   payloadRequestEnded(terminal: boolean): void {
-    if (this.outcomeFetches > 0) this.flags -= Flag.OpenFetchesUnit;
+    if (this.payloadFetches > 0) this.flags -= Flag.OpenFetchesUnit;
     if (terminal) this.setFlag(Flag.TerminalFetch, false);
   }
 
   /** A `tasks/result` brought the final payload. */
-  payloadFetched(outcome: TaskOutcome): void {
-    this.payload = outcome;
+  payloadFetched(payload: TaskPayload): void {
+    this.finalPayload = payload;
   }
 
   /** The blocking `tasks/result` of the input_required phase failed: no new one before `retryAt`. */
@@ -582,7 +324,7 @@ export class TaskRecord implements RequestGroup, TaskView {
     if (this.extras !== undefined) this.extras.deadlineTimer = undefined;
   }
 
-  // ---- stop.ts: cancelling ----
+  // ---- cancel.ts: cancelling ----
 
   /** A cancel began; concurrent cancels share `cancel` until it ends. */
   cancelBegan(cancel: Promise<Task>): void {
@@ -654,72 +396,17 @@ export class TaskRecord implements RequestGroup, TaskView {
     if (this.member === member) this.member = undefined;
     else this.extras?.members?.delete(member);
   }
-
-  // ---- listeners (the facade's handles, the engine's stops): they change nothing ----
-
-  /**
-   * Adds an observer: it gets the current snapshot at once, then every change, then `end`. On a
-   * record whose stream already ended it gets the last snapshot and `end` at once.
-   * @returns a function that removes the observer.
-   */
-  observe(observer: TaskObserver): () => void {
-    if (!this.provisional) observer.next(this.latest);
-    if (this.flag(Flag.StreamEnded)) {
-      observer.end(this.extras?.streamError);
-      return () => {};
-    }
-    const observers = (this.more().observers ??= new Set());
-    observers.add(observer);
-    return () => {
-      observers.delete(observer);
-    };
-  }
-
-  /** Calls `listener` once with the settlement (at once if already settled). */
-  onSettled(listener: (settlement: Settlement) => void): () => void {
-    if (this.settledWith !== undefined) {
-      listener(this.settledWith);
-      return () => {};
-    }
-    (this.more().settleListeners ??= []).push(listener);
-    return () => {
-      const extras = this.extras;
-      if (extras?.settleListeners !== undefined) extras.settleListeners = extras.settleListeners.filter((l) => l !== listener);
-    };
-  }
-
-  /**
-   * A new promise of the task's result: fulfilled with the result, or rejected with the
-   * settlement's error. The first one asked for is settled through one field (a handle asks once
-   * and keeps it); any later one through a settle listener.
-   */
-  resultPromise(): Promise<CallToolResult> {
-    const settlement = this.settledWith;
-    if (settlement !== undefined) return settlement.ok ? Promise.resolve(settlement.result) : Promise.reject(settlement.error);
-    if (this.settleResult !== undefined) {
-      return new Promise((resolve, reject) => this.onSettled((s) => (s.ok ? resolve(s.result) : reject(s.error))));
-    }
-    return new Promise((resolve) => {
-      this.settleResult = resolve;
-    });
-  }
-
-  /** Ends the snapshot stream for every observer (with `error` when tracking stopped early). */
-  private endStream(error: TaskError | undefined): void {
-    if (this.flag(Flag.StreamEnded)) return;
-    this.setFlag(Flag.StreamEnded, true);
-    if (error !== undefined) this.more().streamError = error;
-    const held = this.extras?.observers;
-    if (held === undefined || held.size === 0) return;
-    const observers = [...held];
-    held.clear();
-    for (const observer of observers) observer.end(error);
-  }
 }
 
 /**
  * A record of no task, kept so that the record's hidden class outlives an idle spell
  * (util/shapes.ts); the engine's other exemplars point at it where a record is expected.
  */
-export const EXEMPLAR_RECORD: TaskRecord = new TaskRecord({ taskId: '-', status: 'working', createdAt: '', lastUpdatedAt: '', ttl: null }, '', EPOCH, EPOCH, 0);
+export const EXEMPLAR_RECORD: TaskRecord = new TaskRecord(
+  { taskId: '-', status: 'working', createdAt: '', lastUpdatedAt: '', ttl: null },
+  '',
+  EPOCH,
+  EPOCH,
+  0,
+);
 keepShape(EXEMPLAR_RECORD);

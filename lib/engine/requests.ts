@@ -11,7 +11,7 @@ import { TRACKING_STOPPED } from './record-extras.js';
 import { retryAfter, type RetryContext } from './retry.js';
 import { Scheduler, systemClock } from '../util/scheduler.js';
 import { keepShape } from '../util/shapes.js';
-import type { RetryPolicy } from '../api/index.js';
+import type { CallInstrument, RetryPolicy } from '../api/index.js';
 import type { EngineConfig, RequestScope } from './types.js';
 
 /** A retry policy that never retries. */
@@ -39,6 +39,11 @@ export class TaskRequestOptions implements WireRequestOptions {
   get signal(): AbortSignal {
     return this.group.lifeSignal;
   }
+
+  /** What watches the task's requests (instrumentation), if anything does. */
+  get instrument(): CallInstrument | undefined {
+    return this.group.instrument;
+  }
 }
 
 // Its hidden class outlives an idle spell (util/shapes.ts).
@@ -49,7 +54,7 @@ export interface RequestHost {
   readonly config: EngineConfig;
   readonly scheduler: Scheduler;
   isPaused(): boolean;
-  whenResumed(signal: AbortSignal): Promise<void>;
+  whenReconnected(signal: AbortSignal): Promise<void>;
   classify(error: unknown): ErrorClass;
   report(error: unknown, record: TaskRecord | undefined): void;
   /** A request found the server's session gone (an HTTP server restarted). */
@@ -94,7 +99,9 @@ export class Requests {
    */
   retrying<T>(record: TaskRecord | undefined, run: (scope: RequestScope) => Promise<T>): Promise<T> {
     if (record === undefined) {
-      return this.attemptDetached(run).then(undefined, (error: unknown) => retryAfter(error, () => this.attemptDetached(run), this.context(undefined, false)));
+      return this.attemptDetached(run).then(undefined, (error: unknown) =>
+        retryAfter(error, () => this.attemptDetached(run), this.context(undefined, false)),
+      );
     }
     return run(record).then(undefined, (error: unknown) => {
       const failure = this.attemptFailed(record, error);
@@ -110,7 +117,9 @@ export class Requests {
    * the process alive.
    */
   background<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>, once = false): Promise<T> {
-    return this.attemptDetached(run).then(undefined, (error: unknown) => retryAfter(error, () => this.attemptDetached(run), this.context(record, true, once)));
+    return this.attemptDetached(run).then(undefined, (error: unknown) =>
+      retryAfter(error, () => this.attemptDetached(run), this.context(record, true, once)),
+    );
   }
 
   /** Stops every request that belongs to no task, and their retries. */
@@ -143,7 +152,9 @@ export class Requests {
       random: c.random,
       now: () => c.clock.now(),
       signal,
-      ...(background ? { weak: true } : { pause: { isPaused: () => this.host.isPaused(), whenResumed: () => this.host.whenResumed(signal()) } }),
+      ...(background
+        ? { weak: true }
+        : { pause: { isPaused: () => this.host.isPaused(), whenUnpaused: () => this.host.whenReconnected(signal()) } }),
       onRetry: (error) => {
         record?.retried();
         if (!background || record?.settlement === undefined) this.host.report(error, record);

@@ -51,9 +51,9 @@ export interface RetryContext {
   readonly onRetry?: ((error: unknown, attempt: number, delayMs: number) => void) | undefined;
   /**
    * While paused (connection lost), failures use up no attempt and no time budget: the retry
-   * waits for `whenResumed()` instead of backing off.
+   * waits for `whenUnpaused()` instead of backing off.
    */
-  readonly pause?: { isPaused(): boolean; whenResumed(): Promise<void> } | undefined;
+  readonly pause?: { isPaused(): boolean; whenUnpaused(): Promise<void> } | undefined;
   /** Background work: waits between attempts never keep the process alive. */
   readonly weak?: boolean | undefined;
 }
@@ -65,7 +65,11 @@ export interface RetryContext {
  * retries and `policy.maxElapsedMs`, or rejects with `first` when it is not worth a retry.
  * @throws the last error when retrying stops, or the signal's reason when aborted.
  */
-export async function retryAfter<T>(first: unknown, operation: (attempt: number) => Promise<T>, context: RetryContext): Promise<T> {
+export async function retryAfter<T>(
+  first: unknown,
+  operation: (attempt: number) => Promise<T>,
+  context: RetryContext,
+): Promise<T> {
   const { policy, scheduler, random, now, onRetry, pause, retryable } = context;
   const paused = (): boolean => pause?.isPaused() === true;
   if (!retryable(first) || (policy.retries <= 0 && !paused())) throw first;
@@ -74,7 +78,7 @@ export async function retryAfter<T>(first: unknown, operation: (attempt: number)
   /** Waits before retry number `attempt` (1-based): until the connection is back, or a backoff. */
   const wait = async (error: unknown, attempt: number): Promise<boolean> => {
     if (paused()) {
-      await pause?.whenResumed();
+      await pause?.whenUnpaused();
       started = now();
       return true;
     }

@@ -92,7 +92,8 @@ export class TtlWatch {
    */
   armAfter(record: TaskRecord, firstPollAt: number): void {
     const expiresAt = expiryOf(record);
-    if (expiresAt !== undefined && !record.terminal && this.warningAt(record, expiresAt) > firstPollAt) record.ttlPutOff();
+    if (expiresAt !== undefined && !record.terminal && this.warningAt(record, expiresAt) > firstPollAt)
+      record.ttlPutOff();
     else this.arm(record);
   }
 

@@ -3,12 +3,19 @@
  */
 import type { TaskError } from '../errors.js';
 import type { Clock, Task } from '../types.js';
-import type { ErrorClass, InlineInput, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
+import type {
+  ErrorClass,
+  InlineInput,
+  TaskWire,
+  WireFeatures,
+  WireRequestOptions,
+  WireSnapshot,
+} from '../wire/wire.js';
 import type { Scheduler } from '../util/scheduler.js';
 import type { TaskRecord } from './record.js';
 import type { Settlement } from './record-extras.js';
 import type { TaskView } from './task-view.js';
-import type { RetryPolicy } from '../api/index.js';
+import type { CallInstrument, RetryPolicy } from '../api/index.js';
 import type { PollTiming } from './timing.js';
 
 /** Engine settings (already validated and defaulted by the client). */
@@ -68,6 +75,8 @@ export interface TrackOptions {
    * {@link TaskEngine.activate}, and observers wait for the first real snapshot.
    */
   readonly provisional?: boolean | undefined;
+  /** Watches the task's requests (instrumentation). @defaultValue none */
+  readonly instrument?: CallInstrument | undefined;
 }
 
 /** Why the engine stopped tracking a record before it settled on its own. */
@@ -77,7 +86,7 @@ export interface StopIntent {
 }
 
 /**
- * What the engine's helpers (payload fetching in `outcome.ts`, stopping in `stop.ts`) use of it.
+ * What the engine's helpers (payload fetching in `payload.ts`, cancelling and giving up in `cancel.ts`) use of it.
  * They see this interface, not the engine class, so that no module imports the engine back.
  */
 export interface EngineCore {
@@ -97,7 +106,12 @@ export interface EngineCore {
   ensurePoll(record: TaskRecord): void;
   pollDelay(record: TaskRecord): number;
   readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot>;
-  requestOptions(timeoutMs: number, scope?: RequestScope, weak?: boolean): WireRequestOptions;
+  requestOptions(
+    timeoutMs: number,
+    scope?: RequestScope,
+    weak?: boolean,
+    instrument?: CallInstrument,
+  ): WireRequestOptions;
   /** One request for `record` in its request group (stopped when its tracking stops). */
   attempt<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>): Promise<T>;
   retrying<T>(record: TaskRecord | undefined, run: (scope: RequestScope) => Promise<T>): Promise<T>;

@@ -1,10 +1,11 @@
 /**
- * `TaskClient`: wraps a connected SDK `Client` and hands out {@link TaskHandle}s. It composes the
- * wire adapter, the engine, the tool catalog, the input router, the live-task registry and the
- * receiver (serving.ts), and owns the connection (reconnect) and the client-wide operations
- * (list, resume, close; their work is in listing.ts, resume.ts and closing.ts).
+ * `TaskClient`: wraps a connected SDK `Client` and hands out {@link TaskHandle}s. Its parts (the
+ * engine and the rooms of the facade: call/, connection/, handle/, input/, events/) are built once
+ * into one record (parts.ts); each method hands the work to the room it concerns, and the
+ * client-wide operations to theirs (list: listing.ts, resume: handle/resume.ts, close: closing.ts).
  */
 import type {
+  CallInstrument,
   CallToolAsTaskOptions,
   CloseOptions,
   ReceiverHandle,
@@ -18,36 +19,27 @@ import type {
   ToolTaskSupport,
   WireKind,
 } from '../api/index.js';
-import { Abandoned } from './abandoned.js';
-import { handleBackend } from './backend.js';
 import { closeParts } from './closing.js';
-import { connectWrapped } from './connect.js';
-import { TaskEngine } from '../engine/engine.js';
-import { Connection } from './connection.js';
-import { TaskClosedError, TaskOptionError, type TaskError } from '../errors.js';
-import { SafeEmitter, metricsOf } from './events.js';
-import { TaskHandleOf } from './handle.js';
-import { InlineAnswers } from './inline-input.js';
-import { EarlyInput, creationsOn } from './early-input.js';
-import { InputRouter, checkInputCapabilities } from './input.js';
-import { Launch, type LaunchContext } from './launch.js';
-import { Limiter } from './limiter.js';
-import { listenOn } from './listen.js';
+import { connectWrapped } from './connection/connect.js';
+import { TaskClosedError, TaskOptionError } from '../errors.js';
+import { attachInstrumentation, instrumentCall } from './events/instrumentation.js';
+import { checkInputCapabilities } from './input/router.js';
+import { Launch } from './call/launch.js';
 import { listAll, listPage } from './listing.js';
-import { attachLogger } from './logger.js';
-import { checkToolCall, resolveCallOptions, resolveClientOptions, resolveCloseOptions, type ResolvedCallOptions, type ResolvedClientOptions } from './options.js';
-import { LiveTasks } from './registry.js';
-import { resumeTask } from './resume.js';
-import { Serving, assertServable, serveOption } from './serving.js';
-import { CreationInFlight, UntaggedInput } from './untagged.js';
-import { ToolCatalog, listedTools } from './tool-catalog.js';
+import {
+  checkToolCall,
+  resolveCallOptions,
+  resolveClientOptions,
+  resolveCloseOptions,
+  type ResolvedCallOptions,
+} from './options.js';
+import { buildParts, type ClientParts } from './parts.js';
+import { resumeTask } from './handle/resume.js';
+import { assertServable, serveOption } from './input/serving.js';
+import { listedTools } from './call/tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { openPort, unusable } from '../port/open.js';
-import type { SessionPort } from '../port/port.js';
-import { receiverClaims, unservedTaskRequest } from '../receiver/receiver.js';
-import { keepListening } from '../util/abort.js';
 import { resolveWire } from '../wire/resolve.js';
-import type { TaskWire } from '../wire/wire.js';
 
 /** The options of a call made without any: one object, so that its resolved settings can be kept. */
 const NO_OPTIONS: CallToolAsTaskOptions = Object.freeze({});
@@ -69,28 +61,8 @@ const NO_OPTIONS: CallToolAsTaskOptions = Object.freeze({});
  *   `McpClient` (the structural shape the library needs) unless named to {@link TaskClient.connect}.
  */
 export class TaskClient<C extends McpClient = McpClient> {
-  private readonly config: ResolvedClientOptions;
-  private readonly engine: TaskEngine;
-  private readonly catalog: ToolCatalog;
-  private readonly emitter: SafeEmitter<TaskClientEvents>;
-  private readonly live: LiveTasks;
-  private readonly router: InputRouter;
-  private readonly inline: InlineAnswers;
-  private readonly earlyInput: EarlyInput;
-  /** Ties input requests that name no task to the call in flight they belong to (untagged.ts). */
-  private readonly untagged: UntaggedInput;
-  private readonly limiter: Limiter;
-  private readonly connection: Connection;
-  private readonly launching: LaunchContext;
-  private closing: Promise<void> | undefined;
-  /** Aborted when `close()` begins: calls still under way reject at once. */
-  private readonly closeSignal = new AbortController();
-  /** Follow-ups of creations given up before their answer (see `LaunchContext.abandoned`). */
-  private readonly abandoned: Abandoned;
-  /** The session port of the current connection. */
-  private port: SessionPort;
-  /** Serving the server's task-augmented requests, once started ({@link TaskClient.serve}). */
-  private readonly serving: Serving;
+  /** Every part of this client, built once (parts.ts). */
+  private readonly parts: ClientParts;
   /** The settings of a call made without options (the client's own; the same for every such call). */
   private defaultCall: ResolvedCallOptions | undefined;
 
@@ -110,7 +82,10 @@ export class TaskClient<C extends McpClient = McpClient> {
    *   before anything is opened; whatever `client.connect` throws (e.g. the server is unreachable);
    *   an `Error` when no SDK is installed.
    */
-  static connect<T extends McpClient = McpClient>(transport: McpTransport, options: TaskClientConnectOptions<T> = {}): Promise<TaskClient<T>> {
+  static connect<T extends McpClient = McpClient>(
+    transport: McpTransport,
+    options: TaskClientConnectOptions<T> = {},
+  ): Promise<TaskClient<T>> {
     // The client connectWrapped made is of the SDK the caller named T for (see above).
     return connectWrapped(transport, options, (client) => new TaskClient(client as T, options));
   }
@@ -125,118 +100,15 @@ export class TaskClient<C extends McpClient = McpClient> {
   constructor(client: C, options: TaskClientOptions<C> = {}) {
     const problem = unusable(client);
     if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
-    this.config = resolveClientOptions(options);
-    // Every call races close(): the signal's one listener stays (util/abort.ts).
-    keepListening(this.closeSignal.signal);
-    const serving = serveOption(options.serve, this.config.callbacks);
-    this.port = openPort(client);
-    const wire: TaskWire = resolveWire(this.port);
-    checkInputCapabilities(wire, this.config.callbacks);
-    assertServable(this.port, serving);
-    // A problem that names a tracked task carries that task's metrics ([observability]: `error`).
-    const report = (error: TaskError): void => this.emitter.emit('error', error, this.live.metricsOf(error.taskId));
-    this.emitter = new SafeEmitter<TaskClientEvents>(report);
-    this.engine = new TaskEngine(wire, this.config, {
-      status: (record, _source, previous) => {
-        this.live.status(record, previous);
-        // Only entering or leaving input_required can settle an untagged request's wait.
-        if ((record.task.status === 'input_required') !== (previous.status === 'input_required')) this.untagged.changed();
-      },
-      settled: (record) => {
-        this.live.settled(record);
-        this.untagged.changed();
-      },
-      problem: (error, record) =>
-        this.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.now())),
-      expiring: (record, expiresAt) => this.live.expiring(record, expiresAt),
-      // Early input waits on the creations of every TaskClient on the port (early-input.ts).
-      creationsSettled: () => {},
-      sessionLost: (lost) => this.connection.closed(lost),
-      input: (record, items) => this.inline.forTask(record, items),
-    });
-    this.live = new LiveTasks(
-      this.emitter,
-      () => this.now(),
-      handleBackend(this.engine, { keepInput: (record) => this.live.keepInput(record), now: () => this.now(), report }),
-      () => this.engine.wire.kind,
-      (taskId) => {
-        creationsOn(this.port).tracked(taskId);
-        this.untagged.changed();
-      },
-    );
-    this.untagged = new UntaggedInput({
-      tasks: () => this.live.records(),
-      tags: (taskId) => this.live.tags(taskId),
-      pollDelay: (record) => this.engine.pollDelay(record),
-      scheduler: this.engine.scheduler,
-    });
-    this.earlyInput = new EarlyInput(this.engine.scheduler);
-    this.abandoned = new Abandoned(this.engine.scheduler);
-    this.limiter = new Limiter(this.config.maxConcurrentTasks, this.engine.scheduler, this.config.whenFull);
-    if (this.config.logger !== undefined) attachLogger(this.emitter, this.config.logger, this.config.logTaskIds);
-    this.catalog = new ToolCatalog(
-      () => this.engine.wire,
-      // close() aborts a tools/list still open: its timeout runs on the engine's timers, which close() stops.
-      () => this.engine.requestOptions(this.config.requestTimeoutMs, this.closeSignal.signal),
-    );
-    this.router = new InputRouter(this.config.callbacks, {
-      owner: (taskId) => this.live.inputOwner(taskId),
-      // An input request may overtake its CreateTaskResult: it waits while any TaskClient on this
-      // port has a creation under way, so it reaches the owner whatever order the taps run in.
-      whenTracked: (taskId) => {
-        const creations = creationsOn(this.port);
-        return creations.busy ? this.earlyInput.wait(creations, taskId) : undefined;
-      },
-      report,
-      claimed: (request) => receiverClaims(this.port, request.kind, request.params),
-      closed: () => this.closeSignal.signal.aborted,
-      refused: (request) => unservedTaskRequest(this.port, request.kind, request.params),
-      untagged: this.untagged,
-      tagged: (taskId) => this.live.markTagged(taskId),
-      unattributed: (input) => this.emitter.emit('inputUnattributed', input),
-    });
-    this.inline = new InlineAnswers(this.router, (taskId) => this.live.inputOwner(taskId), () => this.engine);
-    this.serving = new Serving({
-      emitter: this.emitter,
-      live: this.live,
-      router: this.router,
-      scheduler: this.engine.scheduler,
-      callbacks: this.config.callbacks,
-      now: () => this.now(),
-      port: () => this.port,
-    });
-    this.connection = new Connection(client, {
-      engine: () => this.engine,
-      attach: (next) => this.attachWire(next),
-      invalidateTools: () => this.catalog.invalidate(),
-      isClosed: () => this.closing !== undefined,
-      lost: () => this.emitter.emit('connectionLost'),
-      restored: () => this.emitter.emit('connectionRestored'),
-      report,
-      factory: this.config.reconnect,
-      retry: this.config.retry,
-      random: this.config.random,
-    });
-    this.connection.attach(wire);
-    this.launching = {
-      engine: this.engine,
-      catalog: this.catalog,
-      adopt: (record, call, hint) => this.live.adopt(record, call.callbacks, call.progressToken, hint),
-      immediate: (tool, result) => TaskHandleOf.create(tool, { kind: 'immediate', result, wire: this.engine.wire.kind }),
-      answerInput: (toolName, call, input, signal) => this.inline.beforeTask(toolName, call.callbacks, input, signal),
-      slot: (name, signal, deadlineAt) => this.limiter.slot(name, signal, deadlineAt),
-      ready: (waiter) => this.connection.ready(waiter),
-      beginCreate: (call) => CreationInFlight.begin(this.earlyInput.begin(creationsOn(this.port), this.engine), this.untagged, call),
-      sent: (call) => this.untagged.add(call),
-      answered: (call) => this.untagged.remove(call),
-      abandoned: (followUp) => this.abandoned.add(followUp),
-      closed: this.closeSignal.signal,
-    };
-    if (serving !== undefined) this.serving.start(serving);
-  }
-
-  private now(): number {
-    return this.config.clock.now();
+    const config = resolveClientOptions(options);
+    const serving = serveOption(options.serve, config.callbacks);
+    const port = openPort(client);
+    const wire = resolveWire(port);
+    checkInputCapabilities(wire, config.callbacks);
+    assertServable(port, serving);
+    const parts = (this.parts = buildParts(client, config, port, wire));
+    if (serving !== undefined) parts.serving.start(serving);
+    parts.instrument = attachInstrumentation(config.instrumentation, this, (error) => parts.report(error));
   }
 
   /**
@@ -246,7 +118,7 @@ export class TaskClient<C extends McpClient = McpClient> {
   get client(): C {
     // Every client the connection holds came in as a C: the constructor's, reconnect()'s, or the
     // reconnect factory's.
-    return this.connection.current as C;
+    return this.parts.connection.current as C;
   }
 
   /**
@@ -256,22 +128,22 @@ export class TaskClient<C extends McpClient = McpClient> {
    * no tasks extension): calls are then plain, and {@link TaskClient.tools} says so.
    */
   get wire(): WireKind {
-    return this.engine.wire.kind;
+    return this.parts.engine.wire.kind;
   }
 
   /** Number of tasks being tracked (created and not yet settled). */
   get active(): number {
-    return this.live.size;
+    return this.parts.live.size;
   }
 
   /** Number of calls waiting for a slot (`maxConcurrentTasks`). */
   get pending(): number {
-    return this.limiter.pending;
+    return this.parts.limiter.pending;
   }
 
   /** The handles of every task being tracked, oldest first (for a UI list). */
   handles(): TaskHandle[] {
-    return this.live.handles();
+    return this.parts.live.handles();
   }
 
   /**
@@ -281,7 +153,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    * @returns a function that removes this registration only.
    */
   on<K extends keyof TaskClientEvents>(event: K, listener: (...args: TaskClientEvents[K]) => void): () => void {
-    return this.emitter.on(event, listener);
+    return this.parts.emitter.on(event, listener);
   }
 
   /**
@@ -289,7 +161,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    * @returns a function that removes this registration only.
    */
   once<K extends keyof TaskClientEvents>(event: K, listener: (...args: TaskClientEvents[K]) => void): () => void {
-    return this.emitter.once(event, listener);
+    return this.parts.emitter.once(event, listener);
   }
 
   /**
@@ -297,7 +169,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    * or {@link TaskClient.once}.
    */
   off<K extends keyof TaskClientEvents>(event: K, listener: (...args: TaskClientEvents[K]) => void): void {
-    this.emitter.off(event, listener);
+    this.parts.emitter.off(event, listener);
   }
 
   /**
@@ -315,35 +187,54 @@ export class TaskClient<C extends McpClient = McpClient> {
    * @throws TaskOptionError for invalid arguments or options.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
-  callToolAsTask(name: string, args: Record<string, unknown> = {}, options: CallToolAsTaskOptions = NO_OPTIONS): Promise<TaskHandle> {
-    let call;
-    let launch: Launch | undefined;
+  callToolAsTask(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: CallToolAsTaskOptions = NO_OPTIONS,
+  ): Promise<TaskHandle> {
+    const { parts } = this;
+    let call: ResolvedCallOptions;
+    let instrument: CallInstrument | undefined;
     try {
-      if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed', { toolName: name });
+      if (parts.closing !== undefined) throw new TaskClosedError('This TaskClient is closed', { toolName: name });
       checkToolCall(name, args);
       // A call without options takes the client's settings, resolved once.
-      call = options === NO_OPTIONS ? (this.defaultCall ??= resolveCallOptions(this.config, options)) : resolveCallOptions(this.config, options);
-      if (call.callbacks !== undefined) checkInputCapabilities(this.engine.wire, call.callbacks, name);
-      // Without a progress route the call's promise is the launch's own (a call that runs into
-      // close() rejects with TaskClosedError there). Made here: even a clock that throws rejects.
-      if (call.onProgress === undefined) launch = Launch.of(this.launching, name, args, call);
+      call =
+        options === NO_OPTIONS
+          ? (this.defaultCall ??= resolveCallOptions(parts.config, options))
+          : resolveCallOptions(parts.config, options);
+      if (call.callbacks !== undefined) checkInputCapabilities(parts.engine.wire, call.callbacks, name);
+      // Before anything is awaited: the caller's context (an active span) is still current.
+      instrument = instrumentCall(parts.instrument, parts.port, parts.engine.wire.kind, name, args);
+      // The usual call (no progress route, no instrumentation): its promise is the launch's own
+      // (a call that runs into close() rejects with TaskClosedError there).
+      if (call.onProgress === undefined && instrument === undefined) return Launch.of(parts, name, args, call).run();
     } catch (error) {
       return Promise.reject(error);
     }
-    if (launch !== undefined) return launch.run();
-    return this.callWithProgress(name, args, call, this.live.openProgress(call.onProgress!, name));
+    if (instrument !== undefined) call = { ...call, instrument };
+    return this.callAttended(name, args, call, instrument);
   }
 
-  /** {@link TaskClient.callToolAsTask} with an `onProgress` route open for the call under `token`. */
-  private async callWithProgress(name: string, args: Record<string, unknown>, call: ResolvedCallOptions, token: string): Promise<TaskHandle> {
+  /** {@link TaskClient.callToolAsTask} with a progress route or instrumentation to look after. */
+  private async callAttended(
+    name: string,
+    args: Record<string, unknown>,
+    call: ResolvedCallOptions,
+    instrument: CallInstrument | undefined,
+  ): Promise<TaskHandle> {
+    const { parts } = this;
+    const token = call.onProgress === undefined ? undefined : parts.live.openProgress(call.onProgress, name);
+    if (token !== undefined) call = { ...call, progressToken: token };
     try {
-      const handle = await Launch.of(this.launching, name, args, { ...call, progressToken: token }).run();
+      const handle = await Launch.of(parts, name, args, call).run();
       // [R35]: on 2025-11-25 the token lives as long as the task; on the extension tasks get no
       // progress ([E10]), so the route ends with the tools/call.
-      if (handle.kind === 'immediate' || !this.engine.features.progress) this.live.closeProgress(token);
+      if (handle.kind === 'immediate' || !parts.engine.features.progress) parts.live.closeProgress(token);
       return handle;
     } catch (error) {
-      this.live.closeProgress(token);
+      parts.live.closeProgress(token);
+      instrument?.failed?.(error);
       throw error;
     }
   }
@@ -359,7 +250,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    */
   async tools(): Promise<ToolTaskSupport[]> {
     // async: even a call without its `this` rejects rather than throws, as before the move.
-    return listedTools(this.catalog, this.engine, this.closeSignal.signal, () => this.closing !== undefined);
+    return listedTools(this.parts);
   }
 
   /**
@@ -373,7 +264,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    */
   resume(target: string | TaskReference, options: ResumeOptions = {}): TaskHandle {
     this.assertOpen();
-    return resumeTask(this.config, this.engine, this.live, target, options);
+    return resumeTask(this.parts, target, options);
   }
 
   /**
@@ -384,7 +275,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    */
   list(): AsyncGenerator<Task, void, undefined> {
     this.assertOpen();
-    return listAll(this.engine, this.config.requestTimeoutMs);
+    return listAll(this.parts.engine, this.parts.config.requestTimeoutMs);
   }
 
   /**
@@ -393,25 +284,13 @@ export class TaskClient<C extends McpClient = McpClient> {
    * @throws TaskRpcError when the request fails after retries.
    */
   listPage(cursor?: string): Promise<TaskPage> {
-    if (this.closing !== undefined) return Promise.reject(new TaskClosedError('This TaskClient is closed'));
-    return listPage(this.engine, cursor, this.config.requestTimeoutMs);
+    if (this.parts.closing !== undefined) return Promise.reject(new TaskClosedError('This TaskClient is closed'));
+    return listPage(this.parts.engine, cursor, this.parts.config.requestTimeoutMs);
   }
 
   /** @throws TaskClosedError after {@link TaskClient.close}. */
   private assertOpen(): void {
-    if (this.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
-  }
-
-  /** Subscribes to a wire's events and serves its input requests; returns the undo. */
-  private attachWire(wire: TaskWire): () => void {
-    this.port = openPort(this.connection.current);
-    this.serving.follow(this.port);
-    const offUntagged = this.untagged.attach(this.port);
-    const offListen = listenOn(wire, this.engine, this.catalog, this.connection, this.live, this.router);
-    return () => {
-      offListen();
-      offUntagged();
-    };
+    if (this.parts.closing !== undefined) throw new TaskClosedError('This TaskClient is closed');
   }
 
   /**
@@ -431,12 +310,12 @@ export class TaskClient<C extends McpClient = McpClient> {
    */
   serve(options: ServeOptions = {}): ReceiverHandle {
     this.assertOpen();
-    return this.serving.serve(options);
+    return this.parts.serving.serve(options);
   }
 
   /** The receiver started by {@link TaskClient.serve} or the `serve` option, while it serves. */
   get receiver(): ReceiverHandle | undefined {
-    return this.serving.receiver;
+    return this.parts.serving.receiver;
   }
 
   /**
@@ -452,7 +331,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    */
   reconnect(client: C): void {
     this.assertOpen();
-    this.connection.replace(client);
+    this.parts.connection.replace(client);
   }
 
   /**
@@ -479,21 +358,7 @@ export class TaskClient<C extends McpClient = McpClient> {
     } catch (error) {
       return Promise.reject(error);
     }
-    this.closing ??= closeParts(
-      {
-        config: this.config,
-        engine: this.engine,
-        closeSignal: this.closeSignal,
-        serving: this.serving,
-        limiter: this.limiter,
-        connection: this.connection,
-        abandoned: this.abandoned,
-        live: this.live,
-        earlyInput: this.earlyInput,
-        untagged: this.untagged,
-      },
-      cancelRunning,
-    );
-    return this.closing;
+    this.parts.closing ??= closeParts(this.parts, cancelRunning);
+    return this.parts.closing;
   }
 }

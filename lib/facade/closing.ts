@@ -2,19 +2,18 @@
  * The `TaskClient.close()` sequence: what it rejects, settles, stops and closes, and in which
  * order.
  */
-import type { Abandoned } from './abandoned.js';
-import type { Connection } from './connection.js';
-import type { EarlyInput } from './early-input.js';
+import type { Abandoned } from './call/abandoned.js';
+import type { Connection } from './connection/connection.js';
+import type { EarlyInput } from './input/early.js';
 import type { TaskEngine } from '../engine/engine.js';
-import { TaskClosedError } from '../errors.js';
-import type { Limiter } from './limiter.js';
+import { TaskClosedError, describeRemoteCancel } from '../errors.js';
+import type { Limiter } from './call/limiter.js';
 import type { ResolvedClientOptions } from './options.js';
-import type { LiveTasks } from './registry.js';
-import type { Serving } from './serving.js';
-import type { UntaggedInput } from './untagged.js';
-import { closeTracked } from './stops.js';
+import type { LiveTasks } from './handle/registry.js';
+import type { Serving } from './input/serving.js';
+import type { UntaggedInput } from './input/untagged.js';
 
-/** The parts of a TaskClient that `close()` closes. */
+/** The parts of a TaskClient that `close()` closes (see facade/parts.ts). */
 export interface ClosingParts {
   readonly config: ResolvedClientOptions;
   readonly engine: TaskEngine;
@@ -54,4 +53,26 @@ export async function closeParts(parts: ClosingParts, cancelRunning: boolean): P
   parts.live.clear();
   parts.earlyInput.close();
   await connection.closeClient();
+}
+
+/**
+ * Settles every tracked task with `TaskClosedError` (`close()`). With `cancelRemote`, each running
+ * task gets one `tasks/cancel`, all at once, and the whole is bounded by `graceMs`.
+ */
+export async function closeTracked(engine: TaskEngine, cancelRemote: boolean, graceMs: number): Promise<void> {
+  await Promise.all(
+    [...engine.tracked()].map((record) =>
+      engine.giveUp(record, {
+        cancelRemote,
+        force: true,
+        once: true,
+        graceMs,
+        error: (remote) =>
+          new TaskClosedError(`The TaskClient was closed; ${describeRemoteCancel(remote)}`, {
+            task: record.task,
+            toolName: record.toolName,
+          }),
+      }),
+    ),
+  );
 }

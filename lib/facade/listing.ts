@@ -25,7 +25,9 @@ export function listPage(engine: TaskEngine, cursor: string | undefined, timeout
         : 'The server does not support tasks/list (no tasks.list capability)';
     return Promise.reject(new TaskNotSupportedError(why, { feature: 'list' }));
   }
-  return engine.retrying(undefined, (signal) => engine.wire.listTasks(cursor, engine.requestOptions(timeoutMs, signal)));
+  return engine.retrying(undefined, (signal) =>
+    engine.wire.listTasks(cursor, engine.requestOptions(timeoutMs, signal)),
+  );
 }
 
 /** Every task the server reports, page by page. Throws like {@link listPage}. */

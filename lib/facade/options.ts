@@ -3,6 +3,7 @@
  * validation (a bad value fails fast with a {@link TaskOptionError} naming the option).
  */
 import type {
+  CallInstrument,
   CallToolAsTaskOptions,
   CloseOptions,
   InputCallbacks,
@@ -10,6 +11,7 @@ import type {
   RetryPolicy,
   ServeOptions,
   TaskClientOptions,
+  TaskInstrumentation,
   TaskLogger,
 } from '../api/index.js';
 import { TaskOptionError } from '../errors.js';
@@ -38,9 +40,12 @@ export const DEFAULT_PLAIN_CALL_TIMEOUT_MS = 60_000;
 export function checkDuration(option: string, value: unknown, min = 0): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new TaskOptionError(`Option "${option}" must be a finite number >= ${min}, got ${typeof value === 'number' ? value : typeof value}`, {
-      option,
-    });
+    throw new TaskOptionError(
+      `Option "${option}" must be a finite number >= ${min}, got ${typeof value === 'number' ? value : typeof value}`,
+      {
+        option,
+      },
+    );
   }
   return value;
 }
@@ -52,9 +57,12 @@ export function checkDuration(option: string, value: unknown, min = 0): number |
 function checkCount(option: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new TaskOptionError(`Option "${option}" must be an integer >= 0, got ${typeof value === 'number' ? value : typeof value}`, {
-      option,
-    });
+    throw new TaskOptionError(
+      `Option "${option}" must be an integer >= 0, got ${typeof value === 'number' ? value : typeof value}`,
+      {
+        option,
+      },
+    );
   }
   return value;
 }
@@ -120,6 +128,16 @@ function checkLogger(value: unknown): TaskLogger | undefined {
   throw new TaskOptionError('Option "logger" must have a log(entry) method', { option: 'logger' });
 }
 
+function checkInstrumentation(value: unknown): TaskInstrumentation | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'object' && value !== null && typeof (value as TaskInstrumentation).attach === 'function') {
+    return value as TaskInstrumentation;
+  }
+  throw new TaskOptionError('Option "instrumentation" must have an attach(client) method', {
+    option: 'instrumentation',
+  });
+}
+
 /** Client settings after defaults and validation. */
 export interface ResolvedClientOptions extends EngineConfig {
   readonly timeoutMs: number | undefined;
@@ -135,6 +153,7 @@ export interface ResolvedClientOptions extends EngineConfig {
   readonly logger: TaskLogger | undefined;
   readonly logTaskIds: boolean;
   readonly reconnect: (() => Promise<McpClient>) | undefined;
+  readonly instrumentation: TaskInstrumentation | undefined;
 }
 
 /**
@@ -158,14 +177,26 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
   if (maxPollIntervalMs < minPollIntervalMs) {
     // Name the option the caller set (the other is its default).
     const option = options.maxPollIntervalMs === undefined ? 'minPollIntervalMs' : 'maxPollIntervalMs';
-    throw new TaskOptionError(`Option "${option}": maxPollIntervalMs (${maxPollIntervalMs}) must be >= minPollIntervalMs (${minPollIntervalMs})`, { option });
+    throw new TaskOptionError(
+      `Option "${option}": maxPollIntervalMs (${maxPollIntervalMs}) must be >= minPollIntervalMs (${minPollIntervalMs})`,
+      { option },
+    );
   }
   const random = options.random ?? Math.random;
-  if (typeof random !== 'function') throw new TaskOptionError('Option "random" must be a function', { option: 'random' });
+  if (typeof random !== 'function')
+    throw new TaskOptionError('Option "random" must be a function', { option: 'random' });
   const clock = options.clock ?? systemClock;
   const parts = clock as Partial<Record<'now' | 'setTimeout' | 'clearTimeout', unknown>> | null;
-  if (typeof parts !== 'object' || parts === null || typeof parts.now !== 'function' || typeof parts.setTimeout !== 'function' || typeof parts.clearTimeout !== 'function') {
-    throw new TaskOptionError('Option "clock" must have now(), setTimeout() and clearTimeout() functions', { option: 'clock' });
+  if (
+    typeof parts !== 'object' ||
+    parts === null ||
+    typeof parts.now !== 'function' ||
+    typeof parts.setTimeout !== 'function' ||
+    typeof parts.clearTimeout !== 'function'
+  ) {
+    throw new TaskOptionError('Option "clock" must have now(), setTimeout() and clearTimeout() functions', {
+      option: 'clock',
+    });
   }
   return {
     clock,
@@ -173,7 +204,8 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
     minPollIntervalMs,
     maxPollIntervalMs,
     initialPollIntervalMs: checkDuration('initialPollIntervalMs', options.initialPollIntervalMs, 1) ?? 500,
-    hintlessMaxPollIntervalMs: checkDuration('hintlessMaxPollIntervalMs', options.hintlessMaxPollIntervalMs, 1) ?? 5_000,
+    hintlessMaxPollIntervalMs:
+      checkDuration('hintlessMaxPollIntervalMs', options.hintlessMaxPollIntervalMs, 1) ?? 5_000,
     requestTimeoutMs: checkDuration('requestTimeoutMs', options.requestTimeoutMs, 1) ?? 10_000,
     retry,
     maxPollFailures: 5,
@@ -195,6 +227,7 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
     logger: checkLogger(options.logger),
     logTaskIds: checkBoolean('logTaskIds', options.logTaskIds) ?? false,
     reconnect: checkFunction('reconnect', options.reconnect),
+    instrumentation: checkInstrumentation(options.instrumentation),
   };
 }
 
@@ -212,6 +245,8 @@ export interface ResolvedCallOptions {
   readonly onProgress: ProgressCallback | undefined;
   /** Set by the client when `onProgress` is given. */
   readonly progressToken?: string | undefined;
+  /** Set by the client when its instrumentation watches the call. */
+  readonly instrument?: CallInstrument | undefined;
 }
 
 /**
@@ -253,7 +288,10 @@ export function resolveCallOptions(
     callbacks:
       options.onElicitation === undefined && options.onSampling === undefined
         ? undefined
-        : { onElicitation: checkFunction('onElicitation', options.onElicitation), onSampling: checkFunction('onSampling', options.onSampling) },
+        : {
+            onElicitation: checkFunction('onElicitation', options.onElicitation),
+            onSampling: checkFunction('onSampling', options.onSampling),
+          },
     onProgress: checkFunction('onProgress', options.onProgress),
   };
 }
@@ -270,9 +308,12 @@ const DEFAULT_RECEIVER_MAX_TTL_MS = 86_400_000;
 function checkInteger(option: string, value: unknown, min: number): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new TaskOptionError(`Option "${option}" must be an integer >= ${min}, got ${typeof value === 'number' ? value : typeof value}`, {
-      option,
-    });
+    throw new TaskOptionError(
+      `Option "${option}" must be an integer >= ${min}, got ${typeof value === 'number' ? value : typeof value}`,
+      {
+        option,
+      },
+    );
   }
   return value;
 }
@@ -286,14 +327,20 @@ export function resolveServeOptions(options: ServeOptions, defaults: InputCallba
   if (typeof options !== 'object' || options === null) {
     throw new TaskOptionError('Option "serve" must be an object', { option: 'serve' });
   }
-  const own = { elicitation: checkFunction('serve.elicitation', options.elicitation), sampling: checkFunction('serve.sampling', options.sampling) };
+  const own = {
+    elicitation: checkFunction('serve.elicitation', options.elicitation),
+    sampling: checkFunction('serve.sampling', options.sampling),
+  };
   const none = own.elicitation === undefined && own.sampling === undefined;
   const elicitation = none ? defaults.onElicitation : own.elicitation;
   const sampling = none ? defaults.onSampling : own.sampling;
   if (elicitation === undefined && sampling === undefined) {
-    throw new TaskOptionError('serve needs an elicitation or a sampling callback (or the client\'s onElicitation / onSampling)', {
-      option: 'serve',
-    });
+    throw new TaskOptionError(
+      "serve needs an elicitation or a sampling callback (or the client's onElicitation / onSampling)",
+      {
+        option: 'serve',
+      },
+    );
   }
   const maxTtlMs = checkInteger('serve.maxTtlMs', options.maxTtlMs, 1) ?? DEFAULT_RECEIVER_MAX_TTL_MS;
   const ttlMs = checkInteger('serve.ttlMs', options.ttlMs, 0) ?? DEFAULT_RECEIVER_TTL_MS;

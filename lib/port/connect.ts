@@ -1,6 +1,11 @@
 /**
  * Making and connecting an SDK client for `TaskClient.connect`. The SDK is imported lazily, so
- * the library loads in a host that has only one of the two SDKs installed.
+ * the library loads in a host that has only one of the two SDKs installed. The import names the
+ * package itself, inside try: bundlers then build a page that has only one SDK installed (they
+ * leave an import of a missing package to fail at run time, which `load` catches), where a module
+ * of ours re-exporting the `Client` class would break the build. The price, with esbuild: it keeps
+ * every export of a module loaded by `import()`, so a page bundled by it holds SDK v2's whole root
+ * entry (Vite keeps what is used; docs/performance.md has both measured).
  */
 import type { JsonObject, SdkMajor } from './port.js';
 import type { SdkClientShape } from './open.js';
@@ -17,7 +22,10 @@ export interface ConnectSpec {
   readonly clientOptions: JsonObject | undefined;
 }
 
-type ClientConstructor = new (info: unknown, options: unknown) => SdkClientShape & {
+type ClientConstructor = new (
+  info: unknown,
+  options: unknown,
+) => SdkClientShape & {
   connect(transport: unknown): Promise<void>;
 };
 

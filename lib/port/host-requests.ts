@@ -3,7 +3,7 @@
  * `client.request(...)` in both SDK majors), not the library's, of the kinds a server may ask
  * questions during: which of them are still open. An input request that names no task may belong
  * to one of them, so the library must not hand it to a task's call on a guess
- * (facade/untagged.ts). The library's own requests never go through `client.request`.
+ * (facade/input/untagged.ts). The library's own requests never go through `client.request`.
  */
 
 /** The methods during which a server may send an elicitation or sampling request of its own. */
@@ -23,7 +23,8 @@ export class HostRequests {
    * @returns what to call once it is answered or failed, or `undefined` when it is not watched.
    */
   begin(request: unknown): (() => void) | undefined {
-    const method = typeof request === 'object' && request !== null ? (request as { method?: unknown }).method : undefined;
+    const method =
+      typeof request === 'object' && request !== null ? (request as { method?: unknown }).method : undefined;
     if (typeof method !== 'string' || !ASKING_METHODS.has(method)) return undefined;
     const token = {};
     this.open.add(token);
@@ -58,7 +59,8 @@ export function watchHostRequests(client: object, requests: HostRequests): void 
     if (done === undefined) return send.apply(this, args);
     try {
       const result = send.apply(this, args);
-      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') (result as PromiseLike<unknown>).then(done, done);
+      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function')
+        (result as PromiseLike<unknown>).then(done, done);
       else done();
       return result;
     } catch (error) {

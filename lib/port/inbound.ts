@@ -39,9 +39,12 @@ export class InboundRouter {
   notification(method: string, params: JsonObject): boolean {
     if (method === 'notifications/cancelled') {
       const requestId = params.requestId;
-      const controller = typeof requestId === 'string' || typeof requestId === 'number' ? this.answering.get(requestId) : undefined;
+      const controller =
+        typeof requestId === 'string' || typeof requestId === 'number' ? this.answering.get(requestId) : undefined;
       if (controller !== undefined) {
-        controller.abort(new Error(typeof params.reason === 'string' ? params.reason : 'The server cancelled the request'));
+        controller.abort(
+          new Error(typeof params.reason === 'string' ? params.reason : 'The server cancelled the request'),
+        );
         return true;
       }
     }
@@ -89,7 +92,12 @@ export class InboundRouter {
   }
 
   /** Sends the answer of a tap (or of a later tap, or of the SDK's own handler when all pass). */
-  private async answer(id: string | number, request: Inbound, first: Promise<JsonObject | undefined>, rest: RequestTap[]): Promise<void> {
+  private async answer(
+    id: string | number,
+    request: Inbound,
+    first: Promise<JsonObject | undefined>,
+    rest: RequestTap[],
+  ): Promise<void> {
     try {
       await this.settle(id, request, first, rest);
     } finally {
@@ -97,7 +105,12 @@ export class InboundRouter {
     }
   }
 
-  private async settle(id: string | number, request: Inbound, first: Promise<JsonObject | undefined>, rest: RequestTap[]): Promise<void> {
+  private async settle(
+    id: string | number,
+    request: Inbound,
+    first: Promise<JsonObject | undefined>,
+    rest: RequestTap[],
+  ): Promise<void> {
     const { method, params, controller } = request;
     let reply: JsonObject;
     try {

@@ -16,17 +16,29 @@ const ports = new WeakMap<object, SessionPort>();
 /** Why `client` cannot be used, or `undefined` when it can. */
 export function unusable(client: unknown): string | undefined {
   const c = client as Partial<SdkClientShape> | null;
-  if (typeof c !== 'object' || c === null || typeof c.getServerCapabilities !== 'function' || typeof c.close !== 'function') {
-    const needs = 'TaskClient needs a Client from @modelcontextprotocol/sdk (1.x) or @modelcontextprotocol/client (2.x)';
+  if (
+    typeof c !== 'object' ||
+    c === null ||
+    typeof c.getServerCapabilities !== 'function' ||
+    typeof c.close !== 'function'
+  ) {
+    const needs =
+      'TaskClient needs a Client from @modelcontextprotocol/sdk (1.x) or @modelcontextprotocol/client (2.x)';
     const transport = c as { send?: unknown; start?: unknown } | null;
     // A transport handed over instead of a client: say how to use one.
-    if (typeof transport === 'object' && transport !== null && typeof transport.send === 'function' && typeof transport.start === 'function') {
+    if (
+      typeof transport === 'object' &&
+      transport !== null &&
+      typeof transport.send === 'function' &&
+      typeof transport.start === 'function'
+    ) {
       return `${needs}, not a transport: use TaskClient.connect(transport) to connect one`;
     }
     return `${needs}, got ${c === null ? 'null' : typeof c === 'object' ? 'an object without its methods' : typeof c}`;
   }
   const transport = c.transport;
-  if (transport === undefined || transport === null) return 'The SDK Client is not connected: call client.connect(transport) first';
+  if (transport === undefined || transport === null)
+    return 'The SDK Client is not connected: call client.connect(transport) first';
   if (typeof transport.send !== 'function') return 'The SDK Client has a transport without send()';
   return undefined;
 }

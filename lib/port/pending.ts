@@ -3,7 +3,15 @@
  * shared timeouts, one timer per timeout length instead of one per request.
  */
 import { keepShape } from '../util/shapes.js';
-import { PortError, type ErrorMapper, type GroupMember, type PortRequestOptions, type RequestGroup, type Timers } from './port.js';
+import type { RequestInstrument } from '../api/index.js';
+import {
+  PortError,
+  type ErrorMapper,
+  type GroupMember,
+  type PortRequestOptions,
+  type RequestGroup,
+  type Timers,
+} from './port.js';
 
 /** What a request asks of its session when it is stopped or times out. */
 export interface Abandoner {
@@ -31,6 +39,8 @@ export class Pending implements GroupMember {
    * modern era: closing that stream is how such a request is cancelled (not a notification).
    */
   post: AbortController | undefined = undefined;
+  /** What watches the request (instrumentation), told how it ended. */
+  watcher: RequestInstrument | undefined = undefined;
   constructor(
     readonly session: Abandoner,
     readonly id: string,
@@ -47,6 +57,7 @@ export class Pending implements GroupMember {
 
   /** Rejects the request's promise, with the caller's own error when it gave a mapper. */
   reject(error: PortError): void {
+    this.watcher?.end(error);
     this.rejectRaw(this.mapError === undefined ? error : this.mapError(this.method, error, this.context));
   }
 
@@ -63,7 +74,20 @@ export class Pending implements GroupMember {
 function nothing(): void {}
 
 // Its hidden class outlives an idle spell (util/shapes.ts): a request of no session.
-keepShape(new Pending({ giveUp: nothing }, '', '', nothing, nothing, nothing, { after: nothing, cancel: nothing }, undefined, undefined, undefined));
+keepShape(
+  new Pending(
+    { giveUp: nothing },
+    '',
+    '',
+    nothing,
+    nothing,
+    nothing,
+    { after: nothing, cancel: nothing },
+    undefined,
+    undefined,
+    undefined,
+  ),
+);
 
 /**
  * The open requests of one timeout length on one timer queue. Their deadlines come in the order

@@ -11,6 +11,8 @@
  * and progress routing are the library's own, and nothing of them outlives a request.
  */
 
+import type { CallInstrument } from '../api/index.js';
+
 /** A JSON object. */
 export type JsonObject = Record<string, unknown>;
 
@@ -63,6 +65,12 @@ export interface PortRequestOptions {
    * the modern era (e.g. the tasks extension, [E1]). Ignored on a legacy session.
    */
   readonly declare?: JsonObject | undefined;
+  /**
+   * Watches the request (`TaskClientOptions.instrumentation`): told of it as it is written, its
+   * `_meta` entries merged into the request's own (which win), and told how it ended. Read once per
+   * request; without it, nothing of this runs.
+   */
+  readonly instrument?: CallInstrument | undefined;
 }
 
 /** An open request as its {@link RequestGroup} sees it. */
@@ -168,6 +176,16 @@ export type RequestTap = (request: InboundRequest) => Promise<JsonObject | undef
  */
 export type NotificationTap = (params: JsonObject) => boolean | void;
 
+/**
+ * The kind of an SDK client transport, told by its shape: `stdio`, `streamable-http` or `sse`;
+ * `undefined` for any other (in-memory, custom). `origin` is the server's (scheme, host, port) for
+ * an HTTP transport.
+ */
+export interface TransportInfo {
+  readonly kind: 'stdio' | 'streamable-http' | 'sse' | undefined;
+  readonly origin: string | undefined;
+}
+
 /** What is known of the server. */
 export interface ServerIdentity {
   readonly name: string;
@@ -190,6 +208,8 @@ export interface SessionPort {
   clientCapabilities(): JsonObject;
   /** The transport's session id (Streamable HTTP), if any. */
   sessionId(): string | undefined;
+  /** What kind of transport carries the session, and the server's URL for an HTTP one (for instrumentation). */
+  transportInfo(): TransportInfo;
   /**
    * Requests the host's own code sent through the SDK client (not the library's) that are not
    * answered yet, of the kinds a server may ask questions during (`tools/call`, `prompts/get`,

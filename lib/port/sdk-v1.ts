@@ -6,6 +6,7 @@
  */
 import type { Era, JsonObject, ServerIdentity } from './port.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
+import { isObject } from '../util/json.js';
 
 /** The parts of a v1 `Client` the port uses. */
 export interface V1ClientShape {
@@ -13,10 +14,6 @@ export interface V1ClientShape {
   getServerCapabilities(): unknown;
   getServerVersion(): unknown;
   close(): Promise<void>;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Reads the server's identity from an `Implementation`-like value. */

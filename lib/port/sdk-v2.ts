@@ -7,6 +7,7 @@
 import type { Era, JsonObject } from './port.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
 import { declaredCapabilities, httpStatusOf, identityOf, ownHandler } from './sdk-v1.js';
+import { isObject } from '../util/json.js';
 
 /** `_meta` keys of the modern per-request envelope. */
 export const ENVELOPE_KEYS = {
@@ -23,10 +24,6 @@ export interface V2ClientShape {
   getProtocolEra(): string | undefined;
   getNegotiatedProtocolVersion(): string | undefined;
   close(): Promise<void>;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** True for an SDK v2 client (v1 has neither method). */
@@ -54,7 +51,8 @@ export function v2Access(client: V2ClientShape): SdkAccess {
   const clientInfo = (): unknown => {
     const own = (client as { _outboundMetaEnvelope?: () => unknown })._outboundMetaEnvelope;
     const envelope = typeof own === 'function' ? own.call(client) : undefined;
-    if (isObject(envelope) && envelope[ENVELOPE_KEYS.clientInfo] !== undefined) return envelope[ENVELOPE_KEYS.clientInfo];
+    if (isObject(envelope) && envelope[ENVELOPE_KEYS.clientInfo] !== undefined)
+      return envelope[ENVELOPE_KEYS.clientInfo];
     return (client as { _clientInfo?: unknown })._clientInfo;
   };
   const era = (): Era => (client.getProtocolEra() === 'modern' ? 'modern' : 'legacy');
@@ -88,7 +86,12 @@ export function v2Access(client: V2ClientShape): SdkAccess {
       const infoSource = (client as { _clientInfo?: unknown })._clientInfo;
       const capabilities = declaredCapabilities(client);
       const cached = declare === undefined ? plain : declared.get(declare);
-      if (cached !== undefined && cached.version === version && cached.infoSource === infoSource && cached.capabilities === capabilities) {
+      if (
+        cached !== undefined &&
+        cached.version === version &&
+        cached.infoSource === infoSource &&
+        cached.capabilities === capabilities
+      ) {
         return cached.envelope;
       }
       const envelope = {

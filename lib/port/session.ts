@@ -7,7 +7,7 @@
  * This uses the transport's public surface only (`send`, `onmessage`, `onclose`), which is the
  * same in both SDK majors. A transport carries one wrapper however many TaskClients share it.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../util/random.js';
 import { onAbort } from '../util/abort.js';
 import {
   PortError,
@@ -20,17 +20,16 @@ import {
   type SdkMajor,
   type ServerIdentity,
   type SessionPort,
+  type TransportInfo,
 } from './port.js';
 import { Pending, TimeoutLanes } from './pending.js';
 import { InboundRouter, type InboundHost } from './inbound.js';
 import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
+import { transportInfoOf } from './transport-info.js';
+import { isObject } from '../util/json.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Prefix of every request id the library sends; unique per transport, so ids never collide. */
 function idPrefix(): string {
@@ -62,6 +61,17 @@ function withEnvelope(params: JsonObject | undefined, envelope: JsonObject): Jso
   return body;
 }
 
+/**
+ * `params` with `extra` merged under its `_meta` (the request's own entries win): the entries an
+ * instrumentation adds (trace context). Fresh objects, as for the envelope.
+ */
+function withMeta(params: JsonObject | undefined, extra: Readonly<JsonObject>): JsonObject {
+  const own = params?._meta;
+  const body: JsonObject = params === undefined ? {} : copyOf(params);
+  body._meta = isObject(own) ? { ...extra, ...own } : { ...extra };
+  return body;
+}
+
 /** A {@link SessionPort} over an SDK client's transport. */
 export class RawSession implements SessionPort, InboundHost {
   readonly sdk: SdkMajor;
@@ -88,9 +98,9 @@ export class RawSession implements SessionPort, InboundHost {
     if (transport === undefined) throw new TypeError('The SDK client is not connected');
     this.transport = transport;
     this.inner = transport.onmessage as Inner | undefined;
-    transport.onmessage = ((message: unknown, extra?: unknown) => {
+    transport.onmessage = (message: unknown, extra?: unknown) => {
       if (!this.intercept(message)) this.inner?.call(transport, message, extra);
-    });
+    };
     const previousClose = transport.onclose;
     transport.onclose = () => {
       // A throwing handler of the SDK's (or the user's `client.onclose`) must not keep this port
@@ -137,6 +147,10 @@ export class RawSession implements SessionPort, InboundHost {
     return typeof id === 'string' && id !== '' ? id : undefined;
   }
 
+  transportInfo(): TransportInfo {
+    return transportInfoOf(this.transport);
+  }
+
   get closed(): boolean {
     return this.isClosed;
   }
@@ -163,13 +177,34 @@ export class RawSession implements SessionPort, InboundHost {
     const group = options.group;
     const signal = group === undefined ? options.signal : undefined;
     if (signal?.aborted) return refuse(abortedError(signal), method, mapError, context);
-    if (group?.stopped === true) return refuse(new PortError('aborted', 'Request aborted', { cause: group.stopReason }), method, mapError, context);
+    if (group?.stopped === true)
+      return refuse(
+        new PortError('aborted', 'Request aborted', { cause: group.stopReason }),
+        method,
+        mapError,
+        context,
+      );
     const id = `${this.prefix}${this.nextId++}`;
+    // Instrumentation: one read when unused. Its `_meta` entries go under the request's own.
+    const watcher = options.instrument === undefined ? undefined : options.instrument.request?.({ method, id });
+    if (watcher?.meta !== undefined) params = withMeta(params, watcher.meta);
     const envelope = this.access.envelope(declare ?? options.declare);
     const body = envelope === undefined ? params : withEnvelope(params, envelope);
     const promise = new Promise<T>(capture);
-    const entry = new Pending(this, id, method, decode, captured.resolve!, captured.reject!, options.timers, group, mapError, context);
+    const entry = new Pending(
+      this,
+      id,
+      method,
+      decode,
+      captured.resolve!,
+      captured.reject!,
+      options.timers,
+      group,
+      mapError,
+      context,
+    );
     captured.resolve = captured.reject = undefined;
+    if (watcher !== undefined) entry.watcher = watcher;
     try {
       this.pending.set(id, entry);
       // An infinite timeout (a subscription that lasts until replaced) arms no timer.
@@ -181,13 +216,17 @@ export class RawSession implements SessionPort, InboundHost {
       }
       if (signal !== undefined) entry.off = onAbort(signal, () => this.giveUp(id, abortedError(signal)));
       group?.join(entry);
-      const message: JsonObject = body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
+      const message: JsonObject =
+        body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
       if (this.perRequestStream()) entry.post = new AbortController();
       // A transport that throws instead of rejecting fails the request the same way (typed, its
       // entry and timer released, and no notifications/cancelled for a request never sent).
       // A request stream (Streamable HTTP) that ends without the answer (a proxy cutting it, the
       // server dropping it) fails the request at once, rather than at its timeout (or never).
-      const streamOptions = entry.post === undefined ? undefined : { requestSignal: entry.post.signal, onRequestStreamEnd: () => this.streamEnded(id) };
+      const streamOptions =
+        entry.post === undefined
+          ? undefined
+          : { requestSignal: entry.post.signal, onRequestStreamEnd: () => this.streamEnded(id) };
       this.trySend(message, streamOptions).then(undefined, (error: unknown) => this.sendFailed(id, error));
     } catch (error) {
       // Whatever threw while the request was set up fails the request, as a throw in a promise
@@ -254,7 +293,11 @@ export class RawSession implements SessionPort, InboundHost {
 
   /** Writes one message on the transport. */
   private send(message: JsonObject, options?: { requestSignal: AbortSignal }): Promise<void> {
-    return (this.transport.send as (message: JsonObject, options?: unknown) => Promise<void>).call(this.transport, message, options);
+    return (this.transport.send as (message: JsonObject, options?: unknown) => Promise<void>).call(
+      this.transport,
+      message,
+      options,
+    );
   }
 
   /** Stops waiting for a request and tells the server ([R27]: it is still open). */
@@ -272,7 +315,9 @@ export class RawSession implements SessionPort, InboundHost {
 
   /** True on a modern-era transport that carries each request on a stream of its own (Streamable HTTP). */
   private perRequestStream(): boolean {
-    return (this.streams ??= (this.transport as { hasPerRequestStream?: unknown }).hasPerRequestStream === true && this.access.era() === 'modern');
+    return (this.streams ??=
+      (this.transport as { hasPerRequestStream?: unknown }).hasPerRequestStream === true &&
+      this.access.era() === 'modern');
   }
 
   private fail(id: string, error: PortError): void {
@@ -321,9 +366,12 @@ export class RawSession implements SessionPort, InboundHost {
       try {
         value = entry.decode(message.result, entry.context);
       } catch (error) {
-        entry.reject(new PortError('malformed', error instanceof Error ? error.message : String(error), { cause: error }));
+        entry.reject(
+          new PortError('malformed', error instanceof Error ? error.message : String(error), { cause: error }),
+        );
         return;
       }
+      entry.watcher?.end(undefined);
       entry.resolve(value);
       return;
     }
@@ -332,7 +380,9 @@ export class RawSession implements SessionPort, InboundHost {
       entry.reject(new PortError('server', error.message, { code: error.code as number, data: error.data }));
       return;
     }
-    entry.reject(new PortError('malformed', `Malformed ${entry.method} reply from server: neither a result nor a valid error`));
+    entry.reject(
+      new PortError('malformed', `Malformed ${entry.method} reply from server: neither a result nor a valid error`),
+    );
   }
 
   /** {@link RawSession.send}, with a synchronous throw of the transport as a rejection. */
@@ -374,7 +424,12 @@ function capture(resolve: (value: never) => void, reject: (error: unknown) => vo
 }
 
 /** A request refused before it was sent, failing as it would have once sent. */
-function refuse<T>(error: PortError, method: string, mapError: ErrorMapper | undefined, context: string | undefined): Promise<T> {
+function refuse<T>(
+  error: PortError,
+  method: string,
+  mapError: ErrorMapper | undefined,
+  context: string | undefined,
+): Promise<T> {
   return Promise.reject(mapError === undefined ? error : mapError(method, error, context));
 }
 

@@ -7,10 +7,7 @@
  */
 import type { JsonObject } from '../port/port.js';
 import type { ReceiverKind } from './types.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isObject } from '../util/json.js';
 
 /** The capability paths one kind needs, in the order they are checked. */
 const NEEDED: Readonly<Record<ReceiverKind, readonly (readonly string[])[]>> = {

@@ -1,34 +1,54 @@
 /**
  * `tasks/list` cursors: opaque to the requestor ([R23]) and unforgeable. A cursor names the
- * position after the last task of its page, sealed with an HMAC under a key that lives and dies
- * with one connection's receiver, so a cursor that was never issued here (or was issued on
- * another connection) is rejected with -32602 ([V26]) and no cursor needs to be remembered.
+ * position after the last task of its page, `<position>.<token>`, where the token is 128 random
+ * bits drawn for that position on this connection and kept here: a cursor that was never issued
+ * here (a guessed or altered one, or one issued on another connection) is rejected with -32602
+ * ([V26]). Tokens are compared in constant time, and nothing but `getRandomValues` is needed, so
+ * this works in every runtime (WebCrypto's HMAC is asynchronous, and absent from pages that are
+ * not a secure context).
+ *
+ * Memory: a position keeps one token however often it is listed, and only the last
+ * {@link MAX_CURSORS} positions issued are kept; a cursor older than that is refused like a
+ * foreign one (the requestor lists again from the start).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomToken } from '../util/random.js';
+
+/** How many positions keep their cursor valid: the most recently issued ones. */
+export const MAX_CURSORS = 1024;
+
+/** True when `a` and `b` are the same text; the time taken depends on their lengths only. */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i += 1) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}
 
 /** Issues and opens the cursors of one connection. */
 export class Cursors {
-  private readonly key = randomBytes(32);
+  /** The token of each issued position, in the order issued. */
+  private readonly tokens = new Map<number, string>();
 
   /** A cursor for "after the task with sequence number `seq`". */
   issue(seq: number): string {
-    const body = seq.toString(36);
-    return `${body}.${this.seal(body)}`;
+    let token = this.tokens.get(seq);
+    if (token === undefined) {
+      token = randomToken(16);
+      this.tokens.set(seq, token);
+      if (this.tokens.size > MAX_CURSORS) this.tokens.delete(this.tokens.keys().next().value!);
+    }
+    return `${seq.toString(36)}.${token}`;
   }
 
-  /** The sequence number a cursor names; `undefined` when this connection never issued it. */
+  /** The sequence number a cursor names; `undefined` when this connection never issued it (or no longer keeps it). */
   open(cursor: string): number | undefined {
     const dot = cursor.indexOf('.');
     if (dot <= 0 || cursor.length > 64) return undefined;
     const body = cursor.slice(0, dot);
-    const given = Buffer.from(cursor.slice(dot + 1));
-    const expected = Buffer.from(this.seal(body));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    if (!/^[0-9a-z]+$/.test(body)) return undefined;
     const seq = Number.parseInt(body, 36);
-    return Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
-  }
-
-  private seal(body: string): string {
-    return createHmac('sha256', this.key).update(body).digest('base64url').slice(0, 22);
+    if (!Number.isSafeInteger(seq) || seq.toString(36) !== body) return undefined;
+    const token = this.tokens.get(seq);
+    return token !== undefined && sameText(cursor.slice(dot + 1), token) ? seq : undefined;
   }
 }

@@ -45,11 +45,17 @@ export function endingError(task: ReceiverTask, ending: Ending, pollIntervalMs: 
     case 'completed':
       return undefined;
     case 'failed':
-      return new TaskFailedError(`The receiver task for ${task.method} failed: ${ending.error.message}`, { ...about, rpcError: ending.error });
+      return new TaskFailedError(`The receiver task for ${task.method} failed: ${ending.error.message}`, {
+        ...about,
+        rpcError: ending.error,
+      });
     case 'cancelled':
       return new TaskCancelledError(`The server cancelled the receiver task for ${task.method}`, about);
     case 'expired':
-      return new TaskExpiredError(`The receiver task for ${task.method} was deleted when its ttl (${task.ttl} ms) elapsed before the ${kind} callback answered`, about);
+      return new TaskExpiredError(
+        `The receiver task for ${task.method} was deleted when its ttl (${task.ttl} ms) elapsed before the ${kind} callback answered`,
+        about,
+      );
     case 'closed':
       return new TaskClosedError(`Serving stopped before the ${kind} callback answered the receiver task`, about);
   }
@@ -78,7 +84,8 @@ export function emitEnding(host: ReceiverHost, task: ReceiverTask, ending: Endin
   if (!host.listening(ending.kind === 'closed' ? 'settled' : ending.kind) && !host.listening('settled')) return;
   const metrics = receiverMetrics(task, now);
   const error = task.error;
-  if (ending.kind === 'completed') host.emit('completed', { ...metrics, role: 'receiver', result: ending.result as ReceiverResult });
+  if (ending.kind === 'completed')
+    host.emit('completed', { ...metrics, role: 'receiver', result: ending.result as ReceiverResult });
   else if (error instanceof TaskFailedError) host.emit('failed', { ...metrics, error });
   else if (error instanceof TaskCancelledError) host.emit('cancelled', { ...metrics, error });
   else if (error instanceof TaskExpiredError) host.emit('expired', { ...metrics, error });

@@ -16,6 +16,7 @@ import { isTerminalStatus } from '../types.js';
 import type { Cursors } from './cursor.js';
 import { snapshotOf, type ReceiverStore, type ReceiverTask } from './store.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, rpcFailure } from './types.js';
+import { isObject } from '../util/json.js';
 
 /** The `_meta` key that ties a message to a task. */
 export const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task';
@@ -32,11 +33,8 @@ export interface MethodHost {
   cancel(task: ReceiverTask): void;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const NOT_FOUND = 'Task not found: no such task on this connection (never created, or deleted when its ttl elapsed or to make room)';
+const NOT_FOUND =
+  'Task not found: no such task on this connection (never created, or deleted when its ttl elapsed or to make room)';
 
 /** The task a request names, or a -32602. */
 function find(host: MethodHost, params: JsonObject): ReceiverTask {
@@ -55,15 +53,15 @@ export function getTask(host: MethodHost, params: JsonObject): JsonObject {
 
 /** What `tasks/result` answers for a terminal task. */
 function payload(task: ReceiverTask): JsonObject {
-  const outcome = task.outcome;
-  if (outcome === undefined) {
+  const ended = task.payload;
+  if (ended === undefined) {
     // [A2]: a cancelled request has no result; answer with an error, as SDK receivers do.
     const why = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;
     throw rpcFailure(INTERNAL_ERROR, `The task was cancelled${why}`);
   }
-  if (!outcome.ok) throw Object.assign(new Error(outcome.error.message), outcome.error);
-  const meta = isObject(outcome.result._meta) ? outcome.result._meta : {};
-  return { ...outcome.result, _meta: { ...meta, [RELATED_TASK_KEY]: { taskId: task.taskId } } };
+  if (!ended.ok) throw Object.assign(new Error(ended.error.message), ended.error);
+  const meta = isObject(ended.result._meta) ? ended.result._meta : {};
+  return { ...ended.result, _meta: { ...meta, [RELATED_TASK_KEY]: { taskId: task.taskId } } };
 }
 
 /**

@@ -63,7 +63,9 @@ export function cannotServe(port: SessionPort, config: ReceiverConfig): TaskErro
   }
   const other = SERVING.get(port);
   if (other !== undefined && !other.closed) {
-    return new TaskOptionError('Receiver tasks are already served on this connection: close that receiver first', { option: 'serve' });
+    return new TaskOptionError('Receiver tasks are already served on this connection: close that receiver first', {
+      option: 'serve',
+    });
   }
   return undefined;
 }

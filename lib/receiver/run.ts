@@ -1,12 +1,12 @@
 /**
- * Runs a receiver task's callback and turns what it does into the task's outcome: a result of the
- * right shape completes the task; a throw, or a result of the wrong shape, fails it with the
- * JSON-RPC error the request itself would have answered ([V17], [V18]). A callback that throws
+ * Runs a receiver task's callback and turns what it does into the task's final payload: a result
+ * of the right shape completes the task; a throw, or a result of the wrong shape, fails it with
+ * the JSON-RPC error the request itself would have answered ([V17], [V18]). A callback that throws
  * `{ code, message }` chooses that error; any other throw is a -32603.
  *
  * Nothing the callback hands back is trusted to behave: a thrown value or a result may be a
  * null-prototype object, a symbol, a proxy, or have getters that throw. Every read of it happens
- * here, inside a try, and the result is kept as its JSON copy, so the task's outcome is exactly
+ * here, inside a try, and the result is kept as its JSON copy, so the task's payload is exactly
  * what `tasks/result` sends later ([V15], [V17]) and a result that cannot be sent as JSON (a
  * bigint, a cycle) fails the task instead of completing it with an answer that never arrives.
  */
@@ -14,11 +14,7 @@ import type { JsonObject } from '../port/port.js';
 import type { JsonRpcErrorInfo } from '../types.js';
 import { INTERNAL_ERROR, type ReceiverKind } from './types.js';
 import { messageOf } from '../util/text.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
+import { isObject } from '../util/json.js';
 
 /** What is wrong with a callback's result (already a JSON copy), or `undefined` when its shape is right. */
 export function resultFlaw(kind: ReceiverKind, result: unknown): string | undefined {
@@ -32,7 +28,9 @@ export function resultFlaw(kind: ReceiverKind, result: unknown): string | undefi
   }
   if (typeof result.model !== 'string') return 'model must be a string';
   if (typeof result.role !== 'string') return 'role must be a string';
-  return !isObject(result.content) && !Array.isArray(result.content) ? 'content must be a content block or an array of them' : undefined;
+  return !isObject(result.content) && !Array.isArray(result.content)
+    ? 'content must be a content block or an array of them'
+    : undefined;
 }
 
 /**
@@ -40,7 +38,9 @@ export function resultFlaw(kind: ReceiverKind, result: unknown): string | undefi
  * throws for a bigint, a cycle or a getter that throws, and gives `undefined` for a function or a
  * symbol. Each getter is read once, here.
  */
-function jsonCopy(value: unknown): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly why: string } {
+function jsonCopy(
+  value: unknown,
+): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly why: string } {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -62,7 +62,8 @@ export function errorOf(kind: ReceiverKind, thrown: unknown): JsonRpcErrorInfo {
   } catch {
     code = undefined;
   }
-  if (typeof code !== 'number' || !Number.isInteger(code)) return { code: INTERNAL_ERROR, message: `The ${kind} callback failed: ${text}` };
+  if (typeof code !== 'number' || !Number.isInteger(code))
+    return { code: INTERNAL_ERROR, message: `The ${kind} callback failed: ${text}` };
   if (data === undefined) return { code, message: text };
   // The callback chose this error: keep its code and message even when its data cannot go as JSON.
   const copy = jsonCopy(data);
@@ -71,7 +72,8 @@ export function errorOf(kind: ReceiverKind, thrown: unknown): JsonRpcErrorInfo {
 }
 
 /** How a callback run ended. */
-export type RunEnd = { readonly ok: true; readonly result: JsonObject } | { readonly ok: false; readonly error: JsonRpcErrorInfo };
+export type RunEnd =
+  { readonly ok: true; readonly result: JsonObject } | { readonly ok: false; readonly error: JsonRpcErrorInfo };
 
 /**
  * Runs `callback` (sync or async, throwing or not) and checks its answer. Never rejects: whatever
@@ -84,7 +86,10 @@ export async function runCallback(kind: ReceiverKind, callback: () => unknown): 
   } catch (error) {
     return { ok: false, error: errorOf(kind, error) };
   }
-  const invalid = (flaw: string): RunEnd => ({ ok: false, error: { code: INTERNAL_ERROR, message: `The ${kind} callback returned an invalid result: ${flaw}` } });
+  const invalid = (flaw: string): RunEnd => ({
+    ok: false,
+    error: { code: INTERNAL_ERROR, message: `The ${kind} callback returned an invalid result: ${flaw}` },
+  });
   const copy = jsonCopy(result);
   if (!copy.ok) return invalid(`serializing it as JSON threw: ${copy.why}`);
   const flaw = resultFlaw(kind, copy.value);

@@ -21,11 +21,16 @@ import { RELATED_TASK_KEY, cancelTask, getResult, getTask, listTasks, type Metho
 import { runCallback } from './run.js';
 import { messageOf } from '../util/text.js';
 import { ReceiverStore, snapshotOf, type ReceiverTask } from './store.js';
-import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_OF, rpcFailure, type ReceiverConfig, type ReceiverHost, type ReceiverKind } from './types.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  METHOD_OF,
+  rpcFailure,
+  type ReceiverConfig,
+  type ReceiverHost,
+  type ReceiverKind,
+} from './types.js';
+import { isObject } from '../util/json.js';
 
 /** The related task a request names in its `_meta`, if any ([V7]). */
 function relatedTaskOf(params: JsonObject): string | undefined {
@@ -75,7 +80,11 @@ export class ReceiverSession implements MethodHost {
   start(): void {
     for (const kind of ['elicitation', 'sampling'] as const) {
       if (!this.serves(kind)) continue;
-      this.offs.push(this.port.onRequest(METHOD_OF[kind], (request) => (this.claims(kind, request.params) ? this.create(kind, request) : undefined)));
+      this.offs.push(
+        this.port.onRequest(METHOD_OF[kind], (request) =>
+          this.claims(kind, request.params) ? this.create(kind, request) : undefined,
+        ),
+      );
     }
     const operations = declaredOperations(this.port.clientCapabilities());
     this.offs.push(
@@ -83,8 +92,14 @@ export class ReceiverSession implements MethodHost {
       this.port.onRequest('tasks/result', (request) => getResult(this, request.params, request.signal)),
     );
     // [R5]: tasks/list and tasks/cancel only when declared; otherwise the SDK refuses them (-32601).
-    if (operations.list) this.offs.push(this.port.onRequest('tasks/list', (request) => this.answer(() => listTasks(this, request.params))));
-    if (operations.cancel) this.offs.push(this.port.onRequest('tasks/cancel', (request) => this.answer(() => cancelTask(this, request.params))));
+    if (operations.list)
+      this.offs.push(
+        this.port.onRequest('tasks/list', (request) => this.answer(() => listTasks(this, request.params))),
+      );
+    if (operations.cancel)
+      this.offs.push(
+        this.port.onRequest('tasks/cancel', (request) => this.answer(() => cancelTask(this, request.params))),
+      );
     this.offs.push(this.port.onClose(() => this.close(false)));
   }
 
@@ -142,7 +157,10 @@ export class ReceiverSession implements MethodHost {
     const task = this.store.create({ kind, method: METHOD_OF[kind], relatedTaskId, ttl });
     if (task === undefined) {
       return Promise.reject(
-        rpcFailure(INTERNAL_ERROR, `Too many receiver tasks: all ${this.config.maxTasks} held on this connection are still running`),
+        rpcFailure(
+          INTERNAL_ERROR,
+          `Too many receiver tasks: all ${this.config.maxTasks} held on this connection are still running`,
+        ),
       );
     }
     // `created`, then `status` for the first snapshot, as for the client's own tasks.
@@ -160,7 +178,9 @@ export class ReceiverSession implements MethodHost {
     if (!this.holds(task) || isTerminalStatus(task.status)) return;
     // Routed as a side-channel request of the same task would be (docs/input.md, Routing): the
     // owning call's callback first, so two tool tasks never get each other's questions.
-    const callback = this.host.callback(task.kind, task.relatedTaskId) ?? (task.kind === 'elicitation' ? this.config.elicitation : this.config.sampling);
+    const callback =
+      this.host.callback(task.kind, task.relatedTaskId) ??
+      (task.kind === 'elicitation' ? this.config.elicitation : this.config.sampling);
     if (callback === undefined) return;
     const context: InputContext = {
       taskId: task.relatedTaskId,
@@ -212,9 +232,13 @@ export class ReceiverSession implements MethodHost {
 
   /** Moves a task to a terminal status, aborts its callback, tells the server and emits the events. */
   private end(task: ReceiverTask, status: TaskStatus, statusMessage: string | undefined, ending: Ending): void {
-    const outcome =
-      ending.kind === 'completed' ? { ok: true as const, result: ending.result } : ending.kind === 'failed' ? { ok: false as const, error: ending.error } : undefined;
-    if (!this.store.move(task, status, statusMessage, outcome)) return;
+    const payload =
+      ending.kind === 'completed'
+        ? { ok: true as const, result: ending.result }
+        : ending.kind === 'failed'
+          ? { ok: false as const, error: ending.error }
+          : undefined;
+    if (!this.store.move(task, status, statusMessage, payload)) return;
     task.error = endingError(task, ending, this.pollIntervalMs);
     // The answer is no longer wanted: the callback's signal fires (not after it answered).
     if (ending.kind !== 'completed' && ending.kind !== 'failed') task.controller.abort(task.error);

@@ -4,15 +4,16 @@
  * Expiry timers sit on the client's scheduler (weak: they never hold the process open; a ttl
  * beyond what a Node timer can hold is re-armed by the scheduler, never handed over unclamped).
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../util/random.js';
 import type { TaskError } from '../errors.js';
 import type { Scheduler, Timer } from '../util/scheduler.js';
 import type { JsonObject } from '../port/port.js';
 import { isTerminalStatus, type JsonRpcErrorInfo, type Task, type TaskStatus } from '../types.js';
 import type { ReceiverKind } from './types.js';
 
-/** How a receiver task ended: the callback's result, or the JSON-RPC error its request answers ([V17]). */
-export type ReceiverOutcome = { readonly ok: true; readonly result: JsonObject } | { readonly ok: false; readonly error: JsonRpcErrorInfo };
+/** A receiver task's final payload: the callback's result, or the JSON-RPC error its request answers ([V17]). */
+export type ReceiverPayload =
+  { readonly ok: true; readonly result: JsonObject } | { readonly ok: false; readonly error: JsonRpcErrorInfo };
 
 /** One receiver task. */
 export interface ReceiverTask {
@@ -34,7 +35,7 @@ export interface ReceiverTask {
   /** Local time the task reached a terminal status. */
   settledAtMs: number | undefined;
   /** Set with the terminal status. */
-  outcome: ReceiverOutcome | undefined;
+  payload: ReceiverPayload | undefined;
   /** The error of the lifecycle event it ended with, if any (for metrics). */
   error: TaskError | undefined;
   /** Aborted when the callback's answer is no longer wanted (cancel, expiry, close). */
@@ -114,7 +115,7 @@ export class ReceiverStore {
       statusMessage: undefined,
       lastUpdatedAt: iso,
       settledAtMs: undefined,
-      outcome: undefined,
+      payload: undefined,
       error: undefined,
       controller: new AbortController(),
       expiry: undefined,
@@ -134,13 +135,13 @@ export class ReceiverStore {
   }
 
   /** Moves a task to `status`; a terminal status is final ([V5], [V6]). Returns false when it was already terminal. */
-  move(task: ReceiverTask, status: TaskStatus, statusMessage: string | undefined, outcome?: ReceiverOutcome): boolean {
+  move(task: ReceiverTask, status: TaskStatus, statusMessage: string | undefined, payload?: ReceiverPayload): boolean {
     if (isTerminalStatus(task.status)) return false;
     task.status = status;
     task.statusMessage = statusMessage;
     task.lastUpdatedAt = new Date(this.now()).toISOString();
     if (isTerminalStatus(status)) {
-      task.outcome = outcome;
+      task.payload = payload;
       task.settledAtMs = this.now();
       this.live -= 1;
       const waiters = [...task.waiters];

@@ -60,7 +60,10 @@ export interface ReceiverHost {
    * The callback that runs a receiver task of `kind` belonging to the server's task `taskId`, in
    * the client's routing order (the owning call's, the client's, then `serve()`'s).
    */
-  callback(kind: ReceiverKind, taskId: string | undefined): ((params: never, context: InputContext) => unknown) | undefined;
+  callback(
+    kind: ReceiverKind,
+    taskId: string | undefined,
+  ): ((params: never, context: InputContext) => unknown) | undefined;
   /** Reports a problem that failed nothing (on the client's `error` event). */
   report(error: TaskError): void;
 }

@@ -3,11 +3,17 @@
  * library writes names a task by a short one-way fingerprint instead, which still lets lines
  * about one task be correlated.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './sha256.js';
 
-/** A short one-way fingerprint of a task id, e.g. `sha256:1a2b3c4d5e6f`. */
+/**
+ * A short one-way fingerprint of a task id, e.g. `sha256:1a2b3c4d5e6f`: how the library's logs,
+ * events and errors name a task (task ids are secrets), so that a host's own logs and traces can
+ * name tasks the same way and be correlated with them. The same in every runtime and process.
+ * @param taskId - the task id.
+ * @returns `sha256:` and the first 12 hex digits of the SHA-256 of the id (UTF-8).
+ */
 export function fingerprint(taskId: string): string {
-  return `sha256:${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`;
+  return `sha256:${sha256Hex(taskId).slice(0, 12)}`;
 }
 
 /**

@@ -53,7 +53,19 @@ export function isoMs(stamp: string): number {
   const hour = two(stamp, 11);
   const minute = two(stamp, 14);
   const second = two(stamp, 17);
-  if (high < 0 || low < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
+  if (
+    high < 0 ||
+    low < 0 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59
+  ) {
     return Date.parse(stamp);
   }
   const year = high * 100 + low;

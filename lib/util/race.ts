@@ -14,9 +14,7 @@ export interface TimerQueue {
 
 /** Why {@link raceStop} stopped waiting. */
 export type StopReason =
-  | { readonly kind: 'abort'; readonly reason: unknown }
-  | { readonly kind: 'timeout' }
-  | { readonly kind: 'closed' };
+  { readonly kind: 'abort'; readonly reason: unknown } | { readonly kind: 'timeout' } | { readonly kind: 'closed' };
 
 /** Thrown by {@link raceStop} when the signal or the deadline won. */
 export class Stopped {
@@ -37,8 +35,14 @@ export function raceStop<T>(
   deadlineAt: number | undefined,
   closed?: AbortSignal,
 ): Promise<T> {
-  if (signal === undefined && deadlineAt === undefined) return closed === undefined ? promise : raceClosed(promise, closed);
-  const early: StopReason | undefined = closed?.aborted === true ? { kind: 'closed' } : signal?.aborted === true ? { kind: 'abort', reason: signal.reason } : undefined;
+  if (signal === undefined && deadlineAt === undefined)
+    return closed === undefined ? promise : raceClosed(promise, closed);
+  const early: StopReason | undefined =
+    closed?.aborted === true
+      ? { kind: 'closed' }
+      : signal?.aborted === true
+        ? { kind: 'abort', reason: signal.reason }
+        : undefined;
   if (early !== undefined) {
     promise.then(undefined, noop);
     return Promise.reject(new Stopped(early));
@@ -55,7 +59,8 @@ export function raceStop<T>(
       cleanup();
       reject(new Stopped(reason));
     };
-    const timer = deadlineAt === undefined ? undefined : scheduler.schedule(deadlineAt, () => stop({ kind: 'timeout' }));
+    const timer =
+      deadlineAt === undefined ? undefined : scheduler.schedule(deadlineAt, () => stop({ kind: 'timeout' }));
     if (signal !== undefined) offSignal = onAbort(signal, () => stop({ kind: 'abort', reason: signal.reason }));
     if (closed !== undefined) offClosed = onAbort(closed, () => stop({ kind: 'closed' }));
     promise.then(

@@ -130,7 +130,6 @@ export class Scheduler {
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
 
-
   /**
    * Runs `run` at clock time `at` (at once on the next tick if `at` is in the past). A `weak` job
    * does not keep the process alive.

@@ -101,7 +101,8 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
       }
       return Promise.resolve({ value: undefined, done: true });
     }
-    if (this.waiter !== undefined) return Promise.reject(new TypeError('next() called while a previous next() is pending'));
+    if (this.waiter !== undefined)
+      return Promise.reject(new TypeError('next() called while a previous next() is pending'));
     return new Promise((resolve, reject) => {
       this.waiter = { resolve, reject };
     });

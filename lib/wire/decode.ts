@@ -6,6 +6,7 @@
 import { TaskProtocolError } from '../errors.js';
 import { scrub } from '../util/fingerprint.js';
 import type { CallToolResult, Task, TaskStatus } from '../types.js';
+import { isObject } from '../util/json.js';
 
 /** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
 export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
@@ -25,10 +26,8 @@ const STATUSES: ReadonlySet<string> = new Set<TaskStatus>([
 /** A JSON object. */
 export type Json = Record<string, unknown>;
 
-/** True for a plain JSON object. */
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// The wires' JSON-shape check lives in lib/util/json.ts, shared by every layer.
+export { isObject };
 
 /** The protocol error for a malformed message. */
 export function malformed(method: string, detail: string, taskId?: string): TaskProtocolError {
@@ -66,13 +65,18 @@ export function decodeTaskFields(value: unknown, method: string, names: TaskFiel
   }
   if (typeof status !== 'string' || !STATUSES.has(status)) {
     // The server's text may repeat the task id (a secret): named by fingerprint, then cut.
-    throw malformed(method, `unknown status ${scrub(JSON.stringify(status) ?? String(status), taskId).slice(0, 64)}`, taskId);
+    throw malformed(
+      method,
+      `unknown status ${scrub(JSON.stringify(status) ?? String(status), taskId).slice(0, 64)}`,
+      taskId,
+    );
   }
   const statusMessage = clampMessage(value.statusMessage);
   const pollInterval = duration(value[names.pollInterval]);
   const createdAt = typeof value.createdAt === 'string' ? value.createdAt : '';
   // A task that has not changed yet carries the same time twice: one string kept, not two.
-  const lastUpdatedAt = value.lastUpdatedAt === createdAt ? createdAt : typeof value.lastUpdatedAt === 'string' ? value.lastUpdatedAt : '';
+  const lastUpdatedAt =
+    value.lastUpdatedAt === createdAt ? createdAt : typeof value.lastUpdatedAt === 'string' ? value.lastUpdatedAt : '';
   const ttl = duration(value[names.ttl]) ?? null;
   const known = status as TaskStatus;
   // One literal per combination of the optional fields: each object is built with all its
@@ -95,7 +99,12 @@ export function decodeTaskFields(value: unknown, method: string, names: TaskFiel
  * era's framing, not part of the result). Other keys pass through unchanged. One copy is made.
  * @throws TaskProtocolError when the value is not an object or `content` is not an array.
  */
-export function decodeCallToolResult(value: unknown, method: string, taskId?: string, withoutResultType = false): CallToolResult {
+export function decodeCallToolResult(
+  value: unknown,
+  method: string,
+  taskId?: string,
+  withoutResultType = false,
+): CallToolResult {
   if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
   const { content, isError } = value;
   if (content !== undefined && !Array.isArray(content)) throw malformed(method, 'content is not an array', taskId);

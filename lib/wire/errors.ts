@@ -31,7 +31,13 @@ export function toWireError(method: string, error: unknown, taskId?: string): Ta
   if (error instanceof TaskRpcError || error instanceof TaskProtocolError) return error;
   if (!(error instanceof PortError)) {
     const text = error instanceof Error ? error.message : String(error);
-    return new TaskRpcError(`${method} failed: ${scrub(text, taskId)}`, { method, code: -32603, transient: false, taskId, cause: scrubChain(error, taskId) });
+    return new TaskRpcError(`${method} failed: ${scrub(text, taskId)}`, {
+      method,
+      code: -32603,
+      transient: false,
+      taskId,
+      cause: scrubChain(error, taskId),
+    });
   }
   if (error.kind === 'malformed') {
     if (error.cause instanceof TaskProtocolError) return scrubChain(error.cause, taskId) as TaskProtocolError;
@@ -46,7 +52,8 @@ export function toWireError(method: string, error: unknown, taskId?: string): Ta
     error.kind === 'closed' ||
     error.kind === 'session' ||
     (error.kind === 'send' && retryableStatus(error.httpStatus));
-  const data = error.kind === 'server' || error.httpStatus === undefined ? error.data : { httpStatus: error.httpStatus };
+  const data =
+    error.kind === 'server' || error.httpStatus === undefined ? error.data : { httpStatus: error.httpStatus };
   return new TaskRpcError(`${method} failed: ${message}`, { method, code: error.code, data, transient, taskId, cause });
 }
 
@@ -83,8 +90,10 @@ function scrubChain(error: unknown, taskId: string | undefined, depth = 0): unkn
     if (descriptor !== undefined) Object.defineProperty(copy, key, descriptor);
   }
   Object.defineProperty(copy, 'message', { value: message, writable: true, configurable: true, enumerable: false });
-  if (stack !== undefined) Object.defineProperty(copy, 'stack', { value: stack, writable: true, configurable: true, enumerable: false });
-  if (error.cause !== undefined) Object.defineProperty(copy, 'cause', { value: cause, writable: true, configurable: true, enumerable: false });
+  if (stack !== undefined)
+    Object.defineProperty(copy, 'stack', { value: stack, writable: true, configurable: true, enumerable: false });
+  if (error.cause !== undefined)
+    Object.defineProperty(copy, 'cause', { value: cause, writable: true, configurable: true, enumerable: false });
   return copy;
 }
 

@@ -6,13 +6,13 @@
  * - `v2025/`: MCP 2025-11-25 tasks (`params.task`, `tasks/get|result|list|cancel`, input as
  *   side-channel requests tagged with the task);
  * - `ext/`: the 2026-07-28 `io.modelcontextprotocol/tasks` extension (the server decides, the
- *   outcome and input requests ride on `tasks/get`, `tasks/update` answers them).
+ *   final payload and input requests ride on `tasks/get`, `tasks/update` answers them).
  *
  * A wire tells what it can do ({@link WireFeatures}) and classifies its own errors
  * ({@link TaskWire.classify}), so no engine or facade code reads a JSON-RPC code. Wires throw
  * `TaskRpcError` for failed requests and `TaskProtocolError` for malformed replies.
  */
-import type { WireKind } from '../api/index.js';
+import type { CallInstrument, WireKind } from '../api/index.js';
 import type { JsonObject, RequestGroup, Timers } from '../port/port.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task, TaskPage } from '../types.js';
 
@@ -35,6 +35,11 @@ export interface WireRequestOptions {
   readonly group?: RequestGroup | undefined;
   /** Background request: its timeout never keeps the process alive. */
   readonly weak?: boolean | undefined;
+  /**
+   * Watches the request (instrumentation, on the call it belongs to): a wire on the session port
+   * passes it on with the options, untouched.
+   */
+  readonly instrument?: CallInstrument | undefined;
 }
 
 /** What a wire can do on its connection. */
@@ -53,7 +58,7 @@ export interface WireFeatures {
    * `execution.taskSupport` ([R6]-[R9]); otherwise the server decides per call.
    */
   readonly toolNegotiation: boolean;
-  /** The final payload is fetched with its own request ({@link TaskWire.getOutcome}); otherwise it rides on the terminal snapshot. */
+  /** The final payload is fetched with its own request ({@link TaskWire.getPayload}); otherwise it rides on the terminal snapshot. */
   readonly payloadFetch: boolean;
   /** Input requests arrive while a blocking payload request is open ([R29]). */
   readonly inputViaPayload: boolean;
@@ -185,7 +190,7 @@ export interface WireProgress {
 }
 
 /** The final payload of a task: a tool result, or the JSON-RPC error the task ended with ([V17]). */
-export type TaskOutcome =
+export type TaskPayload =
   | {
       readonly kind: 'result';
       readonly result: CallToolResult;
@@ -206,13 +211,13 @@ export type TaskOutcome =
 export interface WireSnapshot {
   readonly task: Task;
   /** The final payload, when it rides on the snapshot ([E3]). */
-  readonly outcome?: TaskOutcome | undefined;
+  readonly payload?: TaskPayload | undefined;
   /** Input requests pending on the task ([E3]). */
   readonly input?: readonly InlineInput[] | undefined;
 }
 
 /** The server's answer to a tool call. */
-export type StartOutcome =
+export type StartReply =
   | {
       readonly kind: 'task';
       readonly snapshot: WireSnapshot;
@@ -235,6 +240,12 @@ export interface ToolPage {
     readonly taskSupport: TaskSupport;
     readonly title?: string | undefined;
     readonly description?: string | undefined;
+    /** The tool's input JSON Schema, as listed (an object). */
+    readonly inputSchema?: JsonObject | undefined;
+    /** The tool's output JSON Schema, when it declares one. */
+    readonly outputSchema?: JsonObject | undefined;
+    /** The tool's annotations (hints), when it has any. */
+    readonly annotations?: JsonObject | undefined;
   }>;
   readonly nextCursor?: string | undefined;
 }
@@ -275,11 +286,11 @@ export interface TaskWire {
   /** One page of `tools/list` (only with `toolNegotiation`). */
   listTools(cursor: string | undefined, options: WireRequestOptions): Promise<ToolPage>;
   /** Starts a tool call, as a task when `call.task` is set and the wire can. */
-  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome>;
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply>;
   /** Reads a task. */
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot>;
   /** Fetches the final payload (only with `payloadFetch`); may block until the task ends ([V16]). */
-  getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome>;
+  getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload>;
   /** Cancels a task. */
   cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply>;
   /** Answers inline input requests by key (only with `inlineInput`, [E5]). */

@@ -35,7 +35,11 @@ export interface StreamAgentOptions {
 }
 
 /** Runs `streamText` with `model` and `tools` to its end and collects what it streamed. */
-export async function streamAgent(model: MockLanguageModelV4, tools: ToolSet, options: StreamAgentOptions = {}): Promise<StreamedRun> {
+export async function streamAgent(
+  model: MockLanguageModelV4,
+  tools: ToolSet,
+  options: StreamAgentOptions = {},
+): Promise<StreamedRun> {
   const result = streamText({
     model,
     tools,

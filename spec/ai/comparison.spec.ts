@@ -31,7 +31,9 @@ describe('@ai-sdk/mcp and mcp-task-client/ai on a task-required tool', () => {
     const plain = toolCallingModel({ toolName: 'batch', input: { items: ['a'], itemMs: 10 } });
     const refused = await streamAgent(plain, await mcp.tools());
     expect(refused.results.get('call-1')).toEqual({
-      content: [{ type: 'text', text: "MCP error -32601: Tool batch requires task augmentation (taskSupport: 'required')" }],
+      content: [
+        { type: 'text', text: "MCP error -32601: Tool batch requires task augmentation (taskSupport: 'required')" },
+      ],
       isError: true,
     });
     expect(refused.preliminary).toEqual([]);
@@ -46,7 +48,14 @@ describe('@ai-sdk/mcp and mcp-task-client/ai on a task-required tool', () => {
     const model = toolCallingModel({ toolName: 'batch', input: { items: ['a'], itemMs: 10 } });
     const run = await streamAgent(model, await taskTools(tasks));
     expect(run.preliminary[0]).toMatchObject({ type: 'status', status: 'working' });
-    expect(run.results.get('call-1')).toEqual({ type: 'result', content: [{ type: 'text', text: 'processed 1 items' }], structuredContent: { processed: ['a'] } });
-    expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'content', value: [{ type: 'text', text: 'processed 1 items' }] });
+    expect(run.results.get('call-1')).toEqual({
+      type: 'result',
+      content: [{ type: 'text', text: 'processed 1 items' }],
+      structuredContent: { processed: ['a'] },
+    });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+      type: 'content',
+      value: [{ type: 'text', text: 'processed 1 items' }],
+    });
   });
 });

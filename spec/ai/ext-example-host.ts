@@ -72,7 +72,11 @@ export async function startExtExampleHttp(options: ExtExampleOptions = {}): Prom
       return void res.writeHead(202).end();
     }
     if (message.method === 'subscriptions/listen') {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
       streams.set(id, res);
       res.on('close', () => {
         streams.delete(id);
@@ -113,7 +117,8 @@ function serveStdio(options: ExtExampleOptions, log: string | undefined): void {
     if (line.trim() === '') return;
     const message = JSON.parse(line) as unknown;
     if (!isObject(message)) return;
-    if (log !== undefined && typeof message.method === 'string' && isId(message.id)) appendFileSync(log, `${message.method}\n`);
+    if (log !== undefined && typeof message.method === 'string' && isId(message.id))
+      appendFileSync(log, `${message.method}\n`);
     server.receive(message);
   });
   lines.on('close', () => process.exit(0));

@@ -36,12 +36,23 @@ async function stdioRig(): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), 'ai-ext-'));
   const log = join(dir, 'received.log');
   const env = { ...process.env, EXT_STEP_MS: '100', EXT_LOG: log } as Record<string, string>;
-  const tasks = await TaskClient.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', host], cwd: root, env, stderr: 'ignore' }), OPTIONS);
+  const tasks = await TaskClient.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', host],
+      cwd: root,
+      env,
+      stderr: 'ignore',
+    }),
+    OPTIONS,
+  );
   return {
     tasks,
     received: () => {
       try {
-        return readFileSync(log, 'utf8').split('\n').filter((line) => line !== '');
+        return readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '');
       } catch {
         return [];
       }
@@ -58,7 +69,10 @@ async function httpRig(): Promise<Rig> {
   const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(server.url), OPTIONS);
   return {
     tasks,
-    received: () => server.received.flatMap((message) => (typeof message.method === 'string' && message.id !== undefined ? [message.method] : [])),
+    received: () =>
+      server.received.flatMap((message) =>
+        typeof message.method === 'string' && message.id !== undefined ? [message.method] : [],
+      ),
     close: async () => {
       await tasks.close();
       await server.close();
@@ -89,19 +103,42 @@ describe.each([
         return { action: 'accept', content: { depth: 'full' } };
       },
     });
-    expect(tools.analyze?.metadata).toMatchObject({ source: 'mcp-task-client', toolName: 'analyze', taskSupport: 'server-decides' });
+    expect(tools.analyze?.metadata).toMatchObject({
+      source: 'mcp-task-client',
+      toolName: 'analyze',
+      taskSupport: 'server-decides',
+    });
     const model = toolCallingModel({ toolName: 'analyze', input: { id: 7 } });
     const run = await streamAgent(model, tools);
     const statuses = statusesOf(run.preliminary);
     expect(statuses[0]).toEqual({ type: 'status', status: 'working', statusMessage: 'queued analysis of dataset 7' });
     const seen = statuses.map((s) => `${s.status}: ${s.statusMessage ?? ''}`);
-    expect(inOrder(seen, ['working: queued analysis of dataset 7', 'input_required: waiting for your choice of report depth', 'working: writing the report'])).toBe(true);
+    expect(
+      inOrder(seen, [
+        'working: queued analysis of dataset 7',
+        'input_required: waiting for your choice of report depth',
+        'working: writing the report',
+      ]),
+    ).toBe(true);
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ toolCallId: 'call-1', aiToolName: 'analyze', toolName: 'analyze', delivery: 'task-update' });
-    const final = { type: 'result', content: [text('analysis of dataset 7: full report ready')], structuredContent: { id: 7, depth: 'full' } };
+    expect(asked[0]).toMatchObject({
+      toolCallId: 'call-1',
+      aiToolName: 'analyze',
+      toolName: 'analyze',
+      delivery: 'task-update',
+    });
+    const final = {
+      type: 'result',
+      content: [text('analysis of dataset 7: full report ready')],
+      structuredContent: { id: 7, depth: 'full' },
+    };
     expect(run.results.get('call-1')).toEqual(final);
     expect(toolResultsIn(model, 1)).toEqual([
-      { toolCallId: 'call-1', toolName: 'analyze', output: { type: 'content', value: [text('analysis of dataset 7: full report ready')] } },
+      {
+        toolCallId: 'call-1',
+        toolName: 'analyze',
+        output: { type: 'content', value: [text('analysis of dataset 7: full report ready')] },
+      },
     ]);
   });
 
@@ -126,7 +163,11 @@ describe.each([
     });
     expect(run.aborted).toBe(true);
     expect(run.results.size).toBe(0);
-    await until(() => rig.received().filter((method) => method === 'tasks/cancel').length === before + 1, 5_000, 'tasks/cancel');
+    await until(
+      () => rig.received().filter((method) => method === 'tasks/cancel').length === before + 1,
+      5_000,
+      'tasks/cancel',
+    );
     await until(() => rig.tasks.active === 0, 5_000, 'the task to settle');
   });
 
@@ -159,7 +200,10 @@ describe('task tools against the scripted extension server over Streamable HTTP'
     expect(error).toBeInstanceOf(TaskFailedError);
     expect((error as TaskFailedError).rpcError).toMatchObject({ message: 'Worker crashed' });
     expect((error as TaskFailedError).message).toBe('Tool "protocol_error_job" failed: Worker crashed');
-    expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'TaskFailedError: Tool "protocol_error_job" failed: Worker crashed' });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+      type: 'error-text',
+      value: 'TaskFailedError: Tool "protocol_error_job" failed: Worker crashed',
+    });
     expect(server.count('tasks/get')).toBeGreaterThan(0);
   });
 });

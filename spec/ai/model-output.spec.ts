@@ -23,7 +23,8 @@ afterAll(async () => {
   await close();
 });
 
-const modelSees = (output: unknown) => tool.toModelOutput!({ toolCallId: 'c', input: {}, output: output as TaskToolOutput });
+const modelSees = (output: unknown) =>
+  tool.toModelOutput!({ toolCallId: 'c', input: {}, output: output as TaskToolOutput });
 const PNG = 'iVBORw0KGgo=';
 
 describe('the model output of a task tool', () => {
@@ -53,18 +54,45 @@ describe('the model output of a task tool', () => {
   });
 
   it('gives structured content as JSON when there is no content block', async () => {
-    expect(await modelSees({ type: 'result', content: [], structuredContent: { rows: 3 } })).toEqual({ type: 'json', value: { rows: 3 } });
+    expect(await modelSees({ type: 'result', content: [], structuredContent: { rows: 3 } })).toEqual({
+      type: 'json',
+      value: { rows: 3 },
+    });
     expect(await modelSees({ type: 'result', content: [] })).toEqual({ type: 'text', value: '' });
   });
 
   it('marks an isError result as an error when it is all text, and keeps other blocks as content', async () => {
-    expect(await modelSees({ type: 'result', isError: true, content: [{ type: 'text', text: 'bad id' }, { type: 'text', text: 'use a number' }] })).toEqual({
+    expect(
+      await modelSees({
+        type: 'result',
+        isError: true,
+        content: [
+          { type: 'text', text: 'bad id' },
+          { type: 'text', text: 'use a number' },
+        ],
+      }),
+    ).toEqual({
       type: 'error-text',
       value: 'bad id\nuse a number',
     });
-    expect(await modelSees({ type: 'result', isError: true, content: [] })).toEqual({ type: 'error-text', value: 'The tool reported an error without a message.' });
-    expect(await modelSees({ type: 'result', isError: true, content: [], structuredContent: { code: 7 } })).toEqual({ type: 'error-json', value: { code: 7 } });
-    expect(await modelSees({ type: 'result', isError: true, content: [{ type: 'text', text: 'see' }, { type: 'image', data: PNG, mimeType: 'image/png' }] })).toEqual({
+    expect(await modelSees({ type: 'result', isError: true, content: [] })).toEqual({
+      type: 'error-text',
+      value: 'The tool reported an error without a message.',
+    });
+    expect(await modelSees({ type: 'result', isError: true, content: [], structuredContent: { code: 7 } })).toEqual({
+      type: 'error-json',
+      value: { code: 7 },
+    });
+    expect(
+      await modelSees({
+        type: 'result',
+        isError: true,
+        content: [
+          { type: 'text', text: 'see' },
+          { type: 'image', data: PNG, mimeType: 'image/png' },
+        ],
+      }),
+    ).toEqual({
       type: 'content',
       value: [
         { type: 'text', text: 'see' },
@@ -78,7 +106,10 @@ describe('the model output of a task tool', () => {
       type: 'text',
       value: 'The task had not finished: it was last seen input_required (waiting), without a result.',
     });
-    expect(await modelSees({ type: 'status', status: 'working' })).toEqual({ type: 'text', value: 'The task had not finished: it was last seen working, without a result.' });
+    expect(await modelSees({ type: 'status', status: 'working' })).toEqual({
+      type: 'text',
+      value: 'The task had not finished: it was last seen working, without a result.',
+    });
     expect(await modelSees({ other: 1 })).toEqual({ type: 'json', value: { other: 1 } });
     expect(await modelSees(undefined)).toEqual({ type: 'json', value: null });
   });

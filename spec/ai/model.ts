@@ -30,14 +30,27 @@ export function toolCallingModel(call: PlannedCall | readonly PlannedCall[], fin
     toolName: c.toolName,
     input: JSON.stringify(c.input),
   }));
-  const finish = (unified: 'tool-calls' | 'stop') => ({ type: 'finish' as const, finishReason: { unified, raw: undefined }, usage });
+  const finish = (unified: 'tool-calls' | 'stop') => ({
+    type: 'finish' as const,
+    finishReason: { unified, raw: undefined },
+    usage,
+  });
   return new MockLanguageModelV4({
     doGenerate: [
       { content: toolCalls, finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] },
-      { content: [{ type: 'text', text: final }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] },
+      {
+        content: [{ type: 'text', text: final }],
+        finishReason: { unified: 'stop', raw: undefined },
+        usage,
+        warnings: [],
+      },
     ],
     doStream: [
-      { stream: simulateReadableStream({ chunks: [{ type: 'stream-start' as const, warnings: [] }, ...toolCalls, finish('tool-calls')] }) },
+      {
+        stream: simulateReadableStream({
+          chunks: [{ type: 'stream-start' as const, warnings: [] }, ...toolCalls, finish('tool-calls')],
+        }),
+      },
       {
         stream: simulateReadableStream({
           chunks: [
@@ -60,13 +73,17 @@ export function promptOf(model: MockLanguageModelV4, n: number): unknown {
 }
 
 /** The tool results the model was given in its `n`-th call: `{ toolCallId, output }` per result. */
-export function toolResultsIn(model: MockLanguageModelV4, n: number): Array<{ toolCallId: string; toolName: string; output: unknown }> {
+export function toolResultsIn(
+  model: MockLanguageModelV4,
+  n: number,
+): Array<{ toolCallId: string; toolName: string; output: unknown }> {
   const prompt = promptOf(model, n) as Array<{ role: string; content: unknown }> | undefined;
   const found: Array<{ toolCallId: string; toolName: string; output: unknown }> = [];
   for (const message of prompt ?? []) {
     if (message.role !== 'tool' || !Array.isArray(message.content)) continue;
     for (const part of message.content as Array<Record<string, unknown>>) {
-      if (part.type === 'tool-result') found.push({ toolCallId: String(part.toolCallId), toolName: String(part.toolName), output: part.output });
+      if (part.type === 'tool-result')
+        found.push({ toolCallId: String(part.toolCallId), toolName: String(part.toolName), output: part.output });
     }
   }
   return found;

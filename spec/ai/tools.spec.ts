@@ -6,10 +6,18 @@
  * per SDK major of the client.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { asSchema, convertToModelMessages, generateText, isStepCount, type ToolExecutionOptions, type UIMessage } from 'ai';
+import {
+  asSchema,
+  convertToModelMessages,
+  generateText,
+  isStepCount,
+  type ToolExecutionOptions,
+  type UIMessage,
+} from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { taskTool, taskTools, type TaskToolOutput, type TaskToolInputContext, type TaskTool } from '../../lib/ai.js';
 import { TaskClient, TaskOptionError, TaskProtocolError } from '../../lib/index.js';
+import { connectScripted } from '../support/scripted-server.js';
 import { connectPair, exampleServerPair, rejection, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
@@ -24,7 +32,10 @@ const text = (value: string) => ({ type: 'text', text: value });
 /** The example server in process, its TaskClient, and the task ids it saw cancelled. */
 async function rig(clientCapabilities: Record<string, object> = {}) {
   const cancelled: string[] = [];
-  const pair = await exampleServerPair({ pollInterval: 50, onCancel: (taskId) => cancelled.push(taskId) }, { capabilities: clientCapabilities });
+  const pair = await exampleServerPair(
+    { pollInterval: 50, onCancel: (taskId) => cancelled.push(taskId) },
+    { capabilities: clientCapabilities },
+  );
   const tasks = new TaskClient(pair.client);
   cleanups.push(async () => {
     await tasks.close();
@@ -37,44 +48,80 @@ async function rig(clientCapabilities: Record<string, object> = {}) {
 function execute(tool: TaskTool, input: Record<string, unknown>, toolCallId = 'call-x'): AsyncIterator<TaskToolOutput> {
   const options: ToolExecutionOptions<unknown> = { toolCallId, messages: [], context: undefined };
   const result = tool.execute?.(input, options as never);
-  if (result === undefined || !(Symbol.asyncIterator in Object(result))) throw new Error('execute did not return an async iterable');
+  if (result === undefined || !(Symbol.asyncIterator in Object(result)))
+    throw new Error('execute did not return an async iterable');
   return (result as AsyncIterable<TaskToolOutput>)[Symbol.asyncIterator]();
 }
 
 describe('the tool set', () => {
-  it("has every tool the server lists, with its description, JSON Schema and task support in metadata", async () => {
+  it('has every tool the server lists, with its description, JSON Schema and task support in metadata', async () => {
     const { tasks } = await rig();
     const tools = await taskTools(tasks);
-    expect(Object.keys(tools).sort()).toEqual(['analyze', 'batch', 'confirm_delete', 'echo', 'flaky', 'order', 'summarize']);
+    expect(Object.keys(tools).sort()).toEqual([
+      'analyze',
+      'batch',
+      'confirm_delete',
+      'echo',
+      'flaky',
+      'order',
+      'summarize',
+    ]);
     const analyze = tools.analyze!;
     expect(analyze.type).toBe('dynamic');
     expect(analyze.description).toBe('A long analysis that reports each step in its status message.');
-    expect(analyze.metadata).toEqual({ source: 'mcp-task-client', toolName: 'analyze', taskSupport: 'optional', title: 'Analyze' });
+    expect(analyze.metadata).toEqual({
+      source: 'mcp-task-client',
+      toolName: 'analyze',
+      taskSupport: 'optional',
+      title: 'Analyze',
+    });
     expect(tools.batch?.metadata).toMatchObject({ taskSupport: 'required' });
     expect(tools.echo?.metadata).toEqual({ source: 'mcp-task-client', toolName: 'echo', taskSupport: 'forbidden' });
     const schema = await asSchema(analyze.inputSchema).jsonSchema;
-    expect(schema).toMatchObject({ type: 'object', properties: { id: { type: 'number' }, steps: { type: 'integer', minimum: 1 } } });
+    expect(schema).toMatchObject({
+      type: 'object',
+      properties: { id: { type: 'number' }, steps: { type: 'integer', minimum: 1 } },
+    });
   });
 
   it('include, exclude, tasksOnly, prefix and per-tool names pick and name the tools', async () => {
     const { tasks } = await rig();
     expect(Object.keys(await taskTools(tasks, { include: ['echo', 'analyze'] })).sort()).toEqual(['analyze', 'echo']);
-    expect(Object.keys(await taskTools(tasks, { exclude: ['order', 'summarize', 'confirm_delete'] })).sort()).toEqual(['analyze', 'batch', 'echo', 'flaky']);
+    expect(Object.keys(await taskTools(tasks, { exclude: ['order', 'summarize', 'confirm_delete'] })).sort()).toEqual([
+      'analyze',
+      'batch',
+      'echo',
+      'flaky',
+    ]);
     expect(Object.keys(await taskTools(tasks, { tasksOnly: true }))).not.toContain('echo');
-    const named = await taskTools(tasks, { include: ['analyze', 'echo'], prefix: 'reports_', tools: { analyze: { name: 'analyze_dataset', description: 'Analyse a dataset.' } } });
+    const named = await taskTools(tasks, {
+      include: ['analyze', 'echo'],
+      prefix: 'reports_',
+      tools: { analyze: { name: 'analyze_dataset', description: 'Analyse a dataset.' } },
+    });
     expect(Object.keys(named).sort()).toEqual(['analyze_dataset', 'reports_echo']);
     expect(named.analyze_dataset?.description).toBe('Analyse a dataset.');
     expect(named.analyze_dataset?.metadata).toMatchObject({ toolName: 'analyze' });
     // The model calls the renamed tool; the server's tool runs.
     const model = toolCallingModel({ toolName: 'analyze_dataset', input: { id: 4, steps: 1, stepMs: 10 } });
     await generateText({ model, tools: named, prompt: 'go', stopWhen: isStepCount(3) });
-    expect(toolResultsIn(model, 1)[0]).toMatchObject({ toolName: 'analyze_dataset', output: { type: 'content', value: [text('analysis of 4 done in 1 steps')] } });
+    expect(toolResultsIn(model, 1)[0]).toMatchObject({
+      toolName: 'analyze_dataset',
+      output: { type: 'content', value: [text('analysis of 4 done in 1 steps')] },
+    });
   });
 
   it('refuses options that name tools the server does not list, names that clash, and malformed options, with TaskOptionError', async () => {
     const { tasks } = await rig();
-    expect(await rejection(taskTools(tasks, { include: ['analyse'] }))).toMatchObject({ name: 'TaskOptionError', option: 'include', message: 'The server lists no tool named "analyse"' });
-    expect(await rejection(taskTools(tasks, { tools: { nope: { timeoutMs: 1 } } }))).toMatchObject({ name: 'TaskOptionError', option: 'tools' });
+    expect(await rejection(taskTools(tasks, { include: ['analyse'] }))).toMatchObject({
+      name: 'TaskOptionError',
+      option: 'include',
+      message: 'The server lists no tool named "analyse"',
+    });
+    expect(await rejection(taskTools(tasks, { tools: { nope: { timeoutMs: 1 } } }))).toMatchObject({
+      name: 'TaskOptionError',
+      option: 'tools',
+    });
     expect(await rejection(taskTools(tasks, { tools: { echo: { name: 'analyze' } } }))).toMatchObject({
       name: 'TaskOptionError',
       option: 'tools',
@@ -90,35 +137,61 @@ describe('the tool set', () => {
     const analyze = await taskTool(tasks, 'analyze', { timeoutMs: 150 });
     const model = toolCallingModel({ toolName: 'analyze', input: { steps: 50, stepMs: 50 } });
     const run = await streamAgent(model, { analyze });
-    expect(run.errors.get('call-1')).toMatchObject({ name: 'TaskTimeoutError', timeoutMs: 150, remoteCancel: 'cancelled' });
+    expect(run.errors.get('call-1')).toMatchObject({
+      name: 'TaskTimeoutError',
+      timeoutMs: 150,
+      remoteCancel: 'cancelled',
+    });
     expect(cancelled).toHaveLength(1);
   });
 
-  it('a tools/list that is not a list, or that pages in circles, is a TaskProtocolError', async () => {
-    const { pair, tasks } = await rig();
-    const client = pair.client as unknown as { listTools: (params?: { cursor?: string }) => Promise<unknown> };
-    client.listTools = () => Promise.resolve({ tools: 'none' });
-    expect(await rejection(taskTools(tasks))).toBeInstanceOf(TaskProtocolError);
-    client.listTools = () => Promise.resolve({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }], nextCursor: 'again' });
-    expect(await rejection(taskTools(tasks))).toMatchObject({ name: 'TaskProtocolError', method: 'tools/list' });
+  it('a tools/list that is not a list is a TaskProtocolError; one that pages in circles is read once round', async () => {
+    const pair = await connectScripted({ tools: [{ name: 'echo' }] });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    pair.server.on('tools/list', () => ({ tools: 'none' }));
+    const malformed = await rejection(taskTools(tasks));
+    expect(malformed).toBeInstanceOf(TaskProtocolError);
+    expect(malformed).toMatchObject({ method: 'tools/list' });
+    pair.server.on('tools/list', () => ({
+      tools: [{ name: 'echo', inputSchema: { type: 'object' } }],
+      nextCursor: 'again',
+    }));
+    const before = pair.server.count('tools/list');
+    expect(Object.keys(await taskTools(tasks))).toEqual(['echo']);
+    // The first page, then the page its cursor names; that page names the same cursor: stop.
+    expect(pair.server.params('tools/list').slice(before)).toEqual([{}, { cursor: 'again' }]);
   });
 
   it('reads every page of tools/list, and gives a tool without properties an empty object schema', async () => {
-    const { pair, tasks } = await rig();
-    const client = pair.client as unknown as { listTools: (params?: { cursor?: string }) => Promise<unknown> };
-    const pages: Array<string | undefined> = [];
-    client.listTools = (params) => {
-      pages.push(params?.cursor);
-      return Promise.resolve(
-        params?.cursor === undefined
-          ? { tools: [{ name: 'echo', inputSchema: { type: 'object' } }], nextCursor: 'p2' }
-          : { tools: [{ name: 'analyze', description: 'second page', inputSchema: { type: 'object', properties: { id: { type: 'number' } } } }] },
-      );
-    };
+    const pair = await connectScripted({
+      tools: [
+        { name: 'echo', inputSchema: { type: 'object' } },
+        {
+          name: 'analyze',
+          description: 'second page',
+          inputSchema: { type: 'object', properties: { id: { type: 'number' } } },
+        },
+      ],
+      toolsPageSize: 1,
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
     const tools = await taskTools(tasks);
-    expect(pages).toEqual([undefined, 'p2']);
+    expect(pair.server.params('tools/list').map((p) => p.cursor)).toEqual([undefined, 'page-1']);
     expect(Object.keys(tools)).toEqual(['echo', 'analyze']);
     expect(await asSchema(tools.echo!.inputSchema).jsonSchema).toEqual({ type: 'object', properties: {} });
+    expect(await asSchema(tools.analyze!.inputSchema).jsonSchema).toEqual({
+      type: 'object',
+      properties: { id: { type: 'number' } },
+    });
+    expect(tools.analyze!.description).toBe('second page');
   });
 });
 
@@ -147,7 +220,12 @@ describe('running a tool', () => {
     const analyze = await taskTool(tasks, 'analyze');
     const abort = new AbortController();
     abort.abort(new Error('user left'));
-    const options = { toolCallId: 'c', messages: [], context: undefined, abortSignal: abort.signal } as ToolExecutionOptions<unknown>;
+    const options = {
+      toolCallId: 'c',
+      messages: [],
+      context: undefined,
+      abortSignal: abort.signal,
+    } as ToolExecutionOptions<unknown>;
     const iterator = (analyze.execute!({}, options as never) as AsyncIterable<TaskToolOutput>)[Symbol.asyncIterator]();
     expect(await rejection(iterator.next())).toMatchObject({ name: 'AbortError' });
     expect((await store.listTasks()).tasks).toEqual([]);
@@ -183,12 +261,19 @@ describe('running a tool', () => {
     const { tasks } = await rig();
     const tools = await taskTools(tasks, { include: ['batch'] });
     const run = await streamAgent(toolCallingModel({ toolName: 'batch', input: { items: ['x'], itemMs: 10 } }), tools);
-    expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('processed 1 items')], structuredContent: { processed: ['x'] } });
+    expect(run.results.get('call-1')).toEqual({
+      type: 'result',
+      content: [text('processed 1 items')],
+      structuredContent: { processed: ['x'] },
+    });
   });
 
   it('an isError result of a plain call is the final output, and the model reads it as a tool error', async () => {
     const server = new McpServer({ name: 'plain', version: '1.0.0' });
-    server.registerTool('lookup', { description: 'Looks a key up.', inputSchema: {} }, () => ({ content: [{ type: 'text' as const, text: 'no such key' }], isError: true }));
+    server.registerTool('lookup', { description: 'Looks a key up.', inputSchema: {} }, () => ({
+      content: [{ type: 'text' as const, text: 'no such key' }],
+      isError: true,
+    }));
     const pair = await connectPair(server);
     const tasks = new TaskClient(pair.client);
     cleanups.push(async () => {
@@ -207,20 +292,43 @@ describe('running a tool', () => {
     const { tasks } = await rig();
     const tools = await taskTools(tasks, { include: ['analyze'] });
     const part = (output: TaskToolOutput) =>
-      ({ type: 'dynamic-tool', toolName: 'analyze', toolCallId: 'c1', state: 'output-available', input: { id: 1 }, output }) as const;
+      ({
+        type: 'dynamic-tool',
+        toolName: 'analyze',
+        toolCallId: 'c1',
+        state: 'output-available',
+        input: { id: 1 },
+        output,
+      }) as const;
     const messages: UIMessage[] = [
       { id: 'u', role: 'user', parts: [{ type: 'text', text: 'go' }] },
-      { id: 'a', role: 'assistant', parts: [part({ type: 'result', content: [{ type: 'text', text: 'analysis of 1 done in 3 steps' }] })] },
+      {
+        id: 'a',
+        role: 'assistant',
+        parts: [part({ type: 'result', content: [{ type: 'text', text: 'analysis of 1 done in 3 steps' }] })],
+      },
     ];
     const converted = await convertToModelMessages(messages, { tools });
     const toolMessage = converted.find((message) => message.role === 'tool');
     expect(toolMessage?.content).toEqual([
-      expect.objectContaining({ type: 'tool-result', toolCallId: 'c1', output: { type: 'content', value: [text('analysis of 1 done in 3 steps')] } }),
+      expect.objectContaining({
+        type: 'tool-result',
+        toolCallId: 'c1',
+        output: { type: 'content', value: [text('analysis of 1 done in 3 steps')] },
+      }),
     ]);
-    const unfinished: UIMessage[] = [messages[0]!, { id: 'a', role: 'assistant', parts: [part({ type: 'status', status: 'working', statusMessage: 'step 2/3' })] }];
+    const unfinished: UIMessage[] = [
+      messages[0]!,
+      { id: 'a', role: 'assistant', parts: [part({ type: 'status', status: 'working', statusMessage: 'step 2/3' })] },
+    ];
     const again = await convertToModelMessages(unfinished, { tools });
     expect(again.find((message) => message.role === 'tool')?.content).toEqual([
-      expect.objectContaining({ output: { type: 'text', value: 'The task had not finished: it was last seen working (step 2/3), without a result.' } }),
+      expect.objectContaining({
+        output: {
+          type: 'text',
+          value: 'The task had not finished: it was last seen working (step 2/3), without a result.',
+        },
+      }),
     ]);
   });
 });

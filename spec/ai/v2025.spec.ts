@@ -35,13 +35,23 @@ async function stdioRig(): Promise<Rig> {
   const log = join(dir, 'cancels.log');
   const client = makeClient({ name: 'ai-spec', version: '1.0.0' }, { capabilities: CAPABILITIES });
   const env = { ...process.env, POLL_INTERVAL: '100', CANCEL_LOG: log } as Record<string, string>;
-  await client.connect(stdioTransport({ command: process.execPath, args: ['--import', 'tsx', exampleServer], cwd: root, env, stderr: 'ignore' }));
+  await client.connect(
+    stdioTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', exampleServer],
+      cwd: root,
+      env,
+      stderr: 'ignore',
+    }),
+  );
   const tasks = new TaskClient(client);
   return {
     tasks,
     cancels: () => {
       try {
-        return readFileSync(log, 'utf8').split('\n').filter((line) => line !== '');
+        return readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '');
       } catch {
         return [];
       }
@@ -90,10 +100,16 @@ describe.each([
     const model = toolCallingModel({ toolName: 'analyze', input: { id: 7, steps: 2, stepMs: 40 } });
     const result = await generateText({ model, tools, prompt: 'Analyze dataset 7.', stopWhen: isStepCount(3) });
     expect(result.text).toBe('done');
-    expect(result.steps[0]?.toolResults.map((r) => r.output)).toEqual([{ type: 'result', content: [text('analysis of 7 done in 2 steps')] }]);
+    expect(result.steps[0]?.toolResults.map((r) => r.output)).toEqual([
+      { type: 'result', content: [text('analysis of 7 done in 2 steps')] },
+    ]);
     // The model's second call holds the tool's content, and nothing of the statuses.
     expect(toolResultsIn(model, 1)).toEqual([
-      { toolCallId: 'call-1', toolName: 'analyze', output: { type: 'content', value: [text('analysis of 7 done in 2 steps')] } },
+      {
+        toolCallId: 'call-1',
+        toolName: 'analyze',
+        output: { type: 'content', value: [text('analysis of 7 done in 2 steps')] },
+      },
     ]);
   });
 
@@ -105,7 +121,12 @@ describe.each([
     // The task's snapshots in order: working (with its step messages), then completed.
     expect(statuses.map((s) => s.status).join(' ')).toMatch(/^working( working)*( completed)?$/);
     expect(statuses[0]).toEqual({ type: 'status', status: 'working' });
-    expect(inOrder(statuses.map((s) => s.statusMessage ?? ''), ['step 1/3', 'step 2/3'])).toBe(true);
+    expect(
+      inOrder(
+        statuses.map((s) => s.statusMessage ?? ''),
+        ['step 1/3', 'step 2/3'],
+      ),
+    ).toBe(true);
     // Progress notifications ride along, in order; each status keeps the latest.
     const progress = statuses.flatMap((s) => (s.progress === undefined ? [] : [s.progress.progress]));
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
@@ -119,7 +140,11 @@ describe.each([
     expect(run.errors.size).toBe(0);
     expect(run.text).toBe('done');
     expect(toolResultsIn(model, 1)).toEqual([
-      { toolCallId: 'call-1', toolName: 'analyze', output: { type: 'content', value: [text('analysis of 3 done in 3 steps')] } },
+      {
+        toolCallId: 'call-1',
+        toolName: 'analyze',
+        output: { type: 'content', value: [text('analysis of 3 done in 3 steps')] },
+      },
     ]);
   });
 
@@ -151,7 +176,11 @@ describe.each([
     expect(run.results.size).toBe(0);
     expect(statusesOf(run.preliminary)[0]?.status).toBe('working');
     expect(toolResultsIn(model, 1)).toEqual([
-      { toolCallId: 'call-1', toolName: 'flaky', output: { type: 'error-text', value: 'TaskFailedError: Tool "flaky" failed: quota exceeded' } },
+      {
+        toolCallId: 'call-1',
+        toolName: 'flaky',
+        output: { type: 'error-text', value: 'TaskFailedError: Tool "flaky" failed: quota exceeded' },
+      },
     ]);
   });
 
@@ -163,12 +192,25 @@ describe.each([
         return { action: 'accept', content: { confirm: true } };
       },
     });
-    const model = toolCallingModel({ toolName: 'confirm_delete', input: { path: '/tmp/ai.txt' }, toolCallId: 'call-7' });
+    const model = toolCallingModel({
+      toolName: 'confirm_delete',
+      input: { path: '/tmp/ai.txt' },
+      toolCallId: 'call-7',
+    });
     const run = await streamAgent(model, tools);
     expect(asked).toHaveLength(1);
     expect(asked[0]?.params.message).toBe('Delete /tmp/ai.txt?');
-    expect(asked[0]?.context).toMatchObject({ toolCallId: 'call-7', aiToolName: 'confirm_delete', toolName: 'confirm_delete', delivery: 'request' });
-    expect(statusesOf(run.preliminary)).toContainEqual({ type: 'status', status: 'input_required', statusMessage: 'waiting for confirmation of /tmp/ai.txt' });
+    expect(asked[0]?.context).toMatchObject({
+      toolCallId: 'call-7',
+      aiToolName: 'confirm_delete',
+      toolName: 'confirm_delete',
+      delivery: 'request',
+    });
+    expect(statusesOf(run.preliminary)).toContainEqual({
+      type: 'status',
+      status: 'input_required',
+      statusMessage: 'waiting for confirmation of /tmp/ai.txt',
+    });
     expect(run.results.get('call-7')).toEqual({ type: 'result', content: [text('deleted /tmp/ai.txt')] });
   });
 

@@ -62,7 +62,13 @@ describe.sequential('mcp-task call abandoned before the server answered', { time
     release();
     const { code, stdout, stderr } = await run.done;
     expect(code).toBe(130);
-    expect(jsonLines(stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'cancelled', exitCode: 130, wire: EXT_WIRE, error: { name: 'AbortError' } });
+    expect(jsonLines(stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'cancelled',
+      exitCode: 130,
+      wire: EXT_WIRE,
+      error: { name: 'AbortError' },
+    });
     expect(stderr).toContain('waiting up to');
     expect(server.tasks.ids().length).toBe(before + 1);
     expect(statuses().at(-1)).toBe('cancelled');
@@ -105,14 +111,24 @@ describe('mcp-task call abandoned before the answer, on the 2025-11-25 wire over
   it('Ctrl-C before the CreateTaskResult: the stdio server gets tasks/cancel for the task it created, then exit 130', async () => {
     const log = join(scratch(), 'server.log');
     const lines = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
-    const run = runPiped(['call', 'slow', '--stdio', SLOW_STDIO_SERVER, '--wire', '2025-11-25', '--json'], { LOG: log, SLOW_MS: '1500' });
+    const run = runPiped(['call', 'slow', '--stdio', SLOW_STDIO_SERVER, '--wire', '2025-11-25', '--json'], {
+      LOG: log,
+      SLOW_MS: '1500',
+    });
     await until(() => lines().includes('call'), 20_000, 'the server to receive the tools/call');
     run.kill('SIGINT');
     const { code, stdout, stderr } = await run.done;
     expect(code).toBe(130);
     expect(stderr).toContain('waiting up to');
-    expect(jsonLines(stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'cancelled', wire: '2025-11-25', error: { name: 'AbortError' } });
-    const created = lines().find((line) => line.startsWith('created '))?.slice('created '.length);
+    expect(jsonLines(stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'cancelled',
+      wire: '2025-11-25',
+      error: { name: 'AbortError' },
+    });
+    const created = lines()
+      .find((line) => line.startsWith('created '))
+      ?.slice('created '.length);
     expect(created).toBeDefined();
     expect(lines()).toContain(`cancel ${created}`);
   });

@@ -25,7 +25,9 @@ async function closedPort(): Promise<number> {
 
 describe('a server that dies mid-task', { timeout: 90_000 }, () => {
   it('a stdio server that exits ends the command at once with exit 1 and why, on both wires', async () => {
-    const runs = (['die', 'ext-die'] as const).map((script) => runPiped(['call', 'job', '--stdio', FAULTY_SERVER], { SCRIPT: script, DIE_MS: '800' }).done);
+    const runs = (['die', 'ext-die'] as const).map(
+      (script) => runPiped(['call', 'job', '--stdio', FAULTY_SERVER], { SCRIPT: script, DIE_MS: '800' }).done,
+    );
     const [legacy, ext] = await Promise.all(runs);
     for (const [run, wire] of [
       [legacy!, '2025-11-25'],
@@ -34,8 +36,16 @@ describe('a server that dies mid-task', { timeout: 90_000 }, () => {
       expect(run.code, run.stderr).toBe(1);
       const lines = jsonLines(run.stdout);
       expect(lines[0]).toMatchObject({ type: 'task', wire });
-      expect(lines.at(-1)).toMatchObject({ type: 'result', outcome: 'error', exitCode: 1, wire, error: { name: 'ServerLostError' } });
-      expect((lines.at(-1)!.error as { message: string }).message).toMatch(/^the stdio server `.*` exited \(its connection closed\); task .* ended with it$/);
+      expect(lines.at(-1)).toMatchObject({
+        type: 'result',
+        outcome: 'error',
+        exitCode: 1,
+        wire,
+        error: { name: 'ServerLostError' },
+      });
+      expect((lines.at(-1)!.error as { message: string }).message).toMatch(
+        /^the stdio server `.*` exited \(its connection closed\); task .* ended with it$/,
+      );
       // Its last words are shown too.
       expect(run.stderr).toContain('server: scripted server: crashing now');
     }
@@ -43,7 +53,16 @@ describe('a server that dies mid-task', { timeout: 90_000 }, () => {
 
   it('an HTTP server that goes away: exit 1 once no request reached it for --connect-timeout, naming the cause and how to follow the task', async () => {
     const server = await startHttpServer({ pollInterval: 200 });
-    const run = runPiped(['call', 'analyze', 'steps=200', 'stepMs=200', '--url', server.url.href, '--connect-timeout', '2s']);
+    const run = runPiped([
+      'call',
+      'analyze',
+      'steps=200',
+      'stepMs=200',
+      '--url',
+      server.url.href,
+      '--connect-timeout',
+      '2s',
+    ]);
     await until(() => run.stdout().includes('step 1/200'), 30_000, 'the task to start');
     await server.close();
     const closedAt = Date.now();
@@ -59,7 +78,11 @@ describe('a server that dies mid-task', { timeout: 90_000 }, () => {
     const file = /mcp-task watch --ref (\S+)/.exec(message)?.[1];
     expect(file, message).toBeDefined();
     // The reference to follow it with, once the server is back.
-    expect(JSON.parse(readFileSync(file!, 'utf8'))).toMatchObject({ url: server.url.href, temporary: true, reference: { toolName: 'analyze' } });
+    expect(JSON.parse(readFileSync(file!, 'utf8'))).toMatchObject({
+      url: server.url.href,
+      temporary: true,
+      reference: { toolName: 'analyze' },
+    });
   });
 });
 
@@ -70,7 +93,9 @@ describe('connecting is bounded and says what it tried', { timeout: 60_000 }, ()
       await run.waitFor('connecting to the stdio server `cat`…', 20_000);
       const { exitCode } = await run.exited;
       expect(exitCode).toBe(1);
-      expect(run.text).toMatch(/cannot connect to the stdio server `cat`: no answer within 2 s \(tried: .*initialize.*\).*is it an MCP server on stdio\?/s);
+      expect(run.text).toMatch(
+        /cannot connect to the stdio server `cat`: no answer within 2 s \(tried: .*initialize.*\).*is it an MCP server on stdio\?/s,
+      );
     } finally {
       run.kill();
     }
@@ -78,10 +103,21 @@ describe('connecting is bounded and says what it tried', { timeout: 60_000 }, ()
 
   it('a dead --url says which URL and why (connection refused), on both SDK paths', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/mcp`;
-    const [auto, legacy] = await Promise.all([runPiped(['call', 'analyze', '--url', url]).done, runPiped(['tools', '--url', url, '--wire', '2025-11-25']).done]);
+    const [auto, legacy] = await Promise.all([
+      runPiped(['call', 'analyze', '--url', url]).done,
+      runPiped(['tools', '--url', url, '--wire', '2025-11-25']).done,
+    ]);
     expect(auto.code).toBe(1);
     expect(jsonLines(auto.stdout)).toEqual([
-      { type: 'result', outcome: 'error', exitCode: 1, error: { name: 'ConnectError', message: expect.stringMatching(new RegExp(`^cannot connect to ${url}: connection refused \\(`)) } },
+      {
+        type: 'result',
+        outcome: 'error',
+        exitCode: 1,
+        error: {
+          name: 'ConnectError',
+          message: expect.stringMatching(new RegExp(`^cannot connect to ${url}: connection refused \\(`)),
+        },
+      },
     ]);
     expect(legacy.code).toBe(1);
     expect(legacy.stderr).toContain(`cannot connect to ${url}: connection refused`);
@@ -106,7 +142,11 @@ describe('Ctrl-C and SIGTERM respect the cancel grace', { timeout: 60_000 }, () 
       outcome: 'interrupted',
       exitCode: 143,
       taskId: 'task-1',
-      error: { name: 'Interrupted', message: 'the server did not answer the cancel within 2 s; the stdio server stops with this process, and task task-1 with it' },
+      error: {
+        name: 'Interrupted',
+        message:
+          'the server did not answer the cancel within 2 s; the stdio server stops with this process, and task task-1 with it',
+      },
     });
     // The server did get the cancel, and held it.
     expect(existsSync(log) && readFileSync(log, 'utf8')).toContain('cancel task-1');

@@ -27,7 +27,10 @@ function form(schema: string): Record<string, unknown> {
 describe('askElicitation', () => {
   it('keeps a property named __proto__ as an own key of content (a typed answer)', async () => {
     script.answers.push('accept', 'boo', '2');
-    const answer = await askElicitation(form('{"type":"object","properties":{"__proto__":{"type":"string"},"n":{"type":"integer"}}}'), new AbortController().signal);
+    const answer = await askElicitation(
+      form('{"type":"object","properties":{"__proto__":{"type":"string"},"n":{"type":"integer"}}}'),
+      new AbortController().signal,
+    );
     expect(answer.action).toBe('accept');
     const content = answer.content!;
     expect(Object.hasOwn(content, '__proto__')).toBe(true);
@@ -39,7 +42,10 @@ describe('askElicitation', () => {
 
   it('keeps a multiselect named __proto__ as an own key, leaving the prototype alone', async () => {
     script.answers.push('accept', ['a', 'b']);
-    const answer = await askElicitation(form('{"type":"object","properties":{"__proto__":{"type":"array","items":{"enum":["a","b","c"]}}}}'), new AbortController().signal);
+    const answer = await askElicitation(
+      form('{"type":"object","properties":{"__proto__":{"type":"array","items":{"enum":["a","b","c"]}}}}'),
+      new AbortController().signal,
+    );
     const content = answer.content!;
     expect(Object.hasOwn(content, '__proto__')).toBe(true);
     expect(Object.getOwnPropertyDescriptor(content, '__proto__')?.value).toEqual(['a', 'b']);

@@ -13,7 +13,8 @@ const HOSTILE = ['\u001b]0;PWNED', '\u001b]52;', '\u001b[2J', '\u009b', 'over\rw
 
 /** Fails if the terminal received any of the server's sequences raw. */
 function expectClean(raw: string): void {
-  for (const sequence of HOSTILE) expect(raw.includes(sequence), `raw ${JSON.stringify(sequence)} reached the terminal`).toBe(false);
+  for (const sequence of HOSTILE)
+    expect(raw.includes(sequence), `raw ${JSON.stringify(sequence)} reached the terminal`).toBe(false);
 }
 
 describe('server text on a terminal', { timeout: 90_000 }, () => {

@@ -60,8 +60,21 @@ describe.sequential('mcp-task result and watch interrupted', { timeout: 60_000 }
   for (const command of ['result', 'watch'] as const) {
     it(`SIGINT during ${command} --ref cancels the remote task, prints the result line last, exits 130`, async () => {
       const file = join(scratch(), 'ref.json');
-      const first = runPiped(['call', 'analyze', 'steps=200', 'stepMs=200', '--url', server.url.href, '--save-ref', file]);
-      await until(() => existsSync(file) && first.stdout().includes('step 1/200'), 20_000, 'the first process to start the task');
+      const first = runPiped([
+        'call',
+        'analyze',
+        'steps=200',
+        'stepMs=200',
+        '--url',
+        server.url.href,
+        '--save-ref',
+        file,
+      ]);
+      await until(
+        () => existsSync(file) && first.stdout().includes('step 1/200'),
+        20_000,
+        'the first process to start the task',
+      );
       first.kill('SIGKILL');
       await first.done;
       const { reference } = JSON.parse(readFileSync(file, 'utf8')) as { reference: { taskId: string } };
@@ -75,11 +88,18 @@ describe.sequential('mcp-task result and watch interrupted', { timeout: 60_000 }
       expect(stderr).toContain('was cancelled on the server');
       // A confirmed cancel leaves nothing to follow: no "to follow it from another process" hint.
       expect(stderr).not.toContain('to follow it');
-      expect(jsonLines(stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'cancelled', exitCode: 130, taskId: reference.taskId });
+      expect(jsonLines(stdout).at(-1)).toMatchObject({
+        type: 'result',
+        outcome: 'cancelled',
+        exitCode: 130,
+        taskId: reference.taskId,
+      });
 
       // The server agrees.
       const got = await runPiped(['get', '--ref', file]).done;
-      expect(jsonLines(got.stdout)).toEqual([expect.objectContaining({ task: expect.objectContaining({ status: 'cancelled' }) })]);
+      expect(jsonLines(got.stdout)).toEqual([
+        expect.objectContaining({ task: expect.objectContaining({ status: 'cancelled' }) }),
+      ]);
     });
   }
 });
@@ -118,12 +138,26 @@ describe.sequential('mcp-task stopped from outside', { timeout: 60_000 }, () => 
       const pidFile = join(scratch(), 'pid');
       const started = Date.now();
       // 3 s: long enough for the stdio child to start and write its pid even on a loaded machine.
-      const run = runPiped(['call', 'analyze', '--wire', wire, '--stdio', `sh -c 'echo $$ > ${pidFile}; exec tail -f /dev/null'`, '--timeout', '3s']);
+      const run = runPiped([
+        'call',
+        'analyze',
+        '--wire',
+        wire,
+        '--stdio',
+        `sh -c 'echo $$ > ${pidFile}; exec tail -f /dev/null'`,
+        '--timeout',
+        '3s',
+      ]);
       const { code, stdout, stderr } = await run.done;
       expect(code, stderr).toBe(124);
       // The handshake alone would hang for a minute or more.
       expect(Date.now() - started).toBeLessThan(20_000);
-      expect(jsonLines(stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'timeout', exitCode: 124, error: { name: 'ConnectTimeoutError' } });
+      expect(jsonLines(stdout).at(-1)).toMatchObject({
+        type: 'result',
+        outcome: 'timeout',
+        exitCode: 124,
+        error: { name: 'ConnectTimeoutError' },
+      });
       expect(stderr).toContain('while connecting');
       const pid = Number(readFileSync(pidFile, 'utf8').trim());
       await until(() => gone(pid), 10_000, `the stdio server (pid ${pid}) to end`);

@@ -8,7 +8,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXT_STDIO_SERVER, EXT_WIRE, STDIO_SERVER, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
+import {
+  EXT_STDIO_SERVER,
+  EXT_WIRE,
+  STDIO_SERVER,
+  jsonLines,
+  removeScratch,
+  runPiped,
+  scratch,
+  until,
+} from './support/cli.js';
 
 afterAll(removeScratch);
 
@@ -28,11 +37,19 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     expect(lines[0]).toMatchObject({ type: 'task', toolName: 'analyze', kind: 'task', wire: '2025-11-25' });
     const taskId = lines[0]!.taskId as string;
     expect(transitions(statuses(lines))).toEqual(['working', 'completed']);
-    const messages = lines.filter((l) => l.type === 'snapshot').map((l) => (l.task as { statusMessage?: string }).statusMessage);
+    const messages = lines
+      .filter((l) => l.type === 'snapshot')
+      .map((l) => (l.task as { statusMessage?: string }).statusMessage);
     expect(messages).toEqual(expect.arrayContaining(['step 1/3', 'step 2/3']));
     expect(lines.filter((l) => l.type === 'progress').map((l) => l.progress)).toEqual([1, 2, 3]);
     for (const line of lines.filter((l) => l.type === 'snapshot')) {
-      expect(line).toMatchObject({ task: { taskId }, polls: expect.any(Number), notifications: expect.any(Number), retries: 0, elapsedMs: expect.any(Number) });
+      expect(line).toMatchObject({
+        task: { taskId },
+        polls: expect.any(Number),
+        notifications: expect.any(Number),
+        retries: 0,
+        elapsedMs: expect.any(Number),
+      });
     }
     // The counts are the handle's metrics: the embedded server notifies each step.
     const counted = lines.filter((l) => l.type === 'snapshot').map((l) => l.notifications as number);
@@ -66,7 +83,10 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
       source: 'none',
     });
     expect(stderr).toContain('declined a question from task');
-    expect(lines.at(-1)).toMatchObject({ outcome: 'completed', result: { content: [{ text: 'kept /tmp/x (decline)' }] } });
+    expect(lines.at(-1)).toMatchObject({
+      outcome: 'completed',
+      result: { content: [{ text: 'kept /tmp/x (decline)' }] },
+    });
   });
 
   it('answers questions from --answers FILE and --answer, in order', async () => {
@@ -76,12 +96,22 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     const order = await runPiped(['call', 'order', '--answers', file, '--quiet']).done;
     expect(order.code).toBe(0);
     expect(jsonLines(order.stdout)).toEqual([
-      expect.objectContaining({ type: 'result', outcome: 'completed', result: expect.objectContaining({ structuredContent: { item: 'report', format: 'csv', copies: 2, urgent: false } }) }),
+      expect.objectContaining({
+        type: 'result',
+        outcome: 'completed',
+        result: expect.objectContaining({
+          structuredContent: { item: 'report', format: 'csv', copies: 2, urgent: false },
+        }),
+      }),
     ]);
     const sampled = await runPiped(['call', 'summarize', '--answer', '"a typed summary"']).done;
     expect(sampled.code).toBe(0);
     const lines = jsonLines(sampled.stdout);
-    expect(lines.find((l) => l.type === 'input')).toMatchObject({ kind: 'sampling', source: 'answer', answer: { content: { text: 'a typed summary' } } });
+    expect(lines.find((l) => l.type === 'input')).toMatchObject({
+      kind: 'sampling',
+      source: 'answer',
+      answer: { content: { text: 'a typed summary' } },
+    });
     expect(lines.at(-1)).toMatchObject({ result: { content: [{ text: 'summary: a typed summary' }] } });
   });
 
@@ -89,9 +119,19 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     const failed = await runPiped(['call', 'flaky', 'reason=disk full', 'afterMs=100']).done;
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('Tool "flaky" failed: disk full');
-    expect(jsonLines(failed.stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'failed', exitCode: 1, result: { isError: true } });
+    expect(jsonLines(failed.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'failed',
+      exitCode: 1,
+      result: { isError: true },
+    });
 
-    for (const args of [['call', 'analyze', '--wire', '2026-07-28'], ['call', 'analyze', 'oops'], ['call', 'analyze', '--timeout', 'soon'], ['nope']]) {
+    for (const args of [
+      ['call', 'analyze', '--wire', '2026-07-28'],
+      ['call', 'analyze', 'oops'],
+      ['call', 'analyze', '--timeout', 'soon'],
+      ['nope'],
+    ]) {
       const usage = await runPiped(args).done;
       expect(usage.code, args.join(' ')).toBe(2);
       expect(usage.stdout).toBe('');
@@ -100,7 +140,12 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     const timeout = await runPiped(['call', 'analyze', 'steps=20', 'stepMs=200', '--timeout', '800ms']).done;
     expect(timeout.code).toBe(124);
     const lines = jsonLines(timeout.stdout);
-    expect(lines.at(-1)).toMatchObject({ type: 'result', outcome: 'timeout', exitCode: 124, error: { name: 'TaskTimeoutError' } });
+    expect(lines.at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'timeout',
+      exitCode: 124,
+      error: { name: 'TaskTimeoutError' },
+    });
     expect(timeout.stderr).toContain('the remote task was cancelled');
   });
 
@@ -109,7 +154,10 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
       // Used to exit 124 at once: setTimeout ran the 600 h deadline after 1 ms.
       [['call', 'echo', 'text=hi', '--timeout', '600h'], 'is too long'],
       // Used to create the task, then fail writing the file and lose the task (exit 1, no lines).
-      [['call', 'analyze', 'steps=2', '--save-ref', join(scratch(), 'missing', 'ref.json')], '--save-ref: cannot write'],
+      [
+        ['call', 'analyze', 'steps=2', '--save-ref', join(scratch(), 'missing', 'ref.json')],
+        '--save-ref: cannot write',
+      ],
       // Used to exit 1 (cannot connect: invalid header name).
       [['tools', '--url', 'http://127.0.0.1:9/mcp', '--header', 'Bad Name: x'], 'is not a valid header name'],
     ];
@@ -125,7 +173,15 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     const run = await runPiped(['call', 'echo', 'text=hi', '--url', 'http://127.0.0.1:9/mcp']).done;
     expect(run.code).toBe(1);
     expect(jsonLines(run.stdout)).toEqual([
-      { type: 'result', outcome: 'error', exitCode: 1, error: { name: 'ConnectError', message: expect.stringMatching(/^cannot connect to http:\/\/127\.0\.0\.1:9\/mcp: /) } },
+      {
+        type: 'result',
+        outcome: 'error',
+        exitCode: 1,
+        error: {
+          name: 'ConnectError',
+          message: expect.stringMatching(/^cannot connect to http:\/\/127\.0\.0\.1:9\/mcp: /),
+        },
+      },
     ]);
     expect(run.stderr).toContain('cannot connect to http://127.0.0.1:9/mcp: ');
   });
@@ -166,78 +222,138 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
   });
 });
 
-describe.sequential('mcp-task on the io.modelcontextprotocol/tasks wire, without a terminal', { timeout: 60_000 }, () => {
-  const env = { EXT_STEP_MS: '150' };
+describe.sequential(
+  'mcp-task on the io.modelcontextprotocol/tasks wire, without a terminal',
+  { timeout: 60_000 },
+  () => {
+    const env = { EXT_STEP_MS: '150' };
 
-  it('follows an extension task over stdio: the wire in the lines, every status in order, the question answered through tasks/update', async () => {
-    const { code, stdout, stderr } = await runPiped(['call', 'analyze', 'id=7', '--stdio', EXT_STDIO_SERVER, '--answer', '{"depth":"full"}'], env).done;
-    expect(code).toBe(0);
-    expect(stderr).toBe('');
-    const lines = jsonLines(stdout);
-    // `--wire auto`: SDK v2 probes the server, which speaks only 2026-07-28 and offers the extension.
-    expect(lines[0]).toMatchObject({ type: 'task', toolName: 'analyze', kind: 'task', wire: EXT_WIRE });
-    const taskId = lines[0]!.taskId as string;
-    expect(transitions(statuses(lines))).toEqual(['working', 'input_required', 'working', 'completed']);
-    const messages = lines.filter((l) => l.type === 'snapshot').map((l) => (l.task as { statusMessage?: string }).statusMessage);
-    expect(messages).toEqual(expect.arrayContaining(['loading dataset 7', 'computing statistics', 'waiting for your choice of report depth', 'writing the report']));
-    for (const line of lines.filter((l) => l.type === 'snapshot')) {
-      expect(line).toMatchObject({ task: { taskId, ttl: 600_000, pollInterval: 75 }, polls: expect.any(Number), notifications: expect.any(Number) });
-    }
-    // [E18]: the example server streams notifications/tasks to the subscription the library opens.
-    expect(lines.filter((l) => l.type === 'snapshot').at(-1)!.notifications).toBeGreaterThanOrEqual(1);
-    expect(lines.filter((l) => l.type === 'input')).toEqual([
-      expect.objectContaining({
+    it('follows an extension task over stdio: the wire in the lines, every status in order, the question answered through tasks/update', async () => {
+      const { code, stdout, stderr } = await runPiped(
+        ['call', 'analyze', 'id=7', '--stdio', EXT_STDIO_SERVER, '--answer', '{"depth":"full"}'],
+        env,
+      ).done;
+      expect(code).toBe(0);
+      expect(stderr).toBe('');
+      const lines = jsonLines(stdout);
+      // `--wire auto`: SDK v2 probes the server, which speaks only 2026-07-28 and offers the extension.
+      expect(lines[0]).toMatchObject({ type: 'task', toolName: 'analyze', kind: 'task', wire: EXT_WIRE });
+      const taskId = lines[0]!.taskId as string;
+      expect(transitions(statuses(lines))).toEqual(['working', 'input_required', 'working', 'completed']);
+      const messages = lines
+        .filter((l) => l.type === 'snapshot')
+        .map((l) => (l.task as { statusMessage?: string }).statusMessage);
+      expect(messages).toEqual(
+        expect.arrayContaining([
+          'loading dataset 7',
+          'computing statistics',
+          'waiting for your choice of report depth',
+          'writing the report',
+        ]),
+      );
+      for (const line of lines.filter((l) => l.type === 'snapshot')) {
+        expect(line).toMatchObject({
+          task: { taskId, ttl: 600_000, pollInterval: 75 },
+          polls: expect.any(Number),
+          notifications: expect.any(Number),
+        });
+      }
+      // [E18]: the example server streams notifications/tasks to the subscription the library opens.
+      expect(lines.filter((l) => l.type === 'snapshot').at(-1)!.notifications).toBeGreaterThanOrEqual(1);
+      expect(lines.filter((l) => l.type === 'input')).toEqual([
+        expect.objectContaining({
+          taskId,
+          kind: 'elicitation',
+          delivery: 'task-update',
+          request: expect.objectContaining({ message: 'How detailed should the report be?' }),
+          answer: { action: 'accept', content: { depth: 'full' } },
+          source: 'answer',
+        }),
+      ]);
+      expect(lines.at(-1)).toMatchObject({
+        type: 'result',
+        outcome: 'completed',
+        exitCode: 0,
+        wire: EXT_WIRE,
         taskId,
-        kind: 'elicitation',
-        delivery: 'task-update',
-        request: expect.objectContaining({ message: 'How detailed should the report be?' }),
-        answer: { action: 'accept', content: { depth: 'full' } },
-        source: 'answer',
-      }),
-    ]);
-    expect(lines.at(-1)).toMatchObject({
-      type: 'result',
-      outcome: 'completed',
-      exitCode: 0,
-      wire: EXT_WIRE,
-      taskId,
-      result: { content: [{ type: 'text', text: 'analysis of dataset 7: full report ready' }], structuredContent: { id: 7, depth: 'full' } },
+        result: {
+          content: [{ type: 'text', text: 'analysis of dataset 7: full report ready' }],
+          structuredContent: { id: 7, depth: 'full' },
+        },
+      });
     });
-  });
 
-  it('--wire io.modelcontextprotocol/tasks pins the wire; a plain tool answers at once; --ttl is ignored with a note', async () => {
-    const { code, stdout, stderr } = await runPiped(['call', 'echo', 'text=hi', '--wire', 'io.modelcontextprotocol/tasks', '--ttl', '5s', '--stdio', EXT_STDIO_SERVER], env).done;
-    expect(code).toBe(0);
-    expect(jsonLines(stdout)).toEqual([
-      { type: 'task', toolName: 'echo', kind: 'immediate', wire: EXT_WIRE },
-      expect.objectContaining({ type: 'result', outcome: 'completed', wire: EXT_WIRE, result: expect.objectContaining({ content: [{ type: 'text', text: 'hi' }] }) }),
-    ]);
-    expect(stderr).toContain('--ttl is ignored on the io.modelcontextprotocol/tasks wire');
-  });
+    it('--wire io.modelcontextprotocol/tasks pins the wire; a plain tool answers at once; --ttl is ignored with a note', async () => {
+      const { code, stdout, stderr } = await runPiped(
+        [
+          'call',
+          'echo',
+          'text=hi',
+          '--wire',
+          'io.modelcontextprotocol/tasks',
+          '--ttl',
+          '5s',
+          '--stdio',
+          EXT_STDIO_SERVER,
+        ],
+        env,
+      ).done;
+      expect(code).toBe(0);
+      expect(jsonLines(stdout)).toEqual([
+        { type: 'task', toolName: 'echo', kind: 'immediate', wire: EXT_WIRE },
+        expect.objectContaining({
+          type: 'result',
+          outcome: 'completed',
+          wire: EXT_WIRE,
+          result: expect.objectContaining({ content: [{ type: 'text', text: 'hi' }] }),
+        }),
+      ]);
+      expect(stderr).toContain('--ttl is ignored on the io.modelcontextprotocol/tasks wire');
+    });
 
-  it('--wire refuses what the server cannot do (exit 1) and what makes no sense (exit 2); list is not part of this wire', async () => {
-    // The embedded example server speaks 2025-11-25 only.
-    const legacy = await runPiped(['call', 'analyze', '--wire', 'ext']).done;
-    expect(legacy.code).toBe(1);
-    // A failure to connect ends `call` with a result line, like a connect timeout (it printed nothing before).
-    expect(jsonLines(legacy.stdout)).toEqual([
-      { type: 'result', outcome: 'error', exitCode: 1, error: { name: 'WireUnavailableError', message: expect.stringContaining('does not speak the 2026-07-28 protocol') } },
-    ]);
-    expect(legacy.stderr).toContain('--wire io.modelcontextprotocol/tasks: the server does not speak the 2026-07-28 protocol');
-    // The extension example server speaks 2026-07-28 only: SDK v1's initialize is refused.
-    const modern = await runPiped(['call', 'analyze', '--wire', '2025-11-25', '--stdio', EXT_STDIO_SERVER], env).done;
-    expect(modern.code).toBe(1);
-    expect(modern.stderr).toMatch(/cannot connect to the stdio server `.*`: .*-32022/);
-    // The pinned legacy wire still works where it exists.
-    const pinned = await runPiped(['call', 'echo', 'text=hi', '--wire', '2025']).done;
-    expect(pinned.code).toBe(0);
-    expect(jsonLines(pinned.stdout)[0]).toMatchObject({ type: 'task', kind: 'immediate', wire: '2025-11-25' });
-    // An HTTP session belongs to the 2025-11-25 wire: refused before connecting.
-    const session = await runPiped(['get', 'abc', '--wire', 'ext', '--url', 'http://127.0.0.1:9/mcp', '--session', 'sid']).done;
-    expect(session.code).toBe(2);
-    expect(session.stderr).toContain('is sessionless');
-    const list = await runPiped(['list', '--stdio', EXT_STDIO_SERVER], env).done;
-    expect(list.code).toBe(1);
-    expect(list.stderr).toContain('the io.modelcontextprotocol/tasks wire has no tasks/list');
-  });
-});
+    it('--wire refuses what the server cannot do (exit 1) and what makes no sense (exit 2); list is not part of this wire', async () => {
+      // The embedded example server speaks 2025-11-25 only.
+      const legacy = await runPiped(['call', 'analyze', '--wire', 'ext']).done;
+      expect(legacy.code).toBe(1);
+      // A failure to connect ends `call` with a result line, like a connect timeout (it printed nothing before).
+      expect(jsonLines(legacy.stdout)).toEqual([
+        {
+          type: 'result',
+          outcome: 'error',
+          exitCode: 1,
+          error: {
+            name: 'WireUnavailableError',
+            message: expect.stringContaining('does not speak the 2026-07-28 protocol'),
+          },
+        },
+      ]);
+      expect(legacy.stderr).toContain(
+        '--wire io.modelcontextprotocol/tasks: the server does not speak the 2026-07-28 protocol',
+      );
+      // The extension example server speaks 2026-07-28 only: SDK v1's initialize is refused.
+      const modern = await runPiped(['call', 'analyze', '--wire', '2025-11-25', '--stdio', EXT_STDIO_SERVER], env).done;
+      expect(modern.code).toBe(1);
+      expect(modern.stderr).toMatch(/cannot connect to the stdio server `.*`: .*-32022/);
+      // The pinned legacy wire still works where it exists.
+      const pinned = await runPiped(['call', 'echo', 'text=hi', '--wire', '2025']).done;
+      expect(pinned.code).toBe(0);
+      expect(jsonLines(pinned.stdout)[0]).toMatchObject({ type: 'task', kind: 'immediate', wire: '2025-11-25' });
+      // An HTTP session belongs to the 2025-11-25 wire: refused before connecting.
+      const session = await runPiped([
+        'get',
+        'abc',
+        '--wire',
+        'ext',
+        '--url',
+        'http://127.0.0.1:9/mcp',
+        '--session',
+        'sid',
+      ]).done;
+      expect(session.code).toBe(2);
+      expect(session.stderr).toContain('is sessionless');
+      const list = await runPiped(['list', '--stdio', EXT_STDIO_SERVER], env).done;
+      expect(list.code).toBe(1);
+      expect(list.stderr).toContain('the io.modelcontextprotocol/tasks wire has no tasks/list');
+    });
+  },
+);

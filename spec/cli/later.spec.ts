@@ -10,7 +10,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExtServer, NO_REPLY, elicitation, startExtHttpServer, taskTool, textResult, type ExtHttpServer } from '../support/ext-server/index.js';
+import {
+  ExtServer,
+  NO_REPLY,
+  elicitation,
+  startExtHttpServer,
+  taskTool,
+  textResult,
+  type ExtHttpServer,
+} from '../support/ext-server/index.js';
 import { startHttpServer } from '../support/http-server.js';
 import { KEY, PtyRun, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
 
@@ -30,7 +38,10 @@ describe.sequential('on the extension wire over Streamable HTTP', { timeout: 90_
           statusMessage: 'starting',
           advance: { everyMs: 300 },
           steps: [
-            { inputRequests: { ok: elicitation('Go ahead?', { ok: { type: 'boolean', title: 'Go' } }) }, statusMessage: 'waiting for you' },
+            {
+              inputRequests: { ok: elicitation('Go ahead?', { ok: { type: 'boolean', title: 'Go' } }) },
+              statusMessage: 'waiting for you',
+            },
             { result: ({ answers }) => textResult(`answered ${JSON.stringify(answers.ok)}`) },
           ],
         }),
@@ -61,7 +72,9 @@ describe.sequential('on the extension wire over Streamable HTTP', { timeout: 90_
       expect((await run.exited).exitCode).toBe(130);
       const tail = run.text.slice(at);
       // The second Ctrl-C, or the cancel grace (2 s) if it passed first: either way, no "cancelled".
-      expect(tail).toMatch(/■ interrupted: (left without waiting for the task to end|the server did not answer the cancel within 2 s); task/);
+      expect(tail).toMatch(
+        /■ interrupted: (left without waiting for the task to end|the server did not answer the cancel within 2 s); task/,
+      );
       expect(tail).toContain('may still be running on the server; to follow it: mcp-task watch --ref ');
       expect(tail).not.toContain('cancelled');
       file = /mcp-task watch --ref (\S+)/.exec(tail)![1]!;
@@ -78,7 +91,11 @@ describe.sequential('on the extension wire over Streamable HTTP', { timeout: 90_
     ext.tasks.complete(saved.reference.taskId, textResult('done at last'));
     const { code, stdout } = await watching.done;
     expect(code).toBe(0);
-    expect(jsonLines(stdout).at(-1)).toMatchObject({ type: 'result', outcome: 'completed', result: { content: [{ text: 'done at last' }] } });
+    expect(jsonLines(stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'completed',
+      result: { content: [{ text: 'done at last' }] },
+    });
     expect(existsSync(file)).toBe(false);
   });
 
@@ -94,8 +111,16 @@ describe.sequential('on the extension wire over Streamable HTTP', { timeout: 90_
     const { code, stdout, stderr } = await runPiped(['watch', '--ref', file, '--answer', '{"ok":true}']).done;
     expect(code, stderr).toBe(0);
     const lines = jsonLines(stdout);
-    expect(lines.find((l) => l.type === 'input')).toMatchObject({ delivery: 'task-update', source: 'answer', answer: { action: 'accept', content: { ok: true } } });
-    expect(lines.at(-1)).toMatchObject({ type: 'result', outcome: 'completed', result: { content: [{ text: 'answered {"action":"accept","content":{"ok":true}}' }] } });
+    expect(lines.find((l) => l.type === 'input')).toMatchObject({
+      delivery: 'task-update',
+      source: 'answer',
+      answer: { action: 'accept', content: { ok: true } },
+    });
+    expect(lines.at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'completed',
+      result: { content: [{ text: 'answered {"action":"accept","content":{"ok":true}}' }] },
+    });
     // A file asked for with --save-ref is the user's: it stays.
     expect(existsSync(file)).toBe(true);
   });
@@ -114,8 +139,18 @@ describe('on the 2025-11-25 wire, a question sent to a process that died', { tim
         first.kill();
       }
       await first.exited;
-      const { code, stdout, stderr } = await runPiped(['watch', '--ref', file, '--answer', '{"confirm":true}', '--timeout', '20s']).done;
-      expect(stderr).toMatch(/waits for input, but its question has not reached this process.*It cannot be answered from another process: cancel it/s);
+      const { code, stdout, stderr } = await runPiped([
+        'watch',
+        '--ref',
+        file,
+        '--answer',
+        '{"confirm":true}',
+        '--timeout',
+        '20s',
+      ]).done;
+      expect(stderr).toMatch(
+        /waits for input, but its question has not reached this process.*It cannot be answered from another process: cancel it/s,
+      );
       // No answer could be given; --timeout then cancelled the task.
       expect(jsonLines(stdout).some((l) => l.type === 'input')).toBe(false);
       expect(code).toBe(124);

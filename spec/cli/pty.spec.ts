@@ -74,7 +74,9 @@ describe.sequential('mcp-task in a terminal', { timeout: 60_000 }, () => {
   it('io.modelcontextprotocol/tasks: the wire on the status line, and a question from inputRequests answered in a form', async () => {
     const run = start(['call', 'analyze', 'id=7', '--stdio', EXT_STDIO_SERVER], { EXT_STEP_MS: '300' });
     await run.waitFor('(analyze) on the io.modelcontextprotocol/tasks wire');
-    await run.waitFor(/working loading dataset 7 · [\d.]+m?s · \d+ polls?, \d+ notifications? · io\.modelcontextprotocol\/tasks/);
+    await run.waitFor(
+      /working loading dataset 7 · [\d.]+m?s · \d+ polls?, \d+ notifications? · io\.modelcontextprotocol\/tasks/,
+    );
     let at = await run.waitFor('Answer this form?');
     run.type(KEY.enter); // Answer
     at = await run.waitFor('Report depth', 15_000, at);
@@ -113,11 +115,15 @@ describe.sequential('mcp-task in a terminal', { timeout: 60_000 }, () => {
     expect(Date.now() - pressed).toBeLessThan(5_000);
     expect(run.text).toContain('second Ctrl-C: leaving without waiting');
     // Not "cancelled": the CLI left without knowing; the stdio server stops with it.
-    expect(run.text).toMatch(/■ interrupted: left without waiting for the task to end; the stdio server stops with this process, and task \S+ with it/);
+    expect(run.text).toMatch(
+      /■ interrupted: left without waiting for the task to end; the stdio server stops with this process, and task \S+ with it/,
+    );
   });
 
   it('a failed task exits 1 with the server message; NO_COLOR turns colours off', async () => {
-    const run = start(['call', 'flaky', 'reason=quota exceeded', 'afterMs=600', '--stdio', STDIO_SERVER], { NO_COLOR: '1' });
+    const run = start(['call', 'flaky', 'reason=quota exceeded', 'afterMs=600', '--stdio', STDIO_SERVER], {
+      NO_COLOR: '1',
+    });
     const { exitCode } = await run.exited;
     expect(exitCode).toBe(1);
     expect(run.text).toContain('✖ failed: Tool "flaky" failed: quota exceeded');

@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TaskCancelledError, TaskFailedError, TaskOptionError, TaskTimeoutError } from 'mcp-task-client';
-import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseToolArgs, parseWire, splitCommandLine } from '../../cli/src/args.js';
+import {
+  MAX_TIMER_MS,
+  UsageError,
+  parseDuration,
+  parseHeaders,
+  parseToolArgs,
+  parseWire,
+  splitCommandLine,
+} from '../../cli/src/args.js';
 import { AnswerQueue, loadAnswers, toElicitAnswer, toSamplingAnswer } from '../../cli/src/answers.js';
 import { EXIT, outcomeOf } from '../../cli/src/exit.js';
 import { colors, formatElapsed } from '../../cli/src/format.js';
@@ -39,7 +47,9 @@ describe('argument syntax', () => {
     expect(parseDuration('596h', '--timeout', MAX_TIMER_MS)).toBe(596 * 3_600_000);
     expect(parseDuration(`${MAX_TIMER_MS}ms`, '--timeout', MAX_TIMER_MS)).toBe(MAX_TIMER_MS);
     for (const long of ['600h', '597h', `${MAX_TIMER_MS + 1}ms`]) {
-      expect(() => parseDuration(long, '--timeout', MAX_TIMER_MS), long).toThrow(/--timeout: ".*" is too long; the longest is 2147483647 ms \(about 24\.8 days\)/);
+      expect(() => parseDuration(long, '--timeout', MAX_TIMER_MS), long).toThrow(
+        /--timeout: ".*" is too long; the longest is 2147483647 ms \(about 24\.8 days\)/,
+      );
     }
     // Without a limit (--ttl is only sent to the server), a long duration is fine.
     expect(parseDuration('600h', '--ttl')).toBe(2_160_000_000);
@@ -61,7 +71,9 @@ describe('argument syntax', () => {
   });
 
   it('builds tool arguments from key=value pairs (JSON values when they parse) over --args', () => {
-    expect(parseToolArgs(['id=7', 'name=report', 'on=true', 'tags=["a","b"]', 'quoted="7"', 'eq=a=b'], undefined)).toEqual({
+    expect(
+      parseToolArgs(['id=7', 'name=report', 'on=true', 'tags=["a","b"]', 'quoted="7"', 'eq=a=b'], undefined),
+    ).toEqual({
       id: 7,
       name: 'report',
       on: true,
@@ -76,6 +88,12 @@ describe('argument syntax', () => {
     expect(() => parseToolArgs([], '{')).toThrow(UsageError);
   });
 
+  it('merges several JSON objects in order, pairs last, and names the option in its errors (doctor --args, --fail-args)', () => {
+    expect(parseToolArgs(['steps=3'], ['{"id":7,"steps":2}', '{"id":8}'], '--fail-args')).toEqual({ id: 8, steps: 3 });
+    expect(() => parseToolArgs([], ['{"a":1}', '[1]'], '--fail-args')).toThrow('--fail-args must be a JSON object');
+    expect(() => parseToolArgs([], ['{'], '--input-args')).toThrow(/^--input-args is not valid JSON/);
+  });
+
   it('takes __proto__ as an argument like any other key, from a pair or from --args', () => {
     const fromPair = parseToolArgs(['__proto__={"text":"boo"}', 'n=1'], undefined);
     expect(Object.getPrototypeOf(fromPair)).toBe(Object.prototype);
@@ -88,13 +106,24 @@ describe('argument syntax', () => {
 
   it('refuses header names that are not HTTP tokens and values with CR, LF, NUL or beyond Latin-1', () => {
     expect(parseHeaders(["X-Odd_Name!#$%&'*+.^`|~: é\tx"])).toEqual({ "X-Odd_Name!#$%&'*+.^`|~": 'é\tx' });
-    for (const bad of ['Bad Name: x', 'Bäd: x', '(x): y', 'X-A: a\r\nInjected: 1', 'X-A: a\nb', 'X-A: a\u0000b', 'X-A: €']) {
+    for (const bad of [
+      'Bad Name: x',
+      'Bäd: x',
+      '(x): y',
+      'X-A: a\r\nInjected: 1',
+      'X-A: a\nb',
+      'X-A: a\u0000b',
+      'X-A: €',
+    ]) {
       expect(() => parseHeaders([bad]), JSON.stringify(bad)).toThrow(UsageError);
     }
   });
 
   it('parses headers and stdio command lines', () => {
-    expect(parseHeaders(['Authorization: Bearer a:b', 'X-Key=1'])).toEqual({ Authorization: 'Bearer a:b', 'X-Key': '1' });
+    expect(parseHeaders(['Authorization: Bearer a:b', 'X-Key=1'])).toEqual({
+      Authorization: 'Bearer a:b',
+      'X-Key': '1',
+    });
     expect(() => parseHeaders(['nothing'])).toThrow(UsageError);
     expect(splitCommandLine(`node --import tsx "my dir/server.ts" 'a b' c\\ d "q\\"x"`)).toEqual([
       'node',
@@ -116,7 +145,13 @@ describe('form fields from requestedSchema', () => {
     type: 'object',
     properties: {
       format: { type: 'string', title: 'Format', enum: ['pdf', 'html'], enumNames: ['PDF', 'HTML'] },
-      size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }] },
+      size: {
+        type: 'string',
+        oneOf: [
+          { const: 's', title: 'Small' },
+          { const: 'l', title: 'Large' },
+        ],
+      },
       tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 1, maxItems: 2 },
       copies: { type: 'integer', minimum: 1, maximum: 5 },
       ratio: { type: 'number', maximum: 1 },
@@ -221,8 +256,13 @@ describe('answers given in advance', () => {
     expect(toElicitAnswer({ action: 'accept', content: { nested: { x: 1 } } })).toBeUndefined();
     expect(toElicitAnswer({ confirm: null })).toBeUndefined();
     expect(toElicitAnswer({ action: 'accept' })).toEqual({ action: 'accept', content: {} });
-    expect(toElicitAnswer({ tags: ['a', 'b'], n: 1.5, ok: false })).toEqual({ action: 'accept', content: { tags: ['a', 'b'], n: 1.5, ok: false } });
-    expect(toSamplingAnswer('hello')).toEqual({ result: expect.objectContaining({ role: 'assistant', content: { type: 'text', text: 'hello' } }) });
+    expect(toElicitAnswer({ tags: ['a', 'b'], n: 1.5, ok: false })).toEqual({
+      action: 'accept',
+      content: { tags: ['a', 'b'], n: 1.5, ok: false },
+    });
+    expect(toSamplingAnswer('hello')).toEqual({
+      result: expect.objectContaining({ role: 'assistant', content: { type: 'text', text: 'hello' } }),
+    });
     expect(toSamplingAnswer({ action: 'reject' })).toEqual({ reject: true });
     expect(toSamplingAnswer({ content: { type: 'text', text: 'x' }, model: 'm' })).toEqual({
       result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } },
@@ -265,23 +305,38 @@ describe('output', () => {
     expect(
       describeSampling({
         systemPrompt: 'Be brief',
-        messages: [{ role: 'user', content: { type: 'text', text: 'Summarize: x' } }, { role: 'user', content: { type: 'image', mimeType: 'image/png' } }],
+        messages: [
+          { role: 'user', content: { type: 'text', text: 'Summarize: x' } },
+          { role: 'user', content: { type: 'image', mimeType: 'image/png' } },
+        ],
         maxTokens: 10,
       }),
     ).toBe('system: Be brief\nuser: Summarize: x\nuser: [image image/png]\n(at most 10 tokens)');
   });
 
   it('formats elapsed times and draws the status line with a progress bar, never wider than the terminal', () => {
-    expect([formatElapsed(850), formatElapsed(12_340), formatElapsed(125_000), formatElapsed(3_720_000)]).toEqual(['850ms', '12.3s', '2m05s', '1h02m']);
+    expect([formatElapsed(850), formatElapsed(12_340), formatElapsed(125_000), formatElapsed(3_720_000)]).toEqual([
+      '850ms',
+      '12.3s',
+      '2m05s',
+      '1h02m',
+    ]);
     const written: string[] = [];
-    const line = new StatusLine({ write: (text: string) => written.push(text), columns: 60 }, plain, Date.now() - 1_500, 1_000_000);
+    const line = new StatusLine(
+      { write: (text: string) => written.push(text), columns: 60 },
+      plain,
+      Date.now() - 1_500,
+      1_000_000,
+    );
     let counts = { polls: 3, notifications: 1, retries: 0 };
     line.update({
       task: { taskId: 't', status: 'working', statusMessage: 'step 2/4', createdAt: '', lastUpdatedAt: '', ttl: null },
       progress: { progress: 2, total: 4 },
       counts: () => counts,
     });
-    expect(line.render(Date.now())).toMatch(/^. working step 2\/4 · 1\.5s · 3 polls, 1 notification · \[##########----------\] 2\/4$/);
+    expect(line.render(Date.now())).toMatch(
+      /^. working step 2\/4 · 1\.5s · 3 polls, 1 notification · \[##########----------\] 2\/4$/,
+    );
     // The numbers are read again on every redraw; retries show once there are some.
     counts = { polls: 4, notifications: 1, retries: 2 };
     expect(line.render(Date.now())).toContain(' · 4 polls, 1 notification, 2 retries · ');
@@ -298,7 +353,10 @@ describe('output', () => {
   });
 
   it('maps errors to exit codes', () => {
-    expect(outcomeOf(new TaskTimeoutError('t', { timeoutMs: 1, elapsedMs: 1, remoteCancel: 'cancelled' }))).toEqual({ outcome: 'timeout', exitCode: EXIT.timeout });
+    expect(outcomeOf(new TaskTimeoutError('t', { timeoutMs: 1, elapsedMs: 1, remoteCancel: 'cancelled' }))).toEqual({
+      outcome: 'timeout',
+      exitCode: EXIT.timeout,
+    });
     expect(outcomeOf(new TaskCancelledError('c', {}))).toEqual({ outcome: 'cancelled', exitCode: 130 });
     expect(outcomeOf(new TaskFailedError('f', {}))).toEqual({ outcome: 'failed', exitCode: 1 });
     expect(outcomeOf(new UsageError('u')).exitCode).toBe(2);
@@ -324,7 +382,10 @@ describe('output', () => {
     expect(readReference(file)).toEqual({ v: 2, reference, url: 'http://127.0.0.1:1/mcp' });
     // A version 1 file kept the session id beside the reference: it moves into the reference.
     const { sessionId: _sid, ...withoutSession } = reference;
-    writeFileSync(file, JSON.stringify({ v: 1, reference: withoutSession, url: 'http://127.0.0.1:1/mcp', sessionId: 'old' }));
+    writeFileSync(
+      file,
+      JSON.stringify({ v: 1, reference: withoutSession, url: 'http://127.0.0.1:1/mcp', sessionId: 'old' }),
+    );
     expect(readReference(file).reference).toEqual({ ...withoutSession, sessionId: 'old' });
     writeFileSync(file, JSON.stringify({ v: 1, reference, url: 'http://127.0.0.1:1/mcp', sessionId: 'old' }));
     expect(readReference(file).reference.sessionId).toBe('sid');
@@ -339,7 +400,9 @@ describe('output', () => {
     checkWritable(join(dir, 'new.json'), '--save-ref');
     writeFileSync(join(dir, 'old.json'), '{}');
     checkWritable(join(dir, 'old.json'), '--save-ref');
-    expect(() => checkWritable(join(dir, 'missing', 'ref.json'), '--save-ref')).toThrow(/--save-ref: cannot write .*: no directory/);
+    expect(() => checkWritable(join(dir, 'missing', 'ref.json'), '--save-ref')).toThrow(
+      /--save-ref: cannot write .*: no directory/,
+    );
     expect(() => checkWritable(dir, '--save-ref')).toThrow(/not a regular file/);
     expect(() => checkWritable(join(dir, 'old.json', 'x.json'), '--save-ref')).toThrow(UsageError);
   });
@@ -351,7 +414,15 @@ describe('output', () => {
     expect(first).toMatch(/mcp-task-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$/);
     expect(second).not.toBe(first);
     const file = join(scratch(), 'tmp-ref.json');
-    const reference = { v: 2 as const, taskId: 'secret-task-id', toolName: 't', createdAt: '2026-01-01T00:00:00Z', ttl: null, server: 's@1', wire: '2025-11-25' as const };
+    const reference = {
+      v: 2 as const,
+      taskId: 'secret-task-id',
+      toolName: 't',
+      createdAt: '2026-01-01T00:00:00Z',
+      ttl: null,
+      server: 's@1',
+      wire: '2025-11-25' as const,
+    };
     writeReference(file, { v: 2, reference }, { exclusive: true });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(() => writeReference(file, { v: 2, reference }, { exclusive: true })).toThrow(/EEXIST/);
@@ -388,19 +459,31 @@ describe('terminal hygiene', () => {
 describe('why a connection failed', () => {
   const fetchFailed = (cause: object): Error => Object.assign(new TypeError('fetch failed'), { cause });
   it('digs the cause out of the chain the SDKs wrap it in', () => {
-    const wrapped = (cause: object): Error => new Error('Version negotiation probe failed: fetch failed', { cause: fetchFailed(cause) });
+    const wrapped = (cause: object): Error =>
+      new Error('Version negotiation probe failed: fetch failed', { cause: fetchFailed(cause) });
     expect(httpFailureReason(wrapped({ code: 'ECONNREFUSED' }))).toBe('connection refused');
-    expect(httpFailureReason(wrapped({ code: 'ENOTFOUND', hostname: 'nowhere.example' }))).toBe('DNS lookup failed: no such host nowhere.example');
-    expect(httpFailureReason(wrapped({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }))).toBe('TLS error: DEPTH_ZERO_SELF_SIGNED_CERT');
-    expect(httpFailureReason(wrapped({ code: 'ERR_SSL_WRONG_VERSION_NUMBER', reason: 'wrong version number' }))).toBe('TLS error: wrong version number');
-    expect(httpFailureReason(Object.assign(new Error('the server denied access (HTTP 403)'), { status: 403 }))).toBe('HTTP 403');
+    expect(httpFailureReason(wrapped({ code: 'ENOTFOUND', hostname: 'nowhere.example' }))).toBe(
+      'DNS lookup failed: no such host nowhere.example',
+    );
+    expect(httpFailureReason(wrapped({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }))).toBe(
+      'TLS error: DEPTH_ZERO_SELF_SIGNED_CERT',
+    );
+    expect(httpFailureReason(wrapped({ code: 'ERR_SSL_WRONG_VERSION_NUMBER', reason: 'wrong version number' }))).toBe(
+      'TLS error: wrong version number',
+    );
+    expect(httpFailureReason(Object.assign(new Error('the server denied access (HTTP 403)'), { status: 403 }))).toBe(
+      'HTTP 403',
+    );
     expect(httpFailureReason(new Error('something else'))).toBeUndefined();
-    expect(describeConnectFailure(wrapped({ code: 'ECONNREFUSED' }), { where: 'http://h/mcp', url: 'http://h/mcp' })).toBe(
-      'cannot connect to http://h/mcp: connection refused (Version negotiation probe failed: fetch failed)',
-    );
-    expect(describeConnectFailure(Object.assign(new Error('spawn nope ENOENT'), { code: 'ENOENT', syscall: 'spawn nope' }), { where: 'the stdio server `nope`', command: 'nope' })).toBe(
-      'cannot connect to the stdio server `nope`: command not found: nope (spawn nope ENOENT)',
-    );
+    expect(
+      describeConnectFailure(wrapped({ code: 'ECONNREFUSED' }), { where: 'http://h/mcp', url: 'http://h/mcp' }),
+    ).toBe('cannot connect to http://h/mcp: connection refused (Version negotiation probe failed: fetch failed)');
+    expect(
+      describeConnectFailure(Object.assign(new Error('spawn nope ENOENT'), { code: 'ENOENT', syscall: 'spawn nope' }), {
+        where: 'the stdio server `nope`',
+        command: 'nope',
+      }),
+    ).toBe('cannot connect to the stdio server `nope`: command not found: nope (spawn nope ENOENT)');
   });
 
   it('an HTTP server counts as lost once no exchange reached it for the bound; one success resets it', async () => {
@@ -419,6 +502,8 @@ describe('why a connection failed', () => {
     fail = true;
     await expect(reach.fetch('http://h/mcp')).rejects.toThrow('fetch failed');
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(lost).toEqual([expect.stringMatching(/^no request has reached it for 0 s \(1 failed, the last: connection refused\)$/)]);
+    expect(lost).toEqual([
+      expect.stringMatching(/^no request has reached it for 0 s \(1 failed, the last: connection refused\)$/),
+    ]);
   });
 });

@@ -46,6 +46,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     maxWorkers: 2,
+    setupFiles: ['spec/support/no-violations.ts'],
     env: { MCP_SDK: process.env.MCP_SDK ?? 'v1' },
   },
 });

@@ -13,7 +13,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  peerDependencies: Record<string, string>;
+};
 /** The floor of a caret range: `^1.24.1` gives `1.24.1`. */
 const floorOf = (range: string | undefined): string => {
   const match = /^\^(\d+\.\d+\.\d+)$/.exec(range ?? '');
@@ -32,16 +34,42 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 
 if (!existsSync(join(modules, 'sdk', 'package.json')) || !existsSync(join(modules, 'client', 'package.json'))) {
   mkdirSync(scratch, { recursive: true });
-  console.log(`sdk-floor: installing @modelcontextprotocol/sdk@${v1} and @modelcontextprotocol/client@${v2} into ${scratch}`);
-  run('npm', ['install', '--prefix', scratch, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', `@modelcontextprotocol/sdk@${v1}`, `@modelcontextprotocol/client@${v2}`]);
+  console.log(
+    `sdk-floor: installing @modelcontextprotocol/sdk@${v1} and @modelcontextprotocol/client@${v2} into ${scratch}`,
+  );
+  run('npm', [
+    'install',
+    '--prefix',
+    scratch,
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--ignore-scripts',
+    `@modelcontextprotocol/sdk@${v1}`,
+    `@modelcontextprotocol/client@${v2}`,
+  ]);
 }
 
 const vitest = join(root, 'node_modules', '.bin', 'vitest');
 const config = join(root, 'spec', 'compat', 'sdk-floor.config.ts');
 /** Suites that exercise the SDK v1 seams: connection, handlers, input, the receiver, sessions, negotiation. */
-const V1_SUITES = ['spec/core.spec.ts', 'spec/sdk.spec.ts', 'spec/input.spec.ts', 'spec/receiver', 'spec/sessions.spec.ts', 'spec/negotiation.spec.ts'];
+const V1_SUITES = [
+  'spec/v2025/sdk-server.spec.ts',
+  'spec/harness/sdk.spec.ts',
+  'spec/v2025/input.spec.ts',
+  'spec/receiver',
+  'spec/connection/sessions.spec.ts',
+  'spec/v2025/negotiation.spec.ts',
+];
 /** Suites that exercise the SDK v2 seams: HTTP headers and streams, detection, input and cancel on the extension, the legacy era. */
-const V2_SUITES = ['spec/ext/transports.spec.ts', 'spec/ext/http-streams.spec.ts', 'spec/ext/input.spec.ts', 'spec/ext/cancel.spec.ts', 'spec/core.spec.ts', 'spec/negotiation.spec.ts'];
+const V2_SUITES = [
+  'spec/ext/transports.spec.ts',
+  'spec/ext/http-streams.spec.ts',
+  'spec/ext/input.spec.ts',
+  'spec/ext/cancel.spec.ts',
+  'spec/v2025/sdk-server.spec.ts',
+  'spec/v2025/negotiation.spec.ts',
+];
 
 console.log(`sdk-floor: client side on @modelcontextprotocol/sdk ${v1}`);
 run(vitest, ['run', '--config', config, ...V1_SUITES], { OLD_V1: join(modules, 'sdk'), MCP_SDK: 'v1' });

@@ -28,11 +28,17 @@ const QUICK: DoctorOptions = {
 };
 
 /** The model server with `options`, a connected client of the chosen SDK, and the doctor's report. */
-async function doctorOn(options: ModelOptions, doctor: DoctorOptions = {}): Promise<{ report: DoctorReport; model: Model }> {
+async function doctorOn(
+  options: ModelOptions,
+  doctor: DoctorOptions = {},
+): Promise<{ report: DoctorReport; model: Model }> {
   const model = modelServer(options);
   const [clientSide, serverSide] = createLinkedPair();
   await model.server.connect(serverSide);
-  const client = makeClient({ name: 'doctor-spec', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } });
+  const client = makeClient(
+    { name: 'doctor-spec', version: '1.0.0' },
+    { capabilities: { elicitation: {}, sampling: {} } },
+  );
   await client.connect(clientSide);
   cleanups.push(async () => {
     model.stop();
@@ -43,8 +49,10 @@ async function doctorOn(options: ModelOptions, doctor: DoctorOptions = {}): Prom
   return { report, model };
 }
 
-const deviations = (report: DoctorReport): string[] => report.rows.filter((row) => row.verdict === 'deviation').map((row) => row.check);
-const row = (report: DoctorReport, check: string): DoctorRow | undefined => report.rows.find((r) => r.wire === '2025-11-25' && r.check === check);
+const deviations = (report: DoctorReport): string[] =>
+  report.rows.filter((row) => row.verdict === 'deviation').map((row) => row.check);
+const row = (report: DoctorReport, check: string): DoctorRow | undefined =>
+  report.rows.find((r) => r.wire === '2025-11-25' && r.check === check);
 
 /** What every run must keep: the server's assertions held, and no task runs on. */
 function clean(model: Model, report: DoctorReport): void {
@@ -61,7 +69,18 @@ describe('doctor: a scripted server that follows the spec', () => {
     const battery = report.rows.filter((r) => r.wire === '2025-11-25');
     expect(battery.filter((r) => r.verdict === 'not-testable')).toEqual([]);
     expect(battery.map((r) => r.check)).toEqual(
-      expect.arrayContaining(['offer', 'create.result', 'ttl.honoured', 'cancel.completed.result', 'unknown.id', 'list.paging', 'fail.result', 'input.tagged', 'input.unanswered', 'expiry.read']),
+      expect.arrayContaining([
+        'offer',
+        'create.result',
+        'ttl.honoured',
+        'cancel.completed.result',
+        'unknown.id',
+        'list.paging',
+        'fail.result',
+        'input.tagged',
+        'input.unanswered',
+        'expiry.read',
+      ]),
     );
     expect(report.wires[0]).toMatchObject({ wire: '2025-11-25', offered: true, tool: 'work' });
     expect(row(report, 'list.paging')?.seen).toMatch(/in [2-9] pages, then no nextCursor/);
@@ -78,7 +97,11 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     const { report, model } = await doctorOn({ silent: true });
     clean(model, report);
     expect(deviations(report)).toEqual(['notify.sent']);
-    expect(row(report, 'notify.sent')).toMatchObject({ rule: 'V21', severity: 'MAY', seen: 'none, for any status, until the task ended' });
+    expect(row(report, 'notify.sent')).toMatchObject({
+      rule: 'V21',
+      severity: 'MAY',
+      seen: 'none, for any status, until the task ended',
+    });
     expect(exitCode(report)).toBe(0);
   });
 
@@ -89,7 +112,10 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     expect(row(report, 'ttl.honoured')).toMatchObject({ rule: 'V10', severity: 'MUST', coping: { handled: false } });
     expect(row(report, 'ttl.honoured')?.seen).toMatch(/^gone .* although its ttl is 300000 ms$/);
     // What depended on the task being there says why it could not run, instead of failing too.
-    expect(row(report, 'cancel.completed')).toMatchObject({ verdict: 'not-testable', seen: 'the task was gone before the cancel (see ttl.honoured)' });
+    expect(row(report, 'cancel.completed')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'the task was gone before the cancel (see ttl.honoured)',
+    });
     expect(exitCode(report)).toBe(1);
   });
 
@@ -135,7 +161,10 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     clean(model, report);
     expect(deviations(report)).toEqual([]);
     for (const check of ['ttl.honoured', 'cancel.completed', 'cancel.completed.status', 'cancel.completed.result']) {
-      expect(row(report, check), check).toMatchObject({ verdict: 'not-testable', seen: 'the task did not end within 1.0 s' });
+      expect(row(report, check), check).toMatchObject({
+        verdict: 'not-testable',
+        seen: 'the task did not end within 1.0 s',
+      });
     }
     // [V16]: the blocking tasks/result held the whole time: that is what the rule asks.
     expect(row(report, 'result.blocks')?.seen).toMatch(/^sent at once, still unanswered .* later while the task ran$/);
@@ -150,10 +179,15 @@ describe('doctor: it obeys the library rules', () => {
     const { report, model } = await doctorOn({ noCancel: true, neverEnds: true }, { probeTimeoutMs: 600 });
     expect(model.failures).toEqual([]);
     expect(deviations(report)).toEqual(['caps.cancel']);
-    expect(row(report, 'cancel.running')).toMatchObject({ verdict: 'not-testable', seen: 'the server declared no tasks.cancel' });
+    expect(row(report, 'cancel.running')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'the server declared no tasks.cancel',
+    });
     expect(report.tasks.leftRunning).toBe(model.running());
     expect(report.tasks.leftRunning).toBeGreaterThan(0);
-    expect(report.tasks.notes[0]).toMatch(/^a task of work: the server declared no tasks.cancel, so it runs until its ttl \(300000 ms\)$/);
+    expect(report.tasks.notes[0]).toMatch(
+      /^a task of work: the server declared no tasks.cancel, so it runs until its ttl \(300000 ms\)$/,
+    );
   });
 
   it('a stop signal ends the run with TaskAbortError, after cancelling the tasks it started', async () => {

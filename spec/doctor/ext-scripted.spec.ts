@@ -8,7 +8,13 @@
 import { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitCode, runDoctor, type DoctorOptions, type DoctorReport } from '../../lib/doctor.js';
-import { connectInMemory, ExtServer, fixtureTools, rpcError, type ExtServerOptions } from '../support/ext-server/index.js';
+import {
+  connectInMemory,
+  ExtServer,
+  fixtureTools,
+  rpcError,
+  type ExtServerOptions,
+} from '../support/ext-server/index.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -24,22 +30,34 @@ const QUICK: DoctorOptions = {
   noAnswerMs: 300,
 };
 
-async function doctorOn(options: Omit<ExtServerOptions, 'tools'>, configure: (server: ExtServer) => void = () => {}): Promise<{ report: DoctorReport; server: ExtServer }> {
+async function doctorOn(
+  options: Omit<ExtServerOptions, 'tools'>,
+  configure: (server: ExtServer) => void = () => {},
+): Promise<{ report: DoctorReport; server: ExtServer }> {
   const server = new ExtServer({ pollIntervalMs: 50, ...options, tools: fixtureTools() });
   configure(server);
   const { clientTransport } = await connectInMemory(server);
-  const client = new Client({ name: 'doctor-spec', version: '1.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: 'auto' } });
+  const client = new Client(
+    { name: 'doctor-spec', version: '1.0.0' },
+    { capabilities: { elicitation: {} }, versionNegotiation: { mode: 'auto' } },
+  );
   await client.connect(clientTransport);
   cleanups.push(() => client.close());
   return { report: await runDoctor(client, QUICK), server };
 }
 
-const deviations = (report: DoctorReport): string[] => report.rows.filter((row) => row.verdict === 'deviation').map((row) => row.check);
+const deviations = (report: DoctorReport): string[] =>
+  report.rows.filter((row) => row.verdict === 'deviation').map((row) => row.check);
 
 describe('doctor on the scripted extension server', () => {
   it('its fixtures follow the extension: no deviation; the ttlMs (2 s) read after it runs out', async () => {
     const { report } = await doctorOn({ ttlMs: 2_000, expiry: 'delete' });
-    expect(report.wires[1]).toMatchObject({ wire: 'io.modelcontextprotocol/tasks', offered: true, sdk: 'v2', tool: 'slow_compute' });
+    expect(report.wires[1]).toMatchObject({
+      wire: 'io.modelcontextprotocol/tasks',
+      offered: true,
+      sdk: 'v2',
+      tool: 'slow_compute',
+    });
     expect(deviations(report)).toEqual([]);
     const ext = report.rows.filter((row) => row.wire === 'io.modelcontextprotocol/tasks');
     expect(ext.filter((row) => row.verdict === 'not-testable')).toEqual([]);
@@ -57,12 +75,15 @@ describe('doctor on the scripted extension server', () => {
         const taskId = String(params.taskId);
         const previous = reads.get(taskId);
         reads.set(taskId, { at: Date.now(), count: (previous?.count ?? 0) + 1 });
-        if (previous !== undefined && previous.count < 4 && Date.now() - previous.at < 25) throw rpcError(-32602, 'Task not found');
+        if (previous !== undefined && previous.count < 4 && Date.now() - previous.at < 25)
+          throw rpcError(-32602, 'Task not found');
         return { resultType: 'complete', ...server.tasks.poll(taskId) };
       });
     });
     expect(deviations(report)).toEqual(['poll.fast']);
-    expect(report.rows.find((row) => row.check === 'poll.fast' && row.wire === 'io.modelcontextprotocol/tasks')).toMatchObject({ rule: 'E25', severity: 'MUST' });
+    expect(
+      report.rows.find((row) => row.check === 'poll.fast' && row.wire === 'io.modelcontextprotocol/tasks'),
+    ).toMatchObject({ rule: 'E25', severity: 'MUST' });
     expect(exitCode(report)).toBe(1);
   });
 });

@@ -61,7 +61,15 @@ export interface Model {
 /** Builds the model server (connect it with `connectScripted`-like code or pass `server`). */
 export function modelServer(options: ModelOptions = {}): Model {
   const server = new ScriptedServer({
-    capabilities: { tools: {}, tasks: options.noCancel === true ? { list: {}, requests: { tools: { call: {} } } } : { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+    // The doctor sends a made-up tasks/list cursor on purpose, to see it refused ([V26]).
+    madeUpCursors: true,
+    capabilities: {
+      tools: {},
+      tasks:
+        options.noCancel === true
+          ? { list: {}, requests: { tools: { call: {} } } }
+          : { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    },
     tools: [
       { name: 'work', taskSupport: 'optional', inputSchema: { type: 'object', properties: {} } },
       { name: 'fail', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
@@ -129,7 +137,14 @@ export function modelServer(options: ModelOptions = {}): Model {
     const at = new Date().toISOString();
     const taskId = `model-${++seq}-${Math.random().toString(16).slice(2, 10)}`;
     const entry: ModelTask = {
-      task: { taskId, status: 'working', createdAt: at, lastUpdatedAt: at, ttl: typeof ttl === 'number' ? ttl : null, pollInterval: POLL_INTERVAL },
+      task: {
+        taskId,
+        status: 'working',
+        createdAt: at,
+        lastUpdatedAt: at,
+        ttl: typeof ttl === 'number' ? ttl : null,
+        pollInterval: POLL_INTERVAL,
+      },
       outcome: undefined,
       waiters: [],
       timers: [],
@@ -139,23 +154,34 @@ export function modelServer(options: ModelOptions = {}): Model {
     // [V11]: forgotten once its ttl has passed (allowed, and what the doctor's expiry check reads).
     if (typeof ttl === 'number' && options.ttlIgnored !== true) forget(taskId, ttl);
     if (name === 'work' && options.neverEnds === true) {
-      for (let step = 1; step <= 400; step += 1) later(entry, step * 50, () => update(entry, { statusMessage: `step ${step}` }));
+      for (let step = 1; step <= 400; step += 1)
+        later(entry, step * 50, () => update(entry, { statusMessage: `step ${step}` }));
     } else if (name === 'work') {
       later(entry, workMs / 2, () => update(entry, { statusMessage: 'halfway' }));
-      later(entry, workMs, () => finish(entry, 'completed', { content: [{ type: 'text', text: 'work done' }] }, 'done'));
+      later(entry, workMs, () =>
+        finish(entry, 'completed', { content: [{ type: 'text', text: 'work done' }] }, 'done'),
+      );
     } else if (name === 'fail') {
-      later(entry, workMs, () => finish(entry, 'failed', { content: [{ type: 'text', text: 'disk full' }], isError: true }, 'disk full'));
+      later(entry, workMs, () =>
+        finish(entry, 'failed', { content: [{ type: 'text', text: 'disk full' }], isError: true }, 'disk full'),
+      );
     } else if (name === 'ask') {
       later(entry, 30, () => {
         update(entry, { status: 'input_required', statusMessage: 'waiting for an answer' });
         const meta = options.untagged === true ? {} : { _meta: { [RELATED]: { taskId } } };
         void server
-          .request('elicitation/create', { message: 'Proceed?', requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } } }, ...meta })
+          .request('elicitation/create', {
+            message: 'Proceed?',
+            requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } } },
+            ...meta,
+          })
           .then((reply) => {
             if (!live(entry)) return;
             const action = (reply.result as Json | undefined)?.action;
             update(entry, { status: 'working', statusMessage: `answer: ${String(action)}` });
-            later(entry, workMs / 2, () => finish(entry, 'completed', { content: [{ type: 'text', text: `asked: ${String(action)}` }] }, 'done'));
+            later(entry, workMs / 2, () =>
+              finish(entry, 'completed', { content: [{ type: 'text', text: `asked: ${String(action)}` }] }, 'done'),
+            );
           });
       });
     } else {
@@ -178,9 +204,14 @@ export function modelServer(options: ModelOptions = {}): Model {
     check(options.noCancel !== true, 'tasks/cancel sent to a server without tasks.cancel');
     const entry = find(params, 'tasks/cancel');
     if (!live(entry)) {
-      if (options.cancelRewrites !== true || entry.task.status === 'cancelled') throw rpcError(-32602, `Cannot cancel a task in terminal status ${String(entry.task.status)}`);
+      if (options.cancelRewrites !== true || entry.task.status === 'cancelled')
+        throw rpcError(-32602, `Cannot cancel a task in terminal status ${String(entry.task.status)}`);
       entry.outcome = undefined;
-      Object.assign(entry.task, { status: 'cancelled', statusMessage: 'cancelled', lastUpdatedAt: new Date().toISOString() });
+      Object.assign(entry.task, {
+        status: 'cancelled',
+        statusMessage: 'cancelled',
+        lastUpdatedAt: new Date().toISOString(),
+      });
       return snapshot(entry);
     }
     update(entry, { status: 'cancelled', statusMessage: 'cancelled on request' });
@@ -197,7 +228,11 @@ export function modelServer(options: ModelOptions = {}): Model {
       start = Number(match[1]);
     }
     const page = ids.slice(start, start + PAGE_SIZE).map((id) => snapshot(tasks.get(id) as ModelTask));
-    if (options.endlessList === true) return { tasks: ids.slice(0, PAGE_SIZE).map((id) => snapshot(tasks.get(id) as ModelTask)), nextCursor: `c${start + PAGE_SIZE}` };
+    if (options.endlessList === true)
+      return {
+        tasks: ids.slice(0, PAGE_SIZE).map((id) => snapshot(tasks.get(id) as ModelTask)),
+        nextCursor: `c${start + PAGE_SIZE}`,
+      };
     return start + PAGE_SIZE < ids.length ? { tasks: page, nextCursor: `c${start + PAGE_SIZE}` } : { tasks: page };
   });
 

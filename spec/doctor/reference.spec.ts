@@ -31,7 +31,8 @@ afterEach(async () => {
 });
 
 /** The 2025-11-25 rows as `check: verdict`, in report order. */
-const verdicts = (report: DoctorReport): Array<[string, Verdict]> => report.rows.filter((row) => row.wire === '2025-11-25').map((row) => [row.check, row.verdict]);
+const verdicts = (report: DoctorReport): Array<[string, Verdict]> =>
+  report.rows.filter((row) => row.wire === '2025-11-25').map((row) => [row.check, row.verdict]);
 
 /** What the spec says of a TS SDK 1.32 task server, check by check. */
 const TS_SDK_SERVER: Array<[string, Verdict]> = [
@@ -91,46 +92,67 @@ describe(`doctor against the SDK's McpServer with its task store (client: SDK ${
     });
     expect(verdicts(report)).toEqual(except({ 'fail.message': 'deviation' }));
     const row = (check: string) => report.rows.find((r) => r.wire === '2025-11-25' && r.check === check);
-    expect(row('fail.message')).toMatchObject({ rule: 'V18', severity: 'SHOULD', seen: 'no statusMessage on the failed task' });
+    expect(row('fail.message')).toMatchObject({
+      rule: 'V18',
+      severity: 'SHOULD',
+      seen: 'no statusMessage on the failed task',
+    });
     expect(row('offer')?.coping.quirk).toBe('D18');
     expect(row('create.timestamps')?.seen).toBe('ISO 8601, milliseconds');
     expect(row('create.ttl')?.seen).toBe('asked 300000 ms; the server applies it');
     expect(row('cancel.result')?.seen).toMatch(/^tasks\/result of the cancelled task: -32603/);
     expect(row('notify.sent')?.seen).toMatch(/^for working, completed/);
     expect(row('fail.result')?.seen).toBe("the tool's result (1 content block, isError: true)");
-    expect(row('input.tagged')?.seen).toBe('elicitation/create named the task (related-task _meta), delivered while tasks/result was open');
+    expect(row('input.tagged')?.seen).toBe(
+      'elicitation/create named the task (related-task _meta), delivered while tasks/result was open',
+    );
     expect(report.wires.map((wire) => [wire.wire, wire.offered, wire.tool])).toEqual([
       ['2025-11-25', true, 'analyze'],
       ['io.modelcontextprotocol/tasks', false, undefined],
     ]);
     expect(report.server).toEqual({ name: 'example-task-server', version: '1.0.0' });
     expect(report.tasks).toMatchObject({ leftRunning: 0, notes: [] });
-    expect(pair.store.getAllTasks().filter((task) => task.status === 'working' || task.status === 'input_required')).toEqual([]);
+    expect(
+      pair.store.getAllTasks().filter((task) => task.status === 'working' || task.status === 'input_required'),
+    ).toEqual([]);
     expect(exitCode(report)).toBe(0);
   });
 });
 
 describe(`doctor against @modelcontextprotocol/server-everything over stdio (client: SDK ${SDK})`, () => {
-  it('reports what the spec says: every check ok; no failing tool to test, and a 5-minute ttl is too long to wait out; exit 0', { timeout: 120_000 }, async () => {
-    const client = makeClient({ name: 'doctor-spec', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    await client.connect(stdioTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' }));
-    cleanups.push(() => client.close());
-    const report = await runDoctor(client, {
-      inputTool: { name: 'simulate-research-query', arguments: { topic: 'MCP tasks', ambiguous: true } },
-      noAnswerMs: 1_000,
-      retentionCheckMs: 300,
-    });
-    expect(verdicts(report)).toEqual(
-      except({ 'fail.status': 'not-testable', 'fail.message': 'not-testable', 'fail.result': 'not-testable', 'expiry.read': 'not-testable' }),
-    );
-    const row = (check: string) => report.rows.find((r) => r.wire === '2025-11-25' && r.check === check);
-    // Found by its taskSupport, called with arguments made up from its schema.
-    expect(report.wires[0]?.tool).toBe('simulate-research-query');
-    expect(report.wires[0]?.note).toBe('tool simulate-research-query (the first that declares task support), called with {"topic":"mcp-task doctor"}');
-    expect(row('fail.status')?.seen).toBe('no failing tool named (failTool option)');
-    expect(row('expiry.read')?.seen).toMatch(/the server applies 300000 ms, longer than the wait budget \(20 s\)$/);
-    expect(row('create.pollInterval')?.seen).toMatch(/^1000 ms, unchanged/);
-    expect(report.tasks).toMatchObject({ leftRunning: 0, notes: [] });
-    expect(exitCode(report)).toBe(0);
-  });
+  it(
+    'reports what the spec says: every check ok; no failing tool to test, and a 5-minute ttl is too long to wait out; exit 0',
+    { timeout: 120_000 },
+    async () => {
+      const client = makeClient({ name: 'doctor-spec', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+      await client.connect(
+        stdioTransport({ command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' }),
+      );
+      cleanups.push(() => client.close());
+      const report = await runDoctor(client, {
+        inputTool: { name: 'simulate-research-query', arguments: { topic: 'MCP tasks', ambiguous: true } },
+        noAnswerMs: 1_000,
+        retentionCheckMs: 300,
+      });
+      expect(verdicts(report)).toEqual(
+        except({
+          'fail.status': 'not-testable',
+          'fail.message': 'not-testable',
+          'fail.result': 'not-testable',
+          'expiry.read': 'not-testable',
+        }),
+      );
+      const row = (check: string) => report.rows.find((r) => r.wire === '2025-11-25' && r.check === check);
+      // Found by its taskSupport, called with arguments made up from its schema.
+      expect(report.wires[0]?.tool).toBe('simulate-research-query');
+      expect(report.wires[0]?.note).toBe(
+        'tool simulate-research-query (the first that declares task support), called with {"topic":"mcp-task doctor"}',
+      );
+      expect(row('fail.status')?.seen).toBe('no failing tool named (failTool option)');
+      expect(row('expiry.read')?.seen).toMatch(/the server applies 300000 ms, longer than the wait budget \(20 s\)$/);
+      expect(row('create.pollInterval')?.seen).toMatch(/^1000 ms, unchanged/);
+      expect(report.tasks).toMatchObject({ leftRunning: 0, notes: [] });
+      expect(exitCode(report)).toBe(0);
+    },
+  );
 });

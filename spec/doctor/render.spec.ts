@@ -6,7 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { exitCode, renderReport, reportJson, type DoctorReport, type DoctorRow } from '../../lib/doctor.js';
 
-const row = (check: string, verdict: DoctorRow['verdict'], severity: DoctorRow['severity'], seen: string): DoctorRow => ({
+const row = (
+  check: string,
+  verdict: DoctorRow['verdict'],
+  severity: DoctorRow['severity'],
+  seen: string,
+): DoctorRow => ({
   check,
   wire: '2025-11-25',
   rule: 'V23',
@@ -14,7 +19,11 @@ const row = (check: string, verdict: DoctorRow['verdict'], severity: DoctorRow['
   severity,
   seen,
   verdict,
-  coping: { quirk: 'D11', does: 'The library reads a task before cancelling it on a deadline or an abort, and after a -32602 reads it again.', handled: true },
+  coping: {
+    quirk: 'D11',
+    does: 'The library reads a task before cancelling it on a deadline or an abort, and after a -32602 reads it again.',
+    handled: true,
+  },
 });
 
 function report(rows: DoctorRow[]): DoctorReport {
@@ -25,8 +34,22 @@ function report(rows: DoctorRow[]): DoctorReport {
     startedAt: '2026-12-01T10:00:00.000Z',
     durationMs: 4_250,
     wires: [
-      { wire: '2025-11-25', offered: true, sdk: 'v1', protocolVersion: '2025-11-25', tool: 'analyze', note: 'tool analyze, as named' },
-      { wire: 'io.modelcontextprotocol/tasks', offered: false, sdk: undefined, protocolVersion: undefined, tool: undefined, note: 'SDK v2 (@modelcontextprotocol/client) is needed for a 2026-07-28 session' },
+      {
+        wire: '2025-11-25',
+        offered: true,
+        sdk: 'v1',
+        protocolVersion: '2025-11-25',
+        tool: 'analyze',
+        note: 'tool analyze, as named',
+      },
+      {
+        wire: 'io.modelcontextprotocol/tasks',
+        offered: false,
+        sdk: undefined,
+        protocolVersion: undefined,
+        tool: undefined,
+        note: 'SDK v2 (@modelcontextprotocol/client) is needed for a 2026-07-28 session',
+      },
     ],
     rows,
     tasks: { started: 3, finished: 2, cancelled: 1, leftRunning: 0, notes: [] },
@@ -42,7 +65,12 @@ function report(rows: DoctorRow[]): DoctorReport {
 describe('doctor report forms', () => {
   const sample = report([
     row('cancel.completed', 'ok', 'MUST', 'refused: -32602 (Cannot cancel task in terminal status: completed)'),
-    row('cancel.completed.status', 'deviation', 'SHOULD', 'a rather long description of what was seen, long enough to wrap over several lines of the seen column'),
+    row(
+      'cancel.completed.status',
+      'deviation',
+      'SHOULD',
+      'a rather long description of what was seen, long enough to wrap over several lines of the seen column',
+    ),
     row('expiry.read', 'not-testable', 'MAY', 'the server applies 300000 ms'),
   ]);
 
@@ -52,10 +80,17 @@ describe('doctor report forms', () => {
     const flat = text.replace(/\s+/g, ' ');
     expect(lines[0]).toBe('mcp-task doctor: demo-server 2.0.0, 1 ok, 1 deviation, 1 not testable, in 4.3 s');
     expect(text).toContain('2025-11-25 (SDK v1, protocol 2025-11-25): tool analyze, as named');
-    expect(flat).toContain('io.modelcontextprotocol/tasks: not probed (SDK v2 (@modelcontextprotocol/client) is needed for a 2026-07-28 session)');
+    expect(flat).toContain(
+      'io.modelcontextprotocol/tasks: not probed (SDK v2 (@modelcontextprotocol/client) is needed for a 2026-07-28 session)',
+    );
     expect(text).toContain('Tasks: 3 started, 2 ended on their own, 1 cancelled, 0 left running.');
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(100);
-    expect(lines.find((line) => line.includes('VERDICT'))?.split(/\s{2,}/).filter((cell) => cell !== '')).toEqual(['VERDICT', 'SEV', 'RULE', 'CHECK', 'SEEN', 'LIBRARY']);
+    expect(
+      lines
+        .find((line) => line.includes('VERDICT'))
+        ?.split(/\s{2,}/)
+        .filter((cell) => cell !== ''),
+    ).toEqual(['VERDICT', 'SEV', 'RULE', 'CHECK', 'SEEN', 'LIBRARY']);
     expect(text).toContain('✘ deviation');
     expect(text).toContain('D11: The library reads');
     expect(text).not.toContain('\u001b[');

@@ -10,6 +10,7 @@ import { createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctor, TaskConnectError } from '../../lib/doctor.js';
 import { TaskOptionError } from '../../lib/index.js';
+import { startHttpServer } from '../support/http-server.js';
 import { httpTransport, makeClient, SDK, stdioTransport } from '../support/sdk.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -51,7 +52,9 @@ describe(`doctor: a target that is not MCP (SDK ${SDK})`, () => {
   it('cat, which sends every request back, does not speak MCP', async () => {
     const { error } = await failure(stdioTransport({ command: 'cat', stderr: 'ignore' }));
     expect(error.reason).toBe('not-mcp');
-    expect(error.message).toBe("The target does not speak MCP: it sent the client's own initialize request back (an echo, like cat)");
+    expect(error.message).toBe(
+      "The target does not speak MCP: it sent the client's own initialize request back (an echo, like cat)",
+    );
   });
 
   it('a web server that answers 404 does not speak MCP', async () => {
@@ -103,12 +106,43 @@ describe(`doctor: a target that cannot be reached (SDK ${SDK})`, () => {
   });
 });
 
+describe(`doctor: an MCP server over Streamable HTTP (SDK ${SDK})`, () => {
+  it("the SDK's McpServer over HTTP is probed: SDK v2's era probe gets HTTP 400 (a JSON-RPC error body), then initialize", async () => {
+    const server = await startHttpServer({ pollInterval: 100 });
+    cleanups.push(() => server.close());
+    const report = await runDoctor(() => httpTransport(server.url), {
+      sdk: SDK,
+      tool: { name: 'analyze', arguments: { id: 1, steps: 1, stepMs: 100 } },
+      probeTimeoutMs: 5_000,
+      noAnswerMs: 300,
+      retentionCheckMs: 300,
+      expiryBudgetMs: 1,
+    });
+    expect(report.server).toEqual({ name: 'example-task-server', version: '1.0.0' });
+    expect(report.wires[0]).toMatchObject({
+      wire: '2025-11-25',
+      offered: true,
+      sdk: SDK,
+      protocolVersion: '2025-11-25',
+      tool: 'analyze',
+    });
+    expect(report.rows.find((row) => row.check === 'cancel.completed')?.verdict).toBe('ok');
+    expect(report.summary.mustViolations).toBe(0);
+    expect(report.tasks.leftRunning).toBe(0);
+  });
+});
+
 describe('doctor: bad targets and options are refused before anything is opened', () => {
   it('something that is neither a client, a transport nor a factory; a client that is not connected; a bad bound', async () => {
     await expect(runDoctor(42 as never)).rejects.toThrow(TaskOptionError);
-    await expect(runDoctor({} as never)).rejects.toThrow('The doctor needs a connected SDK Client, an MCP transport, or a function that returns one');
+    await expect(runDoctor({} as never)).rejects.toThrow(
+      'The doctor needs a connected SDK Client, an MCP transport, or a function that returns one',
+    );
     const client = makeClient({ name: 'doctor-spec', version: '1.0.0' });
     await expect(runDoctor(client)).rejects.toThrow('The SDK Client is not connected');
-    await expect(runDoctor(() => stdioTransport({ command: 'cat' }), { probeTimeoutMs: -1 })).rejects.toMatchObject({ name: 'TaskOptionError', option: 'probeTimeoutMs' });
+    await expect(runDoctor(() => stdioTransport({ command: 'cat' }), { probeTimeoutMs: -1 })).rejects.toMatchObject({
+      name: 'TaskOptionError',
+      option: 'probeTimeoutMs',
+    });
   });
 });

@@ -16,14 +16,35 @@ import { Worker, type Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
-import { cancelToolJob, enqueueToolTask, taskProcessor, type TaskProcessorOptions, type ToolJobData, type ToolJobEvent } from '../../lib/bullmq/index.js';
+import {
+  cancelToolJob,
+  enqueueToolTask,
+  taskProcessor,
+  type TaskProcessorOptions,
+  type ToolJobData,
+  type ToolJobEvent,
+} from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
-import { eventually, killWorkers, MethodCounter, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer } from './support.js';
+import {
+  eventually,
+  killWorkers,
+  MethodCounter,
+  skipWithoutRedis,
+  openQueue,
+  REDIS_AVAILABLE,
+  startRedis,
+  startWorker,
+  type RedisServer,
+} from './support.js';
 
 skipWithoutRedis('durable queue: limits');
 
 async function finished(queue: Queue, job: Job, timeoutMs = 60_000): Promise<Job> {
-  await eventually(async () => ['completed', 'failed'].includes(await job.getState()), timeoutMs, `job ${job.id} to finish`);
+  await eventually(
+    async () => ['completed', 'failed'].includes(await job.getState()),
+    timeoutMs,
+    `job ${job.id} to finish`,
+  );
   return (await queue.getJob(job.id!))!;
 }
 
@@ -46,12 +67,21 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     const events: ToolJobEvent[] = [];
     const processor = taskProcessor({
       queue,
-      connect: () => TaskClient.connect(new StreamableHTTPClientTransport(server.url), { sdk: 'v2', capabilities: { elicitation: {} } }),
+      connect: () =>
+        TaskClient.connect(new StreamableHTTPClientTransport(server.url), {
+          sdk: 'v2',
+          capabilities: { elicitation: {} },
+        }),
       controlPollMs: 100,
       onEvent: (event) => events.push(event),
       ...options,
     });
-    const worker = new Worker(queue.name, processor, { connection: redis.connection, lockDuration: 2_000, stalledInterval: 1_000, maxStalledCount: 10 });
+    const worker = new Worker(queue.name, processor, {
+      connection: redis.connection,
+      lockDuration: 2_000,
+      stalledInterval: 1_000,
+      maxStalledCount: 10,
+    });
     return { events, close: () => Promise.all([worker.close(), processor.close()]) };
   }
 
@@ -62,11 +92,22 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
       : TaskClient.connect(new JoinTransport(server.url, { sessionId }), { sdk: 'v1' });
 
   /** A job started by a worker process that is then closed (SIGTERM): it hands the job back. */
-  async function handedBack(queueName: string) {
+  /** A job handed back to the queue by a worker that stopped while its task (`steps` × 600 ms) runs. */
+  async function handedBack(queueName: string, steps = 10) {
     const opened = await openQueue(redis, queueName);
-    const first = startWorker({ redis: redis.url, url: server.url.href, queue: queueName, lockDuration: 30_000, stalledInterval: 30_000 });
+    const first = startWorker({
+      redis: redis.url,
+      url: server.url.href,
+      queue: queueName,
+      lockDuration: 30_000,
+      stalledInterval: 30_000,
+    });
     await first.ready;
-    const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 3, steps: 10, stepMs: 600 } });
+    const job = await enqueueToolTask(opened.queue, {
+      server: 'default',
+      tool: 'analyze',
+      args: { id: 3, steps, stepMs: 600 },
+    });
     await until(() => first.lines.some((l) => l.event === 'started'), 30_000, 'the job to start');
     const stoppedAt = Date.now();
     await first.stop();
@@ -82,7 +123,13 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     const calls = counter.count('tools/call');
     const { queue, close, job, stoppedAt } = await handedBack('handoff');
     try {
-      const second = startWorker({ redis: redis.url, url: server.url.href, queue: 'handoff', lockDuration: 30_000, stalledInterval: 30_000 });
+      const second = startWorker({
+        redis: redis.url,
+        url: server.url.href,
+        queue: 'handoff',
+        lockDuration: 30_000,
+        stalledInterval: 30_000,
+      });
       await until(() => second.lines.some((l) => l.event === 'resumed'), 30_000, 'the resume');
       const done = await finished(queue, job);
       expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
@@ -98,14 +145,18 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
 
   it('a job cancelled while it waits in the queue with its task running: the worker that takes it cancels the task (tasks/cancel)', async () => {
     const cancels = counter.count('tasks/cancel');
-    const { queue, close, job } = await handedBack('cancel-waiting');
+    // A task long enough (60 s) to be still running when the next worker takes the job, however
+    // slow the machine: one that completed first would rightly complete the job (the last look).
+    const { queue, close, job } = await handedBack('cancel-waiting', 100);
     const taskId = ((await queue.getJob(job.id!))!.data as ToolJobData).task!.reference.taskId;
     try {
       expect(await cancelToolJob(queue, job.id!, 'no longer needed')).toBe(true);
       const second = startWorker({ redis: redis.url, url: server.url.href, queue: 'cancel-waiting' });
       const done = await finished(queue, job);
       expect(await done.getState()).toBe('failed');
-      expect(done.failedReason).toBe('Job cancelled (no longer needed): Call to "analyze" was aborted; the remote task was cancelled');
+      expect(done.failedReason).toBe(
+        'Job cancelled (no longer needed): Call to "analyze" was aborted; the remote task was cancelled',
+      );
       expect(counter.count('tasks/cancel')).toBe(cancels + 1);
       expect((await server.statuses()).get(taskId)).toBe('cancelled');
       await second.stop();
@@ -153,7 +204,9 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     try {
       const done = await finished(queue, job);
       expect(await done.getState()).toBe('failed');
-      expect(done.failedReason).toMatch(/^Gave up after 0 retries: .*The task cannot be resumed: the server no longer knows it/);
+      expect(done.failedReason).toMatch(
+        /^Gave up after 0 retries: .*The task cannot be resumed: the server no longer knows it/,
+      );
       expect(counter.count('tools/call')).toBe(calls + 1);
     } finally {
       await blind.close();
@@ -166,14 +219,20 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     const command = `${process.execPath} --import tsx examples/server.ts`;
     const first = startWorker({ redis: redis.url, stdio: command, queue: 'stdio' });
     await first.ready;
-    const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 4, steps: 30, stepMs: 300 } });
+    const job = await enqueueToolTask(opened.queue, {
+      server: 'default',
+      tool: 'analyze',
+      args: { id: 4, steps: 30, stepMs: 300 },
+    });
     try {
       await until(() => first.lines.some((l) => l.event === 'started'), 30_000, 'the job to start');
       await first.kill();
       const second = startWorker({ redis: redis.url, stdio: command, queue: 'stdio' });
       const done = await finished(opened.queue, job);
       expect(await done.getState()).toBe('failed');
-      expect(done.failedReason).toContain('The task cannot be resumed: the server no longer knows it (a stdio server dies with its worker, and its tasks with it;');
+      expect(done.failedReason).toContain(
+        'The task cannot be resumed: the server no longer knows it (a stdio server dies with its worker, and its tasks with it;',
+      );
       expect(second.lines.some((l) => l.event === 'resumed')).toBe(true);
       expect(second.lines.some((l) => l.event === 'started')).toBe(false);
       await second.stop();
@@ -192,21 +251,29 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     const worker = new Worker('no-input', processor, { connection: redis.connection, concurrency: 20 });
     try {
       const jobs = await Promise.all(
-        Array.from({ length: 20 }, (_, id) => enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id, steps: 1, stepMs: 200 } })),
+        Array.from({ length: 20 }, (_, id) =>
+          enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id, steps: 1, stepMs: 200 } }),
+        ),
       );
       const done = await Promise.all(jobs.map((job) => finished(opened.queue, job)));
-      expect(await Promise.all(done.map(async (job) => [await job.getState(), job.failedReason]))).toEqual(jobs.map(() => ['completed', undefined]));
+      expect(await Promise.all(done.map(async (job) => [await job.getState(), job.failedReason]))).toEqual(
+        jobs.map(() => ['completed', undefined]),
+      );
     } finally {
       await Promise.all([worker.close(), processor.close()]);
       await opened.close();
     }
   }, 60_000);
 
-  describe('a job with another worker\'s calling mark and no reference (that worker called the tool, then died or lost the job)', () => {
+  describe("a job with another worker's calling mark and no reference (that worker called the tool, then died or lost the job)", () => {
     /** A job as a worker leaves it when it stops `agoMs` after marking it, before storing the reference. */
     async function marked(queue: Queue, agoMs: number): Promise<Job> {
-      const job = await enqueueToolTask(queue, { server: 'default', tool: 'analyze', args: { steps: 1, stepMs: 100 } }, { delay: 60_000 });
-      await job.updateData({ ...(job.data), calling: { at: Date.now() - agoMs } });
+      const job = await enqueueToolTask(
+        queue,
+        { server: 'default', tool: 'analyze', args: { steps: 1, stepMs: 100 } },
+        { delay: 60_000 },
+      );
+      await job.updateData({ ...job.data, calling: { at: Date.now() - agoMs } });
       await job.promote();
       return job;
     }
@@ -235,7 +302,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
         const done = await finished(opened.queue, await marked(opened.queue, 0));
         expect(await done.getState()).toBe('failed');
         expect(done.failedReason).toBe(
-          "The tool \"analyze\" may have been called already (a worker stopped after calling it and before storing its task), and uncertainCall is 'fail'",
+          'The tool "analyze" may have been called already (a worker stopped after calling it and before storing its task), and uncertainCall is \'fail\'',
         );
         // It waited out the grace for the other worker's reference first.
         expect(Date.now() - started).toBeGreaterThanOrEqual(900);
@@ -249,7 +316,12 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
     it('waits for the reference of a worker that is still calling, and resumes its task instead of calling again', async () => {
       const opened = await openQueue(redis, 'uncertain-alive');
       const events: ToolJobEvent[] = [];
-      const processor = taskProcessor({ queue: opened.queue, connect: joining, controlPollMs: 100, onEvent: (event) => events.push(event) });
+      const processor = taskProcessor({
+        queue: opened.queue,
+        connect: joining,
+        controlPollMs: 100,
+        onEvent: (event) => events.push(event),
+      });
       const worker = new Worker('uncertain-alive', processor, { connection: redis.connection });
       // The slow worker: it marked the job, and its task is created only now.
       const slow = await TaskClient.connect(new StreamableHTTPClientTransport(server.url), { sdk: 'v2' });
@@ -261,7 +333,11 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
         const handle = await slow.callToolAsTask('analyze', { id: 8, steps: 2, stepMs: 500 });
         const calls = counter.count('tools/call');
         const reference = handle.detach()!;
-        await job.updateData({ ...(job.data as ToolJobData), calling: undefined, task: { reference, storedAt: Date.now() } });
+        await job.updateData({
+          ...(job.data as ToolJobData),
+          calling: undefined,
+          task: { reference, storedAt: Date.now() },
+        });
         const done = await finished(opened.queue, job);
         expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
         expect(done.returnvalue).toMatchObject({ content: [{ type: 'text', text: 'analysis of 8 done in 2 steps' }] });

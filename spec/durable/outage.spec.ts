@@ -14,7 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveExtHttp } from '../../examples/ext-http-server.js';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
-import { enqueueToolTask, taskProcessor, type TaskProcessorOptions, type ToolJobEvent } from '../../lib/bullmq/index.js';
+import {
+  enqueueToolTask,
+  taskProcessor,
+  type TaskProcessorOptions,
+  type ToolJobEvent,
+} from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
 import {
   eventually,
@@ -32,7 +37,11 @@ import {
 skipWithoutRedis('durable queue: the MCP server failing under a job');
 
 async function finished(queue: Queue, job: Job, timeoutMs = 60_000): Promise<Job> {
-  await eventually(async () => ['completed', 'failed'].includes(await job.getState()), timeoutMs, `job ${job.id} to finish`);
+  await eventually(
+    async () => ['completed', 'failed'].includes(await job.getState()),
+    timeoutMs,
+    `job ${job.id} to finish`,
+  );
   return (await queue.getJob(job.id!))!;
 }
 
@@ -59,7 +68,11 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: the MCP server failing under a
       onEvent: (event) => events.push(event),
       ...options,
     });
-    const bull = new Worker(queue.name, processor, { connection: redis.connection, lockDuration: 2_000, stalledInterval: 1_000 });
+    const bull = new Worker(queue.name, processor, {
+      connection: redis.connection,
+      lockDuration: 2_000,
+      stalledInterval: 1_000,
+    });
     return { bull, events, close: () => Promise.all([bull.close(), processor.close()]) };
   }
 
@@ -71,14 +84,22 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: the MCP server failing under a
     const process = startWorker({ redis: redis.url, url: `http://127.0.0.1:${proxy.port}/mcp`, queue: 'outage' });
     try {
       await process.ready;
-      const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'flaky', args: { reason: 'done at last' } }, { attempts: 1 });
+      const job = await enqueueToolTask(
+        opened.queue,
+        { server: 'default', tool: 'flaky', args: { reason: 'done at last' } },
+        { attempts: 1 },
+      );
       await until(() => process.lines.some((l) => l.event === 'started'), 30_000, 'the start');
       await proxy.down();
       await new Promise((resolve) => setTimeout(resolve, 8_000));
       await proxy.up();
       const done = await finished(opened.queue, job, 120_000);
       // flaky ends with its isError result: the job fails with the server's message, on its first attempt.
-      expect([await done.getState(), done.failedReason, done.attemptsMade]).toEqual(['failed', 'Tool "flaky" failed: done at last', 1]);
+      expect([await done.getState(), done.failedReason, done.attemptsMade]).toEqual([
+        'failed',
+        'Tool "flaky" failed: done at last',
+        1,
+      ]);
       expect(counter.count('tools/call')).toBe(1);
     } finally {
       await process.stop();
@@ -92,15 +113,24 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: the MCP server failing under a
     let server: HttpEndpoint = await serveHttp(0);
     const url = server.url;
     const opened = await openQueue(redis, 'restarted-server');
-    const w = worker(opened.queue, url, { reconnectGraceMs: 500, retry: { attempts: 3, minDelayMs: 100, maxDelayMs: 500 } });
+    const w = worker(opened.queue, url, {
+      reconnectGraceMs: 500,
+      retry: { attempts: 3, minDelayMs: 100, maxDelayMs: 500 },
+    });
     try {
-      const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { steps: 20, stepMs: 1_000 } });
+      const job = await enqueueToolTask(opened.queue, {
+        server: 'default',
+        tool: 'analyze',
+        args: { steps: 20, stepMs: 1_000 },
+      });
       await until(() => w.events.some((e) => e.type === 'started'), 30_000, 'the start');
       await server.close();
       server = await serveHttp(Number(url.port));
       const done = await finished(opened.queue, job);
       expect(await done.getState()).toBe('failed');
-      expect(done.failedReason).toBe('Gave up after 3 retries: The TaskClient was closed; the remote task was left running');
+      expect(done.failedReason).toBe(
+        'Gave up after 3 retries: The TaskClient was closed; the remote task was left running',
+      );
       expect(w.events.filter((e) => e.type === 'retry')).toHaveLength(3);
       expect(w.events.filter((e) => e.type === 'resumed')).toHaveLength(3);
     } finally {
@@ -116,13 +146,19 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: the MCP server failing under a
     const opened = await openQueue(redis, 'cancel-job');
     const w = worker(opened.queue, server.url);
     try {
-      const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { steps: 30, stepMs: 1_000 } }, { attempts: 3 });
+      const job = await enqueueToolTask(
+        opened.queue,
+        { server: 'default', tool: 'analyze', args: { steps: 30, stepMs: 1_000 } },
+        { attempts: 3 },
+      );
       await until(() => w.events.some((e) => e.type === 'started'), 30_000, 'the start');
       const taskId = (w.events.find((e) => e.type === 'started') as { taskId: string }).taskId;
       expect(w.bull.cancelJob(job.id!, 'stopped by the operator')).toBe(true);
       const done = await finished(opened.queue, job);
       expect([await done.getState(), done.attemptsMade]).toEqual(['failed', 1]);
-      expect(done.failedReason).toBe('Job cancelled (stopped by the operator): Call to "analyze" was aborted; the remote task was cancelled');
+      expect(done.failedReason).toBe(
+        'Job cancelled (stopped by the operator): Call to "analyze" was aborted; the remote task was cancelled',
+      );
       expect(counter.count('tasks/cancel')).toBe(1);
       expect((await server.statuses()).get(taskId)).toBe('cancelled');
     } finally {

@@ -8,9 +8,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveExtHttp, type ExtHttpEndpoint } from '../../examples/ext-http-server.js';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
-import { answerJobInput, cancelToolJob, enqueueToolTask, pendingQuestions, type PendingQuestion, type ToolJobProgress } from '../../lib/bullmq/index.js';
+import {
+  answerJobInput,
+  cancelToolJob,
+  enqueueToolTask,
+  pendingQuestions,
+  type PendingQuestion,
+  type ToolJobProgress,
+} from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
-import { eventually, killWorkers, MethodCounter, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, startWorker, type RedisServer } from './support.js';
+import {
+  eventually,
+  killWorkers,
+  MethodCounter,
+  openQueue,
+  REDIS_AVAILABLE,
+  skipWithoutRedis,
+  startRedis,
+  startWorker,
+  type RedisServer,
+} from './support.js';
 
 skipWithoutRedis('durable queue: a worker killed while its task asks a question');
 
@@ -39,7 +56,13 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
       30_000,
       'the question',
     );
-    const second = startWorker({ redis: redis.url, url, queue: queueName, lockDuration: 4_000, stalledInterval: 2_000 });
+    const second = startWorker({
+      redis: redis.url,
+      url,
+      queue: queueName,
+      lockDuration: 4_000,
+      stalledInterval: 2_000,
+    });
     await second.ready;
     await first.kill();
     await until(() => second.lines.some((l) => l.event === 'resumed'), 30_000, 'the takeover');
@@ -52,7 +75,14 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
     const run = await killWhileAsking(server.url.href, 'ask-ext', 'analyze', { id: 5 });
     try {
       let again: PendingQuestion[] = [];
-      await until(() => run.second.lines.some((l) => l.event === 'progress' && (l.question as { id?: string } | undefined)?.id === run.asked.id), 30_000, 'the question again');
+      await until(
+        () =>
+          run.second.lines.some(
+            (l) => l.event === 'progress' && (l.question as { id?: string } | undefined)?.id === run.asked.id,
+          ),
+        30_000,
+        'the question again',
+      );
       await eventually(
         async () => {
           again = pendingQuestions((await run.queue.getJob(run.job.id!))!);
@@ -64,7 +94,9 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
       expect(again.map((q) => q.id)).toEqual([run.asked.id]);
       await answerJobInput(run.queue, run.job.id!, { action: 'accept', content: { depth: 'summary' } });
       await eventually(async () => (await run.job.getState()) === 'completed', 30_000, 'the job to complete');
-      expect((await run.queue.getJob(run.job.id!))!.returnvalue).toMatchObject({ structuredContent: { id: 5, depth: 'summary' } });
+      expect((await run.queue.getJob(run.job.id!))!.returnvalue).toMatchObject({
+        structuredContent: { id: 5, depth: 'summary' },
+      });
       expect(counter.count('tools/call')).toBe(1);
     } finally {
       await run.second.stop();
@@ -78,12 +110,18 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
     const run = await killWhileAsking(server.url.href, 'ask-2025', 'confirm_delete', { path: '/data/b' });
     try {
       // The resumed task is input_required; nothing asks again (the server sent its request to the dead connection).
-      await until(() => run.second.lines.some((l) => l.event === 'progress' && l.status === 'input_required'), 30_000, 'the resumed status');
+      await until(
+        () => run.second.lines.some((l) => l.event === 'progress' && l.status === 'input_required'),
+        30_000,
+        'the resumed status',
+      );
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       const progress = (await run.queue.getJob(run.job.id!))!.progress as ToolJobProgress;
       expect(progress).toMatchObject({ status: 'input_required', questions: [] });
       expect(await run.job.getState()).toBe('active');
-      await expect(answerJobInput(run.queue, run.job.id!, { action: 'accept', content: { confirm: true } })).rejects.toThrow('waits on no question');
+      await expect(
+        answerJobInput(run.queue, run.job.id!, { action: 'accept', content: { confirm: true } }),
+      ).rejects.toThrow('waits on no question');
       expect(await cancelToolJob(run.queue, run.job.id!, 'nobody can answer')).toBe(true);
       await eventually(async () => (await run.job.getState()) === 'failed', 30_000, 'the job to fail');
       expect((await run.queue.getJob(run.job.id!))!.failedReason).toMatch(/^Job cancelled \(nobody can answer\)/);

@@ -10,7 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { enqueueToolTask, type ToolJobData } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
-import { eventually, killWorkers, MethodCounter, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer } from './support.js';
+import {
+  eventually,
+  killWorkers,
+  MethodCounter,
+  skipWithoutRedis,
+  openQueue,
+  REDIS_AVAILABLE,
+  startRedis,
+  startWorker,
+  type RedisServer,
+} from './support.js';
 
 skipWithoutRedis('durable queue: 200 jobs, 3 workers, one killed');
 
@@ -42,17 +52,31 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: 200 jobs, 3 workers, one kille
     events.on('completed', ({ jobId }) => completions.set(jobId, (completions.get(jobId) ?? 0) + 1));
     // A lock of 10 s: 200 task creations at once load two cores enough to delay a 1 s renewal.
     const workers = [0, 1, 2].map(() =>
-      startWorker({ redis: redis.url, url: server.url.href, queue: 'scale', concurrency: JOBS, lockDuration: 10_000, stalledInterval: 5_000 }),
+      startWorker({
+        redis: redis.url,
+        url: server.url.href,
+        queue: 'scale',
+        concurrency: JOBS,
+        lockDuration: 10_000,
+        stalledInterval: 5_000,
+      }),
     );
     try {
       await Promise.all(workers.map((w) => w.ready));
       const jobs = [];
       for (let id = 0; id < JOBS; id += 1) {
-        jobs.push(await enqueueToolTask(queue, { server: 'default', tool: 'analyze', args: { id, steps: 2, stepMs: 10_000 } }));
+        jobs.push(
+          await enqueueToolTask(queue, { server: 'default', tool: 'analyze', args: { id, steps: 2, stepMs: 10_000 } }),
+        );
       }
-      const started = (): number => new Set(workers.flatMap((w) => w.lines.filter((l) => l.event === 'started').map((l) => l.jobId))).size;
+      const started = (): number =>
+        new Set(workers.flatMap((w) => w.lines.filter((l) => l.event === 'started').map((l) => l.jobId))).size;
       await until(() => started() === JOBS, 120_000, `all ${JOBS} jobs to start`);
-      const victim = workers.reduce((most, w) => (w.lines.filter((l) => l.event === 'started').length > most.lines.filter((l) => l.event === 'started').length ? w : most));
+      const victim = workers.reduce((most, w) =>
+        w.lines.filter((l) => l.event === 'started').length > most.lines.filter((l) => l.event === 'started').length
+          ? w
+          : most,
+      );
       const survivors = workers.filter((w) => w !== victim);
       await victim.kill();
       // Tasks last 20 s: every job the victim started was still running when it died.
@@ -60,11 +84,22 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: 200 jobs, 3 workers, one kille
       const orphans = victim.lines.filter((l) => l.event === 'started').map((l) => l.jobId);
       expect(orphans.length).toBeGreaterThan(0);
 
-      await eventually(async () => (await queue.getJobCounts('completed')).completed === JOBS, 180_000, `all ${JOBS} jobs to complete`);
-      expect(await queue.getJobCounts('failed', 'active', 'wait', 'delayed')).toEqual({ failed: 0, active: 0, wait: 0, delayed: 0 });
+      await eventually(
+        async () => (await queue.getJobCounts('completed')).completed === JOBS,
+        180_000,
+        `all ${JOBS} jobs to complete`,
+      );
+      expect(await queue.getJobCounts('failed', 'active', 'wait', 'delayed')).toEqual({
+        failed: 0,
+        active: 0,
+        wait: 0,
+        delayed: 0,
+      });
       // No tool called twice: one tools/call per job, and the orphans were resumed, not started again.
       const startsPerJob = new Map<string, number>();
-      for (const w of workers) for (const l of w.lines) if (l.event === 'started') startsPerJob.set(String(l.jobId), (startsPerJob.get(String(l.jobId)) ?? 0) + 1);
+      for (const w of workers)
+        for (const l of w.lines)
+          if (l.event === 'started') startsPerJob.set(String(l.jobId), (startsPerJob.get(String(l.jobId)) ?? 0) + 1);
       expect([...startsPerJob].filter(([, n]) => n > 1)).toEqual([]);
       expect(counter.count('tools/call')).toBe(JOBS);
       const resumed = survivors.flatMap((w) => w.lines.filter((l) => l.event === 'resumed').map((l) => l.jobId));
@@ -76,7 +111,9 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: 200 jobs, 3 workers, one kille
       for (const job of jobs) {
         const done = (await queue.getJob(job.id!))!;
         const { id } = (done.data as ToolJobData).args as { id: number };
-        expect(done.returnvalue).toMatchObject({ content: [{ type: 'text', text: `analysis of ${id} done in 2 steps` }] });
+        expect(done.returnvalue).toMatchObject({
+          content: [{ type: 'text', text: `analysis of ${id} done in 2 steps` }],
+        });
       }
       // No task left running on the server.
       const statuses = await server.statuses();

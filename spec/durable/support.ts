@@ -85,9 +85,13 @@ export interface RedisServer {
 }
 
 async function launch(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    {
+      stdio: 'ignore',
+    },
+  );
   for (let i = 0; i < 200; i += 1) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
     if ((await redisCommand(port, 'PING').catch(() => '')) === '+PONG') return child;
@@ -123,7 +127,8 @@ export async function startRedis(): Promise<RedisServer> {
         socket.connect(port, '127.0.0.1', () => socket.write('INFO commandstats\r\n'));
       });
       let total = 0;
-      for (const match of info.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)) if (match[1] !== 'info') total += Number(match[2]);
+      for (const match of info.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm))
+        if (match[1] !== 'info') total += Number(match[2]);
       return total;
     },
     resetStats: async () => {
@@ -146,7 +151,11 @@ export async function startRedis(): Promise<RedisServer> {
 }
 
 /** One JSON line a worker printed. */
-export type WorkerLine = Record<string, unknown> & { readonly event: string; readonly jobId?: string; readonly taskId?: string };
+export type WorkerLine = Record<string, unknown> & {
+  readonly event: string;
+  readonly jobId?: string;
+  readonly taskId?: string;
+};
 
 /** A worker process (examples/durable/worker.ts) and what it printed. */
 export interface WorkerProcess {
@@ -177,11 +186,24 @@ const running = new Set<ChildProcess>();
 
 /** Starts examples/durable/worker.ts as its own Node process (no npx wrapper: SIGKILL hits the worker itself). */
 export function startWorker(options: WorkerOptions): WorkerProcess {
-  const args = ['--import', 'tsx', path.join(ROOT, 'examples/durable/worker.ts'), '--redis', options.redis, '--queue', options.queue];
+  const args = [
+    '--import',
+    'tsx',
+    path.join(ROOT, 'examples/durable/worker.ts'),
+    '--redis',
+    options.redis,
+    '--queue',
+    options.queue,
+  ];
   if (options.url !== undefined) args.push('--url', options.url);
   if (options.stdio !== undefined) args.push('--stdio', options.stdio);
   args.push('--concurrency', String(options.concurrency ?? 10));
-  args.push('--lock-duration', String(options.lockDuration ?? 2_000), '--stalled-interval', String(options.stalledInterval ?? 1_000));
+  args.push(
+    '--lock-duration',
+    String(options.lockDuration ?? 2_000),
+    '--stalled-interval',
+    String(options.stalledInterval ?? 1_000),
+  );
   args.push('--control-poll', String(options.controlPoll ?? 100));
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
@@ -206,7 +228,10 @@ export function startWorker(options: WorkerOptions): WorkerProcess {
     pid: child.pid ?? -1,
     lines,
     stderr,
-    ready: Promise.race([readyPromise, gone.then(() => Promise.reject(new Error(`worker exited early: ${stderr.join('\n')}`)))]),
+    ready: Promise.race([
+      readyPromise,
+      gone.then(() => Promise.reject(new Error(`worker exited early: ${stderr.join('\n')}`))),
+    ]),
     kill: async () => {
       child.kill('SIGKILL');
       await gone;
@@ -232,7 +257,10 @@ export async function killWorkers(): Promise<void> {
 }
 
 /** A queue and its events on `redis`, with a fresh name. */
-export async function openQueue(redis: RedisServer, name: string): Promise<{ queue: Queue; events: QueueEvents; close: () => Promise<void> }> {
+export async function openQueue(
+  redis: RedisServer,
+  name: string,
+): Promise<{ queue: Queue; events: QueueEvents; close: () => Promise<void> }> {
   const queue = new Queue(name, { connection: redis.connection });
   const events = new QueueEvents(name, { connection: redis.connection });
   // Connection errors while a test restarts Redis: ioredis reconnects; nothing to report.
@@ -254,7 +282,8 @@ export class MethodCounter {
   readonly counts = new Map<string, number>();
   /** The `onMessage` hook of the example servers. */
   readonly onMessage = (message: Record<string, unknown>): void => {
-    if (typeof message.method === 'string' && message.id !== undefined) this.counts.set(message.method, (this.counts.get(message.method) ?? 0) + 1);
+    if (typeof message.method === 'string' && message.id !== undefined)
+      this.counts.set(message.method, (this.counts.get(message.method) ?? 0) + 1);
   };
   /** How many `method` requests came. */
   count(method: string): number {
@@ -272,7 +301,9 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs: numbe
 }
 
 /** A TCP proxy on 127.0.0.1 to `targetPort` that a test can take down (connections cut, refused) and bring back. */
-export async function startProxy(targetPort: number): Promise<{ port: number; down(): Promise<void>; up(): Promise<void>; close(): Promise<void> }> {
+export async function startProxy(
+  targetPort: number,
+): Promise<{ port: number; down(): Promise<void>; up(): Promise<void>; close(): Promise<void> }> {
   const port = await freePort();
   const sockets = new Set<Socket>();
   const make = () =>

@@ -10,7 +10,18 @@ import { serveExtHttp, type ExtHttpEndpoint } from '../../examples/ext-http-serv
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { answerJobInput, enqueueToolTask, pendingQuestions, type ToolJobData } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
-import { eventually, killWorkers, MethodCounter, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, startWorker, type RedisServer, type WorkerProcess } from './support.js';
+import {
+  eventually,
+  killWorkers,
+  MethodCounter,
+  skipWithoutRedis,
+  openQueue,
+  REDIS_AVAILABLE,
+  startRedis,
+  startWorker,
+  type RedisServer,
+  type WorkerProcess,
+} from './support.js';
 
 skipWithoutRedis('durable queue: takeover after SIGKILL');
 
@@ -45,9 +56,22 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: takeover after SIGKILL', () =>
     expect(stored.calling).toBeUndefined();
     const killedAt = Date.now();
     await victim.kill();
-    await until(() => survivor.lines.some((l) => l.event === 'resumed' && l.jobId === jobId), 30_000, 'the other worker to resume the job');
+    await until(
+      () => survivor.lines.some((l) => l.event === 'resumed' && l.jobId === jobId),
+      30_000,
+      'the other worker to resume the job',
+    );
     const resumedAfterMs = Date.now() - killedAt;
-    return { ...opened, jobId, victim, survivor, completions, resumedAfterMs, taskId: stored.task!.reference.taskId, reference: stored.task!.reference };
+    return {
+      ...opened,
+      jobId,
+      victim,
+      survivor,
+      completions,
+      resumedAfterMs,
+      taskId: stored.task!.reference.taskId,
+      reference: stored.task!.reference,
+    };
   }
 
   describe('on the tasks-extension example server over Streamable HTTP', () => {
@@ -76,21 +100,32 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: takeover after SIGKILL', () =>
           30_000,
           'the question on the job',
         );
-        expect(questions[0]).toMatchObject({ kind: 'elicitation', params: { message: 'How detailed should the report be?' } });
+        expect(questions[0]).toMatchObject({
+          kind: 'elicitation',
+          params: { message: 'How detailed should the report be?' },
+        });
         const progress = (await run.queue.getJob(run.jobId))!.progress as { status: string };
         expect(progress.status).toBe('input_required');
         await answerJobInput(run.queue, run.jobId, { action: 'accept', content: { depth: 'full' } });
         await until(() => run.completions.includes(run.jobId), 30_000, 'the job to complete');
         const job = (await run.queue.getJob(run.jobId))!;
         expect(await job.getState()).toBe('completed');
-        expect(job.returnvalue).toMatchObject({ content: [{ type: 'text', text: 'analysis of dataset 7: full report ready' }], structuredContent: { id: 7, depth: 'full' } });
+        expect(job.returnvalue).toMatchObject({
+          content: [{ type: 'text', text: 'analysis of dataset 7: full report ready' }],
+          structuredContent: { id: 7, depth: 'full' },
+        });
         expect(counter.count('tools/call')).toBe(1);
         expect(run.completions.filter((id) => id === run.jobId)).toHaveLength(1);
         // Only the worker that called the tool started it; the other resumed it and finished it.
         expect(run.survivor.lines.filter((l) => l.event === 'started')).toHaveLength(0);
-        expect(run.survivor.lines.find((l) => l.event === 'completed')).toMatchObject({ jobId: run.jobId, taskId: run.taskId });
+        expect(run.survivor.lines.find((l) => l.event === 'completed')).toMatchObject({
+          jobId: run.jobId,
+          taskId: run.taskId,
+        });
         expect(server.statuses().get(run.taskId)).toBe('completed');
-        console.log(`ext takeover: resumed ${run.resumedAfterMs} ms after the SIGKILL (lockDuration 4000 ms, stalledInterval 2000 ms)`);
+        console.log(
+          `ext takeover: resumed ${run.resumedAfterMs} ms after the SIGKILL (lockDuration 4000 ms, stalledInterval 2000 ms)`,
+        );
       } finally {
         await run.survivor.stop();
         await run.close();
@@ -121,7 +156,9 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: takeover after SIGKILL', () =>
         expect(run.completions.filter((id) => id === run.jobId)).toHaveLength(1);
         expect(run.survivor.lines.filter((l) => l.event === 'started')).toHaveLength(0);
         expect((await server.statuses()).get(run.taskId)).toBe('completed');
-        console.log(`2025 takeover: resumed ${run.resumedAfterMs} ms after the SIGKILL (lockDuration 4000 ms, stalledInterval 2000 ms)`);
+        console.log(
+          `2025 takeover: resumed ${run.resumedAfterMs} ms after the SIGKILL (lockDuration 4000 ms, stalledInterval 2000 ms)`,
+        );
       } finally {
         await run.survivor.stop();
         await run.close();

@@ -247,12 +247,16 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
           return ACCEPT;
         },
       });
-      const own = await w.tasks.callToolAsTask('job', {}, {
-        onElicitation: (_params, context) => {
-          calls.push({ who: 'call', context });
-          return { action: 'decline' };
+      const own = await w.tasks.callToolAsTask(
+        'job',
+        {},
+        {
+          onElicitation: (_params, context) => {
+            calls.push({ who: 'call', context });
+            return { action: 'decline' };
+          },
         },
-      });
+      );
       const shared = await w.tasks.callToolAsTask('job');
       w.ask(own.taskId!, 'Own question?');
       w.ask(shared.taskId!, 'Shared question?');
@@ -321,7 +325,13 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       expect(events.filter((e) => e.startsWith('status:')).at(-1)).toBe('status:completed');
       expect(handleEvents.slice(-2)).toEqual(['completed', 'settled:completed']);
       expect(handleEvents).toContain('input_required');
-      expect(completed).toMatchObject({ role: 'requestor', taskId: handle.taskId, toolName: 'job', status: 'completed', result: { content: textResult('evented').content } });
+      expect(completed).toMatchObject({
+        role: 'requestor',
+        taskId: handle.taskId,
+        toolName: 'job',
+        status: 'completed',
+        result: { content: textResult('evented').content },
+      });
       expect(settledMetrics).toMatchObject({ retries: 0, notifications: 0, error: undefined });
       expect(settledMetrics?.polls).toBeGreaterThan(0);
       expect(settledMetrics?.completedAt).toBeLessThanOrEqual(w.clock.now());

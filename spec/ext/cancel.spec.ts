@@ -18,7 +18,14 @@ import {
   type CallToolResult,
 } from '../../lib/index.js';
 import { flush, rejection } from '../helpers.js';
-import { ExtServer, NO_REPLY, taskTool, textResult, type CancelMode, type ExtServerOptions } from '../support/ext-server/index.js';
+import {
+  ExtServer,
+  NO_REPLY,
+  taskTool,
+  textResult,
+  type CancelMode,
+  type ExtServerOptions,
+} from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
 import { closeRigs, extRig, lastTaskId, sdkV2Client, type ExtRig } from './support.js';
 
@@ -62,7 +69,11 @@ describe('handle.cancel() ([E6])', () => {
       const handle = await rig.tasks.callToolAsTask('manual');
       const result = outcomeOf(handle.result());
       const snapshot = await handle.cancel();
-      expect(snapshot).toMatchObject({ taskId: handle.taskId, status: 'cancelled', statusMessage: "Cancelled at the client's request." });
+      expect(snapshot).toMatchObject({
+        taskId: handle.taskId,
+        status: 'cancelled',
+        statusMessage: "Cancelled at the client's request.",
+      });
       // The task is read once before the cancel (it may have ended unseen), once after.
       expect(taskRequests(rig)).toEqual(['tasks/get', 'tasks/cancel', 'tasks/get']);
       expect(rig.server.params('tasks/cancel').map(({ _meta, ...rest }) => rest)).toEqual([{ taskId: handle.taskId }]);
@@ -136,7 +147,9 @@ describe('handle.cancel() ([E6])', () => {
     const named = rig.server.params('notifications/cancelled').map((p) => p.requestId);
     expect(named).not.toContain(callId);
     // The only requests ever withdrawn are the subscription and reads made moot by a pushed status.
-    const withdrawable = new Set(rig.server.log.filter((e) => e.method === 'subscriptions/listen' || e.method === 'tasks/get').map((e) => e.id));
+    const withdrawable = new Set(
+      rig.server.log.filter((e) => e.method === 'subscriptions/listen' || e.method === 'tasks/get').map((e) => e.id),
+    );
     expect(named.every((id) => withdrawable.has(id as string))).toBe(true);
   });
 
@@ -152,42 +165,49 @@ describe('handle.cancel() ([E6])', () => {
   });
 
   it('returns the cancelled snapshot when a notification settles the task while the confirming read is in flight', async () => {
-      const rig = await extRig({ server: server('deferred', { notifications: 'on' }) });
-      const handle = await rig.tasks.callToolAsTask('manual');
-      const result = outcomeOf(handle.result());
-      await rig.clock.advance(0); // the subscription opens
-      const snapshot = await handle.cancel();
-      expect(snapshot?.status).toBe('cancelled');
-      expect(await result).toBeInstanceOf(TaskCancelledError);
-    },
-  );
+    const rig = await extRig({ server: server('deferred', { notifications: 'on' }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = outcomeOf(handle.result());
+    await rig.clock.advance(0); // the subscription opens
+    const snapshot = await handle.cancel();
+    expect(snapshot?.status).toBe('cancelled');
+    expect(await result).toBeInstanceOf(TaskCancelledError);
+  });
 
   it('returns the cancelled snapshot when a poll already in flight settles the task before the confirming read answers', async () => {
-      const rig = await extRig({ server: server('cancel', { pollIntervalMs: 100 }) });
-      const gates: Array<() => void> = [];
-      const normal = builtinMethods(rig.server)['tasks/get']!;
-      rig.server.on('tasks/get', (params, ctx) => {
-        // Every read waits until the test lets it through, then answers from the state at that time.
-        gates.push(() => void Promise.resolve(normal(params, ctx)).then((result) => ctx.reply(result), (error: { code: number; message: string }) => ctx.fail(error)));
-        return NO_REPLY;
-      });
-      const handle = await rig.tasks.callToolAsTask('manual');
-      const result = outcomeOf(handle.result());
-      await rig.clock.advance(100); // a regular poll goes out, and waits
-      expect(gates).toHaveLength(1);
-      const cancel = handle.cancel().then((task) => task?.status, (error: unknown) => error);
-      await flush(); // the last look goes out, and waits
-      expect(gates).toHaveLength(2);
-      gates[1]?.(); // still working: the cancel goes out
-      await flush(); // the acknowledgement comes; the confirming read goes out, and waits
-      expect(gates).toHaveLength(3);
-      gates[0]?.(); // the earlier poll answers first: the task is cancelled
-      await flush();
-      gates[2]?.();
-      expect(await cancel).toBe('cancelled');
-      expect(await result).toBeInstanceOf(TaskCancelledError);
-    },
-  );
+    const rig = await extRig({ server: server('cancel', { pollIntervalMs: 100 }) });
+    const gates: Array<() => void> = [];
+    const normal = builtinMethods(rig.server)['tasks/get']!;
+    rig.server.on('tasks/get', (params, ctx) => {
+      // Every read waits until the test lets it through, then answers from the state at that time.
+      gates.push(
+        () =>
+          void Promise.resolve(normal(params, ctx)).then(
+            (result) => ctx.reply(result),
+            (error: { code: number; message: string }) => ctx.fail(error),
+          ),
+      );
+      return NO_REPLY;
+    });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = outcomeOf(handle.result());
+    await rig.clock.advance(100); // a regular poll goes out, and waits
+    expect(gates).toHaveLength(1);
+    const cancel = handle.cancel().then(
+      (task) => task?.status,
+      (error: unknown) => error,
+    );
+    await flush(); // the last look goes out, and waits
+    expect(gates).toHaveLength(2);
+    gates[1]?.(); // still working: the cancel goes out
+    await flush(); // the acknowledgement comes; the confirming read goes out, and waits
+    expect(gates).toHaveLength(3);
+    gates[0]?.(); // the earlier poll answers first: the task is cancelled
+    await flush();
+    gates[2]?.();
+    expect(await cancel).toBe('cancelled');
+    expect(await result).toBeInstanceOf(TaskCancelledError);
+  });
 });
 
 describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', () => {
@@ -212,7 +232,9 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
   it('a deadline whose cancel is acknowledged but whose confirming read never answers: remoteCancel "acknowledged", within the grace', async () => {
     const rig = await extRig({ server: server('ignore'), client: { cancelGraceMs: 300 } });
     const normal = builtinMethods(rig.server)['tasks/get']!;
-    rig.server.on('tasks/get', (params, ctx) => (rig.server.count('tasks/cancel') > 0 ? NO_REPLY : normal(params, ctx)));
+    rig.server.on('tasks/get', (params, ctx) =>
+      rig.server.count('tasks/cancel') > 0 ? NO_REPLY : normal(params, ctx),
+    );
     const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_500 });
     const result = outcomeOf(handle.result());
     await rig.clock.advance(2_500);
@@ -306,7 +328,11 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
       expect(error).toBeInstanceOf(TaskClosedError);
       expect((error as Error).message).toMatch(/the remote task was cancelled/);
     }
-    expect(second.server.tasks.ids().map((id) => second.server.tasks.detailed(id).status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    expect(second.server.tasks.ids().map((id) => second.server.tasks.detailed(id).status)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
   });
 
   it('cancels a task whose CreateTaskResult arrives after the deadline: its id is never lost', async () => {

@@ -82,11 +82,16 @@ describe('which wire a connection gets ([E20])', () => {
       expect(tasks.wire).toBe('2025-11-25');
       const plain = await tasks.callToolAsTask('slow_compute', { label: 'legacy' });
       expect(plain.kind).toBe('immediate');
-      expect(await plain.result()).toEqual({ content: [{ type: 'text', text: 'computed legacy' }], structuredContent: { label: 'legacy' } });
+      expect(await plain.result()).toEqual({
+        content: [{ type: 'text', text: 'computed legacy' }],
+        structuredContent: { label: 'legacy' },
+      });
       const error = await rejection(tasks.callToolAsTask('slow_compute', {}, { requireTask: true }));
       expect(error).toBeInstanceOf(TaskNotSupportedError);
       expect(error).toMatchObject({ feature: 'tasks', toolName: 'slow_compute' });
-      expect((error as Error).message).toMatch(/connect with SDK v2 \(@modelcontextprotocol\/client\) in automatic version negotiation/);
+      expect((error as Error).message).toMatch(
+        /connect with SDK v2 \(@modelcontextprotocol\/client\) in automatic version negotiation/,
+      );
       expect(server.tasks.ids()).toEqual([]);
     };
 
@@ -124,7 +129,13 @@ describe('which wire a connection gets ([E20])', () => {
      * -32021), `greet` none.
      */
     const dualServer = (): ExtServer => {
-      const server = new ExtServer({ tools: [...fixtureTools(), taskTool('task_only', { steps: [{ result: textResult('done') }] }, { undeclared: 'reject' })], legacy: true });
+      const server = new ExtServer({
+        tools: [
+          ...fixtureTools(),
+          taskTool('task_only', { steps: [{ result: textResult('done') }] }, { undeclared: 'reject' }),
+        ],
+        legacy: true,
+      });
       const declared: Record<string, string> = { slow_compute: 'optional', task_only: 'required' };
       server.on('tools/list', (_params, ctx) => {
         expect(ctx.era).toBe('legacy');
@@ -189,21 +200,30 @@ describe('which wire a connection gets ([E20])', () => {
       cleanups.push(() => tasks.close());
       const error = await rejection(tasks.callToolAsTask('failing_job'));
       expect(error).toBeInstanceOf(TaskNotSupportedError);
-      expect(error).toMatchObject({ feature: 'tasks', toolName: 'failing_job', cause: { name: 'TaskRpcError', code: -32021 } });
+      expect(error).toMatchObject({
+        feature: 'tasks',
+        toolName: 'failing_job',
+        cause: { name: 'TaskRpcError', code: -32021 },
+      });
       expect((error as Error).message).toMatch(fix);
       expect(server.count('tools/call')).toBe(1);
     });
   });
 
   it('tools() on a 2025-11-25 server without the tasks capability: a tool that declares task support is unavailable, saying why', async () => {
-    const server = new ScriptedServer({ capabilities: { tools: {} }, tools: [{ name: 'job', taskSupport: 'required' }, { name: 'maybe', taskSupport: 'optional' }, { name: 'plain' }] });
+    const server = new ScriptedServer({
+      capabilities: { tools: {} },
+      tools: [{ name: 'job', taskSupport: 'required' }, { name: 'maybe', taskSupport: 'optional' }, { name: 'plain' }],
+    });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const tasks = await TaskClient.connect(clientSide, { sdk: 'v2' });
     cleanups.push(() => tasks.close());
     expect(tasks.wire).toBe('2025-11-25');
     const tools = await tasks.tools();
-    expect(tools.map(({ name, taskSupport, declaredTaskSupport }) => ({ name, taskSupport, declaredTaskSupport }))).toEqual([
+    expect(
+      tools.map(({ name, taskSupport, declaredTaskSupport }) => ({ name, taskSupport, declaredTaskSupport })),
+    ).toEqual([
       { name: 'job', taskSupport: 'unavailable', declaredTaskSupport: 'required' },
       { name: 'maybe', taskSupport: 'unavailable', declaredTaskSupport: 'optional' },
       { name: 'plain', taskSupport: 'forbidden', declaredTaskSupport: undefined },
@@ -227,7 +247,10 @@ describe('which wire a connection gets ([E20])', () => {
   it('uses the extension wire on an SDK v2 client pinned to 2026-07-28', async () => {
     const server = new ExtServer({ tools: fixtureTools() });
     const { clientTransport } = await connectInMemory(server);
-    const client = new Client({ name: 'pinned', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new Client(
+      { name: 'pinned', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await client.connect(clientTransport);
     cleanups.push(() => client.close());
     const tasks = new TaskClient(client);

@@ -6,7 +6,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, type TaskClientConnectOptions } from '../../lib/index.js';
-import { within } from '../helpers.js';
+import { until, within } from '../helpers.js';
 import { ExtServer, fixtureTools, startExtHttpServer, taskTool, textResult } from '../support/ext-server/index.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -17,11 +17,15 @@ afterEach(async () => {
 /** Answers a request by method and its count, or `undefined` to let it through. */
 type Tamper = (method: string | undefined, n: number, real: () => Promise<Response>) => Promise<Response> | undefined;
 
-const sse = (text: string): Response => new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+const sse = (text: string): Response =>
+  new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } });
 const NOTE = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'starting' } })}\n\n`;
 
 async function rig(tamper: Tamper, options: TaskClientConnectOptions = {}, responseMode?: 'sse') {
-  const server = new ExtServer({ tools: [...fixtureTools(), taskTool('waits', { advance: 'manual', pollIntervalMs: 200 })], pollIntervalMs: 50 });
+  const server = new ExtServer({
+    tools: [...fixtureTools(), taskTool('waits', { advance: 'manual', pollIntervalMs: 200 })],
+    pollIntervalMs: 50,
+  });
   const endpoint = await startExtHttpServer(server, responseMode === undefined ? {} : { responseMode });
   cleanups.push(() => endpoint.close());
   const counts = new Map<string, number>();
@@ -44,21 +48,31 @@ async function rig(tamper: Tamper, options: TaskClientConnectOptions = {}, respo
 }
 
 describe('the extension wire over Streamable HTTP', () => {
-  it('a 404 on a connection without a session is that request\'s error, not a lost session: polling goes on and the result arrives ([E21])', async () => {
-    const { tasks, counts, lost } = await rig((method, n) => (method === 'tasks/get' && n === 1 ? Promise.resolve(new Response('Not Found', { status: 404 })) : undefined));
+  it("a 404 on a connection without a session is that request's error, not a lost session: polling goes on and the result arrives ([E21])", async () => {
+    const { tasks, counts, lost } = await rig((method, n) =>
+      method === 'tasks/get' && n === 1 ? Promise.resolve(new Response('Not Found', { status: 404 })) : undefined,
+    );
     const handle = await tasks.callToolAsTask('slow_compute', { polls: 2 });
-    await expect(within(handle.result(), 5_000)).resolves.toMatchObject({ content: [{ type: 'text', text: 'computed job' }] });
+    await expect(within(handle.result(), 5_000)).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'computed job' }],
+    });
     expect(lost).toEqual([]);
     expect(counts.get('tasks/get')).toBeGreaterThan(1);
   });
 
   it('a subscriptions/listen whose stream ends without an answer is asked for again ([E18], [E22])', async () => {
     const empty = (): Promise<Response> =>
-      Promise.resolve(new Response(new ReadableStream({ start: (controller) => controller.close() }), { status: 200, headers: { 'content-type': 'text/event-stream' } }));
-    const { server, tasks, counts } = await rig((method, n) => (method === 'subscriptions/listen' && n === 1 ? empty() : undefined));
+      Promise.resolve(
+        new Response(new ReadableStream({ start: (controller) => controller.close() }), {
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+        }),
+      );
+    const { server, tasks, counts } = await rig((method, n) =>
+      method === 'subscriptions/listen' && n === 1 ? empty() : undefined,
+    );
     const handle = await tasks.callToolAsTask('waits');
-    const deadline = Date.now() + 5_000;
-    while ((counts.get('subscriptions/listen') ?? 0) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    await until(() => (counts.get('subscriptions/listen') ?? 0) >= 2, 5_000, 'a second subscriptions/listen');
     expect(counts.get('subscriptions/listen')).toBeGreaterThanOrEqual(2);
     server.tasks.complete(handle.taskId!, textResult('done'));
     await within(handle.result(), 5_000);
@@ -66,7 +80,8 @@ describe('the extension wire over Streamable HTTP', () => {
 
   it('a tools/call whose stream ends after a notification, before the answer, fails at once instead of waiting out its timeout', async () => {
     const { tasks } = await rig(
-      (method, _n, real) => (method === 'tools/call' ? real().then(async (response) => (await response.text(), sse(NOTE))) : undefined),
+      (method, _n, real) =>
+        method === 'tools/call' ? real().then(async (response) => (await response.text(), sse(NOTE))) : undefined,
       { requestTimeoutMs: 20_000 },
       'sse',
     );

@@ -7,16 +7,36 @@
  * in mrtr.spec.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskError, TaskRpcError, type TaskNotSupportedError, type TaskProtocolError, type InputContext } from '../../lib/index.js';
+import {
+  TaskError,
+  TaskRpcError,
+  type TaskNotSupportedError,
+  type TaskProtocolError,
+  type InputContext,
+} from '../../lib/index.js';
 import { flush } from '../helpers.js';
-import { elicitation, ErrorCode, rootsRequest, rpcError, sampling, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import {
+  elicitation,
+  ErrorCode,
+  rootsRequest,
+  rpcError,
+  sampling,
+  taskTool,
+  textResult,
+  type ExtServerOptions,
+} from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
 import { ACCEPT, closeRigs, deferred, extRig, settle } from './support.js';
 
 afterEach(closeRigs);
 
 function manual(options: ExtServerOptions = {}): ExtServerOptions {
-  return { pollIntervalMs: 100, notifications: 'off', ...options, tools: [taskTool('manual', { advance: 'manual' }), ...(options.tools ?? [])] };
+  return {
+    pollIntervalMs: 100,
+    notifications: 'off',
+    ...options,
+    tools: [taskTool('manual', { advance: 'manual' }), ...(options.tools ?? [])],
+  };
 }
 
 describe('input during a task ([E3]-[E5])', () => {
@@ -31,21 +51,36 @@ describe('input during a task ([E3]-[E5])', () => {
         },
       },
     });
-    const own = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'own' }, {
-      onElicitation: (_params, context) => {
-        contexts.push({ who: 'call', context });
-        return ACCEPT;
+    const own = await rig.tasks.callToolAsTask(
+      'confirm_delete',
+      { filename: 'own' },
+      {
+        onElicitation: (_params, context) => {
+          contexts.push({ who: 'call', context });
+          return ACCEPT;
+        },
       },
-    });
+    );
     const shared = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'shared' });
     const results = Promise.all([own.result(), shared.result()]);
-    await settle(rig, { get settled() { return own.settled && shared.settled; } });
-    expect((await results).map((r) => r.content)).toEqual([textResult('deleted own').content, textResult('deleted shared').content]);
+    await settle(rig, {
+      get settled() {
+        return own.settled && shared.settled;
+      },
+    });
+    expect((await results).map((r) => r.content)).toEqual([
+      textResult('deleted own').content,
+      textResult('deleted shared').content,
+    ]);
     expect(contexts.map((c) => c.who)).toEqual(['call', 'client']);
     const [first, second] = contexts;
     expect(first?.context).toMatchObject({ delivery: 'task-update', taskId: own.taskId, toolName: 'confirm_delete' });
     expect(first?.context.handle).toBe(own);
-    expect(second?.context).toMatchObject({ delivery: 'task-update', taskId: shared.taskId, toolName: 'confirm_delete' });
+    expect(second?.context).toMatchObject({
+      delivery: 'task-update',
+      taskId: shared.taskId,
+      toolName: 'confirm_delete',
+    });
     expect(second?.context.handle).toBe(shared);
   });
 
@@ -57,7 +92,9 @@ describe('input during a task ([E3]-[E5])', () => {
     await settle(rig, handle);
     expect((await result).content).toEqual(textResult('deleted b.txt').content);
     expect(seen).toEqual([elicitation('Delete b.txt?', { confirm: { type: 'boolean' } }).params]);
-    expect(rig.server.params('tasks/update').map(({ _meta, ...rest }) => rest)).toEqual([{ taskId: handle.taskId, inputResponses: { confirm: ACCEPT } }]);
+    expect(rig.server.params('tasks/update').map(({ _meta, ...rest }) => rest)).toEqual([
+      { taskId: handle.taskId, inputResponses: { confirm: ACCEPT } },
+    ]);
   });
 
   it('answers each key exactly once however many polls repeat it ([E4])', async () => {
@@ -84,19 +121,29 @@ describe('input during a task ([E3]-[E5])', () => {
     slow.calls[0]?.answer({ action: 'accept', content: { name: 'Ada' } });
     await rig.clock.advance(300);
     const taskId = handle.taskId!;
-    expect(rig.server.tasks.inspect(taskId).updates).toEqual([{ name: { action: 'accept', content: { name: 'Ada' } } }]);
-    expect(rig.server.tasks.detailed(taskId)).toMatchObject({ status: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } } });
+    expect(rig.server.tasks.inspect(taskId).updates).toEqual([
+      { name: { action: 'accept', content: { name: 'Ada' } } },
+    ]);
+    expect(rig.server.tasks.detailed(taskId)).toMatchObject({
+      status: 'input_required',
+      inputRequests: { confirm: { method: 'elicitation/create' } },
+    });
     expect(handle.task?.status).toBe('input_required');
     slow.calls[1]?.answer(ACCEPT);
     await settle(rig, handle);
-    expect((await result).structuredContent).toEqual({ answers: { name: { action: 'accept', content: { name: 'Ada' } }, confirm: ACCEPT } });
+    expect((await result).structuredContent).toEqual({
+      answers: { name: { action: 'accept', content: { name: 'Ada' } }, confirm: ACCEPT },
+    });
     expect(rig.server.tasks.inspect(taskId).updates).toHaveLength(2);
     expect(slow.calls).toHaveLength(2);
   });
 
   it('asks again only for keys it has not seen when the task asks a second time', async () => {
     const messages: string[] = [];
-    const rig = await extRig({ server: manual(), client: { onElicitation: (params) => (messages.push(String(params.message)), ACCEPT) } });
+    const rig = await extRig({
+      server: manual(),
+      client: { onElicitation: (params) => (messages.push(String(params.message)), ACCEPT) },
+    });
     const handle = await rig.tasks.callToolAsTask('manual');
     rig.server.tasks.requestInput(handle.taskId!, { first: elicitation('First?', {}) });
     await rig.clock.advance(500);
@@ -109,7 +156,13 @@ describe('input during a task ([E3]-[E5])', () => {
   it('answers sampling requests with onSampling', async () => {
     const rig = await extRig({
       server: manual(),
-      client: { onSampling: (_params, context) => ({ role: 'assistant', content: { type: 'text', text: `one line (${context.delivery})` }, model: 'test-model' }) },
+      client: {
+        onSampling: (_params, context) => ({
+          role: 'assistant',
+          content: { type: 'text', text: `one line (${context.delivery})` },
+          model: 'test-model',
+        }),
+      },
     });
     const handle = await rig.tasks.callToolAsTask('summarize');
     const result = handle.result();
@@ -168,7 +221,11 @@ describe('input during a task ([E3]-[E5])', () => {
     const errors: TaskError[] = [];
     rig.tasks.on('error', (error) => errors.push(error));
     const handle = await rig.tasks.callToolAsTask('manual');
-    rig.server.tasks.requestInput(handle.taskId!, { s: sampling('Summarise'), r: rootsRequest(), e: elicitation('E?', {}) });
+    rig.server.tasks.requestInput(handle.taskId!, {
+      s: sampling('Summarise'),
+      r: rootsRequest(),
+      e: elicitation('E?', {}),
+    });
     await rig.clock.advance(2_000);
     expect(errors.map((e) => [e.name, (e as TaskNotSupportedError).feature])).toEqual([
       ['TaskNotSupportedError', 'sampling'],
@@ -216,7 +273,10 @@ describe('an input key named "__proto__" (keys are the server\'s, [E3]-[E5])', (
 
   it('is asked once and answered with a tasks/update whose inputResponses has it as an own key; the task completes', async () => {
     const asked: unknown[] = [];
-    const rig = await extRig({ server: { pollIntervalMs: 100, notifications: 'off', tools: [protoTool] }, client: { onElicitation: (params) => (asked.push(params.message), ACCEPT) } });
+    const rig = await extRig({
+      server: { pollIntervalMs: 100, notifications: 'off', tools: [protoTool] },
+      client: { onElicitation: (params) => (asked.push(params.message), ACCEPT) },
+    });
     const handle = await rig.tasks.callToolAsTask('proto_key');
     const result = handle.result().then(
       (value) => value,
@@ -233,7 +293,10 @@ describe('an input key named "__proto__" (keys are the server\'s, [E3]-[E5])', (
   });
 
   it('is sent again, still as an own key, when its first tasks/update failed ([E23])', async () => {
-    const rig = await extRig({ server: { pollIntervalMs: 100, notifications: 'off', tools: [protoTool] }, client: { onElicitation: () => ACCEPT } });
+    const rig = await extRig({
+      server: { pollIntervalMs: 100, notifications: 'off', tools: [protoTool] },
+      client: { onElicitation: () => ACCEPT },
+    });
     const normal = builtinMethods(rig.server)['tasks/update']!;
     let first = true;
     rig.server.on('tasks/update', (params, ctx) => {
@@ -249,7 +312,10 @@ describe('an input key named "__proto__" (keys are the server\'s, [E3]-[E5])', (
     );
     await settle(rig, handle);
     const sent = rig.server.params('tasks/update').map((params) => overTheWire(params.inputResponses));
-    expect(sent.map((responses) => Object.entries(responses))).toEqual([[['__proto__', ACCEPT]], [['__proto__', ACCEPT]]]);
+    expect(sent.map((responses) => Object.entries(responses))).toEqual([
+      [['__proto__', ACCEPT]],
+      [['__proto__', ACCEPT]],
+    ]);
     expect(handle.settled).toBe(true);
     expect(((await result) as { content?: unknown }).content).toEqual(textResult('answered').content);
   });
@@ -287,7 +353,9 @@ describe('a tasks/update that fails ([E23]: the answer is kept, never lost, and 
     // Paced by polling: the re-send rides on a later poll, not at once.
     expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(100);
     expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ confirm: ACCEPT }]);
-    expect(errors.map((e) => [e.name, (e as TaskRpcError).method, (e as TaskRpcError).code])).toEqual([['TaskRpcError', 'tasks/update', -32603]]);
+    expect(errors.map((e) => [e.name, (e as TaskRpcError).method, (e as TaskRpcError).code])).toEqual([
+      ['TaskRpcError', 'tasks/update', -32603],
+    ]);
   });
 
   it('gives up after a bounded number of sends, one per poll, and fails the task with a TaskRpcError naming the key and the last error', async () => {
@@ -301,8 +369,16 @@ describe('a tasks/update that fails ([E23]: the answer is kept, never lost, and 
     expect(handle.settled, 'no pending result() without a deadline or ttl').toBe(true);
     const error = await result;
     expect(error).toBeInstanceOf(TaskRpcError);
-    expect(error).toMatchObject({ method: 'tasks/update', code: -32603, transient: false, taskId: handle.taskId, toolName: 'confirm_delete' });
-    expect((error as Error).message).toMatch(/input request "confirm" never reached the server: tasks\/update failed 5 times \(last: .*transient db error\)/);
+    expect(error).toMatchObject({
+      method: 'tasks/update',
+      code: -32603,
+      transient: false,
+      taskId: handle.taskId,
+      toolName: 'confirm_delete',
+    });
+    expect((error as Error).message).toMatch(
+      /input request "confirm" never reached the server: tasks\/update failed 5 times \(last: .*transient db error\)/,
+    );
     expect(((error as Error).cause as TaskRpcError).code).toBe(-32603);
     expect(calls()).toBe(1);
     expect(at).toHaveLength(5);
@@ -316,7 +392,17 @@ describe('a tasks/update that fails ([E23]: the answer is kept, never lost, and 
   });
 
   for (const [label, reply] of [
-    ['a CreateTaskResult', { resultType: 'task', taskId: 'another', status: 'working', createdAt: '2026-01-01T00:00:00.000Z', lastUpdatedAt: '2026-01-01T00:00:00.000Z', ttlMs: null }],
+    [
+      'a CreateTaskResult',
+      {
+        resultType: 'task',
+        taskId: 'another',
+        status: 'working',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        lastUpdatedAt: '2026-01-01T00:00:00.000Z',
+        ttlMs: null,
+      },
+    ],
     ['an unknown resultType', { resultType: 'bogus' }],
   ] as const) {
     it(`takes ${label} in answer to tasks/update for an invalid response, not an acknowledgement: the answer is sent again ([E24])`, async () => {
@@ -337,7 +423,9 @@ describe('a tasks/update that fails ([E23]: the answer is kept, never lost, and 
       expect((await result).content).toEqual(textResult('deleted c.txt').content);
       expect(calls).toBe(1);
       expect(rig.server.count('tasks/update')).toBe(2);
-      expect(errors.map((e) => [e.name, (e as TaskProtocolError).method])).toEqual([['TaskProtocolError', 'tasks/update']]);
+      expect(errors.map((e) => [e.name, (e as TaskProtocolError).method])).toEqual([
+        ['TaskProtocolError', 'tasks/update'],
+      ]);
     });
   }
 

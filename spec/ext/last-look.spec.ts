@@ -25,7 +25,10 @@ function rig(client: TaskClientConnectOptions = {}): Promise<ExtRig> {
 function rewriteOnCancel(server: ExtServer): void {
   server.on('tasks/cancel', (params) => {
     expect(params.taskId).toEqual(expect.any(String));
-    server.tasks.update(params.taskId as string, { status: 'cancelled', statusMessage: "Cancelled at the client's request." });
+    server.tasks.update(params.taskId as string, {
+      status: 'cancelled',
+      statusMessage: "Cancelled at the client's request.",
+    });
     return { resultType: 'complete' };
   });
 }
@@ -93,7 +96,10 @@ describe('a stop reads the task once before it cancels: a task that ended unseen
     await completeUnseen(r, done.taskId!);
     await r.tasks.close({ cancelRunning: true });
     expect(await results[0]).toMatchObject(THE_WORK);
-    expect(await results[1]).toMatchObject({ name: 'TaskClosedError', message: expect.stringContaining('the remote task was cancelled') });
+    expect(await results[1]).toMatchObject({
+      name: 'TaskClosedError',
+      message: expect.stringContaining('the remote task was cancelled'),
+    });
     expect(r.server.params('tasks/cancel').map((p) => p.taskId)).toEqual([running.taskId]);
     expect(r.server.tasks.detailed(done.taskId!).status).toBe('completed');
   });

@@ -19,13 +19,26 @@ import {
   type TaskProgress,
 } from '../../lib/index.js';
 import { flush, rejection } from '../helpers.js';
-import { ErrorCode, NO_REPLY, rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import {
+  ErrorCode,
+  NO_REPLY,
+  rpcError,
+  taskTool,
+  textResult,
+  type ExtServerOptions,
+} from '../support/ext-server/index.js';
+import { builtinMethods } from '../support/ext-server/methods.js';
 import { closeRigs, extRig, sdkV2Client, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
 
 function manual(options: ExtServerOptions = {}): ExtServerOptions {
-  return { notifications: 'off', pollIntervalMs: 1_000, ...options, tools: [taskTool('manual', { advance: 'manual' }), ...(options.tools ?? [])] };
+  return {
+    notifications: 'off',
+    pollIntervalMs: 1_000,
+    ...options,
+    tools: [taskTool('manual', { advance: 'manual' }), ...(options.tools ?? [])],
+  };
 }
 
 async function settle(rig: ExtRig, handle: { readonly settled: boolean }, step = 1_000, max = 120_000): Promise<void> {
@@ -54,7 +67,9 @@ describe('the ttl is the server’s ([E13])', () => {
   it('gives a task still running when ttlMs ran out up as TaskExpiredError, after an `expiring` warning', async () => {
     const rig = await extRig({ server: manual({ ttlMs: 5_000 }) });
     const events: string[] = [];
-    rig.tasks.on('expiring', (_metrics, expiry) => events.push(`expiring at +${expiry.expiresAt - start} (${expiry.remainingMs} left)`));
+    rig.tasks.on('expiring', (_metrics, expiry) =>
+      events.push(`expiring at +${expiry.expiresAt - start} (${expiry.remainingMs} left)`),
+    );
     rig.tasks.on('expired', (metrics) => events.push(`expired: ${metrics.error.name}`));
     const start = rig.clock.now();
     const handle = await rig.tasks.callToolAsTask('manual');
@@ -74,16 +89,15 @@ describe('the ttl is the server’s ([E13])', () => {
   });
 
   it('says in the TaskExpiredError of the backstop that the ttl ran out, without claiming the server dropped the task', async () => {
-      const rig = await extRig({ server: manual({ ttlMs: 5_000 }) });
-      const handle = await rig.tasks.callToolAsTask('manual');
-      const result = handle.result().catch((error: unknown) => error);
-      await rig.clock.advance(5_000);
-      const error = (await result) as Error;
-      expect(error).toBeInstanceOf(TaskExpiredError);
-      expect(rig.server.tasks.detailed(handle.taskId!).status).toBe('working');
-      expect(error.message).not.toMatch(/server dropped it/);
-    },
-  );
+    const rig = await extRig({ server: manual({ ttlMs: 5_000 }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(5_000);
+    const error = (await result) as Error;
+    expect(error).toBeInstanceOf(TaskExpiredError);
+    expect(rig.server.tasks.detailed(handle.taskId!).status).toBe('working');
+    expect(error.message).not.toMatch(/server dropped it/);
+  });
 
   it('takes one last look at the ttl: a result that has just come is delivered, not lost', async () => {
     const { rig, handle, result } = await nearTtl();
@@ -109,7 +123,7 @@ describe('the ttl is the server’s ([E13])', () => {
   it('a poll beside the last look that sees the extended ttl first: neither expired nor reported vanished', async () => {
     const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 1_000 }) });
     const start = rig.clock.now();
-    const answer = (rig.server as unknown as { builtins: Record<string, (params: unknown, ctx: unknown) => unknown> }).builtins['tasks/get']!;
+    const answer = builtinMethods(rig.server)['tasks/get']!;
     let release: (() => void) | undefined;
     let held = 0;
     rig.server.on('tasks/get', async (params, ctx) => {
@@ -221,7 +235,11 @@ describe('no progress on tasks ([E10])', () => {
     const seen: TaskProgress[] = [];
     const events: unknown[] = [];
     rig.tasks.on('progress', (_metrics, progress) => events.push(progress));
-    const handle = await rig.tasks.callToolAsTask('slow_compute', { polls: 2 }, { onProgress: (progress) => seen.push(progress) });
+    const handle = await rig.tasks.callToolAsTask(
+      'slow_compute',
+      { polls: 2 },
+      { onProgress: (progress) => seen.push(progress) },
+    );
     const token = (rig.server.params('tools/call')[0]?._meta as Record<string, unknown>).progressToken;
     rig.server.notify('notifications/progress', { progressToken: token, progress: 1, total: 2 });
     const result = handle.result();
@@ -232,20 +250,23 @@ describe('no progress on tasks ([E10])', () => {
   });
 
   it('delivers the progress a server sends for the token while the tools/call is still open (before any task exists)', async () => {
-      const rig = await extRig();
-      rig.server.on('tools/call', (params, ctx) => {
-        const token = (params._meta as Record<string, unknown>).progressToken;
-        ctx.server.notify('notifications/progress', { progressToken: token, progress: 1, total: 2, message: 'half' }, ctx.link);
-        setTimeout(() => ctx.reply({ resultType: 'complete', ...textResult('plain') }), 5);
-        return NO_REPLY;
-      });
-      const seen: TaskProgress[] = [];
-      const handle = await rig.tasks.callToolAsTask('slow_plain', {}, { onProgress: (progress) => seen.push(progress) });
-      expect(handle.kind).toBe('immediate');
-      await flush();
-      expect(seen).toEqual([{ progress: 1, total: 2, message: 'half' }]);
-    },
-  );
+    const rig = await extRig();
+    rig.server.on('tools/call', (params, ctx) => {
+      const token = (params._meta as Record<string, unknown>).progressToken;
+      ctx.server.notify(
+        'notifications/progress',
+        { progressToken: token, progress: 1, total: 2, message: 'half' },
+        ctx.link,
+      );
+      setTimeout(() => ctx.reply({ resultType: 'complete', ...textResult('plain') }), 5);
+      return NO_REPLY;
+    });
+    const seen: TaskProgress[] = [];
+    const handle = await rig.tasks.callToolAsTask('slow_plain', {}, { onProgress: (progress) => seen.push(progress) });
+    expect(handle.kind).toBe('immediate');
+    await flush();
+    expect(seen).toEqual([{ progress: 1, total: 2, message: 'half' }]);
+  });
 });
 
 describe('errors say what they mean', () => {
@@ -262,28 +283,45 @@ describe('errors say what they mean', () => {
 
   it('-32021: the request did not declare the extension ([E11])', async () => {
     const data = { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
-    const error = await callFailing({ code: ErrorCode.MissingRequiredClientCapability, message: 'Missing required client capability', data });
+    const error = await callFailing({
+      code: ErrorCode.MissingRequiredClientCapability,
+      message: 'Missing required client capability',
+      data,
+    });
     expect(error).toMatchObject({ code: -32021, method: 'tools/call', data, transient: false });
-    expect(error.message).toMatch(/Missing required client capability.*did not declare the io\.modelcontextprotocol\/tasks extension/);
+    expect(error.message).toMatch(
+      /Missing required client capability.*did not declare the io\.modelcontextprotocol\/tasks extension/,
+    );
   });
 
   it('-32003 (the older code) reads the same ([E11])', async () => {
     const error = await callFailing({ code: -32003, message: 'Missing required client capability' });
     expect(error.code).toBe(-32003);
-    expect(error.message).toMatch(/did not declare the io\.modelcontextprotocol\/tasks extension \(an older code for -32021\)/);
+    expect(error.message).toMatch(
+      /did not declare the io\.modelcontextprotocol\/tasks extension \(an older code for -32021\)/,
+    );
   });
 
   it('-32022: the server does not support the protocol version ([E12])', async () => {
     const data = { supported: ['2027-01-01'], requested: '2026-07-28' };
-    const error = await callFailing({ code: ErrorCode.UnsupportedProtocolVersion, message: 'Unsupported protocol version', data });
+    const error = await callFailing({
+      code: ErrorCode.UnsupportedProtocolVersion,
+      message: 'Unsupported protocol version',
+      data,
+    });
     expect(error).toMatchObject({ code: -32022, data });
     expect(error.message).toMatch(/does not support this protocol version/);
   });
 
   it('-32020: a routing header did not match the request ([E19])', async () => {
-    const error = await callFailing({ code: ErrorCode.HeaderMismatch, message: "Header mismatch: Mcp-Name header 'x' does not match body value 'y'" });
+    const error = await callFailing({
+      code: ErrorCode.HeaderMismatch,
+      message: "Header mismatch: Mcp-Name header 'x' does not match body value 'y'",
+    });
     expect(error.code).toBe(-32020);
-    expect(error.message).toMatch(/Header mismatch.*an HTTP routing header \(Mcp-Name, Mcp-Method\) did not match the request/);
+    expect(error.message).toMatch(
+      /Header mismatch.*an HTTP routing header \(Mcp-Name, Mcp-Method\) did not match the request/,
+    );
   });
 
   it('-32602 on tools/call is the server’s own error (an unknown tool), not a vanished task', async () => {

@@ -5,9 +5,23 @@
  * a plain result. A kind nobody here can answer fails the call with `TaskNotSupportedError`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskError, TaskNotSupportedError, TaskProtocolError, type ElicitResult, type InputContext } from '../../lib/index.js';
+import {
+  TaskError,
+  TaskNotSupportedError,
+  TaskProtocolError,
+  type ElicitResult,
+  type InputContext,
+} from '../../lib/index.js';
 import { flush, rejection } from '../helpers.js';
-import { elicitation, mrtrTool, outcome, rootsRequest, sampling, textResult, type ExtTool } from '../support/ext-server/index.js';
+import {
+  elicitation,
+  mrtrTool,
+  outcome,
+  rootsRequest,
+  sampling,
+  textResult,
+  type ExtTool,
+} from '../support/ext-server/index.js';
 import { ACCEPT, closeRigs, deferred, extRig, settle } from './support.js';
 
 afterEach(closeRigs);
@@ -15,11 +29,20 @@ afterEach(closeRigs);
 describe('input before a task exists: multi round-trip ([E17])', () => {
   it('answers input_required through the callbacks (delivery "retry") and retries with inputResponses and the same requestState; the retry makes a task', async () => {
     const contexts: InputContext[] = [];
-    const rig = await extRig({ client: { onElicitation: (_params, context) => (contexts.push(context), { action: 'accept', content: { name: 'Alice' } }) } });
+    const rig = await extRig({
+      client: {
+        onElicitation: (_params, context) => (contexts.push(context), { action: 'accept', content: { name: 'Alice' } }),
+      },
+    });
     const handle = await rig.tasks.callToolAsTask('test_tool_with_task', { x: 1 });
     expect(handle.kind).toBe('task');
     expect(contexts).toHaveLength(1);
-    expect(contexts[0]).toMatchObject({ delivery: 'retry', taskId: undefined, handle: undefined, toolName: 'test_tool_with_task' });
+    expect(contexts[0]).toMatchObject({
+      delivery: 'retry',
+      taskId: undefined,
+      handle: undefined,
+      toolName: 'test_tool_with_task',
+    });
     const [first, retry] = rig.server.received('tools/call');
     const state = rig.server.sent.find((s) => s.message.id === first?.id)?.message.result as Record<string, unknown>;
     expect(state).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
@@ -37,8 +60,15 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
   });
 
   it('takes a plain result from the retry as an immediate handle', async () => {
-    const quick = mrtrTool('quick', { inputRequests: { ok: elicitation('OK?', { ok: { type: 'boolean' } }) }, withState: false, then: () => outcome.text('fine') });
-    const rig = await extRig({ server: { tools: [quick] }, client: { onElicitation: () => ({ action: 'accept', content: { ok: true } }) } });
+    const quick = mrtrTool('quick', {
+      inputRequests: { ok: elicitation('OK?', { ok: { type: 'boolean' } }) },
+      withState: false,
+      then: () => outcome.text('fine'),
+    });
+    const rig = await extRig({
+      server: { tools: [quick] },
+      client: { onElicitation: () => ({ action: 'accept', content: { ok: true } }) },
+    });
     const handle = await rig.tasks.callToolAsTask('quick');
     expect(handle.kind).toBe('immediate');
     expect(await handle.result()).toMatchObject({ content: [{ type: 'text', text: 'fine' }] });
@@ -47,8 +77,14 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
 
   it('uses the call’s own callback before the client’s', async () => {
     const who: string[] = [];
-    const rig = await extRig({ client: { onElicitation: () => (who.push('client'), { action: 'accept', content: { name: 'C' } }) } });
-    await rig.tasks.callToolAsTask('test_tool_with_task', {}, { onElicitation: () => (who.push('call'), { action: 'accept', content: { name: 'K' } }) });
+    const rig = await extRig({
+      client: { onElicitation: () => (who.push('client'), { action: 'accept', content: { name: 'C' } }) },
+    });
+    await rig.tasks.callToolAsTask(
+      'test_tool_with_task',
+      {},
+      { onElicitation: () => (who.push('call'), { action: 'accept', content: { name: 'K' } }) },
+    );
     await rig.tasks.callToolAsTask('test_tool_with_task');
     expect(who).toEqual(['call', 'client']);
   });
@@ -58,17 +94,26 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
       name: 'two_rounds',
       run: ({ inputResponses, requestState }) => {
         if (inputResponses === undefined) return outcome.inputRequired({ a: elicitation('A?', {}) }, 'state-1');
-        if (requestState === 'state-1' && inputResponses.a !== undefined) return outcome.inputRequired({ b: elicitation('B?', {}) }, 'state-2');
-        if (requestState === 'state-2' && inputResponses.b !== undefined) return outcome.task({ steps: [{ result: textResult('both') }] });
+        if (requestState === 'state-1' && inputResponses.a !== undefined)
+          return outcome.inputRequired({ b: elicitation('B?', {}) }, 'state-2');
+        if (requestState === 'state-2' && inputResponses.b !== undefined)
+          return outcome.task({ steps: [{ result: textResult('both') }] });
         return outcome.error(-32602, 'bad round');
       },
     };
     const asked: string[] = [];
-    const rig = await extRig({ server: { tools: [rounds] }, client: { onElicitation: (params) => (asked.push(String(params.message)), ACCEPT) } });
+    const rig = await extRig({
+      server: { tools: [rounds] },
+      client: { onElicitation: (params) => (asked.push(String(params.message)), ACCEPT) },
+    });
     const handle = await rig.tasks.callToolAsTask('two_rounds');
     expect(handle.kind).toBe('task');
     expect(asked).toEqual(['A?', 'B?']);
-    expect(rig.server.params('tools/call').map((p) => [Object.keys((p.inputResponses as object | undefined) ?? {}), p.requestState])).toEqual([
+    expect(
+      rig.server
+        .params('tools/call')
+        .map((p) => [Object.keys((p.inputResponses as object | undefined) ?? {}), p.requestState]),
+    ).toEqual([
       [[], undefined],
       [['a'], 'state-1'],
       [['b'], 'state-2'],
@@ -78,11 +123,16 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
   it('fails the call with TaskNotSupportedError for a kind nobody here can answer, without retrying', async () => {
     const needs = (name: string, request: ReturnType<typeof sampling>): ExtTool =>
       mrtrTool(name, { inputRequests: { k: request }, then: () => outcome.text('never') });
-    const rig = await extRig({ server: { tools: [needs('wants_sampling', sampling('x')), needs('wants_roots', rootsRequest())] }, client: { onElicitation: () => ACCEPT } });
+    const rig = await extRig({
+      server: { tools: [needs('wants_sampling', sampling('x')), needs('wants_roots', rootsRequest())] },
+      client: { onElicitation: () => ACCEPT },
+    });
     const sampled = await rejection(rig.tasks.callToolAsTask('wants_sampling'));
     expect(sampled).toBeInstanceOf(TaskNotSupportedError);
     expect(sampled).toMatchObject({ feature: 'sampling', toolName: 'wants_sampling' });
-    expect((sampled as Error).message).toMatch(/sampling\/createMessage before it answers "wants_sampling".*onSampling/);
+    expect((sampled as Error).message).toMatch(
+      /sampling\/createMessage before it answers "wants_sampling".*onSampling/,
+    );
     const roots = await rejection(rig.tasks.callToolAsTask('wants_roots'));
     expect(roots).toMatchObject({ name: 'TaskNotSupportedError', feature: 'input' });
     expect(rig.server.count('tools/call')).toBe(2);
@@ -91,10 +141,18 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
   it('keeps MRTR keys and task keys apart: the task may reuse a key the MRTR round used', async () => {
     const composed = mrtrTool('composed', {
       inputRequests: { k: elicitation('Before?', {}) },
-      then: () => outcome.task({ steps: [{ inputRequests: { k: elicitation('During?', {}) } }, { result: textResult('composed') }] }),
+      then: () =>
+        outcome.task({
+          steps: [{ inputRequests: { k: elicitation('During?', {}) } }, { result: textResult('composed') }],
+        }),
     });
     const asked: string[] = [];
-    const rig = await extRig({ server: { pollIntervalMs: 100, notifications: 'off', tools: [composed] }, client: { onElicitation: (params, context) => (asked.push(`${context.delivery}:${String(params.message)}`), ACCEPT) } });
+    const rig = await extRig({
+      server: { pollIntervalMs: 100, notifications: 'off', tools: [composed] },
+      client: {
+        onElicitation: (params, context) => (asked.push(`${context.delivery}:${String(params.message)}`), ACCEPT),
+      },
+    });
     const handle = await rig.tasks.callToolAsTask('composed');
     const result = handle.result();
     await settle(rig, handle);
@@ -155,7 +213,8 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     expect(await timedOut).toMatchObject({ name: 'TaskTimeoutError', remoteCancel: 'no-task' });
     // TaskClosedError carries no remoteCancel: its message says it.
     expect(await closed).toMatchObject({ name: 'TaskClosedError' });
-    for (const error of [await aborted, await timedOut, await closed]) expect((error as Error).message).toMatch(/no remote task was created$/);
+    for (const error of [await aborted, await timedOut, await closed])
+      expect((error as Error).message).toMatch(/no remote task was created$/);
     expect(rig.server.count('tools/call')).toBe(3);
     expect(rig.server.tasks.ids()).toEqual([]);
   });
@@ -174,25 +233,32 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
   });
 
   it('aborts an MRTR callback’s signal when the call is abandoned (its deadline passed, or the client closed)', async () => {
-      let signal: AbortSignal | undefined;
-      const rig = await extRig({ client: { onElicitation: (_params, context) => {
-        signal = context.signal;
-        return new Promise<ElicitResult>(() => {});
-      } } });
-      const call = rejection(rig.tasks.callToolAsTask('test_tool_with_task', {}, { timeoutMs: 1_000 }));
-      await flush();
-      await rig.clock.advance(1_000);
-      expect(await call).toMatchObject({ name: 'TaskTimeoutError' });
-      expect(signal?.aborted).toBe(true);
-    },
-  );
+    let signal: AbortSignal | undefined;
+    const rig = await extRig({
+      client: {
+        onElicitation: (_params, context) => {
+          signal = context.signal;
+          return new Promise<ElicitResult>(() => {});
+        },
+      },
+    });
+    const call = rejection(rig.tasks.callToolAsTask('test_tool_with_task', {}, { timeoutMs: 1_000 }));
+    await flush();
+    await rig.clock.advance(1_000);
+    expect(await call).toMatchObject({ name: 'TaskTimeoutError' });
+    expect(signal?.aborted).toBe(true);
+  });
 
   it('aborts an MRTR callback’s signal when the client closes, and when the call’s signal aborts', async () => {
     const signals: AbortSignal[] = [];
-    const rig = await extRig({ client: { onElicitation: (_params, context) => {
-      signals.push(context.signal);
-      return new Promise<ElicitResult>(() => {});
-    } } });
+    const rig = await extRig({
+      client: {
+        onElicitation: (_params, context) => {
+          signals.push(context.signal);
+          return new Promise<ElicitResult>(() => {});
+        },
+      },
+    });
     const controller = new AbortController();
     const aborted = rejection(rig.tasks.callToolAsTask('test_tool_with_task', {}, { signal: controller.signal }));
     await flush();
@@ -210,14 +276,24 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
 
   it('retries with an input key named "__proto__" as an own key of inputResponses (keys are the server\'s)', async () => {
     // JSON.parse makes "__proto__" an own key, as a server's reply carries it.
-    const inputRequests = JSON.parse(`{"__proto__": ${JSON.stringify(elicitation('Name?', { name: { type: 'string' } }))}}`) as Record<string, ReturnType<typeof elicitation>>;
-    const proto = mrtrTool('proto_key', { inputRequests, then: (answers) => outcome.text(Object.hasOwn(answers, '__proto__') ? 'answered' : 'not answered') });
+    const inputRequests = JSON.parse(
+      `{"__proto__": ${JSON.stringify(elicitation('Name?', { name: { type: 'string' } }))}}`,
+    ) as Record<string, ReturnType<typeof elicitation>>;
+    const proto = mrtrTool('proto_key', {
+      inputRequests,
+      then: (answers) => outcome.text(Object.hasOwn(answers, '__proto__') ? 'answered' : 'not answered'),
+    });
     const asked: unknown[] = [];
-    const rig = await extRig({ server: { tools: [proto] }, client: { onElicitation: (params) => (asked.push(params.message), { action: 'accept', content: { name: 'P' } }) } });
+    const rig = await extRig({
+      server: { tools: [proto] },
+      client: { onElicitation: (params) => (asked.push(params.message), { action: 'accept', content: { name: 'P' } }) },
+    });
     const handle = await rig.tasks.callToolAsTask('proto_key');
     expect(asked).toEqual(['Name?']);
     // What a real transport would deliver (the in-memory pair hands objects over as they are).
-    const retry = JSON.parse(JSON.stringify(rig.server.params('tools/call')[1])) as { inputResponses: Record<string, unknown> };
+    const retry = JSON.parse(JSON.stringify(rig.server.params('tools/call')[1])) as {
+      inputResponses: Record<string, unknown>;
+    };
     expect(Object.hasOwn(retry.inputResponses, '__proto__')).toBe(true);
     expect(Object.entries(retry.inputResponses)).toEqual([['__proto__', { action: 'accept', content: { name: 'P' } }]]);
     expect(await handle.result()).toMatchObject({ content: [{ type: 'text', text: 'answered' }] });
@@ -225,7 +301,10 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
 
   it('gives up after 10 rounds of a server that keeps asking, with a TaskProtocolError', async () => {
     let n = 0;
-    const forever: ExtTool = { name: 'forever', run: () => outcome.inputRequired({ [`k${++n}`]: elicitation('Again?', {}) }) };
+    const forever: ExtTool = {
+      name: 'forever',
+      run: () => outcome.inputRequired({ [`k${++n}`]: elicitation('Again?', {}) }),
+    };
     const rig = await extRig({ server: { tools: [forever] }, client: { onElicitation: () => ACCEPT } });
     const error = await rejection(rig.tasks.callToolAsTask('forever'));
     expect(error).toMatchObject({ name: 'TaskProtocolError', method: 'tools/call' });

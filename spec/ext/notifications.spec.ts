@@ -7,7 +7,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient } from '../../lib/index.js';
 import { flush, within } from '../helpers.js';
-import { elicitation, ErrorCode, ExtServer, NO_REPLY, rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import {
+  elicitation,
+  ErrorCode,
+  ExtServer,
+  NO_REPLY,
+  rpcError,
+  taskTool,
+  textResult,
+  type ExtServerOptions,
+} from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
 import { closeRigs, extRig, gaps, lastTaskId, ManualClock, sdkV2Client } from './support.js';
 
@@ -19,7 +28,9 @@ function manual(options: ExtServerOptions = {}): ExtServerOptions {
 
 /** The task ids each `subscriptions/listen` named, in order. */
 function listened(rig: { server: { params(method: string): Array<Record<string, unknown>> } }): string[][] {
-  return rig.server.params('subscriptions/listen').map((p) => [...((p.notifications as { taskIds?: string[] }).taskIds ?? [])].sort());
+  return rig.server
+    .params('subscriptions/listen')
+    .map((p) => [...((p.notifications as { taskIds?: string[] }).taskIds ?? [])].sort());
 }
 
 describe('one subscription per connection ([E18])', () => {
@@ -101,7 +112,10 @@ describe('one subscription per connection ([E18])', () => {
       for (let i = 0; i < 80; i += 1) await rig.clock.advance(1_000);
       // 6 400 ms, 12 800, 25 600, then the 30 s cap.
       expect(listenTimes(rig, start).slice(8)).toEqual([12_750, 25_550, 51_150, 81_150]);
-      expect(gaps(rig.server, 'tasks/get', start).every((gap) => gap === 1_000), 'polling is unaffected').toBe(true);
+      expect(
+        gaps(rig.server, 'tasks/get', start).every((gap) => gap === 1_000),
+        'polling is unaffected',
+      ).toBe(true);
       expect(rig.server.count('tasks/get')).toBe(90);
       rig.server.tasks.complete(handle.taskId!, textResult('polled'));
       const result = handle.result();
@@ -249,7 +263,7 @@ describe('one subscription per connection ([E18])', () => {
       expect(rig.server.subscriptions.size).toBe(1);
     });
 
-    it("at most 1 s when the server never acknowledges the replacement", async () => {
+    it('at most 1 s when the server never acknowledges the replacement', async () => {
       const rig = await extRig({ server: manual() });
       holdingSecondListen(rig);
       await rig.tasks.callToolAsTask('manual');
@@ -294,22 +308,23 @@ describe('notifications/tasks', () => {
     rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Pushed question?', { ok: { type: 'boolean' } }) });
     await flush();
     expect(asked).toEqual(['task-update:Pushed question?']);
-    expect(rig.server.tasks.inspect(handle.taskId!)).toMatchObject({ answers: { q: { action: 'accept', content: { ok: true } } } });
+    expect(rig.server.tasks.inspect(handle.taskId!)).toMatchObject({
+      answers: { q: { action: 'accept', content: { ok: true } } },
+    });
     expect(rig.server.count('tasks/get')).toBe(0);
   });
 
   it('make the client read the task at once when a terminal one comes without its payload (a terse notification)', async () => {
-      const rig = await extRig({ server: manual({ pollIntervalMs: 30_000 }) });
-      const handle = await rig.tasks.callToolAsTask('manual');
-      await rig.clock.advance(0);
-      rig.server.notifications = 'off';
-      const { result: _result, ...terse } = rig.server.tasks.complete(handle.taskId!, textResult('read me'));
-      rig.server.notify('notifications/tasks', terse);
-      await rig.clock.advance(100);
-      expect(rig.server.count('tasks/get')).toBe(1);
-      expect(handle.settled).toBe(true);
-    },
-  );
+    const rig = await extRig({ server: manual({ pollIntervalMs: 30_000 }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(0);
+    rig.server.notifications = 'off';
+    const { result: _result, ...terse } = rig.server.tasks.complete(handle.taskId!, textResult('read me'));
+    rig.server.notify('notifications/tasks', terse);
+    await rig.clock.advance(100);
+    expect(rig.server.count('tasks/get')).toBe(1);
+    expect(handle.settled).toBe(true);
+  });
 
   it('repeated terse terminal ones while tasks/get fails do not bypass the poll backoff, and the result still arrives ([E14])', async () => {
     const rig = await extRig({ server: manual({ pollIntervalMs: 1_000 }) });
@@ -340,12 +355,16 @@ describe('notifications/tasks', () => {
     const asked: string[] = [];
     const rig = await extRig({
       server: manual({ pollIntervalMs: 1_000 }),
-      client: { onElicitation: (params) => (asked.push(String(params.message)), { action: 'accept', content: { ok: true } }) },
+      client: {
+        onElicitation: (params) => (asked.push(String(params.message)), { action: 'accept', content: { ok: true } }),
+      },
     });
     const handle = await rig.tasks.callToolAsTask('manual');
     await rig.clock.advance(500);
     rig.server.notifications = 'off';
-    const detailed = rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Terse question?', { ok: { type: 'boolean' } }) });
+    const detailed = rig.server.tasks.requestInput(handle.taskId!, {
+      q: elicitation('Terse question?', { ok: { type: 'boolean' } }),
+    });
     const { inputRequests: _input, ...terse } = detailed;
     const before = rig.server.count('tasks/get');
     rig.server.notify('notifications/tasks', terse);
@@ -371,7 +390,9 @@ describe('notifications/tasks', () => {
     const result = handle.result();
     await rig.clock.advance(500);
     rig.server.notifications = 'off';
-    const { inputRequests: _input, ...terse } = rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Flooded question?', { ok: { type: 'boolean' } }) });
+    const { inputRequests: _input, ...terse } = rig.server.tasks.requestInput(handle.taskId!, {
+      q: elicitation('Flooded question?', { ok: { type: 'boolean' } }),
+    });
     const before = rig.server.count('tasks/get');
     const start = rig.clock.now();
     // 500 over 1.5 s, each a change (its own statusMessage), none with the input requests.
@@ -379,7 +400,10 @@ describe('notifications/tasks', () => {
       rig.server.notify('notifications/tasks', { ...terse, statusMessage: `waiting for you (${i})` });
       await rig.clock.advance(3);
     }
-    const reads = rig.server.received('tasks/get').slice(before).map((entry) => entry.at - start);
+    const reads = rig.server
+      .received('tasks/get')
+      .slice(before)
+      .map((entry) => entry.at - start);
     // The first read goes at once; the others wait a full poll interval after it.
     expect(reads[0]).toBeLessThan(10);
     expect(reads.length).toBeLessThanOrEqual(4);
@@ -387,7 +411,9 @@ describe('notifications/tasks', () => {
     expect(asked).toEqual(['Flooded question?']);
     answer?.({ action: 'accept', content: { ok: true } });
     await rig.clock.advance(10);
-    expect(rig.server.tasks.inspect(handle.taskId!).answers).toEqual({ q: { action: 'accept', content: { ok: true } } });
+    expect(rig.server.tasks.inspect(handle.taskId!).answers).toEqual({
+      q: { action: 'accept', content: { ok: true } },
+    });
     rig.server.tasks.complete(handle.taskId!, textResult('answered'));
     await rig.clock.advance(1_000);
     expect((await within(result)).content).toEqual(textResult('answered').content);
@@ -411,7 +437,9 @@ describe('servers that push nothing cost nothing ([E14], [E18])', () => {
       const start = rig.clock.now();
       const handle = await rig.tasks.callToolAsTask('manual');
       await rig.clock.advance(0);
-      expect(rig.server.sent.filter((s) => s.message.method === 'notifications/subscriptions/acknowledged')).toHaveLength(1);
+      expect(
+        rig.server.sent.filter((s) => s.message.method === 'notifications/subscriptions/acknowledged'),
+      ).toHaveLength(1);
       rig.server.tasks.update(handle.taskId!, { statusMessage: 'unseen until polled' });
       await rig.clock.advance(3_500);
       expect(gaps(rig.server, 'tasks/get', start)).toEqual([700, 700, 700, 700, 700]);
@@ -455,7 +483,11 @@ describe('the host’s own subscriptions on a shared SDK client ([E18])', () => 
       await clock.advance(0);
       expect(server.count('subscriptions/listen'), 'the library’s own subscription is open').toBe(1);
       // Before the fix every acknowledgement was taken, so this waited out the SDK's ack timeout.
-      const subscription = await within(client.listen({ toolsListChanged: true }, { timeout: 2_000 }), 2_500, 'the host’s listen()');
+      const subscription = await within(
+        client.listen({ toolsListChanged: true }, { timeout: 2_000 }),
+        2_500,
+        'the host’s listen()',
+      );
       expect(server.count('subscriptions/listen')).toBe(2);
       server.tasks.complete(handle.taskId!, textResult('pushed'));
       await flush();
@@ -488,7 +520,10 @@ describe('the host’s own subscriptions on a shared SDK client ([E18])', () => 
       // One the host's own subscription names (not the library's) is the host's alone.
       const other = await tasks.callToolAsTask('manual');
       await clock.advance(0);
-      server.notify('notifications/tasks', { ...server.tasks.complete(other.taskId!, textResult('theirs')), _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } });
+      server.notify('notifications/tasks', {
+        ...server.tasks.complete(other.taskId!, textResult('theirs')),
+        _meta: { 'io.modelcontextprotocol/subscriptionId': 7 },
+      });
       await flush();
       expect(other.settled).toBe(false);
       expect(hostSaw).toEqual(['notifications/tasks', 'notifications/tasks']);

@@ -12,7 +12,12 @@ import { closeRigs, extRig, gaps, lastTaskId, type ExtRig } from './support.js';
 afterEach(closeRigs);
 
 /** Moves the shared clock in `step` ms steps until `handle` settled (at most `max` ms). */
-async function runUntilSettled(rig: ExtRig, handle: { readonly settled: boolean }, step = 100, max = 60_000): Promise<void> {
+async function runUntilSettled(
+  rig: ExtRig,
+  handle: { readonly settled: boolean },
+  step = 100,
+  max = 60_000,
+): Promise<void> {
   for (let spent = 0; !handle.settled && spent < max; spent += step) await rig.clock.advance(step);
 }
 
@@ -64,8 +69,15 @@ describe('observation', () => {
   });
 
   it('follows a pollIntervalMs a step changes, up and down ([E14])', async () => {
-    const steps = [{ pollIntervalMs: 2_000 }, { pollIntervalMs: 200 }, { statusMessage: 'fast now' }, { result: textResult('paced') }];
-    const rig = await extRig({ server: { notifications: 'off', tools: [taskTool('paced', { pollIntervalMs: 500, steps })] } });
+    const steps = [
+      { pollIntervalMs: 2_000 },
+      { pollIntervalMs: 200 },
+      { statusMessage: 'fast now' },
+      { result: textResult('paced') },
+    ];
+    const rig = await extRig({
+      server: { notifications: 'off', tools: [taskTool('paced', { pollIntervalMs: 500, steps })] },
+    });
     const start = rig.clock.now();
     const handle = await rig.tasks.callToolAsTask('paced');
     const result = handle.result();
@@ -105,16 +117,15 @@ describe('the outcome on tasks/get ([E3], [E16])', () => {
   });
 
   it('gives the tool result as the tool returned it: no protocol resultType leaks into it (as SDK v2’s own callTool strips it)', async () => {
-      const rig = await extRig({ server: manual() });
-      const immediate = await rig.tasks.callToolAsTask('greet', { name: 'x' });
-      expect(await immediate.result()).toEqual(textResult('Hello, x!'));
-      const handle = await rig.tasks.callToolAsTask('manual');
-      rig.server.tasks.complete(lastTaskId(rig.server), textResult('stamped'));
-      const result = handle.result();
-      await runUntilSettled(rig, handle);
-      expect(await result).toEqual(textResult('stamped'));
-    },
-  );
+    const rig = await extRig({ server: manual() });
+    const immediate = await rig.tasks.callToolAsTask('greet', { name: 'x' });
+    expect(await immediate.result()).toEqual(textResult('Hello, x!'));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.complete(lastTaskId(rig.server), textResult('stamped'));
+    const result = handle.result();
+    await runUntilSettled(rig, handle);
+    expect(await result).toEqual(textResult('stamped'));
+  });
 
   it('rejects a failed task with TaskFailedError carrying its JSON-RPC error and status message ([E15])', async () => {
     const rig = await extRig({ server: manual() });
@@ -138,7 +149,11 @@ describe('the outcome on tasks/get ([E3], [E16])', () => {
     const handle = await rig.tasks.callToolAsTask('protocol_error_job');
     const result = handle.result().catch((error: unknown) => error);
     await runUntilSettled(rig, handle);
-    expect(await result).toMatchObject({ name: 'TaskFailedError', rpcError: { code: -32603, message: 'Worker crashed' }, statusMessage: 'Tool execution failed: worker crashed' });
+    expect(await result).toMatchObject({
+      name: 'TaskFailedError',
+      rpcError: { code: -32603, message: 'Worker crashed' },
+      statusMessage: 'Tool execution failed: worker crashed',
+    });
   });
 
   it('rejects a completed task whose result has isError with TaskFailedError carrying that result ([E15], [V18])', async () => {
@@ -148,7 +163,10 @@ describe('the outcome on tasks/get ([E3], [E16])', () => {
     await runUntilSettled(rig, handle);
     const error = await result;
     expect(error).toBeInstanceOf(TaskFailedError);
-    expect(error).toMatchObject({ result: { isError: true, content: [{ type: 'text', text: 'job failed: invalid input' }] }, task: { status: 'completed' } });
+    expect(error).toMatchObject({
+      result: { isError: true, content: [{ type: 'text', text: 'job failed: invalid input' }] },
+      task: { status: 'completed' },
+    });
   });
 
   for (const resultType of ['complete', 'task', 'omit'] as const) {
@@ -179,7 +197,13 @@ describe('whole-second timestamps', () => {
       { status: 'working' as const, statusMessage: 'resumed' },
       { result: textResult('same second') },
     ];
-    const rig = await extRig({ server: { wholeSeconds: true, notifications: 'off', tools: [taskTool('quick', { pollIntervalMs: 100, statusMessage: 'queued', steps })] } });
+    const rig = await extRig({
+      server: {
+        wholeSeconds: true,
+        notifications: 'off',
+        tools: [taskTool('quick', { pollIntervalMs: 100, statusMessage: 'queued', steps })],
+      },
+    });
     const handle = await rig.tasks.callToolAsTask('quick');
     const seen: Task[] = [];
     const iterate = (async () => {

@@ -11,7 +11,15 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskNotFoundError, TaskOptionError, type TaskReference } from '../../lib/index.js';
 import { rejection } from '../helpers.js';
-import { ExtServer, fixtureTools, META, startExtHttpServer, taskTool, textResult, type Json } from '../support/ext-server/index.js';
+import {
+  ExtServer,
+  fixtureTools,
+  META,
+  startExtHttpServer,
+  taskTool,
+  textResult,
+  type Json,
+} from '../support/ext-server/index.js';
 import { closeRigs, extRig, secondClient } from './support.js';
 
 const run = promisify(execFile);
@@ -41,7 +49,12 @@ describe('across two processes, over Streamable HTTP', () => {
     const endpoint = await startExtHttpServer(server);
     cleanups.push(() => endpoint.close());
 
-    const started = await fixture('start', endpoint.url.href, 'confirm_delete', JSON.stringify({ filename: 'moved.txt' }));
+    const started = await fixture(
+      'start',
+      endpoint.url.href,
+      'confirm_delete',
+      JSON.stringify({ filename: 'moved.txt' }),
+    );
     expect(started).toMatchObject({ kind: 'task', wire: 'io.modelcontextprotocol/tasks' });
     const reference = started.reference as TaskReference;
     expect(reference).toMatchObject({
@@ -68,7 +81,9 @@ describe('across two processes, over Streamable HTTP', () => {
     // Process A created it; process B answered it and read it to the end.
     expect(server.received('tools/call').map(clientName)).toEqual(['process-a']);
     expect(server.received('tasks/update').map(clientName)).toEqual(['process-b']);
-    expect(server.tasks.inspect(reference.taskId).answers).toEqual({ confirm: { action: 'accept', content: { confirm: true } } });
+    expect(server.tasks.inspect(reference.taskId).answers).toEqual({
+      confirm: { action: 'accept', content: { confirm: true } },
+    });
     expect(new Set(server.received('tasks/get').map(clientName))).toEqual(new Set(['process-b']));
   });
 });
@@ -83,7 +98,9 @@ describe('in process, over a fresh connection', () => {
     const answered: string[] = [];
     const other = await secondClient(rig.server, rig.clock, {
       onElicitation: (params, context) => {
-        answered.push(`${context.delivery}:${String(params.message)}:${context.handle === resumed ? 'own handle' : 'other'}`);
+        answered.push(
+          `${context.delivery}:${String(params.message)}:${context.handle === resumed ? 'own handle' : 'other'}`,
+        );
         return { action: 'accept', content: { ok: true } };
       },
     });
@@ -93,7 +110,12 @@ describe('in process, over a fresh connection', () => {
     const result = resumed.result();
     await rig.clock.advance(0);
     expect(resumed.task?.status).toBe('working');
-    rig.server.tasks.requestInput(reference.taskId, { ok: { method: 'elicitation/create', params: { message: 'Still there?', requestedSchema: { type: 'object', properties: {} } } } });
+    rig.server.tasks.requestInput(reference.taskId, {
+      ok: {
+        method: 'elicitation/create',
+        params: { message: 'Still there?', requestedSchema: { type: 'object', properties: {} } },
+      },
+    });
     await rig.clock.advance(1_000);
     expect(answered).toEqual(['task-update:Still there?:own handle']);
     rig.server.tasks.complete(reference.taskId, textResult('finished elsewhere'));
@@ -105,7 +127,9 @@ describe('in process, over a fresh connection', () => {
     const rig = await extRig({ server: { tools: [taskTool('asks', { advance: 'manual' })] } });
     const reference = (await rig.tasks.callToolAsTask('asks')).toJSON()!;
     expect(() => rig.tasks.resume({ ...reference, taskId: 'x', wire: '2025-11-25' })).toThrow(TaskOptionError);
-    expect(() => rig.tasks.resume({ ...reference, taskId: 'y', server: 'someone-else@1.0.0' })).toThrow(/created on server "someone-else@1.0.0"/);
+    expect(() => rig.tasks.resume({ ...reference, taskId: 'y', server: 'someone-else@1.0.0' })).toThrow(
+      /created on server "someone-else@1.0.0"/,
+    );
   });
 
   it('resumes by bare task id too', async () => {
@@ -131,13 +155,12 @@ describe('in process, over a fresh connection', () => {
   });
 
   it('says why a resumed task is unknown without advice about sessions (the extension is sessionless)', async () => {
-      const rig = await extRig({ server: { tools: [taskTool('asks', { advance: 'manual' })] } });
-      const reference = (await rig.tasks.callToolAsTask('asks')).detach()!;
-      rig.server.tasks.delete(reference.taskId);
-      const other = await secondClient(rig.server, rig.clock);
-      const result = rejection(other.resume(reference).result());
-      await rig.clock.advance(0);
-      expect((await result as Error).message).not.toMatch(/session/i);
-    },
-  );
+    const rig = await extRig({ server: { tools: [taskTool('asks', { advance: 'manual' })] } });
+    const reference = (await rig.tasks.callToolAsTask('asks')).detach()!;
+    rig.server.tasks.delete(reference.taskId);
+    const other = await secondClient(rig.server, rig.clock);
+    const result = rejection(other.resume(reference).result());
+    await rig.clock.advance(0);
+    expect(((await result) as Error).message).not.toMatch(/session/i);
+  });
 });

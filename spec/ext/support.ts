@@ -6,7 +6,13 @@
  * {@link ManualClock}: server timestamps, TTLs and timed steps move only when a test moves time.
  */
 import { Client } from '@modelcontextprotocol/client';
-import { TaskClient, type ElicitationCallback, type ElicitResult, type InputContext, type TaskClientConnectOptions } from '../../lib/index.js';
+import {
+  TaskClient,
+  type ElicitationCallback,
+  type ElicitResult,
+  type InputContext,
+  type TaskClientConnectOptions,
+} from '../../lib/index.js';
 import { ManualClock } from '../helpers.js';
 import {
   connectInMemory,
@@ -55,7 +61,11 @@ export async function closeRigs(): Promise<void> {
 /** Starts a scripted extension server and a TaskClient connected to it in memory. */
 export async function extRig(options: ExtRigOptions = {}): Promise<ExtRig> {
   const clock = options.clock ?? new ManualClock(options.start);
-  const server = new ExtServer({ now: clock.now, ...options.server, tools: [...fixtureTools(), ...(options.server?.tools ?? [])] });
+  const server = new ExtServer({
+    now: clock.now,
+    ...options.server,
+    tools: [...fixtureTools(), ...(options.server?.tools ?? [])],
+  });
   const { clientTransport } = await connectInMemory(server);
   const tasks = await TaskClient.connect(clientTransport, { sdk: 'v2', clock, ...options.client });
   let closed = false;
@@ -69,7 +79,11 @@ export async function extRig(options: ExtRigOptions = {}): Promise<ExtRig> {
 }
 
 /** A second TaskClient on a fresh in-memory connection to the same server (a new process, as far as the server can tell). */
-export async function secondClient(server: ExtServer, clock: ManualClock, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
+export async function secondClient(
+  server: ExtServer,
+  clock: ManualClock,
+  options: TaskClientConnectOptions = {},
+): Promise<TaskClient> {
   const { clientTransport } = await connectInMemory(server);
   const tasks = await TaskClient.connect(clientTransport, { sdk: 'v2', clock, ...options });
   open.push(() => tasks.close());
@@ -77,7 +91,11 @@ export async function secondClient(server: ExtServer, clock: ManualClock, option
 }
 
 /** A connected SDK v2 client of the user's own (automatic negotiation) on a fresh in-memory link. */
-export async function sdkV2Client(server: ExtServer, capabilities: Json = {}, mode: 'auto' | 'legacy' = 'auto'): Promise<Client> {
+export async function sdkV2Client(
+  server: ExtServer,
+  capabilities: Json = {},
+  mode: 'auto' | 'legacy' = 'auto',
+): Promise<Client> {
   const { clientTransport } = await connectInMemory(server);
   const client = new Client({ name: 'ext-spec', version: '1.0.0' }, { capabilities, versionNegotiation: { mode } });
   await client.connect(clientTransport);

@@ -18,7 +18,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TaskExpiredError, TaskNotFoundError, type TaskError } from '../../lib/index.js';
 import { flush, until } from '../helpers.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
-import { ErrorCode, NO_REPLY, rpcError, taskTool, textResult, type ExtServerOptions, type Json } from '../support/ext-server/index.js';
+import {
+  ErrorCode,
+  NO_REPLY,
+  rpcError,
+  taskTool,
+  textResult,
+  type ExtServerOptions,
+  type Json,
+} from '../support/ext-server/index.js';
 import { closeRigs, extRig, ManualClock, secondClient, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
@@ -27,7 +35,12 @@ const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 function manual(options: ExtServerOptions = {}): ExtServerOptions {
   // The server acknowledges subscriptions but pushes nothing itself: each test sends its own.
-  return { notifications: 'ack-only', pollIntervalMs: 1_000, ...options, tools: [taskTool('manual', { advance: 'manual' }), ...(options.tools ?? [])] };
+  return {
+    notifications: 'ack-only',
+    pollIntervalMs: 1_000,
+    ...options,
+    tools: [taskTool('manual', { advance: 'manual' }), ...(options.tools ?? [])],
+  };
 }
 
 /** Sends `task` as a `notifications/tasks` on the TaskClient's open subscription. */
@@ -37,7 +50,10 @@ async function push(rig: ExtRig, task: Json): Promise<void> {
   await until(() => server.count('subscriptions/listen') > 0, 3_000, 'a subscription');
   const listen = server.received('subscriptions/listen').at(-1);
   expect(listen, 'the client subscribed').toBeDefined();
-  server.notify('notifications/tasks', { ...(task as Record<string, Json>), _meta: { [SUBSCRIPTION_ID]: listen!.id! } });
+  server.notify('notifications/tasks', {
+    ...(task as Record<string, Json>),
+    _meta: { [SUBSCRIPTION_ID]: listen!.id! },
+  });
 }
 
 /** A terminal task as a terse notification: no result, and (optionally) fields left out. */
@@ -49,7 +65,10 @@ function terse(task: Json, drop: readonly string[] = []): Json {
 
 async function outcome(rig: ExtRig, promise: Promise<unknown>, step = 100, max = 10_000): Promise<unknown> {
   let done: { value: unknown } | undefined;
-  promise.then((value) => (done = { value }), (error: unknown) => (done = { value: error }));
+  promise.then(
+    (value) => (done = { value }),
+    (error: unknown) => (done = { value: error }),
+  );
   for (let spent = 0; done === undefined && spent < max; spent += step) {
     await flush();
     if (done === undefined) await rig.clock.advance(step);
@@ -60,14 +79,16 @@ async function outcome(rig: ExtRig, promise: Promise<unknown>, step = 100, max =
 
 describe('a terminal notification without its payload', () => {
   it('reads the task once and resolves, even when the read is not newer than the notification ([A11])', async () => {
-    const rig = await extRig({ server: manual({ tools: [taskTool('chatty', { advance: 'manual', statusMessage: 'working on it' })] }) });
+    const rig = await extRig({
+      server: manual({ tools: [taskTool('chatty', { advance: 'manual', statusMessage: 'working on it' })] }),
+    });
     const handle = await rig.tasks.callToolAsTask('chatty');
     const result = handle.result();
     await flush();
     const full = rig.server.tasks.complete(handle.taskId!, textResult('the result'), 'done');
     // Same lastUpdatedAt as the read will show, but statusMessage and pollIntervalMs left out.
     await push(rig, terse(full, ['statusMessage', 'pollIntervalMs']));
-    expect((await outcome(rig, result))).toMatchObject({ content: textResult('the result').content });
+    expect(await outcome(rig, result)).toMatchObject({ content: textResult('the result').content });
     expect(rig.server.count('tasks/get')).toBe(1);
   });
 
@@ -119,7 +140,10 @@ describe('a terminal notification without its payload', () => {
     const result = handle.result();
     await flush();
     const full = rig.server.tasks.complete(handle.taskId!, textResult('newer read'));
-    const early = { ...(terse(full) as Record<string, Json>), lastUpdatedAt: new Date(rig.clock.now() - 1_000).toISOString() };
+    const early = {
+      ...(terse(full) as Record<string, Json>),
+      lastUpdatedAt: new Date(rig.clock.now() - 1_000).toISOString(),
+    };
     await push(rig, early);
     expect(await outcome(rig, result)).toMatchObject({ content: textResult('newer read').content });
   });
@@ -198,44 +222,59 @@ function stamped(rig: ExtRig, stamps: Stamps): void {
 
 /** Servers whose `lastUpdatedAt - createdAt` is far beyond any ttl while the task is young. */
 const SKEWED: Array<[string, Stamps]> = [
-  ['lastUpdatedAt stamped by a node 10 min ahead of the one that stamped createdAt', (_task, now) => ({ lastUpdatedAt: iso(now + TEN_MINUTES) })],
-  ['a server clock set 10 min forward once the task was created', (_task, now, n) => (n === 0 ? {} : { lastUpdatedAt: iso(now + TEN_MINUTES) })],
-  ['a createdAt that changes from reply to reply (nodes up to 10 min apart)', (_task, now, n) => ({ createdAt: iso(now - TEN_MINUTES + 997 * n), lastUpdatedAt: iso(now) })],
+  [
+    'lastUpdatedAt stamped by a node 10 min ahead of the one that stamped createdAt',
+    (_task, now) => ({ lastUpdatedAt: iso(now + TEN_MINUTES) }),
+  ],
+  [
+    'a server clock set 10 min forward once the task was created',
+    (_task, now, n) => (n === 0 ? {} : { lastUpdatedAt: iso(now + TEN_MINUTES) }),
+  ],
+  [
+    'a createdAt that changes from reply to reply (nodes up to 10 min apart)',
+    (_task, now, n) => ({ createdAt: iso(now - TEN_MINUTES + 997 * n), lastUpdatedAt: iso(now) }),
+  ],
 ];
 
 describe('the server’s timestamps never bring the ttl forward ([E13], [V11])', () => {
-  it.each(SKEWED)('%s: a healthy task is not given up, its result arrives, and tasks/get keeps to the poll interval', async (_label, stamps) => {
-    const rig = await extRig({ server: manual({ ttlMs: 60_000, pollIntervalMs: 1_000 }) });
-    stamped(rig, stamps);
-    const expired: string[] = [];
-    rig.tasks.on('expired', (metrics) => expired.push(metrics.error.name));
-    const handle = await rig.tasks.callToolAsTask('manual');
-    const result = handle.result().catch((error: unknown) => error);
-    await rig.clock.advance(3_000);
-    expect(handle.settled).toBe(false);
-    expect(expired).toEqual([]);
-    // One read a second: at 1, 2 and 3 s.
-    expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(3);
-    rig.server.tasks.complete(handle.taskId!, textResult('done in 3 s'));
-    expect(await outcome(rig, result)).toMatchObject({ content: textResult('done in 3 s').content });
-    expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(4);
-    expect(rig.server.count('tasks/cancel')).toBe(0);
-  });
+  it.each(SKEWED)(
+    '%s: a healthy task is not given up, its result arrives, and tasks/get keeps to the poll interval',
+    async (_label, stamps) => {
+      const rig = await extRig({ server: manual({ ttlMs: 60_000, pollIntervalMs: 1_000 }) });
+      stamped(rig, stamps);
+      const expired: string[] = [];
+      rig.tasks.on('expired', (metrics) => expired.push(metrics.error.name));
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const result = handle.result().catch((error: unknown) => error);
+      await rig.clock.advance(3_000);
+      expect(handle.settled).toBe(false);
+      expect(expired).toEqual([]);
+      // One read a second: at 1, 2 and 3 s.
+      expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(3);
+      rig.server.tasks.complete(handle.taskId!, textResult('done in 3 s'));
+      expect(await outcome(rig, result)).toMatchObject({ content: textResult('done in 3 s').content });
+      expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(4);
+      expect(rig.server.count('tasks/cancel')).toBe(0);
+    },
+  );
 
-  it.each(SKEWED)('%s: a task still running is given up at the ttl counted on our clock from its creation reply, after one last look', async (_label, stamps) => {
-    const rig = await extRig({ server: manual({ ttlMs: 10_000, pollIntervalMs: 1_000 }) });
-    stamped(rig, stamps);
-    const handle = await rig.tasks.callToolAsTask('manual');
-    const result = handle.result().catch((error: unknown) => error);
-    await rig.clock.advance(9_999);
-    expect(handle.settled).toBe(false);
-    expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(10);
-    await rig.clock.advance(1);
-    expect(await result).toBeInstanceOf(TaskExpiredError);
-    // The polls at 1..10 s, and the last look at 10 s: no burst of reads.
-    expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(11);
-    expect(rig.server.tasks.detailed(handle.taskId!).status).toBe('working');
-  });
+  it.each(SKEWED)(
+    '%s: a task still running is given up at the ttl counted on our clock from its creation reply, after one last look',
+    async (_label, stamps) => {
+      const rig = await extRig({ server: manual({ ttlMs: 10_000, pollIntervalMs: 1_000 }) });
+      stamped(rig, stamps);
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const result = handle.result().catch((error: unknown) => error);
+      await rig.clock.advance(9_999);
+      expect(handle.settled).toBe(false);
+      expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(10);
+      await rig.clock.advance(1);
+      expect(await result).toBeInstanceOf(TaskExpiredError);
+      // The polls at 1..10 s, and the last look at 10 s: no burst of reads.
+      expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(11);
+      expect(rig.server.tasks.detailed(handle.taskId!).status).toBe('working');
+    },
+  );
 
   it('a ttl that changes on every reply while it has run out: one last look, then the task is given up (no burst of reads)', async () => {
     const rig = await extRig({ server: manual({ ttlMs: 5_000, pollIntervalMs: 1_000 }) });
@@ -267,7 +306,10 @@ describe('the server’s timestamps never bring the ttl forward ([E13], [V11])',
 
   it('a task the server drops long before its ttl is TaskNotFoundError, even when the server clock is 10 min behind ours', async () => {
     const clock = new ManualClock();
-    const rig = await extRig({ clock, server: manual({ ttlMs: 60_000, pollIntervalMs: 1_000, now: () => clock.now() - TEN_MINUTES }) });
+    const rig = await extRig({
+      clock,
+      server: manual({ ttlMs: 60_000, pollIntervalMs: 1_000, now: () => clock.now() - TEN_MINUTES }),
+    });
     const handle = await rig.tasks.callToolAsTask('manual');
     const result = handle.result().catch((error: unknown) => error);
     await rig.clock.advance(2_500);

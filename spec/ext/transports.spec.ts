@@ -14,7 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskCancelledError, TaskClient, TaskFailedError, TaskRpcError, type ElicitResult } from '../../lib/index.js';
 import { rejection, until, within } from '../helpers.js';
-import { ExtServer, fixtureTools, startExtHttpServer, taskTool, textResult, type ExtHttpServer } from '../support/ext-server/index.js';
+import {
+  ExtServer,
+  fixtureTools,
+  startExtHttpServer,
+  taskTool,
+  textResult,
+  type ExtHttpServer,
+} from '../support/ext-server/index.js';
 import {} from './support.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,10 +37,17 @@ const ACCEPT: ElicitResult = { action: 'accept', content: { confirm: true } };
 const TASK_METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'];
 
 /** A sessionless HTTP endpoint serving the fixture tools (plus a task that waits), and its server. */
-async function httpServer(responseMode: 'json' | 'sse' = 'json', notifications: 'on' | 'off' = 'on'): Promise<{ server: ExtServer; endpoint: ExtHttpServer }> {
+async function httpServer(
+  responseMode: 'json' | 'sse' = 'json',
+  notifications: 'on' | 'off' = 'on',
+): Promise<{ server: ExtServer; endpoint: ExtHttpServer }> {
   // `waits` is polled rarely: a poll in flight when cancel() runs can overtake its confirming read
   // (the known bug shown in cancel.spec.ts).
-  const server = new ExtServer({ tools: [...fixtureTools(), taskTool('waits', { advance: 'manual', pollIntervalMs: 60_000 })], pollIntervalMs: 20, notifications });
+  const server = new ExtServer({
+    tools: [...fixtureTools(), taskTool('waits', { advance: 'manual', pollIntervalMs: 60_000 })],
+    pollIntervalMs: 20,
+    notifications,
+  });
   const endpoint = await startExtHttpServer(server, { responseMode });
   cleanups.push(() => endpoint.close());
   return { server, endpoint };
@@ -96,8 +110,12 @@ describe('Streamable HTTP (sessionless, 127.0.0.1)', () => {
     const error = await rejection(handle.cancel(), 10_000);
     expect(error).toBeInstanceOf(TaskRpcError);
     expect(error).toMatchObject({ code: -32020, method: 'tasks/cancel' });
-    expect((error as Error).message).toMatch(/an HTTP routing header \(Mcp-Name, Mcp-Method\) did not match the request/);
-    expect(endpoint.rejected.map((r) => [r.message.method, r.headers['mcp-name']])).toEqual([['tasks/cancel', 'someone-else']]);
+    expect((error as Error).message).toMatch(
+      /an HTTP routing header \(Mcp-Name, Mcp-Method\) did not match the request/,
+    );
+    expect(endpoint.rejected.map((r) => [r.message.method, r.headers['mcp-name']])).toEqual([
+      ['tasks/cancel', 'someone-else'],
+    ]);
     expect(server.count('tasks/cancel')).toBe(0);
   });
 
@@ -118,34 +136,47 @@ describe('Streamable HTTP (sessionless, 127.0.0.1)', () => {
   });
 
   it('ends a replaced or finished subscriptions/listen stream: one open subscription per connection, none once no task is tracked', async () => {
-      const { server, endpoint } = await httpServer();
-      const tasks = await connect(new StreamableHTTPClientTransport(endpoint.url));
-      const first = await tasks.callToolAsTask('waits');
-      await until(() => server.subscriptions.size === 1);
-      const second = await tasks.callToolAsTask('waits');
-      await until(() => server.count('subscriptions/listen') === 2);
-      for (const handle of [first, second]) server.tasks.complete(handle.taskId!, textResult('done'));
-      await within(Promise.all([first.result(), second.result()]), 10_000);
-      await until(() => server.subscriptions.size === 0, 2_000, 'every subscription to end');
-    },
-  );
+    const { server, endpoint } = await httpServer();
+    const tasks = await connect(new StreamableHTTPClientTransport(endpoint.url));
+    const first = await tasks.callToolAsTask('waits');
+    await until(() => server.subscriptions.size === 1);
+    const second = await tasks.callToolAsTask('waits');
+    await until(() => server.count('subscriptions/listen') === 2);
+    for (const handle of [first, second]) server.tasks.complete(handle.taskId!, textResult('done'));
+    await within(Promise.all([first.result(), second.result()]), 10_000);
+    await until(() => server.subscriptions.size === 0, 2_000, 'every subscription to end');
+  });
 });
 
 describe('stdio', () => {
   it('runs a full session against the runnable scripted server over SDK v2’s StdioClientTransport', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', stdioEntry, '--poll-interval-ms=20'], cwd: root, stderr: 'ignore' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', stdioEntry, '--poll-interval-ms=20'],
+      cwd: root,
+      stderr: 'ignore',
+    });
     const tasks = await connect(transport);
     expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
     const computing = await tasks.callToolAsTask('slow_compute', { polls: 3, label: 'stdio' });
     expect(computing.kind).toBe('task');
     const statuses: string[] = [];
     for await (const task of computing) statuses.push(`${task.status}:${task.statusMessage ?? ''}`);
-    expect(statuses).toEqual(['working:computing stdio (1/3)', 'working:computing stdio (2/3)', 'working:computing stdio (3/3)', 'completed:computing stdio (3/3)']);
+    expect(statuses).toEqual([
+      'working:computing stdio (1/3)',
+      'working:computing stdio (2/3)',
+      'working:computing stdio (3/3)',
+      'completed:computing stdio (3/3)',
+    ]);
     expect((await computing.result()).content).toEqual([{ type: 'text', text: 'computed stdio' }]);
 
     const asking = await tasks.callToolAsTask('confirm_delete', { filename: 'stdio.txt' });
     expect((await within(asking.result(), 10_000)).content).toEqual([{ type: 'text', text: 'deleted stdio.txt' }]);
-    const greeted = await tasks.callToolAsTask('test_tool_with_task', {}, { onElicitation: () => ({ action: 'accept', content: { name: 'Stdio' } }) });
+    const greeted = await tasks.callToolAsTask(
+      'test_tool_with_task',
+      {},
+      { onElicitation: () => ({ action: 'accept', content: { name: 'Stdio' } }) },
+    );
     expect((await within(greeted.result(), 10_000)).content).toEqual([{ type: 'text', text: 'Hello, Stdio!' }]);
     const immediate = await tasks.callToolAsTask('greet', { name: 'pipe' });
     expect(immediate.kind).toBe('immediate');
@@ -153,9 +184,15 @@ describe('stdio', () => {
     const long = await tasks.callToolAsTask('slow_compute', { polls: 100_000 });
     expect(await within(long.cancel(), 10_000)).toMatchObject({ status: 'cancelled' });
     const failed = await tasks.callToolAsTask('protocol_error_job');
-    expect(await rejection(failed.result(), 10_000)).toMatchObject({ name: 'TaskFailedError', rpcError: { code: -32603 } });
+    expect(await rejection(failed.result(), 10_000)).toMatchObject({
+      name: 'TaskFailedError',
+      rpcError: { code: -32603 },
+    });
     const deadline = await tasks.callToolAsTask('slow_compute', { polls: 100_000 }, { timeoutMs: 1_500 });
-    expect(await rejection(deadline.result(), 10_000)).toMatchObject({ name: 'TaskTimeoutError', remoteCancel: 'cancelled' });
+    expect(await rejection(deadline.result(), 10_000)).toMatchObject({
+      name: 'TaskTimeoutError',
+      remoteCancel: 'cancelled',
+    });
   });
 
   it('runs the example extension server’s analyze task, answering its question through onElicitation', async () => {
@@ -180,7 +217,10 @@ describe('stdio', () => {
     expect(handle.wire).toBe('io.modelcontextprotocol/tasks');
     const messages = new Set<string>();
     for await (const task of handle) if (task.statusMessage !== undefined) messages.add(task.statusMessage);
-    expect(await within(handle.result(), 10_000)).toMatchObject({ content: [{ type: 'text', text: 'analysis of dataset 7: full report ready' }], structuredContent: { id: 7, depth: 'full' } });
+    expect(await within(handle.result(), 10_000)).toMatchObject({
+      content: [{ type: 'text', text: 'analysis of dataset 7: full report ready' }],
+      structuredContent: { id: 7, depth: 'full' },
+    });
     expect(asked).toEqual(['task-update:How detailed should the report be?']);
     expect(messages.size).toBeGreaterThan(1);
   });

@@ -14,7 +14,15 @@ import {
   type TaskMetrics,
 } from '../../lib/index.js';
 import { ManualClock, exampleServerPair, flush } from '../helpers.js';
-import { HeldCallback, RECEIVER_CAPABILITIES, accept, errorOf, peerRig, resultOf, serverRig } from '../support/receiver-rig.js';
+import {
+  HeldCallback,
+  RECEIVER_CAPABILITIES,
+  accept,
+  errorOf,
+  peerRig,
+  resultOf,
+  serverRig,
+} from '../support/receiver-rig.js';
 import { connectScripted, creating, type Json } from '../support/scripted-server.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
@@ -48,12 +56,16 @@ describe('serve(): capabilities', () => {
     expect(error).toBeInstanceOf(TaskNotSupportedError);
     expect((error as TaskNotSupportedError).feature).toBe('elicitation');
     expect((error as Error).message).toContain('"elicitation"');
-    const halfway = await bareClient({ elicitation: {}, sampling: {}, tasks: { requests: { elicitation: { create: {} } } } });
+    const halfway = await bareClient({
+      elicitation: {},
+      sampling: {},
+      tasks: { requests: { elicitation: { create: {} } } },
+    });
     const other = new TaskClient(halfway.client);
     register(() => other.close());
-    expect(() => other.serve({ sampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) })).toThrow(
-      /"tasks\.requests\.sampling\.createMessage"/,
-    );
+    expect(() =>
+      other.serve({ sampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) }),
+    ).toThrow(/"tasks\.requests\.sampling\.createMessage"/);
     // Elicitation alone is declared: that serves.
     expect(other.serve({ elicitation: () => accept('x') }).closed).toBe(false);
   });
@@ -65,7 +77,10 @@ describe('serve(): capabilities', () => {
     );
     const tasks = new TaskClient(plain.client, { onElicitation: () => accept('plain') });
     register(() => tasks.close());
-    const reply = await plain.server.request('elicitation/create', { message: 'hi', requestedSchema: { type: 'object', properties: {} } });
+    const reply = await plain.server.request('elicitation/create', {
+      message: 'hi',
+      requestedSchema: { type: 'object', properties: {} },
+    });
     expect(reply.result).toEqual(accept('plain'));
   });
 
@@ -117,7 +132,7 @@ describe('serve(): options', () => {
     expect(tasks.receiver).toBeUndefined();
   });
 
-  it('without callbacks, serves with the client\'s; with one, only that kind', async () => {
+  it("without callbacks, serves with the client's; with one, only that kind", async () => {
     const pair = await bareClient(RECEIVER_CAPABILITIES);
     const seen: string[] = [];
     const tasks = new TaskClient(pair.client, {
@@ -142,19 +157,27 @@ describe('serve(): options', () => {
     // Sampling tasks stay declared (capabilities are fixed once connected) but nobody serves them
     // now: refused, never a plain result a server asking for a task cannot take ([V14]; [V1] is
     // only for kinds not declared). A plain sampling request still goes to onSampling.
-    expect(errorOf(await pair.server.request('sampling/createMessage', base))).toMatchObject({ code: -32603, message: expect.stringContaining('declared sampling tasks') as unknown });
+    expect(errorOf(await pair.server.request('sampling/createMessage', base))).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('declared sampling tasks') as unknown,
+    });
     const { task: _task, ...plain } = base;
     expect(resultOf(await pair.server.request('sampling/createMessage', plain))).toMatchObject({ model: 'm' });
   });
 
   it('ttlMs is granted when the server asks for none, capped by maxTtlMs; pollIntervalMs is reported', async () => {
-    const { create } = await peerRig(register, { elicitation: new HeldCallback().callback, ttlMs: 10 * 86_400_000, maxTtlMs: 86_400_000, pollIntervalMs: 250 });
+    const { create } = await peerRig(register, {
+      elicitation: new HeldCallback().callback,
+      ttlMs: 10 * 86_400_000,
+      maxTtlMs: 86_400_000,
+      pollIntervalMs: 250,
+    });
     expect(await create()).toMatchObject({ ttl: 86_400_000, pollInterval: 250 });
     expect(await create({ task: { ttl: 0 } })).toMatchObject({ ttl: 0 });
   });
 });
 
-describe('the receiver handle and the client\'s life', () => {
+describe("the receiver handle and the client's life", () => {
   it('close() cancels running tasks, tells the server, aborts the callbacks; the server then gets errors', async () => {
     const held = new HeldCallback();
     const { create, ask, tasks, server } = await peerRig(register, { elicitation: held.callback });
@@ -169,7 +192,10 @@ describe('the receiver handle and the client\'s life', () => {
     expect(receiver.tasks()).toEqual([]);
     await flush();
     expect(server.params('notifications/tasks/status').map((n) => n.status)).toEqual(['cancelled']);
-    expect(errorOf(await waiting)).toMatchObject({ code: -32603, message: 'The task was cancelled: The client stopped serving receiver tasks' });
+    expect(errorOf(await waiting)).toMatchObject({
+      code: -32603,
+      message: 'The task was cancelled: The client stopped serving receiver tasks',
+    });
     expect(errorOf(await ask('tasks/get', { taskId: running.taskId })).code).toBe(-32601);
   });
 
@@ -211,7 +237,9 @@ describe('the receiver handle and the client\'s life', () => {
     const held = new HeldCallback();
     const { create, tasks, client } = await peerRig(register, { elicitation: held.callback });
     const events: string[] = [];
-    tasks.on('status', (metrics, task) => events.push(`status:${metrics.role}:${task.taskId}:${task.status}:${metrics.status}`));
+    tasks.on('status', (metrics, task) =>
+      events.push(`status:${metrics.role}:${task.taskId}:${task.status}:${metrics.status}`),
+    );
     tasks.on('settled', (metrics) => events.push(`settled:${metrics.role}:${metrics.taskId}:${metrics.outcome}`));
     const done = String((await create()).taskId);
     const first = String((await create()).taskId);
@@ -232,7 +260,7 @@ describe('the receiver handle and the client\'s life', () => {
     expect(events.join()).not.toContain(done);
   });
 
-  it('after a reconnect, the new connection is served and the old one\'s tasks are gone', async () => {
+  it("after a reconnect, the new connection is served and the old one's tasks are gone", async () => {
     const held = new HeldCallback();
     const { create, tasks } = await peerRig(register, { elicitation: held.callback });
     await create();
@@ -261,7 +289,7 @@ describe('the receiver handle and the client\'s life', () => {
 });
 
 describe('receiver tasks on an SDK McpServer with a manual clock', () => {
-  it('expire at their ttl: the server gets -32602, the callback\'s signal fires, expired is emitted ([V11])', async () => {
+  it("expire at their ttl: the server gets -32602, the callback's signal fires, expired is emitted ([V11])", async () => {
     const clock = new ManualClock();
     const held = new HeldCallback();
     const { tool, tasks } = await serverRig(register, { clock, serve: { elicitation: held.callback } });
@@ -270,12 +298,20 @@ describe('receiver tasks on an SDK McpServer with a manual clock', () => {
     const created = ((await tool('create', { method: 'elicitation/create', ttl: 5_000 })).created as Json[])[0]!;
     await flush();
     await clock.advance(4_999);
-    expect((await tool('call', { method: 'tasks/get', params: { taskId: created.taskId } })).result).toMatchObject({ status: 'working' });
+    expect((await tool('call', { method: 'tasks/get', params: { taskId: created.taskId } })).result).toMatchObject({
+      status: 'working',
+    });
     await clock.advance(1);
-    expect((await tool('call', { method: 'tasks/get', params: { taskId: created.taskId } })).error).toMatchObject({ code: -32602 });
-    expect((await tool('call', { method: 'tasks/result', params: { taskId: created.taskId } })).error).toMatchObject({ code: -32602 });
+    expect((await tool('call', { method: 'tasks/get', params: { taskId: created.taskId } })).error).toMatchObject({
+      code: -32602,
+    });
+    expect((await tool('call', { method: 'tasks/result', params: { taskId: created.taskId } })).error).toMatchObject({
+      code: -32602,
+    });
     expect(held.calls[0]?.context.signal.aborted).toBe(true);
-    expect(expired.map((m) => [m.role, m.taskId, m.toolName])).toEqual([['receiver', created.taskId, 'elicitation/create']]);
+    expect(expired.map((m) => [m.role, m.taskId, m.toolName])).toEqual([
+      ['receiver', created.taskId, 'elicitation/create'],
+    ]);
   });
 });
 
@@ -294,13 +330,17 @@ describe('roles', () => {
     expect(handle.metrics?.role).toBe('requestor');
   });
 
-  it('a receiver task is answered by the callback a side-channel request of its task would reach: the owning call\'s, then the client\'s, then serve()\'s', async () => {
+  it("a receiver task is answered by the callback a side-channel request of its task would reach: the owning call's, then the client's, then serve()'s", async () => {
     const asked: string[] = [];
     const answering = (who: string) => (_params: unknown, context: InputContext) => {
       asked.push(`${who}:${context.delivery}:${context.taskId ?? '-'}:${context.toolName ?? '-'}`);
       return accept(who);
     };
-    const { server, tasks, create } = await peerRig(register, { elicitation: answering('serve') }, { onElicitation: answering('client') });
+    const { server, tasks, create } = await peerRig(
+      register,
+      { elicitation: answering('serve') },
+      { onElicitation: answering('client') },
+    );
     creating(server, { taskId: 'tool-1', pollInterval: 60_000 });
     const own = await tasks.callToolAsTask('job', {}, { onElicitation: answering('call') });
     creating(server, { taskId: 'tool-2', pollInterval: 60_000 });
@@ -309,11 +349,15 @@ describe('roles', () => {
     await create({ _meta: { [RELATED]: { taskId: 'tool-2' } } });
     await create({ _meta: { [RELATED]: { taskId: 'unknown-to-us' } } });
     await flush();
-    expect(asked).toEqual(['call:receiver-task:tool-1:job', 'client:receiver-task:tool-2:job', 'client:receiver-task:unknown-to-us:-']);
+    expect(asked).toEqual([
+      'call:receiver-task:tool-1:job',
+      'client:receiver-task:tool-2:job',
+      'client:receiver-task:unknown-to-us:-',
+    ]);
     expect(own.taskId).toBe('tool-1');
   });
 
-  it('without a call\'s or the client\'s callback, serve()\'s answers a receiver task of a tracked task', async () => {
+  it("without a call's or the client's callback, serve()'s answers a receiver task of a tracked task", async () => {
     const asked: string[] = [];
     const { server, tasks, create } = await peerRig(register, {
       elicitation: (_params, context) => {
@@ -328,7 +372,7 @@ describe('roles', () => {
     expect(asked).toEqual(['serve:tool-3:job']);
   });
 
-  it('the callback context of a receiver task names the server task it belongs to and this client\'s handle of it', async () => {
+  it("the callback context of a receiver task names the server task it belongs to and this client's handle of it", async () => {
     const contexts: InputContext[] = [];
     const { ask } = await peerRig(register, {
       elicitation: (_p, context) => {
@@ -336,8 +380,17 @@ describe('roles', () => {
         return accept('x');
       },
     });
-    await ask('elicitation/create', { message: 'x', task: {}, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'unknown-to-us' } } });
+    await ask('elicitation/create', {
+      message: 'x',
+      task: {},
+      _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'unknown-to-us' } },
+    });
     await flush();
-    expect(contexts[0]).toMatchObject({ taskId: 'unknown-to-us', delivery: 'receiver-task', handle: undefined, toolName: undefined });
+    expect(contexts[0]).toMatchObject({
+      taskId: 'unknown-to-us',
+      delivery: 'receiver-task',
+      handle: undefined,
+      toolName: undefined,
+    });
   });
 });

@@ -70,7 +70,8 @@ async function rig(serve: ServeOptions) {
     await tasks.close();
     await pair.close();
   });
-  const ask = (method: string, params: Json = {}): Promise<Json> => within(pair.server.request(method, params), 3_000, method);
+  const ask = (method: string, params: Json = {}): Promise<Json> =>
+    within(pair.server.request(method, params), 3_000, method);
   const form = { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } };
   /** Creates a receiver task, lets its callback run, and returns its `tasks/get` and `tasks/result` replies. */
   const runTask = async (): Promise<{ task: Json; result: Json }> => {
@@ -93,8 +94,14 @@ describe('a receiver task whose callback misbehaves', () => {
     };
     const { runTask, tasks, failed, server } = await rig({ elicitation: () => answer as never });
     const { task, result } = await runTask();
-    expect(task).toMatchObject({ status: 'failed', statusMessage: expect.stringContaining('boom from getter') as unknown });
-    expect(errorOf(result)).toMatchObject({ code: -32603, message: expect.stringContaining('boom from getter') as unknown });
+    expect(task).toMatchObject({
+      status: 'failed',
+      statusMessage: expect.stringContaining('boom from getter') as unknown,
+    });
+    expect(errorOf(result)).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('boom from getter') as unknown,
+    });
     expect(tasks.receiver?.running).toBe(0);
     expect(failed.map((m) => m.role)).toEqual(['receiver']);
     expect(server.params('notifications/tasks/status').map((n) => n.status)).toEqual(['failed']);
@@ -168,7 +175,9 @@ describe('a receiver task whose callback misbehaves', () => {
       expect(task.status).toBe('failed');
       const error = errorOf(result);
       expect(error.code).toBe(-32603);
-      expect(error.message).toMatch(/^The elicitation callback returned an invalid result: serializing it as JSON threw: /);
+      expect(error.message).toMatch(
+        /^The elicitation callback returned an invalid result: serializing it as JSON threw: /,
+      );
       // Never announced as completed first.
       expect(server.params('notifications/tasks/status').map((n) => n.status)).toEqual(['failed']);
       expect(failed).toHaveLength(1);
@@ -192,8 +201,13 @@ describe('a receiver task whose callback misbehaves', () => {
     broken.reason = Object.create(null) as object;
     const { task, result } = await runTask();
     expect(task.status).toBe('failed');
-    expect(errorOf(result)).toMatchObject({ code: -32603, message: expect.stringContaining('failed unexpectedly') as unknown });
-    expect(errors.map((e) => e.message)).toEqual([expect.stringContaining('The receiver task for elicitation/create failed unexpectedly')]);
+    expect(errorOf(result)).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('failed unexpectedly') as unknown,
+    });
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('The receiver task for elicitation/create failed unexpectedly'),
+    ]);
     expect(tasks.receiver?.running).toBe(0);
     expect(unhandled).toEqual([]);
   });
@@ -211,14 +225,17 @@ describe('a plain request whose callback misbehaves', () => {
   it('a thrown { code } whose message getter throws is still answered with its code, never a crash', async () => {
     const { ask, form } = await rig({
       elicitation: () => {
-        throw Object.defineProperties({}, {
-          code: { value: -32000, enumerable: true },
-          message: {
-            get: (): never => {
-              throw new Error('getter');
+        throw Object.defineProperties(
+          {},
+          {
+            code: { value: -32000, enumerable: true },
+            message: {
+              get: (): never => {
+                throw new Error('getter');
+              },
             },
           },
-        });
+        );
       },
     });
     expect(errorOf(await ask('elicitation/create', form))).toEqual({ code: -32000, message: '[object Object]' });
@@ -227,7 +244,11 @@ describe('a plain request whose callback misbehaves', () => {
 
   it('an onElicitation callback that throws a null-prototype { code, message }: answered with its code, and reported on error', async () => {
     const clock = new ManualClock();
-    const pair = await connectScripted({ now: clock.now, clientOptions: { capabilities: RECEIVER_CAPABILITIES }, wrap: serializing });
+    const pair = await connectScripted({
+      now: clock.now,
+      clientOptions: { capabilities: RECEIVER_CAPABILITIES },
+      wrap: serializing,
+    });
     const tasks = new TaskClient(pair.client, {
       clock,
       onElicitation: () => {
@@ -241,7 +262,11 @@ describe('a plain request whose callback misbehaves', () => {
       await pair.close();
     });
     const reply = await within(
-      pair.server.request('elicitation/create', { message: 'Your name?', requestedSchema: { type: 'object', properties: {} }, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'unknown-task' } } }),
+      pair.server.request('elicitation/create', {
+        message: 'Your name?',
+        requestedSchema: { type: 'object', properties: {} },
+        _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'unknown-task' } },
+      }),
       3_000,
       'elicitation/create',
     );

@@ -38,7 +38,10 @@ describe('a hostile requestor', () => {
     expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
     expect(held.calls[0]?.context.signal.aborted).toBe(true);
     const again = errorOf(await ask('tasks/cancel', { taskId: task.taskId }));
-    expect(again).toMatchObject({ code: -32602, message: "Cannot cancel task: already in terminal status 'cancelled'" });
+    expect(again).toMatchObject({
+      code: -32602,
+      message: "Cannot cancel task: already in terminal status 'cancelled'",
+    });
     const done = await create();
     await flush();
     held.calls[1]?.resolve(accept('Ada'));
@@ -95,7 +98,10 @@ describe('a hostile requestor', () => {
 
   it('a ttl beyond what a Node timer holds fires at the right time, not at once', async () => {
     const month = 30 * DAY;
-    const { ask, create, clock } = await peerRig(register, { elicitation: new HeldCallback().callback, maxTtlMs: month });
+    const { ask, create, clock } = await peerRig(register, {
+      elicitation: new HeldCallback().callback,
+      maxTtlMs: month,
+    });
     const delays: number[] = [];
     const setTimeout = clock.setTimeout;
     clock.setTimeout = (fn, ms) => {
@@ -149,6 +155,26 @@ describe('a hostile requestor', () => {
     }
   });
 
+  it('a listed position keeps one cursor; the last 1024 positions issued stay valid, an older cursor gets -32602 like a foreign one ([V26])', async () => {
+    const { ask, create } = await peerRig(register, {
+      elicitation: new HeldCallback().callback,
+      pageSize: 1,
+      maxTasks: 2_000,
+    });
+    for (let i = 0; i < 1_026; i += 1) await create();
+    const first = String(resultOf(await ask('tasks/list', {})).nextCursor);
+    expect(String(resultOf(await ask('tasks/list', {})).nextCursor)).toBe(first);
+    const cursors = [first];
+    for (let i = 0; i < 1_024; i += 1)
+      cursors.push(String(resultOf(await ask('tasks/list', { cursor: cursors.at(-1) })).nextCursor));
+    // 1025 positions were issued: the first one's cursor is gone, the second one's still reads on.
+    expect(errorOf(await ask('tasks/list', { cursor: first })).code).toBe(-32602);
+    expect(resultOf(await ask('tasks/list', { cursor: cursors[1] })).tasks).toHaveLength(1);
+    expect(resultOf(await ask('tasks/list', { cursor: cursors.at(-1) }))).toMatchObject({
+      tasks: [{ status: 'working' }],
+    });
+  });
+
   it('lists and answers only the tasks of its own connection (§6)', async () => {
     const one = await peerRig(register, { elicitation: new HeldCallback().callback });
     const two = await peerRig(register, { elicitation: new HeldCallback().callback });
@@ -164,7 +190,12 @@ describe('a hostile requestor', () => {
     const { ask, create } = await peerRig(register, { elicitation: new HeldCallback().callback });
     const a = await create();
     const b = await create();
-    const got = resultOf(await ask('tasks/get', { taskId: a.taskId, _meta: { 'io.modelcontextprotocol/related-task': { taskId: b.taskId } } }));
+    const got = resultOf(
+      await ask('tasks/get', {
+        taskId: a.taskId,
+        _meta: { 'io.modelcontextprotocol/related-task': { taskId: b.taskId } },
+      }),
+    );
     expect(got.taskId).toBe(a.taskId);
     expect(got._meta).toBeUndefined();
   });
@@ -175,7 +206,9 @@ describe('a hostile requestor', () => {
     const first = await create();
     const second = await create();
     await flush();
-    const refused = errorOf(await ask('elicitation/create', { message: 'x', requestedSchema: { type: 'object', properties: {} }, task: {} }));
+    const refused = errorOf(
+      await ask('elicitation/create', { message: 'x', requestedSchema: { type: 'object', properties: {} }, task: {} }),
+    );
     expect(refused.code).toBe(-32603);
     expect(refused.message).toContain('Too many receiver tasks');
     held.calls[1]?.resolve(accept('second'));
@@ -193,7 +226,9 @@ describe('a hostile requestor', () => {
     const task = await create();
     await flush();
     const answered: Json[] = [];
-    const waiting = Array.from({ length: 16 }, () => ask('tasks/result', { taskId: task.taskId }).then((reply) => void answered.push(reply)));
+    const waiting = Array.from({ length: 16 }, () =>
+      ask('tasks/result', { taskId: task.taskId }).then((reply) => void answered.push(reply)),
+    );
     await flush();
     // The 17th is answered while the task still runs, with the error an over-limit task request gets.
     const refused = errorOf(await within(ask('tasks/result', { taskId: task.taskId })));
@@ -240,7 +275,10 @@ describe('a hostile requestor', () => {
     held.calls[0]?.resolve(accept('Ada'));
     await flush();
     expect(answered).toBe(false);
-    expect(resultOf(await ask('tasks/result', { taskId: task.taskId }))).toMatchObject({ action: 'accept', content: { name: 'Ada' } });
+    expect(resultOf(await ask('tasks/result', { taskId: task.taskId }))).toMatchObject({
+      action: 'accept',
+      content: { name: 'Ada' },
+    });
   });
 
   it('starts the callback once the CreateTaskResult is sent, on a transport that delivers on microtasks only: a cancel sent right after it finds the callback running', async () => {
@@ -262,12 +300,16 @@ describe('a hostile requestor', () => {
     const task = await create();
     const result = await ask('tasks/result', { taskId: task.taskId });
     expect(resultOf(result)).toMatchObject({ action: 'accept', content: { name: 'Ada' } });
-    const order = server.log.filter((entry) => entry.kind === 'response' || entry.method === 'notifications/tasks/status');
-    expect(order.map((entry) => entry.kind === 'response' ? `reply:${Object.keys(entry.message.result as Json).join(',')}` : `status:${String(entry.params.status)}`)).toEqual([
-      'reply:task',
-      'status:completed',
-      expect.stringMatching(/^reply:/),
-    ]);
+    const order = server.log.filter(
+      (entry) => entry.kind === 'response' || entry.method === 'notifications/tasks/status',
+    );
+    expect(
+      order.map((entry) =>
+        entry.kind === 'response'
+          ? `reply:${Object.keys(entry.message.result as Json).join(',')}`
+          : `status:${String(entry.params.status)}`,
+      ),
+    ).toEqual(['reply:task', 'status:completed', expect.stringMatching(/^reply:/)]);
   });
 
   it('sends notifications/tasks/status on every status change, without related-task _meta ([V21])', async () => {
@@ -285,7 +327,9 @@ describe('a hostile requestor', () => {
       [done.taskId, 'completed'],
       [cancelled.taskId, 'cancelled'],
     ]);
-    expect(notes.every((n) => n._meta === undefined && typeof n.lastUpdatedAt === 'string' && n.ttl === 3_600_000)).toBe(true);
+    expect(
+      notes.every((n) => n._meta === undefined && typeof n.lastUpdatedAt === 'string' && n.ttl === 3_600_000),
+    ).toBe(true);
   });
 
   it('serves tasks/list and tasks/cancel only when the client declared them ([R5])', async () => {

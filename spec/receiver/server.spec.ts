@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompletedMetrics, InputContext, TaskMetrics } from '../../lib/index.js';
-import { until, within } from '../helpers.js';
+import { flush, until, within } from '../helpers.js';
 import { HeldCallback, accept, sampled, serverRig } from '../support/receiver-rig.js';
 import type { Json } from '../support/scripted-server.js';
 
@@ -21,16 +21,19 @@ const RELATED = 'io.modelcontextprotocol/related-task';
 describe('receiver tasks served to an SDK McpServer', () => {
   it('completes an elicitation task: CreateTaskResult at once, polled to completed, result tagged ([V14], [V19])', async () => {
     const contexts: InputContext[] = [];
-    const { tool } = await serverRig(register, {
+    const polled = { requests: [] as string[] };
+    const { tool, requests } = await serverRig(register, {
       serve: {
         elicitation: async (params, context) => {
           contexts.push(context);
           expect(params.message).toBe('What is your name?');
-          await new Promise((resolve) => setTimeout(resolve, 30));
+          // The work lasts until the server has polled the task at least once.
+          await until(() => polled.requests.includes('tasks/get'), 5_000, 'a tasks/get while the task works');
           return { action: 'accept', content: { name: 'Ada' } };
         },
       },
     });
+    polled.requests = requests;
     const answer = await tool('delegate', { method: 'elicitation/create', ttl: 60_000, message: 'What is your name?' });
     const created = (answer.created as Json).task as Json;
     // [V5], [V9], [V10], [V14]: working at once, timestamps, the ttl granted, a poll interval.
@@ -40,8 +43,13 @@ describe('receiver tasks served to an SDK McpServer', () => {
     expect(String(created.taskId)).toMatch(/^[0-9a-f-]{36}$/);
     const statuses = answer.statuses as string[];
     expect(statuses[0]).toBe('working');
+    expect(statuses.slice(1, -1)).toContain('working');
     expect(statuses.at(-1)).toBe('completed');
-    expect(answer.result).toEqual({ action: 'accept', content: { name: 'Ada' }, _meta: { [RELATED]: { taskId: created.taskId } } });
+    expect(answer.result).toEqual({
+      action: 'accept',
+      content: { name: 'Ada' },
+      _meta: { [RELATED]: { taskId: created.taskId } },
+    });
     // [V21]: the terminal status was pushed, without related-task _meta.
     const notes = answer.notifications as Json[];
     expect(notes.map((n) => n.status)).toEqual(['completed']);
@@ -51,11 +59,15 @@ describe('receiver tasks served to an SDK McpServer', () => {
     expect(contexts[0]?.signal.aborted).toBe(false);
   });
 
-  it('completes a sampling task with the callback\'s message', async () => {
+  it("completes a sampling task with the callback's message", async () => {
     const { tool } = await serverRig(register, { serve: { sampling: () => sampled('forty-two') } });
     const answer = await tool('delegate', { method: 'sampling/createMessage' });
     expect((answer.statuses as string[]).at(-1)).toBe('completed');
-    expect(answer.result).toMatchObject({ role: 'assistant', model: 'spec-model', content: { type: 'text', text: 'forty-two' } });
+    expect(answer.result).toMatchObject({
+      role: 'assistant',
+      model: 'spec-model',
+      content: { type: 'text', text: 'forty-two' },
+    });
   });
 
   it('a callback that throws fails the task; its error reaches the server on tasks/result and tasks/get ([V18])', async () => {
@@ -71,8 +83,14 @@ describe('receiver tasks served to an SDK McpServer', () => {
     });
     const failed = await tool('delegate', { method: 'elicitation/create' });
     expect((failed.statuses as string[]).at(-1)).toBe('failed');
-    expect(failed.error).toEqual({ code: -32603, message: 'The elicitation callback failed: the user closed the window' });
-    expect((failed.notifications as Json[])[0]).toMatchObject({ status: 'failed', statusMessage: 'The elicitation callback failed: the user closed the window' });
+    expect(failed.error).toEqual({
+      code: -32603,
+      message: 'The elicitation callback failed: the user closed the window',
+    });
+    expect((failed.notifications as Json[])[0]).toMatchObject({
+      status: 'failed',
+      statusMessage: 'The elicitation callback failed: the user closed the window',
+    });
     // A callback that throws {code, message} chooses the JSON-RPC error ([V17]).
     const coded = await tool('delegate', { method: 'sampling/createMessage' });
     expect(coded.error).toEqual({ code: -32000, message: 'model overloaded' });
@@ -86,26 +104,31 @@ describe('receiver tasks served to an SDK McpServer', () => {
     expect(String((answer.error as Json).message)).toContain('action must be');
   });
 
-  it('a cancel from the server aborts the callback\'s signal and the task stays cancelled ([V6], [V24])', async () => {
+  it("a cancel from the server aborts the callback's signal and the task stays cancelled ([V6], [V24])", async () => {
     const held = new HeldCallback();
     const { tool, tasks } = await serverRig(register, { serve: { elicitation: held.callback } });
     const answer = await tool('delegate', { method: 'elicitation/create', cancelAfterPolls: 2 });
     expect(answer.statuses).toEqual(['working', 'working', 'working', 'cancelled']);
-    expect((answer.cancel as Json).result).toMatchObject({ status: 'cancelled', statusMessage: 'The server cancelled the task' });
+    expect((answer.cancel as Json).result).toMatchObject({
+      status: 'cancelled',
+      statusMessage: 'The server cancelled the task',
+    });
     expect(held.calls[0]?.context.signal.aborted).toBe(true);
     // [A2]: a cancelled request has no result: tasks/result answers with an error.
     expect(answer.error).toMatchObject({ code: -32603 });
     expect((answer.notifications as Json[]).map((n) => n.status)).toEqual(['cancelled']);
     // A late answer changes nothing.
     held.calls[0]?.resolve(accept('too late'));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await flush();
     expect(tasks.receiver?.tasks()[0]?.status).toBe('cancelled');
   });
 
   it('runs 100 receiver tasks at once; tasks/list pages over them in creation order', async () => {
     const held = new HeldCallback();
-    const { tool, tasks } = await serverRig(register, { serve: { elicitation: held.callback } });
-    const created = ((await tool('create', { method: 'elicitation/create', count: 100 })).created as Json[]).map((t) => String(t.taskId));
+    const { tool, tasks, requests } = await serverRig(register, { serve: { elicitation: held.callback } });
+    const created = ((await tool('create', { method: 'elicitation/create', count: 100 })).created as Json[]).map((t) =>
+      String(t.taskId),
+    );
     expect(new Set(created).size).toBe(100);
     await until(() => held.calls.length === 100, 5_000, '100 callbacks');
     expect(tasks.receiver?.running).toBe(100);
@@ -115,7 +138,12 @@ describe('receiver tasks served to an SDK McpServer', () => {
     expect([...(listing.taskIds as string[])].sort()).toEqual([...created].sort());
     // tasks/result blocks until each is answered ([V16]).
     const results = tool('results', { taskIds: created });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(
+      () => requests.filter((method) => method === 'tasks/result').length === 100,
+      5_000,
+      '100 tasks/result sent',
+    );
+    await flush();
     for (const call of held.calls) call.resolve(accept(String(call.context.receiverTaskId)));
     const answers = (await within(results, 5_000, 'results')).results as Json[];
     expect(answers.map((a) => ((a.result as Json).content as Json).name)).toEqual(created);
@@ -125,7 +153,10 @@ describe('receiver tasks served to an SDK McpServer', () => {
 
   it('emits lifecycle events with role receiver', async () => {
     const logged: { message: string; fields: Record<string, unknown> }[] = [];
-    const { tool, tasks } = await serverRig(register, { serve: { elicitation: () => accept('Ada') }, logger: { log: (entry) => logged.push(entry) } });
+    const { tool, tasks } = await serverRig(register, {
+      serve: { elicitation: () => accept('Ada') },
+      logger: { log: (entry) => logged.push(entry) },
+    });
     const events: string[] = [];
     let completed: CompletedMetrics | undefined;
     let settled: TaskMetrics | undefined;
@@ -139,9 +170,16 @@ describe('receiver tasks served to an SDK McpServer', () => {
     const answer = await tool('delegate', { method: 'elicitation/create' });
     await until(() => settled !== undefined);
     // status for the first snapshot (working), then for the completion.
-    expect(events).toEqual(['created:receiver', 'status:receiver', 'status:receiver', 'completed:receiver', 'settled:receiver:completed']);
+    expect(events).toEqual([
+      'created:receiver',
+      'status:receiver',
+      'status:receiver',
+      'completed:receiver',
+      'settled:receiver:completed',
+    ]);
     expect(completed?.role).toBe('receiver');
-    if (completed?.role === 'receiver') expect(completed.result).toEqual({ action: 'accept', content: { name: 'Ada' } });
+    if (completed?.role === 'receiver')
+      expect(completed.result).toEqual({ action: 'accept', content: { name: 'Ada' } });
     expect(settled).toMatchObject({
       role: 'receiver',
       toolName: 'elicitation/create',
@@ -152,7 +190,12 @@ describe('receiver tasks served to an SDK McpServer', () => {
     // Settled when the callback answered: before the server's poll that saw it.
     expect(settled?.polls).toBe(0);
     // The audit log names the role too.
-    expect(logged.filter((e) => e.fields.role === 'receiver').map((e) => e.message)).toEqual(['task created', 'task status', 'task status', 'task completed']);
+    expect(logged.filter((e) => e.fields.role === 'receiver').map((e) => e.message)).toEqual([
+      'task created',
+      'task status',
+      'task status',
+      'task completed',
+    ]);
   });
 
   it('a plain request (no task) reaches the same callback directly ([V1])', async () => {
@@ -165,7 +208,10 @@ describe('receiver tasks served to an SDK McpServer', () => {
         },
       },
     });
-    const answer = await tool('call', { method: 'elicitation/create', params: { message: 'hi', requestedSchema: { type: 'object', properties: {} } } });
+    const answer = await tool('call', {
+      method: 'elicitation/create',
+      params: { message: 'hi', requestedSchema: { type: 'object', properties: {} } },
+    });
     expect(answer.result).toEqual(accept('plain'));
     expect(contexts[0]?.delivery).toBe('request');
     expect(contexts[0]?.receiverTaskId).toBeUndefined();
@@ -173,7 +219,10 @@ describe('receiver tasks served to an SDK McpServer', () => {
   });
 
   it('a task-augmented request of a kind not served is processed normally ([V1])', async () => {
-    const { tool, tasks } = await serverRig(register, { serve: { elicitation: () => accept('x') }, onSampling: () => sampled('plain') });
+    const { tool, tasks } = await serverRig(register, {
+      serve: { elicitation: () => accept('x') },
+      onSampling: () => sampled('plain'),
+    });
     const answer = await tool('delegate', { method: 'sampling/createMessage' });
     expect(answer.sync).toBe(true);
     expect(answer.created).toMatchObject({ model: 'spec-model' });
@@ -194,10 +243,12 @@ describe('receiver tasks served to an SDK McpServer', () => {
     expect((answer.created as Json)._meta).toEqual({ [RELATED]: { taskId: 'server-task-1' } });
     expect(contexts[0]?.taskId).toBe('server-task-1');
     // [V19]: tasks/result names the receiver task, not the server's.
-    expect(((answer.result as Json)._meta as Json)[RELATED]).toEqual({ taskId: ((answer.created as Json).task as Json).taskId });
+    expect(((answer.result as Json)._meta as Json)[RELATED]).toEqual({
+      taskId: ((answer.created as Json).task as Json).taskId,
+    });
   });
 
-  it('TaskClient.connect declares the capabilities, merged with the caller\'s', async () => {
+  it("TaskClient.connect declares the capabilities, merged with the caller's", async () => {
     const { server } = await serverRig(register, {
       capabilities: { roots: { listChanged: true }, tasks: { list: { custom: true } } },
       serve: { elicitation: () => accept('x'), sampling: () => sampled('y') },
@@ -206,7 +257,11 @@ describe('receiver tasks served to an SDK McpServer', () => {
       roots: { listChanged: true },
       elicitation: {},
       sampling: {},
-      tasks: { list: { custom: true }, cancel: {}, requests: { elicitation: { create: {} }, sampling: { createMessage: {} } } },
+      tasks: {
+        list: { custom: true },
+        cancel: {},
+        requests: { elicitation: { create: {} }, sampling: { createMessage: {} } },
+      },
     });
   });
 

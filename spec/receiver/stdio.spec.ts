@@ -59,7 +59,9 @@ describe('server-everything over stdio', () => {
       },
     });
     const names = (await tasks.tools()).map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['trigger-elicitation-request-async', 'trigger-sampling-request-async']));
+    expect(names).toEqual(
+      expect.arrayContaining(['trigger-elicitation-request-async', 'trigger-sampling-request-async']),
+    );
 
     const elicited = await toolText(tasks, 'trigger-elicitation-request-async');
     expect(elicited).toContain('[COMPLETED] User provided the requested information!');
@@ -113,11 +115,15 @@ describe('the receiver test server over stdio', () => {
     expect((completed.statuses as string[]).at(-1)).toBe('completed');
     expect(completed.result).toMatchObject({ action: 'accept', content: { name: 'Grace' } });
 
-    const failed = JSON.parse(await toolText(tasks, 'delegate', { method: 'sampling/createMessage', pollMs: 20 })) as Json;
+    const failed = JSON.parse(
+      await toolText(tasks, 'delegate', { method: 'sampling/createMessage', pollMs: 20 }),
+    ) as Json;
     expect((failed.statuses as string[]).at(-1)).toBe('failed');
     expect(failed.error).toEqual({ code: -32603, message: 'The sampling callback failed: no model today' });
 
-    const cancelled = JSON.parse(await toolText(tasks, 'delegate', { method: 'elicitation/create', pollMs: 20, cancelAfterPolls: 1 })) as Json;
+    const cancelled = JSON.parse(
+      await toolText(tasks, 'delegate', { method: 'elicitation/create', pollMs: 20, cancelAfterPolls: 1 }),
+    ) as Json;
     expect((cancelled.statuses as string[]).at(-1)).toBe('cancelled');
     expect(held.calls[1]?.context.signal.aborted).toBe(true);
   }, 20_000);
@@ -125,7 +131,9 @@ describe('the receiver test server over stdio', () => {
   it('100 concurrent receiver tasks, listed page by page, then expired by their ttl', async () => {
     const held = new HeldCallback();
     const tasks = await spawnClient(args, { serve: { elicitation: held.callback } });
-    const created = (JSON.parse(await toolText(tasks, 'create', { method: 'elicitation/create', count: 100, ttl: 3_000 })) as Json).created as Json[];
+    const created = (
+      JSON.parse(await toolText(tasks, 'create', { method: 'elicitation/create', count: 100, ttl: 3_000 })) as Json
+    ).created as Json[];
     expect(created).toHaveLength(100);
     await until(() => held.calls.length === 100);
     const listing = JSON.parse(await toolText(tasks, 'list')) as Json;
@@ -133,7 +141,9 @@ describe('the receiver test server over stdio', () => {
     expect(new Set(listing.taskIds as string[])).toEqual(new Set(created.map((task) => task.taskId)));
     await until(() => tasks.receiver?.size === 0, 10_000, 'expiry');
     expect(held.calls.every((call) => call.context.signal.aborted)).toBe(true);
-    const after = JSON.parse(await toolText(tasks, 'call', { method: 'tasks/get', params: { taskId: created[0]?.taskId } })) as Json;
+    const after = JSON.parse(
+      await toolText(tasks, 'call', { method: 'tasks/get', params: { taskId: created[0]?.taskId } }),
+    ) as Json;
     expect(after.error).toMatchObject({ code: -32602 });
   }, 20_000);
 });

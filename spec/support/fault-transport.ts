@@ -131,7 +131,15 @@ export class FaultTransport implements Transport {
 
   /** Number of events per action (optionally for one flow). */
   stats(flow?: Flow): Record<FaultAction, number> {
-    const stats: Record<FaultAction, number> = { pass: 0, drop: 0, delay: 0, duplicate: 0, reorder: 0, fail: 0, close: 0 };
+    const stats: Record<FaultAction, number> = {
+      pass: 0,
+      drop: 0,
+      delay: 0,
+      duplicate: 0,
+      reorder: 0,
+      fail: 0,
+      close: 0,
+    };
     for (const event of this.events) if (flow === undefined || event.flow === flow) stats[event.action] += 1;
     return stats;
   }
@@ -218,7 +226,10 @@ export class FaultTransport implements Transport {
     const deliver = (): void => {
       if (this.closed) return;
       if (flow !== this.outFlow) this.onmessage?.(message, extra as MessageExtraInfo | undefined);
-      else this.inner.send(message, extra as TransportSendOptions | undefined).catch((error: Error) => this.onerror?.(error));
+      else
+        this.inner
+          .send(message, extra as TransportSendOptions | undefined)
+          .catch((error: Error) => this.onerror?.(error));
     };
     const once = (): void => {
       deliver();

@@ -46,29 +46,52 @@ function npmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs `command args` in `cwd`; never throws for a non-zero exit (the result says it). */
-export async function runIn(cwd: string, command: string, args: readonly string[], timeoutMs = 240_000, env: Record<string, string> = {}): Promise<Ran> {
+export async function runIn(
+  cwd: string,
+  command: string,
+  args: readonly string[],
+  timeoutMs = 240_000,
+  env: Record<string, string> = {},
+): Promise<Ran> {
   try {
-    const { stdout, stderr } = await exec(command, [...args], { cwd, env: npmEnv(env), timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await exec(command, [...args], {
+      cwd,
+      env: npmEnv(env),
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: unknown; stdout?: string; stderr?: string; message: string };
-    return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? failed.message };
+    return {
+      code: typeof failed.code === 'number' ? failed.code : -1,
+      stdout: failed.stdout ?? '',
+      stderr: failed.stderr ?? failed.message,
+    };
   }
 }
 
 /** Like {@link runIn}, but a non-zero exit throws with what the command printed. */
 export async function mustRun(cwd: string, command: string, args: readonly string[], timeoutMs?: number): Promise<Ran> {
   const ran = await runIn(cwd, command, args, timeoutMs);
-  if (ran.code !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${ran.code}:\n${ran.stderr}\n${ran.stdout}`);
+  if (ran.code !== 0)
+    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${ran.code}:\n${ran.stderr}\n${ran.stdout}`);
   return ran;
 }
 
 /** Packs the library (`package: 'library'`, the root) or the CLI (cli/) into `destination`. */
 export async function pack(which: 'library' | 'cli', destination: string): Promise<Packed> {
   const dir = which === 'library' ? ROOT : join(ROOT, 'cli');
-  const built = which === 'library' ? join(ROOT, 'dist', 'index.js') : join(ROOT, 'cli', 'dist', 'cli', 'src', 'main.js');
+  const built =
+    which === 'library' ? join(ROOT, 'dist', 'index.js') : join(ROOT, 'cli', 'dist', 'cli', 'src', 'main.js');
   if (!existsSync(built)) throw new Error(`${built} is missing: run \`npm run build:all\` first (npm test does)`);
-  const { stdout } = await mustRun(dir, 'npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination]);
+  const { stdout } = await mustRun(dir, 'npm', [
+    'pack',
+    '--ignore-scripts',
+    '--json',
+    '--pack-destination',
+    destination,
+  ]);
   const [report] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   if (report === undefined) throw new Error(`npm pack printed no report:\n${stdout}`);
   return { tarball: join(destination, report.filename), files: report.files.map((file) => file.path) };
@@ -77,7 +100,10 @@ export async function pack(which: 'library' | 'cli', destination: string): Promi
 /** A new scratch project (`package.json` only) in a temporary directory; `remove()` deletes it. */
 export function scratchProject(name: string): { readonly dir: string; readonly remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), `mcp-task-${name}-`));
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name, version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name, version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`,
+  );
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

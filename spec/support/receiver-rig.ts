@@ -45,11 +45,15 @@ export class HeldCallback {
 /** An elicitation answer. */
 export const accept = (name: string): ElicitResult => ({ action: 'accept', content: { name } });
 /** A sampling answer. */
-export const sampled = (text: string): CreateMessageResult => ({ role: 'assistant', model: 'spec-model', content: { type: 'text', text } });
+export const sampled = (text: string): CreateMessageResult => ({
+  role: 'assistant',
+  model: 'spec-model',
+  content: { type: 'text', text },
+});
 
 /** A TaskClient serving receiver tasks, connected to the receiver test server in process. */
 export async function serverRig(register: (cleanup: () => Promise<void>) => void, options: TaskClientConnectOptions) {
-  const { server, notifications } = createReceiverTestServer();
+  const { server, notifications, requests } = createReceiverTestServer();
   const [clientSide, serverSide] = createLinkedPair();
   await server.connect(serverSide);
   const tasks = await TaskClient.connect(clientSide, { ...connectOptions(), ...options });
@@ -64,7 +68,7 @@ export async function serverRig(register: (cleanup: () => Promise<void>) => void
     const handle = await tasks.callToolAsTask(name, args);
     return answerOf(await handle.result());
   };
-  return { server, tasks, tool, notifications, errors };
+  return { server, tasks, tool, notifications, requests, errors };
 }
 
 /**
@@ -79,7 +83,12 @@ export async function peerRig(
   capabilities: Json = RECEIVER_CAPABILITIES,
 ) {
   const clock = new ManualClock();
-  const pair = await connectScripted({ now: clock.now, clientOptions: { capabilities: capabilities as Record<string, object> } });
+  // Its one tool, `job`, runs as a task (the tests make it create tasks with `creating`).
+  const pair = await connectScripted({
+    now: clock.now,
+    tools: [{ name: 'job', taskSupport: 'required' }],
+    clientOptions: { capabilities: capabilities as Record<string, object> },
+  });
   const tasks = new TaskClient(pair.client, { clock, ...taskOptions, serve });
   const errors: TaskError[] = [];
   tasks.on('error', (error) => errors.push(error));
@@ -90,7 +99,12 @@ export async function peerRig(
   const ask = (method: string, params: Json = {}): Promise<Json> => pair.server.request(method, params);
   /** Creates a receiver task; resolves with its `task` (fails the test on an error reply). */
   const create = async (params: Json = {}, method = 'elicitation/create'): Promise<Json> => {
-    const reply = await ask(method, { message: 'Your name?', requestedSchema: { type: 'object', properties: {} }, task: {}, ...params });
+    const reply = await ask(method, {
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: {} },
+      task: {},
+      ...params,
+    });
     const result = reply.result as Json | undefined;
     if (result?.task === undefined) throw new Error(`no CreateTaskResult: ${JSON.stringify(reply)}`);
     return result.task as Json;

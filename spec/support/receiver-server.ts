@@ -30,7 +30,10 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /** The params of a request of `method`. */
 function paramsOf(method: string, message: string): Json {
   if (method === 'elicitation/create') {
-    return { message, requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } };
+    return {
+      message,
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    };
   }
   return { messages: [{ role: 'user', content: { type: 'text', text: message } }], maxTokens: 50 };
 }
@@ -52,15 +55,22 @@ async function attempt(run: () => Promise<Json>): Promise<Json> {
 const text = (value: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }] });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The server; `notifications` collects every `notifications/tasks/status` the client sent. */
-export function createReceiverTestServer(): { server: McpServer; notifications: Json[] } {
+/**
+ * The server; `notifications` collects every `notifications/tasks/status` the client sent, and
+ * `requests` the method of every request the tools sent to the client, as they go out.
+ */
+export function createReceiverTestServer(): { server: McpServer; notifications: Json[]; requests: string[] } {
   const server = new McpServer({ name: 'receiver-test-server', version: '1.0.0' }, { capabilities: { tools: {} } });
   const notifications: Json[] = [];
+  const requests: string[] = [];
   server.server.fallbackNotificationHandler = async (notification) => {
     if (notification.method === 'notifications/tasks/status') notifications.push(notification.params as Json);
   };
   const sender = (extra: { sendRequest: (request: never, schema: never) => Promise<unknown> }): Send => {
-    return (request) => extra.sendRequest(request as never, anyResult as never) as Promise<Json>;
+    return (request) => {
+      requests.push(request.method);
+      return extra.sendRequest(request as never, anyResult as never) as Promise<Json>;
+    };
   };
   const method = z.enum(['elicitation/create', 'sampling/createMessage']);
 
@@ -78,8 +88,12 @@ export function createReceiverTestServer(): { server: McpServer; notifications: 
     },
     async (args, extra) => {
       const send = sender(extra);
-      const params: Json = { ...paramsOf(args.method, args.message ?? 'Your name?'), task: args.ttl === undefined ? {} : { ttl: args.ttl } };
-      if (args.relatedTaskId !== undefined) params._meta = { 'io.modelcontextprotocol/related-task': { taskId: args.relatedTaskId } };
+      const params: Json = {
+        ...paramsOf(args.method, args.message ?? 'Your name?'),
+        task: args.ttl === undefined ? {} : { ttl: args.ttl },
+      };
+      if (args.relatedTaskId !== undefined)
+        params._meta = { 'io.modelcontextprotocol/related-task': { taskId: args.relatedTaskId } };
       const seen = notifications.length;
       const created = await send({ method: args.method, params });
       const task = created.task as Json | undefined;
@@ -98,21 +112,38 @@ export function createReceiverTestServer(): { server: McpServer; notifications: 
         }
       }
       const outcome = await attempt(() => send({ method: 'tasks/result', params: { taskId } }));
-      return text({ created, statuses, ...outcome, cancel, notifications: notifications.slice(seen).filter((n) => n.taskId === taskId) });
+      return text({
+        created,
+        statuses,
+        ...outcome,
+        cancel,
+        notifications: notifications.slice(seen).filter((n) => n.taskId === taskId),
+      });
     },
   );
 
-  server.registerTool('create', { inputSchema: { method, ttl: z.number().optional(), count: z.number().optional() } }, async (args, extra) => {
-    const send = sender(extra);
-    const requests = Array.from({ length: args.count ?? 1 }, (_, i) =>
-      send({ method: args.method, params: { ...paramsOf(args.method, `request ${i}`), task: args.ttl === undefined ? {} : { ttl: args.ttl } } }),
-    );
-    return text({ created: (await Promise.all(requests)).map((result) => result.task) });
-  });
+  server.registerTool(
+    'create',
+    { inputSchema: { method, ttl: z.number().optional(), count: z.number().optional() } },
+    async (args, extra) => {
+      const send = sender(extra);
+      const requests = Array.from({ length: args.count ?? 1 }, (_, i) =>
+        send({
+          method: args.method,
+          params: { ...paramsOf(args.method, `request ${i}`), task: args.ttl === undefined ? {} : { ttl: args.ttl } },
+        }),
+      );
+      return text({ created: (await Promise.all(requests)).map((result) => result.task) });
+    },
+  );
 
-  server.registerTool('call', { inputSchema: { method: z.string(), params: z.looseObject({}).optional() } }, async (args, extra) => {
-    return text(await attempt(() => sender(extra)({ method: args.method, params: args.params })));
-  });
+  server.registerTool(
+    'call',
+    { inputSchema: { method: z.string(), params: z.looseObject({}).optional() } },
+    async (args, extra) => {
+      return text(await attempt(() => sender(extra)({ method: args.method, params: args.params })));
+    },
+  );
 
   server.registerTool('list', { inputSchema: {} }, async (_args, extra) => {
     const send = sender(extra);
@@ -130,11 +161,13 @@ export function createReceiverTestServer(): { server: McpServer; notifications: 
 
   server.registerTool('results', { inputSchema: { taskIds: z.array(z.string()) } }, async (args, extra) => {
     const send = sender(extra);
-    const results = await Promise.all(args.taskIds.map((taskId) => attempt(() => send({ method: 'tasks/result', params: { taskId } }))));
+    const results = await Promise.all(
+      args.taskIds.map((taskId) => attempt(() => send({ method: 'tasks/result', params: { taskId } }))),
+    );
     return text({ results });
   });
 
-  return { server, notifications };
+  return { server, notifications, requests };
 }
 
 /** The JSON a tool of this server answered. */

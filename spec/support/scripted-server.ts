@@ -12,6 +12,10 @@
  *   throw `{code, message, data}` (see {@link rpcError}), return {@link NO_REPLY} (withhold; answer
  *   later with `ctx.reply` / `ctx.fail`, or never) or return {@link raw}(json) (sent verbatim).
  *   Unhandled methods get -32601.
+ * - Before any handler runs, the server asserts the request it holds (spec/support/request-checks.ts:
+ *   the schema of its params and what this server told the client before). A request that breaks
+ *   one is answered with -32602 and recorded in `violations` and spec/support/violations.ts, which
+ *   fails the test; a handler asserts what it expects in particular with {@link ScriptedServer.assertRequest}.
  * - `server.log` records every message received, with `server.now()` timestamps; `count(method)`,
  *   `counts()` and `params(method)` summarise it. `notify()` sends any notification at any time,
  *   `request()` sends a server->client request and resolves with the client's reply message.
@@ -19,12 +23,18 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { nothingTold, noteReply, requestProblem } from './request-checks.js';
 import { createLinkedPair, makeClient, type SpecClient, type SpecClientOptions } from './sdk.js';
+import { recordViolation } from './violations.js';
 
 export type Json = Record<string, unknown>;
 export type RequestId = string | number;
 /** What a handler throws to answer with a JSON-RPC error. */
-export interface RpcFailure { readonly code: number; readonly message: string; readonly data?: unknown }
+export interface RpcFailure {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
 /** Builds a throwable JSON-RPC error: `throw rpcError(-32602, 'Task not found')`. */
 export function rpcError(code: number, message: string, data?: unknown): RpcFailure & Error {
   return Object.assign(new Error(message), { code, data });
@@ -33,15 +43,34 @@ export function rpcError(code: number, message: string, data?: unknown): RpcFail
 export const NO_REPLY: unique symbol = Symbol('no-reply');
 const RAW = Symbol('raw');
 /** A handler's return value meaning "send this message verbatim" (any JSON, even a broken one). */
-export function raw(message: unknown): { readonly [RAW]: unknown } { return { [RAW]: message }; }
+export function raw(message: unknown): { readonly [RAW]: unknown } {
+  return { [RAW]: message };
+}
 
 /** `reply` / `fail` answer later, after the handler returned {@link NO_REPLY}. */
-export interface HandlerContext { readonly id: RequestId; readonly method: string; readonly server: ScriptedServer; reply(result: unknown): void; fail(error: RpcFailure): void }
+export interface HandlerContext {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly server: ScriptedServer;
+  reply(result: unknown): void;
+  fail(error: RpcFailure): void;
+}
 export type Handler = (params: Json, ctx: HandlerContext) => unknown;
 
 /** One received message; `at` is `server.now()` on arrival. */
-export interface LoggedMessage { readonly at: number; readonly kind: 'request' | 'notification' | 'response'; readonly method?: string; readonly id?: RequestId; readonly params: Json; readonly message: Json }
-export interface ScriptedTool { readonly name: string; readonly taskSupport?: 'forbidden' | 'optional' | 'required'; readonly [key: string]: unknown }
+export interface LoggedMessage {
+  readonly at: number;
+  readonly kind: 'request' | 'notification' | 'response';
+  readonly method?: string;
+  readonly id?: RequestId;
+  readonly params: Json;
+  readonly message: Json;
+}
+export interface ScriptedTool {
+  readonly name: string;
+  readonly taskSupport?: 'forbidden' | 'optional' | 'required';
+  readonly [key: string]: unknown;
+}
 export interface ScriptedServerOptions {
   /** Server capabilities. @default tools + tasks {list, cancel, requests.tools.call} */
   readonly capabilities?: Json;
@@ -54,7 +83,15 @@ export interface ScriptedServerOptions {
   readonly now?: () => number;
   /** Task times in whole seconds, so createdAt == lastUpdatedAt is common (D4). */
   readonly wholeSeconds?: boolean;
+  /**
+   * Pass list cursors this server never gave on to the handler instead of refusing them ([R23]
+   * binds a requestor; a probe such as the doctor sends a made-up cursor on purpose). @default false
+   */
+  readonly madeUpCursors?: boolean;
 }
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const FULL_TASK_CAPS = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -70,12 +107,22 @@ export class TaskBoard {
   /** Creates a `working` task (defaults: ttl 60000, pollInterval 1000); returns its snapshot. */
   create(init: Json = {}): Json {
     const at = this.server.iso();
-    const task: Json = { taskId: `task-${++this.seq}`, status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, pollInterval: 1_000, ...init };
+    const task: Json = {
+      taskId: `task-${++this.seq}`,
+      status: 'working',
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttl: 60_000,
+      pollInterval: 1_000,
+      ...init,
+    };
     this.tasks.set(String(task.taskId), task);
     return this.get(String(task.taskId));
   }
   /** `{ task }`, a CreateTaskResult for a new task. */
-  createResult(init: Json = {}): Json { return { task: this.create(init) }; }
+  createResult(init: Json = {}): Json {
+    return { task: this.create(init) };
+  }
   /** Snapshot (copy); throws -32602 for an unknown id (D12). */
   get(taskId: string): Json {
     const task = this.tasks.get(taskId);
@@ -93,19 +140,28 @@ export class TaskBoard {
     return snapshot;
   }
   /** Ends a task with a stored `tasks/result` payload: a result object or a JSON-RPC error. */
-  finish(taskId: string, status: 'completed' | 'failed', payload: { result: Json } | { error: RpcFailure }, patch: Json = {}, notify = false): Json {
+  finish(
+    taskId: string,
+    status: 'completed' | 'failed',
+    payload: { result: Json } | { error: RpcFailure },
+    patch: Json = {},
+    notify = false,
+  ): Json {
     this.outcomes.set(taskId, payload);
     return this.update(taskId, { status, ...patch }, notify);
   }
   /** Forgets a task (expiry, D9): later requests for it get -32602. */
-  delete(taskId: string): void { this.tasks.delete(taskId); }
+  delete(taskId: string): void {
+    this.tasks.delete(taskId);
+  }
   /** Default `tasks/*` handlers, TS-SDK-like (V16 blocking result, D7, D11). */
   readonly handlers: Readonly<Record<string, Handler>> = {
     'tasks/get': (p) => this.get(String(p.taskId)),
     'tasks/list': () => ({ tasks: [...this.tasks.keys()].map((id) => this.get(id)) }),
     'tasks/cancel': (p) => {
       const task = this.get(String(p.taskId));
-      if (TERMINAL.has(String(task.status))) throw rpcError(-32602, `Cannot cancel task in terminal status: ${String(task.status)}`);
+      if (TERMINAL.has(String(task.status)))
+        throw rpcError(-32602, `Cannot cancel task in terminal status: ${String(task.status)}`);
       return this.update(String(p.taskId), { status: 'cancelled', statusMessage: 'Client cancelled task execution.' });
     },
     'tasks/result': async (p) => {
@@ -127,6 +183,8 @@ export class ScriptedServer {
   readonly sent: Json[] = [];
   /** Ids of the requests this server has answered (e.g. to catch a late notifications/cancelled, [R27]). */
   readonly answered = new Set<RequestId>();
+  /** Requests refused by the checks (`method: why`); each one also fails the test. */
+  readonly violations: string[] = [];
   /** Called with every received message as it is logged, before any handling. */
   onReceive: ((entry: LoggedMessage) => void) | undefined;
   readonly tasks: TaskBoard;
@@ -134,12 +192,14 @@ export class ScriptedServer {
   private transport: Transport | undefined;
   private readonly handlers = new Map<string, Handler>();
   private readonly pending = new Map<RequestId, (reply: Json) => void>();
+  private readonly told = nothingTold();
   private nextId = 0;
 
   constructor(private readonly options: ScriptedServerOptions = {}) {
     this.now = options.now ?? Date.now;
     this.tasks = new TaskBoard(this);
-    for (const [method, handler] of Object.entries({ ...this.tasks.handlers, ...options.handlers })) this.on(method, handler);
+    for (const [method, handler] of Object.entries({ ...this.tasks.handlers, ...options.handlers }))
+      this.on(method, handler);
   }
 
   /** Sets (replaces) the handler of `method`. */
@@ -157,7 +217,9 @@ export class ScriptedServer {
     transport.onmessage = (message) => this.receive(message);
     await transport.start();
   }
-  close(): Promise<void> { return this.transport?.close() ?? Promise.resolve(); }
+  close(): Promise<void> {
+    return this.transport?.close() ?? Promise.resolve();
+  }
 
   /** Sends any message verbatim (JSON round-tripped); failures (closed transport) are ignored. */
   send(message: unknown): void {
@@ -165,7 +227,9 @@ export class ScriptedServer {
     this.sent.push(copy);
     this.transport?.send(copy as JSONRPCMessage).catch(() => {});
   }
-  notify(method: string, params: Json = {}): void { this.send({ jsonrpc: '2.0', method, params }); }
+  notify(method: string, params: Json = {}): void {
+    this.send({ jsonrpc: '2.0', method, params });
+  }
   /** Sends a server->client request; resolves with the client's reply message (`result` or `error`). */
   request(method: string, params: Json = {}): Promise<Json> {
     const id = `srv-${++this.nextId}`;
@@ -175,11 +239,40 @@ export class ScriptedServer {
     });
   }
 
+  /**
+   * The error a handler throws to refuse the request it holds: records `method: why` as a violation
+   * (which fails the test) and answers -32602.
+   */
+  refuse(method: string, why: string): RpcFailure & Error {
+    const what = `${method}: ${why}`;
+    this.violations.push(what);
+    recordViolation(what);
+    return rpcError(-32602, `scripted server: ${why}`);
+  }
+  /**
+   * Asserts that the request `params` of `method` carry `expected` (each key equal, compared as
+   * JSON); throws {@link ScriptedServer.refuse}'s error otherwise. For handlers that hold or answer
+   * one particular request: `server.assertRequest('tasks/result', params, { taskId: 'a' })`.
+   */
+  assertRequest(method: string, params: Json, expected: Json): void {
+    for (const [key, value] of Object.entries(expected)) {
+      if (JSON.stringify(params[key]) !== JSON.stringify(value)) {
+        throw this.refuse(method, `${key} is ${JSON.stringify(params[key])}, expected ${JSON.stringify(value)}`);
+      }
+    }
+  }
+
   /** Messages received for `method` (requests and notifications). */
-  received(method: string): LoggedMessage[] { return this.log.filter((entry) => entry.method === method); }
+  received(method: string): LoggedMessage[] {
+    return this.log.filter((entry) => entry.method === method);
+  }
   /** The params of every received `method` message. */
-  params(method: string): Json[] { return this.received(method).map((entry) => entry.params); }
-  count(method: string): number { return this.received(method).length; }
+  params(method: string): Json[] {
+    return this.received(method).map((entry) => entry.params);
+  }
+  count(method: string): number {
+    return this.received(method).length;
+  }
   /** Counts of received messages by method. */
   counts(): Record<string, number> {
     const counts: Record<string, number> = {};
@@ -206,11 +299,15 @@ export class ScriptedServer {
       if (done) return;
       done = true;
       this.answered.add(id);
+      if ('result' in body) noteReply(this.told, method, body.result);
       this.send({ jsonrpc: '2.0', id, ...body });
     };
-    const fail = (error: RpcFailure): void => answer({ error: { code: error.code, message: error.message, data: error.data } });
+    const fail = (error: RpcFailure): void =>
+      answer({ error: { code: error.code, message: error.message, data: error.data } });
     const ctx: HandlerContext = { id, method, server: this, reply: (result) => answer({ result }), fail };
     try {
+      const problem = requestProblem(method, params, this.told, { madeUpCursors: this.options.madeUpCursors === true });
+      if (problem !== undefined) throw this.refuse(method, problem);
       const handler = this.handlers.get(method) ?? this.builtin(method);
       if (handler === undefined) return fail(rpcError(-32601, `Method not found: ${method}`));
       const result = await handler(params, ctx);
@@ -246,20 +343,29 @@ export class ScriptedServer {
       }));
       const start = typeof p.cursor === 'string' ? Number(p.cursor.replace('page-', '')) : 0;
       const end = start + (o.toolsPageSize ?? (tools.length || 1));
-      return end < tools.length ? { tools: tools.slice(start, end), nextCursor: `page-${end}` } : { tools: tools.slice(start) };
+      return end < tools.length
+        ? { tools: tools.slice(start, end), nextCursor: `page-${end}` }
+        : { tools: tools.slice(start) };
     };
   }
 }
 
 /** A scripted server and a real SDK Client connected to it. */
-export interface ScriptedPair { readonly server: ScriptedServer; readonly client: SpecClient; close(): Promise<void> }
+export interface ScriptedPair {
+  readonly server: ScriptedServer;
+  readonly client: SpecClient;
+  close(): Promise<void>;
+}
 
 /**
  * Starts a {@link ScriptedServer} and connects a real SDK `Client` (the chosen major) to it.
  * `wrap` wraps the client's transport (e.g. in a FaultTransport).
  */
 export async function connectScripted(
-  options: ScriptedServerOptions & { clientOptions?: SpecClientOptions; wrap?: (transport: Transport) => Transport } = {},
+  options: ScriptedServerOptions & {
+    clientOptions?: SpecClientOptions;
+    wrap?: (transport: Transport) => Transport;
+  } = {},
 ): Promise<ScriptedPair> {
   const [clientSide, serverSide] = createLinkedPair();
   const server = new ScriptedServer(options);
@@ -276,9 +382,12 @@ export async function connectScripted(
   };
 }
 
-/** Every tools/call creates a task on the board with `init`. */
+/** Every tools/call creates a task on the board with `init`; a call that asked for no task is refused ([V14]). */
 export function creating(server: ScriptedServer, init: Json = {}): void {
-  server.on('tools/call', () => server.tasks.createResult(init));
+  server.on('tools/call', (params) => {
+    if (!isObject(params.task)) throw server.refuse('tools/call', 'a call answered with a task asked for none ([V14])');
+    return server.tasks.createResult(init);
+  });
 }
 
 /** Gaps between consecutive received `method` requests, in clock ms, starting from `start`. */

@@ -64,7 +64,10 @@ export interface SpecSchema {
 export interface SpecClient {
   readonly transport?: Transport | undefined;
   /** Sends a request and validates its result with `schema` (one of {@link schemas}). */
-  request(request: { method: string; params?: Record<string, unknown> }, schema: SpecSchema): Promise<Record<string, unknown>>;
+  request(
+    request: { method: string; params?: Record<string, unknown> },
+    schema: SpecSchema,
+  ): Promise<Record<string, unknown>>;
   callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Record<string, unknown>>;
   getServerCapabilities(): Record<string, unknown> | undefined;
   getServerVersion(): unknown;
@@ -137,7 +140,10 @@ export function httpTransport(url: URL, sessionId?: string): SpecTransport {
  * The SDK options of `TaskClient.connect(transport, ...)`: the chosen major, and on v2 the era
  * negotiation (`auto` is also the library's own default for v2).
  */
-export function connectOptions(negotiation: Negotiation = 'legacy'): { sdk: SdkMajor; clientOptions?: Record<string, unknown> } {
+export function connectOptions(negotiation: Negotiation = 'legacy'): {
+  sdk: SdkMajor;
+  clientOptions?: Record<string, unknown>;
+} {
   if (SDK === 'v1') return { sdk: 'v1' };
   return { sdk: 'v2', clientOptions: { versionNegotiation: { mode: negotiation } } };
 }
@@ -159,7 +165,10 @@ export interface UserNotification {
   readonly params: Record<string, unknown>;
 }
 
-const V1_REQUEST_SCHEMAS = { 'elicitation/create': ElicitRequestSchema, 'sampling/createMessage': CreateMessageRequestSchema } as const;
+const V1_REQUEST_SCHEMAS = {
+  'elicitation/create': ElicitRequestSchema,
+  'sampling/createMessage': CreateMessageRequestSchema,
+} as const;
 const V1_NOTIFICATION_SCHEMAS = { 'notifications/tasks/status': TaskStatusNotificationSchema } as const;
 
 interface HandlerSetters {

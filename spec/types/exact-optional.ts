@@ -20,7 +20,10 @@ import {
 } from '../../lib/index.js';
 import * as entry from '../../lib/index.js';
 import type { ElicitResult as SdkV2ElicitResult } from '@modelcontextprotocol/client';
-import type { CreateMessageResult as SdkV1CreateMessageResult, ElicitResult as SdkV1ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CreateMessageResult as SdkV1CreateMessageResult,
+  ElicitResult as SdkV1ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 
 declare const maybe: number | undefined;
 declare const maybeSignal: AbortSignal | undefined;
@@ -103,7 +106,13 @@ declare const sdkV2Elicit: SdkV2ElicitResult;
 declare const maybeContent: { readonly [name: string]: string } | undefined;
 declare const maybeReason: string | undefined;
 
-export const callbacks: [ElicitationCallback, SamplingCallback, ElicitationCallback, ElicitationCallback, SamplingCallback] = [
+export const callbacks: [
+  ElicitationCallback,
+  SamplingCallback,
+  ElicitationCallback,
+  ElicitationCallback,
+  SamplingCallback,
+] = [
   () => sdkV1Elicit,
   () => sdkV1Sample,
   () => sdkV2Elicit,

@@ -20,7 +20,8 @@ interface Recorded {
 /** Every message along an error's cause chain. */
 function causeChain(error: unknown): string[] {
   const messages: string[] = [];
-  for (let e: unknown = error; e instanceof Error && messages.length < 10; e = e.cause) messages.push(`${e.name}: ${e.message}`);
+  for (let e: unknown = error; e instanceof Error && messages.length < 10; e = e.cause)
+    messages.push(`${e.name}: ${e.message}`);
   return messages;
 }
 
@@ -50,10 +51,10 @@ export function describeFaultContract(rig: Rig): void {
       expect(await failureClass(d, d.wire.cancelTask(id, d.options()))).toBe('vanished');
       if (d.wire.features().payloadFetch) {
         // A wire that can tell an unknown task from a task's own error rejects as vanished. One that
-        // cannot (2025-11-25: -32602 is both, [V26], [V17]) answers an error outcome marked `gone`,
+        // cannot (2025-11-25: -32602 is both, [V26], [V17]) answers an error payload marked `gone`,
         // which classifies as vanished; the engine then decides by the status it saw.
-        const fetched = d.wire.getOutcome(id, d.options()).then(
-          (outcome) => (outcome.kind === 'error' ? d.wire.classify(outcome.gone) : outcome.kind),
+        const fetched = d.wire.getPayload(id, d.options()).then(
+          (payload) => (payload.kind === 'error' ? d.wire.classify(payload.gone) : payload.kind),
           (error: unknown) => d.wire.classify(error),
         );
         expect(await fetched).toBe('vanished');
@@ -117,7 +118,11 @@ export function describeFaultContract(rig: Rig): void {
       const secret = 'secret-5f0c2a9e4b7d41c3a8e6';
       const { id } = await startTask(d, { taskId: secret });
       const errors: unknown[] = [];
-      const keep = (promise: Promise<unknown>): Promise<void> => promise.then(() => undefined, (error: unknown) => void errors.push(error));
+      const keep = (promise: Promise<unknown>): Promise<void> =>
+        promise.then(
+          () => undefined,
+          (error: unknown) => void errors.push(error),
+        );
       d.failNext('get', { code: -32603, message: `lookup of ${secret} failed` });
       await keep(d.wire.getTask(id, d.options()));
       d.malformedNext('get');

@@ -15,7 +15,18 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TaskProtocolError } from '../../lib/index.js';
 import { flush } from '../helpers.js';
 import { describeFaultContract } from './contract-faults.js';
-import { deviable, failureClass, finalPayload, startTask, text, track, type KnownDeviations, type Rig, type WireDriver, type WireFactory } from './support.js';
+import {
+  deviable,
+  failureClass,
+  finalPayload,
+  startTask,
+  text,
+  track,
+  type KnownDeviations,
+  type Rig,
+  type WireDriver,
+  type WireFactory,
+} from './support.js';
 
 const WIRE_KINDS: readonly string[] = ['2025-11-25', 'io.modelcontextprotocol/tasks'];
 
@@ -42,7 +53,10 @@ export function describeWireContract(name: string, factory: WireFactory, known: 
       if (d === undefined) return;
       await d.close();
       // [R27]: a cancellation notice only ever names a request still in progress.
-      expect(d.cancelNotices().filter((notice) => !notice.open), 'notice for an answered request ([R27])').toEqual([]);
+      expect(
+        d.cancelNotices().filter((notice) => !notice.open),
+        'notice for an answered request ([R27])',
+      ).toEqual([]);
     });
 
     describeDataContract(rig);
@@ -69,7 +83,14 @@ function describeDataContract(rig: Rig): void {
   describe('startToolCall()', () => {
     it('gives a created task as the server reported it', async () => {
       const d = rig.driver;
-      const fields = { taskId: 'job-17', statusMessage: 'queued', ttl: 30_000, pollInterval: 250, createdAt: '2026-01-01T00:00:00.123Z', lastUpdatedAt: '2026-01-01T00:00:01.456Z' };
+      const fields = {
+        taskId: 'job-17',
+        statusMessage: 'queued',
+        ttl: 30_000,
+        pollInterval: 250,
+        createdAt: '2026-01-01T00:00:00.123Z',
+        lastUpdatedAt: '2026-01-01T00:00:01.456Z',
+      };
       const { task } = await startTask(d, fields);
       expect(task).toEqual({ ...fields, status: 'working' });
       expect(d.calls()).toEqual([{ name: 'job', arguments: { n: 1 } }]);
@@ -100,15 +121,20 @@ function describeDataContract(rig: Rig): void {
       expect(task.lastUpdatedAt).toBe(at);
     });
 
-    deviable(rig, 'result-type-kept', 'gives a plain answer as immediate, whether or not a task was asked for', async () => {
-      const d = rig.driver;
-      d.answerNextCall(text('asked'));
-      d.answerNextCall(text('not asked'));
-      const asked = await d.wire.startToolCall({ name: 'job', task: {} }, d.options());
-      const plain = await d.wire.startToolCall({ name: 'job' }, d.options());
-      expect(asked).toEqual({ kind: 'immediate', result: text('asked') });
-      expect(plain).toEqual({ kind: 'immediate', result: text('not asked') });
-    });
+    deviable(
+      rig,
+      'result-type-kept',
+      'gives a plain answer as immediate, whether or not a task was asked for',
+      async () => {
+        const d = rig.driver;
+        d.answerNextCall(text('asked'));
+        d.answerNextCall(text('not asked'));
+        const asked = await d.wire.startToolCall({ name: 'job', task: {} }, d.options());
+        const plain = await d.wire.startToolCall({ name: 'job' }, d.options());
+        expect(asked).toEqual({ kind: 'immediate', result: text('asked') });
+        expect(plain).toEqual({ kind: 'immediate', result: text('not asked') });
+      },
+    );
 
     it('rejects a malformed reply as a protocol error', async () => {
       const d = rig.driver;
@@ -122,22 +148,35 @@ function describeDataContract(rig: Rig): void {
       const d = rig.driver;
       const { id } = await startTask(d);
       d.setStatus(id, 'input_required', 'needs a yes');
-      expect((await d.wire.getTask(id, d.options())).task).toMatchObject({ taskId: id, status: 'input_required', statusMessage: 'needs a yes' });
+      expect((await d.wire.getTask(id, d.options())).task).toMatchObject({
+        taskId: id,
+        status: 'input_required',
+        statusMessage: 'needs a yes',
+      });
       d.setStatus(id, 'working');
       expect((await d.wire.getTask(id, d.options())).task).toMatchObject({ taskId: id, status: 'working' });
       d.finish(id, 'completed', { kind: 'result', result: text('done') }, 'all good');
-      expect((await d.wire.getTask(id, d.options())).task).toMatchObject({ taskId: id, status: 'completed', statusMessage: 'all good' });
+      expect((await d.wire.getTask(id, d.options())).task).toMatchObject({
+        taskId: id,
+        status: 'completed',
+        statusMessage: 'all good',
+      });
     });
 
-    deviable(rig, 'result-type-kept', 'carries the outcome on a terminal snapshot exactly when the payload is not fetched', async () => {
-      const d = rig.driver;
-      const { id } = await startTask(d);
-      expect((await d.wire.getTask(id, d.options())).outcome, 'no outcome while working').toBeUndefined();
-      d.finish(id, 'completed', { kind: 'result', result: text('done') });
-      const snapshot = await d.wire.getTask(id, d.options());
-      if (d.wire.features().payloadFetch) expect(snapshot.outcome).toBeUndefined();
-      else expect(snapshot.outcome).toEqual({ kind: 'result', result: text('done'), tagged: true });
-    });
+    deviable(
+      rig,
+      'result-type-kept',
+      'carries the final payload on a terminal snapshot exactly when it is not fetched',
+      async () => {
+        const d = rig.driver;
+        const { id } = await startTask(d);
+        expect((await d.wire.getTask(id, d.options())).payload, 'no payload while working').toBeUndefined();
+        d.finish(id, 'completed', { kind: 'result', result: text('done') });
+        const snapshot = await d.wire.getTask(id, d.options());
+        if (d.wire.features().payloadFetch) expect(snapshot.payload).toBeUndefined();
+        else expect(snapshot.payload).toEqual({ kind: 'result', result: text('done'), tagged: true });
+      },
+    );
 
     it('rejects a reply about another task as a TaskProtocolError', async () => {
       const d = rig.driver;
@@ -151,8 +190,8 @@ function describeDataContract(rig: Rig): void {
       }
       if (features.payloadFetch) {
         d.finish(id, 'completed', { kind: 'result', result: text('done') });
-        d.otherTaskNext('outcome');
-        await expect(d.wire.getOutcome(id, d.options())).rejects.toBeInstanceOf(TaskProtocolError);
+        d.otherTaskNext('payload');
+        await expect(d.wire.getPayload(id, d.options())).rejects.toBeInstanceOf(TaskProtocolError);
       }
     });
   });
@@ -171,7 +210,11 @@ function describeDataContract(rig: Rig): void {
       const d = rig.driver;
       const { id } = await startTask(d);
       d.finish(id, 'failed', { kind: 'result', result: { ...text('disk full'), isError: true } }, 'disk full');
-      expect(await finalPayload(d, id)).toMatchObject({ kind: 'result', result: { ...text('disk full'), isError: true }, tagged: true });
+      expect(await finalPayload(d, id)).toMatchObject({
+        kind: 'result',
+        result: { ...text('disk full'), isError: true },
+        tagged: true,
+      });
     });
 
     it('of a task failed with a bare result is a result with empty content (D6)', async () => {
@@ -191,25 +234,30 @@ function describeDataContract(rig: Rig): void {
       expect(await finalPayload(d, id)).toEqual({ kind: 'error', error });
     });
 
-    deviable(rig, 'failed-with-invalid-params', 'of a task failed with a -32602 JSON-RPC error is that error, not a vanished task ([V17], [V26])', async () => {
-      // -32602 is both "unknown task" on tasks/* ([V26]) and a tool's own "invalid params" error,
-      // which tasks/result must return as is ([V17]); the task exists and says failed.
-      const d = rig.driver;
-      const { id } = await startTask(d);
-      const error = { code: -32602, message: 'Invalid arguments for tool job: n must be a string' };
-      d.finish(id, 'failed', { kind: 'error', error }, 'invalid arguments');
-      expect((await d.wire.getTask(id, d.options())).task.status).toBe('failed');
-      expect(await finalPayload(d, id)).toMatchObject({ kind: 'error', error });
-    });
+    deviable(
+      rig,
+      'failed-with-invalid-params',
+      'of a task failed with a -32602 JSON-RPC error is that error, not a vanished task ([V17], [V26])',
+      async () => {
+        // -32602 is both "unknown task" on tasks/* ([V26]) and a tool's own "invalid params" error,
+        // which tasks/result must return as is ([V17]); the task exists and says failed.
+        const d = rig.driver;
+        const { id } = await startTask(d);
+        const error = { code: -32602, message: 'Invalid arguments for tool job: n must be a string' };
+        d.finish(id, 'failed', { kind: 'error', error }, 'invalid arguments');
+        expect((await d.wire.getTask(id, d.options())).task.status).toBe('failed');
+        expect(await finalPayload(d, id)).toMatchObject({ kind: 'error', error });
+      },
+    );
 
     it('is not there before the task ends: a fetch waits for the end ([V16])', async () => {
       const d = rig.driver;
       const { id } = await startTask(d);
       if (!d.wire.features().payloadFetch) {
-        expect((await d.wire.getTask(id, d.options())).outcome).toBeUndefined();
+        expect((await d.wire.getTask(id, d.options())).payload).toBeUndefined();
         return;
       }
-      const fetch = track(d.wire.getOutcome(id, d.options()));
+      const fetch = track(d.wire.getPayload(id, d.options()));
       await flush();
       expect(fetch.settled, 'the payload fetch blocks while the task works').toBe(false);
       d.finish(id, 'completed', { kind: 'result', result: text('late') });
@@ -236,11 +284,11 @@ function describeDataContract(rig: Rig): void {
       const { id } = await startTask(d);
       d.finish(id, 'completed', { kind: 'result', result: text('done') });
       const attempt = d.wire.cancelTask(id, d.options());
-      const outcome = await attempt.then(
+      const answer = await attempt.then(
         (reply) => reply.kind,
         (error: unknown) => d.wire.classify(error),
       );
-      expect(['ack', 'vanished']).toContain(outcome);
+      expect(['ack', 'vanished']).toContain(answer);
     });
   });
 }

@@ -2,11 +2,23 @@
  * The fake wire's server (a tiny task board answering plain-object requests) and the wire factory
  * for {@link FakeWire}. Requests carry no JSON-RPC: each answer is a value the wire decodes, or a
  * refusal with a reason. Refusals use codes of their own (404, 409, 405), so a wire that read
- * JSON-RPC codes to classify them would fail the contract.
+ * JSON-RPC codes to classify them would fail the contract. Each request is checked first (a call
+ * names its tool, the others their task); one that is not is refused and fails the test
+ * (spec/support/violations.ts).
  */
 import { FakeWire, type FakeForm } from './fake-wire.js';
+import { recordViolation } from '../support/violations.js';
 import { FaultQueue } from './faults.js';
-import { ManualTimers, type CancelNotice, type FinalPayload, type Json, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
+import {
+  ManualTimers,
+  type CancelNotice,
+  type FinalPayload,
+  type Json,
+  type TaskFields,
+  type WireDriver,
+  type WireFactory,
+  type WireOp,
+} from './support.js';
 
 /** Why the fake server refuses a request. */
 export interface FakeRefusal {
@@ -28,6 +40,18 @@ export interface FakeConnection {
 type CallPlan = { kind: 'task'; fields: TaskFields & { taskId: string } } | { kind: 'immediate'; result: Json };
 
 const TERMINAL: ReadonlySet<unknown> = new Set(['completed', 'failed', 'cancelled']);
+
+/** What a request of `op` must carry: a tool name (and arguments, if any, as an object), or a task id. */
+function requestProblem(op: WireOp, input: Json): string | undefined {
+  if (op === 'call') {
+    if (typeof input.name !== 'string' || input.name === '') return 'no tool name';
+    const args = input.arguments;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+      return 'arguments is not an object';
+    return undefined;
+  }
+  return typeof input.taskId === 'string' && input.taskId !== '' ? undefined : 'no taskId';
+}
 
 /** A tiny task server for {@link FakeWire}. */
 export class FakeTaskServer {
@@ -59,6 +83,13 @@ export class FakeTaskServer {
   /** Serves one request; the answer may never come (a withheld reply). */
   async receive(requestId: number, op: WireOp, input: Json): Promise<FakeAnswer> {
     this.received.push({ op, input });
+    const problem = requestProblem(op, input);
+    if (problem !== undefined) {
+      // Asserted before anything answers: a refusal the wire sees, and a failure of the test.
+      recordViolation(`${op}: ${problem}`);
+      this.answered.add(requestId);
+      return { refusal: { reason: 'internal', code: 400, message: `fake server: ${problem}` } };
+    }
     const answer = await this.answer(op, input);
     this.answered.add(requestId);
     return answer;
@@ -139,7 +170,14 @@ export class FakeTaskServer {
 
   private create({ ttl, pollInterval, ...fields }: TaskFields & { taskId: string }): Json {
     const at = new Date(this.now()).toISOString();
-    const task: Json = { status: 'working', createdAt: at, lastUpdatedAt: at, ttl: 60_000, pollInterval: 1_000, ...fields };
+    const task: Json = {
+      status: 'working',
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttl: 60_000,
+      pollInterval: 1_000,
+      ...fields,
+    };
     if (ttl !== undefined) task.ttl = ttl ?? undefined;
     if (pollInterval !== undefined) task.pollInterval = pollInterval ?? undefined;
     for (const key of Object.keys(task)) if (task[key] === undefined) delete task[key];
@@ -161,8 +199,12 @@ export class FakeTaskServer {
       case 'other': {
         if (op === 'call' || (op === 'cancel' && this.form === 'inline')) break;
         const other = `${taskId}-other`;
-        if (op === 'outcome') return { value: { taskId: other, payload: { kind: 'result', result: { content: [] } } } };
-        return { value: { task: { ...this.snapshot(taskId), taskId: other, ...(op === 'cancel' ? { status: 'cancelled' } : {}) } } };
+        if (op === 'payload') return { value: { taskId: other, payload: { kind: 'result', result: { content: [] } } } };
+        return {
+          value: {
+            task: { ...this.snapshot(taskId), taskId: other, ...(op === 'cancel' ? { status: 'cancelled' } : {}) },
+          },
+        };
       }
     }
     return this.serve(op, input, taskId);
@@ -174,7 +216,7 @@ export class FakeTaskServer {
         return { task: { status: 'working' } };
       case 'get':
         return { task: { taskId, status: 'paused' } };
-      case 'outcome':
+      case 'payload':
         return { taskId, payload: 'nope' };
       case 'cancel':
         return this.form === 'fetch' ? { task: { taskId } } : { cancelled: 'maybe' };
@@ -187,21 +229,27 @@ export class FakeTaskServer {
       return { value: plan.kind === 'task' ? { task: this.create(plan.fields) } : { result: plan.result } };
     }
     const task = this.tasks.get(taskId);
-    if (task === undefined) return { refusal: { reason: 'unknown-task', code: 404, message: `no such task: ${taskId}` } };
+    if (task === undefined)
+      return { refusal: { reason: 'unknown-task', code: 404, message: `no such task: ${taskId}` } };
     const terminal = TERMINAL.has(task.status);
     if (op === 'get') {
       const payload = this.payloads.get(taskId);
       const inline = this.form === 'inline' && terminal && payload !== undefined;
-      return { value: inline ? { task: this.snapshot(taskId), outcome: payload } : { task: this.snapshot(taskId) } };
+      return { value: inline ? { task: this.snapshot(taskId), payload } : { task: this.snapshot(taskId) } };
     }
-    if (op === 'outcome') {
+    if (op === 'payload') {
       if (this.form === 'inline') return { refusal: { reason: 'internal', code: 405, message: 'no such operation' } };
-      if (!terminal) await new Promise<void>((resolve) => this.waiters.set(taskId, [...(this.waiters.get(taskId) ?? []), resolve]));
+      if (!terminal)
+        await new Promise<void>((resolve) => this.waiters.set(taskId, [...(this.waiters.get(taskId) ?? []), resolve]));
       const payload = this.payloads.get(taskId);
-      if (payload === undefined) return { refusal: { reason: 'internal', code: 500, message: 'the task has no payload' } };
+      if (payload === undefined)
+        return { refusal: { reason: 'internal', code: 500, message: 'the task has no payload' } };
       return { value: { taskId, payload } };
     }
-    if (terminal) return this.form === 'fetch' ? { refusal: { reason: 'terminal', code: 409, message: 'the task already ended' } } : { value: { cancelled: true } };
+    if (terminal)
+      return this.form === 'fetch'
+        ? { refusal: { reason: 'terminal', code: 409, message: 'the task already ended' } }
+        : { value: { cancelled: true } };
     this.update(taskId, { status: 'cancelled', statusMessage: 'Cancelled by the client.' });
     return { value: this.form === 'fetch' ? { task: this.snapshot(taskId) } : { cancelled: true } };
   }
@@ -219,7 +267,10 @@ export function fakeWire(form: FakeForm): WireFactory {
       options: (o = {}) => ({ timeoutMs: 10_000, timers, ...o }),
       createOnNextCall: (fields) => server.createOnNextCall(fields),
       answerNextCall: (result) => server.answerNextCall(result),
-      calls: () => server.received.filter((r) => r.op === 'call').map((r) => ({ name: r.input.name, arguments: r.input.arguments })),
+      calls: () =>
+        server.received
+          .filter((r) => r.op === 'call')
+          .map((r) => ({ name: r.input.name, arguments: r.input.arguments })),
       setStatus: (taskId, status, message) => server.setStatus(taskId, status, message),
       finish: (taskId, status, payload, message) => server.finish(taskId, status, payload, message),
       vanish: (taskId) => server.vanish(taskId),

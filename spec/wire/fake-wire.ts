@@ -17,9 +17,9 @@ import type {
   CancelReply,
   ErrorClass,
   InputKind,
-  StartOutcome,
+  StartReply,
   StartToolCall,
-  TaskOutcome,
+  TaskPayload,
   TaskPage,
   TaskWire,
   ToolPage,
@@ -69,7 +69,7 @@ function decodeTask(value: unknown, op: WireOp | 'push'): Task {
   return task;
 }
 
-function decodePayload(value: unknown, op: WireOp, taskId: string): TaskOutcome {
+function decodePayload(value: unknown, op: WireOp, taskId: string): TaskPayload {
   if (isJson(value) && value.kind === 'result' && isJson(value.result)) {
     const content = value.result.content ?? [];
     if (!Array.isArray(content)) throw bad(op, 'content is not a list', taskId);
@@ -161,10 +161,11 @@ export class FakeWire implements TaskWire {
     return Promise.resolve({ tools: [] });
   }
 
-  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome> {
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
     const input: Json = { name: call.name, arguments: call.arguments, task: call.task !== undefined };
-    return this.request('call', input, options, undefined, (value): StartOutcome => {
-      if (isJson(value) && value.task !== undefined) return { kind: 'task', snapshot: { task: decodeTask(value.task, 'call') } };
+    return this.request('call', input, options, undefined, (value): StartReply => {
+      if (isJson(value) && value.task !== undefined)
+        return { kind: 'task', snapshot: { task: decodeTask(value.task, 'call') } };
       if (isJson(value) && isJson(value.result) && Array.isArray(value.result.content)) {
         return { kind: 'immediate', result: { ...value.result, content: value.result.content } };
       }
@@ -175,16 +176,17 @@ export class FakeWire implements TaskWire {
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
     return this.request('get', { taskId }, options, taskId, (value): WireSnapshot => {
       const task = sameTask(decodeTask(isJson(value) ? value.task : undefined, 'get'), taskId, 'get');
-      if (!isJson(value) || value.outcome === undefined) return { task };
-      return { task, outcome: decodePayload(value.outcome, 'get', taskId) };
+      if (!isJson(value) || value.payload === undefined) return { task };
+      return { task, payload: decodePayload(value.payload, 'get', taskId) };
     });
   }
 
-  getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
-    if (this.form === 'inline') return Promise.reject(new TypeError('The inline form carries the payload on the terminal snapshot'));
-    return this.request('outcome', { taskId }, options, taskId, (value) => {
-      if (!isJson(value) || value.taskId !== taskId) throw bad('outcome', 'the reply names another task', taskId);
-      return decodePayload(value.payload, 'outcome', taskId);
+  getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload> {
+    if (this.form === 'inline')
+      return Promise.reject(new TypeError('The inline form carries the payload on the terminal snapshot'));
+    return this.request('payload', { taskId }, options, taskId, (value) => {
+      if (!isJson(value) || value.taskId !== taskId) throw bad('payload', 'the reply names another task', taskId);
+      return decodePayload(value.payload, 'payload', taskId);
     });
   }
 
@@ -194,7 +196,10 @@ export class FakeWire implements TaskWire {
         if (isJson(value) && value.cancelled === true) return { kind: 'ack' };
         throw bad('cancel', 'not an acknowledgement', taskId);
       }
-      return { kind: 'snapshot', snapshot: { task: sameTask(decodeTask(isJson(value) ? value.task : undefined, 'cancel'), taskId, 'cancel') } };
+      return {
+        kind: 'snapshot',
+        snapshot: { task: sameTask(decodeTask(isJson(value) ? value.task : undefined, 'cancel'), taskId, 'cancel') },
+      };
     });
   }
 
@@ -251,15 +256,34 @@ export class FakeWire implements TaskWire {
   }
 
   /** The library's error for a failed request; no message repeats the task id (a secret). */
-  private failure(op: WireOp, cause: FakeCause, taskId: string | undefined, code = -32000, data?: unknown): TaskRpcError {
+  private failure(
+    op: WireOp,
+    cause: FakeCause,
+    taskId: string | undefined,
+    code = -32000,
+    data?: unknown,
+  ): TaskRpcError {
     const transient = cause.kind === 'timeout' || cause.kind === 'closed';
     const message = taskId === undefined ? cause.message : cause.message.replaceAll(taskId, '<task>');
     const scrubbed = message === cause.message ? cause : new FakeCause(cause.kind, message);
-    return new TaskRpcError(`fake/${op} failed: ${message}`, { method: `fake/${op}`, code, data, transient, taskId, cause: scrubbed });
+    return new TaskRpcError(`fake/${op} failed: ${message}`, {
+      method: `fake/${op}`,
+      code,
+      data,
+      transient,
+      taskId,
+      cause: scrubbed,
+    });
   }
 
   /** One request: its own timeout on `options.timers`, abort, and a notice to the server for a request given up while open ([R27]). */
-  private request<T>(op: WireOp, input: Json, options: WireRequestOptions, taskId: string | undefined, decode: (value: unknown) => T): Promise<T> {
+  private request<T>(
+    op: WireOp,
+    input: Json,
+    options: WireRequestOptions,
+    taskId: string | undefined,
+    decode: (value: unknown) => T,
+  ): Promise<T> {
     if (this.closed) return Promise.reject(this.failure(op, new FakeCause('closed', 'connection closed'), taskId));
     const signal = options.signal;
     if (signal?.aborted === true) return Promise.reject(this.failure(op, new FakeCause('aborted', 'aborted'), taskId));
@@ -277,8 +301,14 @@ export class FakeWire implements TaskWire {
           reject(this.failure(op, cause, taskId));
         });
       const onAbort = (): void => giveUp(new FakeCause('aborted', 'aborted'));
-      this.open.set(id, () => settle(() => reject(this.failure(op, new FakeCause('closed', 'connection closed'), taskId))));
-      const timer = options.timers.after(options.timeoutMs, () => giveUp(new FakeCause('timeout', 'timed out')), options.weak === true);
+      this.open.set(id, () =>
+        settle(() => reject(this.failure(op, new FakeCause('closed', 'connection closed'), taskId))),
+      );
+      const timer = options.timers.after(
+        options.timeoutMs,
+        () => giveUp(new FakeCause('timeout', 'timed out')),
+        options.weak === true,
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
       void this.server.receive(id, op, input).then((answer) =>
         settle(() => {

@@ -6,7 +6,11 @@
 import type { Json, ServerError, WireDriver, WireOp } from './support.js';
 
 /** One queued fault: the next request of its operation is answered this way. */
-export type Fault = { kind: 'malformed' } | { kind: 'other' } | { kind: 'fail'; error: ServerError } | { kind: 'hold'; gate: Promise<void> };
+export type Fault =
+  | { kind: 'malformed' }
+  | { kind: 'other' }
+  | { kind: 'fail'; error: ServerError }
+  | { kind: 'hold'; gate: Promise<void> };
 
 /** The driver methods that queue faults. */
 export type FaultControls = Pick<WireDriver, 'malformedNext' | 'otherTaskNext' | 'failNext' | 'holdNext'>;
@@ -51,7 +55,12 @@ export interface FaultForms<C> {
  * A request handler serving `op` as `normal` does, unless a fault is queued for it: a held reply
  * waits for its release, and the other faults are answered in `forms`.
  */
-export function withFaults<C>(faults: FaultQueue, op: WireOp, normal: (params: Json, ctx: C) => unknown, forms: FaultForms<C>): (params: Json, ctx: C) => Promise<unknown> {
+export function withFaults<C>(
+  faults: FaultQueue,
+  op: WireOp,
+  normal: (params: Json, ctx: C) => unknown,
+  forms: FaultForms<C>,
+): (params: Json, ctx: C) => Promise<unknown> {
   return async (params, ctx) => {
     const fault = faults.take(op);
     switch (fault?.kind) {

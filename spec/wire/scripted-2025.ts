@@ -5,7 +5,9 @@
  * `resolveWire` picks for the connection, which must be {@link Wire2025}.
  *
  * The scripted server keeps its usual task board; the driver puts one-shot overrides in front of
- * `tools/call` and `tasks/get|result|cancel`, and reads [R27] notices off the server's log.
+ * `tools/call` and `tasks/get|result|cancel`, and reads [R27] notices off the server's log. The
+ * server asserts every request before it answers (spec/support/request-checks.ts), and a planned
+ * task only answers a call that asked for one: a refusal fails the test (spec/support/violations.ts).
  */
 import { Client as V2Client, InMemoryTransport as V2InMemoryTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,12 +15,20 @@ import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/
 import { openPort, resolveWire, Wire2025, type SdkMajor } from '../../lib/internal.js';
 import { rpcError, ScriptedServer, type Handler, type RequestId } from '../support/scripted-server.js';
 import { FaultQueue, withFaults } from './faults.js';
-import { ManualTimers, type CancelNotice, type Json, type TaskFields, type WireDriver, type WireFactory, type WireOp } from './support.js';
+import {
+  ManualTimers,
+  type CancelNotice,
+  type Json,
+  type TaskFields,
+  type WireDriver,
+  type WireFactory,
+  type WireOp,
+} from './support.js';
 
 const METHODS: Readonly<Record<WireOp, string>> = {
   call: 'tools/call',
   get: 'tasks/get',
-  outcome: 'tasks/result',
+  payload: 'tasks/result',
   cancel: 'tasks/cancel',
 };
 
@@ -30,7 +40,7 @@ type CallPlan = { kind: 'task'; init: Json } | { kind: 'immediate'; result: Json
 const MALFORMED: Readonly<Record<WireOp, (params: Json) => Json>> = {
   call: () => ({ task: { status: 'working' } }),
   get: (p) => ({ taskId: p.taskId, status: 'paused', createdAt: '', lastUpdatedAt: '', ttl: null }),
-  outcome: () => ({ content: 'not a list' }),
+  payload: () => ({ content: 'not a list' }),
   cancel: (p) => ({ taskId: p.taskId, status: 42 }),
 };
 
@@ -58,7 +68,8 @@ async function connectClient(sdk: SdkMajor, server: ScriptedServer): Promise<V1C
   await server.connect(serverSide);
   const client = new V2Client(info, { capabilities: {} });
   await client.connect(clientSide);
-  if (client.getProtocolEra() !== 'legacy') throw new Error(`expected a legacy session, got ${String(client.getProtocolEra())}`);
+  if (client.getProtocolEra() !== 'legacy')
+    throw new Error(`expected a legacy session, got ${String(client.getProtocolEra())}`);
   return client;
 }
 
@@ -70,7 +81,8 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
     const board = server.tasks;
     const notices: CancelNotice[] = [];
     server.onReceive = (entry) => {
-      if (entry.method === 'notifications/cancelled') notices.push({ open: !server.answered.has(entry.params.requestId as RequestId) });
+      if (entry.method === 'notifications/cancelled')
+        notices.push({ open: !server.answered.has(entry.params.requestId as RequestId) });
     };
 
     const faults = new FaultQueue();
@@ -80,7 +92,7 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
     const OTHER: Readonly<Record<Exclude<WireOp, 'call'>, (params: Json) => Json>> = {
       get: other,
       cancel: (p) => ({ ...other(p), status: 'cancelled' }),
-      outcome: (p) => ({ _meta: { [RELATED_TASK]: { taskId: `${String(p.taskId)}-other` } }, content: [] }),
+      payload: (p) => ({ _meta: { [RELATED_TASK]: { taskId: `${String(p.taskId)}-other` } }, content: [] }),
     };
 
     const scripted = (op: WireOp, normal: Handler): Handler =>
@@ -92,12 +104,16 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
 
     server.on(
       'tools/call',
-      scripted('call', () => {
+      scripted('call', (params) => {
         const plan = plans.shift() ?? { kind: 'task', init: {} };
-        return plan.kind === 'task' ? board.createResult(plan.init) : plan.result;
+        if (plan.kind === 'immediate') return plan.result;
+        // A task is the answer only to a call that asked for one ([V14]).
+        if (typeof params.task !== 'object' || params.task === null)
+          throw server.refuse('tools/call', 'the driver planned a task, the call asked for none ([V14])');
+        return board.createResult(plan.init);
       }),
     );
-    for (const op of ['get', 'outcome', 'cancel'] as const) {
+    for (const op of ['get', 'payload', 'cancel'] as const) {
       const normal = board.handlers[METHODS[op]];
       if (normal === undefined) throw new Error(`the scripted server has no ${METHODS[op]} handler`);
       server.on(METHODS[op], scripted(op, normal));
@@ -125,7 +141,10 @@ export function scripted2025(sdk: SdkMajor): WireFactory {
         board.update(taskId, statusMessage === undefined ? { status } : { status, statusMessage });
       },
       finish: (taskId, status, payload, statusMessage) => {
-        const stored = payload.kind === 'result' ? { result: payload.result } : { error: rpcError(payload.error.code, payload.error.message, payload.error.data) };
+        const stored =
+          payload.kind === 'result'
+            ? { result: payload.result }
+            : { error: rpcError(payload.error.code, payload.error.message, payload.error.data) };
         board.finish(taskId, status, stored, statusMessage === undefined ? {} : { statusMessage });
       },
       vanish: (taskId) => board.delete(taskId),

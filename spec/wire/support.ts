@@ -8,14 +8,14 @@
  */
 import { expect, it } from 'vitest';
 import { TaskProtocolError, TaskRpcError, type Task } from '../../lib/index.js';
-import type { ErrorClass, TaskOutcome, TaskWire, Timers, WireRequestOptions } from '../../lib/internal.js';
+import type { ErrorClass, TaskPayload, TaskWire, Timers, WireRequestOptions } from '../../lib/internal.js';
 import { flush, rejection } from '../helpers.js';
 
 /** A JSON object. */
 export type Json = Record<string, unknown>;
 
 /** The operations a driver can script replies for: a tool call, reading a task, fetching its payload, cancelling it. */
-export type WireOp = 'call' | 'get' | 'outcome' | 'cancel';
+export type WireOp = 'call' | 'get' | 'payload' | 'cancel';
 
 /**
  * The task fields a server reports when it creates a task. Every field is optional; `null` for
@@ -42,7 +42,8 @@ export interface ServerError {
  * How a task ends: with a tool result (a completed result, an `isError` result, or a bare object
  * such as `{}` for the meta-only shape of D6), or with a JSON-RPC error ([V17], [V18], D6).
  */
-export type FinalPayload = { readonly kind: 'result'; readonly result: Json } | { readonly kind: 'error'; readonly error: ServerError };
+export type FinalPayload =
+  { readonly kind: 'result'; readonly result: Json } | { readonly kind: 'error'; readonly error: ServerError };
 
 /** A cancellation notice the client sent about one of its requests ([R27]). */
 export interface CancelNotice {
@@ -233,16 +234,19 @@ export async function startTask(d: WireDriver, fields: TaskFields = {}): Promise
   return { id, task: start.snapshot.task };
 }
 
-/** The final payload the seam promises: `getOutcome` when fetched, else the terminal snapshot's. */
-export async function finalPayload(d: WireDriver, taskId: string): Promise<TaskOutcome | undefined> {
-  if (d.wire.features().payloadFetch) return d.wire.getOutcome(taskId, d.options());
-  return (await d.wire.getTask(taskId, d.options())).outcome;
+/** The final payload the seam promises: `getPayload` when fetched, else the terminal snapshot's. */
+export async function finalPayload(d: WireDriver, taskId: string): Promise<TaskPayload | undefined> {
+  if (d.wire.features().payloadFetch) return d.wire.getPayload(taskId, d.options());
+  return (await d.wire.getTask(taskId, d.options())).payload;
 }
 
 /** Awaits the failure of `promise`, checks it is a wire error, and returns how the wire classifies it. */
 export async function failureClass(d: WireDriver, promise: Promise<unknown>): Promise<ErrorClass> {
   const error = await rejection(promise);
   // The seam: failed requests are TaskRpcError, malformed replies TaskProtocolError.
-  expect(error instanceof TaskRpcError || error instanceof TaskProtocolError, `a wire error, got ${String(error)}`).toBe(true);
+  expect(
+    error instanceof TaskRpcError || error instanceof TaskProtocolError,
+    `a wire error, got ${String(error)}`,
+  ).toBe(true);
   return d.wire.classify(error);
 }

@@ -28,10 +28,18 @@ const WIRE_2025_KNOWN: KnownDeviations = {};
 const WIRE_EXT_KNOWN: KnownDeviations = {};
 
 /** Every wire the contract runs against. */
-const WIRE_FACTORIES: ReadonlyArray<{ readonly name: string; readonly factory: WireFactory; readonly known?: KnownDeviations }> = [
+const WIRE_FACTORIES: ReadonlyArray<{
+  readonly name: string;
+  readonly factory: WireFactory;
+  readonly known?: KnownDeviations;
+}> = [
   { name: '2025-11-25 wire over SDK v1', factory: scripted2025('v1'), known: WIRE_2025_KNOWN },
   { name: '2025-11-25 wire over SDK v2 (legacy era)', factory: scripted2025('v2'), known: WIRE_2025_KNOWN },
-  { name: 'io.modelcontextprotocol/tasks extension wire over SDK v2 (modern era)', factory: scriptedExt(), known: WIRE_EXT_KNOWN },
+  {
+    name: 'io.modelcontextprotocol/tasks extension wire over SDK v2 (modern era)',
+    factory: scriptedExt(),
+    known: WIRE_EXT_KNOWN,
+  },
   { name: 'fake wire, payload fetched, cancel with snapshot', factory: fakeWire('fetch') },
   { name: 'fake wire, payload on the snapshot, cancel acknowledged', factory: fakeWire('inline') },
 ];

@@ -30,7 +30,10 @@ export async function callCommand(tool: string, pairs: readonly string[], option
       // CLOSE_WAIT_MS). A second Ctrl-C leaves at once.
       const controller = new AbortController();
       const restoreKeys = interrupts.onPress((count) => {
-        if (count === 1) reporter.note(`${interrupts.label}: abandoning the call (a task created anyway will be cancelled; press Ctrl-C again to leave at once)`);
+        if (count === 1)
+          reporter.note(
+            `${interrupts.label}: abandoning the call (a task created anyway will be cancelled; press Ctrl-C again to leave at once)`,
+          );
         controller.abort(new Error('Interrupted'));
       });
       let handle: TaskHandle;
@@ -50,7 +53,12 @@ export async function callCommand(tool: string, pairs: readonly string[], option
         restoreKeys();
         const { outcome, exitCode: code } = outcomeOf(error);
         const exitCode = outcome === 'cancelled' && interrupts.presses > 0 ? interrupts.exitCode : code;
-        reporter.end({ outcome, exitCode, wire: target.wire, error: { name: (error as Error).name ?? 'Error', message: describeError(error) } });
+        reporter.end({
+          outcome,
+          exitCode,
+          wire: target.wire,
+          error: { name: (error as Error).name ?? 'Error', message: describeError(error) },
+        });
         return exitCode;
       }
       restoreKeys();
@@ -61,7 +69,9 @@ export async function callCommand(tool: string, pairs: readonly string[], option
           const file = session.saveReference(handle, options.saveRef);
           if (file !== undefined) reporter.note(`reference saved to ${file}`);
         } catch (error) {
-          reporter.note(`cannot save the reference to ${options.saveRef}: ${describeError(error)}; following task ${handle.taskId ?? ''} anyway`);
+          reporter.note(
+            `cannot save the reference to ${options.saveRef}: ${describeError(error)}; following task ${handle.taskId ?? ''} anyway`,
+          );
         }
       }
       if (controller.signal.aborted) {

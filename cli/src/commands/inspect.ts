@@ -27,7 +27,11 @@ export function toolsCommand(options: CommonOptions): Promise<number> {
     const width = Math.max(4, ...tools.map((tool) => tool.name.length));
     const supportWidth = Math.max(...tools.map((tool) => tool.taskSupport.length));
     for (const tool of tools) {
-      reporter.item('tool', { ...tool }, `${tool.name.padEnd(width)}  ${tool.taskSupport.padEnd(supportWidth)}  ${tool.description ?? ''}`.trimEnd());
+      reporter.item(
+        'tool',
+        { ...tool },
+        `${tool.name.padEnd(width)}  ${tool.taskSupport.padEnd(supportWidth)}  ${tool.description ?? ''}`.trimEnd(),
+      );
     }
     if (tools.length === 0) reporter.note('no tools');
     return EXIT.ok;
@@ -39,7 +43,9 @@ export function listCommand(options: CommonOptions): Promise<number> {
   return runSession(options, async ({ target, reporter }) => {
     if (target.wire === EXT_WIRE) {
       // The extension has no tasks/list: a task is known only by its id (TaskClient.list() says TaskNotSupportedError).
-      reporter.note(`the ${EXT_WIRE} wire has no tasks/list: tasks are known by their ids only (use get, watch or result with an id)`);
+      reporter.note(
+        `the ${EXT_WIRE} wire has no tasks/list: tasks are known by their ids only (use get, watch or result with an id)`,
+      );
       return EXIT.failed;
     }
     let count = 0;
@@ -53,7 +59,13 @@ export function listCommand(options: CommonOptions): Promise<number> {
 }
 
 /** Resumes the task: by its saved reference when there is one (see `watch`), else by id. */
-function resumeFor(target: Target, taskId: string, saved: SavedReference | undefined, options: TaskOptions, timeoutMs: number | undefined): TaskHandle {
+function resumeFor(
+  target: Target,
+  taskId: string,
+  saved: SavedReference | undefined,
+  options: TaskOptions,
+  timeoutMs: number | undefined,
+): TaskHandle {
   return saved !== undefined
     ? target.tasks.resume(saved.reference, { timeoutMs })
     : target.tasks.resume(taskId, { toolName: options.tool, timeoutMs });
@@ -131,7 +143,11 @@ export function cancelCommand(id: string | undefined, options: TaskOptions): Pro
       if (final === undefined) throw new Error(`No answer about task ${shortId(taskId)}`);
       reporter.item('snapshot', { task: final }, describeTask(final));
       if (final.status !== 'cancelled') {
-        reporter.note(isTerminalStatus(final.status) ? `the task had already ended: ${final.status}` : `the task is still ${final.status}`);
+        reporter.note(
+          isTerminalStatus(final.status)
+            ? `the task had already ended: ${final.status}`
+            : `the task is still ${final.status}`,
+        );
       }
       return EXIT.ok;
     },

@@ -11,7 +11,14 @@ import { Interrupts } from '../interrupt.js';
 import { ServerLoss } from '../loss.js';
 import { removeReference, temporaryReferencePath, writeReference, type SavedReference } from '../ref-file.js';
 import { HumanReporter, JsonReporter, type Reporter } from '../reporter.js';
-import { CONNECT_TIMEOUT_MS, ConnectError, WireUnavailableError, openTarget, preloadTarget, type Target } from '../target.js';
+import {
+  CONNECT_TIMEOUT_MS,
+  ConnectError,
+  WireUnavailableError,
+  openTarget,
+  preloadTarget,
+  type Target,
+} from '../target.js';
 
 /** Options every command accepts (as commander parses them). */
 export interface CommonOptions {
@@ -65,7 +72,12 @@ export interface Io {
   readonly env: NodeJS.ProcessEnv;
 }
 
-const defaultIo = (): Io => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+const defaultIo = (): Io => ({
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+});
 
 /** What a command adds to {@link runSession}. */
 export interface SessionExtra {
@@ -106,11 +118,14 @@ export async function runSession(
   const quiet = options.quiet === true;
   const answers = new AnswerQueue(loadAnswers(options.answer ?? [], options.answers));
   // A timer waits out `--timeout`: longer than the timers honour is refused rather than run short.
-  const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
+  const timeoutMs =
+    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
   const ttlMs = options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl');
   const headers = parseHeaders(options.header ?? []);
   const connectTimeoutMs =
-    options.connectTimeout === undefined ? CONNECT_TIMEOUT_MS : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
+    options.connectTimeout === undefined
+      ? CONNECT_TIMEOUT_MS
+      : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
   const startedAt = extra.startedAt ?? Date.now();
   const reporter: Reporter = json
     ? new JsonReporter(io, quiet)
@@ -147,7 +162,12 @@ export async function runSession(
   const savedUrl = options.stdio === undefined ? saved?.url : undefined;
   const savedSessionId = options.stdio === undefined ? saved?.reference.sessionId : undefined;
   // The modules a connection needs are loaded first: loading them is not the server's time.
-  await preloadTarget({ stdio: options.stdio, url: options.url ?? savedUrl, sessionId: options.session ?? savedSessionId, wire });
+  await preloadTarget({
+    stdio: options.stdio,
+    url: options.url ?? savedUrl,
+    sessionId: options.session ?? savedSessionId,
+    wire,
+  });
   const runStart = Date.now();
   // `--timeout` bounds the whole run, connecting included.
   const connectDeadline = new AbortController();
@@ -155,7 +175,12 @@ export async function runSession(
     timeoutMs === undefined
       ? undefined
       : setTimeout(
-          () => connectDeadline.abort(new ConnectTimeoutError(`--timeout passed after ${options.timeout ?? ''} while connecting to the server; gave up`)),
+          () =>
+            connectDeadline.abort(
+              new ConnectTimeoutError(
+                `--timeout passed after ${options.timeout ?? ''} while connecting to the server; gave up`,
+              ),
+            ),
           timeoutMs,
         );
   const url = options.url ?? savedUrl;
@@ -163,7 +188,10 @@ export async function runSession(
   // starts slowly, or a command that does not speak MCP: the connect timeout ends that).
   const connecting =
     io.stderr.isTTY === true && (options.stdio !== undefined || url !== undefined)
-      ? setTimeout(() => reporter.note(`connecting to ${url ?? `the stdio server \`${options.stdio ?? ''}\``}…`), CONNECTING_NOTE_MS)
+      ? setTimeout(
+          () => reporter.note(`connecting to ${url ?? `the stdio server \`${options.stdio ?? ''}\``}…`),
+          CONNECTING_NOTE_MS,
+        )
       : undefined;
   let target: Target;
   try {
@@ -186,7 +214,10 @@ export async function runSession(
     // with one (`outcome` "timeout", exit 124, or "error", exit 1), else a note on stderr.
     const timedOut = error instanceof ConnectTimeoutError;
     const exitCode = timedOut ? EXIT.timeout : EXIT.failed;
-    const message = timedOut || error instanceof WireUnavailableError || error instanceof ConnectError ? describeError(error) : `cannot connect: ${describeError(error)}`;
+    const message =
+      timedOut || error instanceof WireUnavailableError || error instanceof ConnectError
+        ? describeError(error)
+        : `cannot connect: ${describeError(error)}`;
     if (extra.resultLine === true) {
       const name = error instanceof Error ? error.name : 'Error';
       reporter.end({ outcome: timedOut ? 'timeout' : 'error', exitCode, error: { name, message } });
@@ -208,7 +239,11 @@ export async function runSession(
     const path = file ?? written.get(reference.taskId) ?? temporaryReferencePath();
     if (written.get(reference.taskId) !== path) {
       const own = file === undefined;
-      writeReference(path, { v: 2, reference, url: target.url, ...(own ? { temporary: true as const } : {}) }, { exclusive: own });
+      writeReference(
+        path,
+        { v: 2, reference, url: target.url, ...(own ? { temporary: true as const } : {}) },
+        { exclusive: own },
+      );
       written.set(reference.taskId, path);
       if (own) temporary.set(reference.taskId, path);
     }
@@ -257,7 +292,8 @@ export async function runSession(
         written.delete(taskId);
       }
       // A file another mcp-task process wrote on its own to say how to follow this task.
-      if (options.ref !== undefined && saved?.temporary === true && saved.reference.taskId === taskId) removeReference(options.ref);
+      if (options.ref !== undefined && saved?.temporary === true && saved.reference.taskId === taskId)
+        removeReference(options.ref);
     },
     inputSeen: (taskId) => asked.get(taskId) ?? 0,
     loss,
@@ -279,7 +315,13 @@ export async function runSession(
     if ('code' in ending) return ending.code;
     abandoning = true;
     const message = ending.why;
-    if (extra.resultLine === true) reporter.end({ outcome: 'error', exitCode: EXIT.failed, wire: target.wire, error: { name: 'ServerLostError', message } });
+    if (extra.resultLine === true)
+      reporter.end({
+        outcome: 'error',
+        exitCode: EXIT.failed,
+        wire: target.wire,
+        error: { name: 'ServerLostError', message },
+      });
     else reporter.note(message);
     return EXIT.failed;
   } catch (error) {
@@ -295,7 +337,9 @@ export async function runSession(
       // so that a task created anyway is cancelled: a Ctrl-C meanwhile leaves at once.
       interrupts.onPress(() => {
         interrupts.disable();
-        reporter.note(`${interrupts.label}: leaving without waiting; a task the server creates now runs until it expires`);
+        reporter.note(
+          `${interrupts.label}: leaving without waiting; a task the server creates now runs until it expires`,
+        );
         target.abandon();
         process.exit(interrupts.exitCode);
       });

@@ -13,7 +13,10 @@ export interface TaskOptions extends CommonOptions {
 }
 
 /** The task id and saved reference a command names, from `<id>` or `--ref FILE`. */
-export function taskOf(id: string | undefined, options: TaskOptions): { taskId: string; saved: SavedReference | undefined } {
+export function taskOf(
+  id: string | undefined,
+  options: TaskOptions,
+): { taskId: string; saved: SavedReference | undefined } {
   const saved = options.ref === undefined ? undefined : readReference(options.ref);
   const taskId = id ?? saved?.reference.taskId;
   if (taskId === undefined || taskId === '') throw new UsageError('Give a task id or --ref FILE');

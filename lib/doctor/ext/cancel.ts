@@ -25,22 +25,42 @@ function isAck(reply: Reply): boolean {
 export async function cancelExt(b: Battery): Promise<void> {
   const { s, rows, tool } = b;
   const task = extTask(s, await s.call('tools/call', { name: tool.name, arguments: tool.arguments }));
-  if (typeof task === 'string' || task.taskId === undefined) return rows.rest(EXT_CANCEL_CHECKS, typeof task === 'string' ? task : 'no taskId');
+  if (typeof task === 'string' || task.taskId === undefined)
+    return rows.rest(EXT_CANCEL_CHECKS, typeof task === 'string' ? task : 'no taskId');
   const taskId = task.taskId;
   s.ledger.track(taskId, tool.name, s, task.status);
   const cancel = await s.call('tasks/cancel', { taskId });
   if (isAck(cancel)) rows.ok('cancel.ack', 'an empty acknowledgement');
-  else rows.deviation('cancel.ack', cancel.ok ? `a reply with resultType ${JSON.stringify(cancel.result.resultType)}` : `answered ${s.describe(cancel)}`);
+  else
+    rows.deviation(
+      'cancel.ack',
+      cancel.ok
+        ? `a reply with resultType ${JSON.stringify(cancel.result.resultType)}`
+        : `answered ${s.describe(cancel)}`,
+    );
   const acked = s.now();
   const within = Math.min(2_000 + 3 * intervalOf(task, 250), Math.max(0, b.until - s.now()));
   const followed = await follow(s, taskId, task, { until: s.now() + within });
   const ended = followed.terminal;
-  if (ended === undefined) rows.ok('cancel.running', `still ${followed.statuses.at(-1) ?? 'running'} ${ms(within)} after the acknowledgement (cancelling is cooperative)`);
-  else if (ended.status === 'cancelled') rows.ok('cancel.running', `cancelled, ${ms(Math.max(0, (followed.terminalAt ?? acked) - acked))} after the acknowledgement`);
+  if (ended === undefined)
+    rows.ok(
+      'cancel.running',
+      `still ${followed.statuses.at(-1) ?? 'running'} ${ms(within)} after the acknowledgement (cancelling is cooperative)`,
+    );
+  else if (ended.status === 'cancelled')
+    rows.ok(
+      'cancel.running',
+      `cancelled, ${ms(Math.max(0, (followed.terminalAt ?? acked) - acked))} after the acknowledgement`,
+    );
   else rows.ok('cancel.running', `ended ${ended.status ?? ''} instead (allowed: the work finished first)`);
   const twice = await s.call('tasks/cancel', { taskId });
-  if (isAck(twice) || !twice.ok) rows.ok('cancel.twice', twice.ok ? 'the second cancel was acknowledged too' : `the second cancel was refused: ${s.describe(twice)}`);
-  else rows.deviation('cancel.twice', `the second cancel answered resultType ${JSON.stringify(twice.result.resultType)}`);
+  if (isAck(twice) || !twice.ok)
+    rows.ok(
+      'cancel.twice',
+      twice.ok ? 'the second cancel was acknowledged too' : `the second cancel was refused: ${s.describe(twice)}`,
+    );
+  else
+    rows.deviation('cancel.twice', `the second cancel answered resultType ${JSON.stringify(twice.result.resultType)}`);
 }
 
 /** Runs the failure probe. */
@@ -51,23 +71,28 @@ export async function failureExt(b: Battery): Promise<void> {
   const task = extTask(s, created);
   if (typeof task === 'string' || task.taskId === undefined) {
     // A tool error answered at once is the extension's way too ([E15]): completed, isError.
-    if (created.ok && created.result.isError === true) return rows.rest(EXT_FAILURE_CHECKS, `${failTool.name} failed at once, without a task`);
+    if (created.ok && created.result.isError === true)
+      return rows.rest(EXT_FAILURE_CHECKS, `${failTool.name} failed at once, without a task`);
     return rows.rest(EXT_FAILURE_CHECKS, typeof task === 'string' ? task : 'no taskId');
   }
   s.ledger.track(task.taskId, failTool.name, s, task.status);
   const followed = await follow(s, task.taskId, task, { until: b.until });
   const ended = followed.terminal;
-  if (ended === undefined || !isTerminal(ended.status)) return rows.rest(EXT_FAILURE_CHECKS, `the task did not end within ${ms(s.settings.probeTimeoutMs)}`);
+  if (ended === undefined || !isTerminal(ended.status))
+    return rows.rest(EXT_FAILURE_CHECKS, `the task did not end within ${ms(s.settings.probeTimeoutMs)}`);
   const result = isObject(ended.raw.result) ? ended.raw.result : undefined;
   if (ended.status === 'completed') {
-    if (result?.isError !== true) return rows.rest(EXT_FAILURE_CHECKS, `${failTool.name} did not fail: its task completed`);
+    if (result?.isError !== true)
+      return rows.rest(EXT_FAILURE_CHECKS, `${failTool.name} did not fail: its task completed`);
     rows.ok('fail.status', 'completed, with an isError result');
     rows.ok('fail.result', 'the isError result rides on tasks/get');
   } else if (ended.status === 'failed') {
     const error = isObject(ended.raw.error) ? ended.raw.error : undefined;
-    if (result?.isError === true) rows.deviation('fail.status', 'failed, with an isError result: failed is for JSON-RPC errors');
+    if (result?.isError === true)
+      rows.deviation('fail.status', 'failed, with an isError result: failed is for JSON-RPC errors');
     else rows.ok('fail.status', 'failed (a JSON-RPC error)');
-    if (error !== undefined && typeof error.code === 'number' && typeof error.message === 'string') rows.ok('fail.result', `its JSON-RPC error rides on tasks/get (${error.code})`);
+    if (error !== undefined && typeof error.code === 'number' && typeof error.message === 'string')
+      rows.ok('fail.result', `its JSON-RPC error rides on tasks/get (${error.code})`);
     else rows.deviation('fail.result', 'the failed task carries no JSON-RPC error');
   } else {
     rows.rest(EXT_FAILURE_CHECKS, 'the task ended cancelled');

@@ -31,7 +31,8 @@ export function extTask(s: Session, reply: Reply): SeenTask | string {
   if (!reply.ok) return `the call answered ${s.describe(reply)}`;
   const type = reply.result.resultType;
   if (type === 'task') return seenTask(reply.result, s.wire);
-  if (type === 'input_required') return 'the call asked for input before it made a task (multi round-trip), which the doctor does not answer';
+  if (type === 'input_required')
+    return 'the call asked for input before it made a task (multi round-trip), which the doctor does not answer';
   return 'the server ran the tool at once (a plain result): name a tool it runs as a task';
 }
 
@@ -55,7 +56,10 @@ export async function lifecycleExt(b: Battery): Promise<void> {
   const taskId = task.taskId;
   s.ledger.track(taskId, tool.name, s, task.status);
   b.mainTask = { taskId, createdLocal: created.at, ttl: task.ttl, retained: true };
-  rows.ok('create.result', `a CreateTaskResult (resultType "task", ${task.status ?? 'no status'}), ${ms(created.at - sent)} after the call`);
+  rows.ok(
+    'create.result',
+    `a CreateTaskResult (resultType "task", ${task.status ?? 'no status'}), ${ms(created.at - sent)} after the call`,
+  );
 
   const durable = await s.call('tasks/get', { taskId });
   if (durable.ok) rows.ok('create.durable', 'an immediate tasks/get found it');
@@ -67,20 +71,33 @@ export async function lifecycleExt(b: Battery): Promise<void> {
   const followed = await follow(s, taskId, task, { until: b.until });
   unsubscribe();
   if (followed.terminalAt !== undefined) b.toolMs = followed.terminalAt - sent;
-  const reads = [durable, ...fast, ...followed.polls.map((poll) => poll.reply)].filter((reply): reply is Extract<Reply, { ok: true }> => reply.ok);
+  const reads = [durable, ...fast, ...followed.polls.map((poll) => poll.reply)].filter(
+    (reply): reply is Extract<Reply, { ok: true }> => reply.ok,
+  );
   const tasks = [task, ...reads.map((reply) => seenTask(reply.result, s.wire))];
   checkFields(b, tasks, reads);
   checkPollInterval(b, tasks);
   const refused = fast.filter((reply) => !reply.ok);
   const unknown = refused.find((reply) => !reply.ok && reply.kind === 'server' && reply.code === -32602);
   if (refused.length === 0) rows.ok('poll.fast', '3 polls sent with no wait between them were all answered');
-  else if (unknown !== undefined) rows.deviation('poll.fast', `a poll faster than pollIntervalMs was answered ${s.describe(unknown)}, as if the task did not exist`, { rule: 'E25', severity: 'MUST' });
-  else rows.ok('poll.fast', `polls faster than pollIntervalMs were refused (${refused.map((reply) => s.describe(reply)).join(', ')}): rate limiting is allowed`);
+  else if (unknown !== undefined)
+    rows.deviation(
+      'poll.fast',
+      `a poll faster than pollIntervalMs was answered ${s.describe(unknown)}, as if the task did not exist`,
+      { rule: 'E25', severity: 'MUST' },
+    );
+  else
+    rows.ok(
+      'poll.fast',
+      `polls faster than pollIntervalMs were refused (${refused.map((reply) => s.describe(reply)).join(', ')}): rate limiting is allowed`,
+    );
   checkNotes(b, taskId, followed.terminal);
 
   const ended = followed.terminal;
   if (ended === undefined) {
-    const why = followed.timedOut ? `the task did not end within ${ms(s.settings.probeTimeoutMs)}` : `reading the task failed: ${s.describe(followed.stoppedBy as Reply)}`;
+    const why = followed.timedOut
+      ? `the task did not end within ${ms(s.settings.probeTimeoutMs)}`
+      : `reading the task failed: ${s.describe(followed.stoppedBy as Reply)}`;
     rows.rest(['result.inline', 'cancel.completed'], why);
   } else {
     checkInline(b, ended);
@@ -92,10 +109,14 @@ export async function lifecycleExt(b: Battery): Promise<void> {
 /** [E28]: timestamps and ttlMs on the CreateTaskResult and every read; [E16]: each read is one the library can decode. */
 function checkFields(b: Battery, tasks: readonly SeenTask[], reads: ReadonlyArray<Extract<Reply, { ok: true }>>): void {
   const { rows } = b;
-  const badTime = tasks.flatMap((task) => [task.createdAt, task.lastUpdatedAt]).find((value) => precisionOf(value) === undefined);
-  if (badTime !== undefined) return rows.deviation('create.fields', `a timestamp that is not ISO 8601: ${JSON.stringify(badTime)}`);
+  const badTime = tasks
+    .flatMap((task) => [task.createdAt, task.lastUpdatedAt])
+    .find((value) => precisionOf(value) === undefined);
+  if (badTime !== undefined)
+    return rows.deviation('create.fields', `a timestamp that is not ISO 8601: ${JSON.stringify(badTime)}`);
   const noTtl = tasks.find((task) => !task.hasTtl || !(task.ttl === null || durationOf(task.ttl) !== undefined));
-  if (noTtl !== undefined) return rows.deviation('create.fields', noTtl.hasTtl ? `ttlMs ${ttlWords(noTtl.ttl)}` : 'no ttlMs key');
+  if (noTtl !== undefined)
+    return rows.deviation('create.fields', noTtl.hasTtl ? `ttlMs ${ttlWords(noTtl.ttl)}` : 'no ttlMs key');
   for (const reply of reads) {
     try {
       decodeGetTask(reply.result);
@@ -103,23 +124,41 @@ function checkFields(b: Battery, tasks: readonly SeenTask[], reads: ReadonlyArra
       return rows.deviation('create.fields', `a tasks/get reply the library cannot read: ${(error as Error).message}`);
     }
   }
-  rows.ok('create.fields', `ISO 8601 timestamps (${precisionOf(tasks[0]?.createdAt) ?? ''}), ttlMs ${ttlWords(tasks[0]?.ttl)}`);
+  rows.ok(
+    'create.fields',
+    `ISO 8601 timestamps (${precisionOf(tasks[0]?.createdAt) ?? ''}), ttlMs ${ttlWords(tasks[0]?.ttl)}`,
+  );
 }
 
 function checkPollInterval(b: Battery, tasks: readonly SeenTask[]): void {
   const values = pollValues(tasks);
-  if (!values.some((value) => durationOf(value) !== undefined)) return b.rows.deviation('create.pollInterval', 'no pollIntervalMs on the task');
+  if (!values.some((value) => durationOf(value) !== undefined))
+    return b.rows.deviation('create.pollInterval', 'no pollIntervalMs on the task');
   const shown = values.map((value) => (value === undefined ? 'none' : `${JSON.stringify(value)} ms`));
-  b.rows.ok('create.pollInterval', values.length === 1 ? `${shown[0]}, unchanged over ${tasks.length} reads` : `changed during the task: ${shown.join(' then ')}`);
+  b.rows.ok(
+    'create.pollInterval',
+    values.length === 1
+      ? `${shown[0]}, unchanged over ${tasks.length} reads`
+      : `changed during the task: ${shown.join(' then ')}`,
+  );
 }
 
 /** [E18]: the notifications of the doctor's subscription. */
 function checkNotes(b: Battery, taskId: string, ended: SeenTask | undefined): void {
   const notes = b.s.notesOf(taskId);
-  if (notes.length === 0) return b.rows.deviation('notify.sent', `none after subscriptions/listen, ${ended === undefined ? 'while the task ran' : 'until the task ended'}`);
+  if (notes.length === 0)
+    return b.rows.deviation(
+      'notify.sent',
+      `none after subscriptions/listen, ${ended === undefined ? 'while the task ran' : 'until the task ended'}`,
+    );
   const statuses = [...new Set(notes.map((note) => note.status ?? '?'))];
   const last = notes.find((note) => isTerminal(note.status));
-  const carries = last === undefined ? '' : isObject(last.params.result) || isObject(last.params.error) ? '; the terminal one carries the outcome' : '; the terminal one leaves the outcome out (the library then reads tasks/get)';
+  const carries =
+    last === undefined
+      ? ''
+      : isObject(last.params.result) || isObject(last.params.error)
+        ? '; the terminal one carries the outcome'
+        : '; the terminal one leaves the outcome out (the library then reads tasks/get)';
   b.rows.ok('notify.sent', `for ${statuses.join(', ')} (${notes.length} in all)${carries}`);
 }
 
@@ -128,10 +167,18 @@ function checkInline(b: Battery, ended: SeenTask): void {
   const { rows } = b;
   const raw = ended.raw;
   if (ended.status === 'completed') {
-    if (isObject(raw.result) && Array.isArray(raw.result.content)) rows.ok('result.inline', 'the completed task carries its result');
-    else rows.deviation('result.inline', isObject(raw.result) ? 'the completed task carries a result without content' : 'the completed task carries no result');
+    if (isObject(raw.result) && Array.isArray(raw.result.content))
+      rows.ok('result.inline', 'the completed task carries its result');
+    else
+      rows.deviation(
+        'result.inline',
+        isObject(raw.result)
+          ? 'the completed task carries a result without content'
+          : 'the completed task carries no result',
+      );
   } else if (ended.status === 'failed') {
-    if (isObject(raw.error) && typeof raw.error.code === 'number') rows.ok('result.inline', `the failed task carries its error (${raw.error.code})`);
+    if (isObject(raw.error) && typeof raw.error.code === 'number')
+      rows.ok('result.inline', `the failed task carries its error (${raw.error.code})`);
     else rows.deviation('result.inline', 'the failed task carries no JSON-RPC error');
   } else {
     rows.untestable('result.inline', `the task ended ${ended.status ?? ''}`);
@@ -144,11 +191,20 @@ async function cancelEnded(b: Battery, taskId: string, ended: SeenTask): Promise
   const cancel = await s.call('tasks/cancel', { taskId });
   const read = await s.call('tasks/get', { taskId });
   const said = cancel.ok ? 'acknowledged' : s.describe(cancel);
-  if (!read.ok) return rows.deviation('cancel.completed', `after the cancel (${said}) tasks/get answered ${s.describe(read)}`);
+  if (!read.ok)
+    return rows.deviation('cancel.completed', `after the cancel (${said}) tasks/get answered ${s.describe(read)}`);
   const after = seenTask(read.result, s.wire);
   const outcome = (task: SeenTask): string => JSON.stringify(task.raw.result ?? task.raw.error ?? null);
-  if (after.status !== ended.status) rows.deviation('cancel.completed', `the cancel (${said}) turned ${ended.status ?? ''} into ${after.status ?? 'nothing'}${outcome(after) === 'null' ? ', without its outcome' : ''}`);
-  else if (outcome(after) !== outcome(ended)) rows.deviation('cancel.completed', `still ${after.status ?? ''} after the cancel (${said}), but its outcome changed`);
+  if (after.status !== ended.status)
+    rows.deviation(
+      'cancel.completed',
+      `the cancel (${said}) turned ${ended.status ?? ''} into ${after.status ?? 'nothing'}${outcome(after) === 'null' ? ', without its outcome' : ''}`,
+    );
+  else if (outcome(after) !== outcome(ended))
+    rows.deviation(
+      'cancel.completed',
+      `still ${after.status ?? ''} after the cancel (${said}), but its outcome changed`,
+    );
   else rows.ok('cancel.completed', `the cancel was ${said}; still ${after.status ?? ''}, with the same outcome`);
 }
 
@@ -164,5 +220,10 @@ async function undeclared(b: Battery, taskId: string): Promise<void> {
     if (orphan.taskId !== undefined) s.ledger.track(orphan.taskId, tool.name, s, orphan.status);
     return rows.deviation('create.undeclared', 'a call that did not declare the extension got a task');
   }
-  rows.ok('create.undeclared', call.ok ? 'a call that did not declare the extension got a plain result' : `a call that did not declare the extension was refused: ${s.describe(call)}`);
+  rows.ok(
+    'create.undeclared',
+    call.ok
+      ? 'a call that did not declare the extension got a plain result'
+      : `a call that did not declare the extension was refused: ${s.describe(call)}`,
+  );
 }

@@ -5,7 +5,7 @@
  * task is recorded (undefined by the spec, [A2]; D7). Then unknown task ids on `tasks/get`,
  * `tasks/result` and `tasks/cancel` ([V26]; D12).
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../../util/random.js';
 import type { Battery } from '../battery.js';
 import { ms, seenTask } from '../shape.js';
 import { REQUESTED_TTL } from './lifecycle.js';
@@ -20,10 +20,18 @@ export const UNKNOWN_CHECKS = ['unknown.id'] as const;
 export async function cancel2025(b: Battery): Promise<void> {
   const { s, rows, tool } = b;
   if (!b.canCancel) return rows.rest(CANCEL_CHECKS, 'the server declared no tasks.cancel');
-  const created = await s.call('tools/call', { name: tool.name, arguments: tool.arguments, task: { ttl: REQUESTED_TTL } });
-  const raw = created.ok && typeof created.result.task === 'object' && created.result.task !== null ? (created.result.task as Record<string, unknown>) : undefined;
+  const created = await s.call('tools/call', {
+    name: tool.name,
+    arguments: tool.arguments,
+    task: { ttl: REQUESTED_TTL },
+  });
+  const raw =
+    created.ok && typeof created.result.task === 'object' && created.result.task !== null
+      ? (created.result.task as Record<string, unknown>)
+      : undefined;
   const taskId = raw === undefined ? undefined : seenTask(raw, s.wire).taskId;
-  if (taskId === undefined) return rows.rest(CANCEL_CHECKS, `no task was created (${created.ok ? 'a plain result' : s.describe(created)})`);
+  if (taskId === undefined)
+    return rows.rest(CANCEL_CHECKS, `no task was created (${created.ok ? 'a plain result' : s.describe(created)})`);
   s.ledger.track(taskId, tool.name, s, 'working');
   const cancel = await s.call('tasks/cancel', { taskId });
   if (!cancel.ok) {
@@ -31,9 +39,15 @@ export async function cancel2025(b: Battery): Promise<void> {
     const status = read.ok ? seenTask(read.result, s.wire).status : undefined;
     s.ledger.seen(taskId, status);
     if (cancel.code === -32602 && (status === 'completed' || status === 'failed')) {
-      return rows.rest(CANCEL_CHECKS, `the task had already ended (${status}) when the cancel arrived: the tool is too quick to cancel`);
+      return rows.rest(
+        CANCEL_CHECKS,
+        `the task had already ended (${status}) when the cancel arrived: the tool is too quick to cancel`,
+      );
     }
-    rows.deviation('cancel.running', `a cancel of a running task answered ${s.describe(cancel)}; the task is ${status ?? 'unreadable'}`);
+    rows.deviation(
+      'cancel.running',
+      `a cancel of a running task answered ${s.describe(cancel)}; the task is ${status ?? 'unreadable'}`,
+    );
     return rows.rest(CANCEL_CHECKS, 'the task was not cancelled');
   }
   const replied = seenTask(cancel.result, s.wire).status;
@@ -46,7 +60,11 @@ export async function cancel2025(b: Battery): Promise<void> {
   await s.sleep(wait);
   const later = await s.call('tasks/get', { taskId });
   const status = later.ok ? seenTask(later.result, s.wire).status : undefined;
-  if (!later.ok) rows.untestable('cancel.sticky', `${ms(wait)} later tasks/get answered ${s.describe(later)} (a cancelled task may be deleted)`);
+  if (!later.ok)
+    rows.untestable(
+      'cancel.sticky',
+      `${ms(wait)} later tasks/get answered ${s.describe(later)} (a cancelled task may be deleted)`,
+    );
   else if (status === 'cancelled') rows.ok('cancel.sticky', `still cancelled ${ms(wait)} later`);
   else rows.deviation('cancel.sticky', `cancelled, then ${JSON.stringify(status)} ${ms(wait)} later`);
 
@@ -55,15 +73,25 @@ export async function cancel2025(b: Battery): Promise<void> {
   rows.ok('cancel.result', `tasks/result of the cancelled task: ${said}`, { quirk: 'D7' });
 
   const twice = await s.call('tasks/cancel', { taskId });
-  if (!twice.ok && twice.code === -32602) rows.ok('cancel.twice', `the second cancel was refused: ${s.describe(twice)}`, { quirk: 'D11' });
-  else rows.deviation('cancel.twice', twice.ok ? `the second cancel was accepted (${JSON.stringify(seenTask(twice.result, s.wire).status)})` : `the second cancel answered ${s.describe(twice)}, not -32602`);
+  if (!twice.ok && twice.code === -32602)
+    rows.ok('cancel.twice', `the second cancel was refused: ${s.describe(twice)}`, { quirk: 'D11' });
+  else
+    rows.deviation(
+      'cancel.twice',
+      twice.ok
+        ? `the second cancel was accepted (${JSON.stringify(seenTask(twice.result, s.wire).status)})`
+        : `the second cancel answered ${s.describe(twice)}, not -32602`,
+    );
 }
 
 /** [V26] (2025) / [E25] (extension): unknown task ids on every task method. */
 export async function unknownIds(b: Battery): Promise<void> {
   const { s, rows } = b;
   const taskId = `mcp-task-doctor-unknown-${randomUUID()}`;
-  const methods = s.wire === '2025-11-25' ? ['tasks/get', 'tasks/result', 'tasks/cancel'] : ['tasks/get', 'tasks/update', 'tasks/cancel'];
+  const methods =
+    s.wire === '2025-11-25'
+      ? ['tasks/get', 'tasks/result', 'tasks/cancel']
+      : ['tasks/get', 'tasks/update', 'tasks/cancel'];
   if (s.wire === '2025-11-25' && !b.canCancel) methods.pop(); // [R5]: no tasks/cancel without tasks.cancel
   const seen: string[] = [];
   const wrong: string[] = [];

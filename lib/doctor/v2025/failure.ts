@@ -16,9 +16,16 @@ export const FAILURE_CHECKS = ['fail.status', 'fail.message', 'fail.result'] as 
 export async function failure2025(b: Battery): Promise<void> {
   const { s, rows, failTool } = b;
   if (failTool === undefined) return rows.rest(FAILURE_CHECKS, 'no failing tool named (failTool option)');
-  const created = await s.call('tools/call', { name: failTool.name, arguments: failTool.arguments, task: { ttl: REQUESTED_TTL } });
+  const created = await s.call('tools/call', {
+    name: failTool.name,
+    arguments: failTool.arguments,
+    task: { ttl: REQUESTED_TTL },
+  });
   if (!created.ok || !isObject(created.result.task)) {
-    return rows.rest(FAILURE_CHECKS, `${failTool.name} created no task (${created.ok ? resultSummary(created.result) : s.describe(created)})`);
+    return rows.rest(
+      FAILURE_CHECKS,
+      `${failTool.name} created no task (${created.ok ? resultSummary(created.result) : s.describe(created)})`,
+    );
   }
   const task = seenTask(created.result.task, s.wire);
   if (task.taskId === undefined) return rows.rest(FAILURE_CHECKS, 'the CreateTaskResult has no taskId');
@@ -26,18 +33,25 @@ export async function failure2025(b: Battery): Promise<void> {
   const followed = await follow(s, task.taskId, task, { until: b.until });
   const ended = followed.terminal;
   if (ended === undefined) {
-    return rows.rest(FAILURE_CHECKS, followed.timedOut ? `the task did not end within ${ms(s.settings.probeTimeoutMs)}` : 'the task could not be read to its end');
+    return rows.rest(
+      FAILURE_CHECKS,
+      followed.timedOut
+        ? `the task did not end within ${ms(s.settings.probeTimeoutMs)}`
+        : 'the task could not be read to its end',
+    );
   }
   const payload = await s.call('tasks/result', { taskId: task.taskId });
   const isErrorResult = payload.ok && payload.result.isError === true;
   if (ended.status === 'cancelled') return rows.rest(FAILURE_CHECKS, 'the task ended cancelled');
-  if (ended.status === 'completed' && !isErrorResult) return rows.rest(FAILURE_CHECKS, `${failTool.name} did not fail: its task completed`);
+  if (ended.status === 'completed' && !isErrorResult)
+    return rows.rest(FAILURE_CHECKS, `${failTool.name} did not fail: its task completed`);
 
   if (ended.status === 'failed') rows.ok('fail.status', 'failed');
   else rows.deviation('fail.status', 'completed, with an isError result');
 
   if (ended.status === 'failed') {
-    if (ended.statusMessage !== undefined && ended.statusMessage !== '') rows.ok('fail.message', 'a statusMessage says why');
+    if (ended.statusMessage !== undefined && ended.statusMessage !== '')
+      rows.ok('fail.message', 'a statusMessage says why');
     else rows.deviation('fail.message', 'no statusMessage on the failed task');
   } else {
     rows.untestable('fail.message', 'the task did not end failed');

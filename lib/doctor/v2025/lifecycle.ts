@@ -38,7 +38,11 @@ export const REQUESTED_TTL = 300_000;
 export async function lifecycle2025(b: Battery): Promise<void> {
   const { s, rows, tool } = b;
   const sent = s.now();
-  const created = await s.call('tools/call', { name: tool.name, arguments: tool.arguments, task: { ttl: REQUESTED_TTL } });
+  const created = await s.call('tools/call', {
+    name: tool.name,
+    arguments: tool.arguments,
+    task: { ttl: REQUESTED_TTL },
+  });
   const task = createdTask(b, created);
   if (task === undefined) return;
   const taskId = task.taskId as string;
@@ -55,15 +59,25 @@ export async function lifecycle2025(b: Battery): Promise<void> {
   const ended = followed.terminal;
   if (ended !== undefined && followed.terminalAt !== undefined) b.toolMs = followed.terminalAt - sent;
 
-  const tasks: SeenTask[] = [task, ...fast.flatMap((r) => (r.ok ? [seenTask(r.result, s.wire)] : [])), ...followed.polls.flatMap((p) => (p.task === undefined ? [] : [p.task]))];
+  const tasks: SeenTask[] = [
+    task,
+    ...fast.flatMap((r) => (r.ok ? [seenTask(r.result, s.wire)] : [])),
+    ...followed.polls.flatMap((p) => (p.task === undefined ? [] : [p.task])),
+  ];
   checkTimestamps(b, tasks);
   checkTtl(b, tasks);
-  checkPollInterval(b, tasks, s.notesOf(taskId).map((note) => seenTask(note.params, s.wire)));
+  checkPollInterval(
+    b,
+    tasks,
+    s.notesOf(taskId).map((note) => seenTask(note.params, s.wire)),
+  );
   checkFastPolls(b, fast);
   checkNotifications(b, taskId, followed, blocking);
   await checkBlocking(b, taskId, followed, blocking);
   if (ended === undefined) {
-    const why = followed.timedOut ? `the task did not end within ${ms(s.settings.probeTimeoutMs)}` : `reading the task failed: ${s.describe(followed.stoppedBy as Reply)}`;
+    const why = followed.timedOut
+      ? `the task did not end within ${ms(s.settings.probeTimeoutMs)}`
+      : `reading the task failed: ${s.describe(followed.stoppedBy as Reply)}`;
     rows.rest(['ttl.honoured', 'cancel.completed', 'cancel.completed.status', 'cancel.completed.result'], why);
     if (followed.stoppedBy !== undefined) b.mainTask.retained = false;
     return;
@@ -85,7 +99,9 @@ function createdTask(b: Battery, created: Reply): SeenTask | undefined {
     return skip('no task was created');
   }
   if (!isObject(created.result.task)) {
-    rows.deviation('create.result', 'a plain result to a task-augmented call, not a CreateTaskResult', { quirk: 'D16' });
+    rows.deviation('create.result', 'a plain result to a task-augmented call, not a CreateTaskResult', {
+      quirk: 'D16',
+    });
     return skip('no task was created');
   }
   try {
@@ -107,17 +123,34 @@ async function fastPolls(s: Session, taskId: string): Promise<Reply[]> {
 function checkFastPolls(b: Battery, replies: readonly Reply[]): void {
   const { rows, s } = b;
   const failed = replies.filter((reply) => !reply.ok);
-  if (failed.length === 0) return rows.ok('poll.fast', `${replies.length} polls sent with no wait between them were all answered`);
+  if (failed.length === 0)
+    return rows.ok('poll.fast', `${replies.length} polls sent with no wait between them were all answered`);
   const unknown = failed.find((reply) => !reply.ok && reply.code === -32602);
   if (unknown !== undefined) {
-    return rows.deviation('poll.fast', `a poll faster than pollInterval was answered ${s.describe(unknown)}, as if the task did not exist`, { rule: 'V26', severity: 'MUST' });
+    return rows.deviation(
+      'poll.fast',
+      `a poll faster than pollInterval was answered ${s.describe(unknown)}, as if the task did not exist`,
+      { rule: 'V26', severity: 'MUST' },
+    );
   }
-  rows.ok('poll.fast', `polls faster than pollInterval were refused (${failed.map((reply) => s.describe(reply)).join(', ')}): rate limiting is allowed`);
+  rows.ok(
+    'poll.fast',
+    `polls faster than pollInterval were refused (${failed.map((reply) => s.describe(reply)).join(', ')}): rate limiting is allowed`,
+  );
 }
 
 function checkTimestamps(b: Battery, tasks: readonly SeenTask[]): void {
-  const bad = tasks.flatMap((task) => [task.createdAt, task.lastUpdatedAt]).filter((value) => precisionOf(value) === undefined);
-  if (bad.length > 0) return b.rows.deviation('create.timestamps', `not ISO 8601: ${bad.slice(0, 2).map((value) => JSON.stringify(value)).join(', ')}`);
+  const bad = tasks
+    .flatMap((task) => [task.createdAt, task.lastUpdatedAt])
+    .filter((value) => precisionOf(value) === undefined);
+  if (bad.length > 0)
+    return b.rows.deviation(
+      'create.timestamps',
+      `not ISO 8601: ${bad
+        .slice(0, 2)
+        .map((value) => JSON.stringify(value))
+        .join(', ')}`,
+    );
   const precision = precisionOf(tasks[0]?.createdAt) ?? 'unknown';
   b.rows.ok('create.timestamps', `ISO 8601, ${precision}`, precision === 'whole seconds' ? { quirk: 'D4' } : {});
 }
@@ -127,20 +160,33 @@ function checkTtl(b: Battery, tasks: readonly SeenTask[]): void {
   const missing = tasks.filter((task) => !task.hasTtl || !(task.ttl === null || durationOf(task.ttl) !== undefined));
   if (missing.length > 0) {
     const where = missing[0] === tasks[0] ? 'the CreateTaskResult' : 'a tasks/get reply';
-    return rows.deviation('create.ttl', `${where} has ${missing[0]?.hasTtl === true ? `ttl ${ttlWords(missing[0]?.ttl)}` : 'no ttl key'}`, { quirk: missing[0]?.hasTtl === true ? undefined : 'D1' });
+    return rows.deviation(
+      'create.ttl',
+      `${where} has ${missing[0]?.hasTtl === true ? `ttl ${ttlWords(missing[0]?.ttl)}` : 'no ttl key'}`,
+      { quirk: missing[0]?.hasTtl === true ? undefined : 'D1' },
+    );
   }
   const applied = tasks[0]?.ttl;
   const changed = tasks.some((task) => task.ttl !== applied);
   const how = applied === REQUESTED_TTL ? 'applies it' : `applies ${ttlWords(applied)} (a server may choose)`;
-  rows.ok('create.ttl', `asked ${REQUESTED_TTL} ms; the server ${how}${changed ? '; the ttl changed during the task' : ''}`);
+  rows.ok(
+    'create.ttl',
+    `asked ${REQUESTED_TTL} ms; the server ${how}${changed ? '; the ttl changed during the task' : ''}`,
+  );
 }
 
 function checkPollInterval(b: Battery, tasks: readonly SeenTask[], notes: readonly SeenTask[]): void {
   const values = pollValues([...tasks, ...notes]);
   const numbers = values.filter((value): value is number => durationOf(value) !== undefined);
-  if (numbers.length === 0) return b.rows.deviation('create.pollInterval', 'no pollInterval on the task', { quirk: 'D2' });
+  if (numbers.length === 0)
+    return b.rows.deviation('create.pollInterval', 'no pollInterval on the task', { quirk: 'D2' });
   const shown = values.map((value) => (value === undefined ? 'none' : `${JSON.stringify(value)} ms`));
-  b.rows.ok('create.pollInterval', values.length === 1 ? `${shown[0]}, unchanged over ${tasks.length} reads` : `changed during the task: ${shown.join(' then ')}`);
+  b.rows.ok(
+    'create.pollInterval',
+    values.length === 1
+      ? `${shown[0]}, unchanged over ${tasks.length} reads`
+      : `changed during the task: ${shown.join(' then ')}`,
+  );
 }
 
 /** [V16]: the blocking `tasks/result` answered after the end (D5: up to a poll interval late), not before. */
@@ -149,14 +195,27 @@ async function checkBlocking(b: Battery, taskId: string, followed: Followed, blo
   if (followed.terminal === undefined || followed.terminalAt === undefined) {
     // Only the server's own answer counts: a local timeout is no answer.
     const answer = blocking.answered;
-    if (answer === undefined || (!answer.ok && answer.kind !== 'server')) rows.ok('result.blocks', `sent at once, still unanswered ${ms(s.now() - blocking.sentAt)} later while the task ran`);
+    if (answer === undefined || (!answer.ok && answer.kind !== 'server'))
+      rows.ok(
+        'result.blocks',
+        `sent at once, still unanswered ${ms(s.now() - blocking.sentAt)} later while the task ran`,
+      );
     else rows.deviation('result.blocks', `answered ${s.describe(answer)} while the task had not ended`);
     rows.rest(['result.meta', 'result.shape'], 'the task did not end');
     return;
   }
-  const ended = Math.min(followed.terminalAt, ...s.notesOf(taskId).filter((note) => isTerminal(note.status)).map((note) => note.at));
+  const ended = Math.min(
+    followed.terminalAt,
+    ...s
+      .notesOf(taskId)
+      .filter((note) => isTerminal(note.status))
+      .map((note) => note.at),
+  );
   const wait = Math.max(2_000, 3 * (durationOf(followed.terminal.pollInterval) ?? 1_000));
-  const reply = await Promise.race([blocking.reply, s.sleep(Math.max(0, ended + wait - s.now())).then(() => undefined)]);
+  const reply = await Promise.race([
+    blocking.reply,
+    s.sleep(Math.max(0, ended + wait - s.now())).then(() => undefined),
+  ]);
   if (reply === undefined) {
     rows.deviation('result.blocks', `sent at once, still unanswered ${ms(wait)} after the task ended`);
     rows.rest(['result.meta', 'result.shape'], 'tasks/result did not answer');
@@ -173,7 +232,11 @@ async function checkBlocking(b: Battery, taskId: string, followed: Followed, blo
     }
   }
   const late = reply.at - ended;
-  rows.ok('result.blocks', late > 100 ? `waited for the end; answered ${ms(late)} after it` : 'waited for the end, and answered as it came', late > 100 ? { quirk: 'D5' } : {});
+  rows.ok(
+    'result.blocks',
+    late > 100 ? `waited for the end; answered ${ms(late)} after it` : 'waited for the end, and answered as it came',
+    late > 100 ? { quirk: 'D5' } : {},
+  );
   checkShape(b, taskId, followed.terminal, reply);
 }
 
@@ -181,15 +244,22 @@ async function checkBlocking(b: Battery, taskId: string, followed: Followed, blo
 function checkShape(b: Battery, taskId: string, ended: SeenTask, reply: Reply): void {
   const { rows, s } = b;
   if (!reply.ok) {
-    if (ended.status === 'completed') rows.deviation('result.shape', `a completed task's tasks/result answered ${s.describe(reply)}`);
+    if (ended.status === 'completed')
+      rows.deviation('result.shape', `a completed task's tasks/result answered ${s.describe(reply)}`);
     else rows.ok('result.shape', `the ${ended.status ?? ''} task's JSON-RPC error: ${s.describe(reply)}`);
     rows.untestable('result.meta', 'tasks/result answered an error');
     return;
   }
   checkResultMeta(b, taskId, reply.result);
   const summary = resultSummary(reply.result);
-  if (Array.isArray(reply.result.content)) rows.ok('result.shape', `a CallToolResult (${summary}) for the ${ended.status ?? ''} task`);
-  else rows.deviation('result.shape', `not a CallToolResult: ${summary}`, ended.status === 'failed' ? { quirk: 'D6' } : {});
+  if (Array.isArray(reply.result.content))
+    rows.ok('result.shape', `a CallToolResult (${summary}) for the ${ended.status ?? ''} task`);
+  else
+    rows.deviation(
+      'result.shape',
+      `not a CallToolResult: ${summary}`,
+      ended.status === 'failed' ? { quirk: 'D6' } : {},
+    );
 }
 
 /** [V10]: the ended task is still there (with its result) a while later, its ttl not yet run out. */
@@ -200,18 +270,28 @@ async function checkRetention(b: Battery, taskId: string, ended: SeenTask, first
   await s.sleep(s.settings.retentionCheckMs);
   const age = s.now() - main.createdLocal;
   const ttl = durationOf(main.ttl);
-  if (ttl !== undefined && age >= ttl) return rows.untestable('ttl.honoured', `its ttl (${ttl} ms) ran out before the second read`);
+  if (ttl !== undefined && age >= ttl)
+    return rows.untestable('ttl.honoured', `its ttl (${ttl} ms) ran out before the second read`);
   const read = await s.call('tasks/get', { taskId });
   if (!read.ok) {
     main.retained = false;
     s.ledger.gone(taskId);
-    return rows.deviation('ttl.honoured', `gone ${ms(age)} after it was created (${ms(s.settings.retentionCheckMs)} after it ended; tasks/get answered ${s.describe(read)}), although its ttl is ${ttlWords(main.ttl)}`);
+    return rows.deviation(
+      'ttl.honoured',
+      `gone ${ms(age)} after it was created (${ms(s.settings.retentionCheckMs)} after it ended; tasks/get answered ${s.describe(read)}), although its ttl is ${ttlWords(main.ttl)}`,
+    );
   }
   const again = ended.status === 'cancelled' ? undefined : await s.call('tasks/result', { taskId });
   if (again !== undefined && first !== undefined && !sameResult(first, again)) {
-    return rows.deviation('ttl.honoured', `still listed ${ms(age)} after it was created, but its tasks/result now answers ${again.ok ? resultSummary(again.result) : s.describe(again)}`);
+    return rows.deviation(
+      'ttl.honoured',
+      `still listed ${ms(age)} after it was created, but its tasks/result now answers ${again.ok ? resultSummary(again.result) : s.describe(again)}`,
+    );
   }
-  rows.ok('ttl.honoured', `still readable${again === undefined ? '' : ', with its result,'} ${ms(s.settings.retentionCheckMs)} after it ended (ttl ${ttlWords(main.ttl)})`);
+  rows.ok(
+    'ttl.honoured',
+    `still readable${again === undefined ? '' : ', with its result,'} ${ms(s.settings.retentionCheckMs)} after it ended (ttl ${ttlWords(main.ttl)})`,
+  );
 }
 
 /** [V23], [V5], [V15]: a cancel of the ended task is refused, and changes nothing. */
@@ -219,7 +299,8 @@ async function cancelEnded(b: Battery, taskId: string, ended: SeenTask, first: R
   const { rows, s } = b;
   const checks = ['cancel.completed', 'cancel.completed.status', 'cancel.completed.result'];
   if (!b.canCancel) return rows.rest(checks, 'the server declared no tasks.cancel');
-  if (b.mainTask?.retained === false) return rows.rest(checks, 'the task was gone before the cancel (see ttl.honoured)');
+  if (b.mainTask?.retained === false)
+    return rows.rest(checks, 'the task was gone before the cancel (see ttl.honoured)');
   const cancel = await s.call('tasks/cancel', { taskId });
   if (!cancel.ok) {
     if (cancel.code === -32602) rows.ok('cancel.completed', `refused: ${s.describe(cancel)}`, { quirk: 'D11' });
@@ -234,10 +315,19 @@ async function cancelEnded(b: Battery, taskId: string, ended: SeenTask, first: R
   } else {
     const status = seenTask(read.result, s.wire).status;
     if (status === ended.status) rows.ok('cancel.completed.status', `still ${status ?? ''} after the cancel`);
-    else rows.deviation('cancel.completed.status', `${ended.status ?? ''} before the cancel, ${status ?? 'unreadable'} after it`);
+    else
+      rows.deviation(
+        'cancel.completed.status',
+        `${ended.status ?? ''} before the cancel, ${status ?? 'unreadable'} after it`,
+      );
   }
-  if (ended.status === 'cancelled' || first === undefined) return rows.untestable('cancel.completed.result', 'no result was fetched before the cancel');
+  if (ended.status === 'cancelled' || first === undefined)
+    return rows.untestable('cancel.completed.result', 'no result was fetched before the cancel');
   const again = await s.call('tasks/result', { taskId }, { timeoutMs: s.settings.requestTimeoutMs });
   if (sameResult(first, again)) rows.ok('cancel.completed.result', 'tasks/result still returns the same result');
-  else rows.deviation('cancel.completed.result', `before the cancel ${first.ok ? resultSummary(first.result) : s.describe(first)}; after it ${again.ok ? resultSummary(again.result) : s.describe(again)}`);
+  else
+    rows.deviation(
+      'cancel.completed.result',
+      `before the cancel ${first.ok ? resultSummary(first.result) : s.describe(first)}; after it ${again.ok ? resultSummary(again.result) : s.describe(again)}`,
+    );
 }

@@ -46,22 +46,35 @@ export async function list2025(b: Battery): Promise<void> {
     }
     cursors.add(next);
     if (pages >= MAX_PAGES) {
-      if (pages - lastNewPage >= 10) endless = `still a nextCursor after ${pages} pages, the last ${pages - lastNewPage} listing no task not listed before`;
+      if (pages - lastNewPage >= 10)
+        endless = `still a nextCursor after ${pages} pages, the last ${pages - lastNewPage} listing no task not listed before`;
       break;
     }
     cursor = next;
   }
   if (endless !== undefined) rows.deviation('list.paging', `the listing never ends: ${endless}`);
-  else if (pages >= MAX_PAGES) rows.untestable('list.paging', `more than ${MAX_PAGES} pages of tasks: the doctor read no further`);
-  else rows.ok('list.paging', `${ids.size} tasks in ${pages} page${pages === 1 ? '' : 's'}, then no nextCursor`, { quirk: 'D13' });
+  else if (pages >= MAX_PAGES)
+    rows.untestable('list.paging', `more than ${MAX_PAGES} pages of tasks: the doctor read no further`);
+  else
+    rows.ok('list.paging', `${ids.size} tasks in ${pages} page${pages === 1 ? '' : 's'}, then no nextCursor`, {
+      quirk: 'D13',
+    });
 
   const main = b.mainTask;
-  if (main === undefined || !main.retained) rows.untestable('list.complete', 'no task of the doctor was known to be readable');
+  if (main === undefined || !main.retained)
+    rows.untestable('list.complete', 'no task of the doctor was known to be readable');
   else if (ids.has(main.taskId)) rows.ok('list.complete', "the doctor's task is listed");
-  else if (endless === undefined && pages < MAX_PAGES) rows.deviation('list.complete', "the doctor's task, readable with tasks/get, is not listed");
+  else if (endless === undefined && pages < MAX_PAGES)
+    rows.deviation('list.complete', "the doctor's task, readable with tasks/get, is not listed");
   else rows.untestable('list.complete', 'the listing was not read to its end');
 
   const bogus = await s.call('tasks/list', { cursor: 'mcp-task-doctor:not-a-cursor' });
   if (!bogus.ok && bogus.code === -32602) rows.ok('list.badCursor', `refused: ${s.describe(bogus)}`);
-  else rows.deviation('list.badCursor', bogus.ok ? 'a made-up cursor was answered with a page' : `a made-up cursor answered ${s.describe(bogus)}, not -32602`);
+  else
+    rows.deviation(
+      'list.badCursor',
+      bogus.ok
+        ? 'a made-up cursor was answered with a page'
+        : `a made-up cursor answered ${s.describe(bogus)}, not -32602`,
+    );
 }

@@ -13,7 +13,12 @@ import type { JsonObject } from '../../types.js';
 const TASK_KEYS = ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttl'] as const;
 
 /** The notification row of a followed task. */
-export function checkNotifications(b: Battery, taskId: string, followed: Followed, blocking: OpenResult | undefined): void {
+export function checkNotifications(
+  b: Battery,
+  taskId: string,
+  followed: Followed,
+  blocking: OpenResult | undefined,
+): void {
   const { rows, s } = b;
   const notes = s.notesOf(taskId);
   if (notes.length === 0) {
@@ -21,21 +26,31 @@ export function checkNotifications(b: Battery, taskId: string, followed: Followe
     return rows.deviation('notify.sent', `none, for any status, ${until}`);
   }
   const statuses: string[] = [];
-  for (const note of notes) if (note.status !== undefined && !statuses.includes(note.status)) statuses.push(note.status);
+  for (const note of notes)
+    if (note.status !== undefined && !statuses.includes(note.status)) statuses.push(note.status);
   const parts = [`for ${statuses.join(', ')} (${notes.length} in all)`];
   const last = notes.find((note) => isTerminal(note.status));
   if (last !== undefined && followed.terminalAt !== undefined) {
     const byRead = last.at - followed.terminalAt;
-    parts.push(`the ${last.status ?? ''} one came ${ms(Math.abs(byRead))} ${byRead <= 0 ? 'before' : 'after'} a read showed the end`);
+    parts.push(
+      `the ${last.status ?? ''} one came ${ms(Math.abs(byRead))} ${byRead <= 0 ? 'before' : 'after'} a read showed the end`,
+    );
     const answer = blocking?.answered;
-    if (answer !== undefined) parts.push(`${ms(Math.abs(last.at - answer.at))} ${last.at <= answer.at ? 'before' : 'after'} tasks/result answered`);
+    if (answer !== undefined)
+      parts.push(
+        `${ms(Math.abs(last.at - answer.at))} ${last.at <= answer.at ? 'before' : 'after'} tasks/result answered`,
+      );
   } else if (followed.terminal !== undefined) {
     parts.push('none for the end');
   }
   const partial = notes.filter((note) => !isFullTask(note.params));
   if (partial.length > 0) {
     const missing = TASK_KEYS.filter((key) => !Object.hasOwn(partial[0]?.params ?? {}, key));
-    return rows.deviation('notify.sent', `${parts.join('; ')}; ${partial.length} not the full Task (missing ${missing.join(', ') || 'valid fields'})`, { severity: 'SHOULD' });
+    return rows.deviation(
+      'notify.sent',
+      `${parts.join('; ')}; ${partial.length} not the full Task (missing ${missing.join(', ') || 'valid fields'})`,
+      { severity: 'SHOULD' },
+    );
   }
   rows.ok('notify.sent', parts.join('; '), statuses.length > 0 && statuses.every(isTerminal) ? { quirk: 'D8' } : {});
 }
@@ -55,7 +70,8 @@ function isFullTask(params: JsonObject): boolean {
 export function checkResultMeta(b: Battery, taskId: string, result: JsonObject): void {
   const related = isObject(result._meta) ? result._meta[RELATED_TASK_KEY] : undefined;
   if (related === undefined) return b.rows.deviation('result.meta', 'no related-task _meta on the tasks/result reply');
-  if (!isObject(related) || related.taskId !== taskId) return b.rows.deviation('result.meta', 'the related-task _meta names another task');
+  if (!isObject(related) || related.taskId !== taskId)
+    return b.rows.deviation('result.meta', 'the related-task _meta names another task');
   b.rows.ok('result.meta', 'related-task _meta names the task');
 }
 

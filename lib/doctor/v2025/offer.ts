@@ -22,18 +22,30 @@ export interface Offer {
 const SUPPORT: ReadonlySet<unknown> = new Set(['forbidden', 'optional', 'required', undefined]);
 
 /** The capability and tool rows; `named` is true when the caller named a task tool. */
-export function checkOffer(caps: JsonObject | undefined, tools: readonly ListedTool[], rows: RowSink, named: boolean): Offer {
+export function checkOffer(
+  caps: JsonObject | undefined,
+  tools: readonly ListedTool[],
+  rows: RowSink,
+  named: boolean,
+): Offer {
   const tasks = isObject(caps?.tasks) ? caps.tasks : undefined;
   const taskTools = tools.filter((tool) => tool.taskSupport === 'optional' || tool.taskSupport === 'required');
   checkSupport(tools, rows);
   const extensions = isObject(caps?.extensions) ? caps.extensions : undefined;
   const elsewhere = extensions?.[TASKS_EXTENSION] !== undefined && extensions[TASKS_EXTENSION] !== null;
   // [E20]: the extension listed on a 2025-11-25 session turns nothing on there.
-  const extNote = elsewhere ? '; it lists the io.modelcontextprotocol/tasks extension, which applies only to 2026-07-28 sessions' : '';
+  const extNote = elsewhere
+    ? '; it lists the io.modelcontextprotocol/tasks extension, which applies only to 2026-07-28 sessions'
+    : '';
   if (tasks === undefined) {
     const why = `no capabilities.tasks${extNote}`;
-    if (taskTools.length > 0) rows.deviation('offer', `no capabilities.tasks, yet ${names(taskTools)} declare task support${extNote}`);
-    else rows.untestable('offer', `no capabilities.tasks and no tool declares task support: no 2025-11-25 tasks here${extNote}`);
+    if (taskTools.length > 0)
+      rows.deviation('offer', `no capabilities.tasks, yet ${names(taskTools)} declare task support${extNote}`);
+    else
+      rows.untestable(
+        'offer',
+        `no capabilities.tasks and no tool declares task support: no 2025-11-25 tasks here${extNote}`,
+      );
     return { offered: false, canCancel: false, canList: false, why };
   }
   const requests = isObject(tasks.requests) ? tasks.requests : undefined;
@@ -41,18 +53,39 @@ export function checkOffer(caps: JsonObject | undefined, tools: readonly ListedT
   const canCancel = tasks.cancel !== undefined;
   const canList = tasks.list !== undefined;
   const declared = ['list', 'cancel', 'requests.tools.call'].filter((key, i) => [canList, canCancel, toolsCall][i]);
-  rows.ok('offer', `capabilities.tasks declared: ${declared.length === 0 ? 'no sub-capability' : declared.join(', ')}${extNote}`, declared.length === 3 ? { quirk: 'D18' } : {});
+  rows.ok(
+    'offer',
+    `capabilities.tasks declared: ${declared.length === 0 ? 'no sub-capability' : declared.join(', ')}${extNote}`,
+    declared.length === 3 ? { quirk: 'D18' } : {},
+  );
   if (!toolsCall) {
-    if (taskTools.length > 0) rows.deviation('caps.toolsCall', `tasks.requests.tools.call is missing, yet ${names(taskTools)} declare task support (A17)`);
+    if (taskTools.length > 0)
+      rows.deviation(
+        'caps.toolsCall',
+        `tasks.requests.tools.call is missing, yet ${names(taskTools)} declare task support (A17)`,
+      );
     else rows.ok('caps.toolsCall', 'tasks.requests.tools.call is missing, and no tool declares task support');
   } else {
-    rows.ok('caps.toolsCall', `tasks.requests.tools.call declared; ${taskTools.length} of ${tools.length} tools declare task support`);
+    rows.ok(
+      'caps.toolsCall',
+      `tasks.requests.tools.call declared; ${taskTools.length} of ${tools.length} tools declare task support`,
+    );
   }
   if (canCancel) rows.ok('caps.cancel', 'tasks.cancel declared');
   else rows.deviation('caps.cancel', 'tasks.cancel not declared: tasks cannot be cancelled');
-  rows.ok('caps.list', canList ? 'tasks.list declared' : 'tasks.list not declared (right for a server that cannot tell its clients apart)');
-  if (!toolsCall) return { offered: false, canCancel, canList, why: 'tasks.requests.tools.call is not declared, so no tool call may run as a task (R6)' };
-  if (taskTools.length === 0 && !named) return { offered: true, canCancel, canList, why: 'no tool declares task support' };
+  rows.ok(
+    'caps.list',
+    canList ? 'tasks.list declared' : 'tasks.list not declared (right for a server that cannot tell its clients apart)',
+  );
+  if (!toolsCall)
+    return {
+      offered: false,
+      canCancel,
+      canList,
+      why: 'tasks.requests.tools.call is not declared, so no tool call may run as a task (R6)',
+    };
+  if (taskTools.length === 0 && !named)
+    return { offered: true, canCancel, canList, why: 'no tool declares task support' };
   return { offered: true, canCancel, canList, why: '' };
 }
 
@@ -62,7 +95,11 @@ function checkSupport(tools: readonly ListedTool[], rows: RowSink): void {
   const count = (value: unknown): number => tools.filter((tool) => tool.taskSupport === value).length;
   const seen = `${tools.length} tools: ${count('required')} required, ${count('optional')} optional, ${count('forbidden')} forbidden, ${count(undefined)} without taskSupport`;
   if (odd.length === 0) rows.ok('tools.taskSupport', seen);
-  else rows.deviation('tools.taskSupport', `${seen}; unknown values: ${odd.map((tool) => `${tool.name}=${JSON.stringify(tool.taskSupport)}`).join(', ')}`);
+  else
+    rows.deviation(
+      'tools.taskSupport',
+      `${seen}; unknown values: ${odd.map((tool) => `${tool.name}=${JSON.stringify(tool.taskSupport)}`).join(', ')}`,
+    );
 }
 
 /** Tool names for a sentence: `a, b and 3 more`. */

@@ -7,7 +7,7 @@
  */
 import type { CallToolResult, JsonObject } from '../../types.js';
 import { decodeCallToolResult, decodeTaskFields, isObject, malformed } from '../decode.js';
-import type { InlineInput, InputKind, StartOutcome, WireSnapshot } from '../wire.js';
+import type { InlineInput, InputKind, StartReply, WireSnapshot } from '../wire.js';
 
 const FIELDS = { ttl: 'ttlMs', pollInterval: 'pollIntervalMs' } as const;
 
@@ -61,7 +61,7 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
       if (terse) return { task };
       throw malformed(method, 'a completed task carries no result', task.taskId);
     }
-    return { task, outcome: { kind: 'result', result: toolResult(body.result, method, task.taskId), tagged: true } };
+    return { task, payload: { kind: 'result', result: toolResult(body.result, method, task.taskId), tagged: true } };
   }
   if (task.status === 'failed') {
     const error = body.error;
@@ -72,18 +72,32 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
     }
     return {
       task,
-      outcome: { kind: 'error', error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } },
+      payload: {
+        kind: 'error',
+        error:
+          error.data === undefined
+            ? { code: error.code, message: error.message }
+            : { code: error.code, message: error.message, data: error.data },
+      },
     };
   }
   // Left out (a terse notification) is not the same as none: the engine then reads the task.
-  if (task.status === 'input_required') return body.inputRequests === undefined ? { task } : { task, input: decodeInputRequests(body.inputRequests, method) };
+  if (task.status === 'input_required')
+    return body.inputRequests === undefined
+      ? { task }
+      : { task, input: decodeInputRequests(body.inputRequests, method) };
   return { task };
 }
 
 /** Decodes a `tasks/get` result (`resultType` `"complete"`, `"task"` or absent, [E16]). */
 export function decodeGetTask(value: unknown): WireSnapshot {
   const method = 'tasks/get';
-  if (isObject(value) && value.resultType !== undefined && value.resultType !== 'complete' && value.resultType !== 'task') {
+  if (
+    isObject(value) &&
+    value.resultType !== undefined &&
+    value.resultType !== 'complete' &&
+    value.resultType !== 'task'
+  ) {
     throw malformed(method, `unexpected resultType ${JSON.stringify(value.resultType)?.slice(0, 32)}`);
   }
   return decodeDetailedTask(value, method);
@@ -99,7 +113,8 @@ export function decodeGetTask(value: unknown): WireSnapshot {
 export function decodeAck(value: unknown, method: string, taskId: string): void {
   if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
   const type = value.resultType;
-  if (type !== undefined && type !== 'complete') throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`, taskId);
+  if (type !== undefined && type !== 'complete')
+    throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`, taskId);
 }
 
 /**
@@ -108,7 +123,7 @@ export function decodeAck(value: unknown, method: string, taskId: string): void 
  * result (`"complete"`, or no `resultType`).
  * @throws TaskProtocolError for anything else, or a task offered to a request that did not opt in ([E2]).
  */
-export function decodeExtStart(value: unknown, optedIn: boolean): StartOutcome {
+export function decodeExtStart(value: unknown, optedIn: boolean): StartReply {
   const method = 'tools/call';
   if (!isObject(value)) throw malformed(method, 'result is not an object');
   const type = value.resultType;
@@ -120,9 +135,11 @@ export function decodeExtStart(value: unknown, optedIn: boolean): StartOutcome {
     const state = value.requestState;
     if (state !== undefined && typeof state !== 'string') throw malformed(method, 'requestState is not a string');
     const input = decodeInputRequests(value.inputRequests, method);
-    if (input.length === 0 && state === undefined) throw malformed(method, 'input_required with neither inputRequests nor requestState');
+    if (input.length === 0 && state === undefined)
+      throw malformed(method, 'input_required with neither inputRequests nor requestState');
     return { kind: 'input', input, requestState: state };
   }
-  if (type !== undefined && type !== 'complete') throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`);
+  if (type !== undefined && type !== 'complete')
+    throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`);
   return { kind: 'immediate', result: toolResult(value, method) };
 }

@@ -102,7 +102,8 @@ export class TaskSubscription {
   /** Replaces the subscription soon (now, or when the minimum interval has passed). */
   private schedule(): void {
     const timers = this.timers;
-    if (this.unsupported || this.stopped || this.port.closed || timers === undefined || this.timer !== undefined) return;
+    if (this.unsupported || this.stopped || this.port.closed || timers === undefined || this.timer !== undefined)
+      return;
     const wait = Math.max(0, this.lastListenAt + this.pause() - this.clock());
     this.timer = timers.after(
       wait,

@@ -3,7 +3,7 @@
  * the modern era. The server decides which calls become tasks ([E2]); the client opts in per
  * request by declaring the extension in the request's `_meta` capabilities, rebuilt in full each
  * time ([E1]), on `tools/call` and on every `tasks/*` request, never at the `Client` level (the
- * SDK would reject the task results of the user's own calls). `tasks/get` carries the outcome and
+ * SDK would reject the task results of the user's own calls). `tasks/get` carries the final payload and
  * the input requests ([E3]); `tasks/update` answers them ([E5]); `tasks/cancel` only acknowledges
  * ([E6]); there is no `tasks/result` or `tasks/list`, and no progress on tasks ([E10]). Over
  * Streamable HTTP the SDK v2 transport sets `Mcp-Name: <taskId>` from the request itself ([E8]).
@@ -17,9 +17,9 @@ import type {
   CancelReply,
   ErrorClass,
   InputKind,
-  StartOutcome,
+  StartReply,
   StartToolCall,
-  TaskOutcome,
+  TaskPayload,
   TaskPage,
   TaskWire,
   ToolPage,
@@ -38,7 +38,8 @@ const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
 /** What some codes mean on this wire, for error messages. */
 const MEANINGS: Readonly<Record<number, string>> = {
   [-32021]: 'the server says the request did not declare the io.modelcontextprotocol/tasks extension',
-  [-32003]: 'the server says the request did not declare the io.modelcontextprotocol/tasks extension (an older code for -32021)',
+  [-32003]:
+    'the server says the request did not declare the io.modelcontextprotocol/tasks extension (an older code for -32021)',
   [-32022]: 'the server does not support this protocol version',
   [-32020]: 'an HTTP routing header (Mcp-Name, Mcp-Method) did not match the request',
 };
@@ -119,13 +120,14 @@ export class ExtensionWire implements TaskWire {
     return this.send('tools/list', cursor === undefined ? {} : { cursor }, decodeToolPage, options, false);
   }
 
-  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome> {
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
     // [E1], [E2]: opt in only when a task is wanted and the server offers the extension.
     const optIn = call.task !== undefined && this.offered;
     const params: JsonObject = { name: call.name };
     if (call.arguments !== undefined) params.arguments = call.arguments;
     if (call.meta !== undefined || call.progressToken !== undefined) {
-      params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
+      params._meta =
+        call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
     }
     // [E17]: a retry carries the answers and the opaque state, unchanged.
     if (call.inputResponses !== undefined) params.inputResponses = call.inputResponses;
@@ -137,19 +139,33 @@ export class ExtensionWire implements TaskWire {
     return this.send('tasks/get', { taskId }, decodeTaskReply, options, true, taskId);
   }
 
-  getOutcome(): Promise<TaskOutcome> {
-    return Promise.reject(new TypeError('The tasks extension carries the outcome on tasks/get'));
+  getPayload(): Promise<TaskPayload> {
+    return Promise.reject(new TypeError('The tasks extension carries the final payload on tasks/get'));
   }
 
   async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {
     // [E6]: an acknowledgement only; the task stops when it can, or ends some other way.
-    await this.send('tasks/cancel', { taskId }, (value) => decodeAck(value, 'tasks/cancel', taskId), options, true, taskId);
+    await this.send(
+      'tasks/cancel',
+      { taskId },
+      (value) => decodeAck(value, 'tasks/cancel', taskId),
+      options,
+      true,
+      taskId,
+    );
     return { kind: 'ack' };
   }
 
   async supplyInput(taskId: string, responses: Record<string, JsonObject>, options: WireRequestOptions): Promise<void> {
     // [E5]: answers by key, partial sets allowed; acknowledged, applied eventually.
-    await this.send('tasks/update', { taskId, inputResponses: responses }, (value) => decodeAck(value, 'tasks/update', taskId), options, true, taskId);
+    await this.send(
+      'tasks/update',
+      { taskId, inputResponses: responses },
+      (value) => decodeAck(value, 'tasks/update', taskId),
+      options,
+      true,
+      taskId,
+    );
   }
 
   listTasks(): Promise<TaskPage> {
@@ -217,12 +233,12 @@ function subscriptionOf(params: JsonObject): unknown {
 }
 
 /** Decodes the answer to a `tools/call` that declared the extension (one decoder for every call: no closure per call). */
-function decodeTaskStart(value: unknown): StartOutcome {
+function decodeTaskStart(value: unknown): StartReply {
   return decodeExtStart(value, true);
 }
 
 /** Decodes the answer to a `tools/call` that did not declare the extension. */
-function decodePlainStart(value: unknown): StartOutcome {
+function decodePlainStart(value: unknown): StartReply {
   return decodeExtStart(value, false);
 }
 
@@ -230,7 +246,10 @@ function decodePlainStart(value: unknown): StartOutcome {
 function decodeTaskReply(value: unknown, taskId: string | undefined): WireSnapshot {
   const snapshot = decodeGetTask(value);
   if (snapshot.task.taskId === taskId) return snapshot;
-  throw new TaskProtocolError('Malformed tasks/get from server: the reply names another task', { method: 'tasks/get', taskId });
+  throw new TaskProtocolError('Malformed tasks/get from server: the reply names another task', {
+    method: 'tasks/get',
+    taskId,
+  });
 }
 
 /** The library's error for a failed request on this wire (see {@link toWireError}), its code explained. */

@@ -6,7 +6,7 @@
 import type { TaskProtocolError } from '../../errors.js';
 import type { CallToolResult, Task } from '../../types.js';
 import { decodeCallToolResult, decodeTaskFields, isObject, malformed } from '../decode.js';
-import type { StartOutcome, TaskPage, TaskSupport, ToolPage } from '../wire.js';
+import type { StartReply, TaskPage, TaskSupport, ToolPage } from '../wire.js';
 
 const TASK_SUPPORT: ReadonlySet<string> = new Set<TaskSupport>(['forbidden', 'optional', 'required']);
 const FIELDS = { ttl: 'ttl', pollInterval: 'pollInterval' } as const;
@@ -31,11 +31,12 @@ export function decodeTask(value: unknown, method: string): Task {
  * `content` when a task was asked for (an empty reply is neither).
  * @throws TaskProtocolError when `task` is present but malformed, or the reply is neither.
  */
-export function decodeStart(value: unknown, askedForTask: boolean): StartOutcome {
+export function decodeStart(value: unknown, askedForTask: boolean): StartReply {
   const method = 'tools/call';
   if (!isObject(value)) throw malformed(method, 'result is not an object');
   if (value.task === undefined) {
-    if (askedForTask && !Array.isArray(value.content)) throw malformed(method, 'the reply has neither task nor content');
+    if (askedForTask && !Array.isArray(value.content))
+      throw malformed(method, 'the reply has neither task nor content');
     return { kind: 'immediate', result: decodeCallToolResult(value, method) };
   }
   const snapshot = { task: decodeTask(value.task, method) };
@@ -55,7 +56,8 @@ export function decodeTaskPayload(value: unknown, taskId: string): { result: Cal
   if (isObject(value) && isObject(value._meta)) {
     const related = value._meta[RELATED_TASK_KEY];
     if (related !== undefined) {
-      if (!isObject(related) || typeof related.taskId !== 'string') throw malformed(method, 'the related-task _meta has no taskId', taskId);
+      if (!isObject(related) || typeof related.taskId !== 'string')
+        throw malformed(method, 'the related-task _meta has no taskId', taskId);
       if (related.taskId !== taskId) throw malformed(method, 'result belongs to another task', taskId);
       tagged = true;
     }
@@ -88,8 +90,9 @@ export function decodeTaskPage(value: unknown, onSkip: (error: TaskProtocolError
 }
 
 /**
- * Decodes one `tools/list` page down to names and `execution.taskSupport` (absent or unknown
- * values mean `forbidden`, [R7]).
+ * Decodes one `tools/list` page: names, `execution.taskSupport` (absent or unknown values mean
+ * `forbidden`, [R7]), and what a host hands on (title, description, schemas, annotations; a
+ * schema or annotations that is not an object is left out).
  * @throws TaskProtocolError when `tools` is not an array.
  */
 export function decodeToolPage(value: unknown): ToolPage {
@@ -99,12 +102,20 @@ export function decodeToolPage(value: unknown): ToolPage {
     if (!isObject(tool) || typeof tool.name !== 'string') continue;
     const support = isObject(tool.execution) ? tool.execution.taskSupport : undefined;
     const annotations = isObject(tool.annotations) ? tool.annotations : {};
-    const title = typeof tool.title === 'string' ? tool.title : typeof annotations.title === 'string' ? annotations.title : undefined;
+    const title =
+      typeof tool.title === 'string'
+        ? tool.title
+        : typeof annotations.title === 'string'
+          ? annotations.title
+          : undefined;
     tools.push({
       name: tool.name,
       taskSupport: typeof support === 'string' && TASK_SUPPORT.has(support) ? (support as TaskSupport) : 'forbidden',
       ...(title === undefined ? {} : { title }),
       ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+      ...(isObject(tool.inputSchema) ? { inputSchema: tool.inputSchema } : {}),
+      ...(isObject(tool.outputSchema) ? { outputSchema: tool.outputSchema } : {}),
+      ...(isObject(tool.annotations) ? { annotations: tool.annotations } : {}),
     });
   }
   const cursor = value.nextCursor;

@@ -52,17 +52,23 @@ function checkAnswer(kind: InputKind, answer: JsonObject): void {
 function unattributedCause(note: UnattributedNote, option: string): string {
   const host = note.hostRequests;
   if (note.reason === 'no-task') {
-    const only = host === 0 ? '' : ` (only ${host} request${host === 1 ? '' : 's'} sent through the SDK client directly)`;
+    const only =
+      host === 0 ? '' : ` (only ${host} request${host === 1 ? '' : 's'} sent through the SDK client directly)`;
     return `the request named no task (no related-task _meta) and no call of the TaskClient was in flight${only}; pass ${option} to the TaskClient`;
   }
   const total = note.inFlight + host;
-  const waiting = note.waitingForInput === 0 ? 'none of them waiting for input' : `${note.waitingForInput} of them waiting for input`;
+  const waiting =
+    note.waitingForInput === 0 ? 'none of them waiting for input' : `${note.waitingForInput} of them waiting for input`;
   const direct = host === 0 ? '' : `, ${host} sent through the SDK client directly`;
   return `the request named no task (no related-task _meta) while ${total} calls were in flight (${waiting}${direct}), so no call's own ${option} could be chosen; pass ${option} to the TaskClient to answer such requests`;
 }
 
 /** Serves side-channel input on `port` through `handler`; returns a function that stops serving. */
-export function serveSideChannelInput(port: SessionPort, handler: InputHandler, owns: (taskId: string) => boolean): () => void {
+export function serveSideChannelInput(
+  port: SessionPort,
+  handler: InputHandler,
+  owns: (taskId: string) => boolean,
+): () => void {
   let owners = OWNERS.get(port);
   if (owners === undefined) OWNERS.set(port, (owners = new Set()));
   owners.add(owns);

@@ -13,9 +13,9 @@ import {
   type ErrorClass,
   type InputHandler,
   type InputKind,
-  type StartOutcome,
+  type StartReply,
   type StartToolCall,
-  type TaskOutcome,
+  type TaskPayload,
   type TaskPage,
   type TaskWire,
   type ToolPage,
@@ -29,15 +29,12 @@ import { MISSING_EXTENSION_CODES } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import { decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
 import { serveSideChannelInput } from './input.js';
+import { isObject } from '../../util/json.js';
 
 const INVALID_PARAMS = -32602;
 
 /** Methods about one task: a -32602 there means the server does not know it ([V26]). */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel']);
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A {@link TaskWire} for protocol revision 2025-11-25. */
 export class Wire2025 implements TaskWire {
@@ -78,7 +75,10 @@ export class Wire2025 implements TaskWire {
   }
 
   unsupportedReason(): string {
-    return this.unavailable ?? 'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)';
+    return (
+      this.unavailable ??
+      'The server does not support task-augmented tools/call (no tasks.requests.tools.call capability)'
+    );
   }
 
   serverIdentity(): string | undefined {
@@ -117,13 +117,14 @@ export class Wire2025 implements TaskWire {
     return this.send('tools/list', cursor === undefined ? undefined : { cursor }, decodeToolPage, options);
   }
 
-  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartOutcome> {
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
     const params: JsonObject = { name: call.name };
     if (call.arguments !== undefined) params.arguments = call.arguments;
     // [S3]: only {ttl} in `task`, never the SDK's extra pollInterval.
     if (call.task !== undefined) params.task = call.task.ttl === undefined ? {} : { ttl: call.task.ttl };
     if (call.meta !== undefined || call.progressToken !== undefined) {
-      params._meta = call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
+      params._meta =
+        call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
     }
     const asked = call.task !== undefined;
     const sent = this.send('tools/call', params, asked ? decodeTaskStart : decodePlainStart, options);
@@ -132,13 +133,17 @@ export class Wire2025 implements TaskWire {
     const unavailable = this.unavailable;
     if (unavailable === undefined) return sent;
     return sent.catch((error: unknown) => {
-      const refused = error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server';
+      const refused =
+        error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server';
       if (!refused || !MISSING_EXTENSION_CODES.has(error.code)) throw error;
-      throw new TaskNotSupportedError(`The server runs "${call.name}" only as a task (${error.code}: ${error.message}). ${unavailable}`, {
-        feature: 'tasks',
-        toolName: call.name,
-        cause: error,
-      });
+      throw new TaskNotSupportedError(
+        `The server runs "${call.name}" only as a task (${error.code}: ${error.message}). ${unavailable}`,
+        {
+          feature: 'tasks',
+          toolName: call.name,
+          cause: error,
+        },
+      );
     });
   }
 
@@ -146,15 +151,18 @@ export class Wire2025 implements TaskWire {
     return this.send('tasks/get', { taskId }, decodeGetReply, options, taskId);
   }
 
-  getOutcome(taskId: string, options: WireRequestOptions): Promise<TaskOutcome> {
-    return this.send('tasks/result', { taskId }, decodeOutcomeReply, options, taskId).then(
-      undefined,
-      outcomeOfError,
-    );
+  getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload> {
+    return this.send('tasks/result', { taskId }, decodePayloadReply, options, taskId).then(undefined, payloadOfError);
   }
 
   async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {
-    const task = await this.send('tasks/cancel', { taskId }, (value) => sameTask(decodeTask(value, 'tasks/cancel'), taskId, 'tasks/cancel'), options, taskId);
+    const task = await this.send(
+      'tasks/cancel',
+      { taskId },
+      (value) => sameTask(decodeTask(value, 'tasks/cancel'), taskId, 'tasks/cancel'),
+      options,
+      taskId,
+    );
     return { kind: 'snapshot', snapshot: { task } };
   }
 
@@ -163,7 +171,12 @@ export class Wire2025 implements TaskWire {
   }
 
   listTasks(cursor: string | undefined, options: WireRequestOptions): Promise<TaskPage> {
-    return this.send('tasks/list', cursor === undefined ? undefined : { cursor }, (value) => decodeTaskPage(value, () => {}), options);
+    return this.send(
+      'tasks/list',
+      cursor === undefined ? undefined : { cursor },
+      (value) => decodeTaskPage(value, () => {}),
+      options,
+    );
   }
 
   watch(): void {
@@ -197,17 +210,17 @@ export class Wire2025 implements TaskWire {
 }
 
 /** Decodes the answer to a `tools/call` that asked for a task (one decoder for every call: no closure per call). */
-function decodeTaskStart(value: unknown): StartOutcome {
+function decodeTaskStart(value: unknown): StartReply {
   return decodeStart(value, true);
 }
 
 /** Decodes the answer to a plain `tools/call`. */
-function decodePlainStart(value: unknown): StartOutcome {
+function decodePlainStart(value: unknown): StartReply {
   return decodeStart(value, false);
 }
 
 /** Decodes the `tasks/result` payload for `taskId`. */
-function decodeOutcomeReply(value: unknown, taskId: string | undefined): TaskOutcome {
+function decodePayloadReply(value: unknown, taskId: string | undefined): TaskPayload {
   const payload = decodeTaskPayload(value, taskId!);
   return { kind: 'result', result: payload.result, tagged: payload.tagged };
 }
@@ -229,9 +242,13 @@ function sameTask<T extends { taskId: string }>(task: T, taskId: string | undefi
  * which only the engine can tell (it knows whether the task was seen failed): no second read here,
  * whose own failure would otherwise decide the fate of a task already known.
  */
-function outcomeOfError(error: unknown): TaskOutcome {
-  if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server') throw error;
+function payloadOfError(error: unknown): TaskPayload {
+  if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server')
+    throw error;
   const { code, message, data } = error.cause;
-  const info = data === undefined ? { code, message: stripPrefix(message, code) } : { code, message: stripPrefix(message, code), data };
+  const info =
+    data === undefined
+      ? { code, message: stripPrefix(message, code) }
+      : { code, message: stripPrefix(message, code), data };
   return code === INVALID_PARAMS ? { kind: 'error', error: info, gone: error } : { kind: 'error', error: info };
 }

@@ -36,7 +36,14 @@ export function stripAnsi(text: string): string {
 }
 
 /** Keys, as a terminal sends them. */
-export const KEY = { enter: '\r', down: '\x1b[B', up: '\x1b[A', backspace: '\x7f', ctrlC: '\x03', escape: '\x1b' } as const;
+export const KEY = {
+  enter: '\r',
+  down: '\x1b[B',
+  up: '\x1b[A',
+  backspace: '\x7f',
+  ctrlC: '\x03',
+  escape: '\x1b',
+} as const;
 
 /** The CLI running in a pseudo-terminal. */
 export class PtyRun {
@@ -93,7 +100,8 @@ export class PtyRun {
       const found = find();
       if (found !== undefined) return found;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`Timed out waiting for ${String(pattern)}; the terminal shows:\n${this.text.slice(-2_000)}`);
+      if (left <= 0)
+        throw new Error(`Timed out waiting for ${String(pattern)}; the terminal shows:\n${this.text.slice(-2_000)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(left, 250));
         function done(): void {
@@ -138,7 +146,11 @@ export interface PipeRun {
  * Starts the CLI with pipes for stdin, stdout and stderr. `nodeArgs` go to its Node process
  * (e.g. `--import ./spec/fixtures/hide-sdk.ts`), not to a server it starts.
  */
-export function runPiped(args: readonly string[], env: Record<string, string> = {}, nodeArgs: readonly string[] = []): PipeRun {
+export function runPiped(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
+): PipeRun {
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, MAIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -150,7 +162,13 @@ export function runPiped(args: readonly string[], env: Record<string, string> = 
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   child.stdin.end();
   const done = new Promise<PipeResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  return { pid: child.pid, stdout: () => stdout, done, kill: (signal) => child.kill(signal), closeStdout: () => child.stdout.destroy() };
+  return {
+    pid: child.pid,
+    stdout: () => stdout,
+    done,
+    kill: (signal) => child.kill(signal),
+    closeStdout: () => child.stdout.destroy(),
+  };
 }
 
 /** Parses JSON lines. */

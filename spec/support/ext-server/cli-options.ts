@@ -21,7 +21,8 @@ export interface CliOptions {
 }
 
 function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T {
-  if (value === undefined || !(allowed as readonly string[]).includes(value)) throw new Error(`--${flag} must be one of ${allowed.join(', ')}`);
+  if (value === undefined || !(allowed as readonly string[]).includes(value))
+    throw new Error(`--${flag} must be one of ${allowed.join(', ')}`);
   return value as T;
 }
 function int(flag: string, value: string | undefined): number {
@@ -39,27 +40,58 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
   for (const arg of argv) {
     const [flag = '', value] = arg.replace(/^--/, '').split(/=(.*)/s, 2);
     switch (flag) {
-      case 'legacy': server.legacy = true; break;
-      case 'no-extension': server.extension = null; break;
-      case 'extension': server.extension = JSON.parse(value ?? '{}') as Json; break;
-      case 'versions': server.supportedVersions = (value ?? '').split(',').filter(Boolean); break;
-      case 'notifications': server.notifications = oneOf<NotificationMode>(flag, value, ['on', 'off', 'ack-only']); break;
-      case 'get-result-type': server.getResultType = oneOf(flag, value, ['complete', 'task', 'omit'] as const); break;
-      case 'whole-seconds': server.wholeSeconds = true; break;
-      case 'raw-inner-result': server.stampInnerResultType = false; break;
-      case 'ttl-ms': server.ttlMs = value === 'null' ? null : int(flag, value); break;
+      case 'legacy':
+        server.legacy = true;
+        break;
+      case 'no-extension':
+        server.extension = null;
+        break;
+      case 'extension':
+        server.extension = JSON.parse(value ?? '{}') as Json;
+        break;
+      case 'versions':
+        server.supportedVersions = (value ?? '').split(',').filter(Boolean);
+        break;
+      case 'notifications':
+        server.notifications = oneOf<NotificationMode>(flag, value, ['on', 'off', 'ack-only']);
+        break;
+      case 'get-result-type':
+        server.getResultType = oneOf(flag, value, ['complete', 'task', 'omit'] as const);
+        break;
+      case 'whole-seconds':
+        server.wholeSeconds = true;
+        break;
+      case 'raw-inner-result':
+        server.stampInnerResultType = false;
+        break;
+      case 'ttl-ms':
+        server.ttlMs = value === 'null' ? null : int(flag, value);
+        break;
       case 'poll-interval-ms': {
         const values = (value ?? '').split(',').map((v) => int(flag, v));
         server.pollIntervalMs = values.length === 1 ? values[0] : values;
         break;
       }
-      case 'expiry': server.expiry = oneOf(flag, value, ['keep', 'fail', 'delete'] as const); break;
-      case 'cancel': server.cancel = oneOf<CancelMode>(flag, value, ['cancel', 'deferred', 'ignore', 'complete']); break;
-      case 'require-input-capabilities': server.requireInputCapabilities = true; break;
-      case 'tick-ms': tickMs = int(flag, value); break;
-      case 'http': httpPort = value === undefined ? 0 : int(flag, value); break;
-      case 'verbose': verbose = true; break;
-      default: throw new Error(`unknown flag: ${arg}`);
+      case 'expiry':
+        server.expiry = oneOf(flag, value, ['keep', 'fail', 'delete'] as const);
+        break;
+      case 'cancel':
+        server.cancel = oneOf<CancelMode>(flag, value, ['cancel', 'deferred', 'ignore', 'complete']);
+        break;
+      case 'require-input-capabilities':
+        server.requireInputCapabilities = true;
+        break;
+      case 'tick-ms':
+        tickMs = int(flag, value);
+        break;
+      case 'http':
+        httpPort = value === undefined ? 0 : int(flag, value);
+        break;
+      case 'verbose':
+        verbose = true;
+        break;
+      default:
+        throw new Error(`unknown flag: ${arg}`);
     }
   }
   const options: ExtServerOptions = server;

@@ -32,21 +32,32 @@ function slowCompute(args: Json): TaskScript {
   const polls = typeof args.polls === 'number' ? Math.max(1, Math.floor(args.polls)) : undefined;
   const done: TaskStep = { result: textResult(`computed ${label}`, { structuredContent: { label } }) };
   if (polls === undefined && typeof args.seconds === 'number') {
-    return { statusMessage: `computing ${label}`, advance: { everyMs: Math.round(args.seconds * 1000) }, steps: [done] };
+    return {
+      statusMessage: `computing ${label}`,
+      advance: { everyMs: Math.round(args.seconds * 1000) },
+      steps: [done],
+    };
   }
   const n = polls ?? 2;
-  const working = Array.from({ length: n - 1 }, (_, i): TaskStep => ({ statusMessage: `computing ${label} (${i + 2}/${n})` }));
+  const working = Array.from({ length: n - 1 }, (_, i): TaskStep => ({
+    statusMessage: `computing ${label} (${i + 2}/${n})`,
+  }));
   return { statusMessage: `computing ${label} (1/${n})`, steps: [...working, done] };
 }
 
 /** The fixture tools (fresh instances; `test_tool_with_task` keeps its issued request states). */
 export function fixtureTools(): ExtTool[] {
   return [
-    immediateTool('greet', (args) => textResult(`Hello, ${text(args.name, 'World')}!`), 'Greets at once (never a task).'),
+    immediateTool(
+      'greet',
+      (args) => textResult(`Hello, ${text(args.name, 'World')}!`),
+      'Greets at once (never a task).',
+    ),
     {
       name: 'slow_compute',
       description: 'A computation: immediate for seconds 0, else a task.',
-      run: ({ args }) => (args.seconds === 0 ? outcome.text(`computed ${text(args.label, 'job')}`) : outcome.task(slowCompute(args))),
+      run: ({ args }) =>
+        args.seconds === 0 ? outcome.text(`computed ${text(args.label, 'job')}`) : outcome.task(slowCompute(args)),
     },
     taskTool(
       'failing_job',
@@ -55,7 +66,15 @@ export function fixtureTools(): ExtTool[] {
     ),
     taskTool(
       'protocol_error_job',
-      { statusMessage: 'running', steps: [{ error: { code: ErrorCode.InternalError, message: 'Worker crashed' }, statusMessage: 'Tool execution failed: worker crashed' }] },
+      {
+        statusMessage: 'running',
+        steps: [
+          {
+            error: { code: ErrorCode.InternalError, message: 'Worker crashed' },
+            statusMessage: 'Tool execution failed: worker crashed',
+          },
+        ],
+      },
       { description: 'A task that fails with a JSON-RPC error.' },
     ),
     taskTool(
@@ -65,8 +84,14 @@ export function fixtureTools(): ExtTool[] {
         return {
           statusMessage: 'preparing',
           steps: [
-            { inputRequests: { confirm: elicitation(`Delete ${file}?`, { confirm: { type: 'boolean' } }) }, statusMessage: 'waiting for confirmation' },
-            { result: ({ answers }) => textResult(accepted(answers, 'confirm', 'confirm') ? `deleted ${file}` : `kept ${file}`) },
+            {
+              inputRequests: { confirm: elicitation(`Delete ${file}?`, { confirm: { type: 'boolean' } }) },
+              statusMessage: 'waiting for confirmation',
+            },
+            {
+              result: ({ answers }) =>
+                textResult(accepted(answers, 'confirm', 'confirm') ? `deleted ${file}` : `kept ${file}`),
+            },
           ],
         };
       },
@@ -83,7 +108,10 @@ export function fixtureTools(): ExtTool[] {
               confirm: elicitation('Proceed?', { confirm: { type: 'boolean' } }),
             },
           },
-          { result: ({ answers }) => textResult(`answers: ${Object.keys(answers).sort().join(',')}`, { structuredContent: { answers } }) },
+          {
+            result: ({ answers }) =>
+              textResult(`answers: ${Object.keys(answers).sort().join(',')}`, { structuredContent: { answers } }),
+          },
         ],
       },
       { description: 'Asks two questions at once.' },
@@ -93,7 +121,10 @@ export function fixtureTools(): ExtTool[] {
       {
         steps: [
           { inputRequests: { summary: sampling('Summarise the document in one line.') } },
-          { result: ({ answers }) => textResult(`summary: ${text((answers.summary?.content as Json | undefined)?.text, '?')}`) },
+          {
+            result: ({ answers }) =>
+              textResult(`summary: ${text((answers.summary?.content as Json | undefined)?.text, '?')}`),
+          },
         ],
       },
       { description: 'Asks the client model for a summary (sampling).' },

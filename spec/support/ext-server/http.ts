@@ -52,7 +52,12 @@ const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 function statusFor(error: Json | undefined): number {
   const code = error?.code;
   if (code === ErrorCode.MethodNotFound) return 404;
-  if (code === ErrorCode.HeaderMismatch || code === ErrorCode.MissingRequiredClientCapability || code === ErrorCode.UnsupportedProtocolVersion) return 400;
+  if (
+    code === ErrorCode.HeaderMismatch ||
+    code === ErrorCode.MissingRequiredClientCapability ||
+    code === ErrorCode.UnsupportedProtocolVersion
+  )
+    return 400;
   if (code === ErrorCode.InvalidParams && String(error?.message).startsWith('Missing required _meta')) return 400;
   return 200;
 }
@@ -73,7 +78,8 @@ function headerProblem(method: string, params: Json, headers: Readonly<Record<st
   const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
   const sentVersion = headers['mcp-protocol-version'];
   if (sentVersion === undefined) return 'MCP-Protocol-Version header is missing';
-  if (version !== undefined && sentVersion !== version) return `MCP-Protocol-Version header '${sentVersion}' does not match body '${show(version)}'`;
+  if (version !== undefined && sentVersion !== version)
+    return `MCP-Protocol-Version header '${sentVersion}' does not match body '${show(version)}'`;
   const sentMethod = headers['mcp-method'];
   if (sentMethod === undefined) return 'Mcp-Method header is missing';
   if (sentMethod !== method) return `Mcp-Method header '${sentMethod}' does not match body '${method}'`;
@@ -81,7 +87,8 @@ function headerProblem(method: string, params: Json, headers: Readonly<Record<st
   if (name === undefined) return undefined;
   const sentName = headers['mcp-name'];
   if (sentName === undefined) return 'Mcp-Name header is missing';
-  if (decodeHeader(sentName) !== show(name)) return `Mcp-Name header '${sentName}' does not match body value '${show(name)}'`;
+  if (decodeHeader(sentName) !== show(name))
+    return `Mcp-Name header '${sentName}' does not match body value '${show(name)}'`;
   return undefined;
 }
 
@@ -97,7 +104,12 @@ function json(res: ServerResponse, status: number, body: Json): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 function startSse(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
 }
 function sseEvent(res: ServerResponse, message: Json): void {
   res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
@@ -114,22 +126,33 @@ export async function startExtHttpServer(server: ExtServer, options: ExtHttpOpti
     if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== path) return void res.writeHead(404).end();
     if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
     const origin = req.headers.origin;
-    if (origin !== undefined && !LOCAL_ORIGIN.test(origin)) return json(res, 403, { jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message: 'Forbidden origin' } });
+    if (origin !== undefined && !LOCAL_ORIGIN.test(origin))
+      return json(res, 403, { jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message: 'Forbidden origin' } });
     let message: unknown;
     try {
       message = JSON.parse(await readBody(req));
     } catch {
-      return json(res, 400, { jsonrpc: '2.0', id: null, error: { code: ErrorCode.ParseError, message: 'Parse error' } });
+      return json(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: ErrorCode.ParseError, message: 'Parse error' },
+      });
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers[name] = value;
     if (!isObject(message) || typeof message.method !== 'string') {
-      return json(res, 400, { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'Expected one JSON-RPC request or notification' } });
+      return json(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: ErrorCode.InvalidRequest, message: 'Expected one JSON-RPC request or notification' },
+      });
     }
     const method = message.method;
     const params = isObject(message.params) ? message.params : {};
     const id = message.id as RequestId | undefined;
-    const modern = (isObject(params._meta) && params._meta[META.protocolVersion] !== undefined) || server.supportedVersions.includes(headers['mcp-protocol-version'] ?? '');
+    const modern =
+      (isObject(params._meta) && params._meta[META.protocolVersion] !== undefined) ||
+      server.supportedVersions.includes(headers['mcp-protocol-version'] ?? '');
     if (id === undefined) {
       const link = server.attach('http', () => {});
       await server.receive(message, link, headers);
@@ -140,7 +163,11 @@ export async function startExtHttpServer(server: ExtServer, options: ExtHttpOpti
       const reason = headerProblem(method, params, headers);
       if (reason !== undefined) {
         rejected.push({ message, headers, reason });
-        return json(res, 400, { jsonrpc: '2.0', id, error: { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${reason}` } });
+        return json(res, 400, {
+          jsonrpc: '2.0',
+          id,
+          error: { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${reason}` },
+        });
       }
     }
     const listen = method === 'subscriptions/listen';
@@ -182,7 +209,8 @@ export async function startExtHttpServer(server: ExtServer, options: ExtHttpOpti
 
   const http = createServer((req, res) => {
     serve(req, res).catch((error: unknown) => {
-      if (!res.headersSent) json(res, 500, { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InternalError, message: String(error) } });
+      if (!res.headersSent)
+        json(res, 500, { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InternalError, message: String(error) } });
     });
   });
   await new Promise<void>((resolve) => http.listen(options.port ?? 0, '127.0.0.1', resolve));

@@ -14,7 +14,14 @@ export * from './task-store.js';
 export * from './tools.js';
 export * from './subscriptions.js';
 export { NO_REPLY, raw, type RawReply } from './reply.js';
-export { ExtServer, type Era, type ExtServerOptions, type Handler, type HandlerContext, type LoggedMessage } from './server.js';
+export {
+  ExtServer,
+  type Era,
+  type ExtServerOptions,
+  type Handler,
+  type HandlerContext,
+  type LoggedMessage,
+} from './server.js';
 export * from './raw-client.js';
 export * from './serve-stdio.js';
 export * from './http.js';

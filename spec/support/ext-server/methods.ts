@@ -69,12 +69,23 @@ export function builtinMethods(server: ExtServer): Readonly<Record<string, Handl
       case 'result':
         return ctx.era === 'legacy' ? out.result : { ...out.result, resultType: out.result.resultType ?? 'complete' };
       case 'input_required':
-        if (ctx.era === 'legacy') throw rpcError(ErrorCode.InternalError, 'This tool needs input, which the legacy era cannot carry here');
-        if (server.options.requireInputCapabilities === true) checkInputCapabilities(out.inputRequests ?? {}, ctx.capabilities);
-        return { resultType: 'input_required', ...(out.inputRequests === undefined ? {} : { inputRequests: out.inputRequests }), ...(out.requestState === undefined ? {} : { requestState: out.requestState }) };
+        if (ctx.era === 'legacy')
+          throw rpcError(ErrorCode.InternalError, 'This tool needs input, which the legacy era cannot carry here');
+        if (server.options.requireInputCapabilities === true)
+          checkInputCapabilities(out.inputRequests ?? {}, ctx.capabilities);
+        return {
+          resultType: 'input_required',
+          ...(out.inputRequests === undefined ? {} : { inputRequests: out.inputRequests }),
+          ...(out.requestState === undefined ? {} : { requestState: out.requestState }),
+        };
       case 'task': {
         // Created (and readable) before the answer goes out: durable creation (EXT "Task Creation").
-        const { inputRequests: _i, result: _r, error: _e, ...task } = server.tasks.create(out.script, { toolName: call.name, args: call.args });
+        const {
+          inputRequests: _i,
+          result: _r,
+          error: _e,
+          ...task
+        } = server.tasks.create(out.script, { toolName: call.name, args: call.args });
         return { resultType: 'task', ...task };
       }
     }
@@ -92,10 +103,14 @@ export function builtinMethods(server: ExtServer): Readonly<Record<string, Handl
     }),
     initialize: (params, ctx) => {
       if (server.options.legacy !== true) {
-        throw rpcError(ErrorCode.UnsupportedProtocolVersion, `This server speaks only ${server.supportedVersions.join(', ')}`, {
-          supported: server.advertisedVersions,
-          requested: params.protocolVersion,
-        });
+        throw rpcError(
+          ErrorCode.UnsupportedProtocolVersion,
+          `This server speaks only ${server.supportedVersions.join(', ')}`,
+          {
+            supported: server.advertisedVersions,
+            requested: params.protocolVersion,
+          },
+        );
       }
       const version = server.legacyVersionFor(params.protocolVersion);
       ctx.link.legacyVersion = version;
@@ -122,7 +137,8 @@ export function builtinMethods(server: ExtServer): Readonly<Record<string, Handl
     'tasks/update': (params, ctx) => {
       requireDeclared(ctx);
       const taskId = taskIdOf(params);
-      if (!isObject(params.inputResponses)) throw rpcError(ErrorCode.InvalidParams, 'params.inputResponses must be an object');
+      if (!isObject(params.inputResponses))
+        throw rpcError(ErrorCode.InvalidParams, 'params.inputResponses must be an object');
       server.tasks.respond(taskId, params.inputResponses as InputResponses);
       return { resultType: 'complete' };
     },
@@ -133,9 +149,11 @@ export function builtinMethods(server: ExtServer): Readonly<Record<string, Handl
     },
     'subscriptions/listen': (params, ctx) => {
       if (ctx.era === 'legacy') throw rpcError(ErrorCode.MethodNotFound, 'Method not found: subscriptions/listen');
-      if (!isObject(params.notifications)) throw rpcError(ErrorCode.InvalidParams, 'params.notifications must be an object');
+      if (!isObject(params.notifications))
+        throw rpcError(ErrorCode.InvalidParams, 'params.notifications must be an object');
       const requested = params.notifications.taskIds;
-      if (requested !== undefined && !Array.isArray(requested)) throw rpcError(ErrorCode.InvalidParams, 'notifications.taskIds must be an array');
+      if (requested !== undefined && !Array.isArray(requested))
+        throw rpcError(ErrorCode.InvalidParams, 'notifications.taskIds must be an array');
       if (Array.isArray(requested) && !ctx.declared) throw missingExtension();
       // Agree to known task ids only (unsupported filter kinds are left out of the ack).
       const known = (requested ?? []).filter((id): id is string => typeof id === 'string' && server.tasks.has(id));
@@ -151,5 +169,8 @@ function checkInputCapabilities(requests: InputRequests, capabilities: Json): vo
     const key = INPUT_CAPABILITY[request.method];
     if (key !== undefined && !isObject(capabilities[key])) missing[key] = {};
   }
-  if (Object.keys(missing).length > 0) throw rpcError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', { requiredCapabilities: missing });
+  if (Object.keys(missing).length > 0)
+    throw rpcError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', {
+      requiredCapabilities: missing,
+    });
 }

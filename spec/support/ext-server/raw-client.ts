@@ -8,11 +8,16 @@ import type { Link } from './subscriptions.js';
 import { envelope, isObject, type EnvelopeOptions, type Json, type RequestId, type RpcFailure } from './wire.js';
 
 /** A JSON-RPC answer: exactly one of `result` / `error`. */
-export type RpcReply = { readonly result: Json; readonly error?: undefined } | { readonly result?: undefined; readonly error: RpcFailure };
+export type RpcReply =
+  { readonly result: Json; readonly error?: undefined } | { readonly result?: undefined; readonly error: RpcFailure };
 
 /** Thrown by {@link RawClient.call} for an error answer. */
 export class RawRpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
     super(message);
     this.name = 'RawRpcError';
   }
@@ -33,7 +38,10 @@ export class RawClient {
   private readonly pending = new Map<RequestId, (reply: RpcReply) => void>();
   private nextId = 0;
 
-  constructor(readonly transport: Transport, private readonly options: RawClientOptions = {}) {
+  constructor(
+    readonly transport: Transport,
+    private readonly options: RawClientOptions = {},
+  ) {
     transport.onmessage = (message: JSONRPCMessage) => this.receive(message);
   }
 
@@ -66,7 +74,11 @@ export class RawClient {
     return this.transport.send({ jsonrpc: '2.0', method, params });
   }
   /** Sends a request without waiting for its answer; returns its id (e.g. a long-lived `subscriptions/listen`). */
-  fire(method: string, params: Json = {}, id: RequestId = `raw-${++this.nextId}`): { id: RequestId; reply: Promise<RpcReply> } {
+  fire(
+    method: string,
+    params: Json = {},
+    id: RequestId = `raw-${++this.nextId}`,
+  ): { id: RequestId; reply: Promise<RpcReply> } {
     return { id, reply: this.request(method, params, id) };
   }
   /** Notifications received so far with `method`. */
@@ -84,7 +96,11 @@ export class RawClient {
     const resolve = this.pending.get(id);
     if (resolve === undefined) return;
     this.pending.delete(id);
-    resolve(isObject(message.error) ? { error: message.error as unknown as RpcFailure } : { result: (message.result ?? {}) as Json });
+    resolve(
+      isObject(message.error)
+        ? { error: message.error as unknown as RpcFailure }
+        : { result: (message.result ?? {}) as Json },
+    );
   }
 }
 

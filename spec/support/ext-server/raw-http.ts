@@ -20,37 +20,68 @@ export interface HttpReply {
 export function standardHeaders(message: Json): Record<string, string> {
   const params = isObject(message.params) ? message.params : {};
   const meta = isObject(params._meta) ? params._meta : {};
-  const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+  const headers: Record<string, string> = {
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+  };
   const version = meta[META.protocolVersion];
   if (typeof version === 'string') headers['mcp-protocol-version'] = version;
   if (typeof message.method === 'string') headers['mcp-method'] = message.method;
   const method = String(message.method);
-  const name = method === 'tools/call' || method === 'prompts/get' ? params.name : method === 'resources/read' ? params.uri : method.startsWith('tasks/') ? params.taskId : undefined;
-  if (typeof name === 'string') headers['mcp-name'] = /^[\x20-\x7e]*$/.test(name) && name.trim() === name ? name : `=?base64?${Buffer.from(name).toString('base64')}?=`;
+  const name =
+    method === 'tools/call' || method === 'prompts/get'
+      ? params.name
+      : method === 'resources/read'
+        ? params.uri
+        : method.startsWith('tasks/')
+          ? params.taskId
+          : undefined;
+  if (typeof name === 'string')
+    headers['mcp-name'] =
+      /^[\x20-\x7e]*$/.test(name) && name.trim() === name ? name : `=?base64?${Buffer.from(name).toString('base64')}?=`;
   return headers;
 }
 
 function parseEvents(text: string): Json[] {
   const out: Json[] = [];
   for (const block of text.split(/\r?\n\r?\n/)) {
-    const data = block.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+    const data = block
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trimStart())
+      .join('\n');
     if (data !== '') out.push(JSON.parse(data) as Json);
   }
   return out;
 }
 
 /** POSTs `message` with the standard headers (`headers` override them; a `null` value removes one). */
-export async function postMessage(url: URL, message: Json, headers: Readonly<Record<string, string | null>> = {}, method = 'POST'): Promise<HttpReply> {
+export async function postMessage(
+  url: URL,
+  message: Json,
+  headers: Readonly<Record<string, string | null>> = {},
+  method = 'POST',
+): Promise<HttpReply> {
   const merged: Record<string, string> = standardHeaders(message);
   for (const [name, value] of Object.entries(headers)) {
     if (value === null) delete merged[name.toLowerCase()];
     else merged[name.toLowerCase()] = value;
   }
-  const res = await fetch(url, { method, headers: merged, ...(method === 'POST' ? { body: JSON.stringify(message) } : {}) });
+  const res = await fetch(url, {
+    method,
+    headers: merged,
+    ...(method === 'POST' ? { body: JSON.stringify(message) } : {}),
+  });
   const contentType = res.headers.get('content-type') ?? '';
   const text = await res.text();
-  const messages = text === '' ? [] : contentType.includes('text/event-stream') ? parseEvents(text) : [JSON.parse(text) as Json];
-  return { status: res.status, contentType, messages, response: [...messages].reverse().find((m) => m.id !== undefined) };
+  const messages =
+    text === '' ? [] : contentType.includes('text/event-stream') ? parseEvents(text) : [JSON.parse(text) as Json];
+  return {
+    status: res.status,
+    contentType,
+    messages,
+    response: [...messages].reverse().find((m) => m.id !== undefined),
+  };
 }
 
 /** An open SSE answer. */
@@ -68,7 +99,12 @@ export interface OpenStream {
 /** POSTs `message` and keeps reading its SSE answer until the server ends it or `close()`. */
 export async function openStream(url: URL, message: Json): Promise<OpenStream> {
   const abort = new AbortController();
-  const res = await fetch(url, { method: 'POST', headers: standardHeaders(message), body: JSON.stringify(message), signal: abort.signal });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: standardHeaders(message),
+    body: JSON.stringify(message),
+    signal: abort.signal,
+  });
   const messages: Json[] = [];
   const waiters = new Set<() => void>();
   const reader = res.body?.getReader();

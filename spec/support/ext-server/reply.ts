@@ -17,5 +17,7 @@ export function raw(message: unknown): RawReply {
 }
 /** The message inside a {@link raw} wrapper, or `undefined` for any other value. */
 export function rawMessage(value: unknown): { message: unknown } | undefined {
-  return typeof value === 'object' && value !== null && RAW in value ? { message: (value as RawReply)[RAW] } : undefined;
+  return typeof value === 'object' && value !== null && RAW in value
+    ? { message: (value as RawReply)[RAW] }
+    : undefined;
 }

@@ -131,7 +131,15 @@ export class ExtServer {
     this.getResultType = options.getResultType ?? 'complete';
     this.tasks = new ExtTaskStore({
       now: this.now,
-      ...pick(options, ['wholeSeconds', 'ttlMs', 'pollIntervalMs', 'expiry', 'cancel', 'taskIds', 'stampInnerResultType']),
+      ...pick(options, [
+        'wholeSeconds',
+        'ttlMs',
+        'pollIntervalMs',
+        'expiry',
+        'cancel',
+        'taskIds',
+        'stampInnerResultType',
+      ]),
     });
     this.tasks.onChange((task) => {
       if (this.notifications === 'on') this.subscriptions.deliver(task);
@@ -163,7 +171,8 @@ export class ExtServer {
   serverCapabilities(): Json {
     const caps: Json = { tools: {}, ...copyJson(this.options.capabilities ?? {}) };
     const value = this.options.extension === undefined ? {} : this.options.extension;
-    if (value !== null) caps.extensions = { ...(isObject(caps.extensions) ? caps.extensions : {}), [TASKS_EXTENSION]: copyJson(value) };
+    if (value !== null)
+      caps.extensions = { ...(isObject(caps.extensions) ? caps.extensions : {}), [TASKS_EXTENSION]: copyJson(value) };
     return caps;
   }
   get serverInfo(): { name: string; version: string } {
@@ -248,19 +257,33 @@ export class ExtServer {
     };
     this.log.push(entry);
     this.onReceive?.(entry);
-    if (kind === 'invalid') return void link.send({ jsonrpc: '2.0', id: id ?? null, error: { code: ErrorCode.InvalidRequest, message: 'Invalid Request' } });
+    if (kind === 'invalid')
+      return void link.send({
+        jsonrpc: '2.0',
+        id: id ?? null,
+        error: { code: ErrorCode.InvalidRequest, message: 'Invalid Request' },
+      });
     if (kind === 'notification') return this.notification(method as string, params, link);
     if (kind === 'request') await this.dispatch(id as RequestId, method as string, params, link, headers);
   }
 
   private notification(method: string, params: Json, link: Link): void {
     // On stdio a client ends a subscription with notifications/cancelled naming the listen request.
-    if (method === 'notifications/cancelled' && (typeof params.requestId === 'string' || typeof params.requestId === 'number')) {
+    if (
+      method === 'notifications/cancelled' &&
+      (typeof params.requestId === 'string' || typeof params.requestId === 'number')
+    ) {
       this.subscriptions.cancel(link, params.requestId);
     }
   }
 
-  private async dispatch(id: RequestId, method: string, params: Json, link: Link, headers: Readonly<Record<string, string>> | undefined): Promise<void> {
+  private async dispatch(
+    id: RequestId,
+    method: string,
+    params: Json,
+    link: Link,
+    headers: Readonly<Record<string, string>> | undefined,
+  ): Promise<void> {
     let done = false;
     const answer = (body: Json): void => {
       if (done) return;
@@ -270,7 +293,7 @@ export class ExtServer {
     const fail = (error: RpcFailure): void => answer({ error: errorObject(error) });
     try {
       const era = this.era(method, params, link);
-      const capabilities = era === 'modern' ? (params._meta as Json)[META.clientCapabilities] as Json : {};
+      const capabilities = era === 'modern' ? ((params._meta as Json)[META.clientCapabilities] as Json) : {};
       const extensions = isObject(capabilities.extensions) ? capabilities.extensions : {};
       const ctx: HandlerContext = {
         id,
@@ -295,7 +318,11 @@ export class ExtServer {
       }
       answer({ result });
     } catch (error) {
-      fail(isRpcFailure(error) ? error : rpcError(ErrorCode.InternalError, error instanceof Error ? error.message : String(error)));
+      fail(
+        isRpcFailure(error)
+          ? error
+          : rpcError(ErrorCode.InternalError, error instanceof Error ? error.message : String(error)),
+      );
     }
   }
 
@@ -309,7 +336,10 @@ export class ExtServer {
       throw rpcError(ErrorCode.InvalidParams, `Missing required _meta field ${META.protocolVersion}`);
     }
     if (typeof version !== 'string' || !this.supportedVersions.includes(version)) {
-      throw rpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', { supported: this.advertisedVersions, requested: version });
+      throw rpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+        supported: this.advertisedVersions,
+        requested: version,
+      });
     }
     if (!isObject(meta[META.clientCapabilities])) {
       throw rpcError(ErrorCode.InvalidParams, `Missing required _meta field ${META.clientCapabilities}`);

@@ -42,7 +42,10 @@ export class TaskSubscriptions {
     link.send({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
-      params: { _meta: { [META.subscriptionId]: id }, notifications: agreed.length === 0 ? {} : { taskIds: [...agreed] } },
+      params: {
+        _meta: { [META.subscriptionId]: id },
+        notifications: agreed.length === 0 ? {} : { taskIds: [...agreed] },
+      },
     });
   }
   /** Ends a subscription the client cancelled (no response is sent for it). True if it existed. */
@@ -59,7 +62,12 @@ export class TaskSubscriptions {
   /** Ends every subscription gracefully: a `{resultType:"complete"}` response tagged with its id. */
   endAll(): void {
     for (const s of this.open.splice(0)) {
-      if (!s.link.closed) s.link.send({ jsonrpc: '2.0', id: s.id, result: { resultType: 'complete', _meta: { [META.subscriptionId]: s.id } } });
+      if (!s.link.closed)
+        s.link.send({
+          jsonrpc: '2.0',
+          id: s.id,
+          result: { resultType: 'complete', _meta: { [META.subscriptionId]: s.id } },
+        });
     }
   }
   /** Number of open subscriptions (all links). */

@@ -167,7 +167,7 @@ export class ExtTaskStore {
       status: 'working',
       statusMessage: script.statusMessage,
       lastUpdatedAt: at,
-      ttlMs: script.ttlMs !== undefined ? script.ttlMs : (this.options.ttlMs !== undefined ? this.options.ttlMs : 60_000),
+      ttlMs: script.ttlMs !== undefined ? script.ttlMs : this.options.ttlMs !== undefined ? this.options.ttlMs : 60_000,
       pollIntervalMs: undefined,
       outstanding: new Map(),
       issued: new Set(),
@@ -223,7 +223,8 @@ export class ExtTaskStore {
     r.polls += 1;
     this.progress(r, 'poll');
     const schedule = this.scheduledInterval(r);
-    if (schedule !== r.pollIntervalMs && Array.isArray(r.script.pollIntervalMs ?? this.options.pollIntervalMs)) r.pollIntervalMs = schedule;
+    if (schedule !== r.pollIntervalMs && Array.isArray(r.script.pollIntervalMs ?? this.options.pollIntervalMs))
+      r.pollIntervalMs = schedule;
     return this.snapshot(r);
   }
 
@@ -246,7 +247,14 @@ export class ExtTaskStore {
     if (patch.result !== undefined) r.result = patch.result;
     if (patch.error !== undefined) r.error = patch.error;
     const status =
-      patch.status ?? (patch.result !== undefined ? 'completed' : patch.error !== undefined ? 'failed' : patch.inputRequests !== undefined ? 'input_required' : undefined);
+      patch.status ??
+      (patch.result !== undefined
+        ? 'completed'
+        : patch.error !== undefined
+          ? 'failed'
+          : patch.inputRequests !== undefined
+            ? 'input_required'
+            : undefined);
     if (status !== undefined) r.status = status;
     // Outstanding requests exist only while input_required; leaving it supersedes them.
     if (r.status !== 'input_required') r.outstanding.clear();
@@ -305,7 +313,8 @@ export class ExtTaskStore {
     const r = this.live(taskId);
     if (isTerminal(r.status)) return;
     r.cancelRequested = true;
-    if ((r.script.cancel ?? this.options.cancel ?? 'cancel') === 'cancel') this.cancel(taskId, 'Cancelled at the client\'s request.');
+    if ((r.script.cancel ?? this.options.cancel ?? 'cancel') === 'cancel')
+      this.cancel(taskId, "Cancelled at the client's request.");
   }
 
   private require(taskId: string): TaskRecord {
@@ -316,7 +325,8 @@ export class ExtTaskStore {
   /** `require` after the TTL backstop. */
   private live(taskId: string): TaskRecord {
     const r = this.require(taskId);
-    if (this.expire(r)) throw rpcError(ErrorCode.InvalidParams, `Failed to retrieve task: Task has expired (${taskId})`);
+    if (this.expire(r))
+      throw rpcError(ErrorCode.InvalidParams, `Failed to retrieve task: Task has expired (${taskId})`);
     return r;
   }
   /** Applies the expiry policy; true when the task was deleted. */
@@ -341,14 +351,20 @@ export class ExtTaskStore {
     if (isTerminal(r.status)) return;
     if (r.cancelRequested) {
       const mode = r.script.cancel ?? this.options.cancel ?? 'cancel';
-      if (mode === 'deferred') return void this.cancel(r.taskId, 'Cancelled at the client\'s request.');
-      if (mode === 'complete') return void this.complete(r.taskId, this.finalResult(r), 'Finished before the cancellation took effect.');
+      if (mode === 'deferred') return void this.cancel(r.taskId, "Cancelled at the client's request.");
+      if (mode === 'complete')
+        return void this.complete(r.taskId, this.finalResult(r), 'Finished before the cancellation took effect.');
     }
     const advance = r.script.advance ?? 'poll';
     if (advance === 'manual' || (advance === 'poll' && trigger !== 'poll')) return;
     if (advance === 'poll') return this.applyNext(r);
     const now = this.options.now();
-    while (!isTerminal(r.status) && r.outstanding.size === 0 && now >= r.lastAdvanceAt + advance.everyMs && r.step < (r.script.steps?.length ?? 0)) {
+    while (
+      !isTerminal(r.status) &&
+      r.outstanding.size === 0 &&
+      now >= r.lastAdvanceAt + advance.everyMs &&
+      r.step < (r.script.steps?.length ?? 0)
+    ) {
       r.lastAdvanceAt += advance.everyMs;
       this.applyNext(r);
     }
@@ -417,9 +433,13 @@ export class ExtTaskStore {
     if (r.status === 'input_required') task.inputRequests = Object.fromEntries(r.outstanding);
     if (r.status === 'completed') {
       const result = r.result ?? { content: [] };
-      task.result = this.options.stampInnerResultType === false || 'resultType' in result ? result : { resultType: 'complete', ...result };
+      task.result =
+        this.options.stampInnerResultType === false || 'resultType' in result
+          ? result
+          : { resultType: 'complete', ...result };
     }
-    if (r.status === 'failed') task.error = errorObject(r.error ?? { code: ErrorCode.InternalError, message: 'Task failed' });
+    if (r.status === 'failed')
+      task.error = errorObject(r.error ?? { code: ErrorCode.InternalError, message: 'Task failed' });
     return copyJson(task) as DetailedTask;
   }
 }

@@ -18,7 +18,10 @@ export type ToolOutcome =
 export const outcome = {
   result: (result: Json): ToolOutcome => ({ kind: 'result', result }),
   text: (text: string, extra: Json = {}): ToolOutcome => ({ kind: 'result', result: textResult(text, extra) }),
-  error: (code: number, message: string, data?: unknown): ToolOutcome => ({ kind: 'error', error: rpcError(code, message, data) }),
+  error: (code: number, message: string, data?: unknown): ToolOutcome => ({
+    kind: 'error',
+    error: rpcError(code, message, data),
+  }),
   inputRequired: (inputRequests?: InputRequests, requestState?: string): ToolOutcome => ({
     kind: 'input_required',
     ...(inputRequests === undefined ? {} : { inputRequests }),
@@ -58,7 +61,11 @@ export interface ExtTool {
 
 /** A tool that always answers at once. */
 export function immediateTool(name: string, answer: Json | ((args: Json) => Json), description?: string): ExtTool {
-  return { name, ...(description === undefined ? {} : { description }), run: ({ args }) => outcome.result(typeof answer === 'function' ? answer(args) : answer) };
+  return {
+    name,
+    ...(description === undefined ? {} : { description }),
+    run: ({ args }) => outcome.result(typeof answer === 'function' ? answer(args) : answer),
+  };
 }
 
 /** A tool that creates a task from `script` whenever the client declared the extension. */
@@ -106,7 +113,9 @@ export function mrtrTool(name: string, options: MrtrToolOptions): ExtTool {
       if (options.withState !== false && (call.requestState === undefined || !issued.has(call.requestState))) {
         return outcome.error(-32602, 'Invalid or missing requestState');
       }
-      const missing = Object.fromEntries(Object.entries(options.inputRequests).filter(([key]) => call.inputResponses?.[key] === undefined));
+      const missing = Object.fromEntries(
+        Object.entries(options.inputRequests).filter(([key]) => call.inputResponses?.[key] === undefined),
+      );
       if (Object.keys(missing).length > 0) return round(missing);
       return options.then(call.inputResponses, call);
     },
@@ -118,7 +127,9 @@ export function syncOutcome(script: TaskScript, args: Json): ToolOutcome {
   for (const step of [...(script.steps ?? [])].reverse()) {
     if (step.error !== undefined) return { kind: 'error', error: step.error };
     if (step.result !== undefined) {
-      return outcome.result(typeof step.result === 'function' ? step.result({ taskId: '', args, answers: {} }) : step.result);
+      return outcome.result(
+        typeof step.result === 'function' ? step.result({ taskId: '', args, answers: {} }) : step.result,
+      );
     }
   }
   return outcome.text('done');

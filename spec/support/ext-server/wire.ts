@@ -67,7 +67,9 @@ export function isRpcFailure(value: unknown): value is RpcFailure {
 }
 /** The plain `{code, message, data?}` object of a failure (drops Error fields). */
 export function errorObject(failure: RpcFailure): Json {
-  return failure.data === undefined ? { code: failure.code, message: failure.message } : { code: failure.code, message: failure.message, data: failure.data };
+  return failure.data === undefined
+    ? { code: failure.code, message: failure.message }
+    : { code: failure.code, message: failure.message, data: failure.data };
 }
 /** The -32021 error for a request that did not declare the extension; `data` names what is missing. */
 export function missingExtension(): RpcFailure & Error {
@@ -87,12 +89,22 @@ export type InputRequests = Readonly<Record<string, InputRequest>>;
 export type InputResponses = Readonly<Record<string, Json>>;
 
 /** A form-mode elicitation entry asking for the given primitive `properties`. */
-export function elicitation(message: string, properties: Json, required: readonly string[] = Object.keys(properties)): InputRequest {
-  return { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema: { type: 'object', properties, required: [...required] } } };
+export function elicitation(
+  message: string,
+  properties: Json,
+  required: readonly string[] = Object.keys(properties),
+): InputRequest {
+  return {
+    method: 'elicitation/create',
+    params: { mode: 'form', message, requestedSchema: { type: 'object', properties, required: [...required] } },
+  };
 }
 /** A sampling entry (deprecated kind since 2026-07-28, still legal) with one user text message. */
 export function sampling(text: string, maxTokens = 100): InputRequest {
-  return { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens } };
+  return {
+    method: 'sampling/createMessage',
+    params: { messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens },
+  };
 }
 /** A `roots/list` entry (deprecated kind, still legal). */
 export function rootsRequest(): InputRequest {
@@ -140,8 +152,12 @@ export function envelope(options: EnvelopeOptions = {}): Json {
     const others = (capabilities.extensions ?? {}) as Json;
     capabilities.extensions = { ...others, [TASKS_EXTENSION]: extension === true ? {} : extension };
   }
-  const meta: Json = { [META.protocolVersion]: options.protocolVersion ?? MODERN_VERSION, [META.clientCapabilities]: capabilities };
-  if (options.clientInfo !== false) meta[META.clientInfo] = options.clientInfo ?? { name: 'raw-client', version: '1.0.0' };
+  const meta: Json = {
+    [META.protocolVersion]: options.protocolVersion ?? MODERN_VERSION,
+    [META.clientCapabilities]: capabilities,
+  };
+  if (options.clientInfo !== false)
+    meta[META.clientInfo] = options.clientInfo ?? { name: 'raw-client', version: '1.0.0' };
   return meta;
 }
 

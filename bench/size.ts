@@ -1,0 +1,357 @@
+/**
+ * `npm run size`: what the library weighs in a web page. esbuild bundles an entry point for the
+ * browser (ES module, minified, tree-shaken, the browser export conditions), with the MCP SDKs left
+ * external (the host already ships its SDK), and the bytes are counted raw and gzipped (level 9).
+ *
+ * Measured side by side:
+ * - the root entry of mcp-task-client, whole (`export *`) and with `TaskClient` only (tree-shaken);
+ * - `@modelcontextprotocol/ext-tasks/client` measured the same way (its own dependency, zod,
+ *   bundled), and once more with zod external too, since SDK v2 depends on zod itself;
+ * - what each adds to a page that already uses SDK v2 (`Client` and its Streamable HTTP
+ *   transport): the difference between that page bundled with and without it, every shared
+ *   dependency counted once, as a bundler counts it; with esbuild, and again with Vite (its
+ *   production build, library mode, every chunk counted), since the two differ: esbuild keeps
+ *   every export of a module loaded by `import()`, and `TaskClient.connect` loads the SDK that way
+ *   (lib/port/connect.ts says why).
+ *
+ * The library is its compiled JavaScript (`dist/index.js`; `npm run size` builds it first; the full
+ * benchmark passes its own compiled copy). Where the bytes go (per lib/ folder and per dependency) is
+ * read from esbuild's metafile. `--write` stores the figures in bench/results.json (`size`) and
+ * renders docs/performance.md again; without it nothing is written.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { build as viteBuild } from 'vite';
+import { renderStored } from './render.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** The core's target, gzip bytes (issue 25). */
+export const SIZE_TARGET_GZIP = 30 * 1024;
+const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
+const SDK_V2 = [
+  '@modelcontextprotocol/client',
+  '@modelcontextprotocol/client/*',
+  '@modelcontextprotocol/core',
+  '@modelcontextprotocol/core/*',
+];
+
+/** One measured bundle. */
+export interface SizeFigure {
+  /** What was bundled, in words. */
+  readonly label: string;
+  /** The module esbuild was given. */
+  readonly source: string;
+  /** Left out of the bundle. */
+  readonly external: readonly string[];
+  readonly raw: number;
+  readonly gzip: number;
+}
+
+/** What `npm run size` measured (stored in bench/results.json as `size`). */
+export interface SizeResult {
+  readonly generatedAt: string;
+  readonly command: string;
+  readonly versions: Readonly<Record<string, string>>;
+  readonly targetGzip: number;
+  /** The root entry, whole; then `TaskClient` only. */
+  readonly core: SizeFigure;
+  readonly taskClientOnly: SizeFigure;
+  /** ext-tasks' client entry, its zod bundled; then zod external. */
+  readonly extTasks: SizeFigure;
+  readonly extTasksWithoutZod: SizeFigure;
+  /** A page with SDK v2's Client and Streamable HTTP transport; then with each library added. */
+  readonly sdkPage: SizeFigure;
+  readonly sdkPagePlusCore: SizeFigure;
+  readonly sdkPagePlusExtTasks: SizeFigure;
+  /** The same three pages bundled by Vite. */
+  readonly vite: {
+    readonly sdkPage: SizeFigure;
+    readonly sdkPagePlusCore: SizeFigure;
+    readonly sdkPagePlusExtTasks: SizeFigure;
+  };
+  /** Raw bytes of the core's bundle by origin (a lib/ folder, a top-level module, a dependency), largest first. */
+  readonly breakdown: ReadonlyArray<{ readonly part: string; readonly raw: number }>;
+  /**
+   * What the core would weigh (gzip) after cuts that are measured, not made: the bundle with every
+   * string literal emptied (the most that shorter messages could save), and the bundle without
+   * lib/receiver (the most that loading the receiver on demand could save from a first load), and
+   * the bundle with every property name cut to two characters (the most that mangling could save).
+   * Absent from results stored before they were measured.
+   */
+  readonly ceilings?: {
+    readonly withoutStringsGzip: number;
+    readonly withoutReceiverGzip: number;
+    readonly shortPropertiesGzip: number;
+  };
+}
+
+/** The origin of a bundled file: `lib/<folder>`, `lib/<file>`, or the npm package. */
+function partOf(file: string, libDir: string): string {
+  if (file.startsWith(libDir)) {
+    const rest = file.slice(libDir.length);
+    return `lib/${rest.includes('/') ? `${rest.split('/')[0]!}/` : rest.replace(/\.js$/, '.ts')}`;
+  }
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file);
+  return match?.[1] ?? file;
+}
+
+/** Bundles `source` (module text) for the browser; resolves with its bytes and what went into it. */
+async function bundle(
+  label: string,
+  source: string,
+  external: readonly string[],
+  leaveOut?: RegExp,
+): Promise<{ figure: SizeFigure; inputs: Record<string, number>; text: string }> {
+  const result = await build({
+    stdin: { contents: source, resolveDir: ROOT, sourcefile: 'entry.js', loader: 'js' },
+    absWorkingDir: ROOT,
+    bundle: true,
+    write: false,
+    metafile: true,
+    minify: true,
+    treeShaking: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    external: [...external],
+    logLevel: 'silent',
+    // `leaveOut`: the library's modules whose path matches stay out (imports of them left external).
+    plugins:
+      leaveOut === undefined
+        ? []
+        : [
+            {
+              name: 'leave-out',
+              setup: (b) =>
+                b.onResolve({ filter: leaveOut }, (a) =>
+                  leaveOut.test(a.importer) ? undefined : { path: a.path, external: true },
+                ),
+            },
+          ],
+  });
+  const [output] = result.outputFiles;
+  const [meta] = Object.values(result.metafile.outputs);
+  const inputs = Object.fromEntries(
+    Object.entries(meta!.inputs).map(([file, { bytesInOutput }]) => [file, bytesInOutput]),
+  );
+  const bytes = output!.contents;
+  return {
+    figure: { label, source, external, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length },
+    inputs,
+    text: output!.text,
+  };
+}
+
+/** Gzip bytes of minified `code` with every string and template literal emptied (a template's `${…}` parts go too). */
+function gzipWithoutStrings(code: string): number {
+  const emptied = code.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, (literal) =>
+    literal[0]!.repeat(2),
+  );
+  return gzipSync(new TextEncoder().encode(emptied), { level: 9 }).length;
+}
+
+/** Gzip bytes of minified `code` with every `.name` property access cut to its first two characters. */
+function gzipShortProperties(code: string): number {
+  const cut = code.replace(/\.([A-Za-z_$][\w$]{2,})/g, (_, name: string) => `.${name.slice(0, 2)}`);
+  return gzipSync(new TextEncoder().encode(cut), { level: 9 }).length;
+}
+
+/** Bundles `source` with Vite's production build (library mode, ES module, minified); every chunk counted. */
+async function bundleVite(label: string, source: string, external: readonly string[]): Promise<SizeFigure> {
+  // Vite reads its entry from disk: a scratch folder inside the repository, so node_modules resolves.
+  const dir = `${ROOT}node_modules/.cache/size/`;
+  mkdirSync(dir, { recursive: true });
+  const entry = `${dir}page-${Math.random().toString(36).slice(2)}.js`;
+  writeFileSync(entry, `${source}\n`);
+  try {
+    // esbuild's `name` and `name/*` as one pattern for Rolldown: the package and its subpaths.
+    const packages = [...new Set(external.map((name) => name.replace(/\/\*$/, '')))];
+    const patterns = packages.map(
+      (name) => new RegExp(`^${name.replaceAll('/', '\\/').replaceAll('.', '\\.')}(?:\\/|$)`),
+    );
+    const result = await viteBuild({
+      root: ROOT,
+      configFile: false,
+      logLevel: 'silent',
+      publicDir: false,
+      build: {
+        write: false,
+        minify: true,
+        lib: { entry, formats: ['es'], fileName: 'page' },
+        rolldownOptions: { external: patterns },
+      },
+    });
+    const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
+    let raw = 0;
+    let gzip = 0;
+    for (const chunk of outputs) {
+      if (chunk.type !== 'chunk') continue;
+      const bytes = new TextEncoder().encode(chunk.code);
+      raw += bytes.length;
+      gzip += gzipSync(bytes, { level: 9 }).length;
+    }
+    return { label, source, external, raw, gzip };
+  } finally {
+    rmSync(entry, { force: true });
+  }
+}
+
+const version = (name: string): string =>
+  (JSON.parse(readFileSync(`${ROOT}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
+
+/**
+ * Measures every figure of {@link SizeResult}.
+ * @param entry The library's compiled root entry (default dist/index.js, as the package exports it).
+ */
+export async function measureSize(command: string, entry = `${ROOT}dist/index.js`): Promise<SizeResult> {
+  const lib = JSON.stringify(entry);
+  // The metafile names files relative to ROOT.
+  const libDir = `${relative(ROOT, dirname(entry))}/`;
+  const core = await bundle('mcp-task-client, root entry (all of it)', `export * from ${lib};`, [...SDK_V1, ...SDK_V2]);
+  const taskClientOnly = await bundle('mcp-task-client, `TaskClient` only', `export { TaskClient } from ${lib};`, [
+    ...SDK_V1,
+    ...SDK_V2,
+  ]);
+  const extTasks = await bundle(
+    '@modelcontextprotocol/ext-tasks/client (all of it, zod bundled)',
+    "export * from '@modelcontextprotocol/ext-tasks/client';",
+    SDK_V2,
+  );
+  const extTasksWithoutZod = await bundle(
+    '@modelcontextprotocol/ext-tasks/client (all of it, zod external)',
+    "export * from '@modelcontextprotocol/ext-tasks/client';",
+    [...SDK_V2, 'zod', 'zod/*'],
+  );
+  // A page on SDK v2. SDK v1 stays out: the library loads it only when a v1 Client is given (a
+  // dynamic import a bundler would otherwise follow when v1 happens to be installed).
+  const page = "export { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';";
+  const sdkPage = await bundle('SDK v2 page: `Client` and `StreamableHTTPClientTransport`', page, SDK_V1);
+  const sdkPagePlusCore = await bundle(
+    'the SDK v2 page with mcp-task-client (`TaskClient`)',
+    `${page}\nexport { TaskClient } from ${lib};`,
+    SDK_V1,
+  );
+  const sdkPagePlusExtTasks = await bundle(
+    'the SDK v2 page with ext-tasks (its client entry)',
+    `${page}\nexport * from '@modelcontextprotocol/ext-tasks/client';`,
+    SDK_V1,
+  );
+  const vite = {
+    sdkPage: await bundleVite(sdkPage.figure.label, page, SDK_V1),
+    sdkPagePlusCore: await bundleVite(
+      sdkPagePlusCore.figure.label,
+      `${page}\nexport { TaskClient } from ${lib};`,
+      SDK_V1,
+    ),
+    sdkPagePlusExtTasks: await bundleVite(
+      sdkPagePlusExtTasks.figure.label,
+      `${page}\nexport * from '@modelcontextprotocol/ext-tasks/client';`,
+      SDK_V1,
+    ),
+  };
+
+  const withoutReceiver = await bundle(
+    'core without lib/receiver',
+    `export * from ${lib};`,
+    [...SDK_V1, ...SDK_V2],
+    /\/receiver\//,
+  );
+
+  const parts = new Map<string, number>();
+  for (const [file, bytes] of Object.entries(core.inputs)) {
+    if (bytes === 0) continue;
+    const part = partOf(file, libDir);
+    parts.set(part, (parts.get(part) ?? 0) + bytes);
+  }
+  return {
+    generatedAt: new Date().toISOString(),
+    command,
+    versions: {
+      'mcp-task-client': version('mcp-task-client'),
+      '@modelcontextprotocol/ext-tasks': version('@modelcontextprotocol/ext-tasks'),
+      '@modelcontextprotocol/client': version('@modelcontextprotocol/client'),
+      esbuild: version('esbuild'),
+      vite: version('vite'),
+    },
+    targetGzip: SIZE_TARGET_GZIP,
+    core: core.figure,
+    taskClientOnly: taskClientOnly.figure,
+    extTasks: extTasks.figure,
+    extTasksWithoutZod: extTasksWithoutZod.figure,
+    sdkPage: sdkPage.figure,
+    sdkPagePlusCore: sdkPagePlusCore.figure,
+    sdkPagePlusExtTasks: sdkPagePlusExtTasks.figure,
+    vite,
+    breakdown: [...parts].sort(([, a], [, b]) => b - a).map(([part, raw]) => ({ part, raw })),
+    ceilings: {
+      withoutStringsGzip: gzipWithoutStrings(core.text),
+      withoutReceiverGzip: withoutReceiver.figure.gzip,
+      shortPropertiesGzip: gzipShortProperties(core.text),
+    },
+  };
+}
+
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** The figures as console lines. */
+export function sizeLines(size: SizeResult): string[] {
+  const row = (f: SizeFigure): string =>
+    `${f.label.padEnd(68)} ${kib(f.raw).padStart(10)} raw ${kib(f.gzip).padStart(10)} gzip`;
+  const added = (f: SizeFigure, base = size.sdkPage, by = 'esbuild'): string =>
+    `${`${f.label}, ${by}`.padEnd(68)} ${`+${kib(f.raw - base.raw)}`.padStart(10)} raw ${`+${kib(f.gzip - base.gzip)}`.padStart(10)} gzip`;
+  const met = size.core.gzip <= size.targetGzip;
+  return [
+    row(size.core),
+    row(size.taskClientOnly),
+    row(size.extTasks),
+    row(size.extTasksWithoutZod),
+    row(size.sdkPage),
+    added(size.sdkPagePlusCore),
+    added(size.sdkPagePlusExtTasks),
+    row({ ...size.vite.sdkPage, label: `${size.vite.sdkPage.label}, Vite` }),
+    added(size.vite.sdkPagePlusCore, size.vite.sdkPage, 'Vite'),
+    added(size.vite.sdkPagePlusExtTasks, size.vite.sdkPage, 'Vite'),
+    '',
+    `${met ? 'met    ' : 'NOT MET'}  core ≤ ${kib(size.targetGzip)} gzip: ${kib(size.core.gzip)}`,
+    '',
+    "Where the core's bytes go (raw, minified):",
+    ...size.breakdown.map(
+      ({ part, raw }) =>
+        `  ${part.padEnd(24)} ${kib(raw).padStart(10)}  ${((raw / size.core.raw) * 100).toFixed(1).padStart(5)}%`,
+    ),
+    ...(size.ceilings === undefined
+      ? []
+      : [
+          '',
+          'The core after cuts measured, not made (gzip):',
+          `  every string literal emptied  ${kib(size.ceilings.withoutStringsGzip).padStart(10)}`,
+          `  without lib/receiver          ${kib(size.ceilings.withoutReceiverGzip).padStart(10)}`,
+          `  property names cut to 2 chars ${kib(size.ceilings.shortPropertiesGzip).padStart(10)}`,
+        ]),
+  ];
+}
+
+async function main(): Promise<void> {
+  const write = process.argv.includes('--write');
+  const size = await measureSize('npm run size');
+  for (const line of sizeLines(size)) console.log(line);
+  if (!write) {
+    console.log(
+      '\nNothing written (pass --write to store the figures in bench/results.json and render docs/performance.md).',
+    );
+    return;
+  }
+  const results = new URL('bench/results.json', `file://${ROOT}`);
+  const stored = JSON.parse(readFileSync(results, 'utf8')) as Parameters<typeof renderStored>[0];
+  const next = { ...stored, size: { ...size, command: 'npm run size -- --write' } };
+  writeFileSync(results, `${JSON.stringify(next, null, 2)}\n`);
+  const page = renderStored(next);
+  writeFileSync(new URL('docs/performance.md', `file://${ROOT}`), page.markdown);
+  writeFileSync(new URL('docs/performance.svg', `file://${ROOT}`), page.svg);
+  console.log('\nWrote the figures to bench/results.json, and docs/performance.md and docs/performance.svg.');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,268 @@
+/**
+ * `mcp-task doctor`: probes a task server with the library's doctor (`mcp-task-client/doctor`) and
+ * reports, check by check, where it departs from the task specs and how mcp-task-client copes. The
+ * doctor opens its own sessions, one per protocol era, so every task wire the server offers is
+ * probed; this command gives it a transport factory for the target, the tools to run, the bounds,
+ * and a stop signal (Ctrl-C, SIGTERM, `--timeout`), then prints the report. See docs/cli.md.
+ *
+ * Exit codes: 0 no MUST rule broken, 1 one is (or no report could be made: the server cannot be
+ * reached or does not speak MCP), 2 usage error, 124 `--timeout` passed, 130 Ctrl-C (143 SIGTERM,
+ * 141 stdout closed). The tasks the doctor started are cancelled before it stops.
+ */
+import { TaskAbortError, TaskOptionError } from 'mcp-task-client';
+import {
+  exitCode,
+  runDoctor,
+  TaskConnectError,
+  type DoctorOptions,
+  type DoctorReport,
+  type ToolChoice,
+} from 'mcp-task-client/doctor';
+import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseToolArgs } from '../args.js';
+import { httpFailureReason, stdioFailureReason } from '../connect-errors.js';
+import { doctorTarget, type DoctorTarget } from '../doctor-target.js';
+import { EXIT, describeError } from '../exit.js';
+import { Interrupts } from '../interrupt.js';
+import { CONNECT_TIMEOUT_MS } from '../target.js';
+import { ProgressLine, TABLE_WIDTH, failureDocument, reportDocument, reportTable } from '../doctor-output.js';
+import type { Io } from './session.js';
+
+/** The options of `doctor`, as commander parses them. */
+export interface DoctorCommandOptions {
+  readonly stdio?: string;
+  readonly url?: string;
+  readonly header?: string[];
+  readonly tool?: string;
+  readonly args?: string[];
+  readonly failTool?: string;
+  readonly failArgs?: string[];
+  readonly inputTool?: string;
+  readonly inputArgs?: string[];
+  readonly json?: boolean;
+  readonly table?: boolean;
+  readonly quiet?: boolean;
+  readonly timeout?: string;
+  readonly probeTimeout?: string;
+  readonly connectTimeout?: string;
+}
+
+/**
+ * How long a stopped run (Ctrl-C, SIGTERM, `--timeout`) may take to cancel the tasks it started:
+ * the doctor's own request bound. After it, the CLI leaves without waiting (stdio servers are
+ * killed).
+ */
+export const DOCTOR_STOP_GRACE_MS = 10_000;
+
+/** How much of a stdio server's stderr is kept (its end), in characters. */
+const STDERR_TAIL = 2_000;
+
+/** The run was stopped by `--timeout`. */
+class DoctorTimeout extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/** A tool from `--X-tool NAME` and `--X-args …` (key=value pairs or JSON objects). */
+function toolChoice(
+  name: string | undefined,
+  entries: readonly string[] | undefined,
+  toolOption: string,
+  argsOption: string,
+): ToolChoice | undefined {
+  if (name === undefined) {
+    if (entries !== undefined && entries.length > 0) throw new UsageError(`${argsOption} needs ${toolOption}`);
+    return undefined;
+  }
+  if (name.trim() === '') throw new UsageError(`${toolOption} expects a tool name`);
+  if (entries === undefined || entries.length === 0) return { name };
+  const json = entries.filter((entry) => entry.trimStart().startsWith('{'));
+  const pairs = entries.filter((entry) => !entry.trimStart().startsWith('{'));
+  return { name, arguments: parseToolArgs(pairs, json, argsOption) };
+}
+
+/** The doctor's options from the command line (bounds, tools). */
+function doctorOptions(options: DoctorCommandOptions): DoctorOptions {
+  const probe =
+    options.probeTimeout === undefined
+      ? undefined
+      : parseDuration(options.probeTimeout, '--probe-timeout', MAX_TIMER_MS);
+  if (probe === 0) throw new UsageError('--probe-timeout must be more than 0');
+  const connect =
+    options.connectTimeout === undefined
+      ? CONNECT_TIMEOUT_MS
+      : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
+  return {
+    tool: toolChoice(options.tool, options.args, '--tool', '--args'),
+    failTool: toolChoice(options.failTool, options.failArgs, '--fail-tool', '--fail-args'),
+    inputTool: toolChoice(options.inputTool, options.inputArgs, '--input-tool', '--input-args'),
+    probeTimeoutMs: probe,
+    // 0: no limit, as for the other commands.
+    connectTimeoutMs: connect === 0 ? MAX_TIMER_MS : connect,
+  };
+}
+
+/** The width of the table: the terminal's, else `COLUMNS`, else {@link TABLE_WIDTH}. */
+function tableWidth(io: Io): number {
+  if (io.stdout.isTTY === true && typeof io.stdout.columns === 'number' && io.stdout.columns > 0)
+    return io.stdout.columns;
+  const columns = Number(io.env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : TABLE_WIDTH;
+}
+
+/**
+ * `cannot connect to WHERE: WHY`: the cause the CLI digs out of the error chain (a missing command,
+ * a refused connection, an HTTP status), else the library's own words.
+ */
+function connectFailure(error: TaskConnectError, target: DoctorTarget): string {
+  const found =
+    target.url !== undefined
+      ? httpFailureReason(error)
+      : target.command !== undefined
+        ? stdioFailureReason(error, target.command)
+        : undefined;
+  const why = found ?? `${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`;
+  const hint = error.reason === 'no-answer' ? ' (--connect-timeout sets the wait)' : '';
+  return `cannot connect to ${target.where}: ${why}${hint}`;
+}
+
+const noColor = (io: Io): boolean => io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '';
+
+/** Runs `mcp-task doctor`; returns the exit code. */
+export async function doctorCommand(
+  options: DoctorCommandOptions,
+  io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
+  if (options.json === true && options.table === true) throw new UsageError('Give either --json or --table, not both');
+  const json = options.json === true || (options.table !== true && io.stdout.isTTY !== true);
+  const timeoutMs =
+    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
+  const headers = parseHeaders(options.header ?? []);
+  const settings = doctorOptions(options);
+  const progress = new ProgressLine(io.stderr, options.quiet !== true, io.stderr.isTTY === true && !noColor(io));
+  // A stdio server's stderr is kept, not shown: servers log there (task ids, stack traces of the
+  // tasks the doctor cancels), and the report is the output. Its end is shown when no session
+  // could be held, where it may say why.
+  let serverStderr = '';
+  const target: DoctorTarget = await doctorTarget({
+    stdio: options.stdio,
+    url: options.url,
+    headers,
+    onServerStderr: (text) => {
+      serverStderr = (serverStderr + text).slice(-STDERR_TAIL);
+    },
+  });
+  const defaults = target.defaults;
+
+  const stop = new AbortController();
+  const interrupts = new Interrupts(io.stdin);
+  let leave: (code: number) => void = () => {};
+  const left = new Promise<number>((resolve) => (leave = resolve));
+  /** Stops the run: the doctor cancels its tasks; after the grace the CLI leaves without them. */
+  let grace: NodeJS.Timeout | undefined;
+  const halt = (reason: Error, code: number, note: string): void => {
+    if (stop.signal.aborted) return;
+    progress.note(note);
+    stop.abort(reason);
+    grace = setTimeout(() => {
+      progress.note(
+        `the doctor did not stop within ${DOCTOR_STOP_GRACE_MS / 1000} s: leaving without waiting for the tasks it started`,
+      );
+      target.abandon();
+      leave(code);
+    }, DOCTOR_STOP_GRACE_MS);
+    grace.unref();
+  };
+  interrupts.onPress((count) => {
+    if (count >= 2) {
+      progress.clear();
+      target.abandon();
+      leave(interrupts.exitCode);
+      return;
+    }
+    halt(
+      new Error(interrupts.label),
+      interrupts.exitCode,
+      `${interrupts.label}: stopping the doctor and cancelling the tasks it started (press Ctrl-C again to leave at once)`,
+    );
+  });
+  io.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' && interrupts.cause === undefined) interrupts.press('pipe');
+  });
+  const deadline =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(
+          () =>
+            halt(
+              new DoctorTimeout(`--timeout passed (${options.timeout ?? ''})`),
+              EXIT.timeout,
+              `--timeout passed: stopping the doctor and cancelling the tasks it started`,
+            ),
+          timeoutMs,
+        );
+  deadline?.unref();
+
+  const fail = (error: { name: string; message: string; reason?: string | undefined }, code: number): number => {
+    progress.clear();
+    if (json) io.stdout.write(failureDocument({ error, exitCode: code }));
+    progress.note(error.message);
+    return code;
+  };
+
+  interrupts.enable();
+  try {
+    const running = runDoctor(target.factory, {
+      ...settings,
+      tool: settings.tool ?? defaults?.tool,
+      failTool: settings.failTool ?? defaults?.failTool,
+      inputTool: settings.inputTool ?? defaults?.inputTool,
+      signal: stop.signal,
+      onProgress: ({ wire, probe }) => progress.show(`probing ${wire}: ${probe}`),
+    }).then(
+      (report): { report: DoctorReport } => ({ report }),
+      (error: unknown): { error: unknown } => ({ error }),
+    );
+    progress.show(`connecting to ${target.where}`);
+    const outcome = await Promise.race([running, left.then((code) => ({ left: code }))]);
+    if ('left' in outcome) return outcome.left;
+    if ('error' in outcome) {
+      const error = outcome.error;
+      if (error instanceof TaskAbortError && stop.signal.aborted) {
+        const reason: unknown = stop.signal.reason;
+        const timedOut = reason instanceof DoctorTimeout;
+        const code = timedOut ? EXIT.timeout : interrupts.exitCode;
+        const why = timedOut ? reason.message : interrupts.label;
+        return fail(
+          {
+            name: timedOut ? 'TimeoutError' : 'Interrupted',
+            message: `${why}: the doctor stopped; the tasks it started were cancelled; no report`,
+          },
+          code,
+        );
+      }
+      if (error instanceof TaskConnectError) {
+        const code = fail(
+          { name: 'ConnectError', reason: error.reason, message: connectFailure(error, target) },
+          EXIT.failed,
+        );
+        if (serverStderr.trim() !== '') progress.note(`the server's stderr ended with:\n${serverStderr.trimEnd()}`);
+        return code;
+      }
+      if (error instanceof TaskOptionError) throw new UsageError(describeError(error));
+      return fail({ name: error instanceof Error ? error.name : 'Error', message: describeError(error) }, EXIT.failed);
+    }
+    const report = outcome.report;
+    progress.clear();
+    io.stdout.write(
+      json
+        ? reportDocument(report)
+        : reportTable(report, { width: tableWidth(io), color: io.stdout.isTTY === true && !noColor(io) }),
+    );
+    return exitCode(report);
+  } finally {
+    clearTimeout(deadline);
+    clearTimeout(grace);
+    progress.clear();
+    interrupts.disable();
+    await target.close().catch(() => {});
+  }
+}

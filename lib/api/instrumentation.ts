@@ -1,0 +1,184 @@
+/**
+ * Public types of the instrumentation hook (`TaskClientOptions.instrumentation`): what a tracer or a
+ * meter learns of a TaskClient's calls, the requests each sends and the input its tasks ask for,
+ * and the `_meta` entries it may add to those requests. It names no telemetry library:
+ * `mcp-task-client/otel` implements it for OpenTelemetry, and a host may implement it for another.
+ */
+import type { JsonObject } from '../types.js';
+import type { TaskClientEvents } from './events.js';
+import type { TaskHandle } from './handle.js';
+import type { InputContext } from './input.js';
+import type { WireKind } from './wire.js';
+
+/**
+ * Watches a TaskClient's calls: given as `TaskClientOptions.instrumentation`, attached once per
+ * TaskClient when it is made. Nothing of it runs, and it costs nothing, when the option is not
+ * given. Every method may be left out; a method that throws is reported on the `error` event and
+ * otherwise ignored (the call goes on).
+ */
+export interface TaskInstrumentation {
+  /**
+   * Called once, at the end of the TaskClient's constructor: listen to its events here (they carry
+   * retries, reconnections and every task's metrics) and return what watches its calls.
+   * @throws whatever it throws fails the constructor with a `TaskOptionError` naming it.
+   */
+  attach(client: InstrumentedClient): ClientInstrument | undefined;
+}
+
+/** What an instrumentation sees of the TaskClient it is attached to. */
+export interface InstrumentedClient {
+  /** The TaskClient's `on`: listens to one of its lifecycle events; returns the remover. */
+  on<K extends keyof TaskClientEvents>(event: K, listener: (...args: TaskClientEvents[K]) => void): () => void;
+}
+
+/** Watches the calls of one TaskClient and the input its tasks ask for. */
+export interface ClientInstrument {
+  /**
+   * A `callToolAsTask` begins (its arguments and options were valid). Called synchronously inside
+   * `callToolAsTask`, before it waits for anything, so the caller's own context (an active span)
+   * is still current. Return what watches this call, or `undefined` to leave it unwatched.
+   */
+  call?(call: InstrumentedCall): CallInstrument | undefined;
+  /**
+   * An elicitation or sampling request from the server is handed to an input callback (of a call,
+   * of the TaskClient or of `serve()`). Return what learns how it ended, or `undefined`.
+   */
+  input?(input: InstrumentedInput): InputInstrument | undefined;
+}
+
+/** How the connection a call goes out on reaches its server, as far as the library can tell. */
+export interface InstrumentedConnection {
+  /** The task wire of the connection. */
+  readonly wire: WireKind;
+  /** The negotiated MCP protocol version, when known (e.g. `2025-11-25`, `2026-07-28`). */
+  readonly protocolVersion: string | undefined;
+  /**
+   * The transport's session id (`Mcp-Session-Id` of Streamable HTTP), when there is one: never on
+   * stdio, nor on a 2026-07-28 connection, which has no sessions.
+   */
+  readonly sessionId: string | undefined;
+  /**
+   * The kind of transport: `stdio`, `streamable-http` or `sse` for the SDKs' client transports;
+   * `undefined` for any other (in-memory, custom).
+   */
+  readonly transport: 'stdio' | 'streamable-http' | 'sse' | undefined;
+  /**
+   * The server's origin for an HTTP transport (scheme, host and port, e.g. `https://mcp.example.com:8443`;
+   * never its path, query or credentials), when the transport shows it; `undefined` otherwise.
+   */
+  readonly origin: string | undefined;
+}
+
+/** A call that begins. */
+export interface InstrumentedCall {
+  /** The tool called. */
+  readonly toolName: string;
+  /** Its arguments, as given (they may hold secrets: record them only when asked to). */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** The connection the call goes out on. */
+  readonly connection: InstrumentedConnection;
+}
+
+/**
+ * Watches one call: every request the library sends for it, and its handle or its failure. Each
+ * method may be left out.
+ */
+export interface CallInstrument {
+  /**
+   * A request for this call goes out: the `tools/call` (again, with the answers, when the server
+   * asked for input first), then its task's `tasks/get`, `tasks/result`, `tasks/update` and
+   * `tasks/cancel`. Called synchronously as the request is written; return what adds to its
+   * `_meta` and learns how it ended, or `undefined`.
+   */
+  request?(request: OutgoingRequest): RequestInstrument | undefined;
+  /**
+   * The call has its handle: a task now tracked, or a plain result (`kind: 'immediate'`). Called
+   * synchronously right after the handle was made and its `created` event emitted, before any
+   * other event of it: listen to `handle.on(...)` here for the rest of its life. A task that ended
+   * before the handle was made is already `settled`.
+   */
+  handle?(handle: TaskHandle): void;
+  /** The call failed before it had a handle: `error` is what `callToolAsTask` rejects with. */
+  failed?(error: unknown): void;
+}
+
+/** A request the library sends. */
+export interface OutgoingRequest {
+  /** The JSON-RPC method (e.g. `tools/call`, `tasks/get`). */
+  readonly method: string;
+  /** The request's JSON-RPC id, as sent. */
+  readonly id: string;
+}
+
+/** What an instrumentation does with one outgoing request. */
+export interface RequestInstrument {
+  /**
+   * Entries to add to the request's `params._meta` (e.g. the W3C trace context: `traceparent`,
+   * `tracestate`, `baggage`). An entry the request already has (one of your call's own `meta`,
+   * say) is kept as it is.
+   */
+  readonly meta?: Readonly<JsonObject> | undefined;
+  /**
+   * The request ended: `failure` is `undefined` when the server answered with a result (even a
+   * tool result with `isError`). Called at most once; never for a request refused before it was
+   * written.
+   */
+  end(failure: RequestFailure | undefined): void;
+}
+
+/** Why a request failed. */
+export interface RequestFailure {
+  /**
+   * What happened: `server` (the server answered with a JSON-RPC error), `timeout` (no answer in
+   * time), `aborted` (the library stopped waiting: its task ended another way, or the call was
+   * given up), `closed` (the connection closed first), `send` (the transport could not send it),
+   * `session` (the server no longer knows the HTTP session), `malformed` (the reply could not be
+   * read).
+   */
+  readonly kind: 'server' | 'timeout' | 'aborted' | 'closed' | 'send' | 'session' | 'malformed';
+  /** The JSON-RPC error code: the server's for `server`, else a local stand-in (`-32001`, `-32000`, `-32603`). */
+  readonly code: number;
+  /** The server's error message for `server`, else what happened. */
+  readonly message: string;
+  /** The HTTP status that answered a failed send, if any. */
+  readonly httpStatus?: number | undefined;
+}
+
+/** An input request from the server, as it reaches a callback. */
+export interface InstrumentedInput {
+  /** The request's method. */
+  readonly method: 'elicitation/create' | 'sampling/createMessage';
+  /** The request's params as the server sent them, its `_meta` (and any trace context there) included. */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** What the callback is told: the task, its handle, the tool, how the request came. */
+  readonly context: InputContext;
+}
+
+/** Learns how an input request ended. */
+export interface InputInstrument {
+  /**
+   * The callback answered (`result`: for an elicitation, its `action` says whether the user
+   * accepted), threw (`error`), or was abandoned because the answer was no longer wanted (the
+   * task ended, the server cancelled the request: `abandoned`).
+   */
+  end(outcome: InputOutcome): void;
+}
+
+/** How an input request ended. */
+export type InputOutcome =
+  | {
+      /** The callback answered. */
+      readonly kind: 'answered';
+      /** Its answer, as sent back. */
+      readonly result: Readonly<Record<string, unknown>>;
+    }
+  | {
+      /** The callback threw or rejected, or its answer was invalid. */
+      readonly kind: 'failed';
+      /** What it threw. */
+      readonly error: unknown;
+    }
+  | {
+      /** The answer was no longer wanted. */
+      readonly kind: 'abandoned';
+    };

@@ -1,0 +1,271 @@
+/**
+ * Stopping a task: `tasks/cancel` that reports the truth, and giving up locally (deadline, abort,
+ * dispose, close) without leaving remote work running. Cancelling uses `tasks/cancel` only,
+ * never `notifications/cancelled` ([R24]). Before a cancel the task is read once (the last look):
+ * a task found ended is not cancelled. If a cancel reveals that the task had already finished
+ * ([V23]), the truth wins: the handle settles as the task really ended.
+ */
+import {
+  TaskClosedError,
+  TaskNotSupportedError,
+  TaskRpcError,
+  asTaskError,
+  type RemoteCancelOutcome,
+  type TaskError,
+} from '../errors.js';
+import { isTerminalStatus, type Task } from '../types.js';
+import type { CancelReply, WireSnapshot } from '../wire/wire.js';
+import type { EngineCore as TaskEngine } from './types.js';
+import { vanished } from './payload.js';
+import type { TaskRecord } from './record.js';
+
+/** Options of {@link cancelTask}. */
+export interface CancelOptions {
+  /** Send the cancel once, without retries (`close()`). */
+  readonly once?: boolean | undefined;
+  /**
+   * Longest wait for the last look (the read before the cancel); none with 0.
+   * @defaultValue {@link lookBound} of the engine's `cancelGraceMs`
+   */
+  readonly lookMs?: number | undefined;
+}
+
+/**
+ * How long the last look before a cancel may take within a stop's `graceMs`: half of it, so that
+ * a cancel still needed after a look that hangs gets the other half to be answered.
+ */
+export function lookBound(graceMs: number): number {
+  return Math.floor(graceMs / 2);
+}
+
+/**
+ * Reads the task once (the last look, bounded by `lookMs`), then, unless that showed it ended,
+ * sends `tasks/cancel` and returns the final snapshot. When the look finds the task terminal, no
+ * cancel is sent and that snapshot is returned (its payload is fetched as for any end). When the
+ * server says the task is already terminal (-32602), the task is re-read and that snapshot is
+ * returned. The cancel request is not tied to the handle's tracking: once sent, it goes on (and is
+ * retried while the client is open) even if the handle settles meanwhile, so the server still
+ * hears of it.
+ * @throws TaskClosedError when the handle was stopped by `close()` while the task still ran.
+ * @throws TaskNotSupportedError when the server did not declare `tasks.cancel` ([R5]).
+ * @throws TaskRpcError when the cancel request fails, or the connection is lost.
+ */
+export function cancelTask(engine: TaskEngine, record: TaskRecord, options: CancelOptions = {}): Promise<Task> {
+  const settlement = record.settlement;
+  if (settlement !== undefined) {
+    // A task left running by close() cannot be cancelled through this client any more.
+    if (!settlement.ok && settlement.error instanceof TaskClosedError && !record.terminal) {
+      return Promise.reject(
+        new TaskClosedError('The TaskClient was closed; this handle can no longer cancel the remote task', {
+          task: record.task,
+          toolName: record.toolName,
+        }),
+      );
+    }
+    return Promise.resolve(record.task);
+  }
+  if (record.terminal) return Promise.resolve(record.task);
+  const common = { task: record.task, toolName: record.toolName };
+  if (!engine.features.cancel) {
+    return Promise.reject(
+      new TaskNotSupportedError('The server does not support tasks/cancel (no tasks.cancel capability)', {
+        ...common,
+        feature: 'cancel',
+      }),
+    );
+  }
+  if (engine.paused) {
+    return Promise.reject(
+      new TaskRpcError('tasks/cancel failed: the connection to the server is lost', {
+        ...common,
+        method: 'tasks/cancel',
+        code: -32000,
+        transient: true,
+      }),
+    );
+  }
+  const lookMs = options.lookMs ?? lookBound(engine.config.cancelGraceMs);
+  let cancelling = record.cancelling;
+  if (cancelling === undefined) {
+    cancelling = sendCancel(engine, record, options.once === true, lookMs).finally(() => record.cancelEnded());
+    record.cancelBegan(cancelling);
+  }
+  return cancelling;
+}
+
+async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean, lookMs: number): Promise<Task> {
+  if (lookMs > 0 && (await lastLook(engine, record, lookMs))) return record.task;
+  if (record.settlement !== undefined || record.terminal) return record.task;
+  let snapshot: WireSnapshot | undefined;
+  try {
+    const reply = await cancelRequest(engine, record, once);
+    record.cancelAcknowledged();
+    if (reply.kind === 'snapshot') snapshot = reply.snapshot;
+  } catch (error) {
+    // [V23]: a task already terminal (or gone) answers -32602: read what really happened.
+    if (engine.classify(error) !== 'vanished') throw asTaskError(error, record);
+  }
+  if (record.settlement !== undefined) return record.task;
+  if (snapshot === undefined) {
+    // A bare acknowledgement ([E6]: cancellation is cooperative), or the task had already ended:
+    // one confirming read tells what became of it.
+    try {
+      snapshot = await engine.retrying(record, (scope) => engine.readTask(record, scope));
+    } catch (readError) {
+      // Settled meanwhile (a notification or a poll told the end first): that is the answer.
+      if (record.settlement !== undefined) return record.task;
+      if (engine.classify(readError) !== 'vanished') throw asTaskError(readError, record);
+      vanished(engine, record, readError);
+      return record.task;
+    }
+  }
+  engine.observe(record, snapshot, 'cancel');
+  return record.task;
+}
+
+/** The `tasks/cancel` request itself, outliving the record's tracking (see {@link Requests.background}). */
+function cancelRequest(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<CancelReply> {
+  const timeoutMs = record.requestTimeoutMs;
+  return engine.background(
+    record,
+    (scope) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, scope, true, record.instrument)),
+    once,
+  );
+}
+
+/** Records whose stop is still taking its last look: no `tasks/cancel` has gone out for them yet. */
+const looking = new WeakSet<TaskRecord>();
+
+/**
+ * The last look before a cancel: some servers break [V23] and, asked to cancel a task that already
+ * completed, rewrite it to `cancelled` and drop its result. A task that ended unseen (no
+ * notification, between two polls) is found by this one read and is not cancelled. The read waits
+ * at most `lookMs`; an answer that comes later is still taken (the cancel is then on its way). A
+ * failed read is reported, and the cancel goes on; a task the server no longer knows ends as
+ * vanished. True when no cancel is needed any more: the task is terminal, or its handle settled.
+ */
+async function lastLook(engine: TaskEngine, record: TaskRecord, lookMs: number): Promise<boolean> {
+  const bound = engine.scheduler.expiry(lookMs);
+  looking.add(record);
+  const look = engine
+    .attempt(record, (scope) => engine.readTask(record, scope))
+    .then(
+      (snapshot) => engine.observe(record, snapshot, 'poll'),
+      (error: unknown) => {
+        if (record.settlement !== undefined) return;
+        if (engine.classify(error) === 'vanished') vanished(engine, record, error);
+        else engine.report(error, record);
+      },
+    );
+  try {
+    await Promise.race([look, bound.expired]);
+  } finally {
+    bound.clear();
+    looking.delete(record);
+  }
+  return record.settlement !== undefined || record.terminal;
+}
+
+/** How to give up. */
+export interface GiveUp {
+  /** Try `tasks/cancel` on the remote task. */
+  readonly cancelRemote: boolean;
+  /** Builds the error to settle with, given what became of the remote task. */
+  readonly error: (remote: RemoteCancelOutcome) => TaskError;
+  /** End iterators with that error (true) or normally (false). @defaultValue true */
+  readonly throwFromIterators?: boolean;
+  /**
+   * Settle with this stop's error whatever happens (`close()`): take over a stop already under
+   * way, and do not wait for the payload of a task that turns out to have finished, unless
+   * `cancelRemote` (`close({ cancelRunning: true })`, which waits for its cancels anyway).
+   */
+  readonly force?: boolean;
+  /**
+   * Longest wait, from now, for the remote cancel and for the payload of a task found to have
+   * finished; the stop settles when it runs out, whatever is still under way.
+   */
+  readonly graceMs: number;
+  /** Send the cancel once, without retries (`close()`). */
+  readonly once?: boolean;
+}
+
+/** What {@link giveUp} did. */
+export type GiveUpResult = RemoteCancelOutcome | 'already-settled' | 'finished-first';
+
+/**
+ * Stops observing `record`, cancels the remote task if asked, and settles. Everything it waits for
+ * (the cancel, a terminal payload) is bounded together by `graceMs`: a server that never answers
+ * costs the caller at most the grace, and the remote task's fate is then `'unknown'` (or
+ * `'acknowledged'` when the server accepted the cancel but its confirming read did not answer).
+ */
+export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp): Promise<GiveUpResult> {
+  if (record.settlement !== undefined) return 'already-settled';
+  const settleNow = (remote: RemoteCancelOutcome): RemoteCancelOutcome => {
+    const error = how.error(remote);
+    engine.settle(record, { ok: false, error }, how.throwFromIterators === false ? undefined : error);
+    return remote;
+  };
+  if (engine.isStopping(record)) {
+    // A forced stop takes over (the other stop's cancel is still out, or not sent yet: see
+    // takenOver); any other waits for the stop under way rather than racing it.
+    if (how.force === true)
+      return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
+    await new Promise<void>((resolve) => record.onSettled(() => resolve()));
+    return 'already-settled';
+  }
+  engine.beginStop(record, { holdStream: how.throwFromIterators ?? true });
+  const grace = engine.scheduler.expiry(how.graceMs);
+  try {
+    let remote: RemoteCancelOutcome;
+    if (!how.cancelRemote) remote = 'disabled';
+    else if (record.terminal) remote = finishedFate(record);
+    else if (!engine.features.cancel) remote = 'not-supported';
+    else {
+      const cancel = cancelTask(engine, record, { once: how.once, lookMs: lookBound(how.graceMs) }).then(
+        (task): RemoteCancelOutcome =>
+          task.status === 'cancelled' ? 'cancelled' : isTerminalStatus(task.status) ? 'finished' : 'acknowledged',
+        (): RemoteCancelOutcome => 'failed',
+      );
+      remote = (await Promise.race([cancel, grace.expired])) ?? unconfirmed(record);
+    }
+    if (record.settlement !== undefined) return 'finished-first';
+    // The task had finished on the server: its payload is being fetched and settles the handle,
+    // within what is left of the grace. A close() that cancels waits for it too: the task it
+    // would have cancelled had done its work.
+    if (record.terminal && record.task.status !== 'cancelled' && (how.force !== true || how.cancelRemote)) {
+      await Promise.race([new Promise<void>((resolve) => record.onSettled(() => resolve())), grace.expired]);
+      if (record.settlement !== undefined) return 'finished-first';
+      return settleNow('finished');
+    }
+    return settleNow(remote);
+  } finally {
+    grace.clear();
+  }
+}
+
+/**
+ * What became of a task still running whose stop `close()` takes over. A stop still taking its
+ * last look has sent no cancel yet: `close({ cancelRunning: true })` sends it now, once, without
+ * waiting for it (as for the cancel of any stop it takes over), and plain `close()` leaves the task
+ * running.
+ */
+function takenOver(engine: TaskEngine, record: TaskRecord, cancelRemote: boolean): RemoteCancelOutcome {
+  if (!looking.has(record)) return unconfirmed(record);
+  if (!cancelRemote) return 'disabled';
+  if (engine.paused) return 'failed';
+  void cancelRequest(engine, record, true).catch(() => undefined);
+  return 'unknown';
+}
+
+/**
+ * What became of a cancel whose confirmation did not come in time: `'acknowledged'` when the
+ * server accepted the `tasks/cancel` (only the confirming read is missing), else `'unknown'`.
+ */
+function unconfirmed(record: TaskRecord): RemoteCancelOutcome {
+  return record.cancelAccepted ? 'acknowledged' : 'unknown';
+}
+
+/** What a stop found about a task that is already terminal on the server. */
+function finishedFate(record: TaskRecord): RemoteCancelOutcome {
+  return record.task.status === 'cancelled' ? 'cancelled' : 'finished';
+}

@@ -1,0 +1,280 @@
+/**
+ * Fetching a task's final payload (`tasks/result`) and settling the task from it.
+ *
+ * - On `input_required` one blocking request is kept open so queued input can be delivered
+ *   ([R29]); never two at once (inspector#1174).
+ * - On a terminal status the payload is fetched at once. If a blocking request started earlier is
+ *   still open and does not answer within a short grace, a second, short one is sent beside it and
+ *   whichever answers first wins: the result arrives promptly even from servers that wake their
+ *   blocking `tasks/result` late (D5), and a lost answer cannot hang the task.
+ * - A payload is kept once it arrived and never fetched again (rmcp consumes it).
+ */
+import {
+  TaskCancelledError,
+  TaskExpiredError,
+  TaskNotFoundError,
+  TaskProtocolError,
+  TaskRpcError,
+  asTaskError,
+} from '../errors.js';
+import { failedError } from './failure.js';
+import { scrub } from '../util/fingerprint.js';
+import { probablyExpired } from './ttl-watch.js';
+import type { CallToolResult, JsonRpcErrorInfo } from '../types.js';
+import type { WireSnapshot } from '../wire/wire.js';
+import type { EngineCore as TaskEngine } from './types.js';
+import type { TaskRecord } from './record.js';
+
+/** Longest timer delay; used as "no timeout" for a blocking `tasks/result`. */
+const NO_TIMEOUT = 2_147_483_647;
+/**
+ * How much sooner than our reckoning a server may drop a task at its ttl (it created the task
+ * before this client saw it, and its expiry timers may be coarse), when telling expiry from early
+ * vanishing.
+ */
+const EXPIRY_SKEW_MS = 1_000;
+/**
+ * How long an open blocking `tasks/result` gets to deliver the payload after the terminal status
+ * was seen, before a second, short request is sent beside it.
+ */
+export const TERMINAL_GRACE_MS = 20;
+
+/**
+ * The task is terminal: fetch its payload now, or, when a blocking request from the
+ * input_required phase is still open, give that one {@link TERMINAL_GRACE_MS} first.
+ */
+export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
+  if (record.payloadFetches === 0) {
+    fetchPayload(engine, record);
+    return;
+  }
+  if (record.pollTimer?.live === true || record.terminalFetch) return;
+  // Polling is over for a terminal task, so its timer slot holds the grace period.
+  record.graceArmed(
+    engine.scheduler.after(TERMINAL_GRACE_MS, () => {
+      record.graceEnded();
+      fetchPayload(engine, record);
+    }),
+  );
+}
+
+/**
+ * Starts a `tasks/result` request when one is needed: a blocking one for `input_required`, a
+ * short one for a terminal task (even beside an open blocking one).
+ *
+ * What its answer means depends on when it was sent:
+ * - sent for a terminal task, a reply is the final payload, a JSON-RPC error included ([V15], [V17]);
+ * - sent while the task ran (the blocking wait of [R29]), only a successful reply is the payload.
+ *   A JSON-RPC error there (a gateway's -32001, a server's -32603) says nothing certain about the
+ *   task: it is reported on `error`, polling goes on, and the wait is opened again after the next
+ *   observation that still shows `input_required`, at most once per poll interval. Once the
+ *   server reports the task terminal, a fresh request fetches the real payload.
+ */
+export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
+  if (record.payload !== undefined || record.settlement !== undefined) return;
+  const terminal = record.terminal;
+  if (terminal ? record.terminalFetch : record.payloadFetches > 0) return;
+  record.payloadRequested(terminal);
+  // While the task runs, tasks/result blocks until it ends ([V16]): no request timeout then; a
+  // deadline, if any, stops it. For a terminal task it answers at once.
+  const timeoutMs = terminal ? record.requestTimeoutMs : NO_TIMEOUT;
+  const generation = engine.generation;
+  const done = (): boolean => {
+    record.payloadRequestEnded(terminal);
+    return record.settlement !== undefined || record.payload !== undefined;
+  };
+  engine
+    .retrying(record, (scope) => engine.wire.getPayload(record.taskId, engine.requestOptions(timeoutMs, scope)))
+    .then(
+      (payload) => {
+        if (done()) return;
+        if (!terminal && payload.kind === 'error') {
+          blockingWaitFailed(engine, record, waitError(record, payload.error));
+          return;
+        }
+        // An error that may also say "unknown task" ([V26]) is the task's own only for a task seen
+        // failed ([V17]); for one seen completed or cancelled, its payload is gone from the server.
+        if (payload.kind === 'error' && payload.gone !== undefined && record.task.status !== 'failed') {
+          vanished(engine, record, payload.gone);
+          return;
+        }
+        record.payloadFetched(payload);
+        if (record.terminal) finish(engine, record);
+        else void confirmTerminal(engine, record);
+      },
+      (error: unknown) => {
+        if (done()) return;
+        // Dropped with an old connection: ask again over the new one.
+        if (generation !== engine.generation) {
+          engine.react(record);
+          return;
+        }
+        if (engine.classify(error) === 'vanished') {
+          vanished(engine, record, error);
+          return;
+        }
+        if (terminal || error instanceof TaskProtocolError) {
+          const failure = asTaskError(error, record);
+          engine.settle(record, { ok: false, error: failure }, failure);
+          return;
+        }
+        blockingWaitFailed(engine, record, error);
+      },
+    );
+}
+
+/**
+ * The blocking wait of the input_required phase failed: report it, keep polling, and allow the
+ * next wait only one poll interval later. A task that turned terminal meanwhile gets its payload
+ * from a fresh request (unless one is already open or scheduled).
+ */
+function blockingWaitFailed(engine: TaskEngine, record: TaskRecord, error: unknown): void {
+  engine.report(error, record);
+  record.blockingWaitFailed(engine.config.clock.now() + engine.pollDelay(record));
+  if (record.terminal) {
+    // The server already reported the end: fetch the payload afresh (unless a fetch is on its way).
+    if (!record.terminalFetch && record.pollTimer?.live !== true) engine.react(record);
+    return;
+  }
+  engine.ensurePoll(record);
+}
+
+/** The error for a JSON-RPC error that answered a blocking wait. */
+function waitError(record: TaskRecord, error: JsonRpcErrorInfo): TaskRpcError {
+  return new TaskRpcError(`tasks/result failed while the task was running: ${error.message}`, {
+    method: 'tasks/result',
+    code: error.code,
+    data: error.data,
+    transient: false,
+    task: record.task,
+    toolName: record.toolName,
+  });
+}
+
+/**
+ * A successful payload arrived while the snapshot was not terminal (the input_required path):
+ * read the real terminal snapshot once. A payload tagged for this task ([V19]) is the task's even
+ * when that read fails or still shows the task running (a server whose status lags, D5), so the
+ * terminal status is inferred from it, but only when the payload tells: `isError: true` (failed,
+ * [V18]) or some content (completed). A payload that tells nothing (only `_meta`: what the Python
+ * SDK answers for a failed or cancelled task, D6, D7) is kept and the task polled on until the
+ * server reports its status; repeated failed polls end it as any task ([V17], [V18]). An untagged
+ * payload also waits until the server reports the task terminal.
+ */
+async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<void> {
+  let snapshot: WireSnapshot | undefined;
+  try {
+    snapshot = await engine.retrying(record, (scope) => engine.readTask(record, scope));
+  } catch (error) {
+    if (record.settlement === undefined) engine.report(error, record);
+  }
+  if (record.settlement !== undefined) return;
+  if (snapshot !== undefined) engine.observe(record, snapshot, 'result');
+  if (record.settlement !== undefined || record.terminal || engine.isStopping(record)) return;
+  const payload = record.payload;
+  // A bare `{_meta}` (D6, D7) may stand for a failed or cancelled task: the server's status decides.
+  if (payload?.kind !== 'result' || !payload.tagged || saysNothing(payload.result)) {
+    engine.ensurePoll(record);
+    return;
+  }
+  engine.observe(
+    record,
+    {
+      task: {
+        ...record.task,
+        status: payload.result.isError === true ? 'failed' : 'completed',
+        lastUpdatedAt: new Date(engine.config.clock.now()).toISOString(),
+      },
+    },
+    'result',
+  );
+}
+
+/**
+ * True for a tool result that tells nothing about how the task ended: no `isError: true`, no
+ * content, no structured content (the bare `{_meta}` of D6, D7).
+ */
+function saysNothing(result: CallToolResult): boolean {
+  return result.isError !== true && result.content.length === 0 && result.structuredContent === undefined;
+}
+
+/** Settles a terminal record from its status and payload. */
+export function finish(engine: TaskEngine, record: TaskRecord): void {
+  const task = record.task;
+  if (task.status === 'cancelled') {
+    // A stop under way (timeout, abort) settles a cancelled task with its own error.
+    if (engine.isStopping(record)) return;
+    // The server's message may name the task: its id is a secret, scrubbed as for a failure.
+    const reason = task.statusMessage === undefined ? '' : `: ${scrub(task.statusMessage, task.taskId)}`;
+    engine.settle(record, {
+      ok: false,
+      error: new TaskCancelledError(`Task for tool "${record.toolName}" was cancelled${reason}`, {
+        task,
+        toolName: record.toolName,
+      }),
+    });
+    return;
+  }
+  const payload = record.payload;
+  if (payload === undefined) return;
+  // [V18]: isError counts as failed even if a server calls the task completed.
+  if (payload.kind === 'result' && task.status === 'completed' && payload.result.isError !== true) {
+    engine.settle(record, { ok: true, result: payload.result });
+    return;
+  }
+  const ended = payload.kind === 'result' ? { result: payload.result } : { rpcError: payload.error };
+  engine.settle(record, { ok: false, error: failedError(record.toolName, task, ended) });
+}
+
+/**
+ * The server no longer knows the task ([V11], [V12], D9, D12): `TaskExpiredError` when its ttl
+ * had elapsed (counted as `ttl-watch.ts` does), `TaskNotFoundError` when it vanished early.
+ */
+export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown): void {
+  const task = record.task;
+  const common = { task, toolName: record.toolName, cause: error };
+  if (record.cancelAccepted) {
+    // [V25], [E6]: a task the server accepted a cancel for may be deleted at once; its absence is
+    // the cancel's end, not a vanishing. A stop under way (deadline, abort) settles with its own
+    // error, naming the acknowledged cancel; otherwise the task ends cancelled.
+    if (engine.isStopping(record)) return;
+    const failure = new TaskCancelledError(
+      `Task for tool "${record.toolName}" was cancelled: the server accepted tasks/cancel and then dropped the task`,
+      common,
+    );
+    engine.settle(record, { ok: false, error: failure }, failure);
+    return;
+  }
+  const expired = probablyExpired(record, engine.config.clock.now(), EXPIRY_SKEW_MS);
+  const sessions = engine.features.sessionScoped;
+  let failure: TaskExpiredError | TaskNotFoundError;
+  if (expired) {
+    failure = new TaskExpiredError(
+      error === undefined
+        ? // [E13]: the ttl is a backstop; the server may fail or delete the task from now on.
+          `Task expired: its ttl of ${task.ttl} ms elapsed, after which the server may fail or delete it`
+        : `Task expired: its ttl of ${task.ttl} ms elapsed and the server dropped it`,
+      common,
+    );
+  } else if (record.provisional) {
+    // A resumed task the server never showed us.
+    failure = new TaskNotFoundError(
+      sessions
+        ? 'The server does not know this task: it may belong to another session (SDK servers keep tasks per session; resume over the same session id), or it expired'
+        : 'The server does not know this task: it may have expired, or never existed on this server',
+      common,
+    );
+  } else if (sessions && record.olderConnection) {
+    failure = new TaskNotFoundError(
+      'The server no longer knows this task since the connection was replaced: it may have belonged to the previous session (SDK servers keep tasks per session)',
+      common,
+    );
+  } else {
+    failure = new TaskNotFoundError(
+      'The server no longer knows this task (it vanished before its ttl elapsed)',
+      common,
+    );
+  }
+  // Iterators end by throwing: no terminal snapshot will ever come.
+  engine.settle(record, { ok: false, error: failure }, failure);
+}

@@ -1,0 +1,120 @@
+/**
+ * The SDK client that `TaskClient.connect` builds: the capabilities it declares for the given
+ * callbacks and `serve` option, and its default client info, and the mark that makes the library
+ * its owner (the one to close it); and `TaskClient.connect` itself, which wraps that client.
+ */
+import type { InputCallbacks, TaskClientConnectOptions } from '../../api/index.js';
+import { TaskOptionError } from '../../errors.js';
+import { resolveClientOptions, resolveServeOptions } from '../options.js';
+import { connectClient } from '../../port/connect.js';
+import type { JsonObject } from '../../port/port.js';
+import { mergeCapabilities } from '../../receiver/capabilities.js';
+import { capabilitiesFor } from '../../receiver/receiver.js';
+import type { McpClient, McpTransport } from '../../types.js';
+
+/**
+ * SDK clients {@link connectFor} made that no connection has claimed yet. Ownership goes with the
+ * client, not with the TaskClient: a client handed in later (`reconnect`) stays its owner's.
+ */
+const unclaimed = new WeakSet<object>();
+
+/**
+ * True, once, when {@link connectFor} made `client`: the caller (the connection of the TaskClient
+ * that `TaskClient.connect` builds on it) then owns it and closes it. False for any other client,
+ * and for the same client asked again (a second TaskClient on it owns nothing).
+ */
+export function claimMade(client: McpClient): boolean {
+  return unclaimed.delete(client);
+}
+
+/**
+ * The capabilities to declare: `options.capabilities`, plus `elicitation` / `sampling` for the
+ * matching callback, plus what serving receiver tasks needs when `serve` is given.
+ * @param callbacks - the client's resolved `onElicitation` / `onSampling`.
+ * @throws TaskOptionError for an invalid `serve` option.
+ */
+export function connectCapabilities(options: TaskClientConnectOptions, callbacks: InputCallbacks): JsonObject {
+  let capabilities: JsonObject = { ...options.capabilities };
+  if (options.onElicitation !== undefined) capabilities.elicitation ??= {};
+  if (options.onSampling !== undefined) capabilities.sampling ??= {};
+  if (options.serve !== undefined) {
+    // Serving receiver tasks: declare each kind served, its task augmentation, tasks.list and tasks.cancel ([R1]).
+    capabilities = mergeCapabilities(capabilities, capabilitiesFor(resolveServeOptions(options.serve, callbacks)));
+  }
+  return capabilities;
+}
+
+/**
+ * Builds an SDK `Client` declaring {@link connectCapabilities} and connects it over `transport`.
+ * @throws whatever `client.connect` throws, or an `Error` when no SDK is installed.
+ */
+export async function connectFor(
+  transport: McpTransport,
+  options: TaskClientConnectOptions,
+  callbacks: InputCallbacks,
+): Promise<McpClient> {
+  const { client } = await connectClient({
+    sdk: options.sdk,
+    transport,
+    clientInfo: options.clientInfo ?? { name: 'mcp-task-client', version: '0.1.0' },
+    capabilities: connectCapabilities(options, callbacks),
+    clientOptions: options.clientOptions,
+  });
+  unclaimed.add(client);
+  return client;
+}
+
+/** The methods every MCP transport has (both SDK majors' `Transport`). */
+const TRANSPORT_METHODS = ['start', 'send', 'close'] as const;
+
+/**
+ * Why `transport` cannot be an MCP transport, or `undefined` when it has the methods one has. An
+ * SDK `Client` handed over instead (a common slip) is named as such, with the way to wrap it.
+ */
+export function unusableTransport(transport: unknown): string | undefined {
+  if (typeof transport !== 'object' || transport === null) {
+    const got = transport === null ? 'null' : typeof transport;
+    return `TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …), got ${got}`;
+  }
+  const shape = transport as Record<string, unknown>;
+  if (typeof shape.getServerCapabilities === 'function') {
+    return 'TaskClient.connect needs a transport, not an SDK Client: wrap a connected Client with new TaskClient(client)';
+  }
+  const missing = TRANSPORT_METHODS.filter((method) => typeof shape[method] !== 'function');
+  if (missing.length === 0) return undefined;
+  const list = missing.map((method) => `${method}()`).join(', ');
+  return `TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …): this object has no ${list}`;
+}
+
+/**
+ * `TaskClient.connect`: checks `transport` and `options`, connects an SDK client made by
+ * {@link connectFor} and wraps it with `wrap`, closing it again when the wrapping fails.
+ * @throws TaskOptionError for something that is not a transport, or invalid options (before a
+ *   connection is opened), whatever `client.connect` or `wrap` throws, or an `Error` when no SDK
+ *   is installed.
+ */
+export async function connectWrapped<T>(
+  transport: McpTransport,
+  options: TaskClientConnectOptions,
+  wrap: (client: McpClient) => T,
+): Promise<T> {
+  const notTransport = unusableTransport(transport);
+  if (notTransport !== undefined) throw new TaskOptionError(notTransport, { option: 'transport' });
+  const resolved = resolveClientOptions(options); // fail on bad options before opening a connection
+  const sdk: unknown = options.sdk;
+  if (sdk !== undefined && sdk !== 'v1' && sdk !== 'v2') {
+    throw new TaskOptionError(
+      `Option "sdk" must be 'v1' or 'v2', got ${typeof sdk === 'string' ? JSON.stringify(sdk) : typeof sdk}`,
+      { option: 'sdk' },
+    );
+  }
+  const client = await connectFor(transport, options, resolved.callbacks);
+  try {
+    // The connection owns the client connectFor made (it closes it, and the clients that replace it).
+    return wrap(client);
+  } catch (error) {
+    // The error that stopped the client is the one to report, even if closing fails too.
+    await client.close().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The instrumentation hook (`TaskClientOptions.instrumentation`): attached once per TaskClient,
+ * then told of each call (with the connection it goes out on), each request the call sends, its
+ * handle or its failure, and each input request handed to a callback. What the hook returns is
+ * wrapped here so that one of its methods that throws is reported on the `error` event and never
+ * breaks a call or a request; without the option none of this is made.
+ */
+import type {
+  CallInstrument,
+  ClientInstrument,
+  InputInstrument,
+  InstrumentedCall,
+  InstrumentedClient,
+  InstrumentedInput,
+  RequestInstrument,
+  TaskHandle,
+  TaskInstrumentation,
+} from '../../api/index.js';
+import { TaskError, TaskOptionError } from '../../errors.js';
+import type { SessionPort } from '../../port/port.js';
+import type { WireKind } from '../../api/index.js';
+
+/** Reports a hook that threw (the `error` event). */
+type Report = (error: TaskError) => void;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs one hook method; one that throws is reported and yields `undefined`. */
+function guarded<T>(report: Report, what: string, run: () => T): T | undefined {
+  try {
+    return run();
+  } catch (error) {
+    report(new TaskError(`The instrumentation's ${what} threw: ${messageOf(error)}`, { cause: error }));
+    return undefined;
+  }
+}
+
+/**
+ * Attaches `instrumentation` to `client` (the TaskClient being made).
+ * @throws TaskOptionError when it is not an object with `attach()`, or when `attach()` throws.
+ */
+export function attachInstrumentation(
+  instrumentation: TaskInstrumentation | undefined,
+  client: InstrumentedClient,
+  report: Report,
+): ClientInstrument | undefined {
+  if (instrumentation === undefined) return undefined;
+  let attached: ClientInstrument | undefined;
+  try {
+    attached = instrumentation.attach(client);
+  } catch (error) {
+    throw new TaskOptionError(`The instrumentation's attach() threw: ${messageOf(error)}`, {
+      option: 'instrumentation',
+      cause: error,
+    });
+  }
+  return attached === undefined || attached === null ? undefined : guardClient(attached, report);
+}
+
+/** `client` with every method guarded. */
+function guardClient(client: ClientInstrument, report: Report): ClientInstrument {
+  return {
+    call: (call: InstrumentedCall) => {
+      const made = guarded(report, 'call()', () => client.call?.(call));
+      return made === undefined || made === null ? undefined : guardCall(made, report);
+    },
+    input: (input: InstrumentedInput) => {
+      const made = guarded(report, 'input()', () => client.input?.(input));
+      return made === undefined || made === null ? undefined : guardInput(made, report);
+    },
+  };
+}
+
+function guardCall(call: CallInstrument, report: Report): CallInstrument {
+  return {
+    request: (request) => {
+      const made = guarded(report, 'request()', () => call.request?.(request));
+      return made === undefined || made === null ? undefined : guardRequest(made, report);
+    },
+    handle: (handle: TaskHandle) => void guarded(report, 'handle()', () => call.handle?.(handle)),
+    failed: (error: unknown) => void guarded(report, 'failed()', () => call.failed?.(error)),
+  };
+}
+
+function guardRequest(request: RequestInstrument, report: Report): RequestInstrument {
+  const meta = guarded(report, 'request meta', () => request.meta);
+  const end: RequestInstrument['end'] = (failure) => void guarded(report, 'request end()', () => request.end(failure));
+  return meta === undefined || meta === null || typeof meta !== 'object' ? { end } : { meta, end };
+}
+
+function guardInput(input: InputInstrument, report: Report): InputInstrument {
+  return { end: (outcome) => void guarded(report, 'input end()', () => input.end(outcome)) };
+}
+
+/** The instrument of a call of `toolName` on the connection behind `port`, if the hook watches it. */
+export function instrumentCall(
+  client: ClientInstrument | undefined,
+  port: SessionPort,
+  wire: WireKind,
+  toolName: string,
+  args: Record<string, unknown>,
+): CallInstrument | undefined {
+  if (client === undefined) return undefined;
+  const transport = port.transportInfo();
+  return client.call?.({
+    toolName,
+    arguments: args,
+    connection: {
+      wire,
+      protocolVersion: port.protocolVersion(),
+      // A 2026-07-28 connection has no session, whatever id an HTTP transport may still hold.
+      sessionId: port.era() === 'legacy' ? port.sessionId() : undefined,
+      transport: transport.kind,
+      origin: transport.origin,
+    },
+  });
+}

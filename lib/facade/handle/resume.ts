@@ -1,0 +1,50 @@
+/**
+ * `TaskClient.resume`: a tracked handle for a task that already exists, from its id or a resume
+ * reference (checked by reference.ts), with the resume's own deadline and signal armed.
+ */
+import type { ResumeOptions, TaskHandle, TaskReference } from '../../api/index.js';
+import type { TaskEngine } from '../../engine/engine.js';
+import { TaskOptionError } from '../../errors.js';
+import { checkInputCapabilities } from '../input/router.js';
+import { resolveCallOptions, type ResolvedClientOptions } from '../options.js';
+import { assumeFrom, checkReference, placeholderTask } from './reference.js';
+import type { LiveTasks } from './registry.js';
+import { armDeadlineAndSignal } from '../call/deadline-signal.js';
+
+/** The parts of its TaskClient that `resume()` uses (see facade/parts.ts). */
+export interface ResumeParts {
+  readonly config: ResolvedClientOptions;
+  readonly engine: TaskEngine;
+  readonly live: LiveTasks;
+}
+
+/**
+ * The handle for `target` (its existing one when the client already tracks it). Nothing is sent
+ * until the handle is observed or given a deadline or signal.
+ * @throws TaskOptionError for a malformed reference, or one made on a different server.
+ */
+export function resumeTask(parts: ResumeParts, target: string | TaskReference, options: ResumeOptions): TaskHandle {
+  const { config, engine, live } = parts;
+  const reference = checkReference(target, engine.wire);
+  const existing = live.handleOf(reference.taskId);
+  if (existing !== undefined) return existing;
+  const call = resolveCallOptions(config, options);
+  if (options.toolName !== undefined && typeof options.toolName !== 'string') {
+    throw new TaskOptionError('Option "toolName" must be a string', { option: 'toolName', taskId: reference.taskId });
+  }
+  // Only an accepted resume changes what the client assumes of a session that skipped the handshake.
+  assumeFrom(reference, engine.wire);
+  engine.refreshFeatures();
+  const toolName = reference.toolName ?? options.toolName ?? 'unknown';
+  if (call.callbacks !== undefined) checkInputCapabilities(engine.wire, call.callbacks, toolName);
+  const record = engine.track({ task: placeholderTask(reference) }, toolName, {
+    provisional: true,
+    requestTimeoutMs: call.requestTimeoutMs,
+  });
+  const handle = live.adopt(record, call.callbacks, undefined, undefined);
+  // No judgement of expiry from the reference: its createdAt is on the server's clock, which may
+  // be far from ours ([V11]). The first read tells: -32602 then ends the task as expired.
+  armDeadlineAndSignal({ engine, call, toolName, startedAt: config.clock.now() }, record);
+  if (call.timeoutMs !== undefined || call.signal !== undefined) engine.activate(record);
+  return handle;
+}

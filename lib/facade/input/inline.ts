@@ -1,0 +1,106 @@
+/**
+ * Input that rides on messages rather than arriving as requests (the tasks extension): asked for
+ * before a call is answered ([E17], delivery `retry`) or on a task's snapshots ([E3]-[E5],
+ * delivery `task-update`). Both go through the same callbacks as side-channel requests.
+ */
+import type { TaskEngine } from '../../engine/engine.js';
+import type { TaskView } from '../../engine/task-view.js';
+import { TaskDetachedError, TaskNotSupportedError } from '../../errors.js';
+import type { JsonObject } from '../../types.js';
+import type { InlineInput } from '../../wire/wire.js';
+import type { InputCallbacks } from '../../api/index.js';
+import type { InputOwner, InputRouter } from './router.js';
+
+/** A signal that never aborts. */
+const NEVER: AbortSignal = new AbortController().signal;
+
+/** The parts of its TaskClient that inline input uses (see facade/parts.ts). */
+export interface InlineParts {
+  readonly router: InputRouter;
+  /** `inputOwner`: the owner of a tracked task, if this client tracks it. */
+  readonly live: { inputOwner(taskId: string): InputOwner | undefined };
+  /** Sends a task's answers (`deliverInput`) and reports what went wrong. */
+  readonly engine: TaskEngine;
+}
+
+/** Answers inline input through the router, and sends task answers back through the engine. */
+export class InlineAnswers {
+  constructor(private readonly parts: InlineParts) {}
+
+  private get router(): InputRouter {
+    return this.parts.router;
+  }
+
+  /** Why nobody here answers `item`, or `undefined` when a callback does. */
+  private unanswerable(item: InlineInput, callbacks: InputCallbacks | undefined): string | undefined {
+    if (item.kind !== undefined && this.router.hasCallback(item.kind, callbacks)) return undefined;
+    const option = item.kind === 'sampling' ? 'onSampling' : 'onElicitation';
+    return item.kind === undefined
+      ? 'this library cannot answer that kind of request'
+      : `pass ${option} to the call or the TaskClient`;
+  }
+
+  /**
+   * Answers the input a server asks for before it answers a call, through the call's callbacks
+   * (then the client's). A request nobody here can answer fails the call with
+   * `TaskNotSupportedError`: the server would only ask again.
+   */
+  beforeTask(
+    toolName: string,
+    callbacks: InputCallbacks | undefined,
+    input: readonly InlineInput[],
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, JsonObject>> {
+    for (const item of input) {
+      const why = this.unanswerable(item, callbacks);
+      if (why === undefined) continue;
+      return Promise.reject(
+        new TaskNotSupportedError(`The server asks for ${item.method} before it answers "${toolName}": ${why}`, {
+          feature: item.kind ?? 'input',
+          toolName,
+        }),
+      );
+    }
+    return this.router.answerInline(input, { taskId: undefined, toolName, callbacks }, 'retry', signal ?? NEVER);
+  }
+
+  /**
+   * Answers the input requests that ride on a task's snapshots: each key through the call's
+   * callback (then the client's), once ([E4]), each answer sent with `tasks/update` as soon as it
+   * is ready. An answer whose `tasks/update` fails is not lost: the engine sends it again while
+   * polls still list its key, within a bound, then fails the task ([E23]). A request nobody here
+   * can answer is reported on `error`, once; the task then waits until it is cancelled, its
+   * deadline passes or its ttl runs out. A callback that throws is reported the same way, and its
+   * key is not asked again (there is no answer to send); an aborted one (the task ended) sends
+   * nothing.
+   */
+  forTask(record: TaskView, items: readonly InlineInput[]): void {
+    const engine = this.parts.engine;
+    const owner = this.parts.live.inputOwner(record.taskId);
+    const about = { taskId: record.taskId, toolName: record.toolName, callbacks: owner?.callbacks };
+    const report = (error: unknown): void => engine.report(error, record);
+    for (const item of items) {
+      const why = this.unanswerable(item, owner?.callbacks);
+      if (why !== undefined) {
+        report(
+          new TaskNotSupportedError(`The task asks for ${item.method}, and nobody here answers it: ${why}`, {
+            feature: item.kind ?? 'input',
+            task: record.task,
+            toolName: record.toolName,
+          }),
+        );
+        continue;
+      }
+      void this.router
+        .answerInline([item], about, 'task-update', NEVER)
+        .then((responses) => {
+          // After detach() the task runs on: its answer still goes out. After any other end, not.
+          const settled = record.settlement;
+          const detached = settled !== undefined && !settled.ok && settled.error instanceof TaskDetachedError;
+          if (Object.keys(responses).length === 0 || (settled !== undefined && !detached)) return;
+          engine.deliverInput(record, responses);
+        })
+        .catch(report);
+    }
+  }
+}

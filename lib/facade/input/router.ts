@@ -1,0 +1,386 @@
+/**
+ * Per-task input: routes the server's elicitation and sampling requests to the callbacks of the
+ * call that owns the task. Three paths bring them, all to the same callbacks:
+ * - `request`: a side-channel request tagged with its task (2025-11-25, [R28]-[R31], [V7]);
+ *   an untagged one (mcp-go, D14) goes to the call it is attributed to when the calls in flight
+ *   leave no doubt (untagged.ts), else, like one for an unknown task, to the TaskClient-level
+ *   callbacks (with an `inputUnattributed` event), then to whatever handler the SDK client had;
+ * - `task-update`: a task's `inputRequests`, answered with `tasks/update` (extension, [E3]-[E5]);
+ * - `retry`: input a server asks for before it answers a call at all (multi round-trip, [E17]).
+ * A callback that never answers is abandoned when its task ends.
+ */
+import type {
+  ClientInstrument,
+  InputCallbacks,
+  InputContext,
+  InputDelivery,
+  TaskClientEvents,
+  TaskHandle,
+} from '../../api/index.js';
+import { creationsOn, type EarlyInput, type EarlyVerdict } from './early.js';
+import { TaskError, TaskNotSupportedError } from '../../errors.js';
+import type { SafeEmitter } from '../events/emitter.js';
+import type { JsonObject, SessionPort } from '../../port/port.js';
+import { receiverClaims, unservedTaskRequest } from '../../receiver/receiver.js';
+import { onAbort } from '../../util/abort.js';
+import type { InlineInput, InputKind, InputRequest, TaskWire } from '../../wire/wire.js';
+import { messageOf } from '../../util/text.js';
+import type { Attribution, UntaggedInput } from './untagged.js';
+
+/** What the router needs to know about a tracked task. */
+export interface InputOwner {
+  readonly handle: TaskHandle;
+  readonly callbacks: InputCallbacks | undefined;
+  /** Aborted when the task settles. */
+  readonly signal: AbortSignal;
+}
+
+/** The parts of its TaskClient that the router uses (see facade/parts.ts). */
+export interface RouterParts {
+  /** The client's `onElicitation` / `onSampling`: tried after the call's own. */
+  readonly config: { readonly callbacks: InputCallbacks };
+  readonly live: {
+    /** The owner of a tracked task, if this client tracks it. */
+    inputOwner(taskId: string): InputOwner | undefined;
+    /** A request tagged with the tracked task `taskId` came: that task's server tags its questions. */
+    markTagged(taskId: string): void;
+  };
+  /** Where a request that overtook its task's creation waits (input/early.ts). */
+  readonly earlyInput: EarlyInput;
+  /** Attributes requests that name no task to a call in flight (see untagged.ts). */
+  readonly untagged: UntaggedInput;
+  /** The `inputUnattributed` event: an untagged request could not be tied to a call. */
+  readonly emitter: SafeEmitter<TaskClientEvents>;
+  /** Aborted once the client's `close()` began: its callbacks answer nothing more, requests pass on. */
+  readonly closeSignal: AbortController;
+  /** The session port of the current connection: its receiver may claim a request, or refuse it. */
+  readonly port: SessionPort;
+  /** What watches the input handed to callbacks (`instrumentation`), if anything does. */
+  readonly instrument: ClientInstrument | undefined;
+  report(error: TaskError): void;
+}
+
+/** What one callback run is about: the task or call it belongs to, and how it came. */
+interface Asking {
+  readonly taskId: string | undefined;
+  readonly owner: InputOwner | undefined;
+  /** The call being made (`retry`, `task-update`, or an untagged request of a call not answered yet). */
+  readonly call?: { readonly toolName: string; readonly callbacks: InputCallbacks | undefined } | undefined;
+  readonly delivery: InputDelivery;
+  /** The request's own signal (the server cancelled it, the connection closed). */
+  readonly signal: AbortSignal;
+  /** Fires when the call it belongs to is given up (when there is no owner to say so). */
+  readonly stop?: AbortSignal | undefined;
+  /** The request named no task; the library tied it to this one. */
+  readonly inferred?: boolean | undefined;
+}
+
+/** Routes input requests to the right callback. */
+export class InputRouter {
+  /** Callbacks tried last, after the call's and the client's (the receiver's, while it serves). */
+  private fallback: () => InputCallbacks | undefined = () => undefined;
+
+  constructor(private readonly parts: RouterParts) {}
+
+  /** The client-level callbacks. */
+  private get defaults(): InputCallbacks {
+    return this.parts.config.callbacks;
+  }
+
+  /** The owner of a tracked task, if this client tracks it. */
+  private owner(taskId: string): InputOwner | undefined {
+    return this.parts.live.inputOwner(taskId);
+  }
+
+  /** True once the client's `close()` began. */
+  private closed(): boolean {
+    return this.parts.closeSignal.signal.aborted;
+  }
+
+  /**
+   * Resolves when the task with this id is tracked (by any TaskClient on the same SDK client), or
+   * when it cannot be any more (no creation under way there, or a short bound passed), with how
+   * the request goes on (see `EarlyDecision`): routed (`go`), passed on because this client closed
+   * (`pass`), or refused because its task is being cancelled (`drop`); `undefined` when there is
+   * nothing to wait for. An input request may overtake its CreateTaskResult: it waits while any
+   * TaskClient on this port has a creation under way, so it reaches the owner whatever order the
+   * taps run in.
+   */
+  private whenTracked(taskId: string): Promise<EarlyVerdict> | undefined {
+    const creations = creationsOn(this.parts.port);
+    return creations.busy ? this.parts.earlyInput.wait(creations, taskId) : undefined;
+  }
+
+  /** Sets where the callbacks tried last come from (`undefined` from it: none). */
+  setFallback(callbacks: () => InputCallbacks | undefined): void {
+    this.fallback = callbacks;
+  }
+
+  /**
+   * Answers `request`, or returns (or resolves to) `undefined` to leave it to the SDK client's own
+   * handler. A request tagged with a task whose `CreateTaskResult` has not been processed yet (the
+   * server may send it first) waits, briefly, for that task, so it reaches the call's own
+   * callback rather than the client-level one; when another TaskClient on the same SDK client
+   * turns out to own it, it is passed on to that one. A request held when this client closes is
+   * passed on too, as one arriving after `close()` is: none of this client's callbacks runs after
+   * it closed ([V7], [R31]). One held for a task whose call was given up, and which the library is
+   * cancelling, is refused like a request for a task that ended locally (-32603 "no longer
+   * needed"), without asking any callback.
+   */
+  route(request: InputRequest): Promise<Record<string, unknown> | undefined> | undefined {
+    // A task-augmented request a receiver serves (TaskClient.serve) is the receiver's.
+    if (receiverClaims(this.parts.port, request.kind, request.params) || this.closed()) return undefined;
+    // A task request of a declared kind nobody serves is refused rather than answered.
+    const refusal = unservedTaskRequest(this.parts.port, request.kind, request.params);
+    if (refusal !== undefined) return Promise.reject(refusal);
+    const taskId = request.taskId;
+    const untagged = this.parts.untagged;
+    if (taskId === undefined) {
+      return untagged
+        .attribute(request.params, request.signal)
+        .then((attribution) => this.answerUntagged(request, attribution, untagged));
+    }
+    const early = taskId === undefined || this.owner(taskId) !== undefined ? undefined : this.whenTracked(taskId);
+    if (early === undefined) return this.answer(request);
+    return early.then((verdict) => {
+      const decision = verdict();
+      if (decision === 'pass' || request.ownedElsewhere?.() === true) return undefined;
+      if (decision === 'drop') throw new AbandonedError();
+      return this.answer(request);
+    });
+  }
+
+  private answer(request: InputRequest): Promise<Record<string, unknown>> | undefined {
+    const taskId = request.taskId;
+    const owner = taskId === undefined ? undefined : this.owner(taskId);
+    if (owner !== undefined) this.parts.live.markTagged(taskId!);
+    return this.ask(request.kind, request.params, { taskId, owner, delivery: 'request', signal: request.signal });
+  }
+
+  /**
+   * Answers a request that named no task, as `attribution` says: through the call it belongs to
+   * (its answer still untagged: the server named no task, [R31]), or, unattributed, through the
+   * client's or `serve()`'s callback, with the `inputUnattributed` event and the cause noted for
+   * the error the server gets if nobody answers (D14). A call of another TaskClient's is passed on
+   * to it; one whose caller gave up is refused like a task that ended.
+   */
+  private answerUntagged(
+    request: InputRequest,
+    attribution: Attribution,
+    untagged: UntaggedInput,
+  ): Promise<Record<string, unknown>> | undefined {
+    if (this.closed()) return undefined;
+    const { kind, params, signal } = request;
+    if (attribution.kind === 'none') {
+      const { reason, inFlight, waitingForInput, hostRequests } = attribution;
+      request.unattributed?.({ reason, inFlight, waitingForInput, hostRequests });
+      const answeredBy =
+        pick(this.defaults, kind) !== undefined
+          ? 'client'
+          : pick(this.fallback(), kind) !== undefined
+            ? 'serve'
+            : undefined;
+      const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
+      this.parts.emitter.emit('inputUnattributed', {
+        method,
+        reason,
+        inFlight,
+        waitingForInput,
+        hostRequests,
+        answeredBy,
+      });
+      return this.ask(kind, params, { taskId: undefined, owner: undefined, delivery: 'request', signal });
+    }
+    if (attribution.by !== untagged) return undefined;
+    if (attribution.kind === 'task') {
+      const taskId = attribution.taskId;
+      return this.ask(kind, params, { taskId, owner: this.owner(taskId), delivery: 'request', signal, inferred: true });
+    }
+    const call = attribution.call;
+    if (call.abandoned()) return Promise.reject(new AbandonedError());
+    const stop = call.stopSignal();
+    const answer = this.ask(kind, params, {
+      taskId: undefined,
+      owner: undefined,
+      call,
+      delivery: 'request',
+      signal,
+      stop: stop.signal,
+      inferred: true,
+    });
+    if (answer === undefined) stop.release();
+    return answer?.finally(() => stop.release());
+  }
+
+  /**
+   * Answers input that rides on a snapshot (`task-update`) or on a call's reply (`retry`), by key.
+   * Keys of a kind this library cannot answer, or without a callback, are left out; the call's own
+   * callbacks come first, then the client's.
+   * @returns the answers by key (those that came; a callback that failed is reported and skipped).
+   */
+  async answerInline(
+    items: readonly InlineInput[],
+    about: {
+      readonly taskId: string | undefined;
+      readonly toolName: string;
+      readonly callbacks: InputCallbacks | undefined;
+    },
+    delivery: 'task-update' | 'retry',
+    signal: AbortSignal,
+  ): Promise<Record<string, JsonObject>> {
+    const owner = about.taskId === undefined ? undefined : this.owner(about.taskId);
+    // Keys are the server's: "__proto__" is a legal one (an own key, from JSON.parse). Assigning it
+    // on a plain object would set the prototype and send nothing; without a prototype it stays a key.
+    const answers = Object.create(null) as Record<string, JsonObject>;
+    await Promise.all(
+      items.map(async (item) => {
+        if (item.kind === undefined) return;
+        const answer = this.ask(item.kind, item.params, { taskId: about.taskId, owner, call: about, delivery, signal });
+        if (answer === undefined) return;
+        try {
+          const result = await answer;
+          if (result !== undefined) answers[item.key] = result;
+        } catch {
+          // Reported by ask(); an abandoned answer is simply not sent.
+        }
+      }),
+    );
+    return answers;
+  }
+
+  /**
+   * The callback that answers a request of `kind` belonging to the server's task `taskId`, in the
+   * routing order (the owning call's, the client's, then `serve()`'s): a receiver task runs the one
+   * a side-channel request of the same task would reach.
+   */
+  callbackFor(
+    kind: InputKind,
+    taskId: string | undefined,
+  ): ((params: never, context: InputContext) => unknown) | undefined {
+    const owner = taskId === undefined ? undefined : this.owner(taskId);
+    return this.chosen(kind, owner?.callbacks);
+  }
+
+  /** The callbacks that would answer `kind` for a call, if any. */
+  hasCallback(kind: InputKind, callbacks: InputCallbacks | undefined): boolean {
+    return this.chosen(kind, callbacks) !== undefined;
+  }
+
+  /** The first callback for `kind`: `callbacks`' (a call's), the client's, then the fallback's. */
+  private chosen(
+    kind: InputKind,
+    callbacks: InputCallbacks | undefined,
+  ): ((params: never, context: InputContext) => unknown) | undefined {
+    return pick(callbacks, kind) ?? pick(this.defaults, kind) ?? pick(this.fallback(), kind);
+  }
+
+  private ask(
+    kind: InputKind,
+    params: Record<string, unknown>,
+    about: Asking,
+  ): Promise<Record<string, unknown>> | undefined {
+    const { taskId, owner, call, delivery } = about;
+    const callback = this.chosen(kind, owner?.callbacks ?? call?.callbacks);
+    if (callback === undefined) return undefined;
+    const stop = owner?.signal ?? about.stop;
+    const signal = stop === undefined ? { signal: about.signal, release: () => {} } : either(about.signal, stop);
+    const toolName = owner?.handle.toolName ?? call?.toolName;
+    const context: InputContext = {
+      taskId,
+      handle: owner?.handle,
+      toolName,
+      delivery,
+      signal: signal.signal,
+      ...(about.inferred === true ? { inferred: true } : {}),
+    };
+    const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
+    const watch = this.parts.instrument?.input?.({ method, params, context });
+    return abandonable(
+      () => callback(params as never, context) as Promise<Record<string, unknown>>,
+      signal.signal,
+    ).then(
+      (answer) => {
+        signal.release();
+        watch?.end({ kind: 'answered', result: answer });
+        return answer;
+      },
+      (error: unknown) => {
+        signal.release();
+        watch?.end(error instanceof AbandonedError ? { kind: 'abandoned' } : { kind: 'failed', error });
+        // An answer abandoned because the task ended or the server gave up is not a failure.
+        if (error instanceof AbandonedError) throw error;
+        this.parts.report(
+          new TaskError(`The ${kind} callback failed: ${messageOf(error)}`, {
+            taskId,
+            task: owner?.handle.task,
+            toolName,
+            cause: error,
+          }),
+        );
+        throw error;
+      },
+    );
+  }
+}
+
+function pick(
+  callbacks: InputCallbacks | undefined,
+  kind: InputKind,
+): ((params: never, context: InputContext) => unknown) | undefined {
+  return kind === 'elicitation' ? callbacks?.onElicitation : callbacks?.onSampling;
+}
+
+/** A signal that aborts when either input aborts; `release()` detaches from both. */
+function either(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const offA = onAbort(a, () => controller.abort(a.reason));
+  const offB = onAbort(b, () => controller.abort(b.reason));
+  return {
+    signal: controller.signal,
+    release: () => {
+      offA();
+      offB();
+    },
+  };
+}
+
+/** The rejection of an answer that is no longer wanted. */
+class AbandonedError extends Error {
+  constructor() {
+    super('The answer is no longer needed: the task ended or the request was cancelled');
+  }
+}
+
+/** Runs `run`, but gives up (rejecting) as soon as `signal` aborts. */
+function abandonable<T>(run: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new AbandonedError());
+      return;
+    }
+    const off = onAbort(signal, () => reject(new AbandonedError()));
+    Promise.resolve().then(run).then(resolve, reject).finally(off);
+  });
+}
+
+/**
+ * Fails fast when callbacks are given for input the SDK client never receives: it gets
+ * elicitation/sampling requests only if it declared those capabilities when it connected.
+ * @throws TaskNotSupportedError naming the missing capability.
+ */
+export function checkInputCapabilities(wire: TaskWire, callbacks: InputCallbacks, toolName?: string): void {
+  const declared = wire.inputCapabilities();
+  const need: Array<[InputKind, unknown]> = [
+    ['elicitation', callbacks.onElicitation],
+    ['sampling', callbacks.onSampling],
+  ];
+  for (const [kind, callback] of need) {
+    if (callback !== undefined && !declared[kind]) {
+      const option = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
+      throw new TaskNotSupportedError(
+        `${option} was given, but the SDK Client did not declare the "${kind}" capability, so the server will never send such requests. Create the Client with capabilities: { ${kind}: {} }, or use TaskClient.connect().`,
+        { feature: kind, toolName },
+      );
+    }
+  }
+}

@@ -1,0 +1,320 @@
+/**
+ * One call's trace: the span of the tool call and its task (`tools/call {tool}`, CLIENT, from
+ * `callToolAsTask` to settlement), a child span (or an event) for each of the task's `tasks/*`
+ * requests, the trace context each request carries in its `_meta`, the span events of the task's
+ * life, and the call's metric points.
+ */
+import {
+  SpanKind,
+  SpanStatusCode,
+  context,
+  defaultTextMapSetter,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapPropagator,
+  type Tracer,
+} from '@opentelemetry/api';
+import {
+  TaskAbortError,
+  TaskCancelledError,
+  TaskClosedError,
+  TaskDetachedError,
+  TaskExpiredError,
+  TaskFailedError,
+  TaskNotFoundError,
+  TaskRpcError,
+  TaskTimeoutError,
+  type CallInstrument,
+  type CallToolResult,
+  type InstrumentedCall,
+  type OutgoingRequest,
+  type RequestFailure,
+  type RequestInstrument,
+  type Task,
+  type TaskHandle,
+  type TaskMetrics,
+  type TaskOutcomeKind,
+} from '../index.js';
+import {
+  connectionAttributes,
+  isErrorOutcome,
+  json,
+  readError,
+  requestErrorType,
+  scrubbed,
+  type ErrorReading,
+} from './attributes.js';
+import type { Instruments } from './metrics.js';
+import { ATTR, EVENT, TASK_ATTR } from './names.js';
+import type { OtelInstrumentationOptions } from './types.js';
+
+/** What every call of one instrumentation shares. */
+export interface TraceKit {
+  readonly tracer: Tracer;
+  readonly instruments: Instruments;
+  /** Writes the trace context into a request's `_meta`; `undefined` when propagation is off. */
+  readonly propagator: TextMapPropagator | undefined;
+  readonly options: Required<
+    Pick<
+      OtelInstrumentationOptions,
+      'requests' | 'recordTaskIds' | 'recordArguments' | 'recordResults' | 'recordStatusMessages'
+    >
+  > &
+    Pick<OtelInstrumentationOptions, 'server'>;
+}
+
+/** The traces of one TaskClient's calls still open, and of its tasks by id (for client-wide events). */
+export interface ClientTraces {
+  readonly open: Set<CallTrace>;
+  readonly byTask: Map<string, CallTrace>;
+}
+
+/** The outcome an error a call ended with stands for (as the `settled` event names it). */
+function outcomeOfError(error: unknown): TaskOutcomeKind {
+  if (error === undefined) return 'completed';
+  if (error instanceof TaskTimeoutError) return 'timeout';
+  if (error instanceof TaskAbortError) return 'aborted';
+  if (error instanceof TaskClosedError) return 'closed';
+  if (error instanceof TaskFailedError) return 'failed';
+  if (error instanceof TaskCancelledError) return 'cancelled';
+  if (error instanceof TaskExpiredError || error instanceof TaskNotFoundError) return 'expired';
+  if (error instanceof TaskDetachedError) return 'detached';
+  return 'error';
+}
+
+/** Watches one call. */
+export class CallTrace implements CallInstrument {
+  /** The span of the call and its task. */
+  readonly span: Span;
+  /** The caller's context with the call's span current: the parent of everything of the call. */
+  readonly context: Context;
+  /** Connection and tool attributes of every span of the call. */
+  readonly attributes: Attributes;
+  /** The same for metric points (no session id: it is not a metric attribute). */
+  private readonly metricAttributes: Attributes;
+  private readonly startedAt = performance.now();
+  /** The tool called. */
+  readonly toolName: string;
+  private taskId: string | undefined;
+  private ended = false;
+  private tracked = false;
+  private immediate = false;
+  /** The server's JSON-RPC error to the last `tools/call`, for the span's status description. */
+  private callError: RequestFailure | undefined;
+  /** Retries seen so far (the `error` event tells each one). */
+  retries = 0;
+
+  constructor(
+    private readonly kit: TraceKit,
+    private readonly traces: ClientTraces,
+    call: InstrumentedCall,
+  ) {
+    const parent = context.active();
+    this.toolName = call.toolName;
+    const connection = connectionAttributes(call.connection, kit.options.server);
+    this.attributes = { ...connection, [ATTR.toolName]: call.toolName };
+    const { [ATTR.sessionId]: _session, ...shared } = this.attributes;
+    this.metricAttributes = shared;
+    const attributes: Attributes = {
+      [ATTR.method]: 'tools/call',
+      [ATTR.operation]: 'execute_tool',
+      [TASK_ATTR.wire]: call.connection.wire,
+      ...this.attributes,
+    };
+    if (kit.options.recordArguments) {
+      const args = json(call.arguments);
+      if (args !== undefined) attributes[ATTR.arguments] = args;
+    }
+    this.span = kit.tracer.startSpan(`tools/call ${call.toolName}`, { kind: SpanKind.CLIENT, attributes }, parent);
+    this.context = trace.setSpan(parent, this.span);
+    traces.open.add(this);
+  }
+
+  /** The trace context of `within` as `_meta` entries (none when propagation is off or nothing is written). */
+  private inject(within: Context): Record<string, string> | undefined {
+    const propagator = this.kit.propagator;
+    if (propagator === undefined) return undefined;
+    const carrier: Record<string, string> = {};
+    propagator.inject(within, carrier, defaultTextMapSetter);
+    return Object.keys(carrier).length === 0 ? undefined : carrier;
+  }
+
+  request(request: OutgoingRequest): RequestInstrument {
+    const { method, id } = request;
+    const sentAt = performance.now();
+    if (method === 'tools/call') {
+      // The call's span stands for its tools/call: the server's span becomes its child.
+      this.span.setAttribute(ATTR.requestId, id);
+      return {
+        meta: this.inject(this.context),
+        end: (failure) => {
+          if (failure?.kind === 'server') this.callError = failure;
+          this.measure(method, sentAt, failure);
+        },
+      };
+    }
+    if (this.kit.options.requests === 'events') {
+      return {
+        meta: this.inject(this.context),
+        end: (failure) => {
+          const attributes: Attributes = { [ATTR.method]: method, [ATTR.requestId]: id };
+          const type = failure === undefined ? undefined : requestErrorType(failure);
+          if (type !== undefined) attributes[ATTR.errorType] = type;
+          if (failure?.kind === 'aborted') attributes[EVENT.abandoned] = true;
+          this.span.addEvent(EVENT.request, attributes);
+          this.measure(method, sentAt, failure);
+        },
+      };
+    }
+    const child = this.kit.tracer.startSpan(
+      method,
+      { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method, [ATTR.requestId]: id, ...this.attributes } },
+      this.context,
+    );
+    return {
+      meta: this.inject(trace.setSpan(this.context, child)),
+      end: (failure) => {
+        if (failure !== undefined) failRequestSpan(child, failure);
+        child.end();
+        this.measure(method, sentAt, failure);
+      },
+    };
+  }
+
+  /** Records a request's `mcp.client.operation.duration` (not for one the library stopped waiting for). */
+  private measure(method: string, sentAt: number, failure: RequestFailure | undefined): void {
+    if (failure?.kind === 'aborted') return;
+    const attributes: Attributes = { ...this.metricAttributes, [ATTR.method]: method };
+    if (method === 'tools/call') attributes[ATTR.operation] = 'execute_tool';
+    if (failure !== undefined) {
+      const type = requestErrorType(failure);
+      if (type !== undefined) attributes[ATTR.errorType] = type;
+      if (failure.kind === 'server') attributes[ATTR.statusCode] = String(failure.code);
+    }
+    this.kit.instruments.request((performance.now() - sentAt) / 1000, attributes);
+  }
+
+  handle(handle: TaskHandle): void {
+    if (handle.kind === 'immediate') {
+      this.immediate = true;
+      // A plain result: the call is over. An `isError` result rejects, as a failed task would.
+      handle.result().then(
+        (result) => this.finish('completed', undefined, undefined, result),
+        (error: unknown) => this.finish('failed', error, undefined),
+      );
+      return;
+    }
+    const taskId = handle.taskId;
+    this.taskId = taskId;
+    this.tracked = true;
+    this.traces.byTask.set(taskId, this);
+    this.kit.instruments.tasksActive.add(1, this.metricAttributes);
+    if (this.kit.options.recordTaskIds) this.span.setAttribute(TASK_ATTR.id, taskId);
+    if (handle.task !== undefined) this.status(handle.task);
+    const metrics = handle.metrics;
+    if (handle.settled && metrics !== undefined) {
+      // It ended before the handle was made (its end came with its creation).
+      this.finish(outcomeOfError(metrics.error), metrics.error, metrics);
+      return;
+    }
+    handle.on('status', (_metrics, task) => this.status(task));
+    handle.on('progress', (_metrics, progress) => {
+      const attributes: Attributes = { [TASK_ATTR.progress]: progress.progress };
+      if (progress.total !== undefined) attributes[TASK_ATTR.progressTotal] = progress.total;
+      this.span.addEvent(EVENT.progress, attributes);
+    });
+    handle.on('expiring', (_metrics, expiry) =>
+      this.span.addEvent(EVENT.expiring, { [TASK_ATTR.expiresInMs]: Math.round(expiry.remainingMs) }),
+    );
+    if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
+    handle.on('settled', (done) => this.finish(done.outcome, done.error, done));
+  }
+
+  /** True until the call has its handle (a task, or a plain result). */
+  get beforeHandle(): boolean {
+    return !this.ended && this.taskId === undefined && !this.immediate;
+  }
+
+  failed(error: unknown): void {
+    this.finish(outcomeOfError(error), error, undefined);
+  }
+
+  /** A status event for `task`. */
+  private status(task: Task): void {
+    const attributes: Attributes = { [TASK_ATTR.status]: task.status };
+    const message = task.statusMessage;
+    if (message !== undefined && this.kit.options.recordStatusMessages)
+      attributes[TASK_ATTR.statusMessage] = scrubbed(message, this.taskId);
+    this.span.addEvent(EVENT.status, attributes);
+  }
+
+  private recordResult(result: CallToolResult): void {
+    const text = json(result);
+    if (text !== undefined) this.span.setAttribute(ATTR.result, text);
+  }
+
+  /** Ends the call's span and records its metric points, once. */
+  private finish(
+    outcome: TaskOutcomeKind,
+    error: unknown,
+    metrics: TaskMetrics | undefined,
+    result?: CallToolResult,
+  ): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.traces.open.delete(this);
+    if (this.taskId !== undefined && this.traces.byTask.get(this.taskId) === this)
+      this.traces.byTask.delete(this.taskId);
+    const span = this.span;
+    const points: Attributes = { ...this.metricAttributes, [TASK_ATTR.outcome]: outcome };
+    span.setAttribute(TASK_ATTR.outcome, outcome);
+    if (result !== undefined && this.kit.options.recordResults) this.recordResult(result);
+    if (isErrorOutcome(outcome)) {
+      const reading = this.reading(error);
+      span.setAttribute(ATTR.errorType, reading.type);
+      if (reading.statusCode !== undefined) span.setAttribute(ATTR.statusCode, reading.statusCode);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: scrubbed(reading.description, this.taskId) });
+      points[ATTR.errorType] = reading.type;
+    }
+    const instruments = this.kit.instruments;
+    if (metrics !== undefined) {
+      span.setAttributes({
+        [TASK_ATTR.status]: metrics.status,
+        [TASK_ATTR.polls]: metrics.polls,
+        [TASK_ATTR.notifications]: metrics.notifications,
+        [TASK_ATTR.retries]: metrics.retries,
+      });
+      instruments.taskPolls.record(metrics.polls, points);
+      instruments.taskNotifications.record(metrics.notifications, points);
+      instruments.taskRetries.record(metrics.retries, points);
+    }
+    if (this.tracked) instruments.tasksActive.add(-1, this.metricAttributes);
+    const seconds = metrics !== undefined ? metrics.durationMs / 1000 : (performance.now() - this.startedAt) / 1000;
+    instruments.taskDuration.record(seconds, points);
+    span.end();
+  }
+
+  /** How the error the call ended with reads; a refused `tools/call` by the server's own message. */
+  private reading(error: unknown): ErrorReading {
+    const reading = readError(error);
+    const refused = this.callError;
+    if (error instanceof TaskRpcError && refused !== undefined && refused.code === error.code) {
+      return { ...reading, description: refused.message };
+    }
+    return reading;
+  }
+}
+
+/** A request span's error attributes and status. */
+function failRequestSpan(span: Span, failure: RequestFailure): void {
+  const type = requestErrorType(failure);
+  if (type === undefined) {
+    span.addEvent(EVENT.abandoned);
+    return;
+  }
+  span.setAttribute(ATTR.errorType, type);
+  if (failure.kind === 'server') span.setAttribute(ATTR.statusCode, String(failure.code));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+}

@@ -1,0 +1,59 @@
+/**
+ * The span of an input request the server sent (`elicitation/create`, `sampling/createMessage`):
+ * kind SERVER, as the MCP conventions have it for an operation the server initiates. Its parent is
+ * the trace context in the request's `_meta` when the server put one there (the server's own span),
+ * linked to the span of the call it belongs to; without one, the call's span is its parent. The
+ * call's span also gets an event for the request and one for its answer.
+ */
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  defaultTextMapGetter,
+  propagation,
+  trace,
+  type Attributes,
+  type Link,
+} from '@opentelemetry/api';
+import type { InputInstrument, InputOutcome, InstrumentedInput } from '../index.js';
+import { readError } from './attributes.js';
+import type { CallTrace, TraceKit } from './call.js';
+import { ATTR, EVENT, TASK_ATTR } from './names.js';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Starts the span of `input`, asked for by the call `call` traces (when known). */
+export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTrace | undefined): InputInstrument {
+  const { method } = input;
+  const meta = input.params._meta;
+  const extracted = isObject(meta)
+    ? (kit.propagator ?? propagation).extract(ROOT_CONTEXT, meta, defaultTextMapGetter)
+    : undefined;
+  const remote = extracted === undefined ? undefined : trace.getSpanContext(extracted);
+  const fromServer = remote !== undefined && trace.isSpanContextValid(remote);
+  const parent = fromServer ? extracted! : (call?.context ?? context.active());
+  const links: Link[] = fromServer && call !== undefined ? [{ context: call.span.spanContext() }] : [];
+  const attributes: Attributes = { ...(call?.attributes ?? {}), [ATTR.method]: method };
+  const span = kit.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, links }, parent);
+  call?.span.addEvent(EVENT.inputRequest, { [ATTR.method]: method });
+  return {
+    end: (outcome: InputOutcome) => {
+      const answer: Attributes = { [ATTR.method]: method, [TASK_ATTR.inputOutcome]: outcome.kind };
+      if (outcome.kind === 'answered') {
+        const action = isObject(outcome.result) ? outcome.result.action : undefined;
+        if (typeof action === 'string') answer[TASK_ATTR.inputAction] = action;
+      } else if (outcome.kind === 'failed') {
+        const reading = readError(outcome.error);
+        answer[ATTR.errorType] = reading.type;
+        span.setAttribute(ATTR.errorType, reading.type);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: reading.description });
+      }
+      span.setAttributes(answer);
+      span.end();
+      call?.span.addEvent(EVENT.inputResponse, answer);
+    },
+  };
+}

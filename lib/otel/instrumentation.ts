@@ -1,0 +1,119 @@
+/**
+ * `otelInstrumentation()`: the OpenTelemetry implementation of the library's instrumentation hook
+ * (`TaskClientOptions.instrumentation`). Attached to a TaskClient, it traces each call and its
+ * task, writes the trace context into the `_meta` of every request the call sends, records the
+ * metrics, and marks retries and lost connections on the spans of the tasks they touch.
+ */
+import { metrics, propagation, trace } from '@opentelemetry/api';
+import { TaskOptionError, type ClientInstrument, type InstrumentedClient, type TaskInstrumentation } from '../index.js';
+import { readError } from './attributes.js';
+import { CallTrace, type ClientTraces, type TraceKit } from './call.js';
+import { traceInput } from './input.js';
+import { Instruments } from './metrics.js';
+import { EVENT, SCOPE, TASK_ATTR } from './names.js';
+import type { OtelInstrumentationOptions } from './types.js';
+
+function check(condition: boolean, option: string, message: string): void {
+  if (!condition) throw new TaskOptionError(message, { option });
+}
+
+function checkOptions(options: OtelInstrumentationOptions): void {
+  check(typeof options === 'object' && options !== null, 'options', 'otelInstrumentation options must be an object');
+  check(
+    options.requests === undefined || options.requests === 'spans' || options.requests === 'events',
+    'requests',
+    'requests must be "spans" or "events"',
+  );
+  for (const key of [
+    'propagate',
+    'recordTaskIds',
+    'recordArguments',
+    'recordResults',
+    'recordStatusMessages',
+  ] as const) {
+    check(options[key] === undefined || typeof options[key] === 'boolean', key, `${key} must be a boolean`);
+  }
+  const server = options.server;
+  check(
+    server === undefined ||
+      (typeof server === 'object' && server !== null && typeof server.address === 'string' && server.address !== ''),
+    'server',
+    'server must be { address, port? } with a non-empty address',
+  );
+  check(
+    server?.port === undefined || (Number.isInteger(server.port) && server.port > 0 && server.port < 65_536),
+    'server.port',
+    'server.port must be a port number',
+  );
+}
+
+/**
+ * Traces and meters a TaskClient's tool calls with OpenTelemetry, following the OpenTelemetry
+ * semantic conventions for MCP. Give it as the TaskClient's `instrumentation` option:
+ *
+ * ```ts
+ * const tasks = new TaskClient(client, { instrumentation: otelInstrumentation() });
+ * ```
+ *
+ * Each call gets a span `tools/call {tool}` (kind CLIENT) from `callToolAsTask` to the task's end,
+ * a child of the span current at the call; each `tasks/get`, `tasks/result`, `tasks/update` and
+ * `tasks/cancel` of its task a child span; every request carries the trace context in its
+ * `params._meta` (`traceparent`, `tracestate`), so a server that reads it joins the trace. The
+ * metrics are `mcp.client.operation.duration` per request and the task metrics of
+ * docs/observability.md. Spans, metrics and propagation use the global OpenTelemetry providers
+ * unless given others. One instrumentation may serve several TaskClients.
+ * @throws TaskOptionError for an invalid option.
+ */
+export function otelInstrumentation(options: OtelInstrumentationOptions = {}): TaskInstrumentation {
+  checkOptions(options);
+  let kit: TraceKit | undefined;
+  // Tracer and meter are taken on first attach, so that a provider registered after this call
+  // (but before the TaskClient is made) is the one used.
+  const kitOf = (): TraceKit =>
+    (kit ??= {
+      tracer: (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE),
+      instruments: new Instruments((options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE)),
+      propagator: options.propagate === false ? undefined : (options.propagator ?? propagation),
+      options: {
+        requests: options.requests ?? 'spans',
+        recordTaskIds: options.recordTaskIds ?? false,
+        recordArguments: options.recordArguments ?? false,
+        recordResults: options.recordResults ?? false,
+        recordStatusMessages: options.recordStatusMessages ?? true,
+        server: options.server,
+      },
+    });
+  return {
+    attach: (client: InstrumentedClient): ClientInstrument => {
+      const shared = kitOf();
+      const traces: ClientTraces = { open: new Set(), byTask: new Map() };
+      client.on('error', (error, taskMetrics) => {
+        // A retry is reported on `error` with the task's retry count already raised.
+        const call = taskMetrics === undefined ? undefined : traces.byTask.get(taskMetrics.taskId);
+        if (call === undefined || taskMetrics === undefined || taskMetrics.retries <= call.retries) return;
+        call.retries = taskMetrics.retries;
+        call.span.addEvent(EVENT.retry, {
+          'error.type': readError(error).type,
+          [TASK_ATTR.retries]: taskMetrics.retries,
+        });
+      });
+      client.on('connectionLost', () => {
+        for (const call of traces.open) call.span.addEvent(EVENT.connectionLost);
+      });
+      client.on('connectionRestored', () => {
+        for (const call of traces.open) call.span.addEvent(EVENT.connectionRestored);
+      });
+      return {
+        call: (call) => new CallTrace(shared, traces, call),
+        input: (input) => {
+          const { taskId, toolName } = input.context;
+          if (taskId !== undefined) return traceInput(shared, input, traces.byTask.get(taskId));
+          // Asked before the call has a task (multi round-trip): the call of that tool still
+          // waiting for its answer, when it is the only one.
+          const waiting = [...traces.open].filter((call) => call.beforeHandle && call.toolName === toolName);
+          return traceInput(shared, input, waiting.length === 1 ? waiting[0] : undefined);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The instruments: the MCP conventions' `mcp.client.operation.duration`, per request, and the
+ * task-level ones of this library (duration by outcome, tasks in flight, polls, notifications and
+ * retries per task).
+ */
+import type { Attributes, Histogram, Meter, UpDownCounter } from '@opentelemetry/api';
+import { DURATION_BUCKETS, METRIC } from './names.js';
+
+/** The instruments of one instrumentation. */
+export class Instruments {
+  readonly operationDuration: Histogram;
+  readonly taskDuration: Histogram;
+  readonly tasksActive: UpDownCounter;
+  readonly taskPolls: Histogram;
+  readonly taskNotifications: Histogram;
+  readonly taskRetries: Histogram;
+
+  constructor(meter: Meter) {
+    const advice = { explicitBucketBoundaries: DURATION_BUCKETS };
+    this.operationDuration = meter.createHistogram(METRIC.operationDuration, {
+      description:
+        'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
+      unit: 's',
+      advice,
+    });
+    this.taskDuration = meter.createHistogram(METRIC.taskDuration, {
+      description: 'The time from the call of an MCP tool (run as a task, or answered at once) to its end, by outcome.',
+      unit: 's',
+      advice,
+    });
+    this.tasksActive = meter.createUpDownCounter(METRIC.tasksActive, {
+      description: 'MCP tasks this client tracks (created and not yet ended).',
+      unit: '{task}',
+    });
+    const counts = { explicitBucketBoundaries: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] };
+    this.taskPolls = meter.createHistogram(METRIC.taskPolls, {
+      description: 'tasks/get requests sent for one MCP task, recorded at its end.',
+      unit: '{request}',
+      advice: counts,
+    });
+    this.taskNotifications = meter.createHistogram(METRIC.taskNotifications, {
+      description: 'Status notifications received for one MCP task, recorded at its end.',
+      unit: '{notification}',
+      advice: counts,
+    });
+    this.taskRetries = meter.createHistogram(METRIC.taskRetries, {
+      description: 'Requests retried for one MCP task, recorded at its end.',
+      unit: '{request}',
+      advice: counts,
+    });
+  }
+
+  /** One request's duration. */
+  request(seconds: number, attributes: Attributes): void {
+    this.operationDuration.record(seconds, attributes);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The names the OpenTelemetry integration records under. Those of the OpenTelemetry semantic
+ * conventions for MCP (GenAI conventions, status Development) are used as they are written there;
+ * the conventions say nothing of tasks, so the `mcp.task.*` attributes, the span events and the
+ * task metrics are this library's own choices (listed in docs/observability.md).
+ */
+
+/** Attributes of the MCP conventions and of the general registry they use. */
+export const ATTR = {
+  method: 'mcp.method.name',
+  protocolVersion: 'mcp.protocol.version',
+  sessionId: 'mcp.session.id',
+  toolName: 'gen_ai.tool.name',
+  operation: 'gen_ai.operation.name',
+  arguments: 'gen_ai.tool.call.arguments',
+  result: 'gen_ai.tool.call.result',
+  requestId: 'jsonrpc.request.id',
+  statusCode: 'rpc.response.status_code',
+  errorType: 'error.type',
+  transport: 'network.transport',
+  protocolName: 'network.protocol.name',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+} as const;
+
+/** This library's attributes for what the conventions leave out (tasks). */
+export const TASK_ATTR = {
+  /** The task id: only with `recordTaskIds` (task ids are bearer secrets). */
+  id: 'mcp.task.id',
+  /** A task's status (`working`, `input_required`, …): the latest, on a status event; the last, on the task span. */
+  status: 'mcp.task.status',
+  /** The status message of a status event (task id replaced by its fingerprint). */
+  statusMessage: 'mcp.task.status_message',
+  /** How the task ended for this client (`completed`, `failed`, `cancelled`, `timeout`, …). */
+  outcome: 'mcp.task.outcome',
+  /** The task wire (`2025-11-25`, `io.modelcontextprotocol/tasks`). */
+  wire: 'mcp.task.wire',
+  /** Counters of the task at its end. */
+  polls: 'mcp.task.polls',
+  notifications: 'mcp.task.notifications',
+  retries: 'mcp.task.retries',
+  /** Progress of a progress event. */
+  progress: 'mcp.task.progress',
+  progressTotal: 'mcp.task.progress_total',
+  /** Milliseconds left before the ttl runs out, on an expiring event. */
+  expiresInMs: 'mcp.task.expires_in_ms',
+  /** The elicitation answer's `action` (`accept`, `decline`, `cancel`), on an input response. */
+  inputAction: 'mcp.task.input_action',
+  /** How an input request ended: `answered`, `failed`, `abandoned`. */
+  inputOutcome: 'mcp.task.input_outcome',
+} as const;
+
+/** Span events on a task's span (and on a request's, for `mcp.request.abandoned`). */
+export const EVENT = {
+  status: 'mcp.task.status',
+  inputRequest: 'mcp.task.input.request',
+  inputResponse: 'mcp.task.input.response',
+  progress: 'mcp.task.progress',
+  expiring: 'mcp.task.expiring',
+  retry: 'mcp.task.retry',
+  connectionLost: 'mcp.connection.lost',
+  connectionRestored: 'mcp.connection.restored',
+  /** A request recorded as an event of the task's span (`requests: 'events'`). */
+  request: 'mcp.request',
+  /** The library stopped waiting for a request (its task ended another way). */
+  abandoned: 'mcp.request.abandoned',
+} as const;
+
+/** The metrics. */
+export const METRIC = {
+  /** MCP conventions: each request, from sent to answered, in seconds. */
+  operationDuration: 'mcp.client.operation.duration',
+  /** Each task (or plain call), from `callToolAsTask` to settlement, in seconds. */
+  taskDuration: 'mcp.client.task.duration',
+  /** Tasks being tracked. */
+  tasksActive: 'mcp.client.task.active',
+  /** `tasks/get` requests per task, at its end. */
+  taskPolls: 'mcp.client.task.polls',
+  /** Status notifications per task, at its end. */
+  taskNotifications: 'mcp.client.task.notifications',
+  /** Retried requests per task, at its end. */
+  taskRetries: 'mcp.client.task.retries',
+} as const;
+
+/** The bucket boundaries the MCP conventions give for their duration histograms, in seconds. */
+export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
+/** The instrumentation scope name of the tracer and the meter. */
+export const SCOPE = 'mcp-task-client';

@@ -1,0 +1,432 @@
+/**
+ * `mcp-task doctor`: the real CLI against real servers (server-everything and the extension example
+ * server over stdio, the SDK's McpServer example over Streamable HTTP on 127.0.0.1) and against the
+ * doctor's scripted 2025-11-25 server (spec/doctor/model-server.ts over stdio,
+ * spec/fixtures/doctor-model-server.ts) with one deviation switched on. The expected verdicts are
+ * the ones the library's doctor specs derive from the specs (spec/doctor/reference.spec.ts,
+ * ext.spec.ts, deviants.spec.ts): this suite checks what the command adds (the target's sessions,
+ * the options, the table on a terminal, the JSON document, exit codes, bounds, clean-up, sanitized
+ * output). Usage errors and unreachable targets run in process.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { DoctorReport } from 'mcp-task-client/doctor';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { doctorCommand } from '../../cli/src/commands/doctor.js';
+import type { Io } from '../../cli/src/commands/session.js';
+import { reportDocument, reportTable } from '../../cli/src/doctor-output.js';
+import { main } from '../../cli/src/program.js';
+import { createExampleServer } from '../../examples/server.js';
+import { startHttpServer } from '../support/http-server.js';
+import { EXT_STDIO_SERVER, EXT_WIRE, KEY, PtyRun, removeScratch, runPiped, scratch } from './support/cli.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = `${process.execPath} ${require.resolve('@modelcontextprotocol/server-everything/dist/index.js')} stdio`;
+const MODEL_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../fixtures/doctor-model-server.ts', import.meta.url))}`;
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+afterAll(removeScratch);
+
+/** The 2025-11-25 battery, in report order (lib/doctor/run.ts). */
+const BATTERY_2025 = [
+  'offer',
+  'caps.toolsCall',
+  'caps.cancel',
+  'caps.list',
+  'tools.taskSupport',
+  'create.result',
+  'create.status',
+  'create.timestamps',
+  'create.ttl',
+  'create.pollInterval',
+  'ttl.honoured',
+  'notify.sent',
+  'poll.fast',
+  'result.blocks',
+  'result.meta',
+  'result.shape',
+  'cancel.running',
+  'cancel.sticky',
+  'cancel.twice',
+  'cancel.result',
+  'cancel.completed',
+  'cancel.completed.status',
+  'cancel.completed.result',
+  'unknown.id',
+  'list.paging',
+  'list.complete',
+  'list.badCursor',
+  'fail.status',
+  'fail.message',
+  'fail.result',
+  'input.status',
+  'input.tagged',
+  'input.resumes',
+  'input.unanswered',
+  'expiry.read',
+];
+
+/** `[check, verdict]` of one wire's rows. */
+const verdicts = (report: DoctorReport, wire: string): Array<[string, string]> =>
+  report.rows.filter((row) => row.wire === wire).map((row) => [row.check, row.verdict]);
+
+/** The checks that deviate, with their rule and strength. */
+const deviations = (report: DoctorReport): string[] =>
+  report.rows.filter((row) => row.verdict === 'deviation').map((row) => `${row.check} ${row.rule} ${row.severity}`);
+
+/** What the model server saw, written by the fixture after every message. */
+const modelState = (file: string): { running: number; failures: string[] } =>
+  JSON.parse(readFileSync(file, 'utf8')) as { running: number; failures: string[] };
+
+/** The scripted server with `model` options, a state file, and the CLI's doctor run against it (extra args). */
+function doctorOnModel(
+  model: Record<string, unknown>,
+  args: readonly string[],
+): { state: string; done: ReturnType<typeof runPiped>['done'] } {
+  const state = join(scratch(), 'state.json');
+  const run = runPiped(['doctor', '--stdio', MODEL_SERVER, '--fail-tool', 'fail', '--input-tool', 'ask', ...args], {
+    MODEL: JSON.stringify(model),
+    STATE: state,
+    COLUMNS: '120',
+  });
+  return { state, done: run.done };
+}
+
+describe('mcp-task doctor against real servers', { timeout: 150_000 }, () => {
+  it('over stdio probes each wire the server speaks: server-everything (2025-11-25) and the extension example server; JSON when stdout is not a terminal; exit 0', async () => {
+    const [everything, ext] = await Promise.all([
+      runPiped([
+        'doctor',
+        '--stdio',
+        EVERYTHING,
+        '--input-tool',
+        'simulate-research-query',
+        '--input-args',
+        'topic=MCP tasks',
+        '--input-args',
+        '{"ambiguous":true}',
+      ]).done,
+      runPiped(
+        [
+          'doctor',
+          '--stdio',
+          EXT_STDIO_SERVER,
+          '--tool',
+          'analyze',
+          '--args',
+          'id=7',
+          '--fail-tool',
+          'flaky',
+          '--input-tool',
+          'analyze',
+          '--json',
+        ],
+        { EXT_STEP_MS: '150' },
+      ).done,
+    ]);
+
+    expect(everything.code, everything.stderr).toBe(0);
+    const a = JSON.parse(everything.stdout) as DoctorReport;
+    expect(a).toMatchObject({
+      reportVersion: 1,
+      server: { name: 'mcp-servers/everything' },
+      summary: { deviations: 0, mustViolations: 0 },
+    });
+    expect(a.wires.map((wire) => [wire.wire, wire.offered, wire.tool])).toEqual([
+      ['2025-11-25', true, 'simulate-research-query'],
+      [EXT_WIRE, false, undefined],
+    ]);
+    // A TS SDK 1.32 server: every check ok, but no failing tool to test and a 5-minute ttl, too long to wait out.
+    const untestable = new Set(['fail.status', 'fail.message', 'fail.result', 'expiry.read']);
+    expect(verdicts(a, '2025-11-25')).toEqual(
+      BATTERY_2025.map((check) => [check, untestable.has(check) ? 'not-testable' : 'ok']),
+    );
+    // The input tool ran with the arguments given: the question came, tagged with its task.
+    expect(a.rows.find((row) => row.check === 'input.tagged')?.seen).toMatch(/^elicitation\/create named the task/);
+    expect(a.tasks).toMatchObject({ leftRunning: 0, notes: [] });
+    // The server's own stderr (its log, with task ids) is not shown when the doctor could run.
+    expect(everything.stderr).not.toContain('server:');
+
+    expect(ext.code, ext.stderr).toBe(0);
+    const b = JSON.parse(ext.stdout) as DoctorReport;
+    expect(b.wires.map((wire) => [wire.wire, wire.offered, wire.sdk, wire.protocolVersion])).toEqual([
+      ['2025-11-25', false, undefined, undefined],
+      [EXT_WIRE, true, 'v2', '2026-07-28'],
+    ]);
+    expect(b.wires[0]?.note).toMatch(/-32022/);
+    // Every check of the extension ok but the expiry (ttlMs 10 min).
+    expect(verdicts(b, EXT_WIRE).filter(([, verdict]) => verdict !== 'ok')).toEqual([['expiry.read', 'not-testable']]);
+    expect(verdicts(b, EXT_WIRE).length).toBeGreaterThan(15);
+    expect(b.tasks.leftRunning).toBe(0);
+  });
+
+  it("the SDK's McpServer over Streamable HTTP on 127.0.0.1, on a terminal: progress on stderr, the table with coloured verdicts; exit 0, no task left running", async () => {
+    const stores: Array<ReturnType<typeof createExampleServer>['store']> = [];
+    const server = await startHttpServer({}, () => {
+      const { server: mcp, store } = createExampleServer({ pollInterval: 200 });
+      stores.push(store);
+      return { server: mcp, cleanup: () => store.cleanup() };
+    });
+    cleanups.push(() => server.close());
+    const run = new PtyRun([
+      'doctor',
+      '--url',
+      server.url.href,
+      '--header',
+      'X-Doctor: yes',
+      '--tool',
+      'analyze',
+      '--args',
+      'id=1',
+      '--args',
+      '{"steps":2,"stepMs":200}',
+      '--fail-tool',
+      'flaky',
+      '--fail-args',
+      'afterMs=200',
+      '--input-tool',
+      'confirm_delete',
+    ]);
+    cleanups.push(async () => run.kill());
+    const { exitCode } = await run.exited;
+    const text = run.text;
+    expect(exitCode, text).toBe(0);
+    expect(text).toContain('probing 2025-11-25: lifecycle');
+    // What the spec says of this server (spec/doctor/reference.spec.ts): every check ok but a failed
+    // task without a statusMessage (a SHOULD of V18); the extension is not offered.
+    expect(text).toMatch(
+      /mcp-task doctor: example-task-server 1\.0\.0, 34 ok, 1 deviation, 1 not testable, in \d+\.\d s/,
+    );
+    expect(text).toMatch(/2025-11-25 \(SDK v2, protocol 2025-11-25\): tool analyze, as named/);
+    expect(text).toMatch(/VERDICT\s+SEV\s+RULE\s+CHECK\s+SEEN\s+LIBRARY/);
+    expect(text).toMatch(/✘ deviation\s+SHOULD\s+V18\s+a failed task says why\s+no statusMessage on/);
+    for (const check of [
+      'offer',
+      'create.result',
+      'notify.sent',
+      'result.blocks',
+      'cancel.running',
+      'unknown.id',
+      'list.paging',
+      'fail.status',
+      'input.tagged',
+      'expiry.read',
+    ]) {
+      expect(text).toContain(`(${check})`);
+    }
+    expect(text).toMatch(/io\.modelcontextprotocol\/tasks: not probed/);
+    expect(text).toMatch(/Tasks: \d+ started, \d+ ended on their own, \d+ cancelled, 0 left running\./);
+    expect(run.raw).toContain('\u001b[32m✔ ok');
+    expect(run.raw).toContain('\u001b[31m✘ deviation');
+    const live = stores
+      .flatMap((store) => store.getAllTasks())
+      .filter((task) => task.status === 'working' || task.status === 'input_required');
+    expect(stores.flatMap((store) => store.getAllTasks()).length).toBeGreaterThan(3);
+    expect(live).toEqual([]);
+  });
+});
+
+describe('mcp-task doctor against a scripted deviant server', { timeout: 120_000 }, () => {
+  it('a cancel that rewrites a completed task to cancelled (and drops its result), and -32603 for unknown and expired ids: exit 1, the MUST rules named, nothing else', async () => {
+    const rewrites = doctorOnModel({ cancelRewrites: true }, ['--json']);
+    const unknown = doctorOnModel({ unknownCode: -32603 }, ['--table']);
+    const [a, b] = await Promise.all([rewrites.done, unknown.done]);
+
+    expect(a.code, a.stderr).toBe(1);
+    const report = JSON.parse(a.stdout) as DoctorReport;
+    expect(deviations(report)).toEqual([
+      'cancel.completed V23 MUST',
+      'cancel.completed.status V5 MUST',
+      'cancel.completed.result V15 MUST',
+    ]);
+    expect(report.summary.mustViolations).toBe(3);
+    expect(report.rows.find((row) => row.check === 'cancel.completed.status')?.seen).toBe(
+      'completed before the cancel, cancelled after it',
+    );
+    expect(report.tasks.leftRunning).toBe(0);
+    expect(modelState(rewrites.state)).toEqual({ running: 0, failures: [] });
+
+    expect(b.code, b.stderr).toBe(1);
+    // The wrong code shows twice, both times against V26: for a made-up id, and for the task read
+    // after its ttl (the CLI lets the expiry check wait; the library's deviants spec does not).
+    expect(b.stdout).toMatch(/^mcp-task doctor: scripted-server 1\.0\.0, \d+ ok, 2 deviations \(2 of a MUST rule\), /);
+    expect(b.stdout).toMatch(/✘ deviation\s+MUST\s+V26\s+an unknown task id is\s+tasks\/get -32603,\s/);
+    expect(b.stdout).toMatch(/✘ deviation\s+MUST\s+V26\s+after its ttl a task may\s+tasks\/get answered -32603/);
+    expect(b.stdout).toContain('(unknown.id)');
+    expect(b.stdout).toContain('(expiry.read)');
+    expect(b.stdout.match(/✘ deviation/g)).toHaveLength(2);
+    // Not a terminal: no colours, no progress line.
+    expect(b.stdout + b.stderr).not.toContain('\u001b');
+    expect(modelState(unknown.state)).toEqual({ running: 0, failures: [] });
+  });
+
+  it('--timeout bounds the whole run: a task that never ends is cancelled, exit 124, a JSON document says why', async () => {
+    const { state, done } = doctorOnModel({ neverEnds: true }, ['--timeout', '2s']);
+    const started = Date.now();
+    const run = await done;
+    expect(run.code, run.stderr).toBe(124);
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: {
+        name: 'TimeoutError',
+        message: '--timeout passed (2s): the doctor stopped; the tasks it started were cancelled; no report',
+      },
+      exitCode: 124,
+    });
+    expect(run.stderr).toContain('--timeout passed: stopping the doctor and cancelling the tasks it started');
+    // The CLI's start (tsx), 2 s, and the cancels: far below a probe's own bound (60 s).
+    expect(Date.now() - started).toBeLessThan(40_000);
+    expect(modelState(state)).toEqual({ running: 0, failures: [] });
+  });
+});
+
+describe('mcp-task doctor: Ctrl-C', { timeout: 90_000 }, () => {
+  it('on a terminal, Ctrl-C stops the run and cancels the tasks it started (the stdio server gets no SIGINT): exit 130', async () => {
+    const state = join(scratch(), 'state.json');
+    const run = new PtyRun(['doctor', '--stdio', MODEL_SERVER], {
+      MODEL: JSON.stringify({ neverEnds: true }),
+      STATE: state,
+    });
+    cleanups.push(async () => run.kill());
+    await run.waitFor('probing 2025-11-25: lifecycle', 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    run.type(KEY.ctrlC);
+    const { exitCode } = await run.exited;
+    expect(exitCode, run.text).toBe(130);
+    expect(run.text).toContain('Ctrl-C: stopping the doctor and cancelling the tasks it started');
+    expect(run.text).toContain('Ctrl-C: the doctor stopped; the tasks it started were cancelled; no report');
+    expect(modelState(state)).toEqual({ running: 0, failures: [] });
+  });
+});
+
+/** Control characters but the line feed. */
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+/** Streams for an in-process run: nothing is a terminal. */
+function pipes(): { io: Io; stdout: () => string; stderr: () => string } {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  err.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const io = { stdin: new PassThrough(), stdout: out, stderr: err, env: {} } as unknown as Io;
+  return { io, stdout: () => stdout, stderr: () => stderr };
+}
+
+describe('mcp-task doctor: usage errors and targets that are not MCP servers', () => {
+  it('usage errors exit 2 before anything is started, saying what is wrong', async () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const cases: Array<[string[], RegExp]> = [
+        [['--stdio', 'cat', '--url', 'http://127.0.0.1:9/mcp'], /Give either --stdio or --url, not both/],
+        [['--args', 'id=1'], /--args needs --tool/],
+        [['--fail-args', '{"afterMs":1}'], /--fail-args needs --fail-tool/],
+        [['--tool', 'analyze', '--args', 'id'], /key=value pairs, got "id"/],
+        [['--tool', 'analyze', '--args', '{"id":'], /--args is not valid JSON/],
+        [['--input-tool', 'ask', '--input-args', '{"a":1', '--input-args', 'b=2'], /--input-args is not valid JSON/],
+        [['--json', '--table'], /Give either --json or --table, not both/],
+        [['--probe-timeout', '0'], /--probe-timeout must be more than 0/],
+        [['--timeout', 'soon'], /--timeout expects a duration/],
+        [['--connect-timeout', '30d'], /--connect-timeout expects a duration/],
+        [['--url', 'not a url'], /--url: not a URL/],
+        [['--url', 'http://127.0.0.1:9/mcp', '--header', 'Bad Name: x'], /not a valid header name/],
+        [['--stdio', '"node server.js'], /unterminated " quote/],
+        [['--wire', 'ext'], /unknown option '--wire'/],
+        [['--tool'], /argument missing/],
+      ];
+      for (const [args, message] of cases) {
+        written.length = 0;
+        expect(await main(['doctor', ...args]), args.join(' ')).toBe(2);
+        expect(written.join(''), args.join(' ')).toMatch(message);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('a command that is not an MCP server (cat) and a port nothing listens on: exit 1 with a clear reason, in the JSON document too', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    await new Promise<void>((resolve) => holder.close(() => resolve()));
+
+    const cat = pipes();
+    expect(await doctorCommand({ stdio: 'cat', connectTimeout: '10s' }, cat.io)).toBe(1);
+    expect(JSON.parse(cat.stdout())).toEqual({
+      error: {
+        name: 'ConnectError',
+        reason: 'not-mcp',
+        message:
+          "cannot connect to the stdio server `cat`: the target does not speak MCP: it sent the client's own initialize request back (an echo, like cat)",
+      },
+      exitCode: 1,
+    });
+    expect(cat.stderr()).toContain('mcp-task: cannot connect to the stdio server `cat`');
+
+    const closed = pipes();
+    expect(await doctorCommand({ url: `http://127.0.0.1:${port}/mcp`, connectTimeout: '10s' }, closed.io)).toBe(1);
+    expect(JSON.parse(closed.stdout())).toEqual({
+      error: {
+        name: 'ConnectError',
+        reason: 'unreachable',
+        message: `cannot connect to http://127.0.0.1:${port}/mcp: connection refused`,
+      },
+      exitCode: 1,
+    });
+  });
+
+  it('server text cannot drive the terminal: the table shows control characters as visible stand-ins, the JSON escapes them', () => {
+    const evil = 'x\u001b]0;owned\u0007\u001b[2J\u009b31m\r';
+    const report: DoctorReport = {
+      reportVersion: 1,
+      server: { name: `srv${evil}`, version: '1' },
+      startedAt: '2026-12-01T00:00:00.000Z',
+      durationMs: 10,
+      wires: [
+        {
+          wire: '2025-11-25',
+          offered: true,
+          sdk: 'v2',
+          protocolVersion: '2025-11-25',
+          tool: `t${evil}`,
+          note: `tool t${evil}`,
+        },
+      ],
+      rows: [
+        {
+          check: 'unknown.id',
+          wire: '2025-11-25',
+          rule: 'V26',
+          quote: 'an unknown task id is refused with -32602',
+          severity: 'MUST',
+          seen: `tasks/get -32603 (${evil})`,
+          verdict: 'deviation',
+          coping: { quirk: 'D12', does: 'reads only -32602 as gone', handled: true },
+        },
+      ],
+      tasks: { started: 0, finished: 0, cancelled: 0, leftRunning: 0, notes: [`note${evil}`] },
+      summary: { ok: 0, deviations: 1, mustViolations: 1, notTestable: 0 },
+    };
+    const table = reportTable(report, { width: 200, color: false });
+    expect(table).not.toMatch(CONTROLS);
+    expect(table).toContain('srvx␛]0;owned␇␛[2J�31m␍');
+    const coloured = reportTable(report, { width: 200, color: true });
+    // The only escape sequences are the verdict's colour and its reset.
+    expect(coloured.split('\u001b')).toHaveLength(3);
+    const json = reportDocument(report);
+    expect(json).not.toMatch(CONTROLS);
+    expect((JSON.parse(json) as DoctorReport).rows[0]?.seen).toBe(`tasks/get -32603 (${evil})`);
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * The OpenTelemetry side of the otel suites: the SDK's tracer provider with an in-memory span
+ * exporter, a meter provider with a reader collected on demand, the W3C trace-context propagator,
+ * and the AsyncLocalStorage context manager (so that a span made active by the test is the parent
+ * the instrumentation finds). Plus readers of what was recorded: spans by name, parent links, and
+ * metric points.
+ */
+import { SpanKind, context, trace, type Attributes, type SpanContext } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { DataPointType, MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
+
+/** A metric reader the test collects from when it wants. */
+class OnDemandReader extends MetricReader {
+  protected override onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected override onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** One metric point: its attributes and value (a histogram's count and sum, or a sum's value). */
+export interface Point {
+  readonly attributes: Attributes;
+  readonly count: number;
+  readonly sum: number;
+}
+
+/** The providers a test gives the instrumentation, and what they recorded. */
+export class Telemetry {
+  readonly exporter = new InMemorySpanExporter();
+  readonly tracerProvider = new TracerProvider({
+    spanProcessors: [new SimpleSpanProcessor({ exporter: this.exporter })],
+  });
+  private readonly reader = new OnDemandReader();
+  readonly meterProvider = new MeterProvider({ readers: [this.reader] });
+  readonly propagator = new W3CTraceContextPropagator();
+
+  /** Every ended span. */
+  spans(): ReadableSpan[] {
+    return this.exporter.getFinishedSpans();
+  }
+
+  /** The ended spans named `name`. */
+  named(name: string): ReadableSpan[] {
+    return this.spans().filter((span) => span.name === name);
+  }
+
+  /** The one ended span named `name` of this client (kind CLIENT or SERVER; the server's spans are kept apart). */
+  one(
+    name: string,
+    kind: SpanKind = name.includes('/create') || name.includes('/createMessage') ? SpanKind.SERVER : SpanKind.CLIENT,
+  ): ReadableSpan {
+    const found = this.named(name).filter(
+      (span) => span.kind === kind && span.instrumentationScope.name === 'mcp-task-client',
+    );
+    if (found.length !== 1)
+      throw new Error(
+        `expected one span "${name}", found ${found.length}: ${this.spans()
+          .map((s) => s.name)
+          .join(', ')}`,
+      );
+    return found[0]!;
+  }
+
+  /** The ended spans whose parent is `parent`. */
+  childrenOf(parent: ReadableSpan): ReadableSpan[] {
+    const id = parent.spanContext().spanId;
+    return this.spans().filter((span) => span.parentSpanContext?.spanId === id);
+  }
+
+  /** The points of metric `name`. */
+  async points(name: string): Promise<Point[]> {
+    const { resourceMetrics } = await this.reader.collect();
+    const points: Point[] = [];
+    for (const scope of resourceMetrics.scopeMetrics) {
+      for (const metric of scope.metrics) {
+        if (metric.descriptor.name !== name) continue;
+        for (const point of metric.dataPoints as Array<DataPoint<number | Histogram>>) {
+          if (metric.dataPointType === DataPointType.HISTOGRAM) {
+            const value = point.value as Histogram;
+            points.push({ attributes: point.attributes, count: value.count, sum: value.sum ?? 0 });
+          } else {
+            points.push({ attributes: point.attributes, count: 1, sum: point.value as number });
+          }
+        }
+      }
+    }
+    return points;
+  }
+
+  /** Ends everything. */
+  async shutdown(): Promise<void> {
+    await this.tracerProvider.shutdown();
+    await this.meterProvider.shutdown();
+  }
+}
+
+/** Installs the AsyncLocalStorage context manager for the suite; returns its removal. */
+export function useContextManager(): () => void {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  return () => context.disable();
+}
+
+/** The `traceparent` a span context is written as (W3C trace context, version 00). */
+export function traceparentOf(spanContext: SpanContext): string {
+  return `00-${spanContext.traceId}-${spanContext.spanId}-0${spanContext.traceFlags.toString(16)}`;
+}
+
+/** Runs `run` inside a new active span `name` of `telemetry`'s tracer, ending it after; returns its result and the span. */
+export async function withinSpan<T>(
+  telemetry: Telemetry,
+  name: string,
+  run: () => Promise<T>,
+): Promise<{ value: T; parent: SpanContext }> {
+  const tracer = telemetry.tracerProvider.getTracer('spec-host');
+  return tracer.startActiveSpan(name, async (span) => {
+    try {
+      return { value: await run(), parent: span.spanContext() };
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The span current in the active context (for asserting the context manager works). */
+export function activeSpanContext(): SpanContext | undefined {
+  return trace.getSpan(context.active())?.spanContext();
+}

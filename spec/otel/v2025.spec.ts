@@ -1,0 +1,507 @@
+/**
+ * `mcp-task-client/otel` on the 2025-11-25 wire, against the SDK's `McpServer` with its task store
+ * (spec/otel/server.ts: it reads the trace context of `_meta` and joins the trace), in process and
+ * over Streamable HTTP on 127.0.0.1, with the OpenTelemetry SDK's in-memory exporter and an
+ * on-demand metric reader: the span of each call and its task (`tools/call {tool}`, CLIENT, child
+ * of the caller's span), a child span per `tasks/*` request, the `traceparent` of every request as
+ * the server read it, the span events, the outcome and error of a completed, a failed, an aborted,
+ * a timed-out, an input_required and a plain call, retries and a reconnection, and the metric
+ * points. Runs on both SDK majors.
+ */
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, defaultTextMapGetter } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  TaskAbortError,
+  TaskClient,
+  TaskTimeoutError,
+  type TaskClientOptions,
+  type TaskHandle,
+} from '../../lib/index.js';
+import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/otel.js';
+import { connectPair, until } from '../helpers.js';
+import { startHttpServer, type HttpIntercept } from '../support/http-server.js';
+import { SDK, httpTransport, makeClient } from '../support/sdk.js';
+import { createTracedServer, type SeenRequest } from './server.js';
+import { Telemetry, traceparentOf, useContextManager, withinSpan } from './support.js';
+
+let telemetry: Telemetry;
+let stopContext: () => void;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(() => {
+  stopContext = useContextManager();
+});
+afterAll(() => stopContext());
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await telemetry?.shutdown();
+});
+
+/** The instrumentation on `telemetry`'s providers. */
+function instrumentation(options: OtelInstrumentationOptions = {}): TaskClientOptions['instrumentation'] {
+  return otelInstrumentation({
+    tracerProvider: telemetry.tracerProvider,
+    meterProvider: telemetry.meterProvider,
+    propagator: telemetry.propagator,
+    ...options,
+  });
+}
+
+/**
+ * The protocol version a connection in process reports: SDK v1 keeps the negotiated version only
+ * on an HTTP transport, so in process it is unknown there (and left out).
+ */
+const IN_PROCESS_VERSION = SDK === 'v2' ? { 'mcp.protocol.version': '2025-11-25' } : {};
+
+/** Fast polling, so a short task is polled a few times. */
+const POLLING = { minPollIntervalMs: 5, initialPollIntervalMs: 10 } as const;
+
+/** The traced server in process, a TaskClient on it with the instrumentation, and what the server saw. */
+async function inProcess(options: TaskClientOptions = {}, otel: OtelInstrumentationOptions = {}) {
+  telemetry = new Telemetry();
+  const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+  const pair = await connectPair(made.server, { capabilities: { elicitation: {} } });
+  const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: instrumentation(otel), ...options });
+  cleanups.push(async () => {
+    await tasks.close();
+    await pair.close();
+    made.store.cleanup();
+  });
+  return { ...made, tasks, pair };
+}
+
+/** The request the server saw with `method`, in order. */
+function seenOf(seen: readonly SeenRequest[], method: string): SeenRequest[] {
+  return seen.filter((request) => request.method === method);
+}
+
+/** Every attribute value and event attribute value of every span, as text (to look for a secret). */
+function everything(spans: readonly ReadableSpan[]): string {
+  return JSON.stringify(
+    spans.map((span) => [span.name, span.attributes, span.events.map((event) => [event.name, event.attributes])]),
+  );
+}
+
+/** The status events of a span, as `status` or `status: message`. */
+function statusEvents(span: ReadableSpan): string[] {
+  return span.events
+    .filter((event) => event.name === 'mcp.task.status')
+    .map((event) => {
+      const status = event.attributes?.['mcp.task.status'] as string;
+      const message = event.attributes?.['mcp.task.status_message'] as string | undefined;
+      return message === undefined ? status : `${status}: ${message}`;
+    });
+}
+
+describe('a completed task', () => {
+  it('is one CLIENT span tools/call {tool} under the caller, a child span per tasks/* request, and the server reads each traceparent', async () => {
+    const { tasks, seen, reads } = await inProcess();
+    let handle: TaskHandle | undefined;
+    const { value: result, parent } = await withinSpan(telemetry, 'agent step', async () => {
+      handle = await tasks.callToolAsTask('job', { ms: 80 });
+      return handle.result();
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'job done' }]);
+    const span = telemetry.one('tools/call job');
+    expect(span.kind).toBe(SpanKind.CLIENT);
+    expect(span.spanContext().traceId).toBe(parent.traceId);
+    expect(span.parentSpanContext?.spanId).toBe(parent.spanId);
+    expect(span.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'job',
+      'gen_ai.operation.name': 'execute_tool',
+      ...IN_PROCESS_VERSION,
+      'mcp.task.wire': '2025-11-25',
+      'mcp.task.outcome': 'completed',
+      'mcp.task.status': 'completed',
+      'mcp.task.polls': handle!.metrics!.polls,
+    });
+    expect(String(span.attributes['jsonrpc.request.id'])).toMatch(/^mcp-task-client:/);
+    expect(span.attributes['error.type']).toBeUndefined();
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    // In process: no session, no network transport.
+    expect(span.attributes['mcp.session.id']).toBeUndefined();
+    expect(span.attributes['network.transport']).toBeUndefined();
+    if (SDK === 'v1') expect(span.attributes['mcp.protocol.version']).toBeUndefined();
+    expect(statusEvents(span)[0]).toBe('working');
+    expect(statusEvents(span).at(-1)).toBe('completed');
+
+    // The server read the task span's context in its tools/call, and its own span joined the trace.
+    expect(reads).toEqual([{ traceparent: traceparentOf(span.spanContext()) }]);
+    await until(() => telemetry.named('tools/call job').length === 2);
+    const serverSpan = telemetry.named('tools/call job').find((s) => s.kind === SpanKind.SERVER)!;
+    expect(serverSpan.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(serverSpan.spanContext().traceId).toBe(parent.traceId);
+
+    // One child span per tasks/* request, each the parent of what the server saw in that request.
+    const children = telemetry.childrenOf(span).filter((child) => child.kind === SpanKind.CLIENT);
+    const gets = children.filter((child) => child.name === 'tasks/get');
+    expect(gets.length).toBe(handle!.metrics!.polls);
+    expect(gets.length).toBeGreaterThan(0);
+    expect(children.filter((child) => child.name === 'tasks/result')).toHaveLength(1);
+    for (const child of children) {
+      expect(child.attributes).toMatchObject({ 'mcp.method.name': child.name, 'gen_ai.tool.name': 'job' });
+      expect(child.attributes['gen_ai.operation.name']).toBeUndefined();
+      expect(String(child.attributes['jsonrpc.request.id'])).toMatch(/^mcp-task-client:/);
+    }
+    const childParents = new Set(children.map((child) => traceparentOf(child.spanContext())));
+    const sentGets = seenOf(seen, 'tasks/get');
+    expect(sentGets.length).toBe(gets.length);
+    for (const request of [...sentGets, ...seenOf(seen, 'tasks/result')])
+      expect(childParents.has(request.traceparent!)).toBe(true);
+    expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(span.spanContext()));
+
+    // The task id, a secret, is on no span.
+    expect(everything(telemetry.spans())).not.toContain(handle!.taskId!);
+  });
+
+  it('records mcp.client.operation.duration per request and the task metrics', async () => {
+    const { tasks } = await inProcess();
+    const handle = await tasks.callToolAsTask('job', { ms: 60 });
+    await handle.result();
+    const durations = await telemetry.points('mcp.client.operation.duration');
+    const byMethod = (method: string) => durations.filter((point) => point.attributes['mcp.method.name'] === method);
+    expect(byMethod('tools/call')).toHaveLength(1);
+    expect(byMethod('tools/call')[0]!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'job',
+      ...IN_PROCESS_VERSION,
+    });
+    expect(byMethod('tasks/get').reduce((sum, point) => sum + point.count, 0)).toBe(handle.metrics!.polls);
+    expect(byMethod('tasks/get')[0]!.attributes['gen_ai.operation.name']).toBeUndefined();
+    expect(byMethod('tasks/result')[0]!.count).toBe(1);
+    for (const point of durations) expect(point.attributes['mcp.session.id']).toBeUndefined();
+
+    const [task] = await telemetry.points('mcp.client.task.duration');
+    expect(task).toMatchObject({
+      count: 1,
+      attributes: { 'gen_ai.tool.name': 'job', 'mcp.task.outcome': 'completed' },
+    });
+    expect(task!.sum).toBeCloseTo(handle.metrics!.durationMs / 1000, 6);
+    expect(await telemetry.points('mcp.client.task.active')).toEqual([
+      { attributes: expect.objectContaining({ 'gen_ai.tool.name': 'job' }), count: 1, sum: 0 },
+    ]);
+    expect((await telemetry.points('mcp.client.task.polls'))[0]).toMatchObject({
+      count: 1,
+      sum: handle.metrics!.polls,
+    });
+    expect((await telemetry.points('mcp.client.task.notifications'))[0]).toMatchObject({ count: 1, sum: 0 });
+  });
+
+  it("continues an incoming trace: the caller's remote context (traceparent and tracestate) is the parent, and its tracestate rides on every request", async () => {
+    const { tasks, seen } = await inProcess();
+    const incoming = telemetry.propagator.extract(
+      ROOT_CONTEXT,
+      {
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        tracestate: 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE',
+      },
+      defaultTextMapGetter,
+    );
+    await context.with(incoming, async () => (await tasks.callToolAsTask('job', { ms: 40 })).result());
+    const span = telemetry.one('tools/call job');
+    expect(span.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(span.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
+    const sent = seen.filter((request) => request.method === 'tools/call' || request.method.startsWith('tasks/'));
+    expect(sent.length).toBeGreaterThan(1);
+    for (const request of sent) {
+      expect(request.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
+      expect(request.tracestate).toBe('rojo=00f067aa0ba902b7,congo=t61rcWkgMzE');
+    }
+  });
+
+  it('counts a task in flight while it runs', async () => {
+    const { tasks } = await inProcess();
+    const handle = await tasks.callToolAsTask('job', { ms: 100 });
+    expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(1);
+    await handle.result();
+    expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
+  });
+});
+
+describe('tasks that do not complete', () => {
+  it('a failed task (isError result) ends its span in error: tool_error, the server message', async () => {
+    const { tasks } = await inProcess();
+    const handle = await tasks.callToolAsTask('job', { ms: 40, outcome: 'fail' });
+    await expect(handle.result()).rejects.toThrow('disk full');
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes).toMatchObject({
+      'mcp.task.outcome': 'failed',
+      'error.type': 'tool_error',
+      'mcp.task.status': 'failed',
+    });
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span.status.message).toContain('disk full');
+    const [point] = await telemetry.points('mcp.client.task.duration');
+    expect(point!.attributes).toMatchObject({ 'mcp.task.outcome': 'failed', 'error.type': 'tool_error' });
+  });
+
+  it('an aborted call cancels the task: the span says so, and tasks/cancel is a child span whose context the server read', async () => {
+    const { tasks, seen } = await inProcess();
+    const controller = new AbortController();
+    const handle = await tasks.callToolAsTask('job', { ms: 60_000, outcome: 'hang' }, { signal: controller.signal });
+    controller.abort();
+    await expect(handle.result()).rejects.toBeInstanceOf(TaskAbortError);
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'aborted', 'error.type': 'TaskAbortError' });
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    await until(() => telemetry.childrenOf(span).some((child) => child.name === 'tasks/cancel'));
+    const cancel = telemetry.childrenOf(span).find((child) => child.name === 'tasks/cancel')!;
+    expect(cancel.status.code).toBe(SpanStatusCode.UNSET);
+    expect(seenOf(seen, 'tasks/cancel').map((request) => request.traceparent)).toEqual([
+      traceparentOf(cancel.spanContext()),
+    ]);
+  });
+
+  it('a deadline that passes is recorded as a timeout, with the remote cancel as a child span', async () => {
+    const { tasks, seen } = await inProcess();
+    const handle = await tasks.callToolAsTask('job', { ms: 60_000, outcome: 'hang' }, { timeoutMs: 80 });
+    await expect(handle.result()).rejects.toBeInstanceOf(TaskTimeoutError);
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'timeout', 'error.type': 'TaskTimeoutError' });
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    await until(() => seenOf(seen, 'tasks/cancel').length === 1);
+    await until(() => telemetry.childrenOf(span).some((child) => child.name === 'tasks/cancel'));
+    const [point] = await telemetry.points('mcp.client.task.duration');
+    expect(point!.attributes).toMatchObject({ 'mcp.task.outcome': 'timeout', 'error.type': 'TaskTimeoutError' });
+  });
+
+  it('a call that fails before it has a task ends its span with that error', async () => {
+    const { tasks, seen } = await inProcess();
+    await expect(tasks.callToolAsTask('echo', {}, { requireTask: true })).rejects.toThrow('does not support task mode');
+    const span = telemetry.one('tools/call echo');
+    expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'error', 'error.type': 'TaskNotSupportedError' });
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    expect(seenOf(seen, 'tools/call')).toEqual([]);
+  });
+});
+
+describe('input, plain calls, retries and reconnections', () => {
+  it('an input_required task: the question is a SERVER span under the server span that asked, linked to the task span', async () => {
+    const { tasks, seen } = await inProcess();
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
+    );
+    expect((await handle.result()).content).toEqual([{ type: 'text', text: 'answered accept' }]);
+    const span = telemetry.one('tools/call job');
+    await until(() => telemetry.named('tools/call job').length === 2);
+    const serverSpan = telemetry.named('tools/call job').find((s) => s.kind === SpanKind.SERVER)!;
+    const question = telemetry.one('elicitation/create');
+    expect(question.kind).toBe(SpanKind.SERVER);
+    expect(question.parentSpanContext?.spanId).toBe(serverSpan.spanContext().spanId);
+    expect(question.links.map((link) => link.context.spanId)).toEqual([span.spanContext().spanId]);
+    expect(question.attributes).toMatchObject({
+      'mcp.method.name': 'elicitation/create',
+      'mcp.task.input_outcome': 'answered',
+      'mcp.task.input_action': 'accept',
+    });
+    expect(statusEvents(span)).toContain('input_required');
+    const names = span.events.map((event) => event.name);
+    expect(names.indexOf('mcp.task.input.request')).toBeGreaterThan(names.indexOf('mcp.task.status'));
+    expect(span.events.find((event) => event.name === 'mcp.task.input.response')?.attributes).toMatchObject({
+      'mcp.task.input_action': 'accept',
+    });
+    // The blocking tasks/result that carried the question went out with its own context too.
+    expect(seenOf(seen, 'tasks/result').every((request) => request.traceparent !== undefined)).toBe(true);
+  });
+
+  it('a plain call (the server answers at once) is one span with no children', async () => {
+    const { tasks, seen } = await inProcess();
+    const handle = await tasks.callToolAsTask('echo', { text: 'hello' });
+    expect(handle.kind).toBe('immediate');
+    await until(() => telemetry.named('tools/call echo').length === 1);
+    const span = telemetry.one('tools/call echo');
+    expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'completed', 'gen_ai.tool.name': 'echo' });
+    expect(telemetry.childrenOf(span)).toEqual([]);
+    expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(span.spanContext()));
+  });
+
+  it('marks a lost connection and its restoration on the task span; the task completes over the new connection', async () => {
+    telemetry = new Telemetry();
+    const first = createTracedServer({
+      tracerProvider: telemetry.tracerProvider,
+      propagator: telemetry.propagator,
+      pollInterval: 30,
+    });
+    const pair = await connectPair(first.server);
+    const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: instrumentation() });
+    cleanups.push(async () => {
+      await tasks.close();
+      first.store.cleanup();
+    });
+    const handle = await tasks.callToolAsTask('job', { ms: 150 });
+    await pair.client.close();
+    const second = createTracedServer({
+      tracerProvider: telemetry.tracerProvider,
+      propagator: telemetry.propagator,
+      store: first.store,
+    });
+    const again = await connectPair(second.server);
+    cleanups.push(() => again.close());
+    tasks.reconnect(again.client);
+    await handle.result();
+    const names = telemetry.one('tools/call job').events.map((event) => event.name);
+    expect(names.indexOf('mcp.connection.lost')).toBeGreaterThan(-1);
+    expect(names.indexOf('mcp.connection.restored')).toBeGreaterThan(names.indexOf('mcp.connection.lost'));
+    // The polls after the reconnection still carry the task's trace context.
+    expect(seenOf(second.seen, 'tasks/get').length + seenOf(second.seen, 'tasks/result').length).toBeGreaterThan(0);
+    expect(
+      second.seen
+        .filter((request) => request.method.startsWith('tasks/'))
+        .every((request) => request.traceparent !== undefined),
+    ).toBe(true);
+  });
+});
+
+describe('the hook', () => {
+  it('without the instrumentation, no request carries trace context', async () => {
+    telemetry = new Telemetry();
+    const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+    const pair = await connectPair(made.server);
+    const tasks = new TaskClient(pair.client, POLLING);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+      made.store.cleanup();
+    });
+    await (await tasks.callToolAsTask('job', { ms: 40 })).result();
+    expect(
+      made.seen.filter(
+        (request) => request.method !== 'initialize' && request.meta !== undefined && 'traceparent' in request.meta,
+      ),
+    ).toEqual([]);
+  });
+
+  it("a call's own _meta entries win over the trace context", async () => {
+    const { tasks, seen } = await inProcess();
+    const own = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await (await tasks.callToolAsTask('job', { ms: 20 }, { meta: { traceparent: own, note: 'mine' } })).result();
+    expect(seenOf(seen, 'tools/call')[0]!.meta).toMatchObject({ traceparent: own, note: 'mine' });
+  });
+
+  it('propagate: false sends no trace context but still records spans', async () => {
+    const { tasks, seen } = await inProcess({}, { propagate: false });
+    await (await tasks.callToolAsTask('job', { ms: 20 })).result();
+    expect(seen.filter((request) => request.traceparent !== undefined)).toEqual([]);
+    expect(telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT)).toHaveLength(1);
+  });
+
+  it("requests: 'events' records each tasks/* request as an event of the task span instead of a child span", async () => {
+    const { tasks, seen } = await inProcess({}, { requests: 'events', recordTaskIds: true });
+    const handle = await tasks.callToolAsTask('job', { ms: 60 });
+    await handle.result();
+    const span = telemetry.one('tools/call job');
+    expect(telemetry.childrenOf(span).filter((child) => child.kind === SpanKind.CLIENT)).toEqual([]);
+    const requests = span.events
+      .filter((event) => event.name === 'mcp.request')
+      .map((event) => event.attributes?.['mcp.method.name']);
+    expect(requests.filter((method) => method === 'tasks/get')).toHaveLength(handle.metrics!.polls);
+    expect(requests).toContain('tasks/result');
+    // Every request then carries the task span's own context.
+    const sent = seen.filter((request) => request.method === 'tools/call' || request.method.startsWith('tasks/'));
+    expect(new Set(sent.map((request) => request.traceparent))).toEqual(new Set([traceparentOf(span.spanContext())]));
+    expect(span.attributes['mcp.task.id']).toBe(handle.taskId);
+  });
+
+  it('an instrumentation that throws is reported on the error event, and the call goes on', async () => {
+    telemetry = new Telemetry();
+    const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+    const pair = await connectPair(made.server);
+    const tasks = new TaskClient(pair.client, {
+      ...POLLING,
+      instrumentation: {
+        attach: () => ({
+          call: () => ({
+            request: () => {
+              throw new Error('broken tracer');
+            },
+          }),
+        }),
+      },
+    });
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+      made.store.cleanup();
+    });
+    const problems: string[] = [];
+    tasks.on('error', (error) => problems.push(error.message));
+    expect((await (await tasks.callToolAsTask('job', { ms: 20 })).result()).content).toEqual([
+      { type: 'text', text: 'job done' },
+    ]);
+    expect(problems[0]).toBe("The instrumentation's request() threw: broken tracer");
+  });
+});
+
+describe('over Streamable HTTP on 127.0.0.1', () => {
+  it('records the transport, the server address and the session, retries a 503 tasks/result, and the server reads each traceparent', async () => {
+    telemetry = new Telemetry();
+    let seen: SeenRequest[] = [];
+    let failedOnce = false;
+    // The first tasks/result is answered 503: a transient failure, retried.
+    const intercept: HttpIntercept = (message) => {
+      if (message.method !== 'tasks/result' || failedOnce) return undefined;
+      failedOnce = true;
+      return 503;
+    };
+    const http = await startHttpServer(
+      {},
+      () => {
+        const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+        seen = made.seen;
+        return { server: made.server, cleanup: () => made.store.cleanup() };
+      },
+      intercept,
+    );
+    const client = makeClient({ name: 'spec-client', version: '1.0.0' });
+    const transport = httpTransport(http.url);
+    await client.connect(transport);
+    const tasks = new TaskClient(client, {
+      ...POLLING,
+      retry: { minDelayMs: 5, maxDelayMs: 10 },
+      instrumentation: instrumentation(),
+    });
+    cleanups.push(async () => {
+      await tasks.close();
+      await client.close();
+      await http.close();
+    });
+    const handle = await tasks.callToolAsTask('job', { ms: 80 });
+    await handle.result();
+    const span = telemetry.one('tools/call job');
+    const sessionId = (transport as { sessionId?: string }).sessionId;
+    expect(sessionId).toBeTruthy();
+    expect(span.attributes).toMatchObject({
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'server.address': '127.0.0.1',
+      'server.port': Number(http.url.port),
+      'mcp.session.id': sessionId,
+      'mcp.protocol.version': '2025-11-25',
+    });
+    expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(span.spanContext()));
+    const gets = telemetry.childrenOf(span).filter((child) => child.name === 'tasks/get');
+    expect(seenOf(seen, 'tasks/get').length).toBeGreaterThan(0);
+    const sent = new Set(gets.map((child) => traceparentOf(child.spanContext())));
+    for (const request of seenOf(seen, 'tasks/get')) expect(sent.has(request.traceparent!)).toBe(true);
+    // The 503: a failed tasks/result span, then a retry event on the task span and a second tasks/result.
+    const results = telemetry.childrenOf(span).filter((child) => child.name === 'tasks/result');
+    expect(results.map((child) => child.attributes['error.type'])).toEqual(['send', undefined]);
+    expect(results[0]!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span.events.find((event) => event.name === 'mcp.task.retry')?.attributes).toMatchObject({
+      'mcp.task.retries': 1,
+    });
+    expect(span.attributes['mcp.task.retries']).toBe(1);
+    expect(seenOf(seen, 'tasks/result')).toHaveLength(1);
+    expect(seenOf(seen, 'tasks/result')[0]!.traceparent).toBe(traceparentOf(results[1]!.spanContext()));
+    const durations = await telemetry.points('mcp.client.operation.duration');
+    expect(durations.find((point) => point.attributes['error.type'] === 'send')).toMatchObject({
+      count: 1,
+      attributes: { 'mcp.method.name': 'tasks/result', 'server.address': '127.0.0.1' },
+    });
+    for (const point of durations) expect(point.attributes['mcp.session.id']).toBeUndefined();
+  });
+});

@@ -1,0 +1,294 @@
+/**
+ * `mcp-task-client/otel` on both task wires, against the scripted servers of spec/ext/worlds.ts
+ * (the 2025-11-25 scripted server and the `io.modelcontextprotocol/tasks` extension server, each
+ * with a TaskClient on SDK v2 in automatic negotiation and one ManualClock for both ends): the span
+ * of a task, the trace context each request carries in `params._meta` as the server received it
+ * (`tools/call`, `tasks/get`, `tasks/result` or the inline result, `tasks/update`, `tasks/cancel`),
+ * a task that fails with a JSON-RPC error, one the server cancels, one this client cancels, a
+ * deadline, and a question whose own trace context becomes its span's parent. The clock is manual,
+ * so task durations are exact. And the extension wire over sessionless Streamable HTTP on
+ * 127.0.0.1: the transport's attributes, and no session id (a 2026-07-28 connection has none).
+ */
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TaskCancelledError, TaskClient, TaskFailedError, TaskTimeoutError } from '../../lib/index.js';
+import { otelInstrumentation } from '../../lib/otel.js';
+import { rejection, within } from '../helpers.js';
+import { ExtServer, fixtureTools, startExtHttpServer, textResult, type Json } from '../support/ext-server/index.js';
+import { extRig, settle } from '../ext/support.js';
+import { WORLDS, type World } from '../ext/worlds.js';
+import { Telemetry, traceparentOf, useContextManager } from './support.js';
+
+let telemetry: Telemetry;
+let stopContext: () => void;
+const open: World[] = [];
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(() => {
+  stopContext = useContextManager();
+});
+afterAll(() => stopContext());
+afterEach(async () => {
+  while (open.length > 0) await open.pop()?.close();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await telemetry.shutdown();
+});
+
+/** Moves the clock in 100 ms steps until `done()` (at most `max` ms). */
+async function until(world: World, done: () => boolean, max = 30_000): Promise<void> {
+  for (let spent = 0; !done() && spent < max; spent += 100) await world.clock.advance(100);
+}
+
+/** The `traceparent` in the `_meta` of each `method` request the server received. */
+function traceparents(world: World, method: string): Array<string | undefined> {
+  return world.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
+}
+
+describe.each(WORLDS)('on the %s wire', (wire, make) => {
+  const ext = wire === 'io.modelcontextprotocol/tasks';
+
+  async function world(options: Parameters<typeof make>[0] = {}): Promise<World> {
+    telemetry = new Telemetry();
+    const w = await make({
+      ...options,
+      instrumentation: otelInstrumentation({
+        tracerProvider: telemetry.tracerProvider,
+        meterProvider: telemetry.meterProvider,
+        propagator: telemetry.propagator,
+      }),
+    });
+    open.push(w);
+    expect(w.tasks.wire).toBe(wire);
+    return w;
+  }
+
+  it('a completed task: its span, a child span per request, and the traceparent of each as the server received it', async () => {
+    const w = await world();
+    const handle = await w.tasks.callToolAsTask('job');
+    const taskId = handle.taskId!;
+    await w.clock.advance(1_000);
+    w.setStatus(taskId, 'working', 'step 1');
+    await w.clock.advance(1_000);
+    w.complete(taskId, textResult('done'));
+    const result = handle.result();
+    await until(w, () => handle.settled);
+    expect((await result).content).toEqual(textResult('done').content);
+
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'job',
+      'gen_ai.operation.name': 'execute_tool',
+      'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25',
+      'mcp.task.wire': wire,
+      'mcp.task.outcome': 'completed',
+    });
+    // A 2026-07-28 connection has no session; this one is in memory anyway.
+    expect(span.attributes['mcp.session.id']).toBeUndefined();
+    const statuses = span.events.filter((event) => event.name === 'mcp.task.status');
+    expect(
+      statuses.map(
+        (event) =>
+          `${event.attributes?.['mcp.task.status'] as string}:${(event.attributes?.['mcp.task.status_message'] as string | undefined) ?? ''}`,
+      ),
+    ).toEqual(['working:', 'working:step 1', 'completed:step 1']);
+    expect(traceparents(w, 'tools/call')).toEqual([traceparentOf(span.spanContext())]);
+
+    const children = telemetry.childrenOf(span);
+    const byName = (name: string) => children.filter((child) => child.name === name);
+    expect(byName('tasks/get').length).toBe(handle.metrics!.polls);
+    // The extension carries the result on tasks/get; 2025-11-25 fetches it with tasks/result.
+    expect(byName('tasks/result')).toHaveLength(ext ? 0 : 1);
+    for (const method of ['tasks/get', 'tasks/result']) {
+      expect(traceparents(w, method)).toEqual(byName(method).map((child) => traceparentOf(child.spanContext())));
+    }
+    for (const child of children) expect(child.kind).toBe(SpanKind.CLIENT);
+
+    // Exact on the manual clock: the call to the result took 2 s plus the polls to see it.
+    const [point] = await telemetry.points('mcp.client.task.duration');
+    expect(point).toMatchObject({
+      count: 1,
+      sum: handle.metrics!.durationMs / 1000,
+      attributes: { 'mcp.task.outcome': 'completed', 'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25' },
+    });
+    expect(point!.sum).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a task that fails with a JSON-RPC error: error.type and rpc.response.status_code are its code, the status its message', async () => {
+    const w = await world();
+    const handle = await w.tasks.callToolAsTask('job');
+    w.fail(handle.taskId!, { code: -32603, message: 'worker crashed' });
+    const result = rejection(handle.result());
+    await until(w, () => handle.settled);
+    expect(await result).toBeInstanceOf(TaskFailedError);
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes).toMatchObject({
+      'mcp.task.outcome': 'failed',
+      'error.type': '-32603',
+      'rpc.response.status_code': '-32603',
+    });
+    expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'worker crashed' });
+  });
+
+  it('a task the server cancels ends in error: TaskCancelledError', async () => {
+    const w = await world();
+    const handle = await w.tasks.callToolAsTask('job');
+    w.cancelOnServer(handle.taskId!, 'operator stopped it');
+    const result = rejection(handle.result());
+    await until(w, () => handle.settled);
+    expect(await result).toBeInstanceOf(TaskCancelledError);
+    expect(telemetry.one('tools/call job').attributes).toMatchObject({
+      'mcp.task.outcome': 'cancelled',
+      'error.type': 'TaskCancelledError',
+      'mcp.task.status': 'cancelled',
+    });
+  });
+
+  it('cancel() sends tasks/cancel as a child span, with its own trace context', async () => {
+    const w = await world();
+    const handle = await w.tasks.callToolAsTask('job');
+    const cancelled = handle.cancel();
+    await until(w, () => handle.settled);
+    await cancelled;
+    const span = telemetry.one('tools/call job');
+    const cancels = telemetry.childrenOf(span).filter((child) => child.name === 'tasks/cancel');
+    expect(cancels).toHaveLength(1);
+    expect(traceparents(w, 'tasks/cancel')).toEqual([traceparentOf(cancels[0]!.spanContext())]);
+    expect(span.attributes['mcp.task.outcome']).toBe('cancelled');
+  });
+
+  it('a deadline: outcome timeout, and the remote cancel traced', async () => {
+    const w = await world();
+    const handle = await w.tasks.callToolAsTask('job', {}, { timeoutMs: 2_500 });
+    const result = rejection(handle.result());
+    await until(w, () => handle.settled);
+    expect(await result).toBeInstanceOf(TaskTimeoutError);
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'timeout', 'error.type': 'TaskTimeoutError' });
+    expect(traceparents(w, 'tasks/cancel')).toHaveLength(1);
+    const [point] = await telemetry.points('mcp.client.task.duration');
+    expect(point!.attributes['mcp.task.outcome']).toBe('timeout');
+    expect(point!.sum).toBeGreaterThanOrEqual(2.5);
+  });
+
+  it("a question carrying the server's trace context: its span's parent is the server's span, linked to the task span", async () => {
+    const w = await world({ capabilities: { elicitation: {} } });
+    const answers: string[] = [];
+    const handle = await w.tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: (params) => {
+          answers.push(params.message);
+          return { action: 'decline' };
+        },
+      },
+    );
+    const taskId = handle.taskId!;
+    // The server's own span, as an instrumented server would name it in its question's _meta.
+    const serverSpanId = '00f067aa0ba902b7';
+    w.ask(taskId, 'Go on?', { traceparent: `00-4bf92f3577b34da6a3ce929d0e0e4736-${serverSpanId}-01` });
+    await until(w, () => answers.length === 1 && w.answers(taskId).length === 1);
+    expect(w.answers(taskId)).toEqual([expect.objectContaining({ action: 'decline' })]);
+    w.complete(taskId, textResult('done'));
+    await until(w, () => handle.settled);
+    const task = telemetry.one('tools/call job');
+    const question = telemetry.one('elicitation/create');
+    expect(question.kind).toBe(SpanKind.SERVER);
+    expect(question.parentSpanContext).toMatchObject({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: serverSpanId,
+      isRemote: true,
+    });
+    expect(question.links.map((link) => link.context.spanId)).toEqual([task.spanContext().spanId]);
+    expect(question.attributes).toMatchObject({
+      'mcp.method.name': 'elicitation/create',
+      'mcp.task.input_outcome': 'answered',
+      'mcp.task.input_action': 'decline',
+    });
+    expect(task.events.map((event) => event.name)).toEqual(
+      expect.arrayContaining(['mcp.task.input.request', 'mcp.task.input.response']),
+    );
+    if (ext) {
+      // The answer went back with tasks/update, a child span of the task with its own context.
+      const updates = telemetry.childrenOf(task).filter((child) => child.name === 'tasks/update');
+      expect(updates).toHaveLength(1);
+      expect(traceparents(w, 'tasks/update')).toEqual([traceparentOf(updates[0]!.spanContext())]);
+    }
+  });
+});
+
+describe('the extension wire: a question before the task exists (multi round-trip)', () => {
+  it("is a span of its call, and the call's two tools/call requests carry the call span's context", async () => {
+    telemetry = new Telemetry();
+    const rig = await extRig({
+      client: {
+        onElicitation: () => ({ action: 'accept', content: { name: 'Alice' } }),
+        instrumentation: otelInstrumentation({
+          tracerProvider: telemetry.tracerProvider,
+          meterProvider: telemetry.meterProvider,
+          propagator: telemetry.propagator,
+        }),
+      },
+    });
+    cleanups.push(() => rig.close());
+    const handle = await rig.tasks.callToolAsTask('test_tool_with_task', { x: 1 });
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('Hello, Alice!').content);
+    const span = telemetry.one('tools/call test_tool_with_task');
+    const question = telemetry.one('elicitation/create');
+    expect(question.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(question.attributes).toMatchObject({
+      'mcp.task.input_outcome': 'answered',
+      'mcp.task.input_action': 'accept',
+    });
+    expect(rig.server.params('tools/call').map((params) => (params._meta as Json).traceparent)).toEqual([
+      traceparentOf(span.spanContext()),
+      traceparentOf(span.spanContext()),
+    ]);
+    expect(span.attributes['jsonrpc.request.id']).toBe(rig.server.received('tools/call')[1]!.id);
+  });
+});
+
+describe('the extension wire over Streamable HTTP on 127.0.0.1', () => {
+  it('records the transport and the server address, no session id, and the server receives each traceparent', async () => {
+    telemetry = new Telemetry();
+    const server = new ExtServer({ tools: fixtureTools(), pollIntervalMs: 20, notifications: 'off' });
+    const endpoint = await startExtHttpServer(server);
+    cleanups.push(() => endpoint.close());
+    const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(endpoint.url), {
+      sdk: 'v2',
+      minPollIntervalMs: 10,
+      onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
+      instrumentation: otelInstrumentation({
+        tracerProvider: telemetry.tracerProvider,
+        meterProvider: telemetry.meterProvider,
+        propagator: telemetry.propagator,
+      }),
+    });
+    cleanups.push(() => tasks.close());
+    expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+    const handle = await tasks.callToolAsTask('confirm_delete', { filename: 'http.txt' });
+    expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: 'deleted http.txt' }]);
+    const span = telemetry.one('tools/call confirm_delete');
+    expect(span.attributes).toMatchObject({
+      'mcp.protocol.version': '2026-07-28',
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'server.address': '127.0.0.1',
+      'server.port': Number(endpoint.url.port),
+      'mcp.task.outcome': 'completed',
+    });
+    expect(span.attributes['mcp.session.id']).toBeUndefined();
+    const meta = (method: string): Array<string | undefined> =>
+      server.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
+    expect(meta('tools/call')).toEqual([traceparentOf(span.spanContext())]);
+    for (const method of ['tasks/get', 'tasks/update']) {
+      const children = telemetry.childrenOf(span).filter((child) => child.name === method);
+      expect(children.length, method).toBeGreaterThan(0);
+      expect(meta(method)).toEqual(children.map((child) => traceparentOf(child.spanContext())));
+    }
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * The published page is what its run measured: docs/performance.md and docs/performance.svg are
+ * exactly what bench/render.ts makes of the committed bench/results.json. A hand edit of the page,
+ * or a change to its layout (bench/report.ts, bench/chart.ts) not rendered again with
+ * `npm run bench:render`, fails here.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { renderStored } from '../../bench/render.js';
+
+const file = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+describe('docs/performance.md', () => {
+  const page = renderStored(JSON.parse(file('bench/results.json')) as Parameters<typeof renderStored>[0]);
+
+  it('is what bench/results.json gives, line for line', () => {
+    expect(file('docs/performance.md').split('\n')).toEqual(page.markdown.split('\n'));
+  });
+
+  it('has the chart that bench/results.json gives', () => {
+    expect(file('docs/performance.svg')).toBe(page.svg);
+  });
+
+  it('says which run it comes from', () => {
+    const run = JSON.parse(file('bench/results.json')) as { generatedAt: string };
+    expect(page.markdown).toContain(`on ${run.generatedAt}`);
+  });
+
+  it('shows a miss of requests per task with figures that differ (1.203 vs 1.200, never 1.20 vs 1.20)', () => {
+    // The issue-15 table, whose last column is requests per task (the issue-29 table follows it).
+    const section = page.markdown.split('## Targets (issue 15)')[1]?.split('\n## ')[0] ?? '';
+    const misses = section.split('\n').filter((l) => l.startsWith('| ') && (l.split('|').at(-2) ?? '').includes('✗'));
+    for (const line of misses) {
+      const pairs = [...(line.split('|').at(-2) ?? '').matchAll(/([\d.]+) vs ([\d.]+)/g)];
+      expect(pairs.length, line).toBe(2);
+      // A half whose figures are equal is met; a miss has a half whose figures differ.
+      expect(
+        pairs.some(([, ours, theirs]) => ours !== theirs),
+        line,
+      ).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * References resumed on a session that skipped the handshake, refused resumes, and cancel() of a
+ * resumed handle nobody observed yet (resume review).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskCancelledError, TaskClient, TaskOptionError } from '../../lib/index.js';
+import { within } from '../helpers.js';
+import { creating } from '../support/scripted-server.js';
+import { scriptedTaskClient } from '../support/scripted-task-client.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+const setup = () => scriptedTaskClient((cleanup) => cleanups.push(cleanup));
+
+/** What an SDK client joined to an existing session by id knows: no server identity, no capabilities. */
+interface Handshake {
+  getServerVersion: () => unknown;
+  getServerCapabilities: () => unknown;
+}
+
+/** A second TaskClient on `client`, seen as a session that skipped the handshake; `restore()` undoes it. */
+function joined(client: unknown): { tasks: TaskClient; restore: () => void } {
+  const sdk = client as Handshake;
+  const { getServerVersion, getServerCapabilities } = sdk;
+  sdk.getServerVersion = () => undefined;
+  sdk.getServerCapabilities = () => undefined;
+  const tasks = new TaskClient(client as never);
+  cleanups.push(() => tasks.close());
+  return {
+    tasks,
+    restore: () => {
+      sdk.getServerVersion = getServerVersion;
+      sdk.getServerCapabilities = getServerCapabilities;
+    },
+  };
+}
+
+describe('a reference resumed on a session that skipped the handshake', () => {
+  it('keeps the server identity it came with: detached again, it resumes on the client that made the task', async () => {
+    const { server, tasks, client } = await setup();
+    creating(server, { pollInterval: 60_000 });
+    const first = (await tasks.callToolAsTask('job')).detach()!;
+    expect(first.server).toBe('scripted-server@1.0.0');
+    const other = joined(client);
+    const again = other.tasks.resume(first).detach()!;
+    other.restore();
+    expect(again.server).toBe(first.server);
+    expect(() => tasks.resume(again)).not.toThrow();
+    // A reference that never knew its server ('') is accepted too.
+    expect(() => tasks.resume({ ...again, taskId: 'unknown-server', server: '' })).not.toThrow();
+  });
+
+  it('a refused resume() changes nothing the client assumes about the session', async () => {
+    const { server, tasks, client } = await setup();
+    creating(server, { pollInterval: 60_000 });
+    const reference = (await tasks.callToolAsTask('job')).detach()!;
+    const other = joined(client);
+    expect(() =>
+      other.tasks.resume(
+        { ...reference, taskId: 'other', capabilities: { cancel: false, list: false } },
+        { timeoutMs: -1 },
+      ),
+    ).toThrow(TaskOptionError);
+    // Before any accepted resume, the session is what the handshake-less client knew: listing works.
+    await expect(other.tasks.listPage()).resolves.toBeDefined();
+    const handle = other.tasks.resume(reference);
+    await expect(within(handle.cancel())).resolves.toMatchObject({ status: 'cancelled' });
+  });
+});
+
+describe('cancel() of a resumed handle nobody observed yet', () => {
+  it('settles it with what the cancel showed, and the client announces it', async () => {
+    const { server, tasks } = await setup();
+    creating(server, { pollInterval: 60_000 });
+    const reference = (await tasks.callToolAsTask('job')).detach()!;
+    const settled: string[] = [];
+    tasks.on('settled', (metrics) => settled.push(metrics.status));
+    const handle = tasks.resume(reference);
+    await expect(within(handle.cancel())).resolves.toMatchObject({ status: 'cancelled' });
+    expect(handle.settled).toBe(true);
+    expect(settled).toEqual(['cancelled']);
+    await expect(handle.result()).rejects.toBeInstanceOf(TaskCancelledError);
+  });
+});
+
+describe('a resumed handle nobody observes', () => {
+  it('a resumed task that nobody observes sends nothing, even when notifications about it arrive', async () => {
+    const { server, tasks, clock } = await setup();
+    const handle = tasks.resume('quiet', { toolName: 'job' });
+    const at = new Date(clock.now()).toISOString();
+    server.notify('notifications/tasks/status', {
+      taskId: 'quiet',
+      status: 'input_required',
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttl: null,
+    });
+    server.notify('notifications/tasks/status', {
+      taskId: 'quiet',
+      status: 'completed',
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttl: null,
+    });
+    await clock.advance(10_000);
+    expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
+    expect(handle.task?.status).toBe('completed');
+    // Observing it now fetches the payload once.
+    server.on('tasks/result', () => ({ content: [{ type: 'text', text: 'late' }] }));
+    expect(await within(handle.result())).toMatchObject({ content: [{ type: 'text', text: 'late' }] });
+    expect(server.count('tasks/result')).toBe(1);
+  });
+});
