@@ -5,11 +5,10 @@
  */
 import type { InputCallbacks, TaskClientConnectOptions } from '../../api/index.js';
 import { TaskOptionError } from '../../errors.js';
-import { resolveClientOptions, resolveServeOptions } from '../options.js';
+import { configureReceiver } from '../input/receiver-seam.js';
+import { resolveClientOptions } from '../options.js';
 import { connectClient } from '../../port/connect.js';
 import type { JsonObject } from '../../port/port.js';
-import { mergeCapabilities } from '../../receiver/capabilities.js';
-import { capabilitiesFor } from '../../receiver/receiver.js';
 import type { McpClient, McpTransport } from '../../types.js';
 
 /**
@@ -29,19 +28,16 @@ export function claimMade(client: McpClient): boolean {
 
 /**
  * The capabilities to declare: `options.capabilities`, plus `elicitation` / `sampling` for the
- * matching callback, plus what serving receiver tasks needs when `serve` is given.
+ * matching callback, plus what serving receiver tasks needs when `serve` is given (the receiver
+ * adds it: mcp-task-client/receiver).
  * @param callbacks - the client's resolved `onElicitation` / `onSampling`.
- * @throws TaskOptionError for an invalid `serve` option.
+ * @throws TaskOptionError for a `serve` option that is not a receiver, or serves nothing.
  */
 export function connectCapabilities(options: TaskClientConnectOptions, callbacks: InputCallbacks): JsonObject {
-  let capabilities: JsonObject = { ...options.capabilities };
+  const capabilities: JsonObject = { ...options.capabilities };
   if (options.onElicitation !== undefined) capabilities.elicitation ??= {};
   if (options.onSampling !== undefined) capabilities.sampling ??= {};
-  if (options.serve !== undefined) {
-    // Serving receiver tasks: declare each kind served, its task augmentation, tasks.list and tasks.cancel ([R1]).
-    capabilities = mergeCapabilities(capabilities, capabilitiesFor(resolveServeOptions(options.serve, callbacks)));
-  }
-  return capabilities;
+  return options.serve === undefined ? capabilities : configureReceiver(options.serve, callbacks).declare(capabilities);
 }
 
 /**
