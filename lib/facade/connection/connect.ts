@@ -68,9 +68,9 @@ const TRANSPORT_METHODS = ['start', 'send', 'close'] as const;
  * SDK `Client` handed over instead (a common slip) is named as such, with the way to wrap it.
  */
 export function unusableTransport(transport: unknown): string | undefined {
+  const needs = 'TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …)';
   if (typeof transport !== 'object' || transport === null) {
-    const got = transport === null ? 'null' : typeof transport;
-    return `TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …), got ${got}`;
+    return `${needs}, got ${transport === null ? 'null' : typeof transport}`;
   }
   const shape = transport as Record<string, unknown>;
   if (typeof shape.getServerCapabilities === 'function') {
@@ -78,8 +78,7 @@ export function unusableTransport(transport: unknown): string | undefined {
   }
   const missing = TRANSPORT_METHODS.filter((method) => typeof shape[method] !== 'function');
   if (missing.length === 0) return undefined;
-  const list = missing.map((method) => `${method}()`).join(', ');
-  return `TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …): this object has no ${list}`;
+  return `${needs}: this object has no ${missing.map((method) => `${method}()`).join(', ')}`;
 }
 
 /**

@@ -127,7 +127,7 @@ export function unservedTaskRequest(port: SessionPort, kind: InputKind, params: 
   if (objectAt(declared, [kind]) === undefined) return undefined;
   if (objectAt(declared, ['tasks', 'requests', kind, TASK_REQUEST[kind]]) === undefined) return undefined;
   return new TaskNotSupportedError(
-    `This client declared ${kind} tasks but serves none now (its receiver is closed or was never started), so it cannot answer this request as a task`,
+    `This client declared ${kind} tasks but no receiver serves them now, so it cannot answer this request as a task`,
     { feature: kind },
   );
 }
