@@ -1,11 +1,12 @@
 /**
  * The measured causes of the page's misses: the full run ends by profiling a few scenarios
  * (bench/profile.ts) for the library and for the floor, and the page prints, side by side, where
- * each one's CPU goes per task and what each one keeps per in-flight task. Every figure of this
- * section comes from the same run as the rest of the page.
+ * each one's CPU goes per task (by owner on the main thread, and the share of V8's background
+ * threads), what each one allocates per task, and what each one keeps per in-flight task. Every
+ * figure of this section comes from the same run as the rest of the page.
  */
 import type { ContenderId } from './contenders/index.js';
-import type { ProfileResult } from './profile.js';
+import type { AllocSummary, ProfileResult } from './profile.js';
 import type { ScenarioSpec } from './scenario.js';
 import type { TransportKind, WireKind } from './transports.js';
 
@@ -18,6 +19,12 @@ export interface CauseProfile {
   readonly contender: ContenderId;
   /** CPU per task of the profiled phase (the profiler itself adds some). */
   readonly cpuPerTaskMs: number;
+  /** Its main thread's share; the rest ran on V8's background threads (compiler, GC helpers). Linux only. */
+  readonly mainCpuPerTaskMs?: number | null;
+  /** Bytes allocated per task in the warm phase (a run of its own under the sampling heap profiler), by owner, and the library's by module. */
+  readonly allocBytes?: Readonly<Record<string, number>>;
+  readonly allocTotalBytes?: number;
+  readonly allocModuleBytes?: Readonly<Record<string, number>>;
   /** Sampled self time per task, µs, by owner (library, SDK, garbage collection, ...). */
   readonly ownerUs: Readonly<Record<string, number>>;
   /** The library's sampled self time per task, µs, by module (the largest). */
@@ -38,7 +45,11 @@ export interface CauseSpec {
   readonly contenders: readonly [ContenderId, ContenderId];
 }
 
-/** The profiles of the full run: the largest CPU misses, and the heap on both wires out of process. */
+/**
+ * The profiles of the full run: the rows issue 29 names (the extension in process and over stdio,
+ * the 2025-11-25 wire over stdio, polling only, N = 1,000) for the CPU and the allocations, and
+ * the heap on both wires out of process.
+ */
 export const CAUSE_SPECS: readonly CauseSpec[] = [
   {
     kind: 'cpu',
@@ -50,10 +61,18 @@ export const CAUSE_SPECS: readonly CauseSpec[] = [
   },
   {
     kind: 'cpu',
+    wire: 'ext',
+    transport: 'stdio',
+    workload: 'random-poll',
+    n: 1000,
+    contenders: ['mcp-task-client', 'floor'],
+  },
+  {
+    kind: 'cpu',
     wire: '2025',
     transport: 'stdio',
     workload: 'random-poll',
-    n: 10_000,
+    n: 1000,
     contenders: ['mcp-task-client', 'floor'],
   },
   {
@@ -83,8 +102,15 @@ function perTask(map: ReadonlyMap<string, number>, n: number, top: number): Reco
   return out;
 }
 
-/** Reduces a profile to its {@link CauseProfile}. */
-export function causeOf(spec: ScenarioSpec, profile: ProfileResult): CauseProfile {
+/** The largest entries of a per-task map, rounded to whole bytes. */
+function topBytes(map: ReadonlyMap<string, number>, top: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, bytes] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) out[key] = Math.round(bytes);
+  return out;
+}
+
+/** Reduces a profile (and, for a CPU profile, the allocation profile of another run of it) to its {@link CauseProfile}. */
+export function causeOf(spec: ScenarioSpec, profile: ProfileResult, alloc?: AllocSummary): CauseProfile {
   const n = profile.measured.completed || spec.n;
   const base = {
     wire: spec.wire,
@@ -93,8 +119,16 @@ export function causeOf(spec: ScenarioSpec, profile: ProfileResult): CauseProfil
     n: spec.n,
     contender: spec.contender,
     cpuPerTaskMs: profile.measured.cpuPerTaskMs,
+    mainCpuPerTaskMs: profile.measured.mainThreadCpuPerTaskMs ?? null,
     ownerUs: perTask(profile.byOwner, n, 20),
     moduleUs: perTask(profile.byModule, n, TOP_MODULES),
+    ...(alloc === undefined
+      ? {}
+      : {
+          allocBytes: topBytes(alloc.byOwner, 12),
+          allocTotalBytes: Math.round(alloc.totalPerTask),
+          allocModuleBytes: topBytes(alloc.byModule, TOP_MODULES),
+        }),
   };
   if (profile.heap === undefined) return base;
   const heapBytes: Record<string, number> = {};
@@ -127,17 +161,28 @@ function pairs(profiles: readonly CauseProfile[]): Array<readonly [CauseProfile,
 
 const num = (value: number | undefined, digits: number): string => (value === undefined ? '–' : value.toFixed(digits));
 
+/** `0.300 ms (main thread 0.200, V8's background threads 0.100)`, or just the CPU where threads were not told apart. */
+function cpuOf(p: CauseProfile): string {
+  const main = p.mainCpuPerTaskMs;
+  if (main === undefined || main === null) return `${num(p.cpuPerTaskMs, 3)} ms`;
+  return `${num(p.cpuPerTaskMs, 3)} ms (main thread ${num(main, 3)}, V8's background threads ${num(p.cpuPerTaskMs - main, 3)})`;
+}
+
 /** The page's "Measured causes" section (markdown lines). */
 export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly CauseProfile[]): string[] {
   const lines: string[] = ['## Measured causes', ''];
   lines.push(
     'Profiled at the end of this run with `npm run bench:profile` (one process each, warm phase; the sampling profiler adds some CPU of its own). ' +
-      'Reproduce one with e.g. `npm run bench:profile -- --wire=ext --transport=memory --workload=random-poll --n=1000 --contender=mcp-task-client` (add `--heap=1` for the heap, `--contender=floor` for the floor).',
+      'Reproduce one with e.g. `npm run bench:profile -- --wire=ext --transport=memory --workload=random-poll --n=1000 --contender=mcp-task-client` ' +
+      '(add `--alloc=1` for the allocations, `--heap=1` for the heap, `--contender=floor` for the floor). ' +
+      "The main thread runs the JavaScript, the event loop and the transport; V8's background threads compile hot functions (the optimizing compiler) and help the garbage collector. " +
+      "The SDK's code is split into its transport (framing and validating each message, which every contender pays) and its request path (`Protocol` with its request and response maps and result schemas, which the library's raw dispatch skips).",
     '',
   );
   for (const [mine, floor] of pairs(cpu)) {
     lines.push(
-      `**Where the CPU goes, per task** (${scenario(mine)}; sampled self time in µs per task; CPU per task ${num(mine.cpuPerTaskMs, 3)} ms against the floor's ${num(floor?.cpuPerTaskMs, 3)} ms):`,
+      `**Where the CPU goes, per task** (${scenario(mine)}; CPU per task ${cpuOf(mine)} against the floor's ${floor === undefined ? '–' : cpuOf(floor)}; ` +
+        "below, the main thread's time sampled by owner, in µs per task):",
       '',
     );
     lines.push('| owner | mcp-task-client | floor |', '|---|---:|---:|');
@@ -152,6 +197,25 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
         `The library's own time by module (µs per task): ${modules.map(([m, us]) => `${m} ${us.toFixed(1)}`).join(', ')}.`,
         '',
       );
+    if (mine.allocBytes !== undefined) {
+      lines.push(
+        `**What a task allocates** (the same scenario, warm phase, another process under the sampling heap profiler; bytes per task, collected objects included: ` +
+          `${num(mine.allocTotalBytes, 0)} against the floor's ${num(floor?.allocTotalBytes, 0)}):`,
+        '',
+      );
+      lines.push('| owner | mcp-task-client | floor |', '|---|---:|---:|');
+      const allocOwners = [...new Set([...Object.keys(mine.allocBytes), ...Object.keys(floor?.allocBytes ?? {})])];
+      allocOwners.sort((a, b) => (mine.allocBytes![b] ?? 0) - (mine.allocBytes![a] ?? 0));
+      for (const owner of allocOwners)
+        lines.push(`| ${owner} | ${num(mine.allocBytes[owner], 0)} | ${num(floor?.allocBytes?.[owner], 0)} |`);
+      lines.push('');
+      const allocModules = Object.entries(mine.allocModuleBytes ?? {});
+      if (allocModules.length > 0)
+        lines.push(
+          `The library's allocations by module (bytes per task): ${allocModules.map(([m, b]) => `${m} ${b}`).join(', ')}.`,
+          '',
+        );
+    }
   }
   for (const [mine, floor] of pairs(heap)) {
     if (mine.heapBytes === undefined) continue;
@@ -182,4 +246,11 @@ export const CAUSE_TEXT: Readonly<Record<string, string>> = {
     'Elsewhere it is the library\'s work per notification and completion (see "Where the CPU goes"), which queues up when many tasks finish together.',
   requests:
     "with notifications, whether a task's poll leaves before its terminal notification arrives is a matter of timing; where marked *within spread*, the processes overlap.",
+  cpu29:
+    'two parts, told apart by the threads (the main thread\'s share is in the table above, and per profiled row under "Where the CPU goes"). ' +
+    "On V8's background threads, the optimizing compiler: the library has more code on each task's path than the floor, and the cold phase (and, at N = 1,000, still the warm one) is when that code reaches V8's optimization threshold and is compiled. " +
+    'On the main thread, the library\'s own work per task (rows "library under test" and its modules; allocations under "What a task allocates"), against a floor that keeps a timer and a promise per task.',
+  heap29:
+    "what each in-flight task keeps beyond the floor (see \"What each in-flight task keeps\"): its record, its handle, its latest snapshot (with the `createdAt` string), the result promise with its settle function, the poll timer's entry, and one more map entry (the engine's tasks and the client's handles), against the floor's entry, timer and promise; " +
+    'and code V8 compiles while the phase runs, which counts in the heap of that phase.',
 };

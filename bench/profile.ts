@@ -22,7 +22,7 @@
  * DevTools or speedscope. Compare two contenders by running it twice (e.g. `--contender=floor`).
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,22 +60,85 @@ function options(argv: readonly string[]): Record<string, string> {
 /** The owner name of the library's own code. */
 export const LIBRARY = 'library under test (lib)';
 
-/** Who owns the code a sample ran in. */
+/**
+ * Functions of the SDKs' transports (framing, serializing, validating each JSON-RPC message), by
+ * name: SDK v2 ships one bundle, so the file does not tell them from the request path.
+ */
+const SDK_TRANSPORT =
+  /^(deserializeMessage|serializeMessage|readMessage|processReadBuffer|append|_onData|_onRead|_onResponseStream|_handleSseStream|_send|send|start|close)$|Transport|ReadBuffer|onmessage|^(ondata|onerror)$/;
+
+/**
+ * Who owns the code a sample ran in. The SDKs' code is split into their transport (framing and
+ * validating each message, paid by every contender) and the rest (the request path: `Protocol`'s
+ * request and response maps, result schemas, handlers), which the library's own requests skip.
+ */
 function owner(frame: CallFrame): string {
   const { url, functionName } = frame;
-  if (functionName === '(garbage collector)') return 'garbage collection';
-  if (url === '') return 'native (V8 builtins, JSON, ...)';
+  if (functionName === '(garbage collector)') return 'garbage collection (main thread)';
+  if (url === '')
+    return functionName === 'parse' || functionName === 'stringify'
+      ? 'JSON (parse, stringify)'
+      : 'native (V8 builtins, ...)';
   if (url.includes('/@modelcontextprotocol/ext-tasks/')) return 'ext-tasks';
-  if (url.includes('/@modelcontextprotocol/sdk/')) return 'SDK v1';
-  if (url.includes('/@modelcontextprotocol/')) return 'SDK v2';
-  if (url.includes('/node_modules/zod/')) return 'zod';
+  if (url.includes('/@modelcontextprotocol/')) {
+    const sdk = url.includes('/@modelcontextprotocol/sdk/') ? 'SDK v1' : 'SDK v2';
+    const transport = /\/(stdio|inMemory|streamableHttp|sse)\.m?js$/.test(url) || SDK_TRANSPORT.test(functionName);
+    return transport
+      ? `${sdk} transport (framing, validating each message)`
+      : `${sdk} request path (Protocol, its maps, schemas)`;
+  }
+  if (url.includes('/node_modules/zod/')) return 'zod (schema validation)';
   if (url.includes('/node_modules/')) return `other package (${url.split('/node_modules/').at(-1)!.split('/')[0]})`;
   if (url.startsWith('node:internal/deps/undici')) return 'undici (fetch)';
-  if (url.startsWith('node:')) return 'Node internals';
+  if (
+    /^node:(net|stream|internal\/stream|internal\/streams\/|internal\/stream_base_commons|internal\/child_process)/.test(
+      url,
+    )
+  )
+    return 'Node streams and sockets (transport)';
+  if (/^node:(timers|internal\/timers)/.test(url)) return 'Node timers';
+  if (url.startsWith('node:')) return 'Node internals (other)';
   if (url.includes('/bench/contenders/')) return 'contender code (bench/contenders)';
   if (url.includes('/bench/')) return 'harness and in-process server (bench)';
   if (url.includes('/lib/')) return LIBRARY;
   return 'other';
+}
+
+/** A module of the library (`lib/engine/engine.js`), or the owner of other code (see {@link owner}). */
+function moduleOf(frame: CallFrame): string {
+  const who = owner(frame);
+  return who === LIBRARY ? where(frame).replace(/:\d+$/, '') : who;
+}
+
+interface AllocNode {
+  readonly callFrame: CallFrame;
+  readonly selfSize: number;
+  readonly children: readonly AllocNode[];
+}
+
+/** Bytes allocated per task in the warm phase, by owner and by library module (`bench/scenario.ts`'s alloc.heapprofile). */
+export interface AllocSummary {
+  readonly totalPerTask: number;
+  readonly byOwner: ReadonlyMap<string, number>;
+  readonly byModule: ReadonlyMap<string, number>;
+}
+
+function allocSummary(file: string, n: number): AllocSummary {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { head: AllocNode };
+  const byOwner = new Map<string, number>();
+  const byModule = new Map<string, number>();
+  let total = 0;
+  const walk = (node: AllocNode): void => {
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      const who = owner(node.callFrame);
+      add(byOwner, who, node.selfSize / n);
+      if (who === LIBRARY) add(byModule, moduleOf(node.callFrame), node.selfSize / n);
+    }
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  return { totalPerTask: total / n, byOwner, byModule };
 }
 
 function where(frame: CallFrame): string {
@@ -102,6 +165,17 @@ function table(title: string, map: ReadonlyMap<string, number>, total: number, t
   return lines.join('\n');
 }
 
+function bytesTable(title: string, map: ReadonlyMap<string, number>, total: number): string {
+  const rows = [...map].sort((a, b) => b[1] - a[1]).slice(0, 20);
+  const width = Math.max(title.length, ...rows.map(([k]) => k.length));
+  const lines = [`${title.padEnd(width)}  bytes/task   share`];
+  for (const [key, bytes] of rows)
+    lines.push(
+      `${key.padEnd(width)}  ${bytes.toFixed(0).padStart(10)}  ${((100 * bytes) / total).toFixed(1).padStart(5)}%`,
+    );
+  return lines.join('\n');
+}
+
 /** What one profiled scenario shows. */
 export interface ProfileResult {
   readonly spec: ScenarioSpec;
@@ -119,6 +193,8 @@ export interface ProfileResult {
   readonly gcKinds: ReadonlyMap<string, { readonly count: number; readonly pauseMs: number }>;
   /** What the in-flight tasks keep alive (only when asked for). */
   readonly heap: readonly HeapKind[] | undefined;
+  /** What the warm phase allocated, per task (only when asked for: the sampling slows the process, so its CPU figures are not the plain run's). */
+  readonly alloc: AllocSummary | undefined;
   /** Where the raw profiles are. */
   readonly dir: string;
 }
@@ -128,6 +204,10 @@ export interface ProfileOptions {
   readonly phase?: 'warm' | 'cold';
   readonly heap?: false | 'kinds' | 'retainers';
   readonly dir?: string;
+  /** CPU sampling interval in µs (default 200). */
+  readonly intervalUs?: number;
+  /** Also sample the warm phase's allocations (bench/scenario.ts writes `alloc.heapprofile` to the directory). */
+  readonly alloc?: boolean;
 }
 
 /**
@@ -142,6 +222,7 @@ export async function profileScenario(
   const phase = options.phase ?? 'warm';
   const heap = options.heap ?? false;
   const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'bench-profile-'));
+  mkdirSync(dir, { recursive: true });
   let gcLog = '';
   const result = await new Promise<ScenarioResult>((resolve, reject) => {
     const child = fork(build.child, [JSON.stringify(spec)], {
@@ -150,11 +231,15 @@ export async function profileScenario(
         '--expose-gc',
         '--cpu-prof',
         `--cpu-prof-dir=${dir}`,
-        '--cpu-prof-interval=200',
+        `--cpu-prof-interval=${options.intervalUs ?? 200}`,
         '--trace-gc',
         '--no-warnings',
       ],
-      env: heap === false ? process.env : { ...process.env, BENCH_HEAP_SNAPSHOTS: dir },
+      env: {
+        ...process.env,
+        ...(heap === false ? {} : { BENCH_HEAP_SNAPSHOTS: dir }),
+        ...(options.alloc === true ? { BENCH_ALLOC_PROFILE: dir } : {}),
+      },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
     child.stdout!.on('data', (chunk: Buffer) => (gcLog += chunk.toString('utf8')));
@@ -168,6 +253,17 @@ export async function profileScenario(
   const measured: PhaseResult | null = result[phase];
   if (measured === null) throw new Error(`The scenario failed: ${result.errors.join('; ')}`);
   const [fromNs, toNs] = measured.windowNs.map((t) => Number(BigInt(t) / 1000n)) as [number, number];
+  // The phase's window next to the profiles, for tools that read the `.cpuprofile` files again.
+  writeFileSync(
+    path.join(dir, 'window.json'),
+    JSON.stringify({
+      phase,
+      windowUs: [fromNs, toNs],
+      windowMs: measured.windowMs,
+      n: spec.n,
+      cpuPerTaskMs: measured.cpuPerTaskMs,
+    }),
+  );
 
   const byOwner = new Map<string, number>();
   const byModule = new Map<string, number>();
@@ -223,6 +319,8 @@ export async function profileScenario(
           spec.n,
           heap === 'retainers',
         );
+  const alloc =
+    options.alloc === true && phase === 'warm' ? allocSummary(path.join(dir, 'alloc.heapprofile'), spec.n) : undefined;
   return {
     spec,
     phase,
@@ -235,6 +333,7 @@ export async function profileScenario(
     byFunction,
     gcKinds,
     heap: heapKinds,
+    alloc,
     dir,
   };
 }
@@ -261,6 +360,8 @@ async function main(): Promise<void> {
     p = await profileScenario(build, spec, {
       phase: (o.phase ?? 'warm') as 'warm' | 'cold',
       heap,
+      alloc: o.alloc !== undefined && o.alloc !== '0',
+      ...(o.interval === undefined ? {} : { intervalUs: Number(o.interval) }),
       ...(o.out === undefined ? {} : { dir: o.out }),
     });
   } finally {
@@ -269,7 +370,11 @@ async function main(): Promise<void> {
   const top = Number(o.top ?? 30);
   console.log(
     `${spec.contender} on the ${spec.wire} wire, ${spec.transport}, ${workload.id}, N=${spec.n}, ${p.phase} phase: ` +
-      `CPU ${p.measured.cpuPerTaskMs.toFixed(3)} ms per task (${p.measured.completed}/${spec.n} done); ` +
+      `CPU ${p.measured.cpuPerTaskMs.toFixed(3)} ms per task` +
+      (p.measured.mainThreadCpuPerTaskMs === null
+        ? ''
+        : ` (main thread ${p.measured.mainThreadCpuPerTaskMs.toFixed(3)}, V8's background threads ${(p.measured.cpuPerTaskMs - p.measured.mainThreadCpuPerTaskMs).toFixed(3)})`) +
+      ` (${p.measured.completed}/${spec.n} done); ` +
       `${(p.busyUs / 1000).toFixed(0)} ms sampled busy, ${(p.idleUs / 1000).toFixed(0)} ms idle in the window (${p.scope}).`,
   );
   console.log('');
@@ -282,6 +387,13 @@ async function main(): Promise<void> {
   console.log('garbage collection in the window (from --trace-gc):');
   for (const [kind, { count, pauseMs }] of p.gcKinds)
     console.log(`  ${kind}: ${count} collections, ${pauseMs.toFixed(1)} ms paused`);
+  if (p.alloc !== undefined) {
+    console.log(
+      `\nallocated in the warm phase: ${p.alloc.totalPerTask.toFixed(0)} bytes per task (sampling heap profiler, collected objects included)`,
+    );
+    console.log(bytesTable('owner', p.alloc.byOwner, p.alloc.totalPerTask));
+    console.log(bytesTable('library module', p.alloc.byModule, p.alloc.totalPerTask));
+  }
   if (p.heap !== undefined) {
     console.log(`\nnew heap nodes with all ${spec.n} tasks in flight (memory phase, heap snapshots diffed):`);
     console.log(heapTable(p.heap, top));

@@ -13,6 +13,7 @@ import { CAUSE_TEXT, causesMarkdown, type CauseProfile } from './causes.js';
 import { CONTENDERS, contender as contenderInfo, type ContenderId } from './contenders/index.js';
 import type { PhaseResult, ScenarioResult, Workload } from './scenario.js';
 import { median } from './stats.js';
+import { checks29, scenarioOf, targets29Markdown } from './targets29.js';
 import type { TransportKind, WireKind } from './transports.js';
 
 /** A figure over the processes of one scenario: their median, smallest and largest value. */
@@ -29,6 +30,8 @@ export interface PhaseStats {
   readonly tasksGetPerTask: Stat;
   readonly requestsPerTask: Stat;
   readonly cpuPerTaskMs: Stat;
+  /** The main thread's share of the CPU (Linux; NaN elsewhere): the rest is V8's background threads. */
+  readonly mainCpuPerTaskMs: Stat;
   readonly retainedPerTaskBytes: Stat;
   readonly eventLoopDelayP99Ms: Stat;
   /** Shortest poll gap over all processes. */
@@ -78,6 +81,8 @@ function phaseStats(phases: ReadonlyArray<PhaseResult | null>): PhaseStats {
     tasksGetPerTask: stat(list.map((p) => p.tasksGetPerTask)),
     requestsPerTask: stat(list.map((p) => p.requestsPerTask)),
     cpuPerTaskMs: stat(list.map((p) => p.cpuPerTaskMs)),
+    // Absent from runs stored before the threads were told apart.
+    mainCpuPerTaskMs: stat(list.map((p) => p.mainThreadCpuPerTaskMs)),
     retainedPerTaskBytes: stat(list.map((p) => p.retainedPerTaskBytes)),
     eventLoopDelayP99Ms: stat(list.map((p) => p.eventLoopDelayP99Ms)),
     minPollGapMs: gaps.length === 0 ? null : Math.min(...gaps),
@@ -703,6 +708,14 @@ export function markdown(input: ReportInput): string {
         : `, with a load average of ${input.load.median.toFixed(1)} (at most ${input.load.max.toFixed(1)}) on the machine meanwhile.`),
     '',
   );
+  const cores = Number(/× (\d+)/.exec(input.machine)?.[1] ?? Number.NaN);
+  if (input.load !== undefined && input.load.median > cores) {
+    push(
+      `**A loaded machine.** The load average stayed above the machine's ${cores} cores: other processes competed for the CPU throughout, which inflates and scatters every CPU figure (and the floor's as much as the library's, hence ratios of processes measured side by side). ` +
+        'A run on a quiet machine gives the figures to rely on.',
+      '',
+    );
+  }
   push('| package | version |', '|---|---|');
   for (const [name, version] of Object.entries(input.versions)) push(`| ${name} | ${version} |`);
   push('');
@@ -759,12 +772,15 @@ export function markdown(input: ReportInput): string {
     );
   }
   const soakMissed = input.soak !== undefined && !(input.soak.passed && input.soak.growth <= LIMITS.soakGrowth) ? 1 : 0;
+  const missed29 = checks29(rows).filter((c) => !c.pass);
   push(
     missed.length + soakMissed === 0
       ? `All ${all.length + (input.soak === undefined ? 0 : 1)} target checks met in this run.`
       : `**${missed.length + soakMissed} of ${all.length + (input.soak === undefined ? 0 : 1)} target checks not met in this run**; the causes measured are under [Targets missed](#targets-missed).`,
     '',
   );
+
+  push(...targets29Markdown(rows));
 
   // Where another contender is ahead
   const real = ahead.filter((s) => s.beyondSpread && !contenderInfo(s.wire, s.contender).floor);
@@ -812,7 +828,7 @@ export function markdown(input: ReportInput): string {
 
   // Targets missed
   const missedRows = targets.filter((t) => checksOf(t).some((c) => !c.pass));
-  if (missedRows.length > 0 || soakMissed > 0) {
+  if (missedRows.length > 0 || soakMissed > 0 || missed29.length > 0) {
     push('## Targets missed', '');
     push(
       "Each target missed, the scenarios that miss it (cold / warm), and its cause. *Within spread* marks a miss where a process of the library and one of the floor together met the target (the library's smallest figure ≤ the limit × the floor's largest). " +
@@ -835,6 +851,16 @@ export function markdown(input: ReportInput): string {
         `- **${target}** — ${where.length} scenario(s)${within > 0 ? `, ${within} of them within spread` : ''}: ${where.join('; ')}.`,
       );
       push(`  *Cause:* ${CAUSE_TEXT[causeKey(target)] ?? ''}`);
+    }
+    const byTarget29 = new Map<string, string[]>();
+    for (const c of missed29)
+      byTarget29.set(c.target, [
+        ...(byTarget29.get(c.target) ?? []),
+        `${scenarioOf(c.row)}: ${c.ratio}${c.withinSpread ? ' (*within spread*)' : ''}`,
+      ]);
+    for (const [target, where] of byTarget29) {
+      push(`- **${target} (issue 29)** — ${where.length} scenario(s): ${where.join('; ')}.`);
+      push(`  *Cause:* ${CAUSE_TEXT[target.startsWith('heap') ? 'heap29' : 'cpu29'] ?? ''}`);
     }
     push('');
   }

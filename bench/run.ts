@@ -334,7 +334,10 @@ async function profileCauses(
       try {
         const profile = await profileScenario(build, spec, { heap: c.kind === 'heap' ? 'kinds' : false });
         rmSync(profile.dir, { recursive: true, force: true });
-        (c.kind === 'cpu' ? cpu : heap).push(causeOf(spec, profile));
+        // The allocations in a process of their own: the sampling heap profiler slows the one it runs in.
+        const allocated = c.kind === 'cpu' ? await profileScenario(build, spec, { alloc: true }) : undefined;
+        if (allocated !== undefined) rmSync(allocated.dir, { recursive: true, force: true });
+        (c.kind === 'cpu' ? cpu : heap).push(causeOf(spec, profile, allocated?.alloc));
         console.error(
           `Profile (${c.kind}): ${c.wire} ${c.transport} ${c.workload} N=${c.n} ${label(c.wire, contender)} ${((Date.now() - t) / 1000).toFixed(1)} s`,
         );

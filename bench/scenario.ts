@@ -20,6 +20,8 @@
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
 import { contender as contenderInfo, type ContenderId, type StartedTask } from './contenders/index.js';
 import { median, now, percentile, prng } from './stats.js';
@@ -83,6 +85,12 @@ export interface PhaseResult {
   readonly minPollGapMs: number | null;
   /** Process CPU (user + system) per task over the phase. */
   readonly cpuPerTaskMs: number;
+  /**
+   * The main thread's share of it (the JavaScript, the event loop, the transport); the rest ran on
+   * V8's background threads (the optimizing compiler, the garbage collector's helpers). Linux only
+   * (`/proc/thread-self/schedstat`), null elsewhere.
+   */
+  readonly mainThreadCpuPerTaskMs: number | null;
   /** Heap still held per task after the phase ended, after forced GC (leaks show here). */
   readonly retainedPerTaskBytes: number | null;
   /** Event-loop delay p99 and max over the phase: how late a 5 ms JS timer fired. */
@@ -128,6 +136,28 @@ function heapSnapshot(name: string): void {
   if (dir !== undefined && dir !== '') writeHeapSnapshot(path.join(dir, `${name}.heapsnapshot`));
 }
 
+/**
+ * `bench/profile.ts --alloc` sets BENCH_ALLOC_PROFILE to a directory: the warm phase then runs
+ * under V8's sampling heap profiler, counting every allocation (those collected since included),
+ * and writes `alloc.heapprofile` there: the bytes allocated per function, whatever the machine's load.
+ */
+async function allocationSampling(phase: string): Promise<(() => Promise<void>) | undefined> {
+  const dir = process.env.BENCH_ALLOC_PROFILE;
+  if (dir === undefined || dir === '' || phase !== 'warm') return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: Number(process.env.BENCH_ALLOC_INTERVAL ?? 4096),
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return async () => {
+    const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: unknown };
+    writeFileSync(path.join(dir, 'alloc.heapprofile'), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 /** Interval of the event-loop delay sampler. */
 const LOOP_SAMPLE_MS = 5;
 /** Warm-up tasks are started in batches of this many (creation awaited per batch). */
@@ -150,6 +180,16 @@ function forceGc(): boolean {
 function cpuMs(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
+}
+
+/** CPU time of the calling (main) thread in ms, where the kernel tells it per thread (Linux); else undefined. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const ns = Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+    return Number.isFinite(ns) ? ns / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -268,9 +308,11 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       const gcAvailable = forceGc();
       const before = process.memoryUsage().heapUsed;
       const sampler = new LoopDelaySampler(LOOP_SAMPLE_MS);
+      const allocations = await allocationSampling(phase);
       const startNs = process.hrtime.bigint();
       const startMs = performance.now();
       sampler.start();
+      const main0 = mainThreadCpuMs();
       const cpu0 = cpuMs();
       const t0 = now();
       const started = await startAll(contender, list, spec.pace, noteError);
@@ -294,6 +336,8 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
         noteError(error);
       }
       const cpu = cpuMs() - cpu0;
+      const main1 = mainThreadCpuMs();
+      await allocations?.();
       const wallMs = now() - t0;
       const endNs = process.hrtime.bigint();
       const endMs = performance.now();
@@ -331,6 +375,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
         serverNotifications: stats.serverNotifications,
         minPollGapMs: stats.minPollGapMs,
         cpuPerTaskMs: cpu / n,
+        mainThreadCpuPerTaskMs: main0 === undefined || main1 === undefined ? null : (main1 - main0) / n,
         retainedPerTaskBytes,
         eventLoopDelayP99Ms: loop.p99,
         eventLoopDelayMaxMs: loop.max,

@@ -58,7 +58,6 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
   readonly scheduler: Scheduler;
   private readonly records = new Map<string, TaskRecord>();
   private readonly early: EarlyBuffer;
-  private readonly stopping = new WeakMap<TaskRecord, StopIntent>();
   readonly requests: Requests;
   private readonly pauseState = new Pause();
   /** Bumped when the wire is replaced: answers to requests sent before belong to the old one. */
@@ -187,7 +186,6 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       options.startedAt ?? now,
       now,
       options.requestTimeoutMs ?? this.config.requestTimeoutMs,
-      this.generation,
       options.provisional === true,
     );
     this.records.set(task.taskId, record);
@@ -201,20 +199,25 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     record.observationBegan();
     this.watch(record, this.wireRef);
     firstPoll(this, record, now);
-    this.ttl.arm(record);
+    // Without a poll to come (the connection is lost), the ttl's timer cannot wait for one.
+    if (this.pauseState.paused) this.ttl.arm(record);
+    else this.ttl.armAfter(record, record.nextPollAt);
     react(this, record);
     return record;
   }
 
-  /** Tells `wire` the record's task wants pushed snapshots. */
+  /** Tells `wire` (the one in use) the record's task wants pushed snapshots. */
   private watch(record: TaskRecord, wire: TaskWire): void {
-    record.watched(wire);
+    record.watched();
     wire.watch(record.taskId, this.scheduler);
   }
 
-  /** Withdraws the interest told by {@link Engine.watch}, once. */
+  /**
+   * Withdraws the interest told by {@link Engine.watch}, once. It was told to the wire in use: a
+   * replaced wire's records are unwatched on it before the new one is taken (`resume`).
+   */
   private unwatch(record: TaskRecord): void {
-    record.unwatched()?.unwatch(record.taskId);
+    if (record.unwatched()) this.wireRef.unwatch(record.taskId);
   }
 
   /** Starts observing a provisional task (a resumed one): it is read at once. */
@@ -246,7 +249,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     const task = snapshot.task;
     const previous = record.task;
     const wasProvisional = record.provisional;
-    const verdict = record.observed(task, this.stopping.get(record)?.holdStream ?? false);
+    const verdict = record.observed(task, record.holdsStream);
     // A payload riding on a terminal snapshot ([E3]) is the task's; never replaced once known. A
     // terminal task told without it (a terse notification) takes it from the next read even when
     // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
@@ -334,7 +337,10 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
   }
 
   /** A record's poll timer fired (one function for every record: no closure per poll). */
-  readonly pollDue = (record: TaskRecord): void => pollTimerFired(this, record);
+  readonly pollDue = (record: TaskRecord): void => {
+    this.ttl.catchUp(record);
+    pollTimerFired(this, record);
+  };
 
   /** Reads a task (`tasks/get`) for `record`, counting the request in its metrics. */
   readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot> {
@@ -358,14 +364,16 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
 
   /** Stops the record's polls while a local stop (timeout, abort, dispose) is under way. */
   beginStop(record: TaskRecord, intent: StopIntent): void {
-    this.stopping.set(record, intent);
+    // The stop cancels the poll's timer: a ttl timer that waited for it is armed now.
+    this.ttl.catchUp(record);
+    record.stopBegan(intent.holdStream);
     // A terminal task's timer slot holds the grace before its payload request: keep it.
     if (!record.terminal) this.scheduler.cancel(record.pollTimer);
   }
 
   /** True when a local stop is under way for `record`. */
   isStopping(record: TaskRecord): boolean {
-    return this.stopping.has(record);
+    return record.stopping;
   }
 
   /**
@@ -379,7 +387,6 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     this.scheduler.cancel(record.ttlTimer);
     this.unwatch(record);
     record.trackingEnded();
-    this.stopping.delete(record);
     if (this.records.get(record.taskId) === record) this.records.delete(record.taskId);
     this.events.settled(record);
   }
@@ -405,6 +412,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       this.generation += 1;
       this.featureCache = undefined;
       for (const record of this.records.values()) {
+        record.connectionReplaced();
         if (!record.active) continue;
         this.unwatch(record);
         this.watch(record, wire);

@@ -264,7 +264,7 @@ export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown)
         : 'The server does not know this task: it may have expired, or never existed on this server',
       common,
     );
-  } else if (sessions && record.generation !== engine.generation) {
+  } else if (sessions && record.olderConnection) {
     failure = new TaskNotFoundError(
       'The server no longer knows this task since the connection was replaced: it may have belonged to the previous session',
       common,

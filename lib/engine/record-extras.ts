@@ -6,6 +6,7 @@ import type { CallInstrument } from '../api/index.js';
 import { TaskError } from '../errors.js';
 import type { CallToolResult, JsonObject, Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
+import { keepShape } from '../util/shapes.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { GroupMember } from '../wire/wire.js';
 
@@ -88,3 +89,6 @@ export class RecordExtras {
   /** What watches the task's requests (instrumentation), if anything does. */
   instrument: CallInstrument | undefined = undefined;
 }
+
+// Its hidden class outlives an idle spell (util/shapes.ts).
+keepShape(new RecordExtras());

@@ -13,7 +13,7 @@
 import type { CallToolResult, Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
 import { EPOCH, offsetOf } from '../util/epoch.js';
-import type { GroupMember, TaskPayload, TaskWire } from '../wire/wire.js';
+import type { GroupMember, TaskPayload } from '../wire/wire.js';
 import { RecordExtras, type Settlement } from './record-extras.js';
 
 /** The bits of the record's flags. */
@@ -31,6 +31,19 @@ export const enum Flag {
   Resumed = 512,
   ReadSoon = 1024,
   LookDue = 2048,
+  /** A local stop (timeout, abort, dispose, close) is under way (`stop.ts`). */
+  Stopping = 4096,
+  /** That stop keeps the snapshot stream open until it settles. */
+  HoldStream = 8192,
+  /** The ttl's timer waits for the first poll's timer (`ttl-watch.ts`). */
+  TtlDeferred = 16384,
+  /** The wire in use was told of the engine's interest in pushed snapshots (`engine.ts`). */
+  Watched = 32768,
+  /** Tracking began on a connection since replaced (`engine.ts`). */
+  OlderConnection = 65536,
+  /** The `tasks/result` requests open (0 to 2: a blocking one and a terminal one), two bits from here. */
+  OpenFetchesUnit = 131072,
+  OpenFetches = 131072 * 3,
 }
 
 /** The fields of a task's record and their packing; see the module comment. */
@@ -41,7 +54,6 @@ export abstract class RecordLayout {
   /** Latest accepted snapshot. */
   protected latest: Task;
   protected settledWith: Settlement | undefined;
-  protected settledTime: number | undefined;
   /**
    * Settles `result()`'s promise, once asked for: its resolve function only (no listener closure,
    * and the reject function is left to the garbage collector); a failure resolves it with a
@@ -55,10 +67,6 @@ export abstract class RecordLayout {
   protected pollJob: Timer | undefined;
   /** Held as given (0) until first set ({@link Flag.RawNextPollAt} starts set). */
   protected nextPollStored = 0;
-  protected openFetches = 0;
-  protected watchWire: TaskWire | undefined;
-  /** The engine's connection generation when tracking began (a later one is a new connection). */
-  readonly generation: number;
   protected finalPayload: TaskPayload | undefined;
   protected ttlJob: Timer | undefined;
   protected readonly seenStored: number;
@@ -80,12 +88,10 @@ export abstract class RecordLayout {
     seenAt: number,
     /** Timeout of each short request for this task. */
     readonly requestTimeoutMs: number,
-    generation: number,
     /** True while `task` is a placeholder not yet read from the server (a resumed task). */
     provisional = false,
   ) {
     this.latest = task;
-    this.generation = generation;
     if (provisional) this.flags |= Flag.Provisional | Flag.Resumed;
     this.startedStored = this.storeTime(startedAt, Flag.RawStartedAt);
     this.seenStored = this.storeTime(seenAt, Flag.RawSeenAt);

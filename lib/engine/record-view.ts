@@ -10,7 +10,7 @@ import type { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { TaskPayload, TaskWire } from '../wire/wire.js';
+import type { TaskPayload } from '../wire/wire.js';
 import { STOPPED_SIGNAL, TRACKING_STOPPED, type KeptAnswer, type Settlement } from './record-extras.js';
 import { Flag, RecordLayout } from './record-layout.js';
 import type { TaskView } from './task-view.js';
@@ -37,7 +37,7 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   }
   /** Clock time of the settlement. */
   get settledAt(): number | undefined {
-    return this.settledTime;
+    return this.settledWith === undefined ? undefined : this.timeOf(this.nextPollStored, Flag.RawNextPollAt);
   }
   /** A poll (`tasks/get`) of this task is open. */
   get pollInFlight(): boolean {
@@ -75,6 +75,14 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   get stopped(): boolean {
     return this.flag(Flag.Stopped);
   }
+  /** A local stop (timeout, abort, dispose, close) is under way: polling pauses, the stop settles the task. */
+  get stopping(): boolean {
+    return this.flag(Flag.Stopping);
+  }
+  /** The stop under way keeps the snapshot stream open until it settles (to end it with the stop's error). */
+  get holdsStream(): boolean {
+    return this.flag(Flag.HoldStream);
+  }
   /** Why the requests were stopped ({@link TRACKING_STOPPED}), once they were. */
   get stopReason(): unknown {
     return this.stopped ? TRACKING_STOPPED : undefined;
@@ -89,11 +97,15 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   }
   /** `tasks/result` requests open for this task. */
   get payloadFetches(): number {
-    return this.openFetches;
+    return (this.flags & Flag.OpenFetches) / Flag.OpenFetchesUnit;
   }
-  /** The wire told of the engine's interest in pushed snapshots for this task, until it is withdrawn. */
-  get watchedOn(): TaskWire | undefined {
-    return this.watchWire;
+  /** The wire in use was told of the engine's interest in pushed snapshots for this task, until it is withdrawn. */
+  get watchedNow(): boolean {
+    return this.flag(Flag.Watched);
+  }
+  /** Tracking began on a connection that was replaced since (the server may have kept its tasks per session). */
+  get olderConnection(): boolean {
+    return this.flag(Flag.OlderConnection);
   }
   /** The final payload, once known; never fetched twice (rmcp consumes it). */
   get payload(): TaskPayload | undefined {
@@ -102,6 +114,10 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   /** Timer of the "close to its ttl" warning (or of the ttl's end), if any. */
   get ttlTimer(): Timer | undefined {
     return this.ttlJob;
+  }
+  /** The ttl's timer is put off until the first poll's timer fires (`ttl-watch.ts`). */
+  get ttlDeferred(): boolean {
+    return this.flag(Flag.TtlDeferred);
   }
   /**
    * Local clock time this client first saw the task (its `CreateTaskResult` arrived, or it was

@@ -6,10 +6,11 @@
  */
 import { TaskClosedError } from '../errors.js';
 import type { ErrorClass, WireRequestOptions } from '../wire/wire.js';
-import type { TaskRecord } from './record.js';
+import { EXEMPLAR_RECORD, type TaskRecord } from './record.js';
 import { TRACKING_STOPPED } from './record-extras.js';
 import { retryAfter, type RetryContext } from './retry.js';
-import type { Scheduler } from '../util/scheduler.js';
+import { Scheduler, systemClock } from '../util/scheduler.js';
+import { keepShape } from '../util/shapes.js';
 import type { CallInstrument, RetryPolicy } from '../api/index.js';
 import type { EngineConfig, RequestScope } from './types.js';
 
@@ -44,6 +45,9 @@ export class TaskRequestOptions implements WireRequestOptions {
     return this.group.instrument;
   }
 }
+
+// Its hidden class outlives an idle spell (util/shapes.ts).
+keepShape(new TaskRequestOptions(0, new Scheduler(systemClock), EXEMPLAR_RECORD, undefined));
 
 /** What {@link Requests} needs of the engine. */
 export interface RequestHost {

@@ -73,16 +73,41 @@ export class TtlWatch {
    * arms nothing (see {@link expiryOf}).
    */
   arm(record: TaskRecord): void {
-    const { scheduler, config } = this.host;
+    const { scheduler } = this.host;
     scheduler.cancel(record.ttlTimer);
     const expiresAt = expiryOf(record);
     if (expiresAt === undefined || record.terminal) {
       record.ttlArmed(undefined);
       return;
     }
+    record.ttlArmed(scheduler.call(this.warningAt(record, expiresAt), this.near, record));
+  }
+
+  /**
+   * {@link TtlWatch.arm} for a task just tracked whose first poll is due at `firstPollAt`: when
+   * the warning comes after that poll, its timer is armed only once the poll's timer fires
+   * ({@link TtlWatch.catchUp}), so a task that ends before its first poll (most short ones)
+   * never has one. Nothing is late: the poll's timer fires at its time even while the connection
+   * is lost, and a stop that cancels it arms the ttl first.
+   */
+  armAfter(record: TaskRecord, firstPollAt: number): void {
+    const expiresAt = expiryOf(record);
+    if (expiresAt !== undefined && !record.terminal && this.warningAt(record, expiresAt) > firstPollAt)
+      record.ttlPutOff();
+    else this.arm(record);
+  }
+
+  /** The task's poll timer fired, or a stop began: a ttl timer put off by {@link TtlWatch.armAfter} is armed now. */
+  catchUp(record: TaskRecord): void {
+    if (record.ttlDeferred) this.arm(record);
+  }
+
+  /** When the warning of a task that expires at `expiresAt` is due. */
+  private warningAt(record: TaskRecord, expiresAt: number): number {
+    const { config } = this.host;
     const ttl = record.task.ttl!;
     const margin = config.ttlWarningMs ?? Math.min(60_000, Math.max(1_000, ttl / 10));
-    record.ttlArmed(scheduler.call(Math.max(config.clock.now(), expiresAt - margin), this.near, record));
+    return Math.max(config.clock.now(), expiresAt - margin);
   }
 
   /** A running task's ttl is near its end. */

@@ -5,6 +5,7 @@
  * client-wide operations to theirs (list: listing.ts, resume: handle/resume.ts, close: closing.ts).
  */
 import type {
+  CallInstrument,
   CallToolAsTaskOptions,
   CloseOptions,
   ReceiverHandle,
@@ -25,7 +26,13 @@ import { attachInstrumentation, instrumentCall } from './events/instrumentation.
 import { checkInputCapabilities } from './input/router.js';
 import { Launch } from './call/launch.js';
 import { listAll, listPage } from './listing.js';
-import { checkToolCall, resolveCallOptions, resolveClientOptions, resolveCloseOptions } from './options.js';
+import {
+  checkToolCall,
+  resolveCallOptions,
+  resolveClientOptions,
+  resolveCloseOptions,
+  type ResolvedCallOptions,
+} from './options.js';
 import { buildParts, type ClientParts } from './parts.js';
 import { resumeTask } from './handle/resume.js';
 import { configureReceiver } from './input/receiver-seam.js';
@@ -34,6 +41,9 @@ import { listedTools } from './call/tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { openPort, unusable } from '../port/open.js';
 import { resolveWire } from '../wire/resolve.js';
+
+/** The options of a call made without any: one object, so that its resolved settings can be kept. */
+const NO_OPTIONS: CallToolAsTaskOptions = Object.freeze({});
 
 /**
  * Runs MCP tool calls as tasks over a connected SDK `Client` (`@modelcontextprotocol/sdk` 1.x or
@@ -54,6 +64,8 @@ import { resolveWire } from '../wire/resolve.js';
 export class TaskClient<C extends McpClient = McpClient> {
   /** Every part of this client, built once (parts.ts). */
   private readonly parts: ClientParts;
+  /** The settings of a call made without options (the client's own; the same for every such call). */
+  private defaultCall: ResolvedCallOptions | undefined;
 
   /**
    * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over
@@ -176,36 +188,55 @@ export class TaskClient<C extends McpClient = McpClient> {
    * @throws TaskOptionError for invalid arguments or options.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
-  async callToolAsTask(
+  callToolAsTask(
     name: string,
     args: Record<string, unknown> = {},
-    options: CallToolAsTaskOptions = {},
+    options: CallToolAsTaskOptions = NO_OPTIONS,
   ): Promise<TaskHandle> {
     const { parts } = this;
-    if (parts.closing !== undefined) throw new TaskClosedError('This TaskClient is closed', { toolName: name });
-    checkToolCall(name, args);
-    let call = resolveCallOptions(parts.config, options);
-    if (call.callbacks !== undefined) checkInputCapabilities(parts.engine.wire, call.callbacks, name);
+    let call: ResolvedCallOptions;
+    let instrument: CallInstrument | undefined;
+    try {
+      if (parts.closing !== undefined) throw new TaskClosedError('This TaskClient is closed', { toolName: name });
+      checkToolCall(name, args);
+      // A call without options takes the client's settings, resolved once.
+      call =
+        options === NO_OPTIONS
+          ? (this.defaultCall ??= resolveCallOptions(parts.config, options))
+          : resolveCallOptions(parts.config, options);
+      if (call.callbacks !== undefined) checkInputCapabilities(parts.engine.wire, call.callbacks, name);
+      // Before anything is awaited: the caller's context (an active span) is still current.
+      instrument = instrumentCall(parts.instrument, parts.port, parts.engine.wire.kind, name, args);
+      // The usual call (no progress route, no instrumentation): its promise is the launch's own
+      // (a call that runs into close() rejects with TaskClosedError there).
+      if (call.onProgress === undefined && instrument === undefined) return Launch.of(parts, name, args, call).run();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (instrument !== undefined) call = { ...call, instrument };
+    return this.callAttended(name, args, call, instrument);
+  }
+
+  /** {@link TaskClient.callToolAsTask} with a progress route or instrumentation to look after. */
+  private async callAttended(
+    name: string,
+    args: Record<string, unknown>,
+    call: ResolvedCallOptions,
+    instrument: CallInstrument | undefined,
+  ): Promise<TaskHandle> {
+    const { parts } = this;
     const token = call.onProgress === undefined ? undefined : parts.live.openProgress(call.onProgress, name);
     if (token !== undefined) call = { ...call, progressToken: token };
-    // Before anything is awaited: the caller's context (an active span) is still current.
-    const instrument = instrumentCall(parts.instrument, parts.port, parts.engine.wire.kind, name, args);
-    if (instrument !== undefined) call = { ...call, instrument };
     try {
-      const handle = await new Launch(parts, name, args, call).run();
+      const handle = await Launch.of(parts, name, args, call).run();
       // [R35]: on 2025-11-25 the token lives as long as the task; on the extension tasks get no
       // progress ([E10]), so the route ends with the tools/call.
       if (handle.kind === 'immediate' || !parts.engine.features.progress) parts.live.closeProgress(token);
       return handle;
     } catch (error) {
       parts.live.closeProgress(token);
-      // Whatever a call in flight ran into while close() ran (a closed connection), it was closed.
-      const thrown =
-        parts.closing !== undefined && !(error instanceof TaskClosedError)
-          ? new TaskClosedError('The TaskClient was closed during the call', { toolName: name, cause: error })
-          : error;
-      instrument?.failed?.(thrown);
-      throw thrown;
+      instrument?.failed?.(error);
+      throw error;
     }
   }
 

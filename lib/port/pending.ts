@@ -2,6 +2,7 @@
  * The open requests of a session port: one {@link Pending} object per request (no closures), and
  * shared timeouts, one timer per timeout length instead of one per request.
  */
+import { keepShape } from '../util/shapes.js';
 import type { RequestInstrument } from '../api/index.js';
 import {
   PortError,
@@ -25,9 +26,12 @@ export interface Abandoner {
 export class Pending implements GroupMember {
   timer: unknown = undefined;
   off: (() => void) | undefined = undefined;
-  /** The shared timeout this request waits in, if any, and its deadline there. */
+  /**
+   * The shared timeout this request waits in, if any, and its deadline there (a clock time, not a
+   * small integer: NaN until set, so that V8 keeps it as a number from the start, see util/shapes.ts).
+   */
   lane: TimeoutLane | undefined = undefined;
-  deadline = 0;
+  deadline = Number.NaN;
   /** Set once the request ended (answered, failed, given up). */
   ended = false;
   /**
@@ -41,13 +45,14 @@ export class Pending implements GroupMember {
     readonly session: Abandoner,
     readonly id: string,
     readonly method: string,
-    readonly decode: (result: unknown) => unknown,
+    readonly decode: (result: unknown, context: string | undefined) => unknown,
     readonly resolve: (value: unknown) => void,
-    private readonly rejectRaw: (error: unknown) => void,
+    /** Rejects the request's promise with `error` as it is (see {@link Pending.reject}). */
+    readonly rejectRaw: (error: unknown) => void,
     readonly timers: PortRequestOptions['timers'],
     readonly group: RequestGroup | undefined,
     private readonly mapError: ErrorMapper | undefined,
-    private readonly context: string | undefined,
+    readonly context: string | undefined,
   ) {}
 
   /** Rejects the request's promise, with the caller's own error when it gave a mapper. */
@@ -65,6 +70,24 @@ export class Pending implements GroupMember {
     this.session.giveUp(this.id, new PortError('timeout', 'Request timed out', { data: { timeout: timeoutMs } }));
   }
 }
+
+function nothing(): void {}
+
+// Its hidden class outlives an idle spell (util/shapes.ts): a request of no session.
+keepShape(
+  new Pending(
+    { giveUp: nothing },
+    '',
+    '',
+    nothing,
+    nothing,
+    nothing,
+    { after: nothing, cancel: nothing },
+    undefined,
+    undefined,
+    undefined,
+  ),
+);
 
 /**
  * The open requests of one timeout length on one timer queue. Their deadlines come in the order

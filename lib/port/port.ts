@@ -219,8 +219,9 @@ export interface SessionPort {
   /** True once the connection closed. */
   readonly closed: boolean;
   /**
-   * Sends a request and decodes its result with `decode` (the request's explicit result schema;
-   * it throws for a result it rejects, which becomes a `malformed` {@link PortError}). A failure
+   * Sends a request and decodes its result with `decode(result, context)` (the request's explicit
+   * result schema; it throws for a result it rejects, which becomes a `malformed` {@link PortError};
+   * `context` lets one decoder serve every request, with no closure per request). A failure
    * rejects with `mapError(method, error, context)` when a mapper is given (the caller's own
    * error, with no promise of its own per request). `declare` is merged into the request's
    * envelope like `options.declare` (a constant, so the caller's options need no copy).
@@ -229,7 +230,7 @@ export interface SessionPort {
   request<T>(
     method: string,
     params: JsonObject | undefined,
-    decode: (result: unknown) => T,
+    decode: (result: unknown, context: string | undefined) => T,
     options: PortRequestOptions,
     mapError?: ErrorMapper,
     context?: string,

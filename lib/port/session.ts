@@ -166,7 +166,7 @@ export class RawSession implements SessionPort, InboundHost {
   request<T>(
     method: string,
     params: JsonObject | undefined,
-    decode: (result: unknown) => T,
+    decode: (result: unknown, context: string | undefined) => T,
     options: PortRequestOptions,
     mapError?: ErrorMapper,
     context?: string,
@@ -190,20 +190,22 @@ export class RawSession implements SessionPort, InboundHost {
     if (watcher?.meta !== undefined) params = withMeta(params, watcher.meta);
     const envelope = this.access.envelope(declare ?? options.declare);
     const body = envelope === undefined ? params : withEnvelope(params, envelope);
-    return new Promise<T>((resolve, reject) => {
-      const entry = new Pending(
-        this,
-        id,
-        method,
-        decode,
-        resolve as (value: unknown) => void,
-        reject,
-        options.timers,
-        group,
-        mapError,
-        context,
-      );
-      if (watcher !== undefined) entry.watcher = watcher;
+    const promise = new Promise<T>(capture);
+    const entry = new Pending(
+      this,
+      id,
+      method,
+      decode,
+      captured.resolve!,
+      captured.reject!,
+      options.timers,
+      group,
+      mapError,
+      context,
+    );
+    captured.resolve = captured.reject = undefined;
+    if (watcher !== undefined) entry.watcher = watcher;
+    try {
       this.pending.set(id, entry);
       // An infinite timeout (a subscription that lasts until replaced) arms no timer.
       const timeoutMs = options.timeoutMs;
@@ -226,7 +228,13 @@ export class RawSession implements SessionPort, InboundHost {
           ? undefined
           : { requestSignal: entry.post.signal, onRequestStreamEnd: () => this.streamEnded(id) };
       this.trySend(message, streamOptions).then(undefined, (error: unknown) => this.sendFailed(id, error));
-    });
+    } catch (error) {
+      // Whatever threw while the request was set up fails the request, as a throw in a promise
+      // executor would (its entry and timer released).
+      this.take(id);
+      entry.rejectRaw(error);
+    }
+    return promise;
   }
 
   /** The stream that carries a request's answer ended; the answer, if it came, was taken before. */
@@ -356,7 +364,7 @@ export class RawSession implements SessionPort, InboundHost {
       }
       let value: unknown;
       try {
-        value = entry.decode(message.result);
+        value = entry.decode(message.result, entry.context);
       } catch (error) {
         entry.reject(
           new PortError('malformed', error instanceof Error ? error.message : String(error), { cause: error }),
@@ -401,6 +409,18 @@ export class RawSession implements SessionPort, InboundHost {
     this.closeListeners.clear();
     for (const listener of listeners) listener();
   }
+}
+
+/** The settle functions of the promise {@link capture} was last handed (read at once, then cleared). */
+const captured: { resolve: ((value: unknown) => void) | undefined; reject: ((error: unknown) => void) | undefined } = {
+  resolve: undefined,
+  reject: undefined,
+};
+
+/** A promise executor that makes no closure per request: it hands its settle functions to {@link captured}. */
+function capture(resolve: (value: never) => void, reject: (error: unknown) => void): void {
+  captured.resolve = resolve as (value: unknown) => void;
+  captured.reject = reject;
 }
 
 /** A request refused before it was sent, failing as it would have once sent. */

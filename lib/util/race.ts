@@ -35,7 +35,8 @@ export function raceStop<T>(
   deadlineAt: number | undefined,
   closed?: AbortSignal,
 ): Promise<T> {
-  if (signal === undefined && deadlineAt === undefined && closed === undefined) return promise;
+  if (signal === undefined && deadlineAt === undefined)
+    return closed === undefined ? promise : raceClosed(promise, closed);
   const early: StopReason | undefined =
     closed?.aborted === true
       ? { kind: 'closed' }
@@ -76,6 +77,33 @@ export function raceStop<T>(
 }
 
 function noop(): void {}
+
+/** What {@link raceClosed} rejects with (a shared reason: nothing of the call in it). */
+const CLOSED: StopReason = Object.freeze({ kind: 'closed' });
+
+/**
+ * {@link raceStop} with only `closed` to race (a call without a signal or deadline, the usual
+ * one): no timer, and half the closures.
+ */
+function raceClosed<T>(promise: Promise<T>, closed: AbortSignal): Promise<T> {
+  if (closed.aborted) {
+    promise.then(undefined, noop);
+    return Promise.reject(new Stopped(CLOSED));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const off = onAbort(closed, () => reject(new Stopped(CLOSED)));
+    promise.then(
+      (value) => {
+        off();
+        resolve(value);
+      },
+      (error: unknown) => {
+        off();
+        reject(error);
+      },
+    );
+  });
+}
 
 /**
  * A controller that aborts when `parent` does, for one request. Call `release()` when the request

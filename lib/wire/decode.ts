@@ -95,14 +95,26 @@ export function decodeTaskFields(value: unknown, method: string, names: TaskFiel
 /**
  * Normalises a `CallToolResult`: `content` defaults to an empty array, entries of `content` that
  * are not objects (`null`, a string: no content block, nothing to read) are left out, a
- * non-boolean `isError` is dropped. Other keys pass through unchanged.
+ * non-boolean `isError` is dropped, and with `withoutResultType` so is `resultType` (the modern
+ * era's framing, not part of the result). Other keys pass through unchanged. One copy is made.
  * @throws TaskProtocolError when the value is not an object or `content` is not an array.
  */
-export function decodeCallToolResult(value: unknown, method: string, taskId?: string): CallToolResult {
+export function decodeCallToolResult(
+  value: unknown,
+  method: string,
+  taskId?: string,
+  withoutResultType = false,
+): CallToolResult {
   if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
   const { content, isError } = value;
   if (content !== undefined && !Array.isArray(content)) throw malformed(method, 'content is not an array', taskId);
-  const result: Json = { ...value, content: content === undefined ? [] : blocksOf(content) };
+  const blocks = content === undefined ? [] : blocksOf(content);
+  let result: Json;
+  if (withoutResultType && 'resultType' in value) {
+    const { resultType: _framing, ...rest } = value;
+    rest.content = blocks;
+    result = rest;
+  } else result = { ...value, content: blocks };
   if (isError !== undefined && typeof isError !== 'boolean') delete result.isError;
   return result as CallToolResult;
 }

@@ -118,6 +118,12 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: takeover after SIGKILL', () =>
         expect(run.completions.filter((id) => id === run.jobId)).toHaveLength(1);
         // Only the worker that called the tool started it; the other resumed it and finished it.
         expect(run.survivor.lines.filter((l) => l.event === 'started')).toHaveLength(0);
+        // The worker prints its line after BullMQ marked the job completed: wait for it.
+        await until(
+          () => run.survivor.lines.some((l) => l.event === 'completed'),
+          30_000,
+          "the survivor's completed line",
+        );
         expect(run.survivor.lines.find((l) => l.event === 'completed')).toMatchObject({
           jobId: run.jobId,
           taskId: run.taskId,

@@ -7,7 +7,7 @@
  */
 import { armDeadlineAndSignal, stopError, type StopScope } from './deadline-signal.js';
 import type { TaskEngine } from '../../engine/engine.js';
-import { TaskError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
+import { TaskClosedError, TaskError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
 import type { TaskHandle } from '../../api/index.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../options.js';
 import type { ToolCatalog } from './tool-catalog.js';
@@ -21,9 +21,10 @@ import type { Abandoned } from './abandoned.js';
 import { NO_RELEASE, type Limiter } from './limiter.js';
 import type { Task } from '../../types.js';
 import { onAbort } from '../../util/abort.js';
-import { Stopped, childController, raceStop } from '../../util/race.js';
+import { keepShape } from '../../util/shapes.js';
+import { Stopped, childController, raceStop, type StopReason } from '../../util/race.js';
 import type { SessionPort } from '../../port/port.js';
-import type { StartReply, StartToolCall, TaskSupport } from '../../wire/wire.js';
+import type { StartReply, StartToolCall, TaskSupport, WireFeatures } from '../../wire/wire.js';
 
 /** Most input rounds one call goes through before it gives up ([E17]: a server may ask again). */
 const MAX_INPUT_ROUNDS = 10;
@@ -83,8 +84,6 @@ export interface LaunchCreation {
 
 /** One call being started. */
 export class Launch implements StopScope, PendingCall {
-  readonly startedAt: number;
-  private readonly deadlineAt: number | undefined;
   /**
    * True from a `tools/call` reply that asks for input first ([E17]) until its retry is sent: no
    * `tools/call` is outstanding meanwhile, and none is sent once the call is given up, so a call
@@ -94,14 +93,25 @@ export class Launch implements StopScope, PendingCall {
   /** Whether the `tools/call` in flight asks for a task (see {@link PendingCall}). */
   asksTask = false;
 
-  constructor(
+  private constructor(
     private readonly parts: LaunchParts,
     readonly toolName: string,
     private readonly args: Record<string, unknown>,
     readonly call: ResolvedCallOptions,
-  ) {
-    this.startedAt = parts.engine.config.clock.now();
-    this.deadlineAt = call.timeoutMs === undefined ? undefined : this.startedAt + call.timeoutMs;
+    readonly startedAt: number,
+    private readonly deadlineAt: number | undefined,
+  ) {}
+
+  /** A call of `toolName` starting now. */
+  static of(parts: LaunchParts, toolName: string, args: Record<string, unknown>, call: ResolvedCallOptions): Launch {
+    const startedAt = parts.engine.config.clock.now();
+    const deadlineAt = call.timeoutMs === undefined ? undefined : startedAt + call.timeoutMs;
+    return new Launch(parts, toolName, args, call, startedAt, deadlineAt);
+  }
+
+  /** A launch of nothing, never run: it keeps the hidden class alive (util/shapes.ts). */
+  static exemplar(): Launch {
+    return new Launch(undefined as never, '', {}, undefined as never, 0, undefined);
   }
 
   get engine(): TaskEngine {
@@ -119,16 +129,20 @@ export class Launch implements StopScope, PendingCall {
    */
   private beginCreate(): LaunchCreation {
     const { earlyInput, port, engine, untagged } = this.parts;
-    return new CreationInFlight(earlyInput.begin(creationsOn(port), engine), untagged, this);
+    return CreationInFlight.begin(earlyInput.begin(creationsOn(port), engine), untagged, this);
   }
 
-  /** Runs the call up to the server's answer. */
+  /**
+   * Runs the call up to the server's answer. Whatever a call in flight ran into while `close()`
+   * ran (a closed connection), it rejects with `TaskClosedError`.
+   */
   async run(): Promise<TaskHandle> {
     const { call } = this;
     if (call.signal?.aborted) throw stopError(this, { kind: 'abort', reason: call.signal.reason }, 'no-task');
     let release: (() => void) | undefined;
     try {
-      // Waiting for a slot counts against the deadline.
+      // Waiting for a slot counts against the deadline. Even a free slot is awaited: an abort or a
+      // close() in the same tick as the call then stops it before anything is sent.
       release = await this.parts.limiter.slot(this.toolName, call.signal, this.deadlineAt);
       // A call made while the connection is lost waits for the reconnection (within its deadline).
       const ready = this.parts.connection.ready(this);
@@ -141,43 +155,42 @@ export class Launch implements StopScope, PendingCall {
       if (this.deadlineAt !== undefined && this.engine.config.clock.now() >= this.deadlineAt)
         throw new Stopped({ kind: 'timeout' });
       const handle = await this.negotiateAndStart();
-      const record = handle.kind === 'task' ? this.engine.get(handle.taskId) : undefined;
-      if (record === undefined || release === NO_RELEASE) release();
-      else record.onSettled(release);
+      if (release !== NO_RELEASE) {
+        const record = handle.kind === 'task' ? this.engine.get(handle.taskId) : undefined;
+        if (record === undefined) release();
+        else record.onSettled(release);
+      }
       return handle;
     } catch (error) {
       release?.();
-      if (error instanceof Stopped) throw stopError(this, error.stop, 'no-task');
-      throw error;
+      const failure = error instanceof Stopped ? stopError(this, error.stop, 'no-task') : error;
+      if (this.closed.aborted && !(failure instanceof TaskClosedError)) {
+        throw new TaskClosedError('The TaskClient was closed during the call', {
+          toolName: this.toolName,
+          cause: failure,
+        });
+      }
+      throw failure;
     }
   }
 
-  /** Decides whether to ask for a task, and starts the call accordingly. */
-  private async negotiateAndStart(): Promise<TaskHandle> {
-    const { call, toolName } = this;
+  /**
+   * Decides whether to ask for a task, and starts the call accordingly. Not async: when the
+   * decision needs no request, the call's promise is the start's own (no extra promise per call).
+   */
+  private negotiateAndStart(): Promise<TaskHandle> {
     const features = this.engine.features;
-    if (!features.tasks) {
-      if (call.requireTask)
-        throw new TaskNotSupportedError(this.engine.wire.unsupportedReason(), { feature: 'tasks', toolName });
-      // [E20]: the server offers tasks only in a form this connection cannot use. A tool it lists
-      // as task-only would be refused as a plain call: say so, and how to fix it, before sending.
-      if (features.tasksElsewhere && features.toolNegotiation) {
-        const known = this.parts.catalog.known(toolName);
-        const support =
-          known !== undefined ? known.taskSupport : await this.race(this.parts.catalog.taskSupport(toolName));
-        if (support === 'required') {
-          throw new TaskNotSupportedError(
-            `Tool "${toolName}" runs only as a task (execution.taskSupport is required), and no call becomes a task on this connection. ${this.engine.wire.unsupportedReason()}`,
-            { feature: 'tasks', toolName },
-          );
-        }
-      }
-      return this.callPlain();
-    }
+    if (!features.tasks) return this.withoutTasks(features);
     // The server decides per call: opt in, and take whatever it answers.
     if (!features.toolNegotiation) return this.startTask('optional');
-    const known = this.parts.catalog.known(toolName);
-    const support = known !== undefined ? known.taskSupport : await this.race(this.parts.catalog.taskSupport(toolName));
+    const known = this.parts.catalog.known(this.toolName);
+    if (known !== undefined) return this.startAs(known.taskSupport);
+    return this.race(this.parts.catalog.taskSupport(this.toolName)).then((support) => this.startAs(support));
+  }
+
+  /** Starts the call per the tool's task support on 2025-11-25 (`undefined`: the tool is not listed). */
+  private startAs(support: TaskSupport | undefined): Promise<TaskHandle> {
+    const { call, toolName } = this;
     if (support === 'optional' || support === 'required') return this.startTask(support);
     if (call.requireTask) {
       throw new TaskNotSupportedError(
@@ -186,6 +199,27 @@ export class Launch implements StopScope, PendingCall {
           : `Tool "${toolName}" does not support task mode (execution.taskSupport is ${support})`,
         { feature: 'tool', toolName },
       );
+    }
+    return this.callPlain();
+  }
+
+  /** No call becomes a task on this connection: a plain call, unless it cannot work. */
+  private async withoutTasks(features: WireFeatures): Promise<TaskHandle> {
+    const { call, toolName } = this;
+    if (call.requireTask)
+      throw new TaskNotSupportedError(this.engine.wire.unsupportedReason(), { feature: 'tasks', toolName });
+    // [E20]: the server offers tasks only in a form this connection cannot use. A tool it lists
+    // as task-only would be refused as a plain call: say so, and how to fix it, before sending.
+    if (features.tasksElsewhere && features.toolNegotiation) {
+      const known = this.parts.catalog.known(toolName);
+      const support =
+        known !== undefined ? known.taskSupport : await this.race(this.parts.catalog.taskSupport(toolName));
+      if (support === 'required') {
+        throw new TaskNotSupportedError(
+          `Tool "${toolName}" runs only as a task (execution.taskSupport is required), and no call becomes a task on this connection. ${this.engine.wire.unsupportedReason()}`,
+          { feature: 'tasks', toolName },
+        );
+      }
     }
     return this.callPlain();
   }
@@ -247,18 +281,27 @@ export class Launch implements StopScope, PendingCall {
 
   /**
    * Sends the call, and again with the answers each time the server asks for input first ([E17]:
-   * a retry with `inputResponses` and the opaque `requestState`, unchanged).
+   * a retry with `inputResponses` and the opaque `requestState`, unchanged). The first answer is
+   * usually the last: only a request for input goes on to {@link Launch.rounds}.
    */
-  private async start(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartReply> {
+  private start(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartReply> {
     const engine = this.engine;
-    let attempt = base;
-    for (let round = 0; ; round += 1) {
-      this.betweenRounds = false;
-      const reply = await engine.wire.startToolCall(
-        attempt,
-        engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument),
-      );
-      if (reply.kind !== 'input') return reply;
+    this.betweenRounds = false;
+    return engine.wire
+      .startToolCall(base, engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument))
+      .then((reply) => (reply.kind === 'input' ? this.rounds(base, reply, timeoutMs, signal) : reply));
+  }
+
+  /** The input rounds of {@link Launch.start}, from the first answer that asks for input. */
+  private async rounds(
+    base: StartToolCall,
+    first: StartReply,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<StartReply> {
+    const engine = this.engine;
+    let reply = first;
+    for (let round = 0; reply.kind === 'input'; round += 1) {
       this.betweenRounds = true;
       if (round >= MAX_INPUT_ROUNDS) {
         throw new TaskProtocolError(
@@ -282,8 +325,14 @@ export class Launch implements StopScope, PendingCall {
           toolName: this.toolName,
         });
       }
-      attempt = { ...base, inputResponses, requestState: reply.requestState };
+      this.betweenRounds = false;
+      const attempt = { ...base, inputResponses, requestState: reply.requestState };
+      reply = await engine.wire.startToolCall(
+        attempt,
+        engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument),
+      );
     }
+    return reply;
   }
 
   private async startTask(support: TaskSupport): Promise<TaskHandle> {
@@ -297,30 +346,7 @@ export class Launch implements StopScope, PendingCall {
     try {
       reply = await this.race(request);
     } catch (error) {
-      if (error instanceof Stopped) {
-        // Abandoned before the answer: if a task gets created anyway, cancel it once its id is
-        // known, unless the caller opted out of remote cancels for this kind of stop (a close
-        // always cancels it).
-        const kind = error.stop.kind;
-        const cancel = kind === 'closed' || (kind === 'abort' ? call.cancelOnAbort : call.cancelOnTimeout);
-        // Given up while the callbacks answer what the server asked first ([E17]): no tools/call
-        // is outstanding and none will be sent, so no task exists or will.
-        const noTask = this.betweenRounds;
-        this.parts.abandoned.add(
-          request.then(
-            (late) => {
-              if (late.kind !== 'task' || !cancel) {
-                // No task, or one left running on purpose: a request for it is one for an unknown task.
-                creation.end();
-                return;
-              }
-              return this.cancelOrphan(late.snapshot.task, creation);
-            },
-            () => creation.end(),
-          ),
-        );
-        throw stopError(this, error.stop, noTask ? 'no-task' : cancel ? 'pending' : 'disabled');
-      }
+      if (error instanceof Stopped) throw this.givenUp(error.stop, request, creation);
       creation.end();
       // [A1], [V3]: the server refused task mode for an optional tool: a plain call may work.
       if (engine.classify(error) === 'refused' && support === 'optional' && !call.requireTask) return this.callPlain();
@@ -331,6 +357,34 @@ export class Launch implements StopScope, PendingCall {
     } finally {
       creation.end();
     }
+  }
+
+  /**
+   * The caller gave a task creation up before its answer (`stop`): if a task gets created anyway,
+   * it is cancelled once its id is known, unless the caller opted out of remote cancels for this
+   * kind of stop (a close always cancels it). Returns the error the call rejects with.
+   */
+  private givenUp(stop: StopReason, request: Promise<StartReply>, creation: LaunchCreation): TaskError {
+    const { call } = this;
+    const kind = stop.kind;
+    const cancel = kind === 'closed' || (kind === 'abort' ? call.cancelOnAbort : call.cancelOnTimeout);
+    // Given up while the callbacks answer what the server asked first ([E17]): no tools/call
+    // is outstanding and none will be sent, so no task exists or will.
+    const noTask = this.betweenRounds;
+    this.parts.abandoned.add(
+      request.then(
+        (late) => {
+          if (late.kind !== 'task' || !cancel) {
+            // No task, or one left running on purpose: a request for it is one for an unknown task.
+            creation.end();
+            return;
+          }
+          return this.cancelOrphan(late.snapshot.task, creation);
+        },
+        () => creation.end(),
+      ),
+    );
+    return stopError(this, stop, noTask ? 'no-task' : cancel ? 'pending' : 'disabled');
   }
 
   private async callPlain(): Promise<TaskHandle> {
@@ -431,3 +485,5 @@ export class Launch implements StopScope, PendingCall {
       .finally(release);
   }
 }
+
+keepShape(Launch.exemplar());

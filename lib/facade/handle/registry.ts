@@ -177,18 +177,27 @@ export class LiveTasks {
   }
 
   private emitters(record: TaskView): Array<SafeEmitter<TaskHandleEvents>> {
-    const handle = this.live.get(record.taskId);
+    return this.emittersOf(this.live.get(record.taskId));
+  }
+
+  private emittersOf(handle: TaskHandleOf | undefined): Array<SafeEmitter<TaskHandleEvents>> {
     const handleEvents = handle === undefined ? undefined : eventsOf(handle as TaskHandle);
     const all = [this.emitter as unknown as SafeEmitter<TaskHandleEvents>];
     if (handleEvents !== undefined) all.push(handleEvents);
     return all;
   }
 
+  /** True when someone listens to the client's events or to `handle`'s (nothing to build otherwise). */
+  private heard(handle: TaskHandleOf): boolean {
+    return this.emitter.active || eventsOf(handle as TaskHandle)?.active === true;
+  }
+
   /** A record accepted a changed snapshot. */
   status(record: TaskView, previous: Task): void {
     // Snapshots applied before adoption (early notifications) are announced by `created`.
-    if (this.live.get(record.taskId)?.tracked !== record) return;
-    const emitters = this.emitters(record);
+    const handle = this.live.get(record.taskId);
+    if (handle?.tracked !== record || !this.heard(handle)) return;
+    const emitters = this.emittersOf(handle);
     if (!emitters.some((emitter) => emitter.has('status') || emitter.has('inputRequired'))) return;
     const metrics = metricsOf(record, this.now());
     const task = record.task;
@@ -204,14 +213,13 @@ export class LiveTasks {
     const live = this.live.get(record.taskId);
     // A record settled before it was adopted (an early terminal notification) is announced by adopt().
     if (live?.tracked !== record) return;
-    const emitters = this.emitters(record);
     this.live.delete(record.taskId);
     const state = live.callState;
     if (state !== undefined) {
       if (!state.keepInput) state.abort?.abort(new Error('The task ended'));
       this.closeProgress(state.progressToken);
     }
-    emitSettled(emitters, record, this.now());
+    if (this.heard(live)) emitSettled(this.emittersOf(live), record, this.now());
   }
 
   /** A running task nears the end of its ttl. */

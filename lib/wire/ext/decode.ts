@@ -22,10 +22,7 @@ const INPUT_KINDS: Readonly<Record<string, InputKind>> = {
  * of the result (SDK v2's own `callTool` leaves it out too).
  */
 function toolResult(value: unknown, method: string, taskId?: string): CallToolResult {
-  const result = decodeCallToolResult(value, method, taskId);
-  if (!('resultType' in result)) return result;
-  const { resultType: _framing, ...rest } = result;
-  return rest;
+  return decodeCallToolResult(value, method, taskId, true);
 }
 
 /** Most input requests read from one message; a server that sends more is cut off here. */

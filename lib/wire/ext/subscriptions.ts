@@ -75,8 +75,12 @@ export class TaskSubscription {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Adds interest in `taskId` (counted: each call is undone by one {@link TaskSubscription.unwatch}). */
+  /**
+   * Adds interest in `taskId` (counted: each call is undone by one {@link TaskSubscription.unwatch}).
+   * Nothing is kept once the server said it has no subscriptions: no listen will ever go out.
+   */
   watch(taskId: string, timers: Timers): void {
+    if (this.unsupported) return;
     this.timers = timers;
     const count = this.watched.get(taskId) ?? 0;
     this.watched.set(taskId, count + 1);
@@ -148,14 +152,19 @@ export class TaskSubscription {
         (error: unknown) => {
           if (this.current !== controller) return;
           this.ended();
-          if (error instanceof PortError && error.kind === 'server' && error.code === METHOD_NOT_FOUND)
-            this.unsupported = true;
+          if (error instanceof PortError && error.kind === 'server' && error.code === METHOD_NOT_FOUND) this.giveUp();
           // Its stream ended without an answer (a proxy cutting an idle stream): as if the server
           // had ended it, listen again after the same growing pause ([E18], [E22]).
           else if (error instanceof PortError && error.kind === 'closed' && !this.port.closed) this.schedule();
           else this.stopped = true;
         },
       );
+  }
+
+  /** The server has no `subscriptions/listen` (-32601): nothing is asked or kept any more on this connection. */
+  private giveUp(): void {
+    this.unsupported = true;
+    this.watched.clear();
   }
 
   /** Time on the scheduler's clock when it has one (tests move it by hand). */

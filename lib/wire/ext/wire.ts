@@ -108,7 +108,7 @@ export class ExtensionWire implements TaskWire {
   private send<T>(
     method: string,
     params: JsonObject,
-    decode: (value: unknown) => T,
+    decode: (value: unknown, taskId: string | undefined) => T,
     options: WireRequestOptions,
     declare: boolean,
     taskId?: string,
@@ -132,11 +132,11 @@ export class ExtensionWire implements TaskWire {
     // [E17]: a retry carries the answers and the opaque state, unchanged.
     if (call.inputResponses !== undefined) params.inputResponses = call.inputResponses;
     if (call.requestState !== undefined) params.requestState = call.requestState;
-    return this.send('tools/call', params, (value) => decodeExtStart(value, optIn), options, optIn);
+    return this.send('tools/call', params, optIn ? decodeTaskStart : decodePlainStart, options, optIn);
   }
 
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
-    return this.send('tasks/get', { taskId }, (value) => sameTask(decodeGetTask(value), taskId), options, true, taskId);
+    return this.send('tasks/get', { taskId }, decodeTaskReply, options, true, taskId);
   }
 
   getPayload(): Promise<TaskPayload> {
@@ -232,8 +232,19 @@ function subscriptionOf(params: JsonObject): unknown {
   return typeof meta === 'object' && meta !== null ? (meta as JsonObject)[SUBSCRIPTION_ID] : undefined;
 }
 
-/** A reply about another task than the one asked for is malformed, never adopted. */
-function sameTask(snapshot: WireSnapshot, taskId: string): WireSnapshot {
+/** Decodes the answer to a `tools/call` that declared the extension (one decoder for every call: no closure per call). */
+function decodeTaskStart(value: unknown): StartReply {
+  return decodeExtStart(value, true);
+}
+
+/** Decodes the answer to a `tools/call` that did not declare the extension. */
+function decodePlainStart(value: unknown): StartReply {
+  return decodeExtStart(value, false);
+}
+
+/** Decodes the `tasks/get` reply for `taskId`: one about another task is malformed, never adopted. */
+function decodeTaskReply(value: unknown, taskId: string | undefined): WireSnapshot {
+  const snapshot = decodeGetTask(value);
   if (snapshot.task.taskId === taskId) return snapshot;
   throw new TaskProtocolError('Malformed tasks/get from server: the reply names another task', {
     method: 'tasks/get',

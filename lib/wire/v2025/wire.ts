@@ -106,7 +106,7 @@ export class Wire2025 implements TaskWire {
   private send<T>(
     method: string,
     params: JsonObject | undefined,
-    decode: (value: unknown) => T,
+    decode: (value: unknown, taskId: string | undefined) => T,
     options: WireRequestOptions,
     taskId?: string,
   ): Promise<T> {
@@ -127,7 +127,7 @@ export class Wire2025 implements TaskWire {
         call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
     }
     const asked = call.task !== undefined;
-    const sent = this.send('tools/call', params, (value) => decodeStart(value, asked), options);
+    const sent = this.send('tools/call', params, asked ? decodeTaskStart : decodePlainStart, options);
     // [E20]: a server that offers tasks only through the extension may refuse a plain call of a
     // tool it runs only as a task (-32021, or -32003 in drafts): say what would fix it.
     const unavailable = this.unavailable;
@@ -148,23 +148,11 @@ export class Wire2025 implements TaskWire {
   }
 
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
-    return this.send(
-      'tasks/get',
-      { taskId },
-      (value) => ({ task: sameTask(decodeTask(value, 'tasks/get'), taskId, 'tasks/get') }),
-      options,
-      taskId,
-    );
+    return this.send('tasks/get', { taskId }, decodeGetReply, options, taskId);
   }
 
   getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload> {
-    return this.send(
-      'tasks/result',
-      { taskId },
-      (value): TaskPayload => ({ kind: 'result', ...decodeTaskPayload(value, taskId) }),
-      options,
-      taskId,
-    ).then(undefined, payloadOfError);
+    return this.send('tasks/result', { taskId }, decodePayloadReply, options, taskId).then(undefined, payloadOfError);
   }
 
   async cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply> {
@@ -221,8 +209,29 @@ export class Wire2025 implements TaskWire {
   }
 }
 
+/** Decodes the answer to a `tools/call` that asked for a task (one decoder for every call: no closure per call). */
+function decodeTaskStart(value: unknown): StartReply {
+  return decodeStart(value, true);
+}
+
+/** Decodes the answer to a plain `tools/call`. */
+function decodePlainStart(value: unknown): StartReply {
+  return decodeStart(value, false);
+}
+
+/** Decodes the `tasks/result` payload for `taskId`. */
+function decodePayloadReply(value: unknown, taskId: string | undefined): TaskPayload {
+  const payload = decodeTaskPayload(value, taskId!);
+  return { kind: 'result', result: payload.result, tagged: payload.tagged };
+}
+
+/** Decodes the `tasks/get` reply for `taskId` (see {@link sameTask}). */
+function decodeGetReply(value: unknown, taskId: string | undefined): WireSnapshot {
+  return { task: sameTask(decodeTask(value, 'tasks/get'), taskId, 'tasks/get') };
+}
+
 /** A reply about another task than the one asked for is malformed, never adopted. */
-function sameTask<T extends { taskId: string }>(task: T, taskId: string, method: string): T {
+function sameTask<T extends { taskId: string }>(task: T, taskId: string | undefined, method: string): T {
   if (task.taskId === taskId) return task;
   throw new TaskProtocolError(`Malformed ${method} from server: the reply names another task`, { method, taskId });
 }
