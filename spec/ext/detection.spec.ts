@@ -89,9 +89,7 @@ describe('which wire a connection gets ([E20])', () => {
       const error = await rejection(tasks.callToolAsTask('slow_compute', {}, { requireTask: true }));
       expect(error).toBeInstanceOf(TaskNotSupportedError);
       expect(error).toMatchObject({ feature: 'tasks', toolName: 'slow_compute' });
-      expect((error as Error).message).toMatch(
-        /connect with SDK v2 in automatic version negotiation/,
-      );
+      expect((error as Error).message).toMatch(/connect with SDK v2 in automatic version negotiation/);
       expect(server.tasks.ids()).toEqual([]);
     };
 

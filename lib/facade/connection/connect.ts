@@ -68,7 +68,8 @@ const TRANSPORT_METHODS = ['start', 'send', 'close'] as const;
  * SDK `Client` handed over instead (a common slip) is named as such, with the way to wrap it.
  */
 export function unusableTransport(transport: unknown): string | undefined {
-  const needs = 'TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …)';
+  const needs =
+    'TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …)';
   if (typeof transport !== 'object' || transport === null) {
     return `${needs}, got ${transport === null ? 'null' : typeof transport}`;
   }
