@@ -25,6 +25,7 @@ import {
   serverRig,
 } from '../support/receiver-rig.js';
 import { connectScripted, creating, type Json } from '../support/scripted-server.js';
+import { connectOptions, createLinkedPair } from '../support/sdk.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 
@@ -159,6 +160,18 @@ describe('serve(): options', () => {
       expect((error as Error).message).toContain('taskReceiver(options)');
     }
     expect(tasks.receiver).toBeUndefined();
+    // TaskClient.connect refuses it before it opens anything: the transport is never started.
+    const [clientSide] = createLinkedPair();
+    let started = false;
+    const start = clientSide.start.bind(clientSide);
+    clientSide.start = () => {
+      started = true;
+      return start();
+    };
+    await expect(TaskClient.connect(clientSide, { ...connectOptions(), serve: options as never })).rejects.toThrow(
+      /taskReceiver\(options\)/,
+    );
+    expect(started).toBe(false);
     // A bad value fails where the receiver is made, naming the option.
     expect(() => taskReceiver({ ...options, maxTasks: 0 })).toThrow(TaskOptionError);
     // The receiver is reusable: made once, served by one client after another.
