@@ -1,7 +1,9 @@
 /**
- * Retrying transient failures. The waits between attempts run on the engine's scheduler (the
- * injected clock), so tests stay deterministic and an idle retry keeps no stray Node timer.
+ * Retrying transient failures with `p-retry`. The waits between attempts run on the engine's
+ * scheduler (the injected clock), so tests stay deterministic and an idle retry keeps no stray
+ * Node timer; `p-retry` does the attempt bookkeeping and the abort handling.
  */
+import pRetry from 'p-retry';
 import { onAbort } from '../util/abort.js';
 import type { Scheduler } from '../util/scheduler.js';
 import type { RetryPolicy } from '../api/index.js';
@@ -89,22 +91,15 @@ export async function retryAfter<T>(
   const firstConsumed = !paused();
   if (!(await wait(first, 1))) throw first;
   let retried = firstConsumed ? 1 : 0;
-  // The retries left once the first is taken; a failure while paused uses none up.
-  const budget = Math.max(0, policy.retries - retried);
-  let consumed = 0;
-  for (let attempt = 2; ; attempt++) {
-    try {
-      signal?.throwIfAborted();
-      const result = await operation(attempt);
-      signal?.throwIfAborted();
-      return result;
-    } catch (error) {
-      const consumes = !paused();
-      if (consumed >= budget || !retryable(error)) throw error;
+  return pRetry((attempt) => operation(attempt + 1), {
+    retries: Math.max(0, policy.retries - retried),
+    minTimeout: 0,
+    signal,
+    shouldConsumeRetry: () => !paused(),
+    shouldRetry: async ({ error }) => {
+      if (!retryable(error)) return false;
       if (!paused()) retried += 1;
-      if (!(await wait(error, Math.max(retried, 1)))) throw error;
-      signal?.throwIfAborted();
-      if (consumes) consumed += 1;
-    }
-  }
+      return wait(error, Math.max(retried, 1));
+    },
+  });
 }

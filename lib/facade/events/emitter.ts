@@ -1,9 +1,10 @@
 /**
- * Typed lifecycle events with metrics. Emitting goes through {@link SafeEmitter.emit}, which runs
- * every listener even when one throws and reports the throw on the `error` event, so a listener
- * can never break tracking.
+ * Typed lifecycle events with metrics. Registration is eventemitter3's; emitting goes through
+ * {@link SafeEmitter.emit}, which runs every listener even when one throws and reports the throw
+ * on the `error` event, so a listener can never break tracking.
  */
 import type { TaskClientEvents, TaskHandleEvents, TaskMetrics, TaskOutcomeKind } from '../../api/index.js';
+import { EventEmitter } from 'eventemitter3';
 import {
   TaskAbortError,
   TaskCancelledError,
@@ -21,28 +22,21 @@ import { messageOf } from '../../util/text.js';
 
 type Listener<A extends unknown[]> = (...args: A) => void;
 
-/** One `on` or `once` call. */
-interface Registration {
-  readonly listener: Listener<unknown[]>;
-  readonly once: boolean;
-  removed: boolean;
-}
-
 /**
- * Typed events whose listeners are isolated from one another. `emit` is not public API: only the
- * library emits.
+ * eventemitter3 registration with isolated listeners. `emit` is not public API: only the library
+ * emits.
  *
- * Every `on`/`once` call is its own registration: the same function added twice is called twice,
- * a `once` registration runs at most once (whatever else is registered with the same function),
- * the remover that `on`/`once` returns removes exactly its registration, and
- * `off(event, listener)` removes every registration of `listener` on `event`. A registration
- * removed while an event is being emitted is not called for it. An event's registrations are an
- * array replaced (never changed) when one is added or removed, so emitting copies nothing.
+ * Every `on`/`once` call is its own registration, kept under a wrapper of its own: the same
+ * function added twice is called twice, a `once` registration runs at most once (whatever else
+ * is registered with the same function), the remover that `on`/`once` returns removes exactly
+ * its registration, and `off(event, listener)` removes every registration of `listener` on
+ * `event`. A registration removed while an event is being emitted is not called for it.
  */
 export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
+  private readonly emitter = new EventEmitter();
   private listeners = 0;
-  /** The live registrations of each event that has any, in the order they were added. */
-  private readonly registrations = new Map<string, readonly Registration[]>();
+  /** The removers of the live registrations, by event and by the function the caller passed. */
+  private readonly registrations = new Map<string, Map<unknown, Set<() => void>>>();
 
   constructor(private readonly onListenerError: (error: TaskError) => void) {}
 
@@ -58,30 +52,43 @@ export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
 
   /** Removes every registration of `listener` on `event`, whether added with `on` or `once`. */
   off<K extends keyof E & string>(event: K, listener: Listener<E[K]>): void {
-    for (const registration of this.registrations.get(event) ?? []) {
-      if (registration.listener === listener) this.remove(event, registration);
-    }
+    const removers = this.registrations.get(event)?.get(listener);
+    if (removers === undefined) return;
+    for (const remove of [...removers]) remove();
   }
 
   private register(event: string, listener: Listener<unknown[]>, once: boolean): () => void {
-    const registration: Registration = { listener, once, removed: false };
-    this.registrations.set(event, [...(this.registrations.get(event) ?? []), registration]);
+    let removed = false;
+    const remove = (): void => {
+      if (removed) return;
+      removed = true;
+      this.emitter.off(event, entry);
+      this.listeners -= 1;
+      const byListener = this.registrations.get(event);
+      const removers = byListener?.get(listener);
+      removers?.delete(remove);
+      if (removers?.size !== 0) return;
+      byListener!.delete(listener);
+      if (byListener!.size === 0) this.registrations.delete(event);
+    };
+    const entry: Listener<unknown[]> = (...args) => {
+      if (removed) return;
+      if (once) remove();
+      listener(...args);
+    };
+    let byListener = this.registrations.get(event);
+    if (byListener === undefined) this.registrations.set(event, (byListener = new Map<unknown, Set<() => void>>()));
+    let removers = byListener.get(listener);
+    if (removers === undefined) byListener.set(listener, (removers = new Set()));
+    removers.add(remove);
+    this.emitter.on(event, entry);
     this.listeners += 1;
-    return () => this.remove(event, registration);
-  }
-
-  private remove(event: string, registration: Registration): void {
-    if (registration.removed) return;
-    registration.removed = true;
-    this.listeners -= 1;
-    const rest = this.registrations.get(event)!.filter((other) => other !== registration);
-    if (rest.length === 0) this.registrations.delete(event);
-    else this.registrations.set(event, rest);
+    return remove;
   }
 
   /** True when someone listens to `event` (lets the hot path skip building arguments). */
   has(event: keyof E & string): boolean {
-    return this.registrations.has(event);
+    return this.emitter.listenerCount(event) > 0;
   }
 
   /** True when anyone listens to anything (the hot path skips all event work otherwise). */
@@ -91,13 +98,10 @@ export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
 
   /** Calls every listener; a throwing one is reported and the rest still run. */
   emit<K extends keyof E & string>(event: K, ...args: E[K]): void {
-    const registrations = this.registrations.get(event);
-    if (registrations === undefined) return;
-    for (const registration of registrations) {
-      if (registration.removed) continue;
-      if (registration.once) this.remove(event, registration);
+    if (this.emitter.listenerCount(event) === 0) return;
+    for (const listener of this.emitter.listeners(event) as Array<Listener<E[K]>>) {
       try {
-        registration.listener(...args);
+        listener(...args);
       } catch (error) {
         if (event === 'error') continue;
         // The event's metrics name its task: the report then belongs to it, and its text (which
