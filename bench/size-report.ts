@@ -63,8 +63,6 @@ export function sizeMarkdown(s: SizeResult): string[] {
       'task-augmented elicitation and sampling as tasks of its own) moved behind its own entry point, `mcp-task-client/receiver`, which the root entry ' +
       'never imports: `taskReceiver()` there makes the receiver that the `serve` option and `TaskClient.serve()` take ([Receiver tasks](receiver.md)), ' +
       'so a host that serves no receiver tasks bundles none of it, and one that does pays for it in the rows above. ' +
-      'And the library has no runtime dependencies any more: retries run in a loop of its own and its events keep their own listeners ' +
-      '(p-retry, is-network-error and eventemitter3 were 6.5 KiB of the bundle raw). ' +
       "Then the bundle was read file by file (esbuild's metafile): it has no dead code or unused export of any size, and the rest is what gzip compresses " +
       'least, code that is not repeated; option checks written as tables and shorter messages were measured too, and saved next to nothing gzipped ' +
       '(a name or phrase that repeats costs gzip almost nothing), so only the messages that said a thing twice were shortened.',
@@ -95,7 +93,7 @@ export function sizeMarkdown(s: SizeResult): string[] {
       '',
     );
   }
-  push("Where the core's bytes go (raw, minified, by lib/ folder or top-level module; it has no dependencies):", '');
+  push("Where the core's bytes go (raw, minified, by lib/ folder, top-level module or dependency):", '');
   push('| part | raw | share |', '|---|---:|---:|');
   for (const { part, raw } of s.breakdown)
     push(`| ${part} | ${kib(raw)} | ${((raw / s.core.raw) * 100).toFixed(1)}% |`);
