@@ -47,6 +47,7 @@ export type {
   TaskMetrics,
   TaskOutcomeKind,
   TaskProgress,
+  TaskReceiver,
   TaskReference,
   TaskRole,
   ToolTaskSupport,
