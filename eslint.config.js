@@ -10,7 +10,9 @@ import tseslint from 'typescript-eslint';
  *
  *   entry points (index.ts; internal.ts apart), and on them the integrations (lib/ai, lib/bullmq,
  *   lib/otel) and the doctor
- *   facade
+ *   the receiver's entry point (receiver.ts, `mcp-task-client/receiver`): the receiver plugged into
+ *   the facade's seam (facade/input/receiver-seam.ts)
+ *   facade (never the receiver: the root entry point bundles none of it)
  *   engine, receiver (side by side: neither imports the other)
  *   wire (ext/, v2025/ and their helpers) over the seam (wire/wire.ts); the engine sees only the seam
  *   port (the only code touching an SDK, type-only imports included)
@@ -241,10 +243,14 @@ const FLOORS = ['util', 'api', 'errors', 'types'];
  * layer) fails lint.
  */
 const MAY_IMPORT = {
-  entry: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+  entry: ['facade', 'engine', 'wire', 'seam', 'port', ...FLOORS],
   // lib/internal.ts, the entry point of the wire seam (not covered by semver): as entry, apart.
-  internal: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
-  facade: ['engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+  internal: ['facade', 'engine', 'wire', 'seam', 'port', ...FLOORS],
+  // lib/receiver.ts, `mcp-task-client/receiver`: the receiver (lib/receiver/), plugged into the
+  // facade's seam. Neither the root entry point nor the facade imports the receiver, so a host that
+  // serves no receiver tasks bundles none of it.
+  'receiver-entry': ['facade', 'receiver', 'port', ...FLOORS],
+  facade: ['engine', 'wire', 'seam', 'port', ...FLOORS],
   engine: ['seam', ...FLOORS],
   receiver: ['port', ...FLOORS],
   wire: ['seam', 'port', ...FLOORS],
@@ -265,6 +271,7 @@ const MAY_IMPORT = {
 function layerOf(file) {
   if (file === 'index.ts') return 'entry';
   if (file === 'internal.ts') return 'internal';
+  if (file === 'receiver.ts') return 'receiver-entry';
   if (INTEGRATIONS.includes(file.split('/')[0].replace(/\.ts$/, ''))) return 'integration';
   if (file === 'doctor.ts') return 'doctor';
   if (file === 'errors.ts' || file === 'types.ts') return file.slice(0, -3);
@@ -272,7 +279,7 @@ function layerOf(file) {
   const folder = file.split('/')[0];
   return file.includes('/') &&
     folder in MAY_IMPORT &&
-    !['entry', 'internal', 'seam', 'errors', 'types'].includes(folder)
+    !['entry', 'internal', 'receiver-entry', 'seam', 'errors', 'types'].includes(folder)
     ? folder
     : undefined;
 }
@@ -299,7 +306,7 @@ const layerOrder = {
     schema: [],
     messages: {
       arrow:
-        'lib/{{from}} ({{layer}}) may not import lib/{{to}} ({{target}}): {{layer}} imports only {{allowed}}. Layers, top down: entry points, facade, engine | receiver, wire, seam (wire/wire.ts), port, util, api, errors.ts, types.ts.',
+        'lib/{{from}} ({{layer}}) may not import lib/{{to}} ({{target}}): {{layer}} imports only {{allowed}}. Layers, top down: entry points, the receiver entry point (receiver.ts), facade, engine | receiver, wire, seam (wire/wire.ts), port, util, api, errors.ts, types.ts.',
       outside: 'lib/{{from}} may not import {{to}}, outside lib/.',
       unplaced: 'lib/{{from}} is in no layer: place its folder in the layer table of eslint.config.js.',
       typeOnly: 'lib/api/ holds the public types and imports types only: use `import type` / `export type`.',

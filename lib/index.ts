@@ -48,6 +48,7 @@ export type {
   TaskMetrics,
   TaskOutcomeKind,
   TaskProgress,
+  TaskReceiver,
   TaskReference,
   TaskRole,
   ToolTaskSupport,

@@ -6,7 +6,7 @@ import type { Clock, JsonObject, McpClient } from '../types.js';
 import type { InputCallbacks, ProgressCallback } from './input.js';
 import type { TaskInstrumentation } from './instrumentation.js';
 import type { TaskLogger } from './logging.js';
-import type { ServeOptions } from './receiver.js';
+import type { TaskReceiver } from './receiver.js';
 import type { RetryOptions } from './retry.js';
 
 /**
@@ -139,13 +139,14 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
    */
   readonly random?: (() => number) | undefined;
   /**
-   * Serve the server's task-augmented `elicitation/create` and `sampling/createMessage` requests
-   * (the receiver role of 2025-11-25 tasks) from the start, as {@link TaskClient.serve} would.
+   * A receiver to serve from the start, made by `taskReceiver()` of `mcp-task-client/receiver`:
+   * the server's task-augmented `elicitation/create` and `sampling/createMessage` requests (the
+   * receiver role of 2025-11-25 tasks) are then run as tasks, as {@link TaskClient.serve} would.
    * `TaskClient.connect` also declares the capabilities this needs; a client made elsewhere must
    * have declared them. See docs/receiver.md.
    * @defaultValue undefined (not served)
    */
-  readonly serve?: ServeOptions | undefined;
+  readonly serve?: TaskReceiver | undefined;
   /**
    * Watches every call, the requests it sends and the input its tasks ask for, and may add entries
    * (trace context) to those requests' `_meta`: `otelInstrumentation()` of `mcp-task-client/otel`

@@ -40,7 +40,7 @@ export type {
   SamplingCallback,
 } from './input.js';
 export type { ConsoleLoggerOptions, LogEntry, LogLevel, TaskLogger } from './logging.js';
-export type { ReceiverHandle, ServeOptions } from './receiver.js';
+export type { ReceiverHandle, ServeOptions, TaskReceiver } from './receiver.js';
 export type {
   CallInstrument,
   ClientInstrument,

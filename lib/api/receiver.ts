@@ -1,13 +1,14 @@
 /**
- * Public types of the receiver role: the options of `TaskClient.serve` and the handle it returns.
+ * Public types of the receiver role: the receiver `taskReceiver()` makes (`mcp-task-client/receiver`),
+ * its options, and the handle a TaskClient serving it gives.
  */
 import type { Task } from '../types.js';
 import type { ElicitationCallback, SamplingCallback } from './input.js';
 
 /**
- * Options of {@link TaskClient.serve} (and of the `serve` client option): how this client runs the
- * server's task-augmented `elicitation/create` and `sampling/createMessage` requests as receiver
- * tasks (MCP 2025-11-25). Every duration is in milliseconds.
+ * Options of `taskReceiver()` (`mcp-task-client/receiver`): how a client runs the server's
+ * task-augmented `elicitation/create` and `sampling/createMessage` requests as receiver tasks
+ * (MCP 2025-11-25). Every duration is in milliseconds.
  */
 export interface ServeOptions {
   /**
@@ -61,7 +62,18 @@ export interface ServeOptions {
 }
 
 /**
- * Serving of receiver tasks, from {@link TaskClient.serve}: numbers for a host's UI, and the way
+ * A receiver made by `taskReceiver(options)` of `mcp-task-client/receiver`, for a TaskClient to
+ * serve: give it to the `serve` option ({@link TaskClientOptions.serve}) or to
+ * {@link TaskClient.serve}. The receiver's code lives in that entry point, so a host that serves no
+ * receiver tasks bundles none of it.
+ */
+export interface TaskReceiver {
+  /** The options it was made with. */
+  readonly options: Readonly<ServeOptions>;
+}
+
+/**
+ * Serving of receiver tasks, from {@link TaskClient.serve} or the `serve` option: numbers for a host's UI, and the way
  * to stop. Stopping (or closing the TaskClient) cancels every running receiver task, aborts the
  * signals of their callbacks and deletes every task; the server then gets errors for them.
  */

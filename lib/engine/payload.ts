@@ -260,13 +260,13 @@ export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown)
     // A resumed task the server never showed us.
     failure = new TaskNotFoundError(
       sessions
-        ? 'The server does not know this task: it may belong to another session (SDK servers keep tasks per session; resume over the same session id), or it expired'
+        ? 'The server does not know this task: it may belong to another session (resume over the same session), or it expired'
         : 'The server does not know this task: it may have expired, or never existed on this server',
       common,
     );
   } else if (sessions && record.olderConnection) {
     failure = new TaskNotFoundError(
-      'The server no longer knows this task since the connection was replaced: it may have belonged to the previous session (SDK servers keep tasks per session)',
+      'The server no longer knows this task since the connection was replaced: it may have belonged to the previous session',
       common,
     );
   } else {

@@ -10,11 +10,11 @@ import type {
   CloseOptions,
   ReceiverHandle,
   ResumeOptions,
-  ServeOptions,
   TaskClientConnectOptions,
   TaskClientEvents,
   TaskClientOptions,
   TaskHandle,
+  TaskReceiver,
   TaskReference,
   ToolTaskSupport,
   WireKind,
@@ -35,7 +35,8 @@ import {
 } from './options.js';
 import { buildParts, type ClientParts } from './parts.js';
 import { resumeTask } from './handle/resume.js';
-import { assertServable, serveOption } from './input/serving.js';
+import { configureReceiver } from './input/receiver-seam.js';
+import { assertServable } from './input/serving.js';
 import { listedTools } from './call/tool-catalog.js';
 import type { McpClient, McpTransport, Task, TaskPage } from '../types.js';
 import { openPort, unusable } from '../port/open.js';
@@ -101,7 +102,7 @@ export class TaskClient<C extends McpClient = McpClient> {
     const problem = unusable(client);
     if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
     const config = resolveClientOptions(options);
-    const serving = serveOption(options.serve, config.callbacks);
+    const serving = options.serve === undefined ? undefined : configureReceiver(options.serve, config.callbacks);
     const port = openPort(client);
     const wire = resolveWire(port);
     checkInputCapabilities(wire, config.callbacks);
@@ -294,23 +295,23 @@ export class TaskClient<C extends McpClient = McpClient> {
   }
 
   /**
-   * Serves the server's task-augmented `elicitation/create` and `sampling/createMessage` requests
-   * (the receiver role of MCP 2025-11-25 tasks): each is answered at once with a task
-   * while its callback runs in the background, and the server polls it with `tasks/get`,
-   * `tasks/result`, `tasks/list` and `tasks/cancel`. The callbacks get `delivery: 'receiver-task'`
-   * and the task's id in `receiverTaskId`; a plain request still reaches them (after any call or
-   * client callback). Served on the current connection, and on the next one after a reconnect.
-   * See docs/receiver.md.
+   * Serves `receiver` (made by `taskReceiver()` of `mcp-task-client/receiver`): the server's
+   * task-augmented `elicitation/create` and `sampling/createMessage` requests (the receiver role of
+   * MCP 2025-11-25 tasks) are each answered at once with a task while its callback runs in the
+   * background, and the server polls it with `tasks/get`, `tasks/result`, `tasks/list` and
+   * `tasks/cancel`. The callbacks get `delivery: 'receiver-task'` and the task's id in
+   * `receiverTaskId`; a plain request still reaches them (after any call or client callback).
+   * Served on the current connection, and on the next one after a reconnect. See docs/receiver.md.
    * @throws TaskNotSupportedError when the SDK Client did not declare a capability this needs
    *   (e.g. `tasks.requests.elicitation.create`); `TaskClient.connect(transport, { serve })`
    *   declares them.
-   * @throws TaskOptionError for invalid options, when no callback would serve anything, or when
-   *   receiver tasks are already served on this connection.
+   * @throws TaskOptionError when `receiver` is not one `taskReceiver()` made, when no callback
+   *   would serve anything, or when receiver tasks are already served on this connection.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
-  serve(options: ServeOptions = {}): ReceiverHandle {
+  serve(receiver: TaskReceiver): ReceiverHandle {
     this.assertOpen();
-    return this.parts.serving.serve(options);
+    return this.parts.serving.serve(receiver);
   }
 
   /** The receiver started by {@link TaskClient.serve} or the `serve` option, while it serves. */

@@ -9,16 +9,23 @@ import type {
   InputCallbacks,
   ProgressCallback,
   RetryPolicy,
-  ServeOptions,
   TaskClientOptions,
   TaskInstrumentation,
   TaskLogger,
 } from '../api/index.js';
 import { TaskOptionError } from '../errors.js';
+import {
+  checkBoolean,
+  checkChoice,
+  checkDuration,
+  checkFunction,
+  checkInteger,
+  checkOptionsObject,
+  checkSignal,
+} from '../util/check.js';
 import type { EngineConfig } from '../engine/engine.js';
 import { systemClock } from '../util/scheduler.js';
 import type { McpClient } from '../types.js';
-import type { ReceiverConfig } from '../receiver/types.js';
 
 /** Default retry policy. */
 export const DEFAULT_RETRY: RetryPolicy = {
@@ -34,65 +41,6 @@ export const DEFAULT_RETRY: RetryPolicy = {
 export const DEFAULT_PLAIN_CALL_TIMEOUT_MS = 60_000;
 
 /**
- * Checks that `value` is a finite number >= `min` (or undefined).
- * @throws TaskOptionError naming `option` otherwise.
- */
-export function checkDuration(option: string, value: unknown, min = 0): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new TaskOptionError(
-      `Option "${option}" must be a finite number >= ${min}, got ${typeof value === 'number' ? value : typeof value}`,
-      {
-        option,
-      },
-    );
-  }
-  return value;
-}
-
-/**
- * Checks that `value` is an integer >= 0 (or undefined).
- * @throws TaskOptionError naming `option` otherwise.
- */
-function checkCount(option: string, value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new TaskOptionError(
-      `Option "${option}" must be an integer >= 0, got ${typeof value === 'number' ? value : typeof value}`,
-      {
-        option,
-      },
-    );
-  }
-  return value;
-}
-
-function checkBoolean(option: string, value: unknown): boolean | undefined {
-  if (value === undefined || typeof value === 'boolean') return value;
-  throw new TaskOptionError(`Option "${option}" must be a boolean, got ${typeof value}`, { option });
-}
-
-/**
- * Checks that the options object a method received is an object (or undefined, for its defaults).
- * @throws TaskOptionError naming `option` otherwise (`null` included).
- */
-export function checkOptionsObject(option: string, value: unknown): void {
-  if (value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value))) return;
-  const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
-  throw new TaskOptionError(`Option "${option}" must be an object, got ${got}`, { option });
-}
-
-/**
- * Checks that `value` is an `AbortSignal` (or undefined). Done before anything is subscribed to
- * it, so a bad value leaves nothing behind.
- * @throws TaskOptionError naming `option` otherwise.
- */
-export function checkSignal(option: string, value: unknown, taskId?: string): AbortSignal | undefined {
-  if (value === undefined || value instanceof AbortSignal) return value;
-  throw new TaskOptionError(`Option "${option}" must be an AbortSignal`, { option, taskId });
-}
-
-/**
  * Validates the options of `TaskClient.close` before it does anything.
  * @returns whether running tasks are to be cancelled.
  * @throws TaskOptionError for a non-object `options` or a non-boolean `cancelRunning`.
@@ -102,22 +50,8 @@ export function resolveCloseOptions(options: CloseOptions | undefined): boolean 
   return checkBoolean('cancelRunning', options?.cancelRunning) ?? false;
 }
 
-function checkFunction<F>(option: string, value: F | undefined): F | undefined {
-  if (value === undefined || typeof value === 'function') return value;
-  throw new TaskOptionError(`Option "${option}" must be a function`, { option });
-}
-
 function checkLimit(value: unknown): number {
-  if (value === undefined || value === Infinity) return Infinity;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new TaskOptionError('Option "maxConcurrentTasks" must be an integer >= 1', { option: 'maxConcurrentTasks' });
-  }
-  return value;
-}
-
-function checkChoice<const T extends string>(option: string, value: unknown, choices: readonly T[]): T | undefined {
-  if (value === undefined || choices.includes(value as T)) return value as T | undefined;
-  throw new TaskOptionError(`Option "${option}" must be one of ${choices.join(', ')}`, { option });
+  return value === Infinity ? Infinity : (checkInteger('maxConcurrentTasks', value, 1) ?? Infinity);
 }
 
 function checkLogger(value: unknown): TaskLogger | undefined {
@@ -165,7 +99,7 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
   checkOptionsObject('retry', options.retry);
   const retryIn = options.retry ?? {};
   const retry: RetryPolicy = {
-    retries: checkCount('retry.retries', retryIn.retries) ?? DEFAULT_RETRY.retries,
+    retries: checkInteger('retry.retries', retryIn.retries, 0) ?? DEFAULT_RETRY.retries,
     minDelayMs: checkDuration('retry.minDelayMs', retryIn.minDelayMs) ?? DEFAULT_RETRY.minDelayMs,
     maxDelayMs: checkDuration('retry.maxDelayMs', retryIn.maxDelayMs) ?? DEFAULT_RETRY.maxDelayMs,
     factor: checkDuration('retry.factor', retryIn.factor, 1) ?? DEFAULT_RETRY.factor,
@@ -293,65 +227,5 @@ export function resolveCallOptions(
             onSampling: checkFunction('onSampling', options.onSampling),
           },
     onProgress: checkFunction('onProgress', options.onProgress),
-  };
-}
-
-/** Default retention of a receiver task when the server asks for none: one hour. */
-const DEFAULT_RECEIVER_TTL_MS = 3_600_000;
-/** Default cap on a receiver task's retention: 24 hours. */
-const DEFAULT_RECEIVER_MAX_TTL_MS = 86_400_000;
-
-/**
- * Checks that `value` is an integer >= `min` (or undefined).
- * @throws TaskOptionError naming `option` otherwise.
- */
-function checkInteger(option: string, value: unknown, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new TaskOptionError(
-      `Option "${option}" must be an integer >= ${min}, got ${typeof value === 'number' ? value : typeof value}`,
-      {
-        option,
-      },
-    );
-  }
-  return value;
-}
-
-/**
- * Applies the defaults of `serve` and validates it. Without either callback, it serves with the
- * client's `onElicitation` and `onSampling`; with one, only that kind is served.
- * @throws TaskOptionError for an invalid value, or when no callback would serve anything.
- */
-export function resolveServeOptions(options: ServeOptions, defaults: InputCallbacks): ReceiverConfig {
-  if (typeof options !== 'object' || options === null) {
-    throw new TaskOptionError('Option "serve" must be an object', { option: 'serve' });
-  }
-  const own = {
-    elicitation: checkFunction('serve.elicitation', options.elicitation),
-    sampling: checkFunction('serve.sampling', options.sampling),
-  };
-  const none = own.elicitation === undefined && own.sampling === undefined;
-  const elicitation = none ? defaults.onElicitation : own.elicitation;
-  const sampling = none ? defaults.onSampling : own.sampling;
-  if (elicitation === undefined && sampling === undefined) {
-    throw new TaskOptionError(
-      "serve needs an elicitation or a sampling callback (or the client's onElicitation / onSampling)",
-      {
-        option: 'serve',
-      },
-    );
-  }
-  const maxTtlMs = checkInteger('serve.maxTtlMs', options.maxTtlMs, 1) ?? DEFAULT_RECEIVER_MAX_TTL_MS;
-  const ttlMs = checkInteger('serve.ttlMs', options.ttlMs, 0) ?? DEFAULT_RECEIVER_TTL_MS;
-  return {
-    elicitation,
-    sampling,
-    ttlMs: Math.min(ttlMs, maxTtlMs),
-    maxTtlMs,
-    pollIntervalMs: checkInteger('serve.pollIntervalMs', options.pollIntervalMs, 1) ?? 1_000,
-    maxTasks: checkInteger('serve.maxTasks', options.maxTasks, 1) ?? 1_000,
-    maxResultWaiters: checkInteger('serve.maxResultWaiters', options.maxResultWaiters, 1) ?? 16,
-    pageSize: checkInteger('serve.pageSize', options.pageSize, 1) ?? 50,
   };
 }

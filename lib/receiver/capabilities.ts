@@ -7,7 +7,7 @@
  */
 import type { JsonObject } from '../port/port.js';
 import type { ReceiverKind } from './types.js';
-import { isObject } from '../util/json.js';
+import { isObject, objectAt } from '../util/json.js';
 
 /** The capability paths one kind needs, in the order they are checked. */
 const NEEDED: Readonly<Record<ReceiverKind, readonly (readonly string[])[]>> = {
@@ -16,12 +16,7 @@ const NEEDED: Readonly<Record<ReceiverKind, readonly (readonly string[])[]>> = {
 };
 
 function declared(capabilities: JsonObject, path: readonly string[]): boolean {
-  let at: unknown = capabilities;
-  for (const key of path) {
-    if (!isObject(at)) return false;
-    at = at[key];
-  }
-  return isObject(at);
+  return objectAt(capabilities, path) !== undefined;
 }
 
 /** The first capability `kind` needs that `capabilities` lacks, dotted (e.g. `tasks.requests.sampling.createMessage`). */

@@ -10,33 +10,7 @@ import type { JsonObject, SessionPort } from '../port/port.js';
 import type { Task } from '../types.js';
 import { missingCapability, receiverCapabilities } from './capabilities.js';
 import { ReceiverSession } from './session.js';
-import type { ReceiverConfig, ReceiverHost, ReceiverKind } from './types.js';
-
-/** The receiver session serving each connection. */
-const SERVING = new WeakMap<SessionPort, ReceiverSession>();
-
-/**
- * Whether a receiver takes this request on `port` (a task-augmented request of a kind it serves):
- * the side-channel input path then leaves it alone.
- */
-export function receiverClaims(port: SessionPort, kind: ReceiverKind, params: JsonObject): boolean {
-  return SERVING.get(port)?.claims(kind, params) ?? false;
-}
-
-/**
- * Why a task-augmented request of `kind` is refused: the client declared task support for it (so
- * it may not answer plainly, [V14]; only an undeclared kind may, [V1]) but no receiver serves it
- * now (none started, or it was closed). `undefined` for any other request.
- */
-export function unservedTaskRequest(port: SessionPort, kind: ReceiverKind, params: JsonObject): TaskError | undefined {
-  if (params.task === undefined || params.task === null) return undefined;
-  if (receiverClaims(port, kind, params)) return undefined;
-  if (missingCapability(port.clientCapabilities(), kind) !== undefined) return undefined;
-  return new TaskNotSupportedError(
-    `This client declared ${kind} tasks but serves none now (its receiver is closed or was never started), so it cannot answer this request as a task`,
-    { feature: kind },
-  );
-}
+import type { ReceiverConfig, ReceiverHost, ReceiverKind, ServingRegistry } from './types.js';
 
 /** The kinds a configuration serves. */
 export function servedKinds(config: Pick<ReceiverConfig, 'elicitation' | 'sampling'>): ReceiverKind[] {
@@ -51,7 +25,11 @@ export function capabilitiesFor(config: Pick<ReceiverConfig, 'elicitation' | 'sa
 /**
  * Why `port` cannot be served with `config`, as a typed error; `undefined` when it can.
  */
-export function cannotServe(port: SessionPort, config: ReceiverConfig): TaskError | undefined {
+export function cannotServe(
+  port: SessionPort,
+  config: ReceiverConfig,
+  registry: ServingRegistry,
+): TaskError | undefined {
   const declared = port.clientCapabilities();
   for (const kind of servedKinds(config)) {
     const missing = missingCapability(declared, kind);
@@ -61,7 +39,7 @@ export function cannotServe(port: SessionPort, config: ReceiverConfig): TaskErro
       { feature: kind },
     );
   }
-  const other = SERVING.get(port);
+  const other = registry.servedOn(port);
   if (other !== undefined && !other.closed) {
     return new TaskOptionError('Receiver tasks are already served on this connection: close that receiver first', {
       option: 'serve',
@@ -78,6 +56,7 @@ export class Receiver implements ReceiverHandle {
   constructor(
     private readonly config: ReceiverConfig,
     private readonly host: ReceiverHost,
+    private readonly registry: ServingRegistry,
     private readonly scheduler: Scheduler,
     private readonly now: () => number,
   ) {}
@@ -98,11 +77,6 @@ export class Receiver implements ReceiverHandle {
     return this.live?.snapshots() ?? [];
   }
 
-  /** The callbacks that also answer plain requests (the side-channel fallback). */
-  get callbacks(): Pick<ReceiverConfig, 'elicitation' | 'sampling'> {
-    return { elicitation: this.config.elicitation, sampling: this.config.sampling };
-  }
-
   private get live(): ReceiverSession | undefined {
     return this.session === undefined || this.session.closed ? undefined : this.session;
   }
@@ -114,12 +88,12 @@ export class Receiver implements ReceiverHandle {
    */
   attach(port: SessionPort): void {
     if (this.isClosed || (this.session?.port === port && !this.session.closed)) return;
-    const problem = cannotServe(port, this.config);
+    const problem = cannotServe(port, this.config, this.registry);
     if (problem !== undefined) throw problem;
     this.session?.close();
     const session = new ReceiverSession(port, this.config, this.host, this.scheduler, this.now);
     this.session = session;
-    SERVING.set(port, session);
+    this.registry.serve(port, session);
     session.start();
   }
 
@@ -139,7 +113,7 @@ export class Receiver implements ReceiverHandle {
       const session = this.session;
       this.session = undefined;
       session?.close();
-      if (session !== undefined && SERVING.get(session.port) === session) SERVING.delete(session.port);
+      if (session !== undefined) this.registry.leave(session.port, session);
     }
     return Promise.resolve();
   }

@@ -6,6 +6,7 @@
  */
 import type { ElicitationCallback, InputContext, SamplingCallback, TaskClientEvents } from '../api/index.js';
 import type { TaskError } from '../errors.js';
+import type { JsonObject, SessionPort } from '../port/port.js';
 
 /** The two requests a client can receive as tasks ([R1]: `tasks.requests` of a client). */
 export type ReceiverKind = 'elicitation' | 'sampling';
@@ -47,6 +48,27 @@ export function rpcFailure(code: number, message: string): RpcFailure {
 /** JSON-RPC codes the receiver answers with ([V26]). */
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
+
+/** A receiver session as the TaskClients on its connection see it. */
+export interface ServedConnection {
+  readonly closed: boolean;
+  /** Whether it takes this request (a task-augmented one of a kind it serves). */
+  claims(kind: ReceiverKind, params: JsonObject): boolean;
+}
+
+/**
+ * Which receiver session serves each connection (one at most, whichever TaskClient on that SDK
+ * client started it). Kept on the TaskClient's side of the seam (facade/input/serving.ts), whose
+ * input routing leaves to that session the requests it claims.
+ */
+export interface ServingRegistry {
+  /** The session last recorded for `port`, closed or not. */
+  servedOn(port: SessionPort): ServedConnection | undefined;
+  /** Records `session` as the one serving `port`. */
+  serve(port: SessionPort, session: ServedConnection): void;
+  /** Forgets `session` if it is still the one recorded for `port`. */
+  leave(port: SessionPort, session: ServedConnection): void;
+}
 
 /** What a receiver needs from the TaskClient that hosts it. */
 export interface ReceiverHost {

@@ -4,3 +4,13 @@
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** The object at `path` inside `value` (each step an object), or `undefined` when a step is missing or not an object. */
+export function objectAt(value: unknown, path: readonly string[]): Record<string, unknown> | undefined {
+  let at = value;
+  for (const key of path) {
+    if (!isObject(at)) return undefined;
+    at = at[key];
+  }
+  return isObject(at) ? at : undefined;
+}

@@ -27,7 +27,7 @@ export function resolveWire(port: SessionPort): TaskWire {
   if (!legacyTasks && offersExtension(port)) {
     return new Wire2025(
       port,
-      'The server offers tasks only through the io.modelcontextprotocol/tasks extension, which needs the 2026-07-28 protocol: connect with SDK v2 (@modelcontextprotocol/client) in automatic version negotiation (TaskClient.connect does this)',
+      'The server offers tasks only through the io.modelcontextprotocol/tasks extension (protocol 2026-07-28): connect with SDK v2 in automatic version negotiation, as TaskClient.connect does',
     );
   }
   return new Wire2025(port);

@@ -1,6 +1,6 @@
 /**
  * The built package runs wherever its SDK does: browsers, Workers, Deno, Bun and Node. Each entry
- * point a host imports (dist/index.js, ai.js, internal.js, doctor.js, otel.js) is walked through its whole
+ * point a host imports (dist/index.js, ai.js, internal.js, doctor.js, otel.js, receiver.js) is walked through its whole
  * import graph, dependencies included (esbuild resolves it as a bundler would, peers left out):
  * no module of Node's (`node:*` or a bare builtin) is imported, and no file uses a Node global.
  * The export map points every runtime at the same files (there is no Node-only variant to pick).
@@ -101,7 +101,7 @@ describe('the built package is runtime-neutral', () => {
     expect(sources <= built!.mtimeMs, 'lib/ changed after the last build: run npm run build').toBe(true);
   });
 
-  for (const entry of ['index.js', 'ai.js', 'internal.js', 'doctor.js', 'otel.js']) {
+  for (const entry of ['index.js', 'ai.js', 'internal.js', 'doctor.js', 'otel.js', 'receiver.js']) {
     it(
       `dist/${entry}: no Node module anywhere in its import graph, no Node global in any of its files`,
       { timeout: 60_000 },
@@ -110,9 +110,13 @@ describe('the built package is runtime-neutral', () => {
         const files = Object.keys(inputs);
         // The graph is the library and its bundled dependencies; it reached both.
         expect(files.filter((file) => file.startsWith('dist/')).length).toBeGreaterThan(
-          { 'index.js': 50, 'ai.js': 5, 'internal.js': 20, 'doctor.js': 20, 'otel.js': 5 }[entry]!,
+          { 'index.js': 50, 'ai.js': 5, 'internal.js': 20, 'doctor.js': 20, 'otel.js': 5, 'receiver.js': 10 }[entry]!,
         );
-        if (entry === 'index.js') expect(files.some((file) => file.includes('node_modules/eventemitter3/'))).toBe(true);
+        if (entry === 'index.js') {
+          expect(files.some((file) => file.includes('node_modules/eventemitter3/'))).toBe(true);
+          // The receiver is its own entry point: the root's graph has none of it.
+          expect(files.filter((file) => file.startsWith('dist/receiver'))).toEqual([]);
+        }
         const fromNode = imports.filter(({ path }) => path.startsWith('node:') || builtinModules.includes(path));
         expect(fromNode.map(({ path, importer }) => `${importer} imports ${path}`)).toEqual([]);
         const globals = files.flatMap((file) =>
@@ -173,6 +177,7 @@ describe('the built package is runtime-neutral', () => {
       './doctor': ['./dist/doctor.js'],
       './bullmq': ['./dist/bullmq/index.js'],
       './otel': ['./dist/otel.js'],
+      './receiver': ['./dist/receiver.js'],
     });
   });
 });

@@ -11,7 +11,7 @@
  * when the floor was set, and is not run here: a second compiler install would prove nothing
  * about the floor itself.
  *
- * Runtimes: a browser host (DOM lib, no `@types/node`) compiles the root and internal entries;
+ * Runtimes: a browser host (DOM lib, no `@types/node`) compiles the root, internal and receiver entries;
  * so does a Node host (`@types/node`, no DOM lib). `mcp-task-client/ai` brings the `ai`
  * package's own declarations, which have needs of their own (at the time of writing, ai 7's need
  * TypeScript 5.7, the DOM lib and `@types/json-schema`): on the floor, no error may come from this
@@ -28,9 +28,18 @@ const FLOOR = '5.6';
 
 const CONSUMER = `import * as root from 'mcp-task-client';
 import * as internal from 'mcp-task-client/internal';
-import type { Task, TaskClient, TaskHandle } from 'mcp-task-client';
+import * as receiver from 'mcp-task-client/receiver';
+import type { McpClient, ReceiverHandle, Task, TaskClient, TaskHandle } from 'mcp-task-client';
 
-export const entries = [root, internal] as const;
+export const entries = [root, internal, receiver] as const;
+
+/** Serves receiver tasks through the receiver's own entry point. */
+export function serving(client: McpClient): ReceiverHandle | undefined {
+  const tasks = new root.TaskClient(client, {
+    serve: receiver.taskReceiver({ elicitation: async () => ({ action: 'decline' }), maxTasks: 10 }),
+  });
+  return tasks.receiver;
+}
 
 /** Uses the handle's iteration, which is where older compilers fail. */
 export async function follow(tasks: TaskClient): Promise<Task['status'][]> {

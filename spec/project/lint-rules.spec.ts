@@ -180,17 +180,22 @@ const LAYERS: Record<string, { probes: string[]; module: string[]; mayImport: st
   entry: {
     probes: ['lib/index.ts'],
     module: ['lib/index.ts'],
-    mayImport: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+    mayImport: ['facade', 'engine', 'wire', 'seam', 'port', ...FLOORS],
   },
   internal: {
     probes: ['lib/internal.ts'],
     module: ['lib/internal.ts'],
-    mayImport: ['facade', 'engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+    mayImport: ['facade', 'engine', 'wire', 'seam', 'port', ...FLOORS],
+  },
+  'receiver-entry': {
+    probes: ['lib/receiver.ts'],
+    module: ['lib/receiver.ts'],
+    mayImport: ['facade', 'receiver', 'port', ...FLOORS],
   },
   facade: {
     probes: ['lib/facade/probe.ts', 'lib/facade/call/probe.ts'],
-    module: ['lib/facade/client.ts'],
-    mayImport: ['engine', 'receiver', 'wire', 'seam', 'port', ...FLOORS],
+    module: ['lib/facade/client.ts', 'lib/facade/input/receiver-seam.ts'],
+    mayImport: ['engine', 'wire', 'seam', 'port', ...FLOORS],
   },
   engine: {
     probes: ['lib/engine/probe.ts', 'lib/engine/deep/probe.ts'],
@@ -273,6 +278,21 @@ describe('lint enforces the direction of every import arrow between the layers',
       expect(broken('lib/receiver/probe.ts', importing(from)), from).toEqual(expected);
     }
     expect(broken('lib/engine/probe.ts', importing('../receiver/receiver.js'))).toEqual([LAYER_RULE]);
+  });
+
+  it('the root entry point and the facade never reach the receiver (mcp-task-client/receiver plugs in through the seam)', () => {
+    for (const [file, from] of [
+      ['lib/index.ts', './receiver/receiver.js'],
+      ['lib/index.ts', './receiver.js'],
+      ['lib/internal.ts', './receiver/session.js'],
+      ['lib/facade/input/probe.ts', '../../receiver/receiver.js'],
+      ['lib/facade/probe.ts', '../receiver.js'],
+    ] as const) {
+      expect(broken(file, importingType(from)), `${file}: ${from}`).toEqual([LAYER_RULE]);
+    }
+    expect(broken('lib/receiver.ts', importing('./facade/input/receiver-seam.js'))).toEqual([]);
+    expect(broken('lib/receiver.ts', importing('./receiver/receiver.js'))).toEqual([]);
+    expect(broken('lib/receiver.ts', importing('./engine/engine.js'))).toEqual([LAYER_RULE]);
   });
 
   it('re-exports and import() are arrows too; so is an import that leaves lib/', () => {

@@ -1,5 +1,5 @@
 /**
- * The receiver's API: `tasks.serve()`, the `serve` option, the capabilities it needs, its options,
+ * The receiver's API: `taskReceiver()` served by `tasks.serve()` or the `serve` option, the capabilities it needs, its options,
  * its handle (`close()`, `await using`), events and what happens at close and reconnect. The
  * client side runs on the SDK chosen by `MCP_SDK`.
  */
@@ -13,6 +13,7 @@ import {
   type ServeOptions,
   type TaskMetrics,
 } from '../../lib/index.js';
+import { taskReceiver } from '../../lib/receiver.js';
 import { ManualClock, exampleServerPair, flush } from '../helpers.js';
 import {
   HeldCallback,
@@ -24,6 +25,7 @@ import {
   serverRig,
 } from '../support/receiver-rig.js';
 import { connectScripted, creating, type Json } from '../support/scripted-server.js';
+import { connectOptions, createLinkedPair } from '../support/sdk.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 
@@ -47,7 +49,7 @@ describe('serve(): capabilities', () => {
     register(() => tasks.close());
     const error = (() => {
       try {
-        tasks.serve({ elicitation: () => accept('x') });
+        tasks.serve(taskReceiver({ elicitation: () => accept('x') }));
       } catch (caught) {
         return caught;
       }
@@ -64,15 +66,17 @@ describe('serve(): capabilities', () => {
     const other = new TaskClient(halfway.client);
     register(() => other.close());
     expect(() =>
-      other.serve({ sampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) }),
+      other.serve(
+        taskReceiver({ sampling: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }) }),
+      ),
     ).toThrow(/"tasks\.requests\.sampling\.createMessage"/);
     // Elicitation alone is declared: that serves.
-    expect(other.serve({ elicitation: () => accept('x') }).closed).toBe(false);
+    expect(other.serve(taskReceiver({ elicitation: () => accept('x') })).closed).toBe(false);
   });
 
   it('the serve option fails fast in the constructor, and leaves the SDK client usable', async () => {
     const plain = await bareClient({ elicitation: {} });
-    expect(() => new TaskClient(plain.client, { serve: { elicitation: () => accept('x') } })).toThrow(
+    expect(() => new TaskClient(plain.client, { serve: taskReceiver({ elicitation: () => accept('x') }) })).toThrow(
       /"tasks\.requests\.elicitation\.create"/,
     );
     const tasks = new TaskClient(plain.client, { onElicitation: () => accept('plain') });
@@ -87,20 +91,22 @@ describe('serve(): capabilities', () => {
   it('one receiver per connection; serve() again after close(); never after the client closed', async () => {
     const pair = await bareClient(RECEIVER_CAPABILITIES);
     const tasks = new TaskClient(pair.client);
-    const receiver = tasks.serve({ elicitation: () => accept('x') });
+    const receiver = tasks.serve(taskReceiver({ elicitation: () => accept('x') }));
     expect(tasks.receiver).toBe(receiver);
-    expect(() => tasks.serve({ elicitation: () => accept('y') })).toThrow(TaskOptionError);
+    expect(() => tasks.serve(taskReceiver({ elicitation: () => accept('y') }))).toThrow(TaskOptionError);
     const neighbour = new TaskClient(pair.client);
     register(() => neighbour.close());
-    expect(() => neighbour.serve({ elicitation: () => accept('z') })).toThrow(/already served on this connection/);
+    expect(() => neighbour.serve(taskReceiver({ elicitation: () => accept('z') }))).toThrow(
+      /already served on this connection/,
+    );
     await receiver.close();
     expect(receiver.closed).toBe(true);
     expect(tasks.receiver).toBeUndefined();
-    const again = tasks.serve({ elicitation: () => accept('again') });
+    const again = tasks.serve(taskReceiver({ elicitation: () => accept('again') }));
     expect(again.closed).toBe(false);
     await tasks.close();
     expect(again.closed).toBe(true);
-    expect(() => tasks.serve({ elicitation: () => accept('late') })).toThrow(TaskClosedError);
+    expect(() => tasks.serve(taskReceiver({ elicitation: () => accept('late') }))).toThrow(TaskClosedError);
   });
 });
 
@@ -122,14 +128,57 @@ describe('serve(): options', () => {
       [null as never, 'serve'],
     ];
     for (const [options, option] of bad) {
-      expect(() => tasks.serve(options), option).toThrow(TaskOptionError);
+      expect(() => tasks.serve(taskReceiver(options)), option).toThrow(TaskOptionError);
       try {
-        tasks.serve(options);
+        tasks.serve(taskReceiver(options));
       } catch (error) {
         expect((error as TaskOptionError).option).toBe(option);
       }
     }
     expect(tasks.receiver).toBeUndefined();
+  });
+
+  it('takes only a receiver taskReceiver() made: the serve options themselves are a TaskOptionError that says so', async () => {
+    const pair = await bareClient(RECEIVER_CAPABILITIES);
+    const options = { elicitation: () => accept('x') };
+    expect(() => new TaskClient(pair.client, { serve: options as never })).toThrow(
+      /must be a receiver made by taskReceiver\(options\) of 'mcp-task-client\/receiver'/,
+    );
+    const tasks = new TaskClient(pair.client);
+    register(() => tasks.close());
+    for (const given of [options, { options }, undefined, null, 'serve']) {
+      const error = (() => {
+        try {
+          tasks.serve(given as never);
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(error, JSON.stringify(given)).toBeInstanceOf(TaskOptionError);
+      expect((error as TaskOptionError).option).toBe('serve');
+      expect((error as Error).message).toContain('taskReceiver(options)');
+    }
+    expect(tasks.receiver).toBeUndefined();
+    // TaskClient.connect refuses it before it opens anything: the transport is never started.
+    const [clientSide] = createLinkedPair();
+    let started = false;
+    const start = clientSide.start.bind(clientSide);
+    clientSide.start = () => {
+      started = true;
+      return start();
+    };
+    await expect(TaskClient.connect(clientSide, { ...connectOptions(), serve: options as never })).rejects.toThrow(
+      /taskReceiver\(options\)/,
+    );
+    expect(started).toBe(false);
+    // A bad value fails where the receiver is made, naming the option.
+    expect(() => taskReceiver({ ...options, maxTasks: 0 })).toThrow(TaskOptionError);
+    // The receiver is reusable: made once, served by one client after another.
+    const receiver = taskReceiver(options);
+    expect(receiver.options.elicitation).toBe(options.elicitation);
+    await tasks.serve(receiver).close();
+    expect(tasks.serve(receiver).closed).toBe(false);
   });
 
   it("without callbacks, serves with the client's; with one, only that kind", async () => {
@@ -146,14 +195,14 @@ describe('serve(): options', () => {
       },
     });
     register(() => tasks.close());
-    const receiver = tasks.serve();
+    const receiver = tasks.serve(taskReceiver());
     const base = { messages: [], maxTokens: 5, task: {} };
     expect(resultOf(await pair.server.request('sampling/createMessage', base)).task).toBeDefined();
     expect(resultOf(await pair.server.request('elicitation/create', { message: 'x', task: {} })).task).toBeDefined();
     await flush();
     expect(seen.sort()).toEqual(['elicitation:receiver-task', 'sampling:receiver-task']);
     await receiver.close();
-    tasks.serve({ elicitation: () => accept('own') });
+    tasks.serve(taskReceiver({ elicitation: () => accept('own') }));
     // Sampling tasks stay declared (capabilities are fixed once connected) but nobody serves them
     // now: refused, never a plain result a server asking for a task cannot take ([V14]; [V1] is
     // only for kinds not declared). A plain sampling request still goes to onSampling.
@@ -205,12 +254,14 @@ describe("the receiver handle and the client's life", () => {
     register(() => tasks.close());
     let signal: AbortSignal | undefined;
     {
-      await using receiver = tasks.serve({
-        elicitation: (_p, context) => {
-          signal = context.signal;
-          return new Promise<never>(() => {});
-        },
-      });
+      await using receiver = tasks.serve(
+        taskReceiver({
+          elicitation: (_p, context) => {
+            signal = context.signal;
+            return new Promise<never>(() => {});
+          },
+        }),
+      );
       expect(resultOf(await pair.server.request('elicitation/create', { message: 'x', task: {} })).task).toBeDefined();
       await flush();
       expect(receiver.running).toBe(1);
@@ -292,7 +343,7 @@ describe('receiver tasks on an SDK McpServer with a manual clock', () => {
   it("expire at their ttl: the server gets -32602, the callback's signal fires, expired is emitted ([V11])", async () => {
     const clock = new ManualClock();
     const held = new HeldCallback();
-    const { tool, tasks } = await serverRig(register, { clock, serve: { elicitation: held.callback } });
+    const { tool, tasks } = await serverRig(register, { clock, serve: taskReceiver({ elicitation: held.callback }) });
     const expired: TaskMetrics[] = [];
     tasks.on('expired', (metrics) => expired.push(metrics));
     const created = ((await tool('create', { method: 'elicitation/create', ttl: 5_000 })).created as Json[])[0]!;

@@ -8,6 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TaskClient, type ServeOptions, type TaskError, type TaskMetrics } from '../../lib/index.js';
+import { taskReceiver } from '../../lib/receiver.js';
 import { ManualClock, flush, within } from '../helpers.js';
 import { RECEIVER_CAPABILITIES, errorOf, resultOf } from '../support/receiver-rig.js';
 import { connectScripted, type Json } from '../support/scripted-server.js';
@@ -61,7 +62,7 @@ async function rig(serve: ServeOptions) {
     clientOptions: { capabilities: RECEIVER_CAPABILITIES },
     wrap: serializing,
   });
-  const tasks = new TaskClient(pair.client, { clock, serve });
+  const tasks = new TaskClient(pair.client, { clock, serve: taskReceiver(serve) });
   const errors: TaskError[] = [];
   const failed: TaskMetrics[] = [];
   tasks.on('error', (error) => errors.push(error));

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompletedMetrics, InputContext, TaskMetrics } from '../../lib/index.js';
+import { taskReceiver } from '../../lib/receiver.js';
 import { flush, until, within } from '../helpers.js';
 import { HeldCallback, accept, sampled, serverRig } from '../support/receiver-rig.js';
 import type { Json } from '../support/scripted-server.js';
@@ -23,7 +24,7 @@ describe('receiver tasks served to an SDK McpServer', () => {
     const contexts: InputContext[] = [];
     const polled = { requests: [] as string[] };
     const { tool, requests } = await serverRig(register, {
-      serve: {
+      serve: taskReceiver({
         elicitation: async (params, context) => {
           contexts.push(context);
           expect(params.message).toBe('What is your name?');
@@ -31,7 +32,7 @@ describe('receiver tasks served to an SDK McpServer', () => {
           await until(() => polled.requests.includes('tasks/get'), 5_000, 'a tasks/get while the task works');
           return { action: 'accept', content: { name: 'Ada' } };
         },
-      },
+      }),
     });
     polled.requests = requests;
     const answer = await tool('delegate', { method: 'elicitation/create', ttl: 60_000, message: 'What is your name?' });
@@ -60,7 +61,7 @@ describe('receiver tasks served to an SDK McpServer', () => {
   });
 
   it("completes a sampling task with the callback's message", async () => {
-    const { tool } = await serverRig(register, { serve: { sampling: () => sampled('forty-two') } });
+    const { tool } = await serverRig(register, { serve: taskReceiver({ sampling: () => sampled('forty-two') }) });
     const answer = await tool('delegate', { method: 'sampling/createMessage' });
     expect((answer.statuses as string[]).at(-1)).toBe('completed');
     expect(answer.result).toMatchObject({
@@ -72,14 +73,14 @@ describe('receiver tasks served to an SDK McpServer', () => {
 
   it('a callback that throws fails the task; its error reaches the server on tasks/result and tasks/get ([V18])', async () => {
     const { tool } = await serverRig(register, {
-      serve: {
+      serve: taskReceiver({
         elicitation: () => {
           throw new Error('the user closed the window');
         },
         sampling: () => {
           throw Object.assign(new Error('model overloaded'), { code: -32000 });
         },
-      },
+      }),
     });
     const failed = await tool('delegate', { method: 'elicitation/create' });
     expect((failed.statuses as string[]).at(-1)).toBe('failed');
@@ -97,7 +98,9 @@ describe('receiver tasks served to an SDK McpServer', () => {
   });
 
   it('a result of the wrong shape fails the task with -32603', async () => {
-    const { tool } = await serverRig(register, { serve: { elicitation: () => ({ action: 'maybe' }) as never } });
+    const { tool } = await serverRig(register, {
+      serve: taskReceiver({ elicitation: () => ({ action: 'maybe' }) as never }),
+    });
     const answer = await tool('delegate', { method: 'elicitation/create' });
     expect((answer.statuses as string[]).at(-1)).toBe('failed');
     expect(answer.error).toMatchObject({ code: -32603 });
@@ -106,7 +109,7 @@ describe('receiver tasks served to an SDK McpServer', () => {
 
   it("a cancel from the server aborts the callback's signal and the task stays cancelled ([V6], [V24])", async () => {
     const held = new HeldCallback();
-    const { tool, tasks } = await serverRig(register, { serve: { elicitation: held.callback } });
+    const { tool, tasks } = await serverRig(register, { serve: taskReceiver({ elicitation: held.callback }) });
     const answer = await tool('delegate', { method: 'elicitation/create', cancelAfterPolls: 2 });
     expect(answer.statuses).toEqual(['working', 'working', 'working', 'cancelled']);
     expect((answer.cancel as Json).result).toMatchObject({
@@ -125,7 +128,9 @@ describe('receiver tasks served to an SDK McpServer', () => {
 
   it('runs 100 receiver tasks at once; tasks/list pages over them in creation order', async () => {
     const held = new HeldCallback();
-    const { tool, tasks, requests } = await serverRig(register, { serve: { elicitation: held.callback } });
+    const { tool, tasks, requests } = await serverRig(register, {
+      serve: taskReceiver({ elicitation: held.callback }),
+    });
     const created = ((await tool('create', { method: 'elicitation/create', count: 100 })).created as Json[]).map((t) =>
       String(t.taskId),
     );
@@ -154,7 +159,7 @@ describe('receiver tasks served to an SDK McpServer', () => {
   it('emits lifecycle events with role receiver', async () => {
     const logged: { message: string; fields: Record<string, unknown> }[] = [];
     const { tool, tasks } = await serverRig(register, {
-      serve: { elicitation: () => accept('Ada') },
+      serve: taskReceiver({ elicitation: () => accept('Ada') }),
       logger: { log: (entry) => logged.push(entry) },
     });
     const events: string[] = [];
@@ -201,12 +206,12 @@ describe('receiver tasks served to an SDK McpServer', () => {
   it('a plain request (no task) reaches the same callback directly ([V1])', async () => {
     const contexts: InputContext[] = [];
     const { tool, tasks } = await serverRig(register, {
-      serve: {
+      serve: taskReceiver({
         elicitation: (_params, context) => {
           contexts.push(context);
           return accept('plain');
         },
-      },
+      }),
     });
     const answer = await tool('call', {
       method: 'elicitation/create',
@@ -220,7 +225,7 @@ describe('receiver tasks served to an SDK McpServer', () => {
 
   it('a task-augmented request of a kind not served is processed normally ([V1])', async () => {
     const { tool, tasks } = await serverRig(register, {
-      serve: { elicitation: () => accept('x') },
+      serve: taskReceiver({ elicitation: () => accept('x') }),
       onSampling: () => sampled('plain'),
     });
     const answer = await tool('delegate', { method: 'sampling/createMessage' });
@@ -232,12 +237,12 @@ describe('receiver tasks served to an SDK McpServer', () => {
   it('a request that belongs to a server task names it: in the context and on the CreateTaskResult ([R31])', async () => {
     const contexts: InputContext[] = [];
     const { tool } = await serverRig(register, {
-      serve: {
+      serve: taskReceiver({
         elicitation: (_params, context) => {
           contexts.push(context);
           return accept('x');
         },
-      },
+      }),
     });
     const answer = await tool('delegate', { method: 'elicitation/create', relatedTaskId: 'server-task-1' });
     expect((answer.created as Json)._meta).toEqual({ [RELATED]: { taskId: 'server-task-1' } });
@@ -251,7 +256,7 @@ describe('receiver tasks served to an SDK McpServer', () => {
   it("TaskClient.connect declares the capabilities, merged with the caller's", async () => {
     const { server } = await serverRig(register, {
       capabilities: { roots: { listChanged: true }, tasks: { list: { custom: true } } },
-      serve: { elicitation: () => accept('x'), sampling: () => sampled('y') },
+      serve: taskReceiver({ elicitation: () => accept('x'), sampling: () => sampled('y') }),
     });
     expect(server.server.getClientCapabilities()).toMatchObject({
       roots: { listChanged: true },
@@ -267,7 +272,9 @@ describe('receiver tasks served to an SDK McpServer', () => {
 
   it('close() of the TaskClient cancels running receiver tasks, tells the server and aborts the callbacks', async () => {
     const held = new HeldCallback();
-    const { tool, tasks, notifications } = await serverRig(register, { serve: { elicitation: held.callback } });
+    const { tool, tasks, notifications } = await serverRig(register, {
+      serve: taskReceiver({ elicitation: held.callback }),
+    });
     await tool('create', { method: 'elicitation/create', count: 2 });
     await until(() => held.calls.length === 2);
     const settled: string[] = [];

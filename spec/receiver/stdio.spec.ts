@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, type TaskClientConnectOptions } from '../../lib/index.js';
+import { taskReceiver } from '../../lib/receiver.js';
 import { until } from '../helpers.js';
 import { HeldCallback, accept, sampled } from '../support/receiver-rig.js';
 import type { Json } from '../support/scripted-server.js';
@@ -43,7 +44,7 @@ async function toolText(tasks: TaskClient, name: string, args: Json = {}): Promi
 describe('server-everything over stdio', () => {
   it('runs its async elicitation and sampling as receiver tasks: the answers and the polled statuses are in its reports', async () => {
     const tasks = await spawnClient([everything, 'stdio'], {
-      serve: {
+      serve: taskReceiver({
         // Answer well after the first poll (server-everything polls every 1 s), so it sees `working` first.
         elicitation: async (params, context) => {
           expect(context.delivery).toBe('receiver-task');
@@ -56,7 +57,7 @@ describe('server-everything over stdio', () => {
           await delay(2_000);
           return sampled('The answer is forty-two.');
         },
-      },
+      }),
     });
     const names = (await tasks.tools()).map((tool) => tool.name);
     expect(names).toEqual(
@@ -84,11 +85,11 @@ describe('server-everything over stdio', () => {
 
   it('reports a failed callback as the failed task it polled', async () => {
     const tasks = await spawnClient([everything, 'stdio'], {
-      serve: {
+      serve: taskReceiver({
         elicitation: () => {
           throw new Error('the form was closed');
         },
-      },
+      }),
     });
     const text = await toolText(tasks, 'trigger-elicitation-request-async');
     expect(text).toContain('[FAILED] The elicitation callback failed: the form was closed');
@@ -101,12 +102,12 @@ describe('the receiver test server over stdio', () => {
   it('completed, failed and cancelled receiver tasks', async () => {
     const held = new HeldCallback();
     const tasks = await spawnClient(args, {
-      serve: {
+      serve: taskReceiver({
         elicitation: held.callback,
         sampling: () => {
           throw new Error('no model today');
         },
-      },
+      }),
     });
     const completing = toolText(tasks, 'delegate', { method: 'elicitation/create', pollMs: 20 });
     await until(() => held.calls.length === 1);
@@ -130,7 +131,7 @@ describe('the receiver test server over stdio', () => {
 
   it('100 concurrent receiver tasks, listed page by page, then expired by their ttl', async () => {
     const held = new HeldCallback();
-    const tasks = await spawnClient(args, { serve: { elicitation: held.callback } });
+    const tasks = await spawnClient(args, { serve: taskReceiver({ elicitation: held.callback }) });
     const created = (
       JSON.parse(await toolText(tasks, 'create', { method: 'elicitation/create', count: 100, ttl: 3_000 })) as Json
     ).created as Json[];

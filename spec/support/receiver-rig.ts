@@ -13,6 +13,7 @@ import {
   type TaskClientOptions,
   type TaskError,
 } from '../../lib/index.js';
+import { taskReceiver } from '../../lib/receiver.js';
 import { ManualClock } from '../helpers.js';
 import { answerOf, createReceiverTestServer } from './receiver-server.js';
 import { connectScripted, type Json } from './scripted-server.js';
@@ -89,7 +90,7 @@ export async function peerRig(
     tools: [{ name: 'job', taskSupport: 'required' }],
     clientOptions: { capabilities: capabilities as Record<string, object> },
   });
-  const tasks = new TaskClient(pair.client, { clock, ...taskOptions, serve });
+  const tasks = new TaskClient(pair.client, { clock, ...taskOptions, serve: taskReceiver(serve) });
   const errors: TaskError[] = [];
   tasks.on('error', (error) => errors.push(error));
   register(async () => {

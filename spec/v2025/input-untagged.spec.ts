@@ -20,6 +20,7 @@ import {
   type TaskHandle,
   type UnattributedInput,
 } from '../../lib/index.js';
+import { taskReceiver } from '../../lib/receiver.js';
 import { ManualClock, connectPair, flush, within } from '../helpers.js';
 import { NO_REPLY, connectScripted, type Json } from '../support/scripted-server.js';
 import { setUserRequestHandler } from '../support/sdk.js';
@@ -410,7 +411,10 @@ describe('receiver tasks are not confused with calls in flight', () => {
       },
     });
     const seen: Seen[] = [];
-    const tasks = new TaskClient(pair.client, { clock, serve: { elicitation: recording(seen, 'serve') } });
+    const tasks = new TaskClient(pair.client, {
+      clock,
+      serve: taskReceiver({ elicitation: recording(seen, 'serve') }),
+    });
     const unattributed: UnattributedInput[] = [];
     tasks.on('inputUnattributed', (input) => unattributed.push(input));
     cleanups.push(async () => {

@@ -5,11 +5,10 @@
  */
 import type { InputCallbacks, TaskClientConnectOptions } from '../../api/index.js';
 import { TaskOptionError } from '../../errors.js';
-import { resolveClientOptions, resolveServeOptions } from '../options.js';
+import { configureReceiver } from '../input/receiver-seam.js';
+import { resolveClientOptions } from '../options.js';
 import { connectClient } from '../../port/connect.js';
 import type { JsonObject } from '../../port/port.js';
-import { mergeCapabilities } from '../../receiver/capabilities.js';
-import { capabilitiesFor } from '../../receiver/receiver.js';
 import type { McpClient, McpTransport } from '../../types.js';
 
 /**
@@ -29,19 +28,16 @@ export function claimMade(client: McpClient): boolean {
 
 /**
  * The capabilities to declare: `options.capabilities`, plus `elicitation` / `sampling` for the
- * matching callback, plus what serving receiver tasks needs when `serve` is given.
+ * matching callback, plus what serving receiver tasks needs when `serve` is given (the receiver
+ * adds it: mcp-task-client/receiver).
  * @param callbacks - the client's resolved `onElicitation` / `onSampling`.
- * @throws TaskOptionError for an invalid `serve` option.
+ * @throws TaskOptionError for a `serve` option that is not a receiver, or serves nothing.
  */
 export function connectCapabilities(options: TaskClientConnectOptions, callbacks: InputCallbacks): JsonObject {
-  let capabilities: JsonObject = { ...options.capabilities };
+  const capabilities: JsonObject = { ...options.capabilities };
   if (options.onElicitation !== undefined) capabilities.elicitation ??= {};
   if (options.onSampling !== undefined) capabilities.sampling ??= {};
-  if (options.serve !== undefined) {
-    // Serving receiver tasks: declare each kind served, its task augmentation, tasks.list and tasks.cancel ([R1]).
-    capabilities = mergeCapabilities(capabilities, capabilitiesFor(resolveServeOptions(options.serve, callbacks)));
-  }
-  return capabilities;
+  return options.serve === undefined ? capabilities : configureReceiver(options.serve, callbacks).declare(capabilities);
 }
 
 /**
@@ -72,9 +68,10 @@ const TRANSPORT_METHODS = ['start', 'send', 'close'] as const;
  * SDK `Client` handed over instead (a common slip) is named as such, with the way to wrap it.
  */
 export function unusableTransport(transport: unknown): string | undefined {
+  const needs =
+    'TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …)';
   if (typeof transport !== 'object' || transport === null) {
-    const got = transport === null ? 'null' : typeof transport;
-    return `TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …), got ${got}`;
+    return `${needs}, got ${transport === null ? 'null' : typeof transport}`;
   }
   const shape = transport as Record<string, unknown>;
   if (typeof shape.getServerCapabilities === 'function') {
@@ -82,8 +79,7 @@ export function unusableTransport(transport: unknown): string | undefined {
   }
   const missing = TRANSPORT_METHODS.filter((method) => typeof shape[method] !== 'function');
   if (missing.length === 0) return undefined;
-  const list = missing.map((method) => `${method}()`).join(', ');
-  return `TaskClient.connect needs an MCP transport (a StdioClientTransport, a StreamableHTTPClientTransport, …): this object has no ${list}`;
+  return `${needs}: this object has no ${missing.map((method) => `${method}()`).join(', ')}`;
 }
 
 /**

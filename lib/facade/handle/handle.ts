@@ -17,7 +17,7 @@ import type {
 } from '../../api/index.js';
 import { TaskOptionError, type TaskError } from '../../errors.js';
 import { SafeEmitter } from '../events/emitter.js';
-import { checkOptionsObject, checkSignal } from '../options.js';
+import { checkOptionsObject, checkSignal } from '../../util/check.js';
 import { failedError } from '../../engine/failure.js';
 import type { TaskView } from '../../engine/task-view.js';
 import { raceAbort } from '../../util/abort.js';

@@ -21,7 +21,7 @@ import { creationsOn, type EarlyInput, type EarlyVerdict } from './early.js';
 import { TaskError, TaskNotSupportedError } from '../../errors.js';
 import type { SafeEmitter } from '../events/emitter.js';
 import type { JsonObject, SessionPort } from '../../port/port.js';
-import { receiverClaims, unservedTaskRequest } from '../../receiver/receiver.js';
+import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
 import { onAbort } from '../../util/abort.js';
 import type { InlineInput, InputKind, InputRequest, TaskWire } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';

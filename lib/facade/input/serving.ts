@@ -1,19 +1,17 @@
 /**
  * Serving receiver tasks for one TaskClient (`TaskClient.serve` and the `serve` option): checks
- * that the connection can be served, starts the {@link Receiver} on it, moves the receiver to the
- * next connection after a reconnect, lets its callbacks answer plain input requests too, and
- * closes it when the client closes.
+ * the receiver it is given (made by `mcp-task-client/receiver`, through the seam in
+ * receiver-seam.ts), starts it on the current connection, moves it to the next connection after a
+ * reconnect, lets its callbacks answer plain input requests too, and closes it with the client.
  */
-import type { InputCallbacks, ReceiverHandle, ServeOptions, TaskClientEvents } from '../../api/index.js';
+import type { InputCallbacks, ReceiverHandle, TaskClientEvents, TaskReceiver } from '../../api/index.js';
 import type { Scheduler } from '../../util/scheduler.js';
 import { TaskOptionError } from '../../errors.js';
 import type { SafeEmitter } from '../events/emitter.js';
 import type { InputRouter } from './router.js';
-import { resolveServeOptions } from '../options.js';
 import type { LiveTasks } from '../handle/registry.js';
 import type { SessionPort } from '../../port/port.js';
-import { Receiver, cannotServe } from '../../receiver/receiver.js';
-import type { ReceiverConfig } from '../../receiver/types.js';
+import { configureReceiver, type ConfiguredReceiver, type PluggedReceiver } from './receiver-seam.js';
 
 /** The parts of its TaskClient that serving uses (see facade/parts.ts). */
 export interface ServingParts {
@@ -24,7 +22,7 @@ export interface ServingParts {
   readonly router: InputRouter;
   /** The engine's scheduler: the receiver's timers. */
   readonly engine: { readonly scheduler: Scheduler };
-  /** The client's `onElicitation` / `onSampling`: what serves when `serve` names no callback. */
+  /** The client's `onElicitation` / `onSampling`: what serves when the receiver names no callback. */
   readonly config: { readonly callbacks: InputCallbacks };
   now(): number;
   /** The session port of the current connection. */
@@ -32,26 +30,18 @@ export interface ServingParts {
 }
 
 /**
- * The receiver configuration of the `serve` option, `undefined` without it.
- * @throws TaskOptionError for invalid options, or when no callback would serve anything.
- */
-export function serveOption(serve: ServeOptions | undefined, callbacks: InputCallbacks): ReceiverConfig | undefined {
-  return serve === undefined ? undefined : resolveServeOptions(serve, callbacks);
-}
-
-/**
- * Throws why `port` cannot be served with `config` (nothing to check without a `config`).
+ * Throws why `port` cannot be served by `receiver` (nothing to check without one).
  * @throws TaskNotSupportedError when the SDK Client did not declare a needed capability.
  * @throws TaskOptionError when receiver tasks are already served on this connection.
  */
-export function assertServable(port: SessionPort, config: ReceiverConfig | undefined): void {
-  const refusal = config === undefined ? undefined : cannotServe(port, config);
+export function assertServable(port: SessionPort, receiver: ConfiguredReceiver | undefined): void {
+  const refusal = receiver?.refusal(port);
   if (refusal !== undefined) throw refusal;
 }
 
 /** The receiver of one TaskClient, once started. */
 export class Serving {
-  private receiving: Receiver | undefined;
+  private receiving: PluggedReceiver | undefined;
 
   constructor(private readonly parts: ServingParts) {}
 
@@ -61,27 +51,26 @@ export class Serving {
   }
 
   /**
-   * Validates `options` and starts serving the current connection (see `TaskClient.serve`).
-   * @throws TaskOptionError when a receiver already serves, for invalid options, or when no
-   *   callback would serve anything.
+   * Starts serving the current connection with `receiver` (see `TaskClient.serve`).
+   * @throws TaskOptionError when a receiver already serves, when `receiver` is not one
+   *   `taskReceiver()` made, or when no callback would serve anything.
    * @throws TaskNotSupportedError when the SDK Client did not declare a needed capability.
    */
-  serve(options: ServeOptions): ReceiverHandle {
+  serve(receiver: TaskReceiver): ReceiverHandle {
     if (this.receiving !== undefined && !this.receiving.closed) {
       throw new TaskOptionError('This TaskClient already serves receiver tasks: close its receiver first', {
         option: 'serve',
       });
     }
-    const config = resolveServeOptions(options, this.parts.config.callbacks);
-    assertServable(this.parts.port, config);
-    return this.start(config);
+    const configured = configureReceiver(receiver, this.parts.config.callbacks);
+    assertServable(this.parts.port, configured);
+    return this.start(configured);
   }
 
-  /** Starts serving the current connection with a checked `config` ({@link assertServable}). */
-  start(config: ReceiverConfig): Receiver {
+  /** Starts serving the current connection with a checked receiver ({@link assertServable}). */
+  start(configured: ConfiguredReceiver): ReceiverHandle {
     const { emitter, live, router } = this.parts;
-    const receiver = new Receiver(
-      config,
+    const receiver = configured.start(
       {
         emit: (event, ...args) => emitter.emit(event, ...args),
         listening: (event) => emitter.has(event),
@@ -91,14 +80,13 @@ export class Serving {
         },
         callback: (kind, taskId) => router.callbackFor(kind, taskId),
         report: (error) => emitter.emit('error', error, undefined),
+        scheduler: this.parts.engine.scheduler,
+        now: () => this.parts.now(),
       },
-      this.parts.engine.scheduler,
-      () => this.parts.now(),
+      this.parts.port,
     );
-    receiver.attach(this.parts.port);
     this.receiving = receiver;
-    const callbacks = { onElicitation: config.elicitation, onSampling: config.sampling };
-    router.setFallback(() => (receiver.closed ? undefined : callbacks));
+    router.setFallback(() => (receiver.closed ? undefined : configured.callbacks));
     return receiver;
   }
 
