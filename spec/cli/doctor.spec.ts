@@ -348,11 +348,13 @@ describe('mcp-task doctor: a stop while connecting to a server that never answer
     expect(run.stderr).not.toContain('did not stop within');
     // The CLI's start through tsx, the 1 s, the server's teardown: well under the old 10 s grace.
     expect(took).toBeLessThan(8_000);
-    const { pids, requests } = muteLog(log);
-    expect(requests.length).toBeGreaterThan(0); // it was connecting: a handshake request was held
+    // Only the handshake reached the server, if anything did (on a loaded machine the second may
+    // pass before its process, started through tsx, reads a line; the SIGINT case below waits).
+    const { requests } = muteLog(log);
     expect(requests.every((method) => method === 'initialize' || method === 'server/discover')).toBe(true);
-    expect(pids.length).toBeGreaterThan(0);
-    await until(() => !pids.some(alive), 3_000, 'the server processes to end');
+    // Every server process that started (its pid line may come late) ends.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await until(() => !muteLog(log).pids.some(alive), 5_000, 'the server processes to end');
   });
 
   it('SIGINT (Ctrl-C off a terminal) while connecting: exit 130 at once, the same document', async () => {
