@@ -22,6 +22,7 @@ export type {
   InstrumentedClient,
   InstrumentedConnection,
   InstrumentedInput,
+  InstrumentedResume,
   LogEntry,
   LogLevel,
   OutgoingRequest,

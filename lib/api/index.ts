@@ -50,6 +50,7 @@ export type {
   InstrumentedClient,
   InstrumentedConnection,
   InstrumentedInput,
+  InstrumentedResume,
   OutgoingRequest,
   RequestFailure,
   RequestInstrument,

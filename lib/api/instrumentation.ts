@@ -1,7 +1,7 @@
 /**
  * Public types of the instrumentation hook (`TaskClientOptions.instrumentation`): what a tracer or a
- * meter learns of a TaskClient's calls, the requests each sends and the input its tasks ask for,
- * and the `_meta` entries it may add to those requests. It names no telemetry library:
+ * meter learns of a TaskClient's calls and resumed tasks, the requests each sends and the input
+ * its tasks ask for, and the `_meta` entries it may add to those requests. It names no telemetry library:
  * `mcp-task-client/otel` implements it for OpenTelemetry, and a host may implement it for another.
  */
 import type { JsonObject } from '../types.js';
@@ -39,6 +39,18 @@ export interface ClientInstrument {
    * is still current. Return what watches this call, or `undefined` to leave it unwatched.
    */
   call?(call: InstrumentedCall): CallInstrument | undefined;
+  /**
+   * `resume` makes a handle for a task that already exists and that this TaskClient does not
+   * track (a task it already tracks keeps its handle, and nothing is called). Called synchronously
+   * inside `resume`, so the caller's own context (an active span) is still current. Return what
+   * watches the resumed task, or `undefined` to leave it unwatched: its `request` is told of each
+   * request of the task (`tasks/get`, `tasks/result`, `tasks/update`, `tasks/cancel`; there is no
+   * `tools/call`), its `handle` of the handle at once (`failed` is not called). Nothing is sent
+   * until the handle is observed, and listening to it (`handle.on`) observes it: to leave that to
+   * the caller, follow the task through the TaskClient's events (by `metrics.taskId`) instead.
+   * Without this member, resumed tasks are left unwatched.
+   */
+  resume?(resume: InstrumentedResume): CallInstrument | undefined;
   /**
    * An elicitation or sampling request from the server is handed to an input callback (of a call,
    * of the TaskClient or of `serve()`). Return what learns how it ended, or `undefined`.
@@ -79,20 +91,34 @@ export interface InstrumentedCall {
   readonly connection: InstrumentedConnection;
 }
 
+/** A task that `TaskClient.resume` makes a handle for. */
+export interface InstrumentedResume {
+  /** The task's id (a bearer secret on many servers: record it only when asked to). */
+  readonly taskId: string;
+  /**
+   * The tool that created the task, when the resume reference or the `toolName` option names it;
+   * `undefined` for a task resumed by bare id without one.
+   */
+  readonly toolName: string | undefined;
+  /** The connection the task's requests go out on. */
+  readonly connection: InstrumentedConnection;
+}
+
 /**
- * Watches one call: every request the library sends for it, and its handle or its failure. Each
- * method may be left out.
+ * Watches one call (or one resumed task): every request the library sends for it, and its handle
+ * or its failure. Each method may be left out.
  */
 export interface CallInstrument {
   /**
    * A request for this call goes out: the `tools/call` (again, with the answers, when the server
    * asked for input first), then its task's `tasks/get`, `tasks/result`, `tasks/update` and
-   * `tasks/cancel`. Called synchronously as the request is written; return what adds to its
-   * `_meta` and learns how it ended, or `undefined`.
+   * `tasks/cancel` (a resumed task's requests are only these). Called synchronously as the
+   * request is written; return what adds to its `_meta` and learns how it ended, or `undefined`.
    */
   request?(request: OutgoingRequest): RequestInstrument | undefined;
   /**
-   * The call has its handle: a task now tracked, or a plain result (`kind: 'immediate'`). Called
+   * The call has its handle: a task now tracked, or a plain result (`kind: 'immediate'`); for a
+   * resumed task, the handle `resume` returns (not read yet: `task` is `undefined`). Called
    * synchronously right after the handle was made and its `created` event emitted, before any
    * other event of it: listen to `handle.on(...)` here for the rest of its life. A task that ended
    * before the handle was made is already `settled`.

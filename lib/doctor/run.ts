@@ -16,7 +16,7 @@ import { RowSink } from './rows.js';
 import { ProbeStopped, Session, type Settings } from './session.js';
 import { isObject } from './shape.js';
 import { TaskLedger } from './tasks.js';
-import { openSessions, type Opened } from './target.js';
+import { openSessions, type Opened, type Opening } from './target.js';
 import { firstTaskTool, listTools, resolveChoice, type ListedTool } from './tools.js';
 import type { DoctorOptions, DoctorReport, DoctorRow, DoctorTarget, DoctorWire, WireSection } from './types.js';
 import { CANCEL_CHECKS, cancel2025, UNKNOWN_CHECKS, unknownIds } from './v2025/cancel.js';
@@ -76,8 +76,8 @@ function settingsOf(options: DoctorOptions): Settings & { connectTimeoutMs: numb
  * failing and input tools), so run it against a server where calling them is harmless. Every
  * question a tool asks is declined.
  * @throws TaskConnectError when the target cannot be reached or does not speak MCP; TaskOptionError
- *   for an invalid target or option; TaskAbortError when `options.signal` stops the run (after its
- *   tasks were cancelled).
+ *   for an invalid target or option; TaskAbortError when `options.signal` stops the run (at once
+ *   while connecting, with what was opened closed; later after its tasks were cancelled).
  */
 export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {}): Promise<DoctorReport> {
   const settings = settingsOf(options);
@@ -86,11 +86,23 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
   const signal = options.signal ?? new AbortController().signal;
   if (signal.aborted) throw new TaskAbortError('The doctor was stopped before it started', { reason: signal.reason });
   const startedAt = Date.now();
-  const opening = await openSessions(target, {
-    sdk: options.sdk,
-    clientInfo: options.clientInfo ?? { name: 'mcp-task-doctor', version: '0.1.0' },
-    connectTimeoutMs: settings.connectTimeoutMs,
-  });
+  let opening: Opening;
+  try {
+    opening = await openSessions(target, {
+      sdk: options.sdk,
+      clientInfo: options.clientInfo ?? { name: 'mcp-task-doctor', version: '0.1.0' },
+      connectTimeoutMs: settings.connectTimeoutMs,
+      signal,
+    });
+  } catch (error) {
+    // Stopped while connecting: what was opened is closed already, and no task was started.
+    if (signal.aborted)
+      throw new TaskAbortError('The doctor was stopped while connecting; no task was started', {
+        reason: signal.reason,
+        cause: error,
+      });
+    throw error;
+  }
   // Read now: a closed SDK v2 client forgets what the server said of itself.
   const identity = opening.sessions
     .map((session) => session.port.serverIdentity())

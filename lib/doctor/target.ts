@@ -2,10 +2,12 @@
  * Turning the doctor's target into sessions on the library's port: a connected client as it is,
  * a transport connected once, or a transport factory connected once per era (2026-07-28 through
  * SDK v2's automatic negotiation, then 2025-11-25), so that every wire the server offers is
- * probed. Every connection is bounded in time, and a target that cannot be reached or does not
- * speak MCP gives a {@link TaskConnectError} saying which.
+ * probed. Every connection is bounded in time and stopped at once by the run's signal (what it
+ * opened is closed), and a target that cannot be reached or does not speak MCP gives a
+ * {@link TaskConnectError} saying which.
  */
 import { TaskConnectError, TaskOptionError, type ConnectFailure } from '../errors.js';
+import { raceAbort } from '../util/abort.js';
 import { connectClient } from '../port/connect.js';
 import { openPort, unusable } from '../port/open.js';
 import type { Era, SdkMajor, SessionPort } from '../port/port.js';
@@ -32,7 +34,22 @@ export interface ConnectSettings {
   readonly sdk: SdkMajor | undefined;
   readonly clientInfo: { readonly name: string; readonly version: string };
   readonly connectTimeoutMs: number;
+  /** The run's stop: a connection under way is given up at once, and what it opened is closed. */
+  readonly signal: AbortSignal;
 }
+
+/** Thrown when the run's signal stopped the opening of the sessions. */
+export class ConnectStopped extends Error {
+  override readonly name = 'ConnectStopped';
+}
+
+const stopped = (): ConnectStopped => new ConnectStopped('stopped while connecting');
+
+/**
+ * How long a given-up connection attempt may take to let go once its transport is closed: SDK v2
+ * reaps the process of its stdio era probe before its `connect` settles.
+ */
+const LET_GO_MS = 2_000;
 
 /** The capabilities the doctor's own clients declare: it answers questions (declining them). */
 const CAPABILITIES = { elicitation: {}, sampling: {} };
@@ -90,19 +107,30 @@ async function connectPreferred(transport: McpTransport, settings: ConnectSettin
 async function openBoth(factory: TransportFactory, settings: ConnectSettings): Promise<Opening> {
   const notes: Partial<Record<Era, string>> = {};
   const make = async (): Promise<McpTransport> => {
+    if (settings.signal.aborted) throw stopped();
+    const made = (async (): Promise<McpTransport> => {
+      try {
+        return await factory();
+      } catch (error) {
+        throw new TaskConnectError(`The transport factory failed: ${messageOf(error)}`, {
+          reason: 'unreachable',
+          cause: error,
+        });
+      }
+    })();
     try {
-      return await factory();
+      return await raceAbort(made, settings.signal, stopped);
     } catch (error) {
-      throw new TaskConnectError(`The transport factory failed: ${messageOf(error)}`, {
-        reason: 'unreachable',
-        cause: error,
-      });
+      // Stopped while the factory works: the transport it gives later is closed, never started.
+      if (error instanceof ConnectStopped) void made.then((transport) => transport.close().catch(noop), noop);
+      throw error;
     }
   };
   let first: Opened;
   try {
     first = await connectPreferred(await make(), settings);
   } catch (error) {
+    if (error instanceof ConnectStopped) throw error;
     throw asConnectError(error);
   }
   if (first.era === 'legacy') {
@@ -116,6 +144,10 @@ async function openBoth(factory: TransportFactory, settings: ConnectSettings): P
     const legacy = await connectOne(await make(), 'v2', 'legacy', settings);
     return { sessions: [first, legacy], notes };
   } catch (error) {
+    if (error instanceof ConnectStopped || settings.signal.aborted) {
+      await first.close();
+      throw stopped();
+    }
     const code = rpcCode(error);
     notes.legacy =
       code === -32022
@@ -196,14 +228,23 @@ function watchHandshake(transport: McpTransport): { bad: Promise<never>; settle(
   };
 }
 
-/** Connects `transport` with a client of `sdk`, bounded by `connectTimeoutMs`. */
+/**
+ * Connects `transport` with a client of `sdk`, bounded by `connectTimeoutMs` and stopped at once by
+ * the run's signal. Given up (the bound, the signal, a target that is not MCP), the transport is
+ * closed and the SDK's attempt is given {@link LET_GO_MS} to let go of what it started.
+ */
 async function connectOne(
   transport: McpTransport,
   sdk: SdkMajor,
   mode: 'auto' | 'legacy' | undefined,
   settings: ConnectSettings,
 ): Promise<Opened> {
-  let timedOut = false;
+  const { signal } = settings;
+  if (signal.aborted) {
+    await transport.close().catch(noop);
+    throw stopped();
+  }
+  let givenUp = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watch = watchHandshake(transport);
   const attempt = connectClient({
@@ -220,10 +261,10 @@ async function connectOne(
             versionNegotiation:
               mode === 'auto' ? { mode, probe: { timeoutMs: Math.round(settings.connectTimeoutMs * 0.6) } } : { mode },
           },
+    signal,
   });
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      timedOut = true;
       reject(
         new TaskConnectError(`The server did not finish the MCP handshake within ${settings.connectTimeoutMs} ms`, {
           reason: 'no-answer',
@@ -231,26 +272,35 @@ async function connectOne(
       );
     }, settings.connectTimeoutMs);
   });
-  // A connection that completes after the bound is closed again.
-  attempt.then(
-    ({ client }) => (timedOut ? client.close().catch(() => {}) : undefined),
-    () => {},
-  );
+  // A connection that completes after it was given up is closed again.
+  const over = attempt.then(({ client }) => (givenUp ? client.close().catch(noop) : undefined), noop);
   try {
-    const { client } = await Promise.race([attempt, timeout, watch.bad]);
+    const { client } = await raceAbort(Promise.race([attempt, timeout, watch.bad]), signal, stopped);
     watch.settle();
     const port = openPort(client);
-    return { port, sdk, era: port.era(), close: () => client.close().catch(() => {}) };
+    return { port, sdk, era: port.era(), close: () => client.close().catch(noop) };
   } catch (error) {
-    timedOut = true; // a connection that completes later is closed again
+    givenUp = true;
     watch.settle();
-    await transport.close().catch(() => {});
+    clearTimeout(timer);
+    await transport.close().catch(noop);
+    await letGo(over);
+    if (signal.aborted) throw stopped();
     if (notInstalled(error) || error instanceof TaskConnectError) throw error;
     throw asConnectError(error);
   } finally {
     clearTimeout(timer);
   }
 }
+
+/** Waits until `over` settles, at most {@link LET_GO_MS}. */
+async function letGo(over: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([over, new Promise<void>((resolve) => (timer = setTimeout(resolve, LET_GO_MS)))]);
+  clearTimeout(timer);
+}
+
+function noop(): void {}
 
 /** True for connectClient's "SDK not installed" error. */
 function notInstalled(error: unknown): boolean {

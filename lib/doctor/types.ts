@@ -187,7 +187,10 @@ export interface DoctorOptions {
   readonly noAnswerMs?: number | undefined;
   /** How long after a task ended the doctor reads it again, to see that it is kept for its ttl, in ms. @defaultValue 1000 */
   readonly retentionCheckMs?: number | undefined;
-  /** Stops the run: started tasks are cancelled, and `runDoctor` rejects with a `TaskAbortError`. */
+  /**
+   * Stops the run, and `runDoctor` rejects with a `TaskAbortError`: at once while it connects (the
+   * sessions and transports it opened are closed), else after the tasks it started are cancelled.
+   */
   readonly signal?: AbortSignal | undefined;
   /** Called as each probe starts. */
   readonly onProgress?: ((event: DoctorProgress) => void) | undefined;

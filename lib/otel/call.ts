@@ -2,7 +2,9 @@
  * One call's trace: the span of the tool call and its task (`tools/call {tool}`, CLIENT, from
  * `callToolAsTask` to settlement), a child span (or an event) for each of the task's `tasks/*`
  * requests, the trace context each request carries in its `_meta`, the span events of the task's
- * life, and the call's metric points.
+ * life, and the call's metric points. A task resumed by `TaskClient.resume` gets the same trace,
+ * marked `mcp.task.resumed`, from `resume` to settlement, without a `tools/call` (resumed.ts
+ * follows its life through the client's events).
  */
 import {
   SpanKind,
@@ -28,7 +30,7 @@ import {
   TaskTimeoutError,
   type CallInstrument,
   type CallToolResult,
-  type InstrumentedCall,
+  type InstrumentedConnection,
   type OutgoingRequest,
   type RequestFailure,
   type RequestInstrument,
@@ -48,6 +50,7 @@ import {
 } from './attributes.js';
 import type { Instruments } from './metrics.js';
 import { ATTR, EVENT, TASK_ATTR } from './names.js';
+import type { ResumedTasks, ResumedTrace, Settlement } from './resumed.js';
 import type { OtelInstrumentationOptions } from './types.js';
 
 /** What every call of one instrumentation shares. */
@@ -69,6 +72,19 @@ export interface TraceKit {
 export interface ClientTraces {
   readonly open: Set<CallTrace>;
   readonly byTask: Map<string, CallTrace>;
+  /** The resumed tasks, followed through the client's events. */
+  readonly resumed: ResumedTasks;
+}
+
+/** What a trace starts from: a call (an `InstrumentedCall` fits), or a resumed task (`resumedTaskId`). */
+export interface TraceStart {
+  /** The tool; `undefined` for a task resumed by bare id. */
+  readonly toolName: string | undefined;
+  readonly connection: InstrumentedConnection;
+  /** A call's arguments. */
+  readonly arguments?: Readonly<Record<string, unknown>> | undefined;
+  /** The id of a resumed task, known from the start. */
+  readonly resumedTaskId?: string | undefined;
 }
 
 /** The outcome an error a call ended with stands for (as the `settled` event names it). */
@@ -85,7 +101,7 @@ function outcomeOfError(error: unknown): TaskOutcomeKind {
 }
 
 /** Watches one call. */
-export class CallTrace implements CallInstrument {
+export class CallTrace implements CallInstrument, ResumedTrace {
   /** The span of the call and its task. */
   readonly span: Span;
   /** The caller's context with the call's span current: the parent of everything of the call. */
@@ -94,9 +110,13 @@ export class CallTrace implements CallInstrument {
   readonly attributes: Attributes;
   /** The same for metric points (no session id: it is not a metric attribute). */
   private readonly metricAttributes: Attributes;
+  /** The task metrics' points: the same, marked `mcp.task.resumed` for a resumed task. */
+  private readonly taskAttributes: Attributes;
   private readonly startedAt = performance.now();
-  /** The tool called. */
-  readonly toolName: string;
+  /** The tool called; `undefined` for a task resumed by bare id. */
+  readonly toolName: string | undefined;
+  /** True for a task resumed by `TaskClient.resume`. */
+  readonly resumed: boolean;
   private taskId: string | undefined;
   private ended = false;
   private tracked = false;
@@ -109,27 +129,40 @@ export class CallTrace implements CallInstrument {
   constructor(
     private readonly kit: TraceKit,
     private readonly traces: ClientTraces,
-    call: InstrumentedCall,
+    start: TraceStart,
   ) {
     const parent = context.active();
-    this.toolName = call.toolName;
-    const connection = connectionAttributes(call.connection, kit.options.server);
-    this.attributes = { ...connection, [ATTR.toolName]: call.toolName };
+    const toolName = start.toolName;
+    const taskId = start.resumedTaskId;
+    this.toolName = toolName;
+    this.resumed = taskId !== undefined;
+    this.attributes = connectionAttributes(start.connection, kit.options.server);
+    if (toolName !== undefined) this.attributes[ATTR.toolName] = toolName;
     const { [ATTR.sessionId]: _session, ...shared } = this.attributes;
     this.metricAttributes = shared;
+    this.taskAttributes = this.resumed ? { ...shared, [TASK_ATTR.resumed]: true } : shared;
     const attributes: Attributes = {
       [ATTR.method]: 'tools/call',
       [ATTR.operation]: 'execute_tool',
-      [TASK_ATTR.wire]: call.connection.wire,
+      [TASK_ATTR.wire]: start.connection.wire,
       ...this.attributes,
     };
-    if (kit.options.recordArguments) {
-      const args = json(call.arguments);
+    if (this.resumed) attributes[TASK_ATTR.resumed] = true;
+    if (taskId !== undefined && kit.options.recordTaskIds) attributes[TASK_ATTR.id] = taskId;
+    if (kit.options.recordArguments && start.arguments !== undefined) {
+      const args = json(start.arguments);
       if (args !== undefined) attributes[ATTR.arguments] = args;
     }
-    this.span = kit.tracer.startSpan(`tools/call ${call.toolName}`, { kind: SpanKind.CLIENT, attributes }, parent);
+    // The conventions' name, `{mcp.method.name} {target}`; without a tool, the method alone.
+    const name = toolName === undefined ? 'tools/call' : `tools/call ${toolName}`;
+    this.span = kit.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
     this.context = trace.setSpan(parent, this.span);
     traces.open.add(this);
+    if (taskId !== undefined) {
+      // Known from the start: its retries and its questions find this span at once.
+      this.taskId = taskId;
+      traces.byTask.set(taskId, this);
+    }
   }
 
   /** The trace context of `within` as `_meta` entries (none when propagation is off or nothing is written). */
@@ -197,6 +230,10 @@ export class CallTrace implements CallInstrument {
   }
 
   handle(handle: TaskHandle): void {
+    if (this.resumed) {
+      this.followResumed(handle);
+      return;
+    }
     if (handle.kind === 'immediate') {
       this.immediate = true;
       // A plain result: the call is over. An `isError` result rejects, as a failed task would.
@@ -210,7 +247,7 @@ export class CallTrace implements CallInstrument {
     this.taskId = taskId;
     this.tracked = true;
     this.traces.byTask.set(taskId, this);
-    this.kit.instruments.tasksActive.add(1, this.metricAttributes);
+    this.kit.instruments.tasksActive.add(1, this.taskAttributes);
     if (this.kit.options.recordTaskIds) this.span.setAttribute(TASK_ATTR.id, taskId);
     if (handle.task !== undefined) this.status(handle.task);
     const metrics = handle.metrics;
@@ -225,11 +262,34 @@ export class CallTrace implements CallInstrument {
       if (progress.total !== undefined) attributes[TASK_ATTR.progressTotal] = progress.total;
       this.span.addEvent(EVENT.progress, attributes);
     });
-    handle.on('expiring', (_metrics, expiry) =>
-      this.span.addEvent(EVENT.expiring, { [TASK_ATTR.expiresInMs]: Math.round(expiry.remainingMs) }),
-    );
+    handle.on('expiring', (_metrics, expiry) => this.expiring(expiry.remainingMs));
     if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
-    handle.on('settled', (done) => this.finish(done.outcome, done.error, done));
+    handle.on('settled', (done) => this.settled(done));
+  }
+
+  /**
+   * A resumed task's handle: followed through the client's events, not the handle's (listening
+   * to a handle observes it, and a resumed one is read only once its caller observes it).
+   */
+  private followResumed(handle: TaskHandle): void {
+    this.tracked = true;
+    this.kit.instruments.tasksActive.add(1, this.taskAttributes);
+    const metrics = handle.metrics;
+    if (handle.settled && metrics !== undefined) {
+      this.finish(outcomeOfError(metrics.error), metrics.error, metrics);
+      return;
+    }
+    if (this.taskId !== undefined) this.traces.resumed.follow(this.taskId, this);
+  }
+
+  /** The task is close to the end of its ttl. */
+  expiring(remainingMs: number): void {
+    this.span.addEvent(EVENT.expiring, { [TASK_ATTR.expiresInMs]: Math.round(remainingMs) });
+  }
+
+  /** The task ended (its `settled` event). */
+  settled(done: Settlement): void {
+    this.finish(done.outcome, done.error, done);
   }
 
   /** True until the call has its handle (a task, or a plain result). */
@@ -242,7 +302,7 @@ export class CallTrace implements CallInstrument {
   }
 
   /** A status event for `task`. */
-  private status(task: Task): void {
+  status(task: Task): void {
     const attributes: Attributes = { [TASK_ATTR.status]: task.status };
     const message = task.statusMessage;
     if (message !== undefined && this.kit.options.recordStatusMessages)
@@ -250,7 +310,8 @@ export class CallTrace implements CallInstrument {
     this.span.addEvent(EVENT.status, attributes);
   }
 
-  private recordResult(result: CallToolResult): void {
+  /** Records a completed task's result (with `recordResults`). */
+  recordResult(result: CallToolResult): void {
     const text = json(result);
     if (text !== undefined) this.span.setAttribute(ATTR.result, text);
   }
@@ -265,10 +326,12 @@ export class CallTrace implements CallInstrument {
     if (this.ended) return;
     this.ended = true;
     this.traces.open.delete(this);
-    if (this.taskId !== undefined && this.traces.byTask.get(this.taskId) === this)
-      this.traces.byTask.delete(this.taskId);
+    if (this.taskId !== undefined) {
+      if (this.traces.byTask.get(this.taskId) === this) this.traces.byTask.delete(this.taskId);
+      if (this.resumed) this.traces.resumed.forget(this.taskId, this);
+    }
     const span = this.span;
-    const points: Attributes = { ...this.metricAttributes, [TASK_ATTR.outcome]: outcome };
+    const points: Attributes = { ...this.taskAttributes, [TASK_ATTR.outcome]: outcome };
     span.setAttribute(TASK_ATTR.outcome, outcome);
     if (result !== undefined && this.kit.options.recordResults) this.recordResult(result);
     if (isErrorOutcome(outcome)) {
@@ -290,7 +353,7 @@ export class CallTrace implements CallInstrument {
       instruments.taskNotifications.record(metrics.notifications, points);
       instruments.taskRetries.record(metrics.retries, points);
     }
-    if (this.tracked) instruments.tasksActive.add(-1, this.metricAttributes);
+    if (this.tracked) instruments.tasksActive.add(-1, this.taskAttributes);
     const seconds = metrics !== undefined ? metrics.durationMs / 1000 : (performance.now() - this.startedAt) / 1000;
     instruments.taskDuration.record(seconds, points);
     span.end();

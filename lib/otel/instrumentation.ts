@@ -1,8 +1,9 @@
 /**
  * `otelInstrumentation()`: the OpenTelemetry implementation of the library's instrumentation hook
  * (`TaskClientOptions.instrumentation`). Attached to a TaskClient, it traces each call and its
- * task, writes the trace context into the `_meta` of every request the call sends, records the
- * metrics, and marks retries and lost connections on the spans of the tasks they touch.
+ * task, and each task resumed by `resume`, writes the trace context into the `_meta` of every
+ * request they send, records the metrics, and marks retries and lost connections on the spans of
+ * the tasks they touch.
  */
 import { metrics, propagation, trace } from '@opentelemetry/api';
 import { TaskOptionError, type ClientInstrument, type InstrumentedClient, type TaskInstrumentation } from '../index.js';
@@ -11,6 +12,7 @@ import { CallTrace, type ClientTraces, type TraceKit } from './call.js';
 import { traceInput } from './input.js';
 import { Instruments } from './metrics.js';
 import { EVENT, SCOPE, TASK_ATTR } from './names.js';
+import { ResumedTasks } from './resumed.js';
 import type { OtelInstrumentationOptions } from './types.js';
 
 function check(condition: boolean, option: string, message: string): void {
@@ -57,7 +59,8 @@ function checkOptions(options: OtelInstrumentationOptions): void {
  *
  * Each call gets a span `tools/call {tool}` (kind CLIENT) from `callToolAsTask` to the task's end,
  * a child of the span current at the call; each `tasks/get`, `tasks/result`, `tasks/update` and
- * `tasks/cancel` of its task a child span; every request carries the trace context in its
+ * `tasks/cancel` of its task a child span. A task resumed by `resume` gets the same span, marked
+ * `mcp.task.resumed`, from `resume` to the task's end. Every request carries the trace context in its
  * `params._meta` (`traceparent`, `tracestate`), so a server that reads it joins the trace. The
  * metrics are `mcp.client.operation.duration` per request and the task metrics of
  * docs/observability.md. Spans, metrics and propagation use the global OpenTelemetry providers
@@ -86,7 +89,11 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
   return {
     attach: (client: InstrumentedClient): ClientInstrument => {
       const shared = kitOf();
-      const traces: ClientTraces = { open: new Set(), byTask: new Map() };
+      const traces: ClientTraces = {
+        open: new Set(),
+        byTask: new Map(),
+        resumed: new ResumedTasks(client, shared.options.recordResults === true),
+      };
       client.on('error', (error, taskMetrics) => {
         // A retry is reported on `error` with the task's retry count already raised.
         const call = taskMetrics === undefined ? undefined : traces.byTask.get(taskMetrics.taskId);
@@ -105,6 +112,12 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
       });
       return {
         call: (call) => new CallTrace(shared, traces, call),
+        resume: (resume) =>
+          new CallTrace(shared, traces, {
+            toolName: resume.toolName,
+            connection: resume.connection,
+            resumedTaskId: resume.taskId,
+          }),
         input: (input) => {
           const { taskId, toolName } = input.context;
           if (taskId !== undefined) return traceInput(shared, input, traces.byTask.get(taskId));

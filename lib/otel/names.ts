@@ -35,6 +35,8 @@ export const TASK_ATTR = {
   outcome: 'mcp.task.outcome',
   /** The task wire (`2025-11-25`, `io.modelcontextprotocol/tasks`). */
   wire: 'mcp.task.wire',
+  /** `true` on the span and task metrics of a task observed through `TaskClient.resume`. */
+  resumed: 'mcp.task.resumed',
   /** Counters of the task at its end. */
   polls: 'mcp.task.polls',
   notifications: 'mcp.task.notifications',

@@ -20,6 +20,11 @@ export interface ConnectSpec {
   readonly capabilities: JsonObject;
   /** Other options for the SDK `Client` constructor. */
   readonly clientOptions: JsonObject | undefined;
+  /**
+   * Stops before the transport is started: aborted while the SDK is being loaded, the client
+   * is not built and the transport never starts (a stdio server is never spawned).
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 type ClientConstructor = new (
@@ -56,13 +61,16 @@ const PACKAGES: Record<SdkMajor, string> = { v1: '@modelcontextprotocol/sdk', v2
  * Builds a client of the chosen (or installed) SDK and connects it. SDK v2 negotiates the era
  * automatically (`versionNegotiation: { mode: 'auto' }`), so a server that offers the 2026 tasks
  * extension is reached on the modern era.
- * @throws Error when the SDK is not installed, or whatever `client.connect` throws.
+ * @throws Error when the SDK is not installed, or whatever `client.connect` throws; `spec.signal`'s
+ *   reason when it aborted before the transport was started.
  */
 export async function connectClient(spec: ConnectSpec): Promise<{ client: SdkClientShape; sdk: SdkMajor }> {
   const order: SdkMajor[] = spec.sdk === undefined ? preference(spec.transport) : [spec.sdk];
   for (const sdk of order) {
     const Client = await load(sdk);
     if (Client === undefined) continue;
+    // The import above yields: a stop that came meanwhile must not start what its caller closed.
+    if (spec.signal?.aborted === true) throw spec.signal.reason;
     const options: JsonObject = { ...spec.clientOptions, capabilities: spec.capabilities };
     if (sdk === 'v2' && options.versionNegotiation === undefined) options.versionNegotiation = { mode: 'auto' };
     const client = new Client(spec.clientInfo, options);

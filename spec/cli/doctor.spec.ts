@@ -8,7 +8,7 @@
  * the options, the table on a terminal, the JSON document, exit codes, bounds, clean-up, sanitized
  * output). Usage errors and unreachable targets run in process.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -22,11 +22,13 @@ import { reportDocument, reportTable } from '../../cli/src/doctor-output.js';
 import { main } from '../../cli/src/program.js';
 import { createExampleServer } from '../../examples/server.js';
 import { startHttpServer } from '../support/http-server.js';
-import { EXT_STDIO_SERVER, EXT_WIRE, KEY, PtyRun, removeScratch, runPiped, scratch } from './support/cli.js';
+import { EXT_STDIO_SERVER, EXT_WIRE, KEY, PtyRun, removeScratch, runPiped, scratch, until } from './support/cli.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = `${process.execPath} ${require.resolve('@modelcontextprotocol/server-everything/dist/index.js')} stdio`;
 const MODEL_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../fixtures/doctor-model-server.ts', import.meta.url))}`;
+/** A stdio server that answers nothing, not even the handshake (spec/fixtures/mute-server.ts). */
+const MUTE_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../fixtures/mute-server.ts', import.meta.url))}`;
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -268,19 +270,21 @@ describe('mcp-task doctor against a scripted deviant server', { timeout: 120_000
   });
 
   it('--timeout bounds the whole run: a task that never ends is cancelled, exit 124, a JSON document says why', async () => {
-    const { state, done } = doctorOnModel({ neverEnds: true }, ['--timeout', '2s']);
+    // Long enough for the connection (two tsx starts: SDK v2's era probe runs on a process of its
+    // own) to be over on a loaded machine; a stop while connecting is the next describe's.
+    const { state, done } = doctorOnModel({ neverEnds: true }, ['--timeout', '12s']);
     const started = Date.now();
     const run = await done;
     expect(run.code, run.stderr).toBe(124);
     expect(JSON.parse(run.stdout)).toEqual({
       error: {
         name: 'TimeoutError',
-        message: '--timeout passed (2s): the doctor stopped; the tasks it started were cancelled; no report',
+        message: '--timeout passed (12s): the doctor stopped; the tasks it started were cancelled; no report',
       },
       exitCode: 124,
     });
     expect(run.stderr).toContain('--timeout passed: stopping the doctor and cancelling the tasks it started');
-    // The CLI's start (tsx), 2 s, and the cancels: far below a probe's own bound (60 s).
+    // The CLI's start (tsx), 12 s, and the cancels: far below a probe's own bound (60 s).
     expect(Date.now() - started).toBeLessThan(40_000);
     expect(modelState(state)).toEqual({ running: 0, failures: [] });
   });
@@ -302,6 +306,75 @@ describe('mcp-task doctor: Ctrl-C', { timeout: 90_000 }, () => {
     expect(run.text).toContain('Ctrl-C: stopping the doctor and cancelling the tasks it started');
     expect(run.text).toContain('Ctrl-C: the doctor stopped; the tasks it started were cancelled; no report');
     expect(modelState(state)).toEqual({ running: 0, failures: [] });
+  });
+});
+
+/** The mute server's log: its processes' pids and the requests they got. */
+function muteLog(file: string): { pids: number[]; requests: string[] } {
+  const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
+  return {
+    pids: lines.filter((line) => line.startsWith('pid ')).map((line) => Number(line.slice(4))),
+    requests: lines.filter((line) => line.startsWith('request ')).map((line) => line.slice(8)),
+  };
+}
+
+/** True while a process with `pid` exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('mcp-task doctor: a stop while connecting to a server that never answers', { timeout: 60_000 }, () => {
+  // The old behaviour: the stop waited for the CLI's 10 s grace (the connection ignored it), then
+  // left without a document. Now the connection is given up at once and its process closed.
+  it('--timeout 1s: exit 124 within seconds (not the 10 s grace), the honest document, no server process left', async () => {
+    const log = join(scratch(), 'mute.log');
+    const started = Date.now();
+    const run = await runPiped(['doctor', '--stdio', MUTE_SERVER, '--timeout', '1s'], { LOG: log }).done;
+    const took = Date.now() - started;
+    expect(run.code, run.stderr).toBe(124);
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: {
+        name: 'TimeoutError',
+        message: `--timeout passed (1s): the doctor stopped while connecting to the stdio server \`${MUTE_SERVER}\`; no task was started; no report`,
+      },
+      exitCode: 124,
+    });
+    expect(run.stderr).toContain('--timeout passed: stopping the doctor (no task started yet)');
+    expect(run.stderr).not.toContain('did not stop within');
+    // The CLI's start through tsx, the 1 s, the server's teardown: well under the old 10 s grace.
+    expect(took).toBeLessThan(8_000);
+    // Only the handshake reached the server, if anything did (on a loaded machine the second may
+    // pass before its process, started through tsx, reads a line; the SIGINT case below waits).
+    const { requests } = muteLog(log);
+    expect(requests.every((method) => method === 'initialize' || method === 'server/discover')).toBe(true);
+    // Every server process that started (its pid line may come late) ends.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await until(() => !muteLog(log).pids.some(alive), 5_000, 'the server processes to end');
+  });
+
+  it('SIGINT (Ctrl-C off a terminal) while connecting: exit 130 at once, the same document', async () => {
+    const log = join(scratch(), 'mute.log');
+    const run = runPiped(['doctor', '--stdio', MUTE_SERVER], { LOG: log });
+    cleanups.push(async () => run.kill('SIGKILL'));
+    await until(() => muteLog(log).requests.length > 0, 30_000, 'the handshake to reach the server');
+    const stopped = Date.now();
+    run.kill('SIGINT');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(130);
+    expect(Date.now() - stopped).toBeLessThan(5_000);
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: {
+        name: 'Interrupted',
+        message: `Ctrl-C: the doctor stopped while connecting to the stdio server \`${MUTE_SERVER}\`; no task was started; no report`,
+      },
+      exitCode: 130,
+    });
+    await until(() => !muteLog(log).pids.some(alive), 3_000, 'the server processes to end');
   });
 });
 

@@ -3,7 +3,9 @@
  * library: attached once per TaskClient, told of each call synchronously in the caller's turn,
  * of each request the call sends (method and JSON-RPC id, its `_meta` entries merged under the
  * request's own, and how it ended), of the call's handle before any later event of it, of a call
- * that fails before it has one, and of each input request handed to a callback. Against the
+ * that fails before it has one, and of each input request handed to a callback; of a task resumed
+ * by `resume` (synchronously, with its id and tool), its requests and its handle, without reading
+ * it before its caller observes it, and a hook without `resume` leaves it alone. Against the
  * example server (the SDK's `McpServer` with its task store) in process, on both SDK majors.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +16,7 @@ import {
   type ClientInstrument,
   type InputOutcome,
   type InstrumentedCall,
+  type InstrumentedResume,
   type OutgoingRequest,
   type RequestFailure,
   type TaskClientOptions,
@@ -168,5 +171,101 @@ describe('the instrumentation hook', () => {
     expect(() => new TaskClient(pair.client, { instrumentation: broken })).toThrow(
       "The instrumentation's attach() threw: no exporter",
     );
+  });
+
+  it('is told of a resumed task synchronously (its id, tool and connection), of its requests and of its handle, and reads nothing early', async () => {
+    const { tasks: plain, pair } = await client();
+    const started = await plain.callToolAsTask('analyze', { id: 2, steps: 2 });
+    const reference = started.detach()!;
+    await plain.close();
+
+    const resumes: InstrumentedResume[] = [];
+    const requests: Array<OutgoingRequest & { ended?: RequestFailure | 'ok' }> = [];
+    const log: string[] = [];
+    const hook: TaskInstrumentation = {
+      attach: () => ({
+        call: (call) => void log.push(`call ${call.toolName}`),
+        resume: (resume): CallInstrument => {
+          resumes.push(resume);
+          log.push(`resume ${resume.toolName ?? '?'}`);
+          return {
+            request: (request) => {
+              const entry: (typeof requests)[number] = { ...request };
+              requests.push(entry);
+              return { meta: { mark: request.method }, end: (failure) => void (entry.ended = failure ?? 'ok') };
+            },
+            // Not handle.on(): listening would observe the resumed task.
+            handle: (handle) =>
+              log.push(`handle ${handle.kind} ${handle.taskId} ${handle.task === undefined ? 'unread' : 'read'}`),
+          };
+        },
+      }),
+    };
+    const tasks = new TaskClient(pair.client, { minPollIntervalMs: 5, instrumentation: hook });
+    pairs.push({ client: pair.client, close: () => tasks.close() });
+    const sent: Array<{ method: string; meta: unknown }> = [];
+    const transport = pair.client.transport!;
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const m = message as { method?: string; params?: { _meta?: unknown } };
+      if (m.method?.startsWith('tasks/') === true) sent.push({ method: m.method, meta: m.params?._meta });
+      return send(message, options);
+    };
+
+    const handle = tasks.resume(reference);
+    // Synchronously, in the caller's turn: the task's id and tool, the connection, then the handle.
+    expect(resumes).toEqual([
+      {
+        taskId: reference.taskId,
+        toolName: 'analyze',
+        connection: expect.objectContaining({ wire: '2025-11-25', sessionId: undefined }) as unknown,
+      },
+    ]);
+    expect(log).toEqual(['resume analyze', `handle task ${reference.taskId} unread`]);
+    // A task this client already tracks keeps its handle: the hook is not told again.
+    expect(tasks.resume(reference)).toBe(handle);
+    expect(resumes).toHaveLength(1);
+    // Nothing is read until the caller observes the handle.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(requests).toEqual([]);
+    expect(sent).toEqual([]);
+
+    await handle.result();
+    const methods = requests.map((request) => request.method);
+    expect(methods).not.toContain('tools/call');
+    expect(methods).toContain('tasks/get');
+    expect(methods.at(-1)).toBe('tasks/result');
+    expect(requests.every((request) => request.ended === 'ok')).toBe(true);
+    expect(sent.map((message) => message.method)).toEqual(methods);
+    for (const message of sent) expect(message.meta).toMatchObject({ mark: message.method });
+
+    // By bare id: no tool named.
+    const other = await (async () => {
+      const more = new TaskClient(pair.client);
+      const made = await more.callToolAsTask('analyze', { id: 3, steps: 1 });
+      const id = made.detach()!.taskId;
+      await more.close();
+      return id;
+    })();
+    const bare = tasks.resume(other);
+    expect(resumes.at(-1)).toMatchObject({ taskId: other, toolName: undefined });
+    await bare.result();
+    // A malformed reference throws before the hook hears of it.
+    expect(() => tasks.resume({ taskId: 42 } as never)).toThrow(TaskOptionError);
+    expect(resumes).toHaveLength(2);
+    expect(log.filter((line) => line.startsWith('call'))).toEqual([]);
+  });
+
+  it('a hook without resume() (made before it existed) leaves resumed tasks unwatched, and they run as before', async () => {
+    const { hook, seen } = recording();
+    const { tasks: plain, pair } = await client();
+    const reference = (await plain.callToolAsTask('analyze', { id: 4, steps: 1 })).detach()!;
+    await plain.close();
+    const tasks = new TaskClient(pair.client, { minPollIntervalMs: 5, instrumentation: hook });
+    pairs.push({ client: pair.client, close: () => tasks.close() });
+    const result = await tasks.resume(reference).result();
+    expect(result.content).toEqual([expect.objectContaining({ type: 'text' })]);
+    expect(seen.calls).toEqual([]);
+    expect(seen.requests).toEqual([]);
   });
 });

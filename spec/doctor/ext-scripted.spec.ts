@@ -4,10 +4,15 @@
  * SDK v2 client of the modern era (this suite is in the sdk-free list and picks SDK v2 itself):
  * its conformance-style fixtures get no deviation, and a server that answers polls faster than
  * pollIntervalMs with -32602, as if the task were unknown, gets exactly that row ([E25], [E14]).
+ * A stop while the doctor opens its second session (2025-11-25, after the modern one) ends the run
+ * at once and closes both.
  */
 import { Client } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exitCode, runDoctor, type DoctorOptions, type DoctorReport } from '../../lib/doctor.js';
+import { TaskAbortError, type McpTransport } from '../../lib/index.js';
+import { NO_REPLY, ScriptedServer } from '../support/scripted-server.js';
+import { createLinkedPair } from '../support/sdk.js';
 import {
   connectInMemory,
   ExtServer,
@@ -85,5 +90,50 @@ describe('doctor on the scripted extension server', () => {
       report.rows.find((row) => row.check === 'poll.fast' && row.wire === 'io.modelcontextprotocol/tasks'),
     ).toMatchObject({ rule: 'E25', severity: 'MUST' });
     expect(exitCode(report)).toBe(1);
+  });
+});
+
+describe('doctor: a stop while the second session connects', () => {
+  it('the modern session is open, the 2025-11-25 handshake is held: TaskAbortError at once, both transports closed', async () => {
+    const ext = new ExtServer({ pollIntervalMs: 50, tools: fixtureTools() });
+    const modern = await connectInMemory(ext);
+    cleanups.push(() => modern.close());
+    const closeModern = vi.spyOn(modern.clientTransport, 'close');
+
+    let hold: () => void = () => {};
+    const held = new Promise<void>((resolve) => (hold = resolve));
+    const legacy = new ScriptedServer();
+    legacy.on('initialize', (params) => {
+      legacy.assertRequest('initialize', params, { clientInfo: { name: 'mcp-task-doctor', version: '0.1.0' } });
+      hold();
+      return NO_REPLY;
+    });
+    const [legacyClient, legacyServer] = createLinkedPair();
+    await legacy.connect(legacyServer);
+    const closeLegacy = vi.spyOn(legacyClient, 'close');
+
+    const transports = [modern.clientTransport as McpTransport, legacyClient as McpTransport];
+    const stop = new AbortController();
+    const started = Date.now();
+    const run = runDoctor(() => transports.shift() ?? Promise.reject(new Error('a third transport')), {
+      ...QUICK,
+      signal: stop.signal,
+      connectTimeoutMs: 5_000,
+    }).then(
+      () => new Error('the doctor did not fail'),
+      (error: unknown) => error,
+    );
+    await held;
+    stop.abort(new Error('stop now'));
+    const error = await run;
+    // Before the fix the held handshake became a note at the connect bound and the battery ran.
+    expect(error).toBeInstanceOf(TaskAbortError);
+    expect(error).toMatchObject({ message: 'The doctor was stopped while connecting; no task was started' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(closeModern).toHaveBeenCalled();
+    expect(closeLegacy).toHaveBeenCalled();
+    expect(transports).toEqual([]);
+    expect(legacy.counts()).toEqual({ initialize: 1 });
+    expect(ext.received('tools/call')).toEqual([]);
   });
 });

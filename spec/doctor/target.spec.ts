@@ -2,16 +2,18 @@
  * The doctor's clear, typed errors for a target it cannot hold an MCP session with (the client is
  * the SDK chosen by MCP_SDK, both majors run): a command that echoes (`cat`) or a web page does
  * not speak MCP; a missing command, one that exits, a refused port cannot be reached; a command
- * that never answers is given up at the connect bound, its process closed. Bad targets and
- * options are refused before anything is opened.
+ * that never answers is given up at the connect bound, its process closed; the run's signal stops
+ * a connection under way at once (a scripted server holds the handshake), closing what it opened.
+ * Bad targets and options are refused before anything is opened.
  */
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runDoctor, TaskConnectError } from '../../lib/doctor.js';
-import { TaskOptionError } from '../../lib/index.js';
+import { TaskAbortError, TaskOptionError, type McpTransport } from '../../lib/index.js';
 import { startHttpServer } from '../support/http-server.js';
-import { httpTransport, makeClient, SDK, stdioTransport } from '../support/sdk.js';
+import { NO_REPLY, ScriptedServer } from '../support/scripted-server.js';
+import { createLinkedPair, httpTransport, makeClient, SDK, stdioTransport } from '../support/sdk.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -103,6 +105,101 @@ describe(`doctor: a target that cannot be reached (SDK ${SDK})`, () => {
       while (alive(pid) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(alive(pid)).toBe(false);
     }
+  });
+});
+
+/** A scripted server that holds `initialize` unanswered; `held` resolves when it has it. */
+async function silentHandshake(): Promise<{ server: ScriptedServer; transport: McpTransport; held: Promise<void> }> {
+  let hold: () => void = () => {};
+  const held = new Promise<void>((resolve) => (hold = resolve));
+  const server = new ScriptedServer();
+  server.on('initialize', (params) => {
+    server.assertRequest('initialize', params, { clientInfo: { name: 'mcp-task-doctor', version: '0.1.0' } });
+    hold();
+    return NO_REPLY;
+  });
+  const [clientSide, serverSide] = createLinkedPair();
+  await server.connect(serverSide);
+  return { server, transport: clientSide, held };
+}
+
+/** Lets pending callbacks run (one turn of the event loop). */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe(`doctor: a stop while connecting (SDK ${SDK})`, () => {
+  it('a stop while the server holds the handshake ends the run at once: TaskAbortError, the transport closed, no task', async () => {
+    const { server, transport, held } = await silentHandshake();
+    const close = vi.spyOn(transport, 'close');
+    const stop = new AbortController();
+    const why = new Error('stop now');
+    let made = 0;
+    const started = Date.now();
+    const run = runDoctor(
+      () => {
+        made += 1;
+        return transport;
+      },
+      { sdk: SDK, signal: stop.signal, connectTimeoutMs: 5_000 },
+    ).then(
+      () => new Error('the doctor did not fail'),
+      (error: unknown) => error,
+    );
+    await held;
+    stop.abort(why);
+    const error = await run;
+    // Before the fix the stop waited for the connect bound: TaskConnectError (no-answer) after 5 s.
+    expect(error).toBeInstanceOf(TaskAbortError);
+    expect(error).toMatchObject({
+      message: 'The doctor was stopped while connecting; no task was started',
+      reason: why,
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(close).toHaveBeenCalled();
+    expect(made).toBe(1);
+    // SDK v2 probes the 2026 era first (server/discover, answered -32601), then falls back.
+    expect(server.counts()).toEqual(SDK === 'v2' ? { 'server/discover': 1, initialize: 1 } : { initialize: 1 });
+  });
+
+  it('a stop while the transport factory works: the run ends at once; the transport it gives later is closed, never started', async () => {
+    let give: (transport: McpTransport) => void = () => {};
+    const coming = new Promise<McpTransport>((resolve) => (give = resolve));
+    const stop = new AbortController();
+    let settled: unknown;
+    const run = runDoctor(() => coming, { sdk: SDK, signal: stop.signal }).then(
+      () => (settled = new Error('the doctor did not fail')),
+      (error: unknown) => (settled = error),
+    );
+    await turn();
+    expect(settled).toBeUndefined();
+    stop.abort(new Error('stop now'));
+    await turn();
+    // Before the fix the run waited for the factory, then connected.
+    expect(settled).toBeInstanceOf(TaskAbortError);
+    const late = {
+      start: vi.fn(() => Promise.resolve()),
+      send: vi.fn(() => Promise.resolve()),
+      close: vi.fn(() => Promise.resolve()),
+    };
+    give(late);
+    await run;
+    await turn();
+    expect(late.close).toHaveBeenCalledTimes(1);
+    expect(late.start).not.toHaveBeenCalled();
+    expect(late.send).not.toHaveBeenCalled();
+  });
+
+  it('a transport target (one session) is stopped the same way', async () => {
+    const { transport, held } = await silentHandshake();
+    const close = vi.spyOn(transport, 'close');
+    const stop = new AbortController();
+    const run = runDoctor(transport, { sdk: SDK, signal: stop.signal, connectTimeoutMs: 5_000 }).then(
+      () => new Error('the doctor did not fail'),
+      (error: unknown) => error,
+    );
+    await held;
+    stop.abort(new Error('stop now'));
+    expect(await run).toBeInstanceOf(TaskAbortError);
+    expect(close).toHaveBeenCalled();
   });
 });
 

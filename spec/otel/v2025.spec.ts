@@ -6,7 +6,9 @@
  * of the caller's span), a child span per `tasks/*` request, the `traceparent` of every request as
  * the server read it, the span events, the outcome and error of a completed, a failed, an aborted,
  * a timed-out, an input_required and a plain call, retries and a reconnection, and the metric
- * points. Runs on both SDK majors.
+ * points; a task resumed after a restart (a span of its own from `resume` to its end, marked
+ * resumed, its requests as children, its question, its deadline, and nothing sent for a handle
+ * nobody observes). Runs on both SDK majors.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, defaultTextMapGetter } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
@@ -353,6 +355,138 @@ describe('input, plain calls, retries and reconnections', () => {
         .filter((request) => request.method.startsWith('tasks/'))
         .every((request) => request.traceparent !== undefined),
     ).toBe(true);
+  });
+});
+
+describe('a task resumed after a restart', () => {
+  /** A task started and detached by another TaskClient (a process before its restart), with its reference. */
+  async function detachedTask(pair: { client: TaskClient['client'] }, args: Record<string, unknown>) {
+    const before = new TaskClient(pair.client, POLLING);
+    const reference = (await before.callToolAsTask('job', args)).detach()!;
+    await before.close();
+    return reference;
+  }
+
+  it('is a span tools/call {tool} of its own, marked resumed, from resume to its end under the caller; its requests are children whose context the server reads; the metrics count it', async () => {
+    const { tasks, seen, pair } = await inProcess();
+    const reference = await detachedTask(pair, { ms: 150 });
+    const already = seen.length;
+    let handle: TaskHandle | undefined;
+    const { value: result, parent } = await withinSpan(telemetry, 'worker', async () => {
+      handle = tasks.resume(reference);
+      return handle.result();
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'job done' }]);
+    const span = telemetry.one('tools/call job');
+    expect(span.kind).toBe(SpanKind.CLIENT);
+    expect(span.parentSpanContext?.spanId).toBe(parent.spanId);
+    expect(span.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'job',
+      'gen_ai.operation.name': 'execute_tool',
+      ...IN_PROCESS_VERSION,
+      'mcp.task.wire': '2025-11-25',
+      'mcp.task.resumed': true,
+      'mcp.task.outcome': 'completed',
+      'mcp.task.status': 'completed',
+      'mcp.task.polls': handle!.metrics!.polls,
+    });
+    // No tools/call was sent for it; the task id stays off the span unless asked for.
+    expect(span.attributes['jsonrpc.request.id']).toBeUndefined();
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    expect(statusEvents(span).at(-1)).toBe('completed');
+    const children = telemetry.childrenOf(span);
+    expect(children.filter((child) => child.name === 'tasks/get')).toHaveLength(handle!.metrics!.polls);
+    expect(children.filter((child) => child.name === 'tasks/result')).toHaveLength(1);
+    expect(children.every((child) => child.kind === SpanKind.CLIENT)).toBe(true);
+    const sent = seen.slice(already);
+    expect(seenOf(sent, 'tools/call')).toEqual([]);
+    expect(sent.map((request) => request.traceparent)).toEqual(
+      expect.arrayContaining(children.map((child) => traceparentOf(child.spanContext()))),
+    );
+    expect(sent.length).toBe(children.length);
+    expect(everything(telemetry.spans())).not.toContain(reference.taskId);
+
+    const [task] = (await telemetry.points('mcp.client.task.duration')).filter(
+      (point) => point.attributes['mcp.task.resumed'] === true,
+    );
+    expect(task).toMatchObject({
+      count: 1,
+      attributes: { 'gen_ai.tool.name': 'job', 'mcp.task.outcome': 'completed' },
+    });
+    expect(task!.sum).toBeCloseTo(handle!.metrics!.durationMs / 1000, 6);
+    expect(await telemetry.points('mcp.client.task.active')).toEqual([
+      { attributes: expect.objectContaining({ 'mcp.task.resumed': true }), count: 1, sum: 0 },
+    ]);
+    expect((await telemetry.points('mcp.client.task.polls'))[0]).toMatchObject({
+      count: 1,
+      sum: handle!.metrics!.polls,
+    });
+    const gets = (await telemetry.points('mcp.client.operation.duration')).filter(
+      (point) => point.attributes['mcp.method.name'] === 'tasks/get',
+    );
+    expect(gets.reduce((sum, point) => sum + point.count, 0)).toBe(handle!.metrics!.polls);
+  });
+
+  it('by bare id it is tools/call without a tool name; with recordTaskIds its id is on the span', async () => {
+    const { tasks, pair } = await inProcess({}, { recordTaskIds: true });
+    const reference = await detachedTask(pair, { ms: 40 });
+    await tasks.resume(reference.taskId).result();
+    const span = telemetry.one('tools/call');
+    expect(span.attributes).toMatchObject({ 'mcp.task.resumed': true, 'mcp.task.id': reference.taskId });
+    expect(span.attributes['gen_ai.tool.name']).toBeUndefined();
+    const [point] = await telemetry.points('mcp.client.task.duration');
+    expect(point!.attributes['gen_ai.tool.name']).toBeUndefined();
+  });
+
+  it("its question is a span linked to the resumed task's span", async () => {
+    const { tasks, pair } = await inProcess();
+    const reference = await detachedTask(pair, { ms: 20, outcome: 'ask' });
+    const handle = tasks.resume(reference, { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) });
+    expect((await handle.result()).content).toEqual([{ type: 'text', text: 'answered accept' }]);
+    const span = telemetry.one('tools/call job');
+    const question = telemetry.one('elicitation/create');
+    expect(question.links.map((link) => link.context.spanId)).toEqual([span.spanContext().spanId]);
+    expect(span.events.map((event) => event.name)).toContain('mcp.task.input.response');
+  });
+
+  it("resume's deadline: outcome timeout, the span in error, the remote cancel a child span", async () => {
+    const { tasks, seen, pair } = await inProcess();
+    const reference = await detachedTask(pair, { ms: 60_000, outcome: 'hang' });
+    const handle = tasks.resume(reference, { timeoutMs: 80 });
+    await expect(handle.result()).rejects.toBeInstanceOf(TaskTimeoutError);
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes).toMatchObject({
+      'mcp.task.resumed': true,
+      'mcp.task.outcome': 'timeout',
+      'error.type': 'TaskTimeoutError',
+    });
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    await until(() => seenOf(seen, 'tasks/cancel').length === 1);
+    await until(() => telemetry.childrenOf(span).some((child) => child.name === 'tasks/cancel'));
+    const cancel = telemetry.childrenOf(span).find((child) => child.name === 'tasks/cancel')!;
+    expect(seenOf(seen, 'tasks/cancel')[0]!.traceparent).toBe(traceparentOf(cancel.spanContext()));
+    const [point] = await telemetry.points('mcp.client.task.duration');
+    expect(point!.attributes).toMatchObject({
+      'mcp.task.resumed': true,
+      'mcp.task.outcome': 'timeout',
+      'error.type': 'TaskTimeoutError',
+    });
+  });
+
+  it('a resumed handle nobody observes sends nothing, traced or not; close() ends its span as closed', async () => {
+    const { tasks, seen, pair } = await inProcess();
+    const reference = await detachedTask(pair, { ms: 60_000, outcome: 'hang' });
+    const already = seen.length;
+    tasks.resume(reference);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen.length).toBe(already);
+    expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(1);
+    await tasks.close();
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes).toMatchObject({ 'mcp.task.resumed': true, 'mcp.task.outcome': 'closed' });
+    expect(telemetry.childrenOf(span)).toEqual([]);
+    expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
   });
 });
 

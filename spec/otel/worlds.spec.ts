@@ -5,14 +5,23 @@
  * of a task, the trace context each request carries in `params._meta` as the server received it
  * (`tools/call`, `tasks/get`, `tasks/result` or the inline result, `tasks/update`, `tasks/cancel`),
  * a task that fails with a JSON-RPC error, one the server cancels, one this client cancels, a
- * deadline, and a question whose own trace context becomes its span's parent. The clock is manual,
+ * deadline, and a question whose own trace context becomes its span's parent; a task detached and
+ * resumed (a span of its own, marked resumed, with its question and its deadline). The clock is manual,
  * so task durations are exact. And the extension wire over sessionless Streamable HTTP on
  * 127.0.0.1: the transport's attributes, and no session id (a 2026-07-28 connection has none).
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TaskCancelledError, TaskClient, TaskFailedError, TaskTimeoutError } from '../../lib/index.js';
+import {
+  TaskCancelledError,
+  TaskClient,
+  TaskFailedError,
+  TaskTimeoutError,
+  type ResumeOptions,
+  type TaskHandle,
+  type TaskReference,
+} from '../../lib/index.js';
 import { otelInstrumentation } from '../../lib/otel.js';
 import { rejection, within } from '../helpers.js';
 import { ExtServer, fixtureTools, startExtHttpServer, textResult, type Json } from '../support/ext-server/index.js';
@@ -216,6 +225,101 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       expect(updates).toHaveLength(1);
       expect(traceparents(w, 'tasks/update')).toEqual([traceparentOf(updates[0]!.spanContext())]);
     }
+  });
+
+  /** `resume` inside an active span `worker` of the host (ended at once); the handle and that span. */
+  function resumeWithin(w: World, reference: TaskReference, options: ResumeOptions = {}) {
+    const worker = telemetry.tracerProvider.getTracer('spec-host').startSpan('worker');
+    const handle: TaskHandle = context.with(trace.setSpan(ROOT_CONTEXT, worker), () =>
+      w.tasks.resume(reference, options),
+    );
+    worker.end();
+    return { handle, worker };
+  }
+
+  /** The CLIENT spans `tools/call job`: the call's and the resumed task's. */
+  function callAndResumed() {
+    const spans = telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT);
+    expect(spans).toHaveLength(2);
+    return {
+      call: spans.find((span) => span.attributes['mcp.task.resumed'] === undefined)!,
+      resumed: spans.find((span) => span.attributes['mcp.task.resumed'] === true)!,
+    };
+  }
+
+  it('a detached task resumed: a span of its own under the caller, marked resumed, its requests children with their context, its question under it', async () => {
+    const w = await world({ capabilities: { elicitation: {} } });
+    const first = await w.tasks.callToolAsTask('job');
+    const taskId = first.taskId!;
+    const reference = first.detach()!;
+    const asked: string[] = [];
+    const { handle, worker } = resumeWithin(w, reference, {
+      onElicitation: (params) => {
+        asked.push(params.message);
+        return { action: 'decline' };
+      },
+    });
+    const result = handle.result();
+    await w.clock.advance(1_000);
+    w.ask(taskId, 'Go on?');
+    await until(w, () => asked.length === 1 && w.answers(taskId).length === 1);
+    w.complete(taskId, textResult('done'));
+    await until(w, () => handle.settled);
+    expect((await result).content).toEqual(textResult('done').content);
+
+    const { call, resumed } = callAndResumed();
+    expect(call.attributes['mcp.task.outcome']).toBe('detached');
+    expect(resumed.parentSpanContext?.spanId).toBe(worker.spanContext().spanId);
+    expect(resumed.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'job',
+      'gen_ai.operation.name': 'execute_tool',
+      'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25',
+      'mcp.task.wire': wire,
+      'mcp.task.resumed': true,
+      'mcp.task.outcome': 'completed',
+      'mcp.task.polls': handle.metrics!.polls,
+    });
+    expect(resumed.attributes['jsonrpc.request.id']).toBeUndefined();
+    const children = telemetry.childrenOf(resumed);
+    const byName = (name: string) => children.filter((child) => child.name === name);
+    expect(byName('tasks/get')).toHaveLength(handle.metrics!.polls);
+    expect(byName('tasks/result')).toHaveLength(ext ? 0 : 1);
+    expect(byName('tasks/update')).toHaveLength(ext ? 1 : 0);
+    for (const child of children.filter((found) => found.kind === SpanKind.CLIENT))
+      expect(traceparents(w, child.name), child.name).toContain(traceparentOf(child.spanContext()));
+    // The question came without trace context of the server's: its span is the resumed span's child.
+    const question = telemetry.one('elicitation/create');
+    expect(question.parentSpanContext?.spanId).toBe(resumed.spanContext().spanId);
+    expect(resumed.events.map((event) => event.name)).toEqual(
+      expect.arrayContaining(['mcp.task.input.request', 'mcp.task.input.response']),
+    );
+
+    // Exact on the manual clock: from resume to its end.
+    const [point] = (await telemetry.points('mcp.client.task.duration')).filter(
+      (found) => found.attributes['mcp.task.resumed'] === true,
+    );
+    expect(point).toMatchObject({
+      count: 1,
+      sum: handle.metrics!.durationMs / 1000,
+      attributes: { 'mcp.task.outcome': 'completed' },
+    });
+    expect(point!.sum).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a resumed task whose deadline passes: timeout, the span in error, the remote cancel a child span', async () => {
+    const w = await world();
+    const reference = (await w.tasks.callToolAsTask('job')).detach()!;
+    const { handle } = resumeWithin(w, reference, { timeoutMs: 2_500 });
+    const result = rejection(handle.result());
+    await until(w, () => handle.settled);
+    expect(await result).toBeInstanceOf(TaskTimeoutError);
+    const { resumed } = callAndResumed();
+    expect(resumed.attributes).toMatchObject({ 'mcp.task.outcome': 'timeout', 'error.type': 'TaskTimeoutError' });
+    expect(resumed.status.code).toBe(SpanStatusCode.ERROR);
+    await until(w, () => telemetry.childrenOf(resumed).some((child) => child.name === 'tasks/cancel'));
+    const cancel = telemetry.childrenOf(resumed).find((child) => child.name === 'tasks/cancel')!;
+    expect(traceparents(w, 'tasks/cancel')).toEqual([traceparentOf(cancel.spanContext())]);
   });
 });
 

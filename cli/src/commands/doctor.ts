@@ -153,6 +153,11 @@ export async function doctorCommand(
   const defaults = target.defaults;
 
   const stop = new AbortController();
+  // Until the first probe starts the doctor is connecting (listing tools at most): no task is
+  // started yet, and a stop ends the run at once.
+  let probing = false;
+  const stopping = (): string =>
+    probing ? 'stopping the doctor and cancelling the tasks it started' : 'stopping the doctor (no task started yet)';
   const interrupts = new Interrupts(io.stdin);
   let leave: (code: number) => void = () => {};
   const left = new Promise<number>((resolve) => (leave = resolve));
@@ -181,7 +186,7 @@ export async function doctorCommand(
     halt(
       new Error(interrupts.label),
       interrupts.exitCode,
-      `${interrupts.label}: stopping the doctor and cancelling the tasks it started (press Ctrl-C again to leave at once)`,
+      `${interrupts.label}: ${stopping()} (press Ctrl-C again to leave at once)`,
     );
   });
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -195,7 +200,7 @@ export async function doctorCommand(
             halt(
               new DoctorTimeout(`--timeout passed (${options.timeout ?? ''})`),
               EXIT.timeout,
-              `--timeout passed: stopping the doctor and cancelling the tasks it started`,
+              `--timeout passed: ${stopping()}`,
             ),
           timeoutMs,
         );
@@ -216,7 +221,10 @@ export async function doctorCommand(
       failTool: settings.failTool ?? defaults?.failTool,
       inputTool: settings.inputTool ?? defaults?.inputTool,
       signal: stop.signal,
-      onProgress: ({ wire, probe }) => progress.show(`probing ${wire}: ${probe}`),
+      onProgress: ({ wire, probe }) => {
+        probing = true;
+        progress.show(`probing ${wire}: ${probe}`);
+      },
     }).then(
       (report): { report: DoctorReport } => ({ report }),
       (error: unknown): { error: unknown } => ({ error }),
@@ -231,13 +239,10 @@ export async function doctorCommand(
         const timedOut = reason instanceof DoctorTimeout;
         const code = timedOut ? EXIT.timeout : interrupts.exitCode;
         const why = timedOut ? reason.message : interrupts.label;
-        return fail(
-          {
-            name: timedOut ? 'TimeoutError' : 'Interrupted',
-            message: `${why}: the doctor stopped; the tasks it started were cancelled; no report`,
-          },
-          code,
-        );
+        const what = probing
+          ? 'the doctor stopped; the tasks it started were cancelled'
+          : `the doctor stopped while connecting to ${target.where}; no task was started`;
+        return fail({ name: timedOut ? 'TimeoutError' : 'Interrupted', message: `${why}: ${what}; no report` }, code);
       }
       if (error instanceof TaskConnectError) {
         const code = fail(

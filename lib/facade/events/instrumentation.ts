@@ -1,7 +1,7 @@
 /**
  * The instrumentation hook (`TaskClientOptions.instrumentation`): attached once per TaskClient,
- * then told of each call (with the connection it goes out on), each request the call sends, its
- * handle or its failure, and each input request handed to a callback. What the hook returns is
+ * then told of each call and each resumed task (with the connection it goes out on), each request
+ * it sends, its handle or its failure, and each input request handed to a callback. What the hook returns is
  * wrapped here so that one of its methods that throws is reported on the `error` event and never
  * breaks a call or a request; without the option none of this is made.
  */
@@ -11,7 +11,9 @@ import type {
   InputInstrument,
   InstrumentedCall,
   InstrumentedClient,
+  InstrumentedConnection,
   InstrumentedInput,
+  InstrumentedResume,
   RequestInstrument,
   TaskHandle,
   TaskInstrumentation,
@@ -66,6 +68,10 @@ function guardClient(client: ClientInstrument, report: Report): ClientInstrument
       const made = guarded(report, 'call()', () => client.call?.(call));
       return made === undefined || made === null ? undefined : guardCall(made, report);
     },
+    resume: (resume: InstrumentedResume) => {
+      const made = guarded(report, 'resume()', () => client.resume?.(resume));
+      return made === undefined || made === null ? undefined : guardCall(made, report);
+    },
     input: (input: InstrumentedInput) => {
       const made = guarded(report, 'input()', () => client.input?.(input));
       return made === undefined || made === null ? undefined : guardInput(made, report);
@@ -94,6 +100,19 @@ function guardInput(input: InputInstrument, report: Report): InputInstrument {
   return { end: (outcome) => void guarded(report, 'input end()', () => input.end(outcome)) };
 }
 
+/** The connection behind `port`, as the hook is told of it. */
+function connectionOf(port: SessionPort, wire: WireKind): InstrumentedConnection {
+  const transport = port.transportInfo();
+  return {
+    wire,
+    protocolVersion: port.protocolVersion(),
+    // A 2026-07-28 connection has no session, whatever id an HTTP transport may still hold.
+    sessionId: port.era() === 'legacy' ? port.sessionId() : undefined,
+    transport: transport.kind,
+    origin: transport.origin,
+  };
+}
+
 /** The instrument of a call of `toolName` on the connection behind `port`, if the hook watches it. */
 export function instrumentCall(
   client: ClientInstrument | undefined,
@@ -103,17 +122,17 @@ export function instrumentCall(
   args: Record<string, unknown>,
 ): CallInstrument | undefined {
   if (client === undefined) return undefined;
-  const transport = port.transportInfo();
-  return client.call?.({
-    toolName,
-    arguments: args,
-    connection: {
-      wire,
-      protocolVersion: port.protocolVersion(),
-      // A 2026-07-28 connection has no session, whatever id an HTTP transport may still hold.
-      sessionId: port.era() === 'legacy' ? port.sessionId() : undefined,
-      transport: transport.kind,
-      origin: transport.origin,
-    },
-  });
+  return client.call?.({ toolName, arguments: args, connection: connectionOf(port, wire) });
+}
+
+/** The instrument of resumed task `taskId` on the connection behind `port`, if the hook watches it. */
+export function instrumentResume(
+  client: ClientInstrument | undefined,
+  port: SessionPort,
+  wire: WireKind,
+  taskId: string,
+  toolName: string | undefined,
+): CallInstrument | undefined {
+  if (client === undefined) return undefined;
+  return client.resume?.({ taskId, toolName, connection: connectionOf(port, wire) });
 }

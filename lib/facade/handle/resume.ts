@@ -1,10 +1,13 @@
 /**
  * `TaskClient.resume`: a tracked handle for a task that already exists, from its id or a resume
- * reference (checked by reference.ts), with the resume's own deadline and signal armed.
+ * reference (checked by reference.ts), with the resume's own deadline and signal armed, and
+ * watched by the instrumentation hook when it watches resumed tasks.
  */
-import type { ResumeOptions, TaskHandle, TaskReference } from '../../api/index.js';
+import type { ClientInstrument, ResumeOptions, TaskHandle, TaskReference } from '../../api/index.js';
 import type { TaskEngine } from '../../engine/engine.js';
 import { TaskOptionError } from '../../errors.js';
+import type { SessionPort } from '../../port/port.js';
+import { instrumentResume } from '../events/instrumentation.js';
 import { checkInputCapabilities } from '../input/router.js';
 import { resolveCallOptions, type ResolvedClientOptions } from '../options.js';
 import { assumeFrom, checkReference, placeholderTask } from './reference.js';
@@ -16,6 +19,8 @@ export interface ResumeParts {
   readonly config: ResolvedClientOptions;
   readonly engine: TaskEngine;
   readonly live: LiveTasks;
+  readonly port: SessionPort;
+  readonly instrument: ClientInstrument | undefined;
 }
 
 /**
@@ -35,13 +40,18 @@ export function resumeTask(parts: ResumeParts, target: string | TaskReference, o
   // Only an accepted resume changes what the client assumes of a session that skipped the handshake.
   assumeFrom(reference, engine.wire);
   engine.refreshFeatures();
-  const toolName = reference.toolName ?? options.toolName ?? 'unknown';
+  const named = reference.toolName ?? options.toolName;
+  const toolName = named ?? 'unknown';
   if (call.callbacks !== undefined) checkInputCapabilities(engine.wire, call.callbacks, toolName);
+  // Synchronously, in the caller's turn: its context (an active span) is still current.
+  const instrument = instrumentResume(parts.instrument, parts.port, engine.wire.kind, reference.taskId, named);
   const record = engine.track({ task: placeholderTask(reference) }, toolName, {
     provisional: true,
     requestTimeoutMs: call.requestTimeoutMs,
+    instrument,
   });
   const handle = live.adopt(record, call.callbacks, undefined, undefined);
+  instrument?.handle?.(handle);
   // No judgement of expiry from the reference: its createdAt is on the server's clock, which may
   // be far from ours ([V11]). The first read tells: -32602 then ends the task as expired.
   armDeadlineAndSignal({ engine, call, toolName, startedAt: config.clock.now() }, record);
