@@ -12,7 +12,9 @@ import { connectClient } from '../port/connect.js';
 import { openPort, unusable } from '../port/open.js';
 import type { Era, SdkMajor, SessionPort } from '../port/port.js';
 import type { McpClient, McpTransport } from '../types.js';
+import { ProbeStopped } from './session.js';
 import type { DoctorTarget, TransportFactory } from './types.js';
+import { noop } from '../util/noop.js';
 
 /** One session to probe. */
 export interface Opened {
@@ -38,12 +40,8 @@ export interface ConnectSettings {
   readonly signal: AbortSignal;
 }
 
-/** Thrown when the run's signal stopped the opening of the sessions. */
-export class ConnectStopped extends Error {
-  override readonly name = 'ConnectStopped';
-}
-
-const stopped = (): ConnectStopped => new ConnectStopped('stopped while connecting');
+/** What the run's signal throws when it stops the opening of the sessions (the probes' own stop). */
+const stopped = (): ProbeStopped => new ProbeStopped('stopped while connecting');
 
 /**
  * How long a given-up connection attempt may take to let go once its transport is closed: SDK v2
@@ -122,7 +120,7 @@ async function openBoth(factory: TransportFactory, settings: ConnectSettings): P
       return await raceAbort(made, settings.signal, stopped);
     } catch (error) {
       // Stopped while the factory works: the transport it gives later is closed, never started.
-      if (error instanceof ConnectStopped) void made.then((transport) => transport.close().catch(noop), noop);
+      if (error instanceof ProbeStopped) void made.then((transport) => transport.close().catch(noop), noop);
       throw error;
     }
   };
@@ -130,7 +128,7 @@ async function openBoth(factory: TransportFactory, settings: ConnectSettings): P
   try {
     first = await connectPreferred(await make(), settings);
   } catch (error) {
-    if (error instanceof ConnectStopped) throw error;
+    if (error instanceof ProbeStopped) throw error;
     throw asConnectError(error);
   }
   if (first.era === 'legacy') {
@@ -144,7 +142,7 @@ async function openBoth(factory: TransportFactory, settings: ConnectSettings): P
     const legacy = await connectOne(await make(), 'v2', 'legacy', settings);
     return { sessions: [first, legacy], notes };
   } catch (error) {
-    if (error instanceof ConnectStopped || settings.signal.aborted) {
+    if (error instanceof ProbeStopped || settings.signal.aborted) {
       await first.close();
       throw stopped();
     }
@@ -299,8 +297,6 @@ async function letGo(over: Promise<unknown>): Promise<void> {
   await Promise.race([over, new Promise<void>((resolve) => (timer = setTimeout(resolve, LET_GO_MS)))]);
   clearTimeout(timer);
 }
-
-function noop(): void {}
 
 /** True for connectClient's "SDK not installed" error. */
 function notInstalled(error: unknown): boolean {

@@ -12,6 +12,7 @@ import {
   type RequestGroup,
   type Timers,
 } from './port.js';
+import { noop } from '../util/noop.js';
 
 /** What a request asks of its session when it is stopped or times out. */
 export interface Abandoner {
@@ -71,18 +72,16 @@ export class Pending implements GroupMember {
   }
 }
 
-function nothing(): void {}
-
 // Its hidden class outlives an idle spell (util/shapes.ts): a request of no session.
 keepShape(
   new Pending(
-    { giveUp: nothing },
+    { giveUp: noop },
     '',
     '',
-    nothing,
-    nothing,
-    nothing,
-    { after: nothing, cancel: nothing },
+    noop,
+    noop,
+    noop,
+    { after: noop, cancel: noop },
     undefined,
     undefined,
     undefined,

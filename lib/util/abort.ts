@@ -6,6 +6,7 @@
  * removed as soon as the set is empty. The library's own long-lived signals ({@link keepListening})
  * keep theirs: each call would otherwise add and remove it again.
  */
+import { noop } from './noop.js';
 
 type Callbacks = Set<() => void>;
 
@@ -83,5 +84,3 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, reason: (
     );
   });
 }
-
-function noop(): void {}

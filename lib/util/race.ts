@@ -3,6 +3,7 @@
  * signal collects nothing (the SDK's own `request()` never removes its listener, [S4]).
  */
 import { onAbort } from './abort.js';
+import { noop } from './noop.js';
 
 /** A timer queue on some clock (the engine's scheduler fits). */
 export interface TimerQueue {
@@ -75,8 +76,6 @@ export function raceStop<T>(
     );
   });
 }
-
-function noop(): void {}
 
 /** What {@link raceClosed} rejects with (a shared reason: nothing of the call in it). */
 const CLOSED: StopReason = Object.freeze({ kind: 'closed' });

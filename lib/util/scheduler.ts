@@ -9,6 +9,7 @@
 import type { Clock } from '../types.js';
 import { EPOCH, offsetOf } from './epoch.js';
 import { keepShape } from './shapes.js';
+import { noop } from './noop.js';
 
 /** Largest delay `setTimeout` honours. */
 const MAX_DELAY = 2_147_483_647;
@@ -26,8 +27,6 @@ export interface Timer {
   /** False once the job ran or was cancelled. */
   readonly live: boolean;
 }
-
-function nothing(): void {}
 
 /** The bits of an {@link Entry}'s state. */
 const enum State {
@@ -79,13 +78,13 @@ class Entry implements Timer {
   /** Marks the entry done (ran or cancelled) and lets go of its job. */
   end(): void {
     this.state &= ~State.Live;
-    this.run = nothing;
+    this.run = noop;
     this.arg = undefined;
   }
 }
 
 // Its hidden class outlives an idle spell (util/shapes.ts): an ended entry holds nothing.
-keepShape(new Entry(EPOCH, 0, nothing, undefined, false));
+keepShape(new Entry(EPOCH, 0, noop, undefined, false));
 
 /** Node's timers can stop holding the process open; other clocks' tokens are left alone. */
 function hold(token: unknown, on: boolean): void {

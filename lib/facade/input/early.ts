@@ -19,6 +19,7 @@
 import type { Scheduler, Timer } from '../../util/scheduler.js';
 import type { SessionPort } from '../../port/port.js';
 import { keepShape } from '../../util/shapes.js';
+import { noop } from '../../util/noop.js';
 
 /** Longest wait of an input request for its task's `CreateTaskResult` (clock ms). */
 export const EARLY_INPUT_WAIT_MS = 1_000;
@@ -182,10 +183,8 @@ export class Creation {
   }
 }
 
-function nothing(): void {}
-
 // Its hidden class outlives an idle spell (util/shapes.ts): a creation counted nowhere.
-keepShape(new Creation(new Set(), new PortCreations(), { beginCreate: nothing, endCreate: nothing }));
+keepShape(new Creation(new Set(), new PortCreations(), { beginCreate: noop, endCreate: noop }));
 
 /**
  * One TaskClient's share: its creations on the port, and its early input requests, each waiting on

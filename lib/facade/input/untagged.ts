@@ -36,6 +36,7 @@ import { onAbort } from '../../util/abort.js';
 import type { UnattributedNote } from '../../wire/wire.js';
 import { Scheduler, systemClock } from '../../util/scheduler.js';
 import { keepShape } from '../../util/shapes.js';
+import { noop } from '../../util/noop.js';
 
 /** Longest wait of an untagged request for the call it belongs to to become clear (clock ms). */
 export const UNTAGGED_WAIT_MAX_MS = 5_000;
@@ -327,12 +328,10 @@ export class CreationInFlight implements CreationLike {
   }
 }
 
-function nothing(): void {}
-
 // Its hidden class outlives an idle spell (util/shapes.ts): a creation of no call, counted nowhere.
 keepShape(
   new CreationInFlight(
-    { end: nothing, abandon: () => nothing },
+    { end: noop, abandon: () => noop },
     new UntaggedInput({
       live: { records: () => [], tags: () => false },
       engine: { pollDelay: () => 0, scheduler: new Scheduler(systemClock) },
@@ -342,7 +341,7 @@ keepShape(
       callbacks: undefined,
       asksTask: false,
       abandoned: () => true,
-      stopSignal: () => ({ signal: AbortSignal.abort(), release: nothing }),
+      stopSignal: () => ({ signal: AbortSignal.abort(), release: noop }),
     },
   ),
 );
