@@ -224,7 +224,9 @@ export interface SessionPort {
    * `context` lets one decoder serve every request, with no closure per request). A failure
    * rejects with `mapError(method, error, context)` when a mapper is given (the caller's own
    * error, with no promise of its own per request). `declare` is merged into the request's
-   * envelope like `options.declare` (a constant, so the caller's options need no copy).
+   * envelope like `options.declare` (a constant, so the caller's options need no copy). `fresh`
+   * says `params` is a new object of the caller's, sent once and not read again: the port may
+   * then add the envelope to it rather than to a copy.
    * @throws PortError, or what `mapError` makes of it
    */
   request<T>(
@@ -235,6 +237,7 @@ export interface SessionPort {
     mapError?: ErrorMapper,
     context?: string,
     declare?: JsonObject,
+    fresh?: boolean,
   ): Promise<T>;
   /**
    * True when `id` is the JSON-RPC id of a request the library sent on this port (by any

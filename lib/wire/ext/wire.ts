@@ -113,7 +113,17 @@ export class ExtensionWire implements TaskWire {
     declare: boolean,
     taskId?: string,
   ): Promise<T> {
-    return this.port.request(method, params, decode, options, extensionError, taskId, declare ? DECLARE : undefined);
+    // Every caller below builds `params` for this one request: the port may add the envelope to it.
+    return this.port.request(
+      method,
+      params,
+      decode,
+      options,
+      extensionError,
+      taskId,
+      declare ? DECLARE : undefined,
+      true,
+    );
   }
 
   listTools(cursor: string | undefined, options: WireRequestOptions): Promise<ToolPage> {
