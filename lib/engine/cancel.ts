@@ -210,7 +210,7 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     // takenOver); any other waits for the stop under way rather than racing it.
     if (how.force === true)
       return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
-    await new Promise<void>((resolve) => record.onSettled(() => resolve()));
+    await settledOf(record);
     return 'already-settled';
   }
   engine.beginStop(record, { holdStream: how.throwFromIterators ?? true });
@@ -233,7 +233,7 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     // within what is left of the grace. A close() that cancels waits for it too: the task it
     // would have cancelled had done its work.
     if (record.terminal && record.task.status !== 'cancelled' && (how.force !== true || how.cancelRemote)) {
-      await Promise.race([new Promise<void>((resolve) => record.onSettled(() => resolve())), grace.expired]);
+      await Promise.race([settledOf(record), grace.expired]);
       if (record.settlement !== undefined) return 'finished-first';
       return settleNow('finished');
     }
@@ -255,6 +255,11 @@ function takenOver(engine: TaskEngine, record: TaskRecord, cancelRemote: boolean
   if (engine.paused) return 'failed';
   void cancelRequest(engine, record, true).catch(() => undefined);
   return 'unknown';
+}
+
+/** Resolves when `record` settles. */
+function settledOf(record: TaskRecord): Promise<void> {
+  return new Promise((resolve) => record.onSettled(() => resolve()));
 }
 
 /**

@@ -2,7 +2,7 @@
  * The memory layout of a task's record (`TaskRecord`, record.ts): its fields, their order and
  * their packing, benchmarked per in-flight task. Every in-flight task carries the fields below;
  * the state few tasks need lives in {@link RecordExtras}, made on first use; the yes/no state is one
- * small integer of bits ({@link Flag}); clock times are kept as offsets (`util/epoch.ts`).
+ * small integer of bits (record-flags.ts); clock times are kept as offsets (`util/epoch.ts`).
  *
  * The record is built in three floors, one class each, with every field declared here (so the
  * object's shape is the same as one class's): this layout, the read-only view of the state
@@ -15,36 +15,7 @@ import type { Timer } from '../util/scheduler.js';
 import { EPOCH, offsetOf } from '../util/epoch.js';
 import type { GroupMember, TaskPayload } from '../wire/wire.js';
 import { RecordExtras, type Settlement } from './record-extras.js';
-
-/** The bits of the record's flags. */
-export const enum Flag {
-  StreamEnded = 1,
-  PollInFlight = 2,
-  TerminalFetch = 4,
-  Active = 8,
-  Stopped = 16,
-  Provisional = 32,
-  /** The time field's value is held as given, not as an offset from `EPOCH` (`util/epoch.ts`). */
-  RawNextPollAt = 64,
-  RawSeenAt = 128,
-  RawStartedAt = 256,
-  Resumed = 512,
-  ReadSoon = 1024,
-  LookDue = 2048,
-  /** A local stop (timeout, abort, dispose, close) is under way (`stop.ts`). */
-  Stopping = 4096,
-  /** That stop keeps the snapshot stream open until it settles. */
-  HoldStream = 8192,
-  /** The ttl's timer waits for the first poll's timer (`ttl-watch.ts`). */
-  TtlDeferred = 16384,
-  /** The wire in use was told of the engine's interest in pushed snapshots (`engine.ts`). */
-  Watched = 32768,
-  /** Tracking began on a connection since replaced (`engine.ts`). */
-  OlderConnection = 65536,
-  /** The `tasks/result` requests open (0 to 2: a blocking one and a terminal one), two bits from here. */
-  OpenFetchesUnit = 131072,
-  OpenFetches = 131072 * 3,
-}
+import * as Flag from './record-flags.js';
 
 /** The fields of a task's record and their packing; see the module comment. */
 export abstract class RecordLayout {
@@ -62,10 +33,10 @@ export abstract class RecordLayout {
   protected settleResult: ((result: CallToolResult | PromiseLike<CallToolResult>) => void) | undefined;
   /** The state few tasks need, made on first use (every in-flight task carries the fields above). */
   protected extras: RecordExtras | undefined;
-  /** The record's yes/no state, one bit each ({@link Flag}): one small integer, not a field each. */
+  /** The record's yes/no state, one bit each (record-flags.ts): one small integer, not a field each. */
   protected flags: number = Flag.RawNextPollAt;
   protected pollJob: Timer | undefined;
-  /** Held as given (0) until first set ({@link Flag.RawNextPollAt} starts set). */
+  /** Held as given (0) until first set (`Flag.RawNextPollAt` starts set). */
   protected nextPollStored = 0;
   protected finalPayload: TaskPayload | undefined;
   protected ttlJob: Timer | undefined;
@@ -97,20 +68,20 @@ export abstract class RecordLayout {
     this.seenStored = this.storeTime(seenAt, Flag.RawSeenAt);
   }
 
-  protected flag(bit: Flag): boolean {
+  protected flag(bit: number): boolean {
     return (this.flags & bit) !== 0;
   }
-  protected setFlag(bit: Flag, on: boolean): void {
+  protected setFlag(bit: number, on: boolean): void {
     this.flags = on ? this.flags | bit : this.flags & ~bit;
   }
 
   /** A time field's value (clock times are kept compact: `util/epoch.ts`). */
-  protected timeOf(stored: number, raw: Flag): number {
+  protected timeOf(stored: number, raw: number): number {
     return (this.flags & raw) !== 0 ? stored : stored + EPOCH;
   }
 
   /** What a time field stores for `value`, with its flag set to match (`util/epoch.ts`). */
-  protected storeTime(value: number, raw: Flag): number {
+  protected storeTime(value: number, raw: number): number {
     const offset = offsetOf(value);
     const exact = offset === offset;
     this.setFlag(raw, !exact);

@@ -12,7 +12,8 @@ import type { Timer } from '../util/scheduler.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { TaskPayload } from '../wire/wire.js';
 import { STOPPED_SIGNAL, TRACKING_STOPPED, type KeptAnswer, type Settlement } from './record-extras.js';
-import { Flag, RecordLayout } from './record-layout.js';
+import * as Flag from './record-flags.js';
+import { RecordLayout } from './record-layout.js';
 import type { TaskView } from './task-view.js';
 
 /** The read-only state of a task's record, and its listeners. */

@@ -49,7 +49,7 @@ import {
   type MergeVerdict,
   type Settlement,
 } from './record-extras.js';
-import { Flag } from './record-layout.js';
+import * as Flag from './record-flags.js';
 import { RecordView } from './record-view.js';
 import type { TaskView } from './task-view.js';
 

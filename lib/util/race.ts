@@ -2,7 +2,7 @@
  * Small abort helpers. Every listener added to a caller's signal is removed again, so a long-lived
  * signal collects nothing (the SDK's own `request()` never removes its listener, [S4]).
  */
-import { onAbort } from './abort.js';
+import { onAbort, raceAbort } from './abort.js';
 import { noop } from './noop.js';
 
 /** A timer queue on some clock (the engine's scheduler fits). */
@@ -36,8 +36,9 @@ export function raceStop<T>(
   deadlineAt: number | undefined,
   closed?: AbortSignal,
 ): Promise<T> {
+  // Only `closed` to race (a call without a signal or deadline, the usual one): no timer, half the closures.
   if (signal === undefined && deadlineAt === undefined)
-    return closed === undefined ? promise : raceClosed(promise, closed);
+    return closed === undefined ? promise : raceAbort(promise, closed, closedStop);
   const early: StopReason | undefined =
     closed?.aborted === true
       ? { kind: 'closed' }
@@ -77,32 +78,11 @@ export function raceStop<T>(
   });
 }
 
-/** What {@link raceClosed} rejects with (a shared reason: nothing of the call in it). */
+/** What a race with only `closed` rejects with (a shared reason: nothing of the call in it). */
 const CLOSED: StopReason = Object.freeze({ kind: 'closed' });
 
-/**
- * {@link raceStop} with only `closed` to race (a call without a signal or deadline, the usual
- * one): no timer, and half the closures.
- */
-function raceClosed<T>(promise: Promise<T>, closed: AbortSignal): Promise<T> {
-  if (closed.aborted) {
-    promise.then(undefined, noop);
-    return Promise.reject(new Stopped(CLOSED));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const off = onAbort(closed, () => reject(new Stopped(CLOSED)));
-    promise.then(
-      (value) => {
-        off();
-        resolve(value);
-      },
-      (error: unknown) => {
-        off();
-        reject(error);
-      },
-    );
-  });
-}
+/** The rejection of a race that `closed` won. */
+const closedStop = (): Stopped => new Stopped(CLOSED);
 
 /**
  * A controller that aborts when `parent` does, for one request. Call `release()` when the request

@@ -97,6 +97,11 @@ function scrubChain(error: unknown, taskId: string | undefined, depth = 0): unkn
   return copy;
 }
 
+/** True for an error the server itself answered with (a JSON-RPC error reply, not a local failure). */
+export function fromServer(error: unknown): error is TaskRpcError & { readonly cause: PortError } {
+  return error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server';
+}
+
 /** What a wire error means, apart from the protocol-specific cases each wire reads first. */
 export function classifyRpc(error: unknown): ErrorClass {
   if (error instanceof TaskProtocolError) return 'protocol';

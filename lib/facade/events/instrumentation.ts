@@ -21,13 +21,10 @@ import type {
 import { TaskError, TaskOptionError } from '../../errors.js';
 import type { SessionPort } from '../../port/port.js';
 import type { WireKind } from '../../api/index.js';
+import { messageOf } from '../../util/text.js';
 
 /** Reports a hook that threw (the `error` event). */
 type Report = (error: TaskError) => void;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** Runs one hook method; one that throws is reported and yields `undefined`. */
 function guarded<T>(report: Report, what: string, run: () => T): T | undefined {
@@ -37,6 +34,17 @@ function guarded<T>(report: Report, what: string, run: () => T): T | undefined {
     report(new TaskError(`The instrumentation's ${what} threw: ${messageOf(error)}`, { cause: error }));
     return undefined;
   }
+}
+
+/** Runs a hook that makes a further instrument (`guarded`); what it made, guarded in turn by `guard`. */
+function made<M, G>(
+  report: Report,
+  what: string,
+  run: () => M | null | undefined,
+  guard: (made: M, report: Report) => G,
+): G | undefined {
+  const instrument = guarded(report, what, run);
+  return instrument === undefined || instrument === null ? undefined : guard(instrument, report);
 }
 
 /**
@@ -64,27 +72,15 @@ export function attachInstrumentation(
 /** `client` with every method guarded. */
 function guardClient(client: ClientInstrument, report: Report): ClientInstrument {
   return {
-    call: (call: InstrumentedCall) => {
-      const made = guarded(report, 'call()', () => client.call?.(call));
-      return made === undefined || made === null ? undefined : guardCall(made, report);
-    },
-    resume: (resume: InstrumentedResume) => {
-      const made = guarded(report, 'resume()', () => client.resume?.(resume));
-      return made === undefined || made === null ? undefined : guardCall(made, report);
-    },
-    input: (input: InstrumentedInput) => {
-      const made = guarded(report, 'input()', () => client.input?.(input));
-      return made === undefined || made === null ? undefined : guardInput(made, report);
-    },
+    call: (call: InstrumentedCall) => made(report, 'call()', () => client.call?.(call), guardCall),
+    resume: (resume: InstrumentedResume) => made(report, 'resume()', () => client.resume?.(resume), guardCall),
+    input: (input: InstrumentedInput) => made(report, 'input()', () => client.input?.(input), guardInput),
   };
 }
 
 function guardCall(call: CallInstrument, report: Report): CallInstrument {
   return {
-    request: (request) => {
-      const made = guarded(report, 'request()', () => call.request?.(request));
-      return made === undefined || made === null ? undefined : guardRequest(made, report);
-    },
+    request: (request) => made(report, 'request()', () => call.request?.(request), guardRequest),
     handle: (handle: TaskHandle) => void guarded(report, 'handle()', () => call.handle?.(handle)),
     failed: (error: unknown) => void guarded(report, 'failed()', () => call.failed?.(error)),
   };

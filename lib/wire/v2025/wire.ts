@@ -6,8 +6,8 @@
  * explicit decoder. Requests carry clean params: no `task` on polls and only `{ttl}` in `task`
  * ([S2], [S3]).
  */
-import { TaskNotSupportedError, TaskProtocolError, TaskRpcError } from '../../errors.js';
-import { PortError, type JsonObject, type SessionPort } from '../../port/port.js';
+import { TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
+import type { JsonObject, SessionPort } from '../../port/port.js';
 import {
   type CancelReply,
   type ErrorClass,
@@ -24,7 +24,7 @@ import {
   type WireRequestOptions,
   type WireSnapshot,
 } from '../wire.js';
-import { classifyRpc, stripPrefix, toWireError } from '../errors.js';
+import { classifyRpc, fromServer, stripPrefix, toWireError } from '../errors.js';
 import { MISSING_EXTENSION_CODES } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import { decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
@@ -95,7 +95,7 @@ export class Wire2025 implements TaskWire {
   }
 
   classify(error: unknown): ErrorClass {
-    if (error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server') {
+    if (fromServer(error)) {
       if (error.code === INVALID_PARAMS && TASK_METHODS.has(error.method)) return 'vanished';
       // [A1], [V3]: -32600 and -32601 to a task-augmented tools/call refuse task mode for the tool.
       if ((error.code === -32600 || error.code === -32601) && error.method === 'tools/call') return 'refused';
@@ -133,9 +133,7 @@ export class Wire2025 implements TaskWire {
     const unavailable = this.unavailable;
     if (unavailable === undefined) return sent;
     return sent.catch((error: unknown) => {
-      const refused =
-        error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server';
-      if (!refused || !MISSING_EXTENSION_CODES.has(error.code)) throw error;
+      if (!fromServer(error) || !MISSING_EXTENSION_CODES.has(error.code)) throw error;
       throw new TaskNotSupportedError(
         `The server runs "${call.name}" only as a task (${error.code}: ${error.message}). ${unavailable}`,
         {
@@ -243,8 +241,7 @@ function sameTask<T extends { taskId: string }>(task: T, taskId: string | undefi
  * whose own failure would otherwise decide the fate of a task already known.
  */
 function payloadOfError(error: unknown): TaskPayload {
-  if (!(error instanceof TaskRpcError) || !(error.cause instanceof PortError) || error.cause.kind !== 'server')
-    throw error;
+  if (!fromServer(error)) throw error;
   const { code, message, data } = error.cause;
   const info =
     data === undefined
