@@ -1,9 +1,10 @@
 /**
- * Typed lifecycle events with metrics. Emitting goes through {@link SafeEmitter.emit}, which runs
- * every listener even when one throws and reports the throw on the `error` event, so a listener
- * can never break tracking.
+ * Typed lifecycle events with metrics. Registration is eventemitter3's; emitting goes through
+ * {@link SafeEmitter.emit}, which runs every listener even when one throws and reports the throw
+ * on the `error` event, so a listener can never break tracking.
  */
 import type { TaskClientEvents, TaskHandleEvents, TaskMetrics, TaskOutcomeKind } from '../../api/index.js';
+import { EventEmitter } from 'eventemitter3';
 import {
   TaskAbortError,
   TaskCancelledError,
@@ -22,7 +23,8 @@ import { messageOf } from '../../util/text.js';
 type Listener<A extends unknown[]> = (...args: A) => void;
 
 /**
- * Event registration with isolated listeners. `emit` is not public API: only the library emits.
+ * eventemitter3 registration with isolated listeners. `emit` is not public API: only the library
+ * emits.
  *
  * Every `on`/`once` call is its own registration, kept under a wrapper of its own: the same
  * function added twice is called twice, a `once` registration runs at most once (whatever else
@@ -31,12 +33,7 @@ type Listener<A extends unknown[]> = (...args: A) => void;
  * `event`. A registration removed while an event is being emitted is not called for it.
  */
 export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
-  /**
-   * The registrations of each event, in the order they were made. An array is never changed once
-   * stored (adding or removing stores a new one), so `emit` runs over the array it found, as it
-   * was when the event began, without copying it.
-   */
-  private readonly entries = new Map<string, ReadonlyArray<Listener<unknown[]>>>();
+  private readonly emitter = new EventEmitter();
   private listeners = 0;
   /** The removers of the live registrations, by event and by the function the caller passed. */
   private readonly registrations = new Map<string, Map<unknown, Set<() => void>>>();
@@ -65,9 +62,7 @@ export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
     const remove = (): void => {
       if (removed) return;
       removed = true;
-      const rest = this.entries.get(event)!.filter((other) => other !== entry);
-      if (rest.length === 0) this.entries.delete(event);
-      else this.entries.set(event, rest);
+      this.emitter.off(event, entry);
       this.listeners -= 1;
       const byListener = this.registrations.get(event);
       const removers = byListener?.get(listener);
@@ -86,14 +81,14 @@ export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
     let removers = byListener.get(listener);
     if (removers === undefined) byListener.set(listener, (removers = new Set()));
     removers.add(remove);
-    this.entries.set(event, [...(this.entries.get(event) ?? []), entry]);
+    this.emitter.on(event, entry);
     this.listeners += 1;
     return remove;
   }
 
   /** True when someone listens to `event` (lets the hot path skip building arguments). */
   has(event: keyof E & string): boolean {
-    return this.entries.has(event);
+    return this.emitter.listenerCount(event) > 0;
   }
 
   /** True when anyone listens to anything (the hot path skips all event work otherwise). */
@@ -103,9 +98,8 @@ export class SafeEmitter<E extends { [K in keyof E]: unknown[] }> {
 
   /** Calls every listener; a throwing one is reported and the rest still run. */
   emit<K extends keyof E & string>(event: K, ...args: E[K]): void {
-    const listeners = this.entries.get(event) as ReadonlyArray<Listener<E[K]>> | undefined;
-    if (listeners === undefined) return;
-    for (const listener of listeners) {
+    if (this.emitter.listenerCount(event) === 0) return;
+    for (const listener of this.emitter.listeners(event) as Array<Listener<E[K]>>) {
       try {
         listener(...args);
       } catch (error) {
