@@ -1,9 +1,9 @@
 /**
- * Retrying transient failures: a short loop of its own (the attempt bookkeeping, the pause and
- * the abort handling are a dozen lines, cheaper in a web page than a retry package). The waits
- * between attempts run on the engine's scheduler (the injected clock), so tests stay
- * deterministic and an idle retry keeps no stray Node timer.
+ * Retrying transient failures with `p-retry`. The waits between attempts run on the engine's
+ * scheduler (the injected clock), so tests stay deterministic and an idle retry keeps no stray
+ * Node timer; `p-retry` does the attempt bookkeeping and the abort handling.
  */
+import pRetry from 'p-retry';
 import { onAbort } from '../util/abort.js';
 import type { Scheduler } from '../util/scheduler.js';
 import type { RetryPolicy } from '../api/index.js';
@@ -91,22 +91,15 @@ export async function retryAfter<T>(
   const firstConsumed = !paused();
   if (!(await wait(first, 1))) throw first;
   let retried = firstConsumed ? 1 : 0;
-  /** Retries left to use up (a failure while paused uses none). */
-  let left = policy.retries - retried;
-  signal?.throwIfAborted();
-  for (let attempt = 2; ; attempt += 1) {
-    try {
-      signal?.throwIfAborted();
-      const result = await operation(attempt);
-      signal?.throwIfAborted();
-      return result;
-    } catch (error) {
-      const consumed = !paused();
-      if (left <= 0 || !retryable(error)) throw error;
+  return pRetry((attempt) => operation(attempt + 1), {
+    retries: Math.max(0, policy.retries - retried),
+    minTimeout: 0,
+    signal,
+    shouldConsumeRetry: () => !paused(),
+    shouldRetry: async ({ error }) => {
+      if (!retryable(error)) return false;
       if (!paused()) retried += 1;
-      if (!(await wait(error, Math.max(retried, 1)))) throw error;
-      signal?.throwIfAborted();
-      if (consumed) left -= 1;
-    }
-  }
+      return wait(error, Math.max(retried, 1));
+    },
+  });
 }

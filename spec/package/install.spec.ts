@@ -204,7 +204,7 @@ describe('the packages as published (npm pack, npm install)', { timeout: 600_000
     };
     for (const script of INSTALL_SCRIPTS) expect(manifest.scripts?.[script], script).toBeUndefined();
     expect(manifest.bin).toBeUndefined();
-    expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(['eventemitter3']);
+    expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(['eventemitter3', 'p-retry']);
 
     const files = filesUnder(dir);
     expect(
@@ -227,14 +227,14 @@ describe('the packages as published (npm pack, npm install)', { timeout: 600_000
     }
   });
 
-  it('a host that installs only the library gets eventemitter3, no CLI dependency (npm ls --omit=dev), and no install-script warning', async () => {
+  it('a host that installs only the library gets p-retry and eventemitter3, no CLI dependency (npm ls --omit=dev), and no install-script warning', async () => {
     const host = scratchProject('library-host');
     removals.push(host.remove);
     const installed = await npmInstall(host.dir, [library.tarball]);
     expect(installed.stderr).not.toMatch(/install-scripts.*mcp-task-client|mcp-task-client.*prepare/);
     const tree = await productionTree(host.dir);
     expect(tree.has('mcp-task-client')).toBe(true);
-    expect(tree.has('eventemitter3')).toBe(true);
+    expect(tree.has('p-retry') && tree.has('eventemitter3')).toBe(true);
     for (const name of [...CLI_ONLY, 'mcp-task']) expect(tree.has(name), name).toBe(false);
     // The root entry point loads with neither SDK nor ai installed (they are optional peers).
     const loaded = await mustRun(host.dir, process.execPath, [
