@@ -1,6 +1,6 @@
 /**
  * The instrumentation hook (`TaskClientOptions.instrumentation`): attached once per TaskClient,
- * then told of each call and each resumed task (with the connection it goes out on), each request
+ * then told of each call, each resumed task and each listed page (with the connection it goes out on), each request
  * it sends, its handle or its failure, and each input request handed to a callback. What the hook returns is
  * wrapped here so that one of its methods that throws is reported on the `error` event and never
  * breaks a call or a request; without the option none of this is made.
@@ -13,6 +13,7 @@ import type {
   InstrumentedClient,
   InstrumentedConnection,
   InstrumentedInput,
+  InstrumentedList,
   InstrumentedResume,
   RequestInstrument,
   TaskHandle,
@@ -70,6 +71,10 @@ function guardClient(client: ClientInstrument, report: Report): ClientInstrument
     },
     resume: (resume: InstrumentedResume) => {
       const made = guarded(report, 'resume()', () => client.resume?.(resume));
+      return made === undefined || made === null ? undefined : guardCall(made, report);
+    },
+    list: (list: InstrumentedList) => {
+      const made = guarded(report, 'list()', () => client.list?.(list));
       return made === undefined || made === null ? undefined : guardCall(made, report);
     },
     input: (input: InstrumentedInput) => {
@@ -135,4 +140,14 @@ export function instrumentResume(
 ): CallInstrument | undefined {
   if (client === undefined) return undefined;
   return client.resume?.({ taskId, toolName, connection: connectionOf(port, wire) });
+}
+
+/** The instrument of one page of `tasks/list` on the connection behind `port`, if the hook watches listings. */
+export function instrumentList(
+  client: ClientInstrument | undefined,
+  port: SessionPort,
+  wire: WireKind,
+): CallInstrument | undefined {
+  if (client === undefined) return undefined;
+  return client.list?.({ method: 'tasks/list', connection: connectionOf(port, wire) });
 }
