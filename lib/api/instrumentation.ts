@@ -1,7 +1,7 @@
 /**
  * Public types of the instrumentation hook (`TaskClientOptions.instrumentation`): what a tracer or a
- * meter learns of a TaskClient's calls, resumed tasks and listings, the requests each sends and the input
- * its tasks ask for, and the `_meta` entries it may add to those requests. It names no telemetry library:
+ * meter learns of a TaskClient's calls, resumed tasks and listings, the requests each sends and the
+ * input its tasks ask for, and the `_meta` entries it may add to those requests. It names no telemetry library:
  * `mcp-task-client/otel` implements it for OpenTelemetry, and a host may implement it for another.
  */
 import type { JsonObject } from '../types.js';

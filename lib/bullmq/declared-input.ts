@@ -38,7 +38,7 @@ function refusedInput(tasks: TaskClient, error: unknown, input: InputCallbacks):
  */
 export async function withDeclaredInput<T>(
   tasks: TaskClient,
-  all: InputCallbacks,
+  all: { readonly onElicitation: ElicitationCallback; readonly onSampling: SamplingCallback },
   start: (input: InputCallbacks) => T | Promise<T>,
 ): Promise<T> {
   for (;;) {

@@ -1,7 +1,8 @@
 /**
  * The instrumentation hook (`TaskClientOptions.instrumentation`): attached once per TaskClient,
- * then told of each call, each resumed task and each listed page (with the connection it goes out on), each request
- * it sends, its handle or its failure, and each input request handed to a callback. What the hook returns is
+ * then told of each call, each resumed task and each listed page (with the connection it goes out
+ * on), each request it sends, its handle or its failure, and each input request handed to a
+ * callback. What the hook returns is
  * wrapped here so that one of its methods that throws is reported on the `error` event and never
  * breaks a call or a request; without the option none of this is made.
  */
