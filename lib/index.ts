@@ -22,6 +22,7 @@ export type {
   InstrumentedClient,
   InstrumentedConnection,
   InstrumentedInput,
+  InstrumentedList,
   InstrumentedResume,
   LogEntry,
   LogLevel,

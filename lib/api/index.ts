@@ -50,6 +50,7 @@ export type {
   InstrumentedClient,
   InstrumentedConnection,
   InstrumentedInput,
+  InstrumentedList,
   InstrumentedResume,
   OutgoingRequest,
   RequestFailure,

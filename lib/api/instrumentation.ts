@@ -1,7 +1,7 @@
 /**
  * Public types of the instrumentation hook (`TaskClientOptions.instrumentation`): what a tracer or a
- * meter learns of a TaskClient's calls and resumed tasks, the requests each sends and the input
- * its tasks ask for, and the `_meta` entries it may add to those requests. It names no telemetry library:
+ * meter learns of a TaskClient's calls, resumed tasks and listings, the requests each sends and the
+ * input its tasks ask for, and the `_meta` entries it may add to those requests. It names no telemetry library:
  * `mcp-task-client/otel` implements it for OpenTelemetry, and a host may implement it for another.
  */
 import type { JsonObject } from '../types.js';
@@ -52,6 +52,15 @@ export interface ClientInstrument {
    */
   resume?(resume: InstrumentedResume): CallInstrument | undefined;
   /**
+   * The TaskClient reads one page of the server's tasks (`tasks/list`: `listPage()`, and each
+   * page of `list()`). Called synchronously as the page is asked for, before it waits for anything,
+   * so the caller's own context (an active span) is still current; not called when the server
+   * does not list tasks (nothing is sent). Return what watches the page, or `undefined`: its
+   * `request` is told of each `tasks/list` request sent for it (a retried request again), its
+   * `handle` and `failed` are never called. Without this member, listings are left unwatched.
+   */
+  list?(list: InstrumentedList): CallInstrument | undefined;
+  /**
    * An elicitation or sampling request from the server is handed to an input callback (of a call,
    * of the TaskClient or of `serve()`). Return what learns how it ended, or `undefined`.
    */
@@ -91,6 +100,14 @@ export interface InstrumentedCall {
   readonly connection: InstrumentedConnection;
 }
 
+/** A page of a listing that the TaskClient reads. */
+export interface InstrumentedList {
+  /** The JSON-RPC method of the listing's requests: `tasks/list`. */
+  readonly method: 'tasks/list';
+  /** The connection its requests go out on. */
+  readonly connection: InstrumentedConnection;
+}
+
 /** A task that `TaskClient.resume` makes a handle for. */
 export interface InstrumentedResume {
   /** The task's id (a bearer secret on many servers: record it only when asked to). */
@@ -112,8 +129,9 @@ export interface CallInstrument {
   /**
    * A request for this call goes out: the `tools/call` (again, with the answers, when the server
    * asked for input first), then its task's `tasks/get`, `tasks/result`, `tasks/update` and
-   * `tasks/cancel` (a resumed task's requests are only these). Called synchronously as the
-   * request is written; return what adds to its `_meta` and learns how it ended, or `undefined`.
+   * `tasks/cancel` (a resumed task's requests are only these; a listing's are its `tasks/list`).
+   * Called synchronously as the request is written; return what adds to its `_meta` and learns
+   * how it ended, or `undefined`.
    */
   request?(request: OutgoingRequest): RequestInstrument | undefined;
   /**

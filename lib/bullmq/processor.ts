@@ -6,7 +6,8 @@ import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import { TaskOptionError, type CallToolResult, type ElicitationCallback, type SamplingCallback } from '../index.js';
 import { ControlWatch, type ToolQueue } from './control.js';
 import { ServerPool, type ConnectServer } from './pool.js';
-import { JobRun, RunEnded, type RunContext } from './run.js';
+import { JobRun } from './run.js';
+import { RunEnded, type RunContext } from './run-context.js';
 import type { ToolJobEvent } from './types.js';
 
 /** How a worker retries transient failures within one BullMQ attempt (see {@link TaskProcessorOptions.retry}). */

@@ -7,61 +7,20 @@
 import type { Job } from 'bullmq';
 import {
   TaskFailedError,
-  TaskNotSupportedError,
   type CallToolResult,
-  type ElicitationCallback,
   type InputCallbacks,
-  type SamplingCallback,
   type TaskClient,
   type TaskHandle,
   type TaskProgress,
 } from '../index.js';
-import type { WatchedJob } from './control.js';
+import { withDeclaredInput } from './declared-input.js';
 import { readJobData } from './job-data.js';
 import { backoff, verdictOf } from './outcome.js';
 import type { Lease } from './pool.js';
-import { ProgressWriter, fingerprint } from './progress.js';
 import { JobQuestions } from './questions.js';
-import type { PendingQuestion, ToolJobData, ToolJobEvent, ToolJobProgress } from './types.js';
-
-/** What a run needs from its processor (resolved options and shared parts). */
-export interface RunContext {
-  readonly callbacks: InputCallbacks;
-  readonly uncertainCall: 'call-again' | 'fail';
-  /** How long after another worker's calling mark a run waits for that worker's reference. */
-  readonly callingGraceMs: number;
-  readonly lostTask: 'fail' | 'call-again';
-  readonly retryFailedTasks: boolean;
-  readonly retry: { readonly attempts: number; readonly minDelayMs: number; readonly maxDelayMs: number };
-  /** Aborted when the processor closes: runs hand their jobs back to the queue. */
-  readonly closing: AbortSignal;
-  /** Calls `listener` when the processor closes; returns the undo. */
-  onClose(listener: () => void): () => void;
-  /** The job's data as stored now (another worker may have written it). */
-  reload(jobId: string): Promise<unknown>;
-  acquire(server: string, sessionId: string | undefined): Promise<Lease>;
-  watch(jobId: string): WatchedJob;
-  emit(event: ToolJobEvent): void;
-}
-
-/** How a run ended when it does not return the tool's result. */
-export type RunEnd =
-  /** The processor closed: hand the job back to the queue (its task, if any, runs on). */
-  | { readonly kind: 'release'; readonly taskId: string | undefined }
-  /** End the job without a retry (BullMQ `UnrecoverableError`). */
-  | { readonly kind: 'final'; readonly message: string; readonly cause: unknown }
-  /** End this BullMQ attempt; the job's `attempts` decide whether it runs again. */
-  | { readonly kind: 'attempt'; readonly message: string; readonly cause: unknown };
-
-/** Thrown by {@link JobRun.run} when the job does not complete. */
-export class RunEnded extends Error {
-  constructor(readonly end: RunEnd) {
-    super(end.kind === 'release' ? 'released' : end.message, end.kind === 'release' ? undefined : { cause: end.cause });
-  }
-}
-
-/** Which input capabilities each connection lacks: learned from the first call that said so. */
-const undeclared = new WeakMap<TaskClient, Set<'elicitation' | 'sampling'>>();
+import { RunEnded, type RunContext } from './run-context.js';
+import { RunStatus } from './run-status.js';
+import type { ToolJobData } from './types.js';
 
 /** Waits `ms`, or less when `signal` aborts (at once when it has already). */
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -78,22 +37,6 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/**
- * True (and remembered for `tasks`) when `error` is the refusal of an input callback that `input`
- * passed and the connection cannot take. Jobs starting together on a new connection may each be
- * refused before any of them has remembered it: each retries without that callback.
- */
-function refusedInput(tasks: TaskClient, error: unknown, input: InputCallbacks): boolean {
-  if (!(error instanceof TaskNotSupportedError)) return false;
-  const feature = error.feature;
-  if (feature !== 'elicitation' && feature !== 'sampling') return false;
-  if ((feature === 'elicitation' ? input.onElicitation : input.onSampling) === undefined) return false;
-  const missing = undeclared.get(tasks) ?? new Set();
-  missing.add(feature);
-  undeclared.set(tasks, missing);
-  return true;
-}
-
 /** See the module comment. */
 export class JobRun {
   private data!: ToolJobData;
@@ -104,9 +47,8 @@ export class JobRun {
   private handle: TaskHandle | undefined;
   /** The calling mark this run wrote (a mark of its own is no sign of another worker). */
   private calledAt: number | undefined;
-  private readonly progress: ProgressWriter;
+  private readonly view: RunStatus;
   private questions!: JobQuestions;
-  private status: ToolJobProgress | undefined;
   private readonly jobId: string;
 
   constructor(
@@ -115,7 +57,12 @@ export class JobRun {
     private readonly signal: AbortSignal | undefined,
   ) {
     this.jobId = job.id ?? '';
-    this.progress = new ProgressWriter(job, (error) => context.emit({ type: 'warning', jobId: this.jobId, error }));
+    this.view = new RunStatus(
+      job,
+      this.jobId,
+      (event) => context.emit(event),
+      () => this.questions.list(),
+    );
   }
 
   /**
@@ -125,7 +72,11 @@ export class JobRun {
    */
   async run(): Promise<CallToolResult> {
     const control = this.context.watch(this.jobId);
-    this.questions = new JobQuestions(control, (asked) => this.questionsChanged(asked), Date.now);
+    this.questions = new JobQuestions(
+      control,
+      (asked) => this.view.questionsChanged(asked, this.handle?.taskId ?? this.data.task?.reference.taskId),
+      Date.now,
+    );
     const cancel = (reason: string): void => {
       if (this.stop.signal.aborted) return;
       this.stop.abort(new Error(reason));
@@ -157,7 +108,7 @@ export class JobRun {
       this.signal?.removeEventListener('abort', onSignal);
       unlisten();
       control.release();
-      await this.progress.settled();
+      await this.view.progress.settled();
     }
   }
 
@@ -299,7 +250,7 @@ export class JobRun {
       }
       this.handle = handle;
       if (this.context.closing.aborted) handle.detach();
-      if (handle.kind === 'task') this.follow(handle);
+      if (handle.kind === 'task') this.view.follow(handle);
       return await handle.result();
     } finally {
       this.handle = undefined;
@@ -323,7 +274,8 @@ export class JobRun {
     }
     this.calledAt = Date.now();
     await this.store({ ...data, calling: { at: this.calledAt } });
-    const onProgress = (progress: TaskProgress): void => this.progressed(progress);
+    const onProgress = (progress: TaskProgress): void =>
+      this.view.progressed(progress, this.handle?.taskId ?? undefined);
     const handle = await this.withInput(lease.tasks, (input) =>
       lease.tasks.callToolAsTask(data.tool, data.args, {
         timeoutMs: remaining,
@@ -371,61 +323,8 @@ export class JobRun {
     return handle;
   }
 
-  /**
-   * Runs `start` with the input callbacks the connection can take: a connection whose SDK client
-   * did not declare elicitation (or sampling) refuses a callback for it before sending anything,
-   * so the call is made again without it (that kind of question then never reaches this job).
-   */
-  private async withInput<T>(tasks: TaskClient, start: (input: InputCallbacks) => T | Promise<T>): Promise<T> {
-    const all = this.questions.callbacks(this.context.callbacks);
-    for (;;) {
-      const missing = undeclared.get(tasks);
-      const input: { onElicitation?: ElicitationCallback; onSampling?: SamplingCallback } = {};
-      if (missing?.has('elicitation') !== true) input.onElicitation = all.onElicitation;
-      if (missing?.has('sampling') !== true) input.onSampling = all.onSampling;
-      try {
-        return await start(input);
-      } catch (error) {
-        if (!refusedInput(tasks, error, input)) throw error;
-      }
-    }
-  }
-
-  /** Follows the task's statuses into the job's progress. */
-  private follow(handle: TaskHandle): void {
-    const taskId = handle.taskId as string;
-    handle.on('status', (_metrics, task) => {
-      this.status = { ...this.current(taskId), status: task.status, statusMessage: task.statusMessage };
-      this.progress.set({ ...this.status, questions: this.questions.list() });
-      this.context.emit({
-        type: 'status',
-        jobId: this.jobId,
-        taskId,
-        status: task.status,
-        statusMessage: task.statusMessage,
-      });
-    });
-  }
-
-  private current(taskId: string | undefined): ToolJobProgress {
-    return this.status ?? { status: 'working', task: taskId === undefined ? '' : fingerprint(taskId), questions: [] };
-  }
-
-  private progressed(progress: TaskProgress): void {
-    const taskId = this.handle?.taskId ?? undefined;
-    this.status = {
-      ...this.current(taskId),
-      progress: { progress: progress.progress, total: progress.total, message: progress.message },
-    };
-    this.progress.set({ ...this.status, questions: this.questions.list() });
-  }
-
-  private questionsChanged(asked: PendingQuestion | undefined): void {
-    const taskId = this.handle?.taskId ?? this.data.task?.reference.taskId;
-    const questions = this.questions.list();
-    const base = this.current(taskId);
-    this.status = { ...base, status: questions.length > 0 ? 'input_required' : base.status };
-    this.progress.set({ ...this.status, questions });
-    if (asked !== undefined) this.context.emit({ type: 'input', jobId: this.jobId, taskId, question: asked });
+  /** Runs `start` with this job's input callbacks that the connection can take (see {@link withDeclaredInput}). */
+  private withInput<T>(tasks: TaskClient, start: (input: InputCallbacks) => T | Promise<T>): Promise<T> {
+    return withDeclaredInput(tasks, this.questions.callbacks(this.context.callbacks), start);
   }
 }

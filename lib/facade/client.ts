@@ -276,7 +276,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    */
   list(): AsyncGenerator<Task, void, undefined> {
     this.assertOpen();
-    return listAll(this.parts.engine, this.parts.config.requestTimeoutMs);
+    return listAll(this.parts);
   }
 
   /**
@@ -286,7 +286,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    */
   listPage(cursor?: string): Promise<TaskPage> {
     if (this.parts.closing !== undefined) return Promise.reject(new TaskClosedError('This TaskClient is closed'));
-    return listPage(this.parts.engine, cursor, this.parts.config.requestTimeoutMs);
+    return listPage(this.parts, cursor);
   }
 
   /** @throws TaskClosedError after {@link TaskClient.close}. */

@@ -3,10 +3,24 @@
  * shapes real servers send (D13): one page without a cursor, malformed entries skipped; a cursor
  * that comes back again ends the listing instead of looping.
  */
+import type { ClientInstrument } from '../api/index.js';
 import type { TaskEngine } from '../engine/engine.js';
 import { TaskNotSupportedError } from '../errors.js';
+import type { SessionPort } from '../port/port.js';
 import type { Task } from '../types.js';
 import type { TaskPage } from '../wire/wire.js';
+import { instrumentList } from './events/instrumentation.js';
+
+/** The parts of its TaskClient that a listing uses (see facade/parts.ts). */
+export interface ListingParts {
+  readonly engine: TaskEngine;
+  /** `requestTimeoutMs`: the timeout of each `tasks/list` request. */
+  readonly config: { readonly requestTimeoutMs: number };
+  /** The session port of the current connection (for the instrumentation hook). */
+  readonly port: SessionPort;
+  /** What watches the listings (`instrumentation`), if anything does. */
+  readonly instrument: ClientInstrument | undefined;
+}
 
 /** Most pages read by one listing. */
 const MAX_PAGES = 10_000;
@@ -16,7 +30,8 @@ const MAX_PAGES = 10_000;
  * @throws TaskNotSupportedError when the server did not declare `tasks.list` ([R5]).
  * @throws TaskRpcError when the request fails after retries (an unknown cursor gives -32602).
  */
-export function listPage(engine: TaskEngine, cursor: string | undefined, timeoutMs: number): Promise<TaskPage> {
+export function listPage(parts: ListingParts, cursor: string | undefined): Promise<TaskPage> {
+  const { engine } = parts;
   if (!engine.features.list) {
     // [E21]: the tasks extension has no listing at all; on 2025-11-25 it is a capability ([R5]).
     const why =
@@ -25,17 +40,20 @@ export function listPage(engine: TaskEngine, cursor: string | undefined, timeout
         : 'The server does not support tasks/list (no tasks.list capability)';
     return Promise.reject(new TaskNotSupportedError(why, { feature: 'list' }));
   }
+  // Synchronously, in the caller's turn: its context (an active span) is still current.
+  const instrument = instrumentList(parts.instrument, parts.port, engine.wire.kind);
+  const timeoutMs = parts.config.requestTimeoutMs;
   return engine.retrying(undefined, (signal) =>
-    engine.wire.listTasks(cursor, engine.requestOptions(timeoutMs, signal)),
+    engine.wire.listTasks(cursor, engine.requestOptions(timeoutMs, signal, undefined, instrument)),
   );
 }
 
 /** Every task the server reports, page by page. Throws like {@link listPage}. */
-export async function* listAll(engine: TaskEngine, timeoutMs: number): AsyncGenerator<Task, void, undefined> {
+export async function* listAll(parts: ListingParts): AsyncGenerator<Task, void, undefined> {
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const result = await listPage(engine, cursor, timeoutMs);
+    const result = await listPage(parts, cursor);
     yield* result.tasks;
     cursor = result.nextCursor;
     if (cursor === undefined || seen.has(cursor)) return;

@@ -41,6 +41,12 @@ export function connectionAttributes(
   return attributes;
 }
 
+/** `attributes` without the session id, which is not a metric attribute. */
+export function metricAttributesOf(attributes: Attributes): Attributes {
+  const { [ATTR.sessionId]: _session, ...shared } = attributes;
+  return shared;
+}
+
 /** Host and port of an origin (`https://host:port`); the scheme's default port when none is written. */
 function addressOf(origin: string | undefined): { address: string; port?: number } | undefined {
   if (origin === undefined) return undefined;

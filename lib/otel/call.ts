@@ -4,19 +4,18 @@
  * requests, the trace context each request carries in its `_meta`, the span events of the task's
  * life, and the call's metric points. A task resumed by `TaskClient.resume` gets the same trace,
  * marked `mcp.task.resumed`, from `resume` to settlement, without a `tools/call` (resumed.ts
- * follows its life through the client's events).
+ * follows its life through the client's events), linked to the span of the call that created it
+ * when the same instrumentation traced that call (creators.ts).
  */
 import {
   SpanKind,
   SpanStatusCode,
   context,
-  defaultTextMapSetter,
   trace,
   type Attributes,
   type Context,
   type Span,
-  type TextMapPropagator,
-  type Tracer,
+  type SpanOptions,
 } from '@opentelemetry/api';
 import {
   TaskAbortError,
@@ -43,30 +42,16 @@ import {
   connectionAttributes,
   isErrorOutcome,
   json,
+  metricAttributesOf,
   readError,
   requestErrorType,
   scrubbed,
   type ErrorReading,
 } from './attributes.js';
-import type { Instruments } from './metrics.js';
+import type { TraceKit } from './kit.js';
+import { injected, measureRequest, requestSpan } from './request.js';
 import { ATTR, EVENT, TASK_ATTR } from './names.js';
 import type { ResumedTasks, ResumedTrace, Settlement } from './resumed.js';
-import type { OtelInstrumentationOptions } from './types.js';
-
-/** What every call of one instrumentation shares. */
-export interface TraceKit {
-  readonly tracer: Tracer;
-  readonly instruments: Instruments;
-  /** Writes the trace context into a request's `_meta`; `undefined` when propagation is off. */
-  readonly propagator: TextMapPropagator | undefined;
-  readonly options: Required<
-    Pick<
-      OtelInstrumentationOptions,
-      'requests' | 'recordTaskIds' | 'recordArguments' | 'recordResults' | 'recordStatusMessages'
-    >
-  > &
-    Pick<OtelInstrumentationOptions, 'server'>;
-}
 
 /** The traces of one TaskClient's calls still open, and of its tasks by id (for client-wide events). */
 export interface ClientTraces {
@@ -138,7 +123,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     this.resumed = taskId !== undefined;
     this.attributes = connectionAttributes(start.connection, kit.options.server);
     if (toolName !== undefined) this.attributes[ATTR.toolName] = toolName;
-    const { [ATTR.sessionId]: _session, ...shared } = this.attributes;
+    const shared = metricAttributesOf(this.attributes);
     this.metricAttributes = shared;
     this.taskAttributes = this.resumed ? { ...shared, [TASK_ATTR.resumed]: true } : shared;
     const attributes: Attributes = {
@@ -155,7 +140,11 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     }
     // The conventions' name, `{mcp.method.name} {target}`; without a tool, the method alone.
     const name = toolName === undefined ? 'tools/call' : `tools/call ${toolName}`;
-    this.span = kit.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
+    // A resumed task links to the span of the call that created it, when this instrumentation traced it.
+    const creator = taskId === undefined ? undefined : kit.creators.of(taskId);
+    const options: SpanOptions = { kind: SpanKind.CLIENT, attributes };
+    if (creator !== undefined) options.links = [{ context: creator }];
+    this.span = kit.tracer.startSpan(name, options, parent);
     this.context = trace.setSpan(parent, this.span);
     traces.open.add(this);
     if (taskId !== undefined) {
@@ -165,15 +154,6 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     }
   }
 
-  /** The trace context of `within` as `_meta` entries (none when propagation is off or nothing is written). */
-  private inject(within: Context): Record<string, string> | undefined {
-    const propagator = this.kit.propagator;
-    if (propagator === undefined) return undefined;
-    const carrier: Record<string, string> = {};
-    propagator.inject(within, carrier, defaultTextMapSetter);
-    return Object.keys(carrier).length === 0 ? undefined : carrier;
-  }
-
   request(request: OutgoingRequest): RequestInstrument {
     const { method, id } = request;
     const sentAt = performance.now();
@@ -181,7 +161,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
       // The call's span stands for its tools/call: the server's span becomes its child.
       this.span.setAttribute(ATTR.requestId, id);
       return {
-        meta: this.inject(this.context),
+        meta: injected(this.kit, this.context),
         end: (failure) => {
           if (failure?.kind === 'server') this.callError = failure;
           this.measure(method, sentAt, failure);
@@ -190,7 +170,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     }
     if (this.kit.options.requests === 'events') {
       return {
-        meta: this.inject(this.context),
+        meta: injected(this.kit, this.context),
         end: (failure) => {
           const attributes: Attributes = { [ATTR.method]: method, [ATTR.requestId]: id };
           const type = failure === undefined ? undefined : requestErrorType(failure);
@@ -201,32 +181,12 @@ export class CallTrace implements CallInstrument, ResumedTrace {
         },
       };
     }
-    const child = this.kit.tracer.startSpan(
-      method,
-      { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method, [ATTR.requestId]: id, ...this.attributes } },
-      this.context,
-    );
-    return {
-      meta: this.inject(trace.setSpan(this.context, child)),
-      end: (failure) => {
-        if (failure !== undefined) failRequestSpan(child, failure);
-        child.end();
-        this.measure(method, sentAt, failure);
-      },
-    };
+    return requestSpan(this.kit, this.context, request, this.attributes, this.metricAttributes);
   }
 
-  /** Records a request's `mcp.client.operation.duration` (not for one the library stopped waiting for). */
+  /** Records a request's `mcp.client.operation.duration`. */
   private measure(method: string, sentAt: number, failure: RequestFailure | undefined): void {
-    if (failure?.kind === 'aborted') return;
-    const attributes: Attributes = { ...this.metricAttributes, [ATTR.method]: method };
-    if (method === 'tools/call') attributes[ATTR.operation] = 'execute_tool';
-    if (failure !== undefined) {
-      const type = requestErrorType(failure);
-      if (type !== undefined) attributes[ATTR.errorType] = type;
-      if (failure.kind === 'server') attributes[ATTR.statusCode] = String(failure.code);
-    }
-    this.kit.instruments.request((performance.now() - sentAt) / 1000, attributes);
+    measureRequest(this.kit, this.metricAttributes, method, sentAt, failure);
   }
 
   handle(handle: TaskHandle): void {
@@ -247,6 +207,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     this.taskId = taskId;
     this.tracked = true;
     this.traces.byTask.set(taskId, this);
+    this.kit.creators.remember(taskId, this.span.spanContext());
     this.kit.instruments.tasksActive.add(1, this.taskAttributes);
     if (this.kit.options.recordTaskIds) this.span.setAttribute(TASK_ATTR.id, taskId);
     if (handle.task !== undefined) this.status(handle.task);
@@ -329,6 +290,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     if (this.taskId !== undefined) {
       if (this.traces.byTask.get(this.taskId) === this) this.traces.byTask.delete(this.taskId);
       if (this.resumed) this.traces.resumed.forget(this.taskId, this);
+      this.kit.creators.ended(this.taskId, outcome);
     }
     const span = this.span;
     const points: Attributes = { ...this.taskAttributes, [TASK_ATTR.outcome]: outcome };
@@ -368,16 +330,4 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     }
     return reading;
   }
-}
-
-/** A request span's error attributes and status. */
-function failRequestSpan(span: Span, failure: RequestFailure): void {
-  const type = requestErrorType(failure);
-  if (type === undefined) {
-    span.addEvent(EVENT.abandoned);
-    return;
-  }
-  span.setAttribute(ATTR.errorType, type);
-  if (failure.kind === 'server') span.setAttribute(ATTR.statusCode, String(failure.code));
-  span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
 }

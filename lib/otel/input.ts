@@ -18,7 +18,8 @@ import {
 } from '@opentelemetry/api';
 import type { InputInstrument, InputOutcome, InstrumentedInput } from '../index.js';
 import { readError } from './attributes.js';
-import type { CallTrace, TraceKit } from './call.js';
+import type { CallTrace } from './call.js';
+import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, TASK_ATTR } from './names.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,15 +1,19 @@
 /**
  * `otelInstrumentation()`: the OpenTelemetry implementation of the library's instrumentation hook
  * (`TaskClientOptions.instrumentation`). Attached to a TaskClient, it traces each call and its
- * task, and each task resumed by `resume`, writes the trace context into the `_meta` of every
+ * task, each task resumed by `resume` (linked to the call that created it, when it traced that
+ * call), and each `tasks/list` request, writes the trace context into the `_meta` of every
  * request they send, records the metrics, and marks retries and lost connections on the spans of
  * the tasks they touch.
  */
 import { metrics, propagation, trace } from '@opentelemetry/api';
 import { TaskOptionError, type ClientInstrument, type InstrumentedClient, type TaskInstrumentation } from '../index.js';
 import { readError } from './attributes.js';
-import { CallTrace, type ClientTraces, type TraceKit } from './call.js';
+import { CallTrace, type ClientTraces } from './call.js';
+import type { TraceKit } from './kit.js';
+import { CreatingSpans } from './creators.js';
 import { traceInput } from './input.js';
+import { traceList } from './listing.js';
 import { Instruments } from './metrics.js';
 import { EVENT, SCOPE, TASK_ATTR } from './names.js';
 import { ResumedTasks } from './resumed.js';
@@ -60,7 +64,10 @@ function checkOptions(options: OtelInstrumentationOptions): void {
  * Each call gets a span `tools/call {tool}` (kind CLIENT) from `callToolAsTask` to the task's end,
  * a child of the span current at the call; each `tasks/get`, `tasks/result`, `tasks/update` and
  * `tasks/cancel` of its task a child span. A task resumed by `resume` gets the same span, marked
- * `mcp.task.resumed`, from `resume` to the task's end. Every request carries the trace context in its
+ * `mcp.task.resumed`, from `resume` to the task's end, with a span link to the span of the call
+ * that created the task when this instrumentation traced that call (in this process: a resume
+ * reference carries no trace context). Each `tasks/list` request (`list()`, `listPage()`) is a
+ * span `tasks/list` (CLIENT) under the span current at the listing. Every request carries the trace context in its
  * `params._meta` (`traceparent`, `tracestate`), so a server that reads it joins the trace. The
  * metrics are `mcp.client.operation.duration` per request and the task metrics of
  * docs/observability.md. Spans, metrics and propagation use the global OpenTelemetry providers
@@ -76,6 +83,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
     (kit ??= {
       tracer: (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE),
       instruments: new Instruments((options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE)),
+      creators: new CreatingSpans(),
       propagator: options.propagate === false ? undefined : (options.propagator ?? propagation),
       options: {
         requests: options.requests ?? 'spans',
@@ -118,6 +126,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
             connection: resume.connection,
             resumedTaskId: resume.taskId,
           }),
+        list: (list) => traceList(shared, list),
         input: (input) => {
           const { taskId, toolName } = input.context;
           if (taskId !== undefined) return traceInput(shared, input, traces.byTask.get(taskId));

@@ -5,7 +5,8 @@
  * request's own, and how it ended), of the call's handle before any later event of it, of a call
  * that fails before it has one, and of each input request handed to a callback; of a task resumed
  * by `resume` (synchronously, with its id and tool), its requests and its handle, without reading
- * it before its caller observes it, and a hook without `resume` leaves it alone. Against the
+ * it before its caller observes it, and a hook without `resume` leaves it alone; of each page of
+ * `tasks/list` (synchronously) and its requests. Against the
  * example server (the SDK's `McpServer` with its task store) in process, on both SDK majors.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import {
   type ClientInstrument,
   type InputOutcome,
   type InstrumentedCall,
+  type InstrumentedList,
   type InstrumentedResume,
   type OutgoingRequest,
   type RequestFailure,
@@ -254,6 +256,42 @@ describe('the instrumentation hook', () => {
     expect(() => tasks.resume({ taskId: 42 } as never)).toThrow(TaskOptionError);
     expect(resumes).toHaveLength(2);
     expect(log.filter((line) => line.startsWith('call'))).toEqual([]);
+  });
+
+  it('is told of each page of tasks/list synchronously (its method and connection) and of its requests; not when the server lists no tasks', async () => {
+    const lists: InstrumentedList[] = [];
+    const requests: Array<OutgoingRequest & { ended?: RequestFailure | 'ok' }> = [];
+    const hook: TaskInstrumentation = {
+      attach: () => ({
+        list: (list) => {
+          lists.push(list);
+          return {
+            request: (request) => {
+              const entry: (typeof requests)[number] = { ...request };
+              requests.push(entry);
+              return { end: (failure) => void (entry.ended = failure ?? 'ok') };
+            },
+          };
+        },
+      }),
+    };
+    const { tasks } = await client({ instrumentation: hook });
+    await (await tasks.callToolAsTask('analyze', { id: 5, steps: 1 })).result();
+    const pending = tasks.listPage();
+    // Synchronously, in the caller's turn.
+    expect(lists).toEqual([{ method: 'tasks/list', connection: expect.objectContaining({ wire: '2025-11-25' }) }]);
+    expect((await pending).tasks.length).toBeGreaterThan(0);
+    expect(requests).toEqual([{ method: 'tasks/list', id: expect.any(String), ended: 'ok' }]);
+    for await (const task of tasks.list()) expect(task.taskId).toEqual(expect.any(String));
+    expect(lists).toHaveLength(2);
+    expect(requests).toHaveLength(2);
+
+    const none = await exampleServerPair({ listAndCancel: false });
+    pairs.push(none);
+    const unlisted = new TaskClient(none.client, { instrumentation: hook });
+    pairs.push({ client: none.client, close: () => unlisted.close() });
+    await expect(unlisted.listPage()).rejects.toMatchObject({ name: 'TaskNotSupportedError' });
+    expect(lists).toHaveLength(2);
   });
 
   it('a hook without resume() (made before it existed) leaves resumed tasks unwatched, and they run as before', async () => {

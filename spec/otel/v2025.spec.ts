@@ -10,12 +10,21 @@
  * resumed, its requests as children, its question, its deadline, and nothing sent for a handle
  * nobody observes). Runs on both SDK majors.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, defaultTextMapGetter } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+} from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   TaskAbortError,
   TaskClient,
+  TaskRpcError,
   TaskTimeoutError,
   type TaskClientOptions,
   type TaskHandle,
@@ -394,6 +403,8 @@ describe('a task resumed after a restart', () => {
     // No tools/call was sent for it; the task id stays off the span unless asked for.
     expect(span.attributes['jsonrpc.request.id']).toBeUndefined();
     expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    // Created by a TaskClient nobody traced: there is no creating span to link to.
+    expect(span.links).toEqual([]);
     expect(statusEvents(span).at(-1)).toBe('completed');
     const children = telemetry.childrenOf(span);
     expect(children.filter((child) => child.name === 'tasks/get')).toHaveLength(handle!.metrics!.polls);
@@ -488,6 +499,135 @@ describe('a task resumed after a restart', () => {
     expect(telemetry.childrenOf(span)).toEqual([]);
     expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
   });
+
+  it('links to the span of the call that created it, when the same instrumentation traced that call (another TaskClient, after detach)', async () => {
+    const { pair } = await inProcess();
+    const shared = instrumentation();
+    const before = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+    const reference = (await before.callToolAsTask('job', { ms: 100 })).detach()!;
+    await before.close();
+    const after = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+    cleanups.push(() => after.close());
+    await after.resume(JSON.parse(JSON.stringify(reference)) as typeof reference).result();
+    const [created, resumed] = telemetry
+      .named('tools/call job')
+      .filter((span) => span.kind === SpanKind.CLIENT)
+      .sort(
+        (a, b) => Number(a.attributes['mcp.task.resumed'] === true) - Number(b.attributes['mcp.task.resumed'] === true),
+      );
+    expect(created!.attributes).toMatchObject({ 'mcp.task.outcome': 'detached' });
+    expect(created!.attributes['mcp.task.resumed']).toBeUndefined();
+    expect(resumed!.attributes).toMatchObject({ 'mcp.task.resumed': true, 'mcp.task.outcome': 'completed' });
+    expect(resumed!.links.map((link) => link.context)).toEqual([created!.spanContext()]);
+    // The resumed span has a trace of its own (here no span was current at resume): the link joins the two.
+    expect(resumed!.spanContext().traceId).not.toBe(created!.spanContext().traceId);
+  });
+
+  it('in another process: the trace context carried next to the reference links the span around resume, whose child the resumed span is (the recipe of docs/observability.md)', async () => {
+    const { pair } = await inProcess();
+    const before = new TaskClient(pair.client, { ...POLLING, instrumentation: instrumentation() });
+    const carrier: Record<string, string> = {};
+    const { value: reference, parent: caller } = await withinSpan(telemetry, 'request', async () => {
+      const handle = await before.callToolAsTask('job', { ms: 100 });
+      telemetry.propagator.inject(context.active(), carrier, defaultTextMapSetter);
+      return handle.detach()!;
+    });
+    await before.close();
+    // Another process: another instrumentation, which traced no call.
+    const after = new TaskClient(pair.client, { ...POLLING, instrumentation: instrumentation() });
+    cleanups.push(() => after.close());
+    const origin = trace.getSpanContext(telemetry.propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter))!;
+    const worker = await telemetry.tracerProvider
+      .getTracer('worker')
+      .startActiveSpan('resume job', { links: [{ context: origin }] }, async (span) => {
+        await after.resume(reference).result();
+        span.end();
+        return span.spanContext();
+      });
+    const resumed = telemetry
+      .named('tools/call job')
+      .find((span) => span.kind === SpanKind.CLIENT && span.attributes['mcp.task.resumed'] === true)!;
+    expect(resumed.parentSpanContext?.spanId).toBe(worker.spanId);
+    expect(resumed.links).toEqual([]);
+    const around = telemetry.named('resume job')[0]!;
+    expect(around.links.map((link) => link.context.spanId)).toEqual([caller.spanId]);
+    // The link reaches the trace of the call that created the task.
+    const created = telemetry
+      .named('tools/call job')
+      .find((span) => span.kind === SpanKind.CLIENT && span.attributes['mcp.task.resumed'] === undefined)!;
+    expect(created.parentSpanContext?.spanId).toBe(caller.spanId);
+    expect(around.links[0]!.context.traceId).toBe(created.spanContext().traceId);
+  });
+
+  it('a task that ended on the server is forgotten: resuming it again links to nothing', async () => {
+    const { pair } = await inProcess();
+    const shared = instrumentation();
+    const first = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+    cleanups.push(() => first.close());
+    const handle = await first.callToolAsTask('job', { ms: 20 });
+    const reference = handle.toJSON()!;
+    await handle.result();
+    const second = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+    cleanups.push(() => second.close());
+    await second.resume(reference).result();
+    const resumed = telemetry
+      .named('tools/call job')
+      .find((span) => span.kind === SpanKind.CLIENT && span.attributes['mcp.task.resumed'] === true)!;
+    expect(resumed.attributes['mcp.task.outcome']).toBe('completed');
+    expect(resumed.links).toEqual([]);
+  });
+});
+
+describe('listing the tasks', () => {
+  it('each tasks/list request is a CLIENT span tasks/list under the caller, whose context the server reads, with its metric point', async () => {
+    const { tasks, seen } = await inProcess();
+    await (await tasks.callToolAsTask('job', { ms: 20 })).result();
+    const { value: page, parent } = await withinSpan(telemetry, 'dashboard', () => tasks.listPage());
+    expect(page.tasks.length).toBeGreaterThan(0);
+    const span = telemetry.one('tasks/list');
+    expect(span.kind).toBe(SpanKind.CLIENT);
+    expect(span.parentSpanContext?.spanId).toBe(parent.spanId);
+    expect(span.attributes).toMatchObject({ 'mcp.method.name': 'tasks/list', ...IN_PROCESS_VERSION });
+    expect(typeof span.attributes['jsonrpc.request.id']).toBe('string');
+    // A listing names no tool and is no tool execution.
+    expect(span.attributes['gen_ai.tool.name']).toBeUndefined();
+    expect(span.attributes['gen_ai.operation.name']).toBeUndefined();
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    expect(seenOf(seen, 'tasks/list').map((request) => request.traceparent)).toEqual([
+      traceparentOf(span.spanContext()),
+    ]);
+    const lists = (await telemetry.points('mcp.client.operation.duration')).filter(
+      (point) => point.attributes['mcp.method.name'] === 'tasks/list',
+    );
+    expect(lists).toMatchObject([{ count: 1 }]);
+    expect(lists[0]!.attributes['error.type']).toBeUndefined();
+  });
+
+  it('list() traces each page it reads, under the span current while iterating', async () => {
+    const { tasks, seen } = await inProcess();
+    await (await tasks.callToolAsTask('job', { ms: 20 })).result();
+    const { value: listed, parent } = await withinSpan(telemetry, 'sweep', async () => {
+      const all = [];
+      for await (const task of tasks.list()) all.push(task);
+      return all;
+    });
+    expect(listed.length).toBeGreaterThan(0);
+    const spans = telemetry.named('tasks/list');
+    expect(spans).toHaveLength(seenOf(seen, 'tasks/list').length);
+    expect(spans.every((span) => span.parentSpanContext?.spanId === parent.spanId)).toBe(true);
+  });
+
+  it('a refused tasks/list ends its span in error with the JSON-RPC code', async () => {
+    const { tasks } = await inProcess();
+    await expect(tasks.listPage('no-such-cursor')).rejects.toBeInstanceOf(TaskRpcError);
+    const span = telemetry.one('tasks/list');
+    expect(span.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    const [point] = (await telemetry.points('mcp.client.operation.duration')).filter(
+      (item) => item.attributes['mcp.method.name'] === 'tasks/list',
+    );
+    expect(point!.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+  });
 });
 
 describe('the hook', () => {
@@ -541,11 +681,7 @@ describe('the hook', () => {
   });
 
   it('an instrumentation that throws is reported on the error event, and the call goes on', async () => {
-    telemetry = new Telemetry();
-    const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
-    const pair = await connectPair(made.server);
-    const tasks = new TaskClient(pair.client, {
-      ...POLLING,
+    const { tasks } = await inProcess({
       instrumentation: {
         attach: () => ({
           call: () => ({
@@ -556,17 +692,28 @@ describe('the hook', () => {
         }),
       },
     });
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
-      made.store.cleanup();
-    });
     const problems: string[] = [];
     tasks.on('error', (error) => problems.push(error.message));
     expect((await (await tasks.callToolAsTask('job', { ms: 20 })).result()).content).toEqual([
       { type: 'text', text: 'job done' },
     ]);
     expect(problems[0]).toBe("The instrumentation's request() threw: broken tracer");
+  });
+
+  it('a list() hook that throws is reported on the error event, and the listing goes on', async () => {
+    const { tasks } = await inProcess({
+      instrumentation: {
+        attach: () => ({
+          list: () => {
+            throw new Error('broken tracer');
+          },
+        }),
+      },
+    });
+    const problems: string[] = [];
+    tasks.on('error', (error) => problems.push(error.message));
+    expect((await tasks.listPage()).tasks).toEqual([]);
+    expect(problems).toEqual(["The instrumentation's list() threw: broken tracer"]);
   });
 });
 

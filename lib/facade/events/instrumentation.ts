@@ -1,7 +1,8 @@
 /**
  * The instrumentation hook (`TaskClientOptions.instrumentation`): attached once per TaskClient,
- * then told of each call and each resumed task (with the connection it goes out on), each request
- * it sends, its handle or its failure, and each input request handed to a callback. What the hook returns is
+ * then told of each call, each resumed task and each listed page (with the connection it goes out
+ * on), each request it sends, its handle or its failure, and each input request handed to a
+ * callback. What the hook returns is
  * wrapped here so that one of its methods that throws is reported on the `error` event and never
  * breaks a call or a request; without the option none of this is made.
  */
@@ -13,6 +14,7 @@ import type {
   InstrumentedClient,
   InstrumentedConnection,
   InstrumentedInput,
+  InstrumentedList,
   InstrumentedResume,
   RequestInstrument,
   TaskHandle,
@@ -74,6 +76,7 @@ function guardClient(client: ClientInstrument, report: Report): ClientInstrument
   return {
     call: (call: InstrumentedCall) => made(report, 'call()', () => client.call?.(call), guardCall),
     resume: (resume: InstrumentedResume) => made(report, 'resume()', () => client.resume?.(resume), guardCall),
+    list: (list: InstrumentedList) => made(report, 'list()', () => client.list?.(list), guardCall),
     input: (input: InstrumentedInput) => made(report, 'input()', () => client.input?.(input), guardInput),
   };
 }
@@ -131,4 +134,14 @@ export function instrumentResume(
 ): CallInstrument | undefined {
   if (client === undefined) return undefined;
   return client.resume?.({ taskId, toolName, connection: connectionOf(port, wire) });
+}
+
+/** The instrument of one page of `tasks/list` on the connection behind `port`, if the hook watches listings. */
+export function instrumentList(
+  client: ClientInstrument | undefined,
+  port: SessionPort,
+  wire: WireKind,
+): CallInstrument | undefined {
+  if (client === undefined) return undefined;
+  return client.list?.({ method: 'tasks/list', connection: connectionOf(port, wire) });
 }

@@ -1,0 +1,25 @@
+/**
+ * What every trace of one instrumentation shares: its tracer, its instruments, the spans of the
+ * calls that created tasks, its propagator and its options.
+ */
+import type { TextMapPropagator, Tracer } from '@opentelemetry/api';
+import type { CreatingSpans } from './creators.js';
+import type { Instruments } from './metrics.js';
+import type { OtelInstrumentationOptions } from './types.js';
+
+/** What every call of one instrumentation shares. */
+export interface TraceKit {
+  readonly tracer: Tracer;
+  readonly instruments: Instruments;
+  /** The spans of the calls that created tasks (a resumed task's span links to its creator's). */
+  readonly creators: CreatingSpans;
+  /** Writes the trace context into a request's `_meta`; `undefined` when propagation is off. */
+  readonly propagator: TextMapPropagator | undefined;
+  readonly options: Required<
+    Pick<
+      OtelInstrumentationOptions,
+      'requests' | 'recordTaskIds' | 'recordArguments' | 'recordResults' | 'recordStatusMessages'
+    >
+  > &
+    Pick<OtelInstrumentationOptions, 'server'>;
+}

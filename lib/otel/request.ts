@@ -1,0 +1,91 @@
+/**
+ * One request the library sends, as the MCP conventions trace it: a CLIENT span named by its
+ * method (`tasks/get`, `tasks/list`, …) under a given parent, the trace context written into its
+ * `_meta`, its error attributes when it fails, and its `mcp.client.operation.duration` point.
+ * Shared by a call's `tasks/*` requests (call.ts) and a listing's `tasks/list` (listing.ts).
+ */
+import {
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapSetter,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import type { OutgoingRequest, RequestFailure, RequestInstrument } from '../index.js';
+import { requestErrorType } from './attributes.js';
+import type { TraceKit } from './kit.js';
+import { ATTR, EVENT } from './names.js';
+
+/** The trace context of `within` as `_meta` entries (none when propagation is off or nothing is written). */
+export function injected(kit: TraceKit, within: Context): Record<string, string> | undefined {
+  const propagator = kit.propagator;
+  if (propagator === undefined) return undefined;
+  const carrier: Record<string, string> = {};
+  propagator.inject(within, carrier, defaultTextMapSetter);
+  return Object.keys(carrier).length === 0 ? undefined : carrier;
+}
+
+/**
+ * Records a request's `mcp.client.operation.duration` (not for one the library stopped waiting
+ * for): `attributes` are the connection's (and tool's) metric attributes.
+ */
+export function measureRequest(
+  kit: TraceKit,
+  attributes: Attributes,
+  method: string,
+  sentAt: number,
+  failure: RequestFailure | undefined,
+): void {
+  if (failure?.kind === 'aborted') return;
+  const point: Attributes = { ...attributes, [ATTR.method]: method };
+  if (method === 'tools/call') point[ATTR.operation] = 'execute_tool';
+  if (failure !== undefined) {
+    const type = requestErrorType(failure);
+    if (type !== undefined) point[ATTR.errorType] = type;
+    if (failure.kind === 'server') point[ATTR.statusCode] = String(failure.code);
+  }
+  kit.instruments.request((performance.now() - sentAt) / 1000, point);
+}
+
+/**
+ * A request as a span of its own: `{method}`, kind CLIENT, a child of `parent`, with `attributes`
+ * (the connection's) besides its method and id; the trace context of that span goes into its
+ * `_meta`, and its end records the metric point (with `metricAttributes`).
+ */
+export function requestSpan(
+  kit: TraceKit,
+  parent: Context,
+  request: OutgoingRequest,
+  attributes: Attributes,
+  metricAttributes: Attributes,
+): RequestInstrument {
+  const { method, id } = request;
+  const sentAt = performance.now();
+  const span = kit.tracer.startSpan(
+    method,
+    { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method, [ATTR.requestId]: id, ...attributes } },
+    parent,
+  );
+  return {
+    meta: injected(kit, trace.setSpan(parent, span)),
+    end: (failure) => {
+      if (failure !== undefined) failRequestSpan(span, failure);
+      span.end();
+      measureRequest(kit, metricAttributes, method, sentAt, failure);
+    },
+  };
+}
+
+/** A request span's error attributes and status. */
+function failRequestSpan(span: Span, failure: RequestFailure): void {
+  const type = requestErrorType(failure);
+  if (type === undefined) {
+    span.addEvent(EVENT.abandoned);
+    return;
+  }
+  span.setAttribute(ATTR.errorType, type);
+  if (failure.kind === 'server') span.setAttribute(ATTR.statusCode, String(failure.code));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+}
