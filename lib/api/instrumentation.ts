@@ -52,12 +52,14 @@ export interface ClientInstrument {
    */
   resume?(resume: InstrumentedResume): CallInstrument | undefined;
   /**
-   * The TaskClient reads one page of the server's tasks (`tasks/list`: `listPage()`, and each
-   * page of `list()`). Called synchronously as the page is asked for, before it waits for anything,
-   * so the caller's own context (an active span) is still current; not called when the server
-   * does not list tasks (nothing is sent). Return what watches the page, or `undefined`: its
-   * `request` is told of each `tasks/list` request sent for it (a retried request again), its
-   * `handle` and `failed` are never called. Without this member, listings are left unwatched.
+   * The TaskClient reads one page of a listing: the server's tasks (`tasks/list`: `listPage()`, and
+   * each page of `list()`) or its tools (`tools/list`: each page the TaskClient reads for `tools()`
+   * and for the task negotiation of `callToolAsTask`, once until the list changes, shared by the
+   * callers waiting for it). Called synchronously as the page is asked for, before it waits for
+   * anything, so the context of the caller that asked (an active span) is still current; not
+   * called when the server does not list tasks (nothing is sent). Return what watches the page, or
+   * `undefined`: its `request` is told of each request sent for it (a retried `tasks/list` again),
+   * its `handle` and `failed` are never called. Without this member, listings are left unwatched.
    */
   list?(list: InstrumentedList): CallInstrument | undefined;
   /**
@@ -102,8 +104,8 @@ export interface InstrumentedCall {
 
 /** A page of a listing that the TaskClient reads. */
 export interface InstrumentedList {
-  /** The JSON-RPC method of the listing's requests: `tasks/list`. */
-  readonly method: 'tasks/list';
+  /** The JSON-RPC method of the listing's requests: `tasks/list` or `tools/list`. */
+  readonly method: 'tasks/list' | 'tools/list';
   /** The connection its requests go out on. */
   readonly connection: InstrumentedConnection;
 }

@@ -41,7 +41,7 @@ export function listPage(parts: ListingParts, cursor: string | undefined): Promi
     return Promise.reject(new TaskNotSupportedError(why, { feature: 'list' }));
   }
   // Synchronously, in the caller's turn: its context (an active span) is still current.
-  const instrument = instrumentList(parts.instrument, parts.port, engine.wire.kind);
+  const instrument = instrumentList(parts.instrument, parts.port, engine.wire.kind, 'tasks/list');
   const timeoutMs = parts.config.requestTimeoutMs;
   return engine.retrying(undefined, (signal) =>
     engine.wire.listTasks(cursor, engine.requestOptions(timeoutMs, signal, undefined, instrument)),

@@ -2,7 +2,7 @@
  * `otelInstrumentation()`: the OpenTelemetry implementation of the library's instrumentation hook
  * (`TaskClientOptions.instrumentation`). Attached to a TaskClient, it traces each call and its
  * task, each task resumed by `resume` (linked to the call that created it, when it traced that
- * call), and each `tasks/list` request, writes the trace context into the `_meta` of every
+ * call), and each `tasks/list` and `tools/list` request, writes the trace context into the `_meta` of every
  * request they send, records the metrics, and marks retries and lost connections on the spans of
  * the tasks they touch.
  */
@@ -66,8 +66,9 @@ function checkOptions(options: OtelInstrumentationOptions): void {
  * `tasks/cancel` of its task a child span. A task resumed by `resume` gets the same span, marked
  * `mcp.task.resumed`, from `resume` to the task's end, with a span link to the span of the call
  * that created the task when this instrumentation traced that call (in this process: a resume
- * reference carries no trace context). Each `tasks/list` request (`list()`, `listPage()`) is a
- * span `tasks/list` (CLIENT) under the span current at the listing. Every request carries the trace context in its
+ * reference carries no trace context). Each `tasks/list` request (`list()`, `listPage()`) and
+ * `tools/list` request (the tool list read for `tools()` and calls) is a span of that name (CLIENT)
+ * under the span current at the listing. Every request carries the trace context in its
  * `params._meta` (`traceparent`, `tracestate`), so a server that reads it joins the trace. The
  * metrics are `mcp.client.operation.duration` per request and the task metrics of
  * docs/observability.md. Spans, metrics and propagation use the global OpenTelemetry providers

@@ -1,6 +1,7 @@
 /**
- * A page of `tasks/list` (`TaskClient.listPage`, each page of `TaskClient.list`): each request
- * sent for it is a span of its own, `tasks/list` (CLIENT), a child of the span current when the
+ * A page of `tasks/list` (`TaskClient.listPage`, each page of `TaskClient.list`) or of `tools/list`
+ * (the tool list the TaskClient reads): each request sent for it is a span of its own, named by
+ * its method (CLIENT), a child of the span current when the
  * page was asked for, with the connection's attributes, its trace context in the request's
  * `_meta`, and an `mcp.client.operation.duration` point. A listing belongs to no task: there is no
  * task span above it, so `requests: 'events'` does not apply.

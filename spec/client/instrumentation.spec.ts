@@ -277,6 +277,14 @@ describe('the instrumentation hook', () => {
     };
     const { tasks } = await client({ instrumentation: hook });
     await (await tasks.callToolAsTask('analyze', { id: 5, steps: 1 })).result();
+    // The call read the tool list first (the tool's task support): one page, one request.
+    expect(lists).toEqual([{ method: 'tools/list', connection: expect.objectContaining({ wire: '2025-11-25' }) }]);
+    expect(requests).toEqual([{ method: 'tools/list', id: expect.any(String), ended: 'ok' }]);
+    // Read once, then cached: the tasks/list pages below are all that is listed from here.
+    await tasks.tools();
+    expect(lists).toHaveLength(1);
+    lists.length = 0;
+    requests.length = 0;
     const pending = tasks.listPage();
     // Synchronously, in the caller's turn.
     expect(lists).toEqual([{ method: 'tasks/list', connection: expect.objectContaining({ wire: '2025-11-25' }) }]);

@@ -603,6 +603,28 @@ describe('listing the tasks', () => {
     expect(lists[0]!.attributes['error.type']).toBeUndefined();
   });
 
+  it('each tools/list request (the tool catalog, read once) is a CLIENT span tools/list under the caller that asked, with its metric point', async () => {
+    const { tasks, seen } = await inProcess();
+    const { value: tools, parent } = await withinSpan(telemetry, 'catalog', () => tasks.tools());
+    expect(tools.map((tool) => tool.name)).toContain('job');
+    const span = telemetry.one('tools/list');
+    expect(span.kind).toBe(SpanKind.CLIENT);
+    expect(span.parentSpanContext?.spanId).toBe(parent.spanId);
+    expect(span.attributes).toMatchObject({ 'mcp.method.name': 'tools/list', ...IN_PROCESS_VERSION });
+    expect(span.attributes['gen_ai.tool.name']).toBeUndefined();
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    expect(seenOf(seen, 'tools/list').map((request) => request.traceparent)).toEqual([
+      traceparentOf(span.spanContext()),
+    ]);
+    const points = (await telemetry.points('mcp.client.operation.duration')).filter(
+      (point) => point.attributes['mcp.method.name'] === 'tools/list',
+    );
+    expect(points).toMatchObject([{ count: 1 }]);
+    // Cached: a call after it reads no list again, so no second span.
+    await (await tasks.callToolAsTask('job', { ms: 5 })).result();
+    expect(telemetry.named('tools/list')).toHaveLength(1);
+  });
+
   it('list() traces each page it reads, under the span current while iterating', async () => {
     const { tasks, seen } = await inProcess();
     await (await tasks.callToolAsTask('job', { ms: 20 })).result();

@@ -6,11 +6,13 @@
  * remembered as unknown until the list changes, so a misspelled tool does not re-list every call.
  * Also `TaskClient.tools()`, which reports them.
  */
-import type { ToolTaskSupport } from '../../api/index.js';
+import type { ClientInstrument, ToolTaskSupport } from '../../api/index.js';
 import type { TaskEngine } from '../../engine/engine.js';
 import { TaskClosedError } from '../../errors.js';
+import type { SessionPort } from '../../port/port.js';
 import { raceAbort } from '../../util/abort.js';
 import type { TaskSupport, ToolPage, WireFeatures } from '../../wire/wire.js';
+import { instrumentList } from '../events/instrumentation.js';
 
 /** One listed tool. */
 export type ToolEntry = ToolPage['tools'][number];
@@ -72,6 +74,10 @@ export interface CatalogParts {
   readonly closeSignal: AbortController;
   /** Set once `close()` began. */
   readonly closing: Promise<void> | undefined;
+  /** The session port of the current connection (for the instrumentation hook). */
+  readonly port: SessionPort;
+  /** What watches the listings (`instrumentation`), if anything does. */
+  readonly instrument: ClientInstrument | undefined;
 }
 
 /**
@@ -179,9 +185,12 @@ export class ToolCatalog {
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page += 1) {
       const { engine, config, closeSignal } = this.parts;
+      // Before the page's first await: the first page is asked for in the turn of the caller
+      // that started the read, whose context (an active span) is still current.
+      const instrument = instrumentList(this.parts.instrument, this.parts.port, engine.wire.kind, 'tools/list');
       const result = await engine.wire.listTools(
         cursor,
-        engine.requestOptions(config.requestTimeoutMs, closeSignal.signal),
+        engine.requestOptions(config.requestTimeoutMs, closeSignal.signal, undefined, instrument),
       );
       for (const tool of result.tools) tools.set(tool.name, tool);
       cursor = result.nextCursor;

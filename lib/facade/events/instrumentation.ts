@@ -136,12 +136,13 @@ export function instrumentResume(
   return client.resume?.({ taskId, toolName, connection: connectionOf(port, wire) });
 }
 
-/** The instrument of one page of `tasks/list` on the connection behind `port`, if the hook watches listings. */
+/** The instrument of one page of a listing (`method`) on the connection behind `port`, if the hook watches listings. */
 export function instrumentList(
   client: ClientInstrument | undefined,
   port: SessionPort,
   wire: WireKind,
+  method: InstrumentedList['method'],
 ): CallInstrument | undefined {
   if (client === undefined) return undefined;
-  return client.list?.({ method: 'tasks/list', connection: connectionOf(port, wire) });
+  return client.list?.({ method, connection: connectionOf(port, wire) });
 }
