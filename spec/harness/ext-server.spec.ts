@@ -680,7 +680,9 @@ describe('ext-server over stdio', () => {
         command: process.execPath,
         args: ['--import', 'tsx', exampleEntry],
         cwd: root,
-        env: { PATH: process.env.PATH ?? '', EXT_STEP_MS: '30' },
+        // Each step lasts this long: the polls below (every 10 ms) must see each step's status
+        // message even on a loaded machine, where a round trip can take tens of milliseconds.
+        env: { PATH: process.env.PATH ?? '', EXT_STEP_MS: '300' },
         stderr: 'ignore',
       }),
     );
