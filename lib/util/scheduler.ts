@@ -156,6 +156,12 @@ export class Scheduler {
     if (Number.isNaN(at)) at = this.clock.now();
     const entry = new Entry(at, this.seq++, run as (arg: unknown) => void, arg, weak);
     this.push(entry);
+    this.counted(at, weak);
+    return entry;
+  }
+
+  /** A job due at `at`, in the heap, is counted: the timer is armed for it, or held for it. */
+  private counted(at: number, weak: boolean): void {
     this.liveCount += 1;
     if (!weak) this.strongCount += 1;
     if (!this.firing && at < this.armedAt) this.arm();
@@ -163,7 +169,6 @@ export class Scheduler {
       hold(this.token, true);
       this.tokenHeld = true;
     }
-    return entry;
   }
 
   /** The clock's time, in ms. */
@@ -189,12 +194,14 @@ export class Scheduler {
   cancel(timer: Timer | undefined): void {
     const entry = timer as Entry | undefined;
     if (entry === undefined || !entry.live) return;
-    if (entry.resting) {
-      entry.end();
-      this.restingCount -= 1;
-      return;
-    }
+    const resting = entry.resting;
     entry.end();
+    if (resting) this.restingCount -= 1;
+    else this.uncounted(entry);
+  }
+
+  /** A job left the count, ended or resting. */
+  private uncounted(entry: Entry): void {
     this.liveCount -= 1;
     if (!entry.weak) {
       this.strongCount -= 1;
@@ -222,11 +229,7 @@ export class Scheduler {
     }
     entry.state |= RESTING;
     this.restingCount += 1;
-    this.liveCount -= 1;
-    if (!entry.weak) {
-      this.strongCount -= 1;
-      if (this.strongCount === 0) this.letGo();
-    }
+    this.uncounted(entry);
   }
 
   /**
@@ -239,15 +242,7 @@ export class Scheduler {
     if (entry === undefined || !entry.resting) return false;
     entry.state &= ~RESTING;
     this.restingCount -= 1;
-    this.liveCount += 1;
-    const weak = entry.weak;
-    if (!weak) this.strongCount += 1;
-    // It is in the heap: the timer is armed no later than its time, unless the scheduler was idle.
-    if (!this.firing && entry.at < this.armedAt) this.arm();
-    else if (!weak && !this.tokenHeld && this.token !== undefined) {
-      hold(this.token, true);
-      this.tokenHeld = true;
-    }
+    this.counted(entry.at, entry.weak);
     return true;
   }
 
