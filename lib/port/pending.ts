@@ -92,12 +92,17 @@ keepShape(
  * The open requests of one timeout length on one timer queue. Their deadlines come in the order
  * they were sent, so one timer, armed for the oldest, serves them all: a request costs a queue
  * slot, not a timer of its own. Ended requests are dropped from the front as they reach it; with
- * none left open the timer is cancelled, so an idle session keeps no timer.
+ * none left open the timer is cancelled, so an idle session keeps no timer. Timers that can rest
+ * ({@link Timers.rest}) have it rest instead: it counts as cancelled (it holds nothing open, and
+ * ends when nothing else is scheduled), and the next request wakes it rather than setting a new
+ * one. Woken, it may fire before the oldest deadline: it then waits again for that one.
  */
 export class TimeoutLane {
   private queue: Pending[] = [];
   private head = 0;
   private timer: unknown = undefined;
+  /** The timer rests ({@link Timers.rest}): no request is open. */
+  private resting = false;
 
   constructor(
     private readonly timers: Timers & { now(): number },
@@ -109,6 +114,11 @@ export class TimeoutLane {
     entry.lane = this;
     entry.deadline = this.timers.now() + this.timeoutMs;
     this.queue.push(entry);
+    if (this.resting) {
+      this.resting = false;
+      if (this.timers.wake!(this.timer)) return;
+      this.timer = undefined;
+    }
     // A timer its queue dropped (a scheduler cleared when its client closed) is armed again.
     if (this.timer === undefined || (this.timer as { live?: unknown }).live === false) {
       this.timer = this.timers.after(this.timeoutMs, this.fire, this.weak);
@@ -119,9 +129,14 @@ export class TimeoutLane {
   ended(entry: Pending): void {
     if (this.queue[this.head] !== entry) return; // dropped once it reaches the front
     this.advance();
-    if (this.head === this.queue.length && this.timer !== undefined) {
-      this.timers.cancel(this.timer);
-      this.timer = undefined;
+    if (this.head === this.queue.length && this.timer !== undefined && !this.resting) {
+      if (this.timers.rest !== undefined && this.timers.wake !== undefined) {
+        this.timers.rest(this.timer);
+        this.resting = true;
+      } else {
+        this.timers.cancel(this.timer);
+        this.timer = undefined;
+      }
     }
   }
 
@@ -140,6 +155,7 @@ export class TimeoutLane {
 
   private readonly fire = (): void => {
     this.timer = undefined;
+    this.resting = false;
     const now = this.timers.now();
     for (;;) {
       this.advance();
@@ -156,7 +172,7 @@ export class TimeoutLane {
 
   /** True when no request waits in this lane (it can be dropped). */
   get idle(): boolean {
-    return this.timer === undefined && this.head >= this.queue.length;
+    return (this.timer === undefined || this.resting) && this.head >= this.queue.length;
   }
 }
 

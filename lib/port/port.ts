@@ -33,6 +33,13 @@ export interface Timers {
    * deadlines come in the order they were sent); without it, each request arms its own.
    */
   now?(): number;
+  /**
+   * Puts a timer made by {@link Timers.after} to rest: it neither runs nor counts as set (nothing
+   * is held open by it) until {@link Timers.wake} wakes it. Without it, a timer is cancelled instead.
+   */
+  rest?(timer: unknown): void;
+  /** Wakes a timer put to rest; false when it ended meanwhile (a new one is needed then). */
+  wake?(timer: unknown): boolean;
 }
 
 /**

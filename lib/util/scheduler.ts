@@ -4,7 +4,9 @@
  * when nothing live is left the timer is cleared, or kept unref'd when it is due within
  * {@link KEEP_IDLE_MS} (see `idle()`), so an idle client never holds the process open. Jobs may be *weak* (background work such as the retries of a `tasks/cancel`
  * nobody waits for): while only weak jobs are live the timer is unref'd, so they never keep the
- * process alive.
+ * process alive. A job may also *rest* ({@link Scheduler.rest}): kept in the heap, so that it can
+ * be woken again ({@link Scheduler.wake}) without a new job, but counted as nothing scheduled (it
+ * holds nothing open, and with no other job left the scheduler is idle and the resting job ends).
  */
 import type { Clock } from '../types.js';
 import { EPOCH, offsetOf } from './epoch.js';
@@ -28,20 +30,21 @@ export interface Timer {
   readonly live: boolean;
 }
 
-/** The bits of an {@link Entry}'s state. */
-const enum State {
-  Live = 1,
-  Weak = 2,
-  /** The due time is kept as given, not as an offset (`util/epoch.ts`). */
-  RawDue = 4,
-}
+// The bits of an Entry's state: plain constants rather than a const enum, which tsc under
+// isolatedModules compiles to an object looked up by name (as engine/record-flags.ts does).
+const LIVE = 1;
+const WEAK = 2;
+/** The due time is kept as given, not as an offset (`util/epoch.ts`). */
+const RAW_DUE = 4;
+/** The job rests ({@link Scheduler.rest}): in the heap, live, but not counted, and not run when due. */
+const RESTING = 8;
 
 /**
  * A timer as the scheduler keeps it. Every in-flight task holds one or two, so it is kept small:
  * the due time as a compact offset (`util/epoch.ts`) and the yes/no state in one integer.
  */
 class Entry implements Timer {
-  /** The due time: an offset from {@link EPOCH}, or as given ({@link State.RawDue}). */
+  /** The due time: an offset from {@link EPOCH}, or as given ({@link RAW_DUE}). */
   readonly due: number;
   state: number;
   /** The job and its argument; dropped when the entry is cancelled, so a dead entry waiting in the heap holds nothing. */
@@ -58,26 +61,30 @@ class Entry implements Timer {
     const offset = offsetOf(at);
     const exact = offset === offset;
     this.due = exact ? offset : at;
-    this.state = State.Live | (weak ? State.Weak : 0) | (exact ? 0 : State.RawDue);
+    this.state = LIVE | (weak ? WEAK : 0) | (exact ? 0 : RAW_DUE);
     this.run = run;
     this.arg = arg;
   }
 
   get at(): number {
-    return (this.state & State.RawDue) !== 0 ? this.due : this.due + EPOCH;
+    return (this.state & RAW_DUE) !== 0 ? this.due : this.due + EPOCH;
   }
 
   get live(): boolean {
-    return (this.state & State.Live) !== 0;
+    return (this.state & LIVE) !== 0;
   }
 
   get weak(): boolean {
-    return (this.state & State.Weak) !== 0;
+    return (this.state & WEAK) !== 0;
+  }
+
+  get resting(): boolean {
+    return (this.state & RESTING) !== 0;
   }
 
   /** Marks the entry done (ran or cancelled) and lets go of its job. */
   end(): void {
-    this.state &= ~State.Live;
+    this.state &= ~(LIVE | RESTING);
     this.run = noop;
     this.arg = undefined;
   }
@@ -118,6 +125,8 @@ export class Scheduler {
   private liveCount = 0;
   /** Live jobs that keep the process alive. */
   private strongCount = 0;
+  /** Resting jobs ({@link Scheduler.rest}), counted in neither of the above. */
+  private restingCount = 0;
   private tokenHeld = true;
   private seq = 0;
   private armedAt = Infinity;
@@ -147,6 +156,12 @@ export class Scheduler {
     if (Number.isNaN(at)) at = this.clock.now();
     const entry = new Entry(at, this.seq++, run as (arg: unknown) => void, arg, weak);
     this.push(entry);
+    this.counted(at, weak);
+    return entry;
+  }
+
+  /** A job due at `at`, in the heap, is counted: the timer is armed for it, or held for it. */
+  private counted(at: number, weak: boolean): void {
     this.liveCount += 1;
     if (!weak) this.strongCount += 1;
     if (!this.firing && at < this.armedAt) this.arm();
@@ -154,7 +169,6 @@ export class Scheduler {
       hold(this.token, true);
       this.tokenHeld = true;
     }
-    return entry;
   }
 
   /** The clock's time, in ms. */
@@ -180,7 +194,14 @@ export class Scheduler {
   cancel(timer: Timer | undefined): void {
     const entry = timer as Entry | undefined;
     if (entry === undefined || !entry.live) return;
+    const resting = entry.resting;
     entry.end();
+    if (resting) this.restingCount -= 1;
+    else this.uncounted(entry);
+  }
+
+  /** A job left the count, ended or resting. */
+  private uncounted(entry: Entry): void {
     this.liveCount -= 1;
     if (!entry.weak) {
       this.strongCount -= 1;
@@ -188,7 +209,41 @@ export class Scheduler {
       if (this.strongCount === 0) this.letGo();
     }
     if (this.liveCount === 0) this.idle();
-    else if (this.heap.length > 64 && this.heap.length > this.liveCount * 4) this.compact();
+    else if (this.heap.length > 64 && this.heap.length > (this.liveCount + this.restingCount) * 4) this.compact();
+  }
+
+  /**
+   * Puts a live job to rest: it stays in the heap, so that {@link Scheduler.wake} can bring it back
+   * without a new job, but counts as cancelled meanwhile: it holds nothing open, is not run when
+   * due (it ends then), and once no other job is left the scheduler is idle as after a cancel and
+   * the resting job ends. For a job cancelled and set again, often, at no earlier time (a shared
+   * request timeout whose requests come and go). Harmless on a job not live or already resting.
+   */
+  rest(timer: Timer | undefined): void {
+    const entry = timer as Entry | undefined;
+    if (entry === undefined || !entry.live || entry.resting) return;
+    // The last job: the scheduler goes idle, as after a cancel.
+    if (this.liveCount === 1) {
+      this.cancel(entry);
+      return;
+    }
+    entry.state |= RESTING;
+    this.restingCount += 1;
+    this.uncounted(entry);
+  }
+
+  /**
+   * Wakes a job put to rest by {@link Scheduler.rest}: it is scheduled again, at its own time, as
+   * if it had never rested. False when it can no longer be (it ended meanwhile, or never rested):
+   * then a new job is needed.
+   */
+  wake(timer: Timer | undefined): boolean {
+    const entry = timer as Entry | undefined;
+    if (entry === undefined || !entry.resting) return false;
+    entry.state &= ~RESTING;
+    this.restingCount -= 1;
+    this.counted(entry.at, entry.weak);
+    return true;
   }
 
   /** Cancels everything and clears the timer. */
@@ -196,12 +251,22 @@ export class Scheduler {
     for (const entry of this.heap) entry.end();
     this.liveCount = 0;
     this.strongCount = 0;
+    this.restingCount = 0;
     this.reset();
   }
 
   private reset(): void {
-    this.heap = [];
+    this.drop();
     this.disarm();
+  }
+
+  /** Empties the heap, where nothing live but resting jobs is left (they end). */
+  private drop(): void {
+    if (this.restingCount > 0) {
+      for (const entry of this.heap) if (entry.resting) entry.end();
+      this.restingCount = 0;
+    }
+    this.heap = [];
   }
 
   /**
@@ -213,7 +278,7 @@ export class Scheduler {
    * {@link KEEP_IDLE_MS} ahead, are cleared as before.
    */
   private idle(): void {
-    this.heap = [];
+    this.drop();
     const token = this.token;
     if (!unrefable(token) || this.armedAt - this.clock.now() > KEEP_IDLE_MS) {
       this.disarm();
@@ -259,6 +324,11 @@ export class Scheduler {
       for (let top = this.heap[0]; top !== undefined && top.at <= now && ran < MAX_JOBS_PER_TICK; top = this.heap[0]) {
         this.pop();
         if (!top.live) continue;
+        if (top.resting) {
+          top.end();
+          this.restingCount -= 1;
+          continue;
+        }
         this.liveCount -= 1;
         if (!top.weak) this.strongCount -= 1;
         ran += 1;
@@ -290,7 +360,7 @@ export class Scheduler {
   private before(a: Entry, b: Entry): boolean {
     let aAt = a.due;
     let bAt = b.due;
-    if (((a.state | b.state) & State.RawDue) !== 0) {
+    if (((a.state | b.state) & RAW_DUE) !== 0) {
       aAt = a.at;
       bAt = b.at;
     }

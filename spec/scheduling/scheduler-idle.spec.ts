@@ -135,6 +135,40 @@ describe('the clock timer when nothing is scheduled', () => {
     expect([...clock.armed].filter((token) => token.held)).toEqual([]);
   });
 
+  it('a request sent after the earlier ones of its timeout length ended times out a full timeout after it was sent', async () => {
+    // The shared timeout timer of requests of one length rests once none is open, while other
+    // jobs (a task's polls) keep the scheduler busy, and the next request wakes it: armed for an
+    // older deadline, it must not time the new request out early.
+    const { server, tasks, clock } = await scriptedTaskClient(
+      (c) => cleanups.push(c),
+      {},
+      { requestTimeoutMs: 10_000, retry: { retries: 0 } },
+    );
+    creating(server, { pollInterval: 1_000 });
+    const handle = await tasks.callToolAsTask('job');
+    await clock.advance(6_000);
+    expect(server.count('tasks/get')).toBe(6);
+    server.on('tasks/list', () => NO_REPLY);
+    const sentAt = clock.now();
+    let failedAt: number | undefined;
+    const page = tasks.listPage().then(
+      () => 'resolved',
+      (error: unknown) => {
+        failedAt = clock.now();
+        return (error as Error).name;
+      },
+    );
+    await clock.advance(9_900);
+    expect(failedAt).toBeUndefined();
+    await clock.advance(200);
+    expect(await page).not.toBe('resolved');
+    expect(failedAt! - sentAt).toBeGreaterThanOrEqual(10_000);
+    server.tasks.finish(handle.taskId!, 'completed', { result: textResult('done') });
+    await clock.advance(1_000);
+    await handle.result();
+    expect(clock.pending).toBe(0);
+  });
+
   it('with plain tokens: no clock timer is left once the last task settled', async () => {
     const { server, tasks, clock } = await scriptedTaskClient((c) => cleanups.push(c));
     creating(server, { pollInterval: 1_000 });
