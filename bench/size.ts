@@ -37,7 +37,7 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * (spec/package/size.spec.ts, in `npm test`) fails when the root entry grows past it; lower it as
  * the core shrinks, down to {@link SIZE_TARGET_GZIP}.
  */
-export const SIZE_BUDGET_GZIP = 42.5 * 1024;
+export const SIZE_BUDGET_GZIP = 43 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
