@@ -578,28 +578,40 @@ describe('a task resumed after a restart', () => {
   });
 });
 
+/**
+ * The one span of a listing request (`method`): CLIENT, under `parentSpanId`, with the method, a
+ * request id and the connection's version, naming no tool and no tool execution, not in error, its
+ * trace context the one the server read; and its one duration point, returned.
+ */
+async function expectListingSpan(
+  method: 'tasks/list' | 'tools/list',
+  parentSpanId: string,
+  seen: readonly SeenRequest[],
+) {
+  const span = telemetry.one(method);
+  expect(span.kind).toBe(SpanKind.CLIENT);
+  expect(span.parentSpanContext?.spanId).toBe(parentSpanId);
+  expect(span.attributes).toMatchObject({ 'mcp.method.name': method, ...IN_PROCESS_VERSION });
+  expect(typeof span.attributes['jsonrpc.request.id']).toBe('string');
+  // A listing names no tool and is no tool execution.
+  expect(span.attributes['gen_ai.tool.name']).toBeUndefined();
+  expect(span.attributes['gen_ai.operation.name']).toBeUndefined();
+  expect(span.status.code).toBe(SpanStatusCode.UNSET);
+  expect(seenOf(seen, method).map((request) => request.traceparent)).toEqual([traceparentOf(span.spanContext())]);
+  const points = (await telemetry.points('mcp.client.operation.duration')).filter(
+    (point) => point.attributes['mcp.method.name'] === method,
+  );
+  expect(points).toMatchObject([{ count: 1 }]);
+  return points;
+}
+
 describe('listing the tasks', () => {
   it('each tasks/list request is a CLIENT span tasks/list under the caller, whose context the server reads, with its metric point', async () => {
     const { tasks, seen } = await inProcess();
     await (await tasks.callToolAsTask('job', { ms: 20 })).result();
     const { value: page, parent } = await withinSpan(telemetry, 'dashboard', () => tasks.listPage());
     expect(page.tasks.length).toBeGreaterThan(0);
-    const span = telemetry.one('tasks/list');
-    expect(span.kind).toBe(SpanKind.CLIENT);
-    expect(span.parentSpanContext?.spanId).toBe(parent.spanId);
-    expect(span.attributes).toMatchObject({ 'mcp.method.name': 'tasks/list', ...IN_PROCESS_VERSION });
-    expect(typeof span.attributes['jsonrpc.request.id']).toBe('string');
-    // A listing names no tool and is no tool execution.
-    expect(span.attributes['gen_ai.tool.name']).toBeUndefined();
-    expect(span.attributes['gen_ai.operation.name']).toBeUndefined();
-    expect(span.status.code).toBe(SpanStatusCode.UNSET);
-    expect(seenOf(seen, 'tasks/list').map((request) => request.traceparent)).toEqual([
-      traceparentOf(span.spanContext()),
-    ]);
-    const lists = (await telemetry.points('mcp.client.operation.duration')).filter(
-      (point) => point.attributes['mcp.method.name'] === 'tasks/list',
-    );
-    expect(lists).toMatchObject([{ count: 1 }]);
+    const lists = await expectListingSpan('tasks/list', parent.spanId, seen);
     expect(lists[0]!.attributes['error.type']).toBeUndefined();
   });
 
@@ -607,19 +619,7 @@ describe('listing the tasks', () => {
     const { tasks, seen } = await inProcess();
     const { value: tools, parent } = await withinSpan(telemetry, 'catalog', () => tasks.tools());
     expect(tools.map((tool) => tool.name)).toContain('job');
-    const span = telemetry.one('tools/list');
-    expect(span.kind).toBe(SpanKind.CLIENT);
-    expect(span.parentSpanContext?.spanId).toBe(parent.spanId);
-    expect(span.attributes).toMatchObject({ 'mcp.method.name': 'tools/list', ...IN_PROCESS_VERSION });
-    expect(span.attributes['gen_ai.tool.name']).toBeUndefined();
-    expect(span.status.code).toBe(SpanStatusCode.UNSET);
-    expect(seenOf(seen, 'tools/list').map((request) => request.traceparent)).toEqual([
-      traceparentOf(span.spanContext()),
-    ]);
-    const points = (await telemetry.points('mcp.client.operation.duration')).filter(
-      (point) => point.attributes['mcp.method.name'] === 'tools/list',
-    );
-    expect(points).toMatchObject([{ count: 1 }]);
+    await expectListingSpan('tools/list', parent.spanId, seen);
     // Cached: a call after it reads no list again, so no second span.
     await (await tasks.callToolAsTask('job', { ms: 5 })).result();
     expect(telemetry.named('tools/list')).toHaveLength(1);
