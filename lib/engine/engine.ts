@@ -338,9 +338,29 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
 
   /** A record's poll timer fired (one function for every record: no closure per poll). */
   readonly pollDue = (record: TaskRecord): void => {
-    this.ttl.catchUp(record);
+    // A ttl timer put off until now is armed, unless it can wait for the read this timer sends.
+    const waits = this.readsNow(record) && this.ttl.waitsForRead(record, record.requestTimeoutMs);
+    if (!waits) this.ttl.catchUp(record);
     pollTimerFired(this, record);
+    if (waits && !record.pollInFlight) this.ttl.catchUp(record);
   };
+
+  /** True when `record`'s poll timer firing now sends a read (as `poll.ts` decides). */
+  private readsNow(record: TaskRecord): boolean {
+    return (
+      record.ttlDeferred &&
+      this.config.clock.now() >= record.nextPollAt &&
+      !record.pollInFlight &&
+      record.settlement === undefined &&
+      !record.terminal &&
+      !this.pauseState.paused
+    );
+  }
+
+  /** A read sent by a poll ended (answered and observed, or failed): see {@link TtlWatch.waitsForRead}. */
+  readEnded(record: TaskRecord): void {
+    if (record.settlement === undefined) this.ttl.catchUp(record);
+  }
 
   /** Reads a task (`tasks/get`) for `record`, counting the request in its metrics. */
   readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot> {

@@ -28,6 +28,8 @@ export interface PollEngine extends EngineCore {
   readonly pollDue: (record: TaskRecord) => void;
   /** The read the ttl backstop waited for ended (answered, or failed but for a vanished task). */
   looked(record: TaskRecord): void;
+  /** A read sent by {@link poll} ended, answered (and observed) or failed: a ttl timer waiting for it is armed. */
+  readEnded(record: TaskRecord): void;
 }
 
 /**
@@ -151,11 +153,13 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
     (snapshot) => {
       record.pollAnswered();
       engine.observe(record, snapshot, 'poll');
+      engine.readEnded(record);
       if (look) engine.looked(record);
       ensurePoll(engine, record);
     },
     (error: unknown) => {
       record.pollFailed();
+      engine.readEnded(record);
       const failure = engine.requests.attemptFailed(record, error);
       // A poll dropped with an old connection: reconnected() polls again over the new one.
       if (generation === engine.generation) pollFailed(engine, record, failure, look);

@@ -63,6 +63,12 @@ export function probablyExpired(record: TaskRecord, now: number, skewMs: number)
   return Number.isFinite(created) && now + skewMs >= created + (task.ttl ?? Infinity);
 }
 
+/**
+ * How much later than its request timeout a read may be taken to settle (a late timer, the
+ * promise callbacks after it) when the ttl timer waits for it ({@link TtlWatch.waitsForRead}).
+ */
+const READ_SLACK_MS = 1_000;
+
 /** The ttl timers of one engine's tasks (one function each for every task: no closure per task). */
 export class TtlWatch {
   constructor(private readonly host: TtlWatchHost) {}
@@ -88,7 +94,8 @@ export class TtlWatch {
    * the warning comes after that poll, its timer is armed only once the poll's timer fires
    * ({@link TtlWatch.catchUp}), so a task that ends before its first poll (most short ones)
    * never has one. Nothing is late: the poll's timer fires at its time even while the connection
-   * is lost, and a stop that cancels it arms the ttl first.
+   * is lost, and a stop that cancels it arms the ttl first; the read that timer sends may keep it
+   * put off until the read ends ({@link TtlWatch.waitsForRead}).
    */
   armAfter(record: TaskRecord, firstPollAt: number): void {
     const expiresAt = expiryOf(record);
@@ -97,9 +104,26 @@ export class TtlWatch {
     else this.arm(record);
   }
 
-  /** The task's poll timer fired, or a stop began: a ttl timer put off by {@link TtlWatch.armAfter} is armed now. */
+  /**
+   * A poll timer fired, a stop began, or a read ({@link TtlWatch.waitsForRead}) ended: a ttl timer
+   * put off by {@link TtlWatch.armAfter} is armed now.
+   */
   catchUp(record: TaskRecord): void {
     if (record.ttlDeferred) this.arm(record);
+  }
+
+  /**
+   * True when the ttl timer put off by {@link TtlWatch.armAfter} can also wait for the read the
+   * poll timer that fired now is sending: that read settles (answered, failed, or timed out after
+   * `readBoundMs`, its request timeout) well before the warning is due, and then catches up
+   * ({@link TtlWatch.catchUp}). A task whose first read finds it ended (most short ones) then
+   * never has a ttl timer.
+   */
+  waitsForRead(record: TaskRecord, readBoundMs: number): boolean {
+    if (!record.ttlDeferred || record.terminal) return false;
+    const expiresAt = expiryOf(record);
+    if (expiresAt === undefined) return false;
+    return this.warningAt(record, expiresAt) > this.host.config.clock.now() + readBoundMs + READ_SLACK_MS;
   }
 
   /** When the warning of a task that expires at `expiresAt` is due. */
