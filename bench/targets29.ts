@@ -30,6 +30,11 @@ export interface Check29 {
   readonly mine: string;
   readonly floor: string;
   readonly ratio: string;
+  /**
+   * The best ratio reached by a pair of processes measured side by side: the library's smallest
+   * figure over the floor's largest (the medians' ratio is the one the target is judged on).
+   */
+  readonly best: string;
   readonly pass: boolean;
   /** For a miss: a process of the library and one of the floor together met the limit. */
   readonly withinSpread: boolean;
@@ -85,6 +90,7 @@ export function checks29(rows: readonly Row[]): Check29[] {
         mine: phases.map((p) => ms(row[p].cpuPerTaskMs, row[p].mainCpuPerTaskMs)).join(' / '),
         floor: phases.map((p) => ms(floor[p].cpuPerTaskMs, floor[p].mainCpuPerTaskMs)).join(' / '),
         ratio: ratios.map(x).join(' / '),
+        best: phases.map((p) => x(row[p].cpuPerTaskMs.min / floor[p].cpuPerTaskMs.max)).join(' / '),
         pass: ratios.every((v) => v <= limit),
         withinSpread: phases.every((p) => row[p].cpuPerTaskMs.min <= limit * floor[p].cpuPerTaskMs.max),
       });
@@ -101,6 +107,7 @@ export function checks29(rows: readonly Row[]): Check29[] {
         mine: kib(row.heapPerTaskBytes),
         floor: kib(floor.heapPerTaskBytes),
         ratio: x(heap),
+        best: x(row.heapPerTaskBytes.min / floor.heapPerTaskBytes.max),
         pass: heap <= LIMITS_29.heapOutOfProcess,
         withinSpread: row.heapPerTaskBytes.min <= LIMITS_29.heapOutOfProcess * floor.heapPerTaskBytes.max,
       });
@@ -118,13 +125,17 @@ export function targets29Markdown(rows: readonly Row[]): string[] {
     `The client's own cost toward the floor: CPU per task ≤ ${LIMITS_29.stdioWarmCpu}× the floor's on the 2025-11-25 wire over stdio (warm phase); ` +
       `≤ ${LIMITS_29.extCpu}× on the extension wire in process and over stdio (cold / warm); heap per in-flight task ≤ ${LIMITS_29.heapOutOfProcess}× out of process on both wires; ` +
       'still below the SDK helper and ext-tasks on every row (the column "CPU ÷ others" above). CPU in ms per task, with the main thread\'s share: ' +
-      "the rest ran on V8's background threads (the optimizing compiler, the garbage collector's helpers). *Within spread* marks a miss where a process of the library and one of the floor together met the target.",
+      "the rest ran on V8's background threads (the optimizing compiler, the garbage collector's helpers). *Within spread* marks a miss where a process of the library and one of the floor together met the target. " +
+      "The best pair is the library's smallest figure over the floor's largest: the best ratio a pair of processes measured side by side reached (the target is judged on the medians).",
     '',
   );
-  lines.push('| target | scenario | mcp-task-client | floor | ratio | met |', '|---|---|---|---|---|:---:|');
+  lines.push(
+    '| target | scenario | mcp-task-client | floor | ratio | best pair | met |',
+    '|---|---|---|---|---|---|:---:|',
+  );
   for (const c of all) {
     const met = c.pass ? '✓' : c.withinSpread ? '**✗** (*within spread*)' : '**✗**';
-    lines.push(`| ${c.target} | ${scenarioOf(c.row)} | ${c.mine} | ${c.floor} | ${c.ratio} | ${met} |`);
+    lines.push(`| ${c.target} | ${scenarioOf(c.row)} | ${c.mine} | ${c.floor} | ${c.ratio} | ${c.best} | ${met} |`);
   }
   const missed = all.filter((c) => !c.pass);
   lines.push('');

@@ -40,4 +40,22 @@ describe('docs/performance.md', () => {
       ).toBe(true);
     }
   });
+
+  it('gives each issue-29 check the best pair of processes, no worse than the medians, and marks a miss within spread exactly when that pair met the target', () => {
+    const section = page.markdown.split('## Targets (issue 29)')[1]?.split('\n## ')[0] ?? '';
+    const rows = section.split('\n').filter((l) => /^\| (CPU|heap)/.test(l));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const line of rows) {
+      const cells = line.split('|').map((c) => c.trim());
+      const [target = '', , , , ratio = '', best = '', met = ''] = cells.slice(1);
+      const limit = Number(/≤ ([\d.]+)×/.exec(target)?.[1]);
+      const medians = ratio.split(' / ').map((r) => Number.parseFloat(r));
+      const pairs = best.split(' / ').map((r) => Number.parseFloat(r));
+      expect(pairs.length, line).toBe(medians.length);
+      pairs.forEach((pair, i) => expect(pair, line).toBeLessThanOrEqual((medians[i] ?? 0) + 0.005));
+      // A pair shown rounded to the limit itself may fall either side of it.
+      if (met === '✓' || pairs.some((pair) => Math.abs(pair - limit) < 0.006)) continue;
+      expect(met.includes('within spread'), line).toBe(pairs.every((pair) => pair < limit));
+    }
+  });
 });
