@@ -9,9 +9,9 @@
  * holds nothing open, and with no other job left the scheduler is idle and the resting job ends).
  */
 import type { Clock } from '../types.js';
-import { EPOCH, offsetOf } from './epoch.js';
-import { keepShape } from './shapes.js';
-import { noop } from './noop.js';
+import { Entry, RESTING, popEntry, pushEntry, siftDown, type Timer } from './timer-heap.js';
+
+export type { Timer } from './timer-heap.js';
 
 /** Largest delay `setTimeout` honours. */
 const MAX_DELAY = 2_147_483_647;
@@ -21,77 +21,6 @@ const MAX_DELAY = 2_147_483_647;
  * one long burst that delays everything behind it.
  */
 export const MAX_JOBS_PER_TICK = 128;
-
-/** A scheduled job. Keep it to cancel it. */
-export interface Timer {
-  /** When the job runs, in clock milliseconds. */
-  readonly at: number;
-  /** False once the job ran or was cancelled. */
-  readonly live: boolean;
-}
-
-// The bits of an Entry's state: plain constants rather than a const enum, which tsc under
-// isolatedModules compiles to an object looked up by name (as engine/record-flags.ts does).
-const LIVE = 1;
-const WEAK = 2;
-/** The due time is kept as given, not as an offset (`util/epoch.ts`). */
-const RAW_DUE = 4;
-/** The job rests ({@link Scheduler.rest}): in the heap, live, but not counted, and not run when due. */
-const RESTING = 8;
-
-/**
- * A timer as the scheduler keeps it. Every in-flight task holds one or two, so it is kept small:
- * the due time as a compact offset (`util/epoch.ts`) and the yes/no state in one integer.
- */
-class Entry implements Timer {
-  /** The due time: an offset from {@link EPOCH}, or as given ({@link RAW_DUE}). */
-  readonly due: number;
-  state: number;
-  /** The job and its argument; dropped when the entry is cancelled, so a dead entry waiting in the heap holds nothing. */
-  run: (arg: unknown) => void;
-  arg: unknown;
-
-  constructor(
-    at: number,
-    readonly seq: number,
-    run: (arg: unknown) => void,
-    arg: unknown,
-    weak: boolean,
-  ) {
-    const offset = offsetOf(at);
-    const exact = offset === offset;
-    this.due = exact ? offset : at;
-    this.state = LIVE | (weak ? WEAK : 0) | (exact ? 0 : RAW_DUE);
-    this.run = run;
-    this.arg = arg;
-  }
-
-  get at(): number {
-    return (this.state & RAW_DUE) !== 0 ? this.due : this.due + EPOCH;
-  }
-
-  get live(): boolean {
-    return (this.state & LIVE) !== 0;
-  }
-
-  get weak(): boolean {
-    return (this.state & WEAK) !== 0;
-  }
-
-  get resting(): boolean {
-    return (this.state & RESTING) !== 0;
-  }
-
-  /** Marks the entry done (ran or cancelled) and lets go of its job. */
-  end(): void {
-    this.state &= ~(LIVE | RESTING);
-    this.run = noop;
-    this.arg = undefined;
-  }
-}
-
-// Its hidden class outlives an idle spell (util/shapes.ts): an ended entry holds nothing.
-keepShape(new Entry(EPOCH, 0, noop, undefined, false));
 
 /** Node's timers can stop holding the process open; other clocks' tokens are left alone. */
 function hold(token: unknown, on: boolean): void {
@@ -155,7 +84,7 @@ export class Scheduler {
     // A due time that is not a number (a computation gone wrong) runs at once, never stalls the heap.
     if (Number.isNaN(at)) at = this.clock.now();
     const entry = new Entry(at, this.seq++, run as (arg: unknown) => void, arg, weak);
-    this.push(entry);
+    pushEntry(this.heap, entry);
     this.counted(at, weak);
     return entry;
   }
@@ -322,7 +251,7 @@ export class Scheduler {
     try {
       const now = this.clock.now();
       for (let top = this.heap[0]; top !== undefined && top.at <= now && ran < MAX_JOBS_PER_TICK; top = this.heap[0]) {
-        this.pop();
+        popEntry(this.heap);
         if (!top.live) continue;
         if (top.resting) {
           top.end();
@@ -349,62 +278,7 @@ export class Scheduler {
 
   private compact(): void {
     this.heap = this.heap.filter((entry) => entry.live);
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i -= 1) this.down(i);
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i -= 1) siftDown(this.heap, i);
     if (!this.firing) this.arm();
-  }
-
-  /**
-   * Whether `a` runs before `b`: by due time, then by scheduling order. Two offsets compare as
-   * they are (small integers: no due time is built, and no heap number allocated, per comparison).
-   */
-  private before(a: Entry, b: Entry): boolean {
-    let aAt = a.due;
-    let bAt = b.due;
-    if (((a.state | b.state) & RAW_DUE) !== 0) {
-      aAt = a.at;
-      bAt = b.at;
-    }
-    return aAt < bAt || (aAt === bAt && a.seq < b.seq);
-  }
-
-  private push(entry: Entry): void {
-    const heap = this.heap;
-    heap.push(entry);
-    let i = heap.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const child = heap[i]!;
-      const up = heap[parent]!;
-      if (!this.before(child, up)) break;
-      heap[i] = up;
-      heap[parent] = child;
-      i = parent;
-    }
-  }
-
-  private pop(): void {
-    const heap = this.heap;
-    const last = heap.pop();
-    if (heap.length > 0 && last !== undefined) {
-      heap[0] = last;
-      this.down(0);
-    }
-  }
-
-  private down(start: number): void {
-    const heap = this.heap;
-    let i = start;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && this.before(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && this.before(heap[r]!, heap[m]!)) m = r;
-      if (m === i) return;
-      const top = heap[i]!;
-      heap[i] = heap[m]!;
-      heap[m] = top;
-      i = m;
-    }
   }
 }
