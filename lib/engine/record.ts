@@ -16,8 +16,9 @@
  * a method named after what happened, and each such method has one caller, an engine module:
  *
  * - engine.ts (tracking, merging, settling): the constructor, `notificationArrived`, `observed`,
- *   `payloadRode`, `instrumented`, `observationBegan`, `watched`, `unwatched`, `connectionReplaced`,
- *   `stopBegan`, `settled`, `trackingEnded`;
+ *   `payloadRode`, `instrumented`, `stopBegan`, `settled`, `trackingEnded`;
+ * - watch.ts (watching the task): `observationBegan`, `watched`, `unwatched`;
+ * - reconnect.ts (a reconnection): `connectionReplaced`;
  * - poll.ts (the poll schedule, in record-schedule.ts): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `lookPutOff`, `readSent`;
  * - payload.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
@@ -114,28 +115,6 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
     this.more().instrument = instrument;
   }
 
-  /** Observation began (at once for a created task; for a resumed one, once someone observes it). */
-  observationBegan(): void {
-    this.setFlag(Flag.Active, true);
-  }
-
-  /** The wire in use was told the engine wants pushed snapshots of the task. */
-  watched(): void {
-    this.setFlag(Flag.Watched, true);
-  }
-
-  /** The interest in pushed snapshots is being withdrawn. @returns whether it had been told. */
-  unwatched(): boolean {
-    const was = this.flag(Flag.Watched);
-    this.setFlag(Flag.Watched, false);
-    return was;
-  }
-
-  /** The connection was replaced: the task was tracked on an older one. */
-  connectionReplaced(): void {
-    this.setFlag(Flag.OlderConnection, true);
-  }
-
   /** A local stop began (`holdStream`: the stream stays open until the stop settles the task). */
   stopBegan(holdStream: boolean): void {
     this.flags |= Flag.Stopping | (holdStream ? Flag.HoldStream : 0);
@@ -178,6 +157,32 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
     if (extras !== undefined) extras.members = undefined;
     member?.stop(TRACKING_STOPPED);
     if (members !== undefined) for (const other of members) other.stop(TRACKING_STOPPED);
+  }
+
+  // ---- watch.ts: watching the task ----
+
+  /** Observation began (at once for a created task; for a resumed one, once someone observes it). */
+  observationBegan(): void {
+    this.setFlag(Flag.Active, true);
+  }
+
+  /** The wire in use was told the engine wants pushed snapshots of the task. */
+  watched(): void {
+    this.setFlag(Flag.Watched, true);
+  }
+
+  /** The interest in pushed snapshots is being withdrawn. @returns whether it had been told. */
+  unwatched(): boolean {
+    const was = this.flag(Flag.Watched);
+    this.setFlag(Flag.Watched, false);
+    return was;
+  }
+
+  // ---- reconnect.ts: a reconnection ----
+
+  /** The connection was replaced: the task was tracked on an older one. */
+  connectionReplaced(): void {
+    this.setFlag(Flag.OlderConnection, true);
   }
 
   // ---- payload.ts: the final payload ----
