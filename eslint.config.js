@@ -427,8 +427,8 @@ export default tseslint.config(
     rules: { 'mcp-task-client/layer-order': 'error' },
   },
   {
-    // A task's state changes only inside the engine (lib/engine/record.ts, on the fields of
-    // record-layout.ts, shown by record-view.ts): everything above it holds the read-only
+    // A task's state changes only inside the engine (lib/engine/record.ts and record-schedule.ts,
+    // on the fields of record-layout.ts, shown by record-view.ts): everything above it holds the read-only
     // TaskView (lib/engine/task-view.ts), never the record. Its own rule name, so the layer
     // patterns above (no-restricted-imports) stay as they are.
     files: ['lib/**/*.ts'],
@@ -445,6 +445,7 @@ export default tseslint.config(
                 '**/engine/record-extras.js',
                 '**/engine/record-layout.js',
                 '**/engine/record-view.js',
+                '**/engine/record-schedule.js',
               ],
               message:
                 "Only the engine touches a task's record: use the read-only TaskView (engine/task-view.ts) and TaskEngine's operations.",

@@ -3,7 +3,9 @@
  * pushed snapshots with polls, decides when to poll, pauses while the connection is lost and
  * goes on once reconnected, and settles each {@link TaskRecord}. It speaks to the server only through a
  * {@link TaskWire} and knows nothing of any wire format. The poll loop lives in `poll.ts`, fetching
- * the final payload in `payload.ts`, cancelling and giving up in `cancel.ts`.
+ * the final payload in `payload.ts`, cancelling and giving up in `cancel.ts`, a task's observation
+ * beginning and its watch on the wire in `watch.ts`, what a reconnection does to the tasks in
+ * `reconnect.ts`.
  */
 import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
@@ -18,15 +20,14 @@ import {
   awaitsPayloadRead,
   delay,
   ensurePoll,
-  firstPoll,
   observedFresh,
   pollTimerFired,
   react,
-  readNow,
   readSoon,
   readTask,
-  type PollEngine,
+  timerSendsRead,
 } from './poll.js';
+import { readAllAgain, wireReplaced } from './reconnect.js';
 import { TaskRecord } from './record.js';
 import { TRACKING_STOPPED, type Settlement } from './record-extras.js';
 import { closedError, Requests, TaskRequestOptions } from './requests.js';
@@ -36,6 +37,7 @@ import type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopInte
 import { armDeadline, deadlinePassed, type Deadline, type DeadlineEngine } from './deadline.js';
 import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './cancel.js';
 import type { TaskView } from './task-view.js';
+import { activate, observationBegins, unwatch, type WatchEngine } from './watch.js';
 
 export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 export type { Deadline, GiveUp, GiveUpResult, TaskView };
@@ -54,7 +56,7 @@ function own(view: TaskView): TaskRecord {
  * the layer above asks for) take the task's read-only {@link TaskView}; its modules change the
  * task's record, each through its own event methods (see `record.ts`).
  */
-export class TaskEngine implements PollEngine, DeadlineEngine {
+export class TaskEngine implements WatchEngine, DeadlineEngine {
   readonly scheduler: Scheduler;
   private readonly records = new Map<string, TaskRecord>();
   private readonly early: EarlyBuffer;
@@ -63,7 +65,8 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
   /** Bumped when the wire is replaced: answers to requests sent before belong to the old one. */
   generation = 0;
   private featureCache: WireFeatures | undefined;
-  private readonly ttl: TtlWatch;
+  /** The ttl timers of the tasks (`ttl-watch.ts`). */
+  readonly ttl: TtlWatch;
 
   constructor(
     private wireRef: TaskWire,
@@ -195,41 +198,14 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
       record.notificationArrived();
       this.observe(record, early, 'notification');
     }
-    if (record.provisional) return record;
-    record.observationBegan();
-    this.watch(record, this.wireRef);
-    firstPoll(this, record, now);
-    // Without a poll to come (the connection is lost), the ttl's timer cannot wait for one.
-    if (this.pauseState.paused) this.ttl.arm(record);
-    else this.ttl.armAfter(record, record.nextPollAt);
-    react(this, record);
+    // Observation begins (`watch.ts`), unless the task is provisional (see `activate`).
+    if (!record.provisional) observationBegins(this, record, now);
     return record;
   }
 
-  /** Tells `wire` (the one in use) the record's task wants pushed snapshots. */
-  private watch(record: TaskRecord, wire: TaskWire): void {
-    record.watched();
-    wire.watch(record.taskId, this.scheduler);
-  }
-
-  /**
-   * Withdraws the interest told by {@link Engine.watch}, once. It was told to the wire in use: a
-   * replaced wire's records are unwatched on it before the new one is taken (`resume`).
-   */
-  private unwatch(record: TaskRecord): void {
-    if (record.unwatched()) this.wireRef.unwatch(record.taskId);
-  }
-
-  /** Starts observing a provisional task (a resumed one): it is read at once. */
+  /** Starts observing a provisional task (a resumed one): it is read at once (see `watch.ts`). */
   activate(view: TaskView): void {
-    const record = own(view);
-    if (record.active || record.settlement !== undefined) return;
-    record.observationBegan();
-    this.watch(record, this.wireRef);
-    readNow(record, this.config.clock.now());
-    // A notification may have told its state meanwhile (even a terminal one): act on it now.
-    if (record.provisional) ensurePoll(this, record);
-    else react(this, record);
+    activate(this, own(view));
   }
 
   /** Handles a pushed snapshot (a status notification). Unknown tasks are ignored. */
@@ -339,23 +315,12 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
   /** A record's poll timer fired (one function for every record: no closure per poll). */
   readonly pollDue = (record: TaskRecord): void => {
     // A ttl timer put off until now is armed, unless it can wait for the read this timer sends.
-    const waits = this.readsNow(record) && this.ttl.waitsForRead(record, record.requestTimeoutMs);
+    const waits =
+      record.ttlDeferred && timerSendsRead(this, record) && this.ttl.waitsForRead(record, record.requestTimeoutMs);
     if (!waits) this.ttl.catchUp(record);
     pollTimerFired(this, record);
     if (waits && !record.pollInFlight) this.ttl.catchUp(record);
   };
-
-  /** True when `record`'s poll timer firing now sends a read (as `poll.ts` decides). */
-  private readsNow(record: TaskRecord): boolean {
-    return (
-      record.ttlDeferred &&
-      this.config.clock.now() >= record.nextPollAt &&
-      !record.pollInFlight &&
-      record.settlement === undefined &&
-      !record.terminal &&
-      !this.pauseState.paused
-    );
-  }
 
   /** A read sent by a poll ended (answered and observed, or failed): see {@link TtlWatch.waitsForRead}. */
   readEnded(record: TaskRecord): void {
@@ -405,7 +370,7 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     this.scheduler.cancel(record.pollTimer);
     this.scheduler.cancel(record.deadlineTimer);
     this.scheduler.cancel(record.ttlTimer);
-    this.unwatch(record);
+    unwatch(this, record);
     record.trackingEnded();
     if (this.records.get(record.taskId) === record) this.records.delete(record.taskId);
     this.events.settled(record);
@@ -431,22 +396,10 @@ export class TaskEngine implements PollEngine, DeadlineEngine {
     if (wire !== this.wireRef) {
       this.generation += 1;
       this.featureCache = undefined;
-      for (const record of this.records.values()) {
-        record.connectionReplaced();
-        if (!record.active) continue;
-        this.unwatch(record);
-        this.watch(record, wire);
-      }
+      wireReplaced(this, this.records.values(), wire);
     }
     this.wireRef = wire;
-    if (!this.pauseState.unpause()) return;
-    const now = this.config.clock.now();
-    for (const record of this.records.values()) {
-      if (!record.active) continue;
-      readNow(record, now);
-      if (record.terminal) react(this, record);
-      else ensurePoll(this, record);
-    }
+    if (this.pauseState.unpause()) readAllAgain(this, this.records.values());
   }
 
   /** Resolves when the connection is back; rejects with the signal's reason if it aborts first. */

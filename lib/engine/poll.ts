@@ -70,6 +70,20 @@ export function observedFresh(engine: PollEngine, record: TaskRecord, needsRead:
   else record.pollPlanned(engine.config.clock.now() + delay(engine, record));
 }
 
+/**
+ * True when `record`'s poll timer firing now sends a read (as {@link poll} decides), its ttl timer
+ * put off aside: the engine asks only for a record whose ttl timer waits for the first poll's.
+ */
+export function timerSendsRead(engine: PollEngine, record: TaskRecord): boolean {
+  return (
+    engine.config.clock.now() >= record.nextPollAt &&
+    !record.pollInFlight &&
+    record.settlement === undefined &&
+    !record.terminal &&
+    !engine.paused
+  );
+}
+
 /** `record`'s poll timer fired: it polls now, or re-arms if a fresh observation pushed the poll back. */
 export function pollTimerFired(engine: PollEngine, record: TaskRecord): void {
   record.pollTimerFired();

@@ -23,9 +23,9 @@ export const Stopping = 4096;
 export const HoldStream = 8192;
 /** The ttl's timer waits for the first poll's timer (`ttl-watch.ts`). */
 export const TtlDeferred = 16384;
-/** The wire in use was told of the engine's interest in pushed snapshots (`engine.ts`). */
+/** The wire in use was told of the engine's interest in pushed snapshots (`watch.ts`). */
 export const Watched = 32768;
-/** Tracking began on a connection since replaced (`engine.ts`). */
+/** Tracking began on a connection since replaced (`reconnect.ts`). */
 export const OlderConnection = 65536;
 /** The `tasks/result` requests open (0 to 2: a blocking one and a terminal one), two bits from here. */
 export const OpenFetchesUnit = 131072;

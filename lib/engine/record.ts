@@ -7,21 +7,23 @@
  * than the one held (by `lastUpdatedAt`) is dropped, a tie goes to the later arrival, and an
  * identical snapshot yields nothing.
  *
- * The record is built in three floors: its fields and their compact layout (record-layout.ts),
- * what it shows without changing anything (record-view.ts: the getters and the listeners), and
- * here the methods that change it.
+ * The record is built in four floors: its fields and their compact layout (record-layout.ts),
+ * what it shows without changing anything (record-view.ts: the getters and the listeners), the
+ * methods that change its schedule (record-schedule.ts: the poll schedule and the ttl's timer), and
+ * here the other methods that change it.
  *
  * Who changes what. Every field is protected and readable through a getter; it changes only through
  * a method named after what happened, and each such method has one caller, an engine module:
  *
  * - engine.ts (tracking, merging, settling): the constructor, `notificationArrived`, `observed`,
- *   `payloadRode`, `instrumented`, `observationBegan`, `watched`, `unwatched`, `connectionReplaced`,
- *   `stopBegan`, `settled`, `trackingEnded`;
- * - poll.ts (the poll schedule): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
+ *   `payloadRode`, `instrumented`, `stopBegan`, `settled`, `trackingEnded`;
+ * - watch.ts (watching the task): `observationBegan`, `watched`, `unwatched`;
+ * - reconnect.ts (a reconnection): `connectionReplaced`;
+ * - poll.ts (the poll schedule, in record-schedule.ts): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `lookPutOff`, `readSent`;
  * - payload.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
  *   `blockingWaitFailed`, `graceArmed`, `graceEnded`;
- * - ttl-watch.ts (the ttl): `ttlArmed`, `ttlPutOff`, `ttlTimerFired`, `ttlRanOut`;
+ * - ttl-watch.ts (the ttl, in record-schedule.ts): `ttlArmed`, `ttlPutOff`, `ttlTimerFired`, `ttlRanOut`;
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
  * - cancel.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
  * - requests.ts (retries): `retried`;
@@ -50,7 +52,7 @@ import {
   type Settlement,
 } from './record-extras.js';
 import * as Flag from './record-flags.js';
-import { RecordView } from './record-view.js';
+import { RecordSchedule } from './record-schedule.js';
 import type { TaskView } from './task-view.js';
 
 export type { TaskObserver, TaskView };
@@ -60,7 +62,7 @@ export type { TaskObserver, TaskView };
  * map above). The record is also the {@link RequestGroup} of the task's requests: when tracking
  * stops, every one still open is stopped at once (no `AbortSignal` per request).
  */
-export class TaskRecord extends RecordView implements RequestGroup {
+export class TaskRecord extends RecordSchedule implements RequestGroup {
   // ---- engine.ts: tracking, merging, settling ----
 
   /** A status notification for the task arrived (counted for metrics; `observed` merges it). */
@@ -113,28 +115,6 @@ export class TaskRecord extends RecordView implements RequestGroup {
     this.more().instrument = instrument;
   }
 
-  /** Observation began (at once for a created task; for a resumed one, once someone observes it). */
-  observationBegan(): void {
-    this.setFlag(Flag.Active, true);
-  }
-
-  /** The wire in use was told the engine wants pushed snapshots of the task. */
-  watched(): void {
-    this.setFlag(Flag.Watched, true);
-  }
-
-  /** The interest in pushed snapshots is being withdrawn. @returns whether it had been told. */
-  unwatched(): boolean {
-    const was = this.flag(Flag.Watched);
-    this.setFlag(Flag.Watched, false);
-    return was;
-  }
-
-  /** The connection was replaced: the task was tracked on an older one. */
-  connectionReplaced(): void {
-    this.setFlag(Flag.OlderConnection, true);
-  }
-
   /** A local stop began (`holdStream`: the stream stays open until the stop settles the task). */
   stopBegan(holdStream: boolean): void {
     this.flags |= Flag.Stopping | (holdStream ? Flag.HoldStream : 0);
@@ -179,78 +159,30 @@ export class TaskRecord extends RecordView implements RequestGroup {
     if (members !== undefined) for (const other of members) other.stop(TRACKING_STOPPED);
   }
 
-  // ---- poll.ts: the poll schedule ----
+  // ---- watch.ts: watching the task ----
 
-  /** The next poll may run at `at` (tracking began, a fresh observation, a failed poll, a reconnection). */
-  pollPlanned(at: number): void {
-    // Once settled, the field holds the settlement's time (see `settledAt`).
-    if (this.settledWith === undefined) this.nextPollStored = this.storeTime(at, Flag.RawNextPollAt);
+  /** Observation began (at once for a created task; for a resumed one, once someone observes it). */
+  observationBegan(): void {
+    this.setFlag(Flag.Active, true);
   }
 
-  /** A read was asked for ahead of the cadence; it may go at `at` (see {@link TaskRecord.readSoon}). */
-  readRequested(at: number): void {
-    this.setFlag(Flag.ReadSoon, true);
-    this.pollPlanned(at);
+  /** The wire in use was told the engine wants pushed snapshots of the task. */
+  watched(): void {
+    this.setFlag(Flag.Watched, true);
   }
 
-  /** The next poll's timer was armed. */
-  pollArmed(timer: Timer): void {
-    this.pollJob = timer;
+  /** The interest in pushed snapshots is being withdrawn. @returns whether it had been told. */
+  unwatched(): boolean {
+    const was = this.flag(Flag.Watched);
+    this.setFlag(Flag.Watched, false);
+    return was;
   }
 
-  /** The poll timer fired. */
-  pollTimerFired(): void {
-    this.pollJob = undefined;
-  }
+  // ---- reconnect.ts: a reconnection ----
 
-  /**
-   * A poll was sent at `now` (`hintless`: without a server `pollInterval`, counted for the gentle
-   * backoff, D2). A read asked for ahead of the cadence went with it.
-   * @returns true when this read is the ttl backstop's last look (the flag is cleared).
-   */
-  pollSent(now: number, hintless: boolean): boolean {
-    this.setFlag(Flag.PollInFlight, true);
-    if (hintless) this.more().hintlessPolls += 1;
-    if (this.readSoon) {
-      this.setFlag(Flag.ReadSoon, false);
-      this.more().hastenedAt = now;
-    }
-    const look = this.lookDue;
-    this.setFlag(Flag.LookDue, false);
-    return look;
-  }
-
-  /** The poll was answered: the failure counts start again. */
-  pollAnswered(): void {
-    this.setFlag(Flag.PollInFlight, false);
-    if (this.extras !== undefined) this.extras.failedPolls = this.extras.hardPollFailures = 0;
-  }
-
-  /** The poll failed (or was dropped with an old connection). */
-  pollFailed(): void {
-    this.setFlag(Flag.PollInFlight, false);
-  }
-
-  /**
-   * A failed poll counts for the backoff; a `hard` (non-transient) one also for giving up, a
-   * transient one starts that count again.
-   * @returns the hard failures in a row.
-   */
-  pollFailureCounted(hard: boolean): number {
-    const extras = this.more();
-    extras.failedPolls += 1;
-    extras.hardPollFailures = hard ? extras.hardPollFailures + 1 : 0;
-    return extras.hardPollFailures;
-  }
-
-  /** The last look's read did not happen (paused, dropped with an old connection): the next read is. */
-  lookPutOff(): void {
-    this.setFlag(Flag.LookDue, true);
-  }
-
-  /** A `tasks/get` for the task went out (a poll, a last look, a confirming read), counted for metrics. */
-  readSent(): void {
-    this.pollCount += 1;
+  /** The connection was replaced: the task was tracked on an older one. */
+  connectionReplaced(): void {
+    this.setFlag(Flag.OlderConnection, true);
   }
 
   // ---- payload.ts: the final payload ----
@@ -287,29 +219,6 @@ export class TaskRecord extends RecordView implements RequestGroup {
   /** The grace ended. */
   graceEnded(): void {
     this.pollJob = undefined;
-  }
-
-  // ---- ttl-watch.ts: the ttl ----
-
-  /** The ttl's timer was armed again (`undefined`: none for this ttl). */
-  ttlArmed(timer: Timer | undefined): void {
-    this.ttlJob = timer;
-    this.flags &= ~Flag.TtlDeferred;
-  }
-
-  /** The ttl's timer waits for the first poll's timer. */
-  ttlPutOff(): void {
-    this.flags |= Flag.TtlDeferred;
-  }
-
-  /** The ttl's timer fired. */
-  ttlTimerFired(): void {
-    this.ttlJob = undefined;
-  }
-
-  /** The ttl ran out where it is a backstop: the next read is the last look ([E13]). */
-  ttlRanOut(): void {
-    this.setFlag(Flag.LookDue, true);
   }
 
   // ---- deadline.ts: the caller's deadline ----
