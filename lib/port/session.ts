@@ -7,7 +7,6 @@
  * This uses the transport's public surface only (`send`, `onmessage`, `onclose`), which is the
  * same in both SDK majors. A transport carries one wrapper however many TaskClients share it.
  */
-import { randomUUID } from '../util/random.js';
 import { onAbort } from '../util/abort.js';
 import {
   PortError,
@@ -22,7 +21,9 @@ import {
   type SessionPort,
   type TransportInfo,
 } from './port.js';
-import { Pending, TimeoutLanes } from './pending.js';
+import { Pending, TimeoutLanes, capture, captured } from './pending.js';
+import { abortedError, refuse, sendError, settleReply } from './reply.js';
+import { idPrefix, issued, withEnvelope, withMeta } from './outgoing.js';
 import { InboundRouter, type InboundHost } from './inbound.js';
 import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
@@ -30,49 +31,6 @@ import { transportInfoOf } from './transport-info.js';
 import { isObject } from '../util/json.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
-
-/** Prefix of every request id the library sends; unique per transport, so ids never collide. */
-function idPrefix(): string {
-  return `mcp-task-client:${randomUUID().slice(0, 8)}:`;
-}
-
-/**
- * A shallow copy of `source`. `Object.assign` onto a fresh literal, because V8 makes adding a key
- * to the copy slow when the copy came from a spread (measured about 0.8 µs per request, nearly
- * all of the port's own time on the extension wire); a spread only when `source` has an own
- * "__proto__" key (from JSON.parse), which assignment would turn into a prototype.
- */
-function copyOf(source: JsonObject): JsonObject {
-  return Object.hasOwn(source, '__proto__') ? { ...source } : Object.assign({}, source);
-}
-
-/**
- * `params` with the modern per-request envelope in its `_meta` (the request's own `_meta` keys win).
- * Fresh objects every time, since an in-process server may keep or change what it receives. With
- * `fresh`, `params` is the caller's own new object, sent once and never read again: the `_meta`
- * goes onto it instead of onto a copy (one object and one copy less per request).
- */
-function withEnvelope(params: JsonObject | undefined, envelope: JsonObject, fresh: boolean): JsonObject {
-  const own = params?._meta;
-  let meta: JsonObject;
-  if (!isObject(own)) meta = copyOf(envelope);
-  else if (Object.hasOwn(own, '__proto__')) meta = { ...envelope, ...own };
-  else meta = Object.assign(copyOf(envelope), own);
-  const body: JsonObject = params === undefined ? {} : fresh ? params : copyOf(params);
-  body._meta = meta;
-  return body;
-}
-
-/**
- * `params` with `extra` merged under its `_meta` (the request's own entries win): the entries an
- * instrumentation adds (trace context). Fresh objects, as for the envelope.
- */
-function withMeta(params: JsonObject | undefined, extra: Readonly<JsonObject>): JsonObject {
-  const own = params?._meta;
-  const body: JsonObject = params === undefined ? {} : copyOf(params);
-  body._meta = isObject(own) ? { ...extra, ...own } : { ...extra };
-  return body;
-}
 
 /** A {@link SessionPort} over an SDK client's transport. */
 export class RawSession implements SessionPort, InboundHost {
@@ -250,20 +208,11 @@ export class RawSession implements SessionPort, InboundHost {
 
   /** A request could not be written on the transport. */
   private sendFailed(id: string, error: unknown): void {
-    const status = this.access.httpStatus(error);
-    const text = error instanceof Error ? error.message : String(error);
-    // A Streamable HTTP server that no longer knows the session answers 404 (or 400 naming the
-    // session): the connection is lost, not the request. Only with a session: without one (the
-    // 2026-07-28 era has none, [E21]) a 404 is an HTTP error of this request.
-    const lost = this.sessionId() !== undefined && (status === 404 || (status === 400 && /session/i.test(text)));
-    this.fail(id, new PortError(lost ? 'session' : 'send', text, { httpStatus: status, cause: error }));
+    this.fail(id, sendError(error, this.access.httpStatus(error), this.sessionId() !== undefined));
   }
 
   sentRequest(id: unknown): boolean {
-    // Ids are the prefix (unique per port) and a counter: one issued here is below `nextId`.
-    if (typeof id !== 'string' || !id.startsWith(this.prefix)) return false;
-    const rest = id.slice(this.prefix.length);
-    return /^(0|[1-9][0-9]*)$/.test(rest) && Number(rest) < this.nextId;
+    return issued(id, this.prefix, this.nextId);
   }
 
   nextRequestId(): string {
@@ -349,46 +298,14 @@ export class RawSession implements SessionPort, InboundHost {
     const { id, method } = message;
     if (typeof method !== 'string') {
       if (typeof id !== 'string' || !id.startsWith(this.prefix)) return false;
-      this.settle(id, message);
+      const entry = this.take(id);
+      if (entry !== undefined) settleReply(entry, message);
       return true; // an answer to one of ours, even a late one, is never the SDK's
     }
     const params = isObject(message.params) ? message.params : {};
     if (id === undefined || id === null) return this.router.notification(method, params);
     if (typeof id !== 'string' && typeof id !== 'number') return false;
     return this.router.inbound(id, method, params);
-  }
-
-  private settle(id: string, message: JsonObject): void {
-    const entry = this.take(id);
-    if (entry === undefined) return;
-    if ('result' in message) {
-      const result = message.result;
-      if (!isObject(result) || (result._meta !== undefined && !isObject(result._meta))) {
-        const what = isObject(result) ? 'its _meta is not an object' : 'the result is not an object';
-        entry.reject(new PortError('malformed', `Malformed ${entry.method} reply from server: ${what}`));
-        return;
-      }
-      let value: unknown;
-      try {
-        value = entry.decode(message.result, entry.context);
-      } catch (error) {
-        entry.reject(
-          new PortError('malformed', error instanceof Error ? error.message : String(error), { cause: error }),
-        );
-        return;
-      }
-      entry.watcher?.end(undefined);
-      entry.resolve(value);
-      return;
-    }
-    const error = message.error;
-    if (isObject(error) && Number.isInteger(error.code) && typeof error.message === 'string') {
-      entry.reject(new PortError('server', error.message, { code: error.code as number, data: error.data }));
-      return;
-    }
-    entry.reject(
-      new PortError('malformed', `Malformed ${entry.method} reply from server: neither a result nor a valid error`),
-    );
   }
 
   /** {@link RawSession.send}, with a synchronous throw of the transport as a rejection. */
@@ -415,30 +332,4 @@ export class RawSession implements SessionPort, InboundHost {
     this.closeListeners.clear();
     for (const listener of listeners) listener();
   }
-}
-
-/** The settle functions of the promise {@link capture} was last handed (read at once, then cleared). */
-const captured: { resolve: ((value: unknown) => void) | undefined; reject: ((error: unknown) => void) | undefined } = {
-  resolve: undefined,
-  reject: undefined,
-};
-
-/** A promise executor that makes no closure per request: it hands its settle functions to {@link captured}. */
-function capture(resolve: (value: never) => void, reject: (error: unknown) => void): void {
-  captured.resolve = resolve as (value: unknown) => void;
-  captured.reject = reject;
-}
-
-/** A request refused before it was sent, failing as it would have once sent. */
-function refuse<T>(
-  error: PortError,
-  method: string,
-  mapError: ErrorMapper | undefined,
-  context: string | undefined,
-): Promise<T> {
-  return Promise.reject(mapError === undefined ? error : mapError(method, error, context));
-}
-
-function abortedError(signal: AbortSignal): PortError {
-  return new PortError('aborted', 'Request aborted', { cause: signal.reason });
 }

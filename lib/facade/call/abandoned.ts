@@ -1,7 +1,8 @@
 /**
- * Creations given up before their answer (see `LaunchParts.abandoned`, launch.ts): their
- * follow-ups, each settling once the answer came and any task it created got its one
- * `tasks/cancel`. `close()` waits for them, within a bound, before it closes an SDK client it made.
+ * Creations given up before their answer (see `LaunchParts.abandoned`, launch-parts.ts; the
+ * follow-ups are made in give-up.ts): their follow-ups, each settling once the answer came and any
+ * task it created got its one `tasks/cancel`. `close()` waits for them, within a bound, before it
+ * closes an SDK client it made.
  */
 import type { Scheduler } from '../../util/scheduler.js';
 

@@ -1,0 +1,69 @@
+/**
+ * How a request of the port ends other than by a timeout or a stop: its reply, taken off the
+ * transport, settles it with the decoded result or fails it (a server error, or a malformed
+ * reply); a send that failed, and a request refused before it was sent, fail it with a
+ * {@link PortError} of their own.
+ */
+import { PortError, type ErrorMapper, type JsonObject } from './port.js';
+import type { Pending } from './pending.js';
+import { isObject } from '../util/json.js';
+
+/** Settles the open request `entry` (already taken from the open ones) with its reply `message`. */
+export function settleReply(entry: Pending, message: JsonObject): void {
+  if ('result' in message) {
+    const result = message.result;
+    if (!isObject(result) || (result._meta !== undefined && !isObject(result._meta))) {
+      const what = isObject(result) ? 'its _meta is not an object' : 'the result is not an object';
+      entry.reject(new PortError('malformed', `Malformed ${entry.method} reply from server: ${what}`));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = entry.decode(message.result, entry.context);
+    } catch (error) {
+      entry.reject(
+        new PortError('malformed', error instanceof Error ? error.message : String(error), { cause: error }),
+      );
+      return;
+    }
+    entry.watcher?.end(undefined);
+    entry.resolve(value);
+    return;
+  }
+  const error = message.error;
+  if (isObject(error) && Number.isInteger(error.code) && typeof error.message === 'string') {
+    entry.reject(new PortError('server', error.message, { code: error.code as number, data: error.data }));
+    return;
+  }
+  entry.reject(
+    new PortError('malformed', `Malformed ${entry.method} reply from server: neither a result nor a valid error`),
+  );
+}
+
+/**
+ * The error of a request that could not be written on the transport: `status` is the HTTP status
+ * the write failed with, if any; `hasSession`, whether the transport has a session id.
+ */
+export function sendError(error: unknown, status: number | undefined, hasSession: boolean): PortError {
+  const text = error instanceof Error ? error.message : String(error);
+  // A Streamable HTTP server that no longer knows the session answers 404 (or 400 naming the
+  // session): the connection is lost, not the request. Only with a session: without one (the
+  // 2026-07-28 era has none, [E21]) a 404 is an HTTP error of this request.
+  const lost = hasSession && (status === 404 || (status === 400 && /session/i.test(text)));
+  return new PortError(lost ? 'session' : 'send', text, { httpStatus: status, cause: error });
+}
+
+/** A request refused before it was sent, failing as it would have once sent. */
+export function refuse<T>(
+  error: PortError,
+  method: string,
+  mapError: ErrorMapper | undefined,
+  context: string | undefined,
+): Promise<T> {
+  return Promise.reject(mapError === undefined ? error : mapError(method, error, context));
+}
+
+/** The error of a request whose signal aborted. */
+export function abortedError(signal: AbortSignal): PortError {
+  return new PortError('aborted', 'Request aborted', { cause: signal.reason });
+}
