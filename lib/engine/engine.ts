@@ -2,31 +2,22 @@
  * The task engine: observation, scheduling and state for every task of one client. It merges
  * pushed snapshots with polls, decides when to poll, pauses while the connection is lost and
  * goes on once reconnected, and settles each {@link TaskRecord}. It speaks to the server only through a
- * {@link TaskWire} and knows nothing of any wire format. The poll loop lives in `poll.ts`, fetching
+ * {@link TaskWire} and knows nothing of any wire format. Tracking a task and merging its snapshots
+ * live in `observe.ts`, the poll loop in `poll.ts`, fetching
  * the final payload in `payload.ts`, cancelling and giving up in `cancel.ts`, a task's observation
  * beginning and its watch on the wire in `watch.ts`, what a reconnection does to the tasks in
  * `reconnect.ts`.
  */
-import { TaskClosedError, TaskProtocolError, asTaskError, type TaskError } from '../errors.js';
-import { isTerminalStatus, type Task } from '../types.js';
+import { TaskClosedError, asTaskError, type TaskError } from '../errors.js';
+import type { Task } from '../types.js';
 import type { ErrorClass, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
 import type { CallInstrument } from '../api/index.js';
 import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
-import { deliverAnswers, offerInput, resendKept } from './input-delivery.js';
+import { deliverAnswers } from './input-delivery.js';
 import { Pause } from './pause.js';
 import { vanished } from './payload.js';
-import {
-  awaitsPayloadRead,
-  delay,
-  ensurePoll,
-  observedFresh,
-  pollTimerFired,
-  react,
-  readSoon,
-  readTask,
-  timerSendsRead,
-} from './poll.js';
+import { delay, ensurePoll, pollTimerFired, react, readSoon, readTask, timerSendsRead } from './poll.js';
 import { readAllAgain, wireReplaced } from './reconnect.js';
 import { TaskRecord } from './record.js';
 import { TRACKING_STOPPED, type Settlement } from './record-extras.js';
@@ -37,7 +28,8 @@ import type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopInte
 import { armDeadline, deadlinePassed, type Deadline, type DeadlineEngine } from './deadline.js';
 import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './cancel.js';
 import type { TaskView } from './task-view.js';
-import { activate, observationBegins, unwatch, type WatchEngine } from './watch.js';
+import { observe, push, track, type ObserveEngine } from './observe.js';
+import { activate, unwatch } from './watch.js';
 
 export type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 export type { Deadline, GiveUp, GiveUpResult, TaskView };
@@ -56,10 +48,12 @@ function own(view: TaskView): TaskRecord {
  * the layer above asks for) take the task's read-only {@link TaskView}; its modules change the
  * task's record, each through its own event methods (see `record.ts`).
  */
-export class TaskEngine implements WatchEngine, DeadlineEngine {
+export class TaskEngine implements ObserveEngine, DeadlineEngine {
   readonly scheduler: Scheduler;
-  private readonly records = new Map<string, TaskRecord>();
-  private readonly early: EarlyBuffer;
+  /** The tasks being tracked, by id. */
+  readonly records = new Map<string, TaskRecord>();
+  /** Notifications for tasks not yet known, kept while a creation is under way. */
+  readonly early: EarlyBuffer;
   readonly requests: Requests;
   private readonly pauseState = new Pause();
   /** Bumped when the wire is replaced: answers to requests sent before belong to the old one. */
@@ -71,7 +65,7 @@ export class TaskEngine implements WatchEngine, DeadlineEngine {
   constructor(
     private wireRef: TaskWire,
     readonly config: EngineConfig,
-    private readonly events: EngineEvents,
+    readonly events: EngineEvents,
   ) {
     this.scheduler = new Scheduler(config.clock, (error) => this.report(error, undefined));
     this.requests = new Requests({
@@ -177,30 +171,10 @@ export class TaskEngine implements WatchEngine, DeadlineEngine {
 
   /**
    * Starts tracking `task`. Notifications that arrived before it are applied, and the first poll
-   * waits one poll interval (the spec leaves it open, [A16]; polling at once wastes a request).
+   * waits one poll interval (see `track` in `observe.ts`).
    */
   track(snapshot: WireSnapshot, toolName: string, options: TrackOptions = {}): TaskView {
-    const task = snapshot.task;
-    const now = this.config.clock.now();
-    // The ttl counts from here: when this client first saw the task (`ttl-watch.ts`).
-    const record = new TaskRecord(
-      task,
-      toolName,
-      options.startedAt ?? now,
-      now,
-      options.requestTimeoutMs ?? this.config.requestTimeoutMs,
-      options.provisional === true,
-    );
-    this.records.set(task.taskId, record);
-    if (options.instrument !== undefined) record.instrumented(options.instrument);
-    if (snapshot.payload !== undefined && record.terminal) record.payloadRode(snapshot.payload);
-    for (const early of this.early.take(task.taskId)) {
-      record.notificationArrived();
-      this.observe(record, early, 'notification');
-    }
-    // Observation begins (`watch.ts`), unless the task is provisional (see `activate`).
-    if (!record.provisional) observationBegins(this, record, now);
-    return record;
+    return track(this, snapshot, toolName, options);
   }
 
   /** Starts observing a provisional task (a resumed one): it is read at once (see `watch.ts`). */
@@ -210,77 +184,12 @@ export class TaskEngine implements WatchEngine, DeadlineEngine {
 
   /** Handles a pushed snapshot (a status notification). Unknown tasks are ignored. */
   push(snapshot: WireSnapshot): void {
-    const record = this.records.get(snapshot.task.taskId);
-    if (record === undefined) {
-      this.early.offer(snapshot);
-      return;
-    }
-    record.notificationArrived();
-    this.observe(record, snapshot, 'notification');
+    push(this, snapshot);
   }
 
-  /** Offers a snapshot to a record and reacts to what changed. */
+  /** Offers a snapshot to a record and reacts to what changed (see `observe.ts`). */
   observe(record: TaskRecord, snapshot: WireSnapshot, source: SnapshotSource): void {
-    if (record.settlement !== undefined) return;
-    const task = snapshot.task;
-    const previous = record.task;
-    const wasProvisional = record.provisional;
-    const verdict = record.observed(task, record.holdsStream);
-    // A payload riding on a terminal snapshot ([E3]) is the task's; never replaced once known. A
-    // terminal task told without it (a terse notification) takes it from the next read even when
-    // that read is not newer ([A11]: equal timestamps, fields left out of the notification).
-    const payload = snapshot.payload;
-    const tookPayload =
-      payload !== undefined &&
-      record.payload === undefined &&
-      isTerminalStatus(task.status) &&
-      (verdict !== 'stale' || record.terminal);
-    if (tookPayload) {
-      record.payloadRode(payload);
-      if (task.status !== record.task.status) this.report(this.contradiction(record, task, source), record);
-    }
-    if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
-      offerInput(this.events, record, snapshot.input);
-    // [E23]: answers a failed tasks/update did not deliver go again while a poll still lists their key.
-    if (source === 'poll' && record.undelivered !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
-      resendKept(this, record, snapshot);
-    if (verdict === 'stale') {
-      if (tookPayload) react(this, record);
-      return;
-    }
-    if (verdict === 'after-terminal') {
-      if (tookPayload) react(this, record);
-      if (!isTerminalStatus(task.status)) this.report(this.contradiction(record, task, source), record);
-      return;
-    }
-    // Any current snapshot is a fresh observation: the next poll moves a full interval away.
-    // Unless it left out what only a read brings: a terminal status without its payload, or
-    // input_required just told without the input requests ([E3]: tasks/get carries them); or a
-    // read was already asked for ahead of the cadence (by such a notification, or the ttl
-    // backstop). Then the read comes as soon as its pacing allows (see `poll.ts`; [E14]: a
-    // repeated notification neither hastens nor postpones it).
-    const terseInput =
-      source === 'notification' &&
-      verdict === 'changed' &&
-      task.status === 'input_required' &&
-      snapshot.input === undefined &&
-      this.features.inlineInput;
-    const needsRead = terseInput || record.readSoon || (record.terminal && awaitsPayloadRead(this, record));
-    observedFresh(this, record, needsRead);
-    // The ttl counts from when this client first saw the task: only a new ttl moves its end.
-    if (wasProvisional || previous.ttl !== record.task.ttl) this.ttl.arm(record);
-    if (verdict === 'changed') this.events.status(record, source, previous);
-    // Also on an unchanged snapshot: e.g. still input_required after a failed blocking request.
-    react(this, record);
-  }
-
-  /** The server reported `task` after the terminal status held by `record`: it keeps the first one. */
-  private contradiction(record: TaskRecord, task: Task, source: SnapshotSource): TaskProtocolError {
-    return new TaskProtocolError(`Server reported "${task.status}" after terminal "${record.task.status}"; ignored`, {
-      method: source === 'notification' ? 'notifications/tasks/status' : 'tasks/get',
-      task: record.task,
-      toolName: record.toolName,
-    });
+    observe(this, record, snapshot, source);
   }
 
   /** The read the ttl backstop waited for ended (see `ttl-watch.ts`). */

@@ -15,8 +15,9 @@
  * Who changes what. Every field is protected and readable through a getter; it changes only through
  * a method named after what happened, and each such method has one caller, an engine module:
  *
- * - engine.ts (tracking, merging, settling): the constructor, `notificationArrived`, `observed`,
- *   `payloadRode`, `instrumented`, `stopBegan`, `settled`, `trackingEnded`;
+ * - observe.ts (tracking, merging): the constructor, `notificationArrived`, `observed`,
+ *   `payloadRode`, `instrumented`;
+ * - engine.ts (stopping, settling): `stopBegan`, `settled`, `trackingEnded`;
  * - watch.ts (watching the task): `observationBegan`, `watched`, `unwatched`;
  * - reconnect.ts (a reconnection): `connectionReplaced`;
  * - poll.ts (the poll schedule, in record-schedule.ts): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
@@ -63,7 +64,7 @@ export type { TaskObserver, TaskView };
  * stops, every one still open is stopped at once (no `AbortSignal` per request).
  */
 export class TaskRecord extends RecordSchedule implements RequestGroup {
-  // ---- engine.ts: tracking, merging, settling ----
+  // ---- observe.ts: tracking, merging ----
 
   /** A status notification for the task arrived (counted for metrics; `observed` merges it). */
   notificationArrived(): void {
@@ -114,6 +115,8 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
   instrumented(instrument: CallInstrument): void {
     this.more().instrument = instrument;
   }
+
+  // ---- engine.ts: stopping, settling ----
 
   /** A local stop began (`holdStream`: the stream stays open until the stop settles the task). */
   stopBegan(holdStream: boolean): void {
