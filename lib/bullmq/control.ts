@@ -6,6 +6,7 @@
  * What is written survives the worker: a job resumed elsewhere finds its answers and its cancel.
  */
 import type { Queue, RedisClient } from 'bullmq';
+import { scriptClient } from './redis-script.js';
 
 /** The BullMQ queue that a tool job runs on (any data type). */
 export type ToolQueue = Queue;
@@ -27,16 +28,9 @@ end
 redis.call('INCR', KEYS[2])
 return 1`;
 
-const defined = new WeakSet<object>();
-
 /** The Redis client of `queue`, with the control script defined on it. */
-async function clientOf(queue: ToolQueue): Promise<RedisClient> {
-  const client = await queue.getBackend().client;
-  if (!defined.has(client)) {
-    client.defineCommand(SCRIPT, { numberOfKeys: 2, lua: LUA });
-    defined.add(client);
-  }
-  return client;
+function clientOf(queue: ToolQueue): Promise<RedisClient> {
+  return scriptClient(queue, SCRIPT, 2, LUA);
 }
 
 /** The keys of `queue`'s control hash and revision counter. */
@@ -100,7 +94,11 @@ interface Watched {
 
 /** Reads the channel for the jobs of one worker (see the module comment). */
 export class ControlWatch {
-  private readonly jobs = new Map<string, Watched>();
+  /**
+   * The watches by job id. One job can have more than one run in a worker (its lock expired, it
+   * came back to this worker while the first run goes on): each run has its own watch.
+   */
+  private readonly jobs = new Map<string, Set<Watched>>();
   private lastRev: string | null | undefined;
   /** A job or a question was added since the last read: read the fields even if the revision is the same. */
   private dirty = false;
@@ -121,7 +119,9 @@ export class ControlWatch {
     let read!: () => void;
     const ready = new Promise<void>((resolve) => (read = resolve));
     const watched: Watched = { jobId, cancelSeen: false, cancel, read, waiting: new Map(), asked: new Set() };
-    this.jobs.set(jobId, watched);
+    let runs = this.jobs.get(jobId);
+    if (runs === undefined) this.jobs.set(jobId, (runs = new Set()));
+    runs.add(watched);
     this.wake();
     return {
       cancelled,
@@ -154,11 +154,16 @@ export class ControlWatch {
     });
   }
 
+  /** Removes this run's watch; what the job left on the channel is cleared once no other run of it needs it. */
   private release(watched: Watched): void {
-    if (this.jobs.get(watched.jobId) !== watched) return;
-    this.jobs.delete(watched.jobId);
-    const fields = [...watched.asked].map((question) => fieldName(watched.jobId, { kind: 'answer', question }));
-    if (watched.cancelSeen) fields.push(fieldName(watched.jobId, { kind: 'cancel' }));
+    const runs = this.jobs.get(watched.jobId);
+    if (runs?.delete(watched) !== true) return;
+    if (runs.size === 0) this.jobs.delete(watched.jobId);
+    const others = [...runs];
+    const fields = [...watched.asked]
+      .filter((question) => !others.some((other) => other.asked.has(question)))
+      .map((question) => fieldName(watched.jobId, { kind: 'answer', question }));
+    if (watched.cancelSeen && others.length === 0) fields.push(fieldName(watched.jobId, { kind: 'cancel' }));
     if (fields.length > 0) this.clear(watched.jobId, fields);
   }
 
@@ -203,7 +208,7 @@ export class ControlWatch {
     if (revision === this.lastRev && !this.dirty) return;
     this.dirty = false;
     const wanted: Array<{ readonly watched: Watched; readonly field: ControlField }> = [];
-    for (const watched of this.jobs.values()) {
+    for (const watched of [...this.jobs.values()].flatMap((runs) => [...runs])) {
       if (!watched.cancelSeen) wanted.push({ watched, field: { kind: 'cancel' } });
       for (const question of watched.waiting.keys()) wanted.push({ watched, field: { kind: 'answer', question } });
     }

@@ -5,6 +5,7 @@
 import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import { TaskOptionError, type CallToolResult, type ElicitationCallback, type SamplingCallback } from '../index.js';
 import { ControlWatch, type ToolQueue } from './control.js';
+import { writeJobData } from './job-write.js';
 import { ServerPool, type ConnectServer } from './pool.js';
 import { JobRun } from './run.js';
 import { RunEnded, type RunContext } from './run-context.js';
@@ -182,6 +183,7 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
     },
     reload: async (jobId): Promise<unknown> =>
       ((await options.queue.getJob(jobId)) as { data?: unknown } | undefined)?.data,
+    write: (jobId, data, guard) => writeJobData(options.queue, jobId, data, guard),
     acquire: (server, sessionId) => pool.acquire(server, sessionId),
     watch: (jobId) => watch.watch(jobId),
     emit,

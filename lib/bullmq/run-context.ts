@@ -4,8 +4,9 @@
  */
 import type { InputCallbacks } from '../index.js';
 import type { WatchedJob } from './control.js';
+import type { JobWrite } from './job-write.js';
 import type { Lease } from './pool.js';
-import type { ToolJobEvent } from './types.js';
+import type { ToolJobData, ToolJobEvent } from './types.js';
 
 /** What a run needs from its processor (resolved options and shared parts). */
 export interface RunContext {
@@ -22,6 +23,12 @@ export interface RunContext {
   onClose(listener: () => void): () => void;
   /** The job's data as stored now (another worker may have written it). */
   reload(jobId: string): Promise<unknown>;
+  /** Writes the job's `calling` mark or its task's reference unless another run got there first (see {@link writeJobData}). */
+  write(
+    jobId: string,
+    data: ToolJobData,
+    guard: { readonly mark: number | undefined } | { readonly taskId: string },
+  ): Promise<JobWrite>;
   acquire(server: string, sessionId: string | undefined): Promise<Lease>;
   watch(jobId: string): WatchedJob;
   emit(event: ToolJobEvent): void;

@@ -15,6 +15,7 @@ import {
 } from '../index.js';
 import { withDeclaredInput } from './declared-input.js';
 import { readJobData } from './job-data.js';
+import type { JobWrite } from './job-write.js';
 import { backoff, verdictOf } from './outcome.js';
 import type { Lease } from './pool.js';
 import { JobQuestions } from './questions.js';
@@ -36,6 +37,17 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Another run of the job got there first: its `calling` mark or its task's reference is stored.
+ * The run takes the stored data and goes round again, without counting a retry: it then waits
+ * for that run's reference or resumes its task.
+ */
+class Overtaken extends Error {
+  constructor(readonly stored: unknown) {
+    super("another run of the job stored its calling mark or its task's reference first");
+  }
+}
 
 /** See the module comment. */
 export class JobRun {
@@ -96,11 +108,7 @@ export class JobRun {
     if (this.signal?.aborted === true) onSignal();
     if (this.context.closing.aborted) onClose();
     try {
-      try {
-        this.data = readJobData(this.job.data);
-      } catch (error) {
-        throw new RunEnded({ kind: 'final', message: messageOf(error), cause: error });
-      }
+      this.data = this.read(this.job.data);
       // A cancel stored before the job started is known before anything is called.
       await Promise.race([control.ready, sleep(60_000, this.interrupt.signal)]);
       return await this.attempts();
@@ -128,6 +136,11 @@ export class JobRun {
         return await this.once();
       } catch (error) {
         if (error instanceof RunEnded) throw error;
+        if (error instanceof Overtaken) {
+          this.data = this.read(error.stored);
+          attempt -= 1;
+          continue;
+        }
         this.checkInterrupted(error);
         const verdict = verdictOf(error, calling);
         if (verdict === 'lost') await this.lost(error, attempt);
@@ -168,6 +181,15 @@ export class JobRun {
         return;
       }
       await sleep(Math.min(500, until - Date.now()), this.interrupt.signal);
+    }
+  }
+
+  /** The job's data, checked; a malformed job ends the run. */
+  private read(data: unknown): ToolJobData {
+    try {
+      return readJobData(data);
+    } catch (error) {
+      throw new RunEnded({ kind: 'final', message: messageOf(error), cause: error });
     }
   }
 
@@ -261,7 +283,9 @@ export class JobRun {
   /**
    * Calls the tool; stores the task's reference before anything waits on it. The server made the
    * task readable before its `CreateTaskResult` ([E9] on the extension), so a worker that takes
-   * the job over at once can already resume it.
+   * the job over at once can already resume it. The mark and the reference are written only if
+   * no other run of the job (another worker that took it after this one lost its lock) stored
+   * its own first: this run then throws {@link Overtaken} and does not call, or cancels its task.
    */
   private async call(lease: Lease, remaining: number | undefined): Promise<TaskHandle> {
     const { data } = this;
@@ -272,8 +296,16 @@ export class JobRun {
         cause: undefined,
       });
     }
+    const earlier = this.calledAt;
+    // Set before the write: a write that failed may still have been made, and this mark is ours.
     this.calledAt = Date.now();
-    await this.store({ ...data, calling: { at: this.calledAt } });
+    const marked: ToolJobData = { ...data, calling: { at: this.calledAt } };
+    const claim = await this.context.write(this.jobId, marked, { mark: data.calling?.at });
+    if (claim.kind === 'refused') {
+      this.calledAt = earlier;
+      throw new Overtaken(claim.stored);
+    }
+    this.data = marked;
     const onProgress = (progress: TaskProgress): void =>
       this.view.progressed(progress, this.handle?.taskId ?? undefined);
     const handle = await this.withInput(lease.tasks, (input) =>
@@ -299,8 +331,10 @@ export class JobRun {
     }
     const inHand = Date.now();
     lease.learned(reference.sessionId);
+    let stored: JobWrite;
+    const withTask: ToolJobData = { ...this.data, calling: undefined, task: { reference, storedAt: inHand } };
     try {
-      await this.store({ ...this.data, calling: undefined, task: { reference, storedAt: inHand } });
+      stored = await this.context.write(this.jobId, withTask, { taskId: reference.taskId });
     } catch (error) {
       // The job is gone (removed meanwhile): nobody will ever read this task, so it is cancelled.
       await handle.dispose().catch(() => {});
@@ -310,15 +344,29 @@ export class JobRun {
         cause: error,
       });
     }
-    const stored = Date.now();
+    if (stored.kind === 'refused') {
+      // Another run's task is stored (both called the tool): this one, which nobody will read, is
+      // cancelled, and the stored one is resumed.
+      await handle.dispose().catch(() => {});
+      this.context.emit({
+        type: 'warning',
+        jobId: this.jobId,
+        error: new Error(
+          `The tool "${data.tool}" was called by two runs of the job; task ${reference.taskId} was cancelled, the other run's task is resumed`,
+        ),
+      });
+      throw new Overtaken(stored.stored);
+    }
+    this.data = withTask;
+    const storedAt = Date.now();
     const created = Date.parse(reference.createdAt);
     this.context.emit({
       type: 'started',
       jobId: this.jobId,
       taskId: reference.taskId,
       tool: data.tool,
-      storeMs: stored - inHand,
-      windowMs: Number.isNaN(created) ? undefined : stored - created,
+      storeMs: storedAt - inHand,
+      windowMs: Number.isNaN(created) ? undefined : storedAt - created,
     });
     return handle;
   }
