@@ -186,3 +186,13 @@ export function parseWire(text: string | undefined): WireChoice {
   const hint = /2026/.test(text) ? ` (the 2026-07-28 task wire is ${EXT_WIRE}, or ext)` : '';
   throw new UsageError(`--wire expects auto, 2025-11-25 (or 2025) or ${EXT_WIRE} (or ext), got "${text}"${hint}`);
 }
+
+/** The `--url` option as a URL (`undefined` when not given); a value that is not a URL is a {@link UsageError}. */
+export function urlOption(value: string | undefined): URL | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return new URL(value);
+  } catch {
+    throw new UsageError(`--url: not a URL: ${value}`);
+  }
+}

@@ -9,7 +9,7 @@
 import { setMaxListeners } from 'node:events';
 import type { McpTransport } from 'mcp-task-client';
 import type { ToolChoice, TransportFactory } from 'mcp-task-client/doctor';
-import { UsageError, splitCommandLine } from './args.js';
+import { UsageError, splitCommandLine, urlOption } from './args.js';
 import { ConnectError, topMessage } from './connect-errors.js';
 import { TRANSPORTS, chooseSdk, loadExampleServer, type StdioTransport } from './sdk.js';
 import { terminalSafe } from './sanitize.js';
@@ -75,14 +75,7 @@ const EXAMPLE_TIMING = { stepMs: 300, pollInterval: 200 } as const;
 export async function doctorTarget(options: DoctorTargetOptions): Promise<DoctorTarget> {
   if (options.stdio !== undefined && options.url !== undefined)
     throw new UsageError('Give either --stdio or --url, not both');
-  let url: URL | undefined;
-  if (options.url !== undefined) {
-    try {
-      url = new URL(options.url);
-    } catch {
-      throw new UsageError(`--url: not a URL: ${options.url}`);
-    }
-  }
+  const url = urlOption(options.url);
   const words = options.stdio === undefined ? undefined : splitCommandLine(options.stdio);
   let major: 'v1' | 'v2';
   try {

@@ -3,7 +3,7 @@
  * anything is loaded or started: contradictory or malformed options are a usage error, and the
  * rest is what connecting (target.ts, target-connect.ts) needs to know of the target.
  */
-import { EXT_WIRE, UsageError, splitCommandLine, type WireChoice } from './args.js';
+import { EXT_WIRE, UsageError, splitCommandLine, urlOption, type WireChoice } from './args.js';
 import { terminalSafe } from './sanitize.js';
 
 /** How to reach the server. */
@@ -68,14 +68,7 @@ export function resolveTarget(options: TargetOptions): ResolvedTarget {
       `--wire ${EXT_WIRE} is sessionless: an HTTP session (--session, or a reference that names one) belongs to the 2025-11-25 wire`,
     );
   }
-  let url: URL | undefined;
-  if (options.url !== undefined) {
-    try {
-      url = new URL(options.url);
-    } catch {
-      throw new UsageError(`--url: not a URL: ${options.url}`);
-    }
-  }
+  const url = urlOption(options.url);
   const where =
     url !== undefined
       ? url.href
