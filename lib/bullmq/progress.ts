@@ -2,6 +2,10 @@
  * Writes a job's progress (`job.updateProgress`) one write at a time: a change that comes while a
  * write is under way replaces any change still waiting, so a chatty task costs at most one
  * write in flight and one waiting, and the last state is always the one written.
+ *
+ * `set` tells when the state it was given, or a later one that replaced it, is in Redis: a run
+ * tells its listeners about a question only then, so `answerJobInput` called from an `input`
+ * event finds the question on the job (and never an older progress that lacks it).
  */
 import { createHash } from 'node:crypto';
 import type { Job } from 'bullmq';
@@ -22,10 +26,15 @@ export class ProgressWriter {
     private readonly failed: (error: Error) => void,
   ) {}
 
-  /** Writes `progress` soon. */
-  set(progress: ToolJobProgress): void {
+  /**
+   * Writes `progress` soon.
+   * @returns resolves once `progress`, or a later state that replaced it, was written (or its
+   * write failed, which is reported through the constructor's `failed`); never rejects.
+   */
+  set(progress: ToolJobProgress): Promise<void> {
     this.waiting = progress;
     this.writing ??= this.flush();
+    return this.settled();
   }
 
   /** Resolves once nothing is waiting to be written. */

@@ -31,7 +31,7 @@ export class RunStatus {
     const taskId = handle.taskId as string;
     handle.on('status', (_metrics, task) => {
       this.status = { ...this.current(taskId), status: task.status, statusMessage: task.statusMessage };
-      this.progress.set({ ...this.status, questions: this.questions() });
+      void this.progress.set({ ...this.status, questions: this.questions() });
       this.emit({
         type: 'status',
         jobId: this.jobId,
@@ -52,7 +52,7 @@ export class RunStatus {
       ...this.current(taskId),
       progress: { progress: progress.progress, total: progress.total, message: progress.message },
     };
-    this.progress.set({ ...this.status, questions: this.questions() });
+    void this.progress.set({ ...this.status, questions: this.questions() });
   }
 
   /** The waiting questions changed (`asked`: the one just asked, if any) for task `taskId`. */
@@ -60,7 +60,11 @@ export class RunStatus {
     const questions = this.questions();
     const base = this.current(taskId);
     this.status = { ...base, status: questions.length > 0 ? 'input_required' : base.status };
-    this.progress.set({ ...this.status, questions });
-    if (asked !== undefined) this.emit({ type: 'input', jobId: this.jobId, taskId, question: asked });
+    const written = this.progress.set({ ...this.status, questions });
+    if (asked === undefined) return;
+    // Told once the job shows the question: `answerJobInput` from the listener finds it there.
+    void written.then(() => {
+      if (this.questions().includes(asked)) this.emit({ type: 'input', jobId: this.jobId, taskId, question: asked });
+    });
   }
 }

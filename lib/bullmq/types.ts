@@ -151,7 +151,11 @@ export type ToolJobEvent =
       readonly statusMessage: string | undefined;
     }
   | {
-      /** The task asked a question; it waits on the job until `answerJobInput` answers it. */
+      /**
+       * The task asked a question; it waits on the job until `answerJobInput` answers it. Told once
+       * the job's progress shows the question (so `answerJobInput` can be called from the listener),
+       * and not at all for a question answered or withdrawn before then.
+       */
       readonly type: 'input';
       /** The job. */
       readonly jobId: string;

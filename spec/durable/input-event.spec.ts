@@ -1,0 +1,106 @@
+/**
+ * The processor's `input` event comes once the job's progress shows the question, so a listener
+ * can answer with `answerJobInput` at once. The worker runs in this process; its job's progress
+ * writes are slowed down (each waits before it reaches Redis), which is what a busy Redis or a
+ * write queued behind a status write looks like. Before, the event came before the write, and an
+ * answer from the listener was refused: "waits on no question" (seen as a flaky takeover test).
+ */
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Worker, type Job } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
+import { TaskClient } from '../../lib/index.js';
+import {
+  answerJobInput,
+  enqueueToolTask,
+  pendingQuestions,
+  taskProcessor,
+  type PendingQuestion,
+  type ToolJobEvent,
+} from '../../lib/bullmq/index.js';
+import { eventually, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, type RedisServer } from './support.js';
+
+skipWithoutRedis('durable queue: the input event');
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `job`, with each `updateProgress` held for `delayMs` before it is written. */
+function slowProgress(job: Job, delayMs: number): Job {
+  return new Proxy(job, {
+    get(target, key, receiver) {
+      if (key === 'updateProgress')
+        return async (progress: unknown) => {
+          await pause(delayMs);
+          return target.updateProgress(progress as never);
+        };
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+}
+
+describe.skipIf(!REDIS_AVAILABLE)('durable queue: the input event', () => {
+  let redis: RedisServer;
+  let server: HttpEndpoint;
+  beforeAll(async () => {
+    redis = await startRedis();
+    server = await serveHttp(0);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await redis?.stop();
+  });
+
+  it('comes once the question is on the job: answerJobInput from the listener is accepted and completes the job', async () => {
+    const opened = await openQueue(redis, 'input-event');
+    const events: ToolJobEvent[] = [];
+    /** What the job showed when each `input` event came, and what answering from the listener gave. */
+    const seen: { onJob: PendingQuestion[]; answered: Promise<unknown> }[] = [];
+    const processor = taskProcessor({
+      queue: opened.queue,
+      connect: () =>
+        TaskClient.connect(new StreamableHTTPClientTransport(server.url), {
+          sdk: 'v2',
+          capabilities: { elicitation: {} },
+        }),
+      controlPollMs: 100,
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type !== 'input') return;
+        const entry: (typeof seen)[number] = { onJob: [], answered: Promise.resolve() };
+        seen.push(entry);
+        const read = opened.queue.getJob(event.jobId).then((job) => (entry.onJob = pendingQuestions(job!)));
+        entry.answered = read.then(() =>
+          answerJobInput(opened.queue, event.jobId, { action: 'accept', content: { confirm: true } }),
+        );
+        entry.answered.catch(() => {});
+      },
+    });
+    const worker = new Worker(opened.queue.name, (job, token) => processor(slowProgress(job, 300), token), {
+      connection: redis.connection,
+    });
+    try {
+      const job = await enqueueToolTask(opened.queue, {
+        server: 'default',
+        tool: 'confirm_delete',
+        args: { path: '/data/e' },
+      });
+      await eventually(async () => seen.length > 0, 30_000, 'the input event');
+      const [entry] = seen;
+      const answered = await entry!.answered.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error: String(error) }),
+      );
+      const inputs = events.flatMap((e) => (e.type === 'input' ? [e.question] : []));
+      expect(entry!.onJob.map((q) => q.id)).toEqual([inputs[0]!.id]);
+      expect(answered).toMatchObject({ value: { id: inputs[0]!.id } });
+      await eventually(async () => ['completed', 'failed'].includes(await job.getState()), 30_000, 'the job');
+      const done = (await opened.queue.getJob(job.id!))!;
+      expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
+      expect(done.returnvalue).toMatchObject({ content: [{ type: 'text', text: 'deleted /data/e' }] });
+      expect(events.filter((e) => e.type === 'input')).toHaveLength(1);
+    } finally {
+      await Promise.all([worker.close(true), processor.close()]);
+      await opened.close();
+    }
+  }, 60_000);
+});
