@@ -1,6 +1,6 @@
 /**
- * Writes to a job's data that must not undo another run's: the `calling` mark and the task's
- * reference. A worker whose lock expired (a stalled event loop, Redis away) still runs the job
+ * Writes to a job's data that must not undo another run's: the `calling` mark, the task's
+ * reference, and forgetting a task (one lost by the server, or one that failed and is retried). A worker whose lock expired (a stalled event loop, Redis away) still runs the job
  * while another worker has taken it; BullMQ's `updateData` checks neither the lock nor what is
  * stored, so a write built from a copy read earlier would erase that worker's mark or reference.
  * Here one script checks the stored data and writes in one step.
@@ -11,11 +11,13 @@ import type { ToolJobData } from './types.js';
 
 const SCRIPT = 'mcpTaskClientJobWrite';
 /**
- * KEYS[1] the job's hash; ARGV[1] the new data (JSON), ARGV[2] 'mark' or 'reference', ARGV[3]
- * for a mark: the `calling.at` the run expects stored ('' for none); for a reference: its taskId.
- * A mark is refused when a task is stored or the stored mark is not the expected one; a reference
- * is refused when another task is stored. The data is decoded only to look: what is written is
- * the caller's JSON. Returns { 'ok' }, { 'gone' } (no job), or { 'refused', stored data }.
+ * KEYS[1] the job's hash; ARGV[1] the new data (JSON), ARGV[2] 'mark', 'reference' or 'forget',
+ * ARGV[3] for a mark: the `calling.at` the run expects stored ('' for none); for a reference or a
+ * forget: the taskId. A mark is refused when a task is stored or the stored mark is not the
+ * expected one; a reference is refused when another task is stored; a forget is refused when
+ * another task is stored, or none and a mark (another run is calling). The data is decoded only
+ * to look: what is written is the caller's JSON. Returns { 'ok' }, { 'gone' } (no job), or
+ * { 'refused', stored data }.
  */
 const LUA = `
 local raw = redis.call('HGET', KEYS[1], 'data')
@@ -32,6 +34,8 @@ if ARGV[2] == 'mark' then
 elseif task ~= nil then
   local reference = task['reference']
   if type(reference) ~= 'table' or reference['taskId'] ~= ARGV[3] then return {'refused', raw} end
+elseif ARGV[2] == 'forget' and type(stored['calling']) == 'table' then
+  return {'refused', raw}
 end
 redis.call('HSET', KEYS[1], 'data', ARGV[1])
 return {'ok'}`;
@@ -39,26 +43,35 @@ return {'ok'}`;
 /** What a guarded write found: written, refused (with the data stored now, as read), or no job. */
 export type JobWrite = { readonly kind: 'ok' } | { readonly kind: 'refused'; readonly stored: unknown };
 
+/** What a guarded write checks: see {@link writeJobData}. */
+export type JobWriteGuard =
+  { readonly mark: number | undefined } | { readonly taskId: string } | { readonly forget: string };
+
 /**
  * Writes `data` to job `jobId` of `queue` unless the stored data says another run got there
  * first: for a `mark`, when a task is stored or a `calling` mark other than `expectedMark` (the
  * one this run read, its own or one it outwaited); for a `reference` (`taskId`), when another
- * task is stored.
+ * task is stored; to `forget` a task (`data` without it), when another task is stored, or none
+ * and a `calling` mark (another run forgot it first and is calling the tool again).
  * @throws Error when the job is gone (removed).
  */
 export async function writeJobData(
   queue: ToolQueue,
   jobId: string,
   data: ToolJobData,
-  guard: { readonly mark: number | undefined } | { readonly taskId: string },
+  guard: JobWriteGuard,
 ): Promise<JobWrite> {
   const client = await scriptClient(queue, SCRIPT, 1, LUA);
-  const [kind, stored] = (await client.runCommand(SCRIPT, [
-    queue.toKey(jobId),
-    JSON.stringify(data),
-    'taskId' in guard ? 'reference' : 'mark',
-    'taskId' in guard ? guard.taskId : guard.mark === undefined ? '' : String(guard.mark),
-  ])) as [string, string | undefined];
+  const [mode, value] =
+    'forget' in guard
+      ? ['forget', guard.forget]
+      : 'taskId' in guard
+        ? ['reference', guard.taskId]
+        : ['mark', guard.mark === undefined ? '' : String(guard.mark)];
+  const [kind, stored] = (await client.runCommand(SCRIPT, [queue.toKey(jobId), JSON.stringify(data), mode, value])) as [
+    string,
+    string | undefined,
+  ];
   if (kind === 'gone') throw new Error(`Missing key for job ${jobId}: the job is gone`);
   if (kind === 'ok') return { kind: 'ok' };
   let parsed: unknown;

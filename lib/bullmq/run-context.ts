@@ -4,7 +4,7 @@
  */
 import type { InputCallbacks } from '../index.js';
 import type { WatchedJob } from './control.js';
-import type { JobWrite } from './job-write.js';
+import type { JobWrite, JobWriteGuard } from './job-write.js';
 import type { Lease } from './pool.js';
 import type { ToolJobData, ToolJobEvent } from './types.js';
 
@@ -23,12 +23,8 @@ export interface RunContext {
   onClose(listener: () => void): () => void;
   /** The job's data as stored now (another worker may have written it). */
   reload(jobId: string): Promise<unknown>;
-  /** Writes the job's `calling` mark or its task's reference unless another run got there first (see {@link writeJobData}). */
-  write(
-    jobId: string,
-    data: ToolJobData,
-    guard: { readonly mark: number | undefined } | { readonly taskId: string },
-  ): Promise<JobWrite>;
+  /** Writes the job's `calling` mark, its task's reference, or forgets its task, unless another run got there first (see {@link writeJobData}). */
+  write(jobId: string, data: ToolJobData, guard: JobWriteGuard): Promise<JobWrite>;
   acquire(server: string, sessionId: string | undefined): Promise<Lease>;
   watch(jobId: string): WatchedJob;
   emit(event: ToolJobEvent): void;

@@ -121,7 +121,6 @@ export class JobRun {
   }
 
   private async attempts(): Promise<CallToolResult> {
-    const { retry } = this.context;
     for (let attempt = 1; ; attempt += 1) {
       // A job cancelled with a task still goes through once(): resuming with the aborted signal
       // cancels the remote task.
@@ -136,34 +135,49 @@ export class JobRun {
         return await this.once();
       } catch (error) {
         if (error instanceof RunEnded) throw error;
-        if (error instanceof Overtaken) {
-          this.data = this.read(error.stored);
+        const overtaken = error instanceof Overtaken ? error : await this.afterError(error, attempt, calling);
+        if (overtaken !== undefined) {
+          // Another run's mark or task is stored: go on from it, without counting a retry.
+          this.data = this.read(overtaken.stored);
           attempt -= 1;
-          continue;
-        }
-        this.checkInterrupted(error);
-        const verdict = verdictOf(error, calling);
-        if (verdict === 'lost') await this.lost(error, attempt);
-        else if (verdict === 'final') throw await this.final(error);
-        else if (attempt > retry.attempts) {
-          throw new RunEnded({
-            kind: 'attempt',
-            message: `Gave up after ${retry.attempts} retries: ${messageOf(error)}`,
-            cause: error,
-          });
-        } else {
-          const delayMs = backoff(attempt, retry.minDelayMs, retry.maxDelayMs);
-          this.context.emit({
-            type: 'retry',
-            jobId: this.jobId,
-            error: error instanceof Error ? error : new Error(String(error)),
-            attempt,
-            delayMs,
-          });
-          await sleep(delayMs, this.interrupt.signal);
         }
       }
     }
+  }
+
+  /**
+   * After a try that failed: ends the run, or forgets a lost task, or waits before the next try.
+   * @returns what another run stored, when forgetting the task was refused because of it.
+   */
+  private async afterError(error: unknown, attempt: number, calling: boolean): Promise<Overtaken | undefined> {
+    const { retry } = this.context;
+    this.checkInterrupted(error);
+    try {
+      const verdict = verdictOf(error, calling);
+      if (verdict === 'lost') await this.lost(error, attempt);
+      else if (verdict === 'final') throw await this.final(error);
+      else if (attempt > retry.attempts) {
+        throw new RunEnded({
+          kind: 'attempt',
+          message: `Gave up after ${retry.attempts} retries: ${messageOf(error)}`,
+          cause: error,
+        });
+      } else {
+        const delayMs = backoff(attempt, retry.minDelayMs, retry.maxDelayMs);
+        this.context.emit({
+          type: 'retry',
+          jobId: this.jobId,
+          error: error instanceof Error ? error : new Error(String(error)),
+          attempt,
+          delayMs,
+        });
+        await sleep(delayMs, this.interrupt.signal);
+      }
+    } catch (thrown) {
+      if (thrown instanceof Overtaken) return thrown;
+      throw thrown;
+    }
+    return undefined;
   }
 
   /**
@@ -217,7 +231,7 @@ export class JobRun {
         cause: error,
       });
     }
-    await this.store({ ...this.withoutTask(), calling: undefined });
+    await this.forgetTask();
   }
 
   /** The error that ends the job, as a {@link RunEnded}. */
@@ -225,20 +239,23 @@ export class JobRun {
     const message = messageOf(error);
     if (this.context.retryFailedTasks && error instanceof TaskFailedError) {
       // The next attempt (if the job has one left) calls the tool again: the failed task is forgotten.
-      await this.store({ ...this.withoutTask(), calling: undefined });
+      await this.forgetTask();
       return new RunEnded({ kind: 'attempt', message, cause: error });
     }
     return new RunEnded({ kind: 'final', message, cause: error });
   }
 
-  private withoutTask(): ToolJobData {
-    const { task: _task, ...rest } = this.data;
-    return rest;
-  }
-
-  private async store(data: ToolJobData): Promise<void> {
-    await this.job.updateData(data);
-    this.data = data;
+  /**
+   * Forgets this run's task in the job (the next try calls the tool again), unless another run
+   * stored its own task or mark meanwhile (it lost the same task and called first).
+   * @throws Overtaken with what that run stored.
+   */
+  private async forgetTask(): Promise<void> {
+    const { task, calling: _calling, ...rest } = this.data;
+    if (task === undefined) return;
+    const wrote = await this.context.write(this.jobId, rest, { forget: task.reference.taskId });
+    if (wrote.kind === 'refused') throw new Overtaken(wrote.stored);
+    this.data = rest;
   }
 
   /** One try: a connection, a call or a resume, and the wait for the result. */

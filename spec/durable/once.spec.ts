@@ -59,7 +59,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
    * A worker whose first connection waits on a gate: its run has read the job's data and holds
    * the job, as a worker does whose event loop stalls before it marks the job `calling`.
    */
-  function gatedWorker(queue: Queue) {
+  function gatedWorker(queue: Queue, options: { lostTask?: 'fail' | 'call-again' } = {}) {
     const events: ToolJobEvent[] = [];
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
@@ -75,6 +75,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
       },
       controlPollMs: 100,
       onEvent: (event) => events.push(event),
+      ...options,
     });
     const worker = new Worker(queue.name, processor, { connection: redis.connection });
     return {
@@ -146,6 +147,38 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
     }
   }, 60_000);
 
+  it("a worker whose task the server lost does not forget the task another worker stored meanwhile: it resumes that one and does not call (lostTask 'call-again')", async () => {
+    const opened = await openQueue(redis, 'once-lost');
+    const other = await TaskClient.connect(new StreamableHTTPClientTransport(server.url), { sdk: 'v2' });
+    let gated: ReturnType<typeof gatedWorker> | undefined;
+    try {
+      // The job holds a task the server does not know (lost), before any worker takes it.
+      const sample = (await other.callToolAsTask('analyze', { id: 30, steps: 1, stepMs: 50 })).detach()!;
+      const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 3 } });
+      await job.updateData({ ...job.data, task: { reference: { ...sample, taskId: 'no-such-task' }, storedAt: 1 } });
+      gated = gatedWorker(opened.queue, { lostTask: 'call-again' });
+      await eventually(async () => gated!.connecting(), 10_000, 'the worker to connect');
+      // Meanwhile another worker found the task lost, forgot it and called again.
+      const reference = await storeOthersTask(job, other, 31);
+      const calls = counter.count('tools/call');
+      gated.open();
+      const done = await finished(opened.queue, job);
+      expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
+      expect(done.returnvalue).toMatchObject({ content: [{ type: 'text', text: 'analysis of 31 done in 2 steps' }] });
+      expect(counter.count('tools/call')).toBe(calls);
+      expect(gated.events.filter((e) => e.type === 'started')).toEqual([]);
+      expect(gated.events.filter((e) => e.type === 'resumed').map((e) => (e as { taskId: string }).taskId)).toEqual([
+        'no-such-task',
+        reference.taskId,
+      ]);
+      expect((done.data as ToolJobData).task?.reference.taskId).toBe(reference.taskId);
+    } finally {
+      await gated?.close();
+      await other.close();
+      await opened.close();
+    }
+  }, 60_000);
+
   it('the guarded write: a mark only over the mark the run read, a reference only where no other task is stored', async () => {
     const opened = await openQueue(redis, 'once-write');
     try {
@@ -182,6 +215,20 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
       });
       expect(await writeJobData(opened.queue, job.id!, withTask, { taskId: 'task-a' })).toEqual({ kind: 'ok' });
       expect(await read()).toEqual(withTask);
+      // A task is forgotten only by a run that knew it: not over another task, nor over a mark.
+      expect(await writeJobData(opened.queue, job.id!, data, { forget: 'task-b' })).toEqual({
+        kind: 'refused',
+        stored: withTask,
+      });
+      expect(await writeJobData(opened.queue, job.id!, data, { forget: 'task-a' })).toEqual({ kind: 'ok' });
+      expect(await writeJobData(opened.queue, job.id!, data, { forget: 'task-a' })).toEqual({ kind: 'ok' });
+      const marked = { ...data, calling: { at: 8 } };
+      expect(await writeJobData(opened.queue, job.id!, marked, { mark: undefined })).toEqual({ kind: 'ok' });
+      expect(await writeJobData(opened.queue, job.id!, data, { forget: 'task-a' })).toEqual({
+        kind: 'refused',
+        stored: marked,
+      });
+      await writeJobData(opened.queue, job.id!, withTask, { taskId: 'task-a' });
       await job.remove();
       await expect(writeJobData(opened.queue, job.id!, withTask, { taskId: 'task-a' })).rejects.toThrow(/gone/);
     } finally {
