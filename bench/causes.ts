@@ -6,7 +6,7 @@
  * figure of this section comes from the same run as the rest of the page.
  */
 import type { ContenderId } from './contenders/index.js';
-import type { AllocSummary, ProfileResult } from './profile.js';
+import type { AllocSummary, PhaseCompiles, ProfileResult } from './profile.js';
 import type { ScenarioSpec } from './scenario.js';
 import type { TransportKind, WireKind } from './transports.js';
 
@@ -32,6 +32,8 @@ export interface CauseProfile {
   /** New heap bytes per in-flight task, by kind (the largest), and all of them; absent for a CPU profile. */
   readonly heapBytes?: Readonly<Record<string, number>>;
   readonly heapTotalBytes?: number;
+  /** Functions V8's optimizing compiler began to compile in the cold and the warm phase (`--trace-opt`, the CPU profile's process). */
+  readonly compiles?: PhaseCompiles;
 }
 
 /** A profile to take at the end of the full run. */
@@ -120,6 +122,7 @@ export function causeOf(spec: ScenarioSpec, profile: ProfileResult, alloc?: Allo
     contender: spec.contender,
     cpuPerTaskMs: profile.measured.cpuPerTaskMs,
     mainCpuPerTaskMs: profile.measured.mainThreadCpuPerTaskMs ?? null,
+    ...(profile.compiles === undefined ? {} : { compiles: profile.compiles }),
     ownerUs: perTask(profile.byOwner, n, 20),
     moduleUs: perTask(profile.byModule, n, TOP_MODULES),
     ...(alloc === undefined
@@ -195,6 +198,14 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
     if (modules.length > 0)
       lines.push(
         `The library's own time by module (µs per task): ${modules.map(([m, us]) => `${m} ${us.toFixed(1)}`).join(', ')}.`,
+        '',
+      );
+    if (mine.compiles !== undefined)
+      lines.push(
+        `Functions V8's optimizing compiler began to compile (the same process, \`--trace-opt\`; each compilation runs on a background thread): ` +
+          `${mine.compiles.cold} in the cold phase and ${mine.compiles.warm} in the warm one, against the floor's ` +
+          `${floor?.compiles === undefined ? '–' : `${floor.compiles.cold} and ${floor.compiles.warm}`}. ` +
+          "A function is compiled once it has run enough, so code that runs once or twice per task reaches that point only after some thousands of tasks: the library's longer path per task shows as more compilations, in the warm phase too.",
         '',
       );
     if (mine.allocBytes !== undefined) {

@@ -13,10 +13,11 @@
  * Usage:
  *   npm run bench:profile -- [--wire=2025|ext] [--contender=mcp-task-client] [--transport=memory|stdio|http]
  *                            [--workload=random-poll] [--n=1000] [--phase=warm|cold] [--pace=100]
- *                            [--top=30] [--out=DIR] [--heap=1|retainers]
+ *                            [--top=30] [--out=DIR] [--heap=1|retainers] [--jit=1]
  * With `--heap=1` it also diffs two heap snapshots of the memory phase (before the N tasks start,
  * and with all of them in flight) and prints what the in-flight tasks keep alive, by kind
- * (bench/heap.ts); `--heap=retainers` also names what holds each kind.
+ * (bench/heap.ts); `--heap=retainers` also names what holds each kind. With `--jit=1` it counts
+ * the functions V8's optimizing compiler began to compile in the cold and the warm phase.
  * It runs the compiled copy of lib/ and bench/ that `npm run bench` runs (bench/build.ts).
  * The raw `.cpuprofile` files stay in DIR (default: a fresh temporary directory) for Chrome
  * DevTools or speedscope. Compare two contenders by running it twice (e.g. `--contender=floor`).
@@ -195,6 +196,8 @@ export interface ProfileResult {
   readonly heap: readonly HeapKind[] | undefined;
   /** What the warm phase allocated, per task (only when asked for: the sampling slows the process, so its CPU figures are not the plain run's). */
   readonly alloc: AllocSummary | undefined;
+  /** The optimizing compilations begun in each phase (only when asked for). */
+  readonly compiles: PhaseCompiles | undefined;
   /** Where the raw profiles are. */
   readonly dir: string;
 }
@@ -208,6 +211,36 @@ export interface ProfileOptions {
   readonly intervalUs?: number;
   /** Also sample the warm phase's allocations (bench/scenario.ts writes `alloc.heapprofile` to the directory). */
   readonly alloc?: boolean;
+  /** Also count the functions V8's optimizing compiler began to compile in each measured phase (`--trace-opt`). */
+  readonly jit?: boolean;
+}
+
+/** Optimizing compilations begun in each measured phase. */
+export interface PhaseCompiles {
+  readonly cold: number;
+  readonly warm: number;
+}
+
+/**
+ * Counts the optimizing compilations (`--trace-opt`'s "compiling method ... TURBOFAN" lines) that
+ * began in the cold and in the warm phase. `--trace-opt` prints no time, so the phases are found by
+ * the harness's forced collections around them, which `--trace-gc` prints in the same stream
+ * ("Mark-Compact ... testing"): bench/scenario.ts's `measure` forces two before a phase and two
+ * after it, so the cold phase lies after the 2nd and the warm phase after the 6th (between them, the
+ * unmeasured warm-up).
+ */
+export function compilesByPhase(log: string): PhaseCompiles {
+  let forced = 0;
+  let cold = 0;
+  let warm = 0;
+  for (const line of log.split('\n')) {
+    if (/ ms: Mark-Compact\b.*\btesting\b/.test(line)) forced += 1;
+    else if (line.startsWith('[compiling method') && line.includes('(target TURBOFAN)')) {
+      if (forced === 2) cold += 1;
+      else if (forced === 6) warm += 1;
+    }
+  }
+  return { cold, warm };
 }
 
 /**
@@ -233,6 +266,7 @@ export async function profileScenario(
         `--cpu-prof-dir=${dir}`,
         `--cpu-prof-interval=${options.intervalUs ?? 200}`,
         '--trace-gc',
+        ...(options.jit === true ? ['--trace-opt'] : []),
         '--no-warnings',
       ],
       env: {
@@ -334,6 +368,7 @@ export async function profileScenario(
     gcKinds,
     heap: heapKinds,
     alloc,
+    compiles: options.jit === true ? compilesByPhase(gcLog) : undefined,
     dir,
   };
 }
@@ -361,6 +396,7 @@ async function main(): Promise<void> {
       phase: (o.phase ?? 'warm') as 'warm' | 'cold',
       heap,
       alloc: o.alloc !== undefined && o.alloc !== '0',
+      jit: o.jit !== undefined && o.jit !== '0',
       ...(o.interval === undefined ? {} : { intervalUs: Number(o.interval) }),
       ...(o.out === undefined ? {} : { dir: o.out }),
     });
@@ -387,6 +423,10 @@ async function main(): Promise<void> {
   console.log('garbage collection in the window (from --trace-gc):');
   for (const [kind, { count, pauseMs }] of p.gcKinds)
     console.log(`  ${kind}: ${count} collections, ${pauseMs.toFixed(1)} ms paused`);
+  if (p.compiles !== undefined)
+    console.log(
+      `\noptimizing compilations begun (--trace-opt): ${p.compiles.cold} in the cold phase, ${p.compiles.warm} in the warm phase`,
+    );
   if (p.alloc !== undefined) {
     console.log(
       `\nallocated in the warm phase: ${p.alloc.totalPerTask.toFixed(0)} bytes per task (sampling heap profiler, collected objects included)`,

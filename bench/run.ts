@@ -332,7 +332,10 @@ async function profileCauses(
       };
       const t = Date.now();
       try {
-        const profile = await profileScenario(build, spec, { heap: c.kind === 'heap' ? 'kinds' : false });
+        const profile = await profileScenario(build, spec, {
+          heap: c.kind === 'heap' ? 'kinds' : false,
+          jit: c.kind === 'cpu',
+        });
         rmSync(profile.dir, { recursive: true, force: true });
         // The allocations in a process of their own: the sampling heap profiler slows the one it runs in.
         const allocated = c.kind === 'cpu' ? await profileScenario(build, spec, { alloc: true }) : undefined;

@@ -6,6 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { causesMarkdown, type CauseProfile } from '../../bench/causes.js';
+import { compilesByPhase } from '../../bench/profile.js';
 import { renderStored } from '../../bench/render.js';
 
 const file = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -57,5 +59,45 @@ describe('docs/performance.md', () => {
       if (met === '✓' || pairs.some((pair) => Math.abs(pair - limit) < 0.006)) continue;
       expect(met.includes('within spread'), line).toBe(pairs.every((pair) => pair < limit));
     }
+  });
+
+  it("counts the optimizing compilations of each phase between the harness's forced collections, and prints them beside the floor's", () => {
+    const gc = (ms: number, why: string): string =>
+      `[1:0x1]    ${ms} ms: Mark-Compact 20.1 (54.2) -> 20.1 (54.2) MB, 23.45 / 0.00 ms  (average mu = 0.9) ${why}`;
+    const compile = (name: string): string =>
+      `[compiling method 0x1 <JSFunction ${name} (sfi = 0x2)> (target TURBOFAN), mode: ConcurrencyMode::kConcurrent]`;
+    const log = [
+      compile('setup'),
+      gc(10, 'testing; GC in old space requested'),
+      gc(20, 'testing; GC in old space requested'),
+      compile('a'),
+      compile('b'),
+      '[completed compiling 0x1 <JSFunction a (sfi = 0x2)> (target TURBOFAN) - took 0.1, 1.0, 0.1 ms]',
+      gc(30, 'allocation failure;'),
+      compile('c'),
+      gc(40, 'testing; GC in old space requested'),
+      gc(50, 'testing; GC in old space requested'),
+      compile('warm-up'),
+      gc(60, 'testing; GC in old space requested'),
+      gc(70, 'testing; GC in old space requested'),
+      compile('d'),
+      '[compiling method 0x1 <JSFunction e (sfi = 0x2)> (target MAGLEV), mode: ConcurrencyMode::kConcurrent]',
+      gc(80, 'testing; GC in old space requested'),
+      compile('after'),
+    ].join('\n');
+    expect(compilesByPhase(log)).toEqual({ cold: 3, warm: 1 });
+    const profile = (contender: CauseProfile['contender'], cold: number, warm: number): CauseProfile => ({
+      wire: 'ext',
+      transport: 'memory',
+      workload: 'random-poll',
+      n: 1000,
+      contender,
+      cpuPerTaskMs: 0.3,
+      ownerUs: {},
+      moduleUs: {},
+      compiles: { cold, warm },
+    });
+    const text = causesMarkdown([profile('mcp-task-client', 60, 43), profile('floor', 27, 18)], []).join('\n');
+    expect(text).toContain("60 in the cold phase and 43 in the warm one, against the floor's 27 and 18.");
   });
 });
