@@ -251,9 +251,11 @@ export class JobRun {
    * @throws Overtaken with what that run stored.
    */
   private async forgetTask(): Promise<void> {
-    const { task, calling: _calling, ...rest } = this.data;
-    if (task === undefined) return;
-    const wrote = await this.context.write(this.jobId, rest, { forget: task.reference.taskId });
+    const { task, calling, ...rest } = this.data;
+    if (task === undefined && calling === undefined) return;
+    // Without a reference (a result that came with the answer), it is this run's mark that goes.
+    const guard = task === undefined ? { mark: calling?.at } : { forget: task.reference.taskId };
+    const wrote = await this.context.write(this.jobId, rest, guard);
     if (wrote.kind === 'refused') throw new Overtaken(wrote.stored);
     this.data = rest;
   }

@@ -59,7 +59,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
    * A worker whose first connection waits on a gate: its run has read the job's data and holds
    * the job, as a worker does whose event loop stalls before it marks the job `calling`.
    */
-  function gatedWorker(queue: Queue, options: { lostTask?: 'fail' | 'call-again' } = {}) {
+  function gatedWorker(queue: Queue, options: { lostTask?: 'fail' | 'call-again'; retryFailedTasks?: boolean } = {}) {
     const events: ToolJobEvent[] = [];
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
@@ -175,6 +175,50 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
     } finally {
       await gated?.close();
       await other.close();
+      await opened.close();
+    }
+  }, 60_000);
+
+  it('retryFailedTasks: a task that failed on the server is forgotten and the next attempt calls the tool again; without it, one call', async () => {
+    const opened = await openQueue(redis, 'once-retry-failed');
+    const retrying = gatedWorker(opened.queue, { retryFailedTasks: true });
+    retrying.open();
+    try {
+      const calls = counter.count('tools/call');
+      const job = await enqueueToolTask(
+        opened.queue,
+        { server: 'default', tool: 'flaky', args: { afterMs: 100, reason: 'disk full' } },
+        { attempts: 2 },
+      );
+      const done = await finished(opened.queue, job);
+      expect(await done.getState()).toBe('failed');
+      expect(done.failedReason).toContain('disk full');
+      expect(done.attemptsMade).toBe(2);
+      expect(counter.count('tools/call')).toBe(calls + 2);
+      // Each attempt started a task of its own: the failed one was forgotten, not resumed.
+      const started = retrying.events.flatMap((e) => (e.type === 'started' ? [e.taskId] : []));
+      expect(started).toHaveLength(2);
+      expect(new Set(started).size).toBe(2);
+      expect(retrying.events.filter((e) => e.type === 'resumed')).toEqual([]);
+      expect((done.data as ToolJobData).task).toBeUndefined();
+      expect((done.data as ToolJobData).calling).toBeUndefined();
+    } finally {
+      await retrying.close();
+    }
+    const plain = gatedWorker(opened.queue);
+    plain.open();
+    try {
+      const calls = counter.count('tools/call');
+      const job = await enqueueToolTask(
+        opened.queue,
+        { server: 'default', tool: 'flaky', args: { afterMs: 100, reason: 'disk full' } },
+        { attempts: 2 },
+      );
+      const done = await finished(opened.queue, job);
+      expect([await done.getState(), done.attemptsMade]).toEqual(['failed', 1]);
+      expect(counter.count('tools/call')).toBe(calls + 1);
+    } finally {
+      await plain.close();
       await opened.close();
     }
   }, 60_000);
