@@ -1,9 +1,10 @@
 /**
  * Writes to a job's data that must not undo another run's: the `calling` mark, the task's
- * reference, and forgetting a task (one lost by the server, or one that failed and is retried). A worker whose lock expired (a stalled event loop, Redis away) still runs the job
- * while another worker has taken it; BullMQ's `updateData` checks neither the lock nor what is
- * stored, so a write built from a copy read earlier would erase that worker's mark or reference.
- * Here one script checks the stored data and writes in one step.
+ * reference, and forgetting a task (one lost by the server, or one that failed and is retried).
+ * A worker whose lock expired (a stalled event loop, Redis away) still runs the job while another
+ * worker has taken it; BullMQ's `updateData` checks neither the lock nor what is stored, so a
+ * write built from a copy read earlier would erase that worker's mark or reference. Here one
+ * script checks the stored data and writes in one step.
  */
 import type { ToolQueue } from './control.js';
 import { scriptClient } from './redis-script.js';

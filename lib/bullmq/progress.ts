@@ -3,9 +3,10 @@
  * write is under way replaces any change still waiting, so a chatty task costs at most one
  * write in flight and one waiting, and the last state is always the one written.
  *
- * `set` tells when the state it was given, or a later one that replaced it, is in Redis: a run
- * tells its listeners about a question only then, so `answerJobInput` called from an `input`
- * event finds the question on the job (and never an older progress that lacks it).
+ * `written` tells when a state, or a later one that replaced it, is in Redis: a run tells its
+ * listeners about a question only then, so `answerJobInput` called from an `input` event finds
+ * the question on the job (and never an older progress that lacks it). It does not wait for the
+ * writer to fall idle: a task that reports progress without a pause does not hold the event back.
  */
 import { createHash } from 'node:crypto';
 import type { Job } from 'bullmq';
@@ -19,7 +20,12 @@ export function fingerprint(taskId: string): string {
 /** See the module comment. */
 export class ProgressWriter {
   private waiting: ToolJobProgress | undefined;
+  /** The number of the state waiting (states are numbered as they are set, from 1). */
+  private waitingNumber = 0;
+  private count = 0;
   private writing: Promise<void> | undefined;
+  /** Callers of {@link ProgressWriter.written}, each with the number of the state it waits for. */
+  private readonly watchers: { readonly number: number; readonly resolve: () => void }[] = [];
 
   constructor(
     private readonly job: Pick<Job, 'updateProgress'>,
@@ -28,13 +34,23 @@ export class ProgressWriter {
 
   /**
    * Writes `progress` soon.
-   * @returns resolves once `progress`, or a later state that replaced it, was written (or its
-   * write failed, which is reported through the constructor's `failed`); never rejects.
+   * @returns its number, for {@link ProgressWriter.written}.
    */
-  set(progress: ToolJobProgress): Promise<void> {
+  set(progress: ToolJobProgress): number {
+    this.count += 1;
     this.waiting = progress;
+    this.waitingNumber = this.count;
     this.writing ??= this.flush();
-    return this.settled();
+    return this.count;
+  }
+
+  /**
+   * Resolves once the state numbered `number`, or a later one that replaced it, was written. A
+   * write that fails (reported through the constructor's `failed`) resolves nothing: the next
+   * write that succeeds does. Never rejects; pending for good if no later write succeeds.
+   */
+  written(number: number): Promise<void> {
+    return new Promise((resolve) => this.watchers.push({ number, resolve }));
   }
 
   /** Resolves once nothing is waiting to be written. */
@@ -46,15 +62,28 @@ export class ProgressWriter {
     try {
       while (this.waiting !== undefined) {
         const next = this.waiting;
+        const number = this.waitingNumber;
         this.waiting = undefined;
         try {
           await this.job.updateProgress(next);
         } catch (error) {
           this.failed(error instanceof Error ? error : new Error(String(error)));
+          continue;
         }
+        this.wrote(number);
       }
     } finally {
       this.writing = undefined;
+    }
+  }
+
+  /** States up to `number` are in Redis (each state carries what the earlier ones did). */
+  private wrote(number: number): void {
+    for (let i = this.watchers.length - 1; i >= 0; i -= 1) {
+      const watcher = this.watchers[i]!;
+      if (watcher.number > number) continue;
+      this.watchers.splice(i, 1);
+      watcher.resolve();
     }
   }
 }

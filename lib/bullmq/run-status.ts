@@ -31,7 +31,7 @@ export class RunStatus {
     const taskId = handle.taskId as string;
     handle.on('status', (_metrics, task) => {
       this.status = { ...this.current(taskId), status: task.status, statusMessage: task.statusMessage };
-      void this.progress.set({ ...this.status, questions: this.questions() });
+      this.progress.set({ ...this.status, questions: this.questions() });
       this.emit({
         type: 'status',
         jobId: this.jobId,
@@ -52,7 +52,7 @@ export class RunStatus {
       ...this.current(taskId),
       progress: { progress: progress.progress, total: progress.total, message: progress.message },
     };
-    void this.progress.set({ ...this.status, questions: this.questions() });
+    this.progress.set({ ...this.status, questions: this.questions() });
   }
 
   /** The waiting questions changed (`asked`: the one just asked, if any) for task `taskId`. */
@@ -60,10 +60,10 @@ export class RunStatus {
     const questions = this.questions();
     const base = this.current(taskId);
     this.status = { ...base, status: questions.length > 0 ? 'input_required' : base.status };
-    const written = this.progress.set({ ...this.status, questions });
+    const number = this.progress.set({ ...this.status, questions });
     if (asked === undefined) return;
     // Told once the job shows the question: `answerJobInput` from the listener finds it there.
-    void written.then(() => {
+    void this.progress.written(number).then(() => {
       if (this.questions().includes(asked)) this.emit({ type: 'input', jobId: this.jobId, taskId, question: asked });
     });
   }

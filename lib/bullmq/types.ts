@@ -153,8 +153,9 @@ export type ToolJobEvent =
   | {
       /**
        * The task asked a question; it waits on the job until `answerJobInput` answers it. Told once
-       * the job's progress shows the question (so `answerJobInput` can be called from the listener),
-       * and not at all for a question answered or withdrawn before then.
+       * the job's progress shows the question (so `answerJobInput` can be called from the listener;
+       * after a failed progress write, a `warning`, once a later write succeeds), and not at all for
+       * a question answered or withdrawn before then.
        */
       readonly type: 'input';
       /** The job. */
