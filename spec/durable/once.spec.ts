@@ -179,6 +179,40 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
     }
   }, 60_000);
 
+  it("a worker whose task the server lost, finding another worker's calling mark where the task was, waits for that worker's reference and resumes it", async () => {
+    const opened = await openQueue(redis, 'once-lost-mark');
+    const other = await TaskClient.connect(new StreamableHTTPClientTransport(server.url), { sdk: 'v2' });
+    let gated: ReturnType<typeof gatedWorker> | undefined;
+    try {
+      const sample = (await other.callToolAsTask('analyze', { id: 40, steps: 1, stepMs: 50 })).detach()!;
+      const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 4 } });
+      await job.updateData({ ...job.data, task: { reference: { ...sample, taskId: 'no-such-task' }, storedAt: 1 } });
+      gated = gatedWorker(opened.queue, { lostTask: 'call-again' });
+      await eventually(async () => gated!.connecting(), 10_000, 'the worker to connect');
+      // Meanwhile another worker found the task lost, forgot it, and is calling the tool.
+      const { task: _lost, ...rest } = job.data;
+      await job.updateData({ ...rest, calling: { at: Date.now() } });
+      const calls = counter.count('tools/call');
+      gated.open();
+      await pause(800);
+      expect(counter.count('tools/call')).toBe(calls);
+      const reference = await storeOthersTask((await opened.queue.getJob(job.id!))!, other, 41);
+      const done = await finished(opened.queue, job);
+      expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
+      expect(done.returnvalue).toMatchObject({ content: [{ type: 'text', text: 'analysis of 41 done in 2 steps' }] });
+      expect(counter.count('tools/call')).toBe(calls + 1);
+      expect(gated.events.filter((e) => e.type === 'started')).toEqual([]);
+      expect(gated.events.filter((e) => e.type === 'resumed').map((e) => (e as { taskId: string }).taskId)).toEqual([
+        'no-such-task',
+        reference.taskId,
+      ]);
+    } finally {
+      await gated?.close();
+      await other.close();
+      await opened.close();
+    }
+  }, 60_000);
+
   it('retryFailedTasks: a task that failed on the server is forgotten and the next attempt calls the tool again; without it, one call', async () => {
     const opened = await openQueue(redis, 'once-retry-failed');
     const retrying = gatedWorker(opened.queue, { retryFailedTasks: true });
