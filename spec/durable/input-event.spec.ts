@@ -12,11 +12,13 @@ import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
 import {
   answerJobInput,
+  cancelToolJob,
   enqueueToolTask,
   pendingQuestions,
   taskProcessor,
   type PendingQuestion,
   type ToolJobEvent,
+  type ToolJobProgress,
 } from '../../lib/bullmq/index.js';
 import { eventually, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, type RedisServer } from './support.js';
 
@@ -24,12 +26,13 @@ skipWithoutRedis('durable queue: the input event');
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `job`, with each `updateProgress` held for `delayMs` before it is written. */
-function slowProgress(job: Job, delayMs: number): Job {
+/** `job`, with each `updateProgress` held for `delayMs` before it is written (and noted in `sent`). */
+function slowProgress(job: Job, delayMs: number, sent: ToolJobProgress[] = []): Job {
   return new Proxy(job, {
     get(target, key, receiver) {
       if (key === 'updateProgress')
         return async (progress: unknown) => {
+          sent.push(progress as ToolJobProgress);
           await pause(delayMs);
           return target.updateProgress(progress as never);
         };
@@ -98,6 +101,42 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: the input event', () => {
       expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
       expect(done.returnvalue).toMatchObject({ content: [{ type: 'text', text: 'deleted /data/e' }] });
       expect(events.filter((e) => e.type === 'input')).toHaveLength(1);
+    } finally {
+      await Promise.all([worker.close(true), processor.close()]);
+      await opened.close();
+    }
+  }, 60_000);
+
+  it('is not told for a question withdrawn before the job showed it (the job was cancelled meanwhile)', async () => {
+    const opened = await openQueue(redis, 'input-event-withdrawn');
+    const events: ToolJobEvent[] = [];
+    const sent: ToolJobProgress[] = [];
+    const processor = taskProcessor({
+      queue: opened.queue,
+      connect: () =>
+        TaskClient.connect(new StreamableHTTPClientTransport(server.url), {
+          sdk: 'v2',
+          capabilities: { elicitation: {} },
+        }),
+      controlPollMs: 100,
+      onEvent: (event) => events.push(event),
+    });
+    // Writes take 3 s: the cancel below withdraws the question well before its write lands.
+    const worker = new Worker(opened.queue.name, (job, token) => processor(slowProgress(job, 3_000, sent), token), {
+      connection: redis.connection,
+    });
+    try {
+      const job = await enqueueToolTask(opened.queue, {
+        server: 'default',
+        tool: 'confirm_delete',
+        args: { path: '/data/w' },
+      });
+      await eventually(async () => sent.some((p) => p.questions.length > 0), 30_000, 'the question to be written');
+      expect(await cancelToolJob(opened.queue, job.id!, 'changed my mind')).toBe(true);
+      await eventually(async () => (await job.getState()) === 'failed', 30_000, 'the job to fail');
+      await processor.close();
+      expect(events.filter((e) => e.type === 'input')).toEqual([]);
+      expect(sent.at(-1)?.questions).toEqual([]);
     } finally {
       await Promise.all([worker.close(true), processor.close()]);
       await opened.close();
