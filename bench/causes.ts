@@ -259,7 +259,7 @@ export const CAUSE_TEXT: Readonly<Record<string, string>> = {
     "with notifications, whether a task's poll leaves before its terminal notification arrives is a matter of timing; where marked *within spread*, the processes overlap.",
   cpu29:
     'two parts, told apart by the threads (the main thread\'s share is in the table above, and per profiled row under "Where the CPU goes"). ' +
-    "On V8's background threads, the optimizing compiler: the library has more code on each task's path than the floor, and the cold phase (and, at N = 1,000, still the warm one) is when that code reaches V8's optimization threshold and is compiled. " +
+    "On V8's background threads, the optimizing compiler: the library has more code on each task's path than the floor, and the cold phase (and, at N = 1,000, still the warm one) is when that code reaches V8's optimization threshold and is compiled (the functions compiled in each phase are counted under \"Where the CPU goes\"). " +
     'On the main thread, the library\'s own work per task (rows "library under test" and its modules; allocations under "What a task allocates"), against a floor that keeps a timer and a promise per task.',
   heap29:
     "what each in-flight task keeps beyond the floor (see \"What each in-flight task keeps\"): its record, its handle, its latest snapshot (with the `createdAt` string), the result promise with its settle function, the poll timer's entry, and one more map entry (the engine's tasks and the client's handles), against the floor's entry, timer and promise; " +
