@@ -6,7 +6,7 @@
  * answer from the listener was refused: "waits on no question" (seen as a flaky takeover test).
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { Worker, type Job } from 'bullmq';
+import { Worker, type Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
@@ -53,33 +53,45 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: the input event', () => {
     await redis?.stop();
   });
 
-  it('comes once the question is on the job: answerJobInput from the listener is accepted and completes the job', async () => {
-    const opened = await openQueue(redis, 'input-event');
-    const events: ToolJobEvent[] = [];
-    /** What the job showed when each `input` event came, and what answering from the listener gave. */
-    const seen: { onJob: PendingQuestion[]; answered: Promise<unknown> }[] = [];
+  /**
+   * A worker in this process whose job's progress writes take `delayMs` each (noted in `sent`),
+   * connected with the elicitation capability; `close()` stops it and its processor.
+   */
+  function slowWorker(queue: Queue, delayMs: number, onEvent: (event: ToolJobEvent) => void, sent?: ToolJobProgress[]) {
     const processor = taskProcessor({
-      queue: opened.queue,
+      queue,
       connect: () =>
         TaskClient.connect(new StreamableHTTPClientTransport(server.url), {
           sdk: 'v2',
           capabilities: { elicitation: {} },
         }),
       controlPollMs: 100,
-      onEvent: (event) => {
-        events.push(event);
-        if (event.type !== 'input') return;
-        const entry: (typeof seen)[number] = { onJob: [], answered: Promise.resolve() };
-        seen.push(entry);
-        const read = opened.queue.getJob(event.jobId).then((job) => (entry.onJob = pendingQuestions(job!)));
-        entry.answered = read.then(() =>
-          answerJobInput(opened.queue, event.jobId, { action: 'accept', content: { confirm: true } }),
-        );
-        entry.answered.catch(() => {});
-      },
+      onEvent,
     });
-    const worker = new Worker(opened.queue.name, (job, token) => processor(slowProgress(job, 300), token), {
+    const worker = new Worker(queue.name, (job, token) => processor(slowProgress(job, delayMs, sent), token), {
       connection: redis.connection,
+    });
+    return {
+      processor,
+      close: () => Promise.all([worker.close(true), processor.close()]),
+    };
+  }
+
+  it('comes once the question is on the job: answerJobInput from the listener is accepted and completes the job', async () => {
+    const opened = await openQueue(redis, 'input-event');
+    const events: ToolJobEvent[] = [];
+    /** What the job showed when each `input` event came, and what answering from the listener gave. */
+    const seen: { onJob: PendingQuestion[]; answered: Promise<unknown> }[] = [];
+    const worker = slowWorker(opened.queue, 300, (event) => {
+      events.push(event);
+      if (event.type !== 'input') return;
+      const entry: (typeof seen)[number] = { onJob: [], answered: Promise.resolve() };
+      seen.push(entry);
+      const read = opened.queue.getJob(event.jobId).then((job) => (entry.onJob = pendingQuestions(job!)));
+      entry.answered = read.then(() =>
+        answerJobInput(opened.queue, event.jobId, { action: 'accept', content: { confirm: true } }),
+      );
+      entry.answered.catch(() => {});
     });
     try {
       const job = await enqueueToolTask(opened.queue, {
@@ -102,7 +114,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: the input event', () => {
       expect(done.returnvalue).toMatchObject({ content: [{ type: 'text', text: 'deleted /data/e' }] });
       expect(events.filter((e) => e.type === 'input')).toHaveLength(1);
     } finally {
-      await Promise.all([worker.close(true), processor.close()]);
+      await worker.close();
       await opened.close();
     }
   }, 60_000);
@@ -111,20 +123,8 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: the input event', () => {
     const opened = await openQueue(redis, 'input-event-withdrawn');
     const events: ToolJobEvent[] = [];
     const sent: ToolJobProgress[] = [];
-    const processor = taskProcessor({
-      queue: opened.queue,
-      connect: () =>
-        TaskClient.connect(new StreamableHTTPClientTransport(server.url), {
-          sdk: 'v2',
-          capabilities: { elicitation: {} },
-        }),
-      controlPollMs: 100,
-      onEvent: (event) => events.push(event),
-    });
     // Writes take 3 s: the cancel below withdraws the question well before its write lands.
-    const worker = new Worker(opened.queue.name, (job, token) => processor(slowProgress(job, 3_000, sent), token), {
-      connection: redis.connection,
-    });
+    const worker = slowWorker(opened.queue, 3_000, (event) => events.push(event), sent);
     try {
       const job = await enqueueToolTask(opened.queue, {
         server: 'default',
@@ -134,11 +134,11 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: the input event', () => {
       await eventually(async () => sent.some((p) => p.questions.length > 0), 30_000, 'the question to be written');
       expect(await cancelToolJob(opened.queue, job.id!, 'changed my mind')).toBe(true);
       await eventually(async () => (await job.getState()) === 'failed', 30_000, 'the job to fail');
-      await processor.close();
+      await worker.processor.close();
       expect(events.filter((e) => e.type === 'input')).toEqual([]);
       expect(sent.at(-1)?.questions).toEqual([]);
     } finally {
-      await Promise.all([worker.close(true), processor.close()]);
+      await worker.close();
       await opened.close();
     }
   }, 60_000);

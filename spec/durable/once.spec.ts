@@ -95,6 +95,19 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
     return reference;
   }
 
+  /**
+   * A job whose stored task the server does not know (lost), taken by a gated worker with
+   * `lostTask: 'call-again'` that has read it and waits to connect.
+   */
+  async function lostTaskJob(queue: Queue, other: TaskClient, id: number) {
+    const sample = (await other.callToolAsTask('analyze', { id: id * 10, steps: 1, stepMs: 50 })).detach()!;
+    const job = await enqueueToolTask(queue, { server: 'default', tool: 'analyze', args: { id } });
+    await job.updateData({ ...job.data, task: { reference: { ...sample, taskId: 'no-such-task' }, storedAt: 1 } });
+    const gated = gatedWorker(queue, { lostTask: 'call-again' });
+    await eventually(async () => gated.connecting(), 10_000, 'the worker to connect');
+    return { job, gated };
+  }
+
   it("a worker that lost the job before marking it finds the other worker's reference: it resumes that task and does not call", async () => {
     const opened = await openQueue(redis, 'once-reference');
     const gated = gatedWorker(opened.queue);
@@ -152,12 +165,9 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
     const other = await TaskClient.connect(new StreamableHTTPClientTransport(server.url), { sdk: 'v2' });
     let gated: ReturnType<typeof gatedWorker> | undefined;
     try {
-      // The job holds a task the server does not know (lost), before any worker takes it.
-      const sample = (await other.callToolAsTask('analyze', { id: 30, steps: 1, stepMs: 50 })).detach()!;
-      const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 3 } });
-      await job.updateData({ ...job.data, task: { reference: { ...sample, taskId: 'no-such-task' }, storedAt: 1 } });
-      gated = gatedWorker(opened.queue, { lostTask: 'call-again' });
-      await eventually(async () => gated!.connecting(), 10_000, 'the worker to connect');
+      const lost = await lostTaskJob(opened.queue, other, 3);
+      const { job } = lost;
+      gated = lost.gated;
       // Meanwhile another worker found the task lost, forgot it and called again.
       const reference = await storeOthersTask(job, other, 31);
       const calls = counter.count('tools/call');
@@ -184,11 +194,9 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
     const other = await TaskClient.connect(new StreamableHTTPClientTransport(server.url), { sdk: 'v2' });
     let gated: ReturnType<typeof gatedWorker> | undefined;
     try {
-      const sample = (await other.callToolAsTask('analyze', { id: 40, steps: 1, stepMs: 50 })).detach()!;
-      const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 4 } });
-      await job.updateData({ ...job.data, task: { reference: { ...sample, taskId: 'no-such-task' }, storedAt: 1 } });
-      gated = gatedWorker(opened.queue, { lostTask: 'call-again' });
-      await eventually(async () => gated!.connecting(), 10_000, 'the worker to connect');
+      const lost = await lostTaskJob(opened.queue, other, 4);
+      const { job } = lost;
+      gated = lost.gated;
       // Meanwhile another worker found the task lost, forgot it, and is calling the tool.
       const { task: _lost, ...rest } = job.data;
       await job.updateData({ ...rest, calling: { at: Date.now() } });
