@@ -239,6 +239,33 @@ class LoopDelaySampler {
 
 type Starter = { start(ms: number): Promise<StartedTask> };
 
+/** A started task as the harness follows it. */
+interface TimedTask {
+  readonly taskId: string;
+  /**
+   * Resolves with the wall-aligned time (`stats.now()`) at which the contender's result promise
+   * fulfilled; rejects with its failure.
+   */
+  readonly done: Promise<number>;
+}
+
+/** The harness's continuation on every contender's result promise: one function, no closure per task. */
+const stamp = (): number => now();
+
+/**
+ * Follows a task as soon as its contender hands it over, with the same continuation for every
+ * contender (bench/contenders/types.ts): what a task costs in flight beyond the contender's own
+ * objects is the same for all of them.
+ */
+function timed(task: StartedTask): TimedTask {
+  return { taskId: task.taskId, done: task.result.then(stamp) };
+}
+
+/** Starts one task and follows it ({@link timed}). */
+function startTimed(contender: Starter, ms: number): Promise<TimedTask> {
+  return contender.start(ms).then(timed);
+}
+
 /**
  * Starts one task per entry of `list`, all at once or `pace` per second; resolves with the
  * created ones (failures go to `noteError`).
@@ -248,16 +275,16 @@ async function startAll(
   list: readonly number[],
   pace: number | undefined,
   noteError: (error: unknown) => void,
-): Promise<StartedTask[]> {
-  let starts: Array<Promise<StartedTask>>;
-  if (pace === undefined) starts = list.map((ms) => contender.start(ms));
+): Promise<TimedTask[]> {
+  let starts: Array<Promise<TimedTask>>;
+  if (pace === undefined) starts = list.map((ms) => startTimed(contender, ms));
   else {
     starts = [];
     const t0 = performance.now();
     await new Promise<void>((resolve) => {
       const tick = (): void => {
         const due = Math.min(list.length, Math.floor(((performance.now() - t0) * pace) / 1000) + 1);
-        while (starts.length < due) starts.push(contender.start(list[starts.length]!));
+        while (starts.length < due) starts.push(startTimed(contender, list[starts.length]!));
         if (starts.length >= list.length) resolve();
         else setTimeout(tick, Math.max(1, (starts.length * 1000) / pace - (performance.now() - t0)));
       };
@@ -265,7 +292,7 @@ async function startAll(
     });
   }
   const settled = await Promise.allSettled(starts);
-  const started: StartedTask[] = [];
+  const started: TimedTask[] = [];
   for (const start of settled) {
     if (start.status === 'fulfilled') started.push(start.value);
     else noteError(start.reason);
@@ -298,7 +325,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
   try {
     const contender = await (await info.load())(connection, { pollInterval: workload.pollInterval });
     // Setup: one task, so every module is loaded and the tools are known.
-    const first = await contender.start(0);
+    const first = await startTimed(contender, 0);
     await withTimeout(first.done, 30_000, 'setup task');
     const clock = await clockOffset(server);
     const list = durations(workload.duration, n, spec.seed);
@@ -390,10 +417,10 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
     const cold = await measure('cold');
 
     // Warm-up: short tasks, in batches (creation awaited per batch), not measured.
-    const warm: StartedTask[] = [];
+    const warm: TimedTask[] = [];
     for (let i = 0; i < spec.warmup; i += WARMUP_BATCH) {
       const batch = Math.min(WARMUP_BATCH, spec.warmup - i);
-      warm.push(...(await Promise.all(Array.from({ length: batch }, () => contender.start(0)))));
+      warm.push(...(await Promise.all(Array.from({ length: batch }, () => startTimed(contender, 0)))));
     }
     await withTimeout(Promise.all(warm.map((task) => task.done)), spec.timeoutMs, 'warm-up');
     warm.length = 0;

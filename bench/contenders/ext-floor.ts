@@ -8,13 +8,12 @@
  * cancellation: a lower bound, not a usable client.
  */
 import { WORK_TOOL } from '../server.js';
-import { now } from '../stats.js';
 import { HostSubscription, MODERN_ENVELOPE, RawChannel } from './raw-channel.js';
 import type { ContenderFactory } from './types.js';
 
 interface Entry {
   timer: ReturnType<typeof setTimeout> | undefined;
-  resolve(at: number): void;
+  resolve(result: unknown): void;
   reject(error: unknown): void;
 }
 
@@ -31,7 +30,7 @@ export const createExtFloor: ContenderFactory = async (connection, context) => {
     clearTimeout(entry.timer);
     entries.delete(taskId);
     subscription.remove(taskId);
-    if (status === 'completed') entry.resolve(now());
+    if (status === 'completed') entry.resolve(task.result);
     else entry.reject(new Error(`task ${String(status)}`));
     return true;
   };
@@ -74,13 +73,13 @@ export const createExtFloor: ContenderFactory = async (connection, context) => {
       const created = answer.result;
       if (created.resultType !== 'task') throw new Error('the server did not create a task');
       const taskId = created.taskId as string;
-      const done = new Promise<number>((resolve, reject) => {
+      const result = new Promise<unknown>((resolve, reject) => {
         const entry: Entry = { timer: undefined, resolve, reject };
         entries.set(taskId, entry);
         subscription.add(taskId);
         poll(taskId, entry, (created.pollIntervalMs as number | undefined) ?? context.pollInterval);
       });
-      return { taskId, done };
+      return { taskId, result };
     },
     close: async () => {
       for (const entry of entries.values()) clearTimeout(entry.timer);

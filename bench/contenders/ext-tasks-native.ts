@@ -16,7 +16,6 @@ import {
   type JsonRpcResponse,
 } from '@modelcontextprotocol/ext-tasks/client';
 import { WORK_TOOL } from '../server.js';
-import { now } from '../stats.js';
 import { HostSubscription, RawChannel } from './raw-channel.js';
 import type { ContenderFactory } from './types.js';
 
@@ -51,10 +50,9 @@ export const createExtTasksNative: ContenderFactory = async (connection) => {
       subscription.add(taskId);
       return {
         taskId,
-        done: execution.result().then((outcome) => {
+        result: execution.result().then((outcome) => {
           subscription.remove(taskId);
-          resultFromTaskOutcome(outcome);
-          return now();
+          return resultFromTaskOutcome(outcome);
         }),
       };
     },

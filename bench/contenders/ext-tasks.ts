@@ -6,7 +6,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { resultFromTaskOutcome, withTasks } from '@modelcontextprotocol/ext-tasks/client';
 import { WORK_TOOL } from '../server.js';
-import { now } from '../stats.js';
 import { V1ClientSessionPort } from './ext-tasks-port.js';
 import type { ContenderFactory } from './types.js';
 
@@ -20,10 +19,7 @@ export const createExtTasks: ContenderFactory = async (connection) => {
       if (execution.kind !== 'task') throw new Error('ext-tasks did not create a task');
       return {
         taskId: execution.handle.taskId,
-        done: execution.result().then((outcome) => {
-          resultFromTaskOutcome(outcome);
-          return now();
-        }),
+        result: execution.result().then(resultFromTaskOutcome),
       };
     },
     close: async () => {

@@ -9,14 +9,13 @@
  * in the legacy era (`floor-v2`).
  */
 import { WORK_TOOL } from '../server.js';
-import { now } from '../stats.js';
 import type { BenchConnection } from '../transports.js';
 import type { ContenderFactory } from './types.js';
 
 interface Entry {
   timer: ReturnType<typeof setTimeout> | undefined;
   fetching: boolean;
-  resolve(at: number): void;
+  resolve(result: unknown): void;
   reject(error: unknown): void;
 }
 
@@ -92,9 +91,9 @@ export const createFloor: ContenderFactory = async (connection, context) => {
       return;
     }
     sdk.getResult(taskId).then(
-      () => {
+      (result) => {
         entries.delete(taskId);
-        entry.resolve(now());
+        entry.resolve(result);
       },
       (error: unknown) => {
         entries.delete(taskId);
@@ -127,12 +126,12 @@ export const createFloor: ContenderFactory = async (connection, context) => {
   return {
     start: async (ms) => {
       const { task } = await sdk.createTask(ms);
-      const done = new Promise<number>((resolve, reject) => {
+      const result = new Promise<unknown>((resolve, reject) => {
         const entry: Entry = { timer: undefined, fetching: false, resolve, reject };
         entries.set(task.taskId, entry);
         poll(task.taskId, entry, task.pollInterval ?? context.pollInterval);
       });
-      return { taskId: task.taskId, done };
+      return { taskId: task.taskId, result };
     },
     close: async () => {
       for (const entry of entries.values()) clearTimeout(entry.timer);

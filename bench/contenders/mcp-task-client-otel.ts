@@ -15,7 +15,6 @@ import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentele
 import * as Lib from '../../lib/index.js';
 import { otelInstrumentation } from '../../lib/otel.js';
 import { WORK_TOOL } from '../server.js';
-import { now } from '../stats.js';
 import type { ContenderFactory } from './types.js';
 
 /** An exporter that drops every span. */
@@ -47,7 +46,7 @@ export const createMcpTaskClientOtel: ContenderFactory = async (connection) => {
       const handle = await tasks.callToolAsTask(WORK_TOOL, { ms });
       if (handle.kind !== 'task' || handle.taskId === undefined)
         throw new Error('mcp-task-client did not create a task');
-      return { taskId: handle.taskId, done: handle.result().then(() => now()) };
+      return { taskId: handle.taskId, result: handle.result() };
     },
     close: async () => {
       await tasks.close();

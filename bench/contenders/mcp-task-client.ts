@@ -9,7 +9,6 @@
  */
 import * as Lib from '../../lib/index.js';
 import { WORK_TOOL } from '../server.js';
-import { now } from '../stats.js';
 import type { ContenderFactory } from './types.js';
 
 export const createMcpTaskClient: ContenderFactory = async (connection) => {
@@ -19,7 +18,7 @@ export const createMcpTaskClient: ContenderFactory = async (connection) => {
       const handle = await tasks.callToolAsTask(WORK_TOOL, { ms });
       if (handle.kind !== 'task' || handle.taskId === undefined)
         throw new Error('mcp-task-client did not create a task');
-      return { taskId: handle.taskId, done: handle.result().then(() => now()) };
+      return { taskId: handle.taskId, result: handle.result() };
     },
     close: () => tasks.close(),
   };

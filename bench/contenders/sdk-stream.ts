@@ -6,7 +6,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WORK_TOOL } from '../server.js';
-import { now } from '../stats.js';
 import type { ContenderFactory, StartedTask } from './types.js';
 
 export const createSdkStream: ContenderFactory = async (connection) => {
@@ -16,7 +15,7 @@ export const createSdkStream: ContenderFactory = async (connection) => {
     start: (ms) =>
       new Promise<StartedTask>((resolveStart, rejectStart) => {
         let created: ((taskId: string) => void) | undefined;
-        const done = (async (): Promise<number> => {
+        const result = (async (): Promise<unknown> => {
           const stream = client.experimental.tasks.callToolStream(
             { name: WORK_TOOL, arguments: { ms } },
             CallToolResultSchema,
@@ -30,15 +29,15 @@ export const createSdkStream: ContenderFactory = async (connection) => {
               case 'taskStatus':
                 break;
               case 'result':
-                return now();
+                return message.result;
               case 'error':
                 throw message.error;
             }
           }
           throw new Error('callToolStream ended without a result');
         })();
-        created = (taskId) => resolveStart({ taskId, done });
-        done.catch((error: unknown) => {
+        created = (taskId) => resolveStart({ taskId, result });
+        result.catch((error: unknown) => {
           if (created !== undefined) rejectStart(error);
         });
       }),

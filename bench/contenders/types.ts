@@ -1,6 +1,8 @@
 /**
- * What every contender implements: start one `work` task and report when its result is in the
- * caller's hands. The harness does the rest (timing, counting, memory), identically for all.
+ * What every contender implements: start one `work` task and hand over the promise a caller
+ * would await for its result. The harness does the rest (timing, counting, memory), identically
+ * for all: it takes the time that promise settles with one shared continuation per task, so no
+ * contender pays for its own timestamping, and none saves by fusing it into its code.
  */
 import type { BenchConnection, Sdk, WireKind } from '../transports.js';
 
@@ -13,10 +15,11 @@ export interface StartedTask {
   /** The server's task id (to match the server-side completion time). */
   readonly taskId: string;
   /**
-   * Resolves with the wall-aligned time (`stats.now()`) at which the tool's result reached the
-   * caller; rejects when the contender reports a failure.
+   * What a caller awaits: fulfils with the tool's result, in whatever form the contender hands
+   * it to its caller; rejects when the contender reports a failure. The harness, not the
+   * contender, notes when it settles (bench/scenario.ts).
    */
-  readonly done: Promise<number>;
+  readonly result: Promise<unknown>;
 }
 
 /** One contender, set up on a connected client. */
