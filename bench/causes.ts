@@ -5,7 +5,9 @@
  * threads), what each one allocates per task, and what each one keeps per in-flight task. Every
  * figure of this section comes from the same run as the rest of the page.
  */
+import type { CallSummary } from './calls.js';
 import type { ContenderId } from './contenders/index.js';
+import { LIBRARY } from './owners.js';
 import type { AllocSummary, PhaseCompiles, ProfileResult } from './profile.js';
 import type { ScenarioSpec } from './scenario.js';
 import type { TransportKind, WireKind } from './transports.js';
@@ -34,6 +36,37 @@ export interface CauseProfile {
   readonly heapTotalBytes?: number;
   /** Functions V8's optimizing compiler began to compile in the cold and the warm phase (`--trace-opt`, the CPU profile's process). */
   readonly compiles?: PhaseCompiles;
+  /**
+   * Function calls per task in the warm phase, counted exactly (V8's precise coverage, in a
+   * process of its own): of the code under test, the contender's own code (the library with its
+   * bench shim, or the floor), and how many of its functions ran at least once per task; the
+   * library's most called functions.
+   */
+  readonly calls?: CodeCalls;
+}
+
+/** See {@link CauseProfile.calls}. */
+export interface CodeCalls {
+  readonly perTask: number;
+  readonly functions: number;
+  readonly top: Readonly<Record<string, number>>;
+}
+
+/** The owners of the code under test (bench/owners.ts): the library, and the contender's own code. */
+const UNDER_TEST: ReadonlySet<string> = new Set([LIBRARY, 'contender code (bench/contenders)']);
+
+/** The code under test's calls per task (see {@link CauseProfile.calls}). */
+export function codeCalls(summary: CallSummary): CodeCalls {
+  let perTask = 0;
+  let functions = 0;
+  for (const o of summary.byOwner) {
+    if (!UNDER_TEST.has(o.owner)) continue;
+    perTask += o.callsPerTask;
+    functions += o.perTaskFunctions;
+  }
+  const top: Record<string, number> = {};
+  for (const f of summary.libraryFunctions.slice(0, 8)) top[f.name.split('  ')[0]!] = Math.round(f.callsPerTask);
+  return { perTask: Math.round(perTask), functions, top };
 }
 
 /** A profile to take at the end of the full run. */
@@ -112,7 +145,12 @@ function topBytes(map: ReadonlyMap<string, number>, top: number): Record<string,
 }
 
 /** Reduces a profile (and, for a CPU profile, the allocation profile of another run of it) to its {@link CauseProfile}. */
-export function causeOf(spec: ScenarioSpec, profile: ProfileResult, alloc?: AllocSummary): CauseProfile {
+export function causeOf(
+  spec: ScenarioSpec,
+  profile: ProfileResult,
+  alloc?: AllocSummary,
+  calls?: CallSummary,
+): CauseProfile {
   const n = profile.measured.completed || spec.n;
   const base = {
     wire: spec.wire,
@@ -123,6 +161,7 @@ export function causeOf(spec: ScenarioSpec, profile: ProfileResult, alloc?: Allo
     cpuPerTaskMs: profile.measured.cpuPerTaskMs,
     mainCpuPerTaskMs: profile.measured.mainThreadCpuPerTaskMs ?? null,
     ...(profile.compiles === undefined ? {} : { compiles: profile.compiles }),
+    ...(calls === undefined ? {} : { calls: codeCalls(calls) }),
     ownerUs: perTask(profile.byOwner, n, 20),
     moduleUs: perTask(profile.byModule, n, TOP_MODULES),
     ...(alloc === undefined
@@ -206,6 +245,16 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
           `${mine.compiles.cold} in the cold phase and ${mine.compiles.warm} in the warm one, against the floor's ` +
           `${floor?.compiles === undefined ? '–' : `${floor.compiles.cold} and ${floor.compiles.warm}`}. ` +
           "A function is compiled once it has run enough, so code that runs once or twice per task reaches that point only after some thousands of tasks: the library's longer path per task shows as more compilations, in the warm phase too.",
+        '',
+      );
+    if (mine.calls !== undefined)
+      lines.push(
+        `How long a task's path is (function calls per task in the warm phase, counted exactly by V8's precise coverage in a process of its own, \`npm run bench:profile -- --calls=1\`): ` +
+          `the library and its bench shim make ${mine.calls.perTask} calls per task, through ${mine.calls.functions} functions that run at least once per task, against the floor's ` +
+          `${floor?.calls === undefined ? '–' : `${floor.calls.perTask} through ${floor.calls.functions}`}. ` +
+          `The most called: ${Object.entries(mine.calls.top)
+            .map(([name, count]) => `${name} ${count}`)
+            .join(', ')}.`,
         '',
       );
     if (mine.allocBytes !== undefined) {

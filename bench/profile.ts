@@ -13,11 +13,13 @@
  * Usage:
  *   npm run bench:profile -- [--wire=2025|ext] [--contender=mcp-task-client] [--transport=memory|stdio|http]
  *                            [--workload=random-poll] [--n=1000] [--phase=warm|cold] [--pace=100]
- *                            [--top=30] [--out=DIR] [--heap=1|retainers] [--jit=1]
+ *                            [--top=30] [--out=DIR] [--heap=1|retainers] [--jit=1] [--calls=1]
  * With `--heap=1` it also diffs two heap snapshots of the memory phase (before the N tasks start,
  * and with all of them in flight) and prints what the in-flight tasks keep alive, by kind
  * (bench/heap.ts); `--heap=retainers` also names what holds each kind. With `--jit=1` it counts
- * the functions V8's optimizing compiler began to compile in the cold and the warm phase.
+ * the functions V8's optimizing compiler began to compile in the cold and the warm phase. With
+ * `--calls=1` it counts every function call of the warm phase, per task (bench/calls.ts; counting
+ * slows the process, so that run's CPU figures are not the plain run's).
  * It runs the compiled copy of lib/ and bench/ that `npm run bench` runs (bench/build.ts).
  * The raw `.cpuprofile` files stay in DIR (default: a fresh temporary directory) for Chrome
  * DevTools or speedscope. Compare two contenders by running it twice (e.g. `--contender=floor`).
@@ -28,15 +30,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBench, type BenchBuild } from './build.js';
+import { callSummary, callTables, type CallSummary } from './calls.js';
 import { heapDiff, heapTable, type HeapKind } from './heap.js';
+import { LIBRARY, moduleOf, owner, where, type CallFrame } from './owners.js';
 import type { PhaseResult, ScenarioResult, ScenarioSpec } from './scenario.js';
 import { WORKLOADS } from './workloads.js';
 
-interface CallFrame {
-  readonly functionName: string;
-  readonly url: string;
-  readonly lineNumber: number;
-}
 interface ProfileNode {
   readonly id: number;
   readonly callFrame: CallFrame;
@@ -56,59 +55,6 @@ function options(argv: readonly string[]): Record<string, string> {
     out[match[1]!] = match[2]!;
   }
   return out;
-}
-
-/** The owner name of the library's own code. */
-export const LIBRARY = 'library under test (lib)';
-
-/**
- * Functions of the SDKs' transports (framing, serializing, validating each JSON-RPC message), by
- * name: SDK v2 ships one bundle, so the file does not tell them from the request path.
- */
-const SDK_TRANSPORT =
-  /^(deserializeMessage|serializeMessage|readMessage|processReadBuffer|append|_onData|_onRead|_onResponseStream|_handleSseStream|_send|send|start|close)$|Transport|ReadBuffer|onmessage|^(ondata|onerror)$/;
-
-/**
- * Who owns the code a sample ran in. The SDKs' code is split into their transport (framing and
- * validating each message, paid by every contender) and the rest (the request path: `Protocol`'s
- * request and response maps, result schemas, handlers), which the library's own requests skip.
- */
-function owner(frame: CallFrame): string {
-  const { url, functionName } = frame;
-  if (functionName === '(garbage collector)') return 'garbage collection (main thread)';
-  if (url === '')
-    return functionName === 'parse' || functionName === 'stringify'
-      ? 'JSON (parse, stringify)'
-      : 'native (V8 builtins, ...)';
-  if (url.includes('/@modelcontextprotocol/ext-tasks/')) return 'ext-tasks';
-  if (url.includes('/@modelcontextprotocol/')) {
-    const sdk = url.includes('/@modelcontextprotocol/sdk/') ? 'SDK v1' : 'SDK v2';
-    const transport = /\/(stdio|inMemory|streamableHttp|sse)\.m?js$/.test(url) || SDK_TRANSPORT.test(functionName);
-    return transport
-      ? `${sdk} transport (framing, validating each message)`
-      : `${sdk} request path (Protocol, its maps, schemas)`;
-  }
-  if (url.includes('/node_modules/zod/')) return 'zod (schema validation)';
-  if (url.includes('/node_modules/')) return `other package (${url.split('/node_modules/').at(-1)!.split('/')[0]})`;
-  if (url.startsWith('node:internal/deps/undici')) return 'undici (fetch)';
-  if (
-    /^node:(net|stream|internal\/stream|internal\/streams\/|internal\/stream_base_commons|internal\/child_process)/.test(
-      url,
-    )
-  )
-    return 'Node streams and sockets (transport)';
-  if (/^node:(timers|internal\/timers)/.test(url)) return 'Node timers';
-  if (url.startsWith('node:')) return 'Node internals (other)';
-  if (url.includes('/bench/contenders/')) return 'contender code (bench/contenders)';
-  if (url.includes('/bench/')) return 'harness and in-process server (bench)';
-  if (url.includes('/lib/')) return LIBRARY;
-  return 'other';
-}
-
-/** A module of the library (`lib/engine/engine.js`), or the owner of other code (see {@link owner}). */
-function moduleOf(frame: CallFrame): string {
-  const who = owner(frame);
-  return who === LIBRARY ? where(frame).replace(/:\d+$/, '') : who;
 }
 
 interface AllocNode {
@@ -140,15 +86,6 @@ function allocSummary(file: string, n: number): AllocSummary {
   };
   walk(profile.head);
   return { totalPerTask: total / n, byOwner, byModule };
-}
-
-function where(frame: CallFrame): string {
-  const url = frame.url;
-  const short =
-    url.includes('/lib/') && !url.includes('node_modules')
-      ? `lib/${url.split('/lib/').at(-1)}`
-      : url.split('/').slice(-2).join('/');
-  return `${short}:${frame.lineNumber + 1}`;
 }
 
 function add(map: Map<string, number>, key: string, value: number): void {
@@ -196,6 +133,8 @@ export interface ProfileResult {
   readonly heap: readonly HeapKind[] | undefined;
   /** What the warm phase allocated, per task (only when asked for: the sampling slows the process, so its CPU figures are not the plain run's). */
   readonly alloc: AllocSummary | undefined;
+  /** The warm phase's function calls per task (only when asked for: counting slows the process). */
+  readonly calls: CallSummary | undefined;
   /** The optimizing compilations begun in each phase (only when asked for). */
   readonly compiles: PhaseCompiles | undefined;
   /** Where the raw profiles are. */
@@ -211,6 +150,8 @@ export interface ProfileOptions {
   readonly intervalUs?: number;
   /** Also sample the warm phase's allocations (bench/scenario.ts writes `alloc.heapprofile` to the directory). */
   readonly alloc?: boolean;
+  /** Also count the warm phase's function calls (bench/scenario.ts writes `calls.json` to the directory). */
+  readonly calls?: boolean;
   /** Also count the functions V8's optimizing compiler began to compile in each measured phase (`--trace-opt`). */
   readonly jit?: boolean;
 }
@@ -273,6 +214,7 @@ export async function profileScenario(
         ...process.env,
         ...(heap === false ? {} : { BENCH_HEAP_SNAPSHOTS: dir }),
         ...(options.alloc === true ? { BENCH_ALLOC_PROFILE: dir } : {}),
+        ...(options.calls === true ? { BENCH_CALL_COUNTS: dir } : {}),
       },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
@@ -368,6 +310,7 @@ export async function profileScenario(
     gcKinds,
     heap: heapKinds,
     alloc,
+    calls: options.calls === true && phase === 'warm' ? callSummary(path.join(dir, 'calls.json'), spec.n) : undefined,
     compiles: options.jit === true ? compilesByPhase(gcLog) : undefined,
     dir,
   };
@@ -396,6 +339,7 @@ async function main(): Promise<void> {
       phase: (o.phase ?? 'warm') as 'warm' | 'cold',
       heap,
       alloc: o.alloc !== undefined && o.alloc !== '0',
+      calls: o.calls !== undefined && o.calls !== '0',
       jit: o.jit !== undefined && o.jit !== '0',
       ...(o.interval === undefined ? {} : { intervalUs: Number(o.interval) }),
       ...(o.out === undefined ? {} : { dir: o.out }),
@@ -427,6 +371,12 @@ async function main(): Promise<void> {
     console.log(
       `\noptimizing compilations begun (--trace-opt): ${p.compiles.cold} in the cold phase, ${p.compiles.warm} in the warm phase`,
     );
+  if (p.calls !== undefined) {
+    console.log(
+      '\nfunction calls in the warm phase, per task (precise coverage: exact; this run is slowed by counting):',
+    );
+    console.log(callTables(p.calls, top));
+  }
   if (p.alloc !== undefined) {
     console.log(
       `\nallocated in the warm phase: ${p.alloc.totalPerTask.toFixed(0)} bytes per task (sampling heap profiler, collected objects included)`,

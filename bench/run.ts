@@ -340,7 +340,10 @@ async function profileCauses(
         // The allocations in a process of their own: the sampling heap profiler slows the one it runs in.
         const allocated = c.kind === 'cpu' ? await profileScenario(build, spec, { alloc: true }) : undefined;
         if (allocated !== undefined) rmSync(allocated.dir, { recursive: true, force: true });
-        (c.kind === 'cpu' ? cpu : heap).push(causeOf(spec, profile, allocated?.alloc));
+        // The calls in a process of their own too: counting them changes what V8 optimizes.
+        const counted = c.kind === 'cpu' ? await profileScenario(build, spec, { calls: true }) : undefined;
+        if (counted !== undefined) rmSync(counted.dir, { recursive: true, force: true });
+        (c.kind === 'cpu' ? cpu : heap).push(causeOf(spec, profile, allocated?.alloc, counted?.calls));
         console.error(
           `Profile (${c.kind}): ${c.wire} ${c.transport} ${c.workload} N=${c.n} ${label(c.wire, contender)} ${((Date.now() - t) / 1000).toFixed(1)} s`,
         );

@@ -158,6 +158,28 @@ async function allocationSampling(phase: string): Promise<(() => Promise<void>) 
   };
 }
 
+/**
+ * With `BENCH_CALL_COUNTS` set (bench/profile.ts `--calls=1`), counts every function call of the
+ * warm phase (V8's precise coverage with call counts, bench/calls.ts) and writes the counts to
+ * `calls.json` in that directory. Counting slows the process: its CPU figures are not the plain run's.
+ */
+async function callCounting(phase: string): Promise<(() => Promise<void>) | undefined> {
+  const dir = process.env.BENCH_CALL_COUNTS;
+  if (dir === undefined || dir === '' || phase !== 'warm') return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+  // Taking the counts resets them: what the next take returns is the phase's alone.
+  await session.post('Profiler.takePreciseCoverage');
+  return async () => {
+    const { result } = (await session.post('Profiler.takePreciseCoverage')) as { result: unknown };
+    writeFileSync(path.join(dir, 'calls.json'), JSON.stringify(result));
+    await session.post('Profiler.stopPreciseCoverage');
+    session.disconnect();
+  };
+}
+
 /** Interval of the event-loop delay sampler. */
 const LOOP_SAMPLE_MS = 5;
 /** Warm-up tasks are started in batches of this many (creation awaited per batch). */
@@ -336,6 +358,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       const before = process.memoryUsage().heapUsed;
       const sampler = new LoopDelaySampler(LOOP_SAMPLE_MS);
       const allocations = await allocationSampling(phase);
+      const calls = await callCounting(phase);
       const startNs = process.hrtime.bigint();
       const startMs = performance.now();
       sampler.start();
@@ -365,6 +388,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       const cpu = cpuMs() - cpu0;
       const main1 = mainThreadCpuMs();
       await allocations?.();
+      await calls?.();
       const wallMs = now() - t0;
       const endNs = process.hrtime.bigint();
       const endMs = performance.now();

@@ -4,9 +4,12 @@
  * or a change to its layout (bench/report.ts, bench/chart.ts) not rendered again with
  * `npm run bench:render`, fails here.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { causesMarkdown, type CauseProfile } from '../../bench/causes.js';
+import { callSummary } from '../../bench/calls.js';
+import { causesMarkdown, codeCalls, type CauseProfile } from '../../bench/causes.js';
 import { compilesByPhase } from '../../bench/profile.js';
 import { renderStored } from '../../bench/render.js';
 
@@ -99,5 +102,59 @@ describe('docs/performance.md', () => {
     });
     const text = causesMarkdown([profile('mcp-task-client', 60, 43), profile('floor', 27, 18)], []).join('\n');
     expect(text).toContain("60 in the cold phase and 43 in the warm one, against the floor's 27 and 18.");
+  });
+
+  it('counts the calls per task of the code under test, and prints them beside the floor', () => {
+    // Precise coverage as the inspector gives it (detailed: false): one range per function, its
+    // count the calls since the last take; a script's top level (empty name, offset 0) ran once when it loaded.
+    const dir = mkdtempSync(path.join(tmpdir(), 'calls-'));
+    try {
+      const lib = path.join(dir, 'lib', 'engine');
+      const source = 'function a() {}\nfunction b() {}\n';
+      mkdirSync(lib, { recursive: true });
+      writeFileSync(path.join(lib, 'record.js'), source);
+      const url = `file://${path.join(lib, 'record.js')}`;
+      const fn = (functionName: string, startOffset: number, count: number) => ({
+        functionName,
+        ranges: [{ startOffset, count }],
+      });
+      writeFileSync(
+        path.join(dir, 'calls.json'),
+        JSON.stringify([
+          { url, functions: [fn('', 0, 1), fn('a', 0, 2500), fn('b', 16, 500)] },
+          { url: 'file:///x/bench/contenders/floor.js', functions: [fn('start', 0, 1000)] },
+          { url: 'node:internal/timers', functions: [fn('processTimers', 0, 3000)] },
+        ]),
+      );
+      const summary = callSummary(path.join(dir, 'calls.json'), 1000);
+      expect(summary.libraryFunctions).toEqual([
+        { name: 'a  lib/engine/record.js:1', callsPerTask: 2.5 },
+        { name: 'b  lib/engine/record.js:2', callsPerTask: 0.5 },
+      ]);
+      expect(summary.byOwner.find((o) => o.owner === 'Node timers')).toEqual({
+        owner: 'Node timers',
+        callsPerTask: 3,
+        perTaskFunctions: 1,
+      });
+      // The library and the contender's own code; b runs on every other task only.
+      expect(codeCalls(summary)).toEqual({ perTask: 4, functions: 2, top: { a: 3, b: 1 } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const profile = (contender: CauseProfile['contender'], perTask: number, functions: number): CauseProfile => ({
+      wire: 'ext',
+      transport: 'memory',
+      workload: 'random-poll',
+      n: 1000,
+      contender,
+      cpuPerTaskMs: 0.3,
+      ownerUs: {},
+      moduleUs: {},
+      calls: { perTask, functions, top: { flag: 25, before: 16 } },
+    });
+    const text = causesMarkdown([profile('mcp-task-client', 531, 242), profile('floor', 15, 11)], []).join('\n');
+    expect(text).toContain(
+      "make 531 calls per task, through 242 functions that run at least once per task, against the floor's 15 through 11. The most called: flag 25, before 16.",
+    );
   });
 });
