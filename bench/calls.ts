@@ -1,11 +1,14 @@
 /**
- * How long a task's path is: how many times each function ran per task in the warm phase, counted
- * by V8's precise coverage with call counts (bench/scenario.ts writes `calls.json` under
- * `npm run bench:profile -- --calls=1`). Every call is counted, inlined and optimized ones too, so
- * the figures are exact and the same on any machine, unlike the sampling profiler's: they show
- * where a change adds or removes work per task before a timed run can. A function that runs at
- * least once per task is on every task's path, and is what V8's optimizing compiler ends up
- * compiling (the compilations `--jit=1` counts).
+ * How long a task's path is: how many times each function was entered per task in the warm phase,
+ * counted by V8's precise coverage with call counts (bench/scenario.ts writes `calls.json` under
+ * `npm run bench:profile -- --calls=1`). V8 counts every entry into a function, in optimized and
+ * inlined code too: a call, and also a resumption after an `await` or a `yield` (an async
+ * function with two awaits counts three per call). The library's figures depend on its code and
+ * the workload, not on the machine's speed; those of Node's streams and timers and the SDK's
+ * transport also depend on how messages and timer expiries batch together, which timing decides.
+ * They show where a change adds or removes work per task before a timed run can. A function
+ * entered at least once per task is on every task's path, and is what V8's optimizing compiler
+ * ends up compiling (the compilations `--jit=1` counts).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,22 +23,22 @@ interface ScriptCoverage {
   }>;
 }
 
-/** Calls per task of one owner (see bench/owners.ts). */
+/** Entries per task of one owner (see bench/owners.ts). */
 export interface OwnerCalls {
   readonly owner: string;
-  /** Calls per task, all functions of the owner together. */
+  /** Entries per task, all functions of the owner together. */
   readonly callsPerTask: number;
-  /** Functions of the owner that ran at least once per task on average. */
+  /** Functions of the owner entered at least once per task on average. */
   readonly perTaskFunctions: number;
 }
 
-/** One function of the library and its calls per task. */
+/** One function of the library and its entries per task. */
 export interface FunctionCalls {
   readonly name: string;
   readonly callsPerTask: number;
 }
 
-/** The phase's calls per task, by owner and by library function. */
+/** The phase's entries per task, by owner and by library function. */
 export interface CallSummary {
   readonly byOwner: readonly OwnerCalls[];
   readonly libraryFunctions: readonly FunctionCalls[];
@@ -97,7 +100,7 @@ export function callTables(summary: CallSummary, top: number): string {
   const rows = summary.byOwner.filter((o) => o.callsPerTask >= 0.05);
   const width = Math.max(5, ...rows.map((o) => o.owner.length));
   const lines = [
-    `${'owner'.padEnd(width)}  calls/task  functions run ≥ once per task`,
+    `${'owner'.padEnd(width)}  entries/task  functions entered ≥ once per task`,
     ...rows.map(
       (o) =>
         `${o.owner.padEnd(width)}  ${o.callsPerTask.toFixed(1).padStart(10)}  ${String(o.perTaskFunctions).padStart(6)}`,
@@ -106,7 +109,7 @@ export function callTables(summary: CallSummary, top: number): string {
   ];
   const fns = summary.libraryFunctions.slice(0, top);
   const fnWidth = Math.max(8, ...fns.map((f) => f.name.length));
-  lines.push(`${'library function'.padEnd(fnWidth)}  calls/task`);
-  for (const f of fns) lines.push(`${f.name.padEnd(fnWidth)}  ${f.callsPerTask.toFixed(2).padStart(10)}`);
+  lines.push(`${'library function'.padEnd(fnWidth)}  entries/task`);
+  for (const f of fns) lines.push(`${f.name.padEnd(fnWidth)}  ${f.callsPerTask.toFixed(2).padStart(12)}`);
   return lines.join('\n');
 }

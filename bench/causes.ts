@@ -37,36 +37,71 @@ export interface CauseProfile {
   /** Functions V8's optimizing compiler began to compile in the cold and the warm phase (`--trace-opt`, the CPU profile's process). */
   readonly compiles?: PhaseCompiles;
   /**
-   * Function calls per task in the warm phase, counted exactly (V8's precise coverage, in a
-   * process of its own): of the code under test, the contender's own code (the library with its
-   * bench shim, or the floor), and how many of its functions ran at least once per task; the
-   * library's most called functions.
+   * Entries into functions per task in the warm phase (a call, or a resumption after an `await`
+   * or a `yield`), counted by V8's precise coverage in a process of its own, by owner; the
+   * library's most entered functions.
    */
   readonly calls?: CodeCalls;
 }
 
-/** See {@link CauseProfile.calls}. */
-export interface CodeCalls {
+/** Entries per task of one owner, and how many of its functions were entered at least once per task. */
+export interface OwnerEntries {
   readonly perTask: number;
   readonly functions: number;
+}
+
+/** See {@link CauseProfile.calls}. */
+export interface CodeCalls {
+  /** By owner (bench/owners.ts), the owners entered at least once per 20 tasks. */
+  readonly owners: Readonly<Record<string, OwnerEntries>>;
+  /** The library's most entered functions, by name (the first of each name), entries per task to one decimal. */
   readonly top: Readonly<Record<string, number>>;
 }
 
-/** The owners of the code under test (bench/owners.ts): the library, and the contender's own code. */
-const UNDER_TEST: ReadonlySet<string> = new Set([LIBRARY, 'contender code (bench/contenders)']);
+/**
+ * The client's code on a task's path: the library (or the floor's own code) with its bench shim,
+ * and the SDK request path and schema validation it runs (the library skips the SDK's `Protocol`
+ * for its own requests; the 2025-11-25 floor sends them through it, so leaving the SDK out would
+ * shorten the floor's path but not the library's).
+ */
+const CLIENT_CODE: readonly string[] = [
+  LIBRARY,
+  'contender code (bench/contenders)',
+  'SDK v1 request path (Protocol, its maps, schemas)',
+  'SDK v2 request path (Protocol, its maps, schemas)',
+  'zod (schema validation)',
+  'ext-tasks',
+];
 
-/** The code under test's calls per task (see {@link CauseProfile.calls}). */
+/** One decimal. */
+const tenth = (x: number): number => Math.round(x * 10) / 10;
+
+/** A phase's entries per task, reduced to what the page prints (see {@link CauseProfile.calls}). */
 export function codeCalls(summary: CallSummary): CodeCalls {
+  const owners: Record<string, OwnerEntries> = {};
+  for (const o of summary.byOwner)
+    if (o.callsPerTask >= 0.05) owners[o.owner] = { perTask: tenth(o.callsPerTask), functions: o.perTaskFunctions };
+  const top: Record<string, number> = {};
+  for (const f of summary.libraryFunctions) {
+    if (Object.keys(top).length === 8) break;
+    const name = f.name.split('  ')[0]!;
+    if (!(name in top)) top[name] = tenth(f.callsPerTask);
+  }
+  return { owners, top };
+}
+
+/** The client's entries per task and functions entered on every task (see {@link CLIENT_CODE}), and the library's alone. */
+export function clientEntries(calls: CodeCalls): { client: OwnerEntries; library: OwnerEntries } {
   let perTask = 0;
   let functions = 0;
-  for (const o of summary.byOwner) {
-    if (!UNDER_TEST.has(o.owner)) continue;
-    perTask += o.callsPerTask;
-    functions += o.perTaskFunctions;
+  for (const owner of CLIENT_CODE) {
+    perTask += calls.owners[owner]?.perTask ?? 0;
+    functions += calls.owners[owner]?.functions ?? 0;
   }
-  const top: Record<string, number> = {};
-  for (const f of summary.libraryFunctions.slice(0, 8)) top[f.name.split('  ')[0]!] = Math.round(f.callsPerTask);
-  return { perTask: Math.round(perTask), functions, top };
+  return {
+    client: { perTask: Math.round(perTask), functions },
+    library: calls.owners[LIBRARY] ?? { perTask: 0, functions: 0 },
+  };
 }
 
 /** A profile to take at the end of the full run. */
@@ -216,7 +251,7 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
   lines.push(
     'Profiled at the end of this run with `npm run bench:profile` (one process each, warm phase; the sampling profiler adds some CPU of its own). ' +
       'Reproduce one with e.g. `npm run bench:profile -- --wire=ext --transport=memory --workload=random-poll --n=1000 --contender=mcp-task-client` ' +
-      '(add `--alloc=1` for the allocations, `--heap=1` for the heap, `--contender=floor` for the floor). ' +
+      '(add `--alloc=1` for the allocations, `--calls=1` for the entries into functions, `--heap=1` for the heap, `--contender=floor` for the floor). ' +
       "The main thread runs the JavaScript, the event loop and the transport; V8's background threads compile hot functions (the optimizing compiler) and help the garbage collector. " +
       "The SDK's code is split into its transport (framing and validating each message, which every contender pays) and its request path (`Protocol` with its request and response maps and result schemas, which the library's raw dispatch skips).",
     '',
@@ -247,16 +282,19 @@ export function causesMarkdown(cpu: readonly CauseProfile[], heap: readonly Caus
           "A function is compiled once it has run enough, so code that runs once or twice per task reaches that point only after some thousands of tasks: the library's longer path per task shows as more compilations, in the warm phase too.",
         '',
       );
-    if (mine.calls !== undefined)
+    if (mine.calls !== undefined) {
+      const own = clientEntries(mine.calls);
+      const theirs = floor?.calls === undefined ? undefined : clientEntries(floor.calls).client;
       lines.push(
-        `How long a task's path is (function calls per task in the warm phase, counted exactly by V8's precise coverage in a process of its own, \`npm run bench:profile -- --calls=1\`): ` +
-          `the library and its bench shim make ${mine.calls.perTask} calls per task, through ${mine.calls.functions} functions that run at least once per task, against the floor's ` +
-          `${floor?.calls === undefined ? '–' : `${floor.calls.perTask} through ${floor.calls.functions}`}. ` +
-          `The most called: ${Object.entries(mine.calls.top)
+        `How long a task's path is (entries into functions per task in the warm phase, a call or a resumption after an \`await\`, counted by V8's precise coverage in a process of its own, \`npm run bench:profile -- --calls=1\`): ` +
+          `the client's code (the library with its bench shim, and the SDK request path and schema validation it runs) enters functions ${own.client.perTask} times per task, ${own.client.functions} of them on every task, against the floor's ` +
+          `${theirs === undefined ? '–' : `${theirs.perTask} and ${theirs.functions}`}; the library's own code alone, ${Math.round(own.library.perTask)} and ${own.library.functions}. ` +
+          `The library's most entered functions, per task: ${Object.entries(mine.calls.top)
             .map(([name, count]) => `${name} ${count}`)
             .join(', ')}.`,
         '',
       );
+    }
     if (mine.allocBytes !== undefined) {
       lines.push(
         `**What a task allocates** (the same scenario, warm phase, another process under the sampling heap profiler; bytes per task, collected objects included: ` +
@@ -308,7 +346,7 @@ export const CAUSE_TEXT: Readonly<Record<string, string>> = {
     "with notifications, whether a task's poll leaves before its terminal notification arrives is a matter of timing; where marked *within spread*, the processes overlap.",
   cpu29:
     'two parts, told apart by the threads (the main thread\'s share is in the table above, and per profiled row under "Where the CPU goes"). ' +
-    "On V8's background threads, the optimizing compiler: the library has more code on each task's path than the floor, and the cold phase (and, at N = 1,000, still the warm one) is when that code reaches V8's optimization threshold and is compiled (the functions compiled in each phase are counted under \"Where the CPU goes\"). " +
+    "On V8's background threads, the optimizing compiler: the library has more code on each task's path than the floor (the entries into functions per task, and the functions entered on every task, are counted under \"Where the CPU goes\"), and the cold phase (and, at N = 1,000, still the warm one) is when that code reaches V8's optimization threshold and is compiled (the functions compiled in each phase are counted there too). " +
     'On the main thread, the library\'s own work per task (rows "library under test" and its modules; allocations under "What a task allocates"), against a floor that keeps a timer and a promise per task.',
   heap29:
     "what each in-flight task keeps beyond the floor (see \"What each in-flight task keeps\"): its record, its handle, its latest snapshot (with the `createdAt` string), the result promise with its settle function, the poll timer's entry, and one more map entry (the engine's tasks and the client's handles), against the floor's entry, timer and promise; " +

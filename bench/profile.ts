@@ -18,8 +18,9 @@
  * and with all of them in flight) and prints what the in-flight tasks keep alive, by kind
  * (bench/heap.ts); `--heap=retainers` also names what holds each kind. With `--jit=1` it counts
  * the functions V8's optimizing compiler began to compile in the cold and the warm phase. With
- * `--calls=1` it counts every function call of the warm phase, per task (bench/calls.ts; counting
- * slows the process, so that run's CPU figures are not the plain run's).
+ * `--calls=1` it counts the entries into each function in the warm phase, per task (calls, and
+ * resumptions after an `await`; bench/calls.ts; counting deoptimizes the process's code, so that
+ * run's CPU figures are not the plain run's).
  * It runs the compiled copy of lib/ and bench/ that `npm run bench` runs (bench/build.ts).
  * The raw `.cpuprofile` files stay in DIR (default: a fresh temporary directory) for Chrome
  * DevTools or speedscope. Compare two contenders by running it twice (e.g. `--contender=floor`).
@@ -373,7 +374,7 @@ async function main(): Promise<void> {
     );
   if (p.calls !== undefined) {
     console.log(
-      '\nfunction calls in the warm phase, per task (precise coverage: exact; this run is slowed by counting):',
+      '\nentries into functions in the warm phase, per task (calls and resumptions after an await; precise coverage; this run is slowed by counting):',
     );
     console.log(callTables(p.calls, top));
   }

@@ -24,11 +24,12 @@
  *                        again; --quick, --n=N and --reps=K apply to it
  */
 import { fork, spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { buildBench, type BenchBuild } from './build.js';
+import type { CallSummary } from './calls.js';
 import { CAUSE_SPECS, causeOf, type CauseProfile } from './causes.js';
 import { durableOptions, runDurable, type DurableResult } from './durable.js';
 import { renderStored } from './render.js';
@@ -310,6 +311,21 @@ function runSoak(build: BenchBuild): Promise<SoakResult> {
   });
 }
 
+/** The warm phase's function entries per task (bench/calls.ts), in a process of its own; undefined if that run fails. */
+async function countCalls(build: BenchBuild, spec: ScenarioSpec): Promise<CallSummary | undefined> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-calls-'));
+  try {
+    return (await profileScenario(build, spec, { calls: true, dir })).calls;
+  } catch (error) {
+    console.error(
+      `Counting the calls of ${spec.contender} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return undefined;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Profiles {@link CAUSE_SPECS} (library and floor each) for the page's measured causes. */
 async function profileCauses(
   build: BenchBuild,
@@ -340,10 +356,10 @@ async function profileCauses(
         // The allocations in a process of their own: the sampling heap profiler slows the one it runs in.
         const allocated = c.kind === 'cpu' ? await profileScenario(build, spec, { alloc: true }) : undefined;
         if (allocated !== undefined) rmSync(allocated.dir, { recursive: true, force: true });
-        // The calls in a process of their own too: counting them changes what V8 optimizes.
-        const counted = c.kind === 'cpu' ? await profileScenario(build, spec, { calls: true }) : undefined;
-        if (counted !== undefined) rmSync(counted.dir, { recursive: true, force: true });
-        (c.kind === 'cpu' ? cpu : heap).push(causeOf(spec, profile, allocated?.alloc, counted?.calls));
+        // The calls in a process of their own too: counting them changes what V8 optimizes. A
+        // failure there costs only the counts, not the profiles measured above.
+        const calls = c.kind === 'cpu' ? await countCalls(build, spec) : undefined;
+        (c.kind === 'cpu' ? cpu : heap).push(causeOf(spec, profile, allocated?.alloc, calls));
         console.error(
           `Profile (${c.kind}): ${c.wire} ${c.transport} ${c.workload} N=${c.n} ${label(c.wire, contender)} ${((Date.now() - t) / 1000).toFixed(1)} s`,
         );

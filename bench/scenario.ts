@@ -159,8 +159,8 @@ async function allocationSampling(phase: string): Promise<(() => Promise<void>) 
 }
 
 /**
- * With `BENCH_CALL_COUNTS` set (bench/profile.ts `--calls=1`), counts every function call of the
- * warm phase (V8's precise coverage with call counts, bench/calls.ts) and writes the counts to
+ * With `BENCH_CALL_COUNTS` set (bench/profile.ts `--calls=1`), counts the entries into every
+ * function in the warm phase (V8's precise coverage with call counts, bench/calls.ts) and writes the counts to
  * `calls.json` in that directory. Counting slows the process: its CPU figures are not the plain run's.
  */
 async function callCounting(phase: string): Promise<(() => Promise<void>) | undefined> {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callSummary } from '../../bench/calls.js';
-import { causesMarkdown, codeCalls, type CauseProfile } from '../../bench/causes.js';
+import { causesMarkdown, clientEntries, codeCalls, type CauseProfile } from '../../bench/causes.js';
 import { compilesByPhase } from '../../bench/profile.js';
 import { renderStored } from '../../bench/render.js';
 
@@ -104,15 +104,14 @@ describe('docs/performance.md', () => {
     expect(text).toContain("60 in the cold phase and 43 in the warm one, against the floor's 27 and 18.");
   });
 
-  it('counts the calls per task of the code under test, and prints them beside the floor', () => {
+  it('counts the entries per task of the client code, and prints them beside the floor', () => {
     // Precise coverage as the inspector gives it (detailed: false): one range per function, its
-    // count the calls since the last take; a script's top level (empty name, offset 0) ran once when it loaded.
+    // count the entries since the last take; a script's top level (empty name, offset 0) ran once when it loaded.
     const dir = mkdtempSync(path.join(tmpdir(), 'calls-'));
     try {
       const lib = path.join(dir, 'lib', 'engine');
-      const source = 'function a() {}\nfunction b() {}\n';
       mkdirSync(lib, { recursive: true });
-      writeFileSync(path.join(lib, 'record.js'), source);
+      writeFileSync(path.join(lib, 'record.js'), 'function a() {}\nfunction b() {}\nfunction a() {}\n');
       const url = `file://${path.join(lib, 'record.js')}`;
       const fn = (functionName: string, startOffset: number, count: number) => ({
         functionName,
@@ -121,27 +120,32 @@ describe('docs/performance.md', () => {
       writeFileSync(
         path.join(dir, 'calls.json'),
         JSON.stringify([
-          { url, functions: [fn('', 0, 1), fn('a', 0, 2500), fn('b', 16, 500)] },
+          { url, functions: [fn('', 0, 1), fn('a', 0, 2500), fn('b', 16, 500), fn('a', 32, 1200)] },
           { url: 'file:///x/bench/contenders/floor.js', functions: [fn('start', 0, 1000)] },
+          { url: 'file:///x/node_modules/zod/v4/core/schemas.js', functions: [fn('parse', 0, 2000)] },
           { url: 'node:internal/timers', functions: [fn('processTimers', 0, 3000)] },
         ]),
       );
       const summary = callSummary(path.join(dir, 'calls.json'), 1000);
       expect(summary.libraryFunctions).toEqual([
         { name: 'a  lib/engine/record.js:1', callsPerTask: 2.5 },
+        { name: 'a  lib/engine/record.js:3', callsPerTask: 1.2 },
         { name: 'b  lib/engine/record.js:2', callsPerTask: 0.5 },
       ]);
-      expect(summary.byOwner.find((o) => o.owner === 'Node timers')).toEqual({
-        owner: 'Node timers',
-        callsPerTask: 3,
-        perTaskFunctions: 1,
+      const calls = codeCalls(summary);
+      expect(calls.owners['Node timers']).toEqual({ perTask: 3, functions: 1 });
+      // One entry per name: the most entered function of that name.
+      expect(calls.top).toEqual({ a: 2.5, b: 0.5 });
+      // The client's code: the library, the contender's own code and the schema validation it runs
+      // (Node's timers are not the client's); b runs on every other task only.
+      expect(clientEntries(calls)).toEqual({
+        client: { perTask: 7, functions: 4 },
+        library: { perTask: 4.2, functions: 2 },
       });
-      // The library and the contender's own code; b runs on every other task only.
-      expect(codeCalls(summary)).toEqual({ perTask: 4, functions: 2, top: { a: 3, b: 1 } });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    const profile = (contender: CauseProfile['contender'], perTask: number, functions: number): CauseProfile => ({
+    const profile = (contender: CauseProfile['contender'], library: number, floorCode: number): CauseProfile => ({
       wire: 'ext',
       transport: 'memory',
       workload: 'random-poll',
@@ -150,11 +154,19 @@ describe('docs/performance.md', () => {
       cpuPerTaskMs: 0.3,
       ownerUs: {},
       moduleUs: {},
-      calls: { perTask, functions, top: { flag: 25, before: 16 } },
+      calls: {
+        owners: {
+          ...(library > 0 ? { 'library under test (lib)': { perTask: library, functions: 240 } } : {}),
+          'contender code (bench/contenders)': { perTask: floorCode, functions: floorCode > 10 ? 11 : 1 },
+          'SDK v2 request path (Protocol, its maps, schemas)': { perTask: 6, functions: 3 },
+          'Node timers': { perTask: 28, functions: 10 },
+        },
+        top: library > 0 ? { flag: 25, before: 16 } : {},
+      },
     });
-    const text = causesMarkdown([profile('mcp-task-client', 531, 242), profile('floor', 15, 11)], []).join('\n');
+    const text = causesMarkdown([profile('mcp-task-client', 529.1, 2), profile('floor', 0, 15)], []).join('\n');
     expect(text).toContain(
-      "make 531 calls per task, through 242 functions that run at least once per task, against the floor's 15 through 11. The most called: flag 25, before 16.",
+      "enters functions 537 times per task, 244 of them on every task, against the floor's 21 and 14; the library's own code alone, 529 and 240. The library's most entered functions, per task: flag 25, before 16.",
     );
   });
 });
