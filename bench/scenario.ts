@@ -266,13 +266,30 @@ interface TimedTask {
   readonly taskId: string;
   /**
    * Resolves with the wall-aligned time (`stats.now()`) at which the contender's result promise
-   * fulfilled; rejects with its failure.
+   * fulfilled, or with its failure as a {@link Failed}. It never rejects: a task that fails while
+   * later ones are still being started (a paced start) is noted, not an unhandled rejection that
+   * would end the scenario's process.
    */
-  readonly done: Promise<number>;
+  readonly done: Promise<number | Failed>;
+}
+
+/** A task's failure, as {@link TimedTask.done} resolves with it. */
+class Failed {
+  constructor(readonly error: unknown) {}
 }
 
 /** The harness's continuation on every contender's result promise: one function, no closure per task. */
 const stamp = (): number => now();
+
+/** Its counterpart for a failed result: the same single reaction, so a task in flight costs no more. */
+const failed = (error: unknown): Failed => new Failed(error);
+
+/** The time a task finished, or its failure thrown (for the phases that stop at a failure). */
+async function finished(task: TimedTask): Promise<number> {
+  const at = await task.done;
+  if (at instanceof Failed) throw at.error;
+  return at;
+}
 
 /**
  * Follows a task as soon as its contender hands it over, with the same continuation for every
@@ -280,7 +297,7 @@ const stamp = (): number => now();
  * objects is the same for all of them.
  */
 function timed(task: StartedTask): TimedTask {
-  return { taskId: task.taskId, done: task.result.then(stamp) };
+  return { taskId: task.taskId, done: task.result.then(stamp, failed) };
 }
 
 /** Starts one task and follows it ({@link timed}). */
@@ -348,7 +365,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
     const contender = await (await info.load())(connection, { pollInterval: workload.pollInterval });
     // Setup: one task, so every module is loaded and the tools are known.
     const first = await startTimed(contender, 0);
-    await withTimeout(first.done, 30_000, 'setup task');
+    await withTimeout(finished(first), 30_000, 'setup task');
     const clock = await clockOffset(server);
     const list = durations(workload.duration, n, spec.seed);
 
@@ -367,17 +384,16 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       const t0 = now();
       const started = await startAll(contender, list, spec.pace, noteError);
       const createMs = now() - t0;
-      let failed = n - started.length;
+      let failures = n - started.length;
       const resolvedAt = new Map<string, number>();
       const settled = Promise.allSettled(
         started.map((task) =>
-          task.done.then(
-            (at) => resolvedAt.set(task.taskId, at),
-            (error: unknown) => {
-              failed += 1;
-              noteError(error);
-            },
-          ),
+          task.done.then((at) => {
+            if (at instanceof Failed) {
+              failures += 1;
+              noteError(at.error);
+            } else resolvedAt.set(task.taskId, at);
+          }),
         ),
       );
       try {
@@ -404,10 +420,10 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       const requests = stats.requests;
       const requestsTotal = Object.values(requests).reduce((a, b) => a + b, 0);
       return {
-        ok: resolvedAt.size === n && failed === 0,
+        ok: resolvedAt.size === n && failures === 0,
         created: started.length,
         completed: resolvedAt.size,
-        failed,
+        failed: failures,
         lag:
           lags.length === 0
             ? null
@@ -446,7 +462,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       const batch = Math.min(WARMUP_BATCH, spec.warmup - i);
       warm.push(...(await Promise.all(Array.from({ length: batch }, () => startTimed(contender, 0)))));
     }
-    await withTimeout(Promise.all(warm.map((task) => task.done)), spec.timeoutMs, 'warm-up');
+    await withTimeout(Promise.all(warm.map(finished)), spec.timeoutMs, 'warm-up');
     warm.length = 0;
 
     const warmPhase = await measure('warm');
