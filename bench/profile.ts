@@ -208,7 +208,7 @@ export async function profileScenario(
         `--cpu-prof-dir=${dir}`,
         `--cpu-prof-interval=${options.intervalUs ?? 200}`,
         '--trace-gc',
-        ...(options.jit === true ? ['--trace-opt'] : []),
+        ...(options.jit === true ? ['--trace-opt', '--trace-deopt'] : []),
         '--no-warnings',
       ],
       env: {
@@ -227,6 +227,8 @@ export async function profileScenario(
       else reject(new Error(answer?.ok === false ? answer.error : 'scenario process exited without a result'));
     });
   });
+  // The child's trace (--trace-gc, and --trace-opt with `jit`) next to the profiles.
+  writeFileSync(path.join(dir, 'trace.log'), gcLog);
   const measured: PhaseResult | null = result[phase];
   if (measured === null) throw new Error(`The scenario failed: ${result.errors.join('; ')}`);
   const [fromNs, toNs] = measured.windowNs.map((t) => Number(BigInt(t) / 1000n)) as [number, number];
