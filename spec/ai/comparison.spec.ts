@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { taskTools } from '../../lib/ai.js';
 import { TaskClient } from '../../lib/index.js';
 import { makeClient, stdioTransport } from '../support/sdk.js';
-import { streamAgent } from './agent.js';
+import { statusesOf, streamAgent } from './agent.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -47,7 +47,13 @@ describe('@ai-sdk/mcp and mcp-task-client/ai on a task-required tool', () => {
     });
     const model = toolCallingModel({ toolName: 'batch', input: { items: ['a'], itemMs: 10 } });
     const run = await streamAgent(model, await taskTools(tasks));
-    expect(run.preliminary[0]).toMatchObject({ type: 'status', status: 'working' });
+    // The task's statuses stream as preliminary outputs (none came through @ai-sdk/mcp above).
+    // A slow reader is given the latest status only, so on a loaded machine this 10 ms task may
+    // be done before its first status is read: 'working' is usual, not certain; the end is.
+    const statuses = statusesOf(run.preliminary).map((output) => output.status);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.every((status) => status === 'working' || status === 'completed')).toBe(true);
+    expect(statuses.at(-1)).toBe('completed');
     expect(run.results.get('call-1')).toEqual({
       type: 'result',
       content: [{ type: 'text', text: 'processed 1 items' }],
