@@ -17,7 +17,8 @@
  * With `--heap=1` it also diffs two heap snapshots of the memory phase (before the N tasks start,
  * and with all of them in flight) and prints what the in-flight tasks keep alive, by kind
  * (bench/heap.ts); `--heap=retainers` also names what holds each kind. With `--jit=1` it counts
- * the functions V8's optimizing compiler began to compile in the cold and the warm phase. With
+ * the functions V8's optimizing compiler began to compile in the cold and the warm phase, and
+ * leaves V8's trace (`--trace-opt`, `--trace-deopt`, `--trace-gc`) in the directory's trace.log. With
  * `--calls=1` it counts the entries into each function in the warm phase, per task (calls, and
  * resumptions after an `await`; bench/calls.ts; counting deoptimizes the process's code, so that
  * run's CPU figures are not the plain run's).
