@@ -61,14 +61,16 @@ export class Scheduler {
   private armedAt = Infinity;
   private token: unknown = undefined;
   /**
-   * The last clock timer this scheduler cleared or that fired, kept (one per scheduler, holding
-   * nothing but this scheduler's own callback). Node's timer objects get their last properties
-   * after construction, so their hidden class lives only while one of them does, and with it the
-   * optimized code of every function that sets or clears a timer, Node's included (util/shapes.ts
-   * tells why that matters). When every task has settled and no other timer is left, a full
-   * collection would otherwise drop that class, and the next burst of tasks would compile those
-   * functions again (measured on the benchmark's extension wire in process, N = 1,000: the warm
-   * phase's optimizing compilations fell from 40 to 30 with it).
+   * The last clock timer this scheduler cleared or that fired, kept: one per scheduler. It holds
+   * no task's data; a fired one holds this scheduler's own callback, and a Node timer also holds
+   * the async context it was made in (with AsyncLocalStorage, one stale store per idle client
+   * until its next timer). V8 holds the hidden class of Node's timer objects only weakly, as it
+   * does a class's (util/shapes.ts tells why that matters): it lives only while one of them does,
+   * and with it the optimized code of every function that sets or clears a timer, Node's included.
+   * When every task has settled and no other timer is left, a full collection would otherwise drop
+   * that class, and the next burst of tasks would compile those functions again (measured on the
+   * benchmark's extension wire in process, N = 1,000: the warm phase's optimizing compilations
+   * fell from 40 to 30 with it).
    */
   private spent: unknown = undefined;
   private firing = false;

@@ -48,10 +48,10 @@ describe('@ai-sdk/mcp and mcp-task-client/ai on a task-required tool', () => {
     const model = toolCallingModel({ toolName: 'batch', input: { items: ['a'], itemMs: 10 } });
     const run = await streamAgent(model, await taskTools(tasks));
     // The task's statuses stream as preliminary outputs (none came through @ai-sdk/mcp above).
-    // A slow reader is given the latest status only, so on a loaded machine this 10 ms task may
-    // be done before its first status is read: 'working' is usual, not certain; the end is.
+    // The first is the handle's snapshot when the tool starts streaming, and later changes follow;
+    // on a loaded machine this 10 ms task may already be done by then: 'working' is usual, not
+    // certain; the end is.
     const statuses = statusesOf(run.preliminary).map((output) => output.status);
-    expect(statuses.length).toBeGreaterThan(0);
     expect(statuses.every((status) => status === 'working' || status === 'completed')).toBe(true);
     expect(statuses.at(-1)).toBe('completed');
     expect(run.results.get('call-1')).toEqual({
