@@ -224,12 +224,13 @@ export async function profileScenario(
     let answer: { ok: true; result: ScenarioResult } | { ok: false; error: string } | undefined;
     child.on('message', (message) => (answer = message as typeof answer));
     child.on('exit', () => {
+      // The child's trace (--trace-gc, and with `jit` --trace-opt and --trace-deopt) next to the
+      // profiles, a failed run's too.
+      writeFileSync(path.join(dir, 'trace.log'), gcLog);
       if (answer?.ok === true) resolve(answer.result);
       else reject(new Error(answer?.ok === false ? answer.error : 'scenario process exited without a result'));
     });
   });
-  // The child's trace (--trace-gc, and --trace-opt with `jit`) next to the profiles.
-  writeFileSync(path.join(dir, 'trace.log'), gcLog);
   const measured: PhaseResult | null = result[phase];
   if (measured === null) throw new Error(`The scenario failed: ${result.errors.join('; ')}`);
   const [fromNs, toNs] = measured.windowNs.map((t) => Number(BigInt(t) / 1000n)) as [number, number];

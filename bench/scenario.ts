@@ -300,9 +300,19 @@ function timed(task: StartedTask): TimedTask {
   return { taskId: task.taskId, done: task.result.then(stamp, failed) };
 }
 
-/** Starts one task and follows it ({@link timed}). */
-function startTimed(contender: Starter, ms: number): Promise<TimedTask> {
-  return contender.start(ms).then(timed);
+/**
+ * Starts one task and follows it ({@link timed}). A start that fails resolves with its
+ * {@link Failed}, never rejects: paced starts are gathered only once the last has been made.
+ */
+function startTimed(contender: Starter, ms: number): Promise<TimedTask | Failed> {
+  return contender.start(ms).then(timed, failed);
+}
+
+/** {@link startTimed} for the phases that stop at a failure: its failure thrown. */
+async function startOrThrow(contender: Starter, ms: number): Promise<TimedTask> {
+  const task = await startTimed(contender, ms);
+  if (task instanceof Failed) throw task.error;
+  return task;
 }
 
 /**
@@ -315,7 +325,7 @@ async function startAll(
   pace: number | undefined,
   noteError: (error: unknown) => void,
 ): Promise<TimedTask[]> {
-  let starts: Array<Promise<TimedTask>>;
+  let starts: Array<Promise<TimedTask | Failed>>;
   if (pace === undefined) starts = list.map((ms) => startTimed(contender, ms));
   else {
     starts = [];
@@ -330,11 +340,10 @@ async function startAll(
       tick();
     });
   }
-  const settled = await Promise.allSettled(starts);
   const started: TimedTask[] = [];
-  for (const start of settled) {
-    if (start.status === 'fulfilled') started.push(start.value);
-    else noteError(start.reason);
+  for (const start of await Promise.all(starts)) {
+    if (start instanceof Failed) noteError(start.error);
+    else started.push(start);
   }
   return started;
 }
@@ -364,7 +373,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
   try {
     const contender = await (await info.load())(connection, { pollInterval: workload.pollInterval });
     // Setup: one task, so every module is loaded and the tools are known.
-    const first = await startTimed(contender, 0);
+    const first = await startOrThrow(contender, 0);
     await withTimeout(finished(first), 30_000, 'setup task');
     const clock = await clockOffset(server);
     const list = durations(workload.duration, n, spec.seed);
@@ -460,7 +469,7 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
     const warm: TimedTask[] = [];
     for (let i = 0; i < spec.warmup; i += WARMUP_BATCH) {
       const batch = Math.min(WARMUP_BATCH, spec.warmup - i);
-      warm.push(...(await Promise.all(Array.from({ length: batch }, () => startTimed(contender, 0)))));
+      warm.push(...(await Promise.all(Array.from({ length: batch }, () => startOrThrow(contender, 0)))));
     }
     await withTimeout(Promise.all(warm.map(finished)), spec.timeoutMs, 'warm-up');
     warm.length = 0;
@@ -487,7 +496,11 @@ export async function runScenario(spec: ScenarioSpec): Promise<ScenarioResult> {
       heapPerTaskBytes = (inFlight.heapUsed - base.heapUsed) / n;
       rssPerTaskBytes = (inFlight.rss - base.rss) / n;
       await server.release();
-      await withTimeout(Promise.allSettled(held.map((task) => task.done)), spec.timeoutMs, 'memory phase');
+      await withTimeout(
+        Promise.all(held.map((task) => task.done.then((at) => at instanceof Failed && noteError(at.error)))),
+        spec.timeoutMs,
+        'memory phase',
+      );
     }
 
     try {
