@@ -284,11 +284,15 @@ const stamp = (): number => now();
 /** Its counterpart for a failed result: the same single reaction, so a task in flight costs no more. */
 const failed = (error: unknown): Failed => new Failed(error);
 
-/** The time a task finished, or its failure thrown (for the phases that stop at a failure). */
-async function finished(task: TimedTask): Promise<number> {
-  const at = await task.done;
-  if (at instanceof Failed) throw at.error;
-  return at;
+/** `value`, or the failure it stands for thrown (for the phases that stop at a failure). */
+function orThrow<T>(value: T | Failed): T {
+  if (value instanceof Failed) throw value.error;
+  return value;
+}
+
+/** The time a task finished, or its failure thrown. */
+function finished(task: TimedTask): Promise<number> {
+  return task.done.then(orThrow);
 }
 
 /**
@@ -309,10 +313,8 @@ function startTimed(contender: Starter, ms: number): Promise<TimedTask | Failed>
 }
 
 /** {@link startTimed} for the phases that stop at a failure: its failure thrown. */
-async function startOrThrow(contender: Starter, ms: number): Promise<TimedTask> {
-  const task = await startTimed(contender, ms);
-  if (task instanceof Failed) throw task.error;
-  return task;
+function startOrThrow(contender: Starter, ms: number): Promise<TimedTask> {
+  return startTimed(contender, ms).then(orThrow);
 }
 
 /**

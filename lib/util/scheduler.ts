@@ -61,10 +61,10 @@ export class Scheduler {
   private armedAt = Infinity;
   private token: unknown = undefined;
   /**
-   * The last clock timer this scheduler cleared or that fired, kept: one per scheduler. It holds
-   * no task's data; a fired one holds this scheduler's own callback, and a Node timer also holds
-   * the async context it was made in (with AsyncLocalStorage, one stale store per idle client
-   * until its next timer). V8 holds the hidden class of Node's timer objects only weakly, as it
+   * The last clock timer this scheduler armed, kept after it was cleared or fired: one per
+   * scheduler. It holds no task's data; a fired one holds this scheduler's own callback, and a
+   * Node timer also holds the async context it was made in (with AsyncLocalStorage, one stale
+   * store per idle client until its next timer). V8 holds the hidden class of Node's timer objects only weakly, as it
    * does a class's (util/shapes.ts tells why that matters): it lives only while one of them does,
    * and with it the optimized code of every function that sets or clears a timer, Node's included.
    * When every task has settled and no other timer is left, a full collection would otherwise drop
@@ -237,10 +237,7 @@ export class Scheduler {
   }
 
   private disarm(): void {
-    if (this.token !== undefined) {
-      this.clock.clearTimeout(this.token);
-      this.spent = this.token;
-    }
+    if (this.token !== undefined) this.clock.clearTimeout(this.token);
     this.token = undefined;
     this.armedAt = Infinity;
   }
@@ -251,7 +248,7 @@ export class Scheduler {
     if (top === undefined) return;
     const delay = Math.min(Math.max(top.at - this.clock.now(), 0), MAX_DELAY);
     this.armedAt = top.at;
-    this.token = this.clock.setTimeout(this.fired, delay);
+    this.token = this.spent = this.clock.setTimeout(this.fired, delay);
     this.tokenHeld = this.strongCount > 0;
     if (!this.tokenHeld) hold(this.token, false);
   }
@@ -260,7 +257,6 @@ export class Scheduler {
   private readonly fired = (): void => this.fire();
 
   private fire(): void {
-    this.spent = this.token;
     this.token = undefined;
     this.armedAt = Infinity;
     this.firing = true;

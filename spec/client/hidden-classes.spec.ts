@@ -64,8 +64,9 @@ describe('hidden classes across an idle spell', () => {
   it("keeps Node's timer code optimized: the scheduler keeps one spent timer, so their hidden class survives", async () => {
     const { report, output } = await idleReport();
     expect(report, output).toBeDefined();
-    // clearTimeout was optimized on the timers of the client's calls, and is still once no task
-    // is left and full collections ran (no other timer object is alive in the fixture then).
+    // clearTimeout was optimized on Node timer objects (the client's timers are of their class),
+    // and is still once no task is left and full collections ran (no other timer object is alive
+    // in the fixture then).
     expect(report!.timersBefore).toBe(true);
     expect(report!.timersAfter).toBe(true);
   }, 40_000);
