@@ -172,7 +172,11 @@ export interface CallToolAsTaskOptions extends InputCallbacks {
   readonly requireTask?: boolean | undefined;
   /** Timeout of each short request for this task. @defaultValue the client's `requestTimeoutMs` */
   readonly requestTimeoutMs?: number | undefined;
-  /** Extra `_meta` entries for the `tools/call` request. */
+  /**
+   * Extra `_meta` entries for the `tools/call` request. The library's own entries of the
+   * 2026-07-28 per-request envelope (`io.modelcontextprotocol/protocolVersion`, `/clientInfo` and
+   * `/clientCapabilities`) cannot be set here: `TaskOptionError`.
+   */
   readonly meta?: Record<string, unknown> | undefined;
   /**
    * Receives the server's progress notifications for this call, for the task's whole life (not

@@ -26,6 +26,7 @@ import {
 import type { EngineConfig } from '../engine/engine.js';
 import { systemClock } from '../util/scheduler.js';
 import type { McpClient } from '../types.js';
+import { ENVELOPE_KEYS } from '../port/sdk-v2.js';
 
 /** Default retry policy. */
 export const DEFAULT_RETRY: RetryPolicy = {
@@ -197,6 +198,20 @@ export function checkToolCall(name: unknown, args: unknown): void {
 }
 
 /**
+ * Refuses `_meta` keys the library writes itself: the 2026-07-28 envelope (protocol version,
+ * client info, client capabilities, [E1]). A caller's value would win over the library's and could
+ * drop the tasks extension from the call (no task) or declare it where no task is expected.
+ */
+function checkOwnMeta(meta: Readonly<Record<string, unknown>>): void {
+  for (const key of Object.values(ENVELOPE_KEYS)) {
+    if (Object.hasOwn(meta, key))
+      throw new TaskOptionError(`Option "meta" must not set "${key}": the library sets it on every request`, {
+        option: 'meta',
+      });
+  }
+}
+
+/**
  * Merges a call's options over the client's and validates them.
  * @throws TaskOptionError for any invalid value.
  */
@@ -210,6 +225,7 @@ export function resolveCallOptions(
   if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta))) {
     throw new TaskOptionError('Option "meta" must be a plain object', { option: 'meta' });
   }
+  if (meta !== undefined) checkOwnMeta(meta);
   return {
     ttlMs: checkDuration('ttlMs', options.ttlMs) ?? client.ttlMs,
     timeoutMs: checkDuration('timeoutMs', options.timeoutMs) ?? client.timeoutMs,

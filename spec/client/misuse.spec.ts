@@ -134,6 +134,27 @@ describe('options are validated by the call that receives them', () => {
     expect(refusal(clientSide).message).toMatch(/not a transport: use TaskClient\.connect\(transport\)/);
   });
 
+  it.each([
+    'io.modelcontextprotocol/clientCapabilities',
+    'io.modelcontextprotocol/protocolVersion',
+    'io.modelcontextprotocol/clientInfo',
+  ])(
+    'callToolAsTask refuses meta["%s"] (the library writes the per-request envelope itself, [E1]) before sending anything',
+    async (key) => {
+      const { server, tasks } = await setup();
+      creating(server);
+      const error = await rejection(tasks.callToolAsTask('job', {}, { meta: { [key]: {}, trace: 'kept' } }));
+      expect(error).toBeInstanceOf(TaskOptionError);
+      expect(error).toMatchObject({ option: 'meta' });
+      expect((error as Error).message).toContain(key);
+      expect(server.count('tools/call')).toBe(0);
+      // Other entries are the caller's to set.
+      const handle = await tasks.callToolAsTask('job', {}, { meta: { trace: 'kept' } });
+      expect(handle.kind).toBe('task');
+      expect((server.params('tools/call')[0]!._meta as Record<string, unknown>).trace).toBe('kept');
+    },
+  );
+
   it('resume() refuses a toolName that is not a string', async () => {
     const { tasks } = await setup();
     expect(() => tasks.resume('some-task', { toolName: 42 as never })).toThrow(TaskOptionError);
