@@ -8,13 +8,14 @@
 import {
   TaskClosedError,
   TaskNotSupportedError,
+  TaskProtocolError,
   TaskRpcError,
   asTaskError,
   type RemoteCancelOutcome,
   type TaskError,
 } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
-import type { CancelReply, WireSnapshot } from '../wire/wire.js';
+import type { CancelReply, ErrorClass, WireSnapshot } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
 import { vanished } from './payload.js';
 import type { TaskRecord } from './record.js';
@@ -42,8 +43,8 @@ export function lookBound(graceMs: number): number {
  * Reads the task once (the last look, bounded by `lookMs`), then, unless that showed it ended,
  * sends `tasks/cancel` and returns the final snapshot. When the look finds the task terminal, no
  * cancel is sent and that snapshot is returned (its payload is fetched as for any end). When the
- * server says the task is already terminal (-32602), the task is re-read and that snapshot is
- * returned. The cancel request is not tied to the handle's tracking: once sent, it goes on (and is
+ * server refuses the cancel (a task already terminal or unknown answers -32602, or another code),
+ * the task is re-read: a terminal snapshot is returned, a task still running fails the cancel. The cancel request is not tied to the handle's tracking: once sent, it goes on (and is
  * retried while the client is open) even if the handle settles meanwhile, so the server still
  * hears of it.
  * @throws TaskClosedError when the handle was stopped by `close()` while the task still ran.
@@ -97,13 +98,19 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
   if (lookMs > 0 && (await lastLook(engine, record, lookMs))) return record.task;
   if (record.settlement !== undefined || record.terminal) return record.task;
   let snapshot: WireSnapshot | undefined;
+  /** The server's refusal of the cancel, which stands if the task is still running. */
+  let refusal: unknown;
   try {
     const reply = await cancelRequest(engine, record, once);
     record.cancelAcknowledged();
     if (reply.kind === 'snapshot') snapshot = reply.snapshot;
   } catch (error) {
-    // [V23]: a task already terminal (or gone) answers -32602: read what really happened.
-    if (engine.classify(error) !== 'vanished') throw asTaskError(error, record);
+    // [V23]: a task already terminal (or gone) answers with an error (-32602; Rust servers -32002,
+    // or -32600 for a task already completed, D19): read what really happened. Errors that are
+    // not the server's answer (a timeout, a lost connection, a malformed reply) fail the cancel
+    // as they are.
+    if (error instanceof TaskProtocolError || !REFUSALS.has(engine.classify(error))) throw asTaskError(error, record);
+    refusal = error;
   }
   if (record.settlement !== undefined) return record.task;
   if (snapshot === undefined) {
@@ -120,8 +127,13 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
     }
   }
   engine.observe(record, snapshot, 'cancel');
+  // Refused, and still running: the cancel failed, whatever code the server gave.
+  if (refusal !== undefined && record.settlement === undefined && !record.terminal) throw asTaskError(refusal, record);
   return record.task;
 }
+
+/** How a cancel the server answered with an error is classed: the task's state then decides. */
+const REFUSALS: ReadonlySet<ErrorClass> = new Set<ErrorClass>(['vanished', 'server', 'protocol', 'refused']);
 
 /** The `tasks/cancel` request itself, outliving the record's tracking (see {@link Requests.background}). */
 function cancelRequest(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<CancelReply> {

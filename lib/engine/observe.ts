@@ -5,7 +5,7 @@
  */
 import { TaskProtocolError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
-import type { WireSnapshot } from '../wire/wire.js';
+import type { OmittableField, WireSnapshot } from '../wire/wire.js';
 import type { EarlyBuffer } from './early.js';
 import { offerInput, resendKept } from './input-delivery.js';
 import { awaitsPayloadRead, observedFresh, react } from './poll.js';
@@ -76,8 +76,8 @@ export function observe(
   source: SnapshotSource,
 ): void {
   if (record.settlement !== undefined) return;
-  const task = snapshot.task;
   const previous = record.task;
+  const task = snapshot.omitted === undefined ? snapshot.task : filledIn(snapshot.task, previous, snapshot.omitted);
   const wasProvisional = record.provisional;
   const verdict = record.observed(task, record.holdsStream);
   // A payload riding on a terminal snapshot ([E3]) is the task's; never replaced once known. A
@@ -91,7 +91,7 @@ export function observe(
     (verdict !== 'stale' || record.terminal);
   if (tookPayload) {
     record.payloadRode(payload);
-    if (task.status !== record.task.status) engine.report(contradiction(record, task, source), record);
+    if (task.status !== record.task.status) engine.report(contradiction(engine, record, task, source), record);
   }
   if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
     offerInput(engine.events, record, snapshot.input);
@@ -104,7 +104,7 @@ export function observe(
   }
   if (verdict === 'after-terminal') {
     if (tookPayload) react(engine, record);
-    if (!isTerminalStatus(task.status)) engine.report(contradiction(record, task, source), record);
+    if (!isTerminalStatus(task.status)) engine.report(contradiction(engine, record, task, source), record);
     return;
   }
   // Any current snapshot is a fresh observation: the next poll moves a full interval away.
@@ -128,10 +128,33 @@ export function observe(
   react(engine, record);
 }
 
+/**
+ * `task` with the fields its notification left out (D20) taken from `held`, the snapshot held
+ * before: a terse notification changes the status and its message, not what was known of the rest.
+ */
+function filledIn(task: Task, held: Task, omitted: readonly OmittableField[]): Task {
+  const filled: { -readonly [K in keyof Task]: Task[K] } = { ...task };
+  for (const field of omitted) {
+    if (field === 'pollInterval') {
+      if (held.pollInterval !== undefined) filled.pollInterval = held.pollInterval;
+    } else if (field === 'ttl') filled.ttl = held.ttl;
+    else filled[field] = held[field];
+  }
+  return filled;
+}
+
 /** The server reported `task` after the terminal status held by `record`: it keeps the first one. */
-function contradiction(record: TaskRecord, task: Task, source: SnapshotSource): TaskProtocolError {
+function contradiction(
+  engine: ObserveEngine,
+  record: TaskRecord,
+  task: Task,
+  source: SnapshotSource,
+): TaskProtocolError {
+  // The notification's method is the wire's: `notifications/tasks` on the extension.
+  const notification =
+    engine.wire.kind === 'io.modelcontextprotocol/tasks' ? 'notifications/tasks' : 'notifications/tasks/status';
   return new TaskProtocolError(`Server reported "${task.status}" after terminal "${record.task.status}"; ignored`, {
-    method: source === 'notification' ? 'notifications/tasks/status' : 'tasks/get',
+    method: source === 'notification' ? notification : 'tasks/get',
     task: record.task,
     toolName: record.toolName,
   });

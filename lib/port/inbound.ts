@@ -15,6 +15,11 @@ export interface InboundHost {
   trySend(message: JsonObject): Promise<void>;
   /** Hands a request straight to the SDK's handler behind the wrapper. */
   passOn(id: string | number, method: string, params: JsonObject): void;
+  /**
+   * The server cancelled request `requestId` (saying `reason`): true when it is one of the
+   * library's own, which then fails (it will get no answer).
+   */
+  cancelledByServer(requestId: unknown, reason: string): boolean;
 }
 
 /** The taps of a session port and the inbound requests they are answering. */
@@ -39,14 +44,16 @@ export class InboundRouter {
   notification(method: string, params: JsonObject): boolean {
     if (method === 'notifications/cancelled') {
       const requestId = params.requestId;
+      const reason = typeof params.reason === 'string' ? params.reason : 'The server cancelled the request';
       const controller =
         typeof requestId === 'string' || typeof requestId === 'number' ? this.answering.get(requestId) : undefined;
       if (controller !== undefined) {
-        controller.abort(
-          new Error(typeof params.reason === 'string' ? params.reason : 'The server cancelled the request'),
-        );
+        controller.abort(new Error(reason));
         return true;
       }
+      // [E30]: a server that will not answer a request of ours (it ends a `subscriptions/listen`
+      // stream) names it in a cancellation of its own.
+      if (this.host.cancelledByServer(requestId, reason)) return true;
     }
     // Every tap sees the notification (several TaskClients may share this port); it reaches the
     // SDK unless one of them consumed it.

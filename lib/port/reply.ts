@@ -12,7 +12,8 @@ import { isObject } from '../util/json.js';
 export function settleReply(entry: Pending, message: JsonObject): void {
   if ('result' in message) {
     const result = message.result;
-    if (!isObject(result) || (result._meta !== undefined && !isObject(result._meta))) {
+    // A `_meta` of null (servers that write every absent field as null) counts as absent.
+    if (!isObject(result) || (result._meta !== undefined && result._meta !== null && !isObject(result._meta))) {
       const what = isObject(result) ? 'its _meta is not an object' : 'the result is not an object';
       entry.reject(new PortError('malformed', `Malformed ${entry.method} reply from server: ${what}`));
       return;

@@ -201,6 +201,14 @@ export class RawSession implements SessionPort, InboundHost {
     return promise;
   }
 
+  cancelledByServer(requestId: unknown, reason: string): boolean {
+    // Ids of ours carry this port's prefix; a late cancellation of one already answered is ours
+    // too (the SDK never sent it), and changes nothing.
+    if (typeof requestId !== 'string' || !requestId.startsWith(this.prefix)) return false;
+    this.fail(requestId, new PortError('closed', `The server cancelled the request: ${reason}`));
+    return true;
+  }
+
   /** The stream that carries a request's answer ended; the answer, if it came, was taken before. */
   private streamEnded(id: string): void {
     if (this.pending.has(id)) this.fail(id, new PortError('closed', 'The request stream ended without an answer'));

@@ -7,6 +7,7 @@ import { TaskProtocolError } from '../errors.js';
 import { scrub } from '../util/fingerprint.js';
 import type { CallToolResult, Task, TaskStatus } from '../types.js';
 import { isObject } from '../util/json.js';
+import type { OmittableField } from './wire.js';
 
 /** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
 export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
@@ -93,7 +94,29 @@ export function decodeTaskFields(value: unknown, method: string, names: TaskFiel
 }
 
 /**
- * Normalises a `CallToolResult`: `content` defaults to an empty array, entries of `content` that
+ * The fields of a task that a status notification left out (absent keys, not `null`), or
+ * `undefined` when it has them all. Some servers send only `taskId`, `status` and a message: the
+ * engine keeps what it knew of the others rather than the decoder's defaults (D20).
+ */
+export function omittedFields(value: Json, names: TaskFieldNames): readonly OmittableField[] | undefined {
+  if (
+    value.createdAt !== undefined &&
+    value.lastUpdatedAt !== undefined &&
+    value[names.ttl] !== undefined &&
+    value[names.pollInterval] !== undefined
+  )
+    return undefined;
+  const omitted: OmittableField[] = [];
+  if (value.createdAt === undefined) omitted.push('createdAt');
+  if (value.lastUpdatedAt === undefined) omitted.push('lastUpdatedAt');
+  if (value[names.ttl] === undefined) omitted.push('ttl');
+  if (value[names.pollInterval] === undefined) omitted.push('pollInterval');
+  return omitted;
+}
+
+/**
+ * Normalises a `CallToolResult`: `content` defaults to an empty array (absent or null), a null
+ * `_meta` or `structuredContent` is dropped, entries of `content` that
  * are not objects (`null`, a string: no content block, nothing to read) are left out, a
  * non-boolean `isError` is dropped, and with `withoutResultType` so is `resultType` (the modern
  * era's framing, not part of the result). Other keys pass through unchanged. One copy is made.
@@ -107,8 +130,10 @@ export function decodeCallToolResult(
 ): CallToolResult {
   if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
   const { content, isError } = value;
-  if (content !== undefined && !Array.isArray(content)) throw malformed(method, 'content is not an array', taskId);
-  const blocks = content === undefined ? [] : blocksOf(content);
+  // null is absent (D21), for `content` as for `_meta`.
+  if (content !== undefined && content !== null && !Array.isArray(content))
+    throw malformed(method, 'content is not an array', taskId);
+  const blocks = content === undefined || content === null ? [] : blocksOf(content);
   let result: Json;
   if (withoutResultType && 'resultType' in value) {
     const { resultType: _framing, ...rest } = value;
@@ -116,6 +141,8 @@ export function decodeCallToolResult(
     result = rest;
   } else result = { ...value, content: blocks };
   if (isError !== undefined && typeof isError !== 'boolean') delete result.isError;
+  if (value._meta === null) delete result._meta;
+  if (value.structuredContent === null) delete result.structuredContent;
   return result as CallToolResult;
 }
 

@@ -16,6 +16,9 @@ import type { CallInstrument, WireKind } from '../api/index.js';
 import type { JsonObject, RequestGroup, Timers } from '../port/port.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task, TaskPage } from '../types.js';
 
+/** A task field that a terse status notification may leave out (D20). */
+export type OmittableField = 'createdAt' | 'lastUpdatedAt' | 'ttl' | 'pollInterval';
+
 export type { GroupMember, RequestGroup } from '../port/port.js';
 
 /** Per-request options. */
@@ -214,6 +217,11 @@ export interface WireSnapshot {
   readonly payload?: TaskPayload | undefined;
   /** Input requests pending on the task ([E3]). */
   readonly input?: readonly InlineInput[] | undefined;
+  /**
+   * The task fields a status notification left out (D20): `task` holds the decoder's defaults for
+   * them, and the engine keeps the values it held instead.
+   */
+  readonly omitted?: readonly OmittableField[] | undefined;
 }
 
 /** The server's answer to a tool call. */

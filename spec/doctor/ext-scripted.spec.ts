@@ -71,6 +71,22 @@ describe('doctor on the scripted extension server', () => {
     expect(report.tasks.leftRunning).toBe(0);
   });
 
+  it("the drafts' -32003 for an undeclared tasks/get: undeclared.get, a MUST of E11, names the code (E29)", async () => {
+    const { report } = await doctorOn({}, (server) => {
+      server.on('tasks/get', (params, ctx) => {
+        if (!ctx.declared)
+          throw rpcError(-32003, 'Missing required client capability', {
+            requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+          });
+        return { resultType: 'complete', ...server.tasks.poll(String(params.taskId)) };
+      });
+    });
+    expect(deviations(report)).toEqual(['undeclared.get']);
+    const row = report.rows.find((r) => r.check === 'undeclared.get' && r.wire === 'io.modelcontextprotocol/tasks');
+    expect(row).toMatchObject({ rule: 'E11', severity: 'MUST' });
+    expect(row?.seen).toMatch(/drafts' code: .*-32003.*not -32021/);
+  });
+
   it('-32602 for a poll faster than pollIntervalMs: poll.fast, a MUST of E25 (exit 1), nothing else', async () => {
     const { report } = await doctorOn({}, (server) => {
       // A task's first reads only (its later ones, e.g. right after a cancel, are served).

@@ -6,7 +6,7 @@
  *   that has just come); a ttlMs of 0 arms nothing;
  * - there is no `tasks/list`: `list()` and `listPage()` fail with `TaskNotSupportedError`;
  * - there is no progress on tasks ([E10]);
- * - `-32021`/`-32003` ([E11]), `-32022` ([E12]), `-32020` ([E19]) and `-32602` on a task request
+ * - `-32021` (and the drafts' `-32003` when its data names the extension, [E11], [E29]), `-32022` ([E12]), `-32020` ([E19]) and `-32602` on a task request
  *   each give a typed error whose message says what the code means.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -294,12 +294,27 @@ describe('errors say what they mean', () => {
     );
   });
 
-  it('-32003 (the older code) reads the same ([E11])', async () => {
-    const error = await callFailing({ code: -32003, message: 'Missing required client capability' });
-    expect(error.code).toBe(-32003);
+  it("-32003 naming the extension in its data (the drafts' code) reads as -32021 does ([E11])", async () => {
+    const data = { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const error = await callFailing({ code: -32003, message: 'Missing required client capability', data });
+    expect(error).toMatchObject({ code: -32003, data, transient: false });
     expect(error.message).toMatch(
-      /did not declare the io\.modelcontextprotocol\/tasks extension \(an older code for -32021\)/,
+      /did not declare the io\.modelcontextprotocol\/tasks extension \(the drafts' code for -32021\)/,
     );
+  });
+
+  it("-32003 without that data is the server's own error, not explained as a missing extension ([E29])", async () => {
+    const error = await callFailing({ code: -32003, message: 'Forbidden: tenant quota exceeded' });
+    expect(error).toMatchObject({ code: -32003, transient: false });
+    expect(error.message).toMatch(/Forbidden: tenant quota exceeded/);
+    expect(error.message).not.toMatch(/extension/);
+    // Another extension named in the data is not this one either.
+    const other = await callFailing({
+      code: -32003,
+      message: 'Missing required client capability',
+      data: { requiredCapabilities: { extensions: { 'com.example/other': {} } } },
+    });
+    expect(other.message).not.toMatch(/tasks extension/);
   });
 
   it('-32022: the server does not support the protocol version ([E12])', async () => {

@@ -16,6 +16,7 @@ import {
   taskTool,
   textResult,
   type ExtServerOptions,
+  META,
 } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
 import { closeRigs, extRig, gaps, lastTaskId, ManualClock, sdkV2Client } from './support.js';
@@ -92,6 +93,26 @@ describe('one subscription per connection ([E18])', () => {
     rig.server.tasks.complete(handle.taskId!, textResult('pushed'));
     await flush();
     expect(handle.settled).toBe(true);
+  });
+
+  it('listens again when the server tears the subscription down with notifications/cancelled and no result ([E30])', async () => {
+    const rig = await extRig({ server: manual({ pollIntervalMs: 10_000 }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(0);
+    const [first] = rig.server.received('subscriptions/listen');
+    rig.server.cancelSubscriptions('restarting');
+    expect(rig.server.subscriptions.size).toBe(0);
+    await rig.clock.advance(50);
+    const listens = rig.server.received('subscriptions/listen');
+    expect(listens).toHaveLength(2);
+    expect(listens[1]!.id).not.toEqual(first!.id);
+    expect(rig.server.subscriptions.size, 'the new subscription is open').toBe(1);
+    // The new subscription carries the end: no poll was needed.
+    rig.server.tasks.complete(handle.taskId!, textResult('pushed'));
+    await flush();
+    expect(handle.settled).toBe(true);
+    expect((await handle.result()).content).toEqual(textResult('pushed').content);
+    expect(rig.server.count('tasks/get')).toBe(0);
   });
 
   describe('a server that keeps ending subscriptions early is asked less and less often ([E22])', () => {
@@ -419,6 +440,26 @@ describe('notifications/tasks', () => {
     expect((await within(result)).content).toEqual(textResult('answered').content);
   });
 
+  it('that leave out ttlMs, pollIntervalMs and the timestamps keep what the client knew of them (D20)', async () => {
+    const rig = await extRig({ server: manual({ pollIntervalMs: 10_000 }) });
+    const errors: unknown[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(0);
+    const known = handle.task!;
+    expect(known.ttl).not.toBeUndefined();
+    expect(known.pollInterval).toBe(10_000);
+    const [listen] = rig.server.received('subscriptions/listen');
+    rig.server.notify('notifications/tasks', {
+      taskId: handle.taskId,
+      status: 'working',
+      statusMessage: 'terse',
+      _meta: { [META.subscriptionId]: listen!.id },
+    });
+    await flush();
+    expect(handle.task).toEqual({ ...known, statusMessage: 'terse' });
+    expect(errors).toEqual([]);
+  });
   it('move the next poll a full interval away (a fresh observation)', async () => {
     const rig = await extRig({ server: manual({ pollIntervalMs: 1_000 }) });
     const start = rig.clock.now();

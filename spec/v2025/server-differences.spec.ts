@@ -1,5 +1,5 @@
 /**
- * Real-server differences D10, D11, D12, D15, D17 and D18 (docs/spec-rules.md, "D: measured
+ * Real-server differences D10, D11, D12, D15, D17, D18 and D19 (docs/spec-rules.md, "D: measured
  * differences between real servers"), each reproduced by a scripted server answering the way the
  * TypeScript SDK 1.32.2, the Python SDK 1.29.0 and mcp-go 0.48.0 servers do, on a ManualClock so
  * every poll count and every delay is exact. What the library does about each difference is in
@@ -202,10 +202,12 @@ describe('tasks/cancel on a working task: every server says cancelled, in its ow
 });
 
 /** How each server words its refusal to cancel a terminal task (D11). */
-const TERMINAL_REFUSALS: ReadonlyArray<readonly [string, (status: string) => string]> = [
-  ['TypeScript', (s) => `Cannot cancel task in terminal status: ${s}`],
-  ['Python', (s) => `Cannot cancel task in terminal state '${s}'`],
-  ['mcp-go', (s) => `cannot cancel task in terminal status: ${s}`],
+const TERMINAL_REFUSALS: ReadonlyArray<readonly [string, (status: string) => string, number]> = [
+  ['TypeScript', (s) => `Cannot cancel task in terminal status: ${s}`, -32602],
+  ['Python', (s) => `Cannot cancel task in terminal state '${s}'`, -32602],
+  ['mcp-go', (s) => `cannot cancel task in terminal status: ${s}`, -32602],
+  // D19: rmcp refuses with "invalid request", and does not say the status.
+  ['Rust rmcp', () => 'task already completed', -32600],
 ];
 
 /** How each server hands out a failed task's result (D6), all saying "disk full". */
@@ -213,6 +215,7 @@ const FAILED_PAYLOADS: Readonly<Record<string, { result: Json } | { error: RpcFa
   TypeScript: { result: { isError: true, content: [{ type: 'text', text: 'disk full' }] } },
   Python: { result: {} },
   'mcp-go': { error: rpcError(-32603, 'disk full') },
+  'Rust rmcp': { error: rpcError(-32603, 'task failed: disk full') },
 };
 
 /**
@@ -228,22 +231,22 @@ function endsAfterTheLook(server: ScriptedServer, end: () => void, after = serve
   });
 }
 
-/** A tasks/cancel that refuses terminal tasks with `words`, and cancels others. */
-function refusingTerminal(server: ScriptedServer, words: (status: string) => string): void {
+/** A tasks/cancel that refuses terminal tasks with `code` and `words`, and cancels others. */
+function refusingTerminal(server: ScriptedServer, words: (status: string) => string, code: number): void {
   server.on('tasks/cancel', (params) => {
     const taskId = String(params.taskId);
     const current = status(server, taskId);
-    if (TERMINAL.has(current)) throw rpcError(-32602, words(current));
+    if (TERMINAL.has(current)) throw rpcError(code, words(current));
     return server.tasks.update(taskId, { status: 'cancelled' });
   });
 }
 
-describe('cancelling a task that already ended: -32602 in each server’s words, and the truth is reported (D11)', () => {
-  for (const [name, words] of TERMINAL_REFUSALS) {
+describe('cancelling a task that already ended: -32602 (rmcp: -32600) in each server’s words, and the truth is reported (D11, D19)', () => {
+  for (const [name, words, code] of TERMINAL_REFUSALS) {
     it(`${name}: a task that completed unseen: cancel() returns the completed snapshot and result() the tool’s result, with no cancelled event (D11)`, async () => {
       const { server, tasks, clock, errors } = await setup();
       creating(server, { taskId: 'done-unseen' });
-      refusingTerminal(server, words);
+      refusingTerminal(server, words, code);
       const seen = outcomes(tasks);
       const handle = await tasks.callToolAsTask('job');
       await clock.advance(200);
@@ -269,7 +272,7 @@ describe('cancelling a task that already ended: -32602 in each server’s words,
     it(`${name}: a task that failed unseen: cancel() returns the failed snapshot and result() rejects TaskFailedError with the server’s reason (D11, D6)`, async () => {
       const { server, tasks, clock, errors } = await setup();
       creating(server, { taskId: 'failed-unseen' });
-      refusingTerminal(server, words);
+      refusingTerminal(server, words, code);
       const seen = outcomes(tasks);
       const handle = await tasks.callToolAsTask('job');
       await clock.advance(200);
@@ -290,7 +293,7 @@ describe('cancelling a task that already ended: -32602 in each server’s words,
     it(`${name}: a task someone else cancelled: cancel() returns that cancelled snapshot and result() rejects TaskCancelledError with its statusMessage (D11)`, async () => {
       const { server, tasks, clock, errors } = await setup();
       creating(server, { taskId: 'cancelled-unseen' });
-      refusingTerminal(server, words);
+      refusingTerminal(server, words, code);
       const seen = outcomes(tasks);
       const handle = await tasks.callToolAsTask('job');
       await clock.advance(200);
@@ -314,20 +317,62 @@ describe('cancelling a task that already ended: -32602 in each server’s words,
   }
 });
 
-/** How each server words an unknown task id (D12). */
-const NOT_FOUND: ReadonlyArray<readonly [string, (taskId: string) => string]> = [
-  ['TypeScript', () => 'Failed to retrieve task: Task not found'],
-  ['Python', (taskId) => `Task not found: ${taskId}`],
-  ['mcp-go', () => 'task not found'],
+describe('a cancel the server refuses while the task still runs (D19)', () => {
+  for (const code of [-32600, -32602, -32603]) {
+    it(`${code}: the re-read shows it working, so cancel() rejects with the server's refusal and the task is still followed`, async () => {
+      const { server, tasks, clock, errors } = await setup();
+      creating(server, { taskId: 'stubborn', ttl: 3_600_000, pollInterval: 1_000 });
+      server.on('tasks/cancel', () => {
+        throw rpcError(code, 'this task cannot be cancelled');
+      });
+      const handle = await tasks.callToolAsTask('job');
+      const error = (await rejection(handle.cancel())) as TaskRpcError;
+      expect(error).toBeInstanceOf(TaskRpcError);
+      expect(error).toMatchObject({ code, method: 'tasks/cancel' });
+      expect(error.message).toContain('this task cannot be cancelled');
+      expect(server.count('tasks/cancel')).toBe(1);
+      // The last look, and the re-read after the refusal.
+      expect(server.count('tasks/get')).toBe(2);
+      expect(handle.settled).toBe(false);
+      expect(handle.task?.status).toBe('working');
+      server.tasks.finish('stubborn', 'completed', { result: textResult('done anyway') });
+      await clock.advance(1_000);
+      expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'done anyway' }]);
+      expect(errors).toEqual([]);
+    });
+  }
+
+  it('under a deadline, the remote outcome of a refused cancel is failed, not acknowledged', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 'stubborn-deadline', ttl: 3_600_000, pollInterval: 1_000 });
+    server.on('tasks/cancel', () => {
+      throw rpcError(-32602, 'no such task');
+    });
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 2_500 });
+    const failure = rejection(handle.result());
+    await clock.advance(2_500);
+    const error = (await failure) as TaskTimeoutError;
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect(error.remoteCancel).toBe('failed');
+  });
+});
+
+/** How each server words an unknown task id, and its code (D12; rmcp's resource-not-found, D19). */
+const NOT_FOUND: ReadonlyArray<readonly [string, (taskId: string) => string, number]> = [
+  ['TypeScript', () => 'Failed to retrieve task: Task not found', -32602],
+  ['Python', (taskId) => `Task not found: ${taskId}`, -32602],
+  ['mcp-go', () => 'task not found', -32602],
+  ['Rust rmcp', (taskId) => `task not found: ${taskId}`, -32002],
 ];
 
 /**
- * Every tasks/get, tasks/result and tasks/cancel for a task the board lacks answers -32602 with
+ * Every tasks/get, tasks/result and tasks/cancel for a task the board lacks answers `code` with
  * `words`; returns the tasks/get handler.
  */
 function notFoundIn(
   server: ScriptedServer,
   words: (taskId: string) => string,
+  code: number,
 ): (params: Json, ctx: HandlerContext) => unknown {
   const board = server.tasks.handlers;
   const handler = (method: 'tasks/get' | 'tasks/result' | 'tasks/cancel') => (params: Json, ctx: HandlerContext) => {
@@ -335,7 +380,7 @@ function notFoundIn(
     try {
       server.tasks.get(taskId);
     } catch {
-      throw rpcError(-32602, words(taskId));
+      throw rpcError(code, words(taskId));
     }
     return board[method]!(params, ctx);
   };
@@ -346,11 +391,11 @@ function notFoundIn(
 /** A Python-style task id (D3): a session scope and a uuid, joined by a colon. */
 const PYTHON_ID = '0123456789abcdef0123456789abcdef:6f1c2e0a-8d4b-4e9a-9c1f-2b7d5e3a4c10';
 
-describe('a task id the server does not know: -32602 in each server’s words (D12)', () => {
-  for (const [name, words] of NOT_FOUND) {
+describe('a task id the server does not know: -32602 (rmcp: -32002) in each server’s words (D12, D19)', () => {
+  for (const [name, words, code] of NOT_FOUND) {
     it(`${name}: resuming an unknown task ends with TaskNotFoundError after one tasks/get, with the id kept out of every message (D12)`, async () => {
       const { server, tasks, clock, errors } = await setup();
-      notFoundIn(server, words);
+      notFoundIn(server, words, code);
       const seen = outcomes(tasks);
       const handle = tasks.resume(PYTHON_ID, { toolName: 'job' });
       const updates = handle.updates();
@@ -361,7 +406,7 @@ describe('a task id the server does not know: -32602 in each server’s words (D
       expect(error.taskId).toBe(PYTHON_ID);
       // The server's -32602 is the cause, not a separate failure.
       expect(error.cause).toBeInstanceOf(TaskRpcError);
-      expect((error.cause as TaskRpcError).code).toBe(-32602);
+      expect((error.cause as TaskRpcError).code).toBe(code);
       // Task ids are secrets: no message along the chain repeats it, whatever the server wrote.
       for (const text of messages(error)) expect(text).not.toContain(PYTHON_ID);
       expect(await rejection(updates.next())).toBeInstanceOf(TaskNotFoundError);
@@ -374,7 +419,7 @@ describe('a task id the server does not know: -32602 in each server’s words (D
 
     it(`${name}: a tracked task that vanishes before its ttl ends with TaskNotFoundError at the next poll, not a TaskRpcError (D12)`, async () => {
       const { server, tasks, clock, errors } = await setup();
-      notFoundIn(server, words);
+      notFoundIn(server, words, code);
       creating(server, { taskId: 'vanishing', ttl: 3_600_000, pollInterval: 1_000 });
       const handle = await tasks.callToolAsTask('job');
       const failure = rejection(handle.result());
@@ -393,7 +438,7 @@ describe('a task id the server does not know: -32602 in each server’s words (D
 
     it(`${name}: cancel() of a task the server already forgot does not claim it was cancelled: result() rejects TaskNotFoundError (D12)`, async () => {
       const { server, tasks, clock, errors } = await setup();
-      const get = notFoundIn(server, words);
+      const get = notFoundIn(server, words, code);
       creating(server, { taskId: 'forgotten', ttl: 3_600_000 });
       const seen = outcomes(tasks);
       const handle = await tasks.callToolAsTask('job');

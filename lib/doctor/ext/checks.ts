@@ -48,7 +48,7 @@ export const EXT: Readonly<Record<string, CheckSpec>> = {
     'E11',
     'MUST',
     'a tasks/get that did not declare the extension is refused with -32021',
-    'The library declares the extension on every tasks/* request; -32021 and -32003 are explained in TaskRpcError messages.',
+    "The library declares the extension on every tasks/* request; -32021 (and the drafts' -32003 when its data names the extension) is explained in TaskRpcError messages.",
   ),
   'notify.sent': c(
     'E18',

@@ -212,7 +212,10 @@ async function cancelEnded(b: Battery, taskId: string, ended: SeenTask): Promise
 async function undeclared(b: Battery, taskId: string): Promise<void> {
   const { s, rows, tool } = b;
   const get = await s.call('tasks/get', { taskId }, { declare: false });
-  if (!get.ok && (get.code === -32021 || get.code === -32003)) rows.ok('undeclared.get', `refused: ${s.describe(get)}`);
+  if (!get.ok && get.code === -32021) rows.ok('undeclared.get', `refused: ${s.describe(get)}`);
+  else if (!get.ok && get.code === -32003)
+    // [E11]: the drafts' code; servers now keep -32003 for errors of their own ([E29]).
+    rows.deviation('undeclared.get', `refused with the drafts' code: ${s.describe(get)}, not -32021`);
   else rows.deviation('undeclared.get', get.ok ? 'answered with the task' : `answered ${s.describe(get)}, not -32021`);
   const call = await s.call('tools/call', { name: tool.name, arguments: tool.arguments }, { declare: false });
   if (call.ok && call.result.resultType === 'task') {

@@ -9,7 +9,8 @@ import type { CallToolResult, JsonObject } from '../../types.js';
 import { decodeCallToolResult, decodeTaskFields, isObject, malformed } from '../decode.js';
 import type { InlineInput, InputKind, StartReply, WireSnapshot } from '../wire.js';
 
-const FIELDS = { ttl: 'ttlMs', pollInterval: 'pollIntervalMs' } as const;
+/** The names of a task's duration fields on this wire. */
+export const TASK_FIELDS = { ttl: 'ttlMs', pollInterval: 'pollIntervalMs' } as const;
 
 /** Input request methods and the callback kind that answers each. */
 const INPUT_KINDS: Readonly<Record<string, InputKind>> = {
@@ -54,7 +55,7 @@ export function decodeInputRequests(value: unknown, method: string): InlineInput
  * @throws TaskProtocolError for a malformed task.
  */
 export function decodeDetailedTask(value: unknown, method: string, terse = false): WireSnapshot {
-  const task = decodeTaskFields(value, method, FIELDS);
+  const task = decodeTaskFields(value, method, TASK_FIELDS);
   const body = value as JsonObject;
   if (task.status === 'completed') {
     if (body.result === undefined) {
@@ -129,7 +130,7 @@ export function decodeExtStart(value: unknown, optedIn: boolean): StartReply {
   const type = value.resultType;
   if (type === 'task') {
     if (!optedIn) throw malformed(method, 'a task was returned to a request that did not declare the tasks extension');
-    return { kind: 'task', snapshot: { task: decodeTaskFields(value, method, FIELDS) } };
+    return { kind: 'task', snapshot: { task: decodeTaskFields(value, method, TASK_FIELDS) } };
   }
   if (type === 'input_required') {
     const state = value.requestState;

@@ -11,7 +11,7 @@
 import { TaskProtocolError, TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type SessionPort, type Timers } from '../../port/port.js';
 import { classifyRpc, toWireError } from '../errors.js';
-import { TASKS_EXTENSION } from '../extension.js';
+import { TASKS_EXTENSION, missingExtension } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import type {
   CancelReply,
@@ -28,23 +28,31 @@ import type {
   WireRequestOptions,
   WireSnapshot,
 } from '../wire.js';
-import { decodeAck, decodeDetailedTask, decodeExtStart, decodeGetTask } from './decode.js';
+import { TASK_FIELDS, decodeAck, decodeDetailedTask, decodeExtStart, decodeGetTask } from './decode.js';
+import { omittedFields } from '../decode.js';
 import { decodeToolPage } from '../v2025/decode.js';
 import { TaskSubscription } from './subscriptions.js';
 
 /** The per-request declaration of the extension ([E1]); settings are an empty object today. */
 const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
 
-/** What some codes mean on this wire, for error messages. */
+/** What some codes mean on this wire, for error messages (a missing extension: see {@link meaningOf}). */
 const MEANINGS: Readonly<Record<number, string>> = {
-  [-32021]: 'the server says the request did not declare the io.modelcontextprotocol/tasks extension',
-  [-32003]:
-    'the server says the request did not declare the io.modelcontextprotocol/tasks extension (an older code for -32021)',
   [-32022]: 'the server does not support this protocol version',
   [-32020]: 'an HTTP routing header (Mcp-Name, Mcp-Method) did not match the request',
 };
 
-/** Task methods: a -32602 there means the server does not know the task ([E11]). */
+/** What the server's error means on this wire, if it is one of the codes the extension gives a meaning. */
+function meaningOf(error: TaskRpcError): string | undefined {
+  // [E11]: -32021, or the drafts' -32003 when its data names the extension ([E29]: else it is the server's own).
+  if (missingExtension(error.code, error.data)) {
+    const draft = error.code === -32021 ? '' : " (the drafts' code for -32021)";
+    return `the server says the request did not declare the io.modelcontextprotocol/tasks extension${draft}`;
+  }
+  return MEANINGS[error.code];
+}
+
+/** Task methods: a -32602 there means the server does not know the task ([E25]). */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
 /** A {@link TaskWire} for the tasks extension. */
@@ -100,7 +108,7 @@ export class ExtensionWire implements TaskWire {
   classify(error: unknown): ErrorClass {
     if (error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server') {
       if (error.code === -32602 && TASK_METHODS.has(error.method)) return 'vanished';
-      if (MEANINGS[error.code] !== undefined) return 'protocol';
+      if (meaningOf(error) !== undefined) return 'protocol';
     }
     return classifyRpc(error);
   }
@@ -200,7 +208,9 @@ export class ExtensionWire implements TaskWire {
         const tagged = subscription !== undefined;
         if (tagged && !this.port.sentRequest(subscription)) return false;
         try {
-          events.status(decodeDetailedTask(params, 'notifications/tasks', true));
+          const snapshot = decodeDetailedTask(params, 'notifications/tasks', true);
+          const omitted = omittedFields(params, TASK_FIELDS);
+          events.status(omitted === undefined ? snapshot : { ...snapshot, omitted });
         } catch (error) {
           events.malformed(error as Error);
         }
@@ -270,8 +280,8 @@ function extensionError(method: string, error: PortError, taskId: string | undef
 /** Adds what a code means on this wire to the error's message. */
 function explain<E extends Error>(error: E): E {
   if (error instanceof TaskRpcError) {
-    const meaning = MEANINGS[error.code];
-    if (meaning !== undefined && error.cause instanceof PortError && error.cause.kind === 'server') {
+    const meaning = error.cause instanceof PortError && error.cause.kind === 'server' ? meaningOf(error) : undefined;
+    if (meaning !== undefined) {
       return new TaskRpcError(`${error.message} (${meaning})`, {
         method: error.method,
         code: error.code,

@@ -9,7 +9,8 @@ import { decodeCallToolResult, decodeTaskFields, isObject, malformed } from '../
 import type { StartReply, TaskPage, TaskSupport, ToolPage } from '../wire.js';
 
 const TASK_SUPPORT: ReadonlySet<string> = new Set<TaskSupport>(['forbidden', 'optional', 'required']);
-const FIELDS = { ttl: 'ttl', pollInterval: 'pollInterval' } as const;
+/** The names of a task's duration fields on this wire. */
+export const TASK_FIELDS = { ttl: 'ttl', pollInterval: 'pollInterval' } as const;
 
 /** `_meta` key that ties a message to a task ([R31], [V19]). */
 export const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task';
@@ -22,7 +23,7 @@ export const IMMEDIATE_RESPONSE_KEY = 'io.modelcontextprotocol/model-immediate-r
  * @throws TaskProtocolError when `taskId` or `status` is missing or unusable.
  */
 export function decodeTask(value: unknown, method: string): Task {
-  return decodeTaskFields(value, method, FIELDS);
+  return decodeTaskFields(value, method, TASK_FIELDS);
 }
 
 /**
@@ -34,7 +35,8 @@ export function decodeTask(value: unknown, method: string): Task {
 export function decodeStart(value: unknown, askedForTask: boolean): StartReply {
   const method = 'tools/call';
   if (!isObject(value)) throw malformed(method, 'result is not an object');
-  if (value.task === undefined) {
+  // `task: null` is no task (D21: servers that write every absent field as null).
+  if (value.task === undefined || value.task === null) {
     if (askedForTask && !Array.isArray(value.content))
       throw malformed(method, 'the reply has neither task nor content');
     return { kind: 'immediate', result: decodeCallToolResult(value, method) };
@@ -55,7 +57,7 @@ export function decodeTaskPayload(value: unknown, taskId: string): { result: Cal
   let tagged = false;
   if (isObject(value) && isObject(value._meta)) {
     const related = value._meta[RELATED_TASK_KEY];
-    if (related !== undefined) {
+    if (related !== undefined && related !== null) {
       if (!isObject(related) || typeof related.taskId !== 'string')
         throw malformed(method, 'the related-task _meta has no taskId', taskId);
       if (related.taskId !== taskId) throw malformed(method, 'result belongs to another task', taskId);

@@ -25,15 +25,22 @@ import {
   type WireSnapshot,
 } from '../wire.js';
 import { classifyRpc, fromServer, stripPrefix, toWireError } from '../errors.js';
-import { MISSING_EXTENSION_CODES } from '../extension.js';
+import { missingExtension } from '../extension.js';
 import { tapSession } from '../session-taps.js';
-import { decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
+import { TASK_FIELDS, decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
+import { omittedFields } from '../decode.js';
 import { serveSideChannelInput } from './input.js';
 import { isObject } from '../../util/json.js';
 
 const INVALID_PARAMS = -32602;
 
-/** Methods about one task: a -32602 there means the server does not know it ([V26]). */
+/**
+ * The codes that say a task is unknown on the methods about one task: -32602 ([V26]), and MCP's
+ * "resource not found", -32002, which Rust servers (rmcp) answer for an unknown task (D19).
+ */
+const UNKNOWN_TASK_CODES: ReadonlySet<number> = new Set([INVALID_PARAMS, -32002]);
+
+/** Methods about one task: a code of {@link UNKNOWN_TASK_CODES} there means the server does not know it. */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel']);
 
 /** A {@link TaskWire} for protocol revision 2025-11-25. */
@@ -96,7 +103,7 @@ export class Wire2025 implements TaskWire {
 
   classify(error: unknown): ErrorClass {
     if (fromServer(error)) {
-      if (error.code === INVALID_PARAMS && TASK_METHODS.has(error.method)) return 'vanished';
+      if (UNKNOWN_TASK_CODES.has(error.code) && TASK_METHODS.has(error.method)) return 'vanished';
       // [A1], [V3]: -32600 and -32601 to a task-augmented tools/call refuse task mode for the tool.
       if ((error.code === -32600 || error.code === -32601) && error.method === 'tools/call') return 'refused';
     }
@@ -129,11 +136,12 @@ export class Wire2025 implements TaskWire {
     const asked = call.task !== undefined;
     const sent = this.send('tools/call', params, asked ? decodeTaskStart : decodePlainStart, options);
     // [E20]: a server that offers tasks only through the extension may refuse a plain call of a
-    // tool it runs only as a task (-32021, or -32003 in drafts): say what would fix it.
+    // tool it runs only as a task (-32021, or the drafts' -32003 naming the extension, [E11]): say
+    // what would fix it.
     const unavailable = this.unavailable;
     if (unavailable === undefined) return sent;
     return sent.catch((error: unknown) => {
-      if (!fromServer(error) || !MISSING_EXTENSION_CODES.has(error.code)) throw error;
+      if (!fromServer(error) || !missingExtension(error.code, error.data)) throw error;
       throw new TaskNotSupportedError(
         `The server runs "${call.name}" only as a task (${error.code}: ${error.message}). ${unavailable}`,
         {
@@ -197,7 +205,9 @@ export class Wire2025 implements TaskWire {
     const own = [
       this.port.onNotification('notifications/tasks/status', (params) => {
         try {
-          events.status({ task: decodeTask(params, 'notifications/tasks/status') });
+          const task = decodeTask(params, 'notifications/tasks/status');
+          const omitted = omittedFields(params, TASK_FIELDS);
+          events.status(omitted === undefined ? { task } : { task, omitted });
         } catch (error) {
           events.malformed(error as Error);
         }
@@ -236,7 +246,7 @@ function sameTask<T extends { taskId: string }>(task: T, taskId: string | undefi
 
 /**
  * What a failed `tasks/result` means. [V17]/[V18]: a JSON-RPC error the server sent is the task's
- * own error; local failures stay errors. -32602 may also say that the task is unknown ([V26]),
+ * own error; local failures stay errors. -32602 (or -32002, D19) may also say that the task is unknown ([V26]),
  * which only the engine can tell (it knows whether the task was seen failed): no second read here,
  * whose own failure would otherwise decide the fate of a task already known.
  */
@@ -247,5 +257,5 @@ function payloadOfError(error: unknown): TaskPayload {
     data === undefined
       ? { code, message: stripPrefix(message, code) }
       : { code, message: stripPrefix(message, code), data };
-  return code === INVALID_PARAMS ? { kind: 'error', error: info, gone: error } : { kind: 'error', error: info };
+  return UNKNOWN_TASK_CODES.has(code) ? { kind: 'error', error: info, gone: error } : { kind: 'error', error: info };
 }

@@ -211,6 +211,10 @@ export class ExtServer {
   endSubscriptions(): void {
     this.subscriptions.endAll();
   }
+  /** Tears every open subscription down with a `notifications/cancelled` and no response. */
+  cancelSubscriptions(reason = 'Server shutting down'): void {
+    this.subscriptions.cancelAll(reason);
+  }
   /** Re-evaluates timed task steps and TTLs (after moving a manual clock, or from a timer). */
   tick(): void {
     this.tasks.tick();

@@ -70,6 +70,16 @@ export class TaskSubscriptions {
         });
     }
   }
+  /**
+   * Tears every subscription down without a response: a `notifications/cancelled` naming its
+   * listen request, the way a server ends a request it will not answer (2026-07-28 cancellation).
+   */
+  cancelAll(reason: string): void {
+    for (const s of this.open.splice(0)) {
+      if (!s.link.closed)
+        s.link.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: s.id, reason } });
+    }
+  }
   /** Number of open subscriptions (all links). */
   get size(): number {
     return this.open.length;
