@@ -1326,6 +1326,36 @@ describe('paging that never ends (tasks/list D13, tools/list)', () => {
     expect(errors).toEqual([]);
   });
 
+  it('tasks/list with a nextCursor that is not a string: TaskProtocolError, not a listing cut short unseen ([R23])', async () => {
+    const { server, tasks } = await setup();
+    server.tasks.create({ taskId: 'first-page' });
+    server.on('tasks/list', () => ({ tasks: [server.tasks.get('first-page')], nextCursor: 10 }));
+    const error = await rejection(tasks.listPage());
+    expect(error).toBeInstanceOf(TaskProtocolError);
+    expect(error).toMatchObject({ method: 'tasks/list' });
+    expect((error as Error).message).toMatch(/nextCursor is not a string \(number\)/);
+    const listing = rejection(
+      (async () => {
+        for await (const _task of tasks.list());
+      })(),
+    );
+    expect(await listing).toBeInstanceOf(TaskProtocolError);
+    expect(server.count('tasks/list')).toBe(2);
+  });
+
+  it('tools/list with a nextCursor that is not a string: the call rejects with TaskProtocolError and nothing is called ([R23])', async () => {
+    const { server, tasks } = await setup();
+    server.on('tools/list', () => ({
+      tools: [{ name: 'other', inputSchema: { type: 'object' } }],
+      nextCursor: { page: 2 },
+    }));
+    creating(server);
+    const error = await rejection(tasks.callToolAsTask('job'));
+    expect(error).toBeInstanceOf(TaskProtocolError);
+    expect(error).toMatchObject({ method: 'tools/list' });
+    expect(server.count('tools/call')).toBe(0);
+  });
+
   it('tools/list answering the same nextCursor again: the catalog stops reading and the call goes on', async () => {
     const { server, tasks } = await setup();
     server.on('tools/list', () => ({

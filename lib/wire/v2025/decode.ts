@@ -72,7 +72,7 @@ export function decodeTaskPayload(value: unknown, taskId: string): { result: Cal
  * empty-string cursor ends the listing (D13). `tasks: null` is an empty page: mcp-go sends its nil
  * slice that way when the session has no tasks (D13); a `nextCursor` beside it is still followed,
  * like that of any empty page.
- * @throws TaskProtocolError when `tasks` is neither an array nor `null`.
+ * @throws TaskProtocolError when `tasks` is neither an array nor `null`, or `nextCursor` is not a string.
  */
 export function decodeTaskPage(value: unknown, onSkip: (error: TaskProtocolError) => void): TaskPage {
   const method = 'tasks/list';
@@ -87,15 +87,28 @@ export function decodeTaskPage(value: unknown, onSkip: (error: TaskProtocolError
       onSkip(error as TaskProtocolError);
     }
   }
+  const cursor = cursorOf(value, method);
+  return cursor === undefined ? { tasks } : { tasks, nextCursor: cursor };
+}
+
+/**
+ * A page's `nextCursor`: a non-empty string, or none (absent, `null` or `''`, D13). A cursor of
+ * another type is malformed: it cannot be passed back unchanged as the string a cursor is ([R23]),
+ * and ending the listing there would drop the later pages unseen.
+ * @throws TaskProtocolError for a `nextCursor` that is not a string.
+ */
+function cursorOf(value: Record<string, unknown>, method: string): string | undefined {
   const cursor = value.nextCursor;
-  return typeof cursor === 'string' && cursor !== '' ? { tasks, nextCursor: cursor } : { tasks };
+  if (typeof cursor === 'string') return cursor === '' ? undefined : cursor;
+  if (cursor === undefined || cursor === null) return undefined;
+  throw malformed(method, `nextCursor is not a string (${typeof cursor})`);
 }
 
 /**
  * Decodes one `tools/list` page: names, `execution.taskSupport` (absent or unknown values mean
  * `forbidden`, [R7]), and what a host hands on (title, description, schemas, annotations; a
  * schema or annotations that is not an object is left out).
- * @throws TaskProtocolError when `tools` is not an array.
+ * @throws TaskProtocolError when `tools` is not an array, or `nextCursor` is not a string.
  */
 export function decodeToolPage(value: unknown): ToolPage {
   if (!isObject(value) || !Array.isArray(value.tools)) throw malformed('tools/list', 'tools is not an array');
@@ -120,8 +133,8 @@ export function decodeToolPage(value: unknown): ToolPage {
       ...(isObject(tool.annotations) ? { annotations: tool.annotations } : {}),
     });
   }
-  const cursor = value.nextCursor;
-  return typeof cursor === 'string' && cursor !== '' ? { tools, nextCursor: cursor } : { tools };
+  const cursor = cursorOf(value, 'tools/list');
+  return cursor === undefined ? { tools } : { tools, nextCursor: cursor };
 }
 
 /** The related task id in a message's `params._meta`, if any. */
