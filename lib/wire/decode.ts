@@ -116,7 +116,7 @@ export function omittedFields(value: Json, names: TaskFieldNames): readonly Omit
 
 /**
  * Normalises a `CallToolResult`: `content` defaults to an empty array (absent or null), a null
- * `_meta` or `structuredContent` is dropped, entries of `content` that
+ * `_meta` or `structuredContent` is dropped, `isError` "true" or "false" is read as the boolean, entries of `content` that
  * are not objects (`null`, a string: no content block, nothing to read) are left out, a
  * non-boolean `isError` is dropped, and with `withoutResultType` so is `resultType` (the modern
  * era's framing, not part of the result). Other keys pass through unchanged. One copy is made.
@@ -140,7 +140,12 @@ export function decodeCallToolResult(
     rest.content = blocks;
     result = rest;
   } else result = { ...value, content: blocks };
-  if (isError !== undefined && typeof isError !== 'boolean') delete result.isError;
+  // "true" and "false" (a writer that quotes every value) say what they mean: a tool error read as
+  // a success would be the worse mistake; any other non-boolean tells nothing.
+  if (isError !== undefined && typeof isError !== 'boolean') {
+    if (isError === 'true' || isError === 'false') result.isError = isError === 'true';
+    else delete result.isError;
+  }
   if (value._meta === null) delete result._meta;
   if (value.structuredContent === null) delete result.structuredContent;
   return result as CallToolResult;

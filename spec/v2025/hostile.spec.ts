@@ -794,6 +794,16 @@ describe('tasks/result payloads ([V17], [V19], A9)', () => {
     expect((error as Error).message).toBe('Tool "job" failed: refused');
   });
 
+  it('isError "true" (quoted) is a tool error: result() rejects with TaskFailedError; "false" is a success', async () => {
+    const failing = await completing({ ...text('quota exceeded'), isError: 'true' });
+    const error = await rejection(failing.handle.result());
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect((error as TaskFailedError).result?.isError).toBe(true);
+    expect((error as Error).message).toContain('quota exceeded');
+    const fine = await completing({ ...text('fine'), isError: 'false' });
+    expect(await within(fine.handle.result())).toMatchObject({ isError: false });
+  });
+
   it('a non-boolean isError is dropped (a completed task stays a success)', async () => {
     const { handle } = await completing({ ...text('fine'), isError: 'yes' });
     const result = await within(handle.result());
