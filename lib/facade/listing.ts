@@ -5,7 +5,7 @@
  */
 import type { ClientInstrument } from '../api/index.js';
 import type { TaskEngine } from '../engine/engine.js';
-import { TaskNotSupportedError } from '../errors.js';
+import { TaskNotSupportedError, type TaskError, type TaskProtocolError } from '../errors.js';
 import type { SessionPort } from '../port/port.js';
 import type { Task } from '../types.js';
 import type { TaskPage } from '../wire/wire.js';
@@ -20,6 +20,8 @@ export interface ListingParts {
   readonly port: SessionPort;
   /** What watches the listings (`instrumentation`), if anything does. */
   readonly instrument: ClientInstrument | undefined;
+  /** Reports a problem on the client's `error` event. */
+  report(error: TaskError): void;
 }
 
 /** Most pages read by one listing. */
@@ -43,8 +45,10 @@ export function listPage(parts: ListingParts, cursor: string | undefined): Promi
   // Synchronously, in the caller's turn: its context (an active span) is still current.
   const instrument = instrumentList(parts.instrument, parts.port, engine.wire.kind, 'tasks/list');
   const timeoutMs = parts.config.requestTimeoutMs;
+  // An entry left out of the page (an unknown status, no task id) is told on `error`, not lost unseen.
+  const skipped = (error: TaskProtocolError): void => parts.report(error);
   return engine.retrying(undefined, (signal) =>
-    engine.wire.listTasks(cursor, engine.requestOptions(timeoutMs, signal, undefined, instrument)),
+    engine.wire.listTasks(cursor, engine.requestOptions(timeoutMs, signal, undefined, instrument), skipped),
   );
 }
 

@@ -13,6 +13,7 @@
  * `TaskRpcError` for failed requests and `TaskProtocolError` for malformed replies.
  */
 import type { CallInstrument, WireKind } from '../api/index.js';
+import type { TaskProtocolError } from '../errors.js';
 import type { JsonObject, RequestGroup, Timers } from '../port/port.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task, TaskPage } from '../types.js';
 
@@ -303,8 +304,15 @@ export interface TaskWire {
   cancelTask(taskId: string, options: WireRequestOptions): Promise<CancelReply>;
   /** Answers inline input requests by key (only with `inlineInput`, [E5]). */
   supplyInput(taskId: string, responses: Record<string, JsonObject>, options: WireRequestOptions): Promise<void>;
-  /** One page of the server's tasks (only with `list`). */
-  listTasks(cursor: string | undefined, options: WireRequestOptions): Promise<TaskPage>;
+  /**
+   * One page of the server's tasks (only with `list`). Entries that cannot be used are left out
+   * of the page, each told to `onSkip`.
+   */
+  listTasks(
+    cursor: string | undefined,
+    options: WireRequestOptions,
+    onSkip?: (error: TaskProtocolError) => void,
+  ): Promise<TaskPage>;
   /** The engine tracks `taskId` (pushed snapshots wanted); each call is undone by one {@link TaskWire.unwatch}. */
   watch(taskId: string, timers: Timers): void;
   /** Undoes one {@link TaskWire.watch} of `taskId`. */

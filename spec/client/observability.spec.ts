@@ -12,6 +12,7 @@ import {
   TaskAbortError,
   TaskClient,
   TaskNotSupportedError,
+  TaskProtocolError,
   TaskQueueFullError,
   TaskTimeoutError,
   consoleLogger,
@@ -305,7 +306,7 @@ describe('tasks/list', () => {
     for (const handle of handles) handle.detach();
   });
 
-  it('reads a one-page server without a cursor, skipping malformed entries (D13)', async () => {
+  it('reads a one-page server without a cursor, skipping malformed entries, each told on `error` (D13)', async () => {
     const server = new Server({ name: 'one-page', version: '1' }, { capabilities: { tasks: { list: {} } } });
     const at = '2026-01-01T00:00:00Z';
     server.setRequestHandler(ListTasksRequestSchema, () => ({
@@ -322,12 +323,18 @@ describe('tasks/list', () => {
       await tasks.close();
       await pair.close();
     });
+    const errors: unknown[] = [];
+    tasks.on('error', (error) => errors.push(error));
     const listed: Task[] = [];
     for await (const task of tasks.list()) listed.push(task);
     expect(listed.map((t) => [t.taskId, t.status, t.ttl])).toEqual([
       ['a:1', 'working', null],
       ['b:2', 'completed', 60_000],
     ]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(TaskProtocolError);
+    expect(errors[0]).toMatchObject({ method: 'tasks/list' });
+    expect((errors[0] as Error).message).toMatch(/taskId is missing/);
   });
 
   it('refuses with TaskNotSupportedError when the server did not declare tasks.list', async () => {

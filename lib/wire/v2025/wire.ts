@@ -176,11 +176,15 @@ export class Wire2025 implements TaskWire {
     return Promise.reject(new TypeError('The 2025-11-25 wire takes input through side-channel requests'));
   }
 
-  listTasks(cursor: string | undefined, options: WireRequestOptions): Promise<TaskPage> {
+  listTasks(
+    cursor: string | undefined,
+    options: WireRequestOptions,
+    onSkip: (error: TaskProtocolError) => void = () => {},
+  ): Promise<TaskPage> {
     return this.send(
       'tasks/list',
       cursor === undefined ? undefined : { cursor },
-      (value) => decodeTaskPage(value, () => {}),
+      (value) => decodeTaskPage(value, onSkip),
       options,
     );
   }
