@@ -109,7 +109,8 @@ export type TaskHandle<K extends HandleKind = HandleKind> = {
    * snapshot.
    * @throws TaskNotSupportedError when the server cannot cancel tasks.
    * @throws TaskClosedError when `close()` left this task running.
-   * @throws TaskRpcError when the cancel request fails.
+   * @throws TaskRpcError when the cancel request fails, or the server refused it (any JSON-RPC
+   *   error) and a read shows the task still running; the task is still followed.
    */
   cancel(): Promise<Task | undefined>;
   /**

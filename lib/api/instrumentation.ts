@@ -161,7 +161,9 @@ export interface RequestInstrument {
   /**
    * Entries to add to the request's `params._meta` (e.g. the W3C trace context: `traceparent`,
    * `tracestate`, `baggage`). An entry the request already has (one of your call's own `meta`,
-   * say) is kept as it is.
+   * say) is kept as it is, and on a 2026-07-28 connection the library's per-request envelope
+   * (`io.modelcontextprotocol/protocolVersion`, `/clientInfo`, `/clientCapabilities`) wins over
+   * entries of those names.
    */
   readonly meta?: Readonly<JsonObject> | undefined;
   /**
@@ -177,7 +179,8 @@ export interface RequestFailure {
   /**
    * What happened: `server` (the server answered with a JSON-RPC error), `timeout` (no answer in
    * time), `aborted` (the library stopped waiting: its task ended another way, or the call was
-   * given up), `closed` (the connection closed first), `send` (the transport could not send it),
+   * given up), `closed` (the connection closed first, or the server cancelled the request with
+   * `notifications/cancelled`), `send` (the transport could not send it),
    * `session` (the server no longer knows the HTTP session), `malformed` (the reply could not be
    * read).
    */

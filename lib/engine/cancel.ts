@@ -8,14 +8,13 @@
 import {
   TaskClosedError,
   TaskNotSupportedError,
-  TaskProtocolError,
   TaskRpcError,
   asTaskError,
   type RemoteCancelOutcome,
   type TaskError,
 } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
-import type { CancelReply, ErrorClass, WireSnapshot } from '../wire/wire.js';
+import type { CancelReply, WireSnapshot } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
 import { vanished } from './payload.js';
 import type { TaskRecord } from './record.js';
@@ -102,28 +101,33 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
   let refusal: unknown;
   try {
     const reply = await cancelRequest(engine, record, once);
+    refused.delete(record);
     record.cancelAcknowledged();
     if (reply.kind === 'snapshot') snapshot = reply.snapshot;
   } catch (error) {
     // [V23]: a task already terminal (or gone) answers with an error (-32602; Rust servers -32002,
     // or -32600 for a task already completed, D19): read what really happened. Errors that are
-    // not the server's answer (a timeout, a lost connection, a malformed reply) fail the cancel
-    // as they are.
-    if (error instanceof TaskProtocolError || !REFUSALS.has(engine.classify(error))) throw asTaskError(error, record);
+    // not the server's answer (a timeout, a lost connection, a failed send, a malformed reply)
+    // fail the cancel as they are.
+    if (!engine.wire.answeredByServer(error)) throw asTaskError(error, record);
     refusal = error;
+    refused.add(record);
   }
   if (record.settlement !== undefined) return record.task;
   if (snapshot === undefined) {
-    // A bare acknowledgement ([E6]: cancellation is cooperative), or the task had already ended:
-    // one confirming read tells what became of it.
+    // A bare acknowledgement ([E6]: cancellation is cooperative), a refusal, or the task had
+    // already ended: one confirming read tells what became of it.
     try {
       snapshot = await engine.retrying(record, (scope) => engine.readTask(record, scope));
     } catch (readError) {
       // Settled meanwhile (a notification or a poll told the end first): that is the answer.
       if (record.settlement !== undefined) return record.task;
-      if (engine.classify(readError) !== 'vanished') throw asTaskError(readError, record);
-      vanished(engine, record, readError);
-      return record.task;
+      if (engine.classify(readError) === 'vanished') {
+        vanished(engine, record, readError);
+        return record.task;
+      }
+      // After a refusal, the refusal is what the cancel came to; the read's failure only hid why.
+      throw asTaskError(refusal ?? readError, record);
     }
   }
   engine.observe(record, snapshot, 'cancel');
@@ -132,8 +136,8 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
   return record.task;
 }
 
-/** How a cancel the server answered with an error is classed: the task's state then decides. */
-const REFUSALS: ReadonlySet<ErrorClass> = new Set<ErrorClass>(['vanished', 'server', 'protocol', 'refused']);
+/** Records whose latest `tasks/cancel` the server refused: a stop that cannot wait for more says `'failed'`. */
+const refused = new WeakSet<TaskRecord>();
 
 /** The `tasks/cancel` request itself, outliving the record's tracking (see {@link Requests.background}). */
 function cancelRequest(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<CancelReply> {
@@ -275,10 +279,12 @@ function settledOf(record: TaskRecord): Promise<void> {
 }
 
 /**
- * What became of a cancel whose confirmation did not come in time: `'acknowledged'` when the
- * server accepted the `tasks/cancel` (only the confirming read is missing), else `'unknown'`.
+ * What became of a cancel whose confirmation did not come in time: `'failed'` when the server
+ * refused the `tasks/cancel`, `'acknowledged'` when it accepted it (only the confirming read is
+ * missing), else `'unknown'`.
  */
 function unconfirmed(record: TaskRecord): RemoteCancelOutcome {
+  if (refused.has(record)) return 'failed';
   return record.cancelAccepted ? 'acknowledged' : 'unknown';
 }
 

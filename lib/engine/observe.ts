@@ -5,7 +5,7 @@
  */
 import { TaskProtocolError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
-import type { OmittableField, WireSnapshot } from '../wire/wire.js';
+import { OMITTED, type WireSnapshot } from '../wire/wire.js';
 import type { EarlyBuffer } from './early.js';
 import { offerInput, resendKept } from './input-delivery.js';
 import { awaitsPayloadRead, observedFresh, react } from './poll.js';
@@ -77,7 +77,8 @@ export function observe(
 ): void {
   if (record.settlement !== undefined) return;
   const previous = record.task;
-  const task = snapshot.omitted === undefined ? snapshot.task : filledIn(snapshot.task, previous, snapshot.omitted);
+  const omitted = snapshot.omitted;
+  const task = omitted === undefined ? snapshot.task : filledIn(snapshot.task, previous, omitted);
   const wasProvisional = record.provisional;
   const verdict = record.observed(task, record.holdsStream);
   // A payload riding on a terminal snapshot ([E3]) is the task's; never replaced once known. A
@@ -129,17 +130,24 @@ export function observe(
 }
 
 /**
- * `task` with the fields its notification left out (D20) taken from `held`, the snapshot held
- * before: a terse notification changes the status and its message, not what was known of the rest.
+ * `task` with the fields its notification left out (D20; `omitted`: {@link OMITTED} bits) taken from
+ * `held`, the snapshot held before: a terse notification changes the status and its message, not
+ * what was known of the rest. `task` itself when that changes nothing (no copy).
  */
-function filledIn(task: Task, held: Task, omitted: readonly OmittableField[]): Task {
-  const filled: { -readonly [K in keyof Task]: Task[K] } = { ...task };
-  for (const field of omitted) {
-    if (field === 'pollInterval') {
-      if (held.pollInterval !== undefined) filled.pollInterval = held.pollInterval;
-    } else if (field === 'ttl') filled.ttl = held.ttl;
-    else filled[field] = held[field];
-  }
+function filledIn(task: Task, held: Task, omitted: number): Task {
+  const createdAt = omitted & OMITTED.createdAt ? held.createdAt : task.createdAt;
+  const lastUpdatedAt = omitted & OMITTED.lastUpdatedAt ? held.lastUpdatedAt : task.lastUpdatedAt;
+  const ttl = omitted & OMITTED.ttl ? held.ttl : task.ttl;
+  const pollInterval = omitted & OMITTED.pollInterval ? held.pollInterval : task.pollInterval;
+  if (
+    createdAt === task.createdAt &&
+    lastUpdatedAt === task.lastUpdatedAt &&
+    ttl === task.ttl &&
+    pollInterval === task.pollInterval
+  )
+    return task;
+  const filled: { -readonly [K in keyof Task]: Task[K] } = { ...task, createdAt, lastUpdatedAt, ttl };
+  if (pollInterval !== undefined) filled.pollInterval = pollInterval;
   return filled;
 }
 
@@ -150,11 +158,8 @@ function contradiction(
   task: Task,
   source: SnapshotSource,
 ): TaskProtocolError {
-  // The notification's method is the wire's: `notifications/tasks` on the extension.
-  const notification =
-    engine.wire.kind === 'io.modelcontextprotocol/tasks' ? 'notifications/tasks' : 'notifications/tasks/status';
   return new TaskProtocolError(`Server reported "${task.status}" after terminal "${record.task.status}"; ignored`, {
-    method: source === 'notification' ? notification : 'tasks/get',
+    method: source === 'notification' ? engine.wire.statusNotification : 'tasks/get',
     task: record.task,
     toolName: record.toolName,
   });

@@ -32,17 +32,19 @@ function copyOf(source: JsonObject): JsonObject {
 }
 
 /**
- * `params` with the modern per-request envelope in its `_meta` (the request's own `_meta` keys win).
- * Fresh objects every time, since an in-process server may keep or change what it receives. With
- * `fresh`, `params` is the caller's own new object, sent once and never read again: the `_meta`
- * goes onto it instead of onto a copy (one object and one copy less per request).
+ * `params` with the modern per-request envelope in its `_meta`. The envelope's keys win over the
+ * request's own `_meta` (a caller's `meta`, an instrumentation's entries): the protocol version,
+ * client info and capabilities are the library's to declare ([E1]). Fresh objects every time,
+ * since an in-process server may keep or change what it receives. With `fresh`, `params` is the
+ * caller's own new object, sent once and never read again: the `_meta` goes onto it instead of
+ * onto a copy (one object and one copy less per request).
  */
 export function withEnvelope(params: JsonObject | undefined, envelope: JsonObject, fresh: boolean): JsonObject {
   const own = params?._meta;
   let meta: JsonObject;
   if (!isObject(own)) meta = copyOf(envelope);
-  else if (Object.hasOwn(own, '__proto__')) meta = { ...envelope, ...own };
-  else meta = Object.assign(copyOf(envelope), own);
+  else if (Object.hasOwn(own, '__proto__')) meta = { ...own, ...envelope };
+  else meta = Object.assign(copyOf(own), envelope);
   const body: JsonObject = params === undefined ? {} : fresh ? params : copyOf(params);
   body._meta = meta;
   return body;

@@ -108,7 +108,7 @@ export type PortErrorKind =
   | 'timeout'
   /** The caller aborted the request. */
   | 'aborted'
-  /** The connection closed before the answer. */
+  /** The connection closed before the answer, or the server cancelled the request ([E30]). */
   | 'closed'
   /** The transport could not send the request (`httpStatus` when an HTTP error answered). */
   | 'send'

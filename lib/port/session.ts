@@ -32,6 +32,9 @@ import { isObject } from '../util/json.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
 
+/** Longest part of a server's cancellation reason kept in the request's error. */
+const MAX_REASON_LENGTH = 1_024;
+
 /** A {@link SessionPort} over an SDK client's transport. */
 export class RawSession implements SessionPort, InboundHost {
   readonly sdk: SdkMajor;
@@ -205,7 +208,12 @@ export class RawSession implements SessionPort, InboundHost {
     // Ids of ours carry this port's prefix; a late cancellation of one already answered is ours
     // too (the SDK never sent it), and changes nothing.
     if (typeof requestId !== 'string' || !requestId.startsWith(this.prefix)) return false;
-    this.fail(requestId, new PortError('closed', `The server cancelled the request: ${reason}`));
+    const entry = this.take(requestId);
+    if (entry === undefined) return true;
+    const said = reason.length > MAX_REASON_LENGTH ? `${reason.slice(0, MAX_REASON_LENGTH - 1)}…` : reason;
+    entry.reject(new PortError('closed', `The server cancelled the request: ${said}`));
+    // Its stream (Streamable HTTP) is closed on our side too; no notifications/cancelled is sent.
+    entry.post?.abort();
     return true;
   }
 

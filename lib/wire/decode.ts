@@ -7,7 +7,7 @@ import { TaskProtocolError } from '../errors.js';
 import { scrub } from '../util/fingerprint.js';
 import type { CallToolResult, Task, TaskStatus } from '../types.js';
 import { isObject } from '../util/json.js';
-import type { OmittableField } from './wire.js';
+import { OMITTED } from './wire.js';
 
 /** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
 export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
@@ -94,23 +94,18 @@ export function decodeTaskFields(value: unknown, method: string, names: TaskFiel
 }
 
 /**
- * The fields of a task that a status notification left out (absent keys, not `null`), or
- * `undefined` when it has them all. Some servers send only `taskId`, `status` and a message: the
- * engine keeps what it knew of the others rather than the decoder's defaults (D20).
+ * The fields of a task that a status notification left out, as {@link OMITTED} bits (0 when it has
+ * them all; a null counts as left out, except for the ttl, where null means unlimited). Some
+ * servers send only `taskId`, `status` and a message: the engine keeps what it knew of the others
+ * rather than the decoder's defaults (D20).
  */
-export function omittedFields(value: Json, names: TaskFieldNames): readonly OmittableField[] | undefined {
-  if (
-    value.createdAt !== undefined &&
-    value.lastUpdatedAt !== undefined &&
-    value[names.ttl] !== undefined &&
-    value[names.pollInterval] !== undefined
-  )
-    return undefined;
-  const omitted: OmittableField[] = [];
-  if (value.createdAt === undefined) omitted.push('createdAt');
-  if (value.lastUpdatedAt === undefined) omitted.push('lastUpdatedAt');
-  if (value[names.ttl] === undefined) omitted.push('ttl');
-  if (value[names.pollInterval] === undefined) omitted.push('pollInterval');
+export function omittedFields(value: Json, names: TaskFieldNames): number {
+  let omitted = 0;
+  if (value.createdAt === undefined || value.createdAt === null) omitted |= OMITTED.createdAt;
+  if (value.lastUpdatedAt === undefined || value.lastUpdatedAt === null) omitted |= OMITTED.lastUpdatedAt;
+  if (value[names.ttl] === undefined) omitted |= OMITTED.ttl;
+  const pollInterval = value[names.pollInterval];
+  if (pollInterval === undefined || pollInterval === null) omitted |= OMITTED.pollInterval;
   return omitted;
 }
 

@@ -17,8 +17,11 @@ import type { TaskProtocolError } from '../errors.js';
 import type { JsonObject, RequestGroup, Timers } from '../port/port.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task, TaskPage } from '../types.js';
 
-/** A task field that a terse status notification may leave out (D20). */
-export type OmittableField = 'createdAt' | 'lastUpdatedAt' | 'ttl' | 'pollInterval';
+/**
+ * Bits of {@link WireSnapshot.omitted}: the task fields a status notification left out (D20). A
+ * null counts as left out, except for `ttl`, where null means unlimited.
+ */
+export const OMITTED = { createdAt: 1, lastUpdatedAt: 2, ttl: 4, pollInterval: 8 } as const;
 
 export type { GroupMember, RequestGroup } from '../port/port.js';
 
@@ -219,10 +222,10 @@ export interface WireSnapshot {
   /** Input requests pending on the task ([E3]). */
   readonly input?: readonly InlineInput[] | undefined;
   /**
-   * The task fields a status notification left out (D20): `task` holds the decoder's defaults for
-   * them, and the engine keeps the values it held instead.
+   * The task fields a status notification left out, as {@link OMITTED} bits (D20): `task` holds
+   * the decoder's defaults for them, and the engine keeps the values it held instead.
    */
-  readonly omitted?: readonly OmittableField[] | undefined;
+  readonly omitted?: number | undefined;
 }
 
 /** The server's answer to a tool call. */
@@ -277,6 +280,8 @@ export interface WireEvents {
 export interface TaskWire {
   /** The protocol form. */
   readonly kind: WireKind;
+  /** The method of the status notifications it delivers (for error messages). */
+  readonly statusNotification: string;
   /** What this wire can do on its connection. */
   features(): WireFeatures;
   /** Why tool calls cannot run as tasks here (when `features().tasks` is false). */
@@ -287,6 +292,11 @@ export interface TaskWire {
   sessionId(): string | undefined;
   /** What an error thrown by this wire means. */
   classify(error: unknown): ErrorClass;
+  /**
+   * True when `error` is an answer of the server's (a JSON-RPC error it sent), not a local failure
+   * (timeout, lost connection, failed send) nor a reply that could not be read.
+   */
+  answeredByServer(error: unknown): boolean;
   /**
    * Takes the server's task capabilities from a resume reference, for a session that skipped the
    * handshake and so never learned them.

@@ -10,7 +10,16 @@ import { TaskClient, TaskNotSupportedError, TaskProtocolError, type McpClient } 
 import { rejection } from '../helpers.js';
 import { connectInMemory, ExtServer, fixtureTools, taskTool, textResult } from '../support/ext-server/index.js';
 import { creating, ScriptedServer } from '../support/scripted-server.js';
-import { closeRigs, declared, EXT, extRig, lastTaskId, ManualClock, sdkV2Client } from './support.js';
+import {
+  CLIENT_CAPABILITIES,
+  closeRigs,
+  declared,
+  EXT,
+  extRig,
+  lastTaskId,
+  ManualClock,
+  sdkV2Client,
+} from './support.js';
 
 afterEach(closeRigs);
 
@@ -282,6 +291,31 @@ describe('per-request opt-in ([E1], [E2])', () => {
       expect(sent.length, method).toBeGreaterThan(0);
       for (const entry of sent) expect(declared(entry), method).toEqual(full);
     }
+  });
+
+  it('an instrumentation that adds _meta entries of the envelope’s names does not replace the declaration: the envelope wins ([E1])', async () => {
+    const rig = await extRig({
+      client: {
+        instrumentation: {
+          attach: () => ({
+            call: () => ({
+              request: () => ({
+                meta: {
+                  [CLIENT_CAPABILITIES]: {},
+                  traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+                },
+                end: () => {},
+              }),
+            }),
+          }),
+        },
+      },
+    });
+    const handle = await rig.tasks.callToolAsTask('slow_compute');
+    expect(handle.kind).toBe('task');
+    const [call] = rig.server.received('tools/call');
+    expect(declared(call!)).toEqual({ extensions: { [EXT]: {} } });
+    expect((call!.params._meta as Record<string, unknown>).traceparent).toMatch(/^00-/);
   });
 
   it('never opts in at the Client level: discover declares no extension, and the user’s own plain callTool gets a plain result, no task', async () => {

@@ -15,7 +15,7 @@
  * - a task the server drops early is not called expired because the server's clock is behind.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskExpiredError, TaskNotFoundError, type TaskError } from '../../lib/index.js';
+import { TaskExpiredError, TaskNotFoundError, TaskProtocolError, type TaskError } from '../../lib/index.js';
 import { flush, until } from '../helpers.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
 import {
@@ -76,6 +76,32 @@ async function outcome(rig: ExtRig, promise: Promise<unknown>, step = 100, max =
   if (done === undefined) throw new Error('still pending');
   return done.value;
 }
+
+describe('a status after the terminal one', () => {
+  it('is ignored, and reported naming the extension’s notification method', async () => {
+    const rig = await extRig({ server: manual() });
+    const normal = builtinMethods(rig.server)['tasks/get']!;
+    let open = false;
+    // The read for the payload waits until the later status came.
+    rig.server.on('tasks/get', (params, ctx) => (open ? normal(params, ctx) : NO_REPLY));
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result();
+    const full = rig.server.tasks.complete(handle.taskId!, textResult('the result'), 'done');
+    // Terminal without its payload: the task is read for it, and meanwhile a later status comes.
+    await push(rig, terse(full));
+    const later = new Date(Date.parse((full as { lastUpdatedAt: string }).lastUpdatedAt) + 5_000).toISOString();
+    await push(rig, { ...terse(full), status: 'working', statusMessage: 'zombie', lastUpdatedAt: later });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(TaskProtocolError);
+    expect(errors[0]).toMatchObject({ method: 'notifications/tasks' });
+    expect(errors[0]!.message).toMatch(/after terminal "completed"/);
+    open = true;
+    expect(await outcome(rig, result, 1_000, 120_000)).toMatchObject({ content: textResult('the result').content });
+    expect(handle.task?.status).toBe('completed');
+  });
+});
 
 describe('a terminal notification without its payload', () => {
   it('reads the task once and resolves, even when the read is not newer than the notification ([A11])', async () => {

@@ -217,7 +217,7 @@ const CLAMPED: ReadonlyArray<{
   readonly name: string;
   readonly patch: Json;
   readonly expected: Record<string, unknown>;
-  /** Fields left out: a notification keeps what was known of them instead (D20). */
+  /** Fields left out (or null): a notification keeps what was known of them instead (D20, D21). */
   readonly leftOut?: readonly string[];
 }> = [
   {
@@ -236,6 +236,7 @@ const CLAMPED: ReadonlyArray<{
     name: 'NaN pollInterval (null on the JSON wire)',
     patch: { pollInterval: Number.NaN },
     expected: { pollInterval: ABSENT },
+    leftOut: ['pollInterval'],
   },
   { name: 'non-numeric string pollInterval', patch: { pollInterval: 'soon' }, expected: { pollInterval: ABSENT } },
   { name: 'numeric-string pollInterval', patch: { pollInterval: '2500' }, expected: { pollInterval: 2_500 } },

@@ -49,14 +49,27 @@ describe('a terse status notification keeps what the client knew (D20)', () => {
     expect(errors).toEqual([]);
   });
 
-  it('2025-11-25: a notification without ttl (a writer that leaves out null) keeps a null ttl null, and one that sends ttl changes it', async () => {
+  it('2025-11-25: pollInterval and timestamps sent as null keep what was known; a ttl left out keeps the ttl, one sent changes it', async () => {
     const { server, tasks, errors } = await setup();
-    creating(server, { taskId: 'no-ttl', ttl: null });
+    creating(server, { taskId: 'no-ttl', ttl: 30_000, pollInterval: 3_000 });
     const handle = await tasks.callToolAsTask('job');
     const { createdAt, lastUpdatedAt } = handle.task!;
-    server.notify('notifications/tasks/status', { taskId: 'no-ttl', status: 'working', createdAt, lastUpdatedAt });
+    server.notify('notifications/tasks/status', {
+      taskId: 'no-ttl',
+      status: 'working',
+      statusMessage: 'nulls',
+      createdAt: null,
+      lastUpdatedAt: null,
+      pollInterval: null,
+    });
     await flush();
-    expect(handle.task?.ttl).toBeNull();
+    expect(handle.task).toMatchObject({
+      createdAt,
+      lastUpdatedAt,
+      ttl: 30_000,
+      pollInterval: 3_000,
+      statusMessage: 'nulls',
+    });
     server.notify('notifications/tasks/status', {
       taskId: 'no-ttl',
       status: 'working',
@@ -66,7 +79,18 @@ describe('a terse status notification keeps what the client knew (D20)', () => {
       ttl: 5_000,
     });
     await flush();
-    expect(handle.task).toMatchObject({ ttl: 5_000, statusMessage: 'now with a ttl' });
+    // ttl: null is meaningful (unlimited), unlike the other fields: sent, it is taken.
+    expect(handle.task).toMatchObject({ ttl: 5_000, pollInterval: 3_000, statusMessage: 'now with a ttl' });
+    server.notify('notifications/tasks/status', {
+      taskId: 'no-ttl',
+      status: 'working',
+      statusMessage: 'unlimited now',
+      createdAt,
+      lastUpdatedAt,
+      ttl: null,
+    });
+    await flush();
+    expect(handle.task).toMatchObject({ ttl: null, statusMessage: 'unlimited now' });
     expect(errors).toEqual([]);
   });
 });
@@ -87,6 +111,7 @@ describe('null where the schema has no field reads as absent (D21)', () => {
     expect(result.content).toEqual([{ type: 'text', text: 'at once' }]);
     expect(result).not.toHaveProperty('_meta');
     expect(result).not.toHaveProperty('structuredContent');
+    expect(result).not.toHaveProperty('task');
     expect(result.isError).toBe(false);
     expect(errors).toEqual([]);
   });

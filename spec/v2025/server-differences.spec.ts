@@ -1,9 +1,10 @@
 /**
  * Real-server differences D10, D11, D12, D15, D17, D18 and D19 (docs/spec-rules.md, "D: measured
  * differences between real servers"), each reproduced by a scripted server answering the way the
- * TypeScript SDK 1.32.2, the Python SDK 1.29.0 and mcp-go 0.48.0 servers do, on a ManualClock so
- * every poll count and every delay is exact. What the library does about each difference is in
- * docs/reliability.md ("Server differences D1-D18").
+ * TypeScript SDK 1.32.2, the Python SDK 1.29.0 and mcp-go 0.48.0 servers do (and, for D19, Rust's
+ * rmcp, as read in its task handler), on a ManualClock so every poll count and every delay is
+ * exact. What the library does about each difference is in docs/reliability.md ("Reference:
+ * server differences").
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -341,6 +342,37 @@ describe('a cancel the server refuses while the task still runs (D19)', () => {
       expect(errors).toEqual([]);
     });
   }
+
+  it('a resumed handle nobody observed yet: the refused cancel rejects, and the task is followed from then on to its result', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    server.tasks.create({ taskId: 'resumed-stubborn', ttl: 3_600_000, pollInterval: 1_000 });
+    server.on('tasks/cancel', () => {
+      throw rpcError(-32600, 'task cannot be cancelled');
+    });
+    const handle = tasks.resume('resumed-stubborn', { toolName: 'job' });
+    expect(await rejection(handle.cancel())).toMatchObject({ name: 'TaskRpcError', code: -32600 });
+    const reads = server.count('tasks/get');
+    await clock.advance(1_000);
+    expect(server.count('tasks/get'), 'polled after the refusal').toBeGreaterThan(reads);
+    server.tasks.finish('resumed-stubborn', 'completed', { result: textResult('kept running') });
+    await clock.advance(1_000);
+    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'kept running' }]);
+    expect(errors).toEqual([]);
+  });
+
+  it('rmcp forgets a result once fetched: -32002 from tasks/result for a task seen completed is TaskNotFoundError, not the task failing', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 'consumed', ttl: 3_600_000, pollInterval: 1_000 });
+    server.on('tasks/result', () => {
+      throw rpcError(-32002, 'task not found: consumed');
+    });
+    const handle = await tasks.callToolAsTask('job');
+    server.tasks.finish('consumed', 'completed', { result: textResult('gone') });
+    await clock.advance(1_000);
+    const error = await rejection(handle.result());
+    expect(error).toBeInstanceOf(TaskNotFoundError);
+    expect((error as TaskNotFoundError).cause).toMatchObject({ code: -32002 });
+  });
 
   it('under a deadline, the remote outcome of a refused cancel is failed, not acknowledged', async () => {
     const { server, tasks, clock } = await setup();

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { WireEvents, WireSnapshot } from '../../lib/internal.js';
-import { flush } from '../helpers.js';
+import { flush, rejection } from '../helpers.js';
 import { deviable, failureClass, ManualTimers, startTask, text, track, type Rig, type WireDriver } from './support.js';
 
 /** Events recorded from `subscribe()`. */
@@ -109,6 +109,37 @@ export function describeFaultContract(rig: Rig): void {
       expect(await failureClass(d, d.wire.getTask(id, d.options()))).toBe('server');
       d.failNext('cancel', { code: -32603, message: 'database unavailable' });
       expect(await failureClass(d, d.wire.cancelTask(id, d.options()))).toBe('server');
+    });
+  });
+
+  describe('answeredByServer()', () => {
+    /** The rejection of `promise`, told apart by answeredByServer(). */
+    async function answered(d: WireDriver, promise: Promise<unknown>): Promise<boolean> {
+      return d.wire.answeredByServer(await rejection(promise));
+    }
+
+    it("is true for the server's own refusals (an unknown task, a server error), false for local failures and unreadable replies", async () => {
+      const d = rig.driver;
+      const { id } = await startTask(d);
+      d.failNext('cancel', { code: -32603, message: 'cannot cancel now' });
+      expect(await answered(d, d.wire.cancelTask(id, d.options()))).toBe(true);
+      d.malformedNext('get');
+      expect(await answered(d, d.wire.getTask(id, d.options()))).toBe(false);
+      d.holdNext('get');
+      const timedOut = answered(d, d.wire.getTask(id, d.options({ timeoutMs: 1_000 })));
+      await d.timers.advance(1_000);
+      expect(await timedOut).toBe(false);
+      const controller = new AbortController();
+      d.holdNext('get');
+      const aborted = answered(d, d.wire.getTask(id, d.options({ signal: controller.signal })));
+      await flush();
+      controller.abort(new Error('tracking stopped'));
+      expect(await aborted).toBe(false);
+      d.vanish(id);
+      expect(await answered(d, d.wire.cancelTask(id, d.options()))).toBe(true);
+      await d.drop();
+      expect(await answered(d, d.wire.getTask(id, d.options()))).toBe(false);
+      expect(d.wire.answeredByServer(new Error('not a wire error'))).toBe(false);
     });
   });
 

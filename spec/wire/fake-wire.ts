@@ -92,6 +92,7 @@ function sameTask(task: Task, taskId: string, op: WireOp): Task {
 /** The fake wire, one per {@link FakeTaskServer} connection. */
 export class FakeWire implements TaskWire {
   readonly kind: WireKind;
+  readonly statusNotification = 'fake/status';
   private nextId = 0;
   /** Open requests: each entry fails its request when the connection drops. */
   private readonly open = new Map<number, () => void>();
@@ -135,6 +136,11 @@ export class FakeWire implements TaskWire {
 
   sessionId(): string | undefined {
     return undefined;
+  }
+
+  answeredByServer(error: unknown): boolean {
+    const cause = error instanceof TaskRpcError && error.cause instanceof FakeCause ? error.cause : undefined;
+    return cause?.kind === 'unknown-task' || cause?.kind === 'terminal' || cause?.kind === 'internal';
   }
 
   classify(error: unknown): ErrorClass {

@@ -155,7 +155,7 @@ export const V2025: Readonly<Record<string, CheckSpec>> = {
     'V26',
     'MUST',
     'an unknown task id is refused with -32602',
-    'The library reads only -32602 as "the task is gone" (TaskExpiredError or TaskNotFoundError); any other code counts as a failed request, retried and then reported as TaskRpcError.',
+    'The library reads only -32602 (and the -32002 "not found" of Rust servers, D19) as "the task is gone" (TaskExpiredError or TaskNotFoundError); any other code counts as a failed request, retried and then reported as TaskRpcError.',
   ),
   'list.paging': c(
     'V22',

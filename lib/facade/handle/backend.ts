@@ -26,12 +26,19 @@ export function handleBackend(parts: BackendParts): HandleBackend {
   return {
     activate: (record) => engine.activate(record),
     // A resumed task nobody observed yet is observed from its cancel on: what the cancel showed
-    // (a cancelled or finished task) settles the handle, and one still running is followed.
+    // (a cancelled or finished task) settles the handle, and one still running is followed, a
+    // cancel that failed (refused, say) included.
     cancel: (record) =>
-      engine.cancel(record).then((task) => {
-        engine.activate(record);
-        return task;
-      }),
+      engine.cancel(record).then(
+        (task) => {
+          engine.activate(record);
+          return task;
+        },
+        (error: unknown) => {
+          engine.activate(record);
+          throw error;
+        },
+      ),
     detach: (record) => {
       const reference = referenceOf(record, engine.wire);
       // detach() leaves the remote task running: an input callback still answering keeps going.

@@ -35,7 +35,8 @@ const MAX_INPUT_REQUESTS = 256;
  * `undefined`, so that the caller can say so.
  */
 export function decodeInputRequests(value: unknown, method: string): InlineInput[] {
-  if (value === undefined) return [];
+  // null is none (D21).
+  if (value === undefined || value === null) return [];
   if (!isObject(value)) throw malformed(method, 'inputRequests is not an object');
   const items: InlineInput[] = [];
   for (const [key, request] of Object.entries(value)) {
@@ -58,7 +59,8 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
   const task = decodeTaskFields(value, method, TASK_FIELDS);
   const body = value as JsonObject;
   if (task.status === 'completed') {
-    if (body.result === undefined) {
+    // A null result or error is none (D21): in a terse notification, left out.
+    if (body.result === undefined || (terse && body.result === null)) {
       if (terse) return { task };
       throw malformed(method, 'a completed task carries no result', task.taskId);
     }
@@ -66,7 +68,7 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
   }
   if (task.status === 'failed') {
     const error = body.error;
-    if (error === undefined && terse) return { task };
+    if ((error === undefined || error === null) && terse) return { task };
     // [E15]: failed is for JSON-RPC errors only; without one, the status message is all there is.
     if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       throw malformed(method, 'a failed task carries no JSON-RPC error', task.taskId);
@@ -84,7 +86,7 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
   }
   // Left out (a terse notification) is not the same as none: the engine then reads the task.
   if (task.status === 'input_required')
-    return body.inputRequests === undefined
+    return body.inputRequests === undefined || body.inputRequests === null
       ? { task }
       : { task, input: decodeInputRequests(body.inputRequests, method) };
   return { task };
@@ -133,7 +135,8 @@ export function decodeExtStart(value: unknown, optedIn: boolean): StartReply {
     return { kind: 'task', snapshot: { task: decodeTaskFields(value, method, TASK_FIELDS) } };
   }
   if (type === 'input_required') {
-    const state = value.requestState;
+    // A null requestState is none (D21).
+    const state = value.requestState === null ? undefined : value.requestState;
     if (state !== undefined && typeof state !== 'string') throw malformed(method, 'requestState is not a string');
     const input = decodeInputRequests(value.inputRequests, method);
     if (input.length === 0 && state === undefined)

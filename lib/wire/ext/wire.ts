@@ -10,7 +10,7 @@
  */
 import { TaskProtocolError, TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type SessionPort, type Timers } from '../../port/port.js';
-import { classifyRpc, toWireError } from '../errors.js';
+import { classifyRpc, fromServer, toWireError } from '../errors.js';
 import { TASKS_EXTENSION, missingExtension } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import type {
@@ -58,6 +58,7 @@ const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 
 /** A {@link TaskWire} for the tasks extension. */
 export class ExtensionWire implements TaskWire {
   readonly kind = 'io.modelcontextprotocol/tasks' as const;
+  readonly statusNotification = 'notifications/tasks';
   private readonly subscription: TaskSubscription;
 
   constructor(
@@ -111,6 +112,10 @@ export class ExtensionWire implements TaskWire {
       if (meaningOf(error) !== undefined) return 'protocol';
     }
     return classifyRpc(error);
+  }
+
+  answeredByServer(error: unknown): boolean {
+    return fromServer(error);
   }
 
   private send<T>(
@@ -210,7 +215,7 @@ export class ExtensionWire implements TaskWire {
         try {
           const snapshot = decodeDetailedTask(params, 'notifications/tasks', true);
           const omitted = omittedFields(params, TASK_FIELDS);
-          events.status(omitted === undefined ? snapshot : { ...snapshot, omitted });
+          events.status(omitted === 0 ? snapshot : { ...snapshot, omitted });
         } catch (error) {
           events.malformed(error as Error);
         }

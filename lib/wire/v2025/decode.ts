@@ -39,7 +39,9 @@ export function decodeStart(value: unknown, askedForTask: boolean): StartReply {
   if (value.task === undefined || value.task === null) {
     if (askedForTask && !Array.isArray(value.content))
       throw malformed(method, 'the reply has neither task nor content');
-    return { kind: 'immediate', result: decodeCallToolResult(value, method) };
+    const result = decodeCallToolResult(value, method);
+    if (value.task === null) delete (result as Record<string, unknown>).task;
+    return { kind: 'immediate', result };
   }
   const snapshot = { task: decodeTask(value.task, method) };
   const meta = value._meta;

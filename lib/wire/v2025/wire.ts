@@ -46,6 +46,7 @@ const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 
 /** A {@link TaskWire} for protocol revision 2025-11-25. */
 export class Wire2025 implements TaskWire {
   readonly kind = '2025-11-25' as const;
+  readonly statusNotification = 'notifications/tasks/status';
   private assumed: Readonly<Partial<Record<'cancel' | 'list' | 'toolsCall', boolean>>> = {};
 
   constructor(
@@ -108,6 +109,10 @@ export class Wire2025 implements TaskWire {
       if ((error.code === -32600 || error.code === -32601) && error.method === 'tools/call') return 'refused';
     }
     return classifyRpc(error);
+  }
+
+  answeredByServer(error: unknown): boolean {
+    return fromServer(error);
   }
 
   private send<T>(
@@ -211,7 +216,7 @@ export class Wire2025 implements TaskWire {
         try {
           const task = decodeTask(params, 'notifications/tasks/status');
           const omitted = omittedFields(params, TASK_FIELDS);
-          events.status(omitted === undefined ? { task } : { task, omitted });
+          events.status(omitted === 0 ? { task } : { task, omitted });
         } catch (error) {
           events.malformed(error as Error);
         }
