@@ -19,6 +19,7 @@ export {
   type Timers,
 } from './port/port.js';
 export { resolveWire, offersExtension, TASKS_EXTENSION } from './wire/resolve.js';
+export { OMITTED } from './wire/wire.js';
 export { Wire2025 } from './wire/v2025/wire.js';
 export type {
   CancelReply,

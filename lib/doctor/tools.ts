@@ -36,6 +36,9 @@ export async function listTools(s: Session): Promise<{ tools: ListedTool[]; erro
       });
     }
     const next = reply.result.nextCursor;
+    // [R23]: a cursor is an opaque string; the library refuses such a page (TaskProtocolError).
+    if (next !== undefined && next !== null && typeof next !== 'string')
+      return { tools, error: `tools/list answered a nextCursor that is not a string (${typeof next})` };
     if (typeof next !== 'string' || next === '' || next === cursor) break;
     cursor = next;
   }

@@ -99,9 +99,10 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
   let snapshot: WireSnapshot | undefined;
   /** The server's refusal of the cancel, which stands if the task is still running. */
   let refusal: unknown;
+  // A new cancel: what the server said to an earlier one no longer counts.
+  refused.delete(record);
   try {
     const reply = await cancelRequest(engine, record, once);
-    refused.delete(record);
     record.cancelAcknowledged();
     if (reply.kind === 'snapshot') snapshot = reply.snapshot;
   } catch (error) {
@@ -126,8 +127,10 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
         vanished(engine, record, readError);
         return record.task;
       }
-      // After a refusal, the refusal is what the cancel came to; the read's failure only hid why.
-      throw asTaskError(refusal ?? readError, record);
+      if (refusal === undefined) throw asTaskError(readError, record);
+      // After a refusal, the refusal is what the cancel came to; the read's own failure is reported.
+      engine.report(readError, record);
+      throw asTaskError(refusal, record);
     }
   }
   engine.observe(record, snapshot, 'cancel');
@@ -212,7 +215,8 @@ export type GiveUpResult = RemoteCancelOutcome | 'already-settled' | 'finished-f
  * Stops observing `record`, cancels the remote task if asked, and settles. Everything it waits for
  * (the cancel, a terminal payload) is bounded together by `graceMs`: a server that never answers
  * costs the caller at most the grace, and the remote task's fate is then `'unknown'` (or
- * `'acknowledged'` when the server accepted the cancel but its confirming read did not answer).
+ * `'acknowledged'` when the server accepted the cancel but its confirming read did not answer, and
+ * `'failed'` when it refused the cancel).
  */
 export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp): Promise<GiveUpResult> {
   if (record.settlement !== undefined) return 'already-settled';

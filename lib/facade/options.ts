@@ -199,8 +199,8 @@ export function checkToolCall(name: unknown, args: unknown): void {
 
 /**
  * Refuses `_meta` keys the library writes itself: the 2026-07-28 envelope (protocol version,
- * client info, client capabilities, [E1]). A caller's value would win over the library's and could
- * drop the tasks extension from the call (no task) or declare it where no task is expected.
+ * client info, client capabilities, [E1]). The library's own values are sent whatever a caller
+ * gives; a caller that sets them has a mistake to hear about, not a value silently dropped.
  */
 function checkOwnMeta(meta: Readonly<Record<string, unknown>>): void {
   for (const key of Object.values(ENVELOPE_KEYS)) {

@@ -3,7 +3,7 @@
  * answers the taps give, and the inbound requests the server cancels.
  */
 import type { InboundRequest, JsonObject, NotificationTap, RequestTap } from './port.js';
-import { messageOf } from '../util/text.js';
+import { clip, messageOf } from '../util/text.js';
 
 /** What the inbound routing asks of its session. */
 export interface InboundHost {
@@ -44,7 +44,8 @@ export class InboundRouter {
   notification(method: string, params: JsonObject): boolean {
     if (method === 'notifications/cancelled') {
       const requestId = params.requestId;
-      const reason = typeof params.reason === 'string' ? params.reason : 'The server cancelled the request';
+      const reason =
+        typeof params.reason === 'string' ? clip(params.reason, MAX_REASON_LENGTH) : 'The server cancelled the request';
       const controller =
         typeof requestId === 'string' || typeof requestId === 'number' ? this.answering.get(requestId) : undefined;
       if (controller !== undefined) {
@@ -225,3 +226,6 @@ function addTap<T>(map: Map<string, T[]>, method: string, tap: T): () => void {
     else map.delete(method);
   };
 }
+
+/** Longest part of a server's cancellation reason that is kept. */
+const MAX_REASON_LENGTH = 1_024;

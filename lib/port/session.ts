@@ -32,9 +32,6 @@ import { isObject } from '../util/json.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
 
-/** Longest part of a server's cancellation reason kept in the request's error. */
-const MAX_REASON_LENGTH = 1_024;
-
 /** A {@link SessionPort} over an SDK client's transport. */
 export class RawSession implements SessionPort, InboundHost {
   readonly sdk: SdkMajor;
@@ -210,8 +207,7 @@ export class RawSession implements SessionPort, InboundHost {
     if (typeof requestId !== 'string' || !requestId.startsWith(this.prefix)) return false;
     const entry = this.take(requestId);
     if (entry === undefined) return true;
-    const said = reason.length > MAX_REASON_LENGTH ? `${reason.slice(0, MAX_REASON_LENGTH - 1)}…` : reason;
-    entry.reject(new PortError('closed', `The server cancelled the request: ${said}`));
+    entry.reject(new PortError('closed', `The server cancelled the request: ${reason}`));
     // Its stream (Streamable HTTP) is closed on our side too; no notifications/cancelled is sent.
     entry.post?.abort();
     return true;

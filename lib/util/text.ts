@@ -26,3 +26,8 @@ export function messageOf(thrown: unknown): string {
   }
   return textOf(thrown);
 }
+
+/** `text`, cut to at most `max` characters, ending in an ellipsis when cut. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

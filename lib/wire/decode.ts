@@ -7,6 +7,7 @@ import { TaskProtocolError } from '../errors.js';
 import { scrub } from '../util/fingerprint.js';
 import type { CallToolResult, Task, TaskStatus } from '../types.js';
 import { isObject } from '../util/json.js';
+import { clip } from '../util/text.js';
 import { OMITTED } from './wire.js';
 
 /** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
@@ -44,7 +45,7 @@ export function duration(value: unknown): number | undefined {
 
 function clampMessage(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  return value.length > MAX_STATUS_MESSAGE_LENGTH ? `${value.slice(0, MAX_STATUS_MESSAGE_LENGTH - 1)}…` : value;
+  return clip(value, MAX_STATUS_MESSAGE_LENGTH);
 }
 
 /** The wire names of the two duration fields: 2025-11-25 `ttl`/`pollInterval`, the extension `ttlMs`/`pollIntervalMs`. */
@@ -111,9 +112,10 @@ export function omittedFields(value: Json, names: TaskFieldNames): number {
 
 /**
  * Normalises a `CallToolResult`: `content` defaults to an empty array (absent or null), a null
- * `_meta` or `structuredContent` is dropped, `isError` "true" or "false" is read as the boolean, entries of `content` that
- * are not objects (`null`, a string: no content block, nothing to read) are left out, a
- * non-boolean `isError` is dropped, and with `withoutResultType` so is `resultType` (the modern
+ * `_meta` or `structuredContent` is dropped, entries of `content` that are not objects (`null`, a
+ * string: no content block, nothing to read) are left out, an `isError` of "true" or "false" is
+ * read as the boolean and any other non-boolean one is dropped, and with `withoutResultType` so is
+ * `resultType` (the modern
  * era's framing, not part of the result). Other keys pass through unchanged. One copy is made.
  * @throws TaskProtocolError when the value is not an object or `content` is not an array.
  */

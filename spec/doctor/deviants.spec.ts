@@ -155,6 +155,14 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     expect(exitCode(report)).toBe(1);
   });
 
+  it('a numeric nextCursor: list.paging, a MUST (exit 1), naming the type ([R23])', async () => {
+    const { report, model } = await doctorOn({ numericCursor: true });
+    clean(model, report);
+    expect(deviations(report)).toEqual(['list.paging']);
+    expect(row(report, 'list.paging')?.seen).toBe('page 1 has a nextCursor that is not a string (number)');
+    expect(exitCode(report)).toBe(1);
+  });
+
   it('a task that never ends: no deviation; what needs its end is not testable, bounded by the probe; the task is cancelled', async () => {
     const started = Date.now();
     const { report, model } = await doctorOn({ neverEnds: true }, { probeTimeoutMs: 1_000 });

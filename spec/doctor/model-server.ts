@@ -29,6 +29,8 @@ export interface ModelOptions {
   readonly unknownCode?: number;
   /** tasks/list always gives a nextCursor. */
   readonly endlessList?: boolean;
+  /** tasks/list gives its next cursor as a number. */
+  readonly numericCursor?: boolean;
   /** `work` tasks never end on their own (a cancel still stops them). */
   readonly neverEnds?: boolean;
   /** How long `work` runs. @default 150 */
@@ -233,6 +235,7 @@ export function modelServer(options: ModelOptions = {}): Model {
         tasks: ids.slice(0, PAGE_SIZE).map((id) => snapshot(tasks.get(id) as ModelTask)),
         nextCursor: `c${start + PAGE_SIZE}`,
       };
+    if (options.numericCursor === true) return { tasks: page, nextCursor: start + PAGE_SIZE };
     return start + PAGE_SIZE < ids.length ? { tasks: page, nextCursor: `c${start + PAGE_SIZE}` } : { tasks: page };
   });
 

@@ -75,6 +75,25 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     expect(rig.server.params('tools/call')[1]).not.toHaveProperty('requestState');
   });
 
+  it('null requestState and inputRequests (D21) read as none: the input is answered, and the retry carries no requestState', async () => {
+    const rig = await extRig({ client: { onElicitation: () => ({ action: 'accept', content: { ok: true } }) } });
+    rig.server.on('tools/call', (params) =>
+      params.inputResponses === undefined
+        ? {
+            resultType: 'input_required',
+            inputRequests: { ok: elicitation('OK?', { ok: { type: 'boolean' } }) },
+            requestState: null,
+          }
+        : { resultType: 'complete', ...textResult('fine'), inputRequests: null, requestState: null },
+    );
+    const handle = await rig.tasks.callToolAsTask('quick');
+    expect(handle.kind).toBe('immediate');
+    expect((await handle.result()).content).toEqual(textResult('fine').content);
+    const retry = rig.server.params('tools/call')[1]!;
+    expect(retry).not.toHaveProperty('requestState');
+    expect(retry.inputResponses).toEqual({ ok: { action: 'accept', content: { ok: true } } });
+  });
+
   it('uses the call’s own callback before the client’s', async () => {
     const who: string[] = [];
     const rig = await extRig({

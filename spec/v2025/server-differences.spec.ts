@@ -387,6 +387,65 @@ describe('a cancel the server refuses while the task still runs (D19)', () => {
     expect(error).toBeInstanceOf(TaskTimeoutError);
     expect(error.remoteCancel).toBe('failed');
   });
+
+  it('under a deadline, a refused cancel whose re-read never answers is failed once the grace runs out', async () => {
+    const { server, tasks, clock } = await setup({}, { cancelGraceMs: 2_000 });
+    creating(server, { taskId: 'refused-silent', ttl: 3_600_000, pollInterval: 60_000 });
+    const board = server.tasks.handlers['tasks/get']!;
+    let refusedYet = false;
+    server.on('tasks/cancel', () => {
+      refusedYet = true;
+      throw rpcError(-32603, 'cannot cancel now');
+    });
+    // The last look is answered; the re-read after the refusal never is.
+    server.on('tasks/get', (params, ctx) => (refusedYet ? NO_REPLY : board(params, ctx)));
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 1_000 });
+    const failure = rejection(handle.result(), 10_000);
+    await clock.advance(1_000 + 2_000);
+    const error = (await failure) as TaskTimeoutError;
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect(error.remoteCancel).toBe('failed');
+    expect(server.count('tasks/cancel')).toBe(1);
+  });
+
+  it('an earlier refusal does not count for a later cancel: one that goes unanswered under a deadline is unknown', async () => {
+    const { server, tasks, clock } = await setup({}, { cancelGraceMs: 2_000 });
+    creating(server, { taskId: 'refused-then-silent', ttl: 3_600_000, pollInterval: 60_000 });
+    let cancels = 0;
+    server.on('tasks/cancel', () => {
+      cancels += 1;
+      if (cancels === 1) throw rpcError(-32603, 'cannot cancel now');
+      return NO_REPLY;
+    });
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 5_000 });
+    const failure = rejection(handle.result(), 10_000);
+    expect(await rejection(handle.cancel())).toMatchObject({ code: -32603 });
+    await clock.advance(5_000 + 2_000);
+    const error = (await failure) as TaskTimeoutError;
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect(error.remoteCancel).toBe('unknown');
+    expect(cancels).toBe(2);
+  });
+
+  it('a refused cancel whose re-read fails: cancel() rejects with the refusal, and the read’s failure is reported', async () => {
+    const { server, tasks, errors } = await setup({}, { retry: { retries: 0 } });
+    creating(server, { taskId: 'refused-unread', ttl: 3_600_000, pollInterval: 60_000 });
+    const board = server.tasks.handlers['tasks/get']!;
+    let refusedYet = false;
+    server.on('tasks/cancel', () => {
+      refusedYet = true;
+      throw rpcError(-32600, 'task cannot be cancelled');
+    });
+    server.on('tasks/get', (params, ctx) => {
+      if (refusedYet) throw rpcError(-32603, 'store unavailable');
+      return board(params, ctx);
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const error = await rejection(handle.cancel());
+    expect(error).toMatchObject({ name: 'TaskRpcError', code: -32600, method: 'tasks/cancel' });
+    expect(errors.map((e) => (e as TaskRpcError).code)).toContain(-32603);
+    expect(handle.settled).toBe(false);
+  });
 });
 
 /** How each server words an unknown task id, and its code (D12; rmcp's resource-not-found, D19). */

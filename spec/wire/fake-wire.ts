@@ -92,7 +92,7 @@ function sameTask(task: Task, taskId: string, op: WireOp): Task {
 /** The fake wire, one per {@link FakeTaskServer} connection. */
 export class FakeWire implements TaskWire {
   readonly kind: WireKind;
-  readonly statusNotification = 'fake/status';
+  readonly statusNotification = 'fake/push';
   private nextId = 0;
   /** Open requests: each entry fails its request when the connection drops. */
   private readonly open = new Map<number, () => void>();

@@ -39,6 +39,11 @@ export async function list2025(b: Battery): Promise<void> {
     for (const task of tasks) if (isObject(task) && typeof task.taskId === 'string') ids.add(task.taskId);
     if (ids.size > before) lastNewPage = pages;
     const next = reply.result.nextCursor;
+    if (next !== undefined && next !== null && typeof next !== 'string') {
+      // [R23]: a cursor is an opaque string; the library refuses the page (TaskProtocolError).
+      rows.deviation('list.paging', `page ${pages} has a nextCursor that is not a string (${typeof next})`);
+      return rows.rest(LIST_CHECKS, 'the listing failed');
+    }
     if (typeof next !== 'string' || next === '') break;
     if (cursors.has(next)) {
       endless = `a cursor came back on page ${pages + 1}`;

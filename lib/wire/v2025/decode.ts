@@ -81,6 +81,8 @@ export function decodeTaskPage(value: unknown, onSkip: (error: TaskProtocolError
   if (!isObject(value)) throw malformed(method, 'result is not an object');
   const entries = value.tasks === null ? [] : value.tasks;
   if (!Array.isArray(entries)) throw malformed(method, 'tasks is not an array');
+  // Before the entries: a page refused for its cursor reports none of them as skipped.
+  const cursor = cursorOf(value, method);
   const tasks: Task[] = [];
   for (const entry of entries) {
     try {
@@ -89,7 +91,6 @@ export function decodeTaskPage(value: unknown, onSkip: (error: TaskProtocolError
       onSkip(error as TaskProtocolError);
     }
   }
-  const cursor = cursorOf(value, method);
   return cursor === undefined ? { tasks } : { tasks, nextCursor: cursor };
 }
 
