@@ -318,6 +318,20 @@ describe('cancelling a task that already ended: -32602 (rmcp: -32600) in each se
   }
 });
 
+/**
+ * A tasks/cancel that always refuses with `refusal`, and a tasks/get served by the board until
+ * then and by `afterRefusal` from then on (the re-read after the refusal).
+ */
+function refusingThenReading(server: ScriptedServer, refusal: RpcFailure & Error, afterRefusal: () => unknown): void {
+  const board = server.tasks.handlers['tasks/get']!;
+  let refused = false;
+  server.on('tasks/cancel', () => {
+    refused = true;
+    throw refusal;
+  });
+  server.on('tasks/get', (params, ctx) => (refused ? afterRefusal() : board(params, ctx)));
+}
+
 describe('a cancel the server refuses while the task still runs (D19)', () => {
   for (const code of [-32600, -32602, -32603]) {
     it(`${code}: the re-read shows it working, so cancel() rejects with the server's refusal and the task is still followed`, async () => {
@@ -391,14 +405,8 @@ describe('a cancel the server refuses while the task still runs (D19)', () => {
   it('under a deadline, a refused cancel whose re-read never answers is failed once the grace runs out', async () => {
     const { server, tasks, clock } = await setup({}, { cancelGraceMs: 2_000 });
     creating(server, { taskId: 'refused-silent', ttl: 3_600_000, pollInterval: 60_000 });
-    const board = server.tasks.handlers['tasks/get']!;
-    let refusedYet = false;
-    server.on('tasks/cancel', () => {
-      refusedYet = true;
-      throw rpcError(-32603, 'cannot cancel now');
-    });
     // The last look is answered; the re-read after the refusal never is.
-    server.on('tasks/get', (params, ctx) => (refusedYet ? NO_REPLY : board(params, ctx)));
+    refusingThenReading(server, rpcError(-32603, 'cannot cancel now'), () => NO_REPLY);
     const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 1_000 });
     const failure = rejection(handle.result(), 10_000);
     await clock.advance(1_000 + 2_000);
@@ -430,15 +438,8 @@ describe('a cancel the server refuses while the task still runs (D19)', () => {
   it('a refused cancel whose re-read fails: cancel() rejects with the refusal, and the read’s failure is reported', async () => {
     const { server, tasks, errors } = await setup({}, { retry: { retries: 0 } });
     creating(server, { taskId: 'refused-unread', ttl: 3_600_000, pollInterval: 60_000 });
-    const board = server.tasks.handlers['tasks/get']!;
-    let refusedYet = false;
-    server.on('tasks/cancel', () => {
-      refusedYet = true;
-      throw rpcError(-32600, 'task cannot be cancelled');
-    });
-    server.on('tasks/get', (params, ctx) => {
-      if (refusedYet) throw rpcError(-32603, 'store unavailable');
-      return board(params, ctx);
+    refusingThenReading(server, rpcError(-32600, 'task cannot be cancelled'), () => {
+      throw rpcError(-32603, 'store unavailable');
     });
     const handle = await tasks.callToolAsTask('job');
     const error = await rejection(handle.cancel());
