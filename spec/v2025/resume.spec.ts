@@ -148,3 +148,13 @@ describe('resume() of a task this client already tracks', () => {
     expect(server.count('tasks/cancel')).toBe(1);
   });
 });
+
+describe('result() of a resumed handle with an already aborted signal', () => {
+  it('rejects with TaskAbortError and observes nothing: no tasks/get goes out for a wait already over', async () => {
+    const { server, tasks, clock } = await setup();
+    const handle = tasks.resume('quiet', { toolName: 'job' });
+    expect(await rejection(handle.result({ signal: AbortSignal.abort('gone') }))).toBeInstanceOf(TaskAbortError);
+    await clock.advance(10_000);
+    expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
+  });
+});
