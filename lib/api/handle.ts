@@ -106,9 +106,12 @@ export type TaskHandle<K extends HandleKind = HandleKind> = {
    * confirming read tells what became of it (cancellation there is cooperative: the task may still
    * finish). When the task had already finished the truth is returned instead of failing,
    * and `result()` settles as the task really ended. A settled or immediate handle returns its last
-   * snapshot.
+   * snapshot, except one whose task is gone: it rejects as `result()` does.
    * @throws TaskNotSupportedError when the server cannot cancel tasks.
-   * @throws TaskClosedError when `close()` left this task running.
+   * @throws TaskNotFoundError / TaskExpiredError when the server no longer knows the task (found
+   *   before or during the cancel, with no cancel of it accepted): the same error as `result()`.
+   * @throws TaskClosedError when `close()` left this task running, also when it came while the
+   *   cancel was under way.
    * @throws TaskRpcError when the cancel request fails, or the server refused it (any JSON-RPC
    *   error) and a read shows the task still running; the task is still followed.
    */

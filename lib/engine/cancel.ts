@@ -7,6 +7,8 @@
  */
 import {
   TaskClosedError,
+  TaskExpiredError,
+  TaskNotFoundError,
   TaskNotSupportedError,
   TaskRpcError,
   asTaskError,
@@ -62,7 +64,7 @@ export function cancelTask(engine: TaskEngine, record: TaskRecord, options: Canc
         }),
       );
     }
-    return Promise.resolve(record.task);
+    return gone(record) ?? Promise.resolve(record.task);
   }
   if (record.terminal) return Promise.resolve(record.task);
   const common = { task: record.task, toolName: record.toolName };
@@ -94,8 +96,8 @@ export function cancelTask(engine: TaskEngine, record: TaskRecord, options: Canc
 }
 
 async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean, lookMs: number): Promise<Task> {
-  if (lookMs > 0 && (await lastLook(engine, record, lookMs))) return record.task;
-  if (record.settlement !== undefined || record.terminal) return record.task;
+  if (lookMs > 0 && (await lastLook(engine, record, lookMs))) return answer(record);
+  if (record.settlement !== undefined || record.terminal) return answer(record);
   let snapshot: WireSnapshot | undefined;
   /** The server's refusal of the cancel, which stands if the task is still running. */
   let refusal: unknown;
@@ -114,7 +116,10 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
     refusal = error;
     refused.add(record);
   }
-  if (record.settlement !== undefined) return record.task;
+  // Settled meanwhile (a deadline's stop that ran out of grace waiting for this very cancel): what
+  // the server answered is still the truth about the task.
+  if (record.settlement !== undefined)
+    return snapshot !== undefined && isTerminalStatus(snapshot.task.status) ? snapshot.task : answer(record);
   if (snapshot === undefined) {
     // A bare acknowledgement ([E6]: cancellation is cooperative), a refusal, or the task had
     // already ended: one confirming read tells what became of it.
@@ -122,10 +127,10 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
       snapshot = await engine.retrying(record, (scope) => engine.readTask(record, scope));
     } catch (readError) {
       // Settled meanwhile (a notification or a poll told the end first): that is the answer.
-      if (record.settlement !== undefined) return record.task;
+      if (record.settlement !== undefined) return answer(record);
       if (engine.classify(readError) === 'vanished') {
         vanished(engine, record, readError);
-        return record.task;
+        return answer(record);
       }
       if (refusal === undefined) throw asTaskError(readError, record);
       // After a refusal, the refusal is what the cancel came to; the read's own failure is reported.
@@ -137,6 +142,28 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
   // Refused, and still running: the cancel failed, whatever code the server gave.
   if (refusal !== undefined && record.settlement === undefined && !record.terminal) throw asTaskError(refusal, record);
   return record.task;
+}
+
+/**
+ * What a cancel comes to when the handle settled before it could tell (or before it began): the
+ * settlement's error when the task was never seen to end and no cancel of it was accepted, and
+ * the handle settled because the task is gone (unknown, expired) or the client closed; else the
+ * task as last seen. Never a stale `working` snapshot (or a resumed handle's placeholder) for a
+ * task that no longer exists or can no longer be followed. A task the server dropped after
+ * accepting the cancel ends cancelled, and its last snapshot stands.
+ */
+function gone(record: TaskRecord): Promise<never> | undefined {
+  const settlement = record.settlement;
+  if (settlement === undefined || settlement.ok || record.terminal || record.cancelAccepted) return undefined;
+  const error = settlement.error;
+  return error instanceof TaskNotFoundError || error instanceof TaskExpiredError || error instanceof TaskClosedError
+    ? Promise.reject(error)
+    : undefined;
+}
+
+/** {@link gone}, in an async function: throws the settlement's error, or returns the task as last seen. */
+async function answer(record: TaskRecord): Promise<Task> {
+  return gone(record) ?? record.task;
 }
 
 /** Records whose latest `tasks/cancel` the server refused: a stop that cannot wait for more says `'failed'`. */

@@ -26,8 +26,17 @@ export interface DeadlineEngine extends EngineCore {
   readonly deadlineDue: (deadline: Deadline) => void;
 }
 
-/** Arms the deadline of `record` for clock time `at`. */
+/**
+ * Arms the deadline of `record` for clock time `at`. A task already under an earlier (or the same)
+ * deadline keeps it; a later one replaces it: the earliest deadline bounds the task (a `resume()`
+ * of a task already tracked may bring one of its own).
+ */
 export function armDeadline(engine: DeadlineEngine, record: TaskRecord, at: number, deadline: Deadline): void {
+  const armed = record.deadlineTimer;
+  if (armed !== undefined && armed.live) {
+    if (armed.at <= at) return;
+    engine.scheduler.cancel(armed);
+  }
   record.deadlineArmed(engine.scheduler.call(at, engine.deadlineDue, deadline));
 }
 

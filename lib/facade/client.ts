@@ -258,7 +258,9 @@ export class TaskClient<C extends McpClient = McpClient> {
    * A handle for a task that already exists: one this process created earlier (from
    * `handle.detach()` or `handle.toJSON()`), or one known only by id. Nothing is sent until the
    * handle is observed (`result()`, iteration, `on(...)`) or given a deadline or signal. A task
-   * this client already tracks returns its existing handle. A task the server dropped (its ttl
+   * this client already tracks returns its existing handle, with this resume's `timeoutMs` and
+   * `signal` armed on it too (the earliest deadline bounds it; its input callbacks stay those it
+   * was tracked with). A task the server dropped (its ttl
    * elapsed) ends with `TaskExpiredError` once the handle is observed.
    * @throws TaskOptionError for a malformed reference, or one made on a different server.
    * @throws TaskClosedError after {@link TaskClient.close}.
@@ -273,6 +275,7 @@ export class TaskClient<C extends McpClient = McpClient> {
    * tasks this client does not track. Lenient with real servers' paging shapes.
    * @throws TaskNotSupportedError (from the iterator) when the server did not declare `tasks.list`.
    * @throws TaskRpcError when a page cannot be read after retries.
+   * @throws TaskClosedError after {@link TaskClient.close}, also for a page asked for after it.
    */
   list(): AsyncGenerator<Task, void, undefined> {
     this.assertOpen();
@@ -283,9 +286,9 @@ export class TaskClient<C extends McpClient = McpClient> {
    * One page of `tasks/list`. Pass back `nextCursor` unchanged for the next page.
    * @throws TaskNotSupportedError when the server did not declare `tasks.list`.
    * @throws TaskRpcError when the request fails after retries.
+   * @throws TaskClosedError (rejects) after {@link TaskClient.close}.
    */
   listPage(cursor?: string): Promise<TaskPage> {
-    if (this.parts.closing !== undefined) return Promise.reject(new TaskClosedError('This TaskClient is closed'));
     return listPage(this.parts, cursor);
   }
 

@@ -5,7 +5,7 @@
  */
 import type { ClientInstrument } from '../api/index.js';
 import type { TaskEngine } from '../engine/engine.js';
-import { TaskNotSupportedError, type TaskError, type TaskProtocolError } from '../errors.js';
+import { TaskClosedError, TaskNotSupportedError, type TaskError, type TaskProtocolError } from '../errors.js';
 import type { SessionPort } from '../port/port.js';
 import type { Task } from '../types.js';
 import type { TaskPage } from '../wire/wire.js';
@@ -22,6 +22,8 @@ export interface ListingParts {
   readonly instrument: ClientInstrument | undefined;
   /** Reports a problem on the client's `error` event. */
   report(error: TaskError): void;
+  /** Set once `close()` began: no page is read after it. */
+  readonly closing: Promise<void> | undefined;
 }
 
 /** Most pages read by one listing. */
@@ -31,8 +33,10 @@ const MAX_PAGES = 10_000;
  * One page of the server's tasks.
  * @throws TaskNotSupportedError when the server did not declare `tasks.list` ([R5]).
  * @throws TaskRpcError when the request fails after retries (an unknown cursor gives -32602).
+ * @throws TaskClosedError once `close()` began (also for the next page of a listing under way).
  */
 export function listPage(parts: ListingParts, cursor: string | undefined): Promise<TaskPage> {
+  if (parts.closing !== undefined) return Promise.reject(new TaskClosedError('This TaskClient is closed'));
   const { engine } = parts;
   if (!engine.features.list) {
     // [E21]: the tasks extension has no listing at all; on 2025-11-25 it is a capability ([R5]).

@@ -121,4 +121,18 @@ describe('close()', () => {
     expect(() => tasks.list()).toThrow(TaskClosedError);
     await expect(tasks.listPage()).rejects.toBeInstanceOf(TaskClosedError);
   });
+
+  it('a listing under way asks for no page after close(): its next page rejects with TaskClosedError', async () => {
+    const { server, tasks } = await setup();
+    server.on('tasks/list', (params) =>
+      params.cursor === undefined
+        ? { tasks: [server.tasks.create({ taskId: 'first' })], nextCursor: 'page-2' }
+        : { tasks: [server.tasks.create({ taskId: 'second' })] },
+    );
+    const listing = tasks.list();
+    expect((await within(listing.next())).value).toMatchObject({ taskId: 'first' });
+    await tasks.close();
+    expect(await rejection(listing.next())).toBeInstanceOf(TaskClosedError);
+    expect(server.count('tasks/list')).toBe(1);
+  });
 });

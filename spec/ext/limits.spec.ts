@@ -368,13 +368,14 @@ describe('errors say what they mean', () => {
     expect(await result).toBeInstanceOf(TaskExpiredError);
   });
 
-  it('-32602 on tasks/cancel and the read after it: cancel() returns the last snapshot and the handle settles with TaskNotFoundError', async () => {
+  it('-32602 on tasks/cancel and the read after it: cancel() and the handle both reject with TaskNotFoundError, never a stale working snapshot', async () => {
     const rig = await extRig({ server: manual() });
     const handle = await rig.tasks.callToolAsTask('manual');
     const result = handle.result().catch((error: unknown) => error);
     rig.server.tasks.delete(handle.taskId!);
-    expect(await handle.cancel()).toMatchObject({ status: 'working' });
-    expect(await result).toBeInstanceOf(TaskNotFoundError);
+    const cancelled = await handle.cancel().catch((error: unknown) => error);
+    expect(cancelled).toBeInstanceOf(TaskNotFoundError);
+    expect(await result).toBe(cancelled);
   });
 
   it('-32021 on every poll: reported on `error` each time, then the task fails with that error', async () => {

@@ -3,8 +3,8 @@
  * resumed handle nobody observed yet (resume review).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskCancelledError, TaskClient, TaskOptionError } from '../../lib/index.js';
-import { within } from '../helpers.js';
+import { TaskAbortError, TaskCancelledError, TaskClient, TaskOptionError, TaskTimeoutError } from '../../lib/index.js';
+import { rejection, within } from '../helpers.js';
 import { creating } from '../support/scripted-server.js';
 import { scriptedTaskClient } from '../support/scripted-task-client.js';
 
@@ -112,5 +112,49 @@ describe('a resumed handle nobody observes', () => {
     server.on('tasks/result', () => ({ content: [{ type: 'text', text: 'late' }] }));
     expect(await within(handle.result())).toMatchObject({ content: [{ type: 'text', text: 'late' }] });
     expect(server.count('tasks/result')).toBe(1);
+  });
+});
+
+describe('resume() of a task this client already tracks', () => {
+  it('returns the same handle, with its own deadline armed on it: the deadline is never dropped', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job');
+    const again = tasks.resume(handle.taskId!, { timeoutMs: 1_000 });
+    expect(again).toBe(handle);
+    const failure = rejection(again.result());
+    await clock.advance(1_000);
+    expect(await failure).toBeInstanceOf(TaskTimeoutError);
+    expect(server.count('tasks/cancel')).toBe(1);
+  });
+
+  it('the earliest deadline bounds the task: a later one from a resume does not extend it', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 1_000 });
+    tasks.resume(handle.taskId!, { timeoutMs: 50_000 });
+    const failure = rejection(handle.result());
+    await clock.advance(1_000);
+    expect(await failure).toMatchObject({ name: 'TaskTimeoutError', timeoutMs: 1_000 });
+  });
+
+  it("a resume's aborted signal stops the tracked task, and bad options are refused as for any resume", async () => {
+    const { server, tasks } = await setup();
+    creating(server, { pollInterval: 60_000 });
+    const handle = await tasks.callToolAsTask('job');
+    expect(() => tasks.resume(handle.taskId!, { timeoutMs: -5 })).toThrow(TaskOptionError);
+    tasks.resume(handle.taskId!, { signal: AbortSignal.abort('user') });
+    expect(await rejection(handle.result())).toBeInstanceOf(TaskAbortError);
+    expect(server.count('tasks/cancel')).toBe(1);
+  });
+});
+
+describe('result() of a resumed handle with an already aborted signal', () => {
+  it('rejects with TaskAbortError and observes nothing: no tasks/get goes out for a wait already over', async () => {
+    const { server, tasks, clock } = await setup();
+    const handle = tasks.resume('quiet', { toolName: 'job' });
+    expect(await rejection(handle.result({ signal: AbortSignal.abort('gone') }))).toBeInstanceOf(TaskAbortError);
+    await clock.advance(10_000);
+    expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
   });
 });

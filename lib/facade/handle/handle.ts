@@ -225,6 +225,8 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> {
       return Promise.reject(error);
     }
     const signal = checked;
+    // A wait already over observes nothing: a resumed handle sends no read for it.
+    if (signal?.aborted === true) return Promise.reject(abortError(signal, this.taskId));
     this.observed();
     this.memo ??= this.settle();
     if (signal === undefined) return this.memo;

@@ -9,7 +9,8 @@ import { TaskOptionError } from '../../errors.js';
 import type { SessionPort } from '../../port/port.js';
 import { instrumentResume } from '../events/instrumentation.js';
 import { checkInputCapabilities } from '../input/router.js';
-import { resolveCallOptions, type ResolvedClientOptions } from '../options.js';
+import { resolveCallOptions, type ResolvedCallOptions, type ResolvedClientOptions } from '../options.js';
+import type { TaskView } from '../../engine/task-view.js';
 import { assumeFrom, checkReference, placeholderTask } from './reference.js';
 import type { LiveTasks } from './registry.js';
 import { armDeadlineAndSignal } from '../call/deadline-signal.js';
@@ -24,18 +25,25 @@ export interface ResumeParts {
 }
 
 /**
- * The handle for `target` (its existing one when the client already tracks it). Nothing is sent
- * until the handle is observed or given a deadline or signal.
+ * The handle for `target` (its existing one when the client already tracks it, with this resume's
+ * deadline and signal armed on it as well). Nothing is sent until the handle is observed or given
+ * a deadline or signal.
  * @throws TaskOptionError for a malformed reference, or one made on a different server.
  */
 export function resumeTask(parts: ResumeParts, target: string | TaskReference, options: ResumeOptions): TaskHandle {
   const { config, engine, live } = parts;
   const reference = checkReference(target, engine.wire);
-  const existing = live.handleOf(reference.taskId);
-  if (existing !== undefined) return existing;
   const call = resolveCallOptions(config, options);
   if (options.toolName !== undefined && typeof options.toolName !== 'string') {
     throw new TaskOptionError('Option "toolName" must be a string', { option: 'toolName', taskId: reference.taskId });
+  }
+  const existing = live.handleOf(reference.taskId);
+  const tracked = existing === undefined ? undefined : engine.get(reference.taskId);
+  if (existing !== undefined) {
+    // The same handle, and this resume's own deadline and signal armed on it too (the earliest
+    // deadline bounds the task): never dropped unseen. Its input callbacks stay its first ones.
+    if (tracked !== undefined) arm(engine, call, tracked.toolName, config.clock.now(), tracked);
+    return existing;
   }
   // Only an accepted resume changes what the client assumes of a session that skipped the handshake.
   assumeFrom(reference, engine.wire);
@@ -54,7 +62,18 @@ export function resumeTask(parts: ResumeParts, target: string | TaskReference, o
   instrument?.handle?.(handle);
   // No judgement of expiry from the reference: its createdAt is on the server's clock, which may
   // be far from ours ([V11]). The first read tells: -32602 then ends the task as expired.
-  armDeadlineAndSignal({ engine, call, toolName, startedAt: config.clock.now() }, record);
-  if (call.timeoutMs !== undefined || call.signal !== undefined) engine.activate(record);
+  arm(engine, call, toolName, config.clock.now(), record);
   return handle;
+}
+
+/** Arms a resume's deadline and signal on `record`; either one starts observing it. */
+function arm(
+  engine: TaskEngine,
+  call: ResolvedCallOptions,
+  toolName: string,
+  startedAt: number,
+  record: TaskView,
+): void {
+  armDeadlineAndSignal({ engine, call, toolName, startedAt }, record);
+  if (call.timeoutMs !== undefined || call.signal !== undefined) engine.activate(record);
 }
