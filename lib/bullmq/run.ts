@@ -256,6 +256,7 @@ export class JobRun {
     // Without a reference (a result that came with the answer), it is this run's mark that goes.
     const guard = task === undefined ? { mark: calling?.at } : { forget: task.reference.taskId };
     const wrote = await this.context.write(this.jobId, rest, guard);
+    if (wrote.kind === 'gone') throw this.gone(undefined);
     if (wrote.kind === 'refused') throw new Overtaken(wrote.stored);
     this.data = rest;
   }
@@ -320,6 +321,7 @@ export class JobRun {
     this.calledAt = Date.now();
     const marked: ToolJobData = { ...data, calling: { at: this.calledAt } };
     const claim = await this.context.write(this.jobId, marked, { mark: data.calling?.at });
+    if (claim.kind === 'gone') throw this.gone(undefined);
     if (claim.kind === 'refused') {
       this.calledAt = earlier;
       throw new Overtaken(claim.stored);
@@ -350,18 +352,12 @@ export class JobRun {
     }
     const inHand = Date.now();
     lease.learned(reference.sessionId);
-    let stored: JobWrite;
     const withTask: ToolJobData = { ...this.data, calling: undefined, task: { reference, storedAt: inHand } };
-    try {
-      stored = await this.context.write(this.jobId, withTask, { taskId: reference.taskId });
-    } catch (error) {
-      // The job is gone (removed meanwhile): nobody will ever read this task, so it is cancelled.
+    const stored = await this.storeReference(handle, withTask, reference.taskId);
+    if (stored.kind === 'gone') {
+      // The job was removed or finished meanwhile: nobody will ever read this task, so it is cancelled.
       await handle.dispose().catch(() => {});
-      throw new RunEnded({
-        kind: 'final',
-        message: `The task's reference could not be stored in the job: ${messageOf(error)}`,
-        cause: error,
-      });
+      throw this.gone(reference.taskId);
     }
     if (stored.kind === 'refused') {
       // Another run's task is stored (both called the tool): this one, which nobody will read, is
@@ -388,6 +384,56 @@ export class JobRun {
       windowMs: Number.isNaN(created) ? undefined : storedAt - created,
     });
     return handle;
+  }
+
+  /**
+   * Stores the task's reference in the job. A write that failed (Redis away, a command that timed
+   * out, a client that gave up) may or may not have been made; made again for the same task it
+   * changes nothing, so it is retried with backoff, the handle kept (the task runs on), until it is
+   * made, refused, or finds the job gone. Only a cancel, the processor closing or the job's
+   * deadline stop the retries: a cancel or the deadline cancels the task (the job ends for good);
+   * closing leaves it running and hands the job back with its calling mark.
+   */
+  private async storeReference(handle: TaskHandle, data: ToolJobData, taskId: string): Promise<JobWrite> {
+    const { retry } = this.context;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.context.write(this.jobId, data, { taskId });
+      } catch (error) {
+        const left = data.deadlineAt === undefined ? Infinity : data.deadlineAt - Date.now();
+        if (this.stop.signal.aborted || left <= 0) {
+          await handle.dispose().catch(() => {});
+          if (this.stop.signal.aborted) this.checkInterrupted(error);
+          throw new RunEnded({
+            kind: 'final',
+            message: `The job's deadline passed while the task's reference was being stored: ${messageOf(error)}`,
+            cause: error,
+          });
+        }
+        if (this.context.closing.aborted) {
+          handle.detach();
+          throw new RunEnded({ kind: 'release', taskId: undefined });
+        }
+        this.context.emit({
+          type: 'warning',
+          jobId: this.jobId,
+          error: new Error(`The task's reference could not be stored in the job (retried): ${messageOf(error)}`, {
+            cause: error,
+          }),
+        });
+        await sleep(Math.min(left, backoff(attempt, retry.minDelayMs, retry.maxDelayMs)), this.interrupt.signal);
+      }
+    }
+  }
+
+  /** The end of a run whose job was removed or finished meanwhile (nothing was written to it). */
+  private gone(taskId: string | undefined): RunEnded {
+    const task = taskId === undefined ? '' : ': its task was cancelled';
+    return new RunEnded({
+      kind: 'final',
+      message: `The job was removed or has finished while it ran${task}`,
+      cause: undefined,
+    });
   }
 
   /** Runs `start` with this job's input callbacks that the connection can take (see {@link withDeclaredInput}). */
