@@ -135,6 +135,9 @@ export class JobRun {
         return await this.once();
       } catch (error) {
         if (error instanceof RunEnded) throw error;
+        // Still calling only while no task is stored: an error after the reference was stored
+        // came from following the task, not from the server refusing the call.
+        calling = this.data.task === undefined;
         const overtaken = error instanceof Overtaken ? error : await this.afterError(error, attempt, calling);
         if (overtaken !== undefined) {
           // Another run's mark or task is stored: go on from it, without counting a retry.
