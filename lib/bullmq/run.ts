@@ -110,13 +110,30 @@ export class JobRun {
     try {
       this.data = this.read(this.job.data);
       // A cancel stored before the job started is known before anything is called.
-      await Promise.race([control.ready, sleep(60_000, this.interrupt.signal)]);
+      await this.untilRead(control.ready);
       return await this.attempts();
     } finally {
       this.signal?.removeEventListener('abort', onSignal);
       unlisten();
       control.release();
       await this.view.progress.settled();
+    }
+  }
+
+  /**
+   * Waits until the control channel was read for this job, at most 60 s (Redis away: the run goes
+   * on, the cancel is seen later), or until the run is interrupted. The timer goes with the wait.
+   */
+  private async untilRead(ready: Promise<void>): Promise<void> {
+    const waited = new AbortController();
+    const interrupted = (): void => waited.abort();
+    this.interrupt.signal.addEventListener('abort', interrupted, { once: true });
+    if (this.interrupt.signal.aborted) waited.abort();
+    try {
+      await Promise.race([ready, sleep(60_000, waited.signal)]);
+    } finally {
+      waited.abort();
+      this.interrupt.signal.removeEventListener('abort', interrupted);
     }
   }
 
