@@ -177,11 +177,11 @@ export class JobRun {
       if (verdict === 'lost') await this.lost(error, attempt);
       else if (verdict === 'final') throw await this.final(error);
       else if (attempt > retry.attempts) {
-        throw new RunEnded({
-          kind: 'attempt',
-          message: `Gave up after ${retry.attempts} retries: ${messageOf(error)}`,
-          cause: error,
-        });
+        const message = `Gave up after ${retry.attempts} retries: ${messageOf(error)}`;
+        if (!this.lastAttempt()) throw new RunEnded({ kind: 'attempt', message, cause: error });
+        // No attempt follows: nobody would resume the task, so it is cancelled.
+        await this.cancelStoredTask();
+        throw new RunEnded({ kind: 'final', message, cause: error });
       } else {
         const delayMs = backoff(attempt, retry.minDelayMs, retry.maxDelayMs);
         this.context.emit({
@@ -215,6 +215,37 @@ export class JobRun {
         return;
       }
       await sleep(Math.min(500, until - Date.now()), this.interrupt.signal);
+    }
+  }
+
+  /** Whether this is the job's last BullMQ attempt (its `attempts`, 1 by default): a failed one fails the job. */
+  private lastAttempt(): boolean {
+    return this.job.attemptsMade + 1 >= (this.job.opts.attempts ?? 1);
+  }
+
+  /**
+   * Cancels the job's stored task (if any) as the job fails for good: resumed over a connection of
+   * its own and disposed. It may fail as the run did (a server that cannot be reached): a warning
+   * says so, and the task runs on until its ttl.
+   */
+  private async cancelStoredTask(): Promise<void> {
+    const reference = this.data.task?.reference;
+    if (reference === undefined) return;
+    try {
+      const lease = await this.context.acquire(this.data.server, reference.sessionId);
+      try {
+        await lease.tasks.resume(reference).dispose();
+      } finally {
+        lease.release();
+      }
+    } catch (error) {
+      this.context.emit({
+        type: 'warning',
+        jobId: this.jobId,
+        error: new Error(`The job failed for good and its task could not be cancelled: ${messageOf(error)}`, {
+          cause: error,
+        }),
+      });
     }
   }
 
