@@ -373,7 +373,7 @@ export class JobRun {
     const marked: ToolJobData = { ...data, calling: { at: this.calledAt } };
     const claim = await this.context.write(this.jobId, marked, { mark: data.calling?.at });
     if (claim.kind === 'gone') throw this.gone(undefined);
-    if (claim.kind === 'refused') {
+    if (claim.kind === 'refused' && !this.ownMark(claim.stored)) {
       this.calledAt = earlier;
       throw new Overtaken(claim.stored);
     }
@@ -485,6 +485,16 @@ export class JobRun {
       message: `The job was removed or has finished while it ran${task}`,
       cause: undefined,
     });
+  }
+
+  /**
+   * Whether a refused `calling` mark was refused because of this run's own mark: the script ran
+   * twice (the client sent it again after a reconnect), and the first run made the write.
+   */
+  private ownMark(stored: unknown): boolean {
+    if (this.calledAt === undefined || typeof stored !== 'object' || stored === null) return false;
+    const { task, calling } = stored as { task?: unknown; calling?: { at?: unknown } };
+    return task === undefined && typeof calling === 'object' && calling !== null && calling.at === this.calledAt;
   }
 
   /** Runs `start` with this job's input callbacks that the connection can take (see {@link withDeclaredInput}). */
