@@ -189,16 +189,19 @@ export class ControlWatch {
   private async read(): Promise<void> {
     if (this.jobs.size === 0) return;
     this.reading = true;
+    let failed = false;
     try {
       await this.readOnce();
     } catch (error) {
+      failed = true;
       // Redis is away: the next read tries again. Nothing is lost: the values stay stored.
       for (const jobId of this.jobs.keys())
         this.problem(jobId, error instanceof Error ? error : new Error(String(error)));
     } finally {
       this.reading = false;
     }
-    if (this.jobs.size > 0) this.schedule(this.dirty ? 0 : this.pollMs);
+    // After a failed read, the next one waits a poll even when dirty (no busy loop while Redis is away).
+    if (this.jobs.size > 0) this.schedule(this.dirty && !failed ? 0 : this.pollMs);
   }
 
   private async readOnce(): Promise<void> {
@@ -206,6 +209,9 @@ export class ControlWatch {
     const { hash, rev } = keysOf(this.queue);
     const revision = await client.get(rev);
     if (revision === this.lastRev && !this.dirty) return;
+    // Cleared before the read, so a job or question added while it runs reads again; put back if
+    // the read fails, so what was added is read at the next poll even if the revision stays.
+    const dirty = this.dirty;
     this.dirty = false;
     const wanted: Array<{ readonly watched: Watched; readonly field: ControlField }> = [];
     for (const watched of [...this.jobs.values()].flatMap((runs) => [...runs])) {
@@ -216,7 +222,13 @@ export class ControlWatch {
       this.lastRev = revision;
       return;
     }
-    const values = await client.hmget(hash, ...wanted.map(({ watched, field }) => fieldName(watched.jobId, field)));
+    let values: Array<string | null>;
+    try {
+      values = await client.hmget(hash, ...wanted.map(({ watched, field }) => fieldName(watched.jobId, field)));
+    } catch (error) {
+      this.dirty ||= dirty;
+      throw error;
+    }
     this.lastRev = revision;
     const consumed: string[] = [];
     for (const [index, { watched, field }] of wanted.entries()) {

@@ -17,12 +17,13 @@ const SCRIPT = 'mcpTaskClientJobWrite';
  * forget: the taskId. A mark is refused when a task is stored or the stored mark is not the
  * expected one; a reference is refused when another task is stored; a forget is refused when
  * another task is stored, or none and a mark (another run is calling). The data is decoded only
- * to look: what is written is the caller's JSON. Returns { 'ok' }, { 'gone' } (no job), or
- * { 'refused', stored data }.
+ * to look: what is written is the caller's JSON. Returns { 'ok' }, { 'gone' } (no job, or one
+ * that finished: nobody reads its data for a task any more), or { 'refused', stored data }.
  */
 const LUA = `
 local raw = redis.call('HGET', KEYS[1], 'data')
 if not raw then return {'gone'} end
+if redis.call('HEXISTS', KEYS[1], 'finishedOn') == 1 then return {'gone'} end
 local ok, stored = pcall(cjson.decode, raw)
 if not ok or type(stored) ~= 'table' then stored = {} end
 local task = stored['task']
@@ -41,8 +42,12 @@ end
 redis.call('HSET', KEYS[1], 'data', ARGV[1])
 return {'ok'}`;
 
-/** What a guarded write found: written, refused (with the data stored now, as read), or no job. */
-export type JobWrite = { readonly kind: 'ok' } | { readonly kind: 'refused'; readonly stored: unknown };
+/**
+ * What a guarded write found: written, refused (with the data stored now, as read), or `gone`: the
+ * job was removed or has finished (completed or failed), and nothing was written.
+ */
+export type JobWrite =
+  { readonly kind: 'ok' } | { readonly kind: 'refused'; readonly stored: unknown } | { readonly kind: 'gone' };
 
 /** What a guarded write checks: see {@link writeJobData}. */
 export type JobWriteGuard =
@@ -53,8 +58,10 @@ export type JobWriteGuard =
  * first: for a `mark`, when a task is stored or a `calling` mark other than `expectedMark` (the
  * one this run read, its own or one it outwaited); for a `reference` (`taskId`), when another
  * task is stored; to `forget` a task (`data` without it), when another task is stored, or none
- * and a `calling` mark (another run forgot it first and is calling the tool again).
- * @throws Error when the job is gone (removed).
+ * and a `calling` mark (another run forgot it first and is calling the tool again). Nothing is
+ * written to a job that was removed or has finished: `gone`.
+ * @throws the Redis client's error when the script could not be run or its reply was lost (the
+ *   write may have been made: it is idempotent, so it can be made again).
  */
 export async function writeJobData(
   queue: ToolQueue,
@@ -73,7 +80,7 @@ export async function writeJobData(
     string,
     string | undefined,
   ];
-  if (kind === 'gone') throw new Error(`Missing key for job ${jobId}: the job is gone`);
+  if (kind === 'gone') return { kind: 'gone' };
   if (kind === 'ok') return { kind: 'ok' };
   let parsed: unknown;
   try {

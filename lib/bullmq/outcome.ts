@@ -30,10 +30,17 @@ export type ErrorVerdict =
 /**
  * The verdict on `error`, thrown while calling the tool (`calling`) or while waiting on its task.
  * Errors that are not the library's (a connection that could not be opened, Redis away) are
- * transient.
+ * transient, except BullMQ's `UnrecoverableError` (a `connect` that says the job can never run),
+ * and so is a connection that failed, except to a peer that does not speak MCP.
  */
 export function verdictOf(error: unknown, calling: boolean): ErrorVerdict {
+  // By name: the error may come from another copy of bullmq than this module's.
+  if (error instanceof Error && error.name === 'UnrecoverableError') return 'final';
   if (!isTaskError(error)) return 'retry';
+  // TaskConnectError (the doctor's entry, e.g. from a `connect` that probes its target): by name and
+  // reason, as this entry does not import it.
+  if (error.name === 'TaskConnectError')
+    return (error as { reason?: unknown }).reason === 'not-mcp' ? 'final' : 'retry';
   if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) return 'lost';
   if (error instanceof TaskClosedError || error instanceof TaskQueueFullError) return 'retry';
   if (error instanceof TaskRpcError) {

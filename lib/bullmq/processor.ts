@@ -31,7 +31,9 @@ export interface TaskProcessorOptions {
   /**
    * Connects to a server by the key a producer put in the job. Called once per key (the
    * connection is shared by every job of the worker) and once per HTTP session a resumed task
-   * belongs to; see {@link ConnectContext}.
+   * belongs to; see {@link ConnectContext}. Its errors are retried (see `retry`), except BullMQ's
+   * `UnrecoverableError` (for a server key that can never work) and a `TaskConnectError` whose
+   * `reason` is `'not-mcp'`: these fail the job at once.
    */
   readonly connect: ConnectServer;
   /**
@@ -73,7 +75,8 @@ export interface TaskProcessorOptions {
    * Retries of transient failures (a server that cannot be reached, a connection lost for good, a
    * tracking that gave up): the task is resumed over a new connection, without using a BullMQ
    * attempt. The delay doubles from `minDelayMs` to `maxDelayMs`; after `attempts` retries the
-   * BullMQ attempt fails (the job keeps its task, so its next attempt resumes it).
+   * BullMQ attempt fails (the job keeps its task, so its next attempt resumes it; on the job's
+   * last attempt the job fails and its task is cancelled).
    * @defaultValue `{ attempts: 8, minDelayMs: 500, maxDelayMs: 30000 }`
    */
   readonly retry?: TransientRetryOptions | undefined;

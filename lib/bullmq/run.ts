@@ -110,13 +110,30 @@ export class JobRun {
     try {
       this.data = this.read(this.job.data);
       // A cancel stored before the job started is known before anything is called.
-      await Promise.race([control.ready, sleep(60_000, this.interrupt.signal)]);
+      await this.untilRead(control.ready);
       return await this.attempts();
     } finally {
       this.signal?.removeEventListener('abort', onSignal);
       unlisten();
       control.release();
       await this.view.progress.settled();
+    }
+  }
+
+  /**
+   * Waits until the control channel was read for this job, at most 60 s (Redis away: the run goes
+   * on, the cancel is seen later), or until the run is interrupted. The timer goes with the wait.
+   */
+  private async untilRead(ready: Promise<void>): Promise<void> {
+    const waited = new AbortController();
+    const interrupted = (): void => waited.abort();
+    this.interrupt.signal.addEventListener('abort', interrupted, { once: true });
+    if (this.interrupt.signal.aborted) waited.abort();
+    try {
+      await Promise.race([ready, sleep(60_000, waited.signal)]);
+    } finally {
+      waited.abort();
+      this.interrupt.signal.removeEventListener('abort', interrupted);
     }
   }
 
@@ -135,6 +152,9 @@ export class JobRun {
         return await this.once();
       } catch (error) {
         if (error instanceof RunEnded) throw error;
+        // Still calling only while no task is stored: an error after the reference was stored
+        // came from following the task, not from the server refusing the call.
+        calling = this.data.task === undefined;
         const overtaken = error instanceof Overtaken ? error : await this.afterError(error, attempt, calling);
         if (overtaken !== undefined) {
           // Another run's mark or task is stored: go on from it, without counting a retry.
@@ -157,11 +177,11 @@ export class JobRun {
       if (verdict === 'lost') await this.lost(error, attempt);
       else if (verdict === 'final') throw await this.final(error);
       else if (attempt > retry.attempts) {
-        throw new RunEnded({
-          kind: 'attempt',
-          message: `Gave up after ${retry.attempts} retries: ${messageOf(error)}`,
-          cause: error,
-        });
+        const message = `Gave up after ${retry.attempts} retries: ${messageOf(error)}`;
+        if (!this.lastAttempt()) throw new RunEnded({ kind: 'attempt', message, cause: error });
+        // No attempt follows: nobody would resume the task, so it is cancelled.
+        await this.cancelStoredTask();
+        throw new RunEnded({ kind: 'final', message, cause: error });
       } else {
         const delayMs = backoff(attempt, retry.minDelayMs, retry.maxDelayMs);
         this.context.emit({
@@ -195,6 +215,37 @@ export class JobRun {
         return;
       }
       await sleep(Math.min(500, until - Date.now()), this.interrupt.signal);
+    }
+  }
+
+  /** Whether this is the job's last BullMQ attempt (its `attempts`, 1 by default): a failed one fails the job. */
+  private lastAttempt(): boolean {
+    return this.job.attemptsMade + 1 >= (this.job.opts.attempts ?? 1);
+  }
+
+  /**
+   * Cancels the job's stored task (if any) as the job fails for good: resumed over a connection of
+   * its own and disposed. It may fail as the run did (a server that cannot be reached): a warning
+   * says so, and the task runs on until its ttl.
+   */
+  private async cancelStoredTask(): Promise<void> {
+    const reference = this.data.task?.reference;
+    if (reference === undefined) return;
+    try {
+      const lease = await this.context.acquire(this.data.server, reference.sessionId);
+      try {
+        await lease.tasks.resume(reference).dispose();
+      } finally {
+        lease.release();
+      }
+    } catch (error) {
+      this.context.emit({
+        type: 'warning',
+        jobId: this.jobId,
+        error: new Error(`The job failed for good and its task could not be cancelled: ${messageOf(error)}`, {
+          cause: error,
+        }),
+      });
     }
   }
 
@@ -256,6 +307,7 @@ export class JobRun {
     // Without a reference (a result that came with the answer), it is this run's mark that goes.
     const guard = task === undefined ? { mark: calling?.at } : { forget: task.reference.taskId };
     const wrote = await this.context.write(this.jobId, rest, guard);
+    if (wrote.kind === 'gone') throw this.gone(undefined);
     if (wrote.kind === 'refused') throw new Overtaken(wrote.stored);
     this.data = rest;
   }
@@ -320,7 +372,8 @@ export class JobRun {
     this.calledAt = Date.now();
     const marked: ToolJobData = { ...data, calling: { at: this.calledAt } };
     const claim = await this.context.write(this.jobId, marked, { mark: data.calling?.at });
-    if (claim.kind === 'refused') {
+    if (claim.kind === 'gone') throw this.gone(undefined);
+    if (claim.kind === 'refused' && !this.ownMark(claim.stored)) {
       this.calledAt = earlier;
       throw new Overtaken(claim.stored);
     }
@@ -350,18 +403,12 @@ export class JobRun {
     }
     const inHand = Date.now();
     lease.learned(reference.sessionId);
-    let stored: JobWrite;
     const withTask: ToolJobData = { ...this.data, calling: undefined, task: { reference, storedAt: inHand } };
-    try {
-      stored = await this.context.write(this.jobId, withTask, { taskId: reference.taskId });
-    } catch (error) {
-      // The job is gone (removed meanwhile): nobody will ever read this task, so it is cancelled.
+    const stored = await this.storeReference(handle, withTask, reference.taskId);
+    if (stored.kind === 'gone') {
+      // The job was removed or finished meanwhile: nobody will ever read this task, so it is cancelled.
       await handle.dispose().catch(() => {});
-      throw new RunEnded({
-        kind: 'final',
-        message: `The task's reference could not be stored in the job: ${messageOf(error)}`,
-        cause: error,
-      });
+      throw this.gone(reference.taskId);
     }
     if (stored.kind === 'refused') {
       // Another run's task is stored (both called the tool): this one, which nobody will read, is
@@ -388,6 +435,66 @@ export class JobRun {
       windowMs: Number.isNaN(created) ? undefined : storedAt - created,
     });
     return handle;
+  }
+
+  /**
+   * Stores the task's reference in the job. A write that failed (Redis away, a command that timed
+   * out, a client that gave up) may or may not have been made; made again for the same task it
+   * changes nothing, so it is retried with backoff, the handle kept (the task runs on), until it is
+   * made, refused, or finds the job gone. Only a cancel, the processor closing or the job's
+   * deadline stop the retries: a cancel or the deadline cancels the task (the job ends for good);
+   * closing leaves it running and hands the job back with its calling mark.
+   */
+  private async storeReference(handle: TaskHandle, data: ToolJobData, taskId: string): Promise<JobWrite> {
+    const { retry } = this.context;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.context.write(this.jobId, data, { taskId });
+      } catch (error) {
+        const left = data.deadlineAt === undefined ? Infinity : data.deadlineAt - Date.now();
+        if (this.stop.signal.aborted || left <= 0) {
+          await handle.dispose().catch(() => {});
+          if (this.stop.signal.aborted) this.checkInterrupted(error);
+          throw new RunEnded({
+            kind: 'final',
+            message: `The job's deadline passed while the task's reference was being stored: ${messageOf(error)}`,
+            cause: error,
+          });
+        }
+        if (this.context.closing.aborted) {
+          handle.detach();
+          throw new RunEnded({ kind: 'release', taskId: undefined });
+        }
+        this.context.emit({
+          type: 'warning',
+          jobId: this.jobId,
+          error: new Error(`The task's reference could not be stored in the job (retried): ${messageOf(error)}`, {
+            cause: error,
+          }),
+        });
+        await sleep(Math.min(left, backoff(attempt, retry.minDelayMs, retry.maxDelayMs)), this.interrupt.signal);
+      }
+    }
+  }
+
+  /** The end of a run whose job was removed or finished meanwhile (nothing was written to it). */
+  private gone(taskId: string | undefined): RunEnded {
+    const task = taskId === undefined ? '' : ': its task was cancelled';
+    return new RunEnded({
+      kind: 'final',
+      message: `The job was removed or has finished while it ran${task}`,
+      cause: undefined,
+    });
+  }
+
+  /**
+   * Whether a refused `calling` mark was refused because of this run's own mark: the script ran
+   * twice (the client sent it again after a reconnect), and the first run made the write.
+   */
+  private ownMark(stored: unknown): boolean {
+    if (this.calledAt === undefined || typeof stored !== 'object' || stored === null) return false;
+    const { task, calling } = stored as { task?: unknown; calling?: { at?: unknown } };
+    return task === undefined && typeof calling === 'object' && calling !== null && calling.at === this.calledAt;
   }
 
   /** Runs `start` with this job's input callbacks that the connection can take (see {@link withDeclaredInput}). */
