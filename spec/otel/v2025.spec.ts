@@ -222,6 +222,23 @@ describe('a completed task', () => {
     }
   });
 
+  it("mcp.client.task.duration has buckets up to a day; mcp.client.operation.duration keeps the conventions' (up to 300 s)", async () => {
+    const { tasks } = await inProcess();
+    await (await tasks.callToolAsTask('job', { ms: 20 })).result();
+    const conventions = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+    expect(await telemetry.boundaries('mcp.client.operation.duration')).toEqual(conventions);
+    expect(await telemetry.boundaries('mcp.client.task.duration')).toEqual([
+      ...conventions,
+      600,
+      1800,
+      3600,
+      7200,
+      14400,
+      43200,
+      86400,
+    ]);
+  });
+
   it('counts a task in flight while it runs', async () => {
     const { tasks } = await inProcess();
     const handle = await tasks.callToolAsTask('job', { ms: 100 });
