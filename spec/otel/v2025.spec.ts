@@ -700,6 +700,27 @@ describe('the hook', () => {
     expect(seenOf(seen, 'tools/call')[0]!.meta).toMatchObject({ traceparent: own, note: 'mine' });
   });
 
+  it("a call's own traceparent keeps the trace context whole: no tracestate of the caller's trace is added to it", async () => {
+    const { tasks, seen } = await inProcess();
+    const incoming = telemetry.propagator.extract(
+      ROOT_CONTEXT,
+      {
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        tracestate: 'rojo=00f067aa0ba902b7',
+      },
+      defaultTextMapGetter,
+    );
+    const own = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await context.with(incoming, async () =>
+      (await tasks.callToolAsTask('job', { ms: 20 }, { meta: { traceparent: own } })).result(),
+    );
+    const call = seenOf(seen, 'tools/call')[0]!;
+    expect(call.traceparent).toBe(own);
+    expect(call.meta).not.toHaveProperty('tracestate');
+    // The task's own requests carry no meta of the call's: the instrumentation's context, whole.
+    expect(seenOf(seen, 'tasks/result')[0]).toMatchObject({ tracestate: 'rojo=00f067aa0ba902b7' });
+  });
+
   it('propagate: false sends no trace context but still records spans', async () => {
     const { tasks, seen } = await inProcess({}, { propagate: false });
     await (await tasks.callToolAsTask('job', { ms: 20 })).result();
