@@ -837,7 +837,9 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     const results = telemetry.childrenOf(span).filter((child) => child.name === 'tasks/result');
     expect(results.map((child) => child.attributes['error.type'])).toEqual(['send', undefined]);
     expect(results[0]!.status.code).toBe(SpanStatusCode.ERROR);
+    // The retry event says what failed, as the failed request's span does.
     expect(span.events.find((event) => event.name === 'mcp.task.retry')?.attributes).toMatchObject({
+      'error.type': 'send',
       'mcp.task.retries': 1,
     });
     expect(span.attributes['mcp.task.retries']).toBe(1);
@@ -849,5 +851,44 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       attributes: { 'mcp.method.name': 'tasks/result', 'server.address': '127.0.0.1' },
     });
     for (const point of durations) expect(point.attributes['mcp.session.id']).toBeUndefined();
+  });
+
+  it('a tools/call the HTTP server refuses (401): error.type send and no rpc.response.status_code, the local -32000 is no JSON-RPC answer', async () => {
+    telemetry = new Telemetry();
+    const intercept: HttpIntercept = (message) => (message.method === 'tools/call' ? 401 : undefined);
+    const http = await startHttpServer(
+      {},
+      () => {
+        const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+        return { server: made.server, cleanup: () => made.store.cleanup() };
+      },
+      intercept,
+    );
+    const client = makeClient({ name: 'spec-client', version: '1.0.0' });
+    await client.connect(httpTransport(http.url));
+    const tasks = new TaskClient(client, { ...POLLING, instrumentation: instrumentation() });
+    cleanups.push(async () => {
+      await tasks.close();
+      await client.close();
+      await http.close();
+    });
+    const error = await tasks.callToolAsTask('job', { ms: 20 }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(TaskRpcError);
+    expect(error).toMatchObject({ kind: 'send', code: -32000, transient: false });
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes['error.type']).toBe('send');
+    expect(span.attributes['rpc.response.status_code']).toBeUndefined();
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    const [task] = await telemetry.points('mcp.client.task.duration');
+    expect(task!.attributes['error.type']).toBe('send');
+    expect(task!.attributes['rpc.response.status_code']).toBeUndefined();
+    const call = (await telemetry.points('mcp.client.operation.duration')).find(
+      (point) => point.attributes['mcp.method.name'] === 'tools/call',
+    );
+    expect(call!.attributes['error.type']).toBe('send');
+    expect(call!.attributes['rpc.response.status_code']).toBeUndefined();
   });
 });
