@@ -171,7 +171,7 @@ export interface RequestInstrument {
   /**
    * The request ended: `failure` is `undefined` when the server answered with a result (even a
    * tool result with `isError`). Called at most once; never for a request refused before it was
-   * written.
+   * written, and with `kind: 'send'` for one that failed while it was being written.
    */
   end(failure: RequestFailure | undefined): void;
 }

@@ -18,8 +18,11 @@ import {
   defaultTextMapGetter,
   defaultTextMapSetter,
   trace,
+  type TextMapPropagator,
+  type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   TaskAbortError,
@@ -32,7 +35,7 @@ import {
 import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/otel.js';
 import { connectPair, until } from '../helpers.js';
 import { startHttpServer, type HttpIntercept } from '../support/http-server.js';
-import { SDK, httpTransport, makeClient } from '../support/sdk.js';
+import { SDK, httpTransport, makeClient, type SpecTransport } from '../support/sdk.js';
 import { createTracedServer, type SeenRequest } from './server.js';
 import { Telemetry, traceparentOf, useContextManager, withinSpan } from './support.js';
 
@@ -68,11 +71,21 @@ const IN_PROCESS_VERSION = SDK === 'v2' ? { 'mcp.protocol.version': '2025-11-25'
 /** Fast polling, so a short task is polled a few times. */
 const POLLING = { minPollIntervalMs: 5, initialPollIntervalMs: 10 } as const;
 
+/** What else a test sets up in process: span processors after the exporter's, a wrapper of the client's transport. */
+interface InProcessSetup {
+  readonly processors?: readonly SpanProcessor[];
+  readonly wrap?: (transport: SpecTransport) => SpecTransport;
+}
+
 /** The traced server in process, a TaskClient on it with the instrumentation, and what the server saw. */
-async function inProcess(options: TaskClientOptions = {}, otel: OtelInstrumentationOptions = {}) {
-  telemetry = new Telemetry();
+async function inProcess(
+  options: TaskClientOptions = {},
+  otel: OtelInstrumentationOptions = {},
+  setup: InProcessSetup = {},
+) {
+  telemetry = new Telemetry(setup.processors);
   const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
-  const pair = await connectPair(made.server, { capabilities: { elicitation: {} } });
+  const pair = await connectPair(made.server, { capabilities: { elicitation: {} } }, setup.wrap);
   const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: instrumentation(otel), ...options });
   cleanups.push(async () => {
     await tasks.close();
@@ -779,6 +792,102 @@ describe('the hook', () => {
     tasks.on('error', (error) => problems.push(error.message));
     expect((await tasks.listPage()).tasks).toEqual([]);
     expect(problems).toEqual(["The instrumentation's list() threw: broken tracer"]);
+  });
+});
+
+/** A span processor whose `onEnd` throws: every `span.end()` then throws (once the span is recorded). */
+const throwingOnEnd: SpanProcessor = {
+  onStart: () => {},
+  onEnd: () => {
+    throw new Error('broken span processor');
+  },
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+};
+
+/** A propagator whose `inject` throws. */
+const throwingPropagator: TextMapPropagator = {
+  inject: () => {
+    throw new Error('broken propagator');
+  },
+  extract: (within) => within,
+  fields: () => [],
+};
+
+/** `telemetry`'s tracer provider, its spans' `addEvent` throwing. */
+function throwingEvents(): TracerProvider {
+  return {
+    getTracer: (name, version, options) => {
+      const tracer = telemetry.tracerProvider.getTracer(name, version, options);
+      const startSpan: Tracer['startSpan'] = (spanName, spanOptions, within) => {
+        const span = tracer.startSpan(spanName, spanOptions, within);
+        span.addEvent = () => {
+          throw new Error('broken addEvent');
+        };
+        return span;
+      };
+      return { startSpan, startActiveSpan: tracer.startActiveSpan.bind(tracer) };
+    },
+  };
+}
+
+describe('a tracer, a meter or a propagator that throws', () => {
+  it('a plain call whose span.end() throws: no unhandled rejection', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown): void => void rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const { tasks } = await inProcess({}, {}, { processors: [throwingOnEnd] });
+      const handle = await tasks.callToolAsTask('echo', { text: 'hello' });
+      expect(handle.kind).toBe('immediate');
+      await handle.result();
+      await until(() => telemetry.named('tools/call echo').length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(rejections).toEqual([]);
+      expect(telemetry.open()).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
+  it('a propagator whose inject throws: the requests go without trace context, and every span started ends', async () => {
+    const { tasks, seen } = await inProcess({}, { propagator: throwingPropagator });
+    await (await tasks.callToolAsTask('job', { ms: 40 })).result();
+    expect(telemetry.open()).toEqual([]);
+    const span = telemetry.one('tools/call job');
+    expect(telemetry.childrenOf(span).filter((child) => child.name === 'tasks/get').length).toBeGreaterThan(0);
+    expect(seen.filter((request) => request.traceparent !== undefined)).toEqual([]);
+  });
+
+  it("a span whose addEvent throws: the task's span still ends, and the task is counted out of mcp.client.task.active", async () => {
+    const { tasks } = await inProcess({}, { tracerProvider: throwingEvents() });
+    await (await tasks.callToolAsTask('job', { ms: 40 })).result();
+    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    expect(telemetry.open()).toEqual([]);
+    expect(telemetry.one('tools/call job').attributes['mcp.task.outcome']).toBe('completed');
+    expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
+  });
+
+  it('a request that fails while it is being set up still ends its span, as a send failure', async () => {
+    // A transport whose property the library reads as it sets up a request throws, once armed.
+    let armed = false;
+    const wrap = (transport: SpecTransport): SpecTransport => {
+      Object.defineProperty(transport, 'hasPerRequestStream', {
+        get: () => {
+          if (!armed) return undefined;
+          armed = false;
+          throw new Error('broken transport');
+        },
+      });
+      return transport;
+    };
+    const { tasks } = await inProcess({}, {}, { wrap });
+    armed = true;
+    await expect(tasks.listPage()).rejects.toThrow('broken transport');
+    expect(telemetry.open()).toEqual([]);
+    const span = telemetry.one('tasks/list');
+    expect(span.attributes['error.type']).toBe('send');
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
   });
 });
 
