@@ -239,28 +239,56 @@ export class TaskClosedError extends TaskError {
   override name = 'TaskClosedError';
 }
 
+/**
+ * What a {@link TaskRpcError} stands for: `server` when the server answered the request with a
+ * JSON-RPC error (`code` is the server's), else what went wrong on this side, `code` being a local
+ * stand-in: `timeout` (no answer in time), `closed` (the connection closed before the answer, or
+ * the server cancelled the request), `send` (the transport could not send it: an HTTP error status,
+ * such as 401 or 503, is in `data.httpStatus`), `session` (the server no longer knows the HTTP
+ * session), `aborted` (the library stopped waiting for it), `local` (anything else that failed
+ * here while it was sent).
+ */
+export type TaskRpcErrorKind = 'server' | 'timeout' | 'closed' | 'send' | 'session' | 'aborted' | 'local';
+
 /** The server answered a request with a JSON-RPC error, or the request itself failed. */
 export class TaskRpcError extends TaskError {
   /** `TaskRpcError`. */
   override name = 'TaskRpcError';
   /** The request method, e.g. `tasks/get`. */
   readonly method: string;
-  /** JSON-RPC error code; the SDK uses -32001 for timeouts and -32000 for a closed connection. */
+  /**
+   * JSON-RPC error code: the server's when {@link TaskRpcError.kind} is `server`; else a local
+   * stand-in (the SDK's -32001 for timeouts, -32000 for a closed connection or a failed send,
+   * -32603 for anything else).
+   */
   readonly code: number;
   /** The error's `data`, if any. */
   readonly data: unknown;
   /** True for failures worth retrying: timeouts, lost connections, HTTP 5xx, 429 and 408. */
   readonly transient: boolean;
+  /**
+   * Whether the server answered with this error (`server`) or the request failed on this side, and
+   * how (`timeout`, `send`, …): only a `server` error's `code` is the server's. Defaults to `server`
+   * when not given to the constructor.
+   */
+  readonly kind: TaskRpcErrorKind;
 
   constructor(
     message: string,
-    options: TaskErrorOptions & { method: string; code: number; data?: unknown; transient: boolean },
+    options: TaskErrorOptions & {
+      method: string;
+      code: number;
+      data?: unknown;
+      transient: boolean;
+      kind?: TaskRpcErrorKind | undefined;
+    },
   ) {
     super(message, options);
     this.method = options.method;
     this.code = options.code;
     this.data = options.data;
     this.transient = options.transient;
+    this.kind = options.kind ?? 'server';
   }
 }
 

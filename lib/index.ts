@@ -104,5 +104,6 @@ export {
   isTaskError,
   type RemoteCancelOutcome,
   type TaskErrorOptions,
+  type TaskRpcErrorKind,
 } from './errors.js';
 export { fingerprint as taskFingerprint } from './util/fingerprint.js';

@@ -161,7 +161,9 @@ export interface RequestInstrument {
   /**
    * Entries to add to the request's `params._meta` (e.g. the W3C trace context: `traceparent`,
    * `tracestate`, `baggage`). An entry the request already has (one of your call's own `meta`,
-   * say) is kept as it is, and on a 2026-07-28 connection the library's per-request envelope
+   * say) is kept as it is; when the request's own `_meta` has a `traceparent` or a `tracestate`,
+   * neither the `traceparent` nor the `tracestate` given here is added (one trace's context is
+   * never mixed with another's); and on a 2026-07-28 connection the library's per-request envelope
    * (`io.modelcontextprotocol/protocolVersion`, `/clientInfo`, `/clientCapabilities`) wins over
    * entries of those names.
    */
@@ -169,7 +171,7 @@ export interface RequestInstrument {
   /**
    * The request ended: `failure` is `undefined` when the server answered with a result (even a
    * tool result with `isError`). Called at most once; never for a request refused before it was
-   * written.
+   * written, and with `kind: 'send'` for one that failed while it was being written.
    */
   end(failure: RequestFailure | undefined): void;
 }

@@ -83,6 +83,7 @@ export function cancelTask(engine: TaskEngine, record: TaskRecord, options: Canc
         method: 'tasks/cancel',
         code: -32000,
         transient: true,
+        kind: 'closed',
       }),
     );
   }

@@ -153,6 +153,7 @@ function undeliverable(record: TaskRecord, keys: readonly string[], sends: numbe
       code: cause instanceof TaskRpcError ? cause.code : -32603,
       data: cause instanceof TaskRpcError ? cause.data : undefined,
       transient: false,
+      kind: cause instanceof TaskRpcError ? cause.kind : 'local',
       task: record.task,
       toolName: record.toolName,
       cause,

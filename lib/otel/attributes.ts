@@ -84,7 +84,10 @@ export interface ErrorReading {
 /**
  * How an error a call or task ended with reads: a failed task's JSON-RPC error by its code, an
  * `isError` tool result as `tool_error` (as the conventions say), a request the server refused by
- * its code, anything else by its class name (`TaskTimeoutError`, `TaskCancelledError`, …).
+ * its code, a request that failed on this side by what happened (`timeout`, `send`, `session`,
+ * `closed`, as a failed request's span says), anything else by its class name
+ * (`TaskTimeoutError`, `TaskCancelledError`, …). Only a code the server answered with is a
+ * `rpc.response.status_code`: a local stand-in (-32000 for an HTTP 401, say) is not.
  */
 export function readError(error: unknown): ErrorReading {
   if (error instanceof TaskFailedError) {
@@ -92,8 +95,11 @@ export function readError(error: unknown): ErrorReading {
     if (rpc !== undefined) return { type: String(rpc.code), statusCode: String(rpc.code), description: rpc.message };
     return { type: 'tool_error', description: error.message };
   }
-  if (error instanceof TaskRpcError && !error.transient) {
-    return { type: String(error.code), statusCode: String(error.code), description: error.message };
+  if (error instanceof TaskRpcError) {
+    const kind = error.kind;
+    if (kind === 'server')
+      return { type: String(error.code), statusCode: String(error.code), description: error.message };
+    if (kind !== 'local' && kind !== 'aborted') return { type: kind, description: error.message };
   }
   // The library's errors by class name (TaskAbortError's `name` is the DOM's `AbortError`).
   if (error instanceof TaskAbortError) return { type: 'TaskAbortError', description: error.message };

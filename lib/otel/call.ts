@@ -50,7 +50,8 @@ import {
 } from './attributes.js';
 import type { TraceKit } from './kit.js';
 import { injected, measureRequest, requestSpan } from './request.js';
-import { ATTR, EVENT, TASK_ATTR } from './names.js';
+import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
+import { attempt } from './safe.js';
 import type { ResumedTasks, ResumedTrace, Settlement } from './resumed.js';
 
 /** The traces of one TaskClient's calls still open, and of its tasks by id (for client-wide events). */
@@ -176,7 +177,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
           const type = failure === undefined ? undefined : requestErrorType(failure);
           if (type !== undefined) attributes[ATTR.errorType] = type;
           if (failure?.kind === 'aborted') attributes[EVENT.abandoned] = true;
-          this.span.addEvent(EVENT.request, attributes);
+          attempt('span.addEvent()', () => this.span.addEvent(EVENT.request, attributes));
           this.measure(method, sentAt, failure);
         },
       };
@@ -197,6 +198,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     if (handle.kind === 'immediate') {
       this.immediate = true;
       // A plain result: the call is over. An `isError` result rejects, as a failed task would.
+      // `finish` never throws (each of its steps is guarded), so this chain never rejects.
       handle.result().then(
         (result) => this.finish('completed', undefined, undefined, result),
         (error: unknown) => this.finish('failed', error, undefined),
@@ -205,27 +207,36 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     }
     const taskId = handle.taskId;
     this.taskId = taskId;
-    this.tracked = true;
     this.traces.byTask.set(taskId, this);
-    this.kit.creators.remember(taskId, this.span.spanContext());
-    this.kit.instruments.tasksActive.add(1, this.taskAttributes);
-    if (this.kit.options.recordTaskIds) this.span.setAttribute(TASK_ATTR.id, taskId);
-    if (handle.task !== undefined) this.status(handle.task);
     const metrics = handle.metrics;
-    if (handle.settled && metrics !== undefined) {
-      // It ended before the handle was made (its end came with its creation).
-      this.finish(outcomeOfError(metrics.error), metrics.error, metrics);
-      return;
+    const endedAlready = handle.settled && metrics !== undefined;
+    if (!endedAlready) {
+      // Its end is listened for first: whatever of the tracer or the meter throws below, the span ends.
+      handle.on('settled', (done) => this.settled(done));
+      handle.on('status', (_metrics, task) => this.status(task));
+      handle.on('progress', (_metrics, progress) => {
+        const attributes: Attributes = { [TASK_ATTR.progress]: progress.progress };
+        if (progress.total !== undefined) attributes[TASK_ATTR.progressTotal] = progress.total;
+        attempt('span.addEvent()', () => this.span.addEvent(EVENT.progress, attributes));
+      });
+      handle.on('expiring', (_metrics, expiry) => this.expiring(expiry.remainingMs));
+      if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
     }
-    handle.on('status', (_metrics, task) => this.status(task));
-    handle.on('progress', (_metrics, progress) => {
-      const attributes: Attributes = { [TASK_ATTR.progress]: progress.progress };
-      if (progress.total !== undefined) attributes[TASK_ATTR.progressTotal] = progress.total;
-      this.span.addEvent(EVENT.progress, attributes);
+    attempt('span.spanContext()', () => this.kit.creators.remember(taskId, this.span.spanContext()));
+    this.track();
+    if (this.kit.options.recordTaskIds)
+      attempt('span.setAttribute()', () => this.span.setAttribute(TASK_ATTR.id, taskId));
+    if (handle.task !== undefined) this.status(handle.task);
+    // It ended before the handle was made (its end came with its creation).
+    if (endedAlready) this.finish(outcomeOfError(metrics.error), metrics.error, metrics);
+  }
+
+  /** Counts the task in `mcp.client.task.active` (once counted, its end counts it out). */
+  private track(): void {
+    attempt(METRIC.tasksActive, () => {
+      this.kit.instruments.tasksActive.add(1, this.taskAttributes);
+      this.tracked = true;
     });
-    handle.on('expiring', (_metrics, expiry) => this.expiring(expiry.remainingMs));
-    if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
-    handle.on('settled', (done) => this.settled(done));
   }
 
   /**
@@ -233,8 +244,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
    * to a handle observes it, and a resumed one is read only once its caller observes it).
    */
   private followResumed(handle: TaskHandle): void {
-    this.tracked = true;
-    this.kit.instruments.tasksActive.add(1, this.taskAttributes);
+    this.track();
     const metrics = handle.metrics;
     if (handle.settled && metrics !== undefined) {
       this.finish(outcomeOfError(metrics.error), metrics.error, metrics);
@@ -245,7 +255,8 @@ export class CallTrace implements CallInstrument, ResumedTrace {
 
   /** The task is close to the end of its ttl. */
   expiring(remainingMs: number): void {
-    this.span.addEvent(EVENT.expiring, { [TASK_ATTR.expiresInMs]: Math.round(remainingMs) });
+    const attributes = { [TASK_ATTR.expiresInMs]: Math.round(remainingMs) };
+    attempt('span.addEvent()', () => this.span.addEvent(EVENT.expiring, attributes));
   }
 
   /** The task ended (its `settled` event). */
@@ -268,16 +279,20 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     const message = task.statusMessage;
     if (message !== undefined && this.kit.options.recordStatusMessages)
       attributes[TASK_ATTR.statusMessage] = scrubbed(message, this.taskId);
-    this.span.addEvent(EVENT.status, attributes);
+    attempt('span.addEvent()', () => this.span.addEvent(EVENT.status, attributes));
   }
 
   /** Records a completed task's result (with `recordResults`). */
   recordResult(result: CallToolResult): void {
     const text = json(result);
-    if (text !== undefined) this.span.setAttribute(ATTR.result, text);
+    if (text !== undefined) attempt('span.setAttribute()', () => this.span.setAttribute(ATTR.result, text));
   }
 
-  /** Ends the call's span and records its metric points, once. */
+  /**
+   * Ends the call's span and records its metric points, once. Never throws: each step is guarded,
+   * so that a span processor or a meter that throws leaves the others done (the span ended, the
+   * task counted out) and rejects no promise.
+   */
   private finish(
     outcome: TaskOutcomeKind,
     error: unknown,
@@ -287,23 +302,43 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     if (this.ended) return;
     this.ended = true;
     this.traces.open.delete(this);
-    if (this.taskId !== undefined) {
-      if (this.traces.byTask.get(this.taskId) === this) this.traces.byTask.delete(this.taskId);
-      if (this.resumed) this.traces.resumed.forget(this.taskId, this);
-      this.kit.creators.ended(this.taskId, outcome);
+    const taskId = this.taskId;
+    if (taskId !== undefined) {
+      if (this.traces.byTask.get(taskId) === this) this.traces.byTask.delete(taskId);
+      if (this.resumed) this.traces.resumed.forget(taskId, this);
+      this.kit.creators.ended(taskId, outcome);
     }
-    const span = this.span;
     const points: Attributes = { ...this.taskAttributes, [TASK_ATTR.outcome]: outcome };
+    const reading = isErrorOutcome(outcome) ? this.reading(error) : undefined;
+    if (reading !== undefined) points[ATTR.errorType] = reading.type;
+    attempt('the task span', () => this.annotate(outcome, reading, metrics, result));
+    const instruments = this.kit.instruments;
+    if (metrics !== undefined) {
+      attempt(METRIC.taskPolls, () => instruments.taskPolls.record(metrics.polls, points));
+      attempt(METRIC.taskNotifications, () => instruments.taskNotifications.record(metrics.notifications, points));
+      attempt(METRIC.taskRetries, () => instruments.taskRetries.record(metrics.retries, points));
+    }
+    if (this.tracked) attempt(METRIC.tasksActive, () => instruments.tasksActive.add(-1, this.taskAttributes));
+    const seconds = metrics !== undefined ? metrics.durationMs / 1000 : (performance.now() - this.startedAt) / 1000;
+    attempt(METRIC.taskDuration, () => instruments.taskDuration.record(seconds, points));
+    attempt('span.end()', () => this.span.end());
+  }
+
+  /** The task span's attributes and status at its end. */
+  private annotate(
+    outcome: TaskOutcomeKind,
+    reading: ErrorReading | undefined,
+    metrics: TaskMetrics | undefined,
+    result: CallToolResult | undefined,
+  ): void {
+    const span = this.span;
     span.setAttribute(TASK_ATTR.outcome, outcome);
     if (result !== undefined && this.kit.options.recordResults) this.recordResult(result);
-    if (isErrorOutcome(outcome)) {
-      const reading = this.reading(error);
+    if (reading !== undefined) {
       span.setAttribute(ATTR.errorType, reading.type);
       if (reading.statusCode !== undefined) span.setAttribute(ATTR.statusCode, reading.statusCode);
       span.setStatus({ code: SpanStatusCode.ERROR, message: scrubbed(reading.description, this.taskId) });
-      points[ATTR.errorType] = reading.type;
     }
-    const instruments = this.kit.instruments;
     if (metrics !== undefined) {
       span.setAttributes({
         [TASK_ATTR.status]: metrics.status,
@@ -311,21 +346,19 @@ export class CallTrace implements CallInstrument, ResumedTrace {
         [TASK_ATTR.notifications]: metrics.notifications,
         [TASK_ATTR.retries]: metrics.retries,
       });
-      instruments.taskPolls.record(metrics.polls, points);
-      instruments.taskNotifications.record(metrics.notifications, points);
-      instruments.taskRetries.record(metrics.retries, points);
     }
-    if (this.tracked) instruments.tasksActive.add(-1, this.taskAttributes);
-    const seconds = metrics !== undefined ? metrics.durationMs / 1000 : (performance.now() - this.startedAt) / 1000;
-    instruments.taskDuration.record(seconds, points);
-    span.end();
   }
 
   /** How the error the call ended with reads; a refused `tools/call` by the server's own message. */
   private reading(error: unknown): ErrorReading {
     const reading = readError(error);
     const refused = this.callError;
-    if (error instanceof TaskRpcError && refused !== undefined && refused.code === error.code) {
+    if (
+      error instanceof TaskRpcError &&
+      error.kind === 'server' &&
+      refused !== undefined &&
+      refused.code === error.code
+    ) {
       return { ...reading, description: refused.message };
     }
     return reading;

@@ -21,6 +21,7 @@ import { readError } from './attributes.js';
 import type { CallTrace } from './call.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, TASK_ATTR } from './names.js';
+import { attempt } from './safe.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -39,7 +40,8 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   const links: Link[] = fromServer && call !== undefined ? [{ context: call.span.spanContext() }] : [];
   const attributes: Attributes = { ...(call?.attributes ?? {}), [ATTR.method]: method };
   const span = kit.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, links }, parent);
-  call?.span.addEvent(EVENT.inputRequest, { [ATTR.method]: method });
+  if (call !== undefined)
+    attempt('span.addEvent()', () => call.span.addEvent(EVENT.inputRequest, { [ATTR.method]: method }));
   return {
     end: (outcome: InputOutcome) => {
       const answer: Attributes = { [ATTR.method]: method, [TASK_ATTR.inputOutcome]: outcome.kind };
@@ -49,12 +51,15 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
       } else if (outcome.kind === 'failed') {
         const reading = readError(outcome.error);
         answer[ATTR.errorType] = reading.type;
-        span.setAttribute(ATTR.errorType, reading.type);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: reading.description });
+        attempt('the input span', () => {
+          span.setAttribute(ATTR.errorType, reading.type);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: reading.description });
+        });
       }
-      span.setAttributes(answer);
-      span.end();
-      call?.span.addEvent(EVENT.inputResponse, answer);
+      // Each step on its own: a span processor that throws leaves the others done.
+      attempt('the input span', () => span.setAttributes(answer));
+      attempt('span.end()', () => span.end());
+      if (call !== undefined) attempt('span.addEvent()', () => call.span.addEvent(EVENT.inputResponse, answer));
     },
   };
 }

@@ -15,8 +15,9 @@ import { CreatingSpans } from './creators.js';
 import { traceInput } from './input.js';
 import { traceList } from './listing.js';
 import { Instruments } from './metrics.js';
-import { EVENT, SCOPE, TASK_ATTR } from './names.js';
+import { ATTR, EVENT, SCOPE, TASK_ATTR } from './names.js';
 import { ResumedTasks } from './resumed.js';
+import { attempt } from './safe.js';
 import type { OtelInstrumentationOptions } from './types.js';
 
 function check(condition: boolean, option: string, message: string): void {
@@ -108,16 +109,15 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
         const call = taskMetrics === undefined ? undefined : traces.byTask.get(taskMetrics.taskId);
         if (call === undefined || taskMetrics === undefined || taskMetrics.retries <= call.retries) return;
         call.retries = taskMetrics.retries;
-        call.span.addEvent(EVENT.retry, {
-          'error.type': readError(error).type,
-          [TASK_ATTR.retries]: taskMetrics.retries,
-        });
+        // What failed, as a failed request's span says it (`timeout`, `send`, the server's code, …).
+        const attributes = { [ATTR.errorType]: readError(error).type, [TASK_ATTR.retries]: taskMetrics.retries };
+        attempt('span.addEvent()', () => call.span.addEvent(EVENT.retry, attributes));
       });
       client.on('connectionLost', () => {
-        for (const call of traces.open) call.span.addEvent(EVENT.connectionLost);
+        for (const call of traces.open) attempt('span.addEvent()', () => call.span.addEvent(EVENT.connectionLost));
       });
       client.on('connectionRestored', () => {
-        for (const call of traces.open) call.span.addEvent(EVENT.connectionRestored);
+        for (const call of traces.open) attempt('span.addEvent()', () => call.span.addEvent(EVENT.connectionRestored));
       });
       return {
         call: (call) => new CallTrace(shared, traces, call),

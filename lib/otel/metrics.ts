@@ -4,7 +4,7 @@
  * retries per task).
  */
 import type { Attributes, Histogram, Meter, UpDownCounter } from '@opentelemetry/api';
-import { DURATION_BUCKETS, METRIC } from './names.js';
+import { DURATION_BUCKETS, METRIC, TASK_DURATION_BUCKETS } from './names.js';
 
 /** The instruments of one instrumentation. */
 export class Instruments {
@@ -16,17 +16,16 @@ export class Instruments {
   readonly taskRetries: Histogram;
 
   constructor(meter: Meter) {
-    const advice = { explicitBucketBoundaries: DURATION_BUCKETS };
     this.operationDuration = meter.createHistogram(METRIC.operationDuration, {
       description:
         'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
       unit: 's',
-      advice,
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
     this.taskDuration = meter.createHistogram(METRIC.taskDuration, {
       description: 'The time from the call of an MCP tool (run as a task, or answered at once) to its end, by outcome.',
       unit: 's',
-      advice,
+      advice: { explicitBucketBoundaries: TASK_DURATION_BUCKETS },
     });
     this.tasksActive = meter.createUpDownCounter(METRIC.tasksActive, {
       description: 'MCP tasks this client tracks (created and not yet ended).',

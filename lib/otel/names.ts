@@ -87,5 +87,12 @@ export const METRIC = {
 /** The bucket boundaries the MCP conventions give for their duration histograms, in seconds. */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
+/**
+ * The bucket boundaries of `mcp.client.task.duration`, in seconds: the conventions' up to 5 minutes,
+ * then 10 and 30 minutes, 1, 2, 4 and 12 hours and a day, since a task may run for hours (with the
+ * per-request ones alone, every task longer than 5 minutes falls in the last bucket).
+ */
+export const TASK_DURATION_BUCKETS = [...DURATION_BUCKETS, 600, 1800, 3600, 7200, 14400, 43200, 86400];
+
 /** The instrumentation scope name of the tracer and the meter. */
 export const SCOPE = 'mcp-task-client';

@@ -16,15 +16,22 @@ import {
 import type { OutgoingRequest, RequestFailure, RequestInstrument } from '../index.js';
 import { requestErrorType } from './attributes.js';
 import type { TraceKit } from './kit.js';
-import { ATTR, EVENT } from './names.js';
+import { ATTR, EVENT, METRIC } from './names.js';
+import { attempt } from './safe.js';
 
-/** The trace context of `within` as `_meta` entries (none when propagation is off or nothing is written). */
+/**
+ * The trace context of `within` as `_meta` entries (none when propagation is off, nothing is
+ * written, or the propagator throws: the request goes without, and its span still ends).
+ */
 export function injected(kit: TraceKit, within: Context): Record<string, string> | undefined {
   const propagator = kit.propagator;
   if (propagator === undefined) return undefined;
   const carrier: Record<string, string> = {};
-  propagator.inject(within, carrier, defaultTextMapSetter);
-  return Object.keys(carrier).length === 0 ? undefined : carrier;
+  const written = attempt('propagator.inject()', () => {
+    propagator.inject(within, carrier, defaultTextMapSetter);
+    return true;
+  });
+  return written === undefined || Object.keys(carrier).length === 0 ? undefined : carrier;
 }
 
 /**
@@ -46,7 +53,8 @@ export function measureRequest(
     if (type !== undefined) point[ATTR.errorType] = type;
     if (failure.kind === 'server') point[ATTR.statusCode] = String(failure.code);
   }
-  kit.instruments.request((performance.now() - sentAt) / 1000, point);
+  const seconds = (performance.now() - sentAt) / 1000;
+  attempt(METRIC.operationDuration, () => kit.instruments.request(seconds, point));
 }
 
 /**
@@ -71,8 +79,9 @@ export function requestSpan(
   return {
     meta: injected(kit, trace.setSpan(parent, span)),
     end: (failure) => {
-      if (failure !== undefined) failRequestSpan(span, failure);
-      span.end();
+      // Each step on its own: a span processor or a meter that throws leaves the others done.
+      if (failure !== undefined) attempt('a request span', () => failRequestSpan(span, failure));
+      attempt('span.end()', () => span.end());
       measureRequest(kit, metricAttributes, method, sentAt, failure);
     },
   };

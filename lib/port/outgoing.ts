@@ -50,13 +50,34 @@ export function withEnvelope(params: JsonObject | undefined, envelope: JsonObjec
   return body;
 }
 
+/** The W3C trace context keys: one trace's, never to be mixed with another's. */
+const TRACE_CONTEXT = ['traceparent', 'tracestate'] as const;
+
+/** True when `meta` has any of the W3C trace context keys. */
+function hasTraceContext(meta: Readonly<JsonObject>): boolean {
+  return TRACE_CONTEXT.some((key) => Object.hasOwn(meta, key));
+}
+
 /**
  * `params` with `extra` merged under its `_meta` (the request's own entries win): the entries an
- * instrumentation adds (trace context). Fresh objects, as for the envelope.
+ * instrumentation adds (trace context). The trace context goes as a whole: when the request's own
+ * `_meta` has a `traceparent` or a `tracestate`, none of `extra`'s is added, so that a caller's
+ * trace never gets another trace's `tracestate`. Fresh objects, as for the envelope.
  */
 export function withMeta(params: JsonObject | undefined, extra: Readonly<JsonObject>): JsonObject {
   const own = params?._meta;
   const body: JsonObject = params === undefined ? {} : copyOf(params);
-  body._meta = isObject(own) ? { ...extra, ...own } : { ...extra };
+  if (!isObject(own)) {
+    body._meta = { ...extra };
+    return body;
+  }
+  let added: Readonly<JsonObject> = extra;
+  if (hasTraceContext(own) && hasTraceContext(extra)) {
+    const rest: JsonObject = { ...extra };
+    delete rest.traceparent;
+    delete rest.tracestate;
+    added = rest;
+  }
+  body._meta = { ...added, ...own };
   return body;
 }

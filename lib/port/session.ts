@@ -29,6 +29,7 @@ import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
 import { transportInfoOf } from './transport-info.js';
 import { isObject } from '../util/json.js';
+import { messageOf } from '../util/text.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
 
@@ -194,8 +195,10 @@ export class RawSession implements SessionPort, InboundHost {
       this.trySend(message, streamOptions).then(undefined, (error: unknown) => this.sendFailed(id, error));
     } catch (error) {
       // Whatever threw while the request was set up fails the request, as a throw in a promise
-      // executor would (its entry and timer released).
+      // executor would (its entry and timer released). Its watcher learns it could not be sent,
+      // so that what it started (a span) ends.
       this.take(id);
+      entry.watcher?.end(new PortError('send', messageOf(error), { cause: error }));
       entry.rejectRaw(error);
     }
     return promise;

@@ -35,6 +35,7 @@ export function toWireError(method: string, error: unknown, taskId?: string): Ta
       method,
       code: -32603,
       transient: false,
+      kind: 'local',
       taskId,
       cause: scrubChain(error, taskId),
     });
@@ -54,7 +55,15 @@ export function toWireError(method: string, error: unknown, taskId?: string): Ta
     (error.kind === 'send' && retryableStatus(error.httpStatus));
   const data =
     error.kind === 'server' || error.httpStatus === undefined ? error.data : { httpStatus: error.httpStatus };
-  return new TaskRpcError(`${method} failed: ${message}`, { method, code: error.code, data, transient, taskId, cause });
+  return new TaskRpcError(`${method} failed: ${message}`, {
+    method,
+    code: error.code,
+    data,
+    transient,
+    kind: error.kind,
+    taskId,
+    cause,
+  });
 }
 
 /** A copy of a port error whose message (and whole cause chain) names the task by fingerprint. */

@@ -55,6 +55,7 @@ describe('HTTP faults', () => {
     const handle = await tasks.callToolAsTask('analyze', { steps: 1, stepMs: 60_000 });
     await expect(handle.cancel()).rejects.toMatchObject({
       name: 'TaskRpcError',
+      kind: 'send',
       transient: false,
       data: { httpStatus: 403 },
     });

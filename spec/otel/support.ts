@@ -9,7 +9,14 @@ import { SpanKind, context, trace, type Attributes, type SpanContext } from '@op
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { DataPointType, MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+  type ReadableSpan,
+  type Span,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace';
 
 /** A metric reader the test collects from when it wants. */
 class OnDemandReader extends MetricReader {
@@ -21,6 +28,23 @@ class OnDemandReader extends MetricReader {
   }
 }
 
+/** Keeps the spans started and not ended yet. */
+class OpenSpans implements SpanProcessor {
+  readonly open = new Set<Span | ReadableSpan>();
+  onStart(span: Span): void {
+    this.open.add(span);
+  }
+  onEnd(span: ReadableSpan): void {
+    this.open.delete(span);
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 /** One metric point: its attributes and value (a histogram's count and sum, or a sum's value). */
 export interface Point {
   readonly attributes: Attributes;
@@ -28,12 +52,20 @@ export interface Point {
   readonly sum: number;
 }
 
-/** The providers a test gives the instrumentation, and what they recorded. */
+/**
+ * The providers a test gives the instrumentation, and what they recorded. `processors` run after
+ * the exporter's (one that throws in `onEnd` makes `span.end()` throw once the span is recorded).
+ */
 export class Telemetry {
   readonly exporter = new InMemorySpanExporter();
-  readonly tracerProvider = new TracerProvider({
-    spanProcessors: [new SimpleSpanProcessor({ exporter: this.exporter })],
-  });
+  private readonly started = new OpenSpans();
+  readonly tracerProvider: TracerProvider;
+
+  constructor(processors: readonly SpanProcessor[] = []) {
+    this.tracerProvider = new TracerProvider({
+      spanProcessors: [this.started, new SimpleSpanProcessor({ exporter: this.exporter }), ...processors],
+    });
+  }
   private readonly reader = new OnDemandReader();
   readonly meterProvider = new MeterProvider({ readers: [this.reader] });
   readonly propagator = new W3CTraceContextPropagator();
@@ -41,6 +73,11 @@ export class Telemetry {
   /** Every ended span. */
   spans(): ReadableSpan[] {
     return this.exporter.getFinishedSpans();
+  }
+
+  /** The names of the spans started and not ended. */
+  open(): string[] {
+    return [...this.started.open].map((span) => span.name);
   }
 
   /** The ended spans named `name`. */
@@ -89,6 +126,19 @@ export class Telemetry {
       }
     }
     return points;
+  }
+
+  /** The bucket boundaries of histogram `name` (of its first point). */
+  async boundaries(name: string): Promise<number[] | undefined> {
+    const { resourceMetrics } = await this.reader.collect();
+    for (const scope of resourceMetrics.scopeMetrics) {
+      for (const metric of scope.metrics) {
+        if (metric.descriptor.name !== name || metric.dataPointType !== DataPointType.HISTOGRAM) continue;
+        const point = metric.dataPoints[0];
+        if (point !== undefined) return point.value.buckets.boundaries;
+      }
+    }
+    return undefined;
   }
 
   /** Ends everything. */

@@ -18,8 +18,11 @@ import {
   defaultTextMapGetter,
   defaultTextMapSetter,
   trace,
+  type TextMapPropagator,
+  type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   TaskAbortError,
@@ -32,7 +35,7 @@ import {
 import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/otel.js';
 import { connectPair, until } from '../helpers.js';
 import { startHttpServer, type HttpIntercept } from '../support/http-server.js';
-import { SDK, httpTransport, makeClient } from '../support/sdk.js';
+import { SDK, httpTransport, makeClient, type SpecTransport } from '../support/sdk.js';
 import { createTracedServer, type SeenRequest } from './server.js';
 import { Telemetry, traceparentOf, useContextManager, withinSpan } from './support.js';
 
@@ -68,11 +71,21 @@ const IN_PROCESS_VERSION = SDK === 'v2' ? { 'mcp.protocol.version': '2025-11-25'
 /** Fast polling, so a short task is polled a few times. */
 const POLLING = { minPollIntervalMs: 5, initialPollIntervalMs: 10 } as const;
 
+/** What else a test sets up in process: span processors after the exporter's, a wrapper of the client's transport. */
+interface InProcessSetup {
+  readonly processors?: readonly SpanProcessor[];
+  readonly wrap?: (transport: SpecTransport) => SpecTransport;
+}
+
 /** The traced server in process, a TaskClient on it with the instrumentation, and what the server saw. */
-async function inProcess(options: TaskClientOptions = {}, otel: OtelInstrumentationOptions = {}) {
-  telemetry = new Telemetry();
+async function inProcess(
+  options: TaskClientOptions = {},
+  otel: OtelInstrumentationOptions = {},
+  setup: InProcessSetup = {},
+) {
+  telemetry = new Telemetry(setup.processors);
   const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
-  const pair = await connectPair(made.server, { capabilities: { elicitation: {} } });
+  const pair = await connectPair(made.server, { capabilities: { elicitation: {} } }, setup.wrap);
   const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: instrumentation(otel), ...options });
   cleanups.push(async () => {
     await tasks.close();
@@ -220,6 +233,23 @@ describe('a completed task', () => {
       expect(request.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
       expect(request.tracestate).toBe('rojo=00f067aa0ba902b7,congo=t61rcWkgMzE');
     }
+  });
+
+  it("mcp.client.task.duration has buckets up to a day; mcp.client.operation.duration keeps the conventions' (up to 300 s)", async () => {
+    const { tasks } = await inProcess();
+    await (await tasks.callToolAsTask('job', { ms: 20 })).result();
+    const conventions = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+    expect(await telemetry.boundaries('mcp.client.operation.duration')).toEqual(conventions);
+    expect(await telemetry.boundaries('mcp.client.task.duration')).toEqual([
+      ...conventions,
+      600,
+      1800,
+      3600,
+      7200,
+      14400,
+      43200,
+      86400,
+    ]);
   });
 
   it('counts a task in flight while it runs', async () => {
@@ -641,7 +671,12 @@ describe('listing the tasks', () => {
 
   it('a refused tasks/list ends its span in error with the JSON-RPC code', async () => {
     const { tasks } = await inProcess();
-    await expect(tasks.listPage('no-such-cursor')).rejects.toBeInstanceOf(TaskRpcError);
+    const refused = await tasks.listPage('no-such-cursor').then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(refused).toBeInstanceOf(TaskRpcError);
+    expect(refused).toMatchObject({ kind: 'server', code: -32602 });
     const span = telemetry.one('tasks/list');
     expect(span.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
@@ -676,6 +711,27 @@ describe('the hook', () => {
     const own = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     await (await tasks.callToolAsTask('job', { ms: 20 }, { meta: { traceparent: own, note: 'mine' } })).result();
     expect(seenOf(seen, 'tools/call')[0]!.meta).toMatchObject({ traceparent: own, note: 'mine' });
+  });
+
+  it("a call's own traceparent keeps the trace context whole: no tracestate of the caller's trace is added to it", async () => {
+    const { tasks, seen } = await inProcess();
+    const incoming = telemetry.propagator.extract(
+      ROOT_CONTEXT,
+      {
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        tracestate: 'rojo=00f067aa0ba902b7',
+      },
+      defaultTextMapGetter,
+    );
+    const own = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await context.with(incoming, async () =>
+      (await tasks.callToolAsTask('job', { ms: 20 }, { meta: { traceparent: own } })).result(),
+    );
+    const call = seenOf(seen, 'tools/call')[0]!;
+    expect(call.traceparent).toBe(own);
+    expect(call.meta).not.toHaveProperty('tracestate');
+    // The task's own requests carry no meta of the call's: the instrumentation's context, whole.
+    expect(seenOf(seen, 'tasks/result')[0]).toMatchObject({ tracestate: 'rojo=00f067aa0ba902b7' });
   });
 
   it('propagate: false sends no trace context but still records spans', async () => {
@@ -739,6 +795,102 @@ describe('the hook', () => {
   });
 });
 
+/** A span processor whose `onEnd` throws: every `span.end()` then throws (once the span is recorded). */
+const throwingOnEnd: SpanProcessor = {
+  onStart: () => {},
+  onEnd: () => {
+    throw new Error('broken span processor');
+  },
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+};
+
+/** A propagator whose `inject` throws. */
+const throwingPropagator: TextMapPropagator = {
+  inject: () => {
+    throw new Error('broken propagator');
+  },
+  extract: (within) => within,
+  fields: () => [],
+};
+
+/** `telemetry`'s tracer provider, its spans' `addEvent` throwing. */
+function throwingEvents(): TracerProvider {
+  return {
+    getTracer: (name, version, options) => {
+      const tracer = telemetry.tracerProvider.getTracer(name, version, options);
+      const startSpan: Tracer['startSpan'] = (spanName, spanOptions, within) => {
+        const span = tracer.startSpan(spanName, spanOptions, within);
+        span.addEvent = () => {
+          throw new Error('broken addEvent');
+        };
+        return span;
+      };
+      return { startSpan, startActiveSpan: tracer.startActiveSpan.bind(tracer) };
+    },
+  };
+}
+
+describe('a tracer, a meter or a propagator that throws', () => {
+  it('a plain call whose span.end() throws: no unhandled rejection', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown): void => void rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const { tasks } = await inProcess({}, {}, { processors: [throwingOnEnd] });
+      const handle = await tasks.callToolAsTask('echo', { text: 'hello' });
+      expect(handle.kind).toBe('immediate');
+      await handle.result();
+      await until(() => telemetry.named('tools/call echo').length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(rejections).toEqual([]);
+      expect(telemetry.open()).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
+  it('a propagator whose inject throws: the requests go without trace context, and every span started ends', async () => {
+    const { tasks, seen } = await inProcess({}, { propagator: throwingPropagator });
+    await (await tasks.callToolAsTask('job', { ms: 40 })).result();
+    expect(telemetry.open()).toEqual([]);
+    const span = telemetry.one('tools/call job');
+    expect(telemetry.childrenOf(span).filter((child) => child.name === 'tasks/get').length).toBeGreaterThan(0);
+    expect(seen.filter((request) => request.traceparent !== undefined)).toEqual([]);
+  });
+
+  it("a span whose addEvent throws: the task's span still ends, and the task is counted out of mcp.client.task.active", async () => {
+    const { tasks } = await inProcess({}, { tracerProvider: throwingEvents() });
+    await (await tasks.callToolAsTask('job', { ms: 40 })).result();
+    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    expect(telemetry.open()).toEqual([]);
+    expect(telemetry.one('tools/call job').attributes['mcp.task.outcome']).toBe('completed');
+    expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
+  });
+
+  it('a request that fails while it is being set up still ends its span, as a send failure', async () => {
+    // A transport whose property the library reads as it sets up a request throws, once armed.
+    let armed = false;
+    const wrap = (transport: SpecTransport): SpecTransport => {
+      Object.defineProperty(transport, 'hasPerRequestStream', {
+        get: () => {
+          if (!armed) return undefined;
+          armed = false;
+          throw new Error('broken transport');
+        },
+      });
+      return transport;
+    };
+    const { tasks } = await inProcess({}, {}, { wrap });
+    armed = true;
+    await expect(tasks.listPage()).rejects.toThrow('broken transport');
+    expect(telemetry.open()).toEqual([]);
+    const span = telemetry.one('tasks/list');
+    expect(span.attributes['error.type']).toBe('send');
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+  });
+});
+
 describe('over Streamable HTTP on 127.0.0.1', () => {
   it('records the transport, the server address and the session, retries a 503 tasks/result, and the server reads each traceparent', async () => {
     telemetry = new Telemetry();
@@ -794,7 +946,9 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     const results = telemetry.childrenOf(span).filter((child) => child.name === 'tasks/result');
     expect(results.map((child) => child.attributes['error.type'])).toEqual(['send', undefined]);
     expect(results[0]!.status.code).toBe(SpanStatusCode.ERROR);
+    // The retry event says what failed, as the failed request's span does.
     expect(span.events.find((event) => event.name === 'mcp.task.retry')?.attributes).toMatchObject({
+      'error.type': 'send',
       'mcp.task.retries': 1,
     });
     expect(span.attributes['mcp.task.retries']).toBe(1);
@@ -806,5 +960,44 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       attributes: { 'mcp.method.name': 'tasks/result', 'server.address': '127.0.0.1' },
     });
     for (const point of durations) expect(point.attributes['mcp.session.id']).toBeUndefined();
+  });
+
+  it('a tools/call the HTTP server refuses (401): error.type send and no rpc.response.status_code, the local -32000 is no JSON-RPC answer', async () => {
+    telemetry = new Telemetry();
+    const intercept: HttpIntercept = (message) => (message.method === 'tools/call' ? 401 : undefined);
+    const http = await startHttpServer(
+      {},
+      () => {
+        const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+        return { server: made.server, cleanup: () => made.store.cleanup() };
+      },
+      intercept,
+    );
+    const client = makeClient({ name: 'spec-client', version: '1.0.0' });
+    await client.connect(httpTransport(http.url));
+    const tasks = new TaskClient(client, { ...POLLING, instrumentation: instrumentation() });
+    cleanups.push(async () => {
+      await tasks.close();
+      await client.close();
+      await http.close();
+    });
+    const error = await tasks.callToolAsTask('job', { ms: 20 }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(TaskRpcError);
+    expect(error).toMatchObject({ kind: 'send', code: -32000, transient: false });
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes['error.type']).toBe('send');
+    expect(span.attributes['rpc.response.status_code']).toBeUndefined();
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    const [task] = await telemetry.points('mcp.client.task.duration');
+    expect(task!.attributes['error.type']).toBe('send');
+    expect(task!.attributes['rpc.response.status_code']).toBeUndefined();
+    const call = (await telemetry.points('mcp.client.operation.duration')).find(
+      (point) => point.attributes['mcp.method.name'] === 'tools/call',
+    );
+    expect(call!.attributes['error.type']).toBe('send');
+    expect(call!.attributes['rpc.response.status_code']).toBeUndefined();
   });
 });

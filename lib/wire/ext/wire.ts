@@ -292,6 +292,7 @@ function explain<E extends Error>(error: E): E {
         code: error.code,
         data: error.data,
         transient: false,
+        kind: error.kind,
         taskId: error.taskId,
         cause: error.cause,
       }) as unknown as E;
