@@ -69,18 +69,19 @@ function resultOutput(result: CallToolResult): TaskToolResult {
 }
 
 /**
- * The tool's result. A task that ended `failed` throws its `TaskFailedError` (the AI SDK makes a
- * `tool-error` of it, with the server's message): on 2025-11-25 that includes a tool result with
- * `isError` ([V18]). A result that only reports a tool error (`isError` on a plain call, or on a
- * task the server marked `completed`, as the tasks extension does, [E15]) is the final output,
- * for the model to read.
+ * The tool's result. A result that reports a tool error is the final output, for the model to
+ * read in full, however the wire reports it: `isError` on a plain call, on a task the server
+ * marked `completed` (as the tasks extension does, [E15]), or on a task that ended `failed` (as
+ * 2025-11-25 servers do, [V18]); the library's `TaskFailedError` then carries that result. A task
+ * that failed without a tool result (a JSON-RPC error) throws its `TaskFailedError`: the AI SDK
+ * makes a `tool-error` of it, with the server's message.
  */
 async function finalOutput(handle: TaskHandle): Promise<TaskToolResult> {
   try {
     return resultOutput(await handle.result());
   } catch (error) {
-    if (error instanceof TaskFailedError && error.result !== undefined && error.task?.status !== 'failed')
-      return resultOutput(error.result);
+    if (error instanceof TaskFailedError && error.result !== undefined)
+      return { ...resultOutput(error.result), isError: true };
     throw error;
   }
 }

@@ -80,10 +80,10 @@ function unknownNames(names: Iterable<string>, listed: ReadonlySet<string>): str
  * tool allow it, as a plain call otherwise. While a task runs, its status changes and progress are
  * yielded as preliminary results ({@link TaskToolStatus}: the UI sees them, the model does not);
  * the final result is the tool's content ({@link TaskToolResult}), which is what the model sees.
- * The AI SDK's `abortSignal` cancels the remote task; `timeoutMs` bounds each call. A task that
- * ends `failed` throws its `TaskFailedError` (the AI SDK reports it as a `tool-error`, and the
- * model reads the server's message); a result with `isError` is passed to the model as the tool
- * wrote it. Input a task asks for (`input_required`) is answered by `onElicitation` /
+ * The AI SDK's `abortSignal` cancels the remote task; `timeoutMs` bounds each call. A result
+ * with `isError` is passed to the model as the tool wrote it, whether the task ended `completed`
+ * or `failed`; a task that failed without a result throws its `TaskFailedError` (the AI SDK
+ * reports it as a `tool-error`, and the model reads the server's message). Input a task asks for (`input_required`) is answered by `onElicitation` /
  * `onSampling` here, or else by the TaskClient's callbacks.
  *
  * The list is read once, now (every page of `tools/list`): call again after the server's tools

@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { taskTools, type TaskToolInputContext } from '../../lib/ai.js';
 import { TaskClient, TaskFailedError } from '../../lib/index.js';
 import { until } from '../helpers.js';
-import { ExtServer, fixtureTools, startExtHttpServer } from '../support/ext-server/index.js';
+import { ExtServer, fixtureTools, startExtHttpServer, taskTool as extTaskTool } from '../support/ext-server/index.js';
 import { inOrder, statusesOf, streamAgent } from './agent.js';
 import { startExtExampleHttp } from './ext-example-host.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
@@ -184,6 +184,23 @@ describe('task tools against the scripted extension server over Streamable HTTP'
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     while (cleanups.length > 0) await cleanups.pop()?.();
+  });
+
+  it('a task that completes with an isError result of two text blocks ([E15]): the model reads both', async () => {
+    const result = { content: [text('disk full'), text('free 2 GB and retry')], isError: true };
+    const server = new ExtServer({
+      tools: [extTaskTool('broken', { statusMessage: 'running', steps: [{ result }] })],
+      pollIntervalMs: 20,
+    });
+    const endpoint = await startExtHttpServer(server);
+    cleanups.push(() => endpoint.close());
+    const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(endpoint.url), OPTIONS);
+    cleanups.push(() => tasks.close());
+    const model = toolCallingModel({ toolName: 'broken', input: {} });
+    const run = await streamAgent(model, await taskTools(tasks));
+    expect(run.errors.size).toBe(0);
+    expect(run.results.get('call-1')).toEqual({ type: 'result', ...result });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
   });
 
   it('a task that ends failed with a JSON-RPC error ([E15]) is a tool error with the server message', async () => {

@@ -288,6 +288,34 @@ describe('running a tool', () => {
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'no such key' });
   });
 
+  it('a task that ends failed with an isError result (2025-11-25, [V18]) is the final output: the model reads every text block', async () => {
+    const pair = await connectScripted({
+      tools: [{ name: 'broken', taskSupport: 'required', inputSchema: { type: 'object' } }],
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    pair.server.on('tools/call', () => {
+      const created = pair.server.tasks.createResult({ pollInterval: 20 });
+      const taskId = String((created.task as { taskId: string }).taskId);
+      const result = { content: [text('disk full'), text('free 2 GB and retry')], isError: true };
+      setTimeout(() => pair.server.tasks.finish(taskId, 'failed', { result }), 30);
+      return created;
+    });
+    const tools = await taskTools(tasks);
+    const model = toolCallingModel({ toolName: 'broken', input: {} });
+    const run = await streamAgent(model, tools);
+    expect(run.errors.size).toBe(0);
+    expect(run.results.get('call-1')).toEqual({
+      type: 'result',
+      content: [text('disk full'), text('free 2 GB and retry')],
+      isError: true,
+    });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
+  });
+
   it('a saved conversation goes back to the model through convertToModelMessages: the final content, or a note that the task had not finished', async () => {
     const { tasks } = await rig();
     const tools = await taskTools(tasks, { include: ['analyze'] });
