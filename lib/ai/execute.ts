@@ -29,11 +29,15 @@ export interface ToolCallPlan {
 /** One thing that happened to the call: a snapshot or a progress notification. */
 type Happening = { readonly task: Task } | { readonly progress: TaskProgress };
 
-/** The call's options for `callToolAsTask`: the plan's, the AI SDK's signal, and the feed. */
+/**
+ * The call's options for `callToolAsTask`: the plan's, the feed, and `signal` (the AI SDK's
+ * signal, or the tool's own when its output stops being read).
+ */
 function callOptions(
   plan: ToolCallPlan,
   execution: ToolExecutionOptions<unknown>,
   feed: Feed<Happening>,
+  signal: AbortSignal,
 ): CallToolAsTaskOptions {
   const { options } = plan;
   const extend = <C>(context: C): C & Pick<TaskToolInputContext, 'toolCallId' | 'aiToolName'> => ({
@@ -48,7 +52,7 @@ function callOptions(
     ...(options.requireTask === undefined ? {} : { requireTask: options.requireTask }),
     ...(options.cancelOnAbort === undefined ? {} : { cancelOnAbort: options.cancelOnAbort }),
     ...(options.cancelOnTimeout === undefined ? {} : { cancelOnTimeout: options.cancelOnTimeout }),
-    ...(execution.abortSignal === undefined ? {} : { signal: execution.abortSignal }),
+    signal,
     // A progress token lives as long as the task on 2025-11-25 ([R35]); the extension sends none ([E10]).
     ...(options.progress === false ? {} : { onProgress: (progress: TaskProgress) => feed.push({ progress }) }),
     ...(onElicitation === undefined
@@ -102,8 +106,8 @@ function same(a: TaskToolStatus | undefined, b: TaskToolStatus): boolean {
  * Runs one AI SDK tool call as a task. Yields a {@link TaskToolStatus} for each change (status,
  * status message or progress; repeats are skipped), then the {@link TaskToolResult}. The AI SDK's
  * `abortSignal` is the call's signal: aborting cancels the remote task (`cancelOnAbort`). When the
- * AI SDK stops reading before the end, the task is cancelled too (left running with
- * `cancelOnAbort: false`).
+ * AI SDK stops reading before the end, the call is aborted the same way: the task is cancelled, or
+ * left running when `cancelOnAbort` (the tool's, else the TaskClient's) is `false`.
  */
 export async function* executeTaskTool(
   tasks: TaskClient,
@@ -113,7 +117,12 @@ export async function* executeTaskTool(
 ): AsyncGenerator<TaskToolOutput, void, undefined> {
   const feed = new Feed<Happening>();
   const args = input === undefined || input === null ? {} : (input as Record<string, unknown>);
-  const handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed));
+  // Aborted when the reader leaves early: the call's cancelOnAbort (the tool's, else the
+  // TaskClient's) then decides whether the remote task is cancelled, as for the AI SDK's abort.
+  const stop = new AbortController();
+  const signal =
+    execution.abortSignal === undefined ? stop.signal : AbortSignal.any([execution.abortSignal, stop.signal]);
+  const handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed, signal));
   // The snapshot the call returned, then every change; the feed ends once the result settles.
   if (handle.task !== undefined) feed.push({ task: handle.task });
   const off = handle.on('status', (_metrics, task) => feed.push({ task }));
@@ -147,9 +156,10 @@ export async function* executeTaskTool(
     off();
     feed.end();
     // The reader left before the end (the loop was stopped): nobody will read this task's result.
+    // Stopped like an abort, the task is cancelled or left running as cancelOnAbort says.
     if (!finished && !handle.settled) {
-      if (plan.options.cancelOnAbort === false) handle.detach();
-      else await handle.dispose();
+      stop.abort(new Error('The AI SDK stopped reading the tool output'));
+      await ended;
     }
   }
 }

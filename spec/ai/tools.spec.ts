@@ -16,7 +16,7 @@ import {
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { taskTool, taskTools, type TaskToolOutput, type TaskToolInputContext, type TaskTool } from '../../lib/ai.js';
-import { TaskClient, TaskOptionError, TaskProtocolError } from '../../lib/index.js';
+import { TaskClient, TaskOptionError, TaskProtocolError, type TaskClientOptions } from '../../lib/index.js';
 import { connectScripted } from '../support/scripted-server.js';
 import { connectPair, exampleServerPair, rejection, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
@@ -30,13 +30,13 @@ afterEach(async () => {
 const text = (value: string) => ({ type: 'text', text: value });
 
 /** The example server in process, its TaskClient, and the task ids it saw cancelled. */
-async function rig(clientCapabilities: Record<string, object> = {}) {
+async function rig(clientCapabilities: Record<string, object> = {}, options: TaskClientOptions = {}) {
   const cancelled: string[] = [];
   const pair = await exampleServerPair(
     { pollInterval: 50, onCancel: (taskId) => cancelled.push(taskId) },
     { capabilities: clientCapabilities },
   );
-  const tasks = new TaskClient(pair.client);
+  const tasks = new TaskClient(pair.client, options);
   cleanups.push(async () => {
     await tasks.close();
     await pair.close();
@@ -213,6 +213,25 @@ describe('running a tool', () => {
     expect(tasks.active).toBe(0);
     const running = (await store.listTasks()).tasks.filter((task) => task.status === 'working');
     expect(running).toHaveLength(1);
+  });
+
+  it("a reader that stops early follows the TaskClient's cancelOnAbort: false when the tool sets none; a tool's own true wins", async () => {
+    const { tasks, cancelled, store } = await rig({}, { cancelOnAbort: false });
+    const analyze = await taskTool(tasks, 'analyze');
+    const first = execute(analyze, { steps: 50, stepMs: 50 });
+    await within(first.next());
+    await within(first.return!(), 5_000);
+    expect(cancelled).toHaveLength(0);
+    expect(tasks.active).toBe(0);
+    const running = (await store.listTasks()).tasks.filter((task) => task.status === 'working');
+    expect(running).toHaveLength(1);
+
+    const cancelling = await taskTool(tasks, 'analyze', { cancelOnAbort: true });
+    const second = execute(cancelling, { steps: 50, stepMs: 50 });
+    await within(second.next());
+    await within(second.return!(), 5_000);
+    expect(cancelled).toHaveLength(1);
+    expect(tasks.active).toBe(0);
   });
 
   it('an aborted AI SDK signal before the call sends no tools/call', async () => {
