@@ -6,6 +6,7 @@
 import type { ToolExecutionOptions } from 'ai';
 import {
   TaskFailedError,
+  taskFingerprint,
   type CallToolAsTaskOptions,
   type CallToolResult,
   type Task,
@@ -90,6 +91,39 @@ async function finalOutput(handle: TaskHandle): Promise<TaskToolResult> {
   }
 }
 
+/**
+ * Shortest task id taken out of a server's text, as the library's own messages do: a shorter one
+ * guards nothing (it can be guessed), and replacing it would mangle ordinary words.
+ */
+const MIN_SCRUBBED_LENGTH = 8;
+
+/**
+ * `text` with every occurrence of the task id replaced by its fingerprint: a server's status or
+ * progress message may name its task, and tool outputs end up in the browser (task ids are
+ * secrets).
+ */
+function scrubbed(text: string, taskId: string | undefined): string {
+  if (taskId === undefined || taskId.length < MIN_SCRUBBED_LENGTH || !text.includes(taskId)) return text;
+  return text.replaceAll(taskId, taskFingerprint(taskId));
+}
+
+/** The status a UI sees of `task` and the latest `progress`, without the task id. */
+function statusOf(
+  task: Task | undefined,
+  progress: TaskProgress | undefined,
+  taskId: string | undefined,
+): TaskToolStatus {
+  const message = progress?.message;
+  return {
+    type: 'status',
+    status: task?.status ?? 'working',
+    ...(task?.statusMessage === undefined ? {} : { statusMessage: scrubbed(task.statusMessage, taskId) }),
+    ...(progress === undefined
+      ? {}
+      : { progress: message === undefined ? progress : { ...progress, message: scrubbed(message, taskId) } }),
+  };
+}
+
 /** Whether two statuses would look the same to a UI. */
 function same(a: TaskToolStatus | undefined, b: TaskToolStatus): boolean {
   return (
@@ -138,12 +172,7 @@ export async function* executeTaskTool(
     for await (const happening of feed.drain()) {
       if ('task' in happening) task = happening.task;
       else progress = happening.progress;
-      const status: TaskToolStatus = {
-        type: 'status',
-        status: task?.status ?? 'working',
-        ...(task?.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
-        ...(progress === undefined ? {} : { progress }),
-      };
+      const status = statusOf(task, progress, handle.kind === 'task' ? handle.taskId : undefined);
       if (same(last, status)) continue;
       last = status;
       yield status;

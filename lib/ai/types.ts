@@ -26,9 +26,12 @@ export interface TaskToolStatus {
   readonly type: 'status';
   /** The task's status (`working` before the server's first snapshot, and for a plain call). */
   readonly status: TaskStatus;
-  /** The server's latest status message, if it sent one. */
+  /** The server's latest status message, if it sent one (the task id in it replaced by its fingerprint). */
   readonly statusMessage?: string;
-  /** The latest progress notification of the call, if the server sent one. */
+  /**
+   * The latest progress notification of the call, if the server sent one (the task id in its
+   * message replaced by its fingerprint).
+   */
   readonly progress?: TaskProgress;
 }
 

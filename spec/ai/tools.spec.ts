@@ -16,7 +16,13 @@ import {
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { taskTool, taskTools, type TaskToolOutput, type TaskToolInputContext, type TaskTool } from '../../lib/ai.js';
-import { TaskClient, TaskOptionError, TaskProtocolError, type TaskClientOptions } from '../../lib/index.js';
+import {
+  TaskClient,
+  TaskOptionError,
+  TaskProtocolError,
+  taskFingerprint,
+  type TaskClientOptions,
+} from '../../lib/index.js';
 import { connectScripted } from '../support/scripted-server.js';
 import { connectPair, exampleServerPair, rejection, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
@@ -333,6 +339,46 @@ describe('running a tool', () => {
       isError: true,
     });
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
+  });
+
+  it('a status or progress message that names the task shows its fingerprint instead of its id', async () => {
+    const secret = 'task-secret-0001';
+    const pair = await connectScripted({
+      tools: [{ name: 'crunch', taskSupport: 'required', inputSchema: { type: 'object' } }],
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    pair.server.on('tools/call', (params) => {
+      const progressToken = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
+      const created = pair.server.tasks.createResult({
+        taskId: secret,
+        pollInterval: 20,
+        statusMessage: `queued as ${secret}`,
+      });
+      setTimeout(() => {
+        pair.server.notify('notifications/progress', {
+          progressToken,
+          progress: 1,
+          total: 2,
+          message: `${secret}: half`,
+        });
+        setTimeout(() => pair.server.tasks.finish(secret, 'completed', { result: { content: [text('done')] } }), 60);
+      }, 30);
+      return created;
+    });
+    const run = await streamAgent(toolCallingModel({ toolName: 'crunch', input: {} }), await taskTools(tasks));
+    const statuses = statusesOf(run.preliminary);
+    expect(statuses[0]).toEqual({
+      type: 'status',
+      status: 'working',
+      statusMessage: `queued as ${taskFingerprint(secret)}`,
+    });
+    expect(statuses.map((status) => status.progress?.message)).toContain(`${taskFingerprint(secret)}: half`);
+    expect(JSON.stringify(run.preliminary)).not.toContain(secret);
+    expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('done')] });
   });
 
   it('a saved conversation goes back to the model through convertToModelMessages: the final content, or a note that the task had not finished', async () => {
