@@ -6,7 +6,6 @@
 import type { ToolExecutionOptions } from 'ai';
 import {
   TaskFailedError,
-  taskFingerprint,
   type CallToolAsTaskOptions,
   type CallToolResult,
   type Task,
@@ -15,6 +14,8 @@ import {
   type TaskProgress,
 } from '../index.js';
 import { Feed } from './feed.js';
+import { scrubbed } from './scrub.js';
+import { InputWatch, unansweredError, type Unanswered } from './unanswered.js';
 import type { TaskToolInputContext, TaskToolOptions, TaskToolOutput, TaskToolResult, TaskToolStatus } from './types.js';
 
 /** What one tool of the set calls: the server's name, the model's name, and its options. */
@@ -27,8 +28,8 @@ export interface ToolCallPlan {
   readonly options: TaskToolOptions;
 }
 
-/** One thing that happened to the call: a snapshot or a progress notification. */
-type Happening = { readonly task: Task } | { readonly progress: TaskProgress };
+/** One thing that happened to the call: a snapshot, a progress notification, or input nobody answers. */
+type Happening = { readonly task: Task } | { readonly progress: TaskProgress } | { readonly unanswered: Unanswered };
 
 /**
  * The call's options for `callToolAsTask`: the plan's, the feed, and `signal` (the AI SDK's
@@ -91,22 +92,6 @@ async function finalOutput(handle: TaskHandle): Promise<TaskToolResult> {
   }
 }
 
-/**
- * Shortest task id taken out of a server's text, as the library's own messages do: a shorter one
- * guards nothing (it can be guessed), and replacing it would mangle ordinary words.
- */
-const MIN_SCRUBBED_LENGTH = 8;
-
-/**
- * `text` with every occurrence of the task id replaced by its fingerprint: a server's status or
- * progress message may name its task, and tool outputs end up in the browser (task ids are
- * secrets).
- */
-function scrubbed(text: string, taskId: string | undefined): string {
-  if (taskId === undefined || taskId.length < MIN_SCRUBBED_LENGTH || !text.includes(taskId)) return text;
-  return text.replaceAll(taskId, taskFingerprint(taskId));
-}
-
 /** The status a UI sees of `task` and the latest `progress`, without the task id. */
 function statusOf(
   task: Task | undefined,
@@ -137,11 +122,23 @@ function same(a: TaskToolStatus | undefined, b: TaskToolStatus): boolean {
 }
 
 /**
+ * Whether unanswered input leaves the task waiting, so that the tool gives up on it. On the tasks
+ * extension it does: a question nobody answers, or whose callback threw, is never answered
+ * ([E4]). On 2025-11-25 a callback that throws answers the server with an error, and the task
+ * goes on or fails on the server's terms.
+ */
+function leavesTaskWaiting(unanswered: Unanswered, handle: TaskHandle): boolean {
+  return unanswered.reason === 'no-handler' || handle.wire === 'io.modelcontextprotocol/tasks';
+}
+
+/**
  * Runs one AI SDK tool call as a task. Yields a {@link TaskToolStatus} for each change (status,
  * status message or progress; repeats are skipped), then the {@link TaskToolResult}. The AI SDK's
  * `abortSignal` is the call's signal: aborting cancels the remote task (`cancelOnAbort`). When the
  * AI SDK stops reading before the end, the call is aborted the same way: the task is cancelled, or
- * left running when `cancelOnAbort` (the tool's, else the TaskClient's) is `false`.
+ * left running when `cancelOnAbort` (the tool's, else the TaskClient's) is `false`. When the task
+ * asks for input that nobody here answers (no callback for it, or the callback threw), the task is
+ * cancelled and the tool fails with an error that says so, rather than waiting for its deadline.
  */
 export async function* executeTaskTool(
   tasks: TaskClient,
@@ -156,7 +153,21 @@ export async function* executeTaskTool(
   const stop = new AbortController();
   const signal =
     execution.abortSignal === undefined ? stop.signal : AbortSignal.any([execution.abortSignal, stop.signal]);
-  const handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed, signal));
+  // Watched from before the call: the task may ask for input in its very first snapshot.
+  const watch = new InputWatch(tasks);
+  let handle: TaskHandle;
+  try {
+    handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed, signal));
+  } catch (error) {
+    watch.stop();
+    throw error;
+  }
+  const taskId = handle.kind === 'task' ? handle.taskId : undefined;
+  if (taskId !== undefined) {
+    watch.follow(taskId, (unanswered) => {
+      if (leavesTaskWaiting(unanswered, handle)) feed.push({ unanswered });
+    });
+  }
   // The snapshot the call returned, then every change; the feed ends once the result settles.
   if (handle.task !== undefined) feed.push({ task: handle.task });
   const off = handle.on('status', (_metrics, task) => feed.push({ task }));
@@ -169,20 +180,33 @@ export async function* executeTaskTool(
     let last: TaskToolStatus | undefined;
     let task: Task | undefined;
     let progress: TaskProgress | undefined;
+    let unanswered: Unanswered | undefined;
     for await (const happening of feed.drain()) {
+      if ('unanswered' in happening) {
+        unanswered = happening.unanswered;
+        break;
+      }
       if ('task' in happening) task = happening.task;
       else progress = happening.progress;
-      const status = statusOf(task, progress, handle.kind === 'task' ? handle.taskId : undefined);
+      const status = statusOf(task, progress, taskId);
       if (same(last, status)) continue;
       last = status;
       yield status;
     }
+    // Nobody will answer: cancel the task (bounded by cancelGraceMs) instead of waiting for it.
+    if (unanswered !== undefined) await handle.dispose().catch(() => undefined);
     await ended;
-    const output = await finalOutput(handle);
+    const output = await finalOutput(handle).catch((error: unknown) => {
+      // A task that ended anyway keeps its own outcome; one that was cancelled for it says why.
+      throw unanswered === undefined || taskId === undefined
+        ? error
+        : unansweredError(plan.serverName, unanswered, taskId);
+    });
     finished = true;
     yield output;
   } finally {
     off();
+    watch.stop();
     feed.end();
     // The reader left before the end (the loop was stopped): nobody will read this task's result.
     // Stopped like an abort, the task is cancelled or left running as cancelOnAbort says.

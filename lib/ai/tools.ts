@@ -83,8 +83,11 @@ function unknownNames(names: Iterable<string>, listed: ReadonlySet<string>): str
  * The AI SDK's `abortSignal` cancels the remote task; `timeoutMs` bounds each call. A result
  * with `isError` is passed to the model as the tool wrote it, whether the task ended `completed`
  * or `failed`; a task that failed without a result throws its `TaskFailedError` (the AI SDK
- * reports it as a `tool-error`, and the model reads the server's message). Input a task asks for (`input_required`) is answered by `onElicitation` /
- * `onSampling` here, or else by the TaskClient's callbacks.
+ * reports it as a `tool-error`, and the model reads the server's message). Input a task asks for
+ * (`input_required`) is answered by `onElicitation` / `onSampling` here, or else by the
+ * TaskClient's callbacks; input that none of them answers (or, on the tasks extension, whose
+ * callback throws) cancels the task, and the tool fails with an error saying that it needs user
+ * input.
  *
  * The list is read once, now (every page of `tools/list`): call again after the server's tools
  * change.
