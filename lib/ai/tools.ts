@@ -46,6 +46,12 @@ function toolOptions(options: TaskToolsOptions, override: TaskToolOverride | und
   return merged;
 }
 
+/**
+ * The task support of tools that can run as tasks on this connection (`tasksOnly`): not
+ * `forbidden`, nor `unavailable` (the tool could, but no call becomes a task here).
+ */
+const RUNS_AS_TASK: ReadonlySet<string> = new Set(['optional', 'required', 'server-decides']);
+
 function check(condition: boolean, option: string, message: string): void {
   if (!condition) throw new TaskOptionError(message, { option });
 }
@@ -113,7 +119,7 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
   for (const definition of definitions) {
     if (include !== undefined && !include.has(definition.name)) continue;
     if (exclude.has(definition.name)) continue;
-    if (options.tasksOnly === true && definition.taskSupport === 'forbidden') continue;
+    if (options.tasksOnly === true && !RUNS_AS_TASK.has(definition.taskSupport)) continue;
     const override = Object.hasOwn(overrides, definition.name) ? overrides[definition.name] : undefined;
     const aiName = override?.name ?? `${options.prefix ?? ''}${definition.name}`;
     const clash = from.get(aiName);

@@ -131,8 +131,9 @@ export interface TaskToolsOptions extends TaskToolOptions {
   /** Leave these tools out (the server's names). */
   readonly exclude?: readonly string[] | undefined;
   /**
-   * Only tools that can run as tasks (`optional`, `required` or `server-decides`): plain tools are
-   * left out.
+   * Only tools that can run as tasks on this connection (`optional`, `required` or
+   * `server-decides`): plain tools (`forbidden`) and tools no call of which becomes a task here
+   * (`unavailable`) are left out.
    * @defaultValue false (plain tools are included and run as plain calls)
    */
   readonly tasksOnly?: boolean | undefined;

@@ -117,6 +117,25 @@ describe('the tool set', () => {
     });
   });
 
+  it('tasksOnly leaves out tools that cannot run as tasks here: forbidden, and unavailable (no tasks capability)', async () => {
+    const pair = await connectScripted({
+      capabilities: { tools: {} },
+      tools: [
+        { name: 'could_be_a_task', taskSupport: 'optional', inputSchema: { type: 'object' } },
+        { name: 'plain', inputSchema: { type: 'object' } },
+      ],
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    const all = await taskTools(tasks);
+    expect(all.could_be_a_task?.metadata).toMatchObject({ taskSupport: 'unavailable' });
+    expect(all.plain?.metadata).toMatchObject({ taskSupport: 'forbidden' });
+    expect(Object.keys(await taskTools(tasks, { tasksOnly: true }))).toEqual([]);
+  });
+
   it('refuses options that name tools the server does not list, names that clash, and malformed options, with TaskOptionError', async () => {
     const { tasks } = await rig();
     expect(await rejection(taskTools(tasks, { include: ['analyse'] }))).toMatchObject({
