@@ -120,7 +120,11 @@ export interface TaskToolOptions {
 
 /** Options of one tool inside `taskTools`: its own call options, and the name the model sees. */
 export interface TaskToolOverride extends TaskToolOptions {
-  /** The key of the tool in the tool set, which the model calls it by. @defaultValue prefix + the server's name */
+  /**
+   * The key of the tool in the tool set, which the model calls it by: 1 to 64 letters, digits, `_`
+   * or `-`, starting with a letter or `_` (what every model provider accepts).
+   * @defaultValue prefix + the server's name, made safe (see `taskTools`)
+   */
   readonly name?: string | undefined;
 }
 
@@ -137,7 +141,10 @@ export interface TaskToolsOptions extends TaskToolOptions {
    * @defaultValue false (plain tools are included and run as plain calls)
    */
   readonly tasksOnly?: boolean | undefined;
-  /** Put before every tool's name in the tool set, e.g. `'reports_'`. @defaultValue '' */
+  /**
+   * Put before every tool's name in the tool set, e.g. `'reports_'` (made safe with the name, see
+   * `taskTools`). @defaultValue ''
+   */
   readonly prefix?: string | undefined;
   /**
    * Per-tool options by the server's name, over the options above (e.g. a longer `timeoutMs` for

@@ -15,7 +15,7 @@ import {
   type UIMessage,
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { taskTool, taskTools, type TaskToolOutput, type TaskToolInputContext, type TaskTool } from '../../lib/ai.js';
+import { taskTool, taskTools, type TaskTool, type TaskToolInputContext, type TaskToolOutput } from '../../lib/ai.js';
 import {
   TaskClient,
   TaskOptionError,
@@ -134,6 +134,52 @@ describe('the tool set', () => {
     expect(all.could_be_a_task?.metadata).toMatchObject({ taskSupport: 'unavailable' });
     expect(all.plain?.metadata).toMatchObject({ taskSupport: 'forbidden' });
     expect(Object.keys(await taskTools(tasks, { tasksOnly: true }))).toEqual([]);
+  });
+
+  it("gives every tool a name model providers accept, calls the server's own name, and keeps __proto__ a plain key", async () => {
+    const long = `${'analyse_'.repeat(9)}x`;
+    const names = ['files.read', 'files_read', 'files/read', long, `${long}y`, '1st', '__proto__', ''];
+    const pair = await connectScripted({
+      tools: names.map((name) => ({ name, taskSupport: 'forbidden' as const, inputSchema: { type: 'object' } })),
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    pair.server.on('tools/call', (params) => ({ content: [text(`ran ${String(params.name)}`)] }));
+    const tools = await taskTools(tasks);
+    expect(Object.getPrototypeOf(tools)).toBeNull();
+    const keys = Object.keys(tools);
+    expect(keys).toHaveLength(names.length);
+    for (const key of keys) expect(key).toMatch(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/);
+    const serverName = (key: string) => tools[key]?.metadata?.toolName as string;
+    const byServerName = new Map(keys.map((key) => [serverName(key), key]));
+    // Already safe: kept. Cleaned into a name another tool has: its own hash at the end.
+    expect(byServerName.get('files_read')).toBe('files_read');
+    expect(byServerName.get('files.read')).toMatch(/^files_read_[0-9a-f]{8}$/);
+    expect(byServerName.get('files/read')).toMatch(/^files_read_[0-9a-f]{8}$/);
+    expect(byServerName.get('files.read')).not.toBe(byServerName.get('files/read'));
+    // Too long: cut to 64, ending with a hash of the whole name, so two names that start alike stay apart.
+    expect(byServerName.get(long)).toHaveLength(64);
+    expect(byServerName.get(long)).toMatch(/^analyse_analyse_.*_[0-9a-f]{8}$/);
+    expect(byServerName.get(`${long}y`)).not.toBe(byServerName.get(long));
+    expect(byServerName.get('1st')).toBe('_1st');
+    expect(byServerName.get('__proto__')).toBe('__proto__');
+    expect(byServerName.get('')).toBe('tool');
+    // The same listing gives the same names.
+    expect(Object.keys(await taskTools(tasks))).toEqual(keys);
+    expect(Object.keys(await taskTools(tasks, { include: ['files.read'], prefix: 'my.' }))).toEqual(['my_files_read']);
+    // The model calls the safe name; the server is called by its own.
+    for (const name of ['files.read', '__proto__']) {
+      const model = toolCallingModel({ toolName: byServerName.get(name)!, input: {} });
+      await generateText({ model, tools, prompt: 'go', stopWhen: isStepCount(3) });
+      expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'content', value: [text(`ran ${name}`)] });
+    }
+    expect(await rejection(taskTools(tasks, { tools: { 'files.read': { name: 'files.read' } } }))).toMatchObject({
+      name: 'TaskOptionError',
+      option: 'tools',
+    });
   });
 
   it('refuses options that name tools the server does not list, names that clash, and malformed options, with TaskOptionError', async () => {
