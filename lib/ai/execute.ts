@@ -137,8 +137,9 @@ function leavesTaskWaiting(unanswered: Unanswered, handle: TaskHandle): boolean 
  * `abortSignal` is the call's signal: aborting cancels the remote task (`cancelOnAbort`). When the
  * AI SDK stops reading before the end, the call is aborted the same way: the task is cancelled, or
  * left running when `cancelOnAbort` (the tool's, else the TaskClient's) is `false`. When the task
- * asks for input that nobody here answers (no callback for it, or the callback threw), the task is
- * cancelled and the tool fails with an error that says so, rather than waiting for its deadline.
+ * asks for input that nobody here answers (no callback for it, or, on the tasks extension, the
+ * callback threw), the task is cancelled and the tool fails with an error that says so, rather
+ * than waiting for its deadline.
  */
 export async function* executeTaskTool(
   tasks: TaskClient,
@@ -197,7 +198,7 @@ export async function* executeTaskTool(
     if (unanswered !== undefined) await handle.dispose().catch(() => undefined);
     await ended;
     const output = await finalOutput(handle).catch((error: unknown) => {
-      // A task that ended anyway keeps its own outcome; one that was cancelled for it says why.
+      // A task that finished anyway keeps its result; otherwise the error says why it was cancelled.
       throw unanswered === undefined || taskId === undefined
         ? error
         : unansweredError(plan.serverName, unanswered, taskId);
