@@ -14,6 +14,8 @@ import {
   type TaskProgress,
 } from '../index.js';
 import { Feed } from './feed.js';
+import { scrubbed } from './scrub.js';
+import { InputWatch, unansweredError, type Unanswered } from './unanswered.js';
 import type { TaskToolInputContext, TaskToolOptions, TaskToolOutput, TaskToolResult, TaskToolStatus } from './types.js';
 
 /** What one tool of the set calls: the server's name, the model's name, and its options. */
@@ -26,14 +28,18 @@ export interface ToolCallPlan {
   readonly options: TaskToolOptions;
 }
 
-/** One thing that happened to the call: a snapshot or a progress notification. */
-type Happening = { readonly task: Task } | { readonly progress: TaskProgress };
+/** One thing that happened to the call: a snapshot, a progress notification, or input nobody answers. */
+type Happening = { readonly task: Task } | { readonly progress: TaskProgress } | { readonly unanswered: Unanswered };
 
-/** The call's options for `callToolAsTask`: the plan's, the AI SDK's signal, and the feed. */
+/**
+ * The call's options for `callToolAsTask`: the plan's, the feed, and `signal` (the AI SDK's
+ * signal, or the tool's own when its output stops being read).
+ */
 function callOptions(
   plan: ToolCallPlan,
   execution: ToolExecutionOptions<unknown>,
   feed: Feed<Happening>,
+  signal: AbortSignal,
 ): CallToolAsTaskOptions {
   const { options } = plan;
   const extend = <C>(context: C): C & Pick<TaskToolInputContext, 'toolCallId' | 'aiToolName'> => ({
@@ -48,7 +54,7 @@ function callOptions(
     ...(options.requireTask === undefined ? {} : { requireTask: options.requireTask }),
     ...(options.cancelOnAbort === undefined ? {} : { cancelOnAbort: options.cancelOnAbort }),
     ...(options.cancelOnTimeout === undefined ? {} : { cancelOnTimeout: options.cancelOnTimeout }),
-    ...(execution.abortSignal === undefined ? {} : { signal: execution.abortSignal }),
+    signal,
     // A progress token lives as long as the task on 2025-11-25 ([R35]); the extension sends none ([E10]).
     ...(options.progress === false ? {} : { onProgress: (progress: TaskProgress) => feed.push({ progress }) }),
     ...(onElicitation === undefined
@@ -69,20 +75,38 @@ function resultOutput(result: CallToolResult): TaskToolResult {
 }
 
 /**
- * The tool's result. A task that ended `failed` throws its `TaskFailedError` (the AI SDK makes a
- * `tool-error` of it, with the server's message): on 2025-11-25 that includes a tool result with
- * `isError` ([V18]). A result that only reports a tool error (`isError` on a plain call, or on a
- * task the server marked `completed`, as the tasks extension does, [E15]) is the final output,
- * for the model to read.
+ * The tool's result. A result that reports a tool error is the final output, for the model to
+ * read in full, however the wire reports it: `isError` on a plain call, on a task the server
+ * marked `completed` (as the tasks extension does, [E15]), or on a task that ended `failed` (as
+ * 2025-11-25 servers do, [V18]); the library's `TaskFailedError` then carries that result. A task
+ * that failed without a tool result (a JSON-RPC error) throws its `TaskFailedError`: the AI SDK
+ * makes a `tool-error` of it, with the server's message.
  */
 async function finalOutput(handle: TaskHandle): Promise<TaskToolResult> {
   try {
     return resultOutput(await handle.result());
   } catch (error) {
-    if (error instanceof TaskFailedError && error.result !== undefined && error.task?.status !== 'failed')
-      return resultOutput(error.result);
+    if (error instanceof TaskFailedError && error.result !== undefined)
+      return { ...resultOutput(error.result), isError: true };
     throw error;
   }
+}
+
+/** The status a UI sees of `task` and the latest `progress`, without the task id. */
+function statusOf(
+  task: Task | undefined,
+  progress: TaskProgress | undefined,
+  taskId: string | undefined,
+): TaskToolStatus {
+  const message = progress?.message;
+  return {
+    type: 'status',
+    status: task?.status ?? 'working',
+    ...(task?.statusMessage === undefined ? {} : { statusMessage: scrubbed(task.statusMessage, taskId) }),
+    ...(progress === undefined
+      ? {}
+      : { progress: message === undefined ? progress : { ...progress, message: scrubbed(message, taskId) } }),
+  };
 }
 
 /** Whether two statuses would look the same to a UI. */
@@ -98,11 +122,24 @@ function same(a: TaskToolStatus | undefined, b: TaskToolStatus): boolean {
 }
 
 /**
+ * Whether unanswered input leaves the task waiting, so that the tool gives up on it. On the tasks
+ * extension it does: a question nobody answers, or whose callback threw, is never answered
+ * ([E4]). On 2025-11-25 a callback that throws answers the server with an error, and the task
+ * goes on or fails on the server's terms.
+ */
+function leavesTaskWaiting(unanswered: Unanswered, handle: TaskHandle): boolean {
+  return unanswered.reason === 'no-handler' || handle.wire === 'io.modelcontextprotocol/tasks';
+}
+
+/**
  * Runs one AI SDK tool call as a task. Yields a {@link TaskToolStatus} for each change (status,
  * status message or progress; repeats are skipped), then the {@link TaskToolResult}. The AI SDK's
  * `abortSignal` is the call's signal: aborting cancels the remote task (`cancelOnAbort`). When the
- * AI SDK stops reading before the end, the task is cancelled too (left running with
- * `cancelOnAbort: false`).
+ * AI SDK stops reading before the end, the call is aborted the same way: the task is cancelled, or
+ * left running when `cancelOnAbort` (the tool's, else the TaskClient's) is `false`. When the task
+ * asks for input that nobody here answers (no callback for it, or, on the tasks extension, the
+ * callback threw), the task is cancelled and the tool fails with an error that says so, rather
+ * than waiting for its deadline.
  */
 export async function* executeTaskTool(
   tasks: TaskClient,
@@ -112,7 +149,26 @@ export async function* executeTaskTool(
 ): AsyncGenerator<TaskToolOutput, void, undefined> {
   const feed = new Feed<Happening>();
   const args = input === undefined || input === null ? {} : (input as Record<string, unknown>);
-  const handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed));
+  // Aborted when the reader leaves early: the call's cancelOnAbort (the tool's, else the
+  // TaskClient's) then decides whether the remote task is cancelled, as for the AI SDK's abort.
+  const stop = new AbortController();
+  const signal =
+    execution.abortSignal === undefined ? stop.signal : AbortSignal.any([execution.abortSignal, stop.signal]);
+  // Watched from before the call: the task may ask for input in its very first snapshot.
+  const watch = new InputWatch(tasks);
+  let handle: TaskHandle;
+  try {
+    handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed, signal));
+  } catch (error) {
+    watch.stop();
+    throw error;
+  }
+  const taskId = handle.kind === 'task' ? handle.taskId : undefined;
+  if (taskId !== undefined) {
+    watch.follow(taskId, (unanswered) => {
+      if (leavesTaskWaiting(unanswered, handle)) feed.push({ unanswered });
+    });
+  }
   // The snapshot the call returned, then every change; the feed ends once the result settles.
   if (handle.task !== undefined) feed.push({ task: handle.task });
   const off = handle.on('status', (_metrics, task) => feed.push({ task }));
@@ -125,30 +181,39 @@ export async function* executeTaskTool(
     let last: TaskToolStatus | undefined;
     let task: Task | undefined;
     let progress: TaskProgress | undefined;
+    let unanswered: Unanswered | undefined;
     for await (const happening of feed.drain()) {
+      if ('unanswered' in happening) {
+        unanswered = happening.unanswered;
+        break;
+      }
       if ('task' in happening) task = happening.task;
       else progress = happening.progress;
-      const status: TaskToolStatus = {
-        type: 'status',
-        status: task?.status ?? 'working',
-        ...(task?.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
-        ...(progress === undefined ? {} : { progress }),
-      };
+      const status = statusOf(task, progress, taskId);
       if (same(last, status)) continue;
       last = status;
       yield status;
     }
+    // Nobody will answer: cancel the task (bounded by cancelGraceMs) instead of waiting for it.
+    if (unanswered !== undefined) await handle.dispose().catch(() => undefined);
     await ended;
-    const output = await finalOutput(handle);
+    const output = await finalOutput(handle).catch((error: unknown) => {
+      // A task that finished anyway keeps its result; otherwise the error says why it was cancelled.
+      throw unanswered === undefined || taskId === undefined
+        ? error
+        : unansweredError(plan.serverName, unanswered, taskId);
+    });
     finished = true;
     yield output;
   } finally {
     off();
+    watch.stop();
     feed.end();
     // The reader left before the end (the loop was stopped): nobody will read this task's result.
+    // Stopped like an abort, the task is cancelled or left running as cancelOnAbort says.
     if (!finished && !handle.settled) {
-      if (plan.options.cancelOnAbort === false) handle.detach();
-      else await handle.dispose();
+      stop.abort(new Error('The AI SDK stopped reading the tool output'));
+      await ended;
     }
   }
 }

@@ -7,6 +7,7 @@ import { TaskOptionError, type TaskClient } from '../index.js';
 import { executeTaskTool, type ToolCallPlan } from './execute.js';
 import { toolDefinitions, type ToolDefinition } from './listing.js';
 import { toModelOutput } from './model-output.js';
+import { isSafeName, safeNames } from './names.js';
 import type { TaskToolOptions, TaskToolOutput, TaskToolOverride, TaskToolsOptions } from './types.js';
 
 /**
@@ -15,7 +16,10 @@ import type { TaskToolOptions, TaskToolOutput, TaskToolOverride, TaskToolsOption
  */
 export type TaskTool = Tool<Record<string, unknown>, TaskToolOutput>;
 
-/** A tool set of task tools, keyed by the name the model calls each tool by. */
+/**
+ * A tool set of task tools, keyed by the name the model calls each tool by (made safe for model
+ * providers, see {@link taskTools}).
+ */
 export type TaskToolSet = Record<string, TaskTool>;
 
 /** The AI SDK tool for one definition. */
@@ -45,6 +49,12 @@ function toolOptions(options: TaskToolsOptions, override: TaskToolOverride | und
   for (const [key, value] of Object.entries(own)) if (value !== undefined) merged[key] = value;
   return merged;
 }
+
+/**
+ * The task support of tools that can run as tasks on this connection (`tasksOnly`): not
+ * `forbidden`, nor `unavailable` (the tool could, but no call becomes a task here).
+ */
+const RUNS_AS_TASK: ReadonlySet<string> = new Set(['optional', 'required', 'server-decides']);
 
 function check(condition: boolean, option: string, message: string): void {
   if (!condition) throw new TaskOptionError(message, { option });
@@ -80,16 +90,28 @@ function unknownNames(names: Iterable<string>, listed: ReadonlySet<string>): str
  * tool allow it, as a plain call otherwise. While a task runs, its status changes and progress are
  * yielded as preliminary results ({@link TaskToolStatus}: the UI sees them, the model does not);
  * the final result is the tool's content ({@link TaskToolResult}), which is what the model sees.
- * The AI SDK's `abortSignal` cancels the remote task; `timeoutMs` bounds each call. A task that
- * ends `failed` throws its `TaskFailedError` (the AI SDK reports it as a `tool-error`, and the
- * model reads the server's message); a result with `isError` is passed to the model as the tool
- * wrote it. Input a task asks for (`input_required`) is answered by `onElicitation` /
- * `onSampling` here, or else by the TaskClient's callbacks.
+ * The AI SDK's `abortSignal` cancels the remote task; `timeoutMs` bounds each call. A result
+ * with `isError` is passed to the model as the tool wrote it, whether the task ended `completed`
+ * or `failed`; a task that failed without a result throws its `TaskFailedError` (the AI SDK
+ * reports it as a `tool-error`, and the model reads the server's message). Input a task asks for
+ * (`input_required`) is answered by `onElicitation` / `onSampling` here, or else by the
+ * TaskClient's callbacks; input that none of them answers (or, on the tasks extension, whose
+ * callback throws) cancels the task, and the tool fails with an error saying that it needs user
+ * input.
+ *
+ * The tool set's keys are names every model provider accepts (1 to 64 letters, digits, `_` or
+ * `-`, starting with a letter or `_`): prefix + the server's name when that is one; otherwise
+ * other characters become `_`, a `_` goes in front of a leading digit or `-`, a name longer than
+ * 64 is cut and ends with `_` and a short hash of the whole name, and a cleaned name that meets
+ * another tool's ends with a hash of its own. The same listing always gives the same names; each
+ * call sends the server's own name (the tool's metadata `toolName`). The set has no prototype, so
+ * any name (`__proto__` too) is a plain key.
  *
  * The list is read once, now (every page of `tools/list`): call again after the server's tools
  * change.
  * @throws TaskOptionError for invalid options, for `include` or `tools` entries that name a tool the
- *   server does not list, and when two tools would get the same name.
+ *   server does not list, for a `name` in `tools` that is not a safe name, and when two tools would
+ *   get the same name.
  * @throws TaskRpcError, TaskProtocolError, TaskClosedError when the tools cannot be listed.
  */
 export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {}): Promise<TaskToolSet> {
@@ -105,14 +127,30 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
   );
   const include = options.include === undefined ? undefined : new Set(options.include);
   const exclude = new Set(options.exclude ?? []);
-  const set: TaskToolSet = {};
+  const chosen = definitions.filter(
+    (definition) =>
+      (include === undefined || include.has(definition.name)) &&
+      !exclude.has(definition.name) &&
+      (options.tasksOnly !== true || RUNS_AS_TASK.has(definition.taskSupport)),
+  );
+  const overrideOf = (definition: ToolDefinition): TaskToolOverride | undefined =>
+    Object.hasOwn(overrides, definition.name) ? overrides[definition.name] : undefined;
+  for (const definition of chosen) {
+    const name = overrideOf(definition)?.name;
+    check(
+      name === undefined || (typeof name === 'string' && isSafeName(name)),
+      'tools',
+      `The name ${JSON.stringify(name)} given to tool ${JSON.stringify(definition.name)} is not one model providers accept: 1 to 64 letters, digits, "_" or "-", starting with a letter or "_"`,
+    );
+  }
+  const names = safeNames(
+    chosen.map((definition) => overrideOf(definition)?.name ?? `${options.prefix ?? ''}${definition.name}`),
+  );
+  // No prototype: a tool named "__proto__" (or "constructor") is a key like any other.
+  const set = Object.create(null) as TaskToolSet;
   const from = new Map<string, string>();
-  for (const definition of definitions) {
-    if (include !== undefined && !include.has(definition.name)) continue;
-    if (exclude.has(definition.name)) continue;
-    if (options.tasksOnly === true && definition.taskSupport === 'forbidden') continue;
-    const override = Object.hasOwn(overrides, definition.name) ? overrides[definition.name] : undefined;
-    const aiName = override?.name ?? `${options.prefix ?? ''}${definition.name}`;
+  chosen.forEach((definition, index) => {
+    const aiName = names[index]!;
     const clash = from.get(aiName);
     check(
       clash === undefined,
@@ -123,9 +161,9 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
     set[aiName] = makeTool(tasks, definition, {
       serverName: definition.name,
       aiName,
-      options: toolOptions(options, override),
+      options: toolOptions(options, overrideOf(definition)),
     });
-  }
+  });
   return set;
 }
 

@@ -26,16 +26,20 @@ export interface TaskToolStatus {
   readonly type: 'status';
   /** The task's status (`working` before the server's first snapshot, and for a plain call). */
   readonly status: TaskStatus;
-  /** The server's latest status message, if it sent one. */
+  /** The server's latest status message, if it sent one (the task id in it replaced by its fingerprint). */
   readonly statusMessage?: string;
-  /** The latest progress notification of the call, if the server sent one. */
+  /**
+   * The latest progress notification of the call, if the server sent one (the task id in its
+   * message replaced by its fingerprint).
+   */
   readonly progress?: TaskProgress;
 }
 
 /**
  * The final result of a task tool: the tool's `CallToolResult`, reduced to what a model and a UI
- * use. `isError: true` when the tool reported its own error in its result (a task that ended
- * `failed` throws instead: see `taskTools`).
+ * use. `isError: true` when the tool reported its own error in its result, whether the task
+ * ended `completed` or `failed` (a task that failed without a result throws instead: see
+ * `taskTools`).
  */
 export interface TaskToolResult {
   /** Marks the final result. */
@@ -116,7 +120,11 @@ export interface TaskToolOptions {
 
 /** Options of one tool inside `taskTools`: its own call options, and the name the model sees. */
 export interface TaskToolOverride extends TaskToolOptions {
-  /** The key of the tool in the tool set, which the model calls it by. @defaultValue prefix + the server's name */
+  /**
+   * The key of the tool in the tool set, which the model calls it by: 1 to 64 letters, digits, `_`
+   * or `-`, starting with a letter or `_` (what every model provider accepts).
+   * @defaultValue prefix + the server's name, made safe (see `taskTools`)
+   */
   readonly name?: string | undefined;
 }
 
@@ -127,12 +135,16 @@ export interface TaskToolsOptions extends TaskToolOptions {
   /** Leave these tools out (the server's names). */
   readonly exclude?: readonly string[] | undefined;
   /**
-   * Only tools that can run as tasks (`optional`, `required` or `server-decides`): plain tools are
-   * left out.
+   * Only tools that can run as tasks on this connection (`optional`, `required` or
+   * `server-decides`): plain tools (`forbidden`) and tools no call of which becomes a task here
+   * (`unavailable`) are left out.
    * @defaultValue false (plain tools are included and run as plain calls)
    */
   readonly tasksOnly?: boolean | undefined;
-  /** Put before every tool's name in the tool set, e.g. `'reports_'`. @defaultValue '' */
+  /**
+   * Put before every tool's name in the tool set, e.g. `'reports_'` (made safe with the name, see
+   * `taskTools`). @defaultValue ''
+   */
   readonly prefix?: string | undefined;
   /**
    * Per-tool options by the server's name, over the options above (e.g. a longer `timeoutMs` for

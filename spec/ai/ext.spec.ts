@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { taskTools, type TaskToolInputContext } from '../../lib/ai.js';
-import { TaskClient, TaskFailedError } from '../../lib/index.js';
+import { TaskClient, TaskFailedError, TaskNotSupportedError, type TaskClientConnectOptions } from '../../lib/index.js';
 import { until } from '../helpers.js';
-import { ExtServer, fixtureTools, startExtHttpServer } from '../support/ext-server/index.js';
+import { ExtServer, fixtureTools, startExtHttpServer, taskTool as extTaskTool } from '../support/ext-server/index.js';
 import { inOrder, statusesOf, streamAgent } from './agent.js';
 import { startExtExampleHttp } from './ext-example-host.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
@@ -184,6 +184,75 @@ describe('task tools against the scripted extension server over Streamable HTTP'
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     while (cleanups.length > 0) await cleanups.pop()?.();
+  });
+
+  it('a task that completes with an isError result of two text blocks ([E15]): the model reads both', async () => {
+    const result = { content: [text('disk full'), text('free 2 GB and retry')], isError: true };
+    const server = new ExtServer({
+      tools: [extTaskTool('broken', { statusMessage: 'running', steps: [{ result }] })],
+      pollIntervalMs: 20,
+    });
+    const endpoint = await startExtHttpServer(server);
+    cleanups.push(() => endpoint.close());
+    const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(endpoint.url), OPTIONS);
+    cleanups.push(() => tasks.close());
+    const model = toolCallingModel({ toolName: 'broken', input: {} });
+    const run = await streamAgent(model, await taskTools(tasks));
+    expect(run.errors.size).toBe(0);
+    expect(run.results.get('call-1')).toEqual({ type: 'result', ...result });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
+  });
+
+  /** A TaskClient on a scripted extension server with the fixture tools, over Streamable HTTP. */
+  async function scripted(
+    options: TaskClientConnectOptions = OPTIONS,
+  ): Promise<{ server: ExtServer; tasks: TaskClient }> {
+    const server = new ExtServer({ tools: fixtureTools(), pollIntervalMs: 20 });
+    const endpoint = await startExtHttpServer(server);
+    cleanups.push(() => endpoint.close());
+    const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(endpoint.url), options);
+    cleanups.push(() => tasks.close());
+    return { server, tasks };
+  }
+
+  it('a task that asks for input nobody here answers is cancelled at once: the model reads that the tool needs user input', async () => {
+    const { server, tasks } = await scripted();
+    const model = toolCallingModel({ toolName: 'confirm_delete', input: { filename: 'a.txt' } });
+    const run = await streamAgent(model, await taskTools(tasks, { include: ['confirm_delete'] }), { withinMs: 5_000 });
+    const error = run.errors.get('call-1');
+    expect(error).toBeInstanceOf(TaskNotSupportedError);
+    expect(error).toMatchObject({ feature: 'elicitation', toolName: 'confirm_delete' });
+    const message =
+      'Tool "confirm_delete" needs user input (an elicitation), and no handler is configured to answer it, so its task was cancelled. Give taskTools or the TaskClient an onElicitation callback to answer it.';
+    expect((error as Error).message).toBe(message);
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+      type: 'error-text',
+      value: `TaskNotSupportedError: ${message}`,
+    });
+    expect(server.count('tasks/cancel')).toBe(1);
+    expect(server.count('tasks/update')).toBe(0);
+    expect(tasks.active).toBe(0);
+  });
+
+  it('a task whose input callback throws is cancelled at once: the tool fails with the callback error', async () => {
+    const { server, tasks } = await scripted();
+    const tools = await taskTools(tasks, {
+      include: ['confirm_delete'],
+      onElicitation: () => {
+        throw new Error('nobody is at the keyboard');
+      },
+    });
+    const model = toolCallingModel({ toolName: 'confirm_delete', input: { filename: 'a.txt' } });
+    const run = await streamAgent(model, tools, { withinMs: 5_000 });
+    const error = run.errors.get('call-1');
+    expect(error).toMatchObject({
+      name: 'TaskError',
+      toolName: 'confirm_delete',
+      message:
+        'Tool "confirm_delete" needs user input (an elicitation), and answering it failed, so its task was cancelled. The elicitation callback failed: nobody is at the keyboard',
+    });
+    expect(server.count('tasks/cancel')).toBe(1);
+    expect(tasks.active).toBe(0);
   });
 
   it('a task that ends failed with a JSON-RPC error ([E15]) is a tool error with the server message', async () => {

@@ -15,8 +15,14 @@ import {
   type UIMessage,
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { taskTool, taskTools, type TaskToolOutput, type TaskToolInputContext, type TaskTool } from '../../lib/ai.js';
-import { TaskClient, TaskOptionError, TaskProtocolError } from '../../lib/index.js';
+import { taskTool, taskTools, type TaskTool, type TaskToolInputContext, type TaskToolOutput } from '../../lib/ai.js';
+import {
+  TaskClient,
+  TaskOptionError,
+  TaskProtocolError,
+  taskFingerprint,
+  type TaskClientOptions,
+} from '../../lib/index.js';
 import { connectScripted } from '../support/scripted-server.js';
 import { connectPair, exampleServerPair, rejection, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
@@ -30,13 +36,13 @@ afterEach(async () => {
 const text = (value: string) => ({ type: 'text', text: value });
 
 /** The example server in process, its TaskClient, and the task ids it saw cancelled. */
-async function rig(clientCapabilities: Record<string, object> = {}) {
+async function rig(clientCapabilities: Record<string, object> = {}, options: TaskClientOptions = {}) {
   const cancelled: string[] = [];
   const pair = await exampleServerPair(
     { pollInterval: 50, onCancel: (taskId) => cancelled.push(taskId) },
     { capabilities: clientCapabilities },
   );
-  const tasks = new TaskClient(pair.client);
+  const tasks = new TaskClient(pair.client, options);
   cleanups.push(async () => {
     await tasks.close();
     await pair.close();
@@ -108,6 +114,71 @@ describe('the tool set', () => {
     expect(toolResultsIn(model, 1)[0]).toMatchObject({
       toolName: 'analyze_dataset',
       output: { type: 'content', value: [text('analysis of 4 done in 1 steps')] },
+    });
+  });
+
+  it('tasksOnly leaves out tools that cannot run as tasks here: forbidden, and unavailable (no tasks capability)', async () => {
+    const pair = await connectScripted({
+      capabilities: { tools: {} },
+      tools: [
+        { name: 'could_be_a_task', taskSupport: 'optional', inputSchema: { type: 'object' } },
+        { name: 'plain', inputSchema: { type: 'object' } },
+      ],
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    const all = await taskTools(tasks);
+    expect(all.could_be_a_task?.metadata).toMatchObject({ taskSupport: 'unavailable' });
+    expect(all.plain?.metadata).toMatchObject({ taskSupport: 'forbidden' });
+    expect(Object.keys(await taskTools(tasks, { tasksOnly: true }))).toEqual([]);
+  });
+
+  it("gives every tool a name model providers accept, calls the server's own name, and keeps __proto__ a plain key", async () => {
+    const long = `${'analyse_'.repeat(9)}x`;
+    const names = ['files.read', 'files_read', 'files/read', long, `${long}y`, '1st', '__proto__', ''];
+    const pair = await connectScripted({
+      tools: names.map((name) => ({ name, taskSupport: 'forbidden' as const, inputSchema: { type: 'object' } })),
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    pair.server.on('tools/call', (params) => ({ content: [text(`ran ${String(params.name)}`)] }));
+    const tools = await taskTools(tasks);
+    expect(Object.getPrototypeOf(tools)).toBeNull();
+    const keys = Object.keys(tools);
+    expect(keys).toHaveLength(names.length);
+    for (const key of keys) expect(key).toMatch(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/);
+    const serverName = (key: string) => tools[key]?.metadata?.toolName as string;
+    const byServerName = new Map(keys.map((key) => [serverName(key), key]));
+    // Already safe: kept. Cleaned into a name another tool has: its own hash at the end.
+    expect(byServerName.get('files_read')).toBe('files_read');
+    expect(byServerName.get('files.read')).toMatch(/^files_read_[0-9a-f]{8}$/);
+    expect(byServerName.get('files/read')).toMatch(/^files_read_[0-9a-f]{8}$/);
+    expect(byServerName.get('files.read')).not.toBe(byServerName.get('files/read'));
+    // Too long: cut to 64, ending with a hash of the whole name, so two names that start alike stay apart.
+    expect(byServerName.get(long)).toHaveLength(64);
+    expect(byServerName.get(long)).toMatch(/^analyse_analyse_.*_[0-9a-f]{8}$/);
+    expect(byServerName.get(`${long}y`)).not.toBe(byServerName.get(long));
+    expect(byServerName.get('1st')).toBe('_1st');
+    expect(byServerName.get('__proto__')).toBe('__proto__');
+    expect(byServerName.get('')).toBe('tool');
+    // The same listing gives the same names.
+    expect(Object.keys(await taskTools(tasks))).toEqual(keys);
+    expect(Object.keys(await taskTools(tasks, { include: ['files.read'], prefix: 'my.' }))).toEqual(['my_files_read']);
+    // The model calls the safe name; the server is called by its own.
+    for (const name of ['files.read', '__proto__']) {
+      const model = toolCallingModel({ toolName: byServerName.get(name)!, input: {} });
+      await generateText({ model, tools, prompt: 'go', stopWhen: isStepCount(3) });
+      expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'content', value: [text(`ran ${name}`)] });
+    }
+    expect(await rejection(taskTools(tasks, { tools: { 'files.read': { name: 'files.read' } } }))).toMatchObject({
+      name: 'TaskOptionError',
+      option: 'tools',
     });
   });
 
@@ -215,6 +286,25 @@ describe('running a tool', () => {
     expect(running).toHaveLength(1);
   });
 
+  it("a reader that stops early follows the TaskClient's cancelOnAbort: false when the tool sets none; a tool's own true wins", async () => {
+    const { tasks, cancelled, store } = await rig({}, { cancelOnAbort: false });
+    const analyze = await taskTool(tasks, 'analyze');
+    const first = execute(analyze, { steps: 50, stepMs: 50 });
+    await within(first.next());
+    await within(first.return!(), 5_000);
+    expect(cancelled).toHaveLength(0);
+    expect(tasks.active).toBe(0);
+    const running = (await store.listTasks()).tasks.filter((task) => task.status === 'working');
+    expect(running).toHaveLength(1);
+
+    const cancelling = await taskTool(tasks, 'analyze', { cancelOnAbort: true });
+    const second = execute(cancelling, { steps: 50, stepMs: 50 });
+    await within(second.next());
+    await within(second.return!(), 5_000);
+    expect(cancelled).toHaveLength(1);
+    expect(tasks.active).toBe(0);
+  });
+
   it('an aborted AI SDK signal before the call sends no tools/call', async () => {
     const { tasks, store } = await rig();
     const analyze = await taskTool(tasks, 'analyze');
@@ -286,6 +376,74 @@ describe('running a tool', () => {
     expect(run.errors.size).toBe(0);
     expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('no such key')], isError: true });
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'no such key' });
+  });
+
+  it('a task that ends failed with an isError result (2025-11-25, [V18]) is the final output: the model reads every text block', async () => {
+    const pair = await connectScripted({
+      tools: [{ name: 'broken', taskSupport: 'required', inputSchema: { type: 'object' } }],
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    pair.server.on('tools/call', () => {
+      const created = pair.server.tasks.createResult({ pollInterval: 20 });
+      const taskId = String((created.task as { taskId: string }).taskId);
+      const result = { content: [text('disk full'), text('free 2 GB and retry')], isError: true };
+      setTimeout(() => pair.server.tasks.finish(taskId, 'failed', { result }), 30);
+      return created;
+    });
+    const tools = await taskTools(tasks);
+    const model = toolCallingModel({ toolName: 'broken', input: {} });
+    const run = await streamAgent(model, tools);
+    expect(run.errors.size).toBe(0);
+    expect(run.results.get('call-1')).toEqual({
+      type: 'result',
+      content: [text('disk full'), text('free 2 GB and retry')],
+      isError: true,
+    });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
+  });
+
+  it('a status or progress message that names the task shows its fingerprint instead of its id', async () => {
+    const secret = 'task-secret-0001';
+    const pair = await connectScripted({
+      tools: [{ name: 'crunch', taskSupport: 'required', inputSchema: { type: 'object' } }],
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    pair.server.on('tools/call', (params) => {
+      const progressToken = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
+      const created = pair.server.tasks.createResult({
+        taskId: secret,
+        pollInterval: 20,
+        statusMessage: `queued as ${secret}`,
+      });
+      setTimeout(() => {
+        pair.server.notify('notifications/progress', {
+          progressToken,
+          progress: 1,
+          total: 2,
+          message: `${secret}: half`,
+        });
+        setTimeout(() => pair.server.tasks.finish(secret, 'completed', { result: { content: [text('done')] } }), 60);
+      }, 30);
+      return created;
+    });
+    const run = await streamAgent(toolCallingModel({ toolName: 'crunch', input: {} }), await taskTools(tasks));
+    const statuses = statusesOf(run.preliminary);
+    expect(statuses[0]).toEqual({
+      type: 'status',
+      status: 'working',
+      statusMessage: `queued as ${taskFingerprint(secret)}`,
+    });
+    expect(statuses.map((status) => status.progress?.message)).toContain(`${taskFingerprint(secret)}: half`);
+    expect(JSON.stringify(run.preliminary)).not.toContain(secret);
+    expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('done')] });
   });
 
   it('a saved conversation goes back to the model through convertToModelMessages: the final content, or a note that the task had not finished', async () => {

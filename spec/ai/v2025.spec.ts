@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { generateText, isStepCount } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskTools, type TaskToolInputContext } from '../../lib/ai.js';
-import { TaskClient, TaskFailedError, TaskTimeoutError, type ElicitRequestParams } from '../../lib/index.js';
+import { TaskClient, TaskTimeoutError, type ElicitRequestParams } from '../../lib/index.js';
 import { until } from '../helpers.js';
 import { startHttpServer } from '../support/http-server.js';
 import { httpTransport, makeClient, stdioTransport } from '../support/sdk.js';
@@ -166,21 +166,15 @@ describe.each([
     expect(model.doStreamCalls).toHaveLength(1);
   });
 
-  it('a failed task (an isError result ends it failed, [V18]) is a tool error carrying the server message, and the model reads that message', async () => {
+  it('a failed task with an isError result ([V18]) is the final output: the model reads the tool error', async () => {
     const tools = await taskTools(rig.tasks);
     const model = toolCallingModel({ toolName: 'flaky', input: { afterMs: 30, reason: 'quota exceeded' } });
     const run = await streamAgent(model, tools);
-    const error = run.errors.get('call-1');
-    expect(error).toBeInstanceOf(TaskFailedError);
-    expect((error as TaskFailedError).message).toBe('Tool "flaky" failed: quota exceeded');
-    expect(run.results.size).toBe(0);
+    expect(run.errors.size).toBe(0);
+    expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('quota exceeded')], isError: true });
     expect(statusesOf(run.preliminary)[0]?.status).toBe('working');
     expect(toolResultsIn(model, 1)).toEqual([
-      {
-        toolCallId: 'call-1',
-        toolName: 'flaky',
-        output: { type: 'error-text', value: 'TaskFailedError: Tool "flaky" failed: quota exceeded' },
-      },
+      { toolCallId: 'call-1', toolName: 'flaky', output: { type: 'error-text', value: 'quota exceeded' } },
     ]);
   });
 

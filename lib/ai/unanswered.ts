@@ -1,0 +1,101 @@
+/**
+ * Input a task asks for that nobody here answers. A task tool often runs where no one can be
+ * asked (an agent loop without a UI), and a task whose question goes unanswered would wait until
+ * its deadline or its ttl. The TaskClient reports such a question on its `error` event, naming the
+ * task: a `TaskNotSupportedError` (feature `elicitation`, `sampling` or `input`) when no callback
+ * answers it, a `TaskError` "The elicitation callback failed: …" when the callback threw (see
+ * docs/input.md). This watch picks out the reports about one call's task, so that its tool can
+ * cancel the task and tell the model at once.
+ */
+import { TaskError, TaskNotSupportedError, type TaskClient } from '../index.js';
+import { scrubbed } from './scrub.js';
+
+/** What kind of input went unanswered: the `feature` of the library's report. */
+export type InputKind = 'elicitation' | 'sampling' | 'input';
+
+/** Input a task asked for that went unanswered, and why. */
+export interface Unanswered {
+  /** What the task asked for. */
+  readonly kind: InputKind;
+  /** `no-handler`: no callback answers it here; `failed`: the callback threw. */
+  readonly reason: 'no-handler' | 'failed';
+  /** The TaskClient's report. */
+  readonly report: TaskError;
+}
+
+const CALLBACK_FAILED = /^The (elicitation|sampling) callback failed: /;
+
+/** What a report on the `error` event says of a task's input, when it says that it went unanswered. */
+function unansweredIn(report: TaskError): Unanswered | undefined {
+  if (report instanceof TaskNotSupportedError) {
+    const { feature } = report;
+    return feature === 'elicitation' || feature === 'sampling' || feature === 'input'
+      ? { kind: feature, reason: 'no-handler', report }
+      : undefined;
+  }
+  const failed = report.name === 'TaskError' ? CALLBACK_FAILED.exec(report.message) : null;
+  return failed === null ? undefined : { kind: failed[1] as InputKind, reason: 'failed', report };
+}
+
+/**
+ * Watches a TaskClient's `error` event for unanswered input of one call's task. It starts before
+ * the call, since the task may ask in its very first snapshot: reports that come before the task
+ * id is known are kept, and handed over once {@link InputWatch.follow} names the task.
+ */
+export class InputWatch {
+  private readonly early: Array<{ readonly taskId: string; readonly unanswered: Unanswered }> = [];
+  private taskId: string | undefined;
+  private found: ((unanswered: Unanswered) => void) | undefined;
+  private readonly off: () => void;
+
+  constructor(tasks: TaskClient) {
+    this.off = tasks.on('error', (report) => {
+      const taskId = report.taskId;
+      const unanswered = taskId === undefined ? undefined : unansweredIn(report);
+      if (taskId === undefined || unanswered === undefined) return;
+      if (this.found === undefined) this.early.push({ taskId, unanswered });
+      else if (taskId === this.taskId) this.found(unanswered);
+    });
+  }
+
+  /** From now on, calls `found` for each report about the task `taskId` (those already in first). */
+  follow(taskId: string, found: (unanswered: Unanswered) => void): void {
+    this.taskId = taskId;
+    this.found = found;
+    for (const item of this.early.splice(0)) if (item.taskId === taskId) found(item.unanswered);
+  }
+
+  /** Stops watching. */
+  stop(): void {
+    this.off();
+    this.early.length = 0;
+    this.found = undefined;
+  }
+}
+
+const ASKED: Readonly<Record<InputKind, string>> = {
+  elicitation: 'an elicitation',
+  sampling: 'a sampling request',
+  input: 'a kind of request this library cannot answer',
+};
+
+/**
+ * The error a tool ends with when its task's input went unanswered and the task was cancelled for
+ * it: a `TaskNotSupportedError` when no callback answers that input here, else a `TaskError` with
+ * the callback's failure. Neither message names the task id.
+ */
+export function unansweredError(toolName: string, unanswered: Unanswered, taskId: string): TaskError {
+  const { kind, reason, report } = unanswered;
+  const asked = `Tool "${toolName}" needs user input (${ASKED[kind]})`;
+  const options = { task: report.task, taskId, toolName, cause: report };
+  if (reason === 'failed') {
+    const why = scrubbed(report.message, taskId);
+    return new TaskError(`${asked}, and answering it failed, so its task was cancelled. ${why}`, options);
+  }
+  const option = kind === 'sampling' ? 'onSampling' : 'onElicitation';
+  const fix = kind === 'input' ? '' : ` Give taskTools or the TaskClient an ${option} callback to answer it.`;
+  return new TaskNotSupportedError(
+    `${asked}, and no handler is configured to answer it, so its task was cancelled.${fix}`,
+    { ...options, feature: kind },
+  );
+}
