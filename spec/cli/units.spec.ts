@@ -506,4 +506,53 @@ describe('why a connection failed', () => {
       expect.stringMatching(/^no request has reached it for 0 s \(1 failed, the last: connection refused\)$/),
     ]);
   });
+
+  it('an HTTP server that never answers counts as lost once a request waited the bound; a held-open tasks/result alone does not count', async () => {
+    const post = (method: string): RequestInit => ({
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method }),
+    });
+    const held = new Reachability(60, () => new Promise<Response>(() => {}));
+    const heldLost: string[] = [];
+    held.watch((why) => heldLost.push(why));
+    void held.fetch('http://h/mcp', post('tasks/result'));
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(heldLost).toEqual([]);
+    // A tasks/get that gets no answer: the server is lost once it waited the bound.
+    void held.fetch('http://h/mcp', post('tasks/get'));
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    held.stop();
+    expect(heldLost).toEqual([
+      'no request has been answered for 0 s (1 still waiting for an answer: it accepts connections but does not answer)',
+    ]);
+  });
+
+  it('an HTTP request given up after waiting (an SDK request timeout aborts it) counts as unanswered from when it was sent', async () => {
+    let clock = 0;
+    const reach = new Reachability(
+      1_600,
+      (_input, init) =>
+        new Promise<Response>((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+        ),
+      () => clock,
+    );
+    const lost: string[] = [];
+    reach.watch((why) => lost.push(why));
+    // Cancelled at once: says nothing about the server.
+    const cancelled = new AbortController();
+    const quick = reach.fetch('http://h/mcp', { signal: cancelled.signal });
+    cancelled.abort();
+    await expect(quick).rejects.toThrow('aborted');
+    // Given up after 1.5 s without an answer: the bound counts from when it was sent.
+    const slow = new AbortController();
+    const given = reach.fetch('http://h/mcp', { signal: slow.signal });
+    clock = 1_500;
+    slow.abort();
+    await expect(given).rejects.toThrow('aborted');
+    expect(lost).toEqual([]);
+    clock = 1_600;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(lost).toEqual(['no request has reached it for 2 s (1 failed, the last: no answer (given up after 2 s))']);
+  });
 });
