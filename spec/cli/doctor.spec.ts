@@ -279,7 +279,7 @@ describe('mcp-task doctor against a scripted deviant server', { timeout: 120_000
     expect(JSON.parse(run.stdout)).toEqual({
       error: {
         name: 'TimeoutError',
-        message: '--timeout passed (12s): the doctor stopped; the tasks it started were cancelled; no report',
+        message: '--timeout passed (12s): the doctor stopped; the task it started was cancelled; no report',
       },
       exitCode: 124,
     });
@@ -287,6 +287,37 @@ describe('mcp-task doctor against a scripted deviant server', { timeout: 120_000
     // The CLI's start (tsx), 12 s, and the cancels: far below a probe's own bound (60 s).
     expect(Date.now() - started).toBeLessThan(40_000);
     expect(modelState(state)).toEqual({ running: 0, failures: [] });
+  });
+});
+
+describe('mcp-task doctor: stopped runs say what became of their tasks', { timeout: 90_000 }, () => {
+  it('a server without tasks.cancel: --timeout says the task was left running, as the ledger has it', async () => {
+    const { done } = doctorOnModel({ neverEnds: true, noCancel: true }, ['--timeout', '12s']);
+    const run = await done;
+    expect(run.code, run.stderr).toBe(124);
+    const document = JSON.parse(run.stdout) as { error: { name: string; message: string }; exitCode: number };
+    expect(document).toMatchObject({ error: { name: 'TimeoutError' }, exitCode: 124 });
+    expect(document.error.message).toMatch(
+      /^--timeout passed \(12s\): the doctor stopped; the task it started was left running \(a task of work: the server declared no tasks\.cancel.*\); no report$/,
+    );
+    expect(document.error.message).not.toContain('were cancelled');
+  });
+
+  it('--json: leaving without waiting (a second SIGINT) still prints the error document', async () => {
+    const p = pipes();
+    const running = doctorCommand({ json: true }, p.io);
+    // The bundled example server, in process: stopped as soon as it runs.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    process.emit('SIGINT');
+    process.emit('SIGINT');
+    expect(await running).toBe(130);
+    expect(JSON.parse(p.stdout())).toEqual({
+      error: {
+        name: 'Interrupted',
+        message: 'Ctrl-C: left at once, without waiting for the tasks the doctor started; no report',
+      },
+      exitCode: 130,
+    });
   });
 });
 
@@ -304,7 +335,7 @@ describe('mcp-task doctor: Ctrl-C', { timeout: 90_000 }, () => {
     const { exitCode } = await run.exited;
     expect(exitCode, run.text).toBe(130);
     expect(run.text).toContain('Ctrl-C: stopping the doctor and cancelling the tasks it started');
-    expect(run.text).toContain('Ctrl-C: the doctor stopped; the tasks it started were cancelled; no report');
+    expect(run.text).toContain('Ctrl-C: the doctor stopped; the task it started was cancelled; no report');
     expect(modelState(state)).toEqual({ running: 0, failures: [] });
   });
 });
