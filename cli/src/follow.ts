@@ -161,9 +161,25 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     leaveInterrupted('left without waiting for the task to end');
   });
   const restoreLoss =
-    ctx.loss?.onLost((why) => {
+    ctx.loss?.onLost((why, sessionGone) => {
       ctx.leaveNow?.();
-      const next = target.kind === 'url' ? afterLeaving() : `task ${id} ended with it`;
+      const next =
+        target.kind !== 'url'
+          ? `task ${id} ended with it`
+          : sessionGone
+            ? `task ${id} went with the session`
+            : afterLeaving();
+      if (presses > 0) {
+        // Lost while cancelling on the user's interruption: a SIGINT sent to the whole process
+        // group (a CI runner, a terminal whose stdin is not the CLI's) stops a stdio server too.
+        leave({
+          outcome: 'interrupted',
+          exitCode: interrupts.exitCode,
+          name: 'Interrupted',
+          message: `${why}; ${next}`,
+        });
+        return;
+      }
       leave({ outcome: 'error', exitCode: EXIT.failed, name: 'ServerLostError', message: `${why}; ${next}` });
     }) ?? (() => {});
 

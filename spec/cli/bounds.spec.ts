@@ -111,6 +111,26 @@ function alive(pid: number): boolean {
   }
 }
 
+describe('an HTTP server that forgets the session', { timeout: 60_000 }, () => {
+  it('ends the command (exit 1): the task went with the session, and no command to follow it is offered', async () => {
+    const server = await startHttpServer({ pollInterval: 200 });
+    try {
+      const run = runPiped(['call', 'analyze', 'steps=200', 'stepMs=200', '--url', server.url.href, '--wire', '2025']);
+      await until(() => run.stdout().includes('step 1/200'), 30_000, 'the task to start');
+      await server.dropSessions();
+      const { code, stdout, stderr } = await run.done;
+      expect(code, stderr).toBe(1);
+      const last = jsonLines(stdout).at(-1)!;
+      expect(last).toMatchObject({ type: 'result', outcome: 'error', exitCode: 1, error: { name: 'ServerLostError' } });
+      const message = (last.error as { message: string }).message;
+      expect(message).toMatch(/the server no longer knows the HTTP session.*; task \S+ went with the session$/);
+      expect(message + stderr).not.toContain('mcp-task watch');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('a server that accepts connections and never answers', { timeout: 90_000 }, () => {
   it('mid-task: exit 1 once no request was answered for --connect-timeout, with how to follow the task', async () => {
     let silent = false;

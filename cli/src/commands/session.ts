@@ -277,7 +277,7 @@ export async function runSession(
   let lostBeforeFollowing: (why: string) => void = () => {};
   const lostOutside = new Promise<string>((resolve) => (lostBeforeFollowing = resolve));
   const loss = new ServerLoss((why) => lostBeforeFollowing(why));
-  target.watchLoss((why) => loss.lose(why));
+  target.watchLoss((why, sessionGone) => loss.lose(why, sessionGone));
   const session: Session = {
     target,
     reporter,
@@ -347,15 +347,19 @@ export async function runSession(
     if ('code' in ending) return ending.code;
     abandoning = true;
     const message = ending.why;
+    // Lost after an interruption (a SIGINT sent to the whole process group stops a stdio server
+    // too): the user's interruption is how the run ended.
+    const interrupted = interrupts.presses > 0;
+    const exitCode = interrupted ? interrupts.exitCode : EXIT.failed;
     if (extra.resultLine === true)
       reporter.end({
-        outcome: 'error',
-        exitCode: EXIT.failed,
+        outcome: interrupted ? 'interrupted' : 'error',
+        exitCode,
         wire: target.wire,
-        error: { name: 'ServerLostError', message },
+        error: { name: interrupted ? 'Interrupted' : 'ServerLostError', message },
       });
     else reporter.note(message);
-    return EXIT.failed;
+    return exitCode;
   } catch (error) {
     reporter.note(describeError(error));
     return outcomeOf(error).exitCode;
