@@ -43,6 +43,8 @@ export interface FollowContext {
    * ending (`result`). Ctrl-C is handled the same either way. @defaultValue true
    */
   readonly showProgress?: boolean;
+  /** `--timeout` as the user typed it, to name a deadline that passed. */
+  readonly timeout?: string | undefined;
 }
 
 /** How following ended before the task did. */
@@ -220,7 +222,7 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
       wire,
       taskId,
       result: error.result as never,
-      error: { name: error.name ?? 'Error', message: describeError(ending.error) },
+      error: { name: error.name ?? 'Error', message: describeError(ending.error, ctx.timeout) },
     });
     return exitCode;
   } finally {

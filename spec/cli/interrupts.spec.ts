@@ -171,7 +171,7 @@ describe.sequential('mcp-task stopped from outside', { timeout: 60_000 }, () => 
         exitCode: 124,
         error: { name: 'ConnectTimeoutError' },
       });
-      expect(stderr).toContain('while connecting');
+      expect(stderr).toContain('--timeout 3s passed while connecting to the stdio server');
       const pid = Number(readFileSync(pidFile, 'utf8').trim());
       await until(() => gone(pid), 10_000, `the stdio server (pid ${pid}) to end`);
     });

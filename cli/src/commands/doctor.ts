@@ -84,8 +84,7 @@ function doctorOptions(options: DoctorCommandOptions): DoctorOptions {
   const probe =
     options.probeTimeout === undefined
       ? undefined
-      : parseDuration(options.probeTimeout, '--probe-timeout', MAX_TIMER_MS);
-  if (probe === 0) throw new UsageError('--probe-timeout must be more than 0');
+      : parseDuration(options.probeTimeout, '--probe-timeout', MAX_TIMER_MS, false);
   const connect =
     options.connectTimeout === undefined
       ? CONNECT_TIMEOUT_MS
@@ -134,7 +133,7 @@ export async function doctorCommand(
   if (options.json === true && options.table === true) throw new UsageError('Give either --json or --table, not both');
   const json = options.json === true || (options.table !== true && io.stdout.isTTY !== true);
   const timeoutMs =
-    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
+    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS, false);
   const headers = parseHeaders(options.header ?? []);
   const settings = doctorOptions(options);
   const progress = new ProgressLine(io.stderr, options.quiet !== true, io.stderr.isTTY === true && !noColor(io));

@@ -45,6 +45,8 @@ export interface Session {
   readonly interrupts: Interrupts;
   /** What is left of `--timeout` once connected, in ms (the deadline counts from the start of the run). */
   readonly timeoutMs: number | undefined;
+  /** `--timeout` as the user typed it (to name it in messages). */
+  readonly timeout: string | undefined;
   /** `--ttl` in ms. */
   readonly ttlMs: number | undefined;
   /** Saves a reference file for `handle` (`call --save-ref`, or a temporary one). @returns the file. */
@@ -129,7 +131,7 @@ export async function runSession(
   const answers = new AnswerQueue(loadAnswers(options.answer ?? [], options.answers));
   // A timer waits out `--timeout`: longer than the timers honour is refused rather than run short.
   const timeoutMs =
-    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
+    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS, false);
   const ttlMs = options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl');
   const headers = parseHeaders(options.header ?? []);
   const connectTimeoutMs =
@@ -178,6 +180,9 @@ export async function runSession(
     sessionId: options.session ?? savedSessionId,
     wire,
   });
+  const url = options.url ?? savedUrl;
+  const where =
+    url ?? (options.stdio === undefined ? 'the bundled example server' : `the stdio server \`${options.stdio}\``);
   const runStart = Date.now();
   // `--timeout` bounds the whole run, connecting included.
   const connectDeadline = new AbortController();
@@ -188,14 +193,11 @@ export async function runSession(
           () =>
             connectDeadline.abort(
               new ConnectTimeoutError(
-                `--timeout passed after ${options.timeout ?? ''} while connecting to the server; gave up`,
+                `--timeout ${options.timeout ?? ''} passed while connecting to ${where}; gave up`,
               ),
             ),
           timeoutMs,
         );
-  const url = options.url ?? savedUrl;
-  const where =
-    url ?? (options.stdio === undefined ? 'the bundled example server' : `the stdio server \`${options.stdio}\``);
   // Ctrl-C (SIGINT, SIGTERM, a closed stdout) while connecting gives the connection up: the
   // connector closes the transport and kills a stdio server it started.
   interrupts.onPress(() => {
@@ -283,6 +285,7 @@ export async function runSession(
     reporter,
     interrupts,
     timeoutMs: timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (Date.now() - runStart)),
+    timeout: options.timeout,
     ttlMs,
     saveReference,
     watchCommand: (handle) => {
