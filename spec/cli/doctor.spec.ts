@@ -305,9 +305,10 @@ describe('mcp-task doctor: stopped runs say what became of their tasks', { timeo
 
   it('--json: leaving without waiting (a second SIGINT) still prints the error document', async () => {
     const p = pipes();
+    const listening = process.listenerCount('SIGINT');
     const running = doctorCommand({ json: true }, p.io);
-    // The bundled example server, in process: stopped as soon as it runs.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The bundled example server, in process: stopped as soon as the CLI reads interruptions.
+    await until(() => process.listenerCount('SIGINT') > listening, 20_000, 'the doctor to read interruptions');
     process.emit('SIGINT');
     process.emit('SIGINT');
     expect(await running).toBe(130);
