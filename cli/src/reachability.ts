@@ -23,21 +23,30 @@ const GATEWAY_DOWN = new Set([502, 503, 504]);
 const HELD_OPEN = new Set(['tasks/result', 'subscriptions/listen']);
 
 /**
+ * True for a request the server may hold open: one of {@link HELD_OPEN}, or a `tools/call` that
+ * may run as a plain call (one without `params.task`: a tool run plain on 2025-11-25, or any call
+ * on the tasks extension, where the server decides), whose answer comes when the tool is done; a
+ * server that answers in plain JSON rather than a stream sends nothing meanwhile.
+ */
+function mayHoldOpen(message: unknown): boolean {
+  const { method, params } = (message ?? {}) as { method?: unknown; params?: { task?: unknown } | null };
+  if (HELD_OPEN.has(String(method))) return true;
+  return method === 'tools/call' && (typeof params !== 'object' || params === null || params.task === undefined);
+}
+
+/**
  * A request the client gave up (aborted) after waiting this long counts as unanswered by the
  * server (the SDK aborts a request whose timeout passed); one given up sooner was cancelled.
  */
 const GIVEN_UP_MS = 1_000;
 
-/** True when the POSTed body holds only requests the server may hold open (see {@link HELD_OPEN}). */
+/** True when the POSTed body holds only requests the server may hold open (see {@link mayHoldOpen}). */
 function heldOpen(init: RequestInit | undefined): boolean {
   if (typeof init?.body !== 'string') return false;
   try {
     const parsed = JSON.parse(init.body) as unknown;
     const messages = Array.isArray(parsed) ? parsed : [parsed];
-    return (
-      messages.length > 0 &&
-      messages.every((message) => HELD_OPEN.has(String((message as { method?: unknown } | null)?.method)))
-    );
+    return messages.length > 0 && messages.every(mayHoldOpen);
   } catch {
     return false;
   }

@@ -594,6 +594,23 @@ describe('why a connection failed', () => {
     ]);
   });
 
+  it('a tools/call that may run plain (no params.task) is held open by design: waiting for it alone does not count; a task-augmented one does', async () => {
+    const call = (params: Record<string, unknown>): RequestInit => ({
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+    });
+    const reach = new Reachability(60, () => new Promise<Response>(() => {}));
+    const lost: string[] = [];
+    reach.watch((why) => lost.push(why));
+    void reach.fetch('http://h/mcp', call({ name: 'slow', arguments: {} }));
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(lost).toEqual([]);
+    void reach.fetch('http://h/mcp', call({ name: 'slow', arguments: {}, task: { ttl: 60_000 } }));
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    reach.stop();
+    expect(lost).toHaveLength(1);
+  });
+
   it('an HTTP request given up after waiting (an SDK request timeout aborts it) counts as unanswered from when it was sent', async () => {
     let clock = 0;
     const reach = new Reachability(
