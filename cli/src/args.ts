@@ -19,16 +19,22 @@ export const MAX_TIMER_MS = 2_147_483_647;
 /**
  * Parses a duration: `500ms`, `30s`, `5m`, `1h`, or a bare number of seconds (`2.5` = 2500 ms).
  * @param maxMs the longest duration accepted (e.g. {@link MAX_TIMER_MS} for one a timer waits out).
+ * @param zero whether 0 is accepted (`--connect-timeout 0`: no limit); a duration above 0 that
+ *   rounds below 1 ms (`0.4ms`) never is: it would read as 0.
  * @returns milliseconds.
- * @throws UsageError for anything else, a negative or non-finite value, or one above `maxMs`.
+ * @throws UsageError for anything else, a negative or non-finite value, one above `maxMs`, 0
+ *   when `zero` is false, or one that rounds below 1 ms.
  */
-export function parseDuration(text: string, option: string, maxMs = Number.MAX_SAFE_INTEGER): number {
+export function parseDuration(text: string, option: string, maxMs = Number.MAX_SAFE_INTEGER, zero = true): number {
   const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?\s*$/.exec(text);
   if (match === null) {
     throw new UsageError(`${option} expects a duration such as 500ms, 30s, 5m or a number of seconds, got "${text}"`);
   }
   const value = Math.round(Number(match[1]) * (UNITS[match[2] ?? 's'] ?? 1_000));
   if (!Number.isFinite(value)) throw new UsageError(`${option}: "${text}" is out of range`);
+  if (value === 0 && (!zero || Number(match[1]) > 0)) {
+    throw new UsageError(`${option} must be at least 1ms, got "${text}"`);
+  }
   if (value > maxMs) {
     const days = Math.floor((maxMs / 86_400_000) * 10) / 10;
     throw new UsageError(`${option}: "${text}" is too long; the longest is ${maxMs} ms (about ${days} days)`);
@@ -36,10 +42,18 @@ export function parseDuration(text: string, option: string, maxMs = Number.MAX_S
   return value;
 }
 
-/** A `key=value` value: JSON when it parses (`7`, `true`, `[1,2]`, `"7"`), else the raw string. */
+/**
+ * A `key=value` value: JSON when it parses (`7`, `true`, `[1,2]`, `"7"`), else the raw string. A
+ * number too large for a double (`1e400`) would be sent as `null`: the raw string is kept then.
+ */
 function parseValue(raw: string): unknown {
+  let finite = true;
   try {
-    return JSON.parse(raw) as unknown;
+    const value = JSON.parse(raw, (_key, item: unknown) => {
+      if (typeof item === 'number' && !Number.isFinite(item)) finite = false;
+      return item;
+    }) as unknown;
+    return finite ? value : raw;
   } catch {
     return raw;
   }
@@ -187,12 +201,20 @@ export function parseWire(text: string | undefined): WireChoice {
   throw new UsageError(`--wire expects auto, 2025-11-25 (or 2025) or ${EXT_WIRE} (or ext), got "${text}"${hint}`);
 }
 
-/** The `--url` option as a URL (`undefined` when not given); a value that is not a URL is a {@link UsageError}. */
+/**
+ * The `--url` option as a URL (`undefined` when not given); a value that is not an `http:` or
+ * `https:` URL is a {@link UsageError}.
+ */
 export function urlOption(value: string | undefined): URL | undefined {
   if (value === undefined) return undefined;
+  let url: URL;
   try {
-    return new URL(value);
+    url = new URL(value);
   } catch {
     throw new UsageError(`--url: not a URL: ${value}`);
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--url: a Streamable HTTP server's URL starts with http:// or https://, got ${value}`);
+  }
+  return url;
 }

@@ -43,8 +43,16 @@ export function outcomeOf(error: unknown): { outcome: Outcome; exitCode: number 
   return { outcome: 'error', exitCode: EXIT.failed };
 }
 
-/** A one-line description of `error` for stderr. */
-export function describeError(error: unknown): string {
+/**
+ * A one-line description of `error` for stderr. `timeout` is `--timeout` as the user typed it: a
+ * task's deadline is named by it (the library counts the part left once connected, in ms).
+ */
+export function describeError(error: unknown, timeout?: string): string {
+  if (error instanceof TaskTimeoutError && timeout !== undefined) {
+    const given = `--timeout ${timeout} passed`;
+    const said = error.message.replace(/timed out after \d+ ms/, `timed out: ${given}`);
+    return said === error.message ? `${given}: ${error.message}` : said;
+  }
   if (error instanceof Error) return error.message;
   return String(error);
 }

@@ -43,6 +43,8 @@ export interface FollowContext {
    * ending (`result`). Ctrl-C is handled the same either way. @defaultValue true
    */
   readonly showProgress?: boolean;
+  /** `--timeout` as the user typed it, to name a deadline that passed. */
+  readonly timeout?: string | undefined;
 }
 
 /** How following ended before the task did. */
@@ -161,9 +163,25 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     leaveInterrupted('left without waiting for the task to end');
   });
   const restoreLoss =
-    ctx.loss?.onLost((why) => {
+    ctx.loss?.onLost((why, sessionGone) => {
       ctx.leaveNow?.();
-      const next = target.kind === 'url' ? afterLeaving() : `task ${id} ended with it`;
+      const next =
+        target.kind !== 'url'
+          ? `task ${id} ended with it`
+          : sessionGone
+            ? `task ${id} went with the session`
+            : afterLeaving();
+      if (presses > 0) {
+        // Lost while cancelling on the user's interruption: a SIGINT sent to the whole process
+        // group (a CI runner, a terminal whose stdin is not the CLI's) stops a stdio server too.
+        leave({
+          outcome: 'interrupted',
+          exitCode: interrupts.exitCode,
+          name: 'Interrupted',
+          message: `${why}; ${next}`,
+        });
+        return;
+      }
       leave({ outcome: 'error', exitCode: EXIT.failed, name: 'ServerLostError', message: `${why}; ${next}` });
     }) ?? (() => {});
 
@@ -204,7 +222,7 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
       wire,
       taskId,
       result: error.result as never,
-      error: { name: error.name ?? 'Error', message: describeError(ending.error) },
+      error: { name: error.name ?? 'Error', message: describeError(ending.error, ctx.timeout) },
     });
     return exitCode;
   } finally {

@@ -4,13 +4,20 @@
  * task's id and how to pick it up); otherwise the command itself ends with exit code 1.
  */
 
+/**
+ * Told why the server is lost; `sessionGone` when the server forgot the HTTP session (its tasks
+ * went with it: there is nothing to follow later).
+ */
+export type LossHandler = (why: string, sessionGone: boolean) => void;
+
 /** Hands the news of a lost server to the current handler, once. */
 export class ServerLoss {
-  private handler: (why: string) => void;
+  private handler: LossHandler;
   private why: string | undefined;
+  private sessionGone = false;
 
   /** @param fallback the handler when nobody else took over. */
-  constructor(fallback: (why: string) => void) {
+  constructor(fallback: LossHandler) {
     this.handler = fallback;
   }
 
@@ -23,19 +30,23 @@ export class ServerLoss {
    * Sets who is told, replacing the current handler (told at once if the server is already lost).
    * @returns a function that puts the replaced handler back.
    */
-  onLost(handler: (why: string) => void): () => void {
+  onLost(handler: LossHandler): () => void {
     const previous = this.handler;
     this.handler = handler;
-    if (this.why !== undefined) handler(this.why);
+    if (this.why !== undefined) handler(this.why, this.sessionGone);
     return () => {
       this.handler = previous;
     };
   }
 
-  /** The server is gone: tells the current handler (only the first time). */
-  lose(why: string): void {
+  /**
+   * The server is gone: tells the current handler (only the first time).
+   * @param sessionGone the server forgot the HTTP session, and the session's tasks with it.
+   */
+  lose(why: string, sessionGone = false): void {
     if (this.why !== undefined) return;
     this.why = why;
-    this.handler(why);
+    this.sessionGone = sessionGone;
+    this.handler(why, sessionGone);
   }
 }

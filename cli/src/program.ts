@@ -80,7 +80,11 @@ export function program(exit: { code: number }): Command {
     .description('call a tool as a task and follow it to the end')
     .argument('<tool>', 'the tool to call')
     .argument('[args...]', 'tool arguments as key=value (values are JSON when they parse, else strings)')
-    .option('--args <json>', 'tool arguments as a JSON object (key=value pairs override it)')
+    .option(
+      '--args <json>',
+      'tool arguments as a JSON object (repeatable: merged in order; key=value pairs override it)',
+      collect,
+    )
     .option('--ttl <duration>', 'ask the server to keep the task this long')
     .option('--save-ref <file>', 'save a reference to the task for `watch --ref`')
     .action((tool: string, args: string[], options: Record<string, unknown>) =>
@@ -160,11 +164,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     return exit.code;
   } catch (error) {
     if (error instanceof CommanderError) {
-      return error.code === 'commander.helpDisplayed' ||
-        error.code === 'commander.version' ||
-        error.code === 'commander.help'
-        ? EXIT.ok
-        : EXIT.usage;
+      // Help asked for (`--help`, `help call`) and `--version` exit 0; help shown instead of a
+      // command (none given, `help nosuch`) is a usage error.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     process.stderr.write(`mcp-task: ${terminalSafe(describeError(error), { multiline: true })}\n`);
     return error instanceof UsageError || error instanceof TaskOptionError ? EXIT.usage : EXIT.failed;

@@ -54,8 +54,9 @@ export interface Target {
    * Calls `onLost` once, with why, when the server is gone: its connection closed (a stdio server
    * that exited, an HTTP session the server forgot), or no request has reached an HTTP server for
    * the connect timeout. The library would otherwise wait for a reconnection that cannot come.
+   * `sessionGone`: the server forgot the HTTP session, and the tasks it held went with it.
    */
-  watchLoss(onLost: (why: string) => void): void;
+  watchLoss(onLost: (why: string, sessionGone: boolean) => void): void;
   /** Closes the TaskClient, the connection and anything the target started. */
   close(): Promise<void>;
   /** Leaves at once: kills a stdio server the target started, without waiting for anything. */
@@ -129,7 +130,7 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
       url: href,
       wire: tasks.wire,
       watchLoss: (onLost) =>
-        watchLoss(tasks, onLost, reachability, (why) =>
+        watchLoss(tasks, onLost, reachability, true, (why) =>
           why === undefined
             ? `the connection to ${href} was lost (the server no longer knows the HTTP session: did it restart?)`
             : `the server at ${href} stopped answering: ${why}`,
@@ -170,7 +171,8 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
       tasks,
       url: undefined,
       wire: tasks.wire,
-      watchLoss: (onLost) => watchLoss(tasks, onLost, undefined, () => `${where} exited (its connection closed)`),
+      watchLoss: (onLost) =>
+        watchLoss(tasks, onLost, undefined, false, () => `${where} exited (its connection closed)`),
       close: () => tasks.close(),
       abandon,
     };
@@ -196,7 +198,7 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
     tasks,
     url: undefined,
     wire: tasks.wire,
-    watchLoss: (onLost) => watchLoss(tasks, onLost, undefined, () => `${where} closed its connection`),
+    watchLoss: (onLost) => watchLoss(tasks, onLost, undefined, false, () => `${where} closed its connection`),
     close: async () => {
       await tasks.close();
       await server.close();
@@ -206,20 +208,24 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
   };
 }
 
-/** Calls `onLost` once: on the library's `connectionLost`, or when `reachability` gives the server up. */
+/**
+ * Calls `onLost` once: on the library's `connectionLost` (with `closedIsSession`, an HTTP session
+ * the server forgot), or when `reachability` gives the server up.
+ */
 function watchLoss(
   tasks: TaskClient,
-  onLost: (why: string) => void,
+  onLost: (why: string, sessionGone: boolean) => void,
   reachability: Reachability | undefined,
+  closedIsSession: boolean,
   describe: (unreachable: string | undefined) => string,
 ): void {
   let lost = false;
-  const once = (why: string): void => {
+  const once = (why: string, sessionGone: boolean): void => {
     if (lost) return;
     lost = true;
     reachability?.stop();
-    onLost(why);
+    onLost(why, sessionGone);
   };
-  tasks.on('connectionLost', () => once(describe(undefined)));
-  reachability?.watch((why) => once(describe(why)));
+  tasks.on('connectionLost', () => once(describe(undefined), closedIsSession));
+  reachability?.watch((why) => once(describe(why), false));
 }

@@ -18,7 +18,15 @@ import { isObject } from './shape.js';
 import { TaskLedger } from './tasks.js';
 import { openSessions, type Opened, type Opening } from './target.js';
 import { firstTaskTool, listTools, resolveChoice, type ListedTool } from './tools.js';
-import type { DoctorOptions, DoctorReport, DoctorRow, DoctorTarget, DoctorWire, WireSection } from './types.js';
+import type {
+  DoctorOptions,
+  DoctorReport,
+  DoctorRow,
+  DoctorTarget,
+  DoctorWire,
+  TaskAccount,
+  WireSection,
+} from './types.js';
 import { CANCEL_CHECKS, cancel2025, UNKNOWN_CHECKS, unknownIds } from './v2025/cancel.js';
 import { FAILURE_CHECKS, failure2025 } from './v2025/failure.js';
 import { LIFECYCLE_CHECKS, lifecycle2025 } from './v2025/lifecycle.js';
@@ -77,7 +85,8 @@ function settingsOf(options: DoctorOptions): Settings & { connectTimeoutMs: numb
  * question a tool asks is declined.
  * @throws TaskConnectError when the target cannot be reached or does not speak MCP; TaskOptionError
  *   for an invalid target or option; TaskAbortError when `options.signal` stops the run (at once
- *   while connecting, with what was opened closed; later after its tasks were cancelled).
+ *   while connecting, with what was opened closed; later once the tasks it started were cancelled,
+ *   where the server can cancel them: the message says what became of them).
  */
 export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {}): Promise<DoctorReport> {
   const settings = settingsOf(options);
@@ -125,7 +134,7 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
     }
   } catch (error) {
     if (signal.aborted)
-      throw new TaskAbortError('The doctor was stopped; the tasks it started were cancelled', {
+      throw new TaskAbortError(`The doctor was stopped; ${stoppedAccount(ledger.account())}`, {
         reason: signal.reason,
         cause: error,
       });
@@ -149,6 +158,22 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
       notTestable: rows.filter((row) => row.verdict === 'not-testable').length,
     },
   };
+}
+
+/** What became of the tasks of a stopped run, in words (the ledger's account: a server without `tasks.cancel` leaves them running). */
+function stoppedAccount(account: TaskAccount): string {
+  const { started, cancelled, finished, leftRunning } = account;
+  if (started === 0) return 'it had started no task';
+  const notes = leftRunning > 0 && account.notes.length > 0 ? ` (${account.notes.join('; ')})` : '';
+  const all = started === 1 ? 'the task it started was' : `the ${started} tasks it started were`;
+  if (cancelled === started) return `${all} cancelled`;
+  if (finished === started) return `${all} ended on ${started === 1 ? 'its' : 'their'} own`;
+  if (leftRunning === started) return `${all} left running${notes}`;
+  const parts: string[] = [];
+  if (cancelled > 0) parts.push(`${cancelled} cancelled`);
+  if (finished > 0) parts.push(`${finished} ended on their own`);
+  if (leftRunning > 0) parts.push(`${leftRunning} left running${notes}`);
+  return `of the ${started} tasks it started, ${parts.join(', ')}`;
 }
 
 /** A wire no session was opened for. */

@@ -4,7 +4,8 @@
  * bounded and says what it tried, and a Ctrl-C or SIGTERM against a server that never answers
  * `tasks/cancel` leaves after the cancel grace instead of the whole retry policy (about 66 s).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -86,6 +87,130 @@ describe('a server that dies mid-task', { timeout: 90_000 }, () => {
   });
 });
 
+/** An HTTP server on 127.0.0.1 that accepts every request and never answers any. */
+async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createHttpServer(() => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** True while process `pid` runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('an HTTP server that forgets the session', { timeout: 60_000 }, () => {
+  it('ends the command (exit 1): the task went with the session, and no command to follow it is offered', async () => {
+    const server = await startHttpServer({ pollInterval: 200 });
+    try {
+      const run = runPiped(['call', 'analyze', 'steps=200', 'stepMs=200', '--url', server.url.href, '--wire', '2025']);
+      await until(() => run.stdout().includes('step 1/200'), 30_000, 'the task to start');
+      await server.dropSessions();
+      const { code, stdout, stderr } = await run.done;
+      expect(code, stderr).toBe(1);
+      const last = jsonLines(stdout).at(-1)!;
+      expect(last).toMatchObject({ type: 'result', outcome: 'error', exitCode: 1, error: { name: 'ServerLostError' } });
+      const message = (last.error as { message: string }).message;
+      expect(message).toMatch(/the server no longer knows the HTTP session.*; task \S+ went with the session$/);
+      expect(message + stderr).not.toContain('mcp-task watch');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a server that accepts connections and never answers', { timeout: 90_000 }, () => {
+  it('mid-task: exit 1 once no request was answered for --connect-timeout, with how to follow the task', async () => {
+    let silent = false;
+    const server = await startHttpServer({ pollInterval: 200 }, undefined, () => (silent ? 'silent' : undefined));
+    try {
+      const run = runPiped([
+        'call',
+        'analyze',
+        'steps=200',
+        'stepMs=200',
+        '--url',
+        server.url.href,
+        '--connect-timeout',
+        '2s',
+      ]);
+      await until(() => run.stdout().includes('step 1/200'), 30_000, 'the task to start');
+      silent = true;
+      const silentAt = Date.now();
+      const { code, stdout, stderr } = await run.done;
+      expect(Date.now() - silentAt).toBeLessThan(20_000);
+      expect(code, stderr).toBe(1);
+      const last = jsonLines(stdout).at(-1)!;
+      expect(last).toMatchObject({ type: 'result', outcome: 'error', exitCode: 1, error: { name: 'ServerLostError' } });
+      const message = (last.error as { message: string }).message;
+      expect(message).toMatch(
+        /stopped answering: no request has been answered for 2 s \(\d+ still waiting for an answer: it accepts connections but does not answer\)/,
+      );
+      expect(message).toMatch(/to follow it: mcp-task watch --ref \S+/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('get, cancel (joining its session), tools and list end with exit 1 after --connect-timeout (a handshake first for tools and list)', async () => {
+    const silent = await silentServer();
+    // Answers the handshake, then nothing.
+    const server = await startHttpServer({}, undefined, (message) =>
+      message.method === 'tools/list' || message.method === 'tasks/list' ? 'silent' : undefined,
+    );
+    try {
+      const ref = join(scratch(), 'ref.json');
+      writeFileSync(
+        ref,
+        JSON.stringify({
+          v: 2,
+          url: silent.url,
+          reference: {
+            v: 2,
+            taskId: 't-1',
+            toolName: 'analyze',
+            createdAt: new Date().toISOString(),
+            ttl: null,
+            wire: '2025-11-25',
+            sessionId: 's-1',
+            capabilities: { cancel: true, list: true },
+          },
+        }),
+      );
+      const started = Date.now();
+      const runs = await Promise.all([
+        runPiped(['get', '--ref', ref, '--connect-timeout', '5s']).done,
+        runPiped(['cancel', '--ref', ref, '--connect-timeout', '5s']).done,
+        runPiped(['tools', '--url', server.url.href, '--connect-timeout', '5s']).done,
+        runPiped(['list', '--url', server.url.href, '--connect-timeout', '5s', '--wire', '2025-11-25']).done,
+      ]);
+      expect(Date.now() - started).toBeLessThan(40_000);
+      for (const run of runs) {
+        expect(run.code, run.stderr).toBe(1);
+        expect(run.stdout).toBe('');
+        // The silence is seen by the HTTP watch, or by the one-shot bound, whichever comes first.
+        expect(run.stderr).toMatch(
+          /stopped answering: no request has been answered for 5 s|did not answer within --connect-timeout 5s; gave up/,
+        );
+      }
+    } finally {
+      await Promise.all([silent.close(), server.close()]);
+    }
+  });
+});
+
 describe('connecting is bounded and says what it tried', { timeout: 60_000 }, () => {
   it('--stdio cat: "connecting to …" on the terminal, then exit 1 after --connect-timeout with what was tried', async () => {
     const run = new PtyRun(['call', 'analyze', '--stdio', 'cat', '--connect-timeout', '2s']);
@@ -121,6 +246,37 @@ describe('connecting is bounded and says what it tried', { timeout: 60_000 }, ()
     ]);
     expect(legacy.code).toBe(1);
     expect(legacy.stderr).toContain(`cannot connect to ${url}: connection refused`);
+  });
+});
+
+describe('Ctrl-C while connecting', { timeout: 60_000 }, () => {
+  it('SIGINT gives the connection up: the stdio server is stopped, and the result line says interrupted (exit 130)', async () => {
+    const dir = scratch();
+    const pidFile = join(dir, 'pid');
+    // A "server" that never answers and says its pid.
+    const run = runPiped(['call', 'echo', '--stdio', `sh -c 'echo $$ > ${pidFile}; exec sleep 101'`]);
+    await until(
+      () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '',
+      20_000,
+      'the server to start',
+    );
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(alive(pid)).toBe(true);
+    run.kill('SIGINT');
+    const { code, stdout, stderr } = await run.done;
+    expect(code, stderr).toBe(130);
+    expect(jsonLines(stdout)).toEqual([
+      {
+        type: 'result',
+        outcome: 'interrupted',
+        exitCode: 130,
+        error: {
+          name: 'Interrupted',
+          message: expect.stringMatching(/^Ctrl-C while connecting to the stdio server `.*`: gave up connecting/),
+        },
+      },
+    ]);
+    await until(() => !alive(pid), 10_000, 'the stdio server to be stopped');
   });
 });
 

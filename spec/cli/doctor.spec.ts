@@ -279,7 +279,7 @@ describe('mcp-task doctor against a scripted deviant server', { timeout: 120_000
     expect(JSON.parse(run.stdout)).toEqual({
       error: {
         name: 'TimeoutError',
-        message: '--timeout passed (12s): the doctor stopped; the tasks it started were cancelled; no report',
+        message: '--timeout passed (12s): the doctor stopped; the task it started was cancelled; no report',
       },
       exitCode: 124,
     });
@@ -287,6 +287,38 @@ describe('mcp-task doctor against a scripted deviant server', { timeout: 120_000
     // The CLI's start (tsx), 12 s, and the cancels: far below a probe's own bound (60 s).
     expect(Date.now() - started).toBeLessThan(40_000);
     expect(modelState(state)).toEqual({ running: 0, failures: [] });
+  });
+});
+
+describe('mcp-task doctor: stopped runs say what became of their tasks', { timeout: 90_000 }, () => {
+  it('a server without tasks.cancel: --timeout says the task was left running, as the ledger has it', async () => {
+    const { done } = doctorOnModel({ neverEnds: true, noCancel: true }, ['--timeout', '12s']);
+    const run = await done;
+    expect(run.code, run.stderr).toBe(124);
+    const document = JSON.parse(run.stdout) as { error: { name: string; message: string }; exitCode: number };
+    expect(document).toMatchObject({ error: { name: 'TimeoutError' }, exitCode: 124 });
+    expect(document.error.message).toMatch(
+      /^--timeout passed \(12s\): the doctor stopped; the task it started was left running \(a task of work: the server declared no tasks\.cancel.*\); no report$/,
+    );
+    expect(document.error.message).not.toContain('were cancelled');
+  });
+
+  it('--json: leaving without waiting (a second SIGINT) still prints the error document', async () => {
+    const p = pipes();
+    const listening = process.listenerCount('SIGINT');
+    const running = doctorCommand({ json: true }, p.io);
+    // The bundled example server, in process: stopped as soon as the CLI reads interruptions.
+    await until(() => process.listenerCount('SIGINT') > listening, 20_000, 'the doctor to read interruptions');
+    process.emit('SIGINT');
+    process.emit('SIGINT');
+    expect(await running).toBe(130);
+    expect(JSON.parse(p.stdout())).toEqual({
+      error: {
+        name: 'Interrupted',
+        message: 'Ctrl-C: left at once, without waiting for the tasks the doctor started; no report',
+      },
+      exitCode: 130,
+    });
   });
 });
 
@@ -304,7 +336,7 @@ describe('mcp-task doctor: Ctrl-C', { timeout: 90_000 }, () => {
     const { exitCode } = await run.exited;
     expect(exitCode, run.text).toBe(130);
     expect(run.text).toContain('Ctrl-C: stopping the doctor and cancelling the tasks it started');
-    expect(run.text).toContain('Ctrl-C: the doctor stopped; the tasks it started were cancelled; no report');
+    expect(run.text).toContain('Ctrl-C: the doctor stopped; the task it started was cancelled; no report');
     expect(modelState(state)).toEqual({ running: 0, failures: [] });
   });
 });
@@ -410,7 +442,9 @@ describe('mcp-task doctor: usage errors and targets that are not MCP servers', (
         [['--tool', 'analyze', '--args', '{"id":'], /--args is not valid JSON/],
         [['--input-tool', 'ask', '--input-args', '{"a":1', '--input-args', 'b=2'], /--input-args is not valid JSON/],
         [['--json', '--table'], /Give either --json or --table, not both/],
-        [['--probe-timeout', '0'], /--probe-timeout must be more than 0/],
+        [['--probe-timeout', '0'], /--probe-timeout must be at least 1ms, got "0"/],
+        [['--timeout', '0'], /--timeout must be at least 1ms, got "0"/],
+        [['--connect-timeout', '0.4ms'], /--connect-timeout must be at least 1ms, got "0.4ms"/],
         [['--timeout', 'soon'], /--timeout expects a duration/],
         [['--connect-timeout', '30d'], /--connect-timeout expects a duration/],
         [['--url', 'not a url'], /--url: not a URL/],

@@ -28,6 +28,19 @@ function gone(pid: number): boolean {
   }
 }
 
+describe('SIGINT to the whole process group (a CI runner, a shell job)', { timeout: 60_000 }, () => {
+  it('stops the stdio server too: the run is reported interrupted (exit 130), not a lost server', async () => {
+    const run = runPiped(['call', 'analyze', 'steps=50', '--stdio', STDIO_SERVER], {}, [], { group: true });
+    await until(() => run.stdout().includes('"type":"snapshot"'), 30_000, 'the task to start');
+    run.killGroup('SIGINT');
+    const { code, stdout, stderr } = await run.done;
+    expect(code, stderr).toBe(130);
+    const last = jsonLines(stdout).at(-1)!;
+    expect(last).toMatchObject({ type: 'result', outcome: 'interrupted', exitCode: 130 });
+    expect(JSON.stringify(last)).not.toContain('ServerLostError');
+  });
+});
+
 describe('mcp-task cancel of a task the server does not know', { timeout: 60_000 }, () => {
   it('exits 1 with the message of get, and prints no snapshot (embedded server and the extension wire)', async () => {
     for (const target of [[], ['--stdio', EXT_STDIO_SERVER]]) {
@@ -158,7 +171,7 @@ describe.sequential('mcp-task stopped from outside', { timeout: 60_000 }, () => 
         exitCode: 124,
         error: { name: 'ConnectTimeoutError' },
       });
-      expect(stderr).toContain('while connecting');
+      expect(stderr).toContain('--timeout 3s passed while connecting to the stdio server');
       const pid = Number(readFileSync(pidFile, 'utf8').trim());
       await until(() => gone(pid), 10_000, `the stdio server (pid ${pid}) to end`);
     });

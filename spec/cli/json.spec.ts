@@ -28,6 +28,20 @@ const statuses = (lines: Record<string, unknown>[]): string[] =>
 const transitions = (list: string[]): string[] => list.filter((status, i) => status !== list[i - 1]);
 
 describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
+  it('merges repeated --args in order (pairs last), and names --timeout as typed when it passes', async () => {
+    const [merged, late] = await Promise.all([
+      runPiped(['call', 'analyze', '--args', '{"id":4,"stepMs":100}', '--args', '{"steps":1}']).done,
+      runPiped(['call', 'analyze', 'steps=50', 'stepMs=200', '--timeout', '1.5']).done,
+    ]);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(JSON.stringify(jsonLines(merged.stdout).at(-1))).toContain('analysis of 4 done in 1 steps');
+    expect(late.code, late.stderr).toBe(124);
+    expect(jsonLines(late.stdout).at(-1)).toMatchObject({
+      outcome: 'timeout',
+      error: { name: 'TaskTimeoutError', message: expect.stringContaining('timed out: --timeout 1.5 passed') },
+    });
+  });
+
   it('prints JSON lines that parse, with every status in order and the result last (exit 0)', async () => {
     const { code, stdout, stderr } = await runPiped(['call', 'analyze', 'id=3', 'steps=3', 'stepMs=150']).done;
     expect(code).toBe(0);

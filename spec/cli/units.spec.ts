@@ -2,7 +2,7 @@
 import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { TaskCancelledError, TaskFailedError, TaskOptionError, TaskTimeoutError } from 'mcp-task-client';
 import {
   MAX_TIMER_MS,
@@ -12,9 +12,11 @@ import {
   parseToolArgs,
   parseWire,
   splitCommandLine,
+  urlOption,
 } from '../../cli/src/args.js';
 import { AnswerQueue, loadAnswers, toElicitAnswer, toSamplingAnswer } from '../../cli/src/answers.js';
-import { EXIT, outcomeOf } from '../../cli/src/exit.js';
+import { EXIT, describeError, outcomeOf } from '../../cli/src/exit.js';
+import { main } from '../../cli/src/program.js';
 import { colors, formatElapsed } from '../../cli/src/format.js';
 import { describeSampling } from '../../cli/src/forms.js';
 import { checkWritable, readReference, temporaryReferencePath, writeReference } from '../../cli/src/ref-file.js';
@@ -36,6 +38,16 @@ describe('argument syntax', () => {
     expect(parseDuration('1h', '--timeout')).toBe(3_600_000);
     expect(parseDuration('2.5', '--timeout')).toBe(2_500);
     expect(parseDuration('0', '--ttl')).toBe(0);
+    // 0 where it has a meaning (--connect-timeout 0: no limit); never a duration that rounds to it.
+    expect(parseDuration('0s', '--connect-timeout', MAX_TIMER_MS)).toBe(0);
+    expect(() => parseDuration('0.4ms', '--connect-timeout', MAX_TIMER_MS)).toThrow(
+      '--connect-timeout must be at least 1ms, got "0.4ms"',
+    );
+    // Where 0 has none (--timeout 0 would act at once), it is refused.
+    expect(() => parseDuration('0', '--timeout', MAX_TIMER_MS, false)).toThrow(
+      '--timeout must be at least 1ms, got "0"',
+    );
+    expect(parseDuration('0.6ms', '--timeout', MAX_TIMER_MS, false)).toBe(1);
     for (const bad of ['', 'soon', '-1s', '5 minutes', '1d', 'ms']) {
       expect(() => parseDuration(bad, '--timeout'), bad).toThrow(UsageError);
     }
@@ -86,6 +98,61 @@ describe('argument syntax', () => {
     expect(() => parseToolArgs(['=1'], undefined)).toThrow(UsageError);
     expect(() => parseToolArgs([], '[1]')).toThrow(UsageError);
     expect(() => parseToolArgs([], '{')).toThrow(UsageError);
+  });
+
+  it('keeps a number too large for a double as the string typed (JSON would send it as null)', () => {
+    expect(parseToolArgs(['big=1e400', 'small=-1e400', 'list=[1,1e400]', 'fine=1e300'], undefined)).toEqual({
+      big: '1e400',
+      small: '-1e400',
+      list: '[1,1e400]',
+      fine: 1e300,
+    });
+  });
+
+  it('--url takes only http and https URLs (usage error otherwise)', () => {
+    expect(urlOption('http://127.0.0.1:3000/mcp')?.href).toBe('http://127.0.0.1:3000/mcp');
+    expect(urlOption('https://tasks.example.com/mcp')?.protocol).toBe('https:');
+    for (const bad of ['ftp://h/mcp', 'file:///tmp/mcp', 'ws://h/mcp'])
+      expect(() => urlOption(bad), bad).toThrow(/--url: a Streamable HTTP server's URL starts with http/);
+  });
+
+  it('names a passed deadline by --timeout as the user typed it', () => {
+    const error = new TaskTimeoutError(
+      'Task for tool "analyze" timed out after 1818 ms; the remote task was cancelled',
+      {
+        timeoutMs: 1818,
+        elapsedMs: 1818,
+        remoteCancel: 'cancelled',
+      },
+    );
+    expect(describeError(error, '2s')).toBe(
+      'Task for tool "analyze" timed out: --timeout 2s passed; the remote task was cancelled',
+    );
+    expect(describeError(error)).toBe(error.message);
+  });
+
+  it('help shown instead of a command (none given, help for an unknown command) is a usage error; help asked for is not', async () => {
+    const written: string[] = [];
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await main([])).toBe(EXIT.usage);
+      expect(await main(['help', 'nosuch'])).toBe(EXIT.usage);
+      expect(await main(['help'])).toBe(EXIT.ok);
+      expect(await main(['help', 'call'])).toBe(EXIT.ok);
+      expect(await main(['call', '--help'])).toBe(EXIT.ok);
+      expect(await main(['--version'])).toBe(EXIT.ok);
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+    expect(written.join('')).toContain('Usage: mcp-task');
   });
 
   it('merges several JSON objects in order, pairs last, and names the option in its errors (doctor --args, --fail-args)', () => {
@@ -505,5 +572,71 @@ describe('why a connection failed', () => {
     expect(lost).toEqual([
       expect.stringMatching(/^no request has reached it for 0 s \(1 failed, the last: connection refused\)$/),
     ]);
+  });
+
+  it('an HTTP server that never answers counts as lost once a request waited the bound; a held-open tasks/result alone does not count', async () => {
+    const post = (method: string): RequestInit => ({
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method }),
+    });
+    const held = new Reachability(60, () => new Promise<Response>(() => {}));
+    const heldLost: string[] = [];
+    held.watch((why) => heldLost.push(why));
+    void held.fetch('http://h/mcp', post('tasks/result'));
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(heldLost).toEqual([]);
+    // A tasks/get that gets no answer: the server is lost once it waited the bound.
+    void held.fetch('http://h/mcp', post('tasks/get'));
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    held.stop();
+    expect(heldLost).toEqual([
+      'no request has been answered for 0 s (1 still waiting for an answer: it accepts connections but does not answer)',
+    ]);
+  });
+
+  it('a tools/call that may run plain (no params.task) is held open by design: waiting for it alone does not count; a task-augmented one does', async () => {
+    const call = (params: Record<string, unknown>): RequestInit => ({
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+    });
+    const reach = new Reachability(60, () => new Promise<Response>(() => {}));
+    const lost: string[] = [];
+    reach.watch((why) => lost.push(why));
+    void reach.fetch('http://h/mcp', call({ name: 'slow', arguments: {} }));
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(lost).toEqual([]);
+    void reach.fetch('http://h/mcp', call({ name: 'slow', arguments: {}, task: { ttl: 60_000 } }));
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    reach.stop();
+    expect(lost).toHaveLength(1);
+  });
+
+  it('an HTTP request given up after waiting (an SDK request timeout aborts it) counts as unanswered from when it was sent', async () => {
+    let clock = 0;
+    const reach = new Reachability(
+      1_600,
+      (_input, init) =>
+        new Promise<Response>((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+        ),
+      () => clock,
+    );
+    const lost: string[] = [];
+    reach.watch((why) => lost.push(why));
+    // Cancelled at once: says nothing about the server.
+    const cancelled = new AbortController();
+    const quick = reach.fetch('http://h/mcp', { signal: cancelled.signal });
+    cancelled.abort();
+    await expect(quick).rejects.toThrow('aborted');
+    // Given up after 1.5 s without an answer: the bound counts from when it was sent.
+    const slow = new AbortController();
+    const given = reach.fetch('http://h/mcp', { signal: slow.signal });
+    clock = 1_500;
+    slow.abort();
+    await expect(given).rejects.toThrow('aborted');
+    expect(lost).toEqual([]);
+    clock = 1_600;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(lost).toEqual(['no request has reached it for 2 s (1 failed, the last: no answer (given up after 2 s))']);
   });
 });

@@ -23,9 +23,10 @@ export interface HttpTaskServer {
 
 /**
  * Decides, per POSTed JSON-RPC message, to answer with an HTTP error status instead of serving it
- * (e.g. 503 for a few `tasks/get`), to test HTTP faults.
+ * (e.g. 503 for a few `tasks/get`), or never to answer it (`'silent'`: a hung or stopped server
+ * that still accepts connections), to test HTTP faults.
  */
-export type HttpIntercept = (message: { method?: string; id?: unknown }) => number | undefined;
+export type HttpIntercept = (message: { method?: string; id?: unknown }) => number | 'silent' | undefined;
 
 function readBody(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
@@ -78,6 +79,7 @@ export async function startHttpServer(
       if (intercept !== undefined && req.method === 'POST') {
         body = await readBody(req);
         const status = Array.isArray(body) ? undefined : intercept(body as { method?: string; id?: unknown });
+        if (status === 'silent') return;
         if (status !== undefined) {
           res.writeHead(status, { 'content-type': 'text/plain' }).end(`injected ${status}`);
           return;

@@ -9,7 +9,7 @@ import { runSession, type CommonOptions } from './session.js';
 
 /** Options of `call`. */
 export interface CallOptions extends CommonOptions {
-  readonly args?: string;
+  readonly args?: string[];
 }
 
 /** Runs `call`; returns the exit code. */
@@ -57,7 +57,7 @@ export async function callCommand(tool: string, pairs: readonly string[], option
           outcome,
           exitCode,
           wire: target.wire,
-          error: { name: (error as Error).name ?? 'Error', message: describeError(error) },
+          error: { name: (error as Error).name ?? 'Error', message: describeError(error, options.timeout) },
         });
         return exitCode;
       }
@@ -87,6 +87,7 @@ export async function callCommand(tool: string, pairs: readonly string[], option
         taskEnded: (h) => session.taskEnded(h),
         loss: session.loss,
         leaveNow: () => session.leaveNow(),
+        timeout: options.timeout,
       });
     },
     { startedAt, resultLine: true },

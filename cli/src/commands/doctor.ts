@@ -84,8 +84,7 @@ function doctorOptions(options: DoctorCommandOptions): DoctorOptions {
   const probe =
     options.probeTimeout === undefined
       ? undefined
-      : parseDuration(options.probeTimeout, '--probe-timeout', MAX_TIMER_MS);
-  if (probe === 0) throw new UsageError('--probe-timeout must be more than 0');
+      : parseDuration(options.probeTimeout, '--probe-timeout', MAX_TIMER_MS, false);
   const connect =
     options.connectTimeout === undefined
       ? CONNECT_TIMEOUT_MS
@@ -134,7 +133,7 @@ export async function doctorCommand(
   if (options.json === true && options.table === true) throw new UsageError('Give either --json or --table, not both');
   const json = options.json === true || (options.table !== true && io.stdout.isTTY !== true);
   const timeoutMs =
-    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
+    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS, false);
   const headers = parseHeaders(options.header ?? []);
   const settings = doctorOptions(options);
   const progress = new ProgressLine(io.stderr, options.quiet !== true, io.stderr.isTTY === true && !noColor(io));
@@ -159,8 +158,14 @@ export async function doctorCommand(
   const stopping = (): string =>
     probing ? 'stopping the doctor and cancelling the tasks it started' : 'stopping the doctor (no task started yet)';
   const interrupts = new Interrupts(io.stdin);
-  let leave: (code: number) => void = () => {};
-  const left = new Promise<number>((resolve) => (leave = resolve));
+  /** How the CLI left without waiting for the doctor to stop. */
+  interface Leaving {
+    readonly code: number;
+    readonly name: string;
+    readonly message: string;
+  }
+  let leave: (leaving: Leaving) => void = () => {};
+  const left = new Promise<Leaving>((resolve) => (leave = resolve));
   /** Stops the run: the doctor cancels its tasks; after the grace the CLI leaves without them. */
   let grace: NodeJS.Timeout | undefined;
   const halt = (reason: Error, code: number, note: string): void => {
@@ -168,19 +173,23 @@ export async function doctorCommand(
     progress.note(note);
     stop.abort(reason);
     grace = setTimeout(() => {
-      progress.note(
-        `the doctor did not stop within ${DOCTOR_STOP_GRACE_MS / 1000} s: leaving without waiting for the tasks it started`,
-      );
       target.abandon();
-      leave(code);
+      leave({
+        code,
+        name: reason instanceof DoctorTimeout ? 'TimeoutError' : 'Interrupted',
+        message: `${reason.message}: the doctor did not stop within ${DOCTOR_STOP_GRACE_MS / 1000} s; left without waiting for the tasks it started; no report`,
+      });
     }, DOCTOR_STOP_GRACE_MS);
     grace.unref();
   };
   interrupts.onPress((count) => {
     if (count >= 2) {
-      progress.clear();
       target.abandon();
-      leave(interrupts.exitCode);
+      leave({
+        code: interrupts.exitCode,
+        name: 'Interrupted',
+        message: `${interrupts.label}: left at once, without waiting for the tasks the doctor started; no report`,
+      });
       return;
     }
     halt(
@@ -230,8 +239,9 @@ export async function doctorCommand(
       (error: unknown): { error: unknown } => ({ error }),
     );
     progress.show(`connecting to ${target.where}`);
-    const outcome = await Promise.race([running, left.then((code) => ({ left: code }))]);
-    if ('left' in outcome) return outcome.left;
+    const outcome = await Promise.race([running, left.then((leaving) => ({ left: leaving }))]);
+    // Left without waiting: the same error document as any other run without a report.
+    if ('left' in outcome) return fail({ name: outcome.left.name, message: outcome.left.message }, outcome.left.code);
     if ('error' in outcome) {
       const error = outcome.error;
       if (error instanceof TaskAbortError && stop.signal.aborted) {
@@ -239,8 +249,11 @@ export async function doctorCommand(
         const timedOut = reason instanceof DoctorTimeout;
         const code = timedOut ? EXIT.timeout : interrupts.exitCode;
         const why = timedOut ? reason.message : interrupts.label;
+        // The library's message says what became of the tasks it started (a server without
+        // tasks.cancel leaves them running).
+        const account = /^The doctor was stopped; (.+)$/s.exec(error.message)?.[1];
         const what = probing
-          ? 'the doctor stopped; the tasks it started were cancelled'
+          ? `the doctor stopped; ${account ?? 'what became of the tasks it started is unknown'}`
           : `the doctor stopped while connecting to ${target.where}; no task was started`;
         return fail({ name: timedOut ? 'TimeoutError' : 'Interrupted', message: `${why}: ${what}; no report` }, code);
       }

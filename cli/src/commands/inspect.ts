@@ -22,40 +22,48 @@ function describeTask(task: Task): string {
 
 /** `tools`: every tool with its task support. */
 export function toolsCommand(options: CommonOptions): Promise<number> {
-  return runSession(options, async ({ target, reporter }) => {
-    const tools = await target.tasks.tools();
-    const width = Math.max(4, ...tools.map((tool) => tool.name.length));
-    const supportWidth = Math.max(...tools.map((tool) => tool.taskSupport.length));
-    for (const tool of tools) {
-      reporter.item(
-        'tool',
-        { ...tool },
-        `${tool.name.padEnd(width)}  ${tool.taskSupport.padEnd(supportWidth)}  ${tool.description ?? ''}`.trimEnd(),
-      );
-    }
-    if (tools.length === 0) reporter.note('no tools');
-    return EXIT.ok;
-  });
+  return runSession(
+    options,
+    async ({ target, reporter }) => {
+      const tools = await target.tasks.tools();
+      const width = Math.max(4, ...tools.map((tool) => tool.name.length));
+      const supportWidth = Math.max(...tools.map((tool) => tool.taskSupport.length));
+      for (const tool of tools) {
+        reporter.item(
+          'tool',
+          { ...tool },
+          `${tool.name.padEnd(width)}  ${tool.taskSupport.padEnd(supportWidth)}  ${tool.description ?? ''}`.trimEnd(),
+        );
+      }
+      if (tools.length === 0) reporter.note('no tools');
+      return EXIT.ok;
+    },
+    { oneShot: true },
+  );
 }
 
 /** `list`: every task the server reports, all pages. */
 export function listCommand(options: CommonOptions): Promise<number> {
-  return runSession(options, async ({ target, reporter }) => {
-    if (target.wire === EXT_WIRE) {
-      // The extension has no tasks/list: a task is known only by its id (TaskClient.list() says TaskNotSupportedError).
-      reporter.note(
-        `the ${EXT_WIRE} wire has no tasks/list: tasks are known by their ids only (use get, watch or result with an id)`,
-      );
-      return EXIT.failed;
-    }
-    let count = 0;
-    for await (const task of target.tasks.list()) {
-      count += 1;
-      reporter.item('snapshot', { task }, describeTask(task));
-    }
-    if (count === 0) reporter.note('no tasks');
-    return EXIT.ok;
-  });
+  return runSession(
+    options,
+    async ({ target, reporter }) => {
+      if (target.wire === EXT_WIRE) {
+        // The extension has no tasks/list: a task is known only by its id (TaskClient.list() says TaskNotSupportedError).
+        reporter.note(
+          `the ${EXT_WIRE} wire has no tasks/list: tasks are known by their ids only (use get, watch or result with an id)`,
+        );
+        return EXIT.failed;
+      }
+      let count = 0;
+      for await (const task of target.tasks.list()) {
+        count += 1;
+        reporter.item('snapshot', { task }, describeTask(task));
+      }
+      if (count === 0) reporter.note('no tasks');
+      return EXIT.ok;
+    },
+    { oneShot: true },
+  );
 }
 
 /** Resumes the task: by its saved reference when there is one (see `watch`), else by id. */
@@ -89,7 +97,7 @@ export function getCommand(id: string | undefined, options: TaskOptions): Promis
         handle.detach();
       }
     },
-    { saved },
+    { saved, oneShot: true },
   );
 }
 
@@ -151,6 +159,6 @@ export function cancelCommand(id: string | undefined, options: TaskOptions): Pro
       }
       return EXIT.ok;
     },
-    { saved },
+    { saved, oneShot: true },
   );
 }

@@ -45,6 +45,8 @@ export interface Session {
   readonly interrupts: Interrupts;
   /** What is left of `--timeout` once connected, in ms (the deadline counts from the start of the run). */
   readonly timeoutMs: number | undefined;
+  /** `--timeout` as the user typed it (to name it in messages). */
+  readonly timeout: string | undefined;
   /** `--ttl` in ms. */
   readonly ttlMs: number | undefined;
   /** Saves a reference file for `handle` (`call --save-ref`, or a temporary one). @returns the file. */
@@ -90,6 +92,11 @@ export interface SessionExtra {
    * prints one too, so that its output always ends with one.
    */
   readonly resultLine?: boolean;
+  /**
+   * The command asks the server once and ends (`tools`, `list`, `get`, `cancel`): its work is
+   * bounded by the connect timeout, so that a server that stops answering cannot keep it forever.
+   */
+  readonly oneShot?: boolean;
 }
 
 /** How long connecting may take before the terminal says what it waits for. */
@@ -98,6 +105,11 @@ const CONNECTING_NOTE_MS = 300;
 /** `--timeout` passed before the connection was made (exit 124). */
 export class ConnectTimeoutError extends Error {
   override readonly name = 'ConnectTimeoutError';
+}
+
+/** Ctrl-C, SIGTERM or a closed stdout before the connection was made (exit 130, 143, 141). */
+class ConnectInterrupted extends Error {
+  override readonly name = 'Interrupted';
 }
 
 /**
@@ -119,7 +131,7 @@ export async function runSession(
   const answers = new AnswerQueue(loadAnswers(options.answer ?? [], options.answers));
   // A timer waits out `--timeout`: longer than the timers honour is refused rather than run short.
   const timeoutMs =
-    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS);
+    options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS, false);
   const ttlMs = options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl');
   const headers = parseHeaders(options.header ?? []);
   const connectTimeoutMs =
@@ -168,6 +180,9 @@ export async function runSession(
     sessionId: options.session ?? savedSessionId,
     wire,
   });
+  const url = options.url ?? savedUrl;
+  const where =
+    url ?? (options.stdio === undefined ? 'the bundled example server' : `the stdio server \`${options.stdio}\``);
   const runStart = Date.now();
   // `--timeout` bounds the whole run, connecting included.
   const connectDeadline = new AbortController();
@@ -178,20 +193,25 @@ export async function runSession(
           () =>
             connectDeadline.abort(
               new ConnectTimeoutError(
-                `--timeout passed after ${options.timeout ?? ''} while connecting to the server; gave up`,
+                `--timeout ${options.timeout ?? ''} passed while connecting to ${where}; gave up`,
               ),
             ),
           timeoutMs,
         );
-  const url = options.url ?? savedUrl;
+  // Ctrl-C (SIGINT, SIGTERM, a closed stdout) while connecting gives the connection up: the
+  // connector closes the transport and kills a stdio server it started.
+  interrupts.onPress(() => {
+    const stopped = options.stdio === undefined ? '' : ' (the server it started was stopped)';
+    connectDeadline.abort(
+      new ConnectInterrupted(`${interrupts.label} while connecting to ${where}: gave up connecting${stopped}`),
+    );
+  });
+  interrupts.enable();
   // On a terminal, say what is being waited for when connecting takes a moment (a server that
   // starts slowly, or a command that does not speak MCP: the connect timeout ends that).
   const connecting =
     io.stderr.isTTY === true && (options.stdio !== undefined || url !== undefined)
-      ? setTimeout(
-          () => reporter.note(`connecting to ${url ?? `the stdio server \`${options.stdio ?? ''}\``}…`),
-          CONNECTING_NOTE_MS,
-        )
+      ? setTimeout(() => reporter.note(`connecting to ${where}…`), CONNECTING_NOTE_MS)
       : undefined;
   let target: Target;
   try {
@@ -209,21 +229,26 @@ export async function runSession(
       callbacks,
     );
   } catch (error) {
+    interrupts.disable();
     if (error instanceof UsageError) throw error;
-    // Both ways of failing to connect end the same way: a `result` line for the commands that end
-    // with one (`outcome` "timeout", exit 124, or "error", exit 1), else a note on stderr.
+    // The ways of failing to connect end the same way: a `result` line for the commands that end
+    // with one (`outcome` "timeout", exit 124, "interrupted", exit 130 (143, 141), or "error",
+    // exit 1), else a note on stderr.
     const timedOut = error instanceof ConnectTimeoutError;
-    const exitCode = timedOut ? EXIT.timeout : EXIT.failed;
+    const interrupted = error instanceof ConnectInterrupted;
+    const exitCode = timedOut ? EXIT.timeout : interrupted ? interrupts.exitCode : EXIT.failed;
     const message =
-      timedOut || error instanceof WireUnavailableError || error instanceof ConnectError
+      timedOut || interrupted || error instanceof WireUnavailableError || error instanceof ConnectError
         ? describeError(error)
         : `cannot connect: ${describeError(error)}`;
     if (extra.resultLine === true) {
       const name = error instanceof Error ? error.name : 'Error';
-      reporter.end({ outcome: timedOut ? 'timeout' : 'error', exitCode, error: { name, message } });
+      const outcome = timedOut ? 'timeout' : interrupted ? 'interrupted' : 'error';
+      reporter.end({ outcome, exitCode, error: { name, message } });
     } else {
       reporter.note(message);
     }
+    reporter.close();
     return exitCode;
   } finally {
     clearTimeout(connectTimer);
@@ -254,12 +279,13 @@ export async function runSession(
   let lostBeforeFollowing: (why: string) => void = () => {};
   const lostOutside = new Promise<string>((resolve) => (lostBeforeFollowing = resolve));
   const loss = new ServerLoss((why) => lostBeforeFollowing(why));
-  target.watchLoss((why) => loss.lose(why));
+  target.watchLoss((why, sessionGone) => loss.lose(why, sessionGone));
   const session: Session = {
     target,
     reporter,
     interrupts,
     timeoutMs: timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (Date.now() - runStart)),
+    timeout: options.timeout,
     ttlMs,
     saveReference,
     watchCommand: (handle) => {
@@ -310,24 +336,38 @@ export async function runSession(
     process.exit(interrupts.exitCode);
   });
   interrupts.enable();
+  // A one-shot command gets the connect timeout to do its work: a server that stops answering
+  // (a stdio server that hangs, say) cannot keep it forever.
+  let oneShotTimer: NodeJS.Timeout | undefined;
+  if (extra.oneShot === true && connectTimeoutMs > 0) {
+    oneShotTimer = setTimeout(() => {
+      const given = options.connectTimeout ?? `${CONNECT_TIMEOUT_MS / 1000}s`;
+      loss.lose(`${target.where} did not answer within --connect-timeout ${given}; gave up`);
+    }, connectTimeoutMs);
+  }
   try {
     const ending = await Promise.race([body(session).then((code) => ({ code })), lostOutside.then((why) => ({ why }))]);
     if ('code' in ending) return ending.code;
     abandoning = true;
     const message = ending.why;
+    // Lost after an interruption (a SIGINT sent to the whole process group stops a stdio server
+    // too): the user's interruption is how the run ended.
+    const interrupted = interrupts.presses > 0;
+    const exitCode = interrupted ? interrupts.exitCode : EXIT.failed;
     if (extra.resultLine === true)
       reporter.end({
-        outcome: 'error',
-        exitCode: EXIT.failed,
+        outcome: interrupted ? 'interrupted' : 'error',
+        exitCode,
         wire: target.wire,
-        error: { name: 'ServerLostError', message },
+        error: { name: interrupted ? 'Interrupted' : 'ServerLostError', message },
       });
     else reporter.note(message);
-    return EXIT.failed;
+    return exitCode;
   } catch (error) {
     reporter.note(describeError(error));
     return outcomeOf(error).exitCode;
   } finally {
+    clearTimeout(oneShotTimer);
     reporter.close();
     if (interrupts.presses >= 2 || abandoning) {
       interrupts.disable();

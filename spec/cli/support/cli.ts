@@ -138,23 +138,28 @@ export interface PipeRun {
   stdout(): string;
   readonly done: Promise<PipeResult>;
   kill(signal: NodeJS.Signals): void;
+  /** Sends `signal` to the CLI's whole process group (with `group`), its stdio server included. */
+  killGroup(signal: NodeJS.Signals): void;
   /** Closes the reading end of the CLI's stdout, as `| head -1` does once it has its line. */
   closeStdout(): void;
 }
 
 /**
  * Starts the CLI with pipes for stdin, stdout and stderr. `nodeArgs` go to its Node process
- * (e.g. `--import ./spec/fixtures/hide-sdk.ts`), not to a server it starts.
+ * (e.g. `--import ./spec/fixtures/hide-sdk.ts`), not to a server it starts. With `group`, the CLI
+ * leads a process group of its own (as a job in a shell or a CI step), for {@link PipeRun.killGroup}.
  */
 export function runPiped(
   args: readonly string[],
   env: Record<string, string> = {},
   nodeArgs: readonly string[] = [],
+  { group = false }: { group?: boolean } = {},
 ): PipeRun {
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, MAIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
+    detached: group,
   });
   let stdout = '';
   let stderr = '';
@@ -167,6 +172,9 @@ export function runPiped(
     stdout: () => stdout,
     done,
     kill: (signal) => child.kill(signal),
+    killGroup: (signal) => {
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
+    },
     closeStdout: () => child.stdout.destroy(),
   };
 }
