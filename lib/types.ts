@@ -90,15 +90,17 @@ export type ElicitRequestParams = {
   /** What to ask the user. */
   readonly message: string;
   /** The form: a flat object schema of primitive fields (form mode). */
-  readonly requestedSchema?: {
-    /** `object`: the form is one JSON object. */
-    readonly type: 'object' | undefined;
-    /** The form's fields by name, each a JSON Schema of a primitive value (string, number, boolean, enum). */
-    readonly properties: { readonly [name: string]: JsonObject };
-    /** The names of the fields the user must fill in. */
-    readonly required?: readonly string[] | undefined;
-    readonly [key: string]: unknown;
-  };
+  readonly requestedSchema?:
+    | {
+        /** `object`: the form is one JSON object. */
+        readonly type: 'object' | undefined;
+        /** The form's fields by name, each a JSON Schema of a primitive value (string, number, boolean, enum). */
+        readonly properties: { readonly [name: string]: JsonObject };
+        /** The names of the fields the user must fill in. */
+        readonly required?: readonly string[] | undefined;
+        readonly [key: string]: unknown;
+      }
+    | undefined;
   /** The page to visit (url mode). */
   readonly url?: string | undefined;
   /** The server's id for a url-mode elicitation. */

@@ -23,14 +23,16 @@ export interface ServeOptions {
    */
   readonly sampling?: SamplingCallback | undefined;
   /**
-   * Retention granted when the server asks for no `ttl` (capped by `maxTtlMs`).
+   * Retention granted when the server asks for no `ttl`, as given (an integer of at least 1,
+   * capped by `maxTtlMs`).
    * @defaultValue 3600000 (1 hour)
    */
   readonly ttlMs?: number | undefined;
   /**
    * Longest retention granted: a larger requested `ttl` is lowered to it, and the granted value is
-   * what the task reports. A task and its result are deleted `ttl` after creation, running or
-   * not.
+   * what the task reports. A smaller requested `ttl` (`0` included) is raised to at least 1 second
+   * and two `pollIntervalMs`, unless `maxTtlMs` is lower. A task and its result are deleted `ttl`
+   * after creation, running or not.
    * @defaultValue 86400000 (24 hours)
    */
   readonly maxTtlMs?: number | undefined;
@@ -41,8 +43,9 @@ export interface ServeOptions {
   readonly pollIntervalMs?: number | undefined;
   /**
    * Most receiver tasks held per connection, running or finished. When a new task would exceed
-   * it, the oldest finished task is deleted; when every task is still running, the request is
-   * refused with a JSON-RPC error.
+   * it, the oldest cancelled task is deleted, else the oldest finished one whose result
+   * `tasks/result` already delivered; when there is none (every task still running or holding a
+   * result the server has not fetched), the request is refused with a JSON-RPC error (-32603).
    * @defaultValue 1000
    */
   readonly maxTasks?: number | undefined;

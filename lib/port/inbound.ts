@@ -3,6 +3,7 @@
  * answers the taps give, and the inbound requests the server cancels.
  */
 import type { InboundRequest, JsonObject, NotificationTap, RequestTap } from './port.js';
+import { rpcFieldsOf } from '../util/rpc-error.js';
 import { clip, messageOf } from '../util/text.js';
 
 /** What the inbound routing asks of its session. */
@@ -73,17 +74,17 @@ export class InboundRouter {
       const answer = tap(request);
       if (answer === undefined) continue;
       this.answering.set(id, request.controller);
-      void this.answer(id, request, answer, taps.slice(taps.indexOf(tap) + 1));
+      this.answer(id, request, answer, taps.slice(taps.indexOf(tap) + 1));
       return true;
     }
     const refusal = this.refusal(method, params);
     if (refusal === undefined) {
       // The SDK takes it: nothing of ours is sent.
-      request.replied();
+      request.replied(false);
       return false;
     }
     this.answering.set(id, request.controller);
-    void this.answer(id, request, Promise.reject(refusal), []);
+    this.answer(id, request, Promise.reject(refusal), []);
     return true;
   }
 
@@ -100,25 +101,23 @@ export class InboundRouter {
   }
 
   /** Sends the answer of a tap (or of a later tap, or of the SDK's own handler when all pass). */
-  private async answer(
+  private answer(
     id: string | number,
     request: Inbound,
     first: Promise<JsonObject | undefined>,
     rest: RequestTap[],
-  ): Promise<void> {
-    try {
-      await this.settle(id, request, first, rest);
-    } finally {
-      request.replied();
-    }
+  ): void {
+    // `settle` never rejects: every failure is an answer, or none.
+    void this.settle(id, request, first, rest).then((sent) => request.replied(sent));
   }
 
+  /** Answers the request; resolves to true once the transport took the tap's answer. */
   private async settle(
     id: string | number,
     request: Inbound,
     first: Promise<JsonObject | undefined>,
     rest: RequestTap[],
-  ): Promise<void> {
+  ): Promise<boolean> {
     const { method, params, controller } = request;
     let reply: JsonObject;
     try {
@@ -133,10 +132,10 @@ export class InboundRouter {
         this.answering.delete(id);
         // A request the server cancelled meanwhile (its notifications/cancelled stopped here, the
         // SDK never saw it) gets no answer from the SDK either; nor one after the close.
-        if (controller.signal.aborted || this.host.closed) return;
+        if (controller.signal.aborted || this.host.closed) return false;
         // Every tap passed: the SDK answers, with the user's handler or its own -32601.
         this.host.passOn(id, method, params);
-        return;
+        return false;
       }
       reply = { jsonrpc: '2.0', id, result };
     } catch (error) {
@@ -144,8 +143,8 @@ export class InboundRouter {
     }
     this.answering.delete(id);
     // A request the server cancelled gets no answer.
-    if (controller.signal.aborted || this.host.closed) return;
-    this.reply(id, method, reply);
+    if (controller.signal.aborted || this.host.closed) return false;
+    return this.reply(id, method, reply);
   }
 
   /**
@@ -153,13 +152,18 @@ export class InboundRouter {
    * such as a bigint or a cycle, or any transport error), the request is answered once more with
    * a plain -32603 that says why: the peer is never left waiting for an answer that will not come
    * (a receiver's `tasks/result`, [V15]; a plain input request). A second failure is dropped.
+   * Resolves to whether the transport took `reply` itself.
    */
-  private reply(id: string | number, method: string, reply: JsonObject): void {
-    this.host.trySend(reply).catch((error: unknown) => {
-      if (this.host.closed) return;
-      const message = `The reply to ${method} could not be sent: ${messageOf(error)}`;
-      this.host.trySend({ jsonrpc: '2.0', id, error: { code: -32603, message } }).catch(() => {});
-    });
+  private reply(id: string | number, method: string, reply: JsonObject): Promise<boolean> {
+    return this.host.trySend(reply).then(
+      () => true,
+      (error: unknown) => {
+        if (this.host.closed) return false;
+        const message = `The reply to ${method} could not be sent: ${messageOf(error)}`;
+        this.host.trySend({ jsonrpc: '2.0', id, error: { code: -32603, message } }).catch(() => {});
+        return false;
+      },
+    );
   }
 }
 
@@ -167,55 +171,48 @@ export class InboundRouter {
 class Inbound implements InboundRequest {
   readonly controller = new AbortController();
   readonly signal = this.controller.signal;
-  private after: Array<() => void> | undefined = [];
+  /** The hooks to run once the answer is settled. */
+  private readonly after: Array<(sent: boolean) => void> = [];
+  /** Whether the answer was sent, once that is known. */
+  private sent: boolean | undefined;
 
   constructor(
     readonly method: string,
     readonly params: JsonObject,
   ) {}
 
-  afterReply(run: () => void): void {
-    if (this.after === undefined) queueMicrotask(run);
-    else this.after.push(run);
+  afterReply(run: (sent: boolean) => void): void {
+    const sent = this.sent;
+    if (sent === undefined) this.after.push(run);
+    else queueMicrotask(() => run(sent));
   }
 
   /**
-   * The answer was handed to the transport (or none will be sent): each `afterReply` runs now, in
-   * the microtask that handed it over, before the peer can act on the answer. A hook that throws
-   * stops no other.
+   * The transport took the answer (`sent`), or none of the taps' was sent: each `afterReply` runs
+   * now, in the microtask that learnt it. A hook that throws stops no other.
    */
-  replied(): void {
-    const after = this.after;
-    this.after = undefined;
-    for (const run of after ?? []) {
+  replied(sent: boolean): void {
+    this.sent = sent;
+    for (const run of this.after.splice(0)) {
       try {
-        run();
+        run(sent);
       } catch {
-        // A hook must not throw; if it does, the answer is sent all the same.
+        // A hook must not throw; if it does, the others run all the same.
       }
     }
   }
 }
 
 /**
- * The JSON-RPC error a tap's rejection is answered with: its integer `code` (else -32603), its
- * `message` and `data`. Reading the value never throws out of here (getters, proxies); `data`
- * that cannot be serialized makes the send fail, and {@link InboundRouter.reply} answers -32603.
+ * The JSON-RPC error a tap's rejection is answered with: its integer `code` and `data` (a
+ * DOMException's `code` is none: -32603 then), its `message`. Reading the value never throws out
+ * of here (getters, proxies); `data` that cannot be serialized makes the send fail, and
+ * {@link InboundRouter.reply} answers -32603.
  */
 function rpcErrorOf(error: unknown): JsonObject {
-  let code: unknown;
-  let data: unknown;
-  try {
-    const e = error as { code?: unknown; data?: unknown } | null | undefined;
-    code = e?.code;
-    data = e?.data;
-  } catch {
-    code = undefined;
-    data = undefined;
-  }
+  const { code = -32603, data } = rpcFieldsOf(error);
   const message = messageOf(error);
-  const rpcCode = typeof code === 'number' && Number.isInteger(code) ? code : -32603;
-  return data === undefined ? { code: rpcCode, message } : { code: rpcCode, message, data };
+  return data === undefined ? { code, message } : { code, message, data };
 }
 
 function addTap<T>(map: Map<string, T[]>, method: string, tap: T): () => void {

@@ -160,14 +160,14 @@ export interface InboundRequest {
   /** Aborted when the server cancels the request or the connection closes. */
   readonly signal: AbortSignal;
   /**
-   * Runs `run` as soon as this request's answer has been handed to the transport, in that same
-   * microtask (or, when none will be sent, once that is known: the server cancelled the request,
-   * the connection closed, or the SDK's own handler took it; a hook added later runs on a
-   * microtask). Work the answer announces (a task's callback, its first status change) then starts
-   * before the peer can act on the answer and never reaches the peer before it, on any transport,
-   * also one that delivers on microtasks only. `run` must not throw.
+   * Runs `run` once this request's answer is settled: with `sent` true in the microtask the
+   * transport took the answer of a tap (its `send` resolved), false when none was sent (the server
+   * cancelled the request, the connection closed, the SDK's own handler took it) or the transport
+   * refused it; a hook added later runs on a microtask. Work the answer announces (a task's
+   * callback, its first status change) then never reaches the peer before the answer, on any
+   * transport, and never starts for an answer the peer did not get ([V14]). `run` must not throw.
    */
-  afterReply(run: () => void): void;
+  afterReply(run: (sent: boolean) => void): void;
 }
 
 /**

@@ -24,9 +24,19 @@ export function missingCapability(capabilities: JsonObject, kind: ReceiverKind):
   return NEEDED[kind].find((path) => !declared(capabilities, path))?.join('.');
 }
 
-/** Whether `tasks.list` / `tasks.cancel` were declared (the receiver then serves them, [R5]). */
-export function declaredOperations(capabilities: JsonObject): { readonly list: boolean; readonly cancel: boolean } {
-  return { list: declared(capabilities, ['tasks', 'list']), cancel: declared(capabilities, ['tasks', 'cancel']) };
+/** The `tasks/*` requests a receiver answers. */
+export type TaskMethod = 'tasks/get' | 'tasks/result' | 'tasks/list' | 'tasks/cancel';
+
+/**
+ * The `tasks/*` requests a receiver answers on a client that declared `capabilities`: `tasks/get`
+ * and `tasks/result` always, `tasks/list` and `tasks/cancel` only when `tasks.list` /
+ * `tasks.cancel` were declared ([R5]; otherwise the SDK refuses them, -32601).
+ */
+export function servedTaskMethods(capabilities: JsonObject): TaskMethod[] {
+  const methods: TaskMethod[] = ['tasks/get', 'tasks/result'];
+  if (declared(capabilities, ['tasks', 'list'])) methods.push('tasks/list');
+  if (declared(capabilities, ['tasks', 'cancel'])) methods.push('tasks/cancel');
+  return methods;
 }
 
 /** The capabilities that serving `kinds` declares: each kind, its task augmentation, `tasks.list` and `tasks.cancel`. */

@@ -3,7 +3,7 @@
  * a host logs and shows them like its own tasks): `created`, `status` on every status change,
  * then one of `completed`, `failed`, `cancelled`, `expired`, and `settled`.
  */
-import type { ReceiverResult, TaskMetrics, TaskOutcomeKind } from '../api/index.js';
+import type { ReceiverResult, TaskClientEvents, TaskMetrics, TaskOutcomeKind } from '../api/index.js';
 import { TaskCancelledError, TaskClosedError, TaskExpiredError, TaskFailedError, type TaskError } from '../errors.js';
 import type { JsonObject } from '../port/port.js';
 import type { JsonRpcErrorInfo } from '../types.js';
@@ -34,6 +34,10 @@ export type Ending =
   | { readonly kind: 'completed'; readonly result: JsonObject }
   | { readonly kind: 'failed'; readonly error: JsonRpcErrorInfo }
   | { readonly kind: 'cancelled' }
+  /** Its `CreateTaskResult` never reached the server ([V14]), `why` says how: ended before its callback ran. */
+  | { readonly kind: 'withdrawn'; readonly why: string }
+  /** The call that tracks the server's task it belongs to ended: its answer is no longer wanted. */
+  | { readonly kind: 'abandoned' }
   | { readonly kind: 'expired' }
   | { readonly kind: 'closed' };
 
@@ -51,6 +55,16 @@ export function endingError(task: ReceiverTask, ending: Ending, pollIntervalMs: 
       });
     case 'cancelled':
       return new TaskCancelledError(`The server cancelled the receiver task for ${task.method}`, about);
+    case 'withdrawn':
+      return new TaskCancelledError(
+        `The receiver task for ${task.method} was withdrawn before its ${kind} callback ran: ${ending.why}`,
+        about,
+      );
+    case 'abandoned':
+      return new TaskCancelledError(
+        `The receiver task for ${task.method} was cancelled: the call that tracks the server task it belongs to ended`,
+        about,
+      );
     case 'expired':
       return new TaskExpiredError(
         `The receiver task for ${task.method} was deleted when its ttl (${task.ttl} ms) elapsed before the ${kind} callback answered`,
@@ -71,17 +85,20 @@ export function emitStatus(host: ReceiverHost, task: ReceiverTask, now: number, 
   if (host.listening('status')) host.emit('status', receiverMetrics(task, now), snapshotOf(task, pollIntervalMs));
 }
 
-const OUTCOME: Readonly<Record<Ending['kind'], TaskOutcomeKind>> = {
+const OUTCOME: Readonly<Record<Ending['kind'], Extract<TaskOutcomeKind, keyof TaskClientEvents> | 'closed'>> = {
   completed: 'completed',
   failed: 'failed',
   cancelled: 'cancelled',
+  withdrawn: 'cancelled',
+  abandoned: 'cancelled',
   expired: 'expired',
   closed: 'closed',
 };
 
-/** Emits the ending's own event (none for `closed`), then `settled`. */
+/** Emits the ending's own event (none for `closed`; `cancelled` for a withdrawn or abandoned task), then `settled`. */
 export function emitEnding(host: ReceiverHost, task: ReceiverTask, ending: Ending, now: number): void {
-  if (!host.listening(ending.kind === 'closed' ? 'settled' : ending.kind) && !host.listening('settled')) return;
+  const outcome = OUTCOME[ending.kind];
+  if (!host.listening(outcome === 'closed' ? 'settled' : outcome) && !host.listening('settled')) return;
   const metrics = receiverMetrics(task, now);
   const error = task.error;
   if (ending.kind === 'completed')
@@ -89,5 +106,5 @@ export function emitEnding(host: ReceiverHost, task: ReceiverTask, ending: Endin
   else if (error instanceof TaskFailedError) host.emit('failed', { ...metrics, error });
   else if (error instanceof TaskCancelledError) host.emit('cancelled', { ...metrics, error });
   else if (error instanceof TaskExpiredError) host.emit('expired', { ...metrics, error });
-  host.emit('settled', { ...metrics, outcome: OUTCOME[ending.kind] });
+  host.emit('settled', { ...metrics, outcome });
 }

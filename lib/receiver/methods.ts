@@ -11,7 +11,7 @@
  * param is the only thing read, never a related-task `_meta` ([R33]), and no answer but
  * `tasks/result`'s carries one ([V20]).
  */
-import type { JsonObject } from '../port/port.js';
+import type { InboundRequest, JsonObject } from '../port/port.js';
 import { isTerminalStatus } from '../types.js';
 import type { Cursors } from './cursor.js';
 import { snapshotOf, type ReceiverStore, type ReceiverTask } from './store.js';
@@ -70,8 +70,11 @@ function payload(task: ReceiverTask): JsonObject {
  * elapsed) answers -32602. Each waiting request holds memory here and in the port until then, so
  * past `maxResultWaiters` on one task a further one is refused at once with -32603, like a task
  * past `maxTasks` (§6: receivers SHOULD rate-limit task operations against denial of service).
+ * Once the transport took the final answer, the task is marked delivered: it may then make room
+ * for a new one.
  */
-export async function getResult(host: MethodHost, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+export async function getResult(host: MethodHost, request: InboundRequest): Promise<JsonObject> {
+  const { params, signal } = request;
   const task = find(host, params);
   if (!isTerminalStatus(task.status)) {
     if (task.waiters.size >= host.maxResultWaiters) {
@@ -92,6 +95,9 @@ export async function getResult(host: MethodHost, params: JsonObject, signal: Ab
     // Still running: the server gave up waiting, or the ttl elapsed and the task is gone ([V11]).
     if (!isTerminalStatus(task.status)) throw rpcFailure(INVALID_PARAMS, NOT_FOUND);
   }
+  request.afterReply((sent) => {
+    if (sent) task.delivered = true;
+  });
   return payload(task);
 }
 
@@ -119,3 +125,20 @@ export function cancelTask(host: MethodHost, params: JsonObject): JsonObject {
   host.cancel(task);
   return { ...snapshotOf(task, host.pollIntervalMs) };
 }
+
+/**
+ * What a connection whose receiver stopped serving answers (it still declares `tasks`, [R5]):
+ * every task was deleted, so any `taskId` is -32602 ([V26]) and `tasks/list` is empty (a cursor,
+ * issued before, is -32602 too). Throws the -32602.
+ */
+export function answerStopped(method: string, params: JsonObject): JsonObject {
+  if (method === 'tasks/list') {
+    if (params.cursor === undefined) return { tasks: [] };
+    throw rpcFailure(INVALID_PARAMS, 'Invalid cursor: this client stopped serving receiver tasks on this connection');
+  }
+  if (typeof params.taskId !== 'string') throw rpcFailure(INVALID_PARAMS, 'taskId must be a string');
+  throw rpcFailure(INVALID_PARAMS, STOPPED);
+}
+
+const STOPPED =
+  'Task not found: this client stopped serving receiver tasks on this connection and deleted every task it held';

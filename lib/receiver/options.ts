@@ -15,6 +15,20 @@ export type CheckedServeOptions = Omit<ReceiverConfig, 'elicitation' | 'sampling
 const DEFAULT_TTL_MS = 3_600_000;
 /** Default cap on a receiver task's retention: 24 hours. */
 const DEFAULT_MAX_TTL_MS = 86_400_000;
+/** Shortest retention granted, whatever the server asks (unless `maxTtlMs` is lower): one second. */
+export const MIN_TTL_MS = 1_000;
+
+/**
+ * The retention granted for the `ttl` a server requested ([V10]: the receiver may override it):
+ * whole milliseconds, at least {@link MIN_TTL_MS} and two poll intervals, so that a task is not
+ * deleted before the server's first poll while its callback has barely started (a requested 0 or
+ * 0.5 included); at most `maxTtlMs`, the host's own cap, which wins over that floor. The granted
+ * value is what every snapshot reports.
+ */
+export function grantedTtl(requested: number, config: Pick<ReceiverConfig, 'maxTtlMs' | 'pollIntervalMs'>): number {
+  const floor = Math.max(MIN_TTL_MS, 2 * config.pollIntervalMs);
+  return Math.min(Math.max(Math.floor(requested), floor), config.maxTtlMs);
+}
 
 /**
  * Validates `options` and applies the defaults of every setting.
@@ -32,7 +46,7 @@ export function checkServeOptions(options: ServeOptions): CheckedServeOptions {
   return {
     elicitation,
     sampling,
-    ttlMs: Math.min(integer('ttlMs', 0, DEFAULT_TTL_MS), maxTtlMs),
+    ttlMs: Math.min(integer('ttlMs', 1, DEFAULT_TTL_MS), maxTtlMs),
     maxTtlMs,
     pollIntervalMs: integer('pollIntervalMs', 1, 1_000),
     maxTasks: integer('maxTasks', 1, 1_000),

@@ -8,8 +8,9 @@ import { TaskNotSupportedError, TaskOptionError, type TaskError } from '../error
 import type { Scheduler } from '../util/scheduler.js';
 import type { JsonObject, SessionPort } from '../port/port.js';
 import type { Task } from '../types.js';
-import { missingCapability, receiverCapabilities } from './capabilities.js';
-import { ReceiverSession } from './session.js';
+import { missingCapability, receiverCapabilities, servedTaskMethods } from './capabilities.js';
+import { answerStopped } from './methods.js';
+import { ReceiverSession, answerNow } from './session.js';
 import type { ReceiverConfig, ReceiverHost, ReceiverKind, ServingRegistry } from './types.js';
 
 /** The kinds a configuration serves. */
@@ -46,6 +47,32 @@ export function cannotServe(
     });
   }
   return undefined;
+}
+
+/** Connections answered by {@link answerAfterStop}. */
+const STOPPED = new WeakSet<SessionPort>();
+
+/**
+ * Keeps answering the `tasks/*` requests of a connection that stays open after its receiver
+ * stopped, for as long as no other receiver serves it: the client still declares them ([R5]), so
+ * they get -32602 for any task id and an empty `tasks/list` ([V26]), never the SDK's -32601. One
+ * set of taps per connection, gone when it closes; a receiver serving it again answers instead
+ * (its taps come after these, which pass while it serves).
+ */
+function answerAfterStop(port: SessionPort, registry: ServingRegistry): void {
+  if (port.closed || STOPPED.has(port)) return;
+  STOPPED.add(port);
+  const offs = servedTaskMethods(port.clientCapabilities()).map((method) =>
+    port.onRequest(method, (request) => {
+      const serving = registry.servedOn(port);
+      return serving !== undefined && !serving.closed
+        ? undefined
+        : answerNow(() => answerStopped(method, request.params));
+    }),
+  );
+  port.onClose(() => {
+    for (const off of offs) off();
+  });
 }
 
 /** The receiver of one TaskClient. */
@@ -90,7 +117,7 @@ export class Receiver implements ReceiverHandle {
     if (this.isClosed || (this.session?.port === port && !this.session.closed)) return;
     const problem = cannotServe(port, this.config, this.registry);
     if (problem !== undefined) throw problem;
-    this.session?.close();
+    this.stop();
     const session = new ReceiverSession(port, this.config, this.host, this.scheduler, this.now);
     this.session = session;
     this.registry.serve(port, session);
@@ -102,7 +129,7 @@ export class Receiver implements ReceiverHandle {
     try {
       this.attach(port);
     } catch (error) {
-      this.session?.close();
+      this.stop();
       this.host.report(error as TaskError);
     }
   }
@@ -110,12 +137,19 @@ export class Receiver implements ReceiverHandle {
   close(): Promise<void> {
     if (!this.isClosed) {
       this.isClosed = true;
-      const session = this.session;
-      this.session = undefined;
-      session?.close();
-      if (session !== undefined) this.registry.leave(session.port, session);
+      this.stop();
     }
     return Promise.resolve();
+  }
+
+  /** Stops serving the current connection; one that stays open keeps answering ({@link answerAfterStop}). */
+  private stop(): void {
+    const session = this.session;
+    if (session === undefined) return;
+    this.session = undefined;
+    session.close();
+    this.registry.leave(session.port, session);
+    answerAfterStop(session.port, this.registry);
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -2,7 +2,8 @@
  * Runs a receiver task's callback and turns what it does into the task's final payload: a result
  * of the right shape completes the task; a throw, or a result of the wrong shape, fails it with
  * the JSON-RPC error the request itself would have answered ([V17], [V18]). A callback that throws
- * `{ code, message }` chooses that error; any other throw is a -32603.
+ * `{ code, message }` with an integer `code` chooses that error; any other throw (a DOMException
+ * such as an AbortError included: its `code` is a DOM number) is a -32603.
  *
  * Nothing the callback hands back is trusted to behave: a thrown value or a result may be a
  * null-prototype object, a symbol, a proxy, or have getters that throw. Every read of it happens
@@ -15,6 +16,7 @@ import type { JsonRpcErrorInfo } from '../types.js';
 import { INTERNAL_ERROR, type ReceiverKind } from './types.js';
 import { messageOf } from '../util/text.js';
 import { isObject } from '../util/json.js';
+import { rpcFieldsOf } from '../util/rpc-error.js';
 
 /** What is wrong with a callback's result (already a JSON copy), or `undefined` when its shape is right. */
 export function resultFlaw(kind: ReceiverKind, result: unknown): string | undefined {
@@ -53,17 +55,9 @@ function jsonCopy(
 /** The JSON-RPC error a callback's throw becomes; building it never throws. */
 export function errorOf(kind: ReceiverKind, thrown: unknown): JsonRpcErrorInfo {
   const text = messageOf(thrown);
-  let code: unknown;
-  let data: unknown;
-  try {
-    const e = thrown as { code?: unknown; data?: unknown } | null | undefined;
-    code = e?.code;
-    data = code === undefined ? undefined : e?.data;
-  } catch {
-    code = undefined;
-  }
-  if (typeof code !== 'number' || !Number.isInteger(code))
-    return { code: INTERNAL_ERROR, message: `The ${kind} callback failed: ${text}` };
+  // A DOMException's `code` (an AbortError's 20) is no JSON-RPC code: -32603 then.
+  const { code, data } = rpcFieldsOf(thrown);
+  if (code === undefined) return { code: INTERNAL_ERROR, message: `The ${kind} callback failed: ${text}` };
   if (data === undefined) return { code, message: text };
   // The callback chose this error: keep its code and message even when its data cannot go as JSON.
   const copy = jsonCopy(data);

@@ -11,16 +11,17 @@
 import type { InputContext } from '../api/index.js';
 import { TaskError } from '../errors.js';
 import type { Scheduler } from '../util/scheduler.js';
-import type { InboundRequest, JsonObject, SessionPort } from '../port/port.js';
+import type { InboundRequest, JsonObject, RequestTap, SessionPort } from '../port/port.js';
 import { isTerminalStatus, type Task, type TaskStatus } from '../types.js';
 import { onAbort } from '../util/abort.js';
-import { declaredOperations } from './capabilities.js';
+import { servedTaskMethods, type TaskMethod } from './capabilities.js';
 import { Cursors } from './cursor.js';
 import { emitCreated, emitEnding, emitStatus, endingError, type Ending } from './lifecycle.js';
 import { RELATED_TASK_KEY, cancelTask, getResult, getTask, listTasks, type MethodHost } from './methods.js';
 import { runCallback } from './run.js';
 import { messageOf } from '../util/text.js';
 import { ReceiverStore, snapshotOf, type ReceiverTask } from './store.js';
+import { grantedTtl } from './options.js';
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -37,6 +38,15 @@ function relatedTaskOf(params: JsonObject): string | undefined {
   const meta = isObject(params._meta) ? params._meta : undefined;
   const related = isObject(meta?.[RELATED_TASK_KEY]) ? meta[RELATED_TASK_KEY] : undefined;
   return typeof related?.taskId === 'string' ? related.taskId : undefined;
+}
+
+/** A synchronous handler's answer (or throw) as a tap's promise. */
+export function answerNow(run: () => JsonObject): Promise<JsonObject> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** Resolves (with `undefined`) when `signal` aborts; `off` stops listening. */
@@ -86,20 +96,14 @@ export class ReceiverSession implements MethodHost {
         ),
       );
     }
-    const operations = declaredOperations(this.port.clientCapabilities());
-    this.offs.push(
-      this.port.onRequest('tasks/get', (request) => this.answer(() => getTask(this, request.params))),
-      this.port.onRequest('tasks/result', (request) => getResult(this, request.params, request.signal)),
-    );
-    // [R5]: tasks/list and tasks/cancel only when declared; otherwise the SDK refuses them (-32601).
-    if (operations.list)
-      this.offs.push(
-        this.port.onRequest('tasks/list', (request) => this.answer(() => listTasks(this, request.params))),
-      );
-    if (operations.cancel)
-      this.offs.push(
-        this.port.onRequest('tasks/cancel', (request) => this.answer(() => cancelTask(this, request.params))),
-      );
+    const taps: Readonly<Record<TaskMethod, RequestTap>> = {
+      'tasks/get': (request) => answerNow(() => getTask(this, request.params)),
+      'tasks/result': (request) => getResult(this, request),
+      'tasks/list': (request) => answerNow(() => listTasks(this, request.params)),
+      'tasks/cancel': (request) => answerNow(() => cancelTask(this, request.params)),
+    };
+    for (const method of servedTaskMethods(this.port.clientCapabilities()))
+      this.offs.push(this.port.onRequest(method, taps[method]));
     this.offs.push(this.port.onClose(() => this.close(false)));
   }
 
@@ -118,32 +122,23 @@ export class ReceiverSession implements MethodHost {
     return this.store.all().map((task) => snapshotOf(task, this.pollIntervalMs));
   }
 
-  /** A synchronous handler's answer (or throw) as the tap's promise. */
-  private answer(run: () => JsonObject): Promise<JsonObject> {
-    try {
-      return Promise.resolve(run());
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
   /** The retention to grant for a requested `task` ([V10]), or a -32602 for a malformed one. */
   private grantTtl(task: unknown): number {
     if (!isObject(task)) throw rpcFailure(INVALID_PARAMS, 'params.task must be an object');
     const requested = task.ttl;
+    // None asked: the host's own `ttlMs` (already capped), as it chose it.
     if (requested === undefined || requested === null) return this.config.ttlMs;
     if (typeof requested !== 'number' || !Number.isFinite(requested) || requested < 0) {
       throw rpcFailure(INVALID_PARAMS, 'task.ttl must be a number of milliseconds >= 0');
     }
-    // Honoured exactly up to the cap; the granted value is what every snapshot reports.
-    return Math.min(Math.floor(requested), this.config.maxTtlMs);
+    return grantedTtl(requested, this.config);
   }
 
   /**
    * Creates a task for a task-augmented request and answers with its `CreateTaskResult` ([V14]);
-   * the callback starts in the microtask that hands that answer to the transport: nothing about
-   * the task reaches the server before the answer, and the callback is under way before the
-   * server can act on the task, on any transport (one that delivers on microtasks only included).
+   * the callback starts in the microtask the transport took that answer, so nothing about the
+   * task reaches the server before it. An answer that never reached the transport withdraws the
+   * task instead ({@link ReceiverSession.withdraw}): its callback never runs.
    */
   private create(kind: ReceiverKind, request: InboundRequest): Promise<JsonObject> {
     const params = request.params;
@@ -159,18 +154,36 @@ export class ReceiverSession implements MethodHost {
       return Promise.reject(
         rpcFailure(
           INTERNAL_ERROR,
-          `Too many receiver tasks: all ${this.config.maxTasks} held on this connection are still running`,
+          `Too many receiver tasks: all ${this.config.maxTasks} held on this connection are still running or hold a result the server has not fetched with tasks/result; retry once one is fetched, cancelled or expired`,
         ),
       );
     }
     // `created`, then `status` for the first snapshot, as for the client's own tasks.
     emitCreated(this.host, task, this.now());
     emitStatus(this.host, task, this.now(), this.pollIntervalMs);
-    request.afterReply(() => void this.run(task, params).catch((error: unknown) => this.crashed(task, error)));
+    request.afterReply((sent) => {
+      if (sent) void this.run(task, params).catch((error: unknown) => this.crashed(task, error));
+      else this.withdraw(task, request.signal.aborted);
+    });
     const result: JsonObject = { task: snapshotOf(task, this.pollIntervalMs) };
     // [R31]: a response to a request that belongs to a task names that task.
     if (relatedTaskId !== undefined) result._meta = { [RELATED_TASK_KEY]: { taskId: relatedTaskId } };
     return Promise.resolve(result);
+  }
+
+  /**
+   * [V14]: the server never got the task's `CreateTaskResult` (it cancelled the request first, or
+   * the transport refused the answer), so it cannot know the task: the task ends `cancelled`
+   * without its callback ever running (no notification: the server knows no such task) and is
+   * deleted at once.
+   */
+  private withdraw(task: ReceiverTask, cancelledByServer: boolean): void {
+    if (!this.holds(task)) return;
+    const why = cancelledByServer
+      ? 'the server cancelled the request before its CreateTaskResult was sent'
+      : 'its CreateTaskResult could not be sent';
+    this.end(task, 'cancelled', `Withdrawn: ${why}`, { kind: 'withdrawn', why }, false);
+    this.store.delete(task);
   }
 
   /** Runs the callback and ends the task with what it answered; ignored once the task ended otherwise ([V6]). */
@@ -182,9 +195,15 @@ export class ReceiverSession implements MethodHost {
       this.host.callback(task.kind, task.relatedTaskId) ??
       (task.kind === 'elicitation' ? this.config.elicitation : this.config.sampling);
     if (callback === undefined) return;
+    // The call that tracks the server's task ended (not detached): its questions are no longer
+    // wanted, as side-channel ones are not (docs/input.md), so the task is cancelled.
+    const owner = this.host.owner(task.relatedTaskId);
+    if (owner?.signal.aborted === true) return this.abandon(task);
+    const offOwner = owner === undefined ? undefined : onAbort(owner.signal, () => this.abandon(task));
     const context: InputContext = {
       taskId: task.relatedTaskId,
-      ...this.host.relate(task.relatedTaskId),
+      handle: owner?.handle,
+      toolName: owner?.handle.toolName,
       delivery: 'receiver-task',
       receiverTaskId: task.taskId,
       signal: task.controller.signal,
@@ -193,6 +212,7 @@ export class ReceiverSession implements MethodHost {
     const abort = whenAborted(task.controller.signal);
     const end = await Promise.race([runCallback(task.kind, () => callback(params as never, context)), abort.aborted]);
     abort.off();
+    offOwner?.();
     if (end === undefined || !this.holds(task) || isTerminalStatus(task.status)) return;
     if (end.ok) this.end(task, 'completed', undefined, { kind: 'completed', result: end.result });
     else this.end(task, 'failed', end.error.message, { kind: 'failed', error: end.error });
@@ -225,13 +245,27 @@ export class ReceiverSession implements MethodHost {
     return !this.isClosed && this.store.get(task.taskId) === task;
   }
 
+  /** The call that tracks the server's task this one belongs to ended: cancelled, the server told. */
+  private abandon(task: ReceiverTask): void {
+    if (this.holds(task)) this.end(task, 'cancelled', 'The client no longer needs the answer', { kind: 'abandoned' });
+  }
+
   /** `tasks/cancel` on a running task ([V24]). */
   cancel(task: ReceiverTask): void {
     this.end(task, 'cancelled', 'The server cancelled the task', { kind: 'cancelled' });
   }
 
-  /** Moves a task to a terminal status, aborts its callback, tells the server and emits the events. */
-  private end(task: ReceiverTask, status: TaskStatus, statusMessage: string | undefined, ending: Ending): void {
+  /**
+   * Moves a task to a terminal status, aborts its callback, tells the server (unless `tell` is
+   * false: the server cannot hear it, or knows no such task) and emits the events.
+   */
+  private end(
+    task: ReceiverTask,
+    status: TaskStatus,
+    statusMessage: string | undefined,
+    ending: Ending,
+    tell = true,
+  ): void {
     const payload =
       ending.kind === 'completed'
         ? { ok: true as const, result: ending.result }
@@ -242,7 +276,7 @@ export class ReceiverSession implements MethodHost {
     task.error = endingError(task, ending, this.pollIntervalMs);
     // The answer is no longer wanted: the callback's signal fires (not after it answered).
     if (ending.kind !== 'completed' && ending.kind !== 'failed') task.controller.abort(task.error);
-    this.notify(task);
+    if (tell) this.notify(task);
     const now = this.now();
     emitStatus(this.host, task, now, this.pollIntervalMs);
     emitEnding(this.host, task, ending, now);
@@ -272,19 +306,10 @@ export class ReceiverSession implements MethodHost {
    */
   close(tellServer = true): void {
     if (this.isClosed) return;
+    // Without tellServer the connection is gone: no notification, but the events all the same.
+    const why = tellServer ? 'The client stopped serving receiver tasks' : 'The connection closed';
     for (const task of this.store.all()) {
-      if (isTerminalStatus(task.status)) continue;
-      if (tellServer) this.end(task, 'cancelled', 'The client stopped serving receiver tasks', { kind: 'closed' });
-      else {
-        // No notification (the connection is gone), but the `status` event, as on every status change.
-        this.store.move(task, 'cancelled', 'The connection closed');
-        // Built after the move, as in end(): the error's snapshot shows the task cancelled.
-        task.error = endingError(task, { kind: 'closed' }, this.pollIntervalMs);
-        task.controller.abort(task.error);
-        const now = this.now();
-        emitStatus(this.host, task, now, this.pollIntervalMs);
-        emitEnding(this.host, task, { kind: 'closed' }, now);
-      }
+      if (!isTerminalStatus(task.status)) this.end(task, 'cancelled', why, { kind: 'closed' }, tellServer);
     }
     this.isClosed = true;
     for (const off of this.offs.splice(0)) off();

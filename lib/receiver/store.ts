@@ -1,6 +1,8 @@
 /**
  * The receiver tasks of one connection: created in order, each deleted `ttl` after its creation
- * whatever its status ([V11]), the oldest finished ones deleted first when `maxTasks` is reached.
+ * whatever its status ([V11]). Before its ttl a task is deleted only to make room when `maxTasks`
+ * is reached, and only one whose result the server can no longer need: a cancelled one ([V25]),
+ * else a finished one whose result `tasks/result` already delivered ([V15]).
  * Expiry timers sit on the client's scheduler (weak: they never hold the process open; a ttl
  * beyond what a Node timer can hold is re-armed by the scheduler, never handed over unclamped).
  */
@@ -36,6 +38,8 @@ export interface ReceiverTask {
   settledAtMs: number | undefined;
   /** Set with the terminal status. */
   payload: ReceiverPayload | undefined;
+  /** True once a `tasks/result` answer with the final result reached the transport. */
+  delivered: boolean;
   /** The error of the lifecycle event it ended with, if any (for metrics). */
   error: TaskError | undefined;
   /** Aborted when the callback's answer is no longer wanted (cancel, expiry, close). */
@@ -95,11 +99,11 @@ export class ReceiverStore {
   }
 
   /**
-   * Creates a `working` task ([V5]), deleting the oldest terminal task first when `maxTasks` is
-   * reached; `undefined` when every task held is still running.
+   * Creates a `working` task ([V5]), making room first when `maxTasks` is reached (see
+   * {@link ReceiverStore.evict}); `undefined` when no task held may be deleted.
    */
   create(init: NewTask): ReceiverTask | undefined {
-    if (this.tasks.size >= this.maxTasks && !this.evictOldestTerminal()) return undefined;
+    if (this.tasks.size >= this.maxTasks && !this.evict()) return undefined;
     const at = this.now();
     const iso = new Date(at).toISOString();
     const task: ReceiverTask = {
@@ -116,6 +120,7 @@ export class ReceiverStore {
       lastUpdatedAt: iso,
       settledAtMs: undefined,
       payload: undefined,
+      delivered: false,
       error: undefined,
       controller: new AbortController(),
       expiry: undefined,
@@ -174,7 +179,8 @@ export class ReceiverStore {
     this.live = 0;
   }
 
-  private delete(task: ReceiverTask): void {
+  /** Deletes a task before its ttl, without the expiry callback. */
+  delete(task: ReceiverTask): void {
     if (this.tasks.get(task.taskId) !== task) return;
     this.tasks.delete(task.taskId);
     this.scheduler.cancel(task.expiry);
@@ -187,13 +193,21 @@ export class ReceiverStore {
     this.expired(task);
   }
 
-  private evictOldestTerminal(): boolean {
+  /**
+   * Deletes the oldest cancelled task ([V25]: at any time), else the oldest finished task whose
+   * result was delivered; false when there is none. A task still running, or whose result the
+   * server has not fetched, stays until its ttl ([V10], [V11], [V15]).
+   */
+  private evict(): boolean {
+    let delivered: ReceiverTask | undefined;
     for (const task of this.tasks.values()) {
-      if (isTerminalStatus(task.status)) {
+      if (task.status === 'cancelled') {
         this.delete(task);
         return true;
       }
+      if (delivered === undefined && task.delivered) delivered = task;
     }
-    return false;
+    if (delivered !== undefined) this.delete(delivered);
+    return delivered !== undefined;
   }
 }

@@ -4,7 +4,13 @@
  * `tasks/get|result|list|cancel` for them. What the receiver modules share: the resolved
  * settings, what the receiver needs from the TaskClient that hosts it, and the request kinds.
  */
-import type { ElicitationCallback, InputContext, SamplingCallback, TaskClientEvents } from '../api/index.js';
+import type {
+  ElicitationCallback,
+  InputContext,
+  SamplingCallback,
+  TaskClientEvents,
+  TaskHandle,
+} from '../api/index.js';
 import type { TaskError } from '../errors.js';
 import type { JsonObject, SessionPort } from '../port/port.js';
 
@@ -76,8 +82,11 @@ export interface ReceiverHost {
   emit<K extends keyof TaskClientEvents>(event: K, ...args: TaskClientEvents[K]): void;
   /** True when someone listens to `event` (building a payload is skipped otherwise). */
   listening(event: keyof TaskClientEvents): boolean;
-  /** What the client knows of the server's task a request belongs to (its handle and tool). */
-  relate(taskId: string | undefined): Pick<InputContext, 'handle' | 'toolName'>;
+  /**
+   * The call of the client that tracks the server's task `taskId`, if any: its handle, and a
+   * signal aborted when the call ends (it settles; not when it is detached).
+   */
+  owner(taskId: string | undefined): { readonly handle: TaskHandle; readonly signal: AbortSignal } | undefined;
   /**
    * The callback that runs a receiver task of `kind` belonging to the server's task `taskId`, in
    * the client's routing order (the owning call's, the client's, then `serve()`'s).

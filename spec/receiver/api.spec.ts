@@ -121,6 +121,7 @@ describe('serve(): options', () => {
       [{ elicitation: 'yes' as never }, 'serve.elicitation'],
       [{ elicitation, maxTtlMs: 0 }, 'serve.maxTtlMs'],
       [{ elicitation, ttlMs: -1 }, 'serve.ttlMs'],
+      [{ elicitation, ttlMs: 0 }, 'serve.ttlMs'],
       [{ elicitation, pollIntervalMs: 1.5 }, 'serve.pollIntervalMs'],
       [{ elicitation, maxTasks: 0 }, 'serve.maxTasks'],
       [{ elicitation, maxResultWaiters: 0 }, 'serve.maxResultWaiters'],
@@ -222,7 +223,28 @@ describe('serve(): options', () => {
       pollIntervalMs: 250,
     });
     expect(await create()).toMatchObject({ ttl: 86_400_000, pollInterval: 250 });
-    expect(await create({ task: { ttl: 0 } })).toMatchObject({ ttl: 0 });
+  });
+
+  it('a requested ttl below the floor (1 s, or two poll intervals when longer) is raised to it, and the task lives that long ([V10])', async () => {
+    const held = new HeldCallback();
+    const { create, ask, clock } = await peerRig(register, { elicitation: held.callback, pollIntervalMs: 250 });
+    for (const ttl of [0, 0.5, 999]) expect((await create({ task: { ttl } })).ttl, String(ttl)).toBe(1_000);
+    expect((await create({ task: { ttl: 1_000.9 } })).ttl).toBe(1_000);
+    const task = await create({ task: { ttl: 0 } });
+    await flush();
+    expect(held.calls.at(-1)?.context.signal.aborted).toBe(false);
+    await clock.advance(999);
+    expect(resultOf(await ask('tasks/get', { taskId: task.taskId })).status).toBe('working');
+    await clock.advance(1);
+    expect(errorOf(await ask('tasks/get', { taskId: task.taskId })).code).toBe(-32602);
+    // Two poll intervals when they are longer; maxTtlMs, the host's own cap, wins over the floor.
+    const slow = await peerRig(register, { elicitation: held.callback, pollIntervalMs: 5_000 });
+    expect(await slow.create({ task: { ttl: 0 } })).toMatchObject({ ttl: 10_000, pollInterval: 5_000 });
+    const capped = await peerRig(register, { elicitation: held.callback, maxTtlMs: 500 });
+    expect((await capped.create({ task: { ttl: 0 } })).ttl).toBe(500);
+    // The host's own ttlMs, used when the server asks for none, is granted as it is.
+    const own = await peerRig(register, { elicitation: held.callback, ttlMs: 10 });
+    expect((await own.create()).ttl).toBe(10);
   });
 });
 
@@ -245,7 +267,34 @@ describe("the receiver handle and the client's life", () => {
       code: -32603,
       message: 'The task was cancelled: The client stopped serving receiver tasks',
     });
-    expect(errorOf(await ask('tasks/get', { taskId: running.taskId })).code).toBe(-32601);
+    // The client still declares tasks/list and tasks/cancel ([R5]): never -32601, but no task ([V26]).
+    const gone = {
+      code: -32602,
+      message:
+        'Task not found: this client stopped serving receiver tasks on this connection and deleted every task it held',
+    };
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel'])
+      expect(errorOf(await ask(method, { taskId: running.taskId })), method).toEqual(gone);
+    expect(errorOf(await ask('tasks/get', {})).code).toBe(-32602);
+    expect(resultOf(await ask('tasks/list', {}))).toEqual({ tasks: [] });
+    expect(errorOf(await ask('tasks/list', { cursor: 'abc' })).code).toBe(-32602);
+  });
+
+  it('after close(), a receiver serving the connection again answers for its own tasks; closed again, the stopped answers return', async () => {
+    const { create, ask, tasks } = await peerRig(register, { elicitation: new HeldCallback().callback });
+    const old = await create();
+    for (let round = 0; round < 3; round += 1) {
+      await tasks.receiver!.close();
+      tasks.serve(taskReceiver({ elicitation: new HeldCallback().callback }));
+    }
+    const fresh = await create();
+    expect(resultOf(await ask('tasks/get', { taskId: fresh.taskId })).status).toBe('working');
+    expect(errorOf(await ask('tasks/get', { taskId: old.taskId })).message).toMatch(/^Task not found: no such task/);
+    expect((resultOf(await ask('tasks/list', {})).tasks as Json[]).map((task) => task.taskId)).toEqual([fresh.taskId]);
+    expect(resultOf(await ask('tasks/cancel', { taskId: fresh.taskId })).status).toBe('cancelled');
+    await tasks.receiver!.close();
+    expect(errorOf(await ask('tasks/get', { taskId: fresh.taskId })).message).toMatch(/stopped serving/);
+    expect(resultOf(await ask('tasks/list', {}))).toEqual({ tasks: [] });
   });
 
   it('await using stops serving at scope exit', async () => {
@@ -406,6 +455,45 @@ describe('roles', () => {
       'client:receiver-task:unknown-to-us:-',
     ]);
     expect(own.taskId).toBe('tool-1');
+  });
+
+  it('a receiver task of a tracked task is cancelled when the call tracking it ends, as its side-channel questions are; not when it is detached', async () => {
+    const held = new HeldCallback();
+    const { server, tasks, create, ask } = await peerRig(register, { elicitation: held.callback });
+    const cancelled: string[] = [];
+    tasks.on('cancelled', (metrics) => metrics.role === 'receiver' && cancelled.push(metrics.error.message));
+    creating(server, { taskId: 'tool-1', pollInterval: 60_000 });
+    const stop = new AbortController();
+    const call = await tasks.callToolAsTask('job', {}, { signal: stop.signal });
+    const asked = await create({ _meta: { [RELATED]: { taskId: 'tool-1' } } });
+    await flush();
+    expect(held.calls[0]?.context.signal.aborted).toBe(false);
+    stop.abort();
+    await call.result().catch(() => undefined);
+    await flush();
+    expect(held.calls[0]?.context.signal.aborted).toBe(true);
+    expect(resultOf(await ask('tasks/get', { taskId: asked.taskId }))).toMatchObject({
+      status: 'cancelled',
+      statusMessage: 'The client no longer needs the answer',
+    });
+    expect(server.params('notifications/tasks/status').map((n) => [n.taskId, n.status])).toEqual([
+      [asked.taskId, 'cancelled'],
+    ]);
+    expect(cancelled).toEqual([
+      'The receiver task for elicitation/create was cancelled: the call that tracks the server task it belongs to ended',
+    ]);
+    // A detached call keeps its receiver tasks running.
+    creating(server, { taskId: 'tool-2', pollInterval: 60_000 });
+    const detached = await tasks.callToolAsTask('job');
+    const kept = await create({ _meta: { [RELATED]: { taskId: 'tool-2' } } });
+    await flush();
+    detached.detach();
+    await flush();
+    expect(held.calls.map((c) => [c.context.taskId, c.context.signal.aborted])).toEqual([
+      ['tool-1', true],
+      ['tool-2', false],
+    ]);
+    expect(resultOf(await ask('tasks/get', { taskId: kept.taskId })).status).toBe('working');
   });
 
   it("without a call's or the client's callback, serve()'s answers a receiver task of a tracked task", async () => {

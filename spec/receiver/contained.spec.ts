@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TaskClient, type ServeOptions, type TaskError, type TaskMetrics } from '../../lib/index.js';
 import { taskReceiver } from '../../lib/receiver.js';
 import { ManualClock, flush, within } from '../helpers.js';
-import { RECEIVER_CAPABILITIES, errorOf, resultOf } from '../support/receiver-rig.js';
+import { HeldCallback, RECEIVER_CAPABILITIES, errorOf, resultOf } from '../support/receiver-rig.js';
 import { connectScripted, type Json } from '../support/scripted-server.js';
 import type { SpecTransport } from '../support/sdk.js';
 import type * as Run from '../../lib/receiver/run.js';
@@ -26,12 +26,24 @@ vi.mock('../../lib/receiver/run.js', async (importOriginal) => {
   };
 });
 
+/**
+ * What the client's transport does with a message it is given (none: sends it): `refuse` rejects
+ * it unsent; `hold` delivers it at once but resolves its send only when the test calls `release`
+ * (a Streamable HTTP POST whose response is still on its way).
+ */
+const sends: { refuse?: (message: Json) => boolean; hold?: (message: Json) => boolean; release: Array<() => void> } = {
+  release: [],
+};
+
 const cleanups: Array<() => Promise<void>> = [];
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
 beforeEach(() => {
   unhandled.length = 0;
   broken.reason = undefined;
+  sends.refuse = undefined;
+  sends.hold = undefined;
+  sends.release = [];
   process.on('unhandledRejection', onUnhandled);
 });
 afterEach(async () => {
@@ -39,7 +51,10 @@ afterEach(async () => {
   process.off('unhandledRejection', onUnhandled);
 });
 
-/** Makes `transport.send` serialize each message first, as a real transport does (a bigint throws). */
+/**
+ * Makes `transport.send` serialize each message first, as a real transport does (a bigint throws),
+ * then do what {@link sends} says.
+ */
 function serializing(transport: SpecTransport): SpecTransport {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
@@ -49,10 +64,18 @@ function serializing(transport: SpecTransport): SpecTransport {
     } catch (error) {
       return Promise.reject(error);
     }
-    return send(JSON.parse(text), options);
+    const copy = JSON.parse(text) as Json;
+    if (sends.refuse?.(copy) === true) return Promise.reject(new Error('the transport refused it'));
+    const sent = send(copy as never, options);
+    if (sends.hold?.(copy) !== true) return sent;
+    return new Promise((resolve, reject) => sends.release.push(() => void sent.then(resolve, reject)));
   };
   return transport;
 }
+
+/** True for a `CreateTaskResult` reply. */
+const isCreateTaskResult = (message: Json): boolean =>
+  typeof message.result === 'object' && message.result !== null && (message.result as Json).task !== undefined;
 
 /** A TaskClient serving `serve`, over a serializing transport, to a scripted requestor. */
 async function rig(serve: ServeOptions) {
@@ -153,6 +176,38 @@ describe('a receiver task whose callback misbehaves', () => {
     expect(unhandled).toEqual([]);
   });
 
+  it('a thrown DOMException (an AbortError, code 20; a TimeoutError, code 23) is -32603: its code is no JSON-RPC code', async () => {
+    const signal = AbortSignal.timeout(0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const throwables: Array<[string, unknown]> = [
+      ['AbortError', new DOMException('This operation was aborted', 'AbortError')],
+      ['TimeoutError', signal.reason],
+      ['abort() reason', AbortSignal.abort().reason],
+    ];
+    for (const [name, thrown] of throwables) {
+      expect((thrown as { code?: unknown }).code, name).toBeGreaterThan(0);
+      const { runTask } = await rig({
+        elicitation: () => {
+          throw thrown;
+        },
+      });
+      const { task, result } = await runTask();
+      expect(task.status, name).toBe('failed');
+      expect(errorOf(result), name).toEqual({
+        code: -32603,
+        message: `The elicitation callback failed: ${(thrown as Error).message}`,
+      });
+    }
+    // The same on a plain request: the callback's DOMException is a -32603 there too.
+    const { ask, form } = await rig({
+      elicitation: () => {
+        throw new DOMException('This operation was aborted', 'AbortError');
+      },
+    });
+    expect(errorOf(await ask('elicitation/create', form)).code).toBe(-32603);
+    expect(unhandled).toEqual([]);
+  });
+
   it('a thrown { code, message } with data that cannot be sent keeps its code and message, without the data ([V17])', async () => {
     const { runTask } = await rig({
       elicitation: () => {
@@ -211,6 +266,71 @@ describe('a receiver task whose callback misbehaves', () => {
     ]);
     expect(tasks.receiver?.running).toBe(0);
     expect(unhandled).toEqual([]);
+  });
+});
+
+describe('a CreateTaskResult the transport refuses or has not taken yet ([V14])', () => {
+  it('one the transport refuses: the server gets -32603 instead, the task is withdrawn and its callback never runs', async () => {
+    const held = new HeldCallback();
+    const { ask, form, tasks, server } = await rig({ elicitation: held.callback });
+    const events: string[] = [];
+    tasks.on('cancelled', (metrics) => events.push(`cancelled:${metrics.error.message}`));
+    tasks.on('settled', (metrics) => events.push(`settled:${metrics.outcome}`));
+    sends.refuse = isCreateTaskResult;
+    const error = errorOf(await ask('elicitation/create', { ...form, task: {} }));
+    expect(error).toEqual({
+      code: -32603,
+      message: 'The reply to elicitation/create could not be sent: the transport refused it',
+    });
+    await flush();
+    expect(held.calls).toEqual([]);
+    expect(tasks.receiver?.size).toBe(0);
+    expect(server.params('notifications/tasks/status')).toEqual([]);
+    expect(events).toEqual([
+      'cancelled:The receiver task for elicitation/create was withdrawn before its elicitation callback ran: its CreateTaskResult could not be sent',
+      'settled:cancelled',
+    ]);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('the callback starts once the transport took the answer; a task the server cancels before then never runs it', async () => {
+    const held = new HeldCallback();
+    const { ask, form } = await rig({ elicitation: held.callback });
+    sends.hold = isCreateTaskResult;
+    // The server has the task (its send is still pending here) and cancels it at once.
+    const first = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    expect(resultOf(await ask('tasks/cancel', { taskId: first.taskId })).status).toBe('cancelled');
+    sends.release.splice(0).forEach((release) => release());
+    await flush();
+    expect(held.calls).toEqual([]);
+    // Not cancelled: the callback starts when the send resolves, not before.
+    const second = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    await flush();
+    expect(held.calls).toEqual([]);
+    expect(resultOf(await ask('tasks/get', { taskId: second.taskId })).status).toBe('working');
+    sends.release.splice(0).forEach((release) => release());
+    await flush();
+    expect(held.calls).toHaveLength(1);
+    expect(held.calls[0]?.context).toMatchObject({ delivery: 'receiver-task', receiverTaskId: second.taskId });
+    expect(held.calls[0]?.context.signal.aborted).toBe(false);
+  });
+
+  it('a tasks/result answer the transport refuses is not a delivery: the finished task is kept under maxTasks', async () => {
+    const { ask, form } = await rig({ elicitation: () => ({ action: 'decline' }), maxTasks: 1 });
+    const task = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    await flush();
+    sends.refuse = (message) => typeof message.result === 'object' && (message.result as Json).action === 'decline';
+    expect(errorOf(await ask('tasks/result', { taskId: task.taskId })).message).toMatch(
+      /^The reply to tasks\/result could not be sent: /,
+    );
+    await flush();
+    expect(errorOf(await ask('elicitation/create', { ...form, task: {} })).message).toContain(
+      'Too many receiver tasks',
+    );
+    sends.refuse = undefined;
+    expect(resultOf(await ask('tasks/result', { taskId: task.taskId })).action).toBe('decline');
+    await flush();
+    expect(resultOf(await ask('elicitation/create', { ...form, task: {} })).task).toBeDefined();
   });
 });
 

@@ -50,16 +50,16 @@ describe('a hostile requestor', () => {
     expect(resultOf(await ask('tasks/get', { taskId: done.taskId })).status).toBe('completed');
   });
 
-  it('honours the requested ttl exactly; after it every request about the task gets -32602 ([V10], [V11])', async () => {
+  it('honours a requested ttl above the floor exactly; after it every request about the task gets -32602 ([V10], [V11])', async () => {
     const held = new HeldCallback();
     const { ask, create, clock, tasks } = await peerRig(register, { elicitation: held.callback });
     const expired: string[] = [];
     tasks.on('expired', (metrics) => expired.push(`${metrics.role}:${metrics.error.name}`));
-    const task = await create({ task: { ttl: 1_234 } });
-    expect(task.ttl).toBe(1_234);
+    const task = await create({ task: { ttl: 2_345 } });
+    expect(task.ttl).toBe(2_345);
     await flush();
     const waiting = ask('tasks/result', { taskId: task.taskId });
-    await clock.advance(1_233);
+    await clock.advance(2_344);
     expect(resultOf(await ask('tasks/get', { taskId: task.taskId })).status).toBe('working');
     await clock.advance(1);
     // The blocked tasks/result learns it too, and the callback's answer is no longer wanted.
@@ -74,10 +74,10 @@ describe('a hostile requestor', () => {
 
   it('a finished task also goes when its ttl (from creation) elapses', async () => {
     const { ask, create, clock } = await peerRig(register, { elicitation: () => accept('Ada') });
-    const task = await create({ task: { ttl: 500 } });
+    const task = await create({ task: { ttl: 2_000 } });
     await flush();
     expect(resultOf(await ask('tasks/result', { taskId: task.taskId }))).toMatchObject({ action: 'accept' });
-    await clock.advance(500);
+    await clock.advance(2_000);
     expect(errorOf(await ask('tasks/result', { taskId: task.taskId })).code).toBe(-32602);
   });
 
@@ -200,24 +200,75 @@ describe('a hostile requestor', () => {
     expect(got._meta).toBeUndefined();
   });
 
-  it('maxTasks: the oldest finished task makes room; when all are running the request is refused', async () => {
+  it('maxTasks: a finished task whose result the server has not fetched is kept until its ttl; the request is refused until tasks/result delivered it ([V11], [V15])', async () => {
     const held = new HeldCallback();
     const { ask, create, tasks } = await peerRig(register, { elicitation: held.callback, maxTasks: 2 });
     const first = await create();
     const second = await create();
     await flush();
-    const refused = errorOf(
-      await ask('elicitation/create', { message: 'x', requestedSchema: { type: 'object', properties: {} }, task: {} }),
-    );
-    expect(refused.code).toBe(-32603);
-    expect(refused.message).toContain('Too many receiver tasks');
+    const refuse = async (): Promise<void> => {
+      const refused = errorOf(
+        await ask('elicitation/create', {
+          message: 'x',
+          requestedSchema: { type: 'object', properties: {} },
+          task: {},
+        }),
+      );
+      expect(refused.code).toBe(-32603);
+      expect(refused.message).toContain(
+        'Too many receiver tasks: all 2 held on this connection are still running or hold a result the server has not fetched',
+      );
+    };
+    await refuse();
     held.calls[1]?.resolve(accept('second'));
+    await flush();
+    // Finished, but its result was never fetched: it stays, and the new request is refused.
+    await refuse();
+    expect(resultOf(await ask('tasks/get', { taskId: second.taskId })).status).toBe('completed');
+    // A tasks/get is no fetch; tasks/result is.
+    expect(resultOf(await ask('tasks/result', { taskId: second.taskId }))).toMatchObject({
+      content: { name: 'second' },
+    });
     await flush();
     const third = await create();
     expect(errorOf(await ask('tasks/get', { taskId: second.taskId })).code).toBe(-32602);
     expect(resultOf(await ask('tasks/get', { taskId: first.taskId })).status).toBe('working');
     expect(resultOf(await ask('tasks/get', { taskId: third.taskId })).status).toBe('working');
     expect(tasks.receiver?.size).toBe(2);
+    expect(held.calls).toHaveLength(3);
+  });
+
+  it('maxTasks: a cancelled task makes room first, before an older one whose result was delivered ([V25])', async () => {
+    const held = new HeldCallback();
+    const { ask, create } = await peerRig(register, { elicitation: held.callback, maxTasks: 3 });
+    const delivered = await create();
+    const cancelled = await create();
+    const running = await create();
+    await flush();
+    held.calls[0]?.resolve(accept('Ada'));
+    await flush();
+    expect(resultOf(await ask('tasks/result', { taskId: delivered.taskId })).action).toBe('accept');
+    await ask('tasks/cancel', { taskId: cancelled.taskId });
+    await create();
+    expect(errorOf(await ask('tasks/get', { taskId: cancelled.taskId })).code).toBe(-32602);
+    expect(resultOf(await ask('tasks/get', { taskId: delivered.taskId })).status).toBe('completed');
+    // Then the delivered one; the running one never.
+    await create();
+    expect(errorOf(await ask('tasks/get', { taskId: delivered.taskId })).code).toBe(-32602);
+    expect(resultOf(await ask('tasks/get', { taskId: running.taskId })).status).toBe('working');
+  });
+
+  it('maxTasks: a failed task counts as delivered once tasks/result answered its error', async () => {
+    const held = new HeldCallback();
+    const { ask, create } = await peerRig(register, { elicitation: held.callback, maxTasks: 1 });
+    const failed = await create();
+    await flush();
+    held.calls[0]?.reject(Object.assign(new Error('no'), { code: -32000 }));
+    await flush();
+    expect(errorOf(await ask('tasks/result', { taskId: failed.taskId }))).toEqual({ code: -32000, message: 'no' });
+    await flush();
+    const next = await create();
+    expect(next.status).toBe('working');
   });
 
   it('maxResultWaiters (default 16): one tasks/result too many on a running task is refused at once (§6)', async () => {
@@ -281,18 +332,32 @@ describe('a hostile requestor', () => {
     });
   });
 
-  it('starts the callback once the CreateTaskResult is sent, on a transport that delivers on microtasks only: a cancel sent right after it finds the callback running', async () => {
-    // The in-memory pair answers on microtasks only: no macrotask runs between these requests.
+  it('a request the server cancels before its CreateTaskResult is sent leaves no task, and its callback never runs ([V14])', async () => {
     const held = new HeldCallback();
-    const { ask, create } = await peerRig(register, { elicitation: held.callback });
-    const task = await create();
-    expect(held.calls).toHaveLength(1);
-    expect(held.calls[0]?.context).toMatchObject({ delivery: 'receiver-task', receiverTaskId: task.taskId });
-    expect(held.calls[0]?.context.signal.aborted).toBe(false);
-    expect(resultOf(await ask('tasks/cancel', { taskId: task.taskId }))).toMatchObject({ status: 'cancelled' });
-    expect(held.calls[0]?.context.signal.aborted).toBe(true);
+    const { server, tasks } = await peerRig(register, { elicitation: held.callback });
+    const events: string[] = [];
+    tasks.on('status', (metrics, task) => events.push(`status:${metrics.role}:${task.status}`));
+    tasks.on('cancelled', (metrics) => events.push(`cancelled:${metrics.error.message}`));
+    tasks.on('settled', (metrics) => events.push(`settled:${metrics.outcome}`));
+    // Both reach the client before its answer, which waits a microtask: the request is cancelled first.
+    server.send({
+      jsonrpc: '2.0',
+      id: 'early',
+      method: 'elicitation/create',
+      params: { message: 'x', requestedSchema: { type: 'object', properties: {} }, task: {} },
+    });
+    server.notify('notifications/cancelled', { requestId: 'early', reason: 'never mind' });
     await flush();
-    expect(held.calls).toHaveLength(1);
+    expect(server.log.filter((entry) => entry.kind === 'response')).toEqual([]);
+    expect(held.calls).toEqual([]);
+    expect(tasks.receiver?.size).toBe(0);
+    expect(server.params('notifications/tasks/status')).toEqual([]);
+    expect(events).toEqual([
+      'status:receiver:working',
+      'status:receiver:cancelled',
+      'cancelled:The receiver task for elicitation/create was withdrawn before its elicitation callback ran: the server cancelled the request before its CreateTaskResult was sent',
+      'settled:cancelled',
+    ]);
   });
 
   it('a callback that answers at once: the server gets the CreateTaskResult before the completed status, and tasks/result right after it has the answer', async () => {

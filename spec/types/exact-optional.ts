@@ -14,10 +14,14 @@ import {
   TaskTimeoutError,
   type CallToolAsTaskOptions,
   type CloseOptions,
+  type ElicitRequestParams,
+  type ReceiverHandle,
   type ResultOptions,
+  type ServeOptions,
   type TaskClientOptions,
   type UpdatesOptions,
 } from '../../lib/index.js';
+import { taskReceiver } from '../../lib/receiver.js';
 import * as entry from '../../lib/index.js';
 import type { ElicitResult as SdkV2ElicitResult } from '@modelcontextprotocol/client';
 import type {
@@ -47,6 +51,45 @@ export const clientOptions: TaskClientOptions = {
   retry: { retries: maybe, minDelayMs: maybe },
   onElicitation: undefined,
   onSampling: undefined,
+  serve: undefined,
+};
+
+/** `taskReceiver()`'s options (`mcp-task-client/receiver`) take `undefined` for every default too. */
+export const serveOptions: ServeOptions = {
+  elicitation: undefined,
+  sampling: undefined,
+  ttlMs: maybe,
+  maxTtlMs: maybe,
+  pollIntervalMs: maybe,
+  maxTasks: maybe,
+  maxResultWaiters: maybe,
+  pageSize: maybe,
+};
+
+/** The receiver handle: `serve()` returns one, `tasks.receiver` may be none; its members as documented. */
+export async function serving(tasks: TaskClient): Promise<number> {
+  const maybeHandle: ReceiverHandle | undefined = tasks.receiver;
+  // @ts-expect-error tasks.receiver is undefined while nothing serves
+  const handle: ReceiverHandle = tasks.receiver;
+  void [maybeHandle, handle];
+  await using receiver = tasks.serve(taskReceiver({ ...serveOptions, elicitation: () => ({ action: 'decline' }) }));
+  const closed: boolean = receiver.closed;
+  const counts: [number, number] = [receiver.size, receiver.running];
+  void [closed, receiver.tasks()[0]?.taskId];
+  const done: Promise<void> = receiver.close();
+  await done;
+  return counts[0] + counts[1];
+}
+
+/** An elicitation's params as a host forwards them: its optional fields take `undefined`. */
+declare const maybeSchema: ElicitRequestParams['requestedSchema'];
+export const forwarded: ElicitRequestParams = {
+  mode: undefined,
+  message: 'Your name?',
+  requestedSchema: maybeSchema,
+  url: undefined,
+  elicitationId: undefined,
+  _meta: undefined,
 };
 
 export const callOptions: CallToolAsTaskOptions = {

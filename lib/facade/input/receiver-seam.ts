@@ -6,7 +6,14 @@
  * receiver's requests to it and refuses the task requests nobody serves. The root entry point
  * holds this seam only: it never imports lib/receiver/.
  */
-import type { InputCallbacks, InputContext, ReceiverHandle, TaskClientEvents, TaskReceiver } from '../../api/index.js';
+import type {
+  InputCallbacks,
+  InputContext,
+  ReceiverHandle,
+  TaskClientEvents,
+  TaskHandle,
+  TaskReceiver,
+} from '../../api/index.js';
 import type { Scheduler } from '../../util/scheduler.js';
 import { TaskNotSupportedError, TaskOptionError, type TaskError } from '../../errors.js';
 import type { JsonObject, SessionPort } from '../../port/port.js';
@@ -32,8 +39,12 @@ export interface ServingHost {
   emit<K extends keyof TaskClientEvents>(event: K, ...args: TaskClientEvents[K]): void;
   /** True when someone listens to `event`. */
   listening(event: keyof TaskClientEvents): boolean;
-  /** What the client knows of the server's task a request belongs to (its handle and tool). */
-  relate(taskId: string | undefined): Pick<InputContext, 'handle' | 'toolName'>;
+  /**
+   * The call of this client that tracks the server's task `taskId`, if any: its handle, and a
+   * signal aborted when the call ends (it settles; not when it is detached), as its side-channel
+   * questions are.
+   */
+  owner(taskId: string | undefined): { readonly handle: TaskHandle; readonly signal: AbortSignal } | undefined;
   /** The callback that answers `kind` for the server's task `taskId`, in the client's routing order. */
   callback(
     kind: InputKind,

@@ -74,10 +74,7 @@ export class Serving {
       {
         emit: (event, ...args) => emitter.emit(event, ...args),
         listening: (event) => emitter.has(event),
-        relate: (taskId) => {
-          const handle = taskId === undefined ? undefined : live.inputOwner(taskId)?.handle;
-          return { handle, toolName: handle?.toolName };
-        },
+        owner: (taskId) => (taskId === undefined ? undefined : live.inputOwner(taskId)),
         callback: (kind, taskId) => router.callbackFor(kind, taskId),
         report: (error) => emitter.emit('error', error, undefined),
         scheduler: this.parts.engine.scheduler,

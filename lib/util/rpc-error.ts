@@ -1,0 +1,18 @@
+/** The JSON-RPC error a thrown value chooses, read without trusting it. */
+
+/**
+ * The `code` and `data` a thrown value carries for a JSON-RPC error: both only when `code` is an
+ * integer and the value is no `DOMException` (an `AbortError`'s 20, a `TimeoutError`'s 23 are
+ * legacy DOM numbers, never JSON-RPC codes); none otherwise. Never throws: a getter or proxy trap
+ * that throws gives none.
+ */
+export function rpcFieldsOf(thrown: unknown): { readonly code?: number; readonly data?: unknown } {
+  try {
+    const e = thrown as { code?: unknown; data?: unknown } | null | undefined;
+    const code = e?.code;
+    if (Number.isInteger(code) && !(thrown instanceof DOMException)) return { code: code as number, data: e?.data };
+  } catch {
+    // A getter or trap that throws: no code of its own.
+  }
+  return {};
+}
