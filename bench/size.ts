@@ -35,11 +35,15 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
 /**
  * The core's budget, gzip bytes: what it weighs now, rounded up to the next half KiB. The test
  * (spec/package/size.spec.ts, in `npm test`) fails when the root entry grows past it; lower it as
- * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised once, from 43 to 43.5 KiB (44,536 bytes
- * measured), for the fixes that read other servers' replies as they are sent (nulls for absent
- * fields, terse notifications, refused cancels, a server's cancellation of a request): +773 bytes.
+ * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised twice, each time for fixes of
+ * behaviour, never for a feature: from 43 to 43.5 KiB (44,536 bytes measured), for the fixes that
+ * read other servers' replies as they are sent (nulls for absent fields, terse notifications,
+ * refused cancels, a server's cancellation of a request): +773 bytes; then to 44 KiB (44,838
+ * bytes measured), for the fixes of five reviews (a cancel of a task that is gone, a resume's
+ * deadline on a task already tracked, `TaskRpcError.kind` for errors made on this side, a call's
+ * trace context kept whole, the receiver's replies): +302 bytes.
  */
-export const SIZE_BUDGET_GZIP = 43.5 * 1024;
+export const SIZE_BUDGET_GZIP = 44 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
