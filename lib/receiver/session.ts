@@ -158,6 +158,11 @@ export class ReceiverSession implements MethodHost {
         ),
       );
     }
+    // [V5]: the answer is the task as created (`working`), taken before any listener runs (one
+    // that closes the receiver must not turn it into `cancelled`).
+    const result: JsonObject = { task: snapshotOf(task, this.pollIntervalMs) };
+    // [R31]: a response to a request that belongs to a task names that task.
+    if (relatedTaskId !== undefined) result._meta = { [RELATED_TASK_KEY]: { taskId: relatedTaskId } };
     // `created`, then `status` for the first snapshot, as for the client's own tasks.
     emitCreated(this.host, task, this.now());
     emitStatus(this.host, task, this.now(), this.pollIntervalMs);
@@ -171,9 +176,6 @@ export class ReceiverSession implements MethodHost {
       if (sent) void this.run(task, params, owner, callback).catch((error: unknown) => this.crashed(task, error));
       else this.withdraw(task, request.signal.aborted);
     });
-    const result: JsonObject = { task: snapshotOf(task, this.pollIntervalMs) };
-    // [R31]: a response to a request that belongs to a task names that task.
-    if (relatedTaskId !== undefined) result._meta = { [RELATED_TASK_KEY]: { taskId: relatedTaskId } };
     return Promise.resolve(result);
   }
 
