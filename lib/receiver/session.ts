@@ -158,46 +158,59 @@ export class ReceiverSession implements MethodHost {
         ),
       );
     }
-    // `created`, then `status` for the first snapshot, as for the client's own tasks.
-    emitCreated(this.host, task, this.now());
-    emitStatus(this.host, task, this.now(), this.pollIntervalMs);
-    request.afterReply((sent) => {
-      if (sent) void this.run(task, params).catch((error: unknown) => this.crashed(task, error));
-      else this.withdraw(task, request.signal.aborted);
-    });
+    // [V5]: the answer is the task as created (`working`), taken before any listener runs (one
+    // that closes the receiver must not turn it into `cancelled`).
     const result: JsonObject = { task: snapshotOf(task, this.pollIntervalMs) };
     // [R31]: a response to a request that belongs to a task names that task.
     if (relatedTaskId !== undefined) result._meta = { [RELATED_TASK_KEY]: { taskId: relatedTaskId } };
+    // `created`, then `status` for the first snapshot, as for the client's own tasks.
+    emitCreated(this.host, task, this.now());
+    emitStatus(this.host, task, this.now(), this.pollIntervalMs);
+    // The call that owns the task, and the callback that answers it, as they are now: the call may
+    // settle before the transport took the answer, and its question must not go to another callback.
+    const owner = this.host.owner(relatedTaskId);
+    const callback =
+      this.host.callback(kind, relatedTaskId) ??
+      (kind === 'elicitation' ? this.config.elicitation : this.config.sampling);
+    request.afterReply((sent) => {
+      if (sent) void this.run(task, params, owner, callback).catch((error: unknown) => this.crashed(task, error));
+      else this.withdraw(task, request.signal.aborted);
+    });
     return Promise.resolve(result);
   }
 
   /**
-   * [V14]: the server never got the task's `CreateTaskResult` (it cancelled the request first, or
-   * the transport refused the answer), so it cannot know the task: the task ends `cancelled`
-   * without its callback ever running (no notification: the server knows no such task) and is
-   * deleted at once.
+   * The task's `CreateTaskResult` was not sent, and its callback never runs: the task ends
+   * `cancelled`. [V14]: a server that cancelled the request first never gets the answer, so it
+   * cannot know the task: no notification, and the task is deleted at once. An answer the
+   * transport refused may still have reached the server (an HTTP POST that failed after the server
+   * read it): the server is told the task was cancelled, and the task stays, answering for itself,
+   * until it is evicted (cancelled tasks go first) or its ttl passes.
    */
   private withdraw(task: ReceiverTask, cancelledByServer: boolean): void {
     if (!this.holds(task)) return;
     const why = cancelledByServer
       ? 'the server cancelled the request before its CreateTaskResult was sent'
       : 'its CreateTaskResult could not be sent';
-    this.end(task, 'cancelled', `Withdrawn: ${why}`, { kind: 'withdrawn', why }, false);
-    this.store.delete(task);
+    this.end(task, 'cancelled', `Withdrawn: ${why}`, { kind: 'withdrawn', why }, !cancelledByServer);
+    if (cancelledByServer) this.store.delete(task);
   }
 
   /** Runs the callback and ends the task with what it answered; ignored once the task ended otherwise ([V6]). */
-  private async run(task: ReceiverTask, params: JsonObject): Promise<void> {
+  private async run(
+    task: ReceiverTask,
+    params: JsonObject,
+    owner: ReturnType<ReceiverHost['owner']>,
+    callback: ReturnType<ReceiverHost['callback']>,
+  ): Promise<void> {
     if (!this.holds(task) || isTerminalStatus(task.status)) return;
-    // Routed as a side-channel request of the same task would be (docs/input.md, Routing): the
-    // owning call's callback first, so two tool tasks never get each other's questions.
-    const callback =
-      this.host.callback(task.kind, task.relatedTaskId) ??
-      (task.kind === 'elicitation' ? this.config.elicitation : this.config.sampling);
+    // `callback` was routed when the request came, as a side-channel request of the same task
+    // would be (docs/input.md, Routing): the owning call's callback first, so two tool tasks never
+    // get each other's questions.
     if (callback === undefined) return;
-    // The call that tracks the server's task ended (not detached): its questions are no longer
-    // wanted, as side-channel ones are not (docs/input.md), so the task is cancelled.
-    const owner = this.host.owner(task.relatedTaskId);
+    // The call that tracks the server's task ended (not detached), maybe while the answer was on
+    // its way: its questions are no longer wanted, as side-channel ones are not (docs/input.md),
+    // so the task is cancelled.
     if (owner?.signal.aborted === true) return this.abandon(task);
     const offOwner = owner === undefined ? undefined : onAbort(owner.signal, () => this.abandon(task));
     const context: InputContext = {

@@ -333,6 +333,15 @@ describe("the receiver handle and the client's life", () => {
     expect(tasks.receiver?.size).toBe(0);
   });
 
+  it('a created listener that closes the receiver: the CreateTaskResult still reports the task working ([V5])', async () => {
+    const held = new HeldCallback();
+    const { create, tasks } = await peerRig(register, { elicitation: held.callback });
+    tasks.on('created', (metrics) => {
+      if (metrics.role === 'receiver') void tasks.receiver?.close();
+    });
+    expect(await create()).toMatchObject({ status: 'working' });
+  });
+
   it('the connection closing emits status cancelled once for each running task, before settled', async () => {
     const held = new HeldCallback();
     const { create, tasks, client } = await peerRig(register, { elicitation: held.callback });

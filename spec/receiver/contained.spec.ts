@@ -11,7 +11,7 @@ import { TaskClient, type ServeOptions, type TaskError, type TaskMetrics } from 
 import { taskReceiver } from '../../lib/receiver.js';
 import { ManualClock, flush, within } from '../helpers.js';
 import { HeldCallback, RECEIVER_CAPABILITIES, errorOf, resultOf } from '../support/receiver-rig.js';
-import { connectScripted, type Json } from '../support/scripted-server.js';
+import { connectScripted, creating, type Json, type ScriptedServerOptions } from '../support/scripted-server.js';
 import type { SpecTransport } from '../support/sdk.js';
 import type * as Run from '../../lib/receiver/run.js';
 
@@ -31,6 +31,9 @@ vi.mock('../../lib/receiver/run.js', async (importOriginal) => {
  * it unsent; `hold` delivers it at once but resolves its send only when the test calls `release`
  * (a Streamable HTTP POST whose response is still on its way).
  */
+/** The `_meta` key that ties a request to the task it belongs to. */
+const RELATED = 'io.modelcontextprotocol/related-task';
+
 const sends: { refuse?: (message: Json) => boolean; hold?: (message: Json) => boolean; release: Array<() => void> } = {
   release: [],
 };
@@ -78,9 +81,10 @@ const isCreateTaskResult = (message: Json): boolean =>
   typeof message.result === 'object' && message.result !== null && (message.result as Json).task !== undefined;
 
 /** A TaskClient serving `serve`, over a serializing transport, to a scripted requestor. */
-async function rig(serve: ServeOptions) {
+async function rig(serve: ServeOptions, scripted: ScriptedServerOptions = {}) {
   const clock = new ManualClock();
   const pair = await connectScripted({
+    ...scripted,
     now: clock.now,
     clientOptions: { capabilities: RECEIVER_CAPABILITIES },
     wrap: serializing,
@@ -284,13 +288,38 @@ describe('a CreateTaskResult the transport refuses or has not taken yet ([V14])'
     });
     await flush();
     expect(held.calls).toEqual([]);
-    expect(tasks.receiver?.size).toBe(0);
-    expect(server.params('notifications/tasks/status')).toEqual([]);
+    // The refused answer may still have reached the server (a POST that failed after the server
+    // read it): the server is told the task was cancelled, and the task stays to answer for itself.
+    expect(tasks.receiver?.size).toBe(1);
+    expect(server.params('notifications/tasks/status').map((n) => n.status)).toEqual(['cancelled']);
     expect(events).toEqual([
       'cancelled:The receiver task for elicitation/create was withdrawn before its elicitation callback ran: its CreateTaskResult could not be sent',
       'settled:cancelled',
     ]);
+    const taskId = server.params('notifications/tasks/status')[0]?.taskId;
+    expect(resultOf(await ask('tasks/get', { taskId })).status).toBe('cancelled');
     expect(unhandled).toEqual([]);
+  });
+
+  it('the call that owns the task ends while its answer is on the way: the task is cancelled, and no other callback gets the question', async () => {
+    const held = new HeldCallback();
+    const { ask, form, tasks, server } = await rig(
+      { elicitation: held.callback },
+      { tools: [{ name: 'job', taskSupport: 'required' }] },
+    );
+    creating(server, { taskId: 'tool-1', pollInterval: 60_000 });
+    const stop = new AbortController();
+    const call = await tasks.callToolAsTask('job', {}, { signal: stop.signal });
+    sends.hold = isCreateTaskResult;
+    const asked = resultOf(
+      await ask('elicitation/create', { ...form, task: {}, _meta: { [RELATED]: { taskId: 'tool-1' } } }),
+    ).task as Json;
+    stop.abort();
+    await call.result().catch(() => undefined);
+    sends.release.splice(0).forEach((release) => release());
+    await flush();
+    expect(held.calls).toEqual([]);
+    expect(resultOf(await ask('tasks/get', { taskId: asked.taskId })).status).toBe('cancelled');
   });
 
   it('the callback starts once the transport took the answer; a task the server cancels before then never runs it', async () => {
@@ -313,6 +342,17 @@ describe('a CreateTaskResult the transport refuses or has not taken yet ([V14])'
     expect(held.calls).toHaveLength(1);
     expect(held.calls[0]?.context).toMatchObject({ delivery: 'receiver-task', receiverTaskId: second.taskId });
     expect(held.calls[0]?.context.signal.aborted).toBe(false);
+  });
+
+  it('a tasks/result answer handed to the transport counts as delivered at once: a next question that overtakes the send (an HTTP POST still returning) finds room under maxTasks', async () => {
+    const { ask, form } = await rig({ elicitation: () => ({ action: 'decline' }), maxTasks: 1 });
+    const task = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    await flush();
+    sends.hold = (message) => typeof message.result === 'object' && (message.result as Json).action === 'decline';
+    expect(resultOf(await ask('tasks/result', { taskId: task.taskId })).action).toBe('decline');
+    const next = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    expect(next.status).toBe('working');
+    sends.release.splice(0).forEach((release) => release());
   });
 
   it('a tasks/result answer the transport refuses is not a delivery: the finished task is kept under maxTasks', async () => {
