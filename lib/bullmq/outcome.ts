@@ -17,6 +17,7 @@ import {
   TaskTimeoutError,
   isTaskError,
 } from '../index.js';
+import type { Job } from 'bullmq';
 
 /** How the run goes on after an error. */
 export type ErrorVerdict =
@@ -66,4 +67,9 @@ export function verdictOf(error: unknown, calling: boolean): ErrorVerdict {
 export function backoff(attempt: number, minMs: number, maxMs: number, random: () => number = Math.random): number {
   const base = Math.min(maxMs, minMs * 2 ** (attempt - 1));
   return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+/** Whether this is the job's last BullMQ attempt (its `attempts`, 1 by default): a failed one fails the job. */
+export function isLastAttempt(job: Job): boolean {
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 }

@@ -15,39 +15,22 @@ import {
 } from '../index.js';
 import { withDeclaredInput } from './declared-input.js';
 import { readJobData } from './job-data.js';
-import type { JobWrite } from './job-write.js';
-import { backoff, verdictOf } from './outcome.js';
+import { backoff, isLastAttempt, verdictOf } from './outcome.js';
 import type { Lease } from './pool.js';
 import { JobQuestions } from './questions.js';
 import { RunEnded, type RunContext } from './run-context.js';
+import {
+  Overtaken,
+  cancelStoredTask,
+  checkedData,
+  goneEnd,
+  isOwnMark,
+  messageOf,
+  sleep,
+  storeReference,
+} from './run-store.js';
 import { RunStatus } from './run-status.js';
 import type { ToolJobData } from './types.js';
-
-/** Waits `ms`, or less when `signal` aborts (at once when it has already). */
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-/**
- * Another run of the job got there first: its `calling` mark or its task's reference is stored.
- * The run takes the stored data and goes round again, without counting a retry: it then waits
- * for that run's reference or resumes its task.
- */
-class Overtaken extends Error {
-  constructor(readonly stored: unknown) {
-    super("another run of the job stored its calling mark or its task's reference first");
-  }
-}
 
 /** See the module comment. */
 export class JobRun {
@@ -108,7 +91,7 @@ export class JobRun {
     if (this.signal?.aborted === true) onSignal();
     if (this.context.closing.aborted) onClose();
     try {
-      this.data = this.read(this.job.data);
+      this.data = checkedData(this.job.data);
       // A cancel stored before the job started is known before anything is called.
       await this.untilRead(control.ready);
       return await this.attempts();
@@ -158,7 +141,7 @@ export class JobRun {
         const overtaken = error instanceof Overtaken ? error : await this.afterError(error, attempt, calling);
         if (overtaken !== undefined) {
           // Another run's mark or task is stored: go on from it, without counting a retry.
-          this.data = this.read(overtaken.stored);
+          this.data = checkedData(overtaken.stored);
           attempt -= 1;
         }
       }
@@ -178,9 +161,9 @@ export class JobRun {
       else if (verdict === 'final') throw await this.final(error);
       else if (attempt > retry.attempts) {
         const message = `Gave up after ${retry.attempts} retries: ${messageOf(error)}`;
-        if (!this.lastAttempt()) throw new RunEnded({ kind: 'attempt', message, cause: error });
+        if (!isLastAttempt(this.job)) throw new RunEnded({ kind: 'attempt', message, cause: error });
         // No attempt follows: nobody would resume the task, so it is cancelled.
-        await this.cancelStoredTask();
+        await cancelStoredTask(this.context, this.jobId, this.data);
         throw new RunEnded({ kind: 'final', message, cause: error });
       } else {
         const delayMs = backoff(attempt, retry.minDelayMs, retry.maxDelayMs);
@@ -215,46 +198,6 @@ export class JobRun {
         return;
       }
       await sleep(Math.min(500, until - Date.now()), this.interrupt.signal);
-    }
-  }
-
-  /** Whether this is the job's last BullMQ attempt (its `attempts`, 1 by default): a failed one fails the job. */
-  private lastAttempt(): boolean {
-    return this.job.attemptsMade + 1 >= (this.job.opts.attempts ?? 1);
-  }
-
-  /**
-   * Cancels the job's stored task (if any) as the job fails for good: resumed over a connection of
-   * its own and disposed. It may fail as the run did (a server that cannot be reached): a warning
-   * says so, and the task runs on until its ttl.
-   */
-  private async cancelStoredTask(): Promise<void> {
-    const reference = this.data.task?.reference;
-    if (reference === undefined) return;
-    try {
-      const lease = await this.context.acquire(this.data.server, reference.sessionId);
-      try {
-        await lease.tasks.resume(reference).dispose();
-      } finally {
-        lease.release();
-      }
-    } catch (error) {
-      this.context.emit({
-        type: 'warning',
-        jobId: this.jobId,
-        error: new Error(`The job failed for good and its task could not be cancelled: ${messageOf(error)}`, {
-          cause: error,
-        }),
-      });
-    }
-  }
-
-  /** The job's data, checked; a malformed job ends the run. */
-  private read(data: unknown): ToolJobData {
-    try {
-      return readJobData(data);
-    } catch (error) {
-      throw new RunEnded({ kind: 'final', message: messageOf(error), cause: error });
     }
   }
 
@@ -307,7 +250,7 @@ export class JobRun {
     // Without a reference (a result that came with the answer), it is this run's mark that goes.
     const guard = task === undefined ? { mark: calling?.at } : { forget: task.reference.taskId };
     const wrote = await this.context.write(this.jobId, rest, guard);
-    if (wrote.kind === 'gone') throw this.gone(undefined);
+    if (wrote.kind === 'gone') throw goneEnd(undefined);
     if (wrote.kind === 'refused') throw new Overtaken(wrote.stored);
     this.data = rest;
   }
@@ -372,8 +315,8 @@ export class JobRun {
     this.calledAt = Date.now();
     const marked: ToolJobData = { ...data, calling: { at: this.calledAt } };
     const claim = await this.context.write(this.jobId, marked, { mark: data.calling?.at });
-    if (claim.kind === 'gone') throw this.gone(undefined);
-    if (claim.kind === 'refused' && !this.ownMark(claim.stored)) {
+    if (claim.kind === 'gone') throw goneEnd(undefined);
+    if (claim.kind === 'refused' && !isOwnMark(claim.stored, this.calledAt)) {
       this.calledAt = earlier;
       throw new Overtaken(claim.stored);
     }
@@ -404,11 +347,22 @@ export class JobRun {
     const inHand = Date.now();
     lease.learned(reference.sessionId);
     const withTask: ToolJobData = { ...this.data, calling: undefined, task: { reference, storedAt: inHand } };
-    const stored = await this.storeReference(handle, withTask, reference.taskId);
+    const stored = await storeReference(
+      {
+        context: this.context,
+        jobId: this.jobId,
+        stop: this.stop.signal,
+        interrupt: this.interrupt.signal,
+        checkInterrupted: (error) => this.checkInterrupted(error),
+      },
+      handle,
+      withTask,
+      reference.taskId,
+    );
     if (stored.kind === 'gone') {
       // The job was removed or finished meanwhile: nobody will ever read this task, so it is cancelled.
       await handle.dispose().catch(() => {});
-      throw this.gone(reference.taskId);
+      throw goneEnd(reference.taskId);
     }
     if (stored.kind === 'refused') {
       // Another run's task is stored (both called the tool): this one, which nobody will read, is
@@ -435,66 +389,6 @@ export class JobRun {
       windowMs: Number.isNaN(created) ? undefined : storedAt - created,
     });
     return handle;
-  }
-
-  /**
-   * Stores the task's reference in the job. A write that failed (Redis away, a command that timed
-   * out, a client that gave up) may or may not have been made; made again for the same task it
-   * changes nothing, so it is retried with backoff, the handle kept (the task runs on), until it is
-   * made, refused, or finds the job gone. Only a cancel, the processor closing or the job's
-   * deadline stop the retries: a cancel or the deadline cancels the task (the job ends for good);
-   * closing leaves it running and hands the job back with its calling mark.
-   */
-  private async storeReference(handle: TaskHandle, data: ToolJobData, taskId: string): Promise<JobWrite> {
-    const { retry } = this.context;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.context.write(this.jobId, data, { taskId });
-      } catch (error) {
-        const left = data.deadlineAt === undefined ? Infinity : data.deadlineAt - Date.now();
-        if (this.stop.signal.aborted || left <= 0) {
-          await handle.dispose().catch(() => {});
-          if (this.stop.signal.aborted) this.checkInterrupted(error);
-          throw new RunEnded({
-            kind: 'final',
-            message: `The job's deadline passed while the task's reference was being stored: ${messageOf(error)}`,
-            cause: error,
-          });
-        }
-        if (this.context.closing.aborted) {
-          handle.detach();
-          throw new RunEnded({ kind: 'release', taskId: undefined });
-        }
-        this.context.emit({
-          type: 'warning',
-          jobId: this.jobId,
-          error: new Error(`The task's reference could not be stored in the job (retried): ${messageOf(error)}`, {
-            cause: error,
-          }),
-        });
-        await sleep(Math.min(left, backoff(attempt, retry.minDelayMs, retry.maxDelayMs)), this.interrupt.signal);
-      }
-    }
-  }
-
-  /** The end of a run whose job was removed or finished meanwhile (nothing was written to it). */
-  private gone(taskId: string | undefined): RunEnded {
-    const task = taskId === undefined ? '' : ': its task was cancelled';
-    return new RunEnded({
-      kind: 'final',
-      message: `The job was removed or has finished while it ran${task}`,
-      cause: undefined,
-    });
-  }
-
-  /**
-   * Whether a refused `calling` mark was refused because of this run's own mark: the script ran
-   * twice (the client sent it again after a reconnect), and the first run made the write.
-   */
-  private ownMark(stored: unknown): boolean {
-    if (this.calledAt === undefined || typeof stored !== 'object' || stored === null) return false;
-    const { task, calling } = stored as { task?: unknown; calling?: { at?: unknown } };
-    return task === undefined && typeof calling === 'object' && calling !== null && calling.at === this.calledAt;
   }
 
   /** Runs `start` with this job's input callbacks that the connection can take (see {@link withDeclaredInput}). */

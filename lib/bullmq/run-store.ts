@@ -1,0 +1,154 @@
+/**
+ * A run's job data and stored task, and the small pieces it shares with `run.ts`: the data checked,
+ * storing the task's reference (retried while a write fails), cancelling the stored task when the
+ * job fails for good, how a run ends when its job is gone, whether a refused
+ * `calling` mark is the run's own, {@link Overtaken} when another run stored first, and a wait
+ * that an abort cuts short.
+ */
+import type { TaskHandle } from '../index.js';
+import type { JobWrite } from './job-write.js';
+import { readJobData } from './job-data.js';
+import { backoff } from './outcome.js';
+import { RunEnded, type RunContext } from './run-context.js';
+import type { ToolJobData } from './types.js';
+
+/** Waits `ms`, or less when `signal` aborts (at once when it has already). */
+export const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** The message of a thrown value. */
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Another run of the job got there first: its `calling` mark or its task's reference is stored.
+ * The run takes the stored data and goes round again, without counting a retry: it then waits
+ * for that run's reference or resumes its task.
+ */
+export class Overtaken extends Error {
+  constructor(readonly stored: unknown) {
+    super("another run of the job stored its calling mark or its task's reference first");
+  }
+}
+
+/** The job's data, checked; a malformed job ends the run. */
+export function checkedData(data: unknown): ToolJobData {
+  try {
+    return readJobData(data);
+  } catch (error) {
+    throw new RunEnded({ kind: 'final', message: messageOf(error), cause: error });
+  }
+}
+
+/**
+ * Cancels the job's stored task (if any) as the job fails for good: resumed over a connection of
+ * its own and disposed. It may fail as the run did (a server that cannot be reached): a warning
+ * says so, and the task runs on until its ttl.
+ */
+export async function cancelStoredTask(context: RunContext, jobId: string, data: ToolJobData): Promise<void> {
+  const reference = data.task?.reference;
+  if (reference === undefined) return;
+  try {
+    const lease = await context.acquire(data.server, reference.sessionId);
+    try {
+      await lease.tasks.resume(reference).dispose();
+    } finally {
+      lease.release();
+    }
+  } catch (error) {
+    context.emit({
+      type: 'warning',
+      jobId,
+      error: new Error(`The job failed for good and its task could not be cancelled: ${messageOf(error)}`, {
+        cause: error,
+      }),
+    });
+  }
+}
+
+/** The end of a run whose job was removed or finished meanwhile (nothing was written to it). */
+export function goneEnd(taskId: string | undefined): RunEnded {
+  const task = taskId === undefined ? '' : ': its task was cancelled';
+  return new RunEnded({
+    kind: 'final',
+    message: `The job was removed or has finished while it ran${task}`,
+    cause: undefined,
+  });
+}
+
+/**
+ * Whether a refused `calling` mark was refused because of the run's own mark (written at
+ * `calledAt`): the script ran twice (the client sent it again after a reconnect), and the first
+ * run made the write.
+ */
+export function isOwnMark(stored: unknown, calledAt: number | undefined): boolean {
+  if (calledAt === undefined || typeof stored !== 'object' || stored === null) return false;
+  const { task, calling } = stored as { task?: unknown; calling?: { at?: unknown } };
+  return task === undefined && typeof calling === 'object' && calling !== null && calling.at === calledAt;
+}
+
+/** The parts of a run that storing its task's reference uses. */
+export interface ReferenceWriter {
+  readonly context: RunContext;
+  readonly jobId: string;
+  /** Aborted when the job is cancelled. */
+  readonly stop: AbortSignal;
+  /** Aborts every wait of the run. */
+  readonly interrupt: AbortSignal;
+  /** Throws the run's end when it was cancelled or its processor closes. */
+  checkInterrupted(error: unknown): void;
+}
+
+/**
+ * Stores the task's reference in the job. A write that failed (Redis away, a command that timed
+ * out, a client that gave up) may or may not have been made; made again for the same task it
+ * changes nothing, so it is retried with backoff, the handle kept (the task runs on), until it is
+ * made, refused, or finds the job gone. Only a cancel, the processor closing or the job's
+ * deadline stop the retries: a cancel or the deadline cancels the task (the job ends for good);
+ * closing leaves it running and hands the job back with its calling mark.
+ */
+export async function storeReference(
+  run: ReferenceWriter,
+  handle: TaskHandle,
+  data: ToolJobData,
+  taskId: string,
+): Promise<JobWrite> {
+  const { context, jobId } = run;
+  const { retry } = context;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await context.write(jobId, data, { taskId });
+    } catch (error) {
+      const left = data.deadlineAt === undefined ? Infinity : data.deadlineAt - Date.now();
+      if (run.stop.aborted || left <= 0) {
+        await handle.dispose().catch(() => {});
+        if (run.stop.aborted) run.checkInterrupted(error);
+        throw new RunEnded({
+          kind: 'final',
+          message: `The job's deadline passed while the task's reference was being stored: ${messageOf(error)}`,
+          cause: error,
+        });
+      }
+      if (context.closing.aborted) {
+        handle.detach();
+        throw new RunEnded({ kind: 'release', taskId: undefined });
+      }
+      context.emit({
+        type: 'warning',
+        jobId,
+        error: new Error(`The task's reference could not be stored in the job (retried): ${messageOf(error)}`, {
+          cause: error,
+        }),
+      });
+      await sleep(Math.min(left, backoff(attempt, retry.minDelayMs, retry.maxDelayMs)), run.interrupt);
+    }
+  }
+}
