@@ -54,17 +54,7 @@ describe('a server that dies mid-task', { timeout: 90_000 }, () => {
 
   it('an HTTP server that goes away: exit 1 once no request reached it for --connect-timeout, naming the cause and how to follow the task', async () => {
     const server = await startHttpServer({ pollInterval: 200 });
-    const run = runPiped([
-      'call',
-      'analyze',
-      'steps=200',
-      'stepMs=200',
-      '--url',
-      server.url.href,
-      '--connect-timeout',
-      '2s',
-    ]);
-    await until(() => run.stdout().includes('step 1/200'), 30_000, 'the task to start');
+    const run = await longCall(server.url.href);
     await server.close();
     const closedAt = Date.now();
     const { code, stdout, stderr } = await run.done;
@@ -99,6 +89,13 @@ async function silentServer(): Promise<{ url: string; close(): Promise<void> }> 
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** `call analyze` of a long task over HTTP with a 2 s `--connect-timeout`, once its task has started. */
+async function longCall(url: string): Promise<ReturnType<typeof runPiped>> {
+  const run = runPiped(['call', 'analyze', 'steps=200', 'stepMs=200', '--url', url, '--connect-timeout', '2s']);
+  await until(() => run.stdout().includes('step 1/200'), 30_000, 'the task to start');
+  return run;
 }
 
 /** True while process `pid` runs. */
@@ -136,17 +133,7 @@ describe('a server that accepts connections and never answers', { timeout: 90_00
     let silent = false;
     const server = await startHttpServer({ pollInterval: 200 }, undefined, () => (silent ? 'silent' : undefined));
     try {
-      const run = runPiped([
-        'call',
-        'analyze',
-        'steps=200',
-        'stepMs=200',
-        '--url',
-        server.url.href,
-        '--connect-timeout',
-        '2s',
-      ]);
-      await until(() => run.stdout().includes('step 1/200'), 30_000, 'the task to start');
+      const run = await longCall(server.url.href);
       silent = true;
       const silentAt = Date.now();
       const { code, stdout, stderr } = await run.done;
