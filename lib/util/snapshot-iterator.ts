@@ -25,7 +25,11 @@ interface Waiter {
 /** An `AsyncIterableIterator` of task snapshots fed by an observer subscription. */
 export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> {
   private readonly queue: Task[] = [];
-  private waiter: Waiter | undefined;
+  /**
+   * Calls of `next()` waiting for a snapshot, oldest first. Like an async generator's, calls made
+   * before the previous one settled are queued and settle in order, each with its own snapshot.
+   */
+  private readonly waiters: Waiter[] = [];
   private finished = false;
   private failure: unknown = undefined;
   private unsubscribe: (() => void) | undefined;
@@ -46,9 +50,8 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
     const unsubscribe = subscribe({
       next: (task) => {
         if (this.finished) return;
-        const waiter = this.waiter;
+        const waiter = this.waiters.shift();
         if (waiter !== undefined) {
-          this.waiter = undefined;
           waiter.resolve({ value: task, done: false });
           return;
         }
@@ -73,14 +76,17 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
     this.failure = error;
     if (dropQueue) this.queue.length = 0;
     this.cleanup();
-    const waiter = this.waiter;
-    if (waiter === undefined) return;
-    this.waiter = undefined;
-    if (error === undefined) waiter.resolve({ value: undefined, done: true });
+    const waiters = this.waiters.splice(0);
+    const first = waiters[0];
+    if (first === undefined) return;
+    // The oldest waiting call gets the error, as an async generator's would; the others, and
+    // every later call, find the iterator done.
+    if (error === undefined) first.resolve({ value: undefined, done: true });
     else {
       this.failure = undefined;
-      waiter.reject(error);
+      first.reject(error);
     }
+    for (let i = 1; i < waiters.length; i += 1) waiters[i]?.resolve({ value: undefined, done: true });
   }
 
   private cleanup(): void {
@@ -101,10 +107,8 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
       }
       return Promise.resolve({ value: undefined, done: true });
     }
-    if (this.waiter !== undefined)
-      return Promise.reject(new TypeError('next() called while a previous next() is pending'));
     return new Promise((resolve, reject) => {
-      this.waiter = { resolve, reject };
+      this.waiters.push({ resolve, reject });
     });
   }
 
