@@ -116,6 +116,8 @@ export function capture(resolve: (value: never) => void, reject: (error: unknown
 export class TimeoutLane {
   private queue: Pending[] = [];
   private head = 0;
+  /** Requests in the queue (from `head` on) that ended: dropped at the front, or swept. */
+  private endedInQueue = 0;
   private timer: unknown = undefined;
   /** The timer rests ({@link Timers.rest}): no request is open. */
   private resting = false;
@@ -143,7 +145,14 @@ export class TimeoutLane {
 
   /** `entry` ended: drop the ended requests at the front (the timer too, once none is left). */
   ended(entry: Pending): void {
-    if (this.queue[this.head] !== entry) return; // dropped once it reaches the front
+    this.endedInQueue += 1;
+    if (this.queue[this.head] !== entry) {
+      // Dropped once it reaches the front; but a request that stays open long (a slow server, a
+      // long timeout) must not keep every request that ended behind it, with its group and its
+      // answer, in memory until then: once they are most of the queue, they are swept out.
+      if (this.endedInQueue > 64 && this.endedInQueue * 2 > this.queue.length - this.head) this.sweep();
+      return;
+    }
     this.advance();
     if (this.head === this.queue.length && this.timer !== undefined && !this.resting) {
       if (this.timers.rest !== undefined && this.timers.wake !== undefined) {
@@ -163,10 +172,24 @@ export class TimeoutLane {
     if (head === queue.length) {
       this.queue = [];
       this.head = 0;
-    } else if (head > 256 && head * 2 > queue.length) {
+      this.endedInQueue = 0;
+      return;
+    }
+    this.endedInQueue -= head - this.head;
+    if (head > 256 && head * 2 > queue.length) {
       this.queue = queue.slice(head);
       this.head = 0;
     } else this.head = head;
+  }
+
+  /** Keeps only the open requests, in order (their deadlines stay in send order). */
+  private sweep(): void {
+    const open: Pending[] = [];
+    const queue = this.queue;
+    for (let i = this.head; i < queue.length; i += 1) if (!queue[i]!.ended) open.push(queue[i]!);
+    this.queue = open;
+    this.head = 0;
+    this.endedInQueue = 0;
   }
 
   private readonly fire = (): void => {
@@ -182,6 +205,8 @@ export class TimeoutLane {
         return;
       }
       this.head += 1;
+      // Out of the queue before it ends: its end is not one to count here.
+      first.lane = undefined;
       first.expire(this.timeoutMs);
     }
   };

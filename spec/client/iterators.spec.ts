@@ -94,7 +94,7 @@ describe('next() calls that overlap', () => {
     const updates = handle.updates();
     await updates.next();
     const waiting = [updates.next(), updates.next()];
-    await updates.return();
+    await updates.return?.();
     expect(await Promise.all(waiting)).toEqual([
       { value: undefined, done: true },
       { value: undefined, done: true },
