@@ -159,6 +159,24 @@ export class TaskNotSupportedError extends TaskError {
   }
 }
 
+/**
+ * An input callback (`onElicitation` or `onSampling`) threw or rejected while answering a task's
+ * input request; reported on the TaskClient's `error` event. The message reads "The elicitation
+ * callback failed: …" (or "sampling"), `cause` is what the callback threw, and `feature` says
+ * which callback it was.
+ */
+export class TaskInputError extends TaskError {
+  /** `TaskInputError`. */
+  override name = 'TaskInputError';
+  /** Which callback failed. */
+  readonly feature: 'elicitation' | 'sampling';
+
+  constructor(message: string, options: TaskErrorOptions & { feature: TaskInputError['feature'] }) {
+    super(message, options);
+    this.feature = options.feature;
+  }
+}
+
 /** The task's deadline (`timeoutMs`) passed before its result was in hand. */
 export class TaskTimeoutError extends TaskError {
   /** `TaskTimeoutError`. */

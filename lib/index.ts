@@ -94,6 +94,7 @@ export {
   TaskError,
   TaskExpiredError,
   TaskFailedError,
+  TaskInputError,
   TaskNotFoundError,
   TaskNotSupportedError,
   TaskOptionError,

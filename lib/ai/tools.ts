@@ -4,6 +4,7 @@
  */
 import { dynamicTool, jsonSchema, type JSONSchema7, type Tool } from 'ai';
 import { TaskOptionError, type TaskClient } from '../index.js';
+import { DEFAULT_MAX_ERROR_LENGTH, isErrorLength, withBoundedErrors } from './bound.js';
 import { executeTaskTool, type ToolCallPlan } from './execute.js';
 import { toolDefinitions, type ToolDefinition } from './listing.js';
 import { toModelOutput } from './model-output.js';
@@ -34,7 +35,11 @@ function makeTool(tasks: TaskClient, definition: ToolDefinition, plan: ToolCallP
       taskSupport: definition.taskSupport,
       ...(definition.title === undefined ? {} : { title: definition.title }),
     },
-    execute: (input, execution) => executeTaskTool(tasks, plan, input, execution),
+    execute: (input, execution) =>
+      withBoundedErrors(
+        executeTaskTool(tasks, plan, input, execution),
+        plan.options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH,
+      ),
     toModelOutput: ({ output }) => toModelOutput(output),
   });
   return made as TaskTool;
@@ -77,6 +82,12 @@ function checkOptions(options: TaskToolsOptions): void {
     'tools',
     'tools must be an object of per-tool options',
   );
+  const overrides = Object.values(options.tools ?? {}) as Array<TaskToolOverride | null | undefined>;
+  check(
+    isErrorLength(options.maxErrorLength) && overrides.every((own) => isErrorLength(own?.maxErrorLength)),
+    'maxErrorLength',
+    'maxErrorLength must be a whole number of characters, 1 or more (or Infinity)',
+  );
 }
 
 /** Names in `names` that the server does not list. */
@@ -93,11 +104,11 @@ function unknownNames(names: Iterable<string>, listed: ReadonlySet<string>): str
  * The AI SDK's `abortSignal` cancels the remote task; `timeoutMs` bounds each call. A result
  * with `isError` is passed to the model as the tool wrote it, whether the task ended `completed`
  * or `failed`; a task that failed without a result throws its `TaskFailedError` (the AI SDK
- * reports it as a `tool-error`, and the model reads the server's message). Input a task asks for
- * (`input_required`) is answered by `onElicitation` / `onSampling` here, or else by the
- * TaskClient's callbacks; input that none of them answers (or, on the tasks extension, whose
- * callback throws) cancels the task, and the tool fails with an error saying that it needs user
- * input.
+ * reports it as a `tool-error`, and the model reads the server's message, cut to `maxErrorLength`
+ * characters). Input a task asks for (`input_required`) is answered by `onElicitation` /
+ * `onSampling` here, or else by the TaskClient's callbacks; input that none of them answers (or,
+ * on the tasks extension, whose callback throws) cancels the task, and the tool fails with an
+ * error saying that it needs user input.
  *
  * The tool set's keys are names every model provider accepts (1 to 64 letters, digits, `_` or
  * `-`, starting with a letter or `_`): prefix + the server's name when that is one; otherwise
@@ -174,6 +185,7 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
  */
 export async function taskTool(tasks: TaskClient, name: string, options: TaskToolOptions = {}): Promise<TaskTool> {
   check(typeof name === 'string' && name !== '', 'name', 'taskTool needs the name of a tool');
+  checkOptions(options);
   const definition = (await toolDefinitions(tasks)).find((candidate) => candidate.name === name);
   if (definition === undefined)
     throw new TaskOptionError(`The server lists no tool named ${JSON.stringify(name)}`, { option: 'name' });

@@ -116,6 +116,16 @@ export interface TaskToolOptions {
   readonly onSampling?: TaskToolSamplingCallback | undefined;
   /** The description the model sees. @defaultValue the server's description of the tool */
   readonly description?: string | undefined;
+  /**
+   * Most characters of a failed call's error message that the model reads (a task that failed
+   * with a JSON-RPC error, a cancelled or expired task, unanswered input, …). The AI SDK hands the
+   * model a tool's error as its name and message, past `toModelOutput`, and the message may carry
+   * a server's text of any length. A longer message is cut, ending in `…`, in a copy of the error
+   * (same class and fields): the full text stays in its fields (`rpcError`, `statusMessage`,
+   * `cause`). `Infinity` cuts nothing.
+   * @defaultValue 4000
+   */
+  readonly maxErrorLength?: number | undefined;
 }
 
 /** Options of one tool inside `taskTools`: its own call options, and the name the model sees. */

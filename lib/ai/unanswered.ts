@@ -3,11 +3,11 @@
  * asked (an agent loop without a UI), and a task whose question goes unanswered would wait until
  * its deadline or its ttl. The TaskClient reports such a question on its `error` event, naming the
  * task: a `TaskNotSupportedError` (feature `elicitation`, `sampling` or `input`) when no callback
- * answers it, a `TaskError` "The elicitation callback failed: …" when the callback threw (see
+ * answers it, a `TaskInputError` (feature `elicitation` or `sampling`) when the callback threw (see
  * docs/input.md). This watch picks out the reports about one call's task, so that its tool can
  * cancel the task and tell the model at once.
  */
-import { TaskError, TaskNotSupportedError, type TaskClient } from '../index.js';
+import { TaskError, TaskInputError, TaskNotSupportedError, type TaskClient } from '../index.js';
 import { scrubbed } from './scrub.js';
 
 /** What kind of input went unanswered: the `feature` of the library's report. */
@@ -23,8 +23,6 @@ export interface Unanswered {
   readonly report: TaskError;
 }
 
-const CALLBACK_FAILED = /^The (elicitation|sampling) callback failed: /;
-
 /** What a report on the `error` event says of a task's input, when it says that it went unanswered. */
 function unansweredIn(report: TaskError): Unanswered | undefined {
   if (report instanceof TaskNotSupportedError) {
@@ -33,8 +31,7 @@ function unansweredIn(report: TaskError): Unanswered | undefined {
       ? { kind: feature, reason: 'no-handler', report }
       : undefined;
   }
-  const failed = report.name === 'TaskError' ? CALLBACK_FAILED.exec(report.message) : null;
-  return failed === null ? undefined : { kind: failed[1] as InputKind, reason: 'failed', report };
+  return report instanceof TaskInputError ? { kind: report.feature, reason: 'failed', report } : undefined;
 }
 
 /**

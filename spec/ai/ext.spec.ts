@@ -14,7 +14,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { taskTools, type TaskToolInputContext } from '../../lib/ai.js';
-import { TaskClient, TaskFailedError, TaskNotSupportedError, type TaskClientConnectOptions } from '../../lib/index.js';
+import {
+  TaskClient,
+  TaskFailedError,
+  TaskInputError,
+  TaskNotSupportedError,
+  type TaskClientConnectOptions,
+} from '../../lib/index.js';
 import { until } from '../helpers.js';
 import { ExtServer, fixtureTools, startExtHttpServer, taskTool as extTaskTool } from '../support/ext-server/index.js';
 import { inOrder, statusesOf, streamAgent } from './agent.js';
@@ -236,10 +242,11 @@ describe('task tools against the scripted extension server over Streamable HTTP'
 
   it('a task whose input callback throws is cancelled at once: the tool fails with the callback error', async () => {
     const { server, tasks } = await scripted();
+    const thrown = new Error('nobody is at the keyboard');
     const tools = await taskTools(tasks, {
       include: ['confirm_delete'],
       onElicitation: () => {
-        throw new Error('nobody is at the keyboard');
+        throw thrown;
       },
     });
     const model = toolCallingModel({ toolName: 'confirm_delete', input: { filename: 'a.txt' } });
@@ -251,6 +258,10 @@ describe('task tools against the scripted extension server over Streamable HTTP'
       message:
         'Tool "confirm_delete" needs user input (an elicitation), and answering it failed, so its task was cancelled. The elicitation callback failed: nobody is at the keyboard',
     });
+    // Its cause is the TaskClient's report, a TaskInputError: told apart by its class, not its text.
+    const report = (error as Error).cause;
+    expect(report).toBeInstanceOf(TaskInputError);
+    expect(report).toMatchObject({ feature: 'elicitation', cause: thrown, toolName: 'confirm_delete' });
     expect(server.count('tasks/cancel')).toBe(1);
     expect(tasks.active).toBe(0);
   });

@@ -18,12 +18,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { taskTool, taskTools, type TaskTool, type TaskToolInputContext, type TaskToolOutput } from '../../lib/ai.js';
 import {
   TaskClient,
+  TaskFailedError,
   TaskOptionError,
   TaskProtocolError,
   taskFingerprint,
   type TaskClientOptions,
 } from '../../lib/index.js';
-import { connectScripted } from '../support/scripted-server.js';
+import { connectScripted, rpcError } from '../support/scripted-server.js';
 import { connectPair, exampleServerPair, rejection, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
@@ -201,6 +202,19 @@ describe('the tool set', () => {
     expect(await rejection(taskTools(tasks, { include: 'analyze' as never }))).toBeInstanceOf(TaskOptionError);
     expect(await rejection(taskTools(tasks, { prefix: 3 as never }))).toMatchObject({ option: 'prefix' });
     expect(await rejection(taskTool(tasks, 'nope'))).toMatchObject({ name: 'TaskOptionError', option: 'name' });
+    for (const bad of [0, -1, 2.5, Number.NaN, '100']) {
+      expect(await rejection(taskTools(tasks, { maxErrorLength: bad as never }))).toMatchObject({
+        name: 'TaskOptionError',
+        option: 'maxErrorLength',
+      });
+    }
+    expect(
+      await rejection(taskTools(tasks, { tools: { echo: { maxErrorLength: 0 } } })),
+      'a per-tool maxErrorLength is checked too',
+    ).toMatchObject({ option: 'maxErrorLength' });
+    expect(await rejection(taskTool(tasks, 'echo', { maxErrorLength: 0 }))).toMatchObject({
+      option: 'maxErrorLength',
+    });
   });
 
   it('taskTool makes one tool, with its own options', async () => {
@@ -404,6 +418,104 @@ describe('running a tool', () => {
       isError: true,
     });
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
+  });
+
+  describe('the error text the model reads is bounded (maxErrorLength)', () => {
+    /** A TaskClient whose tool `crunch` runs as a task that fails with a JSON-RPC error of `message`. */
+    async function failing(message: string) {
+      const pair = await connectScripted({
+        tools: [{ name: 'crunch', taskSupport: 'required', inputSchema: { type: 'object' } }],
+      });
+      const tasks = new TaskClient(pair.client);
+      cleanups.push(async () => {
+        await tasks.close();
+        await pair.close();
+      });
+      pair.server.on('tools/call', () => {
+        const created = pair.server.tasks.createResult({ pollInterval: 20 });
+        const taskId = String((created.task as { taskId: string }).taskId);
+        setTimeout(() => pair.server.tasks.finish(taskId, 'failed', { error: rpcError(-32603, message) }), 30);
+        return created;
+      });
+      return tasks;
+    }
+
+    it('a server error message longer than 4000 characters reaches the model cut, in a copy of the error with its fields', async () => {
+      const long = `Worker crashed: ${'x'.repeat(10_000)}`;
+      const tasks = await failing(long);
+      const model = toolCallingModel({ toolName: 'crunch', input: {} });
+      const run = await streamAgent(model, await taskTools(tasks));
+      const error = run.errors.get('call-1') as TaskFailedError;
+      expect(error).toBeInstanceOf(TaskFailedError);
+      expect(error.message).toHaveLength(4_000);
+      expect(error.message.startsWith('Tool "crunch" failed: Worker crashed: xxx')).toBe(true);
+      expect(error.message.endsWith('x…')).toBe(true);
+      // The full text stays in the error's fields.
+      expect(error.rpcError).toMatchObject({ code: -32603, message: long });
+      expect(error).toMatchObject({ name: 'TaskFailedError', toolName: 'crunch' });
+      expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+        type: 'error-text',
+        value: `TaskFailedError: ${error.message}`,
+      });
+    });
+
+    it('a per-tool maxErrorLength cuts to its own length; Infinity cuts nothing', async () => {
+      const long = 'y'.repeat(5_000);
+      const tasks = await failing(long);
+      const cut = toolCallingModel({ toolName: 'crunch', input: {} });
+      const run = await streamAgent(cut, await taskTools(tasks, { tools: { crunch: { maxErrorLength: 40 } } }));
+      expect((run.errors.get('call-1') as Error).message).toBe(`Tool "crunch" failed: ${'y'.repeat(17)}…`);
+      const whole = toolCallingModel({ toolName: 'crunch', input: {} });
+      const full = await streamAgent(whole, await taskTools(tasks, { maxErrorLength: Infinity }));
+      expect((full.errors.get('call-1') as Error).message).toBe(`Tool "crunch" failed: ${long}`);
+    });
+
+    it('a cut never splits a surrogate pair', async () => {
+      const tasks = await failing(`${'z'.repeat(16)}😀😀😀`);
+      const model = toolCallingModel({ toolName: 'crunch', input: {} });
+      // "Tool "crunch" failed: " is 22 characters: 38 + 1 leaves the emoji's high half at the cut.
+      const run = await streamAgent(model, await taskTools(tasks, { maxErrorLength: 40 }));
+      expect((run.errors.get('call-1') as Error).message).toBe(`Tool "crunch" failed: ${'z'.repeat(16)}…`);
+    });
+  });
+
+  it("a result's text is bounded by wrapping the tool's toModelOutput (the guide's recipe): the UI keeps it whole", async () => {
+    const server = new McpServer({ name: 'plain', version: '1.0.0' });
+    server.registerTool('dump', { description: 'Dumps a log.', inputSchema: {} }, () => ({
+      content: [{ type: 'text' as const, text: 'l'.repeat(50) }],
+    }));
+    const pair = await connectPair(server);
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    const MAX_CHARS = 10;
+    const cut = (value: string): string => (value.length > MAX_CHARS ? `${value.slice(0, MAX_CHARS)}… (cut)` : value);
+    const tools = await taskTools(tasks);
+    for (const [name, tool] of Object.entries(tools)) {
+      const toModelOutput = tool.toModelOutput;
+      if (toModelOutput === undefined) continue;
+      tools[name] = {
+        ...tool,
+        toModelOutput: async (options) => {
+          const output = await toModelOutput(options);
+          if (output.type === 'text' || output.type === 'error-text') return { ...output, value: cut(output.value) };
+          if (output.type !== 'content') return output;
+          return {
+            ...output,
+            value: output.value.map((part) => (part.type === 'text' ? { ...part, text: cut(part.text) } : part)),
+          };
+        },
+      };
+    }
+    const model = toolCallingModel({ toolName: 'dump', input: {} });
+    const run = await streamAgent(model, tools);
+    expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('l'.repeat(50))] });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+      type: 'content',
+      value: [{ type: 'text', text: `${'l'.repeat(10)}… (cut)` }],
+    });
   });
 
   it('a status or progress message that names the task shows its fingerprint instead of its id', async () => {

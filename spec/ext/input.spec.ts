@@ -8,8 +8,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  TaskError,
+  TaskInputError,
   TaskRpcError,
+  type TaskError,
   type TaskNotSupportedError,
   type TaskProtocolError,
   type InputContext,
@@ -172,12 +173,13 @@ describe('input during a task ([E3]-[E5])', () => {
 
   it('reports a callback that throws on `error`, once, and does not ask that key again', async () => {
     let calls = 0;
+    const thrown = new Error('the user closed the dialog');
     const rig = await extRig({
       server: manual(),
       client: {
         onElicitation: () => {
           calls += 1;
-          throw new Error('the user closed the dialog');
+          throw thrown;
         },
       },
     });
@@ -188,15 +190,42 @@ describe('input during a task ([E3]-[E5])', () => {
     await rig.clock.advance(1_000);
     expect(calls).toBe(1);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toBeInstanceOf(TaskError);
-    expect(errors[0]).toMatchObject({ taskId: handle.taskId, toolName: 'manual' });
-    expect(errors[0]?.message).toContain('the user closed the dialog');
+    expect(errors[0]).toBeInstanceOf(TaskInputError);
+    expect(errors[0]).toMatchObject({
+      name: 'TaskInputError',
+      feature: 'elicitation',
+      cause: thrown,
+      taskId: handle.taskId,
+      toolName: 'manual',
+      message: 'The elicitation callback failed: the user closed the dialog',
+    });
     expect(rig.server.count('tasks/update')).toBe(0);
     // The task waits for an answer; it ends the way the server says.
     rig.server.tasks.complete(handle.taskId!, textResult('went ahead'));
     const result = handle.result();
     await settle(rig, handle);
     expect((await result).content).toEqual(textResult('went ahead').content);
+  });
+
+  it('reports an onSampling callback that rejects as a TaskInputError: feature "sampling", its error as cause', async () => {
+    const thrown = new Error('no model today');
+    const rig = await extRig({ server: manual(), client: { onSampling: () => Promise.reject(thrown) } });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { s: sampling('Summarise') });
+    await rig.clock.advance(1_000);
+    expect(errors).toHaveLength(1);
+    const [error] = errors;
+    expect(error).toBeInstanceOf(TaskInputError);
+    expect(error).toMatchObject({
+      feature: 'sampling',
+      cause: thrown,
+      taskId: handle.taskId,
+      toolName: 'manual',
+      message: 'The sampling callback failed: no model today',
+    });
+    expect(rig.server.count('tasks/update')).toBe(0);
   });
 
   it('aborts a callback still answering when the task ends, and sends nothing after', async () => {

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   TaskError,
+  TaskInputError,
   TaskNotSupportedError,
   TaskProtocolError,
   type ElicitResult,
@@ -197,7 +198,9 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     expect(error).toMatchObject({ toolName: 'test_tool_with_task' });
     expect(calls).toBe(1);
     expect(rig.server.count('tools/call')).toBe(1);
-    expect(reported.map((e) => e.message)).toEqual([expect.stringContaining('the user closed the dialog')]);
+    expect(reported.map((e) => e.message)).toEqual(['The elicitation callback failed: the user closed the dialog']);
+    expect(reported[0]).toBeInstanceOf(TaskInputError);
+    expect(reported[0]).toMatchObject({ feature: 'elicitation', cause: new Error('the user closed the dialog') });
   });
 
   it('stops retrying the tools/call once the call’s signal aborted during an MRTR callback', async () => {

@@ -15,6 +15,7 @@ import {
   TaskAbortError,
   TaskClient,
   TaskFailedError,
+  TaskInputError,
   TaskNotSupportedError,
   type TaskClientOptions,
   type TaskMetrics,
@@ -155,16 +156,18 @@ describe('input_required callbacks', () => {
     expect((await summary.result()).content).toEqual([{ type: 'text', text: 'summary: 16 chars' }]);
   });
 
-  it('a throwing callback: the server gets an error reply, the task fails on its terms, no crash', async () => {
+  it('a throwing callback: the server gets an error reply, the task fails on its terms, no crash; reported as a TaskInputError', async () => {
     const { tasks, sent } = await setup();
     const problems: string[] = [];
-    tasks.on('error', (error) => problems.push(error.message));
+    const reports: unknown[] = [];
+    tasks.on('error', (error) => (problems.push(error.message), reports.push(error)));
+    const thrown = new Error('the UI is gone');
     const handle = await tasks.callToolAsTask(
       'confirm_delete',
       {},
       {
         onElicitation: () => {
-          throw new Error('the UI is gone');
+          throw thrown;
         },
       },
     );
@@ -174,6 +177,15 @@ describe('input_required callbacks', () => {
     const reply = sent.find((m) => 'error' in m) as { error: { code: number; message: string } } | undefined;
     expect(reply?.error.code).toBe(-32603);
     expect(problems.some((p) => p.includes('the UI is gone'))).toBe(true);
+    const report = reports.find((r) => r instanceof TaskInputError);
+    expect(report).toMatchObject({
+      name: 'TaskInputError',
+      feature: 'elicitation',
+      cause: thrown,
+      taskId: handle.taskId,
+      toolName: 'confirm_delete',
+      message: 'The elicitation callback failed: the UI is gone',
+    });
   });
 
   it('with no callback anywhere, the server gets a clear JSON-RPC error (not a decline)', async () => {

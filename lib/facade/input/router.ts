@@ -18,7 +18,7 @@ import type {
   TaskHandle,
 } from '../../api/index.js';
 import { creationsOn, type EarlyInput, type EarlyVerdict } from './early.js';
-import { TaskError, TaskNotSupportedError } from '../../errors.js';
+import { TaskInputError, TaskNotSupportedError, type TaskError } from '../../errors.js';
 import type { SafeEmitter } from '../events/emitter.js';
 import type { JsonObject, SessionPort } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
@@ -310,7 +310,8 @@ export class InputRouter {
         // An answer abandoned because the task ended or the server gave up is not a failure.
         if (error instanceof AbandonedError) throw error;
         this.parts.report(
-          new TaskError(`The ${kind} callback failed: ${messageOf(error)}`, {
+          new TaskInputError(`The ${kind} callback failed: ${messageOf(error)}`, {
+            feature: kind,
             taskId,
             task: owner?.handle.task,
             toolName,
