@@ -196,7 +196,16 @@ export class RawSession implements SessionPort, InboundHost {
         entry.post === undefined
           ? undefined
           : { requestSignal: entry.post.signal, onRequestStreamEnd: () => this.streamEnded(id) };
-      this.trySend(message, streamOptions).then(undefined, (error: unknown) => this.sendFailed(id, error));
+      let sent: Promise<void>;
+      try {
+        sent = this.send(message, streamOptions);
+      } catch (error) {
+        // Thrown, not rejected: failed at once, before anything else (an abort in the same
+        // tick) could take it for a request the server got and send notifications/cancelled.
+        this.sendFailed(id, error);
+        return promise;
+      }
+      sent.then(undefined, (error: unknown) => this.sendFailed(id, error));
     } catch (error) {
       // Whatever threw while the request was set up fails the request, as a throw in a promise
       // executor would (its entry and timer released). Its watcher learns it could not be sent,

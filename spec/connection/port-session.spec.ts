@@ -118,4 +118,30 @@ describe('the raw session port, with odd peers and hosts', () => {
     expect(pair.server.params('notifications/cancelled')).toEqual([]);
     expect(pair.server.count('boom/thing')).toBe(0);
   });
+
+  it('a send that throws at once, then an abort in the same tick: failed as a send, and no notifications/cancelled for a request never sent ([R27])', async () => {
+    const pair = await track(
+      connectScripted({
+        wrap: (transport) => {
+          const send = transport.send.bind(transport);
+          transport.send = ((message: { method?: string; params?: unknown }, options: unknown) => {
+            if (message.method === 'boom/thing') JSON.stringify({ big: 1n });
+            return send(message as never, options as never);
+          }) as never;
+          return transport;
+        },
+      }),
+    );
+    const port = openPort(pair.client);
+    const { t } = manual();
+    const controller = new AbortController();
+    const failed = port
+      .request('boom/thing', {}, (r) => r, { timeoutMs: 1000, timers: t, signal: controller.signal })
+      .catch((e: unknown) => e);
+    controller.abort(new Error('the caller gave up in the same tick'));
+    const error = await failed;
+    await flush(10);
+    expect((error as PortError).kind).toBe('send');
+    expect(pair.server.params('notifications/cancelled')).toEqual([]);
+  });
 });
