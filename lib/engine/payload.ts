@@ -171,12 +171,19 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
   if (record.settlement !== undefined) return;
   if (snapshot !== undefined) engine.observe(record, snapshot, 'result');
   if (record.settlement !== undefined || record.terminal || engine.isStopping(record)) return;
-  const payload = record.payload;
   // A bare `{_meta}` (D6, D7) may stand for a failed or cancelled task: the server's status decides.
-  if (payload?.kind !== 'result' || !payload.tagged || saysNothing(payload.result)) {
-    engine.ensurePoll(record);
-    return;
-  }
+  if (!endFromPayload(engine, record)) engine.ensurePoll(record);
+}
+
+/**
+ * Ends a running task from the payload it holds, when that payload tells how the task ended: a
+ * result tagged for this task ([V19]) with `isError: true` (failed, [V18]) or some content
+ * (completed). The terminal status is inferred from it and observed, which settles the task. False
+ * (nothing done) for no payload, an untagged one, or one that tells nothing (see {@link saysNothing}).
+ */
+function endFromPayload(engine: TaskEngine, record: TaskRecord): boolean {
+  const payload = record.payload;
+  if (payload?.kind !== 'result' || !payload.tagged || saysNothing(payload.result)) return false;
   engine.observe(
     record,
     {
@@ -188,6 +195,7 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
     },
     'result',
   );
+  return true;
 }
 
 /**
@@ -231,6 +239,17 @@ export function finish(engine: TaskEngine, record: TaskRecord): void {
  * had elapsed (counted as `ttl-watch.ts` does), `TaskNotFoundError` when it vanished early.
  */
 export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown): void {
+  // [V16], [V19]: the waiting tasks/result may have delivered the task's result (tagged for it)
+  // before the server dropped the task (D9: at its ttl), while a read was still out; that read's
+  // "unknown task" must not throw the result away. It settles as when the read had shown the task
+  // running (`confirmTerminal`).
+  if (
+    !record.terminal &&
+    !engine.isStopping(record) &&
+    endFromPayload(engine, record) &&
+    record.settlement !== undefined
+  )
+    return;
   const task = record.task;
   const common = { task, toolName: record.toolName, cause: error };
   if (record.cancelAccepted) {
