@@ -68,7 +68,11 @@ export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
  *   A JSON-RPC error there (a gateway's -32001, a server's -32603) says nothing certain about the
  *   task: it is reported on `error`, polling goes on, and the wait is opened again after the next
  *   observation that still shows `input_required`, at most once per poll interval. Once the
- *   server reports the task terminal, a fresh request fetches the real payload.
+ *   server reports the task terminal, a fresh request fetches the real payload. A JSON-RPC error
+ *   that arrives once the task is known failed (a notification came while the wait was open) is
+ *   most likely the task's own ([V17]) but may be a gateway's: it is kept, and a fresh request
+ *   asks again; should that one find the payload gone (a server that hands it out once, D19) or
+ *   fail, the kept error is the task's.
  */
 export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
   if (record.payload !== undefined || record.settlement !== undefined) return;
@@ -86,17 +90,29 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
   engine
     .retrying(record, (scope) => engine.wire.getPayload(record.taskId, engine.requestOptions(timeoutMs, scope)))
     .then(
-      (payload) => {
+      (answer) => {
         if (done()) return;
-        if (!terminal && payload.kind === 'error') {
-          blockingWaitFailed(engine, record, waitError(record, payload.error));
+        if (!terminal && answer.kind === 'error') {
+          if (endedFailed(record)) {
+            // The task was seen failed while the wait was open (a notification): the error is most
+            // likely its own ([V17]), or a gateway's. Kept, not reported; a fresh request asks again.
+            record.waitErrorKept(answer);
+            if (!record.terminalFetch && record.pollTimer?.live !== true) engine.react(record);
+          } else blockingWaitFailed(engine, record, waitError(record, answer.error));
           return;
         }
-        // An error that may also say "unknown task" ([V26]) is the task's own only for a task seen
-        // failed ([V17]); for one seen completed or cancelled, its payload is gone from the server.
-        if (payload.kind === 'error' && payload.gone !== undefined && record.task.status !== 'failed') {
-          vanished(engine, record, payload.gone);
-          return;
+        let payload = answer;
+        if (payload.kind === 'error' && payload.gone !== undefined) {
+          // A server that hands a result out once (D19) answers the fresh request "not found": the
+          // error the wait brought is the task's own then.
+          const kept = record.waitError;
+          if (kept !== undefined) payload = kept;
+          // An error that may also say "unknown task" ([V26]) is the task's own only for a task
+          // seen failed ([V17]); for one seen completed or cancelled, its payload is gone.
+          else if (record.task.status !== 'failed') {
+            vanished(engine, record, payload.gone);
+            return;
+          }
         }
         record.payloadFetched(payload);
         if (record.terminal) finish(engine, record);
@@ -107,6 +123,14 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
         // Dropped with an old connection: ask again over the new one.
         if (generation !== engine.generation) {
           engine.react(record);
+          return;
+        }
+        // The fresh request failed outright: the error the wait brought is the task's.
+        const kept = record.waitError;
+        if (kept !== undefined && record.terminal) {
+          engine.report(error, record);
+          record.payloadFetched(kept);
+          finish(engine, record);
           return;
         }
         if (engine.classify(error) === 'vanished') {
@@ -137,6 +161,11 @@ function blockingWaitFailed(engine: TaskEngine, record: TaskRecord, error: unkno
     return;
   }
   engine.ensurePoll(record);
+}
+
+/** True for a task known to have ended `failed`. */
+function endedFailed(record: TaskRecord): boolean {
+  return record.terminal && record.task.status === 'failed';
 }
 
 /** The error for a JSON-RPC error that answered a blocking wait. */

@@ -152,6 +152,13 @@ export abstract class RecordView extends RecordLayout implements TaskView {
     return this.extras?.hardPollFailures ?? 0;
   }
   /** Clock time before which no new blocking `tasks/result` is opened (after one failed). */
+  /**
+   * The JSON-RPC error that answered the blocking `tasks/result` once the task was known failed
+   * (`payload.ts`), if any.
+   */
+  get waitError(): TaskPayload | undefined {
+    return this.extras?.waitError;
+  }
   get blockingRetryAt(): number {
     return this.extras?.blockingRetryAt ?? 0;
   }
