@@ -28,9 +28,9 @@ import type { TaskRecord } from './record.js';
 /** Longest timer delay; used as "no timeout" for a blocking `tasks/result`. */
 const NO_TIMEOUT = 2_147_483_647;
 /**
- * How much sooner than our reckoning a server may drop a task at its ttl (it created the task
- * before this client saw it, and its expiry timers may be coarse), when telling expiry from early
- * vanishing.
+ * How much sooner than our reckoning (the ttl counted from when the creating request was sent,
+ * `ttl-watch.ts`) a server may drop a task at its ttl (its expiry timers may be coarse, or run
+ * fast), when telling expiry from early vanishing.
  */
 const EXPIRY_SKEW_MS = 1_000;
 /**

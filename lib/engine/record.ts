@@ -327,6 +327,7 @@ export const EXEMPLAR_RECORD: TaskRecord = new TaskRecord(
   '',
   EPOCH,
   EPOCH,
+  EPOCH,
   0,
 );
 keepShape(EXEMPLAR_RECORD);
