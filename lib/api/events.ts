@@ -127,11 +127,12 @@ export interface TaskClientEvents {
     metrics: TaskMetrics,
     expiry: {
       /**
-       * Local clock time (ms since epoch) at which the ttl ends, counted from when this client first
-       * saw the task (its creation reached this client, or it was resumed), never from the server's
-       * timestamps: a server clock that is off, or nodes that disagree, never bring it forward. The
-       * task was created a little before that (for a resumed task, perhaps long before), so the
-       * server may drop it somewhat earlier.
+       * Local clock time (ms since epoch) at which the ttl ends, counted from when the `tools/call`
+       * that created the task was sent (the earliest the server can have created it; for a resumed
+       * task, from the resume), never from the server's timestamps: a server clock that is off, or
+       * nodes that disagree, never bring it forward. The server may drop the task from about then
+       * on. A resumed task was created before its resume, perhaps long before, so the server may
+       * drop it earlier.
        */
       readonly expiresAt: number;
       /** `expiresAt` minus the local clock's time when the event was emitted, in ms (negative if the ttl already ended). */

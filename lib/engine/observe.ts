@@ -36,12 +36,14 @@ export function track(
 ): TaskView {
   const task = snapshot.task;
   const now = engine.config.clock.now();
-  // The ttl counts from here: when this client first saw the task (`ttl-watch.ts`).
+  // The ttl counts from when the server can have created the task: at the earliest when its
+  // creating request was sent, at the latest now, when this client first sees it (`ttl-watch.ts`).
   const record = new TaskRecord(
     task,
     toolName,
     options.startedAt ?? now,
     now,
+    Math.min(options.sentAt ?? now, now),
     options.requestTimeoutMs ?? engine.config.requestTimeoutMs,
     options.provisional === true,
   );
@@ -122,7 +124,7 @@ export function observe(
     engine.features.inlineInput;
   const needsRead = terseInput || record.readSoon || (record.terminal && awaitsPayloadRead(engine, record));
   observedFresh(engine, record, needsRead);
-  // The ttl counts from when this client first saw the task: only a new ttl moves its end.
+  // The ttl counts from the task's creation (`ttl-watch.ts`): only a new ttl moves its end.
   if (wasProvisional || previous.ttl !== record.task.ttl) engine.ttl.arm(record);
   if (verdict === 'changed') engine.events.status(record, source, previous);
   // Also on an unchanged snapshot: e.g. still input_required after a failed blocking request.

@@ -28,9 +28,9 @@ import type { TaskRecord } from './record.js';
 /** Longest timer delay; used as "no timeout" for a blocking `tasks/result`. */
 const NO_TIMEOUT = 2_147_483_647;
 /**
- * How much sooner than our reckoning a server may drop a task at its ttl (it created the task
- * before this client saw it, and its expiry timers may be coarse), when telling expiry from early
- * vanishing.
+ * How much sooner than our reckoning (the ttl counted from when the creating request was sent,
+ * `ttl-watch.ts`) a server may drop a task at its ttl (its expiry timers may be coarse, or run
+ * fast), when telling expiry from early vanishing.
  */
 const EXPIRY_SKEW_MS = 1_000;
 /**
@@ -68,7 +68,11 @@ export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
  *   A JSON-RPC error there (a gateway's -32001, a server's -32603) says nothing certain about the
  *   task: it is reported on `error`, polling goes on, and the wait is opened again after the next
  *   observation that still shows `input_required`, at most once per poll interval. Once the
- *   server reports the task terminal, a fresh request fetches the real payload.
+ *   server reports the task terminal, a fresh request fetches the real payload. A JSON-RPC error
+ *   that arrives once the task is known failed (a notification came while the wait was open) is
+ *   most likely the task's own ([V17]) but may be a gateway's: it is kept, and a fresh request
+ *   asks again; should that one find the payload gone (a server that hands it out once, D19) or
+ *   fail, the kept error is the task's.
  */
 export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
   if (record.payload !== undefined || record.settlement !== undefined) return;
@@ -86,17 +90,29 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
   engine
     .retrying(record, (scope) => engine.wire.getPayload(record.taskId, engine.requestOptions(timeoutMs, scope)))
     .then(
-      (payload) => {
+      (answer) => {
         if (done()) return;
-        if (!terminal && payload.kind === 'error') {
-          blockingWaitFailed(engine, record, waitError(record, payload.error));
+        if (!terminal && answer.kind === 'error') {
+          if (endedFailed(record)) {
+            // The task was seen failed while the wait was open (a notification): the error is most
+            // likely its own ([V17]), or a gateway's. Kept, not reported; a fresh request asks again.
+            record.waitErrorKept(answer);
+            if (!record.terminalFetch && record.pollTimer?.live !== true) engine.react(record);
+          } else blockingWaitFailed(engine, record, waitError(record, answer.error));
           return;
         }
-        // An error that may also say "unknown task" ([V26]) is the task's own only for a task seen
-        // failed ([V17]); for one seen completed or cancelled, its payload is gone from the server.
-        if (payload.kind === 'error' && payload.gone !== undefined && record.task.status !== 'failed') {
-          vanished(engine, record, payload.gone);
-          return;
+        let payload = answer;
+        if (payload.kind === 'error' && payload.gone !== undefined) {
+          // A server that hands a result out once (D19) answers the fresh request "not found": the
+          // error the wait brought is the task's own then.
+          const kept = record.waitError;
+          if (kept !== undefined) payload = kept;
+          // An error that may also say "unknown task" ([V26]) is the task's own only for a task
+          // seen failed ([V17]); for one seen completed or cancelled, its payload is gone.
+          else if (record.task.status !== 'failed') {
+            vanished(engine, record, payload.gone);
+            return;
+          }
         }
         record.payloadFetched(payload);
         if (record.terminal) finish(engine, record);
@@ -107,6 +123,14 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
         // Dropped with an old connection: ask again over the new one.
         if (generation !== engine.generation) {
           engine.react(record);
+          return;
+        }
+        // The fresh request failed outright: the error the wait brought is the task's.
+        const kept = record.waitError;
+        if (kept !== undefined && record.terminal) {
+          engine.report(error, record);
+          record.payloadFetched(kept);
+          finish(engine, record);
           return;
         }
         if (engine.classify(error) === 'vanished') {
@@ -137,6 +161,11 @@ function blockingWaitFailed(engine: TaskEngine, record: TaskRecord, error: unkno
     return;
   }
   engine.ensurePoll(record);
+}
+
+/** True for a task known to have ended `failed`. */
+function endedFailed(record: TaskRecord): boolean {
+  return record.terminal && record.task.status === 'failed';
 }
 
 /** The error for a JSON-RPC error that answered a blocking wait. */
@@ -171,12 +200,19 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
   if (record.settlement !== undefined) return;
   if (snapshot !== undefined) engine.observe(record, snapshot, 'result');
   if (record.settlement !== undefined || record.terminal || engine.isStopping(record)) return;
-  const payload = record.payload;
   // A bare `{_meta}` (D6, D7) may stand for a failed or cancelled task: the server's status decides.
-  if (payload?.kind !== 'result' || !payload.tagged || saysNothing(payload.result)) {
-    engine.ensurePoll(record);
-    return;
-  }
+  if (!endFromPayload(engine, record)) engine.ensurePoll(record);
+}
+
+/**
+ * Ends a running task from the payload it holds, when that payload tells how the task ended: a
+ * result tagged for this task ([V19]) with `isError: true` (failed, [V18]) or some content
+ * (completed). The terminal status is inferred from it and observed, which settles the task. False
+ * (nothing done) for no payload, an untagged one, or one that tells nothing (see {@link saysNothing}).
+ */
+function endFromPayload(engine: TaskEngine, record: TaskRecord): boolean {
+  const payload = record.payload;
+  if (payload?.kind !== 'result' || !payload.tagged || saysNothing(payload.result)) return false;
   engine.observe(
     record,
     {
@@ -188,6 +224,7 @@ async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<
     },
     'result',
   );
+  return true;
 }
 
 /**
@@ -231,6 +268,17 @@ export function finish(engine: TaskEngine, record: TaskRecord): void {
  * had elapsed (counted as `ttl-watch.ts` does), `TaskNotFoundError` when it vanished early.
  */
 export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown): void {
+  // [V16], [V19]: the waiting tasks/result may have delivered the task's result (tagged for it)
+  // before the server dropped the task (D9: at its ttl), while a read was still out; that read's
+  // "unknown task" must not throw the result away. It settles as when the read had shown the task
+  // running (`confirmTerminal`).
+  if (
+    !record.terminal &&
+    !engine.isStopping(record) &&
+    endFromPayload(engine, record) &&
+    record.settlement !== undefined
+  )
+    return;
   const task = record.task;
   const common = { task, toolName: record.toolName, cause: error };
   if (record.cancelAccepted) {

@@ -8,7 +8,7 @@ import type { CallToolResult, JsonObject, Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
 import { keepShape } from '../util/shapes.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { GroupMember } from '../wire/wire.js';
+import type { GroupMember, TaskPayload } from '../wire/wire.js';
 
 /**
  * The abort reason of requests still open when tracking stops, and what such a request rejects
@@ -88,6 +88,11 @@ export class RecordExtras {
   hastenedAt = -Infinity;
   /** What watches the task's requests (instrumentation), if anything does. */
   instrument: CallInstrument | undefined = undefined;
+  /**
+   * The JSON-RPC error that answered the blocking `tasks/result` once the task was known failed:
+   * most likely the task's own error (`payload.ts`), kept while a fresh request asks again.
+   */
+  waitError: TaskPayload | undefined = undefined;
 }
 
 // Its hidden class outlives an idle spell (util/shapes.ts).

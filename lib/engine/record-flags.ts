@@ -31,3 +31,5 @@ export const OlderConnection = 65536;
 export const OpenFetchesUnit = 131072;
 /** Both bits of the open `tasks/result` count (three times {@link OpenFetchesUnit}). */
 export const OpenFetches = 393_216;
+/** The send time's value is held as given (see {@link RawNextPollAt}). */
+export const RawSentAt = 524_288;

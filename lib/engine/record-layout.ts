@@ -41,6 +41,7 @@ export abstract class RecordLayout {
   protected finalPayload: TaskPayload | undefined;
   protected ttlJob: Timer | undefined;
   protected readonly seenStored: number;
+  protected readonly sentStored: number;
   /**
    * The task's requests in flight (the port adds and removes them), stopped when tracking stops:
    * the usual single one in a field, more (a poll beside a blocking `tasks/result`) in a set.
@@ -57,6 +58,8 @@ export abstract class RecordLayout {
     startedAt: number,
     /** Clock time this client first saw the task (see `seenAt`). */
     seenAt: number,
+    /** Clock time the request that created the task was sent (see `sentAt`). */
+    sentAt: number,
     /** Timeout of each short request for this task. */
     readonly requestTimeoutMs: number,
     /** True while `task` is a placeholder not yet read from the server (a resumed task). */
@@ -66,6 +69,7 @@ export abstract class RecordLayout {
     if (provisional) this.flags |= Flag.Provisional | Flag.Resumed;
     this.startedStored = this.storeTime(startedAt, Flag.RawStartedAt);
     this.seenStored = this.storeTime(seenAt, Flag.RawSeenAt);
+    this.sentStored = this.storeTime(sentAt, Flag.RawSentAt);
   }
 
   protected flag(bit: number): boolean {

@@ -122,10 +122,19 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   }
   /**
    * Local clock time this client first saw the task (its `CreateTaskResult` arrived, or it was
-   * resumed): its ttl counts from here (`ttl-watch.ts`).
+   * resumed): the latest the server can have created it. The ttl backstop counts from here
+   * (`ttl-watch.ts`).
    */
   get seenAt(): number {
     return this.timeOf(this.seenStored, Flag.RawSeenAt);
+  }
+  /**
+   * Local clock time the request that created the task was sent: the earliest the server can have
+   * created it; {@link seenAt} for a resumed task. The expiry warning and the judgement of expiry
+   * count from here (`ttl-watch.ts`).
+   */
+  get sentAt(): number {
+    return this.timeOf(this.sentStored, Flag.RawSentAt);
   }
   /** Clock time tracking began. */
   get startedAt(): number {
@@ -152,6 +161,13 @@ export abstract class RecordView extends RecordLayout implements TaskView {
     return this.extras?.hardPollFailures ?? 0;
   }
   /** Clock time before which no new blocking `tasks/result` is opened (after one failed). */
+  /**
+   * The JSON-RPC error that answered the blocking `tasks/result` once the task was known failed
+   * (`payload.ts`), if any.
+   */
+  get waitError(): TaskPayload | undefined {
+    return this.extras?.waitError;
+  }
   get blockingRetryAt(): number {
     return this.extras?.blockingRetryAt ?? 0;
   }

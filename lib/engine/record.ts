@@ -23,7 +23,7 @@
  * - poll.ts (the poll schedule, in record-schedule.ts): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `lookPutOff`, `readSent`;
  * - payload.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
- *   `blockingWaitFailed`, `graceArmed`, `graceEnded`;
+ *   `blockingWaitFailed`, `waitErrorKept`, `graceArmed`, `graceEnded`;
  * - ttl-watch.ts (the ttl, in record-schedule.ts): `ttlArmed`, `ttlPutOff`, `ttlTimerFired`, `ttlRanOut`;
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
  * - cancel.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
@@ -214,6 +214,14 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
     if (retryAt !== 0 || this.extras !== undefined) this.more().blockingRetryAt = retryAt;
   }
 
+  /**
+   * The blocking `tasks/result` answered with a JSON-RPC error after the task was seen failed: kept
+   * as its probable own error while a fresh request asks again (`payload.ts`).
+   */
+  waitErrorKept(payload: TaskPayload): void {
+    this.more().waitError = payload;
+  }
+
   /** The grace before a terminal task's payload request was armed (in the poll timer's slot). */
   graceArmed(timer: Timer): void {
     this.pollJob = timer;
@@ -317,6 +325,7 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
 export const EXEMPLAR_RECORD: TaskRecord = new TaskRecord(
   { taskId: '-', status: 'working', createdAt: '', lastUpdatedAt: '', ttl: null },
   '',
+  EPOCH,
   EPOCH,
   EPOCH,
   0,

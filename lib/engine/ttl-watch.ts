@@ -3,13 +3,16 @@
  * may vanish then), where the ttl is a backstop ([E13]) one last look at the task once it ran out
  * and giving it up if it still runs, and whether a task the server no longer knows had expired.
  *
- * The ttl counts on the local clock from the moment this client first saw the task: its
- * `CreateTaskResult` arrived, or it was resumed by reference ({@link TaskRecord.seenAt}). The
- * server's `createdAt` and `lastUpdatedAt` are readings of its own clocks, which may be minutes
- * away from ours, or from each other (nodes behind a load balancer, a clock set right while the
- * task runs), so they never decide that a task expired. A task is created before this client sees
- * it, so the expiry reckoned here comes late (by the `tools/call` round trip; for a resumed task,
- * by its whole age at the resume), never early.
+ * The ttl counts on the local clock. The server starts it when it creates the task, somewhere
+ * between the moment the creating `tools/call` was sent ({@link TaskRecord.sentAt}) and the moment
+ * its `CreateTaskResult` arrived ({@link TaskRecord.seenAt}); a slow answer can put seconds between
+ * the two. The warning and the judgement that a task the server no longer knows had expired count
+ * from the earlier one ({@link earliestExpiryOf}): the server may drop the task from then on. The
+ * backstop, which gives a task up, counts from the later one ({@link expiryOf}), so it never comes
+ * early. The server's `createdAt` and `lastUpdatedAt` are readings of its own clocks, which may be
+ * minutes away from ours, or from each other (nodes behind a load balancer, a clock set right while
+ * the task runs), so they never decide that a task expired. A resumed task has no send time: both
+ * count from the resume, late by the task's whole age then, never early.
  *
  * The last look is not a request of its own: it asks the poll loop for a read ahead of its cadence
  * (`poll.ts`), paced like every such read, and hears back how that read went ({@link TtlWatch.looked}).
@@ -37,14 +40,24 @@ export interface TtlWatchHost {
 }
 
 /**
- * Local clock time at which `record`'s task reaches the end of its ttl; `undefined` when the ttl is
- * unlimited (`null`) or not usable. A ttl of 0 (or less) is not usable: no conformant server sends
- * one, and a server that means "unlimited" by it would otherwise have every task warned about and,
- * where the ttl is a backstop, given up at once.
+ * Local clock time by which `record`'s task has surely reached the end of its ttl (counted from
+ * when this client first saw it); `undefined` when the ttl is unlimited (`null`) or not usable. A
+ * ttl of 0 (or less) is not usable: no conformant server sends one, and a server that means
+ * "unlimited" by it would otherwise have every task warned about and, where the ttl is a backstop,
+ * given up at once.
  */
 export function expiryOf(record: TaskRecord): number | undefined {
   const ttl = record.task.ttl;
   return ttl !== null && ttl > 0 ? record.seenAt + ttl : undefined;
+}
+
+/**
+ * Local clock time from which `record`'s task may have reached the end of its ttl (counted from
+ * when its creating request was sent); `undefined` as for {@link expiryOf}.
+ */
+export function earliestExpiryOf(record: TaskRecord): number | undefined {
+  const ttl = record.task.ttl;
+  return ttl !== null && ttl > 0 ? record.sentAt + ttl : undefined;
 }
 
 /**
@@ -54,7 +67,7 @@ export function expiryOf(record: TaskRecord): number | undefined {
  * good enough to word an error the server already caused, never used to give a task up.
  */
 export function probablyExpired(record: TaskRecord, now: number, skewMs: number): boolean {
-  const expiresAt = expiryOf(record);
+  const expiresAt = earliestExpiryOf(record);
   if (expiresAt === undefined) return false;
   if (now + skewMs >= expiresAt) return true;
   if (!record.resumed) return false;
@@ -81,7 +94,7 @@ export class TtlWatch {
   arm(record: TaskRecord): void {
     const { scheduler } = this.host;
     scheduler.cancel(record.ttlTimer);
-    const expiresAt = expiryOf(record);
+    const expiresAt = earliestExpiryOf(record);
     if (expiresAt === undefined || record.terminal) {
       record.ttlArmed(undefined);
       return;
@@ -98,7 +111,7 @@ export class TtlWatch {
    * put off until the read ends ({@link TtlWatch.waitsForRead}).
    */
   armAfter(record: TaskRecord, firstPollAt: number): void {
-    const expiresAt = expiryOf(record);
+    const expiresAt = earliestExpiryOf(record);
     if (expiresAt !== undefined && !record.terminal && this.warningAt(record, expiresAt) > firstPollAt)
       record.ttlPutOff();
     else this.arm(record);
@@ -121,7 +134,7 @@ export class TtlWatch {
    */
   waitsForRead(record: TaskRecord, readBoundMs: number): boolean {
     if (!record.ttlDeferred || record.terminal) return false;
-    const expiresAt = expiryOf(record);
+    const expiresAt = earliestExpiryOf(record);
     if (expiresAt === undefined) return false;
     return this.warningAt(record, expiresAt) > this.host.config.clock.now() + readBoundMs + READ_SLACK_MS;
   }
@@ -138,10 +151,12 @@ export class TtlWatch {
   private readonly near = (record: TaskRecord): void => {
     record.ttlTimerFired();
     const expiresAt = expiryOf(record);
-    if (record.settlement !== undefined || record.terminal || expiresAt === undefined) return;
-    this.host.expiring(record, expiresAt);
+    const earliest = earliestExpiryOf(record);
+    if (record.settlement !== undefined || record.terminal || expiresAt === undefined || earliest === undefined) return;
+    this.host.expiring(record, earliest);
     // [E13]: where the ttl is a backstop, a task still running when it elapses is given up as
-    // expired (the server may fail or delete it at any time after).
+    // expired (the server may fail or delete it at any time after). Counted from when this client
+    // saw the task, it never ends before the server's.
     if (this.host.features().ttlBackstop) record.ttlArmed(this.host.scheduler.call(expiresAt, this.over, record));
   };
 

@@ -68,6 +68,11 @@ export interface EngineEvents {
 export interface TrackOptions {
   /** When the call began (for elapsed times). @defaultValue now */
   readonly startedAt?: number | undefined;
+  /**
+   * When the request that created the task was sent: the earliest the server can have created
+   * it, from which its ttl may count (`ttl-watch.ts`). @defaultValue now (a resumed task)
+   */
+  readonly sentAt?: number | undefined;
   /** Timeout of each short request for this task. @defaultValue the engine's `requestTimeoutMs` */
   readonly requestTimeoutMs?: number | undefined;
   /**

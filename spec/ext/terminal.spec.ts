@@ -314,6 +314,31 @@ describe('the server’s timestamps never bring the ttl forward ([E13], [V11])',
     expect(rig.server.count('tasks/get') - before).toBeLessThanOrEqual(2);
   });
 
+  it('a CreateTaskResult 5 s late: the expiring warning counts the ttl from the tools/call’s send, the backstop from its answer, so the task is never given up early ([V11], [E13])', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 10_000, pollIntervalMs: 1_000 }) });
+    const builtins = builtinMethods(rig.server);
+    rig.server.on('tools/call', async (params, ctx) => {
+      const reply = await builtins['tools/call']!(params, ctx);
+      await new Promise<void>((resolve) => rig.clock.setTimeout(resolve, 5_000));
+      return reply;
+    });
+    const start = rig.clock.now();
+    const expiring: Array<{ expiresAt: number; remainingMs: number }> = [];
+    rig.tasks.on('expiring', (_metrics, expiry) => expiring.push({ ...expiry }));
+    const call = rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(5_000);
+    const handle = await call;
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(4_000);
+    // 10% of the ttl (1 s) before its end counted from the send: the server may drop the task from then on.
+    expect(expiring).toEqual([{ expiresAt: start + 10_000, remainingMs: 1_000 }]);
+    // The backstop counts from the answer: the task is not given up before 15 s.
+    await rig.clock.advance(5_999);
+    expect(handle.settled).toBe(false);
+    await rig.clock.advance(1);
+    expect(await result).toBeInstanceOf(TaskExpiredError);
+  });
+
   it('a resumed task counts its ttl from the resume (when this client first saw it), never from the server’s createdAt', async () => {
     const rig = await extRig({ server: manual({ ttlMs: 60_000, pollIntervalMs: 1_000 }) });
     const original = await rig.tasks.callToolAsTask('manual');

@@ -553,6 +553,48 @@ describe('server clocks that disagree never bring the ttl forward ([V11])', () =
   });
 });
 
+describe('the ttl counts from when the creating tools/call was sent, not from its slow answer ([V11], D9)', () => {
+  /** A server whose CreateTaskResult takes `delayMs` to arrive, and that drops the task at creation + ttl. */
+  async function slowCreation(delayMs: number, ttl: number) {
+    const rig = await setup();
+    const { server, clock } = rig;
+    server.on('tools/call', (_params, ctx) => {
+      const created = server.tasks.createResult({ taskId: 'slow', ttl, pollInterval: 1_000 });
+      clock.setTimeout(() => server.tasks.delete('slow'), ttl);
+      clock.setTimeout(() => ctx.reply(created), delayMs);
+      return NO_REPLY;
+    });
+    const expiring: Array<{ expiresAt: number; remainingMs: number }> = [];
+    rig.tasks.on('expiring', (_metrics, expiry) => expiring.push({ ...expiry }));
+    const call = rig.tasks.callToolAsTask('job');
+    await clock.advance(delayMs);
+    const handle = await within(call);
+    return { ...rig, handle, expiring };
+  }
+
+  it('a CreateTaskResult 5 s late: the task dropped at creation + ttl is TaskExpiredError, and the warning names that time ([V11])', async () => {
+    const { handle, clock, start, expiring } = await slowCreation(5_000, 10_000);
+    const failure = rejection(handle.result());
+    await clock.advance(8_000);
+    const error = await failure;
+    expect(error).toBeInstanceOf(TaskExpiredError);
+    expect((error as Error).message).toMatch(/ttl of 10000 ms elapsed/);
+    // 10% of the ttl (1 s) before the end of the ttl counted from the send, not from the answer.
+    expect(expiring).toEqual([{ expiresAt: start + 10_000, remainingMs: 1_000 }]);
+  });
+
+  it('a task dropped well before its ttl is still TaskNotFoundError after a slow CreateTaskResult', async () => {
+    const { server, handle, clock } = await slowCreation(5_000, 60_000);
+    const failure = rejection(handle.result());
+    await clock.advance(2_000);
+    server.tasks.delete('slow');
+    await clock.advance(2_000);
+    const error = await failure;
+    expect(error).toBeInstanceOf(TaskNotFoundError);
+    expect((error as Error).message).toMatch(/before its ttl elapsed/);
+  });
+});
+
 describe('timestamps that lie ([A11])', () => {
   it('non-ISO lastUpdatedAt values: snapshots are applied in arrival order, none dropped', async () => {
     const { server, tasks } = await setup();

@@ -601,3 +601,68 @@ describe('a tasks/result error once the task ended is the task’s outcome (fina
     expect(n).toBe(2);
   });
 });
+
+describe('what the waiting tasks/result delivers is the task’s outcome, whatever answers around it ([V16], [V17], [V19])', () => {
+  it('a tagged result in hand survives a poll in flight that then answers -32602 because the server dropped the task (D9) ([V16], [V19])', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 'kept', status: 'input_required', ttl: 3_000 });
+    // Every tasks/get is held: the poll in flight, and the read that confirms the delivered result.
+    const reads: HandlerContext[] = [];
+    server.on('tasks/get', (_params, ctx) => {
+      reads.push(ctx);
+      return NO_REPLY;
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const outcome = handle.result().then(
+      (result) => ({ ok: true as const, result }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    await clock.advance(0);
+    expect(server.count('tasks/result')).toBe(1); // [R29]: the wait is open
+    await clock.advance(1_000);
+    expect(reads).toHaveLength(1); // a poll is out, its answer delayed
+    // The task completes: the waiting tasks/result delivers its result, tagged with its id...
+    server.tasks.finish('kept', 'completed', { result: textResult('done') });
+    await clock.advance(0);
+    expect(handle.settled).toBe(false);
+    // ...then the server drops the task (D9), and the poll still out answers "unknown task".
+    server.tasks.delete('kept');
+    reads[0]!.fail(rpcError(-32602, 'Task not found: kept'));
+    await clock.advance(0);
+    for (const read of reads.slice(1)) read.fail(rpcError(-32602, 'Task not found: kept'));
+    await clock.advance(2_000);
+    const end = await within(outcome);
+    expect(end).toMatchObject({ ok: true, result: { content: [{ type: 'text', text: 'done' }] } });
+    expect(handle.task?.status).toBe('completed');
+    expect(server.count('tasks/result')).toBe(1);
+    expect(errors.filter((e) => e.name === 'TaskNotFoundError' || e.name === 'TaskExpiredError')).toEqual([]);
+  });
+
+  it('a failed task’s own error from the waiting tasks/result, arriving after its failed notification, is kept when a server that hands a result out once (D19) answers the next tasks/result -32002 ([V17], [V18])', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 'once', status: 'input_required' });
+    const board = server.tasks.handlers['tasks/result']!;
+    let handedOut = false;
+    server.on('tasks/result', async (params, ctx) => {
+      if (handedOut) throw rpcError(-32002, 'Task not found');
+      try {
+        return await board(params, ctx);
+      } finally {
+        handedOut = true;
+      }
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    expect(server.count('tasks/result')).toBe(1); // [R29]: the wait is open
+    // The failed notification goes out just before the waiting tasks/result answers with the error.
+    server.tasks.finish('once', 'failed', { error: rpcError(-32050, 'disk full') }, {}, true);
+    await clock.advance(1_000);
+    const error = (await within(result)) as TaskFailedError;
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect(error.rpcError).toMatchObject({ code: -32050, message: 'disk full' });
+    expect(handle.task?.status).toBe('failed');
+    // Not reported as a failed wait: it was the task's outcome.
+    expect(errors.map((e) => e.message)).toEqual([]);
+  });
+});

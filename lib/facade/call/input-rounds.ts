@@ -19,6 +19,8 @@ export interface RoundsCall extends PendingCall {
   readonly call: ResolvedCallOptions;
   /** True while the callbacks answer a round, with no `tools/call` outstanding (see `Launch`). */
   betweenRounds: boolean;
+  /** Clock time the latest `tools/call` was sent (see `Launch`). */
+  sentAt: number;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function inputRounds(
     }
     launch.betweenRounds = false;
     const attempt = { ...base, inputResponses, requestState: reply.requestState };
+    launch.sentAt = engine.config.clock.now();
     reply = await engine.wire.startToolCall(
       attempt,
       engine.requestOptions(timeoutMs, signal, undefined, launch.call.instrument),

@@ -34,6 +34,12 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   betweenRounds = false;
   /** Whether the `tools/call` in flight asks for a task (see {@link PendingCall}). */
   asksTask = false;
+  /**
+   * Clock time the latest `tools/call` was sent (input-rounds.ts sends the later rounds): for the
+   * one that created the task, the earliest the server can have created it, its ttl counting from
+   * then at the soonest.
+   */
+  sentAt = 0;
 
   private constructor(
     private readonly parts: LaunchParts,
@@ -180,6 +186,7 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   private start(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartReply> {
     const engine = this.engine;
     this.betweenRounds = false;
+    this.sentAt = engine.config.clock.now();
     return engine.wire
       .startToolCall(base, engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument))
       .then((reply) =>
@@ -274,6 +281,7 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     }
     const record = this.engine.track(reply.snapshot, this.toolName, {
       startedAt: this.startedAt,
+      sentAt: this.sentAt,
       requestTimeoutMs: this.call.requestTimeoutMs,
       instrument: this.call.instrument,
     });
