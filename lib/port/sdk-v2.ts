@@ -33,12 +33,24 @@ export function isV2Client(client: unknown): client is V2ClientShape {
 }
 
 /**
+ * Capabilities of the SDK client that the library's own requests never declare: the library answers
+ * the input a server asks for in a reply (a task's `inputRequests`, a multi round-trip answer)
+ * through its own callbacks only, and has none for these. The SDK offers no public way to run such
+ * an entry through the client's own request handlers (its multi round-trip engine uses a protected
+ * accessor), so declaring them would invite requests that nothing here answers. The host's own
+ * requests through the SDK client still declare them (the SDK builds their envelope).
+ */
+const UNANSWERED_CAPABILITIES: readonly string[] = ['roots'];
+
+/**
  * Merges capabilities one level into their sub-objects, so `declare` adds an extension without
  * dropping the others ([E1]: a per-request declaration replaces the client's object wholesale).
+ * The capabilities nothing here answers are left out ({@link UNANSWERED_CAPABILITIES}).
  */
 function mergeCapabilities(declared: JsonObject, extra: JsonObject | undefined): JsonObject {
-  if (extra === undefined) return declared;
   const merged: JsonObject = { ...declared };
+  for (const key of UNANSWERED_CAPABILITIES) delete merged[key];
+  if (extra === undefined) return merged;
   for (const [key, value] of Object.entries(extra)) {
     const current = merged[key];
     merged[key] = isObject(current) && isObject(value) ? { ...current, ...value } : value;

@@ -12,8 +12,13 @@ import { OMITTED } from './wire.js';
 
 /** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
 export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
-/** Longest task id accepted. */
-export const MAX_TASK_ID_LENGTH = 1_024;
+/**
+ * Longest task id accepted (64 Ki characters). The spec sets no limit and lets ids be opaque
+ * tokens (a signed or encrypted state, say), so the cap is generous; it only bounds what a hostile
+ * server can make the library keep (every tracked task, every reference) and send back (every
+ * `tasks/*` request, and on Streamable HTTP its `Mcp-Name` header).
+ */
+export const MAX_TASK_ID_LENGTH = 65_536;
 /** Largest ttl / poll interval taken at face value (the timer limit is applied separately). */
 const MAX_DURATION = Number.MAX_SAFE_INTEGER;
 
@@ -48,6 +53,11 @@ function clampMessage(value: unknown): string | undefined {
   return clip(value, MAX_STATUS_MESSAGE_LENGTH);
 }
 
+/** `value` when it is a task id the library accepts: a non-empty string of at most {@link MAX_TASK_ID_LENGTH}. */
+export function usableTaskId(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_TASK_ID_LENGTH ? value : undefined;
+}
+
 /** The wire names of the two duration fields: 2025-11-25 `ttl`/`pollInterval`, the extension `ttlMs`/`pollIntervalMs`. */
 export interface TaskFieldNames {
   readonly ttl: string;
@@ -61,10 +71,9 @@ export interface TaskFieldNames {
  */
 export function decodeTaskFields(value: unknown, method: string, names: TaskFieldNames): Task {
   if (!isObject(value)) throw malformed(method, 'task is not an object');
-  const { taskId, status } = value;
-  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > MAX_TASK_ID_LENGTH) {
-    throw malformed(method, 'taskId is missing or not a usable string');
-  }
+  const { status } = value;
+  const taskId = usableTaskId(value.taskId);
+  if (taskId === undefined) throw malformed(method, 'taskId is missing or not a usable string');
   if (typeof status !== 'string' || !STATUSES.has(status)) {
     // The server's text may repeat the task id (a secret): named by fingerprint, then cut.
     throw malformed(

@@ -268,7 +268,7 @@ describe('which wire a connection gets ([E20])', () => {
 });
 
 describe('per-request opt-in ([E1], [E2])', () => {
-  it('declares the client’s full capabilities plus the extension on tools/call, every tasks/* request and subscriptions/listen', async () => {
+  it('declares the client’s capabilities plus the extension on tools/call, every tasks/* request and subscriptions/listen, all but roots, which nothing here answers ([E31])', async () => {
     const rig = await extRig({
       server: { cancel: 'ignore', tools: [taskTool('manual', { advance: 'manual' })] },
       client: {
@@ -284,7 +284,8 @@ describe('per-request opt-in ([E1], [E2])', () => {
     const running = await rig.tasks.callToolAsTask('manual');
     await rig.clock.advance(100);
     await running.cancel();
-    const full = { elicitation: {}, sampling: {}, roots: { listChanged: true }, extensions: { [EXT]: {} } };
+    // The SDK client declares roots, but a roots/list in inputRequests would reach none of its handlers.
+    const full = { elicitation: {}, sampling: {}, extensions: { [EXT]: {} } };
     const methods = ['tools/call', 'tasks/get', 'tasks/update', 'tasks/cancel', 'subscriptions/listen'];
     for (const method of methods) {
       const sent = rig.server.received(method);
@@ -354,6 +355,37 @@ describe('per-request opt-in ([E1], [E2])', () => {
     const error = await rejection(rig.tasks.callToolAsTask('anything'));
     expect(error).toBeInstanceOf(TaskProtocolError);
     expect((error as Error).message).toMatch(/did not declare the tasks extension/);
+  });
+
+  it('a CreateTaskResult refused as malformed (an unknown status) does not leave its task running: one tasks/cancel for its id', async () => {
+    const rig = await extRig();
+    let made = '';
+    rig.server.on('tools/call', () => {
+      const task = rig.server.tasks.create({ advance: 'manual' });
+      made = task.taskId;
+      return { resultType: 'task', ...task, status: 'exploding' };
+    });
+    const error = await rejection(rig.tasks.callToolAsTask('anything'));
+    expect(error).toBeInstanceOf(TaskProtocolError);
+    expect((error as TaskProtocolError).method).toBe('tools/call');
+    await rig.clock.advance(100);
+    expect(rig.server.params('tasks/cancel').map((p) => p.taskId)).toEqual([made]);
+    expect(rig.server.tasks.inspect(made).cancelRequested).toBe(true);
+    expect(rig.tasks.active).toBe(0);
+  });
+
+  it('accepts a task id of 10,000 characters (an opaque token: the spec sets no limit) and uses it on every request', async () => {
+    const taskId = `tok_${'A'.repeat(9_996)}`;
+    const rig = await extRig({
+      server: { taskIds: () => taskId, tools: [taskTool('manual', { advance: 'manual' })] },
+    });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    expect(handle.taskId).toBe(taskId);
+    rig.server.tasks.complete(taskId, textResult('done'));
+    const result = handle.result();
+    while (!handle.settled) await rig.clock.advance(500);
+    expect((await result).content).toEqual(textResult('done').content);
+    expect(rig.server.params('tasks/get').every((p) => p.taskId === taskId)).toBe(true);
   });
 
   it('keeps the declaration per request when the TaskClient wraps an SDK v2 client made elsewhere', async () => {

@@ -8,9 +8,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  TaskClient,
+  type TaskError,
   TaskInputError,
   TaskRpcError,
-  type TaskError,
   type TaskNotSupportedError,
   type TaskProtocolError,
   type InputContext,
@@ -19,6 +20,8 @@ import { flush } from '../helpers.js';
 import {
   elicitation,
   ErrorCode,
+  ExtServer,
+  fixtureTools,
   rootsRequest,
   rpcError,
   sampling,
@@ -27,7 +30,7 @@ import {
   type ExtServerOptions,
 } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
-import { ACCEPT, closeRigs, deferred, extRig, settle } from './support.js';
+import { ACCEPT, closeRigs, deferred, extRig, ManualClock, sdkV2Client, settle } from './support.js';
 
 afterEach(closeRigs);
 
@@ -245,26 +248,74 @@ describe('input during a task ([E3]-[E5])', () => {
     await expect(handle.result()).rejects.toMatchObject({ name: 'TaskCancelledError' });
   });
 
-  it('reports a request nobody here can answer on `error`, once per key, and keeps polling', async () => {
+  it('ends a task that asks for a request nobody here can answer (roots/list) at once: cancelled on the server, result() rejects with TaskNotSupportedError, nothing answered ([E31])', async () => {
     const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });
     const errors: TaskError[] = [];
     rig.tasks.on('error', (error) => errors.push(error));
     const handle = await rig.tasks.callToolAsTask('manual');
-    rig.server.tasks.requestInput(handle.taskId!, {
-      s: sampling('Summarise'),
-      r: rootsRequest(),
-      e: elicitation('E?', {}),
-    });
-    await rig.clock.advance(2_000);
+    const result = handle.result();
+    result.catch(() => {});
+    rig.server.tasks.requestInput(handle.taskId!, { e: elicitation('E?', {}), r: rootsRequest() });
+    await rig.clock.advance(200);
+    await flush();
+    expect(handle.settled).toBe(true);
+    const error = (await result.catch((e: unknown) => e)) as TaskNotSupportedError;
+    expect(error.name).toBe('TaskNotSupportedError');
+    expect(error.feature).toBe('input');
+    expect(error.message).toMatch(/roots\/list.*cannot answer.*the remote task was cancelled/);
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    expect(rig.server.tasks.inspect(handle.taskId!).cancelRequested).toBe(true);
+    // The snapshot's other request is not answered either: the task is over.
+    expect(rig.server.count('tasks/update')).toBe(0);
+    // Reported on `error` too, once, as soon as it is seen.
     expect(errors.map((e) => [e.name, (e as TaskNotSupportedError).feature])).toEqual([
-      ['TaskNotSupportedError', 'sampling'],
       ['TaskNotSupportedError', 'input'],
     ]);
-    expect(errors[0]?.message).toMatch(/sampling\/createMessage.*onSampling/);
-    expect(errors[1]?.message).toMatch(/roots\/list/);
-    expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ e: ACCEPT }]);
-    expect(rig.server.count('tasks/get')).toBe(20);
-    expect(handle.settled).toBe(false);
+  });
+
+  it('ends a task that asks for a kind no callback here answers (sampling), even when another is answerable ([E31])', async () => {
+    const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result();
+    result.catch(() => {});
+    rig.server.tasks.requestInput(handle.taskId!, { e: elicitation('E?', {}), s: sampling('Summarise') });
+    await rig.clock.advance(200);
+    await flush();
+    const error = (await result.catch((e: unknown) => e)) as TaskNotSupportedError;
+    expect(error.name).toBe('TaskNotSupportedError');
+    expect(error.feature).toBe('sampling');
+    expect(error.message).toMatch(/sampling\/createMessage.*onSampling/);
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    expect(rig.server.count('tasks/update')).toBe(0);
+  });
+
+  it('ends a task whose elicitation only the host’s own SDK handler would answer: the SDK offers no public way to run it, so it is cancelled at once rather than left waiting ([E31])', async () => {
+    const server = new ExtServer(manual({ tools: fixtureTools() }));
+    const client = await sdkV2Client(server, { elicitation: {} });
+    let hostAsked = 0;
+    client.setRequestHandler('elicitation/create', async () => {
+      hostAsked += 1;
+      return Promise.resolve({ action: 'accept' as const, content: { confirm: true } });
+    });
+    const clock = new ManualClock();
+    const tasks = new TaskClient(client, { clock });
+    try {
+      const handle = await tasks.callToolAsTask('manual');
+      const result = handle.result();
+      result.catch(() => {});
+      server.tasks.requestInput(handle.taskId!, { e: elicitation('E?', {}) });
+      await clock.advance(200);
+      await flush();
+      expect(handle.settled).toBe(true);
+      const error = (await result.catch((e: unknown) => e)) as TaskNotSupportedError;
+      expect(error.name).toBe('TaskNotSupportedError');
+      expect(error.feature).toBe('elicitation');
+      expect(error.message).toMatch(/elicitation\/create.*pass onElicitation/);
+      expect(server.count('tasks/cancel')).toBe(1);
+      expect(hostAsked).toBe(0);
+    } finally {
+      await tasks.close();
+    }
   });
 
   it('lets a callback still answering after detach() finish: its answer reaches the server (detach leaves the remote task running)', async () => {

@@ -205,7 +205,7 @@ const REJECTED: ReadonlyArray<{ readonly name: string; readonly patch: Json }> =
   { name: 'missing taskId', patch: { taskId: undefined } },
   { name: 'empty taskId', patch: { taskId: '' } },
   { name: 'numeric taskId', patch: { taskId: 42 } },
-  { name: 'taskId longer than 1024 characters', patch: { taskId: 'x'.repeat(1_025) } },
+  { name: 'taskId longer than 65,536 characters', patch: { taskId: 'x'.repeat(65_537) } },
   { name: 'missing status', patch: { status: undefined } },
   { name: 'unknown status "exploding"', patch: { status: 'exploding' } },
   { name: 'status in the wrong case "COMPLETED"', patch: { status: 'COMPLETED' } },
@@ -253,7 +253,7 @@ const CLAMPED: ReadonlyArray<{
 
 describe('malformed Task objects are rejected with TaskProtocolError, wherever they appear', () => {
   it.each(REJECTED)(
-    'CreateTaskResult with $name: callToolAsTask rejects, nothing is tracked or polled',
+    'CreateTaskResult with $name: callToolAsTask rejects, nothing is tracked or polled; a usable task id gets one tasks/cancel',
     async ({ patch }) => {
       const { server, tasks, clock } = await setup();
       server.on('tools/call', () => ({ task: { ...server.tasks.create({ taskId: 'bad' }), ...patch } }));
@@ -263,10 +263,25 @@ describe('malformed Task objects are rejected with TaskProtocolError, wherever t
       expect(tasks.active).toBe(0);
       await clock.advance(120_000);
       expect(server.count('tools/call')).toBe(1);
-      expect(server.count('tasks/get') + server.count('tasks/result') + server.count('tasks/cancel')).toBe(0);
+      expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
+      // The server made a task whose id the library can read: it is not left running unasked.
+      const named = !('taskId' in patch);
+      expect(server.params('tasks/cancel').map((p) => p.taskId)).toEqual(named ? ['bad'] : []);
       expect(clock.pending).toBe(0);
     },
   );
+
+  it('a task id of 10,000 characters (an opaque token; no spec limit) is accepted and used on every request', async () => {
+    const { server, tasks, clock } = await setup();
+    const taskId = `tok_${'A'.repeat(9_996)}`;
+    creating(server, { taskId, pollInterval: 1_000 });
+    const handle = await tasks.callToolAsTask('job');
+    expect(handle.taskId).toBe(taskId);
+    server.tasks.finish(taskId, 'completed', { result: text('ok') });
+    await clock.advance(1_000);
+    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'ok' }]);
+    expect(server.params('tasks/get').map((p) => p.taskId)).toContain(taskId);
+  });
 
   it.each(REJECTED)(
     'tasks/get reply with $name: reported on `error`, the last good snapshot is kept, the next poll goes on',

@@ -1,13 +1,14 @@
 /**
  * A task creation given up before its answer: what the call rejects with, and the follow-up that
  * cancels the task it may still create ({@link givenUp}); and the one `tasks/cancel` of a task
- * nobody tracks ({@link cancelOrphan}). The follow-ups go to the client's {@link Abandoned}, which
+ * nobody tracks ({@link cancelOrphan}), such as one whose `CreateTaskResult` was refused
+ * ({@link cancelRefused}). The follow-ups go to the client's {@link Abandoned}, which
  * `close()` waits for.
  */
 import { stopError, type StopScope } from './deadline-signal.js';
 import type { Abandoned } from './abandoned.js';
 import type { LaunchCreation } from './launch-parts.js';
-import type { TaskError } from '../../errors.js';
+import { TaskProtocolError, type TaskError } from '../../errors.js';
 import type { Task } from '../../types.js';
 import type { StopReason } from '../../util/race.js';
 import type { StartReply } from '../../wire/wire.js';
@@ -54,7 +55,7 @@ export function givenUp(
  * server that cannot cancel leaves the task running: its requests are then ones for an unknown
  * task ([V7], docs/input.md#routing).
  */
-export function cancelOrphan(scope: StopScope, task: Task, creation?: LaunchCreation): Promise<void> {
+export function cancelOrphan(scope: StopScope, task: Pick<Task, 'taskId'>, creation?: LaunchCreation): Promise<void> {
   const { engine, call } = scope;
   if (!engine.features.cancel) {
     creation?.end();
@@ -68,4 +69,18 @@ export function cancelOrphan(scope: StopScope, task: Task, creation?: LaunchCrea
       (error: unknown) => engine.report(error, undefined),
     )
     .finally(release);
+}
+
+/**
+ * A `tools/call` reply refused as malformed although it names a usable task id (a
+ * `CreateTaskResult` with an unknown status, say, or a task the request did not ask for): the
+ * server has most likely created that task, and nobody will track it. It gets one `tasks/cancel`,
+ * not awaited (the call rejects with `error` at once); a failure is reported on `error`. An id this
+ * client already tracks is left alone: it is another call's task.
+ */
+export function cancelRefused(scope: StopScope, abandoned: Pick<Abandoned, 'add'>, error: unknown): void {
+  if (!(error instanceof TaskProtocolError) || error.method !== 'tools/call') return;
+  const taskId = error.taskId;
+  if (taskId === undefined || scope.engine.get(taskId) !== undefined) return;
+  abandoned.add(cancelOrphan(scope, { taskId }));
 }

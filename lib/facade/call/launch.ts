@@ -14,7 +14,7 @@ import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../opti
 import { TaskHandleOf } from '../handle/handle.js';
 import { creationsOn } from '../input/early.js';
 import { CreationInFlight, type PendingCall } from '../input/untagged.js';
-import { cancelOrphan, givenUp } from './give-up.js';
+import { cancelOrphan, cancelRefused, givenUp } from './give-up.js';
 import { inputRounds, type RoundsCall } from './input-rounds.js';
 import type { LaunchCreation, LaunchParts } from './launch-parts.js';
 import { NO_RELEASE } from './limiter.js';
@@ -211,6 +211,8 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
       if (error instanceof Stopped)
         throw givenUp(this, this.parts.abandoned, error.stop, request, creation, this.betweenRounds);
       creation.end();
+      // A CreateTaskResult refused as malformed may still have made a task: it is cancelled.
+      cancelRefused(this, this.parts.abandoned, error);
       // [A1], [V3]: the server refused task mode for an optional tool: a plain call may work.
       if (engine.classify(error) === 'refused' && support === 'optional' && !call.requireTask) return this.callPlain();
       throw error;
@@ -232,6 +234,8 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     try {
       return this.accept(await this.race(this.start(this.request(false), this.budget(), child.signal)));
     } catch (error) {
+      // A task the plain call was answered with, refused as malformed ([E2]), is cancelled.
+      cancelRefused(this, this.parts.abandoned, error);
       // A request timeout under a deadline is the deadline.
       if (this.deadlineAt !== undefined && this.engine.classify(error) === 'timeout') {
         throw stopError(this, { kind: 'timeout' }, 'no-task');

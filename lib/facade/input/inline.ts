@@ -5,7 +5,7 @@
  */
 import type { TaskEngine } from '../../engine/engine.js';
 import type { TaskView } from '../../engine/task-view.js';
-import { TaskDetachedError, TaskNotSupportedError } from '../../errors.js';
+import { TaskDetachedError, TaskNotSupportedError, describeRemoteCancel } from '../../errors.js';
 import type { JsonObject } from '../../types.js';
 import type { InlineInput } from '../../wire/wire.js';
 import type { InputCallbacks } from '../../api/index.js';
@@ -68,29 +68,31 @@ export class InlineAnswers {
    * Answers the input requests that ride on a task's snapshots: each key through the call's
    * callback (then the client's), once ([E4]), each answer sent with `tasks/update` as soon as it
    * is ready. An answer whose `tasks/update` fails is not lost: the engine sends it again while
-   * polls still list its key, within a bound, then fails the task ([E23]). A request nobody here
-   * can answer is reported on `error`, once; the task then waits until it is cancelled, its
-   * deadline passes or its ttl runs out. A callback that throws is reported the same way, and its
-   * key is not asked again (there is no answer to send); an aborted one (the task ended) sends
-   * nothing.
+   * polls still list its key, within a bound, then fails the task ([E23]). A callback that throws
+   * is reported on `error`, and its key is not asked again (there is no answer to send); an aborted
+   * one (the task ended) sends nothing.
+   *
+   * A request nobody here can answer (a kind with no callback, or one this library has no callback
+   * kind for, such as `roots/list`) ends the task at once: it is reported on `error`, the task is
+   * cancelled on the server and settles with `TaskNotSupportedError`, and none of the snapshot's
+   * requests is answered. Clients
+   * must treat each entry as the standalone request ([E31]), and an input response has no error
+   * form, so the task could only wait in `input_required` until its deadline or ttl (or for good).
+   * A task already settled (detached) is left as it is.
    */
   forTask(record: TaskView, items: readonly InlineInput[]): void {
     const engine = this.parts.engine;
     const owner = this.parts.live.inputOwner(record.taskId);
-    const about = { taskId: record.taskId, toolName: record.toolName, callbacks: owner?.callbacks };
-    const report = (error: unknown): void => engine.report(error, record);
     for (const item of items) {
       const why = this.unanswerable(item, owner?.callbacks);
       if (why !== undefined) {
-        report(
-          new TaskNotSupportedError(`The task asks for ${item.method}, and nobody here answers it: ${why}`, {
-            feature: item.kind ?? 'input',
-            task: record.task,
-            toolName: record.toolName,
-          }),
-        );
-        continue;
+        this.giveUp(record, item, why);
+        return;
       }
+    }
+    const about = { taskId: record.taskId, toolName: record.toolName, callbacks: owner?.callbacks };
+    const report = (error: unknown): void => engine.report(error, record);
+    for (const item of items) {
       void this.router
         .answerInline([item], about, 'task-update', NEVER)
         .then((responses) => {
@@ -102,5 +104,26 @@ export class InlineAnswers {
         })
         .catch(report);
     }
+  }
+
+  /**
+   * Ends a task that asks for what nobody here answers (see {@link InlineAnswers.forTask}): the
+   * remote task cancelled, within the cancel grace, and the handle settled with the reason.
+   */
+  private giveUp(record: TaskView, item: InlineInput, why: string): void {
+    const engine = this.parts.engine;
+    const unanswered = (fate?: string): TaskNotSupportedError =>
+      new TaskNotSupportedError(
+        `The task asks for ${item.method}, and nobody here answers it: ${why}${fate === undefined ? '' : `; ${fate}`}`,
+        { feature: item.kind ?? 'input', task: record.task, toolName: record.toolName },
+      );
+    // Reported as before, so that a watcher of `error` (lib/ai) learns of it at once.
+    engine.report(unanswered(), record);
+    if (record.settlement !== undefined) return;
+    void engine.giveUp(record, {
+      cancelRemote: true,
+      graceMs: engine.config.cancelGraceMs,
+      error: (remote) => unanswered(describeRemoteCancel(remote)),
+    });
   }
 }

@@ -6,7 +6,7 @@
  * its own `resultType`.
  */
 import type { CallToolResult, JsonObject } from '../../types.js';
-import { decodeCallToolResult, decodeTaskFields, isObject, malformed } from '../decode.js';
+import { decodeCallToolResult, decodeTaskFields, isObject, malformed, usableTaskId } from '../decode.js';
 import type { InlineInput, InputKind, StartReply, WireSnapshot } from '../wire.js';
 
 /** The names of a task's duration fields on this wire. */
@@ -131,7 +131,11 @@ export function decodeExtStart(value: unknown, optedIn: boolean): StartReply {
   if (!isObject(value)) throw malformed(method, 'result is not an object');
   const type = value.resultType;
   if (type === 'task') {
-    if (!optedIn) throw malformed(method, 'a task was returned to a request that did not declare the tasks extension');
+    if (!optedIn) {
+      // [E2]: an invalid response; the task it names (if usable) is one nobody asked for, to cancel.
+      const taskId = usableTaskId(value.taskId);
+      throw malformed(method, 'a task was returned to a request that did not declare the tasks extension', taskId);
+    }
     return { kind: 'task', snapshot: { task: decodeTaskFields(value, method, TASK_FIELDS) } };
   }
   if (type === 'input_required') {
