@@ -92,7 +92,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
         recordTaskIds: options.recordTaskIds ?? false,
         recordArguments: options.recordArguments ?? false,
         recordResults: options.recordResults ?? false,
-        recordStatusMessages: options.recordStatusMessages ?? true,
+        recordStatusMessages: options.recordStatusMessages ?? false,
         server: options.server,
       },
     });
