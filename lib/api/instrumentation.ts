@@ -199,6 +199,12 @@ export interface RequestFailure {
 export interface InstrumentedInput {
   /** The request's method. */
   readonly method: 'elicitation/create' | 'sampling/createMessage';
+  /**
+   * The JSON-RPC id of the server's request, as it sent it (delivery `request`); `undefined` for
+   * input that rides on a task's update or a call's reply (`task-update`, `retry`), which has no
+   * request of its own.
+   */
+  readonly id?: string | number | undefined;
   /** The request's params as the server sent them, its `_meta` (and any trace context there) included. */
   readonly params: Readonly<Record<string, unknown>>;
   /** What the callback is told: the task, its handle, the tool, how the request came. */

@@ -39,6 +39,9 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   const parent = fromServer ? extracted! : (call?.context ?? context.active());
   const links: Link[] = fromServer && call !== undefined ? [{ context: call.span.spanContext() }] : [];
   const attributes: Attributes = { ...(call?.attributes ?? {}), [ATTR.method]: method };
+  // The conventions ask for the id of the request the span stands for, as a string: the server's
+  // own (none for input riding on a task's update or a call's reply, which has no request of its own).
+  if (input.id !== undefined) attributes[ATTR.requestId] = String(input.id);
   const span = kit.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, links }, parent);
   if (call !== undefined)
     attempt('span.addEvent()', () => call.span.addEvent(EVENT.inputRequest, { [ATTR.method]: method }));

@@ -151,6 +151,8 @@ export const PROGRESS_TOKEN_PREFIX = 'mcp-task-client/';
 
 /** A side-channel input request from the server (2025-11-25), with the task it belongs to. */
 export interface InputRequest {
+  /** The request's JSON-RPC id, as the server sent it (for instrumentation). */
+  readonly id?: string | number | undefined;
   readonly kind: InputKind;
   /** The request's params as sent. */
   readonly params: Record<string, unknown>;

@@ -319,8 +319,19 @@ describe('tasks that do not complete', () => {
 });
 
 describe('input, plain calls, retries and reconnections', () => {
-  it('an input_required task: the question is a SERVER span under the server span that asked, linked to the task span', async () => {
-    const { tasks, seen } = await inProcess();
+  it('an input_required task: the question is a SERVER span under the server span that asked, linked to the task span, with the id of the server\'s request', async () => {
+    // The ids of the answers the client sends back: the ids of the server's requests.
+    const answered: unknown[] = [];
+    const wrap = (transport: SpecTransport): SpecTransport => {
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) => {
+        const reply = message as { id?: unknown; result?: { action?: unknown } };
+        if (reply.result?.action !== undefined) answered.push(reply.id);
+        return send(message, options);
+      };
+      return transport;
+    };
+    const { tasks, seen } = await inProcess({}, {}, { wrap });
     const handle = await tasks.callToolAsTask(
       'job',
       { ms: 20, outcome: 'ask' },
@@ -339,6 +350,9 @@ describe('input, plain calls, retries and reconnections', () => {
       'mcp.task.input_outcome': 'answered',
       'mcp.task.input_action': 'accept',
     });
+    // The conventions' jsonrpc.request.id (a string): the id the server gave its request.
+    expect(answered).toHaveLength(1);
+    expect(question.attributes['jsonrpc.request.id']).toBe(String(answered[0]));
     expect(statusEvents(span)).toContain('input_required');
     const names = span.events.map((event) => event.name);
     expect(names.indexOf('mcp.task.input.request')).toBeGreaterThan(names.indexOf('mcp.task.status'));

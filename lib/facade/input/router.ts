@@ -73,6 +73,8 @@ interface Asking {
   readonly stop?: AbortSignal | undefined;
   /** The request named no task; the library tied it to this one. */
   readonly inferred?: boolean | undefined;
+  /** The JSON-RPC id of the server's request (a side-channel request only), for instrumentation. */
+  readonly id?: string | number | undefined;
 }
 
 /** Routes input requests to the right callback. */
@@ -154,7 +156,13 @@ export class InputRouter {
     const taskId = request.taskId;
     const owner = taskId === undefined ? undefined : this.owner(taskId);
     if (owner !== undefined) this.parts.live.markTagged(taskId!);
-    return this.ask(request.kind, request.params, { taskId, owner, delivery: 'request', signal: request.signal });
+    return this.ask(request.kind, request.params, {
+      taskId,
+      owner,
+      delivery: 'request',
+      signal: request.signal,
+      id: request.id,
+    });
   }
 
   /**
@@ -170,7 +178,7 @@ export class InputRouter {
     untagged: UntaggedInput,
   ): Promise<Record<string, unknown>> | undefined {
     if (this.closed()) return undefined;
-    const { kind, params, signal } = request;
+    const { kind, params, signal, id } = request;
     if (attribution.kind === 'none') {
       const { reason, inFlight, waitingForInput, hostRequests } = attribution;
       request.unattributed?.({ reason, inFlight, waitingForInput, hostRequests });
@@ -189,12 +197,19 @@ export class InputRouter {
         hostRequests,
         answeredBy,
       });
-      return this.ask(kind, params, { taskId: undefined, owner: undefined, delivery: 'request', signal });
+      return this.ask(kind, params, { taskId: undefined, owner: undefined, delivery: 'request', signal, id });
     }
     if (attribution.by !== untagged) return undefined;
     if (attribution.kind === 'task') {
       const taskId = attribution.taskId;
-      return this.ask(kind, params, { taskId, owner: this.owner(taskId), delivery: 'request', signal, inferred: true });
+      return this.ask(kind, params, {
+        taskId,
+        owner: this.owner(taskId),
+        delivery: 'request',
+        signal,
+        inferred: true,
+        id,
+      });
     }
     const call = attribution.call;
     if (call.abandoned()) return Promise.reject(new AbandonedError());
@@ -207,6 +222,7 @@ export class InputRouter {
       signal,
       stop: stop.signal,
       inferred: true,
+      id,
     });
     if (answer === undefined) stop.release();
     return answer?.finally(() => stop.release());
@@ -294,7 +310,7 @@ export class InputRouter {
       ...(about.inferred === true ? { inferred: true } : {}),
     };
     const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
-    const watch = this.parts.instrument?.input?.({ method, params, context });
+    const watch = this.parts.instrument?.input?.({ method, id: about.id, params, context });
     return abandonable(
       () => callback(params as never, context) as Promise<Record<string, unknown>>,
       signal.signal,
