@@ -154,6 +154,11 @@ export interface OutgoingRequest {
   readonly method: string;
   /** The request's JSON-RPC id, as sent. */
   readonly id: string;
+  /**
+   * The connection the request goes out on: after a reconnection (`TaskClient.reconnect`), the
+   * new one, whose session (and server) may differ from the call's.
+   */
+  readonly connection: InstrumentedConnection;
 }
 
 /** What an instrumentation does with one outgoing request. */
@@ -205,6 +210,8 @@ export interface InstrumentedInput {
    * request of its own.
    */
   readonly id?: string | number | undefined;
+  /** The connection the request came on (for input riding on a task's update, the task's current one). */
+  readonly connection: InstrumentedConnection;
   /** The request's params as the server sent them, its `_meta` (and any trace context there) included. */
   readonly params: Readonly<Record<string, unknown>>;
   /** What the callback is told: the task, its handle, the tool, how the request came. */

@@ -49,7 +49,7 @@ import {
   type ErrorReading,
 } from './attributes.js';
 import type { TraceKit } from './kit.js';
-import { injected, measureRequest, requestSpan } from './request.js';
+import { injected, measureRequest, requestAttributes, requestSpan } from './request.js';
 import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
 import { attempt } from './safe.js';
 import type { ResumedTasks, ResumedTrace, Settlement } from './resumed.js';
@@ -73,6 +73,13 @@ export interface TraceStart {
   readonly resumedTaskId?: string | undefined;
 }
 
+/** The entries of `attributes` that `base` does not have with the same value. */
+function differing(attributes: Attributes, base: Attributes): Attributes {
+  const different: Attributes = {};
+  for (const [key, value] of Object.entries(attributes)) if (base[key] !== value) different[key] = value;
+  return different;
+}
+
 /** The outcome an error a call ended with stands for (as the `settled` event names it). */
 function outcomeOfError(error: unknown): TaskOutcomeKind {
   if (error === undefined) return 'completed';
@@ -92,11 +99,16 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   readonly span: Span;
   /** The caller's context with the call's span current: the parent of everything of the call. */
   readonly context: Context;
-  /** Connection and tool attributes of every span of the call. */
+  /**
+   * Connection and tool attributes of the call's span, as the call began (each request's span and
+   * metric point has those of the connection it goes over instead).
+   */
   readonly attributes: Attributes;
-  /** The same for metric points (no session id: it is not a metric attribute). */
-  private readonly metricAttributes: Attributes;
-  /** The task metrics' points: the same, marked `mcp.task.resumed` for a resumed task. */
+  /**
+   * The task metrics' points: the same without the session id (not a metric attribute), marked
+   * `mcp.task.resumed` for a resumed task. Fixed for the task's life, so that its end counts out
+   * of `mcp.client.task.active` exactly what its start counted in.
+   */
   private readonly taskAttributes: Attributes;
   private readonly startedAt = performance.now();
   /** The tool called; `undefined` for a task resumed by bare id. */
@@ -125,7 +137,6 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     this.attributes = connectionAttributes(start.connection, kit.options.server);
     if (toolName !== undefined) this.attributes[ATTR.toolName] = toolName;
     const shared = metricAttributesOf(this.attributes);
-    this.metricAttributes = shared;
     this.taskAttributes = this.resumed ? { ...shared, [TASK_ATTR.resumed]: true } : shared;
     const attributes: Attributes = {
       [ATTR.method]: 'tools/call',
@@ -158,14 +169,21 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   request(request: OutgoingRequest): RequestInstrument {
     const { method, id } = request;
     const sentAt = performance.now();
+    // The connection the request goes over, which after a reconnection is not the call's.
+    const own = requestAttributes(this.kit, request, this.toolAttributes);
+    const metricAttributes = metricAttributesOf(own);
+    const measure = (failure: RequestFailure | undefined): void =>
+      measureRequest(this.kit, metricAttributes, method, sentAt, failure);
     if (method === 'tools/call') {
-      // The call's span stands for its tools/call: the server's span becomes its child.
-      this.span.setAttribute(ATTR.requestId, id);
+      // The call's span stands for its tools/call: the server's span becomes its child, and the
+      // connection it went over is the span's (a call that waited for a reconnection goes out on
+      // the new one).
+      attempt('span.setAttributes()', () => this.span.setAttributes({ ...own, [ATTR.requestId]: id }));
       return {
         meta: injected(this.kit, this.context),
         end: (failure) => {
           if (failure?.kind === 'server') this.callError = failure;
-          this.measure(method, sentAt, failure);
+          measure(failure);
         },
       };
     }
@@ -173,21 +191,26 @@ export class CallTrace implements CallInstrument, ResumedTrace {
       return {
         meta: injected(this.kit, this.context),
         end: (failure) => {
-          const attributes: Attributes = { [ATTR.method]: method, [ATTR.requestId]: id };
+          // The event names the connection only where it is not the task span's (after a reconnection).
+          const attributes: Attributes = {
+            ...differing(own, this.attributes),
+            [ATTR.method]: method,
+            [ATTR.requestId]: id,
+          };
           const type = failure === undefined ? undefined : requestErrorType(failure);
           if (type !== undefined) attributes[ATTR.errorType] = type;
           if (failure?.kind === 'aborted') attributes[EVENT.abandoned] = true;
           attempt('span.addEvent()', () => this.span.addEvent(EVENT.request, attributes));
-          this.measure(method, sentAt, failure);
+          measure(failure);
         },
       };
     }
-    return requestSpan(this.kit, this.context, request, this.attributes, this.metricAttributes);
+    return requestSpan(this.kit, this.context, request, this.toolAttributes);
   }
 
-  /** Records a request's `mcp.client.operation.duration`. */
-  private measure(method: string, sentAt: number, failure: RequestFailure | undefined): void {
-    measureRequest(this.kit, this.metricAttributes, method, sentAt, failure);
+  /** `gen_ai.tool.name`, when the tool is known: on every request of the call besides its connection's. */
+  private get toolAttributes(): Attributes {
+    return this.toolName === undefined ? {} : { [ATTR.toolName]: this.toolName };
   }
 
   handle(handle: TaskHandle): void {

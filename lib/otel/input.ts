@@ -17,7 +17,7 @@ import {
   type Link,
 } from '@opentelemetry/api';
 import type { InputInstrument, InputOutcome, InstrumentedInput } from '../index.js';
-import { readError } from './attributes.js';
+import { connectionAttributes, readError } from './attributes.js';
 import type { CallTrace } from './call.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, TASK_ATTR } from './names.js';
@@ -38,7 +38,12 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   const fromServer = remote !== undefined && trace.isSpanContextValid(remote);
   const parent = fromServer ? extracted! : (call?.context ?? context.active());
   const links: Link[] = fromServer && call !== undefined ? [{ context: call.span.spanContext() }] : [];
-  const attributes: Attributes = { ...(call?.attributes ?? {}), [ATTR.method]: method };
+  // The connection the question came on (after a reconnection, not the call's), and the call's tool.
+  const attributes: Attributes = {
+    ...connectionAttributes(input.connection, kit.options.server),
+    ...(call?.toolName === undefined ? {} : { [ATTR.toolName]: call.toolName }),
+    [ATTR.method]: method,
+  };
   // The conventions ask for the id of the request the span stands for, as a string: the server's
   // own (none for input riding on a task's update or a call's reply, which has no request of its own).
   if (input.id !== undefined) attributes[ATTR.requestId] = String(input.id);

@@ -127,7 +127,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
             connection: resume.connection,
             resumedTaskId: resume.taskId,
           }),
-        list: (list) => traceList(shared, list),
+        list: () => traceList(shared),
         input: (input) => {
           const { taskId, toolName } = input.context;
           if (taskId !== undefined) return traceInput(shared, input, traces.byTask.get(taskId));

@@ -14,7 +14,7 @@ import {
   type Span,
 } from '@opentelemetry/api';
 import type { OutgoingRequest, RequestFailure, RequestInstrument } from '../index.js';
-import { requestErrorType } from './attributes.js';
+import { connectionAttributes, metricAttributesOf, requestErrorType } from './attributes.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC } from './names.js';
 import { attempt } from './safe.js';
@@ -58,19 +58,28 @@ export function measureRequest(
 }
 
 /**
- * A request as a span of its own: `{method}`, kind CLIENT, a child of `parent`, with `attributes`
- * (the connection's) besides its method and id; the trace context of that span goes into its
- * `_meta`, and its end records the metric point (with `metricAttributes`).
+ * The attributes of `request`'s span: those of the connection it goes over (after a reconnection,
+ * the new one, not its call's), and `extra` (its tool).
+ */
+export function requestAttributes(kit: TraceKit, request: OutgoingRequest, extra: Attributes): Attributes {
+  return { ...connectionAttributes(request.connection, kit.options.server), ...extra };
+}
+
+/**
+ * A request as a span of its own: `{method}`, kind CLIENT, a child of `parent`, with the
+ * attributes of the connection it goes over and `extra` (its tool) besides its method and id; the
+ * trace context of that span goes into its `_meta`, and its end records the metric point.
  */
 export function requestSpan(
   kit: TraceKit,
   parent: Context,
   request: OutgoingRequest,
-  attributes: Attributes,
-  metricAttributes: Attributes,
+  extra: Attributes,
 ): RequestInstrument {
   const { method, id } = request;
   const sentAt = performance.now();
+  const attributes = requestAttributes(kit, request, extra);
+  const metricAttributes = metricAttributesOf(attributes);
   const span = kit.tracer.startSpan(
     method,
     { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method, [ATTR.requestId]: id, ...attributes } },

@@ -36,7 +36,7 @@ import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/
 import { connectPair, until } from '../helpers.js';
 import { startHttpServer, type HttpIntercept } from '../support/http-server.js';
 import { SDK, httpTransport, makeClient, type SpecTransport } from '../support/sdk.js';
-import { createTracedServer, type SeenRequest } from './server.js';
+import { SessionlessTaskStore, createTracedServer, type SeenRequest } from './server.js';
 import { Telemetry, traceparentOf, useContextManager, withinSpan } from './support.js';
 
 let telemetry: Telemetry;
@@ -319,7 +319,7 @@ describe('tasks that do not complete', () => {
 });
 
 describe('input, plain calls, retries and reconnections', () => {
-  it('an input_required task: the question is a SERVER span under the server span that asked, linked to the task span, with the id of the server\'s request', async () => {
+  it("an input_required task: the question is a SERVER span under the server span that asked, linked to the task span, with the id of the server's request", async () => {
     // The ids of the answers the client sends back: the ids of the server's requests.
     const answered: unknown[] = [];
     const wrap = (transport: SpecTransport): SpecTransport => {
@@ -974,6 +974,72 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       attributes: { 'mcp.method.name': 'tasks/result', 'server.address': '127.0.0.1' },
     });
     for (const point of durations) expect(point.attributes['mcp.session.id']).toBeUndefined();
+  });
+
+  it("after a reconnection, each request carries the connection it went over (its session, its server's port); the task span keeps the call's", async () => {
+    telemetry = new Telemetry();
+    // Two servers on two ports, one task store: the task survives the move from one to the other.
+    const store = new SessionlessTaskStore();
+    const seenBy = (seen: SeenRequest[]) => () => {
+      const made = createTracedServer({
+        tracerProvider: telemetry.tracerProvider,
+        propagator: telemetry.propagator,
+        pollInterval: 30,
+        store,
+      });
+      const push = made.seen.push.bind(made.seen);
+      made.seen.push = (...requests) => (seen.push(...requests), push(...requests));
+      return { server: made.server, cleanup: () => {} };
+    };
+    const seenOne: SeenRequest[] = [];
+    const seenTwo: SeenRequest[] = [];
+    const one = await startHttpServer({}, seenBy(seenOne));
+    const two = await startHttpServer({}, seenBy(seenTwo));
+    const first = makeClient({ name: 'spec-client', version: '1.0.0' });
+    const second = makeClient({ name: 'spec-client', version: '1.0.0' });
+    const firstTransport = httpTransport(one.url);
+    const secondTransport = httpTransport(two.url);
+    await first.connect(firstTransport);
+    const tasks = new TaskClient(first, { ...POLLING, instrumentation: instrumentation() });
+    cleanups.push(async () => {
+      await tasks.close();
+      await first.close();
+      await second.close();
+      await one.close();
+      await two.close();
+      store.cleanup();
+    });
+    const handle = await tasks.callToolAsTask('job', { ms: 300 });
+    await until(() => telemetry.named('tasks/get').length > 0);
+    // The first connection is lost; the second takes over.
+    await first.close();
+    await second.connect(secondTransport);
+    tasks.reconnect(second);
+    await handle.result();
+    const firstSession = (firstTransport as { sessionId?: string }).sessionId;
+    const secondSession = (secondTransport as { sessionId?: string }).sessionId;
+    expect(firstSession).toBeTruthy();
+    expect(secondSession).toBeTruthy();
+    expect(secondSession).not.toBe(firstSession);
+    const connectionOf = (span: ReadableSpan) => [span.attributes['mcp.session.id'], span.attributes['server.port']];
+    const span = telemetry.one('tools/call job');
+    // The task span stands for the tools/call, sent over the first connection.
+    expect(connectionOf(span)).toEqual([firstSession, Number(one.url.port)]);
+    // Each request's span names the connection the server that received it was reached over.
+    const over = (seen: SeenRequest[]) => new Set(seen.map((request) => request.traceparent));
+    const [byOne, byTwo] = [over(seenOne), over(seenTwo)];
+    const requests = telemetry.childrenOf(span).filter((child) => child.kind === SpanKind.CLIENT);
+    const before = requests.filter((request) => byOne.has(traceparentOf(request.spanContext())));
+    const after = requests.filter((request) => byTwo.has(traceparentOf(request.spanContext())));
+    expect(before.length).toBeGreaterThan(0);
+    expect(after.length).toBeGreaterThan(0);
+    expect(before.length + after.length).toBe(requests.length);
+    for (const request of before) expect(connectionOf(request)).toEqual([firstSession, Number(one.url.port)]);
+    for (const request of after) expect(connectionOf(request)).toEqual([secondSession, Number(two.url.port)]);
+    // Their metric points too.
+    const points = await telemetry.points('mcp.client.operation.duration');
+    const overTwo = points.filter((point) => point.attributes['server.port'] === Number(two.url.port));
+    expect(overTwo.reduce((sum, point) => sum + point.count, 0)).toBe(after.length);
   });
 
   it('a tools/call the HTTP server refuses (401): error.type send and no rpc.response.status_code, the local -32000 is no JSON-RPC answer', async () => {

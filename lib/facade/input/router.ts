@@ -20,6 +20,7 @@ import type {
 import { creationsOn, type EarlyInput, type EarlyVerdict } from './early.js';
 import { TaskError, TaskNotSupportedError } from '../../errors.js';
 import type { SafeEmitter } from '../events/emitter.js';
+import { instrumentedConnection } from '../../port/connection-info.js';
 import type { JsonObject, SessionPort } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
 import { onAbort } from '../../util/abort.js';
@@ -75,6 +76,8 @@ interface Asking {
   readonly inferred?: boolean | undefined;
   /** The JSON-RPC id of the server's request (a side-channel request only), for instrumentation. */
   readonly id?: string | number | undefined;
+  /** The port the request came on; the current one when not told. */
+  readonly port?: SessionPort | undefined;
 }
 
 /** Routes input requests to the right callback. */
@@ -162,6 +165,7 @@ export class InputRouter {
       delivery: 'request',
       signal: request.signal,
       id: request.id,
+      port: request.port,
     });
   }
 
@@ -178,7 +182,7 @@ export class InputRouter {
     untagged: UntaggedInput,
   ): Promise<Record<string, unknown>> | undefined {
     if (this.closed()) return undefined;
-    const { kind, params, signal, id } = request;
+    const { kind, params, signal, id, port } = request;
     if (attribution.kind === 'none') {
       const { reason, inFlight, waitingForInput, hostRequests } = attribution;
       request.unattributed?.({ reason, inFlight, waitingForInput, hostRequests });
@@ -197,7 +201,7 @@ export class InputRouter {
         hostRequests,
         answeredBy,
       });
-      return this.ask(kind, params, { taskId: undefined, owner: undefined, delivery: 'request', signal, id });
+      return this.ask(kind, params, { taskId: undefined, owner: undefined, delivery: 'request', signal, id, port });
     }
     if (attribution.by !== untagged) return undefined;
     if (attribution.kind === 'task') {
@@ -209,6 +213,7 @@ export class InputRouter {
         signal,
         inferred: true,
         id,
+        port,
       });
     }
     const call = attribution.call;
@@ -223,6 +228,7 @@ export class InputRouter {
       stop: stop.signal,
       inferred: true,
       id,
+      port,
     });
     if (answer === undefined) stop.release();
     return answer?.finally(() => stop.release());
@@ -310,7 +316,13 @@ export class InputRouter {
       ...(about.inferred === true ? { inferred: true } : {}),
     };
     const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
-    const watch = this.parts.instrument?.input?.({ method, id: about.id, params, context });
+    const watch = this.parts.instrument?.input?.({
+      method,
+      id: about.id,
+      connection: instrumentedConnection(about.port ?? this.parts.port),
+      params,
+      context,
+    });
     return abandonable(
       () => callback(params as never, context) as Promise<Record<string, unknown>>,
       signal.signal,

@@ -99,6 +99,7 @@ export function serveSideChannelInput(
       };
       const answer = handler({
         id: request.id,
+        port,
         kind,
         params,
         taskId,
