@@ -37,7 +37,7 @@ import { connectPair, until } from '../helpers.js';
 import { startHttpServer, type HttpIntercept } from '../support/http-server.js';
 import { SDK, httpTransport, makeClient, type SpecTransport } from '../support/sdk.js';
 import { SessionlessTaskStore, createTracedServer, type SeenRequest } from './server.js';
-import { Telemetry, traceparentOf, useContextManager, withinSpan } from './support.js';
+import { LateSpans, Telemetry, traceparentOf, useContextManager, watchEndedSpans, withinSpan } from './support.js';
 
 let telemetry: Telemetry;
 let stopContext: () => void;
@@ -408,6 +408,99 @@ describe('input, plain calls, retries and reconnections', () => {
         .filter((request) => request.method.startsWith('tasks/'))
         .every((request) => request.traceparent !== undefined),
     ).toBe(true);
+  });
+});
+
+describe('requests after the task span ended', () => {
+  /** The instrumentation in process with the parent rules watched. */
+  async function watched(otel: OtelInstrumentationOptions = {}, setup: InProcessSetup = {}) {
+    const late = new LateSpans();
+    const ended = watchEndedSpans();
+    const made = await inProcess({}, otel, { ...setup, processors: [late] });
+    cleanups.push(() => Promise.resolve(ended.stop()));
+    return { ...made, late, ended };
+  }
+
+  type Receive = NonNullable<SpecTransport['onmessage']>;
+
+  /**
+   * A transport wrapper that hands the client each reply `hold` picks only when the function it
+   * returns delivers it (the handler the SDK sets, and the library's over it, are wrapped as set).
+   */
+  function holding(
+    hold: (reply: { id?: unknown; result?: { task?: unknown } }) => ((deliver: () => void) => void) | undefined,
+  ) {
+    return (transport: SpecTransport): SpecTransport => {
+      let handler: Receive | undefined;
+      Object.defineProperty(transport, 'onmessage', {
+        configurable: true,
+        get: () => handler,
+        set: (next: Receive | undefined) => {
+          handler =
+            next === undefined
+              ? undefined
+              : (...args: Parameters<Receive>) => {
+                  const later = hold(args[0] as { id?: unknown; result?: { task?: unknown } });
+                  if (later === undefined) next(...args);
+                  else later(() => next(...args));
+                };
+        },
+      });
+      return transport;
+    };
+  }
+
+  it.each(['spans', 'events'] as const)(
+    "a call given up before its task was created (requests: '%s'): the late task's cancel is a span of its own linked to the call's, not a child of the ended span nor an event on it",
+    async (requests) => {
+      // The CreateTaskResult is held back until the call was given up.
+      let held: Array<() => void> | undefined = [];
+      const wrap = holding((reply) =>
+        held !== undefined && reply.result?.task !== undefined ? (deliver) => held!.push(deliver) : undefined,
+      );
+      const { tasks, seen, late, ended } = await watched({ requests }, { wrap });
+      const controller = new AbortController();
+      const call = tasks.callToolAsTask('job', { ms: 60_000, outcome: 'hang' }, { signal: controller.signal });
+      await until(() => held!.length === 1);
+      controller.abort();
+      await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+      await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+      const span = telemetry.one('tools/call job');
+      const replies = held;
+      held = undefined;
+      for (const deliver of replies) deliver();
+      await until(() => telemetry.named('tasks/cancel').length === 1);
+      const cancel = telemetry.one('tasks/cancel');
+      expect(cancel.parentSpanContext).toBeUndefined();
+      expect(cancel.links.map((link) => link.context.spanId)).toEqual([span.spanContext().spanId]);
+      expect(cancel.attributes).toMatchObject({ 'mcp.method.name': 'tasks/cancel', 'gen_ai.tool.name': 'job' });
+      expect(seenOf(seen, 'tasks/cancel').map((request) => request.traceparent)).toEqual([
+        traceparentOf(cancel.spanContext()),
+      ]);
+      expect(late.problems).toEqual([]);
+      expect(ended.messages).toEqual([]);
+    },
+  );
+
+  it('a question still open when its task ends: its span and its answer event are recorded while the task span is open', async () => {
+    const { tasks, late, ended } = await watched();
+    const controller = new AbortController();
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { signal: controller.signal, onElicitation: () => new Promise<never>(() => {}) },
+    );
+    await until(() => telemetry.open().includes('elicitation/create'));
+    controller.abort();
+    await expect(handle.result()).rejects.toBeInstanceOf(TaskAbortError);
+    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    const span = telemetry.one('tools/call job');
+    expect(telemetry.one('elicitation/create').attributes['mcp.task.input_outcome']).toBe('abandoned');
+    expect(span.events.find((event) => event.name === 'mcp.task.input.response')?.attributes).toMatchObject({
+      'mcp.task.input_outcome': 'abandoned',
+    });
+    expect(late.problems).toEqual([]);
+    expect(ended.messages).toEqual([]);
   });
 });
 
