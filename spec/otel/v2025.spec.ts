@@ -1069,7 +1069,11 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     for (const point of durations) expect(point.attributes['mcp.session.id']).toBeUndefined();
   });
 
-  it("after a reconnection, each request carries the connection it went over (its session, its server's port); the task span keeps the call's", async () => {
+  /**
+   * A task called over one HTTP server, its connection lost, and finished over a second server
+   * (another port, another session) with the same task store; what each server received.
+   */
+  async function reconnectedTask(otel: OtelInstrumentationOptions = {}) {
     telemetry = new Telemetry();
     // Two servers on two ports, one task store: the task survives the move from one to the other.
     const store = new SessionlessTaskStore();
@@ -1093,7 +1097,7 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     const firstTransport = httpTransport(one.url);
     const secondTransport = httpTransport(two.url);
     await first.connect(firstTransport);
-    const tasks = new TaskClient(first, { ...POLLING, instrumentation: instrumentation() });
+    const tasks = new TaskClient(first, { ...POLLING, instrumentation: instrumentation(otel) });
     cleanups.push(async () => {
       await tasks.close();
       await first.close();
@@ -1103,7 +1107,7 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       store.cleanup();
     });
     const handle = await tasks.callToolAsTask('job', { ms: 300 });
-    await until(() => telemetry.named('tasks/get').length > 0);
+    await until(() => seenOf(seenOne, 'tasks/get').length > 0);
     // The first connection is lost; the second takes over.
     await first.close();
     await second.connect(secondTransport);
@@ -1114,10 +1118,20 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     expect(firstSession).toBeTruthy();
     expect(secondSession).toBeTruthy();
     expect(secondSession).not.toBe(firstSession);
+    return {
+      span: telemetry.one('tools/call job'),
+      before: [firstSession, Number(one.url.port)],
+      after: [secondSession, Number(two.url.port)],
+      seenOne,
+      seenTwo,
+    };
+  }
+
+  it("after a reconnection, each request carries the connection it went over (its session, its server's port); the task span keeps the call's", async () => {
+    const { span, before: first, after: second, seenOne, seenTwo } = await reconnectedTask();
     const connectionOf = (span: ReadableSpan) => [span.attributes['mcp.session.id'], span.attributes['server.port']];
-    const span = telemetry.one('tools/call job');
     // The task span stands for the tools/call, sent over the first connection.
-    expect(connectionOf(span)).toEqual([firstSession, Number(one.url.port)]);
+    expect(connectionOf(span)).toEqual(first);
     // Each request's span names the connection the server that received it was reached over.
     const over = (seen: SeenRequest[]) => new Set(seen.map((request) => request.traceparent));
     const [byOne, byTwo] = [over(seenOne), over(seenTwo)];
@@ -1127,12 +1141,26 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     expect(before.length).toBeGreaterThan(0);
     expect(after.length).toBeGreaterThan(0);
     expect(before.length + after.length).toBe(requests.length);
-    for (const request of before) expect(connectionOf(request)).toEqual([firstSession, Number(one.url.port)]);
-    for (const request of after) expect(connectionOf(request)).toEqual([secondSession, Number(two.url.port)]);
+    for (const request of before) expect(connectionOf(request)).toEqual(first);
+    for (const request of after) expect(connectionOf(request)).toEqual(second);
     // Their metric points too.
     const points = await telemetry.points('mcp.client.operation.duration');
-    const overTwo = points.filter((point) => point.attributes['server.port'] === Number(two.url.port));
+    const overTwo = points.filter((point) => point.attributes['server.port'] === second[1]);
     expect(overTwo.reduce((sum, point) => sum + point.count, 0)).toBe(after.length);
+  });
+
+  it("requests: 'events': an event of a request after the reconnection names its connection where it differs from the span's", async () => {
+    const { span, after, seenOne, seenTwo } = await reconnectedTask({ requests: 'events' });
+    const events = span.events.filter((event) => event.name === 'mcp.request');
+    const tasksRequests = (seen: SeenRequest[]) => seen.filter((request) => request.method.startsWith('tasks/'));
+    const overTwo = events.filter((event) => event.attributes?.['mcp.session.id'] === after[0]);
+    expect(overTwo.length).toBe(tasksRequests(seenTwo).length);
+    expect(overTwo.length).toBeGreaterThan(0);
+    for (const event of overTwo) expect(event.attributes?.['server.port']).toBe(after[1]);
+    // Those over the first connection repeat nothing of the span's.
+    const overOne = events.filter((event) => event.attributes?.['mcp.session.id'] === undefined);
+    expect(overOne.length).toBe(tasksRequests(seenOne).length);
+    for (const event of overOne) expect(event.attributes?.['server.port']).toBeUndefined();
   });
 
   it('a tools/call the HTTP server refuses (401): error.type send and no rpc.response.status_code, the local -32000 is no JSON-RPC answer', async () => {
