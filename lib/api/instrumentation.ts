@@ -154,6 +154,11 @@ export interface OutgoingRequest {
   readonly method: string;
   /** The request's JSON-RPC id, as sent. */
   readonly id: string;
+  /**
+   * The connection the request goes out on: after a reconnection (`TaskClient.reconnect`), the
+   * new one, whose session (and server) may differ from the call's.
+   */
+  readonly connection: InstrumentedConnection;
 }
 
 /** What an instrumentation does with one outgoing request. */
@@ -199,6 +204,14 @@ export interface RequestFailure {
 export interface InstrumentedInput {
   /** The request's method. */
   readonly method: 'elicitation/create' | 'sampling/createMessage';
+  /**
+   * The JSON-RPC id of the server's request, as it sent it (delivery `request`); `undefined` for
+   * input that rides on a task's update or a call's reply (`task-update`, `retry`), which has no
+   * request of its own.
+   */
+  readonly id?: string | number | undefined;
+  /** The connection the request came on (for input riding on a task's update, the task's current one). */
+  readonly connection: InstrumentedConnection;
   /** The request's params as the server sent them, its `_meta` (and any trace context there) included. */
   readonly params: Readonly<Record<string, unknown>>;
   /** What the callback is told: the task, its handle, the tool, how the request came. */

@@ -1,8 +1,9 @@
 /**
  * One call's trace: the span of the tool call and its task (`tools/call {tool}`, CLIENT, from
- * `callToolAsTask` to settlement), a child span (or an event) for each of the task's `tasks/*`
- * requests, the trace context each request carries in its `_meta`, the span events of the task's
- * life, and the call's metric points. A task resumed by `TaskClient.resume` gets the same trace,
+ * `callToolAsTask` to settlement, or to the end of its last request or question then in flight), a
+ * child span (or an event) for each of the task's `tasks/*` requests (a span linked to it for one
+ * sent after it ended), the trace context each request carries in its `_meta`, the span events of
+ * the task's life, and the call's metric points. A task resumed by `TaskClient.resume` gets the same trace,
  * marked `mcp.task.resumed`, from `resume` to settlement, without a `tools/call` (resumed.ts
  * follows its life through the client's events), linked to the span of the call that created it
  * when the same instrumentation traced that call (creators.ts).
@@ -49,7 +50,7 @@ import {
   type ErrorReading,
 } from './attributes.js';
 import type { TraceKit } from './kit.js';
-import { injected, measureRequest, requestSpan } from './request.js';
+import { injected, measureRequest, requestAttributes, requestSpan } from './request.js';
 import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
 import { attempt } from './safe.js';
 import type { ResumedTasks, ResumedTrace, Settlement } from './resumed.js';
@@ -73,6 +74,13 @@ export interface TraceStart {
   readonly resumedTaskId?: string | undefined;
 }
 
+/** The entries of `attributes` that `base` does not have with the same value. */
+function differing(attributes: Attributes, base: Attributes): Attributes {
+  const different: Attributes = {};
+  for (const [key, value] of Object.entries(attributes)) if (base[key] !== value) different[key] = value;
+  return different;
+}
+
 /** The outcome an error a call ended with stands for (as the `settled` event names it). */
 function outcomeOfError(error: unknown): TaskOutcomeKind {
   if (error === undefined) return 'completed';
@@ -92,11 +100,16 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   readonly span: Span;
   /** The caller's context with the call's span current: the parent of everything of the call. */
   readonly context: Context;
-  /** Connection and tool attributes of every span of the call. */
+  /**
+   * Connection and tool attributes of the call's span, as the call began (each request's span and
+   * metric point has those of the connection it goes over instead).
+   */
   readonly attributes: Attributes;
-  /** The same for metric points (no session id: it is not a metric attribute). */
-  private readonly metricAttributes: Attributes;
-  /** The task metrics' points: the same, marked `mcp.task.resumed` for a resumed task. */
+  /**
+   * The task metrics' points: the same without the session id (not a metric attribute), marked
+   * `mcp.task.resumed` for a resumed task. Fixed for the task's life, so that its end counts out
+   * of `mcp.client.task.active` exactly what its start counted in.
+   */
   private readonly taskAttributes: Attributes;
   private readonly startedAt = performance.now();
   /** The tool called; `undefined` for a task resumed by bare id. */
@@ -104,7 +117,12 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   /** True for a task resumed by `TaskClient.resume`. */
   readonly resumed: boolean;
   private taskId: string | undefined;
+  /** True once the call settled (or failed): its span ends as soon as nothing of it is in flight. */
   private ended = false;
+  /** True once the span ended. */
+  private spanEnded = false;
+  /** The call's requests and questions in flight (children of its span, or its events to come). */
+  private inFlight = 0;
   private tracked = false;
   private immediate = false;
   /** The server's JSON-RPC error to the last `tools/call`, for the span's status description. */
@@ -125,7 +143,6 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     this.attributes = connectionAttributes(start.connection, kit.options.server);
     if (toolName !== undefined) this.attributes[ATTR.toolName] = toolName;
     const shared = metricAttributesOf(this.attributes);
-    this.metricAttributes = shared;
     this.taskAttributes = this.resumed ? { ...shared, [TASK_ATTR.resumed]: true } : shared;
     const attributes: Attributes = {
       [ATTR.method]: 'tools/call',
@@ -158,14 +175,32 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   request(request: OutgoingRequest): RequestInstrument {
     const { method, id } = request;
     const sentAt = performance.now();
+    // The connection the request goes over, which after a reconnection is not the call's.
+    const own = requestAttributes(this.kit, request, this.toolAttributes);
+    const metricAttributes = metricAttributesOf(own);
+    const measure = (failure: RequestFailure | undefined): void =>
+      measureRequest(this.kit, metricAttributes, method, sentAt, failure);
+    const release = this.hold();
+    if (release === undefined) {
+      // Sent after the call's span ended (the cancel of a task created after its call was given
+      // up, say): a span of its own, a root, linked to the call's. Not a child of it: a span started under a parent that already ended shows as
+      // outside it, and an event added to an ended span is dropped. The OpenTelemetry API lets a
+      // span link to another that is no parent of it (a follows-from relation), and the MCP
+      // conventions' CLIENT span per request stands as it is.
+      return requestSpan(this.kit, this.context, request, this.toolAttributes, { link: this.span.spanContext() });
+    }
     if (method === 'tools/call') {
-      // The call's span stands for its tools/call: the server's span becomes its child.
-      this.span.setAttribute(ATTR.requestId, id);
+      // The call's span itself, ended by the call's end: nothing to hold.
+      release();
+      // The call's span stands for its tools/call: the server's span becomes its child, and the
+      // connection it went over is the span's (a call that waited for a reconnection goes out on
+      // the new one).
+      attempt('span.setAttributes()', () => this.span.setAttributes({ ...own, [ATTR.requestId]: id }));
       return {
         meta: injected(this.kit, this.context),
         end: (failure) => {
           if (failure?.kind === 'server') this.callError = failure;
-          this.measure(method, sentAt, failure);
+          measure(failure);
         },
       };
     }
@@ -173,21 +208,65 @@ export class CallTrace implements CallInstrument, ResumedTrace {
       return {
         meta: injected(this.kit, this.context),
         end: (failure) => {
-          const attributes: Attributes = { [ATTR.method]: method, [ATTR.requestId]: id };
+          // The span waited for this event (see hold()). It names the connection only where it is
+          // not the task span's (after a reconnection).
+          const attributes: Attributes = {
+            ...differing(own, this.attributes),
+            [ATTR.method]: method,
+            [ATTR.requestId]: id,
+          };
           const type = failure === undefined ? undefined : requestErrorType(failure);
           if (type !== undefined) attributes[ATTR.errorType] = type;
           if (failure?.kind === 'aborted') attributes[EVENT.abandoned] = true;
           attempt('span.addEvent()', () => this.span.addEvent(EVENT.request, attributes));
-          this.measure(method, sentAt, failure);
+          measure(failure);
+          release();
         },
       };
     }
-    return requestSpan(this.kit, this.context, request, this.attributes, this.metricAttributes);
+    const child = requestSpan(this.kit, this.context, request, this.toolAttributes);
+    return {
+      ...child,
+      end: (failure) => {
+        child.end(failure);
+        release();
+      },
+    };
   }
 
-  /** Records a request's `mcp.client.operation.duration`. */
-  private measure(method: string, sentAt: number, failure: RequestFailure | undefined): void {
-    measureRequest(this.kit, this.metricAttributes, method, sentAt, failure);
+  /**
+   * Holds the span open for a request or a question of the call: until the returned release runs,
+   * the span does not end, so that a child in flight when the task settles ends inside it (a child
+   * never ends after its parent) and its events still land. `undefined` once the call has settled:
+   * what starts then is recorded apart (a span linked to this one).
+   */
+  hold(): (() => void) | undefined {
+    if (this.ended) return undefined;
+    this.inFlight += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.inFlight -= 1;
+      this.endSpan();
+    };
+  }
+
+  /** An event on the call's span, unless it ended (the SDK would drop it). */
+  event(name: string, attributes?: Attributes): void {
+    if (!this.spanEnded) attempt('span.addEvent()', () => this.span.addEvent(name, attributes));
+  }
+
+  /** Ends the span once the call settled and nothing of it is in flight any more. */
+  private endSpan(): void {
+    if (!this.ended || this.inFlight > 0 || this.spanEnded) return;
+    this.spanEnded = true;
+    attempt('span.end()', () => this.span.end());
+  }
+
+  /** `gen_ai.tool.name`, when the tool is known: on every request of the call besides its connection's. */
+  private get toolAttributes(): Attributes {
+    return this.toolName === undefined ? {} : { [ATTR.toolName]: this.toolName };
   }
 
   handle(handle: TaskHandle): void {
@@ -217,7 +296,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
       handle.on('progress', (_metrics, progress) => {
         const attributes: Attributes = { [TASK_ATTR.progress]: progress.progress };
         if (progress.total !== undefined) attributes[TASK_ATTR.progressTotal] = progress.total;
-        attempt('span.addEvent()', () => this.span.addEvent(EVENT.progress, attributes));
+        this.event(EVENT.progress, attributes);
       });
       handle.on('expiring', (_metrics, expiry) => this.expiring(expiry.remainingMs));
       if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
@@ -256,7 +335,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   /** The task is close to the end of its ttl. */
   expiring(remainingMs: number): void {
     const attributes = { [TASK_ATTR.expiresInMs]: Math.round(remainingMs) };
-    attempt('span.addEvent()', () => this.span.addEvent(EVENT.expiring, attributes));
+    this.event(EVENT.expiring, attributes);
   }
 
   /** The task ended (its `settled` event). */
@@ -279,13 +358,14 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     const message = task.statusMessage;
     if (message !== undefined && this.kit.options.recordStatusMessages)
       attributes[TASK_ATTR.statusMessage] = scrubbed(message, this.taskId);
-    attempt('span.addEvent()', () => this.span.addEvent(EVENT.status, attributes));
+    this.event(EVENT.status, attributes);
   }
 
   /** Records a completed task's result (with `recordResults`). */
   recordResult(result: CallToolResult): void {
     const text = json(result);
-    if (text !== undefined) attempt('span.setAttribute()', () => this.span.setAttribute(ATTR.result, text));
+    if (text !== undefined && !this.spanEnded)
+      attempt('span.setAttribute()', () => this.span.setAttribute(ATTR.result, text));
   }
 
   /**
@@ -321,7 +401,9 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     if (this.tracked) attempt(METRIC.tasksActive, () => instruments.tasksActive.add(-1, this.taskAttributes));
     const seconds = metrics !== undefined ? metrics.durationMs / 1000 : (performance.now() - this.startedAt) / 1000;
     attempt(METRIC.taskDuration, () => instruments.taskDuration.record(seconds, points));
-    attempt('span.end()', () => this.span.end());
+    // Its requests and questions still in flight end first (the library gives up its own requests
+    // as the task settles: only a background one, the last look or a cancel, is left to wait for).
+    this.endSpan();
   }
 
   /** The task span's attributes and status at its end. */

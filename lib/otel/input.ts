@@ -17,7 +17,7 @@ import {
   type Link,
 } from '@opentelemetry/api';
 import type { InputInstrument, InputOutcome, InstrumentedInput } from '../index.js';
-import { readError } from './attributes.js';
+import { connectionAttributes, readError } from './attributes.js';
 import type { CallTrace } from './call.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, TASK_ATTR } from './names.js';
@@ -36,12 +36,25 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
     : undefined;
   const remote = extracted === undefined ? undefined : trace.getSpanContext(extracted);
   const fromServer = remote !== undefined && trace.isSpanContextValid(remote);
-  const parent = fromServer ? extracted! : (call?.context ?? context.active());
-  const links: Link[] = fromServer && call !== undefined ? [{ context: call.span.spanContext() }] : [];
-  const attributes: Attributes = { ...(call?.attributes ?? {}), [ATTR.method]: method };
-  const span = kit.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, links }, parent);
-  if (call !== undefined)
-    attempt('span.addEvent()', () => call.span.addEvent(EVENT.inputRequest, { [ATTR.method]: method }));
+  // A question of a call still open holds its span open until the answer (or its abandonment) is
+  // recorded; one that comes after the call ended is not parented to its ended span, only linked.
+  const release = call?.hold();
+  const open = release !== undefined;
+  const parent = fromServer ? extracted! : open ? call!.context : context.active();
+  const links: Link[] = call !== undefined && (fromServer || !open) ? [{ context: call.span.spanContext() }] : [];
+  // The connection the question came on (after a reconnection, not the call's), and the call's tool.
+  const attributes: Attributes = {
+    ...connectionAttributes(input.connection, kit.options.server),
+    ...(call?.toolName === undefined ? {} : { [ATTR.toolName]: call.toolName }),
+    [ATTR.method]: method,
+  };
+  // The conventions ask for the id of the request the span stands for, as a string: the server's
+  // own (none for input riding on a task's update or a call's reply, which has no request of its own).
+  if (input.id !== undefined) attributes[ATTR.requestId] = String(input.id);
+  // Without the server's context nor an open call, a root span (never under an ended span current here).
+  const root = !fromServer && !open && call !== undefined;
+  const span = kit.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, links, root }, parent);
+  if (open) call!.event(EVENT.inputRequest, { [ATTR.method]: method });
   return {
     end: (outcome: InputOutcome) => {
       const answer: Attributes = { [ATTR.method]: method, [TASK_ATTR.inputOutcome]: outcome.kind };
@@ -59,7 +72,8 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
       // Each step on its own: a span processor that throws leaves the others done.
       attempt('the input span', () => span.setAttributes(answer));
       attempt('span.end()', () => span.end());
-      if (call !== undefined) attempt('span.addEvent()', () => call.span.addEvent(EVENT.inputResponse, answer));
+      if (open) call!.event(EVENT.inputResponse, answer);
+      release?.();
     },
   };
 }

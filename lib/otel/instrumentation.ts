@@ -17,7 +17,6 @@ import { traceList } from './listing.js';
 import { Instruments } from './metrics.js';
 import { ATTR, EVENT, SCOPE, TASK_ATTR } from './names.js';
 import { ResumedTasks } from './resumed.js';
-import { attempt } from './safe.js';
 import type { OtelInstrumentationOptions } from './types.js';
 
 function check(condition: boolean, option: string, message: string): void {
@@ -92,7 +91,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
         recordTaskIds: options.recordTaskIds ?? false,
         recordArguments: options.recordArguments ?? false,
         recordResults: options.recordResults ?? false,
-        recordStatusMessages: options.recordStatusMessages ?? true,
+        recordStatusMessages: options.recordStatusMessages ?? false,
         server: options.server,
       },
     });
@@ -111,13 +110,13 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
         call.retries = taskMetrics.retries;
         // What failed, as a failed request's span says it (`timeout`, `send`, the server's code, …).
         const attributes = { [ATTR.errorType]: readError(error).type, [TASK_ATTR.retries]: taskMetrics.retries };
-        attempt('span.addEvent()', () => call.span.addEvent(EVENT.retry, attributes));
+        call.event(EVENT.retry, attributes);
       });
       client.on('connectionLost', () => {
-        for (const call of traces.open) attempt('span.addEvent()', () => call.span.addEvent(EVENT.connectionLost));
+        for (const call of traces.open) call.event(EVENT.connectionLost);
       });
       client.on('connectionRestored', () => {
-        for (const call of traces.open) attempt('span.addEvent()', () => call.span.addEvent(EVENT.connectionRestored));
+        for (const call of traces.open) call.event(EVENT.connectionRestored);
       });
       return {
         call: (call) => new CallTrace(shared, traces, call),
@@ -127,7 +126,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
             connection: resume.connection,
             resumedTaskId: resume.taskId,
           }),
-        list: (list) => traceList(shared, list),
+        list: () => traceList(shared),
         input: (input) => {
           const { taskId, toolName } = input.context;
           if (taskId !== undefined) return traceInput(shared, input, traces.byTask.get(taskId));

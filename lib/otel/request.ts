@@ -12,9 +12,11 @@ import {
   type Attributes,
   type Context,
   type Span,
+  type SpanContext,
+  type SpanOptions,
 } from '@opentelemetry/api';
 import type { OutgoingRequest, RequestFailure, RequestInstrument } from '../index.js';
-import { requestErrorType } from './attributes.js';
+import { connectionAttributes, metricAttributesOf, requestErrorType } from './attributes.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC } from './names.js';
 import { attempt } from './safe.js';
@@ -58,24 +60,41 @@ export function measureRequest(
 }
 
 /**
- * A request as a span of its own: `{method}`, kind CLIENT, a child of `parent`, with `attributes`
- * (the connection's) besides its method and id; the trace context of that span goes into its
- * `_meta`, and its end records the metric point (with `metricAttributes`).
+ * The attributes of `request`'s span: those of the connection it goes over (after a reconnection,
+ * the new one, not its call's), and `extra` (its tool).
+ */
+export function requestAttributes(kit: TraceKit, request: OutgoingRequest, extra: Attributes): Attributes {
+  return { ...connectionAttributes(request.connection, kit.options.server), ...extra };
+}
+
+/**
+ * A request as a span of its own: `{method}`, kind CLIENT, a child of `parent` (or, `detached`, a
+ * root span linked to another), with the attributes of the connection it goes over and `extra`
+ * (its tool) besides its method and id; the trace context of that span goes into its `_meta`, and
+ * its end records the metric point.
  */
 export function requestSpan(
   kit: TraceKit,
   parent: Context,
   request: OutgoingRequest,
-  attributes: Attributes,
-  metricAttributes: Attributes,
+  extra: Attributes,
+  detached?: { readonly link: SpanContext },
 ): RequestInstrument {
   const { method, id } = request;
   const sentAt = performance.now();
-  const span = kit.tracer.startSpan(
-    method,
-    { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method, [ATTR.requestId]: id, ...attributes } },
-    parent,
-  );
+  const attributes = requestAttributes(kit, request, extra);
+  const metricAttributes = metricAttributesOf(attributes);
+  const options: SpanOptions = {
+    kind: SpanKind.CLIENT,
+    attributes: { [ATTR.method]: method, [ATTR.requestId]: id, ...attributes },
+  };
+  // `detached`: a root span (the span in `parent` is not its parent), linked to `link`; `parent`
+  // still gives what else the request carries (its baggage).
+  if (detached !== undefined) {
+    options.root = true;
+    options.links = [{ context: detached.link }];
+  }
+  const span = kit.tracer.startSpan(method, options, parent);
   return {
     meta: injected(kit, trace.setSpan(parent, span)),
     end: (failure) => {

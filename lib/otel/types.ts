@@ -53,8 +53,10 @@ export interface OtelInstrumentationOptions {
   readonly recordResults?: boolean | undefined;
   /**
    * Record each status message on the status events (`mcp.task.status_message`), the task id
-   * replaced by its fingerprint.
-   * @defaultValue true
+   * replaced by its fingerprint. Off by default: a status message is the server's free text and
+   * may quote user data (a file name, an address), and the MCP conventions do not ask for it (the
+   * attribute is this library's own). The status itself is always recorded.
+   * @defaultValue false
    */
   readonly recordStatusMessages?: boolean | undefined;
   /**

@@ -69,7 +69,7 @@ export class InboundRouter {
   inbound(id: string | number, method: string, params: JsonObject): boolean {
     const taps = this.requestTaps.get(method);
     if (taps === undefined || taps.length === 0) return false;
-    const request = new Inbound(method, params);
+    const request = new Inbound(id, method, params);
     for (const tap of taps) {
       const answer = tap(request);
       if (answer === undefined) continue;
@@ -177,6 +177,7 @@ class Inbound implements InboundRequest {
   private sent: boolean | undefined;
 
   constructor(
+    readonly id: string | number,
     readonly method: string,
     readonly params: JsonObject,
   ) {}

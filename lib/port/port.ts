@@ -155,6 +155,8 @@ const LOCAL_CODES: Record<PortErrorKind, number> = {
 
 /** A request the server sent to the client. */
 export interface InboundRequest {
+  /** The request's JSON-RPC id, as the server sent it. */
+  readonly id: string | number;
   readonly method: string;
   readonly params: JsonObject;
   /** Aborted when the server cancels the request or the connection closes. */

@@ -28,6 +28,7 @@ import { InboundRouter, type InboundHost } from './inbound.js';
 import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
 import { transportInfoOf } from './transport-info.js';
+import { instrumentedConnection } from './connection-info.js';
 import { isObject } from '../util/json.js';
 import { MAX_DELAY } from '../util/scheduler.js';
 import { messageOf } from '../util/text.js';
@@ -149,7 +150,11 @@ export class RawSession implements SessionPort, InboundHost {
       );
     const id = `${this.prefix}${this.nextId++}`;
     // Instrumentation: one read when unused. Its `_meta` entries go under the request's own.
-    const watcher = options.instrument === undefined ? undefined : options.instrument.request?.({ method, id });
+    // Told of the connection it goes over: after a reconnection, another session than its call's.
+    const watcher =
+      options.instrument === undefined
+        ? undefined
+        : options.instrument.request?.({ method, id, connection: instrumentedConnection(this) });
     if (watcher?.meta !== undefined) {
       params = withMeta(params, watcher.meta);
       fresh = true; // a copy of its own now

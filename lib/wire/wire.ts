@@ -14,7 +14,7 @@
  */
 import type { CallInstrument, WireKind } from '../api/index.js';
 import type { TaskProtocolError } from '../errors.js';
-import type { JsonObject, RequestGroup, Timers } from '../port/port.js';
+import type { JsonObject, RequestGroup, SessionPort, Timers } from '../port/port.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task, TaskPage } from '../types.js';
 
 /**
@@ -151,6 +151,10 @@ export const PROGRESS_TOKEN_PREFIX = 'mcp-task-client/';
 
 /** A side-channel input request from the server (2025-11-25), with the task it belongs to. */
 export interface InputRequest {
+  /** The request's JSON-RPC id, as the server sent it (for instrumentation). */
+  readonly id?: string | number | undefined;
+  /** The port the request came on (for instrumentation). */
+  readonly port?: SessionPort | undefined;
   readonly kind: InputKind;
   /** The request's params as sent. */
   readonly params: Record<string, unknown>;

@@ -279,7 +279,14 @@ describe('the instrumentation hook', () => {
     await (await tasks.callToolAsTask('analyze', { id: 5, steps: 1 })).result();
     // The call read the tool list first (the tool's task support): one page, one request.
     expect(lists).toEqual([{ method: 'tools/list', connection: expect.objectContaining({ wire: '2025-11-25' }) }]);
-    expect(requests).toEqual([{ method: 'tools/list', id: expect.any(String), ended: 'ok' }]);
+    expect(requests).toEqual([
+      {
+        method: 'tools/list',
+        id: expect.any(String),
+        connection: expect.objectContaining({ wire: '2025-11-25' }),
+        ended: 'ok',
+      },
+    ]);
     // Read once, then cached: the tasks/list pages below are all that is listed from here.
     await tasks.tools();
     expect(lists).toHaveLength(1);
@@ -289,7 +296,14 @@ describe('the instrumentation hook', () => {
     // Synchronously, in the caller's turn.
     expect(lists).toEqual([{ method: 'tasks/list', connection: expect.objectContaining({ wire: '2025-11-25' }) }]);
     expect((await pending).tasks.length).toBeGreaterThan(0);
-    expect(requests).toEqual([{ method: 'tasks/list', id: expect.any(String), ended: 'ok' }]);
+    expect(requests).toEqual([
+      {
+        method: 'tasks/list',
+        id: expect.any(String),
+        connection: expect.objectContaining({ wire: '2025-11-25' }),
+        ended: 'ok',
+      },
+    ]);
     for await (const task of tasks.list()) expect(task.taskId).toEqual(expect.any(String));
     expect(lists).toHaveLength(2);
     expect(requests).toHaveLength(2);

@@ -66,6 +66,31 @@ function recordRequests(server: McpServer, seen: SeenRequest[]): void {
   };
 }
 
+/**
+ * A task store that ignores the session a call comes on: a task created over one HTTP session can
+ * be read over another (a client that reconnected to a second server, in these specs).
+ */
+export class SessionlessTaskStore extends InMemoryTaskStore {
+  override createTask(...[params, requestId, request]: Parameters<InMemoryTaskStore['createTask']>) {
+    return super.createTask(params, requestId, request);
+  }
+  override getTask(...[taskId]: Parameters<InMemoryTaskStore['getTask']>) {
+    return super.getTask(taskId);
+  }
+  override storeTaskResult(...[taskId, status, result]: Parameters<InMemoryTaskStore['storeTaskResult']>) {
+    return super.storeTaskResult(taskId, status, result);
+  }
+  override getTaskResult(...[taskId]: Parameters<InMemoryTaskStore['getTaskResult']>) {
+    return super.getTaskResult(taskId);
+  }
+  override updateTaskStatus(...[taskId, status, message]: Parameters<InMemoryTaskStore['updateTaskStatus']>) {
+    return super.updateTaskStatus(taskId, status, message);
+  }
+  override listTasks(...[cursor]: Parameters<InMemoryTaskStore['listTasks']>) {
+    return super.listTasks(cursor);
+  }
+}
+
 /** Options of {@link createTracedServer}. */
 export interface TracedServerOptions {
   /** Where the server's own spans go. */

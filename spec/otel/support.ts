@@ -5,7 +5,7 @@
  * the instrumentation finds). Plus readers of what was recorded: spans by name, parent links, and
  * metric points.
  */
-import { SpanKind, context, trace, type Attributes, type SpanContext } from '@opentelemetry/api';
+import { DiagLogLevel, SpanKind, context, diag, trace, type Attributes, type SpanContext } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { DataPointType, MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
@@ -43,6 +43,52 @@ class OpenSpans implements SpanProcessor {
   shutdown(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/**
+ * Records what breaks the parent rules in the instrumentation's own spans: one started, or ended,
+ * after its parent ended. Give it to a {@link Telemetry} as a processor.
+ */
+export class LateSpans implements SpanProcessor {
+  readonly problems: string[] = [];
+  private readonly ended = new Map<string, string>();
+  onStart(span: Span): void {
+    this.check(span, 'started');
+  }
+  onEnd(span: ReadableSpan): void {
+    this.check(span, 'ended');
+    if (span.instrumentationScope.name === 'mcp-task-client') this.ended.set(span.spanContext().spanId, span.name);
+  }
+  private check(span: Span | ReadableSpan, what: string): void {
+    // The instrumentation's spans only (a test server's own span may outlive the client's).
+    if (span.instrumentationScope.name !== 'mcp-task-client') return;
+    const parent = span.parentSpanContext?.spanId;
+    const name = parent === undefined ? undefined : this.ended.get(parent);
+    if (name !== undefined) this.problems.push(`${span.name} ${what} after its parent ${name} ended`);
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Collects what OpenTelemetry's diagnostic logger is told of operations on ended spans (an event
+ * added, an attribute set, a span ended again): the SDK drops them, and says so only there.
+ * Returns the messages and the removal of the logger.
+ */
+export function watchEndedSpans(): { readonly messages: string[]; stop(): void } {
+  const messages: string[] = [];
+  const note = (message: string): void => {
+    if (/ended Span|end\(\) on a span once/.test(message)) messages.push(message);
+  };
+  diag.setLogger(
+    { error: note, warn: note, info: () => {}, debug: () => {}, verbose: () => {} },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+  );
+  return { messages, stop: () => diag.disable() };
 }
 
 /** One metric point: its attributes and value (a histogram's count and sum, or a sum's value). */

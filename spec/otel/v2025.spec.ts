@@ -36,8 +36,8 @@ import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/
 import { connectPair, until } from '../helpers.js';
 import { startHttpServer, type HttpIntercept } from '../support/http-server.js';
 import { SDK, httpTransport, makeClient, type SpecTransport } from '../support/sdk.js';
-import { createTracedServer, type SeenRequest } from './server.js';
-import { Telemetry, traceparentOf, useContextManager, withinSpan } from './support.js';
+import { SessionlessTaskStore, createTracedServer, type SeenRequest } from './server.js';
+import { LateSpans, Telemetry, traceparentOf, useContextManager, watchEndedSpans, withinSpan } from './support.js';
 
 let telemetry: Telemetry;
 let stopContext: () => void;
@@ -319,8 +319,19 @@ describe('tasks that do not complete', () => {
 });
 
 describe('input, plain calls, retries and reconnections', () => {
-  it('an input_required task: the question is a SERVER span under the server span that asked, linked to the task span', async () => {
-    const { tasks, seen } = await inProcess();
+  it("an input_required task: the question is a SERVER span under the server span that asked, linked to the task span, with the id of the server's request", async () => {
+    // The ids of the answers the client sends back: the ids of the server's requests.
+    const answered: unknown[] = [];
+    const wrap = (transport: SpecTransport): SpecTransport => {
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) => {
+        const reply = message as { id?: unknown; result?: { action?: unknown } };
+        if (reply.result?.action !== undefined) answered.push(reply.id);
+        return send(message, options);
+      };
+      return transport;
+    };
+    const { tasks, seen } = await inProcess({}, {}, { wrap });
     const handle = await tasks.callToolAsTask(
       'job',
       { ms: 20, outcome: 'ask' },
@@ -339,6 +350,9 @@ describe('input, plain calls, retries and reconnections', () => {
       'mcp.task.input_outcome': 'answered',
       'mcp.task.input_action': 'accept',
     });
+    // The conventions' jsonrpc.request.id (a string): the id the server gave its request.
+    expect(answered).toHaveLength(1);
+    expect(question.attributes['jsonrpc.request.id']).toBe(String(answered[0]));
     expect(statusEvents(span)).toContain('input_required');
     const names = span.events.map((event) => event.name);
     expect(names.indexOf('mcp.task.input.request')).toBeGreaterThan(names.indexOf('mcp.task.status'));
@@ -394,6 +408,99 @@ describe('input, plain calls, retries and reconnections', () => {
         .filter((request) => request.method.startsWith('tasks/'))
         .every((request) => request.traceparent !== undefined),
     ).toBe(true);
+  });
+});
+
+describe('requests after the task span ended', () => {
+  /** The instrumentation in process with the parent rules watched. */
+  async function watched(otel: OtelInstrumentationOptions = {}, setup: InProcessSetup = {}) {
+    const late = new LateSpans();
+    const ended = watchEndedSpans();
+    const made = await inProcess({}, otel, { ...setup, processors: [late] });
+    cleanups.push(() => Promise.resolve(ended.stop()));
+    return { ...made, late, ended };
+  }
+
+  type Receive = NonNullable<SpecTransport['onmessage']>;
+
+  /**
+   * A transport wrapper that hands the client each reply `hold` picks only when the function it
+   * returns delivers it (the handler the SDK sets, and the library's over it, are wrapped as set).
+   */
+  function holding(
+    hold: (reply: { id?: unknown; result?: { task?: unknown } }) => ((deliver: () => void) => void) | undefined,
+  ) {
+    return (transport: SpecTransport): SpecTransport => {
+      let handler: Receive | undefined;
+      Object.defineProperty(transport, 'onmessage', {
+        configurable: true,
+        get: () => handler,
+        set: (next: Receive | undefined) => {
+          handler =
+            next === undefined
+              ? undefined
+              : (...args: Parameters<Receive>) => {
+                  const later = hold(args[0] as { id?: unknown; result?: { task?: unknown } });
+                  if (later === undefined) next(...args);
+                  else later(() => next(...args));
+                };
+        },
+      });
+      return transport;
+    };
+  }
+
+  it.each(['spans', 'events'] as const)(
+    "a call given up before its task was created (requests: '%s'): the late task's cancel is a span of its own linked to the call's, not a child of the ended span nor an event on it",
+    async (requests) => {
+      // The CreateTaskResult is held back until the call was given up.
+      let held: Array<() => void> | undefined = [];
+      const wrap = holding((reply) =>
+        held !== undefined && reply.result?.task !== undefined ? (deliver) => held!.push(deliver) : undefined,
+      );
+      const { tasks, seen, late, ended } = await watched({ requests }, { wrap });
+      const controller = new AbortController();
+      const call = tasks.callToolAsTask('job', { ms: 60_000, outcome: 'hang' }, { signal: controller.signal });
+      await until(() => held!.length === 1);
+      controller.abort();
+      await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+      await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+      const span = telemetry.one('tools/call job');
+      const replies = held;
+      held = undefined;
+      for (const deliver of replies) deliver();
+      await until(() => telemetry.named('tasks/cancel').length === 1);
+      const cancel = telemetry.one('tasks/cancel');
+      expect(cancel.parentSpanContext).toBeUndefined();
+      expect(cancel.links.map((link) => link.context.spanId)).toEqual([span.spanContext().spanId]);
+      expect(cancel.attributes).toMatchObject({ 'mcp.method.name': 'tasks/cancel', 'gen_ai.tool.name': 'job' });
+      expect(seenOf(seen, 'tasks/cancel').map((request) => request.traceparent)).toEqual([
+        traceparentOf(cancel.spanContext()),
+      ]);
+      expect(late.problems).toEqual([]);
+      expect(ended.messages).toEqual([]);
+    },
+  );
+
+  it('a question still open when its task ends: its span and its answer event are recorded while the task span is open', async () => {
+    const { tasks, late, ended } = await watched();
+    const controller = new AbortController();
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { signal: controller.signal, onElicitation: () => new Promise<never>(() => {}) },
+    );
+    await until(() => telemetry.open().includes('elicitation/create'));
+    controller.abort();
+    await expect(handle.result()).rejects.toBeInstanceOf(TaskAbortError);
+    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    const span = telemetry.one('tools/call job');
+    expect(telemetry.one('elicitation/create').attributes['mcp.task.input_outcome']).toBe('abandoned');
+    expect(span.events.find((event) => event.name === 'mcp.task.input.response')?.attributes).toMatchObject({
+      'mcp.task.input_outcome': 'abandoned',
+    });
+    expect(late.problems).toEqual([]);
+    expect(ended.messages).toEqual([]);
   });
 });
 
@@ -960,6 +1067,100 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       attributes: { 'mcp.method.name': 'tasks/result', 'server.address': '127.0.0.1' },
     });
     for (const point of durations) expect(point.attributes['mcp.session.id']).toBeUndefined();
+  });
+
+  /**
+   * A task called over one HTTP server, its connection lost, and finished over a second server
+   * (another port, another session) with the same task store; what each server received.
+   */
+  async function reconnectedTask(otel: OtelInstrumentationOptions = {}) {
+    telemetry = new Telemetry();
+    // Two servers on two ports, one task store: the task survives the move from one to the other.
+    const store = new SessionlessTaskStore();
+    const seenBy = (seen: SeenRequest[]) => () => {
+      const made = createTracedServer({
+        tracerProvider: telemetry.tracerProvider,
+        propagator: telemetry.propagator,
+        pollInterval: 30,
+        store,
+      });
+      const push = made.seen.push.bind(made.seen);
+      made.seen.push = (...requests) => (seen.push(...requests), push(...requests));
+      return { server: made.server, cleanup: () => {} };
+    };
+    const seenOne: SeenRequest[] = [];
+    const seenTwo: SeenRequest[] = [];
+    const one = await startHttpServer({}, seenBy(seenOne));
+    const two = await startHttpServer({}, seenBy(seenTwo));
+    const first = makeClient({ name: 'spec-client', version: '1.0.0' });
+    const second = makeClient({ name: 'spec-client', version: '1.0.0' });
+    const firstTransport = httpTransport(one.url);
+    const secondTransport = httpTransport(two.url);
+    await first.connect(firstTransport);
+    const tasks = new TaskClient(first, { ...POLLING, instrumentation: instrumentation(otel) });
+    cleanups.push(async () => {
+      await tasks.close();
+      await first.close();
+      await second.close();
+      await one.close();
+      await two.close();
+      store.cleanup();
+    });
+    const handle = await tasks.callToolAsTask('job', { ms: 300 });
+    await until(() => seenOf(seenOne, 'tasks/get').length > 0);
+    // The first connection is lost; the second takes over.
+    await first.close();
+    await second.connect(secondTransport);
+    tasks.reconnect(second);
+    await handle.result();
+    const firstSession = (firstTransport as { sessionId?: string }).sessionId;
+    const secondSession = (secondTransport as { sessionId?: string }).sessionId;
+    expect(firstSession).toBeTruthy();
+    expect(secondSession).toBeTruthy();
+    expect(secondSession).not.toBe(firstSession);
+    return {
+      span: telemetry.one('tools/call job'),
+      before: [firstSession, Number(one.url.port)],
+      after: [secondSession, Number(two.url.port)],
+      seenOne,
+      seenTwo,
+    };
+  }
+
+  it("after a reconnection, each request carries the connection it went over (its session, its server's port); the task span keeps the call's", async () => {
+    const { span, before: first, after: second, seenOne, seenTwo } = await reconnectedTask();
+    const connectionOf = (span: ReadableSpan) => [span.attributes['mcp.session.id'], span.attributes['server.port']];
+    // The task span stands for the tools/call, sent over the first connection.
+    expect(connectionOf(span)).toEqual(first);
+    // Each request's span names the connection the server that received it was reached over.
+    const over = (seen: SeenRequest[]) => new Set(seen.map((request) => request.traceparent));
+    const [byOne, byTwo] = [over(seenOne), over(seenTwo)];
+    const requests = telemetry.childrenOf(span).filter((child) => child.kind === SpanKind.CLIENT);
+    const before = requests.filter((request) => byOne.has(traceparentOf(request.spanContext())));
+    const after = requests.filter((request) => byTwo.has(traceparentOf(request.spanContext())));
+    expect(before.length).toBeGreaterThan(0);
+    expect(after.length).toBeGreaterThan(0);
+    expect(before.length + after.length).toBe(requests.length);
+    for (const request of before) expect(connectionOf(request)).toEqual(first);
+    for (const request of after) expect(connectionOf(request)).toEqual(second);
+    // Their metric points too.
+    const points = await telemetry.points('mcp.client.operation.duration');
+    const overTwo = points.filter((point) => point.attributes['server.port'] === second[1]);
+    expect(overTwo.reduce((sum, point) => sum + point.count, 0)).toBe(after.length);
+  });
+
+  it("requests: 'events': an event of a request after the reconnection names its connection where it differs from the span's", async () => {
+    const { span, after, seenOne, seenTwo } = await reconnectedTask({ requests: 'events' });
+    const events = span.events.filter((event) => event.name === 'mcp.request');
+    const tasksRequests = (seen: SeenRequest[]) => seen.filter((request) => request.method.startsWith('tasks/'));
+    const overTwo = events.filter((event) => event.attributes?.['mcp.session.id'] === after[0]);
+    expect(overTwo.length).toBe(tasksRequests(seenTwo).length);
+    expect(overTwo.length).toBeGreaterThan(0);
+    for (const event of overTwo) expect(event.attributes?.['server.port']).toBe(after[1]);
+    // Those over the first connection repeat nothing of the span's.
+    const overOne = events.filter((event) => event.attributes?.['mcp.session.id'] === undefined);
+    expect(overOne.length).toBe(tasksRequests(seenOne).length);
+    for (const event of overOne) expect(event.attributes?.['server.port']).toBeUndefined();
   });
 
   it('a tools/call the HTTP server refuses (401): error.type send and no rpc.response.status_code, the local -32000 is no JSON-RPC answer', async () => {

@@ -22,7 +22,7 @@ import {
   type TaskHandle,
   type TaskReference,
 } from '../../lib/index.js';
-import { otelInstrumentation } from '../../lib/otel.js';
+import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/otel.js';
 import { rejection, within } from '../helpers.js';
 import { ExtServer, fixtureTools, startExtHttpServer, textResult, type Json } from '../support/ext-server/index.js';
 import { extRig, settle } from '../ext/support.js';
@@ -57,7 +57,10 @@ function traceparents(world: World, method: string): Array<string | undefined> {
 describe.each(WORLDS)('on the %s wire', (wire, make) => {
   const ext = wire === 'io.modelcontextprotocol/tasks';
 
-  async function world(options: Parameters<typeof make>[0] = {}): Promise<World> {
+  async function world(
+    options: Parameters<typeof make>[0] = {},
+    otel: OtelInstrumentationOptions = {},
+  ): Promise<World> {
     telemetry = new Telemetry();
     const w = await make({
       ...options,
@@ -65,6 +68,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
         tracerProvider: telemetry.tracerProvider,
         meterProvider: telemetry.meterProvider,
         propagator: telemetry.propagator,
+        ...otel,
       }),
     });
     open.push(w);
@@ -73,7 +77,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
   }
 
   it('a completed task: its span, a child span per request, and the traceparent of each as the server received it', async () => {
-    const w = await world();
+    const w = await world({}, { recordStatusMessages: true });
     const handle = await w.tasks.callToolAsTask('job');
     const taskId = handle.taskId!;
     await w.clock.advance(1_000);
@@ -122,6 +126,23 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       attributes: { 'mcp.task.outcome': 'completed', 'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25' },
     });
     expect(point!.sum).toBeGreaterThanOrEqual(2);
+  });
+
+  it("status messages (the server's free text) are left out unless recordStatusMessages is set", async () => {
+    const w = await world();
+    const handle = await w.tasks.callToolAsTask('job');
+    const taskId = handle.taskId!;
+    w.setStatus(taskId, 'working', 'reading the ledger of alice@example.com');
+    await w.clock.advance(1_000);
+    w.complete(taskId, textResult('done'));
+    const result = handle.result();
+    await until(w, () => handle.settled);
+    await result;
+    const span = telemetry.one('tools/call job');
+    const statuses = span.events.filter((event) => event.name === 'mcp.task.status');
+    expect(statuses.map((event) => event.attributes?.['mcp.task.status'])).toContain('completed');
+    for (const event of statuses) expect(event.attributes?.['mcp.task.status_message']).toBeUndefined();
+    expect(JSON.stringify(span.events)).not.toContain('alice@example.com');
   });
 
   it('a task that fails with a JSON-RPC error: error.type and rpc.response.status_code are its code, the status its message', async () => {

@@ -12,7 +12,6 @@ import type {
   InputInstrument,
   InstrumentedCall,
   InstrumentedClient,
-  InstrumentedConnection,
   InstrumentedInput,
   InstrumentedList,
   InstrumentedResume,
@@ -21,6 +20,7 @@ import type {
   TaskInstrumentation,
 } from '../../api/index.js';
 import { TaskError, TaskOptionError } from '../../errors.js';
+import { instrumentedConnection } from '../../port/connection-info.js';
 import type { SessionPort } from '../../port/port.js';
 import type { WireKind } from '../../api/index.js';
 import { messageOf } from '../../util/text.js';
@@ -99,19 +99,6 @@ function guardInput(input: InputInstrument, report: Report): InputInstrument {
   return { end: (outcome) => void guarded(report, 'input end()', () => input.end(outcome)) };
 }
 
-/** The connection behind `port`, as the hook is told of it. */
-function connectionOf(port: SessionPort, wire: WireKind): InstrumentedConnection {
-  const transport = port.transportInfo();
-  return {
-    wire,
-    protocolVersion: port.protocolVersion(),
-    // A 2026-07-28 connection has no session, whatever id an HTTP transport may still hold.
-    sessionId: port.era() === 'legacy' ? port.sessionId() : undefined,
-    transport: transport.kind,
-    origin: transport.origin,
-  };
-}
-
 /** The instrument of a call of `toolName` on the connection behind `port`, if the hook watches it. */
 export function instrumentCall(
   client: ClientInstrument | undefined,
@@ -121,7 +108,7 @@ export function instrumentCall(
   args: Record<string, unknown>,
 ): CallInstrument | undefined {
   if (client === undefined) return undefined;
-  return client.call?.({ toolName, arguments: args, connection: connectionOf(port, wire) });
+  return client.call?.({ toolName, arguments: args, connection: instrumentedConnection(port, wire) });
 }
 
 /** The instrument of resumed task `taskId` on the connection behind `port`, if the hook watches it. */
@@ -133,7 +120,7 @@ export function instrumentResume(
   toolName: string | undefined,
 ): CallInstrument | undefined {
   if (client === undefined) return undefined;
-  return client.resume?.({ taskId, toolName, connection: connectionOf(port, wire) });
+  return client.resume?.({ taskId, toolName, connection: instrumentedConnection(port, wire) });
 }
 
 /** The instrument of one page of a listing (`method`) on the connection behind `port`, if the hook watches listings. */
@@ -144,5 +131,5 @@ export function instrumentList(
   method: InstrumentedList['method'],
 ): CallInstrument | undefined {
   if (client === undefined) return undefined;
-  return client.list?.({ method, connection: connectionOf(port, wire) });
+  return client.list?.({ method, connection: instrumentedConnection(port, wire) });
 }

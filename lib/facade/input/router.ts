@@ -20,6 +20,7 @@ import type {
 import { creationsOn, type EarlyInput, type EarlyVerdict } from './early.js';
 import { TaskInputError, TaskNotSupportedError, type TaskError } from '../../errors.js';
 import type { SafeEmitter } from '../events/emitter.js';
+import { instrumentedConnection } from '../../port/connection-info.js';
 import type { JsonObject, SessionPort } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
 import { onAbort } from '../../util/abort.js';
@@ -73,6 +74,10 @@ interface Asking {
   readonly stop?: AbortSignal | undefined;
   /** The request named no task; the library tied it to this one. */
   readonly inferred?: boolean | undefined;
+  /** The JSON-RPC id of the server's request (a side-channel request only), for instrumentation. */
+  readonly id?: string | number | undefined;
+  /** The port the request came on; the current one when not told. */
+  readonly port?: SessionPort | undefined;
 }
 
 /** Routes input requests to the right callback. */
@@ -154,7 +159,14 @@ export class InputRouter {
     const taskId = request.taskId;
     const owner = taskId === undefined ? undefined : this.owner(taskId);
     if (owner !== undefined) this.parts.live.markTagged(taskId!);
-    return this.ask(request.kind, request.params, { taskId, owner, delivery: 'request', signal: request.signal });
+    return this.ask(request.kind, request.params, {
+      taskId,
+      owner,
+      delivery: 'request',
+      signal: request.signal,
+      id: request.id,
+      port: request.port,
+    });
   }
 
   /**
@@ -170,7 +182,7 @@ export class InputRouter {
     untagged: UntaggedInput,
   ): Promise<Record<string, unknown>> | undefined {
     if (this.closed()) return undefined;
-    const { kind, params, signal } = request;
+    const { kind, params, signal, id, port } = request;
     if (attribution.kind === 'none') {
       const { reason, inFlight, waitingForInput, hostRequests } = attribution;
       request.unattributed?.({ reason, inFlight, waitingForInput, hostRequests });
@@ -189,12 +201,20 @@ export class InputRouter {
         hostRequests,
         answeredBy,
       });
-      return this.ask(kind, params, { taskId: undefined, owner: undefined, delivery: 'request', signal });
+      return this.ask(kind, params, { taskId: undefined, owner: undefined, delivery: 'request', signal, id, port });
     }
     if (attribution.by !== untagged) return undefined;
     if (attribution.kind === 'task') {
       const taskId = attribution.taskId;
-      return this.ask(kind, params, { taskId, owner: this.owner(taskId), delivery: 'request', signal, inferred: true });
+      return this.ask(kind, params, {
+        taskId,
+        owner: this.owner(taskId),
+        delivery: 'request',
+        signal,
+        inferred: true,
+        id,
+        port,
+      });
     }
     const call = attribution.call;
     if (call.abandoned()) return Promise.reject(new AbandonedError());
@@ -207,6 +227,8 @@ export class InputRouter {
       signal,
       stop: stop.signal,
       inferred: true,
+      id,
+      port,
     });
     if (answer === undefined) stop.release();
     return answer?.finally(() => stop.release());
@@ -294,7 +316,13 @@ export class InputRouter {
       ...(about.inferred === true ? { inferred: true } : {}),
     };
     const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
-    const watch = this.parts.instrument?.input?.({ method, params, context });
+    const watch = this.parts.instrument?.input?.({
+      method,
+      id: about.id,
+      connection: instrumentedConnection(about.port ?? this.parts.port),
+      params,
+      context,
+    });
     return abandonable(
       () => callback(params as never, context) as Promise<Record<string, unknown>>,
       signal.signal,

@@ -97,7 +97,16 @@ export function serveSideChannelInput(
       const unattributed = (note: UnattributedNote): void => {
         notes.set(params, note);
       };
-      const answer = handler({ kind, params, taskId, signal: request.signal, ownedElsewhere, unattributed });
+      const answer = handler({
+        id: request.id,
+        port,
+        kind,
+        params,
+        taskId,
+        signal: request.signal,
+        ownedElsewhere,
+        unattributed,
+      });
       return answer?.then(
         (result) => {
           if (result === undefined) return undefined;
