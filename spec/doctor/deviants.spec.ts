@@ -84,6 +84,8 @@ describe('doctor: a scripted server that follows the spec', () => {
     );
     expect(report.wires[0]).toMatchObject({ wire: '2025-11-25', offered: true, tool: 'work' });
     expect(row(report, 'list.paging')?.seen).toMatch(/in [2-9] pages, then no nextCursor/);
+    // V29: the values of taskSupport are a schema rule of the server's (R7 is the client's rule).
+    expect(row(report, 'tools.taskSupport')).toMatchObject({ rule: 'V29', severity: 'MUST' });
     expect(row(report, 'expiry.read')?.seen).toMatch(/^forgotten: tasks\/get answered -32602/);
     expect(exitCode(report)).toBe(0);
     expect(report.summary).toMatchObject({ deviations: 0, mustViolations: 0 });
