@@ -8,8 +8,9 @@
  * server does is recorded (the spec leaves it open, [A3]; the extension repeats the key, [E4]).
  */
 import type { Battery } from './battery.js';
+import { ackFault } from './ext/ack.js';
 import { follow, type Followed } from './follow.js';
-import type { Question, Session } from './session.js';
+import { serverAnswered, type Question, type Reply, type Session } from './session.js';
 import { isObject, ms, seenTask } from './shape.js';
 
 /** The checks of {@link inputProbe} on each wire. */
@@ -127,15 +128,20 @@ function answeredExt(b: Battery, followed: Followed, questions: readonly Questio
   else rows.ok('input.requests', `${questions.map((q) => q.method).join(', ')} in inputRequests`);
   const updates = followed.updates;
   if (updates.length === 0) return rows.untestable('input.update', 'no answer was sent');
-  const bad = updates.filter(
-    (reply) => !reply.ok || (reply.result.resultType !== undefined && reply.result.resultType !== 'complete'),
-  );
-  if (bad.length === 0) rows.ok('input.update', `${updates.length} tasks/update acknowledged`);
-  else
-    rows.deviation(
-      'input.update',
-      `tasks/update answered ${bad.map((reply) => (reply.ok ? `resultType ${JSON.stringify(reply.result.resultType)}` : s.describe(reply))).join(', ')}`,
-    );
+  // [E24]: each reply the server gave is an empty acknowledgement; one it did not give (a local
+  // timeout, a closed connection) is not judged.
+  const answered = updates.filter(serverAnswered);
+  const bad = answered.flatMap((reply) => {
+    if (!reply.ok) return [s.describe(reply)];
+    const fault = ackFault(reply.result);
+    return fault === undefined ? [] : [`a reply with ${fault}`];
+  });
+  const lost = updates.length - answered.length;
+  const unanswered = lost === 0 ? '' : `; ${lost} got no answer`;
+  if (bad.length > 0) rows.deviation('input.update', `tasks/update answered ${bad.join(', ')}${unanswered}`);
+  else if (answered.length === 0)
+    rows.untestable('input.update', `no tasks/update was answered (${s.describe(updates[0] as Reply)})`);
+  else rows.ok('input.update', `${answered.length} tasks/update acknowledged${unanswered}`);
 }
 
 /** Once answered, the task goes on: back to working, or to its end. */

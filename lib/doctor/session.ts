@@ -14,10 +14,31 @@ import { cut, isObject, withoutIds } from './shape.js';
 import type { TaskLedger } from './tasks.js';
 import type { DoctorWire } from './types.js';
 
-/** A server's reply, as sent. */
+/**
+ * When a request went out and its reply came back: `at` and `sentAt` on the session's clock,
+ * `seq` and `sentSeq` in the session's own order of sends and replies (one counter, so that two
+ * events in the same millisecond still have an order: a request sent after a reply arrived has a
+ * `sentSeq` above that reply's `seq`).
+ */
+export interface Timing {
+  readonly at: number;
+  readonly sentAt: number;
+  readonly seq: number;
+  readonly sentSeq: number;
+}
+
+/**
+ * A reply, as received. `kind` of a failure is the port's: `server` for the server's own JSON-RPC
+ * error; anything else (`timeout`, `closed`, `local`, ...) means the server said nothing.
+ */
 export type Reply =
-  | { readonly ok: true; readonly result: JsonObject; readonly at: number }
-  | { readonly ok: false; readonly code: number; readonly message: string; readonly kind: string; readonly at: number };
+  | ({ readonly ok: true; readonly result: JsonObject } & Timing)
+  | ({ readonly ok: false; readonly code: number; readonly message: string; readonly kind: string } & Timing);
+
+/** True when the server itself answered: a result, or its own JSON-RPC error (not a local timeout or a closed connection). */
+export function serverAnswered(reply: Reply): boolean {
+  return reply.ok || reply.kind === 'server';
+}
 
 /** The doctor's bounds and waits, resolved. */
 export interface Settings {
@@ -102,6 +123,8 @@ export class Session {
   private readonly offs: Array<() => void> = [];
   /** `subscriptions/listen` requests of the doctor (extension), by request id. */
   private readonly listens = new Set<string>();
+  /** The counter behind {@link Timing.seq}. */
+  private order = 0;
 
   constructor(
     readonly port: SessionPort,
@@ -122,6 +145,9 @@ export class Session {
   async call(method: string, params: JsonObject | undefined, options: CallOptions = {}): Promise<Reply> {
     this.checkStopped();
     const declare = options.declare ?? this.wire === 'io.modelcontextprotocol/tasks';
+    const sentAt = this.now();
+    const sentSeq = this.step();
+    const timing = (): Timing => ({ at: this.now(), sentAt, seq: this.step(), sentSeq });
     try {
       const result = await this.port.request(
         method,
@@ -137,19 +163,25 @@ export class Session {
         undefined,
         declare ? DECLARE : undefined,
       );
-      return { ok: true, result, at: this.now() };
+      return { ok: true, result, ...timing() };
     } catch (error) {
       if (error instanceof PortError && error.kind === 'aborted') throw new ProbeStopped('stopped', { cause: error });
       if (error instanceof PortError)
-        return { ok: false, code: error.code, message: error.message, kind: error.kind, at: this.now() };
+        return { ok: false, code: error.code, message: error.message, kind: error.kind, ...timing() };
       return {
         ok: false,
         code: -32603,
         message: error instanceof Error ? error.message : String(error),
         kind: 'local',
-        at: this.now(),
+        ...timing(),
       };
     }
+  }
+
+  /** The next position in the session's order of sends and replies. */
+  step(): number {
+    this.order += 1;
+    return this.order;
   }
 
   /** A reply in a few words, task ids left out: `result`, `-32602 (Task not found)`, `no answer in 10 s`. */
@@ -190,8 +222,10 @@ export class Session {
   openResult(taskId: string): OpenResult {
     const existing = this.results.get(taskId);
     if (existing !== undefined) return existing;
+    const sentAt = this.now();
+    const sentSeq = this.order + 1; // the call below takes this position as it sends
     const open: OpenResult = {
-      sentAt: this.now(),
+      sentAt,
       answered: undefined,
       reply: this.call(
         'tasks/result',
@@ -203,7 +237,16 @@ export class Session {
           return reply;
         },
         (error: unknown) => {
-          const reply: Reply = { ok: false, code: -32001, message: String(error), kind: 'aborted', at: this.now() };
+          const reply: Reply = {
+            ok: false,
+            code: -32001,
+            message: String(error),
+            kind: 'aborted',
+            at: this.now(),
+            sentAt,
+            seq: this.step(),
+            sentSeq,
+          };
           open.answered = reply;
           return reply;
         },

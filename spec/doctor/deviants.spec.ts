@@ -84,6 +84,8 @@ describe('doctor: a scripted server that follows the spec', () => {
     );
     expect(report.wires[0]).toMatchObject({ wire: '2025-11-25', offered: true, tool: 'work' });
     expect(row(report, 'list.paging')?.seen).toMatch(/in [2-9] pages, then no nextCursor/);
+    // V29: the values of taskSupport are a schema rule of the server's (R7 is the client's rule).
+    expect(row(report, 'tools.taskSupport')).toMatchObject({ rule: 'V29', severity: 'MUST' });
     expect(row(report, 'expiry.read')?.seen).toMatch(/^forgotten: tasks\/get answered -32602/);
     expect(exitCode(report)).toBe(0);
     expect(report.summary).toMatchObject({ deviations: 0, mustViolations: 0 });
@@ -163,6 +165,17 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     expect(exitCode(report)).toBe(1);
   });
 
+  it('[V16] tasks/result answered at once while the task still works: result.blocks, a MUST (exit 1), told by a tasks/get sent after the answer', async () => {
+    const { report, model } = await doctorOn({ earlyResult: true });
+    clean(model, report);
+    // Before the fix the doctor read the task again only after it had ended, and passed the row.
+    expect(deviations(report)).toEqual(['result.blocks']);
+    expect(row(report, 'result.blocks')).toMatchObject({ rule: 'V16', severity: 'MUST' });
+    expect(row(report, 'result.blocks')?.seen).toMatch(
+      /^answered .* before the task ended: a tasks\/get sent after the answer still showed it working$/,
+    );
+    expect(exitCode(report)).toBe(1);
+  });
   it('a task that never ends: no deviation; what needs its end is not testable, bounded by the probe; the task is cancelled', async () => {
     const started = Date.now();
     const { report, model } = await doctorOn({ neverEnds: true }, { probeTimeoutMs: 1_000 });
@@ -179,6 +192,46 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     expect(row(report, 'expiry.read')?.seen).toBe('the lifecycle probe could not time the tool');
     expect(report.tasks.cancelled).toBeGreaterThanOrEqual(2);
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
+
+describe('doctor: a verdict only on what the server answered', () => {
+  it('[V10] one slow tasks/get (longer than the request bound) 400 ms after the end: ttl.honoured not testable, the task not marked gone', async () => {
+    const { report, model } = await doctorOn({ slowReadMs: 2_500 });
+    clean(model, report);
+    // Before the fix the local timeout read as "gone": a MUST deviation of a server that kept the task.
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'ttl.honoured')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'the second read (400 ms after it ended) got no answer in time, not the task',
+    });
+    // The task was not marked gone: the cancel of the ended task still runs.
+    expect(row(report, 'cancel.completed')?.verdict).toBe('ok');
+    expect(row(report, 'cancel.completed.status')?.verdict).toBe('ok');
+  });
+
+  it('[V25] a task that ended cancelled on its own and was deleted 200 ms later: ttl.honoured not testable, no deviation', async () => {
+    const { report, model } = await doctorOn({ selfCancel: true });
+    clean(model, report);
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'ttl.honoured')).toMatchObject({ verdict: 'not-testable' });
+    expect(row(report, 'ttl.honoured')?.seen).toMatch(
+      /^the task ended cancelled, and a server may delete a cancelled task at any time: gone 400 ms after it ended/,
+    );
+  });
+
+  it('[V24] [V23] [V26] a server that never answers tasks/cancel: the cancel rows and unknown.id not testable, no deviation', async () => {
+    const { report, model } = await doctorOn({ unanswered: 'tasks/cancel' }, { requestTimeoutMs: 300 });
+    expect(model.failures).toEqual([]);
+    // Before the fix each local timeout was judged as the server's answer.
+    expect(deviations(report)).toEqual([]);
+    for (const check of ['cancel.running', 'cancel.completed', 'unknown.id'])
+      expect(row(report, check)?.verdict, check).toBe('not-testable');
+    expect(row(report, 'cancel.running')?.seen).toBe('the cancel got no answer in time');
+    expect(row(report, 'cancel.completed')?.seen).toBe('the cancel got no answer in time');
+    expect(row(report, 'unknown.id')?.seen).toBe(
+      'tasks/get -32602, tasks/result -32602, tasks/cancel no answer in time: no answer to judge',
+    );
   });
 });
 

@@ -109,6 +109,68 @@ describe('doctor on the scripted extension server', () => {
   });
 });
 
+describe('doctor: the empty acknowledgement of the extension ([E24], [E6])', () => {
+  const extRow = (report: DoctorReport, check: string) =>
+    report.rows.find((row) => row.check === check && row.wire === 'io.modelcontextprotocol/tasks');
+
+  it('[E24] tasks/cancel answered with the task (a 2025-style reply, no resultType): cancel.ack and cancel.twice, MUSTs (exit 1)', async () => {
+    const { report } = await doctorOn({}, (server) => {
+      server.on('tasks/cancel', (params, ctx) => {
+        if (!ctx.declared) throw rpcError(-32021, 'Missing required client capability');
+        const taskId = String(params.taskId);
+        server.tasks.requestCancel(taskId);
+        const { resultType: _dropped, ...task } = server.tasks.detailed(taskId) as Record<string, unknown>;
+        return task;
+      });
+    });
+    // Before the fix a reply without resultType counted as an acknowledgement, whatever it carried.
+    expect(deviations(report)).toEqual(['cancel.ack', 'cancel.twice']);
+    expect(extRow(report, 'cancel.ack')).toMatchObject({ rule: 'E24', severity: 'MUST' });
+    expect(extRow(report, 'cancel.ack')?.seen).toBe(
+      "a reply with no resultType and the task's taskId, status, not an empty acknowledgement",
+    );
+    expect(extRow(report, 'cancel.twice')?.seen).toMatch(/^the second cancel got a reply with no resultType and /);
+    expect(exitCode(report)).toBe(1);
+  });
+
+  it('[E24] tasks/update answered {resultType: "complete"} plus the task: input.update, a MUST', async () => {
+    const { report } = await doctorOn({}, (server) => {
+      server.on('tasks/update', (params, ctx) => {
+        if (!ctx.declared) throw rpcError(-32021, 'Missing required client capability');
+        const taskId = String(params.taskId);
+        server.tasks.respond(taskId, params.inputResponses as Record<string, never>);
+        return { ...server.tasks.detailed(taskId), resultType: 'complete' };
+      });
+    });
+    expect(deviations(report)).toEqual(['input.update']);
+    expect(extRow(report, 'input.update')).toMatchObject({ rule: 'E5', severity: 'MUST' });
+    expect(extRow(report, 'input.update')?.seen).toMatch(
+      /^tasks\/update answered a reply with the task's taskId, status/,
+    );
+  });
+
+  it('[E6] a second cancel, of a task that ended, refused with -32602: cancel.twice, a MUST (exit 1)', async () => {
+    const { report } = await doctorOn({}, (server) => {
+      server.on('tasks/cancel', (params, ctx) => {
+        if (!ctx.declared) throw rpcError(-32021, 'Missing required client capability');
+        const taskId = String(params.taskId);
+        const status = server.tasks.detailed(taskId).status;
+        if (status === 'completed' || status === 'failed' || status === 'cancelled')
+          throw rpcError(-32602, `Cannot cancel a task in terminal status ${status}`);
+        server.tasks.requestCancel(taskId);
+        return { resultType: 'complete' };
+      });
+    });
+    // Before the fix a refusal passed as "acknowledged (or refused as an error)".
+    expect(deviations(report)).toEqual(['cancel.twice']);
+    expect(extRow(report, 'cancel.twice')).toMatchObject({ rule: 'E6', severity: 'MUST' });
+    expect(extRow(report, 'cancel.twice')?.seen).toBe(
+      'the second cancel was refused: -32602 (Cannot cancel a task in terminal status cancelled) (the task was cancelled); it must be acknowledged like the first',
+    );
+    expect(exitCode(report)).toBe(1);
+  });
+});
+
 describe('doctor: a stop while the second session connects', () => {
   it('the modern session is open, the 2025-11-25 handshake is held: TaskAbortError at once, both transports closed', async () => {
     const ext = new ExtServer({ pollIntervalMs: 50, tools: fixtureTools() });

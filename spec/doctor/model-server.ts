@@ -4,7 +4,8 @@
  * pollInterval, a notification on every change, a blocking tasks/result with related-task _meta,
  * -32602 for unknown ids, cancelled terminal tasks refused, paged listing that ends, tagged
  * questions while input_required, tasks forgotten after their ttl), unless one switch turns ONE
- * deviation on. Built on spec/support/scripted-server.ts; it asserts every request it holds
+ * deviation on (or, for `selfCancel`, `slowReadMs` and `unanswered`, one allowed behaviour the
+ * doctor must not call a deviation). Built on spec/support/scripted-server.ts; it asserts every request it holds
  * before it answers (task methods carry exactly `{taskId}`, a task-augmented call only `{ttl}`,
  * [R33], [A15], [S3]) and records what failed in `failures`.
  *
@@ -33,6 +34,14 @@ export interface ModelOptions {
   readonly numericCursor?: boolean;
   /** `work` tasks never end on their own (a cancel still stops them). */
   readonly neverEnds?: boolean;
+  /** tasks/result of a running `work` task answers at once, with the result the task will end with ([V16] broken). */
+  readonly earlyResult?: boolean;
+  /** `work` tasks end `cancelled` on their own (mcp-go's context bug), and every cancelled task is forgotten 200 ms after it ended ([V25] allows it). */
+  readonly selfCancel?: boolean;
+  /** The first tasks/get sent 300 ms or more after its task ended is answered this late (once; no deviation). */
+  readonly slowReadMs?: number;
+  /** A method the server never answers (no deviation: the request just stays open). */
+  readonly unanswered?: string;
   /** How long `work` runs. @default 150 */
   readonly workMs?: number;
 }
@@ -47,6 +56,10 @@ interface ModelTask {
   outcome: { result: Json } | { error: { code: number; message: string } } | undefined;
   waiters: Array<() => void>;
   timers: Array<ReturnType<typeof setTimeout>>;
+  /** The result a `work` task will end with (for `earlyResult`). */
+  planned?: Json;
+  /** When it reached a terminal status. */
+  endedAt?: number;
 }
 
 /** The model server and what it saw. */
@@ -83,6 +96,7 @@ export function modelServer(options: ModelOptions = {}): Model {
   const order: string[] = [];
   const workMs = options.workMs ?? 150;
   let seq = 0;
+  let slowed = false;
 
   const check = (ok: boolean, what: string): void => {
     if (ok) return;
@@ -115,6 +129,8 @@ export function modelServer(options: ModelOptions = {}): Model {
   const update = (entry: ModelTask, patch: Json): void => {
     Object.assign(entry.task, { lastUpdatedAt: new Date().toISOString() }, patch);
     if (TERMINAL.has(String(entry.task.status))) {
+      entry.endedAt ??= Date.now();
+      if (options.selfCancel === true && entry.task.status === 'cancelled') forget(String(entry.task.taskId), 200);
       for (const wake of entry.waiters.splice(0)) wake();
       for (const timer of entry.timers.splice(0)) clearTimeout(timer);
       if (options.ttlIgnored === true) forget(String(entry.task.taskId), 300);
@@ -159,9 +175,13 @@ export function modelServer(options: ModelOptions = {}): Model {
       for (let step = 1; step <= 400; step += 1)
         later(entry, step * 50, () => update(entry, { statusMessage: `step ${step}` }));
     } else if (name === 'work') {
+      const done: Json = { content: [{ type: 'text', text: 'work done' }] };
+      entry.planned = done;
       later(entry, workMs / 2, () => update(entry, { statusMessage: 'halfway' }));
       later(entry, workMs, () =>
-        finish(entry, 'completed', { content: [{ type: 'text', text: 'work done' }] }, 'done'),
+        options.selfCancel === true
+          ? update(entry, { status: 'cancelled', statusMessage: 'context canceled' })
+          : finish(entry, 'completed', done, 'done'),
       );
     } else if (name === 'fail') {
       later(entry, workMs, () =>
@@ -192,10 +212,20 @@ export function modelServer(options: ModelOptions = {}): Model {
     return { task: snapshot(entry) };
   });
 
-  server.on('tasks/get', (params) => snapshot(find(params, 'tasks/get')));
+  server.on('tasks/get', async (params) => {
+    const entry = find(params, 'tasks/get');
+    const slow = options.slowReadMs;
+    if (slow !== undefined && !slowed && entry.endedAt !== undefined && Date.now() - entry.endedAt >= 300) {
+      slowed = true;
+      await new Promise((resolve) => setTimeout(resolve, slow));
+    }
+    return snapshot(entry);
+  });
 
   server.on('tasks/result', async (params) => {
     const entry = find(params, 'tasks/result');
+    if (options.earlyResult === true && live(entry) && entry.planned !== undefined)
+      return { ...entry.planned, _meta: { [RELATED]: { taskId: entry.task.taskId } } };
     if (live(entry)) await new Promise<void>((resolve) => entry.waiters.push(resolve));
     if (entry.outcome === undefined) throw rpcError(-32603, 'Task has no result');
     if ('error' in entry.outcome) throw rpcError(entry.outcome.error.code, entry.outcome.error.message);
@@ -238,6 +268,8 @@ export function modelServer(options: ModelOptions = {}): Model {
     if (options.numericCursor === true) return { tasks: page, nextCursor: start + PAGE_SIZE };
     return start + PAGE_SIZE < ids.length ? { tasks: page, nextCursor: `c${start + PAGE_SIZE}` } : { tasks: page };
   });
+
+  if (options.unanswered !== undefined) server.on(options.unanswered, () => new Promise<Json>(() => {}));
 
   return {
     server,

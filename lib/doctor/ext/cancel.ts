@@ -1,25 +1,21 @@
 /**
  * The cancel and failure probes of the tasks extension. A cancel is an empty acknowledgement
  * ([E24]) and cooperative: the task stops when it can, or ends another way ([E6]); a second
- * cancel is acknowledged or refused, never answered with anything else ([E6]). A tool that fails
+ * cancel, of a task that may have ended, is acknowledged the same way, not refused ([E6]). A tool that fails
  * ends `completed` with an `isError` result; `failed` is for JSON-RPC errors, carried inline
  * ([E15], [E3]).
  */
 import type { Battery } from '../battery.js';
 import { follow, intervalOf } from '../follow.js';
-import type { Reply } from '../session.js';
+import { serverAnswered } from '../session.js';
 import { isObject, isTerminal, ms } from '../shape.js';
+import { ackFault } from './ack.js';
 import { extTask } from './lifecycle.js';
 
 /** The checks of {@link cancelExt}. */
 export const EXT_CANCEL_CHECKS = ['cancel.ack', 'cancel.running', 'cancel.twice'] as const;
 /** The checks of {@link failureExt}. */
 export const EXT_FAILURE_CHECKS = ['fail.status', 'fail.result'] as const;
-
-/** True for an empty acknowledgement. */
-function isAck(reply: Reply): boolean {
-  return reply.ok && (reply.result.resultType === undefined || reply.result.resultType === 'complete');
-}
 
 /** Runs the cancel probe. */
 export async function cancelExt(b: Battery): Promise<void> {
@@ -30,14 +26,11 @@ export async function cancelExt(b: Battery): Promise<void> {
   const taskId = task.taskId;
   s.ledger.track(taskId, tool.name, s, task.status);
   const cancel = await s.call('tasks/cancel', { taskId });
-  if (isAck(cancel)) rows.ok('cancel.ack', 'an empty acknowledgement');
-  else
-    rows.deviation(
-      'cancel.ack',
-      cancel.ok
-        ? `a reply with resultType ${JSON.stringify(cancel.result.resultType)}`
-        : `answered ${s.describe(cancel)}`,
-    );
+  const fault = cancel.ok ? ackFault(cancel.result) : undefined;
+  if (cancel.ok && fault === undefined) rows.ok('cancel.ack', 'an empty acknowledgement (resultType "complete")');
+  else if (fault !== undefined) rows.deviation('cancel.ack', `a reply with ${fault}, not an empty acknowledgement`);
+  else if (!serverAnswered(cancel)) rows.untestable('cancel.ack', `the cancel got ${s.describe(cancel)}`);
+  else rows.deviation('cancel.ack', `answered ${s.describe(cancel)}`);
   const acked = s.now();
   const within = Math.min(2_000 + 3 * intervalOf(task, 250), Math.max(0, b.until - s.now()));
   const followed = await follow(s, taskId, task, { until: s.now() + within });
@@ -53,14 +46,23 @@ export async function cancelExt(b: Battery): Promise<void> {
       `cancelled, ${ms(Math.max(0, (followed.terminalAt ?? acked) - acked))} after the acknowledgement`,
     );
   else rows.ok('cancel.running', `ended ${ended.status ?? ''} instead (allowed: the work finished first)`);
+  // [E6]: a cancel of a task that already ended is acknowledged like any other (an error is only
+  // for an unknown task id, [E25]).
   const twice = await s.call('tasks/cancel', { taskId });
-  if (isAck(twice) || !twice.ok)
-    rows.ok(
+  const again = twice.ok ? ackFault(twice.result) : undefined;
+  const state = `the task was ${ended === undefined ? (followed.statuses.at(-1) ?? 'running') : (ended.status ?? 'ended')}`;
+  if (twice.ok && again === undefined) rows.ok('cancel.twice', `the second cancel was acknowledged too (${state})`);
+  else if (again !== undefined)
+    rows.deviation(
       'cancel.twice',
-      twice.ok ? 'the second cancel was acknowledged too' : `the second cancel was refused: ${s.describe(twice)}`,
+      `the second cancel got a reply with ${again}, not an empty acknowledgement (${state})`,
     );
+  else if (!serverAnswered(twice)) rows.untestable('cancel.twice', `the second cancel got ${s.describe(twice)}`);
   else
-    rows.deviation('cancel.twice', `the second cancel answered resultType ${JSON.stringify(twice.result.resultType)}`);
+    rows.deviation(
+      'cancel.twice',
+      `the second cancel was refused: ${s.describe(twice)} (${state}); it must be acknowledged like the first`,
+    );
 }
 
 /** Runs the failure probe. */

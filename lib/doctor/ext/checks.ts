@@ -72,8 +72,8 @@ export const EXT: Readonly<Record<string, CheckSpec>> = {
   'cancel.ack': c(
     'E24',
     'MUST',
-    'tasks/cancel is answered with an empty acknowledgement',
-    'cancel() resolves after the acknowledgement and one confirming tasks/get.',
+    'tasks/cancel is answered with an empty acknowledgement: resultType "complete", no task fields',
+    'cancel() resolves after the acknowledgement and one confirming tasks/get; a reply without resultType, or with extra fields, is still taken as the acknowledgement.',
   ),
   'cancel.running': c(
     'E6',
@@ -84,7 +84,7 @@ export const EXT: Readonly<Record<string, CheckSpec>> = {
   'cancel.twice': c(
     'E6',
     'MUST',
-    'a cancel of a task that already ended is acknowledged (or refused as an error)',
+    'a cancel of a task that already ended is acknowledged with an empty result, like any cancel (an error is for unknown ids only)',
     'The library sends one tasks/cancel per stop and takes an error reply as "cancel failed".',
   ),
   'cancel.completed': c(
@@ -122,7 +122,7 @@ export const EXT: Readonly<Record<string, CheckSpec>> = {
   'input.update': c(
     'E5',
     'MUST',
-    'tasks/update answers input by key and is acknowledged',
+    'tasks/update answers input by key and is acknowledged with an empty result (resultType "complete")',
     'Answers go back with tasks/update; a failed send is retried while the key is still listed (E23).',
   ),
   'input.resumes': c(

@@ -9,7 +9,8 @@
 import { decodeExtStart, decodeGetTask } from '../../wire/ext/decode.js';
 import type { Battery } from '../battery.js';
 import { follow, pollValues } from '../follow.js';
-import type { Reply, Session } from '../session.js';
+import { ackFault } from './ack.js';
+import { serverAnswered, type Reply, type Session } from '../session.js';
 import { durationOf, isObject, isTerminal, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
 
 /** The checks this probe writes. */
@@ -63,6 +64,9 @@ export async function lifecycleExt(b: Battery): Promise<void> {
 
   const durable = await s.call('tasks/get', { taskId });
   if (durable.ok) rows.ok('create.durable', 'an immediate tasks/get found it');
+  // Only the server's own answer is judged: a local timeout or a closed connection says nothing.
+  else if (!serverAnswered(durable))
+    rows.untestable('create.durable', `an immediate tasks/get got ${s.describe(durable)}`);
   else rows.deviation('create.durable', `an immediate tasks/get answered ${s.describe(durable)}`);
 
   const unsubscribe = s.subscribe([taskId]);
@@ -190,9 +194,12 @@ async function cancelEnded(b: Battery, taskId: string, ended: SeenTask): Promise
   const { s, rows } = b;
   const cancel = await s.call('tasks/cancel', { taskId });
   const read = await s.call('tasks/get', { taskId });
-  const said = cancel.ok ? 'acknowledged' : s.describe(cancel);
-  if (!read.ok)
+  const said = cancel.ok ? (ackFault(cancel.result) === undefined ? 'acknowledged' : 'answered') : s.describe(cancel);
+  if (!read.ok) {
+    if (!serverAnswered(read))
+      return rows.untestable('cancel.completed', `after the cancel (${said}) tasks/get got ${s.describe(read)}`);
     return rows.deviation('cancel.completed', `after the cancel (${said}) tasks/get answered ${s.describe(read)}`);
+  }
   const after = seenTask(read.result, s.wire);
   const outcome = (task: SeenTask): string => JSON.stringify(task.raw.result ?? task.raw.error ?? null);
   if (after.status !== ended.status)

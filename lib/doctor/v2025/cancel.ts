@@ -7,6 +7,7 @@
  */
 import { randomUUID } from '../../util/random.js';
 import type { Battery } from '../battery.js';
+import { serverAnswered } from '../session.js';
 import { ms, seenTask } from '../shape.js';
 import { REQUESTED_TTL } from './lifecycle.js';
 import { resultSummary } from './observe.js';
@@ -35,7 +36,14 @@ export async function cancel2025(b: Battery): Promise<void> {
   s.ledger.track(taskId, tool.name, s, 'working');
   const cancel = await s.call('tasks/cancel', { taskId });
   if (!cancel.ok) {
+    // A verdict only on the server's own answer: a local timeout or a closed connection says nothing.
+    if (cancel.kind !== 'server') return rows.rest(CANCEL_CHECKS, `the cancel got ${s.describe(cancel)}`);
     const read = await s.call('tasks/get', { taskId });
+    if (!serverAnswered(read))
+      return rows.rest(
+        CANCEL_CHECKS,
+        `the cancel answered ${s.describe(cancel)}, and the read that would tell whether the task had ended got ${s.describe(read)}`,
+      );
     const status = read.ok ? seenTask(read.result, s.wire).status : undefined;
     s.ledger.seen(taskId, status);
     if (cancel.code === -32602 && (status === 'completed' || status === 'failed')) {
@@ -73,7 +81,8 @@ export async function cancel2025(b: Battery): Promise<void> {
   rows.ok('cancel.result', `tasks/result of the cancelled task: ${said}`, { quirk: 'D7' });
 
   const twice = await s.call('tasks/cancel', { taskId });
-  if (!twice.ok && twice.code === -32602)
+  if (!serverAnswered(twice)) rows.untestable('cancel.twice', `the second cancel got ${s.describe(twice)}`);
+  else if (!twice.ok && twice.code === -32602)
     rows.ok('cancel.twice', `the second cancel was refused: ${s.describe(twice)}`, { quirk: 'D11' });
   else
     rows.deviation(
@@ -95,16 +104,20 @@ export async function unknownIds(b: Battery): Promise<void> {
   if (s.wire === '2025-11-25' && !b.canCancel) methods.pop(); // [R5]: no tasks/cancel without tasks.cancel
   const seen: string[] = [];
   const wrong: string[] = [];
+  const unanswered: string[] = [];
   for (const method of methods) {
     const params = method === 'tasks/update' ? { taskId, inputResponses: {} } : { taskId };
     const reply = await s.call(method, params);
     const said = reply.ok ? 'a result' : reply.kind === 'server' ? String(reply.code) : s.describe(reply);
     seen.push(`${method} ${said}`);
-    if (reply.ok || reply.kind !== 'server' || reply.code !== -32602) wrong.push(method);
+    // Only the server's own answer is judged: a local timeout or a closed connection says nothing.
+    if (!serverAnswered(reply)) unanswered.push(method);
+    else if (reply.ok || reply.code !== -32602) wrong.push(method);
   }
   const text = seen.join(', ');
   // The extension asks -32602 of tasks/get (MUST) and of tasks/update and tasks/cancel (SHOULD).
   const severity = s.wire === '2025-11-25' || wrong.includes('tasks/get') ? 'MUST' : 'SHOULD';
-  if (wrong.length === 0) rows.ok('unknown.id', text, { quirk: s.wire === '2025-11-25' ? 'D12' : undefined });
-  else rows.deviation('unknown.id', text, { severity });
+  if (wrong.length > 0) rows.deviation('unknown.id', text, { severity });
+  else if (unanswered.length > 0) rows.untestable('unknown.id', `${text}: no answer to judge`);
+  else rows.ok('unknown.id', text, { quirk: s.wire === '2025-11-25' ? 'D12' : undefined });
 }

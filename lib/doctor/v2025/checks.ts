@@ -33,7 +33,7 @@ export const V2025: Readonly<Record<string, CheckSpec>> = {
     'list() and listPage() need it; handles() lists the tasks this client tracks either way.',
   ),
   'tools.taskSupport': c(
-    'R7',
+    'V29',
     'MUST',
     'execution.taskSupport is forbidden, optional or required',
     'An absent or unknown value is read as forbidden: the tool is called plainly.',

@@ -9,7 +9,7 @@
 import { decodeStart } from '../../wire/v2025/decode.js';
 import type { Battery } from '../battery.js';
 import { follow, pollValues, type Followed } from '../follow.js';
-import type { OpenResult, Reply, Session } from '../session.js';
+import { serverAnswered, type OpenResult, type Reply, type Session } from '../session.js';
 import { durationOf, isObject, isTerminal, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
 import { checkNotifications, checkResultMeta, resultSummary, sameResult } from './observe.js';
 
@@ -73,7 +73,7 @@ export async function lifecycle2025(b: Battery): Promise<void> {
   );
   checkFastPolls(b, fast);
   checkNotifications(b, taskId, followed, blocking);
-  await checkBlocking(b, taskId, followed, blocking);
+  await checkBlocking(b, taskId, followed, blocking, [...fast, ...followed.polls.map((poll) => poll.reply)]);
   if (ended === undefined) {
     const why = followed.timedOut
       ? `the task did not end within ${ms(s.settings.probeTimeoutMs)}`
@@ -82,7 +82,8 @@ export async function lifecycle2025(b: Battery): Promise<void> {
     if (followed.stoppedBy !== undefined) b.mainTask.retained = false;
     return;
   }
-  const first = blocking.answered;
+  // The result to compare later answers with: only one the server gave.
+  const first = blocking.answered !== undefined && serverAnswered(blocking.answered) ? blocking.answered : undefined;
   await checkRetention(b, taskId, ended, first);
   await cancelEnded(b, taskId, ended, first);
 }
@@ -189,18 +190,50 @@ function checkPollInterval(b: Battery, tasks: readonly SeenTask[], notes: readon
   );
 }
 
+/**
+ * The first read sent after `answer` arrived that still showed the task not terminal ([V16]).
+ * Only a read SENT after the answer counts: one sent before may have been answered late by a
+ * slow server, and says nothing of the moment the answer came.
+ */
+function runningAfter(s: Session, answer: Reply, reads: readonly Reply[]): string | undefined {
+  for (const read of reads) {
+    if (!read.ok || read.sentSeq <= answer.seq) continue;
+    const status = seenTask(read.result, s.wire).status;
+    if (!isTerminal(status)) return status ?? 'without a status';
+  }
+  return undefined;
+}
+
 /** [V16]: the blocking `tasks/result` answered after the end (D5: up to a poll interval late), not before. */
-async function checkBlocking(b: Battery, taskId: string, followed: Followed, blocking: OpenResult): Promise<void> {
+async function checkBlocking(
+  b: Battery,
+  taskId: string,
+  followed: Followed,
+  blocking: OpenResult,
+  reads: readonly Reply[],
+): Promise<void> {
   const { rows, s } = b;
   if (followed.terminal === undefined || followed.terminalAt === undefined) {
     // Only the server's own answer counts: a local timeout is no answer.
     const answer = blocking.answered;
-    if (answer === undefined || (!answer.ok && answer.kind !== 'server'))
+    if (answer === undefined || !serverAnswered(answer))
       rows.ok(
         'result.blocks',
         `sent at once, still unanswered ${ms(s.now() - blocking.sentAt)} later while the task ran`,
       );
-    else rows.deviation('result.blocks', `answered ${s.describe(answer)} while the task had not ended`);
+    else {
+      const running = runningAfter(s, answer, reads);
+      if (running !== undefined)
+        rows.deviation(
+          'result.blocks',
+          `answered ${s.describe(answer)} while the task had not ended: a tasks/get sent after that answer still showed it ${running}`,
+        );
+      else
+        rows.untestable(
+          'result.blocks',
+          `answered ${s.describe(answer)}; the doctor saw no end, and no read sent after the answer showed the task still running`,
+        );
+    }
     rows.rest(['result.meta', 'result.shape'], 'the task did not end');
     return;
   }
@@ -221,20 +254,26 @@ async function checkBlocking(b: Battery, taskId: string, followed: Followed, blo
     rows.rest(['result.meta', 'result.shape'], 'tasks/result did not answer');
     return;
   }
-  if (reply.at < ended) {
-    // Answered before the doctor saw the end: a read right after tells whether the task had ended.
-    const now = await s.call('tasks/get', { taskId });
-    const status = now.ok ? seenTask(now.result, s.wire).status : undefined;
-    if (!isTerminal(status)) {
-      rows.deviation('result.blocks', `answered while the task was still ${status ?? 'unreadable'}`);
-      checkShape(b, taskId, followed.terminal, reply);
-      return;
-    }
+  // Answered before the doctor saw the end: a tasks/get sent after the answer arrived tells
+  // whether the task had ended by then (the reads of the probe, not one made now: that one
+  // would always find the task ended).
+  const running = serverAnswered(reply) ? runningAfter(s, reply, reads) : undefined;
+  if (running !== undefined) {
+    rows.deviation(
+      'result.blocks',
+      `answered ${ms(Math.max(0, ended - reply.at))} before the task ended: a tasks/get sent after the answer still showed it ${running}`,
+    );
+    checkShape(b, taskId, followed.terminal, reply);
+    return;
   }
   const late = reply.at - ended;
   rows.ok(
     'result.blocks',
-    late > 100 ? `waited for the end; answered ${ms(late)} after it` : 'waited for the end, and answered as it came',
+    late > 100
+      ? `waited for the end; answered ${ms(late)} after it`
+      : late < -100
+        ? `answered ${ms(-late)} before a read showed the end, but no read sent after the answer showed the task still running`
+        : 'waited for the end, and answered as it came',
     late > 100 ? { quirk: 'D5' } : {},
   );
   checkShape(b, taskId, followed.terminal, reply);
@@ -262,27 +301,54 @@ function checkShape(b: Battery, taskId: string, ended: SeenTask, reply: Reply): 
     );
 }
 
-/** [V10]: the ended task is still there (with its result) a while later, its ttl not yet run out. */
+/** The codes that say "no such task": -32602 ([V26]), and rmcp's resource-not-found -32002 (D19). */
+function saysGone(reply: Reply): boolean {
+  return !reply.ok && reply.kind === 'server' && (reply.code === -32602 || reply.code === -32002);
+}
+
+/**
+ * [V10]: the ended task is still there (with its result) a while later, its ttl not yet run out.
+ * Only the server's own "not found" says the task is gone; a read that got no answer (a local
+ * timeout, a closed connection) or another error says nothing either way. A task that ended
+ * cancelled proves nothing: a server may delete it at any time ([V25]).
+ */
 async function checkRetention(b: Battery, taskId: string, ended: SeenTask, first: Reply | undefined): Promise<void> {
   const { rows, s } = b;
   const main = b.mainTask;
   if (main === undefined) return;
   await s.sleep(s.settings.retentionCheckMs);
-  const age = s.now() - main.createdLocal;
   const ttl = durationOf(main.ttl);
-  if (ttl !== undefined && age >= ttl)
+  if (ttl !== undefined && s.now() - main.createdLocal >= ttl)
     return rows.untestable('ttl.honoured', `its ttl (${ttl} ms) ran out before the second read`);
   const read = await s.call('tasks/get', { taskId });
-  if (!read.ok) {
+  // The age when the answer came: a slow answer may have taken the task past its ttl.
+  const age = read.at - main.createdLocal;
+  const later = `${ms(s.settings.retentionCheckMs)} after it ended`;
+  if (saysGone(read)) {
     main.retained = false;
     s.ledger.gone(taskId);
+    if (ended.status === 'cancelled')
+      return rows.untestable(
+        'ttl.honoured',
+        `the task ended cancelled, and a server may delete a cancelled task at any time: gone ${later} (tasks/get answered ${s.describe(read)})`,
+      );
+    if (ttl !== undefined && age >= ttl)
+      return rows.untestable('ttl.honoured', `its ttl (${ttl} ms) ran out before the second read was answered`);
     return rows.deviation(
       'ttl.honoured',
-      `gone ${ms(age)} after it was created (${ms(s.settings.retentionCheckMs)} after it ended; tasks/get answered ${s.describe(read)}), although its ttl is ${ttlWords(main.ttl)}`,
+      `gone ${ms(age)} after it was created (${later}; tasks/get answered ${s.describe(read)}), although its ttl is ${ttlWords(main.ttl)}`,
+      read.ok || read.code !== -32002 ? {} : { quirk: 'D19' },
     );
   }
-  const again = ended.status === 'cancelled' ? undefined : await s.call('tasks/result', { taskId });
-  if (again !== undefined && first !== undefined && !sameResult(first, again)) {
+  if (!read.ok)
+    return rows.untestable('ttl.honoured', `the second read (${later}) got ${s.describe(read)}, not the task`);
+  if (ended.status === 'cancelled')
+    return rows.untestable(
+      'ttl.honoured',
+      `the task ended cancelled, and a server may delete a cancelled task at any time: still readable ${later}, which says nothing of its ttl`,
+    );
+  const again = await s.call('tasks/result', { taskId });
+  if (first !== undefined && serverAnswered(again) && !sameResult(first, again)) {
     return rows.deviation(
       'ttl.honoured',
       `still listed ${ms(age)} after it was created, but its tasks/result now answers ${again.ok ? resultSummary(again.result) : s.describe(again)}`,
@@ -290,7 +356,7 @@ async function checkRetention(b: Battery, taskId: string, ended: SeenTask, first
   }
   rows.ok(
     'ttl.honoured',
-    `still readable${again === undefined ? '' : ', with its result,'} ${ms(s.settings.retentionCheckMs)} after it ended (ttl ${ttlWords(main.ttl)})`,
+    `still readable${first === undefined || !serverAnswered(again) ? '' : ', with its result,'} ${later} (ttl ${ttlWords(main.ttl)})`,
   );
 }
 
@@ -301,17 +367,26 @@ async function cancelEnded(b: Battery, taskId: string, ended: SeenTask, first: R
   if (!b.canCancel) return rows.rest(checks, 'the server declared no tasks.cancel');
   if (b.mainTask?.retained === false)
     return rows.rest(checks, 'the task was gone before the cancel (see ttl.honoured)');
+  // A verdict on a single reply only when the server answered it: a local timeout or a closed
+  // connection says nothing of the server.
   const cancel = await s.call('tasks/cancel', { taskId });
-  if (!cancel.ok) {
-    if (cancel.code === -32602) rows.ok('cancel.completed', `refused: ${s.describe(cancel)}`, { quirk: 'D11' });
-    else rows.deviation('cancel.completed', `refused with ${s.describe(cancel)}, not -32602`);
-  } else {
+  if (cancel.ok) {
     const status = seenTask(cancel.result, s.wire).status;
     rows.deviation('cancel.completed', `accepted: the reply says ${JSON.stringify(status)}`);
-  }
+  } else if (cancel.kind !== 'server') rows.untestable('cancel.completed', `the cancel got ${s.describe(cancel)}`);
+  else if (cancel.code === -32602) rows.ok('cancel.completed', `refused: ${s.describe(cancel)}`, { quirk: 'D11' });
+  else rows.deviation('cancel.completed', `refused with ${s.describe(cancel)}, not -32602`);
   const read = await s.call('tasks/get', { taskId });
   if (!read.ok) {
-    rows.deviation('cancel.completed.status', `after the cancel, tasks/get answered ${s.describe(read)}`);
+    if (read.kind !== 'server')
+      rows.untestable('cancel.completed.status', `after the cancel, tasks/get got ${s.describe(read)}`);
+    else if (ended.status === 'cancelled' && saysGone(read))
+      // [V25]: a cancelled task may be deleted at any time.
+      rows.untestable(
+        'cancel.completed.status',
+        `the task ended cancelled, and a server may delete a cancelled task at any time: after the cancel, tasks/get answered ${s.describe(read)}`,
+      );
+    else rows.deviation('cancel.completed.status', `after the cancel, tasks/get answered ${s.describe(read)}`);
   } else {
     const status = seenTask(read.result, s.wire).status;
     if (status === ended.status) rows.ok('cancel.completed.status', `still ${status ?? ''} after the cancel`);
@@ -324,6 +399,8 @@ async function cancelEnded(b: Battery, taskId: string, ended: SeenTask, first: R
   if (ended.status === 'cancelled' || first === undefined)
     return rows.untestable('cancel.completed.result', 'no result was fetched before the cancel');
   const again = await s.call('tasks/result', { taskId }, { timeoutMs: s.settings.requestTimeoutMs });
+  if (!serverAnswered(again))
+    return rows.untestable('cancel.completed.result', `after the cancel, tasks/result got ${s.describe(again)}`);
   if (sameResult(first, again)) rows.ok('cancel.completed.result', 'tasks/result still returns the same result');
   else
     rows.deviation(
