@@ -33,6 +33,13 @@ import { messageOf } from '../util/text.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
 
+/** What a request's `send` tells a transport with a stream per request (SDK v2's Streamable HTTP). */
+interface SendOptions {
+  readonly requestSignal: AbortSignal;
+  readonly onRequestStreamEnd?: () => void;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
 /** A {@link SessionPort} over an SDK client's transport. */
 export class RawSession implements SessionPort, InboundHost {
   readonly sdk: SdkMajor;
@@ -106,6 +113,10 @@ export class RawSession implements SessionPort, InboundHost {
   sessionId(): string | undefined {
     const id = this.transport.sessionId;
     return typeof id === 'string' && id !== '' ? id : undefined;
+  }
+
+  sendsHeaders(): boolean {
+    return this.perRequestStream();
   }
 
   transportInfo(): TransportInfo {
@@ -188,10 +199,15 @@ export class RawSession implements SessionPort, InboundHost {
       // entry and timer released, and no notifications/cancelled for a request never sent).
       // A request stream (Streamable HTTP) that ends without the answer (a proxy cutting it, the
       // server dropping it) fails the request at once, rather than at its timeout (or never).
-      const streamOptions =
+      // Headers of the request's own ([E31]) go only on such a transport, which takes them per send.
+      const streamOptions: SendOptions | undefined =
         entry.post === undefined
           ? undefined
-          : { requestSignal: entry.post.signal, onRequestStreamEnd: () => this.streamEnded(id) };
+          : {
+              requestSignal: entry.post.signal,
+              onRequestStreamEnd: () => this.streamEnded(id),
+              headers: options.headers,
+            };
       this.trySend(message, streamOptions).then(undefined, (error: unknown) => this.sendFailed(id, error));
     } catch (error) {
       // Whatever threw while the request was set up fails the request, as a throw in a promise
@@ -262,7 +278,7 @@ export class RawSession implements SessionPort, InboundHost {
   }
 
   /** Writes one message on the transport. */
-  private send(message: JsonObject, options?: { requestSignal: AbortSignal }): Promise<void> {
+  private send(message: JsonObject, options?: SendOptions): Promise<void> {
     return (this.transport.send as (message: JsonObject, options?: unknown) => Promise<void>).call(
       this.transport,
       message,
@@ -324,7 +340,7 @@ export class RawSession implements SessionPort, InboundHost {
   }
 
   /** {@link RawSession.send}, with a synchronous throw of the transport as a rejection. */
-  trySend(message: JsonObject, options?: { requestSignal: AbortSignal }): Promise<void> {
+  trySend(message: JsonObject, options?: SendOptions): Promise<void> {
     try {
       return this.send(message, options);
     } catch (error) {
