@@ -8,7 +8,7 @@
  */
 import { armDeadlineAndSignal, stopError, type StopScope } from './deadline-signal.js';
 import type { TaskEngine } from '../../engine/engine.js';
-import { TaskClosedError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
+import { TaskClosedError, TaskError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
 import type { TaskHandle } from '../../api/index.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../options.js';
 import { TaskHandleOf } from '../handle/handle.js';
@@ -34,6 +34,8 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   betweenRounds = false;
   /** Whether the `tools/call` in flight asks for a task (see {@link PendingCall}). */
   asksTask = false;
+  /** The tool list the call's `Mcp-Param-*` headers came from ([E31]; `undefined`: none was held). */
+  private listing: ReadonlyMap<string, unknown> | undefined = undefined;
 
   private constructor(
     private readonly parts: LaunchParts,
@@ -163,12 +165,17 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   /** The request, without the parts each attempt adds. */
   private request(task: boolean): StartToolCall {
     const { call } = this;
+    const { catalog, port } = this.parts;
+    // [E31]: only where they are sent (stdio and the legacy era may ignore the declarations).
+    const mirror = port.sendsHeaders();
+    this.listing = catalog.listing;
     return {
       name: this.toolName,
       arguments: this.args,
       task: task ? { ttl: call.ttlMs } : undefined,
       meta: call.meta,
       progressToken: call.progressToken,
+      headers: mirror ? catalog.paramHeaders(this.toolName, this.args) : undefined,
     };
   }
 
@@ -177,14 +184,51 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
    * a retry with `inputResponses` and the opaque `requestState`, unchanged). The first answer is
    * usually the last: only a request for input goes on to {@link inputRounds}.
    */
-  private start(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartReply> {
+  private start(
+    base: StartToolCall,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    relisted = false,
+  ): Promise<StartReply> {
     const engine = this.engine;
     this.betweenRounds = false;
     return engine.wire
       .startToolCall(base, engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument))
-      .then((reply) =>
-        reply.kind === 'input' ? inputRounds(this, this.parts.inline, base, reply, timeoutMs, signal) : reply,
+      .then(
+        (reply) =>
+          reply.kind === 'input' ? inputRounds(this, this.parts.inline, base, reply, timeoutMs, signal) : reply,
+        (error: unknown) =>
+          relisted || engine.classify(error) !== 'headers' || !this.parts.port.sendsHeaders()
+            ? Promise.reject(error)
+            : this.relist(base, error, timeoutMs, signal),
       );
+  }
+
+  /**
+   * [E32]: the server refused the call's headers before running it (its tool listing changed, or
+   * none was held): the tools are listed again, and the call is sent once more if that gives it
+   * other `Mcp-Param-*` headers ([E31]); otherwise it fails with the server's error. No `tools/call`
+   * is outstanding meanwhile, as between input rounds: a call given up then sends nothing more.
+   */
+  private async relist(
+    base: StartToolCall,
+    error: unknown,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<StartReply> {
+    this.betweenRounds = true;
+    const stale = this.listing;
+    let headers: Record<string, string> | undefined;
+    try {
+      headers = await this.parts.catalog.relisted(this.toolName, this.args, stale);
+    } catch {
+      throw error; // the listing failed: the refusal is the call's error
+    }
+    this.listing = this.parts.catalog.listing;
+    if (this.abandoned())
+      throw new TaskError('The call was abandoned while the tools were listed again', { toolName: this.toolName });
+    if (sameHeaders(headers, base.headers)) throw error;
+    return this.start({ ...base, headers }, timeoutMs, signal, true);
   }
 
   /** Starts the call asking for a task (see negotiate.ts). */
@@ -289,6 +333,15 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     this.call.instrument?.handle?.(handle);
     return handle;
   }
+}
+
+/** True when two header sets have the same names and values. */
+function sameHeaders(
+  a: Readonly<Record<string, string>> | undefined,
+  b: Readonly<Record<string, string>> | undefined,
+): boolean {
+  const left = Object.entries(a ?? {});
+  return left.length === Object.keys(b ?? {}).length && left.every(([name, value]) => b?.[name] === value);
 }
 
 keepShape(Launch.exemplar());

@@ -9,6 +9,7 @@
 import type { ClientInstrument, ToolTaskSupport } from '../../api/index.js';
 import type { TaskEngine } from '../../engine/engine.js';
 import { TaskClosedError } from '../../errors.js';
+import { paramHeaders, scanParamHeaders, type ParamHeader } from '../../port/param-headers.js';
 import type { SessionPort } from '../../port/port.js';
 import { raceAbort } from '../../util/abort.js';
 import type { TaskSupport, ToolPage, WireFeatures } from '../../wire/wire.js';
@@ -101,9 +102,14 @@ export async function listedTools(parts: CatalogParts & { readonly catalog: Tool
   return toolSupport(all.values(), engine.features, engine.wire.unsupportedReason());
 }
 
+/** No declarations (a schema without any, or an invalid one). */
+const NONE: readonly ParamHeader[] = [];
+
 /** Task support per tool name, loaded lazily. */
 export class ToolCatalog {
   private tools: Map<string, ToolEntry> | undefined;
+  /** Each listed tool's `x-mcp-header` declarations, read once from its schema ([E31]). */
+  private readonly declared = new WeakMap<ToolEntry, readonly ParamHeader[]>();
   private loading: Promise<Map<string, ToolEntry>> | undefined;
   private generation = 0;
   /** Names not in the list after a re-read made for them. */
@@ -130,6 +136,50 @@ export class ToolCatalog {
   /** The tool named `name` if the cached list has it (no promise: the usual case once listed). */
   known(name: string): ToolEntry | undefined {
     return this.tools?.get(name);
+  }
+
+  /** The cached list itself, if one is held: what {@link ToolCatalog.paramHeaders} read. */
+  get listing(): ReadonlyMap<string, ToolEntry> | undefined {
+    return this.tools;
+  }
+
+  /**
+   * The `Mcp-Param-*` headers of a call of `name` with `args` ([E31]), from the cached list only:
+   * none when no list is held or it lacks the tool (no `tools/list` is read for them; a server
+   * that wanted some refuses the call, and {@link ToolCatalog.relisted} recovers).
+   */
+  paramHeaders(name: string, args: Readonly<Record<string, unknown>>): Record<string, string> | undefined {
+    const tool = this.tools?.get(name);
+    return tool === undefined ? undefined : paramHeaders(this.declarationsOf(tool), args);
+  }
+
+  /**
+   * After the server refused a call's headers ([E32]): the headers of a call of `name` with `args`
+   * from a list read after `stale` (the list the call's headers came from, `undefined` for none).
+   * The list is read again only if it is still `stale`; calls refused together share one read.
+   * @throws TaskRpcError when `tools/list` fails.
+   */
+  async relisted(
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    stale: ReadonlyMap<string, unknown> | undefined,
+  ): Promise<Record<string, string> | undefined> {
+    if (this.tools !== undefined && this.tools === stale) {
+      this.tools = undefined;
+      this.loading = undefined;
+      this.generation += 1;
+    }
+    const tool = (await this.load()).get(name);
+    return tool === undefined ? undefined : paramHeaders(this.declarationsOf(tool), args);
+  }
+
+  private declarationsOf(tool: ToolEntry): readonly ParamHeader[] {
+    let declared = this.declared.get(tool);
+    if (declared === undefined) {
+      declared = scanParamHeaders(tool.inputSchema) ?? NONE;
+      this.declared.set(tool, declared);
+    }
+    return declared;
   }
 
   /** The listed tool named `name`, after a refresh if needed. */
