@@ -20,66 +20,49 @@ export interface ParamHeader {
 /** The annotation's key in a property's schema. */
 const ANNOTATION = 'x-mcp-header';
 /** An HTTP field-name token (`1*tchar`, RFC 9110): no spaces, colons, controls or non-ASCII. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const TOKEN = /^[!#$%&'*+\-.^_`|~\w]+$/;
 /** The types a mirrored property may have (`number` is not one of them). */
-const PRIMITIVES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
+const PRIMITIVE = /^(string|integer|boolean)$/;
 /** Keywords whose values are instances, not schemas: a key named like the annotation there is data. */
-const INSTANCE_KEYWORDS: ReadonlySet<string> = new Set(['const', 'default', 'enum', 'examples']);
-/** Deepest schema walked; a deeper one is treated as invalid. */
-const MAX_DEPTH = 64;
-
-/** True for a `type` of one primitive, or a list of them (`null` allowed beside, since null values are omitted). */
-function primitive(type: unknown): boolean {
-  if (!Array.isArray(type)) return PRIMITIVES.has(type);
-  return type.some((each) => PRIMITIVES.has(each)) && type.every((each) => each === 'null' || PRIMITIVES.has(each));
-}
+const DATA = /^(const|default|enum|examples)$/;
 
 /**
  * The `x-mcp-header` declarations of a tool's `inputSchema`, in schema order; `undefined` when the
  * schema breaks a rule of the annotation ([E31]), which voids every declaration of the tool: a
- * name that is empty or not a token, or used twice (ignoring case); a property that is not of a
- * primitive type; an annotation not reached from the root through `properties` alone (under
- * `items`, `oneOf`, `$defs` and the like, or on the root itself).
+ * name that is empty or not a token, or used twice (ignoring case); a property whose `type` is
+ * not `string`, `integer` or `boolean`; an annotation not reached from the root through
+ * `properties` alone (under `items`, `oneOf`, `$defs` and the like, or on the root itself); a
+ * schema nested deeper than 64 levels.
  */
 export function scanParamHeaders(schema: unknown): readonly ParamHeader[] | undefined {
   const found: ParamHeader[] = [];
   const names = new Set<string>();
   // `path` is the property path from the root, `undefined` once off the `properties` chain.
   const visit = (node: unknown, path: readonly string[] | undefined, depth: number): boolean => {
-    if (depth > MAX_DEPTH) return false;
-    if (Array.isArray(node)) return node.every((item) => visit(item, undefined, depth + 1));
-    if (!isObject(node)) return true;
-    if (Object.hasOwn(node, ANNOTATION)) {
-      const name = node[ANNOTATION];
-      if (path === undefined || path.length === 0 || typeof name !== 'string' || !TOKEN.test(name)) return false;
-      if (!primitive(node.type) || names.has(name.toLowerCase())) return false;
+    if (typeof node !== 'object' || node === null) return true;
+    if (depth > 64) return false;
+    const at = node as Record<string, unknown>;
+    if (Object.hasOwn(at, ANNOTATION)) {
+      const name = at[ANNOTATION];
+      const type = at.type;
+      if (path === undefined || path.length === 0 || typeof name !== 'string' || typeof type !== 'string') return false;
+      if (!TOKEN.test(name) || !PRIMITIVE.test(type) || names.has(name.toLowerCase())) return false;
       names.add(name.toLowerCase());
       found.push({ name, path });
     }
-    for (const [key, value] of Object.entries(node)) {
-      if (key === ANNOTATION || INSTANCE_KEYWORDS.has(key)) continue;
-      if (key !== 'properties' || !isObject(value)) {
-        if (!visit(value, undefined, depth + 1)) return false;
-        continue;
-      }
-      for (const [property, sub] of Object.entries(value)) {
-        if (!visit(sub, path === undefined ? undefined : [...path, property], depth + 1)) return false;
-      }
-    }
-    return true;
+    return Object.entries(at).every(([key, value]) =>
+      key === ANNOTATION || DATA.test(key)
+        ? true
+        : key === 'properties' && isObject(value)
+          ? Object.entries(value).every(([property, sub]) => visit(sub, path && [...path, property], depth + 1))
+          : visit(value, undefined, depth + 1),
+    );
   };
   return visit(schema, [], 0) ? found : undefined;
 }
 
-/** A value that may go into a header as it is: visible ASCII and inner spaces, not the sentinel's shape. */
-const PLAIN = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
-
-/** The UTF-8 bytes of `text` in Base64. */
-function base64(text: string): string {
-  let binary = '';
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
+/** A value that may go into a header as it is: visible ASCII with inner spaces (or nothing at all). */
+const PLAIN = /^([\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?)?$/;
 
 /**
  * A value as a header carries it ([E31]): a string as it is, an integer in decimal, a boolean as
@@ -88,11 +71,12 @@ function base64(text: string): string {
  * `undefined` for anything else (null, absent, a fraction, an object): no header.
  */
 export function headerValue(value: unknown): string | undefined {
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? String(value) : undefined;
+  if (typeof value === 'boolean' || Number.isSafeInteger(value)) return String(value);
   if (typeof value !== 'string') return undefined;
-  const sentinel = value.startsWith('=?base64?') && value.endsWith('?=');
-  return PLAIN.test(value) && !sentinel ? value : `=?base64?${base64(value)}?=`;
+  if (PLAIN.test(value) && !/^=\?base64\?.*\?=$/.test(value)) return value;
+  let binary = '';
+  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
 }
 
 /**

@@ -32,7 +32,7 @@ const ROUTED: Json = {
   properties: {
     region: { type: 'string', 'x-mcp-header': 'Region' },
     greeting: { type: 'string', 'x-mcp-header': 'Greeting' },
-    verbose: { type: ['boolean', 'null'], 'x-mcp-header': 'Verbose' },
+    verbose: { type: 'boolean', 'x-mcp-header': 'Verbose' },
     priority: { type: 'integer', 'x-mcp-header': 'Priority' },
     query: { type: 'string' },
   },
@@ -145,7 +145,7 @@ describe('Mcp-Param-* headers over Streamable HTTP ([E31])', () => {
     expect(server.count('tools/call')).toBe(0);
   });
 
-  it('does not send it again when a fresh listing gives the same headers: the server’s -32020 is the error', async () => {
+  it('does not send it again when the fresh listing declares no headers for it: the server’s -32020 is the error', async () => {
     // `number` may not be mirrored: the client finds the schema invalid and sends no headers.
     const schema = { type: 'object', properties: { region: { type: 'number', 'x-mcp-header': 'Region' } } };
     const { server, endpoint, tasks } = await serve([plainTool('lookup', schema)]);

@@ -111,7 +111,7 @@ describe('Streamable HTTP (sessionless, 127.0.0.1)', () => {
     expect(error).toBeInstanceOf(TaskRpcError);
     expect(error).toMatchObject({ code: -32020, method: 'tasks/cancel' });
     expect((error as Error).message).toMatch(/Header mismatch: Mcp-Name header 'someone-else'/);
-    expect((error as Error).message).toMatch(/the server refused the HTTP headers .* and did not run it/);
+    expect((error as Error).message).toMatch(/refused the request's HTTP headers and did not run it/);
     expect(endpoint.rejected.map((r) => [r.message.method, r.headers['mcp-name']])).toEqual([
       ['tasks/cancel', 'someone-else'],
     ]);

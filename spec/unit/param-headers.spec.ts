@@ -57,7 +57,7 @@ describe('x-mcp-header declarations ([E31])', () => {
   it('follows nested properties, and omits a missing or null value', () => {
     const schema = schemaOf({
       target: { type: 'object', properties: { zone: property('string', 'Zone'), id: property('integer', 'Id') } },
-      flag: property(['boolean', 'null'], 'Flag'),
+      flag: property('boolean', 'Flag'),
     });
     const declared = scanParamHeaders(schema)!;
     expect(declared.map((each) => each.path)).toEqual([['target', 'zone'], ['target', 'id'], ['flag']]);
@@ -84,6 +84,7 @@ describe('x-mcp-header declarations ([E31])', () => {
     ['a null property', schemaOf({ nil: property('null', 'Nil') })],
     ['a number property', schemaOf({ ratio: property('number', 'Ratio') })],
     ['a property without a type', schemaOf({ any: { 'x-mcp-header': 'Any' } })],
+    ['a list of types', schemaOf({ maybe: property(['string', 'null'], 'Maybe') })],
     ['the same name twice', schemaOf({ a: property('string', 'Region'), b: property('string', 'Region') })],
     ['names differing in case only', schemaOf({ a: property('string', 'MyField'), b: property('string', 'myfield') })],
     ['a space in the name', schemaOf({ value: property('string', 'My Region') })],

@@ -8,7 +8,7 @@
  */
 import { armDeadlineAndSignal, stopError, type StopScope } from './deadline-signal.js';
 import type { TaskEngine } from '../../engine/engine.js';
-import { TaskClosedError, TaskError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
+import { TaskClosedError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
 import type { TaskHandle } from '../../api/index.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../options.js';
 import { TaskHandleOf } from '../handle/handle.js';
@@ -206,9 +206,10 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
 
   /**
    * [E32]: the server refused the call's headers before running it (its tool listing changed, or
-   * none was held): the tools are listed again, and the call is sent once more if that gives it
-   * other `Mcp-Param-*` headers ([E31]); otherwise it fails with the server's error. No `tools/call`
-   * is outstanding meanwhile, as between input rounds: a call given up then sends nothing more.
+   * none was held): the tools are listed again, and the call is sent once more if the tool
+   * declares `Mcp-Param-*` headers for it ([E31]); otherwise (or when the listing fails) it fails
+   * with the server's error. No `tools/call` is outstanding meanwhile, as between input rounds: a
+   * call given up then sends nothing more (what it rejects with then is the race's).
    */
   private async relist(
     base: StartToolCall,
@@ -217,17 +218,8 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     signal: AbortSignal | undefined,
   ): Promise<StartReply> {
     this.betweenRounds = true;
-    const stale = this.listing;
-    let headers: Record<string, string> | undefined;
-    try {
-      headers = await this.parts.catalog.relisted(this.toolName, this.args, stale);
-    } catch {
-      throw error; // the listing failed: the refusal is the call's error
-    }
-    this.listing = this.parts.catalog.listing;
-    if (this.abandoned())
-      throw new TaskError('The call was abandoned while the tools were listed again', { toolName: this.toolName });
-    if (sameHeaders(headers, base.headers)) throw error;
+    const headers = await this.parts.catalog.relisted(this.toolName, this.args, this.listing).catch(() => undefined);
+    if (headers === undefined || this.abandoned()) throw error;
     return this.start({ ...base, headers }, timeoutMs, signal, true);
   }
 
@@ -333,15 +325,6 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     this.call.instrument?.handle?.(handle);
     return handle;
   }
-}
-
-/** True when two header sets have the same names and values. */
-function sameHeaders(
-  a: Readonly<Record<string, string>> | undefined,
-  b: Readonly<Record<string, string>> | undefined,
-): boolean {
-  const left = Object.entries(a ?? {});
-  return left.length === Object.keys(b ?? {}).length && left.every(([name, value]) => b?.[name] === value);
 }
 
 keepShape(Launch.exemplar());

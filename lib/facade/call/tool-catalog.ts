@@ -102,9 +102,6 @@ export async function listedTools(parts: CatalogParts & { readonly catalog: Tool
   return toolSupport(all.values(), engine.features, engine.wire.unsupportedReason());
 }
 
-/** No declarations (a schema without any, or an invalid one). */
-const NONE: readonly ParamHeader[] = [];
-
 /** Task support per tool name, loaded lazily. */
 export class ToolCatalog {
   private tools: Map<string, ToolEntry> | undefined;
@@ -144,13 +141,20 @@ export class ToolCatalog {
   }
 
   /**
-   * The `Mcp-Param-*` headers of a call of `name` with `args` ([E31]), from the cached list only:
-   * none when no list is held or it lacks the tool (no `tools/list` is read for them; a server
-   * that wanted some refuses the call, and {@link ToolCatalog.relisted} recovers).
+   * The `Mcp-Param-*` headers of a call of `name` with `args` ([E31]), from `tools` (the cached
+   * list by default): none when no list is held or it lacks the tool (no `tools/list` is read for
+   * them; a server that wanted some refuses the call, and {@link ToolCatalog.relisted} recovers).
    */
-  paramHeaders(name: string, args: Readonly<Record<string, unknown>>): Record<string, string> | undefined {
-    const tool = this.tools?.get(name);
-    return tool === undefined ? undefined : paramHeaders(this.declarationsOf(tool), args);
+  paramHeaders(
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    tools = this.tools,
+  ): Record<string, string> | undefined {
+    const tool = tools?.get(name);
+    if (tool === undefined) return undefined;
+    let declared = this.declared.get(tool);
+    if (declared === undefined) this.declared.set(tool, (declared = scanParamHeaders(tool.inputSchema) ?? []));
+    return paramHeaders(declared, args);
   }
 
   /**
@@ -164,22 +168,8 @@ export class ToolCatalog {
     args: Readonly<Record<string, unknown>>,
     stale: ReadonlyMap<string, unknown> | undefined,
   ): Promise<Record<string, string> | undefined> {
-    if (this.tools !== undefined && this.tools === stale) {
-      this.tools = undefined;
-      this.loading = undefined;
-      this.generation += 1;
-    }
-    const tool = (await this.load()).get(name);
-    return tool === undefined ? undefined : paramHeaders(this.declarationsOf(tool), args);
-  }
-
-  private declarationsOf(tool: ToolEntry): readonly ParamHeader[] {
-    let declared = this.declared.get(tool);
-    if (declared === undefined) {
-      declared = scanParamHeaders(tool.inputSchema) ?? NONE;
-      this.declared.set(tool, declared);
-    }
-    return declared;
+    if (stale !== undefined && this.tools === stale) this.invalidate();
+    return this.paramHeaders(name, args, await this.load());
   }
 
   /** The listed tool named `name`, after a refresh if needed. */

@@ -39,8 +39,7 @@ const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
 /** What some codes mean on this wire, for error messages (a missing extension: see {@link meaningOf}). */
 const MEANINGS: Readonly<Record<number, string>> = {
   [-32022]: 'the server does not support this protocol version',
-  [-32020]:
-    'the server refused the HTTP headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name or an Mcp-Param-* header) as not matching the request, and did not run it',
+  [-32020]: "the server refused the request's HTTP headers and did not run it",
 };
 
 /** What the server's error means on this wire, if it is one of the codes the extension gives a meaning. */
