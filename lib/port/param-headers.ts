@@ -1,8 +1,8 @@
 /**
- * The `Mcp-Param-{Name}` headers of a `tools/call` over Streamable HTTP on the modern era ([E31]).
+ * The `Mcp-Param-{Name}` headers of a `tools/call` over Streamable HTTP on the modern era ([E32]).
  * A tool's `inputSchema` may mark a property with `x-mcp-header: "<Name>"`; the call's value of
  * that property then goes into a header too, so that proxies can route on it without reading the
- * body, and the server checks that the two agree ([E32]). Pure functions: {@link scanParamHeaders}
+ * body, and the server checks that the two agree ([E33]). Pure functions: {@link scanParamHeaders}
  * reads a schema once, {@link paramHeaders} builds one call's headers from what it found.
  *
  * Browsers are not exempt: the transport spec asks every Streamable HTTP client to mirror, and the
@@ -28,7 +28,7 @@ const DATA = /^(const|default|enum|examples)$/;
 
 /**
  * The `x-mcp-header` declarations of a tool's `inputSchema`, in schema order; `undefined` when the
- * schema breaks a rule of the annotation ([E31]), which voids every declaration of the tool: a
+ * schema breaks a rule of the annotation ([E32]), which voids every declaration of the tool: a
  * name that is empty or not a token, or used twice (ignoring case); a property whose `type` is
  * not `string`, `integer` or `boolean`; an annotation not reached from the root through
  * `properties` alone (under `items`, `oneOf`, `$defs` and the like, or on the root itself); a
@@ -65,7 +65,7 @@ export function scanParamHeaders(schema: unknown): readonly ParamHeader[] | unde
 const PLAIN = /^([\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?)?$/;
 
 /**
- * A value as a header carries it ([E31]): a string as it is, an integer in decimal, a boolean as
+ * A value as a header carries it ([E32]): a string as it is, an integer in decimal, a boolean as
  * `true`/`false`; a string that is not plain visible ASCII (non-ASCII, a control character, a tab,
  * space at either end), or that looks like the sentinel itself, as `=?base64?<UTF-8 in Base64>?=`.
  * `undefined` for anything else (null, absent, a fraction, an object): no header.
@@ -81,7 +81,7 @@ export function headerValue(value: unknown): string | undefined {
 
 /**
  * The `Mcp-Param-{Name}` headers of a call with `args`, one per declaration whose value is
- * present ([E31]: a missing or null value sends none); `undefined` when there are none.
+ * present ([E32]: a missing or null value sends none); `undefined` when there are none.
  */
 export function paramHeaders(
   declared: readonly ParamHeader[],

@@ -79,7 +79,7 @@ export interface PortRequestOptions {
    */
   readonly instrument?: CallInstrument | undefined;
   /**
-   * HTTP headers of this request's POST (the `Mcp-Param-*` headers of a `tools/call`, [E31]).
+   * HTTP headers of this request's POST (the `Mcp-Param-*` headers of a `tools/call`, [E32]).
    * Sent only on a modern-era transport that carries each request on a stream of its own
    * (Streamable HTTP), in browsers too; ignored on any other.
    */

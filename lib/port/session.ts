@@ -199,7 +199,7 @@ export class RawSession implements SessionPort, InboundHost {
       // entry and timer released, and no notifications/cancelled for a request never sent).
       // A request stream (Streamable HTTP) that ends without the answer (a proxy cutting it, the
       // server dropping it) fails the request at once, rather than at its timeout (or never).
-      // Headers of the request's own ([E31]) go only on such a transport, which takes them per send.
+      // Headers of the request's own ([E32]) go only on such a transport, which takes them per send.
       const streamOptions: SendOptions | undefined =
         entry.post === undefined
           ? undefined

@@ -105,7 +105,7 @@ export type ErrorClass =
   /** A malformed reply, or a request the server rejects as invalid: never retried. */
   | 'protocol'
   /**
-   * The server refused a `tools/call`'s HTTP headers before running it ([E32]): nothing ran, and
+   * The server refused a `tools/call`'s HTTP headers before running it ([E33]): nothing ran, and
    * headers from a fresh tool listing may get it through. Otherwise like `protocol`.
    */
   | 'headers'
@@ -150,7 +150,7 @@ export interface StartToolCall {
   /** The opaque state a previous attempt returned, sent back unchanged ([E17]). */
   readonly requestState?: string | undefined;
   /**
-   * The `Mcp-Param-*` headers mirrored from the arguments ([E31]), for every attempt of the call;
+   * The `Mcp-Param-*` headers mirrored from the arguments ([E32]), for every attempt of the call;
    * the port sends them where the transport takes headers per request.
    */
   readonly headers?: Readonly<Record<string, string>> | undefined;

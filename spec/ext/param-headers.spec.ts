@@ -1,5 +1,5 @@
 /**
- * `Mcp-Param-*` headers over Streamable HTTP on 2026-07-28 ([E31], [E32]), through the public API:
+ * `Mcp-Param-*` headers over Streamable HTTP on 2026-07-28 ([E32], [E33]), through the public API:
  * SDK v2's own client transport against the scripted extension server on 127.0.0.1, whose header
  * check refuses (HTTP 400, -32020) a `tools/call` whose `Mcp-Param-{Name}` headers do not match
  * the arguments its tool's current `inputSchema` declares with `x-mcp-header`. Refused requests
@@ -64,7 +64,7 @@ function paramHeadersSeen(server: ExtServer): Array<Record<string, string>> {
     );
 }
 
-describe('Mcp-Param-* headers over Streamable HTTP ([E31])', () => {
+describe('Mcp-Param-* headers over Streamable HTTP ([E32])', () => {
   it('mirrors the declared arguments of a listed tool: plain, Base64 sentinel, integer; a null one omitted', async () => {
     const { server, endpoint, tasks } = await serve([
       taskTool('route', { steps: [{ result: textResult('routed') }] }, { inputSchema: ROUTED }),
@@ -89,7 +89,7 @@ describe('Mcp-Param-* headers over Streamable HTTP ([E31])', () => {
     expect(server.count('tools/list')).toBe(1); // the call read no listing of its own
   });
 
-  it('sends a call of a tool not listed yet without them; refused with -32020, it lists the tools and is sent once more with them ([E32])', async () => {
+  it('sends a call of a tool not listed yet without them; refused with -32020, it lists the tools and is sent once more with them ([E33])', async () => {
     const { server, endpoint, tasks } = await serve([plainTool('lookup', ROUTED)]);
     const handle = await tasks.callToolAsTask('lookup', { region: ' padded ', verbose: true });
     expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: 'ran in  padded ' }]);
@@ -100,7 +100,7 @@ describe('Mcp-Param-* headers over Streamable HTTP ([E31])', () => {
     ]);
   });
 
-  it('recovers from a stale listing: the schema changed after it was listed ([E32])', async () => {
+  it('recovers from a stale listing: the schema changed after it was listed ([E33])', async () => {
     const { server, endpoint, tasks } = await serve([
       plainTool('lookup', { type: 'object', properties: { region: { type: 'string' } } }),
     ]);
@@ -117,7 +117,7 @@ describe('Mcp-Param-* headers over Streamable HTTP ([E31])', () => {
     expect(server.count('tools/list')).toBe(2);
   });
 
-  it('sends the call again at most once, then fails with the server’s -32020 and its message ([E32])', async () => {
+  it('sends the call again at most once, then fails with the server’s -32020 and its message ([E33])', async () => {
     const { server, endpoint, tasks } = await serve([plainTool('lookup', ROUTED)]);
     // The listing names another header each time it is read: the server never agrees.
     let lists = 0;

@@ -1,5 +1,5 @@
 /**
- * The `x-mcp-header` scan and the `Mcp-Param-*` value encoding ([E31]) on the transport spec's own
+ * The `x-mcp-header` scan and the `Mcp-Param-*` value encoding ([E32]) on the transport spec's own
  * examples and on the invalid declarations the conformance suite serves. The end-to-end behaviour
  * is in spec/ext/param-headers.spec.ts.
  */
@@ -9,7 +9,7 @@ import { headerValue, paramHeaders, scanParamHeaders } from '../../lib/port/para
 const property = (type: unknown, header: unknown): Record<string, unknown> => ({ type, 'x-mcp-header': header });
 const schemaOf = (properties: Record<string, unknown>): Record<string, unknown> => ({ type: 'object', properties });
 
-describe('value encoding ([E31])', () => {
+describe('value encoding ([E32])', () => {
   it.each([
     ['us-west1', 'us-west1'],
     ['Hello, 世界', '=?base64?SGVsbG8sIOS4lueVjA==?='],
@@ -37,7 +37,7 @@ describe('value encoding ([E31])', () => {
   });
 });
 
-describe('x-mcp-header declarations ([E31])', () => {
+describe('x-mcp-header declarations ([E32])', () => {
   it('finds the spec example’s declaration and builds its header', () => {
     const schema = {
       type: 'object',

@@ -34,7 +34,7 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   betweenRounds = false;
   /** Whether the `tools/call` in flight asks for a task (see {@link PendingCall}). */
   asksTask = false;
-  /** The tool list the call's `Mcp-Param-*` headers came from ([E31]; `undefined`: none was held). */
+  /** The tool list the call's `Mcp-Param-*` headers came from ([E32]; `undefined`: none was held). */
   private listing: ReadonlyMap<string, unknown> | undefined = undefined;
 
   private constructor(
@@ -166,7 +166,7 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   private request(task: boolean): StartToolCall {
     const { call } = this;
     const { catalog, port } = this.parts;
-    // [E31]: only where they are sent (stdio and the legacy era may ignore the declarations).
+    // [E32]: only where they are sent (stdio and the legacy era may ignore the declarations).
     const mirror = port.sendsHeaders();
     this.listing = catalog.listing;
     return {
@@ -205,9 +205,9 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   }
 
   /**
-   * [E32]: the server refused the call's headers before running it (its tool listing changed, or
+   * [E33]: the server refused the call's headers before running it (its tool listing changed, or
    * none was held): the tools are listed again, and the call is sent once more if the tool
-   * declares `Mcp-Param-*` headers for it ([E31]); otherwise (or when the listing fails) it fails
+   * declares `Mcp-Param-*` headers for it ([E32]); otherwise (or when the listing fails) it fails
    * with the server's error. No `tools/call` is outstanding meanwhile, as between input rounds: a
    * call given up then sends nothing more (what it rejects with then is the race's).
    */

@@ -105,7 +105,7 @@ export async function listedTools(parts: CatalogParts & { readonly catalog: Tool
 /** Task support per tool name, loaded lazily. */
 export class ToolCatalog {
   private tools: Map<string, ToolEntry> | undefined;
-  /** Each listed tool's `x-mcp-header` declarations, read once from its schema ([E31]). */
+  /** Each listed tool's `x-mcp-header` declarations, read once from its schema ([E32]). */
   private readonly declared = new WeakMap<ToolEntry, readonly ParamHeader[]>();
   private loading: Promise<Map<string, ToolEntry>> | undefined;
   private generation = 0;
@@ -141,7 +141,7 @@ export class ToolCatalog {
   }
 
   /**
-   * The `Mcp-Param-*` headers of a call of `name` with `args` ([E31]), from `tools` (the cached
+   * The `Mcp-Param-*` headers of a call of `name` with `args` ([E32]), from `tools` (the cached
    * list by default): none when no list is held or it lacks the tool (no `tools/list` is read for
    * them; a server that wanted some refuses the call, and {@link ToolCatalog.relisted} recovers).
    */
@@ -158,7 +158,7 @@ export class ToolCatalog {
   }
 
   /**
-   * After the server refused a call's headers ([E32]): the headers of a call of `name` with `args`
+   * After the server refused a call's headers ([E33]): the headers of a call of `name` with `args`
    * from a list read after `stale` (the list the call's headers came from, `undefined` for none).
    * The list is read again only if it is still `stale`; calls refused together share one read.
    * @throws TaskRpcError when `tools/list` fails.

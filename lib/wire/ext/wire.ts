@@ -109,7 +109,7 @@ export class ExtensionWire implements TaskWire {
   classify(error: unknown): ErrorClass {
     if (error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server') {
       if (error.code === -32602 && TASK_METHODS.has(error.method)) return 'vanished';
-      // [E32]: refused before dispatch; the tool's headers may have changed since it was listed.
+      // [E33]: refused before dispatch; the tool's headers may have changed since it was listed.
       if (error.code === -32020 && error.method === 'tools/call') return 'headers';
       if (meaningOf(error) !== undefined) return 'protocol';
     }
@@ -157,7 +157,7 @@ export class ExtensionWire implements TaskWire {
     // [E17]: a retry carries the answers and the opaque state, unchanged.
     if (call.inputResponses !== undefined) params.inputResponses = call.inputResponses;
     if (call.requestState !== undefined) params.requestState = call.requestState;
-    // [E31]: the headers ride in the request's options (a copy only for a call that has some).
+    // [E32]: the headers ride in the request's options (a copy only for a call that has some).
     const sent = call.headers === undefined ? options : { ...options, headers: call.headers };
     return this.send('tools/call', params, optIn ? decodeTaskStart : decodePlainStart, sent, optIn);
   }
