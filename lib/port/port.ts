@@ -78,6 +78,12 @@ export interface PortRequestOptions {
    * request; without it, nothing of this runs.
    */
   readonly instrument?: CallInstrument | undefined;
+  /**
+   * HTTP headers of this request's POST (the `Mcp-Param-*` headers of a `tools/call`, [E32]).
+   * Sent only on a modern-era transport that carries each request on a stream of its own
+   * (Streamable HTTP), in browsers too; ignored on any other.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** An open request as its {@link RequestGroup} sees it. */
@@ -217,6 +223,11 @@ export interface SessionPort {
   clientCapabilities(): JsonObject;
   /** The transport's session id (Streamable HTTP), if any. */
   sessionId(): string | undefined;
+  /**
+   * True when a request's own headers ({@link PortRequestOptions.headers}) are sent: on a
+   * modern-era transport that carries each request on a stream of its own (Streamable HTTP).
+   */
+  sendsHeaders(): boolean;
   /** What kind of transport carries the session, and the server's URL for an HTTP one (for instrumentation). */
   transportInfo(): TransportInfo;
   /**

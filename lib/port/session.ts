@@ -35,6 +35,13 @@ import { messageOf } from '../util/text.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
 
+/** What a request's `send` tells a transport with a stream per request (SDK v2's Streamable HTTP). */
+interface SendOptions {
+  readonly requestSignal: AbortSignal;
+  readonly onRequestStreamEnd?: () => void;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
 /** A {@link SessionPort} over an SDK client's transport. */
 export class RawSession implements SessionPort, InboundHost {
   readonly sdk: SdkMajor;
@@ -108,6 +115,10 @@ export class RawSession implements SessionPort, InboundHost {
   sessionId(): string | undefined {
     const id = this.transport.sessionId;
     return typeof id === 'string' && id !== '' ? id : undefined;
+  }
+
+  sendsHeaders(): boolean {
+    return this.perRequestStream();
   }
 
   transportInfo(): TransportInfo {
@@ -197,10 +208,15 @@ export class RawSession implements SessionPort, InboundHost {
       // entry and timer released, and no notifications/cancelled for a request never sent).
       // A request stream (Streamable HTTP) that ends without the answer (a proxy cutting it, the
       // server dropping it) fails the request at once, rather than at its timeout (or never).
-      const streamOptions =
+      // Headers of the request's own ([E32]) go only on such a transport, which takes them per send.
+      const streamOptions: SendOptions | undefined =
         entry.post === undefined
           ? undefined
-          : { requestSignal: entry.post.signal, onRequestStreamEnd: () => this.streamEnded(id) };
+          : {
+              requestSignal: entry.post.signal,
+              onRequestStreamEnd: () => this.streamEnded(id),
+              headers: options.headers,
+            };
       let sent: Promise<void>;
       try {
         sent = this.send(message, streamOptions);
@@ -280,7 +296,7 @@ export class RawSession implements SessionPort, InboundHost {
   }
 
   /** Writes one message on the transport. */
-  private send(message: JsonObject, options?: { requestSignal: AbortSignal }): Promise<void> {
+  private send(message: JsonObject, options?: SendOptions): Promise<void> {
     return (this.transport.send as (message: JsonObject, options?: unknown) => Promise<void>).call(
       this.transport,
       message,
@@ -342,7 +358,7 @@ export class RawSession implements SessionPort, InboundHost {
   }
 
   /** {@link RawSession.send}, with a synchronous throw of the transport as a rejection. */
-  trySend(message: JsonObject, options?: { requestSignal: AbortSignal }): Promise<void> {
+  trySend(message: JsonObject, options?: SendOptions): Promise<void> {
     try {
       return this.send(message, options);
     } catch (error) {

@@ -104,6 +104,11 @@ export type ErrorClass =
   | 'refused'
   /** A malformed reply, or a request the server rejects as invalid: never retried. */
   | 'protocol'
+  /**
+   * The server refused a `tools/call`'s HTTP headers before running it ([E33]): nothing ran, and
+   * headers from a fresh tool listing may get it through. Otherwise like `protocol`.
+   */
+  | 'headers'
   /** Any other JSON-RPC error the server sent. */
   | 'server'
   /** The library's own abort (tracking stopped, the client closed). */
@@ -144,6 +149,11 @@ export interface StartToolCall {
   readonly inputResponses?: Record<string, JsonObject> | undefined;
   /** The opaque state a previous attempt returned, sent back unchanged ([E17]). */
   readonly requestState?: string | undefined;
+  /**
+   * The `Mcp-Param-*` headers mirrored from the arguments ([E32]), for every attempt of the call;
+   * the port sends them where the transport takes headers per request.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Prefix of every progress token this library issues; other tokens are left to the SDK. */

@@ -335,7 +335,7 @@ describe('errors say what they mean', () => {
     });
     expect(error.code).toBe(-32020);
     expect(error.message).toMatch(
-      /Header mismatch.*an HTTP routing header \(Mcp-Name, Mcp-Method\) did not match the request/,
+      /Header mismatch: Mcp-Name header 'x'.*refused the request's HTTP headers and did not run it/,
     );
   });
 

@@ -110,9 +110,8 @@ describe('Streamable HTTP (sessionless, 127.0.0.1)', () => {
     const error = await rejection(handle.cancel(), 10_000);
     expect(error).toBeInstanceOf(TaskRpcError);
     expect(error).toMatchObject({ code: -32020, method: 'tasks/cancel' });
-    expect((error as Error).message).toMatch(
-      /an HTTP routing header \(Mcp-Name, Mcp-Method\) did not match the request/,
-    );
+    expect((error as Error).message).toMatch(/Header mismatch: Mcp-Name header 'someone-else'/);
+    expect((error as Error).message).toMatch(/refused the request's HTTP headers and did not run it/);
     expect(endpoint.rejected.map((r) => [r.message.method, r.headers['mcp-name']])).toEqual([
       ['tasks/cancel', 'someone-else'],
     ]);

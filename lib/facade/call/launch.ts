@@ -40,6 +40,8 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
    * then at the soonest.
    */
   sentAt = 0;
+  /** The tool list the call's `Mcp-Param-*` headers came from ([E32]; `undefined`: none was held). */
+  private listing: ReadonlyMap<string, unknown> | undefined = undefined;
 
   private constructor(
     private readonly parts: LaunchParts,
@@ -169,12 +171,17 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   /** The request, without the parts each attempt adds. */
   private request(task: boolean): StartToolCall {
     const { call } = this;
+    const { catalog, port } = this.parts;
+    // [E32]: only where they are sent (stdio and the legacy era may ignore the declarations).
+    const mirror = port.sendsHeaders();
+    this.listing = catalog.listing;
     return {
       name: this.toolName,
       arguments: this.args,
       task: task ? { ttl: call.ttlMs } : undefined,
       meta: call.meta,
       progressToken: call.progressToken,
+      headers: mirror ? catalog.paramHeaders(this.toolName, this.args) : undefined,
     };
   }
 
@@ -183,15 +190,44 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
    * a retry with `inputResponses` and the opaque `requestState`, unchanged). The first answer is
    * usually the last: only a request for input goes on to {@link inputRounds}.
    */
-  private start(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartReply> {
+  private start(
+    base: StartToolCall,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    relisted = false,
+  ): Promise<StartReply> {
     const engine = this.engine;
     this.betweenRounds = false;
     this.sentAt = engine.config.clock.now();
     return engine.wire
       .startToolCall(base, engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument))
-      .then((reply) =>
-        reply.kind === 'input' ? inputRounds(this, this.parts.inline, base, reply, timeoutMs, signal) : reply,
+      .then(
+        (reply) =>
+          reply.kind === 'input' ? inputRounds(this, this.parts.inline, base, reply, timeoutMs, signal) : reply,
+        (error: unknown) =>
+          relisted || engine.classify(error) !== 'headers' || !this.parts.port.sendsHeaders()
+            ? Promise.reject(error)
+            : this.relist(base, error, timeoutMs, signal),
       );
+  }
+
+  /**
+   * [E33]: the server refused the call's headers before running it (its tool listing changed, or
+   * none was held): the tools are listed again, and the call is sent once more if the tool
+   * declares `Mcp-Param-*` headers for it ([E32]); otherwise (or when the listing fails) it fails
+   * with the server's error. No `tools/call` is outstanding meanwhile, as between input rounds: a
+   * call given up then sends nothing more (what it rejects with then is the race's).
+   */
+  private async relist(
+    base: StartToolCall,
+    error: unknown,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<StartReply> {
+    this.betweenRounds = true;
+    const headers = await this.parts.catalog.relisted(this.toolName, this.args, this.listing).catch(() => undefined);
+    if (headers === undefined || this.abandoned()) throw error;
+    return this.start({ ...base, headers }, timeoutMs, signal, true);
   }
 
   /** Starts the call asking for a task (see negotiate.ts). */

@@ -9,6 +9,7 @@
 import type { ClientInstrument, ToolTaskSupport } from '../../api/index.js';
 import type { TaskEngine } from '../../engine/engine.js';
 import { TaskClosedError } from '../../errors.js';
+import { paramHeaders, scanParamHeaders, type ParamHeader } from '../../port/param-headers.js';
 import type { SessionPort } from '../../port/port.js';
 import { raceAbort } from '../../util/abort.js';
 import type { TaskSupport, ToolPage, WireFeatures } from '../../wire/wire.js';
@@ -104,6 +105,8 @@ export async function listedTools(parts: CatalogParts & { readonly catalog: Tool
 /** Task support per tool name, loaded lazily. */
 export class ToolCatalog {
   private tools: Map<string, ToolEntry> | undefined;
+  /** Each listed tool's `x-mcp-header` declarations, read once from its schema ([E32]). */
+  private readonly declared = new WeakMap<ToolEntry, readonly ParamHeader[]>();
   private loading: Promise<Map<string, ToolEntry>> | undefined;
   private generation = 0;
   /** Names not in the list after a re-read made for them. */
@@ -130,6 +133,43 @@ export class ToolCatalog {
   /** The tool named `name` if the cached list has it (no promise: the usual case once listed). */
   known(name: string): ToolEntry | undefined {
     return this.tools?.get(name);
+  }
+
+  /** The cached list itself, if one is held: what {@link ToolCatalog.paramHeaders} read. */
+  get listing(): ReadonlyMap<string, ToolEntry> | undefined {
+    return this.tools;
+  }
+
+  /**
+   * The `Mcp-Param-*` headers of a call of `name` with `args` ([E32]), from `tools` (the cached
+   * list by default): none when no list is held or it lacks the tool (no `tools/list` is read for
+   * them; a server that wanted some refuses the call, and {@link ToolCatalog.relisted} recovers).
+   */
+  paramHeaders(
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    tools = this.tools,
+  ): Record<string, string> | undefined {
+    const tool = tools?.get(name);
+    if (tool === undefined) return undefined;
+    let declared = this.declared.get(tool);
+    if (declared === undefined) this.declared.set(tool, (declared = scanParamHeaders(tool.inputSchema) ?? []));
+    return paramHeaders(declared, args);
+  }
+
+  /**
+   * After the server refused a call's headers ([E33]): the headers of a call of `name` with `args`
+   * from a list read after `stale` (the list the call's headers came from, `undefined` for none).
+   * The list is read again only if it is still `stale`; calls refused together share one read.
+   * @throws TaskRpcError when `tools/list` fails.
+   */
+  async relisted(
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    stale: ReadonlyMap<string, unknown> | undefined,
+  ): Promise<Record<string, string> | undefined> {
+    if (stale !== undefined && this.tools === stale) this.invalidate();
+    return this.paramHeaders(name, args, await this.load());
   }
 
   /** The listed tool named `name`, after a refresh if needed. */

@@ -39,7 +39,7 @@ const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
 /** What some codes mean on this wire, for error messages (a missing extension: see {@link meaningOf}). */
 const MEANINGS: Readonly<Record<number, string>> = {
   [-32022]: 'the server does not support this protocol version',
-  [-32020]: 'an HTTP routing header (Mcp-Name, Mcp-Method) did not match the request',
+  [-32020]: "the server refused the request's HTTP headers and did not run it",
 };
 
 /** What the server's error means on this wire, if it is one of the codes the extension gives a meaning. */
@@ -109,6 +109,8 @@ export class ExtensionWire implements TaskWire {
   classify(error: unknown): ErrorClass {
     if (error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server') {
       if (error.code === -32602 && TASK_METHODS.has(error.method)) return 'vanished';
+      // [E33]: refused before dispatch; the tool's headers may have changed since it was listed.
+      if (error.code === -32020 && error.method === 'tools/call') return 'headers';
       if (meaningOf(error) !== undefined) return 'protocol';
     }
     return classifyRpc(error);
@@ -155,7 +157,9 @@ export class ExtensionWire implements TaskWire {
     // [E17]: a retry carries the answers and the opaque state, unchanged.
     if (call.inputResponses !== undefined) params.inputResponses = call.inputResponses;
     if (call.requestState !== undefined) params.requestState = call.requestState;
-    return this.send('tools/call', params, optIn ? decodeTaskStart : decodePlainStart, options, optIn);
+    // [E32]: the headers ride in the request's options (a copy only for a call that has some).
+    const sent = call.headers === undefined ? options : { ...options, headers: call.headers };
+    return this.send('tools/call', params, optIn ? decodeTaskStart : decodePlainStart, sent, optIn);
   }
 
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {

@@ -8,8 +8,10 @@
  * Before the core sees a modern request, the standard headers are checked against the body
  * (SEP-2243 "Server Validation"): `MCP-Protocol-Version` = `_meta` protocolVersion, `Mcp-Method` =
  * `method`, `Mcp-Name` = `params.name` (tools/call, prompts/get), `params.uri` (resources/read) or
- * `params.taskId` (tasks/get|update|cancel, SEP-2663 "Streamable HTTP: Routing Headers"); a missing
- * or different value is HTTP 400 with -32020.
+ * `params.taskId` (tasks/get|update|cancel, SEP-2663 "Streamable HTTP: Routing Headers"); on
+ * `tools/call`, each `Mcp-Param-{Name}` header the tool's current `inputSchema` declares with
+ * `x-mcp-header` (SEP-2243 "Custom Headers from Tool Parameters") against the argument it mirrors,
+ * Base64 sentinel decoded; a missing or different value is HTTP 400 with -32020.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -71,6 +73,28 @@ function nameSource(method: string, params: Json): unknown {
   if (method === 'tools/call' || method === 'prompts/get') return params.name;
   if (method === 'resources/read') return params.uri;
   return TASK_METHODS.has(method) ? params.taskId : undefined;
+}
+/** The `x-mcp-header` names of a schema with their property paths (through `properties` only). */
+function declaredParams(schema: unknown, path: readonly string[] = []): Array<[string, readonly string[]]> {
+  if (!isObject(schema)) return [];
+  const own: Array<[string, readonly string[]]> =
+    path.length > 0 && typeof schema['x-mcp-header'] === 'string' ? [[schema['x-mcp-header'], path]] : [];
+  const properties = isObject(schema.properties) ? Object.entries(schema.properties) : [];
+  return [...own, ...properties.flatMap(([name, sub]) => declaredParams(sub, [...path, name]))];
+}
+/** Why a tools/call's `Mcp-Param-*` headers do not match its arguments, or `undefined` when they do. */
+function paramProblem(server: ExtServer, params: Json, headers: Readonly<Record<string, string>>): string | undefined {
+  const tool = typeof params.name === 'string' ? server.tools.get(params.name) : undefined;
+  for (const [name, path] of declaredParams(tool?.inputSchema)) {
+    let value: unknown = params.arguments;
+    for (const key of path) value = isObject(value) ? value[key] : undefined;
+    if (value === undefined || value === null) continue; // no header expected
+    const body = typeof value === 'string' ? value : JSON.stringify(value);
+    const sent = headers[`mcp-param-${name.toLowerCase()}`];
+    if (sent === undefined) return `Mcp-Param-${name} header is missing`;
+    if (decodeHeader(sent) !== body) return `Mcp-Param-${name} header '${sent}' does not match body value '${body}'`;
+  }
+  return undefined;
 }
 /** Why the headers do not match the body, or `undefined` when they do. */
 function headerProblem(method: string, params: Json, headers: Readonly<Record<string, string>>): string | undefined {
@@ -160,7 +184,9 @@ export async function startExtHttpServer(server: ExtServer, options: ExtHttpOpti
       return void res.writeHead(202).end();
     }
     if (options.checkHeaders !== false && modern && method !== 'initialize') {
-      const reason = headerProblem(method, params, headers);
+      const reason =
+        headerProblem(method, params, headers) ??
+        (method === 'tools/call' ? paramProblem(server, params, headers) : undefined);
       if (reason !== undefined) {
         rejected.push({ message, headers, reason });
         return json(res, 400, {

@@ -1,0 +1,98 @@
+/**
+ * The `Mcp-Param-{Name}` headers of a `tools/call` over Streamable HTTP on the modern era ([E32]).
+ * A tool's `inputSchema` may mark a property with `x-mcp-header: "<Name>"`; the call's value of
+ * that property then goes into a header too, so that proxies can route on it without reading the
+ * body, and the server checks that the two agree ([E33]). Pure functions: {@link scanParamHeaders}
+ * reads a schema once, {@link paramHeaders} builds one call's headers from what it found.
+ *
+ * Browsers are not exempt: the transport spec asks every Streamable HTTP client to mirror, and the
+ * transport already sends headers of its own (`Mcp-Method`, `Mcp-Name`) that a server answering
+ * browsers must allow in its CORS preflight; the `Mcp-Param-*` names join that list.
+ */
+import { isObject } from '../util/json.js';
+
+/** One valid declaration: the header's name part, and the property path whose value it carries. */
+export interface ParamHeader {
+  readonly name: string;
+  readonly path: readonly string[];
+}
+
+/** The annotation's key in a property's schema. */
+const ANNOTATION = 'x-mcp-header';
+/** An HTTP field-name token (`1*tchar`, RFC 9110): no spaces, colons, controls or non-ASCII. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~\w]+$/;
+/** The types a mirrored property may have (`number` is not one of them). */
+const PRIMITIVE = /^(string|integer|boolean)$/;
+/** Keywords whose values are instances, not schemas: a key named like the annotation there is data. */
+const DATA = /^(const|default|enum|examples)$/;
+
+/**
+ * The `x-mcp-header` declarations of a tool's `inputSchema`, in schema order; `undefined` when the
+ * schema breaks a rule of the annotation ([E32]), which voids every declaration of the tool: a
+ * name that is empty or not a token, or used twice (ignoring case); a property whose `type` is
+ * not `string`, `integer` or `boolean`; an annotation not reached from the root through
+ * `properties` alone (under `items`, `oneOf`, `$defs` and the like, or on the root itself); a
+ * schema nested deeper than 64 levels.
+ */
+export function scanParamHeaders(schema: unknown): readonly ParamHeader[] | undefined {
+  const found: ParamHeader[] = [];
+  const names = new Set<string>();
+  // `path` is the property path from the root, `undefined` once off the `properties` chain.
+  const visit = (node: unknown, path: readonly string[] | undefined, depth: number): boolean => {
+    if (typeof node !== 'object' || node === null) return true;
+    if (depth > 64) return false;
+    const at = node as Record<string, unknown>;
+    if (Object.hasOwn(at, ANNOTATION)) {
+      const name = at[ANNOTATION];
+      const type = at.type;
+      if (path === undefined || path.length === 0 || typeof name !== 'string' || typeof type !== 'string') return false;
+      if (!TOKEN.test(name) || !PRIMITIVE.test(type) || names.has(name.toLowerCase())) return false;
+      names.add(name.toLowerCase());
+      found.push({ name, path });
+    }
+    return Object.entries(at).every(([key, value]) =>
+      key === ANNOTATION || DATA.test(key)
+        ? true
+        : key === 'properties' && isObject(value)
+          ? Object.entries(value).every(([property, sub]) => visit(sub, path && [...path, property], depth + 1))
+          : visit(value, undefined, depth + 1),
+    );
+  };
+  return visit(schema, [], 0) ? found : undefined;
+}
+
+/** A value that may go into a header as it is: visible ASCII with inner spaces (or nothing at all). */
+const PLAIN = /^([\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?)?$/;
+
+/**
+ * A value as a header carries it ([E32]): a string as it is, an integer in decimal, a boolean as
+ * `true`/`false`; a string that is not plain visible ASCII (non-ASCII, a control character, a tab,
+ * space at either end), or that looks like the sentinel itself, as `=?base64?<UTF-8 in Base64>?=`.
+ * `undefined` for anything else (null, absent, a fraction, an object): no header.
+ */
+export function headerValue(value: unknown): string | undefined {
+  if (typeof value === 'boolean' || Number.isSafeInteger(value)) return String(value);
+  if (typeof value !== 'string') return undefined;
+  if (PLAIN.test(value) && !/^=\?base64\?.*\?=$/.test(value)) return value;
+  let binary = '';
+  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
+}
+
+/**
+ * The `Mcp-Param-{Name}` headers of a call with `args`, one per declaration whose value is
+ * present ([E32]: a missing or null value sends none); `undefined` when there are none.
+ */
+export function paramHeaders(
+  declared: readonly ParamHeader[],
+  args: Readonly<Record<string, unknown>> | undefined,
+): Record<string, string> | undefined {
+  let headers: Record<string, string> | undefined;
+  for (const { name, path } of declared) {
+    let value: unknown = args;
+    for (const key of path) value = isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+    const text = headerValue(value);
+    if (text !== undefined) (headers ??= {})[`Mcp-Param-${name}`] = text;
+  }
+  return headers;
+}
