@@ -130,6 +130,34 @@ describe('an input request that overtakes its CreateTaskResult', () => {
     expect(after.error).toMatchObject({ code: -32601 });
     expect(clientLevel).toEqual([]);
   });
+  it('a request whose 1 s bound passes while close() is still running is passed on too: no callback runs ([V7])', async () => {
+    const { server, tasks, clock, clientLevel } = await rig({ clientLevel: true });
+    // First call: a running task. Second: a creation that never answers, so the request is held.
+    let calls = 0;
+    server.on('tools/call', () => (++calls === 1 ? server.tasks.createResult({ taskId: 'running-1' }) : NO_REPLY));
+    server.on('tasks/cancel', () => NO_REPLY); // close({ cancelRunning }) waits for it, up to its bound
+    const handle = await tasks.callToolAsTask('job');
+    void handle.result().catch(() => {});
+    void tasks.callToolAsTask('job').catch(() => {});
+    await flush();
+    const reply = server.request('elicitation/create', question('held-during-close'));
+    await flush();
+    expect(clientLevel).toEqual([]);
+    const closing = tasks.close({ cancelRunning: true });
+    // close() ends once its tasks/cancel bound (requestTimeoutMs) passed, whatever the outcome below.
+    cleanups.push(async () => {
+      await clock.advance(60_000);
+      await closing;
+    });
+    await flush();
+    // The held request's bound passes while close() waits for the tasks/cancel.
+    await clock.advance(EARLY_INPUT_WAIT_MS);
+    const answer = await within(reply);
+    // Before the fix, the request went on as if the client were open: its client-level callback declined it.
+    expect(clientLevel).toEqual([]);
+    expect(answer.result).toBeUndefined();
+    expect(answer.error).toMatchObject({ code: -32601 });
+  });
 });
 
 describe('an input request that overtakes its CreateTaskResult, with two TaskClients on one SDK client', () => {

@@ -144,7 +144,10 @@ export class InputRouter {
     if (early === undefined) return this.answer(request);
     return early.then((verdict) => {
       const decision = verdict();
-      if (decision === 'pass' || request.ownedElsewhere?.() === true) return undefined;
+      // This client's close() began while the request was held ([V7], [R31]): it is passed on, as
+      // one arriving after close() is, even though close() marks the held requests only later (it
+      // ends its creations last, so that other clients' held requests are not woken too soon).
+      if (decision === 'pass' || this.closed() || request.ownedElsewhere?.() === true) return undefined;
       if (decision === 'drop') throw new AbandonedError();
       return this.answer(request);
     });
