@@ -484,3 +484,40 @@ describe('an input callback abandoned because its task ended', () => {
     expect(problems.filter((p) => p.includes('callback failed'))).toEqual([]);
   });
 });
+
+describe('close() while a TaskClient-level callback answers a request no task of its stops', () => {
+  for (const tagged of [true, false]) {
+    it(`${tagged ? 'a request for an unknown task' : 'an unattributed request'}: ctx.signal fires at close(), and the server gets -32603 "no longer needed", not the late answer ([V7])`, async () => {
+      const clock = new ManualClock();
+      const { server, client } = await scripted({
+        now: clock.now,
+        clientOptions: { capabilities: { elicitation: {} } },
+      });
+      let seen: InputContext | undefined;
+      let release: (() => void) | undefined;
+      const tasks = new TaskClient(client, {
+        clock,
+        onElicitation: (_params, ctx) => {
+          seen = ctx;
+          return new Promise((resolve) => (release = () => resolve({ action: 'accept', content: { ok: true } })));
+        },
+      });
+      cleanups.push(() => tasks.close());
+      const problems: string[] = [];
+      tasks.on('error', (e) => problems.push(e.message));
+      const untagged: Json = { message: 'Proceed?', requestedSchema: { type: 'object', properties: {} } };
+      const reply = server.request('elicitation/create', tagged ? question('unknown-task') : untagged);
+      await flush();
+      expect(seen?.signal.aborted).toBe(false);
+      await tasks.close();
+      // Before the fix, only the server's cancel or the connection's close fired it: the answer below was sent.
+      expect(seen!.signal.aborted).toBe(true);
+      release!();
+      const answer = await within(reply);
+      expect(answer.result).toBeUndefined();
+      expect(answer.error).toMatchObject({ code: -32603 });
+      expect((answer.error as { message: string }).message).toMatch(/no longer needed/);
+      expect(problems).toEqual([]);
+    });
+  }
+});
