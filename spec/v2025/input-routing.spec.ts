@@ -130,6 +130,34 @@ describe('an input request that overtakes its CreateTaskResult', () => {
     expect(after.error).toMatchObject({ code: -32601 });
     expect(clientLevel).toEqual([]);
   });
+  it('a request whose 1 s bound passes while close() is still running is passed on too: no callback runs ([V7])', async () => {
+    const { server, tasks, clock, clientLevel } = await rig({ clientLevel: true });
+    // First call: a running task. Second: a creation that never answers, so the request is held.
+    let calls = 0;
+    server.on('tools/call', () => (++calls === 1 ? server.tasks.createResult({ taskId: 'running-1' }) : NO_REPLY));
+    server.on('tasks/cancel', () => NO_REPLY); // close({ cancelRunning }) waits for it, up to its bound
+    const handle = await tasks.callToolAsTask('job');
+    void handle.result().catch(() => {});
+    void tasks.callToolAsTask('job').catch(() => {});
+    await flush();
+    const reply = server.request('elicitation/create', question('held-during-close'));
+    await flush();
+    expect(clientLevel).toEqual([]);
+    const closing = tasks.close({ cancelRunning: true });
+    // close() ends once its tasks/cancel bound (requestTimeoutMs) passed, whatever the outcome below.
+    cleanups.push(async () => {
+      await clock.advance(60_000);
+      await closing;
+    });
+    await flush();
+    // The held request's bound passes while close() waits for the tasks/cancel.
+    await clock.advance(EARLY_INPUT_WAIT_MS);
+    const answer = await within(reply);
+    // Before the fix, the request went on as if the client were open: its client-level callback declined it.
+    expect(clientLevel).toEqual([]);
+    expect(answer.result).toBeUndefined();
+    expect(answer.error).toMatchObject({ code: -32601 });
+  });
 });
 
 describe('an input request that overtakes its CreateTaskResult, with two TaskClients on one SDK client', () => {
@@ -455,4 +483,41 @@ describe('an input callback abandoned because its task ended', () => {
     expect((await reply).error).toBeDefined();
     expect(problems.filter((p) => p.includes('callback failed'))).toEqual([]);
   });
+});
+
+describe('close() while a TaskClient-level callback answers a request no task of its stops', () => {
+  for (const tagged of [true, false]) {
+    it(`${tagged ? 'a request for an unknown task' : 'an unattributed request'}: ctx.signal fires at close(), and the server gets -32603 "no longer needed", not the late answer ([V7])`, async () => {
+      const clock = new ManualClock();
+      const { server, client } = await scripted({
+        now: clock.now,
+        clientOptions: { capabilities: { elicitation: {} } },
+      });
+      let seen: InputContext | undefined;
+      let release: (() => void) | undefined;
+      const tasks = new TaskClient(client, {
+        clock,
+        onElicitation: (_params, ctx) => {
+          seen = ctx;
+          return new Promise((resolve) => (release = () => resolve({ action: 'accept', content: { ok: true } })));
+        },
+      });
+      cleanups.push(() => tasks.close());
+      const problems: string[] = [];
+      tasks.on('error', (e) => problems.push(e.message));
+      const untagged: Json = { message: 'Proceed?', requestedSchema: { type: 'object', properties: {} } };
+      const reply = server.request('elicitation/create', tagged ? question('unknown-task') : untagged);
+      await flush();
+      expect(seen?.signal.aborted).toBe(false);
+      await tasks.close();
+      // Before the fix, only the server's cancel or the connection's close fired it: the answer below was sent.
+      expect(seen!.signal.aborted).toBe(true);
+      release!();
+      const answer = await within(reply);
+      expect(answer.result).toBeUndefined();
+      expect(answer.error).toMatchObject({ code: -32603 });
+      expect((answer.error as { message: string }).message).toMatch(/no longer needed/);
+      expect(problems).toEqual([]);
+    });
+  }
 });

@@ -148,6 +148,41 @@ describe('an untagged question reaches the call it belongs to', () => {
     handle.detach();
   });
 
+  it('a question tied to a call whose CreateTaskResult comes only after the 1 s wait: ctx.signal fires when the task it made settles, and the server gets -32603 "no longer needed"', async () => {
+    const { server, clock, tasks } = await rig({ clientLevel: true });
+    let reply: ((result: unknown) => void) | undefined;
+    server.on('tools/call', (params, ctx) => {
+      expect(params).toMatchObject({ name: 'job', task: {} });
+      reply = (result) => ctx.reply(result);
+      return NO_REPLY;
+    });
+    let seen: InputContext | undefined;
+    const call = tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: (_params, ctx) => {
+          seen = ctx;
+          return new Promise<ElicitResult>(() => {}); // never answers
+        },
+      },
+    );
+    await flush();
+    const question = server.request('elicitation/create', QUESTION);
+    await clock.advance(1_000); // no CreateTaskResult within the wait: the call's callback is asked
+    expect(seen).toMatchObject({ inferred: true, taskId: undefined });
+    reply!(server.tasks.createResult({ taskId: 'late-1' }));
+    const handle = await call;
+    expect(seen!.signal.aborted).toBe(false);
+    server.tasks.finish('late-1', 'failed', { result: { content: [], isError: true } }, {}, true);
+    await expect(handle.result()).rejects.toThrow();
+    // Before the fix, the signal fired only when the call was given up: the callback kept the question open.
+    expect(seen!.signal.aborted).toBe(true);
+    const answer = await within(question);
+    expect(answer.error).toMatchObject({ code: -32603 });
+    expect((answer.error as { message: string }).message).toMatch(/no longer needed/);
+  });
+
   it('two tasks in flight, one in input_required (notified): that one’s callback answers at once', async () => {
     const { server, seen, unattributed, call } = await rig({ clientLevel: true });
     const first = await call('first');

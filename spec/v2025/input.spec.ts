@@ -188,6 +188,39 @@ describe('input_required callbacks', () => {
     });
   });
 
+  for (const [what, make] of [
+    [
+      'a DOMException (its code is a legacy DOM number)',
+      () => new DOMException('The operation timed out.', 'TimeoutError'),
+    ],
+    ['an error whose code is no integer', () => Object.assign(new Error('The operation timed out.'), { code: 1.5 })],
+  ] as const) {
+    it(`a callback that throws ${what}: the server gets -32603 "The elicitation callback failed: <message>"`, async () => {
+      const { tasks, sent } = await setup();
+      const reports: unknown[] = [];
+      tasks.on('error', (error) => reports.push(error));
+      const handle = await tasks.callToolAsTask(
+        'confirm_delete',
+        {},
+        {
+          onElicitation: () => {
+            throw make();
+          },
+        },
+      );
+      await handle.result().catch(() => {});
+      const reply = sent.find((m) => 'error' in m) as { error: { code: number; message: string } } | undefined;
+      // Before the fix, it went as it was: -32603 with the bare message, not saying that the callback failed.
+      expect(reply?.error).toMatchObject({
+        code: -32603,
+        message: 'The elicitation callback failed: The operation timed out.',
+      });
+      expect(reports.find((r) => r instanceof TaskInputError)).toMatchObject({
+        message: 'The elicitation callback failed: The operation timed out.',
+      });
+    });
+  }
+
   it('with no callback anywhere, the server gets a clear JSON-RPC error (not a decline)', async () => {
     const { tasks, sent } = await setup();
     const handle = await tasks.callToolAsTask('confirm_delete', {});

@@ -8,6 +8,7 @@
  */
 import { armDeadlineAndSignal, stopError, type StopScope } from './deadline-signal.js';
 import type { TaskEngine } from '../../engine/engine.js';
+import type { TaskView } from '../../engine/task-view.js';
 import { TaskClosedError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
 import type { TaskHandle } from '../../api/index.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../options.js';
@@ -42,6 +43,10 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   sentAt = 0;
   /** The tool list the call's `Mcp-Param-*` headers came from ([E32]; `undefined`: none was held). */
   private listing: ReadonlyMap<string, unknown> | undefined = undefined;
+  /** The task this call created, once tracked (see {@link Launch.stopSignal}). */
+  private task: TaskView | undefined = undefined;
+  /** The stops of {@link Launch.stopSignal} taken before the call's task was tracked, if any. */
+  private stops: Set<() => void> | undefined = undefined;
 
   private constructor(
     private readonly parts: LaunchParts,
@@ -134,11 +139,15 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     return this.call.callbacks;
   }
 
-  /** A signal that aborts with the call: its own signal, its deadline, or `close()`. */
+  /**
+   * A signal that aborts with the call: its own signal, its deadline, or `close()`; and, once the
+   * call created a task, when that task settles (an untagged question tied to the call before its
+   * `CreateTaskResult` is the task's: its answer is no longer wanted once the task ended).
+   */
   stopSignal(): { signal: AbortSignal; release(): void } {
     const controller = new AbortController();
     const stop = (): void => controller.abort(new Error('The call was abandoned'));
-    const offs = [onAbort(this.closed, stop)];
+    const offs = [onAbort(this.closed, stop), this.onTaskSettled(stop)];
     if (this.call.signal !== undefined) offs.push(onAbort(this.call.signal, stop));
     const scheduler = this.engine.scheduler;
     const timer = this.deadlineAt === undefined ? undefined : scheduler.schedule(this.deadlineAt, stop);
@@ -149,6 +158,27 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
         scheduler.cancel(timer);
       },
     };
+  }
+
+  /** Calls `stop` once the task this call creates (or created) settles; returns the undo. */
+  private onTaskSettled(stop: () => void): () => void {
+    if (this.task !== undefined) return this.task.onSettled(stop);
+    const stops = (this.stops ??= new Set());
+    stops.add(stop);
+    return () => {
+      stops.delete(stop);
+    };
+  }
+
+  /** The call's task is tracked: the stops taken before fire when it settles. */
+  private tracked(record: TaskView): void {
+    this.task = record;
+    const stops = this.stops;
+    this.stops = undefined;
+    if (stops === undefined || stops.size === 0) return;
+    record.onSettled(() => {
+      for (const stop of [...stops]) stop();
+    });
   }
 
   /** True once the caller's signal, the deadline or `close()` has stopped waiting for this call. */
@@ -325,6 +355,7 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
       requestTimeoutMs: this.call.requestTimeoutMs,
       instrument: this.call.instrument,
     });
+    this.tracked(record);
     const handle = this.made(
       this.parts.live.adopt(record, this.call.callbacks, this.call.progressToken, reply.immediateResponse),
     );

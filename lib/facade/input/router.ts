@@ -149,7 +149,10 @@ export class InputRouter {
     if (early === undefined) return this.answer(request);
     return early.then((verdict) => {
       const decision = verdict();
-      if (decision === 'pass' || request.ownedElsewhere?.() === true) return undefined;
+      // This client's close() began while the request was held ([V7], [R31]): it is passed on, as
+      // one arriving after close() is, even though close() marks the held requests only later (it
+      // ends its creations last, so that other clients' held requests are not woken too soon).
+      if (decision === 'pass' || this.closed() || request.ownedElsewhere?.() === true) return undefined;
       if (decision === 'drop') throw new AbandonedError();
       return this.answer(request);
     });
@@ -304,8 +307,10 @@ export class InputRouter {
     const { taskId, owner, call, delivery } = about;
     const callback = this.chosen(kind, owner?.callbacks ?? call?.callbacks);
     if (callback === undefined) return undefined;
-    const stop = owner?.signal ?? about.stop;
-    const signal = stop === undefined ? { signal: about.signal, release: () => {} } : either(about.signal, stop);
+    // The answer is no longer wanted once the request is cancelled, its task settles or its call is
+    // given up, or this client's close() begins: none of its callbacks answers after close(), even
+    // one for an unknown task or an unattributed request, which no task's settling would stop.
+    const signal = anyOf(about.signal, this.parts.closeSignal.signal, owner?.signal ?? about.stop);
     const toolName = owner?.handle.toolName ?? call?.toolName;
     const context: InputContext = {
       taskId,
@@ -359,16 +364,17 @@ function pick(
   return kind === 'elicitation' ? callbacks?.onElicitation : callbacks?.onSampling;
 }
 
-/** A signal that aborts when either input aborts; `release()` detaches from both. */
-function either(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
+/** A signal that aborts when any of `signals` aborts; `release()` detaches from them all. */
+function anyOf(...signals: ReadonlyArray<AbortSignal | undefined>): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
-  const offA = onAbort(a, () => controller.abort(a.reason));
-  const offB = onAbort(b, () => controller.abort(b.reason));
+  const offs: Array<() => void> = [];
+  for (const signal of signals) {
+    if (signal !== undefined) offs.push(onAbort(signal, () => controller.abort(signal.reason)));
+  }
   return {
     signal: controller.signal,
     release: () => {
-      offA();
-      offB();
+      for (const off of offs) off();
     },
   };
 }

@@ -9,6 +9,7 @@
  */
 import type { InboundRequest, JsonObject, SessionPort } from '../../port/port.js';
 import { fingerprint } from '../../util/fingerprint.js';
+import { rpcFieldsOf } from '../../util/rpc-error.js';
 import { isObject } from '../decode.js';
 import type { InputHandler, InputKind, UnattributedNote } from '../wire.js';
 import { RELATED_TASK_KEY, relatedTaskId } from './decode.js';
@@ -116,7 +117,9 @@ export function serveSideChannelInput(
           return { ...result, _meta: { ...meta, [RELATED_TASK_KEY]: { taskId } } };
         },
         (error: unknown) => {
-          if (typeof (error as { code?: unknown } | null)?.code === 'number') throw error;
+          // An error that carries a JSON-RPC code goes as it is; any other (a DOMException's legacy
+          // code, a code that is no integer) is wrapped, its message kept, the same test as the reply's.
+          if (rpcFieldsOf(error).code !== undefined) throw error;
           const message = error instanceof Error ? error.message : String(error);
           throw rpcError(-32603, `The ${kind} callback failed: ${message}`);
         },
