@@ -7,7 +7,7 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, TaskRpcError, TaskTimeoutError } from '../../lib/index.js';
+import { TaskClient, TaskProtocolError, TaskRpcError, TaskTimeoutError, type TaskError } from '../../lib/index.js';
 import { rejection, within } from '../helpers.js';
 import {
   ExtServer,
@@ -163,5 +163,32 @@ describe('Mcp-Param-* headers over Streamable HTTP ([E32])', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(endpoint.rejected).toHaveLength(1);
     expect(server.count('tools/list')).toBe(1);
+  });
+});
+
+describe('tools whose x-mcp-header declarations break the rules ([E34])', () => {
+  it('are left out of tools(), each reported on error with its name; the valid ones stay', async () => {
+    const { tasks } = await serve([
+      plainTool('good', ROUTED),
+      plainTool('fraction', { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } }),
+      plainTool('in-array', {
+        type: 'object',
+        properties: { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } },
+      }),
+      plainTool('twice', {
+        type: 'object',
+        properties: { a: { type: 'string', 'x-mcp-header': 'Id' }, b: { type: 'string', 'x-mcp-header': 'ID' } },
+      }),
+      plainTool('unmarked', { type: 'object', properties: { q: { type: 'string' } } }),
+    ]);
+    const reports: TaskError[] = [];
+    tasks.on('error', (error) => reports.push(error));
+    const names = (await tasks.tools()).map((tool) => tool.name).sort();
+    expect(names).toEqual(['good', 'unmarked']);
+    expect(reports.map((error) => error.toolName).sort()).toEqual(['fraction', 'in-array', 'twice']);
+    for (const report of reports) {
+      expect(report).toBeInstanceOf(TaskProtocolError);
+      expect(report.message).toContain('left out of the tool list');
+    }
   });
 });

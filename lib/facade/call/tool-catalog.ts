@@ -8,7 +8,7 @@
  */
 import type { ClientInstrument, ToolTaskSupport } from '../../api/index.js';
 import type { TaskEngine } from '../../engine/engine.js';
-import { TaskClosedError } from '../../errors.js';
+import { TaskClosedError, TaskProtocolError } from '../../errors.js';
 import { paramHeaders, scanParamHeaders, type ParamHeader } from '../../port/param-headers.js';
 import type { SessionPort } from '../../port/port.js';
 import { raceAbort } from '../../util/abort.js';
@@ -219,6 +219,29 @@ export class ToolCatalog {
     return this.loading;
   }
 
+  /**
+   * False for a tool a client that sends `Mcp-Param-*` headers must leave out of its tool list
+   * ([E34]): one whose `inputSchema` breaks a rule of `x-mcp-header`, which it could not call as
+   * the server expects. It is reported on `error`, naming the tool, and every other tool stays.
+   * On a connection that sends no such headers (stdio, the legacy era) the annotation is ignored.
+   */
+  private usable(tool: ToolEntry): boolean {
+    if (!this.parts.port.sendsHeaders()) return true;
+    const declared = scanParamHeaders(tool.inputSchema);
+    if (declared !== undefined) {
+      this.declared.set(tool, declared);
+      return true;
+    }
+    this.parts.engine.report(
+      new TaskProtocolError(
+        `Tool "${tool.name}" is left out of the tool list: its inputSchema has an x-mcp-header declaration that breaks the rules (an empty, repeated or non-token name, a type other than string, integer or boolean, or one not reached through "properties" alone)`,
+        { method: 'tools/list', toolName: tool.name },
+      ),
+      undefined,
+    );
+    return false;
+  }
+
   private async readAll(): Promise<Map<string, ToolEntry>> {
     const tools = new Map<string, ToolEntry>();
     const seen = new Set<string>();
@@ -232,7 +255,7 @@ export class ToolCatalog {
         cursor,
         engine.requestOptions(config.requestTimeoutMs, closeSignal.signal, undefined, instrument),
       );
-      for (const tool of result.tools) tools.set(tool.name, tool);
+      for (const tool of result.tools) if (this.usable(tool)) tools.set(tool.name, tool);
       cursor = result.nextCursor;
       if (cursor === undefined || seen.has(cursor)) break;
       seen.add(cursor);
