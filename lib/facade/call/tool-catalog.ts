@@ -234,7 +234,7 @@ export class ToolCatalog {
     }
     this.parts.engine.report(
       new TaskProtocolError(
-        `Tool "${tool.name}" is left out of the tool list: its inputSchema has an x-mcp-header declaration that breaks the rules (an empty, repeated or non-token name, a type other than string, integer or boolean, or one not reached through "properties" alone)`,
+        `Tool "${tool.name}" is left out of the tool list: an x-mcp-header in its inputSchema breaks the rules`,
         { method: 'tools/list', toolName: tool.name },
       ),
       undefined,
