@@ -25,8 +25,8 @@ import type { WireSnapshot } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
 import type { TaskRecord } from './record.js';
 
-/** Longest timer delay; used as "no timeout" for a blocking `tasks/result`. */
-const NO_TIMEOUT = 2_147_483_647;
+/** No request timeout (arms no timer): a blocking `tasks/result` waits as long as the task runs. */
+const NO_TIMEOUT = Number.POSITIVE_INFINITY;
 /**
  * How much sooner than our reckoning (the ttl counted from when the creating request was sent,
  * `ttl-watch.ts`) a server may drop a task at its ttl (its expiry timers may be coarse, or run
@@ -125,9 +125,11 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
           engine.react(record);
           return;
         }
-        // The fresh request failed outright: the error the wait brought is the task's.
+        // The fresh request found the task gone (a server that hands a result out once, D19): the
+        // error the wait brought is the task's. Any other failure (a timeout, a gateway) says
+        // nothing of it, and the kept error may be a gateway's own: the fetch's failure stands.
         const kept = record.waitError;
-        if (kept !== undefined && record.terminal) {
+        if (kept !== undefined && record.terminal && engine.classify(error) === 'vanished') {
           engine.report(error, record);
           record.payloadFetched(kept);
           finish(engine, record);

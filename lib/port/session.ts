@@ -30,7 +30,6 @@ import type { SdkAccess, TransportLike } from './sdk-access.js';
 import { transportInfoOf } from './transport-info.js';
 import { instrumentedConnection } from './connection-info.js';
 import { isObject } from '../util/json.js';
-import { MAX_DELAY } from '../util/scheduler.js';
 import { messageOf } from '../util/text.js';
 
 type Inner = (message: unknown, extra?: unknown) => void;
@@ -189,12 +188,10 @@ export class RawSession implements SessionPort, InboundHost {
     if (watcher !== undefined) entry.watcher = watcher;
     try {
       this.pending.set(id, entry);
-      // An infinite timeout (a subscription that lasts until replaced) arms no timer, nor does
-      // one no timer can count (about 24.8 days or more: a blocking `tasks/result` that waits
-      // for a human). Such a request in a shared lane would keep every request that ends behind
-      // it in memory until it ends.
+      // An infinite timeout (a subscription that lasts until replaced, a blocking `tasks/result`
+      // that waits for a human) arms no timer.
       const timeoutMs = options.timeoutMs;
-      if (timeoutMs < MAX_DELAY) {
+      if (Number.isFinite(timeoutMs)) {
         const lane = this.lanes.get(options.timers, timeoutMs, options.weak === true);
         if (lane !== undefined) lane.add(entry);
         else entry.timer = options.timers.after(timeoutMs, () => entry.expire(timeoutMs), options.weak === true);

@@ -14,7 +14,7 @@ import { Entry, RESTING, popEntry, pushEntry, siftDown, type Timer } from './tim
 export type { Timer } from './timer-heap.js';
 
 /** Largest delay `setTimeout` honours. */
-export const MAX_DELAY = 2_147_483_647;
+const MAX_DELAY = 2_147_483_647;
 /**
  * Most jobs run in one timer callback. When thousands of polls fall due together, running them in
  * slices lets the answers to the first ones be handled before the last ones are sent, instead of

@@ -119,6 +119,20 @@ describe('the raw session port, with odd peers and hosts', () => {
     expect(pair.server.count('boom/thing')).toBe(0);
   });
 
+  it('a request timeout longer than a timer can count (30 days) still arms one, to time the request out; an infinite one arms none', async () => {
+    const pair = await track(connectScripted({}));
+    pair.server.on('slow/thing', () => NO_REPLY);
+    const port = openPort(pair.client);
+    const { t, timers } = manual();
+    const long = port
+      .request('slow/thing', {}, (r) => r, { timeoutMs: 30 * 86_400_000, timers: t })
+      .catch((e: unknown) => e);
+    void port.request('slow/thing', {}, (r) => r, { timeoutMs: Number.POSITIVE_INFINITY, timers: t }).catch(() => {});
+    expect(timers).toHaveLength(1);
+    timers[0]!();
+    expect(((await long) as PortError).kind).toBe('timeout');
+  });
+
   it('a send that throws at once, then an abort in the same tick: failed as a send, and no notifications/cancelled for a request never sent ([R27])', async () => {
     const pair = await track(
       connectScripted({

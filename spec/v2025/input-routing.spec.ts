@@ -424,6 +424,35 @@ describe('detach() while an input request is pending', () => {
     expect(answer.error).toBeUndefined();
     expect(answer.result).toMatchObject({ action: 'accept' });
   });
+
+  it('nor does a close() after it: the detached task’s callback still answers, and the server gets that answer', async () => {
+    const { server, tasks, clock } = await rig();
+    creating(server, { taskId: 'd2', status: 'input_required' });
+    server.on('tasks/result', () => NO_REPLY);
+    let release: (() => void) | undefined;
+    let signal: AbortSignal | undefined;
+    const handle = await tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: async (_params, ctx: InputContext) => {
+          signal = ctx.signal;
+          await new Promise<void>((resolve) => (release = resolve));
+          return { action: 'accept', content: { ok: true } };
+        },
+      },
+    );
+    const reply = server.request('elicitation/create', question('d2'));
+    await clock.advance(0);
+    await flush();
+    handle.detach();
+    await tasks.close();
+    expect(signal?.aborted).toBe(false);
+    release?.();
+    const answer = await within(reply);
+    expect(answer.error).toBeUndefined();
+    expect(answer.result).toMatchObject({ action: 'accept' });
+  });
 });
 
 describe('several TaskClients on one SDK client', () => {

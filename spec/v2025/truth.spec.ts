@@ -259,6 +259,31 @@ describe('a JSON-RPC error on the blocking tasks/result is not an outcome ([R29]
     expect(await seen).toEqual(['input_required', 'failed']);
   });
 
+  it('a gateway error kept from the wait is not the outcome when the fresh tasks/result fails for another reason than the task being gone (it times out)', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 't3b', status: 'input_required' });
+    let held: HandlerContext | undefined;
+    server.on('tasks/result', (_params, ctx) => {
+      if (held === undefined) {
+        held = ctx;
+        return NO_REPLY;
+      }
+      return NO_REPLY; // the fresh request times out, every attempt
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    server.tasks.finish('t3b', 'failed', { error: rpcError(-32603, 'boom') }, {}, true);
+    // The held wait fails with a gateway's error after the failed notification: kept, not the outcome.
+    held?.fail(rpcError(-32001, 'Request timed out'));
+    for (let i = 0; i < 20 && !handle.settled; i += 1) await clock.advance(60_000);
+    const error = (await within(result)) as { name: string; rpcError?: { code: number } };
+    expect(handle.settled).toBe(true);
+    expect(server.count('tasks/result')).toBeGreaterThan(1);
+    expect(error.name).not.toBe('TaskFailedError');
+    expect(error.rpcError?.code).toBeUndefined();
+  });
+
   it('an untagged successful reply while the task still runs waits for the terminal status', async () => {
     const { server, tasks, clock } = await setup();
     creating(server, { taskId: 't4', status: 'input_required' });

@@ -308,9 +308,10 @@ export class InputRouter {
     const callback = this.chosen(kind, owner?.callbacks ?? call?.callbacks);
     if (callback === undefined) return undefined;
     // The answer is no longer wanted once the request is cancelled, its task settles or its call is
-    // given up, or this client's close() begins: none of its callbacks answers after close(), even
-    // one for an unknown task or an unattributed request, which no task's settling would stop.
-    const signal = anyOf(about.signal, this.parts.closeSignal.signal, owner?.signal ?? about.stop);
+    // given up. A task's own signal already fires at close() (and not at detach(), which keeps the
+    // answer the task waits for), and so does a call's; a request with neither (an unknown task, an
+    // unattributed request) stops at close(), so that none of its callbacks answers after it.
+    const signal = anyOf(about.signal, owner?.signal ?? about.stop ?? this.parts.closeSignal.signal);
     const toolName = owner?.handle.toolName ?? call?.toolName;
     const context: InputContext = {
       taskId,
