@@ -146,7 +146,31 @@ describe('Mcp-Param-* headers over Streamable HTTP ([E32])', () => {
   });
 
   it('does not send it again when the fresh listing declares no headers for it: the server’s -32020 is the error', async () => {
-    // `number` may not be mirrored: the client finds the schema invalid and sends no headers.
+    const { server, endpoint, tasks } = await serve([plainTool('lookup', ROUTED)]);
+    // The listing shows the tool without any annotation, while the server checks its real schema.
+    let lists = 0;
+    server.on('tools/list', () => {
+      lists += 1;
+      const properties = { region: { type: 'string' } };
+      return {
+        resultType: 'complete',
+        tools: [{ name: 'lookup', inputSchema: { type: 'object', properties } }],
+        ttlMs: 0,
+        cacheScope: 'private',
+      };
+    });
+    expect((await tasks.tools()).map((tool) => tool.name)).toEqual(['lookup']);
+    const error = await rejection(tasks.callToolAsTask('lookup', { region: 'us-west1' }), 10_000);
+    expect(error).toBeInstanceOf(TaskRpcError);
+    expect(error).toMatchObject({ code: -32020, method: 'tools/call' });
+    expect((error as Error).message).toMatch(/Mcp-Param-Region header is missing/);
+    expect(endpoint.rejected).toHaveLength(1);
+    expect(lists).toBe(2);
+    expect(server.count('tools/call')).toBe(0);
+  });
+
+  it('does not send it again when the fresh listing leaves the tool out ([E34]): the server’s -32020 is the error', async () => {
+    // `number` may not be mirrored: the schema is invalid, so the listing the client reads leaves the tool out.
     const schema = { type: 'object', properties: { region: { type: 'number', 'x-mcp-header': 'Region' } } };
     const { server, endpoint, tasks } = await serve([plainTool('lookup', schema)]);
     const error = await rejection(tasks.callToolAsTask('lookup', { region: 7 }), 10_000);
@@ -190,5 +214,18 @@ describe('tools whose x-mcp-header declarations break the rules ([E34])', () => 
       expect(report).toBeInstanceOf(TaskProtocolError);
       expect(report.message).toContain('left out of the tool list');
     }
+  });
+
+  it('keeps a tool whose annotation-like key is in a vendor keyword, or whose schema is deep without declarations', async () => {
+    let deep: Json = { type: 'string' };
+    for (let level = 0; level < 70; level += 1) deep = { type: 'object', properties: { next: deep } };
+    const { tasks } = await serve([
+      plainTool('vendor', { ...ROUTED, 'x-vendor': { 'x-mcp-header': 'Region' } }),
+      plainTool('deep', deep),
+    ]);
+    const reports: TaskError[] = [];
+    tasks.on('error', (error) => reports.push(error));
+    expect((await tasks.tools()).map((tool) => tool.name).sort()).toEqual(['deep', 'vendor']);
+    expect(reports).toEqual([]);
   });
 });

@@ -19,7 +19,8 @@ describe('value encoding ([E32])', () => {
     ['us west 1', 'us west 1'],
     ['\tindented', `=?base64?${btoa('\tindented')}?=`],
     ['trailing ', `=?base64?${btoa('trailing ')}?=`],
-    ['', ''],
+    // RFC 9110 allows an empty field value, but an empty header reads as a missing one: the sentinel.
+    ['', '=?base64??='],
   ])('string %j is sent as %j', (value, sent) => {
     expect(headerValue(value)).toBe(sent);
   });
@@ -76,6 +77,40 @@ describe('x-mcp-header declarations ([E32])', () => {
     expect(scanParamHeaders(schema)).toEqual([]);
   });
 
+  it('ignores a key named like one under a vendor keyword or any keyword that holds no subschema', () => {
+    const valid = schemaOf({ region: property('string', 'Zone') });
+    for (const key of ['x-vendor', 'x-mcp-header-extra', 'examples', 'const', 'enum', 'title', 'format']) {
+      const schema = { ...valid, [key]: { 'x-mcp-header': 'A', nested: [{ 'x-mcp-header': 'B' }] } };
+      expect(scanParamHeaders(schema), key).toEqual([{ name: 'Zone', path: ['region'] }]);
+    }
+    const inProperty = schemaOf({ region: { ...property('string', 'Zone'), 'x-vendor': property('string', 'V') } });
+    expect(scanParamHeaders(inProperty)).toEqual([{ name: 'Zone', path: ['region'] }]);
+  });
+
+  it('stops descending past 64 levels instead of voiding a deep schema without declarations', () => {
+    let nested: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 70; level += 1) nested = schemaOf({ next: nested });
+    expect(scanParamHeaders(nested)).toEqual([]);
+    let wrapped: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 33; level += 1) wrapped = { anyOf: [wrapped, { type: 'null' }] };
+    expect(scanParamHeaders(schemaOf({ value: wrapped, region: property('string', 'Zone') }))).toEqual([
+      { name: 'Zone', path: ['region'] },
+    ]);
+    // A declaration within the bound is still found at any depth up to it.
+    let shallow: Record<string, unknown> = property('string', 'Deep');
+    for (let level = 0; level < 30; level += 1) shallow = schemaOf({ next: shallow });
+    expect(scanParamHeaders(shallow)?.[0]?.path).toHaveLength(30);
+  });
+
+  it('keeps a hostile schema cheap: past a few thousand schemas it stops descending', () => {
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`p${i}`, { type: 'string' }]));
+    expect(scanParamHeaders(schemaOf({ ...wide, last: property('number', 'Late') }))).toEqual([]);
+    // Shared subschemas (no cycle, but 2^60 paths): without the bound, the scan would never end.
+    let shared: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 60; level += 1) shared = { allOf: [shared, shared] };
+    expect(scanParamHeaders(schemaOf({ value: shared }))).toEqual([]);
+  });
+
   it.each([
     ['an empty name', schemaOf({ value: property('string', '') })],
     ['a name that is not a string', schemaOf({ value: property('string', 7) })],
@@ -98,6 +133,18 @@ describe('x-mcp-header declarations ([E32])', () => {
       'under $defs',
       { type: 'object', $defs: { a: property('string', 'A') }, properties: { a: { $ref: '#/$defs/a' } } },
     ],
+    ['under definitions', { type: 'object', definitions: { a: property('string', 'A') } }],
+    ['under additionalProperties', { type: 'object', additionalProperties: property('string', 'A') }],
+    ['under patternProperties', { type: 'object', patternProperties: { '^a': property('string', 'A') } }],
+    [
+      'under prefixItems',
+      schemaOf({ t: { type: 'array', prefixItems: [{ type: 'integer' }, property('string', 'A')] } }),
+    ],
+    ['under a draft-7 tuple of items', schemaOf({ t: { type: 'array', items: [property('string', 'A')] } })],
+    ['under dependentSchemas', { type: 'object', dependentSchemas: { a: schemaOf({ b: property('string', 'A') }) } }],
+    ['under dependencies', { type: 'object', dependencies: { a: ['b'], c: schemaOf({ d: property('string', 'A') }) } }],
+    ['under if/then/else', { type: 'object', if: {}, then: {}, else: schemaOf({ b: property('string', 'A') }) }],
+    ['under not', { type: 'object', not: schemaOf({ b: property('string', 'A') }) }],
   ])('voids every declaration of a schema with %s', (_what, schema: Record<string, unknown>) => {
     const valid = schemaOf({ region: property('string', 'Zone') });
     expect(scanParamHeaders(valid)).toHaveLength(1);
