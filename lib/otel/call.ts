@@ -121,8 +121,11 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   private ended = false;
   /** True once the span ended. */
   private spanEnded = false;
-  /** The call's requests and questions in flight (children of its span, or its events to come). */
-  private inFlight = 0;
+  /**
+   * The call's requests and questions in flight (children of its span, or its events to come), each
+   * with what ends it early (`cut`) when the span may not wait for it.
+   */
+  private readonly inFlight = new Set<{ readonly cut: (() => void) | undefined }>();
   private tracked = false;
   private immediate = false;
   /** The server's JSON-RPC error to the last `tools/call`, for the span's status description. */
@@ -238,17 +241,16 @@ export class CallTrace implements CallInstrument, ResumedTrace {
    * Holds the span open for a request or a question of the call: until the returned release runs,
    * the span does not end, so that a child in flight when the task settles ends inside it (a child
    * never ends after its parent) and its events still land. `undefined` once the call has settled:
-   * what starts then is recorded apart (a span linked to this one).
+   * what starts then is recorded apart (a span linked to this one). `cut`, for a hold that may last
+   * past the task's end without bound (a question a person may never answer), ends what it holds
+   * early when the task is detached (see finish()); its release then changes nothing.
    */
-  hold(): (() => void) | undefined {
+  hold(cut?: () => void): (() => void) | undefined {
     if (this.ended) return undefined;
-    this.inFlight += 1;
-    let released = false;
+    const held = { cut };
+    this.inFlight.add(held);
     return () => {
-      if (released) return;
-      released = true;
-      this.inFlight -= 1;
-      this.endSpan();
+      if (this.inFlight.delete(held)) this.endSpan();
     };
   }
 
@@ -259,7 +261,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
 
   /** Ends the span once the call settled and nothing of it is in flight any more. */
   private endSpan(): void {
-    if (!this.ended || this.inFlight > 0 || this.spanEnded) return;
+    if (!this.ended || this.inFlight.size > 0 || this.spanEnded) return;
     this.spanEnded = true;
     attempt('span.end()', () => this.span.end());
   }
@@ -402,7 +404,22 @@ export class CallTrace implements CallInstrument, ResumedTrace {
     const seconds = metrics !== undefined ? metrics.durationMs / 1000 : (performance.now() - this.startedAt) / 1000;
     attempt(METRIC.taskDuration, () => instruments.taskDuration.record(seconds, points));
     // Its requests and questions still in flight end first (the library gives up its own requests
-    // as the task settles: only a background one, the last look or a cancel, is left to wait for).
+    // as the task settles: only a background one, the last look or a cancel, is left to wait for,
+    // and a request's wait is bounded by its timeout). A detached task's questions are not given
+    // up: their callbacks run on, so the answer the task waits for is kept, and a person may never
+    // answer. Waiting for them would keep the span in memory and unexported, maybe for ever, and a
+    // task resumed later would link to a span never exported. So the span ends now, and each of
+    // them is cut first: its span ends with it, marked, and its answer, if one comes, is a span of
+    // its own linked to this one (input.ts). Cutting at once rather than after a bound (a timeout)
+    // keeps "no child ends after its parent, every span ends" with no timer: the cut is needed at
+    // the bound anyway.
+    if (outcome === 'detached') {
+      for (const held of this.inFlight) {
+        if (held.cut === undefined) continue;
+        this.inFlight.delete(held);
+        attempt('a question in flight', held.cut);
+      }
+    }
     this.endSpan();
   }
 

@@ -38,7 +38,18 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   const fromServer = remote !== undefined && trace.isSpanContextValid(remote);
   // A question of a call still open holds its span open until the answer (or its abandonment) is
   // recorded; one that comes after the call ended is not parented to its ended span, only linked.
-  const release = call?.hold();
+  // Cut when its task is detached (the callback runs on, maybe for ever): its span ends with the
+  // task's, marked `detached`, and the answer, if one comes, is a span of its own from then, linked
+  // to the task's span (a root unless under the server's span, as a question arriving after the
+  // task ended is), so that every span ends and none ends after its parent.
+  let cutAt: number | undefined;
+  const release = call?.hold(() => {
+    const answer: Attributes = { [ATTR.method]: method, [TASK_ATTR.inputOutcome]: 'detached' };
+    cutAt = Date.now();
+    attempt('the input span', () => question.setAttributes(answer));
+    attempt('span.end()', () => question.end());
+    call.event(EVENT.inputResponse, answer);
+  });
   const open = release !== undefined;
   const parent = fromServer ? extracted! : open ? call!.context : context.active();
   const links: Link[] = call !== undefined && (fromServer || !open) ? [{ context: call.span.spanContext() }] : [];
@@ -53,10 +64,24 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   if (input.id !== undefined) attributes[ATTR.requestId] = String(input.id);
   // Without the server's context nor an open call, a root span (never under an ended span current here).
   const root = !fromServer && !open && call !== undefined;
-  const span = kit.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, links, root }, parent);
+  const question = kit.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, links, root }, parent);
   if (open) call!.event(EVENT.inputRequest, { [ATTR.method]: method });
   return {
     end: (outcome: InputOutcome) => {
+      const span =
+        cutAt === undefined
+          ? question
+          : kit.tracer.startSpan(
+              method,
+              {
+                kind: SpanKind.SERVER,
+                attributes,
+                links: [{ context: call!.span.spanContext() }],
+                root: !fromServer,
+                startTime: cutAt,
+              },
+              parent,
+            );
       const answer: Attributes = { [ATTR.method]: method, [TASK_ATTR.inputOutcome]: outcome.kind };
       if (outcome.kind === 'answered') {
         const action = isObject(outcome.result) ? outcome.result.action : undefined;

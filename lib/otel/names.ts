@@ -48,7 +48,7 @@ export const TASK_ATTR = {
   expiresInMs: 'mcp.task.expires_in_ms',
   /** The elicitation answer's `action` (`accept`, `decline`, `cancel`), on an input response. */
   inputAction: 'mcp.task.input_action',
-  /** How an input request ended: `answered`, `failed`, `abandoned`. */
+  /** How an input request ended: `answered`, `failed`, `abandoned`; `detached` when its task was detached while it was open. */
   inputOutcome: 'mcp.task.input_outcome',
 } as const;
 

@@ -502,6 +502,59 @@ describe('requests after the task span ended', () => {
     expect(late.problems).toEqual([]);
     expect(ended.messages).toEqual([]);
   });
+
+  it('a question still open when its task is detached: the task span ends at detach with the question span marked detached; a later answer is a span of its own linked to the task span', async () => {
+    const { tasks, late, ended } = await watched();
+    let answer: ((ok: boolean) => void) | undefined;
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      {
+        // The callback runs on after detach (the answer the task waits for is kept), maybe for ever.
+        onElicitation: () =>
+          new Promise((resolve) => {
+            answer = (ok) => resolve({ action: 'accept', content: { ok } });
+          }),
+      },
+    );
+    await until(() => telemetry.open().includes('elicitation/create'));
+    handle.detach();
+    // Nothing of the client's is left open for an answer that may never come.
+    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes['mcp.task.outcome']).toBe('detached');
+    const question = telemetry.one('elicitation/create');
+    expect(question.attributes['mcp.task.input_outcome']).toBe('detached');
+    expect(span.events.find((event) => event.name === 'mcp.task.input.response')?.attributes).toMatchObject({
+      'mcp.task.input_outcome': 'detached',
+    });
+    // The answer, when it comes, is recorded apart: a span of its own linked to the task's span.
+    answer!(true);
+    await until(() => telemetry.named('elicitation/create').filter((s) => s.kind === SpanKind.SERVER).length === 2);
+    const later = telemetry.named('elicitation/create').find((s) => s !== question && s.kind === SpanKind.SERVER)!;
+    expect(later.attributes).toMatchObject({ 'mcp.task.input_outcome': 'answered', 'mcp.task.input_action': 'accept' });
+    expect(later.links.map((link) => link.context.spanId)).toEqual([span.spanContext().spanId]);
+    expect(later.parentSpanContext?.spanId).not.toBe(span.spanContext().spanId);
+    expect(late.problems).toEqual([]);
+    expect(ended.messages).toEqual([]);
+  });
+
+  it('a question still open when the client closes: the task span and the question span end by close()', async () => {
+    const { tasks, late, ended } = await watched();
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { onElicitation: () => new Promise<never>(() => {}) },
+    );
+    await until(() => telemetry.open().includes('elicitation/create'));
+    await tasks.close();
+    expect(handle.settled).toBe(true);
+    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    expect(telemetry.one('tools/call job').attributes['mcp.task.outcome']).toBe('closed');
+    expect(telemetry.one('elicitation/create').attributes['mcp.task.input_outcome']).toBe('abandoned');
+    expect(late.problems).toEqual([]);
+    expect(ended.messages).toEqual([]);
+  });
 });
 
 describe('a task resumed after a restart', () => {
