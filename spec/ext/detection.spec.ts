@@ -374,6 +374,30 @@ describe('per-request opt-in ([E1], [E2])', () => {
     expect(rig.tasks.active).toBe(0);
   });
 
+  it('a CreateTaskResult refused as malformed that arrives after the call was given up (aborted) still gets one tasks/cancel for its id', async () => {
+    const rig = await extRig();
+    let made = '';
+    let reply: (() => void) | undefined;
+    rig.server.on('tools/call', async () => {
+      await new Promise<void>((resolve) => (reply = resolve));
+      const task = rig.server.tasks.create({ advance: 'manual' });
+      made = task.taskId;
+      return { resultType: 'task', ...task, status: 'exploding' };
+    });
+    const controller = new AbortController();
+    const call = rejection(rig.tasks.callToolAsTask('anything', {}, { signal: controller.signal }));
+    await rig.clock.advance(10);
+    expect(rig.server.count('tools/call')).toBe(1);
+    controller.abort();
+    const error = await call;
+    expect((error as Error).message).toMatch(/cancelled as soon as its id arrives/);
+    reply?.();
+    await rig.clock.advance(100);
+    expect(rig.server.params('tasks/cancel').map((p) => p.taskId)).toEqual([made]);
+    expect(rig.server.tasks.inspect(made).cancelRequested).toBe(true);
+    expect(rig.tasks.active).toBe(0);
+  });
+
   it('accepts a task id of 10,000 characters (an opaque token: the spec sets no limit) and uses it on every request', async () => {
     const taskId = `tok_${'A'.repeat(9_996)}`;
     const rig = await extRig({

@@ -30,7 +30,7 @@ import {
   type ExtServerOptions,
 } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
-import { ACCEPT, closeRigs, deferred, extRig, ManualClock, sdkV2Client, settle } from './support.js';
+import { ACCEPT, closeRigs, deferred, extRig, ManualClock, sdkV2Client, secondClient, settle } from './support.js';
 
 afterEach(closeRigs);
 
@@ -313,6 +313,79 @@ describe('input during a task ([E3]-[E5])', () => {
       expect(error.message).toMatch(/elicitation\/create.*pass onElicitation/);
       expect(server.count('tasks/cancel')).toBe(1);
       expect(hostAsked).toBe(0);
+    } finally {
+      await tasks.close();
+    }
+  });
+
+  it('only reports, never cancels, a task taken up by resume() that asks for what its callbacks do not answer: its creator may answer it ([E31])', async () => {
+    const slow = deferred();
+    const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });
+    const own = await rig.tasks.callToolAsTask('manual', {}, { onElicitation: slow.callback });
+    const owned = own.result();
+    // A dashboard: another client following the task, with no callbacks of its own.
+    const dashboard = await secondClient(rig.server, rig.clock);
+    const errors: TaskError[] = [];
+    dashboard.on('error', (error) => errors.push(error));
+    const watched = dashboard.resume(own.toJSON()!);
+    const followed = watched.result();
+    followed.catch(() => {});
+    await rig.clock.advance(0);
+    rig.server.tasks.requestInput(own.taskId!, { q: elicitation('Q?', { confirm: { type: 'boolean' } }) });
+    await rig.clock.advance(300);
+    await flush();
+    expect(rig.server.count('tasks/cancel')).toBe(0);
+    expect(watched.settled).toBe(false);
+    expect(errors.map((e) => [e.name, (e as TaskNotSupportedError).feature])).toEqual([
+      ['TaskNotSupportedError', 'elicitation'],
+    ]);
+    // The creator's callback is asked, and its answer ends the wait for both.
+    expect(slow.calls).toHaveLength(1);
+    slow.calls[0]?.answer(ACCEPT);
+    await rig.clock.advance(300);
+    expect(rig.server.tasks.inspect(own.taskId!).updates).toEqual([{ q: ACCEPT }]);
+    rig.server.tasks.complete(own.taskId!, textResult('done'));
+    await settle(rig, {
+      get settled() {
+        return own.settled && watched.settled;
+      },
+    });
+    expect((await owned).content).toEqual(textResult('done').content);
+    expect((await followed).content).toEqual(textResult('done').content);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('asks the call’s own callback for input that arrived before its CreateTaskResult, rather than ending the task ([E31])', async () => {
+    const server = new ExtServer(manual({ tools: fixtureTools() }));
+    const create = builtinMethods(server)['tools/call']!;
+    server.on('tools/call', async (params, ctx) => {
+      const reply = (await create(params, ctx)) as { taskId: string };
+      // An untagged notification, before the reply that creates the task.
+      const asking = server.tasks.requestInput(reply.taskId, {
+        q: elicitation('Early?', { confirm: { type: 'boolean' } }),
+      });
+      server.notify('notifications/tasks', asking);
+      return reply;
+    });
+    // Elicitation declared, but only the call answers it: the client has no callback of its own.
+    const client = await sdkV2Client(server, { elicitation: {} });
+    const clock = new ManualClock();
+    const tasks = new TaskClient(client, { clock });
+    try {
+      const asked: string[] = [];
+      const handle = await tasks.callToolAsTask(
+        'manual',
+        {},
+        { onElicitation: (params) => (asked.push(String(params.message)), ACCEPT) },
+      );
+      const result = handle.result();
+      result.catch(() => {});
+      await clock.advance(0);
+      await flush();
+      expect(asked).toEqual(['Early?']);
+      expect(server.count('tasks/cancel')).toBe(0);
+      expect(handle.settled).toBe(false);
+      expect(server.tasks.inspect(handle.taskId!).updates).toEqual([{ q: ACCEPT }]);
     } finally {
       await tasks.close();
     }

@@ -15,8 +15,9 @@ import type { StartReply } from '../../wire/wire.js';
 
 /**
  * The caller gave a task creation up before its answer (`stop`): if a task gets created anyway,
- * it is cancelled once its id is known, unless the caller opted out of remote cancels for this
- * kind of stop (a close always cancels it). Returns the error the call rejects with. `noTask`: the
+ * it is cancelled once its id is known (also when its late `CreateTaskResult` is refused as
+ * malformed but names a usable id), unless the caller opted out of remote cancels for this kind of
+ * stop (a close always cancels it). Returns the error the call rejects with. `noTask`: the
  * call was given up between input rounds, with no `tools/call` outstanding (see
  * `Launch.betweenRounds`).
  */
@@ -41,7 +42,12 @@ export function givenUp(
         }
         return cancelOrphan(scope, late.snapshot.task, creation);
       },
-      () => creation.end(),
+      (error: unknown) => {
+        // A late CreateTaskResult refused as malformed may still have made a task: cancelled too.
+        const taskId = cancel ? refusedTaskId(scope, error) : undefined;
+        if (taskId === undefined) return creation.end();
+        return cancelOrphan(scope, { taskId }, creation);
+      },
     ),
   );
   return stopError(scope, stop, noTask ? 'no-task' : cancel ? 'pending' : 'disabled');
@@ -79,8 +85,13 @@ export function cancelOrphan(scope: StopScope, task: Pick<Task, 'taskId'>, creat
  * client already tracks is left alone: it is another call's task.
  */
 export function cancelRefused(scope: StopScope, abandoned: Pick<Abandoned, 'add'>, error: unknown): void {
-  if (!(error instanceof TaskProtocolError) || error.method !== 'tools/call') return;
+  const taskId = refusedTaskId(scope, error);
+  if (taskId !== undefined) abandoned.add(cancelOrphan(scope, { taskId }));
+}
+
+/** The usable task id a refused `tools/call` reply names, unless this client tracks it (see {@link cancelRefused}). */
+function refusedTaskId(scope: StopScope, error: unknown): string | undefined {
+  if (!(error instanceof TaskProtocolError) || error.method !== 'tools/call') return undefined;
   const taskId = error.taskId;
-  if (taskId === undefined || scope.engine.get(taskId) !== undefined) return;
-  abandoned.add(cancelOrphan(scope, { taskId }));
+  return taskId === undefined || scope.engine.get(taskId) !== undefined ? undefined : taskId;
 }

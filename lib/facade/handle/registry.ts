@@ -53,6 +53,8 @@ export class LiveTasks {
   private progressCounter = 0;
   /** Tasks whose questions came tagged with their id (their server tags them). */
   private readonly tagging = new WeakSet<TaskHandleOf>();
+  /** Tasks tracked through `resume()`: another client (or an earlier one) created them. */
+  private readonly resumed = new WeakSet<TaskHandleOf>();
   /** Tokens are unique per client, so several TaskClients can share one SDK client. */
   private readonly progressPrefix = `${PROGRESS_TOKEN_PREFIX}${randomUUID().slice(0, 8)}/`;
   private readonly emitter: SafeEmitter<TaskClientEvents>;
@@ -126,13 +128,15 @@ export class LiveTasks {
    * the handle is in {@link LiveTasks.handles} (and counted), then `status` for its first snapshot
    * (the one an iterator yields first; a resumed task's placeholder is none), then `inputRequired`
    * when it waits for input. A task settled on arrival (an early terminal notification) is listed
-   * while `created` and `status` fire, then settles.
+   * while `created` and `status` fire, then settles. `resumed`: the task comes from `resume()`, not
+   * from a call of this client (see {@link LiveTasks.created}).
    */
   adopt(
     record: TaskView,
     callbacks: InputCallbacks | undefined,
     progressToken: string | undefined,
     immediateResponse: string | undefined,
+    resumed = false,
   ): TaskHandle {
     const handle = TaskHandleOf.create(
       record.toolName,
@@ -140,6 +144,7 @@ export class LiveTasks {
       immediateResponse,
     );
     const live = handle as TaskHandleOf;
+    if (resumed) this.resumed.add(live);
     const settledOnArrival = record.settlement !== undefined;
     if (!settledOnArrival && (callbacks !== undefined || progressToken !== undefined)) {
       live.callState = { callbacks, progressToken, abort: undefined, keepInput: false };
@@ -277,6 +282,15 @@ export class LiveTasks {
     const state = stateOf(live);
     state.abort ??= new AbortController();
     return { handle: live as TaskHandle, callbacks: state.callbacks, signal: state.abort.signal };
+  }
+
+  /**
+   * True when the tracked task `taskId` was created by a call on this client (not taken up by
+   * `resume()`, whose task another client may own): only such a task is this client's to end.
+   */
+  created(taskId: string): boolean {
+    const live = this.live.get(taskId);
+    return live !== undefined && !this.resumed.has(live);
   }
 
   /** Marks a task whose pending input callbacks must not be aborted when it settles (detach). */

@@ -58,7 +58,7 @@ export function resumeTask(parts: ResumeParts, target: string | TaskReference, o
     requestTimeoutMs: call.requestTimeoutMs,
     instrument,
   });
-  const handle = live.adopt(record, call.callbacks, undefined, undefined);
+  const handle = live.adopt(record, call.callbacks, undefined, undefined, true);
   instrument?.handle?.(handle);
   // No judgement of expiry from the reference: its createdAt is on the server's clock, which may
   // be far from ours ([V11]). The first read tells: -32602 then ends the task as expired.

@@ -17,8 +17,11 @@ const NEVER: AbortSignal = new AbortController().signal;
 /** The parts of its TaskClient that inline input uses (see facade/parts.ts). */
 export interface InlineParts {
   readonly router: InputRouter;
-  /** `inputOwner`: the owner of a tracked task, if this client tracks it. */
-  readonly live: { inputOwner(taskId: string): InputOwner | undefined };
+  /**
+   * `inputOwner`: the owner of a tracked task, if this client tracks it; `created`: true when a
+   * call on this client created it (not `resume()`).
+   */
+  readonly live: { inputOwner(taskId: string): InputOwner | undefined; created(taskId: string): boolean };
   /** Sends a task's answers (`deliverInput`) and reports what went wrong. */
   readonly engine: TaskEngine;
 }
@@ -73,26 +76,48 @@ export class InlineAnswers {
    * one (the task ended) sends nothing.
    *
    * A request nobody here can answer (a kind with no callback, or one this library has no callback
-   * kind for, such as `roots/list`) ends the task at once: it is reported on `error`, the task is
-   * cancelled on the server and settles with `TaskNotSupportedError`, and none of the snapshot's
-   * requests is answered. Clients
-   * must treat each entry as the standalone request ([E31]), and an input response has no error
-   * form, so the task could only wait in `input_required` until its deadline or ttl (or for good).
-   * A task already settled (detached) is left as it is.
+   * kind for, such as `roots/list`) is reported on `error`. When this client created the task with
+   * a call, that also ends the task at once: it is cancelled on the server and settles with
+   * `TaskNotSupportedError`, and none of the snapshot's requests is answered. Clients must treat
+   * each entry as the standalone request ([E31]), and an input response has no error form, so the
+   * task could only wait in `input_required` until its deadline or ttl (or for good). A task taken
+   * up by `resume()` is only reported on: another client (its creator) may answer it, and it is
+   * not this one's to cancel. A task already settled (detached) is left as it is.
+   *
+   * Requests replayed while the task is being tracked (notifications that overtook its
+   * `CreateTaskResult`) come before its handle and its call's callbacks are registered, in the same
+   * turn: they are taken up once that turn ends.
    */
   forTask(record: TaskView, items: readonly InlineInput[]): void {
-    const engine = this.parts.engine;
     const owner = this.parts.live.inputOwner(record.taskId);
+    if (owner === undefined) {
+      queueMicrotask(() => {
+        if (record.settlement === undefined) this.answer(record, items, this.parts.live.inputOwner(record.taskId));
+      });
+      return;
+    }
+    this.answer(record, items, owner);
+  }
+
+  /** {@link InlineAnswers.forTask} once the task's owner (if this client tracks it) is known. */
+  private answer(record: TaskView, items: readonly InlineInput[], owner: InputOwner | undefined): void {
+    const engine = this.parts.engine;
+    const callbacks = owner?.callbacks;
+    let answerable = true;
     for (const item of items) {
-      const why = this.unanswerable(item, owner?.callbacks);
-      if (why !== undefined) {
+      const why = this.unanswerable(item, callbacks);
+      if (why === undefined) continue;
+      if (owner !== undefined && this.parts.live.created(record.taskId)) {
         this.giveUp(record, item, why);
         return;
       }
+      engine.report(unanswered(record, item, why), record);
+      answerable = false;
     }
-    const about = { taskId: record.taskId, toolName: record.toolName, callbacks: owner?.callbacks };
+    const about = { taskId: record.taskId, toolName: record.toolName, callbacks };
     const report = (error: unknown): void => engine.report(error, record);
     for (const item of items) {
+      if (!answerable && this.unanswerable(item, callbacks) !== undefined) continue;
       void this.router
         .answerInline([item], about, 'task-update', NEVER)
         .then((responses) => {
@@ -112,18 +137,21 @@ export class InlineAnswers {
    */
   private giveUp(record: TaskView, item: InlineInput, why: string): void {
     const engine = this.parts.engine;
-    const unanswered = (fate?: string): TaskNotSupportedError =>
-      new TaskNotSupportedError(
-        `The task asks for ${item.method}, and nobody here answers it: ${why}${fate === undefined ? '' : `; ${fate}`}`,
-        { feature: item.kind ?? 'input', task: record.task, toolName: record.toolName },
-      );
     // Reported as before, so that a watcher of `error` (lib/ai) learns of it at once.
-    engine.report(unanswered(), record);
+    engine.report(unanswered(record, item, why), record);
     if (record.settlement !== undefined) return;
     void engine.giveUp(record, {
       cancelRemote: true,
       graceMs: engine.config.cancelGraceMs,
-      error: (remote) => unanswered(describeRemoteCancel(remote)),
+      error: (remote) => unanswered(record, item, why, describeRemoteCancel(remote)),
     });
   }
+}
+
+/** The error of a task that asks for `item`, which nobody here answers (`why`); `fate`: the remote task's. */
+function unanswered(record: TaskView, item: InlineInput, why: string, fate?: string): TaskNotSupportedError {
+  return new TaskNotSupportedError(
+    `The task asks for ${item.method}, and nobody here answers it: ${why}${fate === undefined ? '' : `; ${fate}`}`,
+    { feature: item.kind ?? 'input', task: record.task, toolName: record.toolName },
+  );
 }
