@@ -35,21 +35,21 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
 /**
  * The core's budget, gzip bytes: what it weighs now, rounded up to the next half KiB. The test
  * (spec/package/size.spec.ts, in `npm test`) fails when the root entry grows past it; lower it as
- * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised twice, each time for fixes of
+ * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised three times, each time for fixes of
  * behaviour, never for a feature: from 43 to 43.5 KiB (44,536 bytes measured), for the fixes that
  * read other servers' replies as they are sent (nulls for absent fields, terse notifications,
  * refused cancels, a server's cancellation of a request): +773 bytes; then to 44 KiB (44,838
  * bytes measured), for the fixes of five reviews (a cancel of a task that is gone, a resume's
  * deadline on a task already tracked, `TaskRpcError.kind` for errors made on this side, a call's
- * trace context kept whole, the receiver's replies): +302 bytes; then to 45.5 KiB (46,409 bytes
- * measured), for the fixes of a third round of reviews, most of them of spec rules the core did
- * not keep: the `Mcp-Param-*` headers the 2026-07-28 Streamable HTTP transport requires on
+ * trace context kept whole, the receiver's replies): +302 bytes; then to 46 KiB (46,676 bytes
+ * measured), for the fixes of a third round of reviews and of their own follow-ups, most of them of spec
+ * rules the core did not keep: the `Mcp-Param-*` headers the 2026-07-28 Streamable HTTP transport requires on
  * `tools/call` (with the one re-list and resend on -32020, and tools whose marks break the rules
  * left out), input nobody answers ending an extension task, a refused `CreateTaskResult`'s task
  * cancelled, results and errors kept across poll races, the ttl counted from the send, close()
  * stopping input callbacks, `TaskInputError`, the connection per request for instrumentation.
  */
-export const SIZE_BUDGET_GZIP = 45.5 * 1024;
+export const SIZE_BUDGET_GZIP = 46 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
