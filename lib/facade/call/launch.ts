@@ -229,16 +229,18 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     const engine = this.engine;
     this.betweenRounds = false;
     this.sentAt = engine.config.clock.now();
-    return engine.wire
-      .startToolCall(base, engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument))
-      .then(
-        (reply) =>
-          reply.kind === 'input' ? inputRounds(this, this.parts.inline, base, reply, timeoutMs, signal) : reply,
-        (error: unknown) =>
-          relisted || engine.classify(error) !== 'headers' || !this.parts.port.sendsHeaders()
-            ? Promise.reject(error)
-            : this.relist(base, error, timeoutMs, signal),
-      );
+    const sent = engine.wire.startToolCall(
+      base,
+      engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument),
+    );
+    const rounds = (reply: StartReply): StartReply | Promise<StartReply> =>
+      reply.kind === 'input' ? inputRounds(this, this.parts.inline, base, reply, timeoutMs, signal) : reply;
+    // [E33]: refused headers are recovered only where headers are sent, and once: elsewhere (stdio,
+    // in process, the legacy era) the call's path has no recovery handler to make.
+    if (relisted || !this.parts.port.sendsHeaders()) return sent.then(rounds);
+    return sent.then(rounds, (error: unknown) =>
+      engine.classify(error) === 'headers' ? this.relist(base, error, timeoutMs, signal) : Promise.reject(error),
+    );
   }
 
   /**
