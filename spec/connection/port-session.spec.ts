@@ -31,6 +31,16 @@ const manual = (): { t: Timers; timers: Array<() => void> } => {
   return { t, timers };
 };
 
+/** Wraps a transport whose `send` throws at once (a synchronous serializer) for `boom/thing`. */
+const throwingOnBoom: NonNullable<Parameters<typeof connectScripted>[0]>['wrap'] = (transport) => {
+  const send = transport.send.bind(transport);
+  transport.send = ((message: { method?: string; params?: unknown }, options: unknown) => {
+    if (message.method === 'boom/thing') JSON.stringify({ big: 1n }); // a synchronous serializer throws
+    return send(message as never, options as never);
+  }) as never;
+  return transport;
+};
+
 async function track(pending: Promise<ScriptedPair>): Promise<ScriptedPair> {
   const pair = await pending;
   pairs.push(pair);
@@ -94,18 +104,7 @@ describe('the raw session port, with odd peers and hosts', () => {
   });
 
   it('a transport whose send throws at once fails the request with a PortError, and nothing is cancelled for a request never sent ([R27])', async () => {
-    const pair = await track(
-      connectScripted({
-        wrap: (transport) => {
-          const send = transport.send.bind(transport);
-          transport.send = ((message: { method?: string; params?: unknown }, options: unknown) => {
-            if (message.method === 'boom/thing') JSON.stringify({ big: 1n }); // a synchronous serializer throws
-            return send(message as never, options as never);
-          }) as never;
-          return transport;
-        },
-      }),
-    );
+    const pair = await track(connectScripted({ wrap: throwingOnBoom }));
     const port = openPort(pair.client);
     const { t, timers } = manual();
     const error = await port
@@ -134,18 +133,7 @@ describe('the raw session port, with odd peers and hosts', () => {
   });
 
   it('a send that throws at once, then an abort in the same tick: failed as a send, and no notifications/cancelled for a request never sent ([R27])', async () => {
-    const pair = await track(
-      connectScripted({
-        wrap: (transport) => {
-          const send = transport.send.bind(transport);
-          transport.send = ((message: { method?: string; params?: unknown }, options: unknown) => {
-            if (message.method === 'boom/thing') JSON.stringify({ big: 1n });
-            return send(message as never, options as never);
-          }) as never;
-          return transport;
-        },
-      }),
-    );
+    const pair = await track(connectScripted({ wrap: throwingOnBoom }));
     const port = openPort(pair.client);
     const { t } = manual();
     const controller = new AbortController();

@@ -396,9 +396,13 @@ describe('an input request for a task whose call was given up before its CreateT
 });
 
 describe('detach() while an input request is pending', () => {
-  it('does not fail the remote task: the callback still answers, and the server gets that answer', async () => {
+  /**
+   * A task whose call's callback is still answering an elicitation when the handle is detached:
+   * `settle` runs after the detach (a close(), or nothing); then the callback answers.
+   */
+  async function detachedWhileAnswering(taskId: string, settle: (tasks: TaskClient) => Promise<void>) {
     const { server, tasks, clock } = await rig();
-    creating(server, { taskId: 'd1', status: 'input_required' });
+    creating(server, { taskId, status: 'input_required' });
     server.on('tasks/result', () => NO_REPLY);
     let release: (() => void) | undefined;
     let signal: AbortSignal | undefined;
@@ -413,43 +417,27 @@ describe('detach() while an input request is pending', () => {
         },
       },
     );
-    const reply = server.request('elicitation/create', question('d1'));
+    const reply = server.request('elicitation/create', question(taskId));
     await clock.advance(0);
     await flush();
     handle.detach();
     await flush();
-    expect(signal?.aborted).toBe(false);
+    await settle(tasks);
+    const aborted = signal?.aborted;
     release?.();
-    const answer = await within(reply);
+    return { aborted, answer: await within(reply) };
+  }
+
+  it('does not fail the remote task: the callback still answers, and the server gets that answer', async () => {
+    const { aborted, answer } = await detachedWhileAnswering('d1', async () => {});
+    expect(aborted).toBe(false);
     expect(answer.error).toBeUndefined();
     expect(answer.result).toMatchObject({ action: 'accept' });
   });
 
   it('nor does a close() after it: the detached task’s callback still answers, and the server gets that answer', async () => {
-    const { server, tasks, clock } = await rig();
-    creating(server, { taskId: 'd2', status: 'input_required' });
-    server.on('tasks/result', () => NO_REPLY);
-    let release: (() => void) | undefined;
-    let signal: AbortSignal | undefined;
-    const handle = await tasks.callToolAsTask(
-      'job',
-      {},
-      {
-        onElicitation: async (_params, ctx: InputContext) => {
-          signal = ctx.signal;
-          await new Promise<void>((resolve) => (release = resolve));
-          return { action: 'accept', content: { ok: true } };
-        },
-      },
-    );
-    const reply = server.request('elicitation/create', question('d2'));
-    await clock.advance(0);
-    await flush();
-    handle.detach();
-    await tasks.close();
-    expect(signal?.aborted).toBe(false);
-    release?.();
-    const answer = await within(reply);
+    const { aborted, answer } = await detachedWhileAnswering('d2', (tasks) => tasks.close());
+    expect(aborted).toBe(false);
     expect(answer.error).toBeUndefined();
     expect(answer.result).toMatchObject({ action: 'accept' });
   });
