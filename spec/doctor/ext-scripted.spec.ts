@@ -71,6 +71,19 @@ describe('doctor on the scripted extension server', () => {
     expect(report.tasks.leftRunning).toBe(0);
   });
 
+  it("[E18] the end's notification sent 100 ms after the read that showed the end: notify.sent still sees it", async () => {
+    const { report } = await doctorOn({}, (server) => {
+      const deliver = server.subscriptions.deliver.bind(server.subscriptions);
+      server.subscriptions.deliver = (task) => {
+        if (task.status === 'working' || task.status === 'input_required') deliver(task);
+        else setTimeout(() => deliver(task), 100);
+      };
+    });
+    const row = report.rows.find((r) => r.wire === 'io.modelcontextprotocol/tasks' && r.check === 'notify.sent');
+    expect(row).toMatchObject({ verdict: 'ok' });
+    expect(row?.seen).toMatch(/^for working, completed .*; the terminal one carries the outcome$/);
+  });
+
   it("the drafts' -32003 for an undeclared tasks/get: undeclared.get, a MUST of E11, names the code (E29)", async () => {
     const { report } = await doctorOn({}, (server) => {
       server.on('tasks/get', (params, ctx) => {
