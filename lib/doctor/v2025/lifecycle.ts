@@ -9,7 +9,8 @@
 import { decodeStart } from '../../wire/v2025/decode.js';
 import type { Battery } from '../battery.js';
 import { follow, pollValues, type Followed } from '../follow.js';
-import { serverAnswered, type OpenResult, type Reply, type Session } from '../session.js';
+import { serverAnswered, type OpenResult, type Reply } from '../reply.js';
+import type { Session } from '../session.js';
 import { durationOf, isObject, isTerminal, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
 import { checkNotifications, checkResultMeta, resultSummary, sameResult } from './observe.js';
 
