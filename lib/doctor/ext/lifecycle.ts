@@ -10,7 +10,8 @@ import { decodeExtStart, decodeGetTask } from '../../wire/ext/decode.js';
 import type { Battery } from '../battery.js';
 import { follow, pollValues } from '../follow.js';
 import { ackFault } from './ack.js';
-import { serverAnswered, type Reply, type Session } from '../session.js';
+import { serverAnswered, type Reply } from '../reply.js';
+import type { Session } from '../session.js';
 import { durationOf, isObject, isTerminal, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
 
 /** The checks this probe writes. */
