@@ -65,6 +65,11 @@ function check(condition: boolean, option: string, message: string): void {
   if (!condition) throw new TaskOptionError(message, { option });
 }
 
+/** Whether `value` is a valid `timeoutMs` or `ttlMs`: absent, or a finite number of ms, 0 or more. */
+function isDuration(value: unknown): boolean {
+  return value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
+}
+
 /** The set's options, checked before anything is listed. */
 function checkOptions(options: TaskToolsOptions): void {
   check(typeof options === 'object' && options !== null, 'options', 'taskTools options must be an object');
@@ -83,6 +88,14 @@ function checkOptions(options: TaskToolsOptions): void {
     'tools must be an object of per-tool options',
   );
   const overrides = Object.values(options.tools ?? {}) as Array<TaskToolOverride | null | undefined>;
+  // A bad deadline or ttl fails here, not at each call the model makes.
+  for (const key of ['timeoutMs', 'ttlMs'] as const) {
+    check(
+      isDuration(options[key]) && overrides.every((own) => isDuration(own?.[key])),
+      key,
+      `${key} must be a finite number of milliseconds, 0 or more`,
+    );
+  }
   check(
     isErrorLength(options.maxErrorLength) && overrides.every((own) => isErrorLength(own?.maxErrorLength)),
     'maxErrorLength',

@@ -7,6 +7,7 @@
  */
 import type { Queue, RedisClient } from 'bullmq';
 import { scriptClient } from './redis-script.js';
+import { later, type Later } from './timer.js';
 
 /** The BullMQ queue that a tool job runs on (any data type). */
 export type ToolQueue = Queue;
@@ -102,7 +103,7 @@ export class ControlWatch {
   private lastRev: string | null | undefined;
   /** A job or a question was added since the last read: read the fields even if the revision is the same. */
   private dirty = false;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Later | undefined;
   private reading = false;
   private stopped = false;
 
@@ -134,7 +135,7 @@ export class ControlWatch {
   /** Stops reading. */
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.timer?.clear();
   }
 
   private answer(watched: Watched, question: string, signal: AbortSignal): Promise<unknown> {
@@ -181,9 +182,8 @@ export class ControlWatch {
 
   private schedule(delay: number): void {
     if (this.stopped || this.reading) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.read(), delay);
-    this.timer.unref();
+    this.timer?.clear();
+    this.timer = later(() => void this.read(), delay, false);
   }
 
   private async read(): Promise<void> {

@@ -5,6 +5,7 @@
  * resume their tasks over a new one.
  */
 import type { TaskClient } from '../index.js';
+import { later, type Later } from './timer.js';
 
 /** What the `connect` callback learns besides the server key. */
 export interface ConnectContext {
@@ -42,7 +43,9 @@ interface Entry {
   readonly tasks: Promise<TaskClient>;
   users: number;
   dead: boolean;
-  lostTimer: NodeJS.Timeout | undefined;
+  lostTimer: Later | undefined;
+  /** The connection, once `connect` gave it. */
+  connected?: TaskClient | undefined;
 }
 
 /** See the module comment. */
@@ -69,7 +72,8 @@ export class ServerPool {
       this.entries.add(entry);
       const made = entry;
       try {
-        this.follow(made, await tasks);
+        made.connected = await tasks;
+        this.follow(made, made.connected);
       } catch (error) {
         this.drop(made);
         throw error;
@@ -104,7 +108,8 @@ export class ServerPool {
     this.closed = true;
     const all = [...this.entries];
     for (const entry of all) this.drop(entry);
-    await Promise.all(all.map((entry) => entry.tasks.then((tasks) => tasks.close()).catch(() => {})));
+    // A connect still under way is not waited for (it may never settle): drop() closes its client when it comes.
+    await Promise.all(all.map((entry) => entry.connected?.close().catch(() => {}) ?? Promise.resolve()));
   }
 
   private find(server: string, sessionId: string | undefined): Entry | undefined {
@@ -120,18 +125,17 @@ export class ServerPool {
   /** Closes the entry's connection when it stays lost for longer than the grace. */
   private follow(entry: Entry, tasks: TaskClient): void {
     tasks.on('connectionLost', () => {
-      clearTimeout(entry.lostTimer);
-      entry.lostTimer = setTimeout(() => this.drop(entry), this.graceMs);
-      entry.lostTimer.unref();
+      entry.lostTimer?.clear();
+      entry.lostTimer = later(() => this.drop(entry), this.graceMs, false);
     });
-    tasks.on('connectionRestored', () => clearTimeout(entry.lostTimer));
+    tasks.on('connectionRestored', () => entry.lostTimer?.clear());
   }
 
   /** Takes the entry out of the pool and closes its connection (its handles end with TaskClosedError). */
   private drop(entry: Entry): void {
     if (entry.dead) return;
     entry.dead = true;
-    clearTimeout(entry.lostTimer);
+    entry.lostTimer?.clear();
     this.entries.delete(entry);
     entry.tasks.then((tasks) => tasks.close()).catch(() => {});
   }

@@ -10,15 +10,16 @@ import type { JobWrite } from './job-write.js';
 import { readJobData } from './job-data.js';
 import { backoff } from './outcome.js';
 import { RunEnded, type RunContext } from './run-context.js';
+import { later } from './timer.js';
 import type { ToolJobData } from './types.js';
 
 /** Waits `ms`, or less when `signal` aborts (at once when it has already). */
 export const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
+    const timer = later(done, ms);
     function done(): void {
-      clearTimeout(timer);
+      timer.clear();
       signal.removeEventListener('abort', done);
       resolve();
     }

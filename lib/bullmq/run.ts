@@ -166,7 +166,8 @@ export class JobRun {
         await cancelStoredTask(this.context, this.jobId, this.data);
         throw new RunEnded({ kind: 'final', message, cause: error });
       } else {
-        const delayMs = backoff(attempt, retry.minDelayMs, retry.maxDelayMs);
+        // The job's deadline bounds the wait too: the next try then ends the job at once.
+        const delayMs = this.withinDeadline(backoff(attempt, retry.minDelayMs, retry.maxDelayMs));
         this.context.emit({
           type: 'retry',
           jobId: this.jobId,
@@ -187,10 +188,11 @@ export class JobRun {
    * Another worker marked the job as calling and has stored no reference: it died in that window,
    * or it lives on after losing the job's lock (a stalled event loop, Redis away) and its call is
    * still under way. Its reference is awaited until `callingGraceMs` after its mark; the
-   * uncertain-call policy applies only if none comes.
+   * uncertain-call policy applies only if none comes. The job's deadline cuts the wait short.
    */
   private async awaitOthersReference(): Promise<void> {
-    const until = (this.data.calling?.at ?? 0) + this.context.callingGraceMs;
+    const until =
+      Date.now() + this.withinDeadline((this.data.calling?.at ?? 0) + this.context.callingGraceMs - Date.now());
     while (Date.now() < until && !this.interrupt.signal.aborted) {
       const data = readJobData(await this.context.reload(this.jobId));
       if (data.task !== undefined) {
@@ -267,7 +269,7 @@ export class JobRun {
         cause: undefined,
       });
     }
-    const lease = await this.context.acquire(data.server, reference?.sessionId);
+    const lease = await this.lease(data.server, reference?.sessionId, remaining);
     try {
       let handle: TaskHandle;
       if (reference !== undefined) {
@@ -292,6 +294,53 @@ export class JobRun {
       this.handle = undefined;
       lease.release();
     }
+  }
+
+  /** `ms`, cut to the time left before the job's deadline (0 once it passed). */
+  private withinDeadline(ms: number): number {
+    const { deadlineAt } = this.data;
+    return deadlineAt === undefined ? ms : Math.max(0, Math.min(ms, deadlineAt - Date.now()));
+  }
+
+  /**
+   * A connection from the pool, waited for until the job's deadline (`remaining` ms), a cancel or
+   * the processor closing: a `connect` that never settles holds neither the job nor `close()`. A
+   * connection that comes after the wait gave up goes back to the pool.
+   */
+  private async lease(server: string, sessionId: string | undefined, remaining: number | undefined): Promise<Lease> {
+    const acquiring = this.context.acquire(server, sessionId);
+    const waited = new AbortController();
+    const interrupted = (): void => waited.abort();
+    // A run already cancelled comes here to cancel its task (see attempts()): only its deadline stops that wait.
+    this.interrupt.signal.addEventListener('abort', interrupted, { once: true });
+    let lease: Lease | undefined;
+    try {
+      const expired = new Promise<undefined>((resolve) => {
+        void sleep(remaining ?? Infinity, waited.signal).then(() => resolve(undefined));
+      });
+      lease = await Promise.race([acquiring, expired]);
+    } finally {
+      waited.abort();
+      this.interrupt.signal.removeEventListener('abort', interrupted);
+    }
+    if (lease !== undefined) return lease;
+    // The job ends for good (its deadline, a cancel) unless the processor hands it back: its stored
+    // task, if any, is then cancelled over the connection once it comes.
+    const reference = this.data.task?.reference;
+    const cancelLate = reference !== undefined && (this.stop.signal.aborted || !this.context.closing.aborted);
+    acquiring.then(
+      (late) =>
+        (cancelLate ? late.tasks.resume(reference).dispose() : Promise.resolve())
+          .catch(() => {})
+          .finally(() => late.release()),
+      () => {},
+    );
+    this.checkInterrupted(undefined);
+    throw new RunEnded({
+      kind: 'final',
+      message: `The job's deadline passed while connecting to the server "${server}"`,
+      cause: undefined,
+    });
   }
 
   /**

@@ -4,7 +4,8 @@
  * every task of the session still running, so that nothing is left running on the server.
  */
 import type { RowSink } from './rows.js';
-import { ProbeStopped, type Session } from './session.js';
+import { ProbeStopped } from './reply.js';
+import type { Session } from './session.js';
 import { isTerminal, ms, seenTask, ttlWords } from './shape.js';
 import type { DoctorProgress } from './types.js';
 

@@ -5,7 +5,9 @@
  * inline questions answered with `tasks/update` (extension, [E5]), until the task ends, the
  * server forgets it, or the bound passes.
  */
-import { answerFor, type Reply, type Session } from './session.js';
+import { answerFor } from './inbound.js';
+import type { Reply } from './reply.js';
+import type { Session } from './session.js';
 import { durationOf, isObject, isTerminal, seenTask, type SeenTask } from './shape.js';
 
 /** One `tasks/get` and its reply. */

@@ -10,7 +10,9 @@
 import type { Battery } from './battery.js';
 import { ackFault } from './ext/ack.js';
 import { follow, type Followed } from './follow.js';
-import { serverAnswered, type Question, type Reply, type Session } from './session.js';
+import type { Question } from './inbound.js';
+import { serverAnswered, type Reply } from './reply.js';
+import type { Session } from './session.js';
 import { isObject, ms, seenTask } from './shape.js';
 
 /** The checks of {@link inputProbe} on each wire. */

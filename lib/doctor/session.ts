@@ -13,32 +13,8 @@ import { relatedTaskId, RELATED_TASK_KEY } from '../wire/v2025/decode.js';
 import { cut, isObject, withoutIds } from './shape.js';
 import type { TaskLedger } from './tasks.js';
 import type { DoctorWire } from './types.js';
-
-/**
- * When a request went out and its reply came back: `at` and `sentAt` on the session's clock,
- * `seq` and `sentSeq` in the session's own order of sends and replies (one counter, so that two
- * events in the same millisecond still have an order: a request sent after a reply arrived has a
- * `sentSeq` above that reply's `seq`).
- */
-export interface Timing {
-  readonly at: number;
-  readonly sentAt: number;
-  readonly seq: number;
-  readonly sentSeq: number;
-}
-
-/**
- * A reply, as received. `kind` of a failure is the port's: `server` for the server's own JSON-RPC
- * error; anything else (`timeout`, `closed`, `local`, ...) means the server said nothing.
- */
-export type Reply =
-  | ({ readonly ok: true; readonly result: JsonObject } & Timing)
-  | ({ readonly ok: false; readonly code: number; readonly message: string; readonly kind: string } & Timing);
-
-/** True when the server itself answered: a result, or its own JSON-RPC error (not a local timeout or a closed connection). */
-export function serverAnswered(reply: Reply): boolean {
-  return reply.ok || reply.kind === 'server';
-}
+import { answerFor, type Note, type Question } from './inbound.js';
+import { ProbeStopped, type CallOptions, type OpenResult, type Reply, type Timing } from './reply.js';
 
 /** The doctor's bounds and waits, resolved. */
 export interface Settings {
@@ -47,42 +23,6 @@ export interface Settings {
   readonly expiryBudgetMs: number;
   readonly noAnswerMs: number;
   readonly retentionCheckMs: number;
-}
-
-/** A status notification the server sent for one of the doctor's tasks. */
-export interface Note {
-  readonly taskId: string;
-  readonly status: string | undefined;
-  readonly at: number;
-  readonly params: JsonObject;
-}
-
-/** An input request (a question) the server sent, on either wire. */
-export interface Question {
-  readonly method: string;
-  /** The task it names (2025: related-task `_meta`; extension: the task whose `inputRequests` held it). */
-  readonly taskId: string | undefined;
-  /** The `inputRequests` key (extension). */
-  readonly key: string | undefined;
-  readonly at: number;
-  answeredAt: number | undefined;
-  /** The server withdrew it (`notifications/cancelled`) before it was answered. */
-  withdrawn: boolean;
-  /** The status of its task (of the doctor's running tasks, for an untagged one) when it came (2025). */
-  statusAtAsk: readonly string[];
-}
-
-/** A blocking `tasks/result` the doctor holds open. */
-export interface OpenResult {
-  readonly sentAt: number;
-  readonly reply: Promise<Reply>;
-  /** Set once answered. */
-  answered: Reply | undefined;
-}
-
-/** Thrown when the probe's bound or the run's signal stops a wait. */
-export class ProbeStopped extends Error {
-  override name = 'ProbeStopped';
 }
 
 /** Timers for the port's request timeouts. */
@@ -101,14 +41,6 @@ const TIMERS: Timers = {
 const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
 
 const identity = (value: unknown): JsonObject => value as JsonObject;
-
-/** Options of {@link Session.call}. */
-export interface CallOptions {
-  /** @defaultValue the request bound */
-  readonly timeoutMs?: number | undefined;
-  /** Declare the extension on this request. @defaultValue true on the extension wire */
-  readonly declare?: boolean | undefined;
-}
 
 /** One probed session. */
 export class Session {
@@ -403,18 +335,4 @@ export class Session {
     }
     return statuses;
   }
-}
-
-/** The doctor's answer to a question: a declined elicitation, or a fixed text for sampling. */
-export function answerFor(method: string): JsonObject {
-  if (method === 'sampling/createMessage') {
-    return {
-      role: 'assistant',
-      content: { type: 'text', text: 'mcp-task doctor: no model here' },
-      model: 'mcp-task-doctor',
-      stopReason: 'endTurn',
-    };
-  }
-  if (method === 'roots/list') return { roots: [] };
-  return { action: 'decline' };
 }

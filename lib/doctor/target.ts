@@ -12,7 +12,7 @@ import { connectClient } from '../port/connect.js';
 import { openPort, unusable } from '../port/open.js';
 import type { Era, SdkMajor, SessionPort } from '../port/port.js';
 import type { McpClient, McpTransport } from '../types.js';
-import { ProbeStopped } from './session.js';
+import { ProbeStopped } from './reply.js';
 import type { DoctorTarget, TransportFactory } from './types.js';
 import { noop } from '../util/noop.js';
 

@@ -23,7 +23,7 @@ import { closeParts } from './closing.js';
 import { connectWrapped } from './connection/connect.js';
 import { TaskClosedError, TaskOptionError } from '../errors.js';
 import { attachInstrumentation, instrumentCall } from './events/instrumentation.js';
-import { checkInputCapabilities } from './input/router.js';
+import { checkInputCapabilities } from './input/capabilities.js';
 import { Launch } from './call/launch.js';
 import { listAll, listPage } from './listing.js';
 import {

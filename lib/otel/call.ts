@@ -1,16 +1,15 @@
 /**
  * One call's trace: the span of the tool call and its task (`tools/call {tool}`, CLIENT, from
- * `callToolAsTask` to settlement, or to the end of its last request or question then in flight), a
- * child span (or an event) for each of the task's `tasks/*` requests (a span linked to it for one
- * sent after it ended), the trace context each request carries in its `_meta`, the span events of
- * the task's life, and the call's metric points. A task resumed by `TaskClient.resume` gets the same trace,
- * marked `mcp.task.resumed`, from `resume` to settlement, without a `tools/call` (resumed.ts
- * follows its life through the client's events), linked to the span of the call that created it
- * when the same instrumentation traced that call (creators.ts).
+ * `callToolAsTask` to settlement, or to the end of its last request or question then in flight),
+ * the span events of the task's life, and the call's metric points. Its requests (a child span or
+ * an event each, and the trace context they carry) are call-requests.ts; how its end reads on the
+ * span is call-end.ts. A task resumed by `TaskClient.resume` gets the same trace, marked
+ * `mcp.task.resumed`, from `resume` to settlement, without a `tools/call` (resumed.ts follows its
+ * life through the client's events), linked to the span of the call that created it when the same
+ * instrumentation traced that call (creators.ts).
  */
 import {
   SpanKind,
-  SpanStatusCode,
   context,
   trace,
   type Attributes,
@@ -18,39 +17,22 @@ import {
   type Span,
   type SpanOptions,
 } from '@opentelemetry/api';
-import {
-  TaskAbortError,
-  TaskCancelledError,
-  TaskClosedError,
-  TaskDetachedError,
-  TaskExpiredError,
-  TaskFailedError,
-  TaskNotFoundError,
-  TaskRpcError,
-  TaskTimeoutError,
-  type CallInstrument,
-  type CallToolResult,
-  type InstrumentedConnection,
-  type OutgoingRequest,
-  type RequestFailure,
-  type RequestInstrument,
-  type Task,
-  type TaskHandle,
-  type TaskMetrics,
-  type TaskOutcomeKind,
+import type {
+  CallInstrument,
+  CallToolResult,
+  InstrumentedConnection,
+  OutgoingRequest,
+  RequestFailure,
+  RequestInstrument,
+  Task,
+  TaskHandle,
+  TaskMetrics,
+  TaskOutcomeKind,
 } from '../index.js';
-import {
-  connectionAttributes,
-  isErrorOutcome,
-  json,
-  metricAttributesOf,
-  readError,
-  requestErrorType,
-  scrubbed,
-  type ErrorReading,
-} from './attributes.js';
+import { connectionAttributes, isErrorOutcome, json, metricAttributesOf, scrubbed } from './attributes.js';
+import { annotate, outcomeOfError, readingOf, type EndingCall } from './call-end.js';
+import { callRequest, type RequestingCall } from './call-requests.js';
 import type { TraceKit } from './kit.js';
-import { injected, measureRequest, requestAttributes, requestSpan } from './request.js';
 import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
 import { attempt } from './safe.js';
 import type { ResumedTasks, ResumedTrace, Settlement } from './resumed.js';
@@ -74,28 +56,8 @@ export interface TraceStart {
   readonly resumedTaskId?: string | undefined;
 }
 
-/** The entries of `attributes` that `base` does not have with the same value. */
-function differing(attributes: Attributes, base: Attributes): Attributes {
-  const different: Attributes = {};
-  for (const [key, value] of Object.entries(attributes)) if (base[key] !== value) different[key] = value;
-  return different;
-}
-
-/** The outcome an error a call ended with stands for (as the `settled` event names it). */
-function outcomeOfError(error: unknown): TaskOutcomeKind {
-  if (error === undefined) return 'completed';
-  if (error instanceof TaskTimeoutError) return 'timeout';
-  if (error instanceof TaskAbortError) return 'aborted';
-  if (error instanceof TaskClosedError) return 'closed';
-  if (error instanceof TaskFailedError) return 'failed';
-  if (error instanceof TaskCancelledError) return 'cancelled';
-  if (error instanceof TaskExpiredError || error instanceof TaskNotFoundError) return 'expired';
-  if (error instanceof TaskDetachedError) return 'detached';
-  return 'error';
-}
-
 /** Watches one call. */
-export class CallTrace implements CallInstrument, ResumedTrace {
+export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, EndingCall {
   /** The span of the call and its task. */
   readonly span: Span;
   /** The caller's context with the call's span current: the parent of everything of the call. */
@@ -116,7 +78,8 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   readonly toolName: string | undefined;
   /** True for a task resumed by `TaskClient.resume`. */
   readonly resumed: boolean;
-  private taskId: string | undefined;
+  /** The task's id, once known. */
+  taskId: string | undefined;
   /** True once the call settled (or failed): its span ends as soon as nothing of it is in flight. */
   private ended = false;
   /** True once the span ended. */
@@ -129,12 +92,12 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   private tracked = false;
   private immediate = false;
   /** The server's JSON-RPC error to the last `tools/call`, for the span's status description. */
-  private callError: RequestFailure | undefined;
+  callError: RequestFailure | undefined;
   /** Retries seen so far (the `error` event tells each one). */
   retries = 0;
 
   constructor(
-    private readonly kit: TraceKit,
+    readonly kit: TraceKit,
     private readonly traces: ClientTraces,
     start: TraceStart,
   ) {
@@ -176,65 +139,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   }
 
   request(request: OutgoingRequest): RequestInstrument {
-    const { method, id } = request;
-    const sentAt = performance.now();
-    // The connection the request goes over, which after a reconnection is not the call's.
-    const own = requestAttributes(this.kit, request, this.toolAttributes);
-    const metricAttributes = metricAttributesOf(own);
-    const measure = (failure: RequestFailure | undefined): void =>
-      measureRequest(this.kit, metricAttributes, method, sentAt, failure);
-    const release = this.hold();
-    if (release === undefined) {
-      // Sent after the call's span ended (the cancel of a task created after its call was given
-      // up, say): a span of its own, a root, linked to the call's. Not a child of it: a span started under a parent that already ended shows as
-      // outside it, and an event added to an ended span is dropped. The OpenTelemetry API lets a
-      // span link to another that is no parent of it (a follows-from relation), and the MCP
-      // conventions' CLIENT span per request stands as it is.
-      return requestSpan(this.kit, this.context, request, this.toolAttributes, { link: this.span.spanContext() });
-    }
-    if (method === 'tools/call') {
-      // The call's span itself, ended by the call's end: nothing to hold.
-      release();
-      // The call's span stands for its tools/call: the server's span becomes its child, and the
-      // connection it went over is the span's (a call that waited for a reconnection goes out on
-      // the new one).
-      attempt('span.setAttributes()', () => this.span.setAttributes({ ...own, [ATTR.requestId]: id }));
-      return {
-        meta: injected(this.kit, this.context),
-        end: (failure) => {
-          if (failure?.kind === 'server') this.callError = failure;
-          measure(failure);
-        },
-      };
-    }
-    if (this.kit.options.requests === 'events') {
-      return {
-        meta: injected(this.kit, this.context),
-        end: (failure) => {
-          // The span waited for this event (see hold()). It names the connection only where it is
-          // not the task span's (after a reconnection).
-          const attributes: Attributes = {
-            ...differing(own, this.attributes),
-            [ATTR.method]: method,
-            [ATTR.requestId]: id,
-          };
-          const type = failure === undefined ? undefined : requestErrorType(failure);
-          if (type !== undefined) attributes[ATTR.errorType] = type;
-          if (failure?.kind === 'aborted') attributes[EVENT.abandoned] = true;
-          attempt('span.addEvent()', () => this.span.addEvent(EVENT.request, attributes));
-          measure(failure);
-          release();
-        },
-      };
-    }
-    const child = requestSpan(this.kit, this.context, request, this.toolAttributes);
-    return {
-      ...child,
-      end: (failure) => {
-        child.end(failure);
-        release();
-      },
-    };
+    return callRequest(this, request);
   }
 
   /**
@@ -267,7 +172,7 @@ export class CallTrace implements CallInstrument, ResumedTrace {
   }
 
   /** `gen_ai.tool.name`, when the tool is known: on every request of the call besides its connection's. */
-  private get toolAttributes(): Attributes {
+  get toolAttributes(): Attributes {
     return this.toolName === undefined ? {} : { [ATTR.toolName]: this.toolName };
   }
 
@@ -391,9 +296,9 @@ export class CallTrace implements CallInstrument, ResumedTrace {
       this.kit.creators.ended(taskId, outcome);
     }
     const points: Attributes = { ...this.taskAttributes, [TASK_ATTR.outcome]: outcome };
-    const reading = isErrorOutcome(outcome) ? this.reading(error) : undefined;
+    const reading = isErrorOutcome(outcome) ? readingOf(this, error) : undefined;
     if (reading !== undefined) points[ATTR.errorType] = reading.type;
-    attempt('the task span', () => this.annotate(outcome, reading, metrics, result));
+    attempt('the task span', () => annotate(this, outcome, reading, metrics, result));
     const instruments = this.kit.instruments;
     if (metrics !== undefined) {
       attempt(METRIC.taskPolls, () => instruments.taskPolls.record(metrics.polls, points));
@@ -421,45 +326,5 @@ export class CallTrace implements CallInstrument, ResumedTrace {
       }
     }
     this.endSpan();
-  }
-
-  /** The task span's attributes and status at its end. */
-  private annotate(
-    outcome: TaskOutcomeKind,
-    reading: ErrorReading | undefined,
-    metrics: TaskMetrics | undefined,
-    result: CallToolResult | undefined,
-  ): void {
-    const span = this.span;
-    span.setAttribute(TASK_ATTR.outcome, outcome);
-    if (result !== undefined && this.kit.options.recordResults) this.recordResult(result);
-    if (reading !== undefined) {
-      span.setAttribute(ATTR.errorType, reading.type);
-      if (reading.statusCode !== undefined) span.setAttribute(ATTR.statusCode, reading.statusCode);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: scrubbed(reading.description, this.taskId) });
-    }
-    if (metrics !== undefined) {
-      span.setAttributes({
-        [TASK_ATTR.status]: metrics.status,
-        [TASK_ATTR.polls]: metrics.polls,
-        [TASK_ATTR.notifications]: metrics.notifications,
-        [TASK_ATTR.retries]: metrics.retries,
-      });
-    }
-  }
-
-  /** How the error the call ended with reads; a refused `tools/call` by the server's own message. */
-  private reading(error: unknown): ErrorReading {
-    const reading = readError(error);
-    const refused = this.callError;
-    if (
-      error instanceof TaskRpcError &&
-      error.kind === 'server' &&
-      refused !== undefined &&
-      refused.code === error.code
-    ) {
-      return { ...reading, description: refused.message };
-    }
-    return reading;
   }
 }

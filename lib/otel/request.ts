@@ -2,7 +2,8 @@
  * One request the library sends, as the MCP conventions trace it: a CLIENT span named by its
  * method (`tasks/get`, `tasks/list`, …) under a given parent, the trace context written into its
  * `_meta`, its error attributes when it fails, and its `mcp.client.operation.duration` point.
- * Shared by a call's `tasks/*` requests (call.ts) and a listing's `tasks/list` (listing.ts).
+ * Shared by a call's `tasks/*` requests (call-requests.ts) and a listing's `tasks/list`
+ * (listing.ts).
  */
 import {
   SpanKind,

@@ -3,7 +3,8 @@
  * time (to merge snapshots in order), and `Date.parse` costs about a microsecond each. The form
  * servers send (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`, RFC 3339 in UTC) is read here digit by digit;
  * any other form, or a value out of range, goes to `Date.parse`, so the result is always the
- * same as `Date.parse`'s (fractions beyond milliseconds are cut, as V8 does).
+ * same as `Date.parse`'s (fractions beyond milliseconds are cut, as V8 does), except for a date
+ * and time without a UTC offset, which is read as UTC (see {@link slow}).
  */
 
 /** The value of two ASCII digits at `at`, or -1. */
@@ -29,9 +30,25 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146_097 + dayOfEra - 719_468;
 }
 
+/** A date and time with no UTC offset (`Z`, `+01:00`): `2026-01-01T10:00:00.123456`. */
+const NO_OFFSET = /^[+-]?\d{4,6}-\d\d-\d\d[Tt ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?$/;
+
 /**
- * Milliseconds since the epoch of an ISO 8601 timestamp: exactly what `Date.parse(stamp)` gives
- * (NaN for what it cannot read), faster for the usual UTC form.
+ * `Date.parse(stamp)`, except that a date and time without a UTC offset is read as UTC (D22).
+ * Servers whose writer drops the offset (Java's `LocalDateTime`, Python's naive `isoformat()`)
+ * stamp their own clock, almost always UTC; `Date.parse` would read such a stamp as this
+ * machine's local time, so the order of two snapshots would depend on where the client runs: on
+ * the day clocks spring forward, a stamp in the skipped hour reads as an hour later, and the
+ * snapshots after it as older (dropped as stale, [A11]).
+ */
+function slow(stamp: string): number {
+  return NO_OFFSET.test(stamp) ? Date.parse(`${stamp}Z`) : Date.parse(stamp);
+}
+
+/**
+ * Milliseconds since the epoch of an ISO 8601 timestamp: what `Date.parse(stamp)` gives (NaN for
+ * what it cannot read), except that one without a UTC offset is read as UTC (D22); faster for the
+ * usual UTC form.
  */
 export function isoMs(stamp: string): number {
   const n = stamp.length;
@@ -44,7 +61,7 @@ export function isoMs(stamp: string): number {
     stamp.charCodeAt(13) !== 58 || // ':'
     stamp.charCodeAt(16) !== 58
   ) {
-    return Date.parse(stamp);
+    return slow(stamp);
   }
   const high = two(stamp, 0);
   const low = two(stamp, 2);
@@ -66,19 +83,19 @@ export function isoMs(stamp: string): number {
     second < 0 ||
     second > 59
   ) {
-    return Date.parse(stamp);
+    return slow(stamp);
   }
   const year = high * 100 + low;
-  if (day > daysIn(year, month)) return Date.parse(stamp);
+  if (day > daysIn(year, month)) return slow(stamp);
   let ms = 0;
   if (n > 20) {
     // '.' and one to nine digits before the 'Z'; the first three count. (V8 reads ten or more
     // digits its own way: those go to Date.parse.)
-    if (n > 30) return Date.parse(stamp);
-    if (stamp.charCodeAt(19) !== 46 || n === 21) return Date.parse(stamp);
+    if (n > 30) return slow(stamp);
+    if (stamp.charCodeAt(19) !== 46 || n === 21) return slow(stamp);
     for (let at = 20; at < n - 1; at += 1) {
       const digit = stamp.charCodeAt(at) - 48;
-      if (digit < 0 || digit > 9) return Date.parse(stamp);
+      if (digit < 0 || digit > 9) return slow(stamp);
       if (at < 23) ms += digit * (at === 20 ? 100 : at === 21 ? 10 : 1);
     }
   }

@@ -208,6 +208,17 @@ describe('the tool set', () => {
         option: 'maxErrorLength',
       });
     }
+    // A bad deadline or ttl is refused here, not at each call the model makes.
+    for (const option of ['timeoutMs', 'ttlMs'] as const) {
+      for (const bad of [-1, Number.NaN, Infinity, '100']) {
+        expect(await rejection(taskTools(tasks, { [option]: bad as never }))).toMatchObject({
+          name: 'TaskOptionError',
+          option,
+        });
+      }
+      expect(await rejection(taskTools(tasks, { tools: { echo: { [option]: -1 } } }))).toMatchObject({ option });
+      expect(await rejection(taskTool(tasks, 'echo', { [option]: -1 }))).toMatchObject({ option });
+    }
     expect(
       await rejection(taskTools(tasks, { tools: { echo: { maxErrorLength: 0 } } })),
       'a per-tool maxErrorLength is checked too',

@@ -357,16 +357,17 @@ export interface ScriptedPair {
   close(): Promise<void>;
 }
 
+/** {@link connectScripted}'s options: the server's, the SDK client's, and a transport wrapper. */
+export type ScriptedPairOptions = ScriptedServerOptions & {
+  clientOptions?: SpecClientOptions;
+  wrap?: (transport: Transport) => Transport;
+};
+
 /**
  * Starts a {@link ScriptedServer} and connects a real SDK `Client` (the chosen major) to it.
  * `wrap` wraps the client's transport (e.g. in a FaultTransport).
  */
-export async function connectScripted(
-  options: ScriptedServerOptions & {
-    clientOptions?: SpecClientOptions;
-    wrap?: (transport: Transport) => Transport;
-  } = {},
-): Promise<ScriptedPair> {
+export async function connectScripted(options: ScriptedPairOptions = {}): Promise<ScriptedPair> {
   const [clientSide, serverSide] = createLinkedPair();
   const server = new ScriptedServer(options);
   await server.connect(serverSide);

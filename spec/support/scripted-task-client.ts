@@ -6,19 +6,19 @@
 import { expect } from 'vitest';
 import { TaskClient, type TaskClientOptions, type TaskError } from '../../lib/index.js';
 import { ManualClock } from '../helpers.js';
-import { connectScripted, type Json, type ScriptedServerOptions } from './scripted-server.js';
+import { connectScripted, type Json, type ScriptedPairOptions } from './scripted-server.js';
 
 /** A CallToolResult with one text block. */
 export const textResult = (value: string): Json => ({ content: [{ type: 'text', text: value }] });
 
 /**
  * Builds the rig; `register` receives its cleanup (close everything, then check [R27]).
- * @param options scripted-server options (`tools` defaults to one required tool `job`).
+ * @param options scripted-server and SDK client options (`tools` defaults to one required tool `job`).
  * @param clock the clock of the server and the TaskClient (a ManualClock at 2026-01-01 by default).
  */
 export async function scriptedTaskClient(
   register: (cleanup: () => Promise<void>) => void,
-  options: ScriptedServerOptions = {},
+  options: ScriptedPairOptions = {},
   taskOptions: TaskClientOptions = {},
   clock = new ManualClock(),
 ) {

@@ -1,7 +1,8 @@
 /**
  * Task timestamps are read with lib/util/iso-time.ts, a fast reader for the usual UTC form that
  * must give exactly what `Date.parse` gives for every string (the ordering of snapshots, [A11],
- * and the ttl bound depend on it). Checked against `Date.parse` over generated timestamps: every
+ * and the ttl bound depend on it), except that a date and time without a UTC offset is read as
+ * UTC, never as this machine's local time (D22). Checked against `Date.parse` over generated timestamps: every
  * year from 0000 to 9999, months and days in and out of range, leap days, hours 24 and seconds 60,
  * fractions of 0 to 21 digits (V8 reads ten or more its own way), a bare '.', offsets and other forms. Deterministic (seeded).
  */
@@ -29,7 +30,8 @@ describe('isoMs reads timestamps exactly as Date.parse does', () => {
       const dot = digits > 0 ? `.${fraction}` : random(8) === 0 ? '.' : '';
       const zone = ['Z', 'Z', 'Z', 'Z', '+01:00', '-05:30', 'z', ''][random(8)]!;
       const stamp = `${pad(random(10_000), 4)}-${pad(random(14), 2)}-${pad(random(33), 2)}T${pad(random(26), 2)}:${pad(random(61), 2)}:${pad(random(62), 2)}${dot}${zone}`;
-      if (!Object.is(isoMs(stamp), Date.parse(stamp))) mismatches.push(stamp);
+      const expected = zone === '' ? Date.parse(`${stamp}Z`) : Date.parse(stamp);
+      if (!Object.is(isoMs(stamp), expected)) mismatches.push(stamp);
     }
     expect(mismatches).toEqual([]);
   });
@@ -66,5 +68,24 @@ describe('isoMs reads timestamps exactly as Date.parse does', () => {
       '2026-01-01T00:00:00.-1Z',
     ];
     for (const stamp of stamps) expect([stamp, isoMs(stamp)]).toEqual([stamp, Date.parse(stamp)]);
+  });
+
+  it('reads a date and time without a UTC offset as UTC, wherever the client runs (D22)', () => {
+    const zone = process.env.TZ;
+    try {
+      for (const tz of ['UTC', 'America/New_York', 'Asia/Kolkata']) {
+        process.env.TZ = tz;
+        expect(isoMs('2026-03-08T02:30:00.123456')).toBe(Date.parse('2026-03-08T02:30:00.123Z'));
+        expect(isoMs('2026-03-08 03:10:00')).toBe(Date.parse('2026-03-08T03:10:00Z'));
+        expect(isoMs('2026-03-08T03:10')).toBe(Date.parse('2026-03-08T03:10:00Z'));
+        expect(isoMs('+002026-03-08T03:10:00')).toBe(Date.parse('2026-03-08T03:10:00Z'));
+        // Forms with an offset, or a date alone (UTC already), are read as Date.parse reads them.
+        expect(isoMs('2026-03-08T03:10:00+01:00')).toBe(Date.parse('2026-03-08T02:10:00Z'));
+        expect(isoMs('2026-03-08')).toBe(Date.parse('2026-03-08T00:00:00Z'));
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
   });
 });

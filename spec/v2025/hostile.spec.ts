@@ -249,6 +249,17 @@ const CLAMPED: ReadonlyArray<{
   { name: 'ttl as a non-numeric string', patch: { ttl: 'forever' }, expected: { ttl: null } },
   { name: 'negative ttl', patch: { ttl: -1 }, expected: { ttl: null } },
   { name: 'non-string statusMessage', patch: { statusMessage: 42 }, expected: { statusMessage: ABSENT } },
+  {
+    name: 'unknown extra fields (a server’s own bookkeeping): left out',
+    patch: { ownerId: 42, progress: 0.5, extensions: { 'x-go': true } },
+    expected: { ownerId: ABSENT, progress: ABSENT, extensions: ABSENT },
+  },
+  { name: 'ttl 0 (kept as sent; no expiry is counted from it)', patch: { ttl: 0 }, expected: { ttl: 0 } },
+  {
+    name: 'microsecond timestamps with a +00:00 offset or none (D4, D22): kept as sent',
+    patch: { createdAt: '2026-01-01T00:00:00.000100+00:00', lastUpdatedAt: '2026-01-01T00:00:00.000200' },
+    expected: { createdAt: '2026-01-01T00:00:00.000100+00:00', lastUpdatedAt: '2026-01-01T00:00:00.000200' },
+  },
 ];
 
 describe('malformed Task objects are rejected with TaskProtocolError, wherever they appear', () => {
@@ -471,6 +482,8 @@ describe('ttl clamps decide expiry ([V10], [V11], D1, D9)', () => {
     { ttl: '45000', label: 'a numeric string "45000" counts as 45 s', error: TaskExpiredError, warns: true },
     { ttl: 'forever', label: 'a non-numeric string is unknown (null)', error: TaskNotFoundError, warns: false },
     { ttl: -1, label: 'a negative ttl is unknown (null)', error: TaskNotFoundError, warns: false },
+    { ttl: null, label: 'null is unlimited (D1)', error: TaskNotFoundError, warns: false },
+    { ttl: 0, label: '0 is not usable: no warning, no expiry counted from it', error: TaskNotFoundError, warns: false },
   ])('ttl $ttl: $label, so a task dropped at 45 s ends with $error.name', async ({ ttl, error, warns }) => {
     const { server, tasks, clock, start } = await setup();
     server.on('tools/call', () => {

@@ -267,6 +267,37 @@ describe('notifications (R20-R22, A11)', () => {
     ]);
   });
 
+  it('timestamps without a UTC offset are read as UTC, not local time: on the day clocks spring forward no update is dropped as stale (D4, D22)', async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York'; // 2026-03-08 02:00-02:59 does not exist there
+    try {
+      const { server, tasks } = await setup();
+      // The server's writer drops the offset (a LocalDateTime, a naive isoformat()), microseconds kept.
+      const stamp = (time: string): string => `2026-03-08T${time}.123456`;
+      creating(server, {
+        taskId: 'naive',
+        pollInterval: 60_000,
+        createdAt: stamp('02:10:00'),
+        lastUpdatedAt: stamp('02:10:00'),
+      });
+      const handle = await tasks.callToolAsTask('job');
+      const seen = collect(handle);
+      const base = server.tasks.get('naive');
+      const push = (statusMessage: string, time: string, status = 'working'): void =>
+        server.notify(STATUS, { ...base, status, statusMessage, lastUpdatedAt: stamp(time) });
+      push('step 1', '02:30:00');
+      push('step 2', '03:10:00'); // an hour before step 1 if read as New York time
+      push('stale', '02:20:00'); // truly older: still dropped
+      server.tasks.finish('naive', 'completed', { result: text('ok') }, { lastUpdatedAt: stamp('03:20:00') });
+      push('done', '03:20:00', 'completed');
+      expect(await seen).toEqual(['working:', 'working:step 1', 'working:step 2', 'completed:done']);
+      expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'ok' }]);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it('notifications for unknown task ids are ignored, also during a creation (mcp-go broadcasts, D8)', async () => {
     const { server, tasks } = await setup();
     const stranger = (status: string): void =>

@@ -1,5 +1,5 @@
 /**
- * Real-server differences D10, D11, D12, D15, D17, D18 and D19 (docs/spec-rules.md, "D: measured
+ * Real-server differences D9, D10, D11, D12, D13, D14, D15, D17, D18 and D19 (docs/spec-rules.md, "D: measured
  * differences between real servers"), each reproduced by a scripted server answering the way the
  * TypeScript SDK 1.32.2, the Python SDK 1.29.0 and mcp-go 0.48.0 servers do (and, for D19, Rust's
  * rmcp, as read in its task handler), on a ManualClock so every poll count and every delay is
@@ -9,6 +9,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   TaskCancelledError,
+  TaskError,
+  TaskExpiredError,
   TaskFailedError,
   TaskNotFoundError,
   TaskRpcError,
@@ -17,7 +19,7 @@ import {
   type TaskClientOptions,
   type TaskHandle,
 } from '../../lib/index.js';
-import { collectSnapshots as collect, rejection, within } from '../helpers.js';
+import { collectSnapshots as collect, flush, rejection, within } from '../helpers.js';
 import {
   FULL_TASK_CAPS,
   NO_REPLY,
@@ -25,9 +27,10 @@ import {
   rpcError,
   type HandlerContext,
   type Json,
+  type LoggedMessage,
   type RpcFailure,
   type ScriptedServer,
-  type ScriptedServerOptions,
+  type ScriptedPairOptions,
 } from '../support/scripted-server.js';
 import { scriptedTaskClient, textResult } from '../support/scripted-task-client.js';
 
@@ -43,7 +46,7 @@ afterEach(async () => {
 });
 
 /** The scripted rig (see spec/support/scripted-task-client.ts). */
-function setup(options: ScriptedServerOptions = {}, taskOptions: TaskClientOptions = {}) {
+function setup(options: ScriptedPairOptions = {}, taskOptions: TaskClientOptions = {}) {
   return scriptedTaskClient((cleanup) => cleanups.push(cleanup), { tools: TOOLS, ...options }, taskOptions);
 }
 
@@ -686,4 +689,216 @@ describe('capabilities as each server declares them (D18)', () => {
       expect(errors).toEqual([]);
     },
   );
+});
+
+describe('a ttl shorter than the work: the task is deleted while it runs (D9)', () => {
+  it.each([
+    ['TypeScript', 'Failed to retrieve task: Task not found'],
+    ['mcp-go', 'task has expired'],
+  ])(
+    '%s shape: deleted at creation + ttl, the next poll’s -32602 ("%s") ends the task with TaskExpiredError after one expiring warning (D9)',
+    async (_name, words) => {
+      const { server, tasks, clock, start, errors } = await setup();
+      const seen = outcomes(tasks);
+      server.on('tools/call', (params) => {
+        server.assertRequest('tools/call', params, { task: { ttl: 60_000 } });
+        const created = server.tasks.createResult({ taskId: 'short-ttl', ttl: 5_000, pollInterval: 1_000 });
+        clock.setTimeout(() => server.tasks.delete('short-ttl'), 5_000);
+        return created;
+      });
+      const board = server.tasks.handlers;
+      for (const method of ['tasks/get', 'tasks/result'] as const) {
+        server.on(method, (params, ctx) => {
+          try {
+            server.tasks.get(String(params.taskId));
+          } catch {
+            throw rpcError(-32602, words);
+          }
+          return board[method]!(params, ctx);
+        });
+      }
+      const expiring: number[] = [];
+      tasks.on('expiring', (_metrics, expiry) => expiring.push(expiry.expiresAt));
+      const handle = await tasks.callToolAsTask('job', {}, { ttlMs: 60_000 });
+      expect(handle.task?.ttl).toBe(5_000); // the server's ttl, not the one asked for
+      const failure = rejection(handle.result());
+      await clock.advance(6_000);
+      const error = (await failure) as TaskExpiredError;
+      expect(error).toBeInstanceOf(TaskExpiredError);
+      expect(error.task).toMatchObject({ taskId: 'short-ttl', status: 'working' });
+      expect((error.cause as TaskRpcError).code).toBe(-32602);
+      expect(expiring).toEqual([start + 5_000]);
+      await clock.advance(60_000);
+      expect(server.count('tasks/get')).toBe(5); // up to the poll that found it gone; none after
+      expect(server.count('tasks/result')).toBe(0);
+      expect(seen).toEqual({ settled: ['expired'], events: ['expired'] });
+      expect(errors).toEqual([]);
+      expect(tasks.active).toBe(0);
+    },
+  );
+
+  it('Python shape: the server dies at the ttl (its stdio process exits): a lost connection, so tracking pauses and the call’s deadline ends it with TaskTimeoutError saying so (D9)', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    server.on('tools/call', () => {
+      const created = server.tasks.createResult({ taskId: 'py-dies', ttl: 5_000, pollInterval: 500 });
+      clock.setTimeout(() => void server.close(), 5_000);
+      return created;
+    });
+    const lost: string[] = [];
+    tasks.on('connectionLost', () => lost.push('lost'));
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 20_000 });
+    const failure = rejection(handle.result());
+    await clock.advance(5_000);
+    await flush();
+    expect(lost).toEqual(['lost']);
+    const gets = server.count('tasks/get');
+    await clock.advance(10_000);
+    expect(handle.settled).toBe(false); // paused, not failing poll after poll
+    expect(server.count('tasks/get')).toBe(gets);
+    await clock.advance(5_000);
+    const error = (await failure) as TaskTimeoutError;
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect(error.connectionLost).toBe(true);
+    expect(error.message).toContain('connection to the server was lost');
+    expect(errors.every((e) => e instanceof TaskError)).toBe(true);
+  });
+});
+
+describe('input inside a task, as each server delivers it (D14)', () => {
+  const RELATED = 'io.modelcontextprotocol/related-task';
+  const QUESTION = {
+    message: 'Proceed?',
+    requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+  };
+  const WITH_ELICITATION = { clientOptions: { capabilities: { elicitation: {} } } };
+
+  it('Python shape: input_required set without a notification is found by a poll; the question comes only during tasks/result, with a string id "task-<taskId>-1", and the answer is tagged (D14, [R31])', async () => {
+    const { server, tasks, clock, errors } = await setup(WITH_ELICITATION);
+    creating(server, { taskId: PYTHON_ID, pollInterval: 500 });
+    let answer: Json | undefined;
+    server.on('tasks/result', async (params) => {
+      const taskId = String(params.taskId);
+      if (status(server, taskId) === 'input_required') {
+        // Queued by task.elicit() and delivered now, tagged, under Python's own request id.
+        const id = `task-${taskId}-1`;
+        server.send({
+          jsonrpc: '2.0',
+          id,
+          method: 'elicitation/create',
+          params: { ...QUESTION, _meta: { [RELATED]: { taskId } } },
+        });
+        while (answer === undefined) {
+          await clock.advance(0);
+          answer = server.log.find((entry) => entry.kind === 'response' && entry.id === id)?.message;
+        }
+        server.tasks.update(taskId, { status: 'working' }); // back to working, no notification
+        server.tasks.finish(taskId, 'completed', { result: textResult('confirmed') }, {}, true);
+      }
+      return server.tasks.handlers['tasks/result']!(params, {} as HandlerContext);
+    });
+    const asked: Array<string | undefined> = [];
+    const handle = await tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: (_params, ctx) => {
+          asked.push(ctx.taskId);
+          return { action: 'accept', content: { ok: true } };
+        },
+      },
+    );
+    await clock.advance(200);
+    server.tasks.update(PYTHON_ID, { status: 'input_required' }); // silently (D8)
+    expect(server.count('tasks/result')).toBe(0);
+    await clock.advance(300); // the poll sees it
+    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'confirmed' }]);
+    expect(asked).toEqual([PYTHON_ID]);
+    expect(answer).toMatchObject({
+      id: `task-${PYTHON_ID}-1`,
+      result: { action: 'accept', content: { ok: true }, _meta: { [RELATED]: { taskId: PYTHON_ID } } },
+    });
+    expect(server.count('tasks/result')).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('mcp-go shape: an untagged question with an integer id while the task stays working is answered by the call’s callback, under the same integer id, untagged (D14, [R31])', async () => {
+    const { server, tasks, clock, errors } = await setup(WITH_ELICITATION);
+    creating(server, { taskId: 'go-ask', pollInterval: undefined });
+    const asked: Array<string | undefined> = [];
+    const handle = await tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: (_params, ctx) => {
+          asked.push(ctx.taskId);
+          return { action: 'accept', content: { ok: true } };
+        },
+      },
+    );
+    server.send({ jsonrpc: '2.0', id: 7, method: 'elicitation/create', params: QUESTION });
+    let reply: LoggedMessage | undefined;
+    for (let i = 0; i < 50 && reply === undefined; i += 1) {
+      await clock.advance(0);
+      reply = server.log.find((entry) => entry.kind === 'response' && entry.id === 7);
+    }
+    expect(reply?.message).toMatchObject({ id: 7, result: { action: 'accept', content: { ok: true } } });
+    expect(typeof reply?.message.id).toBe('number');
+    expect((reply?.message.result as Json)._meta?.[RELATED as never]).toBeUndefined();
+    expect(asked).toEqual(['go-ask']);
+    expect(handle.task?.status).toBe('working');
+    server.tasks.finish('go-ask', 'completed', { result: textResult('went on') }, {}, true);
+    expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'went on' }]);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('tasks/list as each server pages it (D13)', () => {
+  /** The board's tasks, sorted by id, in pages of `size` behind cursors made by `cursor`. */
+  function paging(server: ScriptedServer, size: number, cursor: (offset: number) => string, extra: Json = {}) {
+    server.on('tasks/list', (params) => {
+      const all = server.tasks.handlers['tasks/list']!(params, {} as HandlerContext) as { tasks: Json[] };
+      const sorted = all.tasks.sort((a, b) => String(a.taskId).localeCompare(String(b.taskId)));
+      let offset = 0;
+      while (typeof params.cursor === 'string' && cursor(offset) !== params.cursor) offset += size;
+      const page = sorted.slice(offset, offset + size);
+      return offset + size < sorted.length
+        ? { tasks: page, nextCursor: cursor(offset + size), ...extra }
+        : { tasks: page, ...extra };
+    });
+  }
+
+  it.each([
+    // TypeScript: pages of 10 and `_meta: {}`; mcp-go with WithPaginationLimit: base64 cursors
+    // (with `/` and `=` padding) passed back byte for byte ([R23]); Python: one page.
+    ['TypeScript', 10, (offset: number) => `ts-${offset}`, { _meta: {} }, 3],
+    ['mcp-go', 4, (offset: number) => `${Buffer.from(`{"o":${offset}}??>`).toString('base64')}`, {}, 7],
+    ['Python', 1_000, (offset: number) => `unused-${offset}`, {}, 1],
+  ])('%s shape: every task is listed once, across all pages (D13)', async (_name, size, cursor, extra, pages) => {
+    const { server, tasks, errors } = await setup();
+    for (let i = 0; i < 25; i += 1)
+      server.tasks.create({ taskId: `${PYTHON_ID.slice(0, 33)}${String(i).padStart(2, '0')}` });
+    paging(server, size, cursor, extra);
+    const listed: string[] = [];
+    for await (const task of tasks.list()) listed.push(task.taskId);
+    expect(listed).toHaveLength(25);
+    expect(new Set(listed).size).toBe(25);
+    expect(server.count('tasks/list')).toBe(pages);
+    expect(
+      server
+        .params('tasks/list')
+        .slice(1)
+        .map((p) => p.cursor),
+    ).toEqual(Array.from({ length: pages - 1 }, (_, i) => cursor((i + 1) * size)));
+    expect(errors).toEqual([]);
+  });
+
+  it('mcp-go with no tasks: `tasks: null` is an empty listing, not an error (D13)', async () => {
+    const { server, tasks, errors } = await setup();
+    server.on('tasks/list', () => ({ tasks: null }));
+    const listed: string[] = [];
+    for await (const task of tasks.list()) listed.push(task.taskId);
+    expect(listed).toEqual([]);
+    expect(await within(tasks.listPage())).toEqual({ tasks: [] });
+    expect(errors).toEqual([]);
+  });
 });

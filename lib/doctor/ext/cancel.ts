@@ -7,7 +7,7 @@
  */
 import type { Battery } from '../battery.js';
 import { follow, intervalOf } from '../follow.js';
-import { serverAnswered } from '../session.js';
+import { serverAnswered } from '../reply.js';
 import { isObject, isTerminal, ms } from '../shape.js';
 import { ackFault } from './ack.js';
 import { extTask } from './lifecycle.js';

@@ -11,7 +11,8 @@ import type { Battery } from '../battery.js';
 import { follow, pollValues, type Followed } from '../follow.js';
 import { ackFault } from './ack.js';
 import { awaitEndNote } from '../late-note.js';
-import { serverAnswered, type Reply, type Session } from '../session.js';
+import { serverAnswered, type Reply } from '../reply.js';
+import type { Session } from '../session.js';
 import { durationOf, isObject, isTerminal, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
 
 /** The checks this probe writes. */

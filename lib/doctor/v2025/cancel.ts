@@ -7,7 +7,7 @@
  */
 import { randomUUID } from '../../util/random.js';
 import type { Battery } from '../battery.js';
-import { serverAnswered } from '../session.js';
+import { serverAnswered } from '../reply.js';
 import { ms, seenTask } from '../shape.js';
 import { REQUESTED_TTL } from './lifecycle.js';
 import { resultSummary } from './observe.js';

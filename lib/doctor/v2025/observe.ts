@@ -5,7 +5,7 @@
 import { decodeTask, RELATED_TASK_KEY } from '../../wire/v2025/decode.js';
 import type { Battery } from '../battery.js';
 import type { Followed } from '../follow.js';
-import type { OpenResult, Reply } from '../session.js';
+import type { OpenResult, Reply } from '../reply.js';
 import { isObject, isTerminal, ms } from '../shape.js';
 import type { JsonObject } from '../../types.js';
 

@@ -19,7 +19,7 @@ import { type SafeEmitter, emitSettled, metricsOf } from '../events/emitter.js';
 import { handleBackend, type BackendParts } from './backend.js';
 import { TaskHandleOf, eventsOf, type CallState, type HandleBackend } from './handle.js';
 import { creationsOn } from '../input/early.js';
-import type { InputOwner } from '../input/router.js';
+import type { InputOwner } from '../input/router-parts.js';
 import type { SessionPort } from '../../port/port.js';
 import type { Task } from '../../types.js';
 import { PROGRESS_TOKEN_PREFIX } from '../../wire/wire.js';

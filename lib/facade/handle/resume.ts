@@ -8,7 +8,7 @@ import type { TaskEngine } from '../../engine/engine.js';
 import { TaskOptionError } from '../../errors.js';
 import type { SessionPort } from '../../port/port.js';
 import { instrumentResume } from '../events/instrumentation.js';
-import { checkInputCapabilities } from '../input/router.js';
+import { checkInputCapabilities } from '../input/capabilities.js';
 import { resolveCallOptions, type ResolvedCallOptions, type ResolvedClientOptions } from '../options.js';
 import type { TaskView } from '../../engine/task-view.js';
 import { assumeFrom, checkReference, placeholderTask } from './reference.js';

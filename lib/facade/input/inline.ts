@@ -9,7 +9,8 @@ import { TaskDetachedError, TaskNotSupportedError, describeRemoteCancel } from '
 import type { JsonObject } from '../../types.js';
 import type { InlineInput } from '../../wire/wire.js';
 import type { InputCallbacks } from '../../api/index.js';
-import type { InputOwner, InputRouter } from './router.js';
+import type { InputRouter } from './router.js';
+import type { InputOwner } from './router-parts.js';
 
 /** A signal that never aborts. */
 const NEVER: AbortSignal = new AbortController().signal;

@@ -9,76 +9,17 @@
  * - `retry`: input a server asks for before it answers a call at all (multi round-trip, [E17]).
  * A callback that never answers is abandoned when its task ends.
  */
-import type {
-  ClientInstrument,
-  InputCallbacks,
-  InputContext,
-  InputDelivery,
-  TaskClientEvents,
-  TaskHandle,
-} from '../../api/index.js';
-import { creationsOn, type EarlyInput, type EarlyVerdict } from './early.js';
-import { TaskInputError, TaskNotSupportedError, type TaskError } from '../../errors.js';
-import type { SafeEmitter } from '../events/emitter.js';
+import type { InputCallbacks, InputContext } from '../../api/index.js';
+import { AbandonedError, abandonable, anyOf } from './abandon.js';
+import { creationsOn, type EarlyVerdict } from './early.js';
+import { TaskInputError } from '../../errors.js';
 import { instrumentedConnection } from '../../port/connection-info.js';
-import type { JsonObject, SessionPort } from '../../port/port.js';
+import type { JsonObject } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
-import { onAbort } from '../../util/abort.js';
-import type { InlineInput, InputKind, InputRequest, TaskWire } from '../../wire/wire.js';
+import type { Asking, InputOwner, RouterParts } from './router-parts.js';
+import type { InlineInput, InputKind, InputRequest } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
 import type { Attribution, UntaggedInput } from './untagged.js';
-
-/** What the router needs to know about a tracked task. */
-export interface InputOwner {
-  readonly handle: TaskHandle;
-  readonly callbacks: InputCallbacks | undefined;
-  /** Aborted when the task settles. */
-  readonly signal: AbortSignal;
-}
-
-/** The parts of its TaskClient that the router uses (see facade/parts.ts). */
-export interface RouterParts {
-  /** The client's `onElicitation` / `onSampling`: tried after the call's own. */
-  readonly config: { readonly callbacks: InputCallbacks };
-  readonly live: {
-    /** The owner of a tracked task, if this client tracks it. */
-    inputOwner(taskId: string): InputOwner | undefined;
-    /** A request tagged with the tracked task `taskId` came: that task's server tags its questions. */
-    markTagged(taskId: string): void;
-  };
-  /** Where a request that overtook its task's creation waits (input/early.ts). */
-  readonly earlyInput: EarlyInput;
-  /** Attributes requests that name no task to a call in flight (see untagged.ts). */
-  readonly untagged: UntaggedInput;
-  /** The `inputUnattributed` event: an untagged request could not be tied to a call. */
-  readonly emitter: SafeEmitter<TaskClientEvents>;
-  /** Aborted once the client's `close()` began: its callbacks answer nothing more, requests pass on. */
-  readonly closeSignal: AbortController;
-  /** The session port of the current connection: its receiver may claim a request, or refuse it. */
-  readonly port: SessionPort;
-  /** What watches the input handed to callbacks (`instrumentation`), if anything does. */
-  readonly instrument: ClientInstrument | undefined;
-  report(error: TaskError): void;
-}
-
-/** What one callback run is about: the task or call it belongs to, and how it came. */
-interface Asking {
-  readonly taskId: string | undefined;
-  readonly owner: InputOwner | undefined;
-  /** The call being made (`retry`, `task-update`, or an untagged request of a call not answered yet). */
-  readonly call?: { readonly toolName: string; readonly callbacks: InputCallbacks | undefined } | undefined;
-  readonly delivery: InputDelivery;
-  /** The request's own signal (the server cancelled it, the connection closed). */
-  readonly signal: AbortSignal;
-  /** Fires when the call it belongs to is given up (when there is no owner to say so). */
-  readonly stop?: AbortSignal | undefined;
-  /** The request named no task; the library tied it to this one. */
-  readonly inferred?: boolean | undefined;
-  /** The JSON-RPC id of the server's request (a side-channel request only), for instrumentation. */
-  readonly id?: string | number | undefined;
-  /** The port the request came on; the current one when not told. */
-  readonly port?: SessionPort | undefined;
-}
 
 /** Routes input requests to the right callback. */
 export class InputRouter {
@@ -363,60 +304,4 @@ function pick(
   kind: InputKind,
 ): ((params: never, context: InputContext) => unknown) | undefined {
   return kind === 'elicitation' ? callbacks?.onElicitation : callbacks?.onSampling;
-}
-
-/** A signal that aborts when any of `signals` aborts; `release()` detaches from them all. */
-function anyOf(...signals: ReadonlyArray<AbortSignal | undefined>): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const offs: Array<() => void> = [];
-  for (const signal of signals) {
-    if (signal !== undefined) offs.push(onAbort(signal, () => controller.abort(signal.reason)));
-  }
-  return {
-    signal: controller.signal,
-    release: () => {
-      for (const off of offs) off();
-    },
-  };
-}
-
-/** The rejection of an answer that is no longer wanted. */
-class AbandonedError extends Error {
-  constructor() {
-    super('The answer is no longer needed: the task ended or the request was cancelled');
-  }
-}
-
-/** Runs `run`, but gives up (rejecting) as soon as `signal` aborts. */
-function abandonable<T>(run: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new AbandonedError());
-      return;
-    }
-    const off = onAbort(signal, () => reject(new AbandonedError()));
-    Promise.resolve().then(run).then(resolve, reject).finally(off);
-  });
-}
-
-/**
- * Fails fast when callbacks are given for input the SDK client never receives: it gets
- * elicitation/sampling requests only if it declared those capabilities when it connected.
- * @throws TaskNotSupportedError naming the missing capability.
- */
-export function checkInputCapabilities(wire: TaskWire, callbacks: InputCallbacks, toolName?: string): void {
-  const declared = wire.inputCapabilities();
-  const need: Array<[InputKind, unknown]> = [
-    ['elicitation', callbacks.onElicitation],
-    ['sampling', callbacks.onSampling],
-  ];
-  for (const [kind, callback] of need) {
-    if (callback !== undefined && !declared[kind]) {
-      const option = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
-      throw new TaskNotSupportedError(
-        `${option} was given, but the SDK Client did not declare the "${kind}" capability, so the server will never send such requests. Create the Client with capabilities: { ${kind}: {} }, or use TaskClient.connect().`,
-        { feature: kind, toolName },
-      );
-    }
-  }
 }

@@ -1,0 +1,54 @@
+/**
+ * A probed session's request and what it gives back: the options of a request, its reply as
+ * received (with when it went out and came back), whether the server itself answered, a blocking
+ * `tasks/result` held open, and what a request or a wait throws once the probe stopped. The
+ * session that sends them is session.ts.
+ */
+import type { JsonObject } from '../port/port.js';
+
+/**
+ * When a request went out and its reply came back: `at` and `sentAt` on the session's clock,
+ * `seq` and `sentSeq` in the session's own order of sends and replies (one counter, so that two
+ * events in the same millisecond still have an order: a request sent after a reply arrived has a
+ * `sentSeq` above that reply's `seq`).
+ */
+export interface Timing {
+  readonly at: number;
+  readonly sentAt: number;
+  readonly seq: number;
+  readonly sentSeq: number;
+}
+
+/**
+ * A reply, as received. `kind` of a failure is the port's: `server` for the server's own JSON-RPC
+ * error; anything else (`timeout`, `closed`, `local`, ...) means the server said nothing.
+ */
+export type Reply =
+  | ({ readonly ok: true; readonly result: JsonObject } & Timing)
+  | ({ readonly ok: false; readonly code: number; readonly message: string; readonly kind: string } & Timing);
+
+/** True when the server itself answered: a result, or its own JSON-RPC error (not a local timeout or a closed connection). */
+export function serverAnswered(reply: Reply): boolean {
+  return reply.ok || reply.kind === 'server';
+}
+
+/** A blocking `tasks/result` the doctor holds open. */
+export interface OpenResult {
+  readonly sentAt: number;
+  readonly reply: Promise<Reply>;
+  /** Set once answered. */
+  answered: Reply | undefined;
+}
+
+/** Thrown when the probe's bound or the run's signal stops a wait. */
+export class ProbeStopped extends Error {
+  override name = 'ProbeStopped';
+}
+
+/** Options of `Session.call` (session.ts). */
+export interface CallOptions {
+  /** @defaultValue the request bound */
+  readonly timeoutMs?: number | undefined;
+  /** Declare the extension on this request. @defaultValue true on the extension wire */
+  readonly declare?: boolean | undefined;
+}

@@ -1,0 +1,29 @@
+/**
+ * The input capabilities a call's or a client's callbacks need: an SDK client gets elicitation
+ * and sampling requests only if it declared those capabilities when it connected.
+ */
+import type { InputCallbacks } from '../../api/index.js';
+import { TaskNotSupportedError } from '../../errors.js';
+import type { InputKind, TaskWire } from '../../wire/wire.js';
+
+/**
+ * Fails fast when callbacks are given for input the SDK client never receives: it gets
+ * elicitation/sampling requests only if it declared those capabilities when it connected.
+ * @throws TaskNotSupportedError naming the missing capability.
+ */
+export function checkInputCapabilities(wire: TaskWire, callbacks: InputCallbacks, toolName?: string): void {
+  const declared = wire.inputCapabilities();
+  const need: Array<[InputKind, unknown]> = [
+    ['elicitation', callbacks.onElicitation],
+    ['sampling', callbacks.onSampling],
+  ];
+  for (const [kind, callback] of need) {
+    if (callback !== undefined && !declared[kind]) {
+      const option = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
+      throw new TaskNotSupportedError(
+        `${option} was given, but the SDK Client did not declare the "${kind}" capability, so the server will never send such requests. Create the Client with capabilities: { ${kind}: {} }, or use TaskClient.connect().`,
+        { feature: kind, toolName },
+      );
+    }
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The job's deadline bounds the whole run, and no wait of a worker hangs: a `connect` that never
+ * settles ends the job at its deadline and leaves `close()` free, the wait before a retry ends at
+ * the deadline, and a retry delay longer than a Node timer holds (2^31-1 ms) is waited for rather
+ * than fired at once. A worker in this process on a scripted server, a real Redis.
+ */
+import { Worker, type Job, type Queue } from 'bullmq';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TaskClient } from '../../lib/index.js';
+import {
+  enqueueToolTask,
+  taskProcessor,
+  type TaskProcessorOptions,
+  type ToolJobEvent,
+} from '../../lib/bullmq/index.js';
+import { connectScripted, type ScriptedPair } from '../support/scripted-server.js';
+import { textResult } from '../support/scripted-task-client.js';
+import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+
+skipWithoutRedis('durable queue: deadlines');
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(!REDIS_AVAILABLE)('durable queue: deadlines', () => {
+  let redis: RedisServer;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  /** A scripted server whose tasks complete with "done" at once. */
+  async function scripted(): Promise<ScriptedPair> {
+    const pair = await connectScripted({ tools: [{ name: 'job', taskSupport: 'required' }] });
+    pair.server.on('tools/call', () => {
+      const created = pair.server.tasks.createResult({ pollInterval: 50 });
+      const taskId = String((created.task as { taskId: string }).taskId);
+      pair.server.tasks.finish(taskId, 'completed', { result: textResult('done') });
+      return created;
+    });
+    cleanups.push(() => pair.close());
+    return pair;
+  }
+
+  /** A queue with a fresh name and a worker whose processor has `options`. */
+  async function rig(name: string, options: Partial<TaskProcessorOptions>) {
+    const pair = await scripted();
+    const opened = await openQueue(redis, name);
+    const events: ToolJobEvent[] = [];
+    const processor = taskProcessor({
+      queue: opened.queue,
+      connect: () => Promise.resolve(new TaskClient(pair.client)),
+      controlPollMs: 50,
+      onEvent: (event) => events.push(event),
+      ...options,
+    });
+    const worker = new Worker(name, processor, { connection: redis.connection });
+    let closing: Promise<unknown> | undefined;
+    const close = (): Promise<unknown> => (closing ??= Promise.all([processor.close(), worker.close()]));
+    cleanups.push(() => opened.close(), close);
+    const enqueue = (timeoutMs?: number, delay?: number) =>
+      enqueueToolTask(
+        opened.queue,
+        { server: 'default', tool: 'job', ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+        delay === undefined ? {} : { delay },
+      );
+    return { queue: opened.queue, events, close, enqueue };
+  }
+
+  async function finished(queue: Queue, job: Job, timeoutMs: number): Promise<Job> {
+    await eventually(async () => ['completed', 'failed'].includes(await job.getState()), timeoutMs, `job ${job.id}`);
+    return (await queue.getJob(job.id!))!;
+  }
+
+  it('a connect that never settles: the job fails at its deadline, and close() resolves with a job still connecting', async () => {
+    const { queue, enqueue, close } = await rig('deadlines-connect', { connect: () => new Promise(() => {}) });
+    const started = Date.now();
+    const done = await finished(queue, await enqueue(300), 5_000);
+    expect([await done.getState(), done.failedReason]).toEqual([
+      'failed',
+      'The job\'s deadline passed while connecting to the server "default"',
+    ]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // No deadline: only close() stops the wait, and the job goes back to the queue.
+    const waiting = await enqueue();
+    await eventually(async () => (await waiting.getState()) === 'active', 5_000, 'the job to start');
+    await expect(Promise.race([close().then(() => 'closed'), pause(3_000).then(() => 'still closing')])).resolves.toBe(
+      'closed',
+    );
+    expect(await waiting.getState()).toBe('waiting');
+  }, 20_000);
+
+  it('the wait before a retry ends at the job’s deadline, not after the backoff', async () => {
+    let connects = 0;
+    const { queue, enqueue } = await rig('deadlines-backoff', {
+      retry: { attempts: 5, minDelayMs: 20_000, maxDelayMs: 20_000 },
+      connect: () => {
+        connects += 1;
+        return Promise.reject(new Error('connect ECONNREFUSED'));
+      },
+    });
+    const done = await finished(queue, await enqueue(500), 6_000);
+    expect([await done.getState(), done.failedReason]).toEqual([
+      'failed',
+      'The job\'s deadline passed before the tool "job" was called',
+    ]);
+    expect(connects).toBe(1);
+  }, 20_000);
+
+  it('the wait for another worker’s reference (its calling mark) ends at the job’s deadline, not after callingGraceMs', async () => {
+    const { queue, enqueue } = await rig('deadlines-calling', { callingGraceMs: 20_000 });
+    // Delayed, so that the mark of a worker that died after calling is stored before a worker takes the job.
+    const job = await enqueue(1_000, 300);
+    await job.updateData({ ...job.data, calling: { at: Date.now() } });
+    const done = await finished(queue, job, 6_000);
+    expect([await done.getState(), done.failedReason]).toEqual([
+      'failed',
+      'The job\'s deadline passed before the tool "job" was called',
+    ]);
+  }, 20_000);
+
+  it('a retry delay beyond what a Node timer holds (2^31-1 ms) is waited for, not fired at once', async () => {
+    let connects = 0;
+    const { events, enqueue, close } = await rig('deadlines-overflow', {
+      // 2^32 ms with its ±20% jitter: always above 2^31-1.
+      retry: { attempts: 5, minDelayMs: 2 ** 32, maxDelayMs: 2 ** 32 },
+      connect: () => {
+        connects += 1;
+        return Promise.reject(new Error('connect ECONNREFUSED'));
+      },
+    });
+    const job = await enqueue();
+    await eventually(() => Promise.resolve(events.some((e) => e.type === 'retry')), 5_000, 'the first retry');
+    await pause(500);
+    expect(connects).toBe(1);
+    await close();
+    expect(await job.getState()).toBe('waiting');
+  }, 20_000);
+});
