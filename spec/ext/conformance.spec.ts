@@ -9,12 +9,20 @@
  *   in its own `_meta` ([E1]); polls are spaced by `pollIntervalMs` ([E14]); there is no
  *   `tasks/result` ([E3]), no legacy `task` or ttl ([E2], [E13]), and no `notifications/cancelled`
  *   for a task ([E7]).
+ * - A `CreateTaskResult` in answer to a request that cannot create tasks is an invalid response,
+ *   and its task id is never followed ([E24]).
  * - Over Streamable HTTP, `tasks/*` requests carry `Mcp-Name` equal to the task id, Base64-wrapped
  *   when the id cannot ride a header as it is ([E8]).
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskCancelledError, TaskClient, TaskFailedError, TaskNotFoundError } from '../../lib/index.js';
+import {
+  TaskCancelledError,
+  TaskClient,
+  TaskFailedError,
+  TaskNotFoundError,
+  TaskProtocolError,
+} from '../../lib/index.js';
 import { rejection, within } from '../helpers.js';
 import {
   elicitation,
@@ -110,6 +118,47 @@ describe('the conformance client script on one connection', () => {
       expect(calls.has(params.requestId as string)).toBe(false);
       expect(ids.some((id) => JSON.stringify(params).includes(String(id)))).toBe(false);
     }
+  });
+});
+
+describe('a CreateTaskResult to a request that cannot create tasks ([E24])', () => {
+  it('answering tools/list is an invalid response (TaskProtocolError), with or without a tools array, and its task is never read', async () => {
+    const rig = await extRig();
+    const bogus: string[] = [];
+    let withTools = false;
+    rig.server.on('tools/list', () => {
+      const task = rig.server.tasks.create({ advance: 'manual' });
+      bogus.push(task.taskId);
+      return { resultType: 'task', ...task, ...(withTools ? { tools: [] } : {}) };
+    });
+    const bare = await rejection(rig.tasks.tools());
+    expect(bare).toBeInstanceOf(TaskProtocolError);
+    expect(bare).toMatchObject({ method: 'tools/list' });
+    withTools = true;
+    const hybrid = await rejection(rig.tasks.tools());
+    expect(hybrid).toBeInstanceOf(TaskProtocolError);
+    expect((hybrid as Error).message).toMatch(/unexpected resultType "task"/);
+    await rig.clock.advance(10_000);
+    for (const method of TASK_METHODS) expect(rig.server.count(method), method).toBe(0);
+    expect(bogus).toHaveLength(2);
+  });
+
+  it('answering subscriptions/listen does not start a task: only the real task is read, and it completes', async () => {
+    const rig = await extRig({ server: { pollIntervalMs: POLL_MS, tools: scriptTools() } });
+    const bogus: string[] = [];
+    rig.server.on('subscriptions/listen', () => {
+      const task = rig.server.tasks.create({ advance: 'manual' });
+      bogus.push(task.taskId);
+      return { resultType: 'task', ...task };
+    });
+    const quick = await rig.tasks.callToolAsTask('quick_task');
+    const result = quick.result();
+    await settle(rig, quick, 50);
+    expect((await result).content).toEqual(textResult('quick-task-result').content);
+    await rig.clock.advance(10_000);
+    expect(bogus.length).toBeGreaterThan(0);
+    for (const method of TASK_METHODS)
+      for (const params of rig.server.params(method)) expect(bogus, method).not.toContain(params.taskId);
   });
 });
 
