@@ -7,7 +7,8 @@
  */
 import type { CallToolResult, JsonObject } from '../../types.js';
 import { decodeCallToolResult, decodeTaskFields, isObject, malformed, usableTaskId } from '../decode.js';
-import type { InlineInput, InputKind, StartReply, WireSnapshot } from '../wire.js';
+import { decodeToolPage } from '../v2025/decode.js';
+import type { InlineInput, InputKind, StartReply, ToolPage, WireSnapshot } from '../wire.js';
 
 /** The names of a task's duration fields on this wire. */
 export const TASK_FIELDS = { ttl: 'ttlMs', pollInterval: 'pollIntervalMs' } as const;
@@ -118,6 +119,19 @@ export function decodeAck(value: unknown, method: string, taskId: string): void 
   const type = value.resultType;
   if (type !== undefined && type !== 'complete')
     throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`, taskId);
+}
+
+/**
+ * Decodes one `tools/list` page. `tools/list` cannot create a task: a `CreateTaskResult`, or any
+ * `resultType` but `"complete"`, is an invalid response even when it carries a `tools` array
+ * ([E24]), and its task id is never followed.
+ * @throws TaskProtocolError when it is not a tool page.
+ */
+export function decodeExtToolPage(value: unknown): ToolPage {
+  const type = isObject(value) ? value.resultType : undefined;
+  if (type !== undefined && type !== 'complete')
+    throw malformed('tools/list', `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`);
+  return decodeToolPage(value);
 }
 
 /**

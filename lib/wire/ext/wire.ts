@@ -28,9 +28,15 @@ import type {
   WireRequestOptions,
   WireSnapshot,
 } from '../wire.js';
-import { TASK_FIELDS, decodeAck, decodeDetailedTask, decodeExtStart, decodeGetTask } from './decode.js';
+import {
+  TASK_FIELDS,
+  decodeAck,
+  decodeDetailedTask,
+  decodeExtStart,
+  decodeExtToolPage,
+  decodeGetTask,
+} from './decode.js';
 import { omittedFields } from '../decode.js';
-import { decodeToolPage } from '../v2025/decode.js';
 import { TaskSubscription } from './subscriptions.js';
 
 /** The per-request declaration of the extension ([E1]); settings are an empty object today. */
@@ -142,7 +148,7 @@ export class ExtensionWire implements TaskWire {
   }
 
   listTools(cursor: string | undefined, options: WireRequestOptions): Promise<ToolPage> {
-    return this.send('tools/list', cursor === undefined ? {} : { cursor }, decodeToolPage, options, false);
+    return this.send('tools/list', cursor === undefined ? {} : { cursor }, decodeExtToolPage, options, false);
   }
 
   startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
