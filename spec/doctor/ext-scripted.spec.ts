@@ -7,7 +7,7 @@
  * A stop while the doctor opens its second session (2025-11-25, after the modern one) ends the run
  * at once and closes both.
  */
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exitCode, runDoctor, type DoctorOptions, type DoctorReport } from '../../lib/doctor.js';
 import { TaskAbortError, type McpTransport } from '../../lib/index.js';
@@ -18,6 +18,7 @@ import {
   ExtServer,
   fixtureTools,
   rpcError,
+  startExtHttpServer,
   type ExtServerOptions,
 } from '../support/ext-server/index.js';
 
@@ -82,6 +83,29 @@ describe('doctor on the scripted extension server', () => {
     const row = report.rows.find((r) => r.wire === 'io.modelcontextprotocol/tasks' && r.check === 'notify.sent');
     expect(row).toMatchObject({ verdict: 'ok' });
     expect(row?.seen).toMatch(/^for working, completed .*; the terminal one carries the outcome$/);
+  });
+
+  it('[E32] over Streamable HTTP, its tool calls carry the Mcp-Param-* headers the tool declares: a server that checks them refuses none', async () => {
+    const labelled = { type: 'object', properties: { label: { type: 'string', 'x-mcp-header': 'Label' } } };
+    const tools = fixtureTools().map((tool) =>
+      tool.name === 'slow_compute' ? { ...tool, inputSchema: labelled } : tool,
+    );
+    const server = new ExtServer({ pollIntervalMs: 50, tools });
+    const endpoint = await startExtHttpServer(server);
+    cleanups.push(() => endpoint.close());
+    const client = new Client(
+      { name: 'doctor-spec', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(endpoint.url));
+    cleanups.push(() => client.close());
+    const report = await runDoctor(client, QUICK);
+    expect(report.wires[1]).toMatchObject({ wire: 'io.modelcontextprotocol/tasks', offered: true });
+    expect(endpoint.rejected).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    const calls = server.received('tools/call').filter((entry) => entry.params.name === 'slow_compute');
+    expect(calls.length).toBeGreaterThan(0);
+    for (const entry of calls) expect(entry.headers?.['mcp-param-label']).toBe('doctor');
   });
 
   it("the drafts' -32003 for an undeclared tasks/get: undeclared.get, a MUST of E11, names the code (E29)", async () => {
