@@ -210,6 +210,7 @@ async function probeWire(
   let canCancel = false;
   try {
     const listed = await listTools(s);
+    s.knowTools(listed.tools);
     let offer: { offered: boolean; canCancel: boolean; canList: boolean; why: string };
     if (wire === '2025-11-25') {
       offer = checkOffer(port.serverCapabilities(), listed.tools, sink, options.tool !== undefined);

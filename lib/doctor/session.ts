@@ -7,6 +7,7 @@
  * request given up while open is cancelled with `notifications/cancelled`, an answered one is
  * not), but without a wire: it needs to see what the server sends, not what the library makes of it.
  */
+import { paramHeaders, scanParamHeaders, type ParamHeader } from '../port/param-headers.js';
 import { PortError, type InboundRequest, type JsonObject, type SessionPort, type Timers } from '../port/port.js';
 import { TASKS_EXTENSION } from '../wire/resolve.js';
 import { relatedTaskId, RELATED_TASK_KEY } from '../wire/v2025/decode.js';
@@ -57,6 +58,8 @@ export class Session {
   private readonly listens = new Set<string>();
   /** The counter behind {@link Timing.seq}. */
   private order = 0;
+  /** The `x-mcp-header` declarations of each listed tool ([E32]; none for a tool whose marks break a rule). */
+  private readonly declared = new Map<string, readonly ParamHeader[]>();
 
   constructor(
     readonly port: SessionPort,
@@ -71,6 +74,23 @@ export class Session {
 
   now(): number {
     return Date.now();
+  }
+
+  /**
+   * Notes the input schemas of the listed tools: a `tools/call` then carries the `Mcp-Param-*`
+   * headers they declare, where the port sends headers (Streamable HTTP, 2026-07-28), as the
+   * library's own calls do ([E32]); without them a server that checks would refuse every call.
+   */
+  knowTools(tools: ReadonlyArray<{ readonly name: string; readonly inputSchema: unknown }>): void {
+    for (const tool of tools) this.declared.set(tool.name, scanParamHeaders(tool.inputSchema) ?? []);
+  }
+
+  /** The `Mcp-Param-*` headers of a request, if it is a `tools/call` of a tool that declares some. */
+  private headersOf(method: string, params: JsonObject | undefined): Record<string, string> | undefined {
+    if (method !== 'tools/call' || typeof params?.name !== 'string' || !this.port.sendsHeaders()) return undefined;
+    const declared = this.declared.get(params.name);
+    const args = params.arguments;
+    return declared === undefined || !isObject(args) ? undefined : paramHeaders(declared, args);
   }
 
   /** Sends a request and resolves with the server's reply, whatever it is (never rejects but for a stopped probe). */
@@ -90,6 +110,7 @@ export class Session {
           timers: TIMERS,
           signal: this.signal,
           weak: true,
+          headers: this.headersOf(method, params),
         },
         undefined,
         undefined,

@@ -107,6 +107,16 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     expect(exitCode(report)).toBe(0);
   });
 
+  it('[V21] the notification of the end sent 200 ms after the end, so after a read showed it: notify.sent ok, and it names the end', async () => {
+    const { report, model } = await doctorOn({ lateEndNoteMs: 200 });
+    clean(model, report);
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'notify.sent')?.verdict).toBe('ok');
+    expect(row(report, 'notify.sent')?.seen).toMatch(
+      /^for working, completed .*; the completed one came \d+ ms after a read showed the end/,
+    );
+  });
+
   it('ttl ignored (the requested ttl reported, the task forgotten 300 ms after it ended): ttl.honoured, a MUST (exit 1)', async () => {
     const { report, model } = await doctorOn({ ttlIgnored: true });
     clean(model, report);

@@ -7,7 +7,7 @@
  * A stop while the doctor opens its second session (2025-11-25, after the modern one) ends the run
  * at once and closes both.
  */
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exitCode, runDoctor, type DoctorOptions, type DoctorReport } from '../../lib/doctor.js';
 import { TaskAbortError, type McpTransport } from '../../lib/index.js';
@@ -18,6 +18,7 @@ import {
   ExtServer,
   fixtureTools,
   rpcError,
+  startExtHttpServer,
   type ExtServerOptions,
 } from '../support/ext-server/index.js';
 
@@ -69,6 +70,42 @@ describe('doctor on the scripted extension server', () => {
     expect(ext.find((row) => row.check === 'expiry.read')?.seen).toMatch(/^forgotten: tasks\/get answered -32602/);
     expect(ext.find((row) => row.check === 'fail.status')?.seen).toBe('failed (a JSON-RPC error)');
     expect(report.tasks.leftRunning).toBe(0);
+  });
+
+  it("[E18] the end's notification sent 100 ms after the read that showed the end: notify.sent still sees it", async () => {
+    const { report } = await doctorOn({}, (server) => {
+      const deliver = server.subscriptions.deliver.bind(server.subscriptions);
+      server.subscriptions.deliver = (task) => {
+        if (task.status === 'working' || task.status === 'input_required') deliver(task);
+        else setTimeout(() => deliver(task), 100);
+      };
+    });
+    const row = report.rows.find((r) => r.wire === 'io.modelcontextprotocol/tasks' && r.check === 'notify.sent');
+    expect(row).toMatchObject({ verdict: 'ok' });
+    expect(row?.seen).toMatch(/^for working, completed .*; the terminal one carries the outcome$/);
+  });
+
+  it('[E32] over Streamable HTTP, its tool calls carry the Mcp-Param-* headers the tool declares: a server that checks them refuses none', async () => {
+    const labelled = { type: 'object', properties: { label: { type: 'string', 'x-mcp-header': 'Label' } } };
+    const tools = fixtureTools().map((tool) =>
+      tool.name === 'slow_compute' ? { ...tool, inputSchema: labelled } : tool,
+    );
+    const server = new ExtServer({ pollIntervalMs: 50, tools });
+    const endpoint = await startExtHttpServer(server);
+    cleanups.push(() => endpoint.close());
+    const client = new Client(
+      { name: 'doctor-spec', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(endpoint.url));
+    cleanups.push(() => client.close());
+    const report = await runDoctor(client, QUICK);
+    expect(report.wires[1]).toMatchObject({ wire: 'io.modelcontextprotocol/tasks', offered: true });
+    expect(endpoint.rejected).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    const calls = server.received('tools/call').filter((entry) => entry.params.name === 'slow_compute');
+    expect(calls.length).toBeGreaterThan(0);
+    for (const entry of calls) expect(entry.headers?.['mcp-param-label']).toBe('doctor');
   });
 
   it("the drafts' -32003 for an undeclared tasks/get: undeclared.get, a MUST of E11, names the code (E29)", async () => {

@@ -42,6 +42,8 @@ export interface ModelOptions {
   readonly slowReadMs?: number;
   /** A method the server never answers (no deviation: the request just stays open). */
   readonly unanswered?: string;
+  /** The notification of a task's end is sent this long after the end (no deviation: no rule orders it against the replies). */
+  readonly lateEndNoteMs?: number;
   /** How long `work` runs. @default 150 */
   readonly workMs?: number;
 }
@@ -109,7 +111,11 @@ export function modelServer(options: ModelOptions = {}): Model {
   };
   const snapshot = (entry: ModelTask): Json => JSON.parse(JSON.stringify(entry.task)) as Json;
   const notify = (entry: ModelTask): void => {
-    if (options.silent !== true) server.notify('notifications/tasks/status', snapshot(entry));
+    if (options.silent === true) return;
+    const note = snapshot(entry);
+    if (options.lateEndNoteMs === undefined || !TERMINAL.has(String(note.status)))
+      server.notify('notifications/tasks/status', note);
+    else setTimeout(() => server.notify('notifications/tasks/status', note), options.lateEndNoteMs).unref();
   };
   const find = (params: Json, method: string): ModelTask => {
     only(params, ['taskId'], method);

@@ -8,8 +8,9 @@
  */
 import { decodeExtStart, decodeGetTask } from '../../wire/ext/decode.js';
 import type { Battery } from '../battery.js';
-import { follow, pollValues } from '../follow.js';
+import { follow, pollValues, type Followed } from '../follow.js';
 import { ackFault } from './ack.js';
+import { awaitEndNote } from '../late-note.js';
 import { serverAnswered, type Reply } from '../reply.js';
 import type { Session } from '../session.js';
 import { durationOf, isObject, isTerminal, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
@@ -73,8 +74,14 @@ export async function lifecycleExt(b: Battery): Promise<void> {
   const unsubscribe = s.subscribe([taskId]);
   const fast: Reply[] = [];
   for (let i = 0; i < 3; i += 1) fast.push(await s.call('tasks/get', { taskId }));
-  const followed = await follow(s, taskId, task, { until: b.until });
-  unsubscribe();
+  let followed: Followed;
+  try {
+    followed = await follow(s, taskId, task, { until: b.until });
+    // The end's notification may come after the read that showed the end: not judged before.
+    await awaitEndNote(s, taskId, followed.terminal !== undefined);
+  } finally {
+    unsubscribe();
+  }
   if (followed.terminalAt !== undefined) b.toolMs = followed.terminalAt - sent;
   const reads = [durable, ...fast, ...followed.polls.map((poll) => poll.reply)].filter(
     (reply): reply is Extract<Reply, { ok: true }> => reply.ok,

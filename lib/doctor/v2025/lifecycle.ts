@@ -9,6 +9,7 @@
 import { decodeStart } from '../../wire/v2025/decode.js';
 import type { Battery } from '../battery.js';
 import { follow, pollValues } from '../follow.js';
+import { awaitEndNote } from '../late-note.js';
 import { serverAnswered, type Reply } from '../reply.js';
 import type { Session } from '../session.js';
 import { durationOf, isObject, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
@@ -59,6 +60,8 @@ export async function lifecycle2025(b: Battery): Promise<void> {
   const blocking = s.openResult(taskId);
   const fast = await fastPolls(s, taskId);
   const followed = await follow(s, taskId, task, { until: b.until });
+  // The end's notification may come after the read that showed the end: not judged before.
+  await awaitEndNote(s, taskId, followed.terminal !== undefined);
   const ended = followed.terminal;
   if (ended !== undefined && followed.terminalAt !== undefined) b.toolMs = followed.terminalAt - sent;
 
