@@ -231,6 +231,53 @@ describe('input during a task ([E3]-[E5])', () => {
     expect(rig.server.count('tasks/update')).toBe(0);
   });
 
+  it("checks an answer's shape before tasks/update ([E31]): a malformed one is reported as a TaskInputError, nothing is sent for its key, and it is not asked again", async () => {
+    let asked = 0;
+    const rig = await extRig({
+      server: manual(),
+      client: {
+        // What an untyped caller (JavaScript, or a body read off the network) may return.
+        onElicitation: () => (asked++, { action: 'maybe' }) as never,
+        onSampling: () => ({ role: 'assistant', content: { type: 'text', text: 'hi' } }) as never,
+      },
+    });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Q?', {}), s: sampling('Summarise') });
+    await rig.clock.advance(1_000);
+    expect(asked).toBe(1);
+    expect(rig.server.count('tasks/update')).toBe(0);
+    expect(errors.map((e) => [e.name, (e as TaskInputError).feature, e.message]).sort()).toEqual([
+      [
+        'TaskInputError',
+        'elicitation',
+        'The elicitation callback returned an invalid result: action must be "accept", "decline" or "cancel"',
+      ],
+      ['TaskInputError', 'sampling', 'The sampling callback returned an invalid result: model must be a string'],
+    ]);
+    expect(errors[0]).toMatchObject({ taskId: handle.taskId, toolName: 'manual' });
+  });
+
+  it('sends the valid answers of a snapshot and leaves out only the malformed one ([E5], [E31])', async () => {
+    const rig = await extRig({
+      server: manual(),
+      client: {
+        onElicitation: (params) => (params.message === 'Good?' ? ACCEPT : ('yes' as never)),
+      },
+    });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { good: elicitation('Good?', {}), bad: elicitation('Bad?', {}) });
+    await rig.clock.advance(1_000);
+    const updates = rig.server.received('tasks/update');
+    expect(updates.map((u) => Object.keys(u.params?.inputResponses as object))).toEqual([['good']]);
+    expect(errors.map((e) => e.message)).toEqual([
+      'The elicitation callback returned an invalid result: it must be an object',
+    ]);
+  });
+
   it('aborts a callback still answering when the task ends, and sends nothing after', async () => {
     const slow = deferred();
     const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
