@@ -157,6 +157,45 @@ describe('input during a task ([E3]-[E5])', () => {
     expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ first: ACCEPT }, { second: ACCEPT }]);
   });
 
+  it("reports a key the server reuses for a different request ([E4]: keys are unique over a task's life) as a TaskProtocolError, once, without asking it again", async () => {
+    const asked: string[] = [];
+    const rig = await extRig({
+      server: manual(),
+      client: { onElicitation: (params) => (asked.push(params.message), ACCEPT) },
+    });
+    const get = builtinMethods(rig.server)['tasks/get']!;
+    let reuse = false;
+    // A deviant server: its tasks/get lists the answered key "q" again, for another question.
+    rig.server.on('tasks/get', async (params, ctx) => {
+      const reply = (await get(params, ctx)) as Record<string, unknown>;
+      return reuse ? { ...reply, status: 'input_required', inputRequests: { q: elicitation('Second?', {}) } } : reply;
+    });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('First?', {}) });
+    // Polls repeat the same request under the same key: that is no reuse.
+    await rig.clock.advance(300);
+    expect(rig.server.count('tasks/update')).toBe(1);
+    reuse = true;
+    await rig.clock.advance(1_000);
+    expect(asked).toEqual(['First?']);
+    expect(rig.server.count('tasks/update')).toBe(1);
+    expect(errors).toHaveLength(1);
+    const [error] = errors as [TaskProtocolError];
+    expect(error.name).toBe('TaskProtocolError');
+    expect(error).toMatchObject({ method: 'tasks/get', taskId: handle.taskId, toolName: 'manual' });
+    expect(error.message).toBe(
+      'The server reused the input request key "q" for a different request (keys are unique over a task\'s life); it is not asked again',
+    );
+    // The task goes on, and ends the way the server says.
+    reuse = false;
+    rig.server.tasks.complete(handle.taskId!, textResult('done'));
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('done').content);
+  });
+
   it('answers sampling requests with onSampling', async () => {
     const rig = await extRig({
       server: manual(),
