@@ -18,7 +18,7 @@
  *
  * A callback that throws has no answer to keep; that stays as it was (reported, not asked again).
  */
-import { TaskRpcError, asTaskError, type TaskError } from '../errors.js';
+import { TaskProtocolError, TaskRpcError, asTaskError, type TaskError } from '../errors.js';
 import type { JsonObject } from '../types.js';
 import { scrub } from '../util/fingerprint.js';
 import type { InlineInput, WireSnapshot } from '../wire/wire.js';
@@ -31,12 +31,30 @@ const MAX_KEY_CHARS = 64;
 
 /**
  * Hands out the input requests of a snapshot not handed out before ([E4]: keys are unique per
- * task, and no request is shown to the user twice). A key whose answer failed to go out is not
+ * task, and no request is shown to the user twice); a key listed again for a different request is
+ * reported as a {@link TaskProtocolError} (`method`: where the snapshot came from), not asked. A key whose answer failed to go out is not
  * handed out again: its kept answer is sent again instead ([E23], see above).
  */
-export function offerInput(events: EngineEvents, record: TaskRecord, input: readonly InlineInput[]): void {
+export function offerInput(
+  events: EngineEvents,
+  record: TaskRecord,
+  input: readonly InlineInput[],
+  method: string,
+): void {
   if (record.task.status !== 'input_required' || input.length === 0) return;
-  const fresh = record.inputArrived(input);
+  const { fresh, reused } = record.inputArrived(input);
+  // A key listed again for another request breaks [E4]: the user is not asked twice under one key
+  // (an answer under it may already have gone), so the change is reported, and not asked.
+  for (const item of reused) {
+    events.problem(
+      new TaskProtocolError(
+        `The server reused the input request key ${keyName(item.key, record.taskId)} for a different request ` +
+          "(keys are unique over a task's life); it is not asked again",
+        { method, task: record.task, toolName: record.toolName },
+      ),
+      record,
+    );
+  }
   if (fresh.length === 0) return;
   events.input(record, fresh);
 }
@@ -138,12 +156,7 @@ function failed(
 /** The error a task fails with when the answers for `keys` could not be delivered. */
 function undeliverable(record: TaskRecord, keys: readonly string[], sends: number, last: unknown): TaskError {
   const cause = asTaskError(last, record);
-  // Keys are the server's: kept short, and never repeating the task id (a secret).
-  const names = keys
-    .map((key) =>
-      scrub(JSON.stringify(key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key), record.taskId),
-    )
-    .join(', ');
+  const names = keys.map((key) => keyName(key, record.taskId)).join(', ');
   const what = keys.length === 1 ? `input request ${names}` : `input requests ${names}`;
   return new TaskRpcError(
     `The answer to ${what} never reached the server: tasks/update failed ${sends} times (last: ${cause.message}); ` +
@@ -159,4 +172,9 @@ function undeliverable(record: TaskRecord, keys: readonly string[], sends: numbe
       cause,
     },
   );
+}
+
+/** An input request key as quoted in a message: kept short, and never repeating the task id (a secret). */
+function keyName(key: string, taskId: string): string {
+  return scrub(JSON.stringify(key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key), taskId);
 }

@@ -97,7 +97,12 @@ export function observe(
     if (task.status !== record.task.status) engine.report(contradiction(engine, record, task, source), record);
   }
   if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
-    offerInput(engine.events, record, snapshot.input);
+    offerInput(
+      engine.events,
+      record,
+      snapshot.input,
+      source === 'notification' ? engine.wire.statusNotification : 'tasks/get',
+    );
   // [E23]: answers a failed tasks/update did not deliver go again while a poll still lists their key.
   if (source === 'poll' && record.undelivered !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
     resendKept(engine, record, snapshot);

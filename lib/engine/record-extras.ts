@@ -75,7 +75,8 @@ export class RecordExtras {
   failedPolls = 0;
   hardPollFailures = 0;
   blockingRetryAt = 0;
-  inputKeys: Set<string> | undefined = undefined;
+  /** The input request keys handed out so far, each with the fingerprint of its request ([E4]). */
+  inputKeys: Map<string, string> | undefined = undefined;
   undelivered: Map<string, KeptAnswer> | undefined = undefined;
   deadlineTimer: Timer | undefined = undefined;
   /** Requests in flight beyond the record's one `member`. */

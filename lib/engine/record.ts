@@ -41,7 +41,9 @@ import { isTerminalStatus, type Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
 import { EPOCH } from '../util/epoch.js';
 import { isoMs } from '../util/iso-time.js';
+import { canonicalJson } from '../util/json.js';
 import { keepShape } from '../util/shapes.js';
+import { sha256Hex } from '../util/sha256.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { GroupMember, InlineInput, RequestGroup, TaskPayload } from '../wire/wire.js';
 import {
@@ -271,15 +273,23 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
   // ---- input-delivery.ts: inline input ----
 
   /**
-   * Input requests rode on a snapshot ([E3]). Their keys are remembered: each is handed out once
-   * over the task's life ([E4]).
-   * @returns those not seen before.
+   * Input requests rode on a snapshot ([E3]). Their keys are remembered, each with a fingerprint
+   * of its request: each key is handed out once over the task's life ([E4]).
+   * @returns `fresh`: those not seen before; `reused`: those whose key came before with another
+   *   request (the server broke [E4]; each such change is returned once).
    */
-  inputArrived(input: readonly InlineInput[]): InlineInput[] {
-    const seen = (this.more().inputKeys ??= new Set());
-    const fresh = input.filter((item) => !seen.has(item.key));
-    for (const item of fresh) seen.add(item.key);
-    return fresh;
+  inputArrived(input: readonly InlineInput[]): { fresh: InlineInput[]; reused: InlineInput[] } {
+    const seen = (this.more().inputKeys ??= new Map<string, string>());
+    const fresh: InlineInput[] = [];
+    const reused: InlineInput[] = [];
+    for (const item of input) {
+      const print = requestPrint(item);
+      const before = seen.get(item.key);
+      if (before === print) continue;
+      (before === undefined ? fresh : reused).push(item);
+      seen.set(item.key, print);
+    }
+    return { fresh, reused };
   }
 
   /** A `tasks/update` failed to deliver `answer` to the request `key`: it is kept to be sent again ([E23]). */
@@ -331,3 +341,8 @@ export const EXEMPLAR_RECORD: TaskRecord = new TaskRecord(
   0,
 );
 keepShape(EXEMPLAR_RECORD);
+
+/** A short fingerprint of an input request (its method and params, whatever their key order). */
+function requestPrint(item: InlineInput): string {
+  return sha256Hex(canonicalJson([item.method, item.params]));
+}

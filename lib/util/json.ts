@@ -14,3 +14,14 @@ export function objectAt(value: unknown, path: readonly string[]): Record<string
   }
   return isObject(at) ? at : undefined;
 }
+
+/**
+ * `value` as JSON with every object's keys sorted: two values that differ only in key order give
+ * the same text. For values that came off the wire (plain JSON).
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
+  if (!isObject(value)) return JSON.stringify(value) ?? 'null';
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+}

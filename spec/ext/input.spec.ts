@@ -157,6 +157,45 @@ describe('input during a task ([E3]-[E5])', () => {
     expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ first: ACCEPT }, { second: ACCEPT }]);
   });
 
+  it("reports a key the server reuses for a different request ([E4]: keys are unique over a task's life) as a TaskProtocolError, once, without asking it again", async () => {
+    const asked: string[] = [];
+    const rig = await extRig({
+      server: manual(),
+      client: { onElicitation: (params) => (asked.push(params.message), ACCEPT) },
+    });
+    const get = builtinMethods(rig.server)['tasks/get']!;
+    let reuse = false;
+    // A deviant server: its tasks/get lists the answered key "q" again, for another question.
+    rig.server.on('tasks/get', async (params, ctx) => {
+      const reply = (await get(params, ctx)) as Record<string, unknown>;
+      return reuse ? { ...reply, status: 'input_required', inputRequests: { q: elicitation('Second?', {}) } } : reply;
+    });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('First?', {}) });
+    // Polls repeat the same request under the same key: that is no reuse.
+    await rig.clock.advance(300);
+    expect(rig.server.count('tasks/update')).toBe(1);
+    reuse = true;
+    await rig.clock.advance(1_000);
+    expect(asked).toEqual(['First?']);
+    expect(rig.server.count('tasks/update')).toBe(1);
+    expect(errors).toHaveLength(1);
+    const [error] = errors as [TaskProtocolError];
+    expect(error.name).toBe('TaskProtocolError');
+    expect(error).toMatchObject({ method: 'tasks/get', taskId: handle.taskId, toolName: 'manual' });
+    expect(error.message).toBe(
+      'The server reused the input request key "q" for a different request (keys are unique over a task\'s life); it is not asked again',
+    );
+    // The task goes on, and ends the way the server says.
+    reuse = false;
+    rig.server.tasks.complete(handle.taskId!, textResult('done'));
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('done').content);
+  });
+
   it('answers sampling requests with onSampling', async () => {
     const rig = await extRig({
       server: manual(),
@@ -229,6 +268,53 @@ describe('input during a task ([E3]-[E5])', () => {
       message: 'The sampling callback failed: no model today',
     });
     expect(rig.server.count('tasks/update')).toBe(0);
+  });
+
+  it("checks an answer's shape before tasks/update ([E31]): a malformed one is reported as a TaskInputError, nothing is sent for its key, and it is not asked again", async () => {
+    let asked = 0;
+    const rig = await extRig({
+      server: manual(),
+      client: {
+        // What an untyped caller (JavaScript, or a body read off the network) may return.
+        onElicitation: () => (asked++, { action: 'maybe' }) as never,
+        onSampling: () => ({ role: 'assistant', content: { type: 'text', text: 'hi' } }) as never,
+      },
+    });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Q?', {}), s: sampling('Summarise') });
+    await rig.clock.advance(1_000);
+    expect(asked).toBe(1);
+    expect(rig.server.count('tasks/update')).toBe(0);
+    expect(errors.map((e) => [e.name, (e as TaskInputError).feature, e.message]).sort()).toEqual([
+      [
+        'TaskInputError',
+        'elicitation',
+        'The elicitation callback returned an invalid result: action must be "accept", "decline" or "cancel"',
+      ],
+      ['TaskInputError', 'sampling', 'The sampling callback returned an invalid result: model must be a string'],
+    ]);
+    expect(errors[0]).toMatchObject({ taskId: handle.taskId, toolName: 'manual' });
+  });
+
+  it('sends the valid answers of a snapshot and leaves out only the malformed one ([E5], [E31])', async () => {
+    const rig = await extRig({
+      server: manual(),
+      client: {
+        onElicitation: (params) => (params.message === 'Good?' ? ACCEPT : ('yes' as never)),
+      },
+    });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { good: elicitation('Good?', {}), bad: elicitation('Bad?', {}) });
+    await rig.clock.advance(1_000);
+    const updates = rig.server.received('tasks/update');
+    expect(updates.map((u) => Object.keys(u.params?.inputResponses as object))).toEqual([['good']]);
+    expect(errors.map((e) => e.message)).toEqual([
+      'The elicitation callback returned an invalid result: it must be an object',
+    ]);
   });
 
   it('aborts a callback still answering when the task ends, and sends nothing after', async () => {

@@ -203,6 +203,20 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     expect(reported[0]).toMatchObject({ feature: 'elicitation', cause: new Error('the user closed the dialog') });
   });
 
+  it("checks an MRTR answer's shape before the retry ([E31]): a malformed one is reported as a TaskInputError and not sent, and the call fails", async () => {
+    const rig = await extRig({ client: { onElicitation: () => ({ action: 'accept', content: 'Alice' }) as never } });
+    const reported: TaskError[] = [];
+    rig.tasks.on('error', (error) => reported.push(error));
+    const error = await rejection(rig.tasks.callToolAsTask('test_tool_with_task'));
+    expect(error).toBeInstanceOf(TaskError);
+    expect(rig.server.count('tools/call')).toBe(1);
+    expect(reported.map((e) => e.message)).toEqual([
+      'The elicitation callback returned an invalid result: content must be an object',
+    ]);
+    expect(reported[0]).toBeInstanceOf(TaskInputError);
+    expect(reported[0]).toMatchObject({ feature: 'elicitation', toolName: 'test_tool_with_task' });
+  });
+
   it('stops retrying the tools/call once the call’s signal aborted during an MRTR callback', async () => {
     const controller = new AbortController();
     const rig = await extRig({ client: { onElicitation: () => new Promise<ElicitResult>(() => {}) } });

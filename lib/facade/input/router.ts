@@ -17,6 +17,7 @@ import { instrumentedConnection } from '../../port/connection-info.js';
 import type { JsonObject } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
 import type { Asking, InputOwner, RouterParts } from './router-parts.js';
+import { answerFlaw } from '../../wire/answer-shape.js';
 import type { InlineInput, InputKind, InputRequest } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
 import type { Attribution, UntaggedInput } from './untagged.js';
@@ -182,7 +183,8 @@ export class InputRouter {
    * Answers input that rides on a snapshot (`task-update`) or on a call's reply (`retry`), by key.
    * Keys of a kind this library cannot answer, or without a callback, are left out; the call's own
    * callbacks come first, then the client's.
-   * @returns the answers by key (those that came; a callback that failed is reported and skipped).
+   * @returns the answers by key (those that came; a callback that failed, or answered with the
+   *   wrong shape, is reported and skipped).
    */
   async answerInline(
     items: readonly InlineInput[],
@@ -203,12 +205,28 @@ export class InputRouter {
         if (item.kind === undefined) return;
         const answer = this.ask(item.kind, item.params, { taskId: about.taskId, owner, call: about, delivery, signal });
         if (answer === undefined) return;
+        let result: unknown;
         try {
-          const result = await answer;
-          if (result !== undefined) answers[item.key] = result;
+          result = await answer;
         } catch {
           // Reported by ask(); an abandoned answer is simply not sent.
+          return;
         }
+        // Checked as a side-channel reply is: there is no error to send instead of an answer
+        // ([E31]), so a malformed one is reported and its key left out, as a callback that throws.
+        const flaw = answerFlaw(item.kind, result);
+        if (flaw === undefined) {
+          answers[item.key] = result as JsonObject;
+          return;
+        }
+        this.parts.report(
+          new TaskInputError(`The ${item.kind} callback returned an invalid result: ${flaw}`, {
+            feature: item.kind,
+            taskId: about.taskId,
+            task: owner?.handle.task,
+            toolName: owner?.handle.toolName ?? about.toolName,
+          }),
+        );
       }),
     );
     return answers;

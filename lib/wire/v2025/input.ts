@@ -10,6 +10,7 @@
 import type { InboundRequest, JsonObject, SessionPort } from '../../port/port.js';
 import { fingerprint } from '../../util/fingerprint.js';
 import { rpcFieldsOf } from '../../util/rpc-error.js';
+import { answerFlaw } from '../answer-shape.js';
 import { isObject } from '../decode.js';
 import type { InputHandler, InputKind, UnattributedNote } from '../wire.js';
 import { RELATED_TASK_KEY, relatedTaskId } from './decode.js';
@@ -28,21 +29,8 @@ function rpcError(code: number, message: string): Error & { code: number } {
 }
 
 /** The answer's shape, checked before it goes to the server; throws a -32603 naming the flaw. */
-function checkAnswer(kind: InputKind, answer: JsonObject): void {
-  const flaw =
-    kind === 'elicitation'
-      ? answer.action !== 'accept' && answer.action !== 'decline' && answer.action !== 'cancel'
-        ? 'action must be "accept", "decline" or "cancel"'
-        : answer.content !== undefined && !isObject(answer.content)
-          ? 'content must be an object'
-          : undefined
-      : typeof answer.model !== 'string'
-        ? 'model must be a string'
-        : typeof answer.role !== 'string'
-          ? 'role must be a string'
-          : !isObject(answer.content) && !Array.isArray(answer.content)
-            ? 'content must be a content block or an array of them'
-            : undefined;
+function checkAnswer(kind: InputKind, answer: unknown): void {
+  const flaw = answerFlaw(kind, answer);
   if (flaw !== undefined) throw rpcError(-32603, `The ${kind} callback returned an invalid result: ${flaw}`);
 }
 
