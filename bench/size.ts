@@ -35,7 +35,7 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
 /**
  * The core's budget, gzip bytes: what it weighs now, rounded up to the next half KiB. The test
  * (spec/package/size.spec.ts, in `npm test`) fails when the root entry grows past it; lower it as
- * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised three times, each time for fixes of
+ * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised four times, each time for fixes of
  * behaviour, never for a feature: from 43 to 43.5 KiB (44,536 bytes measured), for the fixes that
  * read other servers' replies as they are sent (nulls for absent fields, terse notifications,
  * refused cancels, a server's cancellation of a request): +773 bytes; then to 44 KiB (44,838
@@ -47,9 +47,13 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * `tools/call` (with the one re-list and resend on -32020, and tools whose marks break the rules
  * left out), input nobody answers ending an extension task, a refused `CreateTaskResult`'s task
  * cancelled, results and errors kept across poll races, the ttl counted from the send, close()
- * stopping input callbacks, `TaskInputError`, the connection per request for instrumentation.
+ * stopping input callbacks, `TaskInputError`, the connection per request for instrumentation;
+ * then to 46.5 KiB (47,119 bytes measured), for a bound on `TaskClient.connect` (its
+ * `connectTimeoutMs` and `signal`, with `TaskConnectError` from the root entry: before, a server
+ * that never finished the handshake held it as long as the SDK's own request timeout, and nothing
+ * could stop it): +443 bytes.
  */
-export const SIZE_BUDGET_GZIP = 46 * 1024;
+export const SIZE_BUDGET_GZIP = 46.5 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',

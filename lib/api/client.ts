@@ -231,6 +231,19 @@ export interface TaskClientConnectOptions<C extends McpClient = McpClient> exten
   readonly capabilities?: JsonObject | undefined;
   /** Other options for the SDK `Client` constructor (e.g. `versionNegotiation` for SDK v2). */
   readonly clientOptions?: JsonObject | undefined;
+  /**
+   * Longest wait, in ms, for the transport to start and the server to finish the MCP handshake.
+   * When it runs out, `TaskClient.connect` closes the transport and rejects with
+   * `TaskConnectError` (`reason: 'no-answer'`).
+   * @defaultValue 60000
+   */
+  readonly connectTimeoutMs?: number | undefined;
+  /**
+   * Stops connecting: `TaskClient.connect` closes the transport and rejects with `TaskAbortError`
+   * (its `reason` the signal's). It only bounds the connection: once connected, aborting it does
+   * nothing (give `signal` to each call, or call `close()`, to stop later work).
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Options of `TaskClient.resume`: the stop and input options of a call. */

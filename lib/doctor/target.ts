@@ -8,6 +8,7 @@
  */
 import { TaskConnectError, TaskOptionError, type ConnectFailure } from '../errors.js';
 import { raceAbort } from '../util/abort.js';
+import { boundConnect } from '../util/bounded-connect.js';
 import { connectClient } from '../port/connect.js';
 import { openPort, unusable } from '../port/open.js';
 import type { Era, SdkMajor, SessionPort } from '../port/port.js';
@@ -42,12 +43,6 @@ export interface ConnectSettings {
 
 /** What the run's signal throws when it stops the opening of the sessions (the probes' own stop). */
 const stopped = (): ProbeStopped => new ProbeStopped('stopped while connecting');
-
-/**
- * How long a given-up connection attempt may take to let go once its transport is closed: SDK v2
- * reaps the process of its stdio era probe before its `connect` settles.
- */
-const LET_GO_MS = 2_000;
 
 /** The capabilities the doctor's own clients declare: it answers questions (declining them). */
 const CAPABILITIES = { elicitation: {}, sampling: {} };
@@ -229,7 +224,8 @@ function watchHandshake(transport: McpTransport): { bad: Promise<never>; settle(
 /**
  * Connects `transport` with a client of `sdk`, bounded by `connectTimeoutMs` and stopped at once by
  * the run's signal. Given up (the bound, the signal, a target that is not MCP), the transport is
- * closed and the SDK's attempt is given {@link LET_GO_MS} to let go of what it started.
+ * closed and the SDK's attempt is given a short while to let go of what it started (see
+ * util/bounded-connect.ts).
  */
 async function connectOne(
   transport: McpTransport,
@@ -242,8 +238,6 @@ async function connectOne(
     await transport.close().catch(noop);
     throw stopped();
   }
-  let givenUp = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const watch = watchHandshake(transport);
   const attempt = connectClient({
     sdk,
@@ -261,41 +255,21 @@ async function connectOne(
           },
     signal,
   });
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(
-        new TaskConnectError(`The server did not finish the MCP handshake within ${settings.connectTimeoutMs} ms`, {
-          reason: 'no-answer',
-        }),
-      );
-    }, settings.connectTimeoutMs);
-  });
-  // A connection that completes after it was given up is closed again.
-  const over = attempt.then(({ client }) => (givenUp ? client.close().catch(noop) : undefined), noop);
   try {
-    const { client } = await raceAbort(Promise.race([attempt, timeout, watch.bad]), signal, stopped);
+    const { client } = await boundConnect(attempt, transport, {
+      timeoutMs: settings.connectTimeoutMs,
+      signal,
+      failed: watch.bad,
+    });
     watch.settle();
     const port = openPort(client);
     return { port, sdk, era: port.era(), close: () => client.close().catch(noop) };
   } catch (error) {
-    givenUp = true;
     watch.settle();
-    clearTimeout(timer);
-    await transport.close().catch(noop);
-    await letGo(over);
     if (signal.aborted) throw stopped();
     if (notInstalled(error) || error instanceof TaskConnectError) throw error;
     throw asConnectError(error);
-  } finally {
-    clearTimeout(timer);
   }
-}
-
-/** Waits until `over` settles, at most {@link LET_GO_MS}. */
-async function letGo(over: Promise<unknown>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([over, new Promise<void>((resolve) => (timer = setTimeout(resolve, LET_GO_MS)))]);
-  clearTimeout(timer);
 }
 
 /** True for connectClient's "SDK not installed" error. */

@@ -7,6 +7,8 @@ import type { InputCallbacks, TaskClientConnectOptions } from '../../api/index.j
 import { TaskOptionError } from '../../errors.js';
 import { configureReceiver } from '../input/receiver-seam.js';
 import { resolveClientOptions } from '../options.js';
+import { boundConnect } from '../../util/bounded-connect.js';
+import { checkDuration, checkSignal } from '../../util/check.js';
 import { connectClient } from '../../port/connect.js';
 import type { JsonObject } from '../../port/port.js';
 import type { McpClient, McpTransport } from '../../types.js';
@@ -49,16 +51,23 @@ export async function connectFor(
   options: TaskClientConnectOptions,
   callbacks: InputCallbacks,
 ): Promise<McpClient> {
-  const { client } = await connectClient({
+  const signal = options.signal;
+  const attempt = connectClient({
     sdk: options.sdk,
     transport,
     clientInfo: options.clientInfo ?? { name: 'mcp-task-client', version: '0.1.0' },
     capabilities: connectCapabilities(options, callbacks),
     clientOptions: options.clientOptions,
+    signal,
   });
+  const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const { client } = await boundConnect(attempt, transport, { timeoutMs, signal });
   unclaimed.add(client);
   return client;
 }
+
+/** How long `TaskClient.connect` waits for the connection and the handshake by default. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
 
 /** The methods every MCP transport has (both SDK majors' `Transport`). */
 const TRANSPORT_METHODS = ['start', 'send', 'close'] as const;
@@ -86,8 +95,9 @@ export function unusableTransport(transport: unknown): string | undefined {
  * `TaskClient.connect`: checks `transport` and `options`, connects an SDK client made by
  * {@link connectFor} and wraps it with `wrap`, closing it again when the wrapping fails.
  * @throws TaskOptionError for something that is not a transport, or invalid options (before a
- *   connection is opened), whatever `client.connect` or `wrap` throws, or an `Error` when no SDK
- *   is installed.
+ *   connection is opened); TaskConnectError when `connectTimeoutMs` ran out, TaskAbortError when
+ *   `signal` aborted (the transport closed either way); whatever `client.connect` or `wrap`
+ *   throws, or an `Error` when no SDK is installed.
  */
 export async function connectWrapped<T>(
   transport: McpTransport,
@@ -97,6 +107,8 @@ export async function connectWrapped<T>(
   const notTransport = unusableTransport(transport);
   if (notTransport !== undefined) throw new TaskOptionError(notTransport, { option: 'transport' });
   const resolved = resolveClientOptions(options); // fail on bad options before opening a connection
+  checkDuration('connectTimeoutMs', options.connectTimeoutMs);
+  checkSignal('signal', options.signal);
   const sdk: unknown = options.sdk;
   if (sdk !== undefined && sdk !== 'v1' && sdk !== 'v2') {
     throw new TaskOptionError(

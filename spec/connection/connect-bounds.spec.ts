@@ -1,0 +1,107 @@
+/**
+ * `TaskClient.connect` is bounded: `connectTimeoutMs` and `signal` stop a connection attempt
+ * whose server never finishes the handshake, with a typed error, and close its transport; a bound
+ * that did not run out leaves the connection working. The silent transport takes every message
+ * and answers none (a server that accepted the connection and hangs). The SDK is MCP_SDK's.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createExampleServer } from '../../examples/server.js';
+import { TaskAbortError, TaskClient, TaskConnectError, TaskOptionError, type McpTransport } from '../../lib/index.js';
+import { rejection, within } from '../helpers.js';
+import { connectOptions, createLinkedPair } from '../support/sdk.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** A transport that starts, takes every message and answers none; it counts its starts and closes. */
+function silentTransport(): McpTransport & { starts: number; closes: number; sent: unknown[] } {
+  const transport = {
+    starts: 0,
+    closes: 0,
+    sent: [] as unknown[],
+    onclose: undefined as (() => void) | undefined,
+    onerror: undefined as ((error: Error) => void) | undefined,
+    onmessage: undefined as ((message: unknown) => void) | undefined,
+    start(): Promise<void> {
+      transport.starts += 1;
+      return Promise.resolve();
+    },
+    send(message: unknown): Promise<void> {
+      transport.sent.push(message);
+      return Promise.resolve();
+    },
+    close(): Promise<void> {
+      transport.closes += 1;
+      transport.onclose?.();
+      return Promise.resolve();
+    },
+  };
+  return transport;
+}
+
+describe('TaskClient.connect, bounded', () => {
+  it('a server that never answers the handshake: TaskConnectError (no-answer) after connectTimeoutMs, the transport closed', async () => {
+    const transport = silentTransport();
+    const started = Date.now();
+    const error = await rejection(
+      TaskClient.connect(transport, { ...connectOptions(), connectTimeoutMs: 150 }),
+      10_000,
+    );
+    expect(error).toBeInstanceOf(TaskConnectError);
+    expect(error).toMatchObject({ reason: 'no-answer', message: expect.stringContaining('150 ms') as unknown });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(transport.sent.length).toBeGreaterThan(0); // the handshake was sent, and never answered
+    expect(transport.closes).toBeGreaterThanOrEqual(1);
+  });
+
+  it('its signal aborting while it waits: TaskAbortError with the reason, the transport closed', async () => {
+    const transport = silentTransport();
+    const stop = new AbortController();
+    const connecting = TaskClient.connect(transport, { ...connectOptions(), signal: stop.signal });
+    setTimeout(() => stop.abort('user left'), 50);
+    const error = await rejection(connecting, 10_000);
+    expect(error).toBeInstanceOf(TaskAbortError);
+    expect((error as TaskAbortError).reason).toBe('user left');
+    expect(transport.closes).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a signal aborted before: TaskAbortError, and the transport is never started', async () => {
+    const transport = silentTransport();
+    const error = await rejection(
+      TaskClient.connect(transport, { ...connectOptions(), signal: AbortSignal.abort('too late') }),
+    );
+    expect(error).toBeInstanceOf(TaskAbortError);
+    expect(transport.starts).toBe(0);
+  });
+
+  it('bad bounds are refused before anything starts (TaskOptionError)', async () => {
+    for (const options of [{ connectTimeoutMs: -1 }, { connectTimeoutMs: Number.NaN }, { signal: 'stop' }]) {
+      const transport = silentTransport();
+      const error = await rejection(TaskClient.connect(transport, { ...connectOptions(), ...(options as object) }));
+      expect(error).toBeInstanceOf(TaskOptionError);
+      expect(transport.starts).toBe(0);
+    }
+  });
+
+  it('a bound that did not run out leaves the connection working past it, and its signal aborting later changes nothing', async () => {
+    const { server, store } = createExampleServer();
+    const [clientSide, serverSide] = createLinkedPair();
+    await server.connect(serverSide);
+    const stop = new AbortController();
+    const tasks = await within(
+      TaskClient.connect(clientSide, { ...connectOptions(), connectTimeoutMs: 200, signal: stop.signal }),
+      10_000,
+    );
+    cleanups.push(async () => {
+      await tasks.close();
+      await server.close();
+      store.cleanup();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stop.abort();
+    const handle = await tasks.callToolAsTask('analyze', { id: 1, steps: 1, stepMs: 10 });
+    expect((await within(handle.result(), 10_000)).content).toBeDefined();
+  });
+});
