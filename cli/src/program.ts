@@ -3,6 +3,7 @@
  * runs it.
  */
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { TaskOptionError } from 'mcp-task-client';
 import { UsageError } from './args.js';
@@ -55,6 +56,20 @@ function versionOf(name: 'mcp-task' | 'mcp-task-client'): string {
   }
 }
 
+/**
+ * Where a guide of the library's docs/ is on this machine: the library's package ships docs/, so an
+ * installed `mcp-task` names a file that exists (a bare `docs/cli.md` exists only in a clone).
+ * Falls back to the path in the repository when the package cannot be resolved.
+ */
+function guide(file: 'cli.md' | 'doctor.md'): string {
+  try {
+    const manifest = createRequire(import.meta.url).resolve('mcp-task-client/package.json');
+    return join(dirname(manifest), 'docs', file);
+  } catch {
+    return `docs/${file} in the mcp-task-client repository`;
+  }
+}
+
 /** Builds the program; each action stores its exit code in `exit.code`. */
 export function program(exit: { code: number }): Command {
   // The CLI's version and the library's it runs on (two packages, released apart); a copy laid
@@ -68,7 +83,7 @@ export function program(exit: { code: number }): Command {
     .showHelpAfterError('(run mcp-task help for usage)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 completed, 1 failed, 2 usage error, 124 timeout, 130 cancelled (141 stdout closed, 143 SIGTERM).\nDocumentation: docs/cli.md',
+      `\nExit codes: 0 completed, 1 failed, 2 usage error, 124 timeout, 130 cancelled (141 stdout closed, 143 SIGTERM).\nDocumentation: ${guide('cli.md')}`,
     )
     .exitOverride();
 
@@ -150,7 +165,7 @@ export function program(exit: { code: number }): Command {
     .option('--connect-timeout <duration>', 'give up opening a session after this long (default 30s; 0: no limit)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 no MUST rule broken, 1 a MUST rule broken (or the server cannot be reached), 2 usage error, 124 --timeout, 130 Ctrl-C.\nDocumentation: docs/doctor.md',
+      `\nExit codes: 0 no MUST rule broken, 1 a MUST rule broken (or the server cannot be reached), 2 usage error, 124 --timeout, 130 Ctrl-C.\nDocumentation: ${guide('doctor.md')}`,
     )
     .action((options: Record<string, unknown>) => run(() => doctorCommand(options))());
   return root;

@@ -1,7 +1,7 @@
 /** The CLI's pure parts: argument syntax, form fields and their checks, answers, rendering, exit codes. */
-import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { TaskCancelledError, TaskFailedError, TaskOptionError, TaskTimeoutError } from 'mcp-task-client';
 import {
@@ -129,6 +129,24 @@ describe('argument syntax', () => {
       'Task for tool "analyze" timed out: --timeout 2s passed; the remote task was cancelled',
     );
     expect(describeError(error)).toBe(error.message);
+  });
+
+  it('help names its guide by a path that exists wherever mcp-task is installed (the library package ships docs/)', async () => {
+    const written: string[] = [];
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await main(['--help'])).toBe(EXIT.ok);
+      expect(await main(['help', 'doctor'])).toBe(EXIT.ok);
+    } finally {
+      out.mockRestore();
+    }
+    const guides = [...written.join('').matchAll(/^Documentation: (.+)$/gm)].map((match) => match[1]!);
+    expect(guides.map((path) => basename(path))).toEqual(['cli.md', 'doctor.md']);
+    // Absolute, not a path relative to wherever the command happens to run.
+    for (const path of guides) expect(isAbsolute(path) && existsSync(path), path).toBe(true);
   });
 
   it('help shown instead of a command (none given, help for an unknown command) is a usage error; help asked for is not', async () => {
