@@ -234,7 +234,8 @@ export interface TaskClientConnectOptions<C extends McpClient = McpClient> exten
   /**
    * Longest wait, in ms, for the transport to start and the server to finish the MCP handshake.
    * When it runs out, `TaskClient.connect` closes the transport and rejects with
-   * `TaskConnectError` (`reason: 'no-answer'`).
+   * `TaskConnectError` (`reason: 'no-answer'`), after at most 2 s more for the attempt to let go
+   * of what it started.
    * @defaultValue 60000
    */
   readonly connectTimeoutMs?: number | undefined;

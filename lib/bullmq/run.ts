@@ -311,8 +311,11 @@ export class JobRun {
     const acquiring = this.context.acquire(server, sessionId);
     const waited = new AbortController();
     const interrupted = (): void => waited.abort();
-    // A run already cancelled comes here to cancel its task (see attempts()): only its deadline stops that wait.
+    // A run already cancelled comes here to cancel its task (see attempts()): only its deadline,
+    // or the processor closing (the task is then cancelled once the connection comes), stops that wait.
     this.interrupt.signal.addEventListener('abort', interrupted, { once: true });
+    this.context.closing.addEventListener('abort', interrupted, { once: true });
+    if (this.context.closing.aborted) waited.abort();
     let lease: Lease | undefined;
     try {
       const expired = new Promise<undefined>((resolve) => {
@@ -322,6 +325,7 @@ export class JobRun {
     } finally {
       waited.abort();
       this.interrupt.signal.removeEventListener('abort', interrupted);
+      this.context.closing.removeEventListener('abort', interrupted);
     }
     if (lease !== undefined) return lease;
     // The job ends for good (its deadline, a cancel) unless the processor hands it back: its stored

@@ -239,24 +239,27 @@ async function connectOne(
     throw stopped();
   }
   const watch = watchHandshake(transport);
-  const attempt = connectClient({
-    sdk,
-    transport,
-    clientInfo: settings.clientInfo,
-    capabilities: CAPABILITIES,
-    // The era probe gets part of the bound (SDK v2 waits 60 s by default): a stdio target that
-    // says nothing (cat answers its own probe with nothing) then falls back to initialize in time.
-    clientOptions:
-      mode === undefined
-        ? undefined
-        : {
-            versionNegotiation:
-              mode === 'auto' ? { mode, probe: { timeoutMs: Math.round(settings.connectTimeoutMs * 0.6) } } : { mode },
-          },
-    signal,
-  });
+  const start = (stop: AbortSignal) =>
+    connectClient({
+      sdk,
+      transport,
+      clientInfo: settings.clientInfo,
+      capabilities: CAPABILITIES,
+      // The era probe gets part of the bound (SDK v2 waits 60 s by default): a stdio target that
+      // says nothing (cat answers its own probe with nothing) then falls back to initialize in time.
+      clientOptions:
+        mode === undefined
+          ? undefined
+          : {
+              versionNegotiation:
+                mode === 'auto'
+                  ? { mode, probe: { timeoutMs: Math.round(settings.connectTimeoutMs * 0.6) } }
+                  : { mode },
+            },
+      signal: stop,
+    });
   try {
-    const { client } = await boundConnect(attempt, transport, {
+    const { client } = await boundConnect(start, transport, {
       timeoutMs: settings.connectTimeoutMs,
       signal,
       failed: watch.bad,

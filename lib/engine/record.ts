@@ -342,7 +342,12 @@ export const EXEMPLAR_RECORD: TaskRecord = new TaskRecord(
 );
 keepShape(EXEMPLAR_RECORD);
 
-/** A short fingerprint of an input request (its method and params, whatever their key order). */
+/**
+ * A short fingerprint of an input request: its method and params, whatever their key order, and
+ * without the params' `_meta` (a server may stamp each listing with its own: a trace context, a
+ * time), which says nothing about what is asked.
+ */
 function requestPrint(item: InlineInput): string {
-  return sha256Hex(canonicalJson([item.method, item.params]));
+  const { _meta: _ignored, ...asked } = item.params;
+  return sha256Hex(canonicalJson([item.method, asked]));
 }

@@ -29,19 +29,20 @@ export interface ConnectBounds {
 }
 
 /**
- * `attempt` (connecting a client over `transport`), bounded by `bounds`.
+ * A connection attempt over `transport`, started by `start` and bounded by `bounds`. `start` gets a
+ * signal that aborts when the attempt is given up (or when `bounds.signal` aborted before it
+ * began): an attempt that has not yet started its transport (the SDK still loading) must then not
+ * start it.
  * @throws TaskConnectError (`reason: 'no-answer'`) when the time ran out; TaskAbortError, with the
  *   signal's reason, when the signal aborted; otherwise whatever the attempt or `failed` rejected with.
  */
 export async function boundConnect<T extends { readonly client: { close(): Promise<void> } }>(
-  attempt: Promise<T>,
+  start: (signal: AbortSignal) => Promise<T>,
   transport: McpTransport,
   bounds: ConnectBounds,
 ): Promise<T> {
   const { timeoutMs, signal } = bounds;
-  let givenUp = false;
-  // A connection that completes after it was given up is closed again.
-  const over = attempt.then(({ client }) => (givenUp ? client.close().catch(noop) : undefined), noop);
+  const giveUp = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let offAbort: (() => void) | undefined;
   const stops = new Promise<never>((_, reject) => {
@@ -55,19 +56,28 @@ export async function boundConnect<T extends { readonly client: { close(): Promi
       }, timeoutMs);
     }
     if (signal === undefined) return;
-    const abort = (): void => reject(new TaskAbortError('Connecting was aborted', { reason: signal.reason }));
+    const abort = (): void => {
+      giveUp.abort(signal.reason);
+      reject(new TaskAbortError('Connecting was aborted', { reason: signal.reason }));
+    };
     if (signal.aborted) return abort();
     signal.addEventListener('abort', abort, { once: true });
     offAbort = () => signal.removeEventListener('abort', abort);
   });
+  const attempt = start(giveUp.signal);
+  // A connection that completes after it was given up is closed again.
+  const over = attempt.then(({ client }) => (giveUp.signal.aborted ? client.close().catch(noop) : undefined), noop);
   const racers: Array<Promise<T>> = [attempt, stops];
   if (bounds.failed !== undefined) racers.push(bounds.failed);
   try {
     return await Promise.race(racers);
   } catch (error) {
-    givenUp = true;
-    await transport.close().catch(noop);
-    await letGo(over);
+    giveUp.abort(error);
+    // Whatever the transport's close does (throws, never settles), the wait stays bounded.
+    const closing = Promise.resolve()
+      .then(() => transport.close())
+      .catch(noop);
+    await letGo(Promise.all([closing, over]));
     throw error;
   } finally {
     clearTimeout(timer);

@@ -4,11 +4,14 @@
  * that did not run out leaves the connection working. The silent transport takes every message
  * and answers none (a server that accepted the connection and hangs). The SDK is MCP_SDK's.
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExampleServer } from '../../examples/server.js';
 import { TaskAbortError, TaskClient, TaskConnectError, TaskOptionError, type McpTransport } from '../../lib/index.js';
 import { rejection, within } from '../helpers.js';
-import { connectOptions, createLinkedPair } from '../support/sdk.js';
+import { connectOptions, createLinkedPair, SDK } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -54,6 +57,38 @@ describe('TaskClient.connect, bounded', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     expect(transport.sent.length).toBeGreaterThan(0); // the handshake was sent, and never answered
     expect(transport.closes).toBeGreaterThanOrEqual(1);
+  });
+
+  it('given up while the SDK still loads (a fresh process): the closed transport is never started, and the process exits at once', async () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const started = Date.now();
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'spec/fixtures/connect-while-loading.ts'],
+      { cwd: root, env: { ...process.env, MCP_SDK: SDK }, timeout: 30_000 },
+    );
+    // Before, an initialize sent on the closed transport held the process for the SDK's 60 s.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const line = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { error?: string; seen?: string[] };
+    expect(line.error).toBe('TaskConnectError');
+    expect(line.seen).toEqual(['close']);
+  });
+
+  it('a transport whose close() throws, or never settles, still gets the TaskConnectError, in bounded time', async () => {
+    for (const close of [
+      () => {
+        throw new Error('close exploded');
+      },
+      () => new Promise<void>(() => {}),
+    ]) {
+      const transport = silentTransport();
+      transport.close = close;
+      const error = await rejection(
+        TaskClient.connect(transport, { ...connectOptions(), connectTimeoutMs: 100 }),
+        10_000,
+      );
+      expect(error).toBeInstanceOf(TaskConnectError);
+    }
   });
 
   it('its signal aborting while it waits: TaskAbortError with the reason, the transport closed', async () => {

@@ -196,6 +196,50 @@ describe('input during a task ([E3]-[E5])', () => {
     expect((await result).content).toEqual(textResult('done').content);
   });
 
+  it("[E4] a listing that only stamps the request's _meta anew (a trace context per poll) is the same request: no reuse reported, asked once", async () => {
+    const asked: string[] = [];
+    let answer: (() => void) | undefined;
+    // The answer is held, so the server lists the question on every poll meanwhile.
+    const rig = await extRig({
+      server: manual(),
+      client: {
+        onElicitation: (params) => {
+          asked.push(params.message);
+          return new Promise((resolve) => (answer = () => resolve(ACCEPT)));
+        },
+      },
+    });
+    const get = builtinMethods(rig.server)['tasks/get']!;
+    let stamp = 0;
+    rig.server.on('tasks/get', async (params, ctx) => {
+      const reply = (await get(params, ctx)) as Record<string, unknown>;
+      const listed = reply.inputRequests as Record<string, { params: Record<string, unknown> }> | undefined;
+      if (listed === undefined) return reply;
+      const stamped = Object.fromEntries(
+        Object.entries(listed).map(([key, request]) => {
+          stamp += 1;
+          return [key, { ...request, params: { ...request.params, _meta: { traceparent: `00-${stamp}` } } }];
+        }),
+      );
+      return { ...reply, inputRequests: stamped };
+    });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('First?', {}) });
+    await rig.clock.advance(1_000);
+    expect(stamp).toBeGreaterThan(1);
+    expect(asked).toEqual(['First?']);
+    expect(errors).toEqual([]);
+    answer?.();
+    await rig.clock.advance(300);
+    expect(rig.server.count('tasks/update')).toBe(1);
+    rig.server.tasks.complete(handle.taskId!, textResult('done'));
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('done').content);
+  });
+
   it('answers sampling requests with onSampling', async () => {
     const rig = await extRig({
       server: manual(),

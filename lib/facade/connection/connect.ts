@@ -51,17 +51,18 @@ export async function connectFor(
   options: TaskClientConnectOptions,
   callbacks: InputCallbacks,
 ): Promise<McpClient> {
-  const signal = options.signal;
-  const attempt = connectClient({
-    sdk: options.sdk,
-    transport,
-    clientInfo: options.clientInfo ?? { name: 'mcp-task-client', version: '0.1.0' },
-    capabilities: connectCapabilities(options, callbacks),
-    clientOptions: options.clientOptions,
-    signal,
-  });
+  const capabilities = connectCapabilities(options, callbacks);
+  const start = (signal: AbortSignal) =>
+    connectClient({
+      sdk: options.sdk,
+      transport,
+      clientInfo: options.clientInfo ?? { name: 'mcp-task-client', version: '0.1.0' },
+      capabilities,
+      clientOptions: options.clientOptions,
+      signal,
+    });
   const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const { client } = await boundConnect(attempt, transport, { timeoutMs, signal });
+  const { client } = await boundConnect(start, transport, { timeoutMs, signal: options.signal });
   unclaimed.add(client);
   return client;
 }
