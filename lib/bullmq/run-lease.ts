@@ -58,9 +58,11 @@ export async function leaseConnection(
   // task, if any, is then cancelled over the connection once it comes.
   const reference = run.data.task?.reference;
   const cancelLate = reference !== undefined && (run.stop.aborted || !context.closing.aborted);
+  // In a promise chain: a resume that throws (a closed client) must not become an unhandled rejection.
   acquiring.then(
     (late) =>
-      (cancelLate ? late.tasks.resume(reference).dispose() : Promise.resolve())
+      Promise.resolve()
+        .then(() => (cancelLate ? late.tasks.resume(reference).dispose() : undefined))
         .catch(() => {})
         .finally(() => late.release()),
     () => {},
