@@ -39,8 +39,10 @@ export async function leaseConnection(
   const interrupted = (): void => waited.abort();
   // A run already cancelled comes here to cancel its task (see attempts() in run.ts): only its deadline,
   // or the processor closing (the task is then cancelled once the connection comes), stops that wait.
+  // The processor's close listeners (a set, not the shared `closing` signal: many runs wait at
+  // once, and an AbortSignal warns past ten listeners).
   run.interrupt.addEventListener('abort', interrupted, { once: true });
-  context.closing.addEventListener('abort', interrupted, { once: true });
+  const unlistenClose = context.onClose(interrupted);
   if (context.closing.aborted) waited.abort();
   let lease: Lease | undefined;
   try {
@@ -51,7 +53,7 @@ export async function leaseConnection(
   } finally {
     waited.abort();
     run.interrupt.removeEventListener('abort', interrupted);
-    context.closing.removeEventListener('abort', interrupted);
+    unlistenClose();
   }
   if (lease !== undefined) return lease;
   // The job ends for good (its deadline, a cancel) unless the processor hands it back: its stored
