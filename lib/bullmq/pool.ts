@@ -46,6 +46,8 @@ interface Entry {
   lostTimer: Later | undefined;
   /** The connection, once `connect` gave it. */
   connected?: TaskClient | undefined;
+  /** Dropped while `connect` was under way (the pool closing): the release of its last lease closes it. */
+  closeWhenFree?: boolean;
 }
 
 /** See the module comment. */
@@ -98,7 +100,9 @@ export class ServerPool {
         if (released) return;
         released = true;
         leased.users -= 1;
-        if (leased.joined && leased.users === 0) this.drop(leased);
+        if (leased.users > 0) return;
+        if (leased.closeWhenFree === true) tasks.close().catch(() => {});
+        else if (leased.joined) this.drop(leased);
       },
     };
   }
@@ -108,7 +112,8 @@ export class ServerPool {
     this.closed = true;
     const all = [...this.entries];
     for (const entry of all) this.drop(entry);
-    // A connect still under way is not waited for (it may never settle): drop() closes its client when it comes.
+    // A connect still under way is not waited for (it may never settle): its client is closed when
+    // it comes, once no lease holds it (see drop()).
     await Promise.all(all.map((entry) => entry.connected?.close().catch(() => {}) ?? Promise.resolve()));
   }
 
@@ -137,6 +142,13 @@ export class ServerPool {
     entry.dead = true;
     entry.lostTimer?.clear();
     this.entries.delete(entry);
-    entry.tasks.then((tasks) => tasks.close()).catch(() => {});
+    if (entry.connected !== undefined) {
+      entry.tasks.then((tasks) => tasks.close()).catch(() => {});
+      return;
+    }
+    // A connect still under way (the pool closing): the connection, when it comes, is lent to the
+    // runs that waited for it and closed with its last lease, so a run that gave up waiting still
+    // cancels its stored task over it first. A connect that fails leaves nothing to close.
+    entry.closeWhenFree = true;
   }
 }

@@ -5,30 +5,15 @@
  * tool's result or the error that ends it.
  */
 import type { Job } from 'bullmq';
-import {
-  TaskFailedError,
-  type CallToolResult,
-  type InputCallbacks,
-  type TaskClient,
-  type TaskHandle,
-  type TaskProgress,
-} from '../index.js';
+import type { CallToolResult, InputCallbacks, TaskClient, TaskHandle, TaskProgress } from '../index.js';
 import { withDeclaredInput } from './declared-input.js';
 import { readJobData } from './job-data.js';
-import { backoff, isLastAttempt, verdictOf } from './outcome.js';
 import type { Lease } from './pool.js';
 import { JobQuestions } from './questions.js';
 import { RunEnded, type RunContext } from './run-context.js';
-import {
-  Overtaken,
-  cancelStoredTask,
-  checkedData,
-  goneEnd,
-  isOwnMark,
-  messageOf,
-  sleep,
-  storeReference,
-} from './run-store.js';
+import { leaseConnection } from './run-lease.js';
+import { afterError, type FailedTry } from './run-retry.js';
+import { Overtaken, checkedData, goneEnd, isOwnMark, messageOf, sleep, storeReference } from './run-store.js';
 import { RunStatus } from './run-status.js';
 import type { ToolJobData } from './types.js';
 
@@ -138,7 +123,8 @@ export class JobRun {
         // Still calling only while no task is stored: an error after the reference was stored
         // came from following the task, not from the server refusing the call.
         calling = this.data.task === undefined;
-        const overtaken = error instanceof Overtaken ? error : await this.afterError(error, attempt, calling);
+        const overtaken =
+          error instanceof Overtaken ? error : await afterError(this.failedTry(), error, attempt, calling);
         if (overtaken !== undefined) {
           // Another run's mark or task is stored: go on from it, without counting a retry.
           this.data = checkedData(overtaken.stored);
@@ -146,42 +132,6 @@ export class JobRun {
         }
       }
     }
-  }
-
-  /**
-   * After a try that failed: ends the run, or forgets a lost task, or waits before the next try.
-   * @returns what another run stored, when forgetting the task was refused because of it.
-   */
-  private async afterError(error: unknown, attempt: number, calling: boolean): Promise<Overtaken | undefined> {
-    const { retry } = this.context;
-    this.checkInterrupted(error);
-    try {
-      const verdict = verdictOf(error, calling);
-      if (verdict === 'lost') await this.lost(error, attempt);
-      else if (verdict === 'final') throw await this.final(error);
-      else if (attempt > retry.attempts) {
-        const message = `Gave up after ${retry.attempts} retries: ${messageOf(error)}`;
-        if (!isLastAttempt(this.job)) throw new RunEnded({ kind: 'attempt', message, cause: error });
-        // No attempt follows: nobody would resume the task, so it is cancelled.
-        await cancelStoredTask(this.context, this.jobId, this.data);
-        throw new RunEnded({ kind: 'final', message, cause: error });
-      } else {
-        // The job's deadline bounds the wait too: the next try then ends the job at once.
-        const delayMs = this.withinDeadline(backoff(attempt, retry.minDelayMs, retry.maxDelayMs));
-        this.context.emit({
-          type: 'retry',
-          jobId: this.jobId,
-          error: error instanceof Error ? error : new Error(String(error)),
-          attempt,
-          delayMs,
-        });
-        await sleep(delayMs, this.interrupt.signal);
-      }
-    } catch (thrown) {
-      if (thrown instanceof Overtaken) return thrown;
-      throw thrown;
-    }
-    return undefined;
   }
 
   /**
@@ -203,6 +153,22 @@ export class JobRun {
     }
   }
 
+  /** The parts of this run that a failed try uses (see {@link afterError}). */
+  private failedTry(): FailedTry {
+    return {
+      context: this.context,
+      job: this.job,
+      jobId: this.jobId,
+      data: this.data,
+      keep: (data) => {
+        this.data = data;
+      },
+      interrupt: this.interrupt.signal,
+      checkInterrupted: (error) => this.checkInterrupted(error),
+      withinDeadline: (ms) => this.withinDeadline(ms),
+    };
+  }
+
   /** After an error (or none), ends the run when it was cancelled or its processor closes. */
   private checkInterrupted(error: unknown): void {
     if (this.stop.signal.aborted) {
@@ -211,50 +177,6 @@ export class JobRun {
       throw new RunEnded({ kind: 'final', message: `Job cancelled (${reason}): ${detail}`, cause: error });
     }
     if (this.context.closing.aborted) throw new RunEnded({ kind: 'release', taskId: this.data.task?.reference.taskId });
-  }
-
-  /**
-   * The task is gone from the server: fail, or (when asked to) forget it and call the tool again.
-   * Calling again counts as a retry: a server that keeps losing tasks does not keep the job forever.
-   */
-  private async lost(error: unknown, attempt: number): Promise<void> {
-    const message = `${messageOf(error)}. The task cannot be resumed: the server no longer knows it (a stdio server dies with its worker, and its tasks with it; a server that restarted, or whose ttl for the task elapsed, no longer has it)`;
-    if (this.context.lostTask !== 'call-again') throw new RunEnded({ kind: 'final', message, cause: error });
-    if (attempt > this.context.retry.attempts) {
-      throw new RunEnded({
-        kind: 'attempt',
-        message: `Gave up after ${this.context.retry.attempts} retries: ${message}`,
-        cause: error,
-      });
-    }
-    await this.forgetTask();
-  }
-
-  /** The error that ends the job, as a {@link RunEnded}. */
-  private async final(error: unknown): Promise<RunEnded> {
-    const message = messageOf(error);
-    if (this.context.retryFailedTasks && error instanceof TaskFailedError) {
-      // The next attempt (if the job has one left) calls the tool again: the failed task is forgotten.
-      await this.forgetTask();
-      return new RunEnded({ kind: 'attempt', message, cause: error });
-    }
-    return new RunEnded({ kind: 'final', message, cause: error });
-  }
-
-  /**
-   * Forgets this run's task in the job (the next try calls the tool again), unless another run
-   * stored its own task or mark meanwhile (it lost the same task and called first).
-   * @throws Overtaken with what that run stored.
-   */
-  private async forgetTask(): Promise<void> {
-    const { task, calling, ...rest } = this.data;
-    if (task === undefined && calling === undefined) return;
-    // Without a reference (a result that came with the answer), it is this run's mark that goes.
-    const guard = task === undefined ? { mark: calling?.at } : { forget: task.reference.taskId };
-    const wrote = await this.context.write(this.jobId, rest, guard);
-    if (wrote.kind === 'gone') throw goneEnd(undefined);
-    if (wrote.kind === 'refused') throw new Overtaken(wrote.stored);
-    this.data = rest;
   }
 
   /** One try: a connection, a call or a resume, and the wait for the result. */
@@ -269,7 +191,18 @@ export class JobRun {
         cause: undefined,
       });
     }
-    const lease = await this.lease(data.server, reference?.sessionId, remaining);
+    const lease = await leaseConnection(
+      {
+        context: this.context,
+        data,
+        stop: this.stop.signal,
+        interrupt: this.interrupt.signal,
+        checkInterrupted: (error) => this.checkInterrupted(error),
+      },
+      data.server,
+      reference?.sessionId,
+      remaining,
+    );
     try {
       let handle: TaskHandle;
       if (reference !== undefined) {
@@ -300,51 +233,6 @@ export class JobRun {
   private withinDeadline(ms: number): number {
     const { deadlineAt } = this.data;
     return deadlineAt === undefined ? ms : Math.max(0, Math.min(ms, deadlineAt - Date.now()));
-  }
-
-  /**
-   * A connection from the pool, waited for until the job's deadline (`remaining` ms), a cancel or
-   * the processor closing: a `connect` that never settles holds neither the job nor `close()`. A
-   * connection that comes after the wait gave up goes back to the pool.
-   */
-  private async lease(server: string, sessionId: string | undefined, remaining: number | undefined): Promise<Lease> {
-    const acquiring = this.context.acquire(server, sessionId);
-    const waited = new AbortController();
-    const interrupted = (): void => waited.abort();
-    // A run already cancelled comes here to cancel its task (see attempts()): only its deadline,
-    // or the processor closing (the task is then cancelled once the connection comes), stops that wait.
-    this.interrupt.signal.addEventListener('abort', interrupted, { once: true });
-    this.context.closing.addEventListener('abort', interrupted, { once: true });
-    if (this.context.closing.aborted) waited.abort();
-    let lease: Lease | undefined;
-    try {
-      const expired = new Promise<undefined>((resolve) => {
-        void sleep(remaining ?? Infinity, waited.signal).then(() => resolve(undefined));
-      });
-      lease = await Promise.race([acquiring, expired]);
-    } finally {
-      waited.abort();
-      this.interrupt.signal.removeEventListener('abort', interrupted);
-      this.context.closing.removeEventListener('abort', interrupted);
-    }
-    if (lease !== undefined) return lease;
-    // The job ends for good (its deadline, a cancel) unless the processor hands it back: its stored
-    // task, if any, is then cancelled over the connection once it comes.
-    const reference = this.data.task?.reference;
-    const cancelLate = reference !== undefined && (this.stop.signal.aborted || !this.context.closing.aborted);
-    acquiring.then(
-      (late) =>
-        (cancelLate ? late.tasks.resume(reference).dispose() : Promise.resolve())
-          .catch(() => {})
-          .finally(() => late.release()),
-      () => {},
-    );
-    this.checkInterrupted(undefined);
-    throw new RunEnded({
-      kind: 'final',
-      message: `The job's deadline passed while connecting to the server "${server}"`,
-      cause: undefined,
-    });
   }
 
   /**

@@ -5,9 +5,10 @@
  * than fired at once. A worker in this process on a scripted server, a real Redis.
  */
 import { Worker, type Job, type Queue } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TaskClient } from '../../lib/index.js';
 import {
+  cancelToolJob,
   enqueueToolTask,
   taskProcessor,
   type TaskProcessorOptions,
@@ -69,7 +70,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: deadlines', () => {
         { server: 'default', tool: 'job', ...(timeoutMs === undefined ? {} : { timeoutMs }) },
         delay === undefined ? {} : { delay },
       );
-    return { queue: opened.queue, events, close, enqueue };
+    return { pair, queue: opened.queue, events, close, enqueue };
   }
 
   async function finished(queue: Queue, job: Job, timeoutMs: number): Promise<Job> {
@@ -93,6 +94,42 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: deadlines', () => {
       'closed',
     );
     expect(await waiting.getState()).toBe('waiting');
+  }, 20_000);
+
+  it('a job cancelled with its task stored, whose connect never settles and that has no deadline: close() resolves at once, and the task is cancelled once the connection comes', async () => {
+    let connected!: (tasks: TaskClient) => void;
+    let connects = 0;
+    const { pair, queue, enqueue, close } = await rig('deadlines-cancelled-connect', {
+      connect: () => {
+        connects += 1;
+        return new Promise<TaskClient>((resolve) => (connected = resolve));
+      },
+    });
+    // The task runs on: the connection that comes late finds it working and cancels it.
+    pair.server.on('tools/call', () => pair.server.tasks.createResult({ pollInterval: 50 }));
+    const reference = (await new TaskClient(pair.client).callToolAsTask('job', {})).detach()!;
+    // Taken over after a cancel: delayed so that its task is stored first; the cancel promotes it.
+    const job = await enqueue(undefined, 60_000);
+    await job.updateData({ ...job.data, task: { reference, storedAt: Date.now() } });
+    expect(await cancelToolJob(queue, job.id!, 'no longer needed')).toBe(true);
+    await eventually(() => Promise.resolve(connects === 1), 5_000, 'the worker to connect');
+    // Only close() stops the wait of a run already cancelled that has no deadline.
+    await expect(Promise.race([close().then(() => 'closed'), pause(3_000).then(() => 'still closing')])).resolves.toBe(
+      'closed',
+    );
+    const done = (await queue.getJob(job.id!))!;
+    expect([await done.getState(), done.failedReason]).toEqual([
+      'failed',
+      'Job cancelled (no longer needed): before the tool was called',
+    ]);
+    expect(pair.server.count('tasks/cancel')).toBe(0);
+    const late = new TaskClient(pair.client);
+    const closed = vi.spyOn(late, 'close');
+    connected(late);
+    await eventually(() => Promise.resolve(pair.server.count('tasks/cancel') === 1), 5_000, 'the task to be cancelled');
+    expect(pair.server.tasks.get(reference.taskId).status).toBe('cancelled');
+    // The connection that came after close() is closed once the cancel let it go.
+    await eventually(() => Promise.resolve(closed.mock.calls.length === 1), 5_000, 'the late connection to close');
   }, 20_000);
 
   it('the wait before a retry ends at the job’s deadline, not after the backoff', async () => {
