@@ -168,7 +168,9 @@ describe.each([
 
   it('a failed task with an isError result ([V18]) is the final output: the model reads the tool error', async () => {
     const tools = await taskTools(rig.tasks);
-    const model = toolCallingModel({ toolName: 'flaky', input: { afterMs: 30, reason: 'quota exceeded' } });
+    // Long enough that the stream shows the task working first even on a loaded machine: a
+    // status stream shows the latest snapshot, so a task already failed when it starts shows only that.
+    const model = toolCallingModel({ toolName: 'flaky', input: { afterMs: 500, reason: 'quota exceeded' } });
     const run = await streamAgent(model, tools);
     expect(run.errors.size).toBe(0);
     expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('quota exceeded')], isError: true });
