@@ -16,23 +16,14 @@ import type { JsonRpcErrorInfo } from '../types.js';
 import { INTERNAL_ERROR, type ReceiverKind } from './types.js';
 import { messageOf } from '../util/text.js';
 import { isObject } from '../util/json.js';
+import { answerFlaw } from '../util/answer-shape.js';
 import { rpcFieldsOf } from '../util/rpc-error.js';
 
 /** What is wrong with a callback's result (already a JSON copy), or `undefined` when its shape is right. */
 export function resultFlaw(kind: ReceiverKind, result: unknown): string | undefined {
   if (!isObject(result)) return 'the result is not an object';
   if (result._meta !== undefined && !isObject(result._meta)) return '_meta must be an object';
-  if (kind === 'elicitation') {
-    if (result.action !== 'accept' && result.action !== 'decline' && result.action !== 'cancel') {
-      return 'action must be "accept", "decline" or "cancel"';
-    }
-    return result.content !== undefined && !isObject(result.content) ? 'content must be an object' : undefined;
-  }
-  if (typeof result.model !== 'string') return 'model must be a string';
-  if (typeof result.role !== 'string') return 'role must be a string';
-  return !isObject(result.content) && !Array.isArray(result.content)
-    ? 'content must be a content block or an array of them'
-    : undefined;
+  return answerFlaw(kind, result);
 }
 
 /**

@@ -17,7 +17,7 @@ import { instrumentedConnection } from '../../port/connection-info.js';
 import type { JsonObject } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
 import type { Asking, InputOwner, RouterParts } from './router-parts.js';
-import { answerFlaw } from '../../wire/answer-shape.js';
+import { answerFlaw } from '../../util/answer-shape.js';
 import type { InlineInput, InputKind, InputRequest } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
 import type { Attribution, UntaggedInput } from './untagged.js';

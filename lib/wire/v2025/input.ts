@@ -10,7 +10,7 @@
 import type { InboundRequest, JsonObject, SessionPort } from '../../port/port.js';
 import { fingerprint } from '../../util/fingerprint.js';
 import { rpcFieldsOf } from '../../util/rpc-error.js';
-import { answerFlaw } from '../answer-shape.js';
+import { answerFlaw } from '../../util/answer-shape.js';
 import { isObject } from '../decode.js';
 import type { InputHandler, InputKind, UnattributedNote } from '../wire.js';
 import { RELATED_TASK_KEY, relatedTaskId } from './decode.js';

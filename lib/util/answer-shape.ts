@@ -1,13 +1,13 @@
 /**
- * The shape an input answer must have before it goes to the server, on every path (a reply to a
- * side-channel request, a `tasks/update`, a `tools/call` sent again): a callback typed loosely (in
- * JavaScript, or handing on a body read off the network) may return anything.
+ * The shape an answer to an elicitation or a sampling request must have before it goes to its
+ * requester: the library's own answers to a server (a reply to a side-channel request, a
+ * `tasks/update`, a `tools/call` sent again) and a receiver task's result. A callback typed
+ * loosely (in JavaScript, or handing on a body read off the network) may return anything.
  */
-import { isObject } from '../util/json.js';
-import type { InputKind } from './wire.js';
+import { isObject } from './json.js';
 
 /** What is wrong with `answer` to a request of `kind`, or `undefined` when its shape is right. */
-export function answerFlaw(kind: InputKind, answer: unknown): string | undefined {
+export function answerFlaw(kind: 'elicitation' | 'sampling', answer: unknown): string | undefined {
   if (!isObject(answer)) return 'it must be an object';
   if (kind === 'elicitation') {
     if (answer.action !== 'accept' && answer.action !== 'decline' && answer.action !== 'cancel') {
