@@ -15,6 +15,7 @@ import {
   TaskNotFoundError,
   TaskRpcError,
   TaskTimeoutError,
+  type CallToolAsTaskOptions,
   type TaskClient,
   type TaskClientOptions,
   type TaskHandle,
@@ -68,6 +69,16 @@ function messages(error: unknown): string[] {
 }
 
 const status = (server: ScriptedServer, taskId: string): string => String(server.tasks.get(taskId).status);
+
+/** Call options whose `onElicitation` accepts (`{ ok: true }`) and records the task each question named. */
+function acceptingInto(asked: Array<string | undefined>): CallToolAsTaskOptions {
+  return {
+    onElicitation: (_params, ctx) => {
+      asked.push(ctx.taskId);
+      return { action: 'accept', content: { ok: true } };
+    },
+  };
+}
 
 describe('tasks/cancel on a working task: every server says cancelled, in its own way (D10)', () => {
   it('TypeScript shape: cancel() returns the server’s cancelled snapshot, result() rejects TaskCancelledError with its statusMessage, tracking stops (D10)', async () => {
@@ -797,16 +808,7 @@ describe('input inside a task, as each server delivers it (D14)', () => {
       return server.tasks.handlers['tasks/result']!(params, {} as HandlerContext);
     });
     const asked: Array<string | undefined> = [];
-    const handle = await tasks.callToolAsTask(
-      'job',
-      {},
-      {
-        onElicitation: (_params, ctx) => {
-          asked.push(ctx.taskId);
-          return { action: 'accept', content: { ok: true } };
-        },
-      },
-    );
+    const handle = await tasks.callToolAsTask('job', {}, acceptingInto(asked));
     await clock.advance(200);
     server.tasks.update(PYTHON_ID, { status: 'input_required' }); // silently (D8)
     expect(server.count('tasks/result')).toBe(0);
@@ -825,16 +827,7 @@ describe('input inside a task, as each server delivers it (D14)', () => {
     const { server, tasks, clock, errors } = await setup(WITH_ELICITATION);
     creating(server, { taskId: 'go-ask', pollInterval: undefined });
     const asked: Array<string | undefined> = [];
-    const handle = await tasks.callToolAsTask(
-      'job',
-      {},
-      {
-        onElicitation: (_params, ctx) => {
-          asked.push(ctx.taskId);
-          return { action: 'accept', content: { ok: true } };
-        },
-      },
-    );
+    const handle = await tasks.callToolAsTask('job', {}, acceptingInto(asked));
     server.send({ jsonrpc: '2.0', id: 7, method: 'elicitation/create', params: QUESTION });
     let reply: LoggedMessage | undefined;
     for (let i = 0; i < 50 && reply === undefined; i += 1) {
