@@ -82,7 +82,9 @@ export interface TaskProcessorOptions {
   readonly retry?: TransientRetryOptions | undefined;
   /**
    * How long a lost connection may stay lost (a `reconnect` factory of the `TaskClient` may bring
-   * it back) before the processor closes it and resumes its tasks over a new one.
+   * it back) before the processor closes it and resumes its tasks over a new one. Also how long a
+   * job that fails for good (on its last attempt) waits at most for the connection that cancels its
+   * task, before its deadline if sooner: a connection that comes later still cancels it.
    * @defaultValue 10000
    */
   readonly reconnectGraceMs?: number | undefined;
@@ -162,7 +164,8 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
   const closing = new AbortController();
   /** What each running job does when the processor closes (one entry per job, not a listener per job on one signal). */
   const closers = new Set<() => void>();
-  const pool = new ServerPool(options.connect, count('reconnectGraceMs', options.reconnectGraceMs, 10_000, 0));
+  const reconnectGraceMs = count('reconnectGraceMs', options.reconnectGraceMs, 10_000, 0);
+  const pool = new ServerPool(options.connect, reconnectGraceMs);
   const watch = new ControlWatch(
     options.queue,
     count('controlPollMs', options.controlPollMs, 1000, 10),
@@ -179,6 +182,7 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
       minDelayMs: count('retry.minDelayMs', options.retry?.minDelayMs, 500, 0),
       maxDelayMs: count('retry.maxDelayMs', options.retry?.maxDelayMs, 30_000, 0),
     },
+    reconnectGraceMs,
     closing: closing.signal,
     onClose: (listener) => {
       closers.add(listener);

@@ -17,6 +17,11 @@ export interface RunContext {
   readonly lostTask: 'fail' | 'call-again';
   readonly retryFailedTasks: boolean;
   readonly retry: { readonly attempts: number; readonly minDelayMs: number; readonly maxDelayMs: number };
+  /**
+   * The `reconnectGraceMs` option: how long a lost connection may stay lost, and how long a job
+   * that fails for good waits for the connection that cancels its task.
+   */
+  readonly reconnectGraceMs: number;
   /** Aborted when the processor closes: runs hand their jobs back to the queue. */
   readonly closing: AbortSignal;
   /** Calls `listener` when the processor closes; returns the undo. */

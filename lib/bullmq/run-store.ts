@@ -53,17 +53,55 @@ export function checkedData(data: unknown): ToolJobData {
  * Cancels the job's stored task (if any) as the job fails for good: resumed over a connection of
  * its own and disposed. It may fail as the run did (a server that cannot be reached): a warning
  * says so, and the task runs on until its ttl.
+ *
+ * The wait for the connection (the user's `connect`, which may never settle) is bounded: by
+ * `reconnectGraceMs`, cut to the time left before the job's deadline, and by the processor
+ * closing, so that neither the job's failure nor `close()` waits for it. Given up, a warning says
+ * so; a connection that still comes cancels the task then and is released (closed, when the pool
+ * closed meanwhile or it was opened for the task's session alone), and nothing of it is left
+ * pending or unhandled. Once the connection is in hand, `dispose()` is bounded by the
+ * `TaskClient`'s `cancelGraceMs`, as every cancel of the library.
  */
 export async function cancelStoredTask(context: RunContext, jobId: string, data: ToolJobData): Promise<void> {
   const reference = data.task?.reference;
   if (reference === undefined) return;
+  const left = data.deadlineAt === undefined ? Infinity : Math.max(0, data.deadlineAt - Date.now());
+  const waitMs = Math.min(context.reconnectGraceMs, left);
+  let connected = false;
+  const started = Date.now();
+  let giveUp!: (why: string) => void;
+  const gaveUp = new Promise<string>((resolve) => (giveUp = resolve));
+  // A connection in hand lets the cancel finish (bounded by its grace): only the wait for it is given up.
+  const stopWaiting = (why: string): void => {
+    if (!connected) giveUp(why);
+  };
+  const timer = later(
+    () => stopWaiting(`after ${waitMs} ms: no connection to the server "${data.server}" came in time`),
+    waitMs,
+  );
+  const onClose = (): void => stopWaiting(`after ${Date.now() - started} ms: the processor closed`);
+  const unlistenClose = context.onClose(onClose);
+  if (context.closing.aborted) onClose();
+  // In a promise chain: a resume that throws (a closed client) must not escape, and the lease goes
+  // back whatever the cancel does, even after the wait was given up.
+  const cancelling = context.acquire(data.server, reference.sessionId).then((lease) => {
+    connected = true;
+    timer.clear();
+    return Promise.resolve()
+      .then(() => lease.tasks.resume(reference).dispose())
+      .finally(() => lease.release());
+  });
   try {
-    const lease = await context.acquire(data.server, reference.sessionId);
-    try {
-      await lease.tasks.resume(reference).dispose();
-    } finally {
-      lease.release();
-    }
+    const why = await Promise.race([cancelling.then(() => undefined), gaveUp]);
+    if (why === undefined) return;
+    cancelling.catch(() => {});
+    context.emit({
+      type: 'warning',
+      jobId,
+      error: new Error(
+        `The job failed for good and the cancel of its task was given up ${why}; a connection that still comes cancels it then`,
+      ),
+    });
   } catch (error) {
     context.emit({
       type: 'warning',
@@ -72,6 +110,9 @@ export async function cancelStoredTask(context: RunContext, jobId: string, data:
         cause: error,
       }),
     });
+  } finally {
+    timer.clear();
+    unlistenClose();
   }
 }
 

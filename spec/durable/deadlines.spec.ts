@@ -132,6 +132,125 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: deadlines', () => {
     await eventually(() => Promise.resolve(closed.mock.calls.length === 1), 5_000, 'the late connection to close');
   }, 20_000);
 
+  /**
+   * A job on its last attempt (no retry left) whose stored task runs in the HTTP session
+   * "session-1": its first connect is refused, so it fails for good and cancels its task; the
+   * connect of that cancel never settles until `connect(late)` gives it a connection. Joined for
+   * that session alone, the connection is closed by the pool once its lease is released.
+   */
+  async function lastAttemptWhoseCancelNeverConnects(
+    name: string,
+    options: Partial<TaskProcessorOptions>,
+    timeoutMs?: number,
+  ) {
+    let connects = 0;
+    let connected: ((tasks: TaskClient) => void) | undefined;
+    const rigged = await rig(name, {
+      retry: { attempts: 0 },
+      connect: () => {
+        connects += 1;
+        if (connects === 1) return Promise.reject(new Error('connect ECONNREFUSED'));
+        return new Promise<TaskClient>((resolve) => (connected = resolve));
+      },
+      ...options,
+    });
+    const { pair, enqueue } = rigged;
+    // The task runs on: only the cancel over the late connection stops it.
+    pair.server.on('tools/call', () => pair.server.tasks.createResult({ pollInterval: 50 }));
+    const reference = {
+      ...(await new TaskClient(pair.client).callToolAsTask('job', {})).detach()!,
+      sessionId: 'session-1',
+    };
+    // Delayed, so that its task is stored before a worker takes it.
+    const job = await enqueue(timeoutMs, 60_000);
+    await job.updateData({ ...job.data, task: { reference, storedAt: Date.now() } });
+    await job.promote();
+    await eventually(() => Promise.resolve(connects === 2), 5_000, 'the cancel to connect');
+    /** Gives the cancel its connection now; resolves once the pool closed it. */
+    const connect = async (): Promise<void> => {
+      const late = new TaskClient(pair.client);
+      const closed = vi.spyOn(late, 'close');
+      connected!(late);
+      await eventually(
+        () => Promise.resolve(pair.server.count('tasks/cancel') === 1),
+        5_000,
+        'the task to be cancelled',
+      );
+      expect(pair.server.tasks.get(reference.taskId).status).toBe('cancelled');
+      await eventually(() => Promise.resolve(closed.mock.calls.length === 1), 5_000, 'the late connection to close');
+    };
+    return { ...rigged, job, connect };
+  }
+
+  const cancelWarnings = (events: ToolJobEvent[]): string[] =>
+    events.flatMap((event) =>
+      event.type === 'warning' && event.error.message.includes('cancel of its task') ? [event.error.message] : [],
+    );
+
+  it('a job that fails for good on its last attempt does not wait for a connect that never settles to cancel its task: it fails after reconnectGraceMs, and a connection that comes later cancels the task and is released', async () => {
+    const started = Date.now();
+    const { pair, queue, job, events, connect } = await lastAttemptWhoseCancelNeverConnects('deadlines-final-cancel', {
+      reconnectGraceMs: 300,
+    });
+    const done = await finished(queue, job, 5_000);
+    expect([await done.getState(), done.failedReason]).toEqual([
+      'failed',
+      'Gave up after 0 retries: connect ECONNREFUSED',
+    ]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(cancelWarnings(events)).toEqual([
+      'The job failed for good and the cancel of its task was given up after 300 ms: no connection to the server "default" came in time; a connection that still comes cancels it then',
+    ]);
+    expect(pair.server.count('tasks/cancel')).toBe(0);
+    // Released by the cancel, before any close(): a connection joined for one session is closed then.
+    await connect();
+  }, 20_000);
+
+  it('the wait of that cancel for its connection ends at the job’s deadline when it comes before reconnectGraceMs', async () => {
+    const started = Date.now();
+    const { queue, job, events, connect } = await lastAttemptWhoseCancelNeverConnects(
+      'deadlines-final-cancel-deadline',
+      { reconnectGraceMs: 60_000 },
+      2_000,
+    );
+    const done = await finished(queue, job, 6_000);
+    expect([await done.getState(), done.failedReason]).toEqual([
+      'failed',
+      'Gave up after 0 retries: connect ECONNREFUSED',
+    ]);
+    // The deadline, counted from the enqueue, and generous margins; well short of reconnectGraceMs.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(cancelWarnings(events)).toEqual([
+      expect.stringMatching(
+        /^The job failed for good and the cancel of its task was given up after \d+ ms: no connection to the server "default" came in time; a connection that still comes cancels it then$/,
+      ),
+    ]);
+    await connect();
+  }, 20_000);
+
+  it('close() does not wait for the connect of a job that fails for good to cancel its task: the job fails, and the connection that comes after close() cancels the task and is closed', async () => {
+    const { pair, queue, job, events, close, connect } = await lastAttemptWhoseCancelNeverConnects(
+      'deadlines-final-cancel-close',
+      { reconnectGraceMs: 60_000 },
+    );
+    await expect(Promise.race([close().then(() => 'closed'), pause(3_000).then(() => 'still closing')])).resolves.toBe(
+      'closed',
+    );
+    const done = (await queue.getJob(job.id!))!;
+    expect([await done.getState(), done.failedReason]).toEqual([
+      'failed',
+      'Gave up after 0 retries: connect ECONNREFUSED',
+    ]);
+    expect(cancelWarnings(events)).toEqual([
+      expect.stringMatching(
+        /^The job failed for good and the cancel of its task was given up after \d+ ms: the processor closed; a connection that still comes cancels it then$/,
+      ),
+    ]);
+    expect(pair.server.count('tasks/cancel')).toBe(0);
+    await connect();
+  }, 20_000);
+
   it('the wait before a retry ends at the job’s deadline, not after the backoff', async () => {
     let connects = 0;
     const { queue, enqueue } = await rig('deadlines-backoff', {
