@@ -9,7 +9,10 @@ import type { Task } from '../types.js';
 export interface PollTiming {
   /** Never poll sooner than this, whatever the server says (guards against `pollInterval: 0`). */
   readonly minPollIntervalMs: number;
-  /** Never wait longer than this between polls (guards against enormous `pollInterval`s). */
+  /**
+   * Never wait longer than this between polls (guards against enormous `pollInterval`s; by default
+   * an hour, so a real interval is honoured).
+   */
   readonly maxPollIntervalMs: number;
   /** First delay when the server gives no `pollInterval` (D2); it then grows by `backoff`. */
   readonly initialPollIntervalMs: number;
@@ -39,7 +42,8 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
 /**
  * Delay before the next poll of `task` ([R13], [R16]): the server's latest `pollInterval`, or a
  * gentle backoff when it gives none, clamped to `[minPollIntervalMs, maxPollIntervalMs]`. After
- * `failures` consecutive failed polls the retry backoff applies when it is longer.
+ * `failures` consecutive failed polls the retry backoff applies when it is longer: never sooner than
+ * the server's latest interval, which may rate-limit polls that come sooner ([E14]).
  */
 export function pollDelay(
   task: Task,
