@@ -558,6 +558,18 @@ describe('poll scheduling ([R13], [R16], [A16])', () => {
     expect(gaps(server, 'tasks/get', start)).toEqual(Array<number>(10).fill(30_000));
   });
 
+  it('a task whose ttl (2 minutes) is shorter than its 5-minute interval is read every minute, so its kept result is not missed ([V11])', async () => {
+    const { server, tasks, clock, start } = await setup();
+    creating(server, { taskId: 'brief', pollInterval: FIVE_MINUTES, ttl: 120_000 });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result();
+    await clock.advance(90_000);
+    server.tasks.finish('brief', 'completed', { result: text('kept for two minutes') });
+    await clock.advance(60_000);
+    expect((await within(result)).content).toEqual([{ type: 'text', text: 'kept for two minutes' }]);
+    expect(gaps(server, 'tasks/get', start)).toEqual([60_000, 60_000]);
+  });
+
   it("after a failed poll, the next one still waits the server's full interval, never the shorter retry backoff", async () => {
     const { server, tasks, clock, start } = await setup();
     creating(server, { taskId: 'flaky', pollInterval: FIVE_MINUTES, ttl: null });
