@@ -20,8 +20,14 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
    */
   readonly minPollIntervalMs?: number | undefined;
   /**
-   * Ceiling of every poll delay (an enormous `pollInterval` is clamped to it).
-   * @defaultValue 60000
+   * Ceiling of every poll delay. The server's stated `pollInterval` (`pollIntervalMs` on the tasks
+   * extension) is followed up to it, and only an absurd one (`1e12`) is cut to it; the default, one
+   * hour, honours the pace of any realistic job.
+   *
+   * Set it lower to get fresher status from a server that asks for slow polling, accepting the
+   * risk: servers may rate-limit polls that come sooner than their interval, and a refused poll
+   * counts as a failed poll (five in a row fail the task).
+   * @defaultValue 3600000 (1 hour)
    */
   readonly maxPollIntervalMs?: number | undefined;
   /**

@@ -9,7 +9,10 @@ import type { Task } from '../types.js';
 export interface PollTiming {
   /** Never poll sooner than this, whatever the server says (guards against `pollInterval: 0`). */
   readonly minPollIntervalMs: number;
-  /** Never wait longer than this between polls (guards against enormous `pollInterval`s). */
+  /**
+   * Never wait longer than this between polls (guards against enormous `pollInterval`s; by default
+   * an hour, so a real interval is honoured).
+   */
   readonly maxPollIntervalMs: number;
   /** First delay when the server gives no `pollInterval` (D2); it then grows by `backoff`. */
   readonly initialPollIntervalMs: number;
@@ -38,8 +41,9 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
 
 /**
  * Delay before the next poll of `task` ([R13], [R16]): the server's latest `pollInterval`, or a
- * gentle backoff when it gives none, clamped to `[minPollIntervalMs, maxPollIntervalMs]`. After
- * `failures` consecutive failed polls the retry backoff applies when it is longer.
+ * gentle backoff when it gives none, clamped to `[minPollIntervalMs, maxPollIntervalMs]` and to
+ * half the task's ttl. After `failures` consecutive failed polls the retry backoff applies when it is longer: never sooner than
+ * the server's latest interval, which may rate-limit polls that come sooner ([E14]).
  */
 export function pollDelay(
   task: Task,
@@ -54,5 +58,10 @@ export function pollDelay(
     hinted ??
     Math.min(timing.hintlessMaxPollIntervalMs, timing.initialPollIntervalMs * HINTLESS_FACTOR ** hintlessPolls);
   const delay = failures > 0 ? Math.max(base, backoffDelay(failures, retry, random)) : base;
-  return clamp(delay, timing.minPollIntervalMs, timing.maxPollIntervalMs);
+  // [V11], [E13]: past its ttl a task and its result may be deleted, so a task is read at least
+  // twice per ttl, whatever its interval says: a long interval never outlasts the result it waits for.
+  const ttl = task.ttl;
+  const ceiling =
+    ttl !== null && ttl > 0 ? Math.min(timing.maxPollIntervalMs, Math.floor(ttl / 2)) : timing.maxPollIntervalMs;
+  return clamp(delay, timing.minPollIntervalMs, Math.max(timing.minPollIntervalMs, ceiling));
 }

@@ -42,6 +42,13 @@ export const DEFAULT_RETRY: RetryPolicy = {
 export const DEFAULT_PLAIN_CALL_TIMEOUT_MS = 60_000;
 
 /**
+ * Default ceiling of every poll delay ([R16], [E14]): a server's stated pace is followed for any
+ * realistic job (a server may rate-limit polls that come sooner), and only an absurd interval
+ * (`1e12`, `Number.MAX_VALUE`) is cut to it.
+ */
+const DEFAULT_MAX_POLL_INTERVAL_MS = 3_600_000;
+
+/**
  * Validates the options of `TaskClient.close` before it does anything.
  * @returns whether running tasks are to be cancelled.
  * @throws TaskOptionError for a non-object `options` or a non-boolean `cancelRunning`.
@@ -108,7 +115,8 @@ export function resolveClientOptions(options: TaskClientOptions = {}): ResolvedC
     maxElapsedMs: checkDuration('retry.maxElapsedMs', retryIn.maxElapsedMs) ?? DEFAULT_RETRY.maxElapsedMs,
   };
   const minPollIntervalMs = checkDuration('minPollIntervalMs', options.minPollIntervalMs, 1) ?? 100;
-  const maxPollIntervalMs = checkDuration('maxPollIntervalMs', options.maxPollIntervalMs, 1) ?? 60_000;
+  const maxPollIntervalMs =
+    checkDuration('maxPollIntervalMs', options.maxPollIntervalMs, 1) ?? DEFAULT_MAX_POLL_INTERVAL_MS;
   if (maxPollIntervalMs < minPollIntervalMs) {
     // Name the option the caller set (the other is its default).
     const option = options.maxPollIntervalMs === undefined ? 'minPollIntervalMs' : 'maxPollIntervalMs';

@@ -67,7 +67,9 @@ describe('options are validated by the call that receives them', () => {
     for (const clock of [{}, 5, { now: () => 0 }])
       expect(option(() => new TaskClient(client, { clock: clock as never }))).toBe('clock');
     // The error names the option the caller set, not its default partner.
-    expect(option(() => new TaskClient(client, { minPollIntervalMs: 120_000 }))).toBe('minPollIntervalMs');
+    expect(option(() => new TaskClient(client, { minPollIntervalMs: 3_600_001 }))).toBe('minPollIntervalMs');
+    // A floor of 2 minutes fits under the default ceiling (1 hour).
+    expect(option(() => new TaskClient(client, { minPollIntervalMs: 120_000 }))).toBe('accepted');
     expect(option(() => new TaskClient(client, { maxPollIntervalMs: 50 }))).toBe('maxPollIntervalMs');
   });
 

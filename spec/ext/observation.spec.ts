@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskFailedError, type Task } from '../../lib/index.js';
 import { rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import { builtinMethods } from '../support/ext-server/methods.js';
 import { closeRigs, extRig, gaps, lastTaskId, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
@@ -94,6 +95,80 @@ describe('observation', () => {
     await result;
     expect(rig.server.count('tasks/result')).toBe(0);
     expect(rig.server.count('tasks/list')).toBe(0);
+  });
+});
+
+const FIVE_MINUTES = 300_000;
+const ONE_HOUR = 3_600_000;
+
+/**
+ * Makes `rig`'s server refuse (JSON-RPC -32000, as a rate limit) every `tasks/get` that comes
+ * sooner than `ms` after the task's creation or its last answered read ([E14]: servers may
+ * rate-limit clients that poll more often than `pollIntervalMs`). Returns the refusals so far.
+ */
+function rateLimit(rig: ExtRig, ms: number): () => number {
+  const normal = builtinMethods(rig.server)['tasks/get']!;
+  let last = rig.clock.now();
+  let refused = 0;
+  rig.server.on('tasks/get', (params, ctx) => {
+    if (rig.clock.now() - last < ms) {
+      refused += 1;
+      throw rpcError(-32000, `Too many requests: poll every ${ms} ms`);
+    }
+    last = rig.clock.now();
+    return normal(params, ctx);
+  });
+  return () => refused;
+}
+
+describe("a slow pace: the server's pollIntervalMs is honoured up to maxPollIntervalMs ([E14])", () => {
+  it('a server stating 5 minutes is polled every 5 minutes by default: no poll is refused, and the task completes', async () => {
+    const rig = await extRig({ server: manual({ notifications: 'off', pollIntervalMs: FIVE_MINUTES, ttlMs: null }) });
+    const refused = rateLimit(rig, FIVE_MINUTES);
+    const start = rig.clock.now();
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result();
+    await rig.clock.advance(3 * FIVE_MINUTES);
+    rig.server.tasks.complete(lastTaskId(rig.server), textResult('slow and steady'));
+    await rig.clock.advance(FIVE_MINUTES);
+    expect((await result).content).toEqual(textResult('slow and steady').content);
+    expect(gaps(rig.server, 'tasks/get', start)).toEqual([FIVE_MINUTES, FIVE_MINUTES, FIVE_MINUTES, FIVE_MINUTES]);
+    expect(refused()).toBe(0);
+  });
+
+  it('a maxPollIntervalMs the host set (30 s) still caps a 5-minute interval', async () => {
+    const rig = await extRig({
+      server: manual({ notifications: 'off', pollIntervalMs: FIVE_MINUTES, ttlMs: null }),
+      client: { maxPollIntervalMs: 30_000 },
+    });
+    const start = rig.clock.now();
+    await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(FIVE_MINUTES);
+    expect(gaps(rig.server, 'tasks/get', start)).toEqual(Array<number>(10).fill(30_000));
+  });
+
+  it('an enormous pollIntervalMs is capped at maxPollIntervalMs (1 hour)', async () => {
+    const rig = await extRig({ server: manual({ notifications: 'off', pollIntervalMs: 1e12, ttlMs: null }) });
+    const start = rig.clock.now();
+    await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(3 * ONE_HOUR);
+    expect(gaps(rig.server, 'tasks/get', start)).toEqual([ONE_HOUR, ONE_HOUR, ONE_HOUR]);
+  });
+
+  it("after a failed poll, the next one still waits the server's full interval, never the shorter retry backoff", async () => {
+    const rig = await extRig({ server: manual({ notifications: 'off', pollIntervalMs: FIVE_MINUTES, ttlMs: null }) });
+    const normal = builtinMethods(rig.server)['tasks/get']!;
+    let reads = 0;
+    rig.server.on('tasks/get', (params, ctx) => {
+      reads += 1;
+      if (reads <= 2) throw rpcError(-32603, 'Internal error (busy)');
+      return normal(params, ctx);
+    });
+    const start = rig.clock.now();
+    const handle = await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(4 * FIVE_MINUTES);
+    expect(gaps(rig.server, 'tasks/get', start)).toEqual([FIVE_MINUTES, FIVE_MINUTES, FIVE_MINUTES, FIVE_MINUTES]);
+    expect(handle.settled).toBe(false);
   });
 });
 

@@ -36,6 +36,7 @@ const TOOLS = [
 ];
 const text = textResult;
 const STATUS = 'notifications/tasks/status';
+const FIVE_MINUTES = 300_000;
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -513,16 +514,75 @@ describe('poll scheduling ([R13], [R16], [A16])', () => {
     expect(server.received('tasks/get').map((entry) => entry.at - start)).toEqual([1_900]);
   });
 
-  it("follows the server's latest pollInterval, and clamps an enormous one to maxPollIntervalMs (60 s)", async () => {
+  it("follows the server's latest pollInterval, and clamps an enormous one to maxPollIntervalMs (1 hour)", async () => {
     const { server, tasks, clock, start } = await setup();
-    creating(server, { taskId: 'hinted', pollInterval: 1_000 });
+    creating(server, { taskId: 'hinted', pollInterval: 1_000, ttl: null });
     await tasks.callToolAsTask('job');
     server.tasks.update('hinted', { pollInterval: 3_000 });
     await clock.advance(10_000);
     expect(gaps(server, 'tasks/get', start)).toEqual([1_000, 3_000, 3_000, 3_000]);
     server.tasks.update('hinted', { pollInterval: 1e12 });
-    await clock.advance(130_000);
-    expect(gaps(server, 'tasks/get', start).slice(4)).toEqual([3_000, 60_000, 60_000]);
+    await clock.advance(2 * 3_600_000 + 10_000);
+    expect(gaps(server, 'tasks/get', start).slice(4)).toEqual([3_000, 3_600_000, 3_600_000]);
+  });
+
+  it('a server stating 5 minutes is polled every 5 minutes by default: no poll is refused, and the task completes ([R16])', async () => {
+    const { server, tasks, clock, start } = await setup();
+    creating(server, { taskId: 'slow', pollInterval: FIVE_MINUTES, ttl: null });
+    // Polls sooner than the interval are refused, as a rate-limiting server may ([E14]).
+    let last = clock.now();
+    let refused = 0;
+    server.on('tasks/get', (params) => {
+      if (clock.now() - last < FIVE_MINUTES) {
+        refused += 1;
+        throw rpcError(-32000, `Too many requests: poll every ${FIVE_MINUTES} ms`);
+      }
+      last = clock.now();
+      return server.tasks.get(String(params.taskId));
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result();
+    await clock.advance(3 * FIVE_MINUTES);
+    server.tasks.finish('slow', 'completed', { result: text('slow and steady') });
+    await clock.advance(FIVE_MINUTES);
+    expect((await within(result)).content).toEqual([{ type: 'text', text: 'slow and steady' }]);
+    expect(gaps(server, 'tasks/get', start)).toEqual([FIVE_MINUTES, FIVE_MINUTES, FIVE_MINUTES, FIVE_MINUTES]);
+    expect(refused).toBe(0);
+  });
+
+  it('a maxPollIntervalMs the host set (30 s) still caps a 5-minute interval', async () => {
+    const { server, tasks, clock, start } = await setup({}, { maxPollIntervalMs: 30_000 });
+    creating(server, { taskId: 'capped', pollInterval: FIVE_MINUTES, ttl: null });
+    await tasks.callToolAsTask('job');
+    await clock.advance(FIVE_MINUTES);
+    expect(gaps(server, 'tasks/get', start)).toEqual(Array<number>(10).fill(30_000));
+  });
+
+  it('a task whose ttl (2 minutes) is shorter than its 5-minute interval is read every minute, so its kept result is not missed ([V11])', async () => {
+    const { server, tasks, clock, start } = await setup();
+    creating(server, { taskId: 'brief', pollInterval: FIVE_MINUTES, ttl: 120_000 });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result();
+    await clock.advance(90_000);
+    server.tasks.finish('brief', 'completed', { result: text('kept for two minutes') });
+    await clock.advance(60_000);
+    expect((await within(result)).content).toEqual([{ type: 'text', text: 'kept for two minutes' }]);
+    expect(gaps(server, 'tasks/get', start)).toEqual([60_000, 60_000]);
+  });
+
+  it("after a failed poll, the next one still waits the server's full interval, never the shorter retry backoff", async () => {
+    const { server, tasks, clock, start } = await setup();
+    creating(server, { taskId: 'flaky', pollInterval: FIVE_MINUTES, ttl: null });
+    let reads = 0;
+    server.on('tasks/get', (params) => {
+      reads += 1;
+      if (reads <= 2) throw rpcError(-32603, 'Internal error (busy)');
+      return server.tasks.get(String(params.taskId));
+    });
+    const handle = await tasks.callToolAsTask('job');
+    await clock.advance(4 * FIVE_MINUTES);
+    expect(gaps(server, 'tasks/get', start)).toEqual([FIVE_MINUTES, FIVE_MINUTES, FIVE_MINUTES, FIVE_MINUTES]);
+    expect(handle.settled).toBe(false);
   });
 
   it('input_required: tasks/result is called once ([R29]) while polling and statuses go on ([R15])', async () => {

@@ -42,7 +42,7 @@ export const EXT: Readonly<Record<string, CheckSpec>> = {
     'E14',
     'MAY',
     'pollIntervalMs paces polling and may change',
-    'The library polls at the latest pollIntervalMs (clamped to 100 ms - 60 s); without one it backs off from 500 ms to 5 s.',
+    'The library polls at the latest pollIntervalMs (clamped to 100 ms - 1 h); without one it backs off from 500 ms to 5 s.',
   ),
   'undeclared.get': c(
     'E11',

@@ -66,7 +66,7 @@ export const V2025: Readonly<Record<string, CheckSpec>> = {
     'V13',
     'MAY',
     'a task may suggest a pollInterval, which may change',
-    'The library polls at the latest pollInterval (clamped to 100 ms - 60 s); without one it backs off from 500 ms to 5 s.',
+    'The library polls at the latest pollInterval (clamped to 100 ms - 1 h); without one it backs off from 500 ms to 5 s.',
   ),
   'ttl.honoured': c(
     'V10',
