@@ -25,7 +25,14 @@ export interface Timing {
  */
 export type Reply =
   | ({ readonly ok: true; readonly result: JsonObject } & Timing)
-  | ({ readonly ok: false; readonly code: number; readonly message: string; readonly kind: string } & Timing);
+  | ({
+      readonly ok: false;
+      readonly code: number;
+      readonly message: string;
+      readonly kind: string;
+      /** The server's error `data`, if it sent any. */
+      readonly data?: unknown;
+    } & Timing);
 
 /** True when the server itself answered: a result, or its own JSON-RPC error (not a local timeout or a closed connection). */
 export function serverAnswered(reply: Reply): boolean {

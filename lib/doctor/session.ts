@@ -120,7 +120,14 @@ export class Session {
     } catch (error) {
       if (error instanceof PortError && error.kind === 'aborted') throw new ProbeStopped('stopped', { cause: error });
       if (error instanceof PortError)
-        return { ok: false, code: error.code, message: error.message, kind: error.kind, ...timing() };
+        return {
+          ok: false,
+          code: error.code,
+          message: error.message,
+          kind: error.kind,
+          ...(error.kind === 'server' && error.data !== undefined ? { data: error.data } : {}),
+          ...timing(),
+        };
       return {
         ok: false,
         code: -32603,

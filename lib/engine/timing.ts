@@ -39,6 +39,28 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
   return Number.isFinite(delay) ? delay : policy.maxDelayMs;
 }
 
+/** The hint-less backoff after `polls` reads: from `initialPollIntervalMs`, growing to `hintlessMaxPollIntervalMs`. */
+function hintlessDelay(polls: number, timing: PollTiming): number {
+  return Math.min(timing.hintlessMaxPollIntervalMs, timing.initialPollIntervalMs * HINTLESS_FACTOR ** polls);
+}
+
+/**
+ * Delay before the `round`-th (1-based) consecutive retry of a `tools/call` the server answered
+ * with request state only, no input requests (load shedding, [E17]). The server gives no hint of
+ * when to come back, so this is the hint-less poll backoff (from `initialPollIntervalMs`, growing
+ * to `hintlessMaxPollIntervalMs`), with the retry policy's jitter so that clients shed together
+ * do not come back together, clamped to `[minPollIntervalMs, maxPollIntervalMs]` like polls.
+ */
+export function sheddingDelay(round: number, timing: PollTiming, retry: RetryPolicy, random: () => number): number {
+  const base = hintlessDelay(Math.max(0, round - 1), timing);
+  const delay = Math.round(base * (1 - retry.jitter * random()));
+  return clamp(
+    Number.isFinite(delay) ? delay : timing.hintlessMaxPollIntervalMs,
+    timing.minPollIntervalMs,
+    timing.maxPollIntervalMs,
+  );
+}
+
 /**
  * Delay before the next poll of `task` ([R13], [R16]): the server's latest `pollInterval`, or a
  * gentle backoff when it gives none, clamped to `[minPollIntervalMs, maxPollIntervalMs]` and to
@@ -53,10 +75,7 @@ export function pollDelay(
   retry: RetryPolicy,
   random: () => number,
 ): number {
-  const hinted = task.pollInterval;
-  const base =
-    hinted ??
-    Math.min(timing.hintlessMaxPollIntervalMs, timing.initialPollIntervalMs * HINTLESS_FACTOR ** hintlessPolls);
+  const base = task.pollInterval ?? hintlessDelay(hintlessPolls, timing);
   const delay = failures > 0 ? Math.max(base, backoffDelay(failures, retry, random)) : base;
   // [V11], [E13]: past its ttl a task and its result may be deleted, so a task is read at least
   // twice per ttl, whatever its interval says: a long interval never outlasts the result it waits for.

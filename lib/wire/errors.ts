@@ -66,6 +66,19 @@ export function toWireError(method: string, error: unknown, taskId?: string): Ta
   });
 }
 
+/** `error` with what its code means on the wire added to its message (not transient: the server answered). */
+export function withMeaning(error: TaskRpcError, meaning: string): TaskRpcError {
+  return new TaskRpcError(`${error.message} (${meaning})`, {
+    method: error.method,
+    code: error.code,
+    data: error.data,
+    transient: false,
+    kind: error.kind,
+    taskId: error.taskId,
+    cause: error.cause,
+  });
+}
+
 /** A copy of a port error whose message (and whole cause chain) names the task by fingerprint. */
 function scrubbed(error: PortError, taskId: string | undefined): PortError {
   const copy = new PortError(error.kind, scrub(error.message, taskId), {

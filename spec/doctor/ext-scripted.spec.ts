@@ -17,6 +17,7 @@ import {
   connectInMemory,
   ExtServer,
   fixtureTools,
+  missingExtension,
   rpcError,
   startExtHttpServer,
   type ExtServerOptions,
@@ -124,12 +125,31 @@ describe('doctor on the scripted extension server', () => {
     expect(row?.seen).toMatch(/drafts' code: .*-32003.*not -32021/);
   });
 
+  it('-32021 naming another capability (elicitation) for an undeclared tasks/get: undeclared.get, a MUST of E11, names it', async () => {
+    // -32021 is generic: data.requiredCapabilities says which capability is missing ([E11]).
+    const { report } = await doctorOn({}, (server) => {
+      server.on('tasks/get', (params, ctx) => {
+        if (!ctx.declared)
+          throw rpcError(-32021, 'Missing required client capability', {
+            requiredCapabilities: { elicitation: {} },
+          });
+        return { resultType: 'complete', ...server.tasks.poll(String(params.taskId)) };
+      });
+    });
+    expect(deviations(report)).toEqual(['undeclared.get']);
+    const row = report.rows.find((r) => r.check === 'undeclared.get' && r.wire === 'io.modelcontextprotocol/tasks');
+    expect(row).toMatchObject({ rule: 'E11', severity: 'MUST' });
+    expect(row?.seen).toBe(
+      'refused with -32021, but its data.requiredCapabilities names elicitation, not the io.modelcontextprotocol/tasks extension',
+    );
+  });
+
   it('-32602 for a poll faster than pollIntervalMs: poll.fast, a MUST of E25 (exit 1), nothing else', async () => {
     const { report } = await doctorOn({}, (server) => {
       // A task's first reads only (its later ones, e.g. right after a cancel, are served).
       const reads = new Map<string, { at: number; count: number }>();
       server.on('tasks/get', (params, ctx) => {
-        if (!ctx.declared) throw rpcError(-32021, 'Missing required client capability');
+        if (!ctx.declared) throw missingExtension();
         const taskId = String(params.taskId);
         const previous = reads.get(taskId);
         reads.set(taskId, { at: Date.now(), count: (previous?.count ?? 0) + 1 });
@@ -153,7 +173,7 @@ describe('doctor: the empty acknowledgement of the extension ([E24], [E6])', () 
   it('[E24] tasks/cancel answered with the task (a 2025-style reply, no resultType): cancel.ack and cancel.twice, MUSTs (exit 1)', async () => {
     const { report } = await doctorOn({}, (server) => {
       server.on('tasks/cancel', (params, ctx) => {
-        if (!ctx.declared) throw rpcError(-32021, 'Missing required client capability');
+        if (!ctx.declared) throw missingExtension();
         const taskId = String(params.taskId);
         server.tasks.requestCancel(taskId);
         const { resultType: _dropped, ...task } = server.tasks.detailed(taskId) as Record<string, unknown>;
@@ -173,7 +193,7 @@ describe('doctor: the empty acknowledgement of the extension ([E24], [E6])', () 
   it('[E24] tasks/update answered {resultType: "complete"} plus the task: input.update, a MUST', async () => {
     const { report } = await doctorOn({}, (server) => {
       server.on('tasks/update', (params, ctx) => {
-        if (!ctx.declared) throw rpcError(-32021, 'Missing required client capability');
+        if (!ctx.declared) throw missingExtension();
         const taskId = String(params.taskId);
         server.tasks.respond(taskId, params.inputResponses as Record<string, never>);
         return { ...server.tasks.detailed(taskId), resultType: 'complete' };
@@ -189,7 +209,7 @@ describe('doctor: the empty acknowledgement of the extension ([E24], [E6])', () 
   it('[E6] a second cancel, of a task that ended, refused with -32602: cancel.twice, a MUST (exit 1)', async () => {
     const { report } = await doctorOn({}, (server) => {
       server.on('tasks/cancel', (params, ctx) => {
-        if (!ctx.declared) throw rpcError(-32021, 'Missing required client capability');
+        if (!ctx.declared) throw missingExtension();
         const taskId = String(params.taskId);
         const status = server.tasks.detailed(taskId).status;
         if (status === 'completed' || status === 'failed' || status === 'cancelled')

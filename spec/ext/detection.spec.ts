@@ -6,9 +6,16 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, TaskNotSupportedError, TaskProtocolError, type McpClient } from '../../lib/index.js';
+import { TaskClient, TaskNotSupportedError, TaskProtocolError, TaskRpcError, type McpClient } from '../../lib/index.js';
 import { rejection } from '../helpers.js';
-import { connectInMemory, ExtServer, fixtureTools, taskTool, textResult } from '../support/ext-server/index.js';
+import {
+  connectInMemory,
+  ExtServer,
+  fixtureTools,
+  rpcError,
+  taskTool,
+  textResult,
+} from '../support/ext-server/index.js';
 import { creating, ScriptedServer } from '../support/scripted-server.js';
 import {
   CLIENT_CAPABILITIES,
@@ -215,6 +222,30 @@ describe('which wire a connection gets ([E20])', () => {
       expect((error as Error).message).toMatch(fix);
       expect(server.count('tools/call')).toBe(1);
     });
+  });
+
+  it('a plain call refused with -32021 naming another capability (elicitation) on the legacy era: the server’s TaskRpcError naming it, not "runs only as a task" ([E11])', async () => {
+    // -32021 is generic: only data.requiredCapabilities.extensions naming the extension makes it
+    // a refusal of a tool that runs only as a task ([E20]).
+    const server = new ExtServer({ tools: fixtureTools(), legacy: true });
+    server.on('tools/call', () => {
+      throw rpcError(-32021, 'Missing required client capability', { requiredCapabilities: { elicitation: {} } });
+    });
+    const { clientTransport } = await connectInMemory(server);
+    const client = new V1Client({ name: 'v1', version: '1.0.0' });
+    await client.connect(clientTransport);
+    cleanups.push(() => client.close());
+    const tasks = new TaskClient(client);
+    cleanups.push(() => tasks.close());
+    expect(tasks.wire).toBe('2025-11-25');
+    const error = await rejection(tasks.callToolAsTask('slow_compute'));
+    expect(error).toBeInstanceOf(TaskRpcError);
+    expect(error).not.toBeInstanceOf(TaskNotSupportedError);
+    expect(error).toMatchObject({ code: -32021, method: 'tools/call', kind: 'server', transient: false });
+    expect((error as Error).message).toBe(
+      'tools/call failed: Missing required client capability (the server requires a client capability the request did not declare: elicitation)',
+    );
+    expect(server.count('tools/call')).toBe(1);
   });
 
   it('tools() on a 2025-11-25 server without the tasks capability: a tool that declares task support is unavailable, saying why', async () => {

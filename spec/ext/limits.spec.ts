@@ -6,8 +6,9 @@
  *   that has just come); a ttlMs of 0 arms nothing;
  * - there is no `tasks/list`: `list()` and `listPage()` fail with `TaskNotSupportedError`;
  * - there is no progress on tasks ([E10]);
- * - `-32021` (and the drafts' `-32003` when its data names the extension, [E11], [E29]), `-32022` ([E12]), `-32020` ([E19]) and `-32602` on a task request
- *   each give a typed error whose message says what the code means.
+ * - `-32021` (and the drafts' `-32003`) when its data names the extension ([E11], [E29]), `-32022` ([E12]), `-32020` ([E19]) and `-32602` on a task request
+ *   each give a typed error whose message says what the code means; a `-32021` naming another
+ *   capability says which.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -21,6 +22,7 @@ import {
 import { flush, rejection } from '../helpers.js';
 import {
   ErrorCode,
+  missingExtension,
   NO_REPLY,
   rpcError,
   taskTool,
@@ -294,6 +296,35 @@ describe('errors say what they mean', () => {
     );
   });
 
+  it('-32021 naming another capability (elicitation) is the server’s error naming it, not a missing extension ([E11])', async () => {
+    // -32021 is generic: data.requiredCapabilities says which client capability is missing.
+    const data = { requiredCapabilities: { elicitation: {} } };
+    const error = await callFailing({
+      code: ErrorCode.MissingRequiredClientCapability,
+      message: 'Missing required client capability',
+      data,
+    });
+    expect(error).toMatchObject({ code: -32021, method: 'tools/call', data, transient: false, kind: 'server' });
+    expect(error.message).toBe(
+      'tools/call failed: Missing required client capability (the server requires a client capability the request did not declare: elicitation)',
+    );
+    expect(error.message).not.toMatch(/tasks extension/);
+    // Another extension, several capabilities, a name from the server clipped; none named at all.
+    const other = await callFailing({
+      code: -32021,
+      message: 'Missing required client capability',
+      data: {
+        requiredCapabilities: { sampling: {}, extensions: { 'com.example/other': {} }, ['x'.repeat(100)]: {} },
+      },
+    });
+    expect(other.message).toMatch(
+      new RegExp(`did not declare: sampling, extension com\\.example/other, ${'x'.repeat(63)}…\\)$`),
+    );
+    const unnamed = await callFailing({ code: -32021, message: 'Missing required client capability' });
+    expect(unnamed.message).toMatch(/did not declare \(it did not say which\)\)$/);
+    expect(unnamed.message).not.toMatch(/tasks extension/);
+  });
+
   it("-32003 naming the extension in its data (the drafts' code) reads as -32021 does ([E11])", async () => {
     const data = { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
     const error = await callFailing({ code: -32003, message: 'Missing required client capability', data });
@@ -382,8 +413,9 @@ describe('errors say what they mean', () => {
     const rig = await extRig({ server: manual() });
     const reported: TaskError[] = [];
     rig.tasks.on('error', (error) => reported.push(error));
+    // [E11]: the data names the extension (a -32021 naming another capability is not this).
     rig.server.on('tasks/get', () => {
-      throw rpcError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability');
+      throw missingExtension();
     });
     const handle = await rig.tasks.callToolAsTask('manual');
     const result = handle.result().catch((error: unknown) => error);

@@ -10,7 +10,10 @@ import {
   TaskInputError,
   TaskNotSupportedError,
   TaskProtocolError,
+  TaskRpcError,
+  TaskTimeoutError,
   type ElicitResult,
+  type TaskHandle,
   type InputContext,
 } from '../../lib/index.js';
 import { flush, rejection } from '../helpers.js';
@@ -23,7 +26,7 @@ import {
   textResult,
   type ExtTool,
 } from '../support/ext-server/index.js';
-import { ACCEPT, closeRigs, deferred, extRig, settle } from './support.js';
+import { ACCEPT, closeRigs, deferred, extRig, gaps, settle } from './support.js';
 
 afterEach(closeRigs);
 
@@ -346,5 +349,123 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     expect(error).toMatchObject({ name: 'TaskProtocolError', method: 'tools/call' });
     expect((error as Error).message).toMatch(/still asking for input after 10 rounds/);
     expect(rig.server.count('tools/call')).toBe(11);
+  });
+});
+
+describe('request state only, no input requests: load shedding ([E17])', () => {
+  /**
+   * A server that answers `tools/call` with request state only (the core schema's "load shedding"
+   * InputRequiredResult) `times` times, each with a fresh state, then with a plain result.
+   */
+  function shedding(times: number) {
+    let answered = 0;
+    return (rig: { server: { on(method: string, handler: () => unknown): unknown } }) =>
+      rig.server.on('tools/call', () => {
+        answered += 1;
+        if (answered <= times) return { resultType: 'input_required', requestState: `state-${answered}` };
+        return { resultType: 'complete', content: [{ type: 'text', text: 'served' }] };
+      });
+  }
+  /** No jitter: the waits are the bare backoff (500 ms, then x1.5 up to 5 s: the hint-less poll backoff). */
+  const EXACT = { random: () => 0 };
+  const asked: string[] = [];
+  const noQuestions = { onElicitation: () => (asked.push('asked'), ACCEPT), ...EXACT };
+
+  it('retries after a backing-off wait, echoing each state unchanged and answering nothing; then takes the answer', async () => {
+    const rig = await extRig({ client: noQuestions });
+    shedding(2)(rig);
+    const start = rig.clock.now();
+    let handle: TaskHandle | undefined;
+    const call = rig.tasks.callToolAsTask('slow_compute', { x: 1 }).then((h) => (handle = h));
+    await flush();
+    expect(rig.server.count('tools/call')).toBe(1);
+    // Not at once: the first retry waits 500 ms (initialPollIntervalMs), the next 750 ms.
+    await rig.clock.advance(499);
+    expect(rig.server.count('tools/call')).toBe(1);
+    await rig.clock.advance(1);
+    expect(rig.server.count('tools/call')).toBe(2);
+    await rig.clock.advance(749);
+    expect(rig.server.count('tools/call')).toBe(2);
+    await rig.clock.advance(1);
+    await call;
+    expect(gaps(rig.server, 'tools/call', start)).toEqual([0, 500, 750]);
+    const sent = rig.server.params('tools/call');
+    expect(sent[0]).not.toHaveProperty('requestState');
+    expect(sent[1]).toMatchObject({ name: 'slow_compute', arguments: { x: 1 }, requestState: 'state-1' });
+    expect(sent[2]).toMatchObject({ name: 'slow_compute', arguments: { x: 1 }, requestState: 'state-2' });
+    // Nothing was asked, so nothing is answered.
+    for (const params of sent) expect(params).not.toHaveProperty('inputResponses');
+    expect(asked).toEqual([]);
+    expect(handle?.kind).toBe('immediate');
+    expect(await handle?.result()).toMatchObject({ content: [{ type: 'text', text: 'served' }] });
+  });
+
+  it('does not count state-only answers as input rounds: 12 of them, then the answer', async () => {
+    const rig = await extRig({ client: noQuestions });
+    shedding(12)(rig);
+    const call = rig.tasks.callToolAsTask('slow_compute', {}, { timeoutMs: 120_000 });
+    let settled = false;
+    void call.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    for (let i = 0; i < 200 && !settled; i += 1) await rig.clock.advance(500);
+    expect((await call).kind).toBe('immediate');
+    expect(rig.server.count('tools/call')).toBe(13);
+  });
+
+  it('a server that sheds for ever: bounded by the deadline (TaskTimeoutError, no task), spaced by the backoff, nothing sent after', async () => {
+    const rig = await extRig({ client: noQuestions });
+    shedding(Infinity)(rig);
+    const start = rig.clock.now();
+    const call = rejection(rig.tasks.callToolAsTask('slow_compute', {}, { timeoutMs: 10_000 }), 60_000);
+    for (let spent = 0; spent < 10_000; spent += 250) await rig.clock.advance(250);
+    const error = await call;
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect(error).toMatchObject({ remoteCancel: 'no-task', timeoutMs: 10_000 });
+    // 500, 750, 1125, 1688, 2531 ms: the next (3797 ms) would come after the deadline.
+    expect(gaps(rig.server, 'tools/call', start)).toEqual([0, 500, 750, 1125, 1688, 2531]);
+    await rig.clock.advance(60_000);
+    expect(rig.server.count('tools/call')).toBe(6);
+  });
+
+  it('without a deadline, a server that sheds for ever gets the bound of a plain call (60 s): a timeout TaskRpcError', async () => {
+    const rig = await extRig({ client: noQuestions });
+    shedding(Infinity)(rig);
+    const start = rig.clock.now();
+    const call = rejection(rig.tasks.callToolAsTask('slow_compute'), 60_000);
+    for (let spent = 0; spent < 60_000; spent += 500) await rig.clock.advance(500);
+    const error = await call;
+    expect(error).toBeInstanceOf(TaskRpcError);
+    expect(error).toMatchObject({ method: 'tools/call', kind: 'timeout', code: -32001, transient: true });
+    expect((error as Error).message).toMatch(/request state only \(load shedding\) 17 times in a row for 60000 ms/);
+    // The backoff grows to 5 s (hintlessMaxPollIntervalMs); the last retry goes at the bound itself.
+    const fives = Array.from({ length: 9 }, () => 5_000);
+    expect(gaps(rig.server, 'tools/call', start)).toEqual([0, 500, 750, 1125, 1688, 2531, 3797, ...fives, 4_609]);
+    await rig.clock.advance(60_000);
+    expect(rig.server.count('tools/call')).toBe(17);
+  });
+
+  it('a call given up during the wait sends nothing more: by its signal, or by close()', async () => {
+    const rig = await extRig({ client: noQuestions });
+    shedding(Infinity)(rig);
+    const controller = new AbortController();
+    const aborted = rejection(rig.tasks.callToolAsTask('slow_compute', {}, { signal: controller.signal }));
+    await flush();
+    await rig.clock.advance(500);
+    expect(rig.server.count('tools/call')).toBe(2);
+    await rig.clock.advance(300);
+    controller.abort(new Error('the user gave up'));
+    expect(await aborted).toMatchObject({ name: 'AbortError', remoteCancel: 'no-task' });
+    await rig.clock.advance(10_000);
+    expect(rig.server.count('tools/call')).toBe(2);
+
+    const closed = rejection(rig.tasks.callToolAsTask('slow_compute'));
+    await flush();
+    expect(rig.server.count('tools/call')).toBe(3);
+    await rig.tasks.close();
+    expect(await closed).toMatchObject({ name: 'TaskClosedError' });
+    await rig.clock.advance(10_000);
+    expect(rig.server.count('tools/call')).toBe(3);
   });
 });

@@ -10,6 +10,7 @@ import {
   TaskClient,
   TaskFailedError,
   TaskNotSupportedError,
+  TaskRpcError,
   type TaskClientOptions,
 } from '../../lib/index.js';
 import { ManualClock, collectSnapshots as collect, flush, until, within, rejection } from '../helpers.js';
@@ -357,6 +358,21 @@ describe('negotiation ([R6]-[R9], [V1])', () => {
     expect(server.params('tools/call')[0]).not.toHaveProperty('task');
     expect(handle.kind).toBe('immediate');
     expect((await within(handle.result())).content).toEqual([{ type: 'text', text: 'plain answer' }]);
+  });
+
+  it('a plain call refused with -32021 naming elicitation: the server’s TaskRpcError naming it, not "runs only as a task" ([E11])', async () => {
+    // -32021 is generic: data.requiredCapabilities says which client capability is missing.
+    const { server, tasks } = await setup({ capabilities: { tools: {} } });
+    server.on('tools/call', () => {
+      throw rpcError(-32021, 'Missing required client capability', { requiredCapabilities: { elicitation: {} } });
+    });
+    const error = await rejection(tasks.callToolAsTask('plain'));
+    expect(error).toBeInstanceOf(TaskRpcError);
+    expect(error).toMatchObject({ code: -32021, method: 'tools/call', kind: 'server', transient: false });
+    expect((error as Error).message).toMatch(
+      /Missing required client capability \(the server requires a client capability the request did not declare: elicitation\)$/,
+    );
+    expect((error as Error).message).not.toMatch(/extension|only as a task/);
   });
 
   it('requireTask: true throws TaskNotSupportedError instead of a plain call', async () => {

@@ -47,8 +47,8 @@ export const EXT: Readonly<Record<string, CheckSpec>> = {
   'undeclared.get': c(
     'E11',
     'MUST',
-    'a tasks/get that did not declare the extension is refused with -32021',
-    "The library declares the extension on every tasks/* request; -32021 (and the drafts' -32003 when its data names the extension) is explained in TaskRpcError messages.",
+    'a tasks/get that did not declare the extension is refused with -32021 naming it in data.requiredCapabilities.extensions',
+    "The library declares the extension on every tasks/* request; -32021 (and the drafts' -32003) whose data names the extension is explained in TaskRpcError messages; a -32021 naming another capability is the server's error, its message naming that capability.",
   ),
   'notify.sent': c(
     'E18',

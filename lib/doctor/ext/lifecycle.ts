@@ -7,13 +7,14 @@
  * no task for the call ([E2]), -32021 for `tasks/get` ([E11]).
  */
 import { decodeExtStart, decodeGetTask } from '../../wire/ext/decode.js';
+import { missingExtension, requiredCapabilities } from '../../wire/extension.js';
 import type { Battery } from '../battery.js';
 import { follow, pollValues, type Followed } from '../follow.js';
 import { ackFault } from './ack.js';
 import { awaitEndNote } from '../late-note.js';
 import { serverAnswered, type Reply } from '../reply.js';
 import type { Session } from '../session.js';
-import { durationOf, isObject, isTerminal, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
+import { cut, durationOf, isObject, isTerminal, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
 
 /** The checks this probe writes. */
 export const EXT_LIFECYCLE_CHECKS = [
@@ -227,8 +228,16 @@ async function cancelEnded(b: Battery, taskId: string, ended: SeenTask): Promise
 async function undeclared(b: Battery, taskId: string): Promise<void> {
   const { s, rows, tool } = b;
   const get = await s.call('tasks/get', { taskId }, { declare: false });
-  if (!get.ok && get.code === -32021) rows.ok('undeclared.get', `refused: ${s.describe(get)}`);
-  else if (!get.ok && get.code === -32003)
+  // [E11]: -32021 is generic (any capability the request lacks): it is this refusal only when its
+  // data.requiredCapabilities.extensions names the extension, as a client reads it.
+  const named = !get.ok && missingExtension(get.code, get.data);
+  if (named && get.code === -32021) rows.ok('undeclared.get', `refused: ${s.describe(get)}`);
+  else if (!get.ok && get.code === -32021)
+    rows.deviation(
+      'undeclared.get',
+      `refused with -32021, but its data.requiredCapabilities names ${cut(requiredCapabilities(get.data) ?? 'nothing')}, not the io.modelcontextprotocol/tasks extension`,
+    );
+  else if (named)
     // [E11]: the drafts' code; servers now keep -32003 for errors of their own ([E29]).
     rows.deviation('undeclared.get', `refused with the drafts' code: ${s.describe(get)}, not -32021`);
   else rows.deviation('undeclared.get', get.ok ? 'answered with the task' : `answered ${s.describe(get)}, not -32021`);

@@ -10,8 +10,8 @@
  */
 import { TaskProtocolError, TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type SessionPort, type Timers } from '../../port/port.js';
-import { classifyRpc, fromServer, toWireError } from '../errors.js';
-import { TASKS_EXTENSION, missingExtension } from '../extension.js';
+import { classifyRpc, fromServer, toWireError, withMeaning } from '../errors.js';
+import { TASKS_EXTENSION, missingCapability, missingExtension } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import type {
   CancelReply,
@@ -48,9 +48,13 @@ const MEANINGS: Readonly<Record<number, string>> = {
   [-32020]: "the server refused the request's HTTP headers and did not run it",
 };
 
-/** What the server's error means on this wire, if it is one of the codes the extension gives a meaning. */
+/**
+ * What the server's error means on this wire, if it is one of the codes the extension gives a
+ * meaning (a missing tasks extension, -32022, -32020): such an error is a protocol error.
+ */
 function meaningOf(error: TaskRpcError): string | undefined {
-  // [E11]: -32021, or the drafts' -32003 when its data names the extension ([E29]: else it is the server's own).
+  // [E11]: -32021, or the drafts' -32003, when its data names the extension ([E29]: a -32003
+  // without it is the server's own; a -32021 naming another capability is about that one).
   if (missingExtension(error.code, error.data)) {
     const draft = error.code === -32021 ? '' : " (the drafts' code for -32021)";
     return `the server says the request did not declare the io.modelcontextprotocol/tasks extension${draft}`;
@@ -295,18 +299,13 @@ function extensionError(method: string, error: PortError, taskId: string | undef
 /** Adds what a code means on this wire to the error's message. */
 function explain<E extends Error>(error: E): E {
   if (error instanceof TaskRpcError) {
-    const meaning = error.cause instanceof PortError && error.cause.kind === 'server' ? meaningOf(error) : undefined;
-    if (meaning !== undefined) {
-      return new TaskRpcError(`${error.message} (${meaning})`, {
-        method: error.method,
-        code: error.code,
-        data: error.data,
-        transient: false,
-        kind: error.kind,
-        taskId: error.taskId,
-        cause: error.cause,
-      }) as unknown as E;
-    }
+    // [E11]: a -32021 about another capability (elicitation, say) is an ordinary server error,
+    // whose message says which capability the server requires.
+    const meaning =
+      error.cause instanceof PortError && error.cause.kind === 'server'
+        ? (meaningOf(error) ?? missingCapability(error.code, error.data))
+        : undefined;
+    if (meaning !== undefined) return withMeaning(error, meaning) as unknown as E;
   }
   return error;
 }

@@ -6,8 +6,8 @@
  * explicit decoder. Requests carry clean params: no `task` on polls and only `{ttl}` in `task`
  * ([S2], [S3]).
  */
-import { TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
-import type { JsonObject, SessionPort } from '../../port/port.js';
+import { TaskNotSupportedError, TaskProtocolError, TaskRpcError } from '../../errors.js';
+import type { JsonObject, PortError, SessionPort } from '../../port/port.js';
 import {
   type CancelReply,
   type ErrorClass,
@@ -24,8 +24,8 @@ import {
   type WireRequestOptions,
   type WireSnapshot,
 } from '../wire.js';
-import { classifyRpc, fromServer, stripPrefix, toWireError } from '../errors.js';
-import { missingExtension } from '../extension.js';
+import { classifyRpc, fromServer, stripPrefix, toWireError, withMeaning } from '../errors.js';
+import { missingCapability, missingExtension } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import { TASK_FIELDS, decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
 import { omittedFields } from '../decode.js';
@@ -122,7 +122,7 @@ export class Wire2025 implements TaskWire {
     options: WireRequestOptions,
     taskId?: string,
   ): Promise<T> {
-    return this.port.request(method, params, decode, options, toWireError, taskId);
+    return this.port.request(method, params, decode, options, wireError, taskId);
   }
 
   listTools(cursor: string | undefined, options: WireRequestOptions): Promise<ToolPage> {
@@ -141,8 +141,8 @@ export class Wire2025 implements TaskWire {
     const asked = call.task !== undefined;
     const sent = this.send('tools/call', params, asked ? decodeTaskStart : decodePlainStart, options);
     // [E20]: a server that offers tasks only through the extension may refuse a plain call of a
-    // tool it runs only as a task (-32021, or the drafts' -32003 naming the extension, [E11]): say
-    // what would fix it.
+    // tool it runs only as a task (-32021, or the drafts' -32003, naming the extension in its
+    // data, [E11]): say what would fix it. A -32021 naming another capability is not that.
     const unavailable = this.unavailable;
     if (unavailable === undefined) return sent;
     return sent.catch((error: unknown) => {
@@ -267,4 +267,15 @@ function payloadOfError(error: unknown): TaskPayload {
       ? { code, message: stripPrefix(message, code) }
       : { code, message: stripPrefix(message, code), data };
   return UNKNOWN_TASK_CODES.has(code) ? { kind: 'error', error: info, gone: error } : { kind: 'error', error: info };
+}
+
+/**
+ * The library's error for a failed request on this wire (see {@link toWireError}); a -32021 that
+ * is not about the tasks extension says which client capability the server requires ([E11]).
+ */
+function wireError(method: string, error: PortError, taskId: string | undefined): Error {
+  const wired = toWireError(method, error, taskId);
+  if (!(wired instanceof TaskRpcError) || error.kind !== 'server') return wired;
+  const meaning = missingCapability(wired.code, wired.data);
+  return meaning === undefined ? wired : withMeaning(wired, meaning);
 }
