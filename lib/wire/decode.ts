@@ -8,7 +8,8 @@ import { scrub } from '../util/fingerprint.js';
 import type { CallToolResult, Task, TaskStatus } from '../types.js';
 import { isObject } from '../util/json.js';
 import { clip } from '../util/text.js';
-import { OMITTED } from './wire.js';
+import type { ResultDecoder } from '../port/port.js';
+import { OMITTED, type StartReply, type TaskPayload, type WireSnapshot } from './wire.js';
 
 /** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
 export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
@@ -161,4 +162,36 @@ export function decodeCallToolResult(
 function blocksOf(content: readonly unknown[]): unknown[] {
   for (let i = 0; i < content.length; i++) if (!isObject(content[i])) return content.filter(isObject);
   return content as unknown[];
+}
+
+/**
+ * `decode`, which also says which of its decoded values are a tool error (see
+ * {@link ResultDecoder}): given to the port for the replies that may carry a tool result, so that
+ * a request's watcher learns of an `isError` result without the engine knowing of watchers.
+ * `decode` is a module-level decoder (one per reply kind), marked once.
+ */
+export function withToolError<T>(
+  decode: (value: unknown, context: string | undefined) => T,
+  toolError: (value: T) => boolean,
+): ResultDecoder<T> {
+  return Object.assign(decode, { toolError });
+}
+
+/** A payload that is a tool result with `isError: true`. */
+export function payloadIsToolError(payload: TaskPayload): boolean {
+  return payload.kind === 'result' && payload.result.isError === true;
+}
+
+/** A snapshot that carries the task's final result, a tool result with `isError: true` ([E3]). */
+export function snapshotIsToolError(snapshot: WireSnapshot): boolean {
+  return snapshot.payload !== undefined && payloadIsToolError(snapshot.payload);
+}
+
+/**
+ * An answer to `tools/call` that is a tool result with `isError: true` (a plain result), or a task
+ * whose first snapshot already carries one.
+ */
+export function startIsToolError(reply: StartReply): boolean {
+  if (reply.kind === 'immediate') return reply.result.isError === true;
+  return reply.kind === 'task' && snapshotIsToolError(reply.snapshot);
 }

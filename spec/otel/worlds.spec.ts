@@ -24,7 +24,15 @@ import {
 } from '../../lib/index.js';
 import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/otel.js';
 import { rejection, within } from '../helpers.js';
-import { ExtServer, fixtureTools, startExtHttpServer, textResult, type Json } from '../support/ext-server/index.js';
+import {
+  ExtServer,
+  connectInMemory,
+  fixtureTools,
+  immediateTool,
+  startExtHttpServer,
+  textResult,
+  type Json,
+} from '../support/ext-server/index.js';
 import { extRig, settle } from '../ext/support.js';
 import { WORLDS, type World } from '../ext/worlds.js';
 import { Telemetry, traceparentOf, useContextManager } from './support.js';
@@ -159,6 +167,33 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       'rpc.response.status_code': '-32603',
     });
     expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'worker crashed' });
+  });
+
+  it('a task whose final result has isError: the request that brought it (tasks/result; on the extension, the tasks/get carrying it inline) has error.type tool_error, on its span and its metric point', async () => {
+    const w = await world();
+    const handle = await w.tasks.callToolAsTask('job');
+    const taskId = handle.taskId!;
+    await w.clock.advance(1_000);
+    w.complete(taskId, { content: [{ type: 'text', text: 'disk full' }], isError: true });
+    const result = rejection(handle.result());
+    await until(w, () => handle.settled);
+    expect(await result).toBeInstanceOf(TaskFailedError);
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes['error.type']).toBe('tool_error');
+    const carrier = ext ? 'tasks/get' : 'tasks/result';
+    const children = telemetry.childrenOf(span);
+    const flagged = children.filter((child) => child.attributes['error.type'] !== undefined);
+    expect(flagged.map((child) => [child.name, child.attributes['error.type'], child.status.code])).toEqual([
+      [carrier, 'tool_error', SpanStatusCode.ERROR],
+    ]);
+    expect(flagged[0]!.attributes['rpc.response.status_code']).toBeUndefined();
+    // The polls before it (on the extension, the earlier tasks/get) carry no error.
+    expect(children.filter((child) => child.name === 'tasks/get').length).toBeGreaterThan(ext ? 1 : 0);
+    const points = await telemetry.points('mcp.client.operation.duration');
+    const errored = points.filter((point) => point.attributes['error.type'] !== undefined);
+    expect(
+      errored.map((point) => [point.attributes['mcp.method.name'], point.attributes['error.type'], point.count]),
+    ).toEqual([[carrier, 'tool_error', 1]]);
   });
 
   it('a task the server cancels ends in error: TaskCancelledError', async () => {
@@ -374,6 +409,38 @@ describe('the extension wire: a question before the task exists (multi round-tri
       traceparentOf(span.spanContext()),
     ]);
     expect(span.attributes['jsonrpc.request.id']).toBe(rig.server.received('tools/call')[1]!.id);
+  });
+});
+
+describe('the extension wire: a plain call answered at once with isError', () => {
+  it('its span and its tools/call metric point have error.type tool_error, with no rpc.response.status_code', async () => {
+    telemetry = new Telemetry();
+    const server = new ExtServer({
+      tools: [immediateTool('broken', { content: [{ type: 'text', text: 'no such file' }], isError: true })],
+      notifications: 'off',
+    });
+    const { clientTransport } = await connectInMemory(server);
+    const tasks = await TaskClient.connect(clientTransport, {
+      sdk: 'v2',
+      instrumentation: otelInstrumentation({
+        tracerProvider: telemetry.tracerProvider,
+        meterProvider: telemetry.meterProvider,
+        propagator: telemetry.propagator,
+      }),
+    });
+    cleanups.push(() => tasks.close());
+    expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+    const handle = await tasks.callToolAsTask('broken');
+    expect(handle.kind).toBe('immediate');
+    expect(await rejection(handle.result())).toBeInstanceOf(TaskFailedError);
+    const span = telemetry.one('tools/call broken');
+    expect(span.attributes).toMatchObject({ 'error.type': 'tool_error', 'mcp.task.outcome': 'failed' });
+    const calls = (await telemetry.points('mcp.client.operation.duration')).filter(
+      (point) => point.attributes['mcp.method.name'] === 'tools/call',
+    );
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.attributes).toMatchObject({ 'error.type': 'tool_error', 'mcp.protocol.version': '2026-07-28' });
+    expect(calls[0]!.attributes['rpc.response.status_code']).toBeUndefined();
   });
 });
 
