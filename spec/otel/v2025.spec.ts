@@ -551,6 +551,8 @@ describe('requests after the task span ended', () => {
     expect(span.events.find((event) => event.name === 'mcp.task.input.response')?.attributes).toMatchObject({
       'mcp.task.input_outcome': 'abandoned',
     });
+    // Nothing was sent back: no mcp.server.operation.duration point, as for an abandoned request of the client's.
+    expect(await telemetry.points('mcp.server.operation.duration')).toEqual([]);
     expect(late.problems).toEqual([]);
     expect(ended.messages).toEqual([]);
   });

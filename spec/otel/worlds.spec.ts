@@ -62,6 +62,12 @@ function traceparents(world: World, method: string): Array<string | undefined> {
   return world.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
 }
 
+/** The `error.type` of an input callback that threw a RangeError, by wire. */
+const SERVER_ERROR_TYPE: Readonly<Record<string, string>> = {
+  '2025-11-25': 'RangeError',
+  'io.modelcontextprotocol/tasks': 'RangeError',
+};
+
 describe.each(WORLDS)('on the %s wire', (wire, make) => {
   const ext = wire === 'io.modelcontextprotocol/tasks';
 
@@ -281,6 +287,56 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       expect(updates).toHaveLength(1);
       expect(traceparents(w, 'tasks/update')).toEqual([traceparentOf(updates[0]!.spanContext())]);
     }
+  });
+
+  it("each question answered or failed is an mcp.server.operation.duration point (metrics.yaml): its method, tool and connection, error.type when the callback threw, the conventions' buckets", async () => {
+    const w = await world({ capabilities: { elicitation: {} } });
+    let asked = 0;
+    const handle = await w.tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: () => {
+          asked += 1;
+          if (asked === 2) throw new RangeError('no operator at hand');
+          return { action: 'accept', content: { confirm: true } };
+        },
+      },
+    );
+    const taskId = handle.taskId!;
+    w.ask(taskId, 'First?');
+    await until(w, () => w.answers(taskId).length === 1);
+    w.ask(taskId, 'Second?');
+    await until(w, () => telemetry.named('elicitation/create').length === 2);
+    w.complete(taskId, textResult('done'));
+    await until(w, () => handle.settled);
+    const points = await telemetry.points('mcp.server.operation.duration');
+    expect(points.map((point) => [point.attributes['error.type'], point.count])).toEqual(
+      expect.arrayContaining([
+        [undefined, 1],
+        [SERVER_ERROR_TYPE[wire], 1],
+      ]),
+    );
+    expect(points).toHaveLength(2);
+    for (const point of points) {
+      expect(point.attributes).toMatchObject({
+        'mcp.method.name': 'elicitation/create',
+        'gen_ai.tool.name': 'job',
+        'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25',
+      });
+      // No unbounded value, and no address: the server metric has no address group.
+      for (const key of [
+        'mcp.session.id',
+        'jsonrpc.request.id',
+        'server.address',
+        'server.port',
+        'gen_ai.operation.name',
+      ])
+        expect(point.attributes[key], key).toBeUndefined();
+    }
+    expect(await telemetry.boundaries('mcp.server.operation.duration')).toEqual([
+      0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+    ]);
   });
 
   /** `resume` inside an active span `worker` of the host (ended at once); the handle and that span. */
