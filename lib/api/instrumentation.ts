@@ -258,6 +258,13 @@ export type InputOutcome =
       readonly kind: 'failed';
       /** What it threw. */
       readonly error: unknown;
+      /**
+       * The JSON-RPC error code the server's request is answered with: for a request of its own
+       * (`InputContext.delivery` `request`), the integer `code` of what the callback threw (not a
+       * `DOMException`'s), else -32603. `undefined` when no error goes back: input that rides on
+       * a task's update or a call's reply is left out of the answers instead.
+       */
+      readonly code?: number | undefined;
     }
   | {
       /** The answer was no longer wanted. */

@@ -17,7 +17,7 @@ import {
   type Link,
 } from '@opentelemetry/api';
 import type { InputInstrument, InputOutcome, InstrumentedInput } from '../index.js';
-import { connectionAttributes, readError } from './attributes.js';
+import { connectionAttributes, isServerErrorCode, readError } from './attributes.js';
 import type { CallTrace } from './call.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
@@ -113,11 +113,21 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
         if (typeof action === 'string') answer[TASK_ATTR.inputAction] = action;
       } else if (outcome.kind === 'failed') {
         const reading = readError(outcome.error);
-        errors[ATTR.errorType] = reading.type;
-        answer[ATTR.errorType] = reading.type;
+        const code = outcome.code;
+        // common.yaml lines 30-36 (`error.type`) and 65-83 (`rpc.response.status_code` of a
+        // server): the code of the JSON-RPC error sent back is the status code, and the error type
+        // when it classifies as an error (not -32700, -32600, -32601, -32602, -32002: a request
+        // the receiver could not serve is no error of its own, and its span is no error either).
+        // Without a code (input riding on a task's update or a call's reply: no error goes back,
+        // the answer is left out, [E31]), what the callback threw, by its class name, as the
+        // conventions' general `error.type` guidance has it.
+        const failed = code === undefined || isServerErrorCode(code);
+        if (code !== undefined) errors[ATTR.statusCode] = String(code);
+        if (failed) errors[ATTR.errorType] = code === undefined ? reading.type : String(code);
+        Object.assign(answer, errors);
         attempt('the input span', () => {
           span.setAttributes(errors);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: reading.description });
+          if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: reading.description });
         });
       }
       // Each step on its own: a span processor that throws leaves the others done.

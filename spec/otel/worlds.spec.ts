@@ -62,9 +62,12 @@ function traceparents(world: World, method: string): Array<string | undefined> {
   return world.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
 }
 
-/** The `error.type` of an input callback that threw a RangeError, by wire. */
+/**
+ * The `error.type` of an input callback that threw a RangeError, by wire: on 2025-11-25 the
+ * server's request is answered with -32603, its code; on the extension no error goes back ([E31]).
+ */
 const SERVER_ERROR_TYPE: Readonly<Record<string, string>> = {
-  '2025-11-25': 'RangeError',
+  '2025-11-25': '-32603',
   'io.modelcontextprotocol/tasks': 'RangeError',
 };
 
@@ -337,6 +340,64 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     expect(await telemetry.boundaries('mcp.server.operation.duration')).toEqual([
       0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
     ]);
+  });
+
+  it("a callback that throws: on 2025-11-25, the question's span has the JSON-RPC code sent back as rpc.response.status_code and, unless it is one the conventions do not count as an error, as error.type; on the extension (no error goes back), the class name", async () => {
+    const w = await world({ capabilities: { elicitation: {} } });
+    const thrown = [
+      new RangeError('no operator at hand'),
+      Object.assign(new Error('the operator is away'), { code: -32001 }),
+      Object.assign(new Error('unreadable schema'), { code: -32602 }),
+    ];
+    let asked = 0;
+    const handle = await w.tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: () => {
+          throw thrown[asked++]!;
+        },
+      },
+    );
+    const taskId = handle.taskId!;
+    for (let i = 1; i <= thrown.length; i += 1) {
+      w.ask(taskId, `Question ${i}?`);
+      await until(w, () => telemetry.named('elicitation/create').length === i);
+    }
+    w.complete(taskId, textResult('done'));
+    await until(w, () => handle.settled);
+    const questions = telemetry.named('elicitation/create');
+    const read = questions.map((span) => [
+      span.attributes['error.type'],
+      span.attributes['rpc.response.status_code'],
+      span.status.code,
+      span.attributes['mcp.task.input_outcome'],
+    ]);
+    const ERROR = SpanStatusCode.ERROR;
+    expect(read).toEqual(
+      ext
+        ? [
+            ['RangeError', undefined, ERROR, 'failed'],
+            ['_OTHER', undefined, ERROR, 'failed'],
+            ['_OTHER', undefined, ERROR, 'failed'],
+          ]
+        : [
+            ['-32603', '-32603', ERROR, 'failed'],
+            ['-32001', '-32001', ERROR, 'failed'],
+            // common.yaml: -32602 answering a request the receiver serves is no error.
+            [undefined, '-32602', SpanStatusCode.UNSET, 'failed'],
+          ],
+    );
+    // The task span's answer events and the metric points say the same.
+    const events = telemetry
+      .one('tools/call job')
+      .events.filter((event) => event.name === 'mcp.task.input.response')
+      .map((event) => [event.attributes?.['error.type'], event.attributes?.['rpc.response.status_code']]);
+    expect(events).toEqual(read.map(([type, code]) => [type, code]));
+    const points = await telemetry.points('mcp.server.operation.duration');
+    expect(
+      points.map((point) => [point.attributes['error.type'], point.attributes['rpc.response.status_code']]),
+    ).toEqual(expect.arrayContaining(read.map(([type, code]) => [type, code])));
   });
 
   /** `resume` inside an active span `worker` of the host (ended at once); the handle and that span. */
