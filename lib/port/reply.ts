@@ -4,13 +4,9 @@
  * reply); a send that failed, and a request refused before it was sent, fail it with a
  * {@link PortError} of their own.
  */
-import type { RequestResult } from '../api/index.js';
 import { PortError, type ErrorMapper, type JsonObject } from './port.js';
 import type { Pending } from './pending.js';
 import { isObject } from '../util/json.js';
-
-/** What a request's watcher is told of a result that is a tool error (one object for all). */
-const TOOL_ERROR: RequestResult = Object.freeze({ toolError: true });
 
 /** Settles the open request `entry` (already taken from the open ones) with its reply `message`. */
 export function settleReply(entry: Pending, message: JsonObject): void {
@@ -31,11 +27,10 @@ export function settleReply(entry: Pending, message: JsonObject): void {
       );
       return;
     }
-    const watcher = entry.watcher;
     // A tool result with `isError` is a successful JSON-RPC answer: the watcher learns it from the
-    // wire's decoder (the OpenTelemetry conventions' `error.type` `tool_error`).
-    if (watcher !== undefined)
-      watcher.end(undefined, entry.decode.toolError?.(value) === true ? TOOL_ERROR : undefined);
+    // wire's decoder (the OpenTelemetry conventions' `error.type` `tool_error`). Neither is read
+    // without a watcher.
+    entry.watcher?.end(undefined, entry.decode.toolError?.(value) ? { toolError: true } : undefined);
     entry.resolve(value);
     return;
   }

@@ -16,16 +16,3 @@ export function rpcFieldsOf(thrown: unknown): { readonly code?: number; readonly
   }
   return {};
 }
-
-/** JSON-RPC's internal error: the code of a thrown value that carries none of its own. */
-export const INTERNAL_ERROR = -32603;
-
-/**
- * The JSON-RPC error code a request of the peer's is answered with when its handler throws
- * `thrown`: its own integer code ({@link rpcFieldsOf}), else -32603. The port's answer to a tap
- * that rejects (port/inbound.ts) and the 2025-11-25 input tap, which wraps an error without a code
- * (wire/v2025/input.ts), choose the same.
- */
-export function answerCodeOf(thrown: unknown): number {
-  return rpcFieldsOf(thrown).code ?? INTERNAL_ERROR;
-}

@@ -170,28 +170,24 @@ function blocksOf(content: readonly unknown[]): unknown[] {
  * a request's watcher learns of an `isError` result without the engine knowing of watchers.
  * `decode` is a module-level decoder (one per reply kind), marked once.
  */
-export function withToolError<T>(
+export function withToolError<T extends StartReply | TaskPayload | WireSnapshot>(
   decode: (value: unknown, context: string | undefined) => T,
-  toolError: (value: T) => boolean,
 ): ResultDecoder<T> {
-  return Object.assign(decode, { toolError });
-}
-
-/** A payload that is a tool result with `isError: true`. */
-export function payloadIsToolError(payload: TaskPayload): boolean {
-  return payload.kind === 'result' && payload.result.isError === true;
-}
-
-/** A snapshot that carries the task's final result, a tool result with `isError: true` ([E3]). */
-export function snapshotIsToolError(snapshot: WireSnapshot): boolean {
-  return snapshot.payload !== undefined && payloadIsToolError(snapshot.payload);
+  return Object.assign(decode, { toolError: isToolError });
 }
 
 /**
- * An answer to `tools/call` that is a tool result with `isError: true` (a plain result), or a task
- * whose first snapshot already carries one.
+ * True when a decoded reply is, or carries, a tool result with `isError: true`: a plain answer to
+ * `tools/call`, a `tasks/result` payload, a snapshot with the final result inline ([E3]), or a
+ * task created with its first snapshot carrying one.
  */
-export function startIsToolError(reply: StartReply): boolean {
-  if (reply.kind === 'immediate') return reply.result.isError === true;
-  return reply.kind === 'task' && snapshotIsToolError(reply.snapshot);
+function isToolError(value: StartReply | TaskPayload | WireSnapshot): boolean {
+  // Read by field: a reply with neither a snapshot, a payload nor a result (input, an error payload, a
+  // snapshot without its result) is none.
+  const reply = value as { snapshot?: WireSnapshot; payload?: TaskPayload; result?: { isError?: boolean } };
+  return reply.snapshot
+    ? isToolError(reply.snapshot)
+    : reply.payload
+      ? isToolError(reply.payload)
+      : reply.result?.isError === true;
 }

@@ -36,7 +36,7 @@ import {
   decodeExtToolPage,
   decodeGetTask,
 } from './decode.js';
-import { omittedFields, snapshotIsToolError, startIsToolError, withToolError } from '../decode.js';
+import { omittedFields, withToolError } from '../decode.js';
 import { TaskSubscription } from './subscriptions.js';
 
 /** The per-request declaration of the extension ([E1]); settings are an empty object today. */
@@ -268,10 +268,10 @@ function subscriptionOf(params: JsonObject): unknown {
 }
 
 /** Decodes the answer to a `tools/call` that declared the extension (one decoder for every call: no closure per call). */
-const decodeTaskStart = withToolError((value: unknown): StartReply => decodeExtStart(value, true), startIsToolError);
+const decodeTaskStart = withToolError((value: unknown): StartReply => decodeExtStart(value, true));
 
 /** Decodes the answer to a `tools/call` that did not declare the extension. */
-const decodePlainStart = withToolError((value: unknown): StartReply => decodeExtStart(value, false), startIsToolError);
+const decodePlainStart = withToolError((value: unknown): StartReply => decodeExtStart(value, false));
 
 /**
  * Decodes the `tasks/get` reply for `taskId`: one about another task is malformed, never adopted.
@@ -284,7 +284,7 @@ const decodeTaskReply = withToolError((value: unknown, taskId: string | undefine
     method: 'tasks/get',
     taskId,
   });
-}, snapshotIsToolError);
+});
 
 /** The library's error for a failed request on this wire (see {@link toWireError}), its code explained. */
 function extensionError(method: string, error: PortError, taskId: string | undefined): Error {

@@ -28,7 +28,7 @@ import { classifyRpc, fromServer, stripPrefix, toWireError } from '../errors.js'
 import { missingExtension } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import { TASK_FIELDS, decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
-import { omittedFields, payloadIsToolError, startIsToolError, withToolError } from '../decode.js';
+import { omittedFields, withToolError } from '../decode.js';
 import { serveSideChannelInput } from './input.js';
 import { isObject } from '../../util/json.js';
 
@@ -230,16 +230,16 @@ export class Wire2025 implements TaskWire {
  * Decodes the answer to a `tools/call` that asked for a task (one decoder for every call: no
  * closure per call); an `isError` plain result is told to the request's watcher.
  */
-const decodeTaskStart = withToolError((value: unknown): StartReply => decodeStart(value, true), startIsToolError);
+const decodeTaskStart = withToolError((value: unknown): StartReply => decodeStart(value, true));
 
 /** Decodes the answer to a plain `tools/call`. */
-const decodePlainStart = withToolError((value: unknown): StartReply => decodeStart(value, false), startIsToolError);
+const decodePlainStart = withToolError((value: unknown): StartReply => decodeStart(value, false));
 
 /** Decodes the `tasks/result` payload for `taskId`; an `isError` payload is told to the request's watcher. */
 const decodePayloadReply = withToolError((value: unknown, taskId: string | undefined): TaskPayload => {
   const payload = decodeTaskPayload(value, taskId!);
   return { kind: 'result', result: payload.result, tagged: payload.tagged };
-}, payloadIsToolError);
+});
 
 /** Decodes the `tasks/get` reply for `taskId` (see {@link sameTask}). */
 function decodeGetReply(value: unknown, taskId: string | undefined): WireSnapshot {
