@@ -91,8 +91,9 @@ export interface PortRequestOptions {
  * request). A decoder of replies that may be, or carry, a tool result (a `tools/call`, a
  * `tasks/result`, a `tasks/get` with the final result inline) may also say which decoded values
  * are a tool error (`isError: true`): `toolError`, asked only when the request has a watcher
- * (instrumentation), which is then told so (`RequestResult` of the instrumentation hook). The JSON-RPC request itself
- * succeeded either way; the port knows no tool result shape, only the wire that decodes it does.
+ * (instrumentation), which is then told so (`RequestResult` of the instrumentation hook). The
+ * JSON-RPC request itself succeeded either way; the port knows no tool result shape, only the wire
+ * that decodes it does.
  */
 export interface ResultDecoder<T> {
   (result: unknown, context: string | undefined): T;
