@@ -33,6 +33,7 @@ export type {
   ReceiverResult,
   RequestFailure,
   RequestInstrument,
+  RequestResult,
   ResultOptions,
   ResumeOptions,
   RetryOptions,

@@ -55,5 +55,6 @@ export type {
   OutgoingRequest,
   RequestFailure,
   RequestInstrument,
+  RequestResult,
   TaskInstrumentation,
 } from './instrumentation.js';

@@ -175,10 +175,27 @@ export interface RequestInstrument {
   readonly meta?: Readonly<JsonObject> | undefined;
   /**
    * The request ended: `failure` is `undefined` when the server answered with a result (even a
-   * tool result with `isError`). Called at most once; never for a request refused before it was
-   * written, and with `kind: 'send'` for one that failed while it was being written.
+   * tool result with `isError`: `result` tells it). Called at most once; never for a request
+   * refused before it was written, and with `kind: 'send'` for one that failed while it was being
+   * written.
+   * @param result - what the library read in the result, given only with a result that is a tool
+   *   error (see {@link RequestResult}); `undefined` otherwise, and always with a `failure`.
    */
-  end(failure: RequestFailure | undefined): void;
+  end(failure: RequestFailure | undefined, result?: RequestResult): void;
+}
+
+/**
+ * What the library read in the result of a request that did not fail, when it tells more than
+ * that it succeeded.
+ */
+export interface RequestResult {
+  /**
+   * `true` when the decoded result is, or carries, a tool result with `isError: true`: a
+   * `tools/call` the server answered at once, a `tasks/result` payload (2025-11-25), a `tasks/get`
+   * that carries the task's final result (the tasks extension). The JSON-RPC request itself
+   * succeeded (`failure` is `undefined`); the tool failed.
+   */
+  readonly toolError?: boolean | undefined;
 }
 
 /** Why a request failed. */
@@ -241,6 +258,13 @@ export type InputOutcome =
       readonly kind: 'failed';
       /** What it threw. */
       readonly error: unknown;
+      /**
+       * The JSON-RPC error code the server's request is answered with: for a request of its own
+       * (`InputContext.delivery` `request`), the integer `code` of what the callback threw (not a
+       * `DOMException`'s), else -32603. `undefined` when no error goes back: input that rides on
+       * a task's update or a call's reply is left out of the answers instead.
+       */
+      readonly code?: number | undefined;
     }
   | {
       /** The answer was no longer wanted. */

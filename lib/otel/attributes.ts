@@ -71,6 +71,20 @@ export function requestErrorType(failure: RequestFailure): string | undefined {
   return failure.kind === 'aborted' ? undefined : failure.kind;
 }
 
+/**
+ * The JSON-RPC codes that, in the answer to a request this client serves (an input request of the
+ * server's), say the caller sent a request the receiver could not serve, and "SHOULD NOT be
+ * considered errors" (the MCP conventions' `mcp.server.status.attributes`, common.yaml lines
+ * 73-83 of the reviewed copy): parse error, invalid request, method not found, invalid params,
+ * resource not found.
+ */
+const NOT_SERVER_ERRORS: ReadonlySet<number> = new Set([-32700, -32600, -32601, -32602, -32002]);
+
+/** True when `code`, answering a request this client serves, classifies as an error. */
+export function isServerErrorCode(code: number): boolean {
+  return !NOT_SERVER_ERRORS.has(code);
+}
+
 /** The error attributes and status description of an error a call or task ended with. */
 export interface ErrorReading {
   /** `error.type`. */

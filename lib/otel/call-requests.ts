@@ -6,10 +6,10 @@
  * point. The call's trace is call.ts.
  */
 import type { Attributes, Context, Span } from '@opentelemetry/api';
-import type { OutgoingRequest, RequestFailure, RequestInstrument } from '../index.js';
+import type { OutgoingRequest, RequestFailure, RequestInstrument, RequestResult } from '../index.js';
 import { metricAttributesOf, requestErrorType } from './attributes.js';
 import type { TraceKit } from './kit.js';
-import { injected, measureRequest, requestAttributes, requestSpan } from './request.js';
+import { TOOL_ERROR, injected, isToolError, measureRequest, requestAttributes, requestSpan } from './request.js';
 import { ATTR, EVENT } from './names.js';
 import { attempt } from './safe.js';
 
@@ -44,8 +44,8 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
   // The connection the request goes over, which after a reconnection is not the call's.
   const own = requestAttributes(call.kit, request, call.toolAttributes);
   const metricAttributes = metricAttributesOf(own);
-  const measure = (failure: RequestFailure | undefined): void =>
-    measureRequest(call.kit, metricAttributes, method, sentAt, failure);
+  const measure = (failure: RequestFailure | undefined, result: RequestResult | undefined): void =>
+    measureRequest(call.kit, metricAttributes, method, sentAt, failure, result);
   const release = call.hold();
   if (release === undefined) {
     // Sent after the call's span ended (the cancel of a task created after its call was given
@@ -64,16 +64,18 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
     attempt('span.setAttributes()', () => call.span.setAttributes({ ...own, [ATTR.requestId]: id }));
     return {
       meta: injected(call.kit, call.context),
-      end: (failure) => {
+      // An `isError` answer: its metric point says `tool_error`; the call's span says it at the
+      // call's end (the result rejects as a failed task, call-end.ts).
+      end: (failure, result) => {
         if (failure?.kind === 'server') call.callError = failure;
-        measure(failure);
+        measure(failure, result);
       },
     };
   }
   if (call.kit.options.requests === 'events') {
     return {
       meta: injected(call.kit, call.context),
-      end: (failure) => {
+      end: (failure, result) => {
         // The span waited for this event (see CallTrace.hold(), call.ts). It names the connection
         // only where it is not the task span's (after a reconnection).
         const attributes: Attributes = {
@@ -83,9 +85,10 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
         };
         const type = failure === undefined ? undefined : requestErrorType(failure);
         if (type !== undefined) attributes[ATTR.errorType] = type;
+        else if (isToolError(failure, result)) attributes[ATTR.errorType] = TOOL_ERROR;
         if (failure?.kind === 'aborted') attributes[EVENT.abandoned] = true;
         attempt('span.addEvent()', () => call.span.addEvent(EVENT.request, attributes));
-        measure(failure);
+        measure(failure, result);
         release();
       },
     };
@@ -93,8 +96,8 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
   const child = requestSpan(call.kit, call.context, request, call.toolAttributes);
   return {
     ...child,
-    end: (failure) => {
-      child.end(failure);
+    end: (failure, result) => {
+      child.end(failure, result);
       release();
     },
   };

@@ -17,18 +17,41 @@ import {
   type Link,
 } from '@opentelemetry/api';
 import type { InputInstrument, InputOutcome, InstrumentedInput } from '../index.js';
-import { connectionAttributes, readError } from './attributes.js';
+import { connectionAttributes, isServerErrorCode, readError } from './attributes.js';
 import type { CallTrace } from './call.js';
 import type { TraceKit } from './kit.js';
-import { ATTR, EVENT, TASK_ATTR } from './names.js';
+import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
 import { attempt } from './safe.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Starts the span of `input`, asked for by the call `call` traces (when known). */
+/**
+ * The attributes of an input request's `mcp.server.operation.duration` point: its span's, without
+ * the session id and the request id (unbounded values, no metric attributes) nor the server's
+ * address and port (the server metric has no address group: metrics.yaml lines 49-51).
+ */
+function serverMetricAttributes(attributes: Attributes): Attributes {
+  const {
+    [ATTR.sessionId]: _session,
+    [ATTR.requestId]: _id,
+    [ATTR.serverAddress]: _address,
+    [ATTR.serverPort]: _port,
+    ...shared
+  } = attributes;
+  return shared;
+}
+
+/**
+ * Starts the span of `input`, asked for by the call `call` traces (when known). Its end records
+ * `mcp.server.operation.duration` (metrics.yaml lines 41-51: recommended, on the receiver, from
+ * the time the request was received until the result is sent), for an answer or a failure; not
+ * for an abandoned one (nothing is sent, as a client request the library stopped waiting for is
+ * not measured either).
+ */
 export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTrace | undefined): InputInstrument {
+  const receivedAt = performance.now();
   const { method } = input;
   const meta = input.params._meta;
   const extracted = isObject(meta)
@@ -83,20 +106,38 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
               parent,
             );
       const answer: Attributes = { [ATTR.method]: method, [TASK_ATTR.inputOutcome]: outcome.kind };
+      // The error attributes of the span, shared by its metric point.
+      const errors: Attributes = {};
       if (outcome.kind === 'answered') {
         const action = isObject(outcome.result) ? outcome.result.action : undefined;
         if (typeof action === 'string') answer[TASK_ATTR.inputAction] = action;
       } else if (outcome.kind === 'failed') {
         const reading = readError(outcome.error);
-        answer[ATTR.errorType] = reading.type;
+        const code = outcome.code;
+        // common.yaml lines 30-36 (`error.type`) and 65-83 (`rpc.response.status_code` of a
+        // server): the code of the JSON-RPC error sent back is the status code, and the error type
+        // when it classifies as an error (not -32700, -32600, -32601, -32602, -32002: a request
+        // the receiver could not serve is no error of its own, and its span is no error either).
+        // Without a code (input riding on a task's update or a call's reply: no error goes back,
+        // the answer is left out, [E31]), what the callback threw, by its class name, as the
+        // conventions' general `error.type` guidance has it.
+        const failed = code === undefined || isServerErrorCode(code);
+        if (code !== undefined) errors[ATTR.statusCode] = String(code);
+        if (failed) errors[ATTR.errorType] = code === undefined ? reading.type : String(code);
+        Object.assign(answer, errors);
         attempt('the input span', () => {
-          span.setAttribute(ATTR.errorType, reading.type);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: reading.description });
+          span.setAttributes(errors);
+          if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: reading.description });
         });
       }
       // Each step on its own: a span processor that throws leaves the others done.
       attempt('the input span', () => span.setAttributes(answer));
       attempt('span.end()', () => span.end());
+      if (outcome.kind !== 'abandoned') {
+        const point = { ...serverMetricAttributes(attributes), ...errors };
+        const seconds = (performance.now() - receivedAt) / 1000;
+        attempt(METRIC.serverOperationDuration, () => kit.instruments.serverOperationDuration.record(seconds, point));
+      }
       if (open) call!.event(EVENT.inputResponse, answer);
       release?.();
     },

@@ -70,8 +70,8 @@ function checkOptions(options: OtelInstrumentationOptions): void {
  * `tools/list` request (the tool list read for `tools()` and calls) is a span of that name (CLIENT)
  * under the span current at the listing. Every request carries the trace context in its
  * `params._meta` (`traceparent`, `tracestate`), so a server that reads it joins the trace. The
- * metrics are `mcp.client.operation.duration` per request and the task metrics of
- * docs/observability.md. Spans, metrics and propagation use the global OpenTelemetry providers
+ * metrics are `mcp.client.operation.duration` per request, `mcp.server.operation.duration` per
+ * question of the server answered, and the task metrics of docs/observability.md. Spans, metrics and propagation use the global OpenTelemetry providers
  * unless given others. One instrumentation may serve several TaskClients.
  * @throws TaskOptionError for an invalid option.
  */

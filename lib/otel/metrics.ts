@@ -1,7 +1,8 @@
 /**
- * The instruments: the MCP conventions' `mcp.client.operation.duration`, per request, and the
- * task-level ones of this library (duration by outcome, tasks in flight, polls, notifications and
- * retries per task).
+ * The instruments: the MCP conventions' `mcp.client.operation.duration`, per request, and
+ * `mcp.server.operation.duration`, per request of the server's this client answers (input), and
+ * the task-level ones of this library (duration by outcome, tasks in flight, polls, notifications
+ * and retries per task).
  */
 import type { Attributes, Histogram, Meter, UpDownCounter } from '@opentelemetry/api';
 import { DURATION_BUCKETS, METRIC, TASK_DURATION_BUCKETS } from './names.js';
@@ -9,6 +10,7 @@ import { DURATION_BUCKETS, METRIC, TASK_DURATION_BUCKETS } from './names.js';
 /** The instruments of one instrumentation. */
 export class Instruments {
   readonly operationDuration: Histogram;
+  readonly serverOperationDuration: Histogram;
   readonly taskDuration: Histogram;
   readonly tasksActive: UpDownCounter;
   readonly taskPolls: Histogram;
@@ -19,6 +21,14 @@ export class Instruments {
     this.operationDuration = meter.createHistogram(METRIC.operationDuration, {
       description:
         'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+    // metrics.yaml (lines 41-51 of the reviewed copy): recommended, a histogram in `s`; the
+    // conventions' buckets, as the client's.
+    this.serverOperationDuration = meter.createHistogram(METRIC.serverOperationDuration, {
+      description:
+        'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
       unit: 's',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });

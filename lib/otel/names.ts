@@ -72,6 +72,8 @@ export const EVENT = {
 export const METRIC = {
   /** MCP conventions: each request, from sent to answered, in seconds. */
   operationDuration: 'mcp.client.operation.duration',
+  /** MCP conventions: each request of the server's this client answers (input), from received to answered, in seconds. */
+  serverOperationDuration: 'mcp.server.operation.duration',
   /** Each task (or plain call), from `callToolAsTask` to settlement, in seconds. */
   taskDuration: 'mcp.client.task.duration',
   /** Tasks being tracked. */
@@ -84,7 +86,10 @@ export const METRIC = {
   taskRetries: 'mcp.client.task.retries',
 } as const;
 
-/** The bucket boundaries the MCP conventions give for their duration histograms, in seconds. */
+/**
+ * The bucket boundaries the MCP conventions give for their duration histograms, in seconds: those
+ * of `mcp.client.operation.duration`, and of `mcp.server.operation.duration` alike.
+ */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
 /**

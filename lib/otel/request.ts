@@ -16,7 +16,7 @@ import {
   type SpanContext,
   type SpanOptions,
 } from '@opentelemetry/api';
-import type { OutgoingRequest, RequestFailure, RequestInstrument } from '../index.js';
+import type { OutgoingRequest, RequestFailure, RequestInstrument, RequestResult } from '../index.js';
 import { connectionAttributes, metricAttributesOf, requestErrorType } from './attributes.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC } from './names.js';
@@ -38,6 +38,19 @@ export function injected(kit: TraceKit, within: Context): Record<string, string>
 }
 
 /**
+ * The `error.type` of a request answered with a result that is a tool error. The MCP conventions
+ * (common.yaml, `error.type` note, lines 38-43 of the reviewed copy): "When CallToolResult is
+ * returned with `isError` set to `true`, this attribute SHOULD be set to `tool_error`"; metrics.yaml
+ * (lines 28-39) gives `mcp.client.operation.duration` the same attribute group.
+ */
+export const TOOL_ERROR = 'tool_error';
+
+/** True when a request answered with a result is a tool error (`isError`). */
+export function isToolError(failure: RequestFailure | undefined, result: RequestResult | undefined): boolean {
+  return failure === undefined && result?.toolError === true;
+}
+
+/**
  * Records a request's `mcp.client.operation.duration` (not for one the library stopped waiting
  * for): `attributes` are the connection's (and tool's) metric attributes.
  */
@@ -47,6 +60,7 @@ export function measureRequest(
   method: string,
   sentAt: number,
   failure: RequestFailure | undefined,
+  result?: RequestResult,
 ): void {
   if (failure?.kind === 'aborted') return;
   const point: Attributes = { ...attributes, [ATTR.method]: method };
@@ -55,7 +69,7 @@ export function measureRequest(
     const type = requestErrorType(failure);
     if (type !== undefined) point[ATTR.errorType] = type;
     if (failure.kind === 'server') point[ATTR.statusCode] = String(failure.code);
-  }
+  } else if (isToolError(failure, result)) point[ATTR.errorType] = TOOL_ERROR;
   const seconds = (performance.now() - sentAt) / 1000;
   attempt(METRIC.operationDuration, () => kit.instruments.request(seconds, point));
 }
@@ -98,13 +112,28 @@ export function requestSpan(
   const span = kit.tracer.startSpan(method, options, parent);
   return {
     meta: injected(kit, trace.setSpan(parent, span)),
-    end: (failure) => {
+    end: (failure, result) => {
       // Each step on its own: a span processor or a meter that throws leaves the others done.
       if (failure !== undefined) attempt('a request span', () => failRequestSpan(span, failure));
+      else if (isToolError(failure, result)) attempt('a request span', () => toolErrorSpan(span));
       attempt('span.end()', () => span.end());
-      measureRequest(kit, metricAttributes, method, sentAt, failure);
+      measureRequest(kit, metricAttributes, method, sentAt, failure, result);
     },
   };
+}
+
+/**
+ * A request span answered with a tool error: `error.type` `tool_error` (common.yaml lines 38-43),
+ * and status ERROR, since `error.type` is set "if and only if the operation fails" (common.yaml
+ * line 29) and the span status follows the Recording Errors document the span's note points to
+ * (spans.yaml lines 37-39: an operation that ends with an error sets status ERROR). No
+ * `rpc.response.status_code` (the JSON-RPC answer carries no error code) and no description: the
+ * conventions' description is the JSON-RPC error message, which there is none of, and the tool's
+ * own text may hold user data.
+ */
+function toolErrorSpan(span: Span): void {
+  span.setAttribute(ATTR.errorType, TOOL_ERROR);
+  span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
 /** A request span's error attributes and status. */

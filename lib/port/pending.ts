@@ -9,6 +9,7 @@ import {
   PortError,
   type ErrorMapper,
   type GroupMember,
+  type ResultDecoder,
   type PortRequestOptions,
   type RequestGroup,
   type Timers,
@@ -47,7 +48,7 @@ export class Pending implements GroupMember {
     readonly session: Abandoner,
     readonly id: string,
     readonly method: string,
-    readonly decode: (result: unknown, context: string | undefined) => unknown,
+    readonly decode: ResultDecoder<unknown>,
     readonly resolve: (value: unknown) => void,
     /** Rejects the request's promise with `error` as it is (see {@link Pending.reject}). */
     readonly rejectRaw: (error: unknown) => void,

@@ -86,6 +86,21 @@ export interface PortRequestOptions {
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
+/**
+ * Decodes a request's result (`context` lets one decoder serve every request, with no closure per
+ * request). A decoder of replies that may be, or carry, a tool result (a `tools/call`, a
+ * `tasks/result`, a `tasks/get` with the final result inline) may also say which decoded values
+ * are a tool error (`isError: true`): `toolError`, asked only when the request has a watcher
+ * (instrumentation), which is then told so (`RequestResult` of the instrumentation hook). The
+ * JSON-RPC request itself succeeded either way; the port knows no tool result shape, only the wire
+ * that decodes it does.
+ */
+export interface ResultDecoder<T> {
+  (result: unknown, context: string | undefined): T;
+  /** True when `value`, as decoded, is or carries a tool result with `isError: true`. */
+  toolError?(value: T): boolean;
+}
+
 /** An open request as its {@link RequestGroup} sees it. */
 export interface GroupMember {
   /** Stops the request: it fails with an `aborted` {@link PortError} whose cause is `reason`. */
@@ -246,13 +261,14 @@ export interface SessionPort {
    * error, with no promise of its own per request). `declare` is merged into the request's
    * envelope like `options.declare` (a constant, so the caller's options need no copy). `fresh`
    * says `params` is a new object of the caller's, sent once and not read again: the port may
-   * then add the envelope to it rather than to a copy.
+   * then add the envelope to it rather than to a copy. A decoder's `toolError` (see
+   * {@link ResultDecoder}) tells the request's watcher of a decoded result that is a tool error.
    * @throws PortError, or what `mapError` makes of it
    */
   request<T>(
     method: string,
     params: JsonObject | undefined,
-    decode: (result: unknown, context: string | undefined) => T,
+    decode: ResultDecoder<T>,
     options: PortRequestOptions,
     mapError?: ErrorMapper,
     context?: string,

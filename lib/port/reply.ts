@@ -27,7 +27,10 @@ export function settleReply(entry: Pending, message: JsonObject): void {
       );
       return;
     }
-    entry.watcher?.end(undefined);
+    // A tool result with `isError` is a successful JSON-RPC answer: the watcher learns it from the
+    // wire's decoder (the OpenTelemetry conventions' `error.type` `tool_error`). Neither is read
+    // without a watcher.
+    entry.watcher?.end(undefined, entry.decode.toolError?.(value) ? { toolError: true } : undefined);
     entry.resolve(value);
     return;
   }

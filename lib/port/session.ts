@@ -15,6 +15,7 @@ import {
   type NotificationTap,
   type ErrorMapper,
   type PortRequestOptions,
+  type ResultDecoder,
   type RequestTap,
   type SdkMajor,
   type ServerIdentity,
@@ -139,7 +140,7 @@ export class RawSession implements SessionPort, InboundHost {
   request<T>(
     method: string,
     params: JsonObject | undefined,
-    decode: (result: unknown, context: string | undefined) => T,
+    decode: ResultDecoder<T>,
     options: PortRequestOptions,
     mapError?: ErrorMapper,
     context?: string,

@@ -8,7 +8,8 @@ import { scrub } from '../util/fingerprint.js';
 import type { CallToolResult, Task, TaskStatus } from '../types.js';
 import { isObject } from '../util/json.js';
 import { clip } from '../util/text.js';
-import { OMITTED } from './wire.js';
+import type { ResultDecoder } from '../port/port.js';
+import { OMITTED, type StartReply, type TaskPayload, type WireSnapshot } from './wire.js';
 
 /** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
 export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
@@ -161,4 +162,32 @@ export function decodeCallToolResult(
 function blocksOf(content: readonly unknown[]): unknown[] {
   for (let i = 0; i < content.length; i++) if (!isObject(content[i])) return content.filter(isObject);
   return content as unknown[];
+}
+
+/**
+ * `decode`, which also says which of its decoded values are a tool error (see
+ * {@link ResultDecoder}): given to the port for the replies that may carry a tool result, so that
+ * a request's watcher learns of an `isError` result without the engine knowing of watchers.
+ * `decode` is a module-level decoder (one per reply kind), marked once.
+ */
+export function withToolError<T extends StartReply | TaskPayload | WireSnapshot>(
+  decode: (value: unknown, context: string | undefined) => T,
+): ResultDecoder<T> {
+  return Object.assign(decode, { toolError: isToolError });
+}
+
+/**
+ * True when a decoded reply is, or carries, a tool result with `isError: true`: a plain answer to
+ * `tools/call`, a `tasks/result` payload, a snapshot with the final result inline ([E3]), or a
+ * task created with its first snapshot carrying one.
+ */
+function isToolError(value: StartReply | TaskPayload | WireSnapshot): boolean {
+  // Read by field: a reply with neither a snapshot, a payload nor a result (input, an error payload, a
+  // snapshot without its result) is none.
+  const reply = value as { snapshot?: WireSnapshot; payload?: TaskPayload; result?: { isError?: boolean } };
+  return reply.snapshot
+    ? isToolError(reply.snapshot)
+    : reply.payload
+      ? isToolError(reply.payload)
+      : reply.result?.isError === true;
 }

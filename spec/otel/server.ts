@@ -183,8 +183,11 @@ export function createTracedServer(options: TracedServerOptions): {
       getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
     },
   );
-  server.registerTool('echo', { inputSchema: { text: z.string().default('hi') } }, ({ text }) =>
-    Promise.resolve(done(text)),
+  // A plain tool; `fail: true` answers with an `isError` tool result.
+  server.registerTool(
+    'echo',
+    { inputSchema: { text: z.string().default('hi'), fail: z.boolean().default(false) } },
+    ({ text, fail }) => Promise.resolve(fail ? { ...done(text), isError: true } : done(text)),
   );
   return { server, store, seen, reads };
 }

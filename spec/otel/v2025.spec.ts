@@ -278,6 +278,38 @@ describe('tasks that do not complete', () => {
     expect(point!.attributes).toMatchObject({ 'mcp.task.outcome': 'failed', 'error.type': 'tool_error' });
   });
 
+  it('a failed task (isError result): the tasks/result that brought it has error.type tool_error on its span and its metric point (common.yaml error.type note)', async () => {
+    const { tasks } = await inProcess();
+    const handle = await tasks.callToolAsTask('job', { ms: 40, outcome: 'fail' });
+    await expect(handle.result()).rejects.toThrow('disk full');
+    const span = telemetry.one('tools/call job');
+    const [fetched] = telemetry.childrenOf(span).filter((child) => child.name === 'tasks/result');
+    expect(fetched!.attributes['error.type']).toBe('tool_error');
+    // A successful JSON-RPC answer: no code.
+    expect(fetched!.attributes['rpc.response.status_code']).toBeUndefined();
+    expect(fetched!.status.code).toBe(SpanStatusCode.ERROR);
+    for (const poll of telemetry.childrenOf(span).filter((child) => child.name === 'tasks/get'))
+      expect(poll.attributes['error.type']).toBeUndefined();
+    const points = await telemetry.points('mcp.client.operation.duration');
+    const byMethod = (method: string) => points.filter((point) => point.attributes['mcp.method.name'] === method);
+    expect(byMethod('tasks/result').map((point) => point.attributes['error.type'])).toEqual(['tool_error']);
+    expect(byMethod('tasks/get').map((point) => point.attributes['error.type'])).toEqual([undefined]);
+    // The task's tools/call was answered with a task: no error there.
+    expect(byMethod('tools/call').map((point) => point.attributes['error.type'])).toEqual([undefined]);
+  });
+
+  it("with requests: 'events', the mcp.request event of the tasks/result that brought an isError result has error.type tool_error", async () => {
+    const { tasks } = await inProcess({}, { requests: 'events' });
+    const handle = await tasks.callToolAsTask('job', { ms: 40, outcome: 'fail' });
+    await expect(handle.result()).rejects.toThrow('disk full');
+    const events = telemetry.one('tools/call job').events.filter((event) => event.name === 'mcp.request');
+    const fetched = events.filter((event) => event.attributes?.['mcp.method.name'] === 'tasks/result');
+    expect(fetched.map((event) => event.attributes?.['error.type'])).toEqual(['tool_error']);
+    const polls = events.filter((event) => event.attributes?.['mcp.method.name'] === 'tasks/get');
+    expect(polls.length).toBeGreaterThan(0);
+    for (const poll of polls) expect(poll.attributes?.['error.type']).toBeUndefined();
+  });
+
   it('an aborted call cancels the task: the span says so, and tasks/cancel is a child span whose context the server read', async () => {
     const { tasks, seen } = await inProcess();
     const controller = new AbortController();
@@ -372,6 +404,26 @@ describe('input, plain calls, retries and reconnections', () => {
     expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'completed', 'gen_ai.tool.name': 'echo' });
     expect(telemetry.childrenOf(span)).toEqual([]);
     expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(span.spanContext()));
+  });
+
+  it('a plain call answered at once with isError: its span and its tools/call metric point have error.type tool_error', async () => {
+    const { tasks } = await inProcess();
+    const handle = await tasks.callToolAsTask('echo', { text: 'no such file', fail: true });
+    expect(handle.kind).toBe('immediate');
+    await expect(handle.result()).rejects.toThrow('no such file');
+    await until(() => telemetry.named('tools/call echo').length === 1);
+    const span = telemetry.one('tools/call echo');
+    expect(span.attributes).toMatchObject({ 'error.type': 'tool_error', 'mcp.task.outcome': 'failed' });
+    expect(span.attributes['rpc.response.status_code']).toBeUndefined();
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    const points = await telemetry.points('mcp.client.operation.duration');
+    const calls = points.filter((point) => point.attributes['mcp.method.name'] === 'tools/call');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.attributes).toMatchObject({ 'error.type': 'tool_error', 'gen_ai.operation.name': 'execute_tool' });
+    expect(calls[0]!.attributes['rpc.response.status_code']).toBeUndefined();
+    // The tool list read for the negotiation is no tool error.
+    for (const point of points.filter((item) => item.attributes['mcp.method.name'] === 'tools/list'))
+      expect(point.attributes['error.type']).toBeUndefined();
   });
 
   it('marks a lost connection and its restoration on the task span; the task completes over the new connection', async () => {
@@ -499,6 +551,8 @@ describe('requests after the task span ended', () => {
     expect(span.events.find((event) => event.name === 'mcp.task.input.response')?.attributes).toMatchObject({
       'mcp.task.input_outcome': 'abandoned',
     });
+    // Nothing was sent back: no mcp.server.operation.duration point, as for an abandoned request of the client's.
+    expect(await telemetry.points('mcp.server.operation.duration')).toEqual([]);
     expect(late.problems).toEqual([]);
     expect(ended.messages).toEqual([]);
   });

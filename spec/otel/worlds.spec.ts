@@ -24,7 +24,15 @@ import {
 } from '../../lib/index.js';
 import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/otel.js';
 import { rejection, within } from '../helpers.js';
-import { ExtServer, fixtureTools, startExtHttpServer, textResult, type Json } from '../support/ext-server/index.js';
+import {
+  ExtServer,
+  connectInMemory,
+  fixtureTools,
+  immediateTool,
+  startExtHttpServer,
+  textResult,
+  type Json,
+} from '../support/ext-server/index.js';
 import { extRig, settle } from '../ext/support.js';
 import { WORLDS, type World } from '../ext/worlds.js';
 import { Telemetry, traceparentOf, useContextManager } from './support.js';
@@ -53,6 +61,15 @@ async function until(world: World, done: () => boolean, max = 30_000): Promise<v
 function traceparents(world: World, method: string): Array<string | undefined> {
   return world.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
 }
+
+/**
+ * The `error.type` of an input callback that threw a RangeError, by wire: on 2025-11-25 the
+ * server's request is answered with -32603, its code; on the extension no error goes back ([E31]).
+ */
+const SERVER_ERROR_TYPE: Readonly<Record<string, string>> = {
+  '2025-11-25': '-32603',
+  'io.modelcontextprotocol/tasks': 'RangeError',
+};
 
 describe.each(WORLDS)('on the %s wire', (wire, make) => {
   const ext = wire === 'io.modelcontextprotocol/tasks';
@@ -161,6 +178,33 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'worker crashed' });
   });
 
+  it('a task whose final result has isError: the request that brought it (tasks/result; on the extension, the tasks/get carrying it inline) has error.type tool_error, on its span and its metric point', async () => {
+    const w = await world();
+    const handle = await w.tasks.callToolAsTask('job');
+    const taskId = handle.taskId!;
+    await w.clock.advance(1_000);
+    w.complete(taskId, { content: [{ type: 'text', text: 'disk full' }], isError: true });
+    const result = rejection(handle.result());
+    await until(w, () => handle.settled);
+    expect(await result).toBeInstanceOf(TaskFailedError);
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes['error.type']).toBe('tool_error');
+    const carrier = ext ? 'tasks/get' : 'tasks/result';
+    const children = telemetry.childrenOf(span);
+    const flagged = children.filter((child) => child.attributes['error.type'] !== undefined);
+    expect(flagged.map((child) => [child.name, child.attributes['error.type'], child.status.code])).toEqual([
+      [carrier, 'tool_error', SpanStatusCode.ERROR],
+    ]);
+    expect(flagged[0]!.attributes['rpc.response.status_code']).toBeUndefined();
+    // The polls before it (on the extension, the earlier tasks/get) carry no error.
+    expect(children.filter((child) => child.name === 'tasks/get').length).toBeGreaterThan(ext ? 1 : 0);
+    const points = await telemetry.points('mcp.client.operation.duration');
+    const errored = points.filter((point) => point.attributes['error.type'] !== undefined);
+    expect(
+      errored.map((point) => [point.attributes['mcp.method.name'], point.attributes['error.type'], point.count]),
+    ).toEqual([[carrier, 'tool_error', 1]]);
+  });
+
   it('a task the server cancels ends in error: TaskCancelledError', async () => {
     const w = await world();
     const handle = await w.tasks.callToolAsTask('job');
@@ -246,6 +290,114 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       expect(updates).toHaveLength(1);
       expect(traceparents(w, 'tasks/update')).toEqual([traceparentOf(updates[0]!.spanContext())]);
     }
+  });
+
+  it("each question answered or failed is an mcp.server.operation.duration point (metrics.yaml): its method, tool and connection, error.type when the callback threw, the conventions' buckets", async () => {
+    const w = await world({ capabilities: { elicitation: {} } });
+    let asked = 0;
+    const handle = await w.tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: () => {
+          asked += 1;
+          if (asked === 2) throw new RangeError('no operator at hand');
+          return { action: 'accept', content: { confirm: true } };
+        },
+      },
+    );
+    const taskId = handle.taskId!;
+    w.ask(taskId, 'First?');
+    await until(w, () => w.answers(taskId).length === 1);
+    w.ask(taskId, 'Second?');
+    await until(w, () => telemetry.named('elicitation/create').length === 2);
+    w.complete(taskId, textResult('done'));
+    await until(w, () => handle.settled);
+    const points = await telemetry.points('mcp.server.operation.duration');
+    expect(points.map((point) => [point.attributes['error.type'], point.count])).toEqual(
+      expect.arrayContaining([
+        [undefined, 1],
+        [SERVER_ERROR_TYPE[wire], 1],
+      ]),
+    );
+    expect(points).toHaveLength(2);
+    for (const point of points) {
+      expect(point.attributes).toMatchObject({
+        'mcp.method.name': 'elicitation/create',
+        'gen_ai.tool.name': 'job',
+        'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25',
+      });
+      // No unbounded value, and no address: the server metric has no address group.
+      for (const key of [
+        'mcp.session.id',
+        'jsonrpc.request.id',
+        'server.address',
+        'server.port',
+        'gen_ai.operation.name',
+      ])
+        expect(point.attributes[key], key).toBeUndefined();
+    }
+    expect(await telemetry.boundaries('mcp.server.operation.duration')).toEqual([
+      0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+    ]);
+  });
+
+  it("a callback that throws: on 2025-11-25, the question's span has the JSON-RPC code sent back as rpc.response.status_code and, unless it is one the conventions do not count as an error, as error.type; on the extension (no error goes back), the class name", async () => {
+    const w = await world({ capabilities: { elicitation: {} } });
+    const thrown = [
+      new RangeError('no operator at hand'),
+      Object.assign(new Error('the operator is away'), { code: -32001 }),
+      Object.assign(new Error('unreadable schema'), { code: -32602 }),
+    ];
+    let asked = 0;
+    const handle = await w.tasks.callToolAsTask(
+      'job',
+      {},
+      {
+        onElicitation: () => {
+          throw thrown[asked++]!;
+        },
+      },
+    );
+    const taskId = handle.taskId!;
+    for (let i = 1; i <= thrown.length; i += 1) {
+      w.ask(taskId, `Question ${i}?`);
+      await until(w, () => telemetry.named('elicitation/create').length === i);
+    }
+    w.complete(taskId, textResult('done'));
+    await until(w, () => handle.settled);
+    const questions = telemetry.named('elicitation/create');
+    const read = questions.map((span) => [
+      span.attributes['error.type'],
+      span.attributes['rpc.response.status_code'],
+      span.status.code,
+      span.attributes['mcp.task.input_outcome'],
+    ]);
+    const ERROR = SpanStatusCode.ERROR;
+    expect(read).toEqual(
+      ext
+        ? [
+            ['RangeError', undefined, ERROR, 'failed'],
+            ['_OTHER', undefined, ERROR, 'failed'],
+            ['_OTHER', undefined, ERROR, 'failed'],
+          ]
+        : [
+            ['-32603', '-32603', ERROR, 'failed'],
+            ['-32001', '-32001', ERROR, 'failed'],
+            // common.yaml: -32602 answering a request the receiver serves is no error.
+            [undefined, '-32602', SpanStatusCode.UNSET, 'failed'],
+          ],
+    );
+    // The task span's answer events and the metric points say the same.
+    const events = telemetry
+      .one('tools/call job')
+      .events.filter((event) => event.name === 'mcp.task.input.response')
+      .map((event) => [event.attributes?.['error.type'], event.attributes?.['rpc.response.status_code']]);
+    expect(events).toEqual(read.map(([type, code]) => [type, code]));
+    const points = await telemetry.points('mcp.server.operation.duration');
+    expect(
+      points.map((point) => [point.attributes['error.type'], point.attributes['rpc.response.status_code']]),
+    ).toEqual(expect.arrayContaining(read.map(([type, code]) => [type, code])));
   });
 
   /** `resume` inside an active span `worker` of the host (ended at once); the handle and that span. */
@@ -374,6 +526,38 @@ describe('the extension wire: a question before the task exists (multi round-tri
       traceparentOf(span.spanContext()),
     ]);
     expect(span.attributes['jsonrpc.request.id']).toBe(rig.server.received('tools/call')[1]!.id);
+  });
+});
+
+describe('the extension wire: a plain call answered at once with isError', () => {
+  it('its span and its tools/call metric point have error.type tool_error, with no rpc.response.status_code', async () => {
+    telemetry = new Telemetry();
+    const server = new ExtServer({
+      tools: [immediateTool('broken', { content: [{ type: 'text', text: 'no such file' }], isError: true })],
+      notifications: 'off',
+    });
+    const { clientTransport } = await connectInMemory(server);
+    const tasks = await TaskClient.connect(clientTransport, {
+      sdk: 'v2',
+      instrumentation: otelInstrumentation({
+        tracerProvider: telemetry.tracerProvider,
+        meterProvider: telemetry.meterProvider,
+        propagator: telemetry.propagator,
+      }),
+    });
+    cleanups.push(() => tasks.close());
+    expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+    const handle = await tasks.callToolAsTask('broken');
+    expect(handle.kind).toBe('immediate');
+    expect(await rejection(handle.result())).toBeInstanceOf(TaskFailedError);
+    const span = telemetry.one('tools/call broken');
+    expect(span.attributes).toMatchObject({ 'error.type': 'tool_error', 'mcp.task.outcome': 'failed' });
+    const calls = (await telemetry.points('mcp.client.operation.duration')).filter(
+      (point) => point.attributes['mcp.method.name'] === 'tools/call',
+    );
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.attributes).toMatchObject({ 'error.type': 'tool_error', 'mcp.protocol.version': '2026-07-28' });
+    expect(calls[0]!.attributes['rpc.response.status_code']).toBeUndefined();
   });
 });
 

@@ -91,7 +91,8 @@ function guardCall(call: CallInstrument, report: Report): CallInstrument {
 
 function guardRequest(request: RequestInstrument, report: Report): RequestInstrument {
   const meta = guarded(report, 'request meta', () => request.meta);
-  const end: RequestInstrument['end'] = (failure) => void guarded(report, 'request end()', () => request.end(failure));
+  const end: RequestInstrument['end'] = (failure, result) =>
+    void guarded(report, 'request end()', () => request.end(failure, result));
   return meta === undefined || meta === null || typeof meta !== 'object' ? { end } : { meta, end };
 }
 

@@ -20,6 +20,7 @@ import type { Asking, InputOwner, RouterParts } from './router-parts.js';
 import { answerFlaw } from '../../util/answer-shape.js';
 import type { InlineInput, InputKind, InputRequest } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
+import { rpcFieldsOf } from '../../util/rpc-error.js';
 import type { Attribution, UntaggedInput } from './untagged.js';
 
 /** Routes input requests to the right callback. */
@@ -299,7 +300,15 @@ export class InputRouter {
       },
       (error: unknown) => {
         signal.release();
-        watch?.end(error instanceof AbandonedError ? { kind: 'abandoned' } : { kind: 'failed', error });
+        // A request of the server's own is answered with an error, whose code the watcher is told:
+        // the thrown value's integer code, else -32603, as the 2025-11-25 input tap
+        // (wire/v2025/input.ts) and the port's answer (port/inbound.ts) choose it. Input riding on
+        // a task's update or a call's reply is left out of the answers instead ([E31]): no code.
+        watch?.end(
+          error instanceof AbandonedError
+            ? { kind: 'abandoned' }
+            : { kind: 'failed', error, code: delivery === 'request' ? (rpcFieldsOf(error).code ?? -32603) : undefined },
+        );
         // An answer abandoned because the task ended or the server gave up is not a failure.
         if (error instanceof AbandonedError) throw error;
         this.parts.report(

@@ -9,7 +9,7 @@
  * Streamable HTTP the SDK v2 transport sets `Mcp-Name: <taskId>` from the request itself ([E8]).
  */
 import { TaskProtocolError, TaskRpcError } from '../../errors.js';
-import { PortError, type JsonObject, type SessionPort, type Timers } from '../../port/port.js';
+import { PortError, type JsonObject, type ResultDecoder, type SessionPort, type Timers } from '../../port/port.js';
 import { classifyRpc, fromServer, toWireError, withMeaning } from '../errors.js';
 import { TASKS_EXTENSION, missingCapability, missingExtension } from '../extension.js';
 import { tapSession } from '../session-taps.js';
@@ -36,7 +36,7 @@ import {
   decodeExtToolPage,
   decodeGetTask,
 } from './decode.js';
-import { omittedFields } from '../decode.js';
+import { omittedFields, withToolError } from '../decode.js';
 import { TaskSubscription } from './subscriptions.js';
 
 /** The per-request declaration of the extension ([E1]); settings are an empty object today. */
@@ -133,7 +133,7 @@ export class ExtensionWire implements TaskWire {
   private send<T>(
     method: string,
     params: JsonObject,
-    decode: (value: unknown, taskId: string | undefined) => T,
+    decode: ResultDecoder<T>,
     options: WireRequestOptions,
     declare: boolean,
     taskId?: string,
@@ -272,24 +272,23 @@ function subscriptionOf(params: JsonObject): unknown {
 }
 
 /** Decodes the answer to a `tools/call` that declared the extension (one decoder for every call: no closure per call). */
-function decodeTaskStart(value: unknown): StartReply {
-  return decodeExtStart(value, true);
-}
+const decodeTaskStart = withToolError((value: unknown): StartReply => decodeExtStart(value, true));
 
 /** Decodes the answer to a `tools/call` that did not declare the extension. */
-function decodePlainStart(value: unknown): StartReply {
-  return decodeExtStart(value, false);
-}
+const decodePlainStart = withToolError((value: unknown): StartReply => decodeExtStart(value, false));
 
-/** Decodes the `tasks/get` reply for `taskId`: one about another task is malformed, never adopted. */
-function decodeTaskReply(value: unknown, taskId: string | undefined): WireSnapshot {
+/**
+ * Decodes the `tasks/get` reply for `taskId`: one about another task is malformed, never adopted.
+ * A final result carried inline with `isError` ([E3]) is told to the request's watcher.
+ */
+const decodeTaskReply = withToolError((value: unknown, taskId: string | undefined): WireSnapshot => {
   const snapshot = decodeGetTask(value);
   if (snapshot.task.taskId === taskId) return snapshot;
   throw new TaskProtocolError('Malformed tasks/get from server: the reply names another task', {
     method: 'tasks/get',
     taskId,
   });
-}
+});
 
 /** The library's error for a failed request on this wire (see {@link toWireError}), its code explained. */
 function extensionError(method: string, error: PortError, taskId: string | undefined): Error {

@@ -7,7 +7,7 @@
  * ([S2], [S3]).
  */
 import { TaskNotSupportedError, TaskProtocolError, TaskRpcError } from '../../errors.js';
-import type { JsonObject, PortError, SessionPort } from '../../port/port.js';
+import type { JsonObject, PortError, ResultDecoder, SessionPort } from '../../port/port.js';
 import {
   type CancelReply,
   type ErrorClass,
@@ -28,7 +28,7 @@ import { classifyRpc, fromServer, stripPrefix, toWireError, withMeaning } from '
 import { missingCapability, missingExtension } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import { TASK_FIELDS, decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
-import { omittedFields } from '../decode.js';
+import { omittedFields, withToolError } from '../decode.js';
 import { serveSideChannelInput } from './input.js';
 import { isObject } from '../../util/json.js';
 
@@ -118,7 +118,7 @@ export class Wire2025 implements TaskWire {
   private send<T>(
     method: string,
     params: JsonObject | undefined,
-    decode: (value: unknown, taskId: string | undefined) => T,
+    decode: ResultDecoder<T>,
     options: WireRequestOptions,
     taskId?: string,
   ): Promise<T> {
@@ -226,21 +226,20 @@ export class Wire2025 implements TaskWire {
   }
 }
 
-/** Decodes the answer to a `tools/call` that asked for a task (one decoder for every call: no closure per call). */
-function decodeTaskStart(value: unknown): StartReply {
-  return decodeStart(value, true);
-}
+/**
+ * Decodes the answer to a `tools/call` that asked for a task (one decoder for every call: no
+ * closure per call); an `isError` plain result is told to the request's watcher.
+ */
+const decodeTaskStart = withToolError((value: unknown): StartReply => decodeStart(value, true));
 
 /** Decodes the answer to a plain `tools/call`. */
-function decodePlainStart(value: unknown): StartReply {
-  return decodeStart(value, false);
-}
+const decodePlainStart = withToolError((value: unknown): StartReply => decodeStart(value, false));
 
-/** Decodes the `tasks/result` payload for `taskId`. */
-function decodePayloadReply(value: unknown, taskId: string | undefined): TaskPayload {
+/** Decodes the `tasks/result` payload for `taskId`; an `isError` payload is told to the request's watcher. */
+const decodePayloadReply = withToolError((value: unknown, taskId: string | undefined): TaskPayload => {
   const payload = decodeTaskPayload(value, taskId!);
   return { kind: 'result', result: payload.result, tagged: payload.tagged };
-}
+});
 
 /** Decodes the `tasks/get` reply for `taskId` (see {@link sameTask}). */
 function decodeGetReply(value: unknown, taskId: string | undefined): WireSnapshot {
