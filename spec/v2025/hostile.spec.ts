@@ -1495,7 +1495,7 @@ describe('a deadline while close({ cancelRunning: true }) waits for a payload th
   // the task's own deadline still bounds it at timeoutMs + cancelGraceMs (the second stop waits
   // for the one under way at most its own grace).
   for (const lying of [true, false]) {
-    it(`${lying ? 'a "completed" notification the server never backs (2025 seed 1980)' : 'a task really completed whose tasks/result is never answered'}: TaskTimeoutError at timeoutMs + cancelGraceMs, not at closeTimeoutMs`, async () => {
+    it(`${lying ? 'a "completed" notification the server never backs' : 'a task really completed whose tasks/result is never answered (2025 seed 1377)'}: TaskTimeoutError at timeoutMs + cancelGraceMs, not at closeTimeoutMs`, async () => {
       const { server, tasks, clock, start } = await setup({}, { requestTimeoutMs: 5_000, cancelGraceMs: 2_000 });
       creating(server, { taskId: 'late-payload', pollInterval: 1_000 });
       server.on('tasks/result', () => NO_REPLY);
