@@ -316,6 +316,8 @@ interface Plan {
   /** `close({ cancelRunning })` at this time, with the task maybe still running. */
   readonly closeAtMs: number | undefined;
   readonly cancelRunning: boolean;
+  /** The server drops the connection at this time (only with a deadline: handles wait for a reconnection). */
+  readonly dropAtMs: number | undefined;
   /** The call's `signal` aborts at this time. */
   readonly abortAtMs: number | undefined;
   readonly progress: boolean;
@@ -336,7 +338,8 @@ function makePlan(rng: Rng): Plan {
     'cancelled',
     'never',
   ] as const);
-  const deadline = rng.chance(0.35) || outcome === 'never';
+  const drop = rng.chance(0.08);
+  const deadline = rng.chance(0.35) || outcome === 'never' || drop;
   const stop = rng.chance(0.25);
   return {
     endAtGet,
@@ -349,6 +352,7 @@ function makePlan(rng: Rng): Plan {
     closeAtMs: rng.chance(0.1) ? rng.int(10_000) : undefined,
     cancelRunning: rng.chance(0.5),
     abortAtMs: rng.chance(0.1) ? rng.int(10_000) : undefined,
+    dropAtMs: drop ? rng.int(10_000) : undefined,
     progress: rng.chance(0.3),
     faultRate: rng.pick([0.1, 0.25, 0.4, 0.6]),
     notifyRate: rng.pick([0, 0.2, 0.5]),
@@ -369,6 +373,8 @@ interface Observed {
 /** The side of a case that differs per wire: the server and the connected TaskClient. */
 interface World {
   readonly tasks: TaskClient;
+  /** The server drops the connection. */
+  drop(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -647,7 +653,7 @@ async function world2025(seed: number, rng: Rng, plan: Plan, clock: ManualClock,
     cancelGraceMs: CANCEL_GRACE_MS,
     onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
   });
-  return { tasks, close: () => server.close() };
+  return { tasks, drop: () => server.close(), close: () => server.close() };
 }
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
@@ -782,7 +788,8 @@ async function worldExt(_seed: number, rng: Rng, plan: Plan, clock: ManualClock,
   });
   for (const at of plan.pushesAtMs) clock.setTimeout(push, at);
 
-  const { clientTransport } = await connectInMemory(server);
+  const connection = await connectInMemory(server);
+  const { clientTransport } = connection;
   seen.trace.push('extension wire over SDK v2');
   const tasks = await TaskClient.connect(clientTransport, {
     sdk: 'v2',
@@ -792,7 +799,7 @@ async function worldExt(_seed: number, rng: Rng, plan: Plan, clock: ManualClock,
     cancelGraceMs: CANCEL_GRACE_MS,
     onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
   });
-  return { tasks, close: async () => {} };
+  return { tasks, drop: () => connection.close(), close: async () => {} };
 }
 
 /** A CreateTaskResult's task fields (no payload) from a detailed snapshot. */
@@ -848,6 +855,8 @@ async function runCase(
   const progress: unknown[] = [];
   const aborter = new AbortController();
   const abortAt = plan.abortAtMs === undefined ? undefined : start + plan.abortAtMs;
+  const dropAt = plan.dropAtMs === undefined ? undefined : start + plan.dropAtMs;
+  let dropped = false;
 
   const call = track(
     world.tasks.callToolAsTask(
@@ -907,6 +916,11 @@ async function runCase(
       seen.trace.push(`abort at +${clock.now() - start} ms`);
       aborter.abort();
     }
+    if (dropAt !== undefined && !dropped && clock.now() >= dropAt) {
+      seen.trace.push(`the server drops the connection at +${clock.now() - start} ms`);
+      dropped = true;
+      await world.drop();
+    }
     if (closeAt !== undefined && closing === undefined && clock.now() >= closeAt) {
       seen.trace.push(`close({ cancelRunning: ${plan.cancelRunning} }) at +${clock.now() - start} ms`);
       closedAt = clock.now();
@@ -915,7 +929,8 @@ async function runCase(
     if (
       done() &&
       (stopAt === undefined || stop !== undefined || handle === undefined) &&
-      (abortAt === undefined || aborter.signal.aborted)
+      (abortAt === undefined || aborter.signal.aborted) &&
+      (dropAt === undefined || dropped)
     ) {
       if (closeAt === undefined || closing !== undefined) break;
     }
@@ -980,6 +995,7 @@ async function runCase(
     plan.cancelAtMs === undefined &&
     plan.closeAtMs === undefined &&
     plan.abortAtMs === undefined &&
+    plan.dropAtMs === undefined &&
     !seen.lied;
   if (noInterference && seen.validPayloadWhileOpen && result?.settled === true && result.rejected)
     problems.push(`a valid completed result reached the open handle, yet result() rejected: ${explain(result.error)}`);
