@@ -180,7 +180,7 @@ describe('a terminal notification the reads never confirm (found by spec/wire/fu
   // running (or ended otherwise). The terminal status is kept ([A11]), so the payload can never come;
   // after 5 such reads (the bound of repeated hard poll failures) the task fails with
   // TaskProtocolError instead of being read forever with result() pending. The fuzzer's ext seeds
-  // 31, 183, 244, 926, 1022, ... found it (a lying notification, then reads that disagree).
+  // 311, 761 and 1862 found it (a lying notification, then reads that disagree).
   it('a terse "failed" while every read shows the task still working: TaskProtocolError after 5 reads', async () => {
     const rig = await extRig({ server: manual() });
     const errors: TaskError[] = [];
@@ -200,7 +200,7 @@ describe('a terminal notification the reads never confirm (found by spec/wire/fu
     expect(rig.server.count('tasks/get')).toBe(5);
   });
 
-  it('a terse "completed" while the reads show the task cancelled: TaskProtocolError after 5 reads (ext seed 31)', async () => {
+  it('a terse "completed" while the reads show the task cancelled: TaskProtocolError after 5 reads', async () => {
     const rig = await extRig({ server: manual() });
     const handle = await rig.tasks.callToolAsTask('manual');
     const result = handle.result();
