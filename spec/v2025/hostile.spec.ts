@@ -1493,7 +1493,7 @@ describe('a tools/call that is never answered (its answer lost on the wire)', ()
 describe('a deadline while close({ cancelRunning: true }) waits for a payload that never comes (found by spec/wire/fuzz.spec.ts)', () => {
   // close({ cancelRunning: true }) waits up to closeTimeoutMs for the payload of a task known ended;
   // the task's own deadline still bounds it at timeoutMs + cancelGraceMs (the second stop waits
-  // for the one under way at most its own grace). The fuzzer's 2025 seeds 5110 and 5985 found it.
+  // for the one under way at most its own grace). The fuzzer's 2025 seed 5110 found it.
   for (const lying of [true, false]) {
     it(`${lying ? 'a "completed" notification the server never backs' : 'a task really completed whose tasks/result is never answered'}: TaskTimeoutError at timeoutMs + cancelGraceMs, not at closeTimeoutMs`, async () => {
       const { server, tasks, clock, start } = await setup({}, { requestTimeoutMs: 5_000, cancelGraceMs: 2_000 });
