@@ -255,11 +255,20 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
   };
   if (engine.isStopping(record)) {
     // A forced stop takes over (the other stop's cancel is still out, or not sent yet: see
-    // takenOver); any other waits for the stop under way rather than racing it.
+    // takenOver); any other waits for the stop under way rather than racing it, but no longer
+    // than its own grace: the stop under way may wait longer (`close({ cancelRunning: true })`
+    // waits up to `closeTimeoutMs` for a cancel or a payload), and a deadline bounds the whole
+    // call at `timeoutMs + cancelGraceMs` (as an abort or `dispose()` bounds it at their grace).
     if (how.force === true)
       return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
-    await settledOf(record);
-    return 'already-settled';
+    const grace = engine.scheduler.expiry(how.graceMs);
+    try {
+      await Promise.race([settledOf(record), grace.expired]);
+    } finally {
+      grace.clear();
+    }
+    if (record.settlement !== undefined) return 'already-settled';
+    return settleNow(record.terminal ? finishedFate(record) : unconfirmed(record));
   }
   engine.beginStop(record, { holdStream: how.throwFromIterators ?? true });
   const grace = engine.scheduler.expiry(how.graceMs);

@@ -9,7 +9,7 @@
  * a time, the first at once, the next not sooner than one poll interval after the previous one
  * went out ([E14]); while polls are failing, not sooner than their backoff allows.
  */
-import { asTaskError } from '../errors.js';
+import { asTaskError, TaskProtocolError } from '../errors.js';
 import { isTerminalStatus } from '../types.js';
 import type { WireSnapshot } from '../wire/wire.js';
 import { fetchPayload, fetchTerminal, finish, vanished } from './payload.js';
@@ -169,7 +169,7 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
       engine.observe(record, snapshot, 'poll');
       engine.readEnded(record);
       if (look) engine.looked(record);
-      ensurePoll(engine, record);
+      if (!payloadNeverCame(engine, record, snapshot)) ensurePoll(engine, record);
     },
     (error: unknown) => {
       record.pollFailed();
@@ -183,6 +183,29 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
       }
     },
   );
+}
+
+/**
+ * A read of `record` was answered (and observed) while the task is terminal without the payload a
+ * read must bring: a notification told the end without it ([E3]), and this read did not bring it
+ * either (it shows the task still running, ended otherwise, or is not newer; the terminal status
+ * is kept, [A11]). The task is read again, paced ([E14]), but not forever: after
+ * `maxPollFailures` such reads (the bound of repeated hard poll failures) the server has
+ * contradicted its own notification beyond doubt, and the task fails with TaskProtocolError
+ * instead of leaving `result()` pending.
+ * @returns true when the task was failed.
+ */
+function payloadNeverCame(engine: PollEngine, record: TaskRecord, snapshot: WireSnapshot): boolean {
+  if (record.settlement !== undefined || !record.terminal || !awaitsPayloadRead(engine, record)) return false;
+  const reads = record.readWithoutPayload();
+  if (reads < engine.config.maxPollFailures) return false;
+  const status = record.task.status;
+  const failure = new TaskProtocolError(
+    `Server reported "${status}", but ${reads} reads of the task never carried its ${status === 'failed' ? 'error' : 'result'} (the last one said "${snapshot.task.status}")`,
+    { method: 'tasks/get', task: record.task, toolName: record.toolName },
+  );
+  engine.settle(record, { ok: false, error: failure }, failure);
+  return true;
 }
 
 function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown, look: boolean): void {

@@ -74,6 +74,8 @@ export class RecordExtras {
   hintlessPolls = 0;
   failedPolls = 0;
   hardPollFailures = 0;
+  /** Reads answered while the task was terminal and its payload, which a read must bring, missing. */
+  readsWithoutPayload = 0;
   blockingRetryAt = 0;
   /** The input request keys handed out so far, each with the fingerprint of its request ([E4]). */
   inputKeys: Map<string, string> | undefined = undefined;

@@ -77,6 +77,14 @@ export abstract class RecordSchedule extends RecordView {
     return extras.hardPollFailures;
   }
 
+  /**
+   * A read was answered while the task is terminal and still without the payload a read must bring.
+   * @returns such reads so far.
+   */
+  readWithoutPayload(): number {
+    return (this.more().readsWithoutPayload += 1);
+  }
+
   /** The last look's read did not happen (paused, dropped with an old connection): the next read is. */
   lookPutOff(): void {
     this.setFlag(Flag.LookDue, true);

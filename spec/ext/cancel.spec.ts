@@ -425,3 +425,31 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     await flush();
   });
 });
+
+describe('a deadline while close({ cancelRunning: true }) waits for its tasks/cancel (found by spec/wire/fuzz.spec.ts)', () => {
+  // close({ cancelRunning: true }) waits up to closeTimeoutMs for the cancel it sent; the task's own
+  // deadline still bounds the call at timeoutMs + cancelGraceMs: a stop that finds another under
+  // way waits for it at most its own grace. The fuzzer's ext seed 2178 found it.
+  it('an unanswered tasks/cancel: TaskTimeoutError at timeoutMs + cancelGraceMs, not at closeTimeoutMs', async () => {
+    const rig = await extRig({
+      server: server('cancel'),
+      client: { requestTimeoutMs: 5_000, cancelGraceMs: 2_000 },
+    });
+    rig.server.on('tasks/cancel', () => NO_REPLY);
+    const start = rig.clock.now();
+    const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_650 });
+    let settled: { error: unknown; at: number } | undefined;
+    handle.result().catch((error: unknown) => (settled = { error, at: rig.clock.now() - start }));
+    await rig.clock.advance(750);
+    const closing = rig.tasks.close({ cancelRunning: true });
+    await rig.clock.advance(2_650 + 2_000 - 750 - 1);
+    expect(settled).toBeUndefined();
+    await rig.clock.advance(1);
+    expect(settled?.at).toBe(4_650);
+    expect(settled?.error).toBeInstanceOf(TaskTimeoutError);
+    expect((settled?.error as TaskTimeoutError).remoteCancel).toBe('unknown');
+    // close() keeps its own bound (closeTimeoutMs = requestTimeoutMs).
+    await rig.clock.advance(5_000);
+    await closing;
+  });
+});

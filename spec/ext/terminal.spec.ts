@@ -175,6 +175,45 @@ describe('a terminal notification without its payload', () => {
   });
 });
 
+describe('a terminal notification the reads never confirm (found by spec/wire/fuzz.spec.ts)', () => {
+  // The notification said the task ended, but no read brings its payload: each read shows the task
+  // running (or ended otherwise). The terminal status is kept ([A11]), so the payload can never come;
+  // after 5 such reads (the bound of repeated hard poll failures) the task fails with
+  // TaskProtocolError instead of being read forever with result() pending. The fuzzer's ext seeds
+  // 311, 761 and 1862 found it (a lying notification, then reads that disagree).
+  it('a terse "failed" while every read shows the task still working: TaskProtocolError after 5 reads', async () => {
+    const rig = await extRig({ server: manual() });
+    const errors: TaskError[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result();
+    await flush();
+    await push(rig, { ...terse(rig.server.tasks.detailed(handle.taskId!)), status: 'failed' });
+    const error = await outcome(rig, result, 1_000, 120_000);
+    expect(error).toBeInstanceOf(TaskProtocolError);
+    expect(error).toMatchObject({ method: 'tasks/get', task: { status: 'failed' } });
+    expect((error as Error).message).toMatch(/"failed".*5 reads.*never carried its error.*"working"/);
+    expect(rig.server.count('tasks/get')).toBe(5);
+    expect(errors.every((e) => e instanceof TaskProtocolError)).toBe(true);
+    // Nothing goes on reading it.
+    await rig.clock.advance(60_000);
+    expect(rig.server.count('tasks/get')).toBe(5);
+  });
+
+  it('a terse "completed" while the reads show the task cancelled: TaskProtocolError after 5 reads', async () => {
+    const rig = await extRig({ server: manual() });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result();
+    await flush();
+    const cancelled = rig.server.tasks.cancel(handle.taskId!);
+    await push(rig, { ...terse(cancelled), status: 'completed' });
+    const error = await outcome(rig, result, 1_000, 120_000);
+    expect(error).toBeInstanceOf(TaskProtocolError);
+    expect((error as Error).message).toMatch(/"completed".*never carried its result.*"cancelled"/);
+    expect(rig.server.count('tasks/get')).toBe(5);
+  });
+});
+
 describe('the ttl backstop runs on the local clock ([E13], [V11])', () => {
   it('does not give up a task early when the server clock is behind ours', async () => {
     const clock = new ManualClock();

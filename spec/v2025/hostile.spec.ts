@@ -21,6 +21,7 @@ import {
   TaskNotFoundError,
   TaskProtocolError,
   TaskRpcError,
+  TaskTimeoutError,
   type Task,
   type TaskClientOptions,
   type TaskError,
@@ -1487,4 +1488,35 @@ describe('a tools/call that is never answered (its answer lost on the wire)', ()
       expect(tasks.active).toBe(0);
     }
   });
+});
+
+describe('a deadline while close({ cancelRunning: true }) waits for a payload that never comes (found by spec/wire/fuzz.spec.ts)', () => {
+  // close({ cancelRunning: true }) waits up to closeTimeoutMs for the payload of a task known ended;
+  // the task's own deadline still bounds it at timeoutMs + cancelGraceMs (the second stop waits
+  // for the one under way at most its own grace). The fuzzer's 2025 seed 5110 found it.
+  for (const lying of [true, false]) {
+    it(`${lying ? 'a "completed" notification the server never backs' : 'a task really completed whose tasks/result is never answered'}: TaskTimeoutError at timeoutMs + cancelGraceMs, not at closeTimeoutMs`, async () => {
+      const { server, tasks, clock, start } = await setup({}, { requestTimeoutMs: 5_000, cancelGraceMs: 2_000 });
+      creating(server, { taskId: 'late-payload', pollInterval: 1_000 });
+      server.on('tasks/result', () => NO_REPLY);
+      const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 3_526 });
+      const outcome = handle.result().then(
+        () => 'resolved',
+        (error: unknown) => ({ error, at: clock.now() - start }),
+      );
+      await clock.advance(1_500);
+      if (lying) server.notify(STATUS, { ...server.tasks.get('late-payload'), status: 'completed' });
+      else server.tasks.finish('late-payload', 'completed', { result: text('never fetched') }, {}, true);
+      await clock.advance(1_000);
+      expect(handle.task?.status).toBe('completed');
+      const closing = tasks.close({ cancelRunning: true });
+      await clock.advance(3_526 + 2_000 - 2_500);
+      const settled = await Promise.race([outcome, flush().then(() => 'pending')]);
+      expect(settled).toMatchObject({ error: expect.any(TaskTimeoutError), at: 5_526 });
+      expect((settled as { error: TaskTimeoutError }).error.remoteCancel).toBe('finished');
+      // close() keeps its own bound (closeTimeoutMs = requestTimeoutMs).
+      await clock.advance(5_000);
+      await within(closing);
+    });
+  }
 });
