@@ -35,7 +35,7 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
 /**
  * The core's budget, gzip bytes: what it weighs now, rounded up to the next half KiB. The test
  * (spec/package/size.spec.ts, in `npm test`) fails when the root entry grows past it; lower it as
- * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised four times, each time for fixes of
+ * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised five times, each time for fixes of
  * behaviour, never for a feature: from 43 to 43.5 KiB (44,536 bytes measured), for the fixes that
  * read other servers' replies as they are sent (nulls for absent fields, terse notifications,
  * refused cancels, a server's cancellation of a request): +773 bytes; then to 44 KiB (44,838
@@ -52,9 +52,16 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * `connectTimeoutMs` and `signal`, with `TaskConnectError` from the root entry: before, a server
  * that never finished the handshake held it as long as the SDK's own request timeout, and nothing
  * could stop it): +443 bytes; and the check of input answers' shape on the tasks extension too
- * (a malformed answer was sent to the server as it was), +327 bytes (47,446 measured).
+ * (a malformed answer was sent to the server as it was), +327 bytes (47,446 measured); then to
+ * 47.5 KiB (48,419 bytes measured, from 47,498 on the same machine before them), for the fixes of
+ * a review of the extension's text, of the OpenTelemetry conventions and of a fuzzer of server
+ * replies: a -32021 read for the capability its data names, and a call answered with request
+ * state only retried after a backoff (+617 bytes); a tool error marked on its request's span and
+ * metric (+105); a terminal notification no read confirms failing the task, and a second stop
+ * bounded by its own grace (+161); the server's poll interval honoured up to an hour and at least
+ * two reads per ttl (+38).
  */
-export const SIZE_BUDGET_GZIP = 46.5 * 1024;
+export const SIZE_BUDGET_GZIP = 47.5 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
