@@ -8,7 +8,14 @@
  * not), but without a wire: it needs to see what the server sends, not what the library makes of it.
  */
 import { paramHeaders, scanParamHeaders, type ParamHeader } from '../port/param-headers.js';
-import { PortError, type InboundRequest, type JsonObject, type SessionPort, type Timers } from '../port/port.js';
+import {
+  PortError,
+  localCode,
+  type InboundRequest,
+  type JsonObject,
+  type SessionPort,
+  type Timers,
+} from '../port/port.js';
 import { TASKS_EXTENSION } from '../wire/resolve.js';
 import { relatedTaskId, RELATED_TASK_KEY } from '../wire/v2025/decode.js';
 import { cut, isObject, withoutIds } from './shape.js';
@@ -199,7 +206,7 @@ export class Session {
         (error: unknown) => {
           const reply: Reply = {
             ok: false,
-            code: -32001,
+            code: localCode('aborted'),
             message: String(error),
             kind: 'aborted',
             at: this.now(),

@@ -268,7 +268,9 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
       grace.clear();
     }
     if (record.settlement !== undefined) return 'already-settled';
-    return settleNow(record.terminal ? finishedFate(record) : unconfirmed(record));
+    // As a forced stop does: when the stop under way is still taking its last look, no cancel has
+    // gone out yet, and this one sends it (once) rather than leave the remote task running.
+    return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
   }
   engine.beginStop(record, { holdStream: how.throwFromIterators ?? true });
   const grace = engine.scheduler.expiry(how.graceMs);
@@ -301,7 +303,8 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
 }
 
 /**
- * What became of a task still running whose stop `close()` takes over. A stop still taking its
+ * What became of a task still running whose stop `close()` takes over (or a stop whose grace ran
+ * out waiting for the one under way). A stop still taking its
  * last look has sent no cancel yet: `close({ cancelRunning: true })` sends it now, once, without
  * waiting for it (as for the cancel of any stop it takes over), and plain `close()` leaves the task
  * running.

@@ -65,7 +65,9 @@ export function sheddingDelay(round: number, timing: PollTiming, retry: RetryPol
  * Delay before the next poll of `task` ([R13], [R16]): the server's latest `pollInterval`, or a
  * gentle backoff when it gives none, clamped to `[minPollIntervalMs, maxPollIntervalMs]` and to
  * half the task's ttl. After `failures` consecutive failed polls the retry backoff applies when it is longer: never sooner than
- * the server's latest interval, which may rate-limit polls that come sooner ([E14]).
+ * the server's latest interval, which may rate-limit polls that come sooner ([E14]), unless half
+ * the task's ttl is sooner still: the ttl wins, as a result kept only for its ttl must be read
+ * before it goes (a server whose interval outlasts its ttl contradicts itself).
  */
 export function pollDelay(
   task: Task,

@@ -163,6 +163,11 @@ export class PortError extends Error {
   }
 }
 
+/** The JSON-RPC code a local failure of `kind` carries (the one SDK v1 used for the same case). */
+export function localCode(kind: PortErrorKind): number {
+  return LOCAL_CODES[kind];
+}
+
 /** The codes local failures carry (the ones SDK v1 used for the same cases). */
 const LOCAL_CODES: Record<PortErrorKind, number> = {
   server: -32603,

@@ -453,3 +453,31 @@ describe('a deadline while close({ cancelRunning: true }) waits for its tasks/ca
     await closing;
   });
 });
+
+describe('a deadline while close({ cancelRunning: true }) still takes its last look', () => {
+  // The deadline's stop waits for close()'s at most its own grace; when close() has not sent its
+  // tasks/cancel yet (its last look is still out), the deadline sends it, once: both asked for a
+  // cancel, and the remote task must not be left running.
+  it('a withheld last look: TaskTimeoutError at timeoutMs + cancelGraceMs, and one tasks/cancel goes out', async () => {
+    const rig = await extRig({
+      server: server('cancel'),
+      client: { requestTimeoutMs: 10_000, cancelGraceMs: 2_000 },
+    });
+    const normal = builtinMethods(rig.server)['tasks/get']!;
+    let closing: Promise<void> | undefined;
+    rig.server.on('tasks/get', (params, ctx) => (closing !== undefined ? NO_REPLY : normal(params, ctx)));
+    const start = rig.clock.now();
+    const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 3_000 });
+    let settled: { error: unknown; at: number } | undefined;
+    handle.result().catch((error: unknown) => (settled = { error, at: rig.clock.now() - start }));
+    await rig.clock.advance(750);
+    closing = rig.tasks.close({ cancelRunning: true });
+    await rig.clock.advance(3_000 + 2_000 - 750);
+    expect(settled?.at).toBe(5_000);
+    expect(settled?.error).toBeInstanceOf(TaskTimeoutError);
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    await rig.clock.advance(10_000);
+    await closing;
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+  });
+});

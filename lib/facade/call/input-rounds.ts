@@ -9,6 +9,7 @@ import { sleep } from '../../engine/retry.js';
 import { sheddingDelay } from '../../engine/timing.js';
 import { TaskError, TaskProtocolError, TaskRpcError } from '../../errors.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../options.js';
+import { localCode } from '../../port/port.js';
 import type { InlineAnswers } from '../input/inline.js';
 import type { PendingCall } from '../input/untagged.js';
 import type { StartReply, StartToolCall } from '../../wire/wire.js';
@@ -19,9 +20,6 @@ import type { StartReply, StartToolCall } from '../../wire/wire.js';
  * by time (see {@link shed}).
  */
 const MAX_INPUT_ROUNDS = 10;
-
-/** The code of a request that got no answer in time (the SDK's, as the port's timeouts carry). */
-const TIMEOUT_CODE = -32001;
 
 /** The call whose input rounds these are (a `Launch`). */
 export interface RoundsCall extends PendingCall {
@@ -119,7 +117,13 @@ async function shed(launch: RoundsCall, count: number, since: number): Promise<v
     if (left <= 0) {
       throw new TaskRpcError(
         `tools/call failed: the server answered "${launch.toolName}" with request state only (load shedding) ${count} times in a row for ${DEFAULT_PLAIN_CALL_TIMEOUT_MS} ms, the bound of a call without timeoutMs`,
-        { method: 'tools/call', code: TIMEOUT_CODE, transient: true, kind: 'timeout', toolName: launch.toolName },
+        {
+          method: 'tools/call',
+          code: localCode('timeout'),
+          transient: true,
+          kind: 'timeout',
+          toolName: launch.toolName,
+        },
       );
     }
     delay = Math.min(delay, left);
