@@ -256,12 +256,15 @@ export type InputOutcome =
   | {
       /** The callback threw or rejected, or its answer was invalid. */
       readonly kind: 'failed';
-      /** What it threw. */
+      /**
+       * What it threw; for an answer of the wrong shape (never sent), the error naming the flaw: the
+       * one sent back for a request of the server's own, else the `TaskInputError` reported.
+       */
       readonly error: unknown;
       /**
        * The JSON-RPC error code the server's request is answered with: for a request of its own
        * (`InputContext.delivery` `request`), the integer `code` of what the callback threw (not a
-       * `DOMException`'s), else -32603. `undefined` when no error goes back: input that rides on
+       * `DOMException`'s), else -32603 (as for an answer of the wrong shape). `undefined` when no error goes back: input that rides on
        * a task's update or a call's reply is left out of the answers instead.
        */
       readonly code?: number | undefined;

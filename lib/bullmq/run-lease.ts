@@ -6,7 +6,7 @@
  */
 import type { Lease } from './pool.js';
 import { RunEnded, type RunContext } from './run-context.js';
-import { sleep } from './run-store.js';
+import { waitForLease } from './lease-wait.js';
 import type { ToolJobData } from './types.js';
 
 /** The parts of a run that waiting for its connection uses. */
@@ -34,41 +34,20 @@ export async function leaseConnection(
   remaining: number | undefined,
 ): Promise<Lease> {
   const { context } = run;
-  const acquiring = context.acquire(server, sessionId);
-  const waited = new AbortController();
-  const interrupted = (): void => waited.abort();
   // A run already cancelled comes here to cancel its task (see attempts() in run.ts): only its deadline,
   // or the processor closing (the task is then cancelled once the connection comes), stops that wait.
-  // The processor's close listeners (a set, not the shared `closing` signal: many runs wait at
-  // once, and an AbortSignal warns past ten listeners).
-  run.interrupt.addEventListener('abort', interrupted, { once: true });
-  const unlistenClose = context.onClose(interrupted);
-  if (context.closing.aborted) waited.abort();
-  let lease: Lease | undefined;
-  try {
-    const expired = new Promise<undefined>((resolve) => {
-      void sleep(remaining ?? Infinity, waited.signal).then(() => resolve(undefined));
-    });
-    lease = await Promise.race([acquiring, expired]);
-  } finally {
-    waited.abort();
-    run.interrupt.removeEventListener('abort', interrupted);
-    unlistenClose();
-  }
-  if (lease !== undefined) return lease;
-  // The job ends for good (its deadline, a cancel) unless the processor hands it back: its stored
-  // task, if any, is then cancelled over the connection once it comes.
-  const reference = run.data.task?.reference;
-  const cancelLate = reference !== undefined && (run.stop.aborted || !context.closing.aborted);
-  // In a promise chain: a resume that throws (a closed client) must not become an unhandled rejection.
-  acquiring.then(
-    (late) =>
-      Promise.resolve()
-        .then(() => (cancelLate ? late.tasks.resume(reference).dispose() : undefined))
-        .catch(() => {})
-        .finally(() => late.release()),
-    () => {},
-  );
+  const waited = await waitForLease(context, server, sessionId, {
+    ms: remaining,
+    interrupt: run.interrupt,
+    // The job ends for good (its deadline, a cancel) unless the processor hands it back: its stored
+    // task, if any, is then cancelled over the connection once it comes.
+    late: () => {
+      const reference = run.data.task?.reference;
+      const cancelLate = reference !== undefined && (run.stop.aborted || !context.closing.aborted);
+      return cancelLate ? (late) => late.tasks.resume(reference).dispose() : undefined;
+    },
+  });
+  if (waited.lease !== undefined) return waited.lease;
   run.checkInterrupted(undefined);
   throw new RunEnded({
     kind: 'final',

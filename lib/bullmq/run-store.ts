@@ -10,6 +10,8 @@ import type { JobWrite } from './job-write.js';
 import { readJobData } from './job-data.js';
 import { backoff } from './outcome.js';
 import { RunEnded, type RunContext } from './run-context.js';
+import { waitForLease } from './lease-wait.js';
+import type { Lease } from './pool.js';
 import { later } from './timer.js';
 import type { ToolJobData } from './types.js';
 
@@ -67,41 +69,30 @@ export async function cancelStoredTask(context: RunContext, jobId: string, data:
   if (reference === undefined) return;
   const left = data.deadlineAt === undefined ? Infinity : Math.max(0, data.deadlineAt - Date.now());
   const waitMs = Math.min(context.reconnectGraceMs, left);
-  let connected = false;
-  const started = Date.now();
-  let giveUp!: (why: string) => void;
-  const gaveUp = new Promise<string>((resolve) => (giveUp = resolve));
-  // A connection in hand lets the cancel finish (bounded by its grace): only the wait for it is given up.
-  const stopWaiting = (why: string): void => {
-    if (!connected) giveUp(why);
-  };
-  const timer = later(
-    () => stopWaiting(`after ${waitMs} ms: no connection to the server "${data.server}" came in time`),
-    waitMs,
-  );
-  const onClose = (): void => stopWaiting(`after ${Date.now() - started} ms: the processor closed`);
-  const unlistenClose = context.onClose(onClose);
-  if (context.closing.aborted) onClose();
-  // In a promise chain: a resume that throws (a closed client) must not escape, and the lease goes
-  // back whatever the cancel does, even after the wait was given up.
-  const cancelling = context.acquire(data.server, reference.sessionId).then((lease) => {
-    connected = true;
-    timer.clear();
-    return Promise.resolve()
-      .then(() => lease.tasks.resume(reference).dispose())
-      .finally(() => lease.release());
-  });
+  const cancel = (lease: Lease): Promise<void> => lease.tasks.resume(reference).dispose();
   try {
-    const why = await Promise.race([cancelling.then(() => undefined), gaveUp]);
-    if (why === undefined) return;
-    cancelling.catch(() => {});
-    context.emit({
-      type: 'warning',
-      jobId,
-      error: new Error(
-        `The job failed for good and the cancel of its task was given up ${why}; a connection that still comes cancels it then`,
-      ),
-    });
+    // A connection in hand lets the cancel finish (bounded by its grace): only the wait for it is
+    // given up. A connection already in the pool is handed over even when the deadline has passed.
+    const waited = await waitForLease(context, data.server, reference.sessionId, { ms: waitMs, late: () => cancel });
+    if (waited.lease === undefined) {
+      const why =
+        waited.why === 'time'
+          ? `after ${waitMs} ms: no connection to the server "${data.server}" came in time`
+          : `after ${waited.waitedMs} ms: the processor closed`;
+      context.emit({
+        type: 'warning',
+        jobId,
+        error: new Error(
+          `The job failed for good and the cancel of its task was given up ${why}; a connection that still comes cancels it then`,
+        ),
+      });
+      return;
+    }
+    const lease = waited.lease;
+    // The lease goes back whatever the cancel does (a resume that throws: a closed client).
+    await Promise.resolve()
+      .then(() => cancel(lease))
+      .finally(() => lease.release());
   } catch (error) {
     context.emit({
       type: 'warning',
@@ -110,9 +101,6 @@ export async function cancelStoredTask(context: RunContext, jobId: string, data:
         cause: error,
       }),
     });
-  } finally {
-    timer.clear();
-    unlistenClose();
   }
 }
 

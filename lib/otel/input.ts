@@ -46,9 +46,10 @@ function serverMetricAttributes(attributes: Attributes): Attributes {
 /**
  * Starts the span of `input`, asked for by the call `call` traces (when known). Its end records
  * `mcp.server.operation.duration` (metrics.yaml lines 41-51: recommended, on the receiver, from
- * the time the request was received until the result is sent), for an answer or a failure; not
- * for an abandoned one (nothing is sent, as a client request the library stopped waiting for is
- * not measured either).
+ * the time the request was received until the result is sent), for an answer or a failure whose
+ * JSON-RPC error went back; not for an abandoned one nor a failure without a code (input riding on
+ * a task's update or a call's reply, left out of the answers): nothing is sent, as a client request
+ * the library stopped waiting for is not measured either.
  */
 export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTrace | undefined): InputInstrument {
   const receivedAt = performance.now();
@@ -133,7 +134,10 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
       // Each step on its own: a span processor that throws leaves the others done.
       attempt('the input span', () => span.setAttributes(answer));
       attempt('span.end()', () => span.end());
-      if (outcome.kind !== 'abandoned') {
+      // Only what was sent to the server: an answer, or the JSON-RPC error of a failure; not a
+      // failure without a code (input riding on a task's update or a call's reply left out of the
+      // answers, [E31]), nor an abandoned question.
+      if (outcome.kind === 'answered' || (outcome.kind === 'failed' && outcome.code !== undefined)) {
         const point = { ...serverMetricAttributes(attributes), ...errors };
         const seconds = (performance.now() - receivedAt) / 1000;
         attempt(METRIC.serverOperationDuration, () => kit.instruments.serverOperationDuration.record(seconds, point));

@@ -200,6 +200,9 @@ export interface UnattributedNote {
 /**
  * Answers an input request: a promise of the result to send back, or `undefined` (returned, or
  * resolved) to leave the request to whatever handled it before (the SDK client's own handler).
+ * The result goes as it is: the handler checks its shape (the input router rejects a malformed
+ * answer with -32603 naming the flaw, util/answer-shape.ts), and a rejection with an integer
+ * `code` is sent back as that JSON-RPC error.
  */
 export type InputHandler = (request: InputRequest) => Promise<Record<string, unknown> | undefined> | undefined;
 

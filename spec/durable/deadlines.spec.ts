@@ -251,6 +251,35 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: deadlines', () => {
     await connect();
   }, 20_000);
 
+  it('a job that fails for good after its deadline passed still cancels its task over a connection handed over at once: the 0 ms left do not give the cancel up, and no warning says so', async () => {
+    let connects = 0;
+    const { pair, queue, events, enqueue } = await rig('deadlines-final-cancel-passed', {
+      retry: { attempts: 0 },
+      reconnectGraceMs: 60_000,
+      connect: () => {
+        connects += 1;
+        if (connects === 1) return Promise.reject(new Error('connect ECONNREFUSED'));
+        return Promise.resolve(new TaskClient(pair.client));
+      },
+    });
+    // The task runs on: only the cancel stops it.
+    pair.server.on('tools/call', () => pair.server.tasks.createResult({ pollInterval: 50 }));
+    const reference = (await new TaskClient(pair.client).callToolAsTask('job', {})).detach()!;
+    // A deadline of 1 ms, passed by the time its task is stored and the job promoted.
+    const job = await enqueue(1, 60_000);
+    await job.updateData({ ...job.data, task: { reference, storedAt: Date.now() } });
+    await pause(5);
+    await job.promote();
+    const done = await finished(queue, job, 5_000);
+    expect([await done.getState(), done.failedReason]).toEqual([
+      'failed',
+      'Gave up after 0 retries: connect ECONNREFUSED',
+    ]);
+    await eventually(() => Promise.resolve(pair.server.count('tasks/cancel') === 1), 5_000, 'the task to be cancelled');
+    expect(pair.server.tasks.get(reference.taskId).status).toBe('cancelled');
+    expect(cancelWarnings(events)).toEqual([]);
+  }, 20_000);
+
   it('the wait before a retry ends at the job’s deadline, not after the backoff', async () => {
     let connects = 0;
     const { queue, enqueue } = await rig('deadlines-backoff', {

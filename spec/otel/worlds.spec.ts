@@ -62,15 +62,6 @@ function traceparents(world: World, method: string): Array<string | undefined> {
   return world.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
 }
 
-/**
- * The `error.type` of an input callback that threw a RangeError, by wire: on 2025-11-25 the
- * server's request is answered with -32603, its code; on the extension no error goes back ([E31]).
- */
-const SERVER_ERROR_TYPE: Readonly<Record<string, string>> = {
-  '2025-11-25': '-32603',
-  'io.modelcontextprotocol/tasks': 'RangeError',
-};
-
 describe.each(WORLDS)('on the %s wire', (wire, make) => {
   const ext = wire === 'io.modelcontextprotocol/tasks';
 
@@ -292,7 +283,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     }
   });
 
-  it("each question answered or failed is an mcp.server.operation.duration point (metrics.yaml): its method, tool and connection, error.type when the callback threw, the conventions' buckets", async () => {
+  it("each question answered, or failed with a JSON-RPC error sent back, is an mcp.server.operation.duration point (metrics.yaml): its method, tool and connection, error.type when the callback threw, the conventions' buckets", async () => {
     const w = await world({ capabilities: { elicitation: {} } });
     let asked = 0;
     const handle = await w.tasks.callToolAsTask(
@@ -314,13 +305,17 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     w.complete(taskId, textResult('done'));
     await until(w, () => handle.settled);
     const points = await telemetry.points('mcp.server.operation.duration');
+    // On the extension the failed answer is left out of tasks/update ([E31]): nothing was sent for
+    // it, so no point, as for an abandoned question.
     expect(points.map((point) => [point.attributes['error.type'], point.count])).toEqual(
-      expect.arrayContaining([
-        [undefined, 1],
-        [SERVER_ERROR_TYPE[wire], 1],
-      ]),
+      ext
+        ? [[undefined, 1]]
+        : expect.arrayContaining([
+            [undefined, 1],
+            ['-32603', 1],
+          ]),
     );
-    expect(points).toHaveLength(2);
+    expect(points).toHaveLength(ext ? 1 : 2);
     for (const point of points) {
       expect(point.attributes).toMatchObject({
         'mcp.method.name': 'elicitation/create',
@@ -342,7 +337,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     ]);
   });
 
-  it("a callback that throws: on 2025-11-25, the question's span has the JSON-RPC code sent back as rpc.response.status_code and, unless it is one the conventions do not count as an error, as error.type; on the extension (no error goes back), the class name", async () => {
+  it("a callback that throws: on 2025-11-25, the question's span has the JSON-RPC code sent back as rpc.response.status_code and, unless it is one the conventions do not count as an error, as error.type; on the extension (no error goes back), the class name, and no metric point", async () => {
     const w = await world({ capabilities: { elicitation: {} } });
     const thrown = [
       new RangeError('no operator at hand'),
@@ -394,10 +389,58 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       .events.filter((event) => event.name === 'mcp.task.input.response')
       .map((event) => [event.attributes?.['error.type'], event.attributes?.['rpc.response.status_code']]);
     expect(events).toEqual(read.map(([type, code]) => [type, code]));
+    // A point for each JSON-RPC error sent back; none on the extension, where nothing was sent.
+    const points = await telemetry.points('mcp.server.operation.duration');
+    const sentBack = points.map((point) => [
+      point.attributes['error.type'],
+      point.attributes['rpc.response.status_code'],
+    ]);
+    if (ext) expect(sentBack).toEqual([]);
+    else expect(sentBack).toEqual(expect.arrayContaining(read.map(([type, code]) => [type, code])));
+    expect(sentBack).toHaveLength(ext ? 0 : read.length);
+  });
+
+  it("an answer of the wrong shape is no answer: on 2025-11-25, the question's span and its mcp.server.operation.duration point have the -32603 sent back instead; on the extension (left out of tasks/update, [E31]), its span fails with TaskInputError, and no point", async () => {
+    const w = await world({ capabilities: { elicitation: {} } });
+    const reports: Error[] = [];
+    w.tasks.on('error', (error) => reports.push(error));
+    const handle = await w.tasks.callToolAsTask(
+      'job',
+      {},
+      // What an untyped callback (JavaScript, or a body read off the network) may return.
+      { onElicitation: () => ({ action: 'maybe' }) as never },
+    );
+    const taskId = handle.taskId!;
+    w.ask(taskId, 'Go on?');
+    await until(w, () => telemetry.named('elicitation/create').length === 1);
+    w.complete(taskId, textResult('done'));
+    await until(w, () => handle.settled);
+    expect(w.answers(taskId)).toEqual([]);
+    const question = telemetry.one('elicitation/create');
+    expect(question.status.code).toBe(SpanStatusCode.ERROR);
+    expect(question.attributes['mcp.task.input_outcome']).toBe('failed');
+    expect(question.attributes['mcp.task.input_action']).toBeUndefined();
+    expect([question.attributes['error.type'], question.attributes['rpc.response.status_code']]).toEqual(
+      ext ? ['TaskInputError', undefined] : ['-32603', '-32603'],
+    );
+    const [event] = telemetry
+      .one('tools/call job')
+      .events.filter((e) => e.name === 'mcp.task.input.response')
+      .map((e) => [e.attributes?.['mcp.task.input_outcome'], e.attributes?.['error.type']]);
+    expect(event).toEqual(['failed', ext ? 'TaskInputError' : '-32603']);
     const points = await telemetry.points('mcp.server.operation.duration');
     expect(
       points.map((point) => [point.attributes['error.type'], point.attributes['rpc.response.status_code']]),
-    ).toEqual(expect.arrayContaining(read.map(([type, code]) => [type, code])));
+    ).toEqual(ext ? [] : [['-32603', '-32603']]);
+    if (ext) {
+      expect(w.params('tasks/update')).toEqual([]);
+      expect(reports.map((e) => [e.name, e.message])).toEqual([
+        [
+          'TaskInputError',
+          'The elicitation callback returned an invalid result: action must be "accept", "decline" or "cancel"',
+        ],
+      ]);
+    }
   });
 
   /** `resume` inside an active span `worker` of the host (ended at once); the handle and that span. */

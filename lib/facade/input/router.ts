@@ -206,28 +206,12 @@ export class InputRouter {
         if (item.kind === undefined) return;
         const answer = this.ask(item.kind, item.params, { taskId: about.taskId, owner, call: about, delivery, signal });
         if (answer === undefined) return;
-        let result: unknown;
         try {
-          result = await answer;
+          answers[item.key] = await answer;
         } catch {
-          // Reported by ask(); an abandoned answer is simply not sent.
-          return;
+          // Reported by ask() (a callback that threw, or an answer of the wrong shape: there is no
+          // error to send instead of an answer, [E31]); an abandoned answer is simply not sent.
         }
-        // Checked as a side-channel reply is: there is no error to send instead of an answer
-        // ([E31]), so a malformed one is reported and its key left out, as a callback that throws.
-        const flaw = answerFlaw(item.kind, result);
-        if (flaw === undefined) {
-          answers[item.key] = result as JsonObject;
-          return;
-        }
-        this.parts.report(
-          new TaskInputError(`The ${item.kind} callback returned an invalid result: ${flaw}`, {
-            feature: item.kind,
-            taskId: about.taskId,
-            task: owner?.handle.task,
-            toolName: owner?.handle.toolName ?? about.toolName,
-          }),
-        );
       }),
     );
     return answers;
@@ -295,8 +279,26 @@ export class InputRouter {
     ).then(
       (answer) => {
         signal.release();
-        watch?.end({ kind: 'answered', result: answer });
-        return answer;
+        // The answer's shape, checked before anything is told it was answered: a malformed one goes
+        // to no server. A request of the server's own gets -32603 naming the flaw instead (the wire
+        // sends an error with a code as it is); input riding on a task's update or a call's reply
+        // is reported and left out of the answers, as a callback that throws ([E31]). Either way
+        // the watcher is told it failed, with the code only where an error went back.
+        const flaw = answerFlaw(kind, answer);
+        if (flaw === undefined) {
+          watch?.end({ kind: 'answered', result: answer });
+          return answer;
+        }
+        const message = `The ${kind} callback returned an invalid result: ${flaw}`;
+        if (delivery === 'request') {
+          const refusal = Object.assign(new Error(message), { code: -32603 });
+          watch?.end({ kind: 'failed', error: refusal, code: -32603 });
+          throw refusal;
+        }
+        const report = new TaskInputError(message, { feature: kind, taskId, task: owner?.handle.task, toolName });
+        watch?.end({ kind: 'failed', error: report });
+        this.parts.report(report);
+        throw report;
       },
       (error: unknown) => {
         signal.release();

@@ -10,7 +10,6 @@
 import type { InboundRequest, JsonObject, SessionPort } from '../../port/port.js';
 import { fingerprint } from '../../util/fingerprint.js';
 import { rpcFieldsOf } from '../../util/rpc-error.js';
-import { answerFlaw } from '../../util/answer-shape.js';
 import { isObject } from '../decode.js';
 import type { InputHandler, InputKind, UnattributedNote } from '../wire.js';
 import { RELATED_TASK_KEY, relatedTaskId } from './decode.js';
@@ -26,12 +25,6 @@ const OWNERS = new WeakMap<SessionPort, Set<(taskId: string) => boolean>>();
 /** A JSON-RPC error to send back. */
 function rpcError(code: number, message: string): Error & { code: number } {
   return Object.assign(new Error(message), { code });
-}
-
-/** The answer's shape, checked before it goes to the server; throws a -32603 naming the flaw. */
-function checkAnswer(kind: InputKind, answer: unknown): void {
-  const flaw = answerFlaw(kind, answer);
-  if (flaw !== undefined) throw rpcError(-32603, `The ${kind} callback returned an invalid result: ${flaw}`);
 }
 
 /**
@@ -99,7 +92,6 @@ export function serveSideChannelInput(
       return answer?.then(
         (result) => {
           if (result === undefined) return undefined;
-          checkAnswer(kind, result);
           if (taskId === undefined) return result;
           const meta = isObject(result._meta) ? result._meta : {};
           return { ...result, _meta: { ...meta, [RELATED_TASK_KEY]: { taskId } } };
