@@ -298,7 +298,7 @@ describe("the receiver handle and the client's life", () => {
   });
 
   it('after the client closed, a task-augmented request of a declared kind is still refused with -32603, never left unanswered ([V14])', async () => {
-    // Found by spec/receiver/fuzz.spec.ts (seeds 59, 68, 108): the SDK client, left alone, answered
+    // Found by spec/receiver/fuzz.spec.ts (seeds 59, 68, 89): the SDK client, left alone, answered
     // -32601, and dropped unanswered a request whose related-task taskId is no string (its schema
     // refuses the message), so the server waited for ever.
     const { ask, tasks } = await peerRig(register, { elicitation: new HeldCallback().callback });
