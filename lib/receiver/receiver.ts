@@ -11,7 +11,15 @@ import type { Task } from '../types.js';
 import { missingCapability, receiverCapabilities, servedTaskMethods } from './capabilities.js';
 import { answerStopped } from './methods.js';
 import { ReceiverSession, answerNow } from './session.js';
-import type { ReceiverConfig, ReceiverHost, ReceiverKind, ServingRegistry } from './types.js';
+import {
+  INTERNAL_ERROR,
+  METHOD_OF,
+  rpcFailure,
+  type ReceiverConfig,
+  type ReceiverHost,
+  type ReceiverKind,
+  type ServingRegistry,
+} from './types.js';
 
 /** The kinds a configuration serves. */
 export function servedKinds(config: Pick<ReceiverConfig, 'elicitation' | 'sampling'>): ReceiverKind[] {
@@ -55,21 +63,42 @@ const STOPPED = new WeakSet<SessionPort>();
 /**
  * Keeps answering the `tasks/*` requests of a connection that stays open after its receiver
  * stopped, for as long as no other receiver serves it: the client still declares them ([R5]), so
- * they get -32602 for any task id and an empty `tasks/list` ([V26]), never the SDK's -32601. One
- * set of taps per connection, gone when it closes; a receiver serving it again answers instead
- * (its taps come after these, which pass while it serves).
+ * they get -32602 for any task id and an empty `tasks/list` ([V26]), never the SDK's -32601. A
+ * task-augmented request of a kind whose task support the client declared is refused with -32603
+ * ([V14]: a plain answer is wrong, and only an undeclared kind may get one, [V1]), also once the
+ * TaskClient itself closed: left to the SDK client it would get -32601, or no answer at all when
+ * the SDK's schema refuses the message (a related-task `_meta` whose taskId is no string). A plain
+ * request passes. One set of taps per connection, gone when it closes; a receiver serving it again
+ * answers instead (its taps come after these, which pass while it serves).
  */
 function answerAfterStop(port: SessionPort, registry: ServingRegistry): void {
   if (port.closed || STOPPED.has(port)) return;
   STOPPED.add(port);
-  const offs = servedTaskMethods(port.clientCapabilities()).map((method) =>
-    port.onRequest(method, (request) => {
-      const serving = registry.servedOn(port);
-      return serving !== undefined && !serving.closed
-        ? undefined
-        : answerNow(() => answerStopped(method, request.params));
-    }),
+  const stopped = (): boolean => {
+    const serving = registry.servedOn(port);
+    return serving === undefined || serving.closed;
+  };
+  const declared = port.clientCapabilities();
+  const offs = servedTaskMethods(declared).map((method) =>
+    port.onRequest(method, (request) =>
+      stopped() ? answerNow(() => answerStopped(method, request.params)) : undefined,
+    ),
   );
+  for (const kind of ['elicitation', 'sampling'] as const) {
+    if (missingCapability(declared, kind) !== undefined) continue;
+    offs.push(
+      port.onRequest(METHOD_OF[kind], (request) => {
+        const task = request.params.task;
+        if (task === undefined || task === null || !stopped()) return undefined;
+        return Promise.reject(
+          rpcFailure(
+            INTERNAL_ERROR,
+            `This client declared ${kind} tasks but no receiver serves them now, so it cannot answer this request as a task`,
+          ),
+        );
+      }),
+    );
+  }
   port.onClose(() => {
     for (const off of offs) off();
   });

@@ -14,7 +14,7 @@ import {
   type TaskMetrics,
 } from '../../lib/index.js';
 import { taskReceiver } from '../../lib/receiver.js';
-import { ManualClock, exampleServerPair, flush } from '../helpers.js';
+import { ManualClock, exampleServerPair, flush, within } from '../helpers.js';
 import {
   HeldCallback,
   RECEIVER_CAPABILITIES,
@@ -295,6 +295,25 @@ describe("the receiver handle and the client's life", () => {
     await tasks.receiver!.close();
     expect(errorOf(await ask('tasks/get', { taskId: fresh.taskId })).message).toMatch(/stopped serving/);
     expect(resultOf(await ask('tasks/list', {}))).toEqual({ tasks: [] });
+  });
+
+  it('after the client closed, a task-augmented request of a declared kind is still refused with -32603, never left unanswered ([V14])', async () => {
+    // Found by spec/receiver/fuzz.spec.ts (seeds 59, 68, 89): the SDK client, left alone, answered
+    // -32601, and dropped unanswered a request whose related-task taskId is no string (its schema
+    // refuses the message), so the server waited for ever.
+    const { ask, tasks } = await peerRig(register, { elicitation: new HeldCallback().callback });
+    await tasks.close();
+    const form = { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } };
+    const refused = { code: -32603, message: expect.stringContaining('declared elicitation tasks') as unknown };
+    expect(errorOf(await within(ask('elicitation/create', { ...form, task: {} })))).toMatchObject(refused);
+    for (const taskId of [7, null, 'a-task']) {
+      const _meta = { 'io.modelcontextprotocol/related-task': { taskId } };
+      const reply = await within(ask('elicitation/create', { ...form, task: { ttl: 1_000 }, _meta }), 1_000);
+      expect(errorOf(reply), String(taskId)).toMatchObject(refused);
+    }
+    // A plain request is not the receiver's: the SDK client answers it as it would (no handler: -32601).
+    expect(errorOf(await within(ask('elicitation/create', form))).code).toBe(-32601);
+    expect(errorOf(await ask('tasks/get', { taskId: 'x' })).code).toBe(-32602);
   });
 
   it('await using stops serving at scope exit', async () => {
