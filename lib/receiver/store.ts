@@ -7,6 +7,7 @@
  * beyond what a Node timer can hold is re-armed by the scheduler, never handed over unclamped).
  */
 import { randomUUID } from '../util/random.js';
+import { MAX_STATUS_MESSAGE_LENGTH, clip } from '../util/text.js';
 import type { TaskError } from '../errors.js';
 import type { Scheduler, Timer } from '../util/scheduler.js';
 import type { JsonObject } from '../port/port.js';
@@ -143,7 +144,9 @@ export class ReceiverStore {
   move(task: ReceiverTask, status: TaskStatus, statusMessage: string | undefined, payload?: ReceiverPayload): boolean {
     if (isTerminalStatus(task.status)) return false;
     task.status = status;
-    task.statusMessage = statusMessage;
+    // Repeated in every snapshot, list page and notification of the task: a callback's error of
+    // any length is cut, as the library cuts what it reads.
+    task.statusMessage = statusMessage === undefined ? undefined : clip(statusMessage, MAX_STATUS_MESSAGE_LENGTH);
     task.lastUpdatedAt = new Date(this.now()).toISOString();
     if (isTerminalStatus(status)) {
       task.payload = payload;

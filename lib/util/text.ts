@@ -27,6 +27,9 @@ export function messageOf(thrown: unknown): string {
   return textOf(thrown);
 }
 
+/** Longest `statusMessage` kept or sent; longer ones are cut and end in an ellipsis. */
+export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
+
 /** `text`, cut to at most `max` characters, ending in an ellipsis when cut. */
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

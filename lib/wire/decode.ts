@@ -7,12 +7,10 @@ import { TaskProtocolError } from '../errors.js';
 import { scrub } from '../util/fingerprint.js';
 import type { CallToolResult, Task, TaskStatus } from '../types.js';
 import { isObject } from '../util/json.js';
-import { clip } from '../util/text.js';
+import { MAX_STATUS_MESSAGE_LENGTH, clip } from '../util/text.js';
 import type { ResultDecoder } from '../port/port.js';
 import { OMITTED, type StartReply, type TaskPayload, type WireSnapshot } from './wire.js';
 
-/** Longest `statusMessage` kept; longer ones are cut and end in an ellipsis. */
-export const MAX_STATUS_MESSAGE_LENGTH = 16_384;
 /**
  * Longest task id accepted (64 Ki characters). The spec sets no limit and lets ids be opaque
  * tokens (a signed or encrypted state, say), so the cap is generous; it only bounds what a hostile

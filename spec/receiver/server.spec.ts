@@ -97,6 +97,21 @@ describe('receiver tasks served to an SDK McpServer', () => {
     expect(coded.error).toEqual({ code: -32000, message: 'model overloaded' });
   });
 
+  it("a callback's error of any length is cut in the failed task's statusMessage (16,384 characters), as the library cuts what it reads", async () => {
+    const { tool } = await serverRig(register, {
+      serve: taskReceiver({
+        elicitation: () => {
+          throw new Error('x'.repeat(100_000));
+        },
+      }),
+    });
+    const failed = await tool('delegate', { method: 'elicitation/create' });
+    const note = (failed.notifications as Json[]).at(-1) as { status: string; statusMessage: string };
+    expect(note.status).toBe('failed');
+    expect(note.statusMessage).toHaveLength(16_384);
+    expect(note.statusMessage.endsWith('x…')).toBe(true);
+  });
+
   it('a result of the wrong shape fails the task with -32603', async () => {
     const { tool } = await serverRig(register, {
       serve: taskReceiver({ elicitation: () => ({ action: 'maybe' }) as never }),
