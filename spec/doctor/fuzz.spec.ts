@@ -31,7 +31,11 @@
  * `DOCTOR_FUZZ_SEED=<seed> DOCTOR_FUZZ_WIRE=2025|ext npx vitest run spec/doctor/fuzz.spec.ts`;
  * `DOCTOR_FUZZ_CASES=<n>` runs more seeds, `DOCTOR_FUZZ_FIRST=<n>` starts elsewhere,
  * `DOCTOR_FUZZ_VERBOSE=1` prints the trace of a passing case too, `DOCTOR_FUZZ_SUMMARY=1` how the
- * cases ended.
+ * cases ended, `DOCTOR_FUZZ_SERVERS=1` (or `0`) switches every seed's server (or none) to one
+ * deviation of its own (a third of them by default). What it found is pinned down by plain tests in
+ * spec/doctor/deviants.spec.ts and spec/doctor/ext-scripted.spec.ts (an empty taskId sent back,
+ * rows quoting task ids or 100 kB values, a task whose CreateTaskResult could not be read left
+ * running).
  */
 import { InMemoryTransport as V2InMemoryTransport } from '@modelcontextprotocol/client';
 import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -46,9 +50,9 @@ import {
 } from '../../lib/doctor.js';
 import * as lib from '../../lib/index.js';
 import type { McpTransport } from '../../lib/index.js';
-import { connectInMemory, ExtServer, fixtureTools } from '../support/ext-server/index.js';
+import { connectInMemory, ExtServer, fixtureTools, type ExtServerOptions } from '../support/ext-server/index.js';
 import { takeViolations } from '../support/violations.js';
-import { modelServer, type Model } from './model-server.js';
+import { modelServer, type Model, type ModelOptions } from './model-server.js';
 
 type Json = Record<string, unknown>;
 /** `both`: a transport factory, the extension server first (modern era), then the 2025 model server. */
@@ -59,6 +63,8 @@ const FIRST = Number(process.env.DOCTOR_FUZZ_FIRST ?? 1);
 const ONLY_SEED = process.env.DOCTOR_FUZZ_SEED === undefined ? undefined : Number(process.env.DOCTOR_FUZZ_SEED);
 const ONLY_WIRE = process.env.DOCTOR_FUZZ_WIRE;
 const VERBOSE = process.env.DOCTOR_FUZZ_VERBOSE === '1';
+/** The share of seeds whose server is switched to one deviation (DOCTOR_FUZZ_SERVERS=1: every seed). */
+const SERVERS_RATE = process.env.DOCTOR_FUZZ_SERVERS === '1' ? 1 : process.env.DOCTOR_FUZZ_SERVERS === '0' ? 0 : 0.33;
 /** Seeds that found a doctor bug (each pinned down by a plain test too); they always run. */
 const REGRESSION_SEEDS: Readonly<Record<Wire, readonly number[]>> = {
   '2025': [11, 187],
@@ -300,6 +306,8 @@ interface Seen {
   readonly started: Set<string>;
   /** Faults applied (0: the case ran clean). */
   faults: number;
+  /** The server itself was switched to a deviation (a clean run may then have deviations). */
+  deviant: boolean;
   /** A fault hit the handshake (initialize, server/discover). */
   handshakeHit: boolean;
   /** Set once runDoctor settled: anything sent later is a leak. */
@@ -600,8 +608,38 @@ interface World {
   close(): Promise<void>;
 }
 
+/**
+ * A server of its own per seed, on a PRNG of its own (so that the fault layer's draws, and what each
+ * seed means for them, stay as they were): with `DOCTOR_FUZZ_SERVERS=1` (or for a third of the
+ * seeds by default) one deviation or allowed behaviour of the model server is switched on.
+ */
+function modelOptions(seed: number): ModelOptions {
+  const rng = new Rng(seed * 104_729 + 7);
+  if (!rng.chance(SERVERS_RATE)) return {};
+  return rng.pick<ModelOptions>([
+    { silent: true },
+    { ttlIgnored: true },
+    { cancelRewrites: true },
+    { noCancel: true },
+    { untagged: true },
+    { unknownCode: rng.pick([-32603, -32002, -32600]) },
+    { endlessList: true },
+    { numericCursor: true },
+    { neverEnds: true },
+    { earlyResult: true },
+    { selfCancel: true },
+    { slowReadMs: 2_500 },
+    { unanswered: rng.pick(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list']) },
+    { lateEndNoteMs: 200 },
+    { workMs: rng.pick([0, 5, 4_000]) },
+  ]);
+}
+
 async function world2025(seed: number, rng: Rng, plan: Plan, seen: Seen, only?: 'v2'): Promise<World> {
-  const model: Model = modelServer({});
+  const switched = modelOptions(seed);
+  const model: Model = modelServer(switched);
+  if (Object.keys(switched).length > 0) seen.deviant = true;
+  seen.trace.push(`model server ${short(switched)}`);
   const sdk = only ?? (seed % 2 === 0 ? 'v1' : 'v2');
   const [clientSide, serverSide] =
     sdk === 'v1' ? V1InMemoryTransport.createLinkedPair() : V2InMemoryTransport.createLinkedPair();
@@ -623,9 +661,34 @@ async function world2025(seed: number, rng: Rng, plan: Plan, seen: Seen, only?: 
   };
 }
 
-async function worldExt(_seed: number, rng: Rng, plan: Plan, seen: Seen): Promise<World> {
+/** The extension server's options of a seed (on a PRNG of its own, as {@link modelOptions}). */
+function extOptions(seed: number): ExtServerOptions {
+  const rng = new Rng(seed * 104_729 + 11);
+  if (!rng.chance(SERVERS_RATE)) return {};
+  return rng.pick<ExtServerOptions>([
+    { notifications: 'off' },
+    { notifications: 'ack-only' },
+    { cancel: rng.pick(['deferred', 'ignore', 'complete'] as const) },
+    { expiry: rng.pick(['keep', 'fail', 'delete'] as const), ttlMs: 2_000 },
+    { getResultType: rng.pick(['task', 'omit'] as const) },
+    { ttlMs: null },
+    { pollIntervalMs: rng.pick([0, 10_000, [50, 0, 5]]) },
+    { wholeSeconds: true },
+    { stampInnerResultType: false },
+  ]);
+}
+
+async function worldExt(seed: number, rng: Rng, plan: Plan, seen: Seen): Promise<World> {
   let n = 0;
-  const server = new ExtServer({ pollIntervalMs: 50, tools: fixtureTools(), taskIds: () => `ext-task-${++n}` });
+  const switched = extOptions(seed);
+  if (Object.keys(switched).length > 0) seen.deviant = true;
+  seen.trace.push(`extension server ${short(switched)}`);
+  const server = new ExtServer({
+    pollIntervalMs: 50,
+    ...switched,
+    tools: fixtureTools(),
+    taskIds: () => `ext-task-${++n}`,
+  });
   const connection = await connectInMemory(server);
   seen.trace.push('extension wire, SDK v2');
   return {
@@ -744,6 +807,7 @@ async function runCase(wire: Wire, seed: number): Promise<{ problems: string[]; 
     ids: new Set(),
     started: new Set(),
     faults: 0,
+    deviant: false,
     handshakeHit: false,
     settled: false,
     afterSettle: [],
@@ -810,7 +874,7 @@ async function runCase(wire: Wire, seed: number): Promise<{ problems: string[]; 
       if (stop.signal.aborted && plan.abortAtMs !== undefined && took > plan.abortAtMs + 3 * REQUEST_MS + 5_000 + 5_000)
         problems.push('a stopped run resolved with a report long after the stop');
       problems.push(...reportProblems(report, seen.started));
-      if (seen.faults === 0 && plan.unsolicitedRate === 0 && report.summary.deviations > 0)
+      if (seen.faults === 0 && plan.unsolicitedRate === 0 && !seen.deviant && report.summary.deviations > 0)
         problems.push(
           `a clean run got deviations: ${report.rows
             .filter((r) => r.verdict === 'deviation')
