@@ -2,7 +2,9 @@
  * Deterministic fuzzing of what a probed server sends to `runDoctor`, on both wires: the
  * 2025-11-25 wire (the model server of spec/doctor/model-server.ts, over SDK v1 or SDK v2) and the
  * 2026-07-28 tasks extension (the scripted extension server of spec/support/ext-server, over SDK
- * v2's modern era). The doctor is given a transport, so it runs the handshake itself.
+ * v2's modern era), and both through a transport factory (`both`). The doctor is given a
+ * transport, so it runs the handshake itself, or (`client`) a caller's connected client, which it
+ * must leave working (a ping after the run is answered).
  *
  * Between the client and the server sits a fault layer (a transport wrapper): every message the
  * server sends (the replies to initialize, tools/list, tools/call, tasks/get, tasks/result,
@@ -28,7 +30,7 @@
  * - a case with no fault at all gets no deviation (the harness itself is sound).
  *
  * A failing case prints its seed and the trace of what the fault layer did. Replay one with
- * `DOCTOR_FUZZ_SEED=<seed> DOCTOR_FUZZ_WIRE=2025|ext npx vitest run spec/doctor/fuzz.spec.ts`;
+ * `DOCTOR_FUZZ_SEED=<seed> DOCTOR_FUZZ_WIRE=2025|ext|both|client npx vitest run spec/doctor/fuzz.spec.ts`;
  * `DOCTOR_FUZZ_CASES=<n>` runs more seeds, `DOCTOR_FUZZ_FIRST=<n>` starts elsewhere,
  * `DOCTOR_FUZZ_VERBOSE=1` prints the trace of a passing case too, `DOCTOR_FUZZ_SUMMARY=1` how the
  * cases ended, `DOCTOR_FUZZ_SERVERS=1` (or `0`) switches every seed's server (or none) to one
@@ -37,7 +39,8 @@
  * rows quoting task ids or 100 kB values, a task whose CreateTaskResult could not be read left
  * running).
  */
-import { InMemoryTransport as V2InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client as V2Client, InMemoryTransport as V2InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -56,7 +59,7 @@ import { modelServer, type Model, type ModelOptions } from './model-server.js';
 
 type Json = Record<string, unknown>;
 /** `both`: a transport factory, the extension server first (modern era), then the 2025 model server. */
-type Wire = '2025' | 'ext' | 'both';
+type Wire = '2025' | 'ext' | 'both' | 'client';
 
 const CASES = Number(process.env.DOCTOR_FUZZ_CASES ?? 100);
 const FIRST = Number(process.env.DOCTOR_FUZZ_FIRST ?? 1);
@@ -70,6 +73,7 @@ const REGRESSION_SEEDS: Readonly<Record<Wire, readonly number[]>> = {
   '2025': [11, 187],
   ext: [21],
   both: [343],
+  client: [],
 };
 
 /** The doctor's bounds in every case (fake ms). */
@@ -310,6 +314,8 @@ interface Seen {
   deviant: boolean;
   /** A fault hit the handshake (initialize, server/discover). */
   handshakeHit: boolean;
+  /** The fault layer lets everything through (a caller's own traffic after the run). */
+  quiet: boolean;
   /** Set once runDoctor settled: anything sent later is a leak. */
   settled: boolean;
   readonly afterSettle: string[];
@@ -449,6 +455,7 @@ function faulty(inner: McpTransport, rng: Rng, plan: Plan, seen: Seen, wire: '20
   };
 
   const incoming = (message: Message, extra?: Extra): void => {
+    if (seen.quiet) return deliver(message, extra);
     unsolicited();
     const isResponse = message.method === undefined && message.id !== undefined;
     const method = isResponse ? methods.get(JSON.stringify(message.id)) : String(message.method);
@@ -602,6 +609,10 @@ function faulty(inner: McpTransport, rng: Rng, plan: Plan, seen: Seen, wire: '20
 
 interface World {
   readonly transport: McpTransport;
+  /** A caller's client: whether it connected (a case whose handshake failed is skipped). */
+  readonly connected?: boolean;
+  /** A caller's client: a ping after the run, answered. */
+  readonly ping?: () => Promise<boolean>;
   readonly options: DoctorOptions;
   /** Problems the server itself found with what the doctor sent. */
   failures(): string[];
@@ -734,6 +745,43 @@ async function worldBoth(seed: number, rng: Rng, plan: Plan, seen: Seen): Promis
   };
 }
 
+/**
+ * A caller's connected client (the 2025 model server, SDK v1 or v2): the doctor taps its session
+ * and leaves it open, so nothing of the run may act on it afterwards; it still answers a ping.
+ */
+async function worldClient(seed: number, rng: Rng, plan: Plan, seen: Seen): Promise<World> {
+  const base = await world2025(seed, rng, plan, seen);
+  const Client = base.options.sdk === 'v1' ? V1Client : V2Client;
+  const client = new Client({ name: 'fuzz-host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  const connecting = client.connect(base.transport as never).then(
+    () => true,
+    () => false,
+  );
+  let connected: boolean | undefined;
+  void connecting.then((ok) => (connected = ok));
+  while (connected === undefined) await vi.advanceTimersByTimeAsync(STEP_MS);
+  seen.trace.push(`a caller's client, SDK ${String(base.options.sdk)}${connected ? '' : ': it could not connect'}`);
+  return {
+    ...base,
+    transport: client as never,
+    connected,
+    ping: async () => {
+      const pinged = client.ping().then(
+        () => true,
+        () => false,
+      );
+      let ok: boolean | undefined;
+      void pinged.then((value) => (ok = value));
+      for (let i = 0; i < 100 && ok === undefined; i += 1) await vi.advanceTimersByTimeAsync(STEP_MS);
+      return ok === true;
+    },
+    close: async () => {
+      await client.close();
+      await base.close();
+    },
+  };
+}
+
 const processErrors: unknown[] = [];
 const onUnhandled = (reason: unknown): void => {
   processErrors.push(reason);
@@ -800,7 +848,7 @@ function reportProblems(report: DoctorReport, ids: ReadonlySet<string>): string[
 }
 
 async function runCase(wire: Wire, seed: number): Promise<{ problems: string[]; trace: string[]; summary: string }> {
-  const rng = new Rng(seed * 7919 + { '2025': 0, ext: 1, both: 2 }[wire]);
+  const rng = new Rng(seed * 7919 + { '2025': 0, ext: 1, both: 2, client: 3 }[wire]);
   const plan = makePlan(rng);
   const seen: Seen = {
     trace: [`plan ${short({ ...plan, methods: plan.methods && [...plan.methods] })}`],
@@ -808,6 +856,7 @@ async function runCase(wire: Wire, seed: number): Promise<{ problems: string[]; 
     started: new Set(),
     faults: 0,
     deviant: false,
+    quiet: false,
     handshakeHit: false,
     settled: false,
     afterSettle: [],
@@ -815,7 +864,18 @@ async function runCase(wire: Wire, seed: number): Promise<{ problems: string[]; 
   const problems: string[] = [];
   processErrors.splice(0);
   takeViolations();
-  const world = await { '2025': world2025, ext: worldExt, both: worldBoth }[wire](seed, rng, plan, seen);
+  const world = await { '2025': world2025, ext: worldExt, both: worldBoth, client: worldClient }[wire](
+    seed,
+    rng,
+    plan,
+    seen,
+  );
+  if (world.connected === false) {
+    await world.close();
+    vi.clearAllTimers();
+    takeViolations();
+    return { problems: [], trace: seen.trace, summary: 'the caller could not connect (0 faults)' };
+  }
   const stop = new AbortController();
   const start = Date.now();
   const progressAfter: string[] = [];
@@ -888,6 +948,13 @@ async function runCase(wire: Wire, seed: number): Promise<{ problems: string[]; 
   if (seen.afterSettle.length > 0)
     problems.push(`sent after runDoctor settled: ${seen.afterSettle.slice(0, 3).join(' | ')}`);
   if (progressAfter.length > 0) problems.push(`onProgress after runDoctor settled: ${progressAfter.join(', ')}`);
+  if (world.ping !== undefined) {
+    // The caller's client is the caller's again: the fault layer lets its traffic through.
+    seen.settled = false;
+    seen.quiet = true;
+    if (!(await world.ping())) problems.push("the caller's client no longer answers a ping after the run");
+    seen.settled = true;
+  }
   await world.close();
   await vi.advanceTimersByTimeAsync(1_000);
   for (const error of processErrors) problems.push(`unhandled: ${explain(error)}`);
@@ -920,9 +987,10 @@ const TITLES: Record<Wire, string> = {
   '2025': 'a 2025-11-25 server',
   ext: 'a tasks extension server',
   both: 'a server of both eras (a transport factory)',
+  client: "a 2025-11-25 server, through a caller's connected client",
 };
 
-for (const wire of ['2025', 'ext', 'both'] as const) {
+for (const wire of ['2025', 'ext', 'both', 'client'] as const) {
   describe(`doctor: fuzzing what ${TITLES[wire]} sends`, () => {
     it.skipIf(ONLY_WIRE !== undefined && ONLY_WIRE !== wire)(
       `${ONLY_SEED === undefined ? CASES : 1} seeded cases keep the doctor's contract`,
