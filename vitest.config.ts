@@ -30,6 +30,7 @@ const SDK_FREE = [
   'spec/doctor/ext.spec.ts',
   'spec/doctor/ext-scripted.spec.ts',
   'spec/doctor/render.spec.ts',
+  'spec/doctor/fuzz.spec.ts',
   'spec/durable/**/*.spec.ts',
   'spec/runtimes/**/*.spec.ts',
 ];

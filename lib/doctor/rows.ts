@@ -3,6 +3,7 @@
  * its strength and the library's coping come from the catalogue (checks.ts).
  */
 import { checkSpec } from './checks.js';
+import { reportable } from './shape.js';
 import type { Coping, DoctorRow, DoctorWire, Severity, Verdict } from './types.js';
 
 /** What a probe may say beyond the verdict and what it saw. */
@@ -21,7 +22,11 @@ export class RowSink {
   readonly rows: DoctorRow[] = [];
   private readonly written = new Set<string>();
 
-  constructor(readonly wire: DoctorWire) {}
+  /** `ids`: the task ids a row must not quote ([V4]), read as each row is written. */
+  constructor(
+    readonly wire: DoctorWire,
+    private readonly ids: () => Iterable<string> = () => [],
+  ) {}
 
   /** Writes the row of check `check` (a check is written once; a second write is ignored). */
   add(check: string, verdict: Verdict, seen: string, extras: RowExtras = {}): void {
@@ -40,7 +45,8 @@ export class RowSink {
       rule: extras.rule ?? spec.rule,
       quote: spec.quote,
       severity: extras.severity ?? spec.severity,
-      seen,
+      // Rows quote what the server sent: never a task id, never a value of unbounded length.
+      seen: reportable(seen, this.ids()),
       verdict,
       coping,
     });

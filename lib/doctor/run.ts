@@ -15,7 +15,7 @@ import { INPUT_CHECKS, inputProbe } from './input.js';
 import { RowSink } from './rows.js';
 import { ProbeStopped } from './reply.js';
 import { Session, type Settings } from './session.js';
-import { isObject } from './shape.js';
+import { isObject, reportable } from './shape.js';
 import { TaskLedger } from './tasks.js';
 import { openSessions, type Opened, type Opening } from './target.js';
 import { firstTaskTool, listTools, resolveChoice, type ListedTool } from './tools.js';
@@ -197,7 +197,7 @@ async function probeWire(
   options: DoctorOptions,
 ): Promise<{ section: WireSection; rows: DoctorRow[] }> {
   const { port } = opened;
-  const sink = new RowSink(wire);
+  const sink = new RowSink(wire, () => ledger.ids());
   const s = new Session(port, wire, settings, ledger, signal);
   const section = (offered: boolean, tool: string | undefined, note: string): WireSection => ({
     wire,
@@ -205,7 +205,8 @@ async function probeWire(
     sdk: opened.sdk,
     protocolVersion: port.protocolVersion(),
     tool,
-    note,
+    // The note may quote the server (a tool's made-up arguments, a listing's error).
+    note: reportable(note, ledger.ids()),
   });
   let canCancel = false;
   try {

@@ -4,6 +4,7 @@
  * left out, and durations.
  */
 import type { JsonObject } from '../types.js';
+import { usableTaskId } from '../wire/decode.js';
 import type { DoctorWire } from './types.js';
 
 /** True for a plain JSON object. */
@@ -13,6 +14,7 @@ export function isObject(value: unknown): value is JsonObject {
 
 /** A task object as the server sent it. */
 export interface SeenTask {
+  /** The task id, when it is one the library accepts (a non-empty string, not overlong). */
   readonly taskId: string | undefined;
   readonly status: string | undefined;
   readonly statusMessage: string | undefined;
@@ -35,7 +37,8 @@ const NAMES: Record<DoctorWire, { ttl: string; pollInterval: string }> = {
 export function seenTask(raw: JsonObject, wire: DoctorWire): SeenTask {
   const names = NAMES[wire];
   return {
-    taskId: typeof raw.taskId === 'string' ? raw.taskId : undefined,
+    // The library's own rule ([R33]): an empty (or overlong) id names no task, so no request carries it.
+    taskId: usableTaskId(raw.taskId),
     status: typeof raw.status === 'string' ? raw.status : undefined,
     statusMessage: typeof raw.statusMessage === 'string' ? raw.statusMessage : undefined,
     createdAt: raw.createdAt,
@@ -100,6 +103,24 @@ export function ttlWords(value: unknown): string {
 /** `text` cut to `max` characters. */
 export function cut(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** Longest run of characters without a space that a report quotes from the server (a value of its in a row). */
+const MAX_WORD = 120;
+/** Longest text of a row or note (the doctor's own sentences are far shorter). */
+const MAX_TEXT = 1_000;
+const LONG_WORD = new RegExp(`\\S{${MAX_WORD + 1},}`, 'gu');
+
+/**
+ * What the doctor saw, fit for the report: the task ids of `ids` replaced by `<task>` ([V4]: a
+ * server may echo one in any field it sends), every run longer than {@link MAX_WORD} characters
+ * without a space cut, and the whole cut to {@link MAX_TEXT}: a row quotes server values (a
+ * status, a timestamp, a ttl, a reply's fields), and a hostile server's 100 kB string must not
+ * become a 100 kB cell of the table or the JSON.
+ */
+export function reportable(text: string, ids: Iterable<string>): string {
+  const words = withoutIds(text, ids).replace(LONG_WORD, (word) => cut(word, MAX_WORD));
+  return cut(words, MAX_TEXT);
 }
 
 /** `text` with every id of `ids` replaced by `<task>` (task ids are secrets; servers repeat them in messages). */

@@ -6,7 +6,14 @@
  * stop signal that cancels what runs. The client is the SDK chosen by MCP_SDK (both majors run).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { exitCode, runDoctor, type DoctorOptions, type DoctorReport, type DoctorRow } from '../../lib/doctor.js';
+import {
+  exitCode,
+  reportJson,
+  runDoctor,
+  type DoctorOptions,
+  type DoctorReport,
+  type DoctorRow,
+} from '../../lib/doctor.js';
 import { TaskAbortError } from '../../lib/index.js';
 import { createLinkedPair, makeClient } from '../support/sdk.js';
 import { modelServer, type Model, type ModelOptions } from './model-server.js';
@@ -202,6 +209,48 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     expect(row(report, 'expiry.read')?.seen).toBe('the lifecycle probe could not time the tool');
     expect(report.tasks.cancelled).toBeGreaterThanOrEqual(2);
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
+
+describe('doctor: what a hostile server sends stays out of its requests and its report (spec/doctor/fuzz.spec.ts)', () => {
+  it('[R33] a CreateTaskResult with an empty taskId: create.result, and no request carries the empty id', async () => {
+    // Found by the doctor's fuzzer (2025 seed 187): the cancel probe took "" for a task id.
+    const { report, model } = await doctorOn({ createdTaskId: '' });
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel'])
+      expect(
+        model.server.params(method).filter((params) => params.taskId === ''),
+        method,
+      ).toEqual([]);
+    expect(model.server.violations).toEqual([]);
+    expect(row(report, 'create.result')).toMatchObject({ verdict: 'deviation' });
+    expect(row(report, 'create.result')?.seen).toMatch(/^a CreateTaskResult the library cannot read: .*taskId/);
+    expect(row(report, 'cancel.running')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'no task was created (a CreateTaskResult without a usable taskId)',
+    });
+    expect(report.tasks.started).toBe(0);
+  });
+
+  it('a CreateTaskResult the library cannot read (status "paused") of a task that runs on: the clean-up still cancels it', async () => {
+    // Found by the doctor's fuzzer (both wires, seed 343): the lifecycle probe forgot a task whose
+    // CreateTaskResult it refused, so it was neither cancelled nor counted, and a row could quote its id.
+    const { report, model } = await doctorOn({ createdStatus: 'paused', neverEnds: true }, { probeTimeoutMs: 1_000 });
+    clean(model, report);
+    expect(row(report, 'create.result')).toMatchObject({ verdict: 'deviation' });
+    expect(row(report, 'create.result')?.seen).toMatch(/^a CreateTaskResult the library cannot read: .*status/);
+    // clean(): no task of the server runs on, and the account leaves none running.
+    expect(report.tasks.started).toBeGreaterThan(0);
+    expect(report.tasks.cancelled + report.tasks.finished).toBe(report.tasks.started);
+  });
+
+  it('a 100 kB createdAt: create.timestamps quotes its start, cut, and the report stays small', async () => {
+    // Found by the doctor's fuzzer (2025 seed 11): every value a row quotes went in whole.
+    const { report, model } = await doctorOn({ createdAt: 'x'.repeat(100_000) });
+    clean(model, report);
+    expect(row(report, 'create.timestamps')).toMatchObject({ verdict: 'deviation' });
+    expect(row(report, 'create.timestamps')?.seen).toMatch(/^not ISO 8601: "x{100,}… "x{100,}…$/);
+    for (const r of report.rows) expect(r.seen.length, r.check).toBeLessThanOrEqual(1_000);
+    expect(reportJson(report).length).toBeLessThan(50_000);
   });
 });
 

@@ -9,7 +9,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { exitCode, runDoctor, type DoctorOptions, type DoctorReport } from '../../lib/doctor.js';
+import { exitCode, reportJson, runDoctor, type DoctorOptions, type DoctorReport } from '../../lib/doctor.js';
 import { TaskAbortError, type McpTransport } from '../../lib/index.js';
 import { NO_REPLY, ScriptedServer } from '../support/scripted-server.js';
 import { createLinkedPair } from '../support/sdk.js';
@@ -188,6 +188,25 @@ describe('doctor: the empty acknowledgement of the extension ([E24], [E6])', () 
     );
     expect(extRow(report, 'cancel.twice')?.seen).toMatch(/^the second cancel got a reply with no resultType and /);
     expect(exitCode(report)).toBe(1);
+  });
+
+  it('[E24] [V4] tasks/cancel answered {resultType: <the task id>}: cancel.ack names the fault, the id left out', async () => {
+    // Found by the doctor's fuzzer (ext seed 21): a row quoted the value, task id and all.
+    const ids: string[] = [];
+    const { report } = await doctorOn({}, (server) => {
+      server.on('tasks/cancel', (params, ctx) => {
+        if (!ctx.declared) throw missingExtension();
+        const taskId = String(params.taskId);
+        ids.push(taskId);
+        server.tasks.requestCancel(taskId);
+        return { resultType: taskId };
+      });
+    });
+    expect(ids.length).toBeGreaterThan(0);
+    expect(extRow(report, 'cancel.ack')).toMatchObject({ verdict: 'deviation', rule: 'E24' });
+    expect(extRow(report, 'cancel.ack')?.seen).toBe('a reply with resultType "<task>", not an empty acknowledgement');
+    const json = reportJson(report);
+    for (const id of ids) expect(json).not.toContain(id);
   });
 
   it('[E24] tasks/update answered {resultType: "complete"} plus the task: input.update, a MUST', async () => {

@@ -44,6 +44,12 @@ export interface ModelOptions {
   readonly unanswered?: string;
   /** The notification of a task's end is sent this long after the end (no deviation: no rule orders it against the replies). */
   readonly lateEndNoteMs?: number;
+  /** Every CreateTaskResult carries this taskId instead of the task's own (the task still runs under its own). */
+  readonly createdTaskId?: string;
+  /** Every CreateTaskResult carries this status instead of the task's own (`paused`: one the library cannot read). */
+  readonly createdStatus?: string;
+  /** Every task's `createdAt`, as sent (a broken timestamp). */
+  readonly createdAt?: unknown;
   /** How long `work` runs. @default 150 */
   readonly workMs?: number;
 }
@@ -164,7 +170,7 @@ export function modelServer(options: ModelOptions = {}): Model {
       task: {
         taskId,
         status: 'working',
-        createdAt: at,
+        createdAt: options.createdAt === undefined ? at : options.createdAt,
         lastUpdatedAt: at,
         ttl: typeof ttl === 'number' ? ttl : null,
         pollInterval: POLL_INTERVAL,
@@ -215,7 +221,10 @@ export function modelServer(options: ModelOptions = {}): Model {
     } else {
       throw rpcError(-32602, `Unknown tool ${name}`);
     }
-    return { task: snapshot(entry) };
+    const task = snapshot(entry);
+    if (options.createdTaskId !== undefined) task.taskId = options.createdTaskId;
+    if (options.createdStatus !== undefined) task.status = options.createdStatus;
+    return { task };
   });
 
   server.on('tasks/get', async (params) => {

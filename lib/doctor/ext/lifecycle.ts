@@ -53,6 +53,9 @@ export async function lifecycleExt(b: Battery): Promise<void> {
   try {
     decodeExtStart((created as Extract<Reply, { ok: true }>).result, true);
   } catch (error) {
+    // The server may run the task all the same: tracked, the clean-up reads it and cancels it, and
+    // no row quotes its id ([V4]).
+    if (task.taskId !== undefined) s.ledger.track(task.taskId, tool.name, s, undefined);
     rows.deviation('create.result', `a CreateTaskResult the library cannot read: ${(error as Error).message}`);
     return rows.rest(EXT_LIFECYCLE_CHECKS, 'the task cannot be read');
   }

@@ -32,7 +32,10 @@ export async function cancel2025(b: Battery): Promise<void> {
       : undefined;
   const taskId = raw === undefined ? undefined : seenTask(raw, s.wire).taskId;
   if (taskId === undefined)
-    return rows.rest(CANCEL_CHECKS, `no task was created (${created.ok ? 'a plain result' : s.describe(created)})`);
+    return rows.rest(
+      CANCEL_CHECKS,
+      `no task was created (${!created.ok ? s.describe(created) : raw === undefined ? 'a plain result' : 'a CreateTaskResult without a usable taskId'})`,
+    );
   s.ledger.track(taskId, tool.name, s, 'working');
   const cancel = await s.call('tasks/cancel', { taskId });
   if (!cancel.ok) {

@@ -114,6 +114,10 @@ function createdTask(b: Battery, created: Reply): SeenTask | undefined {
   try {
     decodeStart(created.result, true);
   } catch (error) {
+    // The server may run the task all the same: tracked, the clean-up reads it and cancels it, and
+    // no row quotes its id ([V4]).
+    const taskId = seenTask(created.result.task, s.wire).taskId;
+    if (taskId !== undefined) s.ledger.track(taskId, b.tool.name, s, undefined);
     rows.deviation('create.result', `a CreateTaskResult the library cannot read: ${(error as Error).message}`);
     return skip('the task cannot be read');
   }
