@@ -464,14 +464,15 @@ describe('a deadline while close({ cancelRunning: true }) still takes its last l
       client: { requestTimeoutMs: 10_000, cancelGraceMs: 2_000 },
     });
     const normal = builtinMethods(rig.server)['tasks/get']!;
-    let closing: Promise<void> | undefined;
-    rig.server.on('tasks/get', (params, ctx) => (closing !== undefined ? NO_REPLY : normal(params, ctx)));
+    const closed = { began: false };
+    rig.server.on('tasks/get', (params, ctx) => (closed.began ? NO_REPLY : normal(params, ctx)));
     const start = rig.clock.now();
     const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 3_000 });
     let settled: { error: unknown; at: number } | undefined;
     handle.result().catch((error: unknown) => (settled = { error, at: rig.clock.now() - start }));
     await rig.clock.advance(750);
-    closing = rig.tasks.close({ cancelRunning: true });
+    closed.began = true;
+    const closing = rig.tasks.close({ cancelRunning: true });
     await rig.clock.advance(3_000 + 2_000 - 750);
     expect(settled?.at).toBe(5_000);
     expect(settled?.error).toBeInstanceOf(TaskTimeoutError);
