@@ -55,6 +55,7 @@ import * as lib from '../../lib/index.js';
 import type { McpTransport } from '../../lib/index.js';
 import { connectInMemory, ExtServer, fixtureTools, type ExtServerOptions } from '../support/ext-server/index.js';
 import { takeViolations } from '../support/violations.js';
+import { Rng } from '../support/seeded.js';
 import { modelServer, type Model, type ModelOptions } from './model-server.js';
 
 type Json = Record<string, unknown>;
@@ -103,34 +104,6 @@ const typed = (error: unknown): boolean =>
 
 // ---------------------------------------------------------------------------------------------
 // PRNG and mutations
-
-/** mulberry32: a tiny seeded PRNG. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-class Rng {
-  private readonly next: () => number;
-  constructor(seed: number) {
-    this.next = mulberry32(seed);
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)]!;
-  }
-}
 
 const LONG = 'x'.repeat(100_000);
 const ODD_NUMBERS: readonly unknown[] = [1e308, -1, -1e12, 0, 1.5, 2 ** 60, 'NaN', '1e400', '-Infinity', -0.5];

@@ -55,6 +55,7 @@ import { taskReceiver } from '../../lib/receiver.js';
 import { flush, type ManualClock } from '../helpers.js';
 import { peerRig } from '../support/receiver-rig.js';
 import { creating, type Json } from '../support/scripted-server.js';
+import { Rng } from '../support/seeded.js';
 
 const CASES = Number(process.env.FUZZ_CASES ?? 150);
 const FIRST = Number(process.env.FUZZ_FIRST ?? 1);
@@ -62,31 +63,6 @@ const ONLY_SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(proce
 const VERBOSE = process.env.FUZZ_VERBOSE === '1';
 /** Latest a callback answers late, in fake ms. */
 const LATE_MAX_MS = 30_000;
-
-/** mulberry32: a tiny seeded PRNG, [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-class Dice {
-  constructor(readonly next: () => number) {}
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)]!;
-  }
-}
 
 type Id = string | number;
 type Behaviour = 'answer' | 'sync' | 'invalid' | 'throw' | 'hangAbort' | 'hangForever' | 'late' | 'lateThrow';
@@ -161,7 +137,7 @@ interface Call {
 }
 
 async function runCase(seed: number): Promise<void> {
-  const dice = new Dice(mulberry32(seed));
+  const dice = new Rng(seed);
   const trace: string[] = [];
   const note = (line: string): void => {
     trace.push(line.length > 300 ? `${line.slice(0, 300)}…` : line);
@@ -640,7 +616,7 @@ async function runCase(seed: number): Promise<void> {
         tasks.serve(taskReceiver(serveOptions));
         closed = false;
       }
-      const roll = dice.next();
+      const roll = dice.float();
       if (roll < 0.05) {
         note('callToolAsTask(job)');
         const own = dice.chance(0.5)

@@ -54,6 +54,7 @@ import {
   type HandlerContext,
   type Json,
 } from '../support/scripted-server.js';
+import { Rng } from '../support/seeded.js';
 import { takeViolations } from '../support/violations.js';
 
 const CASES = Number(process.env.FUZZ_CASES ?? 1_000);
@@ -87,37 +88,6 @@ const typed = (error: unknown): boolean =>
 
 // ---------------------------------------------------------------------------------------------
 // PRNG and mutations
-
-/** mulberry32: a tiny seeded PRNG. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-class Rng {
-  private readonly next: () => number;
-  constructor(seed: number) {
-    this.next = mulberry32(seed);
-  }
-  float(): number {
-    return this.next();
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)]!;
-  }
-}
 
 const LONG = 'x'.repeat(200_000);
 const ODD_NUMBERS: readonly unknown[] = [
