@@ -67,6 +67,19 @@ export class InboundRouter {
   }
 
   inbound(id: string | number, method: string, params: JsonObject): boolean {
+    // The base protocol forbids a requestor to reuse a request id within a session. A request, of
+    // any method, whose id is that of one still being answered here is refused at once with -32600
+    // and reaches no tap; the request holding the id is left untouched, so the server's
+    // cancellation of that id and the close still reach its callback. Running both (as the SDKs'
+    // `_onrequest` do, their map keeping only the later one) would ask the user twice and send two
+    // answers the server can only match by id, one question's answer maybe to the other's waiter.
+    // Once the first is settled the id is free again, as in the SDKs; an id the SDK's own handler
+    // holds is the SDK's to judge.
+    if (this.answering.has(id)) {
+      const error = { code: -32600, message: 'Request id already in use by a request this client is still answering' };
+      this.host.trySend({ jsonrpc: '2.0', id, error }).catch(() => {});
+      return true;
+    }
     const taps = this.requestTaps.get(method);
     if (taps === undefined || taps.length === 0) return false;
     const request = new Inbound(id, method, params);
@@ -92,6 +105,11 @@ export class InboundRouter {
   shutDown(): void {
     for (const controller of this.answering.values()) controller.abort(new Error('Connection closed'));
     this.answering.clear();
+  }
+
+  /** Forgets the answered request `id`, unless the id now stands for another one. */
+  private release(id: string | number, controller: AbortController): void {
+    if (this.answering.get(id) === controller) this.answering.delete(id);
   }
 
   /** The error for a request no tap answered and the SDK has no handler for, if one was given. */
@@ -129,7 +147,7 @@ export class InboundRouter {
       if (result === undefined) {
         const refusal = this.refusal(method, params);
         if (refusal !== undefined) throw refusal;
-        this.answering.delete(id);
+        this.release(id, controller);
         // A request the server cancelled meanwhile (its notifications/cancelled stopped here, the
         // SDK never saw it) gets no answer from the SDK either; nor one after the close.
         if (controller.signal.aborted || this.host.closed) return false;
@@ -141,7 +159,7 @@ export class InboundRouter {
     } catch (error) {
       reply = { jsonrpc: '2.0', id, error: rpcErrorOf(error) };
     }
-    this.answering.delete(id);
+    this.release(id, controller);
     // A request the server cancelled gets no answer.
     if (controller.signal.aborted || this.host.closed) return false;
     return this.reply(id, method, reply);

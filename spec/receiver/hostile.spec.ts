@@ -397,6 +397,54 @@ describe('a hostile requestor', () => {
     ).toBe(true);
   });
 
+  it('a task-augmented request reusing the id of one still being answered makes no second task: -32600 at once, and one callback runs', async () => {
+    const held = new HeldCallback();
+    const { server, tasks } = await peerRig(register, { elicitation: held.callback });
+    const request = (message: string): Json => ({
+      jsonrpc: '2.0',
+      id: 'twice',
+      method: 'elicitation/create',
+      params: { message, requestedSchema: { type: 'object', properties: {} }, task: {} },
+    });
+    // Both reach the client before the first's CreateTaskResult, which waits a microtask.
+    server.send(request('first?'));
+    server.send(request('second?'));
+    await flush();
+    const replies = server.log.filter((entry) => entry.kind === 'response').map((entry) => entry.message);
+    expect(replies).toEqual([
+      { jsonrpc: '2.0', id: 'twice', error: { code: -32600, message: expect.stringMatching(/already in use/) } },
+      { jsonrpc: '2.0', id: 'twice', result: { task: expect.objectContaining({ status: 'working' }) } },
+    ]);
+    expect(held.calls.map((call) => call.params.message)).toEqual(['first?']);
+    expect(tasks.receiver?.size).toBe(1);
+  });
+
+  it('a tasks/result reusing the id of one still waiting gets -32600 at once; the server’s cancel of the id then ends the first wait', async () => {
+    const held = new HeldCallback();
+    const { ask, create, server } = await peerRig(register, { elicitation: held.callback });
+    const task = await create();
+    await flush();
+    const wait = { jsonrpc: '2.0', id: 'wait', method: 'tasks/result', params: { taskId: task.taskId } };
+    const repliesTo = (): Json[] =>
+      server.log.filter((entry) => entry.kind === 'response' && entry.id === 'wait').map((entry) => entry.message);
+    server.send(wait);
+    await flush();
+    server.send(wait);
+    await flush();
+    const refused = [{ jsonrpc: '2.0', id: 'wait', error: expect.objectContaining({ code: -32600 }) }];
+    expect(repliesTo()).toEqual(refused);
+    server.notify('notifications/cancelled', { requestId: 'wait', reason: 'giving up' });
+    await flush();
+    held.calls[0]?.resolve(accept('Ada'));
+    await flush();
+    // The cancelled wait is never answered; a new tasks/result gets the result.
+    expect(repliesTo()).toEqual(refused);
+    expect(resultOf(await within(ask('tasks/result', { taskId: task.taskId })))).toMatchObject({
+      action: 'accept',
+      content: { name: 'Ada' },
+    });
+  });
+
   it('serves tasks/list and tasks/cancel only when the client declared them ([R5])', async () => {
     const capabilities = { ...RECEIVER_CAPABILITIES, tasks: { requests: RECEIVER_CAPABILITIES.tasks.requests } };
     const { ask, create } = await peerRig(register, { elicitation: new HeldCallback().callback }, {}, capabilities);

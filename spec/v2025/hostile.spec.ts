@@ -22,6 +22,8 @@ import {
   TaskProtocolError,
   TaskRpcError,
   TaskTimeoutError,
+  type ElicitResult,
+  type InputContext,
   type Task,
   type TaskClientOptions,
   type TaskError,
@@ -1343,6 +1345,89 @@ describe('a task id the server hands out twice ([V4]: ids are unique)', () => {
     expect(tasks.handles()).toEqual([first]);
     server.tasks.finish('dup', 'completed', { result: text('result of the first call') }, {}, true);
     expect((await within(first.result())).content).toEqual([{ type: 'text', text: 'result of the first call' }]);
+  });
+});
+
+describe('a request id the server reuses while the client still answers the first request (a requestor never reuses an id in a session)', () => {
+  /** The rig with a client-level onElicitation that holds every question until the test answers it. */
+  async function reuseRig() {
+    const asked: Array<{ message: unknown; ctx: InputContext; answer: (result: ElicitResult) => void }> = [];
+    const rig = await scriptedTaskClient(
+      (cleanup) => cleanups.push(cleanup),
+      { clientOptions: { capabilities: { elicitation: {} } } },
+      {
+        random: () => 0,
+        onElicitation: (params, ctx) =>
+          new Promise<ElicitResult>((answer) => asked.push({ message: params.message, ctx, answer })),
+      },
+    );
+    /** Sends an untagged elicitation/create with request id `id` (no call is in flight: the client-level callback). */
+    const ask = (id: string, message: string): void =>
+      rig.server.send({
+        jsonrpc: '2.0',
+        id,
+        method: 'elicitation/create',
+        params: { message, requestedSchema: { type: 'object', properties: {} } },
+      });
+    /** Every reply the server got for request id `id`, in order. */
+    const repliesTo = (id: string): Json[] =>
+      rig.server.log.filter((entry) => entry.kind === 'response' && entry.id === id).map((entry) => entry.message);
+    return { ...rig, asked, ask, repliesTo };
+  }
+  const IN_USE = { code: -32600, message: 'Request id already in use by a request this client is still answering' };
+
+  it('the reuse is refused at once with -32600 and asks no callback; the first request still gets its own answer, and the id is free again after it', async () => {
+    const { ask, asked, repliesTo, errors } = await reuseRig();
+    ask('dup', 'first?');
+    await flush();
+    ask('dup', 'second?');
+    await flush();
+    expect(asked.map((a) => a.message)).toEqual(['first?']);
+    expect(repliesTo('dup')).toEqual([{ jsonrpc: '2.0', id: 'dup', error: IN_USE }]);
+    asked[0]!.answer({ action: 'accept', content: { to: 'first' } });
+    await flush();
+    expect(repliesTo('dup')).toEqual([
+      { jsonrpc: '2.0', id: 'dup', error: IN_USE },
+      { jsonrpc: '2.0', id: 'dup', result: { action: 'accept', content: { to: 'first' } } },
+    ]);
+    // Answered, the first no longer holds the id: a request reusing it now is asked as any other.
+    ask('dup', 'third?');
+    await flush();
+    expect(asked.map((a) => a.message)).toEqual(['first?', 'third?']);
+    asked[1]!.answer({ action: 'decline' });
+    await flush();
+    expect(repliesTo('dup').at(-1)).toEqual({ jsonrpc: '2.0', id: 'dup', result: { action: 'decline' } });
+    expect(errors).toEqual([]);
+  });
+
+  it('a notifications/cancelled for the id then fires the first callback’s ctx.signal, and its late answer is not sent', async () => {
+    const { ask, asked, repliesTo, server } = await reuseRig();
+    ask('dup', 'first?');
+    await flush();
+    ask('dup', 'second?');
+    await flush();
+    server.notify('notifications/cancelled', { requestId: 'dup', reason: 'never mind' });
+    await flush();
+    expect(asked[0]!.ctx.signal.aborted).toBe(true);
+    expect(asked).toHaveLength(1);
+    asked[0]!.answer({ action: 'accept', content: {} });
+    await flush();
+    expect(repliesTo('dup')).toEqual([{ jsonrpc: '2.0', id: 'dup', error: IN_USE }]);
+  });
+
+  it('the connection closing fires the first callback’s ctx.signal, and nothing is sent after the close', async () => {
+    const { ask, asked, repliesTo, server } = await reuseRig();
+    ask('dup', 'first?');
+    await flush();
+    ask('dup', 'second?');
+    await flush();
+    await server.close();
+    await flush();
+    expect(asked[0]!.ctx.signal.aborted).toBe(true);
+    expect(asked).toHaveLength(1);
+    asked[0]!.answer({ action: 'accept', content: {} });
+    await flush();
+    expect(repliesTo('dup')).toEqual([{ jsonrpc: '2.0', id: 'dup', error: IN_USE }]);
   });
 });
 
