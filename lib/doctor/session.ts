@@ -158,6 +158,8 @@ export class Session {
     declare: boolean,
     timing: () => Timing,
   ): Promise<Reply> {
+    // A probe already stopped sends nothing, as the port refuses a request whose signal has aborted.
+    if (this.signal.aborted) return Promise.reject(new ProbeStopped('stopped'));
     const request = this.port.request(
       'tools/call',
       params,
