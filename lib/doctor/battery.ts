@@ -79,43 +79,59 @@ export async function runProbe(
 }
 
 /**
- * Cancels every task of the session that may still run, and says why when one cannot be stopped
- * (a 2025 server without `tasks.cancel`, [R5]; an extension server that acknowledges and goes
- * on, [E6]).
+ * Cancels every task of the session that may still run (with `onlyLate`, only the tasks that came
+ * late and no clean-up took yet), and says why when one cannot be stopped (a 2025 server without
+ * `tasks.cancel`, [R5]; an extension server that acknowledges and goes on, [E6]). A task that
+ * comes late while it runs (the reply to a call the doctor had given up on, session.ts) is taken
+ * too, within the same bound.
  */
-export async function settle(s: Session, canCancel: boolean, runSignal: AbortSignal): Promise<void> {
-  const running = s.ledger.running(s);
-  if (running.length === 0) return;
+export async function settle(s: Session, canCancel: boolean, runSignal: AbortSignal, onlyLate = false): Promise<void> {
+  const visited = new Set<string>();
+  const next = (): { taskId: string; tool: string } | undefined =>
+    s.ledger.running(s).find((task) => !visited.has(task.taskId) && (!onlyLate || s.late.has(task.taskId)));
+  if (next() === undefined) return;
   const stop = bounded(runSignal, 3 * s.settings.requestTimeoutMs + 5_000);
   s.signal = stop.signal;
   try {
-    for (const { taskId, tool } of running) {
+    for (let task = next(); task !== undefined; task = next()) {
+      const { taskId, tool } = task;
+      visited.add(taskId);
+      s.late.delete(taskId);
       const read = await s.call('tasks/get', { taskId });
       if (!read.ok) {
         if (read.kind === 'server' && read.code === -32602) s.ledger.gone(taskId);
         else
           s.ledger.leftRunning(
             `a task of ${tool}: its last read failed (${s.describe(read)}), so the doctor could not tell whether it still runs`,
+            taskId,
           );
         continue;
       }
-      const task = seenTask(read.result, s.wire);
-      s.ledger.seen(taskId, task.status);
-      if (isTerminal(task.status)) continue;
+      const seen = seenTask(read.result, s.wire);
+      s.ledger.seen(taskId, seen.status);
+      if (isTerminal(seen.status)) continue;
       if (!canCancel) {
         s.ledger.leftRunning(
-          `a task of ${tool}: the server declared no tasks.cancel, so it runs until its ttl (${ttlWords(task.ttl)})`,
+          `a task of ${tool}: the server declared no tasks.cancel, so it runs until its ttl (${ttlWords(seen.ttl)})`,
+          taskId,
         );
         continue;
       }
       await s.call('tasks/cancel', { taskId });
       if (!(await endsWithin(s, taskId, 2_000))) {
-        s.ledger.leftRunning(`a task of ${tool}: the server did not stop it when cancelled (still running 2 s later)`);
+        s.ledger.leftRunning(
+          `a task of ${tool}: the server did not stop it when cancelled (still running 2 s later)`,
+          taskId,
+        );
       }
     }
   } catch (error) {
     if (runSignal.aborted) throw error;
-    for (const { tool } of s.ledger.running(s)) s.ledger.leftRunning(`a task of ${tool}: cancelling it took too long`);
+    for (const { taskId, tool } of s.ledger.running(s))
+      if (!onlyLate || visited.has(taskId) || s.late.has(taskId)) {
+        s.late.delete(taskId);
+        s.ledger.leftRunning(`a task of ${tool}: cancelling it took too long`, taskId);
+      }
   } finally {
     stop.dispose();
   }

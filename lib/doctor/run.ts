@@ -118,6 +118,8 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
     .map((session) => session.port.serverIdentity())
     .find((found) => found !== undefined);
   const ledger = new TaskLedger();
+  /** The sessions probed: done with once their ports are closed (or left to the caller). */
+  const probed: Session[] = [];
   const sections: WireSection[] = [];
   const rows: DoctorRow[] = [];
   try {
@@ -129,7 +131,7 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
       const done =
         opened === undefined
           ? notProbed(wire, opening.notes[era] ?? 'no session of this era')
-          : await probeWire(wire, opened, settings, ledger, signal, options);
+          : await probeWire(wire, opened, settings, ledger, signal, options, probed);
       sections.push(done.section);
       rows.push(...done.rows);
     }
@@ -142,6 +144,9 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
     throw error;
   } finally {
     await Promise.all(opening.sessions.map((session) => session.close()));
+    // Closed first: a call still open on a port the doctor opened ends without a notification. On a
+    // caller's client it is given up now ([R27]), and a task that comes later is left alone.
+    for (const s of probed) s.end();
   }
   const mustViolations = rows.filter((row) => row.verdict === 'deviation' && row.severity === 'MUST').length;
   return {
@@ -195,10 +200,12 @@ async function probeWire(
   ledger: TaskLedger,
   signal: AbortSignal,
   options: DoctorOptions,
+  probed: Session[],
 ): Promise<{ section: WireSection; rows: DoctorRow[] }> {
   const { port } = opened;
   const sink = new RowSink(wire, () => ledger.ids());
   const s = new Session(port, wire, settings, ledger, signal);
+  probed.push(s);
   const section = (offered: boolean, tool: string | undefined, note: string): WireSection => ({
     wire,
     offered,
@@ -256,6 +263,9 @@ async function probeWire(
     throw error;
   } finally {
     s.dispose();
+    // The battery's clean-ups are over: a task that comes late from now on (the reply to a call the
+    // doctor gave up on) is cleaned up at once, while the session is open, holding nothing up.
+    s.cleanLateWith((life) => settle(s, canCancel, life, true));
   }
 }
 

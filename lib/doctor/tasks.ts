@@ -9,6 +9,10 @@ interface Tracked {
   readonly tool: string;
   readonly owner: object;
   status: string | undefined;
+  /** It came in the reply to a call the doctor had given up on. */
+  late: boolean;
+  /** A note says why it is left running. */
+  explained: boolean;
 }
 
 /** Every task the doctor started. */
@@ -18,7 +22,7 @@ export class TaskLedger {
 
   /** Records a task `owner` (a session) started with `tool`. */
   track(taskId: string, tool: string, owner: object, status: string | undefined): void {
-    if (!this.tasks.has(taskId)) this.tasks.set(taskId, { tool, owner, status });
+    if (!this.tasks.has(taskId)) this.tasks.set(taskId, { tool, owner, status, late: false, explained: false });
   }
 
   /** Notes the latest status seen of a task (a terminal one is kept). */
@@ -57,8 +61,18 @@ export class TaskLedger {
     return this.running(owner).length > 0;
   }
 
-  /** Says why a task is left running. */
-  leftRunning(note: string): void {
+  /** Says why a task (`taskId`, when one in particular) is left running. */
+  leftRunning(note: string, taskId?: string): void {
+    const task = taskId === undefined ? undefined : this.tasks.get(taskId);
+    if (task !== undefined) task.explained = true;
+    this.notes.push(note);
+  }
+
+  /** A tracked task came in the reply to a call the doctor had given up on (`note` says so). */
+  cameLate(taskId: string, note: string): void {
+    const task = this.tasks.get(taskId);
+    if (task === undefined) return;
+    task.late = true;
     this.notes.push(note);
   }
 
@@ -67,11 +81,17 @@ export class TaskLedger {
     let finished = 0;
     let cancelled = 0;
     let running = 0;
+    const notes = [...this.notes];
     for (const task of this.tasks.values()) {
       if (task.status === 'cancelled') cancelled += 1;
       else if (task.status === 'completed' || task.status === 'failed' || task.status === 'gone') finished += 1;
-      else running += 1;
+      else {
+        running += 1;
+        // A task that came late while the run was ending: its clean-up did not get to stop it.
+        if (task.late && !task.explained)
+          notes.push(`a task of ${task.tool}: it came late, and the run ended before its clean-up could stop it`);
+      }
     }
-    return { started: this.tasks.size, finished, cancelled, leftRunning: running, notes: [...this.notes] };
+    return { started: this.tasks.size, finished, cancelled, leftRunning: running, notes };
   }
 }

@@ -80,7 +80,10 @@ export interface TaskAccount {
   readonly cancelled: number;
   /** Of these, tasks still running on the server when the doctor returned (each explained in `notes`). */
   readonly leftRunning: number;
-  /** Why a task was left running (the server cannot cancel, or did not stop it). */
+  /**
+   * Why a task was left running (the server cannot cancel, or did not stop it), and which tasks
+   * came late (in the reply to a `tools/call` the doctor had stopped waiting for; counted above).
+   */
   readonly notes: readonly string[];
 }
 

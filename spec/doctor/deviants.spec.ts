@@ -294,6 +294,78 @@ describe('doctor: a verdict only on what the server answered', () => {
   });
 });
 
+/** A `work` task of a minute whose first CreateTaskResult the model sends `lateCreateMs` late. */
+const LATE_WORK = { name: 'work', arguments: { late: true, ms: 60_000 } };
+
+/** The task id in the CreateTaskResult of the late call (the first with `late: true`), as the server sent it. */
+function lateTaskId(model: Model): string {
+  const call = model.server
+    .received('tools/call')
+    .find((entry) => (entry.params.arguments as { late?: unknown } | undefined)?.late === true);
+  const reply = model.server.sent.find((message) => message.id === call?.id && 'result' in message);
+  const task = (reply?.result as { task?: { taskId?: unknown } } | undefined)?.task;
+  if (typeof task?.taskId !== 'string') throw new Error('the late CreateTaskResult was not sent');
+  return task.taskId;
+}
+
+describe('doctor: a CreateTaskResult that comes after the doctor gave up on its call', () => {
+  it('[R24] [A5] while the session is open: the task is taken into the clean-up (cancelled with tasks/cancel), counted, and noted as late', async () => {
+    // The lifecycle probe's call is answered 1.5 s after it was sent, 0.5 s after the doctor's bound.
+    const { report, model } = await doctorOn({ lateCreateMs: 1_500 }, { tool: LATE_WORK, requestTimeoutMs: 1_000 });
+    const late = lateTaskId(model);
+    // Before the fix the late reply was dropped: the task ran on, neither cancelled nor counted.
+    clean(model, report);
+    expect(model.server.params('tasks/cancel').filter((params) => params.taskId === late)).toHaveLength(1);
+    expect(report.tasks.notes).toEqual([
+      expect.stringMatching(
+        /^a task of work came late, \d+ ms after the doctor had given up on its tools\/call \(no answer in 1\.0 s\): taken into the clean-up$/,
+      ),
+    ]);
+    // Every task the server created is counted, the late one too.
+    expect(report.tasks.started).toBe(model.server.params('tools/call').filter((params) => params.task).length);
+    // [R24]: the call that may create a task is never cancelled with notifications/cancelled.
+    const call = model.server.received('tools/call').find((entry) => entry.params.task !== undefined);
+    expect(model.server.params('notifications/cancelled').map((params) => params.requestId)).not.toContain(call?.id);
+    expect(row(report, 'create.result')?.seen).toBe('tools/call with task answered no answer in time');
+    // [V4]: no note quotes the task id.
+    expect(JSON.stringify(report)).not.toContain(late);
+  });
+
+  it('once the run is over nothing more is sent: a CreateTaskResult that comes later is left alone, and the run is not held for it', async () => {
+    // The input probe's call (the battery's last: the expiry check needs seconds) is answered 3 s late.
+    const { report, model } = await doctorOn(
+      { lateCreateMs: 3_000 },
+      { inputTool: LATE_WORK, requestTimeoutMs: 1_000 },
+    );
+    const ended = model.server.now();
+    // The run did not wait for the reply: it returned before the server sent it.
+    expect(model.server.sent.some((message) => isLate(model, message))).toBe(false);
+    const sent = Date.now();
+    while (
+      Date.now() - sent < 5_000 &&
+      !model.server.sent.some((message) => 'result' in message && isLate(model, message))
+    )
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const late = lateTaskId(model);
+    // Nothing but requests the doctor sent before it returned: no read, no cancel of the late task.
+    const after = model.server.log.filter((entry) => entry.at > ended && entry.kind === 'request');
+    expect(after).toEqual([]);
+    expect(model.running()).toBe(1);
+    expect(report.tasks.notes).toEqual([]);
+    expect(report.tasks.leftRunning).toBe(0);
+    expect(JSON.stringify(report)).not.toContain(late);
+  });
+});
+
+/** True when `message` answers the late call. */
+function isLate(model: Model, message: Record<string, unknown>): boolean {
+  const call = model.server
+    .received('tools/call')
+    .find((entry) => (entry.params.arguments as { late?: unknown } | undefined)?.late === true);
+  return call !== undefined && message.id === call.id;
+}
+
 describe('doctor: it obeys the library rules', () => {
   it('without tasks.cancel it sends no tasks/cancel ([R5]), and the report says which tasks it had to leave running', async () => {
     const { report, model } = await doctorOn({ noCancel: true, neverEnds: true }, { probeTimeoutMs: 600 });

@@ -13,6 +13,7 @@ import { exitCode, reportJson, runDoctor, type DoctorOptions, type DoctorReport 
 import { TaskAbortError, type McpTransport } from '../../lib/index.js';
 import { NO_REPLY, ScriptedServer } from '../support/scripted-server.js';
 import { createLinkedPair } from '../support/sdk.js';
+import { modelServer } from './model-server.js';
 import {
   connectInMemory,
   ExtServer,
@@ -21,6 +22,7 @@ import {
   rpcError,
   startExtHttpServer,
   type ExtServerOptions,
+  type ToolCall,
 } from '../support/ext-server/index.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -244,6 +246,90 @@ describe('doctor: the empty acknowledgement of the extension ([E24], [E6])', () 
       'the second cancel was refused: -32602 (Cannot cancel a task in terminal status cancelled) (the task was cancelled); it must be acknowledged like the first',
     );
     expect(exitCode(report)).toBe(1);
+  });
+});
+
+describe('doctor: a task that comes after the doctor gave up on its call ([E7], [R24], [A5])', () => {
+  const LATE_NOTE =
+    /^a task of (slow_compute|work) came late, \d+ ms after the doctor had given up on its tools\/call \(no answer in \d\.0 s\): taken into the clean-up$/;
+
+  it('[E7] a CreateTaskResult (resultType "task") 0.5 s after the bound: the task is read, cancelled with tasks/cancel, and noted as late', async () => {
+    const slow = fixtureTools().find((tool) => tool.name === 'slow_compute');
+    if (slow === undefined) throw new Error('no slow_compute fixture');
+    let delayed = false;
+    const { report, server } = await doctorOn({}, (ext) =>
+      ext.addTool({
+        ...slow,
+        // The lifecycle probe's call: answered 2.5 s after it was sent (the bound is 2 s).
+        run: async (call) => {
+          if (!delayed && call.declared) {
+            delayed = true;
+            await new Promise((resolve) => setTimeout(resolve, 2_500));
+          }
+          return slow.run(call);
+        },
+      }),
+    );
+    const first = server.received('tools/call')[0];
+    const reply = server.sent.find((entry) => entry.message.id === first?.id && 'result' in entry.message);
+    const late = (reply?.message.result as { taskId?: unknown } | undefined)?.taskId;
+    if (typeof late !== 'string') throw new Error('the late CreateTaskResult was not sent');
+    // Before the fix the late reply was dropped: the task was never read again, and ran on.
+    expect(server.params('tasks/cancel').map((params) => params.taskId)).toContain(late);
+    expect(['cancelled', 'completed']).toContain(server.tasks.detailed(late).status);
+    expect(report.tasks.notes).toEqual([expect.stringMatching(LATE_NOTE)]);
+    expect(report.tasks.leftRunning).toBe(0);
+    // [E7]: the call was never cancelled with notifications/cancelled.
+    expect(server.params('notifications/cancelled').map((params) => params.requestId)).not.toContain(first?.id);
+    expect(reportJson(report)).not.toContain(late);
+  });
+
+  it('a CreateTaskResult of the 2025-11-25 session that comes while the extension is probed: cancelled then by a clean-up of its own, before the run ends', async () => {
+    // On the extension, `work` is a task of 20 polls (1 s at 50 ms): its battery lasts well over the 0.5 s.
+    const ext = new ExtServer({
+      pollIntervalMs: 50,
+      tools: fixtureTools().flatMap((tool) =>
+        tool.name === 'slow_compute'
+          ? [tool, { ...tool, name: 'work', run: (call: ToolCall) => tool.run({ ...call, args: { polls: 20 } }) }]
+          : [tool],
+      ),
+    });
+    const modern = await connectInMemory(ext);
+    cleanups.push(() => modern.close());
+    const model = modelServer({ lateCreateMs: 1_500 });
+    const [legacyClient, legacyServer] = createLinkedPair();
+    await model.server.connect(legacyServer);
+    cleanups.push(async () => {
+      model.stop();
+      await model.server.close();
+    });
+    const transports = [modern.clientTransport as McpTransport, legacyClient as McpTransport];
+    const report = await runDoctor(() => transports.shift() ?? Promise.reject(new Error('a third transport')), {
+      ...QUICK,
+      tool: { name: 'work' },
+      failTool: undefined,
+      // The 2025-11-25 battery's last call (the expiry check is left out): answered 0.5 s after its
+      // bound, so while the extension is probed, after the last clean-up of its own session.
+      inputTool: { name: 'work', arguments: { late: true, ms: 60_000 } },
+      requestTimeoutMs: 1_000,
+      expiryBudgetMs: 1,
+    });
+    const endedAt = Date.now();
+    expect(report.wires.map((wire) => wire.offered)).toEqual([true, true]);
+    const call = model.server
+      .received('tools/call')
+      .find((entry) => (entry.params.arguments as { late?: unknown } | undefined)?.late === true);
+    const reply = model.server.sent.find((message) => message.id === call?.id && 'result' in message);
+    const late = (reply?.result as { task?: { taskId?: unknown } } | undefined)?.task?.taskId;
+    if (typeof late !== 'string') throw new Error('the late CreateTaskResult was not sent');
+    // Before the fix the task of a minute ran on: no clean-up came after the battery's last one.
+    const cancels = model.server.received('tasks/cancel').filter((entry) => entry.params.taskId === late);
+    expect(cancels).toHaveLength(1);
+    expect(cancels[0]?.at).toBeLessThanOrEqual(endedAt);
+    expect(model.running()).toBe(0);
+    expect(model.failures).toEqual([]);
+    expect(report.tasks.notes).toContainEqual(expect.stringMatching(LATE_NOTE));
+    expect(report.tasks.leftRunning).toBe(0);
   });
 });
 

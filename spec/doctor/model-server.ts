@@ -9,7 +9,7 @@
  * before it answers (task methods carry exactly `{taskId}`, a task-augmented call only `{ttl}`,
  * [R33], [A15], [S3]) and records what failed in `failures`.
  *
- * Tools: `work` (optional: ends completed after `workMs`), `fail` (required: ends failed with an
+ * Tools: `work` (optional: ends completed after `workMs`, or its `ms` argument), `fail` (required: ends failed with an
  * isError result and a statusMessage), `ask` (required: asks one elicitation, then completes).
  */
 import { rpcError, ScriptedServer, type Json } from '../support/scripted-server.js';
@@ -50,6 +50,12 @@ export interface ModelOptions {
   readonly createdStatus?: string;
   /** Every task's `createdAt`, as sent (a broken timestamp). */
   readonly createdAt?: unknown;
+  /**
+   * The first task-augmented call whose arguments carry `late: true` is answered this late: its task
+   * is created and runs from the call on, and the CreateTaskResult (the task as it is then) goes out
+   * this much later.
+   */
+  readonly lateCreateMs?: number;
   /** How long `work` runs. @default 150 */
   readonly workMs?: number;
 }
@@ -105,6 +111,7 @@ export function modelServer(options: ModelOptions = {}): Model {
   const workMs = options.workMs ?? 150;
   let seq = 0;
   let slowed = false;
+  let lateSent = false;
 
   const check = (ok: boolean, what: string): void => {
     if (ok) return;
@@ -157,6 +164,7 @@ export function modelServer(options: ModelOptions = {}): Model {
   server.on('tools/call', (params) => {
     check(typeof params.name === 'string', 'tools/call without a name');
     const name = params.name as string;
+    const args = (typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {}) as Json;
     if (params.task === undefined) {
       if (name !== 'work') throw rpcError(-32601, `${name} must run as a task`);
       return { content: [{ type: 'text', text: 'done at once' }] };
@@ -189,8 +197,9 @@ export function modelServer(options: ModelOptions = {}): Model {
     } else if (name === 'work') {
       const done: Json = { content: [{ type: 'text', text: 'work done' }] };
       entry.planned = done;
-      later(entry, workMs / 2, () => update(entry, { statusMessage: 'halfway' }));
-      later(entry, workMs, () =>
+      const ms = typeof args.ms === 'number' ? args.ms : workMs;
+      later(entry, ms / 2, () => update(entry, { statusMessage: 'halfway' }));
+      later(entry, ms, () =>
         options.selfCancel === true
           ? update(entry, { status: 'cancelled', statusMessage: 'context canceled' })
           : finish(entry, 'completed', done, 'done'),
@@ -221,10 +230,15 @@ export function modelServer(options: ModelOptions = {}): Model {
     } else {
       throw rpcError(-32602, `Unknown tool ${name}`);
     }
-    const task = snapshot(entry);
-    if (options.createdTaskId !== undefined) task.taskId = options.createdTaskId;
-    if (options.createdStatus !== undefined) task.status = options.createdStatus;
-    return { task };
+    const created = (): Json => {
+      const task = snapshot(entry);
+      if (options.createdTaskId !== undefined) task.taskId = options.createdTaskId;
+      if (options.createdStatus !== undefined) task.status = options.createdStatus;
+      return { task };
+    };
+    if (options.lateCreateMs === undefined || args.late !== true || lateSent) return created();
+    lateSent = true;
+    return new Promise<Json>((resolve) => setTimeout(() => resolve(created()), options.lateCreateMs));
   });
 
   server.on('tasks/get', async (params) => {
