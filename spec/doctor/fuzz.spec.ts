@@ -71,9 +71,14 @@ const VERBOSE = process.env.DOCTOR_FUZZ_VERBOSE === '1';
 /** The share of seeds whose server is switched to one deviation (DOCTOR_FUZZ_SERVERS=1: every seed). */
 const SERVERS_RATE = process.env.DOCTOR_FUZZ_SERVERS === '1' ? 1 : process.env.DOCTOR_FUZZ_SERVERS === '0' ? 0 : 0.33;
 /**
- * Seeds that found a doctor bug (each pinned down by a plain test too); they always run. A seed means
- * what it does for this version of the fuzzer: changing how the PRNG is drawn (or {@link MUTATIONS},
- * the tables spec/support/mutate.ts draws from) changes the cases.
+ * Seeds that found a doctor bug (each pinned down by a plain test too); they always run. Each fails
+ * with its fix reverted: 2025 seed 11 and `both` seed 343 when rows quote a server value whole,
+ * 2025 seed 187 when an empty taskId names a task, ext seed 21 when a row quotes a task id. (The
+ * task whose CreateTaskResult could not be read, credited to seed 343 too, is one no seed isolates:
+ * these invariants do not see a task left running; plain tests in spec/doctor/deviants.spec.ts and
+ * spec/doctor/ext-scripted.spec.ts guard it.) A seed means what it does for this version of the
+ * fuzzer: changing how the PRNG is drawn (or {@link MUTATIONS}, the tables spec/support/mutate.ts
+ * draws from) changes the cases.
  */
 const REGRESSION_SEEDS: Readonly<Record<Wire, readonly number[]>> = {
   '2025': [11, 187],
