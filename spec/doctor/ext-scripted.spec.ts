@@ -24,6 +24,7 @@ import {
   type ExtServerOptions,
   type ToolCall,
 } from '../support/ext-server/index.js';
+import { builtinMethods } from '../support/ext-server/methods.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -165,6 +166,35 @@ describe('doctor on the scripted extension server', () => {
       report.rows.find((row) => row.check === 'poll.fast' && row.wire === 'io.modelcontextprotocol/tasks'),
     ).toMatchObject({ rule: 'E25', severity: 'MUST' });
     expect(exitCode(report)).toBe(1);
+  });
+
+  it('[V4] a CreateTaskResult the library cannot read (status "paused", a mutation of the fuzzer\'s) of a task that runs on: create.result, and the clean-up still cancels it', async () => {
+    // The extension's counterpart of the 2025-11-25 case in spec/doctor/deviants.spec.ts (credited
+    // there to the fuzzer's `both` seed 343): the lifecycle probe forgot a task whose
+    // CreateTaskResult it refused, so it was neither cancelled nor counted, and a row could quote
+    // its id. No seed of spec/doctor/fuzz.spec.ts isolates it (tried: 3,000 per wire with the
+    // fix reverted): its invariants do not see a task left running, so this case builds the
+    // mutated reply ("status status=\"paused\"") itself.
+    const refused: string[] = [];
+    const { report, server } = await doctorOn({}, (ext) => {
+      const normal = builtinMethods(ext)['tools/call']!;
+      ext.on('tools/call', async (params, ctx) => {
+        const created = (await normal(params, ctx)) as Record<string, unknown>;
+        if (refused.length > 0 || params.name !== 'slow_compute' || created.resultType !== 'task') return created;
+        refused.push(created.taskId as string);
+        return { ...created, status: 'paused' };
+      });
+    });
+    expect(refused).toHaveLength(1);
+    const row = report.rows.find((r) => r.check === 'create.result' && r.wire === 'io.modelcontextprotocol/tasks');
+    const [taskId] = refused as [string];
+    expect(row).toMatchObject({ verdict: 'deviation' });
+    expect(row?.seen).toMatch(/^a CreateTaskResult the library cannot read: .*status/);
+    // The task ran on at the server: the clean-up cancelled it, and the account counts it.
+    expect(server.params('tasks/cancel').map((params) => params.taskId)).toContain(taskId);
+    expect(server.tasks.inspect(taskId).cancelRequested).toBe(true);
+    expect(report.tasks.cancelled + report.tasks.finished).toBe(report.tasks.started);
+    expect(reportJson(report)).not.toContain(taskId);
   });
 });
 

@@ -55,6 +55,7 @@ import * as lib from '../../lib/index.js';
 import type { McpTransport } from '../../lib/index.js';
 import { connectInMemory, ExtServer, fixtureTools, type ExtServerOptions } from '../support/ext-server/index.js';
 import { takeViolations } from '../support/violations.js';
+import { mutator, REPLY_FAULTS, shortJson, type Mutations } from '../support/mutate.js';
 import { Rng } from '../support/seeded.js';
 import { modelServer, type Model, type ModelOptions } from './model-server.js';
 
@@ -69,7 +70,16 @@ const ONLY_WIRE = process.env.DOCTOR_FUZZ_WIRE;
 const VERBOSE = process.env.DOCTOR_FUZZ_VERBOSE === '1';
 /** The share of seeds whose server is switched to one deviation (DOCTOR_FUZZ_SERVERS=1: every seed). */
 const SERVERS_RATE = process.env.DOCTOR_FUZZ_SERVERS === '1' ? 1 : process.env.DOCTOR_FUZZ_SERVERS === '0' ? 0 : 0.33;
-/** Seeds that found a doctor bug (each pinned down by a plain test too); they always run. */
+/**
+ * Seeds that found a doctor bug (each pinned down by a plain test too); they always run. Each fails
+ * with its fix reverted: 2025 seed 11 and `both` seed 343 when rows quote a server value whole,
+ * 2025 seed 187 when an empty taskId names a task, ext seed 21 when a row quotes a task id. (The
+ * task whose CreateTaskResult could not be read, credited to seed 343 too, is one no seed isolates:
+ * these invariants do not see a task left running; plain tests in spec/doctor/deviants.spec.ts and
+ * spec/doctor/ext-scripted.spec.ts guard it.) A seed means what it does for this version of the
+ * fuzzer: changing how the PRNG is drawn (or {@link MUTATIONS}, the tables spec/support/mutate.ts
+ * draws from) changes the cases.
+ */
 const REGRESSION_SEEDS: Readonly<Record<Wire, readonly number[]>> = {
   '2025': [11, 187],
   ext: [21],
@@ -103,12 +113,11 @@ const typed = (error: unknown): boolean =>
   lib.isTaskError(error) && ERROR_CLASSES.some((klass) => error.constructor === klass);
 
 // ---------------------------------------------------------------------------------------------
-// PRNG and mutations
+// Mutations
 
 const LONG = 'x'.repeat(100_000);
 const ODD_NUMBERS: readonly unknown[] = [1e308, -1, -1e12, 0, 1.5, 2 ** 60, 'NaN', '1e400', '-Infinity', -0.5];
 const ODD_STATUSES: readonly unknown[] = ['paused', '', 'COMPLETED', 'completed ', 'unknown', 7, null, 'cancelled'];
-const EXTRA_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'then', 'extra', 'valueOf'];
 const ODD_CODES: readonly unknown[] = [
   'boom',
   1.5,
@@ -139,134 +148,22 @@ const ODD_DATA: readonly unknown[] = [
   LONG,
 ];
 
-type Path = ReadonlyArray<string | number>;
-
-/** Every path into `value` (depth 5 at most), the root excluded. */
-function paths(value: unknown, prefix: Path = [], depth = 0): Path[] {
-  if (depth >= 5 || typeof value !== 'object' || value === null) return [];
-  const out: Path[] = [];
-  const entries: Array<[string | number, unknown]> = Array.isArray(value)
-    ? value.map((v, i) => [i, v])
-    : Object.entries(value as Json);
-  for (const [key, child] of entries) {
-    const path = [...prefix, key];
-    out.push(path, ...paths(child, path, depth + 1));
-  }
-  return out;
-}
-
-function getAt(root: unknown, path: Path): unknown {
-  let node = root;
-  for (const key of path) node = (node as Record<string | number, unknown>)[key];
-  return node;
-}
-
-function setAt(root: unknown, path: Path, value: unknown, remove = false): void {
-  const parent = getAt(root, path.slice(0, -1)) as Record<string | number, unknown>;
-  const key = path[path.length - 1]!;
-  if (remove) {
-    if (Array.isArray(parent) && typeof key === 'number') parent.splice(key, 1);
-    else delete parent[key];
-  } else if (key === '__proto__')
-    Object.defineProperty(parent, key, { value, enumerable: true, writable: true, configurable: true });
-  else parent[key] = value;
-}
-
-function wrongType(value: unknown, rng: Rng): unknown {
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return rng.pick([value.length, 42, true, [value], { value }]);
-  if (Array.isArray(value)) return rng.pick([{ ...value }, 'array', value.length]);
-  if (typeof value === 'object' && value !== null) return rng.pick([[value], 'object', 1]);
-  if (typeof value === 'boolean') return rng.pick([String(value), Number(value)]);
-  return rng.pick([true, 0, 'null', {}]);
-}
-
-/** Mutates a copy of a valid JSON value at one or two places; returns it and a label. */
-function mutateValue(valid: unknown, rng: Rng, otherIds: readonly string[]): { value: unknown; label: string } {
-  if (rng.chance(0.06)) {
-    const value = rng.pick<unknown>([null, 42, 'str', [], true, [valid]]);
-    return { value, label: `replaced by ${JSON.stringify(value)?.slice(0, 60)}` };
-  }
-  const value = JSON.parse(JSON.stringify(valid ?? {})) as unknown;
-  const labels: string[] = [];
-  const rounds = rng.chance(0.25) ? 2 : 1;
-  for (let round = 0; round < rounds; round += 1) {
-    const all = paths(value);
-    const kind = rng.pick(['drop', 'null', 'type', 'number', 'long', 'status', 'extra', 'taskId', 'bool'] as const);
-    if (kind === 'extra' || all.length === 0) {
-      const key = rng.pick(EXTRA_KEYS);
-      const extra = rng.pick<unknown>([1, 'x', null, { a: 1 }, [1], LONG, { status: 'completed' }]);
-      if (typeof value === 'object' && value !== null) setAt({ root: value }, ['root', key], extra);
-      labels.push(`extra ${key}=${JSON.stringify(extra)?.slice(0, 40)}`);
-      continue;
-    }
-    const named = (name: string): Path[] => all.filter((p) => p[p.length - 1] === name);
-    let path = rng.pick(all);
-    if (kind === 'status' && named('status').length > 0) path = rng.pick(named('status'));
-    if (kind === 'taskId' && named('taskId').length > 0) path = rng.pick(named('taskId'));
-    const where = path.join('.');
-    switch (kind) {
-      case 'drop':
-        setAt(value, path, undefined, true);
-        labels.push(`drop ${where}`);
-        break;
-      case 'null':
-        setAt(value, path, null);
-        labels.push(`null ${where}`);
-        break;
-      case 'type': {
-        const next = wrongType(getAt(value, path), rng);
-        setAt(value, path, next);
-        labels.push(`type ${where}=${JSON.stringify(next)?.slice(0, 40)}`);
-        break;
-      }
-      case 'number': {
-        const next = rng.pick(ODD_NUMBERS);
-        setAt(value, path, next);
-        labels.push(`number ${where}=${JSON.stringify(next)}`);
-        break;
-      }
-      case 'long':
-        setAt(value, path, rng.chance(0.5) ? LONG : '\u{1F600}'.repeat(20_000));
-        labels.push(`long ${where}`);
-        break;
-      case 'status': {
-        const next = rng.pick(ODD_STATUSES);
-        setAt(value, path, next);
-        labels.push(`status ${where}=${JSON.stringify(next)}`);
-        break;
-      }
-      case 'taskId': {
-        const next = rng.pick<unknown>([...otherIds, '', 'task-999', 42]);
-        setAt(value, path, next);
-        labels.push(`taskId ${where}=${JSON.stringify(next)}`);
-        break;
-      }
-      case 'bool': {
-        const next = rng.pick([true, false]);
-        setAt(value, path, next);
-        labels.push(`bool ${where}=${String(next)}`);
-        break;
-      }
-    }
-  }
-  return { value, label: labels.join(', ') };
-}
-
-/** An odd JSON-RPC error object. */
-function oddError(rng: Rng): Json {
-  const error: Json = { code: rng.pick(ODD_CODES), message: rng.pick(ODD_MESSAGES) };
-  const data = rng.pick(ODD_DATA);
-  if (data !== undefined) error.data = data;
-  if (rng.chance(0.1)) delete error.message;
-  if (rng.chance(0.1)) delete error.code;
-  return error;
-}
-
-const short = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 240 ? `${text.slice(0, 240)}…(${text.length} chars)` : text;
+/** This fuzzer's tables (spec/support/mutate.ts): its seeds' cases are drawn from them, in this order. */
+const MUTATIONS: Mutations = {
+  depth: 5,
+  replaced: 0.06,
+  long: LONG,
+  emoji: 20_000,
+  numbers: ODD_NUMBERS,
+  statuses: ODD_STATUSES,
+  extras: [1, 'x', null, { a: 1 }, [1], LONG, { status: 'completed' }],
+  codes: ODD_CODES,
+  messages: ODD_MESSAGES,
+  data: ODD_DATA,
 };
+const { mutateValue, oddError } = mutator(MUTATIONS);
+
+const short = (value: unknown): string => shortJson(value, 240);
 
 // ---------------------------------------------------------------------------------------------
 // The fault layer: a transport wrapper in front of the client
@@ -449,19 +346,7 @@ function faulty(inner: McpTransport, rng: Rng, plan: Plan, seen: Seen, wire: '20
     if (handshake) seen.handshakeHit = true;
     const label = `${method ?? '?'}${isResponse ? `#${JSON.stringify(message.id)}` : ''}`;
     if (isResponse) {
-      const fault = rng.pick([
-        'mutate',
-        'mutate',
-        'mutate',
-        'mutate',
-        'error',
-        'error',
-        'duplicate',
-        'late',
-        'withheld',
-        'unsolicited',
-        'envelope',
-      ] as const);
+      const fault = rng.pick(REPLY_FAULTS);
       const body = 'result' in message ? message.result : undefined;
       switch (fault) {
         case 'mutate': {

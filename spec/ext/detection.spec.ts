@@ -35,6 +35,31 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
+/** The two ways to reach a dual-era server on its legacy era. */
+const LEGACY_SDKS = [
+  { sdk: 'v1', over: 'SDK v1' },
+  { sdk: 'v2', over: 'SDK v2 in legacy negotiation' },
+] as const;
+
+/** A TaskClient on the legacy era of `server`: over SDK v1, or SDK v2 in legacy negotiation. */
+async function legacyTasks(server: ExtServer, sdk: 'v1' | 'v2' = 'v1'): Promise<TaskClient> {
+  let client: McpClient;
+  if (sdk === 'v2') {
+    const v2 = await sdkV2Client(server, {}, 'legacy');
+    expect(v2.getProtocolEra()).toBe('legacy');
+    client = v2;
+  } else {
+    const { clientTransport } = await connectInMemory(server);
+    const v1 = new V1Client({ name: 'v1', version: '1.0.0' });
+    await v1.connect(clientTransport);
+    cleanups.push(() => v1.close());
+    client = v1;
+  }
+  const tasks = new TaskClient(client);
+  cleanups.push(() => tasks.close());
+  return tasks;
+}
+
 describe('which wire a connection gets ([E20])', () => {
   for (const settings of [{}, { specVersion: '2026-07-28', stability: 'final' }, { experimental: true }]) {
     it(`uses the extension wire on the modern era when the server advertises it as ${JSON.stringify(settings)}`, async () => {
@@ -92,38 +117,23 @@ describe('which wire a connection gets ([E20])', () => {
   });
 
   describe('a dual-era server reached on the legacy era, advertising only the extension', () => {
-    const expectations = async (client: McpClient, server: ExtServer): Promise<void> => {
-      const tasks = new TaskClient(client);
-      cleanups.push(() => tasks.close());
-      expect(tasks.wire).toBe('2025-11-25');
-      const plain = await tasks.callToolAsTask('slow_compute', { label: 'legacy' });
-      expect(plain.kind).toBe('immediate');
-      expect(await plain.result()).toEqual({
-        content: [{ type: 'text', text: 'computed legacy' }],
-        structuredContent: { label: 'legacy' },
+    for (const { sdk, over } of LEGACY_SDKS)
+      it(`over ${over}: plain calls work, requireTask fails with TaskNotSupportedError naming SDK v2 automatic negotiation`, async () => {
+        const server = new ExtServer({ tools: fixtureTools(), legacy: true });
+        const tasks = await legacyTasks(server, sdk);
+        expect(tasks.wire).toBe('2025-11-25');
+        const plain = await tasks.callToolAsTask('slow_compute', { label: 'legacy' });
+        expect(plain.kind).toBe('immediate');
+        expect(await plain.result()).toEqual({
+          content: [{ type: 'text', text: 'computed legacy' }],
+          structuredContent: { label: 'legacy' },
+        });
+        const error = await rejection(tasks.callToolAsTask('slow_compute', {}, { requireTask: true }));
+        expect(error).toBeInstanceOf(TaskNotSupportedError);
+        expect(error).toMatchObject({ feature: 'tasks', toolName: 'slow_compute' });
+        expect((error as Error).message).toMatch(/connect with SDK v2 in automatic version negotiation/);
+        expect(server.tasks.ids()).toEqual([]);
       });
-      const error = await rejection(tasks.callToolAsTask('slow_compute', {}, { requireTask: true }));
-      expect(error).toBeInstanceOf(TaskNotSupportedError);
-      expect(error).toMatchObject({ feature: 'tasks', toolName: 'slow_compute' });
-      expect((error as Error).message).toMatch(/connect with SDK v2 in automatic version negotiation/);
-      expect(server.tasks.ids()).toEqual([]);
-    };
-
-    it('over SDK v1: plain calls work, requireTask fails with TaskNotSupportedError naming SDK v2 automatic negotiation', async () => {
-      const server = new ExtServer({ tools: fixtureTools(), legacy: true });
-      const { clientTransport } = await connectInMemory(server);
-      const client = new V1Client({ name: 'v1', version: '1.0.0' });
-      await client.connect(clientTransport);
-      cleanups.push(() => client.close());
-      await expectations(client, server);
-    });
-
-    it('over SDK v2 in legacy negotiation: the same', async () => {
-      const server = new ExtServer({ tools: fixtureTools(), legacy: true });
-      const client = await sdkV2Client(server, {}, 'legacy');
-      expect(client.getProtocolEra()).toBe('legacy');
-      await expectations(client, server);
-    });
 
     it('TaskClient.connect reaches it on the modern era and gets tasks', async () => {
       const server = new ExtServer({ tools: fixtureTools(), legacy: true });
@@ -164,54 +174,38 @@ describe('which wire a connection gets ([E20])', () => {
     };
     const fix = /connect with SDK v2 in automatic version negotiation/;
 
-    const expectations = async (client: McpClient, server: ExtServer): Promise<void> => {
-      const tasks = new TaskClient(client);
-      cleanups.push(() => tasks.close());
-      const tools = await tasks.tools();
-      const byName = new Map(tools.map((tool) => [tool.name, tool]));
-      // No tool can become a task on this connection, whatever it declares; each says why.
-      expect(new Set(tools.map((tool) => tool.taskSupport))).toEqual(new Set(['unavailable']));
-      expect(byName.get('slow_compute')).toMatchObject({ taskSupport: 'unavailable', declaredTaskSupport: 'optional' });
-      expect(byName.get('task_only')).toMatchObject({ taskSupport: 'unavailable', declaredTaskSupport: 'required' });
-      expect(byName.get('greet')).toMatchObject({ taskSupport: 'unavailable', declaredTaskSupport: 'forbidden' });
-      for (const tool of tools) expect(tool.unavailableReason).toMatch(fix);
-      // A required tool fails with TaskNotSupportedError naming the fix, before anything is sent.
-      const required = await rejection(tasks.callToolAsTask('task_only'));
-      expect(required).toBeInstanceOf(TaskNotSupportedError);
-      expect(required).toMatchObject({ feature: 'tasks', toolName: 'task_only' });
-      expect((required as Error).message).toMatch(/runs only as a task/);
-      expect((required as Error).message).toMatch(fix);
-      expect(server.count('tools/call')).toBe(0);
-      // An optional one runs plain.
-      const plain = await tasks.callToolAsTask('slow_compute', { label: 'plain' });
-      expect(plain.kind).toBe('immediate');
-      expect(server.tasks.ids()).toEqual([]);
-    };
-
-    it('over SDK v1', async () => {
-      const server = dualServer();
-      const { clientTransport } = await connectInMemory(server);
-      const client = new V1Client({ name: 'v1', version: '1.0.0' });
-      await client.connect(clientTransport);
-      cleanups.push(() => client.close());
-      await expectations(client, server);
-    });
-
-    it('over SDK v2 in legacy negotiation', async () => {
-      const server = dualServer();
-      const client = await sdkV2Client(server, {}, 'legacy');
-      await expectations(client, server);
-    });
+    for (const { sdk, over } of LEGACY_SDKS)
+      it(`over ${over}`, async () => {
+        const server = dualServer();
+        const tasks = await legacyTasks(server, sdk);
+        const tools = await tasks.tools();
+        const byName = new Map(tools.map((tool) => [tool.name, tool]));
+        // No tool can become a task on this connection, whatever it declares; each says why.
+        expect(new Set(tools.map((tool) => tool.taskSupport))).toEqual(new Set(['unavailable']));
+        expect(byName.get('slow_compute')).toMatchObject({
+          taskSupport: 'unavailable',
+          declaredTaskSupport: 'optional',
+        });
+        expect(byName.get('task_only')).toMatchObject({ taskSupport: 'unavailable', declaredTaskSupport: 'required' });
+        expect(byName.get('greet')).toMatchObject({ taskSupport: 'unavailable', declaredTaskSupport: 'forbidden' });
+        for (const tool of tools) expect(tool.unavailableReason).toMatch(fix);
+        // A required tool fails with TaskNotSupportedError naming the fix, before anything is sent.
+        const required = await rejection(tasks.callToolAsTask('task_only'));
+        expect(required).toBeInstanceOf(TaskNotSupportedError);
+        expect(required).toMatchObject({ feature: 'tasks', toolName: 'task_only' });
+        expect((required as Error).message).toMatch(/runs only as a task/);
+        expect((required as Error).message).toMatch(fix);
+        expect(server.count('tools/call')).toBe(0);
+        // An optional one runs plain.
+        const plain = await tasks.callToolAsTask('slow_compute', { label: 'plain' });
+        expect(plain.kind).toBe('immediate');
+        expect(server.tasks.ids()).toEqual([]);
+      });
 
     it('a tool the server refuses as a plain call although its listing declares nothing: TaskNotSupportedError naming the fix, with the server’s -32021 as its cause (SDK v1)', async () => {
       // The fixture listing declares no execution.taskSupport; failing_job is refused (-32021) without the extension.
       const server = new ExtServer({ tools: fixtureTools(), legacy: true });
-      const { clientTransport } = await connectInMemory(server);
-      const client = new V1Client({ name: 'v1', version: '1.0.0' });
-      await client.connect(clientTransport);
-      cleanups.push(() => client.close());
-      const tasks = new TaskClient(client);
-      cleanups.push(() => tasks.close());
+      const tasks = await legacyTasks(server);
       const error = await rejection(tasks.callToolAsTask('failing_job'));
       expect(error).toBeInstanceOf(TaskNotSupportedError);
       expect(error).toMatchObject({
@@ -231,12 +225,7 @@ describe('which wire a connection gets ([E20])', () => {
     server.on('tools/call', () => {
       throw rpcError(-32021, 'Missing required client capability', { requiredCapabilities: { elicitation: {} } });
     });
-    const { clientTransport } = await connectInMemory(server);
-    const client = new V1Client({ name: 'v1', version: '1.0.0' });
-    await client.connect(clientTransport);
-    cleanups.push(() => client.close());
-    const tasks = new TaskClient(client);
-    cleanups.push(() => tasks.close());
+    const tasks = await legacyTasks(server);
     expect(tasks.wire).toBe('2025-11-25');
     const error = await rejection(tasks.callToolAsTask('slow_compute'));
     expect(error).toBeInstanceOf(TaskRpcError);

@@ -18,7 +18,9 @@ import {
   TaskClient,
   TaskFailedError,
   TaskTimeoutError,
+  type McpTransport,
   type ResumeOptions,
+  type TaskClientConnectOptions,
   type TaskHandle,
   type TaskReference,
 } from '../../lib/index.js';
@@ -52,6 +54,25 @@ afterEach(async () => {
   await telemetry.shutdown();
 });
 
+/** A fresh {@link telemetry}, and an instrumentation that records into it. */
+function instrumented(otel: OtelInstrumentationOptions = {}): ReturnType<typeof otelInstrumentation> {
+  telemetry = new Telemetry();
+  return otelInstrumentation({
+    tracerProvider: telemetry.tracerProvider,
+    meterProvider: telemetry.meterProvider,
+    propagator: telemetry.propagator,
+    ...otel,
+  });
+}
+
+/** A TaskClient (SDK v2, instrumented) on the extension wire over `transport`, closed after the test. */
+async function extClient(transport: McpTransport, options: TaskClientConnectOptions = {}): Promise<TaskClient> {
+  const tasks = await TaskClient.connect(transport, { ...options, sdk: 'v2', instrumentation: instrumented() });
+  cleanups.push(() => tasks.close());
+  expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+  return tasks;
+}
+
 /** Moves the clock in 100 ms steps until `done()` (at most `max` ms). */
 async function until(world: World, done: () => boolean, max = 30_000): Promise<void> {
   for (let spent = 0; !done() && spent < max; spent += 100) await world.clock.advance(100);
@@ -69,16 +90,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     options: Parameters<typeof make>[0] = {},
     otel: OtelInstrumentationOptions = {},
   ): Promise<World> {
-    telemetry = new Telemetry();
-    const w = await make({
-      ...options,
-      instrumentation: otelInstrumentation({
-        tracerProvider: telemetry.tracerProvider,
-        meterProvider: telemetry.meterProvider,
-        propagator: telemetry.propagator,
-        ...otel,
-      }),
-    });
+    const w = await make({ ...options, instrumentation: instrumented(otel) });
     open.push(w);
     expect(w.tasks.wire).toBe(wire);
     return w;
@@ -541,15 +553,10 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
 
 describe('the extension wire: a question before the task exists (multi round-trip)', () => {
   it("is a span of its call, and the call's two tools/call requests carry the call span's context", async () => {
-    telemetry = new Telemetry();
     const rig = await extRig({
       client: {
         onElicitation: () => ({ action: 'accept', content: { name: 'Alice' } }),
-        instrumentation: otelInstrumentation({
-          tracerProvider: telemetry.tracerProvider,
-          meterProvider: telemetry.meterProvider,
-          propagator: telemetry.propagator,
-        }),
+        instrumentation: instrumented(),
       },
     });
     cleanups.push(() => rig.close());
@@ -574,22 +581,11 @@ describe('the extension wire: a question before the task exists (multi round-tri
 
 describe('the extension wire: a plain call answered at once with isError', () => {
   it('its span and its tools/call metric point have error.type tool_error, with no rpc.response.status_code', async () => {
-    telemetry = new Telemetry();
     const server = new ExtServer({
       tools: [immediateTool('broken', { content: [{ type: 'text', text: 'no such file' }], isError: true })],
       notifications: 'off',
     });
-    const { clientTransport } = await connectInMemory(server);
-    const tasks = await TaskClient.connect(clientTransport, {
-      sdk: 'v2',
-      instrumentation: otelInstrumentation({
-        tracerProvider: telemetry.tracerProvider,
-        meterProvider: telemetry.meterProvider,
-        propagator: telemetry.propagator,
-      }),
-    });
-    cleanups.push(() => tasks.close());
-    expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+    const tasks = await extClient((await connectInMemory(server)).clientTransport);
     const handle = await tasks.callToolAsTask('broken');
     expect(handle.kind).toBe('immediate');
     expect(await rejection(handle.result())).toBeInstanceOf(TaskFailedError);
@@ -606,22 +602,13 @@ describe('the extension wire: a plain call answered at once with isError', () =>
 
 describe('the extension wire over Streamable HTTP on 127.0.0.1', () => {
   it('records the transport and the server address, no session id, and the server receives each traceparent', async () => {
-    telemetry = new Telemetry();
     const server = new ExtServer({ tools: fixtureTools(), pollIntervalMs: 20, notifications: 'off' });
     const endpoint = await startExtHttpServer(server);
     cleanups.push(() => endpoint.close());
-    const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(endpoint.url), {
-      sdk: 'v2',
+    const tasks = await extClient(new StreamableHTTPClientTransport(endpoint.url), {
       minPollIntervalMs: 10,
       onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
-      instrumentation: otelInstrumentation({
-        tracerProvider: telemetry.tracerProvider,
-        meterProvider: telemetry.meterProvider,
-        propagator: telemetry.propagator,
-      }),
     });
-    cleanups.push(() => tasks.close());
-    expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
     const handle = await tasks.callToolAsTask('confirm_delete', { filename: 'http.txt' });
     expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: 'deleted http.txt' }]);
     const span = telemetry.one('tools/call confirm_delete');

@@ -54,6 +54,7 @@ import {
   type HandlerContext,
   type Json,
 } from '../support/scripted-server.js';
+import { mutator, REPLY_FAULTS, shortJson, type Mutations, type ReplyFault } from '../support/mutate.js';
 import { Rng } from '../support/seeded.js';
 import { takeViolations } from '../support/violations.js';
 
@@ -62,7 +63,8 @@ const CASES = Number(process.env.FUZZ_CASES ?? 1_000);
  * Seeds beyond the default range that found a library bug (the plain tests that cite them are in
  * spec/v2025/hostile.spec.ts and spec/ext/cancel.spec.ts); they always run too. Within the range,
  * ext seeds 311, 761 and 1862 found the one of spec/ext/terminal.spec.ts. A seed means what it
- * does for this version of the fuzzer: changing how the PRNG is drawn changes the cases.
+ * does for this version of the fuzzer: changing how the PRNG is drawn (or {@link MUTATIONS}, the
+ * tables spec/support/mutate.ts draws from) changes the cases.
  */
 const REGRESSION_SEEDS: Readonly<Record<'2025' | 'ext', readonly number[]>> = { '2025': [5110], ext: [2178] };
 const ONLY_SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -87,7 +89,7 @@ const typed = (error: unknown): boolean =>
   lib.isTaskError(error) && ERROR_CLASSES.some((klass) => error.constructor === klass);
 
 // ---------------------------------------------------------------------------------------------
-// PRNG and mutations
+// Mutations
 
 const LONG = 'x'.repeat(200_000);
 const ODD_NUMBERS: readonly unknown[] = [
@@ -103,7 +105,6 @@ const ODD_NUMBERS: readonly unknown[] = [
   '-Infinity',
 ];
 const ODD_STATUSES: readonly unknown[] = ['paused', '', 'COMPLETED', 'completed ', 'unknown', 7, null];
-const EXTRA_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'then', 'extra', 'valueOf'];
 const ODD_CODES: readonly unknown[] = [
   'boom',
   1.5,
@@ -123,152 +124,30 @@ const ODD_CODES: readonly unknown[] = [
 const ODD_MESSAGES: readonly unknown[] = ['', 42, null, {}, [], LONG, 'Task not found'];
 const ODD_DATA: readonly unknown[] = [undefined, null, 'x', 42, [], { taskId: 'other-task' }, { supported: 5 }, LONG];
 
-type Path = ReadonlyArray<string | number>;
-
-/** Every path into `value` (depth 4 at most), the root excluded. */
-function paths(value: unknown, prefix: Path = [], depth = 0): Path[] {
-  if (depth >= 4 || typeof value !== 'object' || value === null) return [];
-  const out: Path[] = [];
-  const entries: Array<[string | number, unknown]> = Array.isArray(value)
-    ? value.map((v, i) => [i, v])
-    : Object.entries(value as Json);
-  for (const [key, child] of entries) {
-    const path = [...prefix, key];
-    out.push(path, ...paths(child, path, depth + 1));
-  }
-  return out;
-}
-
-function getAt(root: unknown, path: Path): unknown {
-  let node = root;
-  for (const key of path) node = (node as Record<string | number, unknown>)[key];
-  return node;
-}
-
-function setAt(root: unknown, path: Path, value: unknown, remove = false): void {
-  const parent = getAt(root, path.slice(0, -1)) as Record<string | number, unknown>;
-  const key = path[path.length - 1]!;
-  if (remove) {
-    if (Array.isArray(parent) && typeof key === 'number') parent.splice(key, 1);
-    else delete parent[key];
-  } else if (key === '__proto__')
-    Object.defineProperty(parent, key, { value, enumerable: true, writable: true, configurable: true });
-  else parent[key] = value;
-}
-
-function wrongType(value: unknown, rng: Rng): unknown {
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return rng.pick([value.length, 42, true, [value], { value }]);
-  if (Array.isArray(value)) return rng.pick([{ ...value }, 'array', value.length]);
-  if (typeof value === 'object' && value !== null) return rng.pick([[value], 'object', 1]);
-  if (typeof value === 'boolean') return rng.pick([String(value), Number(value)]);
-  return rng.pick([true, 0, 'null', {}]);
-}
-
-/** Mutates a copy of a valid JSON value at one or two random places; returns it and a label. */
-function mutateValue(valid: unknown, rng: Rng, otherTaskId: string): { value: unknown; label: string } {
-  if (rng.chance(0.08)) {
-    const value = rng.pick<unknown>([null, 42, 'str', [], true, [valid]]);
-    return { value, label: `result replaced by ${JSON.stringify(value)?.slice(0, 60)}` };
-  }
-  const value = JSON.parse(JSON.stringify(valid)) as unknown;
-  const labels: string[] = [];
-  const rounds = rng.chance(0.25) ? 2 : 1;
-  for (let round = 0; round < rounds; round += 1) {
-    const all = paths(value);
-    const kind = rng.pick(['drop', 'null', 'type', 'number', 'long', 'status', 'extra', 'taskId', 'bool'] as const);
-    if (kind === 'extra' || all.length === 0) {
-      const key = rng.pick(EXTRA_KEYS);
-      const extra = rng.pick<unknown>([1, 'x', null, { a: 1 }, [1], LONG]);
-      if (typeof value === 'object' && value !== null) setAt({ root: value }, ['root', key], extra);
-      labels.push(`extra ${key}=${JSON.stringify(extra)?.slice(0, 40)}`);
-      continue;
-    }
-    const named = (name: string): Path[] => all.filter((p) => p[p.length - 1] === name);
-    let path = rng.pick(all);
-    if (kind === 'status' && named('status').length > 0) path = rng.pick(named('status'));
-    if (kind === 'taskId' && named('taskId').length > 0) path = rng.pick(named('taskId'));
-    const where = path.join('.');
-    switch (kind) {
-      case 'drop':
-        setAt(value, path, undefined, true);
-        labels.push(`drop ${where}`);
-        break;
-      case 'null':
-        setAt(value, path, null);
-        labels.push(`null ${where}`);
-        break;
-      case 'type': {
-        const next = wrongType(getAt(value, path), rng);
-        setAt(value, path, next);
-        labels.push(`type ${where}=${JSON.stringify(next)?.slice(0, 40)}`);
-        break;
-      }
-      case 'number': {
-        const next = rng.pick(ODD_NUMBERS);
-        setAt(value, path, next);
-        labels.push(`number ${where}=${JSON.stringify(next)}`);
-        break;
-      }
-      case 'long':
-        setAt(value, path, rng.chance(0.5) ? LONG : '\u{1F600}'.repeat(50_000));
-        labels.push(`long ${where}`);
-        break;
-      case 'status': {
-        const next = rng.pick(ODD_STATUSES);
-        setAt(value, path, next);
-        labels.push(`status ${where}=${JSON.stringify(next)}`);
-        break;
-      }
-      case 'taskId':
-        setAt(value, path, rng.pick([otherTaskId, '', 'task-999', 42]));
-        labels.push(`taskId ${where}=${JSON.stringify(getAt(value, path))}`);
-        break;
-      case 'bool': {
-        const next = rng.pick([true, false]);
-        setAt(value, path, next);
-        labels.push(`bool ${where}=${String(next)}`);
-        break;
-      }
-    }
-  }
-  return { value, label: labels.join(', ') };
-}
-
-/** An odd JSON-RPC error object. */
-function oddError(rng: Rng): Json {
-  const error: Json = { code: rng.pick(ODD_CODES), message: rng.pick(ODD_MESSAGES) };
-  const data = rng.pick(ODD_DATA);
-  if (data !== undefined) error.data = data;
-  if (rng.chance(0.1)) delete error.message;
-  if (rng.chance(0.1)) delete error.code;
-  return error;
-}
+/** This fuzzer's tables (spec/support/mutate.ts): its seeds' cases are drawn from them, in this order. */
+const MUTATIONS: Mutations = {
+  depth: 4,
+  replaced: 0.08,
+  long: LONG,
+  emoji: 50_000,
+  numbers: ODD_NUMBERS,
+  statuses: ODD_STATUSES,
+  extras: [1, 'x', null, { a: 1 }, [1], LONG],
+  codes: ODD_CODES,
+  messages: ODD_MESSAGES,
+  data: ODD_DATA,
+};
+const { mutateValue, oddError } = mutator(MUTATIONS);
 
 /** How one reply is sent. */
-type Fault = 'none' | 'mutate' | 'error' | 'duplicate' | 'late' | 'withheld' | 'unsolicited' | 'envelope';
+type Fault = 'none' | ReplyFault;
 
 function pickFault(rng: Rng, rate: number): Fault {
   if (!rng.chance(rate)) return 'none';
-  return rng.pick([
-    'mutate',
-    'mutate',
-    'mutate',
-    'mutate',
-    'error',
-    'error',
-    'duplicate',
-    'late',
-    'withheld',
-    'unsolicited',
-    'envelope',
-  ] as const);
+  return rng.pick(REPLY_FAULTS);
 }
 
-const short = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 300 ? `${text.slice(0, 300)}…(${text.length} chars)` : text;
-};
+const short = (value: unknown): string => shortJson(value, 300);
 
 // ---------------------------------------------------------------------------------------------
 // One case
@@ -434,19 +313,19 @@ function faulty<P, C extends FaultContext>(
         note('valid', valid, true);
         return valid;
       case 'mutate': {
-        const mutated = mutateValue(valid, rng, DECOY);
+        const mutated = mutateValue(valid, rng, [DECOY]);
         note(`mutated (${mutated.label})`, mutated.value, false);
         return kit.raw({ jsonrpc: '2.0', id: ctx.id, result: mutated.value });
       }
       case 'duplicate': {
         note('valid, then a duplicate', valid, true);
         ctx.reply(valid);
-        const dup = rng.chance(0.5) ? mutateValue(valid, rng, DECOY).value : valid;
+        const dup = rng.chance(0.5) ? mutateValue(valid, rng, [DECOY]).value : valid;
         return kit.raw({ jsonrpc: '2.0', id: ctx.id, result: dup });
       }
       case 'late': {
         const delay = rng.int(20_000);
-        const mutated = rng.chance(0.5) ? mutateValue(valid, rng, DECOY) : undefined;
+        const mutated = rng.chance(0.5) ? mutateValue(valid, rng, [DECOY]) : undefined;
         clock.setTimeout(() => {
           note(`late by ${delay} ms${mutated ? ` (${mutated.label})` : ''}`, mutated?.value ?? valid, !mutated);
           ctx.reply(mutated === undefined ? valid : mutated.value);
@@ -499,7 +378,7 @@ function pushParams(snapshot: Json, rng: Rng, seen: Observed): { params: Json; l
   if (roll < 0.25)
     return { params: { ...snapshot, taskId: rng.pick([DECOY, 'task-999']) }, label: 'another task', valid: false };
   if (roll < 0.4) return { params: snapshot, label: 'valid', valid: true };
-  const mutated = mutateValue(snapshot, rng, DECOY);
+  const mutated = mutateValue(snapshot, rng, [DECOY]);
   const params =
     typeof mutated.value === 'object' && mutated.value !== null && !Array.isArray(mutated.value)
       ? (mutated.value as Json)
@@ -542,7 +421,7 @@ async function world2025(seed: number, rng: Rng, plan: Plan, clock: ManualClock,
     if (plan.progress && rng.chance(0.3)) {
       const params = rng.chance(0.5)
         ? { progressToken, progress: rng.pick<unknown>([1, -1, 'x', null, 1e308]), total: rng.pick<unknown>([2, 'y']) }
-        : mutateValue({ progressToken, progress: 1, total: 2, message: 'half' }, rng, 'task-999').value;
+        : mutateValue({ progressToken, progress: 1, total: 2, message: 'half' }, rng, ['task-999']).value;
       seen.trace.push(`notify notifications/progress: ${short(params)}`);
       server.send({ jsonrpc: '2.0', method: 'notifications/progress', params });
       return;
@@ -560,7 +439,7 @@ async function world2025(seed: number, rng: Rng, plan: Plan, clock: ManualClock,
       requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
       _meta: { [RELATED]: { taskId: id } },
     };
-    const params = rng.chance(plan.faultRate) ? mutateValue(valid, rng, DECOY).value : valid;
+    const params = rng.chance(plan.faultRate) ? mutateValue(valid, rng, [DECOY]).value : valid;
     seen.trace.push(`request elicitation/create: ${short(params)}`);
     void server
       .request('elicitation/create', (typeof params === 'object' && params !== null ? params : {}) as Json)
@@ -751,7 +630,7 @@ async function worldExt(_seed: number, rng: Rng, plan: Plan, clock: ManualClock,
     const shape = rng.chance(plan.faultRate) ? rng.int(4) : -1;
     if (shape === 0) {
       // An acknowledgement of the wrong shape, then nothing.
-      const ack = mutateValue({ notifications: { taskIds: [taskId] } }, rng, 'task-999').value;
+      const ack = mutateValue({ notifications: { taskIds: [taskId] } }, rng, ['task-999']).value;
       seen.trace.push(`subscriptions/listen#${ctx.id} odd ack: ${short(ack)}`);
       ctx.link.send({
         jsonrpc: '2.0',
