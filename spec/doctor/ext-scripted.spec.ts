@@ -312,6 +312,9 @@ describe('doctor: a task that comes after the doctor gave up on its call ([E7], 
     // [E7]: the call was never cancelled with notifications/cancelled.
     expect(server.params('notifications/cancelled').map((params) => params.requestId)).not.toContain(first?.id);
     expect(reportJson(report)).not.toContain(late);
+    // A verdict needs the server's own answer: a call with no answer in time is not testable, never a deviation.
+    const created = report.rows.find((r) => r.check === 'create.result' && r.wire === 'io.modelcontextprotocol/tasks');
+    expect(created).toMatchObject({ verdict: 'not-testable', seen: 'the call: no answer in time' });
   });
 
   it('a CreateTaskResult of the 2025-11-25 session that comes while the extension is probed: cancelled then by a clean-up of its own, before the run ends', async () => {
