@@ -279,6 +279,14 @@ describe('doctor: a verdict only on what the server answered', () => {
     );
   });
 
+  it('[V22] a server that never answers tasks/list: list.paging not testable, never judged on a local timeout', async () => {
+    const { report, model } = await doctorOn({ unanswered: 'tasks/list' }, { requestTimeoutMs: 300 });
+    expect(model.failures).toEqual([]);
+    // Before the fix: a deviation, "page 1 answered no answer in time".
+    expect(row(report, 'list.paging')).toMatchObject({ verdict: 'not-testable', seen: 'page 1 got no answer in time' });
+    expect(deviations(report)).toEqual([]);
+  });
+
   it('[V24] [V23] [V26] a server that never answers tasks/cancel: the cancel rows and unknown.id not testable, no deviation', async () => {
     const { report, model } = await doctorOn({ unanswered: 'tasks/cancel' }, { requestTimeoutMs: 300 });
     expect(model.failures).toEqual([]);

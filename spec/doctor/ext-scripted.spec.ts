@@ -19,6 +19,7 @@ import {
   ExtServer,
   fixtureTools,
   missingExtension,
+  NO_REPLY as WITHHELD,
   rpcError,
   startExtHttpServer,
   type ExtServerOptions,
@@ -166,6 +167,25 @@ describe('doctor on the scripted extension server', () => {
       report.rows.find((row) => row.check === 'poll.fast' && row.wire === 'io.modelcontextprotocol/tasks'),
     ).toMatchObject({ rule: 'E25', severity: 'MUST' });
     expect(exitCode(report)).toBe(1);
+  });
+
+  it('[E2] [E11] a server that never answers the requests without the declaration: undeclared.get and create.undeclared are not testable, never judged on a local timeout', async () => {
+    const { report } = await doctorOn({}, (ext) => {
+      const methods = builtinMethods(ext);
+      const get = methods['tasks/get']!;
+      const call = methods['tools/call']!;
+      ext.on('tasks/get', (params, ctx) => (ctx.declared ? get(params, ctx) : WITHHELD));
+      ext.on('tools/call', (params, ctx) => (ctx.declared ? call(params, ctx) : WITHHELD));
+    });
+    const row = (check: string) =>
+      report.rows.find((r) => r.check === check && r.wire === 'io.modelcontextprotocol/tasks');
+    // Before the fix: a deviation ("answered no answer in time, not -32021"), and an ok ("was refused: no answer in time").
+    expect(row('undeclared.get')).toMatchObject({ verdict: 'not-testable', seen: 'tasks/get got no answer in time' });
+    expect(row('create.undeclared')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'a call that did not declare the extension got no answer in time',
+    });
+    expect(deviations(report)).toEqual([]);
   });
 
   it('[V4] a CreateTaskResult the library cannot read (status "paused", a mutation of the fuzzer\'s) of a task that runs on: create.result, and the clean-up still cancels it', async () => {

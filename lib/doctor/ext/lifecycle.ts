@@ -236,7 +236,9 @@ async function undeclared(b: Battery, taskId: string): Promise<void> {
   // [E11]: -32021 is generic (any capability the request lacks): it is this refusal only when its
   // data.requiredCapabilities.extensions names the extension, as a client reads it.
   const named = !get.ok && missingExtension(get.code, get.data);
-  if (named && get.code === -32021) rows.ok('undeclared.get', `refused: ${s.describe(get)}`);
+  // Only the server's own answer is judged: a local timeout or a closed connection says nothing.
+  if (!serverAnswered(get)) rows.untestable('undeclared.get', `tasks/get got ${s.describe(get)}`);
+  else if (named && get.code === -32021) rows.ok('undeclared.get', `refused: ${s.describe(get)}`);
   else if (!get.ok && get.code === -32021)
     rows.deviation(
       'undeclared.get',
@@ -252,6 +254,8 @@ async function undeclared(b: Battery, taskId: string): Promise<void> {
     if (orphan.taskId !== undefined) s.ledger.track(orphan.taskId, tool.name, s, orphan.status);
     return rows.deviation('create.undeclared', 'a call that did not declare the extension got a task');
   }
+  if (!serverAnswered(call))
+    return rows.untestable('create.undeclared', `a call that did not declare the extension got ${s.describe(call)}`);
   rows.ok(
     'create.undeclared',
     call.ok

@@ -103,6 +103,11 @@ export async function checkBlocking(
 /** [V17], [V19]: the payload of the ended task. */
 function checkShape(b: Battery, taskId: string, ended: SeenTask, reply: Reply): void {
   const { rows, s } = b;
+  if (!reply.ok && !serverAnswered(reply)) {
+    // Only the server's own answer is judged: a closed connection says nothing.
+    rows.rest(['result.shape', 'result.meta'], `tasks/result got ${s.describe(reply)}`);
+    return;
+  }
   if (!reply.ok) {
     if (ended.status === 'completed')
       rows.deviation('result.shape', `a completed task's tasks/result answered ${s.describe(reply)}`);
