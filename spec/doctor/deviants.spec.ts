@@ -287,6 +287,18 @@ describe('doctor: a verdict only on what the server answered', () => {
     expect(deviations(report)).toEqual([]);
   });
 
+  it('[V26] a server that never answers a made-up tasks/list cursor: list.badCursor not testable', async () => {
+    const { report, model } = await doctorOn({ madeUpCursorUnanswered: true }, { requestTimeoutMs: 300 });
+    expect(model.failures).toEqual([]);
+    // Before the fix: a deviation, "a made-up cursor answered no answer in time, not -32602".
+    expect(row(report, 'list.badCursor')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'a made-up cursor got no answer in time',
+    });
+    expect(row(report, 'list.paging')).toMatchObject({ verdict: 'ok' });
+    expect(deviations(report)).toEqual([]);
+  });
+
   it('[V24] [V23] [V26] a server that never answers tasks/cancel: the cancel rows and unknown.id not testable, no deviation', async () => {
     const { report, model } = await doctorOn({ unanswered: 'tasks/cancel' }, { requestTimeoutMs: 300 });
     expect(model.failures).toEqual([]);

@@ -4,7 +4,7 @@
  * pollInterval, a notification on every change, a blocking tasks/result with related-task _meta,
  * -32602 for unknown ids, cancelled terminal tasks refused, paged listing that ends, tagged
  * questions while input_required, tasks forgotten after their ttl), unless one switch turns ONE
- * deviation on (or, for `selfCancel`, `slowReadMs` and `unanswered`, one allowed behaviour the
+ * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered` and `madeUpCursorUnanswered`, one allowed behaviour the
  * doctor must not call a deviation). Built on spec/support/scripted-server.ts; it asserts every request it holds
  * before it answers (task methods carry exactly `{taskId}`, a task-augmented call only `{ttl}`,
  * [R33], [A15], [S3]) and records what failed in `failures`.
@@ -42,6 +42,8 @@ export interface ModelOptions {
   readonly slowReadMs?: number;
   /** A method the server never answers (no deviation: the request just stays open). */
   readonly unanswered?: string;
+  /** A tasks/list with a cursor the server never made is never answered (no deviation: the request just stays open). */
+  readonly madeUpCursorUnanswered?: boolean;
   /** The notification of a task's end is sent this long after the end (no deviation: no rule orders it against the replies). */
   readonly lateEndNoteMs?: number;
   /** Every CreateTaskResult carries this taskId instead of the task's own (the task still runs under its own). */
@@ -285,6 +287,7 @@ export function modelServer(options: ModelOptions = {}): Model {
     let start = 0;
     if (params.cursor !== undefined) {
       const match = typeof params.cursor === 'string' ? /^c(\d+)$/.exec(params.cursor) : null;
+      if (match === null && options.madeUpCursorUnanswered === true) return new Promise<Json>(() => {});
       if (match === null) throw rpcError(-32602, 'Invalid cursor');
       start = Number(match[1]);
     }

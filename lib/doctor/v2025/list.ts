@@ -77,7 +77,8 @@ export async function list2025(b: Battery): Promise<void> {
   else rows.untestable('list.complete', 'the listing was not read to its end');
 
   const bogus = await s.call('tasks/list', { cursor: 'mcp-task-doctor:not-a-cursor' });
-  if (!bogus.ok && bogus.code === -32602) rows.ok('list.badCursor', `refused: ${s.describe(bogus)}`);
+  if (!serverAnswered(bogus)) rows.untestable('list.badCursor', `a made-up cursor got ${s.describe(bogus)}`);
+  else if (!bogus.ok && bogus.code === -32602) rows.ok('list.badCursor', `refused: ${s.describe(bogus)}`);
   else
     rows.deviation(
       'list.badCursor',
