@@ -174,7 +174,7 @@ class Inbound implements InboundRequest {
   /** The hooks to run once the answer is settled. */
   private readonly after: Array<(sent: boolean) => void> = [];
   /** Whether the answer was sent, once that is known. */
-  private sent: boolean | undefined;
+  private sent: boolean | undefined = undefined;
 
   constructor(
     readonly id: string | number,
