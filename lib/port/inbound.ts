@@ -3,7 +3,7 @@
  * answers the taps give, and the inbound requests the server cancels.
  */
 import type { InboundRequest, JsonObject, NotificationTap, RequestTap } from './port.js';
-import { rpcFieldsOf } from '../util/rpc-error.js';
+import { rpcError, rpcFieldsOf } from '../util/rpc-error.js';
 import { clip, messageOf } from '../util/text.js';
 
 /** What the inbound routing asks of its session. */
@@ -212,8 +212,7 @@ class Inbound implements InboundRequest {
  */
 function rpcErrorOf(error: unknown): JsonObject {
   const { code = -32603, data } = rpcFieldsOf(error);
-  const message = messageOf(error);
-  return data === undefined ? { code, message } : { code, message, data };
+  return rpcError(code, messageOf(error), data);
 }
 
 function addTap<T>(map: Map<string, T[]>, method: string, tap: T): () => void {

@@ -8,6 +8,7 @@
 import type { CallToolResult, JsonObject } from '../../types.js';
 import { decodeCallToolResult, decodeTaskFields, isObject, malformed, usableTaskId } from '../decode.js';
 import { decodeToolPage } from '../v2025/decode.js';
+import { rpcError } from '../../util/rpc-error.js';
 import type { InlineInput, InputKind, StartReply, ToolPage, WireSnapshot } from '../wire.js';
 
 /** The names of a task's duration fields on this wire. */
@@ -78,10 +79,7 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
       task,
       payload: {
         kind: 'error',
-        error:
-          error.data === undefined
-            ? { code: error.code, message: error.message }
-            : { code: error.code, message: error.message, data: error.data },
+        error: rpcError(error.code, error.message, error.data),
       },
     };
   }

@@ -31,6 +31,7 @@ import { malformed, omittedFields, withToolError } from '../decode.js';
 import { PortWire, callParams } from '../port-wire.js';
 import { serveSideChannelInput } from './input.js';
 import { isObject } from '../../util/json.js';
+import { rpcError } from '../../util/rpc-error.js';
 
 const INVALID_PARAMS = -32602;
 
@@ -245,10 +246,7 @@ function sameTask<T extends { taskId: string }>(task: T, taskId: string | undefi
 function payloadOfError(error: unknown): TaskPayload {
   if (!fromServer(error)) throw error;
   const { code, message, data } = error.cause;
-  const info =
-    data === undefined
-      ? { code, message: stripPrefix(message, code) }
-      : { code, message: stripPrefix(message, code), data };
+  const info = rpcError(code, stripPrefix(message, code), data);
   return UNKNOWN_TASK_CODES.has(code) ? { kind: 'error', error: info, gone: error } : { kind: 'error', error: info };
 }
 
