@@ -60,10 +60,10 @@ const CLEAR = '\r\x1b[2K';
  * terminal or `enabled` is false.
  */
 export class ProgressLine {
-  private text: string | undefined;
+  private text: string | undefined = undefined;
   private readonly dim: (text: string) => string;
-  private startedAt: number | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private startedAt: number | undefined = undefined;
+  private timer: NodeJS.Timeout | undefined = undefined;
 
   constructor(
     private readonly out: ProgressOutput,

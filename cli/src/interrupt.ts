@@ -40,7 +40,7 @@ export class Interrupts {
   private count = 0;
   private enabled = false;
   private handler: (count: number) => void = () => {};
-  private firstCause: InterruptCause | undefined;
+  private firstCause: InterruptCause | undefined = undefined;
 
   constructor(private readonly input: KeyInput) {}
 

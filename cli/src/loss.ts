@@ -13,7 +13,7 @@ export type LossHandler = (why: string, sessionGone: boolean) => void;
 /** Hands the news of a lost server to the current handler, once. */
 export class ServerLoss {
   private handler: LossHandler;
-  private why: string | undefined;
+  private why: string | undefined = undefined;
   private sessionGone = false;
 
   /** @param fallback the handler when nobody else took over. */

@@ -61,16 +61,16 @@ function isTimeout(error: unknown, signal: AbortSignal | null | undefined): bool
 /** Records the outcome of every HTTP exchange and reports a server that stopped answering. */
 export class Reachability {
   /** Since when every attempt failed (refused, reset, timed out, a gateway's 5xx); cleared by an answer. */
-  private failingSince: number | undefined;
+  private failingSince: number | undefined = undefined;
   /** When the earliest request made since the last answer started (waiting or given up); cleared by an answer. */
-  private unansweredSince: number | undefined;
+  private unansweredSince: number | undefined = undefined;
   /** The requests waiting for their answer, with when each started. */
   private readonly outstanding = new Map<number, number>();
   private serial = 0;
   private failures = 0;
   private lastReason = 'no answer';
-  private timer: NodeJS.Timeout | undefined;
-  private onLost: ((why: string) => void) | undefined;
+  private timer: NodeJS.Timeout | undefined = undefined;
+  private onLost: ((why: string) => void) | undefined = undefined;
 
   /**
    * @param boundMs how long the server may go without answering, while requests are made, before

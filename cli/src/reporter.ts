@@ -143,7 +143,7 @@ export class JsonReporter implements Reporter {
 export class HumanReporter implements Reporter {
   private readonly c: Colors;
   private readonly line: StatusLine | undefined;
-  private lastShown: string | undefined;
+  private lastShown: string | undefined = undefined;
   private live = false;
   /** Prompts open: the status line stays off meanwhile. */
   private prompting = 0;

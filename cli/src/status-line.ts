@@ -39,7 +39,7 @@ export interface LineOutput {
 /** A status line redrawn every `intervalMs` while started. */
 export class StatusLine {
   private frame = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | undefined = undefined;
   private drawn = false;
   private state: LineState = {};
 

@@ -4,7 +4,7 @@
  */
 export class Feed<T> {
   private readonly items: T[] = [];
-  private wake: (() => void) | undefined;
+  private wake: (() => void) | undefined = undefined;
   private ended = false;
 
   /** Adds an item; ignored once the feed has ended. */

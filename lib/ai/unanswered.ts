@@ -41,8 +41,8 @@ function unansweredIn(report: TaskError): Unanswered | undefined {
  */
 export class InputWatch {
   private readonly early: Array<{ readonly taskId: string; readonly unanswered: Unanswered }> = [];
-  private taskId: string | undefined;
-  private found: ((unanswered: Unanswered) => void) | undefined;
+  private taskId: string | undefined = undefined;
+  private found: ((unanswered: Unanswered) => void) | undefined = undefined;
   private readonly off: () => void;
 
   constructor(tasks: TaskClient) {

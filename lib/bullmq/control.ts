@@ -100,10 +100,10 @@ export class ControlWatch {
    * came back to this worker while the first run goes on): each run has its own watch.
    */
   private readonly jobs = new Map<string, Set<Watched>>();
-  private lastRev: string | null | undefined;
+  private lastRev: string | null | undefined = undefined;
   /** A job or a question was added since the last read: read the fields even if the revision is the same. */
   private dirty = false;
-  private timer: Later | undefined;
+  private timer: Later | undefined = undefined;
   private reading = false;
   private stopped = false;
 

@@ -19,11 +19,11 @@ export function fingerprint(taskId: string): string {
 
 /** See the module comment. */
 export class ProgressWriter {
-  private waiting: ToolJobProgress | undefined;
+  private waiting: ToolJobProgress | undefined = undefined;
   /** The number of the state waiting (states are numbered as they are set, from 1). */
   private waitingNumber = 0;
   private count = 0;
-  private writing: Promise<void> | undefined;
+  private writing: Promise<void> | undefined = undefined;
   /** Callers of {@link ProgressWriter.written}, each with the number of the state it waits for. */
   private readonly watchers: { readonly number: number; readonly resolve: () => void }[] = [];
 

@@ -10,7 +10,7 @@ import type { PendingQuestion, ToolJobEvent, ToolJobProgress } from './types.js'
 
 /** The progress of one run's job. */
 export class RunStatus {
-  private status: ToolJobProgress | undefined;
+  private status: ToolJobProgress | undefined = undefined;
   /** Writes the job's progress (await its `settled()` at the run's end). */
   readonly progress: ProgressWriter;
 

@@ -19,16 +19,16 @@ import type { ToolJobData } from './types.js';
 
 /** See the module comment. */
 export class JobRun {
-  private data!: ToolJobData;
+  private data: ToolJobData = undefined as never;
   /** Aborted to cancel the job (a cancel request, BullMQ's signal): the remote task is cancelled. */
   private readonly stop = new AbortController();
   /** Aborts every wait of this run: a cancel, or the processor closing. */
   private readonly interrupt = new AbortController();
-  private handle: TaskHandle | undefined;
+  private handle: TaskHandle | undefined = undefined;
   /** The calling mark this run wrote (a mark of its own is no sign of another worker). */
-  private calledAt: number | undefined;
+  private calledAt: number | undefined = undefined;
   private readonly view: RunStatus;
-  private questions!: JobQuestions;
+  private questions: JobQuestions = undefined as never;
   private readonly jobId: string;
 
   constructor(

@@ -58,7 +58,7 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
   private readonly pauseState = new Pause();
   /** Bumped when the wire is replaced: answers to requests sent before belong to the old one. */
   generation = 0;
-  private featureCache: WireFeatures | undefined;
+  private featureCache: WireFeatures | undefined = undefined;
   /** The ttl timers of the tasks (`ttl-watch.ts`). */
   readonly ttl: TtlWatch;
 

@@ -24,29 +24,29 @@ export abstract class RecordLayout {
   // clock times as offsets (`util/epoch.ts`).
   /** Latest accepted snapshot. */
   protected latest: Task;
-  protected settledWith: Settlement | undefined;
+  protected settledWith: Settlement | undefined = undefined;
   /**
    * Settles `result()`'s promise, once asked for: its resolve function only (no listener closure,
    * and the reject function is left to the garbage collector); a failure resolves it with a
    * thenable that rejects (`rejecting`, record-extras.ts).
    */
-  protected settleResult: ((result: CallToolResult | PromiseLike<CallToolResult>) => void) | undefined;
+  protected settleResult: ((result: CallToolResult | PromiseLike<CallToolResult>) => void) | undefined = undefined;
   /** The state few tasks need, made on first use (every in-flight task carries the fields above). */
-  protected extras: RecordExtras | undefined;
+  protected extras: RecordExtras | undefined = undefined;
   /** The record's yes/no state, one bit each (record-flags.ts): one small integer, not a field each. */
   protected flags: number = Flag.RawNextPollAt;
-  protected pollJob: Timer | undefined;
+  protected pollJob: Timer | undefined = undefined;
   /** Held as given (0) until first set (`Flag.RawNextPollAt` starts set). */
   protected nextPollStored = 0;
-  protected finalPayload: TaskPayload | undefined;
-  protected ttlJob: Timer | undefined;
+  protected finalPayload: TaskPayload | undefined = undefined;
+  protected ttlJob: Timer | undefined = undefined;
   protected readonly seenStored: number;
   protected readonly sentStored: number;
   /**
    * The task's requests in flight (the port adds and removes them), stopped when tracking stops:
    * the usual single one in a field, more (a poll beside a blocking `tasks/result`) in a set.
    */
-  protected member: GroupMember | undefined;
+  protected member: GroupMember | undefined = undefined;
   protected readonly startedStored: number;
   protected pollCount = 0;
   protected notificationCount = 0;

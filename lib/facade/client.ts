@@ -65,7 +65,7 @@ export class TaskClient<C extends McpClient = McpClient> {
   /** Every part of this client, built once (parts.ts). */
   private readonly parts: ClientParts;
   /** The settings of a call made without options (the client's own; the same for every such call). */
-  private defaultCall: ResolvedCallOptions | undefined;
+  private defaultCall: ResolvedCallOptions | undefined = undefined;
 
   /**
    * Builds an SDK `Client` with the capabilities the given callbacks need, connects it over

@@ -121,8 +121,8 @@ class Parts implements ClientParts {
   readonly serving: Serving;
   readonly connection: Connection;
   readonly closeSignal = new AbortController();
-  closing: Promise<void> | undefined;
-  instrument: ClientInstrument | undefined;
+  closing: Promise<void> | undefined = undefined;
+  instrument: ClientInstrument | undefined = undefined;
 
   constructor(
     client: McpClient,

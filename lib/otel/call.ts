@@ -79,7 +79,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   /** True for a task resumed by `TaskClient.resume`. */
   readonly resumed: boolean;
   /** The task's id, once known. */
-  taskId: string | undefined;
+  taskId: string | undefined = undefined;
   /** True once the call settled (or failed): its span ends as soon as nothing of it is in flight. */
   private ended = false;
   /** True once the span ended. */
@@ -92,7 +92,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   private tracked = false;
   private immediate = false;
   /** The server's JSON-RPC error to the last `tools/call`, for the span's status description. */
-  callError: RequestFailure | undefined;
+  callError: RequestFailure | undefined = undefined;
   /** Retries seen so far (the `error` event tells each one). */
   retries = 0;
 

@@ -3,7 +3,7 @@
  * answers the taps give, and the inbound requests the server cancels.
  */
 import type { InboundRequest, JsonObject, NotificationTap, RequestTap } from './port.js';
-import { rpcFieldsOf } from '../util/rpc-error.js';
+import { rpcError, rpcFieldsOf } from '../util/rpc-error.js';
 import { clip, messageOf } from '../util/text.js';
 
 /** What the inbound routing asks of its session. */
@@ -192,7 +192,7 @@ class Inbound implements InboundRequest {
   /** The hooks to run once the answer is settled. */
   private readonly after: Array<(sent: boolean) => void> = [];
   /** Whether the answer was sent, once that is known. */
-  private sent: boolean | undefined;
+  private sent: boolean | undefined = undefined;
 
   constructor(
     readonly id: string | number,
@@ -230,8 +230,7 @@ class Inbound implements InboundRequest {
  */
 function rpcErrorOf(error: unknown): JsonObject {
   const { code = -32603, data } = rpcFieldsOf(error);
-  const message = messageOf(error);
-  return data === undefined ? { code, message } : { code, message, data };
+  return rpcError(code, messageOf(error), data);
 }
 
 function addTap<T>(map: Map<string, T[]>, method: string, tap: T): () => void {

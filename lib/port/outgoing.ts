@@ -6,11 +6,11 @@
  */
 import type { JsonObject } from './port.js';
 import { isObject } from '../util/json.js';
-import { randomUUID } from '../util/random.js';
+import { randomHex } from '../util/random.js';
 
 /** Prefix of every request id the library sends; unique per transport, so ids never collide. */
 export function idPrefix(): string {
-  return `mcp-task-client:${randomUUID().slice(0, 8)}:`;
+  return `mcp-task-client:${randomHex(4)}:`;
 }
 
 /** True when `id` is one the session with `prefix` issued, its counter being at `nextId` now. */

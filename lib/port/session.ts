@@ -52,7 +52,7 @@ export class RawSession implements SessionPort, InboundHost {
   /** Shared request timeouts. */
   private readonly lanes = new TimeoutLanes();
   /** Whether the transport carries each request on a stream of its own (read once, on first use). */
-  private streams: boolean | undefined;
+  private streams: boolean | undefined = undefined;
   /** The taps on inbound requests and notifications, and the inbound requests being answered. */
   private readonly router = new InboundRouter(this);
   private readonly closeListeners = new Set<() => void>();

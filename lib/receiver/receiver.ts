@@ -106,7 +106,7 @@ function answerAfterStop(port: SessionPort, registry: ServingRegistry): void {
 
 /** The receiver of one TaskClient. */
 export class Receiver implements ReceiverHandle {
-  private session: ReceiverSession | undefined;
+  private session: ReceiverSession | undefined = undefined;
   private isClosed = false;
 
   constructor(

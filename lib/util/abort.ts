@@ -84,3 +84,21 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, reason: (
     );
   });
 }
+
+/**
+ * A signal that aborts (with the same reason) when any of `signals` aborts; `release()` detaches
+ * from them all. For one request or one answer: release it when that is over.
+ */
+export function anyOf(...signals: ReadonlyArray<AbortSignal | undefined>): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const offs: Array<() => void> = [];
+  for (const signal of signals) {
+    if (signal !== undefined) offs.push(onAbort(signal, () => controller.abort(signal.reason)));
+  }
+  return {
+    signal: controller.signal,
+    release: () => {
+      for (const off of offs) off();
+    },
+  };
+}

@@ -83,14 +83,3 @@ const CLOSED: StopReason = Object.freeze({ kind: 'closed' });
 
 /** The rejection of a race that `closed` won. */
 const closedStop = (): Stopped => new Stopped(CLOSED);
-
-/**
- * A controller that aborts when `parent` does, for one request. Call `release()` when the request
- * is over to detach from `parent`.
- */
-export function childController(parent: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  if (parent === undefined) return { signal: controller.signal, release: () => {} };
-  const release = onAbort(parent, () => controller.abort(parent.reason));
-  return { signal: controller.signal, release };
-}

@@ -12,6 +12,11 @@ export function randomBytes(count: number): Uint8Array {
 
 const hex = (bytes: Uint8Array): string => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 
+/** `count` random bytes as lowercase hex (4 bytes: 8 digits, as random as a UUID's first 8). */
+export function randomHex(count: number): string {
+  return hex(randomBytes(count));
+}
+
 /** A random (version 4) UUID, e.g. `3b241101-e2bb-4255-8caf-4136c566a962`: 122 random bits. */
 export function randomUUID(): string {
   const bytes = randomBytes(16);

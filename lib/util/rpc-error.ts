@@ -16,3 +16,12 @@ export function rpcFieldsOf(thrown: unknown): { readonly code?: number; readonly
   }
   return {};
 }
+
+/** A JSON-RPC error object: `code` and `message`, and `data` only when there is some. */
+export function rpcError(
+  code: number,
+  message: string,
+  data: unknown,
+): { code: number; message: string; data?: unknown } {
+  return data === undefined ? { code, message } : { code, message, data };
+}

@@ -6,52 +6,49 @@
  * lines): this is the standard hash, checked against `node:crypto` in the tests.
  */
 
-/** The first 32 bits of the fractional parts of `root` of the first `count` primes. */
-function fractions(count: number, root: (x: number) => number): Uint32Array {
-  const out = new Uint32Array(count);
-  for (let candidate = 2, found = 0; found < count; candidate += 1) {
-    let prime = true;
-    for (let d = 2; d * d <= candidate; d += 1) if (candidate % d === 0) prime = false;
-    if (prime) out[found++] = ((root(candidate) % 1) * 2 ** 32) >>> 0;
-  }
-  return out;
+/**
+ * Round constants (the first 32 bits of the fractional parts of the cube roots of the first 64
+ * primes) and the initial hash (the same of the square roots of the first 8).
+ */
+const K = new Uint32Array(64);
+const H0 = new Uint32Array(8);
+for (let candidate = 2, found = 0; found < 64; candidate += 1) {
+  let prime = true;
+  for (let d = 2; d * d <= candidate; d += 1) if (candidate % d === 0) prime = false;
+  if (!prime) continue;
+  if (found < 8) H0[found] = (Math.sqrt(candidate) % 1) * 2 ** 32;
+  K[found++] = (Math.cbrt(candidate) % 1) * 2 ** 32;
 }
 
-/** Round constants (cube roots of the first 64 primes) and the initial hash (square roots of the first 8). */
-const K = fractions(64, Math.cbrt);
-const H0 = fractions(8, Math.sqrt);
+/** The eight working variables (the typed array `h`, read as a tuple). */
+type State = [number, number, number, number, number, number, number, number];
 
 const rotr = (x: number, n: number): number => (x >>> n) | (x << (32 - n));
 
-/** The SHA-256 digest of `data` (32 bytes). */
-export function sha256(data: Uint8Array): Uint8Array {
-  // Padding: a 1 bit, zeros, then the length in bits as a 64-bit big-endian number.
-  const blocks = new Uint8Array(((data.length + 9 + 63) >>> 6) << 6);
-  blocks.set(data);
-  blocks[data.length] = 0x80;
-  const view = new DataView(blocks.buffer);
-  view.setUint32(blocks.length - 8, Math.floor(data.length / 2 ** 29));
-  view.setUint32(blocks.length - 4, (data.length << 3) >>> 0);
+/** The SHA-256 digest of `text` (UTF-8), as 64 lowercase hex digits. */
+export function sha256Hex(text: string): string {
+  const data = new TextEncoder().encode(text);
+  const length = data.length;
+  // The message as big-endian words, padded: a 1 bit, zeros, then the length in bits as a 64-bit number.
+  const words = new Uint32Array(((length + 72) >>> 6) << 4);
+  for (let i = 0; i < length; i += 1) words[i >>> 2]! |= data[i]! << (24 - (i & 3) * 8);
+  words[length >>> 2]! |= 0x80 << (24 - (length & 3) * 8);
+  words[words.length - 2] = Math.floor(length / 2 ** 29);
+  words[words.length - 1] = length << 3;
   const h = H0.slice();
   const w = new Uint32Array(64);
-  for (let at = 0; at < blocks.length; at += 64) {
-    for (let i = 0; i < 16; i += 1) w[i] = view.getUint32(at + i * 4);
-    for (let i = 16; i < 64; i += 1) {
-      const a = w[i - 15]!;
-      const b = w[i - 2]!;
-      w[i] = w[i - 16]! + (rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3)) + w[i - 7]! + (rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10));
-    }
-    let a = h[0]!;
-    let b = h[1]!;
-    let c = h[2]!;
-    let d = h[3]!;
-    let e = h[4]!;
-    let f = h[5]!;
-    let g = h[6]!;
-    let k = h[7]!;
+  for (let at = 0; at < words.length; at += 16) {
+    let [a, b, c, d, e, f, g, k] = h as unknown as State;
     for (let i = 0; i < 64; i += 1) {
-      const t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) | 0;
-      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+      if (i < 16) w[i] = words[at + i]!;
+      else {
+        const x = w[i - 15]!;
+        const y = w[i - 2]!;
+        w[i] =
+          w[i - 16]! + (rotr(x, 7) ^ rotr(x, 18) ^ (x >>> 3)) + w[i - 7]! + (rotr(y, 17) ^ rotr(y, 19) ^ (y >>> 10));
+      }
+      const t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! + w[i]!;
+      const t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
       k = g;
       g = f;
       f = e;
@@ -61,24 +58,9 @@ export function sha256(data: Uint8Array): Uint8Array {
       b = a;
       a = (t1 + t2) | 0;
     }
-    h[0]! += a;
-    h[1]! += b;
-    h[2]! += c;
-    h[3]! += d;
-    h[4]! += e;
-    h[5]! += f;
-    h[6]! += g;
-    h[7]! += k;
+    [a, b, c, d, e, f, g, k].forEach((v, i) => (h[i]! += v));
   }
-  const out = new Uint8Array(32);
-  const digest = new DataView(out.buffer);
-  for (let i = 0; i < 8; i += 1) digest.setUint32(i * 4, h[i]!);
-  return out;
-}
-
-/** The SHA-256 digest of `text` (UTF-8), as 64 lowercase hex digits. */
-export function sha256Hex(text: string): string {
   let hex = '';
-  for (const byte of sha256(new TextEncoder().encode(text))) hex += byte.toString(16).padStart(2, '0');
+  for (const word of h) hex += word.toString(16).padStart(8, '0');
   return hex;
 }

@@ -32,9 +32,9 @@ export class SnapshotIterator implements AsyncIterableIterator<Task, undefined> 
   private readonly waiters: Waiter[] = [];
   private finished = false;
   private failure: unknown = undefined;
-  private unsubscribe: (() => void) | undefined;
+  private unsubscribe: (() => void) | undefined = undefined;
   private readonly signal: AbortSignal | undefined;
-  private offAbort: (() => void) | undefined;
+  private offAbort: (() => void) | undefined = undefined;
 
   constructor(
     subscribe: (observer: TaskObserver) => () => void,

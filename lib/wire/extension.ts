@@ -61,35 +61,22 @@ export function missingCapability(code: number, data: unknown): string | undefin
 
 /**
  * The client capabilities an error's `data.requiredCapabilities` names, as text for a message
- * (`elicitation, extension com.example/x`): each name clipped, at most {@link MAX_NAMES} of them;
- * `undefined` when it names none.
+ * (`elicitation, extension com.example/x`): its keys (`elicitation`, `sampling`, ...), and for
+ * `extensions` and `experimental` the names inside; each name the server's text, so clipped, at
+ * most {@link MAX_NAMES} of them, control characters blanked. `undefined` when it names none.
  */
 export function requiredCapabilities(data: unknown): string | undefined {
-  const names = capabilityNames(requiredOf(data));
+  const names: string[] = [];
+  for (const [key, value] of Object.entries(requiredOf(data) ?? {})) {
+    const inner = (key === 'extensions' || key === 'experimental') && isObject(value) ? Object.keys(value) : [];
+    if (inner.length === 0) names.push(clip(key, MAX_NAME_LENGTH));
+    for (const name of inner) names.push(`${key === 'extensions' ? 'extension' : key} ${clip(name, MAX_NAME_LENGTH)}`);
+  }
   if (names.length === 0) return undefined;
   const more = names.length > MAX_NAMES ? `, and ${names.length - MAX_NAMES} more` : '';
-  return `${names.slice(0, MAX_NAMES).join(', ')}${more}`;
-}
-
-/**
- * The names in a `requiredCapabilities` object: its keys (`elicitation`, `sampling`, ...), and for
- * `extensions` and `experimental` the names inside (`extension com.example/x`).
- */
-function capabilityNames(required: Record<string, unknown> | undefined): string[] {
-  if (required === undefined) return [];
-  const names: string[] = [];
-  for (const [key, value] of Object.entries(required)) {
-    const inner = (key === 'extensions' || key === 'experimental') && isObject(value) ? Object.keys(value) : [];
-    if (inner.length === 0) names.push(quoted(key));
-    else for (const name of inner) names.push(`${key === 'extensions' ? 'extension' : key} ${quoted(name)}`);
-  }
-  return names;
-}
-
-/** A name from the server, fit for a message: control characters blanked, clipped. */
-function quoted(name: string): string {
+  // Blanking keeps every length, so blanking the text once equals blanking each name before its clip.
   // eslint-disable-next-line no-control-regex
-  return clip(name.replace(/[\u0000-\u001f\u007f]/g, ' '), MAX_NAME_LENGTH);
+  return `${names.slice(0, MAX_NAMES).join(', ')}${more}`.replace(/[\u0000-\u001f\u007f]/g, ' ');
 }
 
 /** True when the server advertises the tasks extension (whatever settings object it sends). */

@@ -20,9 +20,9 @@ import { inputRounds, type RoundsCall } from './input-rounds.js';
 import type { LaunchCreation, LaunchParts } from './launch-parts.js';
 import { NO_RELEASE } from './limiter.js';
 import { negotiateAndStart, type NegotiatingCall } from './negotiate.js';
-import { onAbort } from '../../util/abort.js';
+import { anyOf, onAbort } from '../../util/abort.js';
 import { keepShape } from '../../util/shapes.js';
-import { Stopped, childController, raceStop } from '../../util/race.js';
+import { Stopped, raceStop } from '../../util/race.js';
 import type { StartReply, StartToolCall, TaskSupport } from '../../wire/wire.js';
 
 /** One call being started. */
@@ -296,7 +296,7 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   async callPlain(): Promise<TaskHandle> {
     // A plain request is cancelled the normal way (notifications/cancelled), through a child
     // signal so the caller's signal keeps no listener afterwards.
-    const child = childController(this.call.signal);
+    const child = anyOf(this.call.signal);
     this.asksTask = false;
     this.parts.untagged.add(this);
     try {

@@ -104,10 +104,10 @@ export async function listedTools(parts: CatalogParts & { readonly catalog: Tool
 
 /** Task support per tool name, loaded lazily. */
 export class ToolCatalog {
-  private tools: Map<string, ToolEntry> | undefined;
+  private tools: Map<string, ToolEntry> | undefined = undefined;
   /** Each listed tool's `x-mcp-header` declarations, read once from its schema ([E32]). */
   private readonly declared = new WeakMap<ToolEntry, readonly ParamHeader[]>();
-  private loading: Promise<Map<string, ToolEntry>> | undefined;
+  private loading: Promise<Map<string, ToolEntry>> | undefined = undefined;
   private generation = 0;
   /** Names not in the list after a re-read made for them. */
   private readonly unknown = new Set<string>();

@@ -45,11 +45,11 @@ export interface ConnectionParts extends ListenParts {
 /** The current SDK client and wire, and the switch to a new one. */
 export class Connection {
   private detach: () => void = () => {};
-  private reconnecting: Promise<void> | undefined;
+  private reconnecting: Promise<void> | undefined = undefined;
   /** Calls waiting in {@link Connection.ready}; one that gave up no longer keeps the factory going. */
   private readonly waiters = new Set<Waiter>();
   /** Set by {@link Connection.shutdown}: every wait for a reconnection rejects with it. */
-  private shutdownError: Error | undefined;
+  private shutdownError: Error | undefined = undefined;
   private readonly shutdownWaiters = new Set<(error: Error) => void>();
   /**
    * The SDK clients the library made and has not closed yet: the current one, if the library made

@@ -89,7 +89,7 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> {
   /** The tracked task (kind `task`), with the client operations it delegates to. */
   private readonly record: TaskView | undefined;
   private readonly backend: HandleBackend | undefined;
-  private memo: Promise<CallToolResult> | undefined;
+  private memo: Promise<CallToolResult> | undefined = undefined;
   private rare: Rare | undefined;
 
   private constructor(toolName: string, source: Source, immediateResponse: string | undefined) {

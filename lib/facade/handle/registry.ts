@@ -12,7 +12,7 @@ import type {
   TaskMetrics,
   TaskProgress,
 } from '../../api/index.js';
-import { randomUUID } from '../../util/random.js';
+import { randomHex } from '../../util/random.js';
 import type { TaskView } from '../../engine/task-view.js';
 import { TaskError } from '../../errors.js';
 import { type SafeEmitter, emitSettled, metricsOf } from '../events/emitter.js';
@@ -56,7 +56,7 @@ export class LiveTasks {
   /** Tasks tracked through `resume()`: another client (or an earlier one) created them. */
   private readonly resumed = new WeakSet<TaskHandleOf>();
   /** Tokens are unique per client, so several TaskClients can share one SDK client. */
-  private readonly progressPrefix = `${PROGRESS_TOKEN_PREFIX}${randomUUID().slice(0, 8)}/`;
+  private readonly progressPrefix = `${PROGRESS_TOKEN_PREFIX}${randomHex(4)}/`;
   private readonly emitter: SafeEmitter<TaskClientEvents>;
   private readonly backend: HandleBackend;
 

@@ -1,24 +1,9 @@
 /**
- * An answer no longer wanted: the signal a callback's answer is given up on (any of several), and
- * the rejection of an answer given up, which is no failure (the task ended or the request was
- * cancelled). Used by the input router (router.ts).
+ * An answer no longer wanted: the rejection of an answer given up, which is no failure (the task
+ * ended or the request was cancelled), on the signal it is given up on (util/abort.ts `anyOf`).
+ * Used by the input router (router.ts).
  */
-import { onAbort } from '../../util/abort.js';
-
-/** A signal that aborts when any of `signals` aborts; `release()` detaches from them all. */
-export function anyOf(...signals: ReadonlyArray<AbortSignal | undefined>): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const offs: Array<() => void> = [];
-  for (const signal of signals) {
-    if (signal !== undefined) offs.push(onAbort(signal, () => controller.abort(signal.reason)));
-  }
-  return {
-    signal: controller.signal,
-    release: () => {
-      for (const off of offs) off();
-    },
-  };
-}
+import { raceAbort } from '../../util/abort.js';
 
 /** The rejection of an answer that is no longer wanted. */
 export class AbandonedError extends Error {
@@ -27,14 +12,8 @@ export class AbandonedError extends Error {
   }
 }
 
-/** Runs `run`, but gives up (rejecting) as soon as `signal` aborts. */
+/** Runs `run`, but gives up (rejecting) as soon as `signal` aborts (before it runs: it does not run). */
 export function abandonable<T>(run: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new AbandonedError());
-      return;
-    }
-    const off = onAbort(signal, () => reject(new AbandonedError()));
-    Promise.resolve().then(run).then(resolve, reject).finally(off);
-  });
+  const abandoned = (): AbandonedError => new AbandonedError();
+  return signal.aborted ? Promise.reject(abandoned()) : raceAbort(Promise.resolve().then(run), signal, abandoned);
 }

@@ -10,7 +10,8 @@
  * A callback that never answers is abandoned when its task ends.
  */
 import type { InputCallbacks, InputContext } from '../../api/index.js';
-import { AbandonedError, abandonable, anyOf } from './abandon.js';
+import { AbandonedError, abandonable } from './abandon.js';
+import { anyOf } from '../../util/abort.js';
 import { creationsOn, type EarlyVerdict } from './early.js';
 import { TaskInputError } from '../../errors.js';
 import { instrumentedConnection } from '../../port/connection-info.js';

@@ -41,7 +41,7 @@ export function assertServable(port: SessionPort, receiver: ConfiguredReceiver |
 
 /** The receiver of one TaskClient, once started. */
 export class Serving {
-  private receiving: PluggedReceiver | undefined;
+  private receiving: PluggedReceiver | undefined = undefined;
 
   constructor(private readonly parts: ServingParts) {}
 

@@ -223,7 +223,7 @@ function callsOn(port: SessionPort): PortCalls {
 export class UntaggedInput {
   /** Its calls whose `tools/call` has no answer yet. */
   readonly calls = new Set<PendingCall>();
-  private port: PortCalls | undefined;
+  private port: PortCalls | undefined = undefined;
   private readonly closeListeners = new Set<() => void>();
   private closed = false;
 

@@ -8,6 +8,7 @@
 import type { CallToolResult, JsonObject } from '../../types.js';
 import { decodeCallToolResult, decodeTaskFields, isObject, malformed, usableTaskId } from '../decode.js';
 import { decodeToolPage } from '../v2025/decode.js';
+import { rpcError } from '../../util/rpc-error.js';
 import type { InlineInput, InputKind, StartReply, ToolPage, WireSnapshot } from '../wire.js';
 
 /** The names of a task's duration fields on this wire. */
@@ -78,10 +79,7 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
       task,
       payload: {
         kind: 'error',
-        error:
-          error.data === undefined
-            ? { code: error.code, message: error.message }
-            : { code: error.code, message: error.message, data: error.data },
+        error: rpcError(error.code, error.message, error.data),
       },
     };
   }
@@ -96,14 +94,7 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
 /** Decodes a `tasks/get` result (`resultType` `"complete"`, `"task"` or absent, [E16]). */
 export function decodeGetTask(value: unknown): WireSnapshot {
   const method = 'tasks/get';
-  if (
-    isObject(value) &&
-    value.resultType !== undefined &&
-    value.resultType !== 'complete' &&
-    value.resultType !== 'task'
-  ) {
-    throw malformed(method, `unexpected resultType ${JSON.stringify(value.resultType)?.slice(0, 32)}`);
-  }
+  if (isObject(value) && value.resultType !== 'task') onlyComplete(value.resultType, method);
   return decodeDetailedTask(value, method);
 }
 
@@ -116,7 +107,14 @@ export function decodeGetTask(value: unknown): WireSnapshot {
  */
 export function decodeAck(value: unknown, method: string, taskId: string): void {
   if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
-  const type = value.resultType;
+  onlyComplete(value.resultType, method, taskId);
+}
+
+/**
+ * Checks a `resultType` that may only be `"complete"` (or absent).
+ * @throws TaskProtocolError for any other.
+ */
+function onlyComplete(type: unknown, method: string, taskId?: string): void {
   if (type !== undefined && type !== 'complete')
     throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`, taskId);
 }
@@ -128,9 +126,7 @@ export function decodeAck(value: unknown, method: string, taskId: string): void 
  * @throws TaskProtocolError when it is not a tool page.
  */
 export function decodeExtToolPage(value: unknown): ToolPage {
-  const type = isObject(value) ? value.resultType : undefined;
-  if (type !== undefined && type !== 'complete')
-    throw malformed('tools/list', `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`);
+  if (isObject(value)) onlyComplete(value.resultType, 'tools/list');
   return decodeToolPage(value);
 }
 
@@ -161,7 +157,6 @@ export function decodeExtStart(value: unknown, optedIn: boolean): StartReply {
       throw malformed(method, 'input_required with neither inputRequests nor requestState');
     return { kind: 'input', input, requestState: state };
   }
-  if (type !== undefined && type !== 'complete')
-    throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`);
+  onlyComplete(type, method);
   return { kind: 'immediate', result: toolResult(value, method) };
 }

@@ -43,24 +43,24 @@ const METHOD_NOT_FOUND = -32601;
 /** The one task subscription of a connection. */
 export class TaskSubscription {
   private readonly watched = new Map<string, number>();
-  private current: AbortController | undefined;
+  private current: AbortController | undefined = undefined;
   /**
    * The JSON-RPC id of the current subscription's listen request: the subscription's id, which
    * its acknowledgement names ([E18]).
    */
-  private currentId: string | undefined;
+  private currentId: string | undefined = undefined;
   /**
    * The subscription just replaced, kept open until its replacement is acknowledged (or has
    * ended, or {@link RETIRE_MS} passed): closing it at once leaves a gap on transports where the
    * close can overtake the new request (a stream per request over Streamable HTTP), and a
    * notification sent in that gap would wait for the next poll.
    */
-  private retiring: AbortController | undefined;
-  private retireTimer: unknown;
+  private retiring: AbortController | undefined = undefined;
+  private retireTimer: unknown = undefined;
   /** The ids the current subscription names. */
   private covered = new Set<string>();
-  private timer: unknown;
-  private timers: Timers | undefined;
+  private timer: unknown = undefined;
+  private timers: Timers | undefined = undefined;
   private lastListenAt = Number.NEGATIVE_INFINITY;
   /** Subscriptions in a row that ended (or failed) within {@link STEADY_MS} of being opened. */
   private earlyEnds = 0;

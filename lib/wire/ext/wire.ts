@@ -8,7 +8,7 @@
  * ([E6]); there is no `tasks/result` or `tasks/list`, and no progress on tasks ([E10]). Over
  * Streamable HTTP the SDK v2 transport sets `Mcp-Name: <taskId>` from the request itself ([E8]).
  */
-import { TaskProtocolError, TaskRpcError } from '../../errors.js';
+import { TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type ResultDecoder, type SessionPort, type Timers } from '../../port/port.js';
 import { classifyRpc, fromServer, toWireError, withMeaning } from '../errors.js';
 import { TASKS_EXTENSION, missingCapability, missingExtension } from '../extension.js';
@@ -16,7 +16,6 @@ import { tapSession } from '../session-taps.js';
 import type {
   CancelReply,
   ErrorClass,
-  InputKind,
   StartReply,
   StartToolCall,
   TaskPayload,
@@ -36,7 +35,8 @@ import {
   decodeExtToolPage,
   decodeGetTask,
 } from './decode.js';
-import { omittedFields, withToolError } from '../decode.js';
+import { malformed, omittedFields, withToolError } from '../decode.js';
+import { PortWire, callParams } from '../port-wire.js';
 import { TaskSubscription } from './subscriptions.js';
 
 /** The per-request declaration of the extension ([E1]); settings are an empty object today. */
@@ -66,16 +66,17 @@ function meaningOf(error: TaskRpcError): string | undefined {
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
 /** A {@link TaskWire} for the tasks extension. */
-export class ExtensionWire implements TaskWire {
+export class ExtensionWire extends PortWire implements TaskWire {
   readonly kind = 'io.modelcontextprotocol/tasks' as const;
   readonly statusNotification = 'notifications/tasks';
   private readonly subscription: TaskSubscription;
 
   constructor(
-    private readonly port: SessionPort,
+    port: SessionPort,
     /** The server advertises the extension ([E20]: on the modern era only). */
     private readonly offered: boolean,
   ) {
+    super(port);
     this.subscription = new TaskSubscription(port, DECLARE);
   }
 
@@ -102,11 +103,6 @@ export class ExtensionWire implements TaskWire {
     return 'The server does not offer the io.modelcontextprotocol/tasks extension (capabilities.extensions)';
   }
 
-  serverIdentity(): string | undefined {
-    const info = this.port.serverIdentity();
-    return info === undefined ? undefined : `${info.name}@${info.version}`;
-  }
-
   sessionId(): string | undefined {
     // The modern era is sessionless: a task id is all a resume needs.
     return undefined;
@@ -117,17 +113,13 @@ export class ExtensionWire implements TaskWire {
   }
 
   classify(error: unknown): ErrorClass {
-    if (error instanceof TaskRpcError && error.cause instanceof PortError && error.cause.kind === 'server') {
+    if (fromServer(error)) {
       if (error.code === -32602 && TASK_METHODS.has(error.method)) return 'vanished';
       // [E33]: refused before dispatch; the tool's headers may have changed since it was listed.
       if (error.code === -32020 && error.method === 'tools/call') return 'headers';
       if (meaningOf(error) !== undefined) return 'protocol';
     }
     return classifyRpc(error);
-  }
-
-  answeredByServer(error: unknown): boolean {
-    return fromServer(error);
   }
 
   private send<T>(
@@ -158,12 +150,7 @@ export class ExtensionWire implements TaskWire {
   startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
     // [E1], [E2]: opt in only when a task is wanted and the server offers the extension.
     const optIn = call.task !== undefined && this.offered;
-    const params: JsonObject = { name: call.name };
-    if (call.arguments !== undefined) params.arguments = call.arguments;
-    if (call.meta !== undefined || call.progressToken !== undefined) {
-      params._meta =
-        call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
-    }
+    const params = callParams(call);
     // [E17]: a retry carries the answers and the opaque state, unchanged.
     if (call.inputResponses !== undefined) params.inputResponses = call.inputResponses;
     if (call.requestState !== undefined) params.requestState = call.requestState;
@@ -255,11 +242,6 @@ export class ExtensionWire implements TaskWire {
     // The modern era has no server-to-client requests: input rides on tasks/get ([E3]).
     return () => {};
   }
-
-  inputCapabilities(): Readonly<Record<InputKind, boolean>> {
-    const declared = this.port.clientCapabilities();
-    return { elicitation: declared.elicitation !== undefined, sampling: declared.sampling !== undefined };
-  }
 }
 
 /** Where a subscription's messages carry its id (the listen request's JSON-RPC id). */
@@ -284,10 +266,7 @@ const decodePlainStart = withToolError((value: unknown): StartReply => decodeExt
 const decodeTaskReply = withToolError((value: unknown, taskId: string | undefined): WireSnapshot => {
   const snapshot = decodeGetTask(value);
   if (snapshot.task.taskId === taskId) return snapshot;
-  throw new TaskProtocolError('Malformed tasks/get from server: the reply names another task', {
-    method: 'tasks/get',
-    taskId,
-  });
+  throw malformed('tasks/get', 'the reply names another task', taskId);
 });
 
 /** The library's error for a failed request on this wire (see {@link toWireError}), its code explained. */

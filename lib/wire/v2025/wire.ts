@@ -6,13 +6,12 @@
  * explicit decoder. Requests carry clean params: no `task` on polls and only `{ttl}` in `task`
  * ([S2], [S3]).
  */
-import { TaskNotSupportedError, TaskProtocolError, TaskRpcError } from '../../errors.js';
+import { TaskNotSupportedError, TaskRpcError, type TaskProtocolError } from '../../errors.js';
 import type { JsonObject, PortError, ResultDecoder, SessionPort } from '../../port/port.js';
 import {
   type CancelReply,
   type ErrorClass,
   type InputHandler,
-  type InputKind,
   type StartReply,
   type StartToolCall,
   type TaskPayload,
@@ -28,9 +27,11 @@ import { classifyRpc, fromServer, stripPrefix, toWireError, withMeaning } from '
 import { missingCapability, missingExtension } from '../extension.js';
 import { tapSession } from '../session-taps.js';
 import { TASK_FIELDS, decodeStart, decodeTask, decodeTaskPage, decodeTaskPayload, decodeToolPage } from './decode.js';
-import { omittedFields, withToolError } from '../decode.js';
+import { malformed, omittedFields, withToolError } from '../decode.js';
+import { PortWire, callParams } from '../port-wire.js';
 import { serveSideChannelInput } from './input.js';
 import { isObject } from '../../util/json.js';
+import { rpcError } from '../../util/rpc-error.js';
 
 const INVALID_PARAMS = -32602;
 
@@ -44,16 +45,18 @@ const UNKNOWN_TASK_CODES: ReadonlySet<number> = new Set([INVALID_PARAMS, -32002]
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel']);
 
 /** A {@link TaskWire} for protocol revision 2025-11-25. */
-export class Wire2025 implements TaskWire {
+export class Wire2025 extends PortWire implements TaskWire {
   readonly kind = '2025-11-25' as const;
   readonly statusNotification = 'notifications/tasks/status';
   private assumed: Readonly<Partial<Record<'cancel' | 'list' | 'toolsCall', boolean>>> = {};
 
   constructor(
-    private readonly port: SessionPort,
+    port: SessionPort,
     /** Why tasks are unavailable, when the server offers them only in a form this session cannot use. */
     private readonly unavailable?: string,
-  ) {}
+  ) {
+    super(port);
+  }
 
   features(): WireFeatures {
     const caps = this.port.serverCapabilities();
@@ -89,11 +92,6 @@ export class Wire2025 implements TaskWire {
     );
   }
 
-  serverIdentity(): string | undefined {
-    const info = this.port.serverIdentity();
-    return info === undefined ? undefined : `${info.name}@${info.version}`;
-  }
-
   sessionId(): string | undefined {
     return this.port.sessionId();
   }
@@ -111,10 +109,6 @@ export class Wire2025 implements TaskWire {
     return classifyRpc(error);
   }
 
-  answeredByServer(error: unknown): boolean {
-    return fromServer(error);
-  }
-
   private send<T>(
     method: string,
     params: JsonObject | undefined,
@@ -130,14 +124,11 @@ export class Wire2025 implements TaskWire {
   }
 
   startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
-    const params: JsonObject = { name: call.name };
-    if (call.arguments !== undefined) params.arguments = call.arguments;
     // [S3]: only {ttl} in `task`, never the SDK's extra pollInterval.
-    if (call.task !== undefined) params.task = call.task.ttl === undefined ? {} : { ttl: call.task.ttl };
-    if (call.meta !== undefined || call.progressToken !== undefined) {
-      params._meta =
-        call.progressToken === undefined ? { ...call.meta } : { ...call.meta, progressToken: call.progressToken };
-    }
+    const params = callParams(
+      call,
+      call.task === undefined ? undefined : call.task.ttl === undefined ? {} : { ttl: call.task.ttl },
+    );
     const asked = call.task !== undefined;
     const sent = this.send('tools/call', params, asked ? decodeTaskStart : decodePlainStart, options);
     // [E20]: a server that offers tasks only through the extension may refuse a plain call of a
@@ -200,12 +191,6 @@ export class Wire2025 implements TaskWire {
 
   unwatch(): void {}
 
-  inputCapabilities(): Readonly<Record<InputKind, boolean>> {
-    // The SDK delivers these requests only if the client declared the capability at connect time.
-    const declared = this.port.clientCapabilities();
-    return { elicitation: declared.elicitation !== undefined, sampling: declared.sampling !== undefined };
-  }
-
   serveInput(handler: InputHandler, owns: (taskId: string) => boolean): () => void {
     return serveSideChannelInput(this.port, handler, owns);
   }
@@ -249,7 +234,7 @@ function decodeGetReply(value: unknown, taskId: string | undefined): WireSnapsho
 /** A reply about another task than the one asked for is malformed, never adopted. */
 function sameTask<T extends { taskId: string }>(task: T, taskId: string | undefined, method: string): T {
   if (task.taskId === taskId) return task;
-  throw new TaskProtocolError(`Malformed ${method} from server: the reply names another task`, { method, taskId });
+  throw malformed(method, 'the reply names another task', taskId);
 }
 
 /**
@@ -261,10 +246,7 @@ function sameTask<T extends { taskId: string }>(task: T, taskId: string | undefi
 function payloadOfError(error: unknown): TaskPayload {
   if (!fromServer(error)) throw error;
   const { code, message, data } = error.cause;
-  const info =
-    data === undefined
-      ? { code, message: stripPrefix(message, code) }
-      : { code, message: stripPrefix(message, code), data };
+  const info = rpcError(code, stripPrefix(message, code), data);
   return UNKNOWN_TASK_CODES.has(code) ? { kind: 'error', error: info, gone: error } : { kind: 'error', error: info };
 }
 
