@@ -17,6 +17,7 @@ const SDK_FREE = [
   'spec/project/spec-rules.spec.ts',
   'spec/project/docs-snippets.spec.ts',
   'spec/project/lint-rules.spec.ts',
+  'spec/project/class-fields.spec.ts',
   'spec/project/bench-smoke.spec.ts',
   'spec/package/**/*.spec.ts',
   'spec/harness/ext-server.spec.ts',

@@ -76,7 +76,7 @@ export class Session {
   /** Aborted by {@link Session.end}: the calls still open are given up, and nothing more is sent. */
   private readonly life = new AbortController();
   /** Cleans up the tasks that come late once the battery's own clean-ups are over ({@link Session.cleanLateWith}). */
-  private lateCleanup: ((signal: AbortSignal) => Promise<void>) | undefined;
+  private lateCleanup: ((signal: AbortSignal) => Promise<void>) | undefined = undefined;
   /** The late clean-ups under way, one after the other. */
   private cleaning: Promise<void> = Promise.resolve();
 
