@@ -349,4 +349,8 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     onCancel: cancelLog === undefined ? undefined : (taskId) => appendFileSync(cancelLog, `cancel ${taskId}\n`),
   });
   await server.connect(new StdioServerTransport());
+  // The client closed our stdin: stop, though the task store's timers (ttl clean-ups) would keep
+  // the process alive. Otherwise a server started through a launcher (`npx`, `tsx`), which the
+  // client's close stops without reaching its child, would be left running.
+  process.stdin.once('end', () => process.exit(0));
 }

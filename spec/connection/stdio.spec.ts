@@ -97,4 +97,54 @@ describe('over stdio', () => {
       expect(exit).toBe(0);
     }
   });
+
+  it('the example server exits when its stdin ends, after a task ran (a launcher such as npx is stopped by the close, its child is not)', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', exampleServer], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const send = (message: object): void => void child.stdin.write(`${JSON.stringify(message)}\n`);
+    const replies = new Map<number, (result: Record<string, unknown>) => void>();
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+        const message = JSON.parse(buffered.slice(0, end)) as { id?: number; result?: Record<string, unknown> };
+        buffered = buffered.slice(end + 1);
+        if (typeof message.id === 'number' && message.result !== undefined) replies.get(message.id)?.(message.result);
+      }
+    });
+    const request = (id: number, method: string, params: object): Promise<Record<string, unknown>> =>
+      new Promise((resolve) => {
+        replies.set(id, resolve);
+        send({ jsonrpc: '2.0', id, method, params });
+      });
+    await request(1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'stdio-spec', version: '1.0.0' },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // A task in the server's task store, run to its result: the store's timers (its ttl) stay armed.
+    const created = await request(2, 'tools/call', {
+      name: 'analyze',
+      arguments: { id: 1, steps: 1, stepMs: 10 },
+      task: { ttl: 60_000 },
+    });
+    const taskId = (created.task as { taskId: string }).taskId;
+    const result = await request(3, 'tasks/result', { taskId });
+    expect(JSON.stringify(result)).toContain('analysis of 1 done');
+    child.stdin.end();
+    const exit = await new Promise<number | string>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve('still running 15 s after its stdin ended');
+      }, 15_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code ?? -1);
+      });
+    });
+    expect(exit).toBe(0);
+  });
 });
