@@ -32,6 +32,7 @@ import type {
   TaskRequestHandlerExtra,
   TaskStore,
 } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
@@ -348,9 +349,37 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     notify: process.env.NOTIFY !== '0',
     onCancel: cancelLog === undefined ? undefined : (taskId) => appendFileSync(cancelLog, `cancel ${taskId}\n`),
   });
-  await server.connect(new StdioServerTransport());
-  // The client closed our stdin: stop, though the task store's timers (ttl clean-ups) would keep
-  // the process alive. Otherwise a server started through a launcher (`npx`, `tsx`), which the
-  // client's close stops without reaching its child, would be left running.
-  process.stdin.once('end', () => process.exit(0));
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  exitWhenInputEnds(transport);
+}
+
+/**
+ * Exits once the client has closed our stdin and every request it sent is answered (at most 5 s
+ * later). The task store's timers (its ttl clean-ups) would otherwise keep the process alive: a
+ * server started through a launcher (`npx`, `tsx`), which the client's close stops without
+ * reaching its child, would be left running.
+ */
+function exitWhenInputEnds(transport: Transport): void {
+  const unanswered = new Set<string | number>();
+  let ended = false;
+  const exitIfDone = (): void => {
+    if (ended && unanswered.size === 0) process.exit(0);
+  };
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && 'id' in message) unanswered.add(message.id);
+    receive?.(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    await send(message, options);
+    if (!('method' in message) && 'id' in message && message.id !== undefined) unanswered.delete(message.id);
+    exitIfDone();
+  };
+  process.stdin.once('end', () => {
+    ended = true;
+    setTimeout(() => process.exit(0), 5_000).unref();
+    exitIfDone();
+  });
 }

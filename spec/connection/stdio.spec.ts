@@ -98,7 +98,7 @@ describe('over stdio', () => {
     }
   });
 
-  it('the example server exits when its stdin ends, after a task ran (a launcher such as npx is stopped by the close, its child is not)', async () => {
+  it('the example server exits when its stdin ends, after a task ran (a launcher such as npx is stopped by the close, its child is not), once the call under way has answered', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', exampleServer], {
       cwd: root,
       stdio: ['pipe', 'pipe', 'ignore'],
@@ -115,8 +115,9 @@ describe('over stdio', () => {
       }
     });
     const request = (id: number, method: string, params: object): Promise<Record<string, unknown>> =>
-      new Promise((resolve) => {
+      new Promise((resolve, reject) => {
         replies.set(id, resolve);
+        child.once('exit', () => reject(new Error(`the server exited before it answered request ${id}`)));
         send({ jsonrpc: '2.0', id, method, params });
       });
     await request(1, 'initialize', {
@@ -134,7 +135,10 @@ describe('over stdio', () => {
     const taskId = (created.task as { taskId: string }).taskId;
     const result = await request(3, 'tasks/result', { taskId });
     expect(JSON.stringify(result)).toContain('analysis of 1 done');
+    // A call still running when stdin ends is answered before the process exits.
+    const last = request(4, 'tools/call', { name: 'analyze', arguments: { id: 2, steps: 1, stepMs: 300 } });
     child.stdin.end();
+    expect(JSON.stringify(await last)).toContain('analysis of 2 done');
     const exit = await new Promise<number | string>((resolve) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
