@@ -287,6 +287,22 @@ describe('doctor: a verdict only on what the server answered', () => {
     expect(deviations(report)).toEqual([]);
   });
 
+  it('[V16] a blocking tasks/result whose own bound ends before the doctor stops waiting for it: result.blocks not testable, never ok', async () => {
+    // The task ends 2.6 s into the probe; tasks/result is bounded by probeTimeoutMs + requestTimeoutMs (4 s),
+    // before the end plus the doctor's wait (at least 2 s).
+    const { report, model } = await doctorOn(
+      { unanswered: 'tasks/result', workMs: 2_600 },
+      { probeTimeoutMs: 3_000, requestTimeoutMs: 1_000 },
+    );
+    expect(model.failures).toEqual([]);
+    // Before the fix: ok, "waited for the end; answered 1.4 s after it", with no answer at all.
+    expect(row(report, 'result.blocks')).toMatchObject({ verdict: 'not-testable' });
+    expect(row(report, 'result.blocks')?.seen).toMatch(
+      /^tasks\/result got no answer in time [\d.]+ (ms|s) after the task ended, before the [\d.]+ s the doctor waits for its answer$/,
+    );
+    expect(row(report, 'result.shape')).toMatchObject({ verdict: 'not-testable' });
+  });
+
   it('[V26] a server that never answers a made-up tasks/list cursor: list.badCursor not testable', async () => {
     const { report, model } = await doctorOn({ madeUpCursorUnanswered: true }, { requestTimeoutMs: 300 });
     expect(model.failures).toEqual([]);

@@ -70,9 +70,19 @@ export async function checkBlocking(
     blocking.reply,
     s.sleep(Math.max(0, ended + wait - s.now())).then(() => undefined),
   ]);
-  if (reply === undefined) {
+  if (reply === undefined || (!serverAnswered(reply) && reply.at >= ended + wait)) {
     rows.deviation('result.blocks', `sent at once, still unanswered ${ms(wait)} after the task ended`);
     rows.rest(['result.meta', 'result.shape'], 'tasks/result did not answer');
+    return;
+  }
+  if (!serverAnswered(reply)) {
+    // Only the server's own answer is judged: the request's own bound (the probe's) or a closed
+    // connection ended it before the wait for the answer was over.
+    rows.untestable(
+      'result.blocks',
+      `tasks/result got ${s.describe(reply)} ${ms(Math.max(0, reply.at - ended))} after the task ended, before the ${ms(wait)} the doctor waits for its answer`,
+    );
+    rows.rest(['result.meta', 'result.shape'], `tasks/result got ${s.describe(reply)}`);
     return;
   }
   // Answered before the doctor saw the end: a tasks/get sent after the answer arrived tells
@@ -103,11 +113,6 @@ export async function checkBlocking(
 /** [V17], [V19]: the payload of the ended task. */
 function checkShape(b: Battery, taskId: string, ended: SeenTask, reply: Reply): void {
   const { rows, s } = b;
-  if (!reply.ok && !serverAnswered(reply)) {
-    // Only the server's own answer is judged: a closed connection says nothing.
-    rows.rest(['result.shape', 'result.meta'], `tasks/result got ${s.describe(reply)}`);
-    return;
-  }
   if (!reply.ok) {
     if (ended.status === 'completed')
       rows.deviation('result.shape', `a completed task's tasks/result answered ${s.describe(reply)}`);
