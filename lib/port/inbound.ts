@@ -73,8 +73,9 @@ export class InboundRouter {
     // cancellation of that id and the close still reach its callback. Running both (as the SDKs'
     // `_onrequest` do, their map keeping only the later one) would ask the user twice and send two
     // answers the server can only match by id, one question's answer maybe to the other's waiter.
-    // Once the first is settled the id is free again, as in the SDKs; an id the SDK's own handler
-    // holds is the SDK's to judge.
+    // Once the first is settled the id is free again, as in the SDKs. Only the requests answered
+    // here hold an id: one the SDK answers (its own handler, or passed on when every tap passed)
+    // is not seen, so a reuse of its id is not caught.
     if (this.answering.has(id)) {
       const error = { code: -32600, message: 'Request id already in use by a request this client is still answering' };
       this.host.trySend({ jsonrpc: '2.0', id, error }).catch(() => {});
