@@ -19,7 +19,7 @@ import {
 } from '../port/port.js';
 import { TASKS_EXTENSION } from '../wire/resolve.js';
 import { relatedTaskId, RELATED_TASK_KEY } from '../wire/v2025/decode.js';
-import { cut, isObject, ms, seenTask, withoutIds } from './shape.js';
+import { cut, isObject, isTerminal, ms, seenTask, withoutIds } from './shape.js';
 import type { TaskLedger } from './tasks.js';
 import type { DoctorWire } from './types.js';
 import { answerFor, type Note, type Question } from './inbound.js';
@@ -244,6 +244,8 @@ export class Session {
       task.taskId,
       `a task of ${tool} came late, ${ms(this.now() - gaveUpAt)} after the doctor had given up on its tools/call (${why}): taken into the clean-up`,
     );
+    // One that has already ended needs no clean-up.
+    if (isTerminal(task.status)) return;
     this.late.add(task.taskId);
     this.cleanLate();
   }
