@@ -3,7 +3,7 @@
  * and a child process that must exit on its own once its handles settled (issue 2). The client
  * and the child's client are of the SDK chosen by `MCP_SDK` (the child inherits the variable).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,6 +38,20 @@ async function connect(command: string, args: string[], env: Record<string, stri
     await client.close();
   });
   return tasks;
+}
+
+/** The child's exit code, or what went wrong when it is still running 15 s on (it is then killed). */
+function exitCode(child: ChildProcess): Promise<number | string> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve('still running after 15 s');
+    }, 15_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code ?? -1);
+    });
+  });
 }
 
 describe('over stdio', () => {
@@ -83,16 +97,7 @@ describe('over stdio', () => {
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const exit = await new Promise<number | string>((resolve) => {
-        const timer = setTimeout(() => {
-          child.kill('SIGKILL');
-          resolve('still running after 15 s');
-        }, 15_000);
-        child.on('exit', (code) => {
-          clearTimeout(timer);
-          resolve(code ?? -1);
-        });
-      });
+      const exit = await exitCode(child);
       expect(output).toContain('settled');
       expect(exit).toBe(0);
     }
@@ -139,16 +144,7 @@ describe('over stdio', () => {
     const last = request(4, 'tools/call', { name: 'analyze', arguments: { id: 2, steps: 1, stepMs: 300 } });
     child.stdin.end();
     expect(JSON.stringify(await last)).toContain('analysis of 2 done');
-    const exit = await new Promise<number | string>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        resolve('still running 15 s after its stdin ended');
-      }, 15_000);
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        resolve(code ?? -1);
-      });
-    });
+    const exit = await exitCode(child);
     expect(exit).toBe(0);
   });
 });

@@ -1372,16 +1372,20 @@ describe('a request id the server reuses while the client still answers the firs
     /** Every reply the server got for request id `id`, in order. */
     const repliesTo = (id: string): Json[] =>
       rig.server.log.filter((entry) => entry.kind === 'response' && entry.id === id).map((entry) => entry.message);
-    return { ...rig, asked, ask, repliesTo };
+    /** A question with id `dup`, then another reusing it while the first is unanswered. */
+    const askTwice = async (): Promise<void> => {
+      ask('dup', 'first?');
+      await flush();
+      ask('dup', 'second?');
+      await flush();
+    };
+    return { ...rig, asked, ask, askTwice, repliesTo };
   }
   const IN_USE = { code: -32600, message: 'Request id already in use by a request this client is still answering' };
 
   it('the reuse is refused at once with -32600 and asks no callback; the first request still gets its own answer, and the id is free again after it', async () => {
-    const { ask, asked, repliesTo, errors } = await reuseRig();
-    ask('dup', 'first?');
-    await flush();
-    ask('dup', 'second?');
-    await flush();
+    const { ask, askTwice, asked, repliesTo, errors } = await reuseRig();
+    await askTwice();
     expect(asked.map((a) => a.message)).toEqual(['first?']);
     expect(repliesTo('dup')).toEqual([{ jsonrpc: '2.0', id: 'dup', error: IN_USE }]);
     asked[0]!.answer({ action: 'accept', content: { to: 'first' } });
@@ -1400,35 +1404,28 @@ describe('a request id the server reuses while the client still answers the firs
     expect(errors).toEqual([]);
   });
 
-  it('a notifications/cancelled for the id then fires the first callback’s ctx.signal, and its late answer is not sent', async () => {
-    const { ask, asked, repliesTo, server } = await reuseRig();
-    ask('dup', 'first?');
-    await flush();
-    ask('dup', 'second?');
-    await flush();
-    server.notify('notifications/cancelled', { requestId: 'dup', reason: 'never mind' });
-    await flush();
-    expect(asked[0]!.ctx.signal.aborted).toBe(true);
-    expect(asked).toHaveLength(1);
-    asked[0]!.answer({ action: 'accept', content: {} });
-    await flush();
-    expect(repliesTo('dup')).toEqual([{ jsonrpc: '2.0', id: 'dup', error: IN_USE }]);
-  });
-
-  it('the connection closing fires the first callback’s ctx.signal, and nothing is sent after the close', async () => {
-    const { ask, asked, repliesTo, server } = await reuseRig();
-    ask('dup', 'first?');
-    await flush();
-    ask('dup', 'second?');
-    await flush();
-    await server.close();
-    await flush();
-    expect(asked[0]!.ctx.signal.aborted).toBe(true);
-    expect(asked).toHaveLength(1);
-    asked[0]!.answer({ action: 'accept', content: {} });
-    await flush();
-    expect(repliesTo('dup')).toEqual([{ jsonrpc: '2.0', id: 'dup', error: IN_USE }]);
-  });
+  type Rig = Awaited<ReturnType<typeof reuseRig>>;
+  const stops: Array<{ stop: string; by: (server: Rig['server']) => Promise<void> }> = [
+    {
+      stop: 'a notifications/cancelled for the id',
+      by: async (server) => server.notify('notifications/cancelled', { requestId: 'dup', reason: 'never mind' }),
+    },
+    { stop: 'the connection closing', by: (server) => server.close() },
+  ];
+  it.each(stops)(
+    '$stop then fires the first callback’s ctx.signal, and its late answer is not sent',
+    async ({ by }) => {
+      const { askTwice, asked, repliesTo, server } = await reuseRig();
+      await askTwice();
+      await by(server);
+      await flush();
+      expect(asked[0]!.ctx.signal.aborted).toBe(true);
+      expect(asked).toHaveLength(1);
+      asked[0]!.answer({ action: 'accept', content: {} });
+      await flush();
+      expect(repliesTo('dup')).toEqual([{ jsonrpc: '2.0', id: 'dup', error: IN_USE }]);
+    },
+  );
 });
 
 describe('paging that never ends (tasks/list D13, tools/list)', () => {
