@@ -82,7 +82,7 @@ export async function runProbe(
  * Cancels every task of the session that may still run (with `onlyLate`, only the tasks that came
  * late and no clean-up took yet), and says why when one cannot be stopped (a 2025 server without
  * `tasks.cancel`, [R5]; an extension server that acknowledges and goes on, [E6]). A task that
- * comes late while it runs (the reply to a call the doctor had given up on, session.ts) is taken
+ * comes late while it runs (the reply to a call the doctor had given up on, late.ts) is taken
  * too, within the same bound.
  */
 export async function settle(s: Session, canCancel: boolean, runSignal: AbortSignal, onlyLate = false): Promise<void> {
@@ -96,7 +96,7 @@ export async function settle(s: Session, canCancel: boolean, runSignal: AbortSig
     for (let task = next(); task !== undefined; task = next()) {
       const { taskId, tool } = task;
       visited.add(taskId);
-      s.late.delete(taskId);
+      s.late.take(taskId);
       const read = await s.call('tasks/get', { taskId });
       if (!read.ok) {
         if (read.kind === 'server' && read.code === -32602) s.ledger.gone(taskId);
@@ -129,7 +129,7 @@ export async function settle(s: Session, canCancel: boolean, runSignal: AbortSig
     if (runSignal.aborted) throw error;
     for (const { taskId, tool } of s.ledger.running(s))
       if (!onlyLate || visited.has(taskId) || s.late.has(taskId)) {
-        s.late.delete(taskId);
+        s.late.take(taskId);
         s.ledger.leftRunning(`a task of ${tool}: cancelling it took too long`, taskId);
       }
   } finally {

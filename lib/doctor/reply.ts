@@ -1,10 +1,11 @@
 /**
  * A probed session's request and what it gives back: the options of a request, its reply as
  * received (with when it went out and came back), whether the server itself answered, a blocking
- * `tasks/result` held open, and what a request or a wait throws once the probe stopped. The
+ * `tasks/result` held open, a failed request as a reply, and what a request or a wait throws once
+ * the probe stopped. The
  * session that sends them is session.ts.
  */
-import type { JsonObject } from '../port/port.js';
+import { PortError, type JsonObject } from '../port/port.js';
 
 /**
  * When a request went out and its reply came back: `at` and `sentAt` on the session's clock,
@@ -58,4 +59,28 @@ export interface CallOptions {
   readonly timeoutMs?: number | undefined;
   /** Declare the extension on this request. @defaultValue true on the extension wire */
   readonly declare?: boolean | undefined;
+}
+
+/**
+ * A failed request as a {@link Reply} (the port's kind and code); a request the probe's stop
+ * aborted throws {@link ProbeStopped} instead.
+ */
+export function failedReply(error: unknown, timing: () => Timing): Reply {
+  if (error instanceof PortError && error.kind === 'aborted') throw new ProbeStopped('stopped', { cause: error });
+  if (error instanceof PortError)
+    return {
+      ok: false,
+      code: error.code,
+      message: error.message,
+      kind: error.kind,
+      ...(error.kind === 'server' && error.data !== undefined ? { data: error.data } : {}),
+      ...timing(),
+    };
+  return {
+    ok: false,
+    code: -32603,
+    message: error instanceof Error ? error.message : String(error),
+    kind: 'local',
+    ...timing(),
+  };
 }

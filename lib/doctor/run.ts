@@ -146,7 +146,7 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
     await Promise.all(opening.sessions.map((session) => session.close()));
     // Closed first: a call still open on a port the doctor opened ends without a notification. On a
     // caller's client it is given up now ([R27]), and a task that comes later is left alone.
-    for (const s of probed) s.end();
+    for (const s of probed) s.late.end();
   }
   const mustViolations = rows.filter((row) => row.verdict === 'deviation' && row.severity === 'MUST').length;
   return {
@@ -265,7 +265,7 @@ async function probeWire(
     s.dispose();
     // The battery's clean-ups are over: a task that comes late from now on (the reply to a call the
     // doctor gave up on) is cleaned up at once, while the session is open, holding nothing up.
-    s.cleanLateWith((life) => settle(s, canCancel, life, true));
+    s.late.cleanWith((life) => settle(s, canCancel, life, true));
   }
 }
 

@@ -9,21 +9,15 @@
  * without a wire: it needs to see what the server sends, not what the library makes of it.
  */
 import { paramHeaders, scanParamHeaders, type ParamHeader } from '../port/param-headers.js';
-import {
-  PortError,
-  localCode,
-  type InboundRequest,
-  type JsonObject,
-  type SessionPort,
-  type Timers,
-} from '../port/port.js';
+import { localCode, type InboundRequest, type JsonObject, type SessionPort, type Timers } from '../port/port.js';
 import { TASKS_EXTENSION } from '../wire/resolve.js';
 import { relatedTaskId, RELATED_TASK_KEY } from '../wire/v2025/decode.js';
-import { cut, isObject, isTerminal, ms, seenTask, withoutIds } from './shape.js';
+import { cut, isObject, withoutIds } from './shape.js';
 import type { TaskLedger } from './tasks.js';
 import type { DoctorWire } from './types.js';
 import { answerFor, type Note, type Question } from './inbound.js';
-import { ProbeStopped, type CallOptions, type OpenResult, type Reply, type Timing } from './reply.js';
+import { LateTasks } from './late.js';
+import { failedReply, ProbeStopped, type CallOptions, type OpenResult, type Reply, type Timing } from './reply.js';
 
 /** The doctor's bounds and waits, resolved. */
 export interface Settings {
@@ -68,17 +62,8 @@ export class Session {
   private order = 0;
   /** The `x-mcp-header` declarations of each listed tool ([E32]; none for a tool whose marks break a rule). */
   private readonly declared = new Map<string, readonly ParamHeader[]>();
-  /**
-   * Tasks that came in the reply to a call the doctor had given up on, not yet taken by a clean-up
-   * (battery.ts `settle` takes them, as it takes every task of the session that may still run).
-   */
-  readonly late = new Set<string>();
-  /** Aborted by {@link Session.end}: the calls still open are given up, and nothing more is sent. */
-  private readonly life = new AbortController();
-  /** Cleans up the tasks that come late once the battery's own clean-ups are over ({@link Session.cleanLateWith}). */
-  private lateCleanup: ((signal: AbortSignal) => Promise<void>) | undefined = undefined;
-  /** The late clean-ups under way, one after the other. */
-  private cleaning: Promise<void> = Promise.resolve();
+  /** The calls that may create a task, and the tasks their late replies name (late.ts). */
+  readonly late: LateTasks;
 
   constructor(
     readonly port: SessionPort,
@@ -88,6 +73,7 @@ export class Session {
     runSignal: AbortSignal,
   ) {
     this.signal = runSignal;
+    this.late = new LateTasks(this, TIMERS);
     this.listen();
   }
 
@@ -134,7 +120,7 @@ export class Session {
       );
       return { ok: true, result, ...timing() };
     } catch (error) {
-      return failed(error, timing);
+      return failedReply(error, timing);
     }
   }
 
@@ -144,12 +130,9 @@ export class Session {
   }
 
   /**
-   * A call that may create a task. The doctor stops waiting for it at its bound (or when the probe
-   * stops), but never cancels it with `notifications/cancelled` ([R24], [E7]: a task is cancelled
-   * with `tasks/cancel`, and there is no rule for one whose id is not known yet, [A5]): the request
-   * stays open while the session does, so that a task its late reply names is still taken into the
-   * clean-up ({@link Session.cameLate}). It is given up when the doctor is done with the session
-   * ({@link Session.end}; [R27]: it is still open then).
+   * A call that may create a task: never cancelled with `notifications/cancelled` ([R24], [E7]),
+   * it stays open while the session does (late.ts). A probe already stopped sends nothing, as the
+   * port refuses a request whose signal has aborted.
    */
   private callCreating(
     params: JsonObject,
@@ -158,122 +141,17 @@ export class Session {
     declare: boolean,
     timing: () => Timing,
   ): Promise<Reply> {
-    // A probe already stopped sends nothing, as the port refuses a request whose signal has aborted.
     if (this.signal.aborted) return Promise.reject(new ProbeStopped('stopped'));
     const request = this.port.request(
       'tools/call',
       params,
       identity,
-      { timeoutMs: Infinity, timers: TIMERS, signal: this.life.signal, headers },
+      { timeoutMs: Infinity, timers: TIMERS, signal: this.late.signal, headers },
       undefined,
       undefined,
       declare ? DECLARE : undefined,
     );
-    const tool = typeof params.name === 'string' ? params.name : 'a tool';
-    const signal = this.signal;
-    return new Promise<Reply>((resolve, reject) => {
-      let waiting = true;
-      const stopWaiting = (): void => {
-        waiting = false;
-        TIMERS.cancel(timer);
-        signal.removeEventListener('abort', stopped);
-      };
-      const giveUp = (why: string): void => {
-        stopWaiting();
-        const gaveUpAt = this.now();
-        request.then(
-          (result) => this.cameLate(result, tool, gaveUpAt, why),
-          () => {},
-        );
-      };
-      const stopped = (): void => {
-        if (!waiting) return;
-        giveUp('the probe stopped');
-        reject(new ProbeStopped('stopped'));
-      };
-      const timer = TIMERS.after(
-        timeoutMs,
-        () => {
-          if (!waiting) return;
-          giveUp(`no answer in ${ms(timeoutMs)}`);
-          resolve({
-            ok: false,
-            code: localCode('timeout'),
-            message: 'Request timed out',
-            kind: 'timeout',
-            ...timing(),
-          });
-        },
-        true,
-      );
-      signal.addEventListener('abort', stopped, { once: true });
-      request.then(
-        (result) => {
-          if (!waiting) return;
-          stopWaiting();
-          resolve({ ok: true, result, ...timing() });
-        },
-        (error: unknown) => {
-          if (!waiting) return;
-          stopWaiting();
-          try {
-            resolve(failed(error, timing));
-          } catch (stop) {
-            reject(stop);
-          }
-        },
-      );
-    });
-  }
-
-  /**
-   * The reply to a call the doctor had given up on came after all. A task it names (a
-   * `CreateTaskResult`, read or not, as at the end of a call answered in time) runs on the server
-   * like any other of the doctor's: it is counted, noted as late, and taken into the clean-up,
-   * read and cancelled with `tasks/cancel` ([R24], [E7]) while the session is open. Once the
-   * doctor is done with the session ({@link Session.end}), nothing more is sent.
-   */
-  private cameLate(result: JsonObject, tool: string, gaveUpAt: number, why: string): void {
-    if (this.life.signal.aborted || this.port.closed) return;
-    const raw = this.wire === '2025-11-25' ? result.task : result.resultType === 'task' ? result : undefined;
-    if (!isObject(raw)) return;
-    const task = seenTask(raw, this.wire);
-    if (task.taskId === undefined || this.ledger.has(task.taskId)) return;
-    this.ledger.track(task.taskId, tool, this, task.status);
-    this.ledger.cameLate(
-      task.taskId,
-      `a task of ${tool} came late, ${ms(this.now() - gaveUpAt)} after the doctor had given up on its tools/call (${why}): taken into the clean-up`,
-    );
-    // One that has already ended needs no clean-up.
-    if (isTerminal(task.status)) return;
-    this.late.add(task.taskId);
-    this.cleanLate();
-  }
-
-  /**
-   * From now on a task that comes late is cleaned up at once by `clean` (one clean-up at a time,
-   * bounded by its own bound and by {@link Session.end}, and awaited by nothing: it never holds
-   * the run): the battery's own clean-ups, which took the late tasks until now, are over. A task
-   * that came late since the last of them goes first.
-   */
-  cleanLateWith(clean: (signal: AbortSignal) => Promise<void>): void {
-    this.lateCleanup = clean;
-    this.cleanLate();
-  }
-
-  private cleanLate(): void {
-    const clean = this.lateCleanup;
-    if (clean === undefined || this.late.size === 0 || this.life.signal.aborted) return;
-    this.cleaning = this.cleaning.then(() => clean(this.life.signal)).catch(() => {});
-  }
-
-  /**
-   * The doctor is done with the session (its port closed, or left to the caller): the calls still
-   * open are given up, a reply that comes later is left alone, and a late clean-up under way stops.
-   */
-  end(): void {
-    this.lateCleanup = undefined;
-    this.life.abort();
+    return this.late.follow(request, typeof params.name === 'string' ? params.name : 'a tool', timeoutMs, timing);
   }
 
   /** The next position in the session's order of sends and replies. */
@@ -501,28 +379,4 @@ export class Session {
     }
     return statuses;
   }
-}
-
-/**
- * A failed request as a {@link Reply} (the port's kind and code); a request the probe's stop
- * aborted throws {@link ProbeStopped} instead.
- */
-function failed(error: unknown, timing: () => Timing): Reply {
-  if (error instanceof PortError && error.kind === 'aborted') throw new ProbeStopped('stopped', { cause: error });
-  if (error instanceof PortError)
-    return {
-      ok: false,
-      code: error.code,
-      message: error.message,
-      kind: error.kind,
-      ...(error.kind === 'server' && error.data !== undefined ? { data: error.data } : {}),
-      ...timing(),
-    };
-  return {
-    ok: false,
-    code: -32603,
-    message: error instanceof Error ? error.message : String(error),
-    kind: 'local',
-    ...timing(),
-  };
 }
