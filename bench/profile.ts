@@ -14,6 +14,7 @@
  *   npm run bench:profile -- [--wire=2025|ext] [--contender=mcp-task-client] [--transport=memory|stdio|http]
  *                            [--workload=random-poll] [--n=1000] [--phase=warm|cold] [--pace=100]
  *                            [--top=30] [--out=DIR] [--heap=1|retainers] [--jit=1] [--calls=1]
+ *                            [--node-flags="--single-threaded-gc ..."]
  * With `--heap=1` it also diffs two heap snapshots of the memory phase (before the N tasks start,
  * and with all of them in flight) and prints what the in-flight tasks keep alive, by kind
  * (bench/heap.ts); `--heap=retainers` also names what holds each kind. With `--jit=1` it counts
@@ -52,7 +53,7 @@ interface CpuProfile {
 function options(argv: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const arg of argv) {
-    const match = /^--([a-z]+)=(.*)$/.exec(arg);
+    const match = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (match === null) throw new Error(`Unknown argument ${arg} (expected --name=value)`);
     out[match[1]!] = match[2]!;
   }
@@ -156,6 +157,13 @@ export interface ProfileOptions {
   readonly calls?: boolean;
   /** Also count the functions V8's optimizing compiler began to compile in each measured phase (`--trace-opt`). */
   readonly jit?: boolean;
+  /**
+   * Node or V8 flags added to the child's (e.g. `--single-threaded-gc`, which moves the collector's
+   * helper threads' work onto the main thread, or `--no-concurrent-recompilation`, which does the
+   * same for the optimizing compiler): run twice, with and without, they tell how much of the
+   * "background threads" CPU is collection and how much is compilation.
+   */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** Optimizing compilations begun in each measured phase. */
@@ -211,6 +219,7 @@ export async function profileScenario(
         '--trace-gc',
         ...(options.jit === true ? ['--trace-opt', '--trace-deopt'] : []),
         '--no-warnings',
+        ...(options.nodeFlags ?? []),
       ],
       env: {
         ...process.env,
@@ -347,6 +356,7 @@ async function main(): Promise<void> {
       calls: o.calls !== undefined && o.calls !== '0',
       jit: o.jit !== undefined && o.jit !== '0',
       ...(o.interval === undefined ? {} : { intervalUs: Number(o.interval) }),
+      ...(o['node-flags'] === undefined ? {} : { nodeFlags: o['node-flags'].split(' ').filter((f) => f !== '') }),
       ...(o.out === undefined ? {} : { dir: o.out }),
     });
   } finally {
