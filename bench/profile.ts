@@ -140,6 +140,8 @@ export interface ProfileResult {
   readonly calls: CallSummary | undefined;
   /** The optimizing compilations begun in each phase (only when asked for). */
   readonly compiles: PhaseCompiles | undefined;
+  /** The functions whose optimized code was thrown away before the warm phase (with `compiles`). */
+  readonly lost: readonly string[] | undefined;
   /** Where the raw profiles are. */
   readonly dir: string;
 }
@@ -192,6 +194,27 @@ export function compilesByPhase(log: string): PhaseCompiles {
     }
   }
   return { cold, warm };
+}
+
+/**
+ * The functions whose optimized code V8 threw away between the cold and the warm phase because an
+ * object it embeds died ("weak objects": mostly a hidden class, once no object had it), each once,
+ * in the trace's order. V8 prints those lines during a collection, before the collection's own line,
+ * so they are the ones after the 4th forced collection and before the 6th (the warm-up between the
+ * phases, and the two forced collections before the warm phase). Each is compiled again in the warm
+ * phase if it is still used there: a class the library keeps alive (lib/util/shapes.ts) is not in it.
+ */
+export function lostBeforeWarm(log: string): string[] {
+  let forced = 0;
+  const names = new Set<string>();
+  for (const line of log.split('\n')) {
+    if (/ ms: Mark-Compact\b.*\btesting\b/.test(line)) forced += 1;
+    else if ((forced === 4 || forced === 5) && line.includes('reason: weak objects')) {
+      const name = /<SharedFunctionInfo ?([^>]*)>/.exec(line)?.[1];
+      names.add(name === undefined || name === '' ? '(anonymous)' : name);
+    }
+  }
+  return [...names];
 }
 
 /**
@@ -326,6 +349,7 @@ export async function profileScenario(
     alloc,
     calls: options.calls === true && phase === 'warm' ? callSummary(path.join(dir, 'calls.json'), spec.n) : undefined,
     compiles: options.jit === true ? compilesByPhase(gcLog) : undefined,
+    lost: options.jit === true ? lostBeforeWarm(gcLog) : undefined,
     dir,
   };
 }
@@ -385,6 +409,11 @@ async function main(): Promise<void> {
   if (p.compiles !== undefined)
     console.log(
       `\noptimizing compilations begun (--trace-opt): ${p.compiles.cold} in the cold phase, ${p.compiles.warm} in the warm phase`,
+    );
+  if (p.lost !== undefined)
+    console.log(
+      `optimized code thrown away before the warm phase (a hidden class or object it embeds died): ${p.lost.length} functions` +
+        (p.lost.length === 0 ? '' : `: ${p.lost.join(', ')}`),
     );
   if (p.calls !== undefined) {
     console.log(
