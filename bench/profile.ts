@@ -14,6 +14,7 @@
  *   npm run bench:profile -- [--wire=2025|ext] [--contender=mcp-task-client] [--transport=memory|stdio|http]
  *                            [--workload=random-poll] [--n=1000] [--phase=warm|cold] [--pace=100]
  *                            [--top=30] [--out=DIR] [--heap=1|retainers] [--jit=1] [--calls=1]
+ *                            [--node-flags="--single-threaded-gc ..."]
  * With `--heap=1` it also diffs two heap snapshots of the memory phase (before the N tasks start,
  * and with all of them in flight) and prints what the in-flight tasks keep alive, by kind
  * (bench/heap.ts); `--heap=retainers` also names what holds each kind. With `--jit=1` it counts
@@ -52,7 +53,7 @@ interface CpuProfile {
 function options(argv: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const arg of argv) {
-    const match = /^--([a-z]+)=(.*)$/.exec(arg);
+    const match = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (match === null) throw new Error(`Unknown argument ${arg} (expected --name=value)`);
     out[match[1]!] = match[2]!;
   }
@@ -139,6 +140,8 @@ export interface ProfileResult {
   readonly calls: CallSummary | undefined;
   /** The optimizing compilations begun in each phase (only when asked for). */
   readonly compiles: PhaseCompiles | undefined;
+  /** The functions whose optimized code was thrown away before the warm phase (with `compiles`). */
+  readonly lost: readonly string[] | undefined;
   /** Where the raw profiles are. */
   readonly dir: string;
 }
@@ -156,6 +159,13 @@ export interface ProfileOptions {
   readonly calls?: boolean;
   /** Also count the functions V8's optimizing compiler began to compile in each measured phase (`--trace-opt`). */
   readonly jit?: boolean;
+  /**
+   * Node or V8 flags added to the child's (e.g. `--single-threaded-gc`, which moves the collector's
+   * helper threads' work onto the main thread, or `--no-concurrent-recompilation`, which does the
+   * same for the optimizing compiler): run twice, with and without, they tell how much of the
+   * "background threads" CPU is collection and how much is compilation.
+   */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** Optimizing compilations begun in each measured phase. */
@@ -187,6 +197,27 @@ export function compilesByPhase(log: string): PhaseCompiles {
 }
 
 /**
+ * The functions whose optimized code V8 threw away between the cold and the warm phase because an
+ * object it embeds died ("weak objects": mostly a hidden class, once no object had it), each once,
+ * in the trace's order. V8 prints those lines during a collection, before the collection's own line,
+ * so they are the ones after the 4th forced collection and before the 6th (the warm-up between the
+ * phases, and the two forced collections before the warm phase). Each is compiled again in the warm
+ * phase if it is still used there: a class the library keeps alive (lib/util/shapes.ts) is not in it.
+ */
+export function lostBeforeWarm(log: string): string[] {
+  let forced = 0;
+  const names = new Set<string>();
+  for (const line of log.split('\n')) {
+    if (/ ms: Mark-Compact\b.*\btesting\b/.test(line)) forced += 1;
+    else if ((forced === 4 || forced === 5) && line.includes('reason: weak objects')) {
+      const name = /<SharedFunctionInfo ?([^>]*)>/.exec(line)?.[1];
+      names.add(name === undefined || name === '' ? '(anonymous)' : name);
+    }
+  }
+  return [...names];
+}
+
+/**
  * Runs `spec` in a child process of `build` under `--cpu-prof` and `--trace-gc` (and, with
  * `heap`, writing two heap snapshots of the memory phase) and sorts out one phase's samples.
  */
@@ -211,6 +242,7 @@ export async function profileScenario(
         '--trace-gc',
         ...(options.jit === true ? ['--trace-opt', '--trace-deopt'] : []),
         '--no-warnings',
+        ...(options.nodeFlags ?? []),
       ],
       env: {
         ...process.env,
@@ -317,6 +349,7 @@ export async function profileScenario(
     alloc,
     calls: options.calls === true && phase === 'warm' ? callSummary(path.join(dir, 'calls.json'), spec.n) : undefined,
     compiles: options.jit === true ? compilesByPhase(gcLog) : undefined,
+    lost: options.jit === true ? lostBeforeWarm(gcLog) : undefined,
     dir,
   };
 }
@@ -347,6 +380,7 @@ async function main(): Promise<void> {
       calls: o.calls !== undefined && o.calls !== '0',
       jit: o.jit !== undefined && o.jit !== '0',
       ...(o.interval === undefined ? {} : { intervalUs: Number(o.interval) }),
+      ...(o['node-flags'] === undefined ? {} : { nodeFlags: o['node-flags'].split(' ').filter((f) => f !== '') }),
       ...(o.out === undefined ? {} : { dir: o.out }),
     });
   } finally {
@@ -375,6 +409,11 @@ async function main(): Promise<void> {
   if (p.compiles !== undefined)
     console.log(
       `\noptimizing compilations begun (--trace-opt): ${p.compiles.cold} in the cold phase, ${p.compiles.warm} in the warm phase`,
+    );
+  if (p.lost !== undefined)
+    console.log(
+      `optimized code thrown away before the warm phase (a hidden class or object it embeds died): ${p.lost.length} functions` +
+        (p.lost.length === 0 ? '' : `: ${p.lost.join(', ')}`),
     );
   if (p.calls !== undefined) {
     console.log(

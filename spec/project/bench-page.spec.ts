@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callSummary } from '../../bench/calls.js';
 import { causesMarkdown, clientEntries, codeCalls, type CauseProfile } from '../../bench/causes.js';
-import { compilesByPhase } from '../../bench/profile.js';
+import { compilesByPhase, lostBeforeWarm } from '../../bench/profile.js';
 import { renderStored } from '../../bench/render.js';
 
 const file = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -89,6 +89,28 @@ describe('docs/performance.md', () => {
       compile('after'),
     ].join('\n');
     expect(compilesByPhase(log)).toEqual({ cold: 3, warm: 1 });
+    // Thrown away before the warm phase: printed during the 5th or the 6th forced collection
+    // (before its own line), or during the warm-up; not those of the cold phase's end or later.
+    const lost = (name: string): string =>
+      `[marking dependent code 0x1 <Code TURBOFAN> (0x2 <SharedFunctionInfo ${name}>) (opt id 1) for deoptimization, reason: weak objects]`;
+    const weak = [
+      lost('cold'),
+      gc(10, 'testing; GC in old space requested'),
+      gc(20, 'testing; GC in old space requested'),
+      lost('duringCold'),
+      gc(40, 'testing; GC in old space requested'),
+      lost('atColdEnd'),
+      gc(50, 'testing; GC in old space requested'),
+      lost('warmUp'),
+      '[marking dependent code 0x1 <Code TURBOFAN> (0x2 <SharedFunctionInfo warmUp>) (opt id 2) for deoptimization, reason: code dependencies]',
+      lost(''),
+      gc(60, 'testing; GC in old space requested'),
+      lost('beforeWarm'),
+      lost('warmUp'),
+      gc(70, 'testing; GC in old space requested'),
+      lost('duringWarm'),
+    ].join('\n');
+    expect(lostBeforeWarm(weak)).toEqual(['warmUp', '(anonymous)', 'beforeWarm']);
     const profile = (contender: CauseProfile['contender'], cold: number, warm: number): CauseProfile => ({
       wire: 'ext',
       transport: 'memory',

@@ -22,6 +22,7 @@ import { NO_RELEASE } from './limiter.js';
 import { negotiateAndStart, type NegotiatingCall } from './negotiate.js';
 import { anyOf, onAbort } from '../../util/abort.js';
 import { keepShape } from '../../util/shapes.js';
+import { EPOCH } from '../../util/epoch.js';
 import { Stopped, raceStop } from '../../util/race.js';
 import type { StartReply, StartToolCall, TaskSupport } from '../../wire/wire.js';
 
@@ -40,7 +41,7 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
    * one that created the task, the earliest the server can have created it, its ttl counting from
    * then at the soonest.
    */
-  sentAt = 0;
+  sentAt: number;
   /** The tool list the call's `Mcp-Param-*` headers came from ([E32]; `undefined`: none was held). */
   private listing: ReadonlyMap<string, unknown> | undefined = undefined;
   /** The task this call created, once tracked (see {@link Launch.stopSignal}). */
@@ -55,7 +56,9 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     readonly call: ResolvedCallOptions,
     readonly startedAt: number,
     private readonly deadlineAt: number | undefined,
-  ) {}
+  ) {
+    this.sentAt = startedAt;
+  }
 
   /** A call of `toolName` starting now. */
   static of(parts: LaunchParts, toolName: string, args: Record<string, unknown>, call: ResolvedCallOptions): Launch {
@@ -64,9 +67,13 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     return new Launch(parts, toolName, args, call, startedAt, deadlineAt);
   }
 
-  /** A launch of nothing, never run: it keeps the hidden class alive (util/shapes.ts). */
+  /**
+   * A launch of nothing, never run: it keeps the hidden class alive (util/shapes.ts). Its clock
+   * times are {@link EPOCH}, a `Date.now()` reading as real calls' are: a small integer there would
+   * give real calls a hidden class of their own, which dies with the last of them.
+   */
   static exemplar(): Launch {
-    return new Launch(undefined as never, '', {}, undefined as never, 0, undefined);
+    return new Launch(undefined as never, '', {}, undefined as never, EPOCH, undefined);
   }
 
   get engine(): TaskEngine {
