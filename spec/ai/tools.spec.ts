@@ -431,6 +431,35 @@ describe('running a tool', () => {
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
   });
 
+  it('a task result with malformed content blocks does not crash the agent run: the model reads them as JSON', async () => {
+    const pair = await connectScripted({
+      tools: [{ name: 'render', taskSupport: 'required', inputSchema: { type: 'object' } }],
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    // Blocks of a tasks/result are not checked by the SDK: an image without its mimeType, a
+    // resource without its contents.
+    const content = [text('chart below'), { type: 'image', data: 'AA==' }, { type: 'resource' }];
+    pair.server.on('tools/call', () => {
+      const created = pair.server.tasks.createResult({ pollInterval: 20 });
+      const taskId = String((created.task as { taskId: string }).taskId);
+      setTimeout(() => pair.server.tasks.finish(taskId, 'completed', { result: { content } }), 30);
+      return created;
+    });
+    const model = toolCallingModel({ toolName: 'render', input: {} });
+    const run = await streamAgent(model, await taskTools(tasks));
+    expect(run.parts).not.toContain('error');
+    expect(run.text).toBe('done');
+    expect(run.results.get('call-1')).toEqual({ type: 'result', content });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+      type: 'content',
+      value: [text('chart below'), text('{"type":"image","data":"AA=="}'), text('{"type":"resource"}')],
+    });
+  });
+
   describe('the error text the model reads is bounded (maxErrorLength)', () => {
     /** A TaskClient whose tool `crunch` runs as a task that fails with a JSON-RPC error of `message`. */
     async function failing(message: string) {
