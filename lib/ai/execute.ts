@@ -198,10 +198,11 @@ export async function* executeTaskTool(
     if (unanswered !== undefined) await handle.dispose().catch(() => undefined);
     await ended;
     const output = await finalOutput(handle).catch((error: unknown) => {
-      // A task that finished anyway keeps its result; otherwise the error says why it was cancelled.
+      // A task that finished anyway keeps its result; otherwise the error says why it was given
+      // up, and whether the server confirmed the cancel ([E6]: it may only acknowledge it).
       throw unanswered === undefined || taskId === undefined
         ? error
-        : unansweredError(plan.serverName, unanswered, taskId);
+        : unansweredError(plan.serverName, unanswered, taskId, handle.task?.status);
     });
     finished = true;
     yield output;
