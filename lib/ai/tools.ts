@@ -88,6 +88,26 @@ function checkOptions(options: TaskToolsOptions): void {
     'tools must be an object of per-tool options',
   );
   const overrides = Object.values(options.tools ?? {}) as Array<TaskToolOverride | null | undefined>;
+  check(
+    overrides.every((own) => own === undefined || (typeof own === 'object' && own !== null && !Array.isArray(own))),
+    'tools',
+    'each entry of tools must be an object of options for that tool',
+  );
+  // The tools wrap each callback, so a callback that is no function would only fail when a task
+  // asks for input: refused here, as the TaskClient refuses it.
+  const typed = [
+    ['onElicitation', 'function', 'a function'],
+    ['onSampling', 'function', 'a function'],
+    ['description', 'string', 'a string'],
+    ['progress', 'boolean', 'a boolean'],
+  ] as const;
+  for (const [key, type, what] of typed) {
+    check(
+      [options, ...overrides].every((own) => own?.[key] === undefined || typeof own[key] === type),
+      key,
+      `${key} must be ${what}`,
+    );
+  }
   // A bad deadline or ttl fails here, not at each call the model makes.
   for (const key of ['timeoutMs', 'ttlMs'] as const) {
     check(

@@ -228,6 +228,32 @@ describe('the tool set', () => {
     });
   });
 
+  it('a per-tool entry that is not an object, a callback that is not a function, a description that is not a string and a progress that is not a boolean are a TaskOptionError', async () => {
+    const { tasks } = await rig();
+    // Not a TypeError thrown while the tool set is built.
+    for (const bad of [null, 'fast', 7, ['x']]) {
+      expect(await rejection(taskTools(tasks, { tools: { echo: bad as never } }))).toMatchObject({
+        name: 'TaskOptionError',
+        option: 'tools',
+      });
+    }
+    // Refused here, not found out when a task first asks for input (the tool wraps each callback).
+    for (const option of ['onElicitation', 'onSampling'] as const) {
+      expect(await rejection(taskTools(tasks, { [option]: 'ask the user' as never }))).toMatchObject({
+        name: 'TaskOptionError',
+        option,
+      });
+      expect(await rejection(taskTools(tasks, { tools: { echo: { [option]: 5 as never } } }))).toMatchObject({
+        option,
+      });
+      expect(await rejection(taskTool(tasks, 'echo', { [option]: {} as never }))).toMatchObject({ option });
+    }
+    expect(await rejection(taskTools(tasks, { description: 5 as never }))).toMatchObject({ option: 'description' });
+    expect(await rejection(taskTool(tasks, 'echo', { progress: 'no' as never }))).toMatchObject({
+      option: 'progress',
+    });
+  });
+
   it('taskTool makes one tool, with its own options', async () => {
     const { tasks, cancelled } = await rig();
     const analyze = await taskTool(tasks, 'analyze', { timeoutMs: 150 });
