@@ -389,6 +389,19 @@ describe('running a tool', () => {
     expect(run.results.get('call-s')).toEqual({ type: 'result', content: [text('summary: tasks poll')] });
   });
 
+  it('on 2025-11-25, input no callback answers gets a JSON-RPC error and the server decides: the example server fails the task, and the model reads why', async () => {
+    const { tasks, cancelled } = await rig({ elicitation: {} });
+    const model = toolCallingModel({ toolName: 'confirm_delete', input: { path: '/x' } });
+    const run = await streamAgent(model, await taskTools(tasks, { include: ['confirm_delete'] }));
+    // No tasks/cancel: the server was answered (-32601), unlike on the tasks extension (spec/ai/ext.spec.ts).
+    expect(cancelled).toEqual([]);
+    expect(run.errors.size).toBe(0);
+    const output = run.results.get('call-1') as TaskToolOutput;
+    expect(output).toMatchObject({ type: 'result', isError: true });
+    expect(JSON.stringify(output)).toContain('No elicitation handler');
+    expect(toolResultsIn(model, 1)[0]?.output).toMatchObject({ type: 'error-text' });
+  });
+
   it('progress: false asks for no progress and yields statuses without it', async () => {
     const { tasks } = await rig();
     const tools = await taskTools(tasks, { include: ['analyze'], progress: false });
