@@ -152,8 +152,8 @@ function unknownNames(names: Iterable<string>, listed: ReadonlySet<string>): str
  * call sends the server's own name (the tool's metadata `toolName`). The set has no prototype, so
  * any name (`__proto__` too) is a plain key.
  *
- * The list is read once, now (every page of `tools/list`): call again after the server's tools
- * change.
+ * The list is `TaskClient.tools()`'s: every page of `tools/list`, cached by the TaskClient until
+ * the server says its tools changed (`notifications/tools/list_changed`); call again after that.
  * @throws TaskOptionError for invalid options, for `include` or `tools` entries that name a tool the
  *   server does not list, for a `name` in `tools` that is not a safe name, and when two tools would
  *   get the same name.

@@ -25,7 +25,7 @@ import {
   type TaskClientOptions,
 } from '../../lib/index.js';
 import { connectScripted, rpcError } from '../support/scripted-server.js';
-import { connectPair, exampleServerPair, rejection, within } from '../helpers.js';
+import { connectPair, exampleServerPair, rejection, until, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
 
@@ -89,6 +89,21 @@ describe('the tool set', () => {
       type: 'object',
       properties: { id: { type: 'number' }, steps: { type: 'integer', minimum: 1 } },
     });
+  });
+
+  it("lists through the TaskClient's cached list: a tool set per request costs no tools/list until the server says its tools changed", async () => {
+    const pair = await connectScripted({ tools: [{ name: 'first', inputSchema: { type: 'object' } }] });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    await taskTools(tasks);
+    await taskTools(tasks);
+    await taskTool(tasks, 'first');
+    expect(pair.server.count('tools/list')).toBe(1);
+    pair.server.notify('notifications/tools/list_changed');
+    await until(async () => Object.keys(await taskTools(tasks)).length === 1 && pair.server.count('tools/list') === 2);
   });
 
   it('include, exclude, tasksOnly, prefix and per-tool names pick and name the tools', async () => {
