@@ -137,9 +137,10 @@ function leavesTaskWaiting(unanswered: Unanswered, handle: TaskHandle): boolean 
  * `abortSignal` is the call's signal: aborting cancels the remote task (`cancelOnAbort`). When the
  * AI SDK stops reading before the end, the call is aborted the same way: the task is cancelled, or
  * left running when `cancelOnAbort` (the tool's, else the TaskClient's) is `false`. When the task
- * asks for input that nobody here answers (no callback for it, or, on the tasks extension, the
+ * asks, on the tasks extension, for input that nobody here answers (no callback for it, or the
  * callback threw), the task is cancelled and the tool fails with an error that says so, rather
- * than waiting for its deadline.
+ * than waiting for its deadline (on 2025-11-25 the server's request gets an error reply instead,
+ * and the server decides).
  */
 export async function* executeTaskTool(
   tasks: TaskClient,
@@ -198,10 +199,11 @@ export async function* executeTaskTool(
     if (unanswered !== undefined) await handle.dispose().catch(() => undefined);
     await ended;
     const output = await finalOutput(handle).catch((error: unknown) => {
-      // A task that finished anyway keeps its result; otherwise the error says why it was cancelled.
+      // A task that finished anyway keeps its result; otherwise the error says why it was given
+      // up, and whether the server confirmed the cancel ([E6]: it may only acknowledge it).
       throw unanswered === undefined || taskId === undefined
         ? error
-        : unansweredError(plan.serverName, unanswered, taskId);
+        : unansweredError(plan.serverName, unanswered, taskId, handle.task?.status);
     });
     finished = true;
     yield output;

@@ -6,7 +6,6 @@
  * so providers that flag tool errors (Anthropic's `is_error`) do.
  */
 import type { JSONValue, Tool } from 'ai';
-import type { ContentBlock } from '../index.js';
 import type { TaskToolOutput } from './types.js';
 
 /** What a tool's `toModelOutput` returns (the AI SDK does not export the type by name). */
@@ -28,29 +27,59 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The model's view of one content block. */
-function partOf(block: ContentBlock): ContentParts[number] {
+/** `block` as text: how a block the model cannot be given as it is reaches it. */
+function described(block: unknown): ContentParts[number] {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(block);
+  } catch {
+    text = undefined;
+  }
+  return { type: 'text', text: text ?? String(block) };
+}
+
+/** Whether `block` is a text block with its text (what the model reads as text). */
+function isTextBlock(block: unknown): block is { type: 'text'; text: string } {
+  return isObject(block) && block.type === 'text' && typeof block.text === 'string';
+}
+
+/**
+ * The model's view of one content block. A block is checked before it is mapped: what a server
+ * sent (or a saved conversation holds) may lack a field its type needs (a text without `text`,
+ * an image without `mimeType`, a resource without `resource`), and such a block, like a type this
+ * library does not know, is described as JSON rather than crash the agent run.
+ */
+function partOf(block: unknown): ContentParts[number] {
+  if (!isObject(block)) return described(block);
   switch (block.type) {
     case 'text':
-      return { type: 'text', text: block.text };
+      return isTextBlock(block) ? { type: 'text', text: block.text } : described(block);
     case 'image':
-    case 'audio':
-      return { type: 'file', mediaType: block.mimeType, data: { type: 'data', data: block.data } };
+    case 'audio': {
+      const { data, mimeType } = block;
+      return typeof data === 'string' && typeof mimeType === 'string' && mimeType !== ''
+        ? { type: 'file', mediaType: mimeType, data: { type: 'data', data } }
+        : described(block);
+    }
     case 'resource': {
       const { resource } = block;
+      if (!isObject(resource)) return described(block);
       if (typeof resource.text === 'string') return { type: 'text', text: resource.text };
       if (typeof resource.blob === 'string') {
         return {
           type: 'file',
-          mediaType: resource.mimeType ?? 'application/octet-stream',
+          mediaType:
+            typeof resource.mimeType === 'string' && resource.mimeType !== ''
+              ? resource.mimeType
+              : 'application/octet-stream',
           data: { type: 'data', data: resource.blob },
         };
       }
-      return { type: 'text', text: JSON.stringify(block) };
+      return described(block);
     }
     default:
       // A resource link (or a block type newer than this library): described as JSON.
-      return { type: 'text', text: JSON.stringify(block) };
+      return described(block);
   }
 }
 
@@ -70,10 +99,10 @@ export function toModelOutput(output: unknown): ModelOutput {
       value: `The task had not finished: it was last seen ${value.status}${message}, without a result.`,
     };
   }
-  const blocks: readonly ContentBlock[] = Array.isArray(value.content) ? value.content : [];
+  const blocks: readonly unknown[] = Array.isArray(value.content) ? value.content : [];
   if (value.isError === true) {
-    if (blocks.every((block) => block.type === 'text')) {
-      const text = blocks.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+    if (blocks.every(isTextBlock)) {
+      const text = blocks.map((block) => block.text).join('\n');
       if (text !== '') return { type: 'error-text', value: text };
       if (value.structuredContent !== undefined) return { type: 'error-json', value: json(value.structuredContent) };
       return { type: 'error-text', value: 'The tool reported an error without a message.' };

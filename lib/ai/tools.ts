@@ -88,6 +88,26 @@ function checkOptions(options: TaskToolsOptions): void {
     'tools must be an object of per-tool options',
   );
   const overrides = Object.values(options.tools ?? {}) as Array<TaskToolOverride | null | undefined>;
+  check(
+    overrides.every((own) => own === undefined || (typeof own === 'object' && own !== null && !Array.isArray(own))),
+    'tools',
+    'each entry of tools must be an object of options for that tool',
+  );
+  // The tools wrap each callback, so a callback that is no function would only fail when a task
+  // asks for input: refused here, as the TaskClient refuses it.
+  const typed = [
+    ['onElicitation', 'function', 'a function'],
+    ['onSampling', 'function', 'a function'],
+    ['description', 'string', 'a string'],
+    ['progress', 'boolean', 'a boolean'],
+  ] as const;
+  for (const [key, type, what] of typed) {
+    check(
+      [options, ...overrides].every((own) => own?.[key] === undefined || typeof own[key] === type),
+      key,
+      `${key} must be ${what}`,
+    );
+  }
   // A bad deadline or ttl fails here, not at each call the model makes.
   for (const key of ['timeoutMs', 'ttlMs'] as const) {
     check(
@@ -119,9 +139,10 @@ function unknownNames(names: Iterable<string>, listed: ReadonlySet<string>): str
  * or `failed`; a task that failed without a result throws its `TaskFailedError` (the AI SDK
  * reports it as a `tool-error`, and the model reads the server's message, cut to `maxErrorLength`
  * characters). Input a task asks for (`input_required`) is answered by `onElicitation` /
- * `onSampling` here, or else by the TaskClient's callbacks; input that none of them answers (or,
- * on the tasks extension, whose callback throws) cancels the task, and the tool fails with an
- * error saying that it needs user input.
+ * `onSampling` here, or else by the TaskClient's callbacks. On the tasks extension, input that
+ * none of them answers (or whose callback throws) cancels the task, and the tool fails with an
+ * error saying that it needs user input; on 2025-11-25 the server's request gets an error reply
+ * instead, and the task goes on or fails on the server's terms.
  *
  * The tool set's keys are names every model provider accepts (1 to 64 letters, digits, `_` or
  * `-`, starting with a letter or `_`): prefix + the server's name when that is one; otherwise
@@ -131,8 +152,8 @@ function unknownNames(names: Iterable<string>, listed: ReadonlySet<string>): str
  * call sends the server's own name (the tool's metadata `toolName`). The set has no prototype, so
  * any name (`__proto__` too) is a plain key.
  *
- * The list is read once, now (every page of `tools/list`): call again after the server's tools
- * change.
+ * The list is `TaskClient.tools()`'s: every page of `tools/list`, cached by the TaskClient until
+ * the server says its tools changed (`notifications/tools/list_changed`); call again after that.
  * @throws TaskOptionError for invalid options, for `include` or `tools` entries that name a tool the
  *   server does not list, for a `name` in `tools` that is not a safe name, and when two tools would
  *   get the same name.

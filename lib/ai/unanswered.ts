@@ -7,7 +7,7 @@
  * docs/input.md). This watch picks out the reports about one call's task, so that its tool can
  * cancel the task and tell the model at once.
  */
-import { TaskError, TaskInputError, TaskNotSupportedError, type TaskClient } from '../index.js';
+import { TaskError, TaskInputError, TaskNotSupportedError, type TaskClient, type TaskStatus } from '../index.js';
 import { scrubbed } from './scrub.js';
 
 /** What kind of input went unanswered: the `feature` of the library's report. */
@@ -77,22 +77,36 @@ const ASKED: Readonly<Record<InputKind, string>> = {
 };
 
 /**
- * The error a tool ends with when its task's input went unanswered and the task was cancelled for
- * it: a `TaskNotSupportedError` when no callback answers that input here, else a `TaskError` with
- * the callback's failure. Neither message names the task id.
+ * The error a tool ends with when its task's input went unanswered and the tool gave the task up
+ * for it: a `TaskNotSupportedError` when no callback answers that input here, else a `TaskError`
+ * with the callback's failure. `status`: the task's status once the tool gave it up. Only a task
+ * seen `cancelled` is said to be cancelled: a server may only acknowledge the cancel (or not
+ * answer it), and the task may still run ([E6]), which the message then says. Neither message
+ * names the task id.
  */
-export function unansweredError(toolName: string, unanswered: Unanswered, taskId: string): TaskError {
+export function unansweredError(
+  toolName: string,
+  unanswered: Unanswered,
+  taskId: string,
+  status: TaskStatus | undefined,
+): TaskError {
   const { kind, reason, report } = unanswered;
   const asked = `Tool "${toolName}" needs user input (${ASKED[kind]})`;
   const options = { task: report.task, taskId, toolName, cause: report };
+  const fate =
+    status === 'cancelled'
+      ? 'so its task was cancelled'
+      : status === 'completed' || status === 'failed'
+        ? `and its task ended ${status}`
+        : 'so the tool asked the server to cancel its task, and the server has not confirmed the cancel: the task may still be running';
   if (reason === 'failed') {
     const why = scrubbed(report.message, taskId);
-    return new TaskError(`${asked}, and answering it failed, so its task was cancelled. ${why}`, options);
+    return new TaskError(`${asked}, and answering it failed, ${fate}. ${why}`, options);
   }
   const option = kind === 'sampling' ? 'onSampling' : 'onElicitation';
   const fix = kind === 'input' ? '' : ` Give taskTools or the TaskClient an ${option} callback to answer it.`;
-  return new TaskNotSupportedError(
-    `${asked}, and no handler is configured to answer it, so its task was cancelled.${fix}`,
-    { ...options, feature: kind },
-  );
+  return new TaskNotSupportedError(`${asked}, and no handler is configured to answer it, ${fate}.${fix}`, {
+    ...options,
+    feature: kind,
+  });
 }

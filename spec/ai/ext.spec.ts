@@ -212,8 +212,13 @@ describe('task tools against the scripted extension server over Streamable HTTP'
   /** A TaskClient on a scripted extension server with the fixture tools, over Streamable HTTP. */
   async function scripted(
     options: TaskClientConnectOptions = OPTIONS,
+    cancel?: 'ignore',
   ): Promise<{ server: ExtServer; tasks: TaskClient }> {
-    const server = new ExtServer({ tools: fixtureTools(), pollIntervalMs: 20 });
+    const server = new ExtServer({
+      tools: fixtureTools(),
+      pollIntervalMs: 20,
+      ...(cancel === undefined ? {} : { cancel }),
+    });
     const endpoint = await startExtHttpServer(server);
     cleanups.push(() => endpoint.close());
     const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(endpoint.url), options);
@@ -264,6 +269,35 @@ describe('task tools against the scripted extension server over Streamable HTTP'
     expect(report).toMatchObject({ feature: 'elicitation', cause: thrown, toolName: 'confirm_delete' });
     expect(server.count('tasks/cancel')).toBe(1);
     expect(tasks.active).toBe(0);
+  });
+
+  it('unanswered input on a server that only acknowledges the cancel ([E6]): the error does not say the task was cancelled, it says it may still run', async () => {
+    for (const onElicitation of [
+      undefined,
+      () => {
+        throw new Error('nobody is at the keyboard');
+      },
+    ]) {
+      const { server, tasks } = await scripted(OPTIONS, 'ignore');
+      const tools = await taskTools(tasks, {
+        include: ['confirm_delete'],
+        ...(onElicitation === undefined ? {} : { onElicitation }),
+      });
+      const model = toolCallingModel({ toolName: 'confirm_delete', input: { filename: 'a.txt' } });
+      const run = await streamAgent(model, tools, { withinMs: 5_000 });
+      const error = run.errors.get('call-1') as Error;
+      expect(error).toMatchObject({ toolName: 'confirm_delete' });
+      expect(error.message).toContain('Tool "confirm_delete" needs user input (an elicitation)');
+      expect(error.message).not.toContain('was cancelled');
+      expect(error.message).toContain(
+        'so the tool asked the server to cancel its task, and the server has not confirmed the cancel: the task may still be running',
+      );
+      // The server acknowledged the cancel and runs the task on.
+      expect(server.count('tasks/cancel')).toBe(1);
+      const [taskId] = server.tasks.ids();
+      expect(server.tasks.detailed(taskId!).status).toBe('input_required');
+      expect(tasks.active).toBe(0);
+    }
   });
 
   it('a task that ends failed with a JSON-RPC error ([E15]) is a tool error with the server message', async () => {

@@ -53,6 +53,43 @@ describe('the model output of a task tool', () => {
     });
   });
 
+  it("describes a block that lacks what its type needs as JSON, and never throws (a server's or a saved conversation's)", async () => {
+    const broken = [
+      null,
+      'loose text',
+      { type: 'text' },
+      { type: 'text', text: 5 },
+      { type: 'image', data: PNG },
+      { type: 'audio', mimeType: 'audio/wav' },
+      { type: 'resource' },
+      { type: 'resource', resource: null },
+      { type: 'resource', resource: { uri: 'file:///d' } },
+    ];
+    const output = { type: 'result', content: [...broken, { type: 'text', text: 'ok' }] };
+    expect(await modelSees(output)).toEqual({
+      type: 'content',
+      value: [...broken.map((block) => ({ type: 'text', text: JSON.stringify(block) })), { type: 'text', text: 'ok' }],
+    });
+    // A blob without a usable mimeType is still a file.
+    expect(
+      await modelSees({
+        type: 'result',
+        content: [{ type: 'resource', resource: { uri: 'f', blob: 'AAE=', mimeType: 7 } }],
+      }),
+    ).toEqual({
+      type: 'content',
+      value: [{ type: 'file', mediaType: 'application/octet-stream', data: { type: 'data', data: 'AAE=' } }],
+    });
+    // An isError result is all text only when every block is a text block with its text.
+    expect(await modelSees({ type: 'result', isError: true, content: [{ type: 'text' }, null] })).toEqual({
+      type: 'content',
+      value: [
+        { type: 'text', text: '{"type":"text"}' },
+        { type: 'text', text: 'null' },
+      ],
+    });
+  });
+
   it('gives structured content as JSON when there is no content block', async () => {
     expect(await modelSees({ type: 'result', content: [], structuredContent: { rows: 3 } })).toEqual({
       type: 'json',

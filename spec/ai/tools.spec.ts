@@ -25,7 +25,7 @@ import {
   type TaskClientOptions,
 } from '../../lib/index.js';
 import { connectScripted, rpcError } from '../support/scripted-server.js';
-import { connectPair, exampleServerPair, rejection, within } from '../helpers.js';
+import { connectPair, exampleServerPair, rejection, until, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
 
@@ -89,6 +89,21 @@ describe('the tool set', () => {
       type: 'object',
       properties: { id: { type: 'number' }, steps: { type: 'integer', minimum: 1 } },
     });
+  });
+
+  it("lists through the TaskClient's cached list: a tool set per request costs no tools/list until the server says its tools changed", async () => {
+    const pair = await connectScripted({ tools: [{ name: 'first', inputSchema: { type: 'object' } }] });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    await taskTools(tasks);
+    await taskTools(tasks);
+    await taskTool(tasks, 'first');
+    expect(pair.server.count('tools/list')).toBe(1);
+    pair.server.notify('notifications/tools/list_changed');
+    await until(async () => Object.keys(await taskTools(tasks)).length === 1 && pair.server.count('tools/list') === 2);
   });
 
   it('include, exclude, tasksOnly, prefix and per-tool names pick and name the tools', async () => {
@@ -228,6 +243,32 @@ describe('the tool set', () => {
     });
   });
 
+  it('a per-tool entry that is not an object, a callback that is not a function, a description that is not a string and a progress that is not a boolean are a TaskOptionError', async () => {
+    const { tasks } = await rig();
+    // Not a TypeError thrown while the tool set is built.
+    for (const bad of [null, 'fast', 7, ['x']]) {
+      expect(await rejection(taskTools(tasks, { tools: { echo: bad as never } }))).toMatchObject({
+        name: 'TaskOptionError',
+        option: 'tools',
+      });
+    }
+    // Refused here, not found out when a task first asks for input (the tool wraps each callback).
+    for (const option of ['onElicitation', 'onSampling'] as const) {
+      expect(await rejection(taskTools(tasks, { [option]: 'ask the user' as never }))).toMatchObject({
+        name: 'TaskOptionError',
+        option,
+      });
+      expect(await rejection(taskTools(tasks, { tools: { echo: { [option]: 5 as never } } }))).toMatchObject({
+        option,
+      });
+      expect(await rejection(taskTool(tasks, 'echo', { [option]: {} as never }))).toMatchObject({ option });
+    }
+    expect(await rejection(taskTools(tasks, { description: 5 as never }))).toMatchObject({ option: 'description' });
+    expect(await rejection(taskTool(tasks, 'echo', { progress: 'no' as never }))).toMatchObject({
+      option: 'progress',
+    });
+  });
+
   it('taskTool makes one tool, with its own options', async () => {
     const { tasks, cancelled } = await rig();
     const analyze = await taskTool(tasks, 'analyze', { timeoutMs: 150 });
@@ -363,6 +404,19 @@ describe('running a tool', () => {
     expect(run.results.get('call-s')).toEqual({ type: 'result', content: [text('summary: tasks poll')] });
   });
 
+  it('on 2025-11-25, input no callback answers gets a JSON-RPC error and the server decides: the example server fails the task, and the model reads why', async () => {
+    const { tasks, cancelled } = await rig({ elicitation: {} });
+    const model = toolCallingModel({ toolName: 'confirm_delete', input: { path: '/x' } });
+    const run = await streamAgent(model, await taskTools(tasks, { include: ['confirm_delete'] }));
+    // No tasks/cancel: the server was answered (-32601), unlike on the tasks extension (spec/ai/ext.spec.ts).
+    expect(cancelled).toEqual([]);
+    expect(run.errors.size).toBe(0);
+    const output = run.results.get('call-1') as TaskToolOutput;
+    expect(output).toMatchObject({ type: 'result', isError: true });
+    expect(JSON.stringify(output)).toContain('No elicitation handler');
+    expect(toolResultsIn(model, 1)[0]?.output).toMatchObject({ type: 'error-text' });
+  });
+
   it('progress: false asks for no progress and yields statuses without it', async () => {
     const { tasks } = await rig();
     const tools = await taskTools(tasks, { include: ['analyze'], progress: false });
@@ -429,6 +483,35 @@ describe('running a tool', () => {
       isError: true,
     });
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
+  });
+
+  it('a task result with malformed content blocks does not crash the agent run: the model reads them as JSON', async () => {
+    const pair = await connectScripted({
+      tools: [{ name: 'render', taskSupport: 'required', inputSchema: { type: 'object' } }],
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    // Blocks of a tasks/result are not checked by the SDK: an image without its mimeType, a
+    // resource without its contents.
+    const content = [text('chart below'), { type: 'image', data: 'AA==' }, { type: 'resource' }];
+    pair.server.on('tools/call', () => {
+      const created = pair.server.tasks.createResult({ pollInterval: 20 });
+      const taskId = String((created.task as { taskId: string }).taskId);
+      setTimeout(() => pair.server.tasks.finish(taskId, 'completed', { result: { content } }), 30);
+      return created;
+    });
+    const model = toolCallingModel({ toolName: 'render', input: {} });
+    const run = await streamAgent(model, await taskTools(tasks));
+    expect(run.parts).not.toContain('error');
+    expect(run.text).toBe('done');
+    expect(run.results.get('call-1')).toEqual({ type: 'result', content });
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+      type: 'content',
+      value: [text('chart below'), text('{"type":"image","data":"AA=="}'), text('{"type":"resource"}')],
+    });
   });
 
   describe('the error text the model reads is bounded (maxErrorLength)', () => {
