@@ -3,7 +3,8 @@
  * task the server does not know (exit 1, never a made-up snapshot); Ctrl-C (SIGINT) during
  * `result` and `watch` cancelling the remote task like `call`; SIGTERM doing the same with exit
  * 143; a closed stdout (`| head -1`, EPIPE) cancelling the task with exit 141 and no stack trace;
- * and `--timeout` bounding the connection too (exit 124, the stdio server killed).
+ * `--timeout` bounding the connection too (exit 124, the stdio server killed); and a stop while a
+ * command closes its connection (no word of a task when none came of it).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,6 +145,19 @@ describe.sequential('mcp-task stopped from outside', { timeout: 60_000 }, () => 
     expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
     expect(stderr).toContain('stdout closed: cancelling the task');
     expect(cancelsOf(log)).toContain(`cancel ${taskId}`);
+  });
+
+  it('SIGTERM while tools closes a slow stdio server: exit 143, and no word of a task (tools makes none)', async () => {
+    // The server lingers 3 s after its stdin closes: closing the connection waits for it.
+    const run = runPiped(['tools', '--stdio', `sh -c '${STDIO_SERVER}; sleep 3'`]);
+    await until(() => run.stdout().includes('"name":"echo"'), 20_000, 'the tool list');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    run.kill('SIGTERM');
+    const { code, stdout, stderr } = await run.done;
+    expect(code, stderr).toBe(143);
+    expect(jsonLines(stdout).map((line) => line.type)).toEqual(Array(7).fill('tool'));
+    expect(stderr).toContain('SIGTERM: leaving without waiting for the connection to close');
+    expect(stderr.replaceAll('mcp-task:', '')).not.toMatch(/\btask\b/);
   });
 
   for (const wire of ['2025', 'auto']) {

@@ -413,13 +413,12 @@ export async function runSession(
       interrupts.disable();
       target.abandon();
     } else {
-      // Closing may wait (at most CLOSE_WAIT_MS) for the answer to a call given up before it came,
-      // so that a task created anyway is cancelled: a Ctrl-C meanwhile leaves at once.
+      // Closing may take a while (a stdio server slow to exit): a Ctrl-C meanwhile leaves at once.
+      // A call given up before its answer was waited for already (closeAfterAbandon): nothing is
+      // left that a task could come of, so the note names none (`tools` and the like make none).
       interrupts.onPress(() => {
         interrupts.disable();
-        reporter.note(
-          `${interrupts.label}: leaving without waiting; a task the server creates now runs until it expires`,
-        );
+        reporter.note(`${interrupts.label}: leaving without waiting for the connection to close`);
         target.abandon();
         process.exit(interrupts.exitCode);
       });
