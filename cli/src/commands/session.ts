@@ -107,6 +107,11 @@ export interface SessionExtra {
    * bounded by the connect timeout, so that a server that stops answering cannot keep it forever.
    */
   readonly oneShot?: boolean;
+  /**
+   * What is left unconfirmed when an interruption ends the command before its work is done, said
+   * in the note (`cancel`: that the task's cancel is not confirmed).
+   */
+  readonly unconfirmed?: string;
 }
 
 /** How long connecting may take before the terminal says what it waits for. */
@@ -368,9 +373,11 @@ export async function runSession(
     },
   };
 
-  // Outside of following a task, Ctrl-C just leaves.
+  // Outside of following a task, Ctrl-C just leaves, saying so.
   interrupts.onPress(() => {
     interrupts.disable();
+    const unconfirmed = extra.unconfirmed === undefined ? '' : `; ${extra.unconfirmed}`;
+    reporter.note(`${interrupts.label}: left before the command finished${unconfirmed}`);
     reporter.close();
     target.abandon();
     process.exit(interrupts.exitCode);
