@@ -134,7 +134,7 @@ describe.sequential('mcp-task call abandoned before the server answered', { time
         outcome,
         exitCode: code,
         error: {
-          message: `${said}, and it did not answer within ${CLOSE_WAIT_MS / 1000} s; a task it creates now is not cancelled: it runs on the server until it expires`,
+          message: `${said}; stopped waiting for its answer after ${CLOSE_WAIT_MS / 1000} s; a task it creates now is not cancelled: it runs on the server until it expires`,
         },
       });
       expect(JSON.stringify(last)).not.toContain('will be cancelled');

@@ -68,7 +68,7 @@ export async function callCommand(tool: string, pairs: readonly string[], option
                 : `${interrupts.label} before the server answered the call to "${tool}"`;
             const waited =
               wait === 'late'
-                ? `, and it did not answer within ${CLOSE_WAIT_MS / 1000} s`
+                ? `; stopped waiting for its answer after ${CLOSE_WAIT_MS / 1000} s`
                 : '; left without waiting for its answer';
             const fate =
               target.kind === 'url'

@@ -345,13 +345,13 @@ export async function runSession(
       abandoning = true;
     },
     closeAfterAbandon: async () => {
-      // The same bound as the library's closeTimeoutMs, started no later than its own: when the
-      // answer has not come by then, the library gives the wait up too.
       // A second Ctrl-C came while the call was being given up: leave at once, as promised.
       if (interrupts.presses >= 2) {
         abandoning = true;
         return 'left';
       }
+      // The same bound as the library's closeTimeoutMs, started no later than its own: when the
+      // answer has not come by then, the library gives the wait up too.
       let timer: NodeJS.Timeout | undefined;
       let leave: () => void = () => {};
       const restoreKeys = interrupts.onPress(() => leave());
