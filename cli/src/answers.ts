@@ -24,7 +24,8 @@ function parse(text: string, where: string): unknown {
 }
 
 /**
- * Reads the answers of `--answer` values, then of the `--answers` file.
+ * Reads the answers of `--answer` values, then of the `--answers` file; `-` is stdin, read to its
+ * end (`… | mcp-task call tool --answers -`).
  * @throws UsageError for invalid JSON or an unreadable file.
  */
 export function loadAnswers(inline: readonly string[], file: string | undefined): unknown[] {
@@ -32,18 +33,19 @@ export function loadAnswers(inline: readonly string[], file: string | undefined)
   if (file !== undefined) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readFileSync(file === '-' ? 0 : file, 'utf8');
     } catch (error) {
-      throw new UsageError(`--answers: cannot read ${file}: ${(error as Error).message}`);
+      throw new UsageError(`--answers: cannot read ${file === '-' ? 'stdin' : file}: ${(error as Error).message}`);
     }
     const trimmed = text.trim();
+    const source = file === '-' ? 'stdin' : file;
     if (trimmed.startsWith('[')) {
-      answers.push(...(parse(trimmed, `--answers ${file}`) as unknown[]));
+      answers.push(...(parse(trimmed, `--answers ${source}`) as unknown[]));
     } else {
       trimmed
         .split('\n')
         .filter((line) => line.trim() !== '')
-        .forEach((line, i) => answers.push(parse(line, `--answers ${file} line ${i + 1}`)));
+        .forEach((line, i) => answers.push(parse(line, `--answers ${source} line ${i + 1}`)));
     }
   }
   return answers;

@@ -40,7 +40,7 @@ function waiting(command: Command): Command {
       'give up (and cancel the task) after this long: 500ms, 30s, 5m; a bare number is seconds',
     )
     .option('--answer <json>', 'answer for the next question of the task (repeatable, used in order)', collect)
-    .option('--answers <file>', 'answers for the questions, a JSON array or one JSON value per line');
+    .option('--answers <file>', 'answers for the questions, a JSON array or one JSON value per line (- reads stdin)');
 }
 
 /**

@@ -100,10 +100,50 @@ describe.sequential('mcp-task call abandoned before the server answered', { time
     await new Promise((resolve) => setTimeout(resolve, 500));
     const pressed = Date.now();
     run.kill('SIGINT');
-    const { code, stderr } = await run.done;
+    const { code, stdout, stderr } = await run.done;
     expect(code).toBe(130);
     expect(Date.now() - pressed).toBeLessThan(CLOSE_WAIT_MS);
     expect(stderr).toContain('Ctrl-C: leaving without waiting');
+    // The result line is still printed, last, and does not claim a cancel.
+    expect(jsonLines(stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'interrupted',
+      exitCode: 130,
+      error: {
+        name: 'Interrupted',
+        message: `Ctrl-C before the server answered the call to "slow"; left without waiting for its answer; a task it creates now is not cancelled: it runs on the server until it expires`,
+      },
+    });
+  });
+
+  it('an answer later than the wait: the result line does not say the task will be cancelled (it is not); exit 130 or 124', async () => {
+    for (const [extra, code, outcome, said] of [
+      [[], 130, 'interrupted', 'Ctrl-C before the server answered the call to "slow"'],
+      [['--timeout', '3s'], 124, 'timeout', '--timeout 3s passed before the server answered the call to "slow"'],
+    ] as const) {
+      const heldBefore = held;
+      const before = server.tasks.ids().length;
+      const run = runPiped(['call', 'slow', '--url', endpoint.url.href, '--json', ...extra]);
+      await until(() => held > heldBefore, 20_000, 'the server to hold the tools/call');
+      if (extra.length === 0) run.kill('SIGINT');
+      const { code: exitCode, stdout, stderr } = await run.done;
+      expect(exitCode, stderr).toBe(code);
+      const last = jsonLines(stdout).at(-1);
+      expect(last).toMatchObject({
+        type: 'result',
+        outcome,
+        exitCode: code,
+        error: {
+          message: `${said}; stopped waiting for its answer after ${CLOSE_WAIT_MS / 1000} s; a task it creates now is not cancelled: it runs on the server until it expires`,
+        },
+      });
+      expect(JSON.stringify(last)).not.toContain('will be cancelled');
+      // What the line says is what happens: the answer that comes now makes a task nobody cancels.
+      release();
+      await until(() => server.tasks.ids().length > before, 10_000, 'the late task');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(statuses().at(-1)).toBe('working');
+    }
   });
 });
 

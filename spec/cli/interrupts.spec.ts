@@ -3,9 +3,13 @@
  * task the server does not know (exit 1, never a made-up snapshot); Ctrl-C (SIGINT) during
  * `result` and `watch` cancelling the remote task like `call`; SIGTERM doing the same with exit
  * 143; a closed stdout (`| head -1`, EPIPE) cancelling the task with exit 141 and no stack trace;
- * and `--timeout` bounding the connection too (exit 124, the stdio server killed).
+ * `--timeout` bounding the connection too (exit 124, the stdio server killed); and a stop while a
+ * command closes its connection (no word of a task when none came of it), or before `cancel` was
+ * answered (the cancel is not confirmed).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
@@ -144,6 +148,57 @@ describe.sequential('mcp-task stopped from outside', { timeout: 60_000 }, () => 
     expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
     expect(stderr).toContain('stdout closed: cancelling the task');
     expect(cancelsOf(log)).toContain(`cancel ${taskId}`);
+  });
+
+  it('SIGTERM while tools closes a slow stdio server: exit 143, and no word of a task (tools makes none)', async () => {
+    // The server lingers 3 s after its stdin closes: closing the connection waits for it.
+    const run = runPiped(['tools', '--stdio', `sh -c '${STDIO_SERVER}; sleep 3'`]);
+    await until(() => run.stdout().includes('"name":"echo"'), 20_000, 'the tool list');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    run.kill('SIGTERM');
+    const { code, stdout, stderr } = await run.done;
+    expect(code, stderr).toBe(143);
+    expect(jsonLines(stdout).map((line) => line.type)).toEqual(Array(7).fill('tool'));
+    expect(stderr).toContain('SIGTERM: leaving without waiting for the connection to close');
+    expect(stderr.replaceAll('mcp-task:', '')).not.toMatch(/\btask\b/);
+  });
+
+  it('Ctrl-C during cancel, before the server answered: exit 130, saying the cancel is not confirmed', async () => {
+    // Accepts requests and never answers them.
+    let requests = 0;
+    const silent = createHttpServer(() => (requests += 1));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const ref = join(scratch(), 'ref.json');
+      writeFileSync(
+        ref,
+        JSON.stringify({
+          v: 2,
+          url: `http://127.0.0.1:${port}/mcp`,
+          reference: {
+            v: 2,
+            taskId: 't-1',
+            toolName: 'analyze',
+            createdAt: new Date().toISOString(),
+            ttl: null,
+            wire: '2025-11-25',
+            sessionId: 's-1',
+            capabilities: { cancel: true, list: true },
+          },
+        }),
+      );
+      const run = runPiped(['cancel', '--ref', ref]);
+      await until(() => requests > 0, 20_000, 'the server to receive a request');
+      run.kill('SIGINT');
+      const { code, stdout, stderr } = await run.done;
+      expect(code, stderr).toBe(130);
+      expect(stdout).toBe('');
+      expect(stderr).toContain('Ctrl-C: left before the command finished; the cancel of task t-1 is not confirmed');
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   for (const wire of ['2025', 'auto']) {

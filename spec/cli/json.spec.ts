@@ -129,6 +129,20 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     expect(lines.at(-1)).toMatchObject({ result: { content: [{ text: 'summary: a typed summary' }] } });
   });
 
+  it('--answers - reads the answers from stdin (a pipe): JSON lines, used in order', async () => {
+    const run = runPiped(['call', 'order', '--answers', '-'], {}, [], {
+      input: `${JSON.stringify({ format: 'csv', copies: 3, urgent: true })}\n`,
+    });
+    const { code, stdout, stderr } = await run.done;
+    expect(code, stderr).toBe(0);
+    const lines = jsonLines(stdout);
+    expect(lines.find((l) => l.type === 'input')).toMatchObject({ kind: 'elicitation', source: 'answer' });
+    expect(lines.at(-1)).toMatchObject({
+      outcome: 'completed',
+      result: { structuredContent: { item: 'report', format: 'csv', copies: 3, urgent: true } },
+    });
+  });
+
   it('exit codes: 1 failed (message on stderr), 2 usage, 124 timeout', async () => {
     const failed = await runPiped(['call', 'flaky', 'reason=disk full', 'afterMs=100']).done;
     expect(failed.code).toBe(1);

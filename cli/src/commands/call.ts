@@ -1,7 +1,7 @@
 /** `mcp-task call <tool> [key=value ...]`: calls a tool as a task and follows it to the end. */
 import { TaskAbortError, TaskTimeoutError, type TaskHandle } from 'mcp-task-client';
 import { EXT_WIRE, parseToolArgs } from '../args.js';
-import { describeError, outcomeOf } from '../exit.js';
+import { describeError, outcomeOf, type Outcome } from '../exit.js';
 import { follow } from '../follow.js';
 import { checkWritable } from '../ref-file.js';
 import { CLOSE_WAIT_MS } from '../target.js';
@@ -45,19 +45,47 @@ export async function callCommand(tool: string, pairs: readonly string[], option
           onProgress: (progress, context) => reporter.progress(context.taskId, progress),
         });
       } catch (error) {
+        restoreKeys();
+        const { outcome, exitCode: code } = outcomeOf(error);
+        const exitCode = outcome === 'cancelled' && interrupts.presses > 0 ? interrupts.exitCode : code;
+        let ending: { outcome: Outcome; name: string; message: string } = {
+          outcome,
+          name: (error as Error).name ?? 'Error',
+          message: describeError(error, options.timeout),
+        };
         if (isPending(error)) {
           reporter.note(
             `waiting up to ${CLOSE_WAIT_MS / 1000} s for the server to answer the call, so that a task it creates anyway is cancelled (Ctrl-C to leave at once)`,
           );
+          // The result line says what became of a task the server creates: the library's message
+          // promises its cancel, which holds only if the answer comes within the wait.
+          const wait = await session.closeAfterAbandon();
+          if (wait !== 'answered') {
+            if (wait === 'left') reporter.note(`${interrupts.label}: leaving without waiting for the server's answer`);
+            const stop =
+              error instanceof TaskTimeoutError
+                ? `--timeout ${options.timeout ?? ''} passed before the server answered the call to "${tool}"`
+                : `${interrupts.label} before the server answered the call to "${tool}"`;
+            const waited =
+              wait === 'late'
+                ? `; stopped waiting for its answer after ${CLOSE_WAIT_MS / 1000} s`
+                : '; left without waiting for its answer';
+            const fate =
+              target.kind === 'url'
+                ? 'a task it creates now is not cancelled: it runs on the server until it expires'
+                : `the ${target.kind === 'stdio' ? 'stdio' : 'embedded'} server stops with this process, and a task it creates with it`;
+            ending = {
+              outcome: outcome === 'cancelled' ? 'interrupted' : outcome,
+              name: outcome === 'cancelled' ? 'Interrupted' : ending.name,
+              message: `${stop}${waited}; ${fate}`,
+            };
+          }
         }
-        restoreKeys();
-        const { outcome, exitCode: code } = outcomeOf(error);
-        const exitCode = outcome === 'cancelled' && interrupts.presses > 0 ? interrupts.exitCode : code;
         reporter.end({
-          outcome,
+          outcome: ending.outcome,
           exitCode,
           wire: target.wire,
-          error: { name: (error as Error).name ?? 'Error', message: describeError(error, options.timeout) },
+          error: { name: ending.name, message: ending.message },
         });
         return exitCode;
       }

@@ -159,6 +159,6 @@ export function cancelCommand(id: string | undefined, options: TaskOptions): Pro
       }
       return EXIT.ok;
     },
-    { saved, oneShot: true },
+    { saved, oneShot: true, unconfirmed: `the cancel of task ${shortId(taskId)} is not confirmed` },
   );
 }

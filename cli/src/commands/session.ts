@@ -12,6 +12,7 @@ import { ServerLoss } from '../loss.js';
 import { removeReference, temporaryReferencePath, writeReference, type SavedReference } from '../ref-file.js';
 import { HumanReporter, JsonReporter, type Reporter } from '../reporter.js';
 import {
+  CLOSE_WAIT_MS,
   CONNECT_TIMEOUT_MS,
   ConnectError,
   WireUnavailableError,
@@ -64,6 +65,15 @@ export interface Session {
    * after a second Ctrl-C, an unanswered cancel, or a lost server.
    */
   leaveNow(): void;
+  /**
+   * After a call given up before the server answered it (Ctrl-C, `--timeout`): closes the
+   * connection in order, which waits (the library's `closeTimeoutMs`) for the answer so that a task
+   * the server creates anyway gets its `tasks/cancel`. Resolves `answered` once that is done,
+   * `late` when the answer has not come within {@link CLOSE_WAIT_MS} (a task the server creates
+   * now is not cancelled), or `left` on a Ctrl-C meanwhile; in both last cases the CLI then leaves
+   * without waiting more.
+   */
+  closeAfterAbandon(): Promise<'answered' | 'late' | 'left'>;
 }
 
 /** The process streams, so tests can run commands in process. */
@@ -97,6 +107,11 @@ export interface SessionExtra {
    * bounded by the connect timeout, so that a server that stops answering cannot keep it forever.
    */
   readonly oneShot?: boolean;
+  /**
+   * What is left unconfirmed when an interruption ends the command before its work is done, said
+   * in the note (`cancel`: that the task's cancel is not confirmed).
+   */
+  readonly unconfirmed?: string;
 }
 
 /** How long connecting may take before the terminal says what it waits for. */
@@ -275,6 +290,9 @@ export async function runSession(
     return path;
   };
   let abandoning = false;
+  // Closed once: closing an embedded target twice would close its server twice.
+  let closing: Promise<void> | undefined;
+  const closeTarget = (): Promise<void> => (closing ??= target.close());
   // The server went away outside of following a task: the command ends (exit 1).
   let lostBeforeFollowing: (why: string) => void = () => {};
   const lostOutside = new Promise<string>((resolve) => (lostBeforeFollowing = resolve));
@@ -326,11 +344,40 @@ export async function runSession(
     leaveNow: () => {
       abandoning = true;
     },
+    closeAfterAbandon: async () => {
+      // A second Ctrl-C came while the call was being given up: leave at once, as promised.
+      if (interrupts.presses >= 2) {
+        abandoning = true;
+        return 'left';
+      }
+      // The same bound as the library's closeTimeoutMs, started no later than its own: when the
+      // answer has not come by then, the library gives the wait up too.
+      let timer: NodeJS.Timeout | undefined;
+      let leave: () => void = () => {};
+      const restoreKeys = interrupts.onPress(() => leave());
+      try {
+        const ending = await Promise.race([
+          closeTarget().then(
+            () => 'answered' as const,
+            () => 'late' as const,
+          ),
+          new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_WAIT_MS))),
+          new Promise<'left'>((resolve) => (leave = () => resolve('left'))),
+        ]);
+        if (ending !== 'answered') abandoning = true;
+        return ending;
+      } finally {
+        clearTimeout(timer);
+        restoreKeys();
+      }
+    },
   };
 
-  // Outside of following a task, Ctrl-C just leaves.
+  // Outside of following a task, Ctrl-C just leaves, saying so.
   interrupts.onPress(() => {
     interrupts.disable();
+    const unconfirmed = extra.unconfirmed === undefined ? '' : `; ${extra.unconfirmed}`;
+    reporter.note(`${interrupts.label}: left before the command finished${unconfirmed}`);
     reporter.close();
     target.abandon();
     process.exit(interrupts.exitCode);
@@ -373,17 +420,16 @@ export async function runSession(
       interrupts.disable();
       target.abandon();
     } else {
-      // Closing may wait (at most CLOSE_WAIT_MS) for the answer to a call given up before it came,
-      // so that a task created anyway is cancelled: a Ctrl-C meanwhile leaves at once.
+      // Closing may take a while (a stdio server slow to exit): a Ctrl-C meanwhile leaves at once.
+      // A call given up before its answer was waited for already (closeAfterAbandon): nothing is
+      // left that a task could come of, so the note names none (`tools` and the like make none).
       interrupts.onPress(() => {
         interrupts.disable();
-        reporter.note(
-          `${interrupts.label}: leaving without waiting; a task the server creates now runs until it expires`,
-        );
+        reporter.note(`${interrupts.label}: leaving without waiting for the connection to close`);
         target.abandon();
         process.exit(interrupts.exitCode);
       });
-      await target.close().catch(() => {});
+      await closeTarget().catch(() => {});
       interrupts.disable();
     }
   }

@@ -148,12 +148,13 @@ export interface PipeRun {
  * Starts the CLI with pipes for stdin, stdout and stderr. `nodeArgs` go to its Node process
  * (e.g. `--import ./spec/fixtures/hide-sdk.ts`), not to a server it starts. With `group`, the CLI
  * leads a process group of its own (as a job in a shell or a CI step), for {@link PipeRun.killGroup}.
+ * `input` is written to its stdin before it is closed (`echo … | mcp-task …`).
  */
 export function runPiped(
   args: readonly string[],
   env: Record<string, string> = {},
   nodeArgs: readonly string[] = [],
-  { group = false }: { group?: boolean } = {},
+  { group = false, input }: { group?: boolean; input?: string } = {},
 ): PipeRun {
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, MAIN, ...args], {
     cwd: ROOT,
@@ -165,7 +166,7 @@ export function runPiped(
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  child.stdin.end();
+  child.stdin.end(input);
   const done = new Promise<PipeResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
   return {
     pid: child.pid,
