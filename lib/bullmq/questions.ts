@@ -2,7 +2,8 @@
  * Questions a task asks while a worker holds its job: each is published on the job's progress
  * and waits for an answer stored through `answerJobInput`, from any process. A question's id is
  * derived from what it asks, so the same pending question keeps its id when another worker
- * resumes the task and is asked again: an answer given meanwhile is not lost.
+ * resumes the task and is asked again: an answer given meanwhile is not lost. Questions that ask
+ * the same thing at once are told apart by a count after that id (`-2`, `-3`, …).
  */
 import { createHash } from 'node:crypto';
 import type {
@@ -61,8 +62,13 @@ export class JobQuestions {
     params: ElicitRequestParams | CreateMessageRequestParams,
     signal: AbortSignal,
   ): Promise<T> {
-    const id = questionId(kind, params);
-    const question: PendingQuestion = this.pending.get(id) ?? { id, kind, params, askedAt: this.now() };
+    // Questions that ask the same thing at once (one prompt sampled twice, one confirmation for two
+    // items) each get an id of their own: the first the derived id, the next ones a count after it.
+    // Sharing one, only one of them could be answered and the others waited for good.
+    const derived = questionId(kind, params);
+    let id = derived;
+    for (let n = 2; this.pending.has(id); n += 1) id = `${derived}-${n}`;
+    const question: PendingQuestion = { id, kind, params, askedAt: this.now() };
     this.pending.set(id, question);
     this.changed(question);
     try {
