@@ -236,17 +236,15 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
   };
 
   let closed: Promise<void> | undefined;
-  return Object.assign(processJob, {
-    get active(): number {
-      return running.size;
-    },
-    close: (): Promise<void> =>
-      (closed ??= (async () => {
-        closing.abort();
-        for (const close of [...closers]) close();
-        await Promise.all([...running]);
-        watch.stop();
-        await pool.close();
-      })()),
-  });
+  const close = (): Promise<void> =>
+    (closed ??= (async () => {
+      closing.abort();
+      for (const closer of [...closers]) closer();
+      await Promise.all([...running]);
+      watch.stop();
+      await pool.close();
+    })());
+  // A getter defined on the function itself: Object.assign would copy the getter's value once (0).
+  Object.defineProperty(processJob, 'active', { get: () => running.size, enumerable: true });
+  return Object.assign(processJob, { close }) as ToolProcessor;
 }

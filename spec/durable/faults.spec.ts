@@ -5,7 +5,8 @@
  * an error while following the task is not taken for the server refusing the call; a `connect`
  * that says the job can never run ends it at once; a job that fails on its last attempt cancels
  * its task; a calling mark refused because of the run's own (the script sent twice) is taken; a
- * read of the control channel that fails is made again; the wait for that read leaves no timer.
+ * read of the control channel that fails is made again; the wait for that read leaves no timer;
+ * `processor.active` counts the jobs running.
  */
 import { Worker, UnrecoverableError, type Job, type Queue, type RedisClient as Redis } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -129,7 +130,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
     cleanups.push(() => opened.close(), close);
     const enqueue = (options: { attempts?: number } = {}) =>
       enqueueToolTask(opened.queue, { server: 'default', tool: 'job' }, options);
-    return { queue: opened.queue, events, close, enqueue };
+    return { queue: opened.queue, events, close, enqueue, worker, processor };
   }
 
   it('a reference write that fails (once after it was made, once before) is made again: the task runs on, one tools/call, the job completes', async () => {
@@ -252,6 +253,17 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
     expect(events.filter((e) => e.type === 'resumed')).toHaveLength(1);
     expect(pair.server.count('tasks/cancel')).toBe(1);
     expect(pair.server.tasks.get('task-1').status).toBe('cancelled');
+  }, 60_000);
+
+  it('processor.active counts the jobs running now', async () => {
+    const pair = await scripted(1_000);
+    const { queue, events, enqueue, processor } = await rig('faults-active', pair);
+    expect(processor.active).toBe(0);
+    const job = await enqueue();
+    await eventually(async () => events.some((e) => e.type === 'started'), 20_000, 'the task');
+    expect(processor.active).toBe(1);
+    expect(await (await finished(queue, job)).getState()).toBe('completed');
+    await eventually(async () => processor.active === 0, 5_000, 'no job running');
   }, 60_000);
 
   it("a calling mark refused because of the run's own (the script ran twice, as a client sends it again after a reconnect) is taken: no wait for the calling grace", async () => {
