@@ -5,7 +5,7 @@
 import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import { TaskOptionError, type CallToolResult, type ElicitationCallback, type SamplingCallback } from '../index.js';
 import { ControlWatch, type ToolQueue } from './control.js';
-import { writeJobData } from './job-write.js';
+import { holdsLock, writeJobData } from './job-write.js';
 import { ServerPool, type ConnectServer } from './pool.js';
 import { JobRun } from './run.js';
 import { RunEnded, type RunContext } from './run-context.js';
@@ -191,6 +191,7 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
     reload: async (jobId): Promise<unknown> =>
       ((await options.queue.getJob(jobId)) as { data?: unknown } | undefined)?.data,
     write: (jobId, data, guard) => writeJobData(options.queue, jobId, data, guard),
+    holds: (jobId, token) => holdsLock(options.queue, jobId, token, reconnectGraceMs),
     acquire: (server, sessionId) => pool.acquire(server, sessionId),
     watch: (jobId) => watch.watch(jobId),
     emit,
@@ -204,7 +205,7 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
     const finished = new Promise<void>((resolve) => (done = resolve));
     running.add(finished);
     try {
-      return await new JobRun(context, job, signal).run();
+      return await new JobRun(context, job, signal, token ?? job.token).run();
     } catch (error) {
       if (!(error instanceof RunEnded)) throw error;
       const end = error.end;

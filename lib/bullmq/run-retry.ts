@@ -26,6 +26,8 @@ export interface FailedTry {
   checkInterrupted(error: unknown): void;
   /** `ms`, cut to the time left before the job's deadline (0 once it passed). */
   withinDeadline(ms: number): number;
+  /** Whether the run still holds its job's lock (no other worker took the job). */
+  holdsJob(): Promise<boolean>;
 }
 
 /**
@@ -47,8 +49,21 @@ export async function afterError(
     else if (attempt > retry.attempts) {
       const message = `Gave up after ${retry.attempts} retries: ${messageOf(error)}`;
       if (!isLastAttempt(run.job)) throw new RunEnded({ kind: 'attempt', message, cause: error });
-      // No attempt follows: nobody would resume the task, so it is cancelled.
-      await cancelStoredTask(run.context, run.jobId, run.data);
+      // No attempt follows: nobody would resume the task, so it is cancelled. Unless the job is no
+      // longer this run's: its lock expired (a stalled event loop, Redis away) and another worker
+      // took the job and follows the same task, or the job is back in the queue for one to resume
+      // it. This run cannot fail that job, and cancelling its task would end it for that worker.
+      if (run.data.task !== undefined && !(await run.holdsJob())) {
+        run.context.emit({
+          type: 'warning',
+          jobId: run.jobId,
+          error: new Error(
+            'The job failed for good here, but its lock is no longer this worker’s (another worker holds the job, or it is back in the queue): its task is left running for the worker that resumes it, not cancelled',
+          ),
+        });
+      } else {
+        await cancelStoredTask(run.context, run.jobId, run.data);
+      }
       throw new RunEnded({ kind: 'final', message, cause: error });
     } else {
       // The job's deadline bounds the wait too: the next try then ends the job at once.

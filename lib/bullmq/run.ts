@@ -35,6 +35,8 @@ export class JobRun {
     private readonly context: RunContext,
     private readonly job: Job,
     private readonly signal: AbortSignal | undefined,
+    /** The token of the job's lock that BullMQ gave this run (`undefined`: none to check). */
+    private readonly token: string | undefined,
   ) {
     this.jobId = job.id ?? '';
     this.view = new RunStatus(
@@ -166,6 +168,7 @@ export class JobRun {
       interrupt: this.interrupt.signal,
       checkInterrupted: (error) => this.checkInterrupted(error),
       withinDeadline: (ms) => this.withinDeadline(ms),
+      holdsJob: () => (this.token === undefined ? Promise.resolve(true) : this.context.holds(this.jobId, this.token)),
     };
   }
 

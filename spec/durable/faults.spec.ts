@@ -6,7 +6,8 @@
  * that says the job can never run ends it at once; a job that fails on its last attempt cancels
  * its task; a calling mark refused because of the run's own (the script sent twice) is taken; a
  * read of the control channel that fails is made again; the wait for that read leaves no timer;
- * `processor.active` counts the jobs running.
+ * `processor.active` counts the jobs running; a run that gives up after another worker took its job's
+ * lock leaves the task to that worker.
  */
 import { Worker, UnrecoverableError, type Job, type Queue, type RedisClient as Redis } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -264,6 +265,38 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
     expect(processor.active).toBe(1);
     expect(await (await finished(queue, job)).getState()).toBe('completed');
     await eventually(async () => processor.active === 0, 5_000, 'no job running');
+  }, 60_000);
+
+  it('a run that gives up on the job’s last attempt after another worker took its lock does not cancel the task, which that worker follows', async () => {
+    // The task never ends; its reads fail, so that the run gives up following it (no retries).
+    const pair = await scripted('never');
+    const { queue, events, enqueue, worker, processor } = await rig('faults-lost-lock', pair, {
+      retry: { attempts: 0 },
+    });
+    // BullMQ reports the lock it can no longer renew, and the failure it can no longer record.
+    const errors: Error[] = [];
+    worker.on('error', (error) => errors.push(error));
+    const client = await (queue.getBackend() as unknown as { client: Promise<Redis> }).client;
+    let jobId = '';
+    pair.server.on('tasks/get', async () => {
+      // Meanwhile another worker took the job: this worker's lock expired (a stalled event loop,
+      // Redis away for a while), and the lock is now that worker's.
+      await client.set(`${queue.toKey(jobId)}:lock`, 'another-worker');
+      throw rpcError(-32603, 'task store unavailable');
+    });
+    const job = await enqueue();
+    jobId = job.id!;
+    await eventually(async () => events.some((e) => e.type === 'started'), 20_000, 'the task to start');
+    await eventually(async () => processor.active === 0, 20_000, 'the run to give up');
+    expect(pair.server.count('tasks/cancel')).toBe(0);
+    expect(pair.server.tasks.get('task-1').status).toBe('working');
+    const warnings = events.flatMap((e) => (e.type === 'warning' ? [e.error.message] : []));
+    expect(warnings).toEqual([
+      'The job failed for good here, but its lock is no longer this worker’s (another worker holds the job, or it is back in the queue): its task is left running for the worker that resumes it, not cancelled',
+    ]);
+    // The job is not failed by this worker: it is the other worker's.
+    expect(await job.getState()).toBe('active');
+    expect(errors.length).toBeGreaterThan(0);
   }, 60_000);
 
   it("a calling mark refused because of the run's own (the script ran twice, as a client sends it again after a reconnect) is taken: no wait for the calling grace", async () => {
