@@ -25,6 +25,12 @@ export class JobRun {
   /** Aborts every wait of this run: a cancel, or the processor closing. */
   private readonly interrupt = new AbortController();
   private handle: TaskHandle | undefined = undefined;
+  /**
+   * The signal of the `tools/call` under way until its task exists: aborted by a cancel, and to
+   * hand the job back when the processor closes while a question asked before the task exists
+   * waits on the job (the server waits for that answer, so the call would never end by itself).
+   */
+  private creating: AbortController | undefined = undefined;
   /** The calling mark this run wrote (a mark of its own is no sign of another worker). */
   private calledAt: number | undefined = undefined;
   private readonly view: RunStatus;
@@ -56,7 +62,10 @@ export class JobRun {
     const control = this.context.watch(this.jobId);
     this.questions = new JobQuestions(
       control,
-      (asked) => this.view.questionsChanged(asked, this.handle?.taskId ?? this.data.task?.reference.taskId),
+      (asked) => {
+        this.view.questionsChanged(asked, this.handle?.taskId ?? this.data.task?.reference.taskId);
+        this.handBackIfAsked();
+      },
       Date.now,
     );
     const cancel = (reason: string): void => {
@@ -72,6 +81,7 @@ export class JobRun {
     const onClose = (): void => {
       this.interrupt.abort();
       this.handle?.detach();
+      this.handBackIfAsked();
     };
     this.signal?.addEventListener('abort', onSignal, { once: true });
     const unlisten = this.context.onClose(onClose);
@@ -172,6 +182,17 @@ export class JobRun {
     };
   }
 
+  /**
+   * Once the processor closes, abandons a `tools/call` whose task does not exist yet while a
+   * question it asked waits on the job: nobody here will answer it, and the call waits for that
+   * answer. The job goes back to the queue with its calling mark, as after any call that did not
+   * end (the next worker waits for `callingGraceMs`, then `uncertainCall` applies).
+   */
+  private handBackIfAsked(): void {
+    if (!this.context.closing.aborted || this.creating === undefined || this.questions.list().length === 0) return;
+    this.creating.abort(new Error('The processor closed while a question asked before the task existed waited'));
+  }
+
   /** After an error (or none), ends the run when it was cancelled or its processor closes. */
   private checkInterrupted(error: unknown): void {
     if (this.stop.signal.aborted) {
@@ -267,15 +288,27 @@ export class JobRun {
     this.data = marked;
     const onProgress = (progress: TaskProgress): void =>
       this.view.progressed(progress, this.handle?.taskId ?? undefined);
-    const handle = await this.withInput(lease.tasks, (input) =>
-      lease.tasks.callToolAsTask(data.tool, data.args, {
-        timeoutMs: remaining,
-        ttlMs: data.ttlMs,
-        signal: this.stop.signal,
-        onProgress,
-        ...input,
-      }),
-    );
+    // The call's signal: a cancel aborts it for the task's whole life, the processor closing only
+    // while the task does not exist yet and a question waits (see handBackIfAsked).
+    const creating = new AbortController();
+    const stopped = (): void => creating.abort(this.stop.signal.reason);
+    if (this.stop.signal.aborted) stopped();
+    else this.stop.signal.addEventListener('abort', stopped, { once: true });
+    this.creating = creating;
+    let handle: TaskHandle;
+    try {
+      handle = await this.withInput(lease.tasks, (input) =>
+        lease.tasks.callToolAsTask(data.tool, data.args, {
+          timeoutMs: remaining,
+          ttlMs: data.ttlMs,
+          signal: creating.signal,
+          onProgress,
+          ...input,
+        }),
+      );
+    } finally {
+      this.creating = undefined;
+    }
     const reference = handle.toJSON();
     if (reference === undefined) {
       this.context.emit({
