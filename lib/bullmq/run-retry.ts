@@ -28,6 +28,8 @@ export interface FailedTry {
   withinDeadline(ms: number): number;
   /** Whether the run still holds its job's lock (no other worker took the job). */
   holdsJob(): Promise<boolean>;
+  /** Whether the job was cancelled (a cancel request, BullMQ's signal). */
+  cancelled(): boolean;
 }
 
 /**
@@ -41,6 +43,12 @@ export async function afterError(
   calling: boolean,
 ): Promise<Overtaken | undefined> {
   const { retry } = run.context;
+  if (run.cancelled() && run.data.task !== undefined && verdictOf(error, calling) === 'retry') {
+    // The job ends cancelled, but its try could not cancel the task: its connection could not be
+    // opened, or was lost. The task is cancelled over a new connection, as when a job fails for
+    // good (a bounded wait; a connection that comes later still cancels it).
+    await cancelStoredTask(run.context, run.jobId, run.data);
+  }
   run.checkInterrupted(error);
   try {
     const verdict = verdictOf(error, calling);

@@ -178,6 +178,7 @@ export class JobRun {
       interrupt: this.interrupt.signal,
       checkInterrupted: (error) => this.checkInterrupted(error),
       withinDeadline: (ms) => this.withinDeadline(ms),
+      cancelled: () => this.stop.signal.aborted,
       holdsJob: () => (this.token === undefined ? Promise.resolve(true) : this.context.holds(this.jobId, this.token)),
     };
   }
