@@ -96,7 +96,7 @@ export function readJobData(data: unknown): ToolJobData {
   // A mark or a task that is there but cannot be read is not taken for none: that would call the
   // tool beside a task the job may hold, or beside a worker that is calling it. (A `task` array,
   // which the guarded write's Lua reads as a task, sent the run round and round for good.)
-  let calling: { at: number } | undefined;
+  let calling: ToolJobData['calling'];
   if (data.calling !== undefined && data.calling !== null) {
     if (!isPlainObject(data.calling) || typeof data.calling.at !== 'number') {
       throw new TaskOptionError(
@@ -104,7 +104,8 @@ export function readJobData(data: unknown): ToolJobData {
         { option: 'job.data.calling' },
       );
     }
-    calling = { at: data.calling.at };
+    const by = data.calling.by;
+    calling = typeof by === 'string' ? { at: data.calling.at, by } : { at: data.calling.at };
   }
   let task: ToolJobData['task'];
   if (data.task !== undefined && data.task !== null) {

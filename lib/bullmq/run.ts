@@ -13,7 +13,18 @@ import { JobQuestions } from './questions.js';
 import { RunEnded, type RunContext } from './run-context.js';
 import { leaseConnection } from './run-lease.js';
 import { afterError, type FailedTry } from './run-retry.js';
-import { Overtaken, checkedData, goneEnd, isOwnMark, messageOf, sleep, storeReference } from './run-store.js';
+import { randomUUID } from 'node:crypto';
+import {
+  Overtaken,
+  checkedData,
+  goneEnd,
+  isOwnMark,
+  messageOf,
+  sameMark,
+  sleep,
+  storeReference,
+  type RunMark,
+} from './run-store.js';
 import { RunStatus } from './run-status.js';
 import type { ToolJobData } from './types.js';
 
@@ -32,7 +43,9 @@ export class JobRun {
    */
   private creating: AbortController | undefined = undefined;
   /** The calling mark this run wrote (a mark of its own is no sign of another worker). */
-  private calledAt: number | undefined = undefined;
+  private mark: RunMark | undefined = undefined;
+  /** This run's random id, in its calling marks. */
+  private readonly runId = randomUUID();
   private readonly view: RunStatus;
   private questions: JobQuestions = undefined as never;
   private readonly jobId: string;
@@ -124,7 +137,7 @@ export class JobRun {
       if (this.data.task === undefined || !this.stop.signal.aborted) this.checkInterrupted(undefined);
       let calling = this.data.task === undefined;
       try {
-        if (calling && this.data.calling !== undefined && this.data.calling.at !== this.calledAt) {
+        if (calling && this.data.calling !== undefined && !sameMark(this.data.calling, this.mark)) {
           await this.awaitOthersReference();
           calling = this.data.task === undefined;
           if (calling) this.checkInterrupted(undefined);
@@ -276,14 +289,14 @@ export class JobRun {
         cause: undefined,
       });
     }
-    const earlier = this.calledAt;
+    const earlier = this.mark;
     // Set before the write: a write that failed may still have been made, and this mark is ours.
-    this.calledAt = Date.now();
-    const marked: ToolJobData = { ...data, calling: { at: this.calledAt } };
+    this.mark = { at: Date.now(), by: this.runId };
+    const marked: ToolJobData = { ...data, calling: this.mark };
     const claim = await this.context.write(this.jobId, marked, { mark: data.calling?.at });
     if (claim.kind === 'gone') throw goneEnd(undefined);
-    if (claim.kind === 'refused' && !isOwnMark(claim.stored, this.calledAt)) {
-      this.calledAt = earlier;
+    if (claim.kind === 'refused' && !isOwnMark(claim.stored, this.mark)) {
+      this.mark = earlier;
       throw new Overtaken(claim.stored);
     }
     this.data = marked;

@@ -6,6 +6,7 @@
  * that says the job can never run ends it at once; a job that fails on its last attempt cancels
  * its task; a calling mark refused because of the run's own (the script sent twice) is taken; a
  * read of the control channel that fails is made again; the wait for that read leaves no timer;
+ * another worker's calling mark written in the same millisecond is not taken for the run's own;
  * `processor.active` counts the jobs running; a run that gives up after another worker took its job's
  * lock leaves the task to that worker.
  */
@@ -318,6 +319,38 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
     expect(marks).toBe(1);
     expect(pair.server.count('tools/call')).toBe(1);
     expect(events.filter((e) => e.type === 'resumed')).toEqual([]);
+  }, 60_000);
+
+  it('another worker’s calling mark written in the same millisecond as this run’s is not taken for its own: the run does not call, it waits for that worker’s reference', async () => {
+    const pair = await scripted();
+    let raced = false;
+    let queueRef: Queue | undefined;
+    const { queue, events, enqueue } = await rig('faults-same-ms-mark', pair, {
+      callingGraceMs: 3_000,
+      intercept: async (method, args, run) => {
+        if (method !== 'runCommand' || writeMode(args) !== 'mark' || raced) return run();
+        raced = true;
+        // Just before this run's mark lands, another worker (which took the job after this one
+        // lost its lock) marks it, in the same millisecond.
+        const [key, json] = args[1] as [string, string];
+        const mine = JSON.parse(json) as ToolJobData;
+        const { by: _by, ...sameTime } = mine.calling as { at: number; by?: string };
+        const client = await (queueRef!.getBackend() as unknown as { client: Promise<Redis> }).client;
+        await client.hset(key, { data: JSON.stringify({ ...mine, calling: sameTime }) });
+        return run();
+      },
+    });
+    queueRef = queue;
+    const job = await enqueue();
+    await eventually(async () => raced, 10_000, 'the mark');
+    await pause(1_000);
+    // Within the other worker's grace this run has not called: it waits for that worker's reference.
+    expect(pair.server.count('tools/call')).toBe(0);
+    expect(events.filter((e) => e.type === 'started')).toEqual([]);
+    // That worker never stores one (it died): after the grace the run calls (uncertainCall 'call-again').
+    const done = await finished(queue, job);
+    expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
+    expect(pair.server.count('tools/call')).toBe(1);
   }, 60_000);
 
   it('a read of the control channel that fails is made again at the next poll: a cancel stored before the job was watched is seen', async () => {
