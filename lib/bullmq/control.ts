@@ -34,6 +34,20 @@ function clientOf(queue: ToolQueue): Promise<RedisClient> {
   return scriptClient(queue, SCRIPT, 2, LUA);
 }
 
+/**
+ * What an answer's field holds once a worker took the answer: not JSON, so no reader takes it for
+ * an answer, and `answerJobInput` (which writes only a field not set) refuses a second answer to
+ * the same question as answered already. Cleared when the same question is asked again, and when
+ * the job's run ends.
+ */
+const TAKEN = 'taken';
+
+const REOPEN = 'mcpTaskClientControlReopen';
+/** KEYS[1] the hash; ARGV[1] the field, ARGV[2] {@link TAKEN}: clears the field only if it holds that. */
+const REOPEN_LUA = `
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0`;
+
 /** The keys of `queue`'s control hash and revision counter. */
 function keysOf(queue: ToolQueue): { readonly hash: string; readonly rev: string } {
   return { hash: queue.toKey('mcp-task-client:control'), rev: queue.toKey('mcp-task-client:rev') };
@@ -75,10 +89,15 @@ export interface WatchedJob {
   /** Resolves once the channel was read for this job (a cancel stored before it started is known then). */
   readonly ready: Promise<void>;
   /**
-   * Resolves with the answer stored for `question` (once it is, which may be at once), and takes
-   * it off the channel. Rejects with `signal`'s reason when it aborts first.
+   * Resolves with the answer stored for `question` (once it is, which may be at once), and marks
+   * it taken (a second answer is refused). Rejects with `signal`'s reason when it aborts first.
    */
   answer(question: string, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Makes `question` answerable again when an earlier answer to it was taken (the task asks the
+   * same thing again): call it before the question shows on the job.
+   */
+  reopen(question: string): Promise<void>;
   /** Stops watching; clears what this job left on the channel. */
   release(): void;
 }
@@ -128,6 +147,7 @@ export class ControlWatch {
       cancelled,
       ready,
       answer: (question, signal) => this.answer(watched, question, signal),
+      reopen: (question) => this.reopen(watched, question),
       release: () => this.release(watched),
     };
   }
@@ -136,6 +156,12 @@ export class ControlWatch {
   stop(): void {
     this.stopped = true;
     this.timer?.clear();
+  }
+
+  private async reopen(watched: Watched, question: string): Promise<void> {
+    const client = await scriptClient(this.queue, REOPEN, 1, REOPEN_LUA);
+    const field = fieldName(watched.jobId, { kind: 'answer', question });
+    await client.runCommand(REOPEN, [keysOf(this.queue).hash, field, TAKEN]);
   }
 
   private answer(watched: Watched, question: string, signal: AbortSignal): Promise<unknown> {
@@ -251,13 +277,15 @@ export class ControlWatch {
       }
       const deliver = watched.waiting.get(field.question);
       if (deliver === undefined) continue;
+      // Still asked: its field (marked taken) is cleared when the run ends.
       watched.waiting.delete(field.question);
-      watched.asked.delete(field.question);
       consumed.push(fieldName(watched.jobId, field));
       deliver(value);
     }
     for (const { watched, field } of wanted) if (field.kind === 'cancel') watched.read();
-    // An answer is taken once: the same question asked again later waits for a new answer.
-    if (consumed.length > 0) await client.hdel(hash, ...consumed);
+    // An answer is taken once: its field is marked taken, so that a second answer to the same
+    // question is refused (it would otherwise stay, and answer that question when asked again);
+    // the same question asked again is reopened first (see reopen()) and waits for a new answer.
+    if (consumed.length > 0) await client.hset(hash, Object.fromEntries(consumed.map((field) => [field, TAKEN])));
   }
 }

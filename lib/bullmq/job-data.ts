@@ -93,14 +93,33 @@ export function readJobData(data: unknown): ToolJobData {
   if (!isPlainObject(data.args)) throw new TaskOptionError('"args" must be an object', { option: 'args' });
   const deadlineAt = optionalDuration(data.deadlineAt, 'deadlineAt', 0);
   const ttlMs = optionalDuration(data.ttlMs, 'ttlMs', 0);
-  const calling =
-    isPlainObject(data.calling) && typeof data.calling.at === 'number' ? { at: data.calling.at } : undefined;
-  const task = isPlainObject(data.task)
-    ? {
-        reference: readReference(data.task.reference),
-        storedAt: typeof data.task.storedAt === 'number' ? data.task.storedAt : 0,
-      }
-    : undefined;
+  // A mark or a task that is there but cannot be read is not taken for none: that would call the
+  // tool beside a task the job may hold, or beside a worker that is calling it. (A `task` array,
+  // which the guarded write's Lua reads as a task, sent the run round and round for good.)
+  let calling: ToolJobData['calling'];
+  if (data.calling !== undefined && data.calling !== null) {
+    if (!isPlainObject(data.calling) || typeof data.calling.at !== 'number') {
+      throw new TaskOptionError(
+        'The job holds a "calling" mark without its time: another worker may be calling the tool',
+        { option: 'job.data.calling' },
+      );
+    }
+    const by = data.calling.by;
+    calling = typeof by === 'string' ? { at: data.calling.at, by } : { at: data.calling.at };
+  }
+  let task: ToolJobData['task'];
+  if (data.task !== undefined && data.task !== null) {
+    if (!isPlainObject(data.task)) {
+      throw new TaskOptionError(
+        'The job holds a "task" that is not an object: it may name a task the tool already started',
+        { option: 'job.data.task' },
+      );
+    }
+    task = {
+      reference: readReference(data.task.reference),
+      storedAt: typeof data.task.storedAt === 'number' ? data.task.storedAt : 0,
+    };
+  }
   return {
     mcpTask: 1,
     server,

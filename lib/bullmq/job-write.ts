@@ -8,6 +8,7 @@
  */
 import type { ToolQueue } from './control.js';
 import { scriptClient } from './redis-script.js';
+import { later, type Later } from './timer.js';
 import type { ToolJobData } from './types.js';
 
 const SCRIPT = 'mcpTaskClientJobWrite';
@@ -52,6 +53,26 @@ export type JobWrite =
 /** What a guarded write checks: see {@link writeJobData}. */
 export type JobWriteGuard =
   { readonly mark: number | undefined } | { readonly taskId: string } | { readonly forget: string };
+
+/**
+ * Whether the lock of job `jobId` on `queue` is `token` (BullMQ keeps it at the job's key and
+ * `:lock`): the worker that runs the job with that token still holds it, and no other worker took it
+ * after that lock expired. False when another token (or none) is stored, and when the lock cannot
+ * be read within `withinMs` (Redis away): the job's state cannot be recorded either then.
+ */
+export async function holdsLock(queue: ToolQueue, jobId: string, token: string, withinMs: number): Promise<boolean> {
+  let timer: Later | undefined;
+  const late = new Promise<false>((resolve) => (timer = later(() => resolve(false), withinMs)));
+  const read = (async () => {
+    const client = await queue.getBackend().client;
+    return (await client.get(`${queue.toKey(jobId)}:lock`)) === token;
+  })().catch(() => false);
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    timer?.clear();
+  }
+}
 
 /**
  * Writes `data` to job `jobId` of `queue` unless the stored data says another run got there

@@ -5,7 +5,7 @@
 import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import { TaskOptionError, type CallToolResult, type ElicitationCallback, type SamplingCallback } from '../index.js';
 import { ControlWatch, type ToolQueue } from './control.js';
-import { writeJobData } from './job-write.js';
+import { holdsLock, writeJobData } from './job-write.js';
 import { ServerPool, type ConnectServer } from './pool.js';
 import { JobRun } from './run.js';
 import { RunEnded, type RunContext } from './run-context.js';
@@ -191,6 +191,7 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
     reload: async (jobId): Promise<unknown> =>
       ((await options.queue.getJob(jobId)) as { data?: unknown } | undefined)?.data,
     write: (jobId, data, guard) => writeJobData(options.queue, jobId, data, guard),
+    holds: (jobId, token) => holdsLock(options.queue, jobId, token, reconnectGraceMs),
     acquire: (server, sessionId) => pool.acquire(server, sessionId),
     watch: (jobId) => watch.watch(jobId),
     emit,
@@ -204,7 +205,7 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
     const finished = new Promise<void>((resolve) => (done = resolve));
     running.add(finished);
     try {
-      return await new JobRun(context, job, signal).run();
+      return await new JobRun(context, job, signal, token ?? job.token).run();
     } catch (error) {
       if (!(error instanceof RunEnded)) throw error;
       const end = error.end;
@@ -236,17 +237,15 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
   };
 
   let closed: Promise<void> | undefined;
-  return Object.assign(processJob, {
-    get active(): number {
-      return running.size;
-    },
-    close: (): Promise<void> =>
-      (closed ??= (async () => {
-        closing.abort();
-        for (const close of [...closers]) close();
-        await Promise.all([...running]);
-        watch.stop();
-        await pool.close();
-      })()),
-  });
+  const close = (): Promise<void> =>
+    (closed ??= (async () => {
+      closing.abort();
+      for (const closer of [...closers]) closer();
+      await Promise.all([...running]);
+      watch.stop();
+      await pool.close();
+    })());
+  // A getter defined on the function itself: Object.assign would copy the getter's value once (0).
+  Object.defineProperty(processJob, 'active', { get: () => running.size, enumerable: true });
+  return Object.assign(processJob, { close }) as ToolProcessor;
 }

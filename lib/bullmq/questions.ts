@@ -2,7 +2,8 @@
  * Questions a task asks while a worker holds its job: each is published on the job's progress
  * and waits for an answer stored through `answerJobInput`, from any process. A question's id is
  * derived from what it asks, so the same pending question keeps its id when another worker
- * resumes the task and is asked again: an answer given meanwhile is not lost.
+ * resumes the task and is asked again: an answer given meanwhile is not lost. Questions that ask
+ * the same thing at once are told apart by a count after that id (`-2`, `-3`, …).
  */
 import { createHash } from 'node:crypto';
 import type {
@@ -27,9 +28,18 @@ export function questionId(
   return `${kind === 'elicitation' ? 'e' : 's'}-${digest}`;
 }
 
+/** Resolves when `signal` aborts (never removed: the signal of one question, short-lived). */
+const aborted = (signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
 /** The questions of one job run, and the callbacks that ask them. */
 export class JobQuestions {
   private readonly pending = new Map<string, PendingQuestion>();
+  /** Ids given to questions being reopened (not pending yet), so that twins get ids of their own. */
+  private readonly opening = new Set<string>();
 
   constructor(
     private readonly control: WatchedJob,
@@ -61,8 +71,21 @@ export class JobQuestions {
     params: ElicitRequestParams | CreateMessageRequestParams,
     signal: AbortSignal,
   ): Promise<T> {
-    const id = questionId(kind, params);
-    const question: PendingQuestion = this.pending.get(id) ?? { id, kind, params, askedAt: this.now() };
+    // Questions that ask the same thing at once (one prompt sampled twice, one confirmation for two
+    // items) each get an id of their own: the first the derived id, the next ones a count after it.
+    // Sharing one, only one of them could be answered and the others waited for good.
+    const derived = questionId(kind, params);
+    let id = derived;
+    for (let n = 2; this.pending.has(id) || this.opening.has(id); n += 1) id = `${derived}-${n}`;
+    // An answer taken earlier for the same question marked its field taken (a second answer to
+    // that one is refused): cleared before this question shows on the job. Redis away: it goes on.
+    this.opening.add(id);
+    try {
+      await Promise.race([this.control.reopen(id).catch(() => {}), aborted(signal)]);
+    } finally {
+      this.opening.delete(id);
+    }
+    const question: PendingQuestion = { id, kind, params, askedAt: this.now() };
     this.pending.set(id, question);
     this.changed(question);
     try {

@@ -30,6 +30,11 @@ export interface RunContext {
   reload(jobId: string): Promise<unknown>;
   /** Writes the job's `calling` mark, its task's reference, or forgets its task, unless another run got there first (see {@link writeJobData}). */
   write(jobId: string, data: ToolJobData, guard: JobWriteGuard): Promise<JobWrite>;
+  /**
+   * Whether the lock of job `jobId` is `token` (the run still holds the job, no other worker took
+   * it); false when that cannot be read within `reconnectGraceMs`.
+   */
+  holds(jobId: string, token: string): Promise<boolean>;
   acquire(server: string, sessionId: string | undefined): Promise<Lease>;
   watch(jobId: string): WatchedJob;
   emit(event: ToolJobEvent): void;

@@ -26,6 +26,10 @@ export interface FailedTry {
   checkInterrupted(error: unknown): void;
   /** `ms`, cut to the time left before the job's deadline (0 once it passed). */
   withinDeadline(ms: number): number;
+  /** Whether the run still holds its job's lock (no other worker took the job). */
+  holdsJob(): Promise<boolean>;
+  /** Whether the job was cancelled (a cancel request, BullMQ's signal). */
+  cancelled(): boolean;
 }
 
 /**
@@ -39,6 +43,12 @@ export async function afterError(
   calling: boolean,
 ): Promise<Overtaken | undefined> {
   const { retry } = run.context;
+  if (run.cancelled() && run.data.task !== undefined && verdictOf(error, calling) === 'retry') {
+    // The job ends cancelled, but its try could not cancel the task: its connection could not be
+    // opened, or was lost. The task is cancelled over a new connection, as when a job fails for
+    // good (a bounded wait; a connection that comes later still cancels it).
+    await cancelStoredTask(run.context, run.jobId, run.data);
+  }
   run.checkInterrupted(error);
   try {
     const verdict = verdictOf(error, calling);
@@ -47,8 +57,21 @@ export async function afterError(
     else if (attempt > retry.attempts) {
       const message = `Gave up after ${retry.attempts} retries: ${messageOf(error)}`;
       if (!isLastAttempt(run.job)) throw new RunEnded({ kind: 'attempt', message, cause: error });
-      // No attempt follows: nobody would resume the task, so it is cancelled.
-      await cancelStoredTask(run.context, run.jobId, run.data);
+      // No attempt follows: nobody would resume the task, so it is cancelled. Unless the job is no
+      // longer this run's: its lock expired (a stalled event loop, Redis away) and another worker
+      // took the job and follows the same task, or the job is back in the queue for one to resume
+      // it. This run cannot fail that job, and cancelling its task would end it for that worker.
+      if (run.data.task !== undefined && !(await run.holdsJob())) {
+        run.context.emit({
+          type: 'warning',
+          jobId: run.jobId,
+          error: new Error(
+            'The job failed for good here, but its lock is no longer this worker’s (another worker holds the job, or it is back in the queue): its task is left running for the worker that resumes it, not cancelled',
+          ),
+        });
+      } else {
+        await cancelStoredTask(run.context, run.jobId, run.data);
+      }
       throw new RunEnded({ kind: 'final', message, cause: error });
     } else {
       // The job's deadline bounds the wait too: the next try then ends the job at once.

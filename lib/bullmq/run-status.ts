@@ -42,8 +42,18 @@ export class RunStatus {
     });
   }
 
+  /**
+   * The progress so far, for task `taskId` (`undefined` while the call has no task yet). A task
+   * known at last takes the place of `''`, with what was reported so far; another task (the run
+   * called the tool again, or resumed another run's task) starts afresh: the old one's status and
+   * progress are not the new one's.
+   */
   private current(taskId: string | undefined): ToolJobProgress {
-    return this.status ?? { status: 'working', task: taskId === undefined ? '' : fingerprint(taskId), questions: [] };
+    const task = taskId === undefined ? undefined : fingerprint(taskId);
+    const status = this.status;
+    if (status === undefined || (task !== undefined && status.task !== '' && status.task !== task))
+      return { status: 'working', task: task ?? '', questions: [] };
+    return task === undefined || status.task === task ? status : { ...status, task };
   }
 
   /** The tool reported `progress` (for task `taskId`, when it has one yet). */

@@ -115,14 +115,29 @@ export function goneEnd(taskId: string | undefined): RunEnded {
 }
 
 /**
- * Whether a refused `calling` mark was refused because of the run's own mark (written at
- * `calledAt`): the script ran twice (the client sent it again after a reconnect), and the first
+ * Whether a refused `calling` mark was refused because of the run's own mark (`mark`): the script ran twice (the client sent it again after a reconnect), and the first
  * run made the write.
  */
-export function isOwnMark(stored: unknown, calledAt: number | undefined): boolean {
-  if (calledAt === undefined || typeof stored !== 'object' || stored === null) return false;
-  const { task, calling } = stored as { task?: unknown; calling?: { at?: unknown } };
-  return task === undefined && typeof calling === 'object' && calling !== null && calling.at === calledAt;
+export function isOwnMark(stored: unknown, mark: RunMark | undefined): boolean {
+  if (mark === undefined || typeof stored !== 'object' || stored === null) return false;
+  const { task, calling } = stored as { task?: unknown; calling?: unknown };
+  return task === undefined && sameMark(calling, mark);
+}
+
+/** A calling mark a run wrote: its time, and the run's random id (see `ToolJobData.calling`). */
+export interface RunMark {
+  readonly at: number;
+  readonly by: string;
+}
+
+/**
+ * Whether `calling` (a stored mark) is `mark`: the same time and the same run. Another worker's
+ * mark written in the same millisecond is not the run's own.
+ */
+export function sameMark(calling: unknown, mark: RunMark | undefined): boolean {
+  if (mark === undefined || typeof calling !== 'object' || calling === null) return false;
+  const { at, by } = calling as { at?: unknown; by?: unknown };
+  return at === mark.at && by === mark.by;
 }
 
 /** The parts of a run that storing its task's reference uses. */

@@ -13,7 +13,18 @@ import { JobQuestions } from './questions.js';
 import { RunEnded, type RunContext } from './run-context.js';
 import { leaseConnection } from './run-lease.js';
 import { afterError, type FailedTry } from './run-retry.js';
-import { Overtaken, checkedData, goneEnd, isOwnMark, messageOf, sleep, storeReference } from './run-store.js';
+import { randomUUID } from 'node:crypto';
+import {
+  Overtaken,
+  checkedData,
+  goneEnd,
+  isOwnMark,
+  messageOf,
+  sameMark,
+  sleep,
+  storeReference,
+  type RunMark,
+} from './run-store.js';
 import { RunStatus } from './run-status.js';
 import type { ToolJobData } from './types.js';
 
@@ -25,8 +36,16 @@ export class JobRun {
   /** Aborts every wait of this run: a cancel, or the processor closing. */
   private readonly interrupt = new AbortController();
   private handle: TaskHandle | undefined = undefined;
+  /**
+   * The signal of the `tools/call` under way until its task exists: aborted by a cancel, and to
+   * hand the job back when the processor closes while a question asked before the task exists
+   * waits on the job (the server waits for that answer, so the call would never end by itself).
+   */
+  private creating: AbortController | undefined = undefined;
   /** The calling mark this run wrote (a mark of its own is no sign of another worker). */
-  private calledAt: number | undefined = undefined;
+  private mark: RunMark | undefined = undefined;
+  /** This run's random id, in its calling marks. */
+  private readonly runId = randomUUID();
   private readonly view: RunStatus;
   private questions: JobQuestions = undefined as never;
   private readonly jobId: string;
@@ -35,6 +54,8 @@ export class JobRun {
     private readonly context: RunContext,
     private readonly job: Job,
     private readonly signal: AbortSignal | undefined,
+    /** The token of the job's lock that BullMQ gave this run (`undefined`: none to check). */
+    private readonly token: string | undefined,
   ) {
     this.jobId = job.id ?? '';
     this.view = new RunStatus(
@@ -54,7 +75,10 @@ export class JobRun {
     const control = this.context.watch(this.jobId);
     this.questions = new JobQuestions(
       control,
-      (asked) => this.view.questionsChanged(asked, this.handle?.taskId ?? this.data.task?.reference.taskId),
+      (asked) => {
+        this.view.questionsChanged(asked, this.handle?.taskId ?? this.data.task?.reference.taskId);
+        this.handBackIfAsked();
+      },
       Date.now,
     );
     const cancel = (reason: string): void => {
@@ -70,6 +94,7 @@ export class JobRun {
     const onClose = (): void => {
       this.interrupt.abort();
       this.handle?.detach();
+      this.handBackIfAsked();
     };
     this.signal?.addEventListener('abort', onSignal, { once: true });
     const unlisten = this.context.onClose(onClose);
@@ -112,7 +137,7 @@ export class JobRun {
       if (this.data.task === undefined || !this.stop.signal.aborted) this.checkInterrupted(undefined);
       let calling = this.data.task === undefined;
       try {
-        if (calling && this.data.calling !== undefined && this.data.calling.at !== this.calledAt) {
+        if (calling && this.data.calling !== undefined && !sameMark(this.data.calling, this.mark)) {
           await this.awaitOthersReference();
           calling = this.data.task === undefined;
           if (calling) this.checkInterrupted(undefined);
@@ -166,7 +191,20 @@ export class JobRun {
       interrupt: this.interrupt.signal,
       checkInterrupted: (error) => this.checkInterrupted(error),
       withinDeadline: (ms) => this.withinDeadline(ms),
+      cancelled: () => this.stop.signal.aborted,
+      holdsJob: () => (this.token === undefined ? Promise.resolve(true) : this.context.holds(this.jobId, this.token)),
     };
+  }
+
+  /**
+   * Once the processor closes, abandons a `tools/call` whose task does not exist yet while a
+   * question it asked waits on the job: nobody here will answer it, and the call waits for that
+   * answer. The job goes back to the queue with its calling mark, as after any call that did not
+   * end (the next worker waits for `callingGraceMs`, then `uncertainCall` applies).
+   */
+  private handBackIfAsked(): void {
+    if (!this.context.closing.aborted || this.creating === undefined || this.questions.list().length === 0) return;
+    this.creating.abort(new Error('The processor closed while a question asked before the task existed waited'));
   }
 
   /** After an error (or none), ends the run when it was cancelled or its processor closes. */
@@ -251,28 +289,40 @@ export class JobRun {
         cause: undefined,
       });
     }
-    const earlier = this.calledAt;
+    const earlier = this.mark;
     // Set before the write: a write that failed may still have been made, and this mark is ours.
-    this.calledAt = Date.now();
-    const marked: ToolJobData = { ...data, calling: { at: this.calledAt } };
+    this.mark = { at: Date.now(), by: this.runId };
+    const marked: ToolJobData = { ...data, calling: this.mark };
     const claim = await this.context.write(this.jobId, marked, { mark: data.calling?.at });
     if (claim.kind === 'gone') throw goneEnd(undefined);
-    if (claim.kind === 'refused' && !isOwnMark(claim.stored, this.calledAt)) {
-      this.calledAt = earlier;
+    if (claim.kind === 'refused' && !isOwnMark(claim.stored, this.mark)) {
+      this.mark = earlier;
       throw new Overtaken(claim.stored);
     }
     this.data = marked;
     const onProgress = (progress: TaskProgress): void =>
       this.view.progressed(progress, this.handle?.taskId ?? undefined);
-    const handle = await this.withInput(lease.tasks, (input) =>
-      lease.tasks.callToolAsTask(data.tool, data.args, {
-        timeoutMs: remaining,
-        ttlMs: data.ttlMs,
-        signal: this.stop.signal,
-        onProgress,
-        ...input,
-      }),
-    );
+    // The call's signal: a cancel aborts it for the task's whole life, the processor closing only
+    // while the task does not exist yet and a question waits (see handBackIfAsked).
+    const creating = new AbortController();
+    const stopped = (): void => creating.abort(this.stop.signal.reason);
+    if (this.stop.signal.aborted) stopped();
+    else this.stop.signal.addEventListener('abort', stopped, { once: true });
+    this.creating = creating;
+    let handle: TaskHandle;
+    try {
+      handle = await this.withInput(lease.tasks, (input) =>
+        lease.tasks.callToolAsTask(data.tool, data.args, {
+          timeoutMs: remaining,
+          ttlMs: data.ttlMs,
+          signal: creating.signal,
+          onProgress,
+          ...input,
+        }),
+      );
+    } finally {
+      this.creating = undefined;
+    }
     const reference = handle.toJSON();
     if (reference === undefined) {
       this.context.emit({

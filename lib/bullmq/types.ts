@@ -53,6 +53,11 @@ export interface ToolJobData {
     | {
         /** When the call was about to be sent (ms since the epoch). */
         readonly at: number;
+        /**
+         * A random id of the run that wrote it: tells a run its own mark from another worker's
+         * written in the same millisecond. Absent in marks written by earlier versions.
+         */
+        readonly by?: string | undefined;
       }
     | undefined;
   /** The task the tool call created, once its reference is stored. */

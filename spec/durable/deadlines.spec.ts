@@ -2,7 +2,8 @@
  * The job's deadline bounds the whole run, and no wait of a worker hangs: a `connect` that never
  * settles ends the job at its deadline and leaves `close()` free, the wait before a retry ends at
  * the deadline, and a retry delay longer than a Node timer holds (2^31-1 ms) is waited for rather
- * than fired at once. A worker in this process on a scripted server, a real Redis.
+ * than fired at once; a cancelled job whose server cannot be reached still cancels its task over the
+ * next connection. A worker in this process on a scripted server, a real Redis.
  */
 import { Worker, type Job, type Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -186,6 +187,36 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: deadlines', () => {
     events.flatMap((event) =>
       event.type === 'warning' && event.error.message.includes('cancel of its task') ? [event.error.message] : [],
     );
+
+  it('a job cancelled with its task stored, whose connect fails: the task is still cancelled over the next connection, within reconnectGraceMs', async () => {
+    let connects = 0;
+    const late: { pair?: ScriptedPair } = {};
+    const { pair, queue, events, enqueue } = await rig('deadlines-cancelled-refused', {
+      reconnectGraceMs: 5_000,
+      connect: () => {
+        connects += 1;
+        // The server cannot be reached at first (a redeploy, a network blip), then can.
+        if (connects === 1) return Promise.reject(new Error('connect ECONNREFUSED'));
+        return Promise.resolve(new TaskClient(late.pair!.client));
+      },
+    });
+    late.pair = pair;
+    pair.server.on('tools/call', () => pair.server.tasks.createResult({ pollInterval: 50 }));
+    const reference = (await new TaskClient(pair.client).callToolAsTask('job', {})).detach()!;
+    // Taken after a cancel: delayed so that its task is stored first; the cancel promotes it.
+    const job = await enqueue(undefined, 60_000);
+    await job.updateData({ ...job.data, task: { reference, storedAt: Date.now() } });
+    expect(await cancelToolJob(queue, job.id!, 'no longer needed')).toBe(true);
+    const done = await finished(queue, job, 10_000);
+    expect([await done.getState(), done.failedReason]).toEqual([
+      'failed',
+      'Job cancelled (no longer needed): connect ECONNREFUSED',
+    ]);
+    await eventually(() => Promise.resolve(pair.server.count('tasks/cancel') === 1), 5_000, 'the task to be cancelled');
+    expect(pair.server.tasks.get(reference.taskId).status).toBe('cancelled');
+    expect(connects).toBe(2);
+    expect(events.filter((e) => e.type === 'warning')).toEqual([]);
+  }, 20_000);
 
   it('a job that fails for good on its last attempt does not wait for a connect that never settles to cancel its task: it fails after reconnectGraceMs, and a connection that comes later cancels the task and is released', async () => {
     const started = Date.now();

@@ -5,7 +5,10 @@
  * an error while following the task is not taken for the server refusing the call; a `connect`
  * that says the job can never run ends it at once; a job that fails on its last attempt cancels
  * its task; a calling mark refused because of the run's own (the script sent twice) is taken; a
- * read of the control channel that fails is made again; the wait for that read leaves no timer.
+ * read of the control channel that fails is made again; the wait for that read leaves no timer;
+ * another worker's calling mark written in the same millisecond is not taken for the run's own;
+ * `processor.active` counts the jobs running; a run that gives up after another worker took its job's
+ * lock leaves the task to that worker.
  */
 import { Worker, UnrecoverableError, type Job, type Queue, type RedisClient as Redis } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -129,7 +132,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
     cleanups.push(() => opened.close(), close);
     const enqueue = (options: { attempts?: number } = {}) =>
       enqueueToolTask(opened.queue, { server: 'default', tool: 'job' }, options);
-    return { queue: opened.queue, events, close, enqueue };
+    return { queue: opened.queue, events, close, enqueue, worker, processor };
   }
 
   it('a reference write that fails (once after it was made, once before) is made again: the task runs on, one tools/call, the job completes', async () => {
@@ -254,6 +257,49 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
     expect(pair.server.tasks.get('task-1').status).toBe('cancelled');
   }, 60_000);
 
+  it('processor.active counts the jobs running now', async () => {
+    const pair = await scripted(1_000);
+    const { queue, events, enqueue, processor } = await rig('faults-active', pair);
+    expect(processor.active).toBe(0);
+    const job = await enqueue();
+    await eventually(async () => events.some((e) => e.type === 'started'), 20_000, 'the task');
+    expect(processor.active).toBe(1);
+    expect(await (await finished(queue, job)).getState()).toBe('completed');
+    await eventually(async () => processor.active === 0, 5_000, 'no job running');
+  }, 60_000);
+
+  it('a run that gives up on the job’s last attempt after another worker took its lock does not cancel the task, which that worker follows', async () => {
+    // The task never ends; its reads fail, so that the run gives up following it (no retries).
+    const pair = await scripted('never');
+    const { queue, events, enqueue, worker, processor } = await rig('faults-lost-lock', pair, {
+      retry: { attempts: 0 },
+    });
+    // BullMQ reports the lock it can no longer renew, and the failure it can no longer record.
+    const errors: Error[] = [];
+    worker.on('error', (error) => errors.push(error));
+    const client = await (queue.getBackend() as unknown as { client: Promise<Redis> }).client;
+    let jobId = '';
+    pair.server.on('tasks/get', async () => {
+      // Meanwhile another worker took the job: this worker's lock expired (a stalled event loop,
+      // Redis away for a while), and the lock is now that worker's.
+      await client.set(`${queue.toKey(jobId)}:lock`, 'another-worker');
+      throw rpcError(-32603, 'task store unavailable');
+    });
+    const job = await enqueue();
+    jobId = job.id!;
+    await eventually(async () => events.some((e) => e.type === 'started'), 20_000, 'the task to start');
+    await eventually(async () => processor.active === 0, 20_000, 'the run to give up');
+    expect(pair.server.count('tasks/cancel')).toBe(0);
+    expect(pair.server.tasks.get('task-1').status).toBe('working');
+    const warnings = events.flatMap((e) => (e.type === 'warning' ? [e.error.message] : []));
+    expect(warnings).toEqual([
+      'The job failed for good here, but its lock is no longer this worker’s (another worker holds the job, or it is back in the queue): its task is left running for the worker that resumes it, not cancelled',
+    ]);
+    // The job is not failed by this worker: it is the other worker's.
+    expect(await job.getState()).toBe('active');
+    expect(errors.length).toBeGreaterThan(0);
+  }, 60_000);
+
   it("a calling mark refused because of the run's own (the script ran twice, as a client sends it again after a reconnect) is taken: no wait for the calling grace", async () => {
     const pair = await scripted();
     let marks = 0;
@@ -273,6 +319,38 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
     expect(marks).toBe(1);
     expect(pair.server.count('tools/call')).toBe(1);
     expect(events.filter((e) => e.type === 'resumed')).toEqual([]);
+  }, 60_000);
+
+  it('another worker’s calling mark written in the same millisecond as this run’s is not taken for its own: the run does not call, it waits for that worker’s reference', async () => {
+    const pair = await scripted();
+    let raced = false;
+    let queueRef: Queue | undefined;
+    const { queue, events, enqueue } = await rig('faults-same-ms-mark', pair, {
+      callingGraceMs: 3_000,
+      intercept: async (method, args, run) => {
+        if (method !== 'runCommand' || writeMode(args) !== 'mark' || raced) return run();
+        raced = true;
+        // Just before this run's mark lands, another worker (which took the job after this one
+        // lost its lock) marks it, in the same millisecond.
+        const [key, json] = args[1] as [string, string];
+        const mine = JSON.parse(json) as ToolJobData;
+        const { by: _by, ...sameTime } = mine.calling as { at: number; by?: string };
+        const client = await (queueRef!.getBackend() as unknown as { client: Promise<Redis> }).client;
+        await client.hset(key, { data: JSON.stringify({ ...mine, calling: sameTime }) });
+        return run();
+      },
+    });
+    queueRef = queue;
+    const job = await enqueue();
+    await eventually(async () => raced, 10_000, 'the mark');
+    await pause(1_000);
+    // Within the other worker's grace this run has not called: it waits for that worker's reference.
+    expect(pair.server.count('tools/call')).toBe(0);
+    expect(events.filter((e) => e.type === 'started')).toEqual([]);
+    // That worker never stores one (it died): after the grace the run calls (uncertainCall 'call-again').
+    const done = await finished(queue, job);
+    expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
+    expect(pair.server.count('tools/call')).toBe(1);
   }, 60_000);
 
   it('a read of the control channel that fails is made again at the next poll: a cancel stored before the job was watched is seen', async () => {
