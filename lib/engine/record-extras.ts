@@ -80,6 +80,11 @@ export class RecordExtras {
   /** The input request keys handed out so far, each with the fingerprint of its request ([E4]). */
   inputKeys: Map<string, string> | undefined = undefined;
   undelivered: Map<string, KeptAnswer> | undefined = undefined;
+  /**
+   * The input request keys the task has outstanding, as the latest current snapshot that said so
+   * told (`undefined` until one did): those listed while `input_required`, none in any other status.
+   */
+  outstanding: ReadonlySet<string> | undefined = undefined;
   deadlineTimer: Timer | undefined = undefined;
   /** Requests in flight beyond the record's one `member`. */
   members: Set<GroupMember> | undefined = undefined;
