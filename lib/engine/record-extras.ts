@@ -25,7 +25,8 @@ export type Settlement =
 
 /**
  * An answer to one inline input request (its callback already returned it) that a `tasks/update`
- * failed to deliver, kept to be sent again ([E23]).
+ * failed to deliver, kept to be sent again ([E23]); or one held back, unsent (`sends` 0), because
+ * the task no longer listed its key when it was ready ([E5]), for the next poll to send or drop.
  */
 export interface KeptAnswer {
   /** The answer, as the callback gave it. */

@@ -311,6 +311,39 @@ describe('input during a task ([E3]-[E5])', () => {
       expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ c: ACCEPT }]);
     });
 
+    it('holds back an answer a lagging read made look withdrawn, and sends it when the next poll lists its key again ([A11]: a tie goes to the later arrival)', async () => {
+      const slow = deferred();
+      const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
+      const normal = builtinMethods(rig.server)['tasks/get']!;
+      let lag = false;
+      rig.server.on('tasks/get', async (params, ctx) => {
+        const reply = (await normal(params, ctx)) as Record<string, unknown>;
+        if (!lag) return reply;
+        lag = false;
+        // A replica behind the task: still working, with the very same lastUpdatedAt.
+        const { inputRequests: _input, ...behind } = reply;
+        return { ...behind, status: 'working' };
+      });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const taskId = handle.taskId!;
+      rig.server.tasks.requestInput(taskId, { q: elicitation('Q?', { confirm: { type: 'boolean' } }) });
+      await rig.clock.advance(100);
+      expect(slow.calls).toHaveLength(1);
+      lag = true;
+      await rig.clock.advance(100);
+      expect(handle.task?.status).toBe('working');
+      slow.calls[0]?.answer(ACCEPT);
+      await flush();
+      expect(rig.server.count('tasks/update')).toBe(0);
+      const result = handle.result();
+      await rig.clock.advance(100);
+      expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ q: ACCEPT }]);
+      expect(slow.calls).toHaveLength(1);
+      rig.server.tasks.complete(taskId, textResult('done'));
+      await settle(rig, handle);
+      expect((await result).content).toEqual(textResult('done').content);
+    });
+
     it('still sends an answer whose key a terse notification (input_required without inputRequests) left unmentioned', async () => {
       const slow = deferred();
       const rig = await extRig({ server: manual({ notifications: 'on' }), client: { onElicitation: slow.callback } });
