@@ -17,6 +17,14 @@
  *   all, or moved on), and when the task settles.
  *
  * A callback that throws has no answer to keep; that stays as it was (reported, not asked again).
+ *
+ * An answer goes out only for a key the task still has outstanding as last seen ([E5]: the keys of
+ * a `tasks/update` are pending ones; the extension's schema says each key must be one currently
+ * outstanding). A server may withdraw a request before its callback answers: the task leaves
+ * `input_required`, or lists other keys instead (a superseded request). Such a late answer is
+ * kept, unsent, for the next poll to decide like a failed one: sent if that poll lists its key
+ * after all (the view that dropped it was a lagging read taken as current, [A11]: a tie of
+ * whole-second timestamps goes to the later arrival), dropped if not.
  */
 import { TaskProtocolError, TaskRpcError, asTaskError, type TaskError } from '../errors.js';
 import type { JsonObject } from '../types.js';
@@ -59,14 +67,42 @@ export function offerInput(
   events.input(record, fresh);
 }
 
+/** No input request outstanding: what a current snapshot in any status but `input_required` says. */
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * A current snapshot of `record` (not stale) was observed: it says which input request keys the
+ * task has outstanding when it lists them (a `tasks/get` always does, [E3]) or when its status is
+ * not `input_required` (none). An `input_required` one without `inputRequests` (a terse
+ * notification) says nothing about them.
+ */
+export function inputListing(record: TaskRecord, snapshot: WireSnapshot): void {
+  if (snapshot.input !== undefined) record.inputListed(new Set(snapshot.input.map((item) => item.key)));
+  else if (record.task.status !== 'input_required') record.inputListed(NONE);
+}
+
 /**
  * Sends the answers `responses` (by key) of `record`'s input requests with `tasks/update`, and
- * keeps any the request fails to deliver, to be sent again ([E23]).
+ * keeps any the request fails to deliver, to be sent again ([E23]). An answer for a key the task
+ * no longer has outstanding (withdrawn while its callback ran) is left out ([E5]), kept for the
+ * next poll to decide.
  */
 export function deliverAnswers(engine: EngineCore, record: TaskRecord, responses: Record<string, JsonObject>): void {
+  const outstanding = record.outstandingInput;
   const round: Array<[string, KeptAnswer]> = [];
-  for (const [key, response] of Object.entries(responses)) round.push([key, { response, sends: 1, sending: true }]);
-  if (round.length > 0) send(engine, record, round, responses);
+  // Keys are the server's: without a prototype, a key "__proto__" stays an own key when assigned.
+  const sent = Object.create(null) as Record<string, JsonObject>;
+  for (const [key, response] of Object.entries(responses)) {
+    if (outstanding !== undefined && !outstanding.has(key)) {
+      // Not sent now; the next poll sends it or drops it (`resendKept`). A settled (detached) task
+      // has no next poll: dropped.
+      if (record.settlement === undefined) record.answerKept(key, { response, sends: 0, sending: false });
+      continue;
+    }
+    round.push([key, { response, sends: 1, sending: true }]);
+    sent[key] = response;
+  }
+  if (round.length > 0) send(engine, record, round, sent);
 }
 
 /**

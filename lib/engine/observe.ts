@@ -7,7 +7,7 @@ import { TaskProtocolError } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
 import { OMITTED, type WireSnapshot } from '../wire/wire.js';
 import type { EarlyBuffer } from './early.js';
-import { offerInput, resendKept } from './input-delivery.js';
+import { inputListing, offerInput, resendKept } from './input-delivery.js';
 import { awaitsPayloadRead, observedFresh, react } from './poll.js';
 import { TaskRecord } from './record.js';
 import type { TaskView } from './task-view.js';
@@ -96,6 +96,8 @@ export function observe(
     record.payloadRode(payload);
     if (task.status !== record.task.status) engine.report(contradiction(engine, record, task, source), record);
   }
+  // Which input requests are outstanding now, before any is handed out ([E5]: answers go for those only).
+  if (verdict !== 'stale' && verdict !== 'after-terminal') inputListing(record, snapshot);
   if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
     offerInput(
       engine.events,

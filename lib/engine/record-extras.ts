@@ -25,7 +25,8 @@ export type Settlement =
 
 /**
  * An answer to one inline input request (its callback already returned it) that a `tasks/update`
- * failed to deliver, kept to be sent again ([E23]).
+ * failed to deliver, kept to be sent again ([E23]); or one held back, unsent (`sends` 0), because
+ * the task no longer listed its key when it was ready ([E5]), for the next poll to send or drop.
  */
 export interface KeptAnswer {
   /** The answer, as the callback gave it. */
@@ -80,6 +81,11 @@ export class RecordExtras {
   /** The input request keys handed out so far, each with the fingerprint of its request ([E4]). */
   inputKeys: Map<string, string> | undefined = undefined;
   undelivered: Map<string, KeptAnswer> | undefined = undefined;
+  /**
+   * The input request keys the task has outstanding, as the latest current snapshot that said so
+   * told (`undefined` until one did): those listed while `input_required`, none in any other status.
+   */
+  outstanding: ReadonlySet<string> | undefined = undefined;
   deadlineTimer: Timer | undefined = undefined;
   /** Requests in flight beyond the record's one `member`. */
   members: Set<GroupMember> | undefined = undefined;

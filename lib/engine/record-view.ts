@@ -182,6 +182,13 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   get undelivered(): ReadonlyMap<string, KeptAnswer> | undefined {
     return this.extras?.undelivered;
   }
+  /**
+   * The input request keys the task has outstanding as last seen (see `RecordExtras.outstanding`);
+   * `undefined` when no snapshot has said yet.
+   */
+  get outstandingInput(): ReadonlySet<string> | undefined {
+    return this.extras?.outstanding;
+  }
   /** Deadline timer (timeoutMs), if any. */
   get deadlineTimer(): Timer | undefined {
     return this.extras?.deadlineTimer;

@@ -28,7 +28,7 @@
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
  * - cancel.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
  * - requests.ts (retries): `retried`;
- * - input-delivery.ts (inline input): `inputArrived`, `answerKept`, `answerDelivered`, `answerUnlisted`;
+ * - input-delivery.ts (inline input): `inputArrived`, `inputListed`, `answerKept`, `answerDelivered`, `answerUnlisted`;
  * - the port, through the request group of the task's requests: `join`, `leave`.
  *
  * Above the engine a task is a read-only {@link TaskView}: the facade reads it and listens to it
@@ -290,6 +290,12 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
       seen.set(item.key, print);
     }
     return { fresh, reused };
+  }
+
+  /** A current snapshot said which input request keys the task has outstanding (`keys`; none: empty). */
+  inputListed(keys: ReadonlySet<string>): void {
+    if (keys.size === 0 && this.extras?.outstanding === undefined) return;
+    this.more().outstanding = keys;
   }
 
   /** A `tasks/update` failed to deliver `answer` to the request `key`: it is kept to be sent again ([E23]). */

@@ -257,6 +257,111 @@ describe('input during a task ([E3]-[E5])', () => {
     expect((await result).content).toEqual(textResult('summary: one line (task-update)').content);
   });
 
+  describe('a request the server withdraws while its callback is still answering (no longer outstanding)', () => {
+    // The extension: each key of a tasks/update must be one the task currently has outstanding, and
+    // a task that leaves input_required, or lists other keys, has withdrawn (superseded) the rest
+    // ([E5]: answers go for pending keys only). A late answer is not sent for a withdrawn key.
+    it('sends no tasks/update for a key the task stopped listing, and still answers the key it asks for instead', async () => {
+      const slow = deferred();
+      const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const taskId = handle.taskId!;
+      rig.server.tasks.requestInput(taskId, { q: elicitation('Q?', { confirm: { type: 'boolean' } }) });
+      await rig.clock.advance(300);
+      expect(slow.calls).toHaveLength(1);
+      // The server withdraws q (back to working), then asks r instead; both seen by polls.
+      rig.server.tasks.update(taskId, { status: 'working' });
+      await rig.clock.advance(300);
+      rig.server.tasks.requestInput(taskId, { r: elicitation('R?', { confirm: { type: 'boolean' } }) });
+      await rig.clock.advance(300);
+      expect(slow.calls.map((c) => c.params.message)).toEqual(['Q?', 'R?']);
+      slow.calls[0]?.answer(ACCEPT);
+      await rig.clock.advance(300);
+      expect(rig.server.count('tasks/update')).toBe(0);
+      slow.calls[1]?.answer(ACCEPT);
+      await rig.clock.advance(300);
+      expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ r: ACCEPT }]);
+      expect(rig.server.tasks.detailed(taskId)).toMatchObject({ status: 'working' });
+      const result = handle.result();
+      rig.server.tasks.complete(taskId, textResult('done'));
+      await settle(rig, handle);
+      expect((await result).content).toEqual(textResult('done').content);
+    });
+
+    it('sends nothing for a key withdrawn while the task still waits for another one', async () => {
+      const slow = deferred();
+      const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const taskId = handle.taskId!;
+      rig.server.tasks.requestInput(taskId, {
+        a: elicitation('A?', { confirm: { type: 'boolean' } }),
+        b: elicitation('B?', { confirm: { type: 'boolean' } }),
+      });
+      await rig.clock.advance(300);
+      expect(slow.calls).toHaveLength(2);
+      // The server replaces the whole question: a and b are superseded by c.
+      rig.server.tasks.update(taskId, { status: 'working' });
+      rig.server.tasks.requestInput(taskId, { c: elicitation('C?', { confirm: { type: 'boolean' } }) });
+      await rig.clock.advance(300);
+      expect(slow.calls.map((c) => c.params.message)).toEqual(['A?', 'B?', 'C?']);
+      slow.calls[0]?.answer(ACCEPT);
+      slow.calls[2]?.answer(ACCEPT);
+      slow.calls[1]?.answer(ACCEPT);
+      await rig.clock.advance(300);
+      expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ c: ACCEPT }]);
+    });
+
+    it('holds back an answer a lagging read made look withdrawn, and sends it when the next poll lists its key again ([A11]: a tie goes to the later arrival)', async () => {
+      const slow = deferred();
+      const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
+      const normal = builtinMethods(rig.server)['tasks/get']!;
+      let lag = false;
+      rig.server.on('tasks/get', async (params, ctx) => {
+        const reply = (await normal(params, ctx)) as Record<string, unknown>;
+        if (!lag) return reply;
+        lag = false;
+        // A replica behind the task: still working, with the very same lastUpdatedAt.
+        const { inputRequests: _input, ...behind } = reply;
+        return { ...behind, status: 'working' };
+      });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const taskId = handle.taskId!;
+      rig.server.tasks.requestInput(taskId, { q: elicitation('Q?', { confirm: { type: 'boolean' } }) });
+      await rig.clock.advance(100);
+      expect(slow.calls).toHaveLength(1);
+      lag = true;
+      await rig.clock.advance(100);
+      expect(handle.task?.status).toBe('working');
+      slow.calls[0]?.answer(ACCEPT);
+      await flush();
+      expect(rig.server.count('tasks/update')).toBe(0);
+      const result = handle.result();
+      await rig.clock.advance(100);
+      expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ q: ACCEPT }]);
+      expect(slow.calls).toHaveLength(1);
+      rig.server.tasks.complete(taskId, textResult('done'));
+      await settle(rig, handle);
+      expect((await result).content).toEqual(textResult('done').content);
+    });
+
+    it('still sends an answer whose key a terse notification (input_required without inputRequests) left unmentioned', async () => {
+      const slow = deferred();
+      const rig = await extRig({ server: manual({ notifications: 'on' }), client: { onElicitation: slow.callback } });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const taskId = handle.taskId!;
+      rig.server.tasks.requestInput(taskId, { q: elicitation('Q?', { confirm: { type: 'boolean' } }) });
+      await rig.clock.advance(300);
+      expect(slow.calls).toHaveLength(1);
+      rig.server.notifications = 'off';
+      const { inputRequests: _input, ...terse } = rig.server.tasks.update(taskId, { statusMessage: 'still waiting' });
+      rig.server.notify('notifications/tasks', terse);
+      await flush();
+      slow.calls[0]?.answer(ACCEPT);
+      await rig.clock.advance(300);
+      expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ q: ACCEPT }]);
+    });
+  });
+
   it('reports a callback that throws on `error`, once, and does not ask that key again', async () => {
     let calls = 0;
     const thrown = new Error('the user closed the dialog');
