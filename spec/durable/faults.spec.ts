@@ -324,7 +324,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
   it('another worker’s calling mark written in the same millisecond as this run’s is not taken for its own: the run does not call, it waits for that worker’s reference', async () => {
     const pair = await scripted();
     let raced = false;
-    let queueRef: Queue | undefined;
+    const held: { queue?: Queue } = {};
     const { queue, events, enqueue } = await rig('faults-same-ms-mark', pair, {
       callingGraceMs: 3_000,
       intercept: async (method, args, run) => {
@@ -335,12 +335,12 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
         const [key, json] = args[1] as [string, string];
         const mine = JSON.parse(json) as ToolJobData;
         const { by: _by, ...sameTime } = mine.calling as { at: number; by?: string };
-        const client = await (queueRef!.getBackend() as unknown as { client: Promise<Redis> }).client;
+        const client = await (held.queue!.getBackend() as unknown as { client: Promise<Redis> }).client;
         await client.hset(key, { data: JSON.stringify({ ...mine, calling: sameTime }) });
         return run();
       },
     });
-    queueRef = queue;
+    held.queue = queue;
     const job = await enqueue();
     await eventually(async () => raced, 10_000, 'the mark');
     await pause(1_000);
