@@ -96,18 +96,19 @@ export function observe(
     record.payloadRode(payload);
     if (task.status !== record.task.status) engine.report(contradiction(engine, record, task, source), record);
   }
-  // Which input requests are outstanding now, before any is handed out ([E5]: answers go for those only).
-  if (verdict !== 'stale' && verdict !== 'after-terminal') inputListing(record, snapshot);
-  if (snapshot.input !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
-    offerInput(
-      engine.events,
-      record,
-      snapshot.input,
-      source === 'notification' ? engine.wire.statusNotification : 'tasks/get',
-    );
-  // [E23]: answers a failed tasks/update did not deliver go again while a poll still lists their key.
-  if (source === 'poll' && record.undelivered !== undefined && verdict !== 'stale' && verdict !== 'after-terminal')
-    resendKept(engine, record, snapshot);
+  if (verdict !== 'stale' && verdict !== 'after-terminal') {
+    // Which input requests are outstanding now, before any is handed out ([E5]: answers go for those only).
+    inputListing(record, snapshot);
+    if (snapshot.input !== undefined)
+      offerInput(
+        engine.events,
+        record,
+        snapshot.input,
+        source === 'notification' ? engine.wire.statusNotification : 'tasks/get',
+      );
+    // [E23]: answers a failed tasks/update did not deliver go again while a poll still lists their key.
+    if (source === 'poll' && record.undelivered !== undefined) resendKept(engine, record, snapshot);
+  }
   if (verdict === 'stale') {
     if (tookPayload) react(engine, record);
     return;
