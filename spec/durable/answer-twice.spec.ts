@@ -7,12 +7,20 @@
  * scripted 2025-11-25 server that asks the same question twice, the second time a while after the
  * first was answered; the job's progress writes are slowed, as on a busy Redis.
  */
-import { Worker, type Job, type Queue } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TaskClient, TaskOptionError, type ElicitResult } from '../../lib/index.js';
 import { answerJobInput, enqueueToolTask, taskProcessor, type ToolJobEvent } from '../../lib/bullmq/index.js';
 import { connectScripted, type Json } from '../support/scripted-server.js';
-import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+import {
+  eventually,
+  finished,
+  openQueue,
+  REDIS_AVAILABLE,
+  skipWithoutRedis,
+  startRedis,
+  type RedisServer,
+} from './support.js';
 
 skipWithoutRedis('durable queue: a question answered twice');
 
@@ -35,15 +43,6 @@ function slowProgress(job: Job, delayMs: number): Job {
       return Reflect.get(target, key, receiver) as unknown;
     },
   });
-}
-
-async function finished(queue: Queue, job: Job): Promise<Job> {
-  await eventually(
-    async () => ['completed', 'failed'].includes(await job.getState()),
-    30_000,
-    `job ${job.id} to finish`,
-  );
-  return (await queue.getJob(job.id!))!;
 }
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: a question answered twice', () => {

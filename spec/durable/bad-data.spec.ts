@@ -6,24 +6,15 @@
  * task, and the worker as none) sent the run round and round for good, a Redis script each turn.
  * The worker runs in this process, on a scripted 2025-11-25 server.
  */
-import { Worker, type Job, type Queue } from 'bullmq';
+import { Worker } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TaskClient } from '../../lib/index.js';
 import { enqueueToolTask, taskProcessor } from '../../lib/bullmq/index.js';
 import { connectScripted, type Json } from '../support/scripted-server.js';
 import { textResult } from '../support/scripted-task-client.js';
-import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+import { finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
 
 skipWithoutRedis('durable queue: job data a worker cannot read');
-
-async function finished(queue: Queue, job: Job): Promise<Job> {
-  await eventually(
-    async () => ['completed', 'failed'].includes(await job.getState()),
-    10_000,
-    `job ${job.id} to finish`,
-  );
-  return (await queue.getJob(job.id!))!;
-}
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: job data a worker cannot read', () => {
   let redis: RedisServer;
@@ -68,7 +59,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: job data a worker cannot read'
       });
       const worker = new Worker(name, processor, { connection: redis.connection });
       cleanups.push(() => Promise.all([worker.close(), processor.close()]));
-      const done = await finished(opened.queue, job);
+      const done = await finished(opened.queue, job, 10_000);
       expect(await done.getState()).toBe('failed');
       expect(done.failedReason).toBe(
         field === 'task'

@@ -10,7 +10,7 @@
  * `processor.active` counts the jobs running; a run that gives up after another worker took its job's
  * lock leaves the task to that worker.
  */
-import { Worker, UnrecoverableError, type Job, type Queue, type RedisClient as Redis } from 'bullmq';
+import { Worker, UnrecoverableError, type Queue, type RedisClient as Redis } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TaskClient } from '../../lib/index.js';
 import { TaskConnectError } from '../../lib/doctor.js';
@@ -25,7 +25,15 @@ import { ControlWatch, writeControl } from '../../lib/bullmq/control.js';
 import { writeJobData } from '../../lib/bullmq/job-write.js';
 import { connectScripted, rpcError, type Json, type ScriptedPair } from '../support/scripted-server.js';
 import { textResult } from '../support/scripted-task-client.js';
-import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+import {
+  eventually,
+  finished,
+  openQueue,
+  REDIS_AVAILABLE,
+  skipWithoutRedis,
+  startRedis,
+  type RedisServer,
+} from './support.js';
 
 skipWithoutRedis('durable queue: faults in a run');
 
@@ -64,15 +72,6 @@ function intercepted(queue: Queue, intercept: Intercept): Queue {
 /** The guarded write's mode (`mark`, `reference`, `forget`) of a `runCommand`, or undefined for another script. */
 const writeMode = (args: unknown[]): string | undefined =>
   args[0] === 'mcpTaskClientJobWrite' ? String((args[1] as unknown[])[2]) : undefined;
-
-async function finished(queue: Queue, job: Job, timeoutMs = 30_000): Promise<Job> {
-  await eventually(
-    async () => ['completed', 'failed'].includes(await job.getState()),
-    timeoutMs,
-    `job ${job.id} to finish`,
-  );
-  return (await queue.getJob(job.id!))!;
-}
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
   let redis: RedisServer;

@@ -6,7 +6,7 @@
  * with that task's last status. The worker runs in this process, on a scripted 2025-11-25 server.
  */
 import { createHash } from 'node:crypto';
-import { Worker, type Job, type Queue } from 'bullmq';
+import { Worker } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TaskClient } from '../../lib/index.js';
 import {
@@ -18,22 +18,13 @@ import {
 } from '../../lib/bullmq/index.js';
 import { connectScripted, type Json, type ScriptedPair } from '../support/scripted-server.js';
 import { textResult } from '../support/scripted-task-client.js';
-import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+import { finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
 
 skipWithoutRedis('durable queue: the task a job’s progress names');
 
 /** How a job's progress names task `taskId`. */
 const fingerprint = (taskId: string): string =>
   `sha256:${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`;
-
-async function finished(queue: Queue, job: Job): Promise<Job> {
-  await eventually(
-    async () => ['completed', 'failed'].includes(await job.getState()),
-    30_000,
-    `job ${job.id} to finish`,
-  );
-  return (await queue.getJob(job.id!))!;
-}
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: the task a job’s progress names', () => {
   let redis: RedisServer;

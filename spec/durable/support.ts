@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue, QueueEvents, type Job } from 'bullmq';
 import { describe, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -342,4 +342,14 @@ export async function startProxy(
       if (server.listening) await down();
     },
   };
+}
+
+/** Waits until `job` is completed or failed (at most `timeoutMs`), and returns it read again. */
+export async function finished(queue: Queue, job: Job, timeoutMs = 30_000): Promise<Job> {
+  await eventually(
+    async () => ['completed', 'failed'].includes(await job.getState()),
+    timeoutMs,
+    `job ${job.id} to finish`,
+  );
+  return (await queue.getJob(job.id!))!;
 }

@@ -7,7 +7,7 @@
  * The worker runs in this process, on a scripted 2025-11-25 server that sends both requests while
  * `tasks/result` is open ([R29], [R31]).
  */
-import { Worker, type Job, type Queue } from 'bullmq';
+import { Worker } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TaskClient, type CreateMessageResult } from '../../lib/index.js';
 import {
@@ -18,21 +18,20 @@ import {
   type ToolJobEvent,
 } from '../../lib/bullmq/index.js';
 import { connectScripted, type Json } from '../support/scripted-server.js';
-import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+import {
+  eventually,
+  finished,
+  openQueue,
+  REDIS_AVAILABLE,
+  skipWithoutRedis,
+  startRedis,
+  type RedisServer,
+} from './support.js';
 
 skipWithoutRedis('durable queue: questions that ask the same thing');
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const PROMPT: Json = { messages: [{ role: 'user', content: { type: 'text', text: 'Pick a colour' } }], maxTokens: 5 };
-
-async function finished(queue: Queue, job: Job): Promise<Job> {
-  await eventually(
-    async () => ['completed', 'failed'].includes(await job.getState()),
-    30_000,
-    `job ${job.id} to finish`,
-  );
-  return (await queue.getJob(job.id!))!;
-}
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: questions that ask the same thing', () => {
   let redis: RedisServer;
