@@ -203,7 +203,7 @@ export async function* executeTaskTool(
       // up, and whether the server confirmed the cancel ([E6]: it may only acknowledge it).
       throw unanswered === undefined || taskId === undefined
         ? error
-        : unansweredError(plan.serverName, unanswered, taskId, handle.task?.status);
+        : unansweredError(plan.serverName, unanswered, taskId, handle.task?.status, error);
     });
     finished = true;
     yield output;

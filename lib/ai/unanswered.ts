@@ -7,7 +7,14 @@
  * docs/input.md). This watch picks out the reports about one call's task, so that its tool can
  * cancel the task and tell the model at once.
  */
-import { TaskError, TaskInputError, TaskNotSupportedError, type TaskClient, type TaskStatus } from '../index.js';
+import {
+  TaskError,
+  TaskFailedError,
+  TaskInputError,
+  TaskNotSupportedError,
+  type TaskClient,
+  type TaskStatus,
+} from '../index.js';
 import { scrubbed } from './scrub.js';
 
 /** What kind of input went unanswered: the `feature` of the library's report. */
@@ -81,7 +88,8 @@ const ASKED: Readonly<Record<InputKind, string>> = {
  * for it: a `TaskNotSupportedError` when no callback answers that input here, else a `TaskError`
  * with the callback's failure. `status`: the task's status once the tool gave it up. Only a task
  * seen `cancelled` is said to be cancelled: a server may only acknowledge the cancel (or not
- * answer it), and the task may still run ([E6]), which the message then says. Neither message
+ * answer it), and the task may still run ([E6]), which the message then says. A task that ended
+ * `failed` meanwhile has its failure (`failure`, the error its result gave) quoted. Neither message
  * names the task id.
  */
 export function unansweredError(
@@ -89,15 +97,18 @@ export function unansweredError(
   unanswered: Unanswered,
   taskId: string,
   status: TaskStatus | undefined,
+  failure?: unknown,
 ): TaskError {
   const { kind, reason, report } = unanswered;
   const asked = `Tool "${toolName}" needs user input (${ASKED[kind]})`;
   const options = { task: report.task, taskId, toolName, cause: report };
+  // A task that failed while the tool gave it up has a failure of its own, which the model is told.
+  const failed = failure instanceof TaskFailedError ? ` (${failure.message})` : '';
   const fate =
     status === 'cancelled'
       ? 'so its task was cancelled'
       : status === 'completed' || status === 'failed'
-        ? `and its task ended ${status}`
+        ? `and its task ended ${status}${failed}`
         : 'so the tool asked the server to cancel its task, and the server has not confirmed the cancel: the task may still be running';
   if (reason === 'failed') {
     const why = scrubbed(report.message, taskId);

@@ -212,7 +212,7 @@ describe('task tools against the scripted extension server over Streamable HTTP'
   /** A TaskClient on a scripted extension server with the fixture tools, over Streamable HTTP. */
   async function scripted(
     options: TaskClientConnectOptions = OPTIONS,
-    cancel?: 'ignore',
+    cancel?: 'ignore' | 'fail',
   ): Promise<{ server: ExtServer; tasks: TaskClient }> {
     const server = new ExtServer({
       tools: fixtureTools(),
@@ -298,6 +298,21 @@ describe('task tools against the scripted extension server over Streamable HTTP'
       expect(server.tasks.detailed(taskId!).status).toBe('input_required');
       expect(tasks.active).toBe(0);
     }
+  });
+
+  it('unanswered input on a task that fails while the tool gives it up ([E6]): the error quotes the failure', async () => {
+    const { server, tasks } = await scripted(OPTIONS, 'fail');
+    const model = toolCallingModel({ toolName: 'confirm_delete', input: { filename: 'a.txt' } });
+    const run = await streamAgent(model, await taskTools(tasks, { include: ['confirm_delete'] }), { withinMs: 5_000 });
+    const error = run.errors.get('call-1');
+    expect(error).toBeInstanceOf(TaskNotSupportedError);
+    expect((error as Error).message).toBe(
+      'Tool "confirm_delete" needs user input (an elicitation), and no handler is configured to answer it, and its task ended failed (Tool "confirm_delete" failed: Worker crashed while stopping). Give taskTools or the TaskClient an onElicitation callback to answer it.',
+    );
+    expect(server.count('tasks/cancel')).toBe(1);
+    const [taskId] = server.tasks.ids();
+    expect(server.tasks.detailed(taskId!).status).toBe('failed');
+    expect(tasks.active).toBe(0);
   });
 
   it('a task that ends failed with a JSON-RPC error ([E15]) is a tool error with the server message', async () => {

@@ -76,7 +76,7 @@ export function parseCliOptions(argv: readonly string[]): CliOptions {
         server.expiry = oneOf(flag, value, ['keep', 'fail', 'delete'] as const);
         break;
       case 'cancel':
-        server.cancel = oneOf<CancelMode>(flag, value, ['cancel', 'deferred', 'ignore', 'complete']);
+        server.cancel = oneOf<CancelMode>(flag, value, ['cancel', 'deferred', 'ignore', 'complete', 'fail']);
         break;
       case 'require-input-capabilities':
         server.requireInputCapabilities = true;

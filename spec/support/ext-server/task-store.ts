@@ -36,7 +36,9 @@ export type CancelMode =
   /** acknowledged, no effect: the task keeps following its script. */
   | 'ignore'
   /** acknowledged, and the work "finishes first": `completed` at the next poll. */
-  | 'complete';
+  | 'complete'
+  /** acknowledged, and the work "fails first": `failed` with a JSON-RPC error at the next poll. */
+  | 'fail';
 
 /** What one scripted step changes; `inputRequests` implies `input_required`, `result` `completed`, `error` `failed`. */
 export interface TaskStep {
@@ -354,6 +356,8 @@ export class ExtTaskStore {
       if (mode === 'deferred') return void this.cancel(r.taskId, "Cancelled at the client's request.");
       if (mode === 'complete')
         return void this.complete(r.taskId, this.finalResult(r), 'Finished before the cancellation took effect.');
+      if (mode === 'fail')
+        return void this.fail(r.taskId, { code: ErrorCode.InternalError, message: 'Worker crashed while stopping' });
     }
     const advance = r.script.advance ?? 'poll';
     if (advance === 'manual' || (advance === 'poll' && trigger !== 'poll')) return;
