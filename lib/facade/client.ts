@@ -262,7 +262,10 @@ export class TaskClient<C extends McpClient = McpClient> {
    * `signal` armed on it too (the earliest deadline bounds it; its input callbacks stay those it
    * was tracked with). A task the server dropped (its ttl
    * elapsed) ends with `TaskExpiredError` once the handle is observed.
-   * @throws TaskOptionError for a malformed reference, or one made on a different server.
+   * A reference made on another version of the same server (its `name@version` with the same
+   * name: a server redeployed in a rolling upgrade) is resumed: a server that lost the task says so
+   * (`TaskNotFoundError`).
+   * @throws TaskOptionError for a malformed reference, or one made on a server of another name.
    * @throws TaskClosedError after {@link TaskClient.close}.
    */
   resume(target: string | TaskReference, options: ResumeOptions = {}): TaskHandle {

@@ -257,6 +257,11 @@ describe('resume', () => {
     expect(resumed.settled).toBe(false);
     expect((await resumed.result()).content).toEqual([{ type: 'text', text: 'analysis of 1 done in 1 steps' }]);
     expect(() => tasks.resume({ ...reference, server: 'someone-else@1' })).toThrow(TaskOptionError);
+    // Another version of the same server (a rolling upgrade) is resumed: the server answers for it.
+    expect(reference.server).toBe('example-task-server@1.0.0');
+    const upgraded = await tasks.callToolAsTask('analyze', { steps: 1 }, { ttlMs: 60_000 });
+    const fromOldVersion = tasks.resume({ ...upgraded.detach()!, server: 'example-task-server@0.9.0' });
+    expect((await fromOldVersion.result()).content).toEqual([{ type: 'text', text: 'analysis of 1 done in 1 steps' }]);
     expect(() => tasks.resume({ ...reference, v: 3 } as never)).toThrow(TaskOptionError);
     expect(() => tasks.resume({ ...reference, wire: 'io.modelcontextprotocol/tasks' })).toThrow(TaskOptionError);
     const old = tasks.resume({ ...reference, taskId: 'long-gone', createdAt: '2020-01-01T00:00:00.000Z', ttl: 1_000 });

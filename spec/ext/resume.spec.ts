@@ -130,6 +130,29 @@ describe('in process, over a fresh connection', () => {
     expect(() => rig.tasks.resume({ ...reference, taskId: 'y', server: 'someone-else@1.0.0' })).toThrow(
       /created on server "someone-else@1.0.0"/,
     );
+    // The same name with "@" in it is still another server when its name differs.
+    expect(() => rig.tasks.resume({ ...reference, taskId: 'z', server: 'ext-scripted-server@beta@1.0.0' })).toThrow(
+      TaskOptionError,
+    );
+  });
+
+  it('resumes a reference made on another version of the same server (a rolling upgrade), and knows a task the new one lost', async () => {
+    const rig = await extRig({ server: { tools: [taskTool('asks', { advance: 'manual' })] } });
+    const reference = (await rig.tasks.callToolAsTask('asks')).detach()!;
+    expect(reference.server).toBe('ext-scripted-server@1.0.0');
+    const other = await secondClient(rig.server, rig.clock);
+    const resumed = other.resume({ ...reference, server: 'ext-scripted-server@0.9.0' });
+    const result = resumed.result();
+    await rig.clock.advance(0);
+    expect(rig.server.count('tasks/get')).toBeGreaterThan(0);
+    rig.server.tasks.complete(reference.taskId, textResult('finished after the upgrade'));
+    await rig.clock.advance(1_000);
+    expect((await result).content).toEqual(textResult('finished after the upgrade').content);
+    // A task the upgraded server does not hold: the server's answer, not a refusal.
+    const lost = other.resume({ ...reference, taskId: 'lost-in-the-upgrade', server: 'ext-scripted-server@0.9.0' });
+    const outcome = expect(lost.result()).rejects.toBeInstanceOf(TaskNotFoundError);
+    await rig.clock.advance(0);
+    await outcome;
   });
 
   it('resumes by bare task id too', async () => {

@@ -42,11 +42,27 @@ function checkTaskId(taskId: string, bad: (why: string) => TaskOptionError): voi
   }
 }
 
+/** The server name of a `name@version` identity (a name may hold `@` itself: `@scope/server@1.0.0`). */
+function nameOf(identity: string): string {
+  const at = identity.lastIndexOf('@');
+  return at <= 0 ? identity : identity.slice(0, at);
+}
+
+/**
+ * Whether a reference made on the server `made` may be resumed on the server `connected`: the same
+ * name, whatever the version. A server redeployed in another version (a rolling upgrade) may well
+ * still hold the task; if it does not, it says so (`TaskNotFoundError`), whereas a refusal would
+ * leave the task running unwatched. Another name is another server, which is never told the id.
+ */
+function sameServer(made: unknown, connected: string): boolean {
+  return typeof made === 'string' && nameOf(made) === nameOf(connected);
+}
+
 /**
  * Validates a task id or a {@link TaskReference} for `TaskClient.resume` on `wire`. A session that
  * skipped the handshake (a resumed HTTP session) knows no server identity: the reference's is
  * trusted then, and its task capabilities are taken.
- * @throws TaskOptionError for a malformed reference, or one made on another server or wire.
+ * @throws TaskOptionError for a malformed reference, or one made on another server (another name) or wire.
  */
 export function checkReference(target: unknown, wire: TaskWire): ResumeTarget {
   const bad = (why: string): TaskOptionError => new TaskOptionError(`Cannot resume: ${why}`, { option: 'reference' });
@@ -64,7 +80,7 @@ export function checkReference(target: unknown, wire: TaskWire): ResumeTarget {
   if (typeof ref.toolName !== 'string') throw bad('the reference has no toolName');
   const server = wire.serverIdentity() ?? assumedServers.get(wire);
   // '' is an identity nobody knew (a reference made on a session that skipped the handshake).
-  if (server !== undefined && ref.server !== '' && ref.server !== server) {
+  if (server !== undefined && ref.server !== '' && !sameServer(ref.server, server)) {
     throw bad(`the task was created on server "${String(ref.server)}" but this client is connected to "${server}"`);
   }
   if (kind !== wire.kind) throw bad(`the task runs on the ${String(kind)} wire, this connection uses ${wire.kind}`);
