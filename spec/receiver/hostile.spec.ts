@@ -217,6 +217,26 @@ describe('a hostile requestor', () => {
     });
   });
 
+  it('a cursor issued again counts as issued last: listing from the start again keeps the first page’s cursor among the last 1024 ([V22])', async () => {
+    const { ask, create } = await peerRig(register, {
+      elicitation: new HeldCallback().callback,
+      pageSize: 1,
+      maxTasks: 2_000,
+    });
+    for (let i = 0; i < 1_027; i += 1) await create();
+    const first = String(resultOf(await ask('tasks/list', {})).nextCursor);
+    const cursors = [first];
+    for (let i = 0; i < 1_023; i += 1)
+      cursors.push(String(resultOf(await ask('tasks/list', { cursor: cursors.at(-1) })).nextCursor));
+    // 1024 positions issued. The server lists from the start again: the first page's cursor is
+    // issued once more (the same one), then one position more is issued.
+    expect(String(resultOf(await ask('tasks/list', {})).nextCursor)).toBe(first);
+    cursors.push(String(resultOf(await ask('tasks/list', { cursor: cursors.at(-1) })).nextCursor));
+    // The one issued longest ago is the second position's, not the first page's it just handed out.
+    expect(resultOf(await ask('tasks/list', { cursor: first })).tasks).toHaveLength(1);
+    expect(errorOf(await ask('tasks/list', { cursor: cursors[1] })).code).toBe(-32602);
+  });
+
   it('lists and answers only the tasks of its own connection (§6)', async () => {
     const one = await peerRig(register, { elicitation: new HeldCallback().callback });
     const two = await peerRig(register, { elicitation: new HeldCallback().callback });
