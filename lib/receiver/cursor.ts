@@ -7,9 +7,9 @@
  * this works in every runtime (WebCrypto's HMAC is asynchronous, and absent from pages that are
  * not a secure context).
  *
- * Memory: a position keeps one token however often it is listed, and only the last
- * {@link MAX_CURSORS} positions issued are kept; a cursor older than that is refused like a
- * foreign one (the requestor lists again from the start).
+ * Memory: a position keeps one token however often it is listed, and only the
+ * {@link MAX_CURSORS} positions issued last (a position issued again counts from then) are kept;
+ * a cursor older than that is refused like a foreign one (the requestor lists again from the start).
  */
 import { randomToken } from '../util/random.js';
 
@@ -26,17 +26,20 @@ function sameText(a: string, b: string): boolean {
 
 /** Issues and opens the cursors of one connection. */
 export class Cursors {
-  /** The token of each issued position, in the order issued. */
+  /** The token of each issued position, in the order last issued. */
   private readonly tokens = new Map<number, string>();
 
-  /** A cursor for "after the task with sequence number `seq`". */
+  /**
+   * A cursor for "after the task with sequence number `seq`". A position issued again keeps its
+   * token and counts as the last one issued: a requestor listing from the start again keeps the
+   * cursor of its first page, the one it uses most, among those kept.
+   */
   issue(seq: number): string {
     let token = this.tokens.get(seq);
-    if (token === undefined) {
-      token = randomToken(16);
-      this.tokens.set(seq, token);
-      if (this.tokens.size > MAX_CURSORS) this.tokens.delete(this.tokens.keys().next().value!);
-    }
+    if (token === undefined) token = randomToken(16);
+    else this.tokens.delete(seq);
+    this.tokens.set(seq, token);
+    if (this.tokens.size > MAX_CURSORS) this.tokens.delete(this.tokens.keys().next().value!);
     return `${seq.toString(36)}.${token}`;
   }
 

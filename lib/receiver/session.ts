@@ -32,6 +32,7 @@ import {
   type ReceiverKind,
 } from './types.js';
 import { isObject } from '../util/json.js';
+import { requestFlaw } from '../util/request-shape.js';
 
 /** The related task a request names in its `_meta`, if any ([V7]). */
 function relatedTaskOf(params: JsonObject): string | undefined {
@@ -148,6 +149,10 @@ export class ReceiverSession implements MethodHost {
     } catch (error) {
       return Promise.reject(error);
     }
+    // [V26]: a request the callback could not be given as typed is refused before any task exists,
+    // as the SDK client refuses it (-32602).
+    const flaw = requestFlaw(kind, params);
+    if (flaw !== undefined) return Promise.reject(rpcFailure(INVALID_PARAMS, `Invalid ${kind} request: ${flaw}`));
     const relatedTaskId = relatedTaskOf(params);
     const task = this.store.create({ kind, method: METHOD_OF[kind], relatedTaskId, ttl });
     if (task === undefined) {
@@ -173,8 +178,9 @@ export class ReceiverSession implements MethodHost {
       this.host.callback(kind, relatedTaskId) ??
       (kind === 'elicitation' ? this.config.elicitation : this.config.sampling);
     request.afterReply((sent) => {
-      if (sent) void this.run(task, params, owner, callback).catch((error: unknown) => this.crashed(task, error));
-      else this.withdraw(task, request.signal.aborted);
+      if (!sent) return this.withdraw(task, request.signal.aborted);
+      this.announce(task);
+      void this.run(task, params, owner, callback).catch((error: unknown) => this.crashed(task, error));
     });
     return Promise.resolve(result);
   }
@@ -188,6 +194,8 @@ export class ReceiverSession implements MethodHost {
    * until it is evicted (cancelled tasks go first) or its ttl passes.
    */
   private withdraw(task: ReceiverTask, cancelledByServer: boolean): void {
+    // A refused answer may still have reached the server: from now on it may hear of the task.
+    if (!cancelledByServer) this.announce(task);
     if (!this.holds(task)) return;
     const why = cancelledByServer
       ? 'the server cancelled the request before its CreateTaskResult was sent'
@@ -295,11 +303,28 @@ export class ReceiverSession implements MethodHost {
     emitEnding(this.host, task, ending, now);
   }
 
-  /** Sends the task's snapshot as `notifications/tasks/status` ([V21]: without related-task `_meta`). */
+  /**
+   * Sends the task's snapshot as `notifications/tasks/status` ([V21]: without related-task `_meta`);
+   * held until its `CreateTaskResult` was handed to the transport ({@link ReceiverSession.announce}):
+   * a listener that stops serving while that answer is on its way must not tell the server of a
+   * task it does not know yet ([V14]).
+   */
   private notify(task: ReceiverTask): void {
+    if (!task.announced) {
+      task.untold = true;
+      return;
+    }
     if (this.port.closed) return;
     task.notifications += 1;
     this.port.notify('notifications/tasks/status', { ...snapshotOf(task, this.pollIntervalMs) });
+  }
+
+  /** The task's `CreateTaskResult` went out: a status notification held meanwhile goes now. */
+  private announce(task: ReceiverTask): void {
+    task.announced = true;
+    if (!task.untold) return;
+    task.untold = false;
+    this.notify(task);
   }
 
   /** The ttl elapsed: the task is gone ([V11]); a running callback is abandoned. */

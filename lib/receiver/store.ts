@@ -41,6 +41,13 @@ export interface ReceiverTask {
   payload: ReceiverPayload | undefined;
   /** True once a `tasks/result` answer with the final result reached the transport. */
   delivered: boolean;
+  /**
+   * True once its `CreateTaskResult` was handed to the transport (or may have reached the server):
+   * before that, nothing else about the task may reach the server ([V14]).
+   */
+  announced: boolean;
+  /** A status notification is owed, held until the task is {@link ReceiverTask.announced}. */
+  untold: boolean;
   /** The error of the lifecycle event it ended with, if any (for metrics). */
   error: TaskError | undefined;
   /** Aborted when the callback's answer is no longer wanted (cancel, expiry, close). */
@@ -122,6 +129,8 @@ export class ReceiverStore {
       settledAtMs: undefined,
       payload: undefined,
       delivered: false,
+      announced: false,
+      untold: false,
       error: undefined,
       controller: new AbortController(),
       expiry: undefined,

@@ -361,6 +361,27 @@ describe("the receiver handle and the client's life", () => {
     expect(await create()).toMatchObject({ status: 'working' });
   });
 
+  it('a created or status listener that closes the receiver: the server hears of the cancel only after the CreateTaskResult ([V14], [V21])', async () => {
+    for (const event of ['created', 'status'] as const) {
+      const { create, tasks, server } = await peerRig(register, { elicitation: new HeldCallback().callback });
+      const stop = (metrics: TaskMetrics): void => {
+        if (metrics.role === 'receiver') void tasks.receiver?.close();
+      };
+      if (event === 'created') tasks.on('created', stop);
+      else tasks.on('status', stop);
+      const task = await create();
+      await flush();
+      const order = server.log
+        .filter((entry) => entry.kind === 'response' || entry.method === 'notifications/tasks/status')
+        .map((entry) =>
+          entry.kind === 'response'
+            ? `reply:${String((entry.message.result as Json).task !== undefined)}`
+            : `status:${String(entry.params.taskId === task.taskId)}:${String(entry.params.status)}`,
+        );
+      expect(order, event).toEqual(['reply:true', 'status:true:cancelled']);
+    }
+  });
+
   it('the connection closing emits status cancelled once for each running task, before settled', async () => {
     const held = new HeldCallback();
     const { create, tasks, client } = await peerRig(register, { elicitation: held.callback });

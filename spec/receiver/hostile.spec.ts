@@ -129,6 +129,48 @@ describe('a hostile requestor', () => {
     expect(tasks.receiver?.size).toBe(0);
   });
 
+  it('a task request whose own params are malformed is refused with -32602: no task is made and no callback runs ([V26])', async () => {
+    const held = new HeldCallback();
+    const { ask, tasks } = await peerRig(register, { elicitation: held.callback, sampling: held.callback });
+    const form = { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } };
+    const url = { mode: 'url', message: 'Sign in', url: 'https://example.com/a', elicitationId: 'e1' };
+    const sampling = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 };
+    const bad: Array<[string, Json]> = [
+      ['elicitation/create', {}],
+      ['elicitation/create', { ...form, message: 5 }],
+      ['elicitation/create', { ...form, mode: 'voice' }],
+      ['elicitation/create', { ...form, requestedSchema: 'a form' }],
+      ['elicitation/create', { ...form, requestedSchema: { type: 'object' } }],
+      ['elicitation/create', { ...url, url: undefined }],
+      ['elicitation/create', { ...url, elicitationId: 7 }],
+      ['sampling/createMessage', {}],
+      ['sampling/createMessage', { ...sampling, messages: 'hi' }],
+      ['sampling/createMessage', { ...sampling, messages: ['hi'] }],
+      ['sampling/createMessage', { ...sampling, maxTokens: '10' }],
+      ['sampling/createMessage', { messages: sampling.messages }],
+    ];
+    for (const [method, params] of bad) {
+      const error = errorOf(await ask(method, { ...params, task: {} }));
+      expect(error.code, `${method} ${JSON.stringify(params)}`).toBe(-32602);
+      expect(error.message).toMatch(/^Invalid (elicitation|sampling) request: /);
+    }
+    await flush();
+    expect(tasks.receiver?.size).toBe(0);
+    expect(held.calls).toHaveLength(0);
+    // Well-formed ones, a url-mode elicitation and an empty conversation included, are served.
+    for (const [method, params] of [
+      ['elicitation/create', form],
+      ['elicitation/create', { message: 'Your name?' }],
+      ['elicitation/create', url],
+      ['sampling/createMessage', sampling],
+      ['sampling/createMessage', { messages: [], maxTokens: 5 }],
+    ] as const) {
+      expect(resultOf(await ask(method, { ...params, task: {} })).task, JSON.stringify(params)).toBeDefined();
+    }
+    await flush();
+    expect(held.calls).toHaveLength(5);
+  });
+
   it('list cursors never issued, tampered with or from another connection get -32602 ([R23], [V26])', async () => {
     const { ask, create } = await peerRig(register, { elicitation: new HeldCallback().callback, pageSize: 2 });
     const ids: unknown[] = [];
@@ -173,6 +215,26 @@ describe('a hostile requestor', () => {
     expect(resultOf(await ask('tasks/list', { cursor: cursors.at(-1) }))).toMatchObject({
       tasks: [{ status: 'working' }],
     });
+  });
+
+  it('a cursor issued again counts as issued last: listing from the start again keeps the first page’s cursor among the last 1024 ([V22])', async () => {
+    const { ask, create } = await peerRig(register, {
+      elicitation: new HeldCallback().callback,
+      pageSize: 1,
+      maxTasks: 2_000,
+    });
+    for (let i = 0; i < 1_027; i += 1) await create();
+    const first = String(resultOf(await ask('tasks/list', {})).nextCursor);
+    const cursors = [first];
+    for (let i = 0; i < 1_023; i += 1)
+      cursors.push(String(resultOf(await ask('tasks/list', { cursor: cursors.at(-1) })).nextCursor));
+    // 1024 positions issued. The server lists from the start again: the first page's cursor is
+    // issued once more (the same one), then one position more is issued.
+    expect(String(resultOf(await ask('tasks/list', {})).nextCursor)).toBe(first);
+    cursors.push(String(resultOf(await ask('tasks/list', { cursor: cursors.at(-1) })).nextCursor));
+    // The one issued longest ago is the second position's, not the first page's it just handed out.
+    expect(resultOf(await ask('tasks/list', { cursor: first })).tasks).toHaveLength(1);
+    expect(errorOf(await ask('tasks/list', { cursor: cursors[1] })).code).toBe(-32602);
   });
 
   it('lists and answers only the tasks of its own connection (§6)', async () => {
