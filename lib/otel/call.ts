@@ -34,7 +34,7 @@ import { annotate, outcomeOfError, readingOf, type EndingCall } from './call-end
 import { callRequest, type RequestingCall } from './call-requests.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
-import { attempt } from './safe.js';
+import { attempt, startSpan } from './safe.js';
 import type { ResumedTasks, ResumedTrace, Settlement } from './resumed.js';
 
 /** The traces of one TaskClient's calls still open, and of its tasks by id (for client-wide events). */
@@ -128,7 +128,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     const creator = taskId === undefined ? undefined : kit.creators.of(taskId);
     const options: SpanOptions = { kind: SpanKind.CLIENT, attributes };
     if (creator !== undefined) options.links = [{ context: creator }];
-    this.span = kit.tracer.startSpan(name, options, parent);
+    this.span = startSpan(kit.tracer, name, options, parent);
     this.context = trace.setSpan(parent, this.span);
     traces.open.add(this);
     if (taskId !== undefined) {

@@ -21,7 +21,7 @@ import { connectionAttributes, isServerErrorCode, readError } from './attributes
 import type { CallTrace } from './call.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
-import { attempt } from './safe.js';
+import { attempt, startSpan } from './safe.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -88,14 +88,15 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   if (input.id !== undefined) attributes[ATTR.requestId] = String(input.id);
   // Without the server's context nor an open call, a root span (never under an ended span current here).
   const root = !fromServer && !open && call !== undefined;
-  const question = kit.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, links, root }, parent);
+  const question = startSpan(kit.tracer, method, { kind: SpanKind.SERVER, attributes, links, root }, parent);
   if (open) call!.event(EVENT.inputRequest, { [ATTR.method]: method });
   return {
     end: (outcome: InputOutcome) => {
       const span =
         cutAt === undefined
           ? question
-          : kit.tracer.startSpan(
+          : startSpan(
+              kit.tracer,
               method,
               {
                 kind: SpanKind.SERVER,

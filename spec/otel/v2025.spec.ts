@@ -1082,6 +1082,40 @@ describe('a tracer, a meter or a propagator that throws', () => {
     expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
   });
 
+  it("a tracer whose startSpan throws for a request's span and a question's: the task's span still ends, the call goes on, and nothing is reported on the error event", async () => {
+    // A span processor whose onStart throws makes the SDK's startSpan throw (MultiSpanProcessor
+    // does not catch it): here for every tasks/* request span and the question's span, not the task's.
+    const refusing: SpanProcessor = {
+      onStart: (span) => {
+        if (span.name.startsWith('tasks/') || span.name === 'elicitation/create')
+          throw new Error('broken span processor');
+      },
+      onEnd: () => {},
+      forceFlush: () => Promise.resolve(),
+      shutdown: () => Promise.resolve(),
+    };
+    const { tasks, seen } = await inProcess({}, {}, { processors: [refusing] });
+    const problems: string[] = [];
+    tasks.on('error', (error) => problems.push(error.message));
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
+    );
+    expect((await handle.result()).content).toEqual([{ type: 'text', text: 'answered accept' }]);
+    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes['mcp.task.outcome']).toBe('completed');
+    expect(span.events.map((event) => event.name)).toContain('mcp.task.input.response');
+    expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
+    // The failure went to diag, not to the TaskClient's error event.
+    expect(problems).toEqual([]);
+    // A request whose span could not start still carries the task span's context.
+    expect(seenOf(seen, 'tasks/result').map((request) => request.traceparent)).toContain(
+      traceparentOf(span.spanContext()),
+    );
+  });
+
   it('a request that fails while it is being set up still ends its span, as a send failure', async () => {
     // A transport whose property the library reads as it sets up a request throws, once armed.
     let armed = false;
