@@ -10,6 +10,7 @@ import type { OtelInstrumentationOptions } from './types.js';
 /** What every call of one instrumentation shares. */
 export interface TraceKit {
   readonly tracer: Tracer;
+  /** The instruments of the meter provider in force (the global one may come after the TaskClient). */
   readonly instruments: Instruments;
   /** The spans of the calls that created tasks (a resumed task's span links to its creator's). */
   readonly creators: CreatingSpans;

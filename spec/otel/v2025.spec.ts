@@ -17,6 +17,7 @@ import {
   context,
   defaultTextMapGetter,
   defaultTextMapSetter,
+  metrics,
   trace,
   type TextMapPropagator,
   type Tracer,
@@ -1136,6 +1137,37 @@ describe('a tracer, a meter or a propagator that throws', () => {
     const span = telemetry.one('tasks/list');
     expect(span.attributes['error.type']).toBe('send');
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
+  });
+});
+
+describe('the global meter provider', () => {
+  it('registered after the TaskClient was made (the metrics API has no proxy, unlike the trace API): the points of what ends after go to it, and a task counted in before is not counted out of it', async () => {
+    telemetry = new Telemetry();
+    const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+    const pair = await connectPair(made.server);
+    // No meterProvider: the global one, which the host registers only later (an SDK started after
+    // the module that makes the TaskClient was loaded).
+    const otel = otelInstrumentation({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+    const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: otel });
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+      made.store.cleanup();
+      metrics.disable();
+    });
+    const early = await tasks.callToolAsTask('job', { ms: 80 });
+    metrics.setGlobalMeterProvider(telemetry.meterProvider);
+    const later = await tasks.callToolAsTask('job', { ms: 20 });
+    await later.result();
+    await early.result();
+    const requests = await telemetry.points('mcp.client.operation.duration');
+    expect(requests.filter((point) => point.attributes['mcp.method.name'] === 'tools/call')).toHaveLength(1);
+    expect(requests.some((point) => point.attributes['mcp.method.name'] === 'tasks/result')).toBe(true);
+    const ended = await telemetry.points('mcp.client.task.duration');
+    expect(ended.reduce((sum, point) => sum + point.count, 0)).toBe(2);
+    // The early task was counted in before the provider came: it is counted out where it was counted in.
+    const active = await telemetry.points('mcp.client.task.active');
+    expect(active.reduce((sum, point) => sum + point.sum, 0)).toBe(0);
   });
 });
 
