@@ -11,7 +11,6 @@ import {
   SpanStatusCode,
   context,
   defaultTextMapGetter,
-  propagation,
   trace,
   type Attributes,
   type Link,
@@ -55,9 +54,7 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   const receivedAt = performance.now();
   const { method } = input;
   const meta = input.params._meta;
-  const extracted = isObject(meta)
-    ? (kit.propagator ?? propagation).extract(ROOT_CONTEXT, meta, defaultTextMapGetter)
-    : undefined;
+  const extracted = isObject(meta) ? kit.reader.extract(ROOT_CONTEXT, meta, defaultTextMapGetter) : undefined;
   const remote = extracted === undefined ? undefined : trace.getSpanContext(extracted);
   const fromServer = remote !== undefined && trace.isSpanContextValid(remote);
   // A question of a call still open holds its span open until the answer (or its abandonment) is

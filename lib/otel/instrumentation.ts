@@ -90,6 +90,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
       },
       creators: new CreatingSpans(),
       propagator: options.propagate === false ? undefined : (options.propagator ?? propagation),
+      reader: options.propagator ?? propagation,
       options: {
         requests: options.requests ?? 'spans',
         recordTaskIds: options.recordTaskIds ?? false,

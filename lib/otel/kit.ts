@@ -16,6 +16,8 @@ export interface TraceKit {
   readonly creators: CreatingSpans;
   /** Writes the trace context into a request's `_meta`; `undefined` when propagation is off. */
   readonly propagator: TextMapPropagator | undefined;
+  /** Reads the trace context of a question's `_meta`: the propagator given, or the global one (even when propagation is off). */
+  readonly reader: TextMapPropagator;
   readonly options: Required<
     Pick<
       OtelInstrumentationOptions,

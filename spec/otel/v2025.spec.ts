@@ -956,6 +956,25 @@ describe('the hook', () => {
     expect(telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT)).toHaveLength(1);
   });
 
+  it("propagate: false still reads a question's trace context with the propagator given: its span is the child of the server's span", async () => {
+    // The propagator option writes and reads ("and reads it from an input request's"); propagate
+    // only turns the writing off. No global propagator is registered here.
+    const { tasks } = await inProcess({}, { propagate: false });
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
+    );
+    await handle.result();
+    await until(() => telemetry.named('tools/call job').length === 2);
+    const serverSpan = telemetry.named('tools/call job').find((span) => span.kind === SpanKind.SERVER)!;
+    const question = telemetry.one('elicitation/create');
+    expect(question.parentSpanContext?.spanId).toBe(serverSpan.spanContext().spanId);
+    expect(question.links.map((link) => link.context.spanId)).toEqual([
+      telemetry.one('tools/call job').spanContext().spanId,
+    ]);
+  });
+
   it("requests: 'events' records each tasks/* request as an event of the task span instead of a child span", async () => {
     const { tasks, seen } = await inProcess({}, { requests: 'events', recordTaskIds: true });
     const handle = await tasks.callToolAsTask('job', { ms: 60 });
