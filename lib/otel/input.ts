@@ -54,7 +54,10 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   const receivedAt = performance.now();
   const { method } = input;
   const meta = input.params._meta;
-  const extracted = isObject(meta) ? kit.reader.extract(ROOT_CONTEXT, meta, defaultTextMapGetter) : undefined;
+  // A propagator that throws reads nothing (the question's span is then the task's child).
+  const extracted = isObject(meta)
+    ? attempt('propagator.extract()', () => kit.reader.extract(ROOT_CONTEXT, meta, defaultTextMapGetter))
+    : undefined;
   const remote = extracted === undefined ? undefined : trace.getSpanContext(extracted);
   const fromServer = remote !== undefined && trace.isSpanContextValid(remote);
   // A question of a call still open holds its span open until the answer (or its abandonment) is

@@ -1093,6 +1093,31 @@ describe('a tracer, a meter or a propagator that throws', () => {
     expect(seen.filter((request) => request.traceparent !== undefined)).toEqual([]);
   });
 
+  it("a propagator whose extract throws: the question is still traced, under the task's span, and nothing is reported on the error event", async () => {
+    const unreadable: TextMapPropagator = {
+      inject: (within, carrier, setter) => telemetry.propagator.inject(within, carrier, setter),
+      extract: () => {
+        throw new Error('broken propagator');
+      },
+      fields: () => telemetry.propagator.fields(),
+    };
+    const { tasks } = await inProcess({}, { propagator: unreadable });
+    const problems: string[] = [];
+    tasks.on('error', (error) => problems.push(error.message));
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
+    );
+    await handle.result();
+    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    const span = telemetry.one('tools/call job');
+    const question = telemetry.one('elicitation/create');
+    expect(question.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(question.attributes['mcp.task.input_outcome']).toBe('answered');
+    expect(problems).toEqual([]);
+  });
+
   it("a span whose addEvent throws: the task's span still ends, and the task is counted out of mcp.client.task.active", async () => {
     const { tasks } = await inProcess({}, { tracerProvider: throwingEvents() });
     await (await tasks.callToolAsTask('job', { ms: 40 })).result();
