@@ -23,8 +23,8 @@ import { DURATION_BUCKETS, METRIC, SCOPE, TASK_DURATION_BUCKETS } from './names.
  * the instruments are made anew when it changed.
  */
 export class InstrumentSource {
-  private provider: MeterProvider | undefined;
-  private current: Instruments | undefined;
+  private provider: MeterProvider | undefined = undefined;
+  private current: Instruments | undefined = undefined;
 
   constructor(private readonly given: MeterProvider | undefined) {}
 
