@@ -90,7 +90,12 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   const root = !fromServer && !open && call !== undefined;
   const question = startSpan(kit.tracer, method, { kind: SpanKind.SERVER, attributes, links, root }, parent);
   if (open) call!.event(EVENT.inputRequest, { [ATTR.method]: method });
+  // The callback runs with the question's span current: the span stands for the processing of the
+  // server's request (a SERVER span), so what the callback traces (asking a person, a model) is its
+  // child, rather than a child of whatever context the transport delivered the request in.
+  const within = trace.setSpan(parent, question);
   return {
+    run: (callback) => context.with(within, callback),
     end: (outcome: InputOutcome) => {
       const span =
         cutAt === undefined

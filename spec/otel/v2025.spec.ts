@@ -396,6 +396,29 @@ describe('input, plain calls, retries and reconnections', () => {
     expect(seenOf(seen, 'tasks/result').every((request) => request.traceparent !== undefined)).toBe(true);
   });
 
+  it("the question's span is current while the callback runs: what the callback traces is its child, not the caller's", async () => {
+    const { tasks } = await inProcess();
+    const tracer = telemetry.tracerProvider.getTracer('spec-host');
+    const handle = await withinSpan(telemetry, 'agent step', () =>
+      tasks.callToolAsTask(
+        'job',
+        { ms: 20, outcome: 'ask' },
+        {
+          // The host's own work for the answer (asking a person, a model), traced as usual.
+          onElicitation: () => {
+            tracer.startSpan('ask the user').end();
+            return { action: 'accept', content: { confirm: true } };
+          },
+        },
+      ),
+    );
+    await handle.value.result();
+    const question = telemetry.one('elicitation/create');
+    const work = telemetry.named('ask the user');
+    expect(work).toHaveLength(1);
+    expect(work[0]!.parentSpanContext?.spanId).toBe(question.spanContext().spanId);
+  });
+
   it('a plain call (the server answers at once) is one span with no children', async () => {
     const { tasks, seen } = await inProcess();
     const handle = await tasks.callToolAsTask('echo', { text: 'hello' });
