@@ -238,6 +238,14 @@ export interface InstrumentedInput {
 /** Learns how an input request ended. */
 export interface InputInstrument {
   /**
+   * Runs the input callback (optional): `run` calls `callback` once, synchronously, and returns
+   * what it returns, so that an instrumentation can make its span of the question current while the
+   * callback runs (what the callback traces, asking a person or a model, is then that span's child).
+   * A `run` that throws before calling `callback` is reported on the `error` event, and the
+   * callback runs without it; one that never calls it, likewise.
+   */
+  readonly run?: (<T>(callback: () => T) => T) | undefined;
+  /**
    * The callback answered (`result`: for an elicitation, its `action` says whether the user
    * accepted), threw (`error`), or was abandoned because the answer was no longer wanted (the
    * task ended, the server cancelled the request: `abandoned`).

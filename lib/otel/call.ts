@@ -33,8 +33,9 @@ import { connectionAttributes, isErrorOutcome, json, metricAttributesOf, scrubbe
 import { annotate, outcomeOfError, readingOf, type EndingCall } from './call-end.js';
 import { callRequest, type RequestingCall } from './call-requests.js';
 import type { TraceKit } from './kit.js';
+import type { Instruments } from './metrics.js';
 import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
-import { attempt } from './safe.js';
+import { attempt, startSpan } from './safe.js';
 import type { ResumedTasks, ResumedTrace, Settlement } from './resumed.js';
 
 /** The traces of one TaskClient's calls still open, and of its tasks by id (for client-wide events). */
@@ -89,7 +90,8 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
    * with what ends it early (`cut`) when the span may not wait for it.
    */
   private readonly inFlight = new Set<{ readonly cut: (() => void) | undefined }>();
-  private tracked = false;
+  /** The instruments the task was counted into `mcp.client.task.active` with: its end counts it out of the same. */
+  private countedIn: Instruments | undefined = undefined;
   private immediate = false;
   /** The server's JSON-RPC error to the last `tools/call`, for the span's status description. */
   callError: RequestFailure | undefined = undefined;
@@ -128,7 +130,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     const creator = taskId === undefined ? undefined : kit.creators.of(taskId);
     const options: SpanOptions = { kind: SpanKind.CLIENT, attributes };
     if (creator !== undefined) options.links = [{ context: creator }];
-    this.span = kit.tracer.startSpan(name, options, parent);
+    this.span = startSpan(kit.tracer, name, options, parent);
     this.context = trace.setSpan(parent, this.span);
     traces.open.add(this);
     if (taskId !== undefined) {
@@ -220,8 +222,9 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   /** Counts the task in `mcp.client.task.active` (once counted, its end counts it out). */
   private track(): void {
     attempt(METRIC.tasksActive, () => {
-      this.kit.instruments.tasksActive.add(1, this.taskAttributes);
-      this.tracked = true;
+      const instruments = this.kit.instruments;
+      instruments.tasksActive.add(1, this.taskAttributes);
+      this.countedIn = instruments;
     });
   }
 
@@ -299,15 +302,16 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     const reading = isErrorOutcome(outcome) ? readingOf(this, error) : undefined;
     if (reading !== undefined) points[ATTR.errorType] = reading.type;
     attempt('the task span', () => annotate(this, outcome, reading, metrics, result));
-    const instruments = this.kit.instruments;
-    if (metrics !== undefined) {
+    const counted = this.countedIn;
+    if (counted !== undefined) attempt(METRIC.tasksActive, () => counted.tasksActive.add(-1, this.taskAttributes));
+    const instruments = attempt('the meter', () => this.kit.instruments);
+    if (metrics !== undefined && instruments !== undefined) {
       attempt(METRIC.taskPolls, () => instruments.taskPolls.record(metrics.polls, points));
       attempt(METRIC.taskNotifications, () => instruments.taskNotifications.record(metrics.notifications, points));
       attempt(METRIC.taskRetries, () => instruments.taskRetries.record(metrics.retries, points));
     }
-    if (this.tracked) attempt(METRIC.tasksActive, () => instruments.tasksActive.add(-1, this.taskAttributes));
     const seconds = metrics !== undefined ? metrics.durationMs / 1000 : (performance.now() - this.startedAt) / 1000;
-    attempt(METRIC.taskDuration, () => instruments.taskDuration.record(seconds, points));
+    if (instruments !== undefined) attempt(METRIC.taskDuration, () => instruments.taskDuration.record(seconds, points));
     // Its requests and questions still in flight end first (the library gives up its own requests
     // as the task settles: only a background one, the last look or a cancel, is left to wait for,
     // and a request's wait is bounded by its timeout). A detached task's questions are not given

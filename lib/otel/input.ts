@@ -11,7 +11,6 @@ import {
   SpanStatusCode,
   context,
   defaultTextMapGetter,
-  propagation,
   trace,
   type Attributes,
   type Link,
@@ -21,7 +20,7 @@ import { connectionAttributes, isServerErrorCode, readError } from './attributes
 import type { CallTrace } from './call.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
-import { attempt } from './safe.js';
+import { attempt, startSpan } from './safe.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -55,8 +54,9 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   const receivedAt = performance.now();
   const { method } = input;
   const meta = input.params._meta;
+  // A propagator that throws reads nothing (the question's span is then the task's child).
   const extracted = isObject(meta)
-    ? (kit.propagator ?? propagation).extract(ROOT_CONTEXT, meta, defaultTextMapGetter)
+    ? attempt('propagator.extract()', () => kit.reader.extract(ROOT_CONTEXT, meta, defaultTextMapGetter))
     : undefined;
   const remote = extracted === undefined ? undefined : trace.getSpanContext(extracted);
   const fromServer = remote !== undefined && trace.isSpanContextValid(remote);
@@ -88,14 +88,20 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   if (input.id !== undefined) attributes[ATTR.requestId] = String(input.id);
   // Without the server's context nor an open call, a root span (never under an ended span current here).
   const root = !fromServer && !open && call !== undefined;
-  const question = kit.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, links, root }, parent);
+  const question = startSpan(kit.tracer, method, { kind: SpanKind.SERVER, attributes, links, root }, parent);
   if (open) call!.event(EVENT.inputRequest, { [ATTR.method]: method });
+  // The callback runs with the question's span current: the span stands for the processing of the
+  // server's request (a SERVER span), so what the callback traces (asking a person, a model) is its
+  // child, rather than a child of whatever context the transport delivered the request in.
+  const within = trace.setSpan(parent, question);
   return {
+    run: (callback) => context.with(within, callback),
     end: (outcome: InputOutcome) => {
       const span =
         cutAt === undefined
           ? question
-          : kit.tracer.startSpan(
+          : startSpan(
+              kit.tracer,
               method,
               {
                 kind: SpanKind.SERVER,

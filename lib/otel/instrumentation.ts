@@ -6,7 +6,7 @@
  * request they send, records the metrics, and marks retries and lost connections on the spans of
  * the tasks they touch.
  */
-import { metrics, propagation, trace } from '@opentelemetry/api';
+import { propagation, trace } from '@opentelemetry/api';
 import { TaskOptionError, type ClientInstrument, type InstrumentedClient, type TaskInstrumentation } from '../index.js';
 import { readError } from './attributes.js';
 import { CallTrace, type ClientTraces } from './call.js';
@@ -14,7 +14,7 @@ import type { TraceKit } from './kit.js';
 import { CreatingSpans } from './creators.js';
 import { traceInput } from './input.js';
 import { traceList } from './listing.js';
-import { Instruments } from './metrics.js';
+import { InstrumentSource } from './metrics.js';
 import { ATTR, EVENT, SCOPE, TASK_ATTR } from './names.js';
 import { ResumedTasks } from './resumed.js';
 import type { OtelInstrumentationOptions } from './types.js';
@@ -78,14 +78,19 @@ function checkOptions(options: OtelInstrumentationOptions): void {
 export function otelInstrumentation(options: OtelInstrumentationOptions = {}): TaskInstrumentation {
   checkOptions(options);
   let kit: TraceKit | undefined;
-  // Tracer and meter are taken on first attach, so that a provider registered after this call
-  // (but before the TaskClient is made) is the one used.
-  const kitOf = (): TraceKit =>
-    (kit ??= {
+  // The tracer is taken on first attach (the global tracer provider is a proxy: one registered
+  // later is used); the instruments at each use (the global meter provider is none: metrics.ts).
+  const kitOf = (): TraceKit => {
+    if (kit !== undefined) return kit;
+    const meters = new InstrumentSource(options.meterProvider);
+    return (kit = {
       tracer: (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE),
-      instruments: new Instruments((options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE)),
+      get instruments() {
+        return meters.instruments;
+      },
       creators: new CreatingSpans(),
       propagator: options.propagate === false ? undefined : (options.propagator ?? propagation),
+      reader: options.propagator ?? propagation,
       options: {
         requests: options.requests ?? 'spans',
         recordTaskIds: options.recordTaskIds ?? false,
@@ -95,6 +100,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): T
         server: options.server,
       },
     });
+  };
   return {
     attach: (client: InstrumentedClient): ClientInstrument => {
       const shared = kitOf();

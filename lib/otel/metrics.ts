@@ -4,8 +4,40 @@
  * the task-level ones of this library (duration by outcome, tasks in flight, polls, notifications
  * and retries per task).
  */
-import type { Attributes, Histogram, Meter, UpDownCounter } from '@opentelemetry/api';
-import { DURATION_BUCKETS, METRIC, TASK_DURATION_BUCKETS } from './names.js';
+import {
+  metrics,
+  type Attributes,
+  type Histogram,
+  type Meter,
+  type MeterProvider,
+  type UpDownCounter,
+} from '@opentelemetry/api';
+import { DURATION_BUCKETS, METRIC, SCOPE, TASK_DURATION_BUCKETS } from './names.js';
+
+/**
+ * The instruments of the meter provider given, or else of the global one as it is at each use.
+ * The metrics API, unlike the trace API (whose global provider is a proxy), hands out the no-op
+ * provider until an SDK registers one, and a meter taken from it stays a no-op: a host that starts
+ * its OpenTelemetry SDK after the module that makes the TaskClient was loaded would get spans and
+ * no metrics. So the global provider is looked up again at each use (a few property reads), and
+ * the instruments are made anew when it changed.
+ */
+export class InstrumentSource {
+  private provider: MeterProvider | undefined = undefined;
+  private current: Instruments | undefined = undefined;
+
+  constructor(private readonly given: MeterProvider | undefined) {}
+
+  /** The instruments of the provider in force now. */
+  get instruments(): Instruments {
+    const provider = this.given ?? metrics.getMeterProvider();
+    if (this.current === undefined || provider !== this.provider) {
+      this.current = new Instruments(provider.getMeter(SCOPE));
+      this.provider = provider;
+    }
+    return this.current;
+  }
+}
 
 /** The instruments of one instrumentation. */
 export class Instruments {

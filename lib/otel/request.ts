@@ -20,7 +20,7 @@ import type { OutgoingRequest, RequestFailure, RequestInstrument, RequestResult 
 import { connectionAttributes, metricAttributesOf, requestErrorType } from './attributes.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC } from './names.js';
-import { attempt } from './safe.js';
+import { attempt, startSpan } from './safe.js';
 
 /**
  * The trace context of `within` as `_meta` entries (none when propagation is off, nothing is
@@ -109,7 +109,7 @@ export function requestSpan(
     options.root = true;
     options.links = [{ context: detached.link }];
   }
-  const span = kit.tracer.startSpan(method, options, parent);
+  const span = startSpan(kit.tracer, method, options, parent);
   return {
     meta: injected(kit, trace.setSpan(parent, span)),
     end: (failure, result) => {

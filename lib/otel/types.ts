@@ -12,7 +12,8 @@ export interface OtelInstrumentationOptions {
   readonly tracerProvider?: TracerProvider | undefined;
   /**
    * Where metrics go.
-   * @defaultValue the global meter provider (`metrics.getMeterProvider()`)
+   * @defaultValue the global meter provider (`metrics.getMeterProvider()`), as it is at each
+   * use: one registered after the TaskClient was made is used from then on
    */
   readonly meterProvider?: MeterProvider | undefined;
   /**

@@ -151,6 +151,51 @@ describe('the instrumentation hook', () => {
     expect(seen.inputs).toEqual([{ method: 'elicitation/create', delivery: 'request', outcome: 'answered' }]);
   });
 
+  it.each([
+    ['runs the callback inside it', 'wraps', []],
+    [
+      'throws before running it: reported, and the callback runs on its own',
+      'throws',
+      ["The instrumentation's input run() threw: broken run"],
+    ],
+    [
+      'never runs it: reported, and the callback runs on its own',
+      'skips',
+      ["The instrumentation's input run() did not run the callback"],
+    ],
+  ] as const)("an input instrument's run() %s, once", async (_title, behaviour, reported) => {
+    const log: string[] = [];
+    const hook: TaskInstrumentation = {
+      attach: () => ({
+        input: () => ({
+          run: <T>(callback: () => T): T => {
+            if (behaviour === 'throws') throw new Error('broken run');
+            if (behaviour === 'skips') return undefined as T;
+            log.push('run in');
+            const value = callback();
+            log.push('run out');
+            return value;
+          },
+          end: (outcome) => void log.push(`end ${outcome.kind}`),
+        }),
+      }),
+    };
+    const { tasks } = await client({
+      instrumentation: hook,
+      onElicitation: () => {
+        log.push('callback');
+        return { action: 'accept', content: { confirm: true } };
+      },
+    });
+    const problems: string[] = [];
+    tasks.on('error', (error) => problems.push(error.message));
+    await (await tasks.callToolAsTask('confirm_delete', { path: '/tmp/x' })).result();
+    expect(log).toEqual(
+      behaviour === 'wraps' ? ['run in', 'callback', 'run out', 'end answered'] : ['callback', 'end answered'],
+    );
+    expect(problems).toEqual(reported);
+  });
+
   it("reports how a failed request ended: the server's JSON-RPC error, by kind and code", async () => {
     const { hook, seen } = recording();
     const { tasks } = await client({ instrumentation: hook });

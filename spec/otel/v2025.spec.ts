@@ -17,6 +17,7 @@ import {
   context,
   defaultTextMapGetter,
   defaultTextMapSetter,
+  metrics,
   trace,
   type TextMapPropagator,
   type Tracer,
@@ -393,6 +394,29 @@ describe('input, plain calls, retries and reconnections', () => {
     });
     // The blocking tasks/result that carried the question went out with its own context too.
     expect(seenOf(seen, 'tasks/result').every((request) => request.traceparent !== undefined)).toBe(true);
+  });
+
+  it("the question's span is current while the callback runs: what the callback traces is its child, not the caller's", async () => {
+    const { tasks } = await inProcess();
+    const tracer = telemetry.tracerProvider.getTracer('spec-host');
+    const handle = await withinSpan(telemetry, 'agent step', () =>
+      tasks.callToolAsTask(
+        'job',
+        { ms: 20, outcome: 'ask' },
+        {
+          // The host's own work for the answer (asking a person, a model), traced as usual.
+          onElicitation: () => {
+            tracer.startSpan('ask the user').end();
+            return { action: 'accept', content: { confirm: true } };
+          },
+        },
+      ),
+    );
+    await handle.value.result();
+    const question = telemetry.one('elicitation/create');
+    const work = telemetry.named('ask the user');
+    expect(work).toHaveLength(1);
+    expect(work[0]!.parentSpanContext?.spanId).toBe(question.spanContext().spanId);
   });
 
   it('a plain call (the server answers at once) is one span with no children', async () => {
@@ -955,6 +979,25 @@ describe('the hook', () => {
     expect(telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT)).toHaveLength(1);
   });
 
+  it("propagate: false still reads a question's trace context with the propagator given: its span is the child of the server's span", async () => {
+    // The propagator option writes and reads ("and reads it from an input request's"); propagate
+    // only turns the writing off. No global propagator is registered here.
+    const { tasks } = await inProcess({}, { propagate: false });
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
+    );
+    await handle.result();
+    await until(() => telemetry.named('tools/call job').length === 2);
+    const serverSpan = telemetry.named('tools/call job').find((span) => span.kind === SpanKind.SERVER)!;
+    const question = telemetry.one('elicitation/create');
+    expect(question.parentSpanContext?.spanId).toBe(serverSpan.spanContext().spanId);
+    expect(question.links.map((link) => link.context.spanId)).toEqual([
+      telemetry.one('tools/call job').spanContext().spanId,
+    ]);
+  });
+
   it("requests: 'events' records each tasks/* request as an event of the task span instead of a child span", async () => {
     const { tasks, seen } = await inProcess({}, { requests: 'events', recordTaskIds: true });
     const handle = await tasks.callToolAsTask('job', { ms: 60 });
@@ -1073,6 +1116,31 @@ describe('a tracer, a meter or a propagator that throws', () => {
     expect(seen.filter((request) => request.traceparent !== undefined)).toEqual([]);
   });
 
+  it("a propagator whose extract throws: the question is still traced, under the task's span, and nothing is reported on the error event", async () => {
+    const unreadable: TextMapPropagator = {
+      inject: (within, carrier, setter) => telemetry.propagator.inject(within, carrier, setter),
+      extract: () => {
+        throw new Error('broken propagator');
+      },
+      fields: () => telemetry.propagator.fields(),
+    };
+    const { tasks } = await inProcess({}, { propagator: unreadable });
+    const problems: string[] = [];
+    tasks.on('error', (error) => problems.push(error.message));
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
+    );
+    await handle.result();
+    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    const span = telemetry.one('tools/call job');
+    const question = telemetry.one('elicitation/create');
+    expect(question.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(question.attributes['mcp.task.input_outcome']).toBe('answered');
+    expect(problems).toEqual([]);
+  });
+
   it("a span whose addEvent throws: the task's span still ends, and the task is counted out of mcp.client.task.active", async () => {
     const { tasks } = await inProcess({}, { tracerProvider: throwingEvents() });
     await (await tasks.callToolAsTask('job', { ms: 40 })).result();
@@ -1080,6 +1148,40 @@ describe('a tracer, a meter or a propagator that throws', () => {
     expect(telemetry.open()).toEqual([]);
     expect(telemetry.one('tools/call job').attributes['mcp.task.outcome']).toBe('completed');
     expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
+  });
+
+  it("a tracer whose startSpan throws for a request's span and a question's: the task's span still ends, the call goes on, and nothing is reported on the error event", async () => {
+    // A span processor whose onStart throws makes the SDK's startSpan throw (MultiSpanProcessor
+    // does not catch it): here for every tasks/* request span and the question's span, not the task's.
+    const refusing: SpanProcessor = {
+      onStart: (span) => {
+        if (span.name.startsWith('tasks/') || span.name === 'elicitation/create')
+          throw new Error('broken span processor');
+      },
+      onEnd: () => {},
+      forceFlush: () => Promise.resolve(),
+      shutdown: () => Promise.resolve(),
+    };
+    const { tasks, seen } = await inProcess({}, {}, { processors: [refusing] });
+    const problems: string[] = [];
+    tasks.on('error', (error) => problems.push(error.message));
+    const handle = await tasks.callToolAsTask(
+      'job',
+      { ms: 20, outcome: 'ask' },
+      { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
+    );
+    expect((await handle.result()).content).toEqual([{ type: 'text', text: 'answered accept' }]);
+    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    const span = telemetry.one('tools/call job');
+    expect(span.attributes['mcp.task.outcome']).toBe('completed');
+    expect(span.events.map((event) => event.name)).toContain('mcp.task.input.response');
+    expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
+    // The failure went to diag, not to the TaskClient's error event.
+    expect(problems).toEqual([]);
+    // A request whose span could not start still carries the task span's context.
+    expect(seenOf(seen, 'tasks/result').map((request) => request.traceparent)).toContain(
+      traceparentOf(span.spanContext()),
+    );
   });
 
   it('a request that fails while it is being set up still ends its span, as a send failure', async () => {
@@ -1102,6 +1204,37 @@ describe('a tracer, a meter or a propagator that throws', () => {
     const span = telemetry.one('tasks/list');
     expect(span.attributes['error.type']).toBe('send');
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
+  });
+});
+
+describe('the global meter provider', () => {
+  it('registered after the TaskClient was made (the metrics API has no proxy, unlike the trace API): the points of what ends after go to it, and a task counted in before is not counted out of it', async () => {
+    telemetry = new Telemetry();
+    const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+    const pair = await connectPair(made.server);
+    // No meterProvider: the global one, which the host registers only later (an SDK started after
+    // the module that makes the TaskClient was loaded).
+    const otel = otelInstrumentation({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+    const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: otel });
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+      made.store.cleanup();
+      metrics.disable();
+    });
+    const early = await tasks.callToolAsTask('job', { ms: 80 });
+    metrics.setGlobalMeterProvider(telemetry.meterProvider);
+    const later = await tasks.callToolAsTask('job', { ms: 20 });
+    await later.result();
+    await early.result();
+    const requests = await telemetry.points('mcp.client.operation.duration');
+    expect(requests.filter((point) => point.attributes['mcp.method.name'] === 'tools/call')).toHaveLength(1);
+    expect(requests.some((point) => point.attributes['mcp.method.name'] === 'tasks/result')).toBe(true);
+    const ended = await telemetry.points('mcp.client.task.duration');
+    expect(ended.reduce((sum, point) => sum + point.count, 0)).toBe(2);
+    // The early task was counted in before the provider came: it is counted out where it was counted in.
+    const active = await telemetry.points('mcp.client.task.active');
+    expect(active.reduce((sum, point) => sum + point.sum, 0)).toBe(0);
   });
 });
 

@@ -97,7 +97,50 @@ function guardRequest(request: RequestInstrument, report: Report): RequestInstru
 }
 
 function guardInput(input: InputInstrument, report: Report): InputInstrument {
-  return { end: (outcome) => void guarded(report, 'input end()', () => input.end(outcome)) };
+  const end: InputInstrument['end'] = (outcome) => void guarded(report, 'input end()', () => input.end(outcome));
+  const run = guarded(report, 'input run', () => input.run);
+  return typeof run === 'function' ? { run: guardRun(run, report), end } : { end };
+}
+
+/**
+ * `run` of an input instrument, guarded: the callback runs once whatever `run` does. What the
+ * callback throws goes to the caller; what `run` throws before calling it, or a `run` that never
+ * calls it, is reported, and the callback runs on its own.
+ */
+function guardRun(run: NonNullable<InputInstrument['run']>, report: Report): NonNullable<InputInstrument['run']> {
+  return <T>(callback: () => T): T => {
+    let ran = false;
+    let value: T | undefined;
+    let failure: { readonly error: unknown } | undefined;
+    const once = (): T => {
+      ran = true;
+      try {
+        value = callback();
+        return value;
+      } catch (error) {
+        failure = { error };
+        throw error;
+      }
+    };
+    let threw: { readonly error: unknown } | undefined;
+    try {
+      run(once);
+    } catch (error) {
+      threw = { error };
+    }
+    const problem = (): TaskError =>
+      threw === undefined
+        ? new TaskError("The instrumentation's input run() did not run the callback")
+        : new TaskError(`The instrumentation's input run() threw: ${messageOf(threw.error)}`, { cause: threw.error });
+    if (!ran) {
+      report(problem());
+      return callback();
+    }
+    // What the callback threw is the callback's; what `run` threw after it answered, the hook's.
+    if (failure !== undefined) throw failure.error;
+    if (threw !== undefined) report(problem());
+    return value as T;
+  };
 }
 
 /** The instrument of a call of `toolName` on the connection behind `port`, if the hook watches it. */

@@ -274,8 +274,12 @@ export class InputRouter {
       params,
       context,
     });
+    const answering = (): Promise<Record<string, unknown>> =>
+      callback(params as never, context) as Promise<Record<string, unknown>>;
+    const run = watch?.run;
     return abandonable(
-      () => callback(params as never, context) as Promise<Record<string, unknown>>,
+      // Inside the watcher's `run`, when it has one (its span of the question current meanwhile).
+      run === undefined ? answering : () => run(answering),
       signal.signal,
     ).then(
       (answer) => {
