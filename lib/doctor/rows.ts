@@ -8,7 +8,7 @@ import type { Coping, DoctorRow, DoctorWire, Severity, Verdict } from './types.j
 
 /** What a probe may say beyond the verdict and what it saw. */
 export interface RowExtras {
-  /** The server difference the behaviour matches (`D1`-`D18`). */
+  /** The server difference the behaviour matches (a `D` id, such as `D6` or `D19`). */
   readonly quirk?: string | undefined;
   /** What the library does, when it differs from the catalogue's words for this check. */
   readonly does?: string | undefined;

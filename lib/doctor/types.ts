@@ -26,7 +26,7 @@ export type Severity = 'MUST' | 'SHOULD' | 'MAY';
 
 /** How mcp-task-client copes with what a check saw. */
 export interface Coping {
-  /** The server difference the behaviour matches (`D1`-`D18`), when it is a known one. */
+  /** The server difference the behaviour matches (a `D` id of docs/spec-rules.md, such as `D6` or `D19`), when it is a known one. */
   readonly quirk?: string | undefined;
   /** What the library does about it, in a sentence. */
   readonly does: string;

@@ -398,4 +398,27 @@ describe('options and capabilities checked before anything is sent', () => {
       ),
     ).rejects.toBeInstanceOf(TaskNotSupportedError);
   });
+
+  it("a per-call onElicitation on a client TaskClient.connect made without the capability: the error says to declare it in connect()'s options, not to use connect()", async () => {
+    const { server, store } = createExampleServer({ stepMs: 5 });
+    const [clientSide, serverSide] = createLinkedPair();
+    await server.connect(serverSide);
+    cleanups.push(async () => {
+      await server.close();
+      store.cleanup();
+    });
+    // No TaskClient-level onElicitation and no `capabilities`: connect() declares no elicitation.
+    const tasks = await TaskClient.connect(clientSide, connectOptions('auto'));
+    cleanups.push(() => tasks.close());
+    const error = await rejection(
+      tasks.callToolAsTask('confirm_delete', {}, { onElicitation: () => ({ action: 'decline' }) }),
+    );
+    expect(error).toBeInstanceOf(TaskNotSupportedError);
+    expect(error).toMatchObject({ feature: 'elicitation', toolName: 'confirm_delete' });
+    // It said "Create the Client with capabilities: { elicitation: {} }, or use TaskClient.connect()",
+    // to a host that had used TaskClient.connect().
+    expect((error as Error).message).toContain(
+      'capabilities: { elicitation: {} } in the options of new Client() or of TaskClient.connect()',
+    );
+  });
 });

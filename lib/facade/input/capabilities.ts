@@ -21,7 +21,7 @@ export function checkInputCapabilities(wire: TaskWire, callbacks: InputCallbacks
     if (callback !== undefined && !declared[kind]) {
       const option = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
       throw new TaskNotSupportedError(
-        `${option} was given, but the SDK Client did not declare the "${kind}" capability, so the server will never send such requests. Create the Client with capabilities: { ${kind}: {} }, or use TaskClient.connect().`,
+        `${option} was given, but the SDK Client did not declare the "${kind}" capability, so the server will never send such requests. Declare it where the client is created: capabilities: { ${kind}: {} } in the options of new Client() or of TaskClient.connect() (which declares it by itself only for a TaskClient-level ${option}).`,
         { feature: kind, toolName },
       );
     }
