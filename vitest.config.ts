@@ -16,6 +16,7 @@ import { defineConfig } from 'vitest/config';
 const SDK_FREE = [
   'spec/project/spec-rules.spec.ts',
   'spec/project/docs-snippets.spec.ts',
+  'spec/project/doc-links.spec.ts',
   'spec/project/lint-rules.spec.ts',
   'spec/project/class-fields.spec.ts',
   'spec/project/bench-smoke.spec.ts',
