@@ -279,6 +279,22 @@ describe('doctor: a verdict only on what the server answered', () => {
     );
   });
 
+  it('[V10] [V11] a server that applies a ttl shorter than asked (500 ms) and forgets the task once it runs out: no deviation', async () => {
+    // The task ends 150 ms in; its ttl runs out during the retention wait (400 ms), before the
+    // cancel of the ended task. A task forgotten after its ttl is allowed ([V11]): the cancel, read
+    // and result rows after it are not testable, and the list probe does not look for it.
+    const { report, model } = await doctorOn({ maxTtl: 500 });
+    clean(model, report);
+    // Before the fix: cancel.completed.status, cancel.completed.result and list.complete, MUSTs (exit 1).
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'create.ttl')?.seen).toBe('asked 300000 ms; the server applies 500 ms (a server may choose)');
+    expect(row(report, 'ttl.honoured')).toMatchObject({ verdict: 'not-testable' });
+    for (const check of ['cancel.completed.status', 'cancel.completed.result', 'list.complete'])
+      expect(row(report, check), check).toMatchObject({ verdict: 'not-testable' });
+    expect(row(report, 'cancel.completed.status')?.seen).toMatch(/ttl \(500 ms\) ran out/);
+    expect(exitCode(report)).toBe(0);
+  });
+
   it('[V22] a server that never answers tasks/list: list.paging not testable, never judged on a local timeout', async () => {
     const { report, model } = await doctorOn({ unanswered: 'tasks/list' }, { requestTimeoutMs: 300 });
     expect(model.failures).toEqual([]);

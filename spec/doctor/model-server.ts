@@ -4,7 +4,7 @@
  * pollInterval, a notification on every change, a blocking tasks/result with related-task _meta,
  * -32602 for unknown ids, cancelled terminal tasks refused, paged listing that ends, tagged
  * questions while input_required, tasks forgotten after their ttl), unless one switch turns ONE
- * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered` and `madeUpCursorUnanswered`, one allowed behaviour the
+ * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered`, `madeUpCursorUnanswered` and `maxTtl`, one allowed behaviour the
  * doctor must not call a deviation). Built on spec/support/scripted-server.ts; it asserts every request it holds
  * before it answers (task methods carry exactly `{taskId}`, a task-augmented call only `{ttl}`,
  * [R33], [A15], [S3]) and records what failed in `failures`.
@@ -58,6 +58,8 @@ export interface ModelOptions {
    * this much later.
    */
   readonly lateCreateMs?: number;
+  /** The longest ttl the server applies: a longer request gets this one ([V10]: the server may choose; no deviation). */
+  readonly maxTtl?: number;
   /** How long `work` runs. @default 150 */
   readonly workMs?: number;
 }
@@ -173,7 +175,8 @@ export function modelServer(options: ModelOptions = {}): Model {
     }
     check(typeof params.task === 'object' && params.task !== null, 'task is not an object');
     only(params.task as Json, ['ttl'], 'tools/call task');
-    const ttl = (params.task as Json).ttl;
+    const asked = (params.task as Json).ttl;
+    const ttl = typeof asked === 'number' && options.maxTtl !== undefined ? Math.min(asked, options.maxTtl) : asked;
     const at = new Date().toISOString();
     const taskId = `model-${++seq}-${Math.random().toString(16).slice(2, 10)}`;
     const entry: ModelTask = {
