@@ -212,6 +212,17 @@ async function cancelEnded(b: Battery, taskId: string, ended: SeenTask): Promise
   if (!read.ok) {
     if (!serverAnswered(read))
       return rows.untestable('cancel.completed', `after the cancel (${said}) tasks/get got ${s.describe(read)}`);
+    const main = b.mainTask;
+    const ttl = durationOf(main?.ttl);
+    if (main !== undefined && ttl !== undefined && read.code === -32602 && read.at - main.createdLocal >= ttl) {
+      // [E13], [E25]: after its ttlMs the server may delete the task; its status is then not there to compare.
+      main.retained = false;
+      s.ledger.gone(taskId);
+      return rows.untestable(
+        'cancel.completed',
+        `its ttlMs (${ttl} ms) ran out and the server forgot it, as it may: after the cancel (${said}) tasks/get answered ${s.describe(read)}`,
+      );
+    }
     return rows.deviation('cancel.completed', `after the cancel (${said}) tasks/get answered ${s.describe(read)}`);
   }
   const after = seenTask(read.result, s.wire);
