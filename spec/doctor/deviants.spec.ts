@@ -295,6 +295,20 @@ describe('doctor: a verdict only on what the server answered', () => {
     expect(exitCode(report)).toBe(0);
   });
 
+  it('[V22] [V11] the main task forgotten after its ttl (2 s) by the time tasks/list runs: list.complete not testable, no deviation', async () => {
+    // The tool runs 1 s: the ended task is read again and cancelled within its ttl, and the cancel
+    // probe waits as long as the tool ran, so tasks/list comes about 2.5 s after the task was made.
+    const { report, model } = await doctorOn({ maxTtl: 2_000, workMs: 1_000 });
+    clean(model, report);
+    expect(row(report, 'ttl.honoured')?.verdict).toBe('ok');
+    // Before the fix: list.complete, a MUST (exit 1), for a task no longer readable with tasks/get.
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'list.complete')).toMatchObject({ verdict: 'not-testable' });
+    expect(row(report, 'list.complete')?.seen).toMatch(
+      /^the doctor's task is not listed, and tasks\/get no longer finds it/,
+    );
+  });
+
   it('[V22] a server that never answers tasks/list: list.paging not testable, never judged on a local timeout', async () => {
     const { report, model } = await doctorOn({ unanswered: 'tasks/list' }, { requestTimeoutMs: 300 });
     expect(model.failures).toEqual([]);
