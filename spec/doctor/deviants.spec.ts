@@ -309,6 +309,20 @@ describe('doctor: a verdict only on what the server answered', () => {
     );
   });
 
+  it('[V24] [V25] a task the doctor cancelled and a silent server deleted at once is counted cancelled, not ended on its own', async () => {
+    // Silent: no status notification tells the doctor either (only the replies do).
+    const { report, model } = await doctorOn(
+      { neverEnds: true, deleteCancelled: true, silent: true },
+      { probeTimeoutMs: 1_000 },
+    );
+    clean(model, report);
+    expect(deviations(report)).toEqual(['notify.sent']);
+    // The lifecycle task (cancelled by the clean-up), the cancel probe's and the unanswered question's
+    // task were cancelled; the failing tool's and the first question's tasks ended on their own.
+    // Before the fix the first and the last were "ended on their own": the cancel's reply went unread.
+    expect(report.tasks).toMatchObject({ started: 5, cancelled: 3, finished: 2, leftRunning: 0 });
+  });
+
   it('[V22] a server that never answers tasks/list: list.paging not testable, never judged on a local timeout', async () => {
     const { report, model } = await doctorOn({ unanswered: 'tasks/list' }, { requestTimeoutMs: 300 });
     expect(model.failures).toEqual([]);

@@ -4,7 +4,7 @@
  * pollInterval, a notification on every change, a blocking tasks/result with related-task _meta,
  * -32602 for unknown ids, cancelled terminal tasks refused, paged listing that ends, tagged
  * questions while input_required, tasks forgotten after their ttl), unless one switch turns ONE
- * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered`, `madeUpCursorUnanswered` and `maxTtl`, one allowed behaviour the
+ * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered`, `madeUpCursorUnanswered`, `maxTtl` and `deleteCancelled`, one allowed behaviour the
  * doctor must not call a deviation). Built on spec/support/scripted-server.ts; it asserts every request it holds
  * before it answers (task methods carry exactly `{taskId}`, a task-augmented call only `{ttl}`,
  * [R33], [A15], [S3]) and records what failed in `failures`.
@@ -58,6 +58,8 @@ export interface ModelOptions {
    * this much later.
    */
   readonly lateCreateMs?: number;
+  /** A task cancelled with tasks/cancel is forgotten at once, after the reply ([V25] allows it; no deviation). */
+  readonly deleteCancelled?: boolean;
   /** The longest ttl the server applies: a longer request gets this one ([V10]: the server may choose; no deviation). */
   readonly maxTtl?: number;
   /** How long `work` runs. @default 150 */
@@ -281,7 +283,9 @@ export function modelServer(options: ModelOptions = {}): Model {
       return snapshot(entry);
     }
     update(entry, { status: 'cancelled', statusMessage: 'cancelled on request' });
-    return snapshot(entry);
+    const reply = snapshot(entry);
+    if (options.deleteCancelled === true) tasks.delete(String(entry.task.taskId));
+    return reply;
   });
 
   server.on('tasks/list', (params) => {
