@@ -212,6 +212,37 @@ describe('doctor: each deviation is reported, and nothing else', () => {
   });
 });
 
+describe('doctor: a named tool that does not declare task support ([R7])', () => {
+  it('is never called as a task on 2025-11-25: its checks are not testable, and the server that refuses nothing breaks no rule', async () => {
+    const { report, model } = await doctorOn(
+      { forbiddenTool: true },
+      { tool: { name: 'plain' }, failTool: { name: 'plain' }, inputTool: { name: 'plain' } },
+    );
+    // Before the fix: the doctor called it as a task (R7) and took the server's -32601 for a
+    // create.result deviation, a MUST of V14 (exit 1).
+    expect(model.failures).toEqual([]);
+    expect(model.server.params('tools/call')).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    const why = /^plain declares taskSupport "forbidden": the doctor does not call it as a task \(R7\)$/;
+    for (const check of ['create.result', 'cancel.running', 'fail.status', 'input.tagged', 'expiry.read'])
+      expect(row(report, check), check).toMatchObject({ verdict: 'not-testable', seen: expect.stringMatching(why) });
+    expect(report.tasks.started).toBe(0);
+    expect(exitCode(report)).toBe(0);
+  });
+
+  it('a forbidden failing tool: only the failure rows are not testable, the battery and the input tool run', async () => {
+    const { report, model } = await doctorOn({ forbiddenTool: true }, { failTool: { name: 'plain' } });
+    expect(model.failures).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'create.result')?.verdict).toBe('ok');
+    expect(row(report, 'fail.status')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'plain declares taskSupport "forbidden": the doctor does not call it as a task (R7)',
+    });
+    expect(row(report, 'input.tagged')?.verdict).toBe('ok');
+  });
+});
+
 describe('doctor: what a hostile server sends stays out of its requests and its report (spec/doctor/fuzz.spec.ts)', () => {
   it('[R33] a CreateTaskResult with an empty taskId: create.result, and no request carries the empty id', async () => {
     // Found by the doctor's fuzzer (2025 seed 187): the cancel probe took "" for a task id.

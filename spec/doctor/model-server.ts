@@ -58,6 +58,8 @@ export interface ModelOptions {
    * this much later.
    */
   readonly lateCreateMs?: number;
+  /** Lists a fourth tool, `plain` (taskSupport `forbidden`): called as a task it answers -32601 ([V3]) and records the client's [R7] breach in `failures`. */
+  readonly forbiddenTool?: boolean;
   /** A task cancelled with tasks/cancel is forgotten at once, after the reply ([V25] allows it; no deviation). */
   readonly deleteCancelled?: boolean;
   /** The longest ttl the server applies: a longer request gets this one ([V10]: the server may choose; no deviation). */
@@ -109,6 +111,9 @@ export function modelServer(options: ModelOptions = {}): Model {
       { name: 'work', taskSupport: 'optional', inputSchema: { type: 'object', properties: {} } },
       { name: 'fail', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
       { name: 'ask', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
+      ...(options.forbiddenTool === true
+        ? [{ name: 'plain', taskSupport: 'forbidden' as const, inputSchema: { type: 'object', properties: {} } }]
+        : []),
     ],
   });
   const failures: string[] = [];
@@ -171,6 +176,11 @@ export function modelServer(options: ModelOptions = {}): Model {
     check(typeof params.name === 'string', 'tools/call without a name');
     const name = params.name as string;
     const args = (typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {}) as Json;
+    if (name === 'plain') {
+      if (params.task === undefined) return { content: [{ type: 'text', text: 'plain done' }] };
+      failures.push('plain (taskSupport forbidden) was called as a task (R7)');
+      throw rpcError(-32601, 'plain cannot run as a task');
+    }
     if (params.task === undefined) {
       if (name !== 'work') throw rpcError(-32601, `${name} must run as a task`);
       return { content: [{ type: 'text', text: 'done at once' }] };
