@@ -22,6 +22,7 @@ import {
   NO_REPLY as WITHHELD,
   rpcError,
   startExtHttpServer,
+  taskTool,
   type ExtServerOptions,
   type ToolCall,
 } from '../support/ext-server/index.js';
@@ -113,6 +114,41 @@ describe('doctor on the scripted extension server', () => {
     expect(extRow(report, 'cancel.twice')?.seen).toMatch(/^the task was gone \(tasks\/get answered -32602/);
     // Nor does cancel.running claim the task was read as running all along.
     expect(extRow(report, 'cancel.running')?.seen).toMatch(/^gone .* after the acknowledgement/);
+  });
+
+  it('[E3] [E5] a task that goes input_required without inputRequests: nothing was answered, so input.resumes is not judged', async () => {
+    const { report } = await doctorOn(
+      {},
+      (server) =>
+        server.addTool(
+          taskTool('bare_ask', {
+            statusMessage: 'asking',
+            steps: [{ status: 'input_required', statusMessage: 'waiting' }],
+          }),
+        ),
+      { inputTool: { name: 'bare_ask' }, failTool: undefined, probeTimeoutMs: 1_500 },
+    );
+    expect(extRow(report, 'input.requests')).toMatchObject({ verdict: 'deviation' });
+    // Before the fix: a deviation, "still input_required 1.5 s after it was answered", with no answer sent.
+    expect(extRow(report, 'input.resumes')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'no answer was sent (no question reached the doctor)',
+    });
+  });
+
+  it('[E5] [E13] an answered task that stays input_required until its ttlMs (800 ms) runs out and it is deleted: input.resumes not judged on a task it could not read', async () => {
+    const { report } = await doctorOn(
+      { ttlMs: 800, expiry: 'delete' },
+      // tasks/update acknowledged, the answer dropped: the question stays outstanding.
+      (server) => server.on('tasks/update', () => ({ resultType: 'complete' })),
+      { failTool: undefined, probeTimeoutMs: 3_000 },
+    );
+    expect(extRow(report, 'input.update')).toMatchObject({ verdict: 'ok' });
+    // Before the fix: a deviation, "still input_required 3.0 s after it was answered", of a task gone at 0.8 s.
+    expect(extRow(report, 'input.resumes')).toMatchObject({ verdict: 'not-testable' });
+    expect(extRow(report, 'input.resumes')?.seen).toMatch(
+      /^still input_required when reading the task stopped: tasks\/get answered -32602/,
+    );
   });
 
   it("[E18] the end's notification sent 100 ms after the read that showed the end: notify.sent still sees it", async () => {
