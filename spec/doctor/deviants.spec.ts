@@ -243,6 +243,20 @@ describe('doctor: a named tool that does not declare task support ([R7])', () =>
   });
 });
 
+describe('doctor: a call the server refuses as invalid ([V14] binds a call it accepts)', () => {
+  it('a named tool the server does not have (a typo): -32602 to the task-augmented call is no deviation, the row says why', async () => {
+    const { report, model } = await doctorOn({}, { tool: { name: 'wrok' } });
+    clean(model, report);
+    // Before the fix: create.result, a MUST of V14 (exit 1), for a server that rightly refused an unknown tool.
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'create.result')).toMatchObject({ verdict: 'not-testable' });
+    expect(row(report, 'create.result')?.seen).toBe(
+      'tools/call with task answered -32602 (Unknown tool wrok): the server refused the call as invalid (check the tool and its arguments)',
+    );
+    expect(exitCode(report)).toBe(0);
+  });
+});
+
 describe('doctor: what a hostile server sends stays out of its requests and its report (spec/doctor/fuzz.spec.ts)', () => {
   it('[R33] a CreateTaskResult with an empty taskId: create.result, and no request carries the empty id', async () => {
     // Found by the doctor's fuzzer (2025 seed 187): the cancel probe took "" for a task id.

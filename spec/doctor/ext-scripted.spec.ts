@@ -151,6 +151,21 @@ describe('doctor on the scripted extension server', () => {
     );
   });
 
+  it('[E2] a named tool the server does not have (a typo): its -32602 is no create.result deviation', async () => {
+    const { report } = await doctorOn({}, () => {}, {
+      tool: { name: 'slow_compote' },
+      failTool: undefined,
+      inputTool: undefined,
+    });
+    // Before the fix: create.result, a MUST (exit 1), for a server that rightly refused an unknown tool.
+    expect(deviations(report)).toEqual([]);
+    expect(extRow(report, 'create.result')).toMatchObject({ verdict: 'not-testable' });
+    expect(extRow(report, 'create.result')?.seen).toMatch(
+      /^the call answered -32602 \(.*\): the server refused the call as invalid \(check the tool and its arguments\)$/,
+    );
+    expect(exitCode(report)).toBe(0);
+  });
+
   it("[E18] the end's notification sent 100 ms after the read that showed the end: notify.sent still sees it", async () => {
     const { report } = await doctorOn({}, (server) => {
       const deliver = server.subscriptions.deliver.bind(server.subscriptions);

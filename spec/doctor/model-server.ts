@@ -185,6 +185,7 @@ export function modelServer(options: ModelOptions = {}): Model {
       if (name !== 'work') throw rpcError(-32601, `${name} must run as a task`);
       return { content: [{ type: 'text', text: 'done at once' }] };
     }
+    if (!['work', 'fail', 'ask'].includes(name)) throw rpcError(-32602, `Unknown tool ${name}`);
     check(typeof params.task === 'object' && params.task !== null, 'task is not an object');
     only(params.task as Json, ['ttl'], 'tools/call task');
     const asked = (params.task as Json).ttl;
@@ -244,8 +245,6 @@ export function modelServer(options: ModelOptions = {}): Model {
             );
           });
       });
-    } else {
-      throw rpcError(-32602, `Unknown tool ${name}`);
     }
     const created = (): Json => {
       const task = snapshot(entry);

@@ -12,7 +12,7 @@ import type { Battery } from '../battery.js';
 import { follow, pollValues, type Followed } from '../follow.js';
 import { ackFault } from './ack.js';
 import { awaitEndNote } from '../late-note.js';
-import { serverAnswered, type Reply } from '../reply.js';
+import { REFUSED, refusedAsInvalid, serverAnswered, type Reply } from '../reply.js';
 import type { Session } from '../session.js';
 import { cut, durationOf, isObject, isTerminal, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
 
@@ -49,6 +49,7 @@ export async function lifecycleExt(b: Battery): Promise<void> {
   if (typeof task === 'string') {
     // A verdict needs the server's own answer: no answer in time, or a lost connection, leaves the
     // row not testable.
+    if (refusedAsInvalid(created)) return rows.rest(EXT_LIFECYCLE_CHECKS, `${task}: ${REFUSED}`);
     if (!created.ok && serverAnswered(created)) rows.deviation('create.result', task);
     return rows.rest(EXT_LIFECYCLE_CHECKS, task);
   }
