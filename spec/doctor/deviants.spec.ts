@@ -368,6 +368,19 @@ describe('doctor: a verdict only on what the server answered', () => {
     expect(report.tasks).toMatchObject({ started: 5, cancelled: 3, finished: 2, leftRunning: 0 });
   });
 
+  it('[V23] [V24] a task that ends cancelled on its own before the cancel probe cancels it: the -32602 is no deviation', async () => {
+    // The task ends cancelled as its CreateTaskResult goes out (mcp-go's context bug), so the
+    // cancel probe's tasks/cancel finds it terminal, and -32602 is what V23 asks.
+    const { report, model } = await doctorOn({ cancelledAtOnce: true });
+    clean(model, report);
+    // Before the fix: cancel.running, a MUST of V24 (exit 1).
+    expect(deviations(report)).not.toContain('cancel.running');
+    expect(row(report, 'cancel.running')).toMatchObject({ verdict: 'not-testable' });
+    expect(row(report, 'cancel.running')?.seen).toBe(
+      'the task had already ended (cancelled) when the cancel arrived: the tool is too quick to cancel',
+    );
+  });
+
   it('[V22] a server that never answers tasks/list: list.paging not testable, never judged on a local timeout', async () => {
     const { report, model } = await doctorOn({ unanswered: 'tasks/list' }, { requestTimeoutMs: 300 });
     expect(model.failures).toEqual([]);

@@ -58,6 +58,8 @@ export interface ModelOptions {
    * this much later.
    */
   readonly lateCreateMs?: number;
+  /** `work` tasks end `cancelled` on their own as their CreateTaskResult (still `working`) goes out: mcp-go's context bug, where the task's context ends with the request's. */
+  readonly cancelledAtOnce?: boolean;
   /** Lists a fourth tool, `plain` (taskSupport `forbidden`): called as a task it answers -32601 ([V3]) and records the client's [R7] breach in `failures`. */
   readonly forbiddenTool?: boolean;
   /** A task cancelled with tasks/cancel is forgotten at once, after the reply ([V25] allows it; no deviation). */
@@ -252,6 +254,11 @@ export function modelServer(options: ModelOptions = {}): Model {
       if (options.createdStatus !== undefined) task.status = options.createdStatus;
       return { task };
     };
+    if (options.cancelledAtOnce === true && name === 'work') {
+      const reply = created();
+      update(entry, { status: 'cancelled', statusMessage: 'context canceled' });
+      return reply;
+    }
     if (options.lateCreateMs === undefined || args.late !== true || lateSent) return created();
     lateSent = true;
     return new Promise<Json>((resolve) => setTimeout(() => resolve(created()), options.lateCreateMs));
