@@ -75,7 +75,10 @@ export async function inputProbe(b: Battery): Promise<void> {
     );
   if (s.wire === '2025-11-25') answered2025(b, started.taskId, followed, questions);
   else answeredExt(b, followed, questions);
-  resumes(b, followed);
+  // What the doctor sent back: a declined answer to each question (2025), a tasks/update (extension).
+  const sent =
+    s.wire === '2025-11-25' ? questions.some((q) => q.answeredAt !== undefined) : followed.updates.length > 0;
+  resumes(b, followed, sent);
   await unanswered(b);
 }
 
@@ -146,12 +149,22 @@ function answeredExt(b: Battery, followed: Followed, questions: readonly Questio
   else rows.ok('input.update', `${answered.length} tasks/update acknowledged${unanswered}`);
 }
 
-/** Once answered, the task goes on: back to working, or to its end. */
-function resumes(b: Battery, followed: Followed): void {
+/**
+ * Once answered, the task goes on: back to working, or to its end ([V7], [E5]). Judged only when
+ * an answer was sent (`sent`) and the task was read until the probe's bound: a task never
+ * answered, or no longer readable, says nothing of what an answer does.
+ */
+function resumes(b: Battery, followed: Followed, sent: boolean): void {
   const { rows, s } = b;
   const after = followed.statuses.slice(followed.statuses.lastIndexOf('input_required') + 1);
   if (followed.statuses.includes('input_required') && after.length === 0) {
-    rows.deviation('input.resumes', `still input_required ${ms(s.settings.probeTimeoutMs)} after it was answered`);
+    if (!sent) rows.untestable('input.resumes', 'no answer was sent (no question reached the doctor)');
+    else if (followed.stoppedBy !== undefined)
+      rows.untestable(
+        'input.resumes',
+        `still input_required when reading the task stopped: tasks/get answered ${s.describe(followed.stoppedBy)}`,
+      );
+    else rows.deviation('input.resumes', `still input_required ${ms(s.settings.probeTimeoutMs)} after it was answered`);
   } else {
     rows.ok(
       'input.resumes',

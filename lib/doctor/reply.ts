@@ -40,6 +40,19 @@ export function serverAnswered(reply: Reply): boolean {
   return reply.ok || reply.kind === 'server';
 }
 
+/**
+ * True when the server refused a call as invalid: `-32602` (invalid params: a tool it does not
+ * have, arguments it rejects) or `-32601` ([V3]: a task call of a tool without task support). A
+ * server must answer a call it accepts with a task ([V14], [E2]); one it refuses breaks no rule of
+ * the doctor's, and leaves nothing to check.
+ */
+export function refusedAsInvalid(reply: Reply): boolean {
+  return !reply.ok && reply.kind === 'server' && (reply.code === -32602 || reply.code === -32601);
+}
+
+/** What a row says of a call {@link refusedAsInvalid}, after the reply in words. */
+export const REFUSED = 'the server refused the call as invalid (check the tool and its arguments)';
+
 /** A blocking `tasks/result` the doctor holds open. */
 export interface OpenResult {
   readonly sentAt: number;

@@ -18,7 +18,7 @@ import { Session, type Settings } from './session.js';
 import { isObject, reportable } from './shape.js';
 import { TaskLedger } from './tasks.js';
 import { openSessions, type Opened, type Opening } from './target.js';
-import { firstTaskTool, listTools, resolveChoice, type ListedTool } from './tools.js';
+import { firstTaskTool, listTools, notATaskTool, resolveChoice, type ListedTool } from './tools.js';
 import type {
   DoctorOptions,
   DoctorReport,
@@ -26,6 +26,7 @@ import type {
   DoctorTarget,
   DoctorWire,
   TaskAccount,
+  ToolChoice,
   WireSection,
 } from './types.js';
 import { CANCEL_CHECKS, cancel2025, UNKNOWN_CHECKS, unknownIds } from './v2025/cancel.js';
@@ -239,12 +240,20 @@ async function probeWire(
       return { section: section(true, undefined, choice), rows: sink.rows };
     }
     const declared = port.clientCapabilities();
+    /** A named tool the probe of `checks` may call, or `undefined` (its rows then say why). */
+    const usable = (choice: ToolChoice | undefined, checks: readonly string[]): Resolved | undefined => {
+      if (choice === undefined) return undefined;
+      const why = wire === '2025-11-25' ? notATaskTool(choice.name, listed.tools) : undefined;
+      if (why === undefined) return resolveChoice(choice, listed.tools);
+      sink.rest(checks, why);
+      return undefined;
+    };
     const b: Battery = {
       s,
       rows: sink,
       tool: choice.tool,
-      failTool: options.failTool === undefined ? undefined : resolveChoice(options.failTool, listed.tools),
-      inputTool: options.inputTool === undefined ? undefined : resolveChoice(options.inputTool, listed.tools),
+      failTool: usable(options.failTool, wire === '2025-11-25' ? FAILURE_CHECKS : EXT_FAILURE_CHECKS),
+      inputTool: usable(options.inputTool, INPUT_CHECKS[wire]),
       canCancel: offer.canCancel,
       canList: offer.canList,
       canAnswer: declared.elicitation !== undefined || declared.sampling !== undefined,
@@ -276,8 +285,11 @@ function pickTool(
   tools: readonly ListedTool[],
   listError: string | undefined,
 ): { tool: Resolved; note: string } | string {
-  if (options.tool !== undefined)
+  if (options.tool !== undefined) {
+    const why = wire === '2025-11-25' ? notATaskTool(options.tool.name, tools) : undefined;
+    if (why !== undefined) return why;
     return { tool: resolveChoice(options.tool, tools), note: `tool ${options.tool.name}, as named` };
+  }
   if (wire === 'io.modelcontextprotocol/tasks')
     return 'on the extension the server decides which calls become tasks: name a tool it runs as a task (tool option)';
   const found = firstTaskTool(tools);

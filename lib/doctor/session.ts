@@ -107,6 +107,7 @@ export class Session {
     const timing = (): Timing => ({ at: this.now(), sentAt, seq: this.step(), sentSeq });
     const timeoutMs = options.timeoutMs ?? this.settings.requestTimeoutMs;
     const headers = this.headersOf(method, params);
+    const cancelled = method === 'tasks/cancel' && this.wire === '2025-11-25' ? params?.taskId : undefined;
     if (this.mayCreateTask(method, params)) return this.callCreating(params, timeoutMs, headers, declare, timing);
     try {
       const result = await this.port.request(
@@ -118,6 +119,11 @@ export class Session {
         undefined,
         declare ? DECLARE : undefined,
       );
+      // [V24]: on 2025-11-25 the reply to tasks/cancel is the task, and its status counts in the task
+      // account like a read's: a server may delete a cancelled task at once ([V25]), and no later
+      // read then shows how it ended.
+      if (typeof cancelled === 'string')
+        this.ledger.seen(cancelled, typeof result.status === 'string' ? result.status : undefined);
       return { ok: true, result, ...timing() };
     } catch (error) {
       return failedReply(error, timing);

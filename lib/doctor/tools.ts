@@ -55,6 +55,19 @@ export function resolveChoice(
   return { name: choice.name, arguments: argumentsFor(listed?.inputSchema) };
 }
 
+/**
+ * Why a named tool may not be called as a task on 2025-11-25, or `undefined` when it may: a listed
+ * tool whose `taskSupport` is absent, `forbidden` or unknown (read as forbidden) is never called as
+ * a task ([R7]; a server rightly refuses it). An unlisted name is tried (the listing may be cut).
+ */
+export function notATaskTool(name: string, tools: readonly ListedTool[]): string | undefined {
+  const listed = tools.find((tool) => tool.name === name);
+  if (listed === undefined || listed.taskSupport === 'optional' || listed.taskSupport === 'required') return undefined;
+  const declared =
+    listed.taskSupport === undefined ? 'no taskSupport' : `taskSupport ${JSON.stringify(listed.taskSupport)}`;
+  return `${name} declares ${declared}: the doctor does not call it as a task (R7)`;
+}
+
 /** The first tool that declares it can run as a task (2025), or `undefined`. */
 export function firstTaskTool(tools: readonly ListedTool[]): ListedTool | undefined {
   return tools.find((tool) => tool.taskSupport === 'optional' || tool.taskSupport === 'required');

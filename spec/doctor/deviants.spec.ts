@@ -212,6 +212,51 @@ describe('doctor: each deviation is reported, and nothing else', () => {
   });
 });
 
+describe('doctor: a named tool that does not declare task support ([R7])', () => {
+  it('is never called as a task on 2025-11-25: its checks are not testable, and the server that refuses nothing breaks no rule', async () => {
+    const { report, model } = await doctorOn(
+      { forbiddenTool: true },
+      { tool: { name: 'plain' }, failTool: { name: 'plain' }, inputTool: { name: 'plain' } },
+    );
+    // Before the fix: the doctor called it as a task (R7) and took the server's -32601 for a
+    // create.result deviation, a MUST of V14 (exit 1).
+    expect(model.failures).toEqual([]);
+    expect(model.server.params('tools/call')).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    const why = /^plain declares taskSupport "forbidden": the doctor does not call it as a task \(R7\)$/;
+    for (const check of ['create.result', 'cancel.running', 'fail.status', 'input.tagged', 'expiry.read'])
+      expect(row(report, check), check).toMatchObject({ verdict: 'not-testable', seen: expect.stringMatching(why) });
+    expect(report.tasks.started).toBe(0);
+    expect(exitCode(report)).toBe(0);
+  });
+
+  it('a forbidden failing tool: only the failure rows are not testable, the battery and the input tool run', async () => {
+    const { report, model } = await doctorOn({ forbiddenTool: true }, { failTool: { name: 'plain' } });
+    expect(model.failures).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'create.result')?.verdict).toBe('ok');
+    expect(row(report, 'fail.status')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'plain declares taskSupport "forbidden": the doctor does not call it as a task (R7)',
+    });
+    expect(row(report, 'input.tagged')?.verdict).toBe('ok');
+  });
+});
+
+describe('doctor: a call the server refuses as invalid ([V14] binds a call it accepts)', () => {
+  it('a named tool the server does not have (a typo): -32602 to the task-augmented call is no deviation, the row says why', async () => {
+    const { report, model } = await doctorOn({}, { tool: { name: 'wrok' } });
+    clean(model, report);
+    // Before the fix: create.result, a MUST of V14 (exit 1), for a server that rightly refused an unknown tool.
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'create.result')).toMatchObject({ verdict: 'not-testable' });
+    expect(row(report, 'create.result')?.seen).toBe(
+      'tools/call with task answered -32602 (Unknown tool wrok): the server refused the call as invalid (check the tool and its arguments)',
+    );
+    expect(exitCode(report)).toBe(0);
+  });
+});
+
 describe('doctor: what a hostile server sends stays out of its requests and its report (spec/doctor/fuzz.spec.ts)', () => {
   it('[R33] a CreateTaskResult with an empty taskId: create.result, and no request carries the empty id', async () => {
     // Found by the doctor's fuzzer (2025 seed 187): the cancel probe took "" for a task id.
@@ -276,6 +321,63 @@ describe('doctor: a verdict only on what the server answered', () => {
     expect(row(report, 'ttl.honoured')).toMatchObject({ verdict: 'not-testable' });
     expect(row(report, 'ttl.honoured')?.seen).toMatch(
       /^the task ended cancelled, and a server may delete a cancelled task at any time: gone 400 ms after it ended/,
+    );
+  });
+
+  it('[V10] [V11] a server that applies a ttl shorter than asked (500 ms) and forgets the task once it runs out: no deviation', async () => {
+    // The task ends 150 ms in; its ttl runs out during the retention wait (400 ms), before the
+    // cancel of the ended task. A task forgotten after its ttl is allowed ([V11]): the cancel, read
+    // and result rows after it are not testable, and the list probe does not look for it.
+    const { report, model } = await doctorOn({ maxTtl: 500 });
+    clean(model, report);
+    // Before the fix: cancel.completed.status, cancel.completed.result and list.complete, MUSTs (exit 1).
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'create.ttl')?.seen).toBe('asked 300000 ms; the server applies 500 ms (a server may choose)');
+    expect(row(report, 'ttl.honoured')).toMatchObject({ verdict: 'not-testable' });
+    for (const check of ['cancel.completed.status', 'cancel.completed.result', 'list.complete'])
+      expect(row(report, check), check).toMatchObject({ verdict: 'not-testable' });
+    expect(row(report, 'cancel.completed.status')?.seen).toMatch(/ttl \(500 ms\) ran out/);
+    expect(exitCode(report)).toBe(0);
+  });
+
+  it('[V22] [V11] the main task forgotten after its ttl (2 s) by the time tasks/list runs: list.complete not testable, no deviation', async () => {
+    // The tool runs 1 s: the ended task is read again and cancelled within its ttl, and the cancel
+    // probe waits as long as the tool ran, so tasks/list comes about 2.5 s after the task was made.
+    const { report, model } = await doctorOn({ maxTtl: 2_000, workMs: 1_000 });
+    clean(model, report);
+    expect(row(report, 'ttl.honoured')?.verdict).toBe('ok');
+    // Before the fix: list.complete, a MUST (exit 1), for a task no longer readable with tasks/get.
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'list.complete')).toMatchObject({ verdict: 'not-testable' });
+    expect(row(report, 'list.complete')?.seen).toMatch(
+      /^the doctor's task is not listed, and tasks\/get no longer finds it/,
+    );
+  });
+
+  it('[V24] [V25] a task the doctor cancelled and a silent server deleted at once is counted cancelled, not ended on its own', async () => {
+    // Silent: no status notification tells the doctor either (only the replies do).
+    const { report, model } = await doctorOn(
+      { neverEnds: true, deleteCancelled: true, silent: true },
+      { probeTimeoutMs: 1_000 },
+    );
+    clean(model, report);
+    expect(deviations(report)).toEqual(['notify.sent']);
+    // The lifecycle task (cancelled by the clean-up), the cancel probe's and the unanswered question's
+    // task were cancelled; the failing tool's and the first question's tasks ended on their own.
+    // Before the fix the first and the last were "ended on their own": the cancel's reply went unread.
+    expect(report.tasks).toMatchObject({ started: 5, cancelled: 3, finished: 2, leftRunning: 0 });
+  });
+
+  it('[V23] [V24] a task that ends cancelled on its own before the cancel probe cancels it: the -32602 is no deviation', async () => {
+    // The task ends cancelled as its CreateTaskResult goes out (mcp-go's context bug), so the
+    // cancel probe's tasks/cancel finds it terminal, and -32602 is what V23 asks.
+    const { report, model } = await doctorOn({ cancelledAtOnce: true });
+    clean(model, report);
+    // Before the fix: cancel.running, a MUST of V24 (exit 1).
+    expect(deviations(report)).not.toContain('cancel.running');
+    expect(row(report, 'cancel.running')).toMatchObject({ verdict: 'not-testable' });
+    expect(row(report, 'cancel.running')?.seen).toBe(
+      'the task had already ended (cancelled) when the cancel arrived: the tool is too quick to cancel',
     );
   });
 

@@ -22,6 +22,7 @@ import {
   NO_REPLY as WITHHELD,
   rpcError,
   startExtHttpServer,
+  taskTool,
   type ExtServerOptions,
   type ToolCall,
 } from '../support/ext-server/index.js';
@@ -44,6 +45,7 @@ const QUICK: DoctorOptions = {
 async function doctorOn(
   options: Omit<ExtServerOptions, 'tools'>,
   configure: (server: ExtServer) => void = () => {},
+  doctor: DoctorOptions = {},
 ): Promise<{ report: DoctorReport; server: ExtServer }> {
   const server = new ExtServer({ pollIntervalMs: 50, ...options, tools: fixtureTools() });
   configure(server);
@@ -54,11 +56,13 @@ async function doctorOn(
   );
   await client.connect(clientTransport);
   cleanups.push(() => client.close());
-  return { report: await runDoctor(client, QUICK), server };
+  return { report: await runDoctor(client, { ...QUICK, ...doctor }), server };
 }
 
 const deviations = (report: DoctorReport): string[] =>
   report.rows.filter((row) => row.verdict === 'deviation').map((row) => row.check);
+const extRow = (report: DoctorReport, check: string) =>
+  report.rows.find((row) => row.check === check && row.wire === 'io.modelcontextprotocol/tasks');
 
 describe('doctor on the scripted extension server', () => {
   it('its fixtures follow the extension: no deviation; the ttlMs (2 s) read after it runs out', async () => {
@@ -75,6 +79,91 @@ describe('doctor on the scripted extension server', () => {
     expect(ext.find((row) => row.check === 'expiry.read')?.seen).toMatch(/^forgotten: tasks\/get answered -32602/);
     expect(ext.find((row) => row.check === 'fail.status')?.seen).toBe('failed (a JSON-RPC error)');
     expect(report.tasks.leftRunning).toBe(0);
+  });
+
+  it("[E13] [E25] a ttlMs (300 ms) that runs out while the doctor waits for the end's notification, the task then deleted: no deviation", async () => {
+    // The end's notification never comes, so the doctor waits 500 ms for it (late-note.ts) and
+    // cancels the ended task after its ttlMs: the server may have deleted it by then ([E13]).
+    const { report } = await doctorOn(
+      { ttlMs: 300, expiry: 'delete' },
+      (server) => {
+        const deliver = server.subscriptions.deliver.bind(server.subscriptions);
+        server.subscriptions.deliver = (task) => {
+          if (task.status === 'working' || task.status === 'input_required') deliver(task);
+        };
+      },
+      { failTool: undefined, inputTool: undefined },
+    );
+    // Before the fix: cancel.completed, a MUST of E27 (exit 1), for a task the server may forget.
+    expect(deviations(report)).toEqual([]);
+    expect(extRow(report, 'cancel.completed')).toMatchObject({ verdict: 'not-testable' });
+    expect(extRow(report, 'cancel.completed')?.seen).toMatch(/^its ttlMs \(300 ms\) ran out and the server forgot it/);
+    expect(exitCode(report)).toBe(0);
+  });
+
+  it("[E6] [E25] a cancel the server ignores, the task deleted when its ttlMs (600 ms) runs out: the second cancel's -32602 is no deviation", async () => {
+    const { report } = await doctorOn({ ttlMs: 600, expiry: 'delete', cancel: 'ignore' }, () => {}, {
+      tool: { name: 'slow_compute', arguments: { label: 'doctor', seconds: 30 } },
+      failTool: undefined,
+      inputTool: undefined,
+      probeTimeoutMs: 3_000,
+    });
+    // Before the fix: cancel.twice, a MUST of E6 (exit 1): a -32602 is what an unknown id gets ([E25]).
+    expect(deviations(report)).not.toContain('cancel.twice');
+    expect(extRow(report, 'cancel.twice')).toMatchObject({ verdict: 'not-testable' });
+    expect(extRow(report, 'cancel.twice')?.seen).toMatch(/^the task was gone \(tasks\/get answered -32602/);
+    // Nor does cancel.running claim the task was read as running all along.
+    expect(extRow(report, 'cancel.running')?.seen).toMatch(/^gone .* after the acknowledgement/);
+  });
+
+  it('[E3] [E5] a task that goes input_required without inputRequests: nothing was answered, so input.resumes is not judged', async () => {
+    const { report } = await doctorOn(
+      {},
+      (server) =>
+        server.addTool(
+          taskTool('bare_ask', {
+            statusMessage: 'asking',
+            steps: [{ status: 'input_required', statusMessage: 'waiting' }],
+          }),
+        ),
+      { inputTool: { name: 'bare_ask' }, failTool: undefined, probeTimeoutMs: 1_500 },
+    );
+    expect(extRow(report, 'input.requests')).toMatchObject({ verdict: 'deviation' });
+    // Before the fix: a deviation, "still input_required 1.5 s after it was answered", with no answer sent.
+    expect(extRow(report, 'input.resumes')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'no answer was sent (no question reached the doctor)',
+    });
+  });
+
+  it('[E5] [E13] an answered task that stays input_required until its ttlMs (800 ms) runs out and it is deleted: input.resumes not judged on a task it could not read', async () => {
+    const { report } = await doctorOn(
+      { ttlMs: 800, expiry: 'delete' },
+      // tasks/update acknowledged, the answer dropped: the question stays outstanding.
+      (server) => server.on('tasks/update', () => ({ resultType: 'complete' })),
+      { failTool: undefined, probeTimeoutMs: 3_000 },
+    );
+    expect(extRow(report, 'input.update')).toMatchObject({ verdict: 'ok' });
+    // Before the fix: a deviation, "still input_required 3.0 s after it was answered", of a task gone at 0.8 s.
+    expect(extRow(report, 'input.resumes')).toMatchObject({ verdict: 'not-testable' });
+    expect(extRow(report, 'input.resumes')?.seen).toMatch(
+      /^still input_required when reading the task stopped: tasks\/get answered -32602/,
+    );
+  });
+
+  it('[E2] a named tool the server does not have (a typo): its -32602 is no create.result deviation', async () => {
+    const { report } = await doctorOn({}, () => {}, {
+      tool: { name: 'slow_compote' },
+      failTool: undefined,
+      inputTool: undefined,
+    });
+    // Before the fix: create.result, a MUST (exit 1), for a server that rightly refused an unknown tool.
+    expect(deviations(report)).toEqual([]);
+    expect(extRow(report, 'create.result')).toMatchObject({ verdict: 'not-testable' });
+    expect(extRow(report, 'create.result')?.seen).toMatch(
+      /^the call answered -32602 \(.*\): the server refused the call as invalid \(check the tool and its arguments\)$/,
+    );
+    expect(exitCode(report)).toBe(0);
   });
 
   it("[E18] the end's notification sent 100 ms after the read that showed the end: notify.sent still sees it", async () => {
@@ -219,9 +308,6 @@ describe('doctor on the scripted extension server', () => {
 });
 
 describe('doctor: the empty acknowledgement of the extension ([E24], [E6])', () => {
-  const extRow = (report: DoctorReport, check: string) =>
-    report.rows.find((row) => row.check === check && row.wire === 'io.modelcontextprotocol/tasks');
-
   it('[E24] tasks/cancel answered with the task (a 2025-style reply, no resultType): cancel.ack and cancel.twice, MUSTs (exit 1)', async () => {
     const { report } = await doctorOn({}, (server) => {
       server.on('tasks/cancel', (params, ctx) => {

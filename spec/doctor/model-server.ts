@@ -4,7 +4,7 @@
  * pollInterval, a notification on every change, a blocking tasks/result with related-task _meta,
  * -32602 for unknown ids, cancelled terminal tasks refused, paged listing that ends, tagged
  * questions while input_required, tasks forgotten after their ttl), unless one switch turns ONE
- * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered` and `madeUpCursorUnanswered`, one allowed behaviour the
+ * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered`, `madeUpCursorUnanswered`, `maxTtl` and `deleteCancelled`, one allowed behaviour the
  * doctor must not call a deviation). Built on spec/support/scripted-server.ts; it asserts every request it holds
  * before it answers (task methods carry exactly `{taskId}`, a task-augmented call only `{ttl}`,
  * [R33], [A15], [S3]) and records what failed in `failures`.
@@ -58,6 +58,14 @@ export interface ModelOptions {
    * this much later.
    */
   readonly lateCreateMs?: number;
+  /** `work` tasks end `cancelled` on their own as their CreateTaskResult (still `working`) goes out: mcp-go's context bug, where the task's context ends with the request's. */
+  readonly cancelledAtOnce?: boolean;
+  /** Lists a fourth tool, `plain` (taskSupport `forbidden`): called as a task it answers -32601 ([V3]) and records the client's [R7] breach in `failures`. */
+  readonly forbiddenTool?: boolean;
+  /** A task cancelled with tasks/cancel is forgotten at once, after the reply ([V25] allows it; no deviation). */
+  readonly deleteCancelled?: boolean;
+  /** The longest ttl the server applies: a longer request gets this one ([V10]: the server may choose; no deviation). */
+  readonly maxTtl?: number;
   /** How long `work` runs. @default 150 */
   readonly workMs?: number;
 }
@@ -105,6 +113,9 @@ export function modelServer(options: ModelOptions = {}): Model {
       { name: 'work', taskSupport: 'optional', inputSchema: { type: 'object', properties: {} } },
       { name: 'fail', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
       { name: 'ask', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
+      ...(options.forbiddenTool === true
+        ? [{ name: 'plain', taskSupport: 'forbidden' as const, inputSchema: { type: 'object', properties: {} } }]
+        : []),
     ],
   });
   const failures: string[] = [];
@@ -167,13 +178,20 @@ export function modelServer(options: ModelOptions = {}): Model {
     check(typeof params.name === 'string', 'tools/call without a name');
     const name = params.name as string;
     const args = (typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {}) as Json;
+    if (name === 'plain') {
+      if (params.task === undefined) return { content: [{ type: 'text', text: 'plain done' }] };
+      failures.push('plain (taskSupport forbidden) was called as a task (R7)');
+      throw rpcError(-32601, 'plain cannot run as a task');
+    }
     if (params.task === undefined) {
       if (name !== 'work') throw rpcError(-32601, `${name} must run as a task`);
       return { content: [{ type: 'text', text: 'done at once' }] };
     }
+    if (!['work', 'fail', 'ask'].includes(name)) throw rpcError(-32602, `Unknown tool ${name}`);
     check(typeof params.task === 'object' && params.task !== null, 'task is not an object');
     only(params.task as Json, ['ttl'], 'tools/call task');
-    const ttl = (params.task as Json).ttl;
+    const asked = (params.task as Json).ttl;
+    const ttl = typeof asked === 'number' && options.maxTtl !== undefined ? Math.min(asked, options.maxTtl) : asked;
     const at = new Date().toISOString();
     const taskId = `model-${++seq}-${Math.random().toString(16).slice(2, 10)}`;
     const entry: ModelTask = {
@@ -229,8 +247,6 @@ export function modelServer(options: ModelOptions = {}): Model {
             );
           });
       });
-    } else {
-      throw rpcError(-32602, `Unknown tool ${name}`);
     }
     const created = (): Json => {
       const task = snapshot(entry);
@@ -238,6 +254,11 @@ export function modelServer(options: ModelOptions = {}): Model {
       if (options.createdStatus !== undefined) task.status = options.createdStatus;
       return { task };
     };
+    if (options.cancelledAtOnce === true && name === 'work') {
+      const reply = created();
+      update(entry, { status: 'cancelled', statusMessage: 'context canceled' });
+      return reply;
+    }
     if (options.lateCreateMs === undefined || args.late !== true || lateSent) return created();
     lateSent = true;
     return new Promise<Json>((resolve) => setTimeout(() => resolve(created()), options.lateCreateMs));
@@ -278,7 +299,9 @@ export function modelServer(options: ModelOptions = {}): Model {
       return snapshot(entry);
     }
     update(entry, { status: 'cancelled', statusMessage: 'cancelled on request' });
-    return snapshot(entry);
+    const reply = snapshot(entry);
+    if (options.deleteCancelled === true) tasks.delete(String(entry.task.taskId));
+    return reply;
   });
 
   server.on('tasks/list', (params) => {

@@ -12,7 +12,7 @@ import type { Battery } from '../battery.js';
 import { follow, pollValues, type Followed } from '../follow.js';
 import { ackFault } from './ack.js';
 import { awaitEndNote } from '../late-note.js';
-import { serverAnswered, type Reply } from '../reply.js';
+import { REFUSED, refusedAsInvalid, serverAnswered, type Reply } from '../reply.js';
 import type { Session } from '../session.js';
 import { cut, durationOf, isObject, isTerminal, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
 
@@ -49,6 +49,7 @@ export async function lifecycleExt(b: Battery): Promise<void> {
   if (typeof task === 'string') {
     // A verdict needs the server's own answer: no answer in time, or a lost connection, leaves the
     // row not testable.
+    if (refusedAsInvalid(created)) return rows.rest(EXT_LIFECYCLE_CHECKS, `${task}: ${REFUSED}`);
     if (!created.ok && serverAnswered(created)) rows.deviation('create.result', task);
     return rows.rest(EXT_LIFECYCLE_CHECKS, task);
   }
@@ -212,6 +213,17 @@ async function cancelEnded(b: Battery, taskId: string, ended: SeenTask): Promise
   if (!read.ok) {
     if (!serverAnswered(read))
       return rows.untestable('cancel.completed', `after the cancel (${said}) tasks/get got ${s.describe(read)}`);
+    const main = b.mainTask;
+    const ttl = durationOf(main?.ttl);
+    if (main !== undefined && ttl !== undefined && read.code === -32602 && read.at - main.createdLocal >= ttl) {
+      // [E13], [E25]: after its ttlMs the server may delete the task; its status is then not there to compare.
+      main.retained = false;
+      s.ledger.gone(taskId);
+      return rows.untestable(
+        'cancel.completed',
+        `its ttlMs (${ttl} ms) ran out and the server forgot it, as it may: after the cancel (${said}) tasks/get answered ${s.describe(read)}`,
+      );
+    }
     return rows.deviation('cancel.completed', `after the cancel (${said}) tasks/get answered ${s.describe(read)}`);
   }
   const after = seenTask(read.result, s.wire);

@@ -8,7 +8,7 @@
 import { randomUUID } from '../../util/random.js';
 import type { Battery } from '../battery.js';
 import { serverAnswered } from '../reply.js';
-import { ms, seenTask } from '../shape.js';
+import { isTerminal, ms, seenTask } from '../shape.js';
 import { REQUESTED_TTL } from './lifecycle.js';
 import { resultSummary } from './observe.js';
 
@@ -49,7 +49,8 @@ export async function cancel2025(b: Battery): Promise<void> {
       );
     const status = read.ok ? seenTask(read.result, s.wire).status : undefined;
     s.ledger.seen(taskId, status);
-    if (cancel.code === -32602 && (status === 'completed' || status === 'failed')) {
+    // [V23]: a task that had ended, however (cancelled on its own too), is refused with -32602.
+    if (cancel.code === -32602 && isTerminal(status)) {
       return rows.rest(
         CANCEL_CHECKS,
         `the task had already ended (${status}) when the cancel arrived: the tool is too quick to cancel`,

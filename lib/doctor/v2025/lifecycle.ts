@@ -10,7 +10,7 @@ import { decodeStart } from '../../wire/v2025/decode.js';
 import type { Battery } from '../battery.js';
 import { follow, pollValues } from '../follow.js';
 import { awaitEndNote } from '../late-note.js';
-import { serverAnswered, type Reply } from '../reply.js';
+import { REFUSED, refusedAsInvalid, serverAnswered, type Reply } from '../reply.js';
 import type { Session } from '../session.js';
 import { durationOf, isObject, ms, precisionOf, seenTask, ttlWords, type SeenTask } from '../shape.js';
 import { checkBlocking } from './blocking.js';
@@ -105,6 +105,7 @@ function createdTask(b: Battery, created: Reply): SeenTask | undefined {
     // A verdict needs the server's own answer: no answer in time, or a lost connection, leaves the
     // row not testable (its reason says why).
     if (!serverAnswered(created)) return skip(`tools/call with task: ${s.describe(created)}`);
+    if (refusedAsInvalid(created)) return skip(`tools/call with task answered ${s.describe(created)}: ${REFUSED}`);
     rows.deviation('create.result', `tools/call with task answered ${s.describe(created)}`);
     return skip('no task was created');
   }

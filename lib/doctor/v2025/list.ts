@@ -72,9 +72,22 @@ export async function list2025(b: Battery): Promise<void> {
   if (main === undefined || !main.retained)
     rows.untestable('list.complete', 'no task of the doctor was known to be readable');
   else if (ids.has(main.taskId)) rows.ok('list.complete', "the doctor's task is listed");
-  else if (endless === undefined && pages < MAX_PAGES)
-    rows.deviation('list.complete', "the doctor's task, readable with tasks/get, is not listed");
-  else rows.untestable('list.complete', 'the listing was not read to its end');
+  else if (endless !== undefined || pages >= MAX_PAGES)
+    rows.untestable('list.complete', 'the listing was not read to its end');
+  else {
+    // [V22] binds only a task tasks/get still finds: the server may have forgotten it since it was
+    // last read (after its ttl, [V11]; a cancelled one at any time, [V25]).
+    const read = await s.call('tasks/get', { taskId: main.taskId });
+    if (read.ok) rows.deviation('list.complete', "the doctor's task, readable with tasks/get, is not listed");
+    else if (read.kind === 'server' && read.code === -32602) {
+      main.retained = false;
+      s.ledger.gone(main.taskId);
+      rows.untestable(
+        'list.complete',
+        `the doctor's task is not listed, and tasks/get no longer finds it (${s.describe(read)})`,
+      );
+    } else rows.untestable('list.complete', `the doctor's task is not listed; tasks/get then got ${s.describe(read)}`);
+  }
 
   const bogus = await s.call('tasks/list', { cursor: 'mcp-task-doctor:not-a-cursor' });
   if (!serverAnswered(bogus)) rows.untestable('list.badCursor', `a made-up cursor got ${s.describe(bogus)}`);
