@@ -32,7 +32,7 @@ import {
   type ReceiverKind,
 } from './types.js';
 import { isObject } from '../util/json.js';
-import { requestFlaw } from '../util/request-shape.js';
+import { requestRefusal } from '../util/request-shape.js';
 
 /** The related task a request names in its `_meta`, if any ([V7]). */
 function relatedTaskOf(params: JsonObject): string | undefined {
@@ -149,10 +149,10 @@ export class ReceiverSession implements MethodHost {
     } catch (error) {
       return Promise.reject(error);
     }
-    // [V26]: a request the callback could not be given as typed is refused before any task exists,
-    // as the SDK client refuses it (-32602).
-    const flaw = requestFlaw(kind, params);
-    if (flaw !== undefined) return Promise.reject(rpcFailure(INVALID_PARAMS, `Invalid ${kind} request: ${flaw}`));
+    // [V26]: a request the callback could not be given as typed, or an elicitation in a mode the
+    // client did not declare, is refused before any task exists, as the SDK client refuses it (-32602).
+    const refusal = requestRefusal(kind, params, this.port.clientCapabilities());
+    if (refusal !== undefined) return Promise.reject(rpcFailure(INVALID_PARAMS, refusal));
     const relatedTaskId = relatedTaskOf(params);
     const task = this.store.create({ kind, method: METHOD_OF[kind], relatedTaskId, ttl });
     if (task === undefined) {

@@ -508,6 +508,54 @@ describe('input during a task ([E3]-[E5])', () => {
     ]);
   });
 
+  it.each([
+    {
+      what: 'whose params break the schema (no message)',
+      request: {
+        method: 'elicitation/create',
+        params: { mode: 'form', requestedSchema: { type: 'object', properties: {} } },
+      },
+      says: /elicitation\/create.*Invalid elicitation request: message must be a string.*the remote task was cancelled/,
+    },
+    {
+      what: 'in a mode the client did not declare (url)',
+      request: {
+        method: 'elicitation/create',
+        params: { mode: 'url', message: 'Sign in', url: 'https://example.com/a', elicitationId: 'e1' },
+      },
+      says: /elicitation\/create.*Client does not support URL-mode elicitation requests.*the remote task was cancelled/,
+    },
+  ])(
+    'ends a task that asks for an elicitation $what like one nobody answers: the client would refuse it sent on its own, and an answer has no error form ([E31])',
+    async ({ request, says }) => {
+      const asked: unknown[] = [];
+      // connect() declares elicitation: {}, form mode only.
+      const rig = await extRig({
+        server: manual(),
+        client: { onElicitation: (params) => (asked.push(params), ACCEPT) },
+      });
+      const errors: TaskError[] = [];
+      rig.tasks.on('error', (error) => errors.push(error));
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const result = handle.result();
+      result.catch(() => {});
+      rig.server.tasks.requestInput(handle.taskId!, { e: elicitation('E?', {}), bad: request });
+      await rig.clock.advance(200);
+      await flush();
+      expect(handle.settled).toBe(true);
+      const error = (await result.catch((e: unknown) => e)) as TaskNotSupportedError;
+      expect(error.name).toBe('TaskNotSupportedError');
+      expect(error.feature).toBe('elicitation');
+      expect(error.message).toMatch(says);
+      expect(rig.server.count('tasks/cancel')).toBe(1);
+      expect(rig.server.count('tasks/update')).toBe(0);
+      expect(asked).toEqual([]);
+      expect(errors.map((e) => [e.name, (e as TaskNotSupportedError).feature])).toEqual([
+        ['TaskNotSupportedError', 'elicitation'],
+      ]);
+    },
+  );
+
   it('ends a task that asks for a kind no callback here answers (sampling), even when another is answerable ([E31])', async () => {
     const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });
     const handle = await rig.tasks.callToolAsTask('manual');

@@ -161,6 +161,36 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     expect(rig.server.count('tools/call')).toBe(2);
   });
 
+  it('fails the call with TaskNotSupportedError, without asking or retrying, for a request the client would refuse on its own: params that break the schema, a mode it did not declare ([E31])', async () => {
+    const asked: unknown[] = [];
+    const urlMode = {
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Sign in', url: 'https://example.com/a', elicitationId: 'e1' },
+    };
+    const rig = await extRig({
+      server: {
+        tools: [
+          mrtrTool('no_message', {
+            inputRequests: { k: { method: 'elicitation/create', params: { mode: 'form' } } },
+            then: () => outcome.text('never'),
+          }),
+          mrtrTool('url_mode', { inputRequests: { k: urlMode }, then: () => outcome.text('never') }),
+        ],
+      },
+      // connect() declares elicitation: {}, form mode only.
+      client: { onElicitation: (params) => (asked.push(params), ACCEPT) },
+    });
+    const malformed = await rejection(rig.tasks.callToolAsTask('no_message'));
+    expect(malformed).toBeInstanceOf(TaskNotSupportedError);
+    expect(malformed).toMatchObject({ feature: 'elicitation', toolName: 'no_message' });
+    expect((malformed as Error).message).toMatch(/Invalid elicitation request: message must be a string/);
+    const url = await rejection(rig.tasks.callToolAsTask('url_mode'));
+    expect(url).toMatchObject({ name: 'TaskNotSupportedError', feature: 'elicitation' });
+    expect((url as Error).message).toMatch(/Client does not support URL-mode elicitation requests/);
+    expect(asked).toEqual([]);
+    expect(rig.server.count('tools/call')).toBe(2);
+  });
+
   it('keeps MRTR keys and task keys apart: the task may reuse a key the MRTR round used', async () => {
     const composed = mrtrTool('composed', {
       inputRequests: { k: elicitation('Before?', {}) },

@@ -157,19 +157,54 @@ describe('a hostile requestor', () => {
     await flush();
     expect(tasks.receiver?.size).toBe(0);
     expect(held.calls).toHaveLength(0);
-    // Well-formed ones, a url-mode elicitation and an empty conversation included, are served.
+    // Well-formed ones, an empty conversation included, are served (a url-mode elicitation only
+    // where the client declared url mode: see the next test).
     for (const [method, params] of [
       ['elicitation/create', form],
       ['elicitation/create', { message: 'Your name?' }],
-      ['elicitation/create', url],
       ['sampling/createMessage', sampling],
       ['sampling/createMessage', { messages: [], maxTokens: 5 }],
     ] as const) {
       expect(resultOf(await ask(method, { ...params, task: {} })).task, JSON.stringify(params)).toBeDefined();
     }
     await flush();
-    expect(held.calls).toHaveLength(5);
+    expect(held.calls).toHaveLength(4);
   });
+
+  it.each([
+    { declared: {}, url: false, form: true },
+    { declared: { url: {} }, url: true, form: false },
+    { declared: { form: {}, url: {} }, url: true, form: true },
+  ])(
+    'elicitation $declared: a task request in a mode the client did not declare is refused with -32602 as the SDK client refuses it; no task, no callback (url: $url, form: $form)',
+    async ({ declared, url, form }) => {
+      const held = new HeldCallback();
+      const capabilities = { ...RECEIVER_CAPABILITIES, elicitation: declared };
+      const { ask, tasks } = await peerRig(register, { elicitation: held.callback }, {}, capabilities);
+      const byUrl = await ask('elicitation/create', {
+        mode: 'url',
+        message: 'Sign in',
+        url: 'https://example.com/a',
+        elicitationId: 'e1',
+        task: {},
+      });
+      const byForm = await ask('elicitation/create', { message: 'Your name?', task: {} });
+      for (const [mode, reply, served] of [
+        ['URL', byUrl, url],
+        ['form', byForm, form],
+      ] as const) {
+        if (served) expect(resultOf(reply).task).toBeDefined();
+        else
+          expect(errorOf(reply)).toMatchObject({
+            code: -32602,
+            message: expect.stringMatching(new RegExp(`^Client does not support ${mode}-mode elicitation requests`)),
+          });
+      }
+      await flush();
+      expect(tasks.receiver?.size).toBe(Number(url) + Number(form));
+      expect(held.calls).toHaveLength(Number(url) + Number(form));
+    },
+  );
 
   it('list cursors never issued, tampered with or from another connection get -32602 ([R23], [V26])', async () => {
     const { ask, create } = await peerRig(register, { elicitation: new HeldCallback().callback, pageSize: 2 });

@@ -4,8 +4,9 @@
  * 127.0.0.1, and server-everything over stdio. On SDK v2, both real transports connect with the
  * automatic era negotiation, which must fall back to legacy against these servers.
  */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -497,4 +498,167 @@ describe('untagged and foreign input requests (mcp-go style, D14)', () => {
     expect(handle.immediateResponse).toBe('Working on it; I will report back.');
     handle.detach();
   });
+});
+
+describe('input requests the SDK client would refuse: -32602, and no callback is asked', () => {
+  const DECLINE = { action: 'decline' as const };
+  const SAMPLED = { role: 'assistant' as const, model: 'spec-model', content: { type: 'text' as const, text: 'hi' } };
+
+  /**
+   * The SDK's McpServer in process, whose plain tool `ask` sends the server request it is given
+   * (`elicitation/create` or `sampling/createMessage`, params as JSON) while the call is open, and
+   * answers with the client's reply (`result`, or `error` with its code and message). The client
+   * declares `capabilities`; its TaskClient has callbacks of both kinds and an input watcher, which
+   * record every request they are handed.
+   */
+  async function askingRig(capabilities: Record<string, object>) {
+    const server = new McpServer({ name: 'asking', version: '1.0.0' });
+    server.registerTool(
+      'ask',
+      { inputSchema: { method: z.string(), params: z.string() } },
+      async ({ method, params }, extra) => {
+        let reply: unknown;
+        try {
+          reply = { result: await extra.sendRequest({ method, params: JSON.parse(params) } as never, ResultSchema) };
+        } catch (error) {
+          reply = { error: { code: (error as { code?: unknown }).code, message: (error as Error).message } };
+        }
+        return { content: [{ type: 'text' as const, text: JSON.stringify(reply) }] };
+      },
+    );
+    const pair = await connectPair(server, { capabilities });
+    const asked: unknown[] = [];
+    const watched: unknown[] = [];
+    const tasks = new TaskClient(pair.client, {
+      onElicitation: (params) => (asked.push(params), DECLINE),
+      onSampling: (params) => (asked.push(params), SAMPLED),
+      instrumentation: { attach: () => ({ input: (input) => (watched.push(input.params), undefined) }) },
+    });
+    const errors: unknown[] = [];
+    tasks.on('error', (error) => errors.push(error));
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    /** Has the server send `method` with `params`; resolves with the client's reply. */
+    const ask = async (
+      method: string,
+      params: Record<string, unknown>,
+    ): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> => {
+      const handle = await tasks.callToolAsTask('ask', { method, params: JSON.stringify(params) });
+      const [block] = (await handle.result()).content;
+      return JSON.parse(block?.type === 'text' ? block.text : 'null') as never;
+    };
+    return { ask, asked, watched, errors };
+  }
+
+  const FORM = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+  const URL_MODE = { mode: 'url', message: 'Sign in', url: 'https://example.com/sign-in', elicitationId: 'e-1' };
+  const SAMPLING = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 };
+
+  it('a request whose params break the schema gets -32602 "Invalid … request: …", as from the SDK client; the callback never sees it, nothing is reported', async () => {
+    const { ask, asked, watched, errors } = await askingRig({ elicitation: {}, sampling: {} });
+    const bad: Array<[string, Record<string, unknown>]> = [
+      ['elicitation/create', {}],
+      ['elicitation/create', { ...FORM, message: 5 }],
+      ['elicitation/create', { ...FORM, mode: 'voice' }],
+      ['elicitation/create', { ...FORM, requestedSchema: { type: 'object' } }],
+      ['elicitation/create', { ...URL_MODE, elicitationId: undefined }],
+      ['sampling/createMessage', { ...SAMPLING, messages: 'hi' }],
+      ['sampling/createMessage', { messages: SAMPLING.messages }],
+    ];
+    for (const [method, params] of bad) {
+      const reply = await ask(method, params);
+      expect(reply.error, `${method} ${JSON.stringify(params)}`).toMatchObject({ code: -32602 });
+      expect(reply.error?.message).toMatch(
+        // The server's SDK puts "MCP error -32602: " before the client's message.
+        method === 'elicitation/create' ? /: Invalid elicitation request: / : /: Invalid sampling request: /,
+      );
+    }
+    expect(asked).toEqual([]);
+    // Not handed to a callback: no input watched, and no error event (the server was told).
+    expect(watched).toEqual([]);
+    expect(errors).toEqual([]);
+    // Well-formed ones are answered as before.
+    expect((await ask('elicitation/create', FORM)).result).toEqual(DECLINE);
+    expect((await ask('elicitation/create', { message: 'Plain?' })).result).toEqual(DECLINE);
+    expect((await ask('sampling/createMessage', SAMPLING)).result).toMatchObject(SAMPLED);
+    expect(asked).toHaveLength(3);
+    expect(watched).toHaveLength(3);
+  });
+
+  it("is refused the same whether it names the call's task, a task nobody tracks, or none (a scripted server)", async () => {
+    const { connectScripted } = await import('../support/scripted-server.js');
+    const scripted = await connectScripted({
+      tools: [{ name: 'ask', taskSupport: 'required' }],
+      clientOptions: { capabilities: { elicitation: {}, sampling: {} } },
+    });
+    const asked: unknown[] = [];
+    const tasks = new TaskClient(scripted.client, {
+      onElicitation: (params) => (asked.push(params), DECLINE),
+      onSampling: (params) => (asked.push(params), SAMPLED),
+    });
+    const errors: unknown[] = [];
+    tasks.on('error', (error) => errors.push(error));
+    cleanups.push(async () => {
+      await tasks.close();
+      await scripted.close();
+    });
+    const server = scripted.server;
+    server.on('tools/call', () => server.tasks.createResult({ taskId: 'task-1', pollInterval: 5_000 }));
+    const handle = await tasks.callToolAsTask(
+      'ask',
+      {},
+      {
+        onElicitation: (params) => (asked.push(params), DECLINE),
+        onSampling: (params) => (asked.push(params), SAMPLED),
+      },
+    );
+    for (const tag of [{ [RELATED]: { taskId: 'task-1' } }, { [RELATED]: { taskId: 'not-ours' } }, undefined]) {
+      const _meta = tag === undefined ? {} : { _meta: tag };
+      for (const [method, params] of [
+        ['elicitation/create', { ...FORM, message: undefined }],
+        ['elicitation/create', URL_MODE],
+        ['sampling/createMessage', { ...SAMPLING, maxTokens: 'ten' }],
+      ] as const) {
+        const reply = await server.request(method, { ...params, ..._meta });
+        expect(reply.error, `${method} ${JSON.stringify(params)} ${JSON.stringify(tag)}`).toMatchObject({
+          code: -32602,
+        });
+      }
+      // A well-formed one still reaches a callback.
+      expect((await server.request('elicitation/create', { ...FORM, ..._meta })).result).toMatchObject(DECLINE);
+    }
+    expect(asked).toHaveLength(3);
+    expect(errors).toEqual([]);
+    handle.detach();
+  });
+
+  const MODES: Array<{ declared: Record<string, object>; url: boolean; form: boolean }> = [
+    { declared: {}, url: false, form: true },
+    { declared: { form: {} }, url: false, form: true },
+    { declared: { url: {} }, url: true, form: false },
+    { declared: { form: {}, url: {} }, url: true, form: true },
+  ];
+  it.each(MODES)(
+    'elicitation $declared: an elicitation in a mode the client did not declare gets -32602, as from the SDK client (url: $url, form: $form)',
+    async ({ declared, url, form }) => {
+      const { ask, asked, watched, errors } = await askingRig({ elicitation: declared, sampling: {} });
+      const byUrl = await ask('elicitation/create', URL_MODE);
+      const byForm = await ask('elicitation/create', FORM);
+      const refused = (mode: string) => ({
+        code: -32602,
+        message: expect.stringMatching(
+          new RegExp(`: Client does not support ${mode}-mode elicitation requests`),
+        ) as unknown,
+      });
+      if (url) expect(byUrl.result).toEqual(DECLINE);
+      else expect(byUrl.error).toMatchObject(refused('URL'));
+      if (form) expect(byForm.result).toEqual(DECLINE);
+      else expect(byForm.error).toMatchObject(refused('form'));
+      expect(asked).toHaveLength(Number(url) + Number(form));
+      expect(watched).toHaveLength(Number(url) + Number(form));
+      expect(errors).toEqual([]);
+    },
+  );
 });

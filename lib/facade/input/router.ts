@@ -15,10 +15,11 @@ import { anyOf } from '../../util/abort.js';
 import { creationsOn, type EarlyVerdict } from './early.js';
 import { TaskInputError } from '../../errors.js';
 import { instrumentedConnection } from '../../port/connection-info.js';
-import type { JsonObject } from '../../port/port.js';
+import type { JsonObject, SessionPort } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
 import type { Asking, InputOwner, RouterParts } from './router-parts.js';
 import { answerFlaw } from '../../util/answer-shape.js';
+import { requestRefusal } from '../../util/request-shape.js';
 import type { InlineInput, InputKind, InputRequest } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
 import { rpcFieldsOf } from '../../util/rpc-error.js';
@@ -231,6 +232,15 @@ export class InputRouter {
     return this.chosen(kind, owner?.callbacks);
   }
 
+  /**
+   * Why no callback may be given this request of `kind` (params that break its type, an
+   * elicitation in a mode the client on `port`, by default the current connection's, did not
+   * declare), or `undefined` when one may.
+   */
+  refusal(kind: InputKind, params: Record<string, unknown>, port?: SessionPort): string | undefined {
+    return requestRefusal(kind, params, (port ?? this.parts.port).clientCapabilities());
+  }
+
   /** The callbacks that would answer `kind` for a call, if any. */
   hasCallback(kind: InputKind, callbacks: InputCallbacks | undefined): boolean {
     return this.chosen(kind, callbacks) !== undefined;
@@ -252,6 +262,15 @@ export class InputRouter {
     const { taskId, owner, call, delivery } = about;
     const callback = this.chosen(kind, owner?.callbacks ?? call?.callbacks);
     if (callback === undefined) return undefined;
+    // A request of the server's own that the callback could not be given as typed, or an
+    // elicitation in a mode this client did not declare, is refused with -32602 as the SDK client
+    // refuses it (the library takes it off the transport before the SDK would see it). No callback
+    // runs, so nothing is watched or reported: the server is told. Input riding on a task's update
+    // or a call's reply never gets here so ([E31]): InlineAnswers treats it as unanswerable.
+    if (delivery === 'request') {
+      const refusal = this.refusal(kind, params, about.port);
+      if (refusal !== undefined) return Promise.reject(Object.assign(new Error(refusal), { code: -32602 }));
+    }
     // The answer is no longer wanted once the request is cancelled, its task settles or its call is
     // given up. A task's own signal already fires at close() (and not at detach(), which keeps the
     // answer the task waits for), and so does a call's; a request with neither (an unknown task, an
