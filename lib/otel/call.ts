@@ -79,6 +79,11 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   readonly toolName: string | undefined;
   /** True for a task resumed by `TaskClient.resume`. */
   readonly resumed: boolean;
+  /**
+   * The transport the call began on (`InstrumentedConnection.peer`): with the task id, what names
+   * its task among the creating spans (a task id alone may name tasks of several servers).
+   */
+  private readonly peer: object;
   /** The task's id, once known. */
   taskId: string | undefined = undefined;
   /** True once the call settled (or failed): its span ends as soon as nothing of it is in flight. */
@@ -108,6 +113,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     const taskId = start.resumedTaskId;
     this.toolName = toolName;
     this.resumed = taskId !== undefined;
+    this.peer = start.connection.peer;
     this.attributes = connectionAttributes(start.connection, kit.options.server);
     if (toolName !== undefined) this.attributes[ATTR.toolName] = toolName;
     const shared = metricAttributesOf(this.attributes);
@@ -126,8 +132,10 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     }
     // The conventions' name, `{mcp.method.name} {target}`; without a tool, the method alone.
     const name = toolName === undefined ? 'tools/call' : `tools/call ${toolName}`;
-    // A resumed task links to the span of the call that created it, when this instrumentation traced it.
-    const creator = taskId === undefined ? undefined : kit.creators.of(taskId);
+    // A resumed task links to the span of the call that created it, when this instrumentation traced
+    // it over the same transport (the same id on another server, or another connection, may be
+    // another task).
+    const creator = taskId === undefined ? undefined : kit.creators.of(this.peer, taskId);
     const options: SpanOptions = { kind: SpanKind.CLIENT, attributes };
     if (creator !== undefined) options.links = [{ context: creator }];
     this.span = startSpan(kit.tracer, name, options, parent);
@@ -210,7 +218,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
       handle.on('expiring', (_metrics, expiry) => this.expiring(expiry.remainingMs));
       if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
     }
-    attempt('span.spanContext()', () => this.kit.creators.remember(taskId, this.span.spanContext()));
+    attempt('span.spanContext()', () => this.kit.creators.remember(this.peer, taskId, this.span.spanContext()));
     this.track();
     if (this.kit.options.recordTaskIds)
       attempt('span.setAttribute()', () => this.span.setAttribute(TASK_ATTR.id, taskId));
@@ -296,7 +304,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     if (taskId !== undefined) {
       if (this.traces.byTask.get(taskId) === this) this.traces.byTask.delete(taskId);
       if (this.resumed) this.traces.resumed.forget(taskId, this);
-      this.kit.creators.ended(taskId, outcome);
+      this.kit.creators.ended(this.peer, taskId, outcome);
     }
     const points: Attributes = { ...this.taskAttributes, [TASK_ATTR.outcome]: outcome };
     const reading = isErrorOutcome(outcome) ? readingOf(this, error) : undefined;

@@ -19,6 +19,7 @@ import {
   defaultTextMapSetter,
   metrics,
   trace,
+  type SpanContext,
   type TextMapPropagator,
   type Tracer,
   type TracerProvider,
@@ -32,6 +33,7 @@ import {
   TaskTimeoutError,
   type TaskClientOptions,
   type TaskHandle,
+  type TaskReference,
 } from '../../lib/index.js';
 import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/otel.js';
 import { connectPair, until } from '../helpers.js';
@@ -843,6 +845,60 @@ describe('a task resumed after a restart', () => {
       .find((span) => span.kind === SpanKind.CLIENT && span.attributes['mcp.task.resumed'] === true)!;
     expect(resumed.attributes['mcp.task.outcome']).toBe('completed');
     expect(resumed.links).toEqual([]);
+  });
+
+  it("two servers that hand out the same task ids, one instrumentation: each resumed task links to the call that created it over its own connection, and a task that ends on one server leaves the other's link", async () => {
+    telemetry = new Telemetry();
+    const shared = instrumentation();
+    const sequential = () => {
+      let next = 0;
+      return () => `task-${++next}`;
+    };
+    const pairs = [];
+    for (let server = 0; server < 2; server++) {
+      const made = createTracedServer({
+        tracerProvider: telemetry.tracerProvider,
+        propagator: telemetry.propagator,
+        taskIds: sequential(),
+      });
+      const pair = await connectPair(made.server, { capabilities: { elicitation: {} } });
+      cleanups.push(async () => {
+        await pair.close();
+        made.store.cleanup();
+      });
+      pairs.push(pair);
+    }
+    // On each server in turn a call creates `task-1` under a span of its own, and is detached.
+    const created: Array<{ value: TaskReference; parent: SpanContext }> = [];
+    for (const [server, pair] of pairs.entries()) {
+      const before = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+      created.push(
+        await withinSpan(telemetry, `create on ${server}`, async () =>
+          (await before.callToolAsTask('job', { ms: 60 })).detach()!,
+        ),
+      );
+      await before.close();
+    }
+    expect(created.map(({ value }) => value.taskId)).toEqual(['task-1', 'task-1']);
+    // Another TaskClient on each connection resumes its task, the first to its end before the second.
+    const resumes = [];
+    for (const [server, pair] of pairs.entries()) {
+      const after = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+      cleanups.push(() => after.close());
+      resumes.push(
+        await withinSpan(telemetry, `resume on ${server}`, () => after.resume(created[server]!.value).result()),
+      );
+    }
+    const calls = telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT);
+    const under = (parent: { spanId: string }) =>
+      calls.find((span) => span.parentSpanContext?.spanId === parent.spanId)!;
+    for (const server of [0, 1]) {
+      const creating = under(created[server]!.parent);
+      const resumed = under(resumes[server]!.parent);
+      expect(creating.attributes['mcp.task.outcome']).toBe('detached');
+      expect(resumed.attributes).toMatchObject({ 'mcp.task.resumed': true, 'mcp.task.outcome': 'completed' });
+      expect(resumed.links.map((link) => link.context)).toEqual([creating.spanContext()]);
+    }
   });
 });
 
