@@ -421,6 +421,31 @@ describe('input, plain calls, retries and reconnections', () => {
     expect(work[0]!.parentSpanContext?.spanId).toBe(question.spanContext().spanId);
   });
 
+  it("a question tied to no call, without the server's trace context: a root span, linked to (never under) the span current where the transport delivered it, another caller's", async () => {
+    const { tasks, server } = await inProcess({
+      onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
+    });
+    const unattributed: string[] = [];
+    tasks.on('inputUnattributed', (input) => unattributed.push(input.reason));
+    // The server asks on its own, naming no task and carrying no `_meta`, while an unrelated span
+    // (some caller's agent step) is current where the in-memory transport delivers the request.
+    const { value: answer, parent: step } = await withinSpan(telemetry, 'agent step', () =>
+      server.server.elicitInput({
+        message: 'Anything else?',
+        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
+      }),
+    );
+    expect(answer.action).toBe('accept');
+    expect(unattributed).toEqual(['no-task']);
+    const question = telemetry.one('elicitation/create');
+    expect(question.kind).toBe(SpanKind.SERVER);
+    expect(question.attributes['mcp.task.input_outcome']).toBe('answered');
+    // Not the child of the caller's span: a trace of its own, that only links to it.
+    expect(question.parentSpanContext).toBeUndefined();
+    expect(question.spanContext().traceId).not.toBe(step.traceId);
+    expect(question.links.map((link) => link.context.spanId)).toEqual([step.spanId]);
+  });
+
   it('a plain call (the server answers at once) is one span with no children', async () => {
     const { tasks, seen } = await inProcess();
     const handle = await tasks.callToolAsTask('echo', { text: 'hello' });
