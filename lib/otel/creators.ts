@@ -3,9 +3,10 @@
  * instrumentation so that a task resumed later in the same process (after `detach()`, by another
  * TaskClient it serves) gets a span link to the span of the call that created it. A task id names a
  * task only on its server (on many, only in its session): two servers, or two connections, may
- * hand out the same ids (sequential ones, say), so a task is known by its id and the transport it
- * was created over (`InstrumentedConnection.peer`), and a task resumed over another transport
- * (another SDK client, a reconnection) is not linked: nothing tells that it reaches the same task.
+ * hand out the same ids (sequential ones, say), so a task is known by its id and each transport its
+ * call went over (`InstrumentedConnection.peer`: the one it was created on, and the new one after a
+ * reconnection), and a task resumed over another transport (another SDK client) is not linked:
+ * nothing tells that it reaches the same task.
  * A resume reference carries no trace context, so a task resumed in another process has no such
  * link either (docs/observability.md shows how to carry one yourself). A task is forgotten when it
  * ends on the server (completed, failed, cancelled, expired); at most {@link MAX_CREATORS} are

@@ -925,6 +925,40 @@ describe('a task resumed after a restart', () => {
       expect(resumed.links.map((link) => link.context)).toEqual([creating.spanContext()]);
     }
   });
+
+  it('a task that went on over a new connection after a reconnection, then was detached: resumed over that connection, it links to the call that created it', async () => {
+    telemetry = new Telemetry();
+    const shared = instrumentation();
+    const first = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+    const pair = await connectPair(first.server);
+    const before = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+    cleanups.push(async () => {
+      await before.close();
+      first.store.cleanup();
+    });
+    const handle = await before.callToolAsTask('job', { ms: 300 });
+    await pair.client.close();
+    const second = createTracedServer({
+      tracerProvider: telemetry.tracerProvider,
+      propagator: telemetry.propagator,
+      store: first.store,
+    });
+    const again = await connectPair(second.server);
+    cleanups.push(() => again.close());
+    before.reconnect(again.client);
+    // The task's requests go over the new connection; then it is detached.
+    await until(() => seenOf(second.seen, 'tasks/get').length > 0);
+    const reference = handle.detach()!;
+    const after = new TaskClient(again.client, { ...POLLING, instrumentation: shared });
+    cleanups.push(() => after.close());
+    await after.resume(reference).result();
+    const calls = telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT);
+    const created = calls.find((span) => span.attributes['mcp.task.resumed'] === undefined)!;
+    const resumed = calls.find((span) => span.attributes['mcp.task.resumed'] === true)!;
+    expect(created.attributes['mcp.task.outcome']).toBe('detached');
+    expect(resumed.attributes['mcp.task.outcome']).toBe('completed');
+    expect(resumed.links.map((link) => link.context)).toEqual([created.spanContext()]);
+  });
 });
 
 /**
