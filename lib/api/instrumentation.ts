@@ -90,6 +90,15 @@ export interface InstrumentedConnection {
    * never its path, query or credentials), when the transport shows it; `undefined` otherwise.
    */
   readonly origin: string | undefined;
+  /**
+   * Stands for the transport the connection runs on: the same object for every call, resumed task,
+   * listing, request and question over one transport (however many TaskClients share its SDK
+   * client), another object for any other transport, even one to the same server (a reconnection,
+   * another SDK client). An empty frozen object, to compare by identity (a `Map` or `WeakMap` key):
+   * a task id names a task only on its server (and, on many, in its session), so two servers, or
+   * two connections, may use the same ids; a task id and its `peer` tell their tasks apart.
+   */
+  readonly peer: object;
 }
 
 /** A call that begins. */

@@ -79,6 +79,12 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   readonly toolName: string | undefined;
   /** True for a task resumed by `TaskClient.resume`. */
   readonly resumed: boolean;
+  /**
+   * The transports the call went over (`InstrumentedConnection.peer`): the one it began on, then
+   * each one its requests went over (a reconnection brings another). With the task id, each names
+   * its task among the creating spans (a task id alone may name tasks of several servers).
+   */
+  private readonly peers = new Set<object>();
   /** The task's id, once known. */
   taskId: string | undefined = undefined;
   /** True once the call settled (or failed): its span ends as soon as nothing of it is in flight. */
@@ -108,6 +114,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     const taskId = start.resumedTaskId;
     this.toolName = toolName;
     this.resumed = taskId !== undefined;
+    this.peers.add(start.connection.peer);
     this.attributes = connectionAttributes(start.connection, kit.options.server);
     if (toolName !== undefined) this.attributes[ATTR.toolName] = toolName;
     const shared = metricAttributesOf(this.attributes);
@@ -126,8 +133,10 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     }
     // The conventions' name, `{mcp.method.name} {target}`; without a tool, the method alone.
     const name = toolName === undefined ? 'tools/call' : `tools/call ${toolName}`;
-    // A resumed task links to the span of the call that created it, when this instrumentation traced it.
-    const creator = taskId === undefined ? undefined : kit.creators.of(taskId);
+    // A resumed task links to the span of the call that created it, when this instrumentation traced
+    // it over the same transport (the same id on another server, or another connection, may be
+    // another task).
+    const creator = taskId === undefined ? undefined : kit.creators.of(start.connection.peer, taskId);
     const options: SpanOptions = { kind: SpanKind.CLIENT, attributes };
     if (creator !== undefined) options.links = [{ context: creator }];
     this.span = startSpan(kit.tracer, name, options, parent);
@@ -141,7 +150,28 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   }
 
   request(request: OutgoingRequest): RequestInstrument {
+    this.wentOver(request.connection.peer);
     return callRequest(this, request);
+  }
+
+  /**
+   * A request of the call goes over `peer`'s transport: after a reconnection, the task is known
+   * over the new one too, and a call that created it is remembered there (so that a task detached
+   * after a reconnection, and resumed over the new connection, links to it).
+   */
+  private wentOver(peer: object): void {
+    if (this.ended || this.peers.has(peer)) return;
+    this.peers.add(peer);
+    const taskId = this.taskId;
+    if (!this.resumed && taskId !== undefined) this.remember(taskId, [peer]);
+  }
+
+  /** The call created task `taskId`: it is remembered over each of `peers`. */
+  private remember(taskId: string, peers: Iterable<object>): void {
+    attempt('span.spanContext()', () => {
+      const span = this.span.spanContext();
+      for (const peer of peers) this.kit.creators.remember(peer, taskId, span);
+    });
   }
 
   /**
@@ -210,7 +240,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
       handle.on('expiring', (_metrics, expiry) => this.expiring(expiry.remainingMs));
       if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
     }
-    attempt('span.spanContext()', () => this.kit.creators.remember(taskId, this.span.spanContext()));
+    this.remember(taskId, this.peers);
     this.track();
     if (this.kit.options.recordTaskIds)
       attempt('span.setAttribute()', () => this.span.setAttribute(TASK_ATTR.id, taskId));
@@ -296,7 +326,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     if (taskId !== undefined) {
       if (this.traces.byTask.get(taskId) === this) this.traces.byTask.delete(taskId);
       if (this.resumed) this.traces.resumed.forget(taskId, this);
-      this.kit.creators.ended(taskId, outcome);
+      for (const peer of this.peers) this.kit.creators.ended(peer, taskId, outcome);
     }
     const points: Attributes = { ...this.taskAttributes, [TASK_ATTR.outcome]: outcome };
     const reading = isErrorOutcome(outcome) ? readingOf(this, error) : undefined;

@@ -2,8 +2,12 @@
  * The span of an input request the server sent (`elicitation/create`, `sampling/createMessage`):
  * kind SERVER, as the MCP conventions have it for an operation the server initiates. Its parent is
  * the trace context in the request's `_meta` when the server put one there (the server's own span),
- * linked to the span of the call it belongs to; without one, the call's span is its parent. The
- * call's span also gets an event for the request and one for its answer.
+ * linked to the span of the call it belongs to; without one, the call's span is its parent. A
+ * question tied to no call this instrumentation traces is not parented to the context current
+ * where the transport delivered it (a span of some unrelated caller, maybe): without the server's
+ * context it is a root span, linked to that span, as the MCP conventions have a server span take
+ * the context of `_meta` as its parent and link the ambient one. The call's span also gets an
+ * event for the request and one for its answer.
  */
 import {
   ROOT_CONTEXT,
@@ -75,8 +79,15 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
     call.event(EVENT.inputResponse, answer);
   });
   const open = release !== undefined;
-  const parent = fromServer ? extracted! : open ? call!.context : context.active();
+  const ambient = context.active();
+  const parent = fromServer ? extracted! : open ? call!.context : ambient;
   const links: Link[] = call !== undefined && (fromServer || !open) ? [{ context: call.span.spanContext() }] : [];
+  // Tied to no call (a question of the host's own request, of a task nobody traced): the span
+  // current where the transport delivered it is linked, never a parent (it may be another
+  // caller's), as the MCP conventions have a server span link "current ambient context, if it's
+  // present" (mcp.md, Context propagation).
+  const around = call === undefined ? trace.getSpanContext(ambient) : undefined;
+  if (around !== undefined && trace.isSpanContextValid(around)) links.push({ context: around });
   // The connection the question came on (after a reconnection, not the call's), and the call's tool.
   const attributes: Attributes = {
     ...connectionAttributes(input.connection, kit.options.server),
@@ -86,8 +97,9 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   // The conventions ask for the id of the request the span stands for, as a string: the server's
   // own (none for input riding on a task's update or a call's reply, which has no request of its own).
   if (input.id !== undefined) attributes[ATTR.requestId] = String(input.id);
-  // Without the server's context nor an open call, a root span (never under an ended span current here).
-  const root = !fromServer && !open && call !== undefined;
+  // Without the server's context nor an open call, a root span: never under an ended span of its
+  // call, nor under whatever span is current where the transport delivered it.
+  const root = !fromServer && !open;
   const question = startSpan(kit.tracer, method, { kind: SpanKind.SERVER, attributes, links, root }, parent);
   if (open) call!.event(EVENT.inputRequest, { [ATTR.method]: method });
   // The callback runs with the question's span current: the span stands for the processing of the

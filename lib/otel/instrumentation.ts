@@ -65,8 +65,9 @@ function checkOptions(options: OtelInstrumentationOptions): void {
  * a child of the span current at the call; each `tasks/get`, `tasks/result`, `tasks/update` and
  * `tasks/cancel` of its task a child span. A task resumed by `resume` gets the same span, marked
  * `mcp.task.resumed`, from `resume` to the task's end, with a span link to the span of the call
- * that created the task when this instrumentation traced that call (in this process: a resume
- * reference carries no trace context). Each `tasks/list` request (`list()`, `listPage()`) and
+ * that created the task when this instrumentation traced that call over the same connection (in
+ * this process: a resume reference carries no trace context; a task id alone may name tasks of
+ * several servers). Each `tasks/list` request (`list()`, `listPage()`) and
  * `tools/list` request (the tool list read for `tools()` and calls) is a span of that name (CLIENT)
  * under the span current at the listing. Every request carries the trace context in its
  * `params._meta` (`traceparent`, `tracestate`), so a server that reads it joins the trace. The

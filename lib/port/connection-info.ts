@@ -14,6 +14,22 @@ function wireOf(port: SessionPort): WireKind {
   return port.era() === 'modern' ? 'io.modelcontextprotocol/tasks' : '2025-11-25';
 }
 
+/**
+ * The `peer` of each port's connections: one port per transport (open.ts), so one object per
+ * transport, let go with its port.
+ */
+const peers = new WeakMap<SessionPort, object>();
+
+/** The object that stands for `port`'s transport (`InstrumentedConnection.peer`). */
+function peerOf(port: SessionPort): object {
+  let peer = peers.get(port);
+  if (peer === undefined) {
+    peer = Object.freeze({});
+    peers.set(port, peer);
+  }
+  return peer;
+}
+
 /** The connection behind `port`, on `wire` (by default the one its era implies). */
 export function instrumentedConnection(port: SessionPort, wire: WireKind = wireOf(port)): InstrumentedConnection {
   const transport = port.transportInfo();
@@ -24,5 +40,6 @@ export function instrumentedConnection(port: SessionPort, wire: WireKind = wireO
     sessionId: port.era() === 'legacy' ? port.sessionId() : undefined,
     transport: transport.kind,
     origin: transport.origin,
+    peer: peerOf(port),
   };
 }

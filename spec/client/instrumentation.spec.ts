@@ -196,6 +196,24 @@ describe('the instrumentation hook', () => {
     expect(problems).toEqual(reported);
   });
 
+  it("tells each connection's transport by its peer: one object for every call and request over one transport, however many TaskClients share its client; another for another transport", async () => {
+    const { hook, seen } = recording();
+    const { tasks, pair } = await client({ instrumentation: hook });
+    const second = new TaskClient(pair.client, { minPollIntervalMs: 5, instrumentation: hook });
+    pairs.push({ client: pair.client, close: () => second.close() });
+    const other = await client({ instrumentation: hook });
+    for (const on of [tasks, second, other.tasks])
+      await (await on.callToolAsTask('analyze', { id: 1, steps: 1 })).result();
+    const [first, shared, elsewhere] = seen.calls.map((call) => call.connection.peer);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.keys(first!)).toEqual([]);
+    expect(shared).toBe(first);
+    expect(elsewhere).not.toBe(first);
+    // Each request names the transport it goes over: here, its call's.
+    const peers = new Set(seen.requests.map((request) => request.connection.peer));
+    expect(peers).toEqual(new Set([first, elsewhere]));
+  });
+
   it("reports how a failed request ended: the server's JSON-RPC error, by kind and code", async () => {
     const { hook, seen } = recording();
     const { tasks } = await client({ instrumentation: hook });

@@ -101,6 +101,11 @@ export interface TracedServerOptions {
   readonly pollInterval?: number;
   /** A store to share (a second server instance after a reconnection). @defaultValue a new one */
   readonly store?: InMemoryTaskStore;
+  /**
+   * Makes the ids of the tasks the store creates (sequential ones, say, as many servers hand out,
+   * so that two servers use the same ids). @defaultValue the SDK store's random ids
+   */
+  readonly taskIds?: () => string;
 }
 
 /** The server, what it received and what its tool read. */
@@ -111,6 +116,9 @@ export function createTracedServer(options: TracedServerOptions): {
   reads: ToolRead[];
 } {
   const store = options.store ?? new InMemoryTaskStore();
+  // The SDK store's id maker is private to its types, not to its code.
+  if (options.taskIds !== undefined)
+    (store as unknown as { generateTaskId: () => string }).generateTaskId = options.taskIds;
   const server = new McpServer(
     { name: 'traced-server', version: '1.0.0' },
     {

@@ -19,6 +19,7 @@ import {
   defaultTextMapSetter,
   metrics,
   trace,
+  type SpanContext,
   type TextMapPropagator,
   type Tracer,
   type TracerProvider,
@@ -32,6 +33,7 @@ import {
   TaskTimeoutError,
   type TaskClientOptions,
   type TaskHandle,
+  type TaskReference,
 } from '../../lib/index.js';
 import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/otel.js';
 import { connectPair, until } from '../helpers.js';
@@ -417,6 +419,31 @@ describe('input, plain calls, retries and reconnections', () => {
     const work = telemetry.named('ask the user');
     expect(work).toHaveLength(1);
     expect(work[0]!.parentSpanContext?.spanId).toBe(question.spanContext().spanId);
+  });
+
+  it("a question tied to no call, without the server's trace context: a root span, linked to (never under) the span current where the transport delivered it, another caller's", async () => {
+    const { tasks, server } = await inProcess({
+      onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
+    });
+    const unattributed: string[] = [];
+    tasks.on('inputUnattributed', (input) => unattributed.push(input.reason));
+    // The server asks on its own, naming no task and carrying no `_meta`, while an unrelated span
+    // (some caller's agent step) is current where the in-memory transport delivers the request.
+    const { value: answer, parent: step } = await withinSpan(telemetry, 'agent step', () =>
+      server.server.elicitInput({
+        message: 'Anything else?',
+        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
+      }),
+    );
+    expect(answer.action).toBe('accept');
+    expect(unattributed).toEqual(['no-task']);
+    const question = telemetry.one('elicitation/create');
+    expect(question.kind).toBe(SpanKind.SERVER);
+    expect(question.attributes['mcp.task.input_outcome']).toBe('answered');
+    // Not the child of the caller's span: a trace of its own, that only links to it.
+    expect(question.parentSpanContext).toBeUndefined();
+    expect(question.spanContext().traceId).not.toBe(step.traceId);
+    expect(question.links.map((link) => link.context.spanId)).toEqual([step.spanId]);
   });
 
   it('a plain call (the server answers at once) is one span with no children', async () => {
@@ -843,6 +870,94 @@ describe('a task resumed after a restart', () => {
       .find((span) => span.kind === SpanKind.CLIENT && span.attributes['mcp.task.resumed'] === true)!;
     expect(resumed.attributes['mcp.task.outcome']).toBe('completed');
     expect(resumed.links).toEqual([]);
+  });
+
+  it("two servers that hand out the same task ids, one instrumentation: each resumed task links to the call that created it over its own connection, and a task that ends on one server leaves the other's link", async () => {
+    telemetry = new Telemetry();
+    const shared = instrumentation();
+    const sequential = () => {
+      let next = 0;
+      return () => `task-${++next}`;
+    };
+    const pairs = [];
+    for (let server = 0; server < 2; server++) {
+      const made = createTracedServer({
+        tracerProvider: telemetry.tracerProvider,
+        propagator: telemetry.propagator,
+        taskIds: sequential(),
+      });
+      const pair = await connectPair(made.server, { capabilities: { elicitation: {} } });
+      cleanups.push(async () => {
+        await pair.close();
+        made.store.cleanup();
+      });
+      pairs.push(pair);
+    }
+    // On each server in turn a call creates `task-1` under a span of its own, and is detached.
+    const created: Array<{ value: TaskReference; parent: SpanContext }> = [];
+    for (const [server, pair] of pairs.entries()) {
+      const before = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+      created.push(
+        await withinSpan(telemetry, `create on ${server}`, async () =>
+          (await before.callToolAsTask('job', { ms: 60 })).detach()!,
+        ),
+      );
+      await before.close();
+    }
+    expect(created.map(({ value }) => value.taskId)).toEqual(['task-1', 'task-1']);
+    // Another TaskClient on each connection resumes its task, the first to its end before the second.
+    const resumes = [];
+    for (const [server, pair] of pairs.entries()) {
+      const after = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+      cleanups.push(() => after.close());
+      resumes.push(
+        await withinSpan(telemetry, `resume on ${server}`, () => after.resume(created[server]!.value).result()),
+      );
+    }
+    const calls = telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT);
+    const under = (parent: { spanId: string }) =>
+      calls.find((span) => span.parentSpanContext?.spanId === parent.spanId)!;
+    for (const server of [0, 1]) {
+      const creating = under(created[server]!.parent);
+      const resumed = under(resumes[server]!.parent);
+      expect(creating.attributes['mcp.task.outcome']).toBe('detached');
+      expect(resumed.attributes).toMatchObject({ 'mcp.task.resumed': true, 'mcp.task.outcome': 'completed' });
+      expect(resumed.links.map((link) => link.context)).toEqual([creating.spanContext()]);
+    }
+  });
+
+  it('a task that went on over a new connection after a reconnection, then was detached: resumed over that connection, it links to the call that created it', async () => {
+    telemetry = new Telemetry();
+    const shared = instrumentation();
+    const first = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+    const pair = await connectPair(first.server);
+    const before = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+    cleanups.push(async () => {
+      await before.close();
+      first.store.cleanup();
+    });
+    const handle = await before.callToolAsTask('job', { ms: 300 });
+    await pair.client.close();
+    const second = createTracedServer({
+      tracerProvider: telemetry.tracerProvider,
+      propagator: telemetry.propagator,
+      store: first.store,
+    });
+    const again = await connectPair(second.server);
+    cleanups.push(() => again.close());
+    before.reconnect(again.client);
+    // The task's requests go over the new connection; then it is detached.
+    await until(() => seenOf(second.seen, 'tasks/get').length > 0);
+    const reference = handle.detach()!;
+    const after = new TaskClient(again.client, { ...POLLING, instrumentation: shared });
+    cleanups.push(() => after.close());
+    await after.resume(reference).result();
+    const calls = telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT);
+    const created = calls.find((span) => span.attributes['mcp.task.resumed'] === undefined)!;
+    const resumed = calls.find((span) => span.attributes['mcp.task.resumed'] === true)!;
+    expect(created.attributes['mcp.task.outcome']).toBe('detached');
+    expect(resumed.attributes['mcp.task.outcome']).toBe('completed');
+    expect(resumed.links.map((link) => link.context)).toEqual([created.spanContext()]);
   });
 });
 
