@@ -35,7 +35,7 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
 /**
  * The core's budget, gzip bytes: what it weighs now, rounded up to the next half KiB. The test
  * (spec/package/size.spec.ts, in `npm test`) fails when the root entry grows past it; lower it as
- * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised five times, each time for fixes of
+ * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised six times in all, each time for fixes of
  * behaviour, never for a feature: from 43 to 43.5 KiB (44,536 bytes measured), for the fixes that
  * read other servers' replies as they are sent (nulls for absent fields, terse notifications,
  * refused cancels, a server's cancellation of a request): +773 bytes; then to 44 KiB (44,838
@@ -64,8 +64,14 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * each field twice; a smaller SHA-256; what the two wires and the input helpers each had a copy of
  * written once; 4 random bytes, not a whole UUID, for the request-id prefix), and a server request
  * that reuses an id still being answered refused (+75).
+ * Raised a sixth time, to 47.5 KiB (48,548 bytes measured), for the fixes of reviews
+ * of the receiver, the OpenTelemetry integration and the input paths: a server's question whose
+ * params break the schema, or whose elicitation mode the client did not declare, refused with
+ * -32602 on every path as the SDK clients refuse it, instead of reaching a callback typed for it;
+ * an instrumentation's `run` around the input callback, guarded; the connection's `peer`; a
+ * resume across another version of the same server (+829 bytes in all).
  */
-export const SIZE_BUDGET_GZIP = 47 * 1024;
+export const SIZE_BUDGET_GZIP = 47.5 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
