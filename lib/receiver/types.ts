@@ -13,6 +13,7 @@ import type {
 } from '../api/index.js';
 import type { TaskError } from '../errors.js';
 import type { JsonObject, SessionPort } from '../port/port.js';
+import { rpcThrowable } from '../util/rpc-error.js';
 
 /** The two requests a client can receive as tasks ([R1]: `tasks.requests` of a client). */
 export type ReceiverKind = 'elicitation' | 'sampling';
@@ -47,9 +48,7 @@ export interface RpcFailure extends Error {
 }
 
 /** Builds an {@link RpcFailure}. */
-export function rpcFailure(code: number, message: string): RpcFailure {
-  return Object.assign(new Error(message), { code });
-}
+export const rpcFailure: (code: number, message: string) => RpcFailure = rpcThrowable;
 
 /** JSON-RPC codes the receiver answers with ([V26]). */
 export const INVALID_PARAMS = -32602;

@@ -17,6 +17,11 @@ export function rpcFieldsOf(thrown: unknown): { readonly code?: number; readonly
   return {};
 }
 
+/** A JSON-RPC error to throw or reject with, for the SDK to send back: an `Error` with its `code`. */
+export function rpcThrowable(code: number, message: string): Error & { readonly code: number } {
+  return Object.assign(new Error(message), { code });
+}
+
 /** A JSON-RPC error object: `code` and `message`, and `data` only when there is some. */
 export function rpcError(
   code: number,

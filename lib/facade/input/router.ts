@@ -22,7 +22,7 @@ import { answerFlaw } from '../../util/answer-shape.js';
 import { requestRefusal } from '../../util/request-shape.js';
 import type { InlineInput, InputKind, InputRequest } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
-import { rpcFieldsOf } from '../../util/rpc-error.js';
+import { rpcFieldsOf, rpcThrowable } from '../../util/rpc-error.js';
 import type { Attribution, UntaggedInput } from './untagged.js';
 
 /** Routes input requests to the right callback. */
@@ -269,7 +269,7 @@ export class InputRouter {
     // or a call's reply never gets here so ([E31]): InlineAnswers treats it as unanswerable.
     if (delivery === 'request') {
       const refusal = this.refusal(kind, params, about.port);
-      if (refusal !== undefined) return Promise.reject(Object.assign(new Error(refusal), { code: -32602 }));
+      if (refusal !== undefined) return Promise.reject(rpcThrowable(-32602, refusal));
     }
     // The answer is no longer wanted once the request is cancelled, its task settles or its call is
     // given up. A task's own signal already fires at close() (and not at detach(), which keeps the
@@ -315,7 +315,7 @@ export class InputRouter {
         }
         const message = `The ${kind} callback returned an invalid result: ${flaw}`;
         if (delivery === 'request') {
-          const refusal = Object.assign(new Error(message), { code: -32603 });
+          const refusal = rpcThrowable(-32603, message);
           watch?.end({ kind: 'failed', error: refusal, code: -32603 });
           throw refusal;
         }

@@ -9,7 +9,7 @@
  */
 import type { InboundRequest, JsonObject, SessionPort } from '../../port/port.js';
 import { fingerprint } from '../../util/fingerprint.js';
-import { rpcFieldsOf } from '../../util/rpc-error.js';
+import { rpcFieldsOf, rpcThrowable } from '../../util/rpc-error.js';
 import { isObject } from '../decode.js';
 import type { InputHandler, InputKind, UnattributedNote } from '../wire.js';
 import { RELATED_TASK_KEY, relatedTaskId } from './decode.js';
@@ -21,11 +21,6 @@ const INPUT_METHODS: ReadonlyArray<readonly [string, InputKind]> = [
 
 /** Per port, who owns which tasks (one entry per TaskClient serving input on it). */
 const OWNERS = new WeakMap<SessionPort, Set<(taskId: string) => boolean>>();
-
-/** A JSON-RPC error to send back. */
-function rpcError(code: number, message: string): Error & { code: number } {
-  return Object.assign(new Error(message), { code });
-}
 
 /**
  * The cause of the error for an untagged request nobody answered: it named no task, and the calls
@@ -63,10 +58,10 @@ export function serveSideChannelInput(
     // user's behalf.
     const missing = (params: JsonObject): Error => {
       const note = notes.get(params);
-      if (note !== undefined) return rpcError(-32601, `No ${kind} handler: ${unattributedCause(note, option)}`);
+      if (note !== undefined) return rpcThrowable(-32601, `No ${kind} handler: ${unattributedCause(note, option)}`);
       const taskId = relatedTaskId(params);
       const about = taskId === undefined ? '' : ` for task ${fingerprint(taskId)}`;
-      return rpcError(-32601, `No ${kind} handler${about}: pass ${option} to the TaskClient or the call`);
+      return rpcThrowable(-32601, `No ${kind} handler${about}: pass ${option} to the TaskClient or the call`);
     };
     const tap = (request: InboundRequest): Promise<JsonObject | undefined> | undefined => {
       const params = request.params;
@@ -101,7 +96,7 @@ export function serveSideChannelInput(
           // code, a code that is no integer) is wrapped, its message kept, the same test as the reply's.
           if (rpcFieldsOf(error).code !== undefined) throw error;
           const message = error instanceof Error ? error.message : String(error);
-          throw rpcError(-32603, `The ${kind} callback failed: ${message}`);
+          throw rpcThrowable(-32603, `The ${kind} callback failed: ${message}`);
         },
       );
     };
