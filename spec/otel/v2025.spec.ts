@@ -353,6 +353,38 @@ describe('tasks that do not complete', () => {
   });
 });
 
+/**
+ * A task called in process, its connection lost (the SDK client closed), then taken over through
+ * `reconnect` by a second server instance on the same task store: the task's handle, the second
+ * server and the new pair, and the instrumentation the TaskClient was given (to share with another).
+ */
+async function reconnectedInProcess(ms: number) {
+  telemetry = new Telemetry();
+  const shared = instrumentation();
+  const first = createTracedServer({
+    tracerProvider: telemetry.tracerProvider,
+    propagator: telemetry.propagator,
+    pollInterval: 30,
+  });
+  const pair = await connectPair(first.server);
+  const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+  cleanups.push(async () => {
+    await tasks.close();
+    first.store.cleanup();
+  });
+  const handle = await tasks.callToolAsTask('job', { ms });
+  await pair.client.close();
+  const second = createTracedServer({
+    tracerProvider: telemetry.tracerProvider,
+    propagator: telemetry.propagator,
+    store: first.store,
+  });
+  const again = await connectPair(second.server);
+  cleanups.push(() => again.close());
+  tasks.reconnect(again.client);
+  return { handle, second, again, shared };
+}
+
 describe('input, plain calls, retries and reconnections', () => {
   it("an input_required task: the question is a SERVER span under the server span that asked, linked to the task span, with the id of the server's request", async () => {
     // The ids of the answers the client sends back: the ids of the server's requests.
@@ -478,28 +510,7 @@ describe('input, plain calls, retries and reconnections', () => {
   });
 
   it('marks a lost connection and its restoration on the task span; the task completes over the new connection', async () => {
-    telemetry = new Telemetry();
-    const first = createTracedServer({
-      tracerProvider: telemetry.tracerProvider,
-      propagator: telemetry.propagator,
-      pollInterval: 30,
-    });
-    const pair = await connectPair(first.server);
-    const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: instrumentation() });
-    cleanups.push(async () => {
-      await tasks.close();
-      first.store.cleanup();
-    });
-    const handle = await tasks.callToolAsTask('job', { ms: 150 });
-    await pair.client.close();
-    const second = createTracedServer({
-      tracerProvider: telemetry.tracerProvider,
-      propagator: telemetry.propagator,
-      store: first.store,
-    });
-    const again = await connectPair(second.server);
-    cleanups.push(() => again.close());
-    tasks.reconnect(again.client);
+    const { handle, second } = await reconnectedInProcess(150);
     await handle.result();
     const names = telemetry.one('tools/call job').events.map((event) => event.name);
     expect(names.indexOf('mcp.connection.lost')).toBeGreaterThan(-1);
@@ -927,25 +938,7 @@ describe('a task resumed after a restart', () => {
   });
 
   it('a task that went on over a new connection after a reconnection, then was detached: resumed over that connection, it links to the call that created it', async () => {
-    telemetry = new Telemetry();
-    const shared = instrumentation();
-    const first = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
-    const pair = await connectPair(first.server);
-    const before = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
-    cleanups.push(async () => {
-      await before.close();
-      first.store.cleanup();
-    });
-    const handle = await before.callToolAsTask('job', { ms: 300 });
-    await pair.client.close();
-    const second = createTracedServer({
-      tracerProvider: telemetry.tracerProvider,
-      propagator: telemetry.propagator,
-      store: first.store,
-    });
-    const again = await connectPair(second.server);
-    cleanups.push(() => again.close());
-    before.reconnect(again.client);
+    const { handle, second, again, shared } = await reconnectedInProcess(300);
     // The task's requests go over the new connection; then it is detached.
     await until(() => seenOf(second.seen, 'tasks/get').length > 0);
     const reference = handle.detach()!;
