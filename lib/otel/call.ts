@@ -80,11 +80,12 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   /** True for a task resumed by `TaskClient.resume`. */
   readonly resumed: boolean;
   /**
-   * The transports the call went over (`InstrumentedConnection.peer`): the one it began on, then
-   * each one its requests went over (a reconnection brings another). With the task id, each names
-   * its task among the creating spans (a task id alone may name tasks of several servers).
+   * The scopes of the connections the call went over (`CreatingSpans.scope`: an HTTP session, else
+   * a transport): the one it began on, then each one its requests went over (a reconnection brings
+   * another). With the task id, each names its task among the creating spans (a task id alone may
+   * name tasks of several servers).
    */
-  private readonly peers = new Set<object>();
+  private readonly scopes = new Set<string>();
   /** The task's id, once known. */
   taskId: string | undefined = undefined;
   /** True once the call settled (or failed): its span ends as soon as nothing of it is in flight. */
@@ -114,7 +115,8 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     const taskId = start.resumedTaskId;
     this.toolName = toolName;
     this.resumed = taskId !== undefined;
-    this.peers.add(start.connection.peer);
+    const scope = kit.creators.scope(start.connection);
+    this.scopes.add(scope);
     this.attributes = connectionAttributes(start.connection, kit.options.server);
     if (toolName !== undefined) this.attributes[ATTR.toolName] = toolName;
     const shared = metricAttributesOf(this.attributes);
@@ -134,9 +136,9 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     // The conventions' name, `{mcp.method.name} {target}`; without a tool, the method alone.
     const name = toolName === undefined ? 'tools/call' : `tools/call ${toolName}`;
     // A resumed task links to the span of the call that created it, when this instrumentation traced
-    // it over the same transport (the same id on another server, or another connection, may be
-    // another task).
-    const creator = taskId === undefined ? undefined : kit.creators.of(start.connection.peer, taskId);
+    // it in the same scope: the same HTTP session (even over another transport that joined it), else
+    // the same transport (the same id on another server, or another connection, may be another task).
+    const creator = taskId === undefined ? undefined : kit.creators.of(scope, taskId);
     const options: SpanOptions = { kind: SpanKind.CLIENT, attributes };
     if (creator !== undefined) options.links = [{ context: creator }];
     this.span = startSpan(kit.tracer, name, options, parent);
@@ -150,27 +152,29 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   }
 
   request(request: OutgoingRequest): RequestInstrument {
-    this.wentOver(request.connection.peer);
+    this.wentOver(request.connection);
     return callRequest(this, request);
   }
 
   /**
-   * A request of the call goes over `peer`'s transport: after a reconnection, the task is known
-   * over the new one too, and a call that created it is remembered there (so that a task detached
+   * A request of the call goes over `connection`: after a reconnection, the task is known in the
+   * new one's scope too, and a call that created it is remembered there (so that a task detached
    * after a reconnection, and resumed over the new connection, links to it).
    */
-  private wentOver(peer: object): void {
-    if (this.ended || this.peers.has(peer)) return;
-    this.peers.add(peer);
+  private wentOver(connection: InstrumentedConnection): void {
+    if (this.ended) return;
+    const scope = this.kit.creators.scope(connection);
+    if (this.scopes.has(scope)) return;
+    this.scopes.add(scope);
     const taskId = this.taskId;
-    if (!this.resumed && taskId !== undefined) this.remember(taskId, [peer]);
+    if (!this.resumed && taskId !== undefined) this.remember(taskId, [scope]);
   }
 
-  /** The call created task `taskId`: it is remembered over each of `peers`. */
-  private remember(taskId: string, peers: Iterable<object>): void {
+  /** The call created task `taskId`: it is remembered in each of `scopes`. */
+  private remember(taskId: string, scopes: Iterable<string>): void {
     attempt('span.spanContext()', () => {
       const span = this.span.spanContext();
-      for (const peer of peers) this.kit.creators.remember(peer, taskId, span);
+      for (const scope of scopes) this.kit.creators.remember(scope, taskId, span);
     });
   }
 
@@ -240,7 +244,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
       handle.on('expiring', (_metrics, expiry) => this.expiring(expiry.remainingMs));
       if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
     }
-    this.remember(taskId, this.peers);
+    this.remember(taskId, this.scopes);
     this.track();
     if (this.kit.options.recordTaskIds)
       attempt('span.setAttribute()', () => this.span.setAttribute(TASK_ATTR.id, taskId));
@@ -326,7 +330,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     if (taskId !== undefined) {
       if (this.traces.byTask.get(taskId) === this) this.traces.byTask.delete(taskId);
       if (this.resumed) this.traces.resumed.forget(taskId, this);
-      for (const peer of this.peers) this.kit.creators.ended(peer, taskId, outcome);
+      for (const scope of this.scopes) this.kit.creators.ended(scope, taskId, outcome);
     }
     const points: Attributes = { ...this.taskAttributes, [TASK_ATTR.outcome]: outcome };
     const reading = isErrorOutcome(outcome) ? readingOf(this, error) : undefined;

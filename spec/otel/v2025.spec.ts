@@ -1511,6 +1511,41 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     for (const event of overOne) expect(event.attributes?.['server.port']).toBeUndefined();
   });
 
+  it('a task detached, then resumed through a new transport that joins the same HTTP session (a fresh SDK client): it links to the call that created it', async () => {
+    telemetry = new Telemetry();
+    const shared = instrumentation();
+    const http = await startHttpServer({}, () => {
+      const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+      return { server: made.server, cleanup: () => made.store.cleanup() };
+    });
+    const first = makeClient({ name: 'spec-client', version: '1.0.0' });
+    await first.connect(httpTransport(http.url));
+    const before = new TaskClient(first, { ...POLLING, instrumentation: shared });
+    const reference = (await before.callToolAsTask('job', { ms: 100 })).detach()!;
+    await before.close();
+    expect(reference.sessionId).toEqual(expect.any(String));
+    // Another transport, another SDK client, into the same session (it skips initialize).
+    const joined = makeClient({ name: 'spec-client', version: '1.0.0' });
+    await joined.connect(httpTransport(http.url, reference.sessionId));
+    const after = new TaskClient(joined, { ...POLLING, instrumentation: shared });
+    cleanups.push(async () => {
+      await after.close();
+      await joined.close();
+      await first.close();
+      await http.close();
+    });
+    await after.resume(reference).result();
+    const calls = telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT);
+    const created = calls.find((span) => span.attributes['mcp.task.resumed'] === undefined)!;
+    const resumed = calls.find((span) => span.attributes['mcp.task.resumed'] === true)!;
+    expect(created.attributes).toMatchObject({ 'mcp.task.outcome': 'detached', 'mcp.session.id': reference.sessionId });
+    expect(resumed.attributes).toMatchObject({
+      'mcp.task.outcome': 'completed',
+      'mcp.session.id': reference.sessionId,
+    });
+    expect(resumed.links.map((link) => link.context)).toEqual([created.spanContext()]);
+  });
+
   it('a tools/call the HTTP server refuses (401): error.type send and no rpc.response.status_code, the local -32000 is no JSON-RPC answer', async () => {
     telemetry = new Telemetry();
     const intercept: HttpIntercept = (message) => (message.method === 'tools/call' ? 401 : undefined);
