@@ -1,12 +1,14 @@
 /**
- * One call's trace: the span of the tool call and its task (`tools/call {tool}`, CLIENT, from
+ * One call's trace: the task span of the call and its task (`mcp.task {tool}`, INTERNAL, from
  * `callToolAsTask` to settlement, or to the end of its last request or question then in flight),
- * the span events of the task's life, and the call's metric points. Its requests (a child span or
- * an event each, and the trace context they carry) are call-requests.ts; how its end reads on the
- * span is call-end.ts. A task resumed by `TaskClient.resume` gets the same trace, marked
+ * the span events of the task's life, and the call's metric points. Its requests are its children:
+ * each `tools/call` a CLIENT span `tools/call {tool}` from sent to answered (for a task, the
+ * CreateTaskResult), as the MCP conventions' client span covers a request until its response, and
+ * each `tasks/*` a CLIENT span too (or an event, call-requests.ts); how its end reads on the span is
+ * call-end.ts. A task resumed by `TaskClient.resume` gets the same task span, marked
  * `mcp.task.resumed`, from `resume` to settlement, without a `tools/call` (resumed.ts follows its
- * life through the client's events), linked to the span of the call that created it when the same
- * instrumentation traced that call (creators.ts).
+ * life through the client's events), linked to the task span of the call that created it when the
+ * same instrumentation traced that call (creators.ts).
  */
 import {
   SpanKind,
@@ -34,7 +36,7 @@ import { annotate, outcomeOfError, readingOf, type EndingCall } from './call-end
 import { callRequest, type RequestingCall } from './call-requests.js';
 import type { TraceKit } from './kit.js';
 import type { Instruments } from './metrics.js';
-import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
+import { ATTR, EVENT, METRIC, TASK_ATTR, TASK_SPAN } from './names.js';
 import { attempt, startSpan } from './safe.js';
 import type { ResumedTasks, ResumedTrace, Settlement } from './resumed.js';
 
@@ -59,7 +61,7 @@ export interface TraceStart {
 
 /** Watches one call. */
 export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, EndingCall {
-  /** The span of the call and its task. */
+  /** The task span: the call and its task. */
   readonly span: Span;
   /** The caller's context with the call's span current: the parent of everything of the call. */
   readonly context: Context;
@@ -96,7 +98,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
    * The call's requests and questions in flight (children of its span, or its events to come), each
    * with what ends it early (`cut`) when the span may not wait for it.
    */
-  private readonly inFlight = new Set<{ readonly cut: (() => void) | undefined }>();
+  private readonly inFlight = new Set<{ readonly cut: (() => void) | undefined; readonly always: boolean }>();
   /** The instruments the task was counted into `mcp.client.task.active` with: its end counts it out of the same. */
   private countedIn: Instruments | undefined = undefined;
   private immediate = false;
@@ -104,6 +106,8 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   callError: RequestFailure | undefined = undefined;
   /** Retries seen so far (the `error` event tells each one). */
   retries = 0;
+  /** The call's arguments as JSON, with `recordArguments` (for its `tools/call` span too). */
+  argumentsJson: string | undefined = undefined;
 
   constructor(
     readonly kit: TraceKit,
@@ -121,25 +125,27 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     if (toolName !== undefined) this.attributes[ATTR.toolName] = toolName;
     const shared = metricAttributesOf(this.attributes);
     this.taskAttributes = this.resumed ? { ...shared, [TASK_ATTR.resumed]: true } : shared;
-    const attributes: Attributes = {
-      [ATTR.method]: 'tools/call',
-      [ATTR.operation]: 'execute_tool',
-      [TASK_ATTR.wire]: start.connection.wire,
-      ...this.attributes,
-    };
+    // No `mcp.method.name`, `gen_ai.operation.name` nor `jsonrpc.request.id`: those are the
+    // `tools/call` request span's (a child), which alone stands for the MCP operation (so that the
+    // tool call is counted once where `execute_tool` spans are counted).
+    const attributes: Attributes = { [TASK_ATTR.wire]: start.connection.wire, ...this.attributes };
     if (this.resumed) attributes[TASK_ATTR.resumed] = true;
     if (taskId !== undefined && kit.options.recordTaskIds) attributes[TASK_ATTR.id] = taskId;
     if (kit.options.recordArguments && start.arguments !== undefined) {
       const args = json(start.arguments);
-      if (args !== undefined) attributes[ATTR.arguments] = args;
+      if (args !== undefined) {
+        attributes[ATTR.arguments] = args;
+        this.argumentsJson = args;
+      }
     }
-    // The conventions' name, `{mcp.method.name} {target}`; without a tool, the method alone.
-    const name = toolName === undefined ? 'tools/call' : `tools/call ${toolName}`;
+    // Named as the conventions name spans, `{operation} {target}`; without a tool, the name alone.
+    const name = toolName === undefined ? TASK_SPAN : `${TASK_SPAN} ${toolName}`;
     // A resumed task links to the span of the call that created it, when this instrumentation traced
     // it in the same scope: the same HTTP session (even over another transport that joined it), else
     // the same transport (the same id on another server, or another connection, may be another task).
     const creator = taskId === undefined ? undefined : kit.creators.of(scope, taskId);
-    const options: SpanOptions = { kind: SpanKind.CLIENT, attributes };
+    // INTERNAL: it stands for no one request (its requests are its CLIENT children).
+    const options: SpanOptions = { kind: SpanKind.INTERNAL, attributes };
     if (creator !== undefined) options.links = [{ context: creator }];
     this.span = startSpan(kit.tracer, name, options, parent);
     this.context = trace.setSpan(parent, this.span);
@@ -184,11 +190,13 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
    * never ends after its parent) and its events still land. `undefined` once the call has settled:
    * what starts then is recorded apart (a span linked to this one). `cut`, for a hold that may last
    * past the task's end without bound (a question a person may never answer), ends what it holds
-   * early when the task is detached (see finish()); its release then changes nothing.
+   * early when the task is detached (see finish()), or, with `always`, whenever the call ends
+   * first (a `tools/call` still unanswered when its call is given up, which the library goes on
+   * waiting for in the background, [R24]); its release then changes nothing.
    */
-  hold(cut?: () => void): (() => void) | undefined {
+  hold(cut?: () => void, always = false): (() => void) | undefined {
     if (this.ended) return undefined;
-    const held = { cut };
+    const held = { cut, always };
     this.inFlight.add(held);
     return () => {
       if (this.inFlight.delete(held)) this.endSpan();
@@ -356,12 +364,13 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     // its own linked to this one (input.ts). Cutting at once rather than after a bound (a timeout)
     // keeps "no child ends after its parent, every span ends" with no timer: the cut is needed at
     // the bound anyway.
-    if (outcome === 'detached') {
-      for (const held of this.inFlight) {
-        if (held.cut === undefined) continue;
-        this.inFlight.delete(held);
-        attempt('a question in flight', held.cut);
-      }
+    // A `tools/call` still unanswered (the call given up before its task was created: the library
+    // waits for the answer in the background, to cancel the task it may bring) is cut likewise,
+    // whatever the outcome: its span ends with the call's, marked abandoned.
+    for (const held of this.inFlight) {
+      if (held.cut === undefined || (!held.always && outcome !== 'detached')) continue;
+      this.inFlight.delete(held);
+      attempt('a request or question in flight', held.cut);
     }
     this.endSpan();
   }

@@ -82,6 +82,23 @@ export function requestAttributes(kit: TraceKit, request: OutgoingRequest, extra
   return { ...connectionAttributes(request.connection, kit.options.server), ...extra };
 }
 
+/** More of a request's span: its name, and attributes of the span only (not of its metric point). */
+export interface RequestSpanOptions {
+  /** The span's name; its method by default (`tools/call {tool}` for a `tools/call`). */
+  readonly name?: string | undefined;
+  /** Attributes of the span alone (the opt-in arguments of a `tools/call`). */
+  readonly spanAttributes?: Attributes | undefined;
+}
+
+/** A request's span instrument, which its call may also end early (see {@link requestSpan}). */
+export interface SpanRequest extends RequestInstrument {
+  /**
+   * Ends the span now, marked abandoned (`mcp.request.abandoned`), while the request goes on (its
+   * call ended first); its end, later, only records its metric point.
+   */
+  readonly cut: () => void;
+}
+
 /**
  * A request as a span of its own: `{method}`, kind CLIENT, a child of `parent` (or, `detached`, a
  * root span linked to another), with the attributes of the connection it goes over and `extra`
@@ -94,14 +111,15 @@ export function requestSpan(
   request: OutgoingRequest,
   extra: Attributes,
   detached?: { readonly link: SpanContext },
-): RequestInstrument {
+  more: RequestSpanOptions = {},
+): SpanRequest {
   const { method, id } = request;
   const sentAt = performance.now();
   const attributes = requestAttributes(kit, request, extra);
   const metricAttributes = metricAttributesOf(attributes);
   const options: SpanOptions = {
     kind: SpanKind.CLIENT,
-    attributes: { [ATTR.method]: method, [ATTR.requestId]: id, ...attributes },
+    attributes: { [ATTR.method]: method, [ATTR.requestId]: id, ...attributes, ...more.spanAttributes },
   };
   // `detached`: a root span (the span in `parent` is not its parent), linked to `link`; `parent`
   // still gives what else the request carries (its baggage).
@@ -109,15 +127,25 @@ export function requestSpan(
     options.root = true;
     options.links = [{ context: detached.link }];
   }
-  const span = startSpan(kit.tracer, method, options, parent);
+  const span = startSpan(kit.tracer, more.name ?? method, options, parent);
+  let open = true;
   return {
     meta: injected(kit, trace.setSpan(parent, span)),
     end: (failure, result) => {
       // Each step on its own: a span processor or a meter that throws leaves the others done.
-      if (failure !== undefined) attempt('a request span', () => failRequestSpan(span, failure));
-      else if (isToolError(failure, result)) attempt('a request span', () => toolErrorSpan(span));
-      attempt('span.end()', () => span.end());
+      if (open) {
+        open = false;
+        if (failure !== undefined) attempt('a request span', () => failRequestSpan(span, failure));
+        else if (isToolError(failure, result)) attempt('a request span', () => toolErrorSpan(span));
+        attempt('span.end()', () => span.end());
+      }
       measureRequest(kit, metricAttributes, method, sentAt, failure, result);
+    },
+    cut: () => {
+      if (!open) return;
+      open = false;
+      attempt('span.addEvent()', () => span.addEvent(EVENT.abandoned));
+      attempt('span.end()', () => span.end());
     },
   };
 }
