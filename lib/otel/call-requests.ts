@@ -10,7 +10,15 @@ import type { Attributes, Context, Span } from '@opentelemetry/api';
 import type { OutgoingRequest, RequestFailure, RequestInstrument, RequestResult } from '../index.js';
 import { metricAttributesOf, requestErrorType } from './attributes.js';
 import type { TraceKit } from './kit.js';
-import { TOOL_ERROR, injected, isToolError, measureRequest, requestAttributes, requestSpan } from './request.js';
+import {
+  TOOL_ERROR,
+  injected,
+  isToolError,
+  measureRequest,
+  notificationSpan,
+  requestAttributes,
+  requestSpan,
+} from './request.js';
 import { ATTR, EVENT } from './names.js';
 import { attempt } from './safe.js';
 
@@ -77,20 +85,34 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
     const name = call.toolName === undefined ? method : `${method} ${call.toolName}`;
     const spanAttributes = call.argumentsJson === undefined ? undefined : { [ATTR.arguments]: call.argumentsJson };
     const extra = { ...call.toolAttributes, [ATTR.operation]: 'execute_tool' };
-    const child = requestSpan(call.kit, call.context, request, extra, undefined, { name, spanAttributes });
+    const child = requestSpan(call.kit, call.context, request, extra, undefined, {
+      name,
+      spanAttributes,
+      onEnded: release,
+    });
     cut = child.cut;
     return {
       meta: child.meta,
+      notification: (notification) => child.notification?.(notification),
       end: (failure, result) => {
         if (failure?.kind === 'server') call.callError = failure;
         child.end(failure, result);
-        release();
       },
     };
   }
   if (call.kit.options.requests === 'events') {
+    // The span waits for the request's event, and for the notification about it (its cancel), if
+    // any: a span of its own under the call's (the conventions' client span of a notification).
+    let waiting = 1;
+    const done = (): void => {
+      if (--waiting === 0) release();
+    };
     return {
       meta: injected(call.kit, call.context),
+      notification: (notification) => {
+        waiting++;
+        return notificationSpan(call.kit, call.context, notification, call.toolAttributes, done);
+      },
       end: (failure, result) => {
         // The span waited for this event (see CallTrace.hold(), call.ts). It names the connection
         // only where it is not the task span's (after a reconnection).
@@ -105,16 +127,9 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
         if (failure?.kind === 'aborted') attributes[EVENT.abandoned] = true;
         attempt('span.addEvent()', () => call.span.addEvent(EVENT.request, attributes));
         measure(failure, result);
-        release();
+        done();
       },
     };
   }
-  const child = requestSpan(call.kit, call.context, request, call.toolAttributes);
-  return {
-    ...child,
-    end: (failure, result) => {
-      child.end(failure, result);
-      release();
-    },
-  };
+  return requestSpan(call.kit, call.context, request, call.toolAttributes, undefined, { onEnded: release });
 }

@@ -30,6 +30,7 @@ import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
 import { transportInfoOf } from './transport-info.js';
 import { instrumentedConnection } from './connection-info.js';
+import type { NotificationInstrument } from '../api/index.js';
 import { isObject } from '../util/json.js';
 import { messageOf } from '../util/text.js';
 
@@ -306,13 +307,41 @@ export class RawSession implements SessionPort, InboundHost {
   giveUp(id: string, error: PortError): void {
     const entry = this.take(id);
     if (entry === undefined) return;
+    const notice =
+      entry.post === undefined && !this.isClosed && entry.watcher?.notification !== undefined
+        ? entry.watcher.notification({
+            method: 'notifications/cancelled',
+            requestId: id,
+            connection: instrumentedConnection(this),
+          })
+        : undefined;
     entry.reject(error);
     if (entry.post !== undefined) {
       entry.post.abort();
       return;
     }
     const reason = error.kind === 'timeout' ? 'Request timed out' : error.message;
-    this.notify('notifications/cancelled', { requestId: id, reason });
+    const params = { requestId: id, reason };
+    if (notice === undefined) this.notify('notifications/cancelled', params);
+    else this.notifyWatched('notifications/cancelled', params, notice);
+  }
+
+  /**
+   * {@link RawSession.notify} for a notification an instrumentation watches (asked before the
+   * request it is about ends, so that what watches that request is still open): its `_meta`
+   * entries go under the notification's own, and it learns whether the notification was written.
+   */
+  private notifyWatched(method: string, params: JsonObject, notice: NotificationInstrument): void {
+    const body = notice.meta === undefined ? params : withMeta(params, notice.meta);
+    const envelope = this.access.envelope(undefined);
+    this.trySend({
+      jsonrpc: '2.0',
+      method,
+      params: envelope === undefined ? body : withEnvelope(body, envelope, true),
+    }).then(
+      () => notice.end(undefined),
+      (error: unknown) => notice.end(sendError(error, this.access.httpStatus(error), this.sessionId() !== undefined)),
+    );
   }
 
   /** True on a modern-era transport that carries each request on a stream of its own (Streamable HTTP). */

@@ -700,6 +700,89 @@ describe('requests after the task span ended', () => {
   });
 });
 
+describe('notifications the client sends', () => {
+  /**
+   * Wraps the client's transport: a `tools/call` of `echo` is never delivered (so never answered),
+   * and each notifications/cancelled written is kept, as sent.
+   */
+  function swallowingEcho() {
+    const cancels: Array<{ params?: { requestId?: unknown; _meta?: Record<string, unknown> } }> = [];
+    let swallowed = false;
+    const wrap = (transport: SpecTransport): SpecTransport => {
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) => {
+        const raw = message as { method?: unknown; params?: { name?: unknown } };
+        if (raw.method === 'tools/call' && raw.params?.name === 'echo') {
+          swallowed = true;
+          return Promise.resolve();
+        }
+        if (raw.method === 'notifications/cancelled') cancels.push(structuredClone(message) as (typeof cancels)[0]);
+        return send(message, options);
+      };
+      return transport;
+    };
+    return { wrap, cancels, swallowed: () => swallowed };
+  }
+
+  it.each(['spans', 'events'] as const)(
+    "requests: '%s': notifications/cancelled of a request given up carries the trace context of a CLIENT span of its own, under the request's span, and has its metric point",
+    async (requests) => {
+      const late = new LateSpans();
+      const { wrap, cancels, swallowed } = swallowingEcho();
+      const { tasks } = await inProcess({}, { requests }, { wrap, processors: [late] });
+      const controller = new AbortController();
+      // A plain call (echo supports no task): cancelled the normal way once given up ([R27]).
+      const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
+      await until(swallowed);
+      controller.abort();
+      await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+      await until(() => cancels.length === 1 && telemetry.named('mcp.task echo').length === 1);
+      const task = telemetry.one('mcp.task echo');
+      const request = telemetry.one('tools/call echo');
+      const notice = telemetry.one('notifications/cancelled');
+      expect(request.parentSpanContext?.spanId).toBe(task.spanContext().spanId);
+      expect(request.events.map((event) => event.name)).toEqual(['mcp.request.abandoned']);
+      expect(notice.kind).toBe(SpanKind.CLIENT);
+      expect(notice.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+      expect(notice.attributes).toMatchObject({
+        'mcp.method.name': 'notifications/cancelled',
+        'gen_ai.tool.name': 'echo',
+      });
+      // A notification has no id: the conventions' jsonrpc.request.id is left out.
+      expect(notice.attributes['jsonrpc.request.id']).toBeUndefined();
+      // The conventions propagate the context in the notification's params._meta, as for a request.
+      expect(cancels[0]!.params?.requestId).toBe(request.attributes['jsonrpc.request.id']);
+      expect(cancels[0]!.params?._meta?.traceparent).toBe(traceparentOf(notice.spanContext()));
+      const points = await telemetry.points('mcp.client.operation.duration');
+      expect(points.filter((point) => point.attributes['mcp.method.name'] === 'notifications/cancelled')).toEqual([
+        expect.objectContaining({ count: 1, attributes: expect.objectContaining({ 'gen_ai.tool.name': 'echo' }) }),
+      ]);
+      // Nothing ends after its parent: the request's span waited for its notification, the task span for both.
+      expect(late.problems).toEqual([]);
+    },
+  );
+
+  it('without the instrumentation, notifications/cancelled carries no trace context', async () => {
+    const { wrap, cancels, swallowed } = swallowingEcho();
+    telemetry = new Telemetry();
+    const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+    const pair = await connectPair(made.server, {}, wrap);
+    const tasks = new TaskClient(pair.client, POLLING);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+      made.store.cleanup();
+    });
+    const controller = new AbortController();
+    const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
+    await until(swallowed);
+    controller.abort();
+    await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+    await until(() => cancels.length === 1);
+    expect(cancels[0]!.params?._meta).toBeUndefined();
+  });
+});
+
 describe('a task resumed after a restart', () => {
   /** A task started and detached by another TaskClient (a process before its restart), with its reference. */
   async function detachedTask(pair: { client: TaskClient['client'] }, args: Record<string, unknown>) {

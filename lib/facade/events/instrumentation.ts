@@ -15,6 +15,7 @@ import type {
   InstrumentedInput,
   InstrumentedList,
   InstrumentedResume,
+  NotificationInstrument,
   RequestInstrument,
   TaskHandle,
   TaskInstrumentation,
@@ -93,6 +94,19 @@ function guardRequest(request: RequestInstrument, report: Report): RequestInstru
   const meta = guarded(report, 'request meta', () => request.meta);
   const end: RequestInstrument['end'] = (failure, result) =>
     void guarded(report, 'request end()', () => request.end(failure, result));
+  const guardedRequest: RequestInstrument =
+    meta === undefined || meta === null || typeof meta !== 'object' ? { end } : { meta, end };
+  // Only when the hook has it: the port reads it to tell whether anything watches the notification.
+  if (typeof request.notification !== 'function') return guardedRequest;
+  const notification: NonNullable<RequestInstrument['notification']> = (notice) =>
+    made(report, 'request notification()', () => request.notification?.(notice), guardNotification);
+  return { ...guardedRequest, notification };
+}
+
+function guardNotification(notification: NotificationInstrument, report: Report): NotificationInstrument {
+  const meta = guarded(report, 'notification meta', () => notification.meta);
+  const end: NotificationInstrument['end'] = (failure) =>
+    void guarded(report, 'notification end()', () => notification.end(failure));
   return meta === undefined || meta === null || typeof meta !== 'object' ? { end } : { meta, end };
 }
 
