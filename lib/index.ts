@@ -26,6 +26,8 @@ export type {
   InstrumentedResume,
   LogEntry,
   LogLevel,
+  NotificationInstrument,
+  OutgoingNotification,
   OutgoingRequest,
   ProgressCallback,
   ProgressContext,

@@ -52,6 +52,8 @@ export type {
   InstrumentedInput,
   InstrumentedList,
   InstrumentedResume,
+  NotificationInstrument,
+  OutgoingNotification,
   OutgoingRequest,
   RequestFailure,
   RequestInstrument,

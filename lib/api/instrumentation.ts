@@ -191,6 +191,44 @@ export interface RequestInstrument {
    *   error (see {@link RequestResult}); `undefined` otherwise, and always with a `failure`.
    */
   end(failure: RequestFailure | undefined, result?: RequestResult): void;
+  /**
+   * The library gives the request up and tells the server so with a notification
+   * (`notifications/cancelled`: the request timed out, or was aborted while still open, [R27]).
+   * Called synchronously as the notification is about to be written, before `end` learns the
+   * request was given up (`timeout` or `aborted`), so that what watches the request is still open.
+   * Return what adds to the notification's `params._meta` (its trace context: the OpenTelemetry
+   * conventions for MCP propagate it in the `_meta` of notifications as of requests) and learns
+   * whether it was written, or `undefined`. Not called when no notification goes (a request
+   * cancelled by closing its HTTP stream, on a 2026-07-28 connection; a closed connection), nor
+   * for a `tools/call` that may create a task, which is never cancelled this way ([R24]).
+   */
+  notification?(notification: OutgoingNotification): NotificationInstrument | undefined;
+}
+
+/** A notification the library sends about one of its requests. */
+export interface OutgoingNotification {
+  /** The JSON-RPC method: `notifications/cancelled`. */
+  readonly method: string;
+  /** The JSON-RPC id of the request it is about (the `requestId` it carries). */
+  readonly requestId: string;
+  /** The connection it goes out on. */
+  readonly connection: InstrumentedConnection;
+}
+
+/** What an instrumentation does with one outgoing notification. */
+export interface NotificationInstrument {
+  /**
+   * Entries to add to the notification's `params._meta` (e.g. the W3C trace context), under its
+   * own (on a 2026-07-28 connection the library's per-request envelope wins over entries of its
+   * names, as for a request).
+   */
+  readonly meta?: Readonly<JsonObject> | undefined;
+  /**
+   * The notification was written (`failure` `undefined`: a notification has no answer, so this is
+   * as far as its sender can follow it), or could not be (`kind: 'send'`, or `closed` when the
+   * connection closed first). Called at most once.
+   */
+  end(failure: RequestFailure | undefined): void;
 }
 
 /**

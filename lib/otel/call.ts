@@ -1,12 +1,14 @@
 /**
- * One call's trace: the span of the tool call and its task (`tools/call {tool}`, CLIENT, from
+ * One call's trace: the task span of the call and its task (`mcp.task {tool}`, INTERNAL, from
  * `callToolAsTask` to settlement, or to the end of its last request or question then in flight),
- * the span events of the task's life, and the call's metric points. Its requests (a child span or
- * an event each, and the trace context they carry) are call-requests.ts; how its end reads on the
- * span is call-end.ts. A task resumed by `TaskClient.resume` gets the same trace, marked
+ * the span events of the task's life, and the call's metric points. Its requests are its children:
+ * each `tools/call` a CLIENT span `tools/call {tool}` from sent to answered (for a task, the
+ * CreateTaskResult), as the MCP conventions' client span covers a request until its response, and
+ * each `tasks/*` a CLIENT span too (or an event, call-requests.ts); how its end reads on the span is
+ * call-end.ts. A task resumed by `TaskClient.resume` gets the same task span, marked
  * `mcp.task.resumed`, from `resume` to settlement, without a `tools/call` (resumed.ts follows its
- * life through the client's events), linked to the span of the call that created it when the same
- * instrumentation traced that call (creators.ts).
+ * life through the client's events), linked to the task span of the call that created it when the
+ * same instrumentation traced that call (creators.ts).
  */
 import {
   SpanKind,
@@ -34,7 +36,7 @@ import { annotate, outcomeOfError, readingOf, type EndingCall } from './call-end
 import { callRequest, type RequestingCall } from './call-requests.js';
 import type { TraceKit } from './kit.js';
 import type { Instruments } from './metrics.js';
-import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
+import { ATTR, EVENT, METRIC, TASK_ATTR, TASK_SPAN } from './names.js';
 import { attempt, startSpan } from './safe.js';
 import type { ResumedTasks, ResumedTrace, Settlement } from './resumed.js';
 
@@ -59,7 +61,7 @@ export interface TraceStart {
 
 /** Watches one call. */
 export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, EndingCall {
-  /** The span of the call and its task. */
+  /** The task span: the call and its task. */
   readonly span: Span;
   /** The caller's context with the call's span current: the parent of everything of the call. */
   readonly context: Context;
@@ -80,11 +82,12 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   /** True for a task resumed by `TaskClient.resume`. */
   readonly resumed: boolean;
   /**
-   * The transports the call went over (`InstrumentedConnection.peer`): the one it began on, then
-   * each one its requests went over (a reconnection brings another). With the task id, each names
-   * its task among the creating spans (a task id alone may name tasks of several servers).
+   * The scopes of the connections the call went over (`CreatingSpans.scope`: an HTTP session, else
+   * a transport): the one it began on, then each one its requests went over (a reconnection brings
+   * another). With the task id, each names its task among the creating spans (a task id alone may
+   * name tasks of several servers).
    */
-  private readonly peers = new Set<object>();
+  private readonly scopes = new Set<string>();
   /** The task's id, once known. */
   taskId: string | undefined = undefined;
   /** True once the call settled (or failed): its span ends as soon as nothing of it is in flight. */
@@ -95,7 +98,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
    * The call's requests and questions in flight (children of its span, or its events to come), each
    * with what ends it early (`cut`) when the span may not wait for it.
    */
-  private readonly inFlight = new Set<{ readonly cut: (() => void) | undefined }>();
+  private readonly inFlight = new Set<{ readonly cut: (() => void) | undefined; readonly always: boolean }>();
   /** The instruments the task was counted into `mcp.client.task.active` with: its end counts it out of the same. */
   private countedIn: Instruments | undefined = undefined;
   private immediate = false;
@@ -103,6 +106,8 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   callError: RequestFailure | undefined = undefined;
   /** Retries seen so far (the `error` event tells each one). */
   retries = 0;
+  /** The call's arguments as JSON, with `recordArguments` (for its `tools/call` span too). */
+  argumentsJson: string | undefined = undefined;
 
   constructor(
     readonly kit: TraceKit,
@@ -114,30 +119,33 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     const taskId = start.resumedTaskId;
     this.toolName = toolName;
     this.resumed = taskId !== undefined;
-    this.peers.add(start.connection.peer);
+    const scope = kit.creators.scope(start.connection);
+    this.scopes.add(scope);
     this.attributes = connectionAttributes(start.connection, kit.options.server);
     if (toolName !== undefined) this.attributes[ATTR.toolName] = toolName;
     const shared = metricAttributesOf(this.attributes);
     this.taskAttributes = this.resumed ? { ...shared, [TASK_ATTR.resumed]: true } : shared;
-    const attributes: Attributes = {
-      [ATTR.method]: 'tools/call',
-      [ATTR.operation]: 'execute_tool',
-      [TASK_ATTR.wire]: start.connection.wire,
-      ...this.attributes,
-    };
+    // No `mcp.method.name`, `gen_ai.operation.name` nor `jsonrpc.request.id`: those are the
+    // `tools/call` request span's (a child), which alone stands for the MCP operation (so that the
+    // tool call is counted once where `execute_tool` spans are counted).
+    const attributes: Attributes = { [TASK_ATTR.wire]: start.connection.wire, ...this.attributes };
     if (this.resumed) attributes[TASK_ATTR.resumed] = true;
     if (taskId !== undefined && kit.options.recordTaskIds) attributes[TASK_ATTR.id] = taskId;
     if (kit.options.recordArguments && start.arguments !== undefined) {
       const args = json(start.arguments);
-      if (args !== undefined) attributes[ATTR.arguments] = args;
+      if (args !== undefined) {
+        attributes[ATTR.arguments] = args;
+        this.argumentsJson = args;
+      }
     }
-    // The conventions' name, `{mcp.method.name} {target}`; without a tool, the method alone.
-    const name = toolName === undefined ? 'tools/call' : `tools/call ${toolName}`;
+    // Named as the conventions name spans, `{operation} {target}`; without a tool, the name alone.
+    const name = toolName === undefined ? TASK_SPAN : `${TASK_SPAN} ${toolName}`;
     // A resumed task links to the span of the call that created it, when this instrumentation traced
-    // it over the same transport (the same id on another server, or another connection, may be
-    // another task).
-    const creator = taskId === undefined ? undefined : kit.creators.of(start.connection.peer, taskId);
-    const options: SpanOptions = { kind: SpanKind.CLIENT, attributes };
+    // it in the same scope: the same HTTP session (even over another transport that joined it), else
+    // the same transport (the same id on another server, or another connection, may be another task).
+    const creator = taskId === undefined ? undefined : kit.creators.of(scope, taskId);
+    // INTERNAL: it stands for no one request (its requests are its CLIENT children).
+    const options: SpanOptions = { kind: SpanKind.INTERNAL, attributes };
     if (creator !== undefined) options.links = [{ context: creator }];
     this.span = startSpan(kit.tracer, name, options, parent);
     this.context = trace.setSpan(parent, this.span);
@@ -150,27 +158,29 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
   }
 
   request(request: OutgoingRequest): RequestInstrument {
-    this.wentOver(request.connection.peer);
+    this.wentOver(request.connection);
     return callRequest(this, request);
   }
 
   /**
-   * A request of the call goes over `peer`'s transport: after a reconnection, the task is known
-   * over the new one too, and a call that created it is remembered there (so that a task detached
+   * A request of the call goes over `connection`: after a reconnection, the task is known in the
+   * new one's scope too, and a call that created it is remembered there (so that a task detached
    * after a reconnection, and resumed over the new connection, links to it).
    */
-  private wentOver(peer: object): void {
-    if (this.ended || this.peers.has(peer)) return;
-    this.peers.add(peer);
+  private wentOver(connection: InstrumentedConnection): void {
+    if (this.ended) return;
+    const scope = this.kit.creators.scope(connection);
+    if (this.scopes.has(scope)) return;
+    this.scopes.add(scope);
     const taskId = this.taskId;
-    if (!this.resumed && taskId !== undefined) this.remember(taskId, [peer]);
+    if (!this.resumed && taskId !== undefined) this.remember(taskId, [scope]);
   }
 
-  /** The call created task `taskId`: it is remembered over each of `peers`. */
-  private remember(taskId: string, peers: Iterable<object>): void {
+  /** The call created task `taskId`: it is remembered in each of `scopes`. */
+  private remember(taskId: string, scopes: Iterable<string>): void {
     attempt('span.spanContext()', () => {
       const span = this.span.spanContext();
-      for (const peer of peers) this.kit.creators.remember(peer, taskId, span);
+      for (const scope of scopes) this.kit.creators.remember(scope, taskId, span);
     });
   }
 
@@ -180,11 +190,13 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
    * never ends after its parent) and its events still land. `undefined` once the call has settled:
    * what starts then is recorded apart (a span linked to this one). `cut`, for a hold that may last
    * past the task's end without bound (a question a person may never answer), ends what it holds
-   * early when the task is detached (see finish()); its release then changes nothing.
+   * early when the task is detached (see finish()), or, with `always`, whenever the call ends
+   * first (a `tools/call` still unanswered when its call is given up, which the library goes on
+   * waiting for in the background, [R24]); its release then changes nothing.
    */
-  hold(cut?: () => void): (() => void) | undefined {
+  hold(cut?: () => void, always = false): (() => void) | undefined {
     if (this.ended) return undefined;
-    const held = { cut };
+    const held = { cut, always };
     this.inFlight.add(held);
     return () => {
       if (this.inFlight.delete(held)) this.endSpan();
@@ -240,7 +252,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
       handle.on('expiring', (_metrics, expiry) => this.expiring(expiry.remainingMs));
       if (this.kit.options.recordResults) handle.on('completed', (done) => this.recordResult(done.result));
     }
-    this.remember(taskId, this.peers);
+    this.remember(taskId, this.scopes);
     this.track();
     if (this.kit.options.recordTaskIds)
       attempt('span.setAttribute()', () => this.span.setAttribute(TASK_ATTR.id, taskId));
@@ -326,7 +338,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     if (taskId !== undefined) {
       if (this.traces.byTask.get(taskId) === this) this.traces.byTask.delete(taskId);
       if (this.resumed) this.traces.resumed.forget(taskId, this);
-      for (const peer of this.peers) this.kit.creators.ended(peer, taskId, outcome);
+      for (const scope of this.scopes) this.kit.creators.ended(scope, taskId, outcome);
     }
     const points: Attributes = { ...this.taskAttributes, [TASK_ATTR.outcome]: outcome };
     const reading = isErrorOutcome(outcome) ? readingOf(this, error) : undefined;
@@ -352,12 +364,13 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     // its own linked to this one (input.ts). Cutting at once rather than after a bound (a timeout)
     // keeps "no child ends after its parent, every span ends" with no timer: the cut is needed at
     // the bound anyway.
-    if (outcome === 'detached') {
-      for (const held of this.inFlight) {
-        if (held.cut === undefined) continue;
-        this.inFlight.delete(held);
-        attempt('a question in flight', held.cut);
-      }
+    // A `tools/call` still unanswered (the call given up before its task was created: the library
+    // waits for the answer in the background, to cancel the task it may bring) is cut likewise,
+    // whatever the outcome: its span ends with the call's, marked abandoned.
+    for (const held of this.inFlight) {
+      if (held.cut === undefined || (!held.always && outcome !== 'detached')) continue;
+      this.inFlight.delete(held);
+      attempt('a request or question in flight', held.cut);
     }
     this.endSpan();
   }

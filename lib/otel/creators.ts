@@ -3,21 +3,24 @@
  * instrumentation so that a task resumed later in the same process (after `detach()`, by another
  * TaskClient it serves) gets a span link to the span of the call that created it. A task id names a
  * task only on its server (on many, only in its session): two servers, or two connections, may
- * hand out the same ids (sequential ones, say), so a task is known by its id and each transport its
- * call went over (`InstrumentedConnection.peer`: the one it was created on, and the new one after a
- * reconnection), and a task resumed over another transport (another SDK client) is not linked:
- * nothing tells that it reaches the same task.
+ * hand out the same ids (sequential ones, say), so a task is known by its id and the scope of each
+ * connection its call went over (the one it was created on, and the new one after a
+ * reconnection). A connection's scope is its HTTP session when it has one (its server's origin and
+ * its session id: another transport that joins the same session, a fresh SDK client resuming a
+ * reference, reaches the same tasks), else its transport (`InstrumentedConnection.peer`). A task
+ * resumed over another transport into another session, or over another transport without sessions
+ * (another SDK client on stdio), is not linked: nothing tells that it reaches the same task.
  * A resume reference carries no trace context, so a task resumed in another process has no such
  * link either (docs/observability.md shows how to carry one yourself). A task is forgotten when it
  * ends on the server (completed, failed, cancelled, expired); at most {@link MAX_CREATORS} are
  * kept, the oldest dropped first.
  */
 import type { SpanContext } from '@opentelemetry/api';
-import type { TaskOutcomeKind } from '../index.js';
+import type { InstrumentedConnection, TaskOutcomeKind } from '../index.js';
 
 /**
  * Most creating spans kept: a bound on memory for a process that detaches many tasks and never
- * resumes them (an entry is a transport's number, a task id and a span context).
+ * resumes them (an entry is a connection's scope, a task id and a span context).
  */
 export const MAX_CREATORS = 1_000;
 
@@ -27,23 +30,28 @@ const OVER: ReadonlySet<TaskOutcomeKind> = new Set(['completed', 'failed', 'canc
 /** The creating spans of one instrumentation's tasks. */
 export class CreatingSpans {
   private readonly byTask = new Map<string, SpanContext>();
-  /** A number per transport (`peer`), let go with it: the entries' keys name it by number. */
+  /** A number per transport (`peer`), let go with it: the scope of a connection without a session names it by number. */
   private readonly numbers = new WeakMap<object, number>();
   private nextNumber = 0;
 
-  /** The key of task `taskId` on the transport `peer` stands for. */
-  private key(peer: object, taskId: string): string {
-    let number = this.numbers.get(peer);
+  /**
+   * The scope of `connection`, where its task ids name tasks: its HTTP session (origin and session
+   * id) when it has one, else its transport.
+   */
+  scope(connection: InstrumentedConnection): string {
+    const { sessionId, origin } = connection;
+    if (sessionId !== undefined && origin !== undefined) return `session ${origin} ${sessionId}`;
+    let number = this.numbers.get(connection.peer);
     if (number === undefined) {
       number = this.nextNumber++;
-      this.numbers.set(peer, number);
+      this.numbers.set(connection.peer, number);
     }
-    return `${number}:${taskId}`;
+    return `peer ${number}`;
   }
 
-  /** The call whose span is `span` created task `taskId` over the transport `peer` stands for. */
-  remember(peer: object, taskId: string, span: SpanContext): void {
-    const key = this.key(peer, taskId);
+  /** The call whose span is `span` created task `taskId` in `scope` (a {@link CreatingSpans.scope}). */
+  remember(scope: string, taskId: string, span: SpanContext): void {
+    const key = `${scope}:${taskId}`;
     this.byTask.delete(key);
     this.byTask.set(key, span);
     if (this.byTask.size > MAX_CREATORS) {
@@ -52,13 +60,13 @@ export class CreatingSpans {
     }
   }
 
-  /** The span of the call that created `taskId` over `peer`'s transport, when this instrumentation traced it. */
-  of(peer: object, taskId: string): SpanContext | undefined {
-    return this.byTask.get(this.key(peer, taskId));
+  /** The span of the call that created `taskId` in `scope`, when this instrumentation traced it. */
+  of(scope: string, taskId: string): SpanContext | undefined {
+    return this.byTask.get(`${scope}:${taskId}`);
   }
 
-  /** Task `taskId` of `peer`'s transport ended for this client with `outcome`: forgotten when it ended on the server too. */
-  ended(peer: object, taskId: string, outcome: TaskOutcomeKind): void {
-    if (OVER.has(outcome)) this.byTask.delete(this.key(peer, taskId));
+  /** Task `taskId` of `scope` ended for this client with `outcome`: forgotten when it ended on the server too. */
+  ended(scope: string, taskId: string, outcome: TaskOutcomeKind): void {
+    if (OVER.has(outcome)) this.byTask.delete(`${scope}:${taskId}`);
   }
 }

@@ -61,13 +61,15 @@ function checkOptions(options: OtelInstrumentationOptions): void {
  * const tasks = new TaskClient(client, { instrumentation: otelInstrumentation() });
  * ```
  *
- * Each call gets a span `tools/call {tool}` (kind CLIENT) from `callToolAsTask` to the task's end,
- * a child of the span current at the call; each `tasks/get`, `tasks/result`, `tasks/update` and
- * `tasks/cancel` of its task a child span. A task resumed by `resume` gets the same span, marked
- * `mcp.task.resumed`, from `resume` to the task's end, with a span link to the span of the call
- * that created the task when this instrumentation traced that call over the same connection (in
- * this process: a resume reference carries no trace context; a task id alone may name tasks of
- * several servers). Each `tasks/list` request (`list()`, `listPage()`) and
+ * Each call gets a task span `mcp.task {tool}` (kind INTERNAL) from `callToolAsTask` to the task's
+ * end, a child of the span current at the call; its `tools/call` a child span `tools/call {tool}`
+ * (CLIENT) from sent to answered (for a task, the CreateTaskResult: the MCP conventions' client span
+ * covers a request until its response), and each `tasks/get`, `tasks/result`, `tasks/update` and
+ * `tasks/cancel` of its task a child span. A task resumed by `resume` gets the same task span, marked
+ * `mcp.task.resumed`, from `resume` to the task's end, with a span link to the task span of the call
+ * that created the task when this instrumentation traced that call over the same connection or in
+ * the same HTTP session (in this process: a resume reference carries no trace context; a task id
+ * alone may name tasks of several servers). Each `tasks/list` request (`list()`, `listPage()`) and
  * `tools/list` request (the tool list read for `tools()` and calls) is a span of that name (CLIENT)
  * under the span current at the listing. Every request carries the trace context in its
  * `params._meta` (`traceparent`, `tracestate`), so a server that reads it joins the trace. The

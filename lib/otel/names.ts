@@ -99,5 +99,14 @@ export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 3
  */
 export const TASK_DURATION_BUCKETS = [...DURATION_BUCKETS, 600, 1800, 3600, 7200, 14400, 43200, 86400];
 
+/**
+ * The name of a call's task span (with the tool after a space, when known): the span of the call
+ * and of its task's life, above the call's `tools/call {tool}` request span. The conventions'
+ * `tools/call` client span covers its request until the answer ("the time to receive the response",
+ * spans.yaml, `mcp.client` note), which for a task-augmented call is the CreateTaskResult; they say
+ * nothing of tasks, so the span of the task's life, and its name, are this library's.
+ */
+export const TASK_SPAN = 'mcp.task';
+
 /** The instrumentation scope name of the tracer and the meter. */
 export const SCOPE = 'mcp-task-client';

@@ -16,7 +16,14 @@ import {
   type SpanContext,
   type SpanOptions,
 } from '@opentelemetry/api';
-import type { OutgoingRequest, RequestFailure, RequestInstrument, RequestResult } from '../index.js';
+import type {
+  NotificationInstrument,
+  OutgoingNotification,
+  OutgoingRequest,
+  RequestFailure,
+  RequestInstrument,
+  RequestResult,
+} from '../index.js';
 import { connectionAttributes, metricAttributesOf, requestErrorType } from './attributes.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC } from './names.js';
@@ -82,6 +89,28 @@ export function requestAttributes(kit: TraceKit, request: OutgoingRequest, extra
   return { ...connectionAttributes(request.connection, kit.options.server), ...extra };
 }
 
+/** More of a request's span: its name, and attributes of the span only (not of its metric point). */
+export interface RequestSpanOptions {
+  /** The span's name; its method by default (`tools/call {tool}` for a `tools/call`). */
+  readonly name?: string | undefined;
+  /** Attributes of the span alone (the opt-in arguments of a `tools/call`). */
+  readonly spanAttributes?: Attributes | undefined;
+  /**
+   * Runs once the span has ended: at the request's end, or after the notification about it (its
+   * cancel) was written, whichever is last (what holds its parent open lets go then).
+   */
+  readonly onEnded?: (() => void) | undefined;
+}
+
+/** A request's span instrument, which its call may also end early (see {@link requestSpan}). */
+export interface SpanRequest extends RequestInstrument {
+  /**
+   * Ends the span now, marked abandoned (`mcp.request.abandoned`), while the request goes on (its
+   * call ended first); its end, later, only records its metric point.
+   */
+  readonly cut: () => void;
+}
+
 /**
  * A request as a span of its own: `{method}`, kind CLIENT, a child of `parent` (or, `detached`, a
  * root span linked to another), with the attributes of the connection it goes over and `extra`
@@ -94,14 +123,15 @@ export function requestSpan(
   request: OutgoingRequest,
   extra: Attributes,
   detached?: { readonly link: SpanContext },
-): RequestInstrument {
+  more: RequestSpanOptions = {},
+): SpanRequest {
   const { method, id } = request;
   const sentAt = performance.now();
   const attributes = requestAttributes(kit, request, extra);
   const metricAttributes = metricAttributesOf(attributes);
   const options: SpanOptions = {
     kind: SpanKind.CLIENT,
-    attributes: { [ATTR.method]: method, [ATTR.requestId]: id, ...attributes },
+    attributes: { [ATTR.method]: method, [ATTR.requestId]: id, ...attributes, ...more.spanAttributes },
   };
   // `detached`: a root span (the span in `parent` is not its parent), linked to `link`; `parent`
   // still gives what else the request carries (its baggage).
@@ -109,15 +139,45 @@ export function requestSpan(
     options.root = true;
     options.links = [{ context: detached.link }];
   }
-  const span = startSpan(kit.tracer, method, options, parent);
+  const span = startSpan(kit.tracer, more.name ?? method, options, parent);
+  const within = trace.setSpan(parent, span);
+  // Open until the request ends (or is cut); ended once its notification, if any, was written too.
+  let open = true;
+  let notifying = false;
+  let ended = false;
+  const endSpan = (): void => {
+    if (open || notifying || ended) return;
+    ended = true;
+    attempt('span.end()', () => span.end());
+    if (more.onEnded !== undefined) attempt('a request end', more.onEnded);
+  };
   return {
-    meta: injected(kit, trace.setSpan(parent, span)),
+    meta: injected(kit, within),
     end: (failure, result) => {
       // Each step on its own: a span processor or a meter that throws leaves the others done.
-      if (failure !== undefined) attempt('a request span', () => failRequestSpan(span, failure));
-      else if (isToolError(failure, result)) attempt('a request span', () => toolErrorSpan(span));
-      attempt('span.end()', () => span.end());
+      if (open) {
+        open = false;
+        if (failure !== undefined) attempt('a request span', () => failRequestSpan(span, failure));
+        else if (isToolError(failure, result)) attempt('a request span', () => toolErrorSpan(span));
+        endSpan();
+      }
       measureRequest(kit, metricAttributes, method, sentAt, failure, result);
+    },
+    // The request is given up, and the server told (its cancel): a span of that notification
+    // under the request's, which waits for it.
+    notification: (notification) => {
+      if (!open) return undefined;
+      notifying = true;
+      return notificationSpan(kit, within, notification, extra, () => {
+        notifying = false;
+        endSpan();
+      });
+    },
+    cut: () => {
+      if (!open) return;
+      open = false;
+      attempt('span.addEvent()', () => span.addEvent(EVENT.abandoned));
+      endSpan();
     },
   };
 }
@@ -146,4 +206,41 @@ function failRequestSpan(span: Span, failure: RequestFailure): void {
   span.setAttribute(ATTR.errorType, type);
   if (failure.kind === 'server') span.setAttribute(ATTR.statusCode, String(failure.code));
   span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+}
+
+/**
+ * A notification the library sends about a request (`notifications/cancelled`), as the MCP
+ * conventions trace it: a CLIENT span named by its method (their client span is reported "when it
+ * initiates the request or notification"; no `jsonrpc.request.id`, which a notification has none
+ * of), a child of `parent`, with the attributes of the connection it goes over and `extra` (its
+ * tool); the trace context of that span goes into the notification's `params._meta` (their
+ * context propagation: injected "when creating a request or notification"), and it ends, with its
+ * `mcp.client.operation.duration` point, once written (a notification has no answer: its write is
+ * as far as its sender sees). `ended` runs after the span ended.
+ */
+export function notificationSpan(
+  kit: TraceKit,
+  parent: Context,
+  notification: OutgoingNotification,
+  extra: Attributes,
+  ended: () => void,
+): NotificationInstrument {
+  const { method } = notification;
+  const sentAt = performance.now();
+  const attributes = { ...connectionAttributes(notification.connection, kit.options.server), ...extra };
+  const metricAttributes = metricAttributesOf(attributes);
+  const options: SpanOptions = { kind: SpanKind.CLIENT, attributes: { [ATTR.method]: method, ...attributes } };
+  const span = startSpan(kit.tracer, method, options, parent);
+  let done = false;
+  return {
+    meta: injected(kit, trace.setSpan(parent, span)),
+    end: (failure) => {
+      if (done) return;
+      done = true;
+      if (failure !== undefined) attempt('a notification span', () => failRequestSpan(span, failure));
+      attempt('span.end()', () => span.end());
+      measureRequest(kit, metricAttributes, method, sentAt, failure);
+      ended();
+    },
+  };
 }

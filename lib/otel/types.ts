@@ -32,7 +32,8 @@ export interface OtelInstrumentationOptions {
    * How a task's `tasks/get`, `tasks/result`, `tasks/update` and `tasks/cancel` requests are
    * recorded: `spans`, a child span each (CLIENT, named by the method); `events`, an `mcp.request`
    * event each on the task's span (fewer spans for long polling tasks). Metrics are the same either way.
-   * A `tasks/list` request belongs to no task: it is a span either way.
+   * A `tasks/list` request belongs to no task: it is a span either way; so is a `tools/call`, the
+   * MCP conventions' span of the call, which covers the request until its answer.
    * @defaultValue 'spans'
    */
   readonly requests?: 'spans' | 'events' | undefined;

@@ -30,6 +30,7 @@ import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
 import { transportInfoOf } from './transport-info.js';
 import { instrumentedConnection } from './connection-info.js';
+import type { NotificationInstrument } from '../api/index.js';
 import { isObject } from '../util/json.js';
 import { messageOf } from '../util/text.js';
 
@@ -266,11 +267,19 @@ export class RawSession implements SessionPort, InboundHost {
     return `${this.prefix}${this.nextId}`;
   }
 
-  notify(method: string, params: JsonObject): void {
+  /**
+   * Also, for a notification an instrumentation watches (`notice`): its `_meta` entries go under the
+   * notification's own, and it learns whether the notification was written.
+   */
+  notify(method: string, params: JsonObject, notice?: NotificationInstrument): void {
     if (this.isClosed) return;
+    if (notice?.meta !== undefined) params = withMeta(params, notice.meta);
     const envelope = this.access.envelope(undefined);
     const body = envelope === undefined ? params : withEnvelope(params, envelope, false);
-    this.trySend({ jsonrpc: '2.0', method, params: body }).catch(() => {});
+    this.trySend({ jsonrpc: '2.0', method, params: body }).then(
+      () => notice?.end(undefined),
+      (error: unknown) => notice?.end(sendError(error, undefined, false)),
+    );
   }
 
   onRequest(method: string, tap: RequestTap, missing?: (params: JsonObject) => Error): () => void {
@@ -306,13 +315,18 @@ export class RawSession implements SessionPort, InboundHost {
   giveUp(id: string, error: PortError): void {
     const entry = this.take(id);
     if (entry === undefined) return;
-    entry.reject(error);
     if (entry.post !== undefined) {
+      entry.reject(error);
       entry.post.abort();
       return;
     }
+    // Its watcher hears of the notification before the request ends, while what it started for the
+    // request (a span) is still open. (A closed port has no entry left: shutDown() failed them all.)
+    const method = 'notifications/cancelled';
+    const notice = entry.watcher?.notification?.({ method, requestId: id, connection: instrumentedConnection(this) });
+    entry.reject(error);
     const reason = error.kind === 'timeout' ? 'Request timed out' : error.message;
-    this.notify('notifications/cancelled', { requestId: id, reason });
+    this.notify(method, { requestId: id, reason }, notice);
   }
 
   /** True on a modern-era transport that carries each request on a stream of its own (Streamable HTTP). */

@@ -12,6 +12,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   TaskClient,
+  TaskAbortError,
   TaskOptionError,
   type CallInstrument,
   type ClientInstrument,
@@ -19,12 +20,15 @@ import {
   type InstrumentedCall,
   type InstrumentedList,
   type InstrumentedResume,
+  type OutgoingNotification,
   type OutgoingRequest,
   type RequestFailure,
   type TaskClientOptions,
   type TaskInstrumentation,
 } from '../../lib/index.js';
-import { exampleServerPair, type Pair } from '../helpers.js';
+import { createExampleServer } from '../../examples/server.js';
+import { connectPair, exampleServerPair, until, type Pair } from '../helpers.js';
+import type { SpecTransport } from '../support/sdk.js';
 
 const pairs: Pair[] = [];
 afterEach(async () => {
@@ -222,6 +226,69 @@ describe('the instrumentation hook', () => {
     expect(seen.requests.map((request) => request.method)).toEqual(['tools/call']);
     expect(seen.requests[0]!.ended).toMatchObject({ kind: 'server', code: -32602 });
     expect(seen.log.at(-1)).toBe(`failed ${(failure as Error).name}`);
+  });
+
+  it("is told of the notifications/cancelled of a request given up, before the request ends: its meta goes under the notification's _meta, it learns the notification was written, and one that throws is reported while the notification still goes", async () => {
+    for (const throwing of [false, true]) {
+      const log: string[] = [];
+      const notices: OutgoingNotification[] = [];
+      const hook: TaskInstrumentation = {
+        attach: () => ({
+          call: () => ({
+            request: (request) => ({
+              end: (failure) => log.push(`${request.method} end ${failure?.kind ?? 'ok'}`),
+              notification: (notice) => {
+                notices.push(notice);
+                log.push(`${notice.method} of ${request.method}`);
+                if (throwing) throw new Error('no span for you');
+                return { meta: { mark: 'cancel' }, end: (failure) => log.push(`written ${failure?.kind ?? 'ok'}`) };
+              },
+            }),
+          }),
+        }),
+      };
+      // The plain call's tools/call is never delivered (so never answered); each cancel is kept as sent.
+      const cancels: Array<{ params?: { requestId?: unknown; _meta?: Record<string, unknown> } }> = [];
+      let swallowed = false;
+      const wrap = (transport: SpecTransport): SpecTransport => {
+        const send = transport.send.bind(transport);
+        transport.send = (message, options) => {
+          const raw = message as { method?: unknown; params?: { name?: unknown } };
+          if (raw.method === 'tools/call' && raw.params?.name === 'echo') {
+            swallowed = true;
+            return Promise.resolve();
+          }
+          if (raw.method === 'notifications/cancelled') cancels.push(structuredClone(message) as (typeof cancels)[0]);
+          return send(message, options);
+        };
+        return transport;
+      };
+      const { server, store } = createExampleServer({ notify: false });
+      const pair = await connectPair(server, {}, wrap);
+      pairs.push({ client: pair.client, close: async () => (await pair.close(), store.cleanup()) });
+      const tasks = new TaskClient(pair.client, { instrumentation: hook });
+      pairs.push({ client: pair.client, close: () => tasks.close() });
+      const errors: string[] = [];
+      tasks.on('error', (error) => errors.push(error.message));
+      const controller = new AbortController();
+      const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
+      await until(() => swallowed);
+      controller.abort();
+      await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+      await until(() => cancels.length === 1 && (throwing || log.includes('written ok')));
+      expect(notices).toEqual([
+        { method: 'notifications/cancelled', requestId: cancels[0]!.params?.requestId, connection: expect.anything() },
+      ]);
+      if (throwing) {
+        expect(log).toEqual(['notifications/cancelled of tools/call', 'tools/call end aborted']);
+        expect(errors).toEqual([expect.stringContaining('notification() threw: no span for you')]);
+        expect(cancels[0]!.params?._meta).toBeUndefined();
+      } else {
+        expect(log).toEqual(['notifications/cancelled of tools/call', 'tools/call end aborted', 'written ok']);
+        expect(errors).toEqual([]);
+        expect(cancels[0]!.params?._meta).toEqual({ mark: 'cancel' });
+      }
+    }
   });
 
   it('is checked: an object with attach(), and an attach() that throws fails the constructor', async () => {

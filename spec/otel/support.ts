@@ -91,6 +91,12 @@ export function watchEndedSpans(): { readonly messages: string[]; stop(): void }
   return { messages, stop: () => diag.disable() };
 }
 
+/** The kind of this client's spans named `name`: a task span, a question (of the server's), or a request. */
+function kindOf(name: string): SpanKind {
+  if (name === 'mcp.task' || name.startsWith('mcp.task ')) return SpanKind.INTERNAL;
+  return name.includes('/create') || name.includes('/createMessage') ? SpanKind.SERVER : SpanKind.CLIENT;
+}
+
 /** One metric point: its attributes and value (a histogram's count and sum, or a sum's value). */
 export interface Point {
   readonly attributes: Attributes;
@@ -131,11 +137,11 @@ export class Telemetry {
     return this.spans().filter((span) => span.name === name);
   }
 
-  /** The one ended span named `name` of this client (kind CLIENT or SERVER; the server's spans are kept apart). */
-  one(
-    name: string,
-    kind: SpanKind = name.includes('/create') || name.includes('/createMessage') ? SpanKind.SERVER : SpanKind.CLIENT,
-  ): ReadableSpan {
+  /**
+   * The one ended span named `name` of this client (kind INTERNAL for a task span `mcp.task …`,
+   * SERVER for a question, else CLIENT; the server's spans are kept apart).
+   */
+  one(name: string, kind: SpanKind = kindOf(name)): ReadableSpan {
     const found = this.named(name).filter(
       (span) => span.kind === kind && span.instrumentationScope.name === 'mcp-task-client',
     );

@@ -2,8 +2,9 @@
  * `mcp-task-client/otel` on the 2025-11-25 wire, against the SDK's `McpServer` with its task store
  * (spec/otel/server.ts: it reads the trace context of `_meta` and joins the trace), in process and
  * over Streamable HTTP on 127.0.0.1, with the OpenTelemetry SDK's in-memory exporter and an
- * on-demand metric reader: the span of each call and its task (`tools/call {tool}`, CLIENT, child
- * of the caller's span), a child span per `tasks/*` request, the `traceparent` of every request as
+ * on-demand metric reader: the task span of each call and its task (`mcp.task {tool}`, INTERNAL,
+ * child of the caller's span), a child span per request (`tools/call {tool}` until its answer, each
+ * `tasks/*`), the `traceparent` of every request as
  * the server read it, the span events, the outcome and error of a completed, a failed, an aborted,
  * a timed-out, an input_required and a plain call, retries and a reconnection, and the metric
  * points; a task resumed after a restart (a span of its own from `resume` to its end, marked
@@ -122,7 +123,7 @@ function statusEvents(span: ReadableSpan): string[] {
 }
 
 describe('a completed task', () => {
-  it('is one CLIENT span tools/call {tool} under the caller, a child span per tasks/* request, and the server reads each traceparent', async () => {
+  it('is one task span mcp.task {tool} under the caller, its tools/call a CLIENT span tools/call {tool} until the CreateTaskResult, a child span per tasks/* request, and the server reads each traceparent', async () => {
     const { tasks, seen, reads } = await inProcess();
     let handle: TaskHandle | undefined;
     const { value: result, parent } = await withinSpan(telemetry, 'agent step', async () => {
@@ -130,21 +131,21 @@ describe('a completed task', () => {
       return handle.result();
     });
     expect(result.content).toEqual([{ type: 'text', text: 'job done' }]);
-    const span = telemetry.one('tools/call job');
-    expect(span.kind).toBe(SpanKind.CLIENT);
+    const span = telemetry.one('mcp.task job');
+    expect(span.kind).toBe(SpanKind.INTERNAL);
     expect(span.spanContext().traceId).toBe(parent.traceId);
     expect(span.parentSpanContext?.spanId).toBe(parent.spanId);
     expect(span.attributes).toMatchObject({
-      'mcp.method.name': 'tools/call',
       'gen_ai.tool.name': 'job',
-      'gen_ai.operation.name': 'execute_tool',
       ...IN_PROCESS_VERSION,
       'mcp.task.wire': '2025-11-25',
       'mcp.task.outcome': 'completed',
       'mcp.task.status': 'completed',
       'mcp.task.polls': handle!.metrics!.polls,
     });
-    expect(String(span.attributes['jsonrpc.request.id'])).toMatch(/^mcp-task-client:/);
+    // The MCP operation is the tools/call span's alone (counted once as an execute_tool).
+    for (const key of ['mcp.method.name', 'gen_ai.operation.name', 'jsonrpc.request.id'])
+      expect(span.attributes[key]).toBeUndefined();
     expect(span.attributes['error.type']).toBeUndefined();
     expect(span.status.code).toBe(SpanStatusCode.UNSET);
     // In process: no session, no network transport.
@@ -154,30 +155,49 @@ describe('a completed task', () => {
     expect(statusEvents(span)[0]).toBe('working');
     expect(statusEvents(span).at(-1)).toBe('completed');
 
-    // The server read the task span's context in its tools/call, and its own span joined the trace.
-    expect(reads).toEqual([{ traceparent: traceparentOf(span.spanContext()) }]);
+    // The tools/call: a CLIENT span under the task span, from sent to the CreateTaskResult (the
+    // conventions' client span covers a request until its response), ended before the task's first
+    // poll; the task's life is the task span's.
+    const call = telemetry.one('tools/call job');
+    expect(call.kind).toBe(SpanKind.CLIENT);
+    expect(call.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(call.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'job',
+      'gen_ai.operation.name': 'execute_tool',
+      ...IN_PROCESS_VERSION,
+    });
+    expect(String(call.attributes['jsonrpc.request.id'])).toMatch(/^mcp-task-client:/);
+    expect(call.status.code).toBe(SpanStatusCode.UNSET);
+    // The server read the tools/call span's context, and its own span joined the trace under it.
+    expect(reads).toEqual([{ traceparent: traceparentOf(call.spanContext()) }]);
     await until(() => telemetry.named('tools/call job').length === 2);
     const serverSpan = telemetry.named('tools/call job').find((s) => s.kind === SpanKind.SERVER)!;
-    expect(serverSpan.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(serverSpan.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
     expect(serverSpan.spanContext().traceId).toBe(parent.traceId);
 
     // One child span per tasks/* request, each the parent of what the server saw in that request.
-    const children = telemetry.childrenOf(span).filter((child) => child.kind === SpanKind.CLIENT);
+    const children = telemetry
+      .childrenOf(span)
+      .filter((child) => child.kind === SpanKind.CLIENT && child.name.startsWith('tasks/'));
     const gets = children.filter((child) => child.name === 'tasks/get');
     expect(gets.length).toBe(handle!.metrics!.polls);
     expect(gets.length).toBeGreaterThan(0);
     expect(children.filter((child) => child.name === 'tasks/result')).toHaveLength(1);
+    const ns = (time: [number, number]): bigint => BigInt(time[0]) * 1_000_000_000n + BigInt(time[1]);
     for (const child of children) {
       expect(child.attributes).toMatchObject({ 'mcp.method.name': child.name, 'gen_ai.tool.name': 'job' });
       expect(child.attributes['gen_ai.operation.name']).toBeUndefined();
       expect(String(child.attributes['jsonrpc.request.id'])).toMatch(/^mcp-task-client:/);
+      expect(ns(child.startTime)).toBeGreaterThanOrEqual(ns(call.endTime));
     }
     const childParents = new Set(children.map((child) => traceparentOf(child.spanContext())));
     const sentGets = seenOf(seen, 'tasks/get');
     expect(sentGets.length).toBe(gets.length);
     for (const request of [...sentGets, ...seenOf(seen, 'tasks/result')])
       expect(childParents.has(request.traceparent!)).toBe(true);
-    expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(span.spanContext()));
+    expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(call.spanContext()));
+    expect(ns(call.endTime)).toBeLessThan(ns(span.endTime));
 
     // The task id, a secret, is on no span.
     expect(everything(telemetry.spans())).not.toContain(handle!.taskId!);
@@ -227,7 +247,7 @@ describe('a completed task', () => {
       defaultTextMapGetter,
     );
     await context.with(incoming, async () => (await tasks.callToolAsTask('job', { ms: 40 })).result());
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     expect(span.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
     const sent = seen.filter((request) => request.method === 'tools/call' || request.method.startsWith('tasks/'));
@@ -269,7 +289,7 @@ describe('tasks that do not complete', () => {
     const { tasks } = await inProcess();
     const handle = await tasks.callToolAsTask('job', { ms: 40, outcome: 'fail' });
     await expect(handle.result()).rejects.toThrow('disk full');
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes).toMatchObject({
       'mcp.task.outcome': 'failed',
       'error.type': 'tool_error',
@@ -285,7 +305,7 @@ describe('tasks that do not complete', () => {
     const { tasks } = await inProcess();
     const handle = await tasks.callToolAsTask('job', { ms: 40, outcome: 'fail' });
     await expect(handle.result()).rejects.toThrow('disk full');
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     const [fetched] = telemetry.childrenOf(span).filter((child) => child.name === 'tasks/result');
     expect(fetched!.attributes['error.type']).toBe('tool_error');
     // A successful JSON-RPC answer: no code.
@@ -305,7 +325,7 @@ describe('tasks that do not complete', () => {
     const { tasks } = await inProcess({}, { requests: 'events' });
     const handle = await tasks.callToolAsTask('job', { ms: 40, outcome: 'fail' });
     await expect(handle.result()).rejects.toThrow('disk full');
-    const events = telemetry.one('tools/call job').events.filter((event) => event.name === 'mcp.request');
+    const events = telemetry.one('mcp.task job').events.filter((event) => event.name === 'mcp.request');
     const fetched = events.filter((event) => event.attributes?.['mcp.method.name'] === 'tasks/result');
     expect(fetched.map((event) => event.attributes?.['error.type'])).toEqual(['tool_error']);
     const polls = events.filter((event) => event.attributes?.['mcp.method.name'] === 'tasks/get');
@@ -319,7 +339,7 @@ describe('tasks that do not complete', () => {
     const handle = await tasks.callToolAsTask('job', { ms: 60_000, outcome: 'hang' }, { signal: controller.signal });
     controller.abort();
     await expect(handle.result()).rejects.toBeInstanceOf(TaskAbortError);
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'aborted', 'error.type': 'TaskAbortError' });
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     await until(() => telemetry.childrenOf(span).some((child) => child.name === 'tasks/cancel'));
@@ -334,7 +354,7 @@ describe('tasks that do not complete', () => {
     const { tasks, seen } = await inProcess();
     const handle = await tasks.callToolAsTask('job', { ms: 60_000, outcome: 'hang' }, { timeoutMs: 80 });
     await expect(handle.result()).rejects.toBeInstanceOf(TaskTimeoutError);
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'timeout', 'error.type': 'TaskTimeoutError' });
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     await until(() => seenOf(seen, 'tasks/cancel').length === 1);
@@ -346,12 +366,44 @@ describe('tasks that do not complete', () => {
   it('a call that fails before it has a task ends its span with that error', async () => {
     const { tasks, seen } = await inProcess();
     await expect(tasks.callToolAsTask('echo', {}, { requireTask: true })).rejects.toThrow('does not support task mode');
-    const span = telemetry.one('tools/call echo');
+    const span = telemetry.one('mcp.task echo');
     expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'error', 'error.type': 'TaskNotSupportedError' });
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     expect(seenOf(seen, 'tools/call')).toEqual([]);
   });
 });
+
+/**
+ * A task called in process, its connection lost (the SDK client closed), then taken over through
+ * `reconnect` by a second server instance on the same task store: the task's handle, the second
+ * server and the new pair, and the instrumentation the TaskClient was given (to share with another).
+ */
+async function reconnectedInProcess(ms: number) {
+  telemetry = new Telemetry();
+  const shared = instrumentation();
+  const first = createTracedServer({
+    tracerProvider: telemetry.tracerProvider,
+    propagator: telemetry.propagator,
+    pollInterval: 30,
+  });
+  const pair = await connectPair(first.server);
+  const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
+  cleanups.push(async () => {
+    await tasks.close();
+    first.store.cleanup();
+  });
+  const handle = await tasks.callToolAsTask('job', { ms });
+  await pair.client.close();
+  const second = createTracedServer({
+    tracerProvider: telemetry.tracerProvider,
+    propagator: telemetry.propagator,
+    store: first.store,
+  });
+  const again = await connectPair(second.server);
+  cleanups.push(() => again.close());
+  tasks.reconnect(again.client);
+  return { handle, second, again, shared };
+}
 
 describe('input, plain calls, retries and reconnections', () => {
   it("an input_required task: the question is a SERVER span under the server span that asked, linked to the task span, with the id of the server's request", async () => {
@@ -373,7 +425,7 @@ describe('input, plain calls, retries and reconnections', () => {
       { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
     );
     expect((await handle.result()).content).toEqual([{ type: 'text', text: 'answered accept' }]);
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     await until(() => telemetry.named('tools/call job').length === 2);
     const serverSpan = telemetry.named('tools/call job').find((s) => s.kind === SpanKind.SERVER)!;
     const question = telemetry.one('elicitation/create');
@@ -446,15 +498,17 @@ describe('input, plain calls, retries and reconnections', () => {
     expect(question.links.map((link) => link.context.spanId)).toEqual([step.spanId]);
   });
 
-  it('a plain call (the server answers at once) is one span with no children', async () => {
+  it('a plain call (the server answers at once) is a call span with one child, its tools/call', async () => {
     const { tasks, seen } = await inProcess();
     const handle = await tasks.callToolAsTask('echo', { text: 'hello' });
     expect(handle.kind).toBe('immediate');
-    await until(() => telemetry.named('tools/call echo').length === 1);
-    const span = telemetry.one('tools/call echo');
+    await until(() => telemetry.named('mcp.task echo').length === 1);
+    const span = telemetry.one('mcp.task echo');
     expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'completed', 'gen_ai.tool.name': 'echo' });
-    expect(telemetry.childrenOf(span)).toEqual([]);
-    expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(span.spanContext()));
+    const call = telemetry.one('tools/call echo');
+    expect(telemetry.childrenOf(span)).toEqual([call]);
+    expect(call.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool' });
+    expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(call.spanContext()));
   });
 
   it('a plain call answered at once with isError: its span and its tools/call metric point have error.type tool_error', async () => {
@@ -462,8 +516,8 @@ describe('input, plain calls, retries and reconnections', () => {
     const handle = await tasks.callToolAsTask('echo', { text: 'no such file', fail: true });
     expect(handle.kind).toBe('immediate');
     await expect(handle.result()).rejects.toThrow('no such file');
-    await until(() => telemetry.named('tools/call echo').length === 1);
-    const span = telemetry.one('tools/call echo');
+    await until(() => telemetry.named('mcp.task echo').length === 1);
+    const span = telemetry.one('mcp.task echo');
     expect(span.attributes).toMatchObject({ 'error.type': 'tool_error', 'mcp.task.outcome': 'failed' });
     expect(span.attributes['rpc.response.status_code']).toBeUndefined();
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
@@ -478,30 +532,9 @@ describe('input, plain calls, retries and reconnections', () => {
   });
 
   it('marks a lost connection and its restoration on the task span; the task completes over the new connection', async () => {
-    telemetry = new Telemetry();
-    const first = createTracedServer({
-      tracerProvider: telemetry.tracerProvider,
-      propagator: telemetry.propagator,
-      pollInterval: 30,
-    });
-    const pair = await connectPair(first.server);
-    const tasks = new TaskClient(pair.client, { ...POLLING, instrumentation: instrumentation() });
-    cleanups.push(async () => {
-      await tasks.close();
-      first.store.cleanup();
-    });
-    const handle = await tasks.callToolAsTask('job', { ms: 150 });
-    await pair.client.close();
-    const second = createTracedServer({
-      tracerProvider: telemetry.tracerProvider,
-      propagator: telemetry.propagator,
-      store: first.store,
-    });
-    const again = await connectPair(second.server);
-    cleanups.push(() => again.close());
-    tasks.reconnect(again.client);
+    const { handle, second } = await reconnectedInProcess(150);
     await handle.result();
-    const names = telemetry.one('tools/call job').events.map((event) => event.name);
+    const names = telemetry.one('mcp.task job').events.map((event) => event.name);
     expect(names.indexOf('mcp.connection.lost')).toBeGreaterThan(-1);
     expect(names.indexOf('mcp.connection.restored')).toBeGreaterThan(names.indexOf('mcp.connection.lost'));
     // The polls after the reconnection still carry the task's trace context.
@@ -567,8 +600,13 @@ describe('requests after the task span ended', () => {
       await until(() => held!.length === 1);
       controller.abort();
       await expect(call).rejects.toBeInstanceOf(TaskAbortError);
-      await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
-      const span = telemetry.one('tools/call job');
+      await until(() => telemetry.named('mcp.task job').length > 0);
+      const span = telemetry.one('mcp.task job');
+      // Its tools/call, still unanswered (the library waits for it in the background, [R24]), ended
+      // with it, marked abandoned: no span of the call outlives the task span.
+      const request = telemetry.one('tools/call job');
+      expect(request.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+      expect(request.events.map((event) => event.name)).toEqual(['mcp.request.abandoned']);
       const replies = held;
       held = undefined;
       for (const deliver of replies) deliver();
@@ -596,8 +634,8 @@ describe('requests after the task span ended', () => {
     await until(() => telemetry.open().includes('elicitation/create'));
     controller.abort();
     await expect(handle.result()).rejects.toBeInstanceOf(TaskAbortError);
-    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
-    const span = telemetry.one('tools/call job');
+    await until(() => telemetry.named('mcp.task job').length > 0);
+    const span = telemetry.one('mcp.task job');
     expect(telemetry.one('elicitation/create').attributes['mcp.task.input_outcome']).toBe('abandoned');
     expect(span.events.find((event) => event.name === 'mcp.task.input.response')?.attributes).toMatchObject({
       'mcp.task.input_outcome': 'abandoned',
@@ -625,8 +663,8 @@ describe('requests after the task span ended', () => {
     await until(() => telemetry.open().includes('elicitation/create'));
     handle.detach();
     // Nothing of the client's is left open for an answer that may never come.
-    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
-    const span = telemetry.one('tools/call job');
+    await until(() => telemetry.named('mcp.task job').length > 0);
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes['mcp.task.outcome']).toBe('detached');
     const question = telemetry.one('elicitation/create');
     expect(question.attributes['mcp.task.input_outcome']).toBe('detached');
@@ -654,11 +692,94 @@ describe('requests after the task span ended', () => {
     await until(() => telemetry.open().includes('elicitation/create'));
     await tasks.close();
     expect(handle.settled).toBe(true);
-    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
-    expect(telemetry.one('tools/call job').attributes['mcp.task.outcome']).toBe('closed');
+    await until(() => telemetry.named('mcp.task job').length > 0);
+    expect(telemetry.one('mcp.task job').attributes['mcp.task.outcome']).toBe('closed');
     expect(telemetry.one('elicitation/create').attributes['mcp.task.input_outcome']).toBe('abandoned');
     expect(late.problems).toEqual([]);
     expect(ended.messages).toEqual([]);
+  });
+});
+
+describe('notifications the client sends', () => {
+  /**
+   * Wraps the client's transport: a `tools/call` of `echo` is never delivered (so never answered),
+   * and each notifications/cancelled written is kept, as sent.
+   */
+  function swallowingEcho() {
+    const cancels: Array<{ params?: { requestId?: unknown; _meta?: Record<string, unknown> } }> = [];
+    let swallowed = false;
+    const wrap = (transport: SpecTransport): SpecTransport => {
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) => {
+        const raw = message as { method?: unknown; params?: { name?: unknown } };
+        if (raw.method === 'tools/call' && raw.params?.name === 'echo') {
+          swallowed = true;
+          return Promise.resolve();
+        }
+        if (raw.method === 'notifications/cancelled') cancels.push(structuredClone(message) as (typeof cancels)[0]);
+        return send(message, options);
+      };
+      return transport;
+    };
+    return { wrap, cancels, swallowed: () => swallowed };
+  }
+
+  it.each(['spans', 'events'] as const)(
+    "requests: '%s': notifications/cancelled of a request given up carries the trace context of a CLIENT span of its own, under the request's span, and has its metric point",
+    async (requests) => {
+      const late = new LateSpans();
+      const { wrap, cancels, swallowed } = swallowingEcho();
+      const { tasks } = await inProcess({}, { requests }, { wrap, processors: [late] });
+      const controller = new AbortController();
+      // A plain call (echo supports no task): cancelled the normal way once given up ([R27]).
+      const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
+      await until(swallowed);
+      controller.abort();
+      await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+      await until(() => cancels.length === 1 && telemetry.named('mcp.task echo').length === 1);
+      const task = telemetry.one('mcp.task echo');
+      const request = telemetry.one('tools/call echo');
+      const notice = telemetry.one('notifications/cancelled');
+      expect(request.parentSpanContext?.spanId).toBe(task.spanContext().spanId);
+      expect(request.events.map((event) => event.name)).toEqual(['mcp.request.abandoned']);
+      expect(notice.kind).toBe(SpanKind.CLIENT);
+      expect(notice.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+      expect(notice.attributes).toMatchObject({
+        'mcp.method.name': 'notifications/cancelled',
+        'gen_ai.tool.name': 'echo',
+      });
+      // A notification has no id: the conventions' jsonrpc.request.id is left out.
+      expect(notice.attributes['jsonrpc.request.id']).toBeUndefined();
+      // The conventions propagate the context in the notification's params._meta, as for a request.
+      expect(cancels[0]!.params?.requestId).toBe(request.attributes['jsonrpc.request.id']);
+      expect(cancels[0]!.params?._meta?.traceparent).toBe(traceparentOf(notice.spanContext()));
+      const points = await telemetry.points('mcp.client.operation.duration');
+      expect(points.filter((point) => point.attributes['mcp.method.name'] === 'notifications/cancelled')).toEqual([
+        expect.objectContaining({ count: 1, attributes: expect.objectContaining({ 'gen_ai.tool.name': 'echo' }) }),
+      ]);
+      // Nothing ends after its parent: the request's span waited for its notification, the task span for both.
+      expect(late.problems).toEqual([]);
+    },
+  );
+
+  it('without the instrumentation, notifications/cancelled carries no trace context', async () => {
+    const { wrap, cancels, swallowed } = swallowingEcho();
+    telemetry = new Telemetry();
+    const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+    const pair = await connectPair(made.server, {}, wrap);
+    const tasks = new TaskClient(pair.client, POLLING);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+      made.store.cleanup();
+    });
+    const controller = new AbortController();
+    const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
+    await until(swallowed);
+    controller.abort();
+    await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+    await until(() => cancels.length === 1);
+    expect(cancels[0]!.params?._meta).toBeUndefined();
   });
 });
 
@@ -671,7 +792,7 @@ describe('a task resumed after a restart', () => {
     return reference;
   }
 
-  it('is a span tools/call {tool} of its own, marked resumed, from resume to its end under the caller; its requests are children whose context the server reads; the metrics count it', async () => {
+  it('is a task span mcp.task {tool} of its own, marked resumed, from resume to its end under the caller; its requests are children whose context the server reads; the metrics count it', async () => {
     const { tasks, seen, pair } = await inProcess();
     const reference = await detachedTask(pair, { ms: 150 });
     const already = seen.length;
@@ -681,13 +802,11 @@ describe('a task resumed after a restart', () => {
       return handle.result();
     });
     expect(result.content).toEqual([{ type: 'text', text: 'job done' }]);
-    const span = telemetry.one('tools/call job');
-    expect(span.kind).toBe(SpanKind.CLIENT);
+    const span = telemetry.one('mcp.task job');
+    expect(span.kind).toBe(SpanKind.INTERNAL);
     expect(span.parentSpanContext?.spanId).toBe(parent.spanId);
     expect(span.attributes).toMatchObject({
-      'mcp.method.name': 'tools/call',
       'gen_ai.tool.name': 'job',
-      'gen_ai.operation.name': 'execute_tool',
       ...IN_PROCESS_VERSION,
       'mcp.task.wire': '2025-11-25',
       'mcp.task.resumed': true,
@@ -734,11 +853,11 @@ describe('a task resumed after a restart', () => {
     expect(gets.reduce((sum, point) => sum + point.count, 0)).toBe(handle!.metrics!.polls);
   });
 
-  it('by bare id it is tools/call without a tool name; with recordTaskIds its id is on the span', async () => {
+  it('by bare id it is mcp.task without a tool name; with recordTaskIds its id is on the span', async () => {
     const { tasks, pair } = await inProcess({}, { recordTaskIds: true });
     const reference = await detachedTask(pair, { ms: 40 });
     await tasks.resume(reference.taskId).result();
-    const span = telemetry.one('tools/call');
+    const span = telemetry.one('mcp.task');
     expect(span.attributes).toMatchObject({ 'mcp.task.resumed': true, 'mcp.task.id': reference.taskId });
     expect(span.attributes['gen_ai.tool.name']).toBeUndefined();
     const [point] = await telemetry.points('mcp.client.task.duration');
@@ -750,7 +869,7 @@ describe('a task resumed after a restart', () => {
     const reference = await detachedTask(pair, { ms: 20, outcome: 'ask' });
     const handle = tasks.resume(reference, { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) });
     expect((await handle.result()).content).toEqual([{ type: 'text', text: 'answered accept' }]);
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     const question = telemetry.one('elicitation/create');
     expect(question.links.map((link) => link.context.spanId)).toEqual([span.spanContext().spanId]);
     expect(span.events.map((event) => event.name)).toContain('mcp.task.input.response');
@@ -761,7 +880,7 @@ describe('a task resumed after a restart', () => {
     const reference = await detachedTask(pair, { ms: 60_000, outcome: 'hang' });
     const handle = tasks.resume(reference, { timeoutMs: 80 });
     await expect(handle.result()).rejects.toBeInstanceOf(TaskTimeoutError);
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes).toMatchObject({
       'mcp.task.resumed': true,
       'mcp.task.outcome': 'timeout',
@@ -789,7 +908,7 @@ describe('a task resumed after a restart', () => {
     expect(seen.length).toBe(already);
     expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(1);
     await tasks.close();
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes).toMatchObject({ 'mcp.task.resumed': true, 'mcp.task.outcome': 'closed' });
     expect(telemetry.childrenOf(span)).toEqual([]);
     expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
@@ -805,8 +924,7 @@ describe('a task resumed after a restart', () => {
     cleanups.push(() => after.close());
     await after.resume(JSON.parse(JSON.stringify(reference)) as typeof reference).result();
     const [created, resumed] = telemetry
-      .named('tools/call job')
-      .filter((span) => span.kind === SpanKind.CLIENT)
+      .named('mcp.task job')
       .sort(
         (a, b) => Number(a.attributes['mcp.task.resumed'] === true) - Number(b.attributes['mcp.task.resumed'] === true),
       );
@@ -839,17 +957,13 @@ describe('a task resumed after a restart', () => {
         span.end();
         return span.spanContext();
       });
-    const resumed = telemetry
-      .named('tools/call job')
-      .find((span) => span.kind === SpanKind.CLIENT && span.attributes['mcp.task.resumed'] === true)!;
+    const resumed = telemetry.named('mcp.task job').find((span) => span.attributes['mcp.task.resumed'] === true)!;
     expect(resumed.parentSpanContext?.spanId).toBe(worker.spanId);
     expect(resumed.links).toEqual([]);
     const around = telemetry.named('resume job')[0]!;
     expect(around.links.map((link) => link.context.spanId)).toEqual([caller.spanId]);
     // The link reaches the trace of the call that created the task.
-    const created = telemetry
-      .named('tools/call job')
-      .find((span) => span.kind === SpanKind.CLIENT && span.attributes['mcp.task.resumed'] === undefined)!;
+    const created = telemetry.named('mcp.task job').find((span) => span.attributes['mcp.task.resumed'] === undefined)!;
     expect(created.parentSpanContext?.spanId).toBe(caller.spanId);
     expect(around.links[0]!.context.traceId).toBe(created.spanContext().traceId);
   });
@@ -865,9 +979,7 @@ describe('a task resumed after a restart', () => {
     const second = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
     cleanups.push(() => second.close());
     await second.resume(reference).result();
-    const resumed = telemetry
-      .named('tools/call job')
-      .find((span) => span.kind === SpanKind.CLIENT && span.attributes['mcp.task.resumed'] === true)!;
+    const resumed = telemetry.named('mcp.task job').find((span) => span.attributes['mcp.task.resumed'] === true)!;
     expect(resumed.attributes['mcp.task.outcome']).toBe('completed');
     expect(resumed.links).toEqual([]);
   });
@@ -914,7 +1026,7 @@ describe('a task resumed after a restart', () => {
         await withinSpan(telemetry, `resume on ${server}`, () => after.resume(created[server]!.value).result()),
       );
     }
-    const calls = telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT);
+    const calls = telemetry.named('mcp.task job');
     const under = (parent: { spanId: string }) =>
       calls.find((span) => span.parentSpanContext?.spanId === parent.spanId)!;
     for (const server of [0, 1]) {
@@ -927,32 +1039,14 @@ describe('a task resumed after a restart', () => {
   });
 
   it('a task that went on over a new connection after a reconnection, then was detached: resumed over that connection, it links to the call that created it', async () => {
-    telemetry = new Telemetry();
-    const shared = instrumentation();
-    const first = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
-    const pair = await connectPair(first.server);
-    const before = new TaskClient(pair.client, { ...POLLING, instrumentation: shared });
-    cleanups.push(async () => {
-      await before.close();
-      first.store.cleanup();
-    });
-    const handle = await before.callToolAsTask('job', { ms: 300 });
-    await pair.client.close();
-    const second = createTracedServer({
-      tracerProvider: telemetry.tracerProvider,
-      propagator: telemetry.propagator,
-      store: first.store,
-    });
-    const again = await connectPair(second.server);
-    cleanups.push(() => again.close());
-    before.reconnect(again.client);
+    const { handle, second, again, shared } = await reconnectedInProcess(300);
     // The task's requests go over the new connection; then it is detached.
     await until(() => seenOf(second.seen, 'tasks/get').length > 0);
     const reference = handle.detach()!;
     const after = new TaskClient(again.client, { ...POLLING, instrumentation: shared });
     cleanups.push(() => after.close());
     await after.resume(reference).result();
-    const calls = telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT);
+    const calls = telemetry.named('mcp.task job');
     const created = calls.find((span) => span.attributes['mcp.task.resumed'] === undefined)!;
     const resumed = calls.find((span) => span.attributes['mcp.task.resumed'] === true)!;
     expect(created.attributes['mcp.task.outcome']).toBe('detached');
@@ -1091,7 +1185,7 @@ describe('the hook', () => {
     const { tasks, seen } = await inProcess({}, { propagate: false });
     await (await tasks.callToolAsTask('job', { ms: 20 })).result();
     expect(seen.filter((request) => request.traceparent !== undefined)).toEqual([]);
-    expect(telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT)).toHaveLength(1);
+    expect(telemetry.named('mcp.task job')).toHaveLength(1);
   });
 
   it("propagate: false still reads a question's trace context with the propagator given: its span is the child of the server's span", async () => {
@@ -1109,7 +1203,7 @@ describe('the hook', () => {
     const question = telemetry.one('elicitation/create');
     expect(question.parentSpanContext?.spanId).toBe(serverSpan.spanContext().spanId);
     expect(question.links.map((link) => link.context.spanId)).toEqual([
-      telemetry.one('tools/call job').spanContext().spanId,
+      telemetry.one('mcp.task job').spanContext().spanId,
     ]);
   });
 
@@ -1117,16 +1211,25 @@ describe('the hook', () => {
     const { tasks, seen } = await inProcess({}, { requests: 'events', recordTaskIds: true });
     const handle = await tasks.callToolAsTask('job', { ms: 60 });
     await handle.result();
-    const span = telemetry.one('tools/call job');
-    expect(telemetry.childrenOf(span).filter((child) => child.kind === SpanKind.CLIENT)).toEqual([]);
+    const span = telemetry.one('mcp.task job');
+    // Its tools/call is a span still: the conventions' client span of the call, until its answer.
+    expect(
+      telemetry
+        .childrenOf(span)
+        .filter((child) => child.kind === SpanKind.CLIENT)
+        .map((child) => child.name),
+    ).toEqual(['tools/call job']);
     const requests = span.events
       .filter((event) => event.name === 'mcp.request')
       .map((event) => event.attributes?.['mcp.method.name']);
     expect(requests.filter((method) => method === 'tasks/get')).toHaveLength(handle.metrics!.polls);
     expect(requests).toContain('tasks/result');
-    // Every request then carries the task span's own context.
-    const sent = seen.filter((request) => request.method === 'tools/call' || request.method.startsWith('tasks/'));
+    // Every tasks/* request then carries the task span's own context; the tools/call its span's.
+    const sent = seen.filter((request) => request.method.startsWith('tasks/'));
     expect(new Set(sent.map((request) => request.traceparent))).toEqual(new Set([traceparentOf(span.spanContext())]));
+    expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(
+      traceparentOf(telemetry.one('tools/call job').spanContext()),
+    );
     expect(span.attributes['mcp.task.id']).toBe(handle.taskId);
   });
 
@@ -1213,7 +1316,7 @@ describe('a tracer, a meter or a propagator that throws', () => {
       const handle = await tasks.callToolAsTask('echo', { text: 'hello' });
       expect(handle.kind).toBe('immediate');
       await handle.result();
-      await until(() => telemetry.named('tools/call echo').length === 1);
+      await until(() => telemetry.named('mcp.task echo').length === 1);
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(rejections).toEqual([]);
       expect(telemetry.open()).toEqual([]);
@@ -1226,7 +1329,7 @@ describe('a tracer, a meter or a propagator that throws', () => {
     const { tasks, seen } = await inProcess({}, { propagator: throwingPropagator });
     await (await tasks.callToolAsTask('job', { ms: 40 })).result();
     expect(telemetry.open()).toEqual([]);
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(telemetry.childrenOf(span).filter((child) => child.name === 'tasks/get').length).toBeGreaterThan(0);
     expect(seen.filter((request) => request.traceparent !== undefined)).toEqual([]);
   });
@@ -1248,8 +1351,8 @@ describe('a tracer, a meter or a propagator that throws', () => {
       { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
     );
     await handle.result();
-    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
-    const span = telemetry.one('tools/call job');
+    await until(() => telemetry.named('mcp.task job').length > 0);
+    const span = telemetry.one('mcp.task job');
     const question = telemetry.one('elicitation/create');
     expect(question.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
     expect(question.attributes['mcp.task.input_outcome']).toBe('answered');
@@ -1259,9 +1362,9 @@ describe('a tracer, a meter or a propagator that throws', () => {
   it("a span whose addEvent throws: the task's span still ends, and the task is counted out of mcp.client.task.active", async () => {
     const { tasks } = await inProcess({}, { tracerProvider: throwingEvents() });
     await (await tasks.callToolAsTask('job', { ms: 40 })).result();
-    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
+    await until(() => telemetry.named('mcp.task job').length > 0);
     expect(telemetry.open()).toEqual([]);
-    expect(telemetry.one('tools/call job').attributes['mcp.task.outcome']).toBe('completed');
+    expect(telemetry.one('mcp.task job').attributes['mcp.task.outcome']).toBe('completed');
     expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
   });
 
@@ -1286,8 +1389,8 @@ describe('a tracer, a meter or a propagator that throws', () => {
       { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
     );
     expect((await handle.result()).content).toEqual([{ type: 'text', text: 'answered accept' }]);
-    await until(() => telemetry.named('tools/call job').some((span) => span.kind === SpanKind.CLIENT));
-    const span = telemetry.one('tools/call job');
+    await until(() => telemetry.named('mcp.task job').length > 0);
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes['mcp.task.outcome']).toBe('completed');
     expect(span.events.map((event) => event.name)).toContain('mcp.task.input.response');
     expect((await telemetry.points('mcp.client.task.active'))[0]!.sum).toBe(0);
@@ -1388,7 +1491,7 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     });
     const handle = await tasks.callToolAsTask('job', { ms: 80 });
     await handle.result();
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     const sessionId = (transport as { sessionId?: string }).sessionId;
     expect(sessionId).toBeTruthy();
     expect(span.attributes).toMatchObject({
@@ -1399,7 +1502,9 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       'mcp.session.id': sessionId,
       'mcp.protocol.version': '2025-11-25',
     });
-    expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(span.spanContext()));
+    const call = telemetry.one('tools/call job');
+    expect(call.attributes).toMatchObject({ 'mcp.session.id': sessionId, 'server.port': Number(http.url.port) });
+    expect(seenOf(seen, 'tools/call')[0]!.traceparent).toBe(traceparentOf(call.spanContext()));
     const gets = telemetry.childrenOf(span).filter((child) => child.name === 'tasks/get');
     expect(seenOf(seen, 'tasks/get').length).toBeGreaterThan(0);
     const sent = new Set(gets.map((child) => traceparentOf(child.spanContext())));
@@ -1474,7 +1579,7 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     expect(secondSession).toBeTruthy();
     expect(secondSession).not.toBe(firstSession);
     return {
-      span: telemetry.one('tools/call job'),
+      span: telemetry.one('mcp.task job'),
       before: [firstSession, Number(one.url.port)],
       after: [secondSession, Number(two.url.port)],
       seenOne,
@@ -1518,6 +1623,41 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     for (const event of overOne) expect(event.attributes?.['server.port']).toBeUndefined();
   });
 
+  it('a task detached, then resumed through a new transport that joins the same HTTP session (a fresh SDK client): it links to the call that created it', async () => {
+    telemetry = new Telemetry();
+    const shared = instrumentation();
+    const http = await startHttpServer({}, () => {
+      const made = createTracedServer({ tracerProvider: telemetry.tracerProvider, propagator: telemetry.propagator });
+      return { server: made.server, cleanup: () => made.store.cleanup() };
+    });
+    const first = makeClient({ name: 'spec-client', version: '1.0.0' });
+    await first.connect(httpTransport(http.url));
+    const before = new TaskClient(first, { ...POLLING, instrumentation: shared });
+    const reference = (await before.callToolAsTask('job', { ms: 100 })).detach()!;
+    await before.close();
+    expect(reference.sessionId).toEqual(expect.any(String));
+    // Another transport, another SDK client, into the same session (it skips initialize).
+    const joined = makeClient({ name: 'spec-client', version: '1.0.0' });
+    await joined.connect(httpTransport(http.url, reference.sessionId));
+    const after = new TaskClient(joined, { ...POLLING, instrumentation: shared });
+    cleanups.push(async () => {
+      await after.close();
+      await joined.close();
+      await first.close();
+      await http.close();
+    });
+    await after.resume(reference).result();
+    const calls = telemetry.named('mcp.task job');
+    const created = calls.find((span) => span.attributes['mcp.task.resumed'] === undefined)!;
+    const resumed = calls.find((span) => span.attributes['mcp.task.resumed'] === true)!;
+    expect(created.attributes).toMatchObject({ 'mcp.task.outcome': 'detached', 'mcp.session.id': reference.sessionId });
+    expect(resumed.attributes).toMatchObject({
+      'mcp.task.outcome': 'completed',
+      'mcp.session.id': reference.sessionId,
+    });
+    expect(resumed.links.map((link) => link.context)).toEqual([created.spanContext()]);
+  });
+
   it('a tools/call the HTTP server refuses (401): error.type send and no rpc.response.status_code, the local -32000 is no JSON-RPC answer', async () => {
     telemetry = new Telemetry();
     const intercept: HttpIntercept = (message) => (message.method === 'tools/call' ? 401 : undefined);
@@ -1543,7 +1683,7 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     );
     expect(error).toBeInstanceOf(TaskRpcError);
     expect(error).toMatchObject({ kind: 'send', code: -32000, transient: false });
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes['error.type']).toBe('send');
     expect(span.attributes['rpc.response.status_code']).toBeUndefined();
     expect(span.status.code).toBe(SpanStatusCode.ERROR);

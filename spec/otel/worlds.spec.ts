@@ -108,15 +108,26 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     await until(w, () => handle.settled);
     expect((await result).content).toEqual(textResult('done').content);
 
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes).toMatchObject({
-      'mcp.method.name': 'tools/call',
       'gen_ai.tool.name': 'job',
-      'gen_ai.operation.name': 'execute_tool',
       'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25',
       'mcp.task.wire': wire,
       'mcp.task.outcome': 'completed',
     });
+    // The tools/call: a CLIENT span of its own under the task span, until the CreateTaskResult.
+    const call = telemetry.one('tools/call job');
+    expect(call.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(call.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'job',
+      'gen_ai.operation.name': 'execute_tool',
+      'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25',
+    });
+    // It ended at the answer, before the task's first poll.
+    const ns = (time: [number, number]): bigint => BigInt(time[0]) * 1_000_000_000n + BigInt(time[1]);
+    const firstPoll = telemetry.childrenOf(span).find((child) => child.name === 'tasks/get')!;
+    expect(ns(call.endTime)).toBeLessThanOrEqual(ns(firstPoll.startTime));
     // A 2026-07-28 connection has no session; this one is in memory anyway.
     expect(span.attributes['mcp.session.id']).toBeUndefined();
     const statuses = span.events.filter((event) => event.name === 'mcp.task.status');
@@ -126,9 +137,9 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
           `${event.attributes?.['mcp.task.status'] as string}:${(event.attributes?.['mcp.task.status_message'] as string | undefined) ?? ''}`,
       ),
     ).toEqual(['working:', 'working:step 1', 'completed:step 1']);
-    expect(traceparents(w, 'tools/call')).toEqual([traceparentOf(span.spanContext())]);
+    expect(traceparents(w, 'tools/call')).toEqual([traceparentOf(call.spanContext())]);
 
-    const children = telemetry.childrenOf(span);
+    const children = telemetry.childrenOf(span).filter((child) => child !== call);
     const byName = (name: string) => children.filter((child) => child.name === name);
     expect(byName('tasks/get').length).toBe(handle.metrics!.polls);
     // The extension carries the result on tasks/get; 2025-11-25 fetches it with tasks/result.
@@ -158,7 +169,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     const result = handle.result();
     await until(w, () => handle.settled);
     await result;
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     const statuses = span.events.filter((event) => event.name === 'mcp.task.status');
     expect(statuses.map((event) => event.attributes?.['mcp.task.status'])).toContain('completed');
     for (const event of statuses) expect(event.attributes?.['mcp.task.status_message']).toBeUndefined();
@@ -172,7 +183,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     const result = rejection(handle.result());
     await until(w, () => handle.settled);
     expect(await result).toBeInstanceOf(TaskFailedError);
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes).toMatchObject({
       'mcp.task.outcome': 'failed',
       'error.type': '-32603',
@@ -190,7 +201,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     const result = rejection(handle.result());
     await until(w, () => handle.settled);
     expect(await result).toBeInstanceOf(TaskFailedError);
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes['error.type']).toBe('tool_error');
     const carrier = ext ? 'tasks/get' : 'tasks/result';
     const children = telemetry.childrenOf(span);
@@ -215,7 +226,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     const result = rejection(handle.result());
     await until(w, () => handle.settled);
     expect(await result).toBeInstanceOf(TaskCancelledError);
-    expect(telemetry.one('tools/call job').attributes).toMatchObject({
+    expect(telemetry.one('mcp.task job').attributes).toMatchObject({
       'mcp.task.outcome': 'cancelled',
       'error.type': 'TaskCancelledError',
       'mcp.task.status': 'cancelled',
@@ -228,7 +239,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     const cancelled = handle.cancel();
     await until(w, () => handle.settled);
     await cancelled;
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     const cancels = telemetry.childrenOf(span).filter((child) => child.name === 'tasks/cancel');
     expect(cancels).toHaveLength(1);
     expect(traceparents(w, 'tasks/cancel')).toEqual([traceparentOf(cancels[0]!.spanContext())]);
@@ -241,7 +252,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     const result = rejection(handle.result());
     await until(w, () => handle.settled);
     expect(await result).toBeInstanceOf(TaskTimeoutError);
-    const span = telemetry.one('tools/call job');
+    const span = telemetry.one('mcp.task job');
     expect(span.attributes).toMatchObject({ 'mcp.task.outcome': 'timeout', 'error.type': 'TaskTimeoutError' });
     expect(traceparents(w, 'tasks/cancel')).toHaveLength(1);
     const [point] = await telemetry.points('mcp.client.task.duration');
@@ -270,7 +281,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     expect(w.answers(taskId)).toEqual([expect.objectContaining({ action: 'decline' })]);
     w.complete(taskId, textResult('done'));
     await until(w, () => handle.settled);
-    const task = telemetry.one('tools/call job');
+    const task = telemetry.one('mcp.task job');
     const question = telemetry.one('elicitation/create');
     expect(question.kind).toBe(SpanKind.SERVER);
     expect(question.parentSpanContext).toMatchObject({
@@ -397,7 +408,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     );
     // The task span's answer events and the metric points say the same.
     const events = telemetry
-      .one('tools/call job')
+      .one('mcp.task job')
       .events.filter((event) => event.name === 'mcp.task.input.response')
       .map((event) => [event.attributes?.['error.type'], event.attributes?.['rpc.response.status_code']]);
     expect(events).toEqual(read.map(([type, code]) => [type, code]));
@@ -436,7 +447,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
       ext ? ['TaskInputError', undefined] : ['-32603', '-32603'],
     );
     const [event] = telemetry
-      .one('tools/call job')
+      .one('mcp.task job')
       .events.filter((e) => e.name === 'mcp.task.input.response')
       .map((e) => [e.attributes?.['mcp.task.input_outcome'], e.attributes?.['error.type']]);
     expect(event).toEqual(['failed', ext ? 'TaskInputError' : '-32603']);
@@ -465,9 +476,9 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     return { handle, worker };
   }
 
-  /** The CLIENT spans `tools/call job`: the call's and the resumed task's. */
+  /** The task spans `mcp.task job`: the call's and the resumed task's. */
   function callAndResumed() {
-    const spans = telemetry.named('tools/call job').filter((span) => span.kind === SpanKind.CLIENT);
+    const spans = telemetry.named('mcp.task job');
     expect(spans).toHaveLength(2);
     return {
       call: spans.find((span) => span.attributes['mcp.task.resumed'] === undefined)!,
@@ -499,9 +510,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     expect(call.attributes['mcp.task.outcome']).toBe('detached');
     expect(resumed.parentSpanContext?.spanId).toBe(worker.spanContext().spanId);
     expect(resumed.attributes).toMatchObject({
-      'mcp.method.name': 'tools/call',
       'gen_ai.tool.name': 'job',
-      'gen_ai.operation.name': 'execute_tool',
       'mcp.protocol.version': ext ? '2026-07-28' : '2025-11-25',
       'mcp.task.wire': wire,
       'mcp.task.resumed': true,
@@ -552,7 +561,7 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
 });
 
 describe('the extension wire: a question before the task exists (multi round-trip)', () => {
-  it("is a span of its call, and the call's two tools/call requests carry the call span's context", async () => {
+  it("is a span of its call, and the call's two tools/call requests are two spans of the call, each carrying its own context", async () => {
     const rig = await extRig({
       client: {
         onElicitation: () => ({ action: 'accept', content: { name: 'Alice' } }),
@@ -564,18 +573,27 @@ describe('the extension wire: a question before the task exists (multi round-tri
     const result = handle.result();
     await settle(rig, handle);
     expect((await result).content).toEqual(textResult('Hello, Alice!').content);
-    const span = telemetry.one('tools/call test_tool_with_task');
+    const span = telemetry.one('mcp.task test_tool_with_task');
     const question = telemetry.one('elicitation/create');
     expect(question.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
     expect(question.attributes).toMatchObject({
       'mcp.task.input_outcome': 'answered',
       'mcp.task.input_action': 'accept',
     });
-    expect(rig.server.params('tools/call').map((params) => (params._meta as Json).traceparent)).toEqual([
-      traceparentOf(span.spanContext()),
-      traceparentOf(span.spanContext()),
-    ]);
-    expect(span.attributes['jsonrpc.request.id']).toBe(rig.server.received('tools/call')[1]!.id);
+    // One CLIENT span per tools/call request (the conventions' span per request), each until its
+    // answer: the first answered with the question, the second with the task.
+    const calls = telemetry
+      .named('tools/call test_tool_with_task')
+      .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+    expect(calls).toHaveLength(2);
+    for (const call of calls) expect(call.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(rig.server.params('tools/call').map((params) => (params._meta as Json).traceparent)).toEqual(
+      calls.map((call) => traceparentOf(call.spanContext())),
+    );
+    expect(calls.map((call) => call.attributes['jsonrpc.request.id'])).toEqual(
+      rig.server.received('tools/call').map((request) => request.id),
+    );
+    expect(span.attributes['jsonrpc.request.id']).toBeUndefined();
   });
 });
 
@@ -589,7 +607,7 @@ describe('the extension wire: a plain call answered at once with isError', () =>
     const handle = await tasks.callToolAsTask('broken');
     expect(handle.kind).toBe('immediate');
     expect(await rejection(handle.result())).toBeInstanceOf(TaskFailedError);
-    const span = telemetry.one('tools/call broken');
+    const span = telemetry.one('mcp.task broken');
     expect(span.attributes).toMatchObject({ 'error.type': 'tool_error', 'mcp.task.outcome': 'failed' });
     const calls = (await telemetry.points('mcp.client.operation.duration')).filter(
       (point) => point.attributes['mcp.method.name'] === 'tools/call',
@@ -611,7 +629,7 @@ describe('the extension wire over Streamable HTTP on 127.0.0.1', () => {
     });
     const handle = await tasks.callToolAsTask('confirm_delete', { filename: 'http.txt' });
     expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: 'deleted http.txt' }]);
-    const span = telemetry.one('tools/call confirm_delete');
+    const span = telemetry.one('mcp.task confirm_delete');
     expect(span.attributes).toMatchObject({
       'mcp.protocol.version': '2026-07-28',
       'network.transport': 'tcp',
@@ -623,7 +641,7 @@ describe('the extension wire over Streamable HTTP on 127.0.0.1', () => {
     expect(span.attributes['mcp.session.id']).toBeUndefined();
     const meta = (method: string): Array<string | undefined> =>
       server.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
-    expect(meta('tools/call')).toEqual([traceparentOf(span.spanContext())]);
+    expect(meta('tools/call')).toEqual([traceparentOf(telemetry.one('tools/call confirm_delete').spanContext())]);
     for (const method of ['tasks/get', 'tasks/update']) {
       const children = telemetry.childrenOf(span).filter((child) => child.name === method);
       expect(children.length, method).toBeGreaterThan(0);

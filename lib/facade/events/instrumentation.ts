@@ -89,11 +89,22 @@ function guardCall(call: CallInstrument, report: Report): CallInstrument {
   };
 }
 
-function guardRequest(request: RequestInstrument, report: Report): RequestInstrument {
-  const meta = guarded(report, 'request meta', () => request.meta);
+/** `request` (or a notification's instrument, `what` `notification`) with every method guarded. */
+function guardRequest(request: RequestInstrument, report: Report, what = 'request'): RequestInstrument {
+  const meta = guarded(report, `${what} meta`, () => request.meta);
   const end: RequestInstrument['end'] = (failure, result) =>
-    void guarded(report, 'request end()', () => request.end(failure, result));
-  return meta === undefined || meta === null || typeof meta !== 'object' ? { end } : { meta, end };
+    void guarded(report, `${what} end()`, () => request.end(failure, result));
+  const guardedRequest = meta === undefined || meta === null || typeof meta !== 'object' ? { end } : { meta, end };
+  // Only when the hook has it: the port reads it to tell whether anything watches the notification.
+  if (request.notification === undefined) return guardedRequest;
+  const notification: RequestInstrument['notification'] = (notice) =>
+    made(
+      report,
+      'request notification()',
+      () => request.notification?.(notice),
+      (instrument, again) => guardRequest(instrument, again, 'notification'),
+    );
+  return { ...guardedRequest, notification };
 }
 
 function guardInput(input: InputInstrument, report: Report): InputInstrument {
