@@ -122,18 +122,20 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
   /**
    * Options of one request: its short timeout, on the engine's timers, stopped by `scope`: a
    * signal, or a task's record (all the task's requests stop when its tracking stops). A record's
-   * requests are watched by its own instrument; others by `instrument`, when given.
+   * requests are watched by its own instrument; others by `instrument`, when given. With
+   * `quietTimeout`, the timeout tells the server nothing (a request that may create a task).
    */
   requestOptions(
     timeoutMs: number,
     scope?: RequestScope,
     weak?: boolean,
     instrument?: CallInstrument,
+    quietTimeout = false,
   ): WireRequestOptions {
     if (scope instanceof TaskRecord) return new TaskRequestOptions(timeoutMs, this.scheduler, scope, weak);
     return instrument === undefined
-      ? { timeoutMs, timers: this.scheduler, signal: scope, weak }
-      : { timeoutMs, timers: this.scheduler, signal: scope, weak, instrument };
+      ? { timeoutMs, timers: this.scheduler, signal: scope, weak, quietTimeout }
+      : { timeoutMs, timers: this.scheduler, signal: scope, weak, quietTimeout, instrument };
   }
 
   /** Number of tasks being tracked. */

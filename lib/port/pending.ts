@@ -44,6 +44,8 @@ export class Pending implements GroupMember {
   post: AbortController | undefined = undefined;
   /** What watches the request (instrumentation), told how it ended. */
   watcher: RequestInstrument | undefined = undefined;
+  /** Its timeout tells the server nothing (see {@link PortRequestOptions.quietTimeout}). */
+  quietTimeout = false;
   constructor(
     readonly session: Abandoner,
     readonly id: string,

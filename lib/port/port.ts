@@ -68,6 +68,13 @@ export interface PortRequestOptions {
   /** The timeout timer never keeps the process alive (background requests). */
   readonly weak?: boolean | undefined;
   /**
+   * The timeout fails the request here only: no `notifications/cancelled` is sent for it. For a
+   * request that may create a task, which is cancelled with `tasks/cancel` alone, never with
+   * `notifications/cancelled` ([R24], [R25]), even when its answer never came ([A5]). A request
+   * stream of its own (Streamable HTTP) is still closed, so that nothing stays open.
+   */
+  readonly quietTimeout?: boolean | undefined;
+  /**
    * Client capabilities to declare on this request only, merged into the per-request envelope of
    * the modern era (e.g. the tasks extension, [E1]). Ignored on a legacy session.
    */

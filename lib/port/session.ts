@@ -188,6 +188,7 @@ export class RawSession implements SessionPort, InboundHost {
     );
     captured.resolve = captured.reject = undefined;
     if (watcher !== undefined) entry.watcher = watcher;
+    if (options.quietTimeout === true) entry.quietTimeout = true;
     try {
       this.pending.set(id, entry);
       // An infinite timeout (a subscription that lasts until replaced, a blocking `tasks/result`
@@ -318,6 +319,11 @@ export class RawSession implements SessionPort, InboundHost {
     if (entry.post !== undefined) {
       entry.reject(error);
       entry.post.abort();
+      return;
+    }
+    // [R24], [A5]: a request that may have created a task is never cancelled by notification.
+    if (entry.quietTimeout && error.kind === 'timeout') {
+      entry.reject(error);
       return;
     }
     // Its watcher hears of the notification before the request ends, while what it started for the

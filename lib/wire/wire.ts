@@ -42,6 +42,8 @@ export interface WireRequestOptions {
   readonly group?: RequestGroup | undefined;
   /** Background request: its timeout never keeps the process alive. */
   readonly weak?: boolean | undefined;
+  /** Its timeout tells the server nothing (a request that may create a task, [R24], [A5]). */
+  readonly quietTimeout?: boolean | undefined;
   /**
    * Watches the request (instrumentation, on the call it belongs to): a wire on the session port
    * passes it on with the options, untouched.

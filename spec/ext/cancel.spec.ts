@@ -391,6 +391,21 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     expect(rig.server.tasks.detailed(lastTaskId(rig.server)).status).toBe('cancelled');
   });
 
+  it('a tools/call that asked for a task and is never answered fails at its timeout without notifications/cancelled ([R24], [A5])', async () => {
+    const rig = await extRig({ server: server('cancel'), client: { requestTimeoutMs: 1_000 } });
+    rig.server.on('tools/call', () => NO_REPLY);
+    const call = rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 500 }).catch((error: unknown) => error);
+    await flush();
+    // The deadline gives the call up at 500 ms; the request itself is held until 500 + 1,000 ms
+    // for the CreateTaskResult that would name a task to cancel, then dropped without a word.
+    await rig.clock.advance(500);
+    expect(await call).toBeInstanceOf(TaskTimeoutError);
+    await rig.clock.advance(1_500);
+    await flush();
+    expect(rig.server.count('tools/call')).toBe(1);
+    expect(rig.server.count('notifications/cancelled')).toBe(0);
+  });
+
   it('close() of a client TaskClient.connect made waits for an unanswered creation at most closeTimeoutMs', async () => {
     const rig = await extRig({ server: server('cancel'), client: { closeTimeoutMs: 2_000 } });
     rig.server.on('tools/call', () => NO_REPLY);

@@ -1568,7 +1568,29 @@ describe('a tools/call that is never answered (its answer lost on the wire)', ()
       expect((error as TaskRpcError).method).toBe('tools/call');
       expect(server.count('tools/call')).toBe(1);
       expect(tasks.active).toBe(0);
+      // [R24], [R25], [A5]: a call that asked for a task is never cancelled with
+      // notifications/cancelled, not even at its timeout (its task may exist).
+      await flush();
+      expect(server.count('notifications/cancelled')).toBe(0);
     }
+  });
+
+  it('a plain call (a tool without task support) that is never answered is still cancelled with notifications/cancelled at its timeout', async () => {
+    const { server, tasks, clock } = await setup(
+      { tools: [{ name: 'plain', inputSchema: { type: 'object' }, execution: { taskSupport: 'forbidden' } }] },
+      { requestTimeoutMs: 1_000 },
+    );
+    server.on('tools/call', () => NO_REPLY);
+    const outcome = tasks.callToolAsTask('plain').then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    await clock.advance(60_000 + 1_000);
+    expect(await outcome).toBeInstanceOf(TaskRpcError);
+    await flush();
+    expect(server.params('notifications/cancelled')).toEqual([
+      { requestId: server.received('tools/call')[0]!.id, reason: 'Request timed out' },
+    ]);
   });
 });
 

@@ -91,7 +91,7 @@ export async function inputRounds(
     launch.sentAt = engine.config.clock.now();
     reply = await engine.wire.startToolCall(
       attempt,
-      engine.requestOptions(timeoutMs, signal, undefined, launch.call.instrument),
+      engine.requestOptions(timeoutMs, signal, undefined, launch.call.instrument, attempt.task !== undefined),
     );
   }
   return reply;

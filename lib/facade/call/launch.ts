@@ -238,7 +238,8 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     this.sentAt = engine.config.clock.now();
     const sent = engine.wire.startToolCall(
       base,
-      engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument),
+      // [R24], [A5]: a call that asks for a task is never cancelled by notification, even at its timeout.
+      engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument, base.task !== undefined),
     );
     const rounds = (reply: StartReply): StartReply | Promise<StartReply> =>
       reply.kind === 'input' ? inputRounds(this, this.parts.inline, base, reply, timeoutMs, signal) : reply;
