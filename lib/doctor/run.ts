@@ -145,8 +145,9 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
     throw error;
   } finally {
     await Promise.all(opening.sessions.map((session) => session.close()));
-    // Closed first: a call still open on a port the doctor opened ends without a notification. On a
-    // caller's client it is given up now ([R27]), and a task that comes later is left alone.
+    // Closed first: a call still open on a port the doctor opened ends with it. On a caller's client
+    // it stays open, never cancelled with notifications/cancelled ([R24]: it may create a task), and
+    // a task that comes later is left alone.
     for (const s of probed) s.late.end();
   }
   const mustViolations = rows.filter((row) => row.verdict === 'deviation' && row.severity === 'MUST').length;

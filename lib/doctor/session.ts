@@ -136,9 +136,10 @@ export class Session {
   }
 
   /**
-   * A call that may create a task: never cancelled with `notifications/cancelled` ([R24], [E7]),
-   * it stays open while the session does (late.ts). A probe already stopped sends nothing, as the
-   * port refuses a request whose signal has aborted.
+   * A call that may create a task: never cancelled with `notifications/cancelled` ([R24], [E7]), so
+   * it gets neither a signal nor a timeout of the port's (either would cancel it that way when it
+   * fires): it stays open while the session does (late.ts). A probe already stopped, or a session
+   * the doctor is done with, sends nothing.
    */
   private callCreating(
     params: JsonObject,
@@ -147,12 +148,12 @@ export class Session {
     declare: boolean,
     timing: () => Timing,
   ): Promise<Reply> {
-    if (this.signal.aborted) return Promise.reject(new ProbeStopped('stopped'));
+    if (this.signal.aborted || this.late.signal.aborted) return Promise.reject(new ProbeStopped('stopped'));
     const request = this.port.request(
       'tools/call',
       params,
       identity,
-      { timeoutMs: Infinity, timers: TIMERS, signal: this.late.signal, headers },
+      { timeoutMs: Infinity, timers: TIMERS, headers },
       undefined,
       undefined,
       declare ? DECLARE : undefined,

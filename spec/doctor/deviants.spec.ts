@@ -473,7 +473,7 @@ describe('doctor: a CreateTaskResult that comes after the doctor gave up on its 
     expect(JSON.stringify(report)).not.toContain(late);
   });
 
-  it('once the run is over nothing more is sent: a CreateTaskResult that comes later is left alone, and the run is not held for it', async () => {
+  it("[R24] once the run is over nothing more is sent: the call still open on the caller's client is not cancelled with notifications/cancelled, a CreateTaskResult that comes later is left alone, and the run is not held for it", async () => {
     // The input probe's call (the battery's last: the expiry check needs seconds) is answered 3 s late.
     const { report, model } = await doctorOn(
       { lateCreateMs: 3_000 },
@@ -482,6 +482,12 @@ describe('doctor: a CreateTaskResult that comes after the doctor gave up on its 
     const ended = model.server.now();
     // The run did not wait for the reply: it returned before the server sent it.
     expect(model.server.sent.some((message) => isLate(model, message))).toBe(false);
+    // [R24]: the call may create a task, so it is never cancelled with notifications/cancelled, not
+    // even once the doctor is done with the session (before the fix, the end gave it up that way).
+    const call = model.server
+      .received('tools/call')
+      .find((entry) => (entry.params.arguments as { late?: unknown } | undefined)?.late === true);
+    expect(call).toBeDefined();
     const sent = Date.now();
     while (
       Date.now() - sent < 5_000 &&
@@ -493,6 +499,7 @@ describe('doctor: a CreateTaskResult that comes after the doctor gave up on its 
     // Nothing but requests the doctor sent before it returned: no read, no cancel of the late task.
     const after = model.server.log.filter((entry) => entry.at > ended && entry.kind === 'request');
     expect(after).toEqual([]);
+    expect(model.server.params('notifications/cancelled').map((params) => params.requestId)).not.toContain(call?.id);
     expect(model.running()).toBe(1);
     expect(report.tasks.notes).toEqual([]);
     expect(report.tasks.leftRunning).toBe(0);
