@@ -11,7 +11,7 @@
  */
 import { localCode, type JsonObject, type SessionPort, type Timers } from '../port/port.js';
 import { failedReply, ProbeStopped, type Reply, type Timing } from './reply.js';
-import { isObject, isTerminal, ms, seenTask } from './shape.js';
+import { isObject, isTerminal, ms, nameText, seenTask } from './shape.js';
 import type { TaskLedger } from './tasks.js';
 import type { DoctorWire } from './types.js';
 
@@ -172,7 +172,7 @@ export class LateTasks {
     host.ledger.track(task.taskId, tool, host, task.status);
     host.ledger.cameLate(
       task.taskId,
-      `a task of ${tool} came late, ${ms(host.now() - gaveUpAt)} after the doctor had given up on its tools/call (${why}): taken into the clean-up`,
+      `a task of ${nameText(tool)} came late, ${ms(host.now() - gaveUpAt)} after the doctor had given up on its tools/call (${why}): taken into the clean-up`,
     );
     // One that has already ended needs no clean-up.
     if (isTerminal(task.status)) return;

@@ -15,7 +15,7 @@ import { INPUT_CHECKS, inputProbe } from './input.js';
 import { RowSink } from './rows.js';
 import { ProbeStopped } from './reply.js';
 import { Session, type Settings } from './session.js';
-import { isObject, reportable } from './shape.js';
+import { isObject, nameText, reportable } from './shape.js';
 import { TaskLedger } from './tasks.js';
 import { openSessions, type Opened, type Opening } from './target.js';
 import { firstTaskTool, listTools, notATaskTool, resolveChoice, type ListedTool } from './tools.js';
@@ -289,7 +289,7 @@ function pickTool(
   if (options.tool !== undefined) {
     const why = wire === '2025-11-25' ? notATaskTool(options.tool.name, tools) : undefined;
     if (why !== undefined) return why;
-    return { tool: resolveChoice(options.tool, tools), note: `tool ${options.tool.name}, as named` };
+    return { tool: resolveChoice(options.tool, tools), note: `tool ${nameText(options.tool.name)}, as named` };
   }
   if (wire === 'io.modelcontextprotocol/tasks')
     return 'on the extension the server decides which calls become tasks: name a tool it runs as a task (tool option)';
@@ -298,7 +298,7 @@ function pickTool(
   const tool = resolveChoice({ name: found.name }, tools);
   return {
     tool,
-    note: `tool ${found.name} (the first that declares task support), called with ${JSON.stringify(tool.arguments)}`,
+    note: `tool ${nameText(found.name)} (the first that declares task support), called with ${JSON.stringify(tool.arguments)}`,
   };
 }
 

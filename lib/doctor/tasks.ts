@@ -3,9 +3,10 @@
  * what became of them (the report's task account).
  */
 import type { TaskAccount } from './types.js';
-import { isTerminal } from './shape.js';
+import { isTerminal, nameText } from './shape.js';
 
 interface Tracked {
+  /** The tool's name, as the notes quote it (one line, cut). */
   readonly tool: string;
   readonly owner: object;
   status: string | undefined;
@@ -20,9 +21,10 @@ export class TaskLedger {
   private readonly tasks = new Map<string, Tracked>();
   private readonly notes: string[] = [];
 
-  /** Records a task `owner` (a session) started with `tool`. */
+  /** Records a task `owner` (a session) started with `tool` (its name kept as the notes quote it). */
   track(taskId: string, tool: string, owner: object, status: string | undefined): void {
-    if (!this.tasks.has(taskId)) this.tasks.set(taskId, { tool, owner, status, late: false, explained: false });
+    if (!this.tasks.has(taskId))
+      this.tasks.set(taskId, { tool: nameText(tool), owner, status, late: false, explained: false });
   }
 
   /** Notes the latest status seen of a task (a terminal one is kept). */
@@ -47,7 +49,7 @@ export class TaskLedger {
     return this.tasks.keys();
   }
 
-  /** Tasks of `owner` not known to have ended, with their tool. */
+  /** Tasks of `owner` not known to have ended, with their tool (its name as the notes quote it). */
   running(owner: object): Array<{ taskId: string; tool: string }> {
     const out: Array<{ taskId: string; tool: string }> = [];
     for (const [taskId, task] of this.tasks)

@@ -4,7 +4,7 @@
  * schema for a tool the caller named without any.
  */
 import type { Session } from './session.js';
-import { isObject } from './shape.js';
+import { isObject, nameText } from './shape.js';
 import type { ToolChoice } from './types.js';
 
 /** A tool as listed. */
@@ -65,7 +65,7 @@ export function notATaskTool(name: string, tools: readonly ListedTool[]): string
   if (listed === undefined || listed.taskSupport === 'optional' || listed.taskSupport === 'required') return undefined;
   const declared =
     listed.taskSupport === undefined ? 'no taskSupport' : `taskSupport ${JSON.stringify(listed.taskSupport)}`;
-  return `${name} declares ${declared}: the doctor does not call it as a task (R7)`;
+  return `${nameText(name)} declares ${declared}: the doctor does not call it as a task (R7)`;
 }
 
 /** The first tool that declares it can run as a task (2025), or `undefined`. */

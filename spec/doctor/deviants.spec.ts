@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   exitCode,
+  renderReport,
   reportJson,
   runDoctor,
   type DoctorOptions,
@@ -254,6 +255,45 @@ describe('doctor: a call the server refuses as invalid ([V14] binds a call it ac
       'tools/call with task answered -32602 (Unknown tool wrok): the server refused the call as invalid (check the tool and its arguments)',
     );
     expect(exitCode(report)).toBe(0);
+  });
+});
+
+describe("doctor: the names a server gives (its own, its tools') are untrusted text", () => {
+  it("a long, multi-line server name and tool name: the report's text quotes them on one line, escaped and cut; its fields keep them whole", async () => {
+    const serverName = `evil\n\u001b]0;pwned\u0007 server ${'s'.repeat(200)}`;
+    const workName = `work\nline two\u001b[31m ${'w'.repeat(200)}`;
+    // No tasks.cancel and a task that never ends: the task account's notes name the tool too.
+    const { report, model } = await doctorOn(
+      { serverName, workName, noCancel: true, neverEnds: true },
+      { probeTimeoutMs: 600 },
+    );
+    expect(model.failures).toEqual([]);
+    // Before the fix the note, the task notes and the table quoted both names whole, newlines and escapes included.
+    const shown = /^work\\nline two\\u001b\[31m w+…$/;
+    const note = report.wires[0]?.note ?? '';
+    expect(note).toMatch(
+      /^tool \S+\\nline two\\u001b\[31m w+… \(the first that declares task support\), called with \{\}$/,
+    );
+    expect(shown.test(note.slice('tool '.length, note.indexOf(' (the first')))).toBe(true);
+    const workNotes = report.tasks.notes.filter((text) => !/^a task of (ask|fail):/.test(text));
+    expect(workNotes.length).toBeGreaterThan(0);
+    for (const text of workNotes)
+      expect(text).toMatch(/^a task of work\\nline two\\u001b\[31m w+…: the server declared no tasks\.cancel/);
+    const table = renderReport(report, { width: 120 });
+    // eslint-disable-next-line no-control-regex
+    expect(table).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    for (const long of ['s'.repeat(80), 'w'.repeat(80)]) {
+      expect(table).not.toContain(long);
+      expect(note + report.tasks.notes.join('') + report.rows.map((r) => r.seen).join('')).not.toContain(long);
+    }
+    expect(table.split('\n').slice(0, 2).join(' ')).toMatch(
+      /^mcp-task doctor: evil\\n\\u001b\]0;pwned\\u0007 server s+… 1\.0\.0,/,
+    );
+    // The report's fields (and so its JSON) keep the names whole.
+    expect(report.server?.name).toBe(serverName);
+    expect(report.wires[0]?.tool).toBe(workName);
+    const json = JSON.parse(reportJson(report)) as DoctorReport;
+    expect([json.server?.name, json.wires[0]?.tool]).toEqual([serverName, workName]);
   });
 });
 

@@ -4,7 +4,7 @@
  * pollInterval, a notification on every change, a blocking tasks/result with related-task _meta,
  * -32602 for unknown ids, cancelled terminal tasks refused, paged listing that ends, tagged
  * questions while input_required, tasks forgotten after their ttl), unless one switch turns ONE
- * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered`, `madeUpCursorUnanswered`, `maxTtl` and `deleteCancelled`, one allowed behaviour the
+ * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered`, `madeUpCursorUnanswered`, `maxTtl`, `deleteCancelled`, `serverName` and `workName`, one allowed behaviour the
  * doctor must not call a deviation). Built on spec/support/scripted-server.ts; it asserts every request it holds
  * before it answers (task methods carry exactly `{taskId}`, a task-augmented call only `{ttl}`,
  * [R33], [A15], [S3]) and records what failed in `failures`.
@@ -68,6 +68,10 @@ export interface ModelOptions {
   readonly maxTtl?: number;
   /** How long `work` runs. @default 150 */
   readonly workMs?: number;
+  /** The server's name (`serverInfo.name`), as it gives it (a long or multi-line name: no deviation). */
+  readonly serverName?: string;
+  /** The name the `work` tool is listed and called by (a long or multi-line name: no deviation). */
+  readonly workName?: string;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -99,18 +103,19 @@ export interface Model {
 
 /** Builds the model server (connect it with `connectScripted`-like code or pass `server`). */
 export function modelServer(options: ModelOptions = {}): Model {
+  const capabilities: Json = {
+    tools: {},
+    tasks:
+      options.noCancel === true
+        ? { list: {}, requests: { tools: { call: {} } } }
+        : { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+  };
   const server = new ScriptedServer({
     // The doctor sends a made-up tasks/list cursor on purpose, to see it refused ([V26]).
     madeUpCursors: true,
-    capabilities: {
-      tools: {},
-      tasks:
-        options.noCancel === true
-          ? { list: {}, requests: { tools: { call: {} } } }
-          : { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-    },
+    capabilities,
     tools: [
-      { name: 'work', taskSupport: 'optional', inputSchema: { type: 'object', properties: {} } },
+      { name: options.workName ?? 'work', taskSupport: 'optional', inputSchema: { type: 'object', properties: {} } },
       { name: 'fail', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
       { name: 'ask', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
       ...(options.forbiddenTool === true
@@ -174,9 +179,18 @@ export function modelServer(options: ModelOptions = {}): Model {
     update(entry, { status, statusMessage });
   };
 
+  if (options.serverName !== undefined) {
+    const name = options.serverName;
+    server.on('initialize', () => ({
+      protocolVersion: '2025-11-25',
+      capabilities,
+      serverInfo: { name, version: '1.0.0' },
+    }));
+  }
+
   server.on('tools/call', (params) => {
     check(typeof params.name === 'string', 'tools/call without a name');
-    const name = params.name as string;
+    const name = params.name === options.workName ? 'work' : (params.name as string);
     const args = (typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {}) as Json;
     if (name === 'plain') {
       if (params.task === undefined) return { content: [{ type: 'text', text: 'plain done' }] };
