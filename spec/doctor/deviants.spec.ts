@@ -244,17 +244,33 @@ describe('doctor: a named tool that does not declare task support ([R7])', () =>
   });
 });
 
-describe('doctor: a call the server refuses as invalid ([V14] binds a call it accepts)', () => {
-  it('a named tool the server does not have (a typo): -32602 to the task-augmented call is no deviation, the row says why', async () => {
+describe('doctor: a named tool the server does not list', () => {
+  const why = (name: string, option: string): string =>
+    `tool ${name} is not listed by the server (tools/list; it lists work, fail, ask): the doctor does not call it; name a listed tool (${option} option)`;
+
+  it('a typo is never called: the battery does not run, and its rows say why', async () => {
     const { report, model } = await doctorOn({}, { tool: { name: 'wrok' } });
     clean(model, report);
-    // Before the fix: create.result, a MUST of V14 (exit 1), for a server that rightly refused an unknown tool.
+    // Before the fix the doctor called it (the server refused it with -32602) and reported the refusal.
+    expect(model.server.params('tools/call')).toEqual([]);
     expect(deviations(report)).toEqual([]);
-    expect(row(report, 'create.result')).toMatchObject({ verdict: 'not-testable' });
-    expect(row(report, 'create.result')?.seen).toBe(
-      'tools/call with task answered -32602 (Unknown tool wrok): the server refused the call as invalid (check the tool and its arguments)',
-    );
+    expect(report.wires[0]).toMatchObject({ offered: true, tool: undefined, note: why('wrok', 'tool') });
+    for (const check of ['create.result', 'cancel.running', 'unknown.id', 'fail.status', 'input.tagged', 'expiry.read'])
+      expect(row(report, check), check).toMatchObject({ verdict: 'not-testable', seen: why('wrok', 'tool') });
+    expect(row(report, 'offer')?.verdict).toBe('ok');
+    expect(report.tasks.started).toBe(0);
     expect(exitCode(report)).toBe(0);
+  });
+
+  it('a failing tool with a typo is never called: only the failure rows are not testable, the battery runs', async () => {
+    const { report, model } = await doctorOn({}, { failTool: { name: 'fial' } });
+    clean(model, report);
+    expect(model.server.params('tools/call').filter((params) => params.name === 'fial')).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    for (const check of ['fail.status', 'fail.message', 'fail.result'])
+      expect(row(report, check), check).toMatchObject({ verdict: 'not-testable', seen: why('fial', 'failTool') });
+    expect(row(report, 'create.result')?.verdict).toBe('ok');
+    expect(row(report, 'input.tagged')?.verdict).toBe('ok');
   });
 });
 
