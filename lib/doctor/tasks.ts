@@ -20,11 +20,22 @@ interface Tracked {
 export class TaskLedger {
   private readonly tasks = new Map<string, Tracked>();
   private readonly notes: string[] = [];
+  /** What each owner (a session) is told of a task it starts tracking. */
+  private readonly watchers = new Map<object, (taskId: string) => void>();
 
-  /** Records a task `owner` (a session) started with `tool` (its name kept as the notes quote it). */
+  /**
+   * Records a task `owner` (a session) started with `tool` (its name kept as the notes quote it);
+   * the owner's watcher is told of it once it is recorded.
+   */
   track(taskId: string, tool: string, owner: object, status: string | undefined): void {
-    if (!this.tasks.has(taskId))
-      this.tasks.set(taskId, { tool: nameText(tool), owner, status, late: false, explained: false });
+    if (this.tasks.has(taskId)) return;
+    this.tasks.set(taskId, { tool: nameText(tool), owner, status, late: false, explained: false });
+    this.watchers.get(owner)?.(taskId);
+  }
+
+  /** Tells `onTrack` of every task `owner` starts tracking from now on. */
+  watch(owner: object, onTrack: (taskId: string) => void): void {
+    this.watchers.set(owner, onTrack);
   }
 
   /** Notes the latest status seen of a task (a terminal one is kept). */

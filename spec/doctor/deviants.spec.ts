@@ -115,6 +115,17 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     expect(exitCode(report)).toBe(0);
   });
 
+  it('[V21] the only notification of a task sent before its CreateTaskResult: notify.sent counts it, ok', async () => {
+    const { report, model } = await doctorOn({ earlyNoteOnly: true });
+    clean(model, report);
+    // Before the fix the doctor dropped it (its task was not known yet): "none", a MAY deviation.
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'notify.sent')).toMatchObject({ verdict: 'ok', rule: 'V21', severity: 'MAY' });
+    expect(row(report, 'notify.sent')?.seen).toBe(
+      'for working (1 in all); all before the CreateTaskResult; none for the end',
+    );
+  });
+
   it('[V21] the notification of the end sent 200 ms after the end, so after a read showed it: notify.sent ok, and it names the end', async () => {
     const { report, model } = await doctorOn({ lateEndNoteMs: 200 });
     clean(model, report);

@@ -4,7 +4,7 @@
  * pollInterval, a notification on every change, a blocking tasks/result with related-task _meta,
  * -32602 for unknown ids, cancelled terminal tasks refused, paged listing that ends, tagged
  * questions while input_required, tasks forgotten after their ttl), unless one switch turns ONE
- * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered`, `madeUpCursorUnanswered`, `maxTtl`, `deleteCancelled`, `serverName` and `workName`, one allowed behaviour the
+ * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered`, `madeUpCursorUnanswered`, `maxTtl`, `deleteCancelled`, `serverName`, `workName` and `earlyNoteOnly`, one allowed behaviour the
  * doctor must not call a deviation). Built on spec/support/scripted-server.ts; it asserts every request it holds
  * before it answers (task methods carry exactly `{taskId}`, a task-augmented call only `{ttl}`,
  * [R33], [A15], [S3]) and records what failed in `failures`.
@@ -72,6 +72,11 @@ export interface ModelOptions {
   readonly serverName?: string;
   /** The name the `work` tool is listed and called by (a long or multi-line name: no deviation). */
   readonly workName?: string;
+  /**
+   * A task's only status notification is the one sent before its CreateTaskResult (the task as it
+   * is then): [V21] allows it, so no deviation.
+   */
+  readonly earlyNoteOnly?: boolean;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -142,7 +147,7 @@ export function modelServer(options: ModelOptions = {}): Model {
   };
   const snapshot = (entry: ModelTask): Json => JSON.parse(JSON.stringify(entry.task)) as Json;
   const notify = (entry: ModelTask): void => {
-    if (options.silent === true) return;
+    if (options.silent === true || options.earlyNoteOnly === true) return;
     const note = snapshot(entry);
     if (options.lateEndNoteMs === undefined || !TERMINAL.has(String(note.status)))
       server.notify('notifications/tasks/status', note);
@@ -262,6 +267,7 @@ export function modelServer(options: ModelOptions = {}): Model {
           });
       });
     }
+    if (options.earlyNoteOnly === true) server.notify('notifications/tasks/status', snapshot(entry));
     const created = (): Json => {
       const task = snapshot(entry);
       if (options.createdTaskId !== undefined) task.taskId = options.createdTaskId;
