@@ -79,6 +79,41 @@ export interface ModelOptions {
   readonly earlyNoteOnly?: boolean;
 }
 
+/**
+ * Every option of {@link ModelOptions}, by name: the type check keeps it whole (a new option left
+ * out, or one removed, fails to compile), so that a test can check that the doctor's fuzzer
+ * (spec/doctor/fuzz.spec.ts) draws each of them.
+ */
+export const MODEL_OPTION_KEYS: readonly (keyof ModelOptions)[] = Object.keys({
+  silent: true,
+  ttlIgnored: true,
+  cancelRewrites: true,
+  noCancel: true,
+  untagged: true,
+  unknownCode: true,
+  endlessList: true,
+  numericCursor: true,
+  neverEnds: true,
+  earlyResult: true,
+  selfCancel: true,
+  slowReadMs: true,
+  unanswered: true,
+  madeUpCursorUnanswered: true,
+  lateEndNoteMs: true,
+  createdTaskId: true,
+  createdStatus: true,
+  createdAt: true,
+  lateCreateMs: true,
+  cancelledAtOnce: true,
+  forbiddenTool: true,
+  deleteCancelled: true,
+  maxTtl: true,
+  workMs: true,
+  serverName: true,
+  workName: true,
+  earlyNoteOnly: true,
+} satisfies Record<keyof ModelOptions, true>) as (keyof ModelOptions)[];
+
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const RELATED = 'io.modelcontextprotocol/related-task';
 const POLL_INTERVAL = 50;
