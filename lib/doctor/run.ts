@@ -250,7 +250,7 @@ async function probeWire(
       if (choice === undefined) return undefined;
       const why =
         notListed(choice.name, listed, option) ??
-        (wire === '2025-11-25' ? notATaskTool(choice.name, listed.tools) : undefined);
+        (wire === '2025-11-25' ? notATaskTool(choice.name, listed) : undefined);
       if (why === undefined) return resolveChoice(choice, listed.tools);
       sink.rest(checks, why);
       return undefined;
@@ -298,7 +298,7 @@ function pickTool(
   if (options.tool !== undefined) {
     const why =
       notListed(options.tool.name, listing, 'tool') ??
-      (wire === '2025-11-25' ? notATaskTool(options.tool.name, tools) : undefined);
+      (wire === '2025-11-25' ? notATaskTool(options.tool.name, listing) : undefined);
     if (why !== undefined) return why;
     return { tool: resolveChoice(options.tool, tools), note: `tool ${nameText(options.tool.name)}, as named` };
   }

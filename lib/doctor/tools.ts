@@ -90,11 +90,18 @@ export function resolveChoice(
 /**
  * Why a named tool may not be called as a task on 2025-11-25, or `undefined` when it may: a listed
  * tool whose `taskSupport` is absent, `forbidden` or unknown (read as forbidden) is never called as
- * a task ([R7]; a server rightly refuses it). A name the listing lacks is {@link notListed}'s.
+ * a task ([R7]; a server rightly refuses it), and neither is one the doctor could not find in a
+ * listing that failed or was cut: its `taskSupport` is unknown, and the library never calls such a
+ * tool as a task either. A name a complete listing lacks is {@link notListed}'s.
  */
-export function notATaskTool(name: string, tools: readonly ListedTool[]): string | undefined {
-  const listed = tools.find((tool) => tool.name === name);
-  if (listed === undefined || listed.taskSupport === 'optional' || listed.taskSupport === 'required') return undefined;
+export function notATaskTool(name: string, listing: Listing): string | undefined {
+  const listed = listing.tools.find((tool) => tool.name === name);
+  if (listed === undefined) {
+    if (listing.complete) return undefined;
+    const why = listing.error ?? `it was cut after ${MAX_PAGES} pages`;
+    return `tool ${nameText(name)} is not in what the doctor could read of tools/list (${why}): with its taskSupport unknown, the doctor does not call it as a task (R7)`;
+  }
+  if (listed.taskSupport === 'optional' || listed.taskSupport === 'required') return undefined;
   const declared =
     listed.taskSupport === undefined ? 'no taskSupport' : `taskSupport ${JSON.stringify(listed.taskSupport)}`;
   return `${nameText(name)} declares ${declared}: the doctor does not call it as a task (R7)`;

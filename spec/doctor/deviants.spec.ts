@@ -242,6 +242,24 @@ describe('doctor: a named tool that does not declare task support ([R7])', () =>
     expect(exitCode(report)).toBe(0);
   });
 
+  it('a named tool missing from a tools/list that failed is not called as a task either: its taskSupport is unknown', async () => {
+    // Found by the doctor's fuzzer (both wires, seed 200, every seed's server switched): a
+    // tools/list answered too late left the doctor without the listing, and it called the
+    // forbidden tool as a task.
+    const { report, model } = await doctorOn(
+      { unanswered: 'tools/list', forbiddenTool: true },
+      { tool: { name: 'plain' }, requestTimeoutMs: 300 },
+    );
+    expect(model.failures).toEqual([]);
+    expect(model.server.params('tools/call')).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'create.result')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'tool plain is not in what the doctor could read of tools/list (tools/list answered no answer in time): with its taskSupport unknown, the doctor does not call it as a task (R7)',
+    });
+    expect(report.tasks.started).toBe(0);
+  });
+
   it('a forbidden failing tool: only the failure rows are not testable, the battery and the input tool run', async () => {
     const { report, model } = await doctorOn({ forbiddenTool: true }, { failTool: { name: 'plain' } });
     expect(model.failures).toEqual([]);
