@@ -21,7 +21,7 @@ const MAX_PAGES = 20;
 /** The server's tools, as listed. */
 export interface Listing {
   readonly tools: ListedTool[];
-  /** Why the listing stopped short (a failed page, a cursor that is not a string). */
+  /** Why the listing stopped short (a failed page, a cursor that is not a string or comes back); not set when cut at the page bound. */
   readonly error?: string | undefined;
   /** True when every page was read: a tool it does not have is not the server's. */
   readonly complete: boolean;
@@ -54,7 +54,7 @@ export async function listTools(s: Session): Promise<Listing> {
       };
     if (typeof next !== 'string' || next === '') return { tools, complete: true };
     // A cursor given back unchanged: the pages after it are out of reach.
-    if (next === cursor) return { tools, complete: false };
+    if (next === cursor) return { tools, error: 'tools/list gave the same nextCursor back', complete: false };
     cursor = next;
   }
   return { tools, complete: false };
@@ -64,7 +64,7 @@ export async function listTools(s: Session): Promise<Listing> {
  * Why a tool the caller named is not called at all, or `undefined`: a complete listing does not
  * have it (a typo, a tool of another server). A call of it would only be refused, or reach a tool
  * the caller did not mean; `option` names the option that named it. A listing that failed or was
- * cut may just miss it: the tool is tried then.
+ * cut may just miss it: the tool is tried then (on 2025-11-25 not as a task, {@link notATaskTool}).
  */
 export function notListed(name: string, listing: Listing, option: string): string | undefined {
   if (!listing.complete || listing.tools.some((tool) => tool.name === name)) return undefined;
