@@ -891,7 +891,7 @@ const TITLES: Record<Wire, string> = {
 
 describe("doctor fuzzing: the model server's options", () => {
   it('every option of the model server (spec/doctor/model-server.ts) is one the fuzzer draws', () => {
-    // Before the fix, twelve options were never drawn (the newer deviations among them): a seed
+    // Before the fix, nine options were never drawn (the newer deviations among them): a seed
     // could not find what the doctor does with them.
     const drawn = new Set(modelChoices(new Rng(1)).flatMap((choice) => Object.keys(choice)));
     expect([...drawn].sort()).toEqual([...MODEL_OPTION_KEYS].sort());
