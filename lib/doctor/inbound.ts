@@ -11,6 +11,8 @@ export interface Note {
   readonly status: string | undefined;
   readonly at: number;
   readonly params: JsonObject;
+  /** It came before the task's `CreateTaskResult` (2025-11-25), and was held until the task was known. */
+  readonly early?: boolean | undefined;
 }
 
 /** An input request (a question) the server sent, on either wire. */

@@ -13,7 +13,7 @@ import { follow, type Followed } from './follow.js';
 import type { Question } from './inbound.js';
 import { serverAnswered, type Reply } from './reply.js';
 import type { Session } from './session.js';
-import { isObject, ms, seenTask } from './shape.js';
+import { isObject, ms, nameText, seenTask } from './shape.js';
 
 /** The checks of {@link inputProbe} on each wire. */
 export const INPUT_CHECKS = {
@@ -45,7 +45,7 @@ async function start(
   if (first?.taskId === undefined)
     return void rows.rest(
       checks,
-      `${tool.name} created no task (${created.ok ? 'a plain result' : s.describe(created)})`,
+      `${nameText(tool.name)} created no task (${created.ok ? 'a plain result' : s.describe(created)})`,
     );
   s.ledger.track(first.taskId, tool.name, s, first.status);
   return { taskId: first.taskId, first };

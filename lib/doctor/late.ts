@@ -1,15 +1,17 @@
 /**
  * The doctor's calls that may create a task, and the tasks their late replies name. Such a call is
  * never cancelled with `notifications/cancelled` ([R24], [E7]: a task is cancelled with
- * `tasks/cancel`, and there is no rule for one whose id is not known yet, [A5]). The doctor stops
- * waiting for it at its bound (or when the probe stops), but the request stays open while the
- * session does, so that a task its late reply names is still counted, noted as late and taken into
- * the clean-up. When the doctor is done with the session ({@link LateTasks.end}) the calls still
- * open are given up ([R27]: they are still open then), and nothing more is sent.
+ * `tasks/cancel`, and there is no rule for one whose id is not known yet, [A5]), so it is sent
+ * without a signal or a timeout of the port's. The doctor stops waiting for it at its bound (or
+ * when the probe stops), but the request stays open while the session does, so that a task its
+ * late reply names is still counted, noted as late and taken into the clean-up. When the doctor is
+ * done with the session ({@link LateTasks.end}) it lets go of the calls still open: they stay open
+ * on a caller's client (never cancelled, [R24]), a reply that comes later is left alone, and
+ * nothing more is sent.
  */
 import { localCode, type JsonObject, type SessionPort, type Timers } from '../port/port.js';
 import { failedReply, ProbeStopped, type Reply, type Timing } from './reply.js';
-import { isObject, isTerminal, ms, seenTask } from './shape.js';
+import { isObject, isTerminal, ms, nameText, seenTask } from './shape.js';
 import type { TaskLedger } from './tasks.js';
 import type { DoctorWire } from './types.js';
 
@@ -23,12 +25,22 @@ export interface LateHost {
   now(): number;
 }
 
+/**
+ * Passes a call's outcome on while the doctor follows the call: emptied by {@link LateTasks.end}, so
+ * that a call still open on a caller's client holds nothing of the run.
+ */
+interface Relay {
+  to: ((outcome: { ok: true; result: JsonObject } | { ok: false; error: unknown }) => void) | undefined;
+}
+
 /** The late tasks of one session. */
 export class LateTasks {
   /** Tasks that came late, not yet taken by a clean-up (battery.ts `settle` takes them). */
   private readonly ids = new Set<string>();
-  /** Aborted by {@link LateTasks.end}: the calls still open are given up, and nothing more is sent. */
+  /** Aborted by {@link LateTasks.end}: nothing more is sent, and a late clean-up under way stops. */
   private readonly life = new AbortController();
+  /** The calls followed whose outcome has not come yet. */
+  private readonly relays = new Set<Relay>();
   /** Cleans up the tasks that come late once the battery's own clean-ups are over ({@link LateTasks.cleanWith}). */
   private cleanup: ((signal: AbortSignal) => Promise<void>) | undefined = undefined;
   /** The late clean-ups under way, one after the other. */
@@ -39,7 +51,7 @@ export class LateTasks {
     private readonly timers: Timers,
   ) {}
 
-  /** The signal of the calls that may create a task: aborted once the doctor is done with the session. */
+  /** Aborted once the doctor is done with the session: no call that may create a task is sent then. */
   get signal(): AbortSignal {
     return this.life.signal;
   }
@@ -55,26 +67,31 @@ export class LateTasks {
   }
 
   /**
-   * Follows a call that may create a task (`request`, sent with {@link LateTasks.signal}): its
-   * reply, or at its bound a timeout; a stop of the probe rejects with {@link ProbeStopped}. A reply
-   * that comes after either is read for the task it names.
+   * Follows a call that may create a task (`request`, sent without a signal: never cancelled with
+   * `notifications/cancelled`, [R24]): its reply, or at its bound a timeout; a stop of the probe
+   * rejects with {@link ProbeStopped}. A reply that comes after either is read for the task it names.
    */
   follow(request: Promise<JsonObject>, tool: string, timeoutMs: number, timing: () => Timing): Promise<Reply> {
     const { signal } = this.host;
+    const relay: Relay = { to: undefined };
+    this.relays.add(relay);
+    request.then(
+      (result) => relay.to?.({ ok: true, result }),
+      (error: unknown) => relay.to?.({ ok: false, error }),
+    );
     return new Promise<Reply>((resolve, reject) => {
       let waiting = true;
+      let gaveUpAt = 0;
+      let why = '';
       const stopWaiting = (): void => {
         waiting = false;
         this.timers.cancel(timer);
         signal.removeEventListener('abort', stopped);
       };
-      const giveUp = (why: string): void => {
+      const giveUp = (reason: string): void => {
         stopWaiting();
-        const gaveUpAt = this.host.now();
-        request.then(
-          (result) => this.came(result, tool, gaveUpAt, why),
-          () => {},
-        );
+        gaveUpAt = this.host.now();
+        why = reason;
       };
       const stopped = (): void => {
         if (!waiting) return;
@@ -97,22 +114,21 @@ export class LateTasks {
         true,
       );
       signal.addEventListener('abort', stopped, { once: true });
-      request.then(
-        (result) => {
-          if (!waiting) return;
-          stopWaiting();
-          resolve({ ok: true, result, ...timing() });
-        },
-        (error: unknown) => {
-          if (!waiting) return;
-          stopWaiting();
-          try {
-            resolve(failedReply(error, timing));
-          } catch (stop) {
-            reject(stop);
-          }
-        },
-      );
+      relay.to = (outcome) => {
+        relay.to = undefined;
+        this.relays.delete(relay);
+        if (!waiting) {
+          if (outcome.ok) this.came(outcome.result, tool, gaveUpAt, why);
+          return;
+        }
+        stopWaiting();
+        if (outcome.ok) return resolve({ ok: true, result: outcome.result, ...timing() });
+        try {
+          resolve(failedReply(outcome.error, timing));
+        } catch (stop) {
+          reject(stop);
+        }
+      };
     });
   }
 
@@ -128,11 +144,15 @@ export class LateTasks {
   }
 
   /**
-   * The doctor is done with the session (its port closed, or left to the caller): the calls still
-   * open are given up, a reply that comes later is left alone, and a late clean-up under way stops.
+   * The doctor is done with the session (its port closed, or left to the caller): it lets go of the
+   * calls still open without cancelling them ([R24]: on a caller's client they stay open, and the
+   * port takes a reply that comes later), a reply that comes later is left alone, and a late
+   * clean-up under way stops.
    */
   end(): void {
     this.cleanup = undefined;
+    for (const relay of this.relays) relay.to = undefined;
+    this.relays.clear();
     this.life.abort();
   }
 
@@ -152,7 +172,7 @@ export class LateTasks {
     host.ledger.track(task.taskId, tool, host, task.status);
     host.ledger.cameLate(
       task.taskId,
-      `a task of ${tool} came late, ${ms(host.now() - gaveUpAt)} after the doctor had given up on its tools/call (${why}): taken into the clean-up`,
+      `a task of ${nameText(tool)} came late, ${ms(host.now() - gaveUpAt)} after the doctor had given up on its tools/call (${why}): taken into the clean-up`,
     );
     // One that has already ended needs no clean-up.
     if (isTerminal(task.status)) return;

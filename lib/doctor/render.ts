@@ -3,6 +3,7 @@
  * wrapped to the width), JSON for machines (the report as is), and the exit code (1 when a MUST
  * rule is broken).
  */
+import { nameText } from './shape.js';
 import type { DoctorReport, DoctorRow, Verdict, WireSection } from './types.js';
 
 /** Options of {@link renderReport}. */
@@ -63,7 +64,11 @@ export function renderReport(report: DoctorReport, options: RenderOptions = {}):
 }
 
 function headline(report: DoctorReport): string {
-  const server = report.server === undefined ? 'an unnamed server' : `${report.server.name} ${report.server.version}`;
+  // The server's name and version are its own (untrusted): on one line, escaped and cut.
+  const server =
+    report.server === undefined
+      ? 'an unnamed server'
+      : `${nameText(report.server.name)} ${nameText(report.server.version)}`;
   const s = report.summary;
   const must = s.mustViolations > 0 ? ` (${s.mustViolations} of a MUST rule)` : '';
   const deviations = `${s.deviations} deviation${s.deviations === 1 ? '' : 's'}`;

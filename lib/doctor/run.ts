@@ -15,10 +15,10 @@ import { INPUT_CHECKS, inputProbe } from './input.js';
 import { RowSink } from './rows.js';
 import { ProbeStopped } from './reply.js';
 import { Session, type Settings } from './session.js';
-import { isObject, reportable } from './shape.js';
+import { isObject, nameText, reportable } from './shape.js';
 import { TaskLedger } from './tasks.js';
 import { openSessions, type Opened, type Opening } from './target.js';
-import { firstTaskTool, listTools, notATaskTool, resolveChoice, type ListedTool } from './tools.js';
+import { firstTaskTool, listTools, notATaskTool, notListed, resolveChoice, type Listing } from './tools.js';
 import type {
   DoctorOptions,
   DoctorReport,
@@ -145,8 +145,9 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
     throw error;
   } finally {
     await Promise.all(opening.sessions.map((session) => session.close()));
-    // Closed first: a call still open on a port the doctor opened ends without a notification. On a
-    // caller's client it is given up now ([R27]), and a task that comes later is left alone.
+    // Closed first: a call still open on a port the doctor opened ends with it. On a caller's client
+    // it stays open, never cancelled with notifications/cancelled ([R24]: it may create a task), and
+    // a task that comes later is left alone.
     for (const s of probed) s.late.end();
   }
   const mustViolations = rows.filter((row) => row.verdict === 'deviation' && row.severity === 'MUST').length;
@@ -234,16 +235,22 @@ async function probeWire(
     }
     if (!offer.offered) return { section: section(false, undefined, offer.why), rows: sink.rows };
     canCancel = offer.canCancel;
-    const choice = pickTool(wire, options, listed.tools, listed.error);
+    const choice = pickTool(wire, options, listed);
     if (typeof choice === 'string') {
       for (const [, checks] of BATTERY[wire]) sink.rest(checks, choice);
       return { section: section(true, undefined, choice), rows: sink.rows };
     }
     const declared = port.clientCapabilities();
     /** A named tool the probe of `checks` may call, or `undefined` (its rows then say why). */
-    const usable = (choice: ToolChoice | undefined, checks: readonly string[]): Resolved | undefined => {
+    const usable = (
+      choice: ToolChoice | undefined,
+      checks: readonly string[],
+      option: string,
+    ): Resolved | undefined => {
       if (choice === undefined) return undefined;
-      const why = wire === '2025-11-25' ? notATaskTool(choice.name, listed.tools) : undefined;
+      const why =
+        notListed(choice.name, listed, option) ??
+        (wire === '2025-11-25' ? notATaskTool(choice.name, listed) : undefined);
       if (why === undefined) return resolveChoice(choice, listed.tools);
       sink.rest(checks, why);
       return undefined;
@@ -252,8 +259,8 @@ async function probeWire(
       s,
       rows: sink,
       tool: choice.tool,
-      failTool: usable(options.failTool, wire === '2025-11-25' ? FAILURE_CHECKS : EXT_FAILURE_CHECKS),
-      inputTool: usable(options.inputTool, INPUT_CHECKS[wire]),
+      failTool: usable(options.failTool, wire === '2025-11-25' ? FAILURE_CHECKS : EXT_FAILURE_CHECKS, 'failTool'),
+      inputTool: usable(options.inputTool, INPUT_CHECKS[wire], 'inputTool'),
       canCancel: offer.canCancel,
       canList: offer.canList,
       canAnswer: declared.elicitation !== undefined || declared.sampling !== undefined,
@@ -278,26 +285,31 @@ async function probeWire(
   }
 }
 
-/** The battery's tool: the caller's, or the first that declares task support (2025). */
+/**
+ * The battery's tool: the caller's, or the first that declares task support (2025). A named tool
+ * the server does not list is not called: the reason takes the battery's place.
+ */
 function pickTool(
   wire: DoctorWire,
   options: DoctorOptions,
-  tools: readonly ListedTool[],
-  listError: string | undefined,
+  listing: Listing,
 ): { tool: Resolved; note: string } | string {
+  const { tools } = listing;
   if (options.tool !== undefined) {
-    const why = wire === '2025-11-25' ? notATaskTool(options.tool.name, tools) : undefined;
+    const why =
+      notListed(options.tool.name, listing, 'tool') ??
+      (wire === '2025-11-25' ? notATaskTool(options.tool.name, listing) : undefined);
     if (why !== undefined) return why;
-    return { tool: resolveChoice(options.tool, tools), note: `tool ${options.tool.name}, as named` };
+    return { tool: resolveChoice(options.tool, tools), note: `tool ${nameText(options.tool.name)}, as named` };
   }
   if (wire === 'io.modelcontextprotocol/tasks')
     return 'on the extension the server decides which calls become tasks: name a tool it runs as a task (tool option)';
   const found = firstTaskTool(tools);
-  if (found === undefined) return listError ?? 'no tool declares task support: name one (tool option)';
+  if (found === undefined) return listing.error ?? 'no tool declares task support: name one (tool option)';
   const tool = resolveChoice({ name: found.name }, tools);
   return {
     tool,
-    note: `tool ${found.name} (the first that declares task support), called with ${JSON.stringify(tool.arguments)}`,
+    note: `tool ${nameText(found.name)} (the first that declares task support), called with ${JSON.stringify(tool.arguments)}`,
   };
 }
 

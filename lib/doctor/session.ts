@@ -40,6 +40,12 @@ const TIMERS: Timers = {
   },
 };
 
+/**
+ * Most status notifications held for tasks not known yet (2025-11-25): mcp-go sends every task's
+ * notifications to every session, so unknown ids are normal, and only the latest are kept.
+ */
+const EARLY_NOTES = 64;
+
 /** The per-request declaration of the extension ([E1]). */
 const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
 
@@ -64,6 +70,10 @@ export class Session {
   private readonly declared = new Map<string, readonly ParamHeader[]>();
   /** The calls that may create a task, and the tasks their late replies name (late.ts). */
   readonly late: LateTasks;
+  /** Calls that may create a task whose reply has not come yet. */
+  private creating = 0;
+  /** Status notifications of tasks not known yet, held while a call may create one (2025-11-25), oldest first. */
+  private readonly early: Note[] = [];
 
   constructor(
     readonly port: SessionPort,
@@ -74,6 +84,7 @@ export class Session {
   ) {
     this.signal = runSignal;
     this.late = new LateTasks(this, TIMERS);
+    ledger.watch(this, (taskId) => this.tracked(taskId));
     this.listen();
   }
 
@@ -136,9 +147,10 @@ export class Session {
   }
 
   /**
-   * A call that may create a task: never cancelled with `notifications/cancelled` ([R24], [E7]),
-   * it stays open while the session does (late.ts). A probe already stopped sends nothing, as the
-   * port refuses a request whose signal has aborted.
+   * A call that may create a task: never cancelled with `notifications/cancelled` ([R24], [E7]), so
+   * it gets neither a signal nor a timeout of the port's (either would cancel it that way when it
+   * fires): it stays open while the session does (late.ts). A probe already stopped, or a session
+   * the doctor is done with, sends nothing.
    */
   private callCreating(
     params: JsonObject,
@@ -147,16 +159,23 @@ export class Session {
     declare: boolean,
     timing: () => Timing,
   ): Promise<Reply> {
-    if (this.signal.aborted) return Promise.reject(new ProbeStopped('stopped'));
+    if (this.signal.aborted || this.late.signal.aborted) return Promise.reject(new ProbeStopped('stopped'));
+    // While it is open, a status notification of a task not known yet may be its task's: counted
+    // before it is sent, as a server may send one before the send returns (an in-process transport).
+    this.creating += 1;
     const request = this.port.request(
       'tools/call',
       params,
       identity,
-      { timeoutMs: Infinity, timers: TIMERS, signal: this.late.signal, headers },
+      { timeoutMs: Infinity, timers: TIMERS, headers },
       undefined,
       undefined,
       declare ? DECLARE : undefined,
     );
+    const settled = (): void => {
+      this.creating -= 1;
+    };
+    request.then(settled, settled);
     return this.late.follow(request, typeof params.name === 'string' ? params.name : 'a tool', timeoutMs, timing);
   }
 
@@ -285,6 +304,7 @@ export class Session {
   dispose(): void {
     this.release();
     for (const off of this.offs.splice(0)) off();
+    this.early.length = 0;
   }
 
   /** Records an extension question (an `inputRequests` entry) the first time its key is seen. */
@@ -329,14 +349,38 @@ export class Session {
     );
   }
 
-  /** Records a status notification of one of the doctor's tasks (never consumed: others may want it). */
+  /**
+   * Records a status notification of one of the doctor's tasks (never consumed: others may want
+   * it). On 2025-11-25 one of a task not known yet is held while a call that may create a task is
+   * open: a server may send it before the `CreateTaskResult` ([V21]: a status change may be
+   * notified as it happens, and no rule orders it against the reply), and the library holds such a
+   * notification too (engine/early.ts). It counts once its task is known ({@link Session.tracked}).
+   */
   private note(params: JsonObject): false {
     const taskId = params.taskId;
-    if (typeof taskId !== 'string' || !this.ledger.has(taskId)) return false;
+    if (typeof taskId !== 'string') return false;
     const status = typeof params.status === 'string' ? params.status : undefined;
-    this.notes.push({ taskId, status, at: this.now(), params });
-    this.ledger.seen(taskId, status);
+    const note: Note = { taskId, status, at: this.now(), params };
+    if (this.ledger.has(taskId)) this.record(note);
+    else if (this.wire === '2025-11-25' && this.creating > 0) {
+      if (this.early.length >= EARLY_NOTES) this.early.shift();
+      this.early.push({ ...note, early: true });
+    }
     return false;
+  }
+
+  private record(note: Note): void {
+    this.notes.push(note);
+    this.ledger.seen(note.taskId, note.status);
+  }
+
+  /** A task of this session is known now: the notifications held for it count, oldest first. */
+  private tracked(taskId: string): void {
+    if (!this.early.some((note) => note.taskId === taskId)) return;
+    const held = this.early.filter((note) => note.taskId === taskId);
+    const rest = this.early.filter((note) => note.taskId !== taskId);
+    this.early.splice(0, this.early.length, ...rest);
+    for (const note of held) this.record(note);
   }
 
   /**

@@ -105,6 +105,37 @@ export function cut(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/** Longest server or tool name a report's text quotes, in characters (an escape counts its own). */
+const MAX_NAME = 64;
+/** C0 controls, DEL, C1 controls, and the Unicode line and paragraph separators. */
+// eslint-disable-next-line no-control-regex
+const NAME_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+const ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * A name the server gave (its own name and version, a tool's name) as a report's text quotes it:
+ * on one line, every control character escaped (`\n`, `\u001b`), and cut to {@link MAX_NAME}
+ * characters with `…`, never inside an escape or a character. A name is the server's, untrusted:
+ * a long or multi-line one must not take over a headline, a note or a table cell. The report's own
+ * fields (`server.name`, a wire's `tool`) keep it whole.
+ */
+export function nameText(name: string): string {
+  const pieces: string[] = [];
+  let length = 0;
+  for (const ch of name) {
+    const piece = NAME_CONTROL.test(ch) ? (ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`) : ch;
+    pieces.push(piece);
+    length += piece.length;
+  }
+  if (length <= MAX_NAME) return pieces.join('');
+  let out = '';
+  for (const piece of pieces) {
+    if (out.length + piece.length > MAX_NAME - 1) break;
+    out += piece;
+  }
+  return `${out}…`;
+}
+
 /** Longest run of characters without a space that a report quotes from the server (a value of its in a row). */
 const MAX_WORD = 120;
 /** Longest text of a row or note (the doctor's own sentences are far shorter). */

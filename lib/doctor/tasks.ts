@@ -3,9 +3,10 @@
  * what became of them (the report's task account).
  */
 import type { TaskAccount } from './types.js';
-import { isTerminal } from './shape.js';
+import { isTerminal, nameText } from './shape.js';
 
 interface Tracked {
+  /** The tool's name, as the notes quote it (one line, cut). */
   readonly tool: string;
   readonly owner: object;
   status: string | undefined;
@@ -19,10 +20,22 @@ interface Tracked {
 export class TaskLedger {
   private readonly tasks = new Map<string, Tracked>();
   private readonly notes: string[] = [];
+  /** What each owner (a session) is told of a task it starts tracking. */
+  private readonly watchers = new Map<object, (taskId: string) => void>();
 
-  /** Records a task `owner` (a session) started with `tool`. */
+  /**
+   * Records a task `owner` (a session) started with `tool` (its name kept as the notes quote it);
+   * the owner's watcher is told of it once it is recorded.
+   */
   track(taskId: string, tool: string, owner: object, status: string | undefined): void {
-    if (!this.tasks.has(taskId)) this.tasks.set(taskId, { tool, owner, status, late: false, explained: false });
+    if (this.tasks.has(taskId)) return;
+    this.tasks.set(taskId, { tool: nameText(tool), owner, status, late: false, explained: false });
+    this.watchers.get(owner)?.(taskId);
+  }
+
+  /** Tells `onTrack` of every task `owner` starts tracking from now on. */
+  watch(owner: object, onTrack: (taskId: string) => void): void {
+    this.watchers.set(owner, onTrack);
   }
 
   /** Notes the latest status seen of a task (a terminal one is kept). */
@@ -47,7 +60,7 @@ export class TaskLedger {
     return this.tasks.keys();
   }
 
-  /** Tasks of `owner` not known to have ended, with their tool. */
+  /** Tasks of `owner` not known to have ended, with their tool (its name as the notes quote it). */
   running(owner: object): Array<{ taskId: string; tool: string }> {
     const out: Array<{ taskId: string; tool: string }> = [];
     for (const [taskId, task] of this.tasks)

@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   exitCode,
+  renderReport,
   reportJson,
   runDoctor,
   type DoctorOptions,
@@ -112,6 +113,17 @@ describe('doctor: each deviation is reported, and nothing else', () => {
       seen: 'none, for any status, until the task ended',
     });
     expect(exitCode(report)).toBe(0);
+  });
+
+  it('[V21] the only notification of a task sent before its CreateTaskResult: notify.sent counts it, ok', async () => {
+    const { report, model } = await doctorOn({ earlyNoteOnly: true });
+    clean(model, report);
+    // Before the fix the doctor dropped it (its task was not known yet): "none", a MAY deviation.
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'notify.sent')).toMatchObject({ verdict: 'ok', rule: 'V21', severity: 'MAY' });
+    expect(row(report, 'notify.sent')?.seen).toBe(
+      'for working (1 in all); all before the CreateTaskResult; none for the end',
+    );
   });
 
   it('[V21] the notification of the end sent 200 ms after the end, so after a read showed it: notify.sent ok, and it names the end', async () => {
@@ -230,6 +242,24 @@ describe('doctor: a named tool that does not declare task support ([R7])', () =>
     expect(exitCode(report)).toBe(0);
   });
 
+  it('a named tool missing from a tools/list that failed is not called as a task either: its taskSupport is unknown', async () => {
+    // Found by the doctor's fuzzer (both wires, seed 200, every seed's server switched): a
+    // tools/list answered too late left the doctor without the listing, and it called the
+    // forbidden tool as a task.
+    const { report, model } = await doctorOn(
+      { unanswered: 'tools/list', forbiddenTool: true },
+      { tool: { name: 'plain' }, requestTimeoutMs: 300 },
+    );
+    expect(model.failures).toEqual([]);
+    expect(model.server.params('tools/call')).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    expect(row(report, 'create.result')).toMatchObject({
+      verdict: 'not-testable',
+      seen: 'tool plain is not in what the doctor could read of tools/list (tools/list answered no answer in time): with its taskSupport unknown, the doctor does not call it as a task (R7)',
+    });
+    expect(report.tasks.started).toBe(0);
+  });
+
   it('a forbidden failing tool: only the failure rows are not testable, the battery and the input tool run', async () => {
     const { report, model } = await doctorOn({ forbiddenTool: true }, { failTool: { name: 'plain' } });
     expect(model.failures).toEqual([]);
@@ -243,17 +273,72 @@ describe('doctor: a named tool that does not declare task support ([R7])', () =>
   });
 });
 
-describe('doctor: a call the server refuses as invalid ([V14] binds a call it accepts)', () => {
-  it('a named tool the server does not have (a typo): -32602 to the task-augmented call is no deviation, the row says why', async () => {
+describe('doctor: a named tool the server does not list', () => {
+  const why = (name: string, option: string): string =>
+    `tool ${name} is not listed by the server (tools/list; it lists work, fail, ask): the doctor does not call it; name a listed tool (${option} option)`;
+
+  it('a typo is never called: the battery does not run, and its rows say why', async () => {
     const { report, model } = await doctorOn({}, { tool: { name: 'wrok' } });
     clean(model, report);
-    // Before the fix: create.result, a MUST of V14 (exit 1), for a server that rightly refused an unknown tool.
+    // Before the fix the doctor called it (the server refused it with -32602) and reported the refusal.
+    expect(model.server.params('tools/call')).toEqual([]);
     expect(deviations(report)).toEqual([]);
-    expect(row(report, 'create.result')).toMatchObject({ verdict: 'not-testable' });
-    expect(row(report, 'create.result')?.seen).toBe(
-      'tools/call with task answered -32602 (Unknown tool wrok): the server refused the call as invalid (check the tool and its arguments)',
-    );
+    expect(report.wires[0]).toMatchObject({ offered: true, tool: undefined, note: why('wrok', 'tool') });
+    for (const check of ['create.result', 'cancel.running', 'unknown.id', 'fail.status', 'input.tagged', 'expiry.read'])
+      expect(row(report, check), check).toMatchObject({ verdict: 'not-testable', seen: why('wrok', 'tool') });
+    expect(row(report, 'offer')?.verdict).toBe('ok');
+    expect(report.tasks.started).toBe(0);
     expect(exitCode(report)).toBe(0);
+  });
+
+  it('a failing tool with a typo is never called: only the failure rows are not testable, the battery runs', async () => {
+    const { report, model } = await doctorOn({}, { failTool: { name: 'fial' } });
+    clean(model, report);
+    expect(model.server.params('tools/call').filter((params) => params.name === 'fial')).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    for (const check of ['fail.status', 'fail.message', 'fail.result'])
+      expect(row(report, check), check).toMatchObject({ verdict: 'not-testable', seen: why('fial', 'failTool') });
+    expect(row(report, 'create.result')?.verdict).toBe('ok');
+    expect(row(report, 'input.tagged')?.verdict).toBe('ok');
+  });
+});
+
+describe("doctor: the names a server gives (its own, its tools') are untrusted text", () => {
+  it("a long, multi-line server name and tool name: the report's text quotes them on one line, escaped and cut; its fields keep them whole", async () => {
+    const serverName = `evil\n\u001b]0;pwned\u0007 server ${'s'.repeat(200)}`;
+    const workName = `work\nline two\u001b[31m ${'w'.repeat(200)}`;
+    // No tasks.cancel and a task that never ends: the task account's notes name the tool too.
+    const { report, model } = await doctorOn(
+      { serverName, workName, noCancel: true, neverEnds: true },
+      { probeTimeoutMs: 600 },
+    );
+    expect(model.failures).toEqual([]);
+    // Before the fix the note, the task notes and the table quoted both names whole, newlines and escapes included.
+    const shown = /^work\\nline two\\u001b\[31m w+…$/;
+    const note = report.wires[0]?.note ?? '';
+    expect(note).toMatch(
+      /^tool \S+\\nline two\\u001b\[31m w+… \(the first that declares task support\), called with \{\}$/,
+    );
+    expect(shown.test(note.slice('tool '.length, note.indexOf(' (the first')))).toBe(true);
+    const workNotes = report.tasks.notes.filter((text) => !/^a task of (ask|fail):/.test(text));
+    expect(workNotes.length).toBeGreaterThan(0);
+    for (const text of workNotes)
+      expect(text).toMatch(/^a task of work\\nline two\\u001b\[31m w+…: the server declared no tasks\.cancel/);
+    const table = renderReport(report, { width: 120 });
+    // eslint-disable-next-line no-control-regex
+    expect(table).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    for (const long of ['s'.repeat(80), 'w'.repeat(80)]) {
+      expect(table).not.toContain(long);
+      expect(note + report.tasks.notes.join('') + report.rows.map((r) => r.seen).join('')).not.toContain(long);
+    }
+    expect(table.split('\n').slice(0, 2).join(' ')).toMatch(
+      /^mcp-task doctor: evil\\n\\u001b\]0;pwned\\u0007 server s+… 1\.0\.0,/,
+    );
+    // The report's fields (and so its JSON) keep the names whole.
+    expect(report.server?.name).toBe(serverName);
+    expect(report.wires[0]?.tool).toBe(workName);
+    const json = JSON.parse(reportJson(report)) as DoctorReport;
+    expect([json.server?.name, json.wires[0]?.tool]).toEqual([serverName, workName]);
   });
 });
 
@@ -473,7 +558,7 @@ describe('doctor: a CreateTaskResult that comes after the doctor gave up on its 
     expect(JSON.stringify(report)).not.toContain(late);
   });
 
-  it('once the run is over nothing more is sent: a CreateTaskResult that comes later is left alone, and the run is not held for it', async () => {
+  it("[R24] once the run is over nothing more is sent: the call still open on the caller's client is not cancelled with notifications/cancelled, a CreateTaskResult that comes later is left alone, and the run is not held for it", async () => {
     // The input probe's call (the battery's last: the expiry check needs seconds) is answered 3 s late.
     const { report, model } = await doctorOn(
       { lateCreateMs: 3_000 },
@@ -482,6 +567,12 @@ describe('doctor: a CreateTaskResult that comes after the doctor gave up on its 
     const ended = model.server.now();
     // The run did not wait for the reply: it returned before the server sent it.
     expect(model.server.sent.some((message) => isLate(model, message))).toBe(false);
+    // [R24]: the call may create a task, so it is never cancelled with notifications/cancelled, not
+    // even once the doctor is done with the session (before the fix, the end gave it up that way).
+    const call = model.server
+      .received('tools/call')
+      .find((entry) => (entry.params.arguments as { late?: unknown } | undefined)?.late === true);
+    expect(call).toBeDefined();
     const sent = Date.now();
     while (
       Date.now() - sent < 5_000 &&
@@ -493,6 +584,7 @@ describe('doctor: a CreateTaskResult that comes after the doctor gave up on its 
     // Nothing but requests the doctor sent before it returned: no read, no cancel of the late task.
     const after = model.server.log.filter((entry) => entry.at > ended && entry.kind === 'request');
     expect(after).toEqual([]);
+    expect(model.server.params('notifications/cancelled').map((params) => params.requestId)).not.toContain(call?.id);
     expect(model.running()).toBe(1);
     expect(report.tasks.notes).toEqual([]);
     expect(report.tasks.leftRunning).toBe(0);

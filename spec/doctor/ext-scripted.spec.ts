@@ -151,18 +151,35 @@ describe('doctor on the scripted extension server', () => {
     );
   });
 
-  it('[E2] a named tool the server does not have (a typo): its -32602 is no create.result deviation', async () => {
-    const { report } = await doctorOn({}, () => {}, {
-      tool: { name: 'slow_compote' },
-      failTool: undefined,
-      inputTool: undefined,
-    });
-    // Before the fix: create.result, a MUST (exit 1), for a server that rightly refused an unknown tool.
+  it('[E2] a named tool whose arguments the server refuses (-32602): no create.result deviation', async () => {
+    const { report } = await doctorOn(
+      {},
+      (server) =>
+        server.on('tools/call', (params) => {
+          throw rpcError(-32602, `Invalid arguments for tool ${String(params.name)}`);
+        }),
+      { failTool: undefined, inputTool: undefined },
+    );
+    // Before the fix: create.result, a MUST (exit 1), for a server that rightly refused the call.
     expect(deviations(report)).toEqual([]);
     expect(extRow(report, 'create.result')).toMatchObject({ verdict: 'not-testable' });
     expect(extRow(report, 'create.result')?.seen).toMatch(
       /^the call answered -32602 \(.*\): the server refused the call as invalid \(check the tool and its arguments\)$/,
     );
+    expect(exitCode(report)).toBe(0);
+  });
+
+  it('a named tool the server does not list (a typo) is never called: the rows that need it say so', async () => {
+    const { report, server } = await doctorOn({}, () => {}, { tool: { name: 'slow_compote' } });
+    // Before the fix the doctor called it, and the server refused it (-32602).
+    expect(server.received('tools/call')).toEqual([]);
+    expect(deviations(report)).toEqual([]);
+    const why =
+      /^tool slow_compote is not listed by the server \(tools\/list; it lists .+ and \d+ more\): the doctor does not call it; name a listed tool \(tool option\)$/;
+    expect(report.wires[1]).toMatchObject({ offered: true, tool: undefined, note: expect.stringMatching(why) });
+    for (const check of ['create.result', 'cancel.ack', 'unknown.id', 'fail.status', 'input.requests'])
+      expect(extRow(report, check), check).toMatchObject({ verdict: 'not-testable', seen: expect.stringMatching(why) });
+    expect(report.tasks.started).toBe(0);
     expect(exitCode(report)).toBe(0);
   });
 

@@ -57,7 +57,7 @@ import { connectInMemory, ExtServer, fixtureTools, type ExtServerOptions } from 
 import { takeViolations } from '../support/violations.js';
 import { mutator, REPLY_FAULTS, shortJson, type Mutations } from '../support/mutate.js';
 import { Rng } from '../support/seeded.js';
-import { modelServer, type Model, type ModelOptions } from './model-server.js';
+import { MODEL_OPTION_KEYS, modelServer, type Model, type ModelOptions } from './model-server.js';
 
 type Json = Record<string, unknown>;
 /** `both`: a transport factory, the extension server first (modern era), then the 2025 model server. */
@@ -78,7 +78,8 @@ const SERVERS_RATE = process.env.DOCTOR_FUZZ_SERVERS === '1' ? 1 : process.env.D
  * these invariants do not see a task left running; plain tests in spec/doctor/deviants.spec.ts and
  * spec/doctor/ext-scripted.spec.ts guard it.) A seed means what it does for this version of the
  * fuzzer: changing how the PRNG is drawn (or {@link MUTATIONS}, the tables spec/support/mutate.ts
- * draws from) changes the cases.
+ * draws from) changes the cases. Drawing every option of the model server ({@link modelChoices})
+ * changed the server of 2025 seed 187 (to `numericCursor`); it still fails with its fix reverted.
  */
 const REGRESSION_SEEDS: Readonly<Record<Wire, readonly number[]>> = {
   '2025': [11, 187],
@@ -477,15 +478,21 @@ interface World {
   close(): Promise<void>;
 }
 
+/** Names a hostile server gives itself and its tool: long, multi-line, with escape sequences. */
+const ODD_NAMES: readonly string[] = [
+  'n'.repeat(500),
+  'line one\nline two\r\n\u001b[2J\u001b]0;title\u0007',
+  '\u202eevil\u2028next\u0085',
+  LONG,
+];
+
 /**
- * A server of its own per seed, on a PRNG of its own (so that the fault layer's draws, and what each
- * seed means for them, stay as they were): with `DOCTOR_FUZZ_SERVERS=1` (or for a third of the
- * seeds by default) one deviation or allowed behaviour of the model server is switched on.
+ * Every deviation and allowed behaviour of the model server, each one switch, its values drawn
+ * from `rng` (a test checks that every option of the model, {@link MODEL_OPTION_KEYS}, is here).
+ * Changing the table changes the server of each seed that has one (see {@link REGRESSION_SEEDS}).
  */
-function modelOptions(seed: number): ModelOptions {
-  const rng = new Rng(seed * 104_729 + 7);
-  if (!rng.chance(SERVERS_RATE)) return {};
-  return rng.pick<ModelOptions>([
+function modelChoices(rng: Rng): ModelOptions[] {
+  return [
     { silent: true },
     { ttlIgnored: true },
     { cancelRewrites: true },
@@ -501,7 +508,33 @@ function modelOptions(seed: number): ModelOptions {
     { unanswered: rng.pick(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list']) },
     { lateEndNoteMs: 200 },
     { workMs: rng.pick([0, 5, 4_000]) },
-  ]);
+    { madeUpCursorUnanswered: true },
+    { createdTaskId: rng.pick(['', 'x'.repeat(300), 'model-0-fixed']) },
+    // `paused` is a status the library cannot read; the task runs on under its own.
+    { createdStatus: rng.pick(['paused', 'completed', 'input_required']) },
+    { createdAt: rng.pick<unknown>([LONG, 'yesterday', 1_700_000_000_000, null]) },
+    // Needs a call with `late: true` (world2025 names the tool so).
+    { lateCreateMs: rng.pick([1_000, 3_000, 10_000]) },
+    { cancelledAtOnce: true },
+    // The failing tool is then `plain` (world2025), which the doctor must not call as a task.
+    { forbiddenTool: true },
+    { deleteCancelled: true },
+    { maxTtl: rng.pick([500, 2_000]) },
+    { serverName: rng.pick(ODD_NAMES) },
+    { workName: rng.pick(ODD_NAMES) },
+    { earlyNoteOnly: true },
+  ];
+}
+
+/**
+ * A server of its own per seed, on a PRNG of its own (so that the fault layer's draws, and what each
+ * seed means for them, stay as they were): with `DOCTOR_FUZZ_SERVERS=1` (or for a third of the
+ * seeds by default) one deviation or allowed behaviour of the model server is switched on.
+ */
+function modelOptions(seed: number): ModelOptions {
+  const rng = new Rng(seed * 104_729 + 7);
+  if (!rng.chance(SERVERS_RATE)) return {};
+  return rng.pick(modelChoices(rng));
 }
 
 async function world2025(seed: number, rng: Rng, plan: Plan, seen: Seen, only?: 'v2'): Promise<World> {
@@ -514,12 +547,20 @@ async function world2025(seed: number, rng: Rng, plan: Plan, seen: Seen, only?: 
     sdk === 'v1' ? V1InMemoryTransport.createLinkedPair() : V2InMemoryTransport.createLinkedPair();
   await model.server.connect(serverSide);
   seen.trace.push(`2025-11-25 wire, SDK ${sdk}`);
+  // The battery's tool by the name the server lists; a late CreateTaskResult needs `late: true`.
+  const work = switched.workName ?? 'work';
+  const tool =
+    switched.lateCreateMs !== undefined
+      ? { tool: { name: work, arguments: { late: true } } }
+      : plan.namedTool
+        ? { tool: { name: work } }
+        : {};
   return {
     transport: faulty(clientSide, rng, plan, seen, '2025'),
     options: {
       sdk,
-      ...(plan.namedTool ? { tool: { name: 'work' } } : {}),
-      failTool: { name: 'fail' },
+      ...tool,
+      failTool: { name: switched.forbiddenTool === true ? 'plain' : 'fail' },
       inputTool: { name: 'ask' },
     },
     failures: () => model.failures,
@@ -847,6 +888,15 @@ const TITLES: Record<Wire, string> = {
   both: 'a server of both eras (a transport factory)',
   client: "a 2025-11-25 server, through a caller's connected client",
 };
+
+describe("doctor fuzzing: the model server's options", () => {
+  it('every option of the model server (spec/doctor/model-server.ts) is one the fuzzer draws', () => {
+    // Before the fix, nine options were never drawn (the newer deviations among them): a seed
+    // could not find what the doctor does with them.
+    const drawn = new Set(modelChoices(new Rng(1)).flatMap((choice) => Object.keys(choice)));
+    expect([...drawn].sort()).toEqual([...MODEL_OPTION_KEYS].sort());
+  });
+});
 
 for (const wire of ['2025', 'ext', 'both', 'client'] as const) {
   describe(`doctor: fuzzing what ${TITLES[wire]} sends`, () => {

@@ -4,7 +4,7 @@
  * pollInterval, a notification on every change, a blocking tasks/result with related-task _meta,
  * -32602 for unknown ids, cancelled terminal tasks refused, paged listing that ends, tagged
  * questions while input_required, tasks forgotten after their ttl), unless one switch turns ONE
- * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered`, `madeUpCursorUnanswered`, `maxTtl` and `deleteCancelled`, one allowed behaviour the
+ * deviation on (or, for `selfCancel`, `slowReadMs`, `unanswered`, `madeUpCursorUnanswered`, `maxTtl`, `deleteCancelled`, `serverName`, `workName` and `earlyNoteOnly`, one allowed behaviour the
  * doctor must not call a deviation). Built on spec/support/scripted-server.ts; it asserts every request it holds
  * before it answers (task methods carry exactly `{taskId}`, a task-augmented call only `{ttl}`,
  * [R33], [A15], [S3]) and records what failed in `failures`.
@@ -68,7 +68,51 @@ export interface ModelOptions {
   readonly maxTtl?: number;
   /** How long `work` runs. @default 150 */
   readonly workMs?: number;
+  /** The server's name (`serverInfo.name`), as it gives it (a long or multi-line name: no deviation). */
+  readonly serverName?: string;
+  /** The name the `work` tool is listed and called by (a long or multi-line name: no deviation). */
+  readonly workName?: string;
+  /**
+   * A task's only status notification is the one sent before its CreateTaskResult (the task as it
+   * is then): [V21] allows it, so no deviation.
+   */
+  readonly earlyNoteOnly?: boolean;
 }
+
+/**
+ * Every option of {@link ModelOptions}, by name: the type check keeps it whole (a new option left
+ * out, or one removed, fails to compile), so that a test can check that the doctor's fuzzer
+ * (spec/doctor/fuzz.spec.ts) draws each of them.
+ */
+export const MODEL_OPTION_KEYS: readonly (keyof ModelOptions)[] = Object.keys({
+  silent: true,
+  ttlIgnored: true,
+  cancelRewrites: true,
+  noCancel: true,
+  untagged: true,
+  unknownCode: true,
+  endlessList: true,
+  numericCursor: true,
+  neverEnds: true,
+  earlyResult: true,
+  selfCancel: true,
+  slowReadMs: true,
+  unanswered: true,
+  madeUpCursorUnanswered: true,
+  lateEndNoteMs: true,
+  createdTaskId: true,
+  createdStatus: true,
+  createdAt: true,
+  lateCreateMs: true,
+  cancelledAtOnce: true,
+  forbiddenTool: true,
+  deleteCancelled: true,
+  maxTtl: true,
+  workMs: true,
+  serverName: true,
+  workName: true,
+  earlyNoteOnly: true,
+} satisfies Record<keyof ModelOptions, true>) as (keyof ModelOptions)[];
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const RELATED = 'io.modelcontextprotocol/related-task';
@@ -99,18 +143,19 @@ export interface Model {
 
 /** Builds the model server (connect it with `connectScripted`-like code or pass `server`). */
 export function modelServer(options: ModelOptions = {}): Model {
+  const capabilities: Json = {
+    tools: {},
+    tasks:
+      options.noCancel === true
+        ? { list: {}, requests: { tools: { call: {} } } }
+        : { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+  };
   const server = new ScriptedServer({
     // The doctor sends a made-up tasks/list cursor on purpose, to see it refused ([V26]).
     madeUpCursors: true,
-    capabilities: {
-      tools: {},
-      tasks:
-        options.noCancel === true
-          ? { list: {}, requests: { tools: { call: {} } } }
-          : { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-    },
+    capabilities,
     tools: [
-      { name: 'work', taskSupport: 'optional', inputSchema: { type: 'object', properties: {} } },
+      { name: options.workName ?? 'work', taskSupport: 'optional', inputSchema: { type: 'object', properties: {} } },
       { name: 'fail', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
       { name: 'ask', taskSupport: 'required', inputSchema: { type: 'object', properties: {} } },
       ...(options.forbiddenTool === true
@@ -137,7 +182,7 @@ export function modelServer(options: ModelOptions = {}): Model {
   };
   const snapshot = (entry: ModelTask): Json => JSON.parse(JSON.stringify(entry.task)) as Json;
   const notify = (entry: ModelTask): void => {
-    if (options.silent === true) return;
+    if (options.silent === true || options.earlyNoteOnly === true) return;
     const note = snapshot(entry);
     if (options.lateEndNoteMs === undefined || !TERMINAL.has(String(note.status)))
       server.notify('notifications/tasks/status', note);
@@ -174,9 +219,18 @@ export function modelServer(options: ModelOptions = {}): Model {
     update(entry, { status, statusMessage });
   };
 
+  if (options.serverName !== undefined) {
+    const name = options.serverName;
+    server.on('initialize', () => ({
+      protocolVersion: '2025-11-25',
+      capabilities,
+      serverInfo: { name, version: '1.0.0' },
+    }));
+  }
+
   server.on('tools/call', (params) => {
     check(typeof params.name === 'string', 'tools/call without a name');
-    const name = params.name as string;
+    const name = params.name === options.workName ? 'work' : (params.name as string);
     const args = (typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {}) as Json;
     if (name === 'plain') {
       if (params.task === undefined) return { content: [{ type: 'text', text: 'plain done' }] };
@@ -248,6 +302,7 @@ export function modelServer(options: ModelOptions = {}): Model {
           });
       });
     }
+    if (options.earlyNoteOnly === true) server.notify('notifications/tasks/status', snapshot(entry));
     const created = (): Json => {
       const task = snapshot(entry);
       if (options.createdTaskId !== undefined) task.taskId = options.createdTaskId;

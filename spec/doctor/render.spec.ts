@@ -105,6 +105,21 @@ describe('doctor report forms', () => {
     expect(colored).toContain('\u001b[32m✔ ok\u001b[0m');
   });
 
+  it("shows the server's name and version on one line, escaped and cut, in the headline; the JSON keeps them whole", () => {
+    // The server names itself: a long, multi-line name with escape sequences must not take over the table.
+    const name = `evil\n\u001b[2J\u0007server ${'x'.repeat(300)}`;
+    const version = '1.0\r\n\u009b31m';
+    const hostile: DoctorReport = { ...sample, server: { name, version } };
+    const text = renderReport(hostile, { width: 100 });
+    // Wrapped to the width: two lines.
+    const headline = text.split('\n').slice(0, 2).join(' ');
+    expect(headline).toMatch(/^mcp-task doctor: evil\\n\\u001b\[2J\\u0007server x+… 1\.0\\r\\n\\u009b31m, 1 ok,/);
+    // eslint-disable-next-line no-control-regex
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(text).not.toContain('x'.repeat(80));
+    expect(JSON.parse(reportJson(hostile)).server).toEqual({ name, version });
+  });
+
   it('gives the report itself as JSON', () => {
     expect(JSON.parse(reportJson(sample))).toEqual(JSON.parse(JSON.stringify(sample)));
     expect(reportJson(sample).endsWith('}\n')).toBe(true);

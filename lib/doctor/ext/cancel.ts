@@ -8,7 +8,7 @@
 import type { Battery } from '../battery.js';
 import { follow, intervalOf } from '../follow.js';
 import { serverAnswered } from '../reply.js';
-import { isObject, isTerminal, ms } from '../shape.js';
+import { isObject, isTerminal, ms, nameText } from '../shape.js';
 import { ackFault } from './ack.js';
 import { extTask } from './lifecycle.js';
 
@@ -89,7 +89,7 @@ export async function failureExt(b: Battery): Promise<void> {
   if (typeof task === 'string' || task.taskId === undefined) {
     // A tool error answered at once is the extension's way too ([E15]): completed, isError.
     if (created.ok && created.result.isError === true)
-      return rows.rest(EXT_FAILURE_CHECKS, `${failTool.name} failed at once, without a task`);
+      return rows.rest(EXT_FAILURE_CHECKS, `${nameText(failTool.name)} failed at once, without a task`);
     return rows.rest(EXT_FAILURE_CHECKS, typeof task === 'string' ? task : 'no taskId');
   }
   s.ledger.track(task.taskId, failTool.name, s, task.status);
@@ -100,7 +100,7 @@ export async function failureExt(b: Battery): Promise<void> {
   const result = isObject(ended.raw.result) ? ended.raw.result : undefined;
   if (ended.status === 'completed') {
     if (result?.isError !== true)
-      return rows.rest(EXT_FAILURE_CHECKS, `${failTool.name} did not fail: its task completed`);
+      return rows.rest(EXT_FAILURE_CHECKS, `${nameText(failTool.name)} did not fail: its task completed`);
     rows.ok('fail.status', 'completed, with an isError result');
     rows.ok('fail.result', 'the isError result rides on tasks/get');
   } else if (ended.status === 'failed') {

@@ -5,7 +5,7 @@
  */
 import type { Battery } from '../battery.js';
 import { follow } from '../follow.js';
-import { isObject, ms, seenTask } from '../shape.js';
+import { isObject, ms, nameText, seenTask } from '../shape.js';
 import { REQUESTED_TTL } from './lifecycle.js';
 import { resultSummary } from './observe.js';
 
@@ -24,7 +24,7 @@ export async function failure2025(b: Battery): Promise<void> {
   if (!created.ok || !isObject(created.result.task)) {
     return rows.rest(
       FAILURE_CHECKS,
-      `${failTool.name} created no task (${created.ok ? resultSummary(created.result) : s.describe(created)})`,
+      `${nameText(failTool.name)} created no task (${created.ok ? resultSummary(created.result) : s.describe(created)})`,
     );
   }
   const task = seenTask(created.result.task, s.wire);
@@ -44,7 +44,7 @@ export async function failure2025(b: Battery): Promise<void> {
   const isErrorResult = payload.ok && payload.result.isError === true;
   if (ended.status === 'cancelled') return rows.rest(FAILURE_CHECKS, 'the task ended cancelled');
   if (ended.status === 'completed' && !isErrorResult)
-    return rows.rest(FAILURE_CHECKS, `${failTool.name} did not fail: its task completed`);
+    return rows.rest(FAILURE_CHECKS, `${nameText(failTool.name)} did not fail: its task completed`);
 
   if (ended.status === 'failed') rows.ok('fail.status', 'failed');
   else rows.deviation('fail.status', 'completed, with an isError result');

@@ -29,6 +29,9 @@ export function checkNotifications(
   for (const note of notes)
     if (note.status !== undefined && !statuses.includes(note.status)) statuses.push(note.status);
   const parts = [`for ${statuses.join(', ')} (${notes.length} in all)`];
+  // [V21]: a notification may come before the CreateTaskResult; it counts like the others.
+  const early = notes.filter((note) => note.early === true).length;
+  if (early > 0) parts.push(`${early === notes.length ? 'all' : early} before the CreateTaskResult`);
   const last = notes.find((note) => isTerminal(note.status));
   if (last !== undefined && followed.terminalAt !== undefined) {
     const byRead = last.at - followed.terminalAt;

@@ -6,7 +6,7 @@
 import type { JsonObject } from '../../types.js';
 import { TASKS_EXTENSION } from '../../wire/resolve.js';
 import type { RowSink } from '../rows.js';
-import { isObject } from '../shape.js';
+import { isObject, nameText } from '../shape.js';
 import type { ListedTool } from '../tools.js';
 
 /** What the declaration allows the battery to do. */
@@ -98,12 +98,12 @@ function checkSupport(tools: readonly ListedTool[], rows: RowSink): void {
   else
     rows.deviation(
       'tools.taskSupport',
-      `${seen}; unknown values: ${odd.map((tool) => `${tool.name}=${JSON.stringify(tool.taskSupport)}`).join(', ')}`,
+      `${seen}; unknown values: ${odd.map((tool) => `${nameText(tool.name)}=${JSON.stringify(tool.taskSupport)}`).join(', ')}`,
     );
 }
 
 /** Tool names for a sentence: `a, b and 3 more`. */
 function names(tools: readonly ListedTool[]): string {
-  const shown = tools.slice(0, 3).map((tool) => tool.name);
+  const shown = tools.slice(0, 3).map((tool) => nameText(tool.name));
   return tools.length > 3 ? `${shown.join(', ')} and ${tools.length - 3} more` : shown.join(', ');
 }
