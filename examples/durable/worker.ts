@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport as JoinTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Queue, Worker } from 'bullmq';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { TaskClient } from '../../lib/index.js';
 import { taskProcessor, type ToolJobData, type ToolJobEvent } from '../../lib/bullmq/index.js';
 
@@ -60,7 +60,8 @@ const print = (line: Record<string, unknown>): void => void process.stdout.write
  * HTTP session is read in that session (SDK v1 joins it without a handshake).
  */
 async function connect(server: string, { sessionId }: { sessionId: string | undefined }): Promise<TaskClient> {
-  if (server !== values.server) throw new Error(`This worker knows no server "${server}"`);
+  // Not retried: a key this worker does not know never works (any other error is retried, `retry`).
+  if (server !== values.server) throw new UnrecoverableError(`This worker knows no server "${server}"`);
   // Both capabilities, so that a task's questions reach answerJobInput.
   const capabilities = { elicitation: {}, sampling: {} };
   if (values.stdio !== undefined) {

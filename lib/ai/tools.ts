@@ -123,6 +123,20 @@ function checkOptions(options: TaskToolsOptions): void {
   );
 }
 
+/** Most of the server's tool names an error about an unknown name lists. */
+const LISTED_IN_ERROR = 20;
+
+/**
+ * The message for names the server does not list: with the names it does list, so that a typo
+ * (`analyse` for `analyze`) shows at once.
+ */
+function noSuchTool(strangers: readonly string[], listed: ReadonlySet<string>): string {
+  const quoted = (names: readonly string[]): string => names.map((name) => JSON.stringify(name)).join(', ');
+  const names = [...listed];
+  const some = names.length > LISTED_IN_ERROR ? `${quoted(names.slice(0, LISTED_IN_ERROR))}, …` : quoted(names);
+  return `The server lists no tool named ${quoted(strangers)} (it lists ${names.length === 0 ? 'none' : some})`;
+}
+
 /** Names in `names` that the server does not list. */
 function unknownNames(names: Iterable<string>, listed: ReadonlySet<string>): string[] {
   return [...names].filter((name) => !listed.has(name));
@@ -168,7 +182,7 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
   check(
     strangers.length === 0,
     options.include !== undefined && unknownNames(options.include, listed).length > 0 ? 'include' : 'tools',
-    `The server lists no tool named ${strangers.map((name) => JSON.stringify(name)).join(', ')}`,
+    noSuchTool(strangers, listed),
   );
   const include = options.include === undefined ? undefined : new Set(options.include);
   const exclude = new Set(options.exclude ?? []);
@@ -220,8 +234,11 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
 export async function taskTool(tasks: TaskClient, name: string, options: TaskToolOptions = {}): Promise<TaskTool> {
   check(typeof name === 'string' && name !== '', 'name', 'taskTool needs the name of a tool');
   checkOptions(options);
-  const definition = (await toolDefinitions(tasks)).find((candidate) => candidate.name === name);
+  const definitions = await toolDefinitions(tasks);
+  const definition = definitions.find((candidate) => candidate.name === name);
   if (definition === undefined)
-    throw new TaskOptionError(`The server lists no tool named ${JSON.stringify(name)}`, { option: 'name' });
+    throw new TaskOptionError(noSuchTool([name], new Set(definitions.map((candidate) => candidate.name))), {
+      option: 'name',
+    });
   return makeTool(tasks, definition, { serverName: name, aiName: name, options: toolOptions(options, undefined) });
 }

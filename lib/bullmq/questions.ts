@@ -28,6 +28,22 @@ export function questionId(
   return `${kind === 'elicitation' ? 'e' : 's'}-${digest}`;
 }
 
+/** The `_meta` key in which a 2025-11-25 server names the task a request belongs to ([V7], [R31]). */
+const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task';
+
+/**
+ * `params` as the job shows them: without the related-task `_meta`, which holds the task id. The
+ * job's progress names the task by its fingerprint only, and it reaches every `QueueEvents`
+ * listener and dashboard (task ids are secrets); what the question asks is all kept.
+ */
+function shown<P extends ElicitRequestParams | CreateMessageRequestParams>(params: P): P {
+  const meta = params._meta;
+  if (meta === undefined || !Object.hasOwn(meta, RELATED_TASK_KEY)) return params;
+  const { [RELATED_TASK_KEY]: _taskId, ...rest } = meta;
+  const { _meta: _dropped, ...asked } = params;
+  return (Object.keys(rest).length === 0 ? asked : { ...asked, _meta: rest }) as P;
+}
+
 /** Resolves when `signal` aborts (never removed: the signal of one question, short-lived). */
 const aborted = (signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -85,7 +101,7 @@ export class JobQuestions {
     } finally {
       this.opening.delete(id);
     }
-    const question: PendingQuestion = { id, kind, params, askedAt: this.now() };
+    const question: PendingQuestion = { id, kind, params: shown(params), askedAt: this.now() };
     this.pending.set(id, question);
     this.changed(question);
     try {

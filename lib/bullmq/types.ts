@@ -77,7 +77,7 @@ export interface PendingQuestion {
   readonly id: string;
   /** An elicitation (a form or a URL for the user), or a sampling request (a completion from a model). */
   readonly kind: 'elicitation' | 'sampling';
-  /** The server's request, as sent. */
+  /** The server's request, as sent, less the related-task `_meta` that holds the task id (a secret). */
   readonly params: ElicitRequestParams | CreateMessageRequestParams;
   /** When a worker received it (ms since the epoch). */
   readonly askedAt: number;

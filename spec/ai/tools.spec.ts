@@ -203,7 +203,9 @@ describe('the tool set', () => {
     expect(await rejection(taskTools(tasks, { include: ['analyse'] }))).toMatchObject({
       name: 'TaskOptionError',
       option: 'include',
-      message: 'The server lists no tool named "analyse"',
+      // The names it does list come with it, so that the typo shows.
+      message:
+        'The server lists no tool named "analyse" (it lists "analyze", "batch", "flaky", "confirm_delete", "summarize", "order", "echo")',
     });
     expect(await rejection(taskTools(tasks, { tools: { nope: { timeoutMs: 1 } } }))).toMatchObject({
       name: 'TaskOptionError',
@@ -216,7 +218,13 @@ describe('the tool set', () => {
     });
     expect(await rejection(taskTools(tasks, { include: 'analyze' as never }))).toBeInstanceOf(TaskOptionError);
     expect(await rejection(taskTools(tasks, { prefix: 3 as never }))).toMatchObject({ option: 'prefix' });
-    expect(await rejection(taskTool(tasks, 'nope'))).toMatchObject({ name: 'TaskOptionError', option: 'name' });
+    expect(await rejection(taskTool(tasks, 'nope'))).toMatchObject({
+      name: 'TaskOptionError',
+      option: 'name',
+      message: expect.stringMatching(
+        /^The server lists no tool named "nope" \(it lists "analyze", "batch", .*"echo"\)$/,
+      ),
+    });
     for (const bad of [0, -1, 2.5, Number.NaN, '100']) {
       expect(await rejection(taskTools(tasks, { maxErrorLength: bad as never }))).toMatchObject({
         name: 'TaskOptionError',
