@@ -35,7 +35,7 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
 /**
  * The core's budget, gzip bytes: what it weighs now, rounded up to the next half KiB. The test
  * (spec/package/size.spec.ts, in `npm test`) fails when the root entry grows past it; lower it as
- * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised six times in all, each time for fixes of
+ * the core shrinks, down to {@link SIZE_TARGET_GZIP}. Raised seven times in all, each time for fixes of
  * behaviour, never for a feature: from 43 to 43.5 KiB (44,536 bytes measured), for the fixes that
  * read other servers' replies as they are sent (nulls for absent fields, terse notifications,
  * refused cancels, a server's cancellation of a request): +773 bytes; then to 44 KiB (44,838
@@ -70,8 +70,11 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * -32602 on every path as the SDK clients refuse it, instead of reaching a callback typed for it;
  * an instrumentation's `run` around the input callback, guarded; the connection's `peer`; a
  * resume across another version of the same server (+829 bytes in all).
+ * Raised a seventh time, to 48 KiB (48,644 bytes measured), for a fix of a hostile review of the
+ * tasks extension: the prompt of a question the server withdraws (a newer snapshot that no longer
+ * lists its key) dismissed through its `ctx.signal`, as for a request the server cancels (+96).
  */
-export const SIZE_BUDGET_GZIP = 47.5 * 1024;
+export const SIZE_BUDGET_GZIP = 48 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',

@@ -34,6 +34,11 @@ export interface TaskView {
   /** Retries of the task's requests. */
   readonly retries: number;
   /**
+   * The input request keys the task has outstanding, as the latest current snapshot that said so
+   * told (the tasks extension); `undefined` until one did.
+   */
+  readonly outstandingInput: ReadonlySet<string> | undefined;
+  /**
    * Adds an observer: it gets the current snapshot at once, then every change, then `end`.
    * @returns a function that removes the observer.
    */

@@ -311,6 +311,65 @@ describe('input during a task ([E3]-[E5])', () => {
       expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ c: ACCEPT }]);
     });
 
+    it('dismisses the prompt of a request the task stops listing in a newer snapshot: its ctx.signal aborts, nothing is sent, and the task goes on ([E5], [E31])', async () => {
+      const slow = deferred();
+      const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const taskId = handle.taskId!;
+      rig.server.tasks.requestInput(taskId, { q: elicitation('Q?', { confirm: { type: 'boolean' } }) });
+      await rig.clock.advance(100);
+      expect(slow.calls).toHaveLength(1);
+      const asked = slow.calls[0]!.context.signal;
+      await rig.clock.advance(300);
+      expect(asked.aborted).toBe(false);
+      // The server gives up on its question (its own timeout, say) and carries on without it.
+      rig.server.tasks.update(taskId, { status: 'working', statusMessage: 'going on without an answer' });
+      await rig.clock.advance(100);
+      expect(handle.task?.status).toBe('working');
+      // As a request the server cancels: the answer is no longer wanted.
+      expect(asked.aborted).toBe(true);
+      expect(String((asked.reason as Error).message)).toMatch(/server withdrew the request/);
+      slow.calls[0]?.answer(ACCEPT);
+      await rig.clock.advance(300);
+      expect(rig.server.count('tasks/update')).toBe(0);
+      expect(handle.settled).toBe(false);
+      const result = handle.result();
+      rig.server.tasks.complete(taskId, textResult('done'));
+      await settle(rig, handle);
+      expect((await result).content).toEqual(textResult('done').content);
+    });
+
+    it('dismisses only the prompts of the keys a newer snapshot replaced, while the task waits for another key ([E5], [E31])', async () => {
+      const slow = deferred();
+      const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
+      const normal = builtinMethods(rig.server)['tasks/get']!;
+      let withdrawB = false;
+      rig.server.on('tasks/get', async (params, ctx) => {
+        const reply = (await normal(params, ctx)) as Record<string, unknown>;
+        if (!withdrawB) return reply;
+        const { b: _b, ...rest } = reply.inputRequests as Record<string, unknown>;
+        return { ...reply, inputRequests: rest };
+      });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const taskId = handle.taskId!;
+      rig.server.tasks.requestInput(taskId, {
+        a: elicitation('A?', { confirm: { type: 'boolean' } }),
+        b: elicitation('B?', { confirm: { type: 'boolean' } }),
+      });
+      await rig.clock.advance(100);
+      expect(slow.calls).toHaveLength(2);
+      // b is superseded by c, in a newer snapshot; a stays outstanding.
+      rig.server.tasks.requestInput(taskId, { c: elicitation('C?', { confirm: { type: 'boolean' } }) });
+      withdrawB = true;
+      await rig.clock.advance(100);
+      expect(slow.calls.map((call) => call.params.message)).toEqual(['A?', 'B?', 'C?']);
+      expect(slow.calls.map((call) => call.context.signal.aborted)).toEqual([false, true, false]);
+      slow.calls[0]?.answer(ACCEPT);
+      slow.calls[2]?.answer(ACCEPT);
+      await rig.clock.advance(100);
+      expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ a: ACCEPT }, { c: ACCEPT }]);
+    });
+
     it('holds back an answer a lagging read made look withdrawn, and sends it when the next poll lists its key again ([A11]: a tie goes to the later arrival)', async () => {
       const slow = deferred();
       const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
@@ -332,6 +391,8 @@ describe('input during a task ([E3]-[E5])', () => {
       lag = true;
       await rig.clock.advance(100);
       expect(handle.task?.status).toBe('working');
+      // A read no newer than the one that asked withdraws nothing: the prompt stays up.
+      expect(slow.calls[0]?.context.signal.aborted).toBe(false);
       slow.calls[0]?.answer(ACCEPT);
       await flush();
       expect(rig.server.count('tasks/update')).toBe(0);

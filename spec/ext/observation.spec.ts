@@ -1,14 +1,22 @@
 /**
  * The tasks extension wire through the public API: task creation from a flat `CreateTaskResult`,
  * polling at the latest `pollIntervalMs`, the outcome riding on `tasks/get` (a result with or
- * without its own `resultType`, a JSON-RPC error), both `resultType`s a `tasks/get` may carry, and
- * whole-second timestamps. One ManualClock drives client and server.
+ * without its own `resultType`, a JSON-RPC error), both `resultType`s a `tasks/get` may carry, a
+ * null `resultType` read as absent, and whole-second timestamps. One ManualClock drives client and server.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskFailedError, type Task } from '../../lib/index.js';
-import { rpcError, taskTool, textResult, type ExtServerOptions } from '../support/ext-server/index.js';
+import {
+  immediateTool,
+  rpcError,
+  taskTool,
+  textResult,
+  type ExtServerOptions,
+  type HandlerContext,
+  type Json,
+} from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
-import { closeRigs, extRig, gaps, lastTaskId, type ExtRig } from './support.js';
+import { ACCEPT, closeRigs, extRig, gaps, lastTaskId, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
 
@@ -262,6 +270,45 @@ describe('the outcome on tasks/get ([E3], [E16])', () => {
       expect(errors).toEqual([]);
     });
   }
+});
+
+describe('a null resultType (D21: a writer that keeps absent fields) is read as absent, that is "complete"', () => {
+  it('on a plain tools/call answer, on tasks/get, and on the tasks/update and tasks/cancel acknowledgements', async () => {
+    const rig = await extRig({
+      server: manual({ pollIntervalMs: 100, notifications: 'off' }),
+      client: { onElicitation: () => ACCEPT },
+    });
+    const normal = builtinMethods(rig.server);
+    const nulled =
+      (method: string) =>
+      async (params: Json, ctx: HandlerContext): Promise<unknown> => ({
+        ...((await normal[method]!(params, ctx)) as Json),
+        resultType: null,
+      });
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) rig.server.on(method, nulled(method));
+    rig.server.addTool(immediateTool('plain', textResult('at once')));
+    rig.server.on('tools/call', async (params, ctx) =>
+      params.name === 'plain' ? nulled('tools/call')(params, ctx) : normal['tools/call']!(params, ctx),
+    );
+    const errors: unknown[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+
+    const plain = await rig.tasks.callToolAsTask('plain');
+    expect(plain.kind).toBe('immediate');
+    expect(await plain.result()).toEqual(textResult('at once'));
+
+    const asking = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'a.txt' });
+    const result = asking.result();
+    await runUntilSettled(rig, asking);
+    expect((await result).isError).not.toBe(true);
+    expect(rig.server.count('tasks/update')).toBe(1);
+
+    const running = await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(100);
+    expect(await running.cancel()).toMatchObject({ status: 'cancelled' });
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    expect(errors).toEqual([]);
+  });
 });
 
 describe('whole-second timestamps', () => {

@@ -9,6 +9,8 @@ import { TaskDetachedError, TaskNotSupportedError, describeRemoteCancel } from '
 import type { JsonObject } from '../../types.js';
 import type { InlineInput } from '../../wire/wire.js';
 import type { InputCallbacks } from '../../api/index.js';
+import { isoMs } from '../../util/iso-time.js';
+import { noop } from '../../util/noop.js';
 import type { InputRouter } from './router.js';
 import type { InputOwner } from './router-parts.js';
 
@@ -121,11 +123,29 @@ export class InlineAnswers {
       answerable = false;
     }
     const about = { taskId: record.taskId, toolName: record.toolName, callbacks };
+    // The snapshot that asks (the task's latest now): a newer one may withdraw its requests.
+    const askedAt = isoMs(record.task.lastUpdatedAt);
     const report = (error: unknown): void => engine.report(error, record);
     for (const item of items) {
       if (!answerable && this.unanswerable(item, callbacks) !== undefined) continue;
+      // [E5]: a request the task stops listing in a snapshot newer than the one that asked is
+      // withdrawn (the task back to working, or the key superseded), and no answer to it is sent.
+      // [E31]: treated as the same request sent on its own, whose callback's signal fires when the
+      // server cancels it, it dismisses the user's prompt too: its signal aborts. A snapshot no
+      // newer (a lagging read, [A11]) or that lists no keys (a terse notification) withdraws nothing.
+      // A snapshot is merged before the keys it lists are taken in: each is looked at after its turn.
+      const withdrawn = new AbortController();
+      const unwatch = record.observe({
+        next: () =>
+          queueMicrotask(() => {
+            if (record.outstandingInput?.has(item.key) === false && isoMs(record.task.lastUpdatedAt) > askedAt)
+              withdrawn.abort(new Error('The server withdrew the request'));
+          }),
+        end: noop,
+      });
       void this.router
-        .answerInline([item], about, 'task-update', NEVER)
+        .answerInline([item], about, 'task-update', withdrawn.signal)
+        .finally(unwatch)
         .then((responses) => {
           // After detach() the task runs on: its answer still goes out. After any other end, not.
           const settled = record.settlement;

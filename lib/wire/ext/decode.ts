@@ -111,11 +111,12 @@ export function decodeAck(value: unknown, method: string, taskId: string): void 
 }
 
 /**
- * Checks a `resultType` that may only be `"complete"` (or absent).
+ * Checks a `resultType` that may only be `"complete"` (or absent: the core schema reads an absent
+ * one as `"complete"`, and a null one is absent, D21).
  * @throws TaskProtocolError for any other.
  */
 function onlyComplete(type: unknown, method: string, taskId?: string): void {
-  if (type !== undefined && type !== 'complete')
+  if (type != null && type !== 'complete')
     throw malformed(method, `unexpected resultType ${JSON.stringify(type)?.slice(0, 32)}`, taskId);
 }
 
