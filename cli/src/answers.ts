@@ -4,7 +4,9 @@
  * request.
  *
  * - For an elicitation: `{"action":"accept","content":{…}}`, `{"action":"decline"}`,
- *   `{"action":"cancel"}`, or any other object, taken as the `content` to accept.
+ *   `{"action":"cancel"}`, or any other object, taken as the `content` to accept. A URL-mode
+ *   elicitation takes an action only (`{"action":"accept"}`: the user completed it); its result
+ *   has no `content`.
  * - For a sampling request: a string (the reply's text), `{"action":"reject"}`, or an object with
  *   `content` (a `CreateMessageResult`; `role` and `model` are filled in when missing).
  */
@@ -85,6 +87,18 @@ export function toElicitAnswer(value: unknown): ElicitAnswer | undefined {
   if (action !== undefined) return undefined;
   const content = toContent(value);
   return content === undefined ? undefined : { action: 'accept', content };
+}
+
+/**
+ * The answer `value` stands for to a URL-mode elicitation, whose result carries an action and no
+ * `content`: `{"action":"accept"}` (the user completed what the URL asked), `{"action":"decline"}`
+ * or `{"action":"cancel"}`. Anything else (content, with `"accept"` or as the object itself) does
+ * not fit, and is `undefined` (declined, with a note).
+ */
+export function toUrlElicitAnswer(value: unknown): ElicitAnswer | undefined {
+  if (!isObject(value) || value.content !== undefined) return undefined;
+  const action = value.action;
+  return action === 'accept' || action === 'decline' || action === 'cancel' ? { action } : undefined;
 }
 
 /** The sampling answer `value` stands for; `undefined` when it cannot be one. */

@@ -86,7 +86,9 @@ export function connector(
     ...(sdk.major === 'v2' && sdk.legacy ? { clientOptions: { versionNegotiation: { mode: 'legacy' } } } : {}),
     clientInfo: CLIENT_INFO,
     // Declared even without callbacks so that a task's questions reach the CLI (and get declined).
-    capabilities: { elicitation: {}, sampling: {} },
+    // Both elicitation modes: an `elicitation: {}` that names neither declares form mode only, and
+    // a url-mode request would then be refused (-32602) before the CLI could show it.
+    capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
     // close() waits this long at most for the answer to a call given up before it came, so that a
     // task the server creates anyway still gets its tasks/cancel.
     closeTimeoutMs: CLOSE_WAIT_MS,
