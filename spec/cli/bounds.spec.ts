@@ -3,6 +3,8 @@
  * wire at once, an HTTP server once no request reaches it for the connect timeout), connecting is
  * bounded and says what it tried, and a Ctrl-C or SIGTERM against a server that never answers
  * `tasks/cancel` leaves after the cancel grace instead of the whole retry policy (about 66 s).
+ * A stdio server that closes its stdout but keeps running ends the command at once, and is
+ * stopped.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -74,6 +76,39 @@ describe('a server that dies mid-task', { timeout: 90_000 }, () => {
       temporary: true,
       reference: { toolName: 'analyze' },
     });
+  });
+});
+
+describe('a stdio server that closes its stdout and keeps running', { timeout: 60_000 }, () => {
+  it('ends the command soon after (exit 1, why), not at --timeout, and the server is not left running', async () => {
+    const log = join(scratch(), 'server.log');
+    const run = runPiped(['call', 'job', '--stdio', FAULTY_SERVER, '--timeout', '40s'], {
+      SCRIPT: 'close-stdout',
+      DIE_MS: '800',
+      LOG: log,
+    });
+    await until(() => run.stdout().includes('"type":"snapshot"'), 30_000, 'the task to start');
+    const started = Date.now();
+    const { code, stdout, stderr } = await run.done;
+    // The server's stdout closes 0.8 s after the task's creation; noticed, and the server
+    // stopped (it ignores SIGTERM: SIGKILL a second later), within seconds rather than 40 s.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(code, stderr).toBe(1);
+    expect(jsonLines(stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'error',
+      exitCode: 1,
+      error: {
+        name: 'ServerLostError',
+        message: expect.stringMatching(
+          /^the stdio server `.*` closed its stdout but kept running: its connection is gone \(the server was stopped\); task .* ended with it$/,
+        ),
+      },
+    });
+    expect(stderr).toContain('server: scripted server: closing my stdout');
+    const pid = Number(/^pid (\d+)$/m.exec(readFileSync(log, 'utf8'))?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    expect(alive(pid)).toBe(false);
   });
 });
 
