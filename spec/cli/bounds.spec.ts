@@ -4,7 +4,7 @@
  * bounded and says what it tried, and a Ctrl-C or SIGTERM against a server that never answers
  * `tasks/cancel` leaves after the cancel grace instead of the whole retry policy (about 66 s).
  * A stdio server that closes its stdout but keeps running ends the command at once, and is
- * stopped.
+ * stopped. `--timeout` bounds the whole run: the remote cancel and the shutdown fit in it.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -299,6 +299,65 @@ describe('Ctrl-C while connecting', { timeout: 60_000 }, () => {
       },
     ]);
     await until(() => !alive(pid), 10_000, 'the stdio server to be stopped');
+  });
+});
+
+describe('--timeout bounds the whole run, the remote cancel and the shutdown included', { timeout: 120_000 }, () => {
+  it('a cancel the server never answers, or a call it never answers, does not keep the CLI past --timeout', async () => {
+    const dir = scratch();
+    const logs = { cancel: join(dir, 'cancel.log'), call: join(dir, 'call.log') };
+    // Long enough to connect on a loaded machine.
+    const runs = {
+      cancel: runPiped(['call', 'job', '--stdio', FAULTY_SERVER, '--timeout', '25s'], {
+        SCRIPT: 'hang-cancel',
+        LOG: logs.cancel,
+      }),
+      call: runPiped(['call', 'job', '--stdio', FAULTY_SERVER, '--timeout', '25s'], {
+        SCRIPT: 'hang-call',
+        LOG: logs.call,
+      }),
+    };
+    const ended = { cancel: 0, call: 0 };
+    const [cancel, call] = await Promise.all(
+      (['cancel', 'call'] as const).map((name) =>
+        runs[name].done.then((result) => {
+          ended[name] = Date.now();
+          return result;
+        }),
+      ),
+    );
+    // When the server process started: the CLI's run (from which --timeout counts) began before.
+    const origin = (name: 'cancel' | 'call'): number =>
+      Number(/^origin ([\d.]+)$/m.exec(readFileSync(logs[name], 'utf8'))?.[1]);
+
+    // Before: about 2 s more for the cancel's answer (the library's cancelGraceMs, counted from
+    // the deadline), and 5 s more for the call's answer (the CLI's close wait). Now the run ends
+    // by --timeout (a little slack for the process to exit).
+    expect.soft(ended.cancel - origin('cancel'), 'the unanswered cancel').toBeLessThan(25_000 + 300);
+    expect.soft(ended.call - origin('call'), 'the unanswered call').toBeLessThan(25_000 + 300);
+
+    expect(cancel!.code, cancel!.stderr).toBe(124);
+    expect(jsonLines(cancel!.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'timeout',
+      exitCode: 124,
+      error: { name: 'TaskTimeoutError' },
+    });
+    // The remote cancel was still sent, within the time.
+    expect(readFileSync(logs.cancel, 'utf8')).toContain('cancel task-1');
+
+    expect(call!.code, call!.stderr).toBe(124);
+    expect(readFileSync(logs.call, 'utf8')).toContain('call job');
+    expect(jsonLines(call!.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'timeout',
+      exitCode: 124,
+      error: {
+        message: expect.stringMatching(
+          /^--timeout 25s passed before the server answered the call to "job"; stopped waiting for its answer after [\d.]+ s \(the end of --timeout\); the stdio server stops with this process/,
+        ),
+      },
+    });
   });
 });
 
