@@ -91,14 +91,16 @@ export function toElicitAnswer(value: unknown): ElicitAnswer | undefined {
 
 /**
  * The answer `value` stands for to a URL-mode elicitation, whose result carries an action and no
- * `content`: `{"action":"accept"}` (the user completed what the URL asked), `{"action":"decline"}`
- * or `{"action":"cancel"}`. Anything else (content, with `"accept"` or as the object itself) does
- * not fit, and is `undefined` (declined, with a note).
+ * `content`: `{"action":"accept"}` (the user completes what the URL asks), `{"action":"decline"}`
+ * or `{"action":"cancel"}` (content given with these two is dropped, as for a form). Content to
+ * accept (with `"accept"`, or as the object itself) does not fit, and is `undefined` (declined,
+ * with a note).
  */
 export function toUrlElicitAnswer(value: unknown): ElicitAnswer | undefined {
-  if (!isObject(value) || value.content !== undefined) return undefined;
+  if (!isObject(value)) return undefined;
   const action = value.action;
-  return action === 'accept' || action === 'decline' || action === 'cancel' ? { action } : undefined;
+  if (action === 'decline' || action === 'cancel') return { action };
+  return action === 'accept' && value.content === undefined ? { action } : undefined;
 }
 
 /** The sampling answer `value` stands for; `undefined` when it cannot be one. */
