@@ -200,7 +200,7 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
       outcome: 'timeout',
       exitCode: EXIT.timeout,
       name: 'TaskTimeoutError',
-      message: `--timeout ${ctx.timeout ?? ''} passed before following the task ended; ${afterLeaving()}`,
+      message: `--timeout ${ctx.timeout ?? ''} passed before the task's end (or its cancel) was known; ${afterLeaving()}`,
     });
   });
 
