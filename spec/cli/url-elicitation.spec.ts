@@ -17,12 +17,24 @@ function resultText(line: Record<string, unknown> | undefined): string {
   return content?.[0]?.text ?? JSON.stringify(line);
 }
 
-describe('a URL-mode elicitation without a terminal', { timeout: 60_000 }, () => {
+describe('a URL-mode elicitation without a terminal', { timeout: 120_000 }, () => {
   it('is answered from --answer with an action only, declined without one, and an answer with content does not fit it', async () => {
     const call = (answers: string[]): ReturnType<typeof runPiped>['done'] =>
-      runPiped(['call', 'ask', '--stdio', FAULTY_SERVER, ...answers.flatMap((answer) => ['--answer', answer])], {
-        SCRIPT: 'ask-url',
-      }).done;
+      // Three at once: the 2025-11-25 wire (no SDK v2 probe process) and time to connect on a loaded machine.
+      runPiped(
+        [
+          'call',
+          'ask',
+          '--stdio',
+          FAULTY_SERVER,
+          '--wire',
+          '2025-11-25',
+          '--connect-timeout',
+          '2m',
+          ...answers.flatMap((answer) => ['--answer', answer]),
+        ],
+        { SCRIPT: 'ask-url' },
+      ).done;
     const [accepted, unanswered, unfit] = await Promise.all([
       call(['{"action":"accept"}']),
       call([]),
