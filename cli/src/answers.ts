@@ -4,7 +4,9 @@
  * request.
  *
  * - For an elicitation: `{"action":"accept","content":{…}}`, `{"action":"decline"}`,
- *   `{"action":"cancel"}`, or any other object, taken as the `content` to accept.
+ *   `{"action":"cancel"}`, or any other object, taken as the `content` to accept. A URL-mode
+ *   elicitation takes an action only (`{"action":"accept"}`: the user completed it); its result
+ *   has no `content`.
  * - For a sampling request: a string (the reply's text), `{"action":"reject"}`, or an object with
  *   `content` (a `CreateMessageResult`; `role` and `model` are filled in when missing).
  */
@@ -85,6 +87,20 @@ export function toElicitAnswer(value: unknown): ElicitAnswer | undefined {
   if (action !== undefined) return undefined;
   const content = toContent(value);
   return content === undefined ? undefined : { action: 'accept', content };
+}
+
+/**
+ * The answer `value` stands for to a URL-mode elicitation, whose result carries an action and no
+ * `content`: `{"action":"accept"}` (the user completes what the URL asks), `{"action":"decline"}`
+ * or `{"action":"cancel"}` (content given with these two is dropped, as for a form). Content to
+ * accept (with `"accept"`, or as the object itself) does not fit, and is `undefined` (declined,
+ * with a note).
+ */
+export function toUrlElicitAnswer(value: unknown): ElicitAnswer | undefined {
+  if (!isObject(value)) return undefined;
+  const action = value.action;
+  if (action === 'decline' || action === 'cancel') return { action };
+  return action === 'accept' && value.content === undefined ? { action } : undefined;
 }
 
 /** The sampling answer `value` stands for; `undefined` when it cannot be one. */

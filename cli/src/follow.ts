@@ -10,6 +10,7 @@ import { shortId } from './format.js';
 import type { Interrupts } from './interrupt.js';
 import type { ServerLoss } from './loss.js';
 import type { Counts, Reporter } from './reporter.js';
+import { inSeconds, type RunDeadline } from './run-deadline.js';
 import { CANCEL_GRACE_MS, type Target } from './target.js';
 import { unansweredInput } from './unanswered.js';
 
@@ -45,6 +46,11 @@ export interface FollowContext {
   readonly showProgress?: boolean;
   /** `--timeout` as the user typed it, to name a deadline that passed. */
   readonly timeout?: string | undefined;
+  /**
+   * `--timeout` as the run's deadline: a cancel's answer is waited for until it at most, and
+   * following ends by it even when the library's stop has not settled yet.
+   */
+  readonly deadline?: RunDeadline | undefined;
 }
 
 /** How following ended before the task did. */
@@ -110,13 +116,14 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     });
   };
 
-  /** Cancels the task, waiting at most the cancel grace for the server's answer. */
+  /** Cancels the task, waiting at most the cancel grace (and never past `--timeout`) for the server's answer. */
   const cancel = async (): Promise<void> => {
     if (handle.kind !== 'task' || handle.settled) return;
     reporter.note(`${interrupts.label}: cancelling the task (press Ctrl-C again to leave at once)`);
+    const graceMs = ctx.deadline?.bound(CANCEL_GRACE_MS) ?? CANCEL_GRACE_MS;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<{ kind: 'late' }>(
-      (resolve) => (timer = setTimeout(() => resolve({ kind: 'late' }), CANCEL_GRACE_MS)),
+      (resolve) => (timer = setTimeout(() => resolve({ kind: 'late' }), graceMs)),
     );
     const answer = await Promise.race([
       handle.cancel().then(
@@ -129,7 +136,7 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     if (answer.kind === 'late') {
       // The library goes on asking in the background; the CLI does not wait for a server that may
       // never answer (a service manager would kill it first).
-      leaveInterrupted(`the server did not answer the cancel within ${CANCEL_GRACE_MS / 1000} s`);
+      leaveInterrupted(`the server did not answer the cancel within ${inSeconds(graceMs)}`);
       return;
     }
     if (answer.kind === 'error') {
@@ -184,6 +191,18 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
       }
       leave({ outcome: 'error', exitCode: EXIT.failed, name: 'ServerLostError', message: `${why}; ${next}` });
     }) ?? (() => {});
+  // `--timeout` ends following at the latest: the library's stop settles before it (the reserve
+  // covers its cancel grace), so this only ends a run whose stop or ending overran it.
+  const expiry = ctx.deadline?.expiry();
+  void expiry?.passed.then(() => {
+    ctx.leaveNow?.();
+    leave({
+      outcome: 'timeout',
+      exitCode: EXIT.timeout,
+      name: 'TaskTimeoutError',
+      message: `--timeout ${ctx.timeout ?? ''} passed before the task's end (or its cancel) was known; ${afterLeaving()}`,
+    });
+  });
 
   try {
     const ending = await Promise.race([
@@ -226,6 +245,7 @@ export async function follow(handle: TaskHandle, ctx: FollowContext): Promise<nu
     });
     return exitCode;
   } finally {
+    expiry?.clear();
     restoreKeys();
     restoreLoss();
     stopWatchingInput();

@@ -94,13 +94,18 @@ export async function askElicitation(params: Record<string, unknown>, signal: Ab
     multiline: true,
   });
   if (params.mode === 'url') {
-    note(`${message}\n${terminalSafe(String(params.url))}`, 'The server asks you to open a URL');
+    // The whole URL, as text: the CLI never opens it, the user decides whether to. The answer is
+    // an action only (a URL-mode result has no content).
+    note(
+      `${message}\n\n${terminalSafe(String(params.url))}`,
+      'The task asks you to open this URL (not opened for you)',
+    );
     const choice = await select({
-      message: 'When you are done',
+      message: 'Open it in your browser, complete it, then answer',
       options: [
-        { value: 'accept' as const, label: 'I opened it (accept)' },
+        { value: 'accept' as const, label: 'Done: I completed it (accept)' },
         { value: 'decline' as const, label: 'Decline' },
-        { value: 'cancel' as const, label: 'Cancel' },
+        { value: 'cancel' as const, label: 'Cancel (dismiss)' },
       ],
       signal,
     });

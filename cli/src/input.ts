@@ -1,10 +1,12 @@
 /**
  * The CLI's answers to a task's questions: the next `--answer`, else a terminal form when there
- * is a terminal, else a decline (said so on stderr). Sampling works the same with a typed reply;
- * a rejection is sent as a JSON-RPC error.
+ * is a terminal, else a decline (said so on stderr). A URL-mode elicitation is answered the same
+ * way, with an action only: on a terminal the URL and the message are shown and the user says
+ * whether they completed it. Sampling works the same with a typed reply; a rejection is sent as a
+ * JSON-RPC error.
  */
 import type { ElicitationCallback, SamplingCallback } from 'mcp-task-client';
-import { toElicitAnswer, toSamplingAnswer, textReply, type AnswerQueue } from './answers.js';
+import { toElicitAnswer, toSamplingAnswer, toUrlElicitAnswer, textReply, type AnswerQueue } from './answers.js';
 import { shortId } from './format.js';
 import { askElicitation, askSampling } from './forms.js';
 import type { Reporter } from './reporter.js';
@@ -41,13 +43,17 @@ export function inputCallbacks(deps: InputDeps): CliInputCallbacks {
       deps.asked?.(context.taskId);
       const request = params as unknown as Record<string, unknown>;
       const reporter = deps.reporter();
+      // A URL-mode elicitation's result is an action without content.
+      const url = request.mode === 'url';
       const preset = deps.answers.next();
-      let answer = preset === undefined ? undefined : toElicitAnswer(preset.value);
+      let answer =
+        preset === undefined ? undefined : url ? toUrlElicitAnswer(preset.value) : toElicitAnswer(preset.value);
       let source: 'answer' | 'prompt' | 'none' = 'answer';
       if (preset !== undefined && answer === undefined) {
-        reporter.note(
-          `answer #${preset.number} does not fit an elicitation (an action, or content of strings, numbers, booleans and string arrays); declining ${about(context.taskId)}'s question`,
-        );
+        const fits = url
+          ? 'a URL elicitation (an action only: accept, decline or cancel)'
+          : 'an elicitation (an action, or content of strings, numbers, booleans and string arrays)';
+        reporter.note(`answer #${preset.number} does not fit ${fits}; declining ${about(context.taskId)}'s question`);
         answer = { action: 'decline' };
         source = 'none';
       }

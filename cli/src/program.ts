@@ -37,7 +37,7 @@ function waiting(command: Command): Command {
   return command
     .option(
       '--timeout <duration>',
-      'give up (and cancel the task) after this long: 500ms, 30s, 5m; a bare number is seconds',
+      'end the run within this long, cancelling the task: 500ms, 30s, 5m; a bare number is seconds',
     )
     .option('--answer <json>', 'answer for the next question of the task (repeatable, used in order)', collect)
     .option('--answers <file>', 'answers for the questions, a JSON array or one JSON value per line (- reads stdin)');

@@ -4,6 +4,7 @@
  * `McpServer`). Both SDKs are loaded only when a connection needs them, so the CLI runs where only
  * one is installed, like the library.
  */
+import type { ChildProcess } from 'node:child_process';
 import type { Stream } from 'node:stream';
 import type { McpTransport } from 'mcp-task-client';
 import { EXT_WIRE, type WireChoice } from './args.js';
@@ -36,6 +37,20 @@ async function fromSdk<T>(major: 'v1' | 'v2', load: () => Promise<T>): Promise<T
 
 /** What the CLI needs of a stdio client transport (both SDKs' have it). */
 export type StdioTransport = McpTransport & { readonly pid: number | null; readonly stderr: Stream | null };
+/**
+ * The server process a started stdio transport runs, or `undefined` before it started (or in an
+ * SDK that keeps it elsewhere). Both SDKs' `StdioClientTransport` keep it in `_process` (not a
+ * public member: only its `pid` and `stderr` are), and v1 drops it once the process closed.
+ */
+export function stdioChild(transport: StdioTransport): ChildProcess | undefined {
+  const child = (transport as unknown as { _process?: unknown })._process as Partial<ChildProcess> | undefined;
+  return typeof child?.stdout?.once === 'function' &&
+    typeof child.once === 'function' &&
+    typeof child.kill === 'function'
+    ? (child as ChildProcess)
+    : undefined;
+}
+
 /** What the CLI gives a stdio transport. */
 export type StdioParameters = { command: string; args: string[]; env: Record<string, string>; stderr: 'pipe' };
 /** What the CLI gives a Streamable HTTP transport. */

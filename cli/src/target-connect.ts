@@ -29,8 +29,14 @@ export const CONNECT_TIMEOUT_MS = 30_000;
  */
 export const CANCEL_GRACE_MS = 2_000;
 
-/** The options of `TaskClient.connect` the CLI controls. */
-export type ConnectOptions = Pick<TaskClientConnectOptions, 'onElicitation' | 'onSampling' | 'timeoutMs' | 'ttlMs'>;
+/**
+ * The options of `TaskClient.connect` the CLI controls (`cancelGraceMs`: {@link CANCEL_GRACE_MS}
+ * unless given, less under a short `--timeout`).
+ */
+export type ConnectOptions = Pick<
+  TaskClientConnectOptions,
+  'onElicitation' | 'onSampling' | 'timeoutMs' | 'ttlMs' | 'cancelGraceMs'
+>;
 
 const CLIENT_INFO = { name: 'mcp-task', version: '0.1.0' };
 
@@ -86,12 +92,14 @@ export function connector(
     ...(sdk.major === 'v2' && sdk.legacy ? { clientOptions: { versionNegotiation: { mode: 'legacy' } } } : {}),
     clientInfo: CLIENT_INFO,
     // Declared even without callbacks so that a task's questions reach the CLI (and get declined).
-    capabilities: { elicitation: {}, sampling: {} },
+    // Both elicitation modes: an `elicitation: {}` that names neither declares form mode only, and
+    // a url-mode request would then be refused (-32602) before the CLI could show it.
+    capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
     // close() waits this long at most for the answer to a call given up before it came, so that a
     // task the server creates anyway still gets its tasks/cancel.
     closeTimeoutMs: CLOSE_WAIT_MS,
     // A deadline or Ctrl-C waits this long for the answer to tasks/cancel.
-    cancelGraceMs: CANCEL_GRACE_MS,
+    cancelGraceMs: connect.cancelGraceMs ?? CANCEL_GRACE_MS,
   };
   const handshake = async (transport: McpTransport): Promise<TaskClient> => {
     const tasks = await TaskClient.connect(transport, connectOptions);

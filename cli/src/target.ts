@@ -25,6 +25,7 @@ import { ConnectError, topMessage } from './connect-errors.js';
 import { Reachability } from './reachability.js';
 import { TRANSPORTS, chooseSdk, loadExampleServer, type HttpOptions } from './sdk.js';
 import { terminalSafe } from './sanitize.js';
+import { StdoutWatch } from './stdout-watch.js';
 import { CONNECT_TIMEOUT_MS, connector, type ConnectOptions } from './target-connect.js';
 import { resolveTarget, type TargetOptions } from './target-options.js';
 
@@ -52,8 +53,8 @@ export interface Target {
   readonly wire: WireKind;
   /**
    * Calls `onLost` once, with why, when the server is gone: its connection closed (a stdio server
-   * that exited, an HTTP session the server forgot), or no request has reached an HTTP server for
-   * the connect timeout. The library would otherwise wait for a reconnection that cannot come.
+   * that exited, or that closed its stdout and was stopped; an HTTP session the server forgot), or
+   * no request has reached an HTTP server for the connect timeout. The library would otherwise wait for a reconnection that cannot come.
    * `sessionGone`: the server forgot the HTTP session, and the tasks it held went with it.
    */
   watchLoss(onLost: (why: string, sessionGone: boolean) => void): void;
@@ -145,6 +146,9 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
     const transport = await transports.stdio({ command: program as string, args, env, stderr: 'pipe' });
+    // A server that closes its stdout and keeps running is stopped, and counts as gone.
+    const stdout = new StdoutWatch(where);
+    stdout.attach(transport);
     const stderr =
       options.onServerStderr ?? ((text: string) => process.stderr.write(terminalSafe(text, { multiline: true })));
     transport.stderr?.on('data', (chunk: Buffer) => stderr(chunk.toString('utf8')));
@@ -163,6 +167,13 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
       tasks = await opened(transport, abandon);
     } catch (error) {
       abandon();
+      // Its stdout closed before it answered: say so rather than how the connection then failed
+      // (unless connecting was given up first: --timeout, Ctrl-C).
+      if (stdout.reason !== undefined && error !== options.signal?.reason)
+        throw new ConnectError(
+          `cannot connect to ${where}: it closed its stdout before answering but kept running (it was stopped)`,
+          { cause: error },
+        );
       throw error;
     }
     return {
@@ -172,8 +183,11 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
       url: undefined,
       wire: tasks.wire,
       watchLoss: (onLost) =>
-        watchLoss(tasks, onLost, undefined, false, () => `${where} exited (its connection closed)`),
-      close: () => tasks.close(),
+        watchLoss(tasks, onLost, stdout, false, (why) => why ?? `${where} exited (its connection closed)`),
+      close: () => {
+        stdout.stop();
+        return tasks.close();
+      },
       abandon,
     };
   }
@@ -208,24 +222,35 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
   };
 }
 
+/** A watch of its own that tells when a server is gone (an HTTP server's reachability, a stdio server's stdout). */
+interface LossWatch {
+  watch(onLost: (why: string) => void): void;
+  stop(): void;
+  /** Set once the watch has seen the server go and will report it (a close it causes is not news). */
+  readonly reason?: string | undefined;
+}
+
 /**
  * Calls `onLost` once: on the library's `connectionLost` (with `closedIsSession`, an HTTP session
- * the server forgot), or when `reachability` gives the server up.
+ * the server forgot), or when `watcher` gives the server up.
  */
 function watchLoss(
   tasks: TaskClient,
   onLost: (why: string, sessionGone: boolean) => void,
-  reachability: Reachability | undefined,
+  watcher: LossWatch | undefined,
   closedIsSession: boolean,
-  describe: (unreachable: string | undefined) => string,
+  describe: (why: string | undefined) => string,
 ): void {
   let lost = false;
   const once = (why: string, sessionGone: boolean): void => {
     if (lost) return;
     lost = true;
-    reachability?.stop();
+    watcher?.stop();
     onLost(why, sessionGone);
   };
-  tasks.on('connectionLost', () => once(describe(undefined), closedIsSession));
-  reachability?.watch((why) => once(describe(why), false));
+  tasks.on('connectionLost', () => {
+    // The watch stops the server it saw go: it reports that, once the server is gone.
+    if (watcher?.reason === undefined) once(describe(undefined), closedIsSession);
+  });
+  watcher?.watch((why) => once(describe(why), false));
 }

@@ -3,6 +3,8 @@
  * wire at once, an HTTP server once no request reaches it for the connect timeout), connecting is
  * bounded and says what it tried, and a Ctrl-C or SIGTERM against a server that never answers
  * `tasks/cancel` leaves after the cancel grace instead of the whole retry policy (about 66 s).
+ * A stdio server that closes its stdout but keeps running ends the command at once, and is
+ * stopped. `--timeout` bounds the whole run: the remote cancel and the shutdown fit in it.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -74,6 +76,39 @@ describe('a server that dies mid-task', { timeout: 90_000 }, () => {
       temporary: true,
       reference: { toolName: 'analyze' },
     });
+  });
+});
+
+describe('a stdio server that closes its stdout and keeps running', { timeout: 60_000 }, () => {
+  it('ends the command soon after (exit 1, why), not at --timeout, and the server is not left running', async () => {
+    const log = join(scratch(), 'server.log');
+    const run = runPiped(['call', 'job', '--stdio', FAULTY_SERVER, '--timeout', '40s'], {
+      SCRIPT: 'close-stdout',
+      DIE_MS: '800',
+      LOG: log,
+    });
+    await until(() => run.stdout().includes('"type":"snapshot"'), 30_000, 'the task to start');
+    const started = Date.now();
+    const { code, stdout, stderr } = await run.done;
+    // The server's stdout closes 0.8 s after the task's creation; noticed, and the server
+    // stopped (it ignores SIGTERM: SIGKILL a second later), within seconds rather than 40 s.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(code, stderr).toBe(1);
+    expect(jsonLines(stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'error',
+      exitCode: 1,
+      error: {
+        name: 'ServerLostError',
+        message: expect.stringMatching(
+          /^the stdio server `.*` closed its stdout but kept running: its connection is gone \(the server was stopped\); task .* ended with it$/,
+        ),
+      },
+    });
+    expect(stderr).toContain('server: scripted server: closing my stdout');
+    const pid = Number(/^pid (\d+)$/m.exec(readFileSync(log, 'utf8'))?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    expect(alive(pid)).toBe(false);
   });
 });
 
@@ -264,6 +299,65 @@ describe('Ctrl-C while connecting', { timeout: 60_000 }, () => {
       },
     ]);
     await until(() => !alive(pid), 10_000, 'the stdio server to be stopped');
+  });
+});
+
+describe('--timeout bounds the whole run, the remote cancel and the shutdown included', { timeout: 120_000 }, () => {
+  it('a cancel the server never answers, or a call it never answers, does not keep the CLI past --timeout', async () => {
+    const dir = scratch();
+    const logs = { cancel: join(dir, 'cancel.log'), call: join(dir, 'call.log') };
+    // Long enough to connect on a loaded machine.
+    const runs = {
+      cancel: runPiped(['call', 'job', '--stdio', FAULTY_SERVER, '--timeout', '25s'], {
+        SCRIPT: 'hang-cancel',
+        LOG: logs.cancel,
+      }),
+      call: runPiped(['call', 'job', '--stdio', FAULTY_SERVER, '--timeout', '25s'], {
+        SCRIPT: 'hang-call',
+        LOG: logs.call,
+      }),
+    };
+    const ended = { cancel: 0, call: 0 };
+    const [cancel, call] = await Promise.all(
+      (['cancel', 'call'] as const).map((name) =>
+        runs[name].done.then((result) => {
+          ended[name] = Date.now();
+          return result;
+        }),
+      ),
+    );
+    // When the server process started: the CLI's run (from which --timeout counts) began before.
+    const origin = (name: 'cancel' | 'call'): number =>
+      Number(/^origin ([\d.]+)$/m.exec(readFileSync(logs[name], 'utf8'))?.[1]);
+
+    // Before: about 2 s more for the cancel's answer (the library's cancelGraceMs, counted from
+    // the deadline), and 5 s more for the call's answer (the CLI's close wait). Now the run ends
+    // by --timeout (a little slack for the process to exit).
+    expect.soft(ended.cancel - origin('cancel'), 'the unanswered cancel').toBeLessThan(25_000 + 300);
+    expect.soft(ended.call - origin('call'), 'the unanswered call').toBeLessThan(25_000 + 300);
+
+    expect(cancel!.code, cancel!.stderr).toBe(124);
+    expect(jsonLines(cancel!.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'timeout',
+      exitCode: 124,
+      error: { name: 'TaskTimeoutError' },
+    });
+    // The remote cancel was still sent, within the time.
+    expect(readFileSync(logs.cancel, 'utf8')).toContain('cancel task-1');
+
+    expect(call!.code, call!.stderr).toBe(124);
+    expect(readFileSync(logs.call, 'utf8')).toContain('call job');
+    expect(jsonLines(call!.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      outcome: 'timeout',
+      exitCode: 124,
+      error: {
+        message: expect.stringMatching(
+          /^--timeout 25s passed before the server answered the call to "job"; stopped waiting for its answer after [\d.]+ s \(the end of --timeout\); the stdio server stops with this process/,
+        ),
+      },
+    });
   });
 });
 

@@ -14,13 +14,20 @@ import {
   splitCommandLine,
   urlOption,
 } from '../../cli/src/args.js';
-import { AnswerQueue, loadAnswers, toElicitAnswer, toSamplingAnswer } from '../../cli/src/answers.js';
+import {
+  AnswerQueue,
+  loadAnswers,
+  toElicitAnswer,
+  toSamplingAnswer,
+  toUrlElicitAnswer,
+} from '../../cli/src/answers.js';
 import { EXIT, describeError, outcomeOf } from '../../cli/src/exit.js';
 import { main } from '../../cli/src/program.js';
 import { colors, formatElapsed } from '../../cli/src/format.js';
 import { describeSampling } from '../../cli/src/forms.js';
 import { checkWritable, readReference, temporaryReferencePath, writeReference } from '../../cli/src/ref-file.js';
 import { renderResult } from '../../cli/src/render.js';
+import { RunDeadline, inSeconds, reserveOf } from '../../cli/src/run-deadline.js';
 import { checkNumber, checkSelection, checkText, fieldsOf, hintOf, type Field } from '../../cli/src/schema-fields.js';
 import { StatusLine } from '../../cli/src/status-line.js';
 import { describeConnectFailure, httpFailureReason } from '../../cli/src/connect-errors.js';
@@ -353,6 +360,42 @@ describe('answers given in advance', () => {
       result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } },
     });
     expect(toSamplingAnswer({ confirm: true })).toBeUndefined();
+  });
+
+  it('a URL-mode elicitation takes an action only: its result has no content', () => {
+    expect(toUrlElicitAnswer({ action: 'accept' })).toEqual({ action: 'accept' });
+    expect(toUrlElicitAnswer({ action: 'decline' })).toEqual({ action: 'decline' });
+    expect(toUrlElicitAnswer({ action: 'cancel', content: { x: 1 } })).toEqual({ action: 'cancel' });
+    // Content to accept does not fit (declined, with a note), nor does anything else.
+    expect(toUrlElicitAnswer({ action: 'accept', content: {} })).toBeUndefined();
+    expect(toUrlElicitAnswer({ confirm: true })).toBeUndefined();
+    expect(toUrlElicitAnswer({ action: 'maybe' })).toBeUndefined();
+    expect(toUrlElicitAnswer('accept')).toBeUndefined();
+  });
+});
+
+describe('--timeout as the run deadline', () => {
+  it('keeps a reserve for the remote cancel and the shutdown: 2.5 s, or a quarter of --timeout', () => {
+    expect(reserveOf(60_000)).toEqual({ reserveMs: 2_500, cancelGraceMs: 2_000 });
+    expect(reserveOf(10_000)).toEqual({ reserveMs: 2_500, cancelGraceMs: 2_000 });
+    expect(reserveOf(2_000)).toEqual({ reserveMs: 500, cancelGraceMs: 400 });
+    expect(reserveOf(3)).toEqual({ reserveMs: 0, cancelGraceMs: 0 });
+  });
+
+  it('gives the task what is left less the reserve, and bounds every later wait by the deadline', () => {
+    let now = 1_000;
+    const deadline = new RunDeadline(20_000, now, () => now);
+    now += 4_000; // connecting took 4 s
+    expect(deadline.left()).toBe(16_000);
+    expect(deadline.taskMs()).toBe(13_500);
+    expect(deadline.bound(5_000)).toBe(5_000);
+    now += 14_000;
+    expect(deadline.bound(5_000)).toBe(2_000);
+    now += 5_000;
+    expect(deadline.left()).toBe(0);
+    expect(deadline.taskMs()).toBe(1);
+    expect(inSeconds(2_000)).toBe('2 s');
+    expect(inSeconds(2_460)).toBe('2.5 s');
   });
 });
 

@@ -4,6 +4,7 @@ import { EXT_WIRE, parseToolArgs } from '../args.js';
 import { describeError, outcomeOf, type Outcome } from '../exit.js';
 import { follow } from '../follow.js';
 import { checkWritable } from '../ref-file.js';
+import { inSeconds } from '../run-deadline.js';
 import { CLOSE_WAIT_MS } from '../target.js';
 import { runSession, type CommonOptions } from './session.js';
 
@@ -54,8 +55,10 @@ export async function callCommand(tool: string, pairs: readonly string[], option
           message: describeError(error, options.timeout),
         };
         if (isPending(error)) {
+          // CLOSE_WAIT_MS, or what is left of --timeout when less.
+          const waitMs = session.closeWaitMs();
           reporter.note(
-            `waiting up to ${CLOSE_WAIT_MS / 1000} s for the server to answer the call, so that a task it creates anyway is cancelled (Ctrl-C to leave at once)`,
+            `waiting up to ${inSeconds(waitMs)} for the server to answer the call, so that a task it creates anyway is cancelled (Ctrl-C to leave at once)`,
           );
           // The result line says what became of a task the server creates: the library's message
           // promises its cancel, which holds only if the answer comes within the wait.
@@ -68,7 +71,7 @@ export async function callCommand(tool: string, pairs: readonly string[], option
                 : `${interrupts.label} before the server answered the call to "${tool}"`;
             const waited =
               wait === 'late'
-                ? `; stopped waiting for its answer after ${CLOSE_WAIT_MS / 1000} s`
+                ? `; stopped waiting for its answer after ${inSeconds(waitMs)}${waitMs < CLOSE_WAIT_MS ? ' (the end of --timeout)' : ''}`
                 : '; left without waiting for its answer';
             const fate =
               target.kind === 'url'
@@ -116,6 +119,7 @@ export async function callCommand(tool: string, pairs: readonly string[], option
         loss: session.loss,
         leaveNow: () => session.leaveNow(),
         timeout: options.timeout,
+        deadline: session.deadline,
       });
     },
     { startedAt, resultLine: true },

@@ -11,6 +11,7 @@ import { Interrupts } from '../interrupt.js';
 import { ServerLoss } from '../loss.js';
 import { removeReference, temporaryReferencePath, writeReference, type SavedReference } from '../ref-file.js';
 import { HumanReporter, JsonReporter, type Reporter } from '../reporter.js';
+import { RunDeadline } from '../run-deadline.js';
 import {
   CLOSE_WAIT_MS,
   CONNECT_TIMEOUT_MS,
@@ -44,8 +45,13 @@ export interface Session {
   readonly target: Target;
   readonly reporter: Reporter;
   readonly interrupts: Interrupts;
-  /** What is left of `--timeout` once connected, in ms (the deadline counts from the start of the run). */
+  /**
+   * The library's deadline for the call (or the resumed task), in ms: what is left of `--timeout`
+   * once connected, less the reserve for the remote cancel and the shutdown (see run-deadline.ts).
+   */
   readonly timeoutMs: number | undefined;
+  /** `--timeout` as a deadline for the whole run (the deadline counts from the start of the run). */
+  readonly deadline: RunDeadline | undefined;
   /** `--timeout` as the user typed it (to name it in messages). */
   readonly timeout: string | undefined;
   /** `--ttl` in ms. */
@@ -69,11 +75,13 @@ export interface Session {
    * After a call given up before the server answered it (Ctrl-C, `--timeout`): closes the
    * connection in order, which waits (the library's `closeTimeoutMs`) for the answer so that a task
    * the server creates anyway gets its `tasks/cancel`. Resolves `answered` once that is done,
-   * `late` when the answer has not come within {@link CLOSE_WAIT_MS} (a task the server creates
+   * `late` when the answer has not come within {@link closeWaitMs} (a task the server creates
    * now is not cancelled), or `left` on a Ctrl-C meanwhile; in both last cases the CLI then leaves
    * without waiting more.
    */
   closeAfterAbandon(): Promise<'answered' | 'late' | 'left'>;
+  /** How long {@link closeAfterAbandon} waits from now: {@link CLOSE_WAIT_MS}, or what is left of `--timeout` when less. */
+  closeWaitMs(): number;
 }
 
 /** The process streams, so tests can run commands in process. */
@@ -198,11 +206,12 @@ export async function runSession(
   const url = options.url ?? savedUrl;
   const where =
     url ?? (options.stdio === undefined ? 'the bundled example server' : `the stdio server \`${options.stdio}\``);
-  const runStart = Date.now();
-  // `--timeout` bounds the whole run, connecting included.
+  // `--timeout` bounds the whole run from here, connecting included: the deadline of the task, of
+  // its remote cancel and of the shutdown.
+  const deadline = timeoutMs === undefined ? undefined : new RunDeadline(timeoutMs, Date.now());
   const connectDeadline = new AbortController();
   const connectTimer =
-    timeoutMs === undefined
+    deadline === undefined
       ? undefined
       : setTimeout(
           () =>
@@ -211,7 +220,7 @@ export async function runSession(
                 `--timeout ${options.timeout ?? ''} passed while connecting to ${where}; gave up`,
               ),
             ),
-          timeoutMs,
+          deadline.left(),
         );
   // Ctrl-C (SIGINT, SIGTERM, a closed stdout) while connecting gives the connection up: the
   // connector closes the transport and kills a stdio server it started.
@@ -241,7 +250,8 @@ export async function runSession(
         signal: connectDeadline.signal,
         connectTimeoutMs,
       },
-      callbacks,
+      // The remote cancel at the deadline fits in the reserve `--timeout` keeps for it.
+      { ...callbacks, ...(deadline === undefined ? {} : { cancelGraceMs: deadline.cancelGraceMs }) },
     );
   } catch (error) {
     interrupts.disable();
@@ -293,6 +303,25 @@ export async function runSession(
   // Closed once: closing an embedded target twice would close its server twice.
   let closing: Promise<void> | undefined;
   const closeTarget = (): Promise<void> => (closing ??= target.close());
+  /**
+   * Closes the target in order, but not past `--timeout`: `closed` once closed, `late` when the
+   * deadline passed first (the caller then leaves without waiting more).
+   */
+  const closeWithin = async (): Promise<'closed' | 'late'> => {
+    const expiry = deadline?.expiry();
+    try {
+      return await Promise.race([
+        closeTarget().then(
+          () => 'closed' as const,
+          () => 'closed' as const,
+        ),
+        ...(expiry === undefined ? [] : [expiry.passed.then(() => 'late' as const)]),
+      ]);
+    } finally {
+      expiry?.clear();
+    }
+  };
+  const closeWaitMs = (): number => deadline?.bound(CLOSE_WAIT_MS) ?? CLOSE_WAIT_MS;
   // The server went away outside of following a task: the command ends (exit 1).
   let lostBeforeFollowing: (why: string) => void = () => {};
   const lostOutside = new Promise<string>((resolve) => (lostBeforeFollowing = resolve));
@@ -302,7 +331,8 @@ export async function runSession(
     target,
     reporter,
     interrupts,
-    timeoutMs: timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (Date.now() - runStart)),
+    timeoutMs: deadline?.taskMs(),
+    deadline,
     timeout: options.timeout,
     ttlMs,
     saveReference,
@@ -351,7 +381,8 @@ export async function runSession(
         return 'left';
       }
       // The same bound as the library's closeTimeoutMs, started no later than its own: when the
-      // answer has not come by then, the library gives the wait up too.
+      // answer has not come by then, the library gives the wait up too. `--timeout` ends it sooner.
+      const waitMs = closeWaitMs();
       let timer: NodeJS.Timeout | undefined;
       let leave: () => void = () => {};
       const restoreKeys = interrupts.onPress(() => leave());
@@ -361,7 +392,7 @@ export async function runSession(
             () => 'answered' as const,
             () => 'late' as const,
           ),
-          new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_WAIT_MS))),
+          new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), waitMs))),
           new Promise<'left'>((resolve) => (leave = () => resolve('left'))),
         ]);
         if (ending !== 'answered') abandoning = true;
@@ -371,6 +402,7 @@ export async function runSession(
         restoreKeys();
       }
     },
+    closeWaitMs,
   };
 
   // Outside of following a task, Ctrl-C just leaves, saying so.
@@ -429,7 +461,8 @@ export async function runSession(
         target.abandon();
         process.exit(interrupts.exitCode);
       });
-      await closeTarget().catch(() => {});
+      // `--timeout` bounds closing too: past it, a stdio server still closing is stopped.
+      if ((await closeWithin()) === 'late') target.abandon();
       interrupts.disable();
     }
   }

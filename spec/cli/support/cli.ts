@@ -136,6 +136,8 @@ export interface PipeRun {
   readonly pid: number | undefined;
   /** Output so far. */
   stdout(): string;
+  /** Diagnostics so far. */
+  stderr(): string;
   readonly done: Promise<PipeResult>;
   kill(signal: NodeJS.Signals): void;
   /** Sends `signal` to the CLI's whole process group (with `group`), its stdio server included. */
@@ -171,6 +173,7 @@ export function runPiped(
   return {
     pid: child.pid,
     stdout: () => stdout,
+    stderr: () => stderr,
     done,
     kill: (signal) => child.kill(signal),
     killGroup: (signal) => {
