@@ -9,20 +9,18 @@
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveExtHttp, type ExtHttpEndpoint } from '../../examples/ext-http-server.js';
 import { answerJobInput, enqueueToolTask, pendingQuestions, type PendingQuestion } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
 import {
   eventually,
-  killWorkers,
   MethodCounter,
   openQueue,
   REDIS_AVAILABLE,
   skipWithoutRedis,
-  startRedis,
   startWorker,
-  type RedisServer,
+  useRedis,
 } from './support.js';
 
 skipWithoutRedis('durable queue: an answer taken by a worker that died');
@@ -76,14 +74,7 @@ async function holdingProxy(target: URL) {
 }
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: an answer taken by a worker that died', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await killWorkers();
-    await redis?.stop();
-  });
+  const { redis } = useRedis();
 
   it('the next worker sends the stored answer instead of asking again: one answer, one tools/call, the job completes', async () => {
     const counter = new MethodCounter();
