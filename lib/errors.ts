@@ -177,7 +177,10 @@ export class TaskInputError extends TaskError {
   }
 }
 
-/** The task's deadline (`timeoutMs`) passed before its result was in hand. */
+/**
+ * The task's deadline (`timeoutMs`) passed before its result was in hand; also `cancel()` when
+ * its `tasks/cancel` was not answered within its bound (`timeoutMs` is then that bound).
+ */
 export class TaskTimeoutError extends TaskError {
   /** `TaskTimeoutError`. */
   override name = 'TaskTimeoutError';

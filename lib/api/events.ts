@@ -160,7 +160,9 @@ export interface TaskClientEvents {
    * sends them) could not be tied to one call, so no call's own `onElicitation`/`onSampling`
    * answers it: the TaskClient-level callback does, else `serve()`'s, else it is passed on (to
    * another TaskClient on the same SDK client, your SDK handler, or a `-32601` error naming the
-   * cause). Each TaskClient that looks at the request emits it.
+   * cause). Each TaskClient that looks at the request emits it. A request refused with `-32602`
+   * before any callback (params that break the schema, a mode the client did not declare) does not
+   * emit it, as a malformed request tagged with a task is reported nowhere.
    */
   inputUnattributed: [input: UnattributedInput];
   /** A library-internal problem that did not fail a task (a failed poll, a malformed message, a throwing listener). */

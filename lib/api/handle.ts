@@ -106,7 +106,13 @@ export type TaskHandle<K extends HandleKind = HandleKind> = {
    * confirming read tells what became of it (cancellation there is cooperative: the task may still
    * finish). When the task had already finished the truth is returned instead of failing,
    * and `result()` settles as the task really ended. A settled or immediate handle returns its last
-   * snapshot, except one whose task is gone: it rejects as `result()` does.
+   * snapshot, except one whose task is gone: it rejects as `result()` does. Bounded: it waits for
+   * the server at most `requestTimeoutMs` + `cancelGraceMs` (transient failures retried within
+   * that), and no longer than the handle's deadline (or abort) and its grace.
+   * @throws TaskTimeoutError when the bound passed first: its `remoteCancel` says what became of
+   *   the remote task (`'unknown'`, `'acknowledged'`, `'failed'`); the `tasks/cancel` goes on in the
+   *   background, and the task is still followed. When the handle's deadline (or abort signal)
+   *   stopped it meanwhile, the stop's own `TaskTimeoutError` (or `TaskAbortError`).
    * @throws TaskNotSupportedError when the server cannot cancel tasks.
    * @throws TaskNotFoundError / TaskExpiredError when the server no longer knows the task (found
    *   before or during the cancel, with no cancel of it accepted): the same error as `result()`.

@@ -5,6 +5,7 @@
  * per worker, whatever its number of jobs) and the fields of its own jobs only when it changed.
  * What is written survives the worker: a job resumed elsewhere finds its answers and its cancel.
  */
+import { randomUUID } from 'node:crypto';
 import type { Queue, RedisClient } from 'bullmq';
 import { scriptClient } from './redis-script.js';
 import { later, type Later } from './timer.js';
@@ -35,18 +36,43 @@ function clientOf(queue: ToolQueue): Promise<RedisClient> {
 }
 
 /**
- * What an answer's field holds once a worker took the answer: not JSON, so no reader takes it for
- * an answer, and `answerJobInput` (which writes only a field not set) refuses a second answer to
- * the same question as answered already. Cleared when the same question is asked again, and when
- * the job's run ends.
+ * What an answer's field holds once a worker took the answer: `taken:<run>:<the answer's JSON>`.
+ * Not JSON, so no reader takes it for an answer waiting, and `answerJobInput` (which writes only a
+ * field not set) refuses a second answer to the same question as answered already. The answer
+ * stays in it, durable once given: a run that took it and then died (before its answer reached
+ * the server, perhaps) leaves it there, and the next run that asks the same question sends it
+ * rather than ask the user again (see {@link WatchedJob.stored}). Cleared when the same run asks
+ * the same question again (a new round), and when the job's run ends.
  */
-const TAKEN = 'taken';
+const TAKEN = 'taken:';
+
+/** The field's value for `answer` (its JSON as stored) taken by `run`. */
+function taken(run: string, answer: string): string {
+  return `${TAKEN}${run}:${answer}`;
+}
 
 const REOPEN = 'mcpTaskClientControlReopen';
-/** KEYS[1] the hash; ARGV[1] the field, ARGV[2] {@link TAKEN}: clears the field only if it holds that. */
+/** KEYS[1] the hash; ARGV[1] the field, ARGV[2] {@link TAKEN}: clears the field only if it holds a taken answer. */
 const REOPEN_LUA = `
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if v and string.sub(v, 1, #ARGV[2]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0`;
+
+const CLAIM = 'mcpTaskClientControlClaim';
+/**
+ * KEYS[1] the hash; ARGV[1] the field, ARGV[2] {@link TAKEN}, ARGV[3] this run: the answer another
+ * run took (its JSON), now marked taken by this run; false when the field holds none, or one this
+ * run took itself.
+ */
+const CLAIM_LUA = `
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v or string.sub(v, 1, #ARGV[2]) ~= ARGV[2] then return false end
+local rest = string.sub(v, #ARGV[2] + 1)
+local sep = string.find(rest, ':', 1, true)
+if not sep or string.sub(rest, 1, sep - 1) == ARGV[3] then return false end
+local answer = string.sub(rest, sep + 1)
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ARGV[3] .. ':' .. answer)
+return answer`;
 
 /** The keys of `queue`'s control hash and revision counter. */
 function keysOf(queue: ToolQueue): { readonly hash: string; readonly rev: string } {
@@ -94,6 +120,12 @@ export interface WatchedJob {
    */
   answer(question: string, signal: AbortSignal): Promise<unknown>;
   /**
+   * The answer to `question` that another run of the job took (it died, or lost the job, perhaps
+   * before its answer reached the server), now taken by this run; `undefined` when there is none.
+   * Call it before asking: the user answered once, and that answer is sent again.
+   */
+  stored(question: string): Promise<unknown>;
+  /**
    * Makes `question` answerable again when an earlier answer to it was taken (the task asks the
    * same thing again): call it before the question shows on the job.
    */
@@ -104,6 +136,8 @@ export interface WatchedJob {
 
 interface Watched {
   readonly jobId: string;
+  /** This run's id, in the answers it takes. */
+  readonly run: string;
   cancelSeen: boolean;
   cancel: (reason: string) => void;
   readonly read: () => void;
@@ -138,7 +172,15 @@ export class ControlWatch {
     const cancelled = new Promise<string>((resolve) => (cancel = resolve));
     let read!: () => void;
     const ready = new Promise<void>((resolve) => (read = resolve));
-    const watched: Watched = { jobId, cancelSeen: false, cancel, read, waiting: new Map(), asked: new Set() };
+    const watched: Watched = {
+      jobId,
+      run: randomUUID(),
+      cancelSeen: false,
+      cancel,
+      read,
+      waiting: new Map(),
+      asked: new Set(),
+    };
     let runs = this.jobs.get(jobId);
     if (runs === undefined) this.jobs.set(jobId, (runs = new Set()));
     runs.add(watched);
@@ -147,6 +189,7 @@ export class ControlWatch {
       cancelled,
       ready,
       answer: (question, signal) => this.answer(watched, question, signal),
+      stored: (question) => this.stored(watched, question),
       reopen: (question) => this.reopen(watched, question),
       release: () => this.release(watched),
     };
@@ -156,6 +199,20 @@ export class ControlWatch {
   stop(): void {
     this.stopped = true;
     this.timer?.clear();
+  }
+
+  private async stored(watched: Watched, question: string): Promise<unknown> {
+    const client = await scriptClient(this.queue, CLAIM, 1, CLAIM_LUA);
+    const field = fieldName(watched.jobId, { kind: 'answer', question });
+    // Its field, now this run's, is cleared when the run ends.
+    watched.asked.add(question);
+    const raw: unknown = await client.runCommand(CLAIM, [keysOf(this.queue).hash, field, TAKEN, watched.run]);
+    if (typeof raw !== 'string') return undefined;
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return undefined;
+    }
   }
 
   private async reopen(watched: Watched, question: string): Promise<void> {
@@ -256,7 +313,7 @@ export class ControlWatch {
       throw error;
     }
     this.lastRev = revision;
-    const consumed: string[] = [];
+    const consumed: Array<[string, string]> = [];
     for (const [index, { watched, field }] of wanted.entries()) {
       const raw = values[index];
       if (raw === null || raw === undefined) continue;
@@ -279,13 +336,14 @@ export class ControlWatch {
       if (deliver === undefined) continue;
       // Still asked: its field (marked taken) is cleared when the run ends.
       watched.waiting.delete(field.question);
-      consumed.push(fieldName(watched.jobId, field));
+      consumed.push([fieldName(watched.jobId, field), taken(watched.run, raw)]);
       deliver(value);
     }
     for (const { watched, field } of wanted) if (field.kind === 'cancel') watched.read();
     // An answer is taken once: its field is marked taken, so that a second answer to the same
     // question is refused (it would otherwise stay, and answer that question when asked again);
-    // the same question asked again is reopened first (see reopen()) and waits for a new answer.
-    if (consumed.length > 0) await client.hset(hash, Object.fromEntries(consumed.map((field) => [field, TAKEN])));
+    // the same question asked again by this run is reopened first (see reopen()) and waits for a
+    // new answer. The answer stays in the mark, for a run that takes the job over (stored()).
+    if (consumed.length > 0) await client.hset(hash, Object.fromEntries(consumed));
   }
 }

@@ -2,8 +2,10 @@
  * Questions a task asks while a worker holds its job: each is published on the job's progress
  * and waits for an answer stored through `answerJobInput`, from any process. A question's id is
  * derived from what it asks, so the same pending question keeps its id when another worker
- * resumes the task and is asked again: an answer given meanwhile is not lost. Questions that ask
- * the same thing at once are told apart by a count after that id (`-2`, `-3`, …).
+ * resumes the task and is asked again: an answer given meanwhile is not lost, and one a worker
+ * took and then died with is sent by the next worker rather than asked of the user again (it is
+ * stored with the job before it is sent). Questions that ask the same thing at once are told
+ * apart by a count after that id (`-2`, `-3`, …).
  */
 import { createHash } from 'node:crypto';
 import type {
@@ -93,10 +95,15 @@ export class JobQuestions {
     const derived = questionId(kind, params);
     let id = derived;
     for (let n = 2; this.pending.has(id) || this.opening.has(id); n += 1) id = `${derived}-${n}`;
-    // An answer taken earlier for the same question marked its field taken (a second answer to
-    // that one is refused): cleared before this question shows on the job. Redis away: it goes on.
+    // An answer another run took for this question (it died, perhaps before the answer reached
+    // the server, and the task asks again) is sent as it was: the user answered once, and is not
+    // asked again. An answer this run took earlier for the same question marked its field taken
+    // (a second answer to that one is refused): cleared before this question shows on the job.
+    // Redis away: it goes on, and asks.
     this.opening.add(id);
     try {
+      const stored = await Promise.race([this.control.stored(id).catch(() => undefined), aborted(signal)]);
+      if (stored !== undefined) return stored as T;
       await Promise.race([this.control.reopen(id).catch(() => {}), aborted(signal)]);
     } finally {
       this.opening.delete(id);

@@ -6,12 +6,15 @@
  * ([V23]), the truth wins: the handle settles as the task really ended.
  */
 import {
+  TaskAbortError,
   TaskClosedError,
   TaskExpiredError,
   TaskNotFoundError,
   TaskNotSupportedError,
   TaskRpcError,
+  TaskTimeoutError,
   asTaskError,
+  describeRemoteCancel,
   type RemoteCancelOutcome,
   type TaskError,
 } from '../errors.js';
@@ -30,6 +33,15 @@ export interface CancelOptions {
    * @defaultValue {@link lookBound} of the engine's `cancelGraceMs`
    */
   readonly lookMs?: number | undefined;
+  /**
+   * The caller bounds its wait itself (a stop, by its grace): the promise is the cancel's own,
+   * however long its retries take. Otherwise (`cancel()`) the wait is bounded: the task's request
+   * timeout (one whole attempt) plus `cancelGraceMs` (the last look, the retries of transient
+   * failures and the confirming read), 12 s with the defaults, where the retries of an unanswered
+   * cancel alone took about 64 s; sooner when a deadline or an abort stops the task meanwhile
+   * (see `bounded`).
+   */
+  readonly unbounded?: boolean | undefined;
 }
 
 /**
@@ -93,7 +105,56 @@ export function cancelTask(engine: TaskEngine, record: TaskRecord, options: Canc
     cancelling = sendCancel(engine, record, options.once === true, lookMs).finally(() => record.cancelEnded());
     record.cancelBegan(cancelling);
   }
-  return cancelling;
+  return options.unbounded === true ? cancelling : bounded(engine, record, cancelling);
+}
+
+/**
+ * `cancelling`, waited for at most its bound (see {@link CancelOptions.unbounded}): every deadline bounds the whole call, the
+ * remote cancel included. When the bound passes first, it rejects with a `TaskTimeoutError` whose
+ * `remoteCancel` says what became of the remote task (`'unknown'`: the `tasks/cancel` was not
+ * answered; `'acknowledged'`: only its confirming read is missing; `'failed'`: refused, and the
+ * read after the refusal is missing); the `tasks/cancel` itself is not withdrawn (its retries of
+ * transient failures go on in the background) and the task is still followed. When a stop settles
+ * the task meanwhile (a deadline, an abort: they reuse this cancel and give up on it after their
+ * grace), it rejects with the stop's error, which says the same; a task seen ended resolves with
+ * its snapshot.
+ */
+function bounded(engine: TaskEngine, record: TaskRecord, cancelling: Promise<Task>): Promise<Task> {
+  const boundMs = record.requestTimeoutMs + engine.config.cancelGraceMs;
+  const clock = engine.config.clock;
+  const startedAt = clock.now();
+  const bound = engine.scheduler.expiry(boundMs);
+  return new Promise<Task>((resolve, reject) => {
+    const unlisten = record.onSettled((settlement) => {
+      const error = settlement.ok ? undefined : settlement.error;
+      // A stop that reused this cancel (a deadline, an abort) and settled saying what became of it.
+      if (record.terminal) resolve(answer(record));
+      else if (
+        (error instanceof TaskTimeoutError || error instanceof TaskAbortError) &&
+        error.remoteCancel !== 'disabled'
+      )
+        reject(error);
+      else return;
+      bound.clear();
+    });
+    cancelling.then(resolve, reject).finally(() => {
+      bound.clear();
+      unlisten();
+    });
+    void bound.expired.then(() => {
+      unlisten();
+      const fate = unconfirmed(record);
+      reject(
+        new TaskTimeoutError(`cancel() gave up after ${boundMs} ms: ${describeRemoteCancel(fate)}`, {
+          task: record.task,
+          toolName: record.toolName,
+          timeoutMs: boundMs,
+          elapsedMs: clock.now() - startedAt,
+          remoteCancel: fate,
+        }),
+      );
+    });
+  });
 }
 
 async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean, lookMs: number): Promise<Task> {
@@ -280,7 +341,11 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     else if (record.terminal) remote = finishedFate(record);
     else if (!engine.features.cancel) remote = 'not-supported';
     else {
-      const cancel = cancelTask(engine, record, { once: how.once, lookMs: lookBound(how.graceMs) }).then(
+      const cancel = cancelTask(engine, record, {
+        once: how.once,
+        lookMs: lookBound(how.graceMs),
+        unbounded: true,
+      }).then(
         (task): RemoteCancelOutcome =>
           task.status === 'cancelled' ? 'cancelled' : isTerminalStatus(task.status) ? 'finished' : 'acknowledged',
         (): RemoteCancelOutcome => 'failed',

@@ -8,19 +8,11 @@
  * first was answered; the job's progress writes are slowed, as on a busy Redis.
  */
 import { Worker, type Job } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TaskClient, TaskOptionError, type ElicitResult } from '../../lib/index.js';
 import { answerJobInput, enqueueToolTask, taskProcessor, type ToolJobEvent } from '../../lib/bullmq/index.js';
 import { connectScripted, type Json } from '../support/scripted-server.js';
-import {
-  eventually,
-  finished,
-  openQueue,
-  REDIS_AVAILABLE,
-  skipWithoutRedis,
-  startRedis,
-  type RedisServer,
-} from './support.js';
+import { eventually, finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: a question answered twice');
 
@@ -46,17 +38,7 @@ function slowProgress(job: Job, delayMs: number): Job {
 }
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: a question answered twice', () => {
-  let redis: RedisServer;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  const { redis, cleanups } = useRedis();
 
   it('a second answer given after a worker took the first is refused, and does not answer the same question asked later', async () => {
     const pair = await connectScripted({

@@ -8,28 +8,18 @@
  * The worker runs in this process, on a scripted 2025-11-25 server.
  */
 import { Worker } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TaskClient } from '../../lib/index.js';
 import { enqueueToolTask, taskProcessor, type ToolJobData, type ToolJobEvent } from '../../lib/bullmq/index.js';
 import { connectScripted } from '../support/scripted-server.js';
-import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: closing while a question waits before the task exists');
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: closing while a question waits before the task exists', () => {
-  let redis: RedisServer;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  const { redis, cleanups } = useRedis();
 
   it('close() does not wait for the answer: the call is abandoned and the job goes back to the queue with its calling mark', async () => {
     const pair = await connectScripted({

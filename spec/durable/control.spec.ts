@@ -20,14 +20,12 @@ import {
 import { rejection, until } from '../helpers.js';
 import {
   eventually,
-  killWorkers,
   MethodCounter,
-  skipWithoutRedis,
   openQueue,
   REDIS_AVAILABLE,
-  startRedis,
+  skipWithoutRedis,
   startWorker,
-  type RedisServer,
+  useRedis,
   type WorkerProcess,
 } from './support.js';
 
@@ -53,14 +51,7 @@ async function finished(
 }
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: control from another process', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await killWorkers();
-    await redis?.stop();
-  });
+  const { redis } = useRedis();
 
   describe.each(['2025-11-25', 'extension'] as const)('on the %s example server', (kind) => {
     let server: HttpEndpoint | ExtHttpEndpoint;

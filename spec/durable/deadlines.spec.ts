@@ -6,7 +6,7 @@
  * next connection. A worker in this process on a scripted server, a real Redis.
  */
 import { Worker, type Job, type Queue } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TaskClient } from '../../lib/index.js';
 import {
   cancelToolJob,
@@ -17,24 +17,14 @@ import {
 } from '../../lib/bullmq/index.js';
 import { connectScripted, type ScriptedPair } from '../support/scripted-server.js';
 import { textResult } from '../support/scripted-task-client.js';
-import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: deadlines');
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: deadlines', () => {
-  let redis: RedisServer;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  const { redis, cleanups } = useRedis();
 
   /** A scripted server whose tasks complete with "done" at once. */
   async function scripted(): Promise<ScriptedPair> {

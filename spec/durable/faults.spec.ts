@@ -11,7 +11,7 @@
  * lock leaves the task to that worker.
  */
 import { Worker, UnrecoverableError, type Queue, type RedisClient as Redis } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TaskClient } from '../../lib/index.js';
 import { TaskConnectError } from '../../lib/doctor.js';
 import {
@@ -25,15 +25,7 @@ import { ControlWatch, writeControl } from '../../lib/bullmq/control.js';
 import { writeJobData } from '../../lib/bullmq/job-write.js';
 import { connectScripted, rpcError, type Json, type ScriptedPair } from '../support/scripted-server.js';
 import { textResult } from '../support/scripted-task-client.js';
-import {
-  eventually,
-  finished,
-  openQueue,
-  REDIS_AVAILABLE,
-  skipWithoutRedis,
-  startRedis,
-  type RedisServer,
-} from './support.js';
+import { eventually, finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: faults in a run');
 
@@ -74,17 +66,7 @@ const writeMode = (args: unknown[]): string | undefined =>
   args[0] === 'mcpTaskClientJobWrite' ? String((args[1] as unknown[])[2]) : undefined;
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
-  let redis: RedisServer;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  const { redis, cleanups } = useRedis();
 
   /**
    * A scripted server whose `tools/call` creates a task (polled every 50 ms) that completes with

@@ -7,7 +7,7 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Worker, type Job, type Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
 import {
@@ -20,7 +20,7 @@ import {
   type ToolJobEvent,
   type ToolJobProgress,
 } from '../../lib/bullmq/index.js';
-import { eventually, skipWithoutRedis, openQueue, REDIS_AVAILABLE, startRedis, type RedisServer } from './support.js';
+import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: the input event');
 
@@ -42,15 +42,12 @@ function slowProgress(job: Job, delayMs: number, sent: ToolJobProgress[] = []): 
 }
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: the input event', () => {
-  let redis: RedisServer;
   let server: HttpEndpoint;
-  beforeAll(async () => {
-    redis = await startRedis();
-    server = await serveHttp(0);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await redis?.stop();
+  const { redis } = useRedis({
+    setup: async () => {
+      server = await serveHttp(0);
+    },
+    teardown: () => server?.close(),
   });
 
   /**

@@ -13,7 +13,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport as JoinTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Worker, type Job, type Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
 import {
@@ -27,14 +27,12 @@ import {
 import { until } from '../helpers.js';
 import {
   eventually,
-  killWorkers,
   MethodCounter,
-  skipWithoutRedis,
   openQueue,
   REDIS_AVAILABLE,
-  startRedis,
+  skipWithoutRedis,
   startWorker,
-  type RedisServer,
+  useRedis,
 } from './support.js';
 
 skipWithoutRedis('durable queue: limits');
@@ -49,17 +47,13 @@ async function finished(queue: Queue, job: Job, timeoutMs = 60_000): Promise<Job
 }
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: limits', () => {
-  let redis: RedisServer;
   let server: HttpEndpoint;
   const counter = new MethodCounter();
-  beforeAll(async () => {
-    redis = await startRedis();
-    server = await serveHttp(0, { onMessage: counter.onMessage });
-  });
-  afterAll(async () => {
-    await killWorkers();
-    await server?.close();
-    await redis?.stop();
+  const { redis } = useRedis({
+    setup: async () => {
+      server = await serveHttp(0, { onMessage: counter.onMessage });
+    },
+    teardown: () => server?.close(),
   });
 
   /** A worker in this process; its `connect` opens a new HTTP session, whatever the job's reference says. */

@@ -9,21 +9,13 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport as JoinTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Worker, type Job, type Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
 import { enqueueToolTask, taskProcessor, type ToolJobData, type ToolJobEvent } from '../../lib/bullmq/index.js';
 import { ControlWatch, writeControl } from '../../lib/bullmq/control.js';
 import { writeJobData } from '../../lib/bullmq/job-write.js';
-import {
-  eventually,
-  MethodCounter,
-  skipWithoutRedis,
-  openQueue,
-  REDIS_AVAILABLE,
-  startRedis,
-  type RedisServer,
-} from './support.js';
+import { eventually, MethodCounter, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: once');
 
@@ -34,16 +26,13 @@ const within = <T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T |
   Promise.race([promise, pause(ms).then(() => fallback)]);
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
-  let redis: RedisServer;
   let server: HttpEndpoint;
   const counter = new MethodCounter();
-  beforeAll(async () => {
-    redis = await startRedis();
-    server = await serveHttp(0, { onMessage: counter.onMessage });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await redis?.stop();
+  const { redis } = useRedis({
+    setup: async () => {
+      server = await serveHttp(0, { onMessage: counter.onMessage });
+    },
+    teardown: () => server?.close(),
   });
 
   async function finished(queue: Queue, job: Job): Promise<Job> {

@@ -10,7 +10,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport as JoinTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Worker, type Job, type Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveExtHttp } from '../../examples/ext-http-server.js';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
@@ -23,15 +23,13 @@ import {
 import { until } from '../helpers.js';
 import {
   eventually,
-  killWorkers,
   MethodCounter,
   openQueue,
   REDIS_AVAILABLE,
   skipWithoutRedis,
   startProxy,
-  startRedis,
   startWorker,
-  type RedisServer,
+  useRedis,
 } from './support.js';
 
 skipWithoutRedis('durable queue: the MCP server failing under a job');
@@ -46,14 +44,7 @@ async function finished(queue: Queue, job: Job, timeoutMs = 60_000): Promise<Job
 }
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: the MCP server failing under a job', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await killWorkers();
-    await redis?.stop();
-  });
+  const { redis } = useRedis();
 
   /** An in-process worker that joins the session a reference names, as the example worker does. */
   function worker(queue: Queue, url: URL, options: Partial<TaskProcessorOptions> = {}) {

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Worker } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TaskClient } from '../../lib/index.js';
 import {
   enqueueToolTask,
@@ -18,7 +18,7 @@ import {
 } from '../../lib/bullmq/index.js';
 import { connectScripted, type Json, type ScriptedPair } from '../support/scripted-server.js';
 import { textResult } from '../support/scripted-task-client.js';
-import { finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+import { finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: the task a job’s progress names');
 
@@ -27,17 +27,7 @@ const fingerprint = (taskId: string): string =>
   `sha256:${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`;
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: the task a job’s progress names', () => {
-  let redis: RedisServer;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  const { redis, cleanups } = useRedis();
 
   /** A worker in this process on `pair`, on a queue with a fresh name; each progress it writes is kept. */
   async function rig(name: string, pair: ScriptedPair, options: Partial<TaskProcessorOptions> = {}) {

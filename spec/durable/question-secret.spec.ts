@@ -7,7 +7,7 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Worker } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient, taskFingerprint } from '../../lib/index.js';
 import {
@@ -18,20 +18,17 @@ import {
   type PendingQuestion,
   type ToolJobEvent,
 } from '../../lib/bullmq/index.js';
-import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: questions on the job without the task id');
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: questions on the job without the task id', () => {
-  let redis: RedisServer;
   let server: HttpEndpoint;
-  beforeAll(async () => {
-    redis = await startRedis();
-    server = await serveHttp(0);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await redis?.stop();
+  const { redis } = useRedis({
+    setup: async () => {
+      server = await serveHttp(0);
+    },
+    teardown: () => server?.close(),
   });
 
   it('a 2025-11-25 question shows on job.progress with its message and schema, and without the task id', async () => {

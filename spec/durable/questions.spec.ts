@@ -5,7 +5,7 @@
  * example server the question was sent to the dead worker's connection: it is lost with it, and
  * the job stays input_required without a question until it is cancelled (a stated limit).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveExtHttp, type ExtHttpEndpoint } from '../../examples/ext-http-server.js';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import {
@@ -19,27 +19,18 @@ import {
 import { until } from '../helpers.js';
 import {
   eventually,
-  killWorkers,
   MethodCounter,
   openQueue,
   REDIS_AVAILABLE,
   skipWithoutRedis,
-  startRedis,
   startWorker,
-  type RedisServer,
+  useRedis,
 } from './support.js';
 
 skipWithoutRedis('durable queue: a worker killed while its task asks a question');
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task asks a question', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await killWorkers();
-    await redis?.stop();
-  });
+  const { redis } = useRedis();
 
   /** Starts a job on a first worker, waits for its question, starts a second worker and kills the first. */
   async function killWhileAsking(url: string, queueName: string, tool: string, args: Record<string, unknown>) {

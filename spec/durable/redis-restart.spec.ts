@@ -6,20 +6,18 @@
  * A restart that loses the data (no snapshot) loses the jobs it held, but the workers go on
  * with the jobs enqueued after it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { enqueueToolTask, type ToolJob } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
 import {
   eventually,
-  killWorkers,
   MethodCounter,
-  skipWithoutRedis,
   openQueue,
   REDIS_AVAILABLE,
-  startRedis,
+  skipWithoutRedis,
   startWorker,
-  type RedisServer,
+  useRedis,
 } from './support.js';
 
 skipWithoutRedis('durable queue: Redis restarted mid-run');
@@ -27,17 +25,13 @@ skipWithoutRedis('durable queue: Redis restarted mid-run');
 const JOBS = 20;
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: Redis restarted mid-run', () => {
-  let redis: RedisServer;
   let server: HttpEndpoint;
   const counter = new MethodCounter();
-  beforeAll(async () => {
-    redis = await startRedis();
-    server = await serveHttp(0, { onMessage: counter.onMessage });
-  });
-  afterAll(async () => {
-    await killWorkers();
-    await server?.close();
-    await redis?.stop();
+  const { redis } = useRedis({
+    setup: async () => {
+      server = await serveHttp(0, { onMessage: counter.onMessage });
+    },
+    teardown: () => server?.close(),
   });
 
   it('the workers reconnect and every job completes exactly once, no tool called twice', async () => {

@@ -6,20 +6,18 @@
  * reference is stored, so no job is in the window between tools/call and its stored reference
  * (that window is measured here and stated in docs/durable.md).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { enqueueToolTask, type ToolJobData } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
 import {
   eventually,
-  killWorkers,
   MethodCounter,
-  skipWithoutRedis,
   openQueue,
   REDIS_AVAILABLE,
-  startRedis,
+  skipWithoutRedis,
   startWorker,
-  type RedisServer,
+  useRedis,
 } from './support.js';
 
 skipWithoutRedis('durable queue: 200 jobs, 3 workers, one killed');
@@ -32,18 +30,14 @@ const quantile = (values: number[], q: number): number => {
 };
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: 200 jobs, 3 workers, one killed', () => {
-  let redis: RedisServer;
   let server: HttpEndpoint;
   const counter = new MethodCounter();
-  beforeAll(async () => {
-    redis = await startRedis();
-    // Few polls (the server notifies every change): 200 tasks on two shared cores.
-    server = await serveHttp(0, { onMessage: counter.onMessage, pollInterval: 3_000 });
-  });
-  afterAll(async () => {
-    await killWorkers();
-    await server?.close();
-    await redis?.stop();
+  const { redis } = useRedis({
+    setup: async () => {
+      // Few polls (the server notifies every change): 200 tasks on two shared cores.
+      server = await serveHttp(0, { onMessage: counter.onMessage, pollInterval: 3_000 });
+    },
+    teardown: () => server?.close(),
   });
 
   it('every job completes exactly once with its own result, no tool is called twice, no task is left running', async () => {

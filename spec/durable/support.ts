@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents, type Job } from 'bullmq';
-import { describe, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -156,6 +156,66 @@ export type WorkerLine = Record<string, unknown> & {
   readonly jobId?: string;
   readonly taskId?: string;
 };
+
+/** What a durable suite's shared set-up gives it (see {@link useRedis}). */
+export interface RedisSuite {
+  /** The suite's Redis server: usable in its tests and hooks (it starts before the first test). */
+  readonly redis: RedisServer;
+  /** Run after each test, the last added first (a failing one fails that test). */
+  readonly cleanups: Array<() => Promise<unknown>>;
+}
+
+/** Options of {@link useRedis}. */
+export interface RedisSuiteOptions {
+  /** More set-up, once Redis runs (an MCP server the suite's workers share, say). */
+  readonly setup?: () => Promise<unknown>;
+  /** More teardown, after the worker processes were killed and before Redis stops. */
+  readonly teardown?: () => Promise<unknown>;
+}
+
+/**
+ * The Redis set-up every durable suite shares; call it at the top of its `describe`. A throwaway
+ * `redis-server` starts before the suite's tests (then `options.setup`); after each test its
+ * `cleanups` run, the last added first; after the last one, every worker process still running is
+ * killed, `options.teardown` runs, and Redis stops.
+ */
+export function useRedis(options: RedisSuiteOptions = {}): RedisSuite {
+  let server: RedisServer | undefined;
+  const started = (): RedisServer => {
+    if (server === undefined) throw new Error('Redis is not started yet: use it in a test or a hook');
+    return server;
+  };
+  // Read when used: the server starts in beforeAll, after the suite was collected.
+  const redis: RedisServer = {
+    get port() {
+      return started().port;
+    },
+    get url() {
+      return started().url;
+    },
+    get connection() {
+      return started().connection;
+    },
+    commands: () => started().commands(),
+    resetStats: () => started().resetStats(),
+    restart: (downMs, restartOptions) => started().restart(downMs, restartOptions),
+    stop: () => started().stop(),
+  };
+  const cleanups: Array<() => Promise<unknown>> = [];
+  beforeAll(async () => {
+    server = await startRedis();
+    await options.setup?.();
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => {
+    await killWorkers();
+    await options.teardown?.();
+    await server?.stop();
+  });
+  return { redis, cleanups };
+}
 
 /** A worker process (examples/durable/worker.ts) and what it printed. */
 export interface WorkerProcess {

@@ -12,28 +12,19 @@ import { answerJobInput, enqueueToolTask, pendingQuestions, type ToolJobData } f
 import { until } from '../helpers.js';
 import {
   eventually,
-  killWorkers,
   MethodCounter,
-  skipWithoutRedis,
   openQueue,
   REDIS_AVAILABLE,
-  startRedis,
+  skipWithoutRedis,
   startWorker,
-  type RedisServer,
+  useRedis,
   type WorkerProcess,
 } from './support.js';
 
 skipWithoutRedis('durable queue: takeover after SIGKILL');
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: takeover after SIGKILL', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await killWorkers();
-    await redis?.stop();
-  });
+  const { redis } = useRedis();
 
   /** Starts two workers on `queue`, enqueues one job, and kills the worker that started it. */
   async function killTheStarter(url: string, queueName: string, tool: string, args: Record<string, unknown>) {

@@ -8,7 +8,7 @@
  * `tasks/result` is open ([R29], [R31]).
  */
 import { Worker } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TaskClient, type CreateMessageResult } from '../../lib/index.js';
 import {
   answerJobInput,
@@ -18,15 +18,7 @@ import {
   type ToolJobEvent,
 } from '../../lib/bullmq/index.js';
 import { connectScripted, type Json } from '../support/scripted-server.js';
-import {
-  eventually,
-  finished,
-  openQueue,
-  REDIS_AVAILABLE,
-  skipWithoutRedis,
-  startRedis,
-  type RedisServer,
-} from './support.js';
+import { eventually, finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: questions that ask the same thing');
 
@@ -34,17 +26,7 @@ const RELATED = 'io.modelcontextprotocol/related-task';
 const PROMPT: Json = { messages: [{ role: 'user', content: { type: 'text', text: 'Pick a colour' } }], maxTokens: 5 };
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: questions that ask the same thing', () => {
-  let redis: RedisServer;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  const { redis, cleanups } = useRedis();
 
   it('two identical sampling requests of one task wait on the job as two questions, each answered once, and the job completes', async () => {
     const pair = await connectScripted({

@@ -7,27 +7,17 @@
  * on a scripted 2025-11-25 server.
  */
 import { Worker } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TaskClient, type TaskReference } from '../../lib/index.js';
 import { enqueueToolTask, taskProcessor } from '../../lib/bullmq/index.js';
 import { connectScripted, type Json } from '../support/scripted-server.js';
 import { textResult } from '../support/scripted-task-client.js';
-import { finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, startRedis, type RedisServer } from './support.js';
+import { finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: a server upgraded between two workers');
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: a server upgraded between two workers', () => {
-  let redis: RedisServer;
-  const cleanups: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  const { redis, cleanups } = useRedis();
 
   it('the worker on the new version resumes the task the old version created, and the tool is not called again', async () => {
     const pair = await connectScripted({ tools: [{ name: 'job', taskSupport: 'required' }] });

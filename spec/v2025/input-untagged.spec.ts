@@ -318,6 +318,27 @@ describe('an untagged question that cannot be tied to one call', () => {
     ]);
   });
 
+  it('a malformed question no call could be tied to gets -32602 and fires no inputUnattributed: refused, not unattributed input (as a malformed tagged one is reported nowhere)', async () => {
+    const { server, seen, unattributed, tasks } = await rig({ clientLevel: true });
+    const errors: unknown[] = [];
+    tasks.on('error', (error) => errors.push(error));
+    for (const params of [{ ...QUESTION, message: 5 }, { mode: 'url', message: 'Sign in' }, {}]) {
+      const reply = await within(server.request('elicitation/create', params));
+      expect(reply.error, JSON.stringify(params)).toMatchObject({ code: -32602 });
+      expect((reply.error as { message: string }).message).toMatch(
+        /Invalid elicitation request|does not support URL-mode/,
+      );
+    }
+    expect(seen).toEqual([]);
+    expect(unattributed).toEqual([]);
+    expect(errors).toEqual([]);
+    // A well-formed one is still reported as before.
+    expect((await within(server.request('elicitation/create', QUESTION))).result).toMatchObject({
+      content: { by: 'client' },
+    });
+    expect(unattributed.map((input) => [input.reason, input.answeredBy])).toEqual([['no-task', 'client']]);
+  });
+
   it('a call still waiting for its CreateTaskResult counts as in flight: a running task does not get the question', async () => {
     const { server, clock, seen, unattributed, tasks, call } = await rig({ clientLevel: true });
     const running = await call('running');

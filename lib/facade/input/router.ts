@@ -133,13 +133,18 @@ export class InputRouter {
     const { kind, params, signal, id, port } = request;
     if (attribution.kind === 'none') {
       const { reason, inFlight, waitingForInput, hostRequests } = attribution;
-      request.unattributed?.({ reason, inFlight, waitingForInput, hostRequests });
       const answeredBy =
         pick(this.defaults, kind) !== undefined
           ? 'client'
           : pick(this.fallback(), kind) !== undefined
             ? 'serve'
             : undefined;
+      // A request a callback here would get but that is refused first (params that break the
+      // schema, a mode not declared: -32602, see ask()) is no input anybody is asked: like a
+      // malformed tagged one, it is reported nowhere (no inputUnattributed, no error event).
+      const refusal = answeredBy === undefined ? undefined : this.refusal(kind, params, port);
+      if (refusal !== undefined) return Promise.reject(rpcThrowable(-32602, refusal));
+      request.unattributed?.({ reason, inFlight, waitingForInput, hostRequests });
       const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
       this.parts.emitter.emit('inputUnattributed', {
         method,
