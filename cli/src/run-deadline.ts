@@ -42,7 +42,9 @@ export class RunDeadline {
     private readonly now: () => number = Date.now,
   ) {
     this.at = startedAt + timeoutMs;
-    ({ reserveMs: this.reserveMs, cancelGraceMs: this.cancelGraceMs } = reserveOf(timeoutMs));
+    const reserve = reserveOf(timeoutMs);
+    this.reserveMs = reserve.reserveMs;
+    this.cancelGraceMs = reserve.cancelGraceMs;
   }
 
   /** How long is left, in ms (0 once passed). */
