@@ -194,9 +194,9 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
     observe(this, record, snapshot, source);
   }
 
-  /** The read the ttl backstop waited for ended (see `ttl-watch.ts`). */
-  looked(record: TaskRecord): void {
-    this.ttl.looked(record);
+  /** The read the ttl backstop waited for ended, `answered` or failed (see `ttl-watch.ts`). */
+  looked(record: TaskRecord, answered: boolean): void {
+    this.ttl.looked(record, answered);
   }
 
   /** Delay before the next poll of a task. */

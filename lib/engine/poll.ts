@@ -26,8 +26,8 @@ export interface PollEngine extends EngineCore {
   readonly requests: Requests;
   /** A record's poll timer fired (one function for every record: no closure per poll). */
   readonly pollDue: (record: TaskRecord) => void;
-  /** The read the ttl backstop waited for ended (answered, or failed but for a vanished task). */
-  looked(record: TaskRecord): void;
+  /** The read the ttl backstop waited for ended (`answered`, or failed but for a vanished task). */
+  looked(record: TaskRecord, answered: boolean): void;
   /** A read sent by {@link poll} ended, answered (and observed) or failed: a ttl timer waiting for it is armed. */
   readEnded(record: TaskRecord): void;
 }
@@ -168,7 +168,7 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
       record.pollAnswered();
       engine.observe(record, snapshot, 'poll');
       engine.readEnded(record);
-      if (look) engine.looked(record);
+      if (look) engine.looked(record, true);
       if (!payloadNeverCame(engine, record, snapshot)) ensurePoll(engine, record);
     },
     (error: unknown) => {
@@ -222,7 +222,7 @@ function pollFailed(engine: PollEngine, record: TaskRecord, error: unknown, look
   }
   // A last look that failed: the task cannot be asked about, and its ttl ran out.
   if (look) {
-    engine.looked(record);
+    engine.looked(record, false);
     if (record.settlement !== undefined) return;
   }
   // A poll that times out is simply retried at the next tick; only repeated hard failures

@@ -14,6 +14,13 @@
  * the task runs), so they never decide that a task expired. A resumed task has no send time: both
  * count from the resume, late by the task's whole age then, never early.
  *
+ * Where the ttl is a backstop, the server's timestamps can only keep a task, compared with each
+ * other, never with our clock: a last look that finds the task still running with a `lastUpdatedAt`
+ * later than the one held when the ttl ran out shows a server that still has the task and updates
+ * it (D23: FastMCP 4 sends its queue's result retention, refreshed while the task is polled, as the
+ * ttl, and stamps `lastUpdatedAt` on every read). Its backstop starts again: one more ttl from that
+ * look (warned about once more), so a task the server stops updating is given up one ttl later.
+ *
  * The last look is not a request of its own: it asks the poll loop for a read ahead of its cadence
  * (`poll.ts`), paced like every such read, and hears back how that read went ({@link TtlWatch.looked}).
  */
@@ -82,9 +89,39 @@ export function probablyExpired(record: TaskRecord, now: number, skewMs: number)
  */
 const READ_SLACK_MS = 1_000;
 
+/** Where the backstop of a task stands once its ttl first ran out (see {@link TtlWatch.looked}). */
+interface Backstop {
+  /** `lastUpdatedAt` (ms, the server's clock) held when the backstop last ran out. */
+  updatedMs: number;
+  /** Local clock time of the last look that kept the task: its ttl counts from there. */
+  renewedAt: number | undefined;
+}
+
 /** The ttl timers of one engine's tasks (one function each for every task: no closure per task). */
 export class TtlWatch {
+  /** The backstops that ran out at least once (few tasks: kept off the record, dropped with it). */
+  private readonly backstops = new WeakMap<TaskRecord, Backstop>();
+
   constructor(private readonly host: TtlWatchHost) {}
+
+  /** {@link expiryOf}, or one ttl after the last look that kept the task. */
+  private end(record: TaskRecord): number | undefined {
+    const renewedAt = this.backstops.get(record)?.renewedAt;
+    const ttl = record.task.ttl;
+    if (renewedAt === undefined || ttl === null || !(ttl > 0)) return expiryOf(record);
+    return renewedAt + ttl;
+  }
+
+  /**
+   * {@link earliestExpiryOf}, or one ttl after the last look that kept the task (the server renewed
+   * the task while it answered that read: a moment off, far less than the warning's margin).
+   */
+  private earliestEnd(record: TaskRecord): number | undefined {
+    const renewedAt = this.backstops.get(record)?.renewedAt;
+    const ttl = record.task.ttl;
+    if (renewedAt === undefined || ttl === null || !(ttl > 0)) return earliestExpiryOf(record);
+    return renewedAt + ttl;
+  }
 
   /**
    * Arms the warning for a running task nearing the end of its ttl ([V11]). A ttl that changed
@@ -94,7 +131,7 @@ export class TtlWatch {
   arm(record: TaskRecord): void {
     const { scheduler } = this.host;
     scheduler.cancel(record.ttlTimer);
-    const expiresAt = earliestExpiryOf(record);
+    const expiresAt = this.earliestEnd(record);
     if (expiresAt === undefined || record.terminal) {
       record.ttlArmed(undefined);
       return;
@@ -111,7 +148,7 @@ export class TtlWatch {
    * put off until the read ends ({@link TtlWatch.waitsForRead}).
    */
   armAfter(record: TaskRecord, firstPollAt: number): void {
-    const expiresAt = earliestExpiryOf(record);
+    const expiresAt = this.earliestEnd(record);
     if (expiresAt !== undefined && !record.terminal && this.warningAt(record, expiresAt) > firstPollAt)
       record.ttlPutOff();
     else this.arm(record);
@@ -134,7 +171,7 @@ export class TtlWatch {
    */
   waitsForRead(record: TaskRecord, readBoundMs: number): boolean {
     if (!record.ttlDeferred || record.terminal) return false;
-    const expiresAt = earliestExpiryOf(record);
+    const expiresAt = this.earliestEnd(record);
     if (expiresAt === undefined) return false;
     return this.warningAt(record, expiresAt) > this.host.config.clock.now() + readBoundMs + READ_SLACK_MS;
   }
@@ -150,13 +187,13 @@ export class TtlWatch {
   /** A running task's ttl is near its end. */
   private readonly near = (record: TaskRecord): void => {
     record.ttlTimerFired();
-    const expiresAt = expiryOf(record);
-    const earliest = earliestExpiryOf(record);
+    const expiresAt = this.end(record);
+    const earliest = this.earliestEnd(record);
     if (record.settlement !== undefined || record.terminal || expiresAt === undefined || earliest === undefined) return;
     this.host.expiring(record, earliest);
     // [E13]: where the ttl is a backstop, a task still running when it elapses is given up as
     // expired (the server may fail or delete it at any time after). Counted from when this client
-    // saw the task, it never ends before the server's.
+    // saw the task (or from the last look that kept it), it never ends before the server's.
     if (this.host.features().ttlBackstop) record.ttlArmed(this.host.scheduler.call(expiresAt, this.over, record));
   };
 
@@ -165,27 +202,43 @@ export class TtlWatch {
    * One last read first, observed like a poll: a result that has just come is delivered, not lost,
    * and a ttl the server extended (or made unlimited) keeps the task. The read is asked of the poll
    * loop, so it waits for a lost connection to come back like every poll (no handle fails because
-   * the connection was lost) and keeps to the poll interval.
+   * the connection was lost) and keeps to the poll interval. The `lastUpdatedAt` held now is what
+   * that read must move past to keep the task ({@link TtlWatch.looked}).
    */
   private readonly over = (record: TaskRecord): void => {
     record.ttlTimerFired();
     if (record.settlement !== undefined || record.terminal || this.host.isStopping(record)) return;
+    const updatedMs = isoMs(record.task.lastUpdatedAt);
+    const backstop = this.backstops.get(record);
+    if (backstop === undefined) this.backstops.set(record, { updatedMs, renewedAt: undefined });
+    else backstop.updatedMs = updatedMs;
     record.ttlRanOut();
     this.host.readSoon(record);
   };
 
   /**
-   * The last look's read ended, answered (its snapshot already observed) or failed otherwise than
-   * by the task being unknown (which the poll loop settles as vanished). A task still running past
-   * its ttl, or that could not be asked about, is given up as expired; one whose ttl moved meanwhile
-   * (extended, or made unlimited, by this read or a notification) is kept.
+   * The last look's read ended, `answered` (its snapshot already observed) or failed otherwise than
+   * by the task being unknown (which the poll loop settles as vanished). A task that could not be
+   * asked about, or still running past its ttl with the `lastUpdatedAt` it had when the ttl ran out,
+   * is given up as expired. One whose ttl moved meanwhile (extended, or made unlimited, by this read
+   * or a notification) is kept. So is one the answer shows still running with a later
+   * `lastUpdatedAt` (the server's stamps compared with each other, never with our clock: D23): the
+   * server still has the task and updates it, and its backstop starts again, one ttl from now.
    */
-  looked(record: TaskRecord): void {
+  looked(record: TaskRecord, answered: boolean): void {
     if (record.settlement !== undefined || record.terminal || this.host.isStopping(record)) return;
-    const expiresAt = expiryOf(record);
-    if (expiresAt === undefined || expiresAt > this.host.config.clock.now()) {
+    const now = this.host.config.clock.now();
+    const expiresAt = this.end(record);
+    if (expiresAt === undefined || expiresAt > now) {
       // A snapshot that moved the ttl armed its timers again (none for an unusable ttl).
       if (record.ttlTimer === undefined) this.arm(record);
+      return;
+    }
+    const backstop = this.backstops.get(record);
+    // An unreadable stamp (NaN) never counts as moved.
+    if (answered && backstop !== undefined && isoMs(record.task.lastUpdatedAt) > backstop.updatedMs) {
+      backstop.renewedAt = now;
+      this.arm(record);
       return;
     }
     this.host.expired(record, undefined);

@@ -12,7 +12,11 @@
  *   reply to reply) a healthy task is neither given up early nor read in a burst; the ttl counts
  *   from when this client first saw the task (for a resumed task, the resume), and the last look
  *   at it keeps to the poll interval;
- * - a task the server drops early is not called expired because the server's clock is behind.
+ * - a task the server drops early is not called expired because the server's clock is behind;
+ * - a task the server still updates past its ttl (D23: a `lastUpdatedAt` later at the last look than
+ *   when the ttl ran out, the server's stamps compared with each other) is kept for one more ttl,
+ *   warned about once per ttl, and given up at the first end its last look finds the stamp unmoved,
+ *   whatever the server's clock reads.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskExpiredError, TaskNotFoundError, TaskProtocolError, type TaskError } from '../../lib/index.js';
@@ -324,10 +328,13 @@ describe('the server’s timestamps never bring the ttl forward ([E13], [V11])',
   );
 
   it.each(SKEWED)(
-    '%s: a task still running is given up at the ttl counted on our clock from its creation reply, after one last look',
+    '%s: a task still running that the server stopped updating is given up at the ttl counted on our clock from its creation reply, after one last look',
     async (_label, stamps) => {
       const rig = await extRig({ server: manual({ ttlMs: 10_000, pollIntervalMs: 1_000 }) });
-      stamped(rig, stamps);
+      // The stamps move until 5 s, then stay: a lastUpdatedAt that moved past the ttl would keep the task (D23).
+      const stopsAt = rig.clock.now() + 5_000;
+      let last: Json = {};
+      stamped(rig, (task, now, n) => (now < stopsAt ? (last = stamps(task, now, n)) : last));
       const handle = await rig.tasks.callToolAsTask('manual');
       const result = handle.result().catch((error: unknown) => error);
       await rig.clock.advance(9_999);
@@ -409,4 +416,84 @@ describe('the server’s timestamps never bring the ttl forward ([E13], [V11])',
     expect(error).toBeInstanceOf(TaskNotFoundError);
     expect((error as Error).message).toMatch(/before its ttl elapsed/);
   });
+});
+
+/**
+ * A server that stamps `lastUpdatedAt` with its own clock (`offsetMs` away from ours) on every reply,
+ * as FastMCP 4 does (D23), until our clock reaches `stopsAt`: from then on every reply keeps the
+ * last stamp (the server no longer updates the task).
+ */
+function stampsEveryRead(rig: ExtRig, offsetMs = 0, stopsAt = Infinity): void {
+  let last = '';
+  stamped(rig, (_task, now) => {
+    if (now < stopsAt || last === '') last = iso(now + offsetMs);
+    return { lastUpdatedAt: last };
+  });
+}
+
+describe('a task the server still updates past its ttl is kept ([E13], D23)', () => {
+  it('is followed past its ttl while every read moves lastUpdatedAt, warned about once per ttl, and completes with its result', async () => {
+    // FastMCP 4: a 15 s "ttl" (its result retention, renewed by each read) for a 20 s job.
+    const rig = await extRig({ server: manual({ ttlMs: 15_000, pollIntervalMs: 1_000 }) });
+    stampsEveryRead(rig);
+    const start = rig.clock.now();
+    const events: string[] = [];
+    rig.tasks.on('expiring', (_metrics, expiry) => events.push(`expiring at +${expiry.expiresAt - start}`));
+    rig.tasks.on('expired', (metrics) => events.push(`expired: ${metrics.error.name}`));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(20_000);
+    expect(handle.settled).toBe(false);
+    expect(events).toEqual(['expiring at +15000']);
+    // One read a second, the last look included: no burst at the ttl.
+    expect(rig.server.count('tasks/get')).toBeLessThanOrEqual(21);
+    rig.server.tasks.complete(handle.taskId!, textResult('done in 20 s'));
+    expect(await outcome(rig, result)).toMatchObject({ content: textResult('done in 20 s').content });
+    expect(events).toEqual(['expiring at +15000']);
+  });
+
+  it('is given up one ttl after the last look that saw lastUpdatedAt move, once the server stops updating it', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 10_000, pollIntervalMs: 1_000 }) });
+    const start = rig.clock.now();
+    // Every read moves the stamp until just after the ttl first ran out (the last look at 10 s moved it).
+    stampsEveryRead(rig, 0, start + 10_500);
+    const events: string[] = [];
+    rig.tasks.on('expiring', (_metrics, expiry) => events.push(`expiring at +${expiry.expiresAt - start}`));
+    rig.tasks.on('expired', () => events.push(`expired at +${rig.clock.now() - start}`));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(19_999);
+    expect(handle.settled).toBe(false);
+    // Warned once per ttl: before the first end and before the one the last look armed again.
+    expect(events).toEqual(['expiring at +10000', 'expiring at +20000']);
+    await rig.clock.advance(1);
+    const error = await result;
+    expect(error).toBeInstanceOf(TaskExpiredError);
+    expect(error).toMatchObject({ task: { status: 'working' } });
+    expect(events).toEqual(['expiring at +10000', 'expiring at +20000', 'expired at +20000']);
+    expect(rig.server.tasks.detailed(handle.taskId!).status).toBe('working');
+  });
+
+  it.each([
+    ['10 min behind ours', -TEN_MINUTES],
+    ['10 min ahead of ours', TEN_MINUTES],
+  ])(
+    'a server clock %s: kept while it moves lastUpdatedAt, given up at the first end of its ttl after it stops, whatever its clock reads',
+    async (_label, offsetMs) => {
+      const clock = new ManualClock();
+      const rig = await extRig({
+        clock,
+        server: manual({ ttlMs: 10_000, pollIntervalMs: 1_000, now: () => clock.now() + offsetMs }),
+      });
+      const start = rig.clock.now();
+      stampsEveryRead(rig, offsetMs, start + 25_500);
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const result = handle.result().catch((error: unknown) => error);
+      // Kept at the ends at 10 s and 20 s (each read moved the stamp), and the one at 30 s saw it stopped.
+      await rig.clock.advance(29_999);
+      expect(handle.settled).toBe(false);
+      await rig.clock.advance(1);
+      expect(await result).toBeInstanceOf(TaskExpiredError);
+    },
+  );
 });
