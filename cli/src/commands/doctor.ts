@@ -60,6 +60,9 @@ export interface DoctorCommandOptions {
  */
 export const DOCTOR_STOP_GRACE_MS = 10_000;
 
+/** What the end of `--timeout` keeps for printing the report: the doctor's own deadline is this much earlier. */
+const PRINT_MS = 200;
+
 /** How much of a stdio server's stderr is kept (its end), in characters. */
 const STDERR_TAIL = 2_000;
 
@@ -259,7 +262,8 @@ export async function doctorCommand(
       tool: settings.tool ?? defaults?.tool,
       failTool: settings.failTool ?? defaults?.failTool,
       inputTool: settings.inputTool ?? defaults?.inputTool,
-      ...(runDeadline === undefined ? {} : { timeoutMs: Math.max(1, runDeadline.left()) }),
+      // A moment before the CLI's own end, so that the report it returns at its deadline is printed.
+      ...(runDeadline === undefined ? {} : { timeoutMs: Math.max(1, runDeadline.left() - PRINT_MS) }),
       signal: stop.signal,
       onProgress: ({ wire, probe }) => {
         probing = true;
