@@ -6,6 +6,7 @@
 import type { ToolExecutionOptions } from 'ai';
 import {
   TaskFailedError,
+  TaskNotSupportedError,
   type CallToolAsTaskOptions,
   type CallToolResult,
   type Task,
@@ -92,6 +93,23 @@ async function finalOutput(handle: TaskHandle): Promise<TaskToolResult> {
   }
 }
 
+/**
+ * The error the model reads for a call that could not start, where the library's message is
+ * advice for the developer: a callback the SDK client never declared the capability for. The model
+ * is told that the tool cannot be used here and that calling it again will not help; the
+ * library's error, with what to declare, is the `cause`. Any other error is the library's own.
+ */
+function forModel(toolName: string, error: unknown): unknown {
+  if (!(error instanceof TaskNotSupportedError)) return error;
+  const { feature } = error;
+  if (feature !== 'elicitation' && feature !== 'sampling') return error;
+  const asks = feature === 'elicitation' ? 'questions for the user (elicitation)' : 'requests for a model (sampling)';
+  return new TaskNotSupportedError(
+    `Tool "${toolName}" cannot be used here: this application is not set up to receive its ${asks}. Calling it again will fail the same way.`,
+    { feature, toolName, cause: error },
+  );
+}
+
 /** The status a UI sees of `task` and the latest `progress`, without the task id. */
 function statusOf(
   task: Task | undefined,
@@ -162,7 +180,7 @@ export async function* executeTaskTool(
     handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed, signal));
   } catch (error) {
     watch.stop();
-    throw error;
+    throw forModel(plan.serverName, error);
   }
   const taskId = handle.kind === 'task' ? handle.taskId : undefined;
   if (taskId !== undefined) {

@@ -77,6 +77,9 @@ export class InputWatch {
   }
 }
 
+/** What the model is told of calling the tool again, when nobody here can answer its input. */
+const NO_RETRY = 'Calling the tool again would stop at the same question: tell the user it needs their input.';
+
 const ASKED: Readonly<Record<InputKind, string>> = {
   elicitation: 'an elicitation',
   sampling: 'a sampling request',
@@ -90,7 +93,9 @@ const ASKED: Readonly<Record<InputKind, string>> = {
  * seen `cancelled` is said to be cancelled: a server may only acknowledge the cancel (or not
  * answer it), and the task may still run ([E6]), which the message then says. A task that ended
  * `failed` meanwhile has its failure (`failure`, the error its result gave) quoted. Neither message
- * names the task id.
+ * names the task id. The message is what the model reads (`error.toString()`), so it is addressed
+ * to the model: what happened, and whether calling the tool again may help; what the developer
+ * should set (an `onElicitation` / `onSampling` callback) is in `cause`, the TaskClient's report.
  */
 export function unansweredError(
   toolName: string,
@@ -114,9 +119,7 @@ export function unansweredError(
     const why = scrubbed(report.message, taskId);
     return new TaskError(`${asked}, and answering it failed, ${fate}. ${why}`, options);
   }
-  const option = kind === 'sampling' ? 'onSampling' : 'onElicitation';
-  const fix = kind === 'input' ? '' : ` Give taskTools or the TaskClient an ${option} callback to answer it.`;
-  return new TaskNotSupportedError(`${asked}, and no handler is configured to answer it, ${fate}.${fix}`, {
+  return new TaskNotSupportedError(`${asked}, and nobody can answer it here, ${fate}. ${NO_RETRY}`, {
     ...options,
     feature: kind,
   });

@@ -53,15 +53,20 @@ export async function runProbe(
   runSignal: AbortSignal,
 ): Promise<void> {
   const { s } = b;
+  const { deadline } = s.settings;
+  // The run's deadline has passed: the probe is not run, and its checks say so.
+  if (deadline?.passed() === true) return deadline.cut(b.rows, checks);
   b.onProgress?.({ wire: s.wire, probe: name });
   const bound = s.settings.probeTimeoutMs;
-  const stop = bounded(runSignal, bound + s.settings.requestTimeoutMs + 1_000);
+  const own = bound + s.settings.requestTimeoutMs + 1_000;
+  const stop = bounded(runSignal, deadline === undefined ? own : Math.min(own, deadline.untilCut()));
   s.signal = stop.signal;
   b.until = s.now() + bound;
   try {
     await body();
   } catch (error) {
     if (runSignal.aborted) throw error instanceof ProbeStopped ? error : new ProbeStopped('stopped', { cause: error });
+    if (deadline?.passed() === true) deadline.cut(b.rows, checks);
     const why =
       error instanceof ProbeStopped
         ? `the probe ran out of time (${ms(bound)})`
@@ -90,7 +95,10 @@ export async function settle(s: Session, canCancel: boolean, runSignal: AbortSig
   const next = (): { taskId: string; tool: string } | undefined =>
     s.ledger.running(s).find((task) => !visited.has(task.taskId) && (!onlyLate || s.late.has(task.taskId)));
   if (next() === undefined) return;
-  const stop = bounded(runSignal, 3 * s.settings.requestTimeoutMs + 5_000);
+  // Within the run's deadline too: its reserve is kept for this clean-up and closing.
+  const { deadline } = s.settings;
+  const own = 3 * s.settings.requestTimeoutMs + 5_000;
+  const stop = bounded(runSignal, deadline === undefined ? own : Math.min(own, deadline.forCleanUp()));
   s.signal = stop.signal;
   try {
     for (let task = next(); task !== undefined; task = next()) {
@@ -130,7 +138,12 @@ export async function settle(s: Session, canCancel: boolean, runSignal: AbortSig
     for (const { taskId, tool } of s.ledger.running(s))
       if (!onlyLate || visited.has(taskId) || s.late.has(taskId)) {
         s.late.take(taskId);
-        s.ledger.leftRunning(`a task of ${tool}: cancelling it took too long`, taskId);
+        s.ledger.leftRunning(
+          deadline !== undefined && deadline.forCleanUp() === 0
+            ? `a task of ${tool}: the run's deadline (timeoutMs) left no time to cancel it`
+            : `a task of ${tool}: cancelling it took too long`,
+          taskId,
+        );
       }
   } finally {
     stop.dispose();

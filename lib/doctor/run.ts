@@ -17,6 +17,7 @@ import { ProbeStopped } from './reply.js';
 import { Session, type Settings } from './session.js';
 import { isObject, nameText, reportable } from './shape.js';
 import { TaskLedger } from './tasks.js';
+import { RunBound } from './deadline.js';
 import { openSessions, type Opened, type Opening } from './target.js';
 import { firstTaskTool, listTools, notATaskTool, notListed, resolveChoice, type Listing } from './tools.js';
 import type {
@@ -69,7 +70,7 @@ function positive(options: DoctorOptions, name: keyof DoctorOptions, fallback: n
 }
 
 /** The resolved bounds. */
-function settingsOf(options: DoctorOptions): Settings & { connectTimeoutMs: number } {
+function settingsOf(options: DoctorOptions): Settings & { readonly connectTimeoutMs: number } {
   return {
     probeTimeoutMs: positive(options, 'probeTimeoutMs', 60_000),
     requestTimeoutMs: positive(options, 'requestTimeoutMs', 10_000),
@@ -91,18 +92,21 @@ function settingsOf(options: DoctorOptions): Settings & { connectTimeoutMs: numb
  *   where the server can cancel them: the message says what became of them).
  */
 export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {}): Promise<DoctorReport> {
-  const settings = settingsOf(options);
+  let settings = settingsOf(options);
   if (options.sdk !== undefined && options.sdk !== 'v1' && options.sdk !== 'v2')
     throw new TaskOptionError("Option \"sdk\" must be 'v1' or 'v2'", { option: 'sdk' });
   const signal = options.signal ?? new AbortController().signal;
   if (signal.aborted) throw new TaskAbortError('The doctor was stopped before it started', { reason: signal.reason });
   const startedAt = Date.now();
+  const deadline =
+    options.timeoutMs === undefined ? undefined : new RunBound(positive(options, 'timeoutMs', 0), startedAt);
+  settings = { ...settings, deadline };
   let opening: Opening;
   try {
     opening = await openSessions(target, {
       sdk: options.sdk,
       clientInfo: options.clientInfo ?? { name: 'mcp-task-doctor', version: '0.1.0' },
-      connectTimeoutMs: settings.connectTimeoutMs,
+      connectTimeoutMs: Math.min(settings.connectTimeoutMs, deadline?.timeoutMs ?? Infinity),
       signal,
     });
   } catch (error) {
@@ -132,7 +136,9 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
       const done =
         opened === undefined
           ? notProbed(wire, opening.notes[era] ?? 'no session of this era')
-          : await probeWire(wire, opened, settings, ledger, signal, options, probed);
+          : deadline?.passed() === true
+            ? cutWire(wire, deadline)
+            : await probeWire(wire, opened, settings, ledger, signal, options, probed);
       sections.push(done.section);
       rows.push(...done.rows);
     }
@@ -144,7 +150,8 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
       });
     throw error;
   } finally {
-    await Promise.all(opening.sessions.map((session) => session.close()));
+    // Within the run's deadline: a session still closing at its end is left to close on its own.
+    await untilEnd(Promise.all(opening.sessions.map((session) => session.close())), deadline);
     // Closed first: a call still open on a port the doctor opened ends with it. On a caller's client
     // it stays open, never cancelled with notifications/cancelled ([R24]: it may create a task), and
     // a task that comes later is left alone.
@@ -165,6 +172,33 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
       mustViolations,
       notTestable: rows.filter((row) => row.verdict === 'not-testable').length,
     },
+    cutShort: deadline === undefined ? [] : [...deadline.cutShort],
+  };
+}
+
+/** `work`, or less: it is no longer waited for once the run's deadline has passed. */
+async function untilEnd(work: Promise<unknown>, deadline: RunBound | undefined): Promise<void> {
+  if (deadline === undefined) {
+    await work;
+    return;
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const end = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadline.left())));
+  try {
+    await Promise.race([work.then(() => undefined), end]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A wire the run's deadline left no time for: every check of it is cut short. */
+function cutWire(wire: DoctorWire, deadline: RunBound): { section: WireSection; rows: DoctorRow[] } {
+  const sink = new RowSink(wire);
+  deadline.cut(sink, checkIds(wire));
+  const note = "not probed: the run's deadline had passed";
+  return {
+    section: { wire, offered: false, sdk: undefined, protocolVersion: undefined, tool: undefined, note },
+    rows: order(wire, sink.rows),
   };
 }
 

@@ -12,6 +12,7 @@ import { paramHeaders, scanParamHeaders, type ParamHeader } from '../port/param-
 import { localCode, type InboundRequest, type JsonObject, type SessionPort, type Timers } from '../port/port.js';
 import { TASKS_EXTENSION } from '../wire/resolve.js';
 import { relatedTaskId, RELATED_TASK_KEY } from '../wire/v2025/decode.js';
+import type { RunBound } from './deadline.js';
 import { cut, isObject, withoutIds } from './shape.js';
 import type { TaskLedger } from './tasks.js';
 import type { DoctorWire } from './types.js';
@@ -26,6 +27,8 @@ export interface Settings {
   readonly expiryBudgetMs: number;
   readonly noAnswerMs: number;
   readonly retentionCheckMs: number;
+  /** The run's deadline (`timeoutMs`), if any. */
+  readonly deadline?: RunBound | undefined;
 }
 
 /** Timers for the port's request timeouts. */

@@ -124,6 +124,17 @@ export interface DoctorReport {
   readonly tasks: TaskAccount;
   /** Counts by verdict. */
   readonly summary: ReportSummary;
+  /**
+   * The checks the run's deadline (`timeoutMs`) cut short, wire by wire: each has a not-testable
+   * row that says so. Empty when the run ended in time, or had no `timeoutMs` (absent from reports
+   * of earlier versions of the doctor).
+   */
+  readonly cutShort?: ReadonlyArray<{
+    /** The check's wire. */
+    readonly wire: DoctorWire;
+    /** The check's id. */
+    readonly check: string;
+  }>;
 }
 
 /** A tool and the arguments to call it with. */
@@ -179,6 +190,16 @@ export interface DoctorOptions {
   readonly probeTimeoutMs?: number | undefined;
   /** Bound of one request, in ms (a blocking `tasks/result` gets the probe's bound instead). @defaultValue 10000 */
   readonly requestTimeoutMs?: number | undefined;
+  /**
+   * Bound of the whole run, in ms: connecting (each session's `connectTimeoutMs` is at most this),
+   * the probes, cancelling the tasks the doctor started, and closing its sessions. The probes stop
+   * a reserve before the end (5 s, or a quarter of `timeoutMs` when that is less), so that the
+   * tasks still running are cancelled in time (a fifth of the reserve is left for closing); the
+   * checks they had not reached are not testable, their rows say the deadline cut them short, and
+   * the report lists them in `cutShort`. The report is returned either way.
+   * @defaultValue no bound beyond the probes' own
+   */
+  readonly timeoutMs?: number | undefined;
   /** Bound of connecting a session the doctor opens, handshake included, in ms. @defaultValue 15000 */
   readonly connectTimeoutMs?: number | undefined;
   /**

@@ -233,13 +233,18 @@ describe('task tools against the scripted extension server over Streamable HTTP'
     const error = run.errors.get('call-1');
     expect(error).toBeInstanceOf(TaskNotSupportedError);
     expect(error).toMatchObject({ feature: 'elicitation', toolName: 'confirm_delete' });
+    // Addressed to the model: what happened, and that calling again will not help. The developer's
+    // fix (an onElicitation callback) is in the cause, the TaskClient's report.
     const message =
-      'Tool "confirm_delete" needs user input (an elicitation), and no handler is configured to answer it, so its task was cancelled. Give taskTools or the TaskClient an onElicitation callback to answer it.';
+      'Tool "confirm_delete" needs user input (an elicitation), and nobody can answer it here, so its task was cancelled. Calling the tool again would stop at the same question: tell the user it needs their input.';
     expect((error as Error).message).toBe(message);
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({
       type: 'error-text',
       value: `TaskNotSupportedError: ${message}`,
     });
+    expect(JSON.stringify(toolResultsIn(model, 1))).not.toMatch(/onElicitation|taskTools|TaskClient/);
+    expect((error as Error).cause).toBeInstanceOf(TaskNotSupportedError);
+    expect(((error as Error).cause as Error).message).toMatch(/pass onElicitation to the call or the TaskClient/);
     expect(server.count('tasks/cancel')).toBe(1);
     expect(server.count('tasks/update')).toBe(0);
     expect(tasks.active).toBe(0);
@@ -307,7 +312,7 @@ describe('task tools against the scripted extension server over Streamable HTTP'
     const error = run.errors.get('call-1');
     expect(error).toBeInstanceOf(TaskNotSupportedError);
     expect((error as Error).message).toBe(
-      'Tool "confirm_delete" needs user input (an elicitation), and no handler is configured to answer it, and its task ended failed (Tool "confirm_delete" failed: Worker crashed while stopping). Give taskTools or the TaskClient an onElicitation callback to answer it.',
+      'Tool "confirm_delete" needs user input (an elicitation), and nobody can answer it here, and its task ended failed (Tool "confirm_delete" failed: Worker crashed while stopping). Calling the tool again would stop at the same question: tell the user it needs their input.',
     );
     expect(server.count('tasks/cancel')).toBe(1);
     const [taskId] = server.tasks.ids();

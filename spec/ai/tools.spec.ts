@@ -20,6 +20,7 @@ import {
   TaskClient,
   TaskFailedError,
   TaskOptionError,
+  TaskNotSupportedError,
   TaskProtocolError,
   taskFingerprint,
   type TaskClientOptions,
@@ -423,6 +424,27 @@ describe('running a tool', () => {
     expect(output).toMatchObject({ type: 'result', isError: true });
     expect(JSON.stringify(output)).toContain('No elicitation handler');
     expect(toolResultsIn(model, 1)[0]?.output).toMatchObject({ type: 'error-text' });
+    // What the model reads says what happened, not which option a developer should pass.
+    expect(JSON.stringify(toolResultsIn(model, 1))).toContain('this client cannot answer elicitation requests');
+    expect(JSON.stringify(toolResultsIn(model, 1))).not.toMatch(/pass onElicitation|TaskClient/);
+  });
+
+  it("onElicitation on the tools without the client's elicitation capability: the model reads that the tool cannot be used here, the cause says what to declare", async () => {
+    const { tasks } = await rig();
+    const model = toolCallingModel({ toolName: 'confirm_delete', input: { path: '/x' } });
+    const tools = await taskTools(tasks, { include: ['confirm_delete'], onElicitation: () => ({ action: 'decline' }) });
+    const run = await streamAgent(model, tools);
+    const error = run.errors.get('call-1') as TaskNotSupportedError;
+    expect(error).toBeInstanceOf(TaskNotSupportedError);
+    expect(error).toMatchObject({ feature: 'elicitation', toolName: 'confirm_delete' });
+    expect(error.message).toBe(
+      'Tool "confirm_delete" cannot be used here: this application is not set up to receive its questions for the user (elicitation). Calling it again will fail the same way.',
+    );
+    expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+      type: 'error-text',
+      value: `TaskNotSupportedError: ${error.message}`,
+    });
+    expect((error.cause as Error).message).toMatch(/did not declare the "elicitation" capability/);
   });
 
   it('progress: false asks for no progress and yields statuses without it', async () => {

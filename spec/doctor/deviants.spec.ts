@@ -222,6 +222,35 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     expect(report.tasks.cancelled).toBeGreaterThanOrEqual(2);
     expect(Date.now() - started).toBeLessThan(15_000);
   });
+
+  it('timeoutMs bounds the whole run: the probes are cut short a reserve before the end, the task is cancelled in it, and the report lists the checks cut short', async () => {
+    const started = Date.now();
+    // A probe bound far past timeoutMs: only the run's deadline can end the run in time.
+    const { report, model } = await doctorOn({ neverEnds: true }, { probeTimeoutMs: 60_000, timeoutMs: 4_000 });
+    const tookMs = Date.now() - started;
+    // Before the fix: timeoutMs was not an option, and the run took the probes' own bounds (minutes).
+    expect(tookMs).toBeLessThan(4_000 + 500);
+    clean(model, report);
+    expect(report.tasks.started).toBeGreaterThanOrEqual(1);
+    expect(report.tasks.cancelled).toBe(report.tasks.started);
+    expect(report.cutShort?.length).toBeGreaterThan(0);
+    for (const { wire, check } of report.cutShort ?? []) {
+      expect(report.rows.find((r) => r.wire === wire && r.check === check)).toMatchObject({
+        verdict: 'not-testable',
+        seen: "cut short by the run's deadline (timeoutMs 4.0 s)",
+      });
+    }
+    // Every probe from the cut on is cut short, the last one (expiry) included.
+    expect(report.cutShort).toContainEqual({ wire: '2025-11-25', check: 'expiry.read' });
+    expect(deviations(report)).toEqual([]);
+  });
+
+  it('a run that ends in time reports no check cut short', async () => {
+    const { report, model } = await doctorOn({}, { expiryBudgetMs: 2_000, timeoutMs: 120_000 });
+    clean(model, report);
+    expect(report.cutShort).toEqual([]);
+    expect(report.rows.some((r) => r.seen.includes('deadline'))).toBe(false);
+  });
 });
 
 describe('doctor: a named tool that does not declare task support ([R7])', () => {

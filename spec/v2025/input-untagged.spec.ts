@@ -285,7 +285,9 @@ describe('an untagged question that cannot be tied to one call', () => {
     // Before the fix: "No elicitation handler: pass onElicitation to the TaskClient or the call".
     expect(message).toMatch(/named no task/);
     expect(message).toMatch(/2 calls were in flight \(none of them waiting for input\)/);
-    expect(message).toMatch(/no call's own onElicitation could be chosen/);
+    expect(message).toMatch(/no call's own handler could be chosen/);
+    // Addressed to whoever reads the server's result (an agent's model): no option to set.
+    expect(message).not.toMatch(/pass onElicitation/);
     expect(message).not.toMatch(/t1|t2/);
     expect(unattributed).toEqual([
       {

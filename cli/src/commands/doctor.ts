@@ -8,6 +8,12 @@
  * Exit codes: 0 no MUST rule broken, 1 one is (or no report could be made: the server cannot be
  * reached or does not speak MCP), 2 usage error, 124 `--timeout` passed, 130 Ctrl-C (143 SIGTERM,
  * 141 stdout closed). The tasks the doctor started are cancelled before it stops.
+ *
+ * `--timeout` bounds the whole run (run-deadline.ts): the doctor gets it as its `timeoutMs`, and
+ * cuts its probes short a reserve before the end to cancel its tasks and close its sessions in
+ * time; the report then says which checks the deadline cut short (exit 124). While connecting
+ * there is nothing to cancel: the run is stopped there at once. At the deadline itself the CLI
+ * leaves without waiting for more.
  */
 import { TaskAbortError, TaskOptionError } from 'mcp-task-client';
 import {
@@ -23,6 +29,7 @@ import { httpFailureReason, stdioFailureReason } from '../connect-errors.js';
 import { doctorTarget, type DoctorTarget } from '../doctor-target.js';
 import { EXIT, describeError } from '../exit.js';
 import { Interrupts } from '../interrupt.js';
+import { RunDeadline, inSeconds } from '../run-deadline.js';
 import { CONNECT_TIMEOUT_MS } from '../target.js';
 import { ProgressLine, TABLE_WIDTH, failureDocument, reportDocument, reportTable } from '../doctor-output.js';
 import type { Io } from './session.js';
@@ -47,11 +54,14 @@ export interface DoctorCommandOptions {
 }
 
 /**
- * How long a stopped run (Ctrl-C, SIGTERM, `--timeout`) may take to cancel the tasks it started:
- * the doctor's own request bound. After it, the CLI leaves without waiting (stdio servers are
- * killed).
+ * How long a run stopped by Ctrl-C or SIGTERM may take to cancel the tasks it started: the
+ * doctor's own request bound, and never past the end of `--timeout`. After it, the CLI leaves
+ * without waiting (stdio servers are killed).
  */
 export const DOCTOR_STOP_GRACE_MS = 10_000;
+
+/** What the end of `--timeout` keeps for printing the report: the doctor's own deadline is this much earlier. */
+const PRINT_MS = 200;
 
 /** How much of a stdio server's stderr is kept (its end), in characters. */
 const STDERR_TAIL = 2_000;
@@ -123,6 +133,13 @@ function connectFailure(error: TaskConnectError, target: DoctorTarget): string {
   return `cannot connect to ${target.where}: ${why}${hint}`;
 }
 
+/** What became of the tasks of a run cut short, in a few words. */
+function stoppedTasks(report: DoctorReport): string {
+  const { started, cancelled, finished, leftRunning } = report.tasks;
+  if (started === 0) return 'no task was started';
+  return `of the ${started} task${started === 1 ? '' : 's'} it started, ${cancelled} cancelled, ${finished} ended on their own, ${leftRunning} left running`;
+}
+
 const noColor = (io: Io): boolean => io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '';
 
 /** Runs `mcp-task doctor`; returns the exit code. */
@@ -134,6 +151,8 @@ export async function doctorCommand(
   const json = options.json === true || (options.table !== true && io.stdout.isTTY !== true);
   const timeoutMs =
     options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS, false);
+  // Counted from the start: connecting (and starting a stdio server) is included.
+  const runDeadline = timeoutMs === undefined ? undefined : new RunDeadline(timeoutMs, Date.now());
   const headers = parseHeaders(options.header ?? []);
   const settings = doctorOptions(options);
   const progress = new ProgressLine(io.stderr, options.quiet !== true, io.stderr.isTTY === true && !noColor(io));
@@ -172,14 +191,15 @@ export async function doctorCommand(
     if (stop.signal.aborted) return;
     progress.note(note);
     stop.abort(reason);
+    const graceMs = runDeadline?.bound(DOCTOR_STOP_GRACE_MS) ?? DOCTOR_STOP_GRACE_MS;
     grace = setTimeout(() => {
       target.abandon();
       leave({
         code,
         name: reason instanceof DoctorTimeout ? 'TimeoutError' : 'Interrupted',
-        message: `${reason.message}: the doctor did not stop within ${DOCTOR_STOP_GRACE_MS / 1000} s; left without waiting for the tasks it started; no report`,
+        message: `${reason.message}: the doctor did not stop within ${inSeconds(graceMs)}; left without waiting for the tasks it started; no report`,
       });
-    }, DOCTOR_STOP_GRACE_MS);
+    }, graceMs);
     grace.unref();
   };
   interrupts.onPress((count) => {
@@ -201,19 +221,32 @@ export async function doctorCommand(
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE' && interrupts.cause === undefined) interrupts.press('pipe');
   });
+  const timedOut = `--timeout passed (${options.timeout ?? ''})`;
+  // Still connecting when the probes would have to stop: nothing was started, so the run stops at
+  // once. Once probing, the doctor keeps to --timeout itself (its timeoutMs).
   const deadline =
-    timeoutMs === undefined
+    runDeadline === undefined
       ? undefined
       : setTimeout(
-          () =>
-            halt(
-              new DoctorTimeout(`--timeout passed (${options.timeout ?? ''})`),
-              EXIT.timeout,
-              `--timeout passed: ${stopping()}`,
-            ),
-          timeoutMs,
+          () => {
+            if (!probing) halt(new DoctorTimeout(timedOut), EXIT.timeout, `--timeout passed: ${stopping()}`);
+          },
+          Math.max(0, runDeadline.left() - runDeadline.reserveMs),
         );
   deadline?.unref();
+  // The end of --timeout: the CLI leaves, whatever the doctor is doing.
+  const end =
+    runDeadline === undefined
+      ? undefined
+      : setTimeout(() => {
+          target.abandon();
+          leave({
+            code: EXIT.timeout,
+            name: 'TimeoutError',
+            message: `${timedOut}: the doctor had not finished by then; left without waiting for the tasks it started; no report`,
+          });
+        }, runDeadline.left());
+  end?.unref();
 
   const fail = (error: { name: string; message: string; reason?: string | undefined }, code: number): number => {
     progress.clear();
@@ -229,6 +262,8 @@ export async function doctorCommand(
       tool: settings.tool ?? defaults?.tool,
       failTool: settings.failTool ?? defaults?.failTool,
       inputTool: settings.inputTool ?? defaults?.inputTool,
+      // A moment before the CLI's own end, so that the report it returns at its deadline is printed.
+      ...(runDeadline === undefined ? {} : { timeoutMs: Math.max(1, runDeadline.left() - PRINT_MS) }),
       signal: stop.signal,
       onProgress: ({ wire, probe }) => {
         probing = true;
@@ -275,9 +310,18 @@ export async function doctorCommand(
         ? reportDocument(report)
         : reportTable(report, { width: tableWidth(io), color: io.stdout.isTTY === true && !noColor(io) }),
     );
+    // The deadline cut checks short: the report says which, and the exit code that --timeout passed.
+    const cut = report.cutShort?.length ?? 0;
+    if (cut > 0) {
+      progress.note(
+        `${timedOut}: ${cut} check${cut === 1 ? ' was' : 's were'} cut short (not testable, the report says which); ${stoppedTasks(report)}`,
+      );
+      return EXIT.timeout;
+    }
     return exitCode(report);
   } finally {
     clearTimeout(deadline);
+    clearTimeout(end);
     clearTimeout(grace);
     progress.clear();
     interrupts.disable();

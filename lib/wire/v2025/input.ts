@@ -4,8 +4,10 @@
  * the library's input handler and tagged back ([R31]). Untagged requests (mcp-go, D14) go to the
  * handler too, which may tie them to a call; their answers stay untagged (the server named no
  * task). A request nobody answers is left to the SDK client's own handler, or refused with a plain
- * -32601 that says how to answer it (never declined on the user's behalf), and for an untagged one
- * why no call's callback was chosen.
+ * -32601 that says nobody here can answer it (never declined on the user's behalf), and for an
+ * untagged one why no call's callback was chosen. The text is for whoever reads the server's
+ * result (a server often puts it in the tool's `isError` result, which an agent's model reads): it
+ * says what happened, not which option the client's developer should set (docs/input.md does).
  */
 import type { InboundRequest, JsonObject, SessionPort } from '../../port/port.js';
 import { fingerprint } from '../../util/fingerprint.js';
@@ -26,18 +28,18 @@ const OWNERS = new WeakMap<SessionPort, Set<(taskId: string) => boolean>>();
  * The cause of the error for an untagged request nobody answered: it named no task, and the calls
  * in flight did not tell which one asked (or there was none).
  */
-function unattributedCause(note: UnattributedNote, option: string): string {
+function unattributedCause(note: UnattributedNote): string {
   const host = note.hostRequests;
   if (note.reason === 'no-task') {
     const only =
       host === 0 ? '' : ` (only ${host} request${host === 1 ? '' : 's'} sent through the SDK client directly)`;
-    return `the request named no task (no related-task _meta) and no call of the TaskClient was in flight${only}; pass ${option} to the TaskClient`;
+    return `the request named no task (no related-task _meta) and no call of the TaskClient was in flight${only}, and the client has no handler of its own to answer it`;
   }
   const total = note.inFlight + host;
   const waiting =
     note.waitingForInput === 0 ? 'none of them waiting for input' : `${note.waitingForInput} of them waiting for input`;
   const direct = host === 0 ? '' : `, ${host} sent through the SDK client directly`;
-  return `the request named no task (no related-task _meta) while ${total} calls were in flight (${waiting}${direct}), so no call's own ${option} could be chosen; pass ${option} to the TaskClient to answer such requests`;
+  return `the request named no task (no related-task _meta) while ${total} calls were in flight (${waiting}${direct}), so no call's own handler could be chosen, and the client has no handler of its own to answer it`;
 }
 
 /** Serves side-channel input on `port` through `handler`; returns a function that stops serving. */
@@ -51,17 +53,19 @@ export function serveSideChannelInput(
   owners.add(owns);
   const registry = owners;
   const offs = INPUT_METHODS.map(([method, kind]) => {
-    const option = kind === 'elicitation' ? 'onElicitation' : 'onSampling';
     // Why an untagged request reached no call's callback, when the library could not tell (D14).
     const notes = new WeakMap<JsonObject, UnattributedNote>();
     // Nobody answers (no callback here, no SDK handler): say so plainly rather than decline on the
     // user's behalf.
     const missing = (params: JsonObject): Error => {
       const note = notes.get(params);
-      if (note !== undefined) return rpcThrowable(-32601, `No ${kind} handler: ${unattributedCause(note, option)}`);
+      if (note !== undefined) return rpcThrowable(-32601, `No ${kind} handler: ${unattributedCause(note)}`);
       const taskId = relatedTaskId(params);
       const about = taskId === undefined ? '' : ` for task ${fingerprint(taskId)}`;
-      return rpcThrowable(-32601, `No ${kind} handler${about}: pass ${option} to the TaskClient or the call`);
+      return rpcThrowable(
+        -32601,
+        `No ${kind} handler${about}: this client cannot answer ${kind} requests, so nobody was asked`,
+      );
     };
     const tap = (request: InboundRequest): Promise<JsonObject | undefined> | undefined => {
       const params = request.params;
