@@ -78,8 +78,13 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * conventions), a task-creating call's timeout that tells the server nothing, `cancel()` bounded
  * with a typed error, a `null` `resultType` read as absent, and a malformed question tied to no
  * task refused before any event (+359 in all).
+ * Raised an eighth time, to 48.5 KiB (49,156 bytes measured, 4 over 48 KiB), for two fixes of
+ * behaviour: a task the server still updates kept past its backstop ttl on the tasks extension (a
+ * server that reports a renewed retention as its ttl no longer loses long jobs at it), and the
+ * -32601 sent back for a question nobody here answers saying what happened instead of naming an
+ * option for the client's developer (a server often shows it to the model) (+153 in all).
  */
-export const SIZE_BUDGET_GZIP = 48 * 1024;
+export const SIZE_BUDGET_GZIP = 48.5 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
