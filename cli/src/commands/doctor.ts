@@ -176,6 +176,9 @@ export async function doctorCommand(
   let probing = false;
   const stopping = (): string =>
     probing ? 'stopping the doctor and cancelling the tasks it started' : 'stopping the doctor (no task started yet)';
+  /** What the CLI leaves behind when it leaves without waiting for the doctor. */
+  const leftBehind = (): string =>
+    probing ? 'left without waiting for the tasks it started' : 'left while connecting; no task was started';
   const interrupts = new Interrupts(io.stdin);
   /** How the CLI left without waiting for the doctor to stop. */
   interface Leaving {
@@ -197,7 +200,7 @@ export async function doctorCommand(
       leave({
         code,
         name: reason instanceof DoctorTimeout ? 'TimeoutError' : 'Interrupted',
-        message: `${reason.message}: the doctor did not stop within ${inSeconds(graceMs)}; left without waiting for the tasks it started; no report`,
+        message: `${reason.message}: the doctor did not stop within ${inSeconds(graceMs)}; ${leftBehind()}; no report`,
       });
     }, graceMs);
     grace.unref();
@@ -243,7 +246,10 @@ export async function doctorCommand(
           leave({
             code: EXIT.timeout,
             name: 'TimeoutError',
-            message: `${timedOut}: the doctor had not finished by then; left without waiting for the tasks it started; no report`,
+            // Still connecting (a slow server start, a loaded machine): no task was started.
+            message: probing
+              ? `${timedOut}: the doctor had not finished by then; ${leftBehind()}; no report`
+              : `${timedOut}: the doctor stopped while connecting to ${target.where}; no task was started; no report`,
           });
         }, runDeadline.left());
   end?.unref();
