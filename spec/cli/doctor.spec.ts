@@ -402,6 +402,21 @@ describe('mcp-task doctor: a stop while connecting to a server that never answer
     await until(() => !muteLog(log).pids.some(alive), 5_000, 'the server processes to end');
   });
 
+  it('--timeout 1s against a server slow to go: the CLI leaves at its deadline with the same honest document (no task was started)', async () => {
+    // The doctor's own stop waits for the server to close, so the CLI's end of --timeout comes first.
+    const log = join(scratch(), 'mute.log');
+    const run = await runPiped(['doctor', '--stdio', MUTE_SERVER, '--timeout', '1s'], { LOG: log, STUBBORN: '1' }).done;
+    expect(run.code, run.stderr).toBe(124);
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: {
+        name: 'TimeoutError',
+        message: `--timeout passed (1s): the doctor stopped while connecting to the stdio server \`${MUTE_SERVER}\`; no task was started; no report`,
+      },
+      exitCode: 124,
+    });
+    await until(() => !muteLog(log).pids.some(alive), 10_000, 'the server processes to end');
+  });
+
   it('SIGINT (Ctrl-C off a terminal) while connecting: exit 130 at once, the same document', async () => {
     const log = join(scratch(), 'mute.log');
     const run = runPiped(['doctor', '--stdio', MUTE_SERVER], { LOG: log });

@@ -176,9 +176,12 @@ export async function doctorCommand(
   let probing = false;
   const stopping = (): string =>
     probing ? 'stopping the doctor and cancelling the tasks it started' : 'stopping the doctor (no task started yet)';
-  /** What the CLI leaves behind when it leaves without waiting for the doctor. */
-  const leftBehind = (): string =>
-    probing ? 'left without waiting for the tasks it started' : 'left while connecting; no task was started';
+  /**
+   * A stop while connecting, however it ends (the doctor's own rejection, or the CLI leaving at the
+   * end of the stop's grace or of --timeout, whichever comes first on a loaded machine): one text.
+   */
+  const stoppedConnecting = (): string =>
+    `the doctor stopped while connecting to ${target.where}; no task was started; no report`;
   const interrupts = new Interrupts(io.stdin);
   /** How the CLI left without waiting for the doctor to stop. */
   interface Leaving {
@@ -200,7 +203,9 @@ export async function doctorCommand(
       leave({
         code,
         name: reason instanceof DoctorTimeout ? 'TimeoutError' : 'Interrupted',
-        message: `${reason.message}: the doctor did not stop within ${inSeconds(graceMs)}; ${leftBehind()}; no report`,
+        message: probing
+          ? `${reason.message}: the doctor did not stop within ${inSeconds(graceMs)}; left without waiting for the tasks it started; no report`
+          : `${reason.message}: ${stoppedConnecting()}`,
       });
     }, graceMs);
     grace.unref();
@@ -248,8 +253,8 @@ export async function doctorCommand(
             name: 'TimeoutError',
             // Still connecting (a slow server start, a loaded machine): no task was started.
             message: probing
-              ? `${timedOut}: the doctor had not finished by then; ${leftBehind()}; no report`
-              : `${timedOut}: the doctor stopped while connecting to ${target.where}; no task was started; no report`,
+              ? `${timedOut}: the doctor had not finished by then; left without waiting for the tasks it started; no report`
+              : `${timedOut}: ${stoppedConnecting()}`,
           });
         }, runDeadline.left());
   end?.unref();
@@ -295,8 +300,9 @@ export async function doctorCommand(
         const account = /^The doctor was stopped; (.+)$/s.exec(error.message)?.[1];
         const what = probing
           ? `the doctor stopped; ${account ?? 'what became of the tasks it started is unknown'}`
-          : `the doctor stopped while connecting to ${target.where}; no task was started`;
-        return fail({ name: timedOut ? 'TimeoutError' : 'Interrupted', message: `${why}: ${what}; no report` }, code);
+          : undefined;
+        const message = what === undefined ? `${why}: ${stoppedConnecting()}` : `${why}: ${what}; no report`;
+        return fail({ name: timedOut ? 'TimeoutError' : 'Interrupted', message }, code);
       }
       if (error instanceof TaskConnectError) {
         const code = fail(
