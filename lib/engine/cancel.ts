@@ -1,7 +1,7 @@
 /**
- * Stopping a task: `tasks/cancel` that reports the truth, and giving up locally (deadline, abort,
- * dispose, close) without leaving remote work running. Cancelling uses `tasks/cancel` only,
- * never `notifications/cancelled` ([R24]). Before a cancel the task is read once (the last look):
+ * Cancelling a task: `tasks/cancel` that reports the truth (giving a task up locally, which
+ * cancels through this, is in give-up.ts). Cancelling uses `tasks/cancel` only, never
+ * `notifications/cancelled` ([R24]). Before a cancel the task is read once (the last look):
  * a task found ended is not cancelled. If a cancel reveals that the task had already finished
  * ([V23]), the truth wins: the handle settles as the task really ended.
  */
@@ -16,7 +16,6 @@ import {
   asTaskError,
   describeRemoteCancel,
   type RemoteCancelOutcome,
-  type TaskError,
 } from '../errors.js';
 import { isTerminalStatus, type Task } from '../types.js';
 import type { CancelReply, WireSnapshot } from '../wire/wire.js';
@@ -232,7 +231,7 @@ async function answer(record: TaskRecord): Promise<Task> {
 const refused = new WeakSet<TaskRecord>();
 
 /** The `tasks/cancel` request itself, outliving the record's tracking (see {@link Requests.background}). */
-function cancelRequest(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<CancelReply> {
+export function cancelRequest(engine: TaskEngine, record: TaskRecord, once: boolean): Promise<CancelReply> {
   const timeoutMs = record.requestTimeoutMs;
   return engine.background(
     record,
@@ -243,6 +242,11 @@ function cancelRequest(engine: TaskEngine, record: TaskRecord, once: boolean): P
 
 /** Records whose stop is still taking its last look: no `tasks/cancel` has gone out for them yet. */
 const looking = new WeakSet<TaskRecord>();
+
+/** Whether `record`'s stop is still taking its last look (no `tasks/cancel` has gone out yet). */
+export function takingLastLook(record: TaskRecord): boolean {
+  return looking.has(record);
+}
 
 /**
  * The last look before a cancel: some servers break [V23] and, asked to cancel a task that already
@@ -274,130 +278,12 @@ async function lastLook(engine: TaskEngine, record: TaskRecord, lookMs: number):
   return record.settlement !== undefined || record.terminal;
 }
 
-/** How to give up. */
-export interface GiveUp {
-  /** Try `tasks/cancel` on the remote task. */
-  readonly cancelRemote: boolean;
-  /** Builds the error to settle with, given what became of the remote task. */
-  readonly error: (remote: RemoteCancelOutcome) => TaskError;
-  /** End iterators with that error (true) or normally (false). @defaultValue true */
-  readonly throwFromIterators?: boolean;
-  /**
-   * Settle with this stop's error whatever happens (`close()`): take over a stop already under
-   * way, and do not wait for the payload of a task that turns out to have finished, unless
-   * `cancelRemote` (`close({ cancelRunning: true })`, which waits for its cancels anyway).
-   */
-  readonly force?: boolean;
-  /**
-   * Longest wait, from now, for the remote cancel and for the payload of a task found to have
-   * finished; the stop settles when it runs out, whatever is still under way.
-   */
-  readonly graceMs: number;
-  /** Send the cancel once, without retries (`close()`). */
-  readonly once?: boolean;
-}
-
-/** What {@link giveUp} did. */
-export type GiveUpResult = RemoteCancelOutcome | 'already-settled' | 'finished-first';
-
-/**
- * Stops observing `record`, cancels the remote task if asked, and settles. Everything it waits for
- * (the cancel, a terminal payload) is bounded together by `graceMs`: a server that never answers
- * costs the caller at most the grace, and the remote task's fate is then `'unknown'` (or
- * `'acknowledged'` when the server accepted the cancel but its confirming read did not answer, and
- * `'failed'` when it refused the cancel).
- */
-export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp): Promise<GiveUpResult> {
-  if (record.settlement !== undefined) return 'already-settled';
-  const settleNow = (remote: RemoteCancelOutcome): RemoteCancelOutcome => {
-    const error = how.error(remote);
-    engine.settle(record, { ok: false, error }, how.throwFromIterators === false ? undefined : error);
-    return remote;
-  };
-  if (engine.isStopping(record)) {
-    // A forced stop takes over (the other stop's cancel is still out, or not sent yet: see
-    // takenOver); any other waits for the stop under way rather than racing it, but no longer
-    // than its own grace: the stop under way may wait longer (`close({ cancelRunning: true })`
-    // waits up to `closeTimeoutMs` for a cancel or a payload), and a deadline bounds the whole
-    // call at `timeoutMs + cancelGraceMs` (as an abort or `dispose()` bounds it at their grace).
-    if (how.force === true)
-      return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
-    const grace = engine.scheduler.expiry(how.graceMs);
-    try {
-      await Promise.race([settledOf(record), grace.expired]);
-    } finally {
-      grace.clear();
-    }
-    if (record.settlement !== undefined) return 'already-settled';
-    // As a forced stop does: when the stop under way is still taking its last look, no cancel has
-    // gone out yet, and this one sends it (once) rather than leave the remote task running.
-    return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
-  }
-  engine.beginStop(record, { holdStream: how.throwFromIterators ?? true });
-  const grace = engine.scheduler.expiry(how.graceMs);
-  try {
-    let remote: RemoteCancelOutcome;
-    if (!how.cancelRemote) remote = 'disabled';
-    else if (record.terminal) remote = finishedFate(record);
-    else if (!engine.features.cancel) remote = 'not-supported';
-    else {
-      const cancel = cancelTask(engine, record, {
-        once: how.once,
-        lookMs: lookBound(how.graceMs),
-        unbounded: true,
-      }).then(
-        (task): RemoteCancelOutcome =>
-          task.status === 'cancelled' ? 'cancelled' : isTerminalStatus(task.status) ? 'finished' : 'acknowledged',
-        (): RemoteCancelOutcome => 'failed',
-      );
-      remote = (await Promise.race([cancel, grace.expired])) ?? unconfirmed(record);
-    }
-    if (record.settlement !== undefined) return 'finished-first';
-    // The task had finished on the server: its payload is being fetched and settles the handle,
-    // within what is left of the grace. A close() that cancels waits for it too: the task it
-    // would have cancelled had done its work.
-    if (record.terminal && record.task.status !== 'cancelled' && (how.force !== true || how.cancelRemote)) {
-      await Promise.race([settledOf(record), grace.expired]);
-      if (record.settlement !== undefined) return 'finished-first';
-      return settleNow('finished');
-    }
-    return settleNow(remote);
-  } finally {
-    grace.clear();
-  }
-}
-
-/**
- * What became of a task still running whose stop `close()` takes over (or a stop whose grace ran
- * out waiting for the one under way). A stop still taking its
- * last look has sent no cancel yet: `close({ cancelRunning: true })` sends it now, once, without
- * waiting for it (as for the cancel of any stop it takes over), and plain `close()` leaves the task
- * running.
- */
-function takenOver(engine: TaskEngine, record: TaskRecord, cancelRemote: boolean): RemoteCancelOutcome {
-  if (!looking.has(record)) return unconfirmed(record);
-  if (!cancelRemote) return 'disabled';
-  if (engine.paused) return 'failed';
-  void cancelRequest(engine, record, true).catch(() => undefined);
-  return 'unknown';
-}
-
-/** Resolves when `record` settles. */
-function settledOf(record: TaskRecord): Promise<void> {
-  return new Promise((resolve) => record.onSettled(() => resolve()));
-}
-
 /**
  * What became of a cancel whose confirmation did not come in time: `'failed'` when the server
  * refused the `tasks/cancel`, `'acknowledged'` when it accepted it (only the confirming read is
  * missing), else `'unknown'`.
  */
-function unconfirmed(record: TaskRecord): RemoteCancelOutcome {
+export function unconfirmed(record: TaskRecord): RemoteCancelOutcome {
   if (refused.has(record)) return 'failed';
   return record.cancelAccepted ? 'acknowledged' : 'unknown';
-}
-
-/** What a stop found about a task that is already terminal on the server. */
-function finishedFate(record: TaskRecord): RemoteCancelOutcome {
-  return record.task.status === 'cancelled' ? 'cancelled' : 'finished';
 }

@@ -1,12 +1,12 @@
 /**
  * A task's deadline (`timeoutMs`): its timer, on the engine's scheduler, and what passing it does.
- * The task is given up as its caller asked (`giveUp` in `cancel.ts`: the remote task cancelled or
+ * The task is given up as its caller asked (`giveUp` in `give-up.ts`: the remote task cancelled or
  * left running per `cancelOnTimeout`, the whole stop bounded by `cancelGraceMs`) and settles with
  * the caller's error. The timer is cancelled when the task settles first (`TaskEngine.settle`).
  */
 import type { RemoteCancelOutcome, TaskError } from '../errors.js';
 import type { TaskRecord } from './record.js';
-import { giveUp } from './cancel.js';
+import { giveUp } from './give-up.js';
 import type { TaskView } from './task-view.js';
 import type { EngineCore } from './types.js';
 

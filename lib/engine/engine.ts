@@ -1,10 +1,10 @@
 /**
  * The task engine: observation, scheduling and state for every task of one client. It merges
  * pushed snapshots with polls, decides when to poll, pauses while the connection is lost and
- * goes on once reconnected, and settles each {@link TaskRecord}. It speaks to the server only through a
- * {@link TaskWire} and knows nothing of any wire format. Tracking a task and merging its snapshots
- * live in `observe.ts`, the poll loop in `poll.ts`, fetching
- * the final payload in `payload.ts`, cancelling and giving up in `cancel.ts`, a task's observation
+ * goes on once reconnected, and settles each {@link TaskRecord}. It speaks to the server only
+ * through a {@link TaskWire} and knows nothing of any wire format. Tracking a task and merging its
+ * snapshots live in `observe.ts`, the poll loop in `poll.ts`, fetching the final payload in
+ * `payload.ts`, cancelling in `cancel.ts` and giving up in `give-up.ts`, a task's observation
  * beginning and its watch on the wire in `watch.ts`, what a reconnection does to the tasks in
  * `reconnect.ts`.
  */
@@ -26,7 +26,8 @@ import { Scheduler } from '../util/scheduler.js';
 import { TtlWatch } from './ttl-watch.js';
 import type { EngineConfig, EngineEvents, RequestScope, SnapshotSource, StopIntent, TrackOptions } from './types.js';
 import { armDeadline, deadlinePassed, type Deadline, type DeadlineEngine } from './deadline.js';
-import { cancelTask, giveUp, type GiveUp, type GiveUpResult } from './cancel.js';
+import { cancelTask } from './cancel.js';
+import { giveUp, type GiveUp, type GiveUpResult } from './give-up.js';
 import type { TaskView } from './task-view.js';
 import { observe, push, track, type ObserveEngine } from './observe.js';
 import { activate, unwatch } from './watch.js';
