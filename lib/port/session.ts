@@ -29,6 +29,7 @@ import { InboundRouter, type InboundHost } from './inbound.js';
 import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { SdkAccess, TransportLike } from './sdk-access.js';
 import { transportInfoOf } from './transport-info.js';
+import { abandon } from './abandon.js';
 import { instrumentedConnection } from './connection-info.js';
 import type { NotificationInstrument } from '../api/index.js';
 import { isObject } from '../util/json.js';
@@ -312,27 +313,10 @@ export class RawSession implements SessionPort, InboundHost {
     );
   }
 
-  /** Stops waiting for a request and tells the server ([R27]: it is still open). */
+  /** Stops waiting for a request and tells the server ([R27]: it is still open; see abandon.ts). */
   giveUp(id: string, error: PortError): void {
     const entry = this.take(id);
-    if (entry === undefined) return;
-    if (entry.post !== undefined) {
-      entry.reject(error);
-      entry.post.abort();
-      return;
-    }
-    // [R24], [A5]: a request that may have created a task is never cancelled by notification.
-    if (entry.quietTimeout && error.kind === 'timeout') {
-      entry.reject(error);
-      return;
-    }
-    // Its watcher hears of the notification before the request ends, while what it started for the
-    // request (a span) is still open. (A closed port has no entry left: shutDown() failed them all.)
-    const method = 'notifications/cancelled';
-    const notice = entry.watcher?.notification?.({ method, requestId: id, connection: instrumentedConnection(this) });
-    entry.reject(error);
-    const reason = error.kind === 'timeout' ? 'Request timed out' : error.message;
-    this.notify(method, { requestId: id, reason }, notice);
+    if (entry !== undefined) abandon(this, entry, error);
   }
 
   /** True on a modern-era transport that carries each request on a stream of its own (Streamable HTTP). */
