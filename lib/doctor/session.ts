@@ -18,6 +18,7 @@ import type { TaskLedger } from './tasks.js';
 import type { DoctorWire } from './types.js';
 import { answerFor, type Note, type Question } from './inbound.js';
 import { LateTasks } from './late.js';
+import { EarlyNotes } from './early-notes.js';
 import { failedReply, ProbeStopped, type CallOptions, type OpenResult, type Reply, type Timing } from './reply.js';
 
 /** The doctor's bounds and waits, resolved. */
@@ -42,12 +43,6 @@ const TIMERS: Timers = {
     clearTimeout(timer as ReturnType<typeof setTimeout>);
   },
 };
-
-/**
- * Most status notifications held for tasks not known yet (2025-11-25): mcp-go sends every task's
- * notifications to every session, so unknown ids are normal, and only the latest are kept.
- */
-const EARLY_NOTES = 64;
 
 /** The per-request declaration of the extension ([E1]). */
 const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
@@ -75,8 +70,8 @@ export class Session {
   readonly late: LateTasks;
   /** Calls that may create a task whose reply has not come yet. */
   private creating = 0;
-  /** Status notifications of tasks not known yet, held while a call may create one (2025-11-25), oldest first. */
-  private readonly early: Note[] = [];
+  /** Status notifications of tasks not known yet, held while a call may create one (2025-11-25). */
+  private readonly early = new EarlyNotes();
 
   constructor(
     readonly port: SessionPort,
@@ -307,7 +302,7 @@ export class Session {
   dispose(): void {
     this.release();
     for (const off of this.offs.splice(0)) off();
-    this.early.length = 0;
+    this.early.clear();
   }
 
   /** Records an extension question (an `inputRequests` entry) the first time its key is seen. */
@@ -355,9 +350,7 @@ export class Session {
   /**
    * Records a status notification of one of the doctor's tasks (never consumed: others may want
    * it). On 2025-11-25 one of a task not known yet is held while a call that may create a task is
-   * open: a server may send it before the `CreateTaskResult` ([V21]: a status change may be
-   * notified as it happens, and no rule orders it against the reply), and the library holds such a
-   * notification too (engine/early.ts). It counts once its task is known ({@link Session.tracked}).
+   * open (early-notes.ts); it counts once its task is known ({@link Session.tracked}).
    */
   private note(params: JsonObject): false {
     const taskId = params.taskId;
@@ -365,10 +358,7 @@ export class Session {
     const status = typeof params.status === 'string' ? params.status : undefined;
     const note: Note = { taskId, status, at: this.now(), params };
     if (this.ledger.has(taskId)) this.record(note);
-    else if (this.wire === '2025-11-25' && this.creating > 0) {
-      if (this.early.length >= EARLY_NOTES) this.early.shift();
-      this.early.push({ ...note, early: true });
-    }
+    else if (this.wire === '2025-11-25' && this.creating > 0) this.early.hold(note);
     return false;
   }
 
@@ -379,11 +369,7 @@ export class Session {
 
   /** A task of this session is known now: the notifications held for it count, oldest first. */
   private tracked(taskId: string): void {
-    if (!this.early.some((note) => note.taskId === taskId)) return;
-    const held = this.early.filter((note) => note.taskId === taskId);
-    const rest = this.early.filter((note) => note.taskId !== taskId);
-    this.early.splice(0, this.early.length, ...rest);
-    for (const note of held) this.record(note);
+    for (const note of this.early.take(taskId)) this.record(note);
   }
 
   /**
