@@ -11,9 +11,10 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { serveExtHttp, type ExtHttpEndpoint } from '../../examples/ext-http-server.js';
-import { answerJobInput, enqueueToolTask, pendingQuestions, type PendingQuestion } from '../../lib/bullmq/index.js';
+import { answerJobInput, enqueueToolTask } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
 import {
+  questionsOn,
   eventually,
   MethodCounter,
   openQueue,
@@ -94,15 +95,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: an answer taken by a worker th
     try {
       await first.ready;
       const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 7 } });
-      let asked: PendingQuestion[] = [];
-      await eventually(
-        async () => {
-          asked = pendingQuestions((await opened.queue.getJob(job.id!))!);
-          return asked.length === 1;
-        },
-        30_000,
-        'the question',
-      );
+      await questionsOn(opened.queue, job.id!, 'the question');
       await answerJobInput(opened.queue, job.id!, { action: 'accept', content: { depth: 'summary' } });
       // The first worker took the answer and sent it; the server never got it.
       await until(() => proxy.held.length > 0, 30_000, 'the first tasks/update');

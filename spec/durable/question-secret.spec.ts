@@ -10,15 +10,8 @@ import { Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient, taskFingerprint } from '../../lib/index.js';
-import {
-  answerJobInput,
-  enqueueToolTask,
-  pendingQuestions,
-  taskProcessor,
-  type PendingQuestion,
-  type ToolJobEvent,
-} from '../../lib/bullmq/index.js';
-import { eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
+import { answerJobInput, enqueueToolTask, taskProcessor, type ToolJobEvent } from '../../lib/bullmq/index.js';
+import { questionsOn, eventually, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
 skipWithoutRedis('durable queue: questions on the job without the task id');
 
@@ -51,15 +44,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: questions on the job without t
         tool: 'confirm_delete',
         args: { path: '/data/s' },
       });
-      let asked: PendingQuestion[] = [];
-      await eventually(
-        async () => {
-          asked = pendingQuestions((await opened.queue.getJob(job.id!))!);
-          return asked.length === 1;
-        },
-        30_000,
-        'the question on the job',
-      );
+      const asked = await questionsOn(opened.queue, job.id!);
       const started = events.find((event) => event.type === 'started');
       const taskId = started?.type === 'started' ? started.taskId : undefined;
       expect(taskId).toMatch(/^\w{8,}$/);

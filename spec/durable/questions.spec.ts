@@ -8,16 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { serveExtHttp, type ExtHttpEndpoint } from '../../examples/ext-http-server.js';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
-import {
-  answerJobInput,
-  cancelToolJob,
-  enqueueToolTask,
-  pendingQuestions,
-  type PendingQuestion,
-  type ToolJobProgress,
-} from '../../lib/bullmq/index.js';
+import { answerJobInput, cancelToolJob, enqueueToolTask, type ToolJobProgress } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
 import {
+  questionsOn,
   eventually,
   MethodCounter,
   openQueue,
@@ -38,15 +32,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
     const first = startWorker({ redis: redis.url, url, queue: queueName, lockDuration: 4_000, stalledInterval: 2_000 });
     await first.ready;
     const job = await enqueueToolTask(opened.queue, { server: 'default', tool, args });
-    let asked: PendingQuestion[] = [];
-    await eventually(
-      async () => {
-        asked = pendingQuestions((await opened.queue.getJob(job.id!))!);
-        return asked.length === 1;
-      },
-      30_000,
-      'the question',
-    );
+    const asked = await questionsOn(opened.queue, job.id!, 'the question');
     const second = startWorker({
       redis: redis.url,
       url,
@@ -65,7 +51,6 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
     const server: ExtHttpEndpoint = await serveExtHttp({ stepMs: 300, onMessage: counter.onMessage });
     const run = await killWhileAsking(server.url.href, 'ask-ext', 'analyze', { id: 5 });
     try {
-      let again: PendingQuestion[] = [];
       await until(
         () =>
           run.second.lines.some(
@@ -74,14 +59,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
         30_000,
         'the question again',
       );
-      await eventually(
-        async () => {
-          again = pendingQuestions((await run.queue.getJob(run.job.id!))!);
-          return again.length > 0;
-        },
-        10_000,
-        'the question on the job',
-      );
+      const again = await questionsOn(run.queue, run.job.id!, 'the question on the job', 1, 10_000);
       expect(again.map((q) => q.id)).toEqual([run.asked.id]);
       await answerJobInput(run.queue, run.job.id!, { action: 'accept', content: { depth: 'summary' } });
       await eventually(async () => (await run.job.getState()) === 'completed', 30_000, 'the job to complete');

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents, type Job } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
+import { pendingQuestions, type PendingQuestion } from '../../lib/bullmq/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -358,6 +359,30 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs: numbe
     if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Waits until job `jobId` shows `count` pending questions (read from the job as a dashboard
+ * would), and returns them; fails after `timeoutMs`, naming `what`.
+ */
+export async function questionsOn(
+  queue: Queue,
+  jobId: string,
+  what = 'the question on the job',
+  count = 1,
+  timeoutMs = 30_000,
+): Promise<PendingQuestion[]> {
+  let asked: PendingQuestion[] = [];
+  await eventually(
+    async () => {
+      const job = await queue.getJob(jobId);
+      asked = job === undefined ? [] : pendingQuestions(job);
+      return asked.length === count;
+    },
+    timeoutMs,
+    what,
+  );
+  return asked;
 }
 
 /** A TCP proxy on 127.0.0.1 to `targetPort` that a test can take down (connections cut, refused) and bring back. */

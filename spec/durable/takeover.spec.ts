@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveExtHttp, type ExtHttpEndpoint } from '../../examples/ext-http-server.js';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
-import { answerJobInput, enqueueToolTask, pendingQuestions, type ToolJobData } from '../../lib/bullmq/index.js';
+import { answerJobInput, enqueueToolTask, type ToolJobData } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
 import {
-  eventually,
+  questionsOn,
   MethodCounter,
   openQueue,
   REDIS_AVAILABLE,
@@ -81,16 +81,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: takeover after SIGKILL', () =>
         expect(run.reference.wire).toBe('io.modelcontextprotocol/tasks');
         expect(run.reference.sessionId).toBeUndefined();
         // The resumed task asks how detailed the report should be: the job shows the question.
-        let questions: ReturnType<typeof pendingQuestions> = [];
-        await eventually(
-          async () => {
-            const job = await run.queue.getJob(run.jobId);
-            questions = job === undefined ? [] : pendingQuestions(job);
-            return questions.length === 1;
-          },
-          30_000,
-          'the question on the job',
-        );
+        const questions = await questionsOn(run.queue, run.jobId);
         expect(questions[0]).toMatchObject({
           kind: 'elicitation',
           params: { message: 'How detailed should the report be?' },
