@@ -28,7 +28,7 @@ import {
 } from '../../lib/index.js';
 import { createExampleServer } from '../../examples/server.js';
 import { connectPair, exampleServerPair, until, type Pair } from '../helpers.js';
-import type { SpecTransport } from '../support/sdk.js';
+import { swallowingEcho } from '../support/swallow.js';
 
 const pairs: Pair[] = [];
 afterEach(async () => {
@@ -248,21 +248,7 @@ describe('the instrumentation hook', () => {
         }),
       };
       // The plain call's tools/call is never delivered (so never answered); each cancel is kept as sent.
-      const cancels: Array<{ params?: { requestId?: unknown; _meta?: Record<string, unknown> } }> = [];
-      let swallowed = false;
-      const wrap = (transport: SpecTransport): SpecTransport => {
-        const send = transport.send.bind(transport);
-        transport.send = (message, options) => {
-          const raw = message as { method?: unknown; params?: { name?: unknown } };
-          if (raw.method === 'tools/call' && raw.params?.name === 'echo') {
-            swallowed = true;
-            return Promise.resolve();
-          }
-          if (raw.method === 'notifications/cancelled') cancels.push(structuredClone(message) as (typeof cancels)[0]);
-          return send(message, options);
-        };
-        return transport;
-      };
+      const { wrap, cancels, swallowed } = swallowingEcho();
       const { server, store } = createExampleServer({ notify: false });
       const pair = await connectPair(server, {}, wrap);
       pairs.push({ client: pair.client, close: async () => (await pair.close(), store.cleanup()) });
@@ -272,7 +258,7 @@ describe('the instrumentation hook', () => {
       tasks.on('error', (error) => errors.push(error.message));
       const controller = new AbortController();
       const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
-      await until(() => swallowed);
+      await until(swallowed);
       controller.abort();
       await expect(call).rejects.toBeInstanceOf(TaskAbortError);
       await until(() => cancels.length === 1 && (throwing || log.includes('written ok')));

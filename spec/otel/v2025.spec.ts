@@ -40,6 +40,7 @@ import { otelInstrumentation, type OtelInstrumentationOptions } from '../../lib/
 import { connectPair, until } from '../helpers.js';
 import { startHttpServer, type HttpIntercept } from '../support/http-server.js';
 import { SDK, httpTransport, makeClient, type SpecTransport } from '../support/sdk.js';
+import { swallowingEcho } from '../support/swallow.js';
 import { SessionlessTaskStore, createTracedServer, type SeenRequest } from './server.js';
 import { LateSpans, Telemetry, traceparentOf, useContextManager, watchEndedSpans, withinSpan } from './support.js';
 
@@ -701,29 +702,6 @@ describe('requests after the task span ended', () => {
 });
 
 describe('notifications the client sends', () => {
-  /**
-   * Wraps the client's transport: a `tools/call` of `echo` is never delivered (so never answered),
-   * and each notifications/cancelled written is kept, as sent.
-   */
-  function swallowingEcho() {
-    const cancels: Array<{ params?: { requestId?: unknown; _meta?: Record<string, unknown> } }> = [];
-    let swallowed = false;
-    const wrap = (transport: SpecTransport): SpecTransport => {
-      const send = transport.send.bind(transport);
-      transport.send = (message, options) => {
-        const raw = message as { method?: unknown; params?: { name?: unknown } };
-        if (raw.method === 'tools/call' && raw.params?.name === 'echo') {
-          swallowed = true;
-          return Promise.resolve();
-        }
-        if (raw.method === 'notifications/cancelled') cancels.push(structuredClone(message) as (typeof cancels)[0]);
-        return send(message, options);
-      };
-      return transport;
-    };
-    return { wrap, cancels, swallowed: () => swallowed };
-  }
-
   it.each(['spans', 'events'] as const)(
     "requests: '%s': notifications/cancelled of a request given up carries the trace context of a CLIENT span of its own, under the request's span, and has its metric point",
     async (requests) => {
