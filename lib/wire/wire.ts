@@ -187,6 +187,14 @@ export interface InputRequest {
   readonly unattributed?: ((note: UnattributedNote) => void) | undefined;
 }
 
+/** An input request for a task of the client's that nobody answered (see {@link TaskWire.serveInput}). */
+export interface InputRefusal {
+  readonly kind: InputKind;
+  /** The request's method as sent. */
+  readonly method: string;
+  readonly taskId: string;
+}
+
 /** Why an untagged input request reached no call's own callback. */
 export interface UnattributedNote {
   /** `no-task`: no call of the library was in flight; `ambiguous`: several were, and none alone could have asked. */
@@ -351,9 +359,15 @@ export interface TaskWire {
   /**
    * Serves the server's side-channel input requests through `handler` (tagging every answer with
    * its task, [R31]); `owns` tells which tasks are this client's, so a request for a task another
-   * client on the same SDK client owns reaches that one. Returns a function that stops serving.
+   * client on the same SDK client owns reaches that one. `refused` hears of a request for one of
+   * this client's tasks that nobody answered (no callback, no handler of the SDK client's), which
+   * the server was told so. Returns a function that stops serving.
    */
-  serveInput(handler: InputHandler, owns: (taskId: string) => boolean): () => void;
+  serveInput(
+    handler: InputHandler,
+    owns: (taskId: string) => boolean,
+    refused?: (refusal: InputRefusal) => void,
+  ): () => void;
   /** Which input requests the local client declared it can receive. */
   inputCapabilities(): Readonly<Record<InputKind, boolean>>;
 }

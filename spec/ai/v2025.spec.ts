@@ -12,12 +12,19 @@ import { fileURLToPath } from 'node:url';
 import { generateText, isStepCount } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskTools, type TaskToolInputContext } from '../../lib/ai.js';
-import { TaskClient, TaskTimeoutError, type ElicitRequestParams } from '../../lib/index.js';
+import { TaskClient, TaskNotSupportedError, TaskTimeoutError, type ElicitRequestParams } from '../../lib/index.js';
 import { until } from '../helpers.js';
 import { startHttpServer } from '../support/http-server.js';
 import { httpTransport, makeClient, stdioTransport } from '../support/sdk.js';
 import { inOrder, statusesOf, streamAgent } from './agent.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
+import { connectScripted, type Json } from '../support/scripted-server.js';
+
+const RELATED = 'io.modelcontextprotocol/related-task';
+const QUESTION: Json = {
+  message: 'Delete /data/a?',
+  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+};
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const exampleServer = fileURLToPath(new URL('../../examples/server.ts', import.meta.url));
@@ -230,5 +237,45 @@ describe.each([
     expect(statusesOf(run.preliminary)).toEqual([]);
     expect(run.results.get('call-1')).toEqual({ type: 'result', content: [text('hi there')] });
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'content', value: [text('hi there')] });
+  });
+});
+
+describe('task tools against a 2025-11-25 server that keeps waiting after nobody answers its question', () => {
+  it('the tool gives its task up at once, as on the tasks extension: the server is told, the task is cancelled, the model reads that the tool needs user input', async () => {
+    const pair = await connectScripted({
+      tools: [{ name: 'delete', taskSupport: 'required' }],
+      clientOptions: { capabilities: { elicitation: {} } },
+    });
+    const tasks = new TaskClient(pair.client);
+    try {
+      const refusals: Json[] = [];
+      pair.server.on('tools/call', () => {
+        const created = pair.server.tasks.createResult({ status: 'input_required', pollInterval: 100 });
+        const taskId = (created as { task: { taskId: string } }).task.taskId;
+        // Asked once the task exists; the refusal changes nothing here: the task waits for good.
+        setTimeout(() => {
+          void pair.server
+            .request('elicitation/create', { ...QUESTION, _meta: { [RELATED]: { taskId } } })
+            .then((reply) => refusals.push(reply));
+        }, 0);
+        return created;
+      });
+      const model = toolCallingModel({ toolName: 'delete', input: {} });
+      const run = await streamAgent(model, await taskTools(tasks, { include: ['delete'] }));
+      const error = run.errors.get('call-1');
+      expect(error).toBeInstanceOf(TaskNotSupportedError);
+      expect(error).toMatchObject({ feature: 'elicitation', toolName: 'delete' });
+      expect((error as Error).message).toBe(
+        'Tool "delete" needs user input (an elicitation), and nobody can answer it here, so its task was cancelled. Calling the tool again would stop at the same question: tell the user it needs their input.',
+      );
+      expect(((error as Error).cause as Error).message).toMatch(/pass onElicitation to the call or the TaskClient/);
+      // The server was told too, with the plain error, before the task was cancelled.
+      expect(refusals).toEqual([expect.objectContaining({ error: expect.objectContaining({ code: -32601 }) })]);
+      expect(pair.server.count('tasks/cancel')).toBe(1);
+      expect(tasks.active).toBe(0);
+    } finally {
+      await tasks.close();
+      await pair.close();
+    }
   });
 });

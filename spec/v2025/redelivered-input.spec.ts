@@ -8,7 +8,13 @@
  * while a `tasks/result` for that task is open on this connection.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, TaskFailedError, type ElicitResult, type InputContext } from '../../lib/index.js';
+import {
+  TaskClient,
+  TaskFailedError,
+  TaskNotSupportedError,
+  type ElicitResult,
+  type InputContext,
+} from '../../lib/index.js';
 import { connectScripted, rpcError, type Json, type ScriptedPair } from '../support/scripted-server.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
@@ -106,6 +112,8 @@ describe('a question redelivered through tasks/result to a process that resumed 
     const { pair, taskId, violations } = await redeliveringServer();
     const tasks = new TaskClient(pair.client);
     cleanups.push(() => tasks.close());
+    const reports: unknown[] = [];
+    tasks.on('error', (error) => reports.push(error));
     const handle = tasks.resume(taskId, { toolName: 'delete', timeoutMs: 10_000 });
     // Nothing answers: the SDK replies with an error, the scripted server fails the task.
     const result = await handle.result().catch((error: unknown) => error);
@@ -124,6 +132,14 @@ describe('a question redelivered through tasks/result to a process that resumed 
       taskId,
       result: { isError: true, content: [{ type: 'text', text: 'not confirmed' }] },
     });
+    // The client hears of it too, as on the tasks extension: one report naming the task and what
+    // it asked for. A resumed task is only reported on, never cancelled for it.
+    expect(reports).toEqual([expect.any(TaskNotSupportedError)]);
+    expect(reports[0]).toMatchObject({ feature: 'elicitation', taskId, toolName: 'delete' });
+    expect((reports[0] as Error).message).toMatch(
+      /^The task asks for elicitation\/create, and nobody here answers it: pass onElicitation to the call or the TaskClient/,
+    );
+    expect(pair.server.count('tasks/cancel')).toBe(0);
     expect(violations).toEqual([]);
     expect(handle.settled).toBe(true);
   });

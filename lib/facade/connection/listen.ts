@@ -9,6 +9,7 @@ import type { LiveTasks } from '../handle/registry.js';
 import type { InputRouter } from '../input/router.js';
 import type { Serving } from '../input/serving.js';
 import type { UntaggedInput } from '../input/untagged.js';
+import { unanswered } from '../input/inline.js';
 import { openPort } from '../../port/open.js';
 import type { SessionPort } from '../../port/port.js';
 import type { McpClient } from '../../types.js';
@@ -49,6 +50,14 @@ export function listenOn(parts: ListenParts, wire: TaskWire): () => void {
     wire.serveInput(
       (request) => router.route(request),
       (taskId) => live.handleOf(taskId) !== undefined,
+      // A question of one of this client's tasks that nobody answered (the server was told so):
+      // reported as on the tasks extension, so that a watcher of `error` (lib/ai) learns of it.
+      (refusal) => {
+        const record = engine.get(refusal.taskId);
+        const fix = refusal.kind === 'sampling' ? 'onSampling' : 'onElicitation';
+        const why = `pass ${fix} to the call or the TaskClient (the server was told that nobody answers it)`;
+        if (record !== undefined) engine.report(unanswered(record, refusal, why), record);
+      },
     ),
   ];
   return () => {

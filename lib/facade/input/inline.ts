@@ -175,7 +175,12 @@ export class InlineAnswers {
 }
 
 /** The error of a task that asks for `item`, which nobody here answers (`why`); `fate`: the remote task's. */
-function unanswered(record: TaskView, item: InlineInput, why: string, fate?: string): TaskNotSupportedError {
+export function unanswered(
+  record: TaskView,
+  item: Pick<InlineInput, 'kind' | 'method'>,
+  why: string,
+  fate?: string,
+): TaskNotSupportedError {
   return new TaskNotSupportedError(
     `The task asks for ${item.method}, and nobody here answers it: ${why}${fate === undefined ? '' : `; ${fate}`}`,
     { feature: item.kind ?? 'input', task: record.task, toolName: record.toolName },

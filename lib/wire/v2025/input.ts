@@ -13,7 +13,7 @@ import type { InboundRequest, JsonObject, SessionPort } from '../../port/port.js
 import { fingerprint } from '../../util/fingerprint.js';
 import { rpcFieldsOf, rpcThrowable } from '../../util/rpc-error.js';
 import { isObject } from '../decode.js';
-import type { InputHandler, InputKind, UnattributedNote } from '../wire.js';
+import type { InputHandler, InputKind, InputRefusal, UnattributedNote } from '../wire.js';
 import { RELATED_TASK_KEY, relatedTaskId } from './decode.js';
 
 const INPUT_METHODS: ReadonlyArray<readonly [string, InputKind]> = [
@@ -21,8 +21,12 @@ const INPUT_METHODS: ReadonlyArray<readonly [string, InputKind]> = [
   ['sampling/createMessage', 'sampling'],
 ];
 
-/** Per port, who owns which tasks (one entry per TaskClient serving input on it). */
-const OWNERS = new WeakMap<SessionPort, Set<(taskId: string) => boolean>>();
+/** Who owns which tasks, and who hears of their refused requests (one per TaskClient serving input on a port). */
+type Owns = (taskId: string) => boolean;
+type Refused = ((refusal: InputRefusal) => void) | undefined;
+
+/** Per port, the TaskClients serving input on it. */
+const OWNERS = new WeakMap<SessionPort, Map<Owns, Refused>>();
 
 /**
  * The cause of the error for an untagged request nobody answered: it named no task, and the calls
@@ -42,25 +46,40 @@ function unattributedCause(note: UnattributedNote): string {
   return `the request named no task (no related-task _meta) while ${total} calls were in flight (${waiting}${direct}), so no call's own handler could be chosen, and the client has no handler of its own to answer it`;
 }
 
-/** Serves side-channel input on `port` through `handler`; returns a function that stops serving. */
+/** Tells the TaskClient that owns the task of `refusal` (if one does) that nobody answered it. */
+function tellOwner(registry: Map<Owns, Refused>, refusal: InputRefusal): void {
+  for (const [owns, refused] of registry) {
+    if (!owns(refusal.taskId)) continue;
+    refused?.(refusal);
+    return;
+  }
+}
+
+/**
+ * Serves side-channel input on `port` through `handler`; returns a function that stops serving.
+ * `refused` hears of a request for one of `owns`' tasks that nobody answered.
+ */
 export function serveSideChannelInput(
   port: SessionPort,
   handler: InputHandler,
-  owns: (taskId: string) => boolean,
+  owns: Owns,
+  refused?: (refusal: InputRefusal) => void,
 ): () => void {
   let owners = OWNERS.get(port);
-  if (owners === undefined) OWNERS.set(port, (owners = new Set()));
-  owners.add(owns);
+  if (owners === undefined) OWNERS.set(port, (owners = new Map<Owns, Refused>()));
+  owners.set(owns, refused);
   const registry = owners;
   const offs = INPUT_METHODS.map(([method, kind]) => {
     // Why an untagged request reached no call's callback, when the library could not tell (D14).
     const notes = new WeakMap<JsonObject, UnattributedNote>();
     // Nobody answers (no callback here, no SDK handler): say so plainly rather than decline on the
-    // user's behalf.
+    // user's behalf. The client that owns the task hears of it too, as it would on the tasks
+    // extension (an untagged request fired inputUnattributed already).
     const missing = (params: JsonObject): Error => {
       const note = notes.get(params);
       if (note !== undefined) return rpcThrowable(-32601, `No ${kind} handler: ${unattributedCause(note)}`);
       const taskId = relatedTaskId(params);
+      if (taskId !== undefined) tellOwner(registry, { kind, method, taskId });
       const about = taskId === undefined ? '' : ` for task ${fingerprint(taskId)}`;
       return rpcThrowable(
         -32601,
@@ -73,7 +92,7 @@ export function serveSideChannelInput(
       // A request for a task another TaskClient on this SDK client owns is that one's to answer:
       // now, or once its CreateTaskResult arrived (the handler asks again after waiting for it).
       const ownedElsewhere = (): boolean =>
-        taskId !== undefined && !owns(taskId) && [...registry].some((other) => other !== owns && other(taskId));
+        taskId !== undefined && !owns(taskId) && [...registry.keys()].some((other) => other !== owns && other(taskId));
       if (ownedElsewhere()) return undefined;
       const unattributed = (note: UnattributedNote): void => {
         notes.set(params, note);

@@ -12,6 +12,7 @@ import {
   type CancelReply,
   type ErrorClass,
   type InputHandler,
+  type InputRefusal,
   type StartReply,
   type StartToolCall,
   type TaskPayload,
@@ -191,8 +192,12 @@ export class Wire2025 extends PortWire implements TaskWire {
 
   unwatch(): void {}
 
-  serveInput(handler: InputHandler, owns: (taskId: string) => boolean): () => void {
-    return serveSideChannelInput(this.port, handler, owns);
+  serveInput(
+    handler: InputHandler,
+    owns: (taskId: string) => boolean,
+    refused?: (refusal: InputRefusal) => void,
+  ): () => void {
+    return serveSideChannelInput(this.port, handler, owns, refused);
   }
 
   subscribe(events: WireEvents): () => void {
