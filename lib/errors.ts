@@ -346,11 +346,18 @@ export type ConnectFailure =
   /** Something answered, but not as an MCP server does (a handshake refused as an unknown method, a reply that is not MCP). */
   | 'not-mcp'
   /** The target did not finish the MCP handshake in time. */
-  | 'no-answer';
+  | 'no-answer'
+  /**
+   * The target speaks MCP, but refused the protocol version the SDK client offered: a server of
+   * the 2026-07-28 protocol only, met with the 2025-11-25 handshake (SDK v1, or SDK v2 without
+   * era negotiation).
+   */
+  | 'version';
 
 /**
  * No MCP session could be held with the target: it could not be reached, it does not speak MCP,
- * or it did not answer the handshake in time (`reason` says which). The message names the
+ * it did not answer the handshake in time, or it refused the protocol version offered (`reason`
+ * says which). The message names the
  * target's own error; `cause` is that error.
  */
 export class TaskConnectError extends TaskError {
