@@ -348,9 +348,9 @@ export type ConnectFailure =
   /** The target did not finish the MCP handshake in time. */
   | 'no-answer'
   /**
-   * The target speaks MCP, but refused the protocol version the SDK client offered: a server of
-   * the 2026-07-28 protocol only, met with the 2025-11-25 handshake (SDK v1, or SDK v2 without
-   * era negotiation).
+   * The target speaks MCP, but refused the protocol version the SDK client offered (-32022): a
+   * server of the 2026-07-28 protocol only met with the 2025-11-25 handshake (SDK v1, or SDK v2
+   * without era negotiation), or one whose versions the SDK does not speak.
    */
   | 'version';
 

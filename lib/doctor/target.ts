@@ -16,6 +16,7 @@ import type { McpClient, McpTransport } from '../types.js';
 import { ProbeStopped } from './reply.js';
 import type { DoctorTarget, TransportFactory } from './types.js';
 import { noop } from '../util/noop.js';
+import { versionRefused } from '../util/version-refused.js';
 
 /** One session to probe. */
 export interface Opened {
@@ -318,6 +319,9 @@ const NETWORK = /^(E[A-Z]+|UND_ERR_[A-Z_]+|ERR_SSL_[A-Z_]+|ERR_TLS_[A-Z_]+)$/;
 /** Why a connection failed, as a {@link TaskConnectError}. */
 function asConnectError(error: unknown): TaskConnectError {
   if (error instanceof TaskConnectError) return error;
+  // [E12]: MCP, but not the protocol version offered (a 2026-07-28 server met by SDK v1).
+  const refused = versionRefused(error);
+  if (refused !== undefined) return refused;
   const message = messageOf(error);
   let reason: ConnectFailure = 'unreachable';
   let why = message;

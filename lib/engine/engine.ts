@@ -332,7 +332,7 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
     return cancelTask(this, own(view));
   }
 
-  /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `cancel.ts`). */
+  /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `give-up.ts`). */
   giveUp(view: TaskView, how: GiveUp): Promise<GiveUpResult> {
     return giveUp(this, own(view), how);
   }

@@ -91,7 +91,7 @@ export interface StopIntent {
 }
 
 /**
- * What the engine's helpers (payload fetching in `payload.ts`, cancelling and giving up in `cancel.ts`) use of it.
+ * What the engine's helpers (payload fetching in `payload.ts`, cancelling in `cancel.ts`, giving up in `give-up.ts`) use of it.
  * They see this interface, not the engine class, so that no module imports the engine back.
  */
 export interface EngineCore {

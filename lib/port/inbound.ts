@@ -146,12 +146,16 @@ export class InboundRouter {
         result = await tap(request);
       }
       if (result === undefined) {
+        // A request the server cancelled meanwhile (its notifications/cancelled stopped here, the
+        // SDK never saw it) gets no answer, neither the SDK's nor a refusal (whose maker may tell
+        // others of it); nor one after the close.
+        if (controller.signal.aborted || this.host.closed) {
+          this.release(id, controller);
+          return false;
+        }
         const refusal = this.refusal(method, params);
         if (refusal !== undefined) throw refusal;
         this.release(id, controller);
-        // A request the server cancelled meanwhile (its notifications/cancelled stopped here, the
-        // SDK never saw it) gets no answer from the SDK either; nor one after the close.
-        if (controller.signal.aborted || this.host.closed) return false;
         // Every tap passed: the SDK answers, with the user's handler or its own -32601.
         this.host.passOn(id, method, params);
         return false;

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runDoctor, TaskConnectError } from '../../lib/doctor.js';
 import { TaskAbortError, TaskOptionError, type McpTransport } from '../../lib/index.js';
 import { startHttpServer } from '../support/http-server.js';
+import { refusingTransport } from '../support/refusing-transport.js';
 import { NO_REPLY, ScriptedServer } from '../support/scripted-server.js';
 import { createLinkedPair, httpTransport, makeClient, SDK, stdioTransport } from '../support/sdk.js';
 
@@ -70,6 +71,18 @@ describe(`doctor: a target that is not MCP (SDK ${SDK})`, () => {
     const { error } = await failure(httpTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
     expect(error.reason).toBe('not-mcp');
     expect(error.message).toMatch(/^The target does not speak MCP: HTTP 404: /);
+  });
+});
+
+describe(`doctor: a target that refuses the protocol version offered (SDK ${SDK})`, () => {
+  it("-32022 with the versions it supports ([E12]): TaskConnectError (reason 'version'), not 'does not speak MCP'", async () => {
+    const transport = refusingTransport(['2099-01-01']);
+    const { error } = await failure(transport);
+    expect(error.reason).toBe('version');
+    expect(error.message).toMatch(
+      /^The server refused the protocol version offered \(-32022\) \(it lists "2099-01-01"\)\. /,
+    );
+    expect(transport.closes).toBeGreaterThanOrEqual(1);
   });
 });
 

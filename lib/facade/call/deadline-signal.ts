@@ -3,7 +3,7 @@
  * (`TaskTimeoutError`, `TaskAbortError`, and `TaskClosedError` for a `close()` during the call,
  * each saying what became of the remote task), and arming them on a tracked task, where passing
  * the deadline (in the engine: engine/deadline.ts) or aborting gives the task up and cancels it
- * remotely per `cancelOnTimeout` / `cancelOnAbort` (engine/cancel.ts).
+ * remotely per `cancelOnTimeout` / `cancelOnAbort` (engine/give-up.ts).
  */
 import type { Deadline, TaskEngine } from '../../engine/engine.js';
 import type { TaskView } from '../../engine/task-view.js';

@@ -4,13 +4,12 @@
  * its owner (the one to close it); and `TaskClient.connect` itself, which wraps that client.
  */
 import type { InputCallbacks, TaskClientConnectOptions } from '../../api/index.js';
-import { TaskConnectError, TaskOptionError } from '../../errors.js';
+import { TaskOptionError } from '../../errors.js';
 import { configureReceiver } from '../input/receiver-seam.js';
 import { resolveClientOptions } from '../options.js';
 import { boundConnect } from '../../util/bounded-connect.js';
 import { checkDuration, checkSignal } from '../../util/check.js';
-import { rpcFieldsOf } from '../../util/rpc-error.js';
-import { messageOf } from '../../util/text.js';
+import { versionRefused } from '../../util/version-refused.js';
 import { connectClient } from '../../port/connect.js';
 import type { JsonObject } from '../../port/port.js';
 import type { McpClient, McpTransport } from '../../types.js';
@@ -66,34 +65,12 @@ export async function connectFor(
   const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const { client } = await boundConnect(start, transport, { timeoutMs, signal: options.signal }).catch(
     (error: unknown) => {
+      // [E12]: a server that refuses the version offered is told apart from one that fails.
       throw versionRefused(error) ?? error;
     },
   );
   unclaimed.add(client);
   return client;
-}
-
-/**
- * [E12]: -32022 (unsupported protocol version) in answer to the handshake: the server speaks the
- * 2026-07-28 protocol only, and the SDK client offered the 2025-11-25 one. SDK v1 cannot reach
- * such a server; SDK v2 does when it negotiates the era. The versions the server lists (its
- * `data.supported`) are named.
- */
-function versionRefused(error: unknown): TaskConnectError | undefined {
-  const { code, data } = rpcFieldsOf(error);
-  if (code !== -32022) return undefined;
-  const supported = (data as { supported?: unknown } | undefined)?.supported;
-  const versions = Array.isArray(supported)
-    ? supported.filter((v): v is string => typeof v === 'string').slice(0, 5)
-    : [];
-  const listed =
-    versions.length === 0 ? '' : ` (it lists ${versions.map((v) => JSON.stringify(v.slice(0, 32))).join(', ')})`;
-  return new TaskConnectError(
-    `The server refused the 2025-11-25 handshake (-32022): it speaks 2026-07-28 only${listed}. ` +
-      "SDK v1 cannot reach it; SDK v2 can, negotiating the era (as TaskClient.connect does with sdk 'v2'). " +
-      `The server said: ${messageOf(error)}`,
-    { reason: 'version', cause: error },
-  );
 }
 
 /** How long `TaskClient.connect` waits for the connection and the handshake by default. */

@@ -52,7 +52,9 @@ export function listenOn(parts: ListenParts, wire: TaskWire): () => void {
       (taskId) => live.handleOf(taskId) !== undefined,
       // A question of one of this client's tasks that nobody answered (the server was told so):
       // reported as on the tasks extension, so that a watcher of `error` (lib/ai) learns of it.
+      // Not while closing: the request passed on because the client's callbacks answer no more.
       (refusal) => {
+        if (router.closing) return;
         const record = engine.get(refusal.taskId);
         const fix = refusal.kind === 'sampling' ? 'onSampling' : 'onElicitation';
         const why = `pass ${fix} to the call or the TaskClient (the server was told that nobody answers it)`;

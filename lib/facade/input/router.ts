@@ -47,6 +47,11 @@ export class InputRouter {
     return this.parts.closeSignal.signal.aborted;
   }
 
+  /** True once the client's `close()` began: requests pass on, and no callback is asked. */
+  get closing(): boolean {
+    return this.closed();
+  }
+
   /**
    * Resolves when the task with this id is tracked (by any TaskClient on the same SDK client), or
    * when it cannot be any more (no creation under way there, or a short bound passed), with how
