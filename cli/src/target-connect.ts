@@ -4,7 +4,13 @@
  * against what the server offers, and giving connecting up on `--timeout` or the connect timeout,
  * with a {@link ConnectError} that says what was tried.
  */
-import { TaskClient, type McpClient, type McpTransport, type TaskClientConnectOptions } from 'mcp-task-client';
+import {
+  TaskClient,
+  TaskConnectError,
+  type McpClient,
+  type McpTransport,
+  type TaskClientConnectOptions,
+} from 'mcp-task-client';
 import { EXT_WIRE, UsageError } from './args.js';
 import { ConnectError, describeConnectFailure } from './connect-errors.js';
 import type { ResolvedTarget, TargetOptions } from './target-options.js';
@@ -74,10 +80,21 @@ export function connector(
   connectTimeoutMs: number,
 ): (transport: McpTransport, drop?: () => void) => Promise<TaskClient> {
   const { wire, joining, url, where, command } = target;
+  /**
+   * What to change when the server refused the protocol version offered (a server of 2026-07-28
+   * only, met with the 2025-11-25 handshake): the wire asked for, or the SDK missing.
+   */
+  const versionHint = (error: unknown): string => {
+    if (!(error instanceof TaskConnectError) || error.reason !== 'version' || joining) return '';
+    if (wire === '2025-11-25') return ' (--wire 2025-11-25 was asked for: this server needs --wire auto)';
+    return sdk.major === 'v1' ? ' (SDK v2 is needed for it: npm install @modelcontextprotocol/client)' : '';
+  };
   const failure = (error: unknown): Error =>
     error instanceof ConnectError || error instanceof WireUnavailableError || error instanceof UsageError
       ? error
-      : new ConnectError(describeConnectFailure(error, { where, url: url?.href, command }), { cause: error });
+      : new ConnectError(describeConnectFailure(error, { where, url: url?.href, command }) + versionHint(error), {
+          cause: error,
+        });
 
   const tried = joining
     ? `joining HTTP session ${options.sessionId ?? ''} (no handshake)`

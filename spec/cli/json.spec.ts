@@ -362,6 +362,8 @@ describe.sequential(
       const modern = await runPiped(['call', 'analyze', '--wire', '2025-11-25', '--stdio', EXT_STDIO_SERVER], env).done;
       expect(modern.code).toBe(1);
       expect(modern.stderr).toMatch(/cannot connect to the stdio server `.*`: .*-32022/);
+      // What to change, as the CLI's own options say it.
+      expect(modern.stderr).toContain('(--wire 2025-11-25 was asked for: this server needs --wire auto)');
       // The pinned legacy wire still works where it exists.
       const pinned = await runPiped(['call', 'echo', 'text=hi', '--wire', '2025']).done;
       expect(pinned.code).toBe(0);
