@@ -9,7 +9,7 @@
  * without a wire: it needs to see what the server sends, not what the library makes of it.
  */
 import { paramHeaders, scanParamHeaders, type ParamHeader } from '../port/param-headers.js';
-import { localCode, type InboundRequest, type JsonObject, type SessionPort, type Timers } from '../port/port.js';
+import { localCode, type InboundRequest, type JsonObject, type SessionPort } from '../port/port.js';
 import { TASKS_EXTENSION } from '../wire/resolve.js';
 import { relatedTaskId, RELATED_TASK_KEY } from '../wire/v2025/decode.js';
 import type { RunBound } from './deadline.js';
@@ -19,6 +19,7 @@ import type { DoctorWire } from './types.js';
 import { answerFor, type Note, type Question } from './inbound.js';
 import { LateTasks } from './late.js';
 import { EarlyNotes } from './early-notes.js';
+import { stoppableSleep, TIMERS } from './timers.js';
 import { failedReply, ProbeStopped, type CallOptions, type OpenResult, type Reply, type Timing } from './reply.js';
 
 /** The doctor's bounds and waits, resolved. */
@@ -31,18 +32,6 @@ export interface Settings {
   /** The run's deadline (`timeoutMs`), if any. */
   readonly deadline?: RunBound | undefined;
 }
-
-/** Timers for the port's request timeouts. */
-const TIMERS: Timers = {
-  after(ms, run, weak) {
-    const timer = setTimeout(run, ms);
-    if (weak === true) timer.unref();
-    return timer;
-  },
-  cancel(timer) {
-    clearTimeout(timer as ReturnType<typeof setTimeout>);
-  },
-};
 
 /** The per-request declaration of the extension ([E1]). */
 const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
@@ -194,22 +183,7 @@ export class Session {
 
   /** Waits `ms`, or throws {@link ProbeStopped} when the probe stops first. */
   sleep(ms: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.signal.aborted) return reject(new ProbeStopped('stopped'));
-      const signal = this.signal;
-      const done = (): void => {
-        clearTimeout(timer);
-        reject(new ProbeStopped('stopped'));
-      };
-      const timer = setTimeout(
-        () => {
-          signal.removeEventListener('abort', done);
-          resolve();
-        },
-        Math.max(0, ms),
-      );
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return stoppableSleep(ms, this.signal);
   }
 
   /** Throws {@link ProbeStopped} once the probe was stopped. */

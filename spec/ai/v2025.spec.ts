@@ -18,13 +18,8 @@ import { startHttpServer } from '../support/http-server.js';
 import { httpTransport, makeClient, stdioTransport } from '../support/sdk.js';
 import { inOrder, statusesOf, streamAgent } from './agent.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
+import { askingTasks } from '../support/asking.js';
 import { connectScripted, type Json } from '../support/scripted-server.js';
-
-const RELATED = 'io.modelcontextprotocol/related-task';
-const QUESTION: Json = {
-  message: 'Delete /data/a?',
-  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
-};
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const exampleServer = fileURLToPath(new URL('../../examples/server.ts', import.meta.url));
@@ -249,17 +244,8 @@ describe('task tools against a 2025-11-25 server that keeps waiting after nobody
     const tasks = new TaskClient(pair.client);
     try {
       const refusals: Json[] = [];
-      pair.server.on('tools/call', () => {
-        const created = pair.server.tasks.createResult({ status: 'input_required', pollInterval: 100 });
-        const taskId = (created as { task: { taskId: string } }).task.taskId;
-        // Asked once the task exists; the refusal changes nothing here: the task waits for good.
-        setTimeout(() => {
-          void pair.server
-            .request('elicitation/create', { ...QUESTION, _meta: { [RELATED]: { taskId } } })
-            .then((reply) => refusals.push(reply));
-        }, 0);
-        return created;
-      });
+      // Each task asks once it exists; the refusal changes nothing here: the task waits for good.
+      askingTasks(pair.server, 100, refusals);
       const model = toolCallingModel({ toolName: 'delete', input: {} });
       const run = await streamAgent(model, await taskTools(tasks, { include: ['delete'] }));
       const error = run.errors.get('call-1');

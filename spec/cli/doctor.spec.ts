@@ -30,6 +30,14 @@ const EVERYTHING = `${process.execPath} ${require.resolve('@modelcontextprotocol
 const MODEL_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../fixtures/doctor-model-server.ts', import.meta.url))}`;
 /** A stdio server that answers nothing, not even the handshake (spec/fixtures/mute-server.ts). */
 const MUTE_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../fixtures/mute-server.ts', import.meta.url))}`;
+/** The document of `doctor --timeout 1s` against the mute server: stopped while connecting. */
+const TIMED_OUT_CONNECTING = {
+  error: {
+    name: 'TimeoutError',
+    message: `--timeout passed (1s): the doctor stopped while connecting to the stdio server \`${MUTE_SERVER}\`; no task was started; no report`,
+  },
+  exitCode: 124,
+};
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -382,13 +390,7 @@ describe('mcp-task doctor: a stop while connecting to a server that never answer
     const run = await runPiped(['doctor', '--stdio', MUTE_SERVER, '--timeout', '1s'], { LOG: log }).done;
     const took = Date.now() - started;
     expect(run.code, run.stderr).toBe(124);
-    expect(JSON.parse(run.stdout)).toEqual({
-      error: {
-        name: 'TimeoutError',
-        message: `--timeout passed (1s): the doctor stopped while connecting to the stdio server \`${MUTE_SERVER}\`; no task was started; no report`,
-      },
-      exitCode: 124,
-    });
+    expect(JSON.parse(run.stdout)).toEqual(TIMED_OUT_CONNECTING);
     expect(run.stderr).toContain('--timeout passed: stopping the doctor (no task started yet)');
     expect(run.stderr).not.toContain('did not stop within');
     // The CLI's start through tsx, the 1 s, the server's teardown: well under the old 10 s grace.
@@ -407,13 +409,7 @@ describe('mcp-task doctor: a stop while connecting to a server that never answer
     const log = join(scratch(), 'mute.log');
     const run = await runPiped(['doctor', '--stdio', MUTE_SERVER, '--timeout', '1s'], { LOG: log, STUBBORN: '1' }).done;
     expect(run.code, run.stderr).toBe(124);
-    expect(JSON.parse(run.stdout)).toEqual({
-      error: {
-        name: 'TimeoutError',
-        message: `--timeout passed (1s): the doctor stopped while connecting to the stdio server \`${MUTE_SERVER}\`; no task was started; no report`,
-      },
-      exitCode: 124,
-    });
+    expect(JSON.parse(run.stdout)).toEqual(TIMED_OUT_CONNECTING);
     await until(() => !muteLog(log).pids.some(alive), 10_000, 'the server processes to end');
   });
 

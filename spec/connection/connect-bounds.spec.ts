@@ -9,40 +9,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExampleServer } from '../../examples/server.js';
-import { TaskAbortError, TaskClient, TaskConnectError, TaskOptionError, type McpTransport } from '../../lib/index.js';
+import { TaskAbortError, TaskClient, TaskConnectError, TaskOptionError } from '../../lib/index.js';
 import { rejection, within } from '../helpers.js';
+import { silentTransport } from '../support/fake-transport.js';
 import { connectOptions, createLinkedPair, SDK } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
-
-/** A transport that starts, takes every message and answers none; it counts its starts and closes. */
-function silentTransport(): McpTransport & { starts: number; closes: number; sent: unknown[] } {
-  const transport = {
-    starts: 0,
-    closes: 0,
-    sent: [] as unknown[],
-    onclose: undefined as (() => void) | undefined,
-    onerror: undefined as ((error: Error) => void) | undefined,
-    onmessage: undefined as ((message: unknown) => void) | undefined,
-    start(): Promise<void> {
-      transport.starts += 1;
-      return Promise.resolve();
-    },
-    send(message: unknown): Promise<void> {
-      transport.sent.push(message);
-      return Promise.resolve();
-    },
-    close(): Promise<void> {
-      transport.closes += 1;
-      transport.onclose?.();
-      return Promise.resolve();
-    },
-  };
-  return transport;
-}
 
 describe('TaskClient.connect, bounded', () => {
   it('a server that never answers the handshake: TaskConnectError (no-answer) after connectTimeoutMs, the transport closed', async () => {

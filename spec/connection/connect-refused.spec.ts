@@ -8,14 +8,14 @@
 import { describe, expect, it } from 'vitest';
 import { TaskClient, TaskConnectError } from '../../lib/index.js';
 import { rejection } from '../helpers.js';
-import { refusingTransport } from '../support/refusing-transport.js';
+import { methodsSent, refusingTransport } from '../support/fake-transport.js';
 import { connectOptions, SDK } from '../support/sdk.js';
 
 describe('TaskClient.connect to a server that refuses the protocol version offered ([E12])', () => {
   it("a server of 2026-07-28 only, met with the 2025-11-25 handshake: TaskConnectError (reason 'version') naming its versions and what reaches it", async () => {
     const transport = refusingTransport(['2026-07-28']);
     const error = await rejection(TaskClient.connect(transport, { ...connectOptions('legacy') }), 10_000);
-    expect(transport.methods[0]).toBe('initialize');
+    expect(methodsSent(transport)[0]).toBe('initialize');
     expect(error).toBeInstanceOf(TaskConnectError);
     expect(error).toMatchObject({ reason: 'version' });
     const message = (error as Error).message;

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runDoctor, TaskConnectError } from '../../lib/doctor.js';
 import { TaskAbortError, TaskOptionError, type McpTransport } from '../../lib/index.js';
 import { startHttpServer } from '../support/http-server.js';
-import { refusingTransport } from '../support/refusing-transport.js';
+import { refusingTransport } from '../support/fake-transport.js';
 import { NO_REPLY, ScriptedServer } from '../support/scripted-server.js';
 import { createLinkedPair, httpTransport, makeClient, SDK, stdioTransport } from '../support/sdk.js';
 

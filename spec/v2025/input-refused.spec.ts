@@ -9,13 +9,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, TaskNotSupportedError, type TaskError } from '../../lib/index.js';
 import { until } from '../helpers.js';
+import { askingTasks, questionFor } from '../support/asking.js';
 import { connectScripted, NO_REPLY, type Json, type ScriptedPair } from '../support/scripted-server.js';
-
-const RELATED = 'io.modelcontextprotocol/related-task';
-const QUESTION: Json = {
-  message: 'Delete /data/a?',
-  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
-};
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -42,16 +37,7 @@ describe('a 2025-11-25 question nobody answers', () => {
   it('the server gets -32601, and the TaskClient reports it once on error; the task is not cancelled', async () => {
     const pair = await pairWithDelete();
     const replies: Json[] = [];
-    pair.server.on('tools/call', () => {
-      const created = pair.server.tasks.createResult({ status: 'input_required', pollInterval: 50 });
-      const taskId = (created.task as { taskId: string }).taskId;
-      setTimeout(() => {
-        void pair.server
-          .request('elicitation/create', { ...QUESTION, _meta: { [RELATED]: { taskId } } })
-          .then((reply) => replies.push(reply));
-      }, 0);
-      return created;
-    });
+    askingTasks(pair.server, 50, replies);
     const tasks = new TaskClient(pair.client);
     cleanups.push(() => tasks.close());
     const reports = reportsOf(tasks);
@@ -84,10 +70,7 @@ describe('a 2025-11-25 question nobody answers', () => {
     const handle = await tasks.callToolAsTask('delete', {});
     const closing = tasks.close({ cancelRunning: true });
     await until(() => pair.server.count('tasks/cancel') === 1);
-    const reply = await pair.server.request('elicitation/create', {
-      ...QUESTION,
-      _meta: { [RELATED]: { taskId: handle.taskId } },
-    });
+    const reply = await pair.server.request('elicitation/create', questionFor(handle.taskId!));
     // Nothing here answers it any more (the SDK client has no handler of its own): -32601.
     expect(reply).toMatchObject({ error: { code: -32601 } });
     expect(reports.filter((report) => report instanceof TaskNotSupportedError)).toEqual([]);
@@ -100,7 +83,7 @@ describe('a 2025-11-25 question nobody answers', () => {
       const created = pair.server.tasks.createResult({ status: 'input_required', pollInterval: 50 });
       const taskId = (created.task as { taskId: string }).taskId;
       // Asked before the CreateTaskResult, then withdrawn ([R27]), then the task is created.
-      void pair.server.request('elicitation/create', { ...QUESTION, _meta: { [RELATED]: { taskId } } });
+      void pair.server.request('elicitation/create', questionFor(taskId));
       const asked = pair.server.sent[pair.server.sent.length - 1] as { id: string };
       pair.server.notify('notifications/cancelled', { requestId: asked.id, reason: 'no longer needed' });
       return created;

@@ -15,13 +15,8 @@ import {
   type ElicitResult,
   type InputContext,
 } from '../../lib/index.js';
-import { connectScripted, rpcError, type Json, type ScriptedPair } from '../support/scripted-server.js';
-
-const RELATED = 'io.modelcontextprotocol/related-task';
-const QUESTION: Json = {
-  message: 'Delete /data/a?',
-  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
-};
+import { questionFor } from '../support/asking.js';
+import { connectScripted, rpcError, type ScriptedPair } from '../support/scripted-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -56,7 +51,7 @@ async function redeliveringServer(): Promise<{ pair: ScriptedPair; taskId: strin
     }
     const status = String(server.tasks.get(taskId).status);
     if (status === 'input_required') {
-      const reply = await server.request('elicitation/create', { ...QUESTION, _meta: { [RELATED]: { taskId } } });
+      const reply = await server.request('elicitation/create', questionFor(taskId));
       const answer = reply.result as { action?: string; content?: { ok?: unknown } } | undefined;
       if (answer?.action === 'accept' && answer.content?.ok === true) {
         server.tasks.finish(
