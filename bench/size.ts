@@ -83,8 +83,14 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * server that reports a renewed retention as its ttl no longer loses long jobs at it), and the
  * -32601 sent back for a question nobody here answers saying what happened instead of naming an
  * option for the client's developer (a server often shows it to the model) (+153 in all).
+ * Raised a ninth time, to 48.75 KiB (49,833 bytes measured, from 49,601), for a cheaper call
+ * path (issue 29): a call with neither signal nor deadline waits for its `tools/call` reply in a
+ * set that `close()` walks, instead of with a listener and four closures of its own, and its
+ * input rounds run after the first reply rather than chained inside it; with it, the fix of a
+ * defect a review of that change found (after a relist, the input rounds' retries carry the fresh
+ * `Mcp-Param-*` headers) (+232 in all).
  */
-export const SIZE_BUDGET_GZIP = 48.5 * 1024;
+export const SIZE_BUDGET_GZIP = 48.75 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',

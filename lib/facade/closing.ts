@@ -3,6 +3,7 @@
  * order.
  */
 import type { Abandoned } from './call/abandoned.js';
+import type { WaitingLaunch } from './call/launch-parts.js';
 import type { Connection } from './connection/connection.js';
 import type { EarlyInput } from './input/early.js';
 import type { TaskEngine } from '../engine/engine.js';
@@ -19,6 +20,8 @@ export interface ClosingParts {
   readonly engine: TaskEngine;
   /** Aborted when `close()` begins: calls still under way reject at once. */
   readonly closeSignal: AbortController;
+  /** The calls waiting for their reply with only `close()` to race it (see call/launch-parts.ts). */
+  readonly launching: ReadonlySet<WaitingLaunch>;
   readonly serving: Serving;
   readonly limiter: Limiter;
   readonly connection: Connection;
@@ -36,6 +39,7 @@ export async function closeParts(parts: ClosingParts, cancelRunning: boolean): P
   const { config, engine, connection } = parts;
   const closed = (message: string): TaskClosedError => new TaskClosedError(message);
   parts.closeSignal.abort(closed('The TaskClient was closed during the call'));
+  for (const launch of [...parts.launching]) launch.closing();
   // Untagged requests this client is judging are judged now (and passed on: it answers nothing more).
   parts.untagged.close();
   await parts.serving.close();

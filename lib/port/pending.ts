@@ -1,6 +1,6 @@
 /**
  * The open requests of a session port: one {@link Pending} object per request (no closures), its
- * promise made by one shared executor ({@link capture}), and shared timeouts, one timer per
+ * promise made by one shared executor (`util/capture.ts`), and shared timeouts, one timer per
  * timeout length instead of one per request.
  */
 import { keepShape } from '../util/shapes.js';
@@ -91,21 +91,6 @@ keepShape(
     undefined,
   ),
 );
-
-/** The settle functions of the promise {@link capture} was last handed (read at once, then cleared). */
-export const captured: {
-  resolve: ((value: unknown) => void) | undefined;
-  reject: ((error: unknown) => void) | undefined;
-} = {
-  resolve: undefined,
-  reject: undefined,
-};
-
-/** A promise executor that makes no closure per request: it hands its settle functions to {@link captured}. */
-export function capture(resolve: (value: never) => void, reject: (error: unknown) => void): void {
-  captured.resolve = resolve as (value: unknown) => void;
-  captured.reject = reject;
-}
 
 /**
  * The open requests of one timeout length on one timer queue. Their deadlines come in the order

@@ -22,7 +22,8 @@ import {
   type SessionPort,
   type TransportInfo,
 } from './port.js';
-import { Pending, TimeoutLanes, capture, captured } from './pending.js';
+import { Pending, TimeoutLanes } from './pending.js';
+import { capture, captured } from '../util/capture.js';
 import { abortedError, refuse, sendError, settleReply } from './reply.js';
 import { idPrefix, issued, withEnvelope, withMeta } from './outgoing.js';
 import { InboundRouter, type InboundHost } from './inbound.js';

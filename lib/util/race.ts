@@ -82,4 +82,4 @@ export function raceStop<T>(
 const CLOSED: StopReason = Object.freeze({ kind: 'closed' });
 
 /** The rejection of a race that `closed` won. */
-const closedStop = (): Stopped => new Stopped(CLOSED);
+export const closedStop = (): Stopped => new Stopped(CLOSED);

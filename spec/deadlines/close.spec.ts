@@ -115,6 +115,42 @@ describe('close()', () => {
     expect(server.count('tasks/cancel')).toBe(1);
   });
 
+  it('cuts off every call still waiting for its reply, task and plain alike; each task created later gets one tasks/cancel', async () => {
+    const { server, client } = await scripted({
+      tools: [
+        { name: 'job', taskSupport: 'required' },
+        { name: 'plain', taskSupport: 'forbidden' },
+      ],
+    });
+    const tasks = new TaskClient(client);
+    const answers = new Map<string, HandlerContext>();
+    let n = 0;
+    server.on('tools/call', (params, ctx) => {
+      answers.set(params.name === 'plain' ? 'plain' : `job-${n++}`, ctx);
+      return NO_REPLY;
+    });
+    // No signal and no deadline: nothing but close() races their replies.
+    const calls = [tasks.callToolAsTask('job'), tasks.callToolAsTask('job'), tasks.callToolAsTask('plain')].map(
+      (call) => call.catch((e: unknown) => e),
+    );
+    await flush();
+    expect([...answers.keys()].sort()).toEqual(['job-0', 'job-1', 'plain']);
+    const closing = tasks.close();
+    for (const error of await Promise.all(calls)) expect(error).toBeInstanceOf(TaskClosedError);
+    answers.get('job-0')?.reply(server.tasks.createResult({ taskId: 'late-0' }));
+    answers.get('job-1')?.reply(server.tasks.createResult({ taskId: 'late-1' }));
+    answers.get('plain')?.reply({ content: [] });
+    await closing;
+    await flush();
+    expect(tasks.active).toBe(0);
+    expect(
+      server
+        .received('tasks/cancel')
+        .map((entry) => entry.params.taskId)
+        .sort(),
+    ).toEqual(['late-0', 'late-1']);
+  });
+
   it('list() and listPage() after close() throw TaskClosedError', async () => {
     const { tasks } = await setup();
     await tasks.close();

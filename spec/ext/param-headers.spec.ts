@@ -7,11 +7,20 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, TaskProtocolError, TaskRpcError, TaskTimeoutError, type TaskError } from '../../lib/index.js';
+import {
+  TaskClient,
+  TaskProtocolError,
+  TaskRpcError,
+  TaskTimeoutError,
+  type TaskClientOptions,
+  type TaskError,
+} from '../../lib/index.js';
 import { rejection, within } from '../helpers.js';
 import {
   ExtServer,
   NO_REPLY,
+  elicitation,
+  mrtrTool,
   outcome,
   startExtHttpServer,
   taskTool,
@@ -43,13 +52,17 @@ function plainTool(name: string, inputSchema: Json): ExtTool {
   return { name, inputSchema, run: ({ args }) => outcome.text(`ran in ${String(args.region)}`) };
 }
 
-async function serve(tools: ExtTool[]): Promise<{ server: ExtServer; endpoint: ExtHttpServer; tasks: TaskClient }> {
+async function serve(
+  tools: ExtTool[],
+  options: TaskClientOptions = {},
+): Promise<{ server: ExtServer; endpoint: ExtHttpServer; tasks: TaskClient }> {
   const server = new ExtServer({ tools, pollIntervalMs: 20 });
   const endpoint = await startExtHttpServer(server);
   cleanups.push(() => endpoint.close());
   const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(endpoint.url), {
     sdk: 'v2',
     minPollIntervalMs: 10,
+    ...options,
   });
   cleanups.push(() => tasks.close());
   return { server, endpoint, tasks };
@@ -115,6 +128,32 @@ describe('Mcp-Param-* headers over Streamable HTTP ([E32])', () => {
     await within(tasks.callToolAsTask('lookup', { region: 'eu-north1' }), 10_000);
     expect(endpoint.rejected).toHaveLength(1);
     expect(server.count('tools/list')).toBe(2);
+  });
+
+  it('answers input the server asks for after a recovery with the fresh headers on every retry ([E33], [E17])', async () => {
+    const asking: ExtTool = {
+      ...mrtrTool('lookup', {
+        inputRequests: { ok: elicitation('Go on?', { ok: { type: 'boolean' } }) },
+        then: (_responses, call) => outcome.text(`ran in ${String(call.args.region)}`),
+      }),
+      inputSchema: ROUTED,
+    };
+    const { server, endpoint, tasks } = await serve(
+      [plainTool('lookup', { type: 'object', properties: { region: { type: 'string' } } })],
+      { onElicitation: () => ({ action: 'accept', content: { ok: true } }) },
+    );
+    await tasks.tools();
+    server.addTool(asking); // the schema changed after it was listed: no notifications/tools/list_changed
+    const handle = await tasks.callToolAsTask('lookup', { region: 'eu-north1' });
+    expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: 'ran in eu-north1' }]);
+    // One refusal (the stale listing), then the resent call and its retry with the answer, both
+    // with the header the fresh listing declares.
+    expect(endpoint.rejected).toHaveLength(1);
+    expect(paramHeadersSeen(server)).toEqual([
+      { 'mcp-param-region': 'eu-north1' },
+      { 'mcp-param-region': 'eu-north1' },
+    ]);
+    expect(server.received('tools/call')[1]?.params).toMatchObject({ inputResponses: { ok: { action: 'accept' } } });
   });
 
   it('sends the call again at most once, then fails with the server’s -32020 and its message ([E33])', async () => {

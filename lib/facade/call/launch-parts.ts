@@ -49,8 +49,20 @@ export interface LaunchParts {
   readonly abandoned: Pick<Abandoned, 'add'>;
   /** Aborted when the client closes: the call then rejects at once with `TaskClosedError`. */
   readonly closeSignal: AbortController;
+  /**
+   * The calls waiting for their `tools/call` reply with nothing but `close()` to race it (no
+   * signal, no deadline): `close()` stops each (`closing()`) as it aborts {@link closeSignal}, so
+   * such a wait costs a set entry instead of a listener on that signal.
+   */
+  readonly launching: Set<WaitingLaunch>;
   /** The session port of the current connection. */
   readonly port: SessionPort;
+}
+
+/** A call waiting for its `tools/call` reply (see {@link LaunchParts.launching}). */
+export interface WaitingLaunch {
+  /** `close()` began: the call stops waiting, as a race against the close signal would. */
+  closing(): void;
 }
 
 /**

@@ -4,30 +4,31 @@
  * the server needs before it answers (multi round-trip, [E17]), race it all against the caller's
  * signal, deadline and `close()`, and arm the deadline and abort that stop the task later ([R24]:
  * only ever with a task cancel). The decision is negotiate.ts's, the input rounds input-rounds.ts's,
- * and a creation given up before its answer give-up.ts's.
+ * a creation given up before its answer give-up.ts's, and the answer made a handle accept.ts's.
  */
-import { armDeadlineAndSignal, stopError, type StopScope } from './deadline-signal.js';
+import { stopError, type StopScope } from './deadline-signal.js';
 import type { TaskEngine } from '../../engine/engine.js';
 import type { TaskView } from '../../engine/task-view.js';
-import { TaskClosedError, TaskNotSupportedError, TaskProtocolError } from '../../errors.js';
+import { TaskClosedError } from '../../errors.js';
 import type { TaskHandle } from '../../api/index.js';
 import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../options.js';
-import { TaskHandleOf } from '../handle/handle.js';
 import { creationsOn } from '../input/early.js';
 import { CreationInFlight, type PendingCall } from '../input/untagged.js';
-import { cancelOrphan, cancelRefused, givenUp } from './give-up.js';
+import { acceptReply, type AcceptingCall } from './accept.js';
+import { cancelRefused, givenUp } from './give-up.js';
 import { inputRounds, type RoundsCall } from './input-rounds.js';
-import type { LaunchCreation, LaunchParts } from './launch-parts.js';
+import type { LaunchCreation, LaunchParts, WaitingLaunch } from './launch-parts.js';
 import { NO_RELEASE } from './limiter.js';
 import { negotiateAndStart, type NegotiatingCall } from './negotiate.js';
 import { anyOf, onAbort } from '../../util/abort.js';
 import { keepShape } from '../../util/shapes.js';
 import { EPOCH } from '../../util/epoch.js';
-import { Stopped, raceStop } from '../../util/race.js';
+import { Stopped, closedStop, raceStop } from '../../util/race.js';
+import { capture, captured } from '../../util/capture.js';
 import type { StartReply, StartToolCall, TaskSupport } from '../../wire/wire.js';
 
 /** One call being started. */
-export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCall {
+export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCall, WaitingLaunch, AcceptingCall {
   /**
    * True from a `tools/call` reply that asks for input first ([E17]) until its retry is sent: no
    * `tools/call` is outstanding meanwhile, and none is sent once the call is given up, so a call
@@ -48,9 +49,13 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   private task: TaskView | undefined = undefined;
   /** The stops of {@link Launch.stopSignal} taken before the call's task was tracked, if any. */
   private stops: Set<() => void> | undefined = undefined;
+  /** The latest `tools/call` sent, from which the input rounds build their retries (after a relist, its fresh headers). */
+  private sentCall: StartToolCall | undefined = undefined;
+  /** Rejects the wait of {@link Launch.waitReply}, while the call waits there (see {@link Launch.closing}). */
+  private stopWait: ((error: unknown) => void) | undefined = undefined;
 
   private constructor(
-    private readonly parts: LaunchParts,
+    readonly parts: LaunchParts,
     readonly toolName: string,
     private readonly args: Record<string, unknown>,
     readonly call: ResolvedCallOptions,
@@ -81,7 +86,7 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   }
 
   /** Aborted when the client closes. */
-  private get closed(): AbortSignal {
+  get closed(): AbortSignal {
     return this.parts.closeSignal.signal;
   }
 
@@ -141,6 +146,38 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt, this.closed);
   }
 
+  /**
+   * The `tools/call` reply, raced as {@link Launch.race} does; {@link Launch.waited} must follow
+   * once it settled. A call with neither signal nor deadline (the usual one) races only
+   * `close()`: it waits in the client's `launching` set, which `close()` walks, rather than
+   * on a listener of the close signal (no closure, no listener per call).
+   */
+  private waitReply(request: Promise<StartReply>): Promise<StartReply> {
+    if (this.call.signal !== undefined || this.deadlineAt !== undefined || this.closed.aborted)
+      return this.race(request);
+    const waiting = new Promise<StartReply>(capture);
+    const resolve = captured.resolve!;
+    const reject = captured.reject!;
+    captured.resolve = captured.reject = undefined;
+    this.stopWait = reject;
+    // The reply settles the wait; once close() has, the reply's later rejection is still handled here.
+    request.then(resolve, reject);
+    this.parts.launching.add(this);
+    return waiting;
+  }
+
+  /** The wait of {@link Launch.waitReply} settled. */
+  private waited(): void {
+    if (this.stopWait === undefined) return;
+    this.stopWait = undefined;
+    this.parts.launching.delete(this);
+  }
+
+  /** `close()` began: a call waiting for its reply stops waiting (see {@link Launch.waitReply}). */
+  closing(): void {
+    this.stopWait?.(closedStop());
+  }
+
   /** The call's own input callbacks. */
   get callbacks(): ResolvedCallOptions['callbacks'] {
     return this.call.callbacks;
@@ -178,7 +215,7 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   }
 
   /** The call's task is tracked: the stops taken before fire when it settles. */
-  private tracked(record: TaskView): void {
+  tracked(record: TaskView): void {
     this.task = record;
     const stops = this.stops;
     this.stops = undefined;
@@ -223,9 +260,8 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   }
 
   /**
-   * Sends the call, and again with the answers each time the server asks for input first ([E17]:
-   * a retry with `inputResponses` and the opaque `requestState`, unchanged). The first answer is
-   * usually the last: only a request for input goes on to {@link inputRounds}.
+   * Sends the call. Its answer is usually the last: one that asks for input first ([E17]) goes on
+   * to {@link Launch.rounds}, which the caller runs once that answer is in.
    */
   private start(
     base: StartToolCall,
@@ -236,19 +272,27 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     const engine = this.engine;
     this.betweenRounds = false;
     this.sentAt = engine.config.clock.now();
+    this.sentCall = base;
     const sent = engine.wire.startToolCall(
       base,
       // [R24], [A5]: a call that asks for a task is never cancelled by notification, even at its timeout.
       engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument, base.task !== undefined),
     );
-    const rounds = (reply: StartReply): StartReply | Promise<StartReply> =>
-      reply.kind === 'input' ? inputRounds(this, this.parts.inline, base, reply, timeoutMs, signal) : reply;
     // [E33]: refused headers are recovered only where headers are sent, and once: elsewhere (stdio,
     // in process, the legacy era) the call's path has no recovery handler to make.
-    if (relisted || !this.parts.port.sendsHeaders()) return sent.then(rounds);
-    return sent.then(rounds, (error: unknown) =>
+    if (relisted || !this.parts.port.sendsHeaders()) return sent;
+    return sent.then(undefined, (error: unknown) =>
       engine.classify(error) === 'headers' ? this.relist(base, error, timeoutMs, signal) : Promise.reject(error),
     );
+  }
+
+  /**
+   * The server asked for input before it answers ([E17]): the call is sent again with the answers,
+   * as often as it asks (a retry with `inputResponses` and the opaque `requestState`, unchanged),
+   * each retry built from the call last sent: after a relist ([E33]), the one with fresh headers.
+   */
+  private rounds(first: StartReply, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartReply> {
+    return inputRounds(this, this.parts.inline, this.sentCall!, first, timeoutMs, signal);
   }
 
   /**
@@ -277,11 +321,18 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     const creation = this.beginCreate();
     // [R24]: a task-creating request is never aborted by us, so it gets no signal. Its timeout
     // only covers a server that never answers ([A5]: with no task id known, nothing else can be done).
-    const request = this.start(this.request(true), this.budget() + call.requestTimeoutMs, undefined);
+    const timeoutMs = this.budget() + call.requestTimeoutMs;
+    let request = this.start(this.request(true), timeoutMs, undefined);
     let reply: StartReply;
     try {
-      reply = await this.race(request);
+      reply = await this.waitReply(request);
+      this.waited();
+      if (reply.kind === 'input') {
+        request = this.rounds(reply, timeoutMs, undefined);
+        reply = await this.waitReply(request);
+      }
     } catch (error) {
+      this.waited();
       // With `betweenRounds`, given up while the callbacks answer what the server asked first
       // ([E17]): no tools/call is outstanding and none will be sent, so no task exists or will.
       if (error instanceof Stopped)
@@ -293,8 +344,9 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
       if (engine.classify(error) === 'refused' && support === 'optional' && !call.requireTask) return this.callPlain();
       throw error;
     }
+    this.waited();
     try {
-      return this.accept(reply, creation);
+      return acceptReply(this, reply, creation);
     } finally {
       creation.end();
     }
@@ -304,12 +356,18 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
   async callPlain(): Promise<TaskHandle> {
     // A plain request is cancelled the normal way (notifications/cancelled), through a child
     // signal so the caller's signal keeps no listener afterwards.
-    const child = anyOf(this.call.signal);
+    const child = this.call.signal === undefined ? undefined : anyOf(this.call.signal);
     this.asksTask = false;
     this.parts.untagged.add(this);
     try {
-      return this.accept(await this.race(this.start(this.request(false), this.budget(), child.signal)));
+      const timeoutMs = this.budget();
+      let reply = await this.waitReply(this.start(this.request(false), timeoutMs, child?.signal));
+      this.waited();
+      if (reply.kind === 'input') reply = await this.waitReply(this.rounds(reply, timeoutMs, child?.signal));
+      this.waited();
+      return acceptReply(this, reply);
     } catch (error) {
+      this.waited();
       // A task the plain call was answered with, refused as malformed ([E2]), is cancelled.
       cancelRefused(this, this.parts.abandoned, error);
       // A request timeout under a deadline is the deadline.
@@ -319,64 +377,8 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
       throw error;
     } finally {
       this.parts.untagged.remove(this);
-      child.release();
+      child?.release();
     }
-  }
-
-  /**
-   * Turns the server's answer into a handle; a task (even one not asked for) is tracked.
-   * `creation` is the task creation under way, if this call is one.
-   */
-  private accept(reply: StartReply, creation?: LaunchCreation): TaskHandle {
-    if (reply.kind === 'input') throw new TypeError('unreachable: input is answered before accept()');
-    if (reply.kind === 'immediate') {
-      if (this.call.requireTask && !this.engine.features.toolNegotiation) {
-        // The server decides on this wire, and it answered at once: the result is not lost.
-        throw new TaskNotSupportedError(
-          `The server answered "${this.toolName}" at once instead of running it as a task`,
-          {
-            feature: 'tool',
-            toolName: this.toolName,
-            result: reply.result,
-          },
-        );
-      }
-      return this.made(
-        TaskHandleOf.create(this.toolName, { kind: 'immediate', result: reply.result, wire: this.engine.wire.kind }),
-      );
-    }
-    const task = reply.snapshot.task;
-    if (this.closed.aborted) {
-      // Created after close() began: never tracked, cancelled once.
-      this.parts.abandoned.add(cancelOrphan(this, task, creation));
-      throw stopError(this, { kind: 'closed' }, this.engine.features.cancel ? 'unknown' : 'not-supported');
-    }
-    if (this.engine.get(task.taskId) !== undefined) {
-      // [V4]: task ids are unique; a reused one must not merge two calls into one task.
-      throw new TaskProtocolError('Malformed tools/call reply from server: the task id is already in use', {
-        method: 'tools/call',
-        task,
-        toolName: this.toolName,
-      });
-    }
-    const record = this.engine.track(reply.snapshot, this.toolName, {
-      startedAt: this.startedAt,
-      sentAt: this.sentAt,
-      requestTimeoutMs: this.call.requestTimeoutMs,
-      instrument: this.call.instrument,
-    });
-    this.tracked(record);
-    const handle = this.made(
-      this.parts.live.adopt(record, this.call.callbacks, this.call.progressToken, reply.immediateResponse),
-    );
-    armDeadlineAndSignal(this, record);
-    return handle;
-  }
-
-  /** Tells the call's instrumentation its handle, before any later event of it. */
-  private made(handle: TaskHandle): TaskHandle {
-    this.call.instrument?.handle?.(handle);
-    return handle;
   }
 }
 
