@@ -39,7 +39,7 @@ export async function closeParts(parts: ClosingParts, cancelRunning: boolean): P
   const { config, engine, connection } = parts;
   const closed = (message: string): TaskClosedError => new TaskClosedError(message);
   parts.closeSignal.abort(closed('The TaskClient was closed during the call'));
-  for (const launch of [...parts.launching]) launch.closing();
+  for (const launch of parts.launching) launch.closing();
   // Untagged requests this client is judging are judged now (and passed on: it answers nothing more).
   parts.untagged.close();
   await parts.serving.close();

@@ -330,6 +330,7 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
       if (reply.kind === 'input') {
         request = this.rounds(reply, timeoutMs, undefined);
         reply = await this.waitReply(request);
+        this.waited();
       }
     } catch (error) {
       this.waited();
@@ -344,7 +345,6 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
       if (engine.classify(error) === 'refused' && support === 'optional' && !call.requireTask) return this.callPlain();
       throw error;
     }
-    this.waited();
     try {
       return acceptReply(this, reply, creation);
     } finally {
@@ -363,8 +363,10 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
       const timeoutMs = this.budget();
       let reply = await this.waitReply(this.start(this.request(false), timeoutMs, child?.signal));
       this.waited();
-      if (reply.kind === 'input') reply = await this.waitReply(this.rounds(reply, timeoutMs, child?.signal));
-      this.waited();
+      if (reply.kind === 'input') {
+        reply = await this.waitReply(this.rounds(reply, timeoutMs, child?.signal));
+        this.waited();
+      }
       return acceptReply(this, reply);
     } catch (error) {
       this.waited();
