@@ -89,8 +89,15 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * input rounds run after the first reply rather than chained inside it; with it, the fix of a
  * defect a review of that change found (after a relist, the input rounds' retries carry the fresh
  * `Mcp-Param-*` headers) (+232 in all).
+ * Raised a tenth time, to 50 KiB (50,891 bytes measured, from 49,833), for two more cuts of the
+ * call path (issue 29), with the same behaviour: a poll's outcome told to one object per client
+ * with the task's record (no promise, settle functions or reaction closures per poll), and the
+ * usual call (no signal, deadline or concurrency limit) run without async steps of its own (one
+ * promise per call where there were two async functions and three awaits), which took the
+ * library's own allocations per task down by about a quarter (+1,058 in all, most of it the
+ * usual call's path beside the general one).
  */
-export const SIZE_BUDGET_GZIP = 48.75 * 1024;
+export const SIZE_BUDGET_GZIP = 50 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',

@@ -17,7 +17,7 @@ import { EarlyBuffer } from './early.js';
 import { deliverAnswers } from './input-delivery.js';
 import { Pause } from './pause.js';
 import { vanished } from './payload.js';
-import { delay, ensurePoll, pollTimerFired, react, readSoon, readTask, timerSendsRead } from './poll.js';
+import { delay, ensurePoll, pollSink, pollTimerFired, react, readSoon, readTask, timerSendsRead } from './poll.js';
 import { readAllAgain, wireReplaced } from './reconnect.js';
 import { TaskRecord } from './record.js';
 import { TRACKING_STOPPED, type Settlement } from './record-extras.js';
@@ -233,6 +233,9 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
     pollTimerFired(this, record);
     if (waits && !record.pollInFlight) this.ttl.catchUp(record);
   };
+
+  /** Told of every poll's outcome, with its record (`poll.ts`). */
+  readonly polls = pollSink(this);
 
   /** A read sent by a poll ended (answered and observed, or failed): see {@link TtlWatch.waitsForRead}. */
   readEnded(record: TaskRecord): void {

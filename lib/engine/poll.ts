@@ -12,6 +12,7 @@
 import { asTaskError, TaskProtocolError } from '../errors.js';
 import { isTerminalStatus } from '../types.js';
 import type { WireSnapshot } from '../wire/wire.js';
+import type { Sink } from '../util/deliver.js';
 import { fetchPayload, fetchTerminal, finish, vanished } from './payload.js';
 import type { TaskRecord } from './record.js';
 import type { Requests } from './requests.js';
@@ -26,6 +27,8 @@ export interface PollEngine extends EngineCore {
   readonly requests: Requests;
   /** A record's poll timer fired (one function for every record: no closure per poll). */
   readonly pollDue: (record: TaskRecord) => void;
+  /** Told of every poll's outcome, with its record ({@link pollSink}). */
+  readonly polls: Sink<WireSnapshot, TaskRecord>;
   /** The read the ttl backstop waited for ended (`answered`, or failed but for a vanished task). */
   looked(record: TaskRecord, answered: boolean): void;
   /** A read sent by {@link poll} ended, answered (and observed) or failed: a ttl timer waiting for it is armed. */
@@ -159,30 +162,38 @@ export function poll(engine: PollEngine, record: TaskRecord): void {
   if (record.terminal && !awaitsPayloadRead(engine, record)) return;
   const now = engine.config.clock.now();
   // [E13]: the first read sent once the backstop ttl ran out is its last look.
-  const look = record.pollSent(now, record.task.pollInterval === undefined && !record.provisional);
+  record.pollSent(now, record.task.pollInterval === undefined && !record.provisional);
   record.pollPlanned(now + delay(engine, record));
-  const generation = engine.generation;
-  // One attempt, in the record's request group (as `attempt` does, without its extra promise).
-  readTask(engine, record, record).then(
-    (snapshot) => {
-      record.pollAnswered();
+  record.readSent();
+  // One attempt, in the record's request group (as `attempt` does), its outcome told to the
+  // engine's poll sink with the record: no promise or closure per poll. What the poll was (the
+  // last look, sent over a connection since replaced) is kept on the record meanwhile.
+  engine.wire.readTask(record.taskId, engine.requestOptions(record.requestTimeoutMs, record), engine.polls, record);
+}
+
+/** What a poll's outcome does; one per engine, told of every poll's with its record. */
+export function pollSink(engine: PollEngine): Sink<WireSnapshot, TaskRecord> {
+  return {
+    replied(snapshot: WireSnapshot, record: TaskRecord): void {
+      const look = record.pollAnswered();
       engine.observe(record, snapshot, 'poll');
       engine.readEnded(record);
       if (look) engine.looked(record, true);
       if (!payloadNeverCame(engine, record, snapshot)) ensurePoll(engine, record);
     },
-    (error: unknown) => {
-      record.pollFailed();
+    failed(error: unknown, record: TaskRecord): void {
+      const older = record.pollOnOlderConnection;
+      const look = record.pollFailed();
       engine.readEnded(record);
       const failure = engine.requests.attemptFailed(record, error);
       // A poll dropped with an old connection: reconnected() polls again over the new one.
-      if (generation === engine.generation) pollFailed(engine, record, failure, look);
+      if (!older) pollFailed(engine, record, failure, look);
       else {
         if (look) record.lookPutOff();
         ensurePoll(engine, record);
       }
     },
-  );
+  };
 }
 
 /**

@@ -33,3 +33,7 @@ export const OpenFetchesUnit = 131072;
 export const OpenFetches = 393_216;
 /** The send time's value is held as given (see {@link RawNextPollAt}). */
 export const RawSentAt = 524_288;
+/** The poll in flight is the ttl backstop's last look (`poll.ts`). */
+export const LookSent = 1_048_576;
+/** The poll in flight went out over a connection since replaced (`reconnect.ts`). */
+export const PollOnOlderConnection = 2_097_152;

@@ -50,19 +50,34 @@ export abstract class RecordSchedule extends RecordView {
       this.more().hastenedAt = now;
     }
     const look = this.lookDue;
-    this.setFlag(Flag.LookDue, false);
+    this.flags =
+      (this.flags & ~(Flag.LookDue | Flag.LookSent | Flag.PollOnOlderConnection)) | (look ? Flag.LookSent : 0);
     return look;
   }
 
-  /** The poll was answered: the failure counts start again. */
-  pollAnswered(): void {
-    this.setFlag(Flag.PollInFlight, false);
+  /**
+   * The poll was answered: the failure counts start again.
+   * @returns true when it was the ttl backstop's last look.
+   */
+  pollAnswered(): boolean {
+    const look = this.pollEnded();
     if (this.extras !== undefined) this.extras.failedPolls = this.extras.hardPollFailures = 0;
+    return look;
   }
 
-  /** The poll failed (or was dropped with an old connection). */
-  pollFailed(): void {
-    this.setFlag(Flag.PollInFlight, false);
+  /**
+   * The poll failed (or was dropped with an old connection).
+   * @returns true when it was the ttl backstop's last look.
+   */
+  pollFailed(): boolean {
+    return this.pollEnded();
+  }
+
+  /** The poll in flight ended; true when it was the last look. */
+  private pollEnded(): boolean {
+    const look = this.flag(Flag.LookSent);
+    this.flags &= ~(Flag.PollInFlight | Flag.LookSent | Flag.PollOnOlderConnection);
+    return look;
   }
 
   /**

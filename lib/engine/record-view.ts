@@ -68,6 +68,10 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   get lookDue(): boolean {
     return this.flag(Flag.LookDue);
   }
+  /** The poll in flight went out over a connection since replaced: its failure is not the task's (`poll.ts`). */
+  get pollOnOlderConnection(): boolean {
+    return this.flag(Flag.PollOnOlderConnection);
+  }
   /** False until observation starts (a resumed task waits until someone observes it). */
   get active(): boolean {
     return this.flag(Flag.Active);

@@ -187,7 +187,7 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
 
   /** The connection was replaced: the task was tracked on an older one. */
   connectionReplaced(): void {
-    this.setFlag(Flag.OlderConnection, true);
+    this.flags |= Flag.OlderConnection | (this.pollInFlight ? Flag.PollOnOlderConnection : 0);
   }
 
   // ---- payload.ts: the final payload ----

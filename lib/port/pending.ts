@@ -15,6 +15,7 @@ import {
   type Timers,
 } from './port.js';
 import { noop } from '../util/noop.js';
+import { deliver, type Sink } from '../util/deliver.js';
 
 /** What a request asks of its session when it is stopped or times out. */
 export interface Abandoner {
@@ -46,6 +47,9 @@ export class Pending implements GroupMember {
   watcher: RequestInstrument | undefined = undefined;
   /** Its timeout tells the server nothing (see {@link PortRequestOptions.quietTimeout}). */
   quietTimeout = false;
+  /** Told of the outcome instead of a promise (see `SessionPort.requestInto`), with {@link Pending.token}. */
+  sink: Sink<unknown, unknown> | undefined = undefined;
+  token: unknown = undefined;
   constructor(
     readonly session: Abandoner,
     readonly id: string,
@@ -60,10 +64,22 @@ export class Pending implements GroupMember {
     readonly context: string | undefined,
   ) {}
 
-  /** Rejects the request's promise, with the caller's own error when it gave a mapper. */
+  /** Settles the request with its decoded result. */
+  fulfil(value: unknown): void {
+    if (this.sink === undefined) this.resolve(value);
+    else deliver(this.sink, this.token, value, false);
+  }
+
+  /** Fails the request with `error` as it is. */
+  failRaw(error: unknown): void {
+    if (this.sink === undefined) this.rejectRaw(error);
+    else deliver(this.sink, this.token, error, true);
+  }
+
+  /** Fails the request, with the caller's own error when it gave a mapper. */
   reject(error: PortError): void {
     this.watcher?.end(error);
-    this.rejectRaw(this.mapError === undefined ? error : this.mapError(this.method, error, this.context));
+    this.failRaw(this.mapError === undefined ? error : this.mapError(this.method, error, this.context));
   }
 
   stop(reason: unknown): void {

@@ -12,6 +12,7 @@
  */
 
 import type { CallInstrument } from '../api/index.js';
+import type { Sink } from '../util/deliver.js';
 
 /** A JSON object. */
 export type JsonObject = Record<string, unknown>;
@@ -107,6 +108,18 @@ export interface ResultDecoder<T> {
   /** True when `value`, as decoded, is or carries a tool result with `isError: true`. */
   toolError?(value: T): boolean;
 }
+
+/** The arguments of a request of the port: what {@link SessionPort.request} describes. */
+export type RequestArgs<T> = [
+  method: string,
+  params: JsonObject | undefined,
+  decode: ResultDecoder<T>,
+  options: PortRequestOptions,
+  mapError?: ErrorMapper,
+  context?: string,
+  declare?: JsonObject,
+  fresh?: boolean,
+];
 
 /** An open request as its {@link RequestGroup} sees it. */
 export interface GroupMember {
@@ -277,16 +290,13 @@ export interface SessionPort {
    * {@link ResultDecoder}) tells the request's watcher of a decoded result that is a tool error.
    * @throws PortError, or what `mapError` makes of it
    */
-  request<T>(
-    method: string,
-    params: JsonObject | undefined,
-    decode: ResultDecoder<T>,
-    options: PortRequestOptions,
-    mapError?: ErrorMapper,
-    context?: string,
-    declare?: JsonObject,
-    fresh?: boolean,
-  ): Promise<T>;
+  request<T>(...args: RequestArgs<T>): Promise<T>;
+  /**
+   * {@link SessionPort.request}, its outcome told to `sink` with `token` rather than through a
+   * promise: for requests sent often (a poll), which then make no promise or closure of their
+   * own. The outcome comes as a promise's would, in a later microtask, never inside this call.
+   */
+  requestInto<T, Token>(sink: Sink<T, Token>, token: Token, ...args: RequestArgs<T>): void;
   /**
    * True when `id` is the JSON-RPC id of a request the library sent on this port (by any
    * TaskClient sharing it), open or not: what tells the library's own subscriptions

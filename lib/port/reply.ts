@@ -31,7 +31,7 @@ export function settleReply(entry: Pending, message: JsonObject): void {
     // wire's decoder (the OpenTelemetry conventions' `error.type` `tool_error`). Neither is read
     // without a watcher.
     entry.watcher?.end(undefined, entry.decode.toolError?.(value) ? { toolError: true } : undefined);
-    entry.resolve(value);
+    entry.fulfil(value);
     return;
   }
   const error = message.error;
@@ -57,14 +57,14 @@ export function sendError(error: unknown, status: number | undefined, hasSession
   return new PortError(lost ? 'session' : 'send', text, { httpStatus: status, cause: error });
 }
 
-/** A request refused before it was sent, failing as it would have once sent. */
-export function refuse<T>(
+/** The error of a request refused before it was sent: what it would have failed with once sent. */
+export function refused(
   error: PortError,
   method: string,
   mapError: ErrorMapper | undefined,
   context: string | undefined,
-): Promise<T> {
-  return Promise.reject(mapError === undefined ? error : mapError(method, error, context));
+): unknown {
+  return mapError === undefined ? error : mapError(method, error, context);
 }
 
 /** The error of a request whose signal aborted. */

@@ -24,7 +24,9 @@ import {
 } from './port.js';
 import { Pending, TimeoutLanes } from './pending.js';
 import { capture, captured } from '../util/capture.js';
-import { abortedError, refuse, sendError, settleReply } from './reply.js';
+import { abortedError, refused, sendError, settleReply } from './reply.js';
+import { deliver, type Sink } from '../util/deliver.js';
+import { noop } from '../util/noop.js';
 import { idPrefix, issued, withEnvelope, withMeta } from './outgoing.js';
 import { InboundRouter, type InboundHost } from './inbound.js';
 import { HostRequests, watchHostRequests } from './host-requests.js';
@@ -150,18 +152,75 @@ export class RawSession implements SessionPort, InboundHost {
     declare?: JsonObject,
     fresh = false,
   ): Promise<T> {
-    if (this.isClosed) return refuse(new PortError('closed', 'Connection closed'), method, mapError, context);
+    const refusal = this.refusal(options);
+    if (refusal !== undefined) return Promise.reject(refused(refusal, method, mapError, context));
+    const promise = new Promise<T>(capture);
+    const resolve = captured.resolve!;
+    const reject = captured.reject!;
+    captured.resolve = captured.reject = undefined;
+    this.open(
+      method,
+      params,
+      decode,
+      options,
+      mapError,
+      context,
+      declare,
+      fresh,
+      resolve,
+      reject,
+      undefined,
+      undefined,
+    );
+    return promise;
+  }
+
+  requestInto<T, Token>(
+    sink: Sink<T, Token>,
+    token: Token,
+    method: string,
+    params: JsonObject | undefined,
+    decode: ResultDecoder<T>,
+    options: PortRequestOptions,
+    mapError?: ErrorMapper,
+    context?: string,
+    declare?: JsonObject,
+    fresh = false,
+  ): void {
+    const refusal = this.refusal(options);
+    if (refusal !== undefined) deliver(sink, token, refused(refusal, method, mapError, context), true);
+    else this.open(method, params, decode, options, mapError, context, declare, fresh, noop, noop, sink, token);
+  }
+
+  /** Why a request cannot be sent (the port closed, its signal aborted, its group stopped), if it cannot. */
+  private refusal(options: PortRequestOptions): PortError | undefined {
+    if (this.isClosed) return new PortError('closed', 'Connection closed');
     // A request with a group never reads `signal` (a task's options make its signal on first read).
     const group = options.group;
+    if (group === undefined) return options.signal?.aborted === true ? abortedError(options.signal) : undefined;
+    return group.stopped ? new PortError('aborted', 'Request aborted', { cause: group.stopReason }) : undefined;
+  }
+
+  /**
+   * Sends a request no refusal stopped, its outcome going to `resolve` and `reject`, or to `sink`
+   * with `token` (see {@link RawSession.requestInto}).
+   */
+  private open<T>(
+    method: string,
+    params: JsonObject | undefined,
+    decode: ResultDecoder<T>,
+    options: PortRequestOptions,
+    mapError: ErrorMapper | undefined,
+    context: string | undefined,
+    declare: JsonObject | undefined,
+    fresh: boolean,
+    resolve: (value: unknown) => void,
+    reject: (error: unknown) => void,
+    sink: Sink<T, unknown> | undefined,
+    token: unknown,
+  ): void {
+    const group = options.group;
     const signal = group === undefined ? options.signal : undefined;
-    if (signal?.aborted) return refuse(abortedError(signal), method, mapError, context);
-    if (group?.stopped === true)
-      return refuse(
-        new PortError('aborted', 'Request aborted', { cause: group.stopReason }),
-        method,
-        mapError,
-        context,
-      );
     const id = `${this.prefix}${this.nextId++}`;
     // Instrumentation: one read when unused. Its `_meta` entries go under the request's own.
     // Told of the connection it goes over: after a reconnection, another session than its call's.
@@ -175,20 +234,11 @@ export class RawSession implements SessionPort, InboundHost {
     }
     const envelope = this.access.envelope(declare ?? options.declare);
     const body = envelope === undefined ? params : withEnvelope(params, envelope, fresh);
-    const promise = new Promise<T>(capture);
-    const entry = new Pending(
-      this,
-      id,
-      method,
-      decode,
-      captured.resolve!,
-      captured.reject!,
-      options.timers,
-      group,
-      mapError,
-      context,
-    );
-    captured.resolve = captured.reject = undefined;
+    const entry = new Pending(this, id, method, decode, resolve, reject, options.timers, group, mapError, context);
+    if (sink !== undefined) {
+      entry.sink = sink;
+      entry.token = token;
+    }
     if (watcher !== undefined) entry.watcher = watcher;
     if (options.quietTimeout === true) entry.quietTimeout = true;
     try {
@@ -226,7 +276,7 @@ export class RawSession implements SessionPort, InboundHost {
         // Thrown, not rejected: failed at once, before anything else (an abort in the same
         // tick) could take it for a request the server got and send notifications/cancelled.
         this.sendFailed(id, error);
-        return promise;
+        return;
       }
       sent.then(undefined, (error: unknown) => this.sendFailed(id, error));
     } catch (error) {
@@ -235,9 +285,8 @@ export class RawSession implements SessionPort, InboundHost {
       // so that what it started (a span) ends.
       this.take(id);
       entry.watcher?.end(new PortError('send', messageOf(error), { cause: error }));
-      entry.rejectRaw(error);
+      entry.failRaw(error);
     }
-    return promise;
   }
 
   cancelledByServer(requestId: unknown, reason: string): boolean {

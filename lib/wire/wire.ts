@@ -15,6 +15,7 @@
 import type { CallInstrument, WireKind } from '../api/index.js';
 import type { TaskProtocolError } from '../errors.js';
 import type { JsonObject, RequestGroup, SessionPort, Timers } from '../port/port.js';
+import type { Sink } from '../util/deliver.js';
 import type { CallToolResult, JsonRpcErrorInfo, Task, TaskPage } from '../types.js';
 
 /**
@@ -335,6 +336,12 @@ export interface TaskWire {
   startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply>;
   /** Reads a task. */
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot>;
+  /**
+   * Reads a task as {@link TaskWire.getTask} does, the snapshot or the failure told to `sink` with
+   * `token` (in a later microtask, as a promise's reaction would run): the poll's form, with no
+   * promise per read.
+   */
+  readTask<Token>(taskId: string, options: WireRequestOptions, sink: Sink<WireSnapshot, Token>, token: Token): void;
   /** Fetches the final payload (only with `payloadFetch`); may block until the task ends ([V16]). */
   getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload>;
   /** Cancels a task. */

@@ -187,6 +187,19 @@ export class FakeWire implements TaskWire {
     });
   }
 
+  /** The poll's form of {@link FakeWire.getTask}: the outcome told to `sink`, a reaction later, as the real wires do. */
+  readTask<Token>(
+    taskId: string,
+    options: WireRequestOptions,
+    sink: { replied(snapshot: WireSnapshot, token: Token): void; failed(error: unknown, token: Token): void },
+    token: Token,
+  ): void {
+    this.getTask(taskId, options).then(
+      (snapshot) => sink.replied(snapshot, token),
+      (error: unknown) => sink.failed(error, token),
+    );
+  }
+
   getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload> {
     if (this.form === 'inline')
       return Promise.reject(new TypeError('The inline form carries the payload on the terminal snapshot'));

@@ -25,12 +25,12 @@ export interface LaunchParts {
    * `slot` takes a concurrency slot, waiting in line if needed; it rejects with a `Stopped` when
    * the signal or deadline wins, or with `TaskQueueFullError`. The returned function frees the slot.
    */
-  readonly limiter: Pick<Limiter, 'slot'>;
+  readonly limiter: Pick<Limiter, 'slot' | 'unlimited'>;
   /**
    * `ready`: `undefined` when connected; else a promise that waits for a `reconnect` factory (or
    * rejects). The factory is retried for a waiting call only until it has given up (`abandoned()`).
    */
-  readonly connection: Pick<Connection, 'ready'>;
+  readonly connection: Pick<Connection, 'ready' | 'connected'>;
   /**
    * A task creation under way is marked on the port's creations (for the engine's early
    * notifications, and for early input on the port; see {@link LaunchCreation}).

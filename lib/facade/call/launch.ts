@@ -4,65 +4,58 @@
  * the server needs before it answers (multi round-trip, [E17]), race it all against the caller's
  * signal, deadline and `close()`, and arm the deadline and abort that stop the task later ([R24]:
  * only ever with a task cancel). The decision is negotiate.ts's, the input rounds input-rounds.ts's,
- * a creation given up before its answer give-up.ts's, and the answer made a handle accept.ts's.
+ * a creation given up before its answer give-up.ts's, and the answer made a handle accept.ts's;
+ * what the call is and sends, apart from how it waits, is launch-base.ts's.
  */
 import { stopError, type StopScope } from './deadline-signal.js';
-import type { TaskEngine } from '../../engine/engine.js';
-import type { TaskView } from '../../engine/task-view.js';
 import { TaskClosedError } from '../../errors.js';
 import type { TaskHandle } from '../../api/index.js';
-import { DEFAULT_PLAIN_CALL_TIMEOUT_MS, type ResolvedCallOptions } from '../options.js';
-import { creationsOn } from '../input/early.js';
-import { CreationInFlight, type PendingCall } from '../input/untagged.js';
+import type { ResolvedCallOptions } from '../options.js';
+import type { PendingCall } from '../input/untagged.js';
 import { acceptReply, type AcceptingCall } from './accept.js';
 import { cancelRefused, givenUp } from './give-up.js';
-import { inputRounds, type RoundsCall } from './input-rounds.js';
+import type { RoundsCall } from './input-rounds.js';
 import type { LaunchCreation, LaunchParts, WaitingLaunch } from './launch-parts.js';
 import { NO_RELEASE } from './limiter.js';
-import { negotiateAndStart, type NegotiatingCall } from './negotiate.js';
-import { anyOf, onAbort } from '../../util/abort.js';
+import { askedSupport, negotiateAndStart, type NegotiatingCall } from './negotiate.js';
+import { anyOf } from '../../util/abort.js';
 import { keepShape } from '../../util/shapes.js';
+import { LaunchBase } from './launch-base.js';
 import { EPOCH } from '../../util/epoch.js';
-import { Stopped, closedStop, raceStop } from '../../util/race.js';
+import { Stopped, closedStop } from '../../util/race.js';
 import { capture, captured } from '../../util/capture.js';
-import type { StartReply, StartToolCall, TaskSupport } from '../../wire/wire.js';
+import type { StartReply, TaskSupport } from '../../wire/wire.js';
+import { deliver, type Sink } from '../../util/deliver.js';
+import { noop } from '../../util/noop.js';
 
 /** One call being started. */
-export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCall, WaitingLaunch, AcceptingCall {
+export class Launch
+  extends LaunchBase
+  implements StopScope, PendingCall, RoundsCall, NegotiatingCall, WaitingLaunch, AcceptingCall
+{
   /**
-   * True from a `tools/call` reply that asks for input first ([E17]) until its retry is sent: no
-   * `tools/call` is outstanding meanwhile, and none is sent once the call is given up, so a call
-   * given up then has no task and never gets one. Set by the input rounds (input-rounds.ts).
+   * Rejects the wait of {@link Launch.waitReply}, while the call waits there (see {@link Launch.closing});
+   * for a call run the usual way ({@link Launch.usual}), the call's own promise.
    */
-  betweenRounds = false;
-  /** Whether the `tools/call` in flight asks for a task (see {@link PendingCall}). */
-  asksTask = false;
-  /**
-   * Clock time the latest `tools/call` was sent (input-rounds.ts sends the later rounds): for the
-   * one that created the task, the earliest the server can have created it, its ttl counting from
-   * then at the soonest.
-   */
-  sentAt: number;
-  /** The tool list the call's `Mcp-Param-*` headers came from ([E32]; `undefined`: none was held). */
-  private listing: ReadonlyMap<string, unknown> | undefined = undefined;
-  /** The task this call created, once tracked (see {@link Launch.stopSignal}). */
-  private task: TaskView | undefined = undefined;
-  /** The stops of {@link Launch.stopSignal} taken before the call's task was tracked, if any. */
-  private stops: Set<() => void> | undefined = undefined;
-  /** The latest `tools/call` sent, from which the input rounds build their retries (after a relist, its fresh headers). */
-  private sentCall: StartToolCall | undefined = undefined;
-  /** Rejects the wait of {@link Launch.waitReply}, while the call waits there (see {@link Launch.closing}). */
   private stopWait: ((error: unknown) => void) | undefined = undefined;
+  /** Resolves the call's own promise, while it runs the usual way (see {@link Launch.run}). */
+  private resolveRun: ((handle: TaskHandle) => void) | undefined = undefined;
+  /** True while the call runs the usual way (see {@link Launch.run}), until its first answer or `close()`. */
+  private usual = false;
+  /** The task creation under way, once the call asked for a task. */
+  private creation: LaunchCreation | undefined = undefined;
+  /** The `tools/call` a call run the usual way waits for, once sent. */
+  private sentTask: Promise<StartReply> | undefined = undefined;
 
   private constructor(
-    readonly parts: LaunchParts,
-    readonly toolName: string,
-    private readonly args: Record<string, unknown>,
-    readonly call: ResolvedCallOptions,
-    readonly startedAt: number,
-    private readonly deadlineAt: number | undefined,
+    parts: LaunchParts,
+    toolName: string,
+    args: Record<string, unknown>,
+    call: ResolvedCallOptions,
+    startedAt: number,
+    deadlineAt: number | undefined,
   ) {
-    this.sentAt = startedAt;
+    super(parts, toolName, args, call, startedAt, deadlineAt);
   }
 
   /** A call of `toolName` starting now. */
@@ -81,29 +74,30 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     return new Launch(undefined as never, '', {}, undefined as never, EPOCH, undefined);
   }
 
-  get engine(): TaskEngine {
-    return this.parts.engine;
-  }
-
-  /** Aborted when the client closes. */
-  get closed(): AbortSignal {
-    return this.parts.closeSignal.signal;
-  }
-
-  /**
-   * Marks a task creation as under way, on the port (early input) and in the engine (early
-   * notifications); until it ends, this call counts as in flight for untagged input.
-   */
-  private beginCreate(): LaunchCreation {
-    const { earlyInput, port, engine, untagged } = this.parts;
-    return CreationInFlight.begin(earlyInput.begin(creationsOn(port), engine), untagged, this);
-  }
-
   /**
    * Runs the call up to the server's answer. Whatever a call in flight ran into while `close()`
    * ran (a closed connection), it rejects with `TaskClosedError`.
+   *
+   * The usual call (no signal, no deadline, no concurrency limit) runs without the general path's
+   * async steps: its promise is made here, it waits a microtask as a free slot would (so that a
+   * `close()` in the same tick stops it before anything is sent), and it sits in the client's
+   * `launching` set, which `close()` walks, until its first answer (see {@link Launch.turn}).
    */
-  async run(): Promise<TaskHandle> {
+  run(): Promise<TaskHandle> {
+    if (this.call.signal !== undefined || this.deadlineAt !== undefined || !this.parts.limiter.unlimited)
+      return this.runGeneral();
+    const promise = new Promise<TaskHandle>(capture);
+    this.resolveRun = captured.resolve!;
+    this.stopWait = captured.reject!;
+    captured.resolve = captured.reject = undefined;
+    this.usual = true;
+    this.parts.launching.add(this);
+    deliver(TURN, this, undefined, false);
+    return promise;
+  }
+
+  /** {@link Launch.run} for any call. */
+  private async runGeneral(): Promise<TaskHandle> {
     const { call } = this;
     if (call.signal?.aborted) throw stopError(this, { kind: 'abort', reason: call.signal.reason }, 'no-task');
     let release: (() => void) | undefined;
@@ -130,20 +124,111 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
       return handle;
     } catch (error) {
       release?.();
-      const failure = error instanceof Stopped ? stopError(this, error.stop, 'no-task') : error;
-      if (this.closed.aborted && !(failure instanceof TaskClosedError)) {
-        throw new TaskClosedError('The TaskClient was closed during the call', {
-          toolName: this.toolName,
-          cause: failure,
-        });
-      }
-      throw failure;
+      throw this.failure(error);
     }
   }
 
-  /** `promise`, raced against the call's signal, deadline and `close()`. */
-  race<T>(promise: Promise<T>): Promise<T> {
-    return raceStop(promise, this.engine.scheduler, this.call.signal, this.deadlineAt, this.closed);
+  /**
+   * What the call rejects with for `error`: a stop as the call's typed error, and anything the
+   * call ran into while `close()` ran as a `TaskClosedError`.
+   */
+  private failure(error: unknown): unknown {
+    const failure = error instanceof Stopped ? stopError(this, error.stop, 'no-task') : error;
+    if (this.closed.aborted && !(failure instanceof TaskClosedError)) {
+      return new TaskClosedError('The TaskClient was closed during the call', {
+        toolName: this.toolName,
+        cause: failure,
+      });
+    }
+    return failure;
+  }
+
+  /**
+   * The usual call's turn came (a microtask after {@link Launch.run}): it asks for a task as the
+   * general path would, and waits for the answer in the `launching` set. Anything else (the
+   * connection is lost, the server does not decide, the tool's task support is not known yet)
+   * goes the general way from here.
+   */
+  turn(): void {
+    if (!this.usual) return; // close() stopped it first
+    const support = this.parts.connection.connected
+      ? askedSupport(this.engine.features, this.parts.catalog, this.toolName)
+      : undefined;
+    if (support === undefined) {
+      const resolve = this.resolveRun!;
+      const reject = this.stopWait!;
+      this.leave();
+      this.follow(this.runGeneral(), resolve, reject);
+      return;
+    }
+    const timeoutMs = this.taskTimeout();
+    let request: Promise<StartReply>;
+    try {
+      request = this.sendTask(timeoutMs);
+    } catch (error) {
+      // As a throw in the general path's async steps: the call rejects with it.
+      const reject = this.stopWait!;
+      this.leave();
+      reject(this.failure(error));
+      return;
+    }
+    this.sentTask = request;
+    // Given up by close() first (no longer `usual`), givenUp() follows the answer instead.
+    request.then(
+      (reply) => {
+        if (this.usual) this.answered(reply, support, timeoutMs);
+      },
+      (error: unknown) => {
+        if (this.usual) this.startFailed(error, request, support);
+      },
+    );
+  }
+
+  /** The usual call's `tools/call` was answered: a handle, or the input rounds first ([E17]). */
+  private answered(reply: StartReply, support: TaskSupport, timeoutMs: number): void {
+    const resolve = this.resolveRun!;
+    const reject = this.stopWait!;
+    this.leave();
+    try {
+      if (reply.kind === 'input')
+        this.follow(
+          this.taskAnswer(this.rounds(reply, timeoutMs, undefined), support, timeoutMs, true),
+          resolve,
+          reject,
+        );
+      else resolve(this.accepted(reply));
+    } catch (error) {
+      reject(this.failure(error));
+    }
+  }
+
+  /** The usual call's `tools/call` failed: the call fails, or goes on as a plain call. */
+  private startFailed(error: unknown, request: Promise<StartReply>, support: TaskSupport): void {
+    const resolve = this.resolveRun!;
+    const reject = this.stopWait!;
+    this.leave();
+    try {
+      this.follow(this.taskFailed(error, request, support), resolve, reject);
+    } catch (thrown) {
+      reject(this.failure(thrown));
+    }
+  }
+
+  /** The usual call stops waiting its usual way: it leaves the `launching` set (its settle functions are the caller's now). */
+  private leave(): void {
+    this.usual = false;
+    this.resolveRun = this.stopWait = undefined;
+    this.sentTask = undefined;
+    this.parts.launching.delete(this);
+  }
+
+  /** The call's promise (its settle functions, `resolve` and `reject`) follows `outcome`, as the general path's would. */
+  private follow(
+    outcome: Promise<TaskHandle>,
+    resolve: (handle: TaskHandle) => void,
+    reject: (error: unknown) => void,
+  ): void {
+    outcome.then(resolve, (error: unknown) => reject(this.failure(error)));
   }
 
   /**
@@ -173,183 +258,105 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
     this.parts.launching.delete(this);
   }
 
-  /** `close()` began: a call waiting for its reply stops waiting (see {@link Launch.waitReply}). */
+  /**
+   * `close()` began: a call waiting for its reply stops waiting (see {@link Launch.waitReply}). A
+   * call run the usual way rejects as the general path's would: before its turn nothing was sent;
+   * after it, a task its `tools/call` still creates is cancelled ({@link givenUp}).
+   */
   closing(): void {
-    this.stopWait?.(closedStop());
-  }
-
-  /** The call's own input callbacks. */
-  get callbacks(): ResolvedCallOptions['callbacks'] {
-    return this.call.callbacks;
-  }
-
-  /**
-   * A signal that aborts with the call: its own signal, its deadline, or `close()`; and, once the
-   * call created a task, when that task settles (an untagged question tied to the call before its
-   * `CreateTaskResult` is the task's: its answer is no longer wanted once the task ended).
-   */
-  stopSignal(): { signal: AbortSignal; release(): void } {
-    const controller = new AbortController();
-    const stop = (): void => controller.abort(new Error('The call was abandoned'));
-    const offs = [onAbort(this.closed, stop), this.onTaskSettled(stop)];
-    if (this.call.signal !== undefined) offs.push(onAbort(this.call.signal, stop));
-    const scheduler = this.engine.scheduler;
-    const timer = this.deadlineAt === undefined ? undefined : scheduler.schedule(this.deadlineAt, stop);
-    return {
-      signal: controller.signal,
-      release: () => {
-        for (const off of offs) off();
-        scheduler.cancel(timer);
-      },
-    };
-  }
-
-  /** Calls `stop` once the task this call creates (or created) settles; returns the undo. */
-  private onTaskSettled(stop: () => void): () => void {
-    if (this.task !== undefined) return this.task.onSettled(stop);
-    const stops = (this.stops ??= new Set());
-    stops.add(stop);
-    return () => {
-      stops.delete(stop);
-    };
-  }
-
-  /** The call's task is tracked: the stops taken before fire when it settles. */
-  tracked(record: TaskView): void {
-    this.task = record;
-    const stops = this.stops;
-    this.stops = undefined;
-    if (stops === undefined || stops.size === 0) return;
-    record.onSettled(() => {
-      for (const stop of [...stops]) stop();
-    });
-  }
-
-  /** True once the caller's signal, the deadline or `close()` has stopped waiting for this call. */
-  abandoned(): boolean {
-    const now = this.engine.config.clock.now();
-    return (
-      this.call.signal?.aborted === true ||
-      this.closed.aborted ||
-      (this.deadlineAt !== undefined && now >= this.deadlineAt)
+    if (!this.usual) {
+      this.stopWait?.(closedStop());
+      return;
+    }
+    const reject = this.stopWait!;
+    const request = this.sentTask;
+    this.leave();
+    const stop = { kind: 'closed' } as const;
+    reject(
+      this.failure(
+        request === undefined
+          ? new Stopped(stop)
+          : givenUp(this, this.parts.abandoned, stop, request, this.creation!, false),
+      ),
     );
   }
 
-  /** Time left before the deadline, or the plain-call default. */
-  private budget(): number {
-    return this.deadlineAt === undefined
-      ? DEFAULT_PLAIN_CALL_TIMEOUT_MS
-      : Math.max(1, this.deadlineAt - this.engine.config.clock.now());
-  }
-
-  /** The request, without the parts each attempt adds. */
-  private request(task: boolean): StartToolCall {
-    const { call } = this;
-    const { catalog, port } = this.parts;
-    // [E32]: only where they are sent (stdio and the legacy era may ignore the declarations).
-    const mirror = port.sendsHeaders();
-    this.listing = catalog.listing;
-    return {
-      name: this.toolName,
-      arguments: this.args,
-      task: task ? { ttl: call.ttlMs } : undefined,
-      meta: call.meta,
-      progressToken: call.progressToken,
-      headers: mirror ? catalog.paramHeaders(this.toolName, this.args) : undefined,
-    };
+  /**
+   * Starts the call asking for a task (see negotiate.ts). Not async: the call's promise is the
+   * answer's own, with no step between the two (a callback that names the call's handle runs once
+   * the caller has it, as before). Its callers run it where a throw rejects the call.
+   */
+  startTask(support: TaskSupport): Promise<TaskHandle> {
+    const timeoutMs = this.taskTimeout();
+    return this.taskAnswer(this.sendTask(timeoutMs), support, timeoutMs, false);
   }
 
   /**
-   * Sends the call. Its answer is usually the last: one that asks for input first ([E17]) goes on
-   * to {@link Launch.rounds}, which the caller runs once that answer is in.
+   * The answer to the task-asking `request`, made a handle. A first answer that asks for input
+   * ([E17]) goes on to the rounds (`rounds`: these are their answer).
    */
-  private start(
-    base: StartToolCall,
+  private async taskAnswer(
+    request: Promise<StartReply>,
+    support: TaskSupport,
     timeoutMs: number,
-    signal: AbortSignal | undefined,
-    relisted = false,
-  ): Promise<StartReply> {
-    const engine = this.engine;
-    this.betweenRounds = false;
-    this.sentAt = engine.config.clock.now();
-    this.sentCall = base;
-    const sent = engine.wire.startToolCall(
-      base,
-      // [R24], [A5]: a call that asks for a task is never cancelled by notification, even at its timeout.
-      engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument, base.task !== undefined),
-    );
-    // [E33]: refused headers are recovered only where headers are sent, and once: elsewhere (stdio,
-    // in process, the legacy era) the call's path has no recovery handler to make.
-    if (relisted || !this.parts.port.sendsHeaders()) return sent;
-    return sent.then(undefined, (error: unknown) =>
-      engine.classify(error) === 'headers' ? this.relist(base, error, timeoutMs, signal) : Promise.reject(error),
-    );
-  }
-
-  /**
-   * The server asked for input before it answers ([E17]): the call is sent again with the answers,
-   * as often as it asks (a retry with `inputResponses` and the opaque `requestState`, unchanged),
-   * each retry built from the call last sent: after a relist ([E33]), the one with fresh headers.
-   */
-  private rounds(first: StartReply, timeoutMs: number, signal: AbortSignal | undefined): Promise<StartReply> {
-    return inputRounds(this, this.parts.inline, this.sentCall!, first, timeoutMs, signal);
-  }
-
-  /**
-   * [E33]: the server refused the call's headers before running it (its tool listing changed, or
-   * none was held): the tools are listed again, and the call is sent once more if the tool
-   * declares `Mcp-Param-*` headers for it ([E32]); otherwise (or when the listing fails) it fails
-   * with the server's error. No `tools/call` is outstanding meanwhile, as between input rounds: a
-   * call given up then sends nothing more (what it rejects with then is the race's).
-   */
-  private async relist(
-    base: StartToolCall,
-    error: unknown,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<StartReply> {
-    this.betweenRounds = true;
-    const headers = await this.parts.catalog.relisted(this.toolName, this.args, this.listing).catch(() => undefined);
-    if (headers === undefined || this.abandoned()) throw error;
-    return this.start({ ...base, headers }, timeoutMs, signal, true);
-  }
-
-  /** Starts the call asking for a task (see negotiate.ts). */
-  async startTask(support: TaskSupport): Promise<TaskHandle> {
-    const { engine, call } = this;
-    this.asksTask = true;
-    const creation = this.beginCreate();
-    // [R24]: a task-creating request is never aborted by us, so it gets no signal. Its timeout
-    // only covers a server that never answers ([A5]: with no task id known, nothing else can be done).
-    const timeoutMs = this.budget() + call.requestTimeoutMs;
-    let request = this.start(this.request(true), timeoutMs, undefined);
+    rounds: boolean,
+  ): Promise<TaskHandle> {
     let reply: StartReply;
     try {
       reply = await this.waitReply(request);
       this.waited();
-      if (reply.kind === 'input') {
-        request = this.rounds(reply, timeoutMs, undefined);
-        reply = await this.waitReply(request);
-        this.waited();
-      }
     } catch (error) {
       this.waited();
-      // With `betweenRounds`, given up while the callbacks answer what the server asked first
-      // ([E17]): no tools/call is outstanding and none will be sent, so no task exists or will.
-      if (error instanceof Stopped)
-        throw givenUp(this, this.parts.abandoned, error.stop, request, creation, this.betweenRounds);
-      creation.end();
-      // A CreateTaskResult refused as malformed may still have made a task: it is cancelled.
-      cancelRefused(this, this.parts.abandoned, error);
-      // [A1], [V3]: the server refused task mode for an optional tool: a plain call may work.
-      if (engine.classify(error) === 'refused' && support === 'optional' && !call.requireTask) return this.callPlain();
-      throw error;
+      return this.taskFailed(error, request, support);
     }
+    if (reply.kind === 'input' && !rounds)
+      return this.taskAnswer(this.rounds(reply, timeoutMs, undefined), support, timeoutMs, true);
+    return this.accepted(reply);
+  }
+
+  /** Sends the `tools/call` that asks for a task, its creation counted as under way. */
+  private sendTask(timeoutMs: number): Promise<StartReply> {
+    this.asksTask = true;
+    this.creation = this.beginCreate();
+    // [R24]: a task-creating request is never aborted by us, so it gets no signal.
+    return this.start(this.request(true), timeoutMs, undefined);
+  }
+
+  /**
+   * The timeout of a task-creating request, and of its input rounds: it only covers a server that
+   * never answers ([A5]: with no task id known, nothing else can be done).
+   */
+  private taskTimeout(): number {
+    return this.budget() + this.call.requestTimeoutMs;
+  }
+
+  /** The task-asking call's last answer made a handle; the creation ends either way. */
+  private accepted(reply: StartReply): TaskHandle {
+    const creation = this.creation!;
     try {
       return acceptReply(this, reply, creation);
     } finally {
       creation.end();
     }
+  }
+
+  /**
+   * The task-asking call's `request` failed with `error`, or was given up: what the call rejects
+   * with, or the plain call that may still work.
+   */
+  private taskFailed(error: unknown, request: Promise<StartReply>, support: TaskSupport): Promise<TaskHandle> {
+    const creation = this.creation!;
+    // With `betweenRounds`, given up while the callbacks answer what the server asked first
+    // ([E17]): no tools/call is outstanding and none will be sent, so no task exists or will.
+    if (error instanceof Stopped)
+      throw givenUp(this, this.parts.abandoned, error.stop, request, creation, this.betweenRounds);
+    creation.end();
+    // A CreateTaskResult refused as malformed may still have made a task: it is cancelled.
+    cancelRefused(this, this.parts.abandoned, error);
+    // [A1], [V3]: the server refused task mode for an optional tool: a plain call may work.
+    if (this.engine.classify(error) === 'refused' && support === 'optional' && !this.call.requireTask)
+      return this.callPlain();
+    throw error;
   }
 
   /** Starts the call as a plain call (see negotiate.ts). */
@@ -385,3 +392,6 @@ export class Launch implements StopScope, PendingCall, RoundsCall, NegotiatingCa
 }
 
 keepShape(Launch.exemplar());
+
+/** A usual call's turn (see {@link Launch.run}): one object for every call, the call as its token. */
+const TURN: Sink<unknown, Launch> = { replied: (_, launch) => launch.turn(), failed: noop };

@@ -38,6 +38,11 @@ export class Limiter {
   }
 
   /** True when a slot is free now. */
+  /** True without a limit: every call's slot is {@link NO_RELEASE}, at once. */
+  get unlimited(): boolean {
+    return this.max === Infinity;
+  }
+
   get available(): boolean {
     return this.running < this.max;
   }

@@ -33,11 +33,28 @@ export function negotiateAndStart(
 ): Promise<TaskHandle> {
   const features = launch.engine.features;
   if (!features.tasks) return withoutTasks(launch, catalog, features);
-  // The server decides per call: opt in, and take whatever it answers.
-  if (!features.toolNegotiation) return launch.startTask('optional');
+  const asked = askedSupport(features, catalog, launch.toolName);
+  if (asked !== undefined) return launch.startTask(asked);
   const known = catalog.known(launch.toolName);
   if (known !== undefined) return startAs(launch, known.taskSupport);
   return launch.race(catalog.taskSupport(launch.toolName)).then((support) => startAs(launch, support));
+}
+
+/**
+ * The task support a call of `toolName` asks for a task with, when that is known now: on a
+ * connection with tasks, `optional` where the server decides per call (opt in, and take whatever
+ * it answers), or the tool's support as listed where it allows a task; `undefined` otherwise (not
+ * listed yet, or a plain call).
+ */
+export function askedSupport(
+  features: WireFeatures,
+  catalog: Pick<ToolCatalog, 'known'>,
+  toolName: string,
+): TaskSupport | undefined {
+  if (!features.tasks) return undefined;
+  if (!features.toolNegotiation) return 'optional';
+  const support = catalog.known(toolName)?.taskSupport;
+  return support === 'optional' || support === 'required' ? support : undefined;
 }
 
 /** Starts the call per the tool's task support on 2025-11-25 (`undefined`: the tool is not listed). */

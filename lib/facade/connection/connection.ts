@@ -144,9 +144,12 @@ export class Connection {
    */
   ready(waiter: Waiter): Promise<void> | undefined {
     // The usual case, connected, costs no promise.
-    if (this.shutdownError === undefined && (!this.parts.engine.paused || this.parts.config.reconnect === undefined))
-      return undefined;
-    return this.waitReady(waiter);
+    return this.connected ? undefined : this.waitReady(waiter);
+  }
+
+  /** True when a call may be sent now: {@link Connection.ready} would not wait. */
+  get connected(): boolean {
+    return this.shutdownError === undefined && (!this.parts.engine.paused || this.parts.config.reconnect === undefined);
   }
 
   /** True while a waiting call still wants the connection back (it has not given up). */

@@ -38,6 +38,7 @@ import {
 import { malformed, omittedFields, withToolError } from '../decode.js';
 import { PortWire, callParams } from '../port-wire.js';
 import { TaskSubscription } from './subscriptions.js';
+import type { Sink } from '../../util/deliver.js';
 
 /** The per-request declaration of the extension ([E1]); settings are an empty object today. */
 const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
@@ -161,6 +162,22 @@ export class ExtensionWire extends PortWire implements TaskWire {
 
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
     return this.send('tasks/get', { taskId }, decodeTaskReply, options, true, taskId);
+  }
+
+  readTask<Token>(taskId: string, options: WireRequestOptions, sink: Sink<WireSnapshot, Token>, token: Token): void {
+    // As `send` sends it: the envelope may go onto these params, made for this one request.
+    this.port.requestInto(
+      sink,
+      token,
+      'tasks/get',
+      { taskId },
+      decodeTaskReply,
+      options,
+      extensionError,
+      taskId,
+      DECLARE,
+      true,
+    );
   }
 
   getPayload(): Promise<TaskPayload> {

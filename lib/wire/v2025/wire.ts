@@ -32,6 +32,7 @@ import { malformed, omittedFields, withToolError } from '../decode.js';
 import { PortWire, callParams } from '../port-wire.js';
 import { serveSideChannelInput } from './input.js';
 import { isObject } from '../../util/json.js';
+import type { Sink } from '../../util/deliver.js';
 import { rpcError } from '../../util/rpc-error.js';
 
 const INVALID_PARAMS = -32602;
@@ -152,6 +153,10 @@ export class Wire2025 extends PortWire implements TaskWire {
 
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
     return this.send('tasks/get', { taskId }, decodeGetReply, options, taskId);
+  }
+
+  readTask<Token>(taskId: string, options: WireRequestOptions, sink: Sink<WireSnapshot, Token>, token: Token): void {
+    this.port.requestInto(sink, token, 'tasks/get', { taskId }, decodeGetReply, options, wireError, taskId);
   }
 
   getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload> {
