@@ -9,13 +9,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   TaskClient,
+  TaskClosedError,
   TaskProtocolError,
   TaskRpcError,
   TaskTimeoutError,
   type TaskClientOptions,
   type TaskError,
 } from '../../lib/index.js';
-import { rejection, within } from '../helpers.js';
+import { rejection, until, within } from '../helpers.js';
 import {
   ExtServer,
   NO_REPLY,
@@ -226,6 +227,24 @@ describe('Mcp-Param-* headers over Streamable HTTP ([E32])', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(endpoint.rejected).toHaveLength(1);
     expect(server.count('tools/list')).toBe(1);
+  });
+
+  it('close() during the recovery’s listing stops the call with no task made, and it is not sent again ([E33])', async () => {
+    const { server, endpoint, tasks } = await serve([plainTool('lookup', ROUTED)]);
+    server.on('tools/list', () => NO_REPLY);
+    // The usual call (no signal, no deadline): no listing held, so it goes without headers and is refused.
+    const call = rejection(tasks.callToolAsTask('lookup', { region: 'us-west1' }), 10_000);
+    await until(() => server.count('tools/list') === 1, 5_000, 'the recovery’s tools/list');
+    await tasks.close();
+    const error = await call;
+    expect(error).toBeInstanceOf(TaskClosedError);
+    // No tools/call was outstanding, and none is sent: no task exists or will (not a cancel pending).
+    expect((error as Error).message).toBe(
+      'The TaskClient was closed during the call to "lookup"; no remote task was created',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(endpoint.rejected).toHaveLength(1);
+    expect(server.count('tools/call')).toBe(0);
   });
 });
 

@@ -147,10 +147,25 @@ export class Launch
    * The usual call's turn came (a microtask after {@link Launch.run}): it asks for a task as the
    * general path would, and waits for the answer in the `launching` set. Anything else (the
    * connection is lost, the server does not decide, the tool's task support is not known yet)
-   * goes the general way from here.
+   * goes the general way from here. Whatever throws on the way rejects the call, as a throw in
+   * the general path's async steps would.
    */
   turn(): void {
     if (!this.usual) return; // close() stopped it first
+    try {
+      this.go();
+    } catch (error) {
+      if (!this.usual) return;
+      const reject = this.stopWait!;
+      this.leave();
+      reject(this.failure(error));
+    }
+  }
+
+  /** {@link Launch.turn}, once the call may go. */
+  private go(): void {
+    // As the general path checks after its slot: a close() under way stops the call before anything is sent.
+    if (this.closed.aborted) throw new Stopped({ kind: 'closed' });
     const support = this.parts.connection.connected
       ? askedSupport(this.engine.features, this.parts.catalog, this.toolName)
       : undefined;
@@ -158,20 +173,12 @@ export class Launch
       const resolve = this.resolveRun!;
       const reject = this.stopWait!;
       this.leave();
-      this.follow(this.runGeneral(), resolve, reject);
+      // The general path's own failures are already what the call rejects with.
+      this.runGeneral().then(resolve, reject);
       return;
     }
     const timeoutMs = this.taskTimeout();
-    let request: Promise<StartReply>;
-    try {
-      request = this.sendTask(timeoutMs);
-    } catch (error) {
-      // As a throw in the general path's async steps: the call rejects with it.
-      const reject = this.stopWait!;
-      this.leave();
-      reject(this.failure(error));
-      return;
-    }
+    const request = this.sendTask(timeoutMs);
     this.sentTask = request;
     // Given up by close() first (no longer `usual`), givenUp() follows the answer instead.
     request.then(
@@ -276,7 +283,7 @@ export class Launch
       this.failure(
         request === undefined
           ? new Stopped(stop)
-          : givenUp(this, this.parts.abandoned, stop, request, this.creation!, false),
+          : givenUp(this, this.parts.abandoned, stop, request, this.creation!, this.betweenRounds),
       ),
     );
   }

@@ -37,12 +37,12 @@ export class Limiter {
     return this.queue.length;
   }
 
-  /** True when a slot is free now. */
   /** True without a limit: every call's slot is {@link NO_RELEASE}, at once. */
   get unlimited(): boolean {
     return this.max === Infinity;
   }
 
+  /** True when a slot is free now. */
   get available(): boolean {
     return this.running < this.max;
   }
