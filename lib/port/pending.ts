@@ -64,6 +64,15 @@ export class Pending implements GroupMember {
     readonly context: string | undefined,
   ) {}
 
+  /** The request ended (taken off its port's open requests): its timeout, abort listener and group let go of it. */
+  finish(): void {
+    this.ended = true;
+    if (this.lane !== undefined) this.lane.ended(this);
+    else if (this.timer !== undefined) this.timers.cancel(this.timer);
+    this.off?.();
+    this.group?.leave(this);
+  }
+
   /** Settles the request with its decoded result. */
   fulfil(value: unknown): void {
     if (this.sink === undefined) this.resolve(value);
@@ -231,6 +240,18 @@ const MAX_LANES = 16;
 /** The shared timeouts of one session: one {@link TimeoutLane} per timer queue, weakness and length. */
 export class TimeoutLanes {
   private readonly byTimers = new WeakMap<Timers, [Map<number, TimeoutLane>, Map<number, TimeoutLane>]>();
+
+  /**
+   * Arms the timeout of `entry`, `timeoutMs` long: in its lane, or on a timer of its own when the
+   * timers have no clock. An infinite timeout (a subscription that lasts until replaced, a blocking
+   * `tasks/result` that waits for a human) arms nothing.
+   */
+  arm(entry: Pending, timeoutMs: number, weak: boolean): void {
+    if (!Number.isFinite(timeoutMs)) return;
+    const lane = this.get(entry.timers, timeoutMs, weak);
+    if (lane !== undefined) lane.add(entry);
+    else entry.timer = entry.timers.after(timeoutMs, () => entry.expire(timeoutMs), weak);
+  }
 
   /** The lane of `timeoutMs` on `timers` (none when the timers have no clock to read). */
   get(timers: Timers, timeoutMs: number, weak: boolean): TimeoutLane | undefined {

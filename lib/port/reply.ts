@@ -4,7 +4,7 @@
  * reply); a send that failed, and a request refused before it was sent, fail it with a
  * {@link PortError} of their own.
  */
-import { PortError, type ErrorMapper, type JsonObject } from './port.js';
+import { PortError, type ErrorMapper, type JsonObject, type PortRequestOptions } from './port.js';
 import type { Pending } from './pending.js';
 import { isObject } from '../util/json.js';
 
@@ -55,6 +55,18 @@ export function sendError(error: unknown, status: number | undefined, hasSession
   // 2026-07-28 era has none, [E21]) a 404 is an HTTP error of this request.
   const lost = hasSession && (status === 404 || (status === 400 && /session/i.test(text)));
   return new PortError(lost ? 'session' : 'send', text, { httpStatus: status, cause: error });
+}
+
+/**
+ * Why a request with `options` cannot be sent on a port (`closed`: the port is), if it cannot: the
+ * port closed, its signal aborted, or its group stopped.
+ */
+export function refusalOf(closed: boolean, options: PortRequestOptions): PortError | undefined {
+  if (closed) return new PortError('closed', 'Connection closed');
+  // A request with a group never reads `signal` (a task's options make its signal on first read).
+  const group = options.group;
+  if (group === undefined) return options.signal?.aborted === true ? abortedError(options.signal) : undefined;
+  return group.stopped ? new PortError('aborted', 'Request aborted', { cause: group.stopReason }) : undefined;
 }
 
 /** The error of a request refused before it was sent: what it would have failed with once sent. */

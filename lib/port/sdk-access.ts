@@ -8,6 +8,16 @@ import type { Era, JsonObject, SdkMajor, ServerIdentity } from './port.js';
 /** The structural transport both SDKs provide. */
 export type TransportLike = Pick<McpTransport, 'send' | 'onmessage' | 'onclose' | 'sessionId'>;
 
+/** A transport's own message handler (the SDK's), which the raw dispatch wraps. */
+export type MessageHandler = (message: unknown, extra?: unknown) => void;
+
+/** What a request's `send` tells a transport with a stream per request (SDK v2's Streamable HTTP). */
+export interface SendOptions {
+  readonly requestSignal: AbortSignal;
+  readonly onRequestStreamEnd?: () => void;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
 /** What a port reads from its SDK client (one implementation per SDK major). */
 export interface SdkAccess {
   readonly sdk: SdkMajor;

@@ -7,7 +7,6 @@
  * This uses the transport's public surface only (`send`, `onmessage`, `onclose`), which is the
  * same in both SDK majors. A transport carries one wrapper however many TaskClients share it.
  */
-import { onAbort } from '../util/abort.js';
 import {
   PortError,
   type Era,
@@ -22,33 +21,23 @@ import {
   type SessionPort,
   type TransportInfo,
 } from './port.js';
-import { Pending, TimeoutLanes } from './pending.js';
+import { TimeoutLanes, type Pending } from './pending.js';
+import { openRequest, type RequestHost } from './open-request.js';
 import { capture, captured } from '../util/capture.js';
-import { abortedError, refused, sendError, settleReply } from './reply.js';
-import { deliver, type Sink } from '../util/deliver.js';
+import { sendError, settleReply } from './reply.js';
+import type { Sink } from '../util/deliver.js';
 import { noop } from '../util/noop.js';
 import { idPrefix, issued, withEnvelope, withMeta } from './outgoing.js';
 import { InboundRouter, type InboundHost } from './inbound.js';
 import { HostRequests, watchHostRequests } from './host-requests.js';
-import type { SdkAccess, TransportLike } from './sdk-access.js';
+import type { MessageHandler, SdkAccess, SendOptions, TransportLike } from './sdk-access.js';
 import { transportInfoOf } from './transport-info.js';
 import { abandon } from './abandon.js';
-import { instrumentedConnection } from './connection-info.js';
 import type { NotificationInstrument } from '../api/index.js';
 import { isObject } from '../util/json.js';
-import { messageOf } from '../util/text.js';
-
-type Inner = (message: unknown, extra?: unknown) => void;
-
-/** What a request's `send` tells a transport with a stream per request (SDK v2's Streamable HTTP). */
-interface SendOptions {
-  readonly requestSignal: AbortSignal;
-  readonly onRequestStreamEnd?: () => void;
-  readonly headers?: Readonly<Record<string, string>> | undefined;
-}
 
 /** A {@link SessionPort} over an SDK client's transport. */
-export class RawSession implements SessionPort, InboundHost {
+export class RawSession implements SessionPort, InboundHost, RequestHost {
   readonly sdk: SdkMajor;
   private readonly transport: TransportLike;
   private readonly prefix = idPrefix();
@@ -63,7 +52,7 @@ export class RawSession implements SessionPort, InboundHost {
   private readonly closeListeners = new Set<() => void>();
   private isClosed = false;
   /** The SDK's own message handler, behind the wrapper. */
-  private readonly inner: Inner | undefined;
+  private readonly inner: MessageHandler | undefined;
   /** The host's own requests through the SDK client that are still open (see host-requests.ts). */
   private readonly host = new HostRequests();
 
@@ -72,7 +61,7 @@ export class RawSession implements SessionPort, InboundHost {
     const transport = access.transport();
     if (transport === undefined) throw new TypeError('The SDK client is not connected');
     this.transport = transport;
-    this.inner = transport.onmessage as Inner | undefined;
+    this.inner = transport.onmessage as MessageHandler | undefined;
     transport.onmessage = (message: unknown, extra?: unknown) => {
       if (!this.intercept(message)) this.inner?.call(transport, message, extra);
     };
@@ -152,13 +141,12 @@ export class RawSession implements SessionPort, InboundHost {
     declare?: JsonObject,
     fresh = false,
   ): Promise<T> {
-    const refusal = this.refusal(options);
-    if (refusal !== undefined) return Promise.reject(refused(refusal, method, mapError, context));
     const promise = new Promise<T>(capture);
     const resolve = captured.resolve!;
     const reject = captured.reject!;
     captured.resolve = captured.reject = undefined;
-    this.open(
+    openRequest(
+      this,
       method,
       params,
       decode,
@@ -187,106 +175,16 @@ export class RawSession implements SessionPort, InboundHost {
     declare?: JsonObject,
     fresh = false,
   ): void {
-    const refusal = this.refusal(options);
-    if (refusal !== undefined) deliver(sink, token, refused(refusal, method, mapError, context), true);
-    else this.open(method, params, decode, options, mapError, context, declare, fresh, noop, noop, sink, token);
+    openRequest(this, method, params, decode, options, mapError, context, declare, fresh, noop, noop, sink, token);
   }
 
-  /** Why a request cannot be sent (the port closed, its signal aborted, its group stopped), if it cannot. */
-  private refusal(options: PortRequestOptions): PortError | undefined {
-    if (this.isClosed) return new PortError('closed', 'Connection closed');
-    // A request with a group never reads `signal` (a task's options make its signal on first read).
-    const group = options.group;
-    if (group === undefined) return options.signal?.aborted === true ? abortedError(options.signal) : undefined;
-    return group.stopped ? new PortError('aborted', 'Request aborted', { cause: group.stopReason }) : undefined;
+  issueId(): string {
+    return `${this.prefix}${this.nextId++}`;
   }
 
-  /**
-   * Sends a request no refusal stopped, its outcome going to `resolve` and `reject`, or to `sink`
-   * with `token` (see {@link RawSession.requestInto}).
-   */
-  private open<T>(
-    method: string,
-    params: JsonObject | undefined,
-    decode: ResultDecoder<T>,
-    options: PortRequestOptions,
-    mapError: ErrorMapper | undefined,
-    context: string | undefined,
-    declare: JsonObject | undefined,
-    fresh: boolean,
-    resolve: (value: unknown) => void,
-    reject: (error: unknown) => void,
-    sink: Sink<T, unknown> | undefined,
-    token: unknown,
-  ): void {
-    const group = options.group;
-    const signal = group === undefined ? options.signal : undefined;
-    const id = `${this.prefix}${this.nextId++}`;
-    // Instrumentation: one read when unused. Its `_meta` entries go under the request's own.
-    // Told of the connection it goes over: after a reconnection, another session than its call's.
-    const watcher =
-      options.instrument === undefined
-        ? undefined
-        : options.instrument.request?.({ method, id, connection: instrumentedConnection(this) });
-    if (watcher?.meta !== undefined) {
-      params = withMeta(params, watcher.meta);
-      fresh = true; // a copy of its own now
-    }
-    const envelope = this.access.envelope(declare ?? options.declare);
-    const body = envelope === undefined ? params : withEnvelope(params, envelope, fresh);
-    const entry = new Pending(this, id, method, decode, resolve, reject, options.timers, group, mapError, context);
-    if (sink !== undefined) {
-      entry.sink = sink;
-      entry.token = token;
-    }
-    if (watcher !== undefined) entry.watcher = watcher;
-    if (options.quietTimeout === true) entry.quietTimeout = true;
-    try {
-      this.pending.set(id, entry);
-      // An infinite timeout (a subscription that lasts until replaced, a blocking `tasks/result`
-      // that waits for a human) arms no timer.
-      const timeoutMs = options.timeoutMs;
-      if (Number.isFinite(timeoutMs)) {
-        const lane = this.lanes.get(options.timers, timeoutMs, options.weak === true);
-        if (lane !== undefined) lane.add(entry);
-        else entry.timer = options.timers.after(timeoutMs, () => entry.expire(timeoutMs), options.weak === true);
-      }
-      if (signal !== undefined) entry.off = onAbort(signal, () => this.giveUp(id, abortedError(signal)));
-      group?.join(entry);
-      const message: JsonObject =
-        body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
-      if (this.perRequestStream()) entry.post = new AbortController();
-      // A transport that throws instead of rejecting fails the request the same way (typed, its
-      // entry and timer released, and no notifications/cancelled for a request never sent).
-      // A request stream (Streamable HTTP) that ends without the answer (a proxy cutting it, the
-      // server dropping it) fails the request at once, rather than at its timeout (or never).
-      // Headers of the request's own ([E32]) go only on such a transport, which takes them per send.
-      const streamOptions: SendOptions | undefined =
-        entry.post === undefined
-          ? undefined
-          : {
-              requestSignal: entry.post.signal,
-              onRequestStreamEnd: () => this.streamEnded(id),
-              headers: options.headers,
-            };
-      let sent: Promise<void>;
-      try {
-        sent = this.send(message, streamOptions);
-      } catch (error) {
-        // Thrown, not rejected: failed at once, before anything else (an abort in the same
-        // tick) could take it for a request the server got and send notifications/cancelled.
-        this.sendFailed(id, error);
-        return;
-      }
-      sent.then(undefined, (error: unknown) => this.sendFailed(id, error));
-    } catch (error) {
-      // Whatever threw while the request was set up fails the request, as a throw in a promise
-      // executor would (its entry and timer released). Its watcher learns it could not be sent,
-      // so that what it started (a span) ends.
-      this.take(id);
-      entry.watcher?.end(new PortError('send', messageOf(error), { cause: error }));
-      entry.failRaw(error);
-    }
+  register(entry: Pending, options: PortRequestOptions): void {
+    this.pending.set(entry.id, entry);
+    this.lanes.arm(entry, options.timeoutMs, options.weak === true);
   }
 
   cancelledByServer(requestId: unknown, reason: string): boolean {
@@ -302,12 +200,12 @@ export class RawSession implements SessionPort, InboundHost {
   }
 
   /** The stream that carries a request's answer ended; the answer, if it came, was taken before. */
-  private streamEnded(id: string): void {
+  streamEnded(id: string): void {
     if (this.pending.has(id)) this.fail(id, new PortError('closed', 'The request stream ended without an answer'));
   }
 
   /** A request could not be written on the transport. */
-  private sendFailed(id: string, error: unknown): void {
+  sendFailed(id: string, error: unknown): void {
     this.fail(id, sendError(error, this.access.httpStatus(error), this.sessionId() !== undefined));
   }
 
@@ -325,10 +223,7 @@ export class RawSession implements SessionPort, InboundHost {
    */
   notify(method: string, params: JsonObject, notice?: NotificationInstrument): void {
     if (this.isClosed) return;
-    if (notice?.meta !== undefined) params = withMeta(params, notice.meta);
-    const envelope = this.access.envelope(undefined);
-    const body = envelope === undefined ? params : withEnvelope(params, envelope, false);
-    this.trySend({ jsonrpc: '2.0', method, params: body }).then(
+    this.trySend({ jsonrpc: '2.0', method, params: this.outgoing(params, notice?.meta, undefined, false) }).then(
       () => notice?.end(undefined),
       (error: unknown) => notice?.end(sendError(error, undefined, false)),
     );
@@ -354,8 +249,28 @@ export class RawSession implements SessionPort, InboundHost {
     };
   }
 
-  /** Writes one message on the transport. */
-  private send(message: JsonObject, options?: SendOptions): Promise<void> {
+  /**
+   * `params` as they go out: the `_meta` entries of an instrumentation (`meta`) under the
+   * message's own, and the modern era's envelope (with `declare`); fresh objects, unless `fresh`
+   * says `params` is the caller's own new object, which the envelope may then go onto.
+   */
+  outgoing<P extends JsonObject | undefined>(
+    params: P,
+    meta: Readonly<JsonObject> | undefined,
+    declare: JsonObject | undefined,
+    fresh: boolean,
+  ): P | JsonObject {
+    let body: P | JsonObject = params;
+    if (meta !== undefined) {
+      body = withMeta(params, meta);
+      fresh = true; // a copy of its own now
+    }
+    const envelope = this.access.envelope(declare);
+    return envelope === undefined ? body : withEnvelope(body, envelope, fresh);
+  }
+
+  /** Writes one message on the transport (a transport may throw rather than reject). */
+  write(message: JsonObject, options?: SendOptions): Promise<void> {
     return (this.transport.send as (message: JsonObject, options?: unknown) => Promise<void>).call(
       this.transport,
       message,
@@ -381,15 +296,11 @@ export class RawSession implements SessionPort, InboundHost {
     entry?.reject(error);
   }
 
-  private take(id: string): Pending | undefined {
+  take(id: string): Pending | undefined {
     const entry = this.pending.get(id);
     if (entry === undefined) return undefined;
     this.pending.delete(id);
-    entry.ended = true;
-    if (entry.lane !== undefined) entry.lane.ended(entry);
-    else if (entry.timer !== undefined) entry.timers.cancel(entry.timer);
-    entry.off?.();
-    entry.group?.leave(entry);
+    entry.finish();
     return entry;
   }
 
@@ -409,10 +320,10 @@ export class RawSession implements SessionPort, InboundHost {
     return this.router.inbound(id, method, params);
   }
 
-  /** {@link RawSession.send}, with a synchronous throw of the transport as a rejection. */
+  /** {@link RawSession.write}, with a synchronous throw of the transport as a rejection. */
   trySend(message: JsonObject, options?: SendOptions): Promise<void> {
     try {
-      return this.send(message, options);
+      return this.write(message, options);
     } catch (error) {
       return Promise.reject(error);
     }

@@ -12,7 +12,9 @@ import type { LaunchCreation, LaunchParts } from './launch-parts.js';
 import type { TaskEngine } from '../../engine/engine.js';
 import type { TaskView } from '../../engine/task-view.js';
 import { onAbort } from '../../util/abort.js';
-import { raceStop } from '../../util/race.js';
+import { Stopped, raceStop } from '../../util/race.js';
+import { TaskClosedError } from '../../errors.js';
+import { stopError } from './deadline-signal.js';
 import type { StartReply, StartToolCall } from '../../wire/wire.js';
 
 /** A call being started, apart from how it waits (see the module comment; launch.ts is the rest). */
@@ -67,6 +69,21 @@ export abstract class LaunchBase {
   protected beginCreate(): LaunchCreation {
     const { earlyInput, port, engine, untagged } = this.parts;
     return CreationInFlight.begin(earlyInput.begin(creationsOn(port), engine), untagged, this);
+  }
+
+  /**
+   * What the call rejects with for `error`: a stop as the call's typed error, and anything the
+   * call ran into while `close()` ran as a `TaskClosedError`.
+   */
+  protected failure(error: unknown): unknown {
+    const failure = error instanceof Stopped ? stopError(this, error.stop, 'no-task') : error;
+    if (this.closed.aborted && !(failure instanceof TaskClosedError)) {
+      return new TaskClosedError('The TaskClient was closed during the call', {
+        toolName: this.toolName,
+        cause: failure,
+      });
+    }
+    return failure;
   }
 
   /** `promise`, raced against the call's signal, deadline and `close()`. */

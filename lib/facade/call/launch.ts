@@ -8,7 +8,6 @@
  * what the call is and sends, apart from how it waits, is launch-base.ts's.
  */
 import { stopError, type StopScope } from './deadline-signal.js';
-import { TaskClosedError } from '../../errors.js';
 import type { TaskHandle } from '../../api/index.js';
 import type { ResolvedCallOptions } from '../options.js';
 import type { PendingCall } from '../input/untagged.js';
@@ -126,21 +125,6 @@ export class Launch
       release?.();
       throw this.failure(error);
     }
-  }
-
-  /**
-   * What the call rejects with for `error`: a stop as the call's typed error, and anything the
-   * call ran into while `close()` ran as a `TaskClosedError`.
-   */
-  private failure(error: unknown): unknown {
-    const failure = error instanceof Stopped ? stopError(this, error.stop, 'no-task') : error;
-    if (this.closed.aborted && !(failure instanceof TaskClosedError)) {
-      return new TaskClosedError('The TaskClient was closed during the call', {
-        toolName: this.toolName,
-        cause: failure,
-      });
-    }
-    return failure;
   }
 
   /**
