@@ -350,5 +350,7 @@ export const CAUSE_TEXT: Readonly<Record<string, string>> = {
     'On the main thread, the library\'s own work per task (rows "library under test" and its modules; allocations under "What a task allocates"), against a floor that keeps a timer and a promise per task.',
   heap29:
     "what each in-flight task keeps beyond the floor (see \"What each in-flight task keeps\"): its record, its handle, its latest snapshot (with the `createdAt` string), the result promise with its settle function, the poll timer's entry, and one more map entry (the engine's tasks and the client's handles), against the floor's entry, timer and promise; " +
-    'and code V8 compiles while the phase runs, which counts in the heap of that phase.',
+    'and code V8 compiles while the phase runs, which counts in the heap of that phase. ' +
+    "Over Streamable HTTP the figure varies most between runs (the floor's own by a third): each process reads `heapUsed` once, with a socket, a parser and buffers per open stream counted alike for everyone; " +
+    "runs before 2026-12-05 also counted about 1 KB per task of the library's finished requests' signals, which Node's `fetch` holds until a finalization task that then ran only after the reading (bench/README.md, the memory phase).",
 };
