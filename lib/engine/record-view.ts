@@ -9,6 +9,7 @@ import type { CallInstrument } from '../api/index.js';
 import type { TaskError } from '../errors.js';
 import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
+import { capture, captured } from '../util/capture.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
 import type { TaskPayload } from '../wire/wire.js';
 import { STOPPED_SIGNAL, TRACKING_STOPPED, type KeptAnswer, type Settlement } from './record-extras.js';
@@ -270,9 +271,11 @@ export abstract class RecordView extends RecordLayout implements TaskView {
     if (this.settleResult !== undefined) {
       return new Promise((resolve, reject) => this.onSettled((s) => (s.ok ? resolve(s.result) : reject(s.error))));
     }
-    return new Promise((resolve) => {
-      this.settleResult = resolve;
-    });
+    // No executor closure of its own: one result promise per task (see util/capture.ts).
+    const promise = new Promise<CallToolResult>(capture);
+    this.settleResult = captured.resolve!;
+    captured.resolve = captured.reject = undefined;
+    return promise;
   }
 
   /** Ends the snapshot stream for every observer (with `error` when tracking stopped early). */

@@ -21,7 +21,7 @@ export interface ClosingParts {
   /** Aborted when `close()` begins: calls still under way reject at once. */
   readonly closeSignal: AbortController;
   /** The calls waiting for their reply with only `close()` to race it (see call/launch-parts.ts). */
-  readonly launching: ReadonlySet<WaitingLaunch>;
+  readonly launching: { snapshot(): WaitingLaunch[] };
   readonly serving: Serving;
   readonly limiter: Limiter;
   readonly connection: Connection;
@@ -39,7 +39,7 @@ export async function closeParts(parts: ClosingParts, cancelRunning: boolean): P
   const { config, engine, connection } = parts;
   const closed = (message: string): TaskClosedError => new TaskClosedError(message);
   parts.closeSignal.abort(closed('The TaskClient was closed during the call'));
-  for (const launch of parts.launching) launch.closing();
+  for (const launch of parts.launching.snapshot()) launch.closing();
   // Untagged requests this client is judging are judged now (and passed on: it answers nothing more).
   parts.untagged.close();
   await parts.serving.close();

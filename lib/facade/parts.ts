@@ -14,6 +14,7 @@ import type { InlineInput, TaskWire } from '../wire/wire.js';
 import type { McpClient, Task } from '../types.js';
 import { keepListening } from '../util/abort.js';
 import { Abandoned } from './call/abandoned.js';
+import { SlotSet } from '../util/slot-set.js';
 import type { WaitingLaunch } from './call/launch-parts.js';
 import { Limiter } from './call/limiter.js';
 import { ToolCatalog } from './call/tool-catalog.js';
@@ -59,7 +60,7 @@ export interface ClientParts {
   /** Aborted when `close()` begins: calls still under way reject at once. */
   readonly closeSignal: AbortController;
   /** The calls waiting for their reply with only `close()` to race it (call/launch-parts.ts). */
-  readonly launching: Set<WaitingLaunch>;
+  readonly launching: SlotSet<'launchingSlot', WaitingLaunch>;
   /** The session port of the current connection (a reconnection replaces it: connection/listen.ts). */
   port: SessionPort;
   /** Set when `close()` begins (closing.ts). */
@@ -124,7 +125,7 @@ class Parts implements ClientParts {
   readonly serving: Serving;
   readonly connection: Connection;
   readonly closeSignal = new AbortController();
-  readonly launching = new Set<WaitingLaunch>();
+  readonly launching = new SlotSet<'launchingSlot', WaitingLaunch>('launchingSlot');
   closing: Promise<void> | undefined = undefined;
   instrument: ClientInstrument | undefined = undefined;
 

@@ -334,6 +334,17 @@ export interface TaskWire {
   listTools(cursor: string | undefined, options: WireRequestOptions): Promise<ToolPage>;
   /** Starts a tool call, as a task when `call.task` is set and the wire can. */
   startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply>;
+  /**
+   * Starts a tool call as {@link TaskWire.startToolCall} does, the reply or the failure told to
+   * `sink` with `token` (in a later microtask, as a promise's reaction would run): the usual
+   * call's form, with no promise per call.
+   */
+  startToolCallInto<Token>(
+    call: StartToolCall,
+    options: WireRequestOptions,
+    sink: Sink<StartReply, Token>,
+    token: Token,
+  ): void;
   /** Reads a task. */
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot>;
   /**

@@ -391,6 +391,55 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     expect(rig.server.tasks.detailed(lastTaskId(rig.server)).status).toBe('cancelled');
   });
 
+  it('close() of a call waiting for its tools/call, whose late reply is a CreateTaskResult refused as malformed: close() waits for it, and that task gets one tasks/cancel', async () => {
+    const rig = await extRig({ server: server('cancel'), client: { closeTimeoutMs: 5_000 } });
+    let made = '';
+    const answers: Array<() => void> = [];
+    rig.server.on('tools/call', (_params, ctx) => {
+      answers.push(() => {
+        const task = rig.server.tasks.create({ advance: 'manual' });
+        made = task.taskId;
+        ctx.reply({ resultType: 'task', ...task, status: 'exploding' });
+      });
+      return NO_REPLY;
+    });
+    // No signal, no deadline: the usual call, its reply told to the launch rather than to a promise.
+    const call = rig.tasks.callToolAsTask('manual').catch((error: unknown) => error);
+    await flush();
+    expect(rig.server.count('tools/call')).toBe(1);
+    let closed = false;
+    const closing = rig.close().then(() => (closed = true));
+    expect(await call).toBeInstanceOf(TaskClosedError);
+    await rig.clock.advance(1_000);
+    expect(closed, 'close() waits for the answer still due').toBe(false);
+    answers.shift()?.();
+    await closing;
+    expect(rig.server.params('tasks/cancel').map((p) => p.taskId)).toEqual([made]);
+    expect(rig.server.tasks.inspect(made).cancelRequested).toBe(true);
+  });
+
+  it('close() of a call waiting for its tools/call, whose late reply is an error: close() ends at that answer, with no tasks/cancel', async () => {
+    const rig = await extRig({ server: server('cancel'), client: { closeTimeoutMs: 5_000 } });
+    const answers: Array<() => void> = [];
+    rig.server.on('tools/call', (_params, ctx) => {
+      answers.push(() => ctx.fail({ code: -32603, message: 'the tool broke' }));
+      return NO_REPLY;
+    });
+    const call = rig.tasks.callToolAsTask('manual').catch((error: unknown) => error);
+    await flush();
+    let closed = false;
+    const closing = rig.close().then(() => (closed = true));
+    expect(await call).toBeInstanceOf(TaskClosedError);
+    await rig.clock.advance(1_000);
+    expect(closed, 'close() waits for the answer still due').toBe(false);
+    const answeredAt = rig.clock.now();
+    answers.shift()?.();
+    await closing;
+    // The failed answer ended the wait: no clock time passed, closeTimeoutMs was not what ended it.
+    expect(rig.clock.now()).toBe(answeredAt);
+    expect(rig.server.count('tasks/cancel')).toBe(0);
+  });
+
   it('a tools/call that asked for a task and is never answered fails at its timeout without notifications/cancelled ([R24], [A5])', async () => {
     const rig = await extRig({ server: server('cancel'), client: { requestTimeoutMs: 1_000 } });
     rig.server.on('tools/call', () => NO_REPLY);

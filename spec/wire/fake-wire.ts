@@ -187,6 +187,19 @@ export class FakeWire implements TaskWire {
     });
   }
 
+  /** The usual call's form of {@link FakeWire.startToolCall}: the outcome told to `sink`, a reaction later, as the real wires do. */
+  startToolCallInto<Token>(
+    call: StartToolCall,
+    options: WireRequestOptions,
+    sink: { replied(reply: StartReply, token: Token): void; failed(error: unknown, token: Token): void },
+    token: Token,
+  ): void {
+    this.startToolCall(call, options).then(
+      (reply) => sink.replied(reply, token),
+      (error: unknown) => sink.failed(error, token),
+    );
+  }
+
   /** The poll's form of {@link FakeWire.getTask}: the outcome told to `sink`, a reaction later, as the real wires do. */
   readTask<Token>(
     taskId: string,

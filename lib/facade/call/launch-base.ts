@@ -15,7 +15,8 @@ import { onAbort } from '../../util/abort.js';
 import { Stopped, raceStop } from '../../util/race.js';
 import { TaskClosedError } from '../../errors.js';
 import { stopError } from './deadline-signal.js';
-import type { StartReply, StartToolCall } from '../../wire/wire.js';
+import type { StartReply, StartToolCall, WireRequestOptions } from '../../wire/wire.js';
+import type { Sink } from '../../util/deliver.js';
 
 /** A call being started, apart from how it waits (see the module comment; launch.ts is the rest). */
 export abstract class LaunchBase {
@@ -27,6 +28,8 @@ export abstract class LaunchBase {
   betweenRounds = false;
   /** Whether the `tools/call` in flight asks for a task (see {@link PendingCall}). */
   asksTask = false;
+  /** Its index in the client's calls in flight, for untagged input (util/slot-set.ts). */
+  untaggedSlot = -1;
   /**
    * Clock time the latest `tools/call` was sent (input-rounds.ts sends the later rounds): for the
    * one that created the task, the earliest the server can have created it, its ttl counting from
@@ -183,20 +186,51 @@ export abstract class LaunchBase {
     relisted = false,
   ): Promise<StartReply> {
     const engine = this.engine;
-    this.betweenRounds = false;
-    this.sentAt = engine.config.clock.now();
-    this.sentCall = base;
-    const sent = engine.wire.startToolCall(
-      base,
-      // [R24], [A5]: a call that asks for a task is never cancelled by notification, even at its timeout.
-      engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument, base.task !== undefined),
-    );
+    const sent = engine.wire.startToolCall(base, this.sending(base, timeoutMs, signal));
     // [E33]: refused headers are recovered only where headers are sent, and once: elsewhere (stdio,
     // in process, the legacy era) the call's path has no recovery handler to make.
     if (relisted || !this.parts.port.sendsHeaders()) return sent;
     return sent.then(undefined, (error: unknown) =>
       engine.classify(error) === 'headers' ? this.relist(base, error, timeoutMs, signal) : Promise.reject(error),
     );
+  }
+
+  /**
+   * {@link LaunchBase.start} without a signal, its reply or failure told to `sink` with `token`
+   * (the usual call's form: no promise per call). The sink sees a failure first with
+   * {@link LaunchBase.recovers}, as {@link LaunchBase.start}'s recovery does.
+   */
+  protected startInto<Token>(
+    base: StartToolCall,
+    timeoutMs: number,
+    sink: Sink<StartReply, Token>,
+    token: Token,
+  ): void {
+    this.engine.wire.startToolCallInto(base, this.sending(base, timeoutMs, undefined), sink, token);
+  }
+
+  /**
+   * For a call sent by {@link LaunchBase.startInto} that failed with `error`: true when the server
+   * refused its headers where headers are sent ([E33]), which {@link LaunchBase.relistAfter}
+   * recovers from; false when `error` is the call's.
+   */
+  protected recovers(error: unknown): boolean {
+    return this.parts.port.sendsHeaders() && this.engine.classify(error) === 'headers';
+  }
+
+  /** The call sent by {@link LaunchBase.startInto} sent again after a relist, for a failure {@link LaunchBase.recovers} takes. */
+  protected relistAfter(error: unknown, timeoutMs: number): Promise<StartReply> {
+    return this.relist(this.sentCall!, error, timeoutMs, undefined);
+  }
+
+  /** What each send of the call first notes; the options of its request. */
+  private sending(base: StartToolCall, timeoutMs: number, signal: AbortSignal | undefined): WireRequestOptions {
+    const engine = this.engine;
+    this.betweenRounds = false;
+    this.sentAt = engine.config.clock.now();
+    this.sentCall = base;
+    // [R24], [A5]: a call that asks for a task is never cancelled by notification, even at its timeout.
+    return engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument, base.task !== undefined);
   }
 
   /**

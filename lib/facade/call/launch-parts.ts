@@ -2,6 +2,7 @@
  * What a call's launch (launch.ts) is given and hands on: the parts of its TaskClient it uses, and
  * the task creation it marks as under way while a `tools/call` that asks for a task is in flight.
  */
+import type { SlotSet } from '../../util/slot-set.js';
 import type { TaskEngine } from '../../engine/engine.js';
 import type { SessionPort } from '../../port/port.js';
 import type { Connection } from '../connection/connection.js';
@@ -54,13 +55,15 @@ export interface LaunchParts {
    * signal, no deadline): `close()` stops each (`closing()`) as it aborts {@link closeSignal}, so
    * such a wait costs a set entry instead of a listener on that signal.
    */
-  readonly launching: Set<WaitingLaunch>;
+  readonly launching: SlotSet<'launchingSlot', WaitingLaunch>;
   /** The session port of the current connection. */
   readonly port: SessionPort;
 }
 
 /** A call waiting for its `tools/call` reply (see {@link LaunchParts.launching}). */
 export interface WaitingLaunch {
+  /** Its index in {@link LaunchParts.launching} (-1 while not in it). */
+  launchingSlot: number;
   /** `close()` began: the call stops waiting, as a race against the close signal would. */
   closing(): void;
 }

@@ -5,21 +5,21 @@
  * signal, deadline and `close()`, and arm the deadline and abort that stop the task later ([R24]:
  * only ever with a task cancel). The decision is negotiate.ts's, the input rounds input-rounds.ts's,
  * a creation given up before its answer give-up.ts's, and the answer made a handle accept.ts's;
- * what the call is and sends, apart from how it waits, is launch-base.ts's.
+ * what the call is and sends, apart from how it waits, is launch-base.ts's, and the general path
+ * (a call with a signal, a deadline or a limit) launch-general.ts's. This module runs the usual
+ * call, and answers `close()`.
  */
-import { stopError, type StopScope } from './deadline-signal.js';
+import type { StopScope } from './deadline-signal.js';
 import type { TaskHandle } from '../../api/index.js';
 import type { ResolvedCallOptions } from '../options.js';
 import type { PendingCall } from '../input/untagged.js';
-import { acceptReply, type AcceptingCall } from './accept.js';
-import { cancelRefused, givenUp } from './give-up.js';
+import type { AcceptingCall } from './accept.js';
+import { givenUp } from './give-up.js';
 import type { RoundsCall } from './input-rounds.js';
-import type { LaunchCreation, LaunchParts, WaitingLaunch } from './launch-parts.js';
-import { NO_RELEASE } from './limiter.js';
-import { askedSupport, negotiateAndStart, type NegotiatingCall } from './negotiate.js';
-import { anyOf } from '../../util/abort.js';
+import type { LaunchParts, WaitingLaunch } from './launch-parts.js';
+import { askedSupport, type NegotiatingCall } from './negotiate.js';
 import { keepShape } from '../../util/shapes.js';
-import { LaunchBase } from './launch-base.js';
+import { GeneralLaunch } from './launch-general.js';
 import { EPOCH } from '../../util/epoch.js';
 import { Stopped, closedStop } from '../../util/race.js';
 import { capture, captured } from '../../util/capture.js';
@@ -29,22 +29,25 @@ import { noop } from '../../util/noop.js';
 
 /** One call being started. */
 export class Launch
-  extends LaunchBase
+  extends GeneralLaunch
   implements StopScope, PendingCall, RoundsCall, NegotiatingCall, WaitingLaunch, AcceptingCall
 {
-  /**
-   * Rejects the wait of {@link Launch.waitReply}, while the call waits there (see {@link Launch.closing});
-   * for a call run the usual way ({@link Launch.usual}), the call's own promise.
-   */
-  private stopWait: ((error: unknown) => void) | undefined = undefined;
   /** Resolves the call's own promise, while it runs the usual way (see {@link Launch.run}). */
   private resolveRun: ((handle: TaskHandle) => void) | undefined = undefined;
   /** True while the call runs the usual way (see {@link Launch.run}), until its first answer or `close()`. */
   private usual = false;
-  /** The task creation under way, once the call asked for a task. */
-  private creation: LaunchCreation | undefined = undefined;
-  /** The `tools/call` a call run the usual way waits for, once sent. */
+  /**
+   * The `tools/call` a call run the usual way waits for, once it is a promise: sent again after a
+   * relist ([E33]), or asked for by `close()` (see {@link Launch.lateReply}).
+   */
   private sentTask: Promise<StartReply> | undefined = undefined;
+  /** The task support a call run the usual way asked with. */
+  private support: TaskSupport | undefined = undefined;
+  /** The timeout its `tools/call` and input rounds were sent with. */
+  private replyTimeoutMs = 0;
+  /** Settle {@link Launch.lateReply}'s promise with the reply that comes after `close()` gave the call up. */
+  private lateResolve: ((reply: StartReply) => void) | undefined = undefined;
+  private lateReject: ((error: unknown) => void) | undefined = undefined;
 
   private constructor(
     parts: LaunchParts,
@@ -95,38 +98,6 @@ export class Launch
     return promise;
   }
 
-  /** {@link Launch.run} for any call. */
-  private async runGeneral(): Promise<TaskHandle> {
-    const { call } = this;
-    if (call.signal?.aborted) throw stopError(this, { kind: 'abort', reason: call.signal.reason }, 'no-task');
-    let release: (() => void) | undefined;
-    try {
-      // Waiting for a slot counts against the deadline. Even a free slot is awaited: an abort or a
-      // close() in the same tick as the call then stops it before anything is sent.
-      release = await this.parts.limiter.slot(this.toolName, call.signal, this.deadlineAt);
-      // A call made while the connection is lost waits for the reconnection (within its deadline).
-      const ready = this.parts.connection.ready(this);
-      if (ready !== undefined) await this.race(ready);
-      // A close() or an abort that came while the slot was handed over stops the call before
-      // anything is sent (the reconnection race above sees them too, but is skipped when connected).
-      if (this.closed.aborted) throw new Stopped({ kind: 'closed' });
-      if (call.signal?.aborted) throw new Stopped({ kind: 'abort', reason: call.signal.reason });
-      // So does a deadline already reached (`timeoutMs: 0`, or spent waiting): nothing is started.
-      if (this.deadlineAt !== undefined && this.engine.config.clock.now() >= this.deadlineAt)
-        throw new Stopped({ kind: 'timeout' });
-      const handle = await negotiateAndStart(this, this.parts.catalog);
-      if (release !== NO_RELEASE) {
-        const record = handle.kind === 'task' ? this.engine.get(handle.taskId) : undefined;
-        if (record === undefined) release();
-        else record.onSettled(release);
-      }
-      return handle;
-    } catch (error) {
-      release?.();
-      throw this.failure(error);
-    }
-  }
-
   /**
    * The usual call's turn came (a microtask after {@link Launch.run}): it asks for a task as the
    * general path would, and waits for the answer in the `launching` set. Anything else (the
@@ -162,17 +133,82 @@ export class Launch
       return;
     }
     const timeoutMs = this.taskTimeout();
-    const request = this.sendTask(timeoutMs);
+    this.support = support;
+    this.replyTimeoutMs = timeoutMs;
+    this.creating();
+    try {
+      // [R24]: a task-creating request is never aborted by us, so it gets no signal.
+      this.startInto(this.request(true), timeoutMs, REPLY, this);
+    } catch (error) {
+      // Nothing went out: a close() that came meanwhile (from a hook of the send) waits for no answer.
+      this.unsent();
+      this.settleLate(error, true);
+      throw error;
+    }
+  }
+
+  /**
+   * The usual call's `tools/call` was answered (told by {@link REPLY}). Given up by `close()`
+   * first (no longer `usual`), the answer goes to {@link givenUp}, through {@link Launch.lateReply}.
+   */
+  replied(reply: StartReply): void {
+    if (this.usual) this.answered(reply, this.support!, this.replyTimeoutMs);
+    else this.settleLate(reply, false);
+  }
+
+  /**
+   * The usual call's `tools/call` failed (told by {@link REPLY}): headers refused are recovered
+   * ([E33]); any other failure is the call's.
+   */
+  replyFailed(error: unknown): void {
+    if (!this.usual) {
+      this.settleLate(error, true);
+      return;
+    }
+    const support = this.support!;
+    if (!this.recovers(error)) {
+      this.startFailed(error, () => Promise.reject(error), support);
+      return;
+    }
+    // The relisted send's promise, known to close() before the relist sends anything (a hook of
+    // its tools/list may close the client).
+    const request = new Promise<StartReply>(capture);
+    const resolve = captured.resolve!;
+    const reject = captured.reject!;
+    captured.resolve = captured.reject = undefined;
     this.sentTask = request;
-    // Given up by close() first (no longer `usual`), givenUp() follows the answer instead.
+    // Given up by close() meanwhile (no longer `usual`), givenUp() follows the answer instead.
     request.then(
       (reply) => {
-        if (this.usual) this.answered(reply, support, timeoutMs);
+        if (this.usual) this.answered(reply, support, this.replyTimeoutMs);
       },
-      (error: unknown) => {
-        if (this.usual) this.startFailed(error, request, support);
+      (failure: unknown) => {
+        if (this.usual) this.startFailed(failure, () => request, support);
       },
     );
+    this.relistAfter(error, this.replyTimeoutMs).then(resolve, reject);
+  }
+
+  /**
+   * The `tools/call` of a call run the usual way, as a promise (for {@link givenUp}, once
+   * `close()` gave the call up): the relisted send's, or one the sink's answer settles.
+   */
+  private lateReply(): Promise<StartReply> {
+    if (this.sentTask !== undefined) return this.sentTask;
+    const promise = new Promise<StartReply>(capture);
+    this.lateResolve = captured.resolve!;
+    this.lateReject = captured.reject!;
+    captured.resolve = captured.reject = undefined;
+    return promise;
+  }
+
+  /** Settles {@link Launch.lateReply}'s promise, if it was made, with the answer (`failed`: the failure) that came. */
+  private settleLate(value: unknown, failed: boolean): void {
+    const resolve = this.lateResolve;
+    const reject = this.lateReject;
+    this.lateResolve = this.lateReject = undefined;
+    if (failed) reject?.(value);
+    else resolve?.(value as StartReply);
   }
 
   /** The usual call's `tools/call` was answered: a handle, or the input rounds first ([E17]). */
@@ -194,7 +230,7 @@ export class Launch
   }
 
   /** The usual call's `tools/call` failed: the call fails, or goes on as a plain call. */
-  private startFailed(error: unknown, request: Promise<StartReply>, support: TaskSupport): void {
+  private startFailed(error: unknown, request: () => Promise<StartReply>, support: TaskSupport): void {
     const resolve = this.resolveRun!;
     const reject = this.stopWait!;
     this.leave();
@@ -223,34 +259,7 @@ export class Launch
   }
 
   /**
-   * The `tools/call` reply, raced as {@link Launch.race} does; {@link Launch.waited} must follow
-   * once it settled. A call with neither signal nor deadline (the usual one) races only
-   * `close()`: it waits in the client's `launching` set, which `close()` walks, rather than
-   * on a listener of the close signal (no closure, no listener per call).
-   */
-  private waitReply(request: Promise<StartReply>): Promise<StartReply> {
-    if (this.call.signal !== undefined || this.deadlineAt !== undefined || this.closed.aborted)
-      return this.race(request);
-    const waiting = new Promise<StartReply>(capture);
-    const resolve = captured.resolve!;
-    const reject = captured.reject!;
-    captured.resolve = captured.reject = undefined;
-    this.stopWait = reject;
-    // The reply settles the wait; once close() has, the reply's later rejection is still handled here.
-    request.then(resolve, reject);
-    this.parts.launching.add(this);
-    return waiting;
-  }
-
-  /** The wait of {@link Launch.waitReply} settled. */
-  private waited(): void {
-    if (this.stopWait === undefined) return;
-    this.stopWait = undefined;
-    this.parts.launching.delete(this);
-  }
-
-  /**
-   * `close()` began: a call waiting for its reply stops waiting (see {@link Launch.waitReply}). A
+   * `close()` began: a call waiting for its reply stops waiting (see `GeneralLaunch.waitReply`). A
    * call run the usual way rejects as the general path's would: before its turn nothing was sent;
    * after it, a task its `tools/call` still creates is cancelled ({@link givenUp}).
    */
@@ -260,7 +269,8 @@ export class Launch
       return;
     }
     const reject = this.stopWait!;
-    const request = this.sentTask;
+    // Before its turn (no creation begun), nothing was sent.
+    const request = this.creation === undefined ? undefined : this.lateReply();
     this.leave();
     const stop = { kind: 'closed' } as const;
     reject(
@@ -271,118 +281,15 @@ export class Launch
       ),
     );
   }
-
-  /**
-   * Starts the call asking for a task (see negotiate.ts). Not async: the call's promise is the
-   * answer's own, with no step between the two (a callback that names the call's handle runs once
-   * the caller has it, as before). Its callers run it where a throw rejects the call.
-   */
-  startTask(support: TaskSupport): Promise<TaskHandle> {
-    const timeoutMs = this.taskTimeout();
-    return this.taskAnswer(this.sendTask(timeoutMs), support, timeoutMs, false);
-  }
-
-  /**
-   * The answer to the task-asking `request`, made a handle. A first answer that asks for input
-   * ([E17]) goes on to the rounds (`rounds`: these are their answer).
-   */
-  private async taskAnswer(
-    request: Promise<StartReply>,
-    support: TaskSupport,
-    timeoutMs: number,
-    rounds: boolean,
-  ): Promise<TaskHandle> {
-    let reply: StartReply;
-    try {
-      reply = await this.waitReply(request);
-      this.waited();
-    } catch (error) {
-      this.waited();
-      return this.taskFailed(error, request, support);
-    }
-    if (reply.kind === 'input' && !rounds)
-      return this.taskAnswer(this.rounds(reply, timeoutMs, undefined), support, timeoutMs, true);
-    return this.accepted(reply);
-  }
-
-  /** Sends the `tools/call` that asks for a task, its creation counted as under way. */
-  private sendTask(timeoutMs: number): Promise<StartReply> {
-    this.asksTask = true;
-    this.creation = this.beginCreate();
-    // [R24]: a task-creating request is never aborted by us, so it gets no signal.
-    return this.start(this.request(true), timeoutMs, undefined);
-  }
-
-  /**
-   * The timeout of a task-creating request, and of its input rounds: it only covers a server that
-   * never answers ([A5]: with no task id known, nothing else can be done).
-   */
-  private taskTimeout(): number {
-    return this.budget() + this.call.requestTimeoutMs;
-  }
-
-  /** The task-asking call's last answer made a handle; the creation ends either way. */
-  private accepted(reply: StartReply): TaskHandle {
-    const creation = this.creation!;
-    try {
-      return acceptReply(this, reply, creation);
-    } finally {
-      creation.end();
-    }
-  }
-
-  /**
-   * The task-asking call's `request` failed with `error`, or was given up: what the call rejects
-   * with, or the plain call that may still work.
-   */
-  private taskFailed(error: unknown, request: Promise<StartReply>, support: TaskSupport): Promise<TaskHandle> {
-    const creation = this.creation!;
-    // With `betweenRounds`, given up while the callbacks answer what the server asked first
-    // ([E17]): no tools/call is outstanding and none will be sent, so no task exists or will.
-    if (error instanceof Stopped)
-      throw givenUp(this, this.parts.abandoned, error.stop, request, creation, this.betweenRounds);
-    creation.end();
-    // A CreateTaskResult refused as malformed may still have made a task: it is cancelled.
-    cancelRefused(this, this.parts.abandoned, error);
-    // [A1], [V3]: the server refused task mode for an optional tool: a plain call may work.
-    if (this.engine.classify(error) === 'refused' && support === 'optional' && !this.call.requireTask)
-      return this.callPlain();
-    throw error;
-  }
-
-  /** Starts the call as a plain call (see negotiate.ts). */
-  async callPlain(): Promise<TaskHandle> {
-    // A plain request is cancelled the normal way (notifications/cancelled), through a child
-    // signal so the caller's signal keeps no listener afterwards.
-    const child = this.call.signal === undefined ? undefined : anyOf(this.call.signal);
-    this.asksTask = false;
-    this.parts.untagged.add(this);
-    try {
-      const timeoutMs = this.budget();
-      let reply = await this.waitReply(this.start(this.request(false), timeoutMs, child?.signal));
-      this.waited();
-      if (reply.kind === 'input') {
-        reply = await this.waitReply(this.rounds(reply, timeoutMs, child?.signal));
-        this.waited();
-      }
-      return acceptReply(this, reply);
-    } catch (error) {
-      this.waited();
-      // A task the plain call was answered with, refused as malformed ([E2]), is cancelled.
-      cancelRefused(this, this.parts.abandoned, error);
-      // A request timeout under a deadline is the deadline.
-      if (this.deadlineAt !== undefined && this.engine.classify(error) === 'timeout') {
-        throw stopError(this, { kind: 'timeout' }, 'no-task');
-      }
-      throw error;
-    } finally {
-      this.parts.untagged.remove(this);
-      child?.release();
-    }
-  }
 }
 
 keepShape(Launch.exemplar());
 
 /** A usual call's turn (see {@link Launch.run}): one object for every call, the call as its token. */
 const TURN: Sink<unknown, Launch> = { replied: (_, launch) => launch.turn(), failed: noop };
+
+/** The answer to a usual call's `tools/call` (see {@link Launch.go}): one object for every call, the call as its token. */
+const REPLY: Sink<StartReply, Launch> = {
+  replied: (reply, launch) => launch.replied(reply),
+  failed: (error, launch) => launch.replyFailed(error),
+};

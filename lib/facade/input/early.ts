@@ -16,6 +16,7 @@
  * - the creation is given up (an abort, a deadline, `close()`) and the task it made anyway is being
  *   cancelled: the request is refused as for a task that ended locally, never shown to a callback.
  */
+import { SlotSet } from '../../util/slot-set.js';
 import type { Scheduler, Timer } from '../../util/scheduler.js';
 import type { SessionPort } from '../../port/port.js';
 import { keepShape } from '../../util/shapes.js';
@@ -146,15 +147,17 @@ export interface CreationCounter {
  */
 export class Creation {
   private ended = false;
+  /** Its index in its owner's set (util/slot-set.ts). */
+  ownerSlot = -1;
 
   constructor(
-    private readonly owner: Set<Creation>,
+    private readonly owner: SlotSet<'ownerSlot', Creation>,
     private readonly port: PortCreations,
     private readonly engine: CreationCounter,
   ) {}
 
   /** Marks a creation as under way in `owner`, on `port` and in `engine`. */
-  static begin(owner: Set<Creation>, port: PortCreations, engine: CreationCounter): Creation {
+  static begin(owner: SlotSet<'ownerSlot', Creation>, port: PortCreations, engine: CreationCounter): Creation {
     const creation = new Creation(owner, port, engine);
     owner.add(creation);
     port.begin();
@@ -184,7 +187,7 @@ export class Creation {
 }
 
 // Its hidden class outlives an idle spell (util/shapes.ts): a creation counted nowhere.
-keepShape(new Creation(new Set(), new PortCreations(), { beginCreate: noop, endCreate: noop }));
+keepShape(new Creation(new SlotSet('ownerSlot'), new PortCreations(), { beginCreate: noop, endCreate: noop }));
 
 /**
  * One TaskClient's share: its creations on the port, and its early input requests, each waiting on
@@ -198,7 +201,7 @@ export class EarlyInput {
     { readonly timer: Timer; readonly unwatch: () => void }
   >();
   /** This client's creations still under way. */
-  private readonly creating = new Set<Creation>();
+  private readonly creating = new SlotSet<'ownerSlot', Creation>('ownerSlot');
   /** Set by {@link EarlyInput.close}: every verdict is `pass` from then on. */
   private closed = false;
 
@@ -253,6 +256,6 @@ export class EarlyInput {
   close(): void {
     this.closed = true;
     for (const wake of [...this.waiting.keys()]) wake('pass');
-    for (const creation of [...this.creating]) creation.end();
+    for (const creation of this.creating.snapshot()) creation.end();
   }
 }

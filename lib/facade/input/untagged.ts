@@ -28,6 +28,7 @@
  * (the request is passed along the taps) follow it. A TaskClient that closes ends its waits at once
  * with a last judgement.
  */
+import { SlotSet } from '../../util/slot-set.js';
 import type { InputCallbacks } from '../../api/index.js';
 import { EARLY_INPUT_WAIT_MS } from './early.js';
 import type { TaskView } from '../../engine/task-view.js';
@@ -46,6 +47,8 @@ export const UNTAGGED_POLL_GRACE_MS = 500;
 
 /** A call whose `tools/call` has no answer yet. */
 export interface PendingCall {
+  /** Its index in {@link UntaggedInput.calls} (-1 while not in it). */
+  untaggedSlot: number;
   readonly toolName: string;
   readonly callbacks: InputCallbacks | undefined;
   /** A task was asked for: the answer may make it a tracked task. */
@@ -160,7 +163,9 @@ class PortCalls {
     let plain = hostRequests;
     let longestPoll = 0;
     for (const source of this.sources) {
-      for (const call of source.calls) {
+      const calls = source.calls;
+      for (let i = 0; i < calls.size; i += 1) {
+        const call = calls.at(i);
         inFlight += 1;
         unknown += 1;
         if (call.asksTask) creating = true;
@@ -222,7 +227,7 @@ function callsOn(port: SessionPort): PortCalls {
 /** One TaskClient's share of the attribution of untagged input. */
 export class UntaggedInput {
   /** Its calls whose `tools/call` has no answer yet. */
-  readonly calls = new Set<PendingCall>();
+  readonly calls = new SlotSet<'untaggedSlot', PendingCall>('untaggedSlot');
   private port: PortCalls | undefined = undefined;
   private readonly closeListeners = new Set<() => void>();
   private closed = false;
@@ -337,6 +342,7 @@ keepShape(
       engine: { pollDelay: () => 0, scheduler: new Scheduler(systemClock) },
     }),
     {
+      untaggedSlot: -1,
       toolName: '',
       callbacks: undefined,
       asksTask: false,

@@ -149,6 +149,25 @@ export class ExtensionWire extends PortWire implements TaskWire {
   }
 
   startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
+    return this.toolCall(call, options, undefined, undefined)!;
+  }
+
+  startToolCallInto<Token>(
+    call: StartToolCall,
+    options: WireRequestOptions,
+    sink: Sink<StartReply, Token>,
+    token: Token,
+  ): void {
+    void this.toolCall(call, options, sink, token);
+  }
+
+  /** Sends a `tools/call`: its reply a promise's, or `sink`'s with `token` when there is a sink. */
+  private toolCall<Token>(
+    call: StartToolCall,
+    options: WireRequestOptions,
+    sink: Sink<StartReply, Token> | undefined,
+    token: Token,
+  ): Promise<StartReply> | undefined {
     // [E1], [E2]: opt in only when a task is wanted and the server offers the extension.
     const optIn = call.task !== undefined && this.offered;
     const params = callParams(call);
@@ -157,7 +176,12 @@ export class ExtensionWire extends PortWire implements TaskWire {
     if (call.requestState !== undefined) params.requestState = call.requestState;
     // [E32]: the headers ride in the request's options (a copy only for a call that has some).
     const sent = call.headers === undefined ? options : { ...options, headers: call.headers };
-    return this.send('tools/call', params, optIn ? decodeTaskStart : decodePlainStart, sent, optIn);
+    const decode = optIn ? decodeTaskStart : decodePlainStart;
+    if (sink === undefined) return this.send('tools/call', params, decode, sent, optIn);
+    // As `send` sends it.
+    const declare = optIn ? DECLARE : undefined;
+    this.port.requestInto(sink, token, 'tools/call', params, decode, sent, extensionError, undefined, declare, true);
+    return undefined;
   }
 
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {

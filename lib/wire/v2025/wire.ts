@@ -125,14 +125,27 @@ export class Wire2025 extends PortWire implements TaskWire {
     return this.send('tools/list', cursor === undefined ? undefined : { cursor }, decodeToolPage, options);
   }
 
-  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
-    // [S3]: only {ttl} in `task`, never the SDK's extra pollInterval.
-    const params = callParams(
-      call,
-      call.task === undefined ? undefined : call.task.ttl === undefined ? {} : { ttl: call.task.ttl },
+  startToolCallInto<Token>(
+    call: StartToolCall,
+    options: WireRequestOptions,
+    sink: Sink<StartReply, Token>,
+    token: Token,
+  ): void {
+    if (this.unavailable === undefined) {
+      const decode = call.task !== undefined ? decodeTaskStart : decodePlainStart;
+      this.port.requestInto(sink, token, 'tools/call', toolCallParams(call), decode, options, wireError, undefined);
+      return;
+    }
+    // Its refusal said in its own words (see startToolCall): rare, so through the promise.
+    this.startToolCall(call, options).then(
+      (reply) => sink.replied(reply, token),
+      (error: unknown) => sink.failed(error, token),
     );
+  }
+
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
     const asked = call.task !== undefined;
-    const sent = this.send('tools/call', params, asked ? decodeTaskStart : decodePlainStart, options);
+    const sent = this.send('tools/call', toolCallParams(call), asked ? decodeTaskStart : decodePlainStart, options);
     // [E20]: a server that offers tasks only through the extension may refuse a plain call of a
     // tool it runs only as a task (-32021, or the drafts' -32003, naming the extension in its
     // data, [E11]): say what would fix it. A -32021 naming another capability is not that.
@@ -258,6 +271,14 @@ function payloadOfError(error: unknown): TaskPayload {
   const { code, message, data } = error.cause;
   const info = rpcError(code, stripPrefix(message, code), data);
   return UNKNOWN_TASK_CODES.has(code) ? { kind: 'error', error: info, gone: error } : { kind: 'error', error: info };
+}
+
+/** The params of a `tools/call`: [S3], only `{ttl}` in `task`, never the SDK's extra pollInterval. */
+function toolCallParams(call: StartToolCall): JsonObject {
+  return callParams(
+    call,
+    call.task === undefined ? undefined : call.task.ttl === undefined ? {} : { ttl: call.task.ttl },
+  );
 }
 
 /**
