@@ -62,6 +62,26 @@ function outcomeOf(promise: Promise<CallToolResult>): Promise<CallToolResult | E
   return promise.catch((error: unknown) => error as Error);
 }
 
+/**
+ * Calls `manual` the usual way (no signal, no deadline: its reply is told to the call rather than
+ * to a promise), closes the client while the call waits for its `tools/call` reply, and checks
+ * that the call rejects with `TaskClosedError` and that `close()` still waits a second later for
+ * the answer due. Returns the close (in an object: a promise returned as it is would be awaited).
+ */
+async function closeWhileCallWaits(rig: ExtRig): Promise<{ readonly closing: Promise<void> }> {
+  const call = rig.tasks.callToolAsTask('manual').catch((error: unknown) => error);
+  await flush();
+  expect(rig.server.count('tools/call')).toBe(1);
+  let closed = false;
+  const closing = rig.close().then(() => {
+    closed = true;
+  });
+  expect(await call).toBeInstanceOf(TaskClosedError);
+  await rig.clock.advance(1_000);
+  expect(closed, 'close() waits for the answer still due').toBe(false);
+  return { closing };
+}
+
 describe('handle.cancel() ([E6])', () => {
   for (const mode of ['cancel', 'deferred'] as const) {
     it(`resolves after the last look, the acknowledgement and one confirming read (${mode}): cancelled`, async () => {
@@ -378,13 +398,7 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
       answers.push(() => ctx.reply({ resultType: 'task', ...rig.server.tasks.create({ advance: 'manual' }) }));
       return NO_REPLY;
     });
-    const call = rig.tasks.callToolAsTask('manual').catch((error: unknown) => error);
-    await flush();
-    let closed = false;
-    const closing = rig.close().then(() => (closed = true));
-    expect(await call).toBeInstanceOf(TaskClosedError);
-    await rig.clock.advance(1_000);
-    expect(closed, 'close() waits for the answer still due').toBe(false);
+    const { closing } = await closeWhileCallWaits(rig);
     answers.shift()?.();
     await closing;
     expect(rig.server.count('tasks/cancel')).toBe(1);
@@ -403,15 +417,7 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
       });
       return NO_REPLY;
     });
-    // No signal, no deadline: the usual call, its reply told to the launch rather than to a promise.
-    const call = rig.tasks.callToolAsTask('manual').catch((error: unknown) => error);
-    await flush();
-    expect(rig.server.count('tools/call')).toBe(1);
-    let closed = false;
-    const closing = rig.close().then(() => (closed = true));
-    expect(await call).toBeInstanceOf(TaskClosedError);
-    await rig.clock.advance(1_000);
-    expect(closed, 'close() waits for the answer still due').toBe(false);
+    const { closing } = await closeWhileCallWaits(rig);
     answers.shift()?.();
     await closing;
     expect(rig.server.params('tasks/cancel').map((p) => p.taskId)).toEqual([made]);
@@ -425,13 +431,7 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
       answers.push(() => ctx.fail({ code: -32603, message: 'the tool broke' }));
       return NO_REPLY;
     });
-    const call = rig.tasks.callToolAsTask('manual').catch((error: unknown) => error);
-    await flush();
-    let closed = false;
-    const closing = rig.close().then(() => (closed = true));
-    expect(await call).toBeInstanceOf(TaskClosedError);
-    await rig.clock.advance(1_000);
-    expect(closed, 'close() waits for the answer still due').toBe(false);
+    const { closing } = await closeWhileCallWaits(rig);
     const answeredAt = rig.clock.now();
     answers.shift()?.();
     await closing;

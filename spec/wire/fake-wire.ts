@@ -194,10 +194,7 @@ export class FakeWire implements TaskWire {
     sink: { replied(reply: StartReply, token: Token): void; failed(error: unknown, token: Token): void },
     token: Token,
   ): void {
-    this.startToolCall(call, options).then(
-      (reply) => sink.replied(reply, token),
-      (error: unknown) => sink.failed(error, token),
-    );
+    tell(this.startToolCall(call, options), sink, token);
   }
 
   /** The poll's form of {@link FakeWire.getTask}: the outcome told to `sink`, a reaction later, as the real wires do. */
@@ -207,10 +204,7 @@ export class FakeWire implements TaskWire {
     sink: { replied(snapshot: WireSnapshot, token: Token): void; failed(error: unknown, token: Token): void },
     token: Token,
   ): void {
-    this.getTask(taskId, options).then(
-      (snapshot) => sink.replied(snapshot, token),
-      (error: unknown) => sink.failed(error, token),
-    );
+    tell(this.getTask(taskId, options), sink, token);
   }
 
   getPayload(taskId: string, options: WireRequestOptions): Promise<TaskPayload> {
@@ -358,4 +352,16 @@ export class FakeWire implements TaskWire {
       );
     });
   }
+}
+
+/** Tells `sink` the outcome of `outcome`, with `token`, from the promise's reaction. */
+function tell<T, Token>(
+  outcome: Promise<T>,
+  sink: { replied(value: T, token: Token): void; failed(error: unknown, token: Token): void },
+  token: Token,
+): void {
+  outcome.then(
+    (value) => sink.replied(value, token),
+    (error: unknown) => sink.failed(error, token),
+  );
 }
