@@ -41,10 +41,11 @@ export class Launch
    * relist ([E33]), or asked for by `close()` (see {@link Launch.lateReply}).
    */
   private sentTask: Promise<StartReply> | undefined = undefined;
-  /** The task support a call run the usual way asked with. */
+  /**
+   * The task support a call run the usual way asked with. (Its timeout is `taskTimeout()`, the
+   * same on every read: a usual call has no deadline.)
+   */
   private support: TaskSupport | undefined = undefined;
-  /** The timeout its `tools/call` and input rounds were sent with. */
-  private replyTimeoutMs = 0;
   /** Settle {@link Launch.lateReply}'s promise with the reply that comes after `close()` gave the call up. */
   private lateResolve: ((reply: StartReply) => void) | undefined = undefined;
   private lateReject: ((error: unknown) => void) | undefined = undefined;
@@ -134,7 +135,6 @@ export class Launch
     }
     const timeoutMs = this.taskTimeout();
     this.support = support;
-    this.replyTimeoutMs = timeoutMs;
     this.creating();
     try {
       // [R24]: a task-creating request is never aborted by us, so it gets no signal.
@@ -152,7 +152,7 @@ export class Launch
    * first (no longer `usual`), the answer goes to {@link givenUp}, through {@link Launch.lateReply}.
    */
   replied(reply: StartReply): void {
-    if (this.usual) this.answered(reply, this.support!, this.replyTimeoutMs);
+    if (this.usual) this.answered(reply, this.support!, this.taskTimeout());
     else this.settleLate(reply, false);
   }
 
@@ -180,13 +180,13 @@ export class Launch
     // Given up by close() meanwhile (no longer `usual`), givenUp() follows the answer instead.
     request.then(
       (reply) => {
-        if (this.usual) this.answered(reply, support, this.replyTimeoutMs);
+        if (this.usual) this.answered(reply, support, this.taskTimeout());
       },
       (failure: unknown) => {
         if (this.usual) this.startFailed(failure, () => request, support);
       },
     );
-    this.relistAfter(error, this.replyTimeoutMs).then(resolve, reject);
+    this.relistAfter(error, this.taskTimeout()).then(resolve, reject);
   }
 
   /**

@@ -125,44 +125,45 @@ export class Wire2025 extends PortWire implements TaskWire {
     return this.send('tools/list', cursor === undefined ? undefined : { cursor }, decodeToolPage, options);
   }
 
+  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
+    const decode = call.task !== undefined ? decodeTaskStart : decodePlainStart;
+    return this.port.request('tools/call', toolCallParams(call), decode, options, this.toolCallError, call.name);
+  }
+
   startToolCallInto<Token>(
     call: StartToolCall,
     options: WireRequestOptions,
     sink: Sink<StartReply, Token>,
     token: Token,
   ): void {
-    if (this.unavailable === undefined) {
-      const decode = call.task !== undefined ? decodeTaskStart : decodePlainStart;
-      this.port.requestInto(sink, token, 'tools/call', toolCallParams(call), decode, options, wireError, undefined);
-      return;
-    }
-    // Its refusal said in its own words (see startToolCall): rare, so through the promise.
-    this.startToolCall(call, options).then(
-      (reply) => sink.replied(reply, token),
-      (error: unknown) => sink.failed(error, token),
+    const decode = call.task !== undefined ? decodeTaskStart : decodePlainStart;
+    this.port.requestInto(
+      sink,
+      token,
+      'tools/call',
+      toolCallParams(call),
+      decode,
+      options,
+      this.toolCallError,
+      call.name,
     );
   }
 
-  startToolCall(call: StartToolCall, options: WireRequestOptions): Promise<StartReply> {
-    const asked = call.task !== undefined;
-    const sent = this.send('tools/call', toolCallParams(call), asked ? decodeTaskStart : decodePlainStart, options);
-    // [E20]: a server that offers tasks only through the extension may refuse a plain call of a
-    // tool it runs only as a task (-32021, or the drafts' -32003, naming the extension in its
-    // data, [E11]): say what would fix it. A -32021 naming another capability is not that.
+  /**
+   * The library's error for a failed `tools/call` (its context is the tool's name). [E20]: a server
+   * that offers tasks only through the extension may refuse a plain call of a tool it runs only as
+   * a task (-32021, or the drafts' -32003, naming the extension in its data, [E11]): say what would
+   * fix it. A -32021 naming another capability is not that.
+   */
+  private readonly toolCallError = (method: string, error: PortError, toolName: string | undefined): unknown => {
+    const wired = wireError(method, error, undefined);
     const unavailable = this.unavailable;
-    if (unavailable === undefined) return sent;
-    return sent.catch((error: unknown) => {
-      if (!fromServer(error) || !missingExtension(error.code, error.data)) throw error;
-      throw new TaskNotSupportedError(
-        `The server runs "${call.name}" only as a task (${error.code}: ${error.message}). ${unavailable}`,
-        {
-          feature: 'tasks',
-          toolName: call.name,
-          cause: error,
-        },
-      );
-    });
-  }
+    if (unavailable === undefined || !fromServer(wired) || !missingExtension(wired.code, wired.data)) return wired;
+    return new TaskNotSupportedError(
+      `The server runs "${toolName}" only as a task (${wired.code}: ${wired.message}). ${unavailable}`,
+      { feature: 'tasks', toolName, cause: wired },
+    );
+  };
 
   getTask(taskId: string, options: WireRequestOptions): Promise<WireSnapshot> {
     return this.send('tasks/get', { taskId }, decodeGetReply, options, taskId);
