@@ -8,7 +8,6 @@
  * the options, the table on a terminal, the JSON document, exit codes, bounds, clean-up, sanitized
  * output). Usage errors and unreachable targets run in process.
  */
-import { EventEmitter, setMaxListeners } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -22,6 +21,7 @@ import type { Io } from '../../cli/src/commands/session.js';
 import { reportDocument, reportTable } from '../../cli/src/doctor-output.js';
 import { main } from '../../cli/src/program.js';
 import { createExampleServer } from '../../examples/server.js';
+import { allowSdkServerListeners } from '../support/sdk-server-listeners.js';
 import { startHttpServer } from '../support/http-server.js';
 import { EXT_STDIO_SERVER, EXT_WIRE, KEY, PtyRun, removeScratch, runPiped, scratch, until } from './support/cli.js';
 
@@ -179,14 +179,9 @@ describe('mcp-task doctor against real servers', { timeout: 150_000 }, () => {
   });
 
   it("the SDK's McpServer over Streamable HTTP on 127.0.0.1, on a terminal: progress on stderr, the table with coloured verdicts; exit 0, no task left running", async () => {
-    // The McpServer runs in this process: SDK v1's blocking tasks/result (Protocol._waitForTaskUpdate)
-    // adds an abort listener to its request's signal at every poll interval and never removes it,
-    // so the doctor's early tasks/result, held for seconds, made Node print a
-    // MaxListenersExceededWarning (11 abort listeners) in `npm test`. The SDK server's, not the
-    // library's (the CLI runs in its own process): raised for the signals this test creates.
-    const maxListeners = EventEmitter.defaultMaxListeners;
-    setMaxListeners(1_000);
-    cleanups.push(async () => setMaxListeners(maxListeners));
+    // The McpServer runs in this process, and the doctor's early tasks/result is held for seconds.
+    const restoreListeners = allowSdkServerListeners();
+    cleanups.push(async () => restoreListeners());
     const stores: Array<ReturnType<typeof createExampleServer>['store']> = [];
     const server = await startHttpServer({}, () => {
       const { server: mcp, store } = createExampleServer({ pollInterval: 200 });

@@ -7,7 +7,6 @@
  * (a 2025-11-25 server that sent it to the dead process's connection and does not send it again)
  * the CLI says so instead of showing `input_required` forever.
  */
-import { EventEmitter, setMaxListeners } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import {
   textResult,
   type ExtHttpServer,
 } from '../support/ext-server/index.js';
+import { allowSdkServerListeners } from '../support/sdk-server-listeners.js';
 import { startHttpServer } from '../support/http-server.js';
 import { KEY, PtyRun, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
 
@@ -129,14 +129,8 @@ describe.sequential('on the extension wire over Streamable HTTP', { timeout: 90_
 
 describe('on the 2025-11-25 wire, a question sent to a process that died', { timeout: 90_000 }, () => {
   it('watch --ref says it cannot be answered from another process, instead of input_required forever', async () => {
-    // The SDK's McpServer runs in this process: SDK v1's blocking tasks/result
-    // (Protocol._waitForTaskUpdate) adds an abort listener to its request's signal at every poll
-    // interval and never removes it, so the tasks/result the watch holds for seconds made Node print
-    // a MaxListenersExceededWarning (11 abort listeners) in `npm test` (traced with
-    // --trace-warnings). The SDK server's, not the library's (the CLI runs in its own process):
-    // raised for the signals this test creates, as in doctor.spec.ts.
-    const maxListeners = EventEmitter.defaultMaxListeners;
-    setMaxListeners(1_000);
+    // The SDK's McpServer runs in this process, and the watch holds its tasks/result for seconds.
+    const restoreListeners = allowSdkServerListeners();
     const server = await startHttpServer({ pollInterval: 200 });
     try {
       const file = join(scratch(), 'ref.json');
@@ -165,7 +159,7 @@ describe('on the 2025-11-25 wire, a question sent to a process that died', { tim
       expect(code).toBe(124);
     } finally {
       await server.close();
-      setMaxListeners(maxListeners);
+      restoreListeners();
     }
   });
 });

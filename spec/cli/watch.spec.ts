@@ -19,16 +19,21 @@ import {
   type ExtHttpServer,
 } from '../support/ext-server/index.js';
 import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
+import { allowSdkServerListeners } from '../support/sdk-server-listeners.js';
 import { EXT_WIRE, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
 
 afterAll(removeScratch);
 
 let server: HttpTaskServer;
+// The SDK's McpServer runs in this process, and a watch may hold its tasks/result for seconds.
+let restoreListeners: () => void;
 beforeAll(async () => {
+  restoreListeners = allowSdkServerListeners();
   server = await startHttpServer({ pollInterval: 200 });
 });
 afterAll(async () => {
   await server.close();
+  restoreListeners();
 });
 
 describe.sequential('mcp-task watch across processes', { timeout: 60_000 }, () => {

@@ -4,7 +4,6 @@
  * library's scheduler all run on vitest's fake clock.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { setMaxListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
 import {
@@ -17,6 +16,7 @@ import {
   type TaskClientOptions,
 } from '../../lib/index.js';
 import { connectPair, type Pair } from '../helpers.js';
+import { allowSdkServerListeners } from '../support/sdk-server-listeners.js';
 import { schemas } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -137,11 +137,9 @@ describe('deadlines', () => {
   });
 
   it('a tasks/result that blocks for 3 minutes (input_required) is not cut by the SDK 60 s request timeout', async () => {
-    // The in-process SDK *server* adds one abort listener to its own request signal each time its
-    // blocking tasks/result wakes (every pollInterval), so a 3-minute wait trips Node's warning on
-    // the server's side. Not the library's listener: raise the default for this test only.
-    setMaxListeners(1_000);
-    cleanups.push(async () => setMaxListeners(10));
+    // The in-process SDK server holds this tasks/result for 3 minutes.
+    const restoreListeners = allowSdkServerListeners();
+    cleanups.push(async () => restoreListeners());
     const { server: mcp, store } = createExampleServer({ pollInterval: 1_000 });
     const pair = await connectPair(mcp, { capabilities: { elicitation: {} } });
     const tasks = new TaskClient(pair.client);

@@ -10,6 +10,7 @@ import { serveExtHttp, type ExtHttpEndpoint } from '../../examples/ext-http-serv
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { answerJobInput, cancelToolJob, enqueueToolTask, type ToolJobProgress } from '../../lib/bullmq/index.js';
 import { until } from '../helpers.js';
+import { allowSdkServerListeners } from '../support/sdk-server-listeners.js';
 import {
   questionsOn,
   eventually,
@@ -75,6 +76,8 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
   }, 120_000);
 
   it('on the 2025-11-25 example server the question went down with the worker: the job stays input_required with no question, until cancelled', async () => {
+    // The SDK's server runs in this process, and the second worker holds its tasks/result until the cancel.
+    const restoreListeners = allowSdkServerListeners();
     const server: HttpEndpoint = await serveHttp(0);
     const run = await killWhileAsking(server.url.href, 'ask-2025', 'confirm_delete', { path: '/data/b' });
     try {
@@ -98,6 +101,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a worker killed while its task
       await run.second.stop();
       await run.close();
       await server.close();
+      restoreListeners();
     }
   }, 120_000);
 });
