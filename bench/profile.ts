@@ -34,6 +34,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBench, type BenchBuild } from './build.js';
 import { callSummary, callTables, type CallSummary } from './calls.js';
+import { COLLECTIONS_PER_FORCE } from './forced-gc.js';
 import { heapDiff, heapTable, type HeapKind } from './heap.js';
 import { LIBRARY, moduleOf, owner, where, type CallFrame } from './owners.js';
 import type { PhaseResult, ScenarioResult, ScenarioSpec } from './scenario.js';
@@ -178,19 +179,20 @@ export interface PhaseCompiles {
  * Counts the optimizing compilations (`--trace-opt`'s "compiling method ... TURBOFAN" lines) that
  * began in the cold and in the warm phase. `--trace-opt` prints no time, so the phases are found by
  * the harness's forced collections around them, which `--trace-gc` prints in the same stream
- * ("Mark-Compact ... testing"): bench/scenario.ts's `measure` forces two before a phase and two
- * after it, so the cold phase lies after the 2nd and the warm phase after the 6th (between them, the
- * unmeasured warm-up).
+ * ("Mark-Compact ... testing"): bench/scenario.ts's `measure` forces them once before a phase and
+ * once after it ({@link COLLECTIONS_PER_FORCE} each time), so with K of them the cold phase lies
+ * after the K-th, the unmeasured warm-up after the 2K-th, and the warm phase after the 3K-th.
  */
 export function compilesByPhase(log: string): PhaseCompiles {
+  const k = COLLECTIONS_PER_FORCE;
   let forced = 0;
   let cold = 0;
   let warm = 0;
   for (const line of log.split('\n')) {
     if (/ ms: Mark-Compact\b.*\btesting\b/.test(line)) forced += 1;
     else if (line.startsWith('[compiling method') && line.includes('(target TURBOFAN)')) {
-      if (forced === 2) cold += 1;
-      else if (forced === 6) warm += 1;
+      if (forced === k) cold += 1;
+      else if (forced === 3 * k) warm += 1;
     }
   }
   return { cold, warm };
@@ -200,16 +202,18 @@ export function compilesByPhase(log: string): PhaseCompiles {
  * The functions whose optimized code V8 threw away between the cold and the warm phase because an
  * object it embeds died ("weak objects": mostly a hidden class, once no object had it), each once,
  * in the trace's order. V8 prints those lines during a collection, before the collection's own line,
- * so they are the ones after the 4th forced collection and before the 6th (the warm-up between the
- * phases, and the two forced collections before the warm phase). Each is compiled again in the warm
- * phase if it is still used there: a class the library keeps alive (lib/util/shapes.ts) is not in it.
+ * so with K forced collections each time ({@link compilesByPhase}) they are the ones after the 2K-th
+ * and before the 3K-th (the warm-up between the phases, and the forced collections before the warm
+ * phase). Each is compiled again in the warm phase if it is still used there: a class the library
+ * keeps alive (lib/util/shapes.ts) is not in it.
  */
 export function lostBeforeWarm(log: string): string[] {
+  const k = COLLECTIONS_PER_FORCE;
   let forced = 0;
   const names = new Set<string>();
   for (const line of log.split('\n')) {
     if (/ ms: Mark-Compact\b.*\btesting\b/.test(line)) forced += 1;
-    else if ((forced === 4 || forced === 5) && line.includes('reason: weak objects')) {
+    else if (forced >= 2 * k && forced < 3 * k && line.includes('reason: weak objects')) {
       const name = /<SharedFunctionInfo ?([^>]*)>/.exec(line)?.[1];
       names.add(name === undefined || name === '' ? '(anonymous)' : name);
     }

@@ -24,6 +24,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
 import { contender as contenderInfo, type ContenderId, type StartedTask } from './contenders/index.js';
+import { forceGc } from './forced-gc.js';
 import { median, now, percentile, prng } from './stats.js';
 import { clockOffset, connect, type TransportKind, type WireKind } from './transports.js';
 
@@ -189,32 +190,6 @@ function durations(duration: Duration, n: number, seed: number): number[] {
   if (duration.kind === 'fixed') return Array.from({ length: n }, () => duration.ms);
   const random = prng(seed);
   return Array.from({ length: n }, () => Math.round(duration.minMs + random() * (duration.maxMs - duration.minMs)));
-}
-
-/**
- * Forces full collections, and lets the tasks that collection queues run between them: the
- * cleanup of a `FinalizationRegistry` runs as a task of its own after the collection that found
- * its targets dead, and until it has run, what each registration holds stays on the heap. Node's
- * `fetch` (undici) registers every request made with a `signal` (the request signal SDK v2's
- * Streamable HTTP transport combines with its own), and holds that signal, its listeners and its
- * source set until the cleanup: about 1 KB of garbage per request answered since the last
- * collection, which a heap reading taken at once counted as the memory of the tasks in flight.
- * False when `gc` is not exposed.
- */
-async function forceGc(): Promise<boolean> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) return false;
-  gc();
-  await nextTask();
-  await nextTask();
-  gc();
-  gc();
-  return true;
-}
-
-/** Resolves from a timer task, after the tasks already queued (a finalization cleanup among them). */
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function cpuMs(): number {

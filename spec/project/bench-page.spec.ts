@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callSummary } from '../../bench/calls.js';
 import { causesMarkdown, clientEntries, codeCalls, type CauseProfile } from '../../bench/causes.js';
+import { COLLECTIONS_PER_FORCE } from '../../bench/forced-gc.js';
 import { compilesByPhase, lostBeforeWarm } from '../../bench/profile.js';
 import { renderStored } from '../../bench/render.js';
 
@@ -69,45 +70,47 @@ describe('docs/performance.md', () => {
       `[1:0x1]    ${ms} ms: Mark-Compact 20.1 (54.2) -> 20.1 (54.2) MB, 23.45 / 0.00 ms  (average mu = 0.9) ${why}`;
     const compile = (name: string): string =>
       `[compiling method 0x1 <JSFunction ${name} (sfi = 0x2)> (target TURBOFAN), mode: ConcurrencyMode::kConcurrent]`;
+    // The harness's forced collections, as many as one forceGc() makes, at `ms`, `ms + 1`, ...
+    const forced = (ms: number): string[] =>
+      Array.from({ length: COLLECTIONS_PER_FORCE }, (_, i) => gc(ms + i, 'testing; GC in old space requested'));
     const log = [
       compile('setup'),
-      gc(10, 'testing; GC in old space requested'),
-      gc(20, 'testing; GC in old space requested'),
+      ...forced(10),
       compile('a'),
       compile('b'),
       '[completed compiling 0x1 <JSFunction a (sfi = 0x2)> (target TURBOFAN) - took 0.1, 1.0, 0.1 ms]',
       gc(30, 'allocation failure;'),
       compile('c'),
-      gc(40, 'testing; GC in old space requested'),
-      gc(50, 'testing; GC in old space requested'),
+      ...forced(40),
       compile('warm-up'),
-      gc(60, 'testing; GC in old space requested'),
-      gc(70, 'testing; GC in old space requested'),
+      ...forced(60),
       compile('d'),
       '[compiling method 0x1 <JSFunction e (sfi = 0x2)> (target MAGLEV), mode: ConcurrencyMode::kConcurrent]',
-      gc(80, 'testing; GC in old space requested'),
+      ...forced(80),
       compile('after'),
     ].join('\n');
     expect(compilesByPhase(log)).toEqual({ cold: 3, warm: 1 });
-    // Thrown away before the warm phase: printed during the 5th or the 6th forced collection
-    // (before its own line), or during the warm-up; not those of the cold phase's end or later.
+    // Thrown away before the warm phase: printed during the forced collections before the warm
+    // phase (each before its own line), or during the warm-up; not those of the cold phase's end or later.
     const lost = (name: string): string =>
       `[marking dependent code 0x1 <Code TURBOFAN> (0x2 <SharedFunctionInfo ${name}>) (opt id 1) for deoptimization, reason: weak objects]`;
+    const afterCold = forced(40);
+    const beforeWarm = forced(60);
     const weak = [
       lost('cold'),
-      gc(10, 'testing; GC in old space requested'),
-      gc(20, 'testing; GC in old space requested'),
+      ...forced(10),
       lost('duringCold'),
-      gc(40, 'testing; GC in old space requested'),
+      ...afterCold.slice(0, -1),
       lost('atColdEnd'),
-      gc(50, 'testing; GC in old space requested'),
+      afterCold.at(-1)!,
       lost('warmUp'),
       '[marking dependent code 0x1 <Code TURBOFAN> (0x2 <SharedFunctionInfo warmUp>) (opt id 2) for deoptimization, reason: code dependencies]',
       lost(''),
-      gc(60, 'testing; GC in old space requested'),
+      beforeWarm[0]!,
       lost('beforeWarm'),
+      ...beforeWarm.slice(1, -1),
       lost('warmUp'),
-      gc(70, 'testing; GC in old space requested'),
+      beforeWarm.at(-1)!,
       lost('duringWarm'),
     ].join('\n');
     expect(lostBeforeWarm(weak)).toEqual(['warmUp', '(anonymous)', 'beforeWarm']);
