@@ -354,10 +354,18 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
     this.events.problem(asTaskError(error, record), record);
   }
 
-  /** Stops every timer and request (records must be settled by the caller first). */
-  shutdown(): void {
+  /**
+   * Stops every timer and request (records must be settled by the caller first). With
+   * `requestsStayOpen` (the connection outlives this engine: an SDK client of the user's), the
+   * requests still open on it (a given-up call's `tools/call`, held for the task its late answer
+   * may name; an orphan `tasks/cancel`) keep their timeouts, which then hold nothing open
+   * ({@link Scheduler.retire}): each still ends, answered or timed out, rather than waiting on the
+   * connection for ever.
+   */
+  shutdown(requestsStayOpen = false): void {
     this.requests.shutdown();
-    this.scheduler.clear();
+    if (requestsStayOpen) this.scheduler.retire();
+    else this.scheduler.clear();
     this.early.clear();
     this.pauseState.clear(closedError());
   }

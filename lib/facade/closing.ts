@@ -53,7 +53,8 @@ export async function closeParts(parts: ClosingParts, cancelRunning: boolean): P
   // them, within what is left of the bound. A client of the user's stays open: no wait.
   if (connection.ownsClient) await parts.abandoned.settle(bound - (config.clock.now() - began));
   connection.close();
-  engine.shutdown();
+  // The user's client stays open, and so do the requests left on it: they keep their timeouts.
+  engine.shutdown(!connection.ownsClient);
   parts.live.clear();
   parts.earlyInput.close();
   await connection.closeClient();

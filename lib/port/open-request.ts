@@ -90,7 +90,16 @@ export function openRequest<T>(
   if (options.quietTimeout === true) entry.quietTimeout = true;
   try {
     host.register(entry, options);
-    if (signal !== undefined) entry.off = onAbort(signal, () => host.giveUp(id, abortedError(signal)));
+    if (signal !== undefined) {
+      // Aborted while the request was set up (by the instrumentation's hook): failed as aborted,
+      // and neither written nor cancelled by a notification (the server never got it).
+      if (signal.aborted) {
+        host.take(id);
+        entry.reject(abortedError(signal));
+        return;
+      }
+      entry.off = onAbort(signal, () => host.giveUp(id, abortedError(signal)));
+    }
     group?.join(entry);
     const message: JsonObject =
       body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
@@ -119,6 +128,8 @@ export function openRequest<T>(
     }
     sent.then(undefined, (error: unknown) => host.sendFailed(id, error));
   } catch (error) {
+    // Ended already (its answer came back while it was being written): settled once, as it is.
+    if (entry.ended) return;
     // Whatever threw while the request was set up fails the request, as a throw in a promise
     // executor would (its entry and timer released). Its watcher learns it could not be sent,
     // so that what it started (a span) ends.

@@ -9,7 +9,7 @@
  * holds nothing open, and with no other job left the scheduler is idle and the resting job ends).
  */
 import type { Clock } from '../types.js';
-import { Entry, RESTING, popEntry, pushEntry, siftDown, type Timer } from './timer-heap.js';
+import { Entry, RESTING, WEAK, popEntry, pushEntry, siftDown, type Timer } from './timer-heap.js';
 
 export type { Timer } from './timer-heap.js';
 
@@ -74,6 +74,8 @@ export class Scheduler {
    */
   private spent: unknown = undefined;
   private firing = false;
+  /** Set by {@link Scheduler.retire}: every job is weak from then on. */
+  private retired = false;
 
   constructor(
     private readonly clock: Clock,
@@ -96,6 +98,7 @@ export class Scheduler {
   call<A>(at: number, run: (arg: A) => void, arg: A, weak = false): Timer {
     // A due time that is not a number (a computation gone wrong) runs at once, never stalls the heap.
     if (Number.isNaN(at)) at = this.clock.now();
+    if (this.retired) weak = true;
     const entry = new Entry(at, this.seq++, run as (arg: unknown) => void, arg, weak);
     pushEntry(this.heap, entry);
     this.counted(at, weak);
@@ -186,6 +189,18 @@ export class Scheduler {
     this.restingCount -= 1;
     this.counted(entry.at, entry.weak);
     return true;
+  }
+
+  /**
+   * Lets the jobs left run out, holding nothing open: each still runs at its time, but every job,
+   * left or scheduled later, is weak from now on (a closed client whose requests stay open on a
+   * connection it does not own: their timeouts must still end them).
+   */
+  retire(): void {
+    this.retired = true;
+    for (const entry of this.heap) entry.state |= WEAK;
+    this.strongCount = 0;
+    this.letGo();
   }
 
   /** Cancels everything and clears the timer. */

@@ -277,6 +277,33 @@ describe('the instrumentation hook', () => {
     }
   });
 
+  it('a signal aborted by request() itself, as the plain tools/call is set up: the call fails as aborted, and neither the request nor a notifications/cancelled is written', async () => {
+    const controller = new AbortController();
+    const log: string[] = [];
+    const hook: TaskInstrumentation = {
+      attach: () => ({
+        call: () => ({
+          request: (request) => {
+            controller.abort(new Error('the user left'));
+            return { end: (failure) => log.push(`${request.method} end ${failure?.kind ?? 'ok'}`) };
+          },
+        }),
+      }),
+    };
+    const { wrap, cancels, swallowed } = swallowingEcho();
+    const { server, store } = createExampleServer({ notify: false });
+    const pair = await connectPair(server, {}, wrap);
+    pairs.push({ client: pair.client, close: async () => (await pair.close(), store.cleanup()) });
+    const tasks = new TaskClient(pair.client, { instrumentation: hook });
+    pairs.push({ client: pair.client, close: () => tasks.close() });
+    const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
+    await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+    // Before, the request was failed, cancelled by a notification, and then written all the same.
+    expect(swallowed()).toBe(false);
+    expect(cancels).toEqual([]);
+    expect(log).toEqual(['tools/call end aborted']);
+  });
+
   it('is checked: an object with attach(), and an attach() that throws fails the constructor', async () => {
     const pair = await exampleServerPair();
     pairs.push(pair);

@@ -16,6 +16,7 @@ import {
   TaskProtocolError,
   TaskTimeoutError,
   type CallToolResult,
+  type TaskInstrumentation,
 } from '../../lib/index.js';
 import { flush, rejection } from '../helpers.js';
 import {
@@ -27,7 +28,7 @@ import {
   type ExtServerOptions,
 } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
-import { closeRigs, extRig, lastTaskId, sdkV2Client, type ExtRig } from './support.js';
+import { closeRigs, extRig, lastTaskId, ManualClock, sdkV2Client, type ExtRig } from './support.js';
 
 afterEach(closeRigs);
 
@@ -55,6 +56,17 @@ function dropOnCancel(rig: ExtRig): void {
     rig.server.tasks.delete(params.taskId as string);
     return reply;
   });
+}
+
+/** An instrumentation that writes how each request of a call ended into `ended` ("method: kind", "answered" for a result). */
+function watchRequests(ended: string[]): TaskInstrumentation {
+  return {
+    attach: () => ({
+      call: () => ({
+        request: ({ method }) => ({ end: (failure) => ended.push(`${method}: ${failure?.kind ?? 'answered'}`) }),
+      }),
+    }),
+  };
 }
 
 /** Settles `promise` into a value or the error it rejected with. */
@@ -389,6 +401,48 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     await flush();
     expect(shared.count('tasks/cancel')).toBe(1);
     expect(shared.tasks.detailed(lastTaskId(shared)).status).toBe('cancelled');
+  });
+
+  it('close() on an SDK client the user keeps open: a tools/call never answered still ends at its timeout, not held on the client for ever', async () => {
+    const clock = new ManualClock();
+    const shared = new ExtServer({
+      now: clock.now,
+      cancel: 'cancel',
+      tools: [taskTool('manual', { advance: 'manual' })],
+    });
+    shared.on('tools/call', () => NO_REPLY);
+    const client = await sdkV2Client(shared);
+    const ended: string[] = [];
+    const tasks = new TaskClient(client, { clock, requestTimeoutMs: 1_000, instrumentation: watchRequests(ended) });
+    const call = tasks.callToolAsTask('manual').catch((error: unknown) => error);
+    await flush();
+    await tasks.close();
+    expect(await call).toBeInstanceOf(TaskClosedError);
+    // Held for the task its late answer may name ([A5]), for the request's own timeout: the call's
+    // 60 s budget and requestTimeoutMs. Before, close() stopped that timer with the client's.
+    await clock.advance(60_999);
+    expect(ended).toEqual([]);
+    await clock.advance(1);
+    expect(ended).toEqual(['tools/call: timeout']);
+    // [R24]: a request that may have created a task is never cancelled by notification.
+    expect(shared.count('notifications/cancelled')).toBe(0);
+  });
+
+  it('close() on an SDK client the user keeps open holds nothing open: the timer left for its tools/call no longer keeps the process alive', async () => {
+    const shared = new ExtServer({ cancel: 'cancel', tools: [taskTool('manual', { advance: 'manual' })] });
+    shared.on('tools/call', () => NO_REPLY);
+    const client = await sdkV2Client(shared);
+    // Node's timers that keep the event loop alive (an unref'd one is not listed).
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const tasks = new TaskClient(client);
+    const call = tasks.callToolAsTask('manual').catch((error: unknown) => error);
+    await flush();
+    // The client's one timer, for the call's request timeout, holds the process while the call waits.
+    expect(timers()).toBe(before + 1);
+    await tasks.close();
+    expect(await call).toBeInstanceOf(TaskClosedError);
+    expect(timers()).toBe(before);
   });
 
   it('close() of a client TaskClient.connect made waits for a late CreateTaskResult and cancels that task before it closes the connection', async () => {
