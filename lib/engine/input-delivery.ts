@@ -57,7 +57,7 @@ export function offerInput(
     events.problem(
       new TaskProtocolError(
         `The server reused the input request key ${keyName(item.key, record.taskId)} for a different request ` +
-          "(keys are unique over a task's life); it is not asked again",
+          "(keys are unique over a task's life); it is not asked again, and no answer is sent under that key",
         { method, task: record.task, toolName: record.toolName },
       ),
       record,
@@ -93,6 +93,8 @@ export function deliverAnswers(engine: EngineCore, record: TaskRecord, responses
   // Keys are the server's: without a prototype, a key "__proto__" stays an own key when assigned.
   const sent = Object.create(null) as Record<string, JsonObject>;
   for (const [key, response] of Object.entries(responses)) {
+    // Answered before the server reused the key for another request ([E4]): it would answer that one.
+    if (record.inputChanged(key)) continue;
     if (outstanding !== undefined && !outstanding.has(key)) {
       // Not sent now; the next poll sends it or drops it (`resendKept`). A settled (detached) task
       // has no next poll: dropped.
@@ -113,6 +115,9 @@ export function deliverAnswers(engine: EngineCore, record: TaskRecord, responses
 export function resendKept(engine: EngineCore, record: TaskRecord, snapshot: WireSnapshot): void {
   const kept = record.undelivered;
   if (kept === undefined) return;
+  // An input_required read without inputRequests (malformed: a tasks/get lists them all, [E3])
+  // says nothing of them, as `inputListing` takes it: the kept answers wait for a read that does.
+  if (snapshot.task.status === 'input_required' && snapshot.input === undefined) return;
   const listed =
     snapshot.task.status === 'input_required' ? new Set(snapshot.input?.map((item) => item.key)) : undefined;
   const round: Array<[string, KeptAnswer]> = [];

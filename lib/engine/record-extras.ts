@@ -80,6 +80,8 @@ export class RecordExtras {
   blockingRetryAt = 0;
   /** The input request keys handed out so far, each with the fingerprint of its request ([E4]). */
   inputKeys: Map<string, string> | undefined = undefined;
+  /** Keys the server reused for another request ([E4] broken): no answer goes under them any more. */
+  changedKeys: Set<string> | undefined = undefined;
   undelivered: Map<string, KeptAnswer> | undefined = undefined;
   /**
    * The input request keys the task has outstanding, as the latest current snapshot that said so

@@ -275,21 +275,35 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
   /**
    * Input requests rode on a snapshot ([E3]). Their keys are remembered, each with a fingerprint
    * of its request: each key is handed out once over the task's life ([E4]).
+   * A reused key takes no answer from then on: one given (or kept to be sent again) was to the
+   * request it named before, which the server would read as the answer to the new one.
    * @returns `fresh`: those not seen before; `reused`: those whose key came before with another
    *   request (the server broke [E4]; each such change is returned once).
    */
   inputArrived(input: readonly InlineInput[]): { fresh: InlineInput[]; reused: InlineInput[] } {
-    const seen = (this.more().inputKeys ??= new Map<string, string>());
+    const extras = this.more();
+    const seen = (extras.inputKeys ??= new Map<string, string>());
     const fresh: InlineInput[] = [];
     const reused: InlineInput[] = [];
     for (const item of input) {
       const print = requestPrint(item);
       const before = seen.get(item.key);
       if (before === print) continue;
-      (before === undefined ? fresh : reused).push(item);
       seen.set(item.key, print);
+      if (before === undefined) {
+        fresh.push(item);
+        continue;
+      }
+      reused.push(item);
+      (extras.changedKeys ??= new Set()).add(item.key);
+      this.answerUnlisted(item.key);
     }
     return { fresh, reused };
+  }
+
+  /** True when the server reused input request `key` for another request: no answer goes under it. */
+  inputChanged(key: string): boolean {
+    return this.extras?.changedKeys?.has(key) === true;
   }
 
   /** A current snapshot said which input request keys the task has outstanding (`keys`; none: empty). */

@@ -186,7 +186,7 @@ describe('input during a task ([E3]-[E5])', () => {
     expect(error.name).toBe('TaskProtocolError');
     expect(error).toMatchObject({ method: 'tasks/get', taskId: handle.taskId, toolName: 'manual' });
     expect(error.message).toBe(
-      'The server reused the input request key "q" for a different request (keys are unique over a task\'s life); it is not asked again',
+      'The server reused the input request key "q" for a different request (keys are unique over a task\'s life); it is not asked again, and no answer is sent under that key',
     );
     // The task goes on, and ends the way the server says.
     reuse = false;
@@ -194,6 +194,58 @@ describe('input during a task ([E3]-[E5])', () => {
     const result = handle.result();
     await settle(rig, handle);
     expect((await result).content).toEqual(textResult('done').content);
+  });
+
+  describe('a key the server reuses for a different request gets no answer meant for the first ([E4])', () => {
+    /** A rig whose tasks/get lists key "q" for "Second?" once `reuse` is set. */
+    async function reusing(client: Parameters<typeof extRig>[0]['client']) {
+      const rig = await extRig({ server: manual(), client });
+      const get = builtinMethods(rig.server)['tasks/get']!;
+      const state = { reuse: false };
+      rig.server.on('tasks/get', async (params, ctx) => {
+        const reply = (await get(params, ctx)) as Record<string, unknown>;
+        return state.reuse
+          ? { ...reply, status: 'input_required', inputRequests: { q: elicitation('Second?', {}) } }
+          : reply;
+      });
+      rig.tasks.on('error', () => {});
+      return { rig, state };
+    }
+
+    it('an answer still being given when the key changes is not sent', async () => {
+      const asked = deferred();
+      const { rig, state } = await reusing({ onElicitation: asked.callback });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('First?', {}) });
+      await rig.clock.advance(150);
+      expect(asked.calls.map((c) => c.params.message)).toEqual(['First?']);
+      state.reuse = true;
+      await rig.clock.advance(150);
+      // The user answers the first question after the server put another under its key.
+      asked.calls[0]!.answer(ACCEPT);
+      await rig.clock.advance(300);
+      expect(rig.server.count('tasks/update')).toBe(0);
+      expect(asked.calls).toHaveLength(1);
+    });
+
+    it('an answer kept after a failed tasks/update is dropped when the key changes, not sent again under it', async () => {
+      const { rig, state } = await reusing({ onElicitation: () => ACCEPT });
+      const normal = builtinMethods(rig.server)['tasks/update']!;
+      let fail = true;
+      rig.server.on('tasks/update', (params, ctx) => {
+        if (!fail) return normal(params, ctx);
+        fail = false;
+        throw rpcError(ErrorCode.InternalError, 'transient db error');
+      });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('First?', {}) });
+      await rig.clock.advance(150);
+      expect(rig.server.count('tasks/update')).toBe(1);
+      state.reuse = true;
+      await rig.clock.advance(500);
+      // Before, the next poll sent the kept answer to "First?" again, under the key now naming "Second?".
+      expect(rig.server.count('tasks/update')).toBe(1);
+    });
   });
 
   it("[E4] a listing that only stamps the request's _meta anew (a trace context per poll) is the same request: no reuse reported, asked once", async () => {
@@ -571,6 +623,49 @@ describe('input during a task ([E3]-[E5])', () => {
 
   it.each([
     {
+      what: 'an entry with no method (not a request)',
+      request: { params: { message: 'E?' } },
+      named: /an input request without a method/,
+    },
+    {
+      what: "a method named after one of Object's own (not a kind of request)",
+      request: { method: 'constructor', params: { messages: [], maxTokens: 1 } },
+      named: /constructor.*cannot answer/,
+    },
+  ])(
+    'ends a task whose inputRequests has $what like one nobody answers, rather than skipping it and waiting ([E31])',
+    async ({ request, named }) => {
+      const asked: string[] = [];
+      const rig = await extRig({
+        server: manual(),
+        client: {
+          onElicitation: () => (asked.push('elicitation'), ACCEPT),
+          onSampling: () => (
+            asked.push('sampling'),
+            { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' }
+          ),
+        },
+      });
+      rig.tasks.on('error', () => {});
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const result = handle.result();
+      result.catch(() => {});
+      rig.server.tasks.requestInput(handle.taskId!, { bad: request as never });
+      await rig.clock.advance(200);
+      await flush();
+      expect(handle.settled).toBe(true);
+      const error = (await result.catch((e: unknown) => e)) as TaskNotSupportedError;
+      expect(error.name).toBe('TaskNotSupportedError');
+      expect(error.feature).toBe('input');
+      expect(error.message).toMatch(named);
+      expect(rig.server.count('tasks/cancel')).toBe(1);
+      expect(rig.server.count('tasks/update')).toBe(0);
+      expect(asked).toEqual([]);
+    },
+  );
+
+  it.each([
+    {
       what: 'whose params break the schema (no message)',
       request: {
         method: 'elicitation/create',
@@ -925,6 +1020,30 @@ describe('a tasks/update that fails ([E23]: the answer is kept, never lost, and 
       ]);
     });
   }
+
+  it('keeps the answer through a poll that shows input_required without inputRequests (it says nothing of them), and sends it when the next poll lists the key', async () => {
+    const { rig, errors } = await failingUpdates(1);
+    const get = builtinMethods(rig.server)['tasks/get']!;
+    let terse = false;
+    rig.server.on('tasks/get', async (params, ctx) => {
+      const reply = (await get(params, ctx)) as Record<string, unknown>;
+      if (!terse) return reply;
+      const { inputRequests: _left, ...rest } = reply;
+      return rest;
+    });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Q?', {}) });
+    await rig.clock.advance(150);
+    expect(rig.server.count('tasks/update')).toBe(1);
+    terse = true;
+    await rig.clock.advance(300);
+    expect(rig.server.count('tasks/update')).toBe(1);
+    terse = false;
+    await rig.clock.advance(300);
+    // Before, the poll without inputRequests dropped the kept answer, and the key was never answered.
+    expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ q: ACCEPT }]);
+    expect(errors.map((e) => e.name)).toEqual(['TaskRpcError']);
+  });
 
   it('drops a kept answer once a poll no longer lists its key (the server took it although the update failed)', async () => {
     const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });

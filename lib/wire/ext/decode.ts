@@ -31,10 +31,14 @@ function toolResult(value: unknown, method: string, taskId?: string): CallToolRe
 /** Most input requests read from one message; a server that sends more is cut off here. */
 const MAX_INPUT_REQUESTS = 256;
 
+/** What an `inputRequests` entry that is not a request (no `method` string) is taken for. */
+const NOT_A_REQUEST = 'an input request without a method';
+
 /**
- * Decodes an `inputRequests` map (`{ [key]: { method, params } }`). Entries that are not requests
- * are skipped; a kind this library cannot answer (e.g. `roots/list`) is kept with `kind`
- * `undefined`, so that the caller can say so.
+ * Decodes an `inputRequests` map (`{ [key]: { method, params } }`). A kind this library cannot
+ * answer (e.g. `roots/list`, or a method the schema does not have) is kept with `kind`
+ * `undefined`, so that the caller can say so, and so is an entry that is not a request at all:
+ * skipped, it would leave the task waiting for an answer nobody was asked for.
  */
 export function decodeInputRequests(value: unknown, method: string): InlineInput[] {
   // null is none (D21).
@@ -43,9 +47,14 @@ export function decodeInputRequests(value: unknown, method: string): InlineInput
   const items: InlineInput[] = [];
   for (const [key, request] of Object.entries(value)) {
     if (items.length >= MAX_INPUT_REQUESTS) break;
-    if (!isObject(request) || typeof request.method !== 'string') continue;
+    if (!isObject(request) || typeof request.method !== 'string') {
+      items.push({ key, kind: undefined, method: NOT_A_REQUEST, params: {} });
+      continue;
+    }
     const params = isObject(request.params) ? request.params : {};
-    items.push({ key, kind: INPUT_KINDS[request.method], method: request.method, params });
+    // An own property only: a method named after one of Object's ("constructor") is no kind.
+    const kind = Object.hasOwn(INPUT_KINDS, request.method) ? INPUT_KINDS[request.method] : undefined;
+    items.push({ key, kind, method: request.method, params });
   }
   return items;
 }
