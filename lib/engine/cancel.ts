@@ -211,15 +211,16 @@ async function sendCancel(engine: TaskEngine, record: TaskRecord, once: boolean,
  * the handle settled because the task is gone (unknown, expired) or the client closed; else the
  * task as last seen. Never a stale `working` snapshot (or a resumed handle's placeholder) for a
  * task that no longer exists or can no longer be followed. A task the server dropped after
- * accepting the cancel ends cancelled, and its last snapshot stands.
+ * accepting the cancel ends cancelled, and its last snapshot stands; a client closed meanwhile
+ * still rejects (the task was not seen to end: the snapshot left is the stale one).
  */
 function gone(record: TaskRecord): Promise<never> | undefined {
   const settlement = record.settlement;
-  if (settlement === undefined || settlement.ok || record.terminal || record.cancelAccepted) return undefined;
+  if (settlement === undefined || settlement.ok || record.terminal) return undefined;
   const error = settlement.error;
-  return error instanceof TaskNotFoundError || error instanceof TaskExpiredError || error instanceof TaskClosedError
-    ? Promise.reject(error)
-    : undefined;
+  if (error instanceof TaskClosedError) return Promise.reject(error);
+  if (record.cancelAccepted) return undefined;
+  return error instanceof TaskNotFoundError || error instanceof TaskExpiredError ? Promise.reject(error) : undefined;
 }
 
 /** {@link gone}, in an async function: throws the settlement's error, or returns the task as last seen. */

@@ -68,6 +68,9 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     // gone out yet, and this one sends it (once) rather than leave the remote task running.
     return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
   }
+  // A resumed task nobody observed yet is observed from now on: what its last look shows is acted
+  // on (a task that had finished is settled with its result, as a stop promises).
+  engine.activate(record);
   engine.beginStop(record, { holdStream: how.throwFromIterators ?? true });
   const grace = engine.scheduler.expiry(how.graceMs);
   try {

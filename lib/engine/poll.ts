@@ -143,7 +143,10 @@ export function react(engine: PollEngine, record: TaskRecord): void {
 export function ensurePoll(engine: PollEngine, record: TaskRecord): void {
   if (!record.active || record.settlement !== undefined) return;
   if (record.terminal && !awaitsPayloadRead(engine, record)) return;
-  if (engine.isStopping(record) || engine.paused) return;
+  // A stop under way pauses polling, but not the read that brings a payload a terse notification
+  // left out: the task finished first, and its result is what the stop settles with (as the
+  // 2025-11-25 wire's tasks/result, which a stop does not hold back either).
+  if ((engine.isStopping(record) && !record.terminal) || engine.paused) return;
   const timer = record.pollTimer;
   if (timer?.live) {
     if (timer.at <= record.nextPollAt) return;

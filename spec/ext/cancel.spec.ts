@@ -185,6 +185,28 @@ describe('handle.cancel() ([E6])', () => {
     expect(named.every((id) => withdrawable.has(id as string))).toBe(true);
   });
 
+  it('close() while the confirming read of an acknowledged cancel is out: cancel() rejects with TaskClosedError, not the stale working snapshot', async () => {
+    const rig = await extRig({ server: server('ignore') });
+    const methods = builtinMethods(rig.server);
+    let confirming = false;
+    rig.server.on('tasks/cancel', (params, ctx) => {
+      confirming = true;
+      return methods['tasks/cancel']!(params, ctx);
+    });
+    rig.server.on('tasks/get', (params, ctx) => (confirming ? NO_REPLY : methods['tasks/get']!(params, ctx)));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const cancelled = handle.cancel().then(
+      (task) => task,
+      (error: unknown) => error,
+    );
+    await flush();
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    expect(rig.server.count('tasks/get')).toBe(2);
+    await rig.close();
+    // Before, the acknowledged cancel made it resolve with the task as last seen: working.
+    expect(await cancelled).toBeInstanceOf(TaskClosedError);
+  });
+
   it('shares one cancel between concurrent callers, and a settled handle returns its last snapshot without a request', async () => {
     const rig = await extRig({ server: server('cancel') });
     const handle = await rig.tasks.callToolAsTask('manual');
@@ -289,6 +311,24 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     expect(error).toMatchObject({ remoteCancel: 'acknowledged', timeoutMs: 2_500 });
   });
 
+  it('a deadline whose last look saw the task running, then a terse notification that it completed: the result is read, and result() resolves with it', async () => {
+    const rig = await extRig({ server: server('cancel') });
+    rig.server.on('tasks/cancel', () => NO_REPLY);
+    const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_500 });
+    const result = outcomeOf(handle.result());
+    // The deadline: the last look finds the task working, and the tasks/cancel gets no answer.
+    await rig.clock.advance(2_500);
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    const reads = rig.server.count('tasks/get');
+    // The task completes meanwhile; the notification leaves the result out.
+    const { result: _result, ...terse } = rig.server.tasks.complete(handle.taskId!, textResult('done in time'));
+    rig.server.notify('notifications/tasks', terse);
+    await rig.clock.advance(100);
+    // Before, the stop under way kept the read from going out: TaskTimeoutError after the grace.
+    expect(rig.server.count('tasks/get')).toBe(reads + 1);
+    expect(await result).toMatchObject({ content: textResult('done in time').content });
+  });
+
   it('a deadline that finds the task finished first settles with the real result', async () => {
     const rig = await extRig({ server: server('complete') });
     const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_500 });
@@ -329,6 +369,19 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     expect(await result).toBeInstanceOf(TaskCancelledError);
     expect(rig.server.tasks.detailed(taskId!).status).toBe('cancelled');
     expect(rig.tasks.active).toBe(0);
+  });
+
+  it('dispose() of a resumed handle nobody observed, whose task had completed: the last look reads it, and result() resolves with its result', async () => {
+    const rig = await extRig({ server: server('cancel') });
+    const reference = (await rig.tasks.callToolAsTask('manual')).detach()!;
+    rig.server.tasks.complete(reference.taskId, textResult('done before the dispose'));
+    const resumed = rig.tasks.resume(reference);
+    const disposing = resumed.dispose();
+    await rig.clock.advance(3_000);
+    await disposing;
+    // Before, the look's answer was not acted on (nobody observed the handle): TaskDetachedError after the grace.
+    expect(await outcomeOf(resumed.result())).toMatchObject({ content: textResult('done before the dispose').content });
+    expect(rig.server.count('tasks/cancel')).toBe(0);
   });
 
   it('dispose() of a task the server only acknowledges settles with TaskDetachedError saying so', async () => {
