@@ -108,6 +108,8 @@ export interface EngineCore {
   settle(record: TaskRecord, settlement: Settlement, streamError?: TaskError): void;
   observe(record: TaskRecord, snapshot: WireSnapshot, source: SnapshotSource): void;
   react(record: TaskRecord): void;
+  /** Starts observing a resumed task nobody observed yet (see `watch.ts`); nothing for any other. */
+  activate(record: TaskRecord): void;
   ensurePoll(record: TaskRecord): void;
   pollDelay(record: TaskRecord): number;
   readTask(record: TaskRecord, scope: RequestScope): Promise<WireSnapshot>;
