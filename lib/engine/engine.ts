@@ -266,7 +266,7 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
   beginStop(record: TaskRecord, intent: StopIntent): void {
     // The stop cancels the poll's timer: a ttl timer that waited for it is armed now.
     this.ttl.catchUp(record);
-    record.stopBegan(intent.holdStream);
+    record.stopBegan(intent.holdStream, intent.cancels);
     // A terminal task's timer slot holds the grace before its payload request: keep it.
     if (!record.terminal) this.scheduler.cancel(record.pollTimer);
   }

@@ -56,7 +56,7 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     // waits up to `closeTimeoutMs` for a cancel or a payload), and a deadline bounds the whole
     // call at `timeoutMs + cancelGraceMs` (as an abort or `dispose()` bounds it at their grace).
     if (how.force === true)
-      return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
+      return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how));
     const grace = engine.scheduler.expiry(how.graceMs);
     try {
       await Promise.race([settledOf(record), grace.expired]);
@@ -66,17 +66,19 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     if (record.settlement !== undefined) return 'already-settled';
     // As a forced stop does: when the stop under way is still taking its last look, no cancel has
     // gone out yet, and this one sends it (once) rather than leave the remote task running.
-    return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
+    return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how));
   }
   // A resumed task nobody observed yet is observed from now on: what its last look shows is acted
   // on (a task that had finished is settled with its result, as a stop promises).
   engine.activate(record);
-  engine.beginStop(record, { holdStream: how.throwFromIterators ?? true });
+  engine.beginStop(record, { holdStream: how.throwFromIterators ?? true, cancels: how.cancelRemote });
   const grace = engine.scheduler.expiry(how.graceMs);
   try {
     let remote: RemoteCancelOutcome;
-    if (!how.cancelRemote) remote = 'disabled';
-    else if (record.terminal) remote = finishedFate(record);
+    // Known before anything is sent: a task seen ended had finished; a cancel already out (a
+    // cancel() under way) is what became of it, even for a stop that would send none.
+    if (record.terminal) remote = finishedFate(record);
+    else if (!how.cancelRemote) remote = record.cancelling === undefined ? 'disabled' : unconfirmed(record);
     else if (!engine.features.cancel) remote = 'not-supported';
     else {
       const cancel = cancelTask(engine, record, {
@@ -110,11 +112,12 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
  * out waiting for the one under way). A stop still taking its
  * last look has sent no cancel yet: `close({ cancelRunning: true })` sends it now, once, without
  * waiting for it (as for the cancel of any stop it takes over), and plain `close()` leaves the task
- * running.
+ * running, unless the stop it takes over meant to cancel (a deadline's, say): that cancel is sent,
+ * as that stop would have sent it.
  */
-function takenOver(engine: TaskEngine, record: TaskRecord, cancelRemote: boolean): RemoteCancelOutcome {
+function takenOver(engine: TaskEngine, record: TaskRecord, how: GiveUp): RemoteCancelOutcome {
   if (!takingLastLook(record)) return unconfirmed(record);
-  if (!cancelRemote) return 'disabled';
+  if (!how.cancelRemote && !record.stopCancels) return 'disabled';
   if (engine.paused) return 'failed';
   void cancelRequest(engine, record, true).catch(() => undefined);
   return 'unknown';

@@ -37,3 +37,5 @@ export const RawSentAt = 524_288;
 export const LookSent = 1_048_576;
 /** The poll in flight went out over a connection since replaced (`reconnect.ts`). */
 export const PollOnOlderConnection = 2_097_152;
+/** The stop under way means to cancel the remote task (`give-up.ts`). */
+export const StopCancels = 4_194_304;

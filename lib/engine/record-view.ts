@@ -85,6 +85,10 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   get stopping(): boolean {
     return this.flag(Flag.Stopping);
   }
+  /** The stop under way means to cancel the remote task. */
+  get stopCancels(): boolean {
+    return this.flag(Flag.StopCancels);
+  }
   /** The stop under way keeps the snapshot stream open until it settles (to end it with the stop's error). */
   get holdsStream(): boolean {
     return this.flag(Flag.HoldStream);

@@ -120,9 +120,12 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
 
   // ---- engine.ts: stopping, settling ----
 
-  /** A local stop began (`holdStream`: the stream stays open until the stop settles the task). */
-  stopBegan(holdStream: boolean): void {
-    this.flags |= Flag.Stopping | (holdStream ? Flag.HoldStream : 0);
+  /**
+   * A local stop began (`holdStream`: the stream stays open until the stop settles the task;
+   * `cancels`: it means to cancel the remote task).
+   */
+  stopBegan(holdStream: boolean, cancels: boolean): void {
+    this.flags |= Flag.Stopping | (holdStream ? Flag.HoldStream : 0) | (cancels ? Flag.StopCancels : 0);
   }
 
   /**

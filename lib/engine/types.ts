@@ -88,6 +88,8 @@ export interface TrackOptions {
 export interface StopIntent {
   /** Keep the snapshot stream open until the stop settles (so it can end with the stop's error). */
   readonly holdStream: boolean;
+  /** The stop means to cancel the remote task (a stop that takes it over sends that cancel). */
+  readonly cancels: boolean;
 }
 
 /**

@@ -329,6 +329,56 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     expect(await result).toMatchObject({ content: textResult('done in time').content });
   });
 
+  it("a deadline that may not cancel, firing while cancel() is out, says what became of that cancel rather than 'disabled'", async () => {
+    const rig = await extRig({ server: server('cancel') });
+    rig.server.on('tasks/cancel', () => NO_REPLY);
+    const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 1_500, cancelOnTimeout: false });
+    const result = outcomeOf(handle.result());
+    void handle.cancel().catch(() => undefined);
+    await flush();
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    await rig.clock.advance(1_500);
+    // Before: remoteCancel 'disabled', "the remote task was left running", with a tasks/cancel out.
+    expect(await result).toMatchObject({ name: 'TaskTimeoutError', remoteCancel: 'unknown' });
+  });
+
+  it('a deadline that may not cancel, firing while close({ cancelRunning: true }) still takes its last look, leaves that close its tasks/cancel', async () => {
+    const rig = await extRig({ server: server('cancel'), client: { closeTimeoutMs: 10_000 } });
+    const methods = builtinMethods(rig.server);
+    let withhold = false;
+    rig.server.on('tasks/get', (params, ctx) => (withhold ? NO_REPLY : methods['tasks/get']!(params, ctx)));
+    const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 1_000, cancelOnTimeout: false });
+    const result = outcomeOf(handle.result());
+    withhold = true;
+    const closing = rig.tasks.close({ cancelRunning: true });
+    await flush();
+    // The deadline fires during close's last look (up to 5 s), and waits its own grace (2 s) for it.
+    await rig.clock.advance(3_000);
+    expect(await result).toMatchObject({ name: 'TaskTimeoutError', remoteCancel: 'unknown' });
+    await rig.clock.advance(10_000);
+    await closing;
+    // Before, the deadline's settlement stopped close's look, and no tasks/cancel went out at all.
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+  });
+
+  it('a plain close() of a task seen completed whose result is still being read says it had already finished, not that it was left running', async () => {
+    const rig = await extRig({ server: server('cancel') });
+    const methods = builtinMethods(rig.server);
+    let withhold = false;
+    rig.server.on('tasks/get', (params, ctx) => (withhold ? NO_REPLY : methods['tasks/get']!(params, ctx)));
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = outcomeOf(handle.result());
+    withhold = true;
+    const { result: _result, ...terse } = rig.server.tasks.complete(handle.taskId!, textResult('done'));
+    rig.server.notify('notifications/tasks', terse);
+    await rig.clock.advance(0);
+    expect(rig.server.count('tasks/get')).toBe(1);
+    await rig.close();
+    const error = await result;
+    expect(error).toBeInstanceOf(TaskClosedError);
+    expect((error as Error).message).toBe('The TaskClient was closed; the remote task had already finished');
+  });
+
   it('a deadline that finds the task finished first settles with the real result', async () => {
     const rig = await extRig({ server: server('complete') });
     const handle = await rig.tasks.callToolAsTask('manual', {}, { timeoutMs: 2_500 });
