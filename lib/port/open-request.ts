@@ -41,6 +41,8 @@ export interface RequestHost extends SessionPort, Abandoner {
   sendFailed(id: string, error: unknown): void;
   /** The stream that carries the answer of request `id` ended. */
   streamEnded(id: string): void;
+  /** True on a transport that tells when a request's own stream ends (Streamable HTTP, either era). */
+  tellsStreamEnds(): boolean;
   /** Takes request `id` off the open ones (its timeout, abort and group let go). */
   take(id: string): Pending | undefined;
 }
@@ -109,14 +111,14 @@ export function openRequest<T>(
     // A request stream (Streamable HTTP) that ends without the answer (a proxy cutting it, the
     // server dropping it) fails the request at once, rather than at its timeout (or never).
     // Headers of the request's own ([E32]) go only on such a transport, which takes them per send.
+    // On a 2025-11-25 session such a transport tells the stream's end too (a blocking tasks/result
+    // cut by a proxy would otherwise wait for ever), without a signal or headers of its own.
     const streamOptions: SendOptions | undefined =
-      entry.post === undefined
-        ? undefined
-        : {
-            requestSignal: entry.post.signal,
-            onRequestStreamEnd: () => host.streamEnded(id),
-            headers: options.headers,
-          };
+      entry.post !== undefined
+        ? { requestSignal: entry.post.signal, onRequestStreamEnd: () => host.streamEnded(id), headers: options.headers }
+        : host.tellsStreamEnds()
+          ? { onRequestStreamEnd: () => host.streamEnded(id) }
+          : undefined;
     let sent: Promise<void>;
     try {
       sent = host.write(message, streamOptions);

@@ -47,6 +47,8 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
   private readonly lanes = new TimeoutLanes();
   /** Whether the transport carries each request on a stream of its own (read once, on first use). */
   private streams: boolean | undefined = undefined;
+  /** {@link RawSession.tellsStreamEnds}, once known. */
+  private streamEnds: boolean | undefined = undefined;
   /** The taps on inbound requests and notifications, and the inbound requests being answered. */
   private readonly router = new InboundRouter(this);
   private readonly closeListeners = new Set<() => void>();
@@ -284,11 +286,14 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     if (entry !== undefined) abandon(this, entry, error);
   }
 
+  /** True on a transport that carries each request on a stream of its own and tells when it ends (SDK v2's Streamable HTTP), in either era. */
+  tellsStreamEnds(): boolean {
+    return (this.streamEnds ??= (this.transport as { hasPerRequestStream?: unknown }).hasPerRequestStream === true);
+  }
+
   /** True on a modern-era transport that carries each request on a stream of its own (Streamable HTTP). */
   private perRequestStream(): boolean {
-    return (this.streams ??=
-      (this.transport as { hasPerRequestStream?: unknown }).hasPerRequestStream === true &&
-      this.access.era() === 'modern');
+    return (this.streams ??= this.tellsStreamEnds() && this.access.era() === 'modern');
   }
 
   private fail(id: string, error: PortError): void {

@@ -2,10 +2,12 @@
  * HTTP faults over Streamable HTTP on 127.0.0.1 (issue 6): 5xx and 429 answers to task requests
  * are transient and retried with backoff; other 4xx are not. The result is never lost.
  */
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, type TaskMetrics } from '../../lib/index.js';
+import { within } from '../helpers.js';
 import { startHttpServer } from '../support/http-server.js';
-import { connectOptions, httpTransport } from '../support/sdk.js';
+import { connectOptions, httpTransport, SDK } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -62,4 +64,43 @@ describe('HTTP faults', () => {
     expect(seen.get('tasks/cancel')).toBe(1);
     handle.detach();
   });
+});
+
+describe('a request stream cut before its answer, on a 2025-11-25 session (SDK v2, which tells when it ends)', () => {
+  it.skipIf(SDK !== 'v2')(
+    'the blocking tasks/result whose stream ends without its answer is sent again, and the question it was to carry is asked and answered',
+    async () => {
+      const http = await startHttpServer({ pollInterval: 50, notify: false });
+      let cut = 0;
+      const wrapped: typeof fetch = async (input, init) => {
+        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: unknown }) : {};
+        if (body.method === 'tasks/result' && cut === 0) {
+          cut += 1;
+          // A proxy cut the stream before the server saw the request: an event stream that ends with no answer.
+          return new Response(new ReadableStream({ start: (controller) => controller.close() }), {
+            status: 200,
+            headers: { 'content-type': 'text/event-stream' },
+          });
+        }
+        return fetch(input, init);
+      };
+      const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(http.url, { fetch: wrapped }), {
+        sdk: 'v2',
+        minPollIntervalMs: 10,
+        retry: { minDelayMs: 10, maxDelayMs: 50 },
+        onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
+      });
+      cleanups.push(async () => {
+        await tasks.close();
+        await http.close();
+      });
+      const problems: string[] = [];
+      tasks.on('error', (error) => problems.push(error.message));
+      const handle = await tasks.callToolAsTask('confirm_delete', { path: '/tmp/cut.txt' });
+      // Before, the first tasks/result (which has no timeout) waited for ever, and the question never came.
+      expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: 'deleted /tmp/cut.txt' }]);
+      expect(cut).toBe(1);
+      expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
+    },
+  );
 });
