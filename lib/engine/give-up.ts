@@ -55,8 +55,7 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     // than its own grace: the stop under way may wait longer (`close({ cancelRunning: true })`
     // waits up to `closeTimeoutMs` for a cancel or a payload), and a deadline bounds the whole
     // call at `timeoutMs + cancelGraceMs` (as an abort or `dispose()` bounds it at their grace).
-    if (how.force === true)
-      return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how));
+    if (how.force === true) return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how));
     const grace = engine.scheduler.expiry(how.graceMs);
     try {
       await Promise.race([settledOf(record), grace.expired]);
