@@ -13,7 +13,8 @@ export type MessageHandler = (message: unknown, extra?: unknown) => void;
 
 /** What a request's `send` tells a transport with a stream per request (SDK v2's Streamable HTTP). */
 export interface SendOptions {
-  readonly requestSignal: AbortSignal;
+  /** Aborting it closes the request's stream (2026-07-28 sessions only). */
+  readonly requestSignal?: AbortSignal | undefined;
   readonly onRequestStreamEnd?: () => void;
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }

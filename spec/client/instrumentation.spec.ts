@@ -35,6 +35,21 @@ afterEach(async () => {
   while (pairs.length > 0) await pairs.pop()?.close();
 });
 
+/**
+ * A TaskClient watched by `hook`, on the example server behind {@link swallowingEcho}: the plain
+ * call's `tools/call` of `echo` is never delivered (so never answered), and each cancel is kept
+ * as sent.
+ */
+async function swallowingClient(hook: TaskInstrumentation) {
+  const { wrap, cancels, swallowed } = swallowingEcho();
+  const { server, store } = createExampleServer({ notify: false });
+  const pair = await connectPair(server, {}, wrap);
+  pairs.push({ client: pair.client, close: async () => (await pair.close(), store.cleanup()) });
+  const tasks = new TaskClient(pair.client, { instrumentation: hook });
+  pairs.push({ client: pair.client, close: () => tasks.close() });
+  return { tasks, cancels, swallowed };
+}
+
 /** What a recording hook saw. */
 interface Seen {
   attached: number;
@@ -247,13 +262,7 @@ describe('the instrumentation hook', () => {
           }),
         }),
       };
-      // The plain call's tools/call is never delivered (so never answered); each cancel is kept as sent.
-      const { wrap, cancels, swallowed } = swallowingEcho();
-      const { server, store } = createExampleServer({ notify: false });
-      const pair = await connectPair(server, {}, wrap);
-      pairs.push({ client: pair.client, close: async () => (await pair.close(), store.cleanup()) });
-      const tasks = new TaskClient(pair.client, { instrumentation: hook });
-      pairs.push({ client: pair.client, close: () => tasks.close() });
+      const { tasks, cancels, swallowed } = await swallowingClient(hook);
       const errors: string[] = [];
       tasks.on('error', (error) => errors.push(error.message));
       const controller = new AbortController();
@@ -290,12 +299,7 @@ describe('the instrumentation hook', () => {
         }),
       }),
     };
-    const { wrap, cancels, swallowed } = swallowingEcho();
-    const { server, store } = createExampleServer({ notify: false });
-    const pair = await connectPair(server, {}, wrap);
-    pairs.push({ client: pair.client, close: async () => (await pair.close(), store.cleanup()) });
-    const tasks = new TaskClient(pair.client, { instrumentation: hook });
-    pairs.push({ client: pair.client, close: () => tasks.close() });
+    const { tasks, cancels, swallowed } = await swallowingClient(hook);
     const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
     await expect(call).rejects.toBeInstanceOf(TaskAbortError);
     // Before, the request was failed, cancelled by a notification, and then written all the same.

@@ -30,7 +30,18 @@ import {
   type ExtServerOptions,
 } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
-import { ACCEPT, closeRigs, deferred, extRig, ManualClock, sdkV2Client, secondClient, settle } from './support.js';
+import {
+  ACCEPT,
+  closeRigs,
+  deferred,
+  extRig,
+  ManualClock,
+  sdkV2Client,
+  secondClient,
+  settle,
+  type ExtRig,
+  type ExtRigOptions,
+} from './support.js';
 
 afterEach(closeRigs);
 
@@ -41,6 +52,32 @@ function manual(options: ExtServerOptions = {}): ExtServerOptions {
     ...options,
     tools: [taskTool('manual', { advance: 'manual' }), ...(options.tools ?? [])],
   };
+}
+
+/**
+ * Has `rig`'s server ask a new `manual` task `requests`, and checks that the task is ended as one
+ * nobody here answers ([E31]): settled, `result()` rejecting with a `TaskNotSupportedError` of
+ * `feature` whose message matches `says`, one `tasks/cancel`, nothing answered.
+ */
+async function expectEndedUnanswered(
+  rig: ExtRig,
+  requests: Record<string, unknown>,
+  feature: TaskNotSupportedError['feature'],
+  says: RegExp,
+): Promise<void> {
+  const handle = await rig.tasks.callToolAsTask('manual');
+  const result = handle.result();
+  result.catch(() => {});
+  rig.server.tasks.requestInput(handle.taskId!, requests as never);
+  await rig.clock.advance(200);
+  await flush();
+  expect(handle.settled).toBe(true);
+  const error = (await result.catch((e: unknown) => e)) as TaskNotSupportedError;
+  expect(error.name).toBe('TaskNotSupportedError');
+  expect(error.feature).toBe(feature);
+  expect(error.message).toMatch(says);
+  expect(rig.server.count('tasks/cancel')).toBe(1);
+  expect(rig.server.count('tasks/update')).toBe(0);
 }
 
 describe('input during a task ([E3]-[E5])', () => {
@@ -198,7 +235,7 @@ describe('input during a task ([E3]-[E5])', () => {
 
   describe('a key the server reuses for a different request gets no answer meant for the first ([E4])', () => {
     /** A rig whose tasks/get lists key "q" for "Second?" once `reuse` is set. */
-    async function reusing(client: Parameters<typeof extRig>[0]['client']) {
+    async function reusing(client: ExtRigOptions['client']) {
       const rig = await extRig({ server: manual(), client });
       const get = builtinMethods(rig.server)['tasks/get']!;
       const state = { reuse: false };
@@ -647,19 +684,7 @@ describe('input during a task ([E3]-[E5])', () => {
         },
       });
       rig.tasks.on('error', () => {});
-      const handle = await rig.tasks.callToolAsTask('manual');
-      const result = handle.result();
-      result.catch(() => {});
-      rig.server.tasks.requestInput(handle.taskId!, { bad: request as never });
-      await rig.clock.advance(200);
-      await flush();
-      expect(handle.settled).toBe(true);
-      const error = (await result.catch((e: unknown) => e)) as TaskNotSupportedError;
-      expect(error.name).toBe('TaskNotSupportedError');
-      expect(error.feature).toBe('input');
-      expect(error.message).toMatch(named);
-      expect(rig.server.count('tasks/cancel')).toBe(1);
-      expect(rig.server.count('tasks/update')).toBe(0);
+      await expectEndedUnanswered(rig, { bad: request }, 'input', named);
       expect(asked).toEqual([]);
     },
   );
@@ -692,19 +717,7 @@ describe('input during a task ([E3]-[E5])', () => {
       });
       const errors: TaskError[] = [];
       rig.tasks.on('error', (error) => errors.push(error));
-      const handle = await rig.tasks.callToolAsTask('manual');
-      const result = handle.result();
-      result.catch(() => {});
-      rig.server.tasks.requestInput(handle.taskId!, { e: elicitation('E?', {}), bad: request });
-      await rig.clock.advance(200);
-      await flush();
-      expect(handle.settled).toBe(true);
-      const error = (await result.catch((e: unknown) => e)) as TaskNotSupportedError;
-      expect(error.name).toBe('TaskNotSupportedError');
-      expect(error.feature).toBe('elicitation');
-      expect(error.message).toMatch(says);
-      expect(rig.server.count('tasks/cancel')).toBe(1);
-      expect(rig.server.count('tasks/update')).toBe(0);
+      await expectEndedUnanswered(rig, { e: elicitation('E?', {}), bad: request }, 'elicitation', says);
       expect(asked).toEqual([]);
       expect(errors.map((e) => [e.name, (e as TaskNotSupportedError).feature])).toEqual([
         ['TaskNotSupportedError', 'elicitation'],
