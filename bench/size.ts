@@ -105,8 +105,13 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * recovery's send, a send that throws ending its creation). The library's own allocations per
  * task fell from 4,888–5,134 to 4,742–4,893 bytes, all the process's from 11,919–12,305 to
  * 11,381–11,482 (+659 in all).
+ * Raised a twelfth time, to 50.75 KiB (51,837 bytes measured, from 51,515), for behaviour: the
+ * fixes of the defects read-only reviews found on 2026-12-05 (the requests `close()` leaves open on
+ * a user's SDK client keep their timeouts; a cut request stream noticed on 2025-11-25 sessions; a
+ * reused input key takes no answer, malformed input entries are asked about rather than skipped;
+ * what stops do and say about a task that ended or a cancel already out; +322 in all).
  */
-export const SIZE_BUDGET_GZIP = 50.5 * 1024;
+export const SIZE_BUDGET_GZIP = 50.75 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',

@@ -55,7 +55,8 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     // than its own grace: the stop under way may wait longer (`close({ cancelRunning: true })`
     // waits up to `closeTimeoutMs` for a cancel or a payload), and a deadline bounds the whole
     // call at `timeoutMs + cancelGraceMs` (as an abort or `dispose()` bounds it at their grace).
-    if (how.force === true) return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how));
+    if (how.force === true)
+      return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote));
     const grace = engine.scheduler.expiry(how.graceMs);
     try {
       await Promise.race([settledOf(record), grace.expired]);
@@ -64,8 +65,12 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
     }
     if (record.settlement !== undefined) return 'already-settled';
     // As a forced stop does: when the stop under way is still taking its last look, no cancel has
-    // gone out yet, and this one sends it (once) rather than leave the remote task running.
-    return settleNow(record.terminal ? finishedFate(record) : takenOver(engine, record, how));
+    // gone out yet, and this one sends it (once) rather than leave the remote task running; so it
+    // does when the stop it waited for meant to (a close({ cancelRunning: true }) still looking),
+    // whose look its settling ends.
+    return settleNow(
+      record.terminal ? finishedFate(record) : takenOver(engine, record, how.cancelRemote || record.stopCancels),
+    );
   }
   // A resumed task nobody observed yet is observed from now on: what its last look shows is acted
   // on (a task that had finished is settled with its result, as a stop promises).
@@ -111,12 +116,11 @@ export async function giveUp(engine: TaskEngine, record: TaskRecord, how: GiveUp
  * out waiting for the one under way). A stop still taking its
  * last look has sent no cancel yet: `close({ cancelRunning: true })` sends it now, once, without
  * waiting for it (as for the cancel of any stop it takes over), and plain `close()` leaves the task
- * running, unless the stop it takes over meant to cancel (a deadline's, say): that cancel is sent,
- * as that stop would have sent it.
+ * running.
  */
-function takenOver(engine: TaskEngine, record: TaskRecord, how: GiveUp): RemoteCancelOutcome {
+function takenOver(engine: TaskEngine, record: TaskRecord, cancelRemote: boolean): RemoteCancelOutcome {
   if (!takingLastLook(record)) return unconfirmed(record);
-  if (!how.cancelRemote && !record.stopCancels) return 'disabled';
+  if (!cancelRemote) return 'disabled';
   if (engine.paused) return 'failed';
   void cancelRequest(engine, record, true).catch(() => undefined);
   return 'unknown';

@@ -198,6 +198,10 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   get outstandingInput(): ReadonlySet<string> | undefined {
     return this.extras?.outstanding;
   }
+  /** True when the server reused input request `key` for another request: no answer goes under it. */
+  inputChanged(key: string): boolean {
+    return this.extras?.changedKeys?.has(key) === true;
+  }
   /** Deadline timer (timeoutMs), if any. */
   get deadlineTimer(): Timer | undefined {
     return this.extras?.deadlineTimer;

@@ -304,11 +304,6 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
     return { fresh, reused };
   }
 
-  /** True when the server reused input request `key` for another request: no answer goes under it. */
-  inputChanged(key: string): boolean {
-    return this.extras?.changedKeys?.has(key) === true;
-  }
-
   /** A current snapshot said which input request keys the task has outstanding (`keys`; none: empty). */
   inputListed(keys: ReadonlySet<string>): void {
     if (keys.size === 0 && this.extras?.outstanding === undefined) return;

@@ -198,6 +198,11 @@ export class Scheduler {
    */
   retire(): void {
     this.retired = true;
+    // Nothing left to run: the timer kept for the next job (see `idle()`) goes, as after clear().
+    if (this.liveCount === 0) {
+      this.reset();
+      return;
+    }
     for (const entry of this.heap) entry.state |= WEAK;
     this.strongCount = 0;
     this.letGo();
