@@ -8,14 +8,8 @@
  * the question on the job (and never an older progress that lacks it). It does not wait for the
  * writer to fall idle: a task that reports progress without a pause does not hold the event back.
  */
-import { createHash } from 'node:crypto';
 import type { Job } from 'bullmq';
 import type { ToolJobProgress } from './types.js';
-
-/** `sha256:` and the first 12 hex digits of the id's SHA-256: names a task without giving its id away. */
-export function fingerprint(taskId: string): string {
-  return `sha256:${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`;
-}
 
 /** See the module comment. */
 export class ProgressWriter {

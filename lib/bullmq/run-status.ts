@@ -4,8 +4,8 @@
  * {@link ProgressWriter} and told as `status` and `input` events.
  */
 import type { Job } from 'bullmq';
-import type { TaskHandle, TaskProgress } from '../index.js';
-import { ProgressWriter, fingerprint } from './progress.js';
+import { taskFingerprint, type TaskHandle, type TaskProgress } from '../index.js';
+import { ProgressWriter } from './progress.js';
 import type { PendingQuestion, ToolJobEvent, ToolJobProgress } from './types.js';
 
 /** The progress of one run's job. */
@@ -49,7 +49,7 @@ export class RunStatus {
    * progress are not the new one's.
    */
   private current(taskId: string | undefined): ToolJobProgress {
-    const task = taskId === undefined ? undefined : fingerprint(taskId);
+    const task = taskId === undefined ? undefined : taskFingerprint(taskId);
     const status = this.status;
     if (status === undefined || (task !== undefined && status.task !== '' && status.task !== task))
       return { status: 'working', task: task ?? '', questions: [] };
