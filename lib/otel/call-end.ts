@@ -53,6 +53,7 @@ export function outcomeOfError(error: unknown): TaskOutcomeKind {
 export function annotate(
   call: EndingCall,
   outcome: TaskOutcomeKind,
+  error: unknown,
   reading: ErrorReading | undefined,
   metrics: TaskMetrics | undefined,
   result: CallToolResult | undefined,
@@ -63,7 +64,8 @@ export function annotate(
   if (reading !== undefined) {
     span.setAttribute(ATTR.errorType, reading.type);
     if (reading.statusCode !== undefined) span.setAttribute(ATTR.statusCode, reading.statusCode);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: scrubbed(reading.description, call.taskId) });
+    if (quotesServerText(call, error)) span.setStatus({ code: SpanStatusCode.ERROR });
+    else span.setStatus({ code: SpanStatusCode.ERROR, message: scrubbed(reading.description, call.taskId) });
   }
   if (metrics !== undefined) {
     span.setAttributes({
@@ -73,6 +75,25 @@ export function annotate(
       [TASK_ATTR.retries]: metrics.retries,
     });
   }
+}
+
+/**
+ * The error's message quotes the server's free text that the options keep off the span: a failed
+ * task's message is the tool result's first text (recorded only with `recordResults`) or its
+ * status message, and a cancelled task's ends with its status message (both recorded only with
+ * `recordStatusMessages`). Such a span gets status ERROR and no description, as a request span
+ * answered with a tool error does (request.ts). A JSON-RPC error's message stays: the conventions
+ * make it the description.
+ */
+function quotesServerText(call: EndingCall, error: unknown): boolean {
+  const { recordResults, recordStatusMessages } = call.kit.options;
+  const saidSomething = (text: string | undefined): boolean => text !== undefined && text !== '';
+  if (error instanceof TaskCancelledError) return !recordStatusMessages && saidSomething(error.statusMessage);
+  if (!(error instanceof TaskFailedError) || error.rpcError !== undefined) return false;
+  // The failed task's message is the first of these that says something (engine/failure.ts).
+  const quotesResult = error.result?.content.some((block) => block.type === 'text' && saidSomething(block.text));
+  if (quotesResult === true) return !recordResults;
+  return !recordStatusMessages && saidSomething(error.statusMessage);
 }
 
 /** How the error the call ended with reads; a refused `tools/call` by the server's own message. */

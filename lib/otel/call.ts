@@ -343,7 +343,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     const points: Attributes = { ...this.taskAttributes, [TASK_ATTR.outcome]: outcome };
     const reading = isErrorOutcome(outcome) ? readingOf(this, error) : undefined;
     if (reading !== undefined) points[ATTR.errorType] = reading.type;
-    attempt('the task span', () => annotate(this, outcome, reading, metrics, result));
+    attempt('the task span', () => annotate(this, outcome, error, reading, metrics, result));
     const counted = this.countedIn;
     if (counted !== undefined) attempt(METRIC.tasksActive, () => counted.tasksActive.add(-1, this.taskAttributes));
     const instruments = attempt('the meter', () => this.kit.instruments);

@@ -233,6 +233,54 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     });
   });
 
+  /** A task the server cancels with `message`, settled; the span of its call. */
+  async function cancelledByServer(w: World, message: string) {
+    const handle = await w.tasks.callToolAsTask('job');
+    w.cancelOnServer(handle.taskId!, message);
+    const result = rejection(handle.result());
+    await until(w, () => handle.settled);
+    expect(await result).toBeInstanceOf(TaskCancelledError);
+    return telemetry.one('mcp.task job');
+  }
+
+  /** A task whose result is `isError` with `text`, settled; the span of its call. */
+  async function failedWithText(w: World, text: string) {
+    const handle = await w.tasks.callToolAsTask('job');
+    await w.clock.advance(1_000);
+    w.complete(handle.taskId!, { content: [{ type: 'text', text }], isError: true });
+    const result = rejection(handle.result());
+    await until(w, () => handle.settled);
+    expect(await result).toBeInstanceOf(TaskFailedError);
+    const span = telemetry.one('mcp.task job');
+    expect(span.attributes['error.type']).toBe('tool_error');
+    return span;
+  }
+
+  it("a task the server cancels with a status message: the span's status has no description (the server's free text, recorded only with recordStatusMessages)", async () => {
+    const span = await cancelledByServer(await world(), 'stopped reading the ledger of alice@example.com');
+    expect(span.status).toEqual({ code: SpanStatusCode.ERROR });
+    expect(JSON.stringify([span.status, span.attributes, span.events])).not.toContain('alice@example.com');
+  });
+
+  it('with recordStatusMessages, the cancelled task span’s status description is the error’s message', async () => {
+    const span = await cancelledByServer(await world({}, { recordStatusMessages: true }), 'operator stopped it');
+    expect(span.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: 'Task for tool "job" was cancelled: operator stopped it',
+    });
+  });
+
+  it("a task whose result is isError: the span's status has no description (the tool's text, recorded only with recordResults)", async () => {
+    const span = await failedWithText(await world(), 'no quota left for alice@example.com');
+    expect(span.status).toEqual({ code: SpanStatusCode.ERROR });
+    expect(JSON.stringify([span.status, span.attributes, span.events])).not.toContain('alice@example.com');
+  });
+
+  it('with recordResults, the failed task span’s status description is the error’s message', async () => {
+    const span = await failedWithText(await world({}, { recordResults: true }), 'disk full');
+    expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Tool "job" failed: disk full' });
+  });
+
   it('cancel() sends tasks/cancel as a child span, with its own trace context', async () => {
     const w = await world();
     const handle = await w.tasks.callToolAsTask('job');
