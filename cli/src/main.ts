@@ -7,8 +7,11 @@
  * The SDKs are loaded only when a connection needs them (target.ts): the CLI runs with
  * either SDK major installed, and without one it says what to install in one line.
  */
+import { written } from './flush.js';
 import { main } from './program.js';
 
 process.exitCode = await main(process.argv.slice(2));
-// Leave now: a stdio server's pipes or an HTTP keep-alive socket must not hold the process.
+// What is written reaches a slow reader whole (a pipe is written asynchronously on macOS)…
+await Promise.all([written(process.stdout), written(process.stderr)]);
+// …then leave: a stdio server's pipes or an HTTP keep-alive socket must not hold the process.
 process.exit();

@@ -42,6 +42,18 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     });
   });
 
+  // On Linux Node writes a pipe synchronously, so this holds there either way; on macOS, where the
+  // pipe is written asynchronously, it needs the CLI to wait for stdout before it exits (flush.ts).
+  it('a result larger than the pipe holds reaches a reader that is slow to read, whole (the CLI leaves once stdout is written out)', async () => {
+    const text = 'a'.repeat(100_000);
+    const { code, stdout, stderr } = await runPiped(['call', 'echo', `text=${text}`], {}, [], { readAfterMs: 1_500 })
+      .done;
+    expect(code, stderr).toBe(0);
+    const last = jsonLines(stdout).at(-1);
+    expect(last).toMatchObject({ type: 'result', outcome: 'completed' });
+    expect(JSON.stringify(last)).toContain(text);
+  });
+
   it('prints JSON lines that parse, with every status in order and the result last (exit 0)', async () => {
     const { code, stdout, stderr } = await runPiped(['call', 'analyze', 'id=3', 'steps=3', 'stepMs=150']).done;
     expect(code).toBe(0);

@@ -22,6 +22,7 @@ import {
   toUrlElicitAnswer,
 } from '../../cli/src/answers.js';
 import { EXIT, describeError, outcomeOf } from '../../cli/src/exit.js';
+import { written } from '../../cli/src/flush.js';
 import { main } from '../../cli/src/program.js';
 import { colors, formatElapsed } from '../../cli/src/format.js';
 import { describeSampling } from '../../cli/src/forms.js';
@@ -699,5 +700,35 @@ describe('why a connection failed', () => {
     clock = 1_600;
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(lost).toEqual(['no request has reached it for 2 s (1 failed, the last: no answer (given up after 2 s))']);
+  });
+});
+
+describe('leaving once stdout is written out (flush.ts)', () => {
+  it('waits for what a slow reader has not taken yet, and not at all for a stream with nothing queued', async () => {
+    const { PassThrough } = await import('node:stream');
+    const pipe = new PassThrough({ highWaterMark: 16 });
+    pipe.write('x'.repeat(1_000));
+    let done = false;
+    const wait = written(pipe).then(() => (done = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(done).toBe(false);
+    let read = '';
+    pipe.on('data', (chunk: Buffer) => (read += chunk.toString()));
+    await wait;
+    expect(read).toBe('x'.repeat(1_000));
+    await written(new PassThrough());
+  });
+
+  it('does not wait on a stream that failed', async () => {
+    const { Writable } = await import('node:stream');
+    const broken = new Writable({
+      highWaterMark: 1,
+      write: (_chunk, _encoding, callback) => setTimeout(() => callback(new Error('EPIPE')), 5),
+    });
+    broken.on('error', () => {});
+    broken.write('queued');
+    broken.write('more');
+    await written(broken);
+    expect(broken.destroyed).toBe(true);
   });
 });

@@ -156,7 +156,16 @@ export function runPiped(
   args: readonly string[],
   env: Record<string, string> = {},
   nodeArgs: readonly string[] = [],
-  { group = false, input }: { group?: boolean; input?: string } = {},
+  {
+    group = false,
+    input,
+    readAfterMs,
+  }: {
+    group?: boolean;
+    input?: string;
+    /** A slow reader: nothing is read from the CLI's stdout for this long (the pipe fills up). */
+    readAfterMs?: number;
+  } = {},
 ): PipeRun {
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, MAIN, ...args], {
     cwd: ROOT,
@@ -169,6 +178,10 @@ export function runPiped(
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   child.stdin.end(input);
+  if (readAfterMs !== undefined) {
+    child.stdout.pause();
+    setTimeout(() => child.stdout.resume(), readAfterMs);
+  }
   const done = new Promise<PipeResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
   return {
     pid: child.pid,
