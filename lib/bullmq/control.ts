@@ -130,8 +130,12 @@ export interface WatchedJob {
    * same thing again): call it before the question shows on the job.
    */
   reopen(question: string): Promise<void>;
-  /** Stops watching; clears what this job left on the channel. */
-  release(): void;
+  /**
+   * Stops watching. Clears what this job left on the channel (the answers this run took or
+   * waited for, a cancel it saw), unless `handedBack`: the job goes back to the queue, and the run
+   * that takes it next needs them (an answer the user gave is not asked for again).
+   */
+  release(handedBack?: boolean): void;
 }
 
 interface Watched {
@@ -191,7 +195,7 @@ export class ControlWatch {
       answer: (question, signal) => this.answer(watched, question, signal),
       stored: (question) => this.stored(watched, question),
       reopen: (question) => this.reopen(watched, question),
-      release: () => this.release(watched),
+      release: (handedBack = false) => this.release(watched, handedBack),
     };
   }
 
@@ -239,10 +243,11 @@ export class ControlWatch {
   }
 
   /** Removes this run's watch; what the job left on the channel is cleared once no other run of it needs it. */
-  private release(watched: Watched): void {
+  private release(watched: Watched, handedBack: boolean): void {
     const runs = this.jobs.get(watched.jobId);
     if (runs?.delete(watched) !== true) return;
     if (runs.size === 0) this.jobs.delete(watched.jobId);
+    if (handedBack) return;
     const others = [...runs];
     const fields = [...watched.asked]
       .filter((question) => !others.some((other) => other.asked.has(question)))

@@ -100,15 +100,20 @@ export class JobRun {
     const unlisten = this.context.onClose(onClose);
     if (this.signal?.aborted === true) onSignal();
     if (this.context.closing.aborted) onClose();
+    let handedBack = false;
     try {
       this.data = checkedData(this.job.data);
       // A cancel stored before the job started is known before anything is called.
       await this.untilRead(control.ready);
       return await this.attempts();
+    } catch (error) {
+      handedBack = error instanceof RunEnded && error.end.kind === 'release';
+      throw error;
     } finally {
       this.signal?.removeEventListener('abort', onSignal);
       unlisten();
-      control.release();
+      // A job handed back keeps its answers and its cancel for the run that takes it next.
+      control.release(handedBack);
       await this.view.progress.settled();
     }
   }

@@ -77,48 +77,54 @@ async function holdingProxy(target: URL) {
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: an answer taken by a worker that died', () => {
   const { redis } = useRedis();
 
-  it('the next worker sends the stored answer instead of asking again: one answer, one tools/call, the job completes', async () => {
-    const counter = new MethodCounter();
-    const server: ExtHttpEndpoint = await serveExtHttp({ stepMs: 300, onMessage: counter.onMessage });
-    const proxy = await holdingProxy(server.url);
-    const queueName = 'answer-kept';
-    const opened = await openQueue(redis, queueName);
-    const options = {
-      redis: redis.url,
-      url: proxy.url.href,
-      queue: queueName,
-      lockDuration: 4_000,
-      stalledInterval: 2_000,
-    };
-    const first = startWorker(options);
-    let second: ReturnType<typeof startWorker> | undefined;
-    try {
-      await first.ready;
-      const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 7 } });
-      await questionsOn(opened.queue, job.id!, 'the question');
-      await answerJobInput(opened.queue, job.id!, { action: 'accept', content: { depth: 'summary' } });
-      // The first worker took the answer and sent it; the server never got it.
-      await until(() => proxy.held.length > 0, 30_000, 'the first tasks/update');
-      expect(counter.count('tasks/update')).toBe(0);
-      second = startWorker(options);
-      await second.ready;
-      await first.kill();
-      proxy.state.holding = false;
-      await until(() => second!.lines.some((l) => l.event === 'resumed'), 30_000, 'the takeover');
-      await eventually(async () => (await job.getState()) === 'completed', 30_000, 'the job to complete');
-      expect((await opened.queue.getJob(job.id!))!.returnvalue).toMatchObject({
-        structuredContent: { id: 7, depth: 'summary' },
-      });
-      // The second worker never put the question to the user again: it sent the stored answer.
-      expect(second.lines.some((l) => l.event === 'progress' && l.question !== undefined)).toBe(false);
-      expect(counter.count('tasks/update')).toBe(1);
-      expect(counter.count('tools/call')).toBe(1);
-    } finally {
-      await second?.stop();
-      await first.kill();
-      await opened.close();
-      await proxy.close();
-      await server.close();
-    }
-  }, 120_000);
+  // 'kill': the worker died; 'stop': it was closed (SIGTERM, processor.close()) and handed the job
+  // back, which used to clear the answers it had taken from Redis.
+  it.each(['kill', 'stop'] as const)(
+    'the worker ends by %s: the next worker sends the stored answer instead of asking again: one answer, one tools/call, the job completes',
+    async (end) => {
+      const counter = new MethodCounter();
+      const server: ExtHttpEndpoint = await serveExtHttp({ stepMs: 300, onMessage: counter.onMessage });
+      const proxy = await holdingProxy(server.url);
+      const queueName = `answer-kept-${end}`;
+      const opened = await openQueue(redis, queueName);
+      const options = {
+        redis: redis.url,
+        url: proxy.url.href,
+        queue: queueName,
+        lockDuration: 4_000,
+        stalledInterval: 2_000,
+      };
+      const first = startWorker(options);
+      let second: ReturnType<typeof startWorker> | undefined;
+      try {
+        await first.ready;
+        const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'analyze', args: { id: 7 } });
+        await questionsOn(opened.queue, job.id!, 'the question');
+        await answerJobInput(opened.queue, job.id!, { action: 'accept', content: { depth: 'summary' } });
+        // The first worker took the answer and sent it; the server never got it.
+        await until(() => proxy.held.length > 0, 30_000, 'the first tasks/update');
+        expect(counter.count('tasks/update')).toBe(0);
+        second = startWorker(options);
+        await second.ready;
+        await (end === 'kill' ? first.kill() : first.stop());
+        proxy.state.holding = false;
+        await until(() => second!.lines.some((l) => l.event === 'resumed'), 30_000, 'the takeover');
+        await eventually(async () => (await job.getState()) === 'completed', 30_000, 'the job to complete');
+        expect((await opened.queue.getJob(job.id!))!.returnvalue).toMatchObject({
+          structuredContent: { id: 7, depth: 'summary' },
+        });
+        // The second worker never put the question to the user again: it sent the stored answer.
+        expect(second.lines.some((l) => l.event === 'progress' && l.question !== undefined)).toBe(false);
+        expect(counter.count('tasks/update')).toBe(1);
+        expect(counter.count('tools/call')).toBe(1);
+      } finally {
+        await second?.stop();
+        await first.kill();
+        await opened.close();
+        await proxy.close();
+        await server.close();
+      }
+    },
+    120_000,
+  );
 });
