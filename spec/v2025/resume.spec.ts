@@ -3,7 +3,14 @@
  * resumed handle nobody observed yet (resume review).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskAbortError, TaskCancelledError, TaskClient, TaskOptionError, TaskTimeoutError } from '../../lib/index.js';
+import {
+  TaskAbortError,
+  TaskCancelledError,
+  TaskClient,
+  TaskNotSupportedError,
+  TaskOptionError,
+  TaskTimeoutError,
+} from '../../lib/index.js';
 import { rejection, within } from '../helpers.js';
 import { creating } from '../support/scripted-server.js';
 import { scriptedTaskClient } from '../support/scripted-task-client.js';
@@ -53,7 +60,7 @@ describe('a reference resumed on a session that skipped the handshake', () => {
     expect(() => tasks.resume({ ...again, taskId: 'unknown-server', server: '' })).not.toThrow();
   });
 
-  it('a refused resume() changes nothing the client assumes about the session', async () => {
+  it('a refused resume() changes nothing the client assumes about the session (a bad option; an input callback the client cannot take)', async () => {
     const { server, tasks, client } = await setup();
     creating(server, { pollInterval: 60_000 });
     const reference = (await tasks.callToolAsTask('job')).detach()!;
@@ -64,6 +71,14 @@ describe('a reference resumed on a session that skipped the handshake', () => {
         { timeoutMs: -1 },
       ),
     ).toThrow(TaskOptionError);
+    // The SDK client declared no elicitation: a resume with onElicitation is refused after the
+    // reference was read, and used to apply the reference's capabilities all the same.
+    expect(() =>
+      other.tasks.resume(
+        { ...reference, taskId: 'another', capabilities: { cancel: false, list: false } },
+        { onElicitation: () => ({ action: 'decline' }) },
+      ),
+    ).toThrow(TaskNotSupportedError);
     // Before any accepted resume, the session is what the handshake-less client knew: listing works.
     await expect(other.tasks.listPage()).resolves.toBeDefined();
     const handle = other.tasks.resume(reference);

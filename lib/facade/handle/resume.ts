@@ -45,12 +45,13 @@ export function resumeTask(parts: ResumeParts, target: string | TaskReference, o
     if (tracked !== undefined) arm(engine, call, tracked.toolName, config.clock.now(), tracked);
     return existing;
   }
-  // Only an accepted resume changes what the client assumes of a session that skipped the handshake.
-  assumeFrom(reference, engine.wire);
-  engine.refreshFeatures();
   const named = reference.toolName ?? options.toolName;
   const toolName = named ?? 'unknown';
   if (call.callbacks !== undefined) checkInputCapabilities(engine.wire, call.callbacks, toolName);
+  // Only an accepted resume (every check above passed) changes what the client assumes of a
+  // session that skipped the handshake.
+  assumeFrom(reference, engine.wire);
+  engine.refreshFeatures();
   // Synchronously, in the caller's turn: its context (an active span) is still current.
   const instrument = instrumentResume(parts.instrument, parts.port, engine.wire.kind, reference.taskId, named);
   const record = engine.track({ task: placeholderTask(reference) }, toolName, {
