@@ -283,7 +283,9 @@ export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown)
     return;
   const task = record.task;
   const common = { task, toolName: record.toolName, cause: error };
-  if (record.cancelAccepted) {
+  // `error` undefined: the ttl's backstop, whose last look showed the task still there (a
+  // cancel the server accepted is only a request, [E6]): it expired, it was not dropped.
+  if (record.cancelAccepted && error !== undefined) {
     // [V25], [E6]: a task the server accepted a cancel for may be deleted at once; its absence is
     // the cancel's end, not a vanishing. A stop under way (deadline, abort) settles with its own
     // error, naming the acknowledged cancel; otherwise the task ends cancelled.

@@ -101,6 +101,20 @@ describe('the ttl is the server’s ([E13])', () => {
     expect(error.message).not.toMatch(/server dropped it/);
   });
 
+  it('a task whose cancel the server accepted but did not act on (cancel is only a request) and still runs at the ttl: TaskExpiredError, not a cancel whose task was dropped', async () => {
+    const rig = await extRig({ server: manual({ ttlMs: 5_000, cancel: 'ignore' }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const result = handle.result().catch((error: unknown) => error);
+    await rig.clock.advance(500);
+    await expect(handle.cancel()).resolves.toMatchObject({ status: 'working' });
+    expect(rig.server.count('tasks/cancel')).toBe(1);
+    await settle(rig, handle, 500);
+    const error = (await result) as Error;
+    expect(error).toBeInstanceOf(TaskExpiredError);
+    expect(error.message).not.toMatch(/dropped/);
+    expect(rig.server.tasks.detailed(handle.taskId!).status).toBe('working');
+  });
+
   it('takes one last look at the ttl: a result that has just come is delivered, not lost', async () => {
     const { rig, handle, result } = await nearTtl();
     // Completed between polls (no notifications): only the last look at the ttl can see it.
