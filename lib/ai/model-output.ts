@@ -3,7 +3,9 @@
  * blocks, never the status snapshots. Text stays text; images and audio become files the provider
  * can pass on; resources become their text, or a file for binary contents; a link is described in
  * text. A result that reports a tool error (`isError`) is marked as an error where it is all text,
- * so providers that flag tool errors (Anthropic's `is_error`) do.
+ * so providers that flag tool errors (Anthropic's `is_error`) do; with other blocks (an image, a
+ * link), which the AI SDK's error outputs cannot carry, it is content led by a text saying the
+ * tool reported an error, so that the model never reads it as a success.
  */
 import type { JSONValue, Tool } from 'ai';
 import type { TaskToolOutput } from './types.js';
@@ -13,6 +15,9 @@ export type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>
 
 /** The content form of a model output, one part per block. */
 type ContentParts = Extract<ModelOutput, { type: 'content' }>['value'];
+
+/** What leads an `isError` result the model is given as content (it holds more than text). */
+const TOOL_ERROR_LEAD = 'The tool reported an error:';
 
 /** `value` as plain JSON (what came off the wire is JSON already; anything else is made so). */
 function json(value: unknown): JSONValue {
@@ -107,7 +112,7 @@ export function toModelOutput(output: unknown): ModelOutput {
       if (value.structuredContent !== undefined) return { type: 'error-json', value: json(value.structuredContent) };
       return { type: 'error-text', value: 'The tool reported an error without a message.' };
     }
-    return { type: 'content', value: blocks.map(partOf) };
+    return { type: 'content', value: [{ type: 'text', text: TOOL_ERROR_LEAD }, ...blocks.map(partOf)] };
   }
   if (blocks.length === 0) {
     return value.structuredContent === undefined

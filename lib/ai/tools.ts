@@ -153,10 +153,11 @@ function unknownNames(names: Iterable<string>, listed: ReadonlySet<string>): str
  * or `failed`; a task that failed without a result throws its `TaskFailedError` (the AI SDK
  * reports it as a `tool-error`, and the model reads the server's message, cut to `maxErrorLength`
  * characters). Input a task asks for (`input_required`) is answered by `onElicitation` /
- * `onSampling` here, or else by the TaskClient's callbacks. On the tasks extension, input that
- * none of them answers (or whose callback throws) cancels the task, and the tool fails with an
- * error saying that it needs user input; on 2025-11-25 the server's request gets an error reply
- * instead, and the task goes on or fails on the server's terms.
+ * `onSampling` here, or else by the TaskClient's callbacks. Input that none of them answers
+ * cancels the task, and the tool fails with an error saying that it needs user input (on
+ * 2025-11-25 the server's request also gets an error reply). A callback that throws does the same
+ * on the tasks extension; on 2025-11-25 its error is the server's reply, and the task goes on or
+ * fails on the server's terms.
  *
  * The tool set's keys are names every model provider accepts (1 to 64 letters, digits, `_` or
  * `-`, starting with a letter or `_`): prefix + the server's name when that is one; otherwise

@@ -84,6 +84,7 @@ describe('the model output of a task tool', () => {
     expect(await modelSees({ type: 'result', isError: true, content: [{ type: 'text' }, null] })).toEqual({
       type: 'content',
       value: [
+        { type: 'text', text: 'The tool reported an error:' },
         { type: 'text', text: '{"type":"text"}' },
         { type: 'text', text: 'null' },
       ],
@@ -98,7 +99,7 @@ describe('the model output of a task tool', () => {
     expect(await modelSees({ type: 'result', content: [] })).toEqual({ type: 'text', value: '' });
   });
 
-  it('marks an isError result as an error when it is all text, and keeps other blocks as content', async () => {
+  it('marks an isError result as an error when it is all text; with other blocks, keeps them as content led by a text that says the tool reported an error', async () => {
     expect(
       await modelSees({
         type: 'result',
@@ -132,10 +133,15 @@ describe('the model output of a task tool', () => {
     ).toEqual({
       type: 'content',
       value: [
+        { type: 'text', text: 'The tool reported an error:' },
         { type: 'text', text: 'see' },
         { type: 'file', mediaType: 'image/png', data: { type: 'data', data: PNG } },
       ],
     });
+    // A result that is not an error has no such lead.
+    expect(await modelSees({ type: 'result', content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] })).toEqual(
+      { type: 'content', value: [{ type: 'file', mediaType: 'image/png', data: { type: 'data', data: PNG } }] },
+    );
   });
 
   it('tells the model when the saved output is a status (the task had not finished), and passes anything else as JSON', async () => {
