@@ -361,6 +361,20 @@ describe('--timeout bounds the whole run, the remote cancel and the shutdown inc
   });
 });
 
+describe('`cancel` against a server that never answers tasks/cancel', { timeout: 60_000 }, () => {
+  it('exits 1 (not 124: `cancel` takes no --timeout), saying the cancel was not confirmed and the task may still run', async () => {
+    const log = join(scratch(), 'server.log');
+    const { code, stderr } = await runPiped(['cancel', 'waiting-1', '--stdio', FAULTY_SERVER], {
+      SCRIPT: 'hang-cancel',
+      STARTING_TASK: 'waiting-1',
+      LOG: log,
+    }).done;
+    expect(code, stderr).toBe(1);
+    expect(stderr).toContain('the server did not confirm the cancel of task waiting-1, which may still be running');
+    expect(readFileSync(log, 'utf8')).toContain('cancel waiting-1');
+  });
+});
+
 describe('Ctrl-C and SIGTERM respect the cancel grace', { timeout: 60_000 }, () => {
   it('against a server that never answers tasks/cancel, SIGTERM leaves about the grace later, saying the cancel went unanswered', async () => {
     const log = join(scratch(), 'server.log');

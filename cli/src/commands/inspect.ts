@@ -2,7 +2,14 @@
  * The one-shot commands: `tools`, `list`, `get <id>`, `result <id>` and `cancel <id>`. The last
  * three take a task id or `--ref FILE` (a reference saved by `call --save-ref`).
  */
-import { TaskExpiredError, TaskNotFoundError, isTerminalStatus, type Task, type TaskHandle } from 'mcp-task-client';
+import {
+  TaskExpiredError,
+  TaskNotFoundError,
+  TaskTimeoutError,
+  isTerminalStatus,
+  type Task,
+  type TaskHandle,
+} from 'mcp-task-client';
 import { EXT_WIRE } from '../args.js';
 import { EXIT } from '../exit.js';
 import { follow } from '../follow.js';
@@ -136,7 +143,15 @@ export function cancelCommand(id: string | undefined, options: TaskOptions): Pro
         } finally {
           await updates.return?.();
         }
-        final = await handle.cancel();
+        final = await handle.cancel().catch((error: unknown) => {
+          // The server did not answer tasks/cancel in time: an error of the command (exit 1), not
+          // a --timeout (124), which `cancel` does not take.
+          if (!(error instanceof TaskTimeoutError)) throw error;
+          throw new Error(
+            `${error.message}: the server did not confirm the cancel of task ${shortId(taskId)}, which may still be running`,
+            { cause: error },
+          );
+        });
         // The task may vanish between the read and the cancel: report what the server said.
         if (handle.settled) {
           const failure = await handle.result().then(
