@@ -7,6 +7,7 @@ import type { RowSink } from './rows.js';
 import { ProbeStopped } from './reply.js';
 import type { Session } from './session.js';
 import { isTerminal, ms, seenTask, ttlWords } from './shape.js';
+import { timerDelay } from './timers.js';
 import type { DoctorProgress } from './types.js';
 
 /** A tool to call, with its arguments. */
@@ -153,7 +154,7 @@ export async function settle(s: Session, canCancel: boolean, runSignal: AbortSig
 /** A signal that aborts with `runSignal`, after `ms`, or on `abort()`; `dispose` (and `abort`) let go of both. */
 function bounded(runSignal: AbortSignal, ms: number): { signal: AbortSignal; dispose(): void; abort(): void } {
   const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(), ms);
+  const timer = setTimeout(() => stop.abort(), timerDelay(ms));
   const onRun = (): void => stop.abort();
   runSignal.addEventListener('abort', onRun, { once: true });
   if (runSignal.aborted) stop.abort();

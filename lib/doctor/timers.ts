@@ -5,10 +5,22 @@
 import type { Timers } from '../port/port.js';
 import { ProbeStopped } from './reply.js';
 
+/** The longest a timer waits (2^31 - 1 ms, about 24.8 days): a longer delay would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * `ms` as a timer's delay: at most {@link MAX_TIMER_MS}. A bound is the sum of several (a probe's
+ * bound, a request's timeout, a margin), each of which may be the longest a timer waits: waiting
+ * that long instead is the same for any run.
+ */
+export function timerDelay(ms: number): number {
+  return Math.min(Math.max(0, ms), MAX_TIMER_MS);
+}
+
 /** Timers for the port's request timeouts. */
 export const TIMERS: Timers = {
   after(ms, run, weak) {
-    const timer = setTimeout(run, ms);
+    const timer = setTimeout(run, timerDelay(ms));
     if (weak === true) timer.unref();
     return timer;
   },
@@ -30,7 +42,7 @@ export function stoppableSleep(ms: number, signal: AbortSignal): Promise<void> {
         signal.removeEventListener('abort', done);
         resolve();
       },
-      Math.max(0, ms),
+      timerDelay(ms),
     );
     signal.addEventListener('abort', done, { once: true });
   });

@@ -205,6 +205,17 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     );
     expect(exitCode(report)).toBe(1);
   });
+  it.each([2_147_483_000, 1e12])(
+    'a probe bound of %d ms (at or past the longest a timer waits, once a request timeout is added) waits, rather than ending every probe at once',
+    async (probeTimeoutMs) => {
+      const { report, model } = await doctorOn({}, { probeTimeoutMs });
+      clean(model, report);
+      expect(deviations(report)).toEqual([]);
+      expect(report.rows.filter((r) => /ran out of time/.test(r.seen ?? ''))).toEqual([]);
+      expect(row(report, 'ttl.honoured')?.verdict).not.toBe('not-testable');
+    },
+  );
+
   it('a task that never ends: no deviation; what needs its end is not testable, bounded by the probe; the task is cancelled', async () => {
     const started = Date.now();
     const { report, model } = await doctorOn({ neverEnds: true }, { probeTimeoutMs: 1_000 });
