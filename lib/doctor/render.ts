@@ -60,6 +60,14 @@ export function renderReport(report: DoctorReport, options: RenderOptions = {}):
     ),
   );
   for (const note of t.notes) out.push(...wrap(note, width - 2).map((line) => `  ${line}`));
+  for (const wire of report.connectionLost ?? []) {
+    out.push(
+      ...wrap(
+        `The ${wire} session closed while the doctor was probing it (the server exited, crashed or dropped the connection): the checks after that are not testable, and the run fails.`,
+        width,
+      ),
+    );
+  }
   return `${out.join('\n')}\n`;
 }
 
@@ -144,7 +152,8 @@ export function reportJson(report: DoctorReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-/** 1 when the report has a deviation from a MUST rule, else 0. */
+/** 1 when the report has a deviation from a MUST rule, or a session was lost mid-run; else 0. */
 export function exitCode(report: DoctorReport): 0 | 1 {
+  if ((report.connectionLost?.length ?? 0) > 0) return 1;
   return report.rows.some((row) => row.verdict === 'deviation' && row.severity === 'MUST') ? 1 : 0;
 }

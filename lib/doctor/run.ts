@@ -127,6 +127,7 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
   const probed: Session[] = [];
   const sections: WireSection[] = [];
   const rows: DoctorRow[] = [];
+  const lost: DoctorWire[] = [];
   try {
     for (const [wire, era] of [
       ['2025-11-25', 'legacy'],
@@ -139,6 +140,8 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
           : deadline?.passed() === true
             ? cutWire(wire, deadline)
             : await probeWire(wire, opened, settings, ledger, signal, options, probed);
+      // Closed before the doctor closed it: the server went away mid-run.
+      if (opened?.port.closed === true) lost.push(wire);
       sections.push(done.section);
       rows.push(...done.rows);
     }
@@ -173,6 +176,7 @@ export async function runDoctor(target: DoctorTarget, options: DoctorOptions = {
       notTestable: rows.filter((row) => row.verdict === 'not-testable').length,
     },
     cutShort: deadline === undefined ? [] : [...deadline.cutShort],
+    connectionLost: lost,
   };
 }
 

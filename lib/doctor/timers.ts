@@ -37,13 +37,10 @@ export function stoppableSleep(ms: number, signal: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(new ProbeStopped('stopped'));
     };
-    const timer = setTimeout(
-      () => {
-        signal.removeEventListener('abort', done);
-        resolve();
-      },
-      timerDelay(ms),
-    );
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    }, timerDelay(ms));
     signal.addEventListener('abort', done, { once: true });
   });
 }

@@ -135,6 +135,13 @@ export interface DoctorReport {
     /** The check's id. */
     readonly check: string;
   }>;
+  /**
+   * The wires whose session closed while the doctor was still probing them (the server exited or
+   * crashed, or dropped the connection): the checks from then on are not testable, and the run
+   * fails ({@link exitCode} 1), since a server that goes away mid-task cannot pass. Empty when no
+   * session was lost (absent from reports of earlier versions of the doctor).
+   */
+  readonly connectionLost?: readonly DoctorWire[];
 }
 
 /** A tool and the arguments to call it with. */

@@ -216,6 +216,39 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     },
   );
 
+  it('a server that goes away at its first task-augmented tools/call: the run fails (exit code 1), the report and its text say the session was lost', async () => {
+    const model = modelServer({});
+    const [clientSide, serverSide] = createLinkedPair();
+    await model.server.connect(serverSide);
+    const deliver = serverSide.onmessage!;
+    serverSide.onmessage = (message, extra) => {
+      const request = message as { method?: string; params?: { task?: unknown } };
+      if (request.method === 'tools/call' && request.params?.task !== undefined) {
+        void serverSide.close();
+        return;
+      }
+      deliver(message, extra);
+    };
+    const client = makeClient({ name: 'doctor-spec', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    await client.connect(clientSide);
+    cleanups.push(async () => {
+      model.stop();
+      await client.close();
+      await model.server.close();
+    });
+    const report = await runDoctor(client, QUICK);
+    expect(report.summary.mustViolations).toBe(0);
+    expect(report.connectionLost).toEqual(['2025-11-25']);
+    expect(exitCode(report)).toBe(1);
+    expect(renderReport(report)).toContain('The 2025-11-25 session closed while the doctor was probing it');
+  });
+
+  it('a server that stays: connectionLost is empty', async () => {
+    const { report } = await doctorOn({}, { expiryBudgetMs: 5_000 });
+    expect(report.connectionLost).toEqual([]);
+    expect(exitCode(report)).toBe(0);
+  });
+
   it('a task that never ends: no deviation; what needs its end is not testable, bounded by the probe; the task is cancelled', async () => {
     const started = Date.now();
     const { report, model } = await doctorOn({ neverEnds: true }, { probeTimeoutMs: 1_000 });
