@@ -248,8 +248,9 @@ export interface JsonRpcErrorInfo {
 }
 
 /**
- * A source of time and timers. Inject one to make tests deterministic; the default uses
- * `Date.now`, `setTimeout` and `clearTimeout`.
+ * A source of time and timers. Inject one to make tests deterministic; the default reads
+ * `Date.now()` but never goes back (after a step back of the machine's clock it goes on from its
+ * last reading), and uses `setTimeout` and `clearTimeout`.
  *
  * The library keeps at most one timer of the clock armed per client. A token with Node's
  * `ref()`/`unref()` methods is unref'd while only background work is due; when nothing is due

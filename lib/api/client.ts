@@ -136,7 +136,8 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
   readonly logTaskIds?: boolean | undefined;
   /**
    * Clock used for every delay and deadline; inject one for deterministic tests.
-   * @defaultValue wall clock and Node timers
+   * @defaultValue the wall clock, never going back (after a step back of the machine's clock it
+   *   goes on from its last reading), and the runtime's timers
    */
   readonly clock?: Clock | undefined;
   /**

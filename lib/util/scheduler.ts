@@ -41,9 +41,33 @@ function unrefable(token: unknown): boolean {
  */
 const KEEP_IDLE_MS = 30_000;
 
-/** The default {@link Clock}: wall time and Node timers. */
+/** What the default clock adds to `Date.now()`: the steps back of the machine's clock, undone. */
+let stepsBack = 0;
+/** The default clock's last reading. */
+let lastReading = -Infinity;
+
+/**
+ * `Date.now()`, never less than its last reading: a step back of the machine's clock (an NTP
+ * correction, someone setting the time) is undone from that reading on, so the clock goes on from
+ * where it was. Without it, every poll, request timeout and deadline due waited for as long as the
+ * clock went back. The time between the last reading before the step and the step itself is lost
+ * (the clock is read at every timer and request, so it is short while tasks run). A step forward
+ * counts as time that passed, as the time a machine spends suspended does (the server's ttl
+ * passed too); inject a clock of your own to count otherwise.
+ */
+function wallNow(): number {
+  const reading = Date.now() + stepsBack;
+  if (reading >= lastReading) return (lastReading = reading);
+  stepsBack += lastReading - reading;
+  return lastReading;
+}
+
+/**
+ * The default {@link Clock}: the wall clock, never going back ({@link wallNow}), and the runtime's
+ * timers.
+ */
 export const systemClock: Clock = {
-  now: () => Date.now(),
+  now: wallNow,
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (token) => clearTimeout(token as ReturnType<typeof setTimeout>),
 };
