@@ -45,6 +45,12 @@ export interface ConnectionParts extends ListenParts {
 /** The current SDK client and wire, and the switch to a new one. */
 export class Connection {
   private detach: () => void = () => {};
+  /**
+   * What is still listened to on replaced clients that were connected when they were replaced, by
+   * their wire: requests still open there may bring a task's questions (the TS SDK delivers them
+   * on a task's blocking `tasks/result`), which are served until that connection closes.
+   */
+  private readonly draining = new Map<TaskWire, () => void>();
   private reconnecting: Promise<void> | undefined = undefined;
   /** Calls waiting in {@link Connection.ready}; one that gave up no longer keeps the factory going. */
   private readonly waiters = new Set<Waiter>();
@@ -85,6 +91,11 @@ export class Connection {
   /** The wire's transport closed. */
   closed(wire: TaskWire): void {
     const engine = this.parts.engine;
+    const draining = this.draining.get(wire);
+    if (draining !== undefined) {
+      this.draining.delete(wire);
+      draining();
+    }
     if (this.isClosed() || wire !== engine.wire) return;
     engine.pause();
     this.parts.emitter.emit('connectionLost');
@@ -197,7 +208,9 @@ export class Connection {
     const engine = this.parts.engine;
     const old = this.client;
     const lost = engine.paused;
-    this.detach();
+    // A connection still open goes on serving the questions of the requests still open on it.
+    if (lost) this.detach();
+    else this.draining.set(engine.wire, this.detach);
     this.client = client;
     this.detach = listenOn(this.parts, wire);
     // The tool list may differ on the new connection.
@@ -243,10 +256,12 @@ export class Connection {
     for (const close of closes) if (close.status === 'rejected') throw close.reason;
   }
 
-  /** Stops listening. */
+  /** Stops listening, on replaced clients too. */
   close(): void {
     this.detach();
     this.detach = () => {};
+    for (const detach of this.draining.values()) detach();
+    this.draining.clear();
   }
 }
 
