@@ -32,18 +32,30 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * The attributes of an input request's `mcp.server.operation.duration` point: its span's, without
- * the session id and the request id (unbounded values, no metric attributes) nor the server's
+ * the session id and the request id (unbounded values, no metric attributes) nor the peer's
  * address and port (the server metric has no address group: metrics.yaml lines 49-51).
  */
 function serverMetricAttributes(attributes: Attributes): Attributes {
   const {
     [ATTR.sessionId]: _session,
     [ATTR.requestId]: _id,
-    [ATTR.serverAddress]: _address,
-    [ATTR.serverPort]: _port,
+    [ATTR.clientAddress]: _address,
+    [ATTR.clientPort]: _port,
     ...shared
   } = attributes;
   return shared;
+}
+
+/**
+ * A question's span is an `mcp.server` span (the processing of a request the peer initiated): the
+ * conventions give it the peer as `client.address` and `client.port` (spans.yaml, mcp.server),
+ * since on a SERVER span `server.address` would name this side. The peer is the MCP server.
+ */
+function asServerSpan(attributes: Attributes): Attributes {
+  const { [ATTR.serverAddress]: address, [ATTR.serverPort]: port, ...rest } = attributes;
+  if (address !== undefined) rest[ATTR.clientAddress] = address;
+  if (port !== undefined) rest[ATTR.clientPort] = port;
+  return rest;
 }
 
 /**
@@ -90,7 +102,7 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   if (around !== undefined && trace.isSpanContextValid(around)) links.push({ context: around });
   // The connection the question came on (after a reconnection, not the call's), and the call's tool.
   const attributes: Attributes = {
-    ...connectionAttributes(input.connection, kit.options.server),
+    ...asServerSpan(connectionAttributes(input.connection, kit.options.server)),
     ...(call?.toolName === undefined ? {} : { [ATTR.toolName]: call.toolName }),
     [ATTR.method]: method,
   };

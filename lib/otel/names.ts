@@ -21,6 +21,8 @@ export const ATTR = {
   protocolName: 'network.protocol.name',
   serverAddress: 'server.address',
   serverPort: 'server.port',
+  clientAddress: 'client.address',
+  clientPort: 'client.port',
 } as const;
 
 /** This library's attributes for what the conventions leave out (tasks). */

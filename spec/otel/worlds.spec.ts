@@ -399,6 +399,8 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
         'jsonrpc.request.id',
         'server.address',
         'server.port',
+        'client.address',
+        'client.port',
         'gen_ai.operation.name',
       ])
         expect(point.attributes[key], key).toBeUndefined();
@@ -687,6 +689,15 @@ describe('the extension wire over Streamable HTTP on 127.0.0.1', () => {
       'mcp.task.outcome': 'completed',
     });
     expect(span.attributes['mcp.session.id']).toBeUndefined();
+    // The question's span is an mcp.server span: the MCP server is its peer, client.address and
+    // client.port (spans.yaml); server.address would name this side.
+    const [question] = telemetry.spans().filter((s) => s.attributes['mcp.method.name'] === 'elicitation/create');
+    expect(question!.attributes).toMatchObject({
+      'client.address': '127.0.0.1',
+      'client.port': Number(endpoint.url.port),
+    });
+    expect(question!.attributes['server.address']).toBeUndefined();
+    expect(question!.attributes['server.port']).toBeUndefined();
     const meta = (method: string): Array<string | undefined> =>
       server.params(method).map((params) => ((params._meta ?? {}) as Json).traceparent as string | undefined);
     expect(meta('tools/call')).toEqual([traceparentOf(telemetry.one('tools/call confirm_delete').spanContext())]);
