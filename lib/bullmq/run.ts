@@ -5,7 +5,14 @@
  * tool's result or the error that ends it.
  */
 import type { Job } from 'bullmq';
-import type { CallToolResult, InputCallbacks, TaskClient, TaskHandle, TaskProgress } from '../index.js';
+import {
+  TaskQueueFullError,
+  type CallToolResult,
+  type InputCallbacks,
+  type TaskClient,
+  type TaskHandle,
+  type TaskProgress,
+} from '../index.js';
 import { withDeclaredInput } from './declared-input.js';
 import { readJobData } from './job-data.js';
 import type { Lease } from './pool.js';
@@ -44,6 +51,8 @@ export class JobRun {
   private creating: AbortController | undefined = undefined;
   /** The calling mark this run wrote (a mark of its own is no sign of another worker). */
   private mark: RunMark | undefined = undefined;
+  /** A `tools/call` of this run went out (or may have): the tool may have been called by this run. */
+  private callSent = false;
   /** This run's random id, in its calling marks. */
   private readonly runId = randomUUID();
   private readonly view: RunStatus;
@@ -226,7 +235,7 @@ export class JobRun {
   private async once(): Promise<CallToolResult> {
     const { data } = this;
     const reference = data.task?.reference;
-    const remaining = data.deadlineAt === undefined ? undefined : Math.max(0, data.deadlineAt - Date.now());
+    const remaining = this.timeLeft();
     if (reference === undefined && remaining === 0) {
       throw new RunEnded({
         kind: 'final',
@@ -249,8 +258,10 @@ export class JobRun {
     try {
       let handle: TaskHandle;
       if (reference !== undefined) {
+        // The deadline counts the time spent connecting: what is left of it now bounds the task.
+        const timeoutMs = this.timeLeft();
         handle = await this.withInput(lease.tasks, (input) =>
-          lease.tasks.resume(reference, { timeoutMs: remaining, signal: this.stop.signal, ...input }),
+          lease.tasks.resume(reference, { timeoutMs, signal: this.stop.signal, ...input }),
         );
         this.context.emit({
           type: 'resumed',
@@ -260,7 +271,7 @@ export class JobRun {
           sinceStoredMs: Date.now() - (data.task?.storedAt ?? 0),
         });
       } else {
-        handle = await this.call(lease, remaining);
+        handle = await this.call(lease);
       }
       this.handle = handle;
       if (this.context.closing.aborted) handle.detach();
@@ -272,10 +283,20 @@ export class JobRun {
     }
   }
 
-  /** `ms`, cut to the time left before the job's deadline (0 once it passed). */
+  /** The time left before the job's deadline (0 once it passed), or `undefined` without one. */
+  private timeLeft(): number | undefined {
+    const { deadlineAt } = this.data;
+    return deadlineAt === undefined ? undefined : Math.max(0, deadlineAt - Date.now());
+  }
+
+  /**
+   * `ms`, cut to the time left before the job's deadline and 1 ms past it (0 once it passed): a
+   * timer may fire up to a millisecond early by `Date.now()`, and a wait cut by the deadline must
+   * end with the deadline passed, not with 1 ms left for another try.
+   */
   private withinDeadline(ms: number): number {
     const { deadlineAt } = this.data;
-    return deadlineAt === undefined ? ms : Math.max(0, Math.min(ms, deadlineAt - Date.now()));
+    return deadlineAt === undefined ? ms : Math.max(0, Math.min(ms, deadlineAt - Date.now() + 1));
   }
 
   /**
@@ -285,9 +306,12 @@ export class JobRun {
    * no other run of the job (another worker that took it after this one lost its lock) stored
    * its own first: this run then throws {@link Overtaken} and does not call, or cancels its task.
    */
-  private async call(lease: Lease, remaining: number | undefined): Promise<TaskHandle> {
+  private async call(lease: Lease): Promise<TaskHandle> {
     const { data } = this;
-    if (data.calling !== undefined && this.context.uncertainCall === 'fail') {
+    // A mark this run wrote, with no tools/call sent since (its write's answer was lost, say), is
+    // no uncertain call: the tool was not called.
+    const ownUncalled = isOwnMark(data, this.mark) && !this.callSent;
+    if (data.calling !== undefined && this.context.uncertainCall === 'fail' && !ownUncalled) {
       throw new RunEnded({
         kind: 'final',
         message: `The tool "${data.tool}" may have been called already (a worker stopped after calling it and before storing its task), and uncertainCall is 'fail'`,
@@ -314,17 +338,32 @@ export class JobRun {
     if (this.stop.signal.aborted) stopped();
     else this.stop.signal.addEventListener('abort', stopped, { once: true });
     this.creating = creating;
+    // The deadline counts the time spent connecting and marking: what is left of it now bounds the task.
+    const remaining = this.timeLeft();
+    if (remaining === 0) {
+      throw new RunEnded({
+        kind: 'final',
+        message: `The job's deadline passed before the tool "${data.tool}" was called`,
+        cause: undefined,
+      });
+    }
     let handle: TaskHandle;
+    const sentBefore = this.callSent;
     try {
-      handle = await this.withInput(lease.tasks, (input) =>
-        lease.tasks.callToolAsTask(data.tool, data.args, {
+      handle = await this.withInput(lease.tasks, (input) => {
+        this.callSent = true;
+        return lease.tasks.callToolAsTask(data.tool, data.args, {
           timeoutMs: remaining,
           ttlMs: data.ttlMs,
           signal: creating.signal,
           onProgress,
           ...input,
-        }),
-      );
+        });
+      });
+    } catch (error) {
+      // Refused here, before anything was sent: still no call.
+      if (error instanceof TaskQueueFullError) this.callSent = sentBefore;
+      throw error;
     } finally {
       this.creating = undefined;
     }

@@ -87,6 +87,25 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: deadlines', () => {
     expect(await waiting.getState()).toBe('waiting');
   }, 20_000);
 
+  it("the job's deadline counts the time spent connecting: a connect of 1.5 s leaves the task 0.5 s of a 2 s deadline, then it is cancelled", async () => {
+    const held: { pair?: ScriptedPair } = {};
+    const { pair, queue, enqueue } = await rig('deadlines-slow-connect', {
+      connect: async () => {
+        await pause(1_500);
+        return new TaskClient(held.pair!.client);
+      },
+    });
+    held.pair = pair;
+    // The task runs on until it is cancelled.
+    pair.server.on('tools/call', () => pair.server.tasks.createResult({ pollInterval: 50 }));
+    const done = await finished(queue, await enqueue(2_000), 10_000);
+    expect(await done.getState()).toBe('failed');
+    expect(pair.server.count('tasks/cancel')).toBe(1);
+    // The deadline (2 s from the enqueue) bounds the run, the remote cancel included; it used to
+    // count 2 s from the end of connecting (3.5 s, and the cancel after it).
+    expect(done.finishedOn! - done.timestamp).toBeLessThan(3_000);
+  }, 20_000);
+
   it('a job cancelled with its task stored, whose connect never settles and that has no deadline: close() resolves at once, and the task is cancelled once the connection comes', async () => {
     let connected!: (tasks: TaskClient) => void;
     let connects = 0;

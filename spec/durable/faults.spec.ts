@@ -302,6 +302,24 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
     expect(events.filter((e) => e.type === 'resumed')).toEqual([]);
   }, 60_000);
 
+  it("with uncertainCall 'fail', a calling mark whose write was made but whose answer was lost is the run's own, with no call sent: the run calls (one tools/call), the job completes", async () => {
+    const pair = await scripted();
+    let marks = 0;
+    const { queue, enqueue } = await rig('faults-own-mark-fail', pair, {
+      uncertainCall: 'fail',
+      intercept: async (method, args, run) => {
+        if (method !== 'runCommand' || writeMode(args) !== 'mark' || marks > 0) return run();
+        marks += 1;
+        await run();
+        throw new Error('Command timed out');
+      },
+    });
+    const done = await finished(queue, await enqueue());
+    expect([await done.getState(), done.failedReason]).toEqual(['completed', undefined]);
+    expect(marks).toBe(1);
+    expect(pair.server.count('tools/call')).toBe(1);
+  }, 60_000);
+
   it('another worker’s calling mark written in the same millisecond as this run’s is not taken for its own: the run does not call, it waits for that worker’s reference', async () => {
     const pair = await scripted();
     let raced = false;
