@@ -153,12 +153,28 @@ export interface ReferenceWriter {
 }
 
 /**
+ * The task id of the reference the job's data holds, read back: `null` when it holds none (a
+ * write that failed was not made), `undefined` when the job could not be read (or is gone).
+ */
+async function storedTaskOf(context: RunContext, jobId: string): Promise<string | null | undefined> {
+  try {
+    const data = await context.reload(jobId);
+    if (data === undefined) return undefined;
+    return readJobData(data).task?.reference.taskId ?? null;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Stores the task's reference in the job. A write that failed (Redis away, a command that timed
  * out, a client that gave up) may or may not have been made; made again for the same task it
  * changes nothing, so it is retried with backoff, the handle kept (the task runs on), until it is
  * made, refused, or finds the job gone. Only a cancel, the processor closing or the job's
  * deadline stop the retries: a cancel or the deadline cancels the task (the job ends for good);
- * closing leaves it running and hands the job back with its calling mark.
+ * closing hands the job back with its calling mark, leaving the task running when the job may
+ * hold its reference, and cancelling it when the job, read back, holds none or another run's
+ * (the next worker calls the tool again or resumes that one, and this task would run on unseen).
  */
 export async function storeReference(
   run: ReferenceWriter,
@@ -183,7 +199,11 @@ export async function storeReference(
         });
       }
       if (context.closing.aborted) {
-        handle.detach();
+        // The next worker resumes the task only if the reference reached the job: a task of which
+        // the job knows nothing would run on beside the one that worker calls, unseen.
+        const stored = await storedTaskOf(context, jobId);
+        if (stored === taskId || stored === undefined) handle.detach();
+        else await handle.dispose().catch(() => {});
         throw new RunEnded({ kind: 'release', taskId: undefined });
       }
       context.emit({

@@ -143,6 +143,27 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
     expect((done.data as ToolJobData).task?.reference.taskId).toBe('task-1');
   }, 60_000);
 
+  it('a worker that closes while its reference write keeps failing (never made) cancels the task the job knows nothing of, and hands the job back with its calling mark', async () => {
+    const pair = await scripted('never');
+    const { queue, events, enqueue, close } = await rig('faults-reference-close', pair, {
+      intercept: async (method, args, run) => {
+        if (method !== 'runCommand' || writeMode(args) !== 'reference') return run();
+        throw new Error('Command timed out');
+      },
+    });
+    const job = await enqueue();
+    await eventually(async () => events.some((e) => e.type === 'warning'), 10_000, 'a failed reference write');
+    await close();
+    // The next worker will call the tool again (the job holds only the mark): this task, which
+    // nobody could resume, would have run on beside that one.
+    expect(pair.server.count('tasks/cancel')).toBe(1);
+    expect(pair.server.tasks.get('task-1').status).toBe('cancelled');
+    const back = (await queue.getJob(job.id!))!;
+    expect(await back.getState()).toBe('waiting');
+    expect((back.data as ToolJobData).task).toBeUndefined();
+    expect((back.data as ToolJobData).calling).toBeDefined();
+  }, 60_000);
+
   it('the guarded write writes nothing to a job that finished or was removed: gone', async () => {
     const opened = await openQueue(redis, 'faults-finished');
     cleanups.push(() => opened.close());
