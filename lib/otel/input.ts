@@ -18,6 +18,7 @@ import {
   trace,
   type Attributes,
   type Link,
+  type SpanContext,
 } from '@opentelemetry/api';
 import type { InputInstrument, InputOutcome, InstrumentedInput } from '../index.js';
 import { connectionAttributes, isServerErrorCode, readError } from './attributes.js';
@@ -58,6 +59,13 @@ function asServerSpan(attributes: Attributes): Attributes {
   return rest;
 }
 
+/** The span of the call that created the task `input` names, when this instrumentation traced it. */
+function creatorOf(kit: TraceKit, input: InstrumentedInput): SpanContext | undefined {
+  const taskId = input.context.taskId;
+  if (taskId === undefined) return undefined;
+  return attempt('the creating span', () => kit.creators.of(kit.creators.scope(input.connection), taskId));
+}
+
 /**
  * Starts the span of `input`, asked for by the call `call` traces (when known). Its end records
  * `mcp.server.operation.duration` (metrics.yaml lines 41-51: recommended, on the receiver, from
@@ -94,6 +102,10 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   const ambient = context.active();
   const parent = fromServer ? extracted! : open ? call!.context : ambient;
   const links: Link[] = call !== undefined && (fromServer || !open) ? [{ context: call.span.spanContext() }] : [];
+  // A question of a task whose call has ended here (detached, timed out, its client closed) while
+  // it runs on: linked to the span of the call that created it, as a resumed task's span is.
+  const creator = call === undefined ? creatorOf(kit, input) : undefined;
+  if (creator !== undefined) links.push({ context: creator });
   // Tied to no call (a question of the host's own request, of a task nobody traced): the span
   // current where the transport delivered it is linked, never a parent (it may be another
   // caller's), as the MCP conventions have a server span link "current ambient context, if it's

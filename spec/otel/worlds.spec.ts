@@ -281,6 +281,24 @@ describe.each(WORLDS)('on the %s wire', (wire, make) => {
     expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Tool "job" failed: disk full' });
   });
 
+  // On the extension a question rides on a read, and a detached task is read no more.
+  it.skipIf(ext)(
+    'a question of a task detached here, asked once its span has ended: its span links to the span of the call that created the task',
+    async () => {
+      const w = await world({ onElicitation: () => ({ action: 'decline' }) });
+      const handle = await w.tasks.callToolAsTask('job');
+      const taskId = handle.taskId!;
+      handle.detach();
+      await until(w, () => telemetry.named('mcp.task job').length > 0);
+      const span = telemetry.one('mcp.task job');
+      w.ask(taskId, 'Still there?');
+      await until(w, () => w.answers(taskId).length > 0);
+      const question = telemetry.named('elicitation/create').find((s) => s.kind === SpanKind.SERVER)!;
+      expect(question.links.map((link) => link.context.spanId)).toContain(span.spanContext().spanId);
+      expect(question.parentSpanContext?.spanId).not.toBe(span.spanContext().spanId);
+    },
+  );
+
   it('cancel() sends tasks/cancel as a child span, with its own trace context', async () => {
     const w = await world();
     const handle = await w.tasks.callToolAsTask('job');
