@@ -15,6 +15,7 @@ import {
   TaskExpiredError,
   TaskNotFoundError,
   TaskNotSupportedError,
+  TaskOptionError,
   TaskRpcError,
   type TaskError,
   type TaskProgress,
@@ -172,6 +173,19 @@ describe('the ttl is the server’s ([E13])', () => {
     rig.tasks.reconnect(await sdkV2Client(rig.server));
     await rig.clock.advance(100);
     expect(await result).toMatchObject({ content: textResult('after the blip').content });
+  });
+
+  it('reconnect(client) to a connection on the other task wire, with tasks tracked, is refused: a task id names a task on one wire, and the tasks stay on theirs', async () => {
+    const rig = await extRig({ server: manual({ legacy: true }) });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    const legacy = await sdkV2Client(rig.server, {}, 'legacy');
+    expect(() => rig.tasks.reconnect(legacy)).toThrow(TaskOptionError);
+    expect(() => rig.tasks.reconnect(legacy)).toThrow(/2025-11-25.*io\.modelcontextprotocol\/tasks/);
+    expect(rig.tasks.wire).toBe('io.modelcontextprotocol/tasks');
+    expect(handle.toJSON()?.wire).toBe('io.modelcontextprotocol/tasks');
+    rig.server.tasks.complete(handle.taskId!, textResult('still here'));
+    await settle(rig, handle);
+    expect(await handle.result()).toMatchObject({ content: textResult('still here').content });
   });
 
   it('a task the server dropped by the ttl is expired, and the error says the server dropped it', async () => {

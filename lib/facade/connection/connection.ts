@@ -199,13 +199,21 @@ export class Connection {
    * client, if the library made it, is closed once the tasks moved, when its connection was lost
    * (nothing can be open on it); one still connected keeps the requests open on it until
    * {@link Connection.closeClient}. A client of the user's is never closed.
-   * @throws TaskOptionError when `client` is not connected.
+   * @throws TaskOptionError when `client` is not connected, or speaks the other task wire while
+   *   tasks are tracked.
    */
   replace(client: McpClient): void {
     const problem = unusable(client);
     if (problem !== undefined) throw new TaskOptionError(problem, { option: 'client' });
     const wire: TaskWire = resolveWire(openPort(client));
     const engine = this.parts.engine;
+    // A task id names a task on its wire only: the tasks tracked cannot move to the other one.
+    if (wire.kind !== engine.wire.kind && engine.size > 0) {
+      throw new TaskOptionError(
+        `The new connection speaks the ${wire.kind} task wire, but the ${engine.size} task(s) tracked were created over ${engine.wire.kind}: connect with the same protocol version (the tasks stay on the old connection's wire until then)`,
+        { option: 'client' },
+      );
+    }
     const old = this.client;
     const lost = engine.paused;
     // A connection still open goes on serving the questions of the requests still open on it.
