@@ -473,6 +473,11 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         { selector: 'ImportExpression > Literal[value=/^node:/]', message: nodeMessage },
+        {
+          // Outside Node and Bun a timer is a number: `.unref()` on it throws.
+          selector: 'CallExpression[optional=false] > MemberExpression[optional=false][property.name=/^(unref|ref)$/]',
+          message: `A timer has ref()/unref() in Node and Bun only: call it as timer.unref?.(). ${nodeMessage}`,
+        },
       ],
     },
   },

@@ -20,8 +20,9 @@ export function timerDelay(ms: number): number {
 /** Timers for the port's request timeouts. */
 export const TIMERS: Timers = {
   after(ms, run, weak) {
-    const timer = setTimeout(run, timerDelay(ms));
-    if (weak === true) timer.unref();
+    const timer: unknown = setTimeout(run, timerDelay(ms));
+    // Node's and Bun's timers can stop holding the process; a browser's or a Worker's is a number.
+    if (weak === true) (timer as { unref?: () => void }).unref?.();
     return timer;
   },
   cancel(timer) {

@@ -5,7 +5,7 @@
  * probe bounded, every task it started cancelled or ended (or the report says why not), and a
  * stop signal that cancels what runs. The client is the SDK chosen by MCP_SDK (both majors run).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   exitCode,
   renderReport,
@@ -241,6 +241,20 @@ describe('doctor: each deviation is reported, and nothing else', () => {
     expect(report.connectionLost).toEqual(['2025-11-25']);
     expect(exitCode(report)).toBe(1);
     expect(renderReport(report)).toContain('The 2025-11-25 session closed while the doctor was probing it');
+  });
+
+  it("with a runtime whose timers are numbers (a browser's, a Worker's): every probe runs, no request fails on the timer's missing unref()", async () => {
+    const real = globalThis.setTimeout;
+    vi.stubGlobal('setTimeout', (run: () => void, ms?: number) => Number(real(run, ms)));
+    try {
+      const { report, model } = await doctorOn({}, { expiryBudgetMs: 5_000 });
+      clean(model, report);
+      expect(deviations(report)).toEqual([]);
+      expect(JSON.stringify(report)).not.toMatch(/unref|TypeError/);
+      expect(report.rows.filter((r) => r.wire === '2025-11-25' && r.verdict === 'not-testable')).toEqual([]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('a server that stays: connectionLost is empty', async () => {

@@ -15,6 +15,12 @@
 import { rpcError, ScriptedServer, type Json } from '../support/scripted-server.js';
 
 /** One deviation at a time (all off: the server follows the spec). */
+
+/** Lets a timer stop holding the process where it can (a test may give timers that are numbers, as a browser's). */
+function unref(timer: unknown): void {
+  (timer as { unref?: () => void }).unref?.();
+}
+
 export interface ModelOptions {
   /** Send no status notification at all. */
   readonly silent?: boolean;
@@ -186,7 +192,7 @@ export function modelServer(options: ModelOptions = {}): Model {
     const note = snapshot(entry);
     if (options.lateEndNoteMs === undefined || !TERMINAL.has(String(note.status)))
       server.notify('notifications/tasks/status', note);
-    else setTimeout(() => server.notify('notifications/tasks/status', note), options.lateEndNoteMs).unref();
+    else unref(setTimeout(() => server.notify('notifications/tasks/status', note), options.lateEndNoteMs));
   };
   const find = (params: Json, method: string): ModelTask => {
     only(params, ['taskId'], method);
@@ -200,8 +206,7 @@ export function modelServer(options: ModelOptions = {}): Model {
     entry.timers.push(setTimeout(() => live(entry) && run(), ms));
   };
   const forget = (taskId: string, ms: number): void => {
-    const timer = setTimeout(() => tasks.delete(taskId), ms);
-    timer.unref();
+    unref(setTimeout(() => tasks.delete(taskId), ms));
   };
   const update = (entry: ModelTask, patch: Json): void => {
     Object.assign(entry.task, { lastUpdatedAt: new Date().toISOString() }, patch);
