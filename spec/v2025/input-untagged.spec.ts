@@ -557,6 +557,46 @@ describe('with a real peer: the SDK McpServer eliciting without relatedTask from
     expect(handles).toEqual([handle]);
   });
 
+  it('the same question object asked again for a later call (a constant in the tool) is judged again: each call answers its own', async () => {
+    const { server, store } = createExampleServer({ pollInterval: 50 });
+    // One object for every call: the SDK passes it on as it is, over the in-memory transport too.
+    const CONFIRM = {
+      mode: 'form' as const,
+      message: 'Proceed?',
+      requestedSchema: { type: 'object' as const, properties: { confirm: { type: 'boolean' as const } } },
+    };
+    server.experimental.tasks.registerToolTask(
+      'ask_constant',
+      { inputSchema: {}, execution: { taskSupport: 'required' } },
+      {
+        createTask: async (_args, extra) => {
+          const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: 50 });
+          void (async () => {
+            const answer = await server.server.elicitInput(CONFIRM);
+            const by = answer.action === 'accept' ? String(answer.content?.by) : answer.action;
+            await extra.taskStore.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: by }] });
+          })();
+          return { task };
+        },
+        getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
+        getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+      },
+    );
+    const pair = await connectPair(server, { capabilities: { elicitation: {} } });
+    const seen: Seen[] = [];
+    const tasks = new TaskClient(pair.client, { onElicitation: recording(seen, 'client') });
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+      store.cleanup();
+    });
+    for (const by of ['first', 'second']) {
+      const handle = await tasks.callToolAsTask('ask_constant', {}, { onElicitation: recording(seen, by) });
+      expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: by }]);
+    }
+    expect(seen.map((s) => s.by)).toEqual(['first', 'second']);
+  });
+
   it("a plain call the host makes through the SDK client while a task runs still reaches the host's own SDK handler", async () => {
     const { server, store } = createExampleServer({ pollInterval: 50 });
     let release: (() => void) | undefined;

@@ -92,7 +92,7 @@ export class InputRouter {
     const untagged = this.parts.untagged;
     if (taskId === undefined) {
       return untagged
-        .attribute(request.params, request.signal)
+        .attribute(request.signal)
         .then((attribution) => this.answerUntagged(request, attribution, untagged));
     }
     const early = taskId === undefined || this.owner(taskId) !== undefined ? undefined : this.whenTracked(taskId);

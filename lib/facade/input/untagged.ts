@@ -89,8 +89,12 @@ class PortCalls {
   readonly sources = new Set<UntaggedInput>();
   /** Re-judges of the requests waiting. */
   private readonly waiting = new Set<() => void>();
-  /** The attribution of each request, by its params object (the same for every tap). */
-  private readonly decided = new WeakMap<object, Promise<Attribution>>();
+  /**
+   * The attribution of each request, by its signal: one per inbound request, the same for every
+   * tap. Not by its params: an in-process server may send the same params object twice (a
+   * constant question), and the second question is judged on its own.
+   */
+  private readonly decided = new WeakMap<AbortSignal, Promise<Attribution>>();
   private queued = false;
 
   constructor(private readonly port: SessionPort) {}
@@ -105,12 +109,12 @@ class PortCalls {
     });
   }
 
-  /** The attribution of the request with `params`, judged by `by` unless another TaskClient did. */
-  attribute(params: object, by: UntaggedInput, signal: AbortSignal): Promise<Attribution> {
-    let decision = this.decided.get(params);
+  /** The attribution of the request whose signal is `signal`, judged by `by` unless another TaskClient did. */
+  attribute(by: UntaggedInput, signal: AbortSignal): Promise<Attribution> {
+    let decision = this.decided.get(signal);
     if (decision === undefined) {
       decision = this.judgeOver(by, signal);
-      this.decided.set(params, decision);
+      this.decided.set(signal, decision);
     }
     return decision;
   }
@@ -266,13 +270,13 @@ export class UntaggedInput {
     this.port?.changed();
   }
 
-  /** Who the untagged request with `params` belongs to (see the module comment). */
-  attribute(params: object, signal: AbortSignal): Promise<Attribution> {
+  /** Who the untagged request whose signal is `signal` belongs to (see the module comment). */
+  attribute(signal: AbortSignal): Promise<Attribution> {
     const port = this.port;
     if (port === undefined || this.closed) {
       return Promise.resolve({ kind: 'none', reason: 'no-task', inFlight: 0, waitingForInput: 0, hostRequests: 0 });
     }
-    return port.attribute(params, this, signal);
+    return port.attribute(this, signal);
   }
 
   /** Calls `listener` once when this client closes; returns the undo. */
