@@ -172,4 +172,13 @@ describe('result() of a resumed handle with an already aborted signal', () => {
     await clock.advance(10_000);
     expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
   });
+
+  it('updates() with an already aborted signal likewise: the iterator rejects, and nothing is read', async () => {
+    const { server, tasks, clock } = await setup();
+    const handle = tasks.resume('quiet', { toolName: 'job' });
+    const updates = handle.updates({ signal: AbortSignal.abort('gone') });
+    expect(await rejection(updates.next())).toBeInstanceOf(TaskAbortError);
+    await clock.advance(10_000);
+    expect(server.count('tasks/get') + server.count('tasks/result')).toBe(0);
+  });
 });

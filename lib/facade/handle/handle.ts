@@ -265,7 +265,8 @@ export class TaskHandleOf<K extends HandleKind = HandleKind> {
         { signal },
       );
     }
-    this.observed();
+    // An iterator over before it began observes nothing: a resumed handle sends no read for it.
+    if (signal?.aborted !== true) this.observed();
     return new SnapshotIterator((observer) => record.observe(observer), {
       signal,
       bufferSize,
