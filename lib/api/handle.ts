@@ -106,7 +106,10 @@ export type TaskHandle<K extends HandleKind = HandleKind> = {
    * confirming read tells what became of it (cancellation there is cooperative: the task may still
    * finish). When the task had already finished the truth is returned instead of failing,
    * and `result()` settles as the task really ended. A settled or immediate handle returns its last
-   * snapshot, except one whose task is gone: it rejects as `result()` does. Bounded: it waits for
+   * snapshot, except one whose task is gone: it rejects as `result()` does. So does a handle whose
+   * task was left running (`detach()`, a deadline with `cancelOnTimeout: false`, an abort with
+   * `cancelOnAbort: false`): it sends no `tasks/cancel`; to cancel that task, `resume()` its
+   * reference and cancel the new handle. Bounded: it waits for
    * the server at most `requestTimeoutMs` + `cancelGraceMs` (transient failures retried within
    * that), and no longer than the handle's deadline (or abort) and its grace.
    * @throws TaskTimeoutError when the bound passed first: its `remoteCancel` says what became of

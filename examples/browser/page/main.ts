@@ -45,7 +45,8 @@ connectButton.onclick = async () => {
   connectButton.disabled = true;
   error.textContent = '';
   try {
-    await tasks?.close();
+    // Connecting again ends the task running on the old connection: cancel it on the server.
+    await tasks?.close({ cancelRunning: true });
     // The page answers elicitations in its form: declare the capability.
     tasks = await TaskClient.connect(new StreamableHTTPClientTransport(new URL(server.value)), {
       sdk: 'v2',
