@@ -96,4 +96,12 @@ export interface ReceiverHost {
   ): ((params: never, context: InputContext) => unknown) | undefined;
   /** Reports a problem that failed nothing (on the client's `error` event). */
   report(error: TaskError): void;
+  /**
+   * While a task creation is under way on the connection and no call tracks the server's task
+   * `taskId` yet (the request may overtake its `CreateTaskResult`, [V7]): a wait, bounded as for
+   * the client's own input, for that task to be tracked, resolving with what to do then (`go`:
+   * route as usual; `pass`: no call of this client owns it; `drop`: its call was given up and its
+   * task is being cancelled). `undefined` when there is nothing to wait for.
+   */
+  whenTracked(taskId: string): Promise<'go' | 'pass' | 'drop'> | undefined;
 }

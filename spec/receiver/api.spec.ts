@@ -24,7 +24,7 @@ import {
   resultOf,
   serverRig,
 } from '../support/receiver-rig.js';
-import { connectScripted, creating, type Json } from '../support/scripted-server.js';
+import { NO_REPLY, connectScripted, creating, type Json } from '../support/scripted-server.js';
 import { connectOptions, createLinkedPair } from '../support/sdk.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
@@ -503,6 +503,32 @@ describe('roles', () => {
       'client:receiver-task:tool-2:job',
       'client:receiver-task:unknown-to-us:-',
     ]);
+    expect(own.taskId).toBe('tool-1');
+  });
+
+  it("a receiver task that overtakes the CreateTaskResult of its task ([V7]) waits for that task to be tracked: the owning call's callback answers it", async () => {
+    const asked: string[] = [];
+    const answering = (who: string) => (_params: unknown, context: InputContext) => {
+      asked.push(`${who}:${context.delivery}:${context.taskId ?? '-'}:${context.toolName ?? '-'}`);
+      return accept(who);
+    };
+    const { server, tasks } = await peerRig(register, { elicitation: answering('serve') });
+    let receiverReply: Promise<Json> | undefined;
+    server.on('tools/call', (_params, ctx) => {
+      // Sent before the reply: the receiver's request reaches the client first.
+      receiverReply = server.request('elicitation/create', {
+        message: 'Your name?',
+        requestedSchema: { type: 'object', properties: {} },
+        task: {},
+        _meta: { [RELATED]: { taskId: 'tool-1' } },
+      });
+      setTimeout(() => ctx.reply(server.tasks.createResult({ taskId: 'tool-1', pollInterval: 60_000 })), 5);
+      return NO_REPLY;
+    });
+    const own = await tasks.callToolAsTask('job', {}, { onElicitation: answering('call') });
+    expect((await within(receiverReply!)).result).toMatchObject({ task: { status: 'working' } });
+    await flush();
+    expect(asked).toEqual(['call:receiver-task:tool-1:job']);
     expect(own.taskId).toBe('tool-1');
   });
 

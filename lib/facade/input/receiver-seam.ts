@@ -52,6 +52,11 @@ export interface ServingHost {
   ): ((params: never, context: InputContext) => unknown) | undefined;
   /** Reports a problem on the client's `error` event. */
   report(error: TaskError): void;
+  /**
+   * While a creation is under way and no call tracks the server's task `taskId` yet, a bounded
+   * wait for it, resolving with what to do then (`go`, `pass`, `drop`); `undefined` otherwise.
+   */
+  whenTracked(taskId: string): Promise<'go' | 'pass' | 'drop'> | undefined;
   /** The client's scheduler (the receiver's timers) and clock. */
   readonly scheduler: Scheduler;
   now(): number;

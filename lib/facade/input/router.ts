@@ -66,6 +66,16 @@ export class InputRouter {
     return creations.busy ? this.parts.earlyInput.wait(creations, taskId) : undefined;
   }
 
+  /**
+   * For a receiver task tied to the server's task `taskId` ({@link ReceiverHost.whenTracked}):
+   * when no call tracks that task yet and a creation is under way, a wait for it, resolving with
+   * the verdict then; `undefined` when there is nothing to wait for.
+   */
+  untilTracked(taskId: string): Promise<'go' | 'pass' | 'drop'> | undefined {
+    if (this.owner(taskId) !== undefined) return undefined;
+    return this.whenTracked(taskId)?.then((verdict) => verdict());
+  }
+
   /** Sets where the callbacks tried last come from (`undefined` from it: none). */
   setFallback(callbacks: () => InputCallbacks | undefined): void {
     this.fallback = callbacks;

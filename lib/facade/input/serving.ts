@@ -76,6 +76,7 @@ export class Serving {
         listening: (event) => emitter.has(event),
         owner: (taskId) => (taskId === undefined ? undefined : live.inputOwner(taskId)),
         callback: (kind, taskId) => router.callbackFor(kind, taskId),
+        whenTracked: (taskId) => router.untilTracked(taskId),
         report: (error) => emitter.emit('error', error, undefined),
         scheduler: this.parts.engine.scheduler,
         now: () => this.parts.now(),
