@@ -86,7 +86,7 @@ class EngineReports implements EngineEvents {
 
   settled(record: TaskView): void {
     this.parts.live.settled(record);
-    this.parts.untagged.changed();
+    this.parts.untagged.settled(record);
   }
 
   problem(error: TaskError, record: TaskView | undefined): void {

@@ -122,6 +122,21 @@ describe('an untagged question reaches the call it belongs to', () => {
     handle.detach();
   });
 
+  it("a task detached here may still ask: with it and one call in flight, an untagged question is ambiguous, and the call's callback is not asked", async () => {
+    const { server, clock, seen, unattributed, call } = await rig({ clientLevel: true });
+    const first = await call('first');
+    const second = await call('second');
+    first.detach();
+    const asked = server.request('elicitation/create', QUESTION);
+    // Judged once the polls had the time to show a task in input_required (none does).
+    await clock.advance(5_000);
+    const reply = await within(asked);
+    expect(seen.map((s) => s.by)).toEqual(['client']);
+    expect(reply.result).toMatchObject({ content: { by: 'client' } });
+    expect(unattributed.map((u) => u.reason)).toEqual(['ambiguous']);
+    second.detach();
+  });
+
   it('one task in flight and no TaskClient-level callback: the call’s callback answers (before, the server got "No elicitation handler")', async () => {
     const { server, seen, call } = await rig();
     const handle = await call('own');

@@ -37,6 +37,8 @@ import { onAbort } from '../../util/abort.js';
 import type { UnattributedNote } from '../../wire/wire.js';
 import { Scheduler, systemClock } from '../../util/scheduler.js';
 import { keepShape } from '../../util/shapes.js';
+import { TaskExpiredError, TaskNotFoundError } from '../../errors.js';
+import { isTerminalStatus } from '../../types.js';
 import { noop } from '../../util/noop.js';
 
 /** Longest wait of an untagged request for the call it belongs to to become clear (clock ms). */
@@ -80,6 +82,9 @@ export type Attribution =
   | { readonly kind: 'task'; readonly by: UntaggedInput; readonly taskId: string }
   | { readonly kind: 'call'; readonly by: UntaggedInput; readonly call: PendingCall }
   | ({ readonly kind: 'none' } & UnattributedNote);
+
+/** Most tasks let go that a client remembers ({@link UntaggedInput.letGo}): a bound on memory. */
+const MAX_LET_GO = 1_000;
 
 /** A judgement: an attribution, or `wait` when it may still become clear. */
 type Judgement = Attribution | { readonly kind: 'wait'; readonly boundMs: number };
@@ -166,7 +171,13 @@ class PortCalls {
     // Calls no status will ever explain (plain calls, the host's requests): only their end would.
     let plain = hostRequests;
     let longestPoll = 0;
+    let letGo = 0;
     for (const source of this.sources) {
+      const now = source.scheduler.now();
+      for (const [taskId, until] of source.letGo) {
+        if (until <= now) source.letGo.delete(taskId);
+        else letGo += 1;
+      }
       const calls = source.calls;
       for (let i = 0; i < calls.size; i += 1) {
         const call = calls.at(i);
@@ -196,13 +207,14 @@ class PortCalls {
         }
       }
     }
-    if (inFlight === 1 && hostRequests === 0 && lastSource !== undefined) {
+    if (inFlight === 1 && hostRequests === 0 && letGo === 0 && lastSource !== undefined) {
       if (lastTask !== undefined) return { kind: 'task', by: lastSource, taskId: lastTask };
       // A creation under way may still bring its task (and the handle for the callback).
       if (!last && lastCall!.asksTask) return { kind: 'wait', boundMs: EARLY_INPUT_WAIT_MS };
       return { kind: 'call', by: lastSource, call: lastCall! };
     }
-    if (waitingForInput === 1 && unknown === 0 && askingSource !== undefined) {
+    // A task let go may be the one asking: no task is then alone in input_required for sure.
+    if (waitingForInput === 1 && unknown === 0 && letGo === 0 && askingSource !== undefined) {
       return { kind: 'task', by: askingSource, taskId: askingTask! };
     }
     const none = (reason: UnattributedNote['reason']): Attribution => ({
@@ -236,7 +248,33 @@ export class UntaggedInput {
   private readonly closeListeners = new Set<() => void>();
   private closed = false;
 
+  /**
+   * Tasks this client let go while they may still run on the server (detached, or given up by a
+   * deadline, an abort or `close()` without a confirmed cancel), with the clock time their ttl
+   * ends (never, for an unlimited one): a question such a task asks, untagged, belongs to none of
+   * the calls in flight, so while one may still ask, no untagged question is attributed to a call
+   * for being the only one. At most {@link MAX_LET_GO}, the oldest forgotten first.
+   */
+  readonly letGo = new Map<string, number>();
+
   constructor(readonly parts: UntaggedParts) {}
+
+  /** A task of this client settled: remembered in {@link UntaggedInput.letGo} when it may still run. */
+  settled(record: TaskView): void {
+    const settlement = record.settlement;
+    const error = settlement?.ok === false ? settlement.error : undefined;
+    if (
+      !isTerminalStatus(record.task.status) &&
+      error !== undefined &&
+      !(error instanceof TaskExpiredError || error instanceof TaskNotFoundError)
+    ) {
+      const ttl = record.task.ttl;
+      this.letGo.delete(record.taskId);
+      this.letGo.set(record.taskId, typeof ttl === 'number' ? this.scheduler.now() + ttl : Infinity);
+      if (this.letGo.size > MAX_LET_GO) this.letGo.delete(this.letGo.keys().next().value!);
+    }
+    this.changed();
+  }
 
   /** Its timers. */
   get scheduler(): Scheduler {
