@@ -35,14 +35,18 @@ const QUICK: DoctorOptions = {
   expiryBudgetMs: 1, // the expiry check needs seconds: it has its own test
 };
 
-/** The model server with `options`, a connected client of the chosen SDK, and the doctor's report. */
-async function doctorOn(
+/**
+ * The model server with `options` and a connected client of the chosen SDK, closed after the test;
+ * `tap` gets the server's side of the link once the server is on it (to cut the connection).
+ */
+async function modelAndClient(
   options: ModelOptions,
-  doctor: DoctorOptions = {},
-): Promise<{ report: DoctorReport; model: Model }> {
+  tap?: (serverSide: ReturnType<typeof createLinkedPair>[1]) => void,
+): Promise<{ model: Model; client: ReturnType<typeof makeClient> }> {
   const model = modelServer(options);
   const [clientSide, serverSide] = createLinkedPair();
   await model.server.connect(serverSide);
+  tap?.(serverSide);
   const client = makeClient(
     { name: 'doctor-spec', version: '1.0.0' },
     { capabilities: { elicitation: {}, sampling: {} } },
@@ -53,6 +57,15 @@ async function doctorOn(
     await client.close();
     await model.server.close();
   });
+  return { model, client };
+}
+
+/** The model server with `options`, a connected client of the chosen SDK, and the doctor's report. */
+async function doctorOn(
+  options: ModelOptions,
+  doctor: DoctorOptions = {},
+): Promise<{ report: DoctorReport; model: Model }> {
+  const { model, client } = await modelAndClient(options);
   const report = await runDoctor(client, { ...QUICK, ...doctor });
   return { report, model };
 }
@@ -217,24 +230,16 @@ describe('doctor: each deviation is reported, and nothing else', () => {
   );
 
   it('a server that goes away at its first task-augmented tools/call: the run fails (exit code 1), the report and its text say the session was lost', async () => {
-    const model = modelServer({});
-    const [clientSide, serverSide] = createLinkedPair();
-    await model.server.connect(serverSide);
-    const deliver = serverSide.onmessage!;
-    serverSide.onmessage = (message, extra) => {
-      const request = message as { method?: string; params?: { task?: unknown } };
-      if (request.method === 'tools/call' && request.params?.task !== undefined) {
-        void serverSide.close();
-        return;
-      }
-      deliver(message, extra);
-    };
-    const client = makeClient({ name: 'doctor-spec', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    await client.connect(clientSide);
-    cleanups.push(async () => {
-      model.stop();
-      await client.close();
-      await model.server.close();
+    const { client } = await modelAndClient({}, (serverSide) => {
+      const deliver = serverSide.onmessage!;
+      serverSide.onmessage = (message, extra) => {
+        const request = message as { method?: string; params?: { task?: unknown } };
+        if (request.method === 'tools/call' && request.params?.task !== undefined) {
+          void serverSide.close();
+          return;
+        }
+        deliver(message, extra);
+      };
     });
     const report = await runDoctor(client, QUICK);
     expect(report.summary.mustViolations).toBe(0);
@@ -704,16 +709,7 @@ describe('doctor: it obeys the library rules', () => {
   });
 
   it('a stop signal ends the run with TaskAbortError, after cancelling the tasks it started', async () => {
-    const model = modelServer({ neverEnds: true });
-    const [clientSide, serverSide] = createLinkedPair();
-    await model.server.connect(serverSide);
-    const client = makeClient({ name: 'doctor-spec', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    await client.connect(clientSide);
-    cleanups.push(async () => {
-      model.stop();
-      await client.close();
-      await model.server.close();
-    });
+    const { model, client } = await modelAndClient({ neverEnds: true });
     const stop = new AbortController();
     setTimeout(() => stop.abort(new Error('enough')), 300);
     const error = await runDoctor(client, { ...QUICK, signal: stop.signal }).catch((e: unknown) => e);
