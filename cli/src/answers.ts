@@ -26,16 +26,28 @@ function parse(text: string, where: string): unknown {
 }
 
 /**
- * Reads the answers of `--answer` values, then of the `--answers` file; `-` is stdin, read to its
- * end (`… | mcp-task call tool --answers -`).
+ * Reads `stream` to its end, as text: how `--answers -` reads stdin. Through the stream, not a
+ * read of fd 0: once Node opened stdin as a stream (the CLI does before it loads the answers), a
+ * pipe is non-blocking, and a synchronous read of it fails with EAGAIN whenever the writer has not
+ * written yet (`(sleep 1; echo …) | mcp-task … --answers -`).
+ */
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Reads the answers of `--answer` values, then of the `--answers` file; `-` is stdin, whose text
+ * (read to its end with {@link readAll}) is `stdin` (`… | mcp-task call tool --answers -`).
  * @throws UsageError for invalid JSON or an unreadable file.
  */
-export function loadAnswers(inline: readonly string[], file: string | undefined): unknown[] {
+export function loadAnswers(inline: readonly string[], file: string | undefined, stdin?: string): unknown[] {
   const answers = inline.map((text, i) => parse(text, `--answer #${i + 1}`));
   if (file !== undefined) {
     let text: string;
     try {
-      text = readFileSync(file === '-' ? 0 : file, 'utf8');
+      text = file === '-' && stdin !== undefined ? stdin : readFileSync(file === '-' ? 0 : file, 'utf8');
     } catch (error) {
       throw new UsageError(`--answers: cannot read ${file === '-' ? 'stdin' : file}: ${(error as Error).message}`);
     }

@@ -155,6 +155,19 @@ describe.sequential('mcp-task without a terminal', { timeout: 60_000 }, () => {
     });
   });
 
+  it('--answers - waits for a pipe whose writer is slow (it read fd 0 and failed with EAGAIN when the pipe was still empty)', async () => {
+    const run = runPiped(['call', 'order', '--answers', '-'], {}, [], {
+      input: `${JSON.stringify({ format: 'pdf', copies: 1, urgent: false })}\n`,
+      inputAfterMs: 1_500,
+    });
+    const { code, stdout, stderr } = await run.done;
+    expect(code, stderr).toBe(0);
+    expect(jsonLines(stdout).at(-1)).toMatchObject({
+      outcome: 'completed',
+      result: { structuredContent: { item: 'report', format: 'pdf', copies: 1, urgent: false } },
+    });
+  });
+
   it('exit codes: 1 failed (message on stderr), 2 usage, 124 timeout', async () => {
     const failed = await runPiped(['call', 'flaky', 'reason=disk full', 'afterMs=100']).done;
     expect(failed.code).toBe(1);

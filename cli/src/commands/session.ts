@@ -4,7 +4,7 @@
  */
 import type { TaskHandle } from 'mcp-task-client';
 import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
-import { AnswerQueue, loadAnswers } from '../answers.js';
+import { AnswerQueue, loadAnswers, readAll } from '../answers.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';
 import { inputCallbacks } from '../input.js';
 import { Interrupts } from '../interrupt.js';
@@ -92,6 +92,15 @@ export interface Io {
   readonly env: NodeJS.ProcessEnv;
 }
 
+/** Stdin read to its end, for `--answers -`; a failure is a usage error, as an unreadable file is. */
+async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
+  try {
+    return await readAll(stdin);
+  } catch (error) {
+    throw new UsageError(`--answers: cannot read stdin: ${(error as Error).message}`);
+  }
+}
+
 const defaultIo = (): Io => ({
   stdin: process.stdin,
   stdout: process.stdout,
@@ -151,7 +160,8 @@ export async function runSession(
   const wire = parseWire(options.wire);
   const json = options.json === true || io.stdout.isTTY !== true;
   const quiet = options.quiet === true;
-  const answers = new AnswerQueue(loadAnswers(options.answer ?? [], options.answers));
+  const stdin = options.answers === '-' ? await readStdin(io.stdin) : undefined;
+  const answers = new AnswerQueue(loadAnswers(options.answer ?? [], options.answers, stdin));
   // A timer waits out `--timeout`: longer than the timers honour is refused rather than run short.
   const timeoutMs =
     options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS, false);

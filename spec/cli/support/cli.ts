@@ -159,10 +159,13 @@ export function runPiped(
   {
     group = false,
     input,
+    inputAfterMs,
     readAfterMs,
   }: {
     group?: boolean;
     input?: string;
+    /** A slow writer: `input` is written (and stdin closed) only this long after the start. */
+    inputAfterMs?: number;
     /** A slow reader: nothing is read from the CLI's stdout for this long (the pipe fills up). */
     readAfterMs?: number;
   } = {},
@@ -177,7 +180,8 @@ export function runPiped(
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  child.stdin.end(input);
+  if (inputAfterMs === undefined) child.stdin.end(input);
+  else setTimeout(() => child.stdin.end(input), inputAfterMs);
   if (readAfterMs !== undefined) {
     child.stdout.pause();
     setTimeout(() => child.stdout.resume(), readAfterMs);
