@@ -44,7 +44,9 @@ export function parseDuration(text: string, option: string, maxMs = Number.MAX_S
 
 /**
  * A `key=value` value: JSON when it parses (`7`, `true`, `[1,2]`, `"7"`), else the raw string. A
- * number too large for a double (`1e400`) would be sent as `null`: the raw string is kept then.
+ * number too large for a double (`1e400`) would be sent as `null`, and a whole number beyond 2^53
+ * (`12345678901234567890`, an id) as another number (`12345678901234567000`): the raw string is
+ * kept then, never a value other than the one typed.
  */
 function parseValue(raw: string): unknown {
   let finite = true;
@@ -53,6 +55,7 @@ function parseValue(raw: string): unknown {
       if (typeof item === 'number' && !Number.isFinite(item)) finite = false;
       return item;
     }) as unknown;
+    if (typeof value === 'number' && /^-?\d+$/.test(raw.trim()) && !Number.isSafeInteger(value)) return raw;
     return finite ? value : raw;
   } catch {
     return raw;

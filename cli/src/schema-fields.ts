@@ -166,7 +166,8 @@ export function checkText(field: Extract<Field, { kind: 'text' }>, raw: string):
     case 'date':
       return validDate(raw) ? undefined : 'Enter a date as YYYY-MM-DD';
     case 'date-time':
-      return DATE_TIME.test(raw) && Number.isFinite(Date.parse(raw))
+      // The date part checked as `date` is: Date.parse rolls 2026-02-30 over to March.
+      return DATE_TIME.test(raw) && validDate(raw.slice(0, 10)) && Number.isFinite(Date.parse(raw))
         ? undefined
         : 'Enter a date-time as YYYY-MM-DDThh:mm:ssZ';
     default:

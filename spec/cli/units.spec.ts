@@ -117,6 +117,15 @@ describe('argument syntax', () => {
     });
   });
 
+  it('keeps a whole number beyond 2^53 as the string typed (a double would send another number: an id changed)', () => {
+    expect(
+      parseToolArgs(
+        ['id=12345678901234567890', 'neg=-9007199254740993', 'safe=9007199254740991', 'exp=1e20'],
+        undefined,
+      ),
+    ).toEqual({ id: '12345678901234567890', neg: '-9007199254740993', safe: 9007199254740991, exp: 1e20 });
+  });
+
   it('--url takes only http and https URLs (usage error otherwise)', () => {
     expect(urlOption('http://127.0.0.1:3000/mcp')?.href).toBe('http://127.0.0.1:3000/mcp');
     expect(urlOption('https://tasks.example.com/mcp')?.protocol).toBe('https:');
@@ -313,6 +322,8 @@ describe('form fields from requestedSchema', () => {
     expect(checkText(field('day', 'text'), '2026-02-30')).toMatch(/YYYY-MM-DD/);
     expect(checkText(field('at', 'text'), '2026-02-28T10:00:00Z')).toBeUndefined();
     expect(checkText(field('at', 'text'), '2026-02-28')).toMatch(/date-time/);
+    // A day the month does not have (Date.parse would roll it over to March).
+    expect(checkText(field('at', 'text'), '2026-02-30T10:00:00Z')).toMatch(/date-time/);
     expect(checkText(field('name', 'text'), '')).toBe('name is required');
     expect(checkText(field('name', 'text'), 'a')).toMatch(/At least 2/);
     expect(checkText(field('name', 'text'), 'abcde')).toMatch(/At most 4/);
