@@ -4,9 +4,9 @@
  * per session, so a new process joins that session to see the task.
  */
 import { randomUUID } from 'node:crypto';
-import { accessSync, chmodSync, constants, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { TaskReference } from 'mcp-task-client';
 import { UsageError } from './args.js';
 
@@ -26,20 +26,30 @@ export interface SavedReference {
 }
 
 /**
- * Writes `saved` to `file`, readable by its owner only (the task id is a secret; an existing file
- * gets that mode too). With `exclusive`, the file must not exist yet (a temporary file: nothing
- * planted at its path, a symbolic link say, is written through).
+ * Writes `saved` to `file`, readable by its owner only (the task id is a secret). With
+ * `exclusive`, the file must not exist yet (a temporary file: nothing planted at its path, a
+ * symbolic link say, is written through). Otherwise the reference is written to a new file of
+ * that mode beside `file`, then renamed over it: an existing file (readable by others, say) never
+ * holds the secret, even for a moment, and a run killed while writing leaves the old file whole.
  */
 export function writeReference(
   file: string,
   saved: SavedReference,
   options: { readonly exclusive?: boolean } = {},
 ): void {
-  writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, {
-    mode: 0o600,
-    flag: options.exclusive === true ? 'wx' : 'w',
-  });
-  chmodSync(file, 0o600);
+  const text = `${JSON.stringify(saved, null, 2)}\n`;
+  if (options.exclusive === true) {
+    writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+    return;
+  }
+  const fresh = join(dirname(file), `.${basename(file)}.${randomUUID()}.tmp`);
+  try {
+    writeFileSync(fresh, text, { mode: 0o600, flag: 'wx' });
+    renameSync(fresh, file);
+  } catch (error) {
+    rmSync(fresh, { force: true });
+    throw error;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The CLI's pure parts: argument syntax, form fields and their checks, answers, rendering, exit codes. */
-import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -517,7 +517,15 @@ describe('output', () => {
       sessionId: 'sid',
       capabilities: { cancel: true, list: true },
     };
+    // An existing file readable by others is replaced by a new one of the owner's only: it never
+    // holds the task id itself (it was written in place, then its mode changed), and nothing is left beside it.
+    writeFileSync(file, 'old', { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const before = statSync(file).ino;
     writeReference(file, { v: 2, reference, url: 'http://127.0.0.1:1/mcp' });
+    expect(statSync(file).ino).not.toBe(before);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dirname(file)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ v: 2, reference, url: 'http://127.0.0.1:1/mcp' });
     expect(readReference(file)).toEqual({ v: 2, reference, url: 'http://127.0.0.1:1/mcp' });
     // A version 1 file kept the session id beside the reference: it moves into the reference.
