@@ -72,7 +72,8 @@ export function fetchTerminal(engine: TaskEngine, record: TaskRecord): void {
  *   that arrives once the task is known failed (a notification came while the wait was open) is
  *   most likely the task's own ([V17]) but may be a gateway's: it is kept, and a fresh request
  *   asks again; should that one find the payload gone (a server that hands it out once, D19) or
- *   fail, the kept error is the task's.
+ *   fail, the kept error is the task's. One that arrives while the task still shows running is
+ *   reported, and kept the same way for a task that then shows failed.
  */
 export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
   if (record.payload !== undefined || record.settlement !== undefined) return;
@@ -98,14 +99,20 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
             // likely its own ([V17]), or a gateway's. Kept, not reported; a fresh request asks again.
             record.waitErrorKept(answer);
             if (!record.terminalFetch && record.pollTimer?.live !== true) engine.react(record);
-          } else blockingWaitFailed(engine, record, waitError(record, answer.error));
+          } else {
+            // Reported, and kept too: a server that sends no notification (rmcp) may have answered
+            // the wait with the task's own error; should the task turn out failed and its result
+            // handed out already (D19), that error is the task's ([V17]).
+            record.waitErrorKept(answer);
+            blockingWaitFailed(engine, record, waitError(record, answer.error));
+          }
           return;
         }
         let payload = answer;
         if (payload.kind === 'error' && payload.gone !== undefined) {
           // A server that hands a result out once (D19) answers the fresh request "not found": the
-          // error the wait brought is the task's own then.
-          const kept = record.waitError;
+          // error the wait brought is the task's own then, for a task seen failed ([V17]).
+          const kept = record.task.status === 'failed' ? record.waitError : undefined;
           if (kept !== undefined) payload = kept;
           // An error that may also say "unknown task" ([V26]) is the task's own only for a task
           // seen failed ([V17]); for one seen completed or cancelled, its payload is gone.
@@ -128,8 +135,8 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
         // The fresh request found the task gone (a server that hands a result out once, D19): the
         // error the wait brought is the task's. Any other failure (a timeout, a gateway) says
         // nothing of it, and the kept error may be a gateway's own: the fetch's failure stands.
-        const kept = record.waitError;
-        if (kept !== undefined && record.terminal && engine.classify(error) === 'vanished') {
+        const kept = record.task.status === 'failed' ? record.waitError : undefined;
+        if (kept !== undefined && engine.classify(error) === 'vanished') {
           engine.report(error, record);
           record.payloadFetched(kept);
           finish(engine, record);

@@ -690,4 +690,30 @@ describe('what the waiting tasks/result delivers is the task’s outcome, whatev
     // Not reported as a failed wait: it was the task's outcome.
     expect(errors.map((e) => e.message)).toEqual([]);
   });
+
+  it('a failed task’s own error from the waiting tasks/result, with no notification before it (rmcp sends none), is still the task’s when the next tasks/result finds the result handed out (D19, [V17])', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 'once', status: 'input_required' });
+    const board = server.tasks.handlers['tasks/result']!;
+    let handedOut = false;
+    server.on('tasks/result', async (params, ctx) => {
+      if (handedOut) throw rpcError(-32002, 'Task not found');
+      try {
+        return await board(params, ctx);
+      } finally {
+        handedOut = true;
+      }
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    expect(server.count('tasks/result')).toBe(1);
+    // Failed without a notification: the waiting tasks/result answers with the task's error while
+    // the client still holds input_required; the next poll shows failed.
+    server.tasks.finish('once', 'failed', { error: rpcError(-32050, 'disk full') });
+    await clock.advance(2_000);
+    const error = (await within(result)) as TaskFailedError;
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect(error.rpcError).toMatchObject({ code: -32050, message: 'disk full' });
+  });
 });
