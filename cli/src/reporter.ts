@@ -261,5 +261,13 @@ export class HumanReporter implements Reporter {
   close(): void {
     this.live = false;
     this.line?.stop();
+    // A prompt still open when the run ends (the server went away, a second Ctrl-C while a form
+    // was open) is never dismissed: the cursor it hid is shown again on a line of its own, and the
+    // notes held back for it (the server's last stderr lines, say) are printed.
+    if (this.prompting > 0) {
+      this.prompting = 0;
+      if (this.streams.stdout.isTTY === true) this.streams.stdout.write('\x1b[?25h\n');
+      for (const write of this.held.splice(0)) write();
+    }
   }
 }

@@ -1,6 +1,7 @@
 /** The CLI's pure parts: argument syntax, form fields and their checks, answers, rendering, exit codes. */
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { PassThrough, Writable } from 'node:stream';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { TaskCancelledError, TaskFailedError, TaskOptionError, TaskTimeoutError } from 'mcp-task-client';
@@ -724,7 +725,6 @@ describe('why a connection failed', () => {
 
 describe('leaving once stdout is written out (flush.ts)', () => {
   it('waits for what a slow reader has not taken yet, and not at all for a stream with nothing queued', async () => {
-    const { PassThrough } = await import('node:stream');
     const pipe = new PassThrough({ highWaterMark: 16 });
     pipe.write('x'.repeat(1_000));
     let done = false;
@@ -739,7 +739,6 @@ describe('leaving once stdout is written out (flush.ts)', () => {
   });
 
   it('does not wait on a stream that failed', async () => {
-    const { Writable } = await import('node:stream');
     const broken = new Writable({
       highWaterMark: 1,
       write: (_chunk, _encoding, callback) => setTimeout(() => callback(new Error('EPIPE')), 5),
@@ -749,5 +748,30 @@ describe('leaving once stdout is written out (flush.ts)', () => {
     broken.write('more');
     await written(broken);
     expect(broken.destroyed).toBe(true);
+  });
+});
+
+describe('the terminal reporter when the run ends with a prompt still open', () => {
+  it('shows the cursor again and prints the notes held back for the prompt (the server went away while a form was open)', async () => {
+    const { HumanReporter } = await import('../../cli/src/reporter.js');
+    const written = { stdout: '', stderr: '' };
+    const stream = (name: 'stdout' | 'stderr') => {
+      const out = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
+      out.isTTY = true;
+      out.columns = 80;
+      out.on('data', (chunk: Buffer) => (written[name] += chunk.toString()));
+      return out;
+    };
+    const reporter = new HumanReporter(
+      { stdout: stream('stdout'), stderr: stream('stderr') },
+      { color: false, quiet: true, interactive: true, startedAt: Date.now() },
+    );
+    void reporter.prompt(() => new Promise<never>(() => {}));
+    reporter.note('server: crashing now');
+    expect(written.stderr).toBe('');
+    reporter.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written.stdout).toContain('\x1b[?25h');
+    expect(written.stderr).toContain('server: crashing now');
   });
 });
