@@ -56,7 +56,8 @@ async function ask(field: Field, signal: AbortSignal): Promise<Value | undefined
         signal,
       });
       if (isCancel(value)) return DISMISSED;
-      return value;
+      // An optional field with nothing chosen is left out, as any empty optional field is.
+      return value.length === 0 && !field.required ? undefined : value;
     }
     case 'confirm': {
       const value = await confirm({ message, initialValue: field.default ?? false, signal });

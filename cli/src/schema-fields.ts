@@ -181,6 +181,8 @@ export function checkSelection(
   values: readonly string[],
 ): string | undefined {
   if (values.length === 0 && field.required) return `${field.label} is required`;
+  // An optional field with nothing chosen is left out: its bounds apply to an answer given.
+  if (values.length === 0) return undefined;
   if (field.minItems !== undefined && values.length < field.minItems) return `Choose at least ${field.minItems}`;
   if (field.maxItems !== undefined && values.length > field.maxItems) return `Choose at most ${field.maxItems}`;
   return undefined;

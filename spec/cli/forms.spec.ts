@@ -53,4 +53,24 @@ describe('askElicitation', () => {
     expect(Array.isArray(content)).toBe(false);
     expect(JSON.stringify(answer)).toBe('{"action":"accept","content":{"__proto__":["a","b"]}}');
   });
+
+  it('an optional multiselect with nothing chosen is left out, its minItems applying only to an answer given', async () => {
+    const schema = '{"type":"object","properties":{"tags":{"type":"array","items":{"enum":["a","b"]},"minItems":1}}}';
+    script.answers.push('accept', [], ['a']);
+    expect(await askElicitation(form(schema), new AbortController().signal)).toEqual({
+      action: 'accept',
+      content: {},
+    });
+    // Asked once: the unused scripted answer is still there.
+    expect(script.answers).toEqual([['a']]);
+    script.answers.length = 0;
+    // Required, nothing chosen is asked again.
+    const required =
+      '{"type":"object","properties":{"tags":{"type":"array","items":{"enum":["a","b"]}}},"required":["tags"]}';
+    script.answers.push('accept', [], ['b']);
+    expect(await askElicitation(form(required), new AbortController().signal)).toEqual({
+      action: 'accept',
+      content: { tags: ['b'] },
+    });
+  });
 });
