@@ -29,6 +29,7 @@
 import { TaskProtocolError, TaskRpcError, asTaskError, type TaskError } from '../errors.js';
 import type { JsonObject } from '../types.js';
 import { scrub } from '../util/fingerprint.js';
+import { isoMs } from '../util/iso-time.js';
 import type { InlineInput, WireSnapshot } from '../wire/wire.js';
 import type { TaskRecord } from './record.js';
 import type { KeptAnswer } from './record-extras.js';
@@ -98,10 +99,11 @@ export function deliverAnswers(engine: EngineCore, record: TaskRecord, responses
     if (outstanding !== undefined && !outstanding.has(key)) {
       // Not sent now; the next poll sends it or drops it (`resendKept`). A settled (detached) task
       // has no next poll: dropped.
-      if (record.settlement === undefined) record.answerKept(key, { response, sends: 0, sending: false });
+      if (record.settlement === undefined)
+        record.answerKept(key, { response, sends: 0, sending: false, listedAt: -Infinity });
       continue;
     }
-    round.push([key, { response, sends: 1, sending: true }]);
+    round.push([key, { response, sends: 1, sending: true, listedAt: isoMs(record.task.lastUpdatedAt) }]);
     sent[key] = response;
   }
   if (round.length > 0) send(engine, record, round, sent);
@@ -123,9 +125,13 @@ export function resendKept(engine: EngineCore, record: TaskRecord, snapshot: Wir
   const round: Array<[string, KeptAnswer]> = [];
   // Keys are the server's: without a prototype, a key "__proto__" stays an own key when assigned.
   const responses = Object.create(null) as Record<string, JsonObject>;
+  const readAt = isoMs(snapshot.task.lastUpdatedAt);
   for (const [key, answer] of kept) {
-    if (listed?.has(key) !== true) record.answerUnlisted(key);
-    else if (!answer.sending) {
+    if (listed?.has(key) !== true) {
+      // Dropped by a read newer than the one that listed the key; a tie may be a lagging replica.
+      if (!(readAt <= answer.listedAt)) record.answerUnlisted(key);
+    } else if (!answer.sending) {
+      answer.listedAt = readAt;
       answer.sending = true;
       answer.sends += 1;
       round.push([key, answer]);

@@ -35,6 +35,12 @@ export interface KeptAnswer {
   sends: number;
   /** A round carrying it is under way. */
   sending: boolean;
+  /**
+   * `lastUpdatedAt` (ms) of the read that last listed its key, `-Infinity` when none did (an
+   * answer for a key already withdrawn): a read that leaves the key out drops the answer only when
+   * it is newer ([A11]: a tie may be a replica lagging behind).
+   */
+  listedAt: number;
 }
 
 /**

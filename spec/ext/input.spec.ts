@@ -1058,6 +1058,35 @@ describe('a tasks/update that fails ([E23]: the answer is kept, never lost, and 
     expect(errors.map((e) => e.name)).toEqual(['TaskRpcError']);
   });
 
+  it('keeps an answer whose tasks/update failed through a read that leaves its key out but is no newer (a lagging replica), and sends it again once a read lists the key ([E23], [A11])', async () => {
+    const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });
+    const normal = builtinMethods(rig.server)['tasks/update']!;
+    const read = builtinMethods(rig.server)['tasks/get']!;
+    let failUpdate = true;
+    let lagging = false;
+    rig.server.on('tasks/update', (params, ctx) => {
+      if (!failUpdate) return normal(params, ctx);
+      failUpdate = false;
+      lagging = true;
+      throw rpcError(ErrorCode.InternalError, 'the update did not reach the store');
+    });
+    rig.server.on('tasks/get', (params, ctx) => {
+      const reply = read(params, ctx) as Record<string, unknown>;
+      if (!lagging) return reply;
+      lagging = false;
+      // A replica behind the store: the task as it was before it asked, with the same timestamp.
+      const { inputRequests: _asked, ...behind } = reply;
+      return { ...behind, status: 'working' };
+    });
+    rig.tasks.on('error', () => {});
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Q?', {}) });
+    for (let i = 0; i < 4; i += 1) await rig.clock.advance(1_000);
+    expect(rig.server.tasks.inspect(handle.taskId!).updates).toEqual([{ q: ACCEPT }]);
+    expect(rig.server.count('tasks/update')).toBe(2);
+    expect(handle.settled).toBe(false);
+  });
+
   it('drops a kept answer once a poll no longer lists its key (the server took it although the update failed)', async () => {
     const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });
     const normal = builtinMethods(rig.server)['tasks/update']!;
