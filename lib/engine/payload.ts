@@ -132,6 +132,13 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
           engine.react(record);
           return;
         }
+        // The blocking wait failed while the short request for the now terminal task is out (even
+        // as "not found": a server that hands the result out once gave it to that one): that one
+        // brings the payload; this failure is reported and otherwise ignored.
+        if (!terminal && record.terminalFetch) {
+          engine.report(error, record);
+          return;
+        }
         // The fresh request found the task gone (a server that hands a result out once, D19): the
         // error the wait brought is the task's. Any other failure (a timeout, a gateway) says
         // nothing of it, and the kept error may be a gateway's own: the fetch's failure stands.

@@ -691,6 +691,29 @@ describe('what the waiting tasks/result delivers is the task’s outcome, whatev
     expect(errors.map((e) => e.message)).toEqual([]);
   });
 
+  it('a malformed answer to the waiting tasks/result, once the short one for the terminal task is out, is reported and ignored: the short one brings the result', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    creating(server, { taskId: 'pair', status: 'input_required' });
+    const held: Array<(result: unknown) => void> = [];
+    server.on('tasks/result', (_params, ctx) => {
+      held.push((result) => ctx.reply(result));
+      return NO_REPLY;
+    });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    expect(held).toHaveLength(1); // the blocking wait
+    server.tasks.finish('pair', 'completed', { result: textResult('done') }, {}, true);
+    await clock.advance(1_000);
+    expect(held).toHaveLength(2); // the short request for the terminal task
+    // The blocking one answers something malformed: a result tagged with another task.
+    held[0]!({ content: [], _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'another' } } });
+    await flush();
+    held[1]!(textResult('done'));
+    expect(await within(result)).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
+    expect(errors.map((e) => e.name)).toContain('TaskProtocolError');
+  });
+
   it('a failed task’s own error from the waiting tasks/result, with no notification before it (rmcp sends none), is still the task’s when the next tasks/result finds the result handed out (D19, [V17])', async () => {
     const { server, tasks, clock } = await setup();
     creating(server, { taskId: 'once', status: 'input_required' });
