@@ -110,15 +110,16 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * a user's SDK client keep their timeouts; a cut request stream noticed on 2025-11-25 sessions; a
  * reused input key takes no answer, malformed input entries are asked about rather than skipped;
  * what stops do and say about a task that ended or a cancel already out; +322 in all).
- * Raised a thirteenth time, to 51 KiB (52,202 bytes measured, from 51,837), for behaviour: the
+ * Raised a thirteenth time, to 51.5 KiB (52,276 bytes measured, from 51,837), for behaviour: the
  * fixes of the defects a second day of read-only reviews found (a default clock that never goes
  * back after the machine's clock is set back; questions still served on a replaced connection
  * that is still open; a reconnection to the other task wire refused; untagged questions judged
  * per request and made ambiguous while a task let go may still ask; a receiver task that
  * overtakes its task's CreateTaskResult waiting for it; a backstop that says expired, not
- * cancelled, for a task still running; +365 in all).
+ * cancelled, for a task still running; a failed task's own error kept from its waiting
+ * tasks/result; a kept answer dropped only by a newer read; +439 in all).
  */
-export const SIZE_BUDGET_GZIP = 51 * 1024;
+export const SIZE_BUDGET_GZIP = 51.5 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
