@@ -6,7 +6,7 @@
  * acknowledgement), `deferred` (cancelled at the next read), `ignore` (runs on), `complete`
  * (finishes first).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   TaskAbortError,
   TaskCancelledError,
@@ -29,6 +29,11 @@ import {
 } from '../support/ext-server/index.js';
 import { builtinMethods } from '../support/ext-server/methods.js';
 import { closeRigs, extRig, lastTaskId, ManualClock, sdkV2Client, type ExtRig } from './support.js';
+
+/** True for a Node timer that fired or was cleared (it holds nothing any more). */
+function isDone(timer: NodeJS.Timeout): boolean {
+  return (timer as unknown as { _destroyed?: boolean })._destroyed === true;
+}
 
 afterEach(closeRigs);
 
@@ -535,17 +540,28 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     const shared = new ExtServer({ cancel: 'cancel', tools: [taskTool('manual', { advance: 'manual' })] });
     shared.on('tools/call', () => NO_REPLY);
     const client = await sdkV2Client(shared);
-    // Node's timers that keep the event loop alive (an unref'd one is not listed).
-    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
-    const before = timers();
-    const tasks = new TaskClient(client);
-    const call = tasks.callToolAsTask('manual').catch((error: unknown) => error);
-    await flush();
-    // The client's one timer, for the call's request timeout, holds the process while the call waits.
-    expect(timers()).toBe(before + 1);
-    await tasks.close();
-    expect(await call).toBeInstanceOf(TaskClosedError);
-    expect(timers()).toBe(before);
+    // The Node timers the client arms (its clock is the default one): whether each keeps the event
+    // loop alive is asked of the timer itself, so that other timers of the process do not count.
+    const armed: NodeJS.Timeout[] = [];
+    const realSetTimeout = globalThis.setTimeout;
+    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((run: () => void, ms?: number) => {
+      const timer = realSetTimeout(run, ms);
+      armed.push(timer);
+      return timer;
+    }));
+    try {
+      const tasks = new TaskClient(client);
+      const call = tasks.callToolAsTask('manual').catch((error: unknown) => error);
+      await flush();
+      const holding = (): NodeJS.Timeout[] => armed.filter((timer) => timer.hasRef() && !isDone(timer));
+      // The client's one timer, for the call's request timeout, holds the process while the call waits.
+      expect(holding()).toHaveLength(1);
+      await tasks.close();
+      expect(await call).toBeInstanceOf(TaskClosedError);
+      expect(holding()).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('close() of a client TaskClient.connect made waits for a late CreateTaskResult and cancels that task before it closes the connection', async () => {
