@@ -544,11 +544,11 @@ describe('deadlines, aborts, dispose and close cancel on this wire too ([E6])', 
     // loop alive is asked of the timer itself, so that other timers of the process do not count.
     const armed: NodeJS.Timeout[] = [];
     const realSetTimeout = globalThis.setTimeout;
-    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((run: () => void, ms?: number) => {
+    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation((run: () => void, ms?: number) => {
       const timer = realSetTimeout(run, ms);
       armed.push(timer);
       return timer;
-    }));
+    });
     try {
       const tasks = new TaskClient(client);
       const call = tasks.callToolAsTask('manual').catch((error: unknown) => error);
