@@ -663,8 +663,11 @@ describe('what the waiting tasks/result delivers is the task’s outcome, whatev
     expect(errors.filter((e) => e.name === 'TaskNotFoundError' || e.name === 'TaskExpiredError')).toEqual([]);
   });
 
-  it('a failed task’s own error from the waiting tasks/result, arriving after its failed notification, is kept when a server that hands a result out once (D19) answers the next tasks/result -32002 ([V17], [V18])', async () => {
-    const { server, tasks, clock, errors } = await setup();
+  /**
+   * A server that hands a task's result out once (D19): its task `once` waits for input, the
+   * waiting tasks/result gets the outcome, and any tasks/result after it answers -32002.
+   */
+  function handsOutOnce(server: Awaited<ReturnType<typeof setup>>['server']): void {
     creating(server, { taskId: 'once', status: 'input_required' });
     const board = server.tasks.handlers['tasks/result']!;
     let handedOut = false;
@@ -676,6 +679,11 @@ describe('what the waiting tasks/result delivers is the task’s outcome, whatev
         handedOut = true;
       }
     });
+  }
+
+  it('a failed task’s own error from the waiting tasks/result, arriving after its failed notification, is kept when a server that hands a result out once (D19) answers the next tasks/result -32002 ([V17], [V18])', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    handsOutOnce(server);
     const handle = await tasks.callToolAsTask('job');
     const result = handle.result().catch((error: unknown) => error);
     await clock.advance(0);
@@ -716,17 +724,7 @@ describe('what the waiting tasks/result delivers is the task’s outcome, whatev
 
   it('a failed task’s own error from the waiting tasks/result, with no notification before it (rmcp sends none), is still the task’s when the next tasks/result finds the result handed out (D19, [V17])', async () => {
     const { server, tasks, clock } = await setup();
-    creating(server, { taskId: 'once', status: 'input_required' });
-    const board = server.tasks.handlers['tasks/result']!;
-    let handedOut = false;
-    server.on('tasks/result', async (params, ctx) => {
-      if (handedOut) throw rpcError(-32002, 'Task not found');
-      try {
-        return await board(params, ctx);
-      } finally {
-        handedOut = true;
-      }
-    });
+    handsOutOnce(server);
     const handle = await tasks.callToolAsTask('job');
     const result = handle.result().catch((error: unknown) => error);
     await clock.advance(0);
