@@ -173,29 +173,26 @@ export class ReceiverSession implements MethodHost {
     emitStatus(this.host, task, this.now(), this.pollIntervalMs);
     // The call that owns the task, and the callback that answers it, as they are now: the call may
     // settle before the transport took the answer, and its question must not go to another callback.
-    const route = (): void => {
+    const route = (): (() => void) => {
       const owner = this.host.owner(relatedTaskId);
       const callback =
         this.host.callback(kind, relatedTaskId) ??
         (kind === 'elicitation' ? this.config.elicitation : this.config.sampling);
-      started = (): void =>
-        void this.run(task, params, owner, callback).catch((error: unknown) => this.crashed(task, error));
+      return () => void this.run(task, params, owner, callback).catch((error: unknown) => this.crashed(task, error));
     };
-    let started: (() => void) | undefined;
     // [V7]: the request may overtake the CreateTaskResult of the task it belongs to: it waits for
     // that task to be tracked (bounded), as the client's own input does, so that the owning call's
     // callback answers it and its end cancels it.
     const early = relatedTaskId === undefined ? undefined : this.host.whenTracked(relatedTaskId);
-    if (early === undefined) route();
+    const start = early === undefined ? route() : undefined;
     request.afterReply((sent) => {
       if (!sent) return this.withdraw(task, request.signal.aborted);
       this.announce(task);
-      if (early === undefined) return started!();
-      void early.then((verdict) => {
+      if (start !== undefined) return start();
+      void early!.then((verdict) => {
         // Its call was given up and its task is being cancelled: no callback is asked.
         if (verdict === 'drop') return this.abandon(task);
-        route();
-        started!();
+        route()();
       });
     });
     return Promise.resolve(result);
