@@ -1,9 +1,8 @@
 /**
  * A run's job data and stored task, and the small pieces it shares with `run.ts`: the data checked,
  * storing the task's reference (retried while a write fails), cancelling the stored task when the
- * job fails for good, how a run ends when its job is gone, whether a refused
- * `calling` mark is the run's own, {@link Overtaken} when another run stored first, and a wait
- * that an abort cuts short.
+ * job fails for good, how a run ends when its job is gone, {@link Overtaken} when another run
+ * stored first, and a wait that an abort cuts short.
  */
 import type { TaskHandle } from '../index.js';
 import type { JobWrite } from './job-write.js';
@@ -114,32 +113,6 @@ export function goneEnd(taskId: string | undefined): RunEnded {
   });
 }
 
-/**
- * Whether a refused `calling` mark was refused because of the run's own mark (`mark`): the script ran twice (the client sent it again after a reconnect), and the first
- * run made the write.
- */
-export function isOwnMark(stored: unknown, mark: RunMark | undefined): boolean {
-  if (mark === undefined || typeof stored !== 'object' || stored === null) return false;
-  const { task, calling } = stored as { task?: unknown; calling?: unknown };
-  return task === undefined && sameMark(calling, mark);
-}
-
-/** A calling mark a run wrote: its time, and the run's random id (see `ToolJobData.calling`). */
-export interface RunMark {
-  readonly at: number;
-  readonly by: string;
-}
-
-/**
- * Whether `calling` (a stored mark) is `mark`: the same time and the same run. Another worker's
- * mark written in the same millisecond is not the run's own.
- */
-export function sameMark(calling: unknown, mark: RunMark | undefined): boolean {
-  if (mark === undefined || typeof calling !== 'object' || calling === null) return false;
-  const { at, by } = calling as { at?: unknown; by?: unknown };
-  return at === mark.at && by === mark.by;
-}
-
 /** The parts of a run that storing its task's reference uses. */
 export interface ReferenceWriter {
   readonly context: RunContext;
@@ -176,7 +149,7 @@ async function storedTaskOf(context: RunContext, jobId: string): Promise<string 
  * hold its reference, and cancelling it when the job, read back, holds none or another run's
  * (the next worker calls the tool again or resumes that one, and this task would run on unseen).
  */
-export async function storeReference(
+async function storeReference(
   run: ReferenceWriter,
   handle: TaskHandle,
   data: ToolJobData,
@@ -216,4 +189,59 @@ export async function storeReference(
       await sleep(Math.min(left, backoff(attempt, retry.minDelayMs, retry.maxDelayMs)), run.interrupt);
     }
   }
+}
+
+/**
+ * After the call: stores the new task's reference in the job before anything waits on it (see
+ * {@link storeReference}), and tells the processor's listeners that the job started.
+ * @returns the job's data with the reference (as it was, for a call the server ran without a task).
+ * @throws the run's end when the job is gone meanwhile, {@link Overtaken} when another run's task
+ *   is stored: either way the new task, which nobody will read, is cancelled.
+ */
+export async function storeStarted(run: ReferenceWriter, handle: TaskHandle, data: ToolJobData): Promise<ToolJobData> {
+  const { context, jobId } = run;
+  const reference = handle.toJSON();
+  if (reference === undefined) {
+    context.emit({
+      type: 'started',
+      jobId,
+      taskId: undefined,
+      tool: data.tool,
+      storeMs: undefined,
+      windowMs: undefined,
+    });
+    return data;
+  }
+  const inHand = Date.now();
+  const withTask: ToolJobData = { ...data, calling: undefined, task: { reference, storedAt: inHand } };
+  const stored = await storeReference(run, handle, withTask, reference.taskId);
+  if (stored.kind === 'gone') {
+    // The job was removed or finished meanwhile: nobody will ever read this task, so it is cancelled.
+    await handle.dispose().catch(() => {});
+    throw goneEnd(reference.taskId);
+  }
+  if (stored.kind === 'refused') {
+    // Another run's task is stored (both called the tool): this one, which nobody will read, is
+    // cancelled, and the stored one is resumed.
+    await handle.dispose().catch(() => {});
+    context.emit({
+      type: 'warning',
+      jobId,
+      error: new Error(
+        `The tool "${data.tool}" was called by two runs of the job; task ${reference.taskId} was cancelled, the other run's task is resumed`,
+      ),
+    });
+    throw new Overtaken(stored.stored);
+  }
+  const storedAt = Date.now();
+  const created = Date.parse(reference.createdAt);
+  context.emit({
+    type: 'started',
+    jobId,
+    taskId: reference.taskId,
+    tool: data.tool,
+    storeMs: storedAt - inHand,
+    windowMs: Number.isNaN(created) ? undefined : storedAt - created,
+  });
+  return withTask;
 }

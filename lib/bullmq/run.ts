@@ -5,14 +5,7 @@
  * tool's result or the error that ends it.
  */
 import type { Job } from 'bullmq';
-import {
-  TaskQueueFullError,
-  type CallToolResult,
-  type InputCallbacks,
-  type TaskClient,
-  type TaskHandle,
-  type TaskProgress,
-} from '../index.js';
+import type { CallToolResult, InputCallbacks, TaskClient, TaskHandle, TaskProgress } from '../index.js';
 import { withDeclaredInput } from './declared-input.js';
 import { readJobData } from './job-data.js';
 import type { Lease } from './pool.js';
@@ -21,17 +14,8 @@ import { RunEnded, type RunContext } from './run-context.js';
 import { leaseConnection } from './run-lease.js';
 import { afterError, type FailedTry } from './run-retry.js';
 import { randomUUID } from 'node:crypto';
-import {
-  Overtaken,
-  checkedData,
-  goneEnd,
-  isOwnMark,
-  messageOf,
-  sameMark,
-  sleep,
-  storeReference,
-  type RunMark,
-} from './run-store.js';
+import { CallingMarks, timeLeft, withinDeadline } from './run-mark.js';
+import { Overtaken, checkedData, messageOf, sleep, storeStarted, type ReferenceWriter } from './run-store.js';
 import { RunStatus } from './run-status.js';
 import type { ToolJobData } from './types.js';
 
@@ -49,12 +33,8 @@ export class JobRun {
    * waits on the job (the server waits for that answer, so the call would never end by itself).
    */
   private creating: AbortController | undefined = undefined;
-  /** The calling mark this run wrote (a mark of its own is no sign of another worker). */
-  private mark: RunMark | undefined = undefined;
-  /** A `tools/call` of this run went out (or may have): the tool may have been called by this run. */
-  private callSent = false;
-  /** This run's random id, in its calling marks. */
-  private readonly runId = randomUUID();
+  /** The calling marks this run wrote (a mark of its own is no sign of another worker). */
+  private readonly marks = new CallingMarks(randomUUID());
   private readonly view: RunStatus;
   private questions: JobQuestions = undefined as never;
   private readonly jobId: string;
@@ -151,7 +131,7 @@ export class JobRun {
       if (this.data.task === undefined || !this.stop.signal.aborted) this.checkInterrupted(undefined);
       let calling = this.data.task === undefined;
       try {
-        if (calling && this.data.calling !== undefined && !sameMark(this.data.calling, this.mark)) {
+        if (calling && this.data.calling !== undefined && !this.marks.isOwn(this.data.calling)) {
           await this.awaitOthersReference();
           calling = this.data.task === undefined;
           if (calling) this.checkInterrupted(undefined);
@@ -181,7 +161,7 @@ export class JobRun {
    */
   private async awaitOthersReference(): Promise<void> {
     const until =
-      Date.now() + this.withinDeadline((this.data.calling?.at ?? 0) + this.context.callingGraceMs - Date.now());
+      Date.now() + withinDeadline(this.data, (this.data.calling?.at ?? 0) + this.context.callingGraceMs - Date.now());
     while (Date.now() < until && !this.interrupt.signal.aborted) {
       const data = readJobData(await this.context.reload(this.jobId));
       if (data.task !== undefined) {
@@ -204,7 +184,7 @@ export class JobRun {
       },
       interrupt: this.interrupt.signal,
       checkInterrupted: (error) => this.checkInterrupted(error),
-      withinDeadline: (ms) => this.withinDeadline(ms),
+      withinDeadline: (ms) => withinDeadline(this.data, ms),
       cancelled: () => this.stop.signal.aborted,
       holdsJob: () => (this.token === undefined ? Promise.resolve(true) : this.context.holds(this.jobId, this.token)),
     };
@@ -235,7 +215,7 @@ export class JobRun {
   private async once(): Promise<CallToolResult> {
     const { data } = this;
     const reference = data.task?.reference;
-    const remaining = this.timeLeft();
+    const remaining = timeLeft(this.data);
     if (reference === undefined && remaining === 0) {
       throw new RunEnded({
         kind: 'final',
@@ -259,7 +239,7 @@ export class JobRun {
       let handle: TaskHandle;
       if (reference !== undefined) {
         // The deadline counts the time spent connecting: what is left of it now bounds the task.
-        const timeoutMs = this.timeLeft();
+        const timeoutMs = timeLeft(this.data);
         handle = await this.withInput(lease.tasks, (input) =>
           lease.tasks.resume(reference, { timeoutMs, signal: this.stop.signal, ...input }),
         );
@@ -283,22 +263,6 @@ export class JobRun {
     }
   }
 
-  /** The time left before the job's deadline (0 once it passed), or `undefined` without one. */
-  private timeLeft(): number | undefined {
-    const { deadlineAt } = this.data;
-    return deadlineAt === undefined ? undefined : Math.max(0, deadlineAt - Date.now());
-  }
-
-  /**
-   * `ms`, cut to the time left before the job's deadline and 1 ms past it (0 once it passed): a
-   * timer may fire up to a millisecond early by `Date.now()`, and a wait cut by the deadline must
-   * end with the deadline passed, not with 1 ms left for another try.
-   */
-  private withinDeadline(ms: number): number {
-    const { deadlineAt } = this.data;
-    return deadlineAt === undefined ? ms : Math.max(0, Math.min(ms, deadlineAt - Date.now() + 1));
-  }
-
   /**
    * Calls the tool; stores the task's reference before anything waits on it. The server made the
    * task readable before its `CreateTaskResult` ([E9] on the extension), so a worker that takes
@@ -308,27 +272,14 @@ export class JobRun {
    */
   private async call(lease: Lease): Promise<TaskHandle> {
     const { data } = this;
-    // A mark this run wrote, with no tools/call sent since (its write's answer was lost, say), is
-    // no uncertain call: the tool was not called.
-    const ownUncalled = isOwnMark(data, this.mark) && !this.callSent;
-    if (data.calling !== undefined && this.context.uncertainCall === 'fail' && !ownUncalled) {
+    if (this.context.uncertainCall === 'fail' && this.marks.uncertain(data)) {
       throw new RunEnded({
         kind: 'final',
         message: `The tool "${data.tool}" may have been called already (a worker stopped after calling it and before storing its task), and uncertainCall is 'fail'`,
         cause: undefined,
       });
     }
-    const earlier = this.mark;
-    // Set before the write: a write that failed may still have been made, and this mark is ours.
-    this.mark = { at: Date.now(), by: this.runId };
-    const marked: ToolJobData = { ...data, calling: this.mark };
-    const claim = await this.context.write(this.jobId, marked, { mark: data.calling?.at });
-    if (claim.kind === 'gone') throw goneEnd(undefined);
-    if (claim.kind === 'refused' && !isOwnMark(claim.stored, this.mark)) {
-      this.mark = earlier;
-      throw new Overtaken(claim.stored);
-    }
-    this.data = marked;
+    this.data = await this.marks.claim(this.context, this.jobId, data);
     const onProgress = (progress: TaskProgress): void =>
       this.view.progressed(progress, this.handle?.taskId ?? undefined);
     // The call's signal: a cancel aborts it for the task's whole life, the processor closing only
@@ -339,7 +290,7 @@ export class JobRun {
     else this.stop.signal.addEventListener('abort', stopped, { once: true });
     this.creating = creating;
     // The deadline counts the time spent connecting and marking: what is left of it now bounds the task.
-    const remaining = this.timeLeft();
+    const remaining = timeLeft(this.data);
     if (remaining === 0) {
       throw new RunEnded({
         kind: 'final',
@@ -348,82 +299,37 @@ export class JobRun {
       });
     }
     let handle: TaskHandle;
-    const sentBefore = this.callSent;
     try {
-      handle = await this.withInput(lease.tasks, (input) => {
-        this.callSent = true;
-        return lease.tasks.callToolAsTask(data.tool, data.args, {
-          timeoutMs: remaining,
-          ttlMs: data.ttlMs,
-          signal: creating.signal,
-          onProgress,
-          ...input,
-        });
-      });
-    } catch (error) {
-      // Refused here, before anything was sent: still no call.
-      if (error instanceof TaskQueueFullError) this.callSent = sentBefore;
-      throw error;
+      handle = await this.marks.calling((sending) =>
+        this.withInput(lease.tasks, (input) => {
+          sending();
+          return lease.tasks.callToolAsTask(data.tool, data.args, {
+            timeoutMs: remaining,
+            ttlMs: data.ttlMs,
+            signal: creating.signal,
+            onProgress,
+            ...input,
+          });
+        }),
+      );
     } finally {
       this.creating = undefined;
     }
     const reference = handle.toJSON();
-    if (reference === undefined) {
-      this.context.emit({
-        type: 'started',
-        jobId: this.jobId,
-        taskId: undefined,
-        tool: data.tool,
-        storeMs: undefined,
-        windowMs: undefined,
-      });
-      return handle;
-    }
-    const inHand = Date.now();
-    lease.learned(reference.sessionId);
-    const withTask: ToolJobData = { ...this.data, calling: undefined, task: { reference, storedAt: inHand } };
-    const stored = await storeReference(
-      {
-        context: this.context,
-        jobId: this.jobId,
-        stop: this.stop.signal,
-        interrupt: this.interrupt.signal,
-        checkInterrupted: (error) => this.checkInterrupted(error),
-      },
-      handle,
-      withTask,
-      reference.taskId,
-    );
-    if (stored.kind === 'gone') {
-      // The job was removed or finished meanwhile: nobody will ever read this task, so it is cancelled.
-      await handle.dispose().catch(() => {});
-      throw goneEnd(reference.taskId);
-    }
-    if (stored.kind === 'refused') {
-      // Another run's task is stored (both called the tool): this one, which nobody will read, is
-      // cancelled, and the stored one is resumed.
-      await handle.dispose().catch(() => {});
-      this.context.emit({
-        type: 'warning',
-        jobId: this.jobId,
-        error: new Error(
-          `The tool "${data.tool}" was called by two runs of the job; task ${reference.taskId} was cancelled, the other run's task is resumed`,
-        ),
-      });
-      throw new Overtaken(stored.stored);
-    }
-    this.data = withTask;
-    const storedAt = Date.now();
-    const created = Date.parse(reference.createdAt);
-    this.context.emit({
-      type: 'started',
-      jobId: this.jobId,
-      taskId: reference.taskId,
-      tool: data.tool,
-      storeMs: storedAt - inHand,
-      windowMs: Number.isNaN(created) ? undefined : storedAt - created,
-    });
+    if (reference !== undefined) lease.learned(reference.sessionId);
+    this.data = await storeStarted(this.writer(), handle, this.data);
     return handle;
+  }
+
+  /** The parts of this run that storing its task's reference uses. */
+  private writer(): ReferenceWriter {
+    return {
+      context: this.context,
+      jobId: this.jobId,
+      stop: this.stop.signal,
+      interrupt: this.interrupt.signal,
+      checkInterrupted: (error) => this.checkInterrupted(error),
+    };
   }
 
   /** Runs `start` with this job's input callbacks that the connection can take (see {@link withDeclaredInput}). */
