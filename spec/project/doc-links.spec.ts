@@ -3,6 +3,7 @@
  * it names exists, and an anchor (`#…`) names a heading of that file, as GitHub makes heading
  * anchors (lower case, punctuation dropped, spaces to hyphens, `-1`, `-2` for repeats). Links in
  * code blocks and inline code are not links; links to other sites are not checked (no network).
+ * Every code block also closes on a line of its own (one that does not runs on over the prose).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -23,6 +24,25 @@ function markdownFiles(): string[] {
 /** The text of a markdown file outside fenced code blocks and inline code. */
 function proseOf(text: string): string {
   return text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/``[^`\n]*``|`[^`\n]*`/g, '');
+}
+
+/**
+ * The lines where a fenced code block is closed with text after the fence (```` ``` text ````):
+ * markdown does not read that as a close, so the block runs on over the prose after it.
+ */
+function badFenceCloses(text: string): number[] {
+  const bad: number[] = [];
+  let open: string | undefined;
+  text.split('\n').forEach((line, index) => {
+    const fence = /^(```|~~~)/.exec(line)?.[1];
+    if (fence === undefined) return;
+    if (open === undefined) open = fence;
+    else if (fence === open) {
+      if (line.slice(fence.length).trim() !== '') bad.push(index + 1);
+      open = undefined;
+    }
+  });
+  return bad;
 }
 
 /** GitHub's anchor for a heading's text. */
@@ -84,6 +104,7 @@ describe('links in the docs', () => {
     expect(slugOf('R: requestor rules (MCP 2025-11-25)')).toBe('r-requestor-rules-mcp-2025-11-25');
     expect(proseOf('a [b](c) `[d](e)`\n```\n[f](g)\n```\n')).not.toMatch(/\(e\)|\(g\)/);
     expect(markdownFiles()).toContain('docs/getting-started.md');
+    expect(badFenceCloses('a\n```text\nx\n``` more prose\n```ts\ny\n```\n')).toEqual([4]);
     expect(brokenLinks('spec/fixtures/doc-links.md')).toEqual([
       './no-such-file.md: no such file (spec/fixtures/no-such-file.md)',
       '#no-such-heading: no such heading',
@@ -92,5 +113,9 @@ describe('links in the docs', () => {
 
   it.each(markdownFiles())('every relative link in %s leads to a file and heading that exist', (file) => {
     expect(brokenLinks(file)).toEqual([]);
+  });
+
+  it.each(markdownFiles())('every code block in %s closes on a line of its own', (file) => {
+    expect(badFenceCloses(readFileSync(join(ROOT, file), 'utf8'))).toEqual([]);
   });
 });
