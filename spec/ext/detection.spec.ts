@@ -394,6 +394,33 @@ describe('per-request opt-in ([E1], [E2])', () => {
     expect(rig.tasks.active).toBe(0);
   });
 
+  describe('a reply that is neither a task nor a tool result is refused, never read as an empty success', () => {
+    it.each([
+      {
+        shape: 'a flat task without resultType',
+        form: (task: Record<string, unknown>) => ({ ...task }),
+        cancels: true,
+      },
+      { shape: 'the 2025-11-25 nested form', form: (task: Record<string, unknown>) => ({ task }), cancels: true },
+      { shape: 'an empty object', form: () => ({}), cancels: false },
+      { shape: 'resultType "complete" without content', form: () => ({ resultType: 'complete' }), cancels: false },
+    ])('$shape: TaskProtocolError, and a task id it names gets one tasks/cancel', async ({ form, cancels }) => {
+      const rig = await extRig();
+      let made = '';
+      rig.server.on('tools/call', () => {
+        const task = rig.server.tasks.create({ advance: 'manual' });
+        made = task.taskId;
+        return form(task as unknown as Record<string, unknown>);
+      });
+      const error = await rejection(rig.tasks.callToolAsTask('anything'));
+      expect(error).toBeInstanceOf(TaskProtocolError);
+      expect((error as Error).message).toMatch(/neither a task .* nor a tool result/);
+      await rig.clock.advance(100);
+      expect(rig.server.params('tasks/cancel').map((p) => p.taskId)).toEqual(cancels ? [made] : []);
+      expect(rig.tasks.active).toBe(0);
+    });
+  });
+
   it('a CreateTaskResult refused as malformed that arrives after the call was given up (aborted) still gets one tasks/cancel for its id', async () => {
     const rig = await extRig();
     let made = '';

@@ -168,5 +168,14 @@ export function decodeExtStart(value: unknown, optedIn: boolean): StartReply {
     return { kind: 'input', input, requestState: state };
   }
   onlyComplete(type, method);
+  if (optedIn && !Array.isArray(value.content)) {
+    // A tool result carries `content` (the schema's CallToolResult); a reply with neither that nor
+    // `resultType: "task"` (a task without its resultType, the 2025-11-25 nested form, `{}`) is
+    // no answer to the call: refused, as on 2025-11-25, never read as an empty success. A task id
+    // it names is one the server may have created and nobody tracks: it is cancelled.
+    const nested = isObject(value.task) ? value.task.taskId : undefined;
+    const taskId = usableTaskId(value.taskId) ?? usableTaskId(nested);
+    throw malformed(method, 'the reply is neither a task (resultType "task") nor a tool result (content)', taskId);
+  }
   return { kind: 'immediate', result: toolResult(value, method) };
 }
