@@ -21,7 +21,7 @@ import {
   type SpanContext,
 } from '@opentelemetry/api';
 import type { InputInstrument, InputOutcome, InstrumentedInput } from '../index.js';
-import { connectionAttributes, isServerErrorCode, readError } from './attributes.js';
+import { connectionAttributes, isServerErrorCode, readError, scrubbed } from './attributes.js';
 import type { CallTrace } from './call.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC, TASK_ATTR } from './names.js';
@@ -120,7 +120,12 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   };
   // The conventions ask for the id of the request the span stands for, as a string: the server's
   // own (none for input riding on a task's update or a call's reply, which has no request of its own).
-  if (input.id !== undefined) attributes[ATTR.requestId] = String(input.id);
+  // Some servers build that id from the task's (`task-<taskId>-<n>`, D14): a task id is a bearer
+  // secret, left out of telemetry unless `recordTaskIds`, so it is fingerprinted there too.
+  if (input.id !== undefined) {
+    const id = String(input.id);
+    attributes[ATTR.requestId] = kit.options.recordTaskIds ? id : scrubbed(id, input.context.taskId ?? call?.taskId);
+  }
   // Without the server's context nor an open call, a root span: never under an ended span of its
   // call, nor under whatever span is current where the transport delivered it.
   const root = !fromServer && !open;

@@ -32,6 +32,7 @@ import {
   TaskClient,
   TaskRpcError,
   TaskTimeoutError,
+  taskFingerprint,
   type TaskClientOptions,
   type TaskHandle,
   type TaskReference,
@@ -407,6 +408,63 @@ async function reconnectedInProcess(ms: number) {
 }
 
 describe('input, plain calls, retries and reconnections', () => {
+  it.each([
+    { recordTaskIds: false, shown: 'the task id fingerprinted' },
+    { recordTaskIds: true, shown: 'the id as it is' },
+  ])(
+    "a server request id made from the task's id (task-<taskId>-<n>, D14): jsonrpc.request.id has $shown (recordTaskIds: $recordTaskIds)",
+    async ({ recordTaskIds }) => {
+      // Gives each question of the server an id built from its task's id, as Python's SDK does,
+      // and the answer its original id back.
+      const renamed = new Map<string, unknown>();
+      const wrap = (transport: SpecTransport): SpecTransport => {
+        const send = transport.send.bind(transport);
+        transport.send = (message, options) => {
+          const reply = message as { id?: unknown };
+          const original = typeof reply.id === 'string' ? renamed.get(reply.id) : undefined;
+          return send(original === undefined ? message : ({ ...message, id: original } as typeof message), options);
+        };
+        let handler: SpecTransport['onmessage'];
+        Object.defineProperty(transport, 'onmessage', {
+          configurable: true,
+          get: () => handler,
+          set: (next: SpecTransport['onmessage']) => {
+            handler =
+              next === undefined
+                ? undefined
+                : (message, extra) => {
+                    const request = message as {
+                      id?: unknown;
+                      method?: unknown;
+                      params?: { _meta?: Record<string, unknown> };
+                    };
+                    const related = request.params?._meta?.['io.modelcontextprotocol/related-task'] as
+                      { taskId?: string } | undefined;
+                    if (request.method !== 'elicitation/create' || related?.taskId === undefined)
+                      return next(message, extra);
+                    const id = `task-${related.taskId}-1`;
+                    renamed.set(id, request.id);
+                    next({ ...message, id } as typeof message, extra);
+                  };
+          },
+        });
+        return transport;
+      };
+      const { tasks } = await inProcess({}, { recordTaskIds }, { wrap });
+      const handle = await tasks.callToolAsTask(
+        'job',
+        { ms: 20, outcome: 'ask' },
+        { onElicitation: () => ({ action: 'accept', content: { confirm: true } }) },
+      );
+      expect((await handle.result()).content).toEqual([{ type: 'text', text: 'answered accept' }]);
+      const taskId = handle.taskId!;
+      expect(renamed.size).toBe(1);
+      const id = telemetry.one('elicitation/create').attributes['jsonrpc.request.id'];
+      expect(id).toBe(recordTaskIds ? `task-${taskId}-1` : `task-${taskFingerprint(taskId)}-1`);
+      if (!recordTaskIds) expect(everything(telemetry.spans())).not.toContain(taskId);
+    },
+  );
+
   it("an input_required task: the question is a SERVER span under the server span that asked, linked to the task span, with the id of the server's request", async () => {
     // The ids of the answers the client sends back: the ids of the server's requests.
     const answered: unknown[] = [];
