@@ -145,10 +145,13 @@ export function decodeCallToolResult(
     rest.content = blocks;
     result = rest;
   } else result = { ...value, content: blocks };
-  // "true" and "false" (a writer that quotes every value) say what they mean: a tool error read as
-  // a success would be the worse mistake; any other non-boolean tells nothing.
+  // "true" and "false" (a writer that quotes every value, in any case), 1 and 0 (a writer of C-like
+  // booleans, also quoted) say what they mean: a tool error read as a success would be the worse
+  // mistake; any other non-boolean tells nothing.
   if (isError !== undefined && typeof isError !== 'boolean') {
-    if (isError === 'true' || isError === 'false') result.isError = isError === 'true';
+    const flag = typeof isError === 'string' ? isError.trim().toLowerCase() : isError;
+    if (flag === 'true' || flag === '1' || flag === 1) result.isError = true;
+    else if (flag === 'false' || flag === '0' || flag === 0) result.isError = false;
     else delete result.isError;
   }
   if (value._meta === null) delete result._meta;

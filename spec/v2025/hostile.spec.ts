@@ -878,6 +878,21 @@ describe('tasks/result payloads ([V17], [V19], A9)', () => {
     expect(await within(fine.handle.result())).toMatchObject({ isError: false });
   });
 
+  it.each([1, 'True', ' TRUE ', '1'])(
+    'isError %j (a writer of C-like or capitalised booleans) is a tool error: TaskFailedError',
+    async (isError) => {
+      const failing = await completing({ ...text('quota exceeded'), isError });
+      const error = await rejection(failing.handle.result());
+      expect(error).toBeInstanceOf(TaskFailedError);
+      expect((error as TaskFailedError).result?.isError).toBe(true);
+    },
+  );
+
+  it.each([0, 'False', '0'])('isError %j is a success, read as false', async (isError) => {
+    const fine = await completing({ ...text('fine'), isError });
+    expect(await within(fine.handle.result())).toMatchObject({ isError: false });
+  });
+
   it('a non-boolean isError is dropped (a completed task stays a success)', async () => {
     const { handle } = await completing({ ...text('fine'), isError: 'yes' });
     const result = await within(handle.result());
