@@ -57,8 +57,9 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
    */
   readonly timeoutMs?: number | undefined;
   /**
-   * Default `ttl` requested for each task, in ms; the server may override it. Ignored on the tasks
-   * extension, where the server decides the ttl.
+   * Default `ttl` requested for each task, in ms (a fraction is rounded up to a whole ms, as the
+   * protocol's ttl is an integer); the server may override it. Ignored on the tasks extension,
+   * where the server decides the ttl.
    * @defaultValue undefined (the server's default)
    */
   readonly ttlMs?: number | undefined;
@@ -165,7 +166,10 @@ export interface TaskClientOptions<C extends McpClient = McpClient> extends Inpu
 
 /** Options of one {@link TaskClient.callToolAsTask} call. */
 export interface CallToolAsTaskOptions extends InputCallbacks {
-  /** Requested `ttl` in ms (wire `task.ttl`). @defaultValue the client's `ttlMs` */
+  /**
+   * Requested `ttl` in ms (wire `task.ttl`, a whole number: a fraction is rounded up).
+   * @defaultValue the client's `ttlMs`
+   */
   readonly ttlMs?: number | undefined;
   /** Deadline for the whole task, in ms. @defaultValue the client's `timeoutMs` */
   readonly timeoutMs?: number | undefined;

@@ -515,6 +515,10 @@ describe('polling budget and wire shape', () => {
       expect(Object.keys(params)).toEqual(['taskId']);
       expect(ids).toContain(params.taskId);
     }
+    // The schema's ttl is an integer: a fraction of a millisecond asked for is rounded up.
+    const fraction = await tasks.callToolAsTask('slow', {}, { ttlMs: 1_500.25 });
+    expect(server.params('tools/call')[2]!.task).toEqual({ ttl: 1_501 });
+    await fraction.dispose();
   });
 });
 

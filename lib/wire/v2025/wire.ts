@@ -274,12 +274,14 @@ function payloadOfError(error: unknown): TaskPayload {
   return UNKNOWN_TASK_CODES.has(code) ? { kind: 'error', error: info, gone: error } : { kind: 'error', error: info };
 }
 
-/** The params of a `tools/call`: [S3], only `{ttl}` in `task`, never the SDK's extra pollInterval. */
+/**
+ * The params of a `tools/call`: [S3], only `{ttl}` in `task`, never the SDK's extra pollInterval.
+ * The schema's ttl is an integer (servers with typed fields, such as mcp-go's int64, refuse the
+ * whole call otherwise): a fraction of a millisecond is rounded up.
+ */
 function toolCallParams(call: StartToolCall): JsonObject {
-  return callParams(
-    call,
-    call.task === undefined ? undefined : call.task.ttl === undefined ? {} : { ttl: call.task.ttl },
-  );
+  const ttl = call.task?.ttl;
+  return callParams(call, call.task === undefined ? undefined : ttl === undefined ? {} : { ttl: Math.ceil(ttl) });
 }
 
 /**
