@@ -45,22 +45,25 @@ describe('tool catalog', () => {
     handle.detach();
   });
 
-  it('an optional tool whose task-augmented call is refused with -32601 is retried plainly ([A1])', async () => {
-    const scripted = await connectScripted({ tools: [{ name: 'maybe', taskSupport: 'optional' }] });
-    const tasks = new TaskClient(scripted.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await scripted.close();
-    });
-    scripted.server.on('tools/call', (params) => {
-      if (params.task !== undefined) throw rpcError(-32601, 'tasks not supported for this tool');
-      return { content: [{ type: 'text', text: 'done plainly' }] };
-    });
-    const handle = await tasks.callToolAsTask('maybe');
-    expect(handle.kind).toBe('immediate');
-    expect((await handle.result()).content).toEqual([{ type: 'text', text: 'done plainly' }]);
-    expect(scripted.server.count('tools/call')).toBe(2);
-  });
+  it.each([-32601, -32600])(
+    'an optional tool whose task-augmented call is refused with %i is retried plainly ([A1], [V3])',
+    async (code) => {
+      const scripted = await connectScripted({ tools: [{ name: 'maybe', taskSupport: 'optional' }] });
+      const tasks = new TaskClient(scripted.client);
+      cleanups.push(async () => {
+        await tasks.close();
+        await scripted.close();
+      });
+      scripted.server.on('tools/call', (params) => {
+        if (params.task !== undefined) throw rpcError(code, 'tasks not supported for this tool');
+        return { content: [{ type: 'text', text: 'done plainly' }] };
+      });
+      const handle = await tasks.callToolAsTask('maybe');
+      expect(handle.kind).toBe('immediate');
+      expect((await handle.result()).content).toEqual([{ type: 'text', text: 'done plainly' }]);
+      expect(scripted.server.count('tools/call')).toBe(2);
+    },
+  );
 });
 
 describe('unknown tool names', () => {
