@@ -617,6 +617,18 @@ describe('a required tool called without `task` (D15)', () => {
   });
 });
 
+it('an error message the server SDK prefixed twice ("MCP error -32602: MCP error -32602: …") is read without the prefixes ([S17])', async () => {
+  const { server, tasks } = await setup();
+  server.on('tools/call', () => {
+    throw rpcError(-32602, 'MCP error -32602: MCP error -32602: Invalid arguments for tool job');
+  });
+  const error = await rejection(tasks.callToolAsTask('job'));
+  expect(error).toBeInstanceOf(TaskRpcError);
+  expect(error).toMatchObject({ code: -32602 });
+  expect((error as Error).message).toContain('Invalid arguments for tool job');
+  expect((error as Error).message).not.toContain('MCP error');
+});
+
 describe('an optional tool called without `task` (D17)', () => {
   it('an optional tool goes out as a task: the result is in hand the moment the server reports completion, with no polling delay (D17)', async () => {
     const { server, tasks, clock, start } = await setup();
