@@ -227,6 +227,46 @@ describe('the outcome on tasks/get ([E3], [E16])', () => {
     expect((error as Error).message).toContain('quota exhausted');
   });
 
+  describe('a failed task in a form [E15] forbids still fails with the reason the server sent, at the first read', () => {
+    it.each([
+      {
+        form: 'an error whose code is a numeric string',
+        reshape: (task: Record<string, unknown>) => ({
+          ...task,
+          error: { code: '-32000', message: 'quota exhausted' },
+        }),
+        expected: { rpcError: { code: -32000, message: 'quota exhausted' } },
+      },
+      {
+        form: 'an error without a message (the status message stands in)',
+        reshape: (task: Record<string, unknown>) => ({ ...task, error: { code: -32000 } }),
+        expected: { rpcError: { code: -32000, message: 'no quota left' } },
+      },
+      {
+        form: 'a tool result with isError instead of an error (the 2025-11-25 habit)',
+        reshape: ({ error: _error, ...task }: Record<string, unknown>) => ({
+          ...task,
+          result: { content: [{ type: 'text', text: 'disk full' }], isError: true },
+        }),
+        expected: { result: { content: [{ type: 'text', text: 'disk full' }], isError: true } },
+      },
+    ])('$form', async ({ reshape, expected }) => {
+      const rig = await extRig({ server: manual() });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      rig.server.tasks.fail(lastTaskId(rig.server), rpcError(-32000, 'stored'), 'no quota left');
+      const normal = builtinMethods(rig.server)['tasks/get']!;
+      rig.server.on('tasks/get', async (params, ctx) =>
+        reshape((await normal(params, ctx)) as Record<string, unknown>),
+      );
+      const result = handle.result().catch((error: unknown) => error);
+      await runUntilSettled(rig, handle);
+      const error = await result;
+      expect(error).toBeInstanceOf(TaskFailedError);
+      expect(error).toMatchObject({ ...expected, statusMessage: 'no quota left', task: { status: 'failed' } });
+      expect(rig.server.count('tasks/get')).toBe(1);
+    });
+  });
+
   it('reads the fixture protocol_error_job as failed with the JSON-RPC error the server stored', async () => {
     const rig = await extRig();
     const handle = await rig.tasks.callToolAsTask('protocol_error_job');

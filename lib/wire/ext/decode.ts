@@ -80,17 +80,21 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
   if (task.status === 'failed') {
     const error = body.error;
     if ((error === undefined || error === null) && terse) return { task };
-    // [E15]: failed is for JSON-RPC errors only; without one, the status message is all there is.
-    if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
-      throw malformed(method, 'a failed task carries no JSON-RPC error', task.taskId);
+    // [E15]: failed is for JSON-RPC errors only. What a server that breaks it sent is still its
+    // reason, kept rather than refused on every read (the task would end in a TaskProtocolError
+    // that says nothing of it): an error whose code is a numeric string or whose message is
+    // missing (the status message stands in), or a tool result (the 2025-11-25 habit of failing a
+    // task whose tool returned `isError`), which then fails the task with that result.
+    if (isObject(error)) {
+      const code = typeof error.code === 'string' && /^\s*-?\d+\s*$/.test(error.code) ? Number(error.code) : error.code;
+      if (typeof code === 'number' && Number.isSafeInteger(code)) {
+        const message = typeof error.message === 'string' ? error.message : (task.statusMessage ?? '');
+        return { task, payload: { kind: 'error', error: rpcError(code, message, error.data) } };
+      }
+    } else if ((error === undefined || error === null) && isObject(body.result)) {
+      return { task, payload: { kind: 'result', result: toolResult(body.result, method, task.taskId), tagged: true } };
     }
-    return {
-      task,
-      payload: {
-        kind: 'error',
-        error: rpcError(error.code, error.message, error.data),
-      },
-    };
+    throw malformed(method, 'a failed task carries no JSON-RPC error', task.taskId);
   }
   // Left out (a terse notification) is not the same as none: the engine then reads the task.
   if (task.status === 'input_required')
