@@ -7,6 +7,7 @@
 import { PortError, type ErrorMapper, type JsonObject, type PortRequestOptions } from './port.js';
 import type { Pending } from './pending.js';
 import { isObject } from '../util/json.js';
+import { wireCode } from '../util/rpc-error.js';
 
 /** Settles the open request `entry` (already taken from the open ones) with its reply `message`. */
 export function settleReply(entry: Pending, message: JsonObject): void {
@@ -35,8 +36,12 @@ export function settleReply(entry: Pending, message: JsonObject): void {
     return;
   }
   const error = message.error;
-  if (isObject(error) && Number.isInteger(error.code) && typeof error.message === 'string') {
-    entry.reject(new PortError('server', error.message, { code: error.code as number, data: error.data }));
+  // A code written as a numeric string (a writer that quotes every value) still says what the
+  // server refused (a `tasks/cancel` of an ended task, an unknown task): read, not malformed.
+  const code = isObject(error) && typeof error.message === 'string' ? wireCode(error.code) : undefined;
+  if (code !== undefined) {
+    const { message: text, data } = error as JsonObject;
+    entry.reject(new PortError('server', text as string, { code, data }));
     return;
   }
   entry.reject(

@@ -30,3 +30,12 @@ export function rpcError(
 ): { code: number; message: string; data?: unknown } {
   return data === undefined ? { code, message } : { code, message, data };
 }
+
+/**
+ * The integer `code` of a JSON-RPC error object a peer sent: an integer, or one written as a
+ * numeric string (writers that quote every value); `undefined` for anything else.
+ */
+export function wireCode(value: unknown): number | undefined {
+  const code = typeof value === 'string' && /^\s*-?\d{1,15}\s*$/.test(value) ? Number(value) : value;
+  return Number.isSafeInteger(code) ? (code as number) : undefined;
+}

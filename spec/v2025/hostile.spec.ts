@@ -970,6 +970,7 @@ describe('an `error` that is not a JSON-RPC error object: a prompt TaskProtocolE
   // waited for a timeout would never end without an advance.
   const BAD_ERRORS: ReadonlyArray<readonly [string, unknown]> = [
     ['a string code', { code: 'x', message: 'm' }],
+    ['a numeric-string code without a message', { code: '-32603' }],
     ['no message', { code: -32603 }],
     ['a fractional code', { code: 1.5, message: 'm' }],
     ['a string', 'boom'],
@@ -992,6 +993,19 @@ describe('an `error` that is not a JSON-RPC error object: a prompt TaskProtocolE
       expect(clock.pending).toBe(0);
     },
   );
+
+  it('an error whose code is a numeric string ("-32602", a writer that quotes every value) is read as that code: an unknown task is TaskNotFoundError at the first poll', async () => {
+    const { server, tasks, clock } = await setup();
+    creating(server, { taskId: 'quoted-code', pollInterval: 1_000 });
+    server.on('tasks/get', (_params, ctx) =>
+      raw({ jsonrpc: '2.0', id: ctx.id, error: { code: '-32602', message: 'Task not found' } }),
+    );
+    const handle = await tasks.callToolAsTask('job');
+    const failure = rejection(handle.result());
+    await clock.advance(1_000);
+    expect(await within(failure)).toBeInstanceOf(TaskNotFoundError);
+    expect(server.count('tasks/get')).toBe(1);
+  });
 
   it.each(BAD_ERRORS)(
     'tasks/get keeps answering an error that is %s: each poll fails at once, TaskProtocolError after 5 polls, never retried as transient',

@@ -8,7 +8,7 @@
 import type { CallToolResult, JsonObject } from '../../types.js';
 import { decodeCallToolResult, decodeTaskFields, isObject, malformed, usableTaskId } from '../decode.js';
 import { decodeToolPage } from '../v2025/decode.js';
-import { rpcError } from '../../util/rpc-error.js';
+import { rpcError, wireCode } from '../../util/rpc-error.js';
 import type { InlineInput, InputKind, StartReply, ToolPage, WireSnapshot } from '../wire.js';
 
 /** The names of a task's duration fields on this wire. */
@@ -86,8 +86,8 @@ export function decodeDetailedTask(value: unknown, method: string, terse = false
     // missing (the status message stands in), or a tool result (the 2025-11-25 habit of failing a
     // task whose tool returned `isError`), which then fails the task with that result.
     if (isObject(error)) {
-      const code = typeof error.code === 'string' && /^\s*-?\d+\s*$/.test(error.code) ? Number(error.code) : error.code;
-      if (typeof code === 'number' && Number.isSafeInteger(code)) {
+      const code = wireCode(error.code);
+      if (code !== undefined) {
         const message = typeof error.message === 'string' ? error.message : (task.statusMessage ?? '');
         return { task, payload: { kind: 'error', error: rpcError(code, message, error.data) } };
       }
