@@ -204,7 +204,10 @@ export class TaskClient<C extends McpClient = McpClient> {
         options === NO_OPTIONS
           ? (this.defaultCall ??= resolveCallOptions(parts.config, options))
           : resolveCallOptions(parts.config, options);
-      if (call.callbacks !== undefined) checkInputCapabilities(parts.engine.wire, call.callbacks, name);
+      if (call.callbacks !== undefined) {
+        checkInputCapabilities(parts.engine.wire, call.callbacks, name);
+        call = { ...call, input: parts.router.answersFor(call.callbacks) };
+      }
       // Before anything is awaited: the caller's context (an active span) is still current.
       instrument = instrumentCall(parts.instrument, parts.port, parts.engine.wire.kind, name, args);
       // The usual call (no progress route, no instrumentation): its promise is the launch's own

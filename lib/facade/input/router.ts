@@ -20,13 +20,16 @@ import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
 import type { Asking, InputOwner, RouterParts } from './router-parts.js';
 import { answerFlaw } from '../../util/answer-shape.js';
 import { requestRefusal } from '../../util/request-shape.js';
-import type { InlineInput, InputKind, InputRequest } from '../../wire/wire.js';
+import type { InlineInput, InputAnswers, InputKind, InputRequest } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
 import { rpcFieldsOf, rpcThrowable } from '../../util/rpc-error.js';
 import type { Attribution, UntaggedInput } from './untagged.js';
 
-/** Routes input requests to the right callback. */
-export class InputRouter {
+/**
+ * Routes input requests to the right callback. As {@link InputAnswers}, it says what the client
+ * answers for any call: what a request declares when its call has no callbacks of its own ([E35]).
+ */
+export class InputRouter implements InputAnswers {
   /** Callbacks tried last, after the call's and the client's (the receiver's, while it serves). */
   private fallback: () => InputCallbacks | undefined = () => undefined;
 
@@ -264,6 +267,19 @@ export class InputRouter {
   /** The callbacks that would answer `kind` for a call, if any. */
   hasCallback(kind: InputKind, callbacks: InputCallbacks | undefined): boolean {
     return this.chosen(kind, callbacks) !== undefined;
+  }
+
+  /** True when a callback answers `kind` for a call with no callbacks of its own (the client's, a receiver's). */
+  answers(kind: InputKind): boolean {
+    return this.chosen(kind, undefined) !== undefined;
+  }
+
+  /**
+   * What the client answers for a call whose own callbacks are `callbacks`: what the call's requests
+   * declare ([E35]), read when each is sent (a receiver may start serving meanwhile).
+   */
+  answersFor(callbacks: InputCallbacks): InputAnswers {
+    return { answers: (kind) => this.chosen(kind, callbacks) !== undefined };
   }
 
   /** The first callback for `kind`: `callbacks`' (a call's), the client's, then the fallback's. */
