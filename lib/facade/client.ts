@@ -96,7 +96,8 @@ export class TaskClient<C extends McpClient = McpClient> {
    *   `@modelcontextprotocol/client` 2.x.
    * @throws TaskOptionError when `client` is not a connected SDK client or an option is invalid.
    * @throws TaskNotSupportedError when `onElicitation`/`onSampling` is given but the SDK client did
-   *   not declare that capability (it would never receive such requests).
+   *   not declare that capability on a 2025-11-25 connection (it would never receive such
+   *   requests).
    */
   constructor(client: C, options: TaskClientOptions<C> = {}) {
     const problem = unusable(client);
@@ -181,7 +182,8 @@ export class TaskClient<C extends McpClient = McpClient> {
    * the server decides per call. Otherwise (or when the server answers with a plain result) the
    * handle is `immediate` and `result()` resolves with that result, unless `requireTask` is set.
    * @throws TaskNotSupportedError with `requireTask` when task mode is not possible, or when input
-   *   callbacks are given for a capability the SDK client did not declare.
+   *   callbacks are given for a capability the SDK client did not declare on a 2025-11-25
+   *   connection.
    * @throws TaskTimeoutError / TaskAbortError when the deadline or signal stop the call first.
    * @throws TaskQueueFullError with `whenFull: 'reject'` when `maxConcurrentTasks` is reached.
    * @throws TaskRpcError when the server rejects the call.

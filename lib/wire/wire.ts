@@ -400,7 +400,11 @@ export interface TaskWire {
     owns: (taskId: string) => boolean,
     refused?: (refusal: InputRefusal) => void,
   ): () => void;
-  /** Which input requests the local client declared it can receive. */
+  /**
+   * Which input requests the client can be sent when a callback answers them: on 2025-11-25, those
+   * whose capability the SDK client declared when it connected; on the tasks extension, both kinds,
+   * since each request declares the input its call answers ([E35]).
+   */
   inputCapabilities(): Readonly<Record<InputKind, boolean>>;
   /**
    * The input the client answers for any call (its own callbacks): what a request declares when its

@@ -5,24 +5,28 @@
  * `elicitation` (or `sampling`) exactly when a callback of this client answers that kind for its
  * call: the call's own, the client's, or a receiver's. Not merely because the SDK client declared
  * it when it connected (nothing here would answer: the SDK's own handlers are never asked on this
- * wire). The server here follows the rule: its `careful` tool asks for a confirmation only when
- * the request that created the task declared elicitation, and goes on without one otherwise.
+ * wire), and even when the SDK client did not (so a per-call callback is never refused here, as it
+ * is on 2025-11-25, where the capabilities were fixed at connect time). The server here follows
+ * the rule: its `careful` tool asks for a confirmation only when the request that created the task
+ * declared elicitation, and goes on without one otherwise.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, type ElicitationCallback } from '../../lib/index.js';
+import { TaskClient, TaskNotSupportedError, type ElicitationCallback } from '../../lib/index.js';
+import { flush } from '../helpers.js';
 import {
   elicitation,
   ExtServer,
   fixtureTools,
   isObject,
   outcome,
+  sampling,
   taskTool,
   textResult,
   type ExtTool,
   type Json,
   type LoggedMessage,
 } from '../support/ext-server/index.js';
-import { ACCEPT, closeRigs, declared, EXT, ManualClock, sdkV2Client } from './support.js';
+import { ACCEPT, closeRigs, declared, EXT, extRig, ManualClock, sdkV2Client, secondClient, settle } from './support.js';
 
 afterEach(closeRigs);
 
@@ -133,9 +137,110 @@ describe('the input a request declares on the tasks extension ([E35])', () => {
     const plainTask = taskRequests(ext, plain.taskId!);
     expect(plainTask.length).toBeGreaterThan(0);
     for (const entry of plainTask) expect(inputDeclared(entry), entry.method).toEqual({ sampling: { tools: {} } });
-    // Requests of no call (the subscription, the tool list) declare what the client answers.
+    // Requests of no call (the subscription) declare what the client answers.
     const listens = ext.received('subscriptions/listen');
     expect(listens.length).toBeGreaterThan(0);
     for (const entry of listens) expect(inputDeclared(entry)).toEqual({ sampling: { tools: {} } });
+  });
+
+  it('takes a per-call onElicitation although the SDK client did not declare elicitation, and declares it (form mode) on that call’s requests', async () => {
+    const rig = await extRig({ server: { pollIntervalMs: 100, tools: [careful] } });
+    // TaskClient.connect with no TaskClient-level callback: the SDK client declares no elicitation.
+    const asked: string[] = [];
+    const handle = await rig.tasks.callToolAsTask(
+      'careful',
+      {},
+      { onElicitation: (params, context) => (asked.push(`${context.delivery}:${params.message}`), ACCEPT) },
+    );
+    const result = handle.result();
+    await settle(rig, handle);
+    expect((await result).content).toEqual(textResult('deleted').content);
+    expect(asked).toEqual(['task-update:Delete it?']);
+    const sent = [...callsOf(rig.server, 'careful'), ...taskRequests(rig.server, handle.taskId!)];
+    expect(sent.map((entry) => entry.method)).toEqual(
+      expect.arrayContaining(['tools/call', 'tasks/get', 'tasks/update']),
+    );
+    for (const entry of sent) {
+      expect(declared(entry), entry.method).toEqual({ elicitation: {}, extensions: { [EXT]: {} } });
+    }
+    // A call without a callback of its own declares none.
+    const other = await rig.tasks.callToolAsTask('careful');
+    const otherResult = other.result();
+    await settle(rig, other);
+    expect((await otherResult).content).toEqual(textResult('kept without asking').content);
+    expect(inputDeclared(callsOf(rig.server, 'careful')[1]!)).toEqual({});
+  });
+
+  it('takes a TaskClient-level onSampling on an SDK client made without the sampling capability', async () => {
+    const clock = new ManualClock();
+    const ext = server(clock);
+    const client = await sdkV2Client(ext);
+    const tasks = new TaskClient(client, {
+      clock,
+      onSampling: () => ({ role: 'assistant', content: { type: 'text', text: 'one line' }, model: 'm' }),
+    });
+    const handle = await tasks.callToolAsTask('summarize');
+    const result = handle.result();
+    await settled(clock, handle);
+    expect((await result).content).toEqual(textResult('summary: one line').content);
+    await tasks.close();
+    for (const entry of libraryRequests(ext)) expect(inputDeclared(entry), entry.method).toEqual({ sampling: {} });
+  });
+
+  it('declares form mode only for a callback the SDK client declared no elicitation for: a url-mode question ends the task unanswered ([E31])', async () => {
+    const rig = await extRig({
+      server: { pollIntervalMs: 100, notifications: 'off', tools: [taskTool('manual', { advance: 'manual' })] },
+    });
+    const asked: unknown[] = [];
+    const handle = await rig.tasks.callToolAsTask(
+      'manual',
+      {},
+      { onElicitation: (params) => (asked.push(params), ACCEPT) },
+    );
+    const result = handle.result();
+    result.catch(() => {});
+    rig.server.tasks.requestInput(handle.taskId!, {
+      sign: {
+        method: 'elicitation/create',
+        params: { mode: 'url', message: 'Sign in', url: 'https://example.com/a', elicitationId: 'e1' },
+      },
+    });
+    await rig.clock.advance(200);
+    await flush();
+    const error = await result.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TaskNotSupportedError);
+    expect((error as Error).message).toMatch(/Client does not support URL-mode elicitation requests/);
+    expect(asked).toEqual([]);
+    expect(inputDeclared(callsOf(rig.server, 'manual')[0]!)).toEqual({ elicitation: {} });
+  });
+
+  it('takes the per-call callbacks of resume() on a client without the capabilities, and its requests declare them', async () => {
+    const rig = await extRig({
+      server: { pollIntervalMs: 100, notifications: 'off', tools: [taskTool('manual', { advance: 'manual' })] },
+    });
+    const reference = (await rig.tasks.callToolAsTask('manual')).detach()!;
+    // Another process, whose SDK client declares nothing.
+    const other = await secondClient(rig.server, rig.clock);
+    const asked: string[] = [];
+    const resumed = other.resume(reference, {
+      onSampling: (params) => {
+        asked.push(String((params.messages[0]?.content as { text?: string }).text));
+        return { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' };
+      },
+    });
+    const result = resumed.result();
+    await rig.clock.advance(0);
+    rig.server.tasks.requestInput(reference.taskId, { s: sampling('Anything?') });
+    await rig.clock.advance(200);
+    await flush();
+    expect(asked).toEqual(['Anything?']);
+    rig.server.tasks.complete(reference.taskId, textResult('answered elsewhere'));
+    await rig.clock.advance(200);
+    expect((await result).content).toEqual(textResult('answered elsewhere').content);
+    const after = taskRequests(rig.server, reference.taskId).filter(
+      (entry) => entry.link !== callsOf(rig.server, 'manual')[0]!.link,
+    );
+    expect(after.map((entry) => entry.method)).toEqual(expect.arrayContaining(['tasks/get', 'tasks/update']));
+    for (const entry of after) expect(inputDeclared(entry), entry.method).toEqual({ sampling: {} });
   });
 });

@@ -19,6 +19,7 @@ import type { JsonObject, SessionPort } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
 import type { Asking, InputOwner, RouterParts } from './router-parts.js';
 import { answerFlaw } from '../../util/answer-shape.js';
+import { isObject } from '../../util/json.js';
 import { requestRefusal } from '../../util/request-shape.js';
 import type { InlineInput, InputAnswers, InputKind, InputRequest } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
@@ -262,6 +263,17 @@ export class InputRouter implements InputAnswers {
    */
   refusal(kind: InputKind, params: Record<string, unknown>, port?: SessionPort): string | undefined {
     return requestRefusal(kind, params, (port ?? this.parts.port).clientCapabilities());
+  }
+
+  /**
+   * {@link InputRouter.refusal} for an entry of `kind` riding on a message of the tasks extension,
+   * which a callback answers: judged against what its request declared ([E35]), the SDK client's
+   * own capability for `kind`, or an empty one (for elicitation, form mode only) when it declared
+   * none, as the extension wire declares it.
+   */
+  inlineRefusal(kind: InputKind, params: Record<string, unknown>): string | undefined {
+    const own = this.parts.port.clientCapabilities()[kind];
+    return requestRefusal(kind, params, { [kind]: isObject(own) ? own : {} });
   }
 
   /** The callbacks that would answer `kind` for a call, if any. */

@@ -19,6 +19,7 @@ import type {
   CancelReply,
   ErrorClass,
   InputAnswers,
+  InputKind,
   StartReply,
   StartToolCall,
   TaskPayload,
@@ -87,6 +88,9 @@ function meaningOf(error: TaskRpcError): string | undefined {
   return MEANINGS[error.code];
 }
 
+/** Both kinds of input, which a request may declare on this wire ({@link ExtensionWire.inputCapabilities}). */
+const BOTH_KINDS: Readonly<Record<InputKind, boolean>> = Object.freeze({ elicitation: true, sampling: true });
+
 /** Task methods: a -32602 there means the server does not know the task ([E25]). */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
@@ -137,6 +141,12 @@ export class ExtensionWire extends PortWire implements TaskWire {
 
   assume(): void {
     // Every modern request names its version and capabilities: nothing is left to assume.
+  }
+
+  override inputCapabilities(): Readonly<Record<InputKind, boolean>> {
+    // [E35]: each request declares the input its call answers, whatever the SDK client declared
+    // when it connected; a callback given for either kind is declared on its call's requests.
+    return BOTH_KINDS;
   }
 
   answerInput(answers: InputAnswers): void {
