@@ -25,6 +25,7 @@ export type {
   CancelReply,
   ErrorClass,
   InlineInput,
+  InputAnswers,
   InputHandler,
   InputKind,
   InputRequest,

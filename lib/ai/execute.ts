@@ -95,9 +95,10 @@ async function finalOutput(handle: TaskHandle): Promise<TaskToolResult> {
 
 /**
  * The error the model reads for a call that could not start, where the library's message is
- * advice for the developer: a callback the SDK client never declared the capability for. The model
- * is told that the tool cannot be used here and that calling it again will not help; the
- * library's error, with what to declare, is the `cause`. Any other error is the library's own.
+ * advice for the developer: a callback the SDK client never declared the capability for (on
+ * 2025-11-25, where capabilities are fixed at connect time). The model is told that the tool cannot
+ * be used here and that calling it again will not help; the library's error, with what to declare,
+ * is the `cause`. Any other error is the library's own.
  */
 function forModel(toolName: string, error: unknown): unknown {
   if (!(error instanceof TaskNotSupportedError)) return error;

@@ -106,12 +106,12 @@ export interface TaskToolOptions {
   readonly progress?: boolean | undefined;
   /**
    * Answers elicitations of this tool's tasks; without it, the TaskClient's `onElicitation`
-   * answers. The SDK client must have declared the `elicitation` capability.
+   * answers. On 2025-11-25 the SDK client must have declared the `elicitation` capability.
    */
   readonly onElicitation?: TaskToolElicitationCallback | undefined;
   /**
    * Answers sampling requests of this tool's tasks; without it, the TaskClient's `onSampling`
-   * answers. The SDK client must have declared the `sampling` capability.
+   * answers. On 2025-11-25 the SDK client must have declared the `sampling` capability.
    */
   readonly onSampling?: TaskToolSamplingCallback | undefined;
   /** The description the model sees. @defaultValue the server's description of the tool */

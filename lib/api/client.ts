@@ -236,8 +236,9 @@ export interface TaskClientConnectOptions<C extends McpClient = McpClient> exten
     | undefined;
   /**
    * Capabilities to declare, merged with what the callbacks need: `elicitation` when
-   * `onElicitation` is given, `sampling` when `onSampling` is. Declare them here too if only
-   * per-call callbacks will answer.
+   * `onElicitation` is given, `sampling` when `onSampling` is. On 2025-11-25, declare them here too
+   * if only per-call callbacks will answer (on the tasks extension each call's requests declare
+   * what its callbacks answer).
    */
   readonly capabilities?: JsonObject | undefined;
   /** Other options for the SDK `Client` constructor (e.g. `versionNegotiation` for SDK v2). */

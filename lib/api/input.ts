@@ -68,9 +68,15 @@ export type SamplingCallback = (
 
 /** Input callbacks, per call or client-wide. */
 export interface InputCallbacks {
-  /** Answers elicitations. The SDK client must have declared the `elicitation` capability. */
+  /**
+   * Answers elicitations. On 2025-11-25 the SDK client must have declared the `elicitation`
+   * capability; on the tasks extension the requests of the calls it answers declare it.
+   */
   readonly onElicitation?: ElicitationCallback | undefined;
-  /** Answers sampling requests. The SDK client must have declared the `sampling` capability. */
+  /**
+   * Answers sampling requests. On 2025-11-25 the SDK client must have declared the `sampling`
+   * capability; on the tasks extension the requests of the calls it answers declare it.
+   */
   readonly onSampling?: SamplingCallback | undefined;
 }
 

@@ -1,7 +1,8 @@
 /**
- * The input callbacks a connection can take: a connection whose SDK client did not declare
- * elicitation (or sampling) refuses a callback for it before sending anything; the refusal is
- * remembered per TaskClient, and the call is made again without that callback.
+ * The input callbacks a connection can take: a 2025-11-25 connection whose SDK client did not
+ * declare elicitation (or sampling) refuses a callback for it before sending anything; the refusal
+ * is remembered per TaskClient, and the call is made again without that callback. A connection on
+ * the tasks extension takes both (each call declares what its callbacks answer, [E35]).
  */
 import {
   TaskNotSupportedError,
@@ -31,10 +32,10 @@ function refusedInput(tasks: TaskClient, error: unknown, input: InputCallbacks):
 }
 
 /**
- * Runs `start` with the callbacks of `all` that the connection of `tasks` can take: a connection
- * whose SDK client did not declare elicitation (or sampling) refuses a callback for it before
- * sending anything, so the call is made again without it (that kind of question then never
- * reaches the job).
+ * Runs `start` with the callbacks of `all` that the connection of `tasks` can take: a 2025-11-25
+ * connection whose SDK client did not declare elicitation (or sampling) refuses a callback for it
+ * before sending anything, so the call is made again without it (that kind of question then never
+ * reaches the job). On the tasks extension both are taken, and the call's requests declare them.
  */
 export async function withDeclaredInput<T>(
   tasks: TaskClient,

@@ -19,8 +19,9 @@ export interface ConnectContext {
 
 /**
  * Makes a connected `TaskClient` for the server named `server` (the key a producer put in the job).
- * For the questions of tasks to reach `answerJobInput`, its SDK client must declare the
- * `elicitation` and `sampling` capabilities (the `capabilities` option of `TaskClient.connect`).
+ * For the questions of tasks to reach `answerJobInput` on 2025-11-25, its SDK client must declare
+ * the `elicitation` and `sampling` capabilities (the `capabilities` option of `TaskClient.connect`);
+ * on the tasks extension each call declares them itself.
  */
 export type ConnectServer = (server: string, context: ConnectContext) => Promise<TaskClient>;
 

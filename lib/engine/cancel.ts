@@ -236,7 +236,11 @@ export function cancelRequest(engine: TaskEngine, record: TaskRecord, once: bool
   const timeoutMs = record.requestTimeoutMs;
   return engine.background(
     record,
-    (scope) => engine.wire.cancelTask(record.taskId, engine.requestOptions(timeoutMs, scope, true, record.instrument)),
+    (scope) =>
+      engine.wire.cancelTask(
+        record.taskId,
+        engine.requestOptions(timeoutMs, scope, true, record.instrument, false, record.input),
+      ),
     once,
   );
 }

@@ -10,7 +10,14 @@
  */
 import { TaskClosedError, asTaskError, type TaskError } from '../errors.js';
 import type { Task } from '../types.js';
-import type { ErrorClass, TaskWire, WireFeatures, WireRequestOptions, WireSnapshot } from '../wire/wire.js';
+import type {
+  ErrorClass,
+  InputAnswers,
+  TaskWire,
+  WireFeatures,
+  WireRequestOptions,
+  WireSnapshot,
+} from '../wire/wire.js';
 import type { CallInstrument } from '../api/index.js';
 import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
@@ -124,7 +131,8 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
    * Options of one request: its short timeout, on the engine's timers, stopped by `scope`: a
    * signal, or a task's record (all the task's requests stop when its tracking stops). A record's
    * requests are watched by its own instrument; others by `instrument`, when given. With
-   * `quietTimeout`, the timeout tells the server nothing (a request that may create a task).
+   * `quietTimeout`, the timeout tells the server nothing (a request that may create a task). A
+   * record's requests declare the input its call answers; others `input`, when given ([E35]).
    */
   requestOptions(
     timeoutMs: number,
@@ -132,11 +140,15 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
     weak?: boolean,
     instrument?: CallInstrument,
     quietTimeout = false,
+    input?: InputAnswers,
   ): WireRequestOptions {
     if (scope instanceof TaskRecord) return new TaskRequestOptions(timeoutMs, this.scheduler, scope, weak);
-    return instrument === undefined
-      ? { timeoutMs, timers: this.scheduler, signal: scope, weak, quietTimeout }
-      : { timeoutMs, timers: this.scheduler, signal: scope, weak, quietTimeout, instrument };
+    const options: WireRequestOptions =
+      instrument === undefined
+        ? { timeoutMs, timers: this.scheduler, signal: scope, weak, quietTimeout }
+        : { timeoutMs, timers: this.scheduler, signal: scope, weak, quietTimeout, instrument };
+    // [E35]: a call with callbacks of its own declares what they answer (the usual call has none).
+    return input === undefined ? options : { ...options, input };
   }
 
   /** Number of tasks being tracked. */

@@ -155,7 +155,7 @@ export function supplyInput(
     engine.wire.supplyInput(
       record.taskId,
       responses,
-      engine.requestOptions(record.requestTimeoutMs, scope, weak, record.instrument),
+      engine.requestOptions(record.requestTimeoutMs, scope, weak, record.instrument, false, record.input),
     );
   if (record.settlement !== undefined) return engine.background(record, (scope) => send(scope, true), true);
   return engine.retrying(record, (scope) => send(scope));

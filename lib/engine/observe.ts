@@ -49,6 +49,7 @@ export function track(
   );
   engine.records.set(task.taskId, record);
   if (options.instrument !== undefined) record.instrumented(options.instrument);
+  if (options.input !== undefined) record.inputAnswered(options.input);
   if (snapshot.payload !== undefined && record.terminal) record.payloadRode(snapshot.payload);
   for (const early of engine.early.take(task.taskId)) {
     record.notificationArrived();

@@ -8,7 +8,7 @@ import type { CallToolResult, JsonObject, Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
 import { keepShape } from '../util/shapes.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { GroupMember, TaskPayload } from '../wire/wire.js';
+import type { GroupMember, InputAnswers, TaskPayload } from '../wire/wire.js';
 
 /**
  * The abort reason of requests still open when tracking stops, and what such a request rejects
@@ -105,6 +105,8 @@ export class RecordExtras {
   hastenedAt = -Infinity;
   /** What watches the task's requests (instrumentation), if anything does. */
   instrument: CallInstrument | undefined = undefined;
+  /** The input that callbacks answer for the task's call, when it has callbacks of its own ([E35]). */
+  input: InputAnswers | undefined = undefined;
   /**
    * The JSON-RPC error that answered the blocking `tasks/result` once the task was known failed:
    * most likely the task's own error (`payload.ts`), kept while a fresh request asks again.

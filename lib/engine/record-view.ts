@@ -11,7 +11,7 @@ import { isTerminalStatus, type CallToolResult, type Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
 import { capture, captured } from '../util/capture.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { TaskPayload } from '../wire/wire.js';
+import type { InputAnswers, TaskPayload } from '../wire/wire.js';
 import { STOPPED_SIGNAL, TRACKING_STOPPED, type KeptAnswer, type Settlement } from './record-extras.js';
 import * as Flag from './record-flags.js';
 import { RecordLayout } from './record-layout.js';
@@ -222,6 +222,14 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   /** What watches the task's requests (instrumentation), if anything does. */
   get instrument(): CallInstrument | undefined {
     return this.extras?.instrument;
+  }
+
+  /**
+   * The input that callbacks answer for the task's call, when it has callbacks of its own: what its
+   * requests declare ([E35]); `undefined`: what the client answers for any call.
+   */
+  get input(): InputAnswers | undefined {
+    return this.extras?.input;
   }
 
   /** Aborted when tracking stops; created on first use (only retries need it). */

@@ -16,7 +16,7 @@
  * a method named after what happened, and each such method has one caller, an engine module:
  *
  * - observe.ts (tracking, merging): the constructor, `notificationArrived`, `observed`,
- *   `payloadRode`, `instrumented`;
+ *   `payloadRode`, `instrumented`, `inputAnswered`;
  * - engine.ts (stopping, settling): `stopBegan`, `settled`, `trackingEnded`;
  * - watch.ts (watching the task): `observationBegan`, `watched`, `unwatched`;
  * - reconnect.ts (a reconnection): `connectionReplaced`;
@@ -45,7 +45,7 @@ import { canonicalJson } from '../util/json.js';
 import { keepShape } from '../util/shapes.js';
 import { sha256Hex } from '../util/sha256.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { GroupMember, InlineInput, RequestGroup, TaskPayload } from '../wire/wire.js';
+import type { GroupMember, InlineInput, InputAnswers, RequestGroup, TaskPayload } from '../wire/wire.js';
 import {
   rejecting,
   sameSnapshot,
@@ -116,6 +116,11 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
   /** The task's requests are watched by `instrument` (instrumentation). */
   instrumented(instrument: CallInstrument): void {
     this.more().instrument = instrument;
+  }
+
+  /** Callbacks of the task's call answer `input` (its requests declare it, [E35]). */
+  inputAnswered(input: InputAnswers): void {
+    this.more().input = input;
   }
 
   // ---- engine.ts: stopping, settling ----

@@ -5,7 +5,7 @@
  * settled), all stopped when the client closes; and the options a task's request goes out with.
  */
 import { TaskClosedError } from '../errors.js';
-import type { ErrorClass, WireRequestOptions } from '../wire/wire.js';
+import type { ErrorClass, InputAnswers, WireRequestOptions } from '../wire/wire.js';
 import { EXEMPLAR_RECORD, type TaskRecord } from './record.js';
 import { TRACKING_STOPPED } from './record-extras.js';
 import { retryAfter, type RetryContext } from './retry.js';
@@ -43,6 +43,11 @@ export class TaskRequestOptions implements WireRequestOptions {
   /** What watches the task's requests (instrumentation), if anything does. */
   get instrument(): CallInstrument | undefined {
     return this.group.instrument;
+  }
+
+  /** The input that callbacks answer for the task's call, if it has callbacks of its own ([E35]). */
+  get input(): InputAnswers | undefined {
+    return this.group.input;
   }
 }
 

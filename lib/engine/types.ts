@@ -6,6 +6,7 @@ import type { Clock, Task } from '../types.js';
 import type {
   ErrorClass,
   InlineInput,
+  InputAnswers,
   TaskWire,
   WireFeatures,
   WireRequestOptions,
@@ -82,6 +83,11 @@ export interface TrackOptions {
   readonly provisional?: boolean | undefined;
   /** Watches the task's requests (instrumentation). @defaultValue none */
   readonly instrument?: CallInstrument | undefined;
+  /**
+   * The input that callbacks answer for the task's call, when it has callbacks of its own: what the
+   * task's requests declare ([E35]). @defaultValue what the client answers for any call
+   */
+  readonly input?: InputAnswers | undefined;
 }
 
 /** Why the engine stopped tracking a record before it settled on its own. */
@@ -120,6 +126,8 @@ export interface EngineCore {
     scope?: RequestScope,
     weak?: boolean,
     instrument?: CallInstrument,
+    quietTimeout?: boolean,
+    input?: InputAnswers,
   ): WireRequestOptions;
   /** One request for `record` in its request group (stopped when its tracking stops). */
   attempt<T>(record: TaskRecord, run: (scope: RequestScope) => Promise<T>): Promise<T>;

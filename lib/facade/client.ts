@@ -96,7 +96,8 @@ export class TaskClient<C extends McpClient = McpClient> {
    *   `@modelcontextprotocol/client` 2.x.
    * @throws TaskOptionError when `client` is not a connected SDK client or an option is invalid.
    * @throws TaskNotSupportedError when `onElicitation`/`onSampling` is given but the SDK client did
-   *   not declare that capability (it would never receive such requests).
+   *   not declare that capability on a 2025-11-25 connection (it would never receive such
+   *   requests).
    */
   constructor(client: C, options: TaskClientOptions<C> = {}) {
     const problem = unusable(client);
@@ -181,7 +182,8 @@ export class TaskClient<C extends McpClient = McpClient> {
    * the server decides per call. Otherwise (or when the server answers with a plain result) the
    * handle is `immediate` and `result()` resolves with that result, unless `requireTask` is set.
    * @throws TaskNotSupportedError with `requireTask` when task mode is not possible, or when input
-   *   callbacks are given for a capability the SDK client did not declare.
+   *   callbacks are given for a capability the SDK client did not declare on a 2025-11-25
+   *   connection.
    * @throws TaskTimeoutError / TaskAbortError when the deadline or signal stop the call first.
    * @throws TaskQueueFullError with `whenFull: 'reject'` when `maxConcurrentTasks` is reached.
    * @throws TaskRpcError when the server rejects the call.
@@ -204,7 +206,10 @@ export class TaskClient<C extends McpClient = McpClient> {
         options === NO_OPTIONS
           ? (this.defaultCall ??= resolveCallOptions(parts.config, options))
           : resolveCallOptions(parts.config, options);
-      if (call.callbacks !== undefined) checkInputCapabilities(parts.engine.wire, call.callbacks, name);
+      if (call.callbacks !== undefined) {
+        checkInputCapabilities(parts.engine.wire, call.callbacks, name);
+        call = { ...call, input: parts.router.answersFor(call.callbacks) };
+      }
       // Before anything is awaited: the caller's context (an active span) is still current.
       instrument = instrumentCall(parts.instrument, parts.port, parts.engine.wire.kind, name, args);
       // The usual call (no progress route, no instrumentation): its promise is the launch's own

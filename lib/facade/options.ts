@@ -27,6 +27,7 @@ import type { EngineConfig } from '../engine/engine.js';
 import { systemClock } from '../util/scheduler.js';
 import type { McpClient } from '../types.js';
 import { ENVELOPE_KEYS } from '../port/sdk-v2.js';
+import type { InputAnswers } from '../wire/wire.js';
 
 /** Default retry policy. */
 export const DEFAULT_RETRY: RetryPolicy = {
@@ -190,6 +191,11 @@ export interface ResolvedCallOptions {
   readonly progressToken?: string | undefined;
   /** Set by the client when its instrumentation watches the call. */
   readonly instrument?: CallInstrument | undefined;
+  /**
+   * Set by the client when the call has callbacks of its own: the input they (or the client's)
+   * answer, which the call's requests declare ([E35]).
+   */
+  readonly input?: InputAnswers | undefined;
 }
 
 /**

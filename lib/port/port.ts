@@ -77,7 +77,9 @@ export interface PortRequestOptions {
   readonly quietTimeout?: boolean | undefined;
   /**
    * Client capabilities to declare on this request only, merged into the per-request envelope of
-   * the modern era (e.g. the tasks extension, [E1]). Ignored on a legacy session.
+   * the modern era (e.g. the tasks extension, [E1]): each one merged one level into the client's
+   * own, and one set to `null` left out of the request's declaration ([E35]). Ignored on a legacy
+   * session.
    */
   readonly declare?: JsonObject | undefined;
   /**

@@ -38,14 +38,18 @@ export function isV2Client(client: unknown): client is V2ClientShape {
  * through its own callbacks only, and has none for these. The SDK offers no public way to run such
  * an entry through the client's own request handlers (its multi round-trip engine uses a protected
  * accessor), so declaring them would invite requests that nothing here answers. The host's own
- * requests through the SDK client still declare them (the SDK builds their envelope).
+ * requests through the SDK client still declare them (the SDK builds their envelope). Elicitation
+ * and sampling are left to the extension wire, which declares them per request where a callback
+ * answers them ([E35]).
  */
 const UNANSWERED_CAPABILITIES: readonly string[] = ['roots'];
 
 /**
  * Merges capabilities one level into their sub-objects, so `declare` adds an extension without
  * dropping the others ([E1]: a per-request declaration replaces the client's object wholesale).
- * The capabilities nothing here answers are left out ({@link UNANSWERED_CAPABILITIES}).
+ * The capabilities nothing here answers are left out ({@link UNANSWERED_CAPABILITIES}), and so is
+ * each one `extra` sets to `null`: a request declares only what is relevant to it ([E35]), so a
+ * wire may leave out a capability of the client's that nobody answers for that request.
  */
 function mergeCapabilities(declared: JsonObject, extra: JsonObject | undefined): JsonObject {
   const merged: JsonObject = { ...declared };
@@ -53,7 +57,8 @@ function mergeCapabilities(declared: JsonObject, extra: JsonObject | undefined):
   if (extra === undefined) return merged;
   for (const [key, value] of Object.entries(extra)) {
     const current = merged[key];
-    merged[key] = isObject(current) && isObject(value) ? { ...current, ...value } : value;
+    if (value === null) delete merged[key];
+    else merged[key] = isObject(current) && isObject(value) ? { ...current, ...value } : value;
   }
   return merged;
 }

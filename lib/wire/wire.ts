@@ -50,6 +50,20 @@ export interface WireRequestOptions {
    * passes it on with the options, untouched.
    */
   readonly instrument?: CallInstrument | undefined;
+  /**
+   * The input that a callback answers for the call this request belongs to (its own callbacks,
+   * then the client's): on the 2026-07-28 era the request declares those input capabilities and
+   * no others ([E35]). Absent: what the client answers for any call ({@link TaskWire.answerInput}).
+   */
+  readonly input?: InputAnswers | undefined;
+}
+
+/**
+ * Which kinds of input the client answers for a call: those a callback of its own, or of the
+ * client's, would be given.
+ */
+export interface InputAnswers {
+  answers(kind: InputKind): boolean;
 }
 
 /** What a wire can do on its connection. */
@@ -386,6 +400,17 @@ export interface TaskWire {
     owns: (taskId: string) => boolean,
     refused?: (refusal: InputRefusal) => void,
   ): () => void;
-  /** Which input requests the local client declared it can receive. */
+  /**
+   * Which input requests the client can be sent when a callback answers them: on 2025-11-25, those
+   * whose capability the SDK client declared when it connected; on the tasks extension, both kinds,
+   * since each request declares the input its call answers ([E35]).
+   */
   inputCapabilities(): Readonly<Record<InputKind, boolean>>;
+  /**
+   * The input the client answers for any call (its own callbacks): what a request declares when its
+   * options name no call's ({@link WireRequestOptions.input}), and the requests of no call (the
+   * tasks extension's `subscriptions/listen`). Only the tasks extension declares per request
+   * ([E35]); elsewhere the capabilities were fixed when the client connected, and this does nothing.
+   */
+  answerInput(answers: InputAnswers): void;
 }

@@ -288,7 +288,7 @@ describe('which wire a connection gets ([E20])', () => {
 });
 
 describe('per-request opt-in ([E1], [E2])', () => {
-  it('declares the client’s capabilities plus the extension on tools/call, every tasks/* request and subscriptions/listen, all but roots, which nothing here answers ([E31])', async () => {
+  it('declares the extension and the input the callbacks answer on tools/call, every tasks/* request and subscriptions/listen, and not roots, which nothing here answers ([E31], [E35])', async () => {
     const rig = await extRig({
       server: { cancel: 'ignore', tools: [taskTool('manual', { advance: 'manual' })] },
       client: {
@@ -463,7 +463,8 @@ describe('per-request opt-in ([E1], [E2])', () => {
     const server = new ExtServer({ tools: [taskTool('manual', { advance: 'manual' })] });
     const client = await sdkV2Client(server, { elicitation: {} });
     const clock = new ManualClock();
-    const tasks = new TaskClient(client, { clock });
+    // Its onElicitation answers: the requests declare elicitation ([E35]; spec/ext/capabilities.spec.ts).
+    const tasks = new TaskClient(client, { clock, onElicitation: () => ({ action: 'decline' }) });
     cleanups.push(() => tasks.close());
     const handle = await tasks.callToolAsTask('manual');
     await clock.advance(1_000);

@@ -264,6 +264,8 @@ export class FakeWire implements TaskWire {
     return { elicitation: false, sampling: false };
   }
 
+  answerInput(): void {}
+
   private pushed(message: unknown): void {
     for (const events of [...this.subscribers]) {
       try {

@@ -63,6 +63,7 @@ export function acceptReply(launch: AcceptingCall, reply: StartReply, creation?:
     sentAt: launch.sentAt,
     requestTimeoutMs: call.requestTimeoutMs,
     instrument: call.instrument,
+    input: call.input,
   });
   launch.tracked(record);
   const handle = made(launch, parts.live.adopt(record, call.callbacks, call.progressToken, reply.immediateResponse));

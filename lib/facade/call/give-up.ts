@@ -69,7 +69,10 @@ export function cancelOrphan(scope: StopScope, task: Pick<Task, 'taskId'>, creat
   }
   const release = creation?.abandon(task.taskId);
   return engine.wire
-    .cancelTask(task.taskId, engine.requestOptions(call.requestTimeoutMs, undefined, true, call.instrument))
+    .cancelTask(
+      task.taskId,
+      engine.requestOptions(call.requestTimeoutMs, undefined, true, call.instrument, false, call.input),
+    )
     .then(
       () => undefined,
       (error: unknown) => engine.report(error, undefined),

@@ -91,7 +91,14 @@ export async function inputRounds(
     launch.sentAt = engine.config.clock.now();
     reply = await engine.wire.startToolCall(
       attempt,
-      engine.requestOptions(timeoutMs, signal, undefined, launch.call.instrument, attempt.task !== undefined),
+      engine.requestOptions(
+        timeoutMs,
+        signal,
+        undefined,
+        launch.call.instrument,
+        attempt.task !== undefined,
+        launch.call.input,
+      ),
     );
   }
   return reply;

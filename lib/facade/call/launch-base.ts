@@ -230,7 +230,8 @@ export abstract class LaunchBase {
     this.sentAt = engine.config.clock.now();
     this.sentCall = base;
     // [R24], [A5]: a call that asks for a task is never cancelled by notification, even at its timeout.
-    return engine.requestOptions(timeoutMs, signal, undefined, this.call.instrument, base.task !== undefined);
+    const call = this.call;
+    return engine.requestOptions(timeoutMs, signal, undefined, call.instrument, base.task !== undefined, call.input);
   }
 
   /**

@@ -39,6 +39,9 @@ export function listenOn(parts: ListenParts, wire: TaskWire): () => void {
   parts.port = openPort(connection.current);
   parts.serving.follow(parts.port);
   const offUntagged = parts.untagged.attach(parts.port);
+  // [E35]: what the client answers for any call, which the wire's requests declare unless their
+  // call has callbacks of its own.
+  wire.answerInput(router);
   const offs = [
     wire.subscribe({
       status: (task) => engine.push(task),

@@ -9,6 +9,7 @@ import { TaskOptionError } from '../../errors.js';
 import type { SessionPort } from '../../port/port.js';
 import { instrumentResume } from '../events/instrumentation.js';
 import { checkInputCapabilities } from '../input/capabilities.js';
+import type { InputRouter } from '../input/router.js';
 import { resolveCallOptions, type ResolvedCallOptions, type ResolvedClientOptions } from '../options.js';
 import type { TaskView } from '../../engine/task-view.js';
 import { assumeFrom, checkReference, placeholderTask } from './reference.js';
@@ -18,6 +19,8 @@ import { armDeadlineAndSignal } from '../call/deadline-signal.js';
 /** The parts of its TaskClient that `resume()` uses (see facade/parts.ts). */
 export interface ResumeParts {
   readonly config: ResolvedClientOptions;
+  /** What a call's requests declare it answers ([E35]). */
+  readonly router: Pick<InputRouter, 'answersFor'>;
   readonly engine: TaskEngine;
   readonly live: LiveTasks;
   readonly port: SessionPort;
@@ -47,7 +50,8 @@ export function resumeTask(parts: ResumeParts, target: string | TaskReference, o
   }
   const named = reference.toolName ?? options.toolName;
   const toolName = named ?? 'unknown';
-  if (call.callbacks !== undefined) checkInputCapabilities(engine.wire, call.callbacks, toolName);
+  const callbacks = call.callbacks;
+  if (callbacks !== undefined) checkInputCapabilities(engine.wire, callbacks, toolName);
   // Only an accepted resume (every check above passed) changes what the client assumes of a
   // session that skipped the handshake.
   assumeFrom(reference, engine.wire);
@@ -58,6 +62,8 @@ export function resumeTask(parts: ResumeParts, target: string | TaskReference, o
     provisional: true,
     requestTimeoutMs: call.requestTimeoutMs,
     instrument,
+    // [E35]: its requests declare what the resume's callbacks (or the client's) answer.
+    input: callbacks === undefined ? undefined : parts.router.answersFor(callbacks),
   });
   const handle = live.adopt(record, call.callbacks, undefined, undefined, true);
   instrument?.handle?.(handle);

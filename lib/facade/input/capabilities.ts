@@ -1,14 +1,17 @@
 /**
- * The input capabilities a call's or a client's callbacks need: an SDK client gets elicitation
- * and sampling requests only if it declared those capabilities when it connected.
+ * The input capabilities a call's or a client's callbacks need: on 2025-11-25 an SDK client gets
+ * elicitation and sampling requests only if it declared those capabilities when it connected; on
+ * the tasks extension each request declares the input its call answers ([E35]), so any callback
+ * can be given.
  */
 import type { InputCallbacks } from '../../api/index.js';
 import { TaskNotSupportedError } from '../../errors.js';
 import type { InputKind, TaskWire } from '../../wire/wire.js';
 
 /**
- * Fails fast when callbacks are given for input the SDK client never receives: it gets
- * elicitation/sampling requests only if it declared those capabilities when it connected.
+ * Fails fast when callbacks are given for input the SDK client never receives (on 2025-11-25:
+ * elicitation/sampling requests come only if it declared those capabilities when it connected).
+ * The wire says what it can receive ({@link TaskWire.inputCapabilities}).
  * @throws TaskNotSupportedError naming the missing capability.
  */
 export function checkInputCapabilities(wire: TaskWire, callbacks: InputCallbacks, toolName?: string): void {

@@ -40,15 +40,15 @@ export class InlineAnswers {
   /**
    * Why nobody here answers `item`, or `undefined` when a callback does. [E31]: an entry is treated
    * as the same request sent on its own, which the client would refuse (-32602) without asking a
-   * callback when its params break the schema or it is an elicitation in a mode the client did not
-   * declare; an input response has no error form, so such an entry is unanswerable here.
+   * callback when its params break the schema or it is an elicitation in a mode the request did not
+   * declare ([E35]); an input response has no error form, so such an entry is unanswerable here.
    */
   private unanswerable(item: InlineInput, callbacks: InputCallbacks | undefined): string | undefined {
     if (item.kind === undefined) return 'this library cannot answer that kind of request';
     if (!this.router.hasCallback(item.kind, callbacks)) {
       return `pass ${item.kind === 'sampling' ? 'onSampling' : 'onElicitation'} to the call or the TaskClient`;
     }
-    return this.router.refusal(item.kind, item.params);
+    return this.router.inlineRefusal(item.kind, item.params);
   }
 
   /**

@@ -19,14 +19,18 @@ import type { JsonObject, SessionPort } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
 import type { Asking, InputOwner, RouterParts } from './router-parts.js';
 import { answerFlaw } from '../../util/answer-shape.js';
+import { isObject } from '../../util/json.js';
 import { requestRefusal } from '../../util/request-shape.js';
-import type { InlineInput, InputKind, InputRequest } from '../../wire/wire.js';
+import type { InlineInput, InputAnswers, InputKind, InputRequest } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
 import { rpcFieldsOf, rpcThrowable } from '../../util/rpc-error.js';
 import type { Attribution, UntaggedInput } from './untagged.js';
 
-/** Routes input requests to the right callback. */
-export class InputRouter {
+/**
+ * Routes input requests to the right callback. As {@link InputAnswers}, it says what the client
+ * answers for any call: what a request declares when its call has no callbacks of its own ([E35]).
+ */
+export class InputRouter implements InputAnswers {
   /** Callbacks tried last, after the call's and the client's (the receiver's, while it serves). */
   private fallback: () => InputCallbacks | undefined = () => undefined;
 
@@ -261,9 +265,33 @@ export class InputRouter {
     return requestRefusal(kind, params, (port ?? this.parts.port).clientCapabilities());
   }
 
+  /**
+   * {@link InputRouter.refusal} for an entry of `kind` riding on a message of the tasks extension,
+   * which a callback answers: judged against what its request declared ([E35]), the SDK client's
+   * own capability for `kind`, or an empty one (for elicitation, form mode only) when it declared
+   * none, as the extension wire declares it.
+   */
+  inlineRefusal(kind: InputKind, params: Record<string, unknown>): string | undefined {
+    const own = this.parts.port.clientCapabilities()[kind];
+    return requestRefusal(kind, params, { [kind]: isObject(own) ? own : {} });
+  }
+
   /** The callbacks that would answer `kind` for a call, if any. */
   hasCallback(kind: InputKind, callbacks: InputCallbacks | undefined): boolean {
     return this.chosen(kind, callbacks) !== undefined;
+  }
+
+  /** True when a callback answers `kind` for a call with no callbacks of its own (the client's, a receiver's). */
+  answers(kind: InputKind): boolean {
+    return this.chosen(kind, undefined) !== undefined;
+  }
+
+  /**
+   * What the client answers for a call whose own callbacks are `callbacks`: what the call's requests
+   * declare ([E35]), read when each is sent (a receiver may start serving meanwhile).
+   */
+  answersFor(callbacks: InputCallbacks): InputAnswers {
+    return { answers: (kind) => this.chosen(kind, callbacks) !== undefined };
   }
 
   /** The first callback for `kind`: `callbacks`' (a call's), the client's, then the fallback's. */

@@ -70,8 +70,11 @@ export class TaskSubscription {
 
   constructor(
     private readonly port: SessionPort,
-    /** Capabilities to declare on the listen request (the tasks extension, [E1]). */
-    private readonly declare: JsonObject,
+    /**
+     * Capabilities to declare on each listen request: the tasks extension ([E1]), and the input
+     * the client answers ([E35]), which may change between two listens (a receiver starts serving).
+     */
+    private readonly declare: () => JsonObject,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -139,7 +142,7 @@ export class TaskSubscription {
         timers,
         signal: controller.signal,
         weak: true,
-        declare: this.declare,
+        declare: this.declare(),
       })
       .then(
         () => {

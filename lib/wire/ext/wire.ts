@@ -7,6 +7,8 @@
  * the input requests ([E3]); `tasks/update` answers them ([E5]); `tasks/cancel` only acknowledges
  * ([E6]); there is no `tasks/result` or `tasks/list`, and no progress on tasks ([E10]). Over
  * Streamable HTTP the SDK v2 transport sets `Mcp-Name: <taskId>` from the request itself ([E8]).
+ * Each request declares, of the input capabilities, those a callback answers for its call, and no
+ * others ([E35]).
  */
 import { TaskRpcError } from '../../errors.js';
 import { PortError, type JsonObject, type ResultDecoder, type SessionPort, type Timers } from '../../port/port.js';
@@ -16,6 +18,8 @@ import { tapSession } from '../session-taps.js';
 import type {
   CancelReply,
   ErrorClass,
+  InputAnswers,
+  InputKind,
   StartReply,
   StartToolCall,
   TaskPayload,
@@ -40,8 +44,29 @@ import { PortWire, callParams } from '../port-wire.js';
 import { TaskSubscription } from './subscriptions.js';
 import type { Sink } from '../../util/deliver.js';
 
-/** The per-request declaration of the extension ([E1]); settings are an empty object today. */
-const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
+/**
+ * The per-request declarations, by {@link declarationIndex}: the extension ([E1]; settings are an
+ * empty object today) or not, and the input capabilities, each declared only when a callback
+ * answers that kind for the request ([E35]). An input capability declared is merged into the SDK
+ * client's own (its elicitation modes, say), or declared empty when the SDK client has none (for
+ * elicitation: form mode only); one not declared is set to `null`, which leaves the SDK client's
+ * own out of the request's declaration. Constants, so that the port builds each envelope once.
+ */
+const DECLARATIONS: readonly JsonObject[] = [false, true].flatMap((extension) =>
+  [0, 1, 2, 3].map((input) => ({
+    ...(extension ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+    elicitation: (input & 1) === 0 ? null : {},
+    sampling: (input & 2) === 0 ? null : {},
+  })),
+);
+
+/** The index in {@link DECLARATIONS} of a request that declares the extension or not, answering `input`. */
+function declarationIndex(extension: boolean, input: InputAnswers): number {
+  return (extension ? 4 : 0) + (input.answers('elicitation') ? 1 : 0) + (input.answers('sampling') ? 2 : 0);
+}
+
+/** What a client answers before it says what its callbacks answer: nothing. */
+const ANSWERS_NOTHING: InputAnswers = { answers: () => false };
 
 /** What some codes mean on this wire, for error messages (a missing extension: see {@link meaningOf}). */
 const MEANINGS: Readonly<Record<number, string>> = {
@@ -63,6 +88,9 @@ function meaningOf(error: TaskRpcError): string | undefined {
   return MEANINGS[error.code];
 }
 
+/** Both kinds of input, which a request may declare on this wire ({@link ExtensionWire.inputCapabilities}). */
+const BOTH_KINDS: Readonly<Record<InputKind, boolean>> = Object.freeze({ elicitation: true, sampling: true });
+
 /** Task methods: a -32602 there means the server does not know the task ([E25]). */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
@@ -71,6 +99,8 @@ export class ExtensionWire extends PortWire implements TaskWire {
   readonly kind = 'io.modelcontextprotocol/tasks' as const;
   readonly statusNotification = 'notifications/tasks';
   private readonly subscription: TaskSubscription;
+  /** The input the client answers for any call ({@link ExtensionWire.answerInput}). */
+  private input: InputAnswers = ANSWERS_NOTHING;
 
   constructor(
     port: SessionPort,
@@ -78,7 +108,7 @@ export class ExtensionWire extends PortWire implements TaskWire {
     private readonly offered: boolean,
   ) {
     super(port);
-    this.subscription = new TaskSubscription(port, DECLARE);
+    this.subscription = new TaskSubscription(port, () => DECLARATIONS[declarationIndex(true, this.input)]!);
   }
 
   features(): WireFeatures {
@@ -113,6 +143,21 @@ export class ExtensionWire extends PortWire implements TaskWire {
     // Every modern request names its version and capabilities: nothing is left to assume.
   }
 
+  override inputCapabilities(): Readonly<Record<InputKind, boolean>> {
+    // [E35]: each request declares the input its call answers, whatever the SDK client declared
+    // when it connected; a callback given for either kind is declared on its call's requests.
+    return BOTH_KINDS;
+  }
+
+  answerInput(answers: InputAnswers): void {
+    this.input = answers;
+  }
+
+  /** The declaration of a request that declares the extension or not, for the call `options` name ([E35]). */
+  private declaration(extension: boolean, options: WireRequestOptions): JsonObject {
+    return DECLARATIONS[declarationIndex(extension, options.input ?? this.input)]!;
+  }
+
   classify(error: unknown): ErrorClass {
     if (fromServer(error)) {
       if (error.code === -32602 && TASK_METHODS.has(error.method)) return 'vanished';
@@ -139,7 +184,7 @@ export class ExtensionWire extends PortWire implements TaskWire {
       options,
       extensionError,
       taskId,
-      declare ? DECLARE : undefined,
+      this.declaration(declare, options),
       true,
     );
   }
@@ -179,7 +224,7 @@ export class ExtensionWire extends PortWire implements TaskWire {
     const decode = optIn ? decodeTaskStart : decodePlainStart;
     if (sink === undefined) return this.send('tools/call', params, decode, sent, optIn);
     // As `send` sends it.
-    const declare = optIn ? DECLARE : undefined;
+    const declare = this.declaration(optIn, options);
     this.port.requestInto(sink, token, 'tools/call', params, decode, sent, extensionError, undefined, declare, true);
     return undefined;
   }
@@ -199,7 +244,7 @@ export class ExtensionWire extends PortWire implements TaskWire {
       options,
       extensionError,
       taskId,
-      DECLARE,
+      this.declaration(true, options),
       true,
     );
   }

@@ -219,6 +219,10 @@ export class Wire2025 extends PortWire implements TaskWire {
     return serveSideChannelInput(this.port, handler, owns, refused);
   }
 
+  answerInput(): void {
+    // The client's capabilities were declared once, when it connected: nothing is declared per request.
+  }
+
   subscribe(events: WireEvents): () => void {
     const own = [
       this.port.onNotification('notifications/tasks/status', (params) => {
