@@ -410,7 +410,7 @@ describe('per-request opt-in ([E1], [E2])', () => {
       rig.server.on('tools/call', () => {
         const task = rig.server.tasks.create({ advance: 'manual' });
         made = task.taskId;
-        return form(task as unknown as Record<string, unknown>);
+        return form(task);
       });
       const error = await rejection(rig.tasks.callToolAsTask('anything'));
       expect(error).toBeInstanceOf(TaskProtocolError);

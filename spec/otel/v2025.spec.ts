@@ -444,7 +444,7 @@ describe('input, plain calls, retries and reconnections', () => {
                       return next(message, extra);
                     const id = `task-${related.taskId}-1`;
                     renamed.set(id, request.id);
-                    next({ ...message, id } as typeof message, extra);
+                    next({ ...message, id }, extra);
                   };
           },
         });
