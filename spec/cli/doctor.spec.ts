@@ -10,7 +10,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -406,6 +407,34 @@ describe('mcp-task doctor: a stop while connecting to a server that never answer
     expect(run.code, run.stderr).toBe(124);
     expect(JSON.parse(run.stdout)).toEqual(TIMED_OUT_CONNECTING);
     await until(() => !muteLog(log).pids.some(alive), 10_000, 'the server processes to end');
+  });
+
+  it('a --timeout that ends the handshake is the bound named (not --connect-timeout): exit 124, a TimeoutError document', async () => {
+    // Takes every request and never answers it. The doctor's connect bound is at most its
+    // timeoutMs, which the CLI sets from --timeout: that bound, not --connect-timeout, ends the wait.
+    const silent = createHttpServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          silent.closeAllConnections();
+          silent.close(() => resolve());
+        }),
+    );
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+    // 200ms: the doctor's connect bound is 1 ms. 3s: SDK v2's version probe gets part of it.
+    for (const timeout of ['200ms', '3s']) {
+      const run = pipes();
+      expect(await doctorCommand({ url, timeout }, run.io), run.stderr()).toBe(124);
+      // 200ms: the deadline passed, as when the CLI stops the connecting itself. 3s: the probe's
+      // share of it ran out first.
+      const message =
+        timeout === '200ms'
+          ? `--timeout passed (${timeout}): the doctor stopped while connecting to ${url}; no task was started; no report`
+          : `--timeout ${timeout} ended connecting: ${url} had not answered the handshake in the time it left; no task was started; no report`;
+      expect(JSON.parse(run.stdout()), timeout).toEqual({ error: { name: 'TimeoutError', message }, exitCode: 124 });
+      expect(run.stderr()).not.toContain('--connect-timeout');
+    }
   });
 
   it('SIGINT (Ctrl-C off a terminal) while connecting: exit 130 at once, the same document', async () => {

@@ -63,6 +63,12 @@ export const DOCTOR_STOP_GRACE_MS = 10_000;
 /** What the end of `--timeout` keeps for printing the report: the doctor's own deadline is this much earlier. */
 const PRINT_MS = 200;
 
+/**
+ * The part of its connect bound that the doctor gives SDK v2's version probe (lib/doctor/target.ts),
+ * less a margin: a handshake given up no sooner than this share of the bound ran out of it.
+ */
+const CONNECT_PROBE_SHARE = 0.5;
+
 /** How much of a stdio server's stderr is kept (its end), in characters. */
 const STDERR_TAIL = 2_000;
 
@@ -266,6 +272,21 @@ export async function doctorCommand(
     return code;
   };
 
+  // The doctor's deadline, a moment before the CLI's own end, so that the report it returns at its
+  // deadline is printed. Its connect bound is at most this (less SDK v2's version probe, a part of it).
+  const doctorTimeoutMs = runDeadline === undefined ? undefined : Math.max(1, runDeadline.left() - PRINT_MS);
+  const connectStartedAt = Date.now();
+  /**
+   * True when the bound that ended connecting without an answer was --timeout's: the doctor's
+   * deadline was the shorter bound, and the handshake was given up no sooner than the share of it
+   * its first wait gets. --connect-timeout is then not to blame.
+   */
+  const connectCutByTimeout = (error: TaskConnectError): boolean =>
+    error.reason === 'no-answer' &&
+    doctorTimeoutMs !== undefined &&
+    doctorTimeoutMs <= (settings.connectTimeoutMs ?? MAX_TIMER_MS) &&
+    Date.now() - connectStartedAt >= doctorTimeoutMs * CONNECT_PROBE_SHARE;
+
   interrupts.enable();
   try {
     const running = runDoctor(target.factory, {
@@ -273,8 +294,7 @@ export async function doctorCommand(
       tool: settings.tool ?? defaults?.tool,
       failTool: settings.failTool ?? defaults?.failTool,
       inputTool: settings.inputTool ?? defaults?.inputTool,
-      // A moment before the CLI's own end, so that the report it returns at its deadline is printed.
-      ...(runDeadline === undefined ? {} : { timeoutMs: Math.max(1, runDeadline.left() - PRINT_MS) }),
+      ...(doctorTimeoutMs === undefined ? {} : { timeoutMs: doctorTimeoutMs }),
       signal: stop.signal,
       onProgress: ({ wire, probe }) => {
         probing = true;
@@ -303,6 +323,16 @@ export async function doctorCommand(
           : undefined;
         const message = what === undefined ? `${why}: ${stoppedConnecting()}` : `${why}: ${what}; no report`;
         return fail({ name: timedOut ? 'TimeoutError' : 'Interrupted', message }, code);
+      }
+      // The handshake ran out of the time --timeout left it: --timeout ended the run, not --connect-timeout.
+      // Past the doctor's deadline it reads as the CLI's own stop while connecting; before it (SDK
+      // v2's version probe, which gets a part of the time), as the handshake's share running out.
+      if (error instanceof TaskConnectError && connectCutByTimeout(error)) {
+        const passed = Date.now() - connectStartedAt >= (doctorTimeoutMs ?? 0);
+        const message = passed
+          ? `${timedOut}: ${stoppedConnecting()}`
+          : `--timeout ${options.timeout ?? ''} ended connecting: ${target.where} had not answered the handshake in the time it left; no task was started; no report`;
+        return fail({ name: 'TimeoutError', message }, EXIT.timeout);
       }
       if (error instanceof TaskConnectError) {
         const code = fail(
