@@ -8,6 +8,7 @@
  * the options, the table on a terminal, the JSON document, exit codes, bounds, clean-up, sanitized
  * output). Usage errors and unreachable targets run in process.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer as createHttpServer } from 'node:http';
@@ -24,7 +25,17 @@ import { main } from '../../cli/src/program.js';
 import { createExampleServer } from '../../examples/server.js';
 import { allowSdkServerListeners } from '../support/sdk-server-listeners.js';
 import { startHttpServer } from '../support/http-server.js';
-import { EXT_STDIO_SERVER, EXT_WIRE, KEY, PtyRun, removeScratch, runPiped, scratch, until } from './support/cli.js';
+import {
+  EXT_STDIO_SERVER,
+  EXT_WIRE,
+  KEY,
+  PtyRun,
+  ROOT,
+  removeScratch,
+  runPiped,
+  scratch,
+  until,
+} from './support/cli.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = `${process.execPath} ${require.resolve('@modelcontextprotocol/server-everything/dist/index.js')} stdio`;
@@ -336,6 +347,36 @@ describe('mcp-task doctor: stopped runs say what became of their tasks', { timeo
       },
       exitCode: 130,
     });
+  });
+});
+
+describe('mcp-task doctor: stdout closed by its reader', { timeout: 90_000 }, () => {
+  /** What the doctor's end says once its report could not be written. */
+  const unwritten = (code: number | null, stderr: string): void => {
+    expect(code, stderr).toBe(141);
+    expect(stderr).toContain('mcp-task: stdout closed: the report was not written');
+    expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(stderr).not.toContain('stopping the doctor');
+  };
+
+  it('the report cannot be written: exit 141 (not 0 or 1), saying so, without a stack trace', async () => {
+    // The reader is gone before the doctor starts; it writes nothing before its report.
+    const run = runPiped(['doctor', '--quiet']);
+    run.closeStdout();
+    const { code, stderr } = await run.done;
+    unwritten(code, stderr);
+  });
+
+  it('`| head -c0` in a shell (a pipe, not a socket), with --timeout: exit 141 (not 124 or 0)', async () => {
+    const cli = `'${process.execPath}' --import tsx '${join(ROOT, 'cli/src/main.ts')}' doctor --quiet --timeout 8s`;
+    const shell = spawn('bash', ['-o', 'pipefail', '-c', `${cli} | head -c0`], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    shell.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => shell.on('close', resolve));
+    unwritten(code, stderr);
   });
 });
 

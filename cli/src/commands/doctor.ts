@@ -232,9 +232,17 @@ export async function doctorCommand(
       `${interrupts.label}: ${stopping()} (press Ctrl-C again to leave at once)`,
     );
   });
+  // Stdout gets one thing, at the end: the report, or the error document. A reader gone by then
+  // (EPIPE) is handled where it is written, not as a stop of the run.
+  let finishing = false;
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' && interrupts.cause === undefined) interrupts.press('pipe');
+    if (error.code === 'EPIPE' && interrupts.cause === undefined && !finishing) interrupts.press('pipe');
   });
+  /** Writes the report: `undefined` once written, else the write's error (EPIPE: the reader went away). */
+  const writeReport = (text: string): Promise<NodeJS.ErrnoException | undefined> => {
+    finishing = true;
+    return new Promise((resolve) => io.stdout.write(text, (error) => resolve(error ?? undefined)));
+  };
   const timedOut = `--timeout passed (${options.timeout ?? ''})`;
   // Still connecting when the probes would have to stop: nothing was started, so the run stops at
   // once. Once probing, the doctor keeps to --timeout itself (its timeoutMs).
@@ -267,6 +275,7 @@ export async function doctorCommand(
 
   const fail = (error: { name: string; message: string; reason?: string | undefined }, code: number): number => {
     progress.clear();
+    finishing = true;
     if (json) io.stdout.write(failureDocument({ error, exitCode: code }));
     progress.note(error.message);
     return code;
@@ -347,11 +356,21 @@ export async function doctorCommand(
     }
     const report = outcome.report;
     progress.clear();
-    io.stdout.write(
+    const unwritten = await writeReport(
       json
         ? reportDocument(report)
         : reportTable(report, { width: tableWidth(io), color: io.stdout.isTTY === true && !noColor(io) }),
     );
+    // Stdout closed by its reader (`| head -c0`): exit 141, as the other commands. Nothing is written
+    // to stdout before the report, so the doctor cannot see it sooner: every probe has run.
+    if (unwritten !== undefined) {
+      if (unwritten.code !== 'EPIPE') {
+        progress.note(`cannot write the report: ${unwritten.message}`);
+        return EXIT.failed;
+      }
+      progress.note('stdout closed: the report was not written (a closed stdout shows only once the probes are done)');
+      return EXIT.pipe;
+    }
     // The deadline cut checks short: the report says which, and the exit code that --timeout passed.
     const cut = report.cutShort?.length ?? 0;
     if (cut > 0) {
