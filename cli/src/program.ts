@@ -165,7 +165,7 @@ export function program(exit: { code: number }): Command {
     .option('--connect-timeout <duration>', 'give up opening a session after this long (default 30s; 0: no limit)')
     .addHelpText(
       'after',
-      `\nExit codes: 0 no MUST rule broken, 1 a MUST rule broken (or the server cannot be reached), 2 usage error, 124 --timeout, 130 Ctrl-C.\nDocumentation: ${guide('doctor.md')}`,
+      `\nExit codes: 0 no MUST rule broken, 1 a MUST rule broken (or the server cannot be reached), 2 usage error, 124 --timeout, 130 Ctrl-C (143 SIGTERM, 141 stdout closed).\nDocumentation: ${guide('doctor.md')}`,
     )
     .action((options: Record<string, unknown>) => run(() => doctorCommand(options))());
   return root;

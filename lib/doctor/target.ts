@@ -326,16 +326,18 @@ function asConnectError(error: unknown): TaskConnectError {
   let reason: ConnectFailure = 'unreachable';
   let why = message;
   const code = rpcCode(error);
+  // SDK v1 times a request out with -32001, SDK v2 with the code REQUEST_TIMEOUT (its era probe too).
+  const timedOut = code === -32001 || chain(error).some((e) => e.code === 'REQUEST_TIMEOUT');
   const system = chain(error).find((e) => typeof e.code === 'string' && NETWORK.test(e.code));
   const status = httpStatus(error);
   if (system !== undefined) {
     why = `${String(system.code)}${typeof system.syscall === 'string' ? ` (${system.syscall})` : ''}: ${message}`;
   } else if (chain(error).some((e) => e.message === 'bad port')) {
     why = `fetch refuses to connect to that port (a "bad port"): ${message}`;
-  } else if (code === -32000 || code === -32001) {
+  } else if (code === -32000 || timedOut) {
     // The SDKs' local codes: the connection closed, or the request timed out.
-    reason = code === -32001 ? 'no-answer' : 'unreachable';
-    why = `${code === -32001 ? 'no answer to the handshake' : 'the server closed the connection (or exited) before it answered'}: ${message}`;
+    reason = timedOut ? 'no-answer' : 'unreachable';
+    why = `${timedOut ? 'no answer to the handshake' : 'the server closed the connection (or exited) before it answered'}: ${message}`;
   } else if (code !== undefined) {
     reason = 'not-mcp';
     why = `it answered the MCP handshake with the JSON-RPC error ${code}: ${message}`;

@@ -7,7 +7,8 @@
  * - `tasks/list`: pages in creation order with opaque, unforgeable cursors ([V22], [R23]);
  * - `tasks/cancel`: moves a running task to `cancelled` before answering ([V24]); a terminal one
  *   is refused ([V23]).
- * Unknown (never created, expired, deleted) ids and cursors are -32602 ([V26]); the `taskId`
+ * Unknown (never created, expired, deleted) ids and cursors are -32602 ([V26]); a null cursor is
+ * none, the first page (D21: peers whose JSON writer keeps absent fields). The `taskId`
  * param is the only thing read, never a related-task `_meta` ([R33]), and no answer but
  * `tasks/result`'s carries one ([V20]).
  */
@@ -103,11 +104,16 @@ export async function getResult(host: MethodHost, request: InboundRequest): Prom
   return payload(task);
 }
 
-/** `tasks/list`. */
+/** No cursor: absent, or null (D21: a peer that writes absent fields as null asks for the first page). */
+function noCursor(params: JsonObject): boolean {
+  return params.cursor === undefined || params.cursor === null;
+}
+
+/** `tasks/list`. A cursor of another type, or one never issued here, is -32602 ([R23], [V26]). */
 export function listTasks(host: MethodHost, params: JsonObject): JsonObject {
   const cursor = params.cursor;
   let after = -1;
-  if (cursor !== undefined) {
+  if (!noCursor(params)) {
     const opened = typeof cursor === 'string' ? host.cursors.open(cursor) : undefined;
     if (opened === undefined) throw rpcFailure(INVALID_PARAMS, 'Invalid cursor: it was not issued on this connection');
     after = opened;
@@ -135,7 +141,7 @@ export function cancelTask(host: MethodHost, params: JsonObject): JsonObject {
  */
 export function answerStopped(method: string, params: JsonObject): JsonObject {
   if (method === 'tasks/list') {
-    if (params.cursor === undefined) return { tasks: [] };
+    if (noCursor(params)) return { tasks: [] };
     throw rpcFailure(INVALID_PARAMS, 'Invalid cursor: this client stopped serving receiver tasks on this connection');
   }
   if (typeof params.taskId !== 'string') throw rpcFailure(INVALID_PARAMS, 'taskId must be a string');

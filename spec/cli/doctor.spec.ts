@@ -8,9 +8,11 @@
  * the options, the table on a terminal, the JSON document, exit codes, bounds, clean-up, sanitized
  * output). Usage errors and unreachable targets run in process.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +25,17 @@ import { main } from '../../cli/src/program.js';
 import { createExampleServer } from '../../examples/server.js';
 import { allowSdkServerListeners } from '../support/sdk-server-listeners.js';
 import { startHttpServer } from '../support/http-server.js';
-import { EXT_STDIO_SERVER, EXT_WIRE, KEY, PtyRun, removeScratch, runPiped, scratch, until } from './support/cli.js';
+import {
+  EXT_STDIO_SERVER,
+  EXT_WIRE,
+  KEY,
+  PtyRun,
+  ROOT,
+  removeScratch,
+  runPiped,
+  scratch,
+  until,
+} from './support/cli.js';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = `${process.execPath} ${require.resolve('@modelcontextprotocol/server-everything/dist/index.js')} stdio`;
@@ -338,6 +350,36 @@ describe('mcp-task doctor: stopped runs say what became of their tasks', { timeo
   });
 });
 
+describe('mcp-task doctor: stdout closed by its reader', { timeout: 90_000 }, () => {
+  /** What the doctor's end says once its report could not be written. */
+  const unwritten = (code: number | null, stderr: string): void => {
+    expect(code, stderr).toBe(141);
+    expect(stderr).toContain('mcp-task: stdout closed: the report was not written');
+    expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(stderr).not.toContain('stopping the doctor');
+  };
+
+  it('the report cannot be written: exit 141 (not 0 or 1), saying so, without a stack trace', async () => {
+    // The reader is gone before the doctor starts; it writes nothing before its report.
+    const run = runPiped(['doctor', '--quiet']);
+    run.closeStdout();
+    const { code, stderr } = await run.done;
+    unwritten(code, stderr);
+  });
+
+  it('`| head -c0` in a shell (a pipe, not a socket), with --timeout: exit 141 (not 124 or 0)', async () => {
+    const cli = `'${process.execPath}' --import tsx '${join(ROOT, 'cli/src/main.ts')}' doctor --quiet --timeout 8s`;
+    const shell = spawn('bash', ['-o', 'pipefail', '-c', `${cli} | head -c0`], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    shell.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => shell.on('close', resolve));
+    unwritten(code, stderr);
+  });
+});
+
 describe('mcp-task doctor: Ctrl-C', { timeout: 90_000 }, () => {
   it('on a terminal, Ctrl-C stops the run and cancels the tasks it started (the stdio server gets no SIGINT): exit 130', async () => {
     const state = join(scratch(), 'state.json');
@@ -406,6 +448,34 @@ describe('mcp-task doctor: a stop while connecting to a server that never answer
     expect(run.code, run.stderr).toBe(124);
     expect(JSON.parse(run.stdout)).toEqual(TIMED_OUT_CONNECTING);
     await until(() => !muteLog(log).pids.some(alive), 10_000, 'the server processes to end');
+  });
+
+  it('a --timeout that ends the handshake is the bound named (not --connect-timeout): exit 124, a TimeoutError document', async () => {
+    // Takes every request and never answers it. The doctor's connect bound is at most its
+    // timeoutMs, which the CLI sets from --timeout: that bound, not --connect-timeout, ends the wait.
+    const silent = createHttpServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          silent.closeAllConnections();
+          silent.close(() => resolve());
+        }),
+    );
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+    // 200ms: the doctor's connect bound is 1 ms. 3s: SDK v2's version probe gets part of it.
+    for (const timeout of ['200ms', '3s']) {
+      const run = pipes();
+      expect(await doctorCommand({ url, timeout }, run.io), run.stderr()).toBe(124);
+      // 200ms: the deadline passed, as when the CLI stops the connecting itself. 3s: the probe's
+      // share of it ran out first.
+      const message =
+        timeout === '200ms'
+          ? `--timeout passed (${timeout}): the doctor stopped while connecting to ${url}; no task was started; no report`
+          : `--timeout ${timeout} ended connecting: ${url} had not answered the handshake in the time it left; no task was started; no report`;
+      expect(JSON.parse(run.stdout()), timeout).toEqual({ error: { name: 'TimeoutError', message }, exitCode: 124 });
+      expect(run.stderr()).not.toContain('--connect-timeout');
+    }
   });
 
   it('SIGINT (Ctrl-C off a terminal) while connecting: exit 130 at once, the same document', async () => {

@@ -121,6 +121,27 @@ describe(`doctor: a target that cannot be reached (SDK ${SDK})`, () => {
   });
 });
 
+describe(`doctor: an HTTP server that takes requests and never answers (SDK ${SDK})`, () => {
+  it('is given up as no answer (no-answer), whichever wait of the handshake runs out first', async () => {
+    const silent = createHttpServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          silent.closeAllConnections();
+          silent.close(() => resolve());
+        }),
+    );
+    const { port } = silent.address() as { port: number };
+    // SDK v2's era probe gets part of the bound and times out first (its own timeout error).
+    const { error } = await failure(httpTransport(new URL(`http://127.0.0.1:${port}/mcp`)), 1_000);
+    expect(error.reason).toBe('no-answer');
+    expect(error.message).toMatch(
+      /^(The server cannot be reached: no answer to the handshake: |The server did not finish the MCP handshake within 1000 ms)/,
+    );
+  });
+});
+
 /** A scripted server that holds `initialize` unanswered; `held` resolves when it has it. */
 async function silentHandshake(): Promise<{ server: ScriptedServer; transport: McpTransport; held: Promise<void> }> {
   let hold: () => void = () => {};

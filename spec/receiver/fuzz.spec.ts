@@ -380,9 +380,15 @@ async function runCase(seed: number): Promise<void> {
         break;
       case 'tasks/list': {
         const cursor = own(record.params, 'cursor');
-        // [R23]: a cursor never issued here (forged, tampered with) is refused.
-        if (cursor !== undefined && !(typeof cursor === 'string' && issued.has(cursor)) && error?.code !== -32602)
+        // [R23]: a cursor never issued here (forged, tampered with) is refused; a null one is none (D21).
+        if (
+          cursor !== undefined &&
+          cursor !== null &&
+          !(typeof cursor === 'string' && issued.has(cursor)) &&
+          error?.code !== -32602
+        )
           bad('a cursor never issued must be -32602');
+        if (cursor === null && error?.code === -32602) bad('a null cursor must read as none, never -32602 (D21)');
         if (result !== undefined && (!Array.isArray(result.tasks) || result.tasks.length > options.pageSize))
           bad('a page that is no array or beyond pageSize');
         break;

@@ -227,9 +227,22 @@ describe('a hostile requestor', () => {
     await other.create();
     const foreign = String(resultOf(await other.ask('tasks/list', {})).nextCursor);
     const tampered = `${(Number.parseInt(issued.split('.')[0]!, 36) + 1).toString(36)}.${issued.split('.')[1]}`;
-    for (const bad of ['bogus', 'a.b', '', '0', tampered, foreign, 5, null, { cursor: 1 }]) {
+    for (const bad of ['bogus', 'a.b', '', '0', tampered, foreign, 5, true, [], {}, { cursor: 1 }]) {
       expect(errorOf(await ask('tasks/list', { cursor: bad })).code, JSON.stringify(bad)).toBe(-32602);
     }
+  });
+
+  it('a null cursor is no cursor: the first page, as from a peer that writes absent fields as null (D21); after close() an empty list', async () => {
+    const { ask, create, tasks } = await peerRig(register, { elicitation: new HeldCallback().callback, pageSize: 2 });
+    for (let i = 0; i < 3; i += 1) await create();
+    const first = resultOf(await ask('tasks/list', {}));
+    expect(first.nextCursor).toEqual(expect.any(String));
+    expect(resultOf(await ask('tasks/list', { cursor: null }))).toEqual(first);
+    // The page after it reads on from the cursor the null-cursor request issued (one per position).
+    expect((resultOf(await ask('tasks/list', { cursor: first.nextCursor })).tasks as Json[]).length).toBe(1);
+    await tasks.receiver!.close();
+    expect(resultOf(await ask('tasks/list', { cursor: null }))).toEqual({ tasks: [] });
+    expect(errorOf(await ask('tasks/list', { cursor: 7 })).code).toBe(-32602);
   });
 
   it('a listed position keeps one cursor; the last 1024 positions issued stay valid, an older cursor gets -32602 like a foreign one ([V26])', async () => {

@@ -63,6 +63,12 @@ export const DOCTOR_STOP_GRACE_MS = 10_000;
 /** What the end of `--timeout` keeps for printing the report: the doctor's own deadline is this much earlier. */
 const PRINT_MS = 200;
 
+/**
+ * The part of its connect bound that the doctor gives SDK v2's version probe (lib/doctor/target.ts),
+ * less a margin: a handshake given up no sooner than this share of the bound ran out of it.
+ */
+const CONNECT_PROBE_SHARE = 0.5;
+
 /** How much of a stdio server's stderr is kept (its end), in characters. */
 const STDERR_TAIL = 2_000;
 
@@ -226,9 +232,17 @@ export async function doctorCommand(
       `${interrupts.label}: ${stopping()} (press Ctrl-C again to leave at once)`,
     );
   });
+  // Stdout gets one thing, at the end: the report, or the error document. A reader gone by then
+  // (EPIPE) is handled where it is written, not as a stop of the run.
+  let finishing = false;
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' && interrupts.cause === undefined) interrupts.press('pipe');
+    if (error.code === 'EPIPE' && interrupts.cause === undefined && !finishing) interrupts.press('pipe');
   });
+  /** Writes the report: `undefined` once written, else the write's error (EPIPE: the reader went away). */
+  const writeReport = (text: string): Promise<NodeJS.ErrnoException | undefined> => {
+    finishing = true;
+    return new Promise((resolve) => io.stdout.write(text, (error) => resolve(error ?? undefined)));
+  };
   const timedOut = `--timeout passed (${options.timeout ?? ''})`;
   // Still connecting when the probes would have to stop: nothing was started, so the run stops at
   // once. Once probing, the doctor keeps to --timeout itself (its timeoutMs).
@@ -261,10 +275,26 @@ export async function doctorCommand(
 
   const fail = (error: { name: string; message: string; reason?: string | undefined }, code: number): number => {
     progress.clear();
+    finishing = true;
     if (json) io.stdout.write(failureDocument({ error, exitCode: code }));
     progress.note(error.message);
     return code;
   };
+
+  // The doctor's deadline, a moment before the CLI's own end, so that the report it returns at its
+  // deadline is printed. Its connect bound is at most this (less SDK v2's version probe, a part of it).
+  const doctorTimeoutMs = runDeadline === undefined ? undefined : Math.max(1, runDeadline.left() - PRINT_MS);
+  const connectStartedAt = Date.now();
+  /**
+   * True when the bound that ended connecting without an answer was --timeout's: the doctor's
+   * deadline was the shorter bound, and the handshake was given up no sooner than the share of it
+   * its first wait gets. --connect-timeout is then not to blame.
+   */
+  const connectCutByTimeout = (error: TaskConnectError): boolean =>
+    error.reason === 'no-answer' &&
+    doctorTimeoutMs !== undefined &&
+    doctorTimeoutMs <= (settings.connectTimeoutMs ?? MAX_TIMER_MS) &&
+    Date.now() - connectStartedAt >= doctorTimeoutMs * CONNECT_PROBE_SHARE;
 
   interrupts.enable();
   try {
@@ -273,8 +303,7 @@ export async function doctorCommand(
       tool: settings.tool ?? defaults?.tool,
       failTool: settings.failTool ?? defaults?.failTool,
       inputTool: settings.inputTool ?? defaults?.inputTool,
-      // A moment before the CLI's own end, so that the report it returns at its deadline is printed.
-      ...(runDeadline === undefined ? {} : { timeoutMs: Math.max(1, runDeadline.left() - PRINT_MS) }),
+      ...(doctorTimeoutMs === undefined ? {} : { timeoutMs: doctorTimeoutMs }),
       signal: stop.signal,
       onProgress: ({ wire, probe }) => {
         probing = true;
@@ -304,6 +333,16 @@ export async function doctorCommand(
         const message = what === undefined ? `${why}: ${stoppedConnecting()}` : `${why}: ${what}; no report`;
         return fail({ name: timedOut ? 'TimeoutError' : 'Interrupted', message }, code);
       }
+      // The handshake ran out of the time --timeout left it: --timeout ended the run, not --connect-timeout.
+      // Past the doctor's deadline it reads as the CLI's own stop while connecting; before it (SDK
+      // v2's version probe, which gets a part of the time), as the handshake's share running out.
+      if (error instanceof TaskConnectError && connectCutByTimeout(error)) {
+        const passed = Date.now() - connectStartedAt >= (doctorTimeoutMs ?? 0);
+        const message = passed
+          ? `${timedOut}: ${stoppedConnecting()}`
+          : `--timeout ${options.timeout ?? ''} ended connecting: ${target.where} had not answered the handshake in the time it left; no task was started; no report`;
+        return fail({ name: 'TimeoutError', message }, EXIT.timeout);
+      }
       if (error instanceof TaskConnectError) {
         const code = fail(
           { name: 'ConnectError', reason: error.reason, message: connectFailure(error, target) },
@@ -317,11 +356,21 @@ export async function doctorCommand(
     }
     const report = outcome.report;
     progress.clear();
-    io.stdout.write(
+    const unwritten = await writeReport(
       json
         ? reportDocument(report)
         : reportTable(report, { width: tableWidth(io), color: io.stdout.isTTY === true && !noColor(io) }),
     );
+    // Stdout closed by its reader (`| head -c0`): exit 141, as the other commands. Nothing is written
+    // to stdout before the report, so the doctor cannot see it sooner: every probe has run.
+    if (unwritten !== undefined) {
+      if (unwritten.code !== 'EPIPE') {
+        progress.note(`cannot write the report: ${unwritten.message}`);
+        return EXIT.failed;
+      }
+      progress.note('stdout closed: the report was not written (a closed stdout shows only once the probes are done)');
+      return EXIT.pipe;
+    }
     // The deadline cut checks short: the report says which, and the exit code that --timeout passed.
     const cut = report.cutShort?.length ?? 0;
     if (cut > 0) {
