@@ -28,7 +28,8 @@
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
  * - cancel.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
  * - requests.ts (retries): `retried`;
- * - input-delivery.ts (inline input): `inputArrived`, `inputListed`, `answerKept`, `answerDelivered`, `answerUnlisted`;
+ * - input-delivery.ts (inline input): `inputArrived`, `inputListed`, `inputDismissed`, `answerKept`, `answerDelivered`,
+ *   `answerUnlisted`;
  * - the port, through the request group of the task's requests: `join`, `leave`.
  *
  * Above the engine a task is a read-only {@link TaskView}: the facade reads it and listens to it
@@ -313,6 +314,17 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
   inputListed(keys: ReadonlySet<string>): void {
     if (keys.size === 0 && this.extras?.outstanding === undefined) return;
     this.more().outstanding = keys;
+  }
+
+  /**
+   * The prompt of the request `key` was dismissed unanswered, the task having stopped listing it:
+   * the key is forgotten, and a listing that names it again hands it out again ([E4] spares the
+   * user only answered keys). No answer went under it, so a different request there is no reuse.
+   */
+  inputDismissed(key: string): void {
+    const extras = this.extras;
+    extras?.inputKeys?.delete(key);
+    extras?.changedKeys?.delete(key);
   }
 
   /** A `tasks/update` failed to deliver `answer` to the request `key`: it is kept to be sent again ([E23]). */
