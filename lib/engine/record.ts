@@ -23,7 +23,7 @@
  * - poll.ts (the poll schedule, in record-schedule.ts): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `readWithoutPayload`, `lookPutOff`, `readSent`;
  * - payload.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
- *   `blockingWaitFailed`, `waitErrorKept`, `graceArmed`, `graceEnded`;
+ *   `blockingWaitFailed`, `waitErrorKept`, `graceArmed`, `graceEnded`, `goneHeld`, `holdReleased`;
  * - ttl-watch.ts (the ttl, in record-schedule.ts): `ttlArmed`, `ttlPutOff`, `ttlTimerFired`, `ttlRanOut`;
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
  * - cancel.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
@@ -240,6 +240,22 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
 
   /** The grace ended. */
   graceEnded(): void {
+    this.pollJob = undefined;
+  }
+
+  /**
+   * The short `tasks/result` for the terminal task answered "not found" while the blocking one is
+   * still open: that answer is held until the blocking one ends, or `timer` fires (in the poll
+   * timer's slot, as the grace). It counts as a short request under way: no other is sent meanwhile.
+   */
+  goneHeld(timer: Timer): void {
+    this.flags |= Flag.GoneHeld | Flag.TerminalFetch;
+    this.pollJob = timer;
+  }
+
+  /** The held "not found" is let go (the blocking request ended, or the bound passed). */
+  holdReleased(): void {
+    this.flags &= ~(Flag.GoneHeld | Flag.TerminalFetch);
     this.pollJob = undefined;
   }
 
