@@ -21,7 +21,7 @@ import type {
 import type { CallInstrument } from '../api/index.js';
 import type { JsonObject } from '../types.js';
 import { EarlyBuffer } from './early.js';
-import { deliverAnswers } from './input-delivery.js';
+import { deliverAnswers, inputDismissed } from './input-delivery.js';
 import { Pause } from './pause.js';
 import { vanished } from './payload.js';
 import { delay, ensurePoll, pollSink, pollTimerFired, react, readSoon, readTask, timerSendsRead } from './poll.js';
@@ -224,6 +224,14 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
    */
   deliverInput(view: TaskView, responses: Record<string, JsonObject>): void {
     deliverAnswers(this, own(view), responses);
+  }
+
+  /**
+   * The prompt of the input request `key` was dismissed unanswered, the task having stopped listing
+   * it: a later read that lists it again asks it again. See `input-delivery.ts`.
+   */
+  inputDismissed(view: TaskView, key: string): void {
+    inputDismissed(own(view), key);
   }
 
   /** Decides what a record needs after its snapshot changed (or was confirmed); see `poll.ts`. */

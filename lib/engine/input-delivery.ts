@@ -76,10 +76,35 @@ const NONE: ReadonlySet<string> = new Set();
  * task has outstanding when it lists them (a `tasks/get` always does, [E3]) or when its status is
  * not `input_required` (none). An `input_required` one without `inputRequests` (a terse
  * notification) says nothing about them.
+ *
+ * The keys outstanding before that it leaves out are withdrawn ([E5]), and told to `events`: the
+ * prompts still open for them are dismissed. A snapshot no newer than the one that listed them (a
+ * tie, [A11]) withdraws them too: it is the task as the client holds it, the later arrival. Should
+ * it have been a lagging read, and a later one list a key again, the request is asked again if it
+ * was not answered (`inputDismissed`); an answer already given is kept, dropped only by a newer
+ * read (`resendKept`).
  */
-export function inputListing(record: TaskRecord, snapshot: WireSnapshot): void {
-  if (snapshot.input !== undefined) record.inputListed(new Set(snapshot.input.map((item) => item.key)));
-  else if (record.task.status !== 'input_required') record.inputListed(NONE);
+export function inputListing(events: EngineEvents, record: TaskRecord, snapshot: WireSnapshot): void {
+  const keys =
+    snapshot.input !== undefined
+      ? new Set(snapshot.input.map((item) => item.key))
+      : record.task.status !== 'input_required'
+        ? NONE
+        : undefined;
+  if (keys === undefined) return;
+  const before = record.outstandingInput;
+  record.inputListed(keys);
+  const withdrawn = before === undefined ? [] : [...before].filter((key) => !keys.has(key));
+  if (withdrawn.length > 0) events.withdrawn(record, withdrawn);
+}
+
+/**
+ * The prompt of `record`'s input request `key` was dismissed, unanswered, because the task stopped
+ * listing it: its key is forgotten, so that a later read that lists it again (the one that
+ * stopped was a lagging read) asks it again. [E4] spares the user only keys already answered.
+ */
+export function inputDismissed(record: TaskRecord, key: string): void {
+  record.inputDismissed(key);
 }
 
 /**

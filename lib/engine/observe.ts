@@ -99,7 +99,7 @@ export function observe(
   }
   if (verdict !== 'stale' && verdict !== 'after-terminal') {
     // Which input requests are outstanding now, before any is handed out ([E5]: answers go for those only).
-    inputListing(record, snapshot);
+    inputListing(engine.events, record, snapshot);
     if (snapshot.input !== undefined)
       offerInput(
         engine.events,

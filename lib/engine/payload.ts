@@ -5,8 +5,10 @@
  *   ([R29]); never two at once (inspector#1174).
  * - On a terminal status the payload is fetched at once. If a blocking request started earlier is
  *   still open and does not answer within a short grace, a second, short one is sent beside it and
- *   whichever answers first wins: the result arrives promptly even from servers that wake their
- *   blocking `tasks/result` late (D5), and a lost answer cannot hang the task.
+ *   whichever brings the payload first wins: the result arrives promptly even from servers that
+ *   wake their blocking `tasks/result` late (D5), and a lost answer cannot hang the task. A "not
+ *   found" from the short one waits for the blocking one, bounded (see {@link holdGone}): a server
+ *   that hands a result out once (D19) may have given it to that one.
  * - A payload is kept once it arrived and never fetched again (rmcp consumes it).
  */
 import {
@@ -21,7 +23,7 @@ import { failedError } from './failure.js';
 import { scrub } from '../util/fingerprint.js';
 import { probablyExpired } from './ttl-watch.js';
 import type { CallToolResult, JsonRpcErrorInfo } from '../types.js';
-import type { WireSnapshot } from '../wire/wire.js';
+import type { TaskPayload, WireSnapshot } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
 import type { TaskRecord } from './record.js';
 
@@ -88,7 +90,8 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
     record.payloadRequestEnded(terminal);
     return record.settlement !== undefined || record.payload !== undefined;
   };
-  engine
+  // The blocking request's end lets go of a "not found" held for it (see `released`).
+  void engine
     .retrying(record, (scope) => engine.wire.getPayload(record.taskId, engine.requestOptions(timeoutMs, scope)))
     .then(
       (answer) => {
@@ -108,20 +111,13 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
           }
           return;
         }
-        let payload = answer;
-        if (payload.kind === 'error' && payload.gone !== undefined) {
-          // A server that hands a result out once (D19) answers the fresh request "not found": the
-          // error the wait brought is the task's own then, for a task seen failed ([V17]).
-          const kept = record.task.status === 'failed' ? record.waitError : undefined;
-          if (kept !== undefined) payload = kept;
-          // An error that may also say "unknown task" ([V26]) is the task's own only for a task
-          // seen failed ([V17]); for one seen completed or cancelled, its payload is gone.
-          else if (record.task.status !== 'failed') {
-            vanished(engine, record, payload.gone);
-            return;
-          }
+        if (answer.kind === 'error' && answer.gone !== undefined) {
+          // Only a request sent for the terminal task gets here (the wait's errors are handled above).
+          if (!holdGone(engine, record, () => goneAnswered(engine, record, answer)))
+            goneAnswered(engine, record, answer);
+          return;
         }
-        record.payloadFetched(payload);
+        record.payloadFetched(answer);
         if (record.terminal) finish(engine, record);
         else void confirmTerminal(engine, record);
       },
@@ -139,18 +135,9 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
           engine.report(error, record);
           return;
         }
-        // The fresh request found the task gone (a server that hands a result out once, D19): the
-        // error the wait brought is the task's. Any other failure (a timeout, a gateway) says
-        // nothing of it, and the kept error may be a gateway's own: the fetch's failure stands.
-        const kept = record.task.status === 'failed' ? record.waitError : undefined;
-        if (kept !== undefined && engine.classify(error) === 'vanished') {
-          engine.report(error, record);
-          record.payloadFetched(kept);
-          finish(engine, record);
-          return;
-        }
         if (engine.classify(error) === 'vanished') {
-          vanished(engine, record, error);
+          if (!(terminal && holdGone(engine, record, () => goneFailed(engine, record, error))))
+            goneFailed(engine, record, error);
           return;
         }
         if (terminal || error instanceof TaskProtocolError) {
@@ -160,7 +147,78 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
         }
         blockingWaitFailed(engine, record, error);
       },
-    );
+    )
+    .then(() => {
+      if (!terminal) released(engine, record);
+    });
+}
+
+/**
+ * [V16], [V17], D19: the short `tasks/result` for the terminal task answered "not found" (`-32602`,
+ * or `-32002`) while the blocking one is still open. A server that hands a result out once gave
+ * it to that one, whose answer may still be on its way (on another stream, behind a proxy): the
+ * "not found" is held until that one ends, and `decide` runs only if it brought nothing. The wait
+ * is bounded by one request timeout, the time the short request had to answer (the blocking one
+ * has none); the caller's deadline, a stop or `close()` end it sooner, as any wait for a payload.
+ * No other short request is sent meanwhile: such a server would say "not found" again.
+ * @returns false (nothing held) when no blocking request is open.
+ */
+function holdGone(engine: TaskEngine, record: TaskRecord, decide: () => void): boolean {
+  if (record.payloadFetches === 0) return false;
+  record.goneHeld(
+    engine.scheduler.after(record.requestTimeoutMs, () => {
+      record.holdReleased();
+      if (record.settlement === undefined) decide();
+    }),
+  );
+  return true;
+}
+
+/**
+ * The blocking `tasks/result` ended. A "not found" held for it ({@link holdGone}) is let go: unless
+ * that request settled the task, a fresh short request decides (for a failed task, with the error
+ * the wait brought, which a server that hands a result out once then answers "not found" to).
+ */
+function released(engine: TaskEngine, record: TaskRecord): void {
+  if (!record.holdsGone) return;
+  engine.scheduler.cancel(record.pollTimer);
+  record.holdReleased();
+  engine.react(record);
+}
+
+/**
+ * The short request for the terminal task answered "not found" as a JSON-RPC error (`gone`), and
+ * no blocking request may still bring the payload. A server that hands a result out once (D19)
+ * answers so once it gave the result away: the error the wait brought is the task's own then,
+ * for a task seen failed ([V17]). Otherwise an error that may also say "unknown task" ([V26]) is
+ * the task's own only for a task seen failed; for one seen completed or cancelled, it is gone.
+ */
+function goneAnswered(engine: TaskEngine, record: TaskRecord, answer: TaskPayload & { kind: 'error' }): void {
+  const failed = record.task.status === 'failed';
+  const kept = failed ? record.waitError : undefined;
+  if (kept === undefined && !failed) {
+    vanished(engine, record, answer.gone);
+    return;
+  }
+  record.payloadFetched(kept ?? answer);
+  finish(engine, record);
+}
+
+/**
+ * A request for the payload failed with "unknown task" (`error`), and no blocking request may
+ * still bring it. Found so by the request for the terminal task (a server that hands a result out
+ * once, D19), the error the wait brought is the task's, for a task seen failed. Any other
+ * failure (a timeout, a gateway) says nothing of it, and the kept error may be a gateway's own.
+ */
+function goneFailed(engine: TaskEngine, record: TaskRecord, error: unknown): void {
+  const kept = record.task.status === 'failed' ? record.waitError : undefined;
+  if (kept === undefined) {
+    vanished(engine, record, error);
+    return;
+  }
+  engine.report(error, record);
+  record.payloadFetched(kept);
+  finish(engine, record);
 }
 
 /**

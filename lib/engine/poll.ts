@@ -111,6 +111,9 @@ export function react(engine: PollEngine, record: TaskRecord): void {
       engine.scheduler.cancel(record.pollTimer);
       finish(engine, record);
     } else if (engine.features.payloadFetch) {
+      // A short request for the payload is out, or its "not found" held with its bound in the timer
+      // slot (`payload.ts`): nothing to do until it ends. Else the slot's grace starts afresh.
+      if (record.terminalFetch) return;
       engine.scheduler.cancel(record.pollTimer);
       fetchTerminal(engine, record);
     } else {

@@ -39,3 +39,8 @@ export const LookSent = 1_048_576;
 export const PollOnOlderConnection = 2_097_152;
 /** The stop under way means to cancel the remote task (`give-up.ts`). */
 export const StopCancels = 4_194_304;
+/**
+ * The short `tasks/result` for the terminal task answered "not found" while the blocking one was
+ * still open: its answer is held until that one ends, or a bound passes (`payload.ts`).
+ */
+export const GoneHeld = 8_388_608;

@@ -45,9 +45,16 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   get pollInFlight(): boolean {
     return this.flag(Flag.PollInFlight);
   }
-  /** True while a `tasks/result` sent after the terminal status was seen is open. */
+  /**
+   * True while a `tasks/result` sent after the terminal status was seen is open, or its "not
+   * found" is held for the blocking one ({@link RecordView.holdsGone}).
+   */
   get terminalFetch(): boolean {
     return this.flag(Flag.TerminalFetch);
+  }
+  /** The "not found" of the short `tasks/result` is held until the blocking one ends (`payload.ts`). */
+  get holdsGone(): boolean {
+    return this.flag(Flag.GoneHeld);
   }
   /** A placeholder snapshot stands in until the first real one (a resumed task). */
   get provisional(): boolean {

@@ -23,12 +23,13 @@
  * - poll.ts (the poll schedule, in record-schedule.ts): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `readWithoutPayload`, `lookPutOff`, `readSent`;
  * - payload.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
- *   `blockingWaitFailed`, `waitErrorKept`, `graceArmed`, `graceEnded`;
+ *   `blockingWaitFailed`, `waitErrorKept`, `graceArmed`, `graceEnded`, `goneHeld`, `holdReleased`;
  * - ttl-watch.ts (the ttl, in record-schedule.ts): `ttlArmed`, `ttlPutOff`, `ttlTimerFired`, `ttlRanOut`;
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
  * - cancel.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
  * - requests.ts (retries): `retried`;
- * - input-delivery.ts (inline input): `inputArrived`, `inputListed`, `answerKept`, `answerDelivered`, `answerUnlisted`;
+ * - input-delivery.ts (inline input): `inputArrived`, `inputListed`, `inputDismissed`, `answerKept`, `answerDelivered`,
+ *   `answerUnlisted`;
  * - the port, through the request group of the task's requests: `join`, `leave`.
  *
  * Above the engine a task is a read-only {@link TaskView}: the facade reads it and listens to it
@@ -242,6 +243,22 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
     this.pollJob = undefined;
   }
 
+  /**
+   * The short `tasks/result` for the terminal task answered "not found" while the blocking one is
+   * still open: that answer is held until the blocking one ends, or `timer` fires (in the poll
+   * timer's slot, as the grace). It counts as a short request under way: no other is sent meanwhile.
+   */
+  goneHeld(timer: Timer): void {
+    this.flags |= Flag.GoneHeld | Flag.TerminalFetch;
+    this.pollJob = timer;
+  }
+
+  /** The held "not found" is let go (the blocking request ended, or the bound passed). */
+  holdReleased(): void {
+    this.flags &= ~(Flag.GoneHeld | Flag.TerminalFetch);
+    this.pollJob = undefined;
+  }
+
   // ---- deadline.ts: the caller's deadline ----
 
   /** The deadline's timer was armed. */
@@ -313,6 +330,17 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
   inputListed(keys: ReadonlySet<string>): void {
     if (keys.size === 0 && this.extras?.outstanding === undefined) return;
     this.more().outstanding = keys;
+  }
+
+  /**
+   * The prompt of the request `key` was dismissed unanswered, the task having stopped listing it:
+   * the key is forgotten, and a listing that names it again hands it out again ([E4] spares the
+   * user only answered keys). No answer went under it, so a different request there is no reuse.
+   */
+  inputDismissed(key: string): void {
+    const extras = this.extras;
+    extras?.inputKeys?.delete(key);
+    extras?.changedKeys?.delete(key);
   }
 
   /** A `tasks/update` failed to deliver `answer` to the request `key`: it is kept to be sent again ([E23]). */

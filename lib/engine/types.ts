@@ -63,6 +63,11 @@ export interface EngineEvents {
   sessionLost(wire: TaskWire): void;
   /** New input requests rode on a snapshot of `task` ([E3]); answer with the engine's `deliverInput`. */
   input(task: TaskView, items: readonly InlineInput[]): void;
+  /**
+   * A current snapshot of `task` no longer lists the input requests `keys` ([E5]: withdrawn); answer
+   * nothing to them, and tell the engine's `inputDismissed` of each prompt dismissed unanswered.
+   */
+  withdrawn(task: TaskView, keys: readonly string[]): void;
 }
 
 /** Options of {@link TaskEngine.track}. */

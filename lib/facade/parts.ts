@@ -108,6 +108,10 @@ class EngineReports implements EngineEvents {
   input(record: TaskView, items: readonly InlineInput[]): void {
     this.parts.inline.forTask(record, items);
   }
+
+  withdrawn(record: TaskView, keys: readonly string[]): void {
+    this.parts.inline.withdrawn(record, keys);
+  }
 }
 
 /** The record of a TaskClient's parts, built in the order listed (see {@link buildParts}). */

@@ -283,6 +283,37 @@ describe('input during a task ([E3]-[E5])', () => {
       // Before, the next poll sent the kept answer to "First?" again, under the key now naming "Second?".
       expect(rig.server.count('tasks/update')).toBe(1);
     });
+
+    it('a prompt of the first question dismissed unanswered when the key is withdrawn leaves no answer under it: listed again, the second question is asked, and its answer sent ([E4], [E5])', async () => {
+      const asked = deferred();
+      const rig = await extRig({ server: manual(), client: { onElicitation: asked.callback } });
+      const get = builtinMethods(rig.server)['tasks/get']!;
+      let view: 'store' | 'second' | 'none' = 'store';
+      rig.server.on('tasks/get', async (params, ctx) => {
+        const reply = (await get(params, ctx)) as Record<string, unknown>;
+        if (view === 'store') return reply;
+        const { inputRequests: _asked, ...task } = reply;
+        return view === 'none'
+          ? { ...task, status: 'working' }
+          : { ...task, status: 'input_required', inputRequests: { q: elicitation('Second?', {}) } };
+      });
+      rig.tasks.on('error', () => {});
+      const handle = await rig.tasks.callToolAsTask('manual');
+      rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('First?', {}) });
+      await rig.clock.advance(150);
+      view = 'second';
+      await rig.clock.advance(100);
+      expect(asked.calls.map((c) => c.params.message)).toEqual(['First?']);
+      view = 'none';
+      await rig.clock.advance(100);
+      expect(asked.calls[0]!.context.signal.aborted).toBe(true);
+      view = 'second';
+      await rig.clock.advance(100);
+      expect(asked.calls.map((c) => c.params.message)).toEqual(['First?', 'Second?']);
+      asked.calls[1]!.answer(ACCEPT);
+      await rig.clock.advance(100);
+      expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ q: ACCEPT }]);
+    });
   });
 
   it("[E4] a listing that only stamps the request's _meta anew (a trace context per poll) is the same request: no reuse reported, asked once", async () => {
@@ -459,7 +490,7 @@ describe('input during a task ([E3]-[E5])', () => {
       expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ a: ACCEPT }, { c: ACCEPT }]);
     });
 
-    it('holds back an answer a lagging read made look withdrawn, and sends it when the next poll lists its key again ([A11]: a tie goes to the later arrival)', async () => {
+    it('dismisses the prompt of a read no newer than the one that asked that stops listing its key (a tie goes to the later arrival, [A11]), and asks again when the next poll lists the key after all (that read was a lagging one): the answer reaches the server ([E4], [E5])', async () => {
       const slow = deferred();
       const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
       const normal = builtinMethods(rig.server)['tasks/get']!;
@@ -480,18 +511,73 @@ describe('input during a task ([E3]-[E5])', () => {
       lag = true;
       await rig.clock.advance(100);
       expect(handle.task?.status).toBe('working');
-      // A read no newer than the one that asked withdraws nothing: the prompt stays up.
-      expect(slow.calls[0]?.context.signal.aborted).toBe(false);
+      // The task as the client now holds it asks nothing: the prompt goes.
+      expect(slow.calls[0]?.context.signal.aborted).toBe(true);
       slow.calls[0]?.answer(ACCEPT);
       await flush();
       expect(rig.server.count('tasks/update')).toBe(0);
       const result = handle.result();
       await rig.clock.advance(100);
+      // The next read lists q again: it was never answered, so it is asked again ([E4] skips answered keys only).
+      expect(slow.calls.map((call) => call.params.message)).toEqual(['Q?', 'Q?']);
+      expect(slow.calls[1]?.context.signal.aborted).toBe(false);
+      slow.calls[1]?.answer(ACCEPT);
+      await rig.clock.advance(100);
       expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ q: ACCEPT }]);
-      expect(slow.calls).toHaveLength(1);
       rig.server.tasks.complete(taskId, textResult('done'));
       await settle(rig, handle);
       expect((await result).content).toEqual(textResult('done').content);
+      expect(slow.calls).toHaveLength(2);
+    });
+
+    it('dismisses the prompt of a request a whole-seconds server replaces within the same second, while the task waits for the new key: the host that answers one prompt at a time is not stuck ([E5], [A11], D4)', async () => {
+      const slow = deferred();
+      const rig = await extRig({ server: manual({ wholeSeconds: true }), client: { onElicitation: slow.callback } });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const taskId = handle.taskId!;
+      rig.server.tasks.requestInput(taskId, { a: elicitation('A?', { confirm: { type: 'boolean' } }) });
+      await rig.clock.advance(100);
+      expect(slow.calls).toHaveLength(1);
+      const asked = rig.server.tasks.detailed(taskId).lastUpdatedAt;
+      // Within the same second the server takes its question back and asks another one instead.
+      rig.server.tasks.update(taskId, { status: 'working' });
+      rig.server.tasks.requestInput(taskId, { b: elicitation('B?', { confirm: { type: 'boolean' } }) });
+      expect(rig.server.tasks.detailed(taskId).lastUpdatedAt).toBe(asked);
+      await rig.clock.advance(100);
+      expect(slow.calls.map((call) => call.params.message)).toEqual(['A?', 'B?']);
+      // a is no longer asked: its prompt goes at once, not when the task next changes (never, while it waits for b).
+      expect(slow.calls.map((call) => call.context.signal.aborted)).toEqual([true, false]);
+      expect(String((slow.calls[0]!.context.signal.reason as Error).message)).toMatch(/server withdrew the request/);
+      slow.calls[1]?.answer(ACCEPT);
+      await rig.clock.advance(100);
+      expect(rig.server.params('tasks/update').map((p) => p.inputResponses)).toEqual([{ b: ACCEPT }]);
+      const result = handle.result();
+      rig.server.tasks.complete(taskId, textResult('done'));
+      await settle(rig, handle);
+      expect((await result).content).toEqual(textResult('done').content);
+      expect(slow.calls).toHaveLength(2);
+    });
+
+    it('dismisses the prompt of a request a whole-seconds server withdraws within the same second, going back to working, rather than leaving it open until the task next changes ([E5], [A11], D4)', async () => {
+      const slow = deferred();
+      const rig = await extRig({
+        server: manual({ wholeSeconds: true, ttlMs: null }),
+        client: { onElicitation: slow.callback },
+      });
+      const handle = await rig.tasks.callToolAsTask('manual');
+      const taskId = handle.taskId!;
+      rig.server.tasks.requestInput(taskId, { q: elicitation('Q?', { confirm: { type: 'boolean' } }) });
+      await rig.clock.advance(100);
+      expect(slow.calls).toHaveLength(1);
+      rig.server.tasks.update(taskId, { status: 'working' });
+      await rig.clock.advance(100);
+      expect(handle.task?.status).toBe('working');
+      expect(slow.calls[0]?.context.signal.aborted).toBe(true);
+      // The task works on for minutes with that timestamp: nothing more is asked or sent.
+      for (let i = 0; i < 30; i += 1) await rig.clock.advance(10_000);
+      expect(slow.calls).toHaveLength(1);
+      expect(rig.server.count('tasks/update')).toBe(0);
+      expect(handle.settled).toBe(false);
     });
 
     it('still sends an answer whose key a terse notification (input_required without inputRequests) left unmentioned', async () => {

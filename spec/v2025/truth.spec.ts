@@ -607,7 +607,7 @@ describe('a tasks/result error once the task ended is the task’s outcome (fina
     expect(server.count('tasks/result')).toBe(1);
   });
 
-  it('a failed terminal tasks/result is final even while the blocking one is still open', async () => {
+  it('a "not found" from the terminal tasks/result is final while the blocking one is still open, once that one had one request timeout to bring the payload (D19)', async () => {
     const { server, tasks, clock } = await setup();
     creating(server, { taskId: 't', pollInterval: 60_000 });
     let n = 0;
@@ -621,6 +621,8 @@ describe('a tasks/result error once the task ended is the task’s outcome (fina
     await flush();
     server.tasks.update('t', { status: 'completed' }, true);
     await clock.advance(100);
+    expect(handle.settled).toBe(false);
+    await clock.advance(10_000);
     const error = await rejection(handle.result());
     expect((error as Error).name).toMatch(/TaskNotFoundError|TaskExpiredError/);
     expect(n).toBe(2);
@@ -665,21 +667,127 @@ describe('what the waiting tasks/result delivers is the task’s outcome, whatev
 
   /**
    * A server that hands a task's result out once (D19): its task `once` waits for input, the
-   * waiting tasks/result gets the outcome, and any tasks/result after it answers -32002.
+   * waiting tasks/result gets the outcome, and any tasks/result after it answers -32002. With
+   * `late`, the answer that carries the outcome is held on its way (another HTTP stream, a slow
+   * proxy) until `release()`: the server has handed the outcome out already meanwhile.
    */
-  function handsOutOnce(server: Awaited<ReturnType<typeof setup>>['server']): void {
+  function handsOutOnce(
+    server: Awaited<ReturnType<typeof setup>>['server'],
+    { late = false } = {},
+  ): { release(): void } {
     creating(server, { taskId: 'once', status: 'input_required' });
     const board = server.tasks.handlers['tasks/result']!;
     let handedOut = false;
+    const held: Array<() => void> = [];
     server.on('tasks/result', async (params, ctx) => {
       if (handedOut) throw rpcError(-32002, 'Task not found');
+      let outcome: unknown;
       try {
-        return await board(params, ctx);
+        outcome = await board(params, ctx);
+      } catch (error) {
+        if (!late) throw error;
+        held.push(() => ctx.fail(error as Parameters<typeof ctx.fail>[0]));
+        return NO_REPLY;
       } finally {
         handedOut = true;
       }
+      if (!late) return outcome;
+      held.push(() => ctx.reply(outcome));
+      return NO_REPLY;
     });
+    return { release: () => held.splice(0).forEach((answer) => answer()) };
   }
+
+  it('the result a server that hands it out once (D19) gave the waiting tasks/result is the task’s, even when the short tasks/result for the terminal task answers "not found" before it arrives ([V16], [V17])', async () => {
+    const { server, tasks, clock, errors } = await setup();
+    const late = handsOutOnce(server, { late: true });
+    const handle = await tasks.callToolAsTask('job');
+    const outcome = handle.result().then(
+      (result) => ({ ok: true as const, result }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    await clock.advance(0);
+    expect(server.count('tasks/result')).toBe(1); // [R29]: the wait is open
+    server.tasks.finish('once', 'completed', { result: textResult('done') }, {}, true);
+    await clock.advance(1_000);
+    // The short request for the terminal task found the result handed out already.
+    expect(server.count('tasks/result')).toBe(2);
+    expect(handle.settled).toBe(false);
+    late.release();
+    const end = await within(outcome);
+    expect(end).toMatchObject({ ok: true, result: { content: [{ type: 'text', text: 'done' }] } });
+    expect(server.count('tasks/result')).toBe(2);
+    expect(errors.filter((e) => e.name === 'TaskNotFoundError')).toEqual([]);
+  });
+
+  it('a failed task’s own error that a server that hands it out once (D19) gave the waiting tasks/result is the task’s, even when the short tasks/result answers "not found" before it arrives ([V17], [V18])', async () => {
+    const { server, tasks, clock } = await setup();
+    const late = handsOutOnce(server, { late: true });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    server.tasks.finish('once', 'failed', { error: rpcError(-32050, 'disk full') }, {}, true);
+    await clock.advance(1_000);
+    expect(server.count('tasks/result')).toBe(2);
+    expect(handle.settled).toBe(false);
+    late.release();
+    const error = (await within(result)) as TaskFailedError;
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect(error.rpcError).toMatchObject({ code: -32050, message: 'disk full' });
+  });
+
+  it('the wait for the blocking tasks/result after the short one found the result handed out is bounded: one request timeout, then TaskNotFoundError (its answer lost)', async () => {
+    const { server, tasks, clock } = await setup({}, { requestTimeoutMs: 5_000 });
+    handsOutOnce(server, { late: true });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    server.tasks.finish('once', 'completed', { result: textResult('done') }, {}, true);
+    await clock.advance(1_000);
+    expect(server.count('tasks/result')).toBe(2);
+    await clock.advance(3_000);
+    expect(handle.settled).toBe(false);
+    await clock.advance(2_000);
+    expect(handle.settled).toBe(true);
+    expect(((await within(result)) as Error).name).toBe('TaskNotFoundError');
+    expect(server.count('tasks/result')).toBe(2);
+  });
+
+  it('a status notification during that wait neither ends nor restarts it: the bound still holds, and no other tasks/result goes out', async () => {
+    // Whole-second timestamps (D4): the end told again within its second is the very same snapshot.
+    const { server, tasks, clock } = await setup({ wholeSeconds: true }, { requestTimeoutMs: 5_000 });
+    handsOutOnce(server, { late: true });
+    const handle = await tasks.callToolAsTask('job');
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    server.tasks.finish('once', 'completed', { result: textResult('done') }, {}, true);
+    await clock.advance(100);
+    expect(server.count('tasks/result')).toBe(2);
+    // The server tells the end again (D8: some servers repeat it).
+    server.tasks.update('once', {}, true);
+    await clock.advance(4_000);
+    expect(handle.settled).toBe(false);
+    await clock.advance(1_000);
+    expect(handle.settled).toBe(true);
+    expect(((await within(result)) as Error).name).toBe('TaskNotFoundError');
+    expect(server.count('tasks/result')).toBe(2);
+  });
+
+  it('a call deadline bounds that wait too: the call ends at its deadline, not one request timeout later', async () => {
+    const { server, tasks, clock } = await setup({}, { requestTimeoutMs: 60_000, cancelGraceMs: 500 });
+    handsOutOnce(server, { late: true });
+    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 5_000 });
+    const result = handle.result().catch((error: unknown) => error);
+    await clock.advance(0);
+    server.tasks.finish('once', 'completed', { result: textResult('done') }, {}, true);
+    await clock.advance(1_000);
+    expect(server.count('tasks/result')).toBe(2);
+    expect(handle.settled).toBe(false);
+    await clock.advance(4_000);
+    await clock.advance(500);
+    expect(handle.settled).toBe(true);
+    expect(((await within(result)) as Error).name).toBe('TaskTimeoutError');
+  });
 
   it('a failed task’s own error from the waiting tasks/result, arriving after its failed notification, is kept when a server that hands a result out once (D19) answers the next tasks/result -32002 ([V17], [V18])', async () => {
     const { server, tasks, clock, errors } = await setup();

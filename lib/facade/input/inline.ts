@@ -9,8 +9,6 @@ import { TaskDetachedError, TaskNotSupportedError, describeRemoteCancel } from '
 import type { JsonObject } from '../../types.js';
 import type { InlineInput } from '../../wire/wire.js';
 import type { InputCallbacks } from '../../api/index.js';
-import { isoMs } from '../../util/iso-time.js';
-import { noop } from '../../util/noop.js';
 import type { InputRouter } from './router.js';
 import type { InputOwner } from './router-parts.js';
 
@@ -31,6 +29,9 @@ export interface InlineParts {
 
 /** Answers inline input through the router, and sends task answers back through the engine. */
 export class InlineAnswers {
+  /** Each task's prompts still open (their callbacks answering), by key: what a withdrawal dismisses. */
+  private readonly open = new WeakMap<TaskView, Map<string, AbortController>>();
+
   constructor(private readonly parts: InlineParts) {}
 
   private get router(): InputRouter {
@@ -123,38 +124,60 @@ export class InlineAnswers {
       answerable = false;
     }
     const about = { taskId: record.taskId, toolName: record.toolName, callbacks };
-    // The snapshot that asks (the task's latest now): a newer one may withdraw its requests.
-    const askedAt = isoMs(record.task.lastUpdatedAt);
     const report = (error: unknown): void => engine.report(error, record);
+    let prompts = this.open.get(record);
+    if (prompts === undefined) this.open.set(record, (prompts = new Map<string, AbortController>()));
     for (const item of items) {
       if (!answerable && this.unanswerable(item, callbacks) !== undefined) continue;
-      // [E5]: a request the task stops listing in a snapshot newer than the one that asked is
-      // withdrawn (the task back to working, or the key superseded), and no answer to it is sent.
-      // [E31]: treated as the same request sent on its own, whose callback's signal fires when the
-      // server cancels it, it dismisses the user's prompt too: its signal aborts. A snapshot no
-      // newer (a lagging read, [A11]) or that lists no keys (a terse notification) withdraws nothing.
-      // A snapshot is merged before the keys it lists are taken in: each is looked at after its turn.
+      // Aborted when the server withdraws the request (see `withdrawn`).
       const withdrawn = new AbortController();
-      const unwatch = record.observe({
-        next: () =>
-          queueMicrotask(() => {
-            if (record.outstandingInput?.has(item.key) === false && isoMs(record.task.lastUpdatedAt) > askedAt)
-              withdrawn.abort(new Error('The server withdrew the request'));
-          }),
-        end: noop,
-      });
+      const key = item.key;
+      prompts.set(key, withdrawn);
       void this.router
         .answerInline([item], about, 'task-update', withdrawn.signal)
-        .finally(unwatch)
+        .finally(() => {
+          if (prompts.get(key) === withdrawn) prompts.delete(key);
+        })
         .then((responses) => {
+          const answered = Object.keys(responses).length > 0;
+          // Dismissed unanswered: asked again should a later read list the key again.
+          if (!answered && withdrawn.signal.aborted) engine.inputDismissed(record, key);
           // After detach() the task runs on: its answer still goes out. After any other end, not.
           const settled = record.settlement;
           const detached = settled !== undefined && !settled.ok && settled.error instanceof TaskDetachedError;
-          if (Object.keys(responses).length === 0 || (settled !== undefined && !detached)) return;
+          if (!answered || (settled !== undefined && !detached)) return;
           engine.deliverInput(record, responses);
         })
         .catch(report);
     }
+  }
+
+  /**
+   * A current snapshot of `record` no longer lists the input requests `keys`: [E5], they are
+   * withdrawn (the task back to working, or the keys replaced by others), and no answer to them is
+   * sent. [E31]: each is treated as the same request sent on its own, whose callback's signal fires
+   * when the server cancels it, so the user's prompt is dismissed too: its signal aborts.
+   *
+   * A snapshot no newer than the one that asked (the same `lastUpdatedAt`) withdraws them as well.
+   * [A11] makes it the task as the client holds it (a tie goes to the later arrival): a server that
+   * stamps whole seconds may take a question back, or replace it, within the second it asked. Left
+   * open, such a prompt would stay up for as long as the task does not change again, which may be
+   * never: a task that waits for the new key waits on a host that shows one prompt at a time. A
+   * tie may also be a lagging read (a replica behind the one that asked); the dismissal then costs
+   * no answer: a request dismissed unanswered is asked again once a read lists its key again (the
+   * engine's `inputDismissed`), and an answer already given is kept until a newer read drops it.
+   *
+   * Looked at after the turn in which the snapshot was merged: a key listed again by another
+   * snapshot of that turn stays asked, and no callback's abort listener runs inside the merge.
+   */
+  withdrawn(record: TaskView, keys: readonly string[]): void {
+    const prompts = this.open.get(record);
+    if (prompts === undefined) return;
+    queueMicrotask(() => {
+      for (const key of keys)
+        if (record.outstandingInput?.has(key) === false)
+          prompts.get(key)?.abort(new Error('The server withdrew the request'));
+    });
   }
 
   /**
