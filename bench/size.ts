@@ -118,8 +118,15 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * overtakes its task's CreateTaskResult waiting for it; a backstop that says expired, not
  * cancelled, for a task still running; a failed task's own error kept from its waiting
  * tasks/result; a kept answer dropped only by a newer read; +439 in all).
+ * Raised a fourteenth time, to 52 KiB (53,117 bytes measured, from 52,276), for behaviour: the
+ * fixes of a third day of reviews (on the tasks extension, each request declaring only the input
+ * a callback answers, and callbacks taken that the SDK client did not declare; a prompt withdrawn
+ * by a tied read dismissed; a not-found short tasks/result waiting for the blocking one; replies
+ * that are neither a task nor a tool result refused; failed tasks in forbidden forms read with
+ * the server's reason; error codes and isError written as strings or numbers read; a fractional
+ * ttl rounded; SDK v2's probe timeout read as no answer; +841 in all).
  */
-export const SIZE_BUDGET_GZIP = 51.5 * 1024;
+export const SIZE_BUDGET_GZIP = 52 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
