@@ -63,8 +63,17 @@ export interface WireRequestOptions {
  * client's, would be given.
  */
 export interface InputAnswers {
-  answers(kind: InputKind): boolean;
+  /**
+   * The kinds answered, as bits: {@link ANSWERS_ELICITATION}, {@link ANSWERS_SAMPLING}. One call
+   * per request sent (read when each is sent: a receiver may start serving meanwhile).
+   */
+  answered(): number;
 }
+
+/** {@link InputAnswers.answered}'s bit for elicitation. */
+export const ANSWERS_ELICITATION = 1;
+/** {@link InputAnswers.answered}'s bit for sampling. */
+export const ANSWERS_SAMPLING = 2;
 
 /** What a wire can do on its connection. */
 export interface WireFeatures {

@@ -21,7 +21,14 @@ import type { Asking, InputOwner, RouterParts } from './router-parts.js';
 import { answerFlaw } from '../../util/answer-shape.js';
 import { isObject } from '../../util/json.js';
 import { requestRefusal } from '../../util/request-shape.js';
-import type { InlineInput, InputAnswers, InputKind, InputRequest } from '../../wire/wire.js';
+import {
+  ANSWERS_ELICITATION,
+  ANSWERS_SAMPLING,
+  type InlineInput,
+  type InputAnswers,
+  type InputKind,
+  type InputRequest,
+} from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
 import { rpcFieldsOf, rpcThrowable } from '../../util/rpc-error.js';
 import type { Attribution, UntaggedInput } from './untagged.js';
@@ -281,9 +288,9 @@ export class InputRouter implements InputAnswers {
     return this.chosen(kind, callbacks) !== undefined;
   }
 
-  /** True when a callback answers `kind` for a call with no callbacks of its own (the client's, a receiver's). */
-  answers(kind: InputKind): boolean {
-    return this.chosen(kind, undefined) !== undefined;
+  /** The kinds a callback answers for a call with no callbacks of its own (the client's, a receiver's). */
+  answered(): number {
+    return this.answeredWith(undefined);
   }
 
   /**
@@ -291,7 +298,19 @@ export class InputRouter implements InputAnswers {
    * declare ([E35]), read when each is sent (a receiver may start serving meanwhile).
    */
   answersFor(callbacks: InputCallbacks): InputAnswers {
-    return { answers: (kind) => this.chosen(kind, callbacks) !== undefined };
+    return { answered: () => this.answeredWith(callbacks) };
+  }
+
+  /**
+   * {@link InputAnswers.answered} for a call whose own callbacks are `callbacks`: as
+   * {@link InputRouter.chosen} would pick, read once per request sent (no call per kind).
+   */
+  private answeredWith(callbacks: InputCallbacks | undefined): number {
+    const client = this.parts.config.callbacks;
+    const last = this.fallback();
+    const elicits = (callbacks?.onElicitation ?? client.onElicitation ?? last?.onElicitation) !== undefined;
+    const samples = (callbacks?.onSampling ?? client.onSampling ?? last?.onSampling) !== undefined;
+    return (elicits ? ANSWERS_ELICITATION : 0) | (samples ? ANSWERS_SAMPLING : 0);
   }
 
   /** The first callback for `kind`: `callbacks`' (a call's), the client's, then the fallback's. */

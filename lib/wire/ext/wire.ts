@@ -40,6 +40,7 @@ import {
   decodeGetTask,
 } from './decode.js';
 import { malformed, omittedFields, withToolError } from '../decode.js';
+import { ANSWERS_ELICITATION, ANSWERS_SAMPLING } from '../wire.js';
 import { PortWire, callParams } from '../port-wire.js';
 import { TaskSubscription } from './subscriptions.js';
 import type { Sink } from '../../util/deliver.js';
@@ -55,18 +56,21 @@ import type { Sink } from '../../util/deliver.js';
 const DECLARATIONS: readonly JsonObject[] = [false, true].flatMap((extension) =>
   [0, 1, 2, 3].map((input) => ({
     ...(extension ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
-    elicitation: (input & 1) === 0 ? null : {},
-    sampling: (input & 2) === 0 ? null : {},
+    elicitation: (input & ANSWERS_ELICITATION) === 0 ? null : {},
+    sampling: (input & ANSWERS_SAMPLING) === 0 ? null : {},
   })),
 );
 
-/** The index in {@link DECLARATIONS} of a request that declares the extension or not, answering `input`. */
+/**
+ * The index in {@link DECLARATIONS} of a request that declares the extension or not, answering
+ * `input` (its bits, {@link ANSWERS_ELICITATION} and {@link ANSWERS_SAMPLING}, are the low two).
+ */
 function declarationIndex(extension: boolean, input: InputAnswers): number {
-  return (extension ? 4 : 0) + (input.answers('elicitation') ? 1 : 0) + (input.answers('sampling') ? 2 : 0);
+  return (extension ? 4 : 0) + input.answered();
 }
 
 /** What a client answers before it says what its callbacks answer: nothing. */
-const ANSWERS_NOTHING: InputAnswers = { answers: () => false };
+const ANSWERS_NOTHING: InputAnswers = { answered: () => 0 };
 
 /** What some codes mean on this wire, for error messages (a missing extension: see {@link meaningOf}). */
 const MEANINGS: Readonly<Record<number, string>> = {
