@@ -94,7 +94,9 @@ export function inputListing(events: EngineEvents, record: TaskRecord, snapshot:
   if (keys === undefined) return;
   const before = record.outstandingInput;
   record.inputListed(keys);
-  const withdrawn = before === undefined ? [] : [...before].filter((key) => !keys.has(key));
+  // Nothing is built for a task that had no key outstanding (every poll of most tasks).
+  if (before === undefined || before.size === 0) return;
+  const withdrawn = [...before].filter((key) => !keys.has(key));
   if (withdrawn.length > 0) events.withdrawn(record, withdrawn);
 }
 

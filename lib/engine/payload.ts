@@ -90,8 +90,7 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
     record.payloadRequestEnded(terminal);
     return record.settlement !== undefined || record.payload !== undefined;
   };
-  // The blocking request's end lets go of a "not found" held for it (see `released`).
-  void engine
+  const fetched = engine
     .retrying(record, (scope) => engine.wire.getPayload(record.taskId, engine.requestOptions(timeoutMs, scope)))
     .then(
       (answer) => {
@@ -147,10 +146,11 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
         }
         blockingWaitFailed(engine, record, error);
       },
-    )
-    .then(() => {
-      if (!terminal) released(engine, record);
-    });
+    );
+  // The blocking request's end lets go of a "not found" held for it (see `released`); the short
+  // request of a terminal task (every task's) chains nothing.
+  if (!terminal) void fetched.then(() => released(engine, record));
+  else void fetched;
 }
 
 /**

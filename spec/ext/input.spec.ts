@@ -929,6 +929,41 @@ describe('input during a task ([E3]-[E5])', () => {
     }
   });
 
+  it('does not ask a question that a second notification, also before the CreateTaskResult, already withdrew', async () => {
+    const server = new ExtServer(manual({ tools: fixtureTools() }));
+    const create = builtinMethods(server)['tools/call']!;
+    server.on('tools/call', async (params, ctx) => {
+      const reply = (await create(params, ctx)) as { taskId: string };
+      const asking = server.tasks.requestInput(reply.taskId, {
+        q: elicitation('Early?', { confirm: { type: 'boolean' } }),
+      }) as Record<string, unknown>;
+      server.notify('notifications/tasks', asking);
+      // Taken back within the same second (the same lastUpdatedAt): the later arrival is the task.
+      const { inputRequests: _taken, ...working } = asking;
+      server.notify('notifications/tasks', { ...working, status: 'working' });
+      return reply;
+    });
+    const client = await sdkV2Client(server, { elicitation: {} });
+    const clock = new ManualClock();
+    const tasks = new TaskClient(client, { clock });
+    try {
+      const asked: string[] = [];
+      const handle = await tasks.callToolAsTask(
+        'manual',
+        {},
+        { onElicitation: (params) => (asked.push(String(params.message)), ACCEPT) },
+      );
+      handle.result().catch(() => {});
+      await clock.advance(0);
+      await flush();
+      expect(handle.task?.status).toBe('working');
+      expect(asked, 'a prompt no read would ever dismiss').toEqual([]);
+      expect(server.count('tasks/update')).toBe(0);
+    } finally {
+      await tasks.close();
+    }
+  });
+
   it('lets a callback still answering after detach() finish: its answer reaches the server (detach leaves the remote task running)', async () => {
     const slow = deferred();
     const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });

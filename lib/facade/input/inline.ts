@@ -101,7 +101,12 @@ export class InlineAnswers {
     const owner = this.parts.live.inputOwner(record.taskId);
     if (owner === undefined) {
       queueMicrotask(() => {
-        if (record.settlement === undefined) this.answer(record, items, this.parts.live.inputOwner(record.taskId));
+        if (record.settlement !== undefined) return;
+        // A request a later replayed snapshot of that turn withdrew is not asked: its withdrawal
+        // found no prompt to dismiss, and none would ever dismiss it.
+        const outstanding = record.outstandingInput;
+        const asked = outstanding === undefined ? items : items.filter((item) => outstanding.has(item.key));
+        if (asked.length > 0) this.answer(record, asked, this.parts.live.inputOwner(record.taskId));
       });
       return;
     }
