@@ -11,8 +11,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +23,7 @@ import { reportDocument, reportTable } from '../../cli/src/doctor-output.js';
 import { main } from '../../cli/src/program.js';
 import { createExampleServer } from '../../examples/server.js';
 import { allowSdkServerListeners } from '../support/sdk-server-listeners.js';
-import { startHttpServer } from '../support/http-server.js';
+import { silentHttpServer, startHttpServer } from '../support/http-server.js';
 import {
   EXT_STDIO_SERVER,
   EXT_WIRE,
@@ -453,16 +452,9 @@ describe('mcp-task doctor: a stop while connecting to a server that never answer
   it('a --timeout that ends the handshake is the bound named (not --connect-timeout): exit 124, a TimeoutError document', async () => {
     // Takes every request and never answers it. The doctor's connect bound is at most its
     // timeoutMs, which the CLI sets from --timeout: that bound, not --connect-timeout, ends the wait.
-    const silent = createHttpServer(() => {});
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          silent.closeAllConnections();
-          silent.close(() => resolve());
-        }),
-    );
-    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+    const silent = await silentHttpServer();
+    cleanups.push(() => silent.close());
+    const url = silent.url.href;
     // 200ms: the doctor's connect bound is 1 ms. 3s: SDK v2's version probe gets part of it.
     for (const timeout of ['200ms', '3s']) {
       const run = pipes();

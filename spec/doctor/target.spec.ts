@@ -11,7 +11,7 @@ import { createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runDoctor, TaskConnectError } from '../../lib/doctor.js';
 import { TaskAbortError, TaskOptionError, type McpTransport } from '../../lib/index.js';
-import { startHttpServer } from '../support/http-server.js';
+import { silentHttpServer, startHttpServer } from '../support/http-server.js';
 import { refusingTransport } from '../support/fake-transport.js';
 import { NO_REPLY, ScriptedServer } from '../support/scripted-server.js';
 import { createLinkedPair, httpTransport, makeClient, SDK, stdioTransport } from '../support/sdk.js';
@@ -123,18 +123,10 @@ describe(`doctor: a target that cannot be reached (SDK ${SDK})`, () => {
 
 describe(`doctor: an HTTP server that takes requests and never answers (SDK ${SDK})`, () => {
   it('is given up as no answer (no-answer), whichever wait of the handshake runs out first', async () => {
-    const silent = createHttpServer(() => {});
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          silent.closeAllConnections();
-          silent.close(() => resolve());
-        }),
-    );
-    const { port } = silent.address() as { port: number };
+    const silent = await silentHttpServer();
+    cleanups.push(() => silent.close());
     // SDK v2's era probe gets part of the bound and times out first (its own timeout error).
-    const { error } = await failure(httpTransport(new URL(`http://127.0.0.1:${port}/mcp`)), 1_000);
+    const { error } = await failure(httpTransport(silent.url), 1_000);
     expect(error.reason).toBe('no-answer');
     expect(error.message).toMatch(
       /^(The server cannot be reached: no answer to the handshake: |The server did not finish the MCP handshake within 1000 ms)/,

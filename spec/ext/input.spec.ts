@@ -893,7 +893,12 @@ describe('input during a task ([E3]-[E5])', () => {
     expect(errors).toHaveLength(1);
   });
 
-  it('asks the call’s own callback for input that arrived before its CreateTaskResult, rather than ending the task ([E31])', async () => {
+  /**
+   * A call whose task asks (`Early?`, key `q`) in a notification sent before its
+   * `CreateTaskResult`, then, with `takenBack`, a second notification of the same second that
+   * shows it `working` again; the call's own callback counts what it is asked.
+   */
+  async function askedEarly(takenBack: boolean) {
     const server = new ExtServer(manual({ tools: fixtureTools() }));
     const create = builtinMethods(server)['tools/call']!;
     server.on('tools/call', async (params, ctx) => {
@@ -901,25 +906,34 @@ describe('input during a task ([E3]-[E5])', () => {
       // An untagged notification, before the reply that creates the task.
       const asking = server.tasks.requestInput(reply.taskId, {
         q: elicitation('Early?', { confirm: { type: 'boolean' } }),
-      });
+      }) as Record<string, unknown>;
       server.notify('notifications/tasks', asking);
+      if (takenBack) {
+        // Taken back within the same second (the same lastUpdatedAt): the later arrival is the task.
+        const { inputRequests: _taken, ...working } = asking;
+        server.notify('notifications/tasks', { ...working, status: 'working' });
+      }
       return reply;
     });
     // Elicitation declared, but only the call answers it: the client has no callback of its own.
     const client = await sdkV2Client(server, { elicitation: {} });
     const clock = new ManualClock();
     const tasks = new TaskClient(client, { clock });
+    const asked: string[] = [];
+    const handle = await tasks.callToolAsTask(
+      'manual',
+      {},
+      { onElicitation: (params) => (asked.push(String(params.message)), ACCEPT) },
+    );
+    handle.result().catch(() => {});
+    await clock.advance(0);
+    await flush();
+    return { server, tasks, handle, asked };
+  }
+
+  it('asks the call’s own callback for input that arrived before its CreateTaskResult, rather than ending the task ([E31])', async () => {
+    const { server, tasks, handle, asked } = await askedEarly(false);
     try {
-      const asked: string[] = [];
-      const handle = await tasks.callToolAsTask(
-        'manual',
-        {},
-        { onElicitation: (params) => (asked.push(String(params.message)), ACCEPT) },
-      );
-      const result = handle.result();
-      result.catch(() => {});
-      await clock.advance(0);
-      await flush();
       expect(asked).toEqual(['Early?']);
       expect(server.count('tasks/cancel')).toBe(0);
       expect(handle.settled).toBe(false);
@@ -930,32 +944,8 @@ describe('input during a task ([E3]-[E5])', () => {
   });
 
   it('does not ask a question that a second notification, also before the CreateTaskResult, already withdrew', async () => {
-    const server = new ExtServer(manual({ tools: fixtureTools() }));
-    const create = builtinMethods(server)['tools/call']!;
-    server.on('tools/call', async (params, ctx) => {
-      const reply = (await create(params, ctx)) as { taskId: string };
-      const asking = server.tasks.requestInput(reply.taskId, {
-        q: elicitation('Early?', { confirm: { type: 'boolean' } }),
-      }) as Record<string, unknown>;
-      server.notify('notifications/tasks', asking);
-      // Taken back within the same second (the same lastUpdatedAt): the later arrival is the task.
-      const { inputRequests: _taken, ...working } = asking;
-      server.notify('notifications/tasks', { ...working, status: 'working' });
-      return reply;
-    });
-    const client = await sdkV2Client(server, { elicitation: {} });
-    const clock = new ManualClock();
-    const tasks = new TaskClient(client, { clock });
+    const { server, tasks, handle, asked } = await askedEarly(true);
     try {
-      const asked: string[] = [];
-      const handle = await tasks.callToolAsTask(
-        'manual',
-        {},
-        { onElicitation: (params) => (asked.push(String(params.message)), ACCEPT) },
-      );
-      handle.result().catch(() => {});
-      await clock.advance(0);
-      await flush();
       expect(handle.task?.status).toBe('working');
       expect(asked, 'a prompt no read would ever dismiss').toEqual([]);
       expect(server.count('tasks/update')).toBe(0);

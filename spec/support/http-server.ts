@@ -120,3 +120,22 @@ export async function startHttpServer(
     },
   };
 }
+
+/**
+ * An HTTP server on 127.0.0.1 that takes every request and never answers it (a hung server that
+ * still accepts connections), at `url` (`/mcp` on its ephemeral port). `close` ends its
+ * connections and the listener.
+ */
+export async function silentHttpServer(): Promise<{ readonly url: URL; close(): Promise<void> }> {
+  const silent = createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    close: () =>
+      new Promise<void>((resolve) => {
+        silent.closeAllConnections();
+        silent.close(() => resolve());
+      }),
+  };
+}
