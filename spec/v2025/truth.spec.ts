@@ -720,15 +720,33 @@ describe('what the waiting tasks/result delivers is the task’s outcome, whatev
     expect(errors.filter((e) => e.name === 'TaskNotFoundError')).toEqual([]);
   });
 
-  it('a failed task’s own error that a server that hands it out once (D19) gave the waiting tasks/result is the task’s, even when the short tasks/result answers "not found" before it arrives ([V17], [V18])', async () => {
-    const { server, tasks, clock } = await setup();
-    const late = handsOutOnce(server, { late: true });
-    const handle = await tasks.callToolAsTask('job');
+  /**
+   * Starts `job` on a server that hands its result out once and holds back the blocking
+   * `tasks/result`'s answer (`late`), ends the task (completed with "done", or as `ending` says),
+   * and moves the clock on `ms`: the short `tasks/result` of the ended task has answered "not found".
+   */
+  async function heldOutcome(
+    rig: Awaited<ReturnType<typeof setup>>,
+    ms: number,
+    callOptions: { timeoutMs?: number } = {},
+    ending: Parameters<typeof rig.server.tasks.finish>[1] = 'completed',
+    payload: Parameters<typeof rig.server.tasks.finish>[2] = { result: textResult('done') },
+  ) {
+    const late = handsOutOnce(rig.server, { late: true });
+    const handle = await rig.tasks.callToolAsTask('job', {}, callOptions);
     const result = handle.result().catch((error: unknown) => error);
-    await clock.advance(0);
-    server.tasks.finish('once', 'failed', { error: rpcError(-32050, 'disk full') }, {}, true);
-    await clock.advance(1_000);
-    expect(server.count('tasks/result')).toBe(2);
+    await rig.clock.advance(0);
+    rig.server.tasks.finish('once', ending, payload, {}, true);
+    await rig.clock.advance(ms);
+    expect(rig.server.count('tasks/result')).toBe(2);
+    return { late, handle, result };
+  }
+
+  it('a failed task’s own error that a server that hands it out once (D19) gave the waiting tasks/result is the task’s, even when the short tasks/result answers "not found" before it arrives ([V17], [V18])', async () => {
+    const rig = await setup();
+    const { late, handle, result } = await heldOutcome(rig, 1_000, {}, 'failed', {
+      error: rpcError(-32050, 'disk full'),
+    });
     expect(handle.settled).toBe(false);
     late.release();
     const error = (await within(result)) as TaskFailedError;
@@ -737,14 +755,9 @@ describe('what the waiting tasks/result delivers is the task’s outcome, whatev
   });
 
   it('the wait for the blocking tasks/result after the short one found the result handed out is bounded: one request timeout, then TaskNotFoundError (its answer lost)', async () => {
-    const { server, tasks, clock } = await setup({}, { requestTimeoutMs: 5_000 });
-    handsOutOnce(server, { late: true });
-    const handle = await tasks.callToolAsTask('job');
-    const result = handle.result().catch((error: unknown) => error);
-    await clock.advance(0);
-    server.tasks.finish('once', 'completed', { result: textResult('done') }, {}, true);
-    await clock.advance(1_000);
-    expect(server.count('tasks/result')).toBe(2);
+    const rig = await setup({}, { requestTimeoutMs: 5_000 });
+    const { server, clock } = rig;
+    const { handle, result } = await heldOutcome(rig, 1_000);
     await clock.advance(3_000);
     expect(handle.settled).toBe(false);
     await clock.advance(2_000);
@@ -755,14 +768,9 @@ describe('what the waiting tasks/result delivers is the task’s outcome, whatev
 
   it('a status notification during that wait neither ends nor restarts it: the bound still holds, and no other tasks/result goes out', async () => {
     // Whole-second timestamps (D4): the end told again within its second is the very same snapshot.
-    const { server, tasks, clock } = await setup({ wholeSeconds: true }, { requestTimeoutMs: 5_000 });
-    handsOutOnce(server, { late: true });
-    const handle = await tasks.callToolAsTask('job');
-    const result = handle.result().catch((error: unknown) => error);
-    await clock.advance(0);
-    server.tasks.finish('once', 'completed', { result: textResult('done') }, {}, true);
-    await clock.advance(100);
-    expect(server.count('tasks/result')).toBe(2);
+    const rig = await setup({ wholeSeconds: true }, { requestTimeoutMs: 5_000 });
+    const { server, clock } = rig;
+    const { handle, result } = await heldOutcome(rig, 100);
     // The server tells the end again (D8: some servers repeat it).
     server.tasks.update('once', {}, true);
     await clock.advance(4_000);
@@ -774,14 +782,9 @@ describe('what the waiting tasks/result delivers is the task’s outcome, whatev
   });
 
   it('a call deadline bounds that wait too: the call ends at its deadline, not one request timeout later', async () => {
-    const { server, tasks, clock } = await setup({}, { requestTimeoutMs: 60_000, cancelGraceMs: 500 });
-    handsOutOnce(server, { late: true });
-    const handle = await tasks.callToolAsTask('job', {}, { timeoutMs: 5_000 });
-    const result = handle.result().catch((error: unknown) => error);
-    await clock.advance(0);
-    server.tasks.finish('once', 'completed', { result: textResult('done') }, {}, true);
-    await clock.advance(1_000);
-    expect(server.count('tasks/result')).toBe(2);
+    const rig = await setup({}, { requestTimeoutMs: 60_000, cancelGraceMs: 500 });
+    const { clock } = rig;
+    const { handle, result } = await heldOutcome(rig, 1_000, { timeoutMs: 5_000 });
     expect(handle.settled).toBe(false);
     await clock.advance(4_000);
     await clock.advance(500);
