@@ -12,6 +12,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  TaskClient,
   TaskExpiredError,
   TaskNotFoundError,
   TaskNotSupportedError,
@@ -23,6 +24,7 @@ import {
 import { flush, rejection } from '../helpers.js';
 import {
   ErrorCode,
+  ExtServer,
   missingExtension,
   NO_REPLY,
   rpcError,
@@ -186,6 +188,35 @@ describe('the ttl is the server’s ([E13])', () => {
     rig.server.tasks.complete(handle.taskId!, textResult('still here'));
     await settle(rig, handle);
     expect(await handle.result()).toMatchObject({ content: textResult('still here').content });
+  });
+
+  it('reconnect(client) to a 2025-11-25 connection whose SDK client cannot take the client-level callbacks (the extension took them, [E35]) is refused, as the constructor refuses them there', async () => {
+    const server = new ExtServer(manual({ legacy: true }));
+    const modern = await sdkV2Client(server, {});
+    const tasks = new TaskClient(modern, { onElicitation: () => ({ action: 'decline' }) });
+    try {
+      expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+      const legacy = await sdkV2Client(server, {}, 'legacy');
+      expect(() => new TaskClient(legacy, { onElicitation: () => ({ action: 'decline' }) })).toThrow(
+        TaskNotSupportedError,
+      );
+      const refusal = (() => {
+        try {
+          tasks.reconnect(legacy);
+          return undefined;
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(refusal).toBeInstanceOf(TaskOptionError);
+      expect((refusal as Error).message).toMatch(/did not declare the "elicitation" capability/);
+      expect(tasks.wire).toBe('io.modelcontextprotocol/tasks');
+      const declared = await sdkV2Client(server, { elicitation: {} }, 'legacy');
+      tasks.reconnect(declared);
+      expect(tasks.wire).toBe('2025-11-25');
+    } finally {
+      await tasks.close();
+    }
   });
 
   it('a task the server dropped by the ttl is expired, and the error says the server dropped it', async () => {

@@ -8,13 +8,14 @@
  */
 import type { TaskEngine } from '../../engine/engine.js';
 import { sleep } from '../../engine/retry.js';
-import type { RetryPolicy, TaskClientEvents } from '../../api/index.js';
+import type { InputCallbacks, RetryPolicy, TaskClientEvents } from '../../api/index.js';
 import { backoffDelay } from '../../engine/timing.js';
 import { claimMade } from './connect.js';
 import { listenOn, type ListenParts } from './listen.js';
 import type { SafeEmitter } from '../events/emitter.js';
 import { TaskError, TaskOptionError } from '../../errors.js';
 import { openPort, unusable } from '../../port/open.js';
+import { checkInputCapabilities } from '../input/capabilities.js';
 import type { McpClient } from '../../types.js';
 import { resolveWire } from '../../wire/resolve.js';
 import type { TaskWire } from '../../wire/wire.js';
@@ -33,11 +34,12 @@ export interface ConnectionParts extends ListenParts {
   readonly closing: Promise<void> | undefined;
   /** The `connectionLost` and `connectionRestored` events. */
   readonly emitter: SafeEmitter<TaskClientEvents>;
-  /** The `reconnect` factory, and the backoff between its attempts. */
+  /** The `reconnect` factory, the backoff between its attempts, and the client-level callbacks. */
   readonly config: {
     readonly reconnect: (() => Promise<McpClient>) | undefined;
     readonly retry: RetryPolicy;
     readonly random: () => number;
+    readonly callbacks: InputCallbacks;
   };
   report(error: TaskError): void;
 }
@@ -199,8 +201,9 @@ export class Connection {
    * client, if the library made it, is closed once the tasks moved, when its connection was lost
    * (nothing can be open on it); one still connected keeps the requests open on it until
    * {@link Connection.closeClient}. A client of the user's is never closed.
-   * @throws TaskOptionError when `client` is not connected, or speaks the other task wire while
-   *   tasks are tracked.
+   * @throws TaskOptionError when `client` is not connected, speaks the other task wire while tasks
+   *   are tracked, or cannot take the client-level input callbacks (it did not declare their
+   *   capability, on 2025-11-25).
    */
   replace(client: McpClient): void {
     const problem = unusable(client);
@@ -213,6 +216,14 @@ export class Connection {
         `The new connection speaks the ${wire.kind} task wire, but the ${engine.size} task(s) tracked were created over ${engine.wire.kind}: connect with the same protocol version (the tasks stay on the old connection's wire until then)`,
         { option: 'client' },
       );
+    }
+    // The client-level callbacks were taken for the old connection: one that cannot take them (on
+    // 2025-11-25, an SDK client that did not declare the capability, [E35] letting the extension
+    // take any) is refused, as the constructor refuses it; they would never be asked there.
+    try {
+      checkInputCapabilities(wire, this.parts.config.callbacks);
+    } catch (error) {
+      throw new TaskOptionError((error as Error).message, { option: 'client', cause: error });
     }
     const old = this.client;
     const lost = engine.paused;
