@@ -14,7 +14,7 @@ import tseslint from 'typescript-eslint';
  *   the facade's seam (facade/input/receiver-seam.ts)
  *   facade (never the receiver: the root entry point bundles none of it)
  *   engine, receiver (side by side: neither imports the other)
- *   wire (ext/, v2025/ and their helpers) over the seam (wire/wire.ts); the engine sees only the seam
+ *   wire (ext/, v2025/ and their helpers) over the seam (wire/wire.ts, with wire/input-types.ts); the engine sees only the seam
  *   port (the only code touching an SDK, type-only imports included)
  *   floors, under every layer: util/ over api/ over errors.ts over types.ts
  *
@@ -275,7 +275,8 @@ function layerOf(file) {
   if (INTEGRATIONS.includes(file.split('/')[0].replace(/\.ts$/, ''))) return 'integration';
   if (file === 'doctor.ts') return 'doctor';
   if (file === 'errors.ts' || file === 'types.ts') return file.slice(0, -3);
-  if (file === 'wire/wire.ts') return 'seam';
+  // The seam is the wire contract: wire.ts and the input half it re-exports.
+  if (file === 'wire/wire.ts' || file === 'wire/input-types.ts') return 'seam';
   const folder = file.split('/')[0];
   return file.includes('/') &&
     folder in MAY_IMPORT &&
