@@ -135,9 +135,10 @@ describe.sequential('mcp-task call abandoned before the server answered', { time
       expect(exitCode, stderr).toBe(code);
       const last = jsonLines(stdout).at(-1);
       // Under --timeout 3s, the wait ends with --timeout: the call was given up a reserve (a
-      // quarter of it) before.
+      // quarter of it, 0.75 s) before; a loaded machine fires that timer late, which leaves less
+      // of the wait (down to none), never more.
       const waited =
-        extra.length === 0 ? `after ${CLOSE_WAIT_MS / 1000} s` : 'after 0.[5-8] s \\(the end of --timeout\\)';
+        extra.length === 0 ? `after ${CLOSE_WAIT_MS / 1000} s` : 'after 0(\\.[0-8])? s \\(the end of --timeout\\)';
       expect(last).toMatchObject({
         type: 'result',
         outcome,
