@@ -8,23 +8,13 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CANCEL_GRACE_MS } from '../../cli/src/target.js';
-import { startHttpServer } from '../support/http-server.js';
+import { closedPort, startHttpServer } from '../support/http-server.js';
 import { EXT_WIRE, FAULTY_SERVER, PtyRun, jsonLines, removeScratch, runPiped, scratch, until } from './support/cli.js';
 
 afterAll(removeScratch);
-
-/** A port on 127.0.0.1 nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('a server that dies mid-task', { timeout: 90_000 }, () => {
   it('a stdio server that exits ends the command at once with exit 1 and why, on both wires', async () => {

@@ -11,7 +11,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +22,7 @@ import { reportDocument, reportTable } from '../../cli/src/doctor-output.js';
 import { main } from '../../cli/src/program.js';
 import { createExampleServer } from '../../examples/server.js';
 import { allowSdkServerListeners } from '../support/sdk-server-listeners.js';
-import { silentHttpServer, startHttpServer } from '../support/http-server.js';
+import { closedPort, silentHttpServer, startHttpServer } from '../support/http-server.js';
 import {
   EXT_STDIO_SERVER,
   EXT_WIRE,
@@ -366,6 +365,18 @@ describe('mcp-task doctor: stdout closed by its reader', { timeout: 90_000 }, ()
     unwritten(code, stderr);
   });
 
+  it('no report, and the error document cannot be written either (a refused connection): exit 141, not 1', async () => {
+    const port = await closedPort();
+    const run = runPiped(['doctor', '--json', '--url', `http://127.0.0.1:${port}/mcp`, '--connect-timeout', '10s']);
+    run.closeStdout();
+    const { code, stderr } = await run.done;
+    expect(code, stderr).toBe(141);
+    // The failure is still told, on stderr, then why its document is missing.
+    expect(stderr).toContain(`mcp-task: cannot connect to http://127.0.0.1:${port}/mcp: connection refused`);
+    expect(stderr).toContain('mcp-task: stdout closed: the error document was not written');
+    expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
+  });
+
   it('`| head -c0` in a shell (a pipe, not a socket), with --timeout: exit 141 (not 124 or 0)', async () => {
     const cli = `'${process.execPath}' --import tsx '${join(ROOT, 'cli/src/main.ts')}' doctor --quiet --timeout 8s`;
     const shell = spawn('bash', ['-o', 'pipefail', '-c', `${cli} | head -c0`], {
@@ -545,10 +556,7 @@ describe('mcp-task doctor: usage errors and targets that are not MCP servers', (
   });
 
   it('a command that is not an MCP server (cat) and a port nothing listens on: exit 1 with a clear reason, in the JSON document too', async () => {
-    const holder = createServer();
-    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-    const { port } = holder.address() as { port: number };
-    await new Promise<void>((resolve) => holder.close(() => resolve()));
+    const port = await closedPort();
 
     const cat = pipes();
     expect(await doctorCommand({ stdio: 'cat', connectTimeout: '10s' }, cat.io)).toBe(1);

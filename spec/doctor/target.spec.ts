@@ -7,11 +7,10 @@
  * Bad targets and options are refused before anything is opened.
  */
 import { createServer as createHttpServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runDoctor, TaskConnectError } from '../../lib/doctor.js';
 import { TaskAbortError, TaskOptionError, type McpTransport } from '../../lib/index.js';
-import { silentHttpServer, startHttpServer } from '../support/http-server.js';
+import { closedPort, silentHttpServer, startHttpServer } from '../support/http-server.js';
 import { refusingTransport } from '../support/fake-transport.js';
 import { NO_REPLY, ScriptedServer } from '../support/scripted-server.js';
 import { createLinkedPair, httpTransport, makeClient, SDK, stdioTransport } from '../support/sdk.js';
@@ -30,15 +29,6 @@ async function failure(target: unknown, connectTimeoutMs = 4_000): Promise<{ err
   );
   expect(error).toBeInstanceOf(TaskConnectError);
   return { error: error as TaskConnectError, ms: Date.now() - started };
-}
-
-/** A local port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** True while a process with `pid` exists. */

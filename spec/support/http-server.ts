@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
@@ -138,4 +138,13 @@ export async function silentHttpServer(): Promise<{ readonly url: URL; close(): 
         silent.close(() => resolve());
       }),
   };
+}
+
+/** A port on 127.0.0.1 nothing listens on (it was free a moment ago): a connection to it is refused. */
+export async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

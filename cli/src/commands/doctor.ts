@@ -273,11 +273,22 @@ export async function doctorCommand(
         }, runDeadline.left());
   end?.unref();
 
-  const fail = (error: { name: string; message: string; reason?: string | undefined }, code: number): number => {
+  /**
+   * Ends a run without a report: the error document under --json, the message on stderr. A reader
+   * gone before the document is written (`| head -c0`) makes it exit 141, as the report does.
+   */
+  const fail = async (
+    error: { name: string; message: string; reason?: string | undefined },
+    code: number,
+  ): Promise<number> => {
     progress.clear();
     finishing = true;
-    if (json) io.stdout.write(failureDocument({ error, exitCode: code }));
+    const unwritten = json ? await writeReport(failureDocument({ error, exitCode: code })) : undefined;
     progress.note(error.message);
+    if (unwritten?.code === 'EPIPE') {
+      progress.note('stdout closed: the error document was not written');
+      return EXIT.pipe;
+    }
     return code;
   };
 
@@ -316,7 +327,8 @@ export async function doctorCommand(
     progress.show(`connecting to ${target.where}`);
     const outcome = await Promise.race([running, left.then((leaving) => ({ left: leaving }))]);
     // Left without waiting: the same error document as any other run without a report.
-    if ('left' in outcome) return fail({ name: outcome.left.name, message: outcome.left.message }, outcome.left.code);
+    if ('left' in outcome)
+      return await fail({ name: outcome.left.name, message: outcome.left.message }, outcome.left.code);
     if ('error' in outcome) {
       const error = outcome.error;
       if (error instanceof TaskAbortError && stop.signal.aborted) {
@@ -331,7 +343,7 @@ export async function doctorCommand(
           ? `the doctor stopped; ${account ?? 'what became of the tasks it started is unknown'}`
           : undefined;
         const message = what === undefined ? `${why}: ${stoppedConnecting()}` : `${why}: ${what}; no report`;
-        return fail({ name: timedOut ? 'TimeoutError' : 'Interrupted', message }, code);
+        return await fail({ name: timedOut ? 'TimeoutError' : 'Interrupted', message }, code);
       }
       // The handshake ran out of the time --timeout left it: --timeout ended the run, not --connect-timeout.
       // Past the doctor's deadline it reads as the CLI's own stop while connecting; before it (SDK
@@ -341,10 +353,10 @@ export async function doctorCommand(
         const message = passed
           ? `${timedOut}: ${stoppedConnecting()}`
           : `--timeout ${options.timeout ?? ''} ended connecting: ${target.where} had not answered the handshake in the time it left; no task was started; no report`;
-        return fail({ name: 'TimeoutError', message }, EXIT.timeout);
+        return await fail({ name: 'TimeoutError', message }, EXIT.timeout);
       }
       if (error instanceof TaskConnectError) {
-        const code = fail(
+        const code = await fail(
           { name: 'ConnectError', reason: error.reason, message: connectFailure(error, target) },
           EXIT.failed,
         );
@@ -352,7 +364,10 @@ export async function doctorCommand(
         return code;
       }
       if (error instanceof TaskOptionError) throw new UsageError(describeError(error));
-      return fail({ name: error instanceof Error ? error.name : 'Error', message: describeError(error) }, EXIT.failed);
+      return await fail(
+        { name: error instanceof Error ? error.name : 'Error', message: describeError(error) },
+        EXIT.failed,
+      );
     }
     const report = outcome.report;
     progress.clear();
