@@ -37,6 +37,8 @@ export interface RequestingCall {
   readonly toolName: string | undefined;
   /** The call's arguments as JSON, with `recordArguments`. */
   readonly argumentsJson: string | undefined;
+  /** The call's task, once known: its id is fingerprinted where a server's message quotes it. */
+  readonly taskId: string | undefined;
   /** The server's JSON-RPC error to the last `tools/call`, for the span's status description. */
   callError: RequestFailure | undefined;
   /**
@@ -72,7 +74,14 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
     // outside it, and an event added to an ended span is dropped. The OpenTelemetry API lets a
     // span link to another that is no parent of it (a follows-from relation), and the MCP
     // conventions' CLIENT span per request stands as it is.
-    return requestSpan(call.kit, call.context, request, call.toolAttributes, { link: call.span.spanContext() });
+    return requestSpan(
+      call.kit,
+      call.context,
+      request,
+      call.toolAttributes,
+      { link: call.span.spanContext() },
+      { taskId: () => call.taskId },
+    );
   }
   if (method === 'tools/call') {
     // A span of its own under the task span, from sent to answered, whatever the requests mode:
@@ -89,6 +98,7 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
       name,
       spanAttributes,
       onEnded: release,
+      taskId: () => call.taskId,
     });
     cut = child.cut;
     return {
@@ -111,7 +121,7 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
       meta: injected(call.kit, call.context),
       notification: (notification) => {
         waiting++;
-        return notificationSpan(call.kit, call.context, notification, call.toolAttributes, done);
+        return notificationSpan(call.kit, call.context, notification, call.toolAttributes, done, () => call.taskId);
       },
       end: (failure, result) => {
         // The span waited for this event (see CallTrace.hold(), call.ts). It names the connection
@@ -131,5 +141,8 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
       },
     };
   }
-  return requestSpan(call.kit, call.context, request, call.toolAttributes, undefined, { onEnded: release });
+  return requestSpan(call.kit, call.context, request, call.toolAttributes, undefined, {
+    onEnded: release,
+    taskId: () => call.taskId,
+  });
 }

@@ -313,9 +313,13 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     this.event(EVENT.status, attributes);
   }
 
-  /** Records a completed task's result (with `recordResults`). */
+  /**
+   * Records a completed task's result (with `recordResults`). On 2025-11-25 the result's `_meta`
+   * names its task (the related-task key, [R32]): its id is fingerprinted unless `recordTaskIds`.
+   */
   recordResult(result: CallToolResult): void {
-    const text = json(result);
+    const raw = json(result);
+    const text = raw === undefined || this.kit.options.recordTaskIds ? raw : scrubbed(raw, this.taskId);
     if (text !== undefined && !this.spanEnded)
       attempt('span.setAttribute()', () => this.span.setAttribute(ATTR.result, text));
   }

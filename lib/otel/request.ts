@@ -24,7 +24,7 @@ import type {
   RequestInstrument,
   RequestResult,
 } from '../index.js';
-import { connectionAttributes, metricAttributesOf, requestErrorType } from './attributes.js';
+import { connectionAttributes, metricAttributesOf, requestErrorType, scrubbed } from './attributes.js';
 import type { TraceKit } from './kit.js';
 import { ATTR, EVENT, METRIC } from './names.js';
 import { attempt, startSpan } from './safe.js';
@@ -100,6 +100,12 @@ export interface RequestSpanOptions {
    * cancel) was written, whichever is last (what holds its parent open lets go then).
    */
   readonly onEnded?: (() => void) | undefined;
+  /**
+   * The id of the task the request is about, when known: replaced by its fingerprint in the
+   * span's status description (a server's error message, "Task not found: <id>", say) unless
+   * `recordTaskIds`.
+   */
+  readonly taskId?: (() => string | undefined) | undefined;
 }
 
 /** A request's span instrument, which its call may also end early (see {@link requestSpan}). */
@@ -157,7 +163,8 @@ export function requestSpan(
       // Each step on its own: a span processor or a meter that throws leaves the others done.
       if (open) {
         open = false;
-        if (failure !== undefined) attempt('a request span', () => failRequestSpan(span, failure));
+        if (failure !== undefined)
+          attempt('a request span', () => failRequestSpan(kit, span, failure, more.taskId?.()));
         else if (isToolError(failure, result)) attempt('a request span', () => toolErrorSpan(span));
         endSpan();
       }
@@ -168,10 +175,17 @@ export function requestSpan(
     notification: (notification) => {
       if (!open) return undefined;
       notifying = true;
-      return notificationSpan(kit, within, notification, extra, () => {
-        notifying = false;
-        endSpan();
-      });
+      return notificationSpan(
+        kit,
+        within,
+        notification,
+        extra,
+        () => {
+          notifying = false;
+          endSpan();
+        },
+        more.taskId,
+      );
     },
     cut: () => {
       if (!open) return;
@@ -196,8 +210,11 @@ function toolErrorSpan(span: Span): void {
   span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
-/** A request span's error attributes and status. */
-function failRequestSpan(span: Span, failure: RequestFailure): void {
+/**
+ * A request span's error attributes and status. The status description is the server's message,
+ * which may quote a task id (`taskId`): fingerprinted unless `recordTaskIds`.
+ */
+function failRequestSpan(kit: TraceKit, span: Span, failure: RequestFailure, taskId: string | undefined): void {
   const type = requestErrorType(failure);
   if (type === undefined) {
     span.addEvent(EVENT.abandoned);
@@ -205,7 +222,8 @@ function failRequestSpan(span: Span, failure: RequestFailure): void {
   }
   span.setAttribute(ATTR.errorType, type);
   if (failure.kind === 'server') span.setAttribute(ATTR.statusCode, String(failure.code));
-  span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+  const message = kit.options.recordTaskIds ? failure.message : scrubbed(failure.message, taskId);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
 /**
@@ -216,7 +234,8 @@ function failRequestSpan(span: Span, failure: RequestFailure): void {
  * tool); the trace context of that span goes into the notification's `params._meta` (their
  * context propagation: injected "when creating a request or notification"), and it ends, with its
  * `mcp.client.operation.duration` point, once written (a notification has no answer: its write is
- * as far as its sender sees). `ended` runs after the span ended.
+ * as far as its sender sees). `ended` runs after the span ended; `taskId` is as
+ * {@link RequestSpanOptions.taskId}.
  */
 export function notificationSpan(
   kit: TraceKit,
@@ -224,6 +243,7 @@ export function notificationSpan(
   notification: OutgoingNotification,
   extra: Attributes,
   ended: () => void,
+  taskId?: () => string | undefined,
 ): NotificationInstrument {
   const { method } = notification;
   const sentAt = performance.now();
@@ -237,7 +257,7 @@ export function notificationSpan(
     end: (failure) => {
       if (done) return;
       done = true;
-      if (failure !== undefined) attempt('a notification span', () => failRequestSpan(span, failure));
+      if (failure !== undefined) attempt('a notification span', () => failRequestSpan(kit, span, failure, taskId?.()));
       attempt('span.end()', () => span.end());
       measureRequest(kit, metricAttributes, method, sentAt, failure);
       ended();

@@ -205,6 +205,21 @@ describe('a completed task', () => {
     expect(everything(telemetry.spans())).not.toContain(handle!.taskId!);
   });
 
+  it("with recordResults, the result's related-task _meta has its task id fingerprinted, unless recordTaskIds", async () => {
+    for (const recordTaskIds of [false, true]) {
+      const { tasks } = await inProcess({}, { recordResults: true, recordTaskIds });
+      const handle = await tasks.callToolAsTask('job', { ms: 20 });
+      const taskId = handle.taskId!;
+      const result = await handle.result();
+      // The server names the task in the result it hands over (the related-task key).
+      expect(JSON.stringify(result)).toContain(taskId);
+      const recorded = telemetry.one('mcp.task job').attributes['gen_ai.tool.call.result'] as string;
+      expect(recorded).toContain(recordTaskIds ? taskId : taskFingerprint(taskId));
+      if (!recordTaskIds) expect(recorded).not.toContain(taskId);
+      await telemetry.shutdown();
+    }
+  });
+
   it('records mcp.client.operation.duration per request and the task metrics', async () => {
     const { tasks } = await inProcess();
     const handle = await tasks.callToolAsTask('job', { ms: 60 });
@@ -1002,6 +1017,48 @@ describe('a task resumed after a restart', () => {
     const created = telemetry.named('mcp.task job').find((span) => span.attributes['mcp.task.resumed'] === undefined)!;
     expect(created.parentSpanContext?.spanId).toBe(caller.spanId);
     expect(around.links[0]!.context.traceId).toBe(created.spanContext().traceId);
+  });
+
+  it('a server\'s error that quotes the task id ("Task not found: <id>", D12): the request span\'s status description has it fingerprinted, unless recordTaskIds', async () => {
+    for (const recordTaskIds of [false, true]) {
+      const taskId = `gone-${recordTaskIds ? 'kept' : 'hidden'}-0123456789abcdef`;
+      // The error of an unknown task as Python's SDK words it: the id quoted.
+      const wrap = (transport: SpecTransport): SpecTransport => {
+        let handler: SpecTransport['onmessage'];
+        Object.defineProperty(transport, 'onmessage', {
+          configurable: true,
+          get: () => handler,
+          set: (next: SpecTransport['onmessage']) => {
+            handler =
+              next === undefined
+                ? undefined
+                : (message, extra) => {
+                    const reply = message as { error?: { code: number; message: string } };
+                    next(
+                      reply.error === undefined
+                        ? message
+                        : {
+                            ...message,
+                            error: { ...reply.error, message: `Task not found: ${taskId}` },
+                          },
+                      extra,
+                    );
+                  };
+          },
+        });
+        return transport;
+      };
+      const { tasks } = await inProcess({}, { recordTaskIds }, { wrap });
+      await expect(tasks.resume(taskId).result()).rejects.toThrow('does not know this task');
+      const failed = telemetry.spans().filter((span) => span.name.startsWith('tasks/') && span.status.message);
+      expect(failed.length, 'a tasks/* span with a description').toBeGreaterThan(0);
+      for (const span of failed) {
+        expect(span.status.code).toBe(SpanStatusCode.ERROR);
+        if (recordTaskIds) expect(span.status.message).toBe(`Task not found: ${taskId}`);
+        else expect(span.status.message).toBe(`Task not found: ${taskFingerprint(taskId)}`);
+      }
+      await telemetry.shutdown();
+    }
   });
 
   it('a task that ended on the server is forgotten: resuming it again links to nothing', async () => {
