@@ -542,6 +542,37 @@ describe('the host’s own subscriptions on a shared SDK client ([E18])', () => 
     }
   });
 
+  it("notifications/tasks/status, the 2025-11-25 name the C# SDK's extension sends, is read like notifications/tasks: in the extension's form or in 2025-11-25's (ttl, pollInterval) (D24)", async () => {
+    const rig = await extRig({ server: { ...manual({ pollIntervalMs: 10_000 }), notifications: 'off' } });
+    const errors: unknown[] = [];
+    rig.tasks.on('error', (error) => errors.push(error));
+    const pushed = await rig.tasks.callToolAsTask('manual');
+    const terse = await rig.tasks.callToolAsTask('manual');
+    await rig.clock.advance(0);
+    const known = terse.task!;
+    // A completed task in the extension's form, its result inline.
+    rig.server.notify('notifications/tasks/status', {
+      ...rig.server.tasks.complete(pushed.taskId!, textResult('pushed under the old name')),
+    });
+    // A status in 2025-11-25's form: no ttlMs or pollIntervalMs, which the client keeps as it knew them.
+    rig.server.notify('notifications/tasks/status', {
+      taskId: terse.taskId,
+      status: 'working',
+      statusMessage: 'half way',
+      createdAt: known.createdAt,
+      lastUpdatedAt: new Date(Date.parse(known.lastUpdatedAt) + 1_000).toISOString(),
+      ttl: 60_000,
+      pollInterval: 5_000,
+    });
+    await flush();
+    expect(pushed.settled).toBe(true);
+    expect((await pushed.result()).content).toEqual(textResult('pushed under the old name').content);
+    expect(terse.task).toMatchObject({ status: 'working', statusMessage: 'half way', pollInterval: 10_000 });
+    expect(rig.server.count('tasks/get'), 'no poll was needed').toBe(0);
+    expect(pushed.metrics).toMatchObject({ polls: 0, notifications: 1, status: 'completed' });
+    expect(errors).toEqual([]);
+  });
+
   it('a notifications/tasks that names no subscription is read, and passed on to the host too', async () => {
     const server = new ExtServer({ ...manual({ pollIntervalMs: 10_000 }), notifications: 'off' });
     const client = await sdkV2Client(server);

@@ -95,6 +95,12 @@ function meaningOf(error: TaskRpcError): string | undefined {
 /** Both kinds of input, which a request may declare on this wire ({@link ExtensionWire.inputCapabilities}). */
 const BOTH_KINDS: Readonly<Record<InputKind, boolean>> = Object.freeze({ elicitation: true, sampling: true });
 
+/**
+ * The status notification's name on 2025-11-25, which some extension servers still send (the C#
+ * SDK's extension package): read like `notifications/tasks`, an accelerator as it is.
+ */
+const LEGACY_STATUS = 'notifications/tasks/status';
+
 /** Task methods: a -32602 there means the server does not know the task ([E25]). */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
@@ -298,22 +304,25 @@ export class ExtensionWire extends PortWire implements TaskWire {
     // A subscription is named by its listen request's id ([E18]): only those the library opened
     // are its own. The host's own `client.listen()` (tool-list changes, its own task ids) gets
     // its acknowledgement and notifications untouched.
+    const status = (method: string) => (params: JsonObject) => {
+      const subscription = subscriptionOf(params);
+      const tagged = subscription !== undefined;
+      if (tagged && !this.port.sentRequest(subscription)) return false;
+      try {
+        const snapshot = decodeDetailedTask(params, method, true);
+        const omitted = omittedFields(params, TASK_FIELDS);
+        events.status(omitted === 0 ? snapshot : { ...snapshot, omitted });
+      } catch (error) {
+        events.malformed(error as Error);
+      }
+      // An untagged one (a server that does not name the subscription) is read, and passed on
+      // too: it may answer the host's own subscription.
+      return tagged;
+    };
     const own = [
-      this.port.onNotification('notifications/tasks', (params) => {
-        const subscription = subscriptionOf(params);
-        const tagged = subscription !== undefined;
-        if (tagged && !this.port.sentRequest(subscription)) return false;
-        try {
-          const snapshot = decodeDetailedTask(params, 'notifications/tasks', true);
-          const omitted = omittedFields(params, TASK_FIELDS);
-          events.status(omitted === 0 ? snapshot : { ...snapshot, omitted });
-        } catch (error) {
-          events.malformed(error as Error);
-        }
-        // An untagged one (a server that does not name the subscription) is read, and passed on
-        // too: it may answer the host's own subscription.
-        return tagged;
-      }),
+      this.port.onNotification('notifications/tasks', status('notifications/tasks')),
+      // The C# SDK's extension names its status notification as 2025-11-25 did (D24); read alike.
+      this.port.onNotification(LEGACY_STATUS, status(LEGACY_STATUS)),
       // The acknowledgement says which tasks the server agreed to; polling covers the rest. Every
       // one of the library's own is consumed, but only the current subscription's ends the one
       // it replaced ([E18]: an acknowledgement names its subscription).
