@@ -7,8 +7,8 @@
  *   still open and does not answer within a short grace, a second, short one is sent beside it and
  *   whichever brings the payload first wins: the result arrives promptly even from servers that
  *   wake their blocking `tasks/result` late (D5), and a lost answer cannot hang the task. A "not
- *   found" from the short one waits for the blocking one, bounded (see {@link holdGone}): a server
- *   that hands a result out once (D19) may have given it to that one.
+ *   found" from the short one waits for the blocking one, bounded (gone-hold.ts): a server that
+ *   hands a result out once (D19) may have given it to that one.
  * - A payload is kept once it arrived and never fetched again (rmcp consumes it).
  */
 import {
@@ -20,6 +20,7 @@ import {
   asTaskError,
 } from '../errors.js';
 import { failedError } from './failure.js';
+import { holdGone, released } from './gone-hold.js';
 import { scrub } from '../util/fingerprint.js';
 import { probablyExpired } from './ttl-watch.js';
 import type { CallToolResult, JsonRpcErrorInfo } from '../types.js';
@@ -147,43 +148,10 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
         blockingWaitFailed(engine, record, error);
       },
     );
-  // The blocking request's end lets go of a "not found" held for it (see `released`); the short
+  // The blocking request's end lets go of a "not found" held for it (`released`, gone-hold.ts); the short
   // request of a terminal task (every task's) chains nothing.
   if (!terminal) void fetched.then(() => released(engine, record));
   else void fetched;
-}
-
-/**
- * [V16], [V17], D19: the short `tasks/result` for the terminal task answered "not found" (`-32602`,
- * or `-32002`) while the blocking one is still open. A server that hands a result out once gave
- * it to that one, whose answer may still be on its way (on another stream, behind a proxy): the
- * "not found" is held until that one ends, and `decide` runs only if it brought nothing. The wait
- * is bounded by one request timeout, the time the short request had to answer (the blocking one
- * has none); the caller's deadline, a stop or `close()` end it sooner, as any wait for a payload.
- * No other short request is sent meanwhile: such a server would say "not found" again.
- * @returns false (nothing held) when no blocking request is open.
- */
-function holdGone(engine: TaskEngine, record: TaskRecord, decide: () => void): boolean {
-  if (record.payloadFetches === 0) return false;
-  record.goneHeld(
-    engine.scheduler.after(record.requestTimeoutMs, () => {
-      record.holdReleased();
-      if (record.settlement === undefined) decide();
-    }),
-  );
-  return true;
-}
-
-/**
- * The blocking `tasks/result` ended. A "not found" held for it ({@link holdGone}) is let go: unless
- * that request settled the task, a fresh short request decides (for a failed task, with the error
- * the wait brought, which a server that hands a result out once then answers "not found" to).
- */
-function released(engine: TaskEngine, record: TaskRecord): void {
-  if (!record.holdsGone) return;
-  engine.scheduler.cancel(record.pollTimer);
-  record.holdReleased();
-  engine.react(record);
 }
 
 /**

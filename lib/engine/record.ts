@@ -23,7 +23,8 @@
  * - poll.ts (the poll schedule, in record-schedule.ts): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `readWithoutPayload`, `lookPutOff`, `readSent`;
  * - payload.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
- *   `blockingWaitFailed`, `waitErrorKept`, `graceArmed`, `graceEnded`, `goneHeld`, `holdReleased`;
+ *   `blockingWaitFailed`, `waitErrorKept`, `graceArmed`, `graceEnded`;
+ * - gone-hold.ts (the held "not found"): `goneHeld`, `holdReleased`;
  * - ttl-watch.ts (the ttl, in record-schedule.ts): `ttlArmed`, `ttlPutOff`, `ttlTimerFired`, `ttlRanOut`;
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
  * - cancel.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
@@ -242,6 +243,8 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
   graceEnded(): void {
     this.pollJob = undefined;
   }
+
+  // ---- gone-hold.ts: the held "not found" ----
 
   /**
    * The short `tasks/result` for the terminal task answered "not found" while the blocking one is
