@@ -428,7 +428,7 @@ export default tseslint.config(
     rules: { 'mcp-task-client/layer-order': 'error' },
   },
   {
-    // A task's state changes only inside the engine (lib/engine/record.ts and record-schedule.ts,
+    // A task's state changes only inside the engine (lib/engine/record.ts, record-schedule.ts and record-input.ts,
     // on the fields of record-layout.ts, shown by record-view.ts): everything above it holds the read-only
     // TaskView (lib/engine/task-view.ts), never the record. Its own rule name, so the layer
     // patterns above (no-restricted-imports) stay as they are.
@@ -447,6 +447,7 @@ export default tseslint.config(
                 '**/engine/record-layout.js',
                 '**/engine/record-view.js',
                 '**/engine/record-schedule.js',
+                '**/engine/record-input.js',
               ],
               message:
                 "Only the engine touches a task's record: use the read-only TaskView (engine/task-view.ts) and TaskEngine's operations.",

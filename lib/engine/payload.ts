@@ -7,8 +7,8 @@
  *   still open and does not answer within a short grace, a second, short one is sent beside it and
  *   whichever brings the payload first wins: the result arrives promptly even from servers that
  *   wake their blocking `tasks/result` late (D5), and a lost answer cannot hang the task. A "not
- *   found" from the short one waits for the blocking one, bounded (see {@link holdGone}): a server
- *   that hands a result out once (D19) may have given it to that one.
+ *   found" from the short one waits for the blocking one, bounded (gone-hold.ts): a server that
+ *   hands a result out once (D19) may have given it to that one.
  * - A payload is kept once it arrived and never fetched again (rmcp consumes it).
  */
 import {
@@ -20,10 +20,12 @@ import {
   asTaskError,
 } from '../errors.js';
 import { failedError } from './failure.js';
+import { holdGone, released } from './gone-hold.js';
+import { confirmTerminal, endFromPayload } from './payload-end.js';
 import { scrub } from '../util/fingerprint.js';
 import { probablyExpired } from './ttl-watch.js';
-import type { CallToolResult, JsonRpcErrorInfo } from '../types.js';
-import type { TaskPayload, WireSnapshot } from '../wire/wire.js';
+import type { JsonRpcErrorInfo } from '../types.js';
+import type { TaskPayload } from '../wire/wire.js';
 import type { EngineCore as TaskEngine } from './types.js';
 import type { TaskRecord } from './record.js';
 
@@ -147,43 +149,10 @@ export function fetchPayload(engine: TaskEngine, record: TaskRecord): void {
         blockingWaitFailed(engine, record, error);
       },
     );
-  // The blocking request's end lets go of a "not found" held for it (see `released`); the short
+  // The blocking request's end lets go of a "not found" held for it (`released`, gone-hold.ts); the short
   // request of a terminal task (every task's) chains nothing.
   if (!terminal) void fetched.then(() => released(engine, record));
   else void fetched;
-}
-
-/**
- * [V16], [V17], D19: the short `tasks/result` for the terminal task answered "not found" (`-32602`,
- * or `-32002`) while the blocking one is still open. A server that hands a result out once gave
- * it to that one, whose answer may still be on its way (on another stream, behind a proxy): the
- * "not found" is held until that one ends, and `decide` runs only if it brought nothing. The wait
- * is bounded by one request timeout, the time the short request had to answer (the blocking one
- * has none); the caller's deadline, a stop or `close()` end it sooner, as any wait for a payload.
- * No other short request is sent meanwhile: such a server would say "not found" again.
- * @returns false (nothing held) when no blocking request is open.
- */
-function holdGone(engine: TaskEngine, record: TaskRecord, decide: () => void): boolean {
-  if (record.payloadFetches === 0) return false;
-  record.goneHeld(
-    engine.scheduler.after(record.requestTimeoutMs, () => {
-      record.holdReleased();
-      if (record.settlement === undefined) decide();
-    }),
-  );
-  return true;
-}
-
-/**
- * The blocking `tasks/result` ended. A "not found" held for it ({@link holdGone}) is let go: unless
- * that request settled the task, a fresh short request decides (for a failed task, with the error
- * the wait brought, which a server that hands a result out once then answers "not found" to).
- */
-function released(engine: TaskEngine, record: TaskRecord): void {
-  if (!record.holdsGone) return;
-  engine.scheduler.cancel(record.pollTimer);
-  record.holdReleased();
-  engine.react(record);
 }
 
 /**
@@ -254,61 +223,6 @@ function waitError(record: TaskRecord, error: JsonRpcErrorInfo): TaskRpcError {
   });
 }
 
-/**
- * A successful payload arrived while the snapshot was not terminal (the input_required path):
- * read the real terminal snapshot once. A payload tagged for this task ([V19]) is the task's even
- * when that read fails or still shows the task running (a server whose status lags, D5), so the
- * terminal status is inferred from it, but only when the payload tells: `isError: true` (failed,
- * [V18]) or some content (completed). A payload that tells nothing (only `_meta`: what the Python
- * SDK answers for a failed or cancelled task, D6, D7) is kept and the task polled on until the
- * server reports its status; repeated failed polls end it as any task ([V17], [V18]). An untagged
- * payload also waits until the server reports the task terminal.
- */
-async function confirmTerminal(engine: TaskEngine, record: TaskRecord): Promise<void> {
-  let snapshot: WireSnapshot | undefined;
-  try {
-    snapshot = await engine.retrying(record, (scope) => engine.readTask(record, scope));
-  } catch (error) {
-    if (record.settlement === undefined) engine.report(error, record);
-  }
-  if (record.settlement !== undefined) return;
-  if (snapshot !== undefined) engine.observe(record, snapshot, 'result');
-  if (record.settlement !== undefined || record.terminal || engine.isStopping(record)) return;
-  // A bare `{_meta}` (D6, D7) may stand for a failed or cancelled task: the server's status decides.
-  if (!endFromPayload(engine, record)) engine.ensurePoll(record);
-}
-
-/**
- * Ends a running task from the payload it holds, when that payload tells how the task ended: a
- * result tagged for this task ([V19]) with `isError: true` (failed, [V18]) or some content
- * (completed). The terminal status is inferred from it and observed, which settles the task. False
- * (nothing done) for no payload, an untagged one, or one that tells nothing (see {@link saysNothing}).
- */
-function endFromPayload(engine: TaskEngine, record: TaskRecord): boolean {
-  const payload = record.payload;
-  if (payload?.kind !== 'result' || !payload.tagged || saysNothing(payload.result)) return false;
-  engine.observe(
-    record,
-    {
-      task: {
-        ...record.task,
-        status: payload.result.isError === true ? 'failed' : 'completed',
-        lastUpdatedAt: new Date(engine.config.clock.now()).toISOString(),
-      },
-    },
-    'result',
-  );
-  return true;
-}
-
-/**
- * True for a tool result that tells nothing about how the task ended: no `isError: true`, no
- * content, no structured content (the bare `{_meta}` of D6, D7).
- */
-function saysNothing(result: CallToolResult): boolean {
-  return result.isError !== true && result.content.length === 0 && result.structuredContent === undefined;
-}
-
 /** Settles a terminal record from its status and payload. */
 export function finish(engine: TaskEngine, record: TaskRecord): void {
   const task = record.task;
@@ -345,7 +259,7 @@ export function vanished(engine: TaskEngine, record: TaskRecord, error: unknown)
   // [V16], [V19]: the waiting tasks/result may have delivered the task's result (tagged for it)
   // before the server dropped the task (D9: at its ttl), while a read was still out; that read's
   // "unknown task" must not throw the result away. It settles as when the read had shown the task
-  // running (`confirmTerminal`).
+  // running (`confirmTerminal`, payload-end.ts).
   if (
     !record.terminal &&
     !engine.isStopping(record) &&

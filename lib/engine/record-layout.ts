@@ -4,11 +4,11 @@
  * the state few tasks need lives in {@link RecordExtras}, made on first use; the yes/no state is one
  * small integer of bits (record-flags.ts); clock times are kept as offsets (`util/epoch.ts`).
  *
- * The record is built in three floors, one class each, with every field declared here (so the
+ * The record is built in floors, one class each, with every field declared here (so the
  * object's shape is the same as one class's): this layout, the read-only view of the state
  * (record-view.ts: the getters and the listeners), and the event-named methods that change it
- * (record.ts). Only those change the task's state (the view's listeners add listeners, nothing
- * more).
+ * (record-schedule.ts, record-input.ts, record.ts). Only those change the task's state (the view's
+ * listeners add listeners, nothing more).
  */
 import type { CallToolResult, Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';

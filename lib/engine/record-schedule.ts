@@ -4,8 +4,9 @@
  * its failures) and the ttl's timer (ttl-watch.ts: put off until the first poll, and where the ttl
  * is a backstop making the next read its last look, [E13]) share the record's read state.
  *
- * A floor of the record between what it shows (record-view.ts) and the rest of the methods that
- * change it (record.ts); the ownership map heading record.ts names these methods' callers too.
+ * A floor of the record between what it shows (record-view.ts) and the other methods that change
+ * it (record-input.ts, record.ts); the ownership map heading record.ts names these methods' callers
+ * too.
  */
 import type { Timer } from '../util/scheduler.js';
 import * as Flag from './record-flags.js';

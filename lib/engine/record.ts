@@ -7,10 +7,11 @@
  * than the one held (by `lastUpdatedAt`) is dropped, a tie goes to the later arrival, and an
  * identical snapshot yields nothing.
  *
- * The record is built in four floors: its fields and their compact layout (record-layout.ts),
+ * The record is built in five floors: its fields and their compact layout (record-layout.ts),
  * what it shows without changing anything (record-view.ts: the getters and the listeners), the
- * methods that change its schedule (record-schedule.ts: the poll schedule and the ttl's timer), and
- * here the other methods that change it.
+ * methods that change its schedule (record-schedule.ts: the poll schedule and the ttl's timer),
+ * those that change its input listing (record-input.ts: the keys handed out, the answers kept),
+ * and here the other methods that change it.
  *
  * Who changes what. Every field is protected and readable through a getter; it changes only through
  * a method named after what happened, and each such method has one caller, an engine module:
@@ -23,13 +24,14 @@
  * - poll.ts (the poll schedule, in record-schedule.ts): `pollPlanned`, `readRequested`, `pollArmed`, `pollTimerFired`,
  *   `pollSent`, `pollAnswered`, `pollFailed`, `pollFailureCounted`, `readWithoutPayload`, `lookPutOff`, `readSent`;
  * - payload.ts (the final payload): `payloadRequested`, `payloadRequestEnded`, `payloadFetched`,
- *   `blockingWaitFailed`, `waitErrorKept`, `graceArmed`, `graceEnded`, `goneHeld`, `holdReleased`;
+ *   `blockingWaitFailed`, `waitErrorKept`, `graceArmed`, `graceEnded`;
+ * - gone-hold.ts (the held "not found"): `goneHeld`, `holdReleased`;
  * - ttl-watch.ts (the ttl, in record-schedule.ts): `ttlArmed`, `ttlPutOff`, `ttlTimerFired`, `ttlRanOut`;
  * - deadline.ts (the caller's deadline): `deadlineArmed`, `deadlinePassed`;
  * - cancel.ts (cancelling): `cancelBegan`, `cancelEnded`, `cancelAcknowledged`;
  * - requests.ts (retries): `retried`;
- * - input-delivery.ts (inline input): `inputArrived`, `inputListed`, `inputDismissed`, `answerKept`, `answerDelivered`,
- *   `answerUnlisted`;
+ * - input-delivery.ts (inline input, in record-input.ts): `inputArrived`, `inputListed`,
+ *   `inputDismissed`, `answerKept`, `answerDelivered`, `answerUnlisted`;
  * - the port, through the request group of the task's requests: `join`, `leave`.
  *
  * Above the engine a task is a read-only {@link TaskView}: the facade reads it and listens to it
@@ -42,21 +44,12 @@ import { isTerminalStatus, type Task } from '../types.js';
 import type { Timer } from '../util/scheduler.js';
 import { EPOCH } from '../util/epoch.js';
 import { isoMs } from '../util/iso-time.js';
-import { canonicalJson } from '../util/json.js';
 import { keepShape } from '../util/shapes.js';
-import { sha256Hex } from '../util/sha256.js';
 import type { TaskObserver } from '../util/snapshot-iterator.js';
-import type { GroupMember, InlineInput, InputAnswers, RequestGroup, TaskPayload } from '../wire/wire.js';
-import {
-  rejecting,
-  sameSnapshot,
-  TRACKING_STOPPED,
-  type KeptAnswer,
-  type MergeVerdict,
-  type Settlement,
-} from './record-extras.js';
+import type { GroupMember, InputAnswers, RequestGroup, TaskPayload } from '../wire/wire.js';
+import { rejecting, sameSnapshot, TRACKING_STOPPED, type MergeVerdict, type Settlement } from './record-extras.js';
 import * as Flag from './record-flags.js';
-import { RecordSchedule } from './record-schedule.js';
+import { RecordInput } from './record-input.js';
 import type { TaskView } from './task-view.js';
 
 export type { TaskObserver, TaskView };
@@ -66,7 +59,7 @@ export type { TaskObserver, TaskView };
  * map above). The record is also the {@link RequestGroup} of the task's requests: when tracking
  * stops, every one still open is stopped at once (no `AbortSignal` per request).
  */
-export class TaskRecord extends RecordSchedule implements RequestGroup {
+export class TaskRecord extends RecordInput implements RequestGroup {
   // ---- observe.ts: tracking, merging ----
 
   /** A status notification for the task arrived (counted for metrics; `observed` merges it). */
@@ -243,6 +236,8 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
     this.pollJob = undefined;
   }
 
+  // ---- gone-hold.ts: the held "not found" ----
+
   /**
    * The short `tasks/result` for the terminal task answered "not found" while the blocking one is
    * still open: that answer is held until the blocking one ends, or `timer` fires (in the poll
@@ -295,75 +290,6 @@ export class TaskRecord extends RecordSchedule implements RequestGroup {
     this.more().retries += 1;
   }
 
-  // ---- input-delivery.ts: inline input ----
-
-  /**
-   * Input requests rode on a snapshot ([E3]). Their keys are remembered, each with a fingerprint
-   * of its request: each key is handed out once over the task's life ([E4]).
-   * A reused key takes no answer from then on: one given (or kept to be sent again) was to the
-   * request it named before, which the server would read as the answer to the new one.
-   * @returns `fresh`: those not seen before; `reused`: those whose key came before with another
-   *   request (the server broke [E4]; each such change is returned once).
-   */
-  inputArrived(input: readonly InlineInput[]): { fresh: InlineInput[]; reused: InlineInput[] } {
-    const extras = this.more();
-    const seen = (extras.inputKeys ??= new Map<string, string>());
-    const fresh: InlineInput[] = [];
-    const reused: InlineInput[] = [];
-    for (const item of input) {
-      const print = requestPrint(item);
-      const before = seen.get(item.key);
-      if (before === print) continue;
-      seen.set(item.key, print);
-      if (before === undefined) {
-        fresh.push(item);
-        continue;
-      }
-      reused.push(item);
-      (extras.changedKeys ??= new Set()).add(item.key);
-      this.answerUnlisted(item.key);
-    }
-    return { fresh, reused };
-  }
-
-  /** A current snapshot said which input request keys the task has outstanding (`keys`; none: empty). */
-  inputListed(keys: ReadonlySet<string>): void {
-    if (keys.size === 0 && this.extras?.outstanding === undefined) return;
-    this.more().outstanding = keys;
-  }
-
-  /**
-   * The prompt of the request `key` was dismissed unanswered, the task having stopped listing it:
-   * the key is forgotten, and a listing that names it again hands it out again ([E4] spares the
-   * user only answered keys). No answer went under it, so a different request there is no reuse.
-   */
-  inputDismissed(key: string): void {
-    const extras = this.extras;
-    extras?.inputKeys?.delete(key);
-    extras?.changedKeys?.delete(key);
-  }
-
-  /** A `tasks/update` failed to deliver `answer` to the request `key`: it is kept to be sent again ([E23]). */
-  answerKept(key: string, answer: KeptAnswer): void {
-    (this.more().undelivered ??= new Map()).set(key, answer);
-  }
-
-  /** A `tasks/update` delivered `answer` to the request `key`: it is no longer kept (unless replaced meanwhile). */
-  answerDelivered(key: string, answer: KeptAnswer): void {
-    const kept = this.extras?.undelivered;
-    if (kept?.get(key) !== answer) return;
-    kept.delete(key);
-    if (kept.size === 0) this.extras!.undelivered = undefined;
-  }
-
-  /** A poll no longer lists the request `key`: its kept answer is dropped. */
-  answerUnlisted(key: string): void {
-    const kept = this.extras?.undelivered;
-    if (kept === undefined) return;
-    kept.delete(key);
-    if (kept.size === 0) this.extras!.undelivered = undefined;
-  }
-
   // ---- the port: the request group ----
 
   /** A request of this task is open (called by the port). */
@@ -392,13 +318,3 @@ export const EXEMPLAR_RECORD: TaskRecord = new TaskRecord(
   0,
 );
 keepShape(EXEMPLAR_RECORD);
-
-/**
- * A short fingerprint of an input request: its method and params, whatever their key order, and
- * without the params' `_meta` (a server may stamp each listing with its own: a trace context, a
- * time), which says nothing about what is asked.
- */
-function requestPrint(item: InlineInput): string {
-  const { _meta: _ignored, ...asked } = item.params;
-  return sha256Hex(canonicalJson([item.method, asked]));
-}

@@ -10,15 +10,12 @@
  * A callback that never answers is abandoned when its task ends.
  */
 import type { InputCallbacks, InputContext } from '../../api/index.js';
-import { AbandonedError, abandonable } from './abandon.js';
-import { anyOf } from '../../util/abort.js';
+import { AbandonedError } from './abandon.js';
+import { runCallback } from './callback-run.js';
 import { creationsOn, type EarlyVerdict } from './early.js';
-import { TaskInputError } from '../../errors.js';
-import { instrumentedConnection } from '../../port/connection-info.js';
 import type { JsonObject, SessionPort } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
 import type { Asking, InputOwner, RouterParts } from './router-parts.js';
-import { answerFlaw } from '../../util/answer-shape.js';
 import { isObject } from '../../util/json.js';
 import { requestRefusal } from '../../util/request-shape.js';
 import {
@@ -29,8 +26,7 @@ import {
   type InputKind,
   type InputRequest,
 } from '../../wire/wire.js';
-import { messageOf } from '../../util/text.js';
-import { rpcFieldsOf, rpcThrowable } from '../../util/rpc-error.js';
+import { rpcThrowable } from '../../util/rpc-error.js';
 import type { Attribution, UntaggedInput } from './untagged.js';
 
 /**
@@ -321,101 +317,28 @@ export class InputRouter implements InputAnswers {
     return pick(callbacks, kind) ?? pick(this.defaults, kind) ?? pick(this.fallback(), kind);
   }
 
+  /**
+   * Asks the callback that answers `kind` for what `about` belongs to (see
+   * {@link InputRouter.chosen}), when there is one and it may be given `params`; the run itself is
+   * callback-run.ts's. `undefined`: no callback here answers it.
+   */
   private ask(
     kind: InputKind,
     params: Record<string, unknown>,
     about: Asking,
   ): Promise<Record<string, unknown>> | undefined {
-    const { taskId, owner, call, delivery } = about;
-    const callback = this.chosen(kind, owner?.callbacks ?? call?.callbacks);
+    const callback = this.chosen(kind, about.owner?.callbacks ?? about.call?.callbacks);
     if (callback === undefined) return undefined;
     // A request of the server's own that the callback could not be given as typed, or an
     // elicitation in a mode this client did not declare, is refused with -32602 as the SDK client
     // refuses it (the library takes it off the transport before the SDK would see it). No callback
     // runs, so nothing is watched or reported: the server is told. Input riding on a task's update
     // or a call's reply never gets here so ([E31]): InlineAnswers treats it as unanswerable.
-    if (delivery === 'request') {
+    if (about.delivery === 'request') {
       const refusal = this.refusal(kind, params, about.port);
       if (refusal !== undefined) return Promise.reject(rpcThrowable(-32602, refusal));
     }
-    // The answer is no longer wanted once the request is cancelled, its task settles or its call is
-    // given up. A task's own signal already fires at close() (and not at detach(), which keeps the
-    // answer the task waits for), and so does a call's; a request with neither (an unknown task, an
-    // unattributed request) stops at close(), so that none of its callbacks answers after it.
-    const signal = anyOf(about.signal, owner?.signal ?? about.stop ?? this.parts.closeSignal.signal);
-    const toolName = owner?.handle.toolName ?? call?.toolName;
-    const context: InputContext = {
-      taskId,
-      handle: owner?.handle,
-      toolName,
-      delivery,
-      signal: signal.signal,
-      ...(about.inferred === true ? { inferred: true } : {}),
-    };
-    const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
-    const watch = this.parts.instrument?.input?.({
-      method,
-      id: about.id,
-      connection: instrumentedConnection(about.port ?? this.parts.port),
-      params,
-      context,
-    });
-    const answering = (): Promise<Record<string, unknown>> =>
-      callback(params as never, context) as Promise<Record<string, unknown>>;
-    const run = watch?.run;
-    return abandonable(
-      // Inside the watcher's `run`, when it has one (its span of the question current meanwhile).
-      run === undefined ? answering : () => run(answering),
-      signal.signal,
-    ).then(
-      (answer) => {
-        signal.release();
-        // The answer's shape, checked before anything is told it was answered: a malformed one goes
-        // to no server. A request of the server's own gets -32603 naming the flaw instead (the wire
-        // sends an error with a code as it is); input riding on a task's update or a call's reply
-        // is reported and left out of the answers, as a callback that throws ([E31]). Either way
-        // the watcher is told it failed, with the code only where an error went back.
-        const flaw = answerFlaw(kind, answer);
-        if (flaw === undefined) {
-          watch?.end({ kind: 'answered', result: answer });
-          return answer;
-        }
-        const message = `The ${kind} callback returned an invalid result: ${flaw}`;
-        if (delivery === 'request') {
-          const refusal = rpcThrowable(-32603, message);
-          watch?.end({ kind: 'failed', error: refusal, code: -32603 });
-          throw refusal;
-        }
-        const report = new TaskInputError(message, { feature: kind, taskId, task: owner?.handle.task, toolName });
-        watch?.end({ kind: 'failed', error: report });
-        this.parts.report(report);
-        throw report;
-      },
-      (error: unknown) => {
-        signal.release();
-        // A request of the server's own is answered with an error, whose code the watcher is told:
-        // the thrown value's integer code, else -32603, as the 2025-11-25 input tap
-        // (wire/v2025/input.ts) and the port's answer (port/inbound.ts) choose it. Input riding on
-        // a task's update or a call's reply is left out of the answers instead ([E31]): no code.
-        watch?.end(
-          error instanceof AbandonedError
-            ? { kind: 'abandoned' }
-            : { kind: 'failed', error, code: delivery === 'request' ? (rpcFieldsOf(error).code ?? -32603) : undefined },
-        );
-        // An answer abandoned because the task ended or the server gave up is not a failure.
-        if (error instanceof AbandonedError) throw error;
-        this.parts.report(
-          new TaskInputError(`The ${kind} callback failed: ${messageOf(error)}`, {
-            feature: kind,
-            taskId,
-            task: owner?.handle.task,
-            toolName,
-            cause: error,
-          }),
-        );
-        throw error;
-      },
-    );
+    return runCallback(this.parts, kind, callback, params, about);
   }
 }
 
