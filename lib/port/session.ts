@@ -207,11 +207,22 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     return true;
   }
 
-  /** The stream that carries a request's answer ended without it (`reason`: how it failed, if it did). */
+  /**
+   * The stream that carries a request's answer ended; the answer, if it came, was taken before.
+   * The request fails at once, and the server is told with `notifications/cancelled`: to it the
+   * request may still be running ([R27]). An SDK server's blocking `tasks/result` goes on after its
+   * stream is cut, and would take the task's next question and write it on the dead stream, never
+   * to be asked, rather than leave it to the `tasks/result` sent again; told, it stops its wait
+   * ([A6]). Not for a request of the modern era (its stream's end is its cancel), nor for one that
+   * may have created a task ([R24]).
+   */
   streamEnded(id: string, reason?: string): void {
-    if (!this.pending.has(id)) return;
+    const entry = this.take(id);
+    if (entry === undefined) return;
     const message = 'The request stream ended without an answer';
-    this.fail(id, new PortError('closed', reason === undefined ? message : `${message} (${reason})`));
+    const error = new PortError('closed', reason === undefined ? message : `${message} (${reason})`);
+    if (entry.post !== undefined || entry.quietTimeout) entry.reject(error);
+    else abandon(this, entry, error);
   }
 
   /** A request could not be written on the transport. */

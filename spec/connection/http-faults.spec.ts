@@ -12,7 +12,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, type TaskMetrics } from '../../lib/index.js';
+import { TaskClient, type TaskClientOptions, type TaskMetrics } from '../../lib/index.js';
 import { within } from '../helpers.js';
 import { startCuttingProxy, type Cut } from '../support/cutting-proxy.js';
 import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
@@ -157,15 +157,15 @@ function orderedEventStore(): EventStore {
 async function throughProxy(
   http: HttpTaskServer,
   pick: Parameters<typeof startCuttingProxy>[1],
-  options: { requestTimeoutMs?: number } = {},
+  options: { requestTimeoutMs?: number; retry?: TaskClientOptions['retry'] } = {},
 ) {
   const proxy = await startCuttingProxy(http.url, pick);
   const asked: string[] = [];
   const tasks = await TaskClient.connect(httpTransport(proxy.url), {
     ...connectOptions(),
-    ...options,
     minPollIntervalMs: 10,
     retry: { minDelayMs: 10, maxDelayMs: 50 },
+    ...options,
     onElicitation: (request) => {
       asked.push(String(request.message));
       return { action: 'accept', content: { ok: true, confirm: true } };
@@ -205,6 +205,34 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
       'tasks/result (cut)',
       'tasks/result',
     ]);
+    expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
+  });
+
+  it('a blocking tasks/result cut after the first question is cancelled ([R27], [A6]): the server stops its wait, and the second question comes on the one sent again', async () => {
+    let cutId: unknown;
+    const { tasks, proxy, asked, problems } = await throughProxy(
+      await startHttpServer({}, askingTwice(300)),
+      (message, seen) => {
+        if (message.method !== 'tasks/result' || seen !== 1) return undefined;
+        cutId = message.id;
+        return 'after-first-event';
+      },
+      // The tasks/result is sent again 1 s after the cut: the second question (0.3 s after the
+      // first answer) waits on the server for it meanwhile.
+      { retry: { minDelayMs: 1_000, maxDelayMs: 1_000, jitter: 0 } },
+    );
+    const handle = await tasks.callToolAsTask('ask_twice', {}, { timeoutMs: 60_000 });
+    // Before, the server's first wait went on after its stream was cut and took the second question
+    // (written on the dead stream) before the tasks/result sent again came: the task waited for an
+    // answer until the call's deadline.
+    expect((await within(handle.result(), 10_000)).content).toEqual([
+      { type: 'text', text: 'first: accept, second: accept' },
+    ]);
+    expect(asked).toEqual(['first?', 'second?']);
+    expect(proxy.cancelled).toEqual([
+      { requestId: cutId, reason: expect.stringContaining('The request stream ended without an answer') },
+    ]);
+    expect(cutId).toEqual(expect.any(String));
     expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
   });
 
