@@ -254,6 +254,23 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
     expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
   });
 
+  it('an answer cut halfway through its event is no answer: the request fails at once and is sent again', async () => {
+    const { tasks, proxy, problems } = await throughProxy(
+      await startHttpServer({ pollInterval: 50, notify: false, stepMs: 30 }),
+      firstResult('mid-event'),
+      { requestTimeoutMs: 30_000 },
+    );
+    const handle = await tasks.callToolAsTask('analyze', { id: 8, steps: 2 }, { timeoutMs: 60_000 });
+    expect((await within(handle.result(), 10_000)).content).toEqual([
+      { type: 'text', text: 'analysis of 8 done in 2 steps' },
+    ]);
+    expect(proxy.methods.filter((method) => method.startsWith('tasks/result'))).toEqual([
+      'tasks/result (cut)',
+      'tasks/result',
+    ]);
+    expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
+  });
+
   it("a cut stream that carried an event id is the SDK's to resume: the request is not failed, and the questions come on the resumed stream", async () => {
     const { tasks, asked, problems } = await throughProxy(
       // An event store: each stream starts with a priming event that has an id, and can be resumed.

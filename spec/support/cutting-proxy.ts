@@ -13,10 +13,12 @@ import type { AddressInfo } from 'node:net';
  * - `after-first-event`: forwarded; the first event of its answer (a priming event counts) passes,
  *   then the answer ends cleanly and the upstream connection is dropped, so the server sees its
  *   stream close.
+ * - `mid-event`: forwarded; the answer ends cleanly halfway through its first event (inside its
+ *   data line), and the upstream connection is dropped.
  * - `reset`: forwarded; once the server's answer starts, both connections are destroyed (the
  *   client's read fails, as on a network error).
  */
-export type Cut = 'unsent' | 'after-first-event' | 'reset';
+export type Cut = 'unsent' | 'after-first-event' | 'mid-event' | 'reset';
 
 /** A running proxy. */
 export interface CuttingProxy {
@@ -85,7 +87,7 @@ export async function startCuttingProxy(
           text += chunk.toString('utf8');
           const end = text.indexOf('\n\n');
           if (end < 0 || res.writableEnded) return;
-          res.end(text.slice(0, end + 2));
+          res.end(cut === 'mid-event' ? text.slice(0, Math.floor(end / 2)) : text.slice(0, end + 2));
           upstream.destroy();
         });
       },
