@@ -125,8 +125,13 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * that are neither a task nor a tool result refused; failed tasks in forbidden forms read with
  * the server's reason; error codes and isError written as strings or numbers read; a fractional
  * ttl rounded; SDK v2's probe timeout read as no answer; +841 in all).
+ * Raised a fifteenth time, to 52.5 KiB (53,705 bytes measured, from 53,213), for behaviour: a
+ * request stream cut before its answer noticed on SDK v1's Streamable HTTP transport too, which
+ * says nothing of it (the blocking tasks/result waited for ever behind a proxy that cut it, and
+ * the question the server still held was never asked): the port watches the streams of its own
+ * requests there (+492).
  */
-export const SIZE_BUDGET_GZIP = 52 * 1024;
+export const SIZE_BUDGET_GZIP = 52.5 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',

@@ -39,10 +39,14 @@ export interface RequestHost extends SessionPort, Abandoner {
   write(message: JsonObject, options?: SendOptions): Promise<void>;
   /** The request `id` could not be written. */
   sendFailed(id: string, error: unknown): void;
-  /** The stream that carries the answer of request `id` ended. */
-  streamEnded(id: string): void;
-  /** True on a transport that tells when a request's own stream ends (Streamable HTTP, either era). */
-  tellsStreamEnds(): boolean;
+  /** The stream that carries the answer of request `id` ended without it (`reason`: how it failed, if it did). */
+  streamEnded(id: string, reason?: string): void;
+  /**
+   * The send options that have the transport tell when the stream of request `id` ends (Streamable
+   * HTTP, either era, either SDK), on a 2025-11-25 session; `undefined` on a transport with no stream
+   * per request.
+   */
+  endOptions(id: string): SendOptions | undefined;
   /** Takes request `id` off the open ones (its timeout, abort and group let go). */
   take(id: string): Pending | undefined;
 }
@@ -112,13 +116,12 @@ export function openRequest<T>(
     // server dropping it) fails the request at once, rather than at its timeout (or never).
     // Headers of the request's own ([E32]) go only on such a transport, which takes them per send.
     // On a 2025-11-25 session such a transport tells the stream's end too (a blocking tasks/result
-    // cut by a proxy would otherwise wait for ever), without a signal or headers of its own.
+    // cut by a proxy would otherwise wait for ever), without a signal or headers of its own: SDK
+    // v2's by itself, SDK v1's through the port (stream-ends.ts).
     const streamOptions: SendOptions | undefined =
       entry.post !== undefined
         ? { requestSignal: entry.post.signal, onRequestStreamEnd: () => host.streamEnded(id), headers: options.headers }
-        : host.tellsStreamEnds()
-          ? { onRequestStreamEnd: () => host.streamEnded(id) }
-          : undefined;
+        : host.endOptions(id);
     let sent: Promise<void>;
     try {
       sent = host.write(message, streamOptions);

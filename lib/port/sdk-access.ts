@@ -11,11 +11,14 @@ export type TransportLike = Pick<McpTransport, 'send' | 'onmessage' | 'onclose' 
 /** A transport's own message handler (the SDK's), which the raw dispatch wraps. */
 export type MessageHandler = (message: unknown, extra?: unknown) => void;
 
-/** What a request's `send` tells a transport with a stream per request (SDK v2's Streamable HTTP). */
+/** What a request's `send` tells a transport with a stream per request (Streamable HTTP). */
 export interface SendOptions {
   /** Aborting it closes the request's stream (2026-07-28 sessions only). */
   readonly requestSignal?: AbortSignal | undefined;
+  /** SDK v2: the request's stream ended and will not be resumed (its answer, if any, came before). */
   readonly onRequestStreamEnd?: () => void;
+  /** SDK v1: told of each event id the request's stream carries (see stream-ends.ts). */
+  readonly onresumptiontoken?: (token: string) => void;
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 

@@ -33,6 +33,7 @@ import { HostRequests, watchHostRequests } from './host-requests.js';
 import type { MessageHandler, SdkAccess, SendOptions, TransportLike } from './sdk-access.js';
 import { transportInfoOf } from './transport-info.js';
 import { abandon } from './abandon.js';
+import { endOf, STREAM_ENDED, streamEndOptions, watchStreamEnds } from './stream-ends.js';
 import type { NotificationInstrument } from '../api/index.js';
 import { isObject } from '../util/json.js';
 
@@ -49,6 +50,10 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
   private streams: boolean | undefined = undefined;
   /** {@link RawSession.tellsStreamEnds}, once known. */
   private streamEnds: boolean | undefined = undefined;
+  /** True on SDK v1's Streamable HTTP transport, whose request streams the port watches (stream-ends.ts). */
+  private readonly endNotices: boolean;
+  /** Requests whose stream (watched) carried an event id: SDK v1 resumes those itself. */
+  private resumable: Set<string> | undefined = undefined;
   /** The taps on inbound requests and notifications, and the inbound requests being answered. */
   private readonly router = new InboundRouter(this);
   private readonly closeListeners = new Set<() => void>();
@@ -63,6 +68,7 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     const transport = access.transport();
     if (transport === undefined) throw new TypeError('The SDK client is not connected');
     this.transport = transport;
+    this.endNotices = watchStreamEnds(transport);
     this.inner = transport.onmessage as MessageHandler | undefined;
     transport.onmessage = (message: unknown, extra?: unknown) => {
       if (!this.intercept(message)) this.inner?.call(transport, message, extra);
@@ -201,9 +207,22 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     return true;
   }
 
-  /** The stream that carries a request's answer ended; the answer, if it came, was taken before. */
-  streamEnded(id: string): void {
-    if (this.pending.has(id)) this.fail(id, new PortError('closed', 'The request stream ended without an answer'));
+  /**
+   * The stream that carries a request's answer ended; the answer, if it came, was taken before.
+   * The request fails at once, and the server is told with `notifications/cancelled`: to it the
+   * request may still be running ([R27]). An SDK server's blocking `tasks/result` goes on after its
+   * stream is cut, and would take the task's next question and write it on the dead stream, never
+   * to be asked, rather than leave it to the `tasks/result` sent again; told, it stops its wait
+   * ([A6]). Not for a request of the modern era (its stream's end is its cancel), nor for one that
+   * may have created a task ([R24]).
+   */
+  streamEnded(id: string, reason?: string): void {
+    const entry = this.take(id);
+    if (entry === undefined) return;
+    const message = 'The request stream ended without an answer';
+    const error = new PortError('closed', reason === undefined ? message : `${message} (${reason})`);
+    if (entry.post !== undefined || entry.quietTimeout) entry.reject(error);
+    else abandon(this, entry, error);
   }
 
   /** A request could not be written on the transport. */
@@ -286,6 +305,23 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     if (entry !== undefined) abandon(this, entry, error);
   }
 
+  endOptions(id: string): SendOptions | undefined {
+    if (this.tellsStreamEnds()) return { onRequestStreamEnd: () => this.streamEnded(id) };
+    return this.endNotices ? streamEndOptions(id, this.resumed) : undefined;
+  }
+
+  /** The watched stream of request `id` carried an event id: SDK v1 resumes it, its end is not the request's. */
+  private readonly resumed = (id: string): void => {
+    (this.resumable ??= new Set()).add(id);
+  };
+
+  /** The end of a watched request stream (stream-ends.ts), unless SDK v1 resumes it. */
+  private noticed(params: JsonObject): true {
+    const end = endOf(params);
+    if (end !== undefined && this.resumable?.delete(end.id) !== true) this.streamEnded(end.id, end.reason);
+    return true;
+  }
+
   /** True on a transport that carries each request on a stream of its own and tells when it ends (SDK v2's Streamable HTTP), in either era. */
   tellsStreamEnds(): boolean {
     return (this.streamEnds ??= (this.transport as { hasPerRequestStream?: unknown }).hasPerRequestStream === true);
@@ -305,6 +341,8 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     const entry = this.pending.get(id);
     if (entry === undefined) return undefined;
     this.pending.delete(id);
+    // Its stream's end no longer matters (an answer, a timeout): nor whether SDK v1 resumes it.
+    this.resumable?.delete(id);
     entry.finish();
     return entry;
   }
@@ -320,7 +358,11 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
       return true; // an answer to one of ours, even a late one, is never the SDK's
     }
     const params = isObject(message.params) ? message.params : {};
-    if (id === undefined || id === null) return this.router.notification(method, params);
+    if (id === undefined || id === null) {
+      // The port's own mark of a watched stream's end: never the SDK's, nor a tap's.
+      if (method === STREAM_ENDED && this.endNotices) return this.noticed(params);
+      return this.router.notification(method, params);
+    }
     if (typeof id !== 'string' && typeof id !== 'number') return false;
     return this.router.inbound(id, method, params);
   }

@@ -1,13 +1,22 @@
 /**
  * HTTP faults over Streamable HTTP on 127.0.0.1 (issue 6): 5xx and 429 answers to task requests
- * are transient and retried with backoff; other 4xx are not. The result is never lost.
+ * are transient and retried with backoff; other 4xx are not. The result is never lost. And a
+ * request stream a proxy cuts before its answer (a real node:http proxy in front of the SDK
+ * server), on either SDK: the request is sent again at once, and no question is lost to it.
  */
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  InMemoryTaskMessageQueue,
+  InMemoryTaskStore,
+} from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, type TaskMetrics } from '../../lib/index.js';
+import { TaskClient, type TaskClientOptions, type TaskMetrics } from '../../lib/index.js';
 import { within } from '../helpers.js';
-import { startHttpServer } from '../support/http-server.js';
-import { connectOptions, httpTransport, SDK } from '../support/sdk.js';
+import { startCuttingProxy, type Cut } from '../support/cutting-proxy.js';
+import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
+import { connectOptions, httpTransport } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -66,41 +75,216 @@ describe('HTTP faults', () => {
   });
 });
 
-describe('a request stream cut before its answer, on a 2025-11-25 session (SDK v2, which tells when it ends)', () => {
-  it.skipIf(SDK !== 'v2')(
-    'the blocking tasks/result whose stream ends without its answer is sent again, and the question it was to carry is asked and answered',
-    async () => {
-      const http = await startHttpServer({ pollInterval: 50, notify: false });
-      let cut = 0;
-      const wrapped: typeof fetch = async (input, init) => {
-        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: unknown }) : {};
-        if (body.method === 'tasks/result' && cut === 0) {
-          cut += 1;
-          // A proxy cut the stream before the server saw the request: an event stream that ends with no answer.
-          return new Response(new ReadableStream({ start: (controller) => controller.close() }), {
-            status: 200,
-            headers: { 'content-type': 'text/event-stream' },
-          });
-        }
-        return fetch(input, init);
-      };
-      const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(http.url, { fetch: wrapped }), {
-        sdk: 'v2',
-        minPollIntervalMs: 10,
-        retry: { minDelayMs: 10, maxDelayMs: 50 },
-        onElicitation: () => ({ action: 'accept', content: { confirm: true } }),
-      });
-      cleanups.push(async () => {
-        await tasks.close();
-        await http.close();
-      });
-      const problems: string[] = [];
-      tasks.on('error', (error) => problems.push(error.message));
-      const handle = await tasks.callToolAsTask('confirm_delete', { path: '/tmp/cut.txt' });
-      // Before, the first tasks/result (which has no timeout) waited for ever, and the question never came.
-      expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: 'deleted /tmp/cut.txt' }]);
-      expect(cut).toBe(1);
-      expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
+/**
+ * A server whose task asks two questions, `gapMs` apart (working meanwhile), then completes with
+ * the answers: the example server's store and message queue, questions tagged with the task.
+ */
+function askingTwice(gapMs: number): () => { server: McpServer; cleanup(): void } {
+  return () => {
+    const store = new InMemoryTaskStore();
+    const server = new McpServer(
+      { name: 'asks-twice', version: '1.0.0' },
+      {
+        capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+        taskStore: store,
+        taskMessageQueue: new InMemoryTaskMessageQueue(),
+      },
+    );
+    server.experimental.tasks.registerToolTask(
+      'ask_twice',
+      { inputSchema: {}, execution: { taskSupport: 'required' } },
+      {
+        createTask: async (_args, extra) => {
+          const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: 50 });
+          const { taskId } = task;
+          const ask = async (): Promise<void> => {
+            const answers: string[] = [];
+            for (const question of ['first', 'second']) {
+              if (question === 'second') await new Promise((resolve) => setTimeout(resolve, gapMs));
+              await store.updateTaskStatus(taskId, 'input_required', `asking the ${question} question`);
+              const answer = await server.server.elicitInput(
+                {
+                  message: `${question}?`,
+                  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+                },
+                { relatedTask: { taskId }, timeout: 3_600_000 },
+              );
+              answers.push(`${question}: ${answer.action}`);
+              await store.updateTaskStatus(taskId, 'working', `got the ${question} answer`);
+            }
+            await store.storeTaskResult(taskId, 'completed', { content: [{ type: 'text', text: answers.join(', ') }] });
+          };
+          // Its questions fail when the test closes the server before they are answered.
+          ask().catch(() => {});
+          return { task };
+        },
+        getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
+        getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      },
+    );
+    return { server, cleanup: () => store.cleanup() };
+  };
+}
+
+/**
+ * An event store whose ids keep the order the events were stored in. (The SDK's example store
+ * sorts its ids, the time in milliseconds and a random suffix: two events of one millisecond, a
+ * stream's priming event and its first question, may replay in the wrong order, and the question
+ * is then never replayed.)
+ */
+function orderedEventStore(): EventStore {
+  const events: Array<{ id: string; streamId: string; message: JSONRPCMessage }> = [];
+  return {
+    storeEvent: (streamId, message) => {
+      const id = `${streamId}_${events.length}`;
+      events.push({ id, streamId, message });
+      return Promise.resolve(id);
     },
-  );
+    replayEventsAfter: async (lastEventId, { send }) => {
+      const at = events.findIndex((event) => event.id === lastEventId);
+      if (at < 0) return '';
+      const { streamId } = events[at]!;
+      for (const event of events.slice(at + 1)) if (event.streamId === streamId) await send(event.id, event.message);
+      return streamId;
+    },
+  };
+}
+
+/**
+ * A TaskClient over SDK v1's or v2's Streamable HTTP transport, through a proxy that cuts the
+ * answers `pick` picks; every question is accepted, and every problem reported kept.
+ */
+async function throughProxy(
+  http: HttpTaskServer,
+  pick: Parameters<typeof startCuttingProxy>[1],
+  options: { requestTimeoutMs?: number; retry?: TaskClientOptions['retry'] } = {},
+) {
+  const proxy = await startCuttingProxy(http.url, pick);
+  const asked: string[] = [];
+  const tasks = await TaskClient.connect(httpTransport(proxy.url), {
+    ...connectOptions(),
+    minPollIntervalMs: 10,
+    retry: { minDelayMs: 10, maxDelayMs: 50 },
+    ...options,
+    onElicitation: (request) => {
+      asked.push(String(request.message));
+      return { action: 'accept', content: { ok: true, confirm: true } };
+    },
+  });
+  const problems: string[] = [];
+  tasks.on('error', (error) => problems.push(error.message));
+  cleanups.push(async () => {
+    await tasks.close();
+    await proxy.close();
+    await http.close();
+  });
+  return { tasks, proxy, asked, problems };
+}
+
+/** The first `tasks/result` is cut `how`; every other request passes. */
+const firstResult =
+  (how: Cut) =>
+  (message: { method?: string }, seen: number): Cut | undefined =>
+    message.method === 'tasks/result' && seen === 1 ? how : undefined;
+
+// SDK v2's transport tells when a request's stream ends without its answer; SDK v1's does not,
+// and resumes only a stream that carried an event id: the port watches its streams (stream-ends.ts).
+describe('a request stream cut before its answer, on a 2025-11-25 session', () => {
+  it('the blocking tasks/result whose stream ends without its answer is sent again, and the question it was to carry is asked and answered', async () => {
+    const { tasks, proxy, asked, problems } = await throughProxy(
+      await startHttpServer({ pollInterval: 50, notify: false }),
+      // A proxy that lost its upstream answers with an empty event stream: the server never saw the request.
+      firstResult('unsent'),
+    );
+    const handle = await tasks.callToolAsTask('confirm_delete', { path: '/tmp/cut.txt' }, { timeoutMs: 60_000 });
+    // Before, with SDK v1, the first tasks/result (which has no timeout) waited for ever, the
+    // question still queued on the server, until the call's deadline.
+    expect((await within(handle.result(), 10_000)).content).toEqual([{ type: 'text', text: 'deleted /tmp/cut.txt' }]);
+    expect(asked).toEqual(['Delete /tmp/cut.txt?']);
+    expect(proxy.methods.filter((method) => method.startsWith('tasks/result'))).toEqual([
+      'tasks/result (cut)',
+      'tasks/result',
+    ]);
+    expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
+  });
+
+  it('a blocking tasks/result cut after the first question is cancelled ([R27], [A6]): the server stops its wait, and the second question comes on the one sent again', async () => {
+    let cutId: unknown;
+    const { tasks, proxy, asked, problems } = await throughProxy(
+      await startHttpServer({}, askingTwice(300)),
+      (message, seen) => {
+        if (message.method !== 'tasks/result' || seen !== 1) return undefined;
+        cutId = message.id;
+        return 'after-first-event';
+      },
+      // The tasks/result is sent again 1 s after the cut: the second question (0.3 s after the
+      // first answer) waits on the server for it meanwhile.
+      { retry: { minDelayMs: 1_000, maxDelayMs: 1_000, jitter: 0 } },
+    );
+    const handle = await tasks.callToolAsTask('ask_twice', {}, { timeoutMs: 60_000 });
+    // Before, the server's first wait went on after its stream was cut and took the second question
+    // (written on the dead stream) before the tasks/result sent again came: the task waited for an
+    // answer until the call's deadline.
+    expect((await within(handle.result(), 10_000)).content).toEqual([
+      { type: 'text', text: 'first: accept, second: accept' },
+    ]);
+    expect(asked).toEqual(['first?', 'second?']);
+    expect(proxy.cancelled).toEqual([
+      { requestId: cutId, reason: expect.stringContaining('The request stream ended without an answer') },
+    ]);
+    expect(cutId).toEqual(expect.any(String));
+    expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
+  });
+
+  it('the short tasks/result of a completed task whose connection is reset is sent again at once, not after its request timeout', async () => {
+    const { tasks, proxy, problems } = await throughProxy(
+      await startHttpServer({ pollInterval: 50, notify: false, stepMs: 30 }),
+      firstResult('reset'),
+      { requestTimeoutMs: 30_000 },
+    );
+    const handle = await tasks.callToolAsTask('analyze', { id: 7, steps: 2 }, { timeoutMs: 60_000 });
+    // Before, with SDK v1, the request waited for its timeout (30 s here) before it was sent again.
+    expect((await within(handle.result(), 10_000)).content).toEqual([
+      { type: 'text', text: 'analysis of 7 done in 2 steps' },
+    ]);
+    expect(proxy.methods.filter((method) => method.startsWith('tasks/result'))).toEqual([
+      'tasks/result (cut)',
+      'tasks/result',
+    ]);
+    expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
+  });
+
+  it('an answer cut halfway through its event is no answer: the request fails at once and is sent again', async () => {
+    const { tasks, proxy, problems } = await throughProxy(
+      await startHttpServer({ pollInterval: 50, notify: false, stepMs: 30 }),
+      firstResult('mid-event'),
+      { requestTimeoutMs: 30_000 },
+    );
+    const handle = await tasks.callToolAsTask('analyze', { id: 8, steps: 2 }, { timeoutMs: 60_000 });
+    expect((await within(handle.result(), 10_000)).content).toEqual([
+      { type: 'text', text: 'analysis of 8 done in 2 steps' },
+    ]);
+    expect(proxy.methods.filter((method) => method.startsWith('tasks/result'))).toEqual([
+      'tasks/result (cut)',
+      'tasks/result',
+    ]);
+    expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
+  });
+
+  it("a cut stream that carried an event id is the SDK's to resume: the request is not failed, and the questions come on the resumed stream", async () => {
+    const { tasks, asked, problems } = await throughProxy(
+      // An event store: each stream starts with a priming event that has an id, and can be resumed.
+      await startHttpServer({}, askingTwice(100), undefined, {
+        eventStore: orderedEventStore(),
+        retryInterval: 50,
+      }),
+      firstResult('after-first-event'),
+    );
+    const handle = await tasks.callToolAsTask('ask_twice', {}, { timeoutMs: 60_000 });
+    expect((await within(handle.result(), 10_000)).content).toEqual([
+      { type: 'text', text: 'first: accept, second: accept' },
+    ]);
+    expect(asked).toEqual(['first?', 'second?']);
+    expect(problems).toEqual([]);
+  });
 });

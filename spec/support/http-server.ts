@@ -5,7 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  StreamableHTTPServerTransport,
+  type StreamableHTTPServerTransportOptions,
+} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createExampleServer, type ExampleServerOptions } from '../../examples/server.js';
 
@@ -43,7 +46,10 @@ function readBody(req: IncomingMessage): Promise<unknown> {
   });
 }
 
-/** Starts the example server (or `make()`'s server) over Streamable HTTP. */
+/**
+ * Starts the example server (or `make()`'s server) over Streamable HTTP. `transportOptions` go to
+ * each session's server transport (an event store makes its streams resumable).
+ */
 export async function startHttpServer(
   options: ExampleServerOptions = {},
   make: () => { server: McpServer; cleanup(): void } = () => {
@@ -51,6 +57,7 @@ export async function startHttpServer(
     return { server, cleanup: () => store.cleanup() };
   },
   intercept?: HttpIntercept,
+  transportOptions: Pick<StreamableHTTPServerTransportOptions, 'eventStore' | 'retryInterval'> = {},
 ): Promise<HttpTaskServer> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; cleanup(): void }>();
   const http: HttpServer = createServer((req, res) => {
@@ -67,6 +74,7 @@ export async function startHttpServer(
         const made = make();
         const cleanup = (): void => made.cleanup();
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          ...transportOptions,
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => {
             sessions.set(id, { transport, cleanup });

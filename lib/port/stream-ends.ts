@@ -1,0 +1,115 @@
+/**
+ * When a request's own SSE stream ends without its answer on SDK v1's Streamable HTTP transport.
+ *
+ * That transport reads the SSE stream a POST answers with, and when the stream ends (a proxy cut
+ * it, the server dropped it) before the request's answer came, it resumes only a stream that
+ * carried an event id; otherwise it says nothing (an `onerror` at most), and the request stays
+ * open for ever: the blocking `tasks/result`, which has no timeout, would wait for questions that
+ * can no longer come on it. SDK v2's transport tells such an end (`onRequestStreamEnd`); this
+ * module makes SDK v1's tell it too.
+ *
+ * The transport reads every SSE stream in its method `_handleSseStream(stream, options,
+ * reconnectable)` (private, the same from 1.24 to 1.32); a POST's stream comes with the
+ * `onresumptiontoken` its `send` was given. The library gives each of its own requests a callback
+ * of its own there ({@link streamEndOptions}), and the method, wrapped once per transport, reads
+ * the streams of those requests through {@link withEndNotice}: once the response body ends or
+ * fails, one more event follows, a notification of the library's ({@link STREAM_ENDED}) naming
+ * the request. The SDK parses it after every event before it and hands it to `onmessage`, where
+ * the port takes it: an answer the stream carried has settled the request by then, so the request
+ * still open has none coming on that stream. Whether the stream carried an event id (the SDK then
+ * resumes it) the callback has told by then as well.
+ */
+import type { JsonObject } from './port.js';
+import type { SendOptions } from './sdk-access.js';
+import { isObject } from '../util/json.js';
+
+/** The notification that follows the last event of a watched request stream (never sent by a server). */
+export const STREAM_ENDED = 'notifications/mcp-task-client/stream-ended';
+
+/** `_handleSseStream` of SDK v1's Streamable HTTP transport. */
+type HandleSse = (this: unknown, stream: unknown, options: unknown, reconnectable: unknown) => unknown;
+
+/** The request id of each resumption-token callback handed to a watched transport's `send`. */
+const requestOf = new WeakMap<object, string>();
+/** The transports whose `_handleSseStream` is wrapped. */
+const watched = new WeakSet<object>();
+
+/**
+ * Wraps the stream reading of `transport` when it is SDK v1's Streamable HTTP transport (once per
+ * transport); false for any other, which tells stream ends itself (SDK v2's) or has no stream per
+ * request.
+ */
+export function watchStreamEnds(transport: object): boolean {
+  if (watched.has(transport)) return true;
+  const t = transport as { _handleSseStream?: unknown; terminateSession?: unknown; hasPerRequestStream?: unknown };
+  const original = t._handleSseStream;
+  if (t.hasPerRequestStream === true || typeof t.terminateSession !== 'function' || typeof original !== 'function')
+    return false;
+  const read = original as HandleSse;
+  t._handleSseStream = function (this: unknown, stream: unknown, options: unknown, reconnectable: unknown): unknown {
+    // A GET stream (reconnectable) is the SDK's to resume, and a POST's of the host's own requests
+    // has no callback of ours: both are read as they are.
+    const token = reconnectable === true || !isObject(options) ? undefined : options.onresumptiontoken;
+    const id = typeof token === 'function' ? requestOf.get(token) : undefined;
+    return read.call(
+      this,
+      id !== undefined && stream instanceof ReadableStream ? withEndNotice(stream, id) : stream,
+      options,
+      reconnectable,
+    );
+  };
+  watched.add(transport);
+  return true;
+}
+
+/**
+ * The send options of the library's request `id` on a watched transport: a resumption-token
+ * callback of its own, which marks its stream and tells `resumed` of each event id it carries.
+ */
+export function streamEndOptions(id: string, resumed: (id: string) => void): SendOptions {
+  const onresumptiontoken = (): void => resumed(id);
+  requestOf.set(onresumptiontoken, id);
+  return { onresumptiontoken };
+}
+
+/** The request id and the failure (if the stream failed) a {@link STREAM_ENDED} notification names. */
+export function endOf(params: JsonObject): { id: string; reason: string | undefined } | undefined {
+  const { requestId, reason } = params;
+  if (typeof requestId !== 'string') return undefined;
+  return { id: requestId, reason: typeof reason === 'string' ? reason : undefined };
+}
+
+/**
+ * `body` as the SDK reads it, and then one more event: the {@link STREAM_ENDED} notification of
+ * request `id` (with the failure, when the body failed rather than ended). It starts with a blank
+ * line, which ends an event the body left unfinished: its data, if complete, still reaches the
+ * SDK (which would otherwise drop it), and a cut one fails its parse there, as any broken event.
+ * The body's failure is not passed on: the request's own failure tells it.
+ */
+function withEndNotice(body: ReadableStream<Uint8Array>, id: string): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const notice = (reason?: string): Uint8Array => {
+    const params: JsonObject = reason === undefined ? { requestId: id } : { requestId: id, reason };
+    const message = JSON.stringify({ jsonrpc: '2.0', method: STREAM_ENDED, params });
+    return new TextEncoder().encode(`\n\ndata: ${message}\n\n`);
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller): Promise<void> {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        controller.enqueue(notice(error instanceof Error ? `${error.name}: ${error.message}` : String(error)));
+        controller.close();
+        return;
+      }
+      if (chunk.done) {
+        controller.enqueue(notice());
+        controller.close();
+      } else controller.enqueue(chunk.value);
+    },
+    cancel(reason: unknown): Promise<void> {
+      return reader.cancel(reason);
+    },
+  });
+}
