@@ -19,6 +19,12 @@ import { Overtaken, checkedData, messageOf, sleep, storeStarted, type ReferenceW
 import { RunStatus } from './run-status.js';
 import type { ToolJobData } from './types.js';
 
+/**
+ * A job's deadline and its cancel stop the remote task, whatever the `TaskClient` that `connect`
+ * made would do with a call's own deadline or abort (its `cancelOnTimeout`, `cancelOnAbort`).
+ */
+const STOPS_CANCEL = { cancelOnTimeout: true, cancelOnAbort: true } as const;
+
 /** See the module comment. */
 export class JobRun {
   private data: ToolJobData = undefined as never;
@@ -241,7 +247,7 @@ export class JobRun {
         // The deadline counts the time spent connecting: what is left of it now bounds the task.
         const timeoutMs = timeLeft(this.data);
         handle = await this.withInput(lease.tasks, (input) =>
-          lease.tasks.resume(reference, { timeoutMs, signal: this.stop.signal, ...input }),
+          lease.tasks.resume(reference, { timeoutMs, signal: this.stop.signal, ...STOPS_CANCEL, ...input }),
         );
         this.context.emit({
           type: 'resumed',
@@ -307,6 +313,7 @@ export class JobRun {
             timeoutMs: remaining,
             ttlMs: data.ttlMs,
             signal: creating.signal,
+            ...STOPS_CANCEL,
             onProgress,
             ...input,
           });
