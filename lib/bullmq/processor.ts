@@ -203,7 +203,7 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
     write: (jobId, data, guard) => writeJobData(options.queue, jobId, data, guard),
     holds: (jobId, token) => holdsLock(options.queue, jobId, token, reconnectGraceMs),
     acquire: (server, sessionId) => pool.acquire(server, sessionId),
-    watch: (jobId) => watch.watch(jobId),
+    watch: (job, token) => watch.watch(job, token),
     emit,
   };
   /** The jobs under way, each settled once its process call has returned (its hand-back included). */
