@@ -2,9 +2,11 @@
  * The control channel between any process and the worker that holds a job: answers to a task's
  * questions and requests to cancel, kept in Redis per job (see control-store.ts). Writers store a
  * field and bump the queue's revision counter in one script; each worker polls every `pollMs` (one
- * script per worker, whatever its number of jobs), which reads the counter, and the fields of its
- * own jobs only when the counter changed.
+ * script per worker, whatever its number of jobs), which reads the counter, checks that each job
+ * it holds is still there, and reads the fields of its jobs only when the counter changed.
  * What is written survives the worker: a job resumed elsewhere finds its answers and its cancel.
+ * A job removed while a worker runs it (`obliterate({ force: true })`, a key deleted) is seen at
+ * the next poll and cancelled: nobody could see its result.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -23,6 +25,9 @@ import { later, type Later } from './timer.js';
 
 export type { ToolQueue } from './control-store.js';
 
+/** The reason a run is cancelled with when its job is removed from the queue while it runs. */
+const REMOVED = 'the job was removed from the queue';
+
 /**
  * How a run ends, for what it leaves on the channel: `handed-back` (the job goes back to the queue:
  * everything stays for the run that takes it next), `attempt` (this BullMQ attempt failed and
@@ -33,7 +38,7 @@ export type RunRelease = 'handed-back' | 'attempt' | 'done';
 
 /** One job's side of the channel, held by the worker that runs it. */
 export interface WatchedJob {
-  /** Resolves with the reason once a cancel is requested for the job. */
+  /** Resolves with the reason once a cancel is requested for the job, or the job is removed. */
   readonly cancelled: Promise<string>;
   /** Resolves once the channel was read for this job (a cancel stored before it started is known then). */
   readonly ready: Promise<void>;
@@ -66,6 +71,8 @@ interface Watched {
   /** The token of the job's lock this run holds (`undefined`: none known). */
   readonly token: string | undefined;
   cancelSeen: boolean;
+  /** The job was found removed (its run is cancelled once). */
+  removed: boolean;
   cancel: (reason: string) => void;
   readonly read: () => void;
   readonly waiting: Map<string, (answer: unknown) => void>;
@@ -106,6 +113,7 @@ export class ControlWatch {
       run: randomUUID(),
       token,
       cancelSeen: false,
+      removed: false,
       cancel,
       read,
       waiting: new Map(),
@@ -236,7 +244,17 @@ export class ControlWatch {
     this.lastRev = found.revision;
     const marks: Array<{ job: JobInstance; values: Record<string, string> }> = [];
     for (const [index, runs] of watches.entries()) {
-      const { values } = found.jobs[index]!;
+      const { gone, values } = found.jobs[index]!;
+      const removed = gone ? runs.filter((watched) => !watched.removed) : [];
+      if (removed.length > 0) {
+        // Removed while it runs: nobody can see its result, and its task is cancelled.
+        const { id } = runs[0]!.job;
+        this.problem(id, new Error(`Job ${id} was removed from the queue while it ran: its task is cancelled`));
+        for (const watched of removed) {
+          watched.removed = true;
+          this.cancelWith(watched, REMOVED);
+        }
+      }
       if (values === undefined) continue;
       const byField = new Map(polled[index]!.fields.map((field, at) => [field, values[at] ?? null]));
       const taking: Record<string, string> = {};
