@@ -237,7 +237,14 @@ export class InputRouter implements InputAnswers {
     await Promise.all(
       items.map(async (item) => {
         if (item.kind === undefined) return;
-        const answer = this.ask(item.kind, item.params, { taskId: about.taskId, owner, call: about, delivery, signal });
+        const answer = this.ask(item.kind, item.params, {
+          taskId: about.taskId,
+          owner,
+          call: about,
+          delivery,
+          signal,
+          key: item.key,
+        });
         if (answer === undefined) return;
         try {
           answers[item.key] = await answer;
@@ -351,6 +358,7 @@ export class InputRouter implements InputAnswers {
       delivery,
       signal: signal.signal,
       ...(about.inferred === true ? { inferred: true } : {}),
+      ...(about.key === undefined ? {} : { key: about.key }),
     };
     const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
     const watch = this.parts.instrument?.input?.({
