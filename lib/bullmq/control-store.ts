@@ -60,12 +60,22 @@ export function fieldName(field: ControlField): string {
 }
 
 /**
+ * The hash field that holds the round of the answer to `question` a run took: the request's key
+ * in the task's `inputRequests` on the tasks extension, '' when the request had none that names
+ * one request for good (2025-11-25, input before the task exists).
+ */
+export function roundField(question: string): string {
+  return `r:${question}`;
+}
+
+/**
  * What an answer's field holds once a worker took the answer: `taken:<run>:<the answer's JSON>`.
  * Not JSON, so no reader takes it for an answer waiting, and `answerJobInput` (which writes only a
  * field not set) refuses a second answer to the same question as answered already. The answer
  * stays in it, durable once given: a run that took it and then died (before its answer reached
- * the server, perhaps) leaves it there for the next run (see `WatchedJob.stored`). Cleared when a
- * run asks the same question again (a new round), and when the job ends.
+ * the server, perhaps) leaves it there for the next run that meets the same request (see
+ * `WatchedJob.stored` and {@link roundField}). Cleared when a run asks the same question again (a
+ * new round), and when the job ends.
  */
 export const TAKEN = 'taken:';
 
@@ -221,11 +231,13 @@ export async function poll(
 
 const CLAIM = 'mcpTaskClientControlClaim';
 /**
- * KEYS[1] the job's control hash; ARGV[1] the field, ARGV[2] {@link TAKEN}, ARGV[3] this run: the
- * answer another run took (its JSON), now marked taken by this run; false when the field holds
- * none, or one this run took itself.
+ * KEYS[1] the job's control hash; ARGV[1] the answer's field, ARGV[2] {@link TAKEN}, ARGV[3] this
+ * run, ARGV[4] its round's field, ARGV[5] the round asked now: the answer another run took for
+ * that same round (its JSON), now marked taken by this run; false when the field holds none, one
+ * this run took itself, or one taken for another round (the question asked again since).
  */
 const CLAIM_LUA = `
+if ARGV[5] == '' or redis.call('HGET', KEYS[1], ARGV[4]) ~= ARGV[5] then return false end
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 if not v or string.sub(v, 1, #ARGV[2]) ~= ARGV[2] then return false end
 local rest = string.sub(v, #ARGV[2] + 1)
@@ -235,30 +247,49 @@ local answer = string.sub(rest, sep + 1)
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ARGV[3] .. ':' .. answer)
 return answer`;
 
-/** The answer to `question` of `job` that another run took, now taken by `run` (its JSON); `undefined` when none. */
+/**
+ * The answer to `question` of `job` that another run took in the same `round`, now taken by `run`
+ * (its JSON); `undefined` when none.
+ */
 export async function claim(
   queue: ToolQueue,
   job: JobInstance,
   question: string,
+  round: string,
   run: string,
 ): Promise<string | undefined> {
   const client = await scriptClient(queue, CLAIM, 1, CLAIM_LUA);
   const field = fieldName({ kind: 'answer', question });
-  const raw: unknown = await client.runCommand(CLAIM, [controlKeys(queue).hash(job), field, TAKEN, run]);
+  const raw: unknown = await client.runCommand(CLAIM, [
+    controlKeys(queue).hash(job),
+    field,
+    TAKEN,
+    run,
+    roundField(question),
+    round,
+  ]);
   return typeof raw === 'string' ? raw : undefined;
 }
 
 const REOPEN = 'mcpTaskClientControlReopen';
-/** KEYS[1] the job's control hash; ARGV[1] the field, ARGV[2] {@link TAKEN}: clears the field only if it holds a taken answer. */
+/**
+ * KEYS[1] the job's control hash; ARGV[1] the answer's field, ARGV[2] {@link TAKEN}, ARGV[3] its
+ * round's field: clears the answer only if it was taken (with its round).
+ */
 const REOPEN_LUA = `
 local v = redis.call('HGET', KEYS[1], ARGV[1])
-if v and string.sub(v, 1, #ARGV[2]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+if v and string.sub(v, 1, #ARGV[2]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1], ARGV[3]) end
 return 0`;
 
 /** Clears the answer to `question` of `job` if one was taken (the question is asked again). */
 export async function reopen(queue: ToolQueue, job: JobInstance, question: string): Promise<void> {
   const client = await scriptClient(queue, REOPEN, 1, REOPEN_LUA);
-  await client.runCommand(REOPEN, [controlKeys(queue).hash(job), fieldName({ kind: 'answer', question }), TAKEN]);
+  await client.runCommand(REOPEN, [
+    controlKeys(queue).hash(job),
+    fieldName({ kind: 'answer', question }),
+    TAKEN,
+    roundField(question),
+  ]);
 }
 
 const FINISH = 'mcpTaskClientControlFinish';

@@ -17,6 +17,7 @@ import {
   markTaken,
   poll,
   reopen,
+  roundField,
   taken,
   type JobInstance,
   type ToolQueue,
@@ -44,15 +45,20 @@ export interface WatchedJob {
   readonly ready: Promise<void>;
   /**
    * Resolves with the answer stored for `question` (once it is, which may be at once), and marks
-   * it taken (a second answer is refused). Rejects with `signal`'s reason when it aborts first.
+   * it taken in `round` (a second answer is refused). Rejects with `signal`'s reason when it
+   * aborts first.
+   * @param round - what names the server's request for good (the tasks extension's
+   *   `inputRequests` key), `undefined` when nothing does.
    */
-  answer(question: string, signal: AbortSignal): Promise<unknown>;
+  answer(question: string, signal: AbortSignal, round: string | undefined): Promise<unknown>;
   /**
-   * The answer to `question` that another run of the job took (it died, or lost the job, perhaps
-   * before its answer reached the server), now taken by this run; `undefined` when there is none.
-   * Call it before asking: the user answered once, and that answer is sent again.
+   * The answer to `question` that another run of the job took for the same `round` (it died, or
+   * lost the job, perhaps before its answer reached the server), now taken by this run;
+   * `undefined` when there is none, or no `round`. Call it before asking: the user answered that
+   * request once, and the answer is sent again. The same question asked in another round is a
+   * new request, and is asked.
    */
-  stored(question: string): Promise<unknown>;
+  stored(question: string, round: string | undefined): Promise<unknown>;
   /**
    * Makes `question` answerable again when an earlier answer to it was taken (the task asks the
    * same thing again): call it before the question shows on the job.
@@ -75,7 +81,8 @@ interface Watched {
   removed: boolean;
   cancel: (reason: string) => void;
   readonly read: () => void;
-  readonly waiting: Map<string, (answer: unknown) => void>;
+  /** The questions waiting for an answer: how to deliver it, and the round each was asked in. */
+  readonly waiting: Map<string, { readonly deliver: (answer: unknown) => void; readonly round: string | undefined }>;
   /** Questions asked for this job whose fields may remain to clear. */
   readonly asked: Set<string>;
 }
@@ -126,8 +133,8 @@ export class ControlWatch {
     return {
       cancelled,
       ready,
-      answer: (question, signal) => this.answer(watched, question, signal),
-      stored: (question) => this.stored(watched, question),
+      answer: (question, signal, round) => this.answer(watched, question, signal, round),
+      stored: (question, round) => this.stored(watched, question, round),
       reopen: (question) => reopen(this.queue, watched.job, question),
       release: (end) => this.release(watched, end),
     };
@@ -139,10 +146,12 @@ export class ControlWatch {
     this.timer?.clear();
   }
 
-  private async stored(watched: Watched, question: string): Promise<unknown> {
+  private async stored(watched: Watched, question: string, round: string | undefined): Promise<unknown> {
+    // Without a round, nothing tells a request asked again from a new one: it is asked.
+    if (round === undefined) return undefined;
     // Its field, now this run's, is cleared when the run ends.
     watched.asked.add(question);
-    const raw = await claim(this.queue, watched.job, question, watched.run);
+    const raw = await claim(this.queue, watched.job, question, round, watched.run);
     if (raw === undefined) return undefined;
     try {
       return JSON.parse(raw) as unknown;
@@ -151,7 +160,7 @@ export class ControlWatch {
     }
   }
 
-  private answer(watched: Watched, question: string, signal: AbortSignal): Promise<unknown> {
+  private answer(watched: Watched, question: string, signal: AbortSignal, round: string | undefined): Promise<unknown> {
     return new Promise<unknown>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       const onAbort = (): void => {
@@ -160,10 +169,11 @@ export class ControlWatch {
       };
       signal.addEventListener('abort', onAbort, { once: true });
       watched.asked.add(question);
-      watched.waiting.set(question, (answer) => {
+      const deliver = (answer: unknown): void => {
         signal.removeEventListener('abort', onAbort);
         resolve(answer);
-      });
+      };
+      watched.waiting.set(question, { deliver, round });
       this.wake();
     });
   }
@@ -183,7 +193,7 @@ export class ControlWatch {
     }
     const fields = [...watched.asked]
       .filter((question) => !others.some((other) => other.asked.has(question)))
-      .map((question) => fieldName({ kind: 'answer', question }));
+      .flatMap((question) => [fieldName({ kind: 'answer', question }), roundField(question)]);
     if (watched.cancelSeen && others.length === 0) fields.push(fieldName({ kind: 'cancel' }));
     if (fields.length > 0) clearFields(this.queue, watched.job, fields).catch(report);
   }
@@ -289,7 +299,7 @@ export class ControlWatch {
         this.cancelWith(watched, reason);
       }
     }
-    for (const [question, deliver] of [...watched.waiting]) {
+    for (const [question, { deliver, round }] of [...watched.waiting]) {
       const field = fieldName({ kind: 'answer', question });
       const raw = values.get(field) ?? null;
       if (raw === null) continue;
@@ -299,6 +309,7 @@ export class ControlWatch {
       // Still asked: its field (marked taken) is cleared when the run ends.
       watched.waiting.delete(question);
       taking[field] = taken(watched.run, raw);
+      taking[roundField(question)] = round ?? '';
       deliver(value);
     }
   }
