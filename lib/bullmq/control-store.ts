@@ -310,16 +310,26 @@ export async function finish(queue: ToolQueue, job: JobInstance, token: string |
   await client.runCommand(FINISH, [keys.hash(job), keys.lock(job), token ?? '']);
 }
 
+const MARK = 'mcpTaskClientControlMark';
+/**
+ * KEYS[1] the job's control hash; ARGV fields and values in turn: writes them, unless the hash is
+ * gone (the job ended meanwhile, and another run deleted it): nothing is made again without a ttl.
+ */
+const MARK_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1`;
+
 /** Marks answers taken: for each job, its fields and their new values (one round trip). */
 export async function markTaken(
   queue: ToolQueue,
   marks: ReadonlyArray<{ readonly job: JobInstance; readonly values: Record<string, string> }>,
 ): Promise<void> {
   if (marks.length === 0) return;
-  const client = await queue.getBackend().client;
+  const client = await scriptClient(queue, MARK, 1, MARK_LUA);
   const keys = controlKeys(queue);
   const pipeline = client.pipeline();
-  for (const { job, values } of marks) pipeline.hset(keys.hash(job), values);
+  for (const { job, values } of marks) pipeline.runCommand(MARK, [keys.hash(job), ...Object.entries(values).flat()]);
   for (const [error] of (await pipeline.exec()) ?? []) if (error !== null) throw error;
 }
 

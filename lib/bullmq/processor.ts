@@ -90,7 +90,8 @@ export interface TaskProcessorOptions {
   readonly reconnectGraceMs?: number | undefined;
   /**
    * How often the worker looks for new answers and cancel requests while it holds jobs (one Redis
-   * `GET` per look, whatever the number of jobs).
+   * script per look, whatever the number of jobs). Each look also checks that the jobs are still
+   * there: the task of a job removed while it runs is cancelled.
    * @defaultValue 1000
    */
   readonly controlPollMs?: number | undefined;
