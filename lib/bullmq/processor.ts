@@ -113,17 +113,17 @@ export interface ToolProcessor {
    * Hands every running job back to the queue with its task running (another worker, or this one
    * after a restart, resumes it at once instead of after the stall interval), then closes the
    * connections. Run it beside `worker.close()`: `await Promise.all([worker.close(), processor.close()])`.
-   * A job that the Worker still hands to the processor once it is closed is not run: it goes back
-   * to the queue delayed by 5 s, with a `warning` event (a Worker left open would otherwise take it
-   * again at once, over and over).
+   * A job that the Worker still hands to the processor once it is closed goes back to the queue at
+   * once; handed to it a second time (a Worker left open takes it again at once, over and over), it
+   * goes back delayed by 5 s, with a `warning` event.
    */
   close(): Promise<void>;
 }
 
 /**
- * How long a job that the Worker hands to a closed processor is held back (the Worker was not
- * closed with it): BullMQ fetches the next job as soon as one is handed back, so a job put back
- * in the queue at once would come straight back, over and over.
+ * How long a job that the Worker hands to a closed processor a second time is held back (the
+ * Worker was not closed with it): BullMQ fetches the next job as soon as one is handed back, so a
+ * job put back in the queue at once would come straight back, over and over.
  */
 const CLOSED_HOLD_MS = 5_000;
 
@@ -207,12 +207,22 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
     watch: (job, token) => watch.watch(job, token),
     emit,
   };
+  /** The jobs (timestamp and id) handed to this processor once it was closed. */
+  const handedBack = new Set<string>();
   /** The jobs under way, each settled once its process call has returned (its hand-back included). */
   const running = new Set<Promise<void>>();
 
   // Three parameters: BullMQ passes the job's AbortSignal only to a processor that declares it.
   const processJob = async (job: Job, token?: string, signal?: AbortSignal): Promise<CallToolResult> => {
-    if (closing.signal.aborted) return holdBack(job, token ?? job.token);
+    if (closing.signal.aborted) {
+      // Once after close() a job goes back to the queue at once, as a running job does: a Worker
+      // that closes may still fetch one (the job handed back wakes its fetch under way), and the
+      // next worker takes it without delay. The same job handed to this processor again means a
+      // Worker left open, which would fetch it over and over: it is held back.
+      const key = `${job.timestamp}:${job.id ?? ''}`;
+      if (handedBack.has(key)) return holdBack(job, token ?? job.token);
+      handedBack.add(key);
+    }
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
     running.add(finished);
@@ -249,8 +259,8 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
   };
 
   /**
-   * A job the Worker fetched after close(): not run, but delayed by {@link CLOSED_HOLD_MS}, for
-   * another worker (or this one, restarted) to take. The Worker should have been closed too.
+   * A job the Worker fetched again after close(): not run, but delayed by {@link CLOSED_HOLD_MS},
+   * for another worker (or this one, restarted) to take. The Worker should have been closed too.
    */
   const holdBack = async (job: Job, token: string | undefined): Promise<never> => {
     const jobId = job.id ?? '';
@@ -260,7 +270,7 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
         type: 'warning',
         jobId,
         error: new Error(
-          `The processor is closed but its Worker is not: job ${jobId} was not run, and goes back to the queue in ${CLOSED_HOLD_MS} ms (close the Worker with the processor: worker.close())`,
+          `The processor is closed but its Worker is not: job ${jobId} came back to it, and goes back to the queue in ${CLOSED_HOLD_MS} ms (close the Worker with the processor: worker.close())`,
         ),
       });
     } catch (moveError) {
