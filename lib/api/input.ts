@@ -41,6 +41,13 @@ export interface InputContext {
    */
   readonly delivery: InputDelivery;
   /**
+   * With delivery `task-update` or `retry`: the request's key in the `inputRequests` that carried
+   * it (the answer goes back under that key). On `task-update` a key names one request over the
+   * task's whole life ([E4]): the same key seen again (after a resume, by another process) is the
+   * same request, and a request asked again later has a new key. Absent for other deliveries.
+   */
+  readonly key?: string | undefined;
+  /**
    * With delivery `receiver-task`: the id of the task this client created to run the request (a
    * secret, like every task id). `taskId` is then the server's own task the request belongs to,
    * if it said so.

@@ -1,151 +1,88 @@
 /**
  * The control channel between any process and the worker that holds a job: answers to a task's
- * questions and requests to cancel, kept in one Redis hash per queue. Writers store a field and
- * bump a revision counter in one script; each worker reads the counter every `pollMs` (one `GET`
- * per worker, whatever its number of jobs) and the fields of its own jobs only when it changed.
+ * questions and requests to cancel, kept in Redis per job (see control-store.ts). Writers store a
+ * field and bump the queue's revision counter in one script; each worker polls every `pollMs` (one
+ * script per worker, whatever its number of jobs), which reads the counter, checks that each job
+ * it holds is still there, and reads the fields of its jobs only when the counter changed.
  * What is written survives the worker: a job resumed elsewhere finds its answers and its cancel.
+ * A job removed while a worker runs it (`obliterate({ force: true })`, a key deleted) is seen at
+ * the next poll and cancelled: nobody could see its result.
  */
 import { randomUUID } from 'node:crypto';
-import type { Queue, RedisClient } from 'bullmq';
-import { scriptClient } from './redis-script.js';
+import {
+  claim,
+  clearFields,
+  fieldName,
+  finish,
+  markTaken,
+  poll,
+  reopen,
+  roundField,
+  taken,
+  type JobInstance,
+  type ToolQueue,
+} from './control-store.js';
 import { later, type Later } from './timer.js';
 
-/** The BullMQ queue that a tool job runs on (any data type). */
-export type ToolQueue = Queue;
+export type { ToolQueue } from './control-store.js';
 
-/** What is stored for a job: its cancel request, or the answer to one of its questions. */
-export type ControlField = { readonly kind: 'cancel' } | { readonly kind: 'answer'; readonly question: string };
-
-const SCRIPT = 'mcpTaskClientControl';
-/**
- * KEYS[1] the hash, KEYS[2] the revision; ARGV[1] the field, ARGV[2] its value, ARGV[3] '1' to
- * write only a field not set yet. Returns 1 when written, 0 when it was set already.
- */
-const LUA = `
-if ARGV[3] == '1' then
-  if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-else
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-end
-redis.call('INCR', KEYS[2])
-return 1`;
-
-/** The Redis client of `queue`, with the control script defined on it. */
-function clientOf(queue: ToolQueue): Promise<RedisClient> {
-  return scriptClient(queue, SCRIPT, 2, LUA);
-}
+/** The reason a run is cancelled with when its job is removed from the queue while it runs. */
+const REMOVED = 'the job was removed from the queue';
 
 /**
- * What an answer's field holds once a worker took the answer: `taken:<run>:<the answer's JSON>`.
- * Not JSON, so no reader takes it for an answer waiting, and `answerJobInput` (which writes only a
- * field not set) refuses a second answer to the same question as answered already. The answer
- * stays in it, durable once given: a run that took it and then died (before its answer reached
- * the server, perhaps) leaves it there, and the next run that asks the same question sends it
- * rather than ask the user again (see {@link WatchedJob.stored}). Cleared when the same run asks
- * the same question again (a new round), and when the job's run ends.
+ * How a run ends, for what it leaves on the channel: `handed-back` (the job goes back to the queue:
+ * everything stays for the run that takes it next), `attempt` (this BullMQ attempt failed and
+ * another follows: the answers this run took or waited for are cleared, a cancel it did not see
+ * stays for the next attempt), `done` (the job ends: completed, failed for good; all is deleted).
  */
-const TAKEN = 'taken:';
-
-/** The field's value for `answer` (its JSON as stored) taken by `run`. */
-function taken(run: string, answer: string): string {
-  return `${TAKEN}${run}:${answer}`;
-}
-
-const REOPEN = 'mcpTaskClientControlReopen';
-/** KEYS[1] the hash; ARGV[1] the field, ARGV[2] {@link TAKEN}: clears the field only if it holds a taken answer. */
-const REOPEN_LUA = `
-local v = redis.call('HGET', KEYS[1], ARGV[1])
-if v and string.sub(v, 1, #ARGV[2]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 0`;
-
-const CLAIM = 'mcpTaskClientControlClaim';
-/**
- * KEYS[1] the hash; ARGV[1] the field, ARGV[2] {@link TAKEN}, ARGV[3] this run: the answer another
- * run took (its JSON), now marked taken by this run; false when the field holds none, or one this
- * run took itself.
- */
-const CLAIM_LUA = `
-local v = redis.call('HGET', KEYS[1], ARGV[1])
-if not v or string.sub(v, 1, #ARGV[2]) ~= ARGV[2] then return false end
-local rest = string.sub(v, #ARGV[2] + 1)
-local sep = string.find(rest, ':', 1, true)
-if not sep or string.sub(rest, 1, sep - 1) == ARGV[3] then return false end
-local answer = string.sub(rest, sep + 1)
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ARGV[3] .. ':' .. answer)
-return answer`;
-
-/** The keys of `queue`'s control hash and revision counter. */
-function keysOf(queue: ToolQueue): { readonly hash: string; readonly rev: string } {
-  return { hash: queue.toKey('mcp-task-client:control'), rev: queue.toKey('mcp-task-client:rev') };
-}
-
-/** The hash field of `field` for `jobId` (JSON, so no job id can make two fields collide). */
-function fieldName(jobId: string, field: ControlField): string {
-  return JSON.stringify(field.kind === 'cancel' ? [jobId, 'cancel'] : [jobId, 'answer', field.question]);
-}
-
-/**
- * Stores `value` (JSON) under `field` of `jobId` and tells the workers.
- * @param onlyIfAbsent - leave a value already stored alone.
- * @returns false when `onlyIfAbsent` found one.
- */
-export async function writeControl(
-  queue: ToolQueue,
-  jobId: string,
-  field: ControlField,
-  value: unknown,
-  onlyIfAbsent: boolean,
-): Promise<boolean> {
-  const client = await clientOf(queue);
-  const { hash, rev } = keysOf(queue);
-  const written: unknown = await client.runCommand(SCRIPT, [
-    hash,
-    rev,
-    fieldName(jobId, field),
-    JSON.stringify(value),
-    onlyIfAbsent ? '1' : '0',
-  ]);
-  return Number(written) === 1;
-}
+export type RunRelease = 'handed-back' | 'attempt' | 'done';
 
 /** One job's side of the channel, held by the worker that runs it. */
 export interface WatchedJob {
-  /** Resolves with the reason once a cancel is requested for the job. */
+  /** Resolves with the reason once a cancel is requested for the job, or the job is removed. */
   readonly cancelled: Promise<string>;
   /** Resolves once the channel was read for this job (a cancel stored before it started is known then). */
   readonly ready: Promise<void>;
   /**
    * Resolves with the answer stored for `question` (once it is, which may be at once), and marks
-   * it taken (a second answer is refused). Rejects with `signal`'s reason when it aborts first.
+   * it taken in `round` (a second answer is refused). Rejects with `signal`'s reason when it
+   * aborts first.
+   * @param round - what names the server's request for good (the tasks extension's
+   *   `inputRequests` key), `undefined` when nothing does.
    */
-  answer(question: string, signal: AbortSignal): Promise<unknown>;
+  answer(question: string, signal: AbortSignal, round: string | undefined): Promise<unknown>;
   /**
-   * The answer to `question` that another run of the job took (it died, or lost the job, perhaps
-   * before its answer reached the server), now taken by this run; `undefined` when there is none.
-   * Call it before asking: the user answered once, and that answer is sent again.
+   * The answer to `question` that another run of the job took for the same `round` (it died, or
+   * lost the job, perhaps before its answer reached the server), now taken by this run;
+   * `undefined` when there is none, or no `round`. Call it before asking: the user answered that
+   * request once, and the answer is sent again. The same question asked in another round is a
+   * new request, and is asked.
    */
-  stored(question: string): Promise<unknown>;
+  stored(question: string, round: string | undefined): Promise<unknown>;
   /**
    * Makes `question` answerable again when an earlier answer to it was taken (the task asks the
    * same thing again): call it before the question shows on the job.
    */
   reopen(question: string): Promise<void>;
-  /**
-   * Stops watching. Clears what this job left on the channel (the answers this run took or
-   * waited for, a cancel it saw), unless `handedBack`: the job goes back to the queue, and the run
-   * that takes it next needs them (an answer the user gave is not asked for again).
-   */
-  release(handedBack?: boolean): void;
+  /** Stops watching; clears what the job left on the channel as `end` says (see {@link RunRelease}). */
+  release(end: RunRelease): void;
 }
 
 interface Watched {
-  readonly jobId: string;
+  readonly job: JobInstance;
+  /** The key of the job instance in {@link ControlWatch}. */
+  readonly key: string;
   /** This run's id, in the answers it takes. */
   readonly run: string;
+  /** The token of the job's lock this run holds (`undefined`: none known). */
+  readonly token: string | undefined;
   cancelSeen: boolean;
+  /** The job was found removed (its run is cancelled once). */
+  removed: boolean;
   cancel: (reason: string) => void;
   readonly read: () => void;
-  readonly waiting: Map<string, (answer: unknown) => void>;
+  /** The questions waiting for an answer: how to deliver it, and the round each was asked in. */
+  readonly waiting: Map<string, { readonly deliver: (answer: unknown) => void; readonly round: string | undefined }>;
   /** Questions asked for this job whose fields may remain to clear. */
   readonly asked: Set<string>;
 }
@@ -153,11 +90,11 @@ interface Watched {
 /** Reads the channel for the jobs of one worker (see the module comment). */
 export class ControlWatch {
   /**
-   * The watches by job id. One job can have more than one run in a worker (its lock expired, it
-   * came back to this worker while the first run goes on): each run has its own watch.
+   * The watches by job instance. One job can have more than one run in a worker (its lock
+   * expired, it came back to this worker while the first run goes on): each run has its own watch.
    */
   private readonly jobs = new Map<string, Set<Watched>>();
-  private lastRev: string | null | undefined = undefined;
+  private lastRev: string | undefined = undefined;
   /** A job or a question was added since the last read: read the fields even if the revision is the same. */
   private dirty = false;
   private timer: Later | undefined = undefined;
@@ -170,32 +107,36 @@ export class ControlWatch {
     private readonly problem: (jobId: string, error: Error) => void,
   ) {}
 
-  /** Starts watching `jobId`; its stored cancel (if any) is read at once. */
-  watch(jobId: string): WatchedJob {
+  /** Starts watching `job` (run with the lock `token`); its stored cancel (if any) is read at once. */
+  watch(job: JobInstance, token: string | undefined): WatchedJob {
     let cancel!: (reason: string) => void;
     const cancelled = new Promise<string>((resolve) => (cancel = resolve));
     let read!: () => void;
     const ready = new Promise<void>((resolve) => (read = resolve));
+    const key = `${job.timestamp}:${job.id}`;
     const watched: Watched = {
-      jobId,
+      job,
+      key,
       run: randomUUID(),
+      token,
       cancelSeen: false,
+      removed: false,
       cancel,
       read,
       waiting: new Map(),
       asked: new Set(),
     };
-    let runs = this.jobs.get(jobId);
-    if (runs === undefined) this.jobs.set(jobId, (runs = new Set()));
+    let runs = this.jobs.get(key);
+    if (runs === undefined) this.jobs.set(key, (runs = new Set()));
     runs.add(watched);
     this.wake();
     return {
       cancelled,
       ready,
-      answer: (question, signal) => this.answer(watched, question, signal),
-      stored: (question) => this.stored(watched, question),
-      reopen: (question) => this.reopen(watched, question),
-      release: (handedBack = false) => this.release(watched, handedBack),
+      answer: (question, signal, round) => this.answer(watched, question, signal, round),
+      stored: (question, round) => this.stored(watched, question, round),
+      reopen: (question) => reopen(this.queue, watched.job, question),
+      release: (end) => this.release(watched, end),
     };
   }
 
@@ -205,13 +146,13 @@ export class ControlWatch {
     this.timer?.clear();
   }
 
-  private async stored(watched: Watched, question: string): Promise<unknown> {
-    const client = await scriptClient(this.queue, CLAIM, 1, CLAIM_LUA);
-    const field = fieldName(watched.jobId, { kind: 'answer', question });
+  private async stored(watched: Watched, question: string, round: string | undefined): Promise<unknown> {
+    // Without a round, nothing tells a request asked again from a new one: it is asked.
+    if (round === undefined) return undefined;
     // Its field, now this run's, is cleared when the run ends.
     watched.asked.add(question);
-    const raw: unknown = await client.runCommand(CLAIM, [keysOf(this.queue).hash, field, TAKEN, watched.run]);
-    if (typeof raw !== 'string') return undefined;
+    const raw = await claim(this.queue, watched.job, question, round, watched.run);
+    if (raw === undefined) return undefined;
     try {
       return JSON.parse(raw) as unknown;
     } catch {
@@ -219,13 +160,7 @@ export class ControlWatch {
     }
   }
 
-  private async reopen(watched: Watched, question: string): Promise<void> {
-    const client = await scriptClient(this.queue, REOPEN, 1, REOPEN_LUA);
-    const field = fieldName(watched.jobId, { kind: 'answer', question });
-    await client.runCommand(REOPEN, [keysOf(this.queue).hash, field, TAKEN]);
-  }
-
-  private answer(watched: Watched, question: string, signal: AbortSignal): Promise<unknown> {
+  private answer(watched: Watched, question: string, signal: AbortSignal, round: string | undefined): Promise<unknown> {
     return new Promise<unknown>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       const onAbort = (): void => {
@@ -234,32 +169,33 @@ export class ControlWatch {
       };
       signal.addEventListener('abort', onAbort, { once: true });
       watched.asked.add(question);
-      watched.waiting.set(question, (answer) => {
+      const deliver = (answer: unknown): void => {
         signal.removeEventListener('abort', onAbort);
         resolve(answer);
-      });
+      };
+      watched.waiting.set(question, { deliver, round });
       this.wake();
     });
   }
 
   /** Removes this run's watch; what the job left on the channel is cleared once no other run of it needs it. */
-  private release(watched: Watched, handedBack: boolean): void {
-    const runs = this.jobs.get(watched.jobId);
+  private release(watched: Watched, end: RunRelease): void {
+    const runs = this.jobs.get(watched.key);
     if (runs?.delete(watched) !== true) return;
-    if (runs.size === 0) this.jobs.delete(watched.jobId);
-    if (handedBack) return;
+    if (runs.size === 0) this.jobs.delete(watched.key);
+    if (end === 'handed-back') return;
+    const report = (error: unknown): void =>
+      this.problem(watched.job.id, error instanceof Error ? error : new Error(String(error)));
     const others = [...runs];
+    if (end === 'done' && others.length === 0) {
+      finish(this.queue, watched.job, watched.token).catch(report);
+      return;
+    }
     const fields = [...watched.asked]
       .filter((question) => !others.some((other) => other.asked.has(question)))
-      .map((question) => fieldName(watched.jobId, { kind: 'answer', question }));
-    if (watched.cancelSeen && others.length === 0) fields.push(fieldName(watched.jobId, { kind: 'cancel' }));
-    if (fields.length > 0) this.clear(watched.jobId, fields);
-  }
-
-  private clear(jobId: string, fields: string[]): void {
-    clientOf(this.queue)
-      .then((client) => client.hdel(keysOf(this.queue).hash, ...fields))
-      .catch((error: unknown) => this.problem(jobId, error instanceof Error ? error : new Error(String(error))));
+      .flatMap((question) => [fieldName({ kind: 'answer', question }), roundField(question)]);
+    if (watched.cancelSeen && others.length === 0) fields.push(fieldName({ kind: 'cancel' }));
+    if (fields.length > 0) clearFields(this.queue, watched.job, fields).catch(report);
   }
 
   /** Reads soon: a job or a question was added. */
@@ -283,8 +219,10 @@ export class ControlWatch {
     } catch (error) {
       failed = true;
       // Redis is away: the next read tries again. Nothing is lost: the values stay stored.
-      for (const jobId of this.jobs.keys())
-        this.problem(jobId, error instanceof Error ? error : new Error(String(error)));
+      for (const runs of this.jobs.values()) {
+        const [first] = runs;
+        if (first !== undefined) this.problem(first.job.id, error instanceof Error ? error : new Error(String(error)));
+      }
     } finally {
       this.reading = false;
     }
@@ -293,62 +231,95 @@ export class ControlWatch {
   }
 
   private async readOnce(): Promise<void> {
-    const client = await clientOf(this.queue);
-    const { hash, rev } = keysOf(this.queue);
-    const revision = await client.get(rev);
-    if (revision === this.lastRev && !this.dirty) return;
     // Cleared before the read, so a job or question added while it runs reads again; put back if
     // the read fails, so what was added is read at the next poll even if the revision stays.
     const dirty = this.dirty;
     this.dirty = false;
-    const wanted: Array<{ readonly watched: Watched; readonly field: ControlField }> = [];
-    for (const watched of [...this.jobs.values()].flatMap((runs) => [...runs])) {
-      if (!watched.cancelSeen) wanted.push({ watched, field: { kind: 'cancel' } });
-      for (const question of watched.waiting.keys()) wanted.push({ watched, field: { kind: 'answer', question } });
-    }
-    if (wanted.length === 0) {
-      this.lastRev = revision;
-      return;
-    }
-    let values: Array<string | null>;
+    const watches = [...this.jobs.values()].map((runs) => [...runs]);
+    const polled = watches.map((runs) => {
+      const fields = new Set<string>();
+      for (const watched of runs) {
+        if (!watched.cancelSeen) fields.add(fieldName({ kind: 'cancel' }));
+        for (const question of watched.waiting.keys()) fields.add(fieldName({ kind: 'answer', question }));
+      }
+      return { job: runs[0]!.job, fields: [...fields] };
+    });
+    let found: Awaited<ReturnType<typeof poll>>;
     try {
-      values = await client.hmget(hash, ...wanted.map(({ watched, field }) => fieldName(watched.jobId, field)));
+      found = await poll(this.queue, polled, this.lastRev, dirty);
     } catch (error) {
       this.dirty ||= dirty;
       throw error;
     }
-    this.lastRev = revision;
-    const consumed: Array<[string, string]> = [];
-    for (const [index, { watched, field }] of wanted.entries()) {
-      const raw = values[index];
-      if (raw === null || raw === undefined) continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(raw) as unknown;
-      } catch {
-        continue; // not written by writeControl: ignored
+    this.lastRev = found.revision;
+    const marks: Array<{ job: JobInstance; values: Record<string, string> }> = [];
+    for (const [index, runs] of watches.entries()) {
+      const { gone, values } = found.jobs[index]!;
+      const removed = gone ? runs.filter((watched) => !watched.removed) : [];
+      if (removed.length > 0) {
+        // Removed while it runs: nobody can see its result, and its task is cancelled.
+        const { id } = runs[0]!.job;
+        this.problem(id, new Error(`Job ${id} was removed from the queue while it ran: its task is cancelled`));
+        for (const watched of removed) {
+          watched.removed = true;
+          this.cancelWith(watched, REMOVED);
+        }
       }
-      if (field.kind === 'cancel') {
-        watched.cancelSeen = true;
-        const reason =
-          typeof value === 'object' && value !== null && typeof (value as { reason?: unknown }).reason === 'string'
-            ? (value as { reason: string }).reason
-            : 'cancelled';
-        watched.cancel(reason);
-        continue;
+      if (values === undefined) continue;
+      const byField = new Map(polled[index]!.fields.map((field, at) => [field, values[at] ?? null]));
+      const taking: Record<string, string> = {};
+      for (const watched of runs) {
+        this.deliver(watched, byField, taking);
+        watched.read();
       }
-      const deliver = watched.waiting.get(field.question);
-      if (deliver === undefined) continue;
-      // Still asked: its field (marked taken) is cleared when the run ends.
-      watched.waiting.delete(field.question);
-      consumed.push([fieldName(watched.jobId, field), taken(watched.run, raw)]);
-      deliver(value);
+      if (Object.keys(taking).length > 0) marks.push({ job: runs[0]!.job, values: taking });
     }
-    for (const { watched, field } of wanted) if (field.kind === 'cancel') watched.read();
     // An answer is taken once: its field is marked taken, so that a second answer to the same
     // question is refused (it would otherwise stay, and answer that question when asked again);
     // the same question asked again by this run is reopened first (see reopen()) and waits for a
     // new answer. The answer stays in the mark, for a run that takes the job over (stored()).
-    if (consumed.length > 0) await client.hset(hash, Object.fromEntries(consumed));
+    await markTaken(this.queue, marks);
+  }
+
+  private cancelWith(watched: Watched, reason: string): void {
+    watched.cancelSeen = true;
+    watched.cancel(reason);
+  }
+
+  /** Gives `watched` what the read found for it; the answers it takes go into `taking`. */
+  private deliver(watched: Watched, values: ReadonlyMap<string, string | null>, taking: Record<string, string>): void {
+    const cancel = watched.cancelSeen ? null : (values.get(fieldName({ kind: 'cancel' })) ?? null);
+    if (cancel !== null) {
+      const value = parsed(cancel);
+      if (value !== undefined) {
+        const reason =
+          typeof value === 'object' && value !== null && typeof (value as { reason?: unknown }).reason === 'string'
+            ? (value as { reason: string }).reason
+            : 'cancelled';
+        this.cancelWith(watched, reason);
+      }
+    }
+    for (const [question, { deliver, round }] of [...watched.waiting]) {
+      const field = fieldName({ kind: 'answer', question });
+      const raw = values.get(field) ?? null;
+      if (raw === null) continue;
+      const value = parsed(raw);
+      // Taken already (not JSON), or not written by writeControl: ignored.
+      if (value === undefined) continue;
+      // Still asked: its field (marked taken) is cleared when the run ends.
+      watched.waiting.delete(question);
+      taking[field] = taken(watched.run, raw);
+      taking[roundField(question)] = round ?? '';
+      deliver(value);
+    }
+  }
+}
+
+/** `raw` parsed as JSON; `undefined` when it is not JSON. */
+function parsed(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
   }
 }

@@ -2,7 +2,7 @@
  * `taskProcessor`: the BullMQ processor that runs tool jobs, with its options, its pooled
  * connections and its control channel, and `close()`, which hands running jobs back to the queue.
  */
-import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import { TaskOptionError, type CallToolResult, type ElicitationCallback, type SamplingCallback } from '../index.js';
 import { ControlWatch, type ToolQueue } from './control.js';
 import { holdsLock, writeJobData } from './job-write.js';
@@ -90,7 +90,8 @@ export interface TaskProcessorOptions {
   readonly reconnectGraceMs?: number | undefined;
   /**
    * How often the worker looks for new answers and cancel requests while it holds jobs (one Redis
-   * `GET` per look, whatever the number of jobs).
+   * script per look, whatever the number of jobs). Each look also checks that the jobs are still
+   * there: the task of a job removed while it runs is cancelled.
    * @defaultValue 1000
    */
   readonly controlPollMs?: number | undefined;
@@ -112,9 +113,19 @@ export interface ToolProcessor {
    * Hands every running job back to the queue with its task running (another worker, or this one
    * after a restart, resumes it at once instead of after the stall interval), then closes the
    * connections. Run it beside `worker.close()`: `await Promise.all([worker.close(), processor.close()])`.
+   * A job that the Worker still hands to the processor once it is closed goes back to the queue at
+   * once; handed to it a second time (a Worker left open takes it again at once, over and over), it
+   * goes back delayed by 5 s, with a `warning` event.
    */
   close(): Promise<void>;
 }
+
+/**
+ * How long a job that the Worker hands to a closed processor a second time is held back (the
+ * Worker was not closed with it): BullMQ fetches the next job as soon as one is handed back, so a
+ * job put back in the queue at once would come straight back, over and over.
+ */
+const CLOSED_HOLD_MS = 5_000;
 
 function count(option: string, value: number | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
@@ -193,14 +204,25 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
     write: (jobId, data, guard) => writeJobData(options.queue, jobId, data, guard),
     holds: (jobId, token) => holdsLock(options.queue, jobId, token, reconnectGraceMs),
     acquire: (server, sessionId) => pool.acquire(server, sessionId),
-    watch: (jobId) => watch.watch(jobId),
+    watch: (job, token) => watch.watch(job, token),
     emit,
   };
+  /** The jobs (timestamp and id) handed to this processor once it was closed. */
+  const handedBack = new Set<string>();
   /** The jobs under way, each settled once its process call has returned (its hand-back included). */
   const running = new Set<Promise<void>>();
 
   // Three parameters: BullMQ passes the job's AbortSignal only to a processor that declares it.
   const processJob = async (job: Job, token?: string, signal?: AbortSignal): Promise<CallToolResult> => {
+    if (closing.signal.aborted) {
+      // Once after close() a job goes back to the queue at once, as a running job does: a Worker
+      // that closes may still fetch one (the job handed back wakes its fetch under way), and the
+      // next worker takes it without delay. The same job handed to this processor again means a
+      // Worker left open, which would fetch it over and over: it is held back.
+      const key = `${job.timestamp}:${job.id ?? ''}`;
+      if (handedBack.has(key)) return holdBack(job, token ?? job.token);
+      handedBack.add(key);
+    }
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
     running.add(finished);
@@ -234,6 +256,30 @@ export function taskProcessor(options: TaskProcessorOptions): ToolProcessor {
       running.delete(finished);
       done();
     }
+  };
+
+  /**
+   * A job the Worker fetched again after close(): not run, but delayed by {@link CLOSED_HOLD_MS},
+   * for another worker (or this one, restarted) to take. The Worker should have been closed too.
+   */
+  const holdBack = async (job: Job, token: string | undefined): Promise<never> => {
+    const jobId = job.id ?? '';
+    try {
+      await job.moveToDelayed(Date.now() + CLOSED_HOLD_MS, token);
+      emit({
+        type: 'warning',
+        jobId,
+        error: new Error(
+          `The processor is closed but its Worker is not: job ${jobId} came back to it, and goes back to the queue in ${CLOSED_HOLD_MS} ms (close the Worker with the processor: worker.close())`,
+        ),
+      });
+    } catch (moveError) {
+      // The lock was lost or Redis is away: the job is left as it is (another worker's already, or
+      // taken over once its lock expires), as after a failed hand-back.
+      emit({ type: 'warning', jobId, error: moveError instanceof Error ? moveError : new Error(String(moveError)) });
+    }
+    // BullMQ leaves a job alone after DelayedError (it was moved, or it is someone else's).
+    throw new DelayedError();
   };
 
   let closed: Promise<void> | undefined;

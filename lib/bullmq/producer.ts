@@ -4,7 +4,7 @@
  */
 import type { Job, JobsOptions } from 'bullmq';
 import { TaskOptionError, type CallToolResult, type CreateMessageResult, type ElicitResult } from '../index.js';
-import { writeControl, type ToolQueue } from './control.js';
+import { instanceOf, writeControl, type ToolQueue } from './control-store.js';
 import { jobDataFor } from './job-data.js';
 import type { PendingQuestion, ToolJobData, ToolJobProgress, ToolJobRequest } from './types.js';
 
@@ -116,9 +116,18 @@ export async function answerJobInput(
   const problem = answerProblem(question.kind, answer);
   if (problem !== undefined)
     throw new TaskOptionError(`Cannot answer ${question.id}: ${problem}`, { option: 'answer' });
-  const stored = await writeControl(queue, jobId, { kind: 'answer', question: question.id }, answer, true);
-  if (!stored)
+  const stored = await writeControl(queue, instanceOf(job), { kind: 'answer', question: question.id }, answer, true);
+  if (stored === 'present')
     throw new TaskOptionError(`Question ${question.id} of job ${jobId} was answered already`, { option: 'question' });
+  // It ended, or was removed, since its state was read: nothing was stored.
+  if (stored !== 'written') {
+    throw new TaskOptionError(
+      `Job ${jobId} has ${stored === 'gone' ? 'gone' : 'finished'}: there is nothing to answer`,
+      {
+        option: 'jobId',
+      },
+    );
+  }
   return question;
 }
 
@@ -138,7 +147,9 @@ export async function cancelToolJob(
   if (job === undefined || job === null) return false;
   const state = await job.getState();
   if (state === 'completed' || state === 'failed' || state === 'unknown') return false;
-  await writeControl(queue, jobId, { kind: 'cancel' }, { reason, at: Date.now() }, false);
+  const stored = await writeControl(queue, instanceOf(job), { kind: 'cancel' }, { reason, at: Date.now() }, false);
+  // It ended, or was removed, since its state was read: nothing was stored.
+  if (stored !== 'written') return false;
   if (state === 'delayed') await job.promote().catch(() => {});
   return true;
 }

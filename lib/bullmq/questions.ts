@@ -4,8 +4,9 @@
  * derived from what it asks, so the same pending question keeps its id when another worker
  * resumes the task and is asked again: an answer given meanwhile is not lost, and one a worker
  * took and then died with is sent by the next worker rather than asked of the user again (it is
- * stored with the job before it is sent). Questions that ask the same thing at once are told
- * apart by a count after that id (`-2`, `-3`, …).
+ * stored with the job before it is sent), when the task still asks that same request (its
+ * `inputRequests` key). Questions that ask the same thing at once are told apart by a count after
+ * that id (`-2`, `-3`, …).
  */
 import { createHash } from 'node:crypto';
 import type {
@@ -15,6 +16,7 @@ import type {
   ElicitResult,
   ElicitationCallback,
   InputCallbacks,
+  InputContext,
   SamplingCallback,
 } from '../index.js';
 import type { WatchedJob } from './control.js';
@@ -77,32 +79,37 @@ export class JobQuestions {
    */
   callbacks(own: InputCallbacks): { onElicitation: ElicitationCallback; onSampling: SamplingCallback } {
     return {
-      onElicitation:
-        own.onElicitation ?? ((params, context) => this.ask<ElicitResult>('elicitation', params, context.signal)),
-      onSampling:
-        own.onSampling ?? ((params, context) => this.ask<CreateMessageResult>('sampling', params, context.signal)),
+      onElicitation: own.onElicitation ?? ((params, context) => this.ask<ElicitResult>('elicitation', params, context)),
+      onSampling: own.onSampling ?? ((params, context) => this.ask<CreateMessageResult>('sampling', params, context)),
     };
   }
 
   private async ask<T>(
     kind: PendingQuestion['kind'],
     params: ElicitRequestParams | CreateMessageRequestParams,
-    signal: AbortSignal,
+    context: InputContext,
   ): Promise<T> {
+    const { signal } = context;
+    // What names this request for good: its key in the task's inputRequests on the tasks extension
+    // ([E4]: a key is one request over the task's life). Nothing does on 2025-11-25 (a request
+    // sent to a worker that died is not sent again), nor before a task exists (the call is made
+    // again, and its requests are new).
+    const round = context.delivery === 'task-update' ? context.key : undefined;
     // Questions that ask the same thing at once (one prompt sampled twice, one confirmation for two
     // items) each get an id of their own: the first the derived id, the next ones a count after it.
     // Sharing one, only one of them could be answered and the others waited for good.
     const derived = questionId(kind, params);
     let id = derived;
     for (let n = 2; this.pending.has(id) || this.opening.has(id); n += 1) id = `${derived}-${n}`;
-    // An answer another run took for this question (it died, perhaps before the answer reached
-    // the server, and the task asks again) is sent as it was: the user answered once, and is not
-    // asked again. An answer this run took earlier for the same question marked its field taken
-    // (a second answer to that one is refused): cleared before this question shows on the job.
-    // Redis away: it goes on, and asks.
+    // An answer another run took for this very request (it died, perhaps before the answer reached
+    // the server, and the task still asks) is sent as it was: the user answered once, and is not
+    // asked again. The same question asked in another round is a new request: it is asked. An
+    // answer taken earlier for the same question marked its field taken (a second answer to that
+    // one is refused): cleared before this question shows on the job. Redis away: it goes on, and
+    // asks.
     this.opening.add(id);
     try {
-      const stored = await Promise.race([this.control.stored(id).catch(() => undefined), aborted(signal)]);
+      const stored = await Promise.race([this.control.stored(id, round).catch(() => undefined), aborted(signal)]);
       if (stored !== undefined) return stored as T;
       await Promise.race([this.control.reopen(id).catch(() => {}), aborted(signal)]);
     } finally {
@@ -113,7 +120,7 @@ export class JobQuestions {
     this.changed(question);
     try {
       // The shape was checked by answerJobInput; the library checks it again before sending.
-      return (await this.control.answer(id, signal)) as T;
+      return (await this.control.answer(id, signal, round)) as T;
     } finally {
       this.pending.delete(id);
       this.changed(undefined);

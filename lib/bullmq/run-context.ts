@@ -4,6 +4,7 @@
  */
 import type { InputCallbacks } from '../index.js';
 import type { WatchedJob } from './control.js';
+import type { JobInstance } from './control-store.js';
 import type { JobWrite, JobWriteGuard } from './job-write.js';
 import type { Lease } from './pool.js';
 import type { ToolJobData, ToolJobEvent } from './types.js';
@@ -36,7 +37,8 @@ export interface RunContext {
    */
   holds(jobId: string, token: string): Promise<boolean>;
   acquire(server: string, sessionId: string | undefined): Promise<Lease>;
-  watch(jobId: string): WatchedJob;
+  /** Starts watching the control channel for `job`, run with the lock `token`. */
+  watch(job: JobInstance, token: string | undefined): WatchedJob;
   emit(event: ToolJobEvent): void;
 }
 

@@ -6,11 +6,14 @@
  */
 import type { Job } from 'bullmq';
 import type { CallToolResult, InputCallbacks, TaskClient, TaskHandle, TaskProgress } from '../index.js';
+import type { RunRelease } from './control.js';
+import { instanceOf } from './control-store.js';
 import { withDeclaredInput } from './declared-input.js';
 import { readJobData } from './job-data.js';
 import type { Lease } from './pool.js';
 import { JobQuestions } from './questions.js';
 import { RunEnded, type RunContext } from './run-context.js';
+import { isLastAttempt } from './outcome.js';
 import { leaseConnection } from './run-lease.js';
 import { afterError, type FailedTry } from './run-retry.js';
 import { randomUUID } from 'node:crypto';
@@ -18,6 +21,23 @@ import { CallingMarks, timeLeft, withinDeadline } from './run-mark.js';
 import { Overtaken, checkedData, messageOf, sleep, storeStarted, type ReferenceWriter } from './run-store.js';
 import { RunStatus } from './run-status.js';
 import type { ToolJobData } from './types.js';
+
+/**
+ * A job's deadline and its cancel stop the remote task, whatever the `TaskClient` that `connect`
+ * made would do with a call's own deadline or abort (its `cancelOnTimeout`, `cancelOnAbort`).
+ */
+const STOPS_CANCEL = { cancelOnTimeout: true, cancelOnAbort: true } as const;
+
+/**
+ * What a run that threw `error` leaves on the control channel: everything when it hands the job
+ * back, nothing when the job ends (failed for good), the cancel it did not see when another
+ * BullMQ attempt follows.
+ */
+function releaseOf(error: unknown, job: Job): RunRelease {
+  if (error instanceof RunEnded && error.end.kind === 'release') return 'handed-back';
+  if (error instanceof RunEnded && error.end.kind === 'final') return 'done';
+  return isLastAttempt(job) ? 'done' : 'attempt';
+}
 
 /** See the module comment. */
 export class JobRun {
@@ -61,7 +81,7 @@ export class JobRun {
    * @throws RunEnded otherwise.
    */
   async run(): Promise<CallToolResult> {
-    const control = this.context.watch(this.jobId);
+    const control = this.context.watch(instanceOf(this.job), this.token);
     this.questions = new JobQuestions(
       control,
       (asked) => {
@@ -89,20 +109,21 @@ export class JobRun {
     const unlisten = this.context.onClose(onClose);
     if (this.signal?.aborted === true) onSignal();
     if (this.context.closing.aborted) onClose();
-    let handedBack = false;
+    let end: RunRelease = 'done';
     try {
       this.data = checkedData(this.job.data);
       // A cancel stored before the job started is known before anything is called.
       await this.untilRead(control.ready);
       return await this.attempts();
     } catch (error) {
-      handedBack = error instanceof RunEnded && error.end.kind === 'release';
+      end = releaseOf(error, this.job);
       throw error;
     } finally {
       this.signal?.removeEventListener('abort', onSignal);
       unlisten();
-      // A job handed back keeps its answers and its cancel for the run that takes it next.
-      control.release(handedBack);
+      // A job handed back keeps its answers and its cancel for the run that takes it next; one
+      // that ends leaves nothing.
+      control.release(end);
       await this.view.progress.settled();
     }
   }
@@ -241,7 +262,7 @@ export class JobRun {
         // The deadline counts the time spent connecting: what is left of it now bounds the task.
         const timeoutMs = timeLeft(this.data);
         handle = await this.withInput(lease.tasks, (input) =>
-          lease.tasks.resume(reference, { timeoutMs, signal: this.stop.signal, ...input }),
+          lease.tasks.resume(reference, { timeoutMs, signal: this.stop.signal, ...STOPS_CANCEL, ...input }),
         );
         this.context.emit({
           type: 'resumed',
@@ -307,6 +328,7 @@ export class JobRun {
             timeoutMs: remaining,
             ttlMs: data.ttlMs,
             signal: creating.signal,
+            ...STOPS_CANCEL,
             onProgress,
             ...input,
           });

@@ -21,7 +21,8 @@ import {
   type ToolJobData,
   type ToolJobEvent,
 } from '../../lib/bullmq/index.js';
-import { ControlWatch, writeControl } from '../../lib/bullmq/control.js';
+import { ControlWatch } from '../../lib/bullmq/control.js';
+import { instanceOf, writeControl } from '../../lib/bullmq/control-store.js';
 import { writeJobData } from '../../lib/bullmq/job-write.js';
 import { connectScripted, rpcError, type Json, type ScriptedPair } from '../support/scripted-server.js';
 import { textResult } from '../support/scripted-task-client.js';
@@ -389,19 +390,23 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
       () => {},
     );
     cleanups.push(async () => watch.stop());
-    const first = watch.watch('a');
+    // Two jobs no worker takes (the watches stand for their runs).
+    const a = instanceOf(await opened.queue.add('a', {}));
+    const b = instanceOf(await opened.queue.add('b', {}));
+    const first = watch.watch(a, undefined);
     await first.ready;
-    // The revision moves, the watch reads it (for job a): from now on it reads only when it moves again.
-    await writeControl(opened.queue, 'b', { kind: 'cancel' }, { reason: 'no longer needed' }, false);
-    await eventually(async () => reads >= 2, 5_000, 'the watch to read the new revision');
-    await pause(200);
+    // The revision moves, the watch reads it (for job a): from now on it reads the fields only when it moves again.
+    await writeControl(opened.queue, b, { kind: 'cancel' }, { reason: 'no longer needed' }, false);
+    await pause(300);
+    const before = reads;
+    await eventually(async () => reads >= before + 2, 5_000, 'the watch to poll');
     failNext = true;
-    const second = watch.watch('b');
+    const second = watch.watch(b, undefined);
     const seen = await Promise.race([second.cancelled, pause(3_000).then(() => 'not seen')]);
     expect(seen).toBe('no longer needed');
     expect(failNext).toBe(false);
-    first.release();
-    second.release();
+    first.release('done');
+    second.release('done');
   }, 30_000);
 
   it('the wait for the first read of the control channel leaves no timer behind once the channel was read', async () => {

@@ -13,7 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../../examples/http-server.js';
 import { TaskClient } from '../../lib/index.js';
 import { enqueueToolTask, taskProcessor, type ToolJobData, type ToolJobEvent } from '../../lib/bullmq/index.js';
-import { ControlWatch, writeControl } from '../../lib/bullmq/control.js';
+import { ControlWatch } from '../../lib/bullmq/control.js';
+import { instanceOf, writeControl } from '../../lib/bullmq/control-store.js';
 import { writeJobData } from '../../lib/bullmq/job-write.js';
 import { eventually, MethodCounter, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
 
@@ -315,16 +316,18 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
     const opened = await openQueue(redis, 'once-watch');
     const watch = new ControlWatch(opened.queue, 50, () => {});
     try {
-      const first = watch.watch('7');
-      const second = watch.watch('7');
+      // A job no worker takes (the watches stand for two runs of it).
+      const job = instanceOf(await opened.queue.add('job', {}));
+      const first = watch.watch(job, undefined);
+      const second = watch.watch(job, undefined);
       expect(await within(Promise.all([first.ready, second.ready]), 3_000, 'not ready')).toEqual([
         undefined,
         undefined,
       ]);
-      first.release();
-      await writeControl(opened.queue, '7', { kind: 'cancel' }, { reason: 'no longer needed' }, false);
+      first.release('done');
+      await writeControl(opened.queue, job, { kind: 'cancel' }, { reason: 'no longer needed' }, false);
       expect(await within(second.cancelled, 3_000, 'not cancelled')).toBe('no longer needed');
-      second.release();
+      second.release('done');
     } finally {
       watch.stop();
       await opened.close();

@@ -115,10 +115,17 @@ describe('input during a task ([E3]-[E5])', () => {
     ]);
     expect(contexts.map((c) => c.who)).toEqual(['call', 'client']);
     const [first, second] = contexts;
-    expect(first?.context).toMatchObject({ delivery: 'task-update', taskId: own.taskId, toolName: 'confirm_delete' });
+    // Each with its key in the task's inputRequests ([E4]).
+    expect(first?.context).toMatchObject({
+      delivery: 'task-update',
+      key: 'confirm',
+      taskId: own.taskId,
+      toolName: 'confirm_delete',
+    });
     expect(first?.context.handle).toBe(own);
     expect(second?.context).toMatchObject({
       delivery: 'task-update',
+      key: 'confirm',
       taskId: shared.taskId,
       toolName: 'confirm_delete',
     });

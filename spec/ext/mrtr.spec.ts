@@ -43,6 +43,7 @@ describe('input before a task exists: multi round-trip ([E17])', () => {
     expect(contexts).toHaveLength(1);
     expect(contexts[0]).toMatchObject({
       delivery: 'retry',
+      key: 'user_name',
       taskId: undefined,
       handle: undefined,
       toolName: 'test_tool_with_task',

@@ -44,6 +44,7 @@ export function runCallback(
     delivery,
     signal: signal.signal,
     ...(about.inferred === true ? { inferred: true } : {}),
+    ...(about.key === undefined ? {} : { key: about.key }),
   };
   const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
   const watch = parts.instrument?.input?.({

@@ -55,6 +55,8 @@ export interface Asking {
   readonly stop?: AbortSignal | undefined;
   /** The request named no task; the library tied it to this one. */
   readonly inferred?: boolean | undefined;
+  /** The request's key in the `inputRequests` that carried it (`task-update`, `retry`). */
+  readonly key?: string | undefined;
   /** The JSON-RPC id of the server's request (a side-channel request only), for instrumentation. */
   readonly id?: string | number | undefined;
   /** The port the request came on; the current one when not told. */

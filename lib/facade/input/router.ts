@@ -233,7 +233,14 @@ export class InputRouter implements InputAnswers {
     await Promise.all(
       items.map(async (item) => {
         if (item.kind === undefined) return;
-        const answer = this.ask(item.kind, item.params, { taskId: about.taskId, owner, call: about, delivery, signal });
+        const answer = this.ask(item.kind, item.params, {
+          taskId: about.taskId,
+          owner,
+          call: about,
+          delivery,
+          signal,
+          key: item.key,
+        });
         if (answer === undefined) return;
         try {
           answers[item.key] = await answer;
