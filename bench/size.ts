@@ -130,8 +130,13 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * says nothing of it (the blocking tasks/result waited for ever behind a proxy that cut it, and
  * the question the server still held was never asked): the port watches the streams of its own
  * requests there (+492).
+ * Raised a sixteenth time, to 52.6 KiB (53,811 bytes measured, from 53,705), for behaviour and
+ * structure: on the tasks extension, status notifications under their 2025-11-25 name read
+ * (the C# SDK's extension sends them so; +45); three modules over 400 lines split by concern
+ * (+30); `InputContext.key`, which lets a durable worker send a stored answer to its own request
+ * only (+15); the request a cut stream leaves open cancelled (+16).
  */
-export const SIZE_BUDGET_GZIP = 52.5 * 1024;
+export const SIZE_BUDGET_GZIP = 52.6 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
