@@ -69,10 +69,9 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a stored answer is sent again 
 
   const updates = (server: ExtServer, taskId: string): Json[] => server.tasks.inspect(taskId).updates as Json[];
 
-  it('the same question asked again (a new key) after the worker that answered it went: it waits for an answer of its own', async () => {
-    const hold = { on: false };
-    const server = extServer(hold);
-    const opened = await openQueue(redis, 'answer-round-new');
+  /** A job on queue `name` whose task asks QUESTION under the key `first`, answered YES by the user. */
+  async function answeredOnce(server: ExtServer, name: string) {
+    const opened = await openQueue(redis, name);
     cleanups.push(() => opened.close());
     const first = worker(server, opened.queue);
     const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'manual' });
@@ -81,6 +80,13 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a stored answer is sent again 
     server.tasks.requestInput(taskId, { first: QUESTION });
     await eventually(async () => first.events.some((e) => e.type === 'input'), 10_000, 'the question');
     await answerJobInput(opened.queue, job.id!, YES);
+    return { opened, first, job, taskId };
+  }
+
+  it('the same question asked again (a new key) after the worker that answered it went: it waits for an answer of its own', async () => {
+    const hold = { on: false };
+    const server = extServer(hold);
+    const { opened, first, job, taskId } = await answeredOnce(server, 'answer-round-new');
     await eventually(async () => updates(server, taskId).length === 1, 10_000, 'the answer to reach the server');
     await first.close();
 
@@ -99,15 +105,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a stored answer is sent again 
   it('the same request (its key still listed: the answer never reached the server) is answered from the stored answer', async () => {
     const hold = { on: true };
     const server = extServer(hold);
-    const opened = await openQueue(redis, 'answer-round-same');
-    cleanups.push(() => opened.close());
-    const first = worker(server, opened.queue);
-    const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'manual' });
-    await eventually(async () => first.events.some((e) => e.type === 'started'), 10_000, 'the task');
-    const taskId = String((first.events.find((e) => e.type === 'started') as { taskId: string }).taskId);
-    server.tasks.requestInput(taskId, { first: QUESTION });
-    await eventually(async () => first.events.some((e) => e.type === 'input'), 10_000, 'the question');
-    await answerJobInput(opened.queue, job.id!, YES);
+    const { opened, first, job, taskId } = await answeredOnce(server, 'answer-round-same');
     await eventually(
       async () => server.log.some((entry) => entry.method === 'tasks/update'),
       10_000,

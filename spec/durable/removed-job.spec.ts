@@ -9,10 +9,18 @@
  */
 import { Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { TaskClient, type TaskReference } from '../../lib/index.js';
+import { TaskClient } from '../../lib/index.js';
 import { cancelToolJob, enqueueToolTask, taskProcessor, type ToolJobEvent } from '../../lib/bullmq/index.js';
 import { connectScripted } from '../support/scripted-server.js';
-import { eventually, finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
+import {
+  eventually,
+  finished,
+  openQueue,
+  REDIS_AVAILABLE,
+  scriptedReference,
+  skipWithoutRedis,
+  useRedis,
+} from './support.js';
 
 skipWithoutRedis('durable queue: a job removed while it runs');
 
@@ -69,16 +77,7 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: a job removed while it runs', 
     cleanups.push(() => opened.close());
     // As a worker handed it back: the job waits with its task's reference, the task running.
     const task = server.tasks.create({ pollInterval: 50 });
-    const reference: TaskReference = {
-      v: 2,
-      taskId: String(task.taskId),
-      toolName: 'job',
-      createdAt: String(task.createdAt),
-      ttl: 60_000,
-      server: 'scripted-server@1.0.0',
-      wire: '2025-11-25',
-      capabilities: { cancel: true, list: true },
-    };
+    const reference = scriptedReference(task);
     const job = await enqueueToolTask(opened.queue, { server: 'default', tool: 'job' });
     await job.updateData({ ...job.data, task: { reference, storedAt: Date.now() } });
     expect(await cancelToolJob(opened.queue, job.id!, 'queue drained')).toBe(true);

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents, type Job } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { pendingQuestions, type PendingQuestion } from '../../lib/bullmq/index.js';
+import type { TaskReference } from '../../lib/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -437,4 +438,22 @@ export async function finished(queue: Queue, job: Job, timeoutMs = 30_000): Prom
     `job ${job.id} to finish`,
   );
   return (await queue.getJob(job.id!))!;
+}
+
+/**
+ * The reference a worker stores for `task`, a task of the scripted 2025-11-25 server
+ * (spec/support/scripted-server.ts) running tool `job`: what a job holds once its worker died or
+ * handed it back.
+ */
+export function scriptedReference(task: { taskId?: unknown; createdAt?: unknown }): TaskReference {
+  return {
+    v: 2,
+    taskId: String(task.taskId),
+    toolName: 'job',
+    createdAt: String(task.createdAt),
+    ttl: 60_000,
+    server: 'scripted-server@1.0.0',
+    wire: '2025-11-25',
+    capabilities: { cancel: true, list: true },
+  };
 }

@@ -74,6 +74,25 @@ function instrumentation(options: OtelInstrumentationOptions = {}): TaskClientOp
  */
 const IN_PROCESS_VERSION = SDK === 'v2' ? { 'mcp.protocol.version': '2025-11-25' } : {};
 
+/**
+ * `transport` with each message it delivers passed through `rewrite` first (the SDK client sets
+ * its `onmessage` after the wrapper is made, hence the property).
+ */
+function rewritingIncoming(
+  transport: SpecTransport,
+  rewrite: (message: Parameters<NonNullable<SpecTransport['onmessage']>>[0]) => typeof message,
+): SpecTransport {
+  let handler: SpecTransport['onmessage'];
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    get: () => handler,
+    set: (next: SpecTransport['onmessage']) => {
+      handler = next === undefined ? undefined : (message, extra) => next(rewrite(message), extra);
+    },
+  });
+  return transport;
+}
+
 /** Fast polling, so a short task is polled a few times. */
 const POLLING = { minPollIntervalMs: 5, initialPollIntervalMs: 10 } as const;
 
@@ -439,31 +458,15 @@ describe('input, plain calls, retries and reconnections', () => {
           const original = typeof reply.id === 'string' ? renamed.get(reply.id) : undefined;
           return send(original === undefined ? message : ({ ...message, id: original } as typeof message), options);
         };
-        let handler: SpecTransport['onmessage'];
-        Object.defineProperty(transport, 'onmessage', {
-          configurable: true,
-          get: () => handler,
-          set: (next: SpecTransport['onmessage']) => {
-            handler =
-              next === undefined
-                ? undefined
-                : (message, extra) => {
-                    const request = message as {
-                      id?: unknown;
-                      method?: unknown;
-                      params?: { _meta?: Record<string, unknown> };
-                    };
-                    const related = request.params?._meta?.['io.modelcontextprotocol/related-task'] as
-                      { taskId?: string } | undefined;
-                    if (request.method !== 'elicitation/create' || related?.taskId === undefined)
-                      return next(message, extra);
-                    const id = `task-${related.taskId}-1`;
-                    renamed.set(id, request.id);
-                    next({ ...message, id }, extra);
-                  };
-          },
+        return rewritingIncoming(transport, (message) => {
+          const request = message as { id?: unknown; method?: unknown; params?: { _meta?: Record<string, unknown> } };
+          const related = request.params?._meta?.['io.modelcontextprotocol/related-task'] as
+            { taskId?: string } | undefined;
+          if (request.method !== 'elicitation/create' || related?.taskId === undefined) return message;
+          const id = `task-${related.taskId}-1`;
+          renamed.set(id, request.id);
+          return { ...message, id };
         });
-        return transport;
       };
       const { tasks } = await inProcess({}, { recordTaskIds }, { wrap });
       const handle = await tasks.callToolAsTask(
@@ -1023,31 +1026,12 @@ describe('a task resumed after a restart', () => {
     for (const recordTaskIds of [false, true]) {
       const taskId = `gone-${recordTaskIds ? 'kept' : 'hidden'}-0123456789abcdef`;
       // The error of an unknown task as Python's SDK words it: the id quoted.
-      const wrap = (transport: SpecTransport): SpecTransport => {
-        let handler: SpecTransport['onmessage'];
-        Object.defineProperty(transport, 'onmessage', {
-          configurable: true,
-          get: () => handler,
-          set: (next: SpecTransport['onmessage']) => {
-            handler =
-              next === undefined
-                ? undefined
-                : (message, extra) => {
-                    const reply = message as { error?: { code: number; message: string } };
-                    next(
-                      reply.error === undefined
-                        ? message
-                        : {
-                            ...message,
-                            error: { ...reply.error, message: `Task not found: ${taskId}` },
-                          },
-                      extra,
-                    );
-                  };
-          },
+      const wrap = (transport: SpecTransport): SpecTransport =>
+        rewritingIncoming(transport, (message) => {
+          const reply = message as { error?: { code: number; message: string } };
+          if (reply.error === undefined) return message;
+          return { ...message, error: { ...reply.error, message: `Task not found: ${taskId}` } };
         });
-        return transport;
-      };
       const { tasks } = await inProcess({}, { recordTaskIds }, { wrap });
       await expect(tasks.resume(taskId).result()).rejects.toThrow('does not know this task');
       const failed = telemetry.spans().filter((span) => span.name.startsWith('tasks/') && span.status.message);
