@@ -255,7 +255,11 @@ export class ControlWatch {
     const marks: Array<{ job: JobInstance; values: Record<string, string> }> = [];
     for (const [index, runs] of watches.entries()) {
       const { gone, values } = found.jobs[index]!;
-      const removed = gone ? runs.filter((watched) => !watched.removed) : [];
+      // A run released while the poll was out (its job finished, and `removeOnComplete` deleted
+      // it) was not removed under it.
+      const removed = gone
+        ? runs.filter((watched) => !watched.removed && this.jobs.get(watched.key)?.has(watched) === true)
+        : [];
       if (removed.length > 0) {
         // Removed while it runs: nobody can see its result, and its task is cancelled.
         const { id } = runs[0]!.job;

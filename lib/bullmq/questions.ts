@@ -94,7 +94,12 @@ export class JobQuestions {
     // ([E4]: a key is one request over the task's life). Nothing does on 2025-11-25 (a request
     // sent to a worker that died is not sent again), nor before a task exists (the call is made
     // again, and its requests are new).
-    const round = context.delivery === 'task-update' ? context.key : undefined;
+    // The task's id goes with it: a key is unique within one task only, and a run that called the
+    // tool again (its task lost) has a new task whose keys start over.
+    const round =
+      context.delivery === 'task-update' && context.key !== undefined
+        ? `${context.taskId ?? ''}:${context.key}`
+        : undefined;
     // Questions that ask the same thing at once (one prompt sampled twice, one confirmation for two
     // items) each get an id of their own: the first the derived id, the next ones a count after it.
     // Sharing one, only one of them could be answered and the others waited for good.

@@ -310,9 +310,13 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     return this.endNotices ? streamEndOptions(id, this.resumed) : undefined;
   }
 
-  /** The watched stream of request `id` carried an event id: SDK v1 resumes it, its end is not the request's. */
+  /**
+   * The watched stream of request `id` carried an event id: SDK v1 resumes it, its end is not the
+   * request's. Only while the request is open: a resumed stream may go on after its answer (an
+   * error answer does not stop SDK v1's resumption), and nothing would take the id out again.
+   */
   private readonly resumed = (id: string): void => {
-    (this.resumable ??= new Set()).add(id);
+    if (this.pending.has(id)) (this.resumable ??= new Set()).add(id);
   };
 
   /** The end of a watched request stream (stream-ends.ts), unless SDK v1 resumes it. */

@@ -17,7 +17,9 @@
  * the request. The SDK parses it after every event before it and hands it to `onmessage`, where
  * the port takes it: an answer the stream carried has settled the request by then, so the request
  * still open has none coming on that stream. Whether the stream carried an event id (the SDK then
- * resumes it) the callback has told by then as well.
+ * resumes it) the callback has told by then as well. Only whole events reach the SDK: an event
+ * the cut left unfinished is dropped, its id with it, so SDK v1 resumes from the last event it
+ * got whole, which the server then sends again.
  */
 import type { JsonObject } from './port.js';
 import type { SendOptions } from './sdk-access.js';
@@ -79,34 +81,80 @@ export function endOf(params: JsonObject): { id: string; reason: string | undefi
   return { id: requestId, reason: typeof reason === 'string' ? reason : undefined };
 }
 
+/** Bytes of line ends: an SSE event ends at an empty line (LF, CR LF or CR). */
+const LF = 10;
+const CR = 13;
+const NOTHING = new Uint8Array(0);
+
 /**
- * `body` as the SDK reads it, and then one more event: the {@link STREAM_ENDED} notification of
- * request `id` (with the failure, when the body failed rather than ended). It starts with a blank
- * line, which ends an event the body left unfinished: its data, if complete, still reaches the
- * SDK (which would otherwise drop it), and a cut one fails its parse there, as any broken event.
- * The body's failure is not passed on: the request's own failure tells it.
+ * The length of the part of `bytes` that ends with the last complete event (after the empty line
+ * that ends it, and the LF of a CR LF there); 0 when no event ends in it.
+ */
+function completeEvents(bytes: Uint8Array): number {
+  for (let i = bytes.length - 1; i > 0; i--) {
+    const byte = bytes[i];
+    if (byte !== LF && byte !== CR) continue;
+    const before = bytes[i - 1];
+    // A line end right after another (CR LF being one): an empty line, the end of an event.
+    const empty =
+      byte === LF
+        ? before === LF || (before === CR && i > 1 && (bytes[i - 2] === LF || bytes[i - 2] === CR))
+        : before === LF || before === CR;
+    if (empty) return byte === CR && bytes[i + 1] === LF ? i + 2 : i + 1;
+  }
+  return 0;
+}
+
+/** `a` then `b`, in one array (`b` itself when `a` is empty). */
+function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const both = new Uint8Array(a.length + b.length);
+  both.set(a);
+  both.set(b, a.length);
+  return both;
+}
+
+/**
+ * `body` as the SDK reads it, whole events only, and then one more event: the
+ * {@link STREAM_ENDED} notification of request `id` (with the failure, when the body failed rather
+ * than ended). The bytes of an event the body left unfinished are held back and dropped at its
+ * end, as the SDK's parser would drop them: an event cut short never reaches it, so neither its
+ * data nor its id counts (an id read from a cut event would make SDK v1 resume after an answer it
+ * never delivered). The body's failure is not passed on: the request's own failure tells it.
  */
 function withEndNotice(body: ReadableStream<Uint8Array>, id: string): ReadableStream<Uint8Array> {
   const reader = body.getReader();
+  let held = NOTHING;
   const notice = (reason?: string): Uint8Array => {
     const params: JsonObject = reason === undefined ? { requestId: id } : { requestId: id, reason };
     const message = JSON.stringify({ jsonrpc: '2.0', method: STREAM_ENDED, params });
-    return new TextEncoder().encode(`\n\ndata: ${message}\n\n`);
+    return new TextEncoder().encode(`data: ${message}\n\n`);
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller): Promise<void> {
-      let chunk: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        controller.enqueue(notice(error instanceof Error ? `${error.name}: ${error.message}` : String(error)));
-        controller.close();
-        return;
+      // Until a whole event has come (or the body ends): each pull gives the reader something.
+      for (;;) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          controller.enqueue(notice(error instanceof Error ? `${error.name}: ${error.message}` : String(error)));
+          controller.close();
+          return;
+        }
+        if (chunk.done) {
+          controller.enqueue(notice());
+          controller.close();
+          return;
+        }
+        const bytes = joined(held, chunk.value);
+        const whole = completeEvents(bytes);
+        held = whole === bytes.length ? NOTHING : bytes.slice(whole);
+        if (whole > 0) {
+          controller.enqueue(whole === bytes.length ? bytes : bytes.subarray(0, whole));
+          return;
+        }
       }
-      if (chunk.done) {
-        controller.enqueue(notice());
-        controller.close();
-      } else controller.enqueue(chunk.value);
     },
     cancel(reason: unknown): Promise<void> {
       return reader.cancel(reason);

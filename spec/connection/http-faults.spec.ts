@@ -271,6 +271,25 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
     expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
   });
 
+  it('an event cut halfway on a stream that can be resumed does not count, its id with it: the SDK resumes after the last whole event, and the question cut is asked', async () => {
+    const { tasks, asked, proxy } = await throughProxy(
+      await startHttpServer({}, askingTwice(100), undefined, {
+        eventStore: orderedEventStore(),
+        retryInterval: 50,
+      }),
+      // The priming event passes whole; the first question's event is cut inside its data line.
+      firstResult('mid-second-event'),
+    );
+    const handle = await tasks.callToolAsTask('ask_twice', {}, { timeoutMs: 30_000 });
+    // Before, SDK v1 read the cut event's id and resumed after it: the question was never replayed,
+    // and the task waited for its answer until the deadline.
+    expect((await within(handle.result(), 10_000)).content).toEqual([
+      { type: 'text', text: 'first: accept, second: accept' },
+    ]);
+    expect(asked).toEqual(['first?', 'second?']);
+    expect(proxy.methods).toContain('tasks/result (cut)');
+  });
+
   it("a cut stream that carried an event id is the SDK's to resume: the request is not failed, and the questions come on the resumed stream", async () => {
     const { tasks, asked, problems } = await throughProxy(
       // An event store: each stream starts with a priming event that has an id, and can be resumed.

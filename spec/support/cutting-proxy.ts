@@ -15,10 +15,13 @@ import type { AddressInfo } from 'node:net';
  *   stream close.
  * - `mid-event`: forwarded; the answer ends cleanly halfway through its first event (inside its
  *   data line), and the upstream connection is dropped.
+ * - `mid-second-event`: forwarded; the first event passes whole, then the answer ends cleanly
+ *   halfway through the second (past its `id:` line when it has one), and the upstream connection
+ *   is dropped.
  * - `reset`: forwarded; once the server's answer starts, both connections are destroyed (the
  *   client's read fails, as on a network error).
  */
-export type Cut = 'unsent' | 'after-first-event' | 'mid-event' | 'reset';
+export type Cut = 'unsent' | 'after-first-event' | 'mid-event' | 'mid-second-event' | 'reset';
 
 /** A running proxy. */
 export interface CuttingProxy {
@@ -87,7 +90,13 @@ export async function startCuttingProxy(
           text += chunk.toString('utf8');
           const end = text.indexOf('\n\n');
           if (end < 0 || res.writableEnded) return;
-          res.end(cut === 'mid-event' ? text.slice(0, Math.floor(end / 2)) : text.slice(0, end + 2));
+          if (cut === 'mid-second-event') {
+            const second = text.indexOf('\n\n', end + 2);
+            if (second < 0) return;
+            const data = text.indexOf('data:', end + 2);
+            // Inside the second event's data line, which comes after its id.
+            res.end(text.slice(0, data + 5 + Math.floor((second - data - 5) / 2)));
+          } else res.end(cut === 'mid-event' ? text.slice(0, Math.floor(end / 2)) : text.slice(0, end + 2));
           upstream.destroy();
         });
       },
