@@ -26,6 +26,14 @@ export class WireUnavailableError extends Error {
  */
 export const CLOSE_WAIT_MS = 5_000;
 
+/**
+ * How much longer the library's own wait at close (`closeTimeoutMs`) is than {@link CLOSE_WAIT_MS}:
+ * the CLI's wait then always ends first when the answer does not come. With the same bound, the
+ * library's `close()` could resolve first on a loaded machine (its timer ran out, no answer came),
+ * and the CLI took that for the answer and said the task would be cancelled.
+ */
+const LIBRARY_CLOSE_MARGIN_MS = 1_000;
+
 /** How long connecting may take by default (`--connect-timeout`), and how long an HTTP server may stay unreachable. */
 export const CONNECT_TIMEOUT_MS = 30_000;
 
@@ -114,7 +122,7 @@ export function connector(
     capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
     // close() waits this long at most for the answer to a call given up before it came, so that a
     // task the server creates anyway still gets its tasks/cancel.
-    closeTimeoutMs: CLOSE_WAIT_MS,
+    closeTimeoutMs: CLOSE_WAIT_MS + LIBRARY_CLOSE_MARGIN_MS,
     // A deadline or Ctrl-C waits this long for the answer to tasks/cancel.
     cancelGraceMs: connect.cancelGraceMs ?? CANCEL_GRACE_MS,
   };

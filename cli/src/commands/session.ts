@@ -390,8 +390,9 @@ export async function runSession(
         abandoning = true;
         return 'left';
       }
-      // The same bound as the library's closeTimeoutMs, started no later than its own: when the
-      // answer has not come by then, the library gives the wait up too. `--timeout` ends it sooner.
+      // A bound shorter than the library's closeTimeoutMs (target-connect.ts), started no later than
+      // its own: when the answer has not come by then, this wait ends first, and the library gives
+      // its own up soon after. `--timeout` ends it sooner. `closeTarget()` settling first is the answer.
       const waitMs = closeWaitMs();
       let timer: NodeJS.Timeout | undefined;
       let leave: () => void = () => {};
