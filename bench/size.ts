@@ -135,8 +135,12 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * (the C# SDK's extension sends them so; +45); three modules over 400 lines split by concern
  * (+30); `InputContext.key`, which lets a durable worker send a stored answer to its own request
  * only (+15); the request a cut stream leaves open cancelled (+16).
+ * Raised a seventeenth time, to 52.8 KiB (54,024 bytes measured, from 53,811), for behaviour: a
+ * review of that day's diff found SDK v1's stream watch passing an event cut halfway to the SDK,
+ * whose id then made it resume after an answer it never delivered; only whole events pass now
+ * (+213).
  */
-export const SIZE_BUDGET_GZIP = 52.6 * 1024;
+export const SIZE_BUDGET_GZIP = 52.8 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
