@@ -64,6 +64,8 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
   const metricAttributes = metricAttributesOf(own);
   const measure = (failure: RequestFailure | undefined, result: RequestResult | undefined): void =>
     measureRequest(call.kit, metricAttributes, method, sentAt, failure, result);
+  // The call's task id, once known, is fingerprinted in the server's messages about the request.
+  const taskId = (): string | undefined => call.taskId;
   // A tools/call still unanswered when its call ends (given up before its task was created) is
   // cut: its span ends with the call's (see CallTrace.hold()).
   let cut: (() => void) | undefined;
@@ -80,7 +82,7 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
       request,
       call.toolAttributes,
       { link: call.span.spanContext() },
-      { taskId: () => call.taskId },
+      { taskId },
     );
   }
   if (method === 'tools/call') {
@@ -98,7 +100,7 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
       name,
       spanAttributes,
       onEnded: release,
-      taskId: () => call.taskId,
+      taskId,
     });
     cut = child.cut;
     return {
@@ -121,7 +123,7 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
       meta: injected(call.kit, call.context),
       notification: (notification) => {
         waiting++;
-        return notificationSpan(call.kit, call.context, notification, call.toolAttributes, done, () => call.taskId);
+        return notificationSpan(call.kit, call.context, notification, call.toolAttributes, done, taskId);
       },
       end: (failure, result) => {
         // The span waited for this event (see CallTrace.hold(), call.ts). It names the connection
@@ -143,6 +145,6 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
   }
   return requestSpan(call.kit, call.context, request, call.toolAttributes, undefined, {
     onEnded: release,
-    taskId: () => call.taskId,
+    taskId,
   });
 }

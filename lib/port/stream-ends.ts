@@ -85,6 +85,7 @@ export function endOf(params: JsonObject): { id: string; reason: string | undefi
 const LF = 10;
 const CR = 13;
 const NOTHING = new Uint8Array(0);
+const UTF8 = new TextEncoder();
 
 /**
  * The length of the part of `bytes` that ends with the last complete event (after the empty line
@@ -128,7 +129,7 @@ function withEndNotice(body: ReadableStream<Uint8Array>, id: string): ReadableSt
   const notice = (reason?: string): Uint8Array => {
     const params: JsonObject = reason === undefined ? { requestId: id } : { requestId: id, reason };
     const message = JSON.stringify({ jsonrpc: '2.0', method: STREAM_ENDED, params });
-    return new TextEncoder().encode(`data: ${message}\n\n`);
+    return UTF8.encode(`data: ${message}\n\n`);
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller): Promise<void> {

@@ -14,6 +14,11 @@ import type { InputKind } from '../../wire/wire.js';
 import { messageOf } from '../../util/text.js';
 import { rpcFieldsOf, rpcThrowable } from '../../util/rpc-error.js';
 
+/** The JSON-RPC method of a server's request for input of `kind`. */
+export function inputMethod(kind: InputKind): 'elicitation/create' | 'sampling/createMessage' {
+  return kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
+}
+
 /** The parts of its TaskClient that a callback run uses (see router-parts.ts). */
 export type CallbackRunParts = Pick<RouterParts, 'closeSignal' | 'port' | 'instrument' | 'report'>;
 
@@ -46,7 +51,7 @@ export function runCallback(
     ...(about.inferred === true ? { inferred: true } : {}),
     ...(about.key === undefined ? {} : { key: about.key }),
   };
-  const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
+  const method = inputMethod(kind);
   const watch = parts.instrument?.input?.({
     method,
     id: about.id,

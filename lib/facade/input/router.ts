@@ -11,7 +11,7 @@
  */
 import type { InputCallbacks, InputContext } from '../../api/index.js';
 import { AbandonedError } from './abandon.js';
-import { runCallback } from './callback-run.js';
+import { inputMethod, runCallback } from './callback-run.js';
 import { creationsOn, type EarlyVerdict } from './early.js';
 import type { JsonObject, SessionPort } from '../../port/port.js';
 import { receiverClaims, unservedTaskRequest } from './receiver-seam.js';
@@ -167,9 +167,8 @@ export class InputRouter implements InputAnswers {
       const refusal = answeredBy === undefined ? undefined : this.refusal(kind, params, port);
       if (refusal !== undefined) return Promise.reject(rpcThrowable(-32602, refusal));
       request.unattributed?.({ reason, inFlight, waitingForInput, hostRequests });
-      const method = kind === 'elicitation' ? 'elicitation/create' : 'sampling/createMessage';
       this.parts.emitter.emit('inputUnattributed', {
-        method,
+        method: inputMethod(kind),
         reason,
         inFlight,
         waitingForInput,
