@@ -34,6 +34,7 @@ import type { MessageHandler, SdkAccess, SendOptions, TransportLike } from './sd
 import { transportInfoOf } from './transport-info.js';
 import { abandon } from './abandon.js';
 import { endOf, STREAM_ENDED, streamEndOptions, watchStreamEnds } from './stream-ends.js';
+import { ResumeWatch } from './stream-resume.js';
 import type { NotificationInstrument } from '../api/index.js';
 import { isObject } from '../util/json.js';
 
@@ -50,10 +51,8 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
   private streams: boolean | undefined = undefined;
   /** {@link RawSession.tellsStreamEnds}, once known. */
   private streamEnds: boolean | undefined = undefined;
-  /** True on SDK v1's Streamable HTTP transport, whose request streams the port watches (stream-ends.ts). */
-  private readonly endNotices: boolean;
-  /** Requests whose stream (watched) carried an event id: SDK v1 resumes those itself. */
-  private resumable: Set<string> | undefined = undefined;
+  /** On SDK v1's Streamable HTTP transport, whose request streams the port watches (stream-ends.ts): what becomes of their ends. */
+  private readonly resumes: ResumeWatch | undefined;
   /** The taps on inbound requests and notifications, and the inbound requests being answered. */
   private readonly router = new InboundRouter(this);
   private readonly closeListeners = new Set<() => void>();
@@ -68,7 +67,7 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     const transport = access.transport();
     if (transport === undefined) throw new TypeError('The SDK client is not connected');
     this.transport = transport;
-    this.endNotices = watchStreamEnds(transport);
+    this.resumes = watchStreamEnds(transport) ? new ResumeWatch(this) : undefined;
     this.inner = transport.onmessage as MessageHandler | undefined;
     transport.onmessage = (message: unknown, extra?: unknown) => {
       if (!this.intercept(message)) this.inner?.call(transport, message, extra);
@@ -305,25 +304,16 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     if (entry !== undefined) abandon(this, entry, error);
   }
 
-  endOptions(id: string): SendOptions | undefined {
+  endOptions(id: string, options: PortRequestOptions): SendOptions | undefined {
     if (this.tellsStreamEnds()) return { onRequestStreamEnd: () => this.streamEnded(id) };
-    return this.endNotices ? streamEndOptions(id, this.resumed) : undefined;
+    if (this.resumes === undefined) return undefined;
+    this.resumes.watch(id, options);
+    return streamEndOptions(id, this.resumes);
   }
 
-  /**
-   * The watched stream of request `id` carried an event id: SDK v1 resumes it, its end is not the
-   * request's. Only while the request is open: a resumed stream may go on after its answer (an
-   * error answer does not stop SDK v1's resumption), and nothing would take the id out again.
-   */
-  private readonly resumed = (id: string): void => {
-    if (this.pending.has(id)) (this.resumable ??= new Set()).add(id);
-  };
-
-  /** The end of a watched request stream (stream-ends.ts), unless SDK v1 resumes it. */
-  private noticed(params: JsonObject): true {
-    const end = endOf(params);
-    if (end !== undefined && this.resumable?.delete(end.id) !== true) this.streamEnded(end.id, end.reason);
-    return true;
+  /** Request `id`, while it is open. */
+  open(id: string): Pending | undefined {
+    return this.pending.get(id);
   }
 
   /** True on a transport that carries each request on a stream of its own and tells when it ends (SDK v2's Streamable HTTP), in either era. */
@@ -346,7 +336,7 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     if (entry === undefined) return undefined;
     this.pending.delete(id);
     // Its stream's end no longer matters (an answer, a timeout): nor whether SDK v1 resumes it.
-    this.resumable?.delete(id);
+    this.resumes?.forget(id);
     entry.finish();
     return entry;
   }
@@ -364,7 +354,11 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     const params = isObject(message.params) ? message.params : {};
     if (id === undefined || id === null) {
       // The port's own mark of a watched stream's end: never the SDK's, nor a tap's.
-      if (method === STREAM_ENDED && this.endNotices) return this.noticed(params);
+      if (method === STREAM_ENDED && this.resumes !== undefined) {
+        const end = endOf(params);
+        if (end !== undefined) this.resumes.ended(end);
+        return true;
+      }
       return this.router.notification(method, params);
     }
     if (typeof id !== 'string' && typeof id !== 'number') return false;

@@ -17,12 +17,15 @@
  * the request. The SDK parses it after every event before it and hands it to `onmessage`, where
  * the port takes it: an answer the stream carried has settled the request by then, so the request
  * still open has none coming on that stream. Whether the stream carried an event id (the SDK then
- * resumes it) the callback has told by then as well. Only whole events reach the SDK: an event
+ * resumes it) the callback has told by then as well. SDK v1 hands the callback on to the GETs that
+ * resume the stream: their streams are watched the same way, and their opening told, so that the
+ * port can bound a resumption that never comes (stream-resume.ts). Only whole events reach the SDK: an event
  * the cut left unfinished is dropped, its id with it, so SDK v1 resumes from the last event it
  * got whole, which the server then sends again.
  */
 import type { JsonObject } from './port.js';
 import type { SendOptions } from './sdk-access.js';
+import type { StreamEnd } from './stream-resume.js';
 import { isObject } from '../util/json.js';
 
 /** The notification that follows the last event of a watched request stream (never sent by a server). */
@@ -31,8 +34,14 @@ export const STREAM_ENDED = 'notifications/mcp-task-client/stream-ended';
 /** `_handleSseStream` of SDK v1's Streamable HTTP transport. */
 type HandleSse = (this: unknown, stream: unknown, options: unknown, reconnectable: unknown) => unknown;
 
-/** The request id of each resumption-token callback handed to a watched transport's `send`. */
-const requestOf = new WeakMap<object, string>();
+/** What the port is told of a watched request's streams: event ids, and a resumed stream opening. */
+export interface StreamWatcher {
+  resumed(id: string): void;
+  reopened(id: string): void;
+}
+
+/** The request, and its watcher, of each resumption-token callback handed to a watched transport's `send`. */
+const requestOf = new WeakMap<object, { readonly id: string; readonly watcher: StreamWatcher }>();
 /** The transports whose `_handleSseStream` is wrapped. */
 const watched = new WeakSet<object>();
 
@@ -49,16 +58,16 @@ export function watchStreamEnds(transport: object): boolean {
     return false;
   const read = original as HandleSse;
   t._handleSseStream = function (this: unknown, stream: unknown, options: unknown, reconnectable: unknown): unknown {
-    // A GET stream (reconnectable) is the SDK's to resume, and a POST's of the host's own requests
-    // has no callback of ours: both are read as they are.
-    const token = reconnectable === true || !isObject(options) ? undefined : options.onresumptiontoken;
-    const id = typeof token === 'function' ? requestOf.get(token) : undefined;
-    return read.call(
-      this,
-      id !== undefined && stream instanceof ReadableStream ? withEndNotice(stream, id) : stream,
-      options,
-      reconnectable,
-    );
+    // The session's own GET stream, and a POST's of the host's own requests, have no callback of
+    // ours: both are read as they are. A GET that resumes the stream of one of ours (it carries
+    // that request's callback on) is watched like the POST's, and tells the port it came back.
+    const token = isObject(options) ? options.onresumptiontoken : undefined;
+    const mine = typeof token === 'function' ? requestOf.get(token) : undefined;
+    if (mine === undefined || !(stream instanceof ReadableStream))
+      return read.call(this, stream, options, reconnectable);
+    const resumed = reconnectable === true;
+    if (resumed) mine.watcher.reopened(mine.id);
+    return read.call(this, withEndNotice(stream, mine.id, resumed), options, reconnectable);
   };
   watched.add(transport);
   return true;
@@ -66,19 +75,20 @@ export function watchStreamEnds(transport: object): boolean {
 
 /**
  * The send options of the library's request `id` on a watched transport: a resumption-token
- * callback of its own, which marks its stream and tells `resumed` of each event id it carries.
+ * callback of its own, which marks its streams (SDK v1 hands it on to the GETs that resume them)
+ * and tells `watcher` of each event id they carry.
  */
-export function streamEndOptions(id: string, resumed: (id: string) => void): SendOptions {
-  const onresumptiontoken = (): void => resumed(id);
-  requestOf.set(onresumptiontoken, id);
+export function streamEndOptions(id: string, watcher: StreamWatcher): SendOptions {
+  const onresumptiontoken = (): void => watcher.resumed(id);
+  requestOf.set(onresumptiontoken, { id, watcher });
   return { onresumptiontoken };
 }
 
-/** The request id and the failure (if the stream failed) a {@link STREAM_ENDED} notification names. */
-export function endOf(params: JsonObject): { id: string; reason: string | undefined } | undefined {
+/** The request, the failure (if the stream failed) and the kind of stream a {@link STREAM_ENDED} notification names. */
+export function endOf(params: JsonObject): StreamEnd | undefined {
   const { requestId, reason } = params;
   if (typeof requestId !== 'string') return undefined;
-  return { id: requestId, reason: typeof reason === 'string' ? reason : undefined };
+  return { id: requestId, reason: typeof reason === 'string' ? reason : undefined, resumed: params.resumed === true };
 }
 
 /** Bytes of line ends: an SSE event ends at an empty line (LF, CR LF or CR). */
@@ -118,16 +128,18 @@ function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
 /**
  * `body` as the SDK reads it, whole events only, and then one more event: the
  * {@link STREAM_ENDED} notification of request `id` (with the failure, when the body failed rather
- * than ended). The bytes of an event the body left unfinished are held back and dropped at its
+ * than ended, and whether it was a `resumed` stream). The bytes of an event the body left unfinished are held back and dropped at its
  * end, as the SDK's parser would drop them: an event cut short never reaches it, so neither its
  * data nor its id counts (an id read from a cut event would make SDK v1 resume after an answer it
  * never delivered). The body's failure is not passed on: the request's own failure tells it.
  */
-function withEndNotice(body: ReadableStream<Uint8Array>, id: string): ReadableStream<Uint8Array> {
+function withEndNotice(body: ReadableStream<Uint8Array>, id: string, resumed: boolean): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let held = NOTHING;
   const notice = (reason?: string): Uint8Array => {
-    const params: JsonObject = reason === undefined ? { requestId: id } : { requestId: id, reason };
+    const params: JsonObject = { requestId: id };
+    if (reason !== undefined) params.reason = reason;
+    if (resumed) params.resumed = true;
     const message = JSON.stringify({ jsonrpc: '2.0', method: STREAM_ENDED, params });
     return UTF8.encode(`data: ${message}\n\n`);
   };

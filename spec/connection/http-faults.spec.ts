@@ -14,9 +14,9 @@ import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/t
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, type TaskClientOptions, type TaskMetrics } from '../../lib/index.js';
 import { within } from '../helpers.js';
-import { startCuttingProxy, type Cut } from '../support/cutting-proxy.js';
+import { startCuttingProxy, type Cut, type ProxyOptions } from '../support/cutting-proxy.js';
 import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
-import { connectOptions, httpTransport } from '../support/sdk.js';
+import { connectOptions, httpTransport, SDK } from '../support/sdk.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -157,9 +157,12 @@ function orderedEventStore(): EventStore {
 async function throughProxy(
   http: HttpTaskServer,
   pick: Parameters<typeof startCuttingProxy>[1],
-  options: { requestTimeoutMs?: number; retry?: TaskClientOptions['retry'] } = {},
+  {
+    proxy: proxyOptions,
+    ...options
+  }: { requestTimeoutMs?: number; retry?: TaskClientOptions['retry']; proxy?: ProxyOptions } = {},
 ) {
-  const proxy = await startCuttingProxy(http.url, pick);
+  const proxy = await startCuttingProxy(http.url, pick, proxyOptions);
   const asked: string[] = [];
   const tasks = await TaskClient.connect(httpTransport(proxy.url), {
     ...connectOptions(),
@@ -304,6 +307,67 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
       { type: 'text', text: 'first: accept, second: accept' },
     ]);
     expect(asked).toEqual(['first?', 'second?']);
+    expect(problems).toEqual([]);
+  });
+  // SDK v1 resumes a cut stream that carried an event id, and gives up without a word when it
+  // cannot: a 405 to its GET, its last retry failed. SDK v2 tells the end then; SDK v1's wait is
+  // bounded by the port (stream-resume.ts): the request's timeout, from the stream's end.
+  it.each([
+    [405, 'no stream offered on GET'],
+    [404, 'the event id unknown (another instance, a lost store)'],
+  ])(
+    'a cut stream the SDK is to resume but cannot (%i, %s) is not waited on for ever: the blocking tasks/result is sent again, and the question asked',
+    async (status) => {
+      let cutId: unknown;
+      const { tasks, proxy, asked, problems } = await throughProxy(
+        await startHttpServer({ pollInterval: 50, notify: false }),
+        (message, seen) => {
+          if (message.method !== 'tasks/result' || seen !== 1) return undefined;
+          cutId = message.id;
+          return 'primed-unsent';
+        },
+        { requestTimeoutMs: 1_000, proxy: { refuseResume: status } },
+      );
+      const handle = await tasks.callToolAsTask('confirm_delete', { path: '/tmp/resume.txt' }, { timeoutMs: 60_000 });
+      // Before, with SDK v1, the first tasks/result waited for a resumption that never came, until
+      // the call's deadline: the question queued on the server was never asked.
+      expect((await within(handle.result(), 10_000)).content).toEqual([
+        { type: 'text', text: 'deleted /tmp/resume.txt' },
+      ]);
+      expect(asked).toEqual(['Delete /tmp/resume.txt?']);
+      expect(proxy.resumes.length).toBeGreaterThanOrEqual(1);
+      // The cut one, then the one sent again (and, should a poll see the task completed before its
+      // answer comes, a short one for the result).
+      const results = proxy.methods.filter((method) => method.startsWith('tasks/result'));
+      expect(results[0]).toBe('tasks/result (cut)');
+      expect(results.slice(1)).toContain('tasks/result');
+      expect(results.slice(1)).not.toContain('tasks/result (cut)');
+      expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
+      if (SDK === 'v1') {
+        expect(problems[0]).toContain('not resumed within 1000 ms');
+        // [R27]: the server may still hold the request it never answered.
+        expect(proxy.cancelled).toEqual([{ requestId: cutId, reason: expect.stringContaining('not resumed') }]);
+      }
+    },
+  );
+
+  it('a resumed stream that stays open is waited on past the resume bound: the question that comes on it late is asked', async () => {
+    const { tasks, asked, problems, proxy } = await throughProxy(
+      await startHttpServer({}, askingTwice(2_500), undefined, {
+        eventStore: orderedEventStore(),
+        retryInterval: 50,
+      }),
+      firstResult('after-first-event'),
+      // A resume bound of 1 s; the second question comes 2.5 s after the first answer, on the
+      // resumed stream.
+      { requestTimeoutMs: 1_000 },
+    );
+    const handle = await tasks.callToolAsTask('ask_twice', {}, { timeoutMs: 60_000 });
+    expect((await within(handle.result(), 15_000)).content).toEqual([
+      { type: 'text', text: 'first: accept, second: accept' },
+    ]);
+    expect(asked).toEqual(['first?', 'second?']);
+    expect(proxy.resumes.length).toBeGreaterThanOrEqual(1);
     expect(problems).toEqual([]);
   });
 });

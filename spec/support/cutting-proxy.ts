@@ -20,8 +20,17 @@ import type { AddressInfo } from 'node:net';
  *   is dropped.
  * - `reset`: forwarded; once the server's answer starts, both connections are destroyed (the
  *   client's read fails, as on a network error).
+ * - `primed-unsent`: answered at once with an event stream of one priming event (an id, a
+ *   `retry` of 50 ms, no data) that then ends; the server never sees the request. The client may
+ *   resume it (a GET with `Last-Event-ID`), as from a server that closes its streams to be polled.
  */
-export type Cut = 'unsent' | 'after-first-event' | 'mid-event' | 'mid-second-event' | 'reset';
+export type Cut = 'unsent' | 'after-first-event' | 'mid-event' | 'mid-second-event' | 'reset' | 'primed-unsent';
+
+/** How the proxy answers GETs that resume a stream (with `Last-Event-ID`), instead of passing them. */
+export interface ProxyOptions {
+  /** The HTTP status every resuming GET gets (405: no stream offered; 404: the id is unknown here). */
+  readonly refuseResume?: number;
+}
 
 /** A running proxy. */
 export interface CuttingProxy {
@@ -30,6 +39,8 @@ export interface CuttingProxy {
   readonly methods: readonly string[];
   /** The params of each `notifications/cancelled` that passed. */
   readonly cancelled: ReadonlyArray<Record<string, unknown>>;
+  /** The `Last-Event-ID` of each GET that resumed (or tried to resume) a stream, in order. */
+  readonly resumes: readonly string[];
   close(): Promise<void>;
 }
 
@@ -50,9 +61,11 @@ function bodyOf(req: IncomingMessage): Promise<Buffer> {
 export async function startCuttingProxy(
   target: URL,
   pick: (message: { method?: string; id?: unknown; params?: Record<string, unknown> }, seen: number) => Cut | undefined,
+  options: ProxyOptions = {},
 ): Promise<CuttingProxy> {
   const methods: string[] = [];
   const cancelled: Array<Record<string, unknown>> = [];
+  const resumes: string[] = [];
   const seen = new Map<string, number>();
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await bodyOf(req);
@@ -70,6 +83,20 @@ export async function startCuttingProxy(
     if (cut === 'unsent') {
       res.writeHead(200, { 'content-type': 'text/event-stream' }).end();
       return;
+    }
+    if (cut === 'primed-unsent') {
+      res
+        .writeHead(200, { 'content-type': 'text/event-stream' })
+        .end(`id: primed-${methods.length}\nretry: 50\ndata: \n\n`);
+      return;
+    }
+    const resumeFrom = req.method === 'GET' ? req.headers['last-event-id'] : undefined;
+    if (typeof resumeFrom === 'string') {
+      resumes.push(resumeFrom);
+      if (options.refuseResume !== undefined) {
+        res.writeHead(options.refuseResume).end();
+        return;
+      }
     }
     const upstream = forward(
       { host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers },
@@ -115,6 +142,7 @@ export async function startCuttingProxy(
     url: new URL(`http://127.0.0.1:${port}/mcp`),
     methods,
     cancelled,
+    resumes,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
