@@ -40,11 +40,6 @@ export class TaskRequestOptions implements WireRequestOptions {
     return this.group.lifeSignal;
   }
 
-  /** How long a request of the task waits for a cut stream the SDK resumes: its request timeout. */
-  get resumeTimeoutMs(): number {
-    return this.group.requestTimeoutMs;
-  }
-
   /** What watches the task's requests (instrumentation), if anything does. */
   get instrument(): CallInstrument | undefined {
     return this.group.instrument;

@@ -44,9 +44,9 @@ export interface RequestHost extends SessionPort, Abandoner {
   /**
    * The send options that have the transport tell when the stream of request `id` ends (Streamable
    * HTTP, either era, either SDK), on a 2025-11-25 session; `undefined` on a transport with no stream
-   * per request. `options`: the request's own, with its resume bound.
+   * per request.
    */
-  endOptions(id: string, options: PortRequestOptions): SendOptions | undefined;
+  endOptions(id: string): SendOptions | undefined;
   /** Takes request `id` off the open ones (its timeout, abort and group let go). */
   take(id: string): Pending | undefined;
 }
@@ -121,7 +121,7 @@ export function openRequest<T>(
     const streamOptions: SendOptions | undefined =
       entry.post !== undefined
         ? { requestSignal: entry.post.signal, onRequestStreamEnd: () => host.streamEnded(id), headers: options.headers }
-        : host.endOptions(id, options);
+        : host.endOptions(id);
     let sent: Promise<void>;
     try {
       sent = host.write(message, streamOptions);

@@ -76,14 +76,6 @@ export interface PortRequestOptions {
    */
   readonly quietTimeout?: boolean | undefined;
   /**
-   * On SDK v1's Streamable HTTP transport, which resumes a request stream cut after an event id
-   * (a GET with `Last-Event-ID`) and says nothing when it cannot (a 405, a last retry failed): how
-   * long, from each end of the request's stream, it may wait for that stream to come back before
-   * it fails as though the stream had ended for good (stream-resume.ts). Default: its `timeoutMs`,
-   * at most 10 s.
-   */
-  readonly resumeTimeoutMs?: number | undefined;
-  /**
    * Client capabilities to declare on this request only, merged into the per-request envelope of
    * the modern era (e.g. the tasks extension, [E1]): each one merged one level into the client's
    * own, and one set to `null` left out of the request's declaration ([E35]). Ignored on a legacy

@@ -304,16 +304,13 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
     if (entry !== undefined) abandon(this, entry, error);
   }
 
-  endOptions(id: string, options: PortRequestOptions): SendOptions | undefined {
+  endOptions(id: string): SendOptions | undefined {
     if (this.tellsStreamEnds()) return { onRequestStreamEnd: () => this.streamEnded(id) };
-    if (this.resumes === undefined) return undefined;
-    this.resumes.watch(id, options);
-    return streamEndOptions(id, this.resumes);
+    return this.resumes === undefined ? undefined : streamEndOptions(id, this.resumes);
   }
 
-  /** Request `id`, while it is open. */
-  open(id: string): Pending | undefined {
-    return this.pending.get(id);
+  isOpen(id: string): boolean {
+    return this.pending.has(id);
   }
 
   /** True on a transport that carries each request on a stream of its own and tells when it ends (SDK v2's Streamable HTTP), in either era. */

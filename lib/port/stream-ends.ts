@@ -18,57 +18,105 @@
  * the port takes it: an answer the stream carried has settled the request by then, so the request
  * still open has none coming on that stream. Whether the stream carried an event id (the SDK then
  * resumes it) the callback has told by then as well. SDK v1 hands the callback on to the GETs that
- * resume the stream: their streams are watched the same way, and their opening told, so that the
- * port can bound a resumption that never comes (stream-resume.ts). Only whole events reach the SDK: an event
+ * resume the stream: their streams are watched the same way, and the SDK giving up on a
+ * resumption is told too, which it otherwise keeps to itself (stream-resume.ts). Only whole events reach the SDK: an event
  * the cut left unfinished is dropped, its id with it, so SDK v1 resumes from the last event it
  * got whole, which the server then sends again.
  */
 import type { JsonObject } from './port.js';
 import type { SendOptions } from './sdk-access.js';
-import type { StreamEnd } from './stream-resume.js';
 import { isObject } from '../util/json.js';
+import { noop } from '../util/noop.js';
 
 /** The notification that follows the last event of a watched request stream (never sent by a server). */
 export const STREAM_ENDED = 'notifications/mcp-task-client/stream-ended';
 
-/** `_handleSseStream` of SDK v1's Streamable HTTP transport. */
-type HandleSse = (this: unknown, stream: unknown, options: unknown, reconnectable: unknown) => unknown;
-
-/** What the port is told of a watched request's streams: event ids, and a resumed stream opening. */
-export interface StreamWatcher {
-  resumed(id: string): void;
-  reopened(id: string): void;
+/** How a watched stream ended, as its {@link STREAM_ENDED} notification says. */
+export interface StreamEnd {
+  readonly id: string;
+  /** The failure of the stream's read, if it failed rather than ended. */
+  readonly reason: string | undefined;
+  /** It was a resumed stream, which SDK v1 always resumes again. */
+  readonly resumed: boolean;
 }
 
-/** The request, and its watcher, of each resumption-token callback handed to a watched transport's `send`. */
-const requestOf = new WeakMap<object, { readonly id: string; readonly watcher: StreamWatcher }>();
-/** The transports whose `_handleSseStream` is wrapped. */
+/** What the port is told of a watched request's streams: their event ids, and SDK v1 giving up resuming them. */
+export interface StreamWatcher {
+  resumed(id: string): void;
+  gaveUp(id: string, why: string): void;
+}
+
+/** A library request's streams, as the wrapped methods see them. */
+interface Watched {
+  readonly id: string;
+  readonly watcher: StreamWatcher;
+  /** How many resumed streams of it were opened. */
+  opened: number;
+}
+
+/** The request of each resumption-token callback handed to a watched transport's `send`. */
+const requestOf = new WeakMap<object, Watched>();
+/** The transports whose methods are wrapped. */
 const watched = new WeakSet<object>();
+
+/** The library's request whose streams SDK v1 reads or resumes with `options`, if any. */
+function ownerOf(options: unknown): Watched | undefined {
+  const token = isObject(options) ? options.onresumptiontoken : undefined;
+  return typeof token === 'function' ? requestOf.get(token) : undefined;
+}
+
+/** A method of SDK v1's Streamable HTTP transport. */
+type Method = (this: unknown, ...args: unknown[]) => unknown;
 
 /**
  * Wraps the stream reading of `transport` when it is SDK v1's Streamable HTTP transport (once per
  * transport); false for any other, which tells stream ends itself (SDK v2's) or has no stream per
- * request.
+ * request. Private methods, the same from 1.24 to 1.32: `_handleSseStream(stream, options,
+ * reconnectable)` reads every SSE stream; `_startOrAuthSse(options)` opens a GET stream, that of a
+ * resumption too, and resolves without one when the server offers none; `_scheduleReconnection(
+ * options, attempt)` plans a resumption's next try, and gives up from `maxRetries` tries on. The
+ * `options` of a resumption carry its request's resumption-token callback on.
  */
 export function watchStreamEnds(transport: object): boolean {
   if (watched.has(transport)) return true;
-  const t = transport as { _handleSseStream?: unknown; terminateSession?: unknown; hasPerRequestStream?: unknown };
-  const original = t._handleSseStream;
-  if (t.hasPerRequestStream === true || typeof t.terminateSession !== 'function' || typeof original !== 'function')
+  const t = transport as Record<string, unknown>;
+  const read = t._handleSseStream;
+  const start = t._startOrAuthSse;
+  const plan = t._scheduleReconnection;
+  if (t.hasPerRequestStream === true || typeof t.terminateSession !== 'function' || typeof read !== 'function')
     return false;
-  const read = original as HandleSse;
   t._handleSseStream = function (this: unknown, stream: unknown, options: unknown, reconnectable: unknown): unknown {
     // The session's own GET stream, and a POST's of the host's own requests, have no callback of
-    // ours: both are read as they are. A GET that resumes the stream of one of ours (it carries
-    // that request's callback on) is watched like the POST's, and tells the port it came back.
-    const token = isObject(options) ? options.onresumptiontoken : undefined;
-    const mine = typeof token === 'function' ? requestOf.get(token) : undefined;
+    // ours: both are read as they are. A GET that resumes the stream of one of ours is watched
+    // like the POST's.
+    const mine = ownerOf(options);
     if (mine === undefined || !(stream instanceof ReadableStream))
-      return read.call(this, stream, options, reconnectable);
+      return (read as Method).call(this, stream, options, reconnectable);
     const resumed = reconnectable === true;
-    if (resumed) mine.watcher.reopened(mine.id);
-    return read.call(this, withEndNotice(stream, mine.id, resumed), options, reconnectable);
+    if (resumed) mine.opened++;
+    return (read as Method).call(this, withEndNotice(stream, mine.id, resumed), options, reconnectable);
   };
+  if (typeof start === 'function')
+    t._startOrAuthSse = function (this: unknown, options: unknown): unknown {
+      const mine = ownerOf(options);
+      const opened = mine?.opened;
+      const started = (start as Method).call(this, options);
+      // Settled without a stream of its own (a 405, a body-less answer, a re-authentication that
+      // opens the session's stream instead): the SDK tries no more. A failure is the SDK's to retry.
+      if (mine !== undefined)
+        Promise.resolve(started).then(() => {
+          if (mine.opened === opened) mine.watcher.gaveUp(mine.id, 'not resumed: no stream offered');
+        }, noop);
+      return started;
+    };
+  if (typeof plan === 'function')
+    t._scheduleReconnection = function (this: unknown, options: unknown, attempt: unknown): unknown {
+      const mine = ownerOf(options);
+      const retries = (this as { _reconnectionOptions?: { maxRetries?: unknown } })._reconnectionOptions?.maxRetries;
+      if (mine !== undefined && typeof retries === 'number' && typeof attempt === 'number' && attempt >= retries)
+        mine.watcher.gaveUp(mine.id, `not resumed after ${attempt} retries`);
+      return (plan as Method).call(this, options, attempt);
+    };
   watched.add(transport);
   return true;
 }
@@ -80,7 +128,7 @@ export function watchStreamEnds(transport: object): boolean {
  */
 export function streamEndOptions(id: string, watcher: StreamWatcher): SendOptions {
   const onresumptiontoken = (): void => watcher.resumed(id);
-  requestOf.set(onresumptiontoken, { id, watcher });
+  requestOf.set(onresumptiontoken, { id, watcher, opened: 0 });
   return { onresumptiontoken };
 }
 

@@ -58,11 +58,6 @@ export interface WireRequestOptions {
   /** Its timeout tells the server nothing (a request that may create a task, [R24], [A5]). */
   readonly quietTimeout?: boolean | undefined;
   /**
-   * How long the request waits for a cut stream of its own that the SDK resumes to come back
-   * (the port's `resumeTimeoutMs`); a task's requests give its `requestTimeoutMs`.
-   */
-  readonly resumeTimeoutMs?: number | undefined;
-  /**
    * Watches the request (instrumentation, on the call it belongs to): a wire on the session port
    * passes it on with the options, untouched.
    */

@@ -310,8 +310,8 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
     expect(problems).toEqual([]);
   });
   // SDK v1 resumes a cut stream that carried an event id, and gives up without a word when it
-  // cannot: a 405 to its GET, its last retry failed. SDK v2 tells the end then; SDK v1's wait is
-  // bounded by the port (stream-resume.ts): the request's timeout, from the stream's end.
+  // cannot: a 405 to its GET, its last retry failed. SDK v2 tells the end then; on SDK v1 the port
+  // tells it (stream-ends.ts, stream-resume.ts).
   it.each([
     [405, 'no stream offered on GET'],
     [404, 'the event id unknown (another instance, a lost store)'],
@@ -326,7 +326,7 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
           cutId = message.id;
           return 'primed-unsent';
         },
-        { requestTimeoutMs: 1_000, proxy: { refuseResume: status } },
+        { proxy: { refuseResume: status } },
       );
       const handle = await tasks.callToolAsTask('confirm_delete', { path: '/tmp/resume.txt' }, { timeoutMs: 60_000 });
       // Before, with SDK v1, the first tasks/result waited for a resumption that never came, until
@@ -344,22 +344,22 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
       expect(results.slice(1)).not.toContain('tasks/result (cut)');
       expect(problems).toEqual([expect.stringContaining('The request stream ended without an answer')]);
       if (SDK === 'v1') {
-        expect(problems[0]).toContain('not resumed within 1000 ms');
+        expect(problems[0]).toContain('not resumed');
         // [R27]: the server may still hold the request it never answered.
-        expect(proxy.cancelled).toEqual([{ requestId: cutId, reason: expect.stringContaining('not resumed') }]);
+        expect(proxy.cancelled).toContainEqual({ requestId: cutId, reason: expect.stringContaining('not resumed') });
       }
     },
   );
 
-  it('a resumed stream that stays open is waited on past the resume bound: the question that comes on it late is asked', async () => {
+  it('a resumption is not timed: a server that asks for a pause longer than the request timeout is resumed, and a question that comes late on the resumed stream is asked', async () => {
     const { tasks, asked, problems, proxy } = await throughProxy(
-      await startHttpServer({}, askingTwice(2_500), undefined, {
+      // The server asks for 1.5 s before a resumption; the second question comes 1.5 s after the
+      // first answer, on the resumed stream.
+      await startHttpServer({}, askingTwice(1_500), undefined, {
         eventStore: orderedEventStore(),
-        retryInterval: 50,
+        retryInterval: 1_500,
       }),
       firstResult('after-first-event'),
-      // A resume bound of 1 s; the second question comes 2.5 s after the first answer, on the
-      // resumed stream.
       { requestTimeoutMs: 1_000 },
     );
     const handle = await tasks.callToolAsTask('ask_twice', {}, { timeoutMs: 60_000 });
