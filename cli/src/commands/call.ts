@@ -5,8 +5,9 @@ import { describeError, outcomeOf, type Outcome } from '../exit.js';
 import { follow } from '../follow.js';
 import { checkWritable } from '../ref-file.js';
 import { inSeconds } from '../run-deadline.js';
+import type { CommonOptions } from '../session-context.js';
 import { CLOSE_WAIT_MS } from '../target.js';
-import { runSession, type CommonOptions } from './session.js';
+import { runSession } from './session.js';
 
 /** Options of `call`. */
 export interface CallOptions extends CommonOptions {

@@ -23,9 +23,9 @@ import { httpFailureReason, stdioFailureReason } from '../connect-errors.js';
 import { doctorTarget, type DoctorTarget } from '../doctor-target.js';
 import { EXIT, describeError } from '../exit.js';
 import { Interrupts } from '../interrupt.js';
+import type { Io } from '../io.js';
 import { RunDeadline, inSeconds } from '../run-deadline.js';
 import { ProgressLine, TABLE_WIDTH, failureDocument, reportDocument, reportTable } from '../doctor-output.js';
-import type { Io } from './session.js';
 
 export type { DoctorCommandOptions } from '../doctor-options.js';
 

@@ -15,8 +15,9 @@ import { EXIT } from '../exit.js';
 import { follow } from '../follow.js';
 import { formatElapsed, shortId } from '../format.js';
 import type { SavedReference } from '../ref-file.js';
+import type { CommonOptions } from '../session-context.js';
 import type { Target } from '../target.js';
-import { runSession, type CommonOptions } from './session.js';
+import { runSession } from './session.js';
 import { taskOf, type TaskOptions } from './watch.js';
 
 function describeTask(task: Task): string {

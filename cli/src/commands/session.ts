@@ -1,17 +1,21 @@
 /**
  * What every command shares: the common options, the output mode (terminal or JSON lines), the
- * answers, Ctrl-C reading and the connected target, set up and torn down around the command.
+ * answers, Ctrl-C reading and the connected target, set up and torn down around the command. The
+ * options and the context a command is given are declared in session-context.ts, the process
+ * streams in io.ts.
  */
 import type { TaskHandle } from 'mcp-task-client';
 import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
 import { AnswerQueue, loadAnswers, readAll } from '../answers.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';
 import { inputCallbacks } from '../input.js';
+import { defaultIo, type Io } from '../io.js';
 import { Interrupts } from '../interrupt.js';
 import { ServerLoss } from '../loss.js';
-import { removeReference, temporaryReferencePath, writeReference, type SavedReference } from '../ref-file.js';
+import { removeReference, temporaryReferencePath, writeReference } from '../ref-file.js';
 import { HumanReporter, JsonReporter, type Reporter } from '../reporter.js';
 import { RunDeadline } from '../run-deadline.js';
+import type { CommonOptions, Session, SessionExtra } from '../session-context.js';
 import {
   CLOSE_WAIT_MS,
   CONNECT_TIMEOUT_MS,
@@ -22,75 +26,8 @@ import {
   type Target,
 } from '../target.js';
 
-/** Options every command accepts (as commander parses them). */
-export interface CommonOptions {
-  readonly stdio?: string;
-  readonly url?: string;
-  readonly header?: string[];
-  readonly session?: string;
-  readonly json?: boolean;
-  readonly quiet?: boolean;
-  readonly wire?: string;
-  readonly timeout?: string;
-  readonly ttl?: string;
-  readonly answer?: string[];
-  readonly answers?: string;
-  readonly saveRef?: string;
-  readonly ref?: string;
-  readonly connectTimeout?: string;
-}
-
-/** A command's running context. */
-export interface Session {
-  readonly target: Target;
-  readonly reporter: Reporter;
-  readonly interrupts: Interrupts;
-  /**
-   * The library's deadline for the call (or the resumed task), in ms: what is left of `--timeout`
-   * once connected, less the reserve for the remote cancel and the shutdown (see run-deadline.ts).
-   */
-  readonly timeoutMs: number | undefined;
-  /** `--timeout` as a deadline for the whole run (the deadline counts from the start of the run). */
-  readonly deadline: RunDeadline | undefined;
-  /** `--timeout` as the user typed it (to name it in messages). */
-  readonly timeout: string | undefined;
-  /** `--ttl` in ms. */
-  readonly ttlMs: number | undefined;
-  /** Saves a reference file for `handle` (`call --save-ref`, or a temporary one). @returns the file. */
-  saveReference(handle: TaskHandle, file?: string): string | undefined;
-  /** The `watch` command line that picks `handle` up from another process (`--url` targets). */
-  watchCommand(handle: TaskHandle): string | undefined;
-  /** The task ended (a terminal status): reference files the CLI wrote on its own for it are removed. */
-  taskEnded(handle: TaskHandle): void;
-  /** How many questions of task `taskId` reached this process. */
-  inputSeen(taskId: string): number;
-  /** The server went away: {@link ServerLoss.onLost} takes the news over from the command's default (exit 1). */
-  readonly loss: ServerLoss;
-  /**
-   * Leave without closing the connection in order (nothing is awaited, a stdio server is killed):
-   * after a second Ctrl-C, an unanswered cancel, or a lost server.
-   */
-  leaveNow(): void;
-  /**
-   * After a call given up before the server answered it (Ctrl-C, `--timeout`): closes the
-   * connection in order, which waits (the library's `closeTimeoutMs`) for the answer so that a task
-   * the server creates anyway gets its `tasks/cancel`. Resolves `answered` once that is done,
-   * `late` when the answer has not come within {@link closeWaitMs} (a task the server creates
-   * now is not cancelled), or `left` on a Ctrl-C meanwhile; in both last cases the CLI then leaves
-   * without waiting more.
-   */
-  closeAfterAbandon(): Promise<'answered' | 'late' | 'left'>;
-  /** How long {@link closeAfterAbandon} waits from now: {@link CLOSE_WAIT_MS}, or what is left of `--timeout` when less. */
-  closeWaitMs(): number;
-}
-
-/** The process streams, so tests can run commands in process. */
-export interface Io {
-  readonly stdin: NodeJS.ReadStream;
-  readonly stdout: NodeJS.WriteStream;
-  readonly stderr: NodeJS.WriteStream;
-  readonly env: NodeJS.ProcessEnv;
-}
+export type { CommonOptions, Session, SessionExtra } from '../session-context.js';
+export type { Io } from '../io.js';
 
 /** Stdin read to its end, for `--answers -`; a failure is a usage error, as an unreadable file is. */
 async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
@@ -99,36 +36,6 @@ async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
   } catch (error) {
     throw new UsageError(`--answers: cannot read stdin: ${(error as Error).message}`);
   }
-}
-
-const defaultIo = (): Io => ({
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-});
-
-/** What a command adds to {@link runSession}. */
-export interface SessionExtra {
-  /** The reference of `--ref FILE`: where to connect (its URL, HTTP session) unless `--url`/`--stdio` say otherwise. */
-  readonly saved?: SavedReference;
-  /** When the run started (for elapsed times). */
-  readonly startedAt?: number;
-  /**
-   * The command ends with a `result` line (`call`, `watch`, `result`): a failure to connect
-   * prints one too, so that its output always ends with one.
-   */
-  readonly resultLine?: boolean;
-  /**
-   * The command asks the server once and ends (`tools`, `list`, `get`, `cancel`): its work is
-   * bounded by the connect timeout, so that a server that stops answering cannot keep it forever.
-   */
-  readonly oneShot?: boolean;
-  /**
-   * What is left unconfirmed when an interruption ends the command before its work is done, said
-   * in the note (`cancel`: that the task's cancel is not confirmed).
-   */
-  readonly unconfirmed?: string;
 }
 
 /** How long connecting may take before the terminal says what it waits for. */

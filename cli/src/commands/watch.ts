@@ -5,7 +5,8 @@
 import { UsageError } from '../args.js';
 import { follow } from '../follow.js';
 import { readReference, type SavedReference } from '../ref-file.js';
-import { runSession, type CommonOptions } from './session.js';
+import type { CommonOptions } from '../session-context.js';
+import { runSession } from './session.js';
 
 /** Options of `watch` (and of the other commands that take a task). */
 export interface TaskOptions extends CommonOptions {
