@@ -292,22 +292,35 @@ export async function reopen(queue: ToolQueue, job: JobInstance, question: strin
   ]);
 }
 
+/**
+ * Lua: true when a run may act for its job's end on what the channel keeps for the job: the run
+ * holds the job's lock (`lock` holds its `token`; '' for none known), or the job (its hash `job`,
+ * of timestamp `ts`) is live no more (finished, or gone). A run whose lock expired goes on until
+ * its task ends; meanwhile the job is back in the queue (no lock) or another worker's (another
+ * token), and what the channel keeps belongs to the job's next run.
+ */
+const HOLDS = `
+local function holdsOrEnded(job, ts, lock, token)
+  if jobState(job, ts) ~= 'live' then return true end
+  return token ~= '' and redis.call('GET', lock) == token
+end`;
+
 const FINISH = 'mcpTaskClientControlFinish';
 /**
- * KEYS[1] the job's control hash, KEYS[2] the job's lock; ARGV[1] the lock's token this run holds
- * ('' for none known): deletes the hash unless another worker holds the job's lock now (it runs
- * the job since this run's lock expired, and reads the hash).
+ * KEYS[1] the job's control hash, KEYS[2] the job's lock, KEYS[3] the job's hash; ARGV[1] the
+ * lock's token this run holds ('' for none known), ARGV[2] the job's timestamp: deletes the hash
+ * when the run holds the job, or the job has finished or gone (see {@link HOLDS}). Returns 1 when
+ * it was deleted, else 0.
  */
-const FINISH_LUA = `
-local lock = redis.call('GET', KEYS[2])
-if lock and ARGV[1] ~= '' and lock ~= ARGV[1] then return 0 end
+const FINISH_LUA = `${JOB_STATE}${HOLDS}
+if not holdsOrEnded(KEYS[3], ARGV[2], KEYS[2], ARGV[1]) then return 0 end
 return redis.call('DEL', KEYS[1])`;
 
 /** Deletes what `job` holds on the channel: its run ended it (see {@link FINISH_LUA}). */
 export async function finish(queue: ToolQueue, job: JobInstance, token: string | undefined): Promise<void> {
-  const client = await scriptClient(queue, FINISH, 2, FINISH_LUA);
+  const client = await scriptClient(queue, FINISH, 3, FINISH_LUA);
   const keys = controlKeys(queue);
-  await client.runCommand(FINISH, [keys.hash(job), keys.lock(job), token ?? '']);
+  await client.runCommand(FINISH, [keys.hash(job), keys.lock(job), keys.job(job), token ?? '', String(job.timestamp)]);
 }
 
 const MARK = 'mcpTaskClientControlMark';
