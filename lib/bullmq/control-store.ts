@@ -5,8 +5,8 @@
  * added): a job added again under an id that an earlier job had (a custom `jobId`) has a hash of
  * its own, and never reads what was left for its predecessor. Each hash expires
  * {@link CONTROL_TTL_MS} after its last write, or after the last time a worker holding the job
- * looked at it; the run that ends the job deletes it. The scripts here are the channel's Redis
- * operations, each one step.
+ * looked at it; the run that ends the job deletes it (control-end.ts). The scripts here are the
+ * channel's Redis operations, each one step.
  */
 import type { Job, Queue } from 'bullmq';
 import { scriptClient } from './redis-script.js';
@@ -88,7 +88,7 @@ export function taken(run: string, answer: string): string {
  * Lua: true when KEYS[n] (a job's hash) holds the job of timestamp `ts`, which has not finished;
  * 'gone' when no such job is there, 'finished' when it completed or failed.
  */
-const JOB_STATE = `
+export const JOB_STATE = `
 local function jobState(key, ts)
   local stored = redis.call('HGET', key, 'timestamp')
   if not stored or tonumber(stored) ~= tonumber(ts) then return 'gone' end
@@ -292,37 +292,6 @@ export async function reopen(queue: ToolQueue, job: JobInstance, question: strin
   ]);
 }
 
-/**
- * Lua: true when a run may act for its job's end on what the channel keeps for the job: the run
- * holds the job's lock (`lock` holds its `token`; '' for none known), or the job (its hash `job`,
- * of timestamp `ts`) is live no more (finished, or gone). A run whose lock expired goes on until
- * its task ends; meanwhile the job is back in the queue (no lock) or another worker's (another
- * token), and what the channel keeps belongs to the job's next run.
- */
-const HOLDS = `
-local function holdsOrEnded(job, ts, lock, token)
-  if jobState(job, ts) ~= 'live' then return true end
-  return token ~= '' and redis.call('GET', lock) == token
-end`;
-
-const FINISH = 'mcpTaskClientControlFinish';
-/**
- * KEYS[1] the job's control hash, KEYS[2] the job's lock, KEYS[3] the job's hash; ARGV[1] the
- * lock's token this run holds ('' for none known), ARGV[2] the job's timestamp: deletes the hash
- * when the run holds the job, or the job has finished or gone (see {@link HOLDS}). Returns 1 when
- * it was deleted, else 0.
- */
-const FINISH_LUA = `${JOB_STATE}${HOLDS}
-if not holdsOrEnded(KEYS[3], ARGV[2], KEYS[2], ARGV[1]) then return 0 end
-return redis.call('DEL', KEYS[1])`;
-
-/** Deletes what `job` holds on the channel: its run ended it (see {@link FINISH_LUA}). */
-export async function finish(queue: ToolQueue, job: JobInstance, token: string | undefined): Promise<void> {
-  const client = await scriptClient(queue, FINISH, 3, FINISH_LUA);
-  const keys = controlKeys(queue);
-  await client.runCommand(FINISH, [keys.hash(job), keys.lock(job), keys.job(job), token ?? '', String(job.timestamp)]);
-}
-
 const MARK = 'mcpTaskClientControlMark';
 /**
  * KEYS[1] the job's control hash; ARGV fields and values in turn: writes them, unless the hash is
@@ -344,10 +313,4 @@ export async function markTaken(
   const pipeline = client.pipeline();
   for (const { job, values } of marks) pipeline.runCommand(MARK, [keys.hash(job), ...Object.entries(values).flat()]);
   for (const [error] of (await pipeline.exec()) ?? []) if (error !== null) throw error;
-}
-
-/** Deletes `fields` of `job`'s control hash. */
-export async function clearFields(queue: ToolQueue, job: JobInstance, fields: readonly string[]): Promise<void> {
-  const client = await queue.getBackend().client;
-  await client.hdel(controlKeys(queue).hash(job), ...fields);
 }

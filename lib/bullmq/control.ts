@@ -9,11 +9,10 @@
  * the next poll and cancelled: nobody could see its result.
  */
 import { randomUUID } from 'node:crypto';
+import { clearFields, finish } from './control-end.js';
 import {
   claim,
-  clearFields,
   fieldName,
-  finish,
   markTaken,
   poll,
   reopen,
@@ -34,6 +33,8 @@ const REMOVED = 'the job was removed from the queue';
  * everything stays for the run that takes it next), `attempt` (this BullMQ attempt failed and
  * another follows: the answers this run took or waited for are cleared, a cancel it did not see
  * stays for the next attempt), `done` (the job ends: completed, failed for good; all is deleted).
+ * A run that no longer holds its job's lock (it expired: the job is back in the queue, or another
+ * worker's) clears nothing: what is stored is the job's next run's (see control-end.ts).
  */
 export type RunRelease = 'handed-back' | 'attempt' | 'done';
 
@@ -195,7 +196,7 @@ export class ControlWatch {
       .filter((question) => !others.some((other) => other.asked.has(question)))
       .flatMap((question) => [fieldName({ kind: 'answer', question }), roundField(question)]);
     if (watched.cancelSeen && others.length === 0) fields.push(fieldName({ kind: 'cancel' }));
-    if (fields.length > 0) clearFields(this.queue, watched.job, fields).catch(report);
+    if (fields.length > 0) clearFields(this.queue, watched.job, watched.token, fields).catch(report);
   }
 
   /** Reads soon: a job or a question was added. */

@@ -4,25 +4,43 @@
  * it does as it ends must not take from that run what the control channel keeps for the job. Its
  * end deleted the job's control hash whenever the job had no lock at that moment (back in the
  * queue), so a cancel stored meanwhile was lost, and the next run followed the task it was to
- * cancel. The lock expires here as it does on its own (its key goes); BullMQ's own stalled-job
- * check puts the job back in the queue. The worker runs in this process, on a scripted 2025-11-25
- * server.
+ * cancel; and its end of one BullMQ attempt cleared the answers to the questions it had asked,
+ * with no lock check at all, so an answer given to the job meanwhile was lost, and the next run
+ * waited for it for good. The lock expires here as it does on its own (its key goes); BullMQ's own
+ * stalled-job check puts the job back in the queue. The worker runs in this process, on a scripted
+ * 2025-11-25 server.
  */
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { TaskClient } from '../../lib/index.js';
+import { TaskClient, type ElicitResult } from '../../lib/index.js';
 import {
+  answerJobInput,
   cancelToolJob,
   enqueueToolTask,
   taskProcessor,
   type TaskProcessorOptions,
   type ToolJobEvent,
 } from '../../lib/bullmq/index.js';
-import { connectScripted, rpcError, type ScriptedPair } from '../support/scripted-server.js';
-import { eventually, finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
+import { connectScripted, rpcError, type Json, type ScriptedPair } from '../support/scripted-server.js';
+import { textResult } from '../support/scripted-task-client.js';
+import {
+  eventually,
+  finished,
+  openQueue,
+  questionsOn,
+  REDIS_AVAILABLE,
+  skipWithoutRedis,
+  useRedis,
+} from './support.js';
 
 skipWithoutRedis('durable queue: the end of a run that lost its lock');
+
+const RELATED = 'io.modelcontextprotocol/related-task';
+const QUESTION: Json = {
+  message: 'Publish the report?',
+  requestedSchema: { type: 'object', properties: { who: { type: 'string' } } },
+};
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: the end of a run that lost its lock', () => {
   const { redis, cleanups } = useRedis();
@@ -104,6 +122,52 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: the end of a run that lost its
     expect(server.count('tools/call')).toBe(1);
     expect(errors.length).toBeGreaterThan(0);
     // The run that ended the job deleted its hash.
+    await eventually(async () => (await controlKeys()).length === 0, 5_000, 'no control hash left');
+  }, 60_000);
+  it('an answer given to the job after a run lost its lock is not cleared as that run ends its attempt: the next run gets it', async () => {
+    const pair = await connectScripted({
+      tools: [{ name: 'report', taskSupport: 'required' }],
+      clientOptions: { capabilities: { elicitation: {} } },
+    });
+    cleanups.push(() => pair.close());
+    const { server } = pair;
+    // The task asks QUESTION at each tasks/result until it is answered, and completes with the
+    // answer's `who`. Its reads fail from when the test says so until the run that lost its lock
+    // has ended (BullMQ then says it cannot fail the job).
+    server.on('tools/call', () => server.tasks.createResult({ status: 'input_required', pollInterval: 50 }));
+    server.on('tasks/result', async (params, context) => {
+      const taskId = String(params.taskId);
+      const reply = await server.request('elicitation/create', { ...QUESTION, _meta: { [RELATED]: { taskId } } });
+      const answer = reply.result as ElicitResult | undefined;
+      if (answer?.action === 'accept') {
+        const who = (answer.content as { who?: unknown } | undefined)?.who;
+        server.tasks.finish(taskId, 'completed', { result: textResult(`published by ${String(who)}`) });
+      }
+      return server.tasks.handlers['tasks/result']!(params, context);
+    });
+    let failing = false;
+    const ended = (): boolean => errors.some((error) => error.message.startsWith('Missing lock'));
+    server.on('tasks/get', (params, context) => {
+      if (failing && !ended()) throw rpcError(-32603, 'task store unavailable');
+      return server.tasks.handlers['tasks/get']!(params, context);
+    });
+    // No retries: a failed read ends the run's attempt; the job has another.
+    const { queue, events, errors, expireLock, controlKeys } = await rig('stale-run-answer', pair, {
+      retry: { attempts: 0 },
+    });
+    const job = await enqueueToolTask(queue, { server: 'default', tool: 'report' }, { attempts: 2 });
+    const [question] = await questionsOn(queue, job.id!);
+    await expireLock(job.id!);
+    // The question still shows on the job, which waits for its next run: it is answered.
+    expect(await answerJobInput(queue, job.id!, { action: 'accept', content: { who: 'alice' } })).toEqual(question);
+    failing = true;
+    // The run that lost its lock gives up its attempt; the job's next run resumes the task, which
+    // asks the same question, and gets the answer.
+    const done = await finished(queue, job, 15_000);
+    expect(await done.getState()).toBe('completed');
+    expect(done.returnvalue).toMatchObject(textResult('published by alice'));
+    expect(events.filter((e) => e.type === 'resumed')).toHaveLength(1);
+    expect(server.count('tools/call')).toBe(1);
     await eventually(async () => (await controlKeys()).length === 0, 5_000, 'no control hash left');
   }, 60_000);
 });
