@@ -6,10 +6,11 @@
  * it holds is still there, and reads the fields of its jobs only when the counter changed.
  * What is written survives the worker: a job resumed elsewhere finds its answers and its cancel.
  * A job removed while a worker runs it (`obliterate({ force: true })`, a key deleted) is seen at
- * the next poll and cancelled: nobody could see its result.
+ * the next poll and cancelled: nobody could see its result. Once a minute at most, a worker's read
+ * also deletes what jobs that ended without a run of the library left (see `sweep`).
  */
 import { randomUUID } from 'node:crypto';
-import { clearFields, finish } from './control-end.js';
+import { clearFields, finish, sweep, SWEEP_EVERY_MS } from './control-end.js';
 import {
   claim,
   fieldName,
@@ -101,6 +102,8 @@ export class ControlWatch {
   private timer: Later | undefined = undefined;
   private reading = false;
   private stopped = false;
+  /** When this worker looks next at the queue's hashes due (see {@link sweep}): at its first read. */
+  private nextSweep = 0;
 
   constructor(
     private readonly queue: ToolQueue,
@@ -217,6 +220,7 @@ export class ControlWatch {
     let failed = false;
     try {
       await this.readOnce();
+      await this.sweepIfDue();
     } catch (error) {
       failed = true;
       // Redis is away: the next read tries again. Nothing is lost: the values stay stored.
@@ -229,6 +233,15 @@ export class ControlWatch {
     }
     // After a failed read, the next one waits a poll even when dirty (no busy loop while Redis is away).
     if (this.jobs.size > 0) this.schedule(this.dirty && !failed ? 0 : this.pollMs);
+  }
+
+  /** Deletes the hashes due whose job has ended, at most once a minute (see {@link sweep}). */
+  private async sweepIfDue(): Promise<void> {
+    const now = Date.now();
+    if (now < this.nextSweep) return;
+    this.nextSweep = now + SWEEP_EVERY_MS;
+    // Nothing a run needs: Redis away, the read says so, and the next look is a minute later.
+    await sweep(this.queue, now).catch(() => {});
   }
 
   private async readOnce(): Promise<void> {
