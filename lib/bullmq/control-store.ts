@@ -3,10 +3,17 @@
  * job's cancel request and the answers to its questions, beside one revision counter per queue
  * that every write bumps. A job instance is a job id and the job's `timestamp` (set when it was
  * added): a job added again under an id that an earlier job had (a custom `jobId`) has a hash of
- * its own, and never reads what was left for its predecessor. Each hash expires
- * {@link CONTROL_TTL_MS} after its last write, or after the last time a worker holding the job
- * looked at it; the run that ends the job deletes it. The scripts here are the channel's Redis
- * operations, each one step.
+ * its own, and never reads what was left for its predecessor. The scripts here are the channel's
+ * Redis operations, each one step.
+ *
+ * How long a hash lives: as long as its job, and no expiry. A job may wait in the queue for any
+ * time (a paused queue, a backlog, no worker running), and what is stored for it (a cancel, an
+ * answer) must be there when a worker takes it; a ttl would expire meanwhile, as nothing renews it
+ * while no worker holds the job. The run that ends the job deletes its hash (control-end.ts). A
+ * job that ends otherwise (removed while it waited, failed by BullMQ's stalled-job check, a delete
+ * that failed) leaves its hash behind: each hash is listed in the queue's index (a sorted set, by
+ * when it is due for a look), and workers holding jobs look at the hashes due and delete those
+ * whose job has finished or is gone ({@link controlKeys}'s `index`; `sweep` in control-end.ts).
  */
 import type { Job, Queue } from 'bullmq';
 import { scriptClient } from './redis-script.js';
@@ -28,17 +35,21 @@ export function instanceOf(job: Pick<Job, 'id' | 'timestamp'>): JobInstance {
 /** What is stored for a job: its cancel request, or the answer to one of its questions. */
 export type ControlField = { readonly kind: 'cancel' } | { readonly kind: 'answer'; readonly question: string };
 
-/**
- * How long a job's hash is kept after its last write, or after a worker holding the job last
- * looked at it (7 days): what a job that never ran again left (one removed while it waited, one
- * that failed for good with its answers taken) goes away then.
- */
-export const CONTROL_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
 /** The keys of the control channel of `queue`. */
 export function controlKeys(queue: ToolQueue): {
   /** The revision counter of the queue. */
   readonly rev: string;
+  /**
+   * The index of the queue's hashes: a sorted set of their `member`s, each scored with the
+   * time (ms) it is due for a look (see the module comment).
+   */
+  readonly index: string;
+  /** The prefix of every hash's key: a hash's key is this and its `member`. */
+  readonly hashPrefix: string;
+  /** The prefix of every job's key: BullMQ's hash of a job is this and the job's id. */
+  readonly jobPrefix: string;
+  /** What names `job`'s hash in the index: its timestamp and its id (the timestamp holds no `:`). */
+  member(job: JobInstance): string;
   /** The hash of `job` (the timestamp first: it holds no `:`, so no two instances share a key). */
   hash(job: JobInstance): string;
   /** BullMQ's hash of the job (`timestamp` in it tells the instance). */
@@ -46,9 +57,15 @@ export function controlKeys(queue: ToolQueue): {
   /** BullMQ's lock of the job. */
   lock(job: JobInstance): string;
 } {
+  const hashPrefix = queue.toKey('mcp-task-client:control:');
+  const member = (job: JobInstance): string => `${job.timestamp}:${job.id}`;
   return {
     rev: queue.toKey('mcp-task-client:rev'),
-    hash: (job) => queue.toKey(`mcp-task-client:control:${job.timestamp}:${job.id}`),
+    index: queue.toKey('mcp-task-client:controls'),
+    hashPrefix,
+    jobPrefix: queue.toKey(''),
+    member,
+    hash: (job) => `${hashPrefix}${member(job)}`,
     job: (job) => queue.toKey(job.id),
     lock: (job) => `${queue.toKey(job.id)}:lock`,
   };
@@ -88,7 +105,7 @@ export function taken(run: string, answer: string): string {
  * Lua: true when KEYS[n] (a job's hash) holds the job of timestamp `ts`, which has not finished;
  * 'gone' when no such job is there, 'finished' when it completed or failed.
  */
-const JOB_STATE = `
+export const JOB_STATE = `
 local function jobState(key, ts)
   local stored = redis.call('HGET', key, 'timestamp')
   if not stored or tonumber(stored) ~= tonumber(ts) then return 'gone' end
@@ -98,20 +115,23 @@ end`;
 
 const WRITE = 'mcpTaskClientControlWrite';
 /**
- * KEYS[1] the job's control hash, KEYS[2] the revision, KEYS[3] the job's hash; ARGV[1] the field,
- * ARGV[2] its value, ARGV[3] '1' to write only a field not set yet, ARGV[4] the hash's ttl,
- * ARGV[5] the job's timestamp. Returns 'written', 'present' (ARGV[3] found the field set),
- * 'gone' or 'finished' (nothing written).
+ * KEYS[1] the job's control hash, KEYS[2] the revision, KEYS[3] the job's hash, KEYS[4] the index;
+ * ARGV[1] the field, ARGV[2] its value, ARGV[3] '1' to write only a field not set yet, ARGV[4] the
+ * job's timestamp, ARGV[5] the hash's member in the index, ARGV[6] now (ms). Returns 'written',
+ * 'present' (ARGV[3] found the field set), 'gone' or 'finished' (nothing written). The hash keeps
+ * no expiry (one written by an earlier version loses its own), and is listed in the index, due for
+ * a look now unless it was listed already (see the module comment).
  */
 const WRITE_LUA = `${JOB_STATE}
-local state = jobState(KEYS[3], ARGV[5])
+local state = jobState(KEYS[3], ARGV[4])
 if state ~= 'live' then return state end
 if ARGV[3] == '1' then
   if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 'present' end
 else
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PERSIST', KEYS[1])
+redis.call('ZADD', KEYS[4], 'NX', ARGV[6], ARGV[5])
 redis.call('INCR', KEYS[2])
 return 'written'`;
 
@@ -130,38 +150,38 @@ export async function writeControl(
   value: unknown,
   onlyIfAbsent: boolean,
 ): Promise<ControlWrite> {
-  const client = await scriptClient(queue, WRITE, 3, WRITE_LUA);
+  const client = await scriptClient(queue, WRITE, 4, WRITE_LUA);
   const keys = controlKeys(queue);
   const written: unknown = await client.runCommand(WRITE, [
     keys.hash(job),
     keys.rev,
     keys.job(job),
+    keys.index,
     fieldName(field),
     JSON.stringify(value),
     onlyIfAbsent ? '1' : '0',
-    String(CONTROL_TTL_MS),
     String(job.timestamp),
+    keys.member(job),
+    String(Date.now()),
   ]);
   return written === 'present' || written === 'gone' || written === 'finished' ? written : 'written';
 }
 
 const POLL = 'mcpTaskClientControlPoll';
 /**
- * KEYS[1] the revision; ARGV[1] the control hashes' ttl, ARGV[2] the revision last read, ARGV[3]
- * '1' to read the fields even if the revision is that one, then for each watched job: its hash,
- * its control hash, its timestamp, a count of fields and those fields. Returns the revision ('' for
- * none), 1 when the fields were read (the revision changed, or ARGV[3]) else 0, then for each job
- * 1 when it is gone (removed, or another job under its id) else 0, followed (when read) by the
- * values of its fields. A control hash whose ttl fell under half gets its full ttl again: what a
- * job holds does not expire while a worker runs it. The job's keys come in ARGV, as BullMQ's own
- * scripts make theirs: their number varies, and they share the queue's hash slot.
+ * KEYS[1] the revision; ARGV[1] the revision last read, ARGV[2] '1' to read the fields even if the
+ * revision is that one, then for each watched job: its hash, its control hash, its timestamp, a
+ * count of fields and those fields. Returns the revision ('' for none), 1 when the fields were read
+ * (the revision changed, or ARGV[2]) else 0, then for each job 1 when it is gone (removed, or
+ * another job under its id) else 0, followed (when read) by the values of its fields. The job's
+ * keys come in ARGV, as BullMQ's own scripts make theirs: their number varies, and they share the
+ * queue's hash slot.
  */
 const POLL_LUA = `${JOB_STATE}
-local ttl = tonumber(ARGV[1])
 local rev = redis.call('GET', KEYS[1]) or ''
-local read = (rev ~= ARGV[2] or ARGV[3] == '1') and 1 or 0
+local read = (rev ~= ARGV[1] or ARGV[2] == '1') and 1 or 0
 local out = { rev, read }
-local i = 4
+local i = 3
 while i <= #ARGV do
   local job, control, ts, count = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
   out[#out + 1] = jobState(job, ts) == 'gone' and 1 or 0
@@ -169,8 +189,6 @@ while i <= #ARGV do
     local values = redis.call('HMGET', control, unpack(ARGV, i + 4, i + 3 + count))
     for j = 1, count do out[#out + 1] = values[j] end
   end
-  local left = redis.call('PTTL', control)
-  if left == -1 or (left >= 0 and left < ttl / 2) then redis.call('PEXPIRE', control, ttl) end
   i = i + 4 + count
 end
 return out`;
@@ -202,7 +220,6 @@ export async function poll(
   const keys = controlKeys(queue);
   const reply = (await client.runCommand(POLL, [
     keys.rev,
-    String(CONTROL_TTL_MS),
     lastRevision ?? '',
     force || lastRevision === undefined ? '1' : '0',
     ...polled.flatMap(({ job, fields }) => [
@@ -292,28 +309,11 @@ export async function reopen(queue: ToolQueue, job: JobInstance, question: strin
   ]);
 }
 
-const FINISH = 'mcpTaskClientControlFinish';
-/**
- * KEYS[1] the job's control hash, KEYS[2] the job's lock; ARGV[1] the lock's token this run holds
- * ('' for none known): deletes the hash unless another worker holds the job's lock now (it runs
- * the job since this run's lock expired, and reads the hash).
- */
-const FINISH_LUA = `
-local lock = redis.call('GET', KEYS[2])
-if lock and ARGV[1] ~= '' and lock ~= ARGV[1] then return 0 end
-return redis.call('DEL', KEYS[1])`;
-
-/** Deletes what `job` holds on the channel: its run ended it (see {@link FINISH_LUA}). */
-export async function finish(queue: ToolQueue, job: JobInstance, token: string | undefined): Promise<void> {
-  const client = await scriptClient(queue, FINISH, 2, FINISH_LUA);
-  const keys = controlKeys(queue);
-  await client.runCommand(FINISH, [keys.hash(job), keys.lock(job), token ?? '']);
-}
-
 const MARK = 'mcpTaskClientControlMark';
 /**
  * KEYS[1] the job's control hash; ARGV fields and values in turn: writes them, unless the hash is
- * gone (the job ended meanwhile, and another run deleted it): nothing is made again without a ttl.
+ * gone (the job ended meanwhile, and another run deleted it): nothing is made again that the
+ * index does not list.
  */
 const MARK_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -331,10 +331,4 @@ export async function markTaken(
   const pipeline = client.pipeline();
   for (const { job, values } of marks) pipeline.runCommand(MARK, [keys.hash(job), ...Object.entries(values).flat()]);
   for (const [error] of (await pipeline.exec()) ?? []) if (error !== null) throw error;
-}
-
-/** Deletes `fields` of `job`'s control hash. */
-export async function clearFields(queue: ToolQueue, job: JobInstance, fields: readonly string[]): Promise<void> {
-  const client = await queue.getBackend().client;
-  await client.hdel(controlKeys(queue).hash(job), ...fields);
 }

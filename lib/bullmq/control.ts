@@ -6,14 +6,14 @@
  * it holds is still there, and reads the fields of its jobs only when the counter changed.
  * What is written survives the worker: a job resumed elsewhere finds its answers and its cancel.
  * A job removed while a worker runs it (`obliterate({ force: true })`, a key deleted) is seen at
- * the next poll and cancelled: nobody could see its result.
+ * the next poll and cancelled: nobody could see its result. Once a minute at most, a worker's read
+ * also deletes what jobs that ended without a run of the library left (see `sweep`).
  */
 import { randomUUID } from 'node:crypto';
+import { clearFields, finish, sweep, SWEEP_EVERY_MS } from './control-end.js';
 import {
   claim,
-  clearFields,
   fieldName,
-  finish,
   markTaken,
   poll,
   reopen,
@@ -34,6 +34,8 @@ const REMOVED = 'the job was removed from the queue';
  * everything stays for the run that takes it next), `attempt` (this BullMQ attempt failed and
  * another follows: the answers this run took or waited for are cleared, a cancel it did not see
  * stays for the next attempt), `done` (the job ends: completed, failed for good; all is deleted).
+ * A run that no longer holds its job's lock (it expired: the job is back in the queue, or another
+ * worker's) clears nothing: what is stored is the job's next run's (see control-end.ts).
  */
 export type RunRelease = 'handed-back' | 'attempt' | 'done';
 
@@ -100,6 +102,8 @@ export class ControlWatch {
   private timer: Later | undefined = undefined;
   private reading = false;
   private stopped = false;
+  /** When this worker looks next at the queue's hashes due (see {@link sweep}): at its first read. */
+  private nextSweep = 0;
 
   constructor(
     private readonly queue: ToolQueue,
@@ -195,7 +199,7 @@ export class ControlWatch {
       .filter((question) => !others.some((other) => other.asked.has(question)))
       .flatMap((question) => [fieldName({ kind: 'answer', question }), roundField(question)]);
     if (watched.cancelSeen && others.length === 0) fields.push(fieldName({ kind: 'cancel' }));
-    if (fields.length > 0) clearFields(this.queue, watched.job, fields).catch(report);
+    if (fields.length > 0) clearFields(this.queue, watched.job, watched.token, fields).catch(report);
   }
 
   /** Reads soon: a job or a question was added. */
@@ -216,6 +220,7 @@ export class ControlWatch {
     let failed = false;
     try {
       await this.readOnce();
+      await this.sweepIfDue();
     } catch (error) {
       failed = true;
       // Redis is away: the next read tries again. Nothing is lost: the values stay stored.
@@ -228,6 +233,15 @@ export class ControlWatch {
     }
     // After a failed read, the next one waits a poll even when dirty (no busy loop while Redis is away).
     if (this.jobs.size > 0) this.schedule(this.dirty && !failed ? 0 : this.pollMs);
+  }
+
+  /** Deletes the hashes due whose job has ended, at most once a minute (see {@link sweep}). */
+  private async sweepIfDue(): Promise<void> {
+    const now = Date.now();
+    if (now < this.nextSweep) return;
+    this.nextSweep = now + SWEEP_EVERY_MS;
+    // Nothing a run needs: Redis away, the read says so, and the next look is a minute later.
+    await sweep(this.queue, now).catch(() => {});
   }
 
   private async readOnce(): Promise<void> {

@@ -91,7 +91,8 @@ export interface TaskProcessorOptions {
   /**
    * How often the worker looks for new answers and cancel requests while it holds jobs (one Redis
    * script per look, whatever the number of jobs). Each look also checks that the jobs are still
-   * there: the task of a job removed while it runs is cancelled.
+   * there: the task of a job removed while it runs is cancelled. Once a minute at most, a look also
+   * deletes what jobs that ended without a worker (removed while they waited) left on the channel.
    * @defaultValue 1000
    */
   readonly controlPollMs?: number | undefined;
