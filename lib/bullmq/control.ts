@@ -28,6 +28,8 @@ export type { ToolQueue } from './control-store.js';
 
 /** The reason a run is cancelled with when its job is removed from the queue while it runs. */
 const REMOVED = 'the job was removed from the queue';
+/** How long a run that ends waits for its clear to be written (see {@link WatchedJob.release}). */
+export const RELEASE_WAIT_MS = 5_000;
 
 /**
  * How a run ends, for what it leaves on the channel: `handed-back` (the job goes back to the queue:
@@ -66,8 +68,13 @@ export interface WatchedJob {
    * same thing again): call it before the question shows on the job.
    */
   reopen(question: string): Promise<void>;
-  /** Stops watching; clears what the job left on the channel as `end` says (see {@link RunRelease}). */
-  release(end: RunRelease): void;
+  /**
+   * Stops watching; clears what the job left on the channel as `end` says (see {@link RunRelease}).
+   * Settles (never rejects) once the clear is written, or failed and reported, or after
+   * {@link RELEASE_WAIT_MS}: a run awaits it before it ends, since BullMQ drops the job's lock
+   * as soon as the run ends (a retry, a delay), and the clear is refused without it.
+   */
+  release(end: RunRelease): Promise<void>;
 }
 
 interface Watched {
@@ -183,23 +190,32 @@ export class ControlWatch {
   }
 
   /** Removes this run's watch; what the job left on the channel is cleared once no other run of it needs it. */
-  private release(watched: Watched, end: RunRelease): void {
+  private release(watched: Watched, end: RunRelease): Promise<void> {
     const runs = this.jobs.get(watched.key);
-    if (runs?.delete(watched) !== true) return;
+    if (runs?.delete(watched) !== true) return Promise.resolve();
     if (runs.size === 0) this.jobs.delete(watched.key);
-    if (end === 'handed-back') return;
+    if (end === 'handed-back') return Promise.resolve();
     const report = (error: unknown): void =>
       this.problem(watched.job.id, error instanceof Error ? error : new Error(String(error)));
     const others = [...runs];
-    if (end === 'done' && others.length === 0) {
-      finish(this.queue, watched.job, watched.token).catch(report);
-      return;
+    let written: Promise<void>;
+    if (end === 'done' && others.length === 0) written = finish(this.queue, watched.job, watched.token);
+    else {
+      const fields = [...watched.asked]
+        .filter((question) => !others.some((other) => other.asked.has(question)))
+        .flatMap((question) => [fieldName({ kind: 'answer', question }), roundField(question)]);
+      if (watched.cancelSeen && others.length === 0) fields.push(fieldName({ kind: 'cancel' }));
+      if (fields.length === 0) return Promise.resolve();
+      written = clearFields(this.queue, watched.job, watched.token, fields);
     }
-    const fields = [...watched.asked]
-      .filter((question) => !others.some((other) => other.asked.has(question)))
-      .flatMap((question) => [fieldName({ kind: 'answer', question }), roundField(question)]);
-    if (watched.cancelSeen && others.length === 0) fields.push(fieldName({ kind: 'cancel' }));
-    if (fields.length > 0) clearFields(this.queue, watched.job, watched.token, fields).catch(report);
+    // Redis away: the run ends after the wait, and the script, still queued, may find the lock gone.
+    return new Promise<void>((resolve) => {
+      const timer = later(resolve, RELEASE_WAIT_MS, false);
+      written.catch(report).finally(() => {
+        timer.clear();
+        resolve();
+      });
+    });
   }
 
   /** Reads soon: a job or a question was added. */

@@ -122,8 +122,9 @@ export class JobRun {
       this.signal?.removeEventListener('abort', onSignal);
       unlisten();
       // A job handed back keeps its answers and its cancel for the run that takes it next; one
-      // that ends leaves nothing.
-      control.release(end);
+      // that ends leaves nothing. Awaited: the clear needs the job's lock, which BullMQ drops once
+      // the run ends (a retry, a delay).
+      await control.release(end);
       await this.view.progress.settled();
     }
   }
