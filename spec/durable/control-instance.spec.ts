@@ -22,15 +22,20 @@ import {
 } from '../../lib/bullmq/index.js';
 import { connectScripted, type Json, type ScriptedPair } from '../support/scripted-server.js';
 import { textResult } from '../support/scripted-task-client.js';
-import { eventually, finished, openQueue, REDIS_AVAILABLE, skipWithoutRedis, useRedis } from './support.js';
+import {
+  eventually,
+  finished,
+  openQueue,
+  PUBLISH_QUESTION,
+  REDIS_AVAILABLE,
+  RELATED,
+  skipWithoutRedis,
+  useRedis,
+} from './support.js';
 
 skipWithoutRedis('durable queue: what the control channel keeps belongs to one job');
 
-const RELATED = 'io.modelcontextprotocol/related-task';
-const QUESTION: Json = {
-  message: 'Publish the report?',
-  requestedSchema: { type: 'object', properties: { who: { type: 'string' } } },
-};
+const QUESTION: Json = PUBLISH_QUESTION;
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: what the control channel keeps belongs to one job', () => {
   const { redis, cleanups } = useRedis();

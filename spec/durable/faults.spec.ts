@@ -405,8 +405,8 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: faults in a run', () => {
     const seen = await Promise.race([second.cancelled, pause(3_000).then(() => 'not seen')]);
     expect(seen).toBe('no longer needed');
     expect(failNext).toBe(false);
-    first.release('done');
-    second.release('done');
+    await first.release('done');
+    await second.release('done');
   }, 30_000);
 
   it('the wait for the first read of the control channel leaves no timer behind once the channel was read', async () => {

@@ -324,10 +324,10 @@ describe.skipIf(!REDIS_AVAILABLE)('durable queue: once', () => {
         undefined,
         undefined,
       ]);
-      first.release('done');
+      await first.release('done');
       await writeControl(opened.queue, job, { kind: 'cancel' }, { reason: 'no longer needed' }, false);
       expect(await within(second.cancelled, 3_000, 'not cancelled')).toBe('no longer needed');
-      second.release('done');
+      await second.release('done');
     } finally {
       watch.stop();
       await opened.close();

@@ -29,18 +29,16 @@ import {
   finished,
   openQueue,
   questionsOn,
+  PUBLISH_QUESTION,
   REDIS_AVAILABLE,
+  RELATED,
   skipWithoutRedis,
   useRedis,
 } from './support.js';
 
 skipWithoutRedis('durable queue: the end of a run that lost its lock');
 
-const RELATED = 'io.modelcontextprotocol/related-task';
-const QUESTION: Json = {
-  message: 'Publish the report?',
-  requestedSchema: { type: 'object', properties: { who: { type: 'string' } } },
-};
+const QUESTION: Json = PUBLISH_QUESTION;
 
 describe.skipIf(!REDIS_AVAILABLE)('durable queue: the end of a run that lost its lock', () => {
   const { redis, cleanups } = useRedis();

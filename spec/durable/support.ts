@@ -17,6 +17,15 @@ import type { TaskReference } from '../../lib/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** The `_meta` key that ties a server's request to its task (2025-11-25). */
+export const RELATED = 'io.modelcontextprotocol/related-task';
+
+/** The question the scripted servers of the control-channel specs ask. */
+export const PUBLISH_QUESTION = {
+  message: 'Publish the report?',
+  requestedSchema: { type: 'object', properties: { who: { type: 'string' } } },
+} as const;
+
 /** Whether a `redis-server` binary is on the PATH (the suites skip, saying so, when it is not). */
 export const REDIS_AVAILABLE = spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0;
 
