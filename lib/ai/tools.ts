@@ -40,7 +40,7 @@ function makeTool(tasks: TaskClient, definition: ToolDefinition, plan: ToolCallP
         executeTaskTool(tasks, plan, input, execution),
         plan.options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH,
       ),
-    toModelOutput: ({ output }) => toModelOutput(output),
+    toModelOutput: ({ output }) => toModelOutput(output, plan.options.modelFileTypes),
   });
   return made as TaskTool;
 }
@@ -68,6 +68,14 @@ function check(condition: boolean, option: string, message: string): void {
 /** Whether `value` is a valid `timeoutMs` or `ttlMs`: absent, or a finite number of ms, 0 or more. */
 function isDuration(value: unknown): boolean {
   return value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
+}
+
+/** Whether `value` is a valid `modelFileTypes`: absent, or an array of media types (`type/subtype`, `type/*`). */
+function isMediaTypeList(value: unknown): boolean {
+  return (
+    value === undefined ||
+    (Array.isArray(value) && value.every((entry) => typeof entry === 'string' && /^[^\s/]+\/[^\s/]+$/.test(entry)))
+  );
 }
 
 /** The set's options, checked before anything is listed. */
@@ -116,6 +124,11 @@ function checkOptions(options: TaskToolsOptions): void {
       `${key} must be a finite number of milliseconds, 0 or more`,
     );
   }
+  check(
+    isMediaTypeList(options.modelFileTypes) && overrides.every((own) => isMediaTypeList(own?.modelFileTypes)),
+    'modelFileTypes',
+    'modelFileTypes must be an array of media types, such as "image/png" or "audio/*"',
+  );
   check(
     isErrorLength(options.maxErrorLength) && overrides.every((own) => isErrorLength(own?.maxErrorLength)),
     'maxErrorLength',

@@ -126,6 +126,19 @@ export interface TaskToolOptions {
    * @defaultValue 4000
    */
   readonly maxErrorLength?: number | undefined;
+  /**
+   * The media types of the images, audio clips and binary resources of a result that the model
+   * is given as files (`image/png`, or `audio/*` for every audio type). A block of any other type
+   * reaches the model as a line of text that says what it was and that it is not shown, such as
+   * `[audio/wav, 48 KB, not shown]`: model providers take only some file types in a tool result,
+   * and one they do not take fails the next model call (or is dropped without a word). Widen the
+   * list to what your provider and model take, e.g.
+   * `[...DEFAULT_MODEL_FILE_TYPES, 'audio/wav']`. The UI gets the result's blocks whatever this
+   * says.
+   * @defaultValue `DEFAULT_MODEL_FILE_TYPES`: `image/png`, `image/jpeg`, `image/gif`, `image/webp`
+   *   and `application/pdf`
+   */
+  readonly modelFileTypes?: readonly string[] | undefined;
 }
 
 /** Options of one tool inside `taskTools`: its own call options, and the name the model sees. */
