@@ -102,12 +102,16 @@ function checkOptions(options: TaskToolsOptions): void {
     'each entry of tools must be an object of options for that tool',
   );
   // The tools wrap each callback, so a callback that is no function would only fail when a task
-  // asks for input: refused here, as the TaskClient refuses it.
+  // asks for input; a call option of the wrong type would fail every call the model makes: both
+  // refused here, as the TaskClient refuses them.
   const typed = [
     ['onElicitation', 'function', 'a function'],
     ['onSampling', 'function', 'a function'],
     ['description', 'string', 'a string'],
     ['progress', 'boolean', 'a boolean'],
+    ['requireTask', 'boolean', 'a boolean'],
+    ['cancelOnAbort', 'boolean', 'a boolean'],
+    ['cancelOnTimeout', 'boolean', 'a boolean'],
   ] as const;
   for (const [key, type, what] of typed) {
     check(

@@ -278,6 +278,24 @@ describe('the tool set', () => {
     });
   });
 
+  it('requireTask, cancelOnAbort and cancelOnTimeout that are not booleans fail the setup with TaskOptionError, not each call', async () => {
+    const { tasks } = await rig();
+    for (const option of ['requireTask', 'cancelOnAbort', 'cancelOnTimeout'] as const) {
+      expect(await rejection(taskTools(tasks, { [option]: 'yes' as never }))).toMatchObject({
+        name: 'TaskOptionError',
+        option,
+      });
+      expect(await rejection(taskTools(tasks, { tools: { echo: { [option]: 1 as never } } }))).toMatchObject({
+        name: 'TaskOptionError',
+        option,
+      });
+      expect(await rejection(taskTool(tasks, 'echo', { [option]: null as never }))).toMatchObject({
+        name: 'TaskOptionError',
+        option,
+      });
+    }
+  });
+
   it('taskTool makes one tool, with its own options', async () => {
     const { tasks, cancelled } = await rig();
     const analyze = await taskTool(tasks, 'analyze', { timeoutMs: 150 });
