@@ -37,9 +37,9 @@ export interface TaskToolStatus {
 
 /**
  * The final result of a task tool: the tool's `CallToolResult`, reduced to what a model and a UI
- * use. `isError: true` when the tool reported its own error in its result, whether the task
- * ended `completed` or `failed` (a task that failed without a result throws instead: see
- * `taskTools`).
+ * use, its content as the server wrote it (a task id the server put in it stays there).
+ * `isError: true` when the tool reported its own error in its result, whether the task ended
+ * `completed` or `failed` (a task that failed without a result throws instead: see `taskTools`).
  */
 export interface TaskToolResult {
   /** Marks the final result. */
