@@ -9,11 +9,13 @@ import {
   TaskNotSupportedError,
   type CallToolAsTaskOptions,
   type CallToolResult,
+  type ContentBlock,
   type Task,
   type TaskClient,
   type TaskHandle,
   type TaskProgress,
 } from '../index.js';
+import { bounded, DEFAULT_MAX_ERROR_LENGTH } from './bound.js';
 import { Feed } from './feed.js';
 import { scrubbed } from './scrub.js';
 import { InputWatch, unansweredError, type Unanswered } from './unanswered.js';
@@ -75,21 +77,33 @@ function resultOutput(result: CallToolResult): TaskToolResult {
   };
 }
 
+/** Whether `content` holds a text block with some text: what a model reads as the tool's own words. */
+function hasText(content: readonly ContentBlock[]): boolean {
+  return content.some((block) => block.type === 'text' && typeof block.text === 'string' && block.text !== '');
+}
+
 /**
  * The tool's result. A result that reports a tool error is the final output, for the model to
  * read in full, however the wire reports it: `isError` on a plain call, on a task the server
  * marked `completed` (as the tasks extension does, [E15]), or on a task that ended `failed` (as
- * 2025-11-25 servers do, [V18]); the library's `TaskFailedError` then carries that result. A task
- * that failed without a tool result (a JSON-RPC error) throws its `TaskFailedError`: the AI SDK
- * makes a `tool-error` of it, with the server's message.
+ * 2025-11-25 servers do, [V18]); the library's `TaskFailedError` then carries that result. When
+ * that result has no text (no content, or only an image) and the server gave the failed task a
+ * status message, the error's message, which quotes it, leads the content (cut to
+ * `maxErrorLength`, as an error would be): the reason the task failed is not lost. A task that
+ * failed without a tool result (a JSON-RPC error) throws its `TaskFailedError`: the AI SDK makes a
+ * `tool-error` of it, with the server's message.
  */
-async function finalOutput(handle: TaskHandle): Promise<TaskToolResult> {
+async function finalOutput(handle: TaskHandle, maxErrorLength: number): Promise<TaskToolResult> {
   try {
     return resultOutput(await handle.result());
   } catch (error) {
-    if (error instanceof TaskFailedError && error.result !== undefined)
-      return { ...resultOutput(error.result), isError: true };
-    throw error;
+    if (!(error instanceof TaskFailedError) || error.result === undefined) throw error;
+    const output = resultOutput(error.result);
+    const { statusMessage } = error;
+    if (hasText(output.content) || statusMessage === undefined || statusMessage === '')
+      return { ...output, isError: true };
+    const reason = { type: 'text' as const, text: (bounded(error, maxErrorLength) as Error).message };
+    return { ...output, content: [reason, ...output.content], isError: true };
   }
 }
 
@@ -217,13 +231,15 @@ export async function* executeTaskTool(
     // Nobody will answer: cancel the task (bounded by cancelGraceMs) instead of waiting for it.
     if (unanswered !== undefined) await handle.dispose().catch(() => undefined);
     await ended;
-    const output = await finalOutput(handle).catch((error: unknown) => {
-      // A task that finished anyway keeps its result; otherwise the error says why it was given
-      // up, and whether the server confirmed the cancel ([E6]: it may only acknowledge it).
-      throw unanswered === undefined || taskId === undefined
-        ? error
-        : unansweredError(plan.serverName, unanswered, taskId, handle.task?.status, error);
-    });
+    const output = await finalOutput(handle, plan.options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH).catch(
+      (error: unknown) => {
+        // A task that finished anyway keeps its result; otherwise the error says why it was given
+        // up, and whether the server confirmed the cancel ([E6]: it may only acknowledge it).
+        throw unanswered === undefined || taskId === undefined
+          ? error
+          : unansweredError(plan.serverName, unanswered, taskId, handle.task?.status, error);
+      },
+    );
     finished = true;
     yield output;
   } finally {

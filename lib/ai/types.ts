@@ -44,7 +44,11 @@ export interface TaskToolStatus {
 export interface TaskToolResult {
   /** Marks the final result. */
   readonly type: 'result';
-  /** The result's content blocks (text, images, audio, resources). */
+  /**
+   * The result's content blocks (text, images, audio, resources). For a task that ended `failed`
+   * with a result that has no text, led by a text block with the failure and the server's status
+   * message (`Tool "x" failed: quota exceeded`), so that the reason is not lost.
+   */
   readonly content: readonly ContentBlock[];
   /** The result as one JSON object, for tools that declare an output schema. */
   readonly structuredContent?: JsonObject;

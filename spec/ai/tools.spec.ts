@@ -533,6 +533,62 @@ describe('running a tool', () => {
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
   });
 
+  it("a task that ends failed with an isError result without text (2025-11-25): the model reads the server's status message, led by the failure", async () => {
+    const pair = await connectScripted({
+      tools: [{ name: 'render', taskSupport: 'required', inputSchema: { type: 'object' } }],
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    const PNG = 'iVBORw0KGgo=';
+    const image = { type: 'image', data: PNG, mimeType: 'image/png' };
+    const results: Array<Record<string, unknown>> = [
+      { content: [], isError: true },
+      { content: [image], isError: true },
+      { content: [text('')], isError: true },
+    ];
+    pair.server.on('tools/call', () => {
+      // The status message names the task: the model reads its fingerprint.
+      const taskId = `render-task-secret-${results.length}`;
+      const created = pair.server.tasks.createResult({ taskId, pollInterval: 20 });
+      const result = results.shift()!;
+      const statusMessage = `quota exceeded for ${taskId}`;
+      setTimeout(() => pair.server.tasks.finish(taskId, 'failed', { result }, { statusMessage }), 30);
+      return created;
+    });
+    const tools = await taskTools(tasks);
+    const reason = /^Tool "render" failed: quota exceeded for sha256:[0-9a-f]+$/;
+    // No content: the reason is the whole error text.
+    const empty = toolCallingModel({ toolName: 'render', input: {} });
+    const first = await streamAgent(empty, tools);
+    expect(first.errors.size).toBe(0);
+    expect(first.results.get('call-1')).toEqual({
+      type: 'result',
+      content: [{ type: 'text', text: expect.stringMatching(reason) }],
+      isError: true,
+    });
+    expect(toolResultsIn(empty, 1)[0]?.output).toEqual({ type: 'error-text', value: expect.stringMatching(reason) });
+    // Only an image: the reason comes before it.
+    const pictured = toolCallingModel({ toolName: 'render', input: {} });
+    await streamAgent(pictured, tools);
+    expect(toolResultsIn(pictured, 1)[0]?.output).toEqual({
+      type: 'content',
+      value: [
+        { type: 'text', text: 'The tool reported an error:' },
+        { type: 'text', text: expect.stringMatching(reason) },
+        { type: 'file', mediaType: 'image/png', data: { type: 'data', data: PNG } },
+      ],
+    });
+    // An empty text says nothing either (the model reads the texts joined, the empty one last).
+    const blank = toolCallingModel({ toolName: 'render', input: {} });
+    await streamAgent(blank, tools);
+    const output = toolResultsIn(blank, 1)[0]?.output as { type: string; value: string };
+    expect(output.type).toBe('error-text');
+    expect(output.value.trimEnd()).toMatch(reason);
+  });
+
   it('a task result with malformed content blocks does not crash the agent run: the model reads them as JSON', async () => {
     const pair = await connectScripted({
       tools: [{ name: 'render', taskSupport: 'required', inputSchema: { type: 'object' } }],
