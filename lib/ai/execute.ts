@@ -109,16 +109,24 @@ async function finalOutput(handle: TaskHandle, maxErrorLength: number): Promise<
 
 /**
  * The error the model reads for a call that could not start, where the library's message is
- * advice for the developer: a callback the SDK client never declared the capability for (on
- * 2025-11-25, where capabilities are fixed at connect time). The model is told that the tool cannot
- * be used here and that calling it again will not help; the library's error, with what to declare,
- * is the `cause`. Any other error is the library's own.
+ * advice for the developer: a callback of this tool whose capability the SDK client never
+ * declared (on 2025-11-25, where capabilities are fixed at connect time, the TaskClient refuses
+ * the call before sending it). The model is told that the tool cannot be used here and that
+ * calling it again will not help; the library's error, with what to declare, is the `cause`.
+ * Only that refusal is rewritten: it is the one `TaskNotSupportedError` of an input kind that a
+ * call rejects with on 2025-11-25, and only for a callback the call passed. Input a server asks
+ * for before it answers a call (the tasks extension's input rounds) may be refused for other
+ * reasons (params that break the schema, an elicitation mode the call did not declare), and
+ * keeps the library's message, which says why.
  */
-function forModel(toolName: string, error: unknown): unknown {
+function forModel(tasks: TaskClient, plan: ToolCallPlan, error: unknown): unknown {
   if (!(error instanceof TaskNotSupportedError)) return error;
   const { feature } = error;
   if (feature !== 'elicitation' && feature !== 'sampling') return error;
+  const passed = feature === 'elicitation' ? plan.options.onElicitation : plan.options.onSampling;
+  if (tasks.wire !== '2025-11-25' || passed === undefined || error.task !== undefined) return error;
   const asks = feature === 'elicitation' ? 'questions for the user (elicitation)' : 'requests for a model (sampling)';
+  const toolName = plan.serverName;
   return new TaskNotSupportedError(
     `Tool "${toolName}" cannot be used here: this application is not set up to receive its ${asks}. Calling it again will fail the same way.`,
     { feature, toolName, cause: error },
@@ -195,7 +203,7 @@ export async function* executeTaskTool(
     handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed, signal));
   } catch (error) {
     watch.stop();
-    throw forModel(plan.serverName, error);
+    throw forModel(tasks, plan, error);
   }
   const taskId = handle.kind === 'task' ? handle.taskId : undefined;
   if (taskId !== undefined) {
