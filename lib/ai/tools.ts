@@ -140,6 +140,15 @@ function checkOptions(options: TaskToolsOptions): void {
   );
 }
 
+/** Refuses a `name` given to the tool `toolName` that is not one every model provider accepts (`option`: where it was given). */
+function checkName(name: unknown, toolName: string, option: string): void {
+  check(
+    name === undefined || (typeof name === 'string' && isSafeName(name)),
+    option,
+    `The name ${JSON.stringify(name)} given to tool ${JSON.stringify(toolName)} is not one model providers accept: 1 to 64 letters, digits, "_" or "-", starting with a letter or "_"`,
+  );
+}
+
 /** Most of the server's tool names an error about an unknown name lists. */
 const LISTED_IN_ERROR = 20;
 
@@ -212,14 +221,7 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
   );
   const overrideOf = (definition: ToolDefinition): TaskToolOverride | undefined =>
     Object.hasOwn(overrides, definition.name) ? overrides[definition.name] : undefined;
-  for (const definition of chosen) {
-    const name = overrideOf(definition)?.name;
-    check(
-      name === undefined || (typeof name === 'string' && isSafeName(name)),
-      'tools',
-      `The name ${JSON.stringify(name)} given to tool ${JSON.stringify(definition.name)} is not one model providers accept: 1 to 64 letters, digits, "_" or "-", starting with a letter or "_"`,
-    );
-  }
+  for (const definition of chosen) checkName(overrideOf(definition)?.name, definition.name, 'tools');
   const names = safeNames(
     chosen.map((definition) => overrideOf(definition)?.name ?? `${options.prefix ?? ''}${definition.name}`),
   );
@@ -245,18 +247,30 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
 }
 
 /**
- * One of the server's tools as an AI SDK tool, like one entry of {@link taskTools}.
- * @throws TaskOptionError when the server lists no tool named `name`.
+ * One of the server's tools as an AI SDK tool, like one entry of {@link taskTools}. `name` is the
+ * server's name of the tool; the host puts the tool under a key of its own tool set, which is the
+ * name the model calls it by. Model providers accept 1 to 64 letters, digits, `_` or `-`, starting
+ * with a letter or `_` (a server name such as `files.read` is not one): pass the key as the
+ * `name` option, which must be such a name, so that the input callbacks are told it
+ * (`aiToolName`); without it they are told the server's name.
+ * @throws TaskOptionError when the server lists no tool named `name`, for invalid options, and for
+ *   a `name` option that is not a safe name.
  * @throws TaskRpcError, TaskProtocolError, TaskClosedError when the tools cannot be listed.
  */
-export async function taskTool(tasks: TaskClient, name: string, options: TaskToolOptions = {}): Promise<TaskTool> {
+export async function taskTool(tasks: TaskClient, name: string, options: TaskToolOverride = {}): Promise<TaskTool> {
   check(typeof name === 'string' && name !== '', 'name', 'taskTool needs the name of a tool');
   checkOptions(options);
+  const { name: aiName, ...own } = options;
+  checkName(aiName, name, 'name');
   const definitions = await toolDefinitions(tasks);
   const definition = definitions.find((candidate) => candidate.name === name);
   if (definition === undefined)
     throw new TaskOptionError(noSuchTool([name], new Set(definitions.map((candidate) => candidate.name))), {
       option: 'name',
     });
-  return makeTool(tasks, definition, { serverName: name, aiName: name, options: toolOptions(options, undefined) });
+  return makeTool(tasks, definition, {
+    serverName: name,
+    aiName: aiName ?? name,
+    options: toolOptions(own, undefined),
+  });
 }

@@ -63,7 +63,10 @@ export type TaskToolOutput = TaskToolStatus | TaskToolResult;
 export interface TaskToolInputContext extends InputContext {
   /** The AI SDK's id of the tool call that asks: the id of its tool part in the UI. */
   readonly toolCallId: string;
-  /** The name the model calls the tool by (the tool set's key; `toolName` is the server's name). */
+  /**
+   * The name the model calls the tool by: the tool set's key (`taskTool`: its `name` option, else
+   * the server's name); `toolName` is the server's name.
+   */
   readonly aiToolName: string;
 }
 
@@ -145,12 +148,18 @@ export interface TaskToolOptions {
   readonly modelFileTypes?: readonly string[] | undefined;
 }
 
-/** Options of one tool inside `taskTools`: its own call options, and the name the model sees. */
+/**
+ * Options of one tool, an entry of `taskTools`' `tools` or the options of `taskTool`: its own call
+ * options, and the name the model calls it by.
+ */
 export interface TaskToolOverride extends TaskToolOptions {
   /**
    * The key of the tool in the tool set, which the model calls it by: 1 to 64 letters, digits, `_`
-   * or `-`, starting with a letter or `_` (what every model provider accepts).
-   * @defaultValue prefix + the server's name, made safe (see `taskTools`)
+   * or `-`, starting with a letter or `_` (what every model provider accepts). `taskTools` puts
+   * the tool under it. `taskTool` cannot see the key you put its tool under: give it here, and
+   * the input callbacks are told it (`aiToolName`).
+   * @defaultValue in `taskTools`, prefix + the server's name, made safe (see `taskTools`); in
+   *   `taskTool`, the server's name
    */
   readonly name?: string | undefined;
 }

@@ -296,6 +296,30 @@ describe('the tool set', () => {
     }
   });
 
+  it("taskTool's name option is the key the host puts the tool under: the input callbacks are told it; one that is not a safe name is refused", async () => {
+    const { tasks } = await rig({ sampling: {} });
+    const asked: TaskToolInputContext[] = [];
+    const summarize = await taskTool(tasks, 'summarize', {
+      name: 'summarize_text',
+      onSampling: (_params, context) => {
+        asked.push(context);
+        return { role: 'assistant', content: { type: 'text', text: 'short' }, model: 'mock' };
+      },
+    });
+    const model = toolCallingModel({ toolName: 'summarize_text', input: { text: 'long text' }, toolCallId: 'call-n' });
+    const run = await streamAgent(model, { summarize_text: summarize });
+    expect(asked.map((c) => [c.toolCallId, c.aiToolName, c.toolName])).toEqual([
+      ['call-n', 'summarize_text', 'summarize'],
+    ]);
+    expect(run.results.get('call-n')).toEqual({ type: 'result', content: [text('summary: short')] });
+    for (const bad of ['summarize.text', '1st', 'x'.repeat(65), 7]) {
+      expect(await rejection(taskTool(tasks, 'summarize', { name: bad as never }))).toMatchObject({
+        name: 'TaskOptionError',
+        option: 'name',
+      });
+    }
+  });
+
   it('taskTool makes one tool, with its own options', async () => {
     const { tasks, cancelled } = await rig();
     const analyze = await taskTool(tasks, 'analyze', { timeoutMs: 150 });
