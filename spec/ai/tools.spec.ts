@@ -1,9 +1,9 @@
 /**
  * `taskTools` and `taskTool` in process, against the example server (and a small `McpServer` for
  * a plain tool that reports an error): the listing and its options, what a tool's `execute`
- * yields when the AI SDK stops reading it early, sampling through the tools' callback, `isError`
- * results, and the round trip of a saved UI message through `convertToModelMessages`. Runs once
- * per SDK major of the client.
+ * yields when the AI SDK stops reading it early, two calls running side by side, sampling through
+ * the tools' callback, `isError` results, and the round trip of a saved UI message through
+ * `convertToModelMessages`. Runs once per SDK major of the client.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -25,7 +25,8 @@ import {
   taskFingerprint,
   type TaskClientOptions,
 } from '../../lib/index.js';
-import { connectScripted, rpcError } from '../support/scripted-server.js';
+import { connectScripted, rpcError, type HandlerContext, type Json } from '../support/scripted-server.js';
+import { questionFor } from '../support/asking.js';
 import { connectPair, exampleServerPair, rejection, until, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
@@ -422,6 +423,57 @@ describe('running a tool', () => {
     expect(tasks.active).toBe(0);
   });
 
+  it('two calls of one TaskClient run in parallel: each gets its own statuses and result, and aborting one leaves the other running', async () => {
+    const { tasks, cancelled, store } = await rig();
+    const analyze = await taskTool(tasks, 'analyze');
+    /** Runs one call to its end, as the AI SDK does, with its own abort signal. */
+    const run = async (input: Record<string, unknown>, toolCallId: string, signal: AbortSignal) => {
+      const options = { toolCallId, messages: [], context: undefined, abortSignal: signal };
+      const outputs: TaskToolOutput[] = [];
+      try {
+        for await (const output of analyze.execute!(input, options as never) as AsyncIterable<TaskToolOutput>) {
+          outputs.push(output);
+          onOutput.get(toolCallId)?.(output);
+        }
+        return { outputs, error: undefined };
+      } catch (error) {
+        return { outputs, error };
+      }
+    };
+    const onOutput = new Map<string, (output: TaskToolOutput) => void>();
+    const kept = new AbortController();
+    const stopped = new AbortController();
+    // The second call is aborted once it has reported its second step: the first runs on.
+    onOutput.set('call-b', (output) => {
+      if (output.type === 'status' && output.statusMessage === 'step 2/50') stopped.abort(new Error('user left'));
+    });
+    const [a, b] = await within(
+      Promise.all([
+        run({ id: 1, steps: 4, stepMs: 60 }, 'call-a', kept.signal),
+        run({ id: 2, steps: 50, stepMs: 60 }, 'call-b', stopped.signal),
+      ]),
+      10_000,
+    );
+    // Each call's statuses are its own task's: step n/4 for the first, step n/50 for the second.
+    const messages = (outputs: readonly TaskToolOutput[]) =>
+      outputs
+        .flatMap((output) => (output.type === 'status' ? [output.statusMessage, output.progress?.message] : []))
+        .filter((message): message is string => message !== undefined);
+    expect(messages(a.outputs)).toContain('step 3/4');
+    expect(messages(a.outputs).filter((message) => !/^step \d\/4$/.test(message))).toEqual([]);
+    expect(messages(b.outputs)).toContain('step 2/50');
+    expect(messages(b.outputs).filter((message) => /^step \d+\/4$/.test(message))).toEqual([]);
+    expect(a.error).toBeUndefined();
+    expect(a.outputs.at(-1)).toEqual({ type: 'result', content: [text('analysis of 1 done in 4 steps')] });
+    expect(b.error).toMatchObject({ name: 'AbortError', remoteCancel: 'cancelled' });
+    expect(b.outputs.some((output) => output.type === 'result')).toBe(false);
+    // Only the aborted call's task was cancelled; the other completed.
+    expect(cancelled).toHaveLength(1);
+    const states = (await store.listTasks()).tasks.map((task) => task.status).sort();
+    expect(states).toEqual(['cancelled', 'completed']);
+    expect(tasks.active).toBe(0);
+  });
+
   it('an aborted AI SDK signal before the call sends no tools/call', async () => {
     const { tasks, store } = await rig();
     const analyze = await taskTool(tasks, 'analyze');
@@ -455,20 +507,58 @@ describe('running a tool', () => {
     expect(run.results.get('call-s')).toEqual({ type: 'result', content: [text('summary: tasks poll')] });
   });
 
-  it('on 2025-11-25, input no callback answers gets a JSON-RPC error and the server decides: the example server fails the task, and the model reads why', async () => {
-    const { tasks, cancelled } = await rig({ elicitation: {} });
-    const model = toolCallingModel({ toolName: 'confirm_delete', input: { path: '/x' } });
-    const run = await streamAgent(model, await taskTools(tasks, { include: ['confirm_delete'] }));
-    // No tasks/cancel: the server was answered (-32601), unlike on the tasks extension (spec/ai/ext.spec.ts).
-    expect(cancelled).toEqual([]);
+  it('on 2025-11-25, input no callback answers gets a JSON-RPC error; a server that fails the task on it ends the task before the tool gives it up: no tasks/cancel is sent, and the model reads the failure', async () => {
+    const pair = await connectScripted({
+      tools: [{ name: 'delete', taskSupport: 'required' }],
+      clientOptions: { capabilities: { elicitation: {} } },
+    });
+    const tasks = new TaskClient(pair.client);
+    cleanups.push(async () => {
+      await tasks.close();
+      await pair.close();
+    });
+    const { server } = pair;
+    // Settles once the server has failed the task for the refusal of its question.
+    let refused: Promise<void> | undefined;
+    const refusals: Json[] = [];
+    server.on('tools/call', () => {
+      const created = server.tasks.createResult({ status: 'input_required', pollInterval: 50 });
+      const taskId = String((created.task as { taskId: string }).taskId);
+      setTimeout(() => {
+        refused = server.request('elicitation/create', questionFor(taskId)).then((reply) => {
+          refusals.push(reply);
+          const why = String((reply.error as { message?: unknown } | undefined)?.message);
+          server.tasks.finish(taskId, 'failed', { result: { content: [text(`Cannot ask: ${why}`)], isError: true } });
+        });
+      }, 0);
+      return created;
+    });
+    // The client's reply and its read of the task race; the server takes requests about the task
+    // only once it has handled the reply, so that the task has failed by then, whatever the timing.
+    const afterRefusal =
+      (handler: (params: Json, ctx: HandlerContext) => unknown) =>
+      async (params: Json, ctx: HandlerContext): Promise<unknown> => {
+        await refused;
+        return handler(params, ctx);
+      };
+    server.on('tasks/get', afterRefusal(server.tasks.handlers['tasks/get']!));
+    server.on('tasks/cancel', afterRefusal(server.tasks.handlers['tasks/cancel']!));
+    const model = toolCallingModel({ toolName: 'delete', input: {} });
+    const run = await streamAgent(model, await taskTools(tasks));
+    expect(refusals).toEqual([expect.objectContaining({ error: expect.objectContaining({ code: -32601 }) })]);
+    // The tool gave the task up (nobody here answers), but a task found ended is not cancelled.
+    expect(server.count('tasks/cancel')).toBe(0);
     expect(run.errors.size).toBe(0);
     const output = run.results.get('call-1') as TaskToolOutput;
     expect(output).toMatchObject({ type: 'result', isError: true });
-    expect(JSON.stringify(output)).toContain('No elicitation handler');
-    expect(toolResultsIn(model, 1)[0]?.output).toMatchObject({ type: 'error-text' });
+    const read = toolResultsIn(model, 1)[0]?.output as { type: string; value: string };
+    expect(read.type).toBe('error-text');
     // What the model reads says what happened, not which option a developer should pass.
-    expect(JSON.stringify(toolResultsIn(model, 1))).toContain('this client cannot answer elicitation requests');
-    expect(JSON.stringify(toolResultsIn(model, 1))).not.toMatch(/pass onElicitation|TaskClient/);
+    expect(read.value).toMatch(
+      /^Cannot ask: No elicitation handler for task sha256:[0-9a-f]+: this client cannot answer elicitation requests/,
+    );
+    expect(read.value).not.toMatch(/pass onElicitation|TaskClient/);
+    expect(tasks.active).toBe(0);
   });
 
   it("onElicitation on the tools without the client's elicitation capability: the model reads that the tool cannot be used here, the cause says what to declare", async () => {
