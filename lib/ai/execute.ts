@@ -178,10 +178,11 @@ function leavesTaskWaiting(unanswered: Unanswered, handle: TaskHandle): boolean 
  * `abortSignal` is the call's signal: aborting cancels the remote task (`cancelOnAbort`). When the
  * AI SDK stops reading before the end, the call is aborted the same way: the task is cancelled, or
  * left running when `cancelOnAbort` (the tool's, else the TaskClient's) is `false`. When the task
- * asks, on the tasks extension, for input that nobody here answers (no callback for it, or the
- * callback threw), the task is cancelled and the tool fails with an error that says so, rather
- * than waiting for its deadline (on 2025-11-25 the server's request gets an error reply instead,
- * and the server decides).
+ * asks for input that no callback here answers, or, on the tasks extension, whose callback threw,
+ * the task is given up at once rather than at its deadline: cancelled (a task found ended keeps
+ * its outcome), and the tool fails with an error that says so. On 2025-11-25 the server's request
+ * also gets an error reply, and a callback that threw there only answers the server with its
+ * error: the server decides.
  */
 export async function* executeTaskTool(
   tasks: TaskClient,
