@@ -17,6 +17,7 @@ import {
 } from '../index.js';
 import { bounded, DEFAULT_MAX_ERROR_LENGTH } from './bound.js';
 import { Feed } from './feed.js';
+import { asTimeout, CallSignal, givenUpAtTimeout } from './timeout.js';
 import { scrubbed } from './scrub.js';
 import { InputWatch, unansweredError, type Unanswered } from './unanswered.js';
 import type { TaskToolInputContext, TaskToolOptions, TaskToolOutput, TaskToolResult, TaskToolStatus } from './types.js';
@@ -31,12 +32,19 @@ export interface ToolCallPlan {
   readonly options: TaskToolOptions;
 }
 
-/** One thing that happened to the call: a snapshot, a progress notification, or input nobody answers. */
-type Happening = { readonly task: Task } | { readonly progress: TaskProgress } | { readonly unanswered: Unanswered };
+/**
+ * One thing that happened to the call: a snapshot, a progress notification, input nobody answers,
+ * or a timeout of the AI SDK that the tool takes up itself.
+ */
+type Happening =
+  | { readonly task: Task }
+  | { readonly progress: TaskProgress }
+  | { readonly unanswered: Unanswered }
+  | { readonly timedOut: true };
 
 /**
- * The call's options for `callToolAsTask`: the plan's, the feed, and `signal` (the AI SDK's
- * signal, or the tool's own when its output stops being read).
+ * The call's options for `callToolAsTask`: the plan's, the feed, and `signal` (the call's: see
+ * {@link CallSignal}).
  */
 function callOptions(
   plan: ToolCallPlan,
@@ -192,30 +200,39 @@ export async function* executeTaskTool(
 ): AsyncGenerator<TaskToolOutput, void, undefined> {
   const feed = new Feed<Happening>();
   const args = input === undefined || input === null ? {} : (input as Record<string, unknown>);
-  // Aborted when the reader leaves early: the call's cancelOnAbort (the tool's, else the
-  // TaskClient's) then decides whether the remote task is cancelled, as for the AI SDK's abort.
-  const stop = new AbortController();
-  const signal =
-    execution.abortSignal === undefined ? stop.signal : AbortSignal.any([execution.abortSignal, stop.signal]);
+  // A timeout of the AI SDK once the task exists, on a tool that sets cancelOnTimeout: the tool
+  // gives the task up itself, as that says. Otherwise it aborts the call like any abort of the AI
+  // SDK's signal (cancelOnAbort: the TaskClient cannot tell it from one), and the error the model
+  // reads is made a timeout. The call is also aborted when the reader leaves early: cancelOnAbort
+  // then decides whether the remote task is cancelled.
+  const cancelOnTimeout = plan.options.cancelOnTimeout;
+  let handle: TaskHandle | undefined;
+  const call = new CallSignal(execution.abortSignal, () => {
+    if (cancelOnTimeout === undefined || handle === undefined || handle.settled) return false;
+    feed.push({ timedOut: true });
+    return true;
+  });
   // Watched from before the call: the task may ask for input in its very first snapshot.
   const watch = new InputWatch(tasks);
-  let handle: TaskHandle;
   try {
-    handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed, signal));
+    handle = await tasks.callToolAsTask(plan.serverName, args, callOptions(plan, execution, feed, call.signal));
   } catch (error) {
     watch.stop();
-    throw forModel(tasks, plan, error);
+    call.dispose();
+    throw forModel(tasks, plan, asTimeout(error, plan.serverName, call.timedOutAfterMs));
   }
-  const taskId = handle.kind === 'task' ? handle.taskId : undefined;
+  // The handle, for the closures below (`handle` may be read before it is set).
+  const tracked = handle;
+  const taskId = tracked.kind === 'task' ? tracked.taskId : undefined;
   if (taskId !== undefined) {
     watch.follow(taskId, (unanswered) => {
-      if (leavesTaskWaiting(unanswered, handle)) feed.push({ unanswered });
+      if (leavesTaskWaiting(unanswered, tracked)) feed.push({ unanswered });
     });
   }
   // The snapshot the call returned, then every change; the feed ends once the result settles.
-  if (handle.task !== undefined) feed.push({ task: handle.task });
-  const off = handle.on('status', (_metrics, task) => feed.push({ task }));
-  const ended = handle.result().then(
+  if (tracked.task !== undefined) feed.push({ task: tracked.task });
+  const off = tracked.on('status', (_metrics, task) => feed.push({ task }));
+  const ended = tracked.result().then(
     () => feed.end(),
     () => feed.end(),
   );
@@ -225,10 +242,17 @@ export async function* executeTaskTool(
     let task: Task | undefined;
     let progress: TaskProgress | undefined;
     let unanswered: Unanswered | undefined;
+    let timedOut = false;
     for await (const happening of feed.drain()) {
       if ('unanswered' in happening) {
         unanswered = happening.unanswered;
         break;
+      }
+      if ('timedOut' in happening) {
+        // A task that has just settled keeps its outcome.
+        timedOut = !tracked.settled;
+        if (timedOut) break;
+        continue;
       }
       if ('task' in happening) task = happening.task;
       else progress = happening.progress;
@@ -237,16 +261,28 @@ export async function* executeTaskTool(
       last = status;
       yield status;
     }
-    // Nobody will answer: cancel the task (bounded by cancelGraceMs) instead of waiting for it.
-    if (unanswered !== undefined) await handle.dispose().catch(() => undefined);
+    // Nobody will answer, or the AI SDK's time is up: cancel the task (bounded by cancelGraceMs)
+    // instead of waiting for it, or, at a timeout with cancelOnTimeout false, leave it running.
+    if (unanswered !== undefined || (timedOut && cancelOnTimeout === true))
+      await tracked.dispose().catch(() => undefined);
+    else if (timedOut) tracked.detach();
     await ended;
-    const output = await finalOutput(handle, plan.options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH).catch(
+    const output = await finalOutput(tracked, plan.options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH).catch(
       (error: unknown) => {
         // A task that finished anyway keeps its result; otherwise the error says why it was given
         // up, and whether the server confirmed the cancel ([E6]: it may only acknowledge it).
-        throw unanswered === undefined || taskId === undefined
-          ? error
-          : unansweredError(plan.serverName, unanswered, taskId, handle.task?.status, error);
+        const status = tracked.task?.status;
+        if (unanswered !== undefined && taskId !== undefined)
+          throw unansweredError(plan.serverName, unanswered, taskId, status, error);
+        if (timedOut && status !== 'completed' && status !== 'failed')
+          throw givenUpAtTimeout(
+            plan.serverName,
+            call.timedOutAfterMs ?? 0,
+            cancelOnTimeout === true,
+            tracked.task,
+            error,
+          );
+        throw asTimeout(error, plan.serverName, call.timedOutAfterMs);
       },
     );
     finished = true;
@@ -257,9 +293,10 @@ export async function* executeTaskTool(
     feed.end();
     // The reader left before the end (the loop was stopped): nobody will read this task's result.
     // Stopped like an abort, the task is cancelled or left running as cancelOnAbort says.
-    if (!finished && !handle.settled) {
-      stop.abort(new Error('The AI SDK stopped reading the tool output'));
+    if (!finished && !tracked.settled) {
+      call.leave(new Error('The AI SDK stopped reading the tool output'));
       await ended;
     }
+    call.dispose();
   }
 }

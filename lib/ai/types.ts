@@ -99,11 +99,20 @@ export interface TaskToolOptions {
   readonly requireTask?: boolean | undefined;
   /**
    * Cancel the remote task when the AI SDK aborts the call (its `abortSignal`), or when the tool's
-   * output stops being read; `false` leaves the task running.
+   * output stops being read; `false` leaves the task running. It also applies to a timeout of the
+   * AI SDK (`timeout.toolMs` and the like) when this tool sets no `cancelOnTimeout`.
    * @defaultValue the TaskClient's `cancelOnAbort`
    */
   readonly cancelOnAbort?: boolean | undefined;
-  /** Cancel the remote task when `timeoutMs` passes. @defaultValue the TaskClient's `cancelOnTimeout` */
+  /**
+   * Cancel the remote task when `timeoutMs` passes; `false` leaves the task running. Set here, it
+   * also applies when a timeout of the AI SDK (`timeout.toolMs`, `timeout.tools.<name>Ms`,
+   * `stepMs`, `totalMs`, whose aborts carry a `TimeoutError`) stops the call once its task exists.
+   * Either way the call fails with a `TaskTimeoutError`. The TaskClient's own `cancelOnTimeout`
+   * applies to `timeoutMs` only: the TaskClient sees the AI SDK's timeout as an abort of the call's
+   * signal, so without this option that follows `cancelOnAbort`.
+   * @defaultValue the TaskClient's `cancelOnTimeout`
+   */
   readonly cancelOnTimeout?: boolean | undefined;
   /**
    * Ask the server for progress notifications (a `progressToken` is sent) and yield each as a

@@ -22,6 +22,7 @@ import {
   TaskOptionError,
   TaskNotSupportedError,
   TaskProtocolError,
+  TaskTimeoutError,
   taskFingerprint,
   type TaskClientOptions,
 } from '../../lib/index.js';
@@ -472,6 +473,59 @@ describe('running a tool', () => {
     const states = (await store.listTasks()).tasks.map((task) => task.status).sort();
     expect(states).toEqual(['cancelled', 'completed']);
     expect(tasks.active).toBe(0);
+  });
+
+  describe("the AI SDK's own timeout (timeout.toolMs) is a timeout, not an abort", () => {
+    it('the model reads a TaskTimeoutError, and the task is cancelled', async () => {
+      const { tasks, cancelled } = await rig();
+      const model = toolCallingModel({ toolName: 'analyze', input: { steps: 50, stepMs: 50 } });
+      const run = await streamAgent(model, await taskTools(tasks, { include: ['analyze'] }), {
+        timeout: { toolMs: 300 },
+      });
+      const error = run.errors.get('call-1') as TaskTimeoutError;
+      expect(error).toBeInstanceOf(TaskTimeoutError);
+      expect(error).toMatchObject({ toolName: 'analyze', remoteCancel: 'cancelled' });
+      expect(error.elapsedMs).toBeGreaterThanOrEqual(250);
+      expect(error.message).toMatch(
+        /^Task for tool "analyze" timed out after \d+ ms \(a timeout of the AI SDK\); the remote task was cancelled$/,
+      );
+      expect((error.cause as Error).name).toBe('AbortError');
+      expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+        type: 'error-text',
+        value: `TaskTimeoutError: ${error.message}`,
+      });
+      expect(cancelled).toHaveLength(1);
+      expect(tasks.active).toBe(0);
+    });
+
+    it("cancelOnTimeout applies, not cancelOnAbort: false leaves the task running, true cancels it where the TaskClient's cancelOnAbort is false", async () => {
+      const { tasks, cancelled, store } = await rig({}, { cancelOnAbort: false });
+      const left = toolCallingModel({ toolName: 'analyze', input: { steps: 50, stepMs: 50 } });
+      const running = await streamAgent(
+        left,
+        await taskTools(tasks, { include: ['analyze'], cancelOnTimeout: false, cancelOnAbort: true }),
+        { timeout: { toolMs: 300 } },
+      );
+      expect(running.errors.get('call-1')).toMatchObject({
+        name: 'TaskTimeoutError',
+        remoteCancel: 'disabled',
+        message: expect.stringMatching(/\(a timeout of the AI SDK\); the remote task was left running$/),
+      });
+      expect(cancelled).toEqual([]);
+      expect((await store.listTasks()).tasks.map((task) => task.status)).toEqual(['working']);
+
+      const stopped = toolCallingModel({ toolName: 'analyze', input: { steps: 50, stepMs: 50 } });
+      const run = await streamAgent(stopped, await taskTools(tasks, { include: ['analyze'], cancelOnTimeout: true }), {
+        timeout: { toolMs: 300 },
+      });
+      expect(run.errors.get('call-1')).toMatchObject({
+        name: 'TaskTimeoutError',
+        remoteCancel: 'cancelled',
+        message: expect.stringMatching(/\(a timeout of the AI SDK\); the remote task was cancelled$/),
+      });
+      expect(cancelled).toHaveLength(1);
+      expect(tasks.active).toBe(0);
+    });
   });
 
   it('an aborted AI SDK signal before the call sends no tools/call', async () => {
