@@ -26,7 +26,13 @@ import {
   taskFingerprint,
   type TaskClientOptions,
 } from '../../lib/index.js';
-import { connectScripted, rpcError, type HandlerContext, type Json } from '../support/scripted-server.js';
+import {
+  connectScripted,
+  rpcError,
+  type HandlerContext,
+  type Json,
+  type ScriptedPairOptions,
+} from '../support/scripted-server.js';
 import { questionFor } from '../support/asking.js';
 import { connectPair, exampleServerPair, rejection, until, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
@@ -52,6 +58,17 @@ async function rig(clientCapabilities: Record<string, object> = {}, options: Tas
     await pair.close();
   });
   return { pair, tasks, cancelled, store: pair.store };
+}
+
+/** A scripted server (`options`) and a TaskClient on it, both closed after the test. */
+async function scripted(options: ScriptedPairOptions) {
+  const pair = await connectScripted(options);
+  const tasks = new TaskClient(pair.client);
+  cleanups.push(async () => {
+    await tasks.close();
+    await pair.close();
+  });
+  return { pair, tasks };
 }
 
 /** Runs a tool's `execute` as the AI SDK does, outside an agent loop. */
@@ -95,12 +112,7 @@ describe('the tool set', () => {
   });
 
   it("lists through the TaskClient's cached list: a tool set per request costs no tools/list until the server says its tools changed", async () => {
-    const pair = await connectScripted({ tools: [{ name: 'first', inputSchema: { type: 'object' } }] });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
-    });
+    const { pair, tasks } = await scripted({ tools: [{ name: 'first', inputSchema: { type: 'object' } }] });
     await taskTools(tasks);
     await taskTools(tasks);
     await taskTool(tasks, 'first');
@@ -137,17 +149,12 @@ describe('the tool set', () => {
   });
 
   it('tasksOnly leaves out tools that cannot run as tasks here: forbidden, and unavailable (no tasks capability)', async () => {
-    const pair = await connectScripted({
+    const { tasks } = await scripted({
       capabilities: { tools: {} },
       tools: [
         { name: 'could_be_a_task', taskSupport: 'optional', inputSchema: { type: 'object' } },
         { name: 'plain', inputSchema: { type: 'object' } },
       ],
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     const all = await taskTools(tasks);
     expect(all.could_be_a_task?.metadata).toMatchObject({ taskSupport: 'unavailable' });
@@ -158,13 +165,8 @@ describe('the tool set', () => {
   it("gives every tool a name model providers accept, calls the server's own name, and keeps __proto__ a plain key", async () => {
     const long = `${'analyse_'.repeat(9)}x`;
     const names = ['files.read', 'files_read', 'files/read', long, `${long}y`, '1st', '__proto__', ''];
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: names.map((name) => ({ name, taskSupport: 'forbidden' as const, inputSchema: { type: 'object' } })),
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     pair.server.on('tools/call', (params) => ({ content: [text(`ran ${String(params.name)}`)] }));
     const tools = await taskTools(tasks);
@@ -336,12 +338,7 @@ describe('the tool set', () => {
   });
 
   it('a tools/list that is not a list is a TaskProtocolError; one that pages in circles is read once round', async () => {
-    const pair = await connectScripted({ tools: [{ name: 'echo' }] });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
-    });
+    const { pair, tasks } = await scripted({ tools: [{ name: 'echo' }] });
     pair.server.on('tools/list', () => ({ tools: 'none' }));
     const malformed = await rejection(taskTools(tasks));
     expect(malformed).toBeInstanceOf(TaskProtocolError);
@@ -357,7 +354,7 @@ describe('the tool set', () => {
   });
 
   it('reads every page of tools/list, and gives a tool without properties an empty object schema', async () => {
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: [
         { name: 'echo', inputSchema: { type: 'object' } },
         {
@@ -367,11 +364,6 @@ describe('the tool set', () => {
         },
       ],
       toolsPageSize: 1,
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     const tools = await taskTools(tasks);
     expect(pair.server.params('tools/list').map((p) => p.cursor)).toEqual([undefined, 'page-1']);
@@ -562,14 +554,9 @@ describe('running a tool', () => {
   });
 
   it('on 2025-11-25, input no callback answers gets a JSON-RPC error; a server that fails the task on it ends the task before the tool gives it up: no tasks/cancel is sent, and the model reads the failure', async () => {
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: [{ name: 'delete', taskSupport: 'required' }],
       clientOptions: { capabilities: { elicitation: {} } },
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     const { server } = pair;
     // Settles once the server has failed the task for the refusal of its question.
@@ -674,13 +661,8 @@ describe('running a tool', () => {
   });
 
   it('a task that ends failed with an isError result (2025-11-25, [V18]) is the final output: the model reads every text block', async () => {
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: [{ name: 'broken', taskSupport: 'required', inputSchema: { type: 'object' } }],
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     pair.server.on('tools/call', () => {
       const created = pair.server.tasks.createResult({ pollInterval: 20 });
@@ -702,13 +684,8 @@ describe('running a tool', () => {
   });
 
   it("a task that ends failed with an isError result without text (2025-11-25): the model reads the server's status message, led by the failure", async () => {
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: [{ name: 'render', taskSupport: 'required', inputSchema: { type: 'object' } }],
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     const PNG = 'iVBORw0KGgo=';
     const image = { type: 'image', data: PNG, mimeType: 'image/png' };
@@ -758,13 +735,8 @@ describe('running a tool', () => {
   });
 
   it('a task result with malformed content blocks does not crash the agent run: the model reads them as JSON', async () => {
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: [{ name: 'render', taskSupport: 'required', inputSchema: { type: 'object' } }],
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     // Blocks of a tasks/result are not checked by the SDK: an image without its mimeType, a
     // resource without its contents.
@@ -789,13 +761,8 @@ describe('running a tool', () => {
   describe('the error text the model reads is bounded (maxErrorLength)', () => {
     /** A TaskClient whose tool `crunch` runs as a task that fails with a JSON-RPC error of `message`. */
     async function failing(message: string) {
-      const pair = await connectScripted({
+      const { pair, tasks } = await scripted({
         tools: [{ name: 'crunch', taskSupport: 'required', inputSchema: { type: 'object' } }],
-      });
-      const tasks = new TaskClient(pair.client);
-      cleanups.push(async () => {
-        await tasks.close();
-        await pair.close();
       });
       pair.server.on('tools/call', () => {
         const created = pair.server.tasks.createResult({ pollInterval: 20 });
@@ -886,13 +853,8 @@ describe('running a tool', () => {
 
   it('a status or progress message that names the task shows its fingerprint instead of its id', async () => {
     const secret = 'task-secret-0001';
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: [{ name: 'crunch', taskSupport: 'required', inputSchema: { type: 'object' } }],
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     pair.server.on('tools/call', (params) => {
       const progressToken = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
