@@ -5,6 +5,7 @@
  */
 export { taskTool, taskTools, type TaskTool, type TaskToolSet } from './ai/tools.js';
 export { isTaskToolOutput } from './ai/guards.js';
+export { DEFAULT_MODEL_FILE_TYPES } from './ai/model-output.js';
 export type {
   TaskToolElicitationCallback,
   TaskToolInputContext,

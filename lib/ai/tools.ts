@@ -40,7 +40,7 @@ function makeTool(tasks: TaskClient, definition: ToolDefinition, plan: ToolCallP
         executeTaskTool(tasks, plan, input, execution),
         plan.options.maxErrorLength ?? DEFAULT_MAX_ERROR_LENGTH,
       ),
-    toModelOutput: ({ output }) => toModelOutput(output),
+    toModelOutput: ({ output }) => toModelOutput(output, plan.options.modelFileTypes),
   });
   return made as TaskTool;
 }
@@ -70,6 +70,14 @@ function isDuration(value: unknown): boolean {
   return value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
 }
 
+/** Whether `value` is a valid `modelFileTypes`: absent, or an array of media types (`type/subtype`, `type/*`). */
+function isMediaTypeList(value: unknown): boolean {
+  return (
+    value === undefined ||
+    (Array.isArray(value) && value.every((entry) => typeof entry === 'string' && /^[^\s/]+\/[^\s/]+$/.test(entry)))
+  );
+}
+
 /** The set's options, checked before anything is listed. */
 function checkOptions(options: TaskToolsOptions): void {
   check(typeof options === 'object' && options !== null, 'options', 'taskTools options must be an object');
@@ -94,12 +102,16 @@ function checkOptions(options: TaskToolsOptions): void {
     'each entry of tools must be an object of options for that tool',
   );
   // The tools wrap each callback, so a callback that is no function would only fail when a task
-  // asks for input: refused here, as the TaskClient refuses it.
+  // asks for input; a call option of the wrong type would fail every call the model makes: both
+  // refused here, as the TaskClient refuses them.
   const typed = [
     ['onElicitation', 'function', 'a function'],
     ['onSampling', 'function', 'a function'],
     ['description', 'string', 'a string'],
     ['progress', 'boolean', 'a boolean'],
+    ['requireTask', 'boolean', 'a boolean'],
+    ['cancelOnAbort', 'boolean', 'a boolean'],
+    ['cancelOnTimeout', 'boolean', 'a boolean'],
   ] as const;
   for (const [key, type, what] of typed) {
     check(
@@ -117,9 +129,23 @@ function checkOptions(options: TaskToolsOptions): void {
     );
   }
   check(
+    isMediaTypeList(options.modelFileTypes) && overrides.every((own) => isMediaTypeList(own?.modelFileTypes)),
+    'modelFileTypes',
+    'modelFileTypes must be an array of media types, such as "image/png" or "audio/*"',
+  );
+  check(
     isErrorLength(options.maxErrorLength) && overrides.every((own) => isErrorLength(own?.maxErrorLength)),
     'maxErrorLength',
     'maxErrorLength must be a whole number of characters, 1 or more (or Infinity)',
+  );
+}
+
+/** Refuses a `name` given to the tool `toolName` that is not one every model provider accepts (`option`: where it was given). */
+function checkName(name: unknown, toolName: string, option: string): void {
+  check(
+    name === undefined || (typeof name === 'string' && isSafeName(name)),
+    option,
+    `The name ${JSON.stringify(name)} given to tool ${JSON.stringify(toolName)} is not one model providers accept: 1 to 64 letters, digits, "_" or "-", starting with a letter or "_"`,
   );
 }
 
@@ -195,14 +221,7 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
   );
   const overrideOf = (definition: ToolDefinition): TaskToolOverride | undefined =>
     Object.hasOwn(overrides, definition.name) ? overrides[definition.name] : undefined;
-  for (const definition of chosen) {
-    const name = overrideOf(definition)?.name;
-    check(
-      name === undefined || (typeof name === 'string' && isSafeName(name)),
-      'tools',
-      `The name ${JSON.stringify(name)} given to tool ${JSON.stringify(definition.name)} is not one model providers accept: 1 to 64 letters, digits, "_" or "-", starting with a letter or "_"`,
-    );
-  }
+  for (const definition of chosen) checkName(overrideOf(definition)?.name, definition.name, 'tools');
   const names = safeNames(
     chosen.map((definition) => overrideOf(definition)?.name ?? `${options.prefix ?? ''}${definition.name}`),
   );
@@ -228,18 +247,30 @@ export async function taskTools(tasks: TaskClient, options: TaskToolsOptions = {
 }
 
 /**
- * One of the server's tools as an AI SDK tool, like one entry of {@link taskTools}.
- * @throws TaskOptionError when the server lists no tool named `name`.
+ * One of the server's tools as an AI SDK tool, like one entry of {@link taskTools}. `name` is the
+ * server's name of the tool; the host puts the tool under a key of its own tool set, which is the
+ * name the model calls it by. Model providers accept 1 to 64 letters, digits, `_` or `-`, starting
+ * with a letter or `_` (a server name such as `files.read` is not one): pass the key as the
+ * `name` option, which must be such a name, so that the input callbacks are told it
+ * (`aiToolName`); without it they are told the server's name.
+ * @throws TaskOptionError when the server lists no tool named `name`, for invalid options, and for
+ *   a `name` option that is not a safe name.
  * @throws TaskRpcError, TaskProtocolError, TaskClosedError when the tools cannot be listed.
  */
-export async function taskTool(tasks: TaskClient, name: string, options: TaskToolOptions = {}): Promise<TaskTool> {
+export async function taskTool(tasks: TaskClient, name: string, options: TaskToolOverride = {}): Promise<TaskTool> {
   check(typeof name === 'string' && name !== '', 'name', 'taskTool needs the name of a tool');
   checkOptions(options);
+  const { name: aiName, ...own } = options;
+  checkName(aiName, name, 'name');
   const definitions = await toolDefinitions(tasks);
   const definition = definitions.find((candidate) => candidate.name === name);
   if (definition === undefined)
     throw new TaskOptionError(noSuchTool([name], new Set(definitions.map((candidate) => candidate.name))), {
       option: 'name',
     });
-  return makeTool(tasks, definition, { serverName: name, aiName: name, options: toolOptions(options, undefined) });
+  return makeTool(tasks, definition, {
+    serverName: name,
+    aiName: aiName ?? name,
+    options: toolOptions(own, undefined),
+  });
 }

@@ -37,14 +37,18 @@ export interface TaskToolStatus {
 
 /**
  * The final result of a task tool: the tool's `CallToolResult`, reduced to what a model and a UI
- * use. `isError: true` when the tool reported its own error in its result, whether the task
- * ended `completed` or `failed` (a task that failed without a result throws instead: see
- * `taskTools`).
+ * use, its content as the server wrote it (a task id the server put in it stays there).
+ * `isError: true` when the tool reported its own error in its result, whether the task ended
+ * `completed` or `failed` (a task that failed without a result throws instead: see `taskTools`).
  */
 export interface TaskToolResult {
   /** Marks the final result. */
   readonly type: 'result';
-  /** The result's content blocks (text, images, audio, resources). */
+  /**
+   * The result's content blocks (text, images, audio, resources). For a task that ended `failed`
+   * with a result that has no text, led by a text block with the failure and the server's status
+   * message (`Tool "x" failed: quota exceeded`), so that the reason is not lost.
+   */
   readonly content: readonly ContentBlock[];
   /** The result as one JSON object, for tools that declare an output schema. */
   readonly structuredContent?: JsonObject;
@@ -59,7 +63,10 @@ export type TaskToolOutput = TaskToolStatus | TaskToolResult;
 export interface TaskToolInputContext extends InputContext {
   /** The AI SDK's id of the tool call that asks: the id of its tool part in the UI. */
   readonly toolCallId: string;
-  /** The name the model calls the tool by (the tool set's key; `toolName` is the server's name). */
+  /**
+   * The name the model calls the tool by: the tool set's key (`taskTool`: its `name` option, else
+   * the server's name); `toolName` is the server's name.
+   */
   readonly aiToolName: string;
 }
 
@@ -92,11 +99,20 @@ export interface TaskToolOptions {
   readonly requireTask?: boolean | undefined;
   /**
    * Cancel the remote task when the AI SDK aborts the call (its `abortSignal`), or when the tool's
-   * output stops being read; `false` leaves the task running.
+   * output stops being read; `false` leaves the task running. It also applies to a timeout of the
+   * AI SDK (`timeout.toolMs` and the like) when this tool sets no `cancelOnTimeout`.
    * @defaultValue the TaskClient's `cancelOnAbort`
    */
   readonly cancelOnAbort?: boolean | undefined;
-  /** Cancel the remote task when `timeoutMs` passes. @defaultValue the TaskClient's `cancelOnTimeout` */
+  /**
+   * Cancel the remote task when `timeoutMs` passes; `false` leaves the task running. Set here, it
+   * also applies when a timeout of the AI SDK (`timeout.toolMs`, `timeout.tools.<name>Ms`,
+   * `stepMs`, `totalMs`, whose aborts carry a `TimeoutError`) stops the call once its task exists.
+   * Either way the call fails with a `TaskTimeoutError`. The TaskClient's own `cancelOnTimeout`
+   * applies to `timeoutMs` only: the TaskClient sees the AI SDK's timeout as an abort of the call's
+   * signal, so without this option that follows `cancelOnAbort`.
+   * @defaultValue the TaskClient's `cancelOnTimeout`
+   */
   readonly cancelOnTimeout?: boolean | undefined;
   /**
    * Ask the server for progress notifications (a `progressToken` is sent) and yield each as a
@@ -126,14 +142,33 @@ export interface TaskToolOptions {
    * @defaultValue 4000
    */
   readonly maxErrorLength?: number | undefined;
+  /**
+   * The media types of the images, audio clips and binary resources of a result that the model
+   * is given as files (`image/png`, or `audio/*` for every audio type). A block of any other type
+   * reaches the model as a line of text that says what it was and that it is not shown, such as
+   * `[audio/wav, 48 KB, not shown]`: model providers take only some file types in a tool result,
+   * and one they do not take fails the next model call (or is dropped without a word). Widen the
+   * list to what your provider and model take, e.g.
+   * `[...DEFAULT_MODEL_FILE_TYPES, 'audio/wav']`. The UI gets the result's blocks whatever this
+   * says.
+   * @defaultValue `DEFAULT_MODEL_FILE_TYPES`: `image/png`, `image/jpeg`, `image/gif`, `image/webp`
+   *   and `application/pdf`
+   */
+  readonly modelFileTypes?: readonly string[] | undefined;
 }
 
-/** Options of one tool inside `taskTools`: its own call options, and the name the model sees. */
+/**
+ * Options of one tool, an entry of `taskTools`' `tools` or the options of `taskTool`: its own call
+ * options, and the name the model calls it by.
+ */
 export interface TaskToolOverride extends TaskToolOptions {
   /**
    * The key of the tool in the tool set, which the model calls it by: 1 to 64 letters, digits, `_`
-   * or `-`, starting with a letter or `_` (what every model provider accepts).
-   * @defaultValue prefix + the server's name, made safe (see `taskTools`)
+   * or `-`, starting with a letter or `_` (what every model provider accepts). `taskTools` puts
+   * the tool under it. `taskTool` cannot see the key you put its tool under: give it here, and
+   * the input callbacks are told it (`aiToolName`).
+   * @defaultValue in `taskTools`, prefix + the server's name, made safe (see `taskTools`); in
+   *   `taskTool`, the server's name
    */
   readonly name?: string | undefined;
 }

@@ -3,7 +3,7 @@
  * answer) with task tools, and sorts what the stream carried: the preliminary outputs of the tool
  * call in order, its final output or error, and whether the stream was aborted.
  */
-import { isStepCount, streamText, type ToolSet } from 'ai';
+import { isStepCount, streamText, type TimeoutConfiguration, type ToolSet } from 'ai';
 import type { MockLanguageModelV4 } from 'ai/test';
 import { isTaskToolOutput, type TaskToolOutput, type TaskToolStatus } from '../../lib/ai.js';
 import { within } from '../helpers.js';
@@ -32,6 +32,8 @@ export interface StreamAgentOptions {
   readonly onPreliminary?: (output: TaskToolOutput) => void;
   /** Bound of the whole run, in ms. @defaultValue 15000 */
   readonly withinMs?: number;
+  /** The AI SDK's own timeouts (`streamText({ timeout })`), e.g. `{ toolMs: 300 }`. */
+  readonly timeout?: TimeoutConfiguration<ToolSet>;
 }
 
 /** Runs `streamText` with `model` and `tools` to its end and collects what it streamed. */
@@ -46,6 +48,7 @@ export async function streamAgent(
     prompt: 'Run the tool, then answer.',
     stopWhen: isStepCount(3),
     ...(options.abortSignal === undefined ? {} : { abortSignal: options.abortSignal }),
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
   });
   const preliminary: TaskToolOutput[] = [];
   const results = new Map<string, unknown>();

@@ -22,7 +22,14 @@ import {
   type TaskClientConnectOptions,
 } from '../../lib/index.js';
 import { until } from '../helpers.js';
-import { ExtServer, fixtureTools, startExtHttpServer, taskTool as extTaskTool } from '../support/ext-server/index.js';
+import {
+  ExtServer,
+  fixtureTools,
+  mrtrTool,
+  outcome,
+  startExtHttpServer,
+  taskTool as extTaskTool,
+} from '../support/ext-server/index.js';
 import { inOrder, statusesOf, streamAgent } from './agent.js';
 import { startExtExampleHttp } from './ext-example-host.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
@@ -207,6 +214,48 @@ describe('task tools against the scripted extension server over Streamable HTTP'
     expect(run.errors.size).toBe(0);
     expect(run.results.get('call-1')).toEqual({ type: 'result', ...result });
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
+  });
+
+  it("input the server asks for before it answers, which the client refuses (an undeclared mode, params that break the schema): the model reads the library's reason, not that the application cannot receive questions", async () => {
+    const urlMode = {
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Sign in', url: 'https://example.com/a', elicitationId: 'e1' },
+    };
+    const noMessage = { method: 'elicitation/create', params: { mode: 'form' } };
+    const server = new ExtServer({
+      tools: [
+        mrtrTool('sign_in', { inputRequests: { k: urlMode }, then: () => outcome.text('never') }),
+        mrtrTool('confirm', { inputRequests: { k: noMessage }, then: () => outcome.text('never') }),
+      ],
+      pollIntervalMs: 20,
+    });
+    const endpoint = await startExtHttpServer(server);
+    cleanups.push(() => endpoint.close());
+    // OPTIONS declares elicitation: {}, form mode only.
+    const tasks = await TaskClient.connect(new StreamableHTTPClientTransport(endpoint.url), OPTIONS);
+    cleanups.push(() => tasks.close());
+    const asked: unknown[] = [];
+    const tools = await taskTools(tasks, { onElicitation: (params) => (asked.push(params), { action: 'decline' }) });
+    for (const [toolName, reason] of [
+      ['sign_in', /Client does not support URL-mode elicitation requests/],
+      ['confirm', /Invalid elicitation request: message must be a string/],
+    ] as const) {
+      const model = toolCallingModel({ toolName, input: {} });
+      const run = await streamAgent(model, tools);
+      const error = run.errors.get('call-1') as TaskNotSupportedError;
+      expect(error).toBeInstanceOf(TaskNotSupportedError);
+      expect(error).toMatchObject({ feature: 'elicitation', toolName });
+      expect(error.message).toMatch(
+        new RegExp(`^The server asks for elicitation/create before it answers "${toolName}": `),
+      );
+      expect(error.message).toMatch(reason);
+      expect(error.message).not.toMatch(/not set up to receive|fail the same way/);
+      expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+        type: 'error-text',
+        value: `TaskNotSupportedError: ${error.message}`,
+      });
+    }
+    expect(asked).toEqual([]);
   });
 
   /** A TaskClient on a scripted extension server with the fixture tools, over Streamable HTTP. */

@@ -1,12 +1,20 @@
 /**
  * What the model is given of a task tool's output (the tool's `toModelOutput`), for every kind of
- * MCP content block, for `isError` results, and for outputs that are not a final result. The tool
- * comes from `taskTools` on the example server in process; no call is made.
+ * MCP content block (which go to the model as files: `modelFileTypes`), for `isError` results,
+ * and for outputs that are not a final result. The tool comes from `taskTool` on the example server
+ * in process; no call is made.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isTaskToolOutput, taskTool, type TaskTool, type TaskToolOutput } from '../../lib/ai.js';
+import {
+  DEFAULT_MODEL_FILE_TYPES,
+  isTaskToolOutput,
+  taskTool,
+  taskTools,
+  type TaskTool,
+  type TaskToolOutput,
+} from '../../lib/ai.js';
 import { TaskClient } from '../../lib/index.js';
-import { exampleServerPair } from '../helpers.js';
+import { exampleServerPair, rejection } from '../helpers.js';
 
 let tool: TaskTool;
 let close: () => Promise<void>;
@@ -28,15 +36,14 @@ const modelSees = (output: unknown) =>
 const PNG = 'iVBORw0KGgo=';
 
 describe('the model output of a task tool', () => {
-  it('maps text, images, audio, embedded resources and links to content parts', async () => {
+  it('maps text, images, embedded resources and links to content parts; images and PDF documents are files', async () => {
     const output: TaskToolOutput = {
       type: 'result',
       content: [
         { type: 'text', text: 'two files' },
         { type: 'image', data: PNG, mimeType: 'image/png' },
-        { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' },
         { type: 'resource', resource: { uri: 'file:///a.txt', mimeType: 'text/plain', text: 'alpha' } },
-        { type: 'resource', resource: { uri: 'file:///b.bin', blob: 'AAE=' } },
+        { type: 'resource', resource: { uri: 'file:///b.pdf', mimeType: 'application/pdf', blob: 'JVBERi0=' } },
         { type: 'resource_link', uri: 'file:///c.csv', name: 'c.csv' },
       ],
     };
@@ -45,12 +52,83 @@ describe('the model output of a task tool', () => {
       value: [
         { type: 'text', text: 'two files' },
         { type: 'file', mediaType: 'image/png', data: { type: 'data', data: PNG } },
-        { type: 'file', mediaType: 'audio/wav', data: { type: 'data', data: 'UklGRg==' } },
         { type: 'text', text: 'alpha' },
-        { type: 'file', mediaType: 'application/octet-stream', data: { type: 'data', data: 'AAE=' } },
+        { type: 'file', mediaType: 'application/pdf', data: { type: 'data', data: 'JVBERi0=' } },
         { type: 'text', text: '{"type":"resource_link","uri":"file:///c.csv","name":"c.csv"}' },
       ],
     });
+  });
+
+  it('describes audio, and images and binary resources of a type providers do not take in a tool result, in a line of text instead of a file', async () => {
+    const wav = 'A'.repeat(65_536); // 48 KB
+    const output: TaskToolOutput = {
+      type: 'result',
+      content: [
+        { type: 'audio', data: wav, mimeType: 'audio/wav' },
+        { type: 'image', data: 'PHN2Zz4=', mimeType: 'image/svg+xml' },
+        { type: 'resource', resource: { uri: 'file:///b.zip', mimeType: 'application/zip', blob: 'UEsDBA==' } },
+        { type: 'resource', resource: { uri: 'file:///c.bin', blob: 'AAE=' } },
+        { type: 'image', data: PNG, mimeType: 'IMAGE/PNG' },
+      ],
+    };
+    expect(await modelSees(output)).toEqual({
+      type: 'content',
+      value: [
+        { type: 'text', text: '[audio/wav, 48 KB, not shown]' },
+        { type: 'text', text: '[image/svg+xml, 5 bytes, not shown]' },
+        { type: 'text', text: '[file:///b.zip, application/zip, 4 bytes, not shown]' },
+        { type: 'text', text: '[file:///c.bin, application/octet-stream, 2 bytes, not shown]' },
+        // Media types are compared without case.
+        { type: 'file', mediaType: 'IMAGE/PNG', data: { type: 'data', data: PNG } },
+      ],
+    });
+    expect(DEFAULT_MODEL_FILE_TYPES).toEqual(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf']);
+  });
+
+  it('modelFileTypes widens (or narrows) what the model is given as files: exact types and type/*', async () => {
+    const pair = await exampleServerPair();
+    const tasks = new TaskClient(pair.client);
+    try {
+      const audio = await taskTool(tasks, 'analyze', { modelFileTypes: [...DEFAULT_MODEL_FILE_TYPES, 'audio/*'] });
+      const pngOnly = (await taskTools(tasks, { include: ['analyze'], modelFileTypes: ['image/png'] })).analyze!;
+      const output: TaskToolOutput = {
+        type: 'result',
+        content: [
+          { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' },
+          { type: 'image', data: PNG, mimeType: 'image/png' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/jpeg' },
+        ],
+      };
+      const sees = (tool: TaskTool) => tool.toModelOutput!({ toolCallId: 'c', input: {}, output });
+      expect(await sees(audio)).toEqual({
+        type: 'content',
+        value: [
+          { type: 'file', mediaType: 'audio/wav', data: { type: 'data', data: 'UklGRg==' } },
+          { type: 'file', mediaType: 'image/png', data: { type: 'data', data: PNG } },
+          { type: 'file', mediaType: 'image/jpeg', data: { type: 'data', data: 'AAAA' } },
+        ],
+      });
+      expect(await sees(pngOnly)).toEqual({
+        type: 'content',
+        value: [
+          { type: 'text', text: '[audio/wav, 4 bytes, not shown]' },
+          { type: 'file', mediaType: 'image/png', data: { type: 'data', data: PNG } },
+          { type: 'text', text: '[image/jpeg, 3 bytes, not shown]' },
+        ],
+      });
+      for (const bad of ['image/png', ['png'], [''], [7]]) {
+        expect(await rejection(taskTools(tasks, { modelFileTypes: bad as never }))).toMatchObject({
+          name: 'TaskOptionError',
+          option: 'modelFileTypes',
+        });
+      }
+      expect(await rejection(taskTool(tasks, 'analyze', { modelFileTypes: ['audio'] }))).toMatchObject({
+        option: 'modelFileTypes',
+      });
+    } finally {
+      await tasks.close();
+      await pair.close();
+    }
   });
 
   it("describes a block that lacks what its type needs as JSON, and never throws (a server's or a saved conversation's)", async () => {
@@ -70,7 +148,7 @@ describe('the model output of a task tool', () => {
       type: 'content',
       value: [...broken.map((block) => ({ type: 'text', text: JSON.stringify(block) })), { type: 'text', text: 'ok' }],
     });
-    // A blob without a usable mimeType is still a file.
+    // A blob without a usable mimeType is binary data of no known type: described, not a file.
     expect(
       await modelSees({
         type: 'result',
@@ -78,7 +156,7 @@ describe('the model output of a task tool', () => {
       }),
     ).toEqual({
       type: 'content',
-      value: [{ type: 'file', mediaType: 'application/octet-stream', data: { type: 'data', data: 'AAE=' } }],
+      value: [{ type: 'text', text: '[f, application/octet-stream, 2 bytes, not shown]' }],
     });
     // An isError result is all text only when every block is a text block with its text.
     expect(await modelSees({ type: 'result', isError: true, content: [{ type: 'text' }, null] })).toEqual({

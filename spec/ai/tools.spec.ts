@@ -1,9 +1,9 @@
 /**
  * `taskTools` and `taskTool` in process, against the example server (and a small `McpServer` for
  * a plain tool that reports an error): the listing and its options, what a tool's `execute`
- * yields when the AI SDK stops reading it early, sampling through the tools' callback, `isError`
- * results, and the round trip of a saved UI message through `convertToModelMessages`. Runs once
- * per SDK major of the client.
+ * yields when the AI SDK stops reading it early, two calls running side by side, sampling through
+ * the tools' callback, `isError` results, and the round trip of a saved UI message through
+ * `convertToModelMessages`. Runs once per SDK major of the client.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -22,10 +22,18 @@ import {
   TaskOptionError,
   TaskNotSupportedError,
   TaskProtocolError,
+  TaskTimeoutError,
   taskFingerprint,
   type TaskClientOptions,
 } from '../../lib/index.js';
-import { connectScripted, rpcError } from '../support/scripted-server.js';
+import {
+  connectScripted,
+  rpcError,
+  type HandlerContext,
+  type Json,
+  type ScriptedPairOptions,
+} from '../support/scripted-server.js';
+import { questionFor } from '../support/asking.js';
 import { connectPair, exampleServerPair, rejection, until, within } from '../helpers.js';
 import { statusesOf, streamAgent } from './agent.js';
 import { toolCallingModel, toolResultsIn } from './model.js';
@@ -50,6 +58,17 @@ async function rig(clientCapabilities: Record<string, object> = {}, options: Tas
     await pair.close();
   });
   return { pair, tasks, cancelled, store: pair.store };
+}
+
+/** A scripted server (`options`) and a TaskClient on it, both closed after the test. */
+async function scripted(options: ScriptedPairOptions) {
+  const pair = await connectScripted(options);
+  const tasks = new TaskClient(pair.client);
+  cleanups.push(async () => {
+    await tasks.close();
+    await pair.close();
+  });
+  return { pair, tasks };
 }
 
 /** Runs a tool's `execute` as the AI SDK does, outside an agent loop. */
@@ -93,12 +112,7 @@ describe('the tool set', () => {
   });
 
   it("lists through the TaskClient's cached list: a tool set per request costs no tools/list until the server says its tools changed", async () => {
-    const pair = await connectScripted({ tools: [{ name: 'first', inputSchema: { type: 'object' } }] });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
-    });
+    const { pair, tasks } = await scripted({ tools: [{ name: 'first', inputSchema: { type: 'object' } }] });
     await taskTools(tasks);
     await taskTools(tasks);
     await taskTool(tasks, 'first');
@@ -135,17 +149,12 @@ describe('the tool set', () => {
   });
 
   it('tasksOnly leaves out tools that cannot run as tasks here: forbidden, and unavailable (no tasks capability)', async () => {
-    const pair = await connectScripted({
+    const { tasks } = await scripted({
       capabilities: { tools: {} },
       tools: [
         { name: 'could_be_a_task', taskSupport: 'optional', inputSchema: { type: 'object' } },
         { name: 'plain', inputSchema: { type: 'object' } },
       ],
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     const all = await taskTools(tasks);
     expect(all.could_be_a_task?.metadata).toMatchObject({ taskSupport: 'unavailable' });
@@ -156,13 +165,8 @@ describe('the tool set', () => {
   it("gives every tool a name model providers accept, calls the server's own name, and keeps __proto__ a plain key", async () => {
     const long = `${'analyse_'.repeat(9)}x`;
     const names = ['files.read', 'files_read', 'files/read', long, `${long}y`, '1st', '__proto__', ''];
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: names.map((name) => ({ name, taskSupport: 'forbidden' as const, inputSchema: { type: 'object' } })),
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     pair.server.on('tools/call', (params) => ({ content: [text(`ran ${String(params.name)}`)] }));
     const tools = await taskTools(tasks);
@@ -278,6 +282,48 @@ describe('the tool set', () => {
     });
   });
 
+  it('requireTask, cancelOnAbort and cancelOnTimeout that are not booleans fail the setup with TaskOptionError, not each call', async () => {
+    const { tasks } = await rig();
+    for (const option of ['requireTask', 'cancelOnAbort', 'cancelOnTimeout'] as const) {
+      expect(await rejection(taskTools(tasks, { [option]: 'yes' as never }))).toMatchObject({
+        name: 'TaskOptionError',
+        option,
+      });
+      expect(await rejection(taskTools(tasks, { tools: { echo: { [option]: 1 as never } } }))).toMatchObject({
+        name: 'TaskOptionError',
+        option,
+      });
+      expect(await rejection(taskTool(tasks, 'echo', { [option]: null as never }))).toMatchObject({
+        name: 'TaskOptionError',
+        option,
+      });
+    }
+  });
+
+  it("taskTool's name option is the key the host puts the tool under: the input callbacks are told it; one that is not a safe name is refused", async () => {
+    const { tasks } = await rig({ sampling: {} });
+    const asked: TaskToolInputContext[] = [];
+    const summarize = await taskTool(tasks, 'summarize', {
+      name: 'summarize_text',
+      onSampling: (_params, context) => {
+        asked.push(context);
+        return { role: 'assistant', content: { type: 'text', text: 'short' }, model: 'mock' };
+      },
+    });
+    const model = toolCallingModel({ toolName: 'summarize_text', input: { text: 'long text' }, toolCallId: 'call-n' });
+    const run = await streamAgent(model, { summarize_text: summarize });
+    expect(asked.map((c) => [c.toolCallId, c.aiToolName, c.toolName])).toEqual([
+      ['call-n', 'summarize_text', 'summarize'],
+    ]);
+    expect(run.results.get('call-n')).toEqual({ type: 'result', content: [text('summary: short')] });
+    for (const bad of ['summarize.text', '1st', 'x'.repeat(65), 7]) {
+      expect(await rejection(taskTool(tasks, 'summarize', { name: bad as never }))).toMatchObject({
+        name: 'TaskOptionError',
+        option: 'name',
+      });
+    }
+  });
+
   it('taskTool makes one tool, with its own options', async () => {
     const { tasks, cancelled } = await rig();
     const analyze = await taskTool(tasks, 'analyze', { timeoutMs: 150 });
@@ -292,12 +338,7 @@ describe('the tool set', () => {
   });
 
   it('a tools/list that is not a list is a TaskProtocolError; one that pages in circles is read once round', async () => {
-    const pair = await connectScripted({ tools: [{ name: 'echo' }] });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
-    });
+    const { pair, tasks } = await scripted({ tools: [{ name: 'echo' }] });
     pair.server.on('tools/list', () => ({ tools: 'none' }));
     const malformed = await rejection(taskTools(tasks));
     expect(malformed).toBeInstanceOf(TaskProtocolError);
@@ -313,7 +354,7 @@ describe('the tool set', () => {
   });
 
   it('reads every page of tools/list, and gives a tool without properties an empty object schema', async () => {
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: [
         { name: 'echo', inputSchema: { type: 'object' } },
         {
@@ -323,11 +364,6 @@ describe('the tool set', () => {
         },
       ],
       toolsPageSize: 1,
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     const tools = await taskTools(tasks);
     expect(pair.server.params('tools/list').map((p) => p.cursor)).toEqual([undefined, 'page-1']);
@@ -380,6 +416,110 @@ describe('running a tool', () => {
     expect(tasks.active).toBe(0);
   });
 
+  it('two calls of one TaskClient run in parallel: each gets its own statuses and result, and aborting one leaves the other running', async () => {
+    const { tasks, cancelled, store } = await rig();
+    const analyze = await taskTool(tasks, 'analyze');
+    /** Runs one call to its end, as the AI SDK does, with its own abort signal. */
+    const run = async (input: Record<string, unknown>, toolCallId: string, signal: AbortSignal) => {
+      const options = { toolCallId, messages: [], context: undefined, abortSignal: signal };
+      const outputs: TaskToolOutput[] = [];
+      try {
+        for await (const output of analyze.execute!(input, options as never) as AsyncIterable<TaskToolOutput>) {
+          outputs.push(output);
+          onOutput.get(toolCallId)?.(output);
+        }
+        return { outputs, error: undefined };
+      } catch (error) {
+        return { outputs, error };
+      }
+    };
+    const onOutput = new Map<string, (output: TaskToolOutput) => void>();
+    const kept = new AbortController();
+    const stopped = new AbortController();
+    // The second call is aborted once it has reported its second step: the first runs on.
+    onOutput.set('call-b', (output) => {
+      if (output.type === 'status' && output.statusMessage === 'step 2/50') stopped.abort(new Error('user left'));
+    });
+    const [a, b] = await within(
+      Promise.all([
+        run({ id: 1, steps: 4, stepMs: 60 }, 'call-a', kept.signal),
+        run({ id: 2, steps: 50, stepMs: 60 }, 'call-b', stopped.signal),
+      ]),
+      10_000,
+    );
+    // Each call's statuses are its own task's: step n/4 for the first, step n/50 for the second.
+    const messages = (outputs: readonly TaskToolOutput[]) =>
+      outputs
+        .flatMap((output) => (output.type === 'status' ? [output.statusMessage, output.progress?.message] : []))
+        .filter((message): message is string => message !== undefined);
+    expect(messages(a.outputs)).toContain('step 3/4');
+    expect(messages(a.outputs).filter((message) => !/^step \d\/4$/.test(message))).toEqual([]);
+    expect(messages(b.outputs)).toContain('step 2/50');
+    expect(messages(b.outputs).filter((message) => /^step \d+\/4$/.test(message))).toEqual([]);
+    expect(a.error).toBeUndefined();
+    expect(a.outputs.at(-1)).toEqual({ type: 'result', content: [text('analysis of 1 done in 4 steps')] });
+    expect(b.error).toMatchObject({ name: 'AbortError', remoteCancel: 'cancelled' });
+    expect(b.outputs.some((output) => output.type === 'result')).toBe(false);
+    // Only the aborted call's task was cancelled; the other completed.
+    expect(cancelled).toHaveLength(1);
+    const states = (await store.listTasks()).tasks.map((task) => task.status).sort();
+    expect(states).toEqual(['cancelled', 'completed']);
+    expect(tasks.active).toBe(0);
+  });
+
+  describe("the AI SDK's own timeout (timeout.toolMs) is a timeout, not an abort", () => {
+    it('the model reads a TaskTimeoutError, and the task is cancelled', async () => {
+      const { tasks, cancelled } = await rig();
+      const model = toolCallingModel({ toolName: 'analyze', input: { steps: 50, stepMs: 50 } });
+      const run = await streamAgent(model, await taskTools(tasks, { include: ['analyze'] }), {
+        timeout: { toolMs: 300 },
+      });
+      const error = run.errors.get('call-1') as TaskTimeoutError;
+      expect(error).toBeInstanceOf(TaskTimeoutError);
+      expect(error).toMatchObject({ toolName: 'analyze', remoteCancel: 'cancelled' });
+      expect(error.elapsedMs).toBeGreaterThanOrEqual(250);
+      expect(error.message).toMatch(
+        /^Task for tool "analyze" timed out after \d+ ms \(a timeout of the AI SDK\); the remote task was cancelled$/,
+      );
+      expect((error.cause as Error).name).toBe('AbortError');
+      expect(toolResultsIn(model, 1)[0]?.output).toEqual({
+        type: 'error-text',
+        value: `TaskTimeoutError: ${error.message}`,
+      });
+      expect(cancelled).toHaveLength(1);
+      expect(tasks.active).toBe(0);
+    });
+
+    it("cancelOnTimeout applies, not cancelOnAbort: false leaves the task running, true cancels it where the TaskClient's cancelOnAbort is false", async () => {
+      const { tasks, cancelled, store } = await rig({}, { cancelOnAbort: false });
+      const left = toolCallingModel({ toolName: 'analyze', input: { steps: 50, stepMs: 50 } });
+      const running = await streamAgent(
+        left,
+        await taskTools(tasks, { include: ['analyze'], cancelOnTimeout: false, cancelOnAbort: true }),
+        { timeout: { toolMs: 300 } },
+      );
+      expect(running.errors.get('call-1')).toMatchObject({
+        name: 'TaskTimeoutError',
+        remoteCancel: 'disabled',
+        message: expect.stringMatching(/\(a timeout of the AI SDK\); the remote task was left running$/),
+      });
+      expect(cancelled).toEqual([]);
+      expect((await store.listTasks()).tasks.map((task) => task.status)).toEqual(['working']);
+
+      const stopped = toolCallingModel({ toolName: 'analyze', input: { steps: 50, stepMs: 50 } });
+      const run = await streamAgent(stopped, await taskTools(tasks, { include: ['analyze'], cancelOnTimeout: true }), {
+        timeout: { toolMs: 300 },
+      });
+      expect(run.errors.get('call-1')).toMatchObject({
+        name: 'TaskTimeoutError',
+        remoteCancel: 'cancelled',
+        message: expect.stringMatching(/\(a timeout of the AI SDK\); the remote task was cancelled$/),
+      });
+      expect(cancelled).toHaveLength(1);
+      expect(tasks.active).toBe(0);
+    });
+  });
+
   it('an aborted AI SDK signal before the call sends no tools/call', async () => {
     const { tasks, store } = await rig();
     const analyze = await taskTool(tasks, 'analyze');
@@ -413,20 +553,53 @@ describe('running a tool', () => {
     expect(run.results.get('call-s')).toEqual({ type: 'result', content: [text('summary: tasks poll')] });
   });
 
-  it('on 2025-11-25, input no callback answers gets a JSON-RPC error and the server decides: the example server fails the task, and the model reads why', async () => {
-    const { tasks, cancelled } = await rig({ elicitation: {} });
-    const model = toolCallingModel({ toolName: 'confirm_delete', input: { path: '/x' } });
-    const run = await streamAgent(model, await taskTools(tasks, { include: ['confirm_delete'] }));
-    // No tasks/cancel: the server was answered (-32601), unlike on the tasks extension (spec/ai/ext.spec.ts).
-    expect(cancelled).toEqual([]);
+  it('on 2025-11-25, input no callback answers gets a JSON-RPC error; a server that fails the task on it ends the task before the tool gives it up: no tasks/cancel is sent, and the model reads the failure', async () => {
+    const { pair, tasks } = await scripted({
+      tools: [{ name: 'delete', taskSupport: 'required' }],
+      clientOptions: { capabilities: { elicitation: {} } },
+    });
+    const { server } = pair;
+    // Settles once the server has failed the task for the refusal of its question.
+    let refused: Promise<void> | undefined;
+    const refusals: Json[] = [];
+    server.on('tools/call', () => {
+      const created = server.tasks.createResult({ status: 'input_required', pollInterval: 50 });
+      const taskId = String((created.task as { taskId: string }).taskId);
+      setTimeout(() => {
+        refused = server.request('elicitation/create', questionFor(taskId)).then((reply) => {
+          refusals.push(reply);
+          const why = String((reply.error as { message?: unknown } | undefined)?.message);
+          server.tasks.finish(taskId, 'failed', { result: { content: [text(`Cannot ask: ${why}`)], isError: true } });
+        });
+      }, 0);
+      return created;
+    });
+    // The client's reply and its read of the task race; the server takes requests about the task
+    // only once it has handled the reply, so that the task has failed by then, whatever the timing.
+    const afterRefusal =
+      (handler: (params: Json, ctx: HandlerContext) => unknown) =>
+      async (params: Json, ctx: HandlerContext): Promise<unknown> => {
+        await refused;
+        return handler(params, ctx);
+      };
+    server.on('tasks/get', afterRefusal(server.tasks.handlers['tasks/get']!));
+    server.on('tasks/cancel', afterRefusal(server.tasks.handlers['tasks/cancel']!));
+    const model = toolCallingModel({ toolName: 'delete', input: {} });
+    const run = await streamAgent(model, await taskTools(tasks));
+    expect(refusals).toEqual([expect.objectContaining({ error: expect.objectContaining({ code: -32601 }) })]);
+    // The tool gave the task up (nobody here answers), but a task found ended is not cancelled.
+    expect(server.count('tasks/cancel')).toBe(0);
     expect(run.errors.size).toBe(0);
     const output = run.results.get('call-1') as TaskToolOutput;
     expect(output).toMatchObject({ type: 'result', isError: true });
-    expect(JSON.stringify(output)).toContain('No elicitation handler');
-    expect(toolResultsIn(model, 1)[0]?.output).toMatchObject({ type: 'error-text' });
+    const read = toolResultsIn(model, 1)[0]?.output as { type: string; value: string };
+    expect(read.type).toBe('error-text');
     // What the model reads says what happened, not which option a developer should pass.
-    expect(JSON.stringify(toolResultsIn(model, 1))).toContain('this client cannot answer elicitation requests');
-    expect(JSON.stringify(toolResultsIn(model, 1))).not.toMatch(/pass onElicitation|TaskClient/);
+    expect(read.value).toMatch(
+      /^Cannot ask: No elicitation handler for task sha256:[0-9a-f]+: this client cannot answer elicitation requests/,
+    );
+    expect(read.value).not.toMatch(/pass onElicitation|TaskClient/);
+    expect(tasks.active).toBe(0);
   });
 
   it("onElicitation on the tools without the client's elicitation capability: the model reads that the tool cannot be used here, the cause says what to declare", async () => {
@@ -488,13 +661,8 @@ describe('running a tool', () => {
   });
 
   it('a task that ends failed with an isError result (2025-11-25, [V18]) is the final output: the model reads every text block', async () => {
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: [{ name: 'broken', taskSupport: 'required', inputSchema: { type: 'object' } }],
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     pair.server.on('tools/call', () => {
       const created = pair.server.tasks.createResult({ pollInterval: 20 });
@@ -515,14 +683,60 @@ describe('running a tool', () => {
     expect(toolResultsIn(model, 1)[0]?.output).toEqual({ type: 'error-text', value: 'disk full\nfree 2 GB and retry' });
   });
 
-  it('a task result with malformed content blocks does not crash the agent run: the model reads them as JSON', async () => {
-    const pair = await connectScripted({
+  it("a task that ends failed with an isError result without text (2025-11-25): the model reads the server's status message, led by the failure", async () => {
+    const { pair, tasks } = await scripted({
       tools: [{ name: 'render', taskSupport: 'required', inputSchema: { type: 'object' } }],
     });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
+    const PNG = 'iVBORw0KGgo=';
+    const image = { type: 'image', data: PNG, mimeType: 'image/png' };
+    const results: Array<Record<string, unknown>> = [
+      { content: [], isError: true },
+      { content: [image], isError: true },
+      { content: [text('')], isError: true },
+    ];
+    pair.server.on('tools/call', () => {
+      // The status message names the task: the model reads its fingerprint.
+      const taskId = `render-task-secret-${results.length}`;
+      const created = pair.server.tasks.createResult({ taskId, pollInterval: 20 });
+      const result = results.shift()!;
+      const statusMessage = `quota exceeded for ${taskId}`;
+      setTimeout(() => pair.server.tasks.finish(taskId, 'failed', { result }, { statusMessage }), 30);
+      return created;
+    });
+    const tools = await taskTools(tasks);
+    const reason = /^Tool "render" failed: quota exceeded for sha256:[0-9a-f]+$/;
+    // No content: the reason is the whole error text.
+    const empty = toolCallingModel({ toolName: 'render', input: {} });
+    const first = await streamAgent(empty, tools);
+    expect(first.errors.size).toBe(0);
+    expect(first.results.get('call-1')).toEqual({
+      type: 'result',
+      content: [{ type: 'text', text: expect.stringMatching(reason) }],
+      isError: true,
+    });
+    expect(toolResultsIn(empty, 1)[0]?.output).toEqual({ type: 'error-text', value: expect.stringMatching(reason) });
+    // Only an image: the reason comes before it.
+    const pictured = toolCallingModel({ toolName: 'render', input: {} });
+    await streamAgent(pictured, tools);
+    expect(toolResultsIn(pictured, 1)[0]?.output).toEqual({
+      type: 'content',
+      value: [
+        { type: 'text', text: 'The tool reported an error:' },
+        { type: 'text', text: expect.stringMatching(reason) },
+        { type: 'file', mediaType: 'image/png', data: { type: 'data', data: PNG } },
+      ],
+    });
+    // An empty text says nothing either (the model reads the texts joined, the empty one last).
+    const blank = toolCallingModel({ toolName: 'render', input: {} });
+    await streamAgent(blank, tools);
+    const output = toolResultsIn(blank, 1)[0]?.output as { type: string; value: string };
+    expect(output.type).toBe('error-text');
+    expect(output.value.trimEnd()).toMatch(reason);
+  });
+
+  it('a task result with malformed content blocks does not crash the agent run: the model reads them as JSON', async () => {
+    const { pair, tasks } = await scripted({
+      tools: [{ name: 'render', taskSupport: 'required', inputSchema: { type: 'object' } }],
     });
     // Blocks of a tasks/result are not checked by the SDK: an image without its mimeType, a
     // resource without its contents.
@@ -547,13 +761,8 @@ describe('running a tool', () => {
   describe('the error text the model reads is bounded (maxErrorLength)', () => {
     /** A TaskClient whose tool `crunch` runs as a task that fails with a JSON-RPC error of `message`. */
     async function failing(message: string) {
-      const pair = await connectScripted({
+      const { pair, tasks } = await scripted({
         tools: [{ name: 'crunch', taskSupport: 'required', inputSchema: { type: 'object' } }],
-      });
-      const tasks = new TaskClient(pair.client);
-      cleanups.push(async () => {
-        await tasks.close();
-        await pair.close();
       });
       pair.server.on('tools/call', () => {
         const created = pair.server.tasks.createResult({ pollInterval: 20 });
@@ -644,13 +853,8 @@ describe('running a tool', () => {
 
   it('a status or progress message that names the task shows its fingerprint instead of its id', async () => {
     const secret = 'task-secret-0001';
-    const pair = await connectScripted({
+    const { pair, tasks } = await scripted({
       tools: [{ name: 'crunch', taskSupport: 'required', inputSchema: { type: 'object' } }],
-    });
-    const tasks = new TaskClient(pair.client);
-    cleanups.push(async () => {
-      await tasks.close();
-      await pair.close();
     });
     pair.server.on('tools/call', (params) => {
       const progressToken = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
