@@ -186,6 +186,36 @@ describe('one subscription per connection ([E18])', () => {
       // Before: one per new task, 20.
       expect(listenTimes(rig, start)).toEqual([0, 100, 200, 400, 800, 1_600]);
     });
+
+    it.each([
+      ['a CreateTaskResult', { resultType: 'task', taskId: 'not-a-subscription', status: 'working', ttlMs: null }],
+      ['an unknown resultType', { resultType: 'subscribed' }],
+    ])(
+      'one that answers every listen with %s: an invalid response ([E36]), not a graceful end ([E22]); asked again only as new tasks start, and polling completes the task',
+      async (_, reply) => {
+        const rig = await extRig({ server: manual({ pollIntervalMs: 1_000, ttlMs: null }) });
+        rig.server.on('subscriptions/listen', () => ({
+          ...reply,
+          createdAt: new Date(0).toISOString(),
+          lastUpdatedAt: new Date(0).toISOString(),
+        }));
+        const start = rig.clock.now();
+        const first = await rig.tasks.callToolAsTask('manual');
+        for (let i = 0; i < 100; i += 1) await rig.clock.advance(100);
+        // Before the fix it counted as ended and was asked for again: 0, 50, 150, 350, ... 6 350.
+        expect(listenTimes(rig, start)).toEqual([0]);
+        await rig.tasks.callToolAsTask('manual');
+        await rig.clock.advance(0);
+        expect(listenTimes(rig, start)).toEqual([0, 10_000]);
+        rig.server.tasks.complete(first.taskId!, textResult('polled'));
+        const result = first.result();
+        await rig.clock.advance(1_000);
+        expect((await result).content).toEqual(textResult('polled').content);
+        // The task a CreateTaskResult names is not one of this client's: never read, answered or cancelled.
+        for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel'])
+          expect(rig.server.params(method).map((p) => p.taskId)).not.toContain('not-a-subscription');
+      },
+    );
   });
 
   it('stops asking a server that has no subscriptions/listen (-32601), and polls', async () => {

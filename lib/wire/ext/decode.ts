@@ -112,13 +112,14 @@ export function decodeGetTask(value: unknown): WireSnapshot {
 }
 
 /**
- * Checks the empty acknowledgement that answers `tasks/cancel` ([E6]) and `tasks/update` ([E5]):
- * an object whose `resultType`, if any, is `"complete"`. Anything else (a `CreateTaskResult` to a
- * request that cannot create tasks, an unknown `resultType`) is an invalid response, never taken
- * for an acknowledgement ([E24]).
+ * Checks the empty acknowledgement that answers `tasks/cancel` ([E6]) and `tasks/update` ([E5]),
+ * and the result that ends a `subscriptions/listen` ([E22]): an object whose `resultType`, if any,
+ * is `"complete"`. Anything else (a `CreateTaskResult` to a request that cannot create tasks, an
+ * unknown `resultType`) is an invalid response, never taken for an acknowledgement ([E24]) or for
+ * a subscription's graceful end ([E36]).
  * @throws TaskProtocolError when it is not one.
  */
-export function decodeAck(value: unknown, method: string, taskId: string): void {
+export function decodeAck(value: unknown, method: string, taskId?: string): void {
   if (!isObject(value)) throw malformed(method, 'result is not an object', taskId);
   onlyComplete(value.resultType, method, taskId);
 }

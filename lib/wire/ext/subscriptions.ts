@@ -8,9 +8,13 @@
  *
  * A subscription the server ends (a result: it closed it on purpose, [E22]) or refuses is asked
  * for again only after a pause that doubles each time one ends within {@link STEADY_MS} of being
- * opened, up to {@link MAX_RELISTEN_MS}; one that lasted resets the pause.
+ * opened, up to {@link MAX_RELISTEN_MS}; one that lasted resets the pause. A reply that is no such
+ * result (a `CreateTaskResult`, any `resultType` but `"complete"`) is an invalid response ([E36]):
+ * it fails the listen, which is then asked for again only as new tasks start (with that pause);
+ * polling goes on, and the task it names is never read.
  */
 import { PortError, type JsonObject, type SessionPort, type Timers } from '../../port/port.js';
+import { decodeAck } from './decode.js';
 
 /** Shortest time between two replacements of the subscription. */
 export const RELISTEN_MS = 50;
@@ -39,6 +43,8 @@ export const RETIRE_MS = 1_000;
 const FOREVER = Number.POSITIVE_INFINITY;
 
 const METHOD_NOT_FOUND = -32601;
+
+const LISTEN = 'subscriptions/listen';
 
 /** The one task subscription of a connection. */
 export class TaskSubscription {
@@ -137,7 +143,7 @@ export class TaskSubscription {
       this.retireTimer = timers.after(RETIRE_MS, () => this.retire(), true);
     }
     this.port
-      .request('subscriptions/listen', { notifications: { taskIds: ids } }, () => undefined, {
+      .request(LISTEN, { notifications: { taskIds: ids } }, (value) => decodeAck(value, LISTEN), {
         timeoutMs: FOREVER,
         timers,
         signal: controller.signal,
@@ -159,6 +165,8 @@ export class TaskSubscription {
           // Its stream ended without an answer (a proxy cutting an idle stream): as if the server
           // had ended it, listen again after the same growing pause ([E18], [E22]).
           else if (error instanceof PortError && error.kind === 'closed' && !this.port.closed) this.schedule();
+          // Refused, or an invalid reply ([E36]: a task, or a resultType but "complete"): no listen
+          // until a new task starts; polling keeps every task going ([E22]).
           else this.stopped = true;
         },
       );
