@@ -77,9 +77,11 @@ describe('HTTP faults', () => {
 
 /**
  * A server whose task asks two questions, `gapMs` apart (working meanwhile), then completes with
- * the answers: the example server's store and message queue, questions tagged with the task.
+ * the answers: the example server's store and message queue, questions tagged with the task, which
+ * has `pollInterval` (the SDK server's blocking tasks/result adds an abort listener per interval it
+ * waits, and Node warns from 11 on: a long wait needs a longer interval).
  */
-function askingTwice(gapMs: number): () => { server: McpServer; cleanup(): void } {
+function askingTwice(gapMs: number, pollInterval = 50): () => { server: McpServer; cleanup(): void } {
   return () => {
     const store = new InMemoryTaskStore();
     const server = new McpServer(
@@ -95,7 +97,7 @@ function askingTwice(gapMs: number): () => { server: McpServer; cleanup(): void 
       { inputSchema: {}, execution: { taskSupport: 'required' } },
       {
         createTask: async (_args, extra) => {
-          const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: 50 });
+          const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval });
           const { taskId } = task;
           const ask = async (): Promise<void> => {
             const answers: string[] = [];
@@ -355,7 +357,7 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
     const { tasks, asked, problems, proxy } = await throughProxy(
       // The server asks for 1.5 s before a resumption; the second question comes 1.5 s after the
       // first answer, on the resumed stream.
-      await startHttpServer({}, askingTwice(1_500), undefined, {
+      await startHttpServer({}, askingTwice(1_500, 500), undefined, {
         eventStore: orderedEventStore(),
         retryInterval: 1_500,
       }),
