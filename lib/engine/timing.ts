@@ -63,11 +63,11 @@ export function sheddingDelay(round: number, timing: PollTiming, retry: RetryPol
 
 /**
  * Delay before the next poll of `task` ([R13], [R16]): the server's latest `pollInterval`, or a
- * gentle backoff when it gives none, clamped to `[minPollIntervalMs, maxPollIntervalMs]`. After
- * `failures` consecutive failed polls the retry backoff applies when it is longer: never sooner
- * than the server's latest interval, which may rate-limit polls that come sooner ([E14]). The ttl
- * does not shorten it: the one read a ttl needs sooner than the interval is the ttl watch's
- * (`ttl-watch.ts`), once per ttl, where the interval would leave the task unread until past it.
+ * gentle backoff when it gives none, clamped to `[minPollIntervalMs, maxPollIntervalMs]` and to
+ * half the task's ttl. After `failures` consecutive failed polls the retry backoff applies when it is longer: never sooner than
+ * the server's latest interval, which may rate-limit polls that come sooner ([E14]), unless half
+ * the task's ttl is sooner still: the ttl wins, as a result kept only for its ttl must be read
+ * before it goes (a server whose interval outlasts its ttl contradicts itself).
  */
 export function pollDelay(
   task: Task,
@@ -79,5 +79,10 @@ export function pollDelay(
 ): number {
   const base = task.pollInterval ?? hintlessDelay(hintlessPolls, timing);
   const delay = failures > 0 ? Math.max(base, backoffDelay(failures, retry, random)) : base;
-  return clamp(delay, timing.minPollIntervalMs, timing.maxPollIntervalMs);
+  // [V11], [E13]: past its ttl a task and its result may be deleted, so a task is read at least
+  // twice per ttl, whatever its interval says: a long interval never outlasts the result it waits for.
+  const ttl = task.ttl;
+  const ceiling =
+    ttl !== null && ttl > 0 ? Math.min(timing.maxPollIntervalMs, Math.floor(ttl / 2)) : timing.maxPollIntervalMs;
+  return clamp(delay, timing.minPollIntervalMs, Math.max(timing.minPollIntervalMs, ceiling));
 }

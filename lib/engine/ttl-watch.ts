@@ -195,12 +195,6 @@ export class TtlWatch {
     // expired (the server may fail or delete it at any time after). Counted from when this client
     // saw the task (or from the last look that kept it), it never ends before the server's.
     if (this.host.features().ttlBackstop) record.ttlArmed(this.host.scheduler.call(expiresAt, this.over, record));
-    // [V11]: past its ttl the task and its result may be deleted. When the poll interval would
-    // leave the task unread until then (the next poll comes after the earliest end), it is read
-    // now, within the warning's margin of that end: the one read a ttl needs sooner than the
-    // server's interval ([R13]), and only then. Where the ttl is a backstop, its last look is that
-    // read (at the end, [E14] aside for that one read only).
-    else if (record.nextPollAt > earliest) this.host.readSoon(record);
   };
 
   /**
@@ -208,11 +202,8 @@ export class TtlWatch {
    * One last read first, observed like a poll: a result that has just come is delivered, not lost,
    * and a ttl the server extended (or made unlimited) keeps the task. The read is asked of the poll
    * loop, so it waits for a lost connection to come back like every poll (no handle fails because
-   * the connection was lost) and is paced like every read ahead of the cadence. It may come sooner
-   * than the interval after the latest poll: the one read per ttl that may ([R13], [E14]), since
-   * the task may be deleted soon after its end, and only a read after the end tells whether the
-   * server still updates it. The `lastUpdatedAt` held now is what that read must move past to keep
-   * the task ({@link TtlWatch.looked}).
+   * the connection was lost) and keeps to the poll interval. The `lastUpdatedAt` held now is what
+   * that read must move past to keep the task ({@link TtlWatch.looked}).
    */
   private readonly over = (record: TaskRecord): void => {
     record.ttlTimerFired();

@@ -178,28 +178,6 @@ describe("a slow pace: the server's pollIntervalMs is honoured up to maxPollInte
     expect(gaps(rig.server, 'tasks/get', start)).toEqual([FIVE_MINUTES, FIVE_MINUTES, FIVE_MINUTES, FIVE_MINUTES]);
     expect(handle.settled).toBe(false);
   });
-
-  it('a ttl shorter than two intervals: polls keep the interval, and only the last look at each end of the ttl comes sooner ([E14], [E13], D23)', async () => {
-    const rig = await extRig({ server: manual({ notifications: 'off', pollIntervalMs: 60_000, ttlMs: 100_000 }) });
-    const normal = builtinMethods(rig.server)['tasks/get']!;
-    // D23: every read moves lastUpdatedAt (a retention renewed while the task is polled), so the
-    // task is kept past each end of its ttl, one more ttl each time.
-    rig.server.on('tasks/get', async (params, ctx) => ({
-      ...((await normal(params, ctx)) as Json),
-      lastUpdatedAt: new Date(rig.clock.now()).toISOString(),
-    }));
-    const start = rig.clock.now();
-    const handle = await rig.tasks.callToolAsTask('manual');
-    await rig.clock.advance(300_000);
-    // A poll at 60 s, the look at the ttl's end (100 s, which renews it to 200 s), a poll at 160 s,
-    // the look at 200 s, ... Before: a read every 50 s (half the ttl), each one sooner than the interval.
-    expect(gaps(rig.server, 'tasks/get', start)).toEqual([60_000, 40_000, 60_000, 40_000, 60_000, 40_000]);
-    expect(handle.settled).toBe(false);
-    rig.server.tasks.complete(handle.taskId!, textResult('kept'));
-    const result = handle.result();
-    await rig.clock.advance(60_000);
-    expect((await result).content).toEqual(textResult('kept').content);
-  });
 });
 
 describe('the outcome on tasks/get ([E3], [E16])', () => {
