@@ -139,10 +139,11 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * review of that day's diff found SDK v1's stream watch passing an event cut halfway to the SDK,
  * whose id then made it resume after an answer it never delivered; only whole events pass now
  * (+213).
- * Raised an eighteenth time, to 53.1 KiB (54,354 bytes measured, from 54,044), for behaviour: on
+ * Raised an eighteenth time, to 53.1 KiB (54,367 bytes measured, from 54,044), for behaviour: on
  * SDK v1's Streamable HTTP, a cut request stream the SDK was to resume and never did (a 405 to its
  * GET, its last retry refused) held its request for ever; the port now learns when SDK v1 gives up
- * a resumption (stream-ends.ts, stream-resume.ts; +310).
+ * a resumption (stream-ends.ts, stream-resume.ts; +310); and a `subscriptions/listen` answered
+ * with a task is an invalid reply on the tasks extension ([E36]; +13).
  */
 export const SIZE_BUDGET_GZIP = 53.1 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
