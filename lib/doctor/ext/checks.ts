@@ -60,7 +60,7 @@ export const EXT: Readonly<Record<string, CheckSpec>> = {
     'E14',
     'MAY',
     'servers may rate-limit polls faster than pollIntervalMs',
-    'The library never polls faster than the latest pollIntervalMs; failed polls are retried with backoff.',
+    'The library polls no faster than the latest pollIntervalMs (a task with a ttl is read at least twice per ttl; a last look precedes a cancel); failed polls are retried with backoff.',
   ),
   'result.inline': c(
     'E3',

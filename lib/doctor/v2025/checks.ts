@@ -85,7 +85,7 @@ export const V2025: Readonly<Record<string, CheckSpec>> = {
     'R13',
     'SHOULD',
     'clients poll no faster than pollInterval; servers may rate-limit faster polls',
-    'The library never polls faster than the latest pollInterval; failed polls are retried with backoff.',
+    'The library polls no faster than the latest pollInterval (a task with a ttl is read at least twice per ttl; a last look precedes a cancel); failed polls are retried with backoff.',
   ),
   'result.blocks': c(
     'V16',
