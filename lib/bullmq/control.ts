@@ -22,7 +22,7 @@ import {
   type JobInstance,
   type ToolQueue,
 } from './control-store.js';
-import { later, type Later } from './timer.js';
+import { atMost, later, type Later } from './timer.js';
 
 export type { ToolQueue } from './control-store.js';
 
@@ -209,13 +209,7 @@ export class ControlWatch {
       written = clearFields(this.queue, watched.job, watched.token, fields);
     }
     // Redis away: the run ends after the wait, and the script, still queued, may find the lock gone.
-    return new Promise<void>((resolve) => {
-      const timer = later(resolve, RELEASE_WAIT_MS, false);
-      written.catch(report).finally(() => {
-        timer.clear();
-        resolve();
-      });
-    });
+    return atMost(written.catch(report), RELEASE_WAIT_MS, undefined, false);
   }
 
   /** Reads soon: a job or a question was added. */

@@ -8,7 +8,7 @@
  */
 import type { ToolQueue } from './control.js';
 import { scriptClient } from './redis-script.js';
-import { later, type Later } from './timer.js';
+import { atMost } from './timer.js';
 import type { ToolJobData } from './types.js';
 
 const SCRIPT = 'mcpTaskClientJobWrite';
@@ -61,17 +61,11 @@ export type JobWriteGuard =
  * be read within `withinMs` (Redis away): the job's state cannot be recorded either then.
  */
 export async function holdsLock(queue: ToolQueue, jobId: string, token: string, withinMs: number): Promise<boolean> {
-  let timer: Later | undefined;
-  const late = new Promise<false>((resolve) => (timer = later(() => resolve(false), withinMs)));
   const read = (async () => {
     const client = await queue.getBackend().client;
     return (await client.get(`${queue.toKey(jobId)}:lock`)) === token;
   })().catch(() => false);
-  try {
-    return await Promise.race([read, late]);
-  } finally {
-    timer?.clear();
-  }
+  return atMost(read, withinMs, false);
 }
 
 /**

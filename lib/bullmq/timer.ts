@@ -26,3 +26,13 @@ export function later(run: () => void, ms: number, held = true): Later {
   arm();
   return { clear: () => clearTimeout(timer) };
 }
+
+/**
+ * `promise`, or `fallback` once `ms` passed without it; the timer goes with the race (with
+ * `held: false` it never keeps the process alive).
+ */
+export function atMost<T>(promise: Promise<T>, ms: number, fallback: T, held = true): Promise<T> {
+  let timer: Later | undefined;
+  const late = new Promise<T>((resolve) => (timer = later(() => resolve(fallback), ms, held)));
+  return Promise.race([promise, late]).finally(() => timer?.clear());
+}
