@@ -22,6 +22,14 @@ import { EarlyNotes } from './early-notes.js';
 import { stoppableSleep, TIMERS } from './timers.js';
 import { failedReply, ProbeStopped, type CallOptions, type OpenResult, type Reply, type Timing } from './reply.js';
 
+/** The doctor's `subscriptions/listen` (extension): how to end it, and the server's answer if it came first. */
+export interface Listen {
+  /** The reply, once the server answered (a result or its error) before {@link Listen.stop}. */
+  reply: Reply | undefined;
+  /** Ends the listen. */
+  readonly stop: () => void;
+}
+
 /** The doctor's bounds and waits, resolved. */
 export interface Settings {
   readonly probeTimeoutMs: number;
@@ -240,17 +248,28 @@ export class Session {
   }
 
   /**
-   * Opens a `subscriptions/listen` for `taskIds` (extension, [E18]); returns a function that ends
-   * it (the port then sends `notifications/cancelled` for the open request).
+   * Opens a `subscriptions/listen` for `taskIds` (extension, [E18]); {@link Listen.stop} ends it
+   * (the port then sends `notifications/cancelled` for the open request), and
+   * {@link Listen.reply} keeps the server's answer if one came before that ([E22], [E36]).
    */
-  subscribe(taskIds: readonly string[]): () => void {
+  subscribe(taskIds: readonly string[]): Listen {
     const stop = new AbortController();
     const id = this.port.nextRequestId();
     this.listens.add(id);
     const stopBoth = (): void => stop.abort();
     this.signal.addEventListener('abort', stopBoth, { once: true });
     const signal = this.signal;
-    void this.port
+    const sentAt = this.now();
+    const sentSeq = this.step();
+    const timing = (): Timing => ({ at: this.now(), sentAt, seq: this.step(), sentSeq });
+    const listen: Listen = {
+      reply: undefined,
+      stop: () => {
+        signal.removeEventListener('abort', stopBoth);
+        stop.abort();
+      },
+    };
+    this.port
       .request(
         'subscriptions/listen',
         { notifications: { taskIds: [...taskIds] } },
@@ -260,11 +279,20 @@ export class Session {
         undefined,
         DECLARE,
       )
-      .catch(() => {});
-    return () => {
-      signal.removeEventListener('abort', stopBoth);
-      stop.abort();
-    };
+      .then(
+        (result) => {
+          listen.reply = { ok: true, result, ...timing() };
+        },
+        (error: unknown) => {
+          if (stop.signal.aborted) return;
+          try {
+            listen.reply = failedReply(error, timing);
+          } catch {
+            // Aborted: the listen was ended, not answered.
+          }
+        },
+      );
+    return listen;
   }
 
   /** Answers every held question (declined) and empties the hold. */

@@ -324,6 +324,80 @@ describe('doctor on the scripted extension server', () => {
   });
 });
 
+describe('doctor: the reply to subscriptions/listen ([E36], [E22])', () => {
+  it('[E36] a listen answered with a CreateTaskResult (a real task): listen.reply, a MUST (exit 1); the clean-up cancels that task and no row quotes its id', async () => {
+    const made: string[] = [];
+    const { report, server } = await doctorOn({}, (ext) => {
+      const call = builtinMethods(ext)['tools/call']!;
+      ext.on('subscriptions/listen', async (_params, ctx) => {
+        const created = (await call(
+          { name: 'slow_compute', arguments: { label: 'listen', polls: 50 } },
+          ctx,
+        )) as Record<string, unknown>;
+        made.push(created.taskId as string);
+        return created;
+      });
+    });
+    expect(made).toHaveLength(1);
+    const [taskId] = made as [string];
+    // Before the check: no row read the listen's reply, and the task it made ran on.
+    expect(extRow(report, 'listen.reply')).toMatchObject({
+      verdict: 'deviation',
+      severity: 'MUST',
+      rule: 'E36',
+      seen: 'answered with a CreateTaskResult: a task nobody asked for',
+    });
+    // No subscription came of it, so no notification either (notify.sent, a MAY).
+    expect(deviations(report)).toEqual(['notify.sent', 'listen.reply']);
+    expect(exitCode(report)).toBe(1);
+    expect(server.params('tasks/cancel').map((params) => params.taskId)).toContain(taskId);
+    expect(server.tasks.inspect(taskId).cancelRequested).toBe(true);
+    expect(reportJson(report)).not.toContain(taskId);
+  });
+
+  it('[E36] a listen answered with resultType "input_required": listen.reply names it', async () => {
+    const { report } = await doctorOn({}, (ext) =>
+      ext.on('subscriptions/listen', () => ({ resultType: 'input_required', inputRequests: {} })),
+    );
+    expect(extRow(report, 'listen.reply')).toMatchObject({
+      verdict: 'deviation',
+      seen: 'answered with resultType "input_required"',
+    });
+  });
+
+  it.each([
+    [
+      'an empty result at once ([E22])',
+      () => ({ resultType: 'complete' }),
+      /^ended by the server \d+ ms after it was opened, with an empty result$/,
+    ],
+    [
+      'an empty result without resultType (read as "complete")',
+      () => ({}),
+      /^ended by the server \d+ ms after it was opened, with an empty result$/,
+    ],
+    [
+      'a refusal (-32601)',
+      () => {
+        throw rpcError(-32601, 'Method not found: subscriptions/listen');
+      },
+      /^refused: -32601 \(Method not found: subscriptions\/listen\) \(the library then polls\)$/,
+    ],
+  ])('a listen answered with %s: listen.reply is ok', async (_, answer, seen) => {
+    const { report } = await doctorOn({}, (ext) => ext.on('subscriptions/listen', answer));
+    expect(extRow(report, 'listen.reply')).toMatchObject({ verdict: 'ok', seen: expect.stringMatching(seen) });
+    expect(deviations(report)).not.toContain('listen.reply');
+  });
+
+  it('a listen the server keeps open: listen.reply is ok, and says so', async () => {
+    const { report } = await doctorOn({});
+    expect(extRow(report, 'listen.reply')).toMatchObject({
+      verdict: 'ok',
+      seen: 'open until the doctor ended it, with no task in its place',
+    });
+  });
+});
+
 describe('doctor: the empty acknowledgement of the extension ([E24], [E6])', () => {
   it('[E24] tasks/cancel answered with the task (a 2025-style reply, no resultType): cancel.ack and cancel.twice, MUSTs (exit 1)', async () => {
     const { report } = await doctorOn({}, (server) => {

@@ -65,6 +65,7 @@ describe('doctor against the extension example server, both eras tried', () => {
         ['create.pollInterval', 'ok'],
         ['undeclared.get', 'ok'],
         ['notify.sent', 'ok'],
+        ['listen.reply', 'ok'],
         ['poll.fast', 'ok'],
         ['result.inline', 'ok'],
         ['cancel.ack', 'ok'],

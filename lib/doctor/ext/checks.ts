@@ -56,6 +56,13 @@ export const EXT: Readonly<Record<string, CheckSpec>> = {
     'notifications/tasks may be sent for the task ids of subscriptions/listen',
     'One subscription covers every tracked task; without notifications the library polls every pollIntervalMs.',
   ),
+  'listen.reply': c(
+    'E36',
+    'MUST',
+    'a subscriptions/listen is ended, if at all, by an empty result with resultType "complete", never by a task',
+    'A listen answered with a task (or another resultType) counts as failed: it is asked for again only when a new task starts, polling keeps every task going, and the task it names is never read or cancelled.',
+    'The server runs a task that no request of the client made; it lasts until its ttlMs.',
+  ),
   'poll.fast': c(
     'E14',
     'MAY',

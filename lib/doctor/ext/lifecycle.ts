@@ -24,6 +24,7 @@ export const EXT_LIFECYCLE_CHECKS = [
   'create.pollInterval',
   'poll.fast',
   'notify.sent',
+  'listen.reply',
   'result.inline',
   'cancel.completed',
   'create.undeclared',
@@ -78,7 +79,7 @@ export async function lifecycleExt(b: Battery): Promise<void> {
     rows.untestable('create.durable', `an immediate tasks/get got ${s.describe(durable)}`);
   else rows.deviation('create.durable', `an immediate tasks/get answered ${s.describe(durable)}`);
 
-  const unsubscribe = s.subscribe([taskId]);
+  const listen = s.subscribe([taskId]);
   const fast: Reply[] = [];
   for (let i = 0; i < 3; i += 1) fast.push(await s.call('tasks/get', { taskId }));
   let followed: Followed;
@@ -87,7 +88,7 @@ export async function lifecycleExt(b: Battery): Promise<void> {
     // The end's notification may come after the read that showed the end: not judged before.
     await awaitEndNote(s, taskId, followed.terminal !== undefined);
   } finally {
-    unsubscribe();
+    listen.stop();
   }
   if (followed.terminalAt !== undefined) b.toolMs = followed.terminalAt - sent;
   const reads = [durable, ...fast, ...followed.polls.map((poll) => poll.reply)].filter(
@@ -111,6 +112,7 @@ export async function lifecycleExt(b: Battery): Promise<void> {
       `polls faster than pollIntervalMs were refused (${refused.map((reply) => s.describe(reply)).join(', ')}): rate limiting is allowed`,
     );
   checkNotes(b, taskId, followed.terminal);
+  checkListen(b, listen.reply);
 
   const ended = followed.terminal;
   if (ended === undefined) {
@@ -179,6 +181,36 @@ function checkNotes(b: Battery, taskId: string, ended: SeenTask | undefined): vo
         ? '; the terminal one carries the outcome'
         : '; the terminal one leaves the outcome out (the library then reads tasks/get)';
   b.rows.ok('notify.sent', `for ${statuses.join(', ')} (${notes.length} in all)${carries}`);
+}
+
+/**
+ * [E36]: the doctor's `subscriptions/listen` is answered, if at all, with an empty result whose
+ * `resultType` is "complete" (absent reads as "complete"), never with a task. A task in its place
+ * is tracked, so that the clean-up cancels it, and no row quotes its id.
+ */
+function checkListen(b: Battery, reply: Reply | undefined): void {
+  const { s, rows } = b;
+  if (reply === undefined) return rows.ok('listen.reply', 'open until the doctor ended it, with no task in its place');
+  if (!reply.ok)
+    return serverAnswered(reply)
+      ? rows.ok('listen.reply', `refused: ${s.describe(reply)} (the library then polls)`)
+      : rows.untestable('listen.reply', `the listen got ${s.describe(reply)}`);
+  const type = reply.result.resultType;
+  if (type === undefined || type === 'complete')
+    return rows.ok(
+      'listen.reply',
+      `ended by the server ${ms(reply.at - reply.sentAt)} after it was opened, with an empty result`,
+    );
+  if (type === 'task') {
+    const orphan = seenTask(reply.result, s.wire);
+    if (orphan.taskId !== undefined) s.ledger.track(orphan.taskId, 'subscriptions/listen', s, orphan.status);
+  }
+  rows.deviation(
+    'listen.reply',
+    type === 'task'
+      ? 'answered with a CreateTaskResult: a task nobody asked for'
+      : `answered with resultType ${cut(JSON.stringify(type), 40)}`,
+  );
 }
 
 /** [E3]: the terminal read carries the result (completed) or the error (failed). */
