@@ -120,7 +120,7 @@ export function openRequest<T>(
     // v2's by itself, SDK v1's through the port (stream-ends.ts).
     const streamOptions: SendOptions | undefined =
       entry.post !== undefined
-        ? { requestSignal: entry.post.signal, onRequestStreamEnd: () => host.streamEnded(id), headers: options.headers }
+        ? { ...host.endOptions(id), requestSignal: entry.post.signal, headers: options.headers }
         : host.endOptions(id);
     let sent: Promise<void>;
     try {

@@ -305,7 +305,7 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
   }
 
   endOptions(id: string): SendOptions | undefined {
-    if (this.tellsStreamEnds()) return { onRequestStreamEnd: () => this.streamEnded(id) };
+    if (this.tellsStreamEnds()) return { ...streamEndOptions(id), onRequestStreamEnd: () => this.streamEnded(id) };
     return this.resumes === undefined ? undefined : streamEndOptions(id, this.resumes);
   }
 

@@ -49,15 +49,20 @@ export interface StreamWatcher {
 /** A library request's streams, as the wrapped methods see them. */
 interface Watched {
   readonly id: string;
-  readonly watcher: StreamWatcher;
+  /** Absent on SDK v2, which tells the ends itself. */
+  readonly watcher: StreamWatcher | undefined;
   /** How many resumed streams of it were opened. */
   opened: number;
+  /** The last event id its streams carried: where a resumption of them starts. */
+  point: string | undefined;
 }
 
 /** The request of each resumption-token callback handed to a watched transport's `send`. */
 const requestOf = new WeakMap<object, Watched>();
 /** The transports whose methods are wrapped. */
 const watched = new WeakSet<object>();
+/** The transports whose resumptions keep their point ({@link keepResumePoints}). */
+const planned = new WeakSet<object>();
 
 /** The library's request whose streams SDK v1 reads or resumes with `options`, if any. */
 function ownerOf(options: unknown): Watched | undefined {
@@ -73,16 +78,16 @@ type Method = (this: unknown, ...args: unknown[]) => unknown;
  * transport); false for any other, which tells stream ends itself (SDK v2's) or has no stream per
  * request. Private methods, the same from 1.24 to 1.32: `_handleSseStream(stream, options,
  * reconnectable)` reads every SSE stream; `_startOrAuthSse(options)` opens a GET stream, that of a
- * resumption too, and resolves without one when the server offers none; `_scheduleReconnection(
- * options, attempt)` plans a resumption's next try, and gives up from `maxRetries` tries on. The
- * `options` of a resumption carry its request's resumption-token callback on.
+ * resumption too, and resolves without one when the server offers none. The `options` of a
+ * resumption carry its request's resumption-token callback on. Either SDK's Streamable HTTP
+ * transport has its resumptions start where the request's streams got to ({@link keepResumePoints}).
  */
 export function watchStreamEnds(transport: object): boolean {
   if (watched.has(transport)) return true;
   const t = transport as Record<string, unknown>;
   const read = t._handleSseStream;
   const start = t._startOrAuthSse;
-  const plan = t._scheduleReconnection;
+  keepResumePoints(t);
   if (t.hasPerRequestStream === true || typeof t.terminateSession !== 'function' || typeof read !== 'function')
     return false;
   t._handleSseStream = function (this: unknown, stream: unknown, options: unknown, reconnectable: unknown): unknown {
@@ -105,30 +110,52 @@ export function watchStreamEnds(transport: object): boolean {
       // opens the session's stream instead): the SDK tries no more. A failure is the SDK's to retry.
       if (mine !== undefined)
         Promise.resolve(started).then(() => {
-          if (mine.opened === opened) mine.watcher.gaveUp(mine.id, 'not resumed: no stream offered');
+          if (mine.opened === opened) mine.watcher?.gaveUp(mine.id, 'not resumed: no stream offered');
         }, noop);
       return started;
-    };
-  if (typeof plan === 'function')
-    t._scheduleReconnection = function (this: unknown, options: unknown, attempt: unknown): unknown {
-      const mine = ownerOf(options);
-      const retries = (this as { _reconnectionOptions?: { maxRetries?: unknown } })._reconnectionOptions?.maxRetries;
-      if (mine !== undefined && typeof retries === 'number' && typeof attempt === 'number' && attempt >= retries)
-        mine.watcher.gaveUp(mine.id, `not resumed after ${attempt} retries`);
-      return (plan as Method).call(this, options, attempt);
     };
   watched.add(transport);
   return true;
 }
 
 /**
- * The send options of the library's request `id` on a watched transport: a resumption-token
- * callback of its own, which marks its streams (SDK v1 hands it on to the GETs that resume them)
- * and tells `watcher` of each event id they carry.
+ * Makes the resumptions of the library's requests on `transport` (either SDK's Streamable HTTP
+ * transport; once per transport) start where their streams got to. Both SDKs resume a stream from
+ * the last event id read on that one stream (`_scheduleReconnection(options, attempt)`, private,
+ * the same in SDK v1 1.24 to 1.32 and SDK v2): a resumed stream that ends with no event (a server
+ * with nothing new to replay, that closes its streams to be polled) is resumed with no
+ * `Last-Event-ID` at all, a GET that opens the session's own stream instead, where the request's
+ * answer never comes. Such a resumption gets the last event id the request's streams carried.
+ * On SDK v1, the SDK giving up (from `maxRetries` tries on) is told to the request's watcher.
  */
-export function streamEndOptions(id: string, watcher: StreamWatcher): SendOptions {
-  const onresumptiontoken = (): void => watcher.resumed(id);
-  requestOf.set(onresumptiontoken, { id, watcher, opened: 0 });
+function keepResumePoints(t: Record<string, unknown>): void {
+  const plan = t._scheduleReconnection;
+  if (typeof plan !== 'function' || planned.has(t)) return;
+  planned.add(t);
+  t._scheduleReconnection = function (this: unknown, options: unknown, attempt: unknown): unknown {
+    const mine = ownerOf(options);
+    if (mine === undefined) return (plan as Method).call(this, options, attempt);
+    const retries = (this as { _reconnectionOptions?: { maxRetries?: unknown } })._reconnectionOptions?.maxRetries;
+    if (typeof retries === 'number' && typeof attempt === 'number' && attempt >= retries)
+      mine.watcher?.gaveUp(mine.id, `not resumed after ${attempt} retries`);
+    // The SDK's own object, made for this resumption and handed on to its retries.
+    if (isObject(options) && options.resumptionToken === undefined) options.resumptionToken = mine.point;
+    return (plan as Method).call(this, options, attempt);
+  };
+}
+
+/**
+ * The send options of the library's request `id` on a Streamable HTTP transport: a
+ * resumption-token callback of its own, which marks its streams (the SDKs hand it on to the GETs
+ * that resume them) and keeps the last event id they carry; on SDK v1, it tells `watcher` of each.
+ */
+export function streamEndOptions(id: string, watcher?: StreamWatcher): SendOptions {
+  const mine: Watched = { id, watcher, opened: 0, point: undefined };
+  const onresumptiontoken = (token: string): void => {
+    mine.point = token;
+    watcher?.resumed(id);
+  };
+  requestOf.set(onresumptiontoken, mine);
   return { onresumptiontoken };
 }
 

@@ -347,6 +347,28 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
     },
   );
 
+  it('a resumed stream that ends with no event is resumed again from the same event id: the request is not failed, and its questions come', async () => {
+    const { tasks, asked, problems, proxy } = await throughProxy(
+      await startHttpServer({}, askingTwice(100), undefined, {
+        eventStore: orderedEventStore(),
+        retryInterval: 50,
+      }),
+      firstResult('after-first-event'),
+      { proxy: { emptyResumes: 1 } },
+    );
+    const handle = await tasks.callToolAsTask('ask_twice', {}, { timeoutMs: 60_000 });
+    expect((await within(handle.result(), 10_000)).content).toEqual([
+      { type: 'text', text: 'first: accept, second: accept' },
+    ]);
+    expect(asked).toEqual(['first?', 'second?']);
+    // Before, both SDKs resumed the second time without a Last-Event-ID: a GET that opens the
+    // session's own stream (refused with 409 here, where one is open; where it is not, a stream
+    // that never carries the request's answer, which then waited until the deadline).
+    expect(proxy.resumes.length).toBeGreaterThanOrEqual(2);
+    expect(proxy.resumes[1]).toBe(proxy.resumes[0]);
+    expect(problems).toEqual([]);
+  });
+
   it('a resumption is not timed: a server that asks for a pause longer than the request timeout is resumed, and a question that comes late on the resumed stream is asked', async () => {
     const { tasks, asked, problems, proxy } = await throughProxy(
       // The server asks for 1.5 s before a resumption; the second question comes 1.5 s after the

@@ -30,6 +30,11 @@ export type Cut = 'unsent' | 'after-first-event' | 'mid-event' | 'mid-second-eve
 export interface ProxyOptions {
   /** The HTTP status every resuming GET gets (405: no stream offered; 404: the id is unknown here). */
   readonly refuseResume?: number;
+  /**
+   * How many resuming GETs, the first ones, get an event stream that ends at once with no event
+   * (as from a server with nothing new to replay, that closes its streams to be polled).
+   */
+  readonly emptyResumes?: number;
 }
 
 /** A running proxy. */
@@ -95,6 +100,10 @@ export async function startCuttingProxy(
       resumes.push(resumeFrom);
       if (options.refuseResume !== undefined) {
         res.writeHead(options.refuseResume).end();
+        return;
+      }
+      if (resumes.length <= (options.emptyResumes ?? 0)) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end();
         return;
       }
     }
