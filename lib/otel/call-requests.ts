@@ -43,9 +43,9 @@ export interface RequestingCall {
   callError: RequestFailure | undefined;
   /**
    * Holds the call's span open for a request; `undefined` once the call has settled. `cut` ends
-   * what it holds early when the call ends first (`always`).
+   * what it holds early when the call ends first (`always`), and says whether it ended it.
    */
-  hold(cut?: () => void, always?: boolean): (() => void) | undefined;
+  hold(cut?: () => boolean, always?: boolean): (() => void) | undefined;
 }
 
 /** The entries of `attributes` that `base` does not have with the same value. */
@@ -67,9 +67,10 @@ export function callRequest(call: RequestingCall, request: OutgoingRequest): Req
   // The call's task id, once known, is fingerprinted in the server's messages about the request.
   const taskId = (): string | undefined => call.taskId;
   // A tools/call still unanswered when its call ends (given up before its task was created) is
-  // cut: its span ends with the call's (see CallTrace.hold()).
-  let cut: (() => void) | undefined;
-  const release = method === 'tools/call' ? call.hold(() => cut?.(), true) : call.hold();
+  // cut: its span ends with the call's (see CallTrace.hold()). One already answered whose cancel
+  // is still being written is not ended by the cut: the call's span waits for that write.
+  let cut: (() => boolean) | undefined;
+  const release = method === 'tools/call' ? call.hold(() => cut?.() ?? true, true) : call.hold();
   if (release === undefined) {
     // Sent after the call's span ended (the cancel of a task created after its call was given
     // up, say): a span of its own, a root, linked to the call's. Not a child of it: a span started under a parent that already ended shows as

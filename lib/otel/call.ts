@@ -98,7 +98,7 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
    * The call's requests and questions in flight (children of its span, or its events to come), each
    * with what ends it early (`cut`) when the span may not wait for it.
    */
-  private readonly inFlight = new Set<{ readonly cut: (() => void) | undefined; readonly always: boolean }>();
+  private readonly inFlight = new Set<{ readonly cut: (() => boolean) | undefined; readonly always: boolean }>();
   /** The instruments the task was counted into `mcp.client.task.active` with: its end counts it out of the same. */
   private countedIn: Instruments | undefined = undefined;
   private immediate = false;
@@ -192,9 +192,11 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
    * past the task's end without bound (a question a person may never answer), ends what it holds
    * early when the task is detached (see finish()), or, with `always`, whenever the call ends
    * first (a `tools/call` still unanswered when its call is given up, which the library goes on
-   * waiting for in the background, [R24]); its release then changes nothing.
+   * waiting for in the background, [R24]); its release then changes nothing. `cut` returns whether
+   * what it holds has ended: a `tools/call` already given up, whose cancel is still being written,
+   * ends once that write is done or failed, and its hold is kept until then (its release).
    */
-  hold(cut?: () => void, always = false): (() => void) | undefined {
+  hold(cut?: () => boolean, always = false): (() => void) | undefined {
     if (this.ended) return undefined;
     const held = { cut, always };
     this.inFlight.add(held);
@@ -371,10 +373,15 @@ export class CallTrace implements CallInstrument, ResumedTrace, RequestingCall, 
     // A `tools/call` still unanswered (the call given up before its task was created: the library
     // waits for the answer in the background, to cancel the task it may bring) is cut likewise,
     // whatever the outcome: its span ends with the call's, marked abandoned.
+    // One already given up, whose cancel (`notifications/cancelled`, a POST that needs a round
+    // trip on Streamable HTTP) is still being written, is not ended by its cut: its span ends once
+    // that write is done or failed (a write, no wait for an answer), and its hold is kept until
+    // then, so that the call's span ends after it and after the notification's span under it. (A
+    // cut that throws lets go of its hold.)
     for (const held of this.inFlight) {
       if (held.cut === undefined || (!held.always && outcome !== 'detached')) continue;
-      this.inFlight.delete(held);
-      attempt('a request or question in flight', held.cut);
+      const ended = attempt('a request or question in flight', held.cut);
+      if (ended !== false) this.inFlight.delete(held);
     }
     this.endSpan();
   }

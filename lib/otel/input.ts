@@ -97,6 +97,7 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
     attempt('the input span', () => question.setAttributes(answer));
     attempt('span.end()', () => question.end());
     call.event(EVENT.inputResponse, answer);
+    return true;
   });
   const open = release !== undefined;
   const ambient = context.active();

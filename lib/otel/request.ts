@@ -112,9 +112,11 @@ export interface RequestSpanOptions {
 export interface SpanRequest extends RequestInstrument {
   /**
    * Ends the span now, marked abandoned (`mcp.request.abandoned`), while the request goes on (its
-   * call ended first); its end, later, only records its metric point.
+   * call ended first); its end, later, only records its metric point. Returns whether the span has
+   * ended: not while the notification about the request (its cancel) is still being written; the
+   * span ends once that write is done or failed, and `onEnded` runs then.
    */
-  readonly cut: () => void;
+  readonly cut: () => boolean;
 }
 
 /**
@@ -188,10 +190,12 @@ export function requestSpan(
       );
     },
     cut: () => {
-      if (!open) return;
-      open = false;
-      attempt('span.addEvent()', () => span.addEvent(EVENT.abandoned));
-      endSpan();
+      if (open) {
+        open = false;
+        attempt('span.addEvent()', () => span.addEvent(EVENT.abandoned));
+        endSpan();
+      }
+      return ended;
     },
   };
 }

@@ -816,6 +816,33 @@ describe('notifications the client sends', () => {
     },
   );
 
+  it('a plain call aborted whose notifications/cancelled is written after the call failed (a POST that needs a round trip): the task span waits for the tools/call span and its notification span, and ends last', async () => {
+    const late = new LateSpans();
+    const { wrap, cancels, swallowed, releaseCancels } = swallowingEcho({ holdCancels: true });
+    const { tasks } = await inProcess({}, {}, { wrap, processors: [late] });
+    const controller = new AbortController();
+    const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
+    await until(swallowed);
+    controller.abort();
+    await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+    await until(() => cancels.length === 1);
+    // The call failed while the notification is still being written: none of the three has ended.
+    expect(telemetry.open()).toEqual(
+      expect.arrayContaining(['mcp.task echo', 'tools/call echo', 'notifications/cancelled']),
+    );
+    releaseCancels();
+    await until(() => telemetry.named('mcp.task echo').length === 1);
+    expect(telemetry.spans().map((span) => span.name)).toEqual([
+      'tools/list',
+      'notifications/cancelled',
+      'tools/call echo',
+      'mcp.task echo',
+    ]);
+    expect(telemetry.one('tools/call echo').events.map((event) => event.name)).toEqual(['mcp.request.abandoned']);
+    expect(telemetry.one('mcp.task echo').attributes['mcp.task.outcome']).toBe('aborted');
+    expect(late.problems).toEqual([]);
+  });
+
   it('without the instrumentation, notifications/cancelled carries no trace context', async () => {
     const { wrap, cancels, swallowed } = swallowingEcho();
     telemetry = new Telemetry();
