@@ -2,7 +2,9 @@
  * The span of an input request the server sent (`elicitation/create`, `sampling/createMessage`):
  * kind SERVER, as the MCP conventions have it for an operation the server initiates. Its parent is
  * the trace context in the request's `_meta` when the server put one there (the server's own span),
- * linked to the span of the call it belongs to; without one, the call's span is its parent. A
+ * linked to the span of the call it belongs to; without one, the call's span is its parent. Only
+ * the server's span context is taken: the rest of the context (the caller's baggage) stays the
+ * call's, and the server's baggage is not applied. A
  * question tied to no call this instrumentation traces is not parented to the context current
  * where the transport delivered it (a span of some unrelated caller, maybe): without the server's
  * context it is a root span, linked to that span, as the MCP conventions have a server span take
@@ -101,7 +103,12 @@ export function traceInput(kit: TraceKit, input: InstrumentedInput, call: CallTr
   });
   const open = release !== undefined;
   const ambient = context.active();
-  const parent = fromServer ? extracted! : open ? call!.context : ambient;
+  // The context the question belongs to on this side: the call's (the caller's, with its task
+  // span), else the one it was delivered in. Of the server's `_meta`, only the span context is
+  // taken, as the remote parent: the server is a peer, and what else it sent (its baggage) is not
+  // applied, so the callback runs with the caller's baggage and context whatever the server wrote.
+  const base = open ? call!.context : ambient;
+  const parent = fromServer ? trace.setSpanContext(base, remote) : base;
   const links: Link[] = call !== undefined && (fromServer || !open) ? [{ context: call.span.spanContext() }] : [];
   // A question of a task whose call has ended here (detached, timed out, its client closed) while
   // it runs on: linked to the span of the call that created it, as a resumed task's span is.

@@ -16,15 +16,18 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
+  createContextKey,
   defaultTextMapGetter,
   defaultTextMapSetter,
   metrics,
+  propagation,
   trace,
   type SpanContext,
   type TextMapPropagator,
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -548,6 +551,58 @@ describe('input, plain calls, retries and reconnections', () => {
     const work = telemetry.named('ask the user');
     expect(work).toHaveLength(1);
     expect(work[0]!.parentSpanContext?.spanId).toBe(question.spanContext().spanId);
+  });
+
+  it("the server's _meta gives the question's span its parent only: the callback keeps the caller's baggage and context, and the server's baggage is not applied", async () => {
+    const propagator = new CompositePropagator({
+      propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+    });
+    // The server's question carries its span's traceparent, and baggage of its own.
+    const wrap = (transport: SpecTransport): SpecTransport =>
+      rewritingIncoming(transport, (message) => {
+        const request = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
+        if (request.method !== 'elicitation/create' || request.params === undefined) return message;
+        const meta = { ...request.params._meta, baggage: 'tenant=evil,injected=from-server' };
+        return { ...message, params: { ...request.params, _meta: meta } };
+      });
+    const { tasks } = await inProcess({}, { propagator }, { wrap });
+    const key = createContextKey('spec caller key');
+    const caller = propagation
+      .setBaggage(context.active(), propagation.createBaggage({ tenant: { value: 'acme' } }))
+      .setValue(key, 'the caller');
+    let seen: { baggage: Record<string, string>; value: unknown; span: SpanContext | undefined } | undefined;
+    const handle = await context.with(caller, () =>
+      tasks.callToolAsTask(
+        'job',
+        { ms: 20, outcome: 'ask' },
+        {
+          onElicitation: () => {
+            const active = context.active();
+            const entries = propagation.getBaggage(active)?.getAllEntries() ?? [];
+            seen = {
+              baggage: Object.fromEntries(entries.map(([name, entry]) => [name, entry.value])),
+              value: active.getValue(key),
+              span: trace.getSpanContext(active),
+            };
+            return { action: 'accept', content: { confirm: true } };
+          },
+        },
+      ),
+    );
+    await handle.result();
+    const question = telemetry.one('elicitation/create');
+    await until(() => telemetry.named('tools/call job').length === 2);
+    const serverSpan = telemetry.named('tools/call job').find((s) => s.kind === SpanKind.SERVER)!;
+    // Still under the server's span (the conventions' remote parent), linked to the task span.
+    expect(question.parentSpanContext?.spanId).toBe(serverSpan.spanContext().spanId);
+    expect(question.links.map((link) => link.context.spanId)).toEqual([
+      telemetry.one('mcp.task job').spanContext().spanId,
+    ]);
+    expect(seen).toEqual({
+      baggage: { tenant: 'acme' },
+      value: 'the caller',
+      span: question.spanContext(),
+    });
   });
 
   it("a question tied to no call, without the server's trace context: a root span, linked to (never under) the span current where the transport delivered it, another caller's", async () => {
