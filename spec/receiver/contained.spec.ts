@@ -11,7 +11,14 @@ import { TaskClient, type ServeOptions, type TaskError, type TaskMetrics } from 
 import { taskReceiver } from '../../lib/receiver.js';
 import { ManualClock, flush, within } from '../helpers.js';
 import { HeldCallback, RECEIVER_CAPABILITIES, errorOf, resultOf } from '../support/receiver-rig.js';
-import { connectScripted, creating, type Json, type ScriptedServerOptions } from '../support/scripted-server.js';
+import {
+  NO_REPLY,
+  connectScripted,
+  creating,
+  type HandlerContext,
+  type Json,
+  type ScriptedServerOptions,
+} from '../support/scripted-server.js';
 import type { SpecTransport } from '../support/sdk.js';
 import type * as Run from '../../lib/receiver/run.js';
 
@@ -320,6 +327,46 @@ describe('a CreateTaskResult the transport refuses or has not taken yet ([V14])'
     await flush();
     expect(held.calls).toEqual([]);
     expect(resultOf(await ask('tasks/get', { taskId: asked.taskId })).status).toBe('cancelled');
+  });
+
+  it("a request that overtook its task's CreateTaskResult ([V7]) is routed when its wait ends: the call ends before the transport took the answer, its task is cancelled and no callback gets the question", async () => {
+    const served = new HeldCallback();
+    const own = new HeldCallback();
+    const { ask, form, tasks, server } = await rig(
+      { elicitation: served.callback },
+      { tools: [{ name: 'job', taskSupport: 'required' }] },
+    );
+    let toolCall: HandlerContext | undefined;
+    server.on('tools/call', (_params, ctx) => {
+      toolCall = ctx;
+      return NO_REPLY;
+    });
+    const stop = new AbortController();
+    const calling = tasks.callToolAsTask('job', {}, { signal: stop.signal, onElicitation: own.callback });
+    await flush();
+    expect(toolCall).toBeDefined();
+    // The server asks before it answers tools/call; our CreateTaskResult R1 is on its way (held).
+    sends.hold = isCreateTaskResult;
+    const asked = resultOf(
+      await ask('elicitation/create', { ...form, task: {}, _meta: { [RELATED]: { taskId: 'tool-1' } } }),
+    ).task as Json;
+    sends.hold = undefined;
+    toolCall?.reply(server.tasks.createResult({ taskId: 'tool-1', pollInterval: 60_000 }));
+    const call = await calling;
+    await flush();
+    // The user gives up the call before the transport took R1.
+    stop.abort();
+    await call.result().catch(() => undefined);
+    await flush();
+    sends.release.splice(0).forEach((release) => release());
+    await flush();
+    expect(own.calls).toEqual([]);
+    expect(served.calls).toEqual([]);
+    expect(resultOf(await ask('tasks/get', { taskId: asked.taskId }))).toMatchObject({
+      status: 'cancelled',
+      statusMessage: 'The client no longer needs the answer',
+    });
+    expect(unhandled).toEqual([]);
   });
 
   it('the callback starts once the transport took the answer; a task the server cancels before then never runs it', async () => {
