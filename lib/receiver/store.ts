@@ -39,8 +39,10 @@ export interface ReceiverTask {
   settledAtMs: number | undefined;
   /** Set with the terminal status. */
   payload: ReceiverPayload | undefined;
-  /** True once a `tasks/result` answer with the final result reached the transport. */
+  /** True once the transport took a `tasks/result` answer with the final result (its send resolved). */
   delivered: boolean;
+  /** `tasks/result` answers with the final result handed to the transport, their send not settled yet. */
+  handedOff: number;
   /**
    * True once its `CreateTaskResult` was handed to the transport (or may have reached the server):
    * before that, nothing else about the task may reach the server ([V14]).
@@ -129,6 +131,7 @@ export class ReceiverStore {
       settledAtMs: undefined,
       payload: undefined,
       delivered: false,
+      handedOff: 0,
       announced: false,
       untold: false,
       error: undefined,
@@ -207,8 +210,9 @@ export class ReceiverStore {
 
   /**
    * Deletes the oldest cancelled task ([V25]: at any time), else the oldest finished task whose
-   * result was delivered; false when there is none. A task still running, or whose result the
-   * server has not fetched, stays until its ttl ([V10], [V11], [V15]).
+   * result was delivered (the transport took a `tasks/result` answer, or has one in hand); false
+   * when there is none. A task still running, or whose result the server has not fetched, stays
+   * until its ttl ([V10], [V11], [V15]).
    */
   private evict(): boolean {
     let delivered: ReceiverTask | undefined;
@@ -217,7 +221,7 @@ export class ReceiverStore {
         this.delete(task);
         return true;
       }
-      if (delivered === undefined && task.delivered) delivered = task;
+      if (delivered === undefined && (task.delivered || task.handedOff > 0)) delivered = task;
     }
     if (delivered !== undefined) this.delete(delivered);
     return delivered !== undefined;

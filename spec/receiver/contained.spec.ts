@@ -419,6 +419,29 @@ describe('a CreateTaskResult the transport refuses or has not taken yet ([V14])'
     await flush();
     expect(resultOf(await ask('elicitation/create', { ...form, task: {} })).task).toBeDefined();
   });
+
+  it('one tasks/result answer the transport refuses does not undo another it took: the finished task still makes room under maxTasks ([V15])', async () => {
+    const { ask, form } = await rig({ elicitation: () => ({ action: 'decline' }), maxTasks: 1 });
+    const task = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    await flush();
+    const isResult = (message: Json): boolean =>
+      typeof message.result === 'object' && (message.result as Json).action === 'decline';
+    // A: handed to the transport, its send still on its way.
+    sends.hold = isResult;
+    expect(resultOf(await ask('tasks/result', { taskId: task.taskId })).action).toBe('decline');
+    // B: refused by the transport.
+    sends.hold = undefined;
+    sends.refuse = isResult;
+    expect(errorOf(await ask('tasks/result', { taskId: task.taskId })).message).toMatch(
+      /^The reply to tasks\/result could not be sent: /,
+    );
+    await flush();
+    // A's send completes: the server has the result.
+    sends.refuse = undefined;
+    sends.release.splice(0).forEach((release) => release());
+    await flush();
+    expect(resultOf(await ask('elicitation/create', { ...form, task: {} })).task).toMatchObject({ status: 'working' });
+  });
 });
 
 describe('a plain request whose callback misbehaves', () => {
