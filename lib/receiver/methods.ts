@@ -73,8 +73,9 @@ function payload(task: ReceiverTask): JsonObject {
  * past `maxTasks` (§6: receivers SHOULD rate-limit task operations against denial of service).
  * While a final answer is handed to the transport, and once the transport took one, the task may
  * make room for a new one (over Streamable HTTP the server may read the answer and ask its next
- * question before the POST that carried it returns). An answer the transport refuses undoes only
- * itself: one it took still delivered the result ([V15]).
+ * question before the POST that carried it returns; such a task goes after every one whose answer
+ * was sent, see `ReceiverStore`). An answer the transport refuses undoes only itself: one it took
+ * still delivered the result ([V15]).
  */
 export async function getResult(host: MethodHost, request: InboundRequest): Promise<JsonObject> {
   const { params, signal } = request;

@@ -35,15 +35,18 @@ vi.mock('../../lib/receiver/run.js', async (importOriginal) => {
 
 /**
  * What the client's transport does with a message it is given (none: sends it): `refuse` rejects
- * it unsent; `hold` delivers it at once but resolves its send only when the test calls `release`
- * (a Streamable HTTP POST whose response is still on its way).
+ * it unsent; `hold` delivers it at once but settles its send only when the test calls `release`
+ * (a Streamable HTTP POST whose response is still on its way): resolved, or rejected with the
+ * error given (the POST failed after all).
  */
 /** The `_meta` key that ties a request to the task it belongs to. */
 const RELATED = 'io.modelcontextprotocol/related-task';
 
-const sends: { refuse?: (message: Json) => boolean; hold?: (message: Json) => boolean; release: Array<() => void> } = {
-  release: [],
-};
+const sends: {
+  refuse?: (message: Json) => boolean;
+  hold?: (message: Json) => boolean;
+  release: Array<(failure?: Error) => void>;
+} = { release: [] };
 
 const cleanups: Array<() => Promise<void>> = [];
 const unhandled: unknown[] = [];
@@ -78,10 +81,18 @@ function serializing(transport: SpecTransport): SpecTransport {
     if (sends.refuse?.(copy) === true) return Promise.reject(new Error('the transport refused it'));
     const sent = send(copy as never, options);
     if (sends.hold?.(copy) !== true) return sent;
-    return new Promise((resolve, reject) => sends.release.push(() => void sent.then(resolve, reject)));
+    return new Promise((resolve, reject) =>
+      sends.release.push(
+        (failure) => void sent.then(() => (failure === undefined ? resolve() : reject(failure)), reject),
+      ),
+    );
   };
   return transport;
 }
+
+/** The task a reply's result names in its related-task `_meta`, if any. */
+const relatedTaskOf = (result: unknown): unknown =>
+  (((result as Json | undefined)?._meta as Json | undefined)?.[RELATED] as Json | undefined)?.taskId;
 
 /** True for a `CreateTaskResult` reply. */
 const isCreateTaskResult = (message: Json): boolean =>
@@ -441,6 +452,26 @@ describe('a CreateTaskResult the transport refuses or has not taken yet ([V14])'
     sends.release.splice(0).forEach((release) => release());
     await flush();
     expect(resultOf(await ask('elicitation/create', { ...form, task: {} })).task).toMatchObject({ status: 'working' });
+  });
+
+  it('to make room under maxTasks, a task whose tasks/result answer is still in the transport goes only after every one whose answer was sent: a failed POST leaves its result to fetch again ([V15], [V17])', async () => {
+    const { ask, form } = await rig({ elicitation: () => ({ action: 'decline' }), maxTasks: 2 });
+    const older = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    const newer = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    await flush();
+    // The older task's answer is in the transport (a POST still on its way); the newer's was sent.
+    sends.hold = (message) => relatedTaskOf(message.result) === older.taskId;
+    expect(resultOf(await ask('tasks/result', { taskId: older.taskId })).action).toBe('decline');
+    sends.hold = undefined;
+    expect(resultOf(await ask('tasks/result', { taskId: newer.taskId })).action).toBe('decline');
+    await flush();
+    // A new question needs room: the newer task, whose result went out, makes it.
+    expect(resultOf(await ask('elicitation/create', { ...form, task: {} })).task).toMatchObject({ status: 'working' });
+    // The POST that carried the older result fails: the server asks for it again, and gets it.
+    sends.release.splice(0).forEach((release) => release(new Error('the POST failed')));
+    await flush();
+    expect(resultOf(await ask('tasks/result', { taskId: older.taskId })).action).toBe('decline');
+    expect(errorOf(await ask('tasks/get', { taskId: newer.taskId })).code).toBe(-32602);
   });
 });
 
