@@ -71,9 +71,11 @@ function payload(task: ReceiverTask): JsonObject {
  * elapsed) answers -32602. Each waiting request holds memory here and in the port until then, so
  * past `maxResultWaiters` on one task a further one is refused at once with -32603, like a task
  * past `maxTasks` (§6: receivers SHOULD rate-limit task operations against denial of service).
- * Once the final answer is handed to the transport, the task counts as delivered: it may then
+ * While a final answer is handed to the transport, and once the transport took one, the task may
  * make room for a new one (over Streamable HTTP the server may read the answer and ask its next
- * question before the POST that carried it returns). An answer the transport refuses undoes it.
+ * question before the POST that carried it returns; such a task goes after every one whose answer
+ * was sent, see `ReceiverStore`). An answer the transport refuses undoes only itself: one it took
+ * still delivered the result ([V15]).
  */
 export async function getResult(host: MethodHost, request: InboundRequest): Promise<JsonObject> {
   const { params, signal } = request;
@@ -97,9 +99,10 @@ export async function getResult(host: MethodHost, request: InboundRequest): Prom
     // Still running: the server gave up waiting, or the ttl elapsed and the task is gone ([V11]).
     if (!isTerminalStatus(task.status)) throw rpcFailure(INVALID_PARAMS, NOT_FOUND);
   }
-  task.delivered = true;
+  task.handedOff += 1;
   request.afterReply((sent) => {
-    if (!sent) task.delivered = false;
+    task.handedOff -= 1;
+    if (sent) task.delivered = true;
   });
   return payload(task);
 }

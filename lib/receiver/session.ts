@@ -182,18 +182,20 @@ export class ReceiverSession implements MethodHost {
     };
     // [V7]: the request may overtake the CreateTaskResult of the task it belongs to: it waits for
     // that task to be tracked (bounded), as the client's own input does, so that the owning call's
-    // callback answers it and its end cancels it.
+    // callback answers it and its end cancels it. It is routed when the wait ends, not when the
+    // transport took our answer: a call that ends in between is still its owner (`run` then
+    // cancels the task), and its question never falls through to another callback.
     const early = relatedTaskId === undefined ? undefined : this.host.whenTracked(relatedTaskId);
     const start = early === undefined ? route() : undefined;
+    // `undefined`: its call was given up and its task is being cancelled, no callback is asked.
+    const routed = early
+      ?.then((verdict) => (verdict === 'drop' ? undefined : route()))
+      .catch((error: unknown) => () => this.crashed(task, error));
     request.afterReply((sent) => {
       if (!sent) return this.withdraw(task, request.signal.aborted);
       this.announce(task);
       if (start !== undefined) return start();
-      void early!.then((verdict) => {
-        // Its call was given up and its task is being cancelled: no callback is asked.
-        if (verdict === 'drop') return this.abandon(task);
-        route()();
-      });
+      void routed!.then((go) => (go === undefined ? this.abandon(task) : go()));
     });
     return Promise.resolve(result);
   }

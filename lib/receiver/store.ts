@@ -2,7 +2,8 @@
  * The receiver tasks of one connection: created in order, each deleted `ttl` after its creation
  * whatever its status ([V11]). Before its ttl a task is deleted only to make room when `maxTasks`
  * is reached, and only one whose result the server can no longer need: a cancelled one ([V25]),
- * else a finished one whose result `tasks/result` already delivered ([V15]).
+ * else a finished one whose result `tasks/result` already delivered ([V15]), one whose answer is
+ * still on its way last.
  * Expiry timers sit on the client's scheduler (weak: they never hold the process open; a ttl
  * beyond what a Node timer can hold is re-armed by the scheduler, never handed over unclamped).
  */
@@ -39,8 +40,10 @@ export interface ReceiverTask {
   settledAtMs: number | undefined;
   /** Set with the terminal status. */
   payload: ReceiverPayload | undefined;
-  /** True once a `tasks/result` answer with the final result reached the transport. */
+  /** True once the transport took a `tasks/result` answer with the final result (its send resolved). */
   delivered: boolean;
+  /** `tasks/result` answers with the final result handed to the transport, their send not settled yet. */
+  handedOff: number;
   /**
    * True once its `CreateTaskResult` was handed to the transport (or may have reached the server):
    * before that, nothing else about the task may reach the server ([V14]).
@@ -129,6 +132,7 @@ export class ReceiverStore {
       settledAtMs: undefined,
       payload: undefined,
       delivered: false,
+      handedOff: 0,
       announced: false,
       untold: false,
       error: undefined,
@@ -207,19 +211,25 @@ export class ReceiverStore {
 
   /**
    * Deletes the oldest cancelled task ([V25]: at any time), else the oldest finished task whose
-   * result was delivered; false when there is none. A task still running, or whose result the
-   * server has not fetched, stays until its ttl ([V10], [V11], [V15]).
+   * result was delivered (the transport took a `tasks/result` answer), else the oldest whose answer
+   * the transport has in hand, not yet sent (the server may have read it and ask again before the
+   * POST that carries it returns; if that POST fails, the result is gone: [V15], [V17]); false when
+   * there is none. A task still running, or whose result the server has not fetched, stays until
+   * its ttl ([V10], [V11], [V15]).
    */
   private evict(): boolean {
     let delivered: ReceiverTask | undefined;
+    let handedOff: ReceiverTask | undefined;
     for (const task of this.tasks.values()) {
       if (task.status === 'cancelled') {
         this.delete(task);
         return true;
       }
-      if (delivered === undefined && task.delivered) delivered = task;
+      if (task.delivered) delivered ??= task;
+      else if (task.handedOff > 0) handedOff ??= task;
     }
-    if (delivered !== undefined) this.delete(delivered);
-    return delivered !== undefined;
+    const gone = delivered ?? handedOff;
+    if (gone !== undefined) this.delete(gone);
+    return gone !== undefined;
   }
 }

@@ -11,7 +11,14 @@ import { TaskClient, type ServeOptions, type TaskError, type TaskMetrics } from 
 import { taskReceiver } from '../../lib/receiver.js';
 import { ManualClock, flush, within } from '../helpers.js';
 import { HeldCallback, RECEIVER_CAPABILITIES, errorOf, resultOf } from '../support/receiver-rig.js';
-import { connectScripted, creating, type Json, type ScriptedServerOptions } from '../support/scripted-server.js';
+import {
+  NO_REPLY,
+  connectScripted,
+  creating,
+  type HandlerContext,
+  type Json,
+  type ScriptedServerOptions,
+} from '../support/scripted-server.js';
 import type { SpecTransport } from '../support/sdk.js';
 import type * as Run from '../../lib/receiver/run.js';
 
@@ -28,15 +35,18 @@ vi.mock('../../lib/receiver/run.js', async (importOriginal) => {
 
 /**
  * What the client's transport does with a message it is given (none: sends it): `refuse` rejects
- * it unsent; `hold` delivers it at once but resolves its send only when the test calls `release`
- * (a Streamable HTTP POST whose response is still on its way).
+ * it unsent; `hold` delivers it at once but settles its send only when the test calls `release`
+ * (a Streamable HTTP POST whose response is still on its way): resolved, or rejected with the
+ * error given (the POST failed after all).
  */
 /** The `_meta` key that ties a request to the task it belongs to. */
 const RELATED = 'io.modelcontextprotocol/related-task';
 
-const sends: { refuse?: (message: Json) => boolean; hold?: (message: Json) => boolean; release: Array<() => void> } = {
-  release: [],
-};
+const sends: {
+  refuse?: (message: Json) => boolean;
+  hold?: (message: Json) => boolean;
+  release: Array<(failure?: Error) => void>;
+} = { release: [] };
 
 const cleanups: Array<() => Promise<void>> = [];
 const unhandled: unknown[] = [];
@@ -71,10 +81,18 @@ function serializing(transport: SpecTransport): SpecTransport {
     if (sends.refuse?.(copy) === true) return Promise.reject(new Error('the transport refused it'));
     const sent = send(copy as never, options);
     if (sends.hold?.(copy) !== true) return sent;
-    return new Promise((resolve, reject) => sends.release.push(() => void sent.then(resolve, reject)));
+    return new Promise((resolve, reject) =>
+      sends.release.push(
+        (failure) => void sent.then(() => (failure === undefined ? resolve() : reject(failure)), reject),
+      ),
+    );
   };
   return transport;
 }
+
+/** The task a reply's result names in its related-task `_meta`, if any. */
+const relatedTaskOf = (result: unknown): unknown =>
+  (((result as Json | undefined)?._meta as Json | undefined)?.[RELATED] as Json | undefined)?.taskId;
 
 /** True for a `CreateTaskResult` reply. */
 const isCreateTaskResult = (message: Json): boolean =>
@@ -322,6 +340,46 @@ describe('a CreateTaskResult the transport refuses or has not taken yet ([V14])'
     expect(resultOf(await ask('tasks/get', { taskId: asked.taskId })).status).toBe('cancelled');
   });
 
+  it("a request that overtook its task's CreateTaskResult ([V7]) is routed when its wait ends: the call ends before the transport took the answer, its task is cancelled and no callback gets the question", async () => {
+    const served = new HeldCallback();
+    const own = new HeldCallback();
+    const { ask, form, tasks, server } = await rig(
+      { elicitation: served.callback },
+      { tools: [{ name: 'job', taskSupport: 'required' }] },
+    );
+    let toolCall: HandlerContext | undefined;
+    server.on('tools/call', (_params, ctx) => {
+      toolCall = ctx;
+      return NO_REPLY;
+    });
+    const stop = new AbortController();
+    const calling = tasks.callToolAsTask('job', {}, { signal: stop.signal, onElicitation: own.callback });
+    await flush();
+    expect(toolCall).toBeDefined();
+    // The server asks before it answers tools/call; our CreateTaskResult R1 is on its way (held).
+    sends.hold = isCreateTaskResult;
+    const asked = resultOf(
+      await ask('elicitation/create', { ...form, task: {}, _meta: { [RELATED]: { taskId: 'tool-1' } } }),
+    ).task as Json;
+    sends.hold = undefined;
+    toolCall?.reply(server.tasks.createResult({ taskId: 'tool-1', pollInterval: 60_000 }));
+    const call = await calling;
+    await flush();
+    // The user gives up the call before the transport took R1.
+    stop.abort();
+    await call.result().catch(() => undefined);
+    await flush();
+    sends.release.splice(0).forEach((release) => release());
+    await flush();
+    expect(own.calls).toEqual([]);
+    expect(served.calls).toEqual([]);
+    expect(resultOf(await ask('tasks/get', { taskId: asked.taskId }))).toMatchObject({
+      status: 'cancelled',
+      statusMessage: 'The client no longer needs the answer',
+    });
+    expect(unhandled).toEqual([]);
+  });
+
   it('the callback starts once the transport took the answer; a task the server cancels before then never runs it', async () => {
     const held = new HeldCallback();
     const { ask, form } = await rig({ elicitation: held.callback });
@@ -371,6 +429,49 @@ describe('a CreateTaskResult the transport refuses or has not taken yet ([V14])'
     expect(resultOf(await ask('tasks/result', { taskId: task.taskId })).action).toBe('decline');
     await flush();
     expect(resultOf(await ask('elicitation/create', { ...form, task: {} })).task).toBeDefined();
+  });
+
+  it('one tasks/result answer the transport refuses does not undo another it took: the finished task still makes room under maxTasks ([V15])', async () => {
+    const { ask, form } = await rig({ elicitation: () => ({ action: 'decline' }), maxTasks: 1 });
+    const task = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    await flush();
+    const isResult = (message: Json): boolean =>
+      typeof message.result === 'object' && (message.result as Json).action === 'decline';
+    // A: handed to the transport, its send still on its way.
+    sends.hold = isResult;
+    expect(resultOf(await ask('tasks/result', { taskId: task.taskId })).action).toBe('decline');
+    // B: refused by the transport.
+    sends.hold = undefined;
+    sends.refuse = isResult;
+    expect(errorOf(await ask('tasks/result', { taskId: task.taskId })).message).toMatch(
+      /^The reply to tasks\/result could not be sent: /,
+    );
+    await flush();
+    // A's send completes: the server has the result.
+    sends.refuse = undefined;
+    sends.release.splice(0).forEach((release) => release());
+    await flush();
+    expect(resultOf(await ask('elicitation/create', { ...form, task: {} })).task).toMatchObject({ status: 'working' });
+  });
+
+  it('to make room under maxTasks, a task whose tasks/result answer is still in the transport goes only after every one whose answer was sent: a failed POST leaves its result to fetch again ([V15], [V17])', async () => {
+    const { ask, form } = await rig({ elicitation: () => ({ action: 'decline' }), maxTasks: 2 });
+    const older = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    const newer = resultOf(await ask('elicitation/create', { ...form, task: {} })).task as Json;
+    await flush();
+    // The older task's answer is in the transport (a POST still on its way); the newer's was sent.
+    sends.hold = (message) => relatedTaskOf(message.result) === older.taskId;
+    expect(resultOf(await ask('tasks/result', { taskId: older.taskId })).action).toBe('decline');
+    sends.hold = undefined;
+    expect(resultOf(await ask('tasks/result', { taskId: newer.taskId })).action).toBe('decline');
+    await flush();
+    // A new question needs room: the newer task, whose result went out, makes it.
+    expect(resultOf(await ask('elicitation/create', { ...form, task: {} })).task).toMatchObject({ status: 'working' });
+    // The POST that carried the older result fails: the server asks for it again, and gets it.
+    sends.release.splice(0).forEach((release) => release(new Error('the POST failed')));
+    await flush();
+    expect(resultOf(await ask('tasks/result', { taskId: older.taskId })).action).toBe('decline');
+    expect(errorOf(await ask('tasks/get', { taskId: newer.taskId })).code).toBe(-32602);
   });
 });
 
