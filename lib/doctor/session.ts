@@ -282,6 +282,15 @@ export class Session {
       .then(
         (result) => {
           listen.reply = { ok: true, result, ...timing() };
+          // [E36]: a task in its place is tracked at once, so that the clean-up cancels it however
+          // the probe ends; no row quotes its id.
+          if (result.resultType === 'task' && typeof result.taskId === 'string')
+            this.ledger.track(
+              result.taskId,
+              'subscriptions/listen',
+              this,
+              typeof result.status === 'string' ? result.status : undefined,
+            );
         },
         (error: unknown) => {
           if (stop.signal.aborted) return;

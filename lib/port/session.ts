@@ -305,8 +305,9 @@ export class RawSession implements SessionPort, InboundHost, RequestHost {
   }
 
   endOptions(id: string): SendOptions | undefined {
-    if (this.tellsStreamEnds()) return { ...streamEndOptions(id), onRequestStreamEnd: () => this.streamEnded(id) };
-    return this.resumes === undefined ? undefined : streamEndOptions(id, this.resumes);
+    if (this.tellsStreamEnds())
+      return { ...streamEndOptions(id, this), onRequestStreamEnd: () => this.streamEnded(id) };
+    return this.resumes === undefined ? undefined : streamEndOptions(id, this, this.resumes);
   }
 
   isOpen(id: string): boolean {

@@ -46,9 +46,17 @@ export interface StreamWatcher {
   gaveUp(id: string, why: string): void;
 }
 
+/** The session of a watched request. */
+export interface OpenRequests {
+  /** True while request `id` is open. */
+  isOpen(id: string): boolean;
+}
+
 /** A library request's streams, as the wrapped methods see them. */
 interface Watched {
   readonly id: string;
+  /** Its session: whether the request is still open. */
+  readonly host: OpenRequests;
   /** Absent on SDK v2, which tells the ends itself. */
   readonly watcher: StreamWatcher | undefined;
   /** How many resumed streams of it were opened. */
@@ -125,8 +133,8 @@ export function watchStreamEnds(transport: object): boolean {
  * the same in SDK v1 1.24 to 1.32 and SDK v2): a resumed stream that ends with no event (a server
  * with nothing new to replay, that closes its streams to be polled) is resumed with no
  * `Last-Event-ID` at all, a GET that opens the session's own stream instead, where the request's
- * answer never comes. Such a resumption gets the last event id the request's streams carried.
- * On SDK v1, the SDK giving up (from `maxRetries` tries on) is told to the request's watcher.
+ * answer never comes. Such a resumption gets the last event id the request's streams carried;
+ * none is made once the request ended. On SDK v1, the SDK giving up (from `maxRetries` tries on) is told to the request's watcher.
  */
 function keepResumePoints(t: Record<string, unknown>): void {
   const plan = t._scheduleReconnection;
@@ -135,6 +143,9 @@ function keepResumePoints(t: Record<string, unknown>): void {
   t._scheduleReconnection = function (this: unknown, options: unknown, attempt: unknown): unknown {
     const mine = ownerOf(options);
     if (mine === undefined) return (plan as Method).call(this, options, attempt);
+    // Ended (answered, an error answer too, or given up): its streams are no longer resumed, where
+    // the SDKs would go on for as long as each resumed stream ends with no answer on it.
+    if (!mine.host.isOpen(mine.id)) return undefined;
     const retries = (this as { _reconnectionOptions?: { maxRetries?: unknown } })._reconnectionOptions?.maxRetries;
     if (typeof retries === 'number' && typeof attempt === 'number' && attempt >= retries)
       mine.watcher?.gaveUp(mine.id, `not resumed after ${attempt} retries`);
@@ -149,8 +160,8 @@ function keepResumePoints(t: Record<string, unknown>): void {
  * resumption-token callback of its own, which marks its streams (the SDKs hand it on to the GETs
  * that resume them) and keeps the last event id they carry; on SDK v1, it tells `watcher` of each.
  */
-export function streamEndOptions(id: string, watcher?: StreamWatcher): SendOptions {
-  const mine: Watched = { id, watcher, opened: 0, point: undefined };
+export function streamEndOptions(id: string, host: OpenRequests, watcher?: StreamWatcher): SendOptions {
+  const mine: Watched = { id, host, watcher, opened: 0, point: undefined };
   const onresumptiontoken = (token: string): void => {
     mine.point = token;
     watcher?.resumed(id);

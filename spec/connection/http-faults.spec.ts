@@ -12,7 +12,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskClient, type TaskClientOptions, type TaskMetrics } from '../../lib/index.js';
+import { TaskClient, TaskTimeoutError, type TaskClientOptions, type TaskMetrics } from '../../lib/index.js';
 import { within } from '../helpers.js';
 import { startCuttingProxy, type Cut, type ProxyOptions } from '../support/cutting-proxy.js';
 import { startHttpServer, type HttpTaskServer } from '../support/http-server.js';
@@ -367,6 +367,27 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
     expect(proxy.resumes.length).toBeGreaterThanOrEqual(2);
     expect(proxy.resumes[1]).toBe(proxy.resumes[0]);
     expect(problems).toEqual([]);
+  });
+
+  it('a request that ended is no longer resumed: a server that answers every resumption with an empty stream is not asked again once the call gave up', async () => {
+    const { tasks, proxy } = await throughProxy(
+      await startHttpServer({}, askingTwice(100), undefined, {
+        eventStore: orderedEventStore(),
+        retryInterval: 50,
+      }),
+      firstResult('after-first-event'),
+      { proxy: { emptyResumes: Number.MAX_SAFE_INTEGER } },
+    );
+    const handle = await tasks.callToolAsTask('ask_twice', {}, { timeoutMs: 1_500 });
+    await expect(within(handle.result(), 10_000)).rejects.toThrow(TaskTimeoutError);
+    // Resumed from its event id while it was open, every 50 ms (the server's retry).
+    const atEnd = proxy.resumes.length;
+    expect(atEnd).toBeGreaterThanOrEqual(2);
+    expect(new Set(proxy.resumes).size).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Before, both SDKs went on resuming it for as long as the session lasted (about 20 a second
+    // here); one already planned when the call ended may still go out.
+    expect(proxy.resumes.length - atEnd).toBeLessThanOrEqual(1);
   });
 
   it('a resumption is not timed: a server that asks for a pause longer than the request timeout is resumed, and a question that comes late on the resumed stream is asked', async () => {

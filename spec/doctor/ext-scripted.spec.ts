@@ -355,6 +355,35 @@ describe('doctor: the reply to subscriptions/listen ([E36], [E22])', () => {
     expect(reportJson(report)).not.toContain(taskId);
   });
 
+  it('[E36] a listen answered with a task, then the run stopped before the check: the clean-up still cancels that task', async () => {
+    const made: string[] = [];
+    const stop = new AbortController();
+    let ext: ExtServer | undefined;
+    const run = doctorOn(
+      {},
+      (server) => {
+        ext = server;
+        const call = builtinMethods(server)['tools/call']!;
+        server.on('subscriptions/listen', async (_params, ctx) => {
+          const created = (await call(
+            { name: 'slow_compute', arguments: { label: 'listen', polls: 50 } },
+            ctx,
+          )) as Record<string, unknown>;
+          made.push(created.taskId as string);
+          // The reply goes out first; the run is stopped while the lifecycle task is followed.
+          setTimeout(() => stop.abort(new Error('stop now')), 50);
+          return created;
+        });
+      },
+      { signal: stop.signal },
+    );
+    await expect(run).rejects.toThrow(TaskAbortError);
+    const [taskId] = made as [string];
+    // Before, the task was tracked only by the check, which the stop never reached.
+    expect(ext!.params('tasks/cancel').map((params) => params.taskId)).toContain(taskId);
+    expect(ext!.tasks.inspect(taskId).cancelRequested).toBe(true);
+  });
+
   it('[E36] a listen answered with resultType "input_required": listen.reply names it', async () => {
     const { report } = await doctorOn({}, (ext) =>
       ext.on('subscriptions/listen', () => ({ resultType: 'input_required', inputRequests: {} })),

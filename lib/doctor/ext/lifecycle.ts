@@ -185,8 +185,8 @@ function checkNotes(b: Battery, taskId: string, ended: SeenTask | undefined): vo
 
 /**
  * [E36]: the doctor's `subscriptions/listen` is answered, if at all, with an empty result whose
- * `resultType` is "complete" (absent reads as "complete"), never with a task. A task in its place
- * is tracked, so that the clean-up cancels it, and no row quotes its id.
+ * `resultType` is "complete" (absent reads as "complete"), never with a task (the session tracks
+ * a task in its place as it comes, so that the clean-up cancels it).
  */
 function checkListen(b: Battery, reply: Reply | undefined): void {
   const { s, rows } = b;
@@ -201,10 +201,6 @@ function checkListen(b: Battery, reply: Reply | undefined): void {
       'listen.reply',
       `ended by the server ${ms(reply.at - reply.sentAt)} after it was opened, with an empty result`,
     );
-  if (type === 'task') {
-    const orphan = seenTask(reply.result, s.wire);
-    if (orphan.taskId !== undefined) s.ledger.track(orphan.taskId, 'subscriptions/listen', s, orphan.status);
-  }
   rows.deviation(
     'listen.reply',
     type === 'task'
