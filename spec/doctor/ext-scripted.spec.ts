@@ -324,20 +324,27 @@ describe('doctor on the scripted extension server', () => {
   });
 });
 
+/**
+ * Answers every `subscriptions/listen` with the CreateTaskResult of a real task (a long
+ * slow_compute), its id kept in `made`; `then` runs as each is answered.
+ */
+function answerListenWithTask(server: ExtServer, made: string[], then: () => void = () => {}): void {
+  const call = builtinMethods(server)['tools/call']!;
+  server.on('subscriptions/listen', async (_params, ctx) => {
+    const created = (await call({ name: 'slow_compute', arguments: { label: 'listen', polls: 50 } }, ctx)) as Record<
+      string,
+      unknown
+    >;
+    made.push(created.taskId as string);
+    then();
+    return created;
+  });
+}
+
 describe('doctor: the reply to subscriptions/listen ([E36], [E22])', () => {
   it('[E36] a listen answered with a CreateTaskResult (a real task): listen.reply, a MUST (exit 1); the clean-up cancels that task and no row quotes its id', async () => {
     const made: string[] = [];
-    const { report, server } = await doctorOn({}, (ext) => {
-      const call = builtinMethods(ext)['tools/call']!;
-      ext.on('subscriptions/listen', async (_params, ctx) => {
-        const created = (await call(
-          { name: 'slow_compute', arguments: { label: 'listen', polls: 50 } },
-          ctx,
-        )) as Record<string, unknown>;
-        made.push(created.taskId as string);
-        return created;
-      });
-    });
+    const { report, server } = await doctorOn({}, (ext) => answerListenWithTask(ext, made));
     expect(made).toHaveLength(1);
     const [taskId] = made as [string];
     // Before the check: no row read the listen's reply, and the task it made ran on.
@@ -363,17 +370,8 @@ describe('doctor: the reply to subscriptions/listen ([E36], [E22])', () => {
       {},
       (server) => {
         ext = server;
-        const call = builtinMethods(server)['tools/call']!;
-        server.on('subscriptions/listen', async (_params, ctx) => {
-          const created = (await call(
-            { name: 'slow_compute', arguments: { label: 'listen', polls: 50 } },
-            ctx,
-          )) as Record<string, unknown>;
-          made.push(created.taskId as string);
-          // The reply goes out first; the run is stopped while the lifecycle task is followed.
-          setTimeout(() => stop.abort(new Error('stop now')), 50);
-          return created;
-        });
+        // The reply goes out first; the run is stopped while the lifecycle task is followed.
+        answerListenWithTask(server, made, () => setTimeout(() => stop.abort(new Error('stop now')), 50));
       },
       { signal: stop.signal },
     );

@@ -832,6 +832,15 @@ describe('requests after the task span ended', () => {
   });
 });
 
+/** Calls `echo` (swallowed by swallowingEcho, so never answered) and aborts the call once it was sent. */
+async function abortSwallowedEcho(tasks: TaskClient, swallowed: () => boolean): Promise<void> {
+  const controller = new AbortController();
+  const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
+  await until(swallowed);
+  controller.abort();
+  await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+}
+
 describe('notifications the client sends', () => {
   it.each(['spans', 'events'] as const)(
     "requests: '%s': notifications/cancelled of a request given up carries the trace context of a CLIENT span of its own, under the request's span, and has its metric point",
@@ -839,12 +848,8 @@ describe('notifications the client sends', () => {
       const late = new LateSpans();
       const { wrap, cancels, swallowed } = swallowingEcho();
       const { tasks } = await inProcess({}, { requests }, { wrap, processors: [late] });
-      const controller = new AbortController();
       // A plain call (echo supports no task): cancelled the normal way once given up ([R27]).
-      const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
-      await until(swallowed);
-      controller.abort();
-      await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+      await abortSwallowedEcho(tasks, swallowed);
       await until(() => cancels.length === 1 && telemetry.named('mcp.task echo').length === 1);
       const task = telemetry.one('mcp.task echo');
       const request = telemetry.one('tools/call echo');
@@ -875,11 +880,7 @@ describe('notifications the client sends', () => {
     const late = new LateSpans();
     const { wrap, cancels, swallowed, releaseCancels } = swallowingEcho({ holdCancels: true });
     const { tasks } = await inProcess({}, {}, { wrap, processors: [late] });
-    const controller = new AbortController();
-    const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
-    await until(swallowed);
-    controller.abort();
-    await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+    await abortSwallowedEcho(tasks, swallowed);
     await until(() => cancels.length === 1);
     // The call failed while the notification is still being written: none of the three has ended.
     expect(telemetry.open()).toEqual(
@@ -909,11 +910,7 @@ describe('notifications the client sends', () => {
       await pair.close();
       made.store.cleanup();
     });
-    const controller = new AbortController();
-    const call = tasks.callToolAsTask('echo', { text: 'hi' }, { signal: controller.signal });
-    await until(swallowed);
-    controller.abort();
-    await expect(call).rejects.toBeInstanceOf(TaskAbortError);
+    await abortSwallowedEcho(tasks, swallowed);
     await until(() => cancels.length === 1);
     expect(cancels[0]!.params?._meta).toBeUndefined();
   });
