@@ -1,7 +1,7 @@
 /**
  * End to end in a real pseudo-terminal against the example server over stdio: the live status
  * line, a form answered by typed keys (select, number, confirm, email), Ctrl-C cancelling the
- * remote task (checked on the server), a second Ctrl-C leaving at once, and the exit codes; and
+ * remote task (checked on the server), also while a form is open, a second Ctrl-C leaving at once, and the exit codes; and
  * against the tasks-extension example server, a question that arrives as `inputRequests`.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -103,6 +103,20 @@ describe.sequential('mcp-task in a terminal', { timeout: 60_000 }, () => {
     // Proof from the server side: it recorded the tasks/cancel it received.
     expect(existsSync(log)).toBe(true);
     expect(readFileSync(log, 'utf8')).toMatch(new RegExp(`^cancel ${taskId}[0-9a-f]+$`, 'm'));
+  });
+
+  it('Ctrl-C while a form is open cancels the task: the form answers nothing, exit 130', async () => {
+    const log = join(scratch(), 'cancels.log');
+    const run = start(['call', 'confirm_delete', '--stdio', STDIO_SERVER], { CANCEL_LOG: log });
+    const at = await run.waitFor('Answer this form?');
+    run.type(KEY.ctrlC);
+    const { exitCode } = await run.exited;
+    expect(exitCode).toBe(130);
+    const text = run.text.slice(at);
+    expect(text).toContain('was cancelled on the server');
+    expect(text).not.toContain('elicitation answered');
+    expect(text).not.toContain('completed');
+    expect(readFileSync(log, 'utf8')).toMatch(/^cancel [0-9a-f]+$/m);
   });
 
   it('a second Ctrl-C leaves at once with exit 130', async () => {

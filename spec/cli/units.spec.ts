@@ -775,3 +775,58 @@ describe('the terminal reporter when the run ends with a prompt still open', () 
     expect(written.stderr).toContain('server: crashing now');
   });
 });
+
+describe('a question answered on the terminal (input.ts)', () => {
+  /** The input callbacks with a prompt whose user presses Ctrl-C (the prompt dismissed) when `interrupt` is set. */
+  async function callbacks(interrupt: boolean) {
+    const { inputCallbacks } = await import('../../cli/src/input.js');
+    let presses = 0;
+    const inputs: unknown[] = [];
+    const reporter = { interactive: true, note: () => {}, input: (event: unknown) => inputs.push(event) };
+    const made = inputCallbacks({
+      answers: new AnswerQueue([]),
+      reporter: () => reporter as never,
+      interruptions: () => presses,
+      prompt: <T>(): Promise<T> => {
+        if (interrupt) presses += 1;
+        // What the forms answer once a prompt was dismissed.
+        return Promise.resolve((interrupt ? { action: 'cancel' } : { action: 'accept', content: {} }) as T);
+      },
+    });
+    return { ...made, inputs };
+  }
+  const context = (signal: AbortSignal) =>
+    ({ taskId: 't1', handle: undefined, toolName: 'x', delivery: 'request', signal }) as never;
+  const params = { mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: {} } } as never;
+  const settled = async (promise: Promise<unknown>) => {
+    let state = 'pending';
+    promise.then(
+      () => (state = 'resolved'),
+      () => (state = 'rejected'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return state;
+  };
+
+  it('sends the answer of a prompt closed without an interruption', async () => {
+    const { onElicitation, inputs } = await callbacks(false);
+    await expect(onElicitation(params, context(new AbortController().signal))).resolves.toEqual({
+      action: 'accept',
+      content: {},
+    });
+    expect(inputs).toHaveLength(1);
+  });
+
+  it('sends nothing for a form Ctrl-C closed: the question is given up once the task is cancelled (its signal)', async () => {
+    const { onElicitation, onSampling, inputs } = await callbacks(true);
+    const controller = new AbortController();
+    const elicitation = Promise.resolve(onElicitation(params, context(controller.signal)));
+    const sampling = Promise.resolve(onSampling({ messages: [], maxTokens: 5 }, context(controller.signal)));
+    expect(await settled(elicitation)).toBe('pending');
+    expect(await settled(sampling)).toBe('pending');
+    controller.abort(new Error('cancelled'));
+    await expect(elicitation).rejects.toThrow('cancelled');
+    await expect(sampling).rejects.toThrow('cancelled');
+    expect(inputs).toEqual([]);
+  });
+});

@@ -101,6 +101,7 @@ export async function runSession(
       if (taskId !== undefined) asked.set(taskId, (asked.get(taskId) ?? 0) + 1);
     },
     reporter: () => reporter,
+    interruptions: () => interrupts.presses,
     prompt: async (run) => {
       try {
         return await reporter.prompt(run);
