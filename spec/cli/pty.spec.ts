@@ -1,13 +1,15 @@
 /**
  * End to end in a real pseudo-terminal against the example server over stdio: the live status
  * line, a form answered by typed keys (select, number, confirm, email), Ctrl-C cancelling the
- * remote task (checked on the server), also while a form is open, a second Ctrl-C leaving at once, and the exit codes; and
- * against the tasks-extension example server, a question that arrives as `inputRequests`.
+ * remote task (checked on the server), also while a form is open, a second Ctrl-C leaving at
+ * once, and the exit codes; against the tasks-extension example server, a question that arrives
+ * as `inputRequests`; and the CLI as a background job of a shell, which leaves the terminal alone.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pty from '@lydell/node-pty';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { EXT_STDIO_SERVER, KEY, PtyRun, STDIO_SERVER, removeScratch, scratch } from './support/cli.js';
+import { EXT_STDIO_SERVER, KEY, MAIN, PtyRun, ROOT, STDIO_SERVER, removeScratch, scratch } from './support/cli.js';
 
 afterAll(removeScratch);
 
@@ -144,5 +146,22 @@ describe.sequential('mcp-task in a terminal', { timeout: 60_000 }, () => {
     expect(run.text).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] working/); // the status line still runs
     // eslint-disable-next-line no-control-regex
     expect(run.raw).not.toMatch(/\x1b\[(3\d|2|1)m/);
+  });
+
+  it('runs as a background job of a shell with job control (`… > out &`): never stopped by SIGTTOU or SIGTTIN', async () => {
+    const dir = scratch();
+    const cli = `'${process.execPath}' --import tsx '${MAIN}' call analyze steps=2 stepMs=100`;
+    // A stopped job is killed, so that nothing is left behind; `wait` reports it stopped (128 + 22).
+    const script = `set -m; ${cli} > '${dir}/out' 2> '${dir}/err' & pid=$!; wait $pid; rc=$?; kill -KILL $pid 2>/dev/null; echo "rc=$rc"`;
+    const shell = pty.spawn('/bin/bash', ['--norc', '--noprofile', '-c', script], { cwd: ROOT, cols: 120, rows: 40 });
+    let text = '';
+    shell.onData((data) => (text += data));
+    try {
+      await new Promise((resolve) => shell.onExit(resolve));
+    } finally {
+      shell.kill();
+    }
+    expect(text).toContain('rc=0');
+    expect(readFileSync(join(dir, 'out'), 'utf8')).toContain('"outcome":"completed"');
   });
 });

@@ -830,3 +830,27 @@ describe('a question answered on the terminal (input.ts)', () => {
     expect(inputs).toEqual([]);
   });
 });
+
+describe('keys only from a terminal this process has the foreground of (foreground.ts)', () => {
+  it('reads the process group and the terminal foreground group of /proc/<pid>/stat, whatever the command name', async () => {
+    const { groupsOfStat } = await import('../../cli/src/foreground.js');
+    expect(groupsOfStat('4242 (node) S 4200 4242 4100 34816 4242 4194304 1 0')).toEqual({ pgrp: 4242, tpgid: 4242 });
+    expect(groupsOfStat('4242 (a b) c)) T 4200 4242 4100 34816 4100 4194560 1 0')).toEqual({ pgrp: 4242, tpgid: 4100 });
+    expect(groupsOfStat('4242 (node) S 1 4242 4242 0 -1 4194304')).toEqual({ pgrp: 4242, tpgid: -1 });
+    expect(groupsOfStat('garbage')).toBeUndefined();
+    expect(groupsOfStat('4242 (node) S 1')).toBeUndefined();
+  });
+
+  it('is in the foreground only when its group is the terminal foreground group; unknown says no', async () => {
+    const { isForeground, readsKeys } = await import('../../cli/src/foreground.js');
+    expect(isForeground({ pgrp: 4242, tpgid: 4242 })).toBe(true);
+    // A background job (`… &` in an interactive shell): the shell's group has the terminal.
+    expect(isForeground({ pgrp: 4242, tpgid: 4100 })).toBe(false);
+    // No controlling terminal.
+    expect(isForeground({ pgrp: 4242, tpgid: -1 })).toBe(false);
+    expect(isForeground(undefined)).toBe(false);
+    // Not a terminal: no keys, whatever the groups.
+    expect(readsKeys({ isTTY: false })).toBe(false);
+    expect(readsKeys({})).toBe(false);
+  });
+});

@@ -22,6 +22,7 @@ import { doctorOptions, type DoctorCommandOptions } from '../doctor-options.js';
 import { httpFailureReason, stdioFailureReason } from '../connect-errors.js';
 import { doctorTarget, type DoctorTarget } from '../doctor-target.js';
 import { EXIT, describeError } from '../exit.js';
+import { readsKeys } from '../foreground.js';
 import { Interrupts } from '../interrupt.js';
 import type { Io } from '../io.js';
 import { RunDeadline, inSeconds } from '../run-deadline.js';
@@ -126,7 +127,7 @@ export async function doctorCommand(
    */
   const stoppedConnecting = (): string =>
     `the doctor stopped while connecting to ${target.where}; no task was started; no report`;
-  const interrupts = new Interrupts(io.stdin);
+  const interrupts = new Interrupts(io.stdin, readsKeys(io.stdin));
   /** How the CLI left without waiting for the doctor to stop. */
   interface Leaving {
     readonly code: number;

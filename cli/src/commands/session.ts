@@ -8,6 +8,7 @@ import type { TaskHandle } from 'mcp-task-client';
 import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
 import { AnswerQueue, loadAnswers, readAll } from '../answers.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';
+import { readsKeys } from '../foreground.js';
 import { inputCallbacks } from '../input.js';
 import { defaultIo, type Io } from '../io.js';
 import { Interrupts } from '../interrupt.js';
@@ -79,15 +80,17 @@ export async function runSession(
       ? CONNECT_TIMEOUT_MS
       : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
   const startedAt = extra.startedAt ?? Date.now();
+  // Keys (Ctrl-C, the answers to forms) are read from a terminal this process has the foreground of.
+  const keys = readsKeys(io.stdin);
   const reporter: Reporter = json
     ? new JsonReporter(io, quiet)
     : new HumanReporter(io, {
         color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === '',
         quiet,
-        interactive: io.stdin.isTTY === true,
+        interactive: keys,
         startedAt,
       });
-  const interrupts = new Interrupts(io.stdin);
+  const interrupts = new Interrupts(io.stdin, keys);
   // A reader that went away (`| head -1`): stop like an interruption, without a stack trace. The
   // listeners stay: later writes to the closed pipe fail too, and are dropped.
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
