@@ -134,8 +134,10 @@ export async function doctorCommand(
     readonly name: string;
     readonly message: string;
   }
-  let leave: (leaving: Leaving) => void = () => {};
-  const left = new Promise<Leaving>((resolve) => (leave = resolve));
+  let settle: (leaving: Leaving) => void = () => {};
+  const left = new Promise<Leaving>((resolve) => (settle = resolve));
+  /** Leaves without waiting for the doctor, once the stdio servers started for it are stopped. */
+  const leave = (leaving: Leaving): void => void target.abandon().then(() => settle(leaving));
   /** Stops the run: the doctor cancels its tasks; after the grace the CLI leaves without them. */
   let grace: NodeJS.Timeout | undefined;
   const halt = (reason: Error, code: number, note: string): void => {
@@ -144,7 +146,6 @@ export async function doctorCommand(
     stop.abort(reason);
     const graceMs = runDeadline?.bound(DOCTOR_STOP_GRACE_MS) ?? DOCTOR_STOP_GRACE_MS;
     grace = setTimeout(() => {
-      target.abandon();
       leave({
         code,
         name: reason instanceof DoctorTimeout ? 'TimeoutError' : 'Interrupted',
@@ -157,7 +158,6 @@ export async function doctorCommand(
   };
   interrupts.onPress((count) => {
     if (count >= 2) {
-      target.abandon();
       leave({
         code: interrupts.exitCode,
         name: 'Interrupted',
@@ -200,7 +200,6 @@ export async function doctorCommand(
     runDeadline === undefined
       ? undefined
       : setTimeout(() => {
-          target.abandon();
           leave({
             code: EXIT.timeout,
             name: 'TimeoutError',

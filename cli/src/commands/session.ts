@@ -146,9 +146,8 @@ export async function runSession(
   // Ctrl-C (SIGINT, SIGTERM, a closed stdout) while connecting gives the connection up: the
   // connector closes the transport and kills a stdio server it started.
   interrupts.onPress(() => {
-    const stopped = options.stdio === undefined ? '' : ' (the server it started was stopped)';
     connectDeadline.abort(
-      new ConnectInterrupted(`${interrupts.label} while connecting to ${where}: gave up connecting${stopped}`),
+      new ConnectInterrupted(`${interrupts.label} while connecting to ${where}: gave up connecting`),
     );
   });
   interrupts.enable();
@@ -158,6 +157,8 @@ export async function runSession(
     io.stderr.isTTY === true && (options.stdio !== undefined || url !== undefined)
       ? setTimeout(() => reporter.note(`connecting to ${where}…`), CONNECTING_NOTE_MS)
       : undefined;
+  /** Whether a stdio server started for a connection that failed was stopped (it exited). */
+  let serverExited: boolean | undefined;
   let target: Target;
   try {
     target = await openTarget(
@@ -170,6 +171,7 @@ export async function runSession(
         wire,
         signal: connectDeadline.signal,
         connectTimeoutMs,
+        onServerStopped: (exited) => (serverExited = exited),
       },
       // The remote cancel at the deadline fits in the reserve `--timeout` keeps for it.
       { ...callbacks, ...(deadline === undefined ? {} : { cancelGraceMs: deadline.cancelGraceMs }) },
@@ -183,9 +185,15 @@ export async function runSession(
     const timedOut = error instanceof ConnectTimeoutError;
     const interrupted = error instanceof ConnectInterrupted;
     const exitCode = timedOut ? EXIT.timeout : interrupted ? interrupts.exitCode : EXIT.failed;
+    const stopped =
+      !interrupted || serverExited === undefined
+        ? ''
+        : serverExited
+          ? ' (the server it started was stopped)'
+          : ' (the server it started was killed but had not exited yet)';
     const message =
       timedOut || interrupted || error instanceof WireUnavailableError || error instanceof ConnectError
-        ? describeError(error)
+        ? `${describeError(error)}${stopped}`
         : `cannot connect: ${describeError(error)}`;
     if (extra.resultLine === true) {
       const name = error instanceof Error ? error.name : 'Error';
@@ -327,14 +335,23 @@ export async function runSession(
     closeWaitMs,
   };
 
+  /**
+   * Leaves at once after `note`: nothing more is written, and the process exits once a stdio
+   * server the target started is stopped (at most the SIGTERM and SIGKILL waits).
+   */
+  const leaveAtOnce = (note: string): void => {
+    interrupts.disable();
+    abandoning = true;
+    reporter.note(note);
+    reporter.close();
+    io.stdout.cork();
+    io.stderr.cork();
+    void target.abandon().then(() => process.exit(interrupts.exitCode));
+  };
   // Outside of following a task, Ctrl-C just leaves, saying so.
   interrupts.onPress(() => {
-    interrupts.disable();
     const unconfirmed = extra.unconfirmed === undefined ? '' : `; ${extra.unconfirmed}`;
-    reporter.note(`${interrupts.label}: left before the command finished${unconfirmed}`);
-    reporter.close();
-    target.abandon();
-    process.exit(interrupts.exitCode);
+    leaveAtOnce(`${interrupts.label}: left before the command finished${unconfirmed}`);
   });
   interrupts.enable();
   // A one-shot command gets the connect timeout to do its work: a server that stops answering
@@ -372,19 +389,14 @@ export async function runSession(
     reporter.close();
     if (interrupts.presses >= 2 || abandoning) {
       interrupts.disable();
-      target.abandon();
+      await target.abandon();
     } else {
       // Closing may take a while (a stdio server slow to exit): a Ctrl-C meanwhile leaves at once.
       // A call given up before its answer was waited for already (closeAfterAbandon): nothing is
       // left that a task could come of, so the note names none (`tools` and the like make none).
-      interrupts.onPress(() => {
-        interrupts.disable();
-        reporter.note(`${interrupts.label}: leaving without waiting for the connection to close`);
-        target.abandon();
-        process.exit(interrupts.exitCode);
-      });
+      interrupts.onPress(() => leaveAtOnce(`${interrupts.label}: leaving without waiting for the connection to close`));
       // `--timeout` bounds closing too: past it, a stdio server still closing is stopped.
-      if ((await closeWithin()) === 'late') target.abandon();
+      if ((await closeWithin()) === 'late') await target.abandon();
       interrupts.disable();
     }
   }
