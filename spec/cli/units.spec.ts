@@ -134,6 +134,32 @@ describe('argument syntax', () => {
       expect(() => urlOption(bad), bad).toThrow(/--url: a Streamable HTTP server's URL starts with http/);
   });
 
+  it('--url refuses a user name or password (fetch sends neither) as a usage error that shows neither', async () => {
+    for (const bad of ['http://me:sk-live-SECRET@127.0.0.1:3000/mcp', 'https://sk-live-SECRET@h/mcp']) {
+      expect(() => urlOption(bad), bad).toThrow(UsageError);
+      expect(() => urlOption(bad), bad).toThrow(/Authorization: Basic/);
+      expect(() => urlOption(bad), bad).not.toThrow(/SECRET/);
+    }
+    // Nor does any other refusal of a value that may carry them.
+    expect(() => urlOption('ftp://me:sk-live-SECRET@h/mcp')).toThrow(/got ftp:\/\/…@h\/mcp$/);
+    expect(() => urlOption('http://me:sk-live-SECRET@h:99999/mcp')).not.toThrow(/SECRET/);
+    const written: string[] = [];
+    const capture = (chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    };
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    try {
+      expect(await main(['call', 'x', '--url', 'http://me:sk-live-SECRET@127.0.0.1:9/mcp'])).toBe(EXIT.usage);
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+    expect(written.join('')).toContain('--url: the URL carries a user name or password');
+    expect(written.join('')).not.toContain('SECRET');
+  });
+
   it('names a passed deadline by --timeout as the user typed it', () => {
     const error = new TaskTimeoutError(
       'Task for tool "analyze" timed out after 1818 ms; the remote task was cancelled',
@@ -219,6 +245,26 @@ describe('argument syntax', () => {
       'X-A: €',
     ]) {
       expect(() => parseHeaders([bad]), JSON.stringify(bad)).toThrow(UsageError);
+    }
+  });
+
+  it('shows no more of a malformed --header than its first word: the rest may be a secret', () => {
+    for (const [bad, shown] of [
+      ['Authorization Bearer sk-live-SECRET', '"Authorization…"'],
+      ['Authorization Bearer sk-live-SECRET: x', '"Authorization…"'],
+      ['sk-live-SECRET', '"sk-live-SECRET"'],
+    ] as const) {
+      const error = (() => {
+        try {
+          parseHeaders([bad]);
+        } catch (caught) {
+          return caught as Error;
+        }
+        return undefined;
+      })();
+      expect(error, bad).toBeInstanceOf(UsageError);
+      expect(error?.message).toContain(shown);
+      if (bad.includes(' ')) expect(error?.message).not.toContain('SECRET');
     }
   });
 
