@@ -148,6 +148,20 @@ describe.sequential('mcp-task in a terminal', { timeout: 60_000 }, () => {
     expect(run.raw).not.toMatch(/\x1b\[(3\d|2|1)m/);
   });
 
+  it('--answers - reads the terminal to its end: questions left are declined, not asked on a terminal read out', async () => {
+    const run = start(['call', 'confirm_delete', '--answers', '-']);
+    // End of input at the start of a line (Ctrl-D): no answers given.
+    run.type('\x04');
+    const ended = await Promise.race([
+      run.exited,
+      new Promise<undefined>((resolve) => setTimeout(resolve, 30_000, undefined)),
+    ]);
+    expect(ended?.exitCode, run.text).toBe(0);
+    expect(run.text).not.toContain('Answer this form?');
+    expect(run.text).toContain('declined a question from task');
+    expect(run.text).toContain('kept /tmp/demo.txt (decline)');
+  });
+
   it('runs as a background job of a shell with job control (`… > out &`): never stopped by SIGTTOU or SIGTTIN', async () => {
     const dir = scratch();
     const cli = `'${process.execPath}' --import tsx '${MAIN}' call analyze steps=2 stepMs=100`;

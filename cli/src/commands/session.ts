@@ -80,8 +80,9 @@ export async function runSession(
       ? CONNECT_TIMEOUT_MS
       : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
   const startedAt = extra.startedAt ?? Date.now();
-  // Keys (Ctrl-C, the answers to forms) are read from a terminal this process has the foreground of.
-  const keys = readsKeys(io.stdin);
+  // Keys (Ctrl-C, the answers to forms) are read from a terminal this process has the foreground
+  // of, and not once `--answers -` read it to its end: questions left are then declined.
+  const keys = stdin === undefined && readsKeys(io.stdin);
   const reporter: Reporter = json
     ? new JsonReporter(io, quiet)
     : new HumanReporter(io, {
