@@ -127,6 +127,39 @@ describe('argument syntax', () => {
     ).toEqual({ id: '12345678901234567890', neg: '-9007199254740993', safe: 9007199254740991, exp: 1e20 });
   });
 
+  it('--ttl 0 is a usage error, as 0.4ms is: the server could delete the task as soon as it made it', async () => {
+    const written: string[] = [];
+    const capture = (chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    };
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    try {
+      for (const ttl of ['0', '0ms', '0.4ms'])
+        expect(await main(['call', 'analyze', '--ttl', ttl]), ttl).toBe(EXIT.usage);
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+    expect(written.join('')).toContain('--ttl must be at least 1ms, got "0"');
+  });
+
+  it('the bundled example server keeps a task at most 2^31-1 ms: a longer ttl is lowered, not a deletion after 1 ms', async () => {
+    const { exampleServerPair } = await import('../helpers.js');
+    const { TaskClient } = await import('mcp-task-client');
+    const pair = await exampleServerPair({ stepMs: 20 });
+    const tasks = new TaskClient(pair.client as never);
+    try {
+      const handle = await tasks.callToolAsTask('analyze', { steps: 2 }, { ttlMs: 600 * 3_600_000 });
+      await expect(handle.result()).resolves.toMatchObject({ content: [{ text: 'analysis of 1 done in 2 steps' }] });
+      expect(handle.task?.ttl).toBe(MAX_TIMER_MS);
+    } finally {
+      await tasks.close();
+      await pair.close();
+    }
+  });
+
   it('--url takes only http and https URLs (usage error otherwise)', () => {
     expect(urlOption('http://127.0.0.1:3000/mcp')?.href).toBe('http://127.0.0.1:3000/mcp');
     expect(urlOption('https://tasks.example.com/mcp')?.protocol).toBe('https:');

@@ -73,7 +73,9 @@ export async function runSession(
   // A timer waits out `--timeout`: longer than the timers honour is refused rather than run short.
   const timeoutMs =
     options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS, false);
-  const ttlMs = options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl');
+  // A ttl of 0 would let the server delete the task as soon as it is made.
+  const ttlMs =
+    options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl', Number.MAX_SAFE_INTEGER, false);
   const headers = parseHeaders(options.header ?? []);
   const connectTimeoutMs =
     options.connectTimeout === undefined
