@@ -22,6 +22,7 @@ import { doctorOptions, type DoctorCommandOptions } from '../doctor-options.js';
 import { httpFailureReason, stdioFailureReason } from '../connect-errors.js';
 import { doctorTarget, type DoctorTarget } from '../doctor-target.js';
 import { EXIT, describeError } from '../exit.js';
+import { writeOut } from '../flush.js';
 import { readsKeys } from '../foreground.js';
 import { Interrupts } from '../interrupt.js';
 import type { Io } from '../io.js';
@@ -180,7 +181,7 @@ export async function doctorCommand(
   /** Writes the report: `undefined` once written, else the write's error (EPIPE: the reader went away). */
   const writeReport = (text: string): Promise<NodeJS.ErrnoException | undefined> => {
     finishing = true;
-    return new Promise((resolve) => io.stdout.write(text, (error) => resolve(error ?? undefined)));
+    return writeOut(io.stdout, text);
   };
   const timedOut = `--timeout passed (${options.timeout ?? ''})`;
   // Still connecting when the probes would have to stop: nothing was started, so the run stops at

@@ -8,6 +8,7 @@ import type { TaskHandle } from 'mcp-task-client';
 import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
 import { AnswerQueue, loadAnswers, readAll } from '../answers.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';
+import { writeOut } from '../flush.js';
 import { readsKeys } from '../foreground.js';
 import { inputCallbacks } from '../input.js';
 import { defaultIo, type Io } from '../io.js';
@@ -95,9 +96,11 @@ export async function runSession(
       });
   const interrupts = new Interrupts(io.stdin, keys);
   // A reader that went away (`| head -1`): stop like an interruption, without a stack trace. The
-  // listeners stay: later writes to the closed pipe fail too, and are dropped.
+  // listeners stay: later writes to the closed pipe fail too, and are dropped. Once the command's
+  // output is all written, its delivery is checked where the command ends instead.
+  let outputDone = false;
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' && interrupts.cause !== 'pipe') interrupts.press('pipe');
+    if (error.code === 'EPIPE' && interrupts.cause !== 'pipe' && !outputDone) interrupts.press('pipe');
   });
   io.stderr.on('error', () => {});
   const asked = new Map<string, number>();
@@ -368,7 +371,15 @@ export async function runSession(
   }
   try {
     const ending = await Promise.race([body(session).then((code) => ({ code })), lostOutside.then((why) => ({ why }))]);
-    if ('code' in ending) return ending.code;
+    if ('code' in ending) {
+      outputDone = true;
+      // The last line (the `result` line, all that `-q` writes) may have met a reader gone
+      // meanwhile (`| head -c0`) with no sign of it yet: a closed stdout is exit 141, as the doctor's.
+      const unwritten = await writeOut(io.stdout, '');
+      if (unwritten?.code !== 'EPIPE' || interrupts.presses > 0) return ending.code;
+      reporter.note('stdout closed: the output was not all delivered');
+      return EXIT.pipe;
+    }
     abandoning = true;
     const message = ending.why;
     // Lost after an interruption (a SIGINT sent to the whole process group stops a stdio server
