@@ -53,20 +53,34 @@ export interface ExampleServerOptions {
 }
 
 /**
- * The store as the server sees it: `store`, reporting the cancels it receives. The tools never set
- * `cancelled` themselves, so every change to `cancelled` comes from a client's `tasks/cancel`.
+ * The longest ttl the store keeps a task for: 2^31 - 1 ms (about 24.8 days), the longest delay
+ * Node's timers honour. The SDK's in-memory store waits out a task's ttl with `setTimeout`, which
+ * runs a longer one after 1 ms: the task would be deleted at once. A longer ttl asked for is
+ * lowered to it (a receiver may override the ttl asked for; the task says the actual one).
  */
-function reportingCancels(store: InMemoryTaskStore, onCancel: ((taskId: string) => void) | undefined): TaskStore {
-  if (onCancel === undefined) return store;
+export const MAX_TTL_MS = 2_147_483_647;
+
+/**
+ * The store as the server sees it: `store`, with the ttl a task asks for kept to
+ * {@link MAX_TTL_MS}, reporting the cancels it receives. The tools never set `cancelled`
+ * themselves, so every change to `cancelled` comes from a client's `tasks/cancel`.
+ */
+function servedStore(store: InMemoryTaskStore, onCancel: ((taskId: string) => void) | undefined): TaskStore {
   return {
-    createTask: (params, requestId, request, sessionId) => store.createTask(params, requestId, request, sessionId),
+    createTask: (params, requestId, request, sessionId) =>
+      store.createTask(
+        typeof params.ttl === 'number' && params.ttl > MAX_TTL_MS ? { ...params, ttl: MAX_TTL_MS } : params,
+        requestId,
+        request,
+        sessionId,
+      ),
     getTask: (taskId, sessionId) => store.getTask(taskId, sessionId),
     storeTaskResult: (taskId, status, result, sessionId) => store.storeTaskResult(taskId, status, result, sessionId),
     getTaskResult: (taskId, sessionId) => store.getTaskResult(taskId, sessionId),
     listTasks: (cursor, sessionId) => store.listTasks(cursor, sessionId),
     updateTaskStatus: async (taskId, status, message, sessionId) => {
       await store.updateTaskStatus(taskId, status, message, sessionId);
-      if (status === 'cancelled') onCancel(taskId);
+      if (status === 'cancelled') onCancel?.(taskId);
     },
   };
 }
@@ -94,7 +108,7 @@ export function createExampleServer(options: ExampleServerOptions = {}): {
           ? { list: {}, cancel: {}, requests: { tools: { call: {} } } }
           : { requests: { tools: { call: {} } } },
       },
-      taskStore: reportingCancels(store, options.onCancel),
+      taskStore: servedStore(store, options.onCancel),
       taskMessageQueue: new InMemoryTaskMessageQueue(),
     },
   );

@@ -112,19 +112,31 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_HEADER_VALUE = /[\0\r\n]|[^\u0000-\u00ff]/;
 
 /**
+ * A malformed `--header` entry as an error may show it: its first word only, up to a separator
+ * (`Authorization` of `Authorization Bearer sk-…`), since the rest may be a secret.
+ */
+function headerShown(entry: string): string {
+  const trimmed = entry.trim();
+  const first = /^[^\s:=]*/.exec(trimmed)?.[0] ?? '';
+  return JSON.stringify(first.length < trimmed.length ? `${first}…` : first);
+}
+
+/**
  * Parses `--header "Name: value"` entries (a `=` separator is accepted too).
  * @throws UsageError for an entry without a name, a name that is not an HTTP token, or a value
- *   with NUL, CR, LF or a character beyond U+00FF.
+ *   with NUL, CR, LF or a character beyond U+00FF. The error shows no more of the entry than its
+ *   first word: the value may be a secret.
  */
 export function parseHeaders(entries: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const entry of entries) {
     const at = entry.search(/[:=]/);
     const name = at < 0 ? '' : entry.slice(0, at).trim();
-    if (name === '') throw new UsageError(`--header expects "Name: value", got ${JSON.stringify(entry)}`);
+    if (name === '')
+      throw new UsageError(`--header expects "Name: value", got ${headerShown(entry)} (the rest not shown)`);
     if (!HEADER_NAME.test(name)) {
       throw new UsageError(
-        `--header: ${JSON.stringify(name)} is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`,
+        `--header: ${headerShown(name)} is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`,
       );
     }
     const value = entry.slice(at + 1).trim();
@@ -204,9 +216,13 @@ export function parseWire(text: string | undefined): WireChoice {
   throw new UsageError(`--wire expects auto, 2025-11-25 (or 2025) or ${EXT_WIRE} (or ext), got "${text}"${hint}`);
 }
 
+/** `text` with what may be a user name and password (between `//` and `@`) left out. */
+const withoutUserinfo = (text: string): string => text.replace(/\/\/[^/?#]*@/, '//…@');
+
 /**
  * The `--url` option as a URL (`undefined` when not given); a value that is not an `http:` or
- * `https:` URL is a {@link UsageError}.
+ * `https:` URL, or one with a user name or password (which fetch refuses to send), is a
+ * {@link UsageError} that does not show them.
  */
 export function urlOption(value: string | undefined): URL | undefined {
   if (value === undefined) return undefined;
@@ -214,10 +230,17 @@ export function urlOption(value: string | undefined): URL | undefined {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`--url: not a URL: ${value}`);
+    throw new UsageError(`--url: not a URL: ${withoutUserinfo(value)}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`--url: a Streamable HTTP server's URL starts with http:// or https://, got ${value}`);
+    throw new UsageError(
+      `--url: a Streamable HTTP server's URL starts with http:// or https://, got ${withoutUserinfo(value)}`,
+    );
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(
+      `--url: the URL carries a user name or password (not shown here), which is not sent that way: give the URL without them and the credentials as a header, e.g. --header "Authorization: Basic <base64 of user:password>"`,
+    );
   }
   return url;
 }

@@ -11,8 +11,9 @@ import type { McpTransport } from 'mcp-task-client';
 import type { ToolChoice, TransportFactory } from 'mcp-task-client/doctor';
 import { UsageError, splitCommandLine, urlOption } from './args.js';
 import { ConnectError, topMessage } from './connect-errors.js';
-import { TRANSPORTS, chooseSdk, loadExampleServer, type StdioTransport } from './sdk.js';
+import { TRANSPORTS, chooseSdk, loadExampleServer } from './sdk.js';
 import { terminalSafe } from './sanitize.js';
+import { ServerProcess } from './server-process.js';
 
 /** Where the doctor connects. */
 export interface DoctorTargetOptions {
@@ -47,8 +48,11 @@ export interface DoctorTarget {
   readonly factory: TransportFactory;
   /** The tools to probe when the user names none (the bundled example server's). */
   readonly defaults: ToolDefaults | undefined;
-  /** Kills every stdio server started for the doctor, at once. */
-  abandon(): void;
+  /**
+   * Stops every stdio server started for the doctor (SIGTERM, then SIGKILL: server-process.ts),
+   * waiting for nothing else; `true` once they are all gone.
+   */
+  abandon(): Promise<boolean>;
   /** Closes what the target started that the doctor does not close itself (the example servers). */
   close(): Promise<void>;
 }
@@ -96,14 +100,14 @@ export async function doctorTarget(options: DoctorTargetOptions): Promise<Doctor
       factory: () =>
         transports.http(endpoint, { requestInit: { headers }, fetch: (input, init) => fetch(input, init) }),
       defaults: undefined,
-      abandon: () => {},
+      abandon: () => Promise.resolve(true),
       close: () => Promise.resolve(),
     };
   }
 
   if (words !== undefined) {
     const [program, ...args] = words as [string, ...string[]];
-    const started: StdioTransport[] = [];
+    const started: ServerProcess[] = [];
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
     const stderr =
@@ -116,20 +120,11 @@ export async function doctorTarget(options: DoctorTargetOptions): Promise<Doctor
       factory: async (): Promise<McpTransport> => {
         const transport = await transports.stdio({ command: program, args, env, stderr: 'pipe' });
         transport.stderr?.on('data', (chunk: Buffer) => stderr(chunk.toString('utf8')));
-        started.push(transport);
+        started.push(new ServerProcess(transport));
         return transport;
       },
       defaults: undefined,
-      abandon: () => {
-        for (const transport of started) {
-          if (transport.pid === null) continue;
-          try {
-            process.kill(transport.pid, 'SIGTERM');
-          } catch {
-            // already gone
-          }
-        }
-      },
+      abandon: async () => (await Promise.all(started.map((server) => server.stop()))).every(Boolean),
       close: () => Promise.resolve(),
     };
   }
@@ -156,7 +151,7 @@ export async function doctorTarget(options: DoctorTargetOptions): Promise<Doctor
       return clientSide;
     },
     defaults: EXAMPLE_DEFAULTS,
-    abandon: () => {},
+    abandon: () => Promise.resolve(true),
     close: async () => {
       for (const { server, store } of servers.splice(0)) {
         await server.close().catch(() => {});

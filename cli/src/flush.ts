@@ -5,15 +5,23 @@
  * not taken yet, cutting the last JSON line short.
  */
 
-/** Resolves once everything written to `stream` so far was handed to the OS, or the stream failed or closed. */
-export function written(stream: NodeJS.WritableStream & { readonly writableLength?: number }): Promise<void> {
-  if (stream.writableLength === undefined || stream.writableLength === 0) return Promise.resolve();
-  // An empty write's callback runs once the writes before it are done (or with the stream's error).
+/**
+ * Writes `text` to `stream`. Resolves once it was handed to the OS, with `undefined`, or with the
+ * write's error (EPIPE: the reader went away). An empty `text` tells the same of the writes before
+ * it: its callback runs once they are done, with the error of one that failed.
+ */
+export function writeOut(stream: NodeJS.WritableStream, text: string): Promise<NodeJS.ErrnoException | undefined> {
   return new Promise((resolve) => {
     try {
-      stream.write('', () => resolve());
-    } catch {
-      resolve();
+      stream.write(text, (error) => resolve(error ?? undefined));
+    } catch (error) {
+      resolve(error as NodeJS.ErrnoException);
     }
   });
+}
+
+/** Resolves once everything written to `stream` so far was handed to the OS, or the stream failed or closed. */
+export async function written(stream: NodeJS.WritableStream & { readonly writableLength?: number }): Promise<void> {
+  if (stream.writableLength === undefined || stream.writableLength === 0) return;
+  await writeOut(stream, '');
 }

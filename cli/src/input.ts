@@ -23,6 +23,8 @@ export interface InputDeps {
   reporter(): Reporter;
   /** Runs a prompt: the status line is paused and Ctrl-C reading is re-armed afterwards. */
   prompt<T>(run: () => Promise<T>): Promise<T>;
+  /** Interruptions so far (Ctrl-C, SIGINT, SIGTERM, a closed stdout). */
+  interruptions(): number;
   /** Told of every question as it arrives, before it is answered. */
   asked?(taskId: string | undefined): void;
 }
@@ -35,6 +37,26 @@ export class SamplingRejectedError extends Error {
 }
 
 const about = (taskId: string | undefined): string => (taskId === undefined ? 'the server' : `task ${shortId(taskId)}`);
+
+/** Settles only when `signal` aborts, rejecting with its reason. */
+const untilAborted = (signal: AbortSignal): Promise<never> =>
+  new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+
+/**
+ * Runs a prompt; its answer is sent only when no interruption came while it was open. A prompt
+ * reads Ctrl-C as "dismiss" and would answer `cancel` (or reject) at once, before the task's cancel
+ * reaches the server, which could then go on to complete the task: instead nothing is sent, and
+ * the question is given up when the library says it is no longer wanted (the task was cancelled,
+ * or the call abandoned).
+ */
+async function promptUninterrupted<T>(deps: InputDeps, run: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  const before = deps.interruptions();
+  const answer = await deps.prompt(run);
+  return deps.interruptions() > before ? untilAborted(signal) : answer;
+}
 
 /** Builds the input callbacks. */
 export function inputCallbacks(deps: InputDeps): CliInputCallbacks {
@@ -58,7 +80,7 @@ export function inputCallbacks(deps: InputDeps): CliInputCallbacks {
         source = 'none';
       }
       if (answer === undefined && reporter.interactive) {
-        answer = await deps.prompt(() => askElicitation(request, context.signal));
+        answer = await promptUninterrupted(deps, () => askElicitation(request, context.signal), context.signal);
         source = 'prompt';
       }
       if (answer === undefined) {
@@ -121,7 +143,7 @@ export function inputCallbacks(deps: InputDeps): CliInputCallbacks {
           : reply(answer.result, 'answer');
       }
       if (reporter.interactive) {
-        const answer = await deps.prompt(() => askSampling(request, context.signal));
+        const answer = await promptUninterrupted(deps, () => askSampling(request, context.signal), context.signal);
         return 'reject' in answer
           ? reject('prompt', 'The user rejected the sampling request')
           : reply(textReply(answer.text), 'prompt');

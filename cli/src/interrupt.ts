@@ -1,5 +1,5 @@
 /**
- * Ctrl-C. On a terminal the CLI reads it in raw mode, as the byte 0x03, instead of letting the
+ * Ctrl-C. On a terminal (in its foreground: foreground.ts) the CLI reads it in raw mode, as the byte 0x03, instead of letting the
  * terminal send SIGINT to the whole foreground process group: a stdio server started by the CLI
  * is in that group and would die before the `tasks/cancel` reaches it. SIGINT sent any other way
  * (`kill -INT`) is handled the same. So are SIGTERM and a closed stdout (EPIPE, e.g. `| head -1`),
@@ -27,7 +27,6 @@ const CAUSE_LABEL: Readonly<Record<InterruptCause, string>> = {
 
 /** The stdin the reader needs. */
 export interface KeyInput {
-  readonly isTTY?: boolean | undefined;
   setRawMode?(mode: boolean): unknown;
   on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
   off(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
@@ -42,7 +41,14 @@ export class Interrupts {
   private handler: (count: number) => void = () => {};
   private firstCause: InterruptCause | undefined = undefined;
 
-  constructor(private readonly input: KeyInput) {}
+  /**
+   * @param keys - whether Ctrl-C is read from `input` as a key, in raw mode: only when it is a
+   *   terminal this process may read (foreground.ts `readsKeys`), else SIGINT is handled alone.
+   */
+  constructor(
+    private readonly input: KeyInput,
+    private readonly keys: boolean,
+  ) {}
 
   /** Presses so far. */
   get presses(): number {
@@ -85,7 +91,7 @@ export class Interrupts {
   private readonly onTerminate = (): void => this.press('terminate');
 
   private readonly restore = (): void => {
-    if (this.input.isTTY === true) this.input.setRawMode?.(false);
+    if (this.keys) this.input.setRawMode?.(false);
   };
 
   /** An interruption from elsewhere (stdout closed): handled like a press. */
@@ -102,7 +108,7 @@ export class Interrupts {
     process.on('SIGINT', this.onSignal);
     process.on('SIGTERM', this.onTerminate);
     process.on('exit', this.restore);
-    if (this.input.isTTY === true) {
+    if (this.keys) {
       this.input.on('data', this.onData);
       this.rearm();
     }
@@ -110,7 +116,7 @@ export class Interrupts {
 
   /** Raw mode again after a prompt turned it off. */
   rearm(): void {
-    if (!this.enabled || this.input.isTTY !== true) return;
+    if (!this.enabled || !this.keys) return;
     this.input.setRawMode?.(true);
     this.input.resume();
   }
@@ -122,7 +128,7 @@ export class Interrupts {
     process.off('SIGINT', this.onSignal);
     process.off('SIGTERM', this.onTerminate);
     process.off('exit', this.restore);
-    if (this.input.isTTY === true) {
+    if (this.keys) {
       this.input.off('data', this.onData);
       this.restore();
       this.input.pause();

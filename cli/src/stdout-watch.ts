@@ -8,25 +8,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { stdioChild, type StdioTransport } from './sdk.js';
+import { stopChild, within } from './server-process.js';
 
 /** How long a server whose stdout ended gets to exit on its own (a server exiting closes its stdout first). */
 export const EXIT_WAIT_MS = 500;
-
-/** How long a server gets to exit after SIGTERM before SIGKILL, and after SIGKILL. */
-export const KILL_WAIT_MS = 1_000;
-
-/** True when `exit` settles within `ms`. */
-async function within(exit: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      exit.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Watches the stdout of a stdio server (see the module's comment). */
 export class StdoutWatch {
@@ -89,11 +74,7 @@ export class StdoutWatch {
     // A server that exits closes its stdout too: the transport reports that.
     if (this.stopped || exited() || (await within(exit, EXIT_WAIT_MS)) || this.stopped) return;
     this.why = `${this.where} closed its stdout but kept running: its connection is gone (the server was stopped)`;
-    child.kill('SIGTERM');
-    if (!(await within(exit, KILL_WAIT_MS))) {
-      child.kill('SIGKILL');
-      await within(exit, KILL_WAIT_MS);
-    }
+    await stopChild(child, exit);
     this.reported = true;
     this.onClosed?.(this.why);
   }

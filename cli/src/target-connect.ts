@@ -78,7 +78,7 @@ function extensionMissing(tasks: TaskClient): string | undefined {
  * How to connect to the target `target` names over a transport, with the SDK `sdk`: the returned
  * function connects over `transport` (a TaskClient through the handshake, checked against
  * `--wire`), and gives up when `options.signal` aborts or after `connectTimeoutMs` (0: never);
- * `drop` kills what the target started when connecting is given up.
+ * `drop` stops what the target started when connecting is given up.
  */
 export function connector(
   options: TargetOptions,
@@ -86,7 +86,7 @@ export function connector(
   target: ResolvedTarget,
   sdk: { major: 'v1' | 'v2'; legacy: boolean },
   connectTimeoutMs: number,
-): (transport: McpTransport, drop?: () => void) => Promise<TaskClient> {
+): (transport: McpTransport, drop?: () => Promise<unknown>) => Promise<TaskClient> {
   const { wire, joining, url, where, command } = target;
   /**
    * What to change when the server refused the protocol version offered (a server of 2026-07-28
@@ -133,27 +133,33 @@ export function connector(
     await tasks.close().catch(() => {});
     throw new WireUnavailableError(missing);
   };
-  /** Connects over `transport`; `drop` kills what the target started when connecting is given up. */
-  const opened = (transport: McpTransport, drop: () => void = () => {}): Promise<TaskClient> => {
+  /**
+   * Connects over `transport`; `drop` stops what the target started when connecting is given up,
+   * and the rejection waits for it.
+   */
+  const opened = (
+    transport: McpTransport,
+    drop: () => Promise<unknown> = () => Promise.resolve(),
+  ): Promise<TaskClient> => {
     const signal = options.signal;
-    if (signal?.aborted === true) {
-      drop();
-      return Promise.reject(signal.reason as Error);
-    }
+    if (signal?.aborted === true) return drop().then(() => Promise.reject(signal.reason as Error));
     const connecting = handshake(transport);
     return new Promise<TaskClient>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
+      let givenUp = false;
       const giveUp = (reason: Error): void => {
-        // Nothing waits for the handshake any more: kill the server, close the transport, and
-        // close a client that connects anyway.
+        // Nothing waits for the handshake any more: stop the server, close the transport, and
+        // close a client that connects anyway. The rejection is the reason, once the server is
+        // stopped (the handshake failing meanwhile is no news).
+        givenUp = true;
         cleanup();
-        drop();
+        const dropped = drop();
         void transport.close().catch(() => {});
         connecting.then(
           (tasks) => void tasks.close().catch(() => {}),
           () => {},
         );
-        reject(reason);
+        void dropped.then(() => reject(reason));
       };
       const onAbort = (): void => giveUp(signal?.reason as Error);
       const cleanup = (): void => {
@@ -177,11 +183,11 @@ export function connector(
       connecting.then(
         (tasks) => {
           cleanup();
-          resolve(tasks);
+          if (!givenUp) resolve(tasks);
         },
         (error: unknown) => {
           cleanup();
-          reject(failure(error));
+          if (!givenUp) reject(failure(error));
         },
       );
     });

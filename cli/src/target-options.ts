@@ -36,6 +36,11 @@ export interface TargetOptions {
    * @defaultValue {@link CONNECT_TIMEOUT_MS}
    */
   readonly connectTimeoutMs?: number | undefined;
+  /**
+   * Told when connecting failed after a stdio server was started for it: whether the server was
+   * stopped (it exited after SIGTERM, or SIGKILL), before `openTarget` rejects.
+   */
+  readonly onServerStopped?: ((exited: boolean) => void) | undefined;
 }
 
 /** The target {@link TargetOptions} name, checked ({@link resolveTarget}). */

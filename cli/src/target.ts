@@ -25,6 +25,7 @@ import { ConnectError, topMessage } from './connect-errors.js';
 import { Reachability } from './reachability.js';
 import { TRANSPORTS, chooseSdk, loadExampleServer, type HttpOptions } from './sdk.js';
 import { terminalSafe } from './sanitize.js';
+import { ServerProcess } from './server-process.js';
 import { StdoutWatch } from './stdout-watch.js';
 import { CONNECT_TIMEOUT_MS, connector, type ConnectOptions } from './target-connect.js';
 import { resolveTarget, type TargetOptions } from './target-options.js';
@@ -60,8 +61,11 @@ export interface Target {
   watchLoss(onLost: (why: string, sessionGone: boolean) => void): void;
   /** Closes the TaskClient, the connection and anything the target started. */
   close(): Promise<void>;
-  /** Leaves at once: kills a stdio server the target started, without waiting for anything. */
-  abandon(): void;
+  /**
+   * Leaves at once, waiting for nothing but a stdio server the target started to stop (SIGTERM,
+   * then SIGKILL: server-process.ts). Resolves `true` once nothing it started runs any more.
+   */
+  abandon(): Promise<boolean>;
 }
 
 /**
@@ -137,7 +141,10 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
             : `the server at ${href} stopped answering: ${why}`,
         ),
       close: () => tasks.close(),
-      abandon: () => reachability.stop(),
+      abandon: () => {
+        reachability.stop();
+        return Promise.resolve(true);
+      },
     };
   }
 
@@ -152,26 +159,18 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
     const stderr =
       options.onServerStderr ?? ((text: string) => process.stderr.write(terminalSafe(text, { multiline: true })));
     transport.stderr?.on('data', (chunk: Buffer) => stderr(chunk.toString('utf8')));
-    const abandon = (): void => {
-      const pid = transport.pid;
-      if (pid !== null) {
-        try {
-          process.kill(pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-      }
-    };
+    const server = new ServerProcess(transport);
     let tasks: TaskClient;
     try {
-      tasks = await opened(transport, abandon);
+      tasks = await opened(transport, () => server.stop());
     } catch (error) {
-      abandon();
+      const stopped = await server.stop();
+      options.onServerStopped?.(stopped);
       // Its stdout closed before it answered: say so rather than how the connection then failed
       // (unless connecting was given up first: --timeout, Ctrl-C).
       if (stdout.reason !== undefined && error !== options.signal?.reason)
         throw new ConnectError(
-          `cannot connect to ${where}: it closed its stdout before answering but kept running (it was stopped)`,
+          `cannot connect to ${where}: it closed its stdout before answering but kept running (${stopped ? 'it was stopped' : 'it was killed but had not exited yet'})`,
           { cause: error },
         );
       throw error;
@@ -188,7 +187,7 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
         stdout.stop();
         return tasks.close();
       },
-      abandon,
+      abandon: () => server.stop(),
     };
   }
 
@@ -218,7 +217,7 @@ export async function openTarget(options: TargetOptions, connect: ConnectOptions
       await server.close();
       store.cleanup();
     },
-    abandon: () => {},
+    abandon: () => Promise.resolve(true),
   };
 }
 

@@ -290,6 +290,23 @@ describe('Ctrl-C while connecting', { timeout: 60_000 }, () => {
     ]);
     await until(() => !alive(pid), 10_000, 'the stdio server to be stopped');
   });
+
+  it('a server deaf to SIGTERM is killed before the CLI exits: "was stopped" is true', async () => {
+    const pidFile = join(scratch(), 'pids');
+    // Every process started from the command line (SDK v2 probes on one of its own) says its pid.
+    const run = runPiped(['call', 'echo', '--stdio', `sh -c 'trap "" TERM; echo $$ >> ${pidFile}; exec sleep 101'`]);
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 20_000, 'the server');
+    run.kill('SIGINT');
+    const { code, stdout, stderr } = await run.done;
+    const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+    const left = pids.filter(alive);
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    expect(code, stderr).toBe(130);
+    expect(jsonLines(stdout).at(-1)?.error).toMatchObject({
+      message: expect.stringMatching(/: gave up connecting \(the server it started was stopped\)$/),
+    });
+    expect(left).toEqual([]);
+  });
 });
 
 describe('--timeout bounds the whole run, the remote cancel and the shutdown included', { timeout: 120_000 }, () => {

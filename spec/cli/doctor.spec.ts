@@ -460,6 +460,22 @@ describe('mcp-task doctor: a stop while connecting to a server that never answer
     await until(() => !muteLog(log).pids.some(alive), 10_000, 'the server processes to end');
   });
 
+  it('a second Ctrl-C against a server deaf to SIGTERM that never reads its stdin: killed before the CLI exits', async () => {
+    const pidFile = join(scratch(), 'pids');
+    const deaf = `sh -c 'trap "" TERM; echo $$ >> ${pidFile}; exec sleep 101'`;
+    const run = runPiped(['doctor', '--stdio', deaf]);
+    cleanups.push(async () => run.kill('SIGKILL'));
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 30_000, 'the server');
+    run.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    run.kill('SIGINT');
+    const result = await run.done;
+    const left = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number).filter(alive);
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    expect(result.code, result.stderr).toBe(130);
+    expect(left).toEqual([]);
+  });
+
   it('a --timeout that ends the handshake is the bound named (not --connect-timeout): exit 124, a TimeoutError document', async () => {
     // Takes every request and never answers it. The doctor's connect bound is at most its
     // timeoutMs, which the CLI sets from --timeout: that bound, not --connect-timeout, ends the wait.

@@ -150,6 +150,15 @@ describe.sequential('mcp-task stopped from outside', { timeout: 60_000 }, () => 
     expect(cancelsOf(log)).toContain(`cancel ${taskId}`);
   });
 
+  it('-q with stdout closed before the result line: exit 141, not 0 (the line was never delivered)', async () => {
+    const run = runPiped(['call', 'analyze', 'steps=1', 'stepMs=100', '-q']);
+    run.closeStdout();
+    const { code, stderr } = await run.done;
+    expect(code, stderr).toBe(141);
+    expect(stderr).toContain('stdout closed: the output was not all delivered');
+    expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
+  });
+
   it('SIGTERM while tools closes a slow stdio server: exit 143, and no word of a task (tools makes none)', async () => {
     // The server lingers 3 s after its stdin closes: closing the connection waits for it.
     const run = runPiped(['tools', '--stdio', `sh -c '${STDIO_SERVER}; sleep 3'`]);

@@ -1,13 +1,15 @@
 /**
  * End to end in a real pseudo-terminal against the example server over stdio: the live status
  * line, a form answered by typed keys (select, number, confirm, email), Ctrl-C cancelling the
- * remote task (checked on the server), a second Ctrl-C leaving at once, and the exit codes; and
- * against the tasks-extension example server, a question that arrives as `inputRequests`.
+ * remote task (checked on the server), also while a form is open, a second Ctrl-C leaving at
+ * once, and the exit codes; against the tasks-extension example server, a question that arrives
+ * as `inputRequests`; and the CLI as a background job of a shell, which leaves the terminal alone.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pty from '@lydell/node-pty';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { EXT_STDIO_SERVER, KEY, PtyRun, STDIO_SERVER, removeScratch, scratch } from './support/cli.js';
+import { EXT_STDIO_SERVER, KEY, MAIN, PtyRun, ROOT, STDIO_SERVER, removeScratch, scratch } from './support/cli.js';
 
 afterAll(removeScratch);
 
@@ -105,6 +107,20 @@ describe.sequential('mcp-task in a terminal', { timeout: 60_000 }, () => {
     expect(readFileSync(log, 'utf8')).toMatch(new RegExp(`^cancel ${taskId}[0-9a-f]+$`, 'm'));
   });
 
+  it('Ctrl-C while a form is open cancels the task: the form answers nothing, exit 130', async () => {
+    const log = join(scratch(), 'cancels.log');
+    const run = start(['call', 'confirm_delete', '--stdio', STDIO_SERVER], { CANCEL_LOG: log });
+    const at = await run.waitFor('Answer this form?');
+    run.type(KEY.ctrlC);
+    const { exitCode } = await run.exited;
+    expect(exitCode).toBe(130);
+    const text = run.text.slice(at);
+    expect(text).toContain('was cancelled on the server');
+    expect(text).not.toContain('elicitation answered');
+    expect(text).not.toContain('completed');
+    expect(readFileSync(log, 'utf8')).toMatch(/^cancel [0-9a-f]+$/m);
+  });
+
   it('a second Ctrl-C leaves at once with exit 130', async () => {
     const run = start(['call', 'analyze', 'steps=60', 'stepMs=250', '--stdio', STDIO_SERVER]);
     await run.waitFor('step 1/60');
@@ -130,5 +146,36 @@ describe.sequential('mcp-task in a terminal', { timeout: 60_000 }, () => {
     expect(run.text).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] working/); // the status line still runs
     // eslint-disable-next-line no-control-regex
     expect(run.raw).not.toMatch(/\x1b\[(3\d|2|1)m/);
+  });
+
+  it('--answers - reads the terminal to its end: questions left are declined, not asked on a terminal read out', async () => {
+    const run = start(['call', 'confirm_delete', '--answers', '-']);
+    // End of input at the start of a line (Ctrl-D): no answers given.
+    run.type('\x04');
+    const ended = await Promise.race([
+      run.exited,
+      new Promise<undefined>((resolve) => setTimeout(resolve, 30_000, undefined)),
+    ]);
+    expect(ended?.exitCode, run.text).toBe(0);
+    expect(run.text).not.toContain('Answer this form?');
+    expect(run.text).toContain('declined a question from task');
+    expect(run.text).toContain('kept /tmp/demo.txt (decline)');
+  });
+
+  it('runs as a background job of a shell with job control (`… > out &`): never stopped by SIGTTOU or SIGTTIN', async () => {
+    const dir = scratch();
+    const cli = `'${process.execPath}' --import tsx '${MAIN}' call analyze steps=2 stepMs=100`;
+    // A stopped job is killed, so that nothing is left behind; `wait` reports it stopped (128 + 22).
+    const script = `set -m; ${cli} > '${dir}/out' 2> '${dir}/err' & pid=$!; wait $pid; rc=$?; kill -KILL $pid 2>/dev/null; echo "rc=$rc"`;
+    const shell = pty.spawn('/bin/bash', ['--norc', '--noprofile', '-c', script], { cwd: ROOT, cols: 120, rows: 40 });
+    let text = '';
+    shell.onData((data) => (text += data));
+    try {
+      await new Promise((resolve) => shell.onExit(resolve));
+    } finally {
+      shell.kill();
+    }
+    expect(text).toContain('rc=0');
+    expect(readFileSync(join(dir, 'out'), 'utf8')).toContain('"outcome":"completed"');
   });
 });

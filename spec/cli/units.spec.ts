@@ -127,11 +127,70 @@ describe('argument syntax', () => {
     ).toEqual({ id: '12345678901234567890', neg: '-9007199254740993', safe: 9007199254740991, exp: 1e20 });
   });
 
+  it('--ttl 0 is a usage error, as 0.4ms is: the server could delete the task as soon as it made it', async () => {
+    const written: string[] = [];
+    const capture = (chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    };
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    try {
+      for (const ttl of ['0', '0ms', '0.4ms'])
+        expect(await main(['call', 'analyze', '--ttl', ttl]), ttl).toBe(EXIT.usage);
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+    expect(written.join('')).toContain('--ttl must be at least 1ms, got "0"');
+  });
+
+  it('the bundled example server keeps a task at most 2^31-1 ms: a longer ttl is lowered, not a deletion after 1 ms', async () => {
+    const { exampleServerPair } = await import('../helpers.js');
+    const { TaskClient } = await import('mcp-task-client');
+    const pair = await exampleServerPair({ stepMs: 20 });
+    const tasks = new TaskClient(pair.client as never);
+    try {
+      const handle = await tasks.callToolAsTask('analyze', { steps: 2 }, { ttlMs: 600 * 3_600_000 });
+      await expect(handle.result()).resolves.toMatchObject({ content: [{ text: 'analysis of 1 done in 2 steps' }] });
+      expect(handle.task?.ttl).toBe(MAX_TIMER_MS);
+    } finally {
+      await tasks.close();
+      await pair.close();
+    }
+  });
+
   it('--url takes only http and https URLs (usage error otherwise)', () => {
     expect(urlOption('http://127.0.0.1:3000/mcp')?.href).toBe('http://127.0.0.1:3000/mcp');
     expect(urlOption('https://tasks.example.com/mcp')?.protocol).toBe('https:');
     for (const bad of ['ftp://h/mcp', 'file:///tmp/mcp', 'ws://h/mcp'])
       expect(() => urlOption(bad), bad).toThrow(/--url: a Streamable HTTP server's URL starts with http/);
+  });
+
+  it('--url refuses a user name or password (fetch sends neither) as a usage error that shows neither', async () => {
+    for (const bad of ['http://me:sk-live-SECRET@127.0.0.1:3000/mcp', 'https://sk-live-SECRET@h/mcp']) {
+      expect(() => urlOption(bad), bad).toThrow(UsageError);
+      expect(() => urlOption(bad), bad).toThrow(/Authorization: Basic/);
+      expect(() => urlOption(bad), bad).not.toThrow(/SECRET/);
+    }
+    // Nor does any other refusal of a value that may carry them.
+    expect(() => urlOption('ftp://me:sk-live-SECRET@h/mcp')).toThrow(/got ftp:\/\/…@h\/mcp$/);
+    expect(() => urlOption('http://me:sk-live-SECRET@h:99999/mcp')).not.toThrow(/SECRET/);
+    const written: string[] = [];
+    const capture = (chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    };
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    try {
+      expect(await main(['call', 'x', '--url', 'http://me:sk-live-SECRET@127.0.0.1:9/mcp'])).toBe(EXIT.usage);
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+    expect(written.join('')).toContain('--url: the URL carries a user name or password');
+    expect(written.join('')).not.toContain('SECRET');
   });
 
   it('names a passed deadline by --timeout as the user typed it', () => {
@@ -219,6 +278,26 @@ describe('argument syntax', () => {
       'X-A: €',
     ]) {
       expect(() => parseHeaders([bad]), JSON.stringify(bad)).toThrow(UsageError);
+    }
+  });
+
+  it('shows no more of a malformed --header than its first word: the rest may be a secret', () => {
+    for (const [bad, shown] of [
+      ['Authorization Bearer sk-live-SECRET', '"Authorization…"'],
+      ['Authorization Bearer sk-live-SECRET: x', '"Authorization…"'],
+      ['sk-live-SECRET', '"sk-live-SECRET"'],
+    ] as const) {
+      const error = (() => {
+        try {
+          parseHeaders([bad]);
+        } catch (caught) {
+          return caught as Error;
+        }
+        return undefined;
+      })();
+      expect(error, bad).toBeInstanceOf(UsageError);
+      expect(error?.message).toContain(shown);
+      if (bad.includes(' ')) expect(error?.message).not.toContain('SECRET');
     }
   });
 
@@ -773,5 +852,84 @@ describe('the terminal reporter when the run ends with a prompt still open', () 
     await new Promise((resolve) => setImmediate(resolve));
     expect(written.stdout).toContain('\x1b[?25h');
     expect(written.stderr).toContain('server: crashing now');
+  });
+});
+
+describe('a question answered on the terminal (input.ts)', () => {
+  /** The input callbacks with a prompt whose user presses Ctrl-C (the prompt dismissed) when `interrupt` is set. */
+  async function callbacks(interrupt: boolean) {
+    const { inputCallbacks } = await import('../../cli/src/input.js');
+    let presses = 0;
+    const inputs: unknown[] = [];
+    const reporter = { interactive: true, note: () => {}, input: (event: unknown) => inputs.push(event) };
+    const made = inputCallbacks({
+      answers: new AnswerQueue([]),
+      reporter: () => reporter as never,
+      interruptions: () => presses,
+      prompt: <T>(): Promise<T> => {
+        if (interrupt) presses += 1;
+        // What the forms answer once a prompt was dismissed.
+        return Promise.resolve((interrupt ? { action: 'cancel' } : { action: 'accept', content: {} }) as T);
+      },
+    });
+    return { ...made, inputs };
+  }
+  const context = (signal: AbortSignal) =>
+    ({ taskId: 't1', handle: undefined, toolName: 'x', delivery: 'request', signal }) as never;
+  const params = { mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: {} } } as never;
+  const settled = async (promise: Promise<unknown>) => {
+    let state = 'pending';
+    promise.then(
+      () => (state = 'resolved'),
+      () => (state = 'rejected'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return state;
+  };
+
+  it('sends the answer of a prompt closed without an interruption', async () => {
+    const { onElicitation, inputs } = await callbacks(false);
+    await expect(onElicitation(params, context(new AbortController().signal))).resolves.toEqual({
+      action: 'accept',
+      content: {},
+    });
+    expect(inputs).toHaveLength(1);
+  });
+
+  it('sends nothing for a form Ctrl-C closed: the question is given up once the task is cancelled (its signal)', async () => {
+    const { onElicitation, onSampling, inputs } = await callbacks(true);
+    const controller = new AbortController();
+    const elicitation = Promise.resolve(onElicitation(params, context(controller.signal)));
+    const sampling = Promise.resolve(onSampling({ messages: [], maxTokens: 5 }, context(controller.signal)));
+    expect(await settled(elicitation)).toBe('pending');
+    expect(await settled(sampling)).toBe('pending');
+    controller.abort(new Error('cancelled'));
+    await expect(elicitation).rejects.toThrow('cancelled');
+    await expect(sampling).rejects.toThrow('cancelled');
+    expect(inputs).toEqual([]);
+  });
+});
+
+describe('keys only from a terminal this process has the foreground of (foreground.ts)', () => {
+  it('reads the process group and the terminal foreground group of /proc/<pid>/stat, whatever the command name', async () => {
+    const { groupsOfStat } = await import('../../cli/src/foreground.js');
+    expect(groupsOfStat('4242 (node) S 4200 4242 4100 34816 4242 4194304 1 0')).toEqual({ pgrp: 4242, tpgid: 4242 });
+    expect(groupsOfStat('4242 (a b) c)) T 4200 4242 4100 34816 4100 4194560 1 0')).toEqual({ pgrp: 4242, tpgid: 4100 });
+    expect(groupsOfStat('4242 (node) S 1 4242 4242 0 -1 4194304')).toEqual({ pgrp: 4242, tpgid: -1 });
+    expect(groupsOfStat('garbage')).toBeUndefined();
+    expect(groupsOfStat('4242 (node) S 1')).toBeUndefined();
+  });
+
+  it('is in the foreground only when its group is the terminal foreground group; unknown says no', async () => {
+    const { isForeground, readsKeys } = await import('../../cli/src/foreground.js');
+    expect(isForeground({ pgrp: 4242, tpgid: 4242 })).toBe(true);
+    // A background job (`… &` in an interactive shell): the shell's group has the terminal.
+    expect(isForeground({ pgrp: 4242, tpgid: 4100 })).toBe(false);
+    // No controlling terminal.
+    expect(isForeground({ pgrp: 4242, tpgid: -1 })).toBe(false);
+    expect(isForeground(undefined)).toBe(false);
+    // Not a terminal: no keys, whatever the groups.
+    expect(readsKeys({ isTTY: false })).toBe(false);
+    expect(readsKeys({})).toBe(false);
   });
 });

@@ -22,6 +22,8 @@ import { doctorOptions, type DoctorCommandOptions } from '../doctor-options.js';
 import { httpFailureReason, stdioFailureReason } from '../connect-errors.js';
 import { doctorTarget, type DoctorTarget } from '../doctor-target.js';
 import { EXIT, describeError } from '../exit.js';
+import { writeOut } from '../flush.js';
+import { readsKeys } from '../foreground.js';
 import { Interrupts } from '../interrupt.js';
 import type { Io } from '../io.js';
 import { RunDeadline, inSeconds } from '../run-deadline.js';
@@ -126,15 +128,17 @@ export async function doctorCommand(
    */
   const stoppedConnecting = (): string =>
     `the doctor stopped while connecting to ${target.where}; no task was started; no report`;
-  const interrupts = new Interrupts(io.stdin);
+  const interrupts = new Interrupts(io.stdin, readsKeys(io.stdin));
   /** How the CLI left without waiting for the doctor to stop. */
   interface Leaving {
     readonly code: number;
     readonly name: string;
     readonly message: string;
   }
-  let leave: (leaving: Leaving) => void = () => {};
-  const left = new Promise<Leaving>((resolve) => (leave = resolve));
+  let settle: (leaving: Leaving) => void = () => {};
+  const left = new Promise<Leaving>((resolve) => (settle = resolve));
+  /** Leaves without waiting for the doctor, once the stdio servers started for it are stopped. */
+  const leave = (leaving: Leaving): void => void target.abandon().then(() => settle(leaving));
   /** Stops the run: the doctor cancels its tasks; after the grace the CLI leaves without them. */
   let grace: NodeJS.Timeout | undefined;
   const halt = (reason: Error, code: number, note: string): void => {
@@ -143,7 +147,6 @@ export async function doctorCommand(
     stop.abort(reason);
     const graceMs = runDeadline?.bound(DOCTOR_STOP_GRACE_MS) ?? DOCTOR_STOP_GRACE_MS;
     grace = setTimeout(() => {
-      target.abandon();
       leave({
         code,
         name: reason instanceof DoctorTimeout ? 'TimeoutError' : 'Interrupted',
@@ -156,7 +159,6 @@ export async function doctorCommand(
   };
   interrupts.onPress((count) => {
     if (count >= 2) {
-      target.abandon();
       leave({
         code: interrupts.exitCode,
         name: 'Interrupted',
@@ -179,7 +181,7 @@ export async function doctorCommand(
   /** Writes the report: `undefined` once written, else the write's error (EPIPE: the reader went away). */
   const writeReport = (text: string): Promise<NodeJS.ErrnoException | undefined> => {
     finishing = true;
-    return new Promise((resolve) => io.stdout.write(text, (error) => resolve(error ?? undefined)));
+    return writeOut(io.stdout, text);
   };
   const timedOut = `--timeout passed (${options.timeout ?? ''})`;
   // Still connecting when the probes would have to stop: nothing was started, so the run stops at
@@ -199,7 +201,6 @@ export async function doctorCommand(
     runDeadline === undefined
       ? undefined
       : setTimeout(() => {
-          target.abandon();
           leave({
             code: EXIT.timeout,
             name: 'TimeoutError',

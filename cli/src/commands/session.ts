@@ -8,6 +8,8 @@ import type { TaskHandle } from 'mcp-task-client';
 import { MAX_TIMER_MS, UsageError, parseDuration, parseHeaders, parseWire } from '../args.js';
 import { AnswerQueue, loadAnswers, readAll } from '../answers.js';
 import { EXIT, describeError, outcomeOf } from '../exit.js';
+import { writeOut } from '../flush.js';
+import { readsKeys } from '../foreground.js';
 import { inputCallbacks } from '../input.js';
 import { defaultIo, type Io } from '../io.js';
 import { Interrupts } from '../interrupt.js';
@@ -72,26 +74,33 @@ export async function runSession(
   // A timer waits out `--timeout`: longer than the timers honour is refused rather than run short.
   const timeoutMs =
     options.timeout === undefined ? undefined : parseDuration(options.timeout, '--timeout', MAX_TIMER_MS, false);
-  const ttlMs = options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl');
+  // A ttl of 0 would let the server delete the task as soon as it is made.
+  const ttlMs =
+    options.ttl === undefined ? undefined : parseDuration(options.ttl, '--ttl', Number.MAX_SAFE_INTEGER, false);
   const headers = parseHeaders(options.header ?? []);
   const connectTimeoutMs =
     options.connectTimeout === undefined
       ? CONNECT_TIMEOUT_MS
       : parseDuration(options.connectTimeout, '--connect-timeout', MAX_TIMER_MS);
   const startedAt = extra.startedAt ?? Date.now();
+  // Keys (Ctrl-C, the answers to forms) are read from a terminal this process has the foreground
+  // of, and not once `--answers -` read it to its end: questions left are then declined.
+  const keys = stdin === undefined && readsKeys(io.stdin);
   const reporter: Reporter = json
     ? new JsonReporter(io, quiet)
     : new HumanReporter(io, {
         color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === '',
         quiet,
-        interactive: io.stdin.isTTY === true,
+        interactive: keys,
         startedAt,
       });
-  const interrupts = new Interrupts(io.stdin);
+  const interrupts = new Interrupts(io.stdin, keys);
   // A reader that went away (`| head -1`): stop like an interruption, without a stack trace. The
-  // listeners stay: later writes to the closed pipe fail too, and are dropped.
+  // listeners stay: later writes to the closed pipe fail too, and are dropped. Once the command's
+  // output is all written, its delivery is checked where the command ends instead.
+  let outputDone = false;
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' && interrupts.cause !== 'pipe') interrupts.press('pipe');
+    if (error.code === 'EPIPE' && interrupts.cause !== 'pipe' && !outputDone) interrupts.press('pipe');
   });
   io.stderr.on('error', () => {});
   const asked = new Map<string, number>();
@@ -101,6 +110,7 @@ export async function runSession(
       if (taskId !== undefined) asked.set(taskId, (asked.get(taskId) ?? 0) + 1);
     },
     reporter: () => reporter,
+    interruptions: () => interrupts.presses,
     prompt: async (run) => {
       try {
         return await reporter.prompt(run);
@@ -142,9 +152,8 @@ export async function runSession(
   // Ctrl-C (SIGINT, SIGTERM, a closed stdout) while connecting gives the connection up: the
   // connector closes the transport and kills a stdio server it started.
   interrupts.onPress(() => {
-    const stopped = options.stdio === undefined ? '' : ' (the server it started was stopped)';
     connectDeadline.abort(
-      new ConnectInterrupted(`${interrupts.label} while connecting to ${where}: gave up connecting${stopped}`),
+      new ConnectInterrupted(`${interrupts.label} while connecting to ${where}: gave up connecting`),
     );
   });
   interrupts.enable();
@@ -154,6 +163,8 @@ export async function runSession(
     io.stderr.isTTY === true && (options.stdio !== undefined || url !== undefined)
       ? setTimeout(() => reporter.note(`connecting to ${where}…`), CONNECTING_NOTE_MS)
       : undefined;
+  /** Whether a stdio server started for a connection that failed was stopped (it exited). */
+  let serverExited: boolean | undefined;
   let target: Target;
   try {
     target = await openTarget(
@@ -166,6 +177,7 @@ export async function runSession(
         wire,
         signal: connectDeadline.signal,
         connectTimeoutMs,
+        onServerStopped: (exited) => (serverExited = exited),
       },
       // The remote cancel at the deadline fits in the reserve `--timeout` keeps for it.
       { ...callbacks, ...(deadline === undefined ? {} : { cancelGraceMs: deadline.cancelGraceMs }) },
@@ -179,9 +191,15 @@ export async function runSession(
     const timedOut = error instanceof ConnectTimeoutError;
     const interrupted = error instanceof ConnectInterrupted;
     const exitCode = timedOut ? EXIT.timeout : interrupted ? interrupts.exitCode : EXIT.failed;
+    const stopped =
+      !interrupted || serverExited === undefined
+        ? ''
+        : serverExited
+          ? ' (the server it started was stopped)'
+          : ' (the server it started was killed but had not exited yet)';
     const message =
       timedOut || interrupted || error instanceof WireUnavailableError || error instanceof ConnectError
-        ? describeError(error)
+        ? `${describeError(error)}${stopped}`
         : `cannot connect: ${describeError(error)}`;
     if (extra.resultLine === true) {
       const name = error instanceof Error ? error.name : 'Error';
@@ -323,14 +341,23 @@ export async function runSession(
     closeWaitMs,
   };
 
+  /**
+   * Leaves at once after `note`: nothing more is written, and the process exits once a stdio
+   * server the target started is stopped (at most the SIGTERM and SIGKILL waits).
+   */
+  const leaveAtOnce = (note: string): void => {
+    interrupts.disable();
+    abandoning = true;
+    reporter.note(note);
+    reporter.close();
+    io.stdout.cork();
+    io.stderr.cork();
+    void target.abandon().then(() => process.exit(interrupts.exitCode));
+  };
   // Outside of following a task, Ctrl-C just leaves, saying so.
   interrupts.onPress(() => {
-    interrupts.disable();
     const unconfirmed = extra.unconfirmed === undefined ? '' : `; ${extra.unconfirmed}`;
-    reporter.note(`${interrupts.label}: left before the command finished${unconfirmed}`);
-    reporter.close();
-    target.abandon();
-    process.exit(interrupts.exitCode);
+    leaveAtOnce(`${interrupts.label}: left before the command finished${unconfirmed}`);
   });
   interrupts.enable();
   // A one-shot command gets the connect timeout to do its work: a server that stops answering
@@ -344,7 +371,15 @@ export async function runSession(
   }
   try {
     const ending = await Promise.race([body(session).then((code) => ({ code })), lostOutside.then((why) => ({ why }))]);
-    if ('code' in ending) return ending.code;
+    if ('code' in ending) {
+      outputDone = true;
+      // The last line (the `result` line, all that `-q` writes) may have met a reader gone
+      // meanwhile (`| head -c0`) with no sign of it yet: a closed stdout is exit 141, as the doctor's.
+      const unwritten = await writeOut(io.stdout, '');
+      if (unwritten?.code !== 'EPIPE' || interrupts.presses > 0) return ending.code;
+      reporter.note('stdout closed: the output was not all delivered');
+      return EXIT.pipe;
+    }
     abandoning = true;
     const message = ending.why;
     // Lost after an interruption (a SIGINT sent to the whole process group stops a stdio server
@@ -368,19 +403,14 @@ export async function runSession(
     reporter.close();
     if (interrupts.presses >= 2 || abandoning) {
       interrupts.disable();
-      target.abandon();
+      await target.abandon();
     } else {
       // Closing may take a while (a stdio server slow to exit): a Ctrl-C meanwhile leaves at once.
       // A call given up before its answer was waited for already (closeAfterAbandon): nothing is
       // left that a task could come of, so the note names none (`tools` and the like make none).
-      interrupts.onPress(() => {
-        interrupts.disable();
-        reporter.note(`${interrupts.label}: leaving without waiting for the connection to close`);
-        target.abandon();
-        process.exit(interrupts.exitCode);
-      });
+      interrupts.onPress(() => leaveAtOnce(`${interrupts.label}: leaving without waiting for the connection to close`));
       // `--timeout` bounds closing too: past it, a stdio server still closing is stopped.
-      if ((await closeWithin()) === 'late') target.abandon();
+      if ((await closeWithin()) === 'late') await target.abandon();
       interrupts.disable();
     }
   }

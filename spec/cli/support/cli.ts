@@ -13,7 +13,8 @@ import pty from '@lydell/node-pty';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../../../cli/src/main.ts', import.meta.url));
+/** The CLI's entry, run from source. */
+export const MAIN = fileURLToPath(new URL('../../../cli/src/main.ts', import.meta.url));
 
 /** `--stdio` value that starts the example server from source. */
 export const STDIO_SERVER = `${process.execPath} --import tsx ${fileURLToPath(new URL('../../../examples/server.ts', import.meta.url))}`;
