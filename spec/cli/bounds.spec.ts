@@ -339,9 +339,10 @@ describe('--timeout bounds the whole run, the remote cancel and the shutdown inc
 
     // Before: about 2 s more for the cancel's answer (the library's cancelGraceMs, counted from
     // the deadline), and 5 s more for the call's answer (the CLI's close wait). Now the run ends
-    // by --timeout (a little slack for the process to exit).
-    expect.soft(ended.cancel - origin('cancel'), 'the unanswered cancel').toBeLessThan(25_000 + 300);
-    expect.soft(ended.call - origin('call'), 'the unanswered call').toBeLessThan(25_000 + 300);
+    // by --timeout (a little slack for the process, and the server it started, to exit on a loaded
+    // machine: well under what either wait took).
+    expect.soft(ended.cancel - origin('cancel'), 'the unanswered cancel').toBeLessThan(25_000 + 800);
+    expect.soft(ended.call - origin('call'), 'the unanswered call').toBeLessThan(25_000 + 800);
 
     expect(cancel!.code, cancel!.stderr).toBe(124);
     expect(jsonLines(cancel!.stdout).at(-1)).toMatchObject({
