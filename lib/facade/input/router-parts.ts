@@ -13,7 +13,10 @@ import type { UntaggedInput } from './untagged.js';
 export interface InputOwner {
   readonly handle: TaskHandle;
   readonly callbacks: InputCallbacks | undefined;
-  /** Aborted when the task settles. */
+  /**
+   * Aborted when a stop or a cancel of the task begins, or when it settles (not on `detach()`):
+   * while it is aborted, the task's questions reach no callback.
+   */
   readonly signal: AbortSignal;
 }
 
