@@ -24,6 +24,7 @@ import type { InputOwner } from '../input/router-parts.js';
 import type { SessionPort } from '../../port/port.js';
 import type { Task } from '../../types.js';
 import { PROGRESS_TOKEN_PREFIX } from '../../wire/wire.js';
+import { TaskMemory } from '../../util/task-memory.js';
 
 /** Where a progress token's notifications go. */
 interface ProgressRoute {
@@ -54,6 +55,12 @@ export class LiveTasks {
   private progressCounter = 0;
   /** Tasks whose questions came tagged with their id (their server tags them). */
   private readonly tagging = new WeakSet<TaskHandleOf>();
+  /**
+   * Tasks this client stopped tracking, with the handle of each one `detach()` left running: such
+   * a task may still run and ask (servers keep running work after a cancel, D10), and a question
+   * of it reaches no callback that never knew it (see inputOwner and ended()).
+   */
+  private readonly gone = new TaskMemory<TaskHandleOf | undefined>(() => this.now());
   /** The stop or cancel each task began last: settles once it is over (see stopping()). */
   private readonly stops = new WeakMap<TaskHandleOf, Promise<unknown>>();
   /** Tasks tracked through `resume()`: another client (or an earlier one) created them. */
@@ -223,6 +230,7 @@ export class LiveTasks {
     if (live?.tracked !== record) return;
     this.live.delete(record.taskId);
     const state = live.callState;
+    this.gone.add(record.taskId, record.task.ttl, state?.keepInput === true ? live : undefined);
     if (state !== undefined) {
       if (!state.keepInput) state.abort?.abort(new Error('The task ended'));
       this.closeProgress(state.progressToken);
@@ -297,9 +305,12 @@ export class LiveTasks {
     return true;
   }
 
-  /** What the input router needs about a tracked task. */
+  /**
+   * What the input router needs about a tracked task, or one `detach()` left running (its questions
+   * go to its call's callbacks, as while it was tracked, until its ttl has passed).
+   */
   inputOwner(taskId: string): InputOwner | undefined {
-    const live = this.live.get(taskId);
+    const live = this.live.get(taskId) ?? this.gone.get(taskId)?.value;
     if (live === undefined) return undefined;
     const state = stateOf(live);
     // Aborted while a stop or a cancel is under way (see stopping()): the task's questions are
@@ -308,6 +319,15 @@ export class LiveTasks {
     const signal =
       over === undefined ? (state.abort ??= new AbortController()).signal : AbortSignal.abort(new StopUnderWay(over));
     return { handle: live as TaskHandle, callbacks: state.callbacks, signal };
+  }
+
+  /**
+   * True for a task this client stopped tracking other than by `detach()` (it ended, or a stop ended
+   * it), until its ttl has passed: its questions reach no callback.
+   */
+  ended(taskId: string): boolean {
+    const gone = this.live.has(taskId) ? undefined : this.gone.get(taskId);
+    return gone !== undefined && gone.value === undefined;
   }
 
   /**

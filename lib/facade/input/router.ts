@@ -129,6 +129,9 @@ export class InputRouter implements InputAnswers {
     const taskId = request.taskId;
     const owner = taskId === undefined ? undefined : this.owner(taskId);
     if (owner !== undefined) this.parts.live.markTagged(taskId!);
+    // A task this client ended may still run and ask (D10): no callback that never knew it (the
+    // client's) answers it; refused as a task that ended locally is (-32603 "no longer needed").
+    else if (taskId !== undefined && this.parts.live.ended(taskId)) return Promise.reject(new AbandonedError());
     return this.ask(request.kind, request.params, {
       taskId,
       owner,

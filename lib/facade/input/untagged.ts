@@ -40,6 +40,7 @@ import { keepShape } from '../../util/shapes.js';
 import { TaskExpiredError, TaskNotFoundError } from '../../errors.js';
 import { isTerminalStatus } from '../../types.js';
 import { noop } from '../../util/noop.js';
+import { TaskMemory } from '../../util/task-memory.js';
 
 /** Longest wait of an untagged request for the call it belongs to to become clear (clock ms). */
 export const UNTAGGED_WAIT_MAX_MS = 5_000;
@@ -82,9 +83,6 @@ export type Attribution =
   | { readonly kind: 'task'; readonly by: UntaggedInput; readonly taskId: string }
   | { readonly kind: 'call'; readonly by: UntaggedInput; readonly call: PendingCall }
   | ({ readonly kind: 'none' } & UnattributedNote);
-
-/** Most tasks let go that a client remembers ({@link UntaggedInput.letGo}): a bound on memory. */
-const MAX_LET_GO = 1_000;
 
 /** A judgement: an attribution, or `wait` when it may still become clear. */
 type Judgement = Attribution | { readonly kind: 'wait'; readonly boundMs: number };
@@ -173,11 +171,7 @@ class PortCalls {
     let longestPoll = 0;
     let letGo = 0;
     for (const source of this.sources) {
-      const now = source.scheduler.now();
-      for (const [taskId, until] of source.letGo) {
-        if (until <= now) source.letGo.delete(taskId);
-        else letGo += 1;
-      }
+      letGo += source.letGo.size;
       const calls = source.calls;
       for (let i = 0; i < calls.size; i += 1) {
         const call = calls.at(i);
@@ -250,12 +244,12 @@ export class UntaggedInput {
 
   /**
    * Tasks this client let go while they may still run on the server (detached, or given up by a
-   * deadline, an abort or `close()` without a confirmed cancel), with the clock time their ttl
-   * ends (never, for an unlimited one): a question such a task asks, untagged, belongs to none of
+   * deadline, an abort or `close()` without a confirmed cancel), until their ttl has passed (for
+   * good, for an unlimited one): a question such a task asks, untagged, belongs to none of
    * the calls in flight, so while one may still ask, no untagged question is attributed to a call
-   * for being the only one. At most {@link MAX_LET_GO}, the oldest forgotten first.
+   * for being the only one.
    */
-  readonly letGo = new Map<string, number>();
+  readonly letGo = new TaskMemory<undefined>(() => this.scheduler.now());
 
   constructor(readonly parts: UntaggedParts) {}
 
@@ -268,10 +262,7 @@ export class UntaggedInput {
       error !== undefined &&
       !(error instanceof TaskExpiredError || error instanceof TaskNotFoundError)
     ) {
-      const ttl = record.task.ttl;
-      this.letGo.delete(record.taskId);
-      this.letGo.set(record.taskId, typeof ttl === 'number' ? this.scheduler.now() + ttl : Infinity);
-      if (this.letGo.size > MAX_LET_GO) this.letGo.delete(this.letGo.keys().next().value!);
+      this.letGo.add(record.taskId, record.task.ttl, undefined);
     }
     this.changed();
   }
