@@ -112,7 +112,9 @@ export class InputRouter implements InputAnswers {
         .attribute(request.signal)
         .then((attribution) => this.answerUntagged(request, attribution, untagged));
     }
-    const early = taskId === undefined || this.owner(taskId) !== undefined ? undefined : this.whenTracked(taskId);
+    // Its server tags its tasks' questions: untagged ones are judged knowing it (untagged.ts).
+    untagged.tagged();
+    const early = this.owner(taskId) !== undefined ? undefined : this.whenTracked(taskId);
     if (early === undefined) return this.answer(request);
     return early.then((verdict) => {
       const decision = verdict();

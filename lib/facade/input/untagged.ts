@@ -7,7 +7,9 @@
  * - exactly one call is in flight: it asked;
  * - several are, and exactly one of them is a task whose latest status is `input_required`, every
  *   other one being a task whose status is known (a call still waiting for its `tools/call` answer,
- *   or a request the host sent through the SDK client itself, might be the one asking).
+ *   or a request the host sent through the SDK client itself, might be the one asking), and no
+ *   question tagged with its task came on the port yet (its server tags them: the task in
+ *   `input_required` may be waiting for its own, and another be the one asking untagged).
  *
  * "In flight" counts, across every TaskClient on the SDK client (one view per session port): the
  * tasks they track, the calls whose `tools/call` has no answer yet (a creation whose
@@ -99,6 +101,12 @@ class PortCalls {
    */
   private readonly decided = new WeakMap<AbortSignal, Promise<Attribution>>();
   private queued = false;
+  /**
+   * A question tagged with its task came on the port: its server tags its tasks' questions, and a
+   * task in `input_required` may wait for its own, queued for its `tasks/result`: the only one in
+   * `input_required` is no longer taken to be the one asking untagged.
+   */
+  tagged = false;
 
   constructor(private readonly port: SessionPort) {}
 
@@ -208,7 +216,7 @@ class PortCalls {
       return { kind: 'call', by: lastSource, call: lastCall! };
     }
     // A task let go may be the one asking: no task is then alone in input_required for sure.
-    if (waitingForInput === 1 && unknown === 0 && letGo === 0 && askingSource !== undefined) {
+    if (waitingForInput === 1 && unknown === 0 && letGo === 0 && !this.tagged && askingSource !== undefined) {
       return { kind: 'task', by: askingSource, taskId: askingTask! };
     }
     const none = (reason: UnattributedNote['reason']): Attribution => ({
@@ -298,6 +306,11 @@ export class UntaggedInput {
   /** A call's `tools/call` was answered (or failed, or its creation ended); idempotent. */
   remove(call: PendingCall): void {
     if (this.calls.delete(call)) this.changed();
+  }
+
+  /** A question tagged with its task came (see {@link PortCalls.tagged}). */
+  tagged(): void {
+    if (this.port !== undefined) this.port.tagged = true;
   }
 
   /** A change that may settle a waiting request (a task tracked, settled, or in or out of `input_required`). */
