@@ -289,6 +289,7 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
     record.stopBegan(intent.holdStream, intent.cancels);
     // A terminal task's timer slot holds the grace before its payload request: keep it.
     if (!record.terminal) this.scheduler.cancel(record.pollTimer);
+    this.events.stopping(record, new Promise((resolve) => record.onSettled(resolve)));
   }
 
   /** True when a local stop is under way for `record`. */
@@ -352,7 +353,10 @@ export class TaskEngine implements ObserveEngine, DeadlineEngine {
 
   /** Cancels a task with `tasks/cancel`, after a last look (see `cancelTask` in `cancel.ts`). */
   cancel(view: TaskView): Promise<Task> {
-    return cancelTask(this, own(view));
+    const record = own(view);
+    const cancel = cancelTask(this, record);
+    if (record.cancelling !== undefined) this.events.stopping(record, cancel);
+    return cancel;
   }
 
   /** Gives a task up locally: cancels it remotely if asked, and settles it (see `giveUp` in `give-up.ts`). */

@@ -92,6 +92,10 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   get stopping(): boolean {
     return this.flag(Flag.Stopping);
   }
+  /** A local stop or a cancel is under way ({@link TaskView.ending}). */
+  get ending(): boolean {
+    return this.stopping || this.cancelling !== undefined;
+  }
   /** The stop under way means to cancel the remote task. */
   get stopCancels(): boolean {
     return this.flag(Flag.StopCancels);

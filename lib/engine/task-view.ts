@@ -21,6 +21,11 @@ export interface TaskView {
   readonly task: Task;
   /** A placeholder snapshot stands in until the first real one (a resumed task not read yet). */
   readonly provisional: boolean;
+  /**
+   * A local stop (a deadline, an abort, `dispose()`, `close()`) or a cancel is under way: the task
+   * is being given up or cancelled, and what it asks is no longer wanted.
+   */
+  readonly ending: boolean;
   /** How the task ended for this client, once it did. */
   readonly settlement: Settlement | undefined;
   /** Clock time of the settlement. */

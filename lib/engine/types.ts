@@ -53,6 +53,13 @@ export interface EngineEvents {
   status(task: TaskView, source: SnapshotSource, previous: Task): void;
   /** A task settled (it is no longer tracked). */
   settled(task: TaskView): void;
+  /**
+   * A local stop (a deadline, an abort, `dispose()`, `close()`) or a cancel of `task` began
+   * ({@link TaskView.ending}); `over` settles (fulfilled or rejected) once it is over. Its last look
+   * and `tasks/cancel` are still to come, but what it asks meanwhile is no longer wanted (an answer
+   * sent now would be acted on, D10).
+   */
+  stopping(task: TaskView, over: Promise<unknown>): void;
   /** Something went wrong that did not (yet) fail a task. */
   problem(error: TaskError, task: TaskView | undefined): void;
   /** A task still running is close to its ttl: the server may drop it from about `expiresAt` on ([V11]). */

@@ -89,6 +89,10 @@ class EngineReports implements EngineEvents {
     this.parts.untagged.settled(record);
   }
 
+  stopping(record: TaskView, over: Promise<unknown>): void {
+    this.parts.live.stopping(record, over);
+  }
+
   problem(error: TaskError, record: TaskView | undefined): void {
     this.parts.emitter.emit('error', error, record === undefined ? undefined : metricsOf(record, this.parts.now()));
   }

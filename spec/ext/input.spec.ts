@@ -726,6 +726,30 @@ describe('input during a task ([E3]-[E5])', () => {
     await expect(handle.result()).rejects.toMatchObject({ name: 'TaskCancelledError' });
   });
 
+  it('aborts a callback still answering when a cancel() begins (D10); a cancel that fails leaves the task waiting, and the key it still lists is asked again and answered', async () => {
+    const slow = deferred();
+    const rig = await extRig({ server: manual(), client: { onElicitation: slow.callback } });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Q?', {}) });
+    await rig.clock.advance(200);
+    expect(slow.calls).toHaveLength(1);
+    rig.server.on('tasks/cancel', () => {
+      throw rpcError(ErrorCode.InternalError, 'cannot cancel now');
+    });
+    const cancel = handle.cancel().catch((error: unknown) => error);
+    await flush();
+    expect(slow.calls[0]?.context.signal.aborted).toBe(true);
+    expect(await cancel).toBeInstanceOf(TaskRpcError);
+    slow.calls[0]?.answer(ACCEPT);
+    await rig.clock.advance(200);
+    // Before, the prompt given up for the cancel stayed handed out: never asked again, the task waited.
+    expect(slow.calls).toHaveLength(2);
+    expect(slow.calls[1]?.context.signal.aborted).toBe(false);
+    slow.calls[1]?.answer(ACCEPT);
+    await rig.clock.advance(200);
+    expect(rig.server.count('tasks/update')).toBe(1);
+  });
+
   it('ends a task that asks for a request nobody here can answer (roots/list) at once: cancelled on the server, result() rejects with TaskNotSupportedError, nothing answered ([E31])', async () => {
     const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });
     const errors: TaskError[] = [];

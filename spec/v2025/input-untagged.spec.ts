@@ -137,6 +137,26 @@ describe('an untagged question reaches the call it belongs to', () => {
     second.detach();
   });
 
+  it("a task cancelled here may still ask (D10): with it and one call in flight, an untagged question is ambiguous until its ttl has passed, and only then the call's", async () => {
+    const { server, clock, seen, unattributed, call } = await rig({ clientLevel: true });
+    const first = await call('first');
+    const second = await call('second');
+    await first.cancel();
+    expect(first.task?.status).toBe('cancelled');
+    const asked = server.request('elicitation/create', QUESTION);
+    await clock.advance(5_000);
+    // Before the fix the cancelled task could not ask: the other call's callback answered it.
+    expect((await within(asked)).result).toMatchObject({ content: { by: 'client' } });
+    expect(unattributed.map((u) => u.reason)).toEqual(['ambiguous']);
+    // Its ttl (60 s) has passed: the task is gone on the server too.
+    await clock.advance(55_000);
+    expect((await within(server.request('elicitation/create', QUESTION))).result).toMatchObject({
+      content: { by: 'second' },
+    });
+    expect(seen.map((s) => s.by)).toEqual(['client', 'second']);
+    second.detach();
+  });
+
   it('one task in flight and no TaskClient-level callback: the call’s callback answers (before, the server got "No elicitation handler")', async () => {
     const { server, seen, call } = await rig();
     const handle = await call('own');
@@ -211,6 +231,25 @@ describe('an untagged question reaches the call it belongs to', () => {
     expect(unattributed).toEqual([]);
     first.detach();
     second.detach();
+  });
+
+  it('but not once a question tagged with its task came on the connection: that server tags its questions, and the task in input_required may wait for its own, queued for its tasks/result', async () => {
+    const { server, clock, seen, unattributed, call } = await rig({ clientLevel: true });
+    const tagging = await call('tagging');
+    await within(server.request('elicitation/create', { ...QUESTION, _meta: { [RELATED]: { taskId: 't1' } } }));
+    const waiting = await call('waiting');
+    const working = await call('working');
+    server.tasks.update('t2', { status: 'input_required' }, true);
+    await flush();
+    expect(waiting.task?.status).toBe('input_required');
+    // The working task's question, sent untagged by a tool that does not tag (D14).
+    const asked = server.request('elicitation/create', QUESTION);
+    await clock.advance(5_000);
+    // Before the fix the task in input_required got it, for being the only one.
+    expect((await within(asked)).result).toMatchObject({ content: { by: 'client' } });
+    expect(seen.map((s) => s.by)).toEqual(['tagging', 'client']);
+    expect(unattributed.map((u) => u.reason)).toEqual(['ambiguous']);
+    for (const handle of [tagging, waiting, working]) handle.detach();
   });
 
   it('two tasks in flight, the input_required one only seen by the next poll: the question waits for that poll', async () => {

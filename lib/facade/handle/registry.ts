@@ -19,10 +19,12 @@ import { type SafeEmitter, emitSettled, metricsOf } from '../events/emitter.js';
 import { handleBackend, type BackendParts } from './backend.js';
 import { TaskHandleOf, eventsOf, type CallState, type HandleBackend } from './handle.js';
 import { creationsOn } from '../input/early.js';
+import { StopUnderWay } from '../input/abandon.js';
 import type { InputOwner } from '../input/router-parts.js';
 import type { SessionPort } from '../../port/port.js';
 import type { Task } from '../../types.js';
 import { PROGRESS_TOKEN_PREFIX } from '../../wire/wire.js';
+import { TaskMemory } from '../../util/task-memory.js';
 
 /** Where a progress token's notifications go. */
 interface ProgressRoute {
@@ -53,6 +55,14 @@ export class LiveTasks {
   private progressCounter = 0;
   /** Tasks whose questions came tagged with their id (their server tags them). */
   private readonly tagging = new WeakSet<TaskHandleOf>();
+  /**
+   * Tasks this client stopped tracking, with the handle of each one `detach()` left running: such
+   * a task may still run and ask (servers keep running work after a cancel, D10), and a question
+   * of it reaches no callback that never knew it (see inputOwner and ended()).
+   */
+  private readonly gone = new TaskMemory<TaskHandleOf | undefined>(() => this.now());
+  /** The stop or cancel each task began last: settles once it is over (see stopping()). */
+  private readonly stops = new WeakMap<TaskHandleOf, Promise<unknown>>();
   /** Tasks tracked through `resume()`: another client (or an earlier one) created them. */
   private readonly resumed = new WeakSet<TaskHandleOf>();
   /** Tokens are unique per client, so several TaskClients can share one SDK client. */
@@ -220,11 +230,31 @@ export class LiveTasks {
     if (live?.tracked !== record) return;
     this.live.delete(record.taskId);
     const state = live.callState;
+    this.gone.add(record.taskId, record.task.ttl, state?.keepInput === true ? live : undefined);
     if (state !== undefined) {
       if (!state.keepInput) state.abort?.abort(new Error('The task ended'));
       this.closeProgress(state.progressToken);
     }
     if (this.heard(live)) emitSettled(this.emittersOf(live), record, this.now());
+  }
+
+  /**
+   * A stop or a cancel of a tracked task began: the answers its callbacks are still giving are no
+   * longer wanted, now rather than once the last look and the `tasks/cancel` are over (servers keep
+   * running work after a cancel, D10: an answer sent meanwhile would be acted on). `detach()`
+   * (`keepInput`) begins no stop: it settles at once.
+   */
+  stopping(record: TaskView, over: Promise<unknown>): void {
+    const live = this.live.get(record.taskId);
+    if (live?.tracked !== record) return;
+    this.stops.set(live, over);
+    const state = live.callState;
+    const abort = state?.abort;
+    if (abort === undefined) return;
+    // Its questions get an aborted signal until the stop is over (see inputOwner), and a new one
+    // after a cancel that failed.
+    state!.abort = undefined;
+    abort.abort(new StopUnderWay(over));
   }
 
   /** A running task nears the end of its ttl. */
@@ -275,13 +305,29 @@ export class LiveTasks {
     return true;
   }
 
-  /** What the input router needs about a tracked task. */
+  /**
+   * What the input router needs about a tracked task, or one `detach()` left running (its questions
+   * go to its call's callbacks, as while it was tracked, until its ttl has passed).
+   */
   inputOwner(taskId: string): InputOwner | undefined {
-    const live = this.live.get(taskId);
+    const live = this.live.get(taskId) ?? this.gone.get(taskId)?.value;
     if (live === undefined) return undefined;
     const state = stateOf(live);
-    state.abort ??= new AbortController();
-    return { handle: live as TaskHandle, callbacks: state.callbacks, signal: state.abort.signal };
+    // Aborted while a stop or a cancel is under way (see stopping()): the task's questions are
+    // refused. A cancel that failed leaves the task running, and its questions wanted again.
+    const over = live.tracked?.ending === true ? this.stops.get(live) : undefined;
+    const signal =
+      over === undefined ? (state.abort ??= new AbortController()).signal : AbortSignal.abort(new StopUnderWay(over));
+    return { handle: live as TaskHandle, callbacks: state.callbacks, signal };
+  }
+
+  /**
+   * True for a task this client stopped tracking other than by `detach()` (it ended, or a stop ended
+   * it), until its ttl has passed: its questions reach no callback.
+   */
+  ended(taskId: string): boolean {
+    const gone = this.live.has(taskId) ? undefined : this.gone.get(taskId);
+    return gone !== undefined && gone.value === undefined;
   }
 
   /**

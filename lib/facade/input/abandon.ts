@@ -12,6 +12,29 @@ export class AbandonedError extends Error {
   }
 }
 
+/**
+ * Why a task's input signal aborted while a stop or a cancel of it is under way: `over` settles
+ * once it is over.
+ */
+export class StopUnderWay extends Error {
+  constructor(readonly over: Promise<unknown>) {
+    super('The task is being stopped or cancelled');
+  }
+}
+
+/**
+ * Rejects with {@link AbandonedError}: at once, or, when `reason` is a {@link StopUnderWay}, once
+ * that stop is over. Servers keep running work after a cancel (D10), and one told that its
+ * question failed may fail the task before the stop's `tasks/cancel` reaches it; told after it, it
+ * finds the task cancelled as asked.
+ */
+export function abandoned(reason: unknown): Promise<never> {
+  const fail = (): never => {
+    throw new AbandonedError();
+  };
+  return Promise.resolve(reason instanceof StopUnderWay ? reason.over : undefined).then(fail, fail);
+}
+
 /** Runs `run`, but gives up (rejecting) as soon as `signal` aborts (before it runs: it does not run). */
 export function abandonable<T>(run: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
   const abandoned = (): AbandonedError => new AbandonedError();

@@ -4,7 +4,7 @@
  * reported. Whether a callback may be given the request at all is the router's to say first.
  */
 import type { InputContext } from '../../api/index.js';
-import { AbandonedError, abandonable } from './abandon.js';
+import { AbandonedError, abandonable, abandoned } from './abandon.js';
 import { anyOf } from '../../util/abort.js';
 import { TaskInputError } from '../../errors.js';
 import { instrumentedConnection } from '../../port/connection-info.js';
@@ -101,8 +101,9 @@ export function runCallback(
           ? { kind: 'abandoned' }
           : { kind: 'failed', error, code: delivery === 'request' ? (rpcFieldsOf(error).code ?? -32603) : undefined },
       );
-      // An answer abandoned because the task ended or the server gave up is not a failure.
-      if (error instanceof AbandonedError) throw error;
+      // An answer abandoned because the task ended or the server gave up is not a failure; one
+      // abandoned because a stop of the task began is refused once the stop is over.
+      if (error instanceof AbandonedError) return abandoned(signal.signal.reason);
       parts.report(
         new TaskInputError(`The ${kind} callback failed: ${messageOf(error)}`, {
           feature: kind,

@@ -145,8 +145,10 @@ export class InlineAnswers {
         })
         .then((responses) => {
           const answered = Object.keys(responses).length > 0;
-          // Dismissed unanswered: asked again should a later read list the key again.
-          if (!answered && withdrawn.signal.aborted) engine.inputDismissed(record, key);
+          // Dismissed unanswered (withdrawn, or given up while a stop or a cancel was under way):
+          // asked again should a later read list the key again (a cancel that failed, say).
+          if (!answered && (withdrawn.signal.aborted || owner?.signal.aborted === true))
+            engine.inputDismissed(record, key);
           // After detach() the task runs on: its answer still goes out. After any other end, not.
           const settled = record.settlement;
           const detached = settled !== undefined && !settled.ok && settled.error instanceof TaskDetachedError;

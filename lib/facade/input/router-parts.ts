@@ -13,7 +13,10 @@ import type { UntaggedInput } from './untagged.js';
 export interface InputOwner {
   readonly handle: TaskHandle;
   readonly callbacks: InputCallbacks | undefined;
-  /** Aborted when the task settles. */
+  /**
+   * Aborted when a stop or a cancel of the task begins, or when it settles (not on `detach()`):
+   * while it is aborted, the task's questions reach no callback.
+   */
   readonly signal: AbortSignal;
 }
 
@@ -22,8 +25,10 @@ export interface RouterParts {
   /** The client's `onElicitation` / `onSampling`: tried after the call's own. */
   readonly config: { readonly callbacks: InputCallbacks };
   readonly live: {
-    /** The owner of a tracked task, if this client tracks it. */
+    /** The owner of a tracked task, if this client tracks it (or detached it). */
     inputOwner(taskId: string): InputOwner | undefined;
+    /** True for a task this client stopped tracking (not by `detach()`): its questions are refused. */
+    ended(taskId: string): boolean;
     /** A request tagged with the tracked task `taskId` came: that task's server tags its questions. */
     markTagged(taskId: string): void;
   };

@@ -10,7 +10,7 @@
  * A callback that never answers is abandoned when its task ends.
  */
 import type { InputCallbacks, InputContext } from '../../api/index.js';
-import { AbandonedError } from './abandon.js';
+import { AbandonedError, abandoned } from './abandon.js';
 import { inputMethod, runCallback } from './callback-run.js';
 import { creationsOn, type EarlyVerdict } from './early.js';
 import type { JsonObject, SessionPort } from '../../port/port.js';
@@ -97,7 +97,7 @@ export class InputRouter implements InputAnswers {
    * passed on too, as one arriving after `close()` is: none of this client's callbacks runs after
    * it closed ([V7], [R31]). One held for a task whose call was given up, and which the library is
    * cancelling, is refused like a request for a task that ended locally (-32603 "no longer
-   * needed"), without asking any callback.
+   * needed"), without asking any callback; so is one for a tracked task being stopped or cancelled.
    */
   route(request: InputRequest): Promise<Record<string, unknown> | undefined> | undefined {
     // A task-augmented request a receiver serves (TaskClient.serve) is the receiver's.
@@ -112,7 +112,9 @@ export class InputRouter implements InputAnswers {
         .attribute(request.signal)
         .then((attribution) => this.answerUntagged(request, attribution, untagged));
     }
-    const early = taskId === undefined || this.owner(taskId) !== undefined ? undefined : this.whenTracked(taskId);
+    // Its server tags its tasks' questions: untagged ones are judged knowing it (untagged.ts).
+    untagged.tagged();
+    const early = this.owner(taskId) !== undefined ? undefined : this.whenTracked(taskId);
     if (early === undefined) return this.answer(request);
     return early.then((verdict) => {
       const decision = verdict();
@@ -129,6 +131,9 @@ export class InputRouter implements InputAnswers {
     const taskId = request.taskId;
     const owner = taskId === undefined ? undefined : this.owner(taskId);
     if (owner !== undefined) this.parts.live.markTagged(taskId!);
+    // A task this client ended may still run and ask (D10): no callback that never knew it (the
+    // client's) answers it; refused as a task that ended locally is (-32603 "no longer needed").
+    else if (taskId !== undefined && this.parts.live.ended(taskId)) return Promise.reject(new AbandonedError());
     return this.ask(request.kind, request.params, {
       taskId,
       owner,
@@ -333,6 +338,11 @@ export class InputRouter implements InputAnswers {
     params: Record<string, unknown>,
     about: Asking,
   ): Promise<Record<string, unknown>> | undefined {
+    // A task being stopped or cancelled: no callback is asked, and the server gets -32603 "no
+    // longer needed" once the stop is over (servers keep running work after a cancel, D10: an
+    // answer would be acted on).
+    const ownSignal = about.owner?.signal;
+    if (ownSignal?.aborted === true) return abandoned(ownSignal.reason);
     const callback = this.chosen(kind, about.owner?.callbacks ?? about.call?.callbacks);
     if (callback === undefined) return undefined;
     // A request of the server's own that the callback could not be given as typed, or an

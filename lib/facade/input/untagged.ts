@@ -7,7 +7,9 @@
  * - exactly one call is in flight: it asked;
  * - several are, and exactly one of them is a task whose latest status is `input_required`, every
  *   other one being a task whose status is known (a call still waiting for its `tools/call` answer,
- *   or a request the host sent through the SDK client itself, might be the one asking).
+ *   or a request the host sent through the SDK client itself, might be the one asking), and no
+ *   question tagged with its task came on the port yet (its server tags them: the task in
+ *   `input_required` may be waiting for its own, and another be the one asking untagged).
  *
  * "In flight" counts, across every TaskClient on the SDK client (one view per session port): the
  * tasks they track, the calls whose `tools/call` has no answer yet (a creation whose
@@ -40,6 +42,7 @@ import { keepShape } from '../../util/shapes.js';
 import { TaskExpiredError, TaskNotFoundError } from '../../errors.js';
 import { isTerminalStatus } from '../../types.js';
 import { noop } from '../../util/noop.js';
+import { TaskMemory } from '../../util/task-memory.js';
 
 /** Longest wait of an untagged request for the call it belongs to to become clear (clock ms). */
 export const UNTAGGED_WAIT_MAX_MS = 5_000;
@@ -83,9 +86,6 @@ export type Attribution =
   | { readonly kind: 'call'; readonly by: UntaggedInput; readonly call: PendingCall }
   | ({ readonly kind: 'none' } & UnattributedNote);
 
-/** Most tasks let go that a client remembers ({@link UntaggedInput.letGo}): a bound on memory. */
-const MAX_LET_GO = 1_000;
-
 /** A judgement: an attribution, or `wait` when it may still become clear. */
 type Judgement = Attribution | { readonly kind: 'wait'; readonly boundMs: number };
 
@@ -101,6 +101,12 @@ class PortCalls {
    */
   private readonly decided = new WeakMap<AbortSignal, Promise<Attribution>>();
   private queued = false;
+  /**
+   * A question tagged with its task came on the port: its server tags its tasks' questions, and a
+   * task in `input_required` may wait for its own, queued for its `tasks/result`: the only one in
+   * `input_required` is no longer taken to be the one asking untagged.
+   */
+  tagged = false;
 
   constructor(private readonly port: SessionPort) {}
 
@@ -173,11 +179,7 @@ class PortCalls {
     let longestPoll = 0;
     let letGo = 0;
     for (const source of this.sources) {
-      const now = source.scheduler.now();
-      for (const [taskId, until] of source.letGo) {
-        if (until <= now) source.letGo.delete(taskId);
-        else letGo += 1;
-      }
+      letGo += source.letGo.size;
       const calls = source.calls;
       for (let i = 0; i < calls.size; i += 1) {
         const call = calls.at(i);
@@ -214,7 +216,7 @@ class PortCalls {
       return { kind: 'call', by: lastSource, call: lastCall! };
     }
     // A task let go may be the one asking: no task is then alone in input_required for sure.
-    if (waitingForInput === 1 && unknown === 0 && letGo === 0 && askingSource !== undefined) {
+    if (waitingForInput === 1 && unknown === 0 && letGo === 0 && !this.tagged && askingSource !== undefined) {
       return { kind: 'task', by: askingSource, taskId: askingTask! };
     }
     const none = (reason: UnattributedNote['reason']): Attribution => ({
@@ -250,28 +252,31 @@ export class UntaggedInput {
 
   /**
    * Tasks this client let go while they may still run on the server (detached, or given up by a
-   * deadline, an abort or `close()` without a confirmed cancel), with the clock time their ttl
-   * ends (never, for an unlimited one): a question such a task asks, untagged, belongs to none of
+   * deadline, an abort or `close()` without a confirmed cancel), or that ended cancelled (D10: the
+   * work may go on), until their ttl has passed (for
+   * good, for an unlimited one): a question such a task asks, untagged, belongs to none of
    * the calls in flight, so while one may still ask, no untagged question is attributed to a call
-   * for being the only one. At most {@link MAX_LET_GO}, the oldest forgotten first.
+   * for being the only one.
    */
-  readonly letGo = new Map<string, number>();
+  readonly letGo = new TaskMemory<undefined>(() => this.scheduler.now());
 
   constructor(readonly parts: UntaggedParts) {}
 
-  /** A task of this client settled: remembered in {@link UntaggedInput.letGo} when it may still run. */
+  /**
+   * A task of this client settled: remembered in {@link UntaggedInput.letGo} when it may still run:
+   * one let go, or one cancelled (servers keep running work after a cancel, D10).
+   */
   settled(record: TaskView): void {
     const settlement = record.settlement;
     const error = settlement?.ok === false ? settlement.error : undefined;
+    const status = record.task.status;
     if (
-      !isTerminalStatus(record.task.status) &&
-      error !== undefined &&
-      !(error instanceof TaskExpiredError || error instanceof TaskNotFoundError)
+      status === 'cancelled' ||
+      (!isTerminalStatus(status) &&
+        error !== undefined &&
+        !(error instanceof TaskExpiredError || error instanceof TaskNotFoundError))
     ) {
-      const ttl = record.task.ttl;
-      this.letGo.delete(record.taskId);
-      this.letGo.set(record.taskId, typeof ttl === 'number' ? this.scheduler.now() + ttl : Infinity);
-      if (this.letGo.size > MAX_LET_GO) this.letGo.delete(this.letGo.keys().next().value!);
+      this.letGo.add(record.taskId, record.task.ttl, undefined);
     }
     this.changed();
   }
@@ -301,6 +306,11 @@ export class UntaggedInput {
   /** A call's `tools/call` was answered (or failed, or its creation ended); idempotent. */
   remove(call: PendingCall): void {
     if (this.calls.delete(call)) this.changed();
+  }
+
+  /** A question tagged with its task came (see {@link PortCalls.tagged}). */
+  tagged(): void {
+    if (this.port !== undefined) this.port.tagged = true;
   }
 
   /** A change that may settle a waiting request (a task tracked, settled, or in or out of `input_required`). */
