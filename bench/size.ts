@@ -148,8 +148,15 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * resumed request stream that ends with no event was resumed by both SDKs with no Last-Event-ID,
  * a GET where the request's answer never comes; the port hands them the last event id of the
  * request's streams, and stops their resumptions once the request ended (+79).
+ * Raised a twentieth time, to 53.6 KiB (54,821 bytes measured, from 54,446), for behaviour, from a
+ * review of input on the 2025-11-25 wire: a stop or a cancel ends the task's input as it begins
+ * (an answer given meanwhile was sent, and acted on by servers that run on after a cancel; +212);
+ * questions of a task this client ended are refused, not given to the client-level callback, and
+ * a detached task's still go to its call's (+132); a cancelled task may still ask untagged (+14);
+ * a connection whose server tags its questions no longer gives an untagged one to the only task
+ * in input_required (+23).
  */
-export const SIZE_BUDGET_GZIP = 53.2 * 1024;
+export const SIZE_BUDGET_GZIP = 53.6 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 const SDK_V2 = [
   '@modelcontextprotocol/client',
