@@ -371,7 +371,8 @@ describe('a request stream cut before its answer, on a 2025-11-25 session', () =
 
   it('a request that ended is no longer resumed: a server that answers every resumption with an empty stream is not asked again once the call gave up', async () => {
     const { tasks, proxy } = await throughProxy(
-      await startHttpServer({}, askingTwice(100), undefined, {
+      // Polled every 500 ms: the SDK server adds an abort listener per poll interval it waits.
+      await startHttpServer({}, askingTwice(100, 500), undefined, {
         eventStore: orderedEventStore(),
         retryInterval: 50,
       }),
