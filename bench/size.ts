@@ -154,7 +154,9 @@ export const SIZE_TARGET_GZIP = 30 * 1024;
  * questions of a task this client ended are refused, not given to the client-level callback, and
  * a detached task's still go to its call's (+132); a cancelled task may still ask untagged (+14);
  * a connection whose server tags its questions no longer gives an untagged one to the only task
- * in input_required (+23).
+ * in input_required (+23); and from a review of those: an accepted cancel keeps the task's
+ * questions refused, a task left running on purpose is not ended, a kept answer is not sent again
+ * once a cancel began, a reverted change to untagged input (54,873 bytes measured, +52).
  */
 export const SIZE_BUDGET_GZIP = 53.6 * 1024;
 const SDK_V1 = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];

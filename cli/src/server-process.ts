@@ -36,11 +36,23 @@ export function exitOf(child: ChildProcess): Promise<void> {
  */
 export async function stopChild(child: ChildProcess, exit = exitOf(child), waitMs = KILL_WAIT_MS): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return true;
-  child.kill('SIGTERM');
-  if (await within(exit, waitMs)) return true;
-  child.kill('SIGKILL');
-  return within(exit, waitMs);
+  // The CLI's own handlers may be gone by now (leaving at once): a signal meanwhile (a third
+  // Ctrl-C, a supervisor's SIGTERM) would end the CLI before its SIGKILL, leaving the server
+  // running. Such signals are held until the server is gone.
+  const hold = (): void => {};
+  for (const signal of HELD_SIGNALS) process.on(signal, hold);
+  try {
+    child.kill('SIGTERM');
+    if (await within(exit, waitMs)) return true;
+    child.kill('SIGKILL');
+    return await within(exit, waitMs);
+  } finally {
+    for (const signal of HELD_SIGNALS) process.off(signal, hold);
+  }
 }
+
+/** The signals {@link stopChild} holds while it stops a server. */
+export const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
  * The processes a stdio transport starts, kept from their start so that they can be stopped after

@@ -107,8 +107,9 @@ export function observe(
         snapshot.input,
         source === 'notification' ? engine.wire.statusNotification : 'tasks/get',
       );
-    // [E23]: answers a failed tasks/update did not deliver go again while a poll still lists their key.
-    if (source === 'poll' && record.undelivered !== undefined) resendKept(engine, record, snapshot);
+    // [E23]: answers a failed tasks/update did not deliver go again while a poll still lists their
+    // key; not once a stop or a cancel began (the last look is a poll): D10, it would be acted on.
+    if (source === 'poll' && record.undelivered !== undefined && !record.ending) resendKept(engine, record, snapshot);
   }
   if (verdict === 'stale') {
     if (tookPayload) react(engine, record);

@@ -92,9 +92,9 @@ export abstract class RecordView extends RecordLayout implements TaskView {
   get stopping(): boolean {
     return this.flag(Flag.Stopping);
   }
-  /** A local stop or a cancel is under way ({@link TaskView.ending}). */
+  /** A local stop or a cancel is under way, or the server accepted a cancel ({@link TaskView.ending}). */
   get ending(): boolean {
-    return this.stopping || this.cancelling !== undefined;
+    return this.stopping || this.cancelling !== undefined || this.cancelAccepted;
   }
   /** The stop under way means to cancel the remote task. */
   get stopCancels(): boolean {

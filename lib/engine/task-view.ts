@@ -22,8 +22,9 @@ export interface TaskView {
   /** A placeholder snapshot stands in until the first real one (a resumed task not read yet). */
   readonly provisional: boolean;
   /**
-   * A local stop (a deadline, an abort, `dispose()`, `close()`) or a cancel is under way: the task
-   * is being given up or cancelled, and what it asks is no longer wanted.
+   * A local stop (a deadline, an abort, `dispose()`, `close()`) or a cancel is under way, or the
+   * server accepted a cancel of the task (which may still run, D10): the task is being given up or
+   * cancelled, and what it asks is no longer wanted.
    */
   readonly ending: boolean;
   /** How the task ended for this client, once it did. */

@@ -2,6 +2,7 @@
  * Task ids a client remembers after it stopped tracking them (the input router's, untagged
  * input's): each until the task's ttl has passed, counted from when it was remembered (for good, for
  * a task without one), at most {@link MAX_REMEMBERED}, the oldest forgotten first: a bound on memory.
+ * The oldest whose ttl has passed are dropped as new ones come.
  */
 
 /** Most tasks one {@link TaskMemory} remembers. */
@@ -18,8 +19,15 @@ export class TaskMemory<V> {
   add(taskId: string, ttl: number | null | undefined, value: V): void {
     const entries = this.entries;
     entries.delete(taskId);
-    entries.set(taskId, { until: typeof ttl === 'number' ? this.now() + ttl : Infinity, value });
+    const now = this.now();
+    entries.set(taskId, { until: typeof ttl === 'number' ? now + ttl : Infinity, value });
     if (entries.size > MAX_REMEMBERED) entries.delete(entries.keys().next().value!);
+    // The oldest ones whose ttl has passed let go of what they hold (a detached handle) now, not
+    // only when asked about.
+    for (const [id, entry] of entries) {
+      if (entry.until > now) break;
+      entries.delete(id);
+    }
   }
 
   /** The entry of `taskId` while it is remembered. */

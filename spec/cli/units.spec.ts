@@ -1,5 +1,6 @@
 /** The CLI's pure parts: argument syntax, form fields and their checks, answers, rendering, exit codes. */
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { PassThrough, Writable } from 'node:stream';
 import { basename, dirname, isAbsolute, join } from 'node:path';
@@ -24,6 +25,7 @@ import {
 } from '../../cli/src/answers.js';
 import { EXIT, describeError, outcomeOf } from '../../cli/src/exit.js';
 import { written } from '../../cli/src/flush.js';
+import { HELD_SIGNALS, stopChild } from '../../cli/src/server-process.js';
 import { main } from '../../cli/src/program.js';
 import { colors, formatElapsed } from '../../cli/src/format.js';
 import { describeSampling } from '../../cli/src/forms.js';
@@ -931,5 +933,25 @@ describe('keys only from a terminal this process has the foreground of (foregrou
     // Not a terminal: no keys, whatever the groups.
     expect(readsKeys({ isTTY: false })).toBe(false);
     expect(readsKeys({})).toBe(false);
+  });
+});
+
+describe('stopping a stdio server the CLI started (server-process.ts)', () => {
+  it('holds SIGINT, SIGTERM and SIGHUP while a server that ignores SIGTERM is stopped, so that a signal meanwhile does not end the CLI before its SIGKILL; released once it is gone', async () => {
+    const child = spawn(
+      process.execPath,
+      ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.log('up')"],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    const before = HELD_SIGNALS.map((signal) => process.listenerCount(signal));
+    const stopped = stopChild(child, undefined, 300);
+    // Before, the CLI had no handler left while it waited for the server to exit.
+    expect(HELD_SIGNALS.map((signal) => process.listenerCount(signal))).toEqual(before.map((count) => count + 1));
+    expect(await stopped).toBe(true);
+    expect(child.signalCode).toBe('SIGKILL');
+    expect(HELD_SIGNALS.map((signal) => process.listenerCount(signal))).toEqual(before);
   });
 });

@@ -750,6 +750,22 @@ describe('input during a task ([E3]-[E5])', () => {
     expect(rig.server.count('tasks/update')).toBe(1);
   });
 
+  it('a cancel the server acknowledged while the task runs on ([E6], D10): the questions it asks later reach no callback, and nothing is answered', async () => {
+    const asked = deferred();
+    const rig = await extRig({ server: manual(), client: { onElicitation: asked.callback } });
+    const handle = await rig.tasks.callToolAsTask('manual');
+    // Acknowledged, and the task goes on working (the server stops it when it can, or never).
+    rig.server.on('tasks/cancel', () => ({ resultType: 'complete' }));
+    const cancelled = await handle.cancel();
+    expect(cancelled?.status).toBe('working');
+    rig.server.tasks.requestInput(handle.taskId!, { q: elicitation('Q?', {}) });
+    await rig.clock.advance(2_000);
+    // Before, the cancel's end made its questions wanted again: the user was asked, and the
+    // answer went out with tasks/update.
+    expect(asked.calls).toHaveLength(0);
+    expect(rig.server.count('tasks/update')).toBe(0);
+  });
+
   it('ends a task that asks for a request nobody here can answer (roots/list) at once: cancelled on the server, result() rejects with TaskNotSupportedError, nothing answered ([E31])', async () => {
     const rig = await extRig({ server: manual(), client: { onElicitation: () => ACCEPT } });
     const errors: TaskError[] = [];
@@ -1103,6 +1119,19 @@ describe('a tasks/update that fails ([E23]: the answer is kept, never lost, and 
     expect(errors.map((e) => [e.name, (e as TaskRpcError).method, (e as TaskRpcError).code])).toEqual([
       ['TaskRpcError', 'tasks/update', -32603],
     ]);
+  });
+
+  it('does not send a kept answer again once a cancel began: the last look before tasks/cancel carries no tasks/update (D10)', async () => {
+    const { rig, at } = await failingUpdates(1);
+    const handle = await rig.tasks.callToolAsTask('confirm_delete', { filename: 'c.txt' });
+    for (let i = 0; i < 20 && at.length === 0; i += 1) await rig.clock.advance(100);
+    expect(at).toHaveLength(1);
+    const cancel = handle.cancel();
+    await rig.clock.advance(1_000);
+    await cancel;
+    // Before, the cancel's last look (a poll that still listed the key) sent the kept accept again.
+    expect(rig.server.count('tasks/update')).toBe(1);
+    expect(rig.server.count('tasks/cancel')).toBe(1);
   });
 
   it('gives up after a bounded number of sends, one per poll, and fails the task with a TaskRpcError naming the key and the last error', async () => {

@@ -49,7 +49,7 @@ async function rig() {
   server.on('tools/call', () => server.tasks.createResult({ taskId: `t${++made}` }));
   server.on('tasks/result', () => NO_REPLY);
   const handles: TaskHandle[] = [];
-  const call = async (options: { timeoutMs?: number } = {}): Promise<TaskHandle> => {
+  const call = async (options: { timeoutMs?: number; cancelOnTimeout?: boolean } = {}): Promise<TaskHandle> => {
     const handle = await tasks.callToolAsTask(
       'job',
       {},
@@ -107,6 +107,22 @@ describe('a question for a task this client ended (D10)', () => {
     expect(refused.error).toMatchObject({ code: -32603 });
     await clock.advance(1);
     const answer = await within(server.request('elicitation/create', question('t1')));
+    expect(seen).toEqual(['client:t1']);
+    expect(answer.result).toMatchObject({ action: 'accept', _meta: { [RELATED]: { taskId: 't1' } } });
+  });
+});
+
+describe('a question for a task a deadline left running on purpose', () => {
+  it('cancelOnTimeout: false: the task is not ended here, and its question goes to the TaskClient-level callback, as for a task nobody tracks', async () => {
+    const { server, clock, seen, call } = await rig();
+    const handle = await call({ timeoutMs: 5_000, cancelOnTimeout: false });
+    await clock.advance(5_000);
+    await flush();
+    expect(handle.settled).toBe(true);
+    expect(server.count('tasks/cancel')).toBe(0);
+    const answer = await within(server.request('elicitation/create', question('t1')));
+    // Before the fix it was refused (-32603 "no longer needed"), and the server failed the task a
+    // host means to resume.
     expect(seen).toEqual(['client:t1']);
     expect(answer.result).toMatchObject({ action: 'accept', _meta: { [RELATED]: { taskId: 't1' } } });
   });

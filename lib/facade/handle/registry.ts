@@ -230,7 +230,12 @@ export class LiveTasks {
     if (live?.tracked !== record) return;
     this.live.delete(record.taskId);
     const state = live.callState;
-    this.gone.add(record.taskId, record.task.ttl, state?.keepInput === true ? live : undefined);
+    // Left running on purpose by a stop that sends no cancel (`cancelOnTimeout`/`cancelOnAbort`
+    // off): not ended, its questions are those of a task nobody tracks (the client's callback).
+    const settlement = record.settlement;
+    const error = settlement?.ok === false ? (settlement.error as { remoteCancel?: unknown }) : undefined;
+    if (error?.remoteCancel !== 'disabled')
+      this.gone.add(record.taskId, record.task.ttl, state?.keepInput === true ? live : undefined);
     if (state !== undefined) {
       if (!state.keepInput) state.abort?.abort(new Error('The task ended'));
       this.closeProgress(state.progressToken);

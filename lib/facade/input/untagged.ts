@@ -252,8 +252,7 @@ export class UntaggedInput {
 
   /**
    * Tasks this client let go while they may still run on the server (detached, or given up by a
-   * deadline, an abort or `close()` without a confirmed cancel), or that ended cancelled (D10: the
-   * work may go on), until their ttl has passed (for
+   * deadline, an abort or `close()` without a confirmed cancel), until their ttl has passed (for
    * good, for an unlimited one): a question such a task asks, untagged, belongs to none of
    * the calls in flight, so while one may still ask, no untagged question is attributed to a call
    * for being the only one.
@@ -262,19 +261,14 @@ export class UntaggedInput {
 
   constructor(readonly parts: UntaggedParts) {}
 
-  /**
-   * A task of this client settled: remembered in {@link UntaggedInput.letGo} when it may still run:
-   * one let go, or one cancelled (servers keep running work after a cancel, D10).
-   */
+  /** A task of this client settled: remembered in {@link UntaggedInput.letGo} when it may still run. */
   settled(record: TaskView): void {
     const settlement = record.settlement;
     const error = settlement?.ok === false ? settlement.error : undefined;
-    const status = record.task.status;
     if (
-      status === 'cancelled' ||
-      (!isTerminalStatus(status) &&
-        error !== undefined &&
-        !(error instanceof TaskExpiredError || error instanceof TaskNotFoundError))
+      !isTerminalStatus(record.task.status) &&
+      error !== undefined &&
+      !(error instanceof TaskExpiredError || error instanceof TaskNotFoundError)
     ) {
       this.letGo.add(record.taskId, record.task.ttl, undefined);
     }
