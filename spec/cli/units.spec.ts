@@ -41,6 +41,22 @@ import { removeScratch, scratch, stripAnsi } from './support/cli.js';
 
 afterAll(removeScratch);
 
+/** Runs `run` with what the CLI writes to stdout and stderr captured (and kept off the test's output). */
+async function captured<T>(run: () => Promise<T>): Promise<{ value: T; written: string }> {
+  const chunks: string[] = [];
+  const capture = (chunk: string | Uint8Array): boolean => {
+    chunks.push(String(chunk));
+    return true;
+  };
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+  try {
+    return { value: await run(), written: chunks.join('') };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
 describe('argument syntax', () => {
   it('parses durations: ms, s, m, h, and a bare number of seconds', () => {
     expect(parseDuration('500ms', '--timeout')).toBe(500);
@@ -130,21 +146,11 @@ describe('argument syntax', () => {
   });
 
   it('--ttl 0 is a usage error, as 0.4ms is: the server could delete the task as soon as it made it', async () => {
-    const written: string[] = [];
-    const capture = (chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    };
-    const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-    const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-    try {
+    const { written } = await captured(async () => {
       for (const ttl of ['0', '0ms', '0.4ms'])
         expect(await main(['call', 'analyze', '--ttl', ttl]), ttl).toBe(EXIT.usage);
-    } finally {
-      out.mockRestore();
-      err.mockRestore();
-    }
-    expect(written.join('')).toContain('--ttl must be at least 1ms, got "0"');
+    });
+    expect(written).toContain('--ttl must be at least 1ms, got "0"');
   });
 
   it('the bundled example server keeps a task at most 2^31-1 ms: a longer ttl is lowered, not a deletion after 1 ms', async () => {
@@ -178,21 +184,12 @@ describe('argument syntax', () => {
     // Nor does any other refusal of a value that may carry them.
     expect(() => urlOption('ftp://me:sk-live-SECRET@h/mcp')).toThrow(/got ftp:\/\/…@h\/mcp$/);
     expect(() => urlOption('http://me:sk-live-SECRET@h:99999/mcp')).not.toThrow(/SECRET/);
-    const written: string[] = [];
-    const capture = (chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    };
-    const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-    const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-    try {
-      expect(await main(['call', 'x', '--url', 'http://me:sk-live-SECRET@127.0.0.1:9/mcp'])).toBe(EXIT.usage);
-    } finally {
-      out.mockRestore();
-      err.mockRestore();
-    }
-    expect(written.join('')).toContain('--url: the URL carries a user name or password');
-    expect(written.join('')).not.toContain('SECRET');
+    const { value, written } = await captured(() =>
+      main(['call', 'x', '--url', 'http://me:sk-live-SECRET@127.0.0.1:9/mcp']),
+    );
+    expect(value).toBe(EXIT.usage);
+    expect(written).toContain('--url: the URL carries a user name or password');
+    expect(written).not.toContain('SECRET');
   });
 
   it('names a passed deadline by --timeout as the user typed it', () => {

@@ -6,19 +6,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskClient, type TaskHandle } from '../../lib/index.js';
 import { ManualClock, flush, within } from '../helpers.js';
-import { NO_REPLY, connectScripted, type Json } from '../support/scripted-server.js';
-
-const RELATED = 'io.modelcontextprotocol/related-task';
+import { NO_REPLY, connectScripted } from '../support/scripted-server.js';
+import { RELATED_TASK as RELATED, questionFor as question } from '../support/asking.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
-});
-
-const question = (taskId: string): Json => ({
-  message: 'Delete everything?',
-  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
-  _meta: { [RELATED]: { taskId } },
 });
 
 /**

@@ -17,18 +17,11 @@ import {
   type Json,
   type ScriptedServer,
 } from '../support/scripted-server.js';
-
-const RELATED = 'io.modelcontextprotocol/related-task';
+import { RELATED_TASK as RELATED, questionFor as question } from '../support/asking.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
-});
-
-const question = (taskId: string): Json => ({
-  message: 'Delete everything?',
-  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
-  _meta: { [RELATED]: { taskId } },
 });
 
 type Stop = 'cancel()' | 'a deadline' | 'an abort' | 'dispose()';
