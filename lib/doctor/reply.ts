@@ -6,6 +6,13 @@
  * session that sends them is session.ts.
  */
 import { PortError, type JsonObject } from '../port/port.js';
+import { TASKS_EXTENSION } from '../wire/resolve.js';
+
+/** The per-request declaration of the extension ([E1]). */
+export const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
+
+/** A reply's result as it came (the doctor judges what the server sent, not what a decoder makes of it). */
+export const identity = (value: unknown): JsonObject => value as JsonObject;
 
 /**
  * When a request went out and its reply came back: `at` and `sentAt` on the session's clock,

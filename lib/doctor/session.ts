@@ -10,7 +10,6 @@
  */
 import { paramHeaders, scanParamHeaders, type ParamHeader } from '../port/param-headers.js';
 import { localCode, type InboundRequest, type JsonObject, type SessionPort } from '../port/port.js';
-import { TASKS_EXTENSION } from '../wire/resolve.js';
 import { relatedTaskId, RELATED_TASK_KEY } from '../wire/v2025/decode.js';
 import type { RunBound } from './deadline.js';
 import { cut, isObject, withoutIds } from './shape.js';
@@ -20,15 +19,17 @@ import { answerFor, type Note, type Question } from './inbound.js';
 import { LateTasks } from './late.js';
 import { EarlyNotes } from './early-notes.js';
 import { stoppableSleep, TIMERS } from './timers.js';
-import { failedReply, ProbeStopped, type CallOptions, type OpenResult, type Reply, type Timing } from './reply.js';
-
-/** The doctor's `subscriptions/listen` (extension): how to end it, and the server's answer if it came first. */
-export interface Listen {
-  /** The reply, once the server answered (a result or its error) before {@link Listen.stop}. */
-  reply: Reply | undefined;
-  /** Ends the listen. */
-  readonly stop: () => void;
-}
+import {
+  DECLARE,
+  failedReply,
+  identity,
+  ProbeStopped,
+  type CallOptions,
+  type OpenResult,
+  type Reply,
+  type Timing,
+} from './reply.js';
+import { openListen, type Listen } from './listen.js';
 
 /** The doctor's bounds and waits, resolved. */
 export interface Settings {
@@ -40,11 +41,6 @@ export interface Settings {
   /** The run's deadline (`timeoutMs`), if any. */
   readonly deadline?: RunBound | undefined;
 }
-
-/** The per-request declaration of the extension ([E1]). */
-const DECLARE: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
-
-const identity = (value: unknown): JsonObject => value as JsonObject;
 
 /** One probed session. */
 export class Session {
@@ -253,55 +249,7 @@ export class Session {
    * {@link Listen.reply} keeps the server's answer if one came before that ([E22], [E36]).
    */
   subscribe(taskIds: readonly string[]): Listen {
-    const stop = new AbortController();
-    const id = this.port.nextRequestId();
-    this.listens.add(id);
-    const stopBoth = (): void => stop.abort();
-    this.signal.addEventListener('abort', stopBoth, { once: true });
-    const signal = this.signal;
-    const sentAt = this.now();
-    const sentSeq = this.step();
-    const timing = (): Timing => ({ at: this.now(), sentAt, seq: this.step(), sentSeq });
-    const listen: Listen = {
-      reply: undefined,
-      stop: () => {
-        signal.removeEventListener('abort', stopBoth);
-        stop.abort();
-      },
-    };
-    this.port
-      .request(
-        'subscriptions/listen',
-        { notifications: { taskIds: [...taskIds] } },
-        identity,
-        { timeoutMs: Infinity, timers: TIMERS, signal: stop.signal },
-        undefined,
-        undefined,
-        DECLARE,
-      )
-      .then(
-        (result) => {
-          listen.reply = { ok: true, result, ...timing() };
-          // [E36]: a task in its place is tracked at once, so that the clean-up cancels it however
-          // the probe ends; no row quotes its id.
-          if (result.resultType === 'task' && typeof result.taskId === 'string')
-            this.ledger.track(
-              result.taskId,
-              'subscriptions/listen',
-              this,
-              typeof result.status === 'string' ? result.status : undefined,
-            );
-        },
-        (error: unknown) => {
-          if (stop.signal.aborted) return;
-          try {
-            listen.reply = failedReply(error, timing);
-          } catch {
-            // Aborted: the listen was ended, not answered.
-          }
-        },
-      );
-    return listen;
+    return openListen(this, this.listens, taskIds);
   }
 
   /** Answers every held question (declined) and empties the hold. */
